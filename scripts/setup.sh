@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every system package risec needs, by name, idempotently and without
+# prompts. Safe to run on every invocation: it only calls apt-get when a package
+# is missing.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ gcc make
+  libgtest-dev libgmock-dev googletest
+  libbenchmark-dev
+  libopenblas-dev
+  libomp-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,321 @@
+// Nat terms: node construction, hashing, the canonical order, and the canonical
+// sum-of-products form (addition and multiplication). Division, modulo and the other
+// atoms live in divmod.cpp; conditions in cond.cpp.
+#include "arith/nat.h"
+
+#include <algorithm>
+
+#include "arith/internal.h"
+
+namespace risec::arith {
+
+namespace detail {
+
+size_t hash_combine(size_t seed, size_t v) {
+  return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+size_t hash_rational(const Rational& r) {
+  return hash_combine(std::hash<int64_t>()(r.num()), std::hash<int64_t>()(r.den()));
+}
+
+Nat make_const(const Rational& v) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Const;
+  n->value = v;
+  n->hash = hash_combine(1, hash_rational(v));
+  return Nat(std::shared_ptr<const Node>(std::move(n)));
+}
+
+Nat make_node(Kind kind, std::vector<Nat> args, std::shared_ptr<const CondNode> cond) {
+  auto n = std::make_shared<Node>();
+  n->kind = kind;
+  size_t h = hash_combine(17, static_cast<size_t>(kind));
+  for (const Nat& a : args) h = hash_combine(h, a.hash());
+  if (cond) h = hash_combine(h, cond->hash);
+  n->hash = h;
+  n->args = std::move(args);
+  n->cond = std::move(cond);
+  return Nat(std::shared_ptr<const Node>(std::move(n)));
+}
+
+Nat make_sum(const Rational& constant, std::vector<std::pair<Rational, Nat>> terms) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Sum;
+  size_t h = hash_combine(3, hash_rational(constant));
+  for (const auto& [c, m] : terms) h = hash_combine(hash_combine(h, hash_rational(c)), m.hash());
+  n->hash = h;
+  n->value = constant;
+  n->terms = std::move(terms);
+  return Nat(std::shared_ptr<const Node>(std::move(n)));
+}
+
+Nat make_mono(std::vector<Nat> fs) {
+  if (fs.empty()) return Nat(1);
+  if (fs.size() == 1) return fs[0];
+  std::sort(fs.begin(), fs.end(), NatLess());
+  return make_node(Kind::Prod, std::move(fs));
+}
+
+// Accumulates c + sum(k * term) in canonical form.
+void Poly::add(const Nat& t, const Rational& k) {
+  if (k.is_zero()) return;
+  const Node& n = t.node();
+  switch (n.kind) {
+    case Kind::Const: constant = constant + k * n.value; break;
+    case Kind::Sum:
+      constant = constant + k * n.value;
+      for (const auto& [c, m] : n.terms) add_mono(m, k * c);
+      break;
+    default: add_mono(t, k); break;
+  }
+}
+
+void Poly::add_mono(const Nat& m, const Rational& k) {
+  if (k.is_zero()) return;
+  auto [it, inserted] = terms.emplace(m, k);
+  if (!inserted) it->second = it->second + k;
+}
+
+// (x/n)*n + x%n  ->  x, for every Mod(x, n) term whose partner is present with the
+// same coefficient. Returns true when something changed.
+static bool fold_div_mod_pairs(Poly& p) {
+  for (auto& [m, c] : p.terms) {
+    if (c.is_zero() || m.kind() != Kind::Mod) continue;
+    const Nat& x = m.node().args[0];
+    const Nat& n = m.node().args[1];
+    Nat partner = floordiv(x, n) * n;
+    SumForm pf = sum_form(partner);
+    if (!pf.constant.is_zero() || pf.terms.empty()) continue;
+    bool ok = true;
+    for (const auto& [pc, pm] : pf.terms) {
+      auto it = p.terms.find(pm);
+      if (it == p.terms.end() || !(it->second == c * pc) || pm == m) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    Rational k = c;
+    for (const auto& [pc, pm] : pf.terms) p.terms[pm] = p.terms[pm] - k * pc;
+    p.terms[m] = p.terms[m] - k;
+    p.add(x, k);
+    return true;
+  }
+  return false;
+}
+
+Nat Poly::finish() {
+  for (int guard = 0; guard < 16 && fold_div_mod_pairs(*this); ++guard) {
+  }
+  std::vector<std::pair<Rational, Nat>> ts;
+  for (auto& [m, c] : terms)
+    if (!c.is_zero()) ts.emplace_back(c, m);
+  if (ts.empty()) return make_const(constant);
+  if (ts.size() == 1 && constant.is_zero() && ts[0].first == Rational(1)) return ts[0].second;
+  return make_sum(constant, std::move(ts));
+}
+
+// Multiplies two monomials (atoms or products), cancelling exact divisions whose
+// divisor appears among the other factors: (x /^ d) * d = x.
+static Nat mono_mul(const Nat& a, const Nat& b) {
+  std::vector<Nat> fs = factors(a);
+  std::vector<Nat> fb = factors(b);
+  fs.insert(fs.end(), fb.begin(), fb.end());
+  for (size_t i = 0; i < fs.size(); ++i) {
+    if (fs[i].kind() != Kind::ExactDiv) continue;
+    std::vector<Nat> df = factors(fs[i].node().args[1]);
+    std::vector<Nat> rest;
+    for (size_t j = 0; j < fs.size(); ++j)
+      if (j != i) rest.push_back(fs[j]);
+    bool all = true;
+    for (const Nat& d : df) {
+      auto it = std::find(rest.begin(), rest.end(), d);
+      if (it == rest.end()) {
+        all = false;
+        break;
+      }
+      rest.erase(it);
+    }
+    if (!all) continue;
+    Nat result = fs[i].node().args[0];
+    for (const Nat& r : rest) result = result * r;
+    return result;
+  }
+  return make_mono(std::move(fs));
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+Nat::Nat() : Nat(int64_t{0}) {}
+Nat::Nat(int64_t value) : node_(make_const(Rational(value)).ptr()) {}
+
+Nat Nat::var(const std::string& name, std::optional<Nat> lo, std::optional<Nat> hi) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Var;
+  n->name = name;
+  n->lo = std::move(lo);
+  n->hi = std::move(hi);
+  n->hash = hash_combine(2, std::hash<std::string>()(name));
+  return Nat(std::shared_ptr<const Node>(std::move(n)));
+}
+
+Kind Nat::kind() const { return node_->kind; }
+size_t Nat::hash() const { return node_->hash; }
+
+std::optional<int64_t> Nat::as_const() const {
+  if (node_->kind == Kind::Const && node_->value.is_int()) return node_->value.num();
+  return std::nullopt;
+}
+
+const std::string& Nat::var_name() const { return node_->name; }
+
+bool Nat::operator==(const Nat& o) const {
+  if (node_ == o.node_) return true;
+  if (node_->hash != o.node_->hash) return false;
+  return compare(*this, o) == 0;
+}
+
+std::string Nat::to_string() const { return print(*this, Syntax::Rise); }
+
+static int compare_rational(const Rational& a, const Rational& b) {
+  if (a == b) return 0;
+  return a < b ? -1 : 1;
+}
+
+int compare_cond(const Cond& a, const Cond& b);
+
+int compare(const Nat& a, const Nat& b) {
+  if (a.ptr() == b.ptr()) return 0;
+  const Node& x = a.node();
+  const Node& y = b.node();
+  if (x.kind != y.kind) return x.kind < y.kind ? -1 : 1;
+  switch (x.kind) {
+    case Kind::Const: return compare_rational(x.value, y.value);
+    case Kind::Var: return x.name.compare(y.name) < 0 ? -1 : (x.name == y.name ? 0 : 1);
+    case Kind::Sum: {
+      size_t n = std::min(x.terms.size(), y.terms.size());
+      for (size_t i = 0; i < n; ++i) {
+        if (int c = compare(x.terms[i].second, y.terms[i].second)) return c;
+        if (int c = compare_rational(x.terms[i].first, y.terms[i].first)) return c;
+      }
+      if (x.terms.size() != y.terms.size()) return x.terms.size() < y.terms.size() ? -1 : 1;
+      return compare_rational(x.value, y.value);
+    }
+    default: {
+      if (x.cond || y.cond) {
+        if (int c = compare_cond(Cond(x.cond), Cond(y.cond))) return c;
+      }
+      size_t n = std::min(x.args.size(), y.args.size());
+      for (size_t i = 0; i < n; ++i)
+        if (int c = compare(x.args[i], y.args[i])) return c;
+      if (x.args.size() != y.args.size()) return x.args.size() < y.args.size() ? -1 : 1;
+      return 0;
+    }
+  }
+}
+
+std::vector<Nat> factors(const Nat& mono) {
+  if (mono.kind() == Kind::Prod) return mono.node().args;
+  if (mono.kind() == Kind::Const) {
+    // Only the constant 1 is a legitimate empty monomial.
+    return {};
+  }
+  return {mono};
+}
+
+SumForm sum_form(const Nat& t) {
+  SumForm f;
+  const Node& n = t.node();
+  if (n.kind == Kind::Const) {
+    f.constant = n.value;
+  } else if (n.kind == Kind::Sum) {
+    f.constant = n.value;
+    f.terms = n.terms;
+  } else {
+    f.terms.emplace_back(Rational(1), t);
+  }
+  return f;
+}
+
+Nat operator+(const Nat& a, const Nat& b) {
+  if (a.is_const(0)) return b;
+  if (b.is_const(0)) return a;
+  if (a.kind() == Kind::Const && b.kind() == Kind::Const)
+    return make_const(a.node().value + b.node().value);
+  Poly p;
+  p.add(a, 1);
+  p.add(b, 1);
+  return p.finish();
+}
+
+Nat scale(const Rational& c, const Nat& a) {
+  if (c.is_zero()) return Nat(0);
+  if (c == Rational(1)) return a;
+  if (a.kind() == Kind::Const) return make_const(a.node().value * c);
+  Poly p;
+  p.add(a, c);
+  return p.finish();
+}
+
+Nat operator-(const Nat& a) { return scale(Rational(-1), a); }
+Nat operator-(const Nat& a, const Nat& b) {
+  if (b.is_const(0)) return a;
+  if (a == b) return Nat(0);
+  Poly p;
+  p.add(a, 1);
+  p.add(b, -1);
+  return p.finish();
+}
+
+Nat operator*(const Nat& a, const Nat& b) {
+  if (a.kind() == Kind::Const) return scale(a.node().value, b);
+  if (b.kind() == Kind::Const) return scale(b.node().value, a);
+  SumForm fa = sum_form(a);
+  SumForm fb = sum_form(b);
+  Poly p;
+  p.constant = fa.constant * fb.constant;
+  for (const auto& [c, m] : fa.terms) p.add(m, c * fb.constant);
+  for (const auto& [c, m] : fb.terms) p.add(m, c * fa.constant);
+  for (const auto& [ca, ma] : fa.terms)
+    for (const auto& [cb, mb] : fb.terms) p.add(mono_mul(ma, mb), ca * cb);
+  return p.finish();
+}
+
+static void collect_vars(const Nat& t, std::map<std::string, Nat>& out) {
+  const Node& n = t.node();
+  switch (n.kind) {
+    case Kind::Const: return;
+    case Kind::Var: out.emplace(n.name, t); return;
+    case Kind::Sum:
+      for (const auto& [c, m] : n.terms) collect_vars(m, out);
+      return;
+    default:
+      for (const Nat& a : n.args) collect_vars(a, out);
+      if (n.cond) {
+        std::vector<const CondNode*> stack{n.cond.get()};
+        while (!stack.empty()) {
+          const CondNode* c = stack.back();
+          stack.pop_back();
+          if (c->kind == CondKind::Lt || c->kind == CondKind::Le || c->kind == CondKind::Eq) {
+            collect_vars(c->a, out);
+            collect_vars(c->b, out);
+          }
+          for (const Cond& s : c->args) stack.push_back(&s.node());
+        }
+      }
+      return;
+  }
+}
+
+std::map<std::string, Nat> free_vars(const Nat& t) {
+  std::map<std::string, Nat> out;
+  collect_vars(t, out);
+  return out;
+}
+
+bool occurs(const std::string& var, const Nat& t) { return free_vars(t).count(var) > 0; }
+
+}  // namespace risec::arith

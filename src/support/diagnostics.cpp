@@ -1,0 +1,114 @@
+// Formatting of located errors and the "did you mean" helper shared by the RISE and
+// strategy front ends.
+#include "support/diagnostics.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace risec {
+
+LineCol Span::start() const {
+  if (!file) return {};
+  LineCol lc{1, 1};
+  unsigned limit = std::min<unsigned>(begin, static_cast<unsigned>(file->text.size()));
+  for (unsigned i = 0; i < limit; ++i) {
+    if (file->text[i] == '\n') {
+      ++lc.line;
+      lc.col = 1;
+    } else {
+      ++lc.col;
+    }
+  }
+  return lc;
+}
+
+Span Span::merge(const Span& a, const Span& b) {
+  if (!a.known()) return b;
+  if (!b.known()) return a;
+  return Span{a.file, std::min(a.begin, b.begin), std::max(a.end, b.end)};
+}
+
+int exit_code(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::User: return 1;
+    case ErrorKind::Usage: return 2;
+    case ErrorKind::Mismatch: return 3;
+    case ErrorKind::External: return 4;
+    case ErrorKind::Internal: return 70;
+  }
+  return 70;
+}
+
+void user_error(const std::string& message, const Span& span) {
+  throw Error(ErrorKind::User, message, span);
+}
+
+void internal_error(const std::string& message, const Span& span) {
+  throw Error(ErrorKind::Internal, "internal error: " + message, span);
+}
+
+std::string format_error(const Error& e) {
+  std::ostringstream out;
+  const Span& s = e.span();
+  if (s.known()) {
+    LineCol lc = s.start();
+    out << s.file->name << ":" << lc.line << ":" << lc.col << ": error: " << e.message() << "\n";
+    const std::string& text = s.file->text;
+    unsigned b = std::min<unsigned>(s.begin, static_cast<unsigned>(text.size()));
+    size_t line_start = text.rfind('\n', b == 0 ? std::string::npos : b - 1);
+    line_start = (line_start == std::string::npos || b == 0) ? 0 : line_start + 1;
+    if (b > 0 && text[b - 1] == '\n') line_start = b;
+    size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = text.size();
+    std::string line = text.substr(line_start, line_end - line_start);
+    out << line << "\n";
+    std::string caret;
+    for (size_t i = line_start; i < b; ++i) caret += (text[i] == '\t') ? '\t' : ' ';
+    size_t width = 1;
+    if (s.end > s.begin) {
+      width = std::min<size_t>(s.end, line_end) > b ? std::min<size_t>(s.end, line_end) - b : 1;
+    }
+    caret += '^';
+    if (width > 1) caret += std::string(width - 1, '~');
+    out << caret << "\n";
+  } else {
+    out << "risec: error: " << e.message() << "\n";
+  }
+  if (!e.note().empty()) {
+    out << e.note();
+    if (e.note().back() != '\n') out << "\n";
+  }
+  return out.str();
+}
+
+static size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string nearest_name(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::string::npos;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(name, c);
+    if (d < best_d || (d == best_d && c < best)) {
+      best_d = d;
+      best = c;
+    }
+  }
+  // Accept roughly one typo per three characters.
+  size_t limit = std::max<size_t>(1, name.size() / 3);
+  if (best_d == std::string::npos || best_d > limit) return "";
+  return best;
+}
+
+}  // namespace risec
