@@ -1,0 +1,273 @@
+// The check, print and eval subcommands (spec/cli.md).
+#include "driver/commands.h"
+
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "elevate/library.h"
+#include "elevate/parser.h"
+#include "rise/interp.h"
+#include "rise/parser.h"
+#include "rise/printer.h"
+#include "runtime/npy.h"
+#include "runtime/random.h"
+
+namespace risec::driver {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& msg) { throw Error(ErrorKind::Usage, msg); }
+
+int64_t parse_int(const std::string& s, const std::string& what) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+    usage(what + ": '" + s + "' is not an integer");
+  return v;
+}
+
+// The entry's value parameters (leading lambdas) after specialisation.
+std::vector<std::pair<std::string, rise::Type>> entry_params(const rise::Expr& e) {
+  std::vector<std::pair<std::string, rise::Type>> out;
+  for (rise::Expr x = e; x->kind == rise::ExprKind::Lambda; x = x->fn)
+    out.emplace_back(x->name, x->type->a);
+  return out;
+}
+
+// numpy-like text for an array: shape, dtype and values (elided when long).
+std::string format_ndarray(const runtime::NdArray& a) {
+  std::ostringstream out;
+  out << runtime::dtype_name(a.dtype) << runtime::shape_string(a.shape) << " = ";
+  auto elem = [&](int64_t i) {
+    std::ostringstream e;
+    switch (a.dtype) {
+      case runtime::DType::F32: e << a.as<float>()[i]; break;
+      case runtime::DType::F64: e << a.as<double>()[i]; break;
+      case runtime::DType::Bool: e << (a.as<uint8_t>()[i] ? "true" : "false"); break;
+      case runtime::DType::I8: e << int(a.as<int8_t>()[i]); break;
+      case runtime::DType::I16: e << a.as<int16_t>()[i]; break;
+      case runtime::DType::I32: e << a.as<int32_t>()[i]; break;
+      case runtime::DType::I64: e << a.as<int64_t>()[i]; break;
+      case runtime::DType::U8: e << unsigned(a.as<uint8_t>()[i]); break;
+      case runtime::DType::U16: e << a.as<uint16_t>()[i]; break;
+      case runtime::DType::U32: e << a.as<uint32_t>()[i]; break;
+      case runtime::DType::U64: e << a.as<uint64_t>()[i]; break;
+    }
+    return e.str();
+  };
+  int64_t n = a.count();
+  if (a.shape.empty()) return out.str() + elem(0);
+  out << "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (n > 20 && i == 10) {
+      out << ", ...";
+      i = n - 10;
+    }
+    if (i > 0) out << ", ";
+    out << elem(i);
+  }
+  out << "]";
+  return out.str();
+}
+
+}  // namespace
+
+rise::Program load_program(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::User, "cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto src = std::make_shared<SourceFile>(SourceFile{path, ss.str()});
+  return rise::parse_program(src);
+}
+
+rise::SizeMap parse_sizes(const std::vector<std::string>& texts) {
+  rise::SizeMap out;
+  for (const std::string& text : texts) {
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      if (item.empty()) continue;
+      size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0)
+        usage("--size expects NAME=VALUE[,NAME=VALUE...], got '" + item + "'");
+      std::string name = item.substr(0, eq);
+      out[name] = parse_int(item.substr(eq + 1), "--size " + name);
+    }
+  }
+  return out;
+}
+
+uint64_t parse_seed(const std::string& text) {
+  if (text.empty()) return 0;
+  int64_t v = parse_int(text, "--seed");
+  if (v < 0) usage("--seed must be non-negative");
+  return static_cast<uint64_t>(v);
+}
+
+int cmd_check(const Options& o) {
+  rise::Program p = load_program(o.file);
+  rise::SizeMap sizes = parse_sizes(o.sizes_text);
+  rise::Checked c = rise::check_program(p, o.entry, sizes.empty() ? nullptr : &sizes);
+  std::cout << rise::print(c.type) << "\n";
+  for (const auto& sc : c.conditions)
+    std::cout << "requires: " << sc.divides.divisor.to_string() << " divides "
+              << sc.divides.dividend.to_string() << " (" << sc.primitive << ")\n";
+  return 0;
+}
+
+int cmd_print(const Options& o) {
+  rise::Program p = load_program(o.file);
+  rise::PrintOptions opts;
+  opts.types = o.types;
+  if (o.entry.empty() && !o.types) {
+    std::cout << rise::print_program(p, opts);
+    return 0;
+  }
+  rise::Checked c = rise::check_program(p, o.entry);
+  std::string name = o.entry.empty() ? p.defs.back().name : o.entry;
+  if (o.types) std::cout << "// " << name << " : " << rise::print(c.type) << "\n";
+  std::cout << "def " << name << " = " << rise::print_expr(c.expr, opts) << "\n";
+  return 0;
+}
+
+int cmd_eval(const Options& o) {
+  rise::Program p = load_program(o.file);
+  rise::SizeMap sizes = parse_sizes(o.sizes_text);
+  uint64_t seed = parse_seed(o.seed_text);
+  rise::Checked c = rise::check_program(p, o.entry, &sizes);
+  auto params = entry_params(c.expr);
+  std::map<std::string, std::string> given;
+  for (const std::string& in : o.inputs) {
+    size_t eq = in.find('=');
+    if (eq == std::string::npos || eq == 0) usage("--input expects NAME=FILE.npy, got '" + in + "'");
+    given[in.substr(0, eq)] = in.substr(eq + 1);
+  }
+  for (const auto& [name, file] : given) {
+    bool known = false;
+    for (const auto& pp : params) known |= pp.first == name;
+    if (!known) usage("--input " + name + ": the entry has no parameter named '" + name + "'");
+  }
+  rise::Interpreter interp;
+  rise::Value f = interp.eval(c.expr);
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& [name, type] = params[i];
+    rise::Value v;
+    if (auto it = given.find(name); it != given.end()) {
+      v = rise::from_ndarray(runtime::read_npy(it->second), type);
+    } else {
+      v = rise::random_input(type, runtime::derive_seed(seed, i));
+    }
+    f = interp.apply(f, v);
+  }
+  rise::Type result_type = c.type;
+  for (size_t i = 0; i < params.size(); ++i) result_type = result_type->b;
+  runtime::NdArray out = rise::to_ndarray(f, result_type);
+  if (!o.output.empty()) {
+    runtime::write_npy(o.output, out);
+  } else {
+    std::cout << format_ndarray(out) << "\n";
+  }
+  return 0;
+}
+
+int cmd_rules(const Options&) {
+  using elevate::EntryClass;
+  std::map<std::string, std::vector<const elevate::LibraryEntry*>> groups;
+  for (const auto& e : elevate::library()) {
+    std::string g;
+    switch (e.cls) {
+      case EntryClass::Combinator: g = "combinators"; break;
+      case EntryClass::Traversal: g = "traversals"; break;
+      case EntryClass::Predicate: g = "predicates"; break;
+      case EntryClass::NormalForm: g = "normal forms"; break;
+      case EntryClass::Rule: g = "rules: " + (e.family.empty() ? std::string("other") : e.family); break;
+    }
+    groups[g].push_back(&e);
+  }
+  for (const auto& [g, entries] : groups) {
+    std::cout << g << "\n";
+    for (const auto* e : entries) {
+      std::string sig = e->name;
+      if (!e->params.empty()) {
+        sig += "(";
+        for (size_t i = 0; i < e->params.size(); ++i) {
+          if (i) sig += ", ";
+          switch (e->params[i]) {
+            case elevate::ParamKind::Strategy: sig += "s"; break;
+            case elevate::ParamKind::Nat: sig += "n"; break;
+            case elevate::ParamKind::IntList: sig += "[..]"; break;
+            case elevate::ParamKind::Addr: sig += "addr"; break;
+          }
+        }
+        sig += ")";
+      }
+      for (const auto& a : e->aliases) sig += " (alias " + a + ")";
+      std::cout << "  " << sig;
+      if (sig.size() < 34) std::cout << std::string(34 - sig.size(), ' ');
+      else std::cout << "\n  " << std::string(34, ' ');
+      std::cout << e->description << "\n";
+    }
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+elevate::Strategy load_strategy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::User, "cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return elevate::parse_strategy_file(std::make_shared<SourceFile>(SourceFile{path, ss.str()}));
+}
+
+rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace) {
+  elevate::Tracer tracer;
+  tracer.on_rule = [](const std::string& rule, const rise::Expr& before, const rise::Expr&) {
+    std::string where = rise::print_expr(before);
+    if (where.size() > 300) where = where.substr(0, 300) + " ...";
+    std::cerr << "[rewrite] " << rule;
+    if (before->span.known()) {
+      LineCol lc = before->span.start();
+      std::cerr << " at " << before->span.file->name << ":" << lc.line << ":" << lc.col;
+    }
+    std::cerr << "\n    " << where << "\n";
+  };
+  elevate::Env env;
+  if (trace) env.tracer = &tracer;
+  elevate::Result r = s(c.expr, env);
+  if (!r.ok()) {
+    const elevate::Failure& f = r.failure();
+    std::string msg = "strategy failed: " + (f.rule.empty() ? std::string("") : f.rule + ": ") + f.reason;
+    std::string note;
+    if (f.subterm) {
+      std::string t = rise::print_expr(f.subterm);
+      if (t.size() > 2000) t = t.substr(0, 2000) + " ...";
+      note = "note: tried on:\n" + t;
+    }
+    throw Error(ErrorKind::User, msg, f.where, note);
+  }
+  rise::Checked out = c;
+  out.expr = r.expr();
+  out.type = r.expr()->type;
+  return out;
+}
+
+int cmd_rewrite(const Options& o) {
+  if (o.strategy.empty()) usage("risec rewrite needs --strategy S.elv");
+  rise::Program p = load_program(o.file);
+  rise::SizeMap sizes = parse_sizes(o.sizes_text);
+  elevate::Strategy s = load_strategy(o.strategy);
+  rise::Checked c = rise::check_program(p, o.entry, sizes.empty() ? nullptr : &sizes);
+  rise::Checked r = apply_strategy(s, c, o.trace);
+  rise::PrintOptions opts;
+  opts.types = o.types;
+  std::string name = o.entry.empty() ? p.defs.back().name : o.entry;
+  std::cout << "def " << name << " = " << rise::print_expr(r.expr, opts) << "\n";
+  return 0;
+}
+
+}  // namespace risec::driver

@@ -1,0 +1,44 @@
+// The subcommands of the risec command line as library functions: each takes the
+// parsed options, prints its result on stdout and returns the exit code; errors are
+// thrown as risec::Error and turned into messages by the tool.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "elevate/strategy.h"
+#include "rise/check.h"
+#include "rise/expr.h"
+
+namespace risec::driver {
+
+struct Options {
+  std::string file;
+  std::string entry;
+  std::vector<std::string> sizes_text;  // "n=1024,m=512" (repeatable)
+  std::vector<std::string> inputs;      // "NAME=FILE.npy"
+  std::string output;
+  std::string seed_text;
+  std::string strategy;  // --strategy S.elv
+  bool trace = false;
+  bool types = false;
+  bool help = false;
+};
+
+int cmd_check(const Options& o);
+int cmd_print(const Options& o);
+int cmd_eval(const Options& o);
+int cmd_rules(const Options& o);
+int cmd_rewrite(const Options& o);
+
+// Helpers shared with tests.
+rise::Program load_program(const std::string& path);
+rise::SizeMap parse_sizes(const std::vector<std::string>& texts);
+uint64_t parse_seed(const std::string& text);
+elevate::Strategy load_strategy(const std::string& path);
+// Apply a strategy to a checked program; a failure becomes a located risec::Error
+// naming the rule and showing the subterm. With `trace`, each rule applied is
+// reported on stderr.
+rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace);
+
+}  // namespace risec::driver

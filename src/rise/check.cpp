@@ -1,0 +1,75 @@
+// The front end as one call: prelude, resolution, inference, specialisation.
+#include "rise/check.h"
+
+#include <set>
+
+#include "rise/infer.h"
+#include "rise/parser.h"
+#include "rise/prelude_text.h"
+#include "rise/resolve.h"
+
+namespace risec::rise {
+
+const Program& prelude() {
+  static const Program p = [] {
+    auto src = std::make_shared<SourceFile>(SourceFile{"<prelude>", std::string(kPreludeText)});
+    return parse_program(src);
+  }();
+  return p;
+}
+
+// Names of the leading size parameters of an expression: depFun((n: Nat, ...) => ...).
+static std::set<std::string> leading_sizes(const Expr& e) {
+  std::set<std::string> out;
+  for (Expr x = e; x->kind == ExprKind::DepLambda; x = x->fn)
+    if (x->binder_kind == Kind::Nat) out.insert(x->name);
+  return out;
+}
+
+Checked check_program(const Program& program, const std::string& entry, const SizeMap* sizes) {
+  if (program.defs.empty()) user_error("the program has no definitions", {});
+  size_t index = program.defs.size() - 1;
+  if (!entry.empty()) {
+    bool found = false;
+    for (size_t i = 0; i < program.defs.size(); ++i)
+      if (program.defs[i].name == entry) {
+        index = i;
+        found = true;
+      }
+    if (!found) {
+      std::vector<std::string> names;
+      for (const auto& d : program.defs) names.push_back(d.name);
+      std::string msg = "no definition named '" + entry + "'";
+      std::string near = nearest_name(entry, names);
+      if (!near.empty()) msg += "; did you mean '" + near + "'?";
+      throw Error(ErrorKind::Usage, msg);
+    }
+  }
+  if (program.defs[index].foreign)
+    user_error("the entry '" + program.defs[index].name + "' is a foreign function",
+               program.defs[index].span);
+  Expr resolved = resolve_definition(program, index, &prelude());
+  if (sizes) {
+    std::set<std::string> params = leading_sizes(resolved);
+    for (const auto& [name, value] : *sizes) {
+      if (!params.count(name)) {
+        std::string msg = "--size " + name + ": the entry '" + program.defs[index].name +
+                          "' has no size parameter named '" + name + "'";
+        std::string near =
+            nearest_name(name, std::vector<std::string>(params.begin(), params.end()));
+        if (!near.empty()) msg += "; did you mean '" + near + "'?";
+        throw Error(ErrorKind::Usage, msg);
+      }
+      if (value < 1)
+        throw Error(ErrorKind::Usage,
+                    "--size " + name + "=" + std::to_string(value) + ": sizes must be positive");
+    }
+  }
+  return infer_entry(resolved, sizes);
+}
+
+Checked infer_expr(const Expr& e) {
+  return infer_entry(e, nullptr);
+}
+
+}  // namespace risec::rise

@@ -1,0 +1,45 @@
+// Name resolution and type inference for whole programs: the entry point the
+// driver and the tests use. Definitions are inlined at each use (so unannotated
+// definitions are polymorphic), the prelude is consulted after the user's file,
+// and sizes given with --size specialise the program before anything else.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rise/expr.h"
+
+namespace risec::rise {
+
+// A side condition the checker needs and cannot decide symbolically (4 | n for
+// `split(4)` on an n-array), checked again once sizes are known.
+struct SideCondition {
+  arith::Divisibility divides;
+  std::string primitive;  // the primitive that needs it
+  Span span;
+};
+
+struct Checked {
+  Expr expr;  // fully typed; no Annotation nodes; dependent applications explicit
+  Type type;
+  std::vector<SideCondition> conditions;
+};
+
+using SizeMap = std::map<std::string, int64_t>;
+
+// Resolve names and infer the type of the definition `entry` (the last definition
+// when empty). With `sizes`, the entry's leading dependent size parameters named in
+// the map are applied (partial evaluation of the sizes) and side conditions are
+// checked; sizes left out stay symbolic. Throws risec::Error (User) with a span.
+Checked check_program(const Program& program, const std::string& entry = "",
+                      const SizeMap* sizes = nullptr);
+
+// Infer the type of a closed expression (no definitions), e.g. one built by a
+// rewrite rule. Throws risec::Error.
+Checked infer_expr(const Expr& e);
+
+// The parsed prelude (spec: map2D, zip2D, slide2D, padClamp2D, padCst2D, dot, sum).
+const Program& prelude();
+
+}  // namespace risec::rise

@@ -1,0 +1,383 @@
+// RISE expressions: the node constructors, spines, alpha equivalence, free
+// variables and fresh names declared in expr.h.
+#include "rise/expr.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <unordered_set>
+
+#include "rise/primitives.h"
+
+namespace risec::rise {
+
+namespace {
+
+Expr make(ExprNode n) {
+  return std::make_shared<const ExprNode>(std::move(n));
+}
+
+ExprNode base(ExprKind kind, Span span) {
+  ExprNode n{kind};
+  n.span = std::move(span);
+  return n;
+}
+
+// makeArray has no row in the primitive table (its type depends on the number of
+// elements); every makeArray node points to this one description.
+const PrimitiveInfo* make_array_info() {
+  static const PrimitiveInfo info = [] {
+    PrimitiveInfo p;
+    p.name = "makeArray";
+    p.type_text = "";
+    p.cls = PrimClass::Array;
+    return p;
+  }();
+  return &info;
+}
+
+std::atomic<uint64_t> g_fresh_counter{0};
+
+}  // namespace
+
+// ---- constructors ----
+
+Expr ident(const std::string& name, Span span) {
+  ExprNode n = base(ExprKind::Ident, std::move(span));
+  n.name = name;
+  return make(std::move(n));
+}
+
+Expr lambda(const std::string& param, Expr body, Type param_annot, Span span) {
+  ExprNode n = base(ExprKind::Lambda, std::move(span));
+  n.name = param;
+  n.fn = std::move(body);
+  n.annot = std::move(param_annot);
+  return make(std::move(n));
+}
+
+Expr app(Expr fn, Expr arg, Span span) {
+  if (!span.known() && fn && arg) span = Span::merge(fn->span, arg->span);
+  ExprNode n = base(ExprKind::App, std::move(span));
+  n.fn = std::move(fn);
+  n.arg = std::move(arg);
+  return make(std::move(n));
+}
+
+Expr dep_lambda(Kind kind, const std::string& binder, Expr body, Span span) {
+  ExprNode n = base(ExprKind::DepLambda, std::move(span));
+  n.binder_kind = kind;
+  n.name = binder;
+  n.fn = std::move(body);
+  return make(std::move(n));
+}
+
+Expr dep_app(Expr fn, TypeArg arg, Span span) {
+  if (!span.known() && fn) span = fn->span;
+  ExprNode n = base(ExprKind::DepApp, std::move(span));
+  n.fn = std::move(fn);
+  n.type_arg = std::move(arg);
+  return make(std::move(n));
+}
+
+Expr literal(const Literal& lit, Span span) {
+  ExprNode n = base(ExprKind::Literal, std::move(span));
+  n.lit = lit;
+  return make(std::move(n));
+}
+
+Expr primitive(const std::string& name, Span span) {
+  const PrimitiveInfo* p = find_primitive(name);
+  if (!p) internal_error("unknown primitive '" + name + "'", span);
+  ExprNode n = base(ExprKind::Primitive, std::move(span));
+  n.name = name;
+  n.prim = p;
+  return make(std::move(n));
+}
+
+Expr make_array_prim(int count, Span span) {
+  if (count < 0) internal_error("makeArray with a negative number of elements", span);
+  ExprNode n = base(ExprKind::Primitive, std::move(span));
+  n.name = "makeArray";
+  n.prim = make_array_info();
+  n.count = count;
+  return make(std::move(n));
+}
+
+Expr foreign(std::shared_ptr<const ForeignFun> f, Span span) {
+  if (!f) internal_error("foreign() without a function");
+  ExprNode n = base(ExprKind::Foreign, std::move(span));
+  n.name = f->name;
+  n.foreign = std::move(f);
+  return make(std::move(n));
+}
+
+Expr annotation(Expr e, Type t, Span span) {
+  if (!span.known() && e) span = e->span;
+  ExprNode n = base(ExprKind::Annotation, std::move(span));
+  n.fn = std::move(e);
+  n.annot = std::move(t);
+  return make(std::move(n));
+}
+
+Expr int_lit(int64_t v, Span span) {
+  Literal l;
+  l.kind = LitKind::Int;
+  l.scalar = ScalarKind::I32;
+  l.i = v;
+  return literal(l, std::move(span));
+}
+
+// f32 literals hold a value representable as a float (rounded to nearest; values
+// beyond the float range become infinities without undefined behaviour).
+Expr f32_lit(double v, Span span) {
+  double r = v;
+  if (v > static_cast<double>(std::numeric_limits<float>::max()) * (1 + 0x1p-24))
+    r = std::numeric_limits<double>::infinity();
+  else if (v < -static_cast<double>(std::numeric_limits<float>::max()) * (1 + 0x1p-24))
+    r = -std::numeric_limits<double>::infinity();
+  else if (std::isfinite(v))
+    r = static_cast<double>(static_cast<float>(v));
+  return scalar_lit(ScalarKind::F32, 0, r, std::move(span));
+}
+
+Expr f64_lit(double v, Span span) {
+  return scalar_lit(ScalarKind::F64, 0, v, std::move(span));
+}
+
+Expr scalar_lit(ScalarKind k, int64_t i, double f, Span span) {
+  Literal l;
+  l.kind = LitKind::Scalar;
+  l.scalar = k;
+  if (is_float(k)) {
+    l.f = f;
+  } else {
+    l.i = i;
+  }
+  return literal(l, std::move(span));
+}
+
+Expr bool_lit(bool b, Span span) {
+  return scalar_lit(ScalarKind::Bool, b ? 1 : 0, 0.0, span);
+}
+
+Expr with_type(const Expr& e, Type t) {
+  ExprNode n = *e;
+  n.type = std::move(t);
+  return make(std::move(n));
+}
+
+Expr with_children(const Expr& e, Expr fn, Expr arg) {
+  ExprNode n = *e;
+  n.fn = std::move(fn);
+  n.arg = std::move(arg);
+  return make(std::move(n));
+}
+
+Expr apps(Expr fn, const std::vector<Expr>& args) {
+  for (const Expr& a : args) fn = app(fn, a);
+  return fn;
+}
+
+Spine spine(const Expr& e) {
+  Spine s;
+  Expr cur = e;
+  while (cur->kind == ExprKind::App || cur->kind == ExprKind::DepApp) {
+    Spine::Arg a;
+    a.dep = cur->kind == ExprKind::DepApp;
+    a.value = cur->arg;
+    a.type_arg = cur->type_arg;
+    a.node = cur.get();
+    s.args.push_back(std::move(a));
+    cur = cur->fn;
+  }
+  std::reverse(s.args.begin(), s.args.end());
+  s.head = cur;
+  return s;
+}
+
+bool is_prim(const Expr& e, const char* name) {
+  return e && e->kind == ExprKind::Primitive && e->name == name;
+}
+
+// ---- alpha equivalence ----
+
+namespace {
+
+// Both sides rename their bound names: value binders to binder levels (de Bruijn
+// levels), dependent binders to one fresh type-level name per binder pair, so that
+// the types inside (annotations, dependent arguments) are compared up to renaming.
+struct AlphaEq {
+  std::vector<std::pair<std::string, int>> va, vb;  // value binders in scope
+  TypeSubst ta, tb;                                 // dependent binders -> fresh names
+  int level = 0;
+  int dep_counter = 0;
+
+  static int lookup(const std::vector<std::pair<std::string, int>>& env, const std::string& n) {
+    for (auto it = env.rbegin(); it != env.rend(); ++it)
+      if (it->first == n) return it->second;
+    return -1;
+  }
+
+  static void bind_dep(TypeSubst& s, Kind k, const std::string& name, const std::string& fresh) {
+    switch (k) {
+      case Kind::Nat:
+        s.nats[name] = Nat::var(fresh);
+        break;
+      case Kind::Data:
+        std::erase_if(s.datas, [&](const auto& p) { return p.first == name; });
+        s.datas.emplace_back(name, data_var(fresh));
+        break;
+      case Kind::Addr:
+        std::erase_if(s.addrs, [&](const auto& p) { return p.first == name; });
+        s.addrs.emplace_back(name, Addr{std::nullopt, fresh});
+        break;
+      case Kind::Nat2Nat:
+        // Nat2Nat variables are not substitutable by name in types; compare by name.
+        break;
+    }
+  }
+
+  bool types(const Type& a, const Type& b) const {
+    if (!a || !b) return !a && !b;
+    return equal(substitute(a, ta), substitute(b, tb));
+  }
+
+  bool type_args(const TypeArg& a, const TypeArg& b) const {
+    if (a.index() != b.index()) return false;
+    TypeArg sa = substitute(a, ta), sb = substitute(b, tb);
+    if (auto n = std::get_if<Nat>(&sa)) return *n == std::get<Nat>(sb);
+    if (auto t = std::get_if<Type>(&sa)) return types(*t, std::get<Type>(sb));
+    if (auto ad = std::get_if<Addr>(&sa)) return *ad == std::get<Addr>(sb);
+    return std::get<NatFun>(sa) == std::get<NatFun>(sb);
+  }
+
+  bool nats(const Nat& a, const Nat& b) const {
+    if (ta.empty() && tb.empty()) return a == b;
+    return arith::substitute(a, ta.nats) == arith::substitute(b, tb.nats);
+  }
+
+  bool lits(const Literal& a, const Literal& b) const {
+    return a.kind == b.kind && a.scalar == b.scalar && a.i == b.i &&
+           std::bit_cast<uint64_t>(a.f) == std::bit_cast<uint64_t>(b.f) && nats(a.nat, b.nat) &&
+           nats(a.size, b.size);
+  }
+
+  bool eq(const Expr& a, const Expr& b) {
+    if (!a || !b) return !a && !b;
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+      case ExprKind::Ident: {
+        int la = lookup(va, a->name), lb = lookup(vb, b->name);
+        if (la < 0 && lb < 0) return a->name == b->name;
+        return la == lb;
+      }
+      case ExprKind::Lambda: {
+        if (!types(a->annot, b->annot)) return false;
+        va.emplace_back(a->name, level);
+        vb.emplace_back(b->name, level);
+        ++level;
+        bool r = eq(a->fn, b->fn);
+        --level;
+        va.pop_back();
+        vb.pop_back();
+        return r;
+      }
+      case ExprKind::App:
+        return eq(a->fn, b->fn) && eq(a->arg, b->arg);
+      case ExprKind::DepLambda: {
+        if (a->binder_kind != b->binder_kind) return false;
+        TypeSubst save_a = ta, save_b = tb;
+        std::string fresh = "$alpha" + std::to_string(dep_counter++);
+        bind_dep(ta, a->binder_kind, a->name, fresh);
+        bind_dep(tb, b->binder_kind, b->name, fresh);
+        bool r = eq(a->fn, b->fn);
+        ta = std::move(save_a);
+        tb = std::move(save_b);
+        return r;
+      }
+      case ExprKind::DepApp:
+        return type_args(a->type_arg, b->type_arg) && eq(a->fn, b->fn);
+      case ExprKind::Literal:
+        return lits(a->lit, b->lit);
+      case ExprKind::Primitive:
+        return a->name == b->name && a->count == b->count;
+      case ExprKind::Foreign:
+        return a->name == b->name;
+      case ExprKind::Annotation:
+        return types(a->annot, b->annot) && eq(a->fn, b->fn);
+    }
+    return false;
+  }
+};
+
+void collect_free(const Expr& e, std::vector<std::string>& bound, std::vector<std::string>& out,
+                  std::unordered_set<std::string>& seen) {
+  if (!e) return;
+  switch (e->kind) {
+    case ExprKind::Ident:
+      if (std::find(bound.begin(), bound.end(), e->name) == bound.end() &&
+          seen.insert(e->name).second)
+        out.push_back(e->name);
+      return;
+    case ExprKind::Lambda:
+      bound.push_back(e->name);
+      collect_free(e->fn, bound, out, seen);
+      bound.pop_back();
+      return;
+    case ExprKind::App:
+      collect_free(e->fn, bound, out, seen);
+      collect_free(e->arg, bound, out, seen);
+      return;
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation:
+      collect_free(e->fn, bound, out, seen);
+      return;
+    case ExprKind::Literal:
+    case ExprKind::Primitive:
+    case ExprKind::Foreign:
+      return;
+  }
+}
+
+}  // namespace
+
+bool alpha_equal(const Expr& a, const Expr& b) {
+  AlphaEq q;
+  return q.eq(a, b);
+}
+
+std::vector<std::string> free_vars(const Expr& e) {
+  std::vector<std::string> bound, out;
+  std::unordered_set<std::string> seen;
+  collect_free(e, bound, out, seen);
+  return out;
+}
+
+// Names of the form `base__N` are reserved: the lexer rejects user identifiers
+// ending in `__` and digits, so a fresh name never captures a user's name.
+std::string fresh_name(const std::string& base) {
+  std::string b = base;
+  // Re-freshening a fresh name keeps the readable base.
+  size_t pos = b.rfind("__");
+  if (pos != std::string::npos && pos + 2 < b.size() &&
+      std::all_of(b.begin() + static_cast<std::ptrdiff_t>(pos) + 2, b.end(),
+                  [](char c) { return c >= '0' && c <= '9'; }))
+    b.resize(pos);
+  if (b.empty()) b = "x";
+  return b + "__" + std::to_string(++g_fresh_counter);
+}
+
+// ---- programs ----
+
+const Definition* Program::find(const std::string& name) const {
+  for (auto it = defs.rbegin(); it != defs.rend(); ++it)
+    if (it->name == name) return &*it;
+  return nullptr;
+}
+
+}  // namespace risec::rise

@@ -1,0 +1,822 @@
+// Type inference for RISE: Hindley-Milner-style unification of data types, with
+// array sizes unified through arith's linear solver.
+//
+// Unknowns ("metas") are type variables and Nat variables whose names start with
+// '?'. Implicit dependent parameters ({n: Nat}) are instantiated with fresh metas
+// at each use of a primitive; explicit ones are read from the call argument
+// (`split(32)`), which the parser left as an ordinary expression: an application
+// whose function has an explicit dependent type is a dependent application, and its
+// argument is read as a size, data type, address space or Nat2Nat function.
+// A dependent application of a depFun (a definition such as slide2D, or a top-level
+// size given with --size) binds the binder's variable like a solved meta and drops
+// the depFun/application pair, so the typed program is specialised.
+// Binders are renamed when a name is reused, so every type-level variable of one
+// inference run is unique. Equations on sizes that are not yet linear in one
+// unknown are postponed until more is known. Side conditions (divisibility) are
+// recorded with the primitive and span that needed them.
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "rise/check.h"
+#include "rise/infer.h"
+#include "rise/primitives.h"
+
+namespace risec::rise {
+
+namespace {
+
+bool is_meta_name(const std::string& n) {
+  return !n.empty() && n[0] == '?';
+}
+
+struct Ctx {
+  Span span;
+  Type expected;
+  Type found;
+  std::string what;  // "in the argument of map", ...
+};
+
+struct Postponed {
+  Nat a, b;
+  Ctx ctx;
+};
+
+struct PendingCondition {
+  arith::Divisibility d;
+  std::string prim;
+  Span span;
+};
+
+struct IntLit {
+  std::string meta;
+  int64_t value;
+  Span span;
+};
+
+class Inferer {
+ public:
+  explicit Inferer(const SizeMap* sizes) : sizes_(sizes) {}
+
+  Checked run(const Expr& e, const std::vector<std::pair<std::string, Type>>* vars = nullptr,
+              const Type& expected = nullptr) {
+    if (vars) env_ = *vars;
+    Expr typed = infer_top(e);
+    if (expected)
+      unify(expected, typed->type, Ctx{e->span, expected, typed->type, "rewritten term"});
+    solve_postponed(true);
+    default_int_literals();
+    Expr out = finalize(typed);
+    Checked c;
+    c.expr = out;
+    c.type = out->type;
+    check_conditions(c);
+    return c;
+  }
+
+ private:
+  const SizeMap* sizes_;
+  int counter_ = 0;
+  TypeSubst sol_;
+  std::vector<Postponed> postponed_;
+  std::vector<PendingCondition> conditions_;
+  std::vector<IntLit> int_lits_;
+  std::set<std::string> int_metas_;
+  std::set<std::string> used_binders_;
+  // Type-level names in scope: source name -> (kind, argument).
+  std::vector<std::tuple<std::string, Kind, TypeArg>> tl_env_;
+  // Value names in scope.
+  std::vector<std::pair<std::string, Type>> env_;
+
+  // ---------------------------------------------------------------- metas
+  std::string fresh(const char* prefix) {
+    return std::string("?") + prefix + std::to_string(++counter_);
+  }
+  Type fresh_data() { return data_var(fresh("t")); }
+  Nat fresh_nat() { return Nat::var(fresh("n")); }
+
+  TypeArg fresh_arg(Kind k) {
+    switch (k) {
+      case Kind::Nat:
+        return fresh_nat();
+      case Kind::Data:
+        return fresh_data();
+      case Kind::Addr:
+        return Addr{std::nullopt, fresh("a")};
+      case Kind::Nat2Nat:
+        return NatFun{"x", Nat::var("x")};
+    }
+    return fresh_nat();
+  }
+
+  Type zonk(const Type& t) { return substitute(t, sol_); }
+  Nat zonk(const Nat& n) { return arith::substitute(n, sol_.nats); }
+  TypeArg zonk(const TypeArg& a) { return substitute(a, sol_); }
+
+  Type instantiate_implicits(Type t) {
+    while (t->kind == TypeKind::DepFun && t->implicit)
+      t = instantiate(t, fresh_arg(t->binder_kind));
+    return t;
+  }
+
+  // ---------------------------------------------------------------- messages
+  // Types for messages: metas print as `_`.
+  std::string show(const Type& t) {
+    Type z = zonk(t);
+    TypeSubst s;
+    for (auto& [name, v] : free_nat_vars(z))
+      if (is_meta_name(name)) s.nats[name] = Nat::var("_");
+    std::string out = print(substitute(z, s));
+    std::string clean;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] == '?') {
+        // a data meta: ?t12 -> _
+        size_t j = i + 1;
+        while (j < out.size() && std::isalnum(static_cast<unsigned char>(out[j]))) ++j;
+        clean += "_";
+        i = j - 1;
+      } else {
+        clean += out[i];
+      }
+    }
+    return clean;
+  }
+
+  [[noreturn]] void mismatch(const Ctx& ctx, const std::string& extra = "") {
+    std::string msg;
+    if (ctx.expected && ctx.found) {
+      msg = "expected " + show(ctx.expected) + " but found " + show(ctx.found);
+    } else {
+      msg = "type mismatch";
+    }
+    if (!ctx.what.empty()) msg = ctx.what + ": " + msg;
+    if (!extra.empty()) msg += " (" + extra + ")";
+    user_error(msg, ctx.span);
+  }
+
+  // ---------------------------------------------------------------- binding
+  void bind_nat(const std::string& name, const Nat& value) {
+    arith::Substitution one{{name, value}};
+    for (auto& [k, v] : sol_.nats) v = arith::substitute(v, one);
+    TypeSubst ts;
+    ts.nats = one;
+    for (auto& [k, v] : sol_.datas) v = substitute(v, ts);
+    sol_.nats[name] = value;
+  }
+
+  void bind_data(const std::string& name, const Type& value, const Ctx& ctx) {
+    if (mentions_data_var(value, name)) mismatch(ctx, "infinite type");
+    if (int_metas_.count(name)) {
+      if (value->kind == TypeKind::Var && is_meta_name(value->name)) {
+        int_metas_.insert(value->name);
+      } else if (value->kind == TypeKind::Scalar && is_float(value->scalar)) {
+        mismatch(ctx, "an integer literal cannot be a " + std::string(scalar_name(value->scalar)) +
+                          "; write it with a decimal point, e.g. 2.0f");
+      } else if (!((value->kind == TypeKind::Scalar && value->scalar != ScalarKind::Bool) ||
+                   value->kind == TypeKind::Index || value->kind == TypeKind::NatData)) {
+        mismatch(ctx, "an integer literal cannot have type " + show(value));
+      }
+    }
+    TypeSubst one;
+    one.datas.emplace_back(name, value);
+    for (auto& [k, v] : sol_.datas) v = substitute(v, one);
+    sol_.datas.emplace_back(name, value);
+  }
+
+  void bind_addr(const std::string& name, const Addr& value) {
+    for (auto& [k, v] : sol_.addrs)
+      if (!v.space && v.var == name) v = value;
+    sol_.addrs.emplace_back(name, value);
+  }
+
+  // ---------------------------------------------------------------- unification
+  void unify(const Type& a0, const Type& b0, const Ctx& ctx) {
+    Type a = zonk(a0), b = zonk(b0);
+    if (a == b) return;
+    if (a->kind == TypeKind::Var && is_meta_name(a->name)) {
+      if (b->kind == TypeKind::Var && b->name == a->name) return;
+      // Keep integer-literal metas as the representative.
+      if (b->kind == TypeKind::Var && is_meta_name(b->name) && int_metas_.count(b->name) &&
+          !int_metas_.count(a->name)) {
+        bind_data(a->name, b, ctx);
+        return;
+      }
+      bind_data(a->name, b, ctx);
+      return;
+    }
+    if (b->kind == TypeKind::Var && is_meta_name(b->name)) {
+      bind_data(b->name, a, ctx);
+      return;
+    }
+    if (a->kind != b->kind) mismatch(ctx);
+    switch (a->kind) {
+      case TypeKind::Scalar:
+        if (a->scalar != b->scalar) mismatch(ctx);
+        return;
+      case TypeKind::NatData:
+        return;
+      case TypeKind::Index:
+        unify_nat(a->size, b->size, ctx);
+        return;
+      case TypeKind::Vector:
+        if (a->scalar != b->scalar) mismatch(ctx);
+        unify_nat(a->size, b->size, ctx);
+        return;
+      case TypeKind::Array:
+        unify_nat(a->size, b->size, ctx);
+        unify(a->a, b->a, ctx);
+        return;
+      case TypeKind::Pair:
+      case TypeKind::Fun:
+        unify(a->a, b->a, ctx);
+        unify(a->b, b->b, ctx);
+        return;
+      case TypeKind::Var:
+        if (a->name != b->name) mismatch(ctx);
+        return;
+      case TypeKind::DepFun: {
+        if (a->binder_kind != b->binder_kind || a->implicit != b->implicit) mismatch(ctx);
+        std::string common = fresh("b");
+        common = common.substr(1);  // a rigid name, not a meta
+        TypeArg arg;
+        switch (a->binder_kind) {
+          case Kind::Nat:
+            arg = Nat::size_var(common);
+            break;
+          case Kind::Data:
+            arg = data_var(common);
+            break;
+          case Kind::Addr:
+            arg = Addr{std::nullopt, common};
+            break;
+          case Kind::Nat2Nat:
+            arg = NatFun{"x", Nat::var(common)};
+            break;
+        }
+        unify(instantiate(a, arg), instantiate(b, arg), ctx);
+        return;
+      }
+    }
+  }
+
+  void unify_nat(const Nat& a0, const Nat& b0, const Ctx& ctx) {
+    Nat a = zonk(a0), b = zonk(b0);
+    if (a == b) return;
+    Nat d = a - b;
+    if (d.is_const(0)) return;
+    bool has_meta = false;
+    for (auto& [name, v] : arith::free_vars(d)) {
+      if (!is_meta_name(name)) continue;
+      has_meta = true;
+      arith::Solution s;
+      try {
+        s = arith::solve(a, b, name);
+      } catch (const arith::ArithError& e) {
+        mismatch(ctx, e.what());
+      }
+      using St = arith::Solution::Status;
+      if (s.status == St::Solved) {
+        for (const auto& c : s.conditions) {
+          if (c.divisor.is_const() && c.dividend.is_const()) {
+            if (*c.dividend.as_const() % *c.divisor.as_const() != 0)
+              mismatch(ctx,
+                       c.dividend.to_string() + " is not a multiple of " + c.divisor.to_string());
+          } else {
+            conditions_.push_back({c, ctx.what, ctx.span});
+          }
+        }
+        bind_nat(name, s.value);
+        solve_postponed(false);
+        return;
+      }
+      if (s.status == St::Unsatisfiable) {
+        std::string hint;
+        if (auto lin = arith_linear(d, v)) hint = *lin;
+        mismatch(ctx, hint);
+      }
+      if (s.status == St::Trivial) return;
+    }
+    if (has_meta) {
+      postponed_.push_back({a, b, ctx});
+      return;
+    }
+    mismatch(ctx, d.is_const() ? ""
+                               : "the sizes " + a.to_string() + " and " + b.to_string() +
+                                     " are not provably equal");
+  }
+
+  // A hint for an unsatisfiable linear equation c*u + r = 0 with constants.
+  std::optional<std::string> arith_linear(const Nat& d, const Nat& var) {
+    arith::SumForm f = arith::sum_form(d);
+    for (const auto& [c, m] : f.terms)
+      if (m == var && c.is_int() && f.terms.size() == 1 && f.constant.is_int()) {
+        int64_t k = c.num() < 0 ? -c.num() : c.num();
+        int64_t n = f.constant.num() < 0 ? -f.constant.num() : f.constant.num();
+        return std::to_string(n) + " is not a multiple of " + std::to_string(k);
+      }
+    return std::nullopt;
+  }
+
+  void solve_postponed(bool final) {
+    for (bool progress = true; progress && !postponed_.empty();) {
+      progress = false;
+      std::vector<Postponed> todo;
+      todo.swap(postponed_);
+      for (auto& p : todo) {
+        Nat a = zonk(p.a), b = zonk(p.b);
+        size_t before = postponed_.size();
+        unify_nat(a, b, p.ctx);
+        if (postponed_.size() == before) progress = true;
+      }
+      if (!progress) break;
+    }
+    if (final && !postponed_.empty()) {
+      const Postponed& p = postponed_.front();
+      mismatch(p.ctx, "cannot solve the size equation " + show_nat(p.a) + " = " + show_nat(p.b));
+    }
+  }
+
+  std::string show_nat(const Nat& n) {
+    Nat z = zonk(n);
+    arith::Substitution s;
+    for (auto& [name, v] : arith::free_vars(z))
+      if (is_meta_name(name)) s[name] = Nat::var("_");
+    return arith::substitute(z, s).to_string();
+  }
+
+  // ---------------------------------------------------------------- scopes
+  TypeSubst tl_subst() {
+    TypeSubst s;
+    for (const auto& [name, kind, arg] : tl_env_) {
+      switch (kind) {
+        case Kind::Nat:
+          s.nats[name] = std::get<Nat>(arg);
+          break;
+        case Kind::Data:
+          s.datas.emplace_back(name, std::get<Type>(arg));
+          break;
+        case Kind::Addr:
+          s.addrs.emplace_back(name, std::get<Addr>(arg));
+          break;
+        case Kind::Nat2Nat:
+          s.nat2nats.emplace_back(name, std::get<NatFun>(arg));
+          break;
+      }
+    }
+    return s;
+  }
+
+  const std::tuple<std::string, Kind, TypeArg>* find_tl(const std::string& name) {
+    for (auto it = tl_env_.rbegin(); it != tl_env_.rend(); ++it)
+      if (std::get<0>(*it) == name) return &*it;
+    return nullptr;
+  }
+
+  const Type* find_value(const std::string& name) {
+    for (auto it = env_.rbegin(); it != env_.rend(); ++it)
+      if (it->first == name) return &it->second;
+    return nullptr;
+  }
+
+  std::string unique_binder(const std::string& name) {
+    std::string n = name;
+    for (int i = 2; used_binders_.count(n) || find_value(n); ++i)
+      n = name + "_" + std::to_string(i);
+    used_binders_.insert(n);
+    return n;
+  }
+
+  // ---------------------------------------------------------------- type-level arguments
+  Nat expr_to_nat(const Expr& e, const std::string& who) {
+    switch (e->kind) {
+      case ExprKind::Literal:
+        if (e->lit.kind == LitKind::Int ||
+            (e->lit.kind == LitKind::Scalar && is_integer(e->lit.scalar)))
+          return Nat(e->lit.i);
+        if (e->lit.kind == LitKind::NatVal) return e->lit.nat;
+        break;
+      case ExprKind::Ident: {
+        if (auto t = find_tl(e->name)) {
+          if (std::get<1>(*t) == Kind::Nat) return std::get<Nat>(std::get<2>(*t));
+          user_error(who + " expects a size here, but '" + e->name + "' is a " +
+                         kind_name(std::get<1>(*t)),
+                     e->span);
+        }
+        if (find_value(e->name))
+          user_error(who + " expects a size here, but '" + e->name +
+                         "' is a run-time value; sizes are numbers or size names bound by depFun",
+                     e->span);
+        user_error(who + " expects a size here, but '" + e->name + "' is not a size name", e->span);
+      }
+      case ExprKind::App: {
+        Spine sp = spine(e);
+        if (sp.head->kind == ExprKind::Primitive && sp.args.size() == 2 && !sp.args[0].dep &&
+            !sp.args[1].dep) {
+          const std::string& op = sp.head->name;
+          try {
+            if (op == "add" || op == "sub" || op == "mul" || op == "div" || op == "mod") {
+              Nat a = expr_to_nat(sp.args[0].value, who);
+              Nat b = expr_to_nat(sp.args[1].value, who);
+              if (op == "add") return a + b;
+              if (op == "sub") return a - b;
+              if (op == "mul") return a * b;
+              if (op == "div") return arith::exact_div(a, b);
+              return arith::mod(a, b);
+            }
+          } catch (const arith::ArithError& err) {
+            user_error(std::string("in a size expression: ") + err.what(), e->span);
+          }
+        }
+        if (sp.head->kind == ExprKind::Primitive && sp.head->name == "neg" && sp.args.size() == 1)
+          return -expr_to_nat(sp.args[0].value, who);
+        break;
+      }
+      default:
+        break;
+    }
+    user_error(who +
+                   " expects a size here (a number, a size name, or + - * / % of them), not this "
+                   "expression",
+               e->span);
+  }
+
+  TypeArg expr_to_arg(const Expr& e, Kind kind, const std::string& who) {
+    switch (kind) {
+      case Kind::Nat:
+        return expr_to_nat(e, who);
+      case Kind::Data:
+        if (e->kind == ExprKind::Ident) {
+          if (auto s = scalar_from_name(e->name)) return scalar(*s);
+          if (e->name == "natType") return nat_data();
+          if (auto t = find_tl(e->name); t && std::get<1>(*t) == Kind::Data) return std::get<2>(*t);
+        }
+        user_error(who + " expects a data type here (such as f32)", e->span);
+      case Kind::Addr:
+        if (e->kind == ExprKind::Ident) {
+          if (auto a = addr_from_name(e->name)) return Addr{*a, ""};
+          if (auto t = find_tl(e->name); t && std::get<1>(*t) == Kind::Addr) return std::get<2>(*t);
+        }
+        user_error(who + " expects an address space here (Global, Local, Private or Constant)",
+                   e->span);
+      case Kind::Nat2Nat:
+        if (e->kind == ExprKind::Lambda) {
+          tl_env_.emplace_back(e->name, Kind::Nat, Nat::var(e->name, Nat(0)));
+          Nat body = expr_to_nat(e->fn, who);
+          tl_env_.pop_back();
+          return NatFun{e->name, body};
+        }
+        if (e->kind == ExprKind::Ident)
+          if (auto t = find_tl(e->name); t && std::get<1>(*t) == Kind::Nat2Nat)
+            return std::get<2>(*t);
+        user_error(who + " expects a size function here, written fun(i => size expression)",
+                   e->span);
+    }
+    user_error(who + ": bad type-level argument", e->span);
+  }
+
+  static std::string head_name(const Expr& e) {
+    Spine sp = spine(e);
+    if (sp.head->kind == ExprKind::Primitive || sp.head->kind == ExprKind::Foreign)
+      return sp.head->name;
+    if (sp.head->kind == ExprKind::Ident) return sp.head->name;
+    return "";
+  }
+
+  // ---------------------------------------------------------------- expressions
+  Expr typed(const Expr& e, Type t, Expr fn = nullptr, Expr arg = nullptr) {
+    auto n = std::make_shared<ExprNode>(*e);
+    n->type = std::move(t);
+    if (fn) n->fn = std::move(fn);
+    if (arg) n->arg = std::move(arg);
+    return n;
+  }
+
+  // The entry: leading depFuns whose binder has a size in --size are applied.
+  Expr infer_top(const Expr& e) {
+    if (e->kind == ExprKind::DepLambda && sizes_ && e->binder_kind == Kind::Nat) {
+      auto it = sizes_->find(e->name);
+      if (it != sizes_->end()) {
+        tl_env_.emplace_back(e->name, Kind::Nat, Nat(it->second));
+        Expr body = infer_top(e->fn);
+        tl_env_.pop_back();
+        return body;
+      }
+      std::string b = unique_binder(e->name);
+      tl_env_.emplace_back(e->name, Kind::Nat, Nat::size_var(b));
+      Expr body = infer_top(e->fn);
+      tl_env_.pop_back();
+      auto n = std::make_shared<ExprNode>(*e);
+      n->name = b;
+      n->fn = body;
+      n->type = dep_fun(Kind::Nat, b, body->type, false);
+      return n;
+    }
+    return infer(e);
+  }
+
+  Expr infer(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::Ident: {
+        if (const Type* t = find_value(e->name)) return typed(e, *t);
+        if (find_tl(e->name))
+          user_error("'" + e->name +
+                         "' is a type-level name (a size or type), not a value; pass it to a "
+                         "dependent function, as in split(" +
+                         e->name + ")",
+                     e->span);
+        if (scalar_from_name(e->name) || addr_from_name(e->name) || e->name == "natType")
+          user_error("'" + e->name + "' is a type, not a value", e->span);
+        user_error("unknown name '" + e->name + "'", e->span);
+      }
+      case ExprKind::Literal: {
+        switch (e->lit.kind) {
+          case LitKind::Int: {
+            Type m = fresh_data();
+            int_metas_.insert(m->name);
+            int_lits_.push_back({m->name, e->lit.i, e->span});
+            return typed(e, m);
+          }
+          case LitKind::Scalar:
+            return typed(e, scalar(e->lit.scalar));
+          case LitKind::Index: {
+            auto n = std::make_shared<ExprNode>(*e);
+            n->lit.size = arith::substitute(e->lit.size, tl_subst().nats);
+            n->type = index_type(n->lit.size);
+            if (auto v = n->lit.nat.as_const(); v && n->lit.size.as_const())
+              if (*v < 0 || *v >= *n->lit.size.as_const())
+                user_error("index " + std::to_string(*v) + " out of range for idx[" +
+                               n->lit.size.to_string() + "]",
+                           e->span);
+            return n;
+          }
+          case LitKind::NatVal:
+            return typed(e, nat_data());
+        }
+        break;
+      }
+      case ExprKind::Primitive: {
+        Type t = e->name == "makeArray" ? make_array_type(e->count)
+                 : e->prim              ? e->prim->type
+                                        : nullptr;
+        if (!t) internal_error("primitive '" + e->name + "' without a type", e->span);
+        return typed(e, instantiate_implicits(t));
+      }
+      case ExprKind::Foreign: {
+        const ForeignFun& f = *e->foreign;
+        Type t = f.result;
+        for (size_t i = f.param_types.size(); i-- > 0;) t = fun(f.param_types[i], t);
+        return typed(e, t);
+      }
+      case ExprKind::Lambda: {
+        Type pt = e->annot ? substitute(e->annot, tl_subst()) : fresh_data();
+        env_.emplace_back(e->name, pt);
+        Expr body = infer(e->fn);
+        env_.pop_back();
+        auto n = std::make_shared<ExprNode>(*e);
+        if (e->annot) n->annot = pt;
+        n->fn = body;
+        n->type = fun(pt, body->type);
+        return n;
+      }
+      case ExprKind::DepLambda: {
+        std::string b = unique_binder(e->name);
+        TypeArg arg;
+        switch (e->binder_kind) {
+          case Kind::Nat:
+            arg = Nat::size_var(b);
+            break;
+          case Kind::Data:
+            arg = data_var(b);
+            break;
+          case Kind::Addr:
+            arg = Addr{std::nullopt, b};
+            break;
+          case Kind::Nat2Nat:
+            arg = NatFun{"x", Nat::var(b)};
+            break;
+        }
+        tl_env_.emplace_back(e->name, e->binder_kind, arg);
+        Expr body = infer(e->fn);
+        tl_env_.pop_back();
+        auto n = std::make_shared<ExprNode>(*e);
+        n->name = b;
+        n->fn = body;
+        n->type = dep_fun(e->binder_kind, b, body->type, false);
+        return n;
+      }
+      case ExprKind::App:
+        return infer_app(e);
+      case ExprKind::DepApp: {
+        Expr f = infer(e->fn);
+        Type tf = zonk(f->type);
+        if (tf->kind != TypeKind::DepFun || tf->implicit)
+          user_error("this expression takes no type-level argument; it has type " + show(tf),
+                     e->span);
+        return dep_apply(e, f, tf, substitute(e->type_arg, tl_subst()));
+      }
+      case ExprKind::Annotation: {
+        Expr inner = infer(e->fn);
+        Type t = substitute(e->annot, tl_subst());
+        unify(t, inner->type, Ctx{e->span, t, inner->type, "type annotation"});
+        return inner;
+      }
+    }
+    internal_error("unknown expression kind", e->span);
+  }
+
+  bool kind_matches(const TypeArg& a, Kind k) {
+    switch (k) {
+      case Kind::Nat:
+        return std::holds_alternative<Nat>(a);
+      case Kind::Data:
+        return std::holds_alternative<Type>(a);
+      case Kind::Addr:
+        return std::holds_alternative<Addr>(a);
+      case Kind::Nat2Nat:
+        return std::holds_alternative<NatFun>(a);
+    }
+    return false;
+  }
+
+  Expr dep_apply(const Expr& e, const Expr& f, const Type& tf, const TypeArg& arg) {
+    if (!kind_matches(arg, tf->binder_kind))
+      user_error("expected a " + std::string(kind_name(tf->binder_kind)) + " argument", e->span);
+    if (f->kind == ExprKind::DepLambda) {
+      // Specialise: bind the binder and keep only the body.
+      switch (tf->binder_kind) {
+        case Kind::Nat:
+          bind_nat(f->name, std::get<Nat>(arg));
+          break;
+        case Kind::Data:
+          bind_data(f->name, std::get<Type>(arg), Ctx{e->span, nullptr, nullptr, ""});
+          break;
+        case Kind::Addr:
+          bind_addr(f->name, std::get<Addr>(arg));
+          break;
+        case Kind::Nat2Nat:
+          user_error("applying a depFun over Nat2Nat is not supported", e->span);
+      }
+      solve_postponed(false);
+      return f->fn;
+    }
+    auto n = std::make_shared<ExprNode>(*e);
+    n->kind = ExprKind::DepApp;
+    n->fn = f;
+    n->arg = nullptr;
+    n->type_arg = arg;
+    n->type = instantiate_implicits(instantiate(tf, arg));
+    return n;
+  }
+
+  Expr infer_app(const Expr& e) {
+    Expr f = infer(e->fn);
+    Type tf = instantiate_implicits(zonk(f->type));
+    std::string head = head_name(e->fn);
+    std::string who = head.empty() ? "this function" : "'" + head + "'";
+    if (tf->kind == TypeKind::DepFun) {
+      TypeArg arg = expr_to_arg(e->arg, tf->binder_kind, who);
+      return dep_apply(e, f, tf, arg);
+    }
+    Expr a = infer(e->arg);
+    if (tf->kind == TypeKind::Fun) {
+      unify(tf->a, a->type,
+            Ctx{e->arg->span, tf->a, a->type,
+                head.empty() ? "in this argument" : "in the argument of " + head});
+      Type result = instantiate_implicits(tf->b);
+      return typed(e, result, f, a);
+    }
+    if (tf->kind == TypeKind::Var && is_meta_name(tf->name)) {
+      Type r = fresh_data();
+      unify(tf, fun(a->type, r), Ctx{e->span, tf, fun(a->type, r), ""});
+      return typed(e, r, f, a);
+    }
+    user_error("this is applied to an argument but it is not a function: it has type " + show(tf),
+               e->fn->span);
+  }
+
+  // ---------------------------------------------------------------- finishing
+  void default_int_literals() {
+    for (const IntLit& l : int_lits_) {
+      Type t = zonk(data_var(l.meta));
+      if (t->kind == TypeKind::Var && is_meta_name(t->name))
+        bind_data(t->name, scalar(ScalarKind::I32), Ctx{l.span, nullptr, nullptr, ""});
+      t = zonk(data_var(l.meta));
+      if (t->kind == TypeKind::Index) {
+        if (auto n = t->size.as_const())
+          if (l.value < 0 || l.value >= *n)
+            user_error("index literal " + std::to_string(l.value) + " is out of range for idx[" +
+                           std::to_string(*n) + "]",
+                       l.span);
+      }
+    }
+  }
+
+  bool has_meta(const Type& t) {
+    for (auto& [name, v] : free_nat_vars(t))
+      if (is_meta_name(name)) return true;
+    std::function<bool(const Type&)> data = [&](const Type& x) -> bool {
+      switch (x->kind) {
+        case TypeKind::Var:
+          return is_meta_name(x->name);
+        case TypeKind::Array:
+          return data(x->a);
+        case TypeKind::Pair:
+        case TypeKind::Fun:
+          return data(x->a) || data(x->b);
+        case TypeKind::DepFun:
+          return data(x->b);
+        default:
+          return false;
+      }
+    };
+    return data(t);
+  }
+
+  Expr finalize(const Expr& e) {
+    auto n = std::make_shared<ExprNode>(*e);
+    n->type = zonk(e->type);
+    if (e->annot) n->annot = zonk(e->annot);
+    switch (e->kind) {
+      case ExprKind::Lambda:
+      case ExprKind::DepLambda:
+        n->fn = finalize(e->fn);
+        break;
+      case ExprKind::App:
+        n->fn = finalize(e->fn);
+        n->arg = finalize(e->arg);
+        break;
+      case ExprKind::DepApp: {
+        n->fn = finalize(e->fn);
+        n->type_arg = zonk(e->type_arg);
+        // Primitives carry their fully instantiated type through their dependent
+        // applications.
+        Spine sp = spine(e);
+        if (sp.head->kind == ExprKind::Primitive && n->type->kind != TypeKind::DepFun) {
+          std::function<Expr(const Expr&)> retype = [&](const Expr& x) -> Expr {
+            auto c = std::make_shared<ExprNode>(*x);
+            c->type = n->type;
+            if (x->kind == ExprKind::DepApp) c->fn = retype(x->fn);
+            return c;
+          };
+          n->fn = retype(n->fn);
+        }
+        break;
+      }
+      case ExprKind::Literal:
+        if (e->lit.kind == LitKind::Int) {
+          if (n->type->kind == TypeKind::Scalar) n->lit.scalar = n->type->scalar;
+          if (n->type->kind == TypeKind::Index) n->lit.nat = Nat(e->lit.i);
+        }
+        break;
+      default:
+        break;
+    }
+    if (has_meta(n->type)) {
+      std::string what = e->kind == ExprKind::Primitive ? "'" + e->name + "'" : "this expression";
+      user_error("cannot infer the type of " + what + " (found " + show(n->type) +
+                     "); add a type annotation",
+                 e->span);
+    }
+    return n;
+  }
+
+  void check_conditions(Checked& c) {
+    for (const PendingCondition& p : conditions_) {
+      arith::Divisibility d{zonk(p.d.divisor), zonk(p.d.dividend)};
+      if (auto k = d.divisor.as_const()) {
+        if (auto v = d.dividend.as_const()) {
+          if (*k != 0 && *v % *k != 0)
+            user_error(p.prim + ": the size " + std::to_string(*v) + " is not a multiple of " +
+                           std::to_string(*k),
+                       p.span);
+          continue;
+        }
+      }
+      if (arith::provably_divides(d.divisor, d.dividend)) continue;
+      c.conditions.push_back(SideCondition{d, p.prim, p.span});
+    }
+  }
+};
+
+}  // namespace
+
+Checked infer_in_context(const Expr& e, const std::vector<std::pair<std::string, Type>>& vars,
+                         const Type& expected) {
+  Inferer inf(nullptr);
+  try {
+    return inf.run(e, &vars, expected);
+  } catch (const arith::ArithError& err) {
+    user_error(std::string("size arithmetic: ") + err.what(), e->span);
+  }
+}
+
+Checked infer_entry(const Expr& resolved, const SizeMap* sizes) {
+  Inferer inf(sizes);
+  try {
+    return inf.run(resolved);
+  } catch (const arith::ArithError& e) {
+    user_error(std::string("size arithmetic: ") + e.what(), resolved->span);
+  }
+}
+
+}  // namespace risec::rise

@@ -1,0 +1,1237 @@
+// The reference interpreter (see interp.h): translation of typed expressions into
+// instructions with frame slots, their evaluation, application of function values,
+// and the conversions between values and the runtime's arrays.
+#include "rise/interp.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <tuple>
+
+#include "rise/interp_prims.h"
+#include "runtime/random.h"
+#include "support/diagnostics.h"
+
+namespace risec::rise {
+
+using TEnv = std::shared_ptr<const TypeSubst>;
+
+struct CNode {
+  enum class Op : uint8_t {
+    Var,
+    Lambda,
+    DepLambda,
+    App,
+    DepApp,
+    Lit,
+    SymLit,
+    Prim,
+    Foreign,
+    Beta,  // a lambda literal applied to arguments: no closure is made
+  };
+  // Saturated primitives evaluated inline.
+  enum class Fast : uint8_t { None, Scalar, Select, Fst, Snd, Idx, Id, Let, ReduceMap };
+
+  Op op = Op::Lit;
+  const ExprNode* src = nullptr;
+  Span span;
+  int slot = 0;                 // Var
+  std::vector<int> captures;    // Lambda/DepLambda: slots of the enclosing frame to copy
+  int frame_size = 0;           // Lambda: 1 + captures; DepLambda: captures
+  const CNode* body = nullptr;  // Lambda/DepLambda
+  const CNode* fn = nullptr;    // App/DepApp
+  const CNode* arg = nullptr;   // App
+  TypeArg targ;                 // DepApp
+  bool sym = false;             // types/arguments mention type-level variables in scope
+  Value lit;                    // Lit
+  // Prim: the head and the arguments applied to it in the source.
+  const PrimitiveInfo* prim = nullptr;
+  int count = 0, arity = 0, dep_arity = 0;
+  Type fn_type;
+  std::vector<TypeArg> deps;
+  std::vector<const CNode*> vargs;  // Prim: value arguments; Beta: the arguments
+  bool saturated = false;
+  Fast fast = Fast::None;
+  ScalarOp sop = ScalarOp::Add;
+};
+
+// The instructions of one evaluated expression, shared by the closures made from it.
+struct InterpCode {
+  Expr root;  // keeps the source nodes alive
+  std::deque<CNode> nodes;
+};
+
+namespace {
+
+using CodeRef = std::shared_ptr<const InterpCode>;
+using Op = CNode::Op;
+using Fast = CNode::Fast;
+
+// ---------------------------------------------------------------------------------
+// Function objects
+// ---------------------------------------------------------------------------------
+
+struct ClosureObj final : Obj {
+  ClosureObj() : Obj(Tag::Closure) {}
+  CodeRef code;
+  const CNode* lam = nullptr;
+  std::vector<Value> caps;
+  TEnv tenv;
+};
+
+struct DepClosureObj final : Obj {
+  DepClosureObj() : Obj(Tag::DepClosure) {}
+  CodeRef code;
+  const CNode* lam = nullptr;
+  std::vector<Value> caps;
+  TEnv tenv;
+};
+
+struct PartialObj final : Obj {
+  PartialObj() : Obj(Tag::PrimPartial) {}
+  const PrimitiveInfo* prim = nullptr;
+  int count = 0, arity = 0, dep_arity = 0;
+  Fast fast = Fast::None;
+  ScalarOp sop = ScalarOp::Add;
+  Type fn_type;
+  std::vector<TypeArg> deps;
+  std::vector<Value> args;
+  Span span;
+};
+
+struct ForeignObj final : Obj {
+  ForeignObj() : Obj(Tag::Foreign) {}
+  std::shared_ptr<const ForeignFun> f;
+  size_t given = 0;
+  Span span;
+};
+
+// A frame of slots, on the stack when small.
+class Frame {
+ public:
+  explicit Frame(int n) {
+    if (n <= kSmall) {
+      p_ = small_;
+    } else {
+      big_.resize(static_cast<size_t>(n));
+      p_ = big_.data();
+    }
+  }
+  Value* data() { return p_; }
+
+ private:
+  static constexpr int kSmall = 6;
+  Value small_[kSmall];
+  std::vector<Value> big_;
+  Value* p_;
+};
+
+// ---------------------------------------------------------------------------------
+// Types with type-level variables
+// ---------------------------------------------------------------------------------
+
+bool closed_nat(const Nat& n) {
+  return arith::free_vars(n).empty();
+}
+
+bool data_vars_bound(const Type& t, std::vector<std::string>& bound) {
+  switch (t->kind) {
+    case TypeKind::Var:
+      return std::find(bound.begin(), bound.end(), t->name) != bound.end();
+    case TypeKind::Array:
+      return data_vars_bound(t->a, bound);
+    case TypeKind::Pair:
+    case TypeKind::Fun:
+      return data_vars_bound(t->a, bound) && data_vars_bound(t->b, bound);
+    case TypeKind::DepFun: {
+      bool data = t->binder_kind == Kind::Data;
+      if (data) bound.push_back(t->name);
+      bool ok = data_vars_bound(t->b, bound);
+      if (data) bound.pop_back();
+      return ok;
+    }
+    default:
+      return true;
+  }
+}
+
+bool closed_type(const Type& t) {
+  if (!t) return true;
+  std::vector<std::string> bound;
+  return free_nat_vars(t).empty() && data_vars_bound(t, bound);
+}
+
+bool closed_arg(const TypeArg& a) {
+  if (auto n = std::get_if<Nat>(&a)) return closed_nat(*n);
+  if (auto t = std::get_if<Type>(&a)) return closed_type(*t);
+  if (auto ad = std::get_if<Addr>(&a)) return ad->space.has_value();
+  const NatFun& f = std::get<NatFun>(a);
+  auto vars = arith::free_vars(f.body);
+  vars.erase(f.param);
+  return vars.empty();
+}
+
+[[noreturn]] void no_size_value(const std::string& what, const Span& span) {
+  throw Error(ErrorKind::User, "size " + what + " has no value; pass --size", span);
+}
+
+std::string first_free_name(const Type& t) {
+  auto vars = free_nat_vars(t);
+  if (!vars.empty()) return vars.begin()->first;
+  return print(t);
+}
+
+Type resolve_type(const Type& t, const TEnv& tenv, const Span& span) {
+  Type r = tenv ? substitute(t, *tenv) : t;
+  if (!closed_type(r)) no_size_value(first_free_name(r), span);
+  return r;
+}
+
+TypeArg resolve_arg(const TypeArg& a, const TEnv& tenv, const Span& span) {
+  TypeArg r = tenv ? substitute(a, *tenv) : a;
+  if (!closed_arg(r)) {
+    if (auto n = std::get_if<Nat>(&r)) {
+      auto vars = arith::free_vars(*n);
+      no_size_value(vars.empty() ? arith::print(*n) : vars.begin()->first, span);
+    }
+    no_size_value(print(r), span);
+  }
+  return r;
+}
+
+void bind(TypeSubst& s, Kind kind, const std::string& name, const TypeArg& arg) {
+  switch (kind) {
+    case Kind::Nat:
+      if (!std::holds_alternative<Nat>(arg)) internal_error("depFun over Nat applied to a non-Nat");
+      s.nats[name] = std::get<Nat>(arg);
+      return;
+    case Kind::Data:
+      if (!std::holds_alternative<Type>(arg))
+        internal_error("depFun over Data applied to a non-type");
+      std::erase_if(s.datas, [&](const auto& p) { return p.first == name; });
+      s.datas.emplace_back(name, std::get<Type>(arg));
+      return;
+    case Kind::Addr:
+      if (!std::holds_alternative<Addr>(arg))
+        internal_error("depFun over Addr applied to a non-address");
+      std::erase_if(s.addrs, [&](const auto& p) { return p.first == name; });
+      s.addrs.emplace_back(name, std::get<Addr>(arg));
+      return;
+    case Kind::Nat2Nat:
+      if (!std::holds_alternative<NatFun>(arg))
+        internal_error("depFun over Nat2Nat applied to a non-function");
+      std::erase_if(s.nat2nats, [&](const auto& p) { return p.first == name; });
+      s.nat2nats.emplace_back(name, std::get<NatFun>(arg));
+      return;
+  }
+}
+
+// A primitive's function type with its explicit dependent binders instantiated (the
+// type checker normally did that already).
+Type value_level_type(Type t, const std::vector<TypeArg>& deps) {
+  size_t i = 0;
+  while (t && t->kind == TypeKind::DepFun && !t->implicit && i < deps.size())
+    t = instantiate(t, deps[i++]);
+  return t;
+}
+
+// ---------------------------------------------------------------------------------
+// Literals
+// ---------------------------------------------------------------------------------
+
+// The value of a literal whose type and sizes are known (nullopt otherwise).
+std::optional<Value> literal_value(const ExprNode& e, const Type& type) {
+  const Literal& l = e.lit;
+  switch (l.kind) {
+    case LitKind::Int: {
+      if (!type) return Value::integer(ScalarKind::I32, l.i);
+      switch (type->kind) {
+        case TypeKind::Scalar: {
+          ScalarKind k = type->scalar;
+          if (is_float(k)) return Value::from_double(k, static_cast<double>(l.i));
+          if (k == ScalarKind::Bool) return Value::boolean(l.i != 0);
+          return Value::integer(k, l.i);
+        }
+        case TypeKind::Index: {
+          auto n = type->size.as_const();
+          if (!n) return std::nullopt;
+          if (l.i < 0 || l.i >= *n)
+            throw Error(ErrorKind::User,
+                        "index literal " + std::to_string(l.i) + " is out of range for idx[" +
+                            std::to_string(*n) + "]",
+                        e.span);
+          return Value::index(l.i, *n);
+        }
+        case TypeKind::NatData:
+          if (l.i < 0) throw Error(ErrorKind::User, "negative natType literal", e.span);
+          return Value::nat(l.i);
+        default:
+          internal_error("integer literal of type " + print(type), e.span);
+      }
+    }
+    case LitKind::Scalar:
+      if (l.scalar == ScalarKind::F32) return Value::f32(static_cast<float>(l.f));
+      if (l.scalar == ScalarKind::F64) return Value::f64(l.f);
+      if (l.scalar == ScalarKind::Bool) return Value::boolean(l.i != 0);
+      return Value::integer(l.scalar, l.i);
+    case LitKind::Index: {
+      auto i = l.nat.as_const();
+      auto n = l.size.as_const();
+      if (!i || !n) return std::nullopt;
+      if (*i < 0 || *i >= *n)
+        throw Error(ErrorKind::User,
+                    "lidx(" + std::to_string(*i) + ", " + std::to_string(*n) + ") is out of range",
+                    e.span);
+      return Value::index(*i, *n);
+    }
+    case LitKind::NatVal: {
+      auto v = l.nat.as_const();
+      if (!v) return std::nullopt;
+      if (*v < 0) throw Error(ErrorKind::User, "negative natType literal", e.span);
+      return Value::nat(*v);
+    }
+  }
+  return std::nullopt;
+}
+
+Value symbolic_literal(const ExprNode& e, const TEnv& tenv) {
+  Type t = e.type ? resolve_type(e.type, tenv, e.span) : nullptr;
+  if (e.lit.kind == LitKind::Index || e.lit.kind == LitKind::NatVal) {
+    ExprNode copy = e;
+    auto subst = [&](const Nat& n) {
+      Nat r = tenv ? arith::substitute(n, tenv->nats) : n;
+      if (!r.is_const()) {
+        auto vars = arith::free_vars(r);
+        no_size_value(vars.empty() ? arith::print(r) : vars.begin()->first, e.span);
+      }
+      return r;
+    };
+    copy.lit.nat = subst(e.lit.nat);
+    if (e.lit.kind == LitKind::Index) copy.lit.size = subst(e.lit.size);
+    auto v = literal_value(copy, t);
+    if (!v) internal_error("interpreter: unresolved literal", e.span);
+    return *v;
+  }
+  auto v = literal_value(e, t);
+  if (!v) no_size_value(first_free_name(t), e.span);
+  return *v;
+}
+
+// ---------------------------------------------------------------------------------
+// Translation into instructions
+// ---------------------------------------------------------------------------------
+
+struct Scope {
+  Scope* parent = nullptr;
+  bool has_param = false;
+  std::string param;
+  std::vector<std::string> cap_names;
+  std::vector<int> cap_from;
+};
+
+bool is_reduce(const std::string& n) {
+  return n == "reduce" || n == "reduceSeq" || n == "reduceSeqUnroll" || n == "reducePar" ||
+         n == "oclReduceSeq" || n == "oclReduceSeqUnroll";
+}
+
+bool is_map(const std::string& n) {
+  return n == "map" || n == "mapSeq" || n == "mapSeqUnroll" || n == "mapPar" || n == "mapGlobal" ||
+         n == "mapWorkGroup" || n == "mapLocal";
+}
+
+class Compiler {
+ public:
+  explicit Compiler(InterpCode& code) : code_(code) {}
+
+  const CNode* compile(const Expr& e, Scope* s) {
+    switch (e->kind) {
+      case ExprKind::Ident: {
+        CNode& n = make(Op::Var, *e);
+        n.slot = resolve(s, e->name, e->span);
+        return &n;
+      }
+      case ExprKind::Lambda:
+      case ExprKind::DepLambda: {
+        const bool dep = e->kind == ExprKind::DepLambda;
+        Scope inner;
+        inner.parent = s;
+        inner.has_param = !dep;
+        inner.param = e->name;
+        const CNode* body = compile(e->fn, &inner);
+        CNode& n = make(dep ? Op::DepLambda : Op::Lambda, *e);
+        n.body = body;
+        n.captures = inner.cap_from;
+        n.frame_size = static_cast<int>(inner.cap_from.size()) + (dep ? 0 : 1);
+        return &n;
+      }
+      case ExprKind::App:
+      case ExprKind::DepApp:
+        return compile_app(e, s);
+      case ExprKind::Literal: {
+        std::optional<Value> v;
+        if (closed_type(e->type)) v = literal_value(*e, e->type);
+        CNode& n = make(v ? Op::Lit : Op::SymLit, *e);
+        if (v) n.lit = *v;
+        return &n;
+      }
+      case ExprKind::Primitive:
+        return compile_prim(*e, {}, s).first;
+      case ExprKind::Foreign:
+        return &make(Op::Foreign, *e);
+      case ExprKind::Annotation:
+        return compile(e->fn, s);
+    }
+    internal_error("interpreter: unknown expression kind", e->span);
+  }
+
+ private:
+  CNode& make(Op op, const ExprNode& src) {
+    code_.nodes.emplace_back();
+    CNode& n = code_.nodes.back();
+    n.op = op;
+    n.src = &src;
+    n.span = src.span;
+    return n;
+  }
+
+  static int base(const Scope* s) { return s->has_param ? 1 : 0; }
+
+  int resolve(Scope* s, const std::string& name, const Span& span) {
+    if (s->has_param && s->param == name) return 0;
+    for (size_t i = 0; i < s->cap_names.size(); ++i)
+      if (s->cap_names[i] == name) return base(s) + static_cast<int>(i);
+    if (!s->parent)
+      throw Error(ErrorKind::User, "the interpreter found the unbound identifier '" + name + "'",
+                  span);
+    int from = resolve(s->parent, name, span);
+    s->cap_names.push_back(name);
+    s->cap_from.push_back(from);
+    return base(s) + static_cast<int>(s->cap_names.size()) - 1;
+  }
+
+  const CNode* compile_app(const Expr& e, Scope* s) {
+    std::vector<const ExprNode*> chain;  // applications, innermost first
+    const ExprNode* h = e.get();
+    while (h->kind == ExprKind::App || h->kind == ExprKind::DepApp) {
+      chain.push_back(h);
+      h = h->fn.get();
+    }
+    std::reverse(chain.begin(), chain.end());
+    const CNode* node;
+    size_t used = 0;
+    if (h->kind == ExprKind::Primitive) {
+      std::tie(node, used) = compile_prim(*h, chain, s);
+    } else if (h->kind == ExprKind::Lambda && chain[0]->kind == ExprKind::App) {
+      // (fun(x => fun(y => body)))(a)(b): bind the arguments in stack frames.
+      const CNode* lam = compile(chain[0]->fn, s);
+      CNode& b = make(Op::Beta, *chain[0]);
+      b.fn = lam;
+      for (const CNode* l = lam;
+           used < chain.size() && chain[used]->kind == ExprKind::App && l && l->op == Op::Lambda;
+           l = l->body, ++used)
+        b.vargs.push_back(compile(chain[used]->arg, s));
+      node = &b;
+    } else {
+      node = compile(chain[0]->fn, s);
+    }
+    for (size_t i = used; i < chain.size(); ++i) {
+      const ExprNode* a = chain[i];
+      CNode& n = make(a->kind == ExprKind::App ? Op::App : Op::DepApp, *a);
+      n.fn = node;
+      if (a->kind == ExprKind::App) {
+        n.arg = compile(a->arg, s);
+      } else {
+        n.targ = a->type_arg;
+        n.sym = !closed_arg(n.targ);
+      }
+      node = &n;
+    }
+    return node;
+  }
+
+  // A primitive with the arguments the source applies to it; returns the instruction
+  // and how many applications of `chain` it took.
+  std::pair<const CNode*, size_t> compile_prim(const ExprNode& head,
+                                               const std::vector<const ExprNode*>& chain,
+                                               Scope* s) {
+    if (!head.type)
+      internal_error("interpreter: the primitive '" + head.name + "' has no type", head.span);
+    if (!head.prim && head.name != "makeArray")
+      internal_error("interpreter: unknown primitive '" + head.name + "'", head.span);
+    CNode& p = make(Op::Prim, head);
+    p.prim = head.prim;
+    p.count = head.count;
+    const bool make_array = head.name == "makeArray";  // prim: null or a row without eval
+    p.arity = make_array ? head.count : head.prim->arity;
+    p.dep_arity = make_array ? 0 : head.prim->dep_arity;
+    p.fn_type = head.type;
+    size_t used = 0;
+    for (; used < chain.size(); ++used) {
+      const ExprNode* a = chain[used];
+      if (a->kind == ExprKind::DepApp) {
+        if (!p.vargs.empty() || static_cast<int>(p.deps.size()) >= p.dep_arity) break;
+        p.deps.push_back(a->type_arg);
+      } else {
+        if (static_cast<int>(p.vargs.size()) >= p.arity ||
+            static_cast<int>(p.deps.size()) < p.dep_arity)
+          break;
+        p.vargs.push_back(compile(a->arg, s));
+      }
+      if (a->span.known()) p.span = a->span;
+    }
+    p.saturated = static_cast<int>(p.deps.size()) == p.dep_arity &&
+                  static_cast<int>(p.vargs.size()) == p.arity;
+    p.sym = !closed_type(p.fn_type);
+    for (const TypeArg& d : p.deps) p.sym = p.sym || !closed_arg(d);
+    if (!p.sym) p.fn_type = value_level_type(p.fn_type, p.deps);
+    const std::string& name = head.name;
+    if (auto op = scalar_op_from_name(name)) {
+      p.fast = Fast::Scalar;
+      p.sop = *op;
+    } else if (name == "select") {
+      p.fast = Fast::Select;
+    } else if (name == "fst") {
+      p.fast = Fast::Fst;
+    } else if (name == "snd") {
+      p.fast = Fast::Snd;
+    } else if (name == "idx") {
+      p.fast = Fast::Idx;
+    } else if (name == "id" || name == "toMem" || name == "oclToMem") {
+      p.fast = Fast::Id;
+    } else if (name == "let") {
+      p.fast = Fast::Let;
+    } else if (p.saturated && is_reduce(name) && p.vargs[2]->op == Op::Prim &&
+               p.vargs[2]->saturated && p.vargs[2]->prim && is_map(p.vargs[2]->prim->name)) {
+      // reduce(op)(init)(map(f)(xs)) streams: no intermediate array.
+      p.fast = Fast::ReduceMap;
+    }
+    return {&p, used};
+  }
+
+  InterpCode& code_;
+};
+
+// ---------------------------------------------------------------------------------
+// Evaluation
+// ---------------------------------------------------------------------------------
+
+struct Env {
+  Value* frame;
+  const TEnv& tenv;
+  const CodeRef& code;
+};
+
+Value eval(Interpreter& I, const CNode* n, const Env& env);
+Value apply_value(Interpreter& I, const Value& f, const Value& x);
+
+// The value of n; for a variable, a reference to its slot (no reference counting).
+inline const Value& eval_ref(Interpreter& I, const CNode* n, const Env& env, Value& tmp) {
+  if (n->op == Op::Var) return env.frame[n->slot];
+  tmp = eval(I, n, env);
+  return tmp;
+}
+
+Value call_prim(Interpreter& I, const PrimitiveInfo* prim, int count, Fast fast, ScalarOp sop,
+                Type fn_type, std::vector<TypeArg> deps, std::vector<Value> args,
+                const Span& span) {
+  if (fast == Fast::Scalar)
+    return scalar_op(sop, args.at(0), is_unary(sop) ? Value() : args.at(1), span);
+  PrimCall call;
+  call.prim = prim;
+  call.count = count;
+  call.fn_type = value_level_type(std::move(fn_type), deps);
+  call.dep_args = std::move(deps);
+  call.args = std::move(args);
+  call.span = span;
+  call.interp = &I;
+  if (!prim || prim->name == "makeArray") return eval_makeArray(call);
+  if (!prim->eval)
+    internal_error("interpreter: the primitive '" + prim->name + "' has no semantics");
+  return prim->eval(call);
+}
+
+Value make_closure(const CNode* n, const Env& env) {
+  if (n->op == Op::Lambda) {
+    auto c = std::make_shared<ClosureObj>();
+    c->code = env.code;
+    c->lam = n;
+    c->caps.reserve(n->captures.size());
+    for (int slot : n->captures) c->caps.push_back(env.frame[slot]);
+    c->tenv = env.tenv;
+    return Value::make_object(ValueKind::Function, std::move(c));
+  }
+  auto c = std::make_shared<DepClosureObj>();
+  c->code = env.code;
+  c->lam = n;
+  c->caps.reserve(n->captures.size());
+  for (int slot : n->captures) c->caps.push_back(env.frame[slot]);
+  c->tenv = env.tenv;
+  return Value::make_object(ValueKind::Function, std::move(c));
+}
+
+Value eval_prim(Interpreter& I, const CNode* n, const Env& env) {
+  if (n->saturated) {
+    switch (n->fast) {
+      case Fast::Scalar: {
+        Value ta, tb;
+        const Value& a = eval_ref(I, n->vargs[0], env, ta);
+        if (is_unary(n->sop)) return scalar_op(n->sop, a, tb, n->span);
+        const Value& b = eval_ref(I, n->vargs[1], env, tb);
+        return scalar_op(n->sop, a, b, n->span);
+      }
+      case Fast::Select: {
+        Value c = eval(I, n->vargs[0], env);
+        if (c.kind() != ValueKind::Scalar || c.scalar_kind() != ScalarKind::Bool)
+          internal_error("interpreter: select on " + c.to_string(), n->span);
+        return eval(I, c.raw_int() ? n->vargs[1] : n->vargs[2], env);
+      }
+      case Fast::Fst: {
+        Value t;
+        return eval_ref(I, n->vargs[0], env, t).first();
+      }
+      case Fast::Snd: {
+        Value t;
+        return eval_ref(I, n->vargs[0], env, t).second();
+      }
+      case Fast::Idx: {
+        Value ti, tx;
+        const Value& i = eval_ref(I, n->vargs[0], env, ti);
+        const Value& x = eval_ref(I, n->vargs[1], env, tx);
+        return index_array(x, i, n->span);
+      }
+      case Fast::ReduceMap: {
+        Value op = eval(I, n->vargs[0], env);
+        Value acc = eval(I, n->vargs[1], env);
+        const CNode* m = n->vargs[2];
+        Value f = eval(I, m->vargs[0], env);
+        Value xs = eval(I, m->vargs[1], env);
+        Applier apply_f(I, f), apply_op(I, op);
+        const int64_t len = xs.size();
+        for (int64_t i = 0; i < len; ++i) acc = apply_op(acc, apply_f(xs.at(i)));
+        return acc;
+      }
+      case Fast::Id:
+        return eval(I, n->vargs[0], env);
+      case Fast::Let: {
+        Value x = eval(I, n->vargs[0], env);
+        const CNode* f = n->vargs[1];
+        if (f->op == Op::Lambda) {  // let x = e in body: no closure needed
+          Frame fr(f->frame_size);
+          Value* slots = fr.data();
+          slots[0] = std::move(x);
+          for (size_t i = 0; i < f->captures.size(); ++i) slots[i + 1] = env.frame[f->captures[i]];
+          return eval(I, f->body, Env{slots, env.tenv, env.code});
+        }
+        return apply_value(I, eval(I, f, env), x);
+      }
+      case Fast::None:
+        break;
+    }
+  }
+  Type fn_type = n->sym ? resolve_type(n->fn_type, env.tenv, n->span) : n->fn_type;
+  std::vector<TypeArg> deps;
+  deps.reserve(n->deps.size());
+  for (const TypeArg& d : n->deps) deps.push_back(n->sym ? resolve_arg(d, env.tenv, n->span) : d);
+  std::vector<Value> args;
+  args.reserve(n->vargs.size());
+  for (const CNode* a : n->vargs) args.push_back(eval(I, a, env));
+  if (n->saturated)
+    return call_prim(I, n->prim, n->count, n->fast, n->sop, std::move(fn_type), std::move(deps),
+                     std::move(args), n->span);
+  auto p = std::make_shared<PartialObj>();
+  p->prim = n->prim;
+  p->count = n->count;
+  p->arity = n->arity;
+  p->dep_arity = n->dep_arity;
+  p->fast = n->fast;
+  p->sop = n->sop;
+  p->fn_type = std::move(fn_type);
+  p->deps = std::move(deps);
+  p->args = std::move(args);
+  p->span = n->span;
+  return Value::make_object(ValueKind::Function, std::move(p));
+}
+
+Value apply_dep_value(Interpreter& I, const Value& f, const TypeArg& arg);
+
+// The body of the lambda `lam` (nested `k` deep) with its parameters bound to args;
+// the captured values come from `outer`.
+Value beta(Interpreter& I, const CNode* lam, const Value* args, size_t k, const Value* outer,
+           const Env& env) {
+  Frame fr(lam->frame_size);
+  Value* slots = fr.data();
+  slots[0] = args[0];
+  for (size_t i = 0; i < lam->captures.size(); ++i) slots[i + 1] = outer[lam->captures[i]];
+  if (k == 1) return eval(I, lam->body, Env{slots, env.tenv, env.code});
+  return beta(I, lam->body, args + 1, k - 1, slots, env);
+}
+
+Value eval(Interpreter& I, const CNode* n, const Env& env) {
+  switch (n->op) {
+    case Op::Var:
+      return env.frame[n->slot];
+    case Op::Lit:
+      return n->lit;
+    case Op::SymLit:
+      return symbolic_literal(*n->src, env.tenv);
+    case Op::Prim:
+      return eval_prim(I, n, env);
+    case Op::Lambda:
+    case Op::DepLambda:
+      return make_closure(n, env);
+    case Op::App: {
+      Value f = eval(I, n->fn, env);
+      Value x = eval(I, n->arg, env);
+      return apply_value(I, f, x);
+    }
+    case Op::Beta: {
+      const size_t k = n->vargs.size();
+      Value small[4];
+      std::vector<Value> big;
+      Value* args = small;
+      if (k > 4) {
+        big.resize(k);
+        args = big.data();
+      }
+      for (size_t i = 0; i < k; ++i) args[i] = eval(I, n->vargs[i], env);
+      return beta(I, n->fn, args, k, env.frame, env);
+    }
+    case Op::DepApp: {
+      Value f = eval(I, n->fn, env);
+      return apply_dep_value(I, f, n->sym ? resolve_arg(n->targ, env.tenv, n->span) : n->targ);
+    }
+    case Op::Foreign: {
+      auto o = std::make_shared<ForeignObj>();
+      o->f = n->src->foreign;
+      o->span = n->span;
+      if (!o->f) internal_error("interpreter: foreign node without its definition", n->span);
+      if (o->f->params.empty())
+        throw Error(ErrorKind::User,
+                    "foreign function " + o->f->name +
+                        " cannot be interpreted: the reference interpreter does not run C code",
+                    n->span);
+      return Value::make_object(ValueKind::Function, std::move(o));
+    }
+  }
+  internal_error("interpreter: bad instruction");
+}
+
+Value apply_value(Interpreter& I, const Value& f, const Value& x) {
+  if (f.kind() != ValueKind::Function)
+    internal_error("interpreter: applying " + f.to_string() + ", which is not a function");
+  switch (f.obj()->tag) {
+    case Obj::Tag::Closure: {
+      const auto& c = static_cast<const ClosureObj&>(*f.obj());
+      Frame fr(c.lam->frame_size);
+      Value* slots = fr.data();
+      slots[0] = x;
+      for (size_t i = 0; i < c.caps.size(); ++i) slots[i + 1] = c.caps[i];
+      return eval(I, c.lam->body, Env{slots, c.tenv, c.code});
+    }
+    case Obj::Tag::PrimPartial: {
+      const auto& p = static_cast<const PartialObj&>(*f.obj());
+      if (static_cast<int>(p.deps.size()) < p.dep_arity)
+        internal_error("interpreter: a primitive applied before its type-level arguments", p.span);
+      std::vector<Value> args = p.args;
+      args.push_back(x);
+      if (static_cast<int>(args.size()) == p.arity)
+        return call_prim(I, p.prim, p.count, p.fast, p.sop, p.fn_type, p.deps, std::move(args),
+                         p.span);
+      auto q = std::make_shared<PartialObj>();
+      q->prim = p.prim;
+      q->count = p.count;
+      q->arity = p.arity;
+      q->dep_arity = p.dep_arity;
+      q->fast = p.fast;
+      q->sop = p.sop;
+      q->fn_type = p.fn_type;
+      q->deps = p.deps;
+      q->args = std::move(args);
+      q->span = p.span;
+      return Value::make_object(ValueKind::Function, std::move(q));
+    }
+    case Obj::Tag::Foreign: {
+      const auto& o = static_cast<const ForeignObj&>(*f.obj());
+      if (o.given + 1 >= o.f->params.size())
+        throw Error(ErrorKind::User,
+                    "foreign function " + o.f->name +
+                        " cannot be interpreted: the reference interpreter does not run C code",
+                    o.span);
+      auto q = std::make_shared<ForeignObj>();
+      q->f = o.f;
+      q->given = o.given + 1;
+      q->span = o.span;
+      return Value::make_object(ValueKind::Function, std::move(q));
+    }
+    case Obj::Tag::Native:
+      return static_cast<const NativeObj&>(*f.obj()).fn(x);
+    case Obj::Tag::DepClosure:
+      internal_error("interpreter: a dependent function applied to a value");
+    default:
+      internal_error("interpreter: applying a non-function");
+  }
+}
+
+Value apply_dep_value(Interpreter& I, const Value& f, const TypeArg& arg) {
+  if (f.kind() != ValueKind::Function)
+    internal_error("interpreter: dependent application of a non-function");
+  switch (f.obj()->tag) {
+    case Obj::Tag::DepClosure: {
+      const auto& c = static_cast<const DepClosureObj&>(*f.obj());
+      auto s = std::make_shared<TypeSubst>(c.tenv ? *c.tenv : TypeSubst{});
+      bind(*s, c.lam->src->binder_kind, c.lam->src->name, arg);
+      TEnv tenv = std::move(s);
+      Frame fr(c.lam->frame_size);
+      Value* slots = fr.data();
+      for (size_t i = 0; i < c.caps.size(); ++i) slots[i] = c.caps[i];
+      return eval(I, c.lam->body, Env{slots, tenv, c.code});
+    }
+    case Obj::Tag::PrimPartial: {
+      const auto& p = static_cast<const PartialObj&>(*f.obj());
+      if (!p.args.empty() || static_cast<int>(p.deps.size()) >= p.dep_arity)
+        internal_error("interpreter: too many type-level arguments", p.span);
+      auto q = std::make_shared<PartialObj>();
+      q->prim = p.prim;
+      q->count = p.count;
+      q->arity = p.arity;
+      q->dep_arity = p.dep_arity;
+      q->fast = p.fast;
+      q->sop = p.sop;
+      q->fn_type = p.fn_type;
+      q->deps = p.deps;
+      q->deps.push_back(arg);
+      q->span = p.span;
+      return Value::make_object(ValueKind::Function, std::move(q));
+    }
+    default:
+      internal_error("interpreter: dependent application of a value-level function");
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------
+// Interpreter
+// ---------------------------------------------------------------------------------
+
+Value Interpreter::eval(const Expr& e) {
+  if (!e) internal_error("interpreter: null expression");
+  auto code = std::make_shared<InterpCode>();
+  code->root = e;
+  Scope top;
+  const CNode* root = Compiler(*code).compile(e, &top);
+  CodeRef ref = code;
+  TEnv none;
+  return rise::eval(*this, root, Env{nullptr, none, ref});
+}
+
+Value Interpreter::apply(const Value& f, const Value& arg) {
+  return apply_value(*this, f, arg);
+}
+
+Value Interpreter::apply(const Value& f, const Value& a, const Value& b) {
+  return apply_value(*this, apply_value(*this, f, a), b);
+}
+
+Value Interpreter::apply_dep(const Value& f, const TypeArg& arg) {
+  return apply_dep_value(*this, f, arg);
+}
+
+Value Interpreter::run(const Expr& e, const std::vector<Value>& inputs) {
+  if (!e) internal_error("interpreter: null expression");
+  if (e->kind == ExprKind::DepLambda) no_size_value(e->name, e->span);
+  if (!e->type) internal_error("interpreter: the entry has no type", e->span);
+  EntrySignature sig = entry_signature(e->type);
+  if (sig.params.size() != inputs.size())
+    throw Error(ErrorKind::Usage, "the entry takes " + std::to_string(sig.params.size()) +
+                                      " input(s), " + std::to_string(inputs.size()) + " given");
+  Value f = eval(e);
+  for (const Value& in : inputs) f = apply(f, in);
+  return f;
+}
+
+EntrySignature entry_signature(const Type& t) {
+  EntrySignature sig;
+  Type cur = t;
+  while (cur) {
+    if (cur->kind == TypeKind::DepFun) no_size_value(cur->name, {});
+    if (cur->kind != TypeKind::Fun) break;
+    sig.params.push_back(cur->a);
+    cur = cur->b;
+  }
+  sig.result = cur;
+  return sig;
+}
+
+// ---------------------------------------------------------------------------------
+// Applier
+// ---------------------------------------------------------------------------------
+
+Applier::Applier(Interpreter& interp, const Value& f) : interp_(interp), f_(f) {
+  if (f.kind() != ValueKind::Function)
+    internal_error("interpreter: applying " + f.to_string() + ", which is not a function");
+  switch (f.obj()->tag) {
+    case Obj::Tag::Closure: {
+      const auto& c = static_cast<const ClosureObj&>(*f.obj());
+      mode_ = Mode::Lambda;
+      body_ = c.lam->body;
+      frame_.resize(static_cast<size_t>(c.lam->frame_size));
+      for (size_t i = 0; i < c.caps.size(); ++i) frame_[i + 1] = c.caps[i];
+      if (body_->op == Op::Lambda) {
+        inner_ = body_;
+        frame2_.resize(static_cast<size_t>(inner_->frame_size));
+      }
+      break;
+    }
+    case Obj::Tag::PrimPartial: {
+      const auto& p = static_cast<const PartialObj&>(*f.obj());
+      if (p.fast == Fast::Scalar && p.args.empty() && p.arity == 2)
+        fast_op_ = static_cast<int>(p.sop);
+      break;
+    }
+    case Obj::Tag::Native:
+      mode_ = Mode::Native;
+      break;
+    default:
+      break;
+  }
+}
+
+Value Applier::operator()(const Value& x) {
+  switch (mode_) {
+    case Mode::Lambda: {
+      const auto& c = static_cast<const ClosureObj&>(*f_.obj());
+      frame_[0] = x;
+      return eval(interp_, body_, Env{frame_.data(), c.tenv, c.code});
+    }
+    case Mode::Native:
+      return static_cast<const NativeObj&>(*f_.obj()).fn(x);
+    case Mode::Generic:
+      break;
+  }
+  return apply_value(interp_, f_, x);
+}
+
+Value Applier::operator()(const Value& x, const Value& y) {
+  if (fast_op_ >= 0) {
+    const auto& p = static_cast<const PartialObj&>(*f_.obj());
+    return scalar_op(static_cast<ScalarOp>(fast_op_), x, y, p.span);
+  }
+  if (mode_ == Mode::Lambda && inner_) {
+    const auto& c = static_cast<const ClosureObj&>(*f_.obj());
+    frame_[0] = x;
+    frame2_[0] = y;
+    for (size_t i = 0; i < inner_->captures.size(); ++i)
+      frame2_[i + 1] = frame_[static_cast<size_t>(inner_->captures[i])];
+    return eval(interp_, inner_->body, Env{frame2_.data(), c.tenv, c.code});
+  }
+  return apply_value(interp_, (*this)(x), y);
+}
+
+// ---------------------------------------------------------------------------------
+// Conversions
+// ---------------------------------------------------------------------------------
+
+namespace {
+
+runtime::DType dtype_of(ScalarKind k) {
+  return static_cast<runtime::DType>(static_cast<int>(k));
+}
+ScalarKind kind_of(runtime::DType d) {
+  return static_cast<ScalarKind>(static_cast<int>(d));
+}
+
+[[noreturn]] void conversion_error(const std::string& msg) {
+  throw Error(ErrorKind::User, msg);
+}
+
+bool contains_pair(const Type& t) {
+  if (t->kind == TypeKind::Pair) return true;
+  if (t->kind == TypeKind::Array) return contains_pair(t->a);
+  return false;
+}
+
+// Dimensions of nested arrays down to a non-array leaf.
+Type array_dims(const Type& t, std::vector<int64_t>& dims) {
+  Type cur = t;
+  while (cur->kind == TypeKind::Array) {
+    dims.push_back(const_size(cur->size));
+    cur = cur->a;
+  }
+  return cur;
+}
+
+// Read integer element `i` of an integer NdArray.
+int64_t nd_int(const runtime::NdArray& a, int64_t i) {
+  ScalarKind k = kind_of(a.dtype);
+  Value v = load_scalar(k, a.data.data() + static_cast<size_t>(i) * scalar_size(k));
+  if (k == ScalarKind::U64 && v.raw_int() < 0) conversion_error("index value too large");
+  return v.raw_int();
+}
+
+Value index_leaves(const runtime::NdArray& a, const Type& t, int64_t& pos) {
+  if (t->kind == TypeKind::Array) {
+    int64_t n = const_size(t->size);
+    std::vector<Value> elems;
+    elems.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) elems.push_back(index_leaves(a, t->a, pos));
+    return boxed_array(std::move(elems));
+  }
+  int64_t v = nd_int(a, pos++);
+  if (t->kind == TypeKind::NatData) {
+    if (v < 0) conversion_error("natType input value " + std::to_string(v) + " is negative");
+    return Value::nat(v);
+  }
+  int64_t n = const_size(t->size);
+  if (v < 0 || v >= n)
+    conversion_error("input value " + std::to_string(v) + " is out of range for idx[" +
+                     std::to_string(n) + "]");
+  return Value::index(v, n);
+}
+
+void int_leaves(const Value& v, const Type& t, int64_t*& out) {
+  if (t->kind == TypeKind::Array) {
+    for (int64_t i = 0; i < v.size(); ++i) int_leaves(v.at(i), t->a, out);
+    return;
+  }
+  *out++ = v.raw_int();
+}
+
+// Arrays of pairs: the array of first (side 0) or second (side 1) components.
+Type project_type(const Type& t, int side) {
+  if (t->kind == TypeKind::Pair) return side ? t->b : t->a;
+  return array(t->size, project_type(t->a, side));
+}
+
+Value project(const Value& v, const Type& t, int side) {
+  if (t->kind == TypeKind::Pair) return side ? v.second() : v.first();
+  if (v.obj()->tag == Obj::Tag::Zip && t->a->kind == TypeKind::Pair) {
+    const auto& z = static_cast<const ZipArray&>(*v.obj());
+    return side ? z.b : z.a;
+  }
+  ArrayBuilder b(project_type(t->a, side), v.size());
+  for (int64_t i = 0; i < v.size(); ++i) b.push(project(v.at(i), t->a, side));
+  return b.finish();
+}
+
+Value zip_at_depth(const Value& a, const Value& b, const Type& t) {
+  if (t->a->kind == TypeKind::Pair) return zip_arrays(a, b);
+  std::vector<Value> rows;
+  for (int64_t i = 0; i < a.size(); ++i) rows.push_back(zip_at_depth(a.at(i), b.at(i), t->a));
+  return boxed_array(std::move(rows));
+}
+
+Value random_leaves(const Type& t, runtime::Rng& rng) {
+  switch (t->kind) {
+    case TypeKind::Index:
+      return Value::index(rng.below(const_size(t->size)), const_size(t->size));
+    case TypeKind::NatData:
+      return Value::nat(rng.below(100));
+    case TypeKind::Array: {
+      int64_t n = const_size(t->size);
+      ArrayBuilder b(t->a, n);
+      for (int64_t i = 0; i < n; ++i) b.push(random_leaves(t->a, rng));
+      return b.finish();
+    }
+    default:
+      internal_error("random_leaves of " + print(t));
+  }
+}
+
+std::string format_number(const Value& v) {
+  char buf[64];
+  if (v.kind() == ValueKind::Scalar && v.scalar_kind() == ScalarKind::F32) {
+    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v.raw_f32()));
+    return buf;
+  }
+  if (v.kind() == ValueKind::Scalar && v.scalar_kind() == ScalarKind::F64) {
+    std::snprintf(buf, sizeof buf, "%.17g", v.raw_f64());
+    return buf;
+  }
+  return v.to_string();
+}
+
+bool close_rec(const Value& a, const Value& b, double rtol, double atol, std::string& path,
+               std::string* where) {
+  auto mismatch = [&](const std::string& what) {
+    if (where) *where = (path.empty() ? std::string("value") : "element " + path) + ": " + what;
+    return false;
+  };
+  if (a.kind() != b.kind()) return mismatch(a.to_string() + " vs " + b.to_string());
+  switch (a.kind()) {
+    case ValueKind::None:
+      return true;
+    case ValueKind::Scalar: {
+      if (a.scalar_kind() != b.scalar_kind())
+        return mismatch(std::string(scalar_name(a.scalar_kind())) + " vs " +
+                        scalar_name(b.scalar_kind()));
+      if (is_float(a.scalar_kind())) {
+        double x = a.to_double(), y = b.to_double();
+        bool ok;
+        if (std::isnan(x) || std::isnan(y))
+          ok = std::isnan(x) && std::isnan(y);
+        else if (std::isinf(x) || std::isinf(y))
+          ok = x == y;
+        else
+          ok = std::fabs(x - y) <= atol + rtol * std::max(std::fabs(x), std::fabs(y));
+        return ok ? true : mismatch(format_number(a) + " vs " + format_number(b));
+      }
+      return a.raw_int() == b.raw_int() ? true : mismatch(a.to_string() + " vs " + b.to_string());
+    }
+    case ValueKind::Index:
+    case ValueKind::Nat:
+      return a.raw_int() == b.raw_int() ? true : mismatch(a.to_string() + " vs " + b.to_string());
+    case ValueKind::Vector: {
+      if (a.lane_count() != b.lane_count())
+        return mismatch(std::to_string(a.lane_count()) + " lanes vs " +
+                        std::to_string(b.lane_count()));
+      for (int64_t i = 0; i < a.lane_count(); ++i) {
+        size_t len = path.size();
+        path += "<" + std::to_string(i) + ">";
+        if (!close_rec(a.lane(i), b.lane(i), rtol, atol, path, where)) return false;
+        path.resize(len);
+      }
+      return true;
+    }
+    case ValueKind::Pair: {
+      size_t len = path.size();
+      path += "._1";
+      if (!close_rec(a.first(), b.first(), rtol, atol, path, where)) return false;
+      path.resize(len);
+      path += "._2";
+      if (!close_rec(a.second(), b.second(), rtol, atol, path, where)) return false;
+      path.resize(len);
+      return true;
+    }
+    case ValueKind::Array: {
+      if (a.size() != b.size())
+        return mismatch("length " + std::to_string(a.size()) + " vs " + std::to_string(b.size()));
+      for (int64_t i = 0; i < a.size(); ++i) {
+        size_t len = path.size();
+        path += "[" + std::to_string(i) + "]";
+        if (!close_rec(a.at(i), b.at(i), rtol, atol, path, where)) return false;
+        path.resize(len);
+      }
+      return true;
+    }
+    case ValueKind::Function:
+      return mismatch("functions cannot be compared");
+  }
+  return false;
+}
+
+}  // namespace
+
+Value from_ndarray(const runtime::NdArray& a, const Type& t) {
+  std::vector<int64_t> dims;
+  Type leaf = array_dims(t, dims);
+  if (leaf->kind == TypeKind::Vector) dims.push_back(const_size(leaf->size));
+  if (a.shape != dims)
+    conversion_error("an input of type " + print(t) + " needs shape " +
+                     runtime::shape_string(dims) + ", got " + runtime::shape_string(a.shape));
+  if (leaf->kind == TypeKind::Index || leaf->kind == TypeKind::NatData) {
+    if (runtime::dtype_is_float(a.dtype) || a.dtype == runtime::DType::Bool)
+      conversion_error("an input of type " + print(t) + " needs integers, got " +
+                       runtime::dtype_name(a.dtype));
+    int64_t pos = 0;
+    return index_leaves(a, t, pos);
+  }
+  if (leaf->kind != TypeKind::Scalar && leaf->kind != TypeKind::Vector)
+    conversion_error("an input of type " + print(t) + " cannot be read from one array");
+  const ScalarKind k = leaf->scalar;
+  if (a.dtype != dtype_of(k))
+    conversion_error("an input of type " + print(t) + " needs elements of type " + scalar_name(k) +
+                     ", got " + runtime::dtype_name(a.dtype));
+  const std::byte* src = a.data.data();
+  if (t->kind == TypeKind::Scalar) return load_scalar(k, src);
+  if (t->kind == TypeKind::Vector) {
+    std::vector<Value> lanes;
+    for (int64_t i = 0; i < dims[0]; ++i)
+      lanes.push_back(load_scalar(k, src + static_cast<size_t>(i) * scalar_size(k)));
+    return Value::vector(k, std::move(lanes));
+  }
+  auto store = std::make_shared<Storage>(a.nbytes());
+  if (a.nbytes()) std::memcpy(store->data(), src, a.nbytes());
+  const int rank = static_cast<int>(dims.size());
+  std::vector<int64_t> stride(dims.size());
+  int64_t s = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    stride[static_cast<size_t>(i)] = s;
+    s *= dims[static_cast<size_t>(i)];
+  }
+  return dense_view(std::move(store), k, leaf->kind == TypeKind::Vector, rank, dims.data(),
+                    stride.data(), 0);
+}
+
+runtime::NdArray to_ndarray(const Value& v, const Type& t) {
+  if (contains_pair(t))
+    conversion_error("a value of type " + print(t) +
+                     " holds pairs and is not one array (to_ndarrays gives its components)");
+  std::vector<int64_t> dims;
+  Type leaf = array_dims(t, dims);
+  if (leaf->kind == TypeKind::Index || leaf->kind == TypeKind::NatData) {
+    runtime::NdArray out = runtime::make_array(runtime::DType::I64, dims);
+    int64_t* p = out.as<int64_t>();
+    int_leaves(v, t, p);
+    return out;
+  }
+  if (leaf->kind == TypeKind::Vector) dims.push_back(const_size(leaf->size));
+  if (leaf->kind != TypeKind::Scalar && leaf->kind != TypeKind::Vector)
+    conversion_error("a value of type " + print(t) + " is not an array of scalars");
+  runtime::NdArray out = runtime::make_array(dtype_of(leaf->scalar), dims);
+  std::byte* dst = out.data.data();
+  write_dense(v, leaf->scalar, dst);
+  if (static_cast<size_t>(dst - out.data.data()) != out.nbytes())
+    internal_error("to_ndarray: the value does not have the shape of " + print(t));
+  return out;
+}
+
+std::vector<runtime::NdArray> to_ndarrays(const Value& v, const Type& t) {
+  std::vector<runtime::NdArray> out;
+  if (!contains_pair(t)) {
+    out.push_back(to_ndarray(v, t));
+    return out;
+  }
+  for (int side = 0; side < 2; ++side) {
+    auto part = to_ndarrays(project(v, t, side), project_type(t, side));
+    for (auto& a : part) out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<Type> leaf_types(const Type& t) {
+  if (!contains_pair(t)) return {t};
+  std::vector<Type> out;
+  for (int side = 0; side < 2; ++side)
+    for (auto& l : leaf_types(project_type(t, side))) out.push_back(l);
+  return out;
+}
+
+Value random_input(const Type& t, uint64_t seed) {
+  if (contains_pair(t)) {
+    Value a = random_input(project_type(t, 0), runtime::derive_seed(seed, 1));
+    Value b = random_input(project_type(t, 1), runtime::derive_seed(seed, 2));
+    if (t->kind == TypeKind::Pair) return Value::pair(a, b);
+    return zip_at_depth(a, b, t);
+  }
+  std::vector<int64_t> dims;
+  Type leaf = array_dims(t, dims);
+  if (leaf->kind == TypeKind::Index || leaf->kind == TypeKind::NatData) {
+    runtime::Rng rng(seed);
+    return random_leaves(t, rng);
+  }
+  if (leaf->kind == TypeKind::Vector) dims.push_back(const_size(leaf->size));
+  if (leaf->kind != TypeKind::Scalar && leaf->kind != TypeKind::Vector)
+    conversion_error("no random input of type " + print(t));
+  runtime::NdArray a = runtime::make_array(dtype_of(leaf->scalar), dims);
+  runtime::fill_random(a, seed);
+  return from_ndarray(a, t);
+}
+
+bool values_close(const Value& a, const Value& b, double rtol, double atol, std::string* where) {
+  std::string path;
+  return close_rec(a, b, rtol, atol, path, where);
+}
+
+}  // namespace risec::rise

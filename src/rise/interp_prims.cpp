@@ -1,0 +1,955 @@
+// The meaning of every primitive: the interpreter semantics column of the primitive
+// table (rise/primitives.cpp). Scalar semantics are summarised in rise/value.h; the
+// array primitives are documented at their definitions below.
+#include "rise/interp_prims.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "rise/interp.h"
+#include "support/diagnostics.h"
+
+namespace risec::rise {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& msg, const Span& span) {
+  throw Error(ErrorKind::User, msg, span);
+}
+
+[[noreturn]] void div_zero(const Span& span) {
+  fail("division by zero", span);
+}
+
+const char* kOpNames[] = {"neg",  "not", "sqrt",  "rsqrt", "exp", "log",  "sin", "cos", "tan",
+                          "tanh", "abs", "floor", "ceil",  "erf", "add",  "sub", "mul", "div",
+                          "mod",  "gt",  "lt",    "equal", "pow", "fmin", "fmax"};
+
+template <class T>
+Value make_float(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return Value::f32(x);
+  else
+    return Value::f64(x);
+}
+
+// Floating-point operations in the operand's own precision (float for f32).
+template <class T>
+Value float_op(ScalarOp op, T x, T y, const Span& span) {
+  switch (op) {
+    case ScalarOp::Neg:
+      return make_float<T>(-x);
+    case ScalarOp::Sqrt:
+      return make_float<T>(std::sqrt(x));
+    case ScalarOp::Rsqrt:
+      return make_float<T>(T(1) / std::sqrt(x));
+    case ScalarOp::Exp:
+      return make_float<T>(std::exp(x));
+    case ScalarOp::Log:
+      return make_float<T>(std::log(x));
+    case ScalarOp::Sin:
+      return make_float<T>(std::sin(x));
+    case ScalarOp::Cos:
+      return make_float<T>(std::cos(x));
+    case ScalarOp::Tan:
+      return make_float<T>(std::tan(x));
+    case ScalarOp::Tanh:
+      return make_float<T>(std::tanh(x));
+    case ScalarOp::Abs:
+      return make_float<T>(std::fabs(x));
+    case ScalarOp::Floor:
+      return make_float<T>(std::floor(x));
+    case ScalarOp::Ceil:
+      return make_float<T>(std::ceil(x));
+    case ScalarOp::Erf:
+      return make_float<T>(std::erf(x));
+    case ScalarOp::Add:
+      return make_float<T>(x + y);
+    case ScalarOp::Sub:
+      return make_float<T>(x - y);
+    case ScalarOp::Mul:
+      return make_float<T>(x * y);
+    case ScalarOp::Div:
+      return make_float<T>(x / y);
+    case ScalarOp::Mod:
+      return make_float<T>(std::fmod(x, y));
+    case ScalarOp::Gt:
+      return Value::boolean(x > y);
+    case ScalarOp::Lt:
+      return Value::boolean(x < y);
+    case ScalarOp::Equal:
+      return Value::boolean(x == y);
+    case ScalarOp::Pow:
+      return make_float<T>(std::pow(x, y));
+    case ScalarOp::Fmin:
+      return make_float<T>(std::fmin(x, y));
+    case ScalarOp::Fmax:
+      return make_float<T>(std::fmax(x, y));
+    case ScalarOp::Not:
+      break;
+  }
+  fail(std::string(scalar_op_name(op)) + " is not defined on floating-point values", span);
+}
+
+// Integer (and bool) operations with C semantics on the exact width; overflow wraps.
+Value int_op(ScalarOp op, ScalarKind k, int64_t x, int64_t y, const Span& span) {
+  const bool uns = is_unsigned_int(k);
+  const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+  auto via_double = [&](double (*f)(double)) {
+    double d = uns ? static_cast<double>(ux) : static_cast<double>(x);
+    return Value::from_double(k, f(d));
+  };
+  switch (op) {
+    case ScalarOp::Neg:
+      return Value::from_u64(k, 0 - ux);
+    case ScalarOp::Add:
+      return Value::from_u64(k, ux + uy);
+    case ScalarOp::Sub:
+      return Value::from_u64(k, ux - uy);
+    case ScalarOp::Mul:
+      return Value::from_u64(k, ux * uy);
+    case ScalarOp::Div:
+      if (y == 0) div_zero(span);
+      if (uns) return Value::from_u64(k, ux / uy);
+      if (y == -1) return Value::from_u64(k, 0 - ux);  // INT_MIN / -1 wraps to INT_MIN
+      return Value::integer(k, x / y);
+    case ScalarOp::Mod:
+      if (y == 0) div_zero(span);
+      if (uns) return Value::from_u64(k, ux % uy);
+      if (y == -1) return Value::integer(k, 0);
+      return Value::integer(k, x % y);
+    case ScalarOp::Gt:
+      return Value::boolean(uns ? ux > uy : x > y);
+    case ScalarOp::Lt:
+      return Value::boolean(uns ? ux < uy : x < y);
+    case ScalarOp::Equal:
+      return Value::boolean(x == y);
+    case ScalarOp::Not:
+      if (k == ScalarKind::Bool) return Value::boolean(x == 0);
+      break;
+    case ScalarOp::Abs:
+      if (!uns && x < 0) return Value::from_u64(k, 0 - ux);
+      return Value::integer(k, x);
+    case ScalarOp::Floor:
+    case ScalarOp::Ceil:
+      return Value::integer(k, x);
+    case ScalarOp::Fmin:
+      return Value::integer(k, (uns ? ux < uy : x < y) ? x : y);
+    case ScalarOp::Fmax:
+      return Value::integer(k, (uns ? ux > uy : x > y) ? x : y);
+    case ScalarOp::Sqrt:
+      return via_double([](double d) { return std::sqrt(d); });
+    case ScalarOp::Rsqrt:
+      return via_double([](double d) { return 1.0 / std::sqrt(d); });
+    case ScalarOp::Exp:
+      return via_double([](double d) { return std::exp(d); });
+    case ScalarOp::Log:
+      return via_double([](double d) { return std::log(d); });
+    case ScalarOp::Sin:
+      return via_double([](double d) { return std::sin(d); });
+    case ScalarOp::Cos:
+      return via_double([](double d) { return std::cos(d); });
+    case ScalarOp::Tan:
+      return via_double([](double d) { return std::tan(d); });
+    case ScalarOp::Tanh:
+      return via_double([](double d) { return std::tanh(d); });
+    case ScalarOp::Erf:
+      return via_double([](double d) { return std::erf(d); });
+    case ScalarOp::Pow: {
+      double a = uns ? static_cast<double>(ux) : static_cast<double>(x);
+      double b = uns ? static_cast<double>(uy) : static_cast<double>(y);
+      return Value::from_double(k, std::pow(a, b));
+    }
+  }
+  fail(std::string(scalar_op_name(op)) + " is not defined on " + scalar_name(k), span);
+}
+
+// Arithmetic on idx[n] (results must stay in [0, n)) and natType (results >= 0).
+Value index_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
+  const bool is_index = a.kind() == ValueKind::Index;
+  const int64_t x = a.raw_int(), y = b.raw_int();
+  int64_t r;
+  switch (op) {
+    case ScalarOp::Gt:
+      return Value::boolean(x > y);
+    case ScalarOp::Lt:
+      return Value::boolean(x < y);
+    case ScalarOp::Equal:
+      return Value::boolean(x == y);
+    case ScalarOp::Add:
+      r = x + y;
+      break;
+    case ScalarOp::Sub:
+      r = x - y;
+      break;
+    case ScalarOp::Mul:
+      r = x * y;
+      break;
+    case ScalarOp::Div:
+      if (y == 0) div_zero(span);
+      r = x / y;
+      break;
+    case ScalarOp::Mod:
+      if (y == 0) div_zero(span);
+      r = x % y;
+      break;
+    case ScalarOp::Fmin:
+      r = std::min(x, y);
+      break;
+    case ScalarOp::Fmax:
+      r = std::max(x, y);
+      break;
+    case ScalarOp::Floor:
+    case ScalarOp::Ceil:
+    case ScalarOp::Abs:
+      r = x;
+      break;
+    default:
+      fail(std::string(scalar_op_name(op)) + " is not defined on " +
+               (is_index ? "indices" : "natType values"),
+           span);
+  }
+  if (is_index) {
+    int64_t n = a.index_bound();
+    if (r < 0 || r >= n)
+      fail("index arithmetic: " + std::string(scalar_op_name(op)) + " gives " + std::to_string(r) +
+               ", out of range for idx[" + std::to_string(n) + "]",
+           span);
+    return Value::index(r, n);
+  }
+  if (r < 0)
+    fail("natType arithmetic: " + std::string(scalar_op_name(op)) + " gives the negative value " +
+             std::to_string(r),
+         span);
+  return Value::nat(r);
+}
+
+const char* kind_word(ValueKind k) {
+  switch (k) {
+    case ValueKind::Pair:
+      return "pairs";
+    case ValueKind::Array:
+      return "arrays";
+    case ValueKind::Function:
+      return "functions";
+    default:
+      return "these values";
+  }
+}
+
+// The interpreter of a call (a local one when the call was built without one, as
+// tests do: interpretation keeps no state outside the values).
+Interpreter& interp_ref(const PrimCall& c, Interpreter& local) {
+  return c.interp ? *c.interp : local;
+}
+
+int64_t last_dep_nat(const PrimCall& call) {
+  for (size_t i = call.dep_args.size(); i-- > 0;)
+    if (std::holds_alternative<Nat>(call.dep_args[i])) return call.dep_nat(static_cast<int>(i));
+  internal_error("interpreter: '" + call.name() + "' has no size argument");
+}
+
+Type elem_of(const Type& array_type) {
+  if (!array_type || array_type->kind != TypeKind::Array)
+    internal_error("interpreter: expected an array type, got " +
+                   (array_type ? print(array_type) : std::string("null")));
+  return array_type->a;
+}
+
+// Windows of sz elements every sp elements; `count` windows.
+Value slide_array(const Value& x, int64_t sz, int64_t sp, int64_t count, const Span& span) {
+  int64_t len = x.size();
+  if (count < 0 || sz < 0 || sp < 0 || (count > 0 && (count - 1) * sp + sz > len))
+    fail("slide(" + std::to_string(sz) + ")(" + std::to_string(sp) + ") of an array of " +
+             std::to_string(len) + " elements cannot give " + std::to_string(count) + " windows",
+         span);
+  if (x.obj()->tag == Obj::Tag::Dense) {
+    const auto& d = static_cast<const DenseArray&>(*x.obj());
+    int64_t shape[kMaxDenseRank + 1], stride[kMaxDenseRank + 1];
+    shape[0] = count;
+    stride[0] = sp * d.stride[0];
+    shape[1] = sz;
+    stride[1] = d.stride[0];
+    for (int k = 1; k < d.rank; ++k) {
+      shape[k + 1] = d.shape[k];
+      stride[k + 1] = d.stride[k];
+    }
+    return dense_view(d.store, d.sk, d.vec_last, d.rank + 1, shape, stride, d.offset);
+  }
+  std::vector<Value> windows;
+  windows.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) windows.push_back(array_slice(x, i * sp, sz));
+  return boxed_array(std::move(windows));
+}
+
+Value map_array(Interpreter& interp, const Value& f, const Value& xs, const Type& elem) {
+  const int64_t n = xs.size();
+  Applier ap(interp, f);
+  ArrayBuilder b(elem, n);
+  for (int64_t i = 0; i < n; ++i) b.push(ap(xs.at(i)));
+  return b.finish();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------
+// Shared scalar helpers
+// ---------------------------------------------------------------------------------
+
+std::optional<ScalarOp> scalar_op_from_name(const std::string& name) {
+  for (size_t i = 0; i < std::size(kOpNames); ++i)
+    if (name == kOpNames[i]) return static_cast<ScalarOp>(i);
+  return std::nullopt;
+}
+
+const char* scalar_op_name(ScalarOp op) {
+  return kOpNames[static_cast<int>(op)];
+}
+
+Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
+  const bool unary = is_unary(op);
+  if (a.kind() == ValueKind::Scalar && (unary || b.kind() == ValueKind::Scalar)) {
+    const ScalarKind k = a.scalar_kind();
+    if (!unary && b.scalar_kind() != k)
+      internal_error(std::string("interpreter: ") + scalar_op_name(op) + " on " + scalar_name(k) +
+                     " and " + scalar_name(b.scalar_kind()));
+    if (k == ScalarKind::F32)
+      return float_op<float>(op, a.raw_f32(), unary ? 0.0f : b.raw_f32(), span);
+    if (k == ScalarKind::F64)
+      return float_op<double>(op, a.raw_f64(), unary ? 0.0 : b.raw_f64(), span);
+    return int_op(op, k, a.raw_int(), unary ? 0 : b.raw_int(), span);
+  }
+  if (op == ScalarOp::Equal) {
+    if (a.kind() == ValueKind::Index || a.kind() == ValueKind::Nat)
+      return Value::boolean(a.raw_int() == b.raw_int());
+    return Value::boolean(values_equal(a, b));
+  }
+  if ((a.kind() == ValueKind::Index || a.kind() == ValueKind::Nat) &&
+      (unary || b.kind() == a.kind())) {
+    if (op == ScalarOp::Neg) fail("neg is not defined on indices and natType values", span);
+    return index_op(op, a, unary ? a : b, span);
+  }
+  if (a.kind() == ValueKind::Vector) {
+    if (op == ScalarOp::Gt || op == ScalarOp::Lt)
+      fail(std::string(scalar_op_name(op)) + " is not defined on vectors", span);
+    const int64_t n = a.lane_count();
+    if (!unary && (b.kind() != ValueKind::Vector || b.lane_count() != n))
+      internal_error(std::string("interpreter: ") + scalar_op_name(op) +
+                     " on vectors of different shapes");
+    std::vector<Value> lanes;
+    lanes.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+      lanes.push_back(scalar_op(op, a.lane(i), unary ? Value() : b.lane(i), span));
+    ScalarKind k = lanes.empty() ? a.scalar_kind() : lanes[0].scalar_kind();
+    return Value::vector(k, std::move(lanes));
+  }
+  fail(std::string(scalar_op_name(op)) + " is not defined on " + kind_word(a.kind()), span);
+}
+
+Value cast_value(const Value& v, const Type& to, const Span& span) {
+  switch (to->kind) {
+    case TypeKind::Vector: {
+      if (v.kind() != ValueKind::Vector) fail("cast of a non-vector to " + print(to), span);
+      Type lane = scalar(to->scalar);
+      std::vector<Value> lanes;
+      for (int64_t i = 0; i < v.lane_count(); ++i)
+        lanes.push_back(cast_value(v.lane(i), lane, span));
+      return Value::vector(to->scalar, std::move(lanes));
+    }
+    case TypeKind::Scalar: {
+      const ScalarKind k = to->scalar;
+      if (v.kind() == ValueKind::Index || v.kind() == ValueKind::Nat)
+        return Value::integer(k, v.raw_int());
+      if (v.kind() != ValueKind::Scalar)
+        fail("cast of " + v.to_string() + " to " + print(to), span);
+      const ScalarKind s = v.scalar_kind();
+      if (s == k) return v;
+      if (s == ScalarKind::F32) return Value::from_double(k, static_cast<double>(v.raw_f32()));
+      if (s == ScalarKind::F64) return Value::from_double(k, v.raw_f64());
+      // From an integer or bool: the stored int64 is the value (u64: its bits).
+      if (s == ScalarKind::U64) return Value::from_u64(k, static_cast<uint64_t>(v.raw_int()));
+      return Value::integer(k, v.raw_int());
+    }
+    case TypeKind::Index:
+    case TypeKind::NatData: {
+      int64_t x;
+      if (v.kind() == ValueKind::Index || v.kind() == ValueKind::Nat) {
+        x = v.raw_int();
+      } else if (v.kind() == ValueKind::Scalar && !is_float(v.scalar_kind())) {
+        x = v.raw_int();
+        if (v.scalar_kind() == ScalarKind::U64 && x < 0)
+          fail("cast: " + v.to_string() + " does not fit in " + print(to), span);
+      } else {
+        fail("cast of " + v.to_string() + " to " + print(to), span);
+      }
+      if (to->kind == TypeKind::NatData) {
+        if (x < 0) fail("cast: the negative value " + std::to_string(x) + " to natType", span);
+        return Value::nat(x);
+      }
+      int64_t n = const_size(to->size, span);
+      if (x < 0 || x >= n)
+        fail("cast: " + std::to_string(x) + " is out of range for idx[" + std::to_string(n) + "]",
+             span);
+      return Value::index(x, n);
+    }
+    default:
+      fail("cast to " + print(to) + " is not supported", span);
+  }
+}
+
+Value index_array(const Value& arr, const Value& i, const Span& span) {
+  int64_t k;
+  if (i.kind() == ValueKind::Index || i.kind() == ValueKind::Nat)
+    k = i.raw_int();
+  else if (i.kind() == ValueKind::Scalar && !is_float(i.scalar_kind()))
+    k = i.raw_int();
+  else
+    internal_error("interpreter: idx with a non-index " + i.to_string());
+  int64_t n = arr.size();
+  if (k < 0 || k >= n)
+    fail("index " + std::to_string(k) + " is out of range for an array of " + std::to_string(n) +
+             " elements",
+         span);
+  return arr.at(k);
+}
+
+// ---------------------------------------------------------------------------------
+// Scalar primitives
+// ---------------------------------------------------------------------------------
+
+// id, toMem, oclToMem: the value itself (memory placement has no meaning here).
+Value eval_id(const PrimCall& call) {
+  return call.args.at(0);
+}
+
+#define RISEC_UNARY(NAME, OP)                                  \
+  Value eval_##NAME(const PrimCall& call) {                    \
+    return scalar_op(OP, call.args.at(0), Value(), call.span); \
+  }
+#define RISEC_BINARY(NAME, OP)                                         \
+  Value eval_##NAME(const PrimCall& call) {                            \
+    return scalar_op(OP, call.args.at(0), call.args.at(1), call.span); \
+  }
+
+RISEC_UNARY(neg, ScalarOp::Neg)
+RISEC_UNARY(not, ScalarOp::Not)
+RISEC_UNARY(sqrt, ScalarOp::Sqrt)
+RISEC_UNARY(rsqrt, ScalarOp::Rsqrt)
+RISEC_UNARY(exp, ScalarOp::Exp)
+RISEC_UNARY(log, ScalarOp::Log)
+RISEC_UNARY(sin, ScalarOp::Sin)
+RISEC_UNARY(cos, ScalarOp::Cos)
+RISEC_UNARY(tan, ScalarOp::Tan)
+RISEC_UNARY(tanh, ScalarOp::Tanh)
+RISEC_UNARY(abs, ScalarOp::Abs)
+RISEC_UNARY(floor, ScalarOp::Floor)
+RISEC_UNARY(ceil, ScalarOp::Ceil)
+RISEC_UNARY(erf, ScalarOp::Erf)
+RISEC_BINARY(add, ScalarOp::Add)
+RISEC_BINARY(sub, ScalarOp::Sub)
+RISEC_BINARY(mul, ScalarOp::Mul)
+RISEC_BINARY(div, ScalarOp::Div)
+RISEC_BINARY(mod, ScalarOp::Mod)
+RISEC_BINARY(gt, ScalarOp::Gt)
+RISEC_BINARY(lt, ScalarOp::Lt)
+RISEC_BINARY(equal, ScalarOp::Equal)
+RISEC_BINARY(pow, ScalarOp::Pow)
+RISEC_BINARY(fmin, ScalarOp::Fmin)
+RISEC_BINARY(fmax, ScalarOp::Fmax)
+
+#undef RISEC_UNARY
+#undef RISEC_BINARY
+
+// select(c)(a)(b) = c ? a : b (a whole vector when a and b are vectors). The
+// interpreter's inline path evaluates only the branch it picks.
+Value eval_select(const PrimCall& call) {
+  const Value& c = call.args.at(0);
+  if (c.kind() != ValueKind::Scalar || c.scalar_kind() != ScalarKind::Bool)
+    internal_error("interpreter: select on a non-bool condition " + c.to_string());
+  return c.raw_int() ? call.args.at(1) : call.args.at(2);
+}
+
+// cast: C conversions between scalar kinds (see value.h), lane-wise on vectors, and
+// between integers, indices and natType values (range checked). A cast to the same
+// type is the identity (for any data type).
+Value eval_cast(const PrimCall& call) {
+  Type to = call.result_type();
+  if (equal(call.arg_type(0), to)) return call.args.at(0);
+  return cast_value(call.args.at(0), to, call.span);
+}
+
+Value eval_indexAsNat(const PrimCall& call) {
+  const Value& i = call.args.at(0);
+  return Value::nat(i.raw_int());
+}
+
+// natAsIndex(n)(v): v as idx[n]; an error when v >= n.
+Value eval_natAsIndex(const PrimCall& call) {
+  int64_t n = call.dep_nat(0);
+  int64_t v = call.args.at(0).raw_int();
+  if (v < 0 || v >= n)
+    fail("natAsIndex(" + std::to_string(n) + "): " + std::to_string(v) + " is out of range",
+         call.span);
+  return Value::index(v, n);
+}
+
+// let(x)(f) = f(x)
+Value eval_let(const PrimCall& call) {
+  Interpreter local;
+  return interp_ref(call, local).apply(call.args.at(1), call.args.at(0));
+}
+
+// ---------------------------------------------------------------------------------
+// Arrays
+// ---------------------------------------------------------------------------------
+
+// [a, b, c]
+Value eval_makeArray(const PrimCall& call) {
+  Type elem = elem_of(call.result_type());
+  return array_of(elem, call.args);
+}
+
+// generate(f) = [f(0), ..., f(n-1)] with indices of type idx[n].
+Value eval_generate(const PrimCall& call) {
+  Interpreter local;
+  Type rt = call.result_type();
+  int64_t n = const_size(rt->size, call.span);
+  Applier ap(interp_ref(call, local), call.args.at(0));
+  ArrayBuilder b(rt->a, n);
+  for (int64_t i = 0; i < n; ++i) b.push(ap(Value::index(i, n)));
+  return b.finish();
+}
+
+// idx(i)(x) = x[i]
+Value eval_idx(const PrimCall& call) {
+  return index_array(call.args.at(1), call.args.at(0), call.span);
+}
+
+// take(n)(x): the first n elements (a view).
+Value eval_take(const PrimCall& call) {
+  int64_t n = call.dep_nat(0);
+  const Value& x = call.args.at(0);
+  if (n < 0 || n > x.size())
+    fail("take(" + std::to_string(n) + ") of an array of " + std::to_string(x.size()) + " elements",
+         call.span);
+  return array_slice(x, 0, n);
+}
+
+// drop(n)(x): all but the first n elements (a view).
+Value eval_drop(const PrimCall& call) {
+  int64_t n = call.dep_nat(0);
+  const Value& x = call.args.at(0);
+  if (n < 0 || n > x.size())
+    fail("drop(" + std::to_string(n) + ") of an array of " + std::to_string(x.size()) + " elements",
+         call.span);
+  return array_slice(x, n, x.size() - n);
+}
+
+// concat(a)(b): the elements of a, then those of b.
+Value eval_concat(const PrimCall& call) {
+  const Value& a = call.args.at(0);
+  const Value& b = call.args.at(1);
+  ArrayBuilder out(elem_of(call.result_type()), a.size() + b.size());
+  out.push_all(a);
+  out.push_all(b);
+  return out.finish();
+}
+
+// split(n)(x): m rows of n consecutive elements (a view).
+Value eval_split(const PrimCall& call) {
+  int64_t n = call.dep_nat(0);
+  const Value& x = call.args.at(0);
+  int64_t len = x.size();
+  if (n <= 0 || len % n != 0)
+    fail("split(" + std::to_string(n) + ") of an array of " + std::to_string(len) + " elements",
+         call.span);
+  int64_t m = len / n;
+  if (x.obj()->tag == Obj::Tag::Dense) {
+    const auto& d = static_cast<const DenseArray&>(*x.obj());
+    int64_t shape[kMaxDenseRank + 1], stride[kMaxDenseRank + 1];
+    shape[0] = m;
+    stride[0] = n * d.stride[0];
+    shape[1] = n;
+    stride[1] = d.stride[0];
+    for (int k = 1; k < d.rank; ++k) {
+      shape[k + 1] = d.shape[k];
+      stride[k + 1] = d.stride[k];
+    }
+    return dense_view(d.store, d.sk, d.vec_last, d.rank + 1, shape, stride, d.offset);
+  }
+  std::vector<Value> rows;
+  rows.reserve(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) rows.push_back(array_slice(x, i * n, n));
+  return boxed_array(std::move(rows));
+}
+
+// join(x): the rows of x one after the other (a view when the rows are contiguous).
+Value eval_join(const PrimCall& call) {
+  Value x = call.args.at(0);
+  Type rt = call.result_type();
+  if (x.obj()->tag == Obj::Tag::Dense) {
+    const auto* d = &static_cast<const DenseArray&>(*x.obj());
+    if (d->rank >= 2 && !(d->rank == 2 && d->vec_last)) {
+      if (d->stride[0] != d->shape[1] * d->stride[1] && d->shape[0] > 1) {
+        x = make_contiguous(x, call.arg_type(0));
+        d = &static_cast<const DenseArray&>(*x.obj());
+      }
+      int64_t shape[kMaxDenseRank], stride[kMaxDenseRank];
+      shape[0] = d->shape[0] * d->shape[1];
+      stride[0] = d->stride[1];
+      for (int k = 2; k < d->rank; ++k) {
+        shape[k - 1] = d->shape[k];
+        stride[k - 1] = d->stride[k];
+      }
+      return dense_view(d->store, d->sk, d->vec_last, d->rank - 1, shape, stride, d->offset);
+    }
+  }
+  const int64_t n = x.size();
+  int64_t total = const_size(rt->size, call.span);
+  ArrayBuilder b(rt->a, total);
+  for (int64_t i = 0; i < n; ++i) b.push_all(x.at(i));
+  return b.finish();
+}
+
+// slide(sz)(sp)(x): windows of sz elements every sp elements (a view).
+Value eval_slide(const PrimCall& call) {
+  int64_t sz = call.dep_nat(0), sp = call.dep_nat(1);
+  int64_t count = const_size(call.result_type()->size, call.span);
+  return slide_array(call.args.at(0), sz, sp, count, call.span);
+}
+
+// transpose(x)[j][i] = x[i][j] (a view for dense arrays).
+Value eval_transpose(const PrimCall& call) {
+  const Value& x = call.args.at(0);
+  Type rt = call.result_type();  // m.n.t
+  if (x.obj()->tag == Obj::Tag::Dense) {
+    const auto& d = static_cast<const DenseArray&>(*x.obj());
+    if (d.rank >= 2 && !(d.rank == 2 && d.vec_last)) {
+      int64_t shape[kMaxDenseRank], stride[kMaxDenseRank];
+      std::copy(d.shape, d.shape + d.rank, shape);
+      std::copy(d.stride, d.stride + d.rank, stride);
+      std::swap(shape[0], shape[1]);
+      std::swap(stride[0], stride[1]);
+      return dense_view(d.store, d.sk, d.vec_last, d.rank, shape, stride, d.offset);
+    }
+  }
+  const int64_t n = x.size();
+  const int64_t m = const_size(rt->size, call.span);
+  std::vector<Value> rows;
+  rows.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) rows.push_back(x.at(i));
+  ArrayBuilder out(rt->a, m);
+  for (int64_t j = 0; j < m; ++j) {
+    ArrayBuilder col(rt->a->a, n);
+    for (int64_t i = 0; i < n; ++i) col.push(rows[static_cast<size_t>(i)].at(j));
+    out.push(col.finish());
+  }
+  return out.finish();
+}
+
+// gather(indices)(x)[i] = x[indices[i]]
+Value eval_gather(const PrimCall& call) {
+  const Value& indices = call.args.at(0);
+  const Value& x = call.args.at(1);
+  const int64_t m = indices.size();
+  ArrayBuilder b(elem_of(call.result_type()), m);
+  for (int64_t i = 0; i < m; ++i) b.push(index_array(x, indices.at(i), call.span));
+  return b.finish();
+}
+
+// scatter(indices)(x)[indices[i]] = x[i]. Positions no index names hold the zero of
+// the element type; when several indices name the same position the last one wins.
+Value eval_scatter(const PrimCall& call) {
+  const Value& indices = call.args.at(0);
+  const Value& x = call.args.at(1);
+  Type rt = call.result_type();
+  const int64_t m = const_size(rt->size, call.span);
+  std::vector<Value> out(static_cast<size_t>(m));
+  for (int64_t i = 0; i < indices.size(); ++i) {
+    int64_t j = indices.at(i).raw_int();
+    if (j < 0 || j >= m)
+      fail("scatter: index " + std::to_string(j) + " is out of range for an array of " +
+               std::to_string(m) + " elements",
+           call.span);
+    out[static_cast<size_t>(j)] = x.at(i);
+  }
+  Value zero;
+  for (Value& v : out)
+    if (v.is_none()) {
+      if (zero.is_none()) zero = zero_value(rt->a);
+      v = zero;
+    }
+  return array_of(rt->a, out);
+}
+
+// reorder(n)(f)(finv)(x)[i] = x[f(i)], as in Shine (finv is what a write through
+// the reordering uses; reading needs only f).
+Value eval_reorder(const PrimCall& call) {
+  const int64_t n = call.dep_nat(0);
+  const NatFun* f = call.dep_args.size() > 1 ? std::get_if<NatFun>(&call.dep_args[1]) : nullptr;
+  if (!f) internal_error("interpreter: reorder without its index function");
+  const Value& x = call.args.at(0);
+  ArrayBuilder b(elem_of(call.result_type()), n);
+  arith::Assignment env;
+  for (int64_t i = 0; i < n; ++i) {
+    env[f->param] = i;
+    int64_t j;
+    try {
+      j = arith::evaluate(f->body, env);
+    } catch (const arith::ArithError& e) {
+      fail(std::string("reorder: the index function fails at ") + std::to_string(i) + ": " +
+               e.what(),
+           call.span);
+    }
+    if (j < 0 || j >= n)
+      fail("reorder: the index function maps " + std::to_string(i) + " to " + std::to_string(j) +
+               ", out of range for " + std::to_string(n) + " elements",
+           call.span);
+    b.push(x.at(j));
+  }
+  return b.finish();
+}
+
+// padCst(l)(r)(c)(x) = [c (l times), x..., c (r times)]
+Value eval_padCst(const PrimCall& call) {
+  const int64_t l = call.dep_nat(0), r = call.dep_nat(1);
+  const Value& c = call.args.at(0);
+  const Value& x = call.args.at(1);
+  ArrayBuilder b(elem_of(call.result_type()), l + x.size() + r);
+  for (int64_t i = 0; i < l; ++i) b.push(c);
+  b.push_all(x);
+  for (int64_t i = 0; i < r; ++i) b.push(c);
+  return b.finish();
+}
+
+// padClamp(l)(r)(x) = [x[0] (l times), x..., x[n-1] (r times)]
+Value eval_padClamp(const PrimCall& call) {
+  const int64_t l = call.dep_nat(0), r = call.dep_nat(1);
+  const Value& x = call.args.at(0);
+  const int64_t n = x.size();
+  if (n == 0 && l + r > 0) fail("padClamp of an empty array", call.span);
+  ArrayBuilder b(elem_of(call.result_type()), l + n + r);
+  if (l > 0) {
+    Value first = x.at(0);
+    for (int64_t i = 0; i < l; ++i) b.push(first);
+  }
+  b.push_all(x);
+  if (r > 0) {
+    Value last = x.at(n - 1);
+    for (int64_t i = 0; i < r; ++i) b.push(last);
+  }
+  return b.finish();
+}
+
+// padEmpty(r)(x) = [x..., r unspecified elements]; the interpreter fills them with
+// the zero of the element type.
+Value eval_padEmpty(const PrimCall& call) {
+  const int64_t r = call.dep_nat(0);
+  const Value& x = call.args.at(0);
+  Type elem = elem_of(call.result_type());
+  ArrayBuilder b(elem, x.size() + r);
+  b.push_all(x);
+  if (r > 0) {
+    Value z = zero_value(elem);
+    for (int64_t i = 0; i < r; ++i) b.push(z);
+  }
+  return b.finish();
+}
+
+// zip(a)(b)[i] = (a[i], b[i]) (lazy).
+Value eval_zip(const PrimCall& call) {
+  const Value& a = call.args.at(0);
+  const Value& b = call.args.at(1);
+  if (a.size() != b.size())
+    fail("zip of arrays of " + std::to_string(a.size()) + " and " + std::to_string(b.size()) +
+             " elements",
+         call.span);
+  return zip_arrays(a, b);
+}
+
+// unzip(x) = ([x[i]._1 ...], [x[i]._2 ...]) (free for a zip).
+Value eval_unzip(const PrimCall& call) {
+  const Value& x = call.args.at(0);
+  if (x.obj()->tag == Obj::Tag::Zip) {
+    const auto& z = static_cast<const ZipArray&>(*x.obj());
+    return Value::pair(z.a, z.b);
+  }
+  Type rt = call.result_type();  // (n.s, n.t)
+  const int64_t n = x.size();
+  ArrayBuilder a(elem_of(rt->a), n), b(elem_of(rt->b), n);
+  for (int64_t i = 0; i < n; ++i) {
+    Value p = x.at(i);
+    a.push(p.first());
+    b.push(p.second());
+  }
+  return Value::pair(a.finish(), b.finish());
+}
+
+// ---------------------------------------------------------------------------------
+// Pairs
+// ---------------------------------------------------------------------------------
+
+Value eval_makePair(const PrimCall& call) {
+  return Value::pair(call.args.at(0), call.args.at(1));
+}
+Value eval_fst(const PrimCall& call) {
+  return call.args.at(0).first();
+}
+Value eval_snd(const PrimCall& call) {
+  return call.args.at(0).second();
+}
+
+// mapFst(f)((a, b)) = (f(a), b)
+Value eval_mapFst(const PrimCall& call) {
+  Interpreter local;
+  const Value& p = call.args.at(1);
+  return Value::pair(interp_ref(call, local).apply(call.args.at(0), p.first()), p.second());
+}
+
+// mapSnd(f)((a, b)) = (a, f(b))
+Value eval_mapSnd(const PrimCall& call) {
+  Interpreter local;
+  const Value& p = call.args.at(1);
+  return Value::pair(p.first(), interp_ref(call, local).apply(call.args.at(0), p.second()));
+}
+
+// ---------------------------------------------------------------------------------
+// Vectors
+// ---------------------------------------------------------------------------------
+
+// vectorFromScalar(x): all n lanes equal to x.
+Value eval_vectorFromScalar(const PrimCall& call) {
+  Type rt = call.result_type();
+  const int64_t n = const_size(rt->size, call.span);
+  const Value& x = call.args.at(0);
+  return Value::vector(rt->scalar, std::vector<Value>(static_cast<size_t>(n), x));
+}
+
+// asVector(n)(x): groups of n consecutive elements as vectors (a view); asVectorAligned
+// means the same (alignment is a promise to code generation).
+Value eval_asVector(const PrimCall& call) {
+  const int64_t n = call.dep_nat(0);
+  Value x = call.args.at(0);
+  const int64_t len = x.size();
+  if (n <= 0 || len % n != 0)
+    fail("asVector(" + std::to_string(n) + ") of an array of " + std::to_string(len) + " elements",
+         call.span);
+  if (x.obj()->tag != Obj::Tag::Dense || static_cast<const DenseArray&>(*x.obj()).rank != 1)
+    x = array_of(elem_of(call.arg_type(0)), [&] {
+      std::vector<Value> v;
+      for (int64_t i = 0; i < len; ++i) v.push_back(x.at(i));
+      return v;
+    }());
+  const auto& d = static_cast<const DenseArray&>(*x.obj());
+  if (d.rank != 1 || d.vec_last) internal_error("interpreter: asVector of a non-scalar array");
+  int64_t shape[2] = {len / n, n};
+  int64_t stride[2] = {n * d.stride[0], d.stride[0]};
+  return dense_view(d.store, d.sk, true, 2, shape, stride, d.offset);
+}
+
+// asScalar(x): the lanes of every vector, in order.
+Value eval_asScalar(const PrimCall& call) {
+  const Value& x = call.args.at(0);
+  if (x.obj()->tag == Obj::Tag::Dense) {
+    const auto& d = static_cast<const DenseArray&>(*x.obj());
+    if (d.rank == 2 && d.vec_last && d.stride[0] == d.shape[1] * d.stride[1]) {
+      int64_t shape[1] = {d.shape[0] * d.shape[1]};
+      int64_t stride[1] = {d.stride[1]};
+      return dense_view(d.store, d.sk, false, 1, shape, stride, d.offset);
+    }
+  }
+  Type rt = call.result_type();
+  ArrayBuilder b(rt->a, const_size(rt->size, call.span));
+  for (int64_t i = 0; i < x.size(); ++i) {
+    Value v = x.at(i);
+    for (int64_t l = 0; l < v.lane_count(); ++l) b.push(v.lane(l));
+  }
+  return b.finish();
+}
+
+// ---------------------------------------------------------------------------------
+// Patterns
+// ---------------------------------------------------------------------------------
+
+// map(f)(x) = [f(x[0]), ..., f(x[n-1])]; every variant (mapSeq, mapPar, mapGlobal, ...)
+// means the same.
+Value eval_map(const PrimCall& call) {
+  Interpreter local;
+  return map_array(interp_ref(call, local), call.args.at(0), call.args.at(1),
+                   elem_of(call.result_type()));
+}
+
+// reduce(op)(init)(x) = (...((init op x[0]) op x[1]) ... op x[n-1]): a left fold, for
+// every variant (reduceSeq's op takes the accumulator first, as here).
+Value eval_reduce(const PrimCall& call) {
+  Interpreter local;
+  Applier ap(interp_ref(call, local), call.args.at(0));
+  Value acc = call.args.at(1);
+  const Value& x = call.args.at(2);
+  const int64_t n = x.size();
+  for (int64_t i = 0; i < n; ++i) acc = ap(acc, x.at(i));
+  return acc;
+}
+
+// scanSeq(f)(init)(x)[i] = the accumulator after element i, where the accumulator
+// starts as init and becomes f(x[i])(acc).
+Value eval_scanSeq(const PrimCall& call) {
+  Interpreter local;
+  Applier ap(interp_ref(call, local), call.args.at(0));
+  Value acc = call.args.at(1);
+  const Value& x = call.args.at(2);
+  const int64_t n = x.size();
+  ArrayBuilder b(elem_of(call.result_type()), n);
+  for (int64_t i = 0; i < n; ++i) {
+    acc = ap(x.at(i), acc);
+    b.push(acc);
+  }
+  return b.finish();
+}
+
+// iterate(k)(f)(x): apply the dependent function f k times; at each step f is
+// instantiated with l = (current length) / n, where n comes from f's type
+// (l: Nat) -> (l*n).t -> l.t.
+Value eval_iterate(const PrimCall& call) {
+  Interpreter local;
+  Interpreter& interp = interp_ref(call, local);
+  const int64_t k = last_dep_nat(call);
+  Type ft = call.arg_type(0);
+  if (ft->kind != TypeKind::DepFun || ft->binder_kind != Kind::Nat)
+    internal_error("interpreter: iterate's function has type " + print(ft));
+  Type step = instantiate(ft, Nat(1));
+  if (step->kind != TypeKind::Fun || step->a->kind != TypeKind::Array)
+    internal_error("interpreter: iterate's function has type " + print(ft));
+  const int64_t n = const_size(step->a->size, call.span);
+  if (n <= 0) fail("iterate: the step function divides by " + std::to_string(n), call.span);
+  const Value& f = call.args.at(0);
+  Value x = call.args.at(1);
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t len = x.size();
+    if (len % n != 0)
+      fail("iterate: step " + std::to_string(j) + " on " + std::to_string(len) +
+               " elements, not a multiple of " + std::to_string(n),
+           call.span);
+    Value g = interp.apply_dep(f, Nat(len / n));
+    x = interp.apply(g, x);
+  }
+  return x;
+}
+
+// circularBuffer(alloc)(sz)(f)(x) = slide(sz)(1)(map(f)(x)): the rolling buffer of
+// alloc elements is how, not what.
+Value eval_circularBuffer(const PrimCall& call) {
+  Interpreter local;
+  const int64_t sz = last_dep_nat(call);
+  Type rt = call.result_type();  // n.sz.t
+  Value mapped =
+      map_array(interp_ref(call, local), call.args.at(0), call.args.at(1), elem_of(elem_of(rt)));
+  return slide_array(mapped, sz, 1, const_size(rt->size, call.span), call.span);
+}
+
+// rotateValues(sz)(f)(x) = slide(sz)(1)(map(f)(x)).
+Value eval_rotateValues(const PrimCall& call) {
+  return eval_circularBuffer(call);
+}
+
+}  // namespace risec::rise

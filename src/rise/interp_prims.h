@@ -1,0 +1,115 @@
+// Interpreter semantics of every primitive of the table in rise/primitives.cpp: one
+// function per row, receiving the saturated call (all type-level and value arguments
+// collected, the instantiated function type, the span for errors). The scalar
+// helpers below are shared with the interpreter's fast paths (interp.cpp), so a
+// primitive means the same whether it is reached through the table or inlined.
+// The meaning of each primitive is documented at its definition in interp_prims.cpp
+// and in value.h (scalar semantics).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "rise/value.h"
+
+namespace risec::rise {
+
+// scalar
+Value eval_id(const PrimCall& call);  // also toMem, oclToMem
+Value eval_neg(const PrimCall& call);
+Value eval_add(const PrimCall& call);
+Value eval_sub(const PrimCall& call);
+Value eval_mul(const PrimCall& call);
+Value eval_div(const PrimCall& call);
+Value eval_mod(const PrimCall& call);
+Value eval_not(const PrimCall& call);
+Value eval_gt(const PrimCall& call);
+Value eval_lt(const PrimCall& call);
+Value eval_equal(const PrimCall& call);
+Value eval_select(const PrimCall& call);
+Value eval_cast(const PrimCall& call);
+Value eval_indexAsNat(const PrimCall& call);
+Value eval_natAsIndex(const PrimCall& call);
+// built-in math
+Value eval_sqrt(const PrimCall& call);
+Value eval_rsqrt(const PrimCall& call);
+Value eval_exp(const PrimCall& call);
+Value eval_log(const PrimCall& call);
+Value eval_sin(const PrimCall& call);
+Value eval_cos(const PrimCall& call);
+Value eval_tan(const PrimCall& call);
+Value eval_tanh(const PrimCall& call);
+Value eval_abs(const PrimCall& call);
+Value eval_floor(const PrimCall& call);
+Value eval_ceil(const PrimCall& call);
+Value eval_erf(const PrimCall& call);
+Value eval_pow(const PrimCall& call);
+Value eval_fmin(const PrimCall& call);
+Value eval_fmax(const PrimCall& call);
+// memory
+Value eval_let(const PrimCall& call);
+// arrays
+Value eval_makeArray(const PrimCall& call);
+Value eval_generate(const PrimCall& call);
+Value eval_idx(const PrimCall& call);
+Value eval_take(const PrimCall& call);
+Value eval_drop(const PrimCall& call);
+Value eval_concat(const PrimCall& call);
+Value eval_split(const PrimCall& call);
+Value eval_join(const PrimCall& call);
+Value eval_slide(const PrimCall& call);
+Value eval_transpose(const PrimCall& call);
+Value eval_gather(const PrimCall& call);
+Value eval_scatter(const PrimCall& call);
+Value eval_reorder(const PrimCall& call);
+Value eval_padCst(const PrimCall& call);
+Value eval_padClamp(const PrimCall& call);
+Value eval_padEmpty(const PrimCall& call);
+Value eval_zip(const PrimCall& call);
+Value eval_unzip(const PrimCall& call);
+// pairs
+Value eval_makePair(const PrimCall& call);
+Value eval_fst(const PrimCall& call);
+Value eval_snd(const PrimCall& call);
+Value eval_mapFst(const PrimCall& call);
+Value eval_mapSnd(const PrimCall& call);
+// vectors
+Value eval_vectorFromScalar(const PrimCall& call);
+Value eval_asVector(const PrimCall& call);  // also asVectorAligned
+Value eval_asScalar(const PrimCall& call);
+// patterns
+// map, mapSeq, mapSeqUnroll, mapPar, mapGlobal, mapWorkGroup, mapLocal
+Value eval_map(const PrimCall& call);
+// reduce, reduceSeq(Unroll), reducePar, oclReduceSeq(Unroll)
+Value eval_reduce(const PrimCall& call);
+// iterate, oclIterate
+Value eval_iterate(const PrimCall& call);
+Value eval_scanSeq(const PrimCall& call);
+Value eval_circularBuffer(const PrimCall& call);
+Value eval_rotateValues(const PrimCall& call);
+
+// ---- shared scalar helpers ----
+
+// Unary operations come first (is_unary relies on the order).
+// clang-format off
+enum class ScalarOp : uint8_t {
+  Neg, Not, Sqrt, Rsqrt, Exp, Log, Sin, Cos, Tan, Tanh, Abs, Floor, Ceil, Erf,
+  Add, Sub, Mul, Div, Mod, Gt, Lt, Equal, Pow, Fmin, Fmax,
+};
+// clang-format on
+std::optional<ScalarOp> scalar_op_from_name(const std::string& name);
+inline bool is_unary(ScalarOp op) {
+  return op < ScalarOp::Add;
+}
+const char* scalar_op_name(ScalarOp op);
+
+// The operation on two (unary: one; `b` is ignored) data values of the same type:
+// scalars, indices, natType values, lane-wise on vectors; `equal` on any data.
+// Errors (division by zero, ...) carry `span`.
+Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span);
+// cast to the scalar, index, natType or vector type `to`.
+Value cast_value(const Value& v, const Type& to, const Span& span);
+// x[i] with a range check.
+Value index_array(const Value& arr, const Value& i, const Span& span);
+
+}  // namespace risec::rise

@@ -1,0 +1,331 @@
+// The lexer of .rise files: comments, names and keywords, numbers with their type
+// suffixes, strings (foreign function bodies) and punctuation. See lexer.h for the
+// treatment of dots after numbers.
+#include "rise/lexer.h"
+
+#include <cstdio>
+
+namespace risec::rise {
+
+namespace {
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_alnum(char c) {
+  return is_alpha(c) || is_digit(c);
+}
+
+struct Keyword {
+  const char* text;
+  Tok kind;
+};
+const Keyword kKeywords[] = {
+    {"def", Tok::KwDef},       {"foreign", Tok::KwForeign}, {"fun", Tok::KwFun},
+    {"depFun", Tok::KwDepFun}, {"let", Tok::KwLet},         {"in", Tok::KwIn},
+    {"true", Tok::KwTrue},     {"false", Tok::KwFalse},     {"lidx", Tok::KwLidx},
+};
+
+const char* kIntSuffixes[] = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
+
+// Punctuation, longest first where one is a prefix of another.
+struct Punct {
+  const char* text;
+  Tok kind;
+};
+const Punct kPuncts[] = {
+    {"=>", Tok::FatArrow}, {"->", Tok::Arrow},  {"|>", Tok::Pipe},    {">>", Tok::Compose},
+    {"==", Tok::EqEq},     {"<=", Tok::Le},     {">=", Tok::Ge},      {"!=", Tok::Ne},
+    {"(", Tok::LParen},    {")", Tok::RParen},  {"[", Tok::LBracket}, {"]", Tok::RBracket},
+    {"{", Tok::LBrace},    {"}", Tok::RBrace},  {",", Tok::Comma},    {":", Tok::Colon},
+    {".", Tok::Dot},       {"+", Tok::Plus},    {"-", Tok::Minus},    {"*", Tok::Star},
+    {"/", Tok::Slash},     {"%", Tok::Percent}, {"^", Tok::Caret},    {"<", Tok::Lt},
+    {">", Tok::Gt},        {"!", Tok::Bang},    {"=", Tok::Eq},
+};
+
+class Lexer {
+ public:
+  explicit Lexer(const std::string& text) : s_(text) {
+    // A UTF-8 byte order mark at the start is not part of the program.
+    if (s_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
+  }
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    for (;;) {
+      Token t = next();
+      Tok k = t.kind;
+      out.push_back(std::move(t));
+      if (k == Tok::End || k == Tok::Error) break;
+    }
+    return out;
+  }
+
+ private:
+  const std::string& s_;
+  size_t pos_ = 0;
+  unsigned last_end_ = 0;  // end of the previous real token (for the End token)
+
+  char at(size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
+
+  Token make(Tok kind, size_t begin, size_t end) {
+    Token t;
+    t.kind = kind;
+    t.begin = static_cast<unsigned>(begin);
+    t.end = static_cast<unsigned>(end);
+    t.text = s_.substr(begin, end - begin);
+    last_end_ = t.end;
+    return t;
+  }
+
+  Token error(size_t begin, size_t end, std::string message) {
+    Token t = make(Tok::Error, begin, end);
+    t.value = std::move(message);
+    return t;
+  }
+
+  // Skips whitespace and comments; returns an Error token for an unterminated
+  // block comment, or nothing.
+  bool skip_space(Token& err) {
+    for (;;) {
+      char c = at(pos_);
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+        ++pos_;
+      } else if (c == '/' && at(pos_ + 1) == '/') {
+        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+      } else if (c == '/' && at(pos_ + 1) == '*') {
+        size_t start = pos_;
+        size_t close = s_.find("*/", pos_ + 2);
+        if (close == std::string::npos) {
+          err = error(start, start + 2, "unterminated block comment (missing '*/')");
+          return false;
+        }
+        pos_ = close + 2;
+      } else {
+        return true;
+      }
+    }
+  }
+
+  Token next() {
+    Token err;
+    if (!skip_space(err)) return err;
+    if (pos_ >= s_.size()) {
+      Token t;
+      t.kind = Tok::End;
+      t.begin = t.end = last_end_;
+      return t;
+    }
+    size_t start = pos_;
+    char c = s_[pos_];
+    if (is_alpha(c)) return name(start);
+    if (is_digit(c)) return number(start);
+    if (c == '"') return string(start);
+    for (const Punct& p : kPuncts) {
+      size_t n = std::char_traits<char>::length(p.text);
+      if (s_.compare(pos_, n, p.text) == 0) {
+        pos_ += n;
+        return make(p.kind, start, pos_);
+      }
+    }
+    unsigned char uc = static_cast<unsigned char>(c);
+    char buf[128];
+    if (uc >= 0x20 && uc < 0x7f) {
+      std::snprintf(buf, sizeof buf, "unexpected character '%c'", c);
+    } else {
+      std::snprintf(buf, sizeof buf,
+                    "unexpected byte 0x%02x (only ASCII is allowed outside "
+                    "strings and comments)",
+                    uc);
+    }
+    return error(start, start + 1, buf);
+  }
+
+  Token name(size_t start) {
+    while (is_alnum(at(pos_))) ++pos_;
+    Token t = make(Tok::Ident, start, pos_);
+    for (const Keyword& k : kKeywords)
+      if (t.text == k.text) t.kind = k.kind;
+    if (t.kind == Tok::Ident && is_reserved_name(t.text))
+      return error(start, pos_,
+                   "the name '" + t.text +
+                       "' is reserved: names ending in '__' and digits are generated by the "
+                       "compiler");
+    return t;
+  }
+
+  Token number(size_t start) {
+    while (is_digit(at(pos_))) ++pos_;
+    bool is_float = false;
+    // A fraction needs a digit after the dot: `4.f32` is INT `.` NAME.
+    if (at(pos_) == '.' && is_digit(at(pos_ + 1))) {
+      is_float = true;
+      ++pos_;
+      while (is_digit(at(pos_))) ++pos_;
+    }
+    // An exponent needs digits: `2e` is a bad suffix, `2e-3` an exponent.
+    if (at(pos_) == 'e' || at(pos_) == 'E') {
+      size_t p = pos_ + 1;
+      if (at(p) == '+' || at(p) == '-') ++p;
+      if (is_digit(at(p))) {
+        is_float = true;
+        pos_ = p;
+        while (is_digit(at(pos_))) ++pos_;
+      }
+    }
+    size_t num_end = pos_;
+    while (is_alnum(at(pos_))) ++pos_;
+    Token t = make(is_float ? Tok::Float : Tok::Int, start, pos_);
+    t.number = s_.substr(start, num_end - start);
+    t.suffix = s_.substr(num_end, pos_ - num_end);
+    if (is_float) {
+      if (!t.suffix.empty() && t.suffix != "f")
+        return error(start, pos_,
+                     "invalid suffix '" + t.suffix + "' on floating-point literal '" + t.text +
+                         "' (expected nothing for f64 or 'f' for f32)");
+    } else if (!t.suffix.empty()) {
+      bool ok = false;
+      for (const char* s : kIntSuffixes) ok = ok || t.suffix == s;
+      if (!ok) {
+        std::string hint = t.suffix == "f" ? " (write " + t.number + ".0f for an f32 literal)"
+                                           : " (expected i8, i16, i32, i64, u8, u16, u32 or u64)";
+        return error(
+            start, pos_,
+            "invalid suffix '" + t.suffix + "' on integer literal '" + t.text + "'" + hint);
+      }
+    }
+    return t;
+  }
+
+  static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+
+  Token string(size_t start) {
+    ++pos_;  // opening quote
+    std::string value;
+    for (;;) {
+      if (pos_ >= s_.size())
+        return error(start, start + 1, "unterminated string literal (missing '\"')");
+      char c = s_[pos_];
+      if (c == '"') {
+        ++pos_;
+        break;
+      }
+      if (c != '\\') {
+        value += c;
+        ++pos_;
+        continue;
+      }
+      char e = at(pos_ + 1);
+      switch (e) {
+        case 'n':
+          value += '\n';
+          break;
+        case 't':
+          value += '\t';
+          break;
+        case 'r':
+          value += '\r';
+          break;
+        case '0':
+          value += '\0';
+          break;
+        case '\\':
+          value += '\\';
+          break;
+        case '"':
+          value += '"';
+          break;
+        case '\'':
+          value += '\'';
+          break;
+        case 'x': {
+          int h1 = hex_value(at(pos_ + 2)), h2 = hex_value(at(pos_ + 3));
+          if (h1 < 0 || h2 < 0)
+            return error(pos_, std::min(pos_ + 2, s_.size()),
+                         "invalid escape '\\x': expected two hexadecimal digits");
+          value += static_cast<char>(h1 * 16 + h2);
+          pos_ += 4;
+          continue;
+        }
+        default:
+          if (pos_ + 1 >= s_.size())
+            return error(start, start + 1, "unterminated string literal (missing '\"')");
+          return error(pos_, pos_ + 2,
+                       std::string("invalid escape sequence '\\") + e +
+                           "' in string (expected \\n, \\t, \\r, \\0, \\\\, \\\", \\' or \\xHH)");
+      }
+      pos_ += 2;
+    }
+    Token t = make(Tok::String, start, pos_);
+    t.value = std::move(value);
+    return t;
+  }
+};
+
+}  // namespace
+
+std::string tok_spelling(Tok kind) {
+  switch (kind) {
+    case Tok::End:
+      return "end of file";
+    case Tok::Error:
+      return "invalid token";
+    case Tok::Ident:
+      return "a name";
+    case Tok::Int:
+      return "an integer literal";
+    case Tok::Float:
+      return "a floating-point literal";
+    case Tok::String:
+      return "a string literal";
+    default:
+      break;
+  }
+  for (const Keyword& k : kKeywords)
+    if (k.kind == kind) return std::string("keyword '") + k.text + "'";
+  for (const Punct& p : kPuncts)
+    if (p.kind == kind) return std::string("'") + p.text + "'";
+  return "?";
+}
+
+std::string describe(const Token& t) {
+  switch (t.kind) {
+    case Tok::End:
+      return "end of file";
+    case Tok::Error:
+      return "invalid token";
+    case Tok::Ident:
+      return "name '" + t.text + "'";
+    case Tok::Int:
+      return "integer literal '" + t.text + "'";
+    case Tok::Float:
+      return "floating-point literal '" + t.text + "'";
+    case Tok::String:
+      return "string literal";
+    default:
+      return tok_spelling(t.kind);
+  }
+}
+
+std::vector<Token> tokenize(const SourceRef& src) {
+  static const std::string empty;
+  return Lexer(src ? src->text : empty).run();
+}
+
+bool is_reserved_name(const std::string& name) {
+  size_t pos = name.rfind("__");
+  if (pos == std::string::npos || pos + 2 >= name.size()) return false;
+  for (size_t i = pos + 2; i < name.size(); ++i)
+    if (!is_digit(name[i])) return false;
+  return true;
+}
+
+}  // namespace risec::rise

@@ -1,0 +1,21 @@
+// Name resolution: turns the identifiers the parser produced into what they name.
+// Lambda-bound names stay identifiers; definitions are inlined (each use gets its
+// own copy, so unannotated definitions are polymorphic); foreign definitions become
+// Foreign nodes; primitives become Primitive nodes. Type-level names (sizes, data
+// types and address spaces bound by depFun, scalar type names, address spaces) are
+// left as identifiers for type inference, which reads them as type-level arguments.
+#pragma once
+
+#include "rise/expr.h"
+
+namespace risec::rise {
+
+// Resolve definition `index` of `program` (it may use the definitions above it),
+// falling back on `prelude` (which may be null) and then on primitives.
+Expr resolve_definition(const Program& program, size_t index, const Program* prelude);
+
+// Resolve a free-standing expression against primitives only (used for tests and
+// for expressions built through the C++ API).
+Expr resolve_expr(const Expr& e);
+
+}  // namespace risec::rise

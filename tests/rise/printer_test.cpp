@@ -1,0 +1,522 @@
+// Tests of the RISE printer: parse(print(parse(x))) is alpha-equivalent to parse(x)
+// for every .rise file of the repository, printing is idempotent, the layout uses
+// pipes, infix operators and the sugar of the spec, literals re-read exactly, and a
+// random property test over generated expressions checks the parenthesization.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "rise/lexer.h"
+#include "rise/parser.h"
+#include "rise/primitives.h"
+#include "rise/printer.h"
+
+namespace risec::rise {
+namespace {
+
+namespace fs = std::filesystem;
+
+SourceRef src(const std::string& text, const std::string& name = "test.rise") {
+  return std::make_shared<const SourceFile>(SourceFile{name, text});
+}
+Expr pe(const std::string& text) {
+  return parse_expr(src(text));
+}
+Program pp(const std::string& text) {
+  return parse_program(src(text));
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<fs::path> rise_files() {
+  std::vector<fs::path> out;
+  fs::path root(RISEC_SOURCE_DIR);
+  for (const auto& dir : fs::directory_iterator(root / "examples")) {
+    if (!dir.is_directory()) continue;
+    for (const auto& f : fs::directory_iterator(dir.path()))
+      if (f.path().extension() == ".rise") out.push_back(f.path());
+  }
+  out.push_back(root / "src" / "rise" / "prelude.rise");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Expr id(const std::string& n) {
+  return ident(n);
+}
+Expr prim(const std::string& n) {
+  return primitive(n);
+}
+Expr bin(const std::string& op, Expr a, Expr b) {
+  return apps(prim(op), {a, b});
+}
+
+// print, parse back, compare; returns the printed text.
+std::string round_trip(const Expr& e) {
+  std::string text = print_expr(e);
+  Expr back;
+  try {
+    back = pe(text);
+  } catch (const Error& err) {
+    ADD_FAILURE() << "printed text does not parse: " << text << "\n" << format_error(err);
+    return text;
+  }
+  EXPECT_TRUE(alpha_equal(back, e)) << "printed: " << text << "\nre-printed: " << print_expr(back);
+  return text;
+}
+
+const char* kSpecPrograms[] = {
+    R"(def mv = depFun((n: Nat, m: Nat) =>
+fun(M: Array[n, Array[m, f32]] =>
+fun(x: Array[m, f32] =>
+M |> map(fun(row =>
+zip(row)(x) |>
+map(fun(ax => fst(ax) * snd(ax))) |>
+reduce(add)(0.0f) )) )) )
+)",
+    R"(def mm = depFun((n: Nat, m: Nat, k: Nat) =>
+  fun(A: n.k.f32 => fun(B: k.m.f32 =>
+    A |> map(fun(rowA =>
+      transpose(B) |> map(fun(colB =>
+        zip(rowA)(colB) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f))))))))
+)",
+    R"(def blur3 = depFun(n: Nat => fun(x: n.f32 =>
+  x |> padClamp(1)(1) |> slide(3)(1)
+    |> map(fun(w => (w[0] + w[1] + w[2]) / 3.0f))))
+)",
+};
+
+void check_program_round_trip(const std::string& text, const std::string& name) {
+  SCOPED_TRACE(name);
+  Program p;
+  try {
+    p = parse_program(src(text, name));
+  } catch (const Error& e) {
+    FAIL() << format_error(e);
+  }
+  std::string printed = print_program(p);
+  Program q;
+  try {
+    q = parse_program(src(printed, "printed " + name));
+  } catch (const Error& e) {
+    FAIL() << "printed program does not parse:\n" << printed << "\n" << format_error(e);
+  }
+  ASSERT_EQ(p.defs.size(), q.defs.size()) << printed;
+  for (size_t i = 0; i < p.defs.size(); ++i) {
+    EXPECT_EQ(p.defs[i].name, q.defs[i].name);
+    if (p.defs[i].body) {
+      EXPECT_TRUE(alpha_equal(p.defs[i].body, q.defs[i].body)) << p.defs[i].name << " printed as:\n"
+                                                               << printed;
+    }
+    if (p.defs[i].annot) {
+      EXPECT_TRUE(equal(p.defs[i].annot, q.defs[i].annot));
+    }
+  }
+  // Printing is a fixed point after one round.
+  EXPECT_EQ(print_program(q), printed);
+  // Lines stay short where the structure allows it.
+  std::istringstream lines(printed);
+  for (std::string l; std::getline(lines, l);) EXPECT_LE(l.size(), 110u) << l;
+}
+
+TEST(Printer, RoundTripEveryRepositoryFile) {
+  for (const fs::path& f : rise_files()) check_program_round_trip(read_file(f), f.string());
+}
+
+TEST(Printer, RoundTripSpecExamples) {
+  for (const char* p : kSpecPrograms) check_program_round_trip(p, "spec");
+}
+
+TEST(Printer, SpecExamplesLayout) {
+  std::string mv = print_program(pp(kSpecPrograms[0]));
+  EXPECT_EQ(mv,
+            "def mv = depFun((n: Nat, m: Nat) =>\n"
+            "  fun(M: n.m.f32, x: m.f32 =>\n"
+            "    M |> map(fun(row => zip(row)(x) |> map(fun(ax => fst(ax) * snd(ax))) |> "
+            "reduce(add)(0.0f)))))\n");
+  std::string mm = print_program(pp(kSpecPrograms[1]));
+  EXPECT_NE(mm.find("zip(rowA)(colB) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f)"),
+            std::string::npos)
+      << mm;
+  EXPECT_NE(mm.find("transpose(B) |> map(fun(colB =>"), std::string::npos) << mm;
+  std::string blur = print_program(pp(kSpecPrograms[2]));
+  EXPECT_EQ(blur,
+            "def blur3 = depFun(n: Nat =>\n"
+            "  fun(x: n.f32 => x |> padClamp(1)(1) |> slide(3)(1) |> map(fun(w => (w[0] + w[1] + "
+            "w[2]) / 3.0f))))\n");
+}
+
+TEST(Printer, LongChainsBreakBeforePipes) {
+  std::string text =
+      "def f = fun(input => input |> map(fun(element => element * 2.0f + 1.0f)) |> "
+      "padClamp(1)(1) |> slide(3)(1) |> map(fun(window => window[0] + window[1])))";
+  std::string printed = print_program(pp(text));
+  EXPECT_EQ(printed,
+            "def f = fun(input =>\n"
+            "  input |> map(fun(element => element * 2.0f + 1.0f))\n"
+            "    |> padClamp(1)(1)\n"
+            "    |> slide(3)(1)\n"
+            "    |> map(fun(window => window[0] + window[1])))\n");
+}
+
+TEST(Printer, Operators) {
+  Expr a = id("a"), b = id("b"), c = id("c");
+  EXPECT_EQ(round_trip(bin("add", a, bin("mul", b, c))), "a + b * c");
+  EXPECT_EQ(round_trip(bin("mul", bin("add", a, b), c)), "(a + b) * c");
+  EXPECT_EQ(round_trip(bin("sub", bin("sub", a, b), c)), "a - b - c");
+  EXPECT_EQ(round_trip(bin("sub", a, bin("sub", b, c))), "a - (b - c)");
+  EXPECT_EQ(round_trip(bin("div", a, bin("mul", b, c))), "a / (b * c)");
+  EXPECT_EQ(round_trip(bin("mod", bin("div", a, b), c)), "a / b % c");
+  EXPECT_EQ(round_trip(bin("lt", bin("add", a, b), c)), "a + b < c");
+  EXPECT_EQ(round_trip(bin("equal", bin("lt", a, b), c)), "(a < b) == c");
+  EXPECT_EQ(round_trip(app(prim("not"), bin("gt", a, b))), "a <= b");
+  EXPECT_EQ(round_trip(app(prim("not"), bin("lt", a, b))), "a >= b");
+  EXPECT_EQ(round_trip(app(prim("not"), bin("equal", a, b))), "a != b");
+  EXPECT_EQ(round_trip(app(prim("not"), a)), "!a");
+  EXPECT_EQ(round_trip(app(prim("not"), bin("add", a, b))), "!(a + b)");
+  EXPECT_EQ(round_trip(app(prim("neg"), a)), "-a");
+  EXPECT_EQ(round_trip(app(prim("neg"), app(prim("neg"), a))), "--a");
+  EXPECT_EQ(round_trip(app(prim("neg"), int_lit(5))), "-(5)");
+  EXPECT_EQ(round_trip(app(prim("neg"), int_lit(-5))), "-(-5)");
+  EXPECT_EQ(round_trip(bin("mul", app(prim("neg"), a), b)), "-a * b");
+  EXPECT_EQ(round_trip(app(prim("neg"), bin("mul", a, b))), "-(a * b)");
+  EXPECT_EQ(round_trip(bin("sub", a, int_lit(-1))), "a - -1");
+  EXPECT_EQ(round_trip(bin("add", int_lit(-1), a)), "-1 + a");
+  // Names of primitives written by the user stay calls.
+  EXPECT_EQ(round_trip(apps(id("add"), {a, b})), "add(a)(b)");
+}
+
+TEST(Printer, PostfixAndSugar) {
+  Expr x = id("x"), i = id("i"), p = id("p");
+  EXPECT_EQ(round_trip(app(prim("fst"), p)), "p._1");
+  EXPECT_EQ(round_trip(app(prim("snd"), app(prim("fst"), p))), "p._1._2");
+  EXPECT_EQ(round_trip(app(prim("fst"), int_lit(-1))), "(-1)._1");
+  EXPECT_EQ(round_trip(app(prim("fst"), int_lit(1))), "1._1");
+  EXPECT_EQ(round_trip(apps(prim("idx"), {i, x})), "x[i]");
+  EXPECT_EQ(round_trip(apps(prim("idx"), {int_lit(1), apps(prim("idx"), {int_lit(0), x})})),
+            "x[0][1]");
+  EXPECT_EQ(round_trip(apps(prim("idx"), {i, bin("add", x, x)})), "(x + x)[i]");
+  EXPECT_EQ(round_trip(apps(prim("makePair"), {x, bin("add", x, x)})), "(x, x + x)");
+  EXPECT_EQ(round_trip(apps(make_array_prim(3), {int_lit(1), int_lit(2), int_lit(3)})),
+            "[1, 2, 3]");
+  EXPECT_EQ(round_trip(apps(prim("let"), {int_lit(1), lambda("y", bin("add", id("y"), x))})),
+            "let y = 1 in y + x");
+  EXPECT_EQ(round_trip(bin("add", x, apps(prim("let"), {int_lit(1), lambda("y", id("y"))}))),
+            "x + (let y = 1 in y)");
+  EXPECT_EQ(round_trip(annotation(x, scalar(ScalarKind::F32))), "(x : f32)");
+  EXPECT_EQ(
+      round_trip(annotation(bin("add", x, x), array(Nat::size_var("n"), scalar(ScalarKind::F32)))),
+      "((x + x) : n.f32)");
+  EXPECT_EQ(round_trip(app(app(id("f"), x), i)), "f(x)(i)");
+  EXPECT_EQ(round_trip(app(lambda("y", id("y")), x)), "(fun(y => y))(x)");
+  EXPECT_EQ(round_trip(app(bin("add", x, x), i)), "(x + x)(i)");
+  // Over-applied sugar keeps its form and applies the rest.
+  EXPECT_EQ(round_trip(app(app(prim("fst"), p), x)), "p._1(x)");
+}
+
+TEST(Printer, PipesForPatterns) {
+  Expr x = id("x"), f = id("f");
+  EXPECT_EQ(round_trip(apps(id("map"), {f, x})), "x |> map(f)");
+  EXPECT_EQ(round_trip(app(apps(id("reduce"), {id("add"), f32_lit(0)}), app(app(id("map"), f), x))),
+            "x |> map(f) |> reduce(add)(0.0f)");
+  EXPECT_EQ(round_trip(apps(id("split"), {int_lit(32), x})), "x |> split(32)");
+  EXPECT_EQ(round_trip(apps(id("zip"), {x, id("y")})), "zip(x)(y)");
+  EXPECT_EQ(round_trip(app(id("transpose"), x)), "transpose(x)");
+  EXPECT_EQ(round_trip(app(apps(id("map"), {f}), bin("add", x, x))), "x + x |> map(f)");
+  EXPECT_EQ(round_trip(app(app(id("map"), f), lambda("y", id("y")))), "(fun(y => y)) |> map(f)");
+  // A user function applied to sizes, then to data.
+  EXPECT_EQ(round_trip(apps(id("slide2D"), {int_lit(3), int_lit(1), x})), "x |> slide2D(3)(1)");
+  EXPECT_EQ(round_trip(apps(id("dot"), {x, id("y")})), "dot(x)(y)");
+}
+
+TEST(Printer, DependentApplicationsAndLambdas) {
+  Nat n = Nat::size_var("n");
+  Expr x = id("x");
+  Expr split32 = dep_app(prim("split"), Nat(32));
+  EXPECT_EQ(print_expr(app(split32, x)), "x |> split(32)");
+  EXPECT_EQ(print_expr(app(dep_app(prim("take"), n - 2), x)), "x |> take(n - 2)");
+  EXPECT_EQ(print_expr(dep_app(prim("take"), n - 2)), "take(n - 2)");
+  EXPECT_EQ(print_expr(app(dep_app(prim("oclToMem"), Addr{AddrSpace::Local, ""}), x)),
+            "x |> oclToMem(Local)");
+  // Dependent arguments fill the explicit parameters (the checker never applies
+  // implicit ones), as in the checked treesum example.
+  Expr iterate_k = dep_app(prim("iterate"), Nat::size_var("k"));
+  EXPECT_EQ(print_expr(apps(iterate_k, {id("f"), x})), "x |> iterate(k)(f)");
+  Expr map0 = dep_app(prim("mapGlobal"), Nat(0));
+  EXPECT_EQ(print_expr(apps(map0, {id("f"), x})), "x |> mapGlobal(0)(f)");
+  Expr slide31 = dep_app(dep_app(prim("slide"), Nat(3)), Nat(1));
+  EXPECT_EQ(print_expr(app(slide31, x)), "x |> slide(3)(1)");
+  EXPECT_EQ(print_expr(dep_app(id("g"), scalar(ScalarKind::F32))), "g(f32)");
+  Expr dl = dep_lambda(Kind::Nat, "n", dep_lambda(Kind::Data, "t", lambda("x", x)));
+  EXPECT_EQ(round_trip(dl), "depFun((n: Nat, t: Data) => fun(x => x))");
+  EXPECT_EQ(round_trip(dep_lambda(Kind::Addr, "a", x)), "depFun(a: Addr => x)");
+  EXPECT_EQ(round_trip(lambda("x", x, array(n, scalar(ScalarKind::F32)))), "fun(x: n.f32 => x)");
+  EXPECT_EQ(round_trip(lambda("x", lambda("y", x), scalar(ScalarKind::F32))),
+            "fun(x: f32, y => x)");
+  Type f2f = fun(scalar(ScalarKind::F32), scalar(ScalarKind::F32));
+  EXPECT_EQ(round_trip(lambda("f", id("f"), f2f)), "fun(f: f32 -> f32 => f)");
+}
+
+TEST(Printer, GeneratedNames) {
+  // The parser's `>>` prints back as `>>`.
+  EXPECT_EQ(round_trip(pe("map(f) >> reduce(add)(0.0f) >> g")), "map(f) >> reduce(add)(0.0f) >> g");
+  // A generated binder that is not a composition prints as a readable fresh name.
+  std::string v = fresh_name("x");
+  Expr e = lambda(v, bin("add", id(v), id("x")));
+  std::string text = round_trip(e);
+  EXPECT_EQ(text.find("__"), std::string::npos) << text;
+  EXPECT_EQ(text, "fun(x1 => x1 + x)");
+  // A user lambda of the shape g(f(x)) stays a lambda.
+  EXPECT_EQ(round_trip(pe("fun(f => map(map(f)))")), "fun(f => map(map(f)))");
+  // Names that are not identifiers are replaced too.
+  EXPECT_EQ(round_trip(lambda("$t0", id("$t0"))), "fun(t0 => t0)");
+  EXPECT_EQ(round_trip(lambda("in", id("in"))), "fun(in1 => in1)");
+}
+
+TEST(Printer, Literals) {
+  auto lit_text = [](const Expr& e) { return print_literal(e->lit); };
+  EXPECT_EQ(lit_text(int_lit(42)), "42");
+  EXPECT_EQ(lit_text(int_lit(-42)), "-42");
+  EXPECT_EQ(lit_text(f32_lit(0.0)), "0.0f");
+  EXPECT_EQ(lit_text(f32_lit(0.1)), "0.1f");
+  EXPECT_EQ(lit_text(f32_lit(-2.5)), "-2.5f");
+  EXPECT_EQ(lit_text(f32_lit(1e20)), "1e+20f");
+  EXPECT_EQ(lit_text(f64_lit(0.1)), "0.1");
+  EXPECT_EQ(lit_text(f64_lit(3.0)), "3.0");
+  EXPECT_EQ(lit_text(f64_lit(-0.0)), "-0.0");
+  EXPECT_EQ(lit_text(scalar_lit(ScalarKind::I64, -5, 0)), "-5i64");
+  EXPECT_EQ(lit_text(scalar_lit(ScalarKind::I32, 5, 0)), "5i32");
+  EXPECT_EQ(lit_text(scalar_lit(ScalarKind::U64, -1, 0)), "18446744073709551615u64");
+  EXPECT_EQ(lit_text(bool_lit(true)), "true");
+  EXPECT_EQ(lit_text(bool_lit(false)), "false");
+  Literal ix;
+  ix.kind = LitKind::Index;
+  ix.nat = 2;
+  ix.size = Nat::size_var("n") + 1;
+  EXPECT_EQ(print_literal(ix), "lidx(2, n + 1)");
+  round_trip(literal(ix));
+  for (const Expr& e : {int_lit(0), int_lit(std::numeric_limits<int64_t>::min()),
+                        int_lit(std::numeric_limits<int64_t>::max()), f32_lit(-0.0),
+                        scalar_lit(ScalarKind::I8, -128, 0), scalar_lit(ScalarKind::U8, 255, 0),
+                        scalar_lit(ScalarKind::I16, -32768, 0), scalar_lit(ScalarKind::U16, 7, 0),
+                        scalar_lit(ScalarKind::U32, 4294967295, 0),
+                        scalar_lit(ScalarKind::I64, std::numeric_limits<int64_t>::min(), 0),
+                        f64_lit(5e-324), f64_lit(1.7976931348623157e308), f32_lit(1.17549435e-38),
+                        f32_lit(3.40282347e38), bool_lit(true)})
+    round_trip(e);
+}
+
+TEST(Printer, FloatLiteralsReadBackBitExact) {
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 5000; ++i) {
+    uint32_t fb = static_cast<uint32_t>(rng());
+    float f = std::bit_cast<float>(fb);
+    if (!std::isfinite(f)) continue;
+    Expr e = f32_lit(static_cast<double>(f));
+    std::string text = print_expr(e);
+    Expr back = pe(text);
+    ASSERT_EQ(back->kind, ExprKind::Literal) << text;
+    ASSERT_EQ(back->lit.scalar, ScalarKind::F32) << text;
+    ASSERT_EQ(std::bit_cast<uint64_t>(back->lit.f), std::bit_cast<uint64_t>(e->lit.f)) << text;
+    double d = std::bit_cast<double>(rng());
+    if (!std::isfinite(d)) continue;
+    Expr e2 = f64_lit(d);
+    std::string t2 = print_expr(e2);
+    Expr back2 = pe(t2);
+    ASSERT_EQ(back2->lit.scalar, ScalarKind::F64) << t2;
+    ASSERT_EQ(std::bit_cast<uint64_t>(back2->lit.f), std::bit_cast<uint64_t>(d)) << t2;
+  }
+}
+
+TEST(Printer, ProgramsWithForeignAndAnnotations) {
+  std::string text =
+      "foreign def clamp(x: f32, lo: f32, hi: f32): f32 = \"{ return x < lo ? lo : (x > hi ? hi "
+      ": x); }\"\n"
+      "\n"
+      "def g : f32 -> f32 = fun(x => clamp(x)(0.0f)(1.0f))\n";
+  Program p = pp(text);
+  EXPECT_EQ(print_program(p), text);
+  std::string esc = "foreign def f(): f32 = \"a\\tb\\\"c\\\\d\\x01\n  e\"\n";
+  EXPECT_EQ(print_program(pp(esc)), esc);
+}
+
+TEST(Printer, TypesOption) {
+  Type f32 = scalar(ScalarKind::F32);
+  Expr lam = with_type(lambda("x", bin("add", id("x"), id("x"))), fun(f32, f32));
+  PrintOptions with_types;
+  with_types.types = true;
+  EXPECT_EQ(print_expr(lam, with_types), "fun(x: f32 => x + x)");
+  EXPECT_EQ(print_expr(lam), "fun(x => x + x)");
+  Program p;
+  p.defs.push_back(Definition{"double", {}, nullptr, lam, nullptr});
+  EXPECT_EQ(print_program(p, with_types),
+            "// double : f32 -> f32\ndef double = fun(x: f32 => x + x)\n");
+  EXPECT_EQ(print_program(p), "def double = fun(x => x + x)\n");
+  // A let binder with its type.
+  Expr let_e = apps(prim("let"), {f32_lit(1), with_type(lambda("y", id("y")), fun(f32, f32))});
+  EXPECT_EQ(print_expr(let_e, with_types), "let y: f32 = 1.0f in y");
+  EXPECT_TRUE(alpha_equal(pe(print_expr(let_e, with_types)),
+                          apps(prim("let"), {f32_lit(1), lambda("y", id("y"), f32)})));
+}
+
+// ---------------------------------------------------------------------------------
+// Property test: random expressions of every construct the parser produces
+// ---------------------------------------------------------------------------------
+
+class Gen {
+ public:
+  explicit Gen(uint64_t seed) : rng_(seed) {}
+
+  Expr expr(int depth) {
+    if (depth <= 0) return leaf();
+    switch (pick(20)) {
+      case 0:
+      case 1:
+        return leaf();
+      case 2: {
+        static const char* ops[] = {"add", "sub", "mul", "div", "mod", "lt", "gt", "equal"};
+        return bin(ops[pick(8)], expr(depth - 1), expr(depth - 1));
+      }
+      case 3: {
+        static const char* ops[] = {"gt", "lt", "equal"};
+        return app(prim("not"), bin(ops[pick(3)], expr(depth - 1), expr(depth - 1)));
+      }
+      case 4:
+        return app(prim(pick(2) ? "neg" : "not"), expr(depth - 1));
+      case 5:
+        return app(prim(pick(2) ? "fst" : "snd"), expr(depth - 1));
+      case 6:
+        return apps(prim("idx"), {expr(depth - 1), expr(depth - 1)});
+      case 7:
+        return apps(prim("makePair"), {expr(depth - 1), expr(depth - 1)});
+      case 8: {
+        int n = 1 + pick(3);
+        std::vector<Expr> xs;
+        for (int i = 0; i < n; ++i) xs.push_back(expr(depth - 1));
+        return apps(make_array_prim(n), xs);
+      }
+      case 9:
+        return apps(prim("let"), {expr(depth - 1), lambda(name(), expr(depth - 1), type())});
+      case 10:
+        return lambda(name(), expr(depth - 1), type());
+      case 11:
+        return app(expr(depth - 1), expr(depth - 1));
+      case 12:
+        return apps(id(pattern()), {expr(depth - 1), expr(depth - 1)});
+      case 13:
+        return annotation(expr(depth - 1), scalar(ScalarKind::F32));
+      case 14:
+        return dep_lambda(pick(2) ? Kind::Nat : Kind::Data, pick(2) ? "n" : "t", expr(depth - 1));
+      case 15: {
+        // f >> g as the parser builds it.
+        std::string v = fresh_name("x");
+        return lambda(v, app(expr(depth - 1), app(expr(depth - 1), id(v))));
+      }
+      case 16: {
+        std::string v = fresh_name("y");
+        return lambda(v, bin("add", id(v), expr(depth - 1)));
+      }
+      case 17:
+        return apps(id("reduce"), {id("add"), expr(depth - 1), expr(depth - 1)});
+      case 18:
+        return apps(id("slide"), {int_lit(pick(5)), int_lit(1), expr(depth - 1)});
+      default:
+        return app(id("f"), expr(depth - 1));
+    }
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
+  std::string name() {
+    static const char* names[] = {"a", "b", "x", "y", "x1", "in_", "_1"};
+    return names[pick(7)];
+  }
+  std::string pattern() {
+    static const char* names[] = {"map", "zip", "split", "g", "padCst", "add"};
+    return names[pick(6)];
+  }
+  Type type() {
+    switch (pick(4)) {
+      case 0:
+        return scalar(ScalarKind::F32);
+      case 1:
+        return array(Nat::size_var("n") + 2, scalar(ScalarKind::I64));
+      default:
+        return nullptr;
+    }
+  }
+  Expr leaf() {
+    switch (pick(10)) {
+      case 0:
+        return int_lit(static_cast<int64_t>(rng_() % 200) - 100);
+      case 1:
+        return f32_lit(static_cast<double>(static_cast<int64_t>(rng_() % 2000) - 1000) / 8);
+      case 2:
+        return f64_lit(static_cast<double>(static_cast<int64_t>(rng_() % 2000) - 1000) / 3);
+      case 3:
+        return bool_lit(pick(2));
+      case 4:
+        return scalar_lit(ScalarKind::I64, static_cast<int64_t>(rng_() % 200) - 100, 0);
+      case 5:
+        return id("map");
+      default:
+        return id(name());
+    }
+  }
+};
+
+TEST(Printer, RandomExpressionsRoundTrip) {
+  Gen gen(1234);
+  for (int i = 0; i < 3000; ++i) {
+    Expr e = gen.expr(5);
+    std::string text = print_expr(e);
+    Expr back;
+    try {
+      back = pe(text);
+    } catch (const Error& err) {
+      FAIL() << "case " << i << ": printed text does not parse:\n"
+             << text << "\n"
+             << format_error(err);
+    }
+    ASSERT_TRUE(alpha_equal(back, e))
+        << "case " << i << ":\n  printed:    " << text << "\n  re-printed: " << print_expr(back);
+    ASSERT_EQ(print_expr(back), text) << "case " << i;
+  }
+}
+
+TEST(Printer, DeepTreesPrint) {
+  // The deepest trees the parser accepts print (chains are printed iteratively).
+  std::string sums = "x";
+  for (int i = 0; i < 1000; ++i) sums += " + x";
+  Expr e = pe(sums);
+  EXPECT_EQ(print_expr(e), sums);
+  std::string pipes = "x";
+  for (int i = 0; i < 2000; ++i) pipes += " |> map(f)";
+  EXPECT_TRUE(alpha_equal(pe(print_expr(pe(pipes))), pe(pipes)));
+  // Chains printed recursively, close to the parser's depth limit.
+  std::string calls = "x";
+  for (int i = 0; i < 1900; ++i) calls += " |> f + x";
+  Expr c = pe(calls);
+  EXPECT_TRUE(alpha_equal(pe(print_expr(c)), c));
+  std::string nested = "x";
+  for (int i = 0; i < 1900; ++i) nested += " |> f(x < y)";
+  Expr n = pe(nested);
+  EXPECT_TRUE(alpha_equal(pe(print_expr(n)), n));
+  // Shallow nesting stays calls.
+  EXPECT_EQ(print_expr(pe("f(g(h(x)))")), "f(g(h(x)))");
+}
+
+}  // namespace
+}  // namespace risec::rise
