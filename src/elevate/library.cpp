@@ -1,0 +1,135 @@
+// The strategy library's index and the core entries (combinators, traversals and
+// predicates); rule families register themselves from rules_*.cpp.
+#include "elevate/library.h"
+
+#include <mutex>
+
+namespace risec::elevate {
+
+namespace {
+
+LibraryEntry core(const std::string& name, std::vector<ParamKind> params,
+                  const std::string& description, EntryClass cls,
+                  std::function<Strategy(const std::vector<Arg>&)> make) {
+  LibraryEntry e;
+  e.name = name;
+  e.params = std::move(params);
+  e.description = description;
+  e.cls = cls;
+  e.make = std::move(make);
+  return e;
+}
+
+using P = ParamKind;
+using C = EntryClass;
+
+}  // namespace
+
+Strategy arg_strategy(const std::vector<Arg>& a, size_t i) { return std::get<Strategy>(a.at(i)); }
+int64_t arg_nat(const std::vector<Arg>& a, size_t i) { return std::get<int64_t>(a.at(i)); }
+const std::vector<int64_t>& arg_list(const std::vector<Arg>& a, size_t i) {
+  return std::get<std::vector<int64_t>>(a.at(i));
+}
+rise::AddrSpace arg_addr(const std::vector<Arg>& a, size_t i) {
+  return std::get<rise::AddrSpace>(a.at(i));
+}
+
+void register_core(Registry& r) {
+  auto s0 = [](const std::vector<Arg>& a) { return arg_strategy(a, 0); };
+  r.add(core("id", {}, "succeeds, unchanged", C::Combinator, [](auto&) { return id(); }));
+  r.add(core("fail", {}, "fails", C::Combinator, [](auto&) { return fail(); }));
+  r.add(core("try", {P::Strategy}, "s <+ id", C::Combinator,
+             [=](auto& a) { return try_(s0(a)); }));
+  r.add(core("repeat", {P::Strategy}, "apply s until it fails; always succeeds", C::Combinator,
+             [=](auto& a) { return repeat(s0(a)); }));
+  r.add(core("repeatN", {P::Nat, P::Strategy}, "s exactly k times", C::Combinator,
+             [](auto& a) { return repeat_n(static_cast<int>(arg_nat(a, 0)), arg_strategy(a, 1)); }));
+  r.add(core("body", {P::Strategy}, "s on the body of a lambda or dependent lambda", C::Traversal,
+             [=](auto& a) { return body(s0(a)); }));
+  r.add(core("function", {P::Strategy}, "s on the function of an application", C::Traversal,
+             [=](auto& a) { return function(s0(a)); }));
+  r.add(core("argument", {P::Strategy}, "s on the argument of an application", C::Traversal,
+             [=](auto& a) { return argument(s0(a)); }));
+  r.add(core("all", {P::Strategy}, "s on all immediate children", C::Traversal,
+             [=](auto& a) { return all(s0(a)); }));
+  r.add(core("one", {P::Strategy}, "s on the first immediate child where it succeeds",
+             C::Traversal, [=](auto& a) { return one(s0(a)); }));
+  r.add(core("some", {P::Strategy}, "s on every immediate child where it succeeds (at least one)",
+             C::Traversal, [=](auto& a) { return some(s0(a)); }));
+  r.add(core("topDown", {P::Strategy}, "s at the first location, in pre-order, where it succeeds",
+             C::Traversal, [=](auto& a) { return top_down(s0(a)); }));
+  r.add(core("bottomUp", {P::Strategy},
+             "s at the first location, in post-order, where it succeeds", C::Traversal,
+             [=](auto& a) { return bottom_up(s0(a)); }));
+  r.add(core("allTopDown", {P::Strategy},
+             "s at the root and then recursively at every child; all must succeed", C::Traversal,
+             [=](auto& a) { return all_top_down(s0(a)); }));
+  r.add(core("tryAll", {P::Strategy}, "try s at every location (top down); always succeeds",
+             C::Traversal, [=](auto& a) { return try_all(s0(a)); }));
+  r.add(core("everywhere", {P::Strategy},
+             "s at every location where it succeeds, one pass; fails if it succeeded nowhere",
+             C::Traversal, [=](auto& a) { return everywhere(s0(a)); }));
+  r.add(core("normalize", {P::Strategy}, "repeat(topDown(s)): until s applies nowhere",
+             C::Traversal, [=](auto& a) { return normalize(s0(a)); }));
+  r.add(core("outermost", {P::Strategy, P::Strategy},
+             "outermost(p)(s) = topDown(p ; s): s at the outermost location where p holds",
+             C::Traversal, [](auto& a) { return outermost(arg_strategy(a, 0), arg_strategy(a, 1)); }));
+  r.add(core("innermost", {P::Strategy, P::Strategy},
+             "innermost(p)(s) = bottomUp(p ; s): s at the innermost location where p holds",
+             C::Traversal, [](auto& a) { return innermost(arg_strategy(a, 0), arg_strategy(a, 1)); }));
+  r.add(core("isMap", {}, "the primitive map", C::Predicate, [](auto&) { return is_map(); }));
+  r.add(core("isReduce", {}, "the primitive reduce", C::Predicate,
+             [](auto&) { return is_reduce(); }));
+  r.add(core("isReduceSeq", {}, "the primitive reduceSeq", C::Predicate,
+             [](auto&) { return is_reduce_seq(); }));
+  r.add(core("isMapSeq", {}, "the primitive mapSeq", C::Predicate,
+             [](auto&) { return is_map_seq(); }));
+  r.add(core("isTranspose", {}, "the primitive transpose", C::Predicate,
+             [](auto&) { return is_transpose(); }));
+  r.add(core("isLambda", {}, "a lambda", C::Predicate, [](auto&) { return is_lambda(); }));
+  r.add(core("isApplied", {P::Strategy}, "an application whose function satisfies p",
+             C::Predicate, [=](auto& a) { return is_applied(s0(a)); }));
+  r.add(core("isFullyApplied", {P::Strategy},
+             "a primitive satisfying p applied to all its arguments", C::Predicate,
+             [=](auto& a) { return is_fully_applied(s0(a)); }));
+  r.add(core("mapNest", {P::Nat}, "d maps nested directly (map(fun(x => map(...)(..)))(..))",
+             C::Predicate, [](auto& a) { return map_nest(static_cast<int>(arg_nat(a, 0))); }));
+  r.add(core("containsComputation", {},
+             "the term contains arithmetic, a reduction or a foreign function", C::Predicate,
+             [](auto&) { return contains_computation(); }));
+}
+
+const std::vector<LibraryEntry>& library() {
+  static const std::vector<LibraryEntry> all = [] {
+    Registry r;
+    register_core(r);
+    register_normal_forms(r);
+    register_algorithmic(r);
+    register_movement(r);
+    register_lowering(r);
+    register_tiling(r);
+    register_vector(r);
+    return std::move(r.entries());
+  }();
+  return all;
+}
+
+const LibraryEntry* find_entry(const std::string& name) {
+  for (const LibraryEntry& e : library()) {
+    if (e.name == name) return &e;
+    for (const std::string& a : e.aliases)
+      if (a == name) return &e;
+  }
+  return nullptr;
+}
+
+Strategy make_strategy(const std::string& name, const std::vector<Arg>& args) {
+  const LibraryEntry* e = find_entry(name);
+  if (!e) user_error("unknown strategy '" + name + "'");
+  if (args.size() != e->params.size())
+    user_error("'" + name + "' takes " + std::to_string(e->params.size()) + " argument(s), got " +
+               std::to_string(args.size()));
+  return e->make(args);
+}
+
+}  // namespace risec::elevate

@@ -1,0 +1,424 @@
+// The `.elv` strategy-file parser and evaluator (see parser.h).
+#include "elevate/parser.h"
+
+#include <cctype>
+#include <map>
+#include <memory>
+
+#include "elevate/library.h"
+
+namespace risec::elevate {
+
+namespace {
+
+// ---------------------------------------------------------------- tokens
+
+enum class T { End, Name, Int, LParen, RParen, LBracket, RBracket, Comma, Semi, Choice, At, Eq, Let };
+
+struct Tok {
+  T kind;
+  unsigned begin, end;
+  std::string text;
+};
+
+std::vector<Tok> lex(const SourceRef& src) {
+  const std::string& s = src->text;
+  std::vector<Tok> out;
+  size_t i = 0;
+  auto err = [&](const std::string& msg, size_t b, size_t e) {
+    user_error(msg, Span{src, static_cast<unsigned>(b), static_cast<unsigned>(e)});
+  };
+  while (i < s.size()) {
+    char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+      while (i < s.size() && s[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      size_t end = s.find("*/", i + 2);
+      if (end == std::string::npos) err("unterminated comment", i, i + 2);
+      i = end + 2;
+      continue;
+    }
+    unsigned b = static_cast<unsigned>(i);
+    auto push = [&](T k, size_t len) {
+      out.push_back({k, b, static_cast<unsigned>(i + len), s.substr(i, len)});
+      i += len;
+    };
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+      std::string w = s.substr(i, j - i);
+      push(w == "let" ? T::Let : T::Name, j - i);
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+      if (j - i > 15) err("number too large", i, j);
+      push(T::Int, j - i);
+      continue;
+    }
+    switch (c) {
+      case '(': push(T::LParen, 1); continue;
+      case ')': push(T::RParen, 1); continue;
+      case '[': push(T::LBracket, 1); continue;
+      case ']': push(T::RBracket, 1); continue;
+      case ',': push(T::Comma, 1); continue;
+      case ';': push(T::Semi, 1); continue;
+      case '@': push(T::At, 1); continue;
+      case '=': push(T::Eq, 1); continue;
+      case '<':
+        if (i + 1 < s.size() && s[i + 1] == '+') {
+          push(T::Choice, 2);
+          continue;
+        }
+        break;
+      default: break;
+    }
+    err(std::string("unexpected character '") + c + "'", i, i + 1);
+  }
+  out.push_back({T::End, static_cast<unsigned>(s.size()), static_cast<unsigned>(s.size()), ""});
+  return out;
+}
+
+// ---------------------------------------------------------------- syntax tree
+
+struct SNode;
+using SPtr = std::shared_ptr<const SNode>;
+
+struct SNode {
+  enum Kind { Call, Seq, Choice, At, Int, List } kind;
+  Span span;
+  std::string name;                     // Call
+  std::vector<SPtr> args;               // Call: all argument groups flattened
+  SPtr a, b;                            // Seq, Choice, At (a @ b)
+  int64_t value = 0;                    // Int
+  std::vector<int64_t> list;            // List
+};
+
+struct LetDef {
+  std::string name;
+  std::vector<std::string> params;
+  SPtr body;
+  Span span;
+};
+
+class Parser {
+ public:
+  Parser(SourceRef src) : src_(std::move(src)), toks_(lex(src_)) {}
+
+  std::pair<std::vector<LetDef>, SPtr> file() {
+    std::vector<LetDef> lets;
+    SPtr main;
+    while (peek().kind == T::Let) {
+      next();
+      LetDef d;
+      Tok name = expect(T::Name, "a name after 'let'");
+      d.name = name.text;
+      d.span = span(name);
+      if (accept(T::LParen)) {
+        do {
+          d.params.push_back(expect(T::Name, "a parameter name").text);
+        } while (accept(T::Comma));
+        expect(T::RParen, "')' after the parameters");
+      }
+      expect(T::Eq, "'=' in the let definition");
+      d.body = strategy(true);
+      expect(T::Semi, "';' after the let definition");
+      lets.push_back(std::move(d));
+      if (peek().kind == T::End) {
+        // The file ends with a let: it is the file's strategy.
+        SNode n{SNode::Call, lets.back().span};
+        n.name = lets.back().name;
+        main = std::make_shared<SNode>(n);
+        return {std::move(lets), main};
+      }
+    }
+    if (peek().kind == T::End) user_error("the strategy file is empty", span(peek()));
+    main = strategy(false);
+    accept(T::Semi);
+    if (peek().kind != T::End)
+      user_error("expected end of file after the strategy, found " + describe(peek()), span(peek()));
+    return {std::move(lets), main};
+  }
+
+ private:
+  SourceRef src_;
+  std::vector<Tok> toks_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+
+  const Tok& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
+  Tok next() { return toks_[std::min(pos_++, toks_.size() - 1)]; }
+  bool accept(T k) {
+    if (peek().kind != k) return false;
+    ++pos_;
+    return true;
+  }
+  Span span(const Tok& t) const { return Span{src_, t.begin, t.end}; }
+  std::string describe(const Tok& t) const {
+    return t.kind == T::End ? "end of file" : "'" + t.text + "'";
+  }
+  Tok expect(T k, const std::string& what) {
+    if (peek().kind != k) user_error("expected " + what + ", found " + describe(peek()), span(peek()));
+    return next();
+  }
+
+  // In a let body, a ';' followed by 'let' or the end of the file ends the body.
+  bool seq_continues(bool in_let) const {
+    if (peek().kind != T::Semi) return false;
+    if (!in_let) return peek(1).kind != T::End;
+    return peek(1).kind != T::Let && peek(1).kind != T::End;
+  }
+
+  SPtr strategy(bool in_let) {
+    if (++depth_ > 200) user_error("strategy nests too deeply", span(peek()));
+    SPtr left = choice();
+    while (seq_continues(in_let)) {
+      next();
+      SPtr right = choice();
+      SNode n{SNode::Seq, Span::merge(left->span, right->span)};
+      n.a = left;
+      n.b = right;
+      left = std::make_shared<SNode>(n);
+    }
+    --depth_;
+    return left;
+  }
+
+  SPtr choice() {
+    SPtr left = located();
+    while (accept(T::Choice)) {
+      SPtr right = located();
+      SNode n{SNode::Choice, Span::merge(left->span, right->span)};
+      n.a = left;
+      n.b = right;
+      left = std::make_shared<SNode>(n);
+    }
+    return left;
+  }
+
+  SPtr located() {
+    SPtr s = call();
+    if (accept(T::At)) {
+      SPtr where = call();
+      SNode n{SNode::At, Span::merge(s->span, where->span)};
+      n.a = s;
+      n.b = where;
+      return std::make_shared<SNode>(n);
+    }
+    return s;
+  }
+
+  SPtr call() {
+    if (accept(T::LParen)) {
+      SPtr s = strategy(false);
+      expect(T::RParen, "')'");
+      return s;
+    }
+    Tok name = expect(T::Name, "a strategy");
+    SNode n{SNode::Call, span(name)};
+    n.name = name.text;
+    while (peek().kind == T::LParen) {
+      Tok open = next();
+      if (peek().kind == T::RParen) user_error("empty argument list", span(open));
+      do {
+        n.args.push_back(arg());
+      } while (accept(T::Comma));
+      Tok close = expect(T::RParen, "')' or ',' in the argument list");
+      n.span = Span::merge(n.span, span(close));
+    }
+    return std::make_shared<SNode>(n);
+  }
+
+  SPtr arg() {
+    if (peek().kind == T::Int) {
+      Tok t = next();
+      SNode n{SNode::Int, span(t)};
+      n.value = std::stoll(t.text);
+      return std::make_shared<SNode>(n);
+    }
+    if (peek().kind == T::LBracket) {
+      Tok open = next();
+      SNode n{SNode::List, span(open)};
+      if (peek().kind != T::RBracket) {
+        do {
+          Tok t = expect(T::Int, "a number in the list");
+          n.list.push_back(std::stoll(t.text));
+        } while (accept(T::Comma));
+      }
+      Tok close = expect(T::RBracket, "']' or ',' in the list");
+      n.span = Span::merge(n.span, span(close));
+      return std::make_shared<SNode>(n);
+    }
+    return strategy(false);
+  }
+};
+
+// ---------------------------------------------------------------- evaluation
+
+// Failures of a call in the file are located at the call (innermost first).
+Strategy located_strategy(Strategy s, const Span& where) {
+  std::string name = s.name();
+  return Strategy(name, [s, where](const Expr& e, const Env& env) -> Result {
+    Result r = s(e, env);
+    if (r.ok() || r.failure().where.known()) return r;
+    Failure f = r.failure();
+    f.where = where;
+    return f;
+  });
+}
+
+class Evaluator {
+ public:
+  explicit Evaluator(std::vector<LetDef> lets) : lets_(std::move(lets)) {}
+
+  Strategy eval(const SPtr& n, const std::map<std::string, Arg>& params, int depth) {
+    if (depth > 64) user_error("let definitions expand too deeply", n->span);
+    switch (n->kind) {
+      case SNode::Seq: return seq(eval(n->a, params, depth), eval(n->b, params, depth));
+      case SNode::Choice: return lchoice(eval(n->a, params, depth), eval(n->b, params, depth));
+      case SNode::At: {
+        if (n->b->kind != SNode::Call)
+          user_error("the right-hand side of '@' must be a traversal such as topDown or "
+                     "outermost(p)",
+                     n->b->span);
+        std::vector<SPtr> extra{n->a};
+        return call(*n->b, params, depth, &extra);
+      }
+      case SNode::Call: return call(*n, params, depth, nullptr);
+      case SNode::Int:
+      case SNode::List: user_error("expected a strategy, found a number", n->span);
+    }
+    user_error("bad strategy", n->span);
+  }
+
+ private:
+  std::vector<LetDef> lets_;
+  size_t visible_ = 0;  // lets [0, visible_) are in scope
+
+ public:
+  void set_visible(size_t n) { visible_ = n; }
+
+ private:
+  std::vector<std::string> known_names() const {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < visible_; ++i) out.push_back(lets_[i].name);
+    for (const LibraryEntry& e : library()) {
+      out.push_back(e.name);
+      for (const auto& a : e.aliases) out.push_back(a);
+    }
+    return out;
+  }
+
+  Arg eval_arg(const SPtr& a, std::optional<ParamKind> kind,
+               const std::map<std::string, Arg>& params, int depth, const std::string& callee,
+               size_t index) {
+    auto where = [&] {
+      return "argument " + std::to_string(index + 1) + " of '" + callee + "'";
+    };
+    // A bare name may be a let parameter or an address space.
+    if (a->kind == SNode::Call && a->args.empty()) {
+      if (auto it = params.find(a->name); it != params.end()) return it->second;
+      if (auto sp = rise::addr_from_name(a->name)) {
+        if (!kind || *kind == ParamKind::Addr) return *sp;
+      }
+    }
+    if (kind) {
+      switch (*kind) {
+        case ParamKind::Nat:
+          if (a->kind != SNode::Int) user_error(where() + " must be a number", a->span);
+          return a->value;
+        case ParamKind::IntList:
+          if (a->kind != SNode::List)
+            user_error(where() + " must be a list of numbers such as [1, 2, 3]", a->span);
+          return a->list;
+        case ParamKind::Addr:
+          user_error(where() + " must be an address space (Global, Local, Private, Constant)",
+                     a->span);
+        case ParamKind::Strategy: break;
+      }
+    } else {
+      if (a->kind == SNode::Int) return a->value;
+      if (a->kind == SNode::List) return a->list;
+    }
+    if (a->kind == SNode::Int || a->kind == SNode::List)
+      user_error(where() + " must be a strategy", a->span);
+    return eval(a, params, depth);
+  }
+
+  Strategy call(const SNode& n, const std::map<std::string, Arg>& params, int depth,
+                const std::vector<SPtr>* extra) {
+    std::vector<SPtr> args = n.args;
+    if (extra) args.insert(args.end(), extra->begin(), extra->end());
+    // A let parameter bound to a strategy.
+    if (auto it = params.find(n.name); it != params.end()) {
+      if (!args.empty()) user_error("'" + n.name + "' is a parameter and takes no arguments", n.span);
+      if (auto s = std::get_if<Strategy>(&it->second)) return *s;
+      user_error("'" + n.name + "' is a number or list here, not a strategy", n.span);
+    }
+    // A let definition (the latest visible one).
+    for (size_t i = visible_; i-- > 0;) {
+      const LetDef& d = lets_[i];
+      if (d.name != n.name) continue;
+      if (args.size() != d.params.size())
+        user_error("'" + d.name + "' takes " + std::to_string(d.params.size()) +
+                       " argument(s), got " + std::to_string(args.size()),
+                   n.span);
+      std::map<std::string, Arg> inner;
+      for (size_t k = 0; k < args.size(); ++k)
+        inner[d.params[k]] = eval_arg(args[k], std::nullopt, params, depth, d.name, k);
+      size_t saved = visible_;
+      visible_ = i;  // a let sees only the lets above it
+      Strategy s = eval(d.body, inner, depth + 1);
+      visible_ = saved;
+      return Strategy(d.name, located_strategy(s, n.span));
+    }
+    const LibraryEntry* e = find_entry(n.name);
+    if (!e) {
+      std::string msg = "unknown strategy '" + n.name + "'";
+      std::string near = nearest_name(n.name, known_names());
+      if (!near.empty()) msg += "; did you mean '" + near + "'?";
+      user_error(msg, n.span);
+    }
+    if (args.size() != e->params.size()) {
+      std::string msg = "'" + n.name + "' takes " + std::to_string(e->params.size()) +
+                        " argument(s), got " + std::to_string(args.size());
+      if (extra && args.size() == e->params.size() + 1)
+        msg += " (with the strategy on the left of '@')";
+      user_error(msg, n.span);
+    }
+    std::vector<Arg> values;
+    for (size_t k = 0; k < args.size(); ++k)
+      values.push_back(eval_arg(args[k], e->params[k], params, depth, n.name, k));
+    try {
+      return located_strategy(e->make(values), n.span);
+    } catch (const Error& err) {
+      if (err.span().known()) throw;
+      throw err.at(n.span);
+    }
+  }
+};
+
+}  // namespace
+
+Strategy parse_strategy_file(const SourceRef& src) {
+  Parser p(src);
+  auto [lets, main] = p.file();
+  size_t count = lets.size();
+  Evaluator ev(std::move(lets));
+  ev.set_visible(count);
+  Strategy s = ev.eval(main, {}, 0);
+  return Strategy(src->name, s);
+}
+
+Strategy parse_strategy(const std::string& text, const std::string& name) {
+  return parse_strategy_file(std::make_shared<SourceFile>(SourceFile{name, text}));
+}
+
+}  // namespace risec::elevate

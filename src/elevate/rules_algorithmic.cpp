@@ -1,0 +1,8 @@
+// Placeholder: this family's entries are being written.
+#include "elevate/library.h"
+
+namespace risec::elevate {
+
+void register_algorithmic(Registry&) {}
+
+}  // namespace risec::elevate

@@ -1,0 +1,451 @@
+// The strategy core: the rule wrapper that re-types rewritten terms, the
+// combinators, the traversals and the predicates of spec/strategies.md.
+#include "elevate/strategy.h"
+
+#include "rise/infer.h"
+#include "rise/primitives.h"
+
+namespace risec::elevate {
+
+using rise::ExprKind;
+
+Failure fail_at(const std::string& rule, const Expr& e, const std::string& reason) {
+  return Failure{reason, rule, e};
+}
+
+// ---------------------------------------------------------------- structure
+
+std::vector<Expr> children(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation: return {e->fn};
+    case ExprKind::App: return {e->fn, e->arg};
+    default: return {};
+  }
+}
+
+Expr rebuild(const Expr& e, const std::vector<Expr>& kids) {
+  std::vector<Expr> old = children(e);
+  bool same = old.size() == kids.size();
+  for (size_t i = 0; same && i < kids.size(); ++i) same = old[i] == kids[i];
+  if (same) return e;
+  auto n = std::make_shared<rise::ExprNode>(*e);
+  n->fn = kids[0];
+  if (e->kind == ExprKind::App) n->arg = kids[1];
+  return n;
+}
+
+Context child_context(const Expr& e, size_t, const Context& ctx) {
+  if (e->kind != ExprKind::Lambda) return ctx;
+  Context c = ctx;
+  Type pt = e->type && e->type->kind == rise::TypeKind::Fun ? e->type->a : e->annot;
+  c.vars.emplace_back(e->name, pt);
+  return c;
+}
+
+static Env child_env(const Expr& e, size_t i, const Env& env) {
+  Env c = env;
+  c.ctx = child_context(e, i, env.ctx);
+  return c;
+}
+
+// ---------------------------------------------------------------- rules
+
+Result retype(const std::string& rule_name, const Expr& e, const Context& ctx,
+              const Type& expected, const Expr& original) {
+  for (const auto& [name, t] : ctx.vars)
+    if (!t) return fail_at(rule_name, original, "internal: untyped variable in context");
+  try {
+    rise::Checked c = rise::infer_in_context(e, ctx.vars, expected);
+    return c.expr;
+  } catch (const Error& err) {
+    return fail_at(rule_name, original,
+                   "the rewrite would produce an ill-typed program: " + err.message());
+  }
+}
+
+Strategy rule(const std::string& name, RewriteFn rewrite) {
+  return Strategy(name, [name, rewrite](const Expr& e, const Env& env) -> Result {
+    Result r = rewrite(e, env.ctx);
+    if (!r.ok()) {
+      Failure f = r.failure();
+      if (f.rule.empty()) f.rule = name;
+      if (!f.subterm) f.subterm = e;
+      return f;
+    }
+    Result typed = retype(name, r.expr(), env.ctx, e->type, e);
+    if (typed.ok() && env.tracer && env.tracer->on_rule) env.tracer->on_rule(name, e, typed.expr());
+    return typed;
+  });
+}
+
+// ---------------------------------------------------------------- combinators
+
+Strategy id() {
+  return Strategy("id", [](const Expr& e, const Env&) -> Result { return e; });
+}
+
+Strategy fail() {
+  return Strategy("fail",
+                  [](const Expr& e, const Env&) -> Result { return fail_at("fail", e, "fail"); });
+}
+
+Strategy seq(Strategy a, Strategy b) {
+  std::string name = a.name() + " ; " + b.name();
+  return Strategy(name, [a, b](const Expr& e, const Env& env) -> Result {
+    Result r = a(e, env);
+    if (!r.ok()) return r;
+    return b(r.expr(), env);
+  });
+}
+
+Strategy lchoice(Strategy a, Strategy b) {
+  std::string name = a.name() + " <+ " + b.name();
+  return Strategy(name, [a, b](const Expr& e, const Env& env) -> Result {
+    Result r = a(e, env);
+    if (r.ok()) return r;
+    return b(e, env);
+  });
+}
+
+Strategy try_(Strategy s) { return Strategy("try(" + s.name() + ")", lchoice(s, id())); }
+
+Strategy repeat(Strategy s) {
+  return Strategy("repeat(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    Expr cur = e;
+    for (int i = 0; i < 100000; ++i) {
+      Result r = s(cur, env);
+      if (!r.ok()) return cur;
+      if (r.expr() == cur) return cur;  // no progress: stop rather than loop forever
+      cur = r.expr();
+    }
+    return fail_at("repeat", e, "repeat(" + s.name() + ") did not terminate after 100000 steps");
+  });
+}
+
+Strategy repeat_n(int n, Strategy s) {
+  return Strategy("repeatN(" + std::to_string(n) + ", " + s.name() + ")",
+                  [n, s](const Expr& e, const Env& env) -> Result {
+                    Expr cur = e;
+                    for (int i = 0; i < n; ++i) {
+                      Result r = s(cur, env);
+                      if (!r.ok()) return r;
+                      cur = r.expr();
+                    }
+                    return cur;
+                  });
+}
+
+// ---------------------------------------------------------------- traversals
+
+static Strategy on_child(const char* name, Strategy s, ExprKind k1, ExprKind k2, size_t index) {
+  return Strategy(std::string(name) + "(" + s.name() + ")",
+                  [name, s, k1, k2, index](const Expr& e, const Env& env) -> Result {
+                    if (e->kind != k1 && e->kind != k2)
+                      return fail_at(name, e, std::string(name) + ": not applicable here");
+                    std::vector<Expr> kids = children(e);
+                    if (index >= kids.size())
+                      return fail_at(name, e, std::string(name) + ": not applicable here");
+                    Result r = s(kids[index], child_env(e, index, env));
+                    if (!r.ok()) return r;
+                    kids[index] = r.expr();
+                    return rebuild(e, kids);
+                  });
+}
+
+Strategy body(Strategy s) {
+  return on_child("body", std::move(s), ExprKind::Lambda, ExprKind::DepLambda, 0);
+}
+Strategy function(Strategy s) {
+  return on_child("function", std::move(s), ExprKind::App, ExprKind::DepApp, 0);
+}
+Strategy argument(Strategy s) {
+  return on_child("argument", std::move(s), ExprKind::App, ExprKind::App, 1);
+}
+
+Strategy all(Strategy s) {
+  return Strategy("all(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    std::vector<Expr> kids = children(e);
+    for (size_t i = 0; i < kids.size(); ++i) {
+      Result r = s(kids[i], child_env(e, i, env));
+      if (!r.ok()) return r;
+      kids[i] = r.expr();
+    }
+    return rebuild(e, kids);
+  });
+}
+
+Strategy one(Strategy s) {
+  return Strategy("one(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    std::vector<Expr> kids = children(e);
+    std::optional<Failure> last;
+    for (size_t i = 0; i < kids.size(); ++i) {
+      Result r = s(kids[i], child_env(e, i, env));
+      if (r.ok()) {
+        kids[i] = r.expr();
+        return rebuild(e, kids);
+      }
+      last = r.failure();
+    }
+    if (last) return *last;
+    return fail_at("one", e, "one(" + s.name() + "): no child to apply it to");
+  });
+}
+
+Strategy some(Strategy s) {
+  return Strategy("some(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    std::vector<Expr> kids = children(e);
+    bool any = false;
+    std::optional<Failure> last;
+    for (size_t i = 0; i < kids.size(); ++i) {
+      Result r = s(kids[i], child_env(e, i, env));
+      if (r.ok()) {
+        kids[i] = r.expr();
+        any = true;
+      } else {
+        last = r.failure();
+      }
+    }
+    if (!any) {
+      if (last) return *last;
+      return fail_at("some", e, "some(" + s.name() + "): no child to apply it to");
+    }
+    return rebuild(e, kids);
+  });
+}
+
+// The deepest failure reported by a traversal is the most useful: it names the
+// rule and the subterm where the rule itself failed. For traversals that fail
+// everywhere we report the root.
+static Result traversal_failure(const char* name, const Strategy& s, const Expr& e,
+                                const std::optional<Failure>& first) {
+  Failure f{std::string(name) + "(" + s.name() + ") found no location where " + s.name() +
+                " applies",
+            s.name(), e};
+  if (first) f.reason += " (at the root: " + first->reason + ")";
+  return f;
+}
+
+static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
+  Result r = s(e, env);
+  if (r.ok()) return r;
+  if (depth > 10000) return r;
+  std::vector<Expr> kids = children(e);
+  for (size_t i = 0; i < kids.size(); ++i) {
+    Result c = top_down_impl(s, kids[i], child_env(e, i, env), depth + 1);
+    if (c.ok()) {
+      kids[i] = c.expr();
+      return rebuild(e, kids);
+    }
+  }
+  return r;
+}
+
+Strategy top_down(Strategy s) {
+  return Strategy("topDown(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    Result r = top_down_impl(s, e, env, 0);
+    if (r.ok()) return r;
+    return traversal_failure("topDown", s, e, r.failure());
+  });
+}
+
+static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
+  std::vector<Expr> kids = children(e);
+  if (depth < 10000) {
+    for (size_t i = 0; i < kids.size(); ++i) {
+      Result c = bottom_up_impl(s, kids[i], child_env(e, i, env), depth + 1);
+      if (c.ok()) {
+        kids[i] = c.expr();
+        return rebuild(e, kids);
+      }
+    }
+  }
+  return s(e, env);
+}
+
+Strategy bottom_up(Strategy s) {
+  return Strategy("bottomUp(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    Result r = bottom_up_impl(s, e, env, 0);
+    if (r.ok()) return r;
+    return traversal_failure("bottomUp", s, e, r.failure());
+  });
+}
+
+static Result all_top_down_impl(const Strategy& s, const Expr& e, const Env& env) {
+  Result r = s(e, env);
+  if (!r.ok()) return r;
+  Expr x = r.expr();
+  std::vector<Expr> kids = children(x);
+  for (size_t i = 0; i < kids.size(); ++i) {
+    Result c = all_top_down_impl(s, kids[i], child_env(x, i, env));
+    if (!c.ok()) return c;
+    kids[i] = c.expr();
+  }
+  return rebuild(x, kids);
+}
+
+Strategy all_top_down(Strategy s) {
+  return Strategy("allTopDown(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    return all_top_down_impl(s, e, env);
+  });
+}
+
+static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any) {
+  Result r = s(e, env);
+  Expr x = e;
+  if (r.ok()) {
+    any = true;
+    x = r.expr();
+  }
+  std::vector<Expr> kids = children(x);
+  for (size_t i = 0; i < kids.size(); ++i) kids[i] = try_all_impl(s, kids[i], child_env(x, i, env), any);
+  return rebuild(x, kids);
+}
+
+Strategy try_all(Strategy s) {
+  return Strategy("tryAll(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    bool any = false;
+    return try_all_impl(s, e, env, any);
+  });
+}
+
+Strategy everywhere(Strategy s) {
+  return Strategy("everywhere(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    bool any = false;
+    Expr r = try_all_impl(s, e, env, any);
+    if (!any) return traversal_failure("everywhere", s, e, std::nullopt);
+    return r;
+  });
+}
+
+Strategy normalize(Strategy s) {
+  return Strategy("normalize(" + s.name() + ")", repeat(top_down(s)));
+}
+
+Strategy outermost(Strategy pred, Strategy s) {
+  return Strategy("outermost(" + pred.name() + ")(" + s.name() + ")", top_down(seq(pred, s)));
+}
+
+Strategy innermost(Strategy pred, Strategy s) {
+  return Strategy("innermost(" + pred.name() + ")(" + s.name() + ")", bottom_up(seq(pred, s)));
+}
+
+// ---------------------------------------------------------------- predicates
+
+static Strategy predicate(const std::string& name, std::function<bool(const Expr&)> p) {
+  return Strategy(name, [name, p](const Expr& e, const Env&) -> Result {
+    if (p(e)) return e;
+    return fail_at(name, e, name + " does not hold here");
+  });
+}
+
+// The primitive at the head of a chain of dependent applications (mapGlobal(0)).
+static const rise::ExprNode* prim_head(const Expr& e) {
+  const rise::ExprNode* x = e.get();
+  while (x->kind == ExprKind::DepApp) x = x->fn.get();
+  return x->kind == ExprKind::Primitive ? x : nullptr;
+}
+
+Strategy is_primitive(const std::string& name) {
+  return predicate("isPrimitive(" + name + ")", [name](const Expr& e) {
+    const rise::ExprNode* p = prim_head(e);
+    return p && p->name == name;
+  });
+}
+
+static Strategy named_prim(const std::string& pname, const std::string& sname) {
+  return predicate(sname, [pname](const Expr& e) {
+    const rise::ExprNode* p = prim_head(e);
+    return p && p->name == pname;
+  });
+}
+
+Strategy is_map() { return named_prim("map", "isMap"); }
+Strategy is_reduce() { return named_prim("reduce", "isReduce"); }
+Strategy is_reduce_seq() { return named_prim("reduceSeq", "isReduceSeq"); }
+Strategy is_map_seq() { return named_prim("mapSeq", "isMapSeq"); }
+Strategy is_transpose() { return named_prim("transpose", "isTranspose"); }
+Strategy is_lambda() {
+  return predicate("isLambda", [](const Expr& e) { return e->kind == ExprKind::Lambda; });
+}
+
+Strategy is_applied(Strategy p) {
+  return Strategy("isApplied(" + p.name() + ")", [p](const Expr& e, const Env& env) -> Result {
+    if (e->kind != ExprKind::App) return fail_at("isApplied", e, "not an application");
+    Result r = p(e->fn, env);
+    if (!r.ok()) return fail_at("isApplied", e, "isApplied(" + p.name() + ") does not hold here");
+    return e;
+  });
+}
+
+Strategy is_fully_applied(Strategy p) {
+  return Strategy("isFullyApplied(" + p.name() + ")",
+                  [p](const Expr& e, const Env& env) -> Result {
+                    rise::Spine sp = rise::spine(e);
+                    int value_args = 0;
+                    for (const auto& a : sp.args) value_args += a.dep ? 0 : 1;
+                    Expr head = sp.head;
+                    // The predicate sees the head with its dependent arguments.
+                    const rise::ExprNode* x = e.get();
+                    while (x->kind == ExprKind::App) x = x->fn.get();
+                    Result r = p(sp.head, env);
+                    int arity = -1;
+                    if (head->kind == ExprKind::Primitive) {
+                      arity = head->prim ? head->prim->arity : 0;
+                      if (head->name == "makeArray") arity = head->count;
+                    }
+                    if (r.ok() && arity >= 0 && value_args == arity) return e;
+                    return fail_at("isFullyApplied", e,
+                                   "isFullyApplied(" + p.name() + ") does not hold here");
+                  });
+}
+
+// map(f) with f a (possibly partial) nest of depth d-1, or map(fun(x => e)) with e a
+// fully applied nest of depth d-1; a fully applied map(f)(x) likewise.
+static bool map_nest_fn(const Expr& f, int d);
+static bool map_nest_term(const Expr& e, int d) {
+  if (d <= 0) return true;
+  if (e->kind != ExprKind::App) return false;
+  // fully applied: map(f)(x)
+  if (e->fn->kind == ExprKind::App) {
+    const rise::ExprNode* h = prim_head(e->fn->fn);
+    if (h && h->name == "map") return map_nest_fn(e->fn->arg, d - 1);
+  }
+  return false;
+}
+static bool map_nest_fn(const Expr& f, int d) {
+  if (d <= 0) return true;
+  if (f->kind == ExprKind::Lambda) return map_nest_term(f->fn, d);
+  if (f->kind == ExprKind::App) {
+    const rise::ExprNode* h = prim_head(f->fn);
+    if (h && h->name == "map") return map_nest_fn(f->arg, d - 1);
+  }
+  return false;
+}
+
+Strategy map_nest(int depth) {
+  return predicate("mapNest(" + std::to_string(depth) + ")", [depth](const Expr& e) {
+    return map_nest_term(e, depth) || (depth > 0 && map_nest_fn(e, depth) && e->kind == ExprKind::App &&
+                                       prim_head(e->fn) && prim_head(e->fn)->name == "map");
+  });
+}
+
+static bool computes(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::Primitive:
+      return e->prim && e->name != "makeArray" &&
+             (e->prim->cls == rise::PrimClass::Scalar || e->name == "reduce" ||
+              e->name == "reduceSeq" || e->name == "reducePar" || e->name == "reduceSeqUnroll");
+    case ExprKind::Foreign: return true;
+    default:
+      for (const Expr& c : children(e))
+        if (computes(c)) return true;
+      return false;
+  }
+}
+
+Strategy contains_computation() { return predicate("containsComputation", computes); }
+
+}  // namespace risec::elevate

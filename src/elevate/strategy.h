@@ -1,0 +1,138 @@
+// ELEVATE strategies over RISE programs. A strategy is a function from a typed
+// program to success (a new typed program) or failure (a reason, the rule that
+// failed and the subterm it was tried on). Combinators, traversals and predicates
+// build strategies from strategies; rules (rules.h) are the leaves.
+//
+// Typing: rules produce untyped new nodes around typed subterms; the rule wrapper
+// (`rule()`) re-infers the rewritten subterm in the typing context of the location
+// (the types of the lambda-bound variables in scope) and requires its type to equal
+// the type of the term it replaces. A rule whose result does not type-check in
+// place fails; so every successful step keeps the whole program well typed.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rise/expr.h"
+#include "support/diagnostics.h"
+
+namespace risec::elevate {
+
+using rise::Expr;
+using rise::Type;
+
+// The types of the variables in scope at a location (innermost last), so that rules
+// and predicates can type new terms.
+struct Context {
+  std::vector<std::pair<std::string, Type>> vars;
+};
+
+struct Failure {
+  std::string reason;
+  std::string rule;  // the rule (or combinator) that failed
+  Expr subterm;      // where it was tried (may be null)
+  Span where;        // the call in the strategy file that failed (when known)
+};
+
+class Result {
+ public:
+  Result(Expr e) : expr_(std::move(e)) {}  // NOLINT: implicit success
+  Result(Failure f) : failure_(std::make_shared<Failure>(std::move(f))) {}  // NOLINT
+  bool ok() const { return expr_ != nullptr; }
+  explicit operator bool() const { return ok(); }
+  const Expr& expr() const { return expr_; }
+  const Failure& failure() const { return *failure_; }
+
+ private:
+  Expr expr_;
+  std::shared_ptr<const Failure> failure_;
+};
+
+// Observes each successful rule application (for --trace).
+struct Tracer {
+  std::function<void(const std::string& rule, const Expr& before, const Expr& after)> on_rule;
+};
+
+struct Env {
+  Context ctx;
+  const Tracer* tracer = nullptr;
+};
+
+using StrategyFn = std::function<Result(const Expr&, const Env&)>;
+
+class Strategy {
+ public:
+  Strategy() = default;
+  Strategy(std::string name, StrategyFn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  Result operator()(const Expr& e, const Env& env) const { return fn_(e, env); }
+  Result operator()(const Expr& e) const { return fn_(e, Env{}); }
+  const std::string& name() const { return name_; }
+  bool valid() const { return static_cast<bool>(fn_); }
+
+ private:
+  std::string name_;
+  StrategyFn fn_;
+};
+
+Failure fail_at(const std::string& rule, const Expr& e, const std::string& reason);
+
+// ---- rules ----
+// A rule: a partial rewrite of one location. `rewrite` returns the new (untyped or
+// partly typed) term, or nullopt/a Failure when it does not apply. The wrapper
+// re-types the result in context (see above) and reports it to the tracer.
+using RewriteFn = std::function<Result(const Expr&, const Context&)>;
+Strategy rule(const std::string& name, RewriteFn rewrite);
+
+// Type `e` (a rewritten term) in context; its type must equal `expected` when given.
+// Returns the typed term or a failure naming `rule`.
+Result retype(const std::string& rule, const Expr& e, const Context& ctx, const Type& expected,
+              const Expr& original);
+
+// ---- core combinators ----
+Strategy id();
+Strategy fail();
+Strategy seq(Strategy a, Strategy b);
+Strategy lchoice(Strategy a, Strategy b);
+Strategy try_(Strategy s);
+Strategy repeat(Strategy s);
+Strategy repeat_n(int n, Strategy s);
+
+// ---- traversals ----
+Strategy body(Strategy s);
+Strategy function(Strategy s);
+Strategy argument(Strategy s);
+Strategy all(Strategy s);
+Strategy one(Strategy s);
+Strategy some(Strategy s);
+Strategy top_down(Strategy s);
+Strategy bottom_up(Strategy s);
+Strategy all_top_down(Strategy s);
+Strategy try_all(Strategy s);
+Strategy everywhere(Strategy s);
+Strategy normalize(Strategy s);
+Strategy outermost(Strategy pred, Strategy s);
+Strategy innermost(Strategy pred, Strategy s);
+
+// ---- predicates (succeed unchanged when the property holds) ----
+Strategy is_primitive(const std::string& name);
+Strategy is_map();
+Strategy is_reduce();
+Strategy is_reduce_seq();
+Strategy is_map_seq();
+Strategy is_transpose();
+Strategy is_lambda();
+Strategy is_applied(Strategy p);
+Strategy is_fully_applied(Strategy p);
+Strategy map_nest(int depth);
+Strategy contains_computation();
+
+// The children of a node and a rebuild function (used by traversals and rules).
+std::vector<Expr> children(const Expr& e);
+Expr rebuild(const Expr& e, const std::vector<Expr>& kids);
+// The context of child i of e given the context of e.
+Context child_context(const Expr& e, size_t i, const Context& ctx);
+
+}  // namespace risec::elevate
