@@ -1,5 +1,7 @@
 // Boolean conditions over Nats (the guards of padding and concatenation), folded
 // to true/false whenever range analysis can decide them.
+#include <algorithm>
+
 #include "arith/internal.h"
 
 namespace risec::arith {
@@ -29,15 +31,23 @@ static const Cond& false_cond() {
 }
 
 Cond::Cond() : node_(true_cond().ptr()) {}
-Cond Cond::truth(bool b) { return b ? true_cond() : false_cond(); }
-CondKind Cond::kind() const { return node_->kind; }
-size_t Cond::hash() const { return node_->hash; }
+Cond Cond::truth(bool b) {
+  return b ? true_cond() : false_cond();
+}
+CondKind Cond::kind() const {
+  return node_->kind;
+}
+size_t Cond::hash() const {
+  return node_->hash;
+}
 std::optional<bool> Cond::as_const() const {
   if (node_->kind == CondKind::True) return true;
   if (node_->kind == CondKind::False) return false;
   return std::nullopt;
 }
-std::string Cond::to_string() const { return print(*this, Syntax::Rise); }
+std::string Cond::to_string() const {
+  return print(*this, Syntax::Rise);
+}
 
 int compare_cond(const Cond& a, const Cond& b) {
   if (a.ptr() == b.ptr()) return 0;
@@ -79,29 +89,53 @@ Cond eq(const Nat& a, const Nat& b) {
   return make_cond(CondKind::Eq, a, b);
 }
 
-Cond operator&&(const Cond& a, const Cond& b) {
-  if (auto v = a.as_const()) return *v ? b : a;
-  if (auto v = b.as_const()) return *v ? a : b;
-  if (a == b) return a;
-  return make_cond(CondKind::And, Nat(), Nat(), {a, b});
+// And/Or are n-ary, flattened, with operands sorted and duplicates removed, so
+// that `a && b` and `b && a` (or `(a && b) && c` and `a && (b && c)`) are one term.
+// `absorbing` is the constant that decides the whole (false for &&, true for ||).
+static Cond make_assoc(CondKind kind, const Cond& a, const Cond& b) {
+  const bool absorbing = kind == CondKind::Or;
+  std::vector<Cond> ops;
+  for (const Cond* c : {&a, &b}) {
+    if (auto v = c->as_const()) {
+      if (*v == absorbing) return *c;
+      continue;  // the neutral constant
+    }
+    if (c->kind() == kind) {
+      ops.insert(ops.end(), c->node().args.begin(), c->node().args.end());
+    } else {
+      ops.push_back(*c);
+    }
+  }
+  std::sort(ops.begin(), ops.end(),
+            [](const Cond& x, const Cond& y) { return compare_cond(x, y) < 0; });
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  if (ops.empty()) return Cond::truth(!absorbing);
+  if (ops.size() == 1) return ops[0];
+  return make_cond(kind, Nat(), Nat(), std::move(ops));
 }
 
+Cond operator&&(const Cond& a, const Cond& b) {
+  return make_assoc(CondKind::And, a, b);
+}
 Cond operator||(const Cond& a, const Cond& b) {
-  if (auto v = a.as_const()) return *v ? a : b;
-  if (auto v = b.as_const()) return *v ? a : b;
-  if (a == b) return a;
-  return make_cond(CondKind::Or, Nat(), Nat(), {a, b});
+  return make_assoc(CondKind::Or, a, b);
 }
 
 Cond operator!(const Cond& a) {
   const CondNode& n = a.node();
   switch (n.kind) {
-    case CondKind::True: return Cond::truth(false);
-    case CondKind::False: return Cond::truth(true);
-    case CondKind::Lt: return le(n.b, n.a);
-    case CondKind::Le: return lt(n.b, n.a);
-    case CondKind::Not: return n.args[0];
-    default: return make_cond(CondKind::Not, Nat(), Nat(), {a});
+    case CondKind::True:
+      return Cond::truth(false);
+    case CondKind::False:
+      return Cond::truth(true);
+    case CondKind::Lt:
+      return le(n.b, n.a);
+    case CondKind::Le:
+      return lt(n.b, n.a);
+    case CondKind::Not:
+      return n.args[0];
+    default:
+      return make_cond(CondKind::Not, Nat(), Nat(), {a});
   }
 }
 

@@ -70,15 +70,18 @@ DivSplit split_divisible(const Nat& a, const Nat& b) {
   return {qn, r};
 }
 
-}  // namespace detail
-
-static bool all_integral(const Nat& a) {
-  SumForm f = sum_form(a);
-  if (!f.constant.is_int()) return false;
-  for (const auto& [c, m] : f.terms)
-    if (!c.is_int()) return false;
-  return true;
+bool all_integral(const Nat& a) {
+  return denominator(a) == 1;
 }
+
+int64_t denominator(const Nat& a) {
+  SumForm f = sum_form(a);
+  int64_t l = f.constant.den();
+  for (const auto& [c, m] : f.terms) l = lcm64(l, c.den());
+  return l;
+}
+
+}  // namespace detail
 
 // gcd of the constant and every coefficient (integers assumed).
 static int64_t content(const Nat& a) {
@@ -96,11 +99,17 @@ Nat floordiv(const Nat& a, const Nat& b) {
     Rational q = a.node().value / b.node().value;
     return Nat(q.floor());
   }
+  // A negative constant divisor: floor(a / -k) == floor(-a / k).
+  if (auto k = b.as_const(); k && *k < 0 && *k != INT64_MIN) return floordiv(-a, Nat(-*k));
   if (a == b && provably_pos(b)) return Nat(1);
   if (provably_pos(b)) {
     DivSplit s = split_divisible(a, b);
     if (!s.q.is_const(0)) return s.q + floordiv(s.r, b);
-    if (provably_nonneg(a) && provably_lt(a, b)) return Nat(0);
+    if (provably_nonneg(a)) {
+      if (provably_lt(a, b)) return Nat(0);
+    } else if (provably_lt(a, Nat(0)) && provably_le(-b, a)) {
+      return Nat(-1);  // -b <= a < 0
+    }
     if (a.kind() == Kind::Div && provably_pos(a.node().args[1]))
       return floordiv(a.node().args[0], a.node().args[1] * b);
     if (auto k = b.as_const(); k && all_integral(a)) {
@@ -119,10 +128,16 @@ Nat mod(const Nat& a, const Nat& b) {
     if (auto y = b.as_const()) return Nat(floor_mod(*x, *y));
   }
   if (a == b) return Nat(0);
+  // A negative constant divisor: a mod -k == -((-a) mod k).
+  if (auto k = b.as_const(); k && *k < 0 && *k != INT64_MIN) return -mod(-a, Nat(-*k));
   if (provably_pos(b)) {
     DivSplit s = split_divisible(a, b);
     if (!s.q.is_const(0)) return mod(s.r, b);
-    if (provably_nonneg(a) && provably_lt(a, b)) return a;
+    if (provably_nonneg(a)) {
+      if (provably_lt(a, b)) return a;
+    } else if (provably_lt(a, Nat(0)) && provably_le(-b, a)) {
+      return a + b;  // -b <= a < 0
+    }
     if (a.kind() == Kind::Mod) {
       const Nat& inner = a.node().args[1];
       if (inner == b) return a;
@@ -166,14 +181,7 @@ Nat pow(const Nat& a, const Nat& b) {
     if (*e < 0) throw ArithError("negative exponent in size arithmetic");
     if (*e == 0) return Nat(1);
     if (*e == 1) return a;
-    if (auto base = a.as_const()) {
-      int64_t r = 1;
-      for (int64_t i = 0; i < *e; ++i) {
-        r = checked_mul(r, *base);
-        if (r == 0 || r == 1) break;
-      }
-      return Nat(r);
-    }
+    if (auto base = a.as_const()) return Nat(checked_pow(*base, *e));
     if (*e <= 16) {
       Nat r = a;
       for (int64_t i = 1; i < *e; ++i) r = r * a;

@@ -13,13 +13,26 @@ static Cond substitute_cond_fn(const Cond& c,
   const CondNode& n = c.node();
   switch (n.kind) {
     case CondKind::True:
-    case CondKind::False: return c;
-    case CondKind::Lt: return lt(substitute_fn(n.a, f), substitute_fn(n.b, f));
-    case CondKind::Le: return le(substitute_fn(n.a, f), substitute_fn(n.b, f));
-    case CondKind::Eq: return eq(substitute_fn(n.a, f), substitute_fn(n.b, f));
-    case CondKind::And: return substitute_cond_fn(n.args[0], f) && substitute_cond_fn(n.args[1], f);
-    case CondKind::Or: return substitute_cond_fn(n.args[0], f) || substitute_cond_fn(n.args[1], f);
-    case CondKind::Not: return !substitute_cond_fn(n.args[0], f);
+    case CondKind::False:
+      return c;
+    case CondKind::Lt:
+      return lt(substitute_fn(n.a, f), substitute_fn(n.b, f));
+    case CondKind::Le:
+      return le(substitute_fn(n.a, f), substitute_fn(n.b, f));
+    case CondKind::Eq:
+      return eq(substitute_fn(n.a, f), substitute_fn(n.b, f));
+    case CondKind::And: {
+      Cond r = Cond::truth(true);
+      for (const Cond& a : n.args) r = r && substitute_cond_fn(a, f);
+      return r;
+    }
+    case CondKind::Or: {
+      Cond r = Cond::truth(false);
+      for (const Cond& a : n.args) r = r || substitute_cond_fn(a, f);
+      return r;
+    }
+    case CondKind::Not:
+      return !substitute_cond_fn(n.args[0], f);
   }
   return c;
 }
@@ -27,7 +40,8 @@ static Cond substitute_cond_fn(const Cond& c,
 Nat substitute_fn(const Nat& t, const std::function<std::optional<Nat>(const Nat&)>& f) {
   const Node& n = t.node();
   switch (n.kind) {
-    case Kind::Const: return t;
+    case Kind::Const:
+      return t;
     case Kind::Var: {
       if (auto r = f(t)) return *r;
       if (!n.lo && !n.hi) return t;
@@ -49,13 +63,18 @@ Nat substitute_fn(const Nat& t, const std::function<std::optional<Nat>(const Nat
       for (const Nat& a : n.args) r = r * substitute_fn(a, f);
       return r;
     }
-    case Kind::Div: return floordiv(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Mod: return mod(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
+    case Kind::Div:
+      return floordiv(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
+    case Kind::Mod:
+      return mod(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
     case Kind::ExactDiv:
       return exact_div(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Pow: return pow(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Min: return min(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Max: return max(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
+    case Kind::Pow:
+      return pow(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
+    case Kind::Min:
+      return min(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
+    case Kind::Max:
+      return max(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
     case Kind::Select:
       return select(substitute_cond_fn(Cond(n.cond), f), substitute_fn(n.args[0], f),
                     substitute_fn(n.args[1], f));
@@ -92,7 +111,8 @@ static int64_t eval_int(const Nat& t, const Assignment& env) {
 static Rational eval_r(const Nat& t, const Assignment& env) {
   const Node& n = t.node();
   switch (n.kind) {
-    case Kind::Const: return n.value;
+    case Kind::Const:
+      return n.value;
     case Kind::Var: {
       auto it = env.find(n.name);
       if (it == env.end()) throw ArithError("no value for size variable '" + n.name + "'");
@@ -108,47 +128,60 @@ static Rational eval_r(const Nat& t, const Assignment& env) {
       for (const Nat& a : n.args) r = r * eval_r(a, env);
       return r;
     }
-    case Kind::Div: return Rational(floor_div(eval_int(n.args[0], env), eval_int(n.args[1], env)));
-    case Kind::Mod: return Rational(floor_mod(eval_int(n.args[0], env), eval_int(n.args[1], env)));
+    case Kind::Div:
+      return Rational(floor_div(eval_int(n.args[0], env), eval_int(n.args[1], env)));
+    case Kind::Mod:
+      return Rational(floor_mod(eval_int(n.args[0], env), eval_int(n.args[1], env)));
     case Kind::ExactDiv: {
       int64_t a = eval_int(n.args[0], env), b = eval_int(n.args[1], env);
       if (b == 0) throw ArithError("division by zero in " + print(t));
       if (floor_mod(a, b) != 0)
         throw ArithError(std::to_string(b) + " does not divide " + std::to_string(a) + " in " +
                          print(t));
-      return Rational(a / b);
+      return Rational(floor_div(a, b));  // checked: INT64_MIN / -1 overflows
     }
     case Kind::Pow: {
       int64_t b = eval_int(n.args[0], env), e = eval_int(n.args[1], env);
       if (e < 0) throw ArithError("negative exponent in " + print(t));
-      int64_t r = 1;
-      for (int64_t i = 0; i < e; ++i) {
-        r = checked_mul(r, b);
-        if (r == 0 || (r == 1 && b == 1)) break;
-      }
-      return Rational(r);
+      return Rational(checked_pow(b, e));
     }
-    case Kind::Min: return std::min(eval_int(n.args[0], env), eval_int(n.args[1], env));
-    case Kind::Max: return std::max(eval_int(n.args[0], env), eval_int(n.args[1], env));
+    case Kind::Min:
+      return std::min(eval_int(n.args[0], env), eval_int(n.args[1], env));
+    case Kind::Max:
+      return std::max(eval_int(n.args[0], env), eval_int(n.args[1], env));
     case Kind::Select:
       return evaluate(Cond(n.cond), env) ? eval_r(n.args[0], env) : eval_r(n.args[1], env);
   }
   return Rational(0);
 }
 
-int64_t evaluate(const Nat& t, const Assignment& env) { return eval_int(t, env); }
+int64_t evaluate(const Nat& t, const Assignment& env) {
+  return eval_int(t, env);
+}
 
 bool evaluate(const Cond& c, const Assignment& env) {
   const CondNode& n = c.node();
   switch (n.kind) {
-    case CondKind::True: return true;
-    case CondKind::False: return false;
-    case CondKind::Lt: return eval_r(n.a, env) < eval_r(n.b, env);
-    case CondKind::Le: return eval_r(n.a, env) <= eval_r(n.b, env);
-    case CondKind::Eq: return eval_r(n.a, env) == eval_r(n.b, env);
-    case CondKind::And: return evaluate(n.args[0], env) && evaluate(n.args[1], env);
-    case CondKind::Or: return evaluate(n.args[0], env) || evaluate(n.args[1], env);
-    case CondKind::Not: return !evaluate(n.args[0], env);
+    case CondKind::True:
+      return true;
+    case CondKind::False:
+      return false;
+    case CondKind::Lt:
+      return eval_r(n.a, env) < eval_r(n.b, env);
+    case CondKind::Le:
+      return eval_r(n.a, env) <= eval_r(n.b, env);
+    case CondKind::Eq:
+      return eval_r(n.a, env) == eval_r(n.b, env);
+    case CondKind::And:
+      for (const Cond& a : n.args)
+        if (!evaluate(a, env)) return false;
+      return true;
+    case CondKind::Or:
+      for (const Cond& a : n.args)
+        if (evaluate(a, env)) return true;
+      return false;
+    case CondKind::Not:
+      return !evaluate(n.args[0], env);
   }
   return false;
 }

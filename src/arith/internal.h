@@ -5,6 +5,11 @@
 
 #include "arith/nat.h"
 
+namespace risec::arith {
+// The total order on conditions behind `compare` (defined in cond.cpp).
+int compare_cond(const Cond& a, const Cond& b);
+}  // namespace risec::arith
+
 namespace risec::arith::detail {
 
 size_t hash_combine(size_t seed, size_t v);
@@ -41,13 +46,26 @@ std::optional<Linear> linear_in(const Nat& t, const Nat& atom);
 // Whether `atom` occurs anywhere inside t (including nested in other atoms).
 bool contains_atom(const Nat& t, const Nat& atom);
 
-// Guards recursion between constructors and range analysis.
+// The least common denominator of t's coefficients and constant; 1 when all are
+// integers (then t is integer-valued: monomials are products of integer atoms).
+int64_t denominator(const Nat& t);
+bool all_integral(const Nat& t);
+
+// Structural equality that also compares the ranges of variables (Nat's operator==
+// identifies variables by name). Range facts may be cached under this equality.
+bool deep_equal(const Nat& a, const Nat& b);
+bool deep_equal(const Cond& a, const Cond& b);
+
+// Guards recursion between constructors and range analysis. When the limit is hit
+// the answer is conservative ("not provable") and `truncations()` counts it, so that
+// memoised range facts are only stored when they did not depend on the limit.
 struct DepthGuard {
   DepthGuard();
   ~DepthGuard();
   DepthGuard(const DepthGuard&) = delete;
   DepthGuard& operator=(const DepthGuard&) = delete;
   bool exceeded() const;
+  static uint64_t truncations();
 };
 
 }  // namespace risec::arith::detail

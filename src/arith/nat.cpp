@@ -62,12 +62,16 @@ void Poly::add(const Nat& t, const Rational& k) {
   if (k.is_zero()) return;
   const Node& n = t.node();
   switch (n.kind) {
-    case Kind::Const: constant = constant + k * n.value; break;
+    case Kind::Const:
+      constant = constant + k * n.value;
+      break;
     case Kind::Sum:
       constant = constant + k * n.value;
       for (const auto& [c, m] : n.terms) add_mono(m, k * c);
       break;
-    default: add_mono(t, k); break;
+    default:
+      add_mono(t, k);
+      break;
   }
 }
 
@@ -77,30 +81,71 @@ void Poly::add_mono(const Nat& m, const Rational& k) {
   if (!inserted) it->second = it->second + k;
 }
 
-// (x/n)*n + x%n  ->  x, for every Mod(x, n) term whose partner is present with the
-// same coefficient. Returns true when something changed.
+// (x/n)*n + x%n  ->  x. For a term c*f*(x%n) (f: the other factors of its monomial,
+// possibly none) whose partner c*f*(x/n)*n is present (every non-constant term of
+// it, with exactly its coefficient), the pair becomes c*f*x; the partner's constant
+// part, if any, moves into the constant. The quotient is floordiv(x, n), the
+// canonical term a user's (x/n) became, so nested chains such as
+// (w/(m*p))*m*p + ((w/p)%m)*p + w%p fold step by step back to w. Returns true when
+// something changed.
+static thread_local bool g_folding = false;
+
 static bool fold_div_mod_pairs(Poly& p) {
-  for (auto& [m, c] : p.terms) {
-    if (c.is_zero() || m.kind() != Kind::Mod) continue;
-    const Nat& x = m.node().args[0];
-    const Nat& n = m.node().args[1];
-    Nat partner = floordiv(x, n) * n;
-    SumForm pf = sum_form(partner);
-    if (!pf.constant.is_zero() || pf.terms.empty()) continue;
-    bool ok = true;
-    for (const auto& [pc, pm] : pf.terms) {
-      auto it = p.terms.find(pm);
-      if (it == p.terms.end() || !(it->second == c * pc) || pm == m) {
-        ok = false;
-        break;
-      }
+  if (g_folding) return false;  // building a partner: no folding inside
+  // Cheap filter: a partner has a division factor, and there must be a modulo.
+  bool any_div = false, any_mod = false;
+  for (const auto& [m, c] : p.terms) {
+    if (c.is_zero()) continue;
+    for (const Nat& f : factors(m)) {
+      any_div = any_div || f.kind() == Kind::Div;
+      any_mod = any_mod || f.kind() == Kind::Mod;
     }
-    if (!ok) continue;
-    Rational k = c;
-    for (const auto& [pc, pm] : pf.terms) p.terms[pm] = p.terms[pm] - k * pc;
-    p.terms[m] = p.terms[m] - k;
-    p.add(x, k);
-    return true;
+  }
+  if (!any_div || !any_mod) return false;
+  struct Reset {
+    ~Reset() { g_folding = false; }
+  } reset;
+  for (const auto& [m, c] : p.terms) {
+    if (c.is_zero()) continue;
+    std::vector<Nat> fs = factors(m);
+    for (size_t idx = 0; idx < fs.size(); ++idx) {
+      if (fs[idx].kind() != Kind::Mod || (idx > 0 && fs[idx] == fs[idx - 1])) continue;
+      const Nat x = fs[idx].node().args[0];
+      const Nat n = fs[idx].node().args[1];
+      std::vector<Nat> others = fs;
+      others.erase(others.begin() + static_cast<std::ptrdiff_t>(idx));
+      const Nat cofactor = make_mono(std::move(others));
+      const Rational k = c;
+      const Nat mono = m;
+      Nat partner;
+      try {
+        g_folding = true;
+        partner = scale(k, cofactor * (floordiv(x, n) * n));
+        g_folding = false;
+      } catch (const ArithError&) {
+        g_folding = false;
+        continue;  // the partner is not representable, so it is not present either
+      }
+      SumForm pf = sum_form(partner);
+      if (pf.terms.empty()) continue;
+      bool ok = true;
+      for (const auto& [pc, pm] : pf.terms) {
+        auto it = p.terms.find(pm);
+        if (pm == mono || it == p.terms.end() || !(it->second == pc)) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) continue;
+      for (const auto& [pc, pm] : pf.terms) p.terms[pm] = Rational(0);
+      p.terms[mono] = Rational(0);
+      p.constant = p.constant - pf.constant;
+      g_folding = true;
+      Nat whole = scale(k, cofactor * x);
+      g_folding = false;
+      p.add(whole, 1);
+      return true;
+    }
   }
   return false;
 }
@@ -162,15 +207,21 @@ Nat Nat::var(const std::string& name, std::optional<Nat> lo, std::optional<Nat> 
   return Nat(std::shared_ptr<const Node>(std::move(n)));
 }
 
-Kind Nat::kind() const { return node_->kind; }
-size_t Nat::hash() const { return node_->hash; }
+Kind Nat::kind() const {
+  return node_->kind;
+}
+size_t Nat::hash() const {
+  return node_->hash;
+}
 
 std::optional<int64_t> Nat::as_const() const {
   if (node_->kind == Kind::Const && node_->value.is_int()) return node_->value.num();
   return std::nullopt;
 }
 
-const std::string& Nat::var_name() const { return node_->name; }
+const std::string& Nat::var_name() const {
+  return node_->name;
+}
 
 bool Nat::operator==(const Nat& o) const {
   if (node_ == o.node_) return true;
@@ -178,14 +229,14 @@ bool Nat::operator==(const Nat& o) const {
   return compare(*this, o) == 0;
 }
 
-std::string Nat::to_string() const { return print(*this, Syntax::Rise); }
+std::string Nat::to_string() const {
+  return print(*this, Syntax::Rise);
+}
 
 static int compare_rational(const Rational& a, const Rational& b) {
   if (a == b) return 0;
   return a < b ? -1 : 1;
 }
-
-int compare_cond(const Cond& a, const Cond& b);
 
 int compare(const Nat& a, const Nat& b) {
   if (a.ptr() == b.ptr()) return 0;
@@ -193,8 +244,10 @@ int compare(const Nat& a, const Nat& b) {
   const Node& y = b.node();
   if (x.kind != y.kind) return x.kind < y.kind ? -1 : 1;
   switch (x.kind) {
-    case Kind::Const: return compare_rational(x.value, y.value);
-    case Kind::Var: return x.name.compare(y.name) < 0 ? -1 : (x.name == y.name ? 0 : 1);
+    case Kind::Const:
+      return compare_rational(x.value, y.value);
+    case Kind::Var:
+      return x.name.compare(y.name) < 0 ? -1 : (x.name == y.name ? 0 : 1);
     case Kind::Sum: {
       size_t n = std::min(x.terms.size(), y.terms.size());
       for (size_t i = 0; i < n; ++i) {
@@ -216,6 +269,52 @@ int compare(const Nat& a, const Nat& b) {
     }
   }
 }
+
+namespace detail {
+
+static bool deep_equal_opt(const std::optional<Nat>& a, const std::optional<Nat>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || deep_equal(*a, *b);
+}
+
+bool deep_equal(const Nat& a, const Nat& b) {
+  if (a.ptr() == b.ptr()) return true;
+  const Node& x = a.node();
+  const Node& y = b.node();
+  if (x.hash != y.hash || x.kind != y.kind) return false;
+  switch (x.kind) {
+    case Kind::Const:
+      return x.value == y.value;
+    case Kind::Var:
+      return x.name == y.name && deep_equal_opt(x.lo, y.lo) && deep_equal_opt(x.hi, y.hi);
+    case Kind::Sum:
+      if (!(x.value == y.value) || x.terms.size() != y.terms.size()) return false;
+      for (size_t i = 0; i < x.terms.size(); ++i)
+        if (!(x.terms[i].first == y.terms[i].first) ||
+            !deep_equal(x.terms[i].second, y.terms[i].second))
+          return false;
+      return true;
+    default:
+      if (x.args.size() != y.args.size()) return false;
+      for (size_t i = 0; i < x.args.size(); ++i)
+        if (!deep_equal(x.args[i], y.args[i])) return false;
+      if (static_cast<bool>(x.cond) != static_cast<bool>(y.cond)) return false;
+      return !x.cond || deep_equal(Cond(x.cond), Cond(y.cond));
+  }
+}
+
+bool deep_equal(const Cond& a, const Cond& b) {
+  if (a.ptr() == b.ptr()) return true;
+  const CondNode& x = a.node();
+  const CondNode& y = b.node();
+  if (x.hash != y.hash || x.kind != y.kind || x.args.size() != y.args.size()) return false;
+  if (!deep_equal(x.a, y.a) || !deep_equal(x.b, y.b)) return false;
+  for (size_t i = 0; i < x.args.size(); ++i)
+    if (!deep_equal(x.args[i], y.args[i])) return false;
+  return true;
+}
+
+}  // namespace detail
 
 std::vector<Nat> factors(const Nat& mono) {
   if (mono.kind() == Kind::Prod) return mono.node().args;
@@ -260,7 +359,9 @@ Nat scale(const Rational& c, const Nat& a) {
   return p.finish();
 }
 
-Nat operator-(const Nat& a) { return scale(Rational(-1), a); }
+Nat operator-(const Nat& a) {
+  return scale(Rational(-1), a);
+}
 Nat operator-(const Nat& a, const Nat& b) {
   if (b.is_const(0)) return a;
   if (a == b) return Nat(0);
@@ -287,8 +388,11 @@ Nat operator*(const Nat& a, const Nat& b) {
 static void collect_vars(const Nat& t, std::map<std::string, Nat>& out) {
   const Node& n = t.node();
   switch (n.kind) {
-    case Kind::Const: return;
-    case Kind::Var: out.emplace(n.name, t); return;
+    case Kind::Const:
+      return;
+    case Kind::Var:
+      out.emplace(n.name, t);
+      return;
     case Kind::Sum:
       for (const auto& [c, m] : n.terms) collect_vars(m, out);
       return;
@@ -316,6 +420,8 @@ std::map<std::string, Nat> free_vars(const Nat& t) {
   return out;
 }
 
-bool occurs(const std::string& var, const Nat& t) { return free_vars(t).count(var) > 0; }
+bool occurs(const std::string& var, const Nat& t) {
+  return free_vars(t).count(var) > 0;
+}
 
 }  // namespace risec::arith

@@ -40,7 +40,7 @@ enum class Kind : uint8_t {
 // A Nat term. A cheap value type (one shared pointer).
 class Nat {
  public:
-  Nat();  // the constant 0
+  Nat();               // the constant 0
   Nat(int64_t value);  // NOLINT: implicit, so `n + 1` reads naturally
   Nat(int value) : Nat(static_cast<int64_t>(value)) {}
   explicit Nat(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
@@ -98,19 +98,19 @@ class Cond {
 struct Node {
   Kind kind;
   size_t hash = 0;
-  Rational value;                                // Const; Sum: the constant part
-  std::string name;                              // Var
-  std::optional<Nat> lo, hi;                     // Var range [lo, hi)
-  std::vector<std::pair<Rational, Nat>> terms;   // Sum: (coefficient, monomial)
-  std::vector<Nat> args;                         // Prod factors; Div/Mod/... operands
-  std::shared_ptr<const CondNode> cond;          // Select
+  Rational value;                               // Const; Sum: the constant part
+  std::string name;                             // Var
+  std::optional<Nat> lo, hi;                    // Var range [lo, hi)
+  std::vector<std::pair<Rational, Nat>> terms;  // Sum: (coefficient, monomial)
+  std::vector<Nat> args;                        // Prod factors; Div/Mod/... operands
+  std::shared_ptr<const CondNode> cond;         // Select
 };
 
 struct CondNode {
   CondKind kind;
   size_t hash = 0;
-  Nat a, b;                 // Lt/Le/Eq operands
-  std::vector<Cond> args;   // And/Or operands; Not: one
+  Nat a, b;                // Lt/Le/Eq operands
+  std::vector<Cond> args;  // And/Or: two or more operands (flattened, sorted); Not: one
 };
 
 // ---- smart constructors (canonicalising) ----
@@ -181,7 +181,9 @@ bool evaluate(const Cond& c, const Assignment& env);
 
 // ---- range analysis and decisions ----
 // Symbolic inclusive bounds. Variables that have a finite upper bound (loop
-// indices) are eliminated; variables without one (sizes) stay symbolic.
+// indices) are eliminated; variables without one (sizes) stay symbolic. Terms are
+// integer-valued (exact divisions are assumed exact), which the decisions use.
+// Range queries never throw: an intermediate that overflows means "unknown".
 std::optional<Nat> lower_bound(const Nat& t);
 std::optional<Nat> upper_bound(const Nat& t);
 // "yes" only when certain for every value of the variables within their ranges.
@@ -195,6 +197,11 @@ bool provably_eq(const Nat& a, const Nat& b);
 bool provably_divides(const Nat& d, const Nat& t);
 
 // ---- printing ----
+// C: minimal parentheses for C's precedence; floor division and modulo print as `/`
+// and `%` where that is exact in C (dividend provably >= 0, divisor > 0, always the
+// case for view indices), otherwise as calls risec_floordiv(a, b) and
+// risec_floormod(a, b), which generated code must define (like risec_min, risec_max
+// and risec_pow). Rise: the type syntax of spec/rise-syntax.md.
 enum class Syntax { Rise, C };
 std::string print(const Nat& t, Syntax syntax = Syntax::Rise);
 std::string print(const Cond& c, Syntax syntax = Syntax::Rise);
@@ -209,11 +216,11 @@ struct Divisibility {
 
 struct Solution {
   enum class Status {
-    Solved,       // unknown = value (under `conditions`)
-    Trivial,      // the equation holds whatever the unknown is
+    Solved,   // unknown = value (under `conditions`)
+    Trivial,  // the equation holds whatever the unknown is
     Unsatisfiable,
-    NotLinear,    // the unknown appears non-linearly (or not at all while the
-                  // equation is not trivially true)
+    NotLinear,  // the unknown appears non-linearly (or not at all while the
+                // equation is not trivially true)
   };
   Status status = Status::NotLinear;
   Nat value;

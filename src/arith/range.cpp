@@ -8,7 +8,7 @@
 // becomes `m - (m-1) - 1 = 0`. Every step is sound, so "provable" answers are
 // certain; anything undecided answers "not provable".
 #include <algorithm>
-#include <set>
+#include <unordered_map>
 
 #include "arith/internal.h"
 
@@ -19,18 +19,31 @@ using namespace detail;
 namespace detail {
 
 static thread_local int g_depth = 0;
+static thread_local uint64_t g_truncations = 0;
 constexpr int kMaxDepth = 24;
 
-DepthGuard::DepthGuard() { ++g_depth; }
-DepthGuard::~DepthGuard() { --g_depth; }
-bool DepthGuard::exceeded() const { return g_depth > kMaxDepth; }
+DepthGuard::DepthGuard() {
+  ++g_depth;
+}
+DepthGuard::~DepthGuard() {
+  --g_depth;
+}
+bool DepthGuard::exceeded() const {
+  if (g_depth <= kMaxDepth) return false;
+  ++g_truncations;
+  return true;
+}
+uint64_t DepthGuard::truncations() {
+  return g_truncations;
+}
 
 bool contains_atom(const Nat& t, const Nat& atom) {
   if (t == atom) return true;
   const Node& n = t.node();
   switch (n.kind) {
     case Kind::Const:
-    case Kind::Var: return false;
+    case Kind::Var:
+      return false;
     case Kind::Sum:
       for (const auto& [c, m] : n.terms)
         if (contains_atom(m, atom)) return true;
@@ -93,12 +106,99 @@ std::vector<Nat> atoms_of(const Nat& t) {
   return out;
 }
 
+// Range facts are memoised: constructors ask the same questions about the same
+// subterms over and over (is the divisor positive? is the dividend below it?), and
+// each answer may need the ranges of nested atoms. Keys compare with deep_equal
+// (variable ranges included), so a cached fact is a fact about exactly that term.
+// An answer is stored only when no depth limit was hit while computing it.
+template <class V>
+class Memo {
+ public:
+  std::optional<V> find(const Nat& t) const {
+    auto it = map_.find(t);
+    if (it == map_.end()) return std::nullopt;
+    return it->second;
+  }
+  void put(const Nat& t, V v) {
+    if (map_.size() >= kMaxEntries) map_.clear();
+    map_.emplace(t, std::move(v));
+  }
+
+ private:
+  struct DeepEq {
+    bool operator()(const Nat& a, const Nat& b) const { return deep_equal(a, b); }
+  };
+  static constexpr size_t kMaxEntries = 1 << 14;
+  std::unordered_map<Nat, V, NatHash, DeepEq> map_;
+};
+
+// Computes f() through the memo `memo` under key t.
+template <class V, class F>
+V memoised(Memo<V>& memo, const Nat& t, F&& f) {
+  if (auto hit = memo.find(t)) return *hit;
+  uint64_t before = DepthGuard::truncations();
+  V v = f();
+  if (DepthGuard::truncations() == before) memo.put(t, v);
+  return v;
+}
+
 // Inclusive bounds of an atom, as terms (possibly symbolic).
 struct AtomRange {
   std::optional<Nat> lo, hi;
 };
 
-AtomRange atom_range(const Nat& a) {
+std::optional<int64_t> const_of(const std::optional<Nat>& t) {
+  if (!t) return std::nullopt;
+  return t->as_const();
+}
+
+std::optional<Nat> bound(const Nat& t, bool upper, bool keep_params);
+
+// An integer-valued bound from a bound with rational coefficients, for an integer
+// quantity: an upper bound rounds down, a lower bound rounds up.
+Nat integral(const Nat& t, bool upper) {
+  int64_t l = denominator(t);
+  if (l == 1) return t;
+  Nat s = scale(Rational(l), t);
+  return upper ? floordiv(s, Nat(l)) : -floordiv(-s, Nat(l));
+}
+
+// A linear relaxation of a division or modulo atom in terms of its own dividend, for
+// when its range in terms of the dividend's bounds is again a division (`(n-1)/4`)
+// and elimination would stall, or loses the dividend's correlation with the rest of
+// the term: x/k - (|k|-1)/|k| <= floor(x/k) <= x/k for a constant k, floor(x/d)
+// between min(x, 0) and max(x, 0) for d >= 1, and 0 <= x % d <= x for x >= 0.
+AtomRange relaxed_range(const Nat& a) {
+  AtomRange r;
+  const Nat& x = a.node().args.empty() ? a : a.node().args[0];
+  if (a.kind() == Kind::Mod) {
+    // 0 <= x % d <= x for x >= 0 and d > 0.
+    if (provably_pos(a.node().args[1]) && provably_nonneg(x)) {
+      r.lo = Nat(0);
+      r.hi = x;
+    }
+    return r;
+  }
+  if (a.kind() != Kind::Div) return r;
+  const Nat& d = a.node().args[1];
+  if (auto k = d.as_const(); k && *k != INT64_MIN) {
+    int64_t mag = *k < 0 ? -*k : *k;
+    Nat q = scale(Rational(1, *k), x);
+    r.hi = q;
+    r.lo = q - make_const(Rational(mag - 1, mag));
+  } else if (provably_pos(d)) {
+    if (provably_nonneg(x)) {
+      r.lo = Nat(0);
+      r.hi = x;
+    } else if (provably_nonneg(-x)) {
+      r.lo = x;
+      r.hi = Nat(0);
+    }
+  }
+  return r;
+}
+
+AtomRange atom_range_uncached(const Nat& a) {
   const Node& n = a.node();
   AtomRange r;
   switch (n.kind) {
@@ -106,24 +206,44 @@ AtomRange atom_range(const Nat& a) {
       r.lo = n.lo;
       if (n.hi) r.hi = *n.hi - Nat(1);
       break;
-    case Kind::Mod:
-      if (provably_pos(n.args[1])) {
+    case Kind::Mod: {
+      const Nat& x = n.args[0];
+      const Nat& d = n.args[1];
+      if (provably_pos(d)) {
         r.lo = Nat(0);
-        r.hi = n.args[1] - Nat(1);
-        if (provably_nonneg(n.args[0])) {
-          if (auto u = upper_bound(n.args[0]); u && u->is_const() && n.args[1].is_const())
-            r.hi = Nat(std::min(*u->as_const(), *n.args[1].as_const() - 1));
+        r.hi = d - Nat(1);
+        // x in [0, u] with u < d - 1 narrows the range to [0, u].
+        if (provably_nonneg(x)) {
+          if (auto u = upper_bound(x); u && provably_lt(*u, d - Nat(1))) r.hi = *u;
         }
+      } else if (auto k = d.as_const(); k && *k < 0) {
+        r.lo = d + Nat(1);
+        r.hi = Nat(0);
       }
       break;
-    case Kind::Div:
-      if (provably_pos(n.args[1])) {
-        if (auto l = lower_bound(n.args[0])) r.lo = floordiv(*l, n.args[1]);
-        if (auto u = upper_bound(n.args[0])) r.hi = floordiv(*u, n.args[1]);
+    }
+    case Kind::Div: {
+      const Nat& x = n.args[0];
+      const Nat& d = n.args[1];
+      // floor(x/d) is monotone in x for a fixed divisor: increasing for d > 0,
+      // decreasing for d < 0. Bounds of x may be rational; x is an integer, so they
+      // are rounded inwards first.
+      std::optional<Nat> l = bound(x, false, true), u = bound(x, true, true);
+      if (provably_pos(d)) {
+        if (l) r.lo = floordiv(integral(*l, false), d);
+        if (u) r.hi = floordiv(integral(*u, true), d);
+      } else if (auto k = d.as_const(); k && *k < 0) {
+        if (u) r.lo = floordiv(integral(*u, true), d);
+        if (l) r.hi = floordiv(integral(*l, false), d);
       }
       break;
+    }
     case Kind::ExactDiv:
-      if (provably_pos(n.args[1]) && provably_nonneg(n.args[0])) r.lo = Nat(0);
+      if (provably_pos(n.args[1]) && provably_nonneg(n.args[0])) {
+        r.lo = Nat(0);
+        // a/b <= a for a >= 0 and b >= 1.
+        r.hi = upper_bound(n.args[0]);
+      }
       break;
     case Kind::Pow:
       if (provably_le(Nat(1), n.args[0])) {
@@ -132,32 +252,49 @@ AtomRange atom_range(const Nat& a) {
         r.lo = Nat(0);
       }
       break;
-    case Kind::Min:
+    case Kind::Min: {
+      // min(a, b) <= a, and >= the smaller of the lower bounds.
       r.hi = n.args[0];
-      if (auto l0 = lower_bound(n.args[0]))
-        if (auto l1 = lower_bound(n.args[1]))
-          if (l0->is_const() && l1->is_const())
-            r.lo = Nat(std::min(*l0->as_const(), *l1->as_const()));
-      break;
-    case Kind::Max:
-      r.lo = n.args[0];
-      if (auto u0 = upper_bound(n.args[0]))
-        if (auto u1 = upper_bound(n.args[1]))
-          if (u0->is_const() && u1->is_const())
-            r.hi = Nat(std::max(*u0->as_const(), *u1->as_const()));
-      break;
-    case Kind::Select: {
-      auto l0 = lower_bound(n.args[0]), l1 = lower_bound(n.args[1]);
-      if (l0 && l1 && l0->is_const() && l1->is_const())
-        r.lo = Nat(std::min(*l0->as_const(), *l1->as_const()));
-      auto u0 = upper_bound(n.args[0]), u1 = upper_bound(n.args[1]);
-      if (u0 && u1 && u0->is_const() && u1->is_const())
-        r.hi = Nat(std::max(*u0->as_const(), *u1->as_const()));
+      auto l0 = const_of(lower_bound(n.args[0])), l1 = const_of(lower_bound(n.args[1]));
+      if (l0 && l1) r.lo = Nat(std::min(*l0, *l1));
       break;
     }
-    default: break;
+    case Kind::Max: {
+      r.lo = n.args[0];
+      auto u0 = const_of(upper_bound(n.args[0])), u1 = const_of(upper_bound(n.args[1]));
+      if (u0 && u1) r.hi = Nat(std::max(*u0, *u1));
+      break;
+    }
+    case Kind::Select: {
+      auto l0 = const_of(lower_bound(n.args[0])), l1 = const_of(lower_bound(n.args[1]));
+      if (l0 && l1) r.lo = Nat(std::min(*l0, *l1));
+      auto u0 = const_of(upper_bound(n.args[0])), u1 = const_of(upper_bound(n.args[1]));
+      if (u0 && u1) r.hi = Nat(std::max(*u0, *u1));
+      break;
+    }
+    default:
+      break;
   }
   return r;
+}
+
+thread_local Memo<AtomRange> g_atom_ranges;
+
+// Range queries never fail: an intermediate that overflows 64 bits (huge constants)
+// only means that nothing is known.
+template <class V, class F>
+V or_unknown(V unknown, F&& f) {
+  try {
+    return f();
+  } catch (const ArithError&) {
+    return unknown;
+  }
+}
+
+AtomRange atom_range(const Nat& a) {
+  if (a.kind() == Kind::Var) return or_unknown(AtomRange{}, [&] { return atom_range_uncached(a); });
+  return memoised(g_atom_ranges, a,
+                  [&] { return or_unknown(AtomRange{}, [&] { return atom_range_uncached(a); }); });
 }
 
 // Atoms mentioned by an atom's structure and by its range, transitively.
@@ -192,11 +329,28 @@ void deps_of(const Nat& a, std::vector<Nat>& out, int depth) {
   }
 }
 
-bool is_param(const Nat& a) { return a.kind() == Kind::Var && !a.node().hi; }
+bool is_param(const Nat& a) {
+  return a.kind() == Kind::Var && !a.node().hi;
+}
+
+bool nonneg(const Nat& t, bool round);
+
+// The sign of a coefficient: 1 (>= 0), -1 (<= 0), 0 (zero) or nullopt (unknown).
+// A coefficient with rational coefficients need not be an integer, so integer
+// rounding is only used for integral ones.
+std::optional<int> sign_of(const Nat& c) {
+  if (c.is_const()) return c.node().value.sign();
+  bool round = all_integral(c);
+  if (nonneg(c, round)) return 1;
+  if (nonneg(-c, round)) return -1;
+  return std::nullopt;
+}
 
 // A bound of t (inclusive): the smallest (upper == false) or largest value for the
-// given ranges. keep_params keeps size variables (no upper bound) symbolic.
-std::optional<Nat> bound(Nat t, bool upper, bool keep_params) {
+// given ranges. keep_params keeps size variables (no upper bound) symbolic, and then
+// the result may still contain atoms that could not be eliminated: it is a bound
+// pointwise, for every assignment within the ranges.
+std::optional<Nat> bound_uncached(Nat t, bool upper, bool keep_params) {
   DepthGuard guard;
   if (guard.exceeded()) return std::nullopt;
   for (int step = 0; step < 64; ++step) {
@@ -210,52 +364,76 @@ std::optional<Nat> bound(Nat t, bool upper, bool keep_params) {
       if (keep_params && is_param(v)) continue;
       bool blocked = false;
       for (size_t j = 0; j < atoms.size() && !blocked; ++j)
-        if (j != i && std::find(deps[j].begin(), deps[j].end(), v) != deps[j].end())
-          blocked = true;
+        if (j != i && std::find(deps[j].begin(), deps[j].end(), v) != deps[j].end()) blocked = true;
       if (blocked) continue;
       auto lin = linear_in(t, v);
       if (!lin) continue;
-      int sign = 0;
-      if (auto c = lin->coefficient.as_const()) {
-        sign = *c > 0 ? 1 : (*c < 0 ? -1 : 0);
-      } else if (lin->coefficient.is_const()) {
-        sign = lin->coefficient.node().value.sign();
-      } else if (provably_nonneg(lin->coefficient)) {
-        sign = 1;
-      } else if (provably_nonneg(-lin->coefficient)) {
-        sign = -1;
-      } else {
-        continue;
-      }
-      if (sign == 0) {
+      std::optional<int> sign = sign_of(lin->coefficient);
+      if (!sign) continue;
+      if (*sign == 0) {
         t = lin->rest;
         progressed = true;
         break;
       }
-      AtomRange r = atom_range(v);
-      bool use_hi = (sign > 0) == upper;
-      const std::optional<Nat>& b = use_hi ? r.hi : r.lo;
-      if (!b) continue;
-      t = lin->coefficient * *b + lin->rest;
-      progressed = true;
+      bool use_hi = (*sign > 0) == upper;
+      auto attempt = [&](const AtomRange& r) {
+        const std::optional<Nat>& b = use_hi ? r.hi : r.lo;
+        if (!b) return false;
+        Nat next = lin->coefficient * *b + lin->rest;
+        if (next == t) return false;  // the atom's range is the atom itself
+        t = next;
+        return true;
+      };
+      // A division or modulo whose dividend shares atoms with the rest of t (at its
+      // top level) is relaxed in terms of the dividend first (i - i/m >= i - i),
+      // which keeps the correlation; otherwise its range from the dividend's bounds
+      // is tighter.
+      bool correlated = false;
+      if (v.kind() == Kind::Div || v.kind() == Kind::Mod) {
+        std::vector<Nat> around = atoms_of(lin->rest);
+        for (const Nat& a : atoms_of(lin->coefficient)) around.push_back(a);
+        for (const Nat& a : atoms_of(v.node().args[0]))
+          if (std::find(around.begin(), around.end(), a) != around.end()) correlated = true;
+      }
+      auto relaxed = [&] { return or_unknown(AtomRange{}, [&] { return relaxed_range(v); }); };
+      if (correlated) {
+        progressed = attempt(relaxed()) || attempt(atom_range(v));
+      } else {
+        progressed = attempt(atom_range(v)) || attempt(relaxed());
+      }
     }
     if (!progressed) break;
   }
-  if (keep_params) return t;
-  if (t.is_const()) return t;
+  if (keep_params || t.is_const()) return t;
   return std::nullopt;
+}
+
+thread_local Memo<std::optional<Nat>> g_bounds[2][2];
+
+std::optional<Nat> bound(const Nat& t, bool upper, bool keep_params) {
+  if (t.is_const()) return t;
+  return memoised(g_bounds[upper][keep_params], t, [&] {
+    return or_unknown(std::optional<Nat>(), [&] { return bound_uncached(t, upper, keep_params); });
+  });
 }
 
 bool atom_nonneg(const Nat& a);
 
-// Every coefficient and the constant are >= 0 and every atom is >= 0.
-bool obviously_nonneg(const Nat& t) {
+// Whether t >= 0 is evident from its form: every coefficient is >= 0 and every atom
+// is >= 0 or occurs to an even power. With `round` (t is an integer) a constant
+// above -1 is enough: t > -1 means t >= 0.
+bool obviously_nonneg(const Nat& t, bool round) {
   SumForm f = sum_form(t);
-  if (f.constant.sign() < 0) return false;
+  if (round ? !(Rational(-1) < f.constant) : f.constant.sign() < 0) return false;
   for (const auto& [c, m] : f.terms) {
     if (c.sign() < 0) return false;
-    for (const Nat& x : factors(m))
-      if (!atom_nonneg(x)) return false;
+    std::vector<Nat> fs = factors(m);  // sorted: equal factors are adjacent
+    for (size_t i = 0; i < fs.size();) {
+      size_t j = i;
+      while (j < fs.size() && fs[j] == fs[i]) ++j;
+      if ((j - i) % 2 == 1 && !atom_nonneg(fs[i])) return false;
+      i = j;
+    }
   }
   return true;
 }
@@ -265,48 +443,97 @@ bool atom_nonneg(const Nat& a) {
   if (guard.exceeded()) return false;
   const Node& n = a.node();
   switch (n.kind) {
-    case Kind::Const: return n.value.sign() >= 0;
-    case Kind::Var: return n.lo && provably_nonneg(*n.lo);
-    case Kind::Mod: return provably_pos(n.args[1]);
+    case Kind::Const:
+      return n.value.sign() >= 0;
+    case Kind::Var:
+      return n.lo && provably_nonneg(*n.lo);
+    case Kind::Mod:
+      return provably_pos(n.args[1]);
     case Kind::Div:
-    case Kind::ExactDiv: return provably_nonneg(n.args[0]) && provably_pos(n.args[1]);
-    case Kind::Pow: return provably_nonneg(n.args[0]);
-    case Kind::Min: return provably_nonneg(n.args[0]) && provably_nonneg(n.args[1]);
-    case Kind::Max: return provably_nonneg(n.args[0]) || provably_nonneg(n.args[1]);
-    case Kind::Select: return provably_nonneg(n.args[0]) && provably_nonneg(n.args[1]);
-    default: return obviously_nonneg(a);
+    case Kind::ExactDiv:
+      return provably_nonneg(n.args[0]) && provably_pos(n.args[1]);
+    case Kind::Pow:
+      return provably_nonneg(n.args[0]);
+    case Kind::Min:
+      return provably_nonneg(n.args[0]) && provably_nonneg(n.args[1]);
+    case Kind::Max:
+      return provably_nonneg(n.args[0]) || provably_nonneg(n.args[1]);
+    case Kind::Select:
+      return provably_nonneg(n.args[0]) && provably_nonneg(n.args[1]);
+    default:
+      return obviously_nonneg(a, true);
   }
 }
 
-}  // namespace
-
-std::optional<Nat> lower_bound(const Nat& t) { return bound(t, false, true); }
-std::optional<Nat> upper_bound(const Nat& t) { return bound(t, true, true); }
-
-bool provably_nonneg(const Nat& t) {
-  if (t.is_const()) return t.node().value.sign() >= 0;
+bool nonneg_uncached(const Nat& t, bool round) {
   DepthGuard guard;
   if (guard.exceeded()) return false;
-  if (obviously_nonneg(t)) return true;
+  if (obviously_nonneg(t, round)) return true;
+  auto decided = [&](const Nat& b) {
+    const Rational& v = b.node().value;
+    return round ? Rational(-1) < v : v.sign() >= 0;
+  };
   // Eliminate bounded atoms first, keeping sizes symbolic, then sizes too.
   if (auto lb = bound(t, false, true)) {
-    if (lb->is_const()) return lb->node().value.sign() >= 0;
-    if (obviously_nonneg(*lb)) return true;
-    if (auto full = bound(*lb, false, false)) return full->node().value.sign() >= 0;
+    if (lb->is_const()) return decided(*lb);
+    if (obviously_nonneg(*lb, round)) return true;
+    if (auto full = bound(*lb, false, false)) return decided(*full);
   }
   return false;
 }
 
-bool provably_pos(const Nat& t) { return provably_nonneg(t - Nat(1)); }
-bool provably_lt(const Nat& a, const Nat& b) { return provably_nonneg(b - a - Nat(1)); }
-bool provably_le(const Nat& a, const Nat& b) { return provably_nonneg(b - a); }
-bool provably_eq(const Nat& a, const Nat& b) { return a == b || (a - b).is_const(0); }
+thread_local Memo<bool> g_nonneg[2];
+
+bool nonneg(const Nat& t, bool round) {
+  if (t.is_const()) return t.node().value.sign() >= 0;
+  return memoised(g_nonneg[round], t,
+                  [&] { return or_unknown(false, [&] { return nonneg_uncached(t, round); }); });
+}
+
+}  // namespace
+
+// The public bounds are integer-valued: internal ones may have rational coefficients
+// (from relaxing divisions), and are rounded inwards here.
+std::optional<Nat> lower_bound(const Nat& t) {
+  return or_unknown(std::optional<Nat>(), [&]() -> std::optional<Nat> {
+    auto b = bound(t, false, true);
+    if (b) b = integral(*b, false);
+    return b;
+  });
+}
+std::optional<Nat> upper_bound(const Nat& t) {
+  return or_unknown(std::optional<Nat>(), [&]() -> std::optional<Nat> {
+    auto b = bound(t, true, true);
+    if (b) b = integral(*b, true);
+    return b;
+  });
+}
+
+// Terms are integer-valued, so the decision may round: t > -1 means t >= 0.
+bool provably_nonneg(const Nat& t) {
+  return nonneg(t, true);
+}
+
+bool provably_pos(const Nat& t) {
+  if (t.is_const()) return t.node().value.sign() > 0;
+  return or_unknown(false, [&] { return provably_nonneg(t - Nat(1)); });
+}
+bool provably_lt(const Nat& a, const Nat& b) {
+  if (a.is_const() && b.is_const()) return a.node().value < b.node().value;
+  return or_unknown(false, [&] { return provably_nonneg(b - a - Nat(1)); });
+}
+bool provably_le(const Nat& a, const Nat& b) {
+  if (a.is_const() && b.is_const()) return a.node().value <= b.node().value;
+  return or_unknown(false, [&] { return provably_nonneg(b - a); });
+}
+bool provably_eq(const Nat& a, const Nat& b) {
+  return a == b || or_unknown(false, [&] { return (a - b).is_const(0); });
+}
 
 bool provably_divides(const Nat& d, const Nat& t) {
   if (t.is_const(0)) return true;
   if (d.is_const(0)) return false;
-  DivSplit s = split_divisible(t, d);
-  return s.r.is_const(0);
+  return or_unknown(false, [&] { return split_divisible(t, d).r.is_const(0); });
 }
 
 }  // namespace risec::arith

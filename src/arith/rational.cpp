@@ -36,6 +36,17 @@ int64_t floor_mod(int64_t a, int64_t b) {
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
+int64_t checked_pow(int64_t base, int64_t exponent) {
+  if (exponent < 0) throw ArithError("negative exponent in size arithmetic");
+  // Square and multiply: the squares only overflow when the result does too.
+  int64_t r = 1;
+  for (;;) {
+    if (exponent & 1) r = checked_mul(r, base);
+    exponent >>= 1;
+    if (exponent == 0) return r;
+    base = checked_mul(base, base);
+  }
+}
 int64_t gcd64(int64_t a, int64_t b) {
   // Work in unsigned to avoid overflow on INT64_MIN.
   uint64_t x = a < 0 ? uint64_t(0) - uint64_t(a) : uint64_t(a);
@@ -74,7 +85,9 @@ Rational Rational::operator+(const Rational& o) const {
   int64_t b = checked_mul(o.num_, l / o.den_);
   return Rational(checked_add(a, b), l);
 }
-Rational Rational::operator-(const Rational& o) const { return *this + (-o); }
+Rational Rational::operator-(const Rational& o) const {
+  return *this + (-o);
+}
 Rational Rational::operator-() const {
   Rational r;
   r.num_ = checked_sub(0, num_);
@@ -101,7 +114,9 @@ bool Rational::operator<(const Rational& o) const {
     return a < b;
   return static_cast<long double>(num_) / den_ < static_cast<long double>(o.num_) / o.den_;
 }
-int64_t Rational::floor() const { return floor_div(num_, den_); }
+int64_t Rational::floor() const {
+  return floor_div(num_, den_);
+}
 std::string Rational::to_string() const {
   return den_ == 1 ? std::to_string(num_) : std::to_string(num_) + "/" + std::to_string(den_);
 }

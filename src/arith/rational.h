@@ -13,7 +13,7 @@ class Rational {
  public:
   constexpr Rational() = default;
   constexpr Rational(int64_t n) : num_(n) {}  // NOLINT: implicit on purpose
-  Rational(int64_t n, int64_t d);            // normalises; d != 0
+  Rational(int64_t n, int64_t d);             // normalises; d != 0
 
   int64_t num() const { return num_; }
   int64_t den() const { return den_; }
@@ -43,9 +43,10 @@ class Rational {
 int64_t checked_add(int64_t a, int64_t b);
 int64_t checked_sub(int64_t a, int64_t b);
 int64_t checked_mul(int64_t a, int64_t b);
-int64_t floor_div(int64_t a, int64_t b);  // b != 0
-int64_t floor_mod(int64_t a, int64_t b);  // b != 0
-int64_t gcd64(int64_t a, int64_t b);      // >= 0
-int64_t lcm64(int64_t a, int64_t b);      // checked
+int64_t floor_div(int64_t a, int64_t b);              // b != 0
+int64_t floor_mod(int64_t a, int64_t b);              // b != 0
+int64_t checked_pow(int64_t base, int64_t exponent);  // exponent >= 0
+int64_t gcd64(int64_t a, int64_t b);                  // >= 0
+int64_t lcm64(int64_t a, int64_t b);                  // checked
 
 }  // namespace risec::arith

@@ -46,7 +46,7 @@ Solution solve(const Nat& lhs, const Nat& rhs, const std::string& unknown) {
     Rational cv = c.node().value;
     s.value = scale(Rational(1) / cv, numerator);
     Nat scaled = scale(Rational(cv.den()), numerator);
-    Nat p(cv.num() < 0 ? -cv.num() : cv.num());
+    Nat p(cv.num() < 0 ? checked_sub(0, cv.num()) : cv.num());
     if (!p.is_const(1) && !provably_divides(p, scaled))
       s.conditions.push_back(Divisibility{p, scaled});
     return s;

@@ -60,7 +60,12 @@ Expr lambda(const std::string& param, Expr body, Type param_annot, Span span) {
 }
 
 Expr app(Expr fn, Expr arg, Span span) {
-  if (!span.known() && fn && arg) span = Span::merge(fn->span, arg->span);
+  // Without a span, the application covers its function and argument (when both
+  // come from the same file; otherwise the argument's span).
+  if (!span.known() && fn && arg)
+    span = (fn->span.known() && arg->span.known() && fn->span.file != arg->span.file)
+               ? arg->span
+               : Span::merge(fn->span, arg->span);
   ExprNode n = base(ExprKind::App, std::move(span));
   n.fn = std::move(fn);
   n.arg = std::move(arg);

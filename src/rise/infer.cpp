@@ -219,12 +219,13 @@ class Inferer {
         unify_nat(a->size, b->size, ctx);
         return;
       case TypeKind::Vector:
-        if (a->scalar != b->scalar) mismatch(ctx);
+        unify(a->a, b->a, ctx);
         unify_nat(a->size, b->size, ctx);
         return;
       case TypeKind::Array:
-        unify_nat(a->size, b->size, ctx);
+        // Elements first, so that a size mismatch is reported with known elements.
         unify(a->a, b->a, ctx);
+        unify_nat(a->size, b->size, ctx);
         return;
       case TypeKind::Pair:
       case TypeKind::Fun:
@@ -719,6 +720,7 @@ class Inferer {
         case TypeKind::Var:
           return is_meta_name(x->name);
         case TypeKind::Array:
+        case TypeKind::Vector:
           return data(x->a);
         case TypeKind::Pair:
         case TypeKind::Fun:

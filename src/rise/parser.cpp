@@ -795,14 +795,8 @@ class Parser {
   }
 
   // `vec[t, n]` with a data type variable as element (the primitive table's
-  // vector primitives): a Vector node whose `a` holds the variable. type.h's
-  // Vector has only a scalar kind; see the report of this module.
-  static Type vector_of_var(const std::string& var, const Nat& n) {
-    TypeNode node{TypeKind::Vector};
-    node.size = n;
-    node.a = data_var(var);
-    return std::make_shared<const TypeNode>(std::move(node));
-  }
+  // vector primitives).
+  static Type vector_of_var(const std::string& var, const Nat& n) { return vector_of(data_var(var), n); }
 
   // ---- sizes ----
 

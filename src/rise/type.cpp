@@ -143,9 +143,13 @@ Type pair(Type a, Type b) {
   return make(std::move(t));
 }
 
-Type vector(ScalarKind k, Nat n) {
-  TypeNode t{TypeKind::Vector, k};
+Type vector(ScalarKind k, Nat n) { return vector_of(scalar(k), std::move(n)); }
+
+Type vector_of(Type elem, Nat n) {
+  TypeNode t{TypeKind::Vector};
+  if (elem->kind == TypeKind::Scalar) t.scalar = elem->scalar;
   t.size = std::move(n);
+  t.a = std::move(elem);
   return make(std::move(t));
 }
 
@@ -207,7 +211,7 @@ bool equal(const Type& a, const Type& b) {
     case TypeKind::Fun:
       return equal(a->a, b->a) && equal(a->b, b->b);
     case TypeKind::Vector:
-      return a->scalar == b->scalar && a->size == b->size;
+      return a->size == b->size && equal(a->a, b->a);
     case TypeKind::Var:
       return a->name == b->name;
     case TypeKind::DepFun: {
@@ -234,7 +238,7 @@ size_t hash(const Type& t) {
     case TypeKind::Fun:
       return (h ^ hash(t->a)) * 31 + hash(t->b);
     case TypeKind::Vector:
-      return h ^ t->size.hash() ^ static_cast<size_t>(t->scalar);
+      return (h ^ t->size.hash()) * 31 + hash(t->a);
     case TypeKind::Var:
       return h ^ std::hash<std::string>()(t->name);
     default:
@@ -282,7 +286,8 @@ Type substitute(const Type& t, const TypeSubst& s) {
     }
     case TypeKind::Vector: {
       Nat n = subst_nat(t->size, s);
-      return n == t->size ? t : vector(t->scalar, n);
+      Type e = substitute(t->a, s);
+      return (n == t->size && e == t->a) ? t : vector_of(e, n);
     }
     case TypeKind::Var:
       for (const auto& [name, v] : s.datas)
@@ -383,6 +388,7 @@ bool mentions_data_var(const Type& t, const std::string& name) {
     case TypeKind::Var:
       return t->name == name;
     case TypeKind::Array:
+    case TypeKind::Vector:
       return mentions_data_var(t->a, name);
     case TypeKind::Pair:
     case TypeKind::Fun:
@@ -418,7 +424,7 @@ std::string print(const Type& t) {
     case TypeKind::Pair:
       return "(" + print(t->a) + ", " + print(t->b) + ")";
     case TypeKind::Vector:
-      return std::string("vec[") + scalar_name(t->scalar) + ", " + arith::print(t->size) + "]";
+      return "vec[" + print(t->a) + ", " + arith::print(t->size) + "]";
     case TypeKind::Var:
       return t->name;
     case TypeKind::Fun: {

@@ -59,7 +59,8 @@ enum class TypeKind {
   NatData,  // natType: a Nat as a run-time value
   Array,    // n.elem
   Pair,     // (a, b)
-  Vector,   // vec[scalar, n]
+  Vector,   // vec[elem, n]: elem is a scalar type (or a data type variable in a
+            // primitive's generic type)
   Var,      // a data type variable (bound by a dependent function, or an inference unknown)
   Fun,      // param -> result
   DepFun,   // (x: K) -> body, or {x: K} -> body when implicit
@@ -67,9 +68,9 @@ enum class TypeKind {
 
 struct TypeNode {
   TypeKind kind;
-  ScalarKind scalar = ScalarKind::F32;  // Scalar, Vector
+  ScalarKind scalar = ScalarKind::F32;  // Scalar; Vector (when its element is a scalar)
   Nat size;                             // Index, Array, Vector
-  Type a, b;                            // Array: a = elem; Pair: a, b; Fun: a -> b; DepFun: b
+  Type a, b;  // Array, Vector: a = elem; Pair: a, b; Fun: a -> b; DepFun: b
   std::string name;                     // Var; DepFun binder
   Kind binder_kind = Kind::Nat;         // DepFun
   bool implicit = false;                // DepFun: {x: K} -> ...
@@ -82,6 +83,7 @@ Type nat_data();
 Type array(Nat n, Type elem);
 Type pair(Type a, Type b);
 Type vector(ScalarKind k, Nat n);
+Type vector_of(Type elem, Nat n);
 Type data_var(const std::string& name);
 Type fun(Type param, Type result);
 Type dep_fun(Kind kind, const std::string& binder, Type body, bool implicit);

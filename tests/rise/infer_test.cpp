@@ -1,0 +1,275 @@
+// Type inference: positive cases (types with sizes, implicit and explicit dependent
+// arguments, specialisation, side conditions) and negative cases (wrong sizes, wrong
+// element types, missing divisibility, unbound names, misuse of dependent
+// arguments), each checked for its message and location; plus robustness of the
+// checker on every prefix and random mutations of the examples.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "rise/check.h"
+#include "rise/parser.h"
+#include "rise/printer.h"
+
+using namespace risec;
+using namespace risec::rise;
+
+namespace {
+
+Checked check_text(const std::string& text, const SizeMap& sizes = {}) {
+  auto src = std::make_shared<SourceFile>(SourceFile{"t.rise", text});
+  Program p = parse_program(src);
+  return check_program(p, "", sizes.empty() ? nullptr : &sizes);
+}
+
+std::string type_of(const std::string& text, const SizeMap& sizes = {}) {
+  return print(check_text(text, sizes).type);
+}
+
+// The error a program produces: "line:col: message".
+std::string error_of(const std::string& text, const SizeMap& sizes = {}) {
+  try {
+    check_text(text, sizes);
+  } catch (const Error& e) {
+    LineCol lc = e.span().start();
+    return std::to_string(lc.line) + ":" + std::to_string(lc.col) + ": " + e.message();
+  }
+  return "no error";
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(Infer, ListingOneMatrixVector) {
+  std::string mv = read(std::filesystem::path(RISEC_SOURCE_DIR) / "examples/mv/mv.rise");
+  EXPECT_EQ(type_of(mv), "(n: Nat) -> (m: Nat) -> n.m.f32 -> m.f32 -> n.f32");
+}
+
+TEST(Infer, SpecialisedBySizes) {
+  std::string mv = read(std::filesystem::path(RISEC_SOURCE_DIR) / "examples/mv/mv.rise");
+  EXPECT_EQ(type_of(mv, {{"n", 64}, {"m", 32}}), "64.32.f32 -> 32.f32 -> 64.f32");
+  // Only some sizes given: the others stay symbolic.
+  EXPECT_EQ(type_of(mv, {{"m", 8}}), "(n: Nat) -> n.8.f32 -> 8.f32 -> n.f32");
+}
+
+TEST(Infer, SplitJoinSizes) {
+  EXPECT_EQ(type_of("def f = depFun(n: Nat => fun(x: (n*4).f32 => x |> split(4)))"),
+            "(n: Nat) -> (4*n).f32 -> n.4.f32");
+  EXPECT_EQ(type_of("def f = depFun(n: Nat => fun(x: (n*4).f32 => x |> split(4) |> join))"),
+            "(n: Nat) -> (4*n).f32 -> (4*n).f32");
+  // split of a symbolic length gives an exact quotient and a side condition.
+  Checked c = check_text("def f = depFun(n: Nat => fun(x: n.f32 => x |> split(4)))");
+  EXPECT_EQ(print(c.type), "(n: Nat) -> n.f32 -> (n/4).4.f32");
+  ASSERT_EQ(c.conditions.size(), 1u);
+  EXPECT_EQ(c.conditions[0].divides.divisor.to_string(), "4");
+  EXPECT_EQ(c.conditions[0].divides.dividend.to_string(), "n");
+  // join after split gives the original length back.
+  EXPECT_EQ(type_of("def f = depFun(n: Nat => fun(x: n.f32 => x |> split(4) |> join))"),
+            "(n: Nat) -> n.f32 -> n.f32");
+}
+
+TEST(Infer, SideConditionCheckedWhenSizesAreKnown) {
+  std::string f = "def f = depFun(n: Nat => fun(x: n.f32 => x |> split(4)))";
+  EXPECT_EQ(type_of(f, {{"n", 32}}), "32.f32 -> 8.4.f32");
+  std::string err = error_of(f, {{"n", 30}});
+  EXPECT_NE(err.find("split"), std::string::npos) << err;
+  EXPECT_NE(err.find("30 is not a multiple of 4"), std::string::npos) << err;
+  EXPECT_EQ(err.substr(0, 5), "1:42:") << err;
+}
+
+TEST(Infer, SlideAndPad) {
+  EXPECT_EQ(type_of("def f = depFun(n: Nat => fun(x: n.f32 => x |> padClamp(1)(1) |> slide(3)(1)))"),
+            "(n: Nat) -> n.f32 -> n.3.f32");
+  EXPECT_EQ(type_of("def f = depFun(n: Nat => fun(x: (n+2).f32 => x |> slide(3)(1)))"),
+            "(n: Nat) -> (n + 2).f32 -> n.3.f32");
+  EXPECT_EQ(type_of("def f = fun(x: 10.f32 => x |> slide(4)(2))"), "10.f32 -> 4.4.f32");
+}
+
+TEST(Infer, ImplicitArgumentsAndPolymorphicDefinitions) {
+  // `twice` is used at two types.
+  std::string p =
+      "def twice = fun(f => fun(x => f(f(x))))\n"
+      "def g = fun(a: 4.f32 => fun(b: i32 => (twice(fun(v => v))(a), twice(fun(w => w + 1))(b))))";
+  EXPECT_EQ(type_of(p), "4.f32 -> i32 -> (4.f32, i32)");
+}
+
+TEST(Infer, LiteralsTakeTheirTypeFromContext) {
+  EXPECT_EQ(type_of("def f = fun(x: u8 => x + 3)"), "u8 -> u8");
+  EXPECT_EQ(type_of("def f = fun(x: 5.f32 => x[2])"), "5.f32 -> f32");
+  EXPECT_EQ(type_of("def f = fun(x: i64 => 7)"), "i64 -> i32");
+  EXPECT_EQ(type_of("def f = fun(x: f64 => x * 2.5)"), "f64 -> f64");
+}
+
+TEST(Infer, IterateTreeReduction) {
+  std::string t = read(std::filesystem::path(RISEC_SOURCE_DIR) / "examples/treesum/treesum.rise");
+  EXPECT_EQ(type_of(t), "(m: Nat) -> (k: Nat) -> (m*(2^k)).f32 -> m.f32");
+  EXPECT_EQ(type_of(t, {{"m", 2}, {"k", 3}}), "16.f32 -> 2.f32");
+}
+
+TEST(Infer, EveryNodeHasATypeAndNoAnnotationRemains) {
+  Checked c = check_text(
+      "def f = depFun(n: Nat => fun(x: n.f32 => ((x |> map(fun(a => a * 2.0f))) : n.f32)))");
+  std::function<void(const Expr&)> walk = [&](const Expr& e) {
+    ASSERT_NE(e->type, nullptr);
+    ASSERT_NE(e->kind, ExprKind::Annotation);
+    if (e->fn) walk(e->fn);
+    if (e->arg) walk(e->arg);
+  };
+  walk(c.expr);
+}
+
+TEST(Infer, PrimitivesCarryTheirInstantiatedType) {
+  Checked c = check_text("def f = fun(x: 8.f32 => x |> split(2))");
+  // x |> split(2) is App(DepApp(split, 2), x): the primitive's type is concrete.
+  const Expr& body = c.expr->fn;
+  ASSERT_EQ(body->kind, ExprKind::App);
+  ASSERT_EQ(body->fn->kind, ExprKind::DepApp);
+  EXPECT_EQ(print(body->fn->fn->type), "8.f32 -> 4.2.f32");
+}
+
+// ---------------------------------------------------------------- errors
+
+TEST(InferErrors, WrongSizes) {
+  std::string err = error_of(
+      "def f = depFun(n: Nat => fun(x: n.f32 => fun(y: (n+1).f32 => zip(x)(y))))");
+  EXPECT_EQ(err, "1:69: in the argument of zip: expected n.f32 but found (n + 1).f32") << err;
+  // Sizes that differ by more than a constant are reported as not provably equal.
+  err = error_of("def f = depFun((n: Nat, m: Nat) => fun(x: n.f32 => fun(y: m.f32 => zip(x)(y))))");
+  EXPECT_NE(err.find("the sizes n and m are not provably equal"), std::string::npos) << err;
+}
+
+TEST(InferErrors, WrongElementType) {
+  std::string err = error_of("def f = fun(x: f32 => fun(y: i32 => x + y))");
+  EXPECT_NE(err.find("expected f32 but found i32"), std::string::npos) << err;
+  EXPECT_EQ(err.substr(0, 5), "1:41:") << err;
+}
+
+TEST(InferErrors, AnnotationMismatch) {
+  std::string err = error_of("def f = fun(x: 4.f32 => ((x |> map(fun(a => a))) : 5.f32))");
+  EXPECT_NE(err.find("type annotation"), std::string::npos) << err;
+  EXPECT_NE(err.find("expected 5.f32 but found 4.f32"), std::string::npos) << err;
+}
+
+TEST(InferErrors, UnboundNameSuggestsNearest) {
+  std::string err = error_of("def f = fun(xs: 4.f32 => xs |> mapp(fun(a => a)))");
+  EXPECT_EQ(err, "1:32: unknown name 'mapp'; did you mean 'map'?") << err;
+  err = error_of("def f = fun(value: 4.f32 => valeu)");
+  EXPECT_NE(err.find("did you mean 'value'?"), std::string::npos) << err;
+  err = error_of("def f = fun(x: f32 => qqqqqqq)");
+  EXPECT_EQ(err, "1:23: unknown name 'qqqqqqq'") << err;
+}
+
+TEST(InferErrors, MisusedDependentArgument) {
+  // A run-time value where a size is expected.
+  std::string err = error_of("def f = fun(k: i32 => fun(x: 8.f32 => x |> split(k)))");
+  EXPECT_NE(err.find("'split' expects a size here, but 'k' is a run-time value"), std::string::npos)
+      << err;
+  EXPECT_EQ(err.substr(0, 5), "1:50:") << err;
+  // A size used as a value.
+  err = error_of("def f = depFun(n: Nat => fun(x: n.f32 => n))");
+  EXPECT_NE(err.find("'n' is a type-level name"), std::string::npos) << err;
+  // A function where a size is expected.
+  err = error_of("def f = fun(x: 8.f32 => x |> split(fun(a => a)))");
+  EXPECT_NE(err.find("expects a size"), std::string::npos) << err;
+}
+
+TEST(InferErrors, IntegerLiteralAsFloat) {
+  std::string err = error_of("def f = fun(x: f32 => x * 2)");
+  EXPECT_NE(err.find("an integer literal cannot be a f32"), std::string::npos) << err;
+}
+
+TEST(InferErrors, IndexLiteralOutOfRange) {
+  std::string err = error_of("def f = fun(x: 3.f32 => x[3])");
+  EXPECT_NE(err.find("out of range"), std::string::npos) << err;
+}
+
+TEST(InferErrors, NotAFunction) {
+  std::string err = error_of("def f = fun(x: f32 => x(1.0f))");
+  EXPECT_NE(err.find("not a function"), std::string::npos) << err;
+}
+
+TEST(InferErrors, UnsatisfiableSplitOfConstantLength) {
+  std::string err = error_of("def f = fun(x: 30.f32 => x |> split(4))");
+  EXPECT_NE(err.find("30 is not a multiple of 4"), std::string::npos) << err;
+}
+
+TEST(InferErrors, UnknownSizeName) {
+  std::string mv = read(std::filesystem::path(RISEC_SOURCE_DIR) / "examples/mv/mv.rise");
+  try {
+    check_text(mv, {{"k", 3}});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(e.message().find("no size parameter named 'k'"), std::string::npos);
+  }
+}
+
+// ---------------------------------------------------------------- robustness
+
+namespace {
+
+// Parse and check; anything but success or risec::Error is a failure.
+void parse_and_check(const std::string& name, const std::string& text) {
+  try {
+    auto src = std::make_shared<SourceFile>(SourceFile{name, text});
+    Program p = parse_program(src);
+    if (!p.defs.empty()) check_program(p);
+  } catch (const Error&) {
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << name << ": unexpected exception: " << e.what() << "\n" << text;
+  } catch (...) {
+    ADD_FAILURE() << name << ": unexpected non-standard exception\n" << text;
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> example_files() {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::filesystem::path root(RISEC_SOURCE_DIR);
+  for (const auto& dir : std::filesystem::directory_iterator(root / "examples"))
+    for (const auto& f : std::filesystem::directory_iterator(dir.path()))
+      if (f.path().extension() == ".rise") out.emplace_back(f.path().string(), read(f.path()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(InferRobustness, EveryExampleChecks) {
+  for (const auto& [name, text] : example_files()) {
+    auto src = std::make_shared<SourceFile>(SourceFile{name, text});
+    EXPECT_NO_THROW(check_program(parse_program(src))) << name;
+  }
+}
+
+TEST(InferRobustness, EveryPrefixOfEveryExample) {
+  for (const auto& [name, text] : example_files())
+    for (size_t n = 0; n <= text.size(); n += 3) parse_and_check(name, text.substr(0, n));
+}
+
+TEST(InferRobustness, RandomMutations) {
+  const std::string alphabet = "()[]{},.:=>|-+*/%<!_ fun depFun let in map split 0123456789 f32 n";
+  std::mt19937_64 rng(42);
+  auto files = example_files();
+  for (int i = 0; i < 1500; ++i) {
+    std::string text = files[rng() % files.size()].second;
+    int edits = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < edits && !text.empty(); ++k) {
+      size_t pos = rng() % text.size();
+      switch (rng() % 3) {
+        case 0: text.erase(pos, 1 + rng() % 3); break;
+        case 1: text.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
+        default: text[pos] = alphabet[rng() % alphabet.size()]; break;
+      }
+    }
+    parse_and_check("mutation " + std::to_string(i), text);
+  }
+}
