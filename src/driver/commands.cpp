@@ -165,11 +165,26 @@ int cmd_eval(const Options& o) {
   }
   rise::Type result_type = c.type;
   for (size_t i = 0; i < params.size(); ++i) result_type = result_type->b;
-  runtime::NdArray out = rise::to_ndarray(f, result_type);
-  if (!o.output.empty()) {
-    runtime::write_npy(o.output, out);
-  } else {
-    std::cout << format_ndarray(out) << "\n";
+  std::vector<runtime::NdArray> outs = rise::to_ndarrays(f, result_type);
+  if (outs.size() == 1) {
+    if (!o.output.empty()) {
+      runtime::write_npy(o.output, outs[0]);
+    } else {
+      std::cout << format_ndarray(outs[0]) << "\n";
+    }
+    return 0;
+  }
+  // A result holding pairs is several arrays: out.npy -> out_0.npy, out_1.npy, ...
+  std::string stem = o.output;
+  if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".npy") stem.resize(stem.size() - 4);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!o.output.empty()) {
+      std::string path = stem + "_" + std::to_string(i) + ".npy";
+      runtime::write_npy(path, outs[i]);
+      std::cout << "wrote " << path << "\n";
+    } else {
+      std::cout << "[" << i << "] " << format_ndarray(outs[i]) << "\n";
+    }
   }
   return 0;
 }
