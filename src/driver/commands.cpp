@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "driver/compile.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
 #include "rise/interp.h"
@@ -282,6 +283,33 @@ int cmd_rewrite(const Options& o) {
   opts.types = o.types;
   std::string name = o.entry.empty() ? p.defs.back().name : o.entry;
   std::cout << "def " << name << " = " << rise::print_expr(r.expr, opts) << "\n";
+  return 0;
+}
+
+int cmd_compile(const Options& o) {
+  rise::Program p = load_program(o.file);
+  rise::SizeMap sizes = parse_sizes(o.sizes_text);
+  std::optional<elevate::Strategy> s;
+  if (!o.strategy.empty()) s = load_strategy(o.strategy);
+  CompileRequest req;
+  req.program = &p;
+  req.entry = o.entry;
+  req.sizes = sizes.empty() ? nullptr : &sizes;
+  req.strategy = s ? &*s : nullptr;
+  req.target = o.target;
+  req.trace = o.trace;
+  Compiled c = compile(req);
+  if (o.dump_dpia) std::cerr << c.dpia_text;
+  if (o.output.empty()) {
+    std::cout << c.unit.source;
+    return 0;
+  }
+  std::string base = o.output;
+  if (base.size() > 2 && base.substr(base.size() - 2) == ".c") base.resize(base.size() - 2);
+  for (const auto& [path, text] : {std::pair{base + ".c", c.unit.source}, std::pair{base + ".h", c.unit.header}}) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
+  }
   return 0;
 }
 

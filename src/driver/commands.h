@@ -20,6 +20,8 @@ struct Options {
   std::string output;
   std::string seed_text;
   std::string strategy;  // --strategy S.elv
+  std::string target = "c";
+  bool dump_dpia = false;
   bool trace = false;
   bool types = false;
   bool help = false;
@@ -30,6 +32,7 @@ int cmd_print(const Options& o);
 int cmd_eval(const Options& o);
 int cmd_rules(const Options& o);
 int cmd_rewrite(const Options& o);
+int cmd_compile(const Options& o);
 
 // Helpers shared with tests.
 rise::Program load_program(const std::string& path);

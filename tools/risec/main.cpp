@@ -46,6 +46,13 @@ const Command kCommands[] = {
      "failing strategy reports the rule that failed, located in S.elv, and the subterm\n"
      "it was tried on. --size specialises the program first.\n",
      risec::driver::cmd_rewrite},
+    {"compile", "risec compile FILE.rise [--strategy S.elv] [--target c|openmp] [--entry NAME] "
+                "[--size n=..] [-o OUT.c]",
+     "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
+     "a header OUT.h next to OUT.c). Without --strategy the default lowering (lowerToC)\n"
+     "is applied. Without --size the code is generic in the sizes (int parameters);\n"
+     "with it, sizes are constants. --dump-dpia prints the imperative DPIA on stderr.\n",
+     risec::driver::cmd_compile},
 };
 
 const char* kVersionLine = "risec " RISEC_VERSION;
@@ -91,6 +98,10 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.sizes_text.push_back(get());
     } else if (a == "--strategy") {
       o.strategy = get();
+    } else if (a == "--target") {
+      o.target = get();
+    } else if (a == "--dump-dpia") {
+      o.dump_dpia = true;
     } else if (a == "--trace") {
       o.trace = true;
     } else if (a == "--types") {

@@ -1,0 +1,727 @@
+// The C backend (see c_backend.h).
+#include "codegen/c/c_backend.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "codegen/c_ast.h"
+
+namespace risec::codegen {
+
+using dpia::Ac;
+using dpia::AcP;
+using dpia::Cm;
+using dpia::CmP;
+using dpia::Ex;
+using dpia::ExP;
+using rise::Nat;
+using rise::Type;
+using rise::TypeKind;
+
+std::string c_identifier(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v_" + out;
+  static const std::set<std::string> reserved = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+      "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+      "typedef", "union", "unsigned", "void", "volatile", "while", "main"};
+  if (reserved.count(out)) out += "_";
+  return out;
+}
+
+namespace {
+
+struct PathElem {
+  enum Kind { Index, Fst, Snd } kind;
+  Nat i;
+};
+using Path = std::vector<PathElem>;
+
+Path prepend(PathElem e, const Path& p) {
+  Path r;
+  r.reserve(p.size() + 1);
+  r.push_back(std::move(e));
+  r.insert(r.end(), p.begin(), p.end());
+  return r;
+}
+PathElem at(Nat i) { return PathElem{PathElem::Index, std::move(i)}; }
+
+const char* scalar_c(rise::ScalarKind k) {
+  switch (k) {
+    case rise::ScalarKind::Bool: return "bool";
+    case rise::ScalarKind::I8: return "int8_t";
+    case rise::ScalarKind::I16: return "int16_t";
+    case rise::ScalarKind::I32: return "int32_t";
+    case rise::ScalarKind::I64: return "int64_t";
+    case rise::ScalarKind::U8: return "uint8_t";
+    case rise::ScalarKind::U16: return "uint16_t";
+    case rise::ScalarKind::U32: return "uint32_t";
+    case rise::ScalarKind::U64: return "uint64_t";
+    case rise::ScalarKind::F32: return "float";
+    case rise::ScalarKind::F64: return "double";
+  }
+  return "?";
+}
+
+// Precedence of a Nat printed as C.
+CExpr nat_expr(const Nat& n) {
+  std::string s = arith::print(n, arith::Syntax::C);
+  int prec = kPrecAtom;
+  switch (n.kind()) {
+    case arith::Kind::Const: prec = (n.as_const() && *n.as_const() < 0) ? kPrecUnary : kPrecAtom; break;
+    case arith::Kind::Var: prec = kPrecAtom; break;
+    case arith::Kind::Sum: prec = s.find(" + ") != std::string::npos || s.find(" - ") != std::string::npos ? kPrecAdd : kPrecMul; break;
+    case arith::Kind::Prod:
+    case arith::Kind::Div:
+    case arith::Kind::Mod:
+    case arith::Kind::ExactDiv: prec = kPrecMul; break;
+    case arith::Kind::Select: prec = kPrecAtom; break;
+    default: prec = kPrecPostfix; break;
+  }
+  if (!s.empty() && s[0] == '(' && s.back() == ')') prec = kPrecAtom;
+  return CExpr{s, prec};
+}
+
+struct Storage {
+  Type dt;
+  bool pointer;  // accessed as name[flat index] (buffers and arrays); else a plain variable
+};
+
+class Generator {
+ public:
+  Generator(const CGenOptions& opts) : opts_(opts) {}
+
+  std::string c_type(const Type& t) {
+    switch (t->kind) {
+      case TypeKind::Scalar: return scalar_c(t->scalar);
+      case TypeKind::Index:
+      case TypeKind::NatData: return "int";
+      case TypeKind::Vector: return vector_type(t);
+      case TypeKind::Pair: return pair_type(t);
+      case TypeKind::Array: return c_type(leaf(t));
+      default: internal_error("C backend: no C type for " + rise::print(t));
+    }
+  }
+
+  static Type leaf(const Type& t) {
+    Type x = t;
+    while (x->kind == TypeKind::Array) x = x->a;
+    return x;
+  }
+
+  static std::vector<Nat> dims(const Type& t) {
+    std::vector<Nat> d;
+    for (Type x = t; x->kind == TypeKind::Array; x = x->a) d.push_back(x->size);
+    return d;
+  }
+
+  static Nat count(const Type& t) {
+    Nat c(1);
+    for (const Nat& d : dims(t)) c = c * d;
+    return c;
+  }
+
+  std::string vector_type(const Type& t) {
+    if (t->a->kind != TypeKind::Scalar) internal_error("C backend: vector of non-scalar");
+    auto lanes = t->size.as_const();
+    if (!lanes) user_error("vector widths must be constants to generate C (vec[" +
+                           rise::print(t->a) + ", " + t->size.to_string() + "])");
+    std::string elem = scalar_c(t->a->scalar);
+    std::string name = "risec_" + std::string(rise::scalar_name(t->a->scalar)) + "x" + std::to_string(*lanes);
+    if (!typedefs_.count(name)) {
+      typedefs_.insert(name);
+      std::string bytes = std::to_string(*lanes * rise::scalar_bits(t->a->scalar) / 8);
+      std::string def = "typedef " + elem + " " + name + " __attribute__((vector_size(" + bytes + ")));\n";
+      def += "static inline " + name + " " + name + "_load(const " + elem + "* p) { " + name +
+             " v; memcpy(&v, p, sizeof v); return v; }\n";
+      def += "static inline " + name + " " + name + "_load_aligned(const " + elem + "* p) { return *(const " +
+             name + "*)__builtin_assume_aligned(p, sizeof(" + name + ")); }\n";
+      def += "static inline void " + name + "_store(" + elem + "* p, " + name +
+             " v) { memcpy(p, &v, sizeof v); }\n";
+      def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { " + name +
+             " v; for (int l = 0; l < " + std::to_string(*lanes) + "; ++l) v[l] = x; return v; }\n";
+      typedef_text_ += def;
+    }
+    return name;
+  }
+
+  std::string pair_type(const Type& t) {
+    std::string a = c_type(t->a), b = c_type(t->b);
+    std::string name = "risec_pair_" + a + "_" + b;
+    for (char& c : name)
+      if (c == ' ' || c == '*') c = '_';
+    if (!typedefs_.count(name)) {
+      typedefs_.insert(name);
+      typedef_text_ += "typedef struct { " + a + " _1; " + b + " _2; } " + name + ";\n";
+    }
+    return name;
+  }
+
+  // ------------------------------------------------------------ reads
+  CExpr var_access(const std::string& name, const Path& path) {
+    auto it = storage_.find(name);
+    if (it == storage_.end()) internal_error("C backend: unknown variable " + name);
+    const Storage& s = it->second;
+    std::vector<Nat> ds = dims(s.dt);
+    if (path.size() < ds.size())
+      internal_error("C backend: partial access to " + name + " (" + std::to_string(path.size()) +
+                     " of " + std::to_string(ds.size()) + " indices)");
+    Nat flat(0);
+    for (size_t k = 0; k < ds.size(); ++k) {
+      if (path[k].kind != PathElem::Index) internal_error("C backend: projection on an array");
+      flat = flat * ds[k] + path[k].i;
+    }
+    CExpr base = c_atom(cname(name));
+    if (s.pointer) base = c_index(base, nat_expr(flat));
+    return leaf_access(base, leaf(s.dt), path, ds.size());
+  }
+
+  CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from) {
+    for (size_t k = from; k < path.size(); ++k) {
+      const PathElem& e = path[k];
+      if (e.kind == PathElem::Fst) {
+        base = c_member(base, "_1");
+        t = t->a;
+      } else if (e.kind == PathElem::Snd) {
+        base = c_member(base, "_2");
+        t = t->b;
+      } else if (t->kind == TypeKind::Vector) {
+        base = c_index(base, nat_expr(e.i));
+        t = t->a;
+      } else {
+        internal_error("C backend: index into " + rise::print(t));
+      }
+    }
+    return base;
+  }
+
+  static Nat need_index(const Path& p, size_t k, const char* what) {
+    if (p.size() <= k || p[k].kind != PathElem::Index)
+      internal_error(std::string("C backend: ") + what + " needs an index");
+    return p[k].i;
+  }
+  static Path rest(const Path& p, size_t from) { return Path(p.begin() + static_cast<long>(from), p.end()); }
+
+  CExpr read(const ExP& e, const Path& p) {
+    switch (e->kind) {
+      case Ex::Var: return var_access(e->name, p);
+      case Ex::Nat:
+        if (!p.empty()) internal_error("C backend: index into a Nat");
+        return nat_expr(e->idx);
+      case Ex::Lit: return literal(e, p);
+      case Ex::Idx: return read(e->args[0], prepend(at(e->idx), p));
+      case Ex::Split: {
+        Nat i = need_index(p, 0, "split"), j = need_index(p, 1, "split");
+        return read(e->args[0], prepend(at(i * e->n + j), rest(p, 2)));
+      }
+      case Ex::Join: {
+        Nat k = need_index(p, 0, "join");
+        Path q = prepend(at(arith::floordiv(k, e->n)), prepend(at(arith::mod(k, e->n)), rest(p, 1)));
+        return read(e->args[0], q);
+      }
+      case Ex::Transpose: {
+        Nat i = need_index(p, 0, "transpose"), j = need_index(p, 1, "transpose");
+        return read(e->args[0], prepend(at(j), prepend(at(i), rest(p, 2))));
+      }
+      case Ex::Slide: {
+        Nat i = need_index(p, 0, "slide"), j = need_index(p, 1, "slide");
+        return read(e->args[0], prepend(at(i * e->m + j), rest(p, 2)));
+      }
+      case Ex::Take: return read(e->args[0], p);
+      case Ex::Drop: {
+        Nat i = need_index(p, 0, "drop");
+        return read(e->args[0], prepend(at(i + e->n), rest(p, 1)));
+      }
+      case Ex::PadCst: {
+        Nat i = need_index(p, 0, "padCst");
+        Nat len = e->args[0]->dt->size;
+        arith::Cond inside = arith::le(e->n, i) && arith::lt(i, e->n + len);
+        if (auto c = inside.as_const()) {
+          return *c ? read(e->args[0], prepend(at(i - e->n), rest(p, 1))) : read(e->args[1], rest(p, 1));
+        }
+        return c_cond(cond_expr(inside), read(e->args[0], prepend(at(i - e->n), rest(p, 1))),
+                      read(e->args[1], rest(p, 1)));
+      }
+      case Ex::PadClamp: {
+        Nat i = need_index(p, 0, "padClamp");
+        Nat len = e->args[0]->dt->size;
+        Nat j = arith::min(arith::max(i - e->n, Nat(0)), len - Nat(1));
+        return read(e->args[0], prepend(at(j), rest(p, 1)));
+      }
+      case Ex::Concat: {
+        Nat i = need_index(p, 0, "concat");
+        Nat n = e->args[0]->dt->size;
+        arith::Cond first = arith::lt(i, n);
+        if (auto c = first.as_const())
+          return *c ? read(e->args[0], p) : read(e->args[1], prepend(at(i - n), rest(p, 1)));
+        return c_cond(cond_expr(first), read(e->args[0], p),
+                      read(e->args[1], prepend(at(i - n), rest(p, 1))));
+      }
+      case Ex::Zip: {
+        Nat i = need_index(p, 0, "zip");
+        if (p.size() < 2 || p[1].kind == PathElem::Index)
+          internal_error("C backend: zip element used without projection");
+        const ExP& side = p[1].kind == PathElem::Fst ? e->args[0] : e->args[1];
+        return read(side, prepend(at(i), rest(p, 2)));
+      }
+      case Ex::MkPair: {
+        if (p.empty() || p[0].kind == PathElem::Index)
+          internal_error("C backend: pair used without projection");
+        return read(p[0].kind == PathElem::Fst ? e->args[0] : e->args[1], rest(p, 1));
+      }
+      case Ex::Fst: return read(e->args[0], prepend(PathElem{PathElem::Fst, Nat(0)}, p));
+      case Ex::Snd: return read(e->args[0], prepend(PathElem{PathElem::Snd, Nat(0)}, p));
+      case Ex::Generate: {
+        Nat i = need_index(p, 0, "generate");
+        return read(subst_nat(e->args[0], e->name, i), rest(p, 1));
+      }
+      case Ex::MapView: {
+        Nat i = need_index(p, 0, "map");
+        ExP elem = dpia::ex_idx(e->args[1], i);
+        return read(subst_var(e->args[0], e->name, elem), rest(p, 1));
+      }
+      case Ex::AsVector: {
+        Nat i = need_index(p, 0, "asVector");
+        Nat lanes = e->n;
+        if (p.size() >= 2) return read(e->args[0], prepend(at(i * lanes + p[1].i), rest(p, 2)));
+        std::string vt = vector_type(e->dt->a);
+        CExpr addr = c_unary("&", read(e->args[0], {at(i * lanes)}));
+        return c_call(vt + (e->aligned ? "_load_aligned" : "_load"), {addr});
+      }
+      case Ex::AsScalar: {
+        Nat k = need_index(p, 0, "asScalar");
+        return read(e->args[0], prepend(at(arith::floordiv(k, e->n)), prepend(at(arith::mod(k, e->n)), rest(p, 1))));
+      }
+      case Ex::Broadcast: {
+        if (!p.empty()) return read(e->args[0], rest(p, 1));
+        return c_call(vector_type(e->dt) + "_broadcast", {read(e->args[0], {})});
+      }
+      case Ex::Gather: {
+        Nat i = need_index(p, 0, "gather");
+        CExpr ix = read(e->args[0], {at(i)});
+        Nat dyn = Nat::var("(" + ix.text + ")", Nat(0), e->args[1]->dt->size);
+        return read(e->args[1], prepend(at(dyn), rest(p, 1)));
+      }
+      case Ex::Reorder: {
+        Nat i = need_index(p, 0, "reorder");
+        return read(e->args[0], prepend(at(e->fn.apply(i)), rest(p, 1)));
+      }
+      case Ex::Unary:
+      case Ex::Binary:
+      case Ex::Call:
+      case Ex::Select:
+      case Ex::Cast: return scalar_op(e, p);
+      case Ex::MkArray: internal_error("C backend: array literal not materialised");
+    }
+    internal_error("C backend: unknown expression");
+  }
+
+  CExpr cond_expr(const arith::Cond& c) {
+    std::string s = arith::print(c, arith::Syntax::C);
+    return CExpr{s, kPrecOr};
+  }
+
+  CExpr literal(const ExP& e, const Path& p) {
+    const Type& t = e->dt;
+    if (t->kind == TypeKind::Vector && p.empty()) {
+      Ex scalar_lit = *e;
+      scalar_lit.dt = t->a;
+      return c_call(vector_type(t) + "_broadcast", {literal(dpia::ex_make(scalar_lit), {})});
+    }
+    rise::ScalarKind k = t->kind == TypeKind::Scalar ? t->scalar : (t->kind == TypeKind::Vector ? t->a->scalar : e->lit.scalar);
+    char buf[64];
+    switch (k) {
+      case rise::ScalarKind::F32: {
+        float f = static_cast<float>(e->lit.f);
+        if (std::isinf(f)) return c_atom(f > 0 ? "INFINITY" : "(-INFINITY)");
+        if (std::isnan(f)) return c_atom("NAN");
+        std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
+        std::string s = buf;
+        if (s.find_first_of(".e") == std::string::npos) s += ".0";
+        s += "f";
+        return CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom};
+      }
+      case rise::ScalarKind::F64: {
+        double d = e->lit.f;
+        if (std::isinf(d)) return c_atom(d > 0 ? "INFINITY" : "(-INFINITY)");
+        if (std::isnan(d)) return c_atom("NAN");
+        std::snprintf(buf, sizeof buf, "%.17g", d);
+        std::string s = buf;
+        if (s.find_first_of(".e") == std::string::npos) s += ".0";
+        return CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom};
+      }
+      case rise::ScalarKind::Bool: return c_atom(e->lit.i ? "true" : "false");
+      case rise::ScalarKind::I64: return c_atom("INT64_C(" + std::to_string(e->lit.i) + ")");
+      case rise::ScalarKind::U64:
+        return c_atom("UINT64_C(" + std::to_string(static_cast<uint64_t>(e->lit.i)) + ")");
+      case rise::ScalarKind::U32: return c_atom(std::to_string(static_cast<uint32_t>(e->lit.i)) + "u");
+      default: {
+        std::string s = std::to_string(e->lit.i);
+        if (k == rise::ScalarKind::I32 || k == rise::ScalarKind::I16 || k == rise::ScalarKind::I8)
+          return CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom};
+        return c_cast(scalar_c(k), CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom});
+      }
+    }
+  }
+
+  static bool is_float_type(const Type& t) {
+    if (t->kind == TypeKind::Scalar) return rise::is_float(t->scalar);
+    if (t->kind == TypeKind::Vector) return rise::is_float(t->a->scalar);
+    return false;
+  }
+
+  CExpr scalar_op(const ExP& e, const Path& p) {
+    // A lane of a vector operation is the operation on the lanes.
+    std::vector<CExpr> args;
+    for (const ExP& a : e->args) {
+      bool vec_arg = a->dt->kind == TypeKind::Vector;
+      args.push_back(read(a, vec_arg ? p : Path{}));
+    }
+    bool vector = e->dt->kind == TypeKind::Vector && p.empty();
+    Type elem_t = e->dt->kind == TypeKind::Vector && !p.empty() ? e->dt->a : e->dt;
+    Type arg_t = e->args.empty() ? e->dt : e->args[0]->dt;
+    if (arg_t->kind == TypeKind::Vector && !p.empty()) arg_t = arg_t->a;
+    const std::string& op = e->name;
+    switch (e->kind) {
+      case Ex::Unary:
+        if (op == "neg") return c_unary("-", args[0]);
+        return c_unary("!", args[0]);
+      case Ex::Binary: {
+        if (op == "add") return c_binary(args[0], "+", args[1], kPrecAdd);
+        if (op == "sub") return c_binary(args[0], "-", args[1], kPrecAdd);
+        if (op == "mul") return c_binary(args[0], "*", args[1], kPrecMul);
+        if (op == "div") return c_binary(args[0], "/", args[1], kPrecMul);
+        if (op == "mod") {
+          if (is_float_type(arg_t)) {
+            if (vector) return vector_math("fmod", e->dt, args);
+            return c_call(arg_t->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod", args);
+          }
+          return c_binary(args[0], "%", args[1], kPrecMul);
+        }
+        if (op == "lt") return c_binary(args[0], "<", args[1], kPrecRel);
+        if (op == "gt") return c_binary(args[0], ">", args[1], kPrecRel);
+        if (op == "equal") return c_binary(args[0], "==", args[1], kPrecEq);
+        internal_error("C backend: unknown operator " + op);
+      }
+      case Ex::Call: {
+        if (e->foreign) return c_call(c_identifier(e->foreign->name), args);
+        if (vector) return vector_math(op, e->dt, args);
+        return math_call(op, elem_t, args);
+      }
+      case Ex::Select: return c_cond(args[0], args[1], args[2]);
+      case Ex::Cast: return c_cast(c_type(elem_t), args[0]);
+      default: internal_error("C backend: not a scalar operation");
+    }
+  }
+
+  CExpr math_call(const std::string& op, const Type& t, const std::vector<CExpr>& args) {
+    bool f32 = t->kind == TypeKind::Scalar && t->scalar == rise::ScalarKind::F32;
+    bool flt = t->kind == TypeKind::Scalar && rise::is_float(t->scalar);
+    std::string sfx = f32 ? "f" : "";
+    if (op == "rsqrt") return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
+    if (op == "abs") {
+      if (flt) return c_call("fabs" + sfx, args);
+      if (t->scalar == rise::ScalarKind::I64) return c_call("llabs", args);
+      if (rise::is_unsigned_int(t->scalar)) return args[0];
+      return c_call("abs", args);
+    }
+    if (!flt) user_error("the math function " + op + " needs f32 or f64 arguments in generated code");
+    return c_call(op + sfx, args);
+  }
+
+  // A math function on a vector: a lane loop the C compiler vectorises.
+  CExpr vector_math(const std::string& op, const Type& vt, const std::vector<CExpr>& args) {
+    std::string name = vector_type(vt);
+    std::string fn = name + "_" + op;
+    if (!typedefs_.count(fn)) {
+      typedefs_.insert(fn);
+      std::string lanes = vt->size.to_string();
+      std::string elem = scalar_c(vt->a->scalar);
+      std::string params, call_args;
+      for (size_t i = 0; i < args.size(); ++i) {
+        params += (i ? ", " : "") + name + " a" + std::to_string(i);
+        call_args += (i ? ", " : "") + std::string("a") + std::to_string(i) + "[l]";
+      }
+      std::vector<CExpr> lane_args;
+      for (size_t i = 0; i < args.size(); ++i) lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
+      CExpr body = op == "fmod" ? c_call(vt->a->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod", lane_args)
+                                : math_call(op, vt->a, lane_args);
+      typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") { " + name +
+                       " r; for (int l = 0; l < " + lanes + "; ++l) r[l] = " + body.text +
+                       "; return r; }\n";
+      (void)elem;
+      (void)call_args;
+    }
+    return c_call(fn, args);
+  }
+
+  // ------------------------------------------------------------ writes
+  struct Target {
+    CExpr lvalue;
+    bool vstore = false;
+    std::string vtype;
+  };
+
+  Target write_target(const AcP& a, const Path& p) {
+    switch (a->kind) {
+      case Ac::Var: return Target{var_access(a->name, p)};
+      case Ac::Idx: return write_target(a->inner, prepend(at(a->idx), p));
+      case Ac::Split: {
+        Nat i = need_index(p, 0, "splitAcc"), j = need_index(p, 1, "splitAcc");
+        return write_target(a->inner, prepend(at(i * a->n + j), rest(p, 2)));
+      }
+      case Ac::Join: {
+        Nat k = need_index(p, 0, "joinAcc");
+        return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)), prepend(at(arith::mod(k, a->n)), rest(p, 1))));
+      }
+      case Ac::Transpose: {
+        Nat i = need_index(p, 0, "transposeAcc"), j = need_index(p, 1, "transposeAcc");
+        return write_target(a->inner, prepend(at(j), prepend(at(i), rest(p, 2))));
+      }
+      case Ac::Take: return write_target(a->inner, p);
+      case Ac::Drop: {
+        Nat i = need_index(p, 0, "dropAcc");
+        return write_target(a->inner, prepend(at(i + a->n), rest(p, 1)));
+      }
+      case Ac::Zip1:
+      case Ac::Zip2: {
+        Nat i = need_index(p, 0, "zipAcc");
+        PathElem proj{a->kind == Ac::Zip1 ? PathElem::Fst : PathElem::Snd, Nat(0)};
+        return write_target(a->inner, prepend(at(i), prepend(proj, rest(p, 1))));
+      }
+      case Ac::Pair1:
+      case Ac::Pair2:
+        return write_target(a->inner, prepend(PathElem{a->kind == Ac::Pair1 ? PathElem::Fst : PathElem::Snd, Nat(0)}, p));
+      case Ac::AsVector: {
+        // A vector element i of an m.vec acceptor over an (m*n).t buffer.
+        Nat i = need_index(p, 0, "asVectorAcc");
+        if (p.size() >= 2) return write_target(a->inner, prepend(at(i * a->n + p[1].i), rest(p, 2)));
+        Target t = write_target(a->inner, {at(i * a->n)});
+        t.vstore = true;
+        t.vtype = vector_type(a->dt->a);
+        return t;
+      }
+      case Ac::AsScalar: {
+        Nat k = need_index(p, 0, "asScalarAcc");
+        return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)), prepend(at(arith::mod(k, a->n)), rest(p, 1))));
+      }
+      case Ac::Reorder: {
+        Nat j = need_index(p, 0, "reorderAcc");
+        return write_target(a->inner, prepend(at(a->fn.apply(j)), rest(p, 1)));
+      }
+    }
+    internal_error("C backend: unknown acceptor");
+  }
+
+  // ------------------------------------------------------------ substitution
+  ExP subst_nat(const ExP& e, const std::string& var, const Nat& value) {
+    arith::Substitution s{{var, value}};
+    std::function<ExP(const ExP&)> go = [&](const ExP& x) -> ExP {
+      Ex n = *x;
+      n.idx = arith::substitute(x->idx, s);
+      n.n = arith::substitute(x->n, s);
+      n.m = arith::substitute(x->m, s);
+      n.dt = rise::substitute(x->dt, rise::TypeSubst{s, {}, {}, {}});
+      for (auto& a : n.args) a = go(a);
+      return dpia::ex_make(std::move(n));
+    };
+    return go(e);
+  }
+
+  ExP subst_var(const ExP& e, const std::string& var, const ExP& value) {
+    std::function<ExP(const ExP&)> go = [&](const ExP& x) -> ExP {
+      if (x->kind == Ex::Var && x->name == var) return value;
+      if (x->args.empty()) return x;
+      Ex n = *x;
+      for (auto& a : n.args) a = go(a);
+      return dpia::ex_make(std::move(n));
+    };
+    return go(e);
+  }
+
+  AcP subst_acc(const AcP& a, const arith::Substitution& s) {
+    Ac n = *a;
+    n.idx = arith::substitute(a->idx, s);
+    n.n = arith::substitute(a->n, s);
+    if (a->inner) n.inner = subst_acc(a->inner, s);
+    return dpia::ac_make(std::move(n));
+  }
+
+  CmP subst_cm(const CmP& c, const std::string& var, const Nat& value) {
+    arith::Substitution s{{var, value}};
+    Cm n = *c;
+    if (c->acc) n.acc = subst_acc(c->acc, s);
+    if (c->exp) n.exp = subst_nat(c->exp, var, value);
+    n.n = arith::substitute(c->n, s);
+    for (auto& b : n.body) b = subst_cm(b, var, value);
+    return std::make_shared<const Cm>(std::move(n));
+  }
+
+  // ------------------------------------------------------------ commands
+  void gen(const CmP& c, std::vector<CStmtP>& out) {
+    switch (c->kind) {
+      case Cm::Skip: return;
+      case Cm::Comment: out.push_back(c_comment(c->text)); return;
+      case Cm::Seq:
+        for (const CmP& x : c->body) gen(x, out);
+        return;
+      case Cm::Assign: {
+        Target t = write_target(c->acc, {});
+        CExpr v = read(c->exp, {});
+        if (t.vstore) {
+          out.push_back(c_expr_stmt(t.vtype + "_store(&" + t.lvalue.at(kPrecUnary) + ", " + v.at(kPrecAssign) + ")"));
+        } else {
+          out.push_back(c_assign(t.lvalue, v));
+        }
+        return;
+      }
+      case Cm::For: {
+        if (c->n.is_const(0)) return;
+        if (c->loop == dpia::LoopKind::SeqUnroll) {
+          if (auto n = c->n.as_const(); n && *n <= 64) {
+            for (int64_t i = 0; i < *n; ++i) gen(subst_cm(c->body[0], c->var, Nat(i)), out);
+            return;
+          }
+        }
+        if (c->n.is_const(1)) {
+          gen(subst_cm(c->body[0], c->var, Nat(0)), out);
+          return;
+        }
+        std::string v = cname(c->var);
+        // Nested parallel loops run sequentially inside the outer parallel one.
+        bool parallel = c->loop == dpia::LoopKind::Par && opts_.openmp && !in_parallel_;
+        if (parallel) {
+          out.push_back(c_pragma("omp parallel for"));
+          uses_openmp_ = true;
+          in_parallel_ = true;
+        }
+        std::vector<CStmtP> body;
+        gen(c->body[0], body);
+        if (parallel) in_parallel_ = false;
+        out.push_back(c_for(v, nat_expr(c->n), std::move(body)));
+        return;
+      }
+      case Cm::New: {
+        std::string name = cname(c->var);
+        const Type& dt = c->dt;
+        bool array = dt->kind == TypeKind::Array;
+        storage_[c->var] = Storage{dt, array};
+        std::string ty = c_type(dt);
+        std::vector<CStmtP> body;
+        if (!array) {
+          out.push_back(c_decl(ty + " " + name));
+          gen(c->body[0], out);
+          return;
+        }
+        Nat total = count(dt);
+        auto k = total.as_const();
+        if (k && *k * 8 <= 16384) {
+          out.push_back(c_decl(ty + " " + name + "[" + std::to_string(*k) + "] __attribute__((aligned(64)))"));
+          gen(c->body[0], out);
+          return;
+        }
+        uses_alloc_ = true;
+        out.push_back(c_decl(ty + "* " + name + " = (" + ty + "*)risec_alloc(sizeof(" + ty + ") * (size_t)(" +
+                             nat_expr(total).text + "))"));
+        gen(c->body[0], out);
+        out.push_back(c_expr_stmt("free(" + name + ")"));
+        return;
+      }
+      default: internal_error("C backend: unsupported command");
+    }
+  }
+
+  std::string cname(const std::string& var) {
+    auto it = cnames_.find(var);
+    return it != cnames_.end() ? it->second : c_identifier(var);
+  }
+
+  const CGenOptions& opts_;
+  std::map<std::string, Storage> storage_;
+  std::map<std::string, std::string> cnames_;
+  std::set<std::string> typedefs_;
+  std::string typedef_text_;
+  bool uses_alloc_ = false;
+  bool uses_openmp_ = false;
+  bool in_parallel_ = false;
+
+  friend CUnit codegen::generate_c(const std::string&, const CmP&, const std::string&, const Type&,
+                                   const std::vector<dpia::Input>&, const std::vector<std::string>&,
+                                   const CGenOptions&);
+};
+
+const char* kHelpers =
+    "static inline int risec_min(int a, int b) { return a < b ? a : b; }\n"
+    "static inline int risec_max(int a, int b) { return a > b ? a : b; }\n"
+    "static inline int risec_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+    "static inline int risec_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
+    "static inline int risec_pow(int b, int e) { int r = 1; while (e-- > 0) r *= b; return r; }\n";
+
+}  // namespace
+
+CUnit generate_c(const std::string& entry_name, const CmP& program, const std::string& output,
+                 const Type& out_dt, const std::vector<dpia::Input>& inputs,
+                 const std::vector<std::string>& sizes, const CGenOptions& options) {
+  Generator g(options);
+  CUnit u;
+  u.name = c_identifier(entry_name);
+  g.storage_[output] = Storage{out_dt, true};
+  for (const auto& in : inputs) {
+    g.storage_[in.name] = Storage{in.dt, true};
+    g.cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
+  }
+
+  std::vector<CStmtP> body;
+  g.gen(program, body);
+
+  std::string sig = "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + c_identifier(output);
+  u.params.push_back({output, out_dt, false});
+  for (const auto& s : sizes) {
+    sig += ", int " + c_identifier(s);
+    u.params.push_back({s, nullptr, true});
+  }
+  for (const auto& in : inputs) {
+    sig += ", const " + g.c_type(in.dt) + "* restrict " + g.cname(in.name);
+    u.params.push_back({in.name, in.dt, false});
+  }
+  sig += ")";
+
+  std::ostringstream src;
+  src << "/* Generated by risec " RISEC_VERSION " from '" << entry_name << "'. Do not edit. */\n";
+  src << "#define _POSIX_C_SOURCE 200112L\n";
+  src << "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
+  src << kHelpers;
+  if (g.uses_alloc_)
+    src << "static inline void* risec_alloc(size_t bytes) { void* p = NULL; if (posix_memalign(&p, 64, "
+           "bytes ? bytes : 64) != 0) abort(); return p; }\n";
+  src << g.typedef_text_ << "\n";
+  src << sig << " {\n" << print(c_block(body), 1) << "}\n\n";
+  // A uniform entry point for the runtime: buffers[0] is the output, then inputs.
+  src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  " << u.name << "(";
+  src << "(" << g.c_type(out_dt) << "*)buffers[0]";
+  for (size_t i = 0; i < sizes.size(); ++i) src << ", sizes[" << i << "]";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    src << ", (const " << g.c_type(inputs[i].dt) << "*)buffers[" << i + 1 << "]";
+  src << ");\n}\n";
+  u.source = src.str();
+  u.uses_openmp = g.uses_openmp_;
+
+  std::ostringstream h;
+  h << "/* Generated by risec " RISEC_VERSION " from '" << entry_name << "'. */\n";
+  h << "#pragma once\n#include <stdbool.h>\n#include <stdint.h>\n\n";
+  h << "#include <string.h>\n" << g.typedef_text_ << "\n";
+  h << "/* Arrays are flat, row-major buffers:\n";
+  h << " *   output: " << rise::print(out_dt) << "\n";
+  for (const auto& in : inputs) h << " *   " << g.cname(in.name) << ": " << rise::print(in.dt) << "\n";
+  h << " */\n" << sig << ";\n";
+  u.header = h.str();
+  return u;
+}
+
+}  // namespace risec::codegen

@@ -1,0 +1,44 @@
+// The C backend: imperative DPIA to one self-contained C99 translation unit (plus a
+// header). Views become index expressions here: every read or write is resolved
+// through the chain of source or destination views down to a flat, row-major
+// buffer, and the index is simplified by arith, so `M[i + m*j]` comes out rather
+// than a tower of `/` and `%`. SIMD vectors are GCC/Clang vector-extension types.
+// The OpenMP backend is this backend with parallel loops enabled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dpia/translate.h"
+
+namespace risec::codegen {
+
+struct CParam {
+  std::string name;   // C parameter name
+  rise::Type dt;      // the data type (inputs and output) or null for a size
+  bool is_size = false;
+};
+
+struct CUnit {
+  std::string name;     // the C function (the entry's name, sanitised)
+  std::string source;   // the .c translation unit
+  std::string header;   // the .h declaration and layout documentation
+  std::vector<CParam> params;  // in call order: output, sizes, inputs
+  bool uses_openmp = false;
+};
+
+struct CGenOptions {
+  bool openmp = false;  // emit parallel loops with OpenMP pragmas
+};
+
+// Generate C for an imperative program writing `output` (data type `out_dt`) from
+// `inputs`, with `sizes` the names of symbolic sizes that become int parameters.
+CUnit generate_c(const std::string& entry_name, const dpia::CmP& program,
+                 const std::string& output, const rise::Type& out_dt,
+                 const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes,
+                 const CGenOptions& options);
+
+// A valid, readable C identifier from a RISE name.
+std::string c_identifier(const std::string& name);
+
+}  // namespace risec::codegen

@@ -1,0 +1,434 @@
+// From low-level RISE to functional DPIA (see functional.h): full application of
+// primitives, beta-reduction of applied lambdas, unique binder names, and the
+// inference and checking of read/write annotations.
+#include "dpia/functional.h"
+
+#include <map>
+#include <set>
+
+namespace risec::dpia {
+
+using rise::Expr;
+using rise::ExprKind;
+using rise::TypeKind;
+
+const char* access_name(Access a) { return a == Access::Rd ? "rd" : "wr"; }
+
+PType exp_t(Type dt, Access a) {
+  return std::make_shared<const PhraseType>(PhraseType{PhraseType::Exp, std::move(dt), a});
+}
+PType acc_t(Type dt) {
+  return std::make_shared<const PhraseType>(PhraseType{PhraseType::Acc, std::move(dt)});
+}
+PType comm_t() { return std::make_shared<const PhraseType>(PhraseType{PhraseType::Comm}); }
+PType fun_t(PType a, PType b) {
+  PhraseType t{PhraseType::Fun};
+  t.a = std::move(a);
+  t.b = std::move(b);
+  return std::make_shared<const PhraseType>(std::move(t));
+}
+
+std::string print(const PType& t) {
+  switch (t->kind) {
+    case PhraseType::Exp: return "exp[" + rise::print(t->dt) + ", " + access_name(t->access) + "]";
+    case PhraseType::Acc: return "acc[" + rise::print(t->dt) + "]";
+    case PhraseType::Comm: return "comm";
+    case PhraseType::Fun: return "(" + print(t->a) + " -> " + print(t->b) + ")";
+    case PhraseType::Pair: return "(" + print(t->a) + " x " + print(t->b) + ")";
+  }
+  return "?";
+}
+
+const char* loop_kind_name(LoopKind k) {
+  switch (k) {
+    case LoopKind::Seq: return "for";
+    case LoopKind::SeqUnroll: return "forUnroll";
+    case LoopKind::Par: return "parFor";
+    case LoopKind::Global: return "parForGlobal";
+    case LoopKind::WorkGroup: return "parForWorkGroup";
+    case LoopKind::Local: return "parForLocal";
+  }
+  return "?";
+}
+
+const char* space_name(Space s) {
+  switch (s) {
+    case Space::Default: return "default";
+    case Space::Global: return "Global";
+    case Space::Local: return "Local";
+    case Space::Private: return "Private";
+    case Space::Constant: return "Constant";
+  }
+  return "?";
+}
+
+namespace {
+
+enum class Cat {
+  View,        // data layout; access of the result follows the arguments
+  Scalar,      // computes on readable values; result readable
+  Compute,     // produces an array that must be written (mapSeq, ...)
+  Reduce,      // accumulates in memory; result readable
+  Memory,      // toMem, oclToMem: result readable
+  Let,         // let: value stored, result as the body
+  NotLowered,  // a high-level primitive that has no implementation choice yet
+};
+
+Cat category(const std::string& n, rise::PrimClass cls) {
+  static const std::set<std::string> compute = {
+      "mapSeq", "mapSeqUnroll", "mapPar", "mapGlobal", "mapWorkGroup", "mapLocal",
+      "scanSeq", "iterate",     "oclIterate"};
+  static const std::set<std::string> reduce = {"reduceSeq", "reduceSeqUnroll", "reducePar",
+                                               "oclReduceSeq", "oclReduceSeqUnroll"};
+  if (compute.count(n)) return Cat::Compute;
+  if (reduce.count(n)) return Cat::Reduce;
+  if (n == "reduce") return Cat::NotLowered;
+  if (n == "toMem" || n == "oclToMem") return Cat::Memory;
+  if (n == "let") return Cat::Let;
+  if (n == "id") return Cat::View;
+  if (cls == rise::PrimClass::Scalar) return Cat::Scalar;
+  if (n == "vectorFromScalar") return Cat::Scalar;
+  return Cat::View;  // array primitives, pairs, asVector/asScalar, map as a view, ...
+}
+
+// Views whose result, when it must be written, can be written through an
+// acceptor (a destination view).
+bool writable_view(const std::string& n) {
+  static const std::set<std::string> ok = {
+      "id",       "split",    "join",   "transpose", "zip",      "unzip",     "makePair",
+      "concat",   "padCst",   "asVector", "asVectorAligned", "asScalar", "reorder", "makeArray",
+      "generate", "map",      "circularBuffer", "rotateValues"};
+  return ok.count(n) > 0;
+}
+
+struct Binding {
+  F value;  // the term the name stands for (a Var, or a substituted readable term)
+};
+
+class Converter {
+ public:
+  explicit Converter(const TargetCaps& caps) : caps_(caps) {}
+
+  F convert(const Expr& e) { return conv(e); }
+
+ private:
+  const TargetCaps& caps_;
+  std::vector<std::pair<std::string, Binding>> env_;
+  int counter_ = 0;
+
+  std::string fresh(const std::string& base) {
+    std::string b = base;
+    size_t cut = b.find("__");
+    if (cut != std::string::npos) b = b.substr(0, cut);
+    return b + "_" + std::to_string(++counter_);
+  }
+
+  const Binding* lookup(const std::string& name) {
+    for (auto it = env_.rbegin(); it != env_.rend(); ++it)
+      if (it->first == name) return &it->second;
+    return nullptr;
+  }
+
+  static F make(FNode n) { return std::make_shared<const FNode>(std::move(n)); }
+
+  F var(const std::string& name, const Type& t, Access a, const Span& span) {
+    FNode n{FNode::Var, span, t, exp_t(t, a)};
+    n.name = name;
+    return make(std::move(n));
+  }
+
+  // ------------------------------------------------------------ substitution
+  // Replace variable `name` by `value` in f (binders are unique, so no capture).
+  F subst(const F& f, const std::string& name, const F& value) {
+    if (f->kind == FNode::Var) return f->name == name ? value : f;
+    if (f->args.empty()) return f;
+    bool changed = false;
+    std::vector<F> args;
+    for (const F& a : f->args) {
+      F s = subst(a, name, value);
+      changed |= s != a;
+      args.push_back(s);
+    }
+    if (!changed) return f;
+    FNode n = *f;
+    n.args = std::move(args);
+    // Access may change when a wr value is substituted (it never is: only readable
+    // values are substituted).
+    return make(std::move(n));
+  }
+
+  // Apply a function phrase (a Lambda) to arguments by substitution.
+  F apply(const F& fn, const std::vector<F>& args, const Span& span) {
+    F cur = fn;
+    for (const F& a : args) {
+      if (cur->kind != FNode::Lambda)
+        user_error("cannot compile this application: the function is not known statically", span);
+      cur = subst(cur->body(), cur->name, a);
+    }
+    return cur;
+  }
+
+  // ------------------------------------------------------------ conversion
+  F conv(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::Ident: {
+        const Binding* b = lookup(e->name);
+        if (!b) internal_error("unbound variable '" + e->name + "' in DPIA translation", e->span);
+        return b->value;
+      }
+      case ExprKind::Literal: {
+        FNode n{FNode::Literal, e->span, e->type, exp_t(e->type, Access::Rd)};
+        n.lit = e->lit;
+        return make(std::move(n));
+      }
+      case ExprKind::Lambda: return lambda(e);
+      case ExprKind::DepLambda: {
+        FNode n{FNode::DepLambda, e->span, e->type, nullptr};
+        n.name = e->name;
+        n.args = {conv(e->fn)};
+        n.ptype = n.args[0]->ptype;
+        return make(std::move(n));
+      }
+      case ExprKind::Annotation: return conv(e->fn);
+      default: return application(e);
+    }
+  }
+
+  F lambda(const Expr& e) {
+    Type pt = e->type->a;
+    std::string name = fresh(e->name);
+    F v = var(name, pt, Access::Rd, e->span);
+    env_.push_back({e->name, Binding{v}});
+    F body = conv(e->fn);
+    env_.pop_back();
+    FNode n{FNode::Lambda, e->span, e->type, fun_t(exp_t(pt, Access::Rd), body->ptype)};
+    n.name = name;
+    n.display = e->name;
+    n.args = {body};
+    return make(std::move(n));
+  }
+
+  // A function argument as a Lambda phrase (eta-expanding partial applications).
+  F as_function(const Expr& e) {
+    if (e->kind == ExprKind::Lambda) return lambda(e);
+    if (e->kind == ExprKind::DepLambda) return conv(e);
+    // Eta-expand: fun(x => e(x)) with as many parameters as e's type has arrows
+    // (one is enough: a curried body is expanded recursively).
+    if (!e->type || e->type->kind != TypeKind::Fun)
+      user_error("expected a function here", e->span);
+    std::string x = rise::fresh_name("eta");
+    Expr body = rise::with_type(rise::app(e, rise::with_type(rise::ident(x, e->span), e->type->a), e->span),
+                                e->type->b);
+    Expr lam = rise::with_type(rise::lambda(x, body, nullptr, e->span), e->type);
+    return lambda(lam);
+  }
+
+  F application(const Expr& e) {
+    rise::Spine sp = rise::spine(e);
+    const Expr& head = sp.head;
+    std::vector<rise::TypeArg> targs;
+    std::vector<Expr> vargs;
+    for (const auto& a : sp.args) {
+      if (a.dep) {
+        if (!vargs.empty())
+          user_error("a type-level argument after value arguments is not supported here", e->span);
+        targs.push_back(a.type_arg);
+      } else {
+        vargs.push_back(a.value);
+      }
+    }
+    if (head->kind == ExprKind::Primitive) return primitive(e, head, targs, vargs);
+    if (head->kind == ExprKind::Foreign) {
+      const auto& f = *head->foreign;
+      if (vargs.size() != f.params.size())
+        user_error("foreign function '" + f.name + "' must be applied to all its arguments",
+                   e->span);
+      FNode n{FNode::Foreign, e->span, e->type, exp_t(e->type, Access::Rd)};
+      n.name = f.name;
+      n.foreign = head->foreign;
+      for (const Expr& a : vargs) n.args.push_back(readable(conv(a), "the foreign function " + f.name));
+      return make(std::move(n));
+    }
+    if (head->kind == ExprKind::Lambda) {
+      // (fun(x => b))(a) ...: a readable argument is substituted; a value that must
+      // be written is stored first (let).
+      if (vargs.empty()) internal_error("lambda head without arguments", e->span);
+      F arg = conv(vargs[0]);
+      Expr rest = head->fn;
+      F result;
+      if (arg->access() == Access::Rd || arg->kind == FNode::Lambda) {
+        env_.push_back({head->name, Binding{arg}});
+        result = conv(rest);
+        env_.pop_back();
+      } else {
+        F lam = lambda(head);
+        FNode n{FNode::Prim, e->span, lam->ptype->b->kind == PhraseType::Exp ? lam->body()->type : head->type->b};
+        n.name = "let";
+        n.prim = rise::find_primitive("let");
+        n.args = {arg, lam};
+        n.ptype = exp_t(n.type, lam->body()->access());
+        result = make(std::move(n));
+      }
+      if (vargs.size() == 1) return result;
+      if (result->kind != FNode::Lambda)
+        user_error("cannot compile this application: the function is not known statically", e->span);
+      std::vector<F> more;
+      for (size_t i = 1; i < vargs.size(); ++i) more.push_back(conv(vargs[i]));
+      return apply(result, more, e->span);
+    }
+    if (head->kind == ExprKind::Ident) {
+      const Binding* b = lookup(head->name);
+      if (b && b->value->kind == FNode::Lambda) {
+        std::vector<F> args;
+        for (const Expr& a : vargs) args.push_back(conv(a));
+        return apply(b->value, args, e->span);
+      }
+    }
+    user_error("cannot compile this application: the function is not a primitive or a known "
+               "lambda",
+               e->span);
+  }
+
+  F readable(const F& f, const std::string& consumer) {
+    if (f->kind == FNode::Lambda || f->access() == Access::Rd) return f;
+    std::string what = f->kind == FNode::Prim ? f->name : "this value";
+    throw Error(ErrorKind::User,
+                "the result of " + what + " must be stored in memory before " + consumer +
+                    " can read it: wrap it in toMem (strategy rule toMemAfter)",
+                f->span);
+  }
+
+  F primitive(const Expr& e, const Expr& head, const std::vector<rise::TypeArg>& targs,
+              const std::vector<Expr>& vargs) {
+    const std::string& name = head->name;
+    const rise::PrimitiveInfo* info = head->prim;
+    int arity = name == "makeArray" ? head->count : (info ? info->arity : 0);
+    // Parallel and OpenCL primitives must suit the target.
+    if (info && info->cls == rise::PrimClass::OpenMP && !caps_.openmp)
+      user_error(name + " needs the OpenMP target (--target openmp); the " + caps_.name +
+                     " target runs sequentially (use mapSeq/reduceSeq)",
+                 head->span);
+    if (info && info->cls == rise::PrimClass::OpenCL && !caps_.opencl)
+      user_error(name + " needs an OpenCL or CUDA target; the " + caps_.name +
+                     " target cannot run it",
+                 head->span);
+    Cat cat = category(name, info ? info->cls : rise::PrimClass::Array);
+    if (cat == Cat::NotLowered)
+      user_error(name + " has no implementation choice yet: lower it (reduceSeq, reducePar, ...), "
+                        "for example with the strategy lowerToC",
+                 head->span);
+    if (static_cast<int>(vargs.size()) < arity) {
+      // Eta-expand the missing arguments.
+      Expr full = e;
+      Type t = e->type;
+      std::vector<std::string> names;
+      std::vector<Type> types;
+      for (int i = static_cast<int>(vargs.size()); i < arity; ++i) {
+        if (!t || t->kind != TypeKind::Fun) internal_error("primitive type too short", e->span);
+        std::string x = rise::fresh_name("eta");
+        names.push_back(x);
+        types.push_back(t->a);
+        full = rise::with_type(rise::app(full, rise::with_type(rise::ident(x), t->a), e->span), t->b);
+        t = t->b;
+      }
+      for (size_t i = names.size(); i-- > 0;) {
+        Type ft = rise::fun(types[i], full->type);
+        full = rise::with_type(rise::lambda(names[i], full, nullptr, e->span), ft);
+      }
+      return lambda(full);
+    }
+    if (static_cast<int>(vargs.size()) > arity)
+      user_error("cannot compile " + name + " applied to more arguments than it takes", e->span);
+
+    // The parameter types of the instantiated primitive tell which arguments are
+    // functions.
+    std::vector<Type> ptypes;
+    Type t = head->type;
+    for (int i = 0; i < arity && t && t->kind == TypeKind::Fun; ++i) {
+      ptypes.push_back(t->a);
+      t = t->b;
+    }
+    FNode n{FNode::Prim, e->span, e->type};
+    n.name = name;
+    n.prim = info;
+    n.count = head->count;
+    n.targs = targs;
+    for (size_t i = 0; i < vargs.size(); ++i) {
+      bool is_fn = i < ptypes.size() && !rise::is_data(ptypes[i]);
+      n.args.push_back(is_fn ? as_function(vargs[i]) : conv(vargs[i]));
+    }
+    n.ptype = exp_t(e->type, result_access(n, cat));
+    return make(std::move(n));
+  }
+
+  // The access of a primitive's result, checking its arguments' accesses.
+  Access result_access(const FNode& n, Cat cat) {
+    auto data_args = [&]() {
+      std::vector<F> out;
+      for (const F& a : n.args)
+        if (a->kind != FNode::Lambda && a->kind != FNode::DepLambda) out.push_back(a);
+      return out;
+    };
+    switch (cat) {
+      case Cat::Scalar:
+        for (const F& a : data_args()) readable(a, n.name);
+        return Access::Rd;
+      case Cat::Compute: {
+        // The array input(s) must be readable; the function body may write.
+        for (const F& a : data_args()) readable(a, n.name);
+        return Access::Wr;
+      }
+      case Cat::Reduce: {
+        // reduceSeq(f)(init)(x): init may be written into the accumulator; x is read.
+        std::vector<F> d = data_args();
+        if (!d.empty()) readable(d.back(), n.name);
+        return Access::Rd;
+      }
+      case Cat::Memory: return Access::Rd;
+      case Cat::Let: return n.args.size() > 1 ? n.args[1]->body()->access() : Access::Rd;
+      case Cat::View: {
+        Access acc = Access::Rd;
+        for (const F& a : n.args) {
+          Access x = a->kind == FNode::Lambda ? a->body()->access() : a->access();
+          if (x == Access::Wr) acc = Access::Wr;
+        }
+        if (acc == Access::Wr && !writable_view(n.name)) {
+          for (const F& a : n.args) readable(a, n.name);
+        }
+        if (n.name == "padClamp" || n.name == "map" || n.name == "generate") {
+          // padClamp reads its input's edges; a map view reads its input.
+          if (n.name == "padClamp" || n.name == "map") readable(n.args.back(), n.name);
+        }
+        return acc;
+      }
+      case Cat::NotLowered: break;
+    }
+    return Access::Rd;
+  }
+};
+
+}  // namespace
+
+F from_rise(const rise::Expr& e, const TargetCaps& caps) {
+  Converter c(caps);
+  return c.convert(e);
+}
+
+void check(const F& f) {
+  switch (f->kind) {
+    case FNode::Var:
+    case FNode::Literal:
+      if (!f->ptype || f->ptype->kind != PhraseType::Exp) internal_error("DPIA: untyped leaf");
+      return;
+    case FNode::Lambda:
+    case FNode::DepLambda: check(f->body()); return;
+    case FNode::Prim:
+    case FNode::Foreign:
+      if (!f->ptype || f->ptype->kind != PhraseType::Exp)
+        internal_error("DPIA: primitive " + f->name + " without an expression type");
+      for (const F& a : f->args) check(a);
+      return;
+  }
+}
+
+}  // namespace risec::dpia

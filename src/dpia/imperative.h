@@ -1,0 +1,150 @@
+// Imperative DPIA: commands (assignment, sequencing, allocation, loops) over
+// acceptors (where to write: memory seen through destination views) and readable
+// expressions (memory seen through source views, scalar computations). This is what
+// the acceptor and continuation translations produce and what code generation
+// prints; views are still symbolic here and become index expressions only when code
+// is generated.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dpia/functional.h"
+
+namespace risec::dpia {
+
+// ---------------------------------------------------------------- expressions
+struct Ex;
+using ExP = std::shared_ptr<const Ex>;
+
+struct Ex {
+  enum Kind {
+    Var,        // a memory variable (input, output, temporary) or a scalar local
+    Nat,        // a Nat as a value (a loop index, an index literal)
+    Lit,        // a scalar literal
+    Unary,      // op: neg, not
+    Binary,     // op: add sub mul div mod lt gt equal
+    Select,     // args: cond, a, b
+    Cast,       // args: x; dt the target
+    Call,       // a math builtin or foreign function; name; args
+    // views
+    Idx,        // args: x; idx
+    Split,      // args: x; n (inner size)
+    Join,       // args: x
+    Transpose,  // args: x
+    Slide,      // args: x; n = size, m = step
+    Take,       // args: x; n
+    Drop,       // args: x; n
+    PadCst,     // args: x, c; n = left, m = right
+    PadClamp,   // args: x; n = left, m = right
+    Concat,     // args: a, b
+    Zip,        // args: a, b
+    MkPair,     // args: a, b
+    Fst,        // args: x
+    Snd,        // args: x
+    Generate,   // var, body (args[0]); an array whose element i is body[var := i]
+    MapView,    // var, body (args[0]), input args[1]: element i is body[var := input[i]]
+    AsVector,   // args: x; n = lanes; aligned
+    AsScalar,   // args: x
+    Broadcast,  // args: x (scalar) -> vector of dt's lanes
+    Gather,     // args: indices, x
+    Reorder,    // args: x; fn
+    MkArray,    // args: elements
+  } kind;
+  Type dt;                 // the data type of the expression
+  std::string name;        // Var, Call, Unary/Binary op, Generate/MapView variable
+  arith::Nat idx;          // Idx index, Nat value
+  arith::Nat n, m;         // sizes of views
+  rise::NatFun fn;         // Reorder
+  bool aligned = false;    // AsVector
+  rise::Literal lit;       // Lit
+  std::shared_ptr<const rise::ForeignFun> foreign;  // Call of a foreign function
+  std::vector<ExP> args;
+};
+
+// ---------------------------------------------------------------- acceptors
+struct Ac;
+using AcP = std::shared_ptr<const Ac>;
+
+struct Ac {
+  enum Kind {
+    Var,        // a memory variable
+    Idx,        // element idx of acc
+    Split,      // write an n.m.t value into a (n*m).t acceptor (m = inner size)
+    Join,       // write an (n*m).t value into an n.m.t acceptor (m = inner size)
+    Transpose,  // write an n.m.t value into an m.n.t acceptor
+    Drop,       // the part of an array acceptor from n on
+    Take,       // the first n elements of an array acceptor
+    Zip1,       // the first components of an array-of-pairs acceptor
+    Zip2,
+    Pair1,      // the first component of a pair acceptor
+    Pair2,
+    AsScalar,   // write m.vec[t,n] into an (m*n).t acceptor (n = lanes)
+    AsVector,   // write (m*n).t into an m.vec[t,n] acceptor (n = lanes)
+    Reorder,    // write through the inverse permutation fn
+  } kind;
+  Type dt;  // the data type written through this acceptor
+  std::string name;
+  arith::Nat idx, n;
+  rise::NatFun fn;
+  AcP inner;
+};
+
+// ---------------------------------------------------------------- commands
+struct Cm;
+using CmP = std::shared_ptr<const Cm>;
+
+struct Cm {
+  enum Kind {
+    Skip,
+    Seq,     // body: a list
+    Assign,  // acc := exp (scalar or vector data)
+    For,     // for var in [0, n): body (loop kind)
+    New,     // new var: dt in space; body
+    NewDoubleBuffer,  // iterate: buffers a/b of dt, in, out; body uses Swap/Done
+    Swap,
+    Done,
+    Comment,
+    Call,    // an expression statement (unused so far)
+  } kind;
+  std::vector<CmP> body;  // Seq: items; For/New: {body}
+  AcP acc;                // Assign
+  ExP exp;                // Assign
+  std::string var;        // For/New variable
+  arith::Nat n;           // For: trip count
+  LoopKind loop = LoopKind::Seq;
+  Type dt;                // New
+  Space space = Space::Default;
+  std::string text;       // Comment
+};
+
+// ---- constructors ----
+ExP ex_var(const std::string& name, Type dt);
+ExP ex_nat(arith::Nat v, Type dt);
+ExP ex_make(Ex e);
+AcP ac_var(const std::string& name, Type dt);
+AcP ac_make(Ac a);
+CmP cm_seq(std::vector<CmP> items);
+CmP cm_assign(AcP a, ExP e);
+CmP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CmP body);
+CmP cm_new(const std::string& var, Type dt, Space space, CmP body);
+CmP cm_comment(const std::string& text);
+
+// Views on expressions and acceptors, with their result types.
+ExP ex_idx(const ExP& x, arith::Nat i);
+ExP ex_fst(const ExP& x);
+ExP ex_snd(const ExP& x);
+AcP ac_idx(const AcP& a, arith::Nat i);
+
+// Print imperative DPIA (for debugging and tests).
+std::string print(const CmP& c, int indent = 0);
+std::string print(const ExP& e);
+std::string print(const AcP& a);
+
+// Type-check an imperative program: assignments write scalar or vector data of
+// the acceptor's type; views are applied to arrays of the right shape. Throws an
+// internal error on violation (the translation produced something inconsistent).
+void check(const CmP& c);
+
+}  // namespace risec::dpia

@@ -1,0 +1,575 @@
+// accT and conT (see translate.h).
+#include "dpia/translate.h"
+
+#include <functional>
+#include <map>
+
+namespace risec::dpia {
+
+namespace {
+
+using rise::TypeKind;
+using Cont = std::function<CmP(const ExP&)>;
+
+Nat size_of(const Type& t) {
+  if (t->kind != TypeKind::Array && t->kind != TypeKind::Vector && t->kind != TypeKind::Index)
+    internal_error("DPIA: size of a non-array type " + rise::print(t));
+  return t->size;
+}
+
+class Translator {
+ public:
+  CmP run(const F& entry, const std::string& out, std::vector<Input>* inputs) {
+    F body = entry;
+    while (body->kind == FNode::Lambda) {
+      Type dt = body->type->a;
+      inputs->push_back({body->name, dt, body->display});
+      env_[body->name] = ex_var(body->name, dt);
+      body = body->body();
+    }
+    return acc(body, ac_var(out, body->type));
+  }
+
+ private:
+  std::map<std::string, ExP> env_;
+  int counter_ = 0;
+
+  std::string fresh(const std::string& base) { return base + std::to_string(++counter_); }
+
+  Nat loop_var(const std::string& name, const Nat& n) { return Nat::var(name, Nat(0), n); }
+
+  // Bind a lambda's parameter to a value and translate with `f`.
+  template <class Fn>
+  CmP with_param(const F& lam, const ExP& v, Fn&& f) {
+    if (lam->kind != FNode::Lambda) internal_error("DPIA: expected a lambda, found " + lam->name);
+    // Binder names are unique (functional.cpp), so no outer binding is shadowed.
+    env_[lam->name] = v;
+    CmP r = f(lam->body());
+    env_.erase(lam->name);
+    return r;
+  }
+  // Two parameters (a curried lambda of two arguments).
+  template <class Fn>
+  CmP with_params(const F& lam, const ExP& a, const ExP& b, Fn&& f) {
+    return with_param(lam, a, [&](const F& inner) { return with_param(inner, b, f); });
+  }
+
+  // ------------------------------------------------------------ copies
+  // Write a readable value of any data type into an acceptor, element by element.
+  CmP copy(const AcP& a, const ExP& v) {
+    const Type& t = a->dt;
+    switch (t->kind) {
+      case TypeKind::Array: {
+        std::string i = fresh("i");
+        Nat iv = loop_var(i, t->size);
+        return cm_for(i, t->size, LoopKind::Seq, copy(ac_idx(a, iv), ex_idx(v, iv)));
+      }
+      case TypeKind::Pair: {
+        Ac a1{Ac::Pair1, t->a};
+        a1.inner = a;
+        Ac a2{Ac::Pair2, t->b};
+        a2.inner = a;
+        return cm_seq({copy(ac_make(a1), ex_fst(v)), copy(ac_make(a2), ex_snd(v))});
+      }
+      default: return cm_assign(a, v);
+    }
+  }
+
+  AcP ac_view(Ac::Kind k, Type dt, const AcP& inner, Nat n = Nat(0)) {
+    Ac a{k, std::move(dt)};
+    a.inner = inner;
+    a.n = std::move(n);
+    return ac_make(std::move(a));
+  }
+
+  ExP ex_view(Ex::Kind k, Type dt, std::vector<ExP> args, Nat n = Nat(0), Nat m = Nat(0)) {
+    Ex e{k, std::move(dt)};
+    e.args = std::move(args);
+    e.n = std::move(n);
+    e.m = std::move(m);
+    return ex_make(std::move(e));
+  }
+
+  static Nat targ_nat(const F& p, size_t i) {
+    if (i >= p->targs.size() || !std::holds_alternative<Nat>(p->targs[i]))
+      internal_error("DPIA: " + p->name + " lacks its size argument");
+    return std::get<Nat>(p->targs[i]);
+  }
+
+  // A readable value as a Nat (index arithmetic stays symbolic where it can).
+  CmP with_nat(const ExP& v, const Nat& bound, const std::function<CmP(const Nat&)>& k) {
+    if (v->kind == Ex::Nat) return k(v->idx);
+    std::string d = fresh("ix");
+    Type it = rise::index_type(bound);
+    return cm_new(d, it, Space::Private,
+                  cm_seq({cm_assign(ac_var(d, it), v), k(Nat::var(d, Nat(0), bound))}));
+  }
+
+  // The value of a translation that needs no command, if there is one.
+  std::optional<ExP> pure(const F& e) {
+    ExP captured;
+    CmP marker = cm_comment("pure");
+    CmP r = con(e, [&](const ExP& v) {
+      captured = v;
+      return marker;
+    });
+    if (r == marker) return captured;
+    return std::nullopt;
+  }
+
+  // ------------------------------------------------------------ accT
+  CmP acc(const F& e, const AcP& A) {
+    if (e->kind != FNode::Prim) return con(e, [&](const ExP& v) { return copy(A, v); });
+    const std::string& p = e->name;
+    const auto& a = e->args;
+    if (p == "mapSeq" || p == "mapSeqUnroll" || p == "mapPar" || p == "mapGlobal" ||
+        p == "mapWorkGroup" || p == "mapLocal" || p == "map") {
+      LoopKind kind = p == "mapSeqUnroll" ? LoopKind::SeqUnroll
+                      : p == "mapPar"     ? LoopKind::Par
+                      : p == "mapGlobal"  ? LoopKind::Global
+                      : p == "mapWorkGroup" ? LoopKind::WorkGroup
+                      : p == "mapLocal"   ? LoopKind::Local
+                                          : LoopKind::Seq;
+      return con(a[1], [&, kind](const ExP& x) {
+        Nat n = size_of(x->dt);
+        std::string i = fresh("i");
+        Nat iv = loop_var(i, n);
+        return cm_for(i, n, kind,
+                      with_param(a[0], ex_idx(x, iv), [&](const F& b) { return acc(b, ac_idx(A, iv)); }));
+      });
+    }
+    if (p == "reduceSeq" || p == "reduceSeqUnroll" || p == "reducePar" || p == "oclReduceSeq" ||
+        p == "oclReduceSeqUnroll")
+      return reduce(e, [&](const ExP& r) { return copy(A, r); });
+    if (p == "scanSeq") {
+      return con(a[2], [&](const ExP& x) {
+        Nat n = size_of(x->dt);
+        Type t = e->type->a;
+        std::string v = fresh("acc");
+        std::string i = fresh("i");
+        Nat iv = loop_var(i, n);
+        CmP step = with_params(a[0], ex_idx(x, iv), ex_var(v, t),
+                               [&](const F& b) { return acc(b, ac_var(v, t)); });
+        return cm_new(v, t, Space::Private,
+                      cm_seq({acc(a[1], ac_var(v, t)),
+                              cm_for(i, n, LoopKind::Seq,
+                                     cm_seq({step, copy(ac_idx(A, iv), ex_var(v, t))}))}));
+      });
+    }
+    if (p == "toMem" || p == "oclToMem" || p == "id") return acc(a.back(), A);
+    if (p == "let") return let(e, [&](const F& b) { return acc(b, A); });
+    if (p == "split") return acc(a[0], ac_view(Ac::Join, a[0]->type, A, targ_nat(e, 0)));
+    if (p == "join") {
+      Nat m = size_of(a[0]->type->a);
+      return acc(a[0], ac_view(Ac::Split, a[0]->type, A, m));
+    }
+    if (p == "transpose") return acc(a[0], ac_view(Ac::Transpose, a[0]->type, A));
+    if (p == "zip")
+      return cm_seq({acc(a[0], ac_view(Ac::Zip1, a[0]->type, A)),
+                     acc(a[1], ac_view(Ac::Zip2, a[1]->type, A))});
+    if (p == "makePair")
+      return cm_seq({acc(a[0], ac_view(Ac::Pair1, a[0]->type, A)),
+                     acc(a[1], ac_view(Ac::Pair2, a[1]->type, A))});
+    if (p == "concat") {
+      Nat n = size_of(a[0]->type);
+      return cm_seq({acc(a[0], ac_view(Ac::Take, a[0]->type, A, n)),
+                     acc(a[1], ac_view(Ac::Drop, a[1]->type, A, n))});
+    }
+    if (p == "padCst") {
+      // Destination view: the borders and the interior are written separately, so
+      // no loop has a conditional.
+      Nat l = targ_nat(e, 0), r = targ_nat(e, 1);
+      Nat n = size_of(a[1]->type);
+      return con(a[0], [&, l, r, n](const ExP& c) {
+        std::string i = fresh("i"), j = fresh("i");
+        Nat iv = loop_var(i, l), jv = loop_var(j, r);
+        AcP interior = ac_view(Ac::Drop, a[1]->type, ac_view(Ac::Take, rise::array(l + n, a[1]->type->a), A, l + n), l);
+        return cm_seq({l.is_const(0) ? nullptr : cm_for(i, l, LoopKind::Seq, copy(ac_idx(A, iv), c)),
+                       acc(a[1], interior),
+                       r.is_const(0) ? nullptr : cm_for(j, r, LoopKind::Seq, copy(ac_idx(A, l + n + jv), c))});
+      });
+    }
+    if (p == "padClamp") {
+      Nat l = targ_nat(e, 0), r = targ_nat(e, 1);
+      return con(a[0], [&, l, r](const ExP& x) {
+        Nat n = size_of(x->dt);
+        std::string i = fresh("i"), j = fresh("i"), k = fresh("i");
+        Nat iv = loop_var(i, l), jv = loop_var(j, r), kv = loop_var(k, n);
+        return cm_seq({l.is_const(0) ? nullptr : cm_for(i, l, LoopKind::Seq, copy(ac_idx(A, iv), ex_idx(x, Nat(0)))),
+                       cm_for(k, n, LoopKind::Seq, copy(ac_idx(A, l + kv), ex_idx(x, kv))),
+                       r.is_const(0) ? nullptr : cm_for(j, r, LoopKind::Seq, copy(ac_idx(A, l + n + jv), ex_idx(x, n - Nat(1))))});
+      });
+    }
+    if (p == "asScalar") {
+      // m.vec[t, n] written into an (m*n).t acceptor.
+      Nat lanes = size_of(a[0]->type->a);
+      return acc(a[0], ac_view(Ac::AsVector, a[0]->type, A, lanes));
+    }
+    if (p == "asVector" || p == "asVectorAligned") {
+      Nat lanes = targ_nat(e, 0);
+      return acc(a[0], ac_view(Ac::AsScalar, a[0]->type, A, lanes));
+    }
+    if (p == "reorder") {
+      Ac r{Ac::Reorder, a[0]->type};
+      r.inner = A;
+      r.fn = std::get<rise::NatFun>(e->targs.at(2));
+      return acc(a[0], ac_make(std::move(r)));
+    }
+    if (p == "makeArray") {
+      std::vector<CmP> items;
+      for (size_t i = 0; i < a.size(); ++i) items.push_back(acc(a[i], ac_idx(A, Nat(static_cast<int64_t>(i)))));
+      return cm_seq(std::move(items));
+    }
+    if (p == "generate") {
+      Nat n = size_of(e->type);
+      std::string i = fresh("i");
+      Nat iv = loop_var(i, n);
+      return cm_for(i, n, LoopKind::Seq,
+                    with_param(a[0], ex_nat(iv, rise::index_type(n)),
+                               [&](const F& b) { return acc(b, ac_idx(A, iv)); }));
+    }
+    if (p == "iterate" || p == "oclIterate") return iterate(e, A);
+    // Everything else is computed as a readable value and copied.
+    return con(e, [&](const ExP& v) { return copy(A, v); });
+  }
+
+  CmP let(const F& e, const std::function<CmP(const F&)>& k) {
+    const F& v = e->args[0];
+    const F& f = e->args[1];
+    if (v->access() == Access::Rd) {
+      if (auto x = pure(v)) return with_param(f, *x, k);
+    }
+    std::string t = fresh("tmp");
+    Type dt = v->type;
+    return cm_new(t, dt, Space::Default,
+                  cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
+  }
+
+  // reduceSeq(f)(init)(x): an accumulator in memory, updated in a loop.
+  CmP reduce(const F& e, const Cont& k) {
+    const auto& a = e->args;
+    const std::string& p = e->name;
+    LoopKind kind = (p == "reduceSeqUnroll" || p == "oclReduceSeqUnroll") ? LoopKind::SeqUnroll
+                    : p == "reducePar"                                   ? LoopKind::Par
+                                                                         : LoopKind::Seq;
+    return con(a[2], [&, kind](const ExP& x) {
+      Nat n = size_of(x->dt);
+      Type t = e->type;
+      std::string v = fresh("acc");
+      std::string i = fresh("i");
+      Nat iv = loop_var(i, n);
+      CmP step = with_params(a[0], ex_var(v, t), ex_idx(x, iv),
+                             [&](const F& b) { return acc(b, ac_var(v, t)); });
+      Space space = t->kind == TypeKind::Array ? Space::Default : Space::Private;
+      return cm_new(v, t, space,
+                    cm_seq({acc(a[1], ac_var(v, t)), cm_for(i, n, kind, step), k(ex_var(v, t))}));
+    });
+  }
+
+  // iterate(k)(f)(x): double buffering (the paper's Listing 12).
+  CmP iterate(const F& e, const AcP& A) {
+    Nat k = targ_nat(e, 0);
+    const F& step = e->args[0];
+    const F& input = e->args[1];
+    auto kv = k.as_const();
+    if (!kv) user_error("iterate needs a constant number of iterations to be compiled", e->span);
+    if (*kv == 0) return acc(input, A);
+    // Unrolled iterations over two buffers sized for the first (largest) step; each
+    // iteration's result is written into the other buffer, the last one into A.
+    Type in_t = input->type;
+    Nat len = size_of(in_t);
+    Type elem = in_t->a;
+    std::string b0 = fresh("buf"), b1 = fresh("buf");
+    if (step->kind != FNode::DepLambda) user_error("iterate's step must be a depFun", step->span);
+    Nat n_factor;  // each step divides the length by n
+    {
+      Type out = e->type;
+      Nat out_len = size_of(out);
+      n_factor = arith::exact_div(len, out_len);  // n^k
+    }
+    std::vector<CmP> items;
+    ExP cur;
+    CmP inner;
+    // Compute the ratio per step: len_{j+1} = len_j / n.
+    int64_t total = *kv;
+    auto nk = n_factor.as_const();
+    if (!nk) user_error("iterate needs constant sizes to be compiled", e->span);
+    int64_t n = 1;
+    while (true) {
+      int64_t p = 1;
+      for (int64_t j = 0; j < total; ++j) p *= n;
+      if (p == *nk) break;
+      if (p > *nk || n > *nk) internal_error("iterate: cannot find the per-step factor");
+      ++n;
+    }
+    Type buf_t = rise::array(len, elem);
+    Nat cur_len = len;
+    std::function<CmP(int64_t, const ExP&)> go = [&](int64_t j, const ExP& in) -> CmP {
+      Nat l = arith::exact_div(cur_len, Nat(n));
+      Type out_t = rise::array(l, elem);
+      // Instantiate the step's depFun binder with l.
+      F body = subst_dep(step, l);
+      bool last = j + 1 == total;
+      std::string target = (j % 2 == 0) ? b0 : b1;
+      AcP out = last ? A : ac_view(Ac::Take, out_t, ac_var(target, buf_t), l);
+      CmP c = with_param(body, in, [&](const F& b) { return acc(b, out); });
+      if (last) return c;
+      cur_len = l;
+      Ex take{Ex::Take, out_t};
+      take.args = {ex_var(target, buf_t)};
+      take.n = l;
+      return cm_seq({c, go(j + 1, ex_make(std::move(take)))});
+    };
+    return con(input, [&](const ExP& x) {
+      cur_len = len;
+      CmP body = go(0, x);
+      if (total == 1) return body;
+      return cm_new(b0, buf_t, Space::Default, total > 2 ? cm_new(b1, buf_t, Space::Default, body) : body);
+    });
+  }
+
+  // Substitute a Nat for a DepLambda's binder in its body's types (the body is a
+  // Lambda over the step's input).
+  F subst_dep(const F& dep, const Nat& value) {
+    rise::TypeSubst s;
+    s.nats[dep->name] = value;
+    std::function<F(const F&)> go = [&](const F& f) -> F {
+      FNode n = *f;
+      if (n.type) n.type = rise::substitute(n.type, s);
+      if (n.ptype && n.ptype->kind == PhraseType::Exp) n.ptype = exp_t(n.type, n.ptype->access);
+      for (auto& t : n.targs) t = rise::substitute(t, s);
+      for (auto& a : n.args) a = go(a);
+      return std::make_shared<const FNode>(std::move(n));
+    };
+    return go(dep->body());
+  }
+
+  // ------------------------------------------------------------ conT
+  CmP con(const F& e, const Cont& k) {
+    switch (e->kind) {
+      case FNode::Var: {
+        auto it = env_.find(e->name);
+        if (it == env_.end()) internal_error("DPIA: unbound variable " + e->name, e->span);
+        return k(it->second);
+      }
+      case FNode::Literal: return k(literal(e));
+      case FNode::Foreign: {
+        std::vector<ExP> vals;
+        return con_list(e->args, 0, vals, [&](std::vector<ExP>& xs) {
+          Ex c{Ex::Call, e->type};
+          c.name = e->name;
+          c.foreign = e->foreign;
+          c.args = xs;
+          return k(ex_make(std::move(c)));
+        });
+      }
+      case FNode::Lambda:
+      case FNode::DepLambda:
+        internal_error("DPIA: a function where a value is expected", e->span);
+      case FNode::Prim: return con_prim(e, k);
+    }
+    return nullptr;
+  }
+
+  CmP con_list(const std::vector<F>& args, size_t i, std::vector<ExP>& acc_vals,
+               const std::function<CmP(std::vector<ExP>&)>& k) {
+    if (i == args.size()) return k(acc_vals);
+    return con(args[i], [&, i](const ExP& v) {
+      acc_vals.push_back(v);
+      CmP r = con_list(args, i + 1, acc_vals, k);
+      acc_vals.pop_back();
+      return r;
+    });
+  }
+
+  ExP literal(const F& e) {
+    const rise::Literal& l = e->lit;
+    if (e->type->kind == TypeKind::Index || e->type->kind == TypeKind::NatData) {
+      Nat v = l.kind == rise::LitKind::Int ? Nat(l.i) : l.nat;
+      return ex_nat(v, e->type);
+    }
+    Ex x{Ex::Lit, e->type};
+    x.lit = l;
+    if (e->type->kind == TypeKind::Scalar) x.lit.scalar = e->type->scalar;
+    return ex_make(std::move(x));
+  }
+
+  CmP materialize(const F& e, const Cont& k) {
+    std::string t = fresh("tmp");
+    Type dt = e->type;
+    return cm_new(t, dt, Space::Default, cm_seq({acc(e, ac_var(t, dt)), k(ex_var(t, dt))}));
+  }
+
+  CmP con_prim(const F& e, const Cont& k) {
+    const std::string& p = e->name;
+    const auto& a = e->args;
+    auto view1 = [&](Ex::Kind kind, Nat n = Nat(0), Nat m = Nat(0)) {
+      return con(a.back(), [&, kind, n, m](const ExP& x) { return k(ex_view(kind, e->type, {x}, n, m)); });
+    };
+    if (p == "toMem" || p == "oclToMem") return materialize(a.back(), k);
+    if (p == "id") return con(a[0], k);
+    if (p == "let") return let(e, [&](const F& b) { return con(b, k); });
+    if (p == "reduceSeq" || p == "reduceSeqUnroll" || p == "reducePar" || p == "oclReduceSeq" ||
+        p == "oclReduceSeqUnroll")
+      return reduce(e, k);
+    if (e->access() == Access::Wr) {
+      // Only reachable for the entry's output or inside acc; reading it needs memory.
+      return materialize(e, k);
+    }
+    if (p == "split") return view1(Ex::Split, targ_nat(e, 0));
+    if (p == "join") return view1(Ex::Join, size_of(a[0]->type->a));
+    if (p == "transpose") return view1(Ex::Transpose);
+    if (p == "slide") return view1(Ex::Slide, targ_nat(e, 0), targ_nat(e, 1));
+    if (p == "take") return view1(Ex::Take, targ_nat(e, 0));
+    if (p == "drop") return view1(Ex::Drop, targ_nat(e, 0));
+    if (p == "padClamp") return view1(Ex::PadClamp, targ_nat(e, 0), targ_nat(e, 1));
+    if (p == "asScalar") return view1(Ex::AsScalar, size_of(a[0]->type->a));
+    if (p == "asVector" || p == "asVectorAligned") {
+      return con(a[0], [&](const ExP& x) {
+        ExP v = ex_view(Ex::AsVector, e->type, {x}, targ_nat(e, 0));
+        if (p == "asVectorAligned") {
+          Ex copy = *v;
+          copy.aligned = true;
+          v = ex_make(std::move(copy));
+        }
+        return k(v);
+      });
+    }
+    if (p == "vectorFromScalar") return con(a[0], [&](const ExP& x) { return k(ex_view(Ex::Broadcast, e->type, {x})); });
+    if (p == "fst") return con(a[0], [&](const ExP& x) { return k(ex_fst(x)); });
+    if (p == "snd") return con(a[0], [&](const ExP& x) { return k(ex_snd(x)); });
+    if (p == "padCst")
+      return con(a[0], [&](const ExP& c) {
+        return con(a[1], [&](const ExP& x) {
+          return k(ex_view(Ex::PadCst, e->type, {x, c}, targ_nat(e, 0), targ_nat(e, 1)));
+        });
+      });
+    if (p == "zip" || p == "concat" || p == "makePair" || p == "gather") {
+      Ex::Kind kind = p == "zip" ? Ex::Zip : p == "concat" ? Ex::Concat : p == "makePair" ? Ex::MkPair : Ex::Gather;
+      return con(a[0], [&, kind](const ExP& x) {
+        return con(a[1], [&, kind](const ExP& y) { return k(ex_view(kind, e->type, {x, y})); });
+      });
+    }
+    if (p == "unzip") {
+      return con(a[0], [&](const ExP& x) {
+        Type pt = x->dt->a;
+        std::string v = fresh("u");
+        ExP elem = ex_var(v, pt);
+        Ex m1{Ex::MapView, e->type->a};
+        m1.name = v;
+        m1.args = {ex_fst(elem), x};
+        Ex m2{Ex::MapView, e->type->b};
+        m2.name = v;
+        m2.args = {ex_snd(elem), x};
+        return k(ex_view(Ex::MkPair, e->type, {ex_make(std::move(m1)), ex_make(std::move(m2))}));
+      });
+    }
+    if (p == "idx") {
+      return con(a[0], [&](const ExP& i) {
+        return con(a[1], [&](const ExP& x) {
+          return with_nat(i, size_of(x->dt), [&](const Nat& iv) { return k(ex_idx(x, iv)); });
+        });
+      });
+    }
+    if (p == "reorder") {
+      return con(a[0], [&](const ExP& x) {
+        Ex r{Ex::Reorder, e->type};
+        r.args = {x};
+        r.fn = std::get<rise::NatFun>(e->targs.at(1));
+        return k(ex_make(std::move(r)));
+      });
+    }
+    if (p == "generate" || p == "map") {
+      // A view whose elements are computed on access, when they need no memory.
+      const F& f = a[0];
+      std::string v = fresh("g");
+      if (p == "generate") {
+        Nat n = size_of(e->type);
+        std::optional<ExP> body;
+        with_param(f, ex_nat(Nat::var(v, Nat(0), n), rise::index_type(n)), [&](const F& b) {
+          body = pure(b);
+          return CmP();
+        });
+        if (!body) return materialize(e, k);
+        Ex g{Ex::Generate, e->type};
+        g.name = v;
+        g.args = {*body};
+        return k(ex_make(std::move(g)));
+      }
+      return con(a[1], [&](const ExP& x) -> CmP {
+        std::optional<ExP> body;
+        with_param(f, ex_var(v, x->dt->a), [&](const F& b) {
+          body = pure(b);
+          return CmP();
+        });
+        if (!body) return materialize(e, k);
+        Ex m{Ex::MapView, e->type};
+        m.name = v;
+        m.args = {*body, x};
+        return k(ex_make(std::move(m)));
+      });
+    }
+    if (p == "makeArray") return materialize(e, k);
+    if (p == "mapFst" || p == "mapSnd") {
+      return con(a[1], [&](const ExP& x) -> CmP {
+        bool first = p == "mapFst";
+        ExP part = first ? ex_fst(x) : ex_snd(x);
+        return with_param(a[0], part, [&](const F& b) {
+          return con(b, [&](const ExP& y) {
+            return k(ex_view(Ex::MkPair, e->type, first ? std::vector<ExP>{y, ex_snd(x)} : std::vector<ExP>{ex_fst(x), y}));
+          });
+        });
+      });
+    }
+    if (p == "indexAsNat" || p == "natAsIndex") {
+      return con(a[0], [&](const ExP& x) {
+        if (x->kind == Ex::Nat) return k(ex_nat(x->idx, e->type));
+        Ex c{Ex::Cast, e->type};
+        c.args = {x};
+        return k(ex_make(std::move(c)));
+      });
+    }
+    if (p == "cast") {
+      return con(a[0], [&](const ExP& x) {
+        Ex c{Ex::Cast, e->type};
+        c.args = {x};
+        return k(ex_make(std::move(c)));
+      });
+    }
+    if (p == "select") {
+      std::vector<ExP> vals;
+      return con_list(a, 0, vals, [&](std::vector<ExP>& xs) {
+        return k(ex_view(Ex::Select, e->type, xs));
+      });
+    }
+    if (e->prim && e->prim->cls == rise::PrimClass::Scalar) {
+      std::vector<ExP> vals;
+      return con_list(a, 0, vals, [&](std::vector<ExP>& xs) {
+        // Index arithmetic stays symbolic.
+        if (xs.size() == 2 && xs[0]->kind == Ex::Nat && xs[1]->kind == Ex::Nat &&
+            (p == "add" || p == "sub" || p == "mul")) {
+          Nat r = p == "add" ? xs[0]->idx + xs[1]->idx : p == "sub" ? xs[0]->idx - xs[1]->idx : xs[0]->idx * xs[1]->idx;
+          return k(ex_nat(r, e->type));
+        }
+        bool unary = xs.size() == 1 && (p == "neg" || p == "not");
+        Ex c{unary ? Ex::Unary : (rise::is_builtin_math(p) ? Ex::Call : Ex::Binary), e->type};
+        c.name = p;
+        c.args = xs;
+        return k(ex_make(std::move(c)));
+      });
+    }
+    if (p == "circularBuffer" || p == "rotateValues" || p == "scanSeq" || p == "iterate" ||
+        p == "oclIterate")
+      return materialize(e, k);
+    internal_error("DPIA: no continuation translation for " + p, e->span);
+  }
+};
+
+}  // namespace
+
+CmP translate(const F& entry, const std::string& output_name, std::vector<Input>* inputs) {
+  Translator t;
+  return t.run(entry, output_name, inputs);
+}
+
+}  // namespace risec::dpia

@@ -1,0 +1,47 @@
+// The compilation pipeline (see compile.h).
+#include "driver/compile.h"
+
+#include "driver/commands.h"
+#include "dpia/functional.h"
+#include "dpia/translate.h"
+#include "elevate/library.h"
+
+namespace risec::driver {
+
+Compiled compile(const CompileRequest& req) {
+  if (req.target != "c" && req.target != "openmp")
+    throw Error(ErrorKind::Usage, "unknown target '" + req.target +
+                                      "' (available: c, openmp; opencl and cuda are planned)");
+  Compiled out;
+  const rise::Program& p = *req.program;
+  out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
+  out.high = rise::check_program(p, req.entry, req.sizes);
+  elevate::Strategy lower = req.strategy ? *req.strategy : elevate::make_strategy("lowerToC");
+  out.low = apply_strategy(lower, out.high, req.trace);
+
+  // Remaining size parameters become int parameters of the C function.
+  rise::Expr e = out.low.expr;
+  while (e->kind == rise::ExprKind::DepLambda) {
+    if (e->binder_kind != rise::Kind::Nat)
+      user_error("the entry's type parameter '" + e->name + "' must be given to compile it", e->span);
+    out.size_names.push_back(e->name);
+    e = e->fn;
+  }
+  dpia::TargetCaps caps;
+  caps.name = req.target;
+  caps.openmp = req.target == "openmp";
+  dpia::F f = dpia::from_rise(e, caps);
+  dpia::check(f);
+  std::vector<dpia::Input> inputs;
+  dpia::CmP prog = dpia::translate(f, "output", &inputs);
+  dpia::check(prog);
+  out.dpia_text = dpia::print(prog);
+  rise::Type out_dt = e->type;
+  for (size_t i = 0; i < inputs.size(); ++i) out_dt = out_dt->b;
+  codegen::CGenOptions opts;
+  opts.openmp = caps.openmp;
+  out.unit = codegen::generate_c(out.entry_name, prog, "output", out_dt, inputs, out.size_names, opts);
+  return out;
+}
+
+}  // namespace risec::driver

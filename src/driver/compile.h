@@ -1,0 +1,37 @@
+// The compilation pipeline as one library call: check (with --size), rewrite with
+// a strategy (lowerToC when none is given), translate to DPIA, generate C for a
+// target.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "codegen/c/c_backend.h"
+#include "elevate/strategy.h"
+#include "rise/check.h"
+
+namespace risec::driver {
+
+struct CompileRequest {
+  const rise::Program* program = nullptr;
+  std::string entry;                       // empty: the last definition
+  const rise::SizeMap* sizes = nullptr;    // fixes sizes (specialisation)
+  const elevate::Strategy* strategy = nullptr;  // null: lowerToC
+  std::string target = "c";                // c | openmp
+  bool trace = false;
+};
+
+struct Compiled {
+  std::string entry_name;
+  rise::Checked high;   // the program as checked (specialised)
+  rise::Checked low;    // after the strategy
+  std::vector<std::string> size_names;  // symbolic sizes, in C parameter order
+  codegen::CUnit unit;
+  std::string dpia_text;  // imperative DPIA, for debugging (--dump-dpia)
+};
+
+// Throws risec::Error: User for program/strategy/memory errors, Usage for a bad
+// target name.
+Compiled compile(const CompileRequest& req);
+
+}  // namespace risec::driver
