@@ -236,12 +236,14 @@ class Translator {
   CmP let(const F& e, const std::function<CmP(const F&)>& k) {
     const F& v = e->args[0];
     const F& f = e->args[1];
-    if (v->access() == Access::Rd) {
+    // A readable array (a view) is used in place; anything else, in particular a
+    // scalar computation, is computed once into a variable.
+    if (v->access() == Access::Rd && v->type->kind == TypeKind::Array) {
       if (auto x = pure(v)) return with_param(f, *x, k);
     }
-    std::string t = fresh("tmp");
+    std::string t = fresh(f->display.empty() ? "tmp" : f->display);
     Type dt = v->type;
-    return cm_new(t, dt, Space::Default,
+    return cm_new(t, dt, dt->kind == TypeKind::Array ? Space::Default : Space::Private,
                   cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
   }
 

@@ -703,7 +703,9 @@ CUnit generate_c(const std::string& entry_name, const CmP& program, const std::s
   src << g.typedef_text_ << "\n";
   src << sig << " {\n" << print(c_block(body), 1) << "}\n\n";
   // A uniform entry point for the runtime: buffers[0] is the output, then inputs.
-  src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  " << u.name << "(";
+  src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  ";
+  if (sizes.empty()) src << "(void)sizes;\n  ";
+  src << u.name << "(";
   src << "(" << g.c_type(out_dt) << "*)buffers[0]";
   for (size_t i = 0; i < sizes.size(); ++i) src << ", sizes[" << i << "]";
   for (size_t i = 0; i < inputs.size(); ++i)
