@@ -75,6 +75,16 @@ CmP cm_comment(const std::string& text) {
   return std::make_shared<const Cm>(std::move(c));
 }
 
+CmP cm_if(arith::Cond cond, CmP then, CmP orelse) {
+  Cm c{Cm::If};
+  c.cond = std::move(cond);
+  c.body = {std::move(then), std::move(orelse)};
+  return std::make_shared<const Cm>(std::move(c));
+}
+
+std::string double_buffer_in(const std::string& var) { return var + "_in"; }
+std::string double_buffer_out(const std::string& var) { return var + "_out"; }
+
 ExP ex_idx(const ExP& x, arith::Nat i) {
   if (x->dt->kind != TypeKind::Array) internal_error("DPIA: index into a non-array " + print(x));
   Ex e{Ex::Idx, x->dt->a};
@@ -206,13 +216,15 @@ std::string print(const CmP& c, int indent) {
     case Cm::New:
       return pad + "new " + c->var + ": " + rise::print(c->dt) + " (" + space_name(c->space) +
              ") {\n" + print(c->body[0], indent + 2) + pad + "}\n";
-    case Cm::NewDoubleBuffer: {
-      std::string s = pad + "newDoubleBuffer " + c->var + " {\n";
-      for (const CmP& x : c->body) s += print(x, indent + 2);
-      return s + pad + "}\n";
-    }
-    case Cm::Swap: return pad + "swap\n";
-    case Cm::Done: return pad + "done\n";
+    case Cm::NewDoubleBuffer:
+      return pad + "newDoubleBuffer " + c->var + ": " + arith::print(c->n) + "." + rise::print(c->dt) +
+             " (in " + print(c->exp) + ", out " + print(c->acc) + ") {\n" + print(c->body[0], indent + 2) +
+             pad + "}\n";
+    case Cm::Swap: return pad + "swap(" + c->var + ")\n";
+    case Cm::Done: return pad + "done(" + c->var + ")\n";
+    case Cm::If:
+      return pad + "if " + arith::print(c->cond) + " {\n" + print(c->body[0], indent + 2) + pad +
+             "} else {\n" + print(c->body[1], indent + 2) + pad + "}\n";
     case Cm::Comment: return pad + "// " + c->text + "\n";
     case Cm::Call: return pad + print(c->exp) + "\n";
   }

@@ -102,9 +102,12 @@ struct Cm {
     Assign,  // acc := exp (scalar or vector data)
     For,     // for var in [0, n): body (loop kind)
     New,     // new var: dt in space; body
-    NewDoubleBuffer,  // iterate: buffers a/b of dt, in, out; body uses Swap/Done
-    Swap,
-    Done,
+    NewDoubleBuffer,  // two buffers of `n` elements of dt; var names the pair;
+                      // exp: the input (memory), acc: the output (memory);
+                      // body: reads var_in, writes var_out, and uses Swap/Done
+    Swap,             // var: the double buffer: next iteration reads what was written
+    Done,             // var: the double buffer: the next iteration writes the output
+    If,               // cond ? body[0] : body[1]
     Comment,
     Call,    // an expression statement (unused so far)
   } kind;
@@ -117,6 +120,7 @@ struct Cm {
   Type dt;                // New
   Space space = Space::Default;
   std::string text;       // Comment
+  arith::Cond cond;       // If
 };
 
 // ---- constructors ----
@@ -130,6 +134,10 @@ CmP cm_assign(AcP a, ExP e);
 CmP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CmP body);
 CmP cm_new(const std::string& var, Type dt, Space space, CmP body);
 CmP cm_comment(const std::string& text);
+CmP cm_if(arith::Cond cond, CmP then, CmP orelse);
+// The names under which a double buffer's current input and output are visible.
+std::string double_buffer_in(const std::string& var);
+std::string double_buffer_out(const std::string& var);
 
 // Views on expressions and acceptors, with their result types.
 ExP ex_idx(const ExP& x, arith::Nat i);

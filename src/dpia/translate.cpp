@@ -268,65 +268,59 @@ class Translator {
     });
   }
 
-  // iterate(k)(f)(x): double buffering (the paper's Listing 12).
+  // iterate(k)(f)(x): double buffering (the paper's section VI, Listings 12-14):
+  // newDoubleBuffer with a loop of k steps; step i reads m*n^(k-i) elements and
+  // writes m*n^(k-i-1), then swaps the buffers, or, before the last step, points the
+  // output at the result.
   CmP iterate(const F& e, const AcP& A) {
     Nat k = targ_nat(e, 0);
     const F& step = e->args[0];
     const F& input = e->args[1];
-    auto kv = k.as_const();
-    if (!kv) user_error("iterate needs a constant number of iterations to be compiled", e->span);
-    if (*kv == 0) return acc(input, A);
-    // Unrolled iterations over two buffers sized for the first (largest) step; each
-    // iteration's result is written into the other buffer, the last one into A.
-    Type in_t = input->type;
-    Nat len = size_of(in_t);
-    Type elem = in_t->a;
-    std::string b0 = fresh("buf"), b1 = fresh("buf");
     if (step->kind != FNode::DepLambda) user_error("iterate's step must be a depFun", step->span);
-    Nat n_factor;  // each step divides the length by n
-    {
-      Type out = e->type;
-      Nat out_len = size_of(out);
-      n_factor = arith::exact_div(len, out_len);  // n^k
+    Type elem = e->type->a;
+    Nat m = size_of(e->type);
+    Nat len = size_of(input->type);
+    // n from the step's type: (l*n).t -> l.t
+    Nat probe = Nat::var(step->name);
+    Nat in_len = size_of(step->body()->type->a);
+    Nat n = arith::exact_div(in_len, probe);
+    if (A->kind != Ac::Var) {
+      // The output pointer must be memory of its own: iterate into a temporary.
+      std::string t = fresh("tmp");
+      return cm_new(t, e->type, Space::Default,
+                    cm_seq({iterate(e, ac_var(t, e->type)), copy(A, ex_var(t, e->type))}));
     }
-    std::vector<CmP> items;
-    ExP cur;
-    CmP inner;
-    // Compute the ratio per step: len_{j+1} = len_j / n.
-    int64_t total = *kv;
-    auto nk = n_factor.as_const();
-    if (!nk) user_error("iterate needs constant sizes to be compiled", e->span);
-    int64_t n = 1;
-    while (true) {
-      int64_t p = 1;
-      for (int64_t j = 0; j < total; ++j) p *= n;
-      if (p == *nk) break;
-      if (p > *nk || n > *nk) internal_error("iterate: cannot find the per-step factor");
-      ++n;
-    }
-    Type buf_t = rise::array(len, elem);
-    Nat cur_len = len;
-    std::function<CmP(int64_t, const ExP&)> go = [&](int64_t j, const ExP& in) -> CmP {
-      Nat l = arith::exact_div(cur_len, Nat(n));
-      Type out_t = rise::array(l, elem);
-      // Instantiate the step's depFun binder with l.
-      F body = subst_dep(step, l);
-      bool last = j + 1 == total;
-      std::string target = (j % 2 == 0) ? b0 : b1;
-      AcP out = last ? A : ac_view(Ac::Take, out_t, ac_var(target, buf_t), l);
-      CmP c = with_param(body, in, [&](const F& b) { return acc(b, out); });
-      if (last) return c;
-      cur_len = l;
-      Ex take{Ex::Take, out_t};
-      take.args = {ex_var(target, buf_t)};
-      take.n = l;
-      return cm_seq({c, go(j + 1, ex_make(std::move(take)))});
-    };
-    return con(input, [&](const ExP& x) {
-      cur_len = len;
-      CmP body = go(0, x);
-      if (total == 1) return body;
-      return cm_new(b0, buf_t, Space::Default, total > 2 ? cm_new(b1, buf_t, Space::Default, body) : body);
+    return con(input, [&, k, n, m, len](const ExP& x0) -> CmP {
+      auto body_with = [&, k, n, m, len](const ExP& x) -> CmP {
+        std::string db = fresh("db");
+        std::string i = fresh("i");
+        Nat iv = loop_var(i, k);
+        Nat l = m * arith::pow(n, k - iv - Nat(1));
+        F body = subst_dep(step, l);
+        ExP in = ex_var(double_buffer_in(db), rise::array(l * n, elem));
+        AcP out = ac_var(double_buffer_out(db), rise::array(l, elem));
+        Cm sw{Cm::Swap};
+        sw.var = db;
+        Cm dn{Cm::Done};
+        dn.var = db;
+        CmP loop = cm_for(i, k, LoopKind::Seq,
+                          cm_seq({with_param(body, in, [&](const F& b) { return acc(b, out); }),
+                                  cm_if(arith::lt(iv + Nat(2), k), std::make_shared<const Cm>(sw),
+                                        std::make_shared<const Cm>(dn))}));
+        Cm c{Cm::NewDoubleBuffer};
+        c.var = db;
+        c.dt = elem;
+        c.n = arith::exact_div(len, n);  // the first (largest) output
+        c.exp = x;
+        c.acc = A;
+        c.body = {loop};
+        return std::make_shared<const Cm>(std::move(c));
+      };
+      if (x0->kind == Ex::Var) return body_with(x0);
+      // The input pointer must be memory: store a view first.
+      std::string t = fresh("tmp");
+      return cm_new(t, x0->dt, Space::Default,
+                    cm_seq({copy(ac_var(t, x0->dt), x0), body_with(ex_var(t, x0->dt))}));
     });
   }
 

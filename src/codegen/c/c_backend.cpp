@@ -633,6 +633,69 @@ class Generator {
         out.push_back(c_expr_stmt("free(" + name + ")"));
         return;
       }
+      case Cm::If: {
+        if (auto v = c->cond.as_const()) {
+          gen(c->body[*v ? 0 : 1], out);
+          return;
+        }
+        std::vector<CStmtP> then, orelse;
+        gen(c->body[0], then);
+        gen(c->body[1], orelse);
+        out.push_back(c_if(cond_expr(c->cond), std::move(then), std::move(orelse)));
+        return;
+      }
+      case Cm::NewDoubleBuffer: {
+        // The paper's Listing 12: two buffers, an input and an output pointer, and a
+        // flag saying which buffer the next iteration writes.
+        std::string db = c_identifier(c->var);
+        std::string ty = c_type(c->dt);
+        std::string b1 = db + "_buf1", b2 = db + "_buf2";
+        Type buf_t = rise::array(c->n, c->dt);
+        Nat total = count(buf_t);
+        auto k = total.as_const();
+        bool heap = !(k && *k * 8 <= 16384);
+        for (const std::string& b : {b1, b2}) {
+          if (heap) {
+            uses_alloc_ = true;
+            out.push_back(c_decl(ty + "* " + b + " = (" + ty + "*)risec_alloc(sizeof(" + ty + ") * (size_t)(" +
+                                 nat_expr(total).text + "))"));
+          } else {
+            out.push_back(c_decl(ty + " " + b + "[" + std::to_string(*k) + "] __attribute__((aligned(64)))"));
+          }
+        }
+        if (c->exp->kind != Ex::Var || c->acc->kind != Ac::Var)
+          internal_error("C backend: double buffer over views");
+        std::string in = dpia::double_buffer_in(c->var), outp = dpia::double_buffer_out(c->var);
+        std::string output = cname(c->acc->name);
+        // The loop has k iterations; with one, the first write goes to the output.
+        const Cm& loop = *c->body[0];
+        std::string first_out = loop.kind == Cm::For && loop.n.is_const(1) ? output : b1;
+        out.push_back(c_decl(ty + "* " + cname(in) + " = (" + ty + "*)" + cname(c->exp->name)));
+        out.push_back(c_decl(ty + "* " + cname(outp) + " = " + first_out));
+        out.push_back(c_decl("unsigned char " + db + "_flag = 1"));
+        storage_[in] = Storage{rise::array(c->n, c->dt), true};
+        storage_[outp] = Storage{rise::array(c->n, c->dt), true};
+        double_buffers_[c->var] = output;
+        gen(c->body[0], out);
+        if (heap) {
+          out.push_back(c_expr_stmt("free(" + b1 + ")"));
+          out.push_back(c_expr_stmt("free(" + b2 + ")"));
+        }
+        return;
+      }
+      case Cm::Swap:
+      case Cm::Done: {
+        std::string db = c_identifier(c->var);
+        std::string in = cname(dpia::double_buffer_in(c->var)), outp = cname(dpia::double_buffer_out(c->var));
+        out.push_back(c_assign(c_atom(in), c_atom(db + "_flag ? " + db + "_buf1 : " + db + "_buf2")));
+        if (c->kind == Cm::Swap) {
+          out.push_back(c_assign(c_atom(outp), c_atom(db + "_flag ? " + db + "_buf2 : " + db + "_buf1")));
+          out.push_back(c_expr_stmt(db + "_flag ^= 1"));
+        } else {
+          out.push_back(c_assign(c_atom(outp), c_atom(double_buffers_[c->var])));
+        }
+        return;
+      }
       default: internal_error("C backend: unsupported command");
     }
   }
@@ -645,6 +708,7 @@ class Generator {
   const CGenOptions& opts_;
   std::map<std::string, Storage> storage_;
   std::map<std::string, std::string> cnames_;
+  std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
   std::set<std::string> typedefs_;
   std::string typedef_text_;
   bool uses_alloc_ = false;
