@@ -130,6 +130,8 @@ class Translator {
                       : p == "mapWorkGroup" ? LoopKind::WorkGroup
                       : p == "mapLocal"   ? LoopKind::Local
                                           : LoopKind::Seq;
+      if (a[1]->kind == FNode::Prim && (a[1]->name == "circularBuffer" || a[1]->name == "rotateValues"))
+        return sliding(e, kind, A);
       return con(a[1], [&, kind](const ExP& x) {
         Nat n = size_of(x->dt);
         std::string i = fresh("i");
@@ -231,6 +233,62 @@ class Translator {
     if (p == "iterate" || p == "oclIterate") return iterate(e, A);
     // Everything else is computed as a readable value and copied.
     return con(e, [&](const ExP& v) { return copy(A, v); });
+  }
+
+  // A sequential map over the windows of circularBuffer / rotateValues: each input
+  // element is loaded (through the load function) once, into a rolling buffer of
+  // `alloc` elements (circularBuffer, windows read modulo alloc) or into sz
+  // registers shifted every iteration (rotateValues) — the DPS and views thesis's
+  // eager Slide.
+  CmP sliding(const F& map, LoopKind kind, const AcP& A) {
+    const F& cb = map->args[1];
+    const F& body_fn = map->args[0];
+    bool circular = cb->name == "circularBuffer";
+    if (kind != LoopKind::Seq && kind != LoopKind::SeqUnroll)
+      user_error(cb->name + " must be consumed by a sequential map (mapSeq)", map->span);
+    Nat alloc = targ_nat(cb, 0);
+    Nat sz = circular ? targ_nat(cb, 1) : alloc;
+    if (circular && !arith::provably_le(sz, alloc))
+      user_error("circularBuffer needs a buffer (" + alloc.to_string() + ") at least as large as the window (" +
+                     sz.to_string() + ")",
+                 cb->span);
+    const F& load = cb->args[0];
+    Type t = cb->type->a->a;  // n.sz.t
+    return con(cb->args[1], [&, kind, alloc, sz, circular](const ExP& x) {
+      Nat n = size_of(cb->type);
+      std::string buf = fresh("win");
+      Type buf_t = rise::array(alloc, t);
+      AcP bufA = ac_var(buf, buf_t);
+      ExP bufE = ex_var(buf, buf_t);
+      auto load_into = [&](const Nat& src, const AcP& dst) {
+        return with_param(load, ex_idx(x, src), [&](const F& b) { return acc(b, dst); });
+      };
+      std::string j = fresh("j");
+      Nat jv = loop_var(j, sz - Nat(1));
+      CmP prologue = cm_for(j, sz - Nat(1), LoopKind::SeqUnroll,
+                            load_into(jv, ac_idx(bufA, circular ? jv : jv + Nat(1))));
+      std::string i = fresh("i");
+      Nat iv = loop_var(i, n);
+      CmP step;
+      ExP window;
+      if (circular) {
+        step = load_into(iv + sz - Nat(1), ac_idx(bufA, arith::mod(iv + sz - Nat(1), alloc)));
+        std::string w = fresh("w");
+        Ex g{Ex::Generate, rise::array(sz, t)};
+        g.name = w;
+        g.args = {ex_idx(bufE, arith::mod(iv + Nat::var(w, Nat(0), sz), alloc))};
+        window = ex_make(std::move(g));
+      } else {
+        std::string r = fresh("j");
+        Nat rv = loop_var(r, sz - Nat(1));
+        CmP shift = cm_for(r, sz - Nat(1), LoopKind::SeqUnroll, copy(ac_idx(bufA, rv), ex_idx(bufE, rv + Nat(1))));
+        step = cm_seq({shift, load_into(iv + sz - Nat(1), ac_idx(bufA, sz - Nat(1)))});
+        window = bufE;
+      }
+      CmP body = with_param(body_fn, window, [&](const F& b) { return acc(b, ac_idx(A, iv)); });
+      return cm_new(buf, buf_t, Space::Private,
+                    cm_seq({prologue, cm_for(i, n, kind, cm_seq({step, body}))}));
+    });
   }
 
   CmP let(const F& e, const std::function<CmP(const F&)>& k) {
