@@ -1,0 +1,200 @@
+// Golden tests for the *shape* of generated code where the shape is the point:
+// simplified indices, destination views without conditionals, double buffering,
+// vector types, and the located errors for programs that cannot be compiled.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "driver/compile.h"
+#include "elevate/parser.h"
+#include "rise/parser.h"
+
+using namespace risec;
+
+namespace {
+
+rise::Program parse(const std::string& text) {
+  return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"t.rise", text}));
+}
+
+driver::Compiled compile(const std::string& text, const std::string& strategy,
+                         const rise::SizeMap& sizes = {}, const std::string& target = "c") {
+  static std::vector<std::unique_ptr<rise::Program>> keep;
+  keep.push_back(std::make_unique<rise::Program>(parse(text)));
+  elevate::Strategy s = elevate::parse_strategy(strategy);
+  driver::CompileRequest req;
+  req.program = keep.back().get();
+  req.sizes = sizes.empty() ? nullptr : &sizes;
+  req.strategy = &s;
+  req.target = target;
+  return driver::compile(req);
+}
+
+// The body of the generated function (without helpers and typedefs).
+std::string function_body(const driver::Compiled& c) {
+  const std::string& src = c.unit.source;
+  size_t start = src.find("void " + c.unit.name + "(");
+  size_t end = src.find("\n}\n", start);
+  return src.substr(start, end - start);
+}
+
+const char* kMv =
+    "def mv = depFun((n: Nat, m: Nat) => fun(M: n.m.f32 => fun(x: m.f32 =>\n"
+    "  M |> map(fun(row => zip(row)(x) |> map(fun(ax => ax._1 * ax._2)) |> reduce(add)(0.0f))))))";
+
+const char* kSeq = "DFNF ; try(topDown(fuseReduceMap)) ; normalize(mapSeq <+ reduceSeq)";
+
+}  // namespace
+
+TEST(Golden, MatrixVectorIndicesHaveNoDivisionOrModulo) {
+  driver::Compiled c = compile(kMv, kSeq);
+  std::string body = function_body(c);
+  EXPECT_NE(body.find("M["), std::string::npos) << body;
+  EXPECT_EQ(body.find('/'), std::string::npos) << body;
+  EXPECT_EQ(body.find('%'), std::string::npos) << body;
+  // The paper's Listing 11 index: a row-major access with the row stride m.
+  EXPECT_TRUE(std::regex_search(body, std::regex(R"(M\[i\d+ \+ i\d+\*m\])"))) << body;
+  EXPECT_NE(body.find("void mv(float* restrict output, int n, int m, const float* restrict M, "
+                      "const float* restrict x)"),
+            std::string::npos)
+      << body;
+}
+
+TEST(Golden, SizesBecomeConstantsWithSize) {
+  driver::Compiled c = compile(kMv, kSeq, {{"n", 64}, {"m", 32}});
+  std::string body = function_body(c);
+  EXPECT_NE(body.find("void mv(float* restrict output, const float* restrict M, const float* "
+                      "restrict x)"),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("< 64"), std::string::npos) << body;
+  EXPECT_TRUE(std::regex_search(body, std::regex(R"(M\[32\*i\d+ \+ i\d+\])"))) << body;
+}
+
+TEST(Golden, ConcatAndPadWriteWithoutConditionals) {
+  driver::Compiled c = compile(
+      "def f = depFun((n: Nat, m: Nat) => fun(x: n.f32 => fun(y: m.f32 =>\n"
+      "  concat(x |> mapSeq(fun(a => a * 2.0f)))(y |> padCst(2)(3)(0.0f)))))",
+      "id");
+  std::string body = function_body(c);
+  EXPECT_EQ(body.find('?'), std::string::npos) << body;
+  EXPECT_EQ(body.find("if"), std::string::npos) << body;
+  // Three loops: the mapped part, the copied interior, and the two borders.
+  EXPECT_GE(std::count(body.begin(), body.end(), '{'), 4) << body;
+}
+
+TEST(Golden, PadClampBordersAreSeparateLoops) {
+  driver::Compiled c = compile(
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> padClamp(2)(2) |> mapSeq(fun(a => a))))",
+      "id");
+  // Reading a padded array inside a loop needs clamping, but writing one does not.
+  driver::Compiled w = compile(
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> mapSeq(fun(a => a + 1.0f)) |> padCst(1)(1)(0.0f)))",
+      "id");
+  std::string body = function_body(w);
+  EXPECT_EQ(body.find('?'), std::string::npos) << body;
+  EXPECT_NE(function_body(c).find("risec_m"), std::string::npos) << function_body(c);
+}
+
+TEST(Golden, IterateUsesTwoBuffersAndSwaps) {
+  driver::Compiled c = compile(
+      "def f = depFun((m: Nat, k: Nat) => fun(x: (m*(2^k)).f32 =>\n"
+      "  x |> iterate(k)(depFun((l: Nat) => fun(a: (l*2).f32 =>\n"
+      "    a |> split(2) |> mapSeq(fun(p => p[0] + p[1])))))))",
+      "id", {{"m", 1}, {"k", 4}});
+  std::string body = function_body(c);
+  EXPECT_NE(body.find("_buf1["), std::string::npos) << body;
+  EXPECT_NE(body.find("_buf2["), std::string::npos) << body;
+  EXPECT_NE(body.find("_flag ^= 1"), std::string::npos) << body;
+  EXPECT_NE(body.find("_out = output"), std::string::npos) << body;
+  EXPECT_NE(c.dpia_text.find("newDoubleBuffer"), std::string::npos);
+  EXPECT_NE(c.dpia_text.find("swap("), std::string::npos);
+  EXPECT_NE(c.dpia_text.find("done("), std::string::npos);
+}
+
+TEST(Golden, CircularBufferLoadsEachInputOnce) {
+  driver::Compiled c = compile(
+      "def f = depFun(n: Nat => fun(x: (n+2).f32 =>\n"
+      "  x |> circularBuffer(3)(3)(fun(a => a * 2.0f)) |> mapSeq(fun(w => w[0] + w[1] + w[2]))))",
+      "id");
+  std::string body = function_body(c);
+  // Inside the loop, x is read exactly once (the newest element of the window).
+  size_t loop = body.find("for (int");
+  loop = body.find("for (int", loop + 1) == std::string::npos ? loop : loop;
+  std::string in_loop = body.substr(body.rfind("for (int"));
+  EXPECT_EQ(std::count(in_loop.begin(), in_loop.end(), 'x'), 1) << body;
+}
+
+TEST(Golden, VectorTypesAndLoads) {
+  driver::Compiled c = compile(
+      "def f = depFun(n: Nat => fun(x: (n*8).f32 =>\n"
+      "  x |> asVector(8) |> mapSeq(fun(v => v * vectorFromScalar(2.0f))) |> asScalar))",
+      "id");
+  std::string src = c.unit.source;
+  EXPECT_NE(src.find("vector_size(32)"), std::string::npos) << src;
+  std::string body = function_body(c);
+  EXPECT_NE(body.find("risec_f32x8_load(&x["), std::string::npos) << body;
+  EXPECT_NE(body.find("risec_f32x8_store(&output["), std::string::npos) << body;
+}
+
+// ---------------------------------------------------------------- errors
+
+namespace {
+
+Error compile_error(const std::string& text, const std::string& strategy,
+                    const std::string& target = "c") {
+  try {
+    compile(text, strategy, {}, target);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a compile error";
+  return Error(ErrorKind::Internal, "none");
+}
+
+}  // namespace
+
+TEST(CodegenErrors, MissingMemoryChoiceIsLocated) {
+  Error e = compile_error(
+      "def f = depFun(n: Nat => fun(x: n.f32 =>\n"
+      "  x |> mapSeq(fun(a => a * 2.0f)) |> reduceSeq(fun(acc, b => acc + b))(0.0f)))",
+      "id");
+  EXPECT_EQ(e.kind(), ErrorKind::User);
+  EXPECT_NE(e.message().find("must be stored in memory"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("toMem"), std::string::npos) << e.message();
+  EXPECT_EQ(e.span().start().line, 2);
+}
+
+TEST(CodegenErrors, ParallelPrimitiveForTheCTarget) {
+  Error e = compile_error("def f = depFun(n: Nat => fun(x: n.f32 => x |> mapPar(fun(a => a))))",
+                          "id");
+  EXPECT_EQ(e.kind(), ErrorKind::User);
+  EXPECT_NE(e.message().find("mapPar needs the OpenMP target"), std::string::npos) << e.message();
+  EXPECT_EQ(e.span().start().col, 47);
+}
+
+TEST(CodegenErrors, OpenCLPrimitiveForTheCTarget) {
+  Error e = compile_error(
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> mapGlobal(0)(fun(a => a))))", "id");
+  EXPECT_NE(e.message().find("mapGlobal needs an OpenCL or CUDA target"), std::string::npos)
+      << e.message();
+}
+
+TEST(CodegenErrors, HighLevelReduceIsNotLowered) {
+  Error e = compile_error("def f = depFun(n: Nat => fun(x: n.f32 => x |> reduce(add)(0.0f)))",
+                          "id");
+  EXPECT_NE(e.message().find("no implementation choice"), std::string::npos) << e.message();
+}
+
+TEST(CodegenErrors, SizesThatDoNotDivide) {
+  rise::SizeMap sizes{{"n", 30}};
+  try {
+    compile("def f = depFun(n: Nat => fun(x: n.f32 => x |> split(4) |> mapSeq(mapSeq(fun(a => a))) |> join))",
+            "id", sizes);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::User);
+    EXPECT_NE(e.message().find("not a multiple of 4"), std::string::npos) << e.message();
+    EXPECT_TRUE(e.span().known());
+  }
+}
