@@ -1,8 +1,496 @@
-// Placeholder: this family's entries are being written.
+// Algorithmic rewrite rules (family "algorithmic"): fusion and fission of maps,
+// splitting a map into a nest, identities and transpose pairs, zips, pair
+// projections, overlapped tiling of slides and the separation of 2-D weighted dots.
+// Names and meanings follow the RISE & Shine compiler. Each rule matches one
+// location; the forms matched are written in the descriptions (the forms fusion
+// rules see in DFNF: compositions applied to data). The reduce rules of this family
+// (reduceMapFusion, reduceMapFission, blockedReduce) live with the tiling rules.
+#include <cmath>
+#include <functional>
+
 #include "elevate/library.h"
+#include "elevate/rule_util.h"
+#include "rise/interp.h"
 
 namespace risec::elevate {
 
-void register_algorithmic(Registry&) {}
+using rise::ExprKind;
+using rise::Nat;
+using util::call;
+using util::fun;
+using util::mk_map;
+using util::mk_map_fn;
+
+namespace {
+
+LibraryEntry entry(const std::string& name, std::vector<ParamKind> params,
+                   const std::string& description,
+                   std::function<Strategy(const std::vector<Arg>&)> make) {
+  LibraryEntry e;
+  e.name = name;
+  e.params = std::move(params);
+  e.description = description;
+  e.cls = EntryClass::Rule;
+  e.family = "algorithmic";
+  e.make = std::move(make);
+  return e;
+}
+
+LibraryEntry simple(const std::string& name, const std::string& description, Strategy s) {
+  return entry(name, {}, description, [s](const std::vector<Arg>&) { return s; });
+}
+
+// ---------------------------------------------------------------- fusion / fission
+
+Strategy map_fusion() {
+  return rule("mapFusion", [](const Expr& e, const Context&) -> Result {
+    auto outer = util::match_map(e);
+    if (!outer) return fail_at("mapFusion", e, "expected map(f)(map(g)(x))");
+    auto inner = util::match_map(outer->second);
+    if (!inner)
+      return fail_at("mapFusion", e, "expected map(f)(map(g)(x)): the input is not a map");
+    const Expr& f = outer->first;
+    const Expr& g = inner->first;
+    Expr fused = fun("y", [&](const Expr& y) { return util::apply_fn(f, util::apply_fn(g, y)); });
+    return call("map", {fused, inner->second});
+  });
+}
+
+}  // namespace
+
+namespace util {
+
+Strategy map_fission_rule(bool applied_only) {
+  return rule("mapFission", [applied_only](const Expr& e, const Context&) -> Result {
+    const char* form = "expected map(fun(x => f(g(x)))) (applied to data or not)";
+    auto c = as_prim_call(e);
+    if (!c || c->name() != "map" || c->args.empty() || (applied_only && c->args.size() != 2))
+      return fail_at("mapFission", e, form);
+    const Expr& lam = c->args[0];
+    if (lam->kind != ExprKind::Lambda) return fail_at("mapFission", e, form);
+    const Expr& body = lam->fn;
+    const std::string& x = lam->name;
+    if (body->kind != ExprKind::App)
+      return fail_at("mapFission", e, "the map's body is not an application f(g(x))");
+    const Expr& f = body->fn;
+    const Expr& gx = body->arg;
+    if (occurs_free(x, f))
+      return fail_at("mapFission", e,
+                     "the last function applied in the map's body depends on the map's parameter");
+    if (!occurs_free(x, gx) || (gx->kind == ExprKind::Ident && gx->name == x))
+      return fail_at("mapFission", e,
+                     "the argument of the last function is not a computation on the map's "
+                     "parameter: nothing to split off");
+    if (!gx->type || !rise::is_data(gx->type))
+      return fail_at("mapFission", e, "the intermediate value g(x) is not data");
+    Expr first = rise::lambda(x, gx, lam->annot);
+    if (c->args.size() == 2) return mk_map(f, call("map", {first, c->args[1]}));
+    return fun("z", [&](const Expr& z) { return mk_map(f, call("map", {first, z})); });
+  });
+}
+
+}  // namespace util
+
+namespace {
+
+// map(f) -> fun(x => join(map(map(f))(split(n)(x)))); map(f)(x) likewise.
+Strategy split_join(int64_t n) {
+  std::string name = "splitJoin(" + std::to_string(n) + ")";
+  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || c->name() != "map" || c->args.empty() || c->args.size() > 2)
+      return fail_at(name, e, "expected a map applied to its function, map(f)");
+    if (n <= 0) return fail_at(name, e, "the split size must be positive");
+    std::optional<Nat> len = c->args.size() == 2 ? util::array_size(c->args[1]->type)
+                                                 : util::array_size(util::fun_param(e->type));
+    if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
+    if (!arith::provably_divides(Nat(n), *len))
+      return fail_at(name, e,
+                     "the array length " + len->to_string() + " is not provably divisible by " +
+                         std::to_string(n));
+    const Expr& f = c->args[0];
+    auto build = [&](const Expr& x) {
+      return call("join", {mk_map(mk_map_fn(f), call("split", {Nat(n)}, {x}))});
+    };
+    if (c->args.size() == 2) return build(c->args[1]);
+    return fun("x", build);
+  });
+}
+
+// ---------------------------------------------------------------- identities
+
+bool data_typed(const Expr& e) {
+  return e->type && rise::is_data(e->type);
+}
+
+Strategy id_after() {
+  return rule("idAfter", [](const Expr& e, const Context&) -> Result {
+    if (!data_typed(e)) return fail_at("idAfter", e, "idAfter applies to data, not to a function");
+    return call("id", {e});
+  });
+}
+
+Strategy lift_id() {
+  return rule("liftId", [](const Expr& e, const Context&) -> Result {
+    auto c = util::match_prim(e, "id", 1);
+    if (!c) return fail_at("liftId", e, "expected id(x)");
+    if (!util::array_size(c->args[0]->type))
+      return fail_at("liftId", e, "liftId needs id applied to an array");
+    return mk_map(fun("y", [](const Expr& y) { return call("id", {y}); }), c->args[0]);
+  });
+}
+
+Strategy id_to_copy() {
+  return rule("idToCopy", [](const Expr& e, const Context&) -> Result {
+    auto c = util::match_prim(e, "id", 1);
+    if (!c) return fail_at("idToCopy", e, "expected id(x)");
+    if (!util::array_size(c->args[0]->type))
+      return fail_at("idToCopy", e, "idToCopy needs id applied to an array");
+    return mk_map(fun("y", [](const Expr& y) { return y; }), c->args[0]);
+  });
+}
+
+Strategy create_transpose_pair() {
+  return rule("createTransposePair", [](const Expr& e, const Context&) -> Result {
+    auto c = util::match_prim(e, "id", 1);
+    if (!c) return fail_at("createTransposePair", e, "expected id(x)");
+    if (util::array_rank(c->args[0]->type) < 2)
+      return fail_at("createTransposePair", e, "needs id(x) with x a 2-D array");
+    return call("transpose", {call("transpose", {c->args[0]})});
+  });
+}
+
+Strategy transpose_pair_after() {
+  return rule("transposePairAfter", [](const Expr& e, const Context&) -> Result {
+    if (util::array_rank(e->type) < 2)
+      return fail_at("transposePairAfter", e, "needs a 2-D array (at least two dimensions)");
+    return call("transpose", {call("transpose", {e})});
+  });
+}
+
+Strategy remove_transpose_pair() {
+  return rule("removeTransposePair", [](const Expr& e, const Context&) -> Result {
+    auto outer = util::match_prim(e, "transpose", 1);
+    auto inner = outer ? util::match_prim(outer->args[0], "transpose", 1) : std::nullopt;
+    if (!inner) return fail_at("removeTransposePair", e, "expected transpose(transpose(x))");
+    return inner->args[0];
+  });
+}
+
+// ---------------------------------------------------------------- zips and pairs
+
+Strategy map_outside_zip() {
+  return rule("mapOutsideZip", [](const Expr& e, const Context&) -> Result {
+    const char* form = "expected zip(map(f)(a))(map(g)(b))";
+    auto z = util::match_prim(e, "zip", 2);
+    if (!z) return fail_at("mapOutsideZip", e, form);
+    auto ma = util::match_map(z->args[0]);
+    auto mb = util::match_map(z->args[1]);
+    if (!ma || !mb) return fail_at("mapOutsideZip", e, form);
+    Expr f = fun("p", [&](const Expr& p) {
+      return call("makePair", {util::apply_fn(ma->first, call("fst", {p})),
+                               util::apply_fn(mb->first, call("snd", {p}))});
+    });
+    return call("map", {f, call("zip", {ma->second, mb->second})});
+  });
+}
+
+Strategy zip_same() {
+  return rule("zipSame", [](const Expr& e, const Context&) -> Result {
+    auto z = util::match_prim(e, "zip", 2);
+    if (!z) return fail_at("zipSame", e, "expected zip(a)(a)");
+    if (!rise::alpha_equal(z->args[0], z->args[1]))
+      return fail_at("zipSame", e, "the two zipped arrays are not the same expression");
+    return call("map", {fun("x",
+                            [](const Expr& x) {
+                              return call("makePair", {x, x});
+                            }),
+                        z->args[0]});
+  });
+}
+
+// Replace every projection proj(x) of the variable x (where x is not shadowed) by
+// the variable y; nullopt when x also occurs otherwise.
+std::optional<Expr> replace_projection(const Expr& e, const std::string& x, const std::string& proj,
+                                       const Expr& y) {
+  std::function<Expr(const Expr&)> go = [&](const Expr& t) -> Expr {
+    if (auto c = util::match_prim(t, proj, 1);
+        c && c->args[0]->kind == ExprKind::Ident && c->args[0]->name == x)
+      return y;
+    switch (t->kind) {
+      case ExprKind::Lambda:
+        if (t->name == x) return t;
+        [[fallthrough]];
+      case ExprKind::DepLambda:
+      case ExprKind::DepApp:
+      case ExprKind::Annotation: {
+        Expr b = go(t->fn);
+        return b == t->fn ? t : rise::with_children(t, b, nullptr);
+      }
+      case ExprKind::App: {
+        Expr f = go(t->fn), a = go(t->arg);
+        return f == t->fn && a == t->arg ? t : rise::with_children(t, f, a);
+      }
+      default:
+        return t;
+    }
+  };
+  Expr out = go(e);
+  if (util::occurs_free(x, out)) return std::nullopt;
+  return out;
+}
+
+// proj(makePair(a)(b)) -> a (or b); proj(reduce(fun(acc, y => (E1, E2)))(init)(xs))
+// -> reduce(fun(a, b => E1'))(proj(init))(map(proj)(xs)) when E1 (or E2) uses only
+// proj(acc) and proj(y): the component of a reduction over pairs is the reduction
+// of the components. With reduceSeq, y may also be used whole (xs is kept).
+Strategy projection_reduction(const std::string& name, const std::string& proj, size_t which) {
+  return rule(name, [=](const Expr& e, const Context&) -> Result {
+    std::string form = "expected " + proj + "(makePair(a)(b)) or " + proj +
+                       "(reduce(fun(acc, y => (e1, e2)))(init)(xs))";
+    auto p = util::match_prim(e, proj, 1);
+    if (!p) return fail_at(name, e, form);
+    if (auto pair = util::match_prim(p->args[0], "makePair", 2)) return pair->args[which];
+    auto r = util::as_prim_call(p->args[0]);
+    if (!r || (r->name() != "reduce" && r->name() != "reduceSeq") || r->args.size() != 3)
+      return fail_at(name, e, form);
+    const Expr& op = r->args[0];
+    if (op->kind != ExprKind::Lambda || op->fn->kind != ExprKind::Lambda)
+      return fail_at(name, e, form + ": the operator is not written fun(acc, y => ...)");
+    const std::string& acc = op->name;
+    const std::string& y = op->fn->name;
+    auto pair = util::match_prim(op->fn->fn, "makePair", 2);
+    if (!pair) return fail_at(name, e, "the reduction's operator does not build a pair");
+    std::string a1 = rise::fresh_name("a"), y1 = rise::fresh_name("y");
+    auto comp = replace_projection(pair->args[which], acc, proj, rise::ident(a1));
+    if (!comp)
+      return fail_at(name, e,
+                     "the " + proj +
+                         " component of the operator depends on the other component "
+                         "of the accumulator");
+    auto only = replace_projection(*comp, y, proj, rise::ident(y1));
+    if (only) {
+      Expr f = rise::lambda(a1, rise::lambda(y1, *only));
+      Expr elems =
+          util::mk_map(fun("p", [&](const Expr& q) { return call(proj, {q}); }), r->args[2]);
+      return call(r->name(), {f, call(proj, {r->args[1]}), elems});
+    }
+    if (r->name() != "reduceSeq")
+      return fail_at(name, e,
+                     "the " + proj +
+                         " component of the operator uses the whole element (only "
+                         "possible with reduceSeq)");
+    Expr f = rise::lambda(a1, rise::lambda(y, *comp));
+    return call("reduceSeq", {f, call(proj, {r->args[1]}), r->args[2]});
+  });
+}
+
+// ---------------------------------------------------------------- overlapped tiling
+
+// slide(n)(m) -> slide(u)(u+m-n) >> map(slide(n)(m)) >> join
+Strategy slide_overlap(int64_t u64) {
+  std::string name = "slideOverlap(" + std::to_string(u64) + ")";
+  return rule(name, [u64, name](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || c->name() != "slide" || c->deps.size() != 2 || c->args.size() > 1)
+      return fail_at(name, e, "expected slide(n)(m) (applied to data or not)");
+    Nat n = *c->dep_nat(0), m = *c->dep_nat(1), u(u64);
+    if (!arith::provably_le(n, u))
+      return fail_at(name, e,
+                     "the outer window " + u.to_string() + " must be at least the window size " +
+                         n.to_string());
+    if (!arith::provably_divides(m, u - n))
+      return fail_at(name, e,
+                     "the outer window minus the window size (" + (u - n).to_string() +
+                         ") is not divisible by the step " + m.to_string());
+    Nat v = u + m - n;
+    std::optional<Nat> len = c->args.size() == 1 ? util::array_size(c->args[0]->type)
+                                                 : util::array_size(util::fun_param(e->type));
+    if (!len) return fail_at(name, e, "the length of the input array is unknown");
+    if (!arith::provably_le(u, *len) || !arith::provably_divides(v, *len - u))
+      return fail_at(name, e,
+                     "the input length " + len->to_string() + " is not covered by outer windows " +
+                         u.to_string() + " with step " + v.to_string() + " (needs " +
+                         v.to_string() + " | length - " + u.to_string() + ")");
+    auto build = [&](const Expr& x) {
+      Expr inner = fun("w", [&](const Expr& w) { return call("slide", {n, m}, {w}); });
+      return call("join", {call("map", {inner, call("slide", {u, v}, {x})})});
+    };
+    if (c->args.size() == 1) return build(c->args[0]);
+    return fun("x", build);
+  });
+}
+
+// ---------------------------------------------------------------- separable dots
+
+// reduce(add)(0)(map(fun(p => p._1 * p._2))(zip(join(A))(join(B)))) where one of
+// A, B is a closed constant 2-D array W: W and the other one (the neighbourhood).
+struct WeightedDot {
+  Expr init;
+  Expr nbh;
+  Expr weights;
+};
+
+bool is_pair_product(const Expr& f) {
+  if (f->kind != ExprKind::Lambda) return false;
+  const std::string& p = f->name;
+  auto m = util::match_prim(f->fn, "mul", 2);
+  if (!m) return false;
+  auto proj = [&](const Expr& x, const char* which) {
+    auto c = util::match_prim(x, which, 1);
+    return c && c->args[0]->kind == ExprKind::Ident && c->args[0]->name == p;
+  };
+  return (proj(m->args[0], "fst") && proj(m->args[1], "snd")) ||
+         (proj(m->args[0], "snd") && proj(m->args[1], "fst"));
+}
+
+std::optional<WeightedDot> match_weighted_dot(const Expr& e, std::string& why) {
+  why = "expected reduce(add)(0)(map(fun(p => p._1 * p._2))(zip(join(nbh))(join(W))))";
+  auto r = util::match_prim(e, "reduce", 3);
+  if (!r) return std::nullopt;
+  auto op = util::match_binary_op(r->args[0]);
+  auto init = util::literal_value(r->args[1]);
+  if (!op || op->name != "add" || !init || *init != 0.0) return std::nullopt;
+  auto m = util::match_map(r->args[2]);
+  if (!m || !is_pair_product(m->first)) return std::nullopt;
+  auto z = util::match_prim(m->second, "zip", 2);
+  if (!z) return std::nullopt;
+  auto ja = util::match_prim(z->args[0], "join", 1);
+  auto jb = util::match_prim(z->args[1], "join", 1);
+  if (!ja || !jb) return std::nullopt;
+  const Expr& a = ja->args[0];
+  const Expr& b = jb->args[0];
+  if (rise::free_vars(b).empty()) return WeightedDot{r->args[1], a, b};
+  if (rise::free_vars(a).empty()) return WeightedDot{r->args[1], b, a};
+  why = "neither side of the zip is a constant weight array (a closed expression)";
+  return std::nullopt;
+}
+
+Expr dot(const Expr& a, const Expr& b, const Expr& init) {
+  Expr add = util::fun2("acc", "y", [](const Expr& acc, const Expr& y) {
+    return call("add", {acc, y});
+  });
+  Expr mul = fun("p", [](const Expr& p) {
+    return call("mul", {call("fst", {p}), call("snd", {p})});
+  });
+  return call("reduce", {add, init, mk_map(mul, call("zip", {a, b}))});
+}
+
+Expr literal_array(const std::vector<double>& v, rise::ScalarKind k) {
+  std::vector<Expr> elems;
+  for (double x : v)
+    elems.push_back(k == rise::ScalarKind::F32 ? rise::f32_lit(x) : rise::f64_lit(x));
+  return rise::apps(rise::make_array_prim(static_cast<int>(v.size())), elems);
+}
+
+Strategy separate_dot(bool hv) {
+  std::string name = hv ? "separateDotHV" : "separateDotVH";
+  return rule(name, [hv, name](const Expr& e, const Context&) -> Result {
+    std::string why;
+    auto d = match_weighted_dot(e, why);
+    if (!d) return fail_at(name, e, why);
+    const Type& wt = d->weights->type;
+    auto rows = util::array_size(wt);
+    auto cols = util::array_size(util::array_elem(wt));
+    Type elem = util::array_elem(util::array_elem(wt));
+    if (!rows || !cols || !rows->as_const() || !cols->as_const() || !elem ||
+        elem->kind != rise::TypeKind::Scalar || !rise::is_float(elem->scalar))
+      return fail_at(name, e, "the weights are not a 2-D array of floats with known sizes");
+    const Type& nt = d->nbh->type;
+    auto nr = util::array_size(nt);
+    auto nc = util::array_size(util::array_elem(nt));
+    if (!nr || !nc || *nr != *rows || *nc != *cols)
+      return fail_at(name, e, "the neighbourhood and the weights have different shapes");
+    int64_t R = *rows->as_const(), C = *cols->as_const();
+    std::vector<std::vector<double>> w(static_cast<size_t>(R),
+                                       std::vector<double>(static_cast<size_t>(C)));
+    try {
+      rise::Interpreter interp;
+      rise::Value v = interp.eval(d->weights);
+      for (int64_t i = 0; i < R; ++i)
+        for (int64_t j = 0; j < C; ++j)
+          w[static_cast<size_t>(i)][static_cast<size_t>(j)] = v.at(i).at(j).to_double();
+    } catch (const Error& err) {
+      return fail_at(name, e, "the weights cannot be evaluated: " + err.message());
+    }
+    // Rank-1 factorisation w[i][j] = vert[i] * horiz[j] around the largest weight.
+    size_t pr = 0, pc = 0;
+    double big = 0;
+    for (size_t i = 0; i < w.size(); ++i)
+      for (size_t j = 0; j < w[i].size(); ++j)
+        if (std::fabs(w[i][j]) > big) {
+          big = std::fabs(w[i][j]);
+          pr = i;
+          pc = j;
+        }
+    if (big == 0 || !std::isfinite(big))
+      return fail_at(name, e, "the weights are not separable (all zero or not finite)");
+    std::vector<double> horiz = w[pr], vert;
+    for (size_t i = 0; i < w.size(); ++i) vert.push_back(w[i][pc] / w[pr][pc]);
+    for (size_t i = 0; i < w.size(); ++i)
+      for (size_t j = 0; j < w[i].size(); ++j)
+        if (std::fabs(w[i][j] - vert[i] * horiz[j]) > 1e-6 * big)
+          return fail_at(name, e,
+                         "the weights are not separable: they are not an outer product v x h");
+    Expr h = literal_array(horiz, elem->scalar);
+    Expr vv = literal_array(vert, elem->scalar);
+    const Expr& init = d->init;
+    if (hv) {
+      Expr rowsDot = fun("row", [&](const Expr& row) { return dot(row, h, init); });
+      return dot(mk_map(rowsDot, d->nbh), vv, init);
+    }
+    Expr colsDot = fun("col", [&](const Expr& col) { return dot(col, vv, init); });
+    return dot(mk_map(colsDot, call("transpose", {d->nbh})), h, init);
+  });
+}
+
+}  // namespace
+
+void register_algorithmic(Registry& r) {
+  r.add(simple("mapFusion", "map(f)(map(g)(x)) -> map(fun(y => f(g(y))))(x)", map_fusion()));
+  r.add(simple("mapFission",
+               "map(fun(x => f(g(x)))) -> map(f) after map(fun(x => g(x))) when f does not use x "
+               "(applied to data or not)",
+               util::map_fission_rule(false)));
+  r.add(entry("splitJoin", {ParamKind::Nat},
+              "map(f) -> split(n) >> map(map(f)) >> join; fails unless n provably divides the "
+              "array length",
+              [](const std::vector<Arg>& a) { return split_join(arg_nat(a, 0)); }));
+  r.add(simple("idAfter", "x -> id(x) for data x", id_after()));
+  r.add(simple("liftId", "id(x) -> map(fun(y => id(y)))(x) for an array x", lift_id()));
+  r.add(simple("idToCopy", "id(x) -> map(fun(y => y))(x) for an array x (an explicit copy)",
+               id_to_copy()));
+  r.add(simple("createTransposePair", "id(x) -> transpose(transpose(x)) for a 2-D array x",
+               create_transpose_pair()));
+  r.add(simple("transposePairAfter", "x -> transpose(transpose(x)) for a 2-D array x",
+               transpose_pair_after()));
+  r.add(simple("removeTransposePair", "transpose(transpose(x)) -> x", remove_transpose_pair()));
+  r.add(simple("mapOutsideZip",
+               "zip(map(f)(a))(map(g)(b)) -> map(fun(p => (f(p._1), g(p._2))))(zip(a)(b))",
+               map_outside_zip()));
+  r.add(simple("zipSame", "zip(a)(a) -> map(fun(x => (x, x)))(a)", zip_same()));
+  r.add(
+      simple("fstReduction",
+             "fst(makePair(a)(b)) -> a; fst(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
+             "reduce(e1 on first components)(fst(i))(map(fst)(xs)) when e1 uses only acc._1, y._1",
+             projection_reduction("fstReduction", "fst", 0)));
+  r.add(
+      simple("sndReduction",
+             "snd(makePair(a)(b)) -> b; snd(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
+             "reduce(e2 on second components)(snd(i))(map(snd)(xs)) when e2 uses only acc._2, y._2",
+             projection_reduction("sndReduction", "snd", 1)));
+  r.add(entry("slideOverlap", {ParamKind::Nat},
+              "slide(n)(m) -> slide(u)(u+m-n) >> map(slide(n)(m)) >> join (overlapped tiling "
+              "with outer windows u; needs n <= u, m | u-n and u+m-n | length-u)",
+              [](const std::vector<Arg>& a) { return slide_overlap(arg_nat(a, 0)); }));
+  r.add(simple("separateDotHV",
+               "reduce(add)(0)(map(fun(p => p._1*p._2))(zip(join(nbh))(join(W)))) with W a "
+               "constant rank-1 2-D array v x h -> dot of each row with h, then dot with v",
+               separate_dot(true)));
+  r.add(simple("separateDotVH",
+               "reduce(add)(0)(map(fun(p => p._1*p._2))(zip(join(nbh))(join(W)))) with W a "
+               "constant rank-1 2-D array v x h -> dot of each column with v, then dot with h",
+               separate_dot(false)));
+}
 
 }  // namespace risec::elevate

@@ -1,8 +1,502 @@
-// Placeholder: this family's entries are being written.
+// Lowering rules (family "lowering") and memory rules (family "memory"): each one
+// encodes an implementation choice in the program — a sequential, unrolled,
+// OpenMP-parallel or OpenCL/CUDA map, a sequential or parallel reduction, a
+// rolling buffer for a sliding window, an explicit store into memory — and
+// `lowerToC`, the default lowering: every choice a C program needs, made
+// sequentially.
+//
+// Views and computations. Index-shuffling primitives (split, join, transpose, slide,
+// zip, take, drop, pad*, idx, fst/snd, asVector, asScalar, generate, makeArray, ...)
+// and maps whose function only shuffles indices are views: they cost no memory and
+// are resolved into index expressions. Scalar arithmetic, reductions, scans, iterate,
+// foreign functions, the low-level maps and identity maps (explicit copies) compute.
+//
+// lowerToC, precisely:
+//  1. beta-redexes are removed without duplicating work (a redex whose parameter is
+//     used more than once becomes a `let`);
+//  2. every map whose function computes becomes mapSeq (maps of pure views stay
+//     views: they are index transformations, not loops); every reduce reduceSeq;
+//  3. a computed array (mapSeq/mapSeqUnroll/mapPar/mapGlobal/mapWorkGroup/mapLocal,
+//     scanSeq, iterate, oclIterate fully applied) that is *read* — the data input of
+//     another primitive — is wrapped in toMem. It is not wrapped where it is
+//     written directly into its destination: the program's result, the body of the
+//     function of a map/reduce/scan/iterate/circularBuffer/rotateValues (written
+//     into the output element or the accumulator), the initial value of a
+//     reduction, the value of a `let`, the argument of toMem, and, transitively, the
+//     data arguments of views written in place (join, split, transpose, asScalar,
+//     asVector, asVectorAligned, zip, makePair, concat, reorder, makeArray, id, the
+//     array of padCst) and the body of a generate or of a map of views that is
+//     written. The input of any map is read. Reductions keep their result in their
+//     accumulator, circularBuffer/rotateValues their windows in their own buffer:
+//     they are never wrapped.
+// A program that already has all its choices is returned unchanged; lowerToC is
+// idempotent and succeeds on every well-typed program.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
 #include "elevate/library.h"
+#include "elevate/rule_util.h"
+#include "rise/primitives.h"
+#include "rise/printer.h"
 
 namespace risec::elevate {
 
-void register_lowering(Registry&) {}
+using rise::ExprKind;
+using rise::Nat;
+using util::call;
+using util::fun;
+using util::PrimCall;
+
+namespace {
+
+LibraryEntry entry(const std::string& name, std::vector<ParamKind> params,
+                   const std::string& description, const std::string& family,
+                   std::function<Strategy(const std::vector<Arg>&)> make) {
+  LibraryEntry e;
+  e.name = name;
+  e.params = std::move(params);
+  e.description = description;
+  e.cls = EntryClass::Rule;
+  e.family = family;
+  e.make = std::move(make);
+  return e;
+}
+
+LibraryEntry simple(const std::string& name, const std::string& description,
+                    const std::string& family, Strategy s) {
+  return entry(name, {}, description, family, [s](const std::vector<Arg>&) { return s; });
+}
+
+// ---------------------------------------------------------------- maps and reductions
+
+// The primitive at the head of e is `from` (bare or applied to at most `max_args`
+// value arguments): e with the head replaced by `to`.
+Strategy replace_head(const std::string& name, const std::vector<std::string>& from,
+                      size_t max_args, std::function<Expr()> to, const std::string& expected) {
+  return rule(name, [=](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || c->args.size() > max_args ||
+        std::find(from.begin(), from.end(), c->name()) == from.end())
+      return fail_at(name, e, "expected " + expected);
+    return util::rebuild_call(*c, to());
+  });
+}
+
+Strategy lower_map(const std::string& target) {
+  return replace_head(
+      target, {"map"}, 2, [target] { return util::prim(target); },
+      "a map (map, map(f) or map(f)(x))");
+}
+
+Strategy lower_map_dim(const std::string& target, int64_t dim) {
+  std::string name = target + "(" + std::to_string(dim) + ")";
+  if (dim < 0 || dim > 2)
+    return rule(name, [name](const Expr& e, const Context&) -> Result {
+      return fail_at(name, e, "the dimension must be 0, 1 or 2");
+    });
+  return replace_head(
+      name, {"map"}, 2, [target, dim] { return rise::dep_app(util::prim(target), Nat(dim)); },
+      "a map (map, map(f) or map(f)(x))");
+}
+
+// reducePar: the operator must be associative (and commutative) with the initial
+// value its neutral element.
+Strategy reduce_par() {
+  return rule("reducePar", [](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || (c->name() != "reduce" && c->name() != "reduceSeq") || c->args.size() < 2)
+      return fail_at("reducePar", e,
+                     "expected a reduction with its operator and initial value, reduce(op)(init)");
+    auto op = util::match_binary_op(c->args[0]);
+    static const std::set<std::string> ok = {"add", "mul", "fmin", "fmax"};
+    if (!op || !ok.count(op->name))
+      return fail_at("reducePar", e,
+                     "reducePar needs an associative operator: the operator is not add, mul, fmin "
+                     "or fmax (or their eta-expansion)");
+    auto init = util::literal_value(c->args[1]);
+    bool neutral = false;
+    std::string want;
+    if (op->name == "add") {
+      neutral = init && *init == 0.0;
+      want = "0";
+    } else if (op->name == "mul") {
+      neutral = init && *init == 1.0;
+      want = "1";
+    } else if (op->name == "fmin") {
+      neutral = init && std::isinf(*init) && *init > 0;
+      want = "+infinity";
+    } else {
+      neutral = init && std::isinf(*init) && *init < 0;
+      want = "-infinity";
+    }
+    if (!neutral)
+      return fail_at("reducePar", e,
+                     "reducePar needs the initial value to be the neutral element of " + op->name +
+                         " (" + want + "), not " + rise::print_expr(c->args[1]));
+    return util::rebuild_call(*c, util::prim("reducePar"));
+  });
+}
+
+Strategy unroll() {
+  return rule("unroll", [](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (c && c->name() == "mapSeq") return util::rebuild_call(*c, util::prim("mapSeqUnroll"));
+    if (c && c->name() == "reduceSeq") return util::rebuild_call(*c, util::prim("reduceSeqUnroll"));
+    return fail_at("unroll", e, "expected mapSeq or reduceSeq (bare or applied)");
+  });
+}
+
+bool map_fn_computes(const Expr& f) {
+  return util::computes(f) || util::is_identity_fn(f);
+}
+
+Strategy parallel() {
+  return rule("parallel", [](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || c->name() != "map" || c->args.empty() || c->args.size() > 2)
+      return fail_at("parallel", e, "expected a map applied to its function, map(f)");
+    if (!map_fn_computes(c->args[0]))
+      return fail_at("parallel", e,
+                     "the map's function does not compute (it only rearranges data): nothing "
+                     "to parallelise");
+    return util::rebuild_call(*c, util::prim("mapPar"));
+  });
+}
+
+// ---------------------------------------------------------------- memory
+
+Strategy to_mem_after() {
+  return rule("toMemAfter", [](const Expr& e, const Context&) -> Result {
+    if (!e->type || !rise::is_data(e->type))
+      return fail_at("toMemAfter", e, "toMemAfter applies to data, not to a function");
+    if (util::match_prim(e, "toMem", 1))
+      return fail_at("toMemAfter", e, "already stored in memory: toMem(x)");
+    return call("toMem", {e});
+  });
+}
+
+// Replace the occurrences of t (alpha-equal, with t's free variables not rebound on
+// the way) by x.
+Expr replace_all(const Expr& e, const Expr& t, const std::set<std::string>& fv_t, const Expr& x,
+                 std::vector<std::string>& bound) {
+  bool shadowed = std::any_of(bound.begin(), bound.end(),
+                              [&](const std::string& b) { return fv_t.count(b) > 0; });
+  if (!shadowed && rise::alpha_equal(e, t)) return x;
+  switch (e->kind) {
+    case ExprKind::Lambda: {
+      bound.push_back(e->name);
+      Expr b = replace_all(e->fn, t, fv_t, x, bound);
+      bound.pop_back();
+      return b == e->fn ? e : rise::with_children(e, b, nullptr);
+    }
+    case ExprKind::App: {
+      Expr f = replace_all(e->fn, t, fv_t, x, bound);
+      Expr a = replace_all(e->arg, t, fv_t, x, bound);
+      return f == e->fn && a == e->arg ? e : rise::with_children(e, f, a);
+    }
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation: {
+      Expr f = replace_all(e->fn, t, fv_t, x, bound);
+      return f == e->fn ? e : rise::with_children(e, f, nullptr);
+    }
+    default:
+      return e;
+  }
+}
+
+// The first subterm (pre-order) of e that satisfies p, is data, and uses no
+// variable bound inside e.
+std::optional<Expr> find_hoistable(const Expr& e, const Env& env, const Strategy& p,
+                                   std::vector<std::string>& bound) {
+  if (e->type && rise::is_data(e->type) && p(e, env).ok()) {
+    bool local = false;
+    for (const std::string& v : rise::free_vars(e))
+      if (std::find(bound.begin(), bound.end(), v) != bound.end()) local = true;
+    if (!local) return e;
+  }
+  std::vector<Expr> kids = children(e);
+  for (size_t i = 0; i < kids.size(); ++i) {
+    Env ce = env;
+    ce.ctx = child_context(e, i, env.ctx);
+    if (e->kind == ExprKind::Lambda) bound.push_back(e->name);
+    auto r = find_hoistable(kids[i], ce, p, bound);
+    if (e->kind == ExprKind::Lambda) bound.pop_back();
+    if (r) return r;
+  }
+  return std::nullopt;
+}
+
+// storeInMemory(p, s): the first subterm t where p holds (that does not depend on
+// variables bound below the location) is rewritten with s and computed once into
+// memory: let(toMem(s(t)))(fun(m => body[t := m])), placed inside the leading
+// lambdas of the location.
+Strategy store_in_memory(Strategy p, Strategy s) {
+  std::string name = "storeInMemory(" + p.name() + ", " + s.name() + ")";
+  return Strategy(name, [name, p, s](const Expr& e, const Env& env) -> Result {
+    std::vector<Expr> binders;
+    Expr body = e;
+    Env benv = env;
+    while (body->kind == ExprKind::Lambda || body->kind == ExprKind::DepLambda) {
+      binders.push_back(body);
+      benv.ctx = child_context(body, 0, benv.ctx);
+      body = body->fn;
+    }
+    std::vector<std::string> bound;
+    auto t = find_hoistable(body, benv, p, bound);
+    if (!t)
+      return fail_at("storeInMemory", e,
+                     "no subterm satisfies " + p.name() +
+                         " (data that does not depend on variables bound inside the term)");
+    Result stored = s(*t, benv);
+    if (!stored.ok()) return stored;
+    std::set<std::string> fv;
+    for (const std::string& v : rise::free_vars(*t)) fv.insert(v);
+    std::string m = rise::fresh_name("mem");
+    Expr replaced = replace_all(body, *t, fv, rise::ident(m), bound);
+    Expr out = call("let", {call("toMem", {stored.expr()}), rise::lambda(m, replaced)});
+    for (size_t i = binders.size(); i-- > 0;) out = rise::with_children(binders[i], out, nullptr);
+    Result typed = retype("storeInMemory", out, env.ctx, e->type, e);
+    if (typed.ok() && env.tracer && env.tracer->on_rule)
+      env.tracer->on_rule("storeInMemory", e, typed.expr());
+    return typed;
+  });
+}
+
+// slide(sz)(1)(map(f)(x)) -> circularBuffer(sz)(sz)(f)(x), slide(sz)(1)(x) ->
+// circularBuffer(sz)(sz)(fun(y => y))(x); rotateValues likewise (f : t -> t).
+Strategy sliding_buffer(const std::string& name) {
+  bool rotate = name == "rotateValues";
+  return rule(name, [name, rotate](const Expr& e, const Context&) -> Result {
+    auto s = util::match_prim(e, "slide", 1);
+    if (!s) return fail_at(name, e, "expected slide(sz)(1)(x)");
+    Nat sz = *s->dep_nat(0), sp = *s->dep_nat(1);
+    if (!sp.is_const(1))
+      return fail_at(name, e, name + " needs a slide with step 1, not " + sp.to_string());
+    Expr f = fun("y", [](const Expr& y) { return y; });
+    Expr x = s->args[0];
+    if (auto m = util::match_map(x)) {
+      const Type& ft = m->first->type;
+      bool fits = !rotate || (ft && ft->kind == rise::TypeKind::Fun && rise::equal(ft->a, ft->b));
+      if (fits) {
+        f = m->first;
+        x = m->second;
+      }
+    }
+    if (rotate) return call("rotateValues", {sz}, {f, x});
+    return call("circularBuffer", {sz, sz}, {f, x});
+  });
+}
+
+// ---------------------------------------------------------------- lowerToC
+
+enum class Pos { Write, Read };
+
+// Views whose result, when written, is written in place: their data arguments are
+// written into (a view of) the same destination.
+bool is_writable_view(const std::string& n) {
+  return n == "join" || n == "split" || n == "transpose" || n == "asScalar" || n == "asVector" ||
+         n == "asVectorAligned" || n == "zip" || n == "makePair" || n == "concat" ||
+         n == "reorder" || n == "makeArray" || n == "id";
+}
+
+class Lowerer {
+ public:
+  Expr lower(const Expr& e, Pos pos) {
+    switch (e->kind) {
+      case ExprKind::Lambda:
+      case ExprKind::DepLambda:
+      case ExprKind::Annotation: {
+        Expr b = lower(e->fn, pos);
+        return b == e->fn ? e : rise::with_children(e, b, nullptr);
+      }
+      case ExprKind::Primitive:
+        if (e->name == "reduce") return util::prim("reduceSeq");
+        return e;
+      case ExprKind::App:
+      case ExprKind::DepApp:
+        return lower_app(e, pos);
+      default:
+        return e;
+    }
+  }
+
+ private:
+  // A function argument: its (innermost) body is in position `body_pos`.
+  Expr lower_fn(const Expr& f, Pos body_pos) {
+    if (f->kind == ExprKind::Lambda || f->kind == ExprKind::DepLambda) {
+      Expr b = lower_fn(f->fn, body_pos);
+      return b == f->fn ? f : rise::with_children(f, b, nullptr);
+    }
+    return lower(f, body_pos);
+  }
+
+  Expr lower_app(const Expr& e, Pos pos) {
+    auto c = util::as_prim_call(e);
+    if (!c) {
+      // A non-primitive head (a variable or foreign function): everything is read.
+      rise::Spine sp = rise::spine(e);
+      Expr out = lower(sp.head, Pos::Read);
+      bool same = out == sp.head;
+      for (const auto& a : sp.args) {
+        if (a.dep) {
+          out = rise::dep_app(out, a.type_arg);
+        } else {
+          Expr v = lower(a.value, Pos::Read);
+          same = same && v == a.value;
+          out = rise::app(out, v);
+        }
+      }
+      return same ? e : out;
+    }
+    std::string n = c->name();
+    Expr head = c->head;
+    std::vector<Expr> args = c->args;
+    const size_t na = args.size();
+    bool computed_array = false;  // a fully applied pattern computing an array
+    std::vector<bool> done(na, false);
+    auto fn_arg = [&](size_t i, Pos p) {
+      if (i >= na || done[i]) return;
+      args[i] = lower_fn(args[i], p);
+      done[i] = true;
+    };
+    auto data_arg = [&](size_t i, Pos p) {
+      if (i >= na || done[i]) return;
+      args[i] = lower(args[i], p);
+      done[i] = true;
+    };
+    if (n == "map" && na >= 1 && map_fn_computes(args[0])) {
+      head = util::prim("mapSeq");
+      n = "mapSeq";
+    }
+    if (n == "reduce") {
+      head = util::prim("reduceSeq");
+      n = "reduceSeq";
+    }
+    int arity = c->head->prim ? c->head->prim->arity : 0;
+    bool full = static_cast<int>(na) == arity && n != "makeArray";
+    if (n == "map") {
+      // a view map: its input is read (element by element)
+      fn_arg(0, pos);
+      data_arg(1, Pos::Read);
+    } else if (util::is_map_like(n)) {
+      fn_arg(0, Pos::Write);
+      data_arg(1, Pos::Read);
+      computed_array = full;
+    } else if (util::is_reduce_like(n)) {
+      fn_arg(0, Pos::Write);
+      data_arg(1, Pos::Write);
+      data_arg(2, Pos::Read);
+    } else if (n == "scanSeq") {
+      fn_arg(0, Pos::Write);
+      data_arg(1, Pos::Write);
+      data_arg(2, Pos::Read);
+      computed_array = full;
+    } else if (n == "iterate" || n == "oclIterate") {
+      fn_arg(0, Pos::Write);
+      data_arg(1, Pos::Read);
+      computed_array = full;
+    } else if (n == "circularBuffer" || n == "rotateValues") {
+      fn_arg(0, Pos::Write);
+      data_arg(1, Pos::Read);
+    } else if (n == "toMem" || n == "oclToMem") {
+      data_arg(0, Pos::Write);
+    } else if (n == "let") {
+      data_arg(0, Pos::Write);
+      fn_arg(1, pos);
+    } else if (is_writable_view(n)) {
+      for (size_t i = 0; i < na; ++i) data_arg(i, pos);
+    } else if (n == "padCst") {
+      data_arg(0, Pos::Read);
+      data_arg(1, pos);
+    } else if (n == "generate") {
+      fn_arg(0, pos);
+    }
+    // Everything else (other primitives, arguments beyond the ones above) is read.
+    for (size_t i = 0; i < na; ++i) {
+      if (args[i]->kind == ExprKind::Lambda || args[i]->kind == ExprKind::DepLambda)
+        fn_arg(i, Pos::Read);
+      else
+        data_arg(i, Pos::Read);
+    }
+    bool same = head == c->head;
+    for (size_t i = 0; i < na; ++i) same = same && args[i] == c->args[i];
+    Expr out = e;
+    if (!same) {
+      PrimCall nc = *c;
+      nc.args = args;
+      out = util::rebuild_call(nc, head);
+    }
+    if (computed_array && pos == Pos::Read) out = call("toMem", {out});
+    return out;
+  }
+};
+
+Strategy lower_to_c() {
+  return util::whole_term("lowerToC", [](const Expr& e, const Env&) -> Result {
+    Lowerer l;
+    return l.lower(util::beta_normalize_sharing(e), Pos::Write);
+  });
+}
+
+}  // namespace
+
+void register_lowering(Registry& r) {
+  const std::string L = "lowering";
+  const std::string M = "memory";
+  using P = ParamKind;
+  r.add(simple("mapSeq", "map(f) -> mapSeq(f): a sequential loop", L, lower_map("mapSeq")));
+  r.add(simple("mapSeqUnroll", "map(f) -> mapSeqUnroll(f): a fully unrolled sequential loop", L,
+               lower_map("mapSeqUnroll")));
+  r.add(simple("mapPar", "map(f) -> mapPar(f): an OpenMP parallel loop", L, lower_map("mapPar")));
+  r.add(entry("mapGlobal", {P::Nat}, "map(f) -> mapGlobal(d)(f): global threads in dimension d", L,
+              [](const std::vector<Arg>& a) { return lower_map_dim("mapGlobal", arg_nat(a, 0)); }));
+  r.add(entry(
+      "mapWorkGroup", {P::Nat}, "map(f) -> mapWorkGroup(d)(f): work groups in dimension d", L,
+      [](const std::vector<Arg>& a) { return lower_map_dim("mapWorkGroup", arg_nat(a, 0)); }));
+  r.add(entry("mapLocal", {P::Nat},
+              "map(f) -> mapLocal(d)(f): local threads of a work group in dimension d", L,
+              [](const std::vector<Arg>& a) { return lower_map_dim("mapLocal", arg_nat(a, 0)); }));
+  r.add(simple("reduceSeq", "reduce -> reduceSeq: a sequential reduction (bare or applied)", L,
+               replace_head(
+                   "reduceSeq", {"reduce"}, 3, [] { return util::prim("reduceSeq"); },
+                   "a reduce (bare or applied)")));
+  r.add(simple("reduceSeqUnroll",
+               "reduce or reduceSeq -> reduceSeqUnroll: a fully unrolled sequential reduction", L,
+               replace_head(
+                   "reduceSeqUnroll", {"reduce", "reduceSeq"}, 3,
+                   [] { return util::prim("reduceSeqUnroll"); }, "a reduce or reduceSeq")));
+  r.add(simple("reducePar",
+               "reduce(op)(init) -> reducePar(op)(init); needs op in add, mul, fmin, fmax (assumed "
+               "associative, also on floats) with init its neutral element 0, 1, +inf, -inf",
+               L, reduce_par()));
+  r.add(simple("unroll", "mapSeq -> mapSeqUnroll, reduceSeq -> reduceSeqUnroll (bare or applied)",
+               L, unroll()));
+  r.add(simple("parallel",
+               "map(f) -> mapPar(f) when f computes (arithmetic, a reduction, a foreign function "
+               "or a copy); use as parallel @ outermost(isApplied(isMap))",
+               L, parallel()));
+  r.add(simple("toMemAfter", "x -> toMem(x): store the data x in memory", M, to_mem_after()));
+  r.add(entry("storeInMemory", {P::Strategy, P::Strategy},
+              "storeInMemory(p, s): the first subterm t satisfying p (not depending on variables "
+              "bound in the term) -> let(toMem(s(t)))(fun(m => ...m...)) inside the leading "
+              "lambdas; every occurrence of t is replaced",
+              M, [](const std::vector<Arg>& a) {
+                return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1));
+              }));
+  r.add(simple("circularBuffer",
+               "slide(sz)(1)(map(f)(x)) -> circularBuffer(sz)(sz)(f)(x); slide(sz)(1)(x) -> "
+               "circularBuffer(sz)(sz)(fun(y => y))(x)",
+               M, sliding_buffer("circularBuffer")));
+  r.add(simple("rotateValues",
+               "slide(sz)(1)(map(f)(x)) -> rotateValues(sz)(f)(x) when f : t -> t; "
+               "slide(sz)(1)(x) -> rotateValues(sz)(fun(y => y))(x)",
+               M, sliding_buffer("rotateValues")));
+  r.add(simple("lowerToC",
+               "the default lowering: maps that compute -> mapSeq, reduce -> reduceSeq, redexes "
+               "removed, toMem around computed arrays that another primitive reads",
+               L, lower_to_c()));
+}
 
 }  // namespace risec::elevate

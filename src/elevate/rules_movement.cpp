@@ -1,8 +1,177 @@
-// Placeholder: this family's entries are being written.
+// Movement rules (family "movement"): exchange a map (or a nest of two maps) with a
+// data-layout primitive (transpose, split, slide, join, drop, take), or move a
+// slide across a transpose. Names and directions are those of the RISE & Shine
+// compiler (rise/elevate/rules/movement.scala), whose notation is used below:
+// `x >> y` is x then y, `*f` is map(f), `**f` is map(map(f)), T transpose, S
+// slide or split, J join. Every rule matches the composition applied to data, as
+// it appears in DFNF (a map's function may be written map(g) or fun(a => map(g)(a)));
+// the maps built are in DFNF (their functions are lambdas).
 #include "elevate/library.h"
+#include "elevate/rule_util.h"
 
 namespace risec::elevate {
 
-void register_movement(Registry&) {}
+using util::call;
+using util::fun;
+using util::mk_map;
+using util::mk_map_fn;
+using util::PrimCall;
+
+namespace {
+
+LibraryEntry entry(const std::string& name, const std::string& description, Strategy s) {
+  LibraryEntry e;
+  e.name = name;
+  e.description = description;
+  e.cls = EntryClass::Rule;
+  e.family = "movement";
+  e.make = [s](const std::vector<Arg>&) { return s; };
+  return e;
+}
+
+// slide(sz)(sp)(y) or split(n)(y)
+std::optional<PrimCall> match_split_or_slide(const Expr& e) {
+  if (auto c = util::match_prim(e, "slide", 1)) return c;
+  return util::match_prim(e, "split", 1);
+}
+
+// A call of S with a new argument.
+Expr with_arg(const PrimCall& c, const Expr& x) {
+  return call(c.name(), c.deps, {x});
+}
+
+Expr transpose_fn() {
+  return fun("a", [](const Expr& a) { return call("transpose", {a}); });
+}
+
+// A movement rule: `match` returns the rewritten term or nullopt.
+Strategy movement(const std::string& name, const std::string& form,
+                  std::function<std::optional<Expr>(const Expr&)> match) {
+  return rule(name, [name, form, match](const Expr& e, const Context&) -> Result {
+    if (auto r = match(e)) return *r;
+    return fail_at(name, e, "expected " + form);
+  });
+}
+
+}  // namespace
+
+void register_movement(Registry& r) {
+  // **f >> T -> T >> **f
+  r.add(entry("mapMapFBeforeTranspose",
+              "transpose(map(map(f))(y)) -> map(map(f))(transpose(y))  (**f >> T -> T >> **f)",
+              movement("mapMapFBeforeTranspose", "transpose(map(map(f))(y))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto t = util::match_prim(e, "transpose", 1);
+                         auto m = t ? util::match_map(t->args[0]) : std::nullopt;
+                         auto g = m ? util::match_map_fn(m->first) : std::nullopt;
+                         if (!g) return std::nullopt;
+                         return mk_map(mk_map_fn(*g), call("transpose", {m->second}));
+                       })));
+  // T >> **f -> **f >> T
+  r.add(entry("transposeBeforeMapMapF",
+              "map(map(f))(transpose(y)) -> transpose(map(map(f))(y))  (T >> **f -> **f >> T)",
+              movement("transposeBeforeMapMapF", "map(map(f))(transpose(y))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto m = util::match_map(e);
+                         auto g = m ? util::match_map_fn(m->first) : std::nullopt;
+                         auto t = g ? util::match_prim(m->second, "transpose", 1) : std::nullopt;
+                         if (!t) return std::nullopt;
+                         return call("transpose", {mk_map(mk_map_fn(*g), t->args[0])});
+                       })));
+  // S >> **f -> *f >> S
+  r.add(entry(
+      "slideBeforeMapMapF",
+      "map(map(f))(S(y)) -> S(map(f)(y)) for S = slide(sz)(sp) or split(n)  "
+      "(S >> **f -> *f >> S)",
+      movement("slideBeforeMapMapF", "map(map(f))(slide(sz)(sp)(y)) or map(map(f))(split(n)(y))",
+               [](const Expr& e) -> std::optional<Expr> {
+                 auto m = util::match_map(e);
+                 auto g = m ? util::match_map_fn(m->first) : std::nullopt;
+                 auto s = g ? match_split_or_slide(m->second) : std::nullopt;
+                 if (!s) return std::nullopt;
+                 return with_arg(*s, mk_map(*g, s->args[0]));
+               })));
+  // *f >> S -> S >> **f (slide)
+  r.add(entry("slideBeforeMap",
+              "slide(sz)(sp)(map(f)(y)) -> map(map(f))(slide(sz)(sp)(y))  (*f >> S -> S >> **f)",
+              movement("slideBeforeMap", "slide(sz)(sp)(map(f)(y))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto s = util::match_prim(e, "slide", 1);
+                         auto m = s ? util::match_map(s->args[0]) : std::nullopt;
+                         if (!m) return std::nullopt;
+                         return mk_map(mk_map_fn(m->first), with_arg(*s, m->second));
+                       })));
+  // *f >> S -> S >> **f (split)
+  r.add(entry(
+      "splitBeforeMap", "split(n)(map(f)(y)) -> map(map(f))(split(n)(y))  (*f >> S -> S >> **f)",
+      movement("splitBeforeMap", "split(n)(map(f)(y))", [](const Expr& e) -> std::optional<Expr> {
+        auto s = util::match_prim(e, "split", 1);
+        auto m = s ? util::match_map(s->args[0]) : std::nullopt;
+        if (!m) return std::nullopt;
+        return mk_map(mk_map_fn(m->first), with_arg(*s, m->second));
+      })));
+  // J >> *f -> **f >> J
+  r.add(
+      entry("joinBeforeMapF", "map(f)(join(y)) -> join(map(map(f))(y))  (J >> *f -> **f >> J)",
+            movement("joinBeforeMapF", "map(f)(join(y))", [](const Expr& e) -> std::optional<Expr> {
+              auto m = util::match_map(e);
+              auto j = m ? util::match_prim(m->second, "join", 1) : std::nullopt;
+              if (!j) return std::nullopt;
+              return call("join", {mk_map(mk_map_fn(m->first), j->args[0])});
+            })));
+  // **f >> J -> J >> *f
+  r.add(entry("mapMapFBeforeJoin", "join(map(map(f))(y)) -> map(f)(join(y))  (**f >> J -> J >> *f)",
+              movement("mapMapFBeforeJoin", "join(map(map(f))(y))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto j = util::match_prim(e, "join", 1);
+                         auto m = j ? util::match_map(j->args[0]) : std::nullopt;
+                         auto g = m ? util::match_map_fn(m->first) : std::nullopt;
+                         if (!g) return std::nullopt;
+                         return mk_map(*g, call("join", {m->second}));
+                       })));
+  // *f >> drop n -> drop n >> *f ; *f >> take n -> take n >> *f
+  for (const char* prim : {"drop", "take"}) {
+    std::string p = prim;
+    std::string name = p + "BeforeMap";
+    r.add(entry(
+        name,
+        p + "(n)(map(f)(y)) -> map(f)(" + p + "(n)(y))  (*f >> " + p + " n -> " + p + " n >> *f)",
+        movement(name, p + "(n)(map(f)(y))", [p](const Expr& e) -> std::optional<Expr> {
+          auto d = util::match_prim(e, p, 1);
+          auto m = d ? util::match_map(d->args[0]) : std::nullopt;
+          if (!m) return std::nullopt;
+          return mk_map(m->first, with_arg(*d, m->second));
+        })));
+  }
+  // T >> S -> *S >> T >> *T
+  r.add(entry(
+      "transposeBeforeSlide",
+      "S(transpose(y)) -> map(transpose)(transpose(map(S)(y))) for S = slide(sz)(sp) or "
+      "split(n)  (T >> S -> *S >> T >> *T)",
+      movement("transposeBeforeSlide", "slide(sz)(sp)(transpose(y)) or split(n)(transpose(y))",
+               [](const Expr& e) -> std::optional<Expr> {
+                 auto s = match_split_or_slide(e);
+                 auto t = s ? util::match_prim(s->args[0], "transpose", 1) : std::nullopt;
+                 if (!t) return std::nullopt;
+                 PrimCall sc = *s;
+                 Expr mapped_s = fun("a", [&](const Expr& a) { return with_arg(sc, a); });
+                 return mk_map(transpose_fn(), call("transpose", {mk_map(mapped_s, t->args[0])}));
+               })));
+  // *S >> T -> T >> S >> *T
+  r.add(entry("mapSlideBeforeTranspose",
+              "transpose(map(S)(y)) -> map(transpose)(S(transpose(y))) for S = slide(sz)(sp) or "
+              "split(n)  (*S >> T -> T >> S >> *T)",
+              movement("mapSlideBeforeTranspose",
+                       "transpose(map(slide(sz)(sp))(y)) or transpose(map(split(n))(y))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto t = util::match_prim(e, "transpose", 1);
+                         auto m = t ? util::match_map(t->args[0]) : std::nullopt;
+                         auto s = m ? util::match_unary_fn(m->first) : std::nullopt;
+                         if (!s || (s->name() != "slide" && s->name() != "split"))
+                           return std::nullopt;
+                         return mk_map(transpose_fn(),
+                                       with_arg(*s, call("transpose", {m->second})));
+                       })));
+}
 
 }  // namespace risec::elevate

@@ -1,8 +1,215 @@
-// Placeholder: this family's entries are being written.
+// Vectorisation (family "vector"): vectorize(n) turns a map over scalars into a map
+// over SIMD vectors of n lanes,
+//
+//   map(f)(x)  ->  asScalar(map(f')(asVector(n)(x)))
+//
+// where f' is f lifted to vec[t, n]: scalar primitives and built-in math apply
+// lane-wise (the interpreter and code generation support them on vectors), and every
+// scalar subterm that does not depend on the lanes (a literal, a variable from
+// outside, A[i][k] in a matrix product) is computed once and broadcast with
+// vectorFromScalar. Arrays of pairs of scalars (zips) are vectorised component-wise:
+// zip(a)(b) becomes zip(asVector(n)(a))(asVector(n)(b)), other arrays of pairs go
+// through unzip. The rule matches map(f) applied to data (reached by
+// innermost(isFullyApplied(isMap))) or not (outermost(isApplied(isMap))); it fails
+// with the reason when the elements or the result are not scalars, when f cannot be
+// lifted (it indexes arrays, reduces, compares, casts or calls a foreign function on
+// the lanes) or when n does not divide the length. Lane order and values are
+// unchanged, so the rewrite preserves the semantics exactly.
+#include <set>
+
 #include "elevate/library.h"
+#include "elevate/rule_util.h"
+#include "rise/primitives.h"
+#include "rise/printer.h"
 
 namespace risec::elevate {
 
-void register_vector(Registry&) {}
+using rise::ExprKind;
+using rise::Nat;
+using rise::TypeKind;
+using util::call;
+
+namespace {
+
+bool lane_scalar(const Type& t) {
+  return t && t->kind == TypeKind::Scalar && t->scalar != rise::ScalarKind::Bool;
+}
+
+// A scalar or a (nested) pair of scalars.
+bool scalar_tree(const Type& t) {
+  if (lane_scalar(t)) return true;
+  return t && t->kind == TypeKind::Pair && scalar_tree(t->a) && scalar_tree(t->b);
+}
+
+bool lane_wise_prim(const std::string& n) {
+  return n == "neg" || n == "add" || n == "sub" || n == "mul" || n == "div" || n == "mod" ||
+         n == "id" || rise::is_builtin_math(n);
+}
+
+// f lifted from scalars to vectors of lanes.
+class Lifter {
+ public:
+  std::string why;
+
+  Expr lift_fn(const Expr& f) {
+    if (f->kind == ExprKind::Lambda) {
+      lanes_.insert(f->name);
+      Expr b = lift(f->fn);
+      return b ? rise::lambda(f->name, b) : nullptr;
+    }
+    std::string x = rise::fresh_name("x");
+    lanes_.insert(x);
+    Expr b = lift(rise::app(f, rise::ident(x)));
+    return b ? rise::lambda(x, b) : nullptr;
+  }
+
+ private:
+  std::set<std::string> lanes_;
+
+  bool uses_lanes(const Expr& e) const {
+    for (const std::string& v : rise::free_vars(e))
+      if (lanes_.count(v)) return true;
+    return false;
+  }
+
+  Expr fail(const std::string& reason) {
+    if (why.empty()) why = reason;
+    return nullptr;
+  }
+
+  Expr lift(const Expr& e) {
+    if (!uses_lanes(e)) {
+      // computed once and broadcast to every lane
+      if (e->type && lane_scalar(e->type)) return call("vectorFromScalar", {e});
+      return e;
+    }
+    switch (e->kind) {
+      case ExprKind::Ident: return e;
+      case ExprKind::Lambda: {
+        lanes_.insert(e->name);
+        Expr b = lift(e->fn);
+        return b ? rise::lambda(e->name, b) : nullptr;
+      }
+      case ExprKind::App: break;
+      default: return fail("it contains an expression that cannot be vectorised");
+    }
+    rise::Spine sp = rise::spine(e);
+    const Expr& h = sp.head;
+    if (h->kind == ExprKind::Lambda) {
+      // a beta-redex: the lambda's parameter becomes a vector
+      Expr f = lift(h);
+      if (!f) return nullptr;
+      Expr out = f;
+      for (const auto& a : sp.args) {
+        if (a.dep) return fail("it applies a function to a type-level argument");
+        Expr la = lift(a.value);
+        if (!la) return nullptr;
+        out = rise::app(out, la);
+      }
+      return out;
+    }
+    if (h->kind == ExprKind::Foreign)
+      return fail("it calls the foreign function '" + h->name + "' on the lanes");
+    if (h->kind != ExprKind::Primitive)
+      return fail("it applies a function variable ('" + rise::print_expr(h) + "') to the lanes");
+    const std::string& n = h->name;
+    bool ok = lane_wise_prim(n) || n == "fst" || n == "snd" || n == "makePair" || n == "let" ||
+              n == "select";
+    if (!ok) {
+      if (n == "reduce" || n == "reduceSeq" || n == "reduceSeqUnroll" || n == "reducePar")
+        return fail("it uses a reduction");
+      if (n == "idx" || n == "generate" || n == "take" || n == "drop")
+        return fail("it indexes arrays with the lanes");
+      if (n == "gt" || n == "lt" || n == "equal" || n == "not")
+        return fail("it compares values (comparisons are not lane-wise)");
+      if (n == "cast") return fail("it casts values (casts are not vectorised)");
+      return fail("it uses '" + n + "', which does not apply lane-wise");
+    }
+    Expr out = h;
+    for (size_t i = 0; i < sp.args.size(); ++i) {
+      const auto& a = sp.args[i];
+      if (a.dep) {
+        out = rise::dep_app(out, a.type_arg);
+        continue;
+      }
+      if (n == "select" && i == 0) {
+        if (uses_lanes(a.value)) return fail("it selects with a condition that depends on the lanes");
+        out = rise::app(out, a.value);
+        continue;
+      }
+      Expr la = lift(a.value);
+      if (!la) return nullptr;
+      out = rise::app(out, la);
+    }
+    return out;
+  }
+};
+
+// The array x of elements `elem` (scalars or pairs) as an array of vectors (of pairs
+// of vectors).
+Expr vec_data(const Expr& x, const Type& elem, int64_t n) {
+  if (lane_scalar(elem)) return call("asVector", {Nat(n)}, {x});
+  if (auto z = util::match_prim(x, "zip", 2))
+    return call("zip", {vec_data(z->args[0], elem->a, n), vec_data(z->args[1], elem->b, n)});
+  auto split = [&](const Expr& v) {
+    Expr u = call("unzip", {v});
+    return call("zip", {vec_data(call("fst", {u}), elem->a, n),
+                        vec_data(call("snd", {u}), elem->b, n)});
+  };
+  if (!util::computes(x)) return split(x);
+  return rise::app(util::fun("v", split), x);
+}
+
+Strategy vectorize_rule(int64_t n) {
+  std::string name = "vectorize(" + std::to_string(n) + ")";
+  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || c->name() != "map" || !c->deps.empty() || c->args.empty() || c->args.size() > 2)
+      return fail_at(name, e, "expected map(f), applied to data or not");
+    if (n <= 0) return fail_at(name, e, "the vector width must be positive");
+    bool applied = c->args.size() == 2;
+    Type in = applied ? c->args[1]->type : util::fun_param(e->type);
+    Type out = applied ? e->type : (e->type && e->type->kind == TypeKind::Fun ? e->type->b : nullptr);
+    auto len = util::array_size(in);
+    Type elem = util::array_elem(in);
+    Type res = util::array_elem(out);
+    if (!len || !elem || !res) return fail_at(name, e, "the type of the map is unknown");
+    if (elem->kind == TypeKind::Vector) return fail_at(name, e, "the map is over vectors already");
+    if (!scalar_tree(elem))
+      return fail_at(name, e,
+                     "the mapped array's elements are " + rise::print(elem) +
+                         ", not scalars (or pairs of scalars)");
+    if (!lane_scalar(res))
+      return fail_at(name, e, "the function's result is " + rise::print(res) + ", not a scalar");
+    if (!arith::provably_divides(Nat(n), *len))
+      return fail_at(name, e,
+                     "the length " + len->to_string() + " of the mapped array is not divisible by " +
+                         std::to_string(n));
+    Lifter lifter;
+    Expr fv = lifter.lift_fn(c->args[0]);
+    if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
+    auto build = [&](const Expr& x) {
+      return call("asScalar", {call("map", {fv, vec_data(x, elem, n)})});
+    };
+    if (applied) return build(c->args[1]);
+    return util::fun("x", build);
+  });
+}
+
+}  // namespace
+
+void register_vector(Registry& r) {
+  LibraryEntry e;
+  e.name = "vectorize";
+  e.params = {ParamKind::Nat};
+  e.description =
+      "map(f) over scalars (or zips of scalars) -> asVector(n) >> map(f on vec[t, n]) >> "
+      "asScalar: lane-wise primitives and math, lane-independent scalars broadcast with "
+      "vectorFromScalar; n must divide the length (no alignment assumed)";
+  e.cls = EntryClass::Rule;
+  e.family = "vector";
+  e.make = [](const std::vector<Arg>& a) { return vectorize_rule(arg_nat(a, 0)); };
+  r.add(std::move(e));
+}
 
 }  // namespace risec::elevate

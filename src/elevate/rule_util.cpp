@@ -1,0 +1,584 @@
+// Helpers shared by the rule families and the normal forms (see rule_util.h).
+#include "elevate/rule_util.h"
+
+#include <algorithm>
+#include <set>
+
+#include "rise/primitives.h"
+
+namespace risec::elevate::util {
+
+using rise::ExprKind;
+using rise::ExprNode;
+using rise::Kind;
+using rise::TypeKind;
+
+namespace {
+
+Expr copy_with(const Expr& e, Expr fn, Expr arg = nullptr) {
+  auto n = std::make_shared<ExprNode>(*e);
+  n->fn = std::move(fn);
+  if (e->kind == ExprKind::App) n->arg = std::move(arg);
+  return n;
+}
+
+bool is_ident(const Expr& e, const std::string& x) {
+  return e->kind == ExprKind::Ident && e->name == x;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- matching
+
+std::optional<Nat> PrimCall::dep_nat(size_t i) const {
+  if (i >= deps.size()) return std::nullopt;
+  if (auto n = std::get_if<Nat>(&deps[i])) return *n;
+  return std::nullopt;
+}
+
+std::optional<PrimCall> as_prim_call(const Expr& e) {
+  if (!e) return std::nullopt;
+  rise::Spine sp = rise::spine(e);
+  if (sp.head->kind != ExprKind::Primitive) return std::nullopt;
+  PrimCall c;
+  c.head = sp.head;
+  for (const auto& a : sp.args) {
+    if (a.dep) {
+      if (!c.args.empty()) return std::nullopt;  // dependent arguments come first
+      c.deps.push_back(a.type_arg);
+    } else {
+      c.args.push_back(a.value);
+    }
+  }
+  return c;
+}
+
+std::optional<PrimCall> match_prim(const Expr& e, const std::string& name, size_t nargs) {
+  auto c = as_prim_call(e);
+  if (!c || c->name() != name || c->args.size() != nargs) return std::nullopt;
+  if (c->head->prim && static_cast<int>(c->deps.size()) != c->head->prim->dep_arity)
+    return std::nullopt;
+  return c;
+}
+
+std::optional<std::pair<Expr, Expr>> match_map(const Expr& e) {
+  auto c = match_prim(e, "map", 2);
+  if (!c) return std::nullopt;
+  return std::make_pair(c->args[0], c->args[1]);
+}
+
+std::optional<Expr> match_map_fn(const Expr& f) {
+  if (auto c = match_prim(eta_reduced(f), "map", 1)) return c->args[0];
+  return std::nullopt;
+}
+
+std::optional<PrimCall> match_unary_fn(const Expr& f) {
+  auto c = as_prim_call(eta_reduced(f));
+  if (!c || !c->head->prim || c->name() == "makeArray") return std::nullopt;
+  const rise::PrimitiveInfo& p = *c->head->prim;
+  if (static_cast<int>(c->deps.size()) != p.dep_arity) return std::nullopt;
+  if (static_cast<int>(c->args.size()) + 1 != p.arity) return std::nullopt;
+  return c;
+}
+
+std::optional<double> literal_value(const Expr& e) {
+  if (e->kind == ExprKind::Literal) {
+    const rise::Literal& l = e->lit;
+    if (l.kind == rise::LitKind::Int) return static_cast<double>(l.i);
+    if (l.kind == rise::LitKind::Scalar)
+      return rise::is_float(l.scalar) ? l.f : static_cast<double>(l.i);
+    return std::nullopt;
+  }
+  if (auto c = match_prim(e, "cast", 1)) return literal_value(c->args[0]);
+  return std::nullopt;
+}
+
+std::optional<BinaryOp> match_binary_op(const Expr& op) {
+  Expr g = eta_reduced(op);
+  if (g->kind == ExprKind::Primitive) return BinaryOp{g->name, false};
+  if (op->kind != ExprKind::Lambda || op->fn->kind != ExprKind::Lambda) return std::nullopt;
+  const std::string& a = op->name;
+  const std::string& b = op->fn->name;
+  if (a == b) return std::nullopt;
+  const Expr& body = op->fn->fn;
+  if (body->kind != ExprKind::App || body->fn->kind != ExprKind::App) return std::nullopt;
+  const Expr& head = body->fn->fn;
+  if (head->kind != ExprKind::Primitive) return std::nullopt;
+  const Expr& x = body->fn->arg;
+  const Expr& y = body->arg;
+  if (is_ident(x, a) && is_ident(y, b)) return BinaryOp{head->name, false};
+  if (is_ident(x, b) && is_ident(y, a)) return BinaryOp{head->name, true};
+  return std::nullopt;
+}
+
+bool is_identity_fn(const Expr& f) {
+  return f->kind == ExprKind::Lambda && is_ident(f->fn, f->name);
+}
+
+// ---------------------------------------------------------------- building
+
+Expr prim(const std::string& name) {
+  return rise::primitive(name);
+}
+
+Expr call(const std::string& name, const std::vector<Expr>& args) {
+  return rise::apps(prim(name), args);
+}
+
+Expr call(const std::string& name, const std::vector<TypeArg>& deps,
+          const std::vector<Expr>& args) {
+  Expr e = prim(name);
+  for (const TypeArg& d : deps) e = rise::dep_app(e, d);
+  return rise::apps(e, args);
+}
+
+Expr rebuild_call(const PrimCall& c, const Expr& new_head) {
+  Expr e = new_head;
+  for (const TypeArg& d : c.deps) e = rise::dep_app(e, d);
+  return rise::apps(e, c.args);
+}
+
+Expr fun(const std::string& base, const std::function<Expr(const Expr&)>& body) {
+  std::string x = rise::fresh_name(base);
+  return rise::lambda(x, body(rise::ident(x)));
+}
+
+Expr fun2(const std::string& a, const std::string& b,
+          const std::function<Expr(const Expr&, const Expr&)>& body) {
+  std::string x = rise::fresh_name(a);
+  std::string y = rise::fresh_name(b);
+  return rise::lambda(x, rise::lambda(y, body(rise::ident(x), rise::ident(y))));
+}
+
+namespace {
+
+// x occurs at most once in e and not under a lambda (so substituting an expression
+// for x neither duplicates nor repeats its evaluation).
+bool occurs_linearly(const std::string& x, const Expr& e) {
+  std::function<int(const Expr&, bool)> go = [&](const Expr& t, bool under) -> int {
+    switch (t->kind) {
+      case ExprKind::Ident:
+        return t->name == x ? (under ? 2 : 1) : 0;
+      case ExprKind::Lambda:
+        return t->name == x ? 0 : go(t->fn, true);
+      case ExprKind::App:
+        return go(t->fn, under) + go(t->arg, under);
+      case ExprKind::DepLambda:
+      case ExprKind::DepApp:
+      case ExprKind::Annotation:
+        return go(t->fn, under);
+      default:
+        return 0;
+    }
+  };
+  return go(e, false) <= 1;
+}
+
+bool is_trivial(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::Ident:
+    case ExprKind::Literal:
+    case ExprKind::Primitive:
+      return true;
+    case ExprKind::App: {
+      // projections of a variable: fst(p), snd(fst(p)), ...
+      auto c = as_prim_call(e);
+      if (!c || (c->name() != "fst" && c->name() != "snd") || c->args.size() != 1) return false;
+      return c->args[0]->kind == ExprKind::Ident || is_trivial(c->args[0]);
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Expr apply_fn(const Expr& f, const Expr& arg) {
+  if (f->kind == ExprKind::Lambda && (is_trivial(arg) || occurs_linearly(f->name, f->fn)))
+    return substitute(f->fn, f->name, arg);
+  return rise::app(f, arg);
+}
+
+Expr as_lambda(const Expr& f) {
+  if (f->kind == ExprKind::Lambda) return f;
+  return fun("x", [&](const Expr& x) { return rise::app(f, x); });
+}
+
+Expr eta_reduced(const Expr& f) {
+  Expr g = f;
+  while (auto r = eta_step(g)) g = *r;
+  return g;
+}
+
+Expr mk_map(const Expr& f, const Expr& x) {
+  return call("map", {as_lambda(f), x});
+}
+
+Expr mk_map_fn(const Expr& f) {
+  return fun("a", [&](const Expr& a) { return mk_map(f, a); });
+}
+
+// ---------------------------------------------------------------- variables
+
+bool occurs_free(const std::string& x, const Expr& e) {
+  return count_free(x, e) > 0;
+}
+
+int count_free(const std::string& x, const Expr& e) {
+  if (!e) return 0;
+  switch (e->kind) {
+    case ExprKind::Ident:
+      return e->name == x ? 1 : 0;
+    case ExprKind::Lambda:
+      return e->name == x ? 0 : count_free(x, e->fn);
+    case ExprKind::App:
+      return count_free(x, e->fn) + count_free(x, e->arg);
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation:
+      return count_free(x, e->fn);
+    default:
+      return 0;
+  }
+}
+
+namespace {
+
+Expr subst_rec(const Expr& e, const std::string& x, const Expr& v,
+               const std::set<std::string>& fv) {
+  switch (e->kind) {
+    case ExprKind::Ident:
+      return e->name == x ? v : e;
+    case ExprKind::Lambda: {
+      if (e->name == x) return e;
+      if (fv.count(e->name)) {
+        if (!occurs_free(x, e->fn)) return e;
+        // Rename the binder so that it does not capture a free variable of v.
+        std::string y = rise::fresh_name(e->name);
+        Expr renamed = subst_rec(e->fn, e->name, rise::ident(y), {y});
+        auto n = std::make_shared<ExprNode>(*e);
+        n->name = y;
+        n->fn = subst_rec(renamed, x, v, fv);
+        return n;
+      }
+      Expr b = subst_rec(e->fn, x, v, fv);
+      return b == e->fn ? e : copy_with(e, b);
+    }
+    case ExprKind::App: {
+      Expr f = subst_rec(e->fn, x, v, fv);
+      Expr a = subst_rec(e->arg, x, v, fv);
+      return f == e->fn && a == e->arg ? e : copy_with(e, f, a);
+    }
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation: {
+      Expr f = subst_rec(e->fn, x, v, fv);
+      return f == e->fn ? e : copy_with(e, f);
+    }
+    default:
+      return e;
+  }
+}
+
+// Names of the type-level variables occurring in the values of a substitution.
+std::set<std::string> subst_value_names(const rise::TypeSubst& s) {
+  std::set<std::string> out;
+  auto type_names = [&](const Type& t) {
+    for (const auto& [name, v] : rise::free_nat_vars(t)) out.insert(name);
+    std::function<void(const Type&)> data = [&](const Type& x) {
+      if (!x) return;
+      if (x->kind == TypeKind::Var) out.insert(x->name);
+      data(x->a);
+      data(x->b);
+    };
+    data(t);
+  };
+  for (const auto& [k, n] : s.nats)
+    for (const auto& [name, v] : arith::free_vars(n)) out.insert(name);
+  for (const auto& [k, t] : s.datas) type_names(t);
+  for (const auto& [k, a] : s.addrs)
+    if (!a.space) out.insert(a.var);
+  return out;
+}
+
+void bind_dep(rise::TypeSubst& s, Kind k, const std::string& name, const TypeArg& value) {
+  switch (k) {
+    case Kind::Nat:
+      s.nats[name] = std::get<Nat>(value);
+      break;
+    case Kind::Data:
+      s.datas.emplace_back(name, std::get<Type>(value));
+      break;
+    case Kind::Addr:
+      s.addrs.emplace_back(name, std::get<rise::Addr>(value));
+      break;
+    case Kind::Nat2Nat:
+      s.nat2nats.emplace_back(name, std::get<rise::NatFun>(value));
+      break;
+  }
+}
+
+void unbind_dep(rise::TypeSubst& s, const std::string& name) {
+  s.nats.erase(name);
+  std::erase_if(s.datas, [&](const auto& p) { return p.first == name; });
+  std::erase_if(s.addrs, [&](const auto& p) { return p.first == name; });
+  std::erase_if(s.nat2nats, [&](const auto& p) { return p.first == name; });
+}
+
+TypeArg fresh_dep_var(Kind k, const std::string& name) {
+  switch (k) {
+    case Kind::Nat:
+      return Nat::size_var(name);
+    case Kind::Data:
+      return rise::data_var(name);
+    case Kind::Addr:
+      return rise::Addr{std::nullopt, name};
+    case Kind::Nat2Nat:
+      return rise::NatFun{"x", Nat::var(name)};
+  }
+  return Nat::size_var(name);
+}
+
+Expr subst_types_rec(const Expr& e, const rise::TypeSubst& s, const std::set<std::string>& names) {
+  if (s.empty()) return e;
+  auto n = std::make_shared<ExprNode>(*e);
+  if (e->type) n->type = rise::substitute(e->type, s);
+  if (e->annot) n->annot = rise::substitute(e->annot, s);
+  switch (e->kind) {
+    case ExprKind::Lambda:
+    case ExprKind::Annotation:
+      n->fn = subst_types_rec(e->fn, s, names);
+      break;
+    case ExprKind::App:
+      n->fn = subst_types_rec(e->fn, s, names);
+      n->arg = subst_types_rec(e->arg, s, names);
+      break;
+    case ExprKind::DepApp:
+      n->fn = subst_types_rec(e->fn, s, names);
+      n->type_arg = rise::substitute(e->type_arg, s);
+      break;
+    case ExprKind::DepLambda: {
+      rise::TypeSubst inner = s;
+      unbind_dep(inner, e->name);  // the binder shadows
+      Expr body = e->fn;
+      if (names.count(e->name)) {
+        // Rename the binder so that it does not capture a substituted variable.
+        std::string b = rise::fresh_name(e->name);
+        rise::TypeSubst ren;
+        bind_dep(ren, e->binder_kind, e->name, fresh_dep_var(e->binder_kind, b));
+        body = subst_types_rec(body, ren, {});
+        n->name = b;
+      }
+      n->fn = subst_types_rec(body, inner, names);
+      break;
+    }
+    case ExprKind::Literal:
+      if (e->lit.kind == rise::LitKind::Index || e->lit.kind == rise::LitKind::NatVal) {
+        n->lit.nat = arith::substitute(e->lit.nat, s.nats);
+        n->lit.size = arith::substitute(e->lit.size, s.nats);
+      }
+      break;
+    default:
+      break;
+  }
+  return n;
+}
+
+}  // namespace
+
+Expr substitute(const Expr& e, const std::string& x, const Expr& v) {
+  std::set<std::string> fv;
+  for (const std::string& n : rise::free_vars(v)) fv.insert(n);
+  return subst_rec(e, x, v, fv);
+}
+
+Expr substitute_types(const Expr& e, const rise::TypeSubst& s) {
+  return subst_types_rec(e, s, subst_value_names(s));
+}
+
+std::optional<Expr> beta_step(const Expr& e) {
+  if (e->kind == ExprKind::App && e->fn->kind == ExprKind::Lambda)
+    return substitute(e->fn->fn, e->fn->name, e->arg);
+  if (e->kind == ExprKind::DepApp && e->fn->kind == ExprKind::DepLambda) {
+    const Expr& f = e->fn;
+    rise::TypeSubst s;
+    bool fits = false;
+    switch (f->binder_kind) {
+      case Kind::Nat:
+        fits = std::holds_alternative<Nat>(e->type_arg);
+        break;
+      case Kind::Data:
+        fits = std::holds_alternative<Type>(e->type_arg);
+        break;
+      case Kind::Addr:
+        fits = std::holds_alternative<rise::Addr>(e->type_arg);
+        break;
+      case Kind::Nat2Nat:
+        fits = std::holds_alternative<rise::NatFun>(e->type_arg);
+        break;
+    }
+    if (!fits) return std::nullopt;
+    bind_dep(s, f->binder_kind, f->name, e->type_arg);
+    return substitute_types(f->fn, s);
+  }
+  return std::nullopt;
+}
+
+std::optional<Expr> eta_step(const Expr& e) {
+  if (e->kind != ExprKind::Lambda) return std::nullopt;
+  const Expr& b = e->fn;
+  if (b->kind != ExprKind::App || !is_ident(b->arg, e->name)) return std::nullopt;
+  if (occurs_free(e->name, b->fn)) return std::nullopt;
+  return b->fn;
+}
+
+namespace {
+
+enum class BetaMode { BetaEta, Beta, Sharing };
+
+// A redex fun(x => b)(a) that is kept as let(a)(fun(x => b)): substituting would
+// duplicate the work of a, and both a and b are data (let binds data to data).
+bool shareable(const Expr& lam, const Expr& arg) {
+  if (is_trivial(arg) || occurs_linearly(lam->name, lam->fn)) return false;
+  return arg->type && rise::is_data(arg->type) && lam->fn->type && rise::is_data(lam->fn->type);
+}
+
+Expr normalize_rec(const Expr& e, BetaMode mode) {
+  switch (e->kind) {
+    case ExprKind::Lambda: {
+      Expr b = normalize_rec(e->fn, mode);
+      Expr lam = b == e->fn ? e : copy_with(e, b);
+      // Annotated lambdas (the program's declared parameters) keep their types.
+      if (mode == BetaMode::BetaEta && !e->annot)
+        if (auto r = eta_step(lam)) return *r;
+      return lam;
+    }
+    case ExprKind::DepLambda:
+    case ExprKind::Annotation: {
+      Expr b = normalize_rec(e->fn, mode);
+      return b == e->fn ? e : copy_with(e, b);
+    }
+    case ExprKind::App: {
+      Expr f = normalize_rec(e->fn, mode);
+      Expr a = normalize_rec(e->arg, mode);
+      if (f->kind == ExprKind::Lambda) {
+        if (mode == BetaMode::Sharing && shareable(f, a)) return call("let", {a, f});
+        return normalize_rec(substitute(f->fn, f->name, a), mode);
+      }
+      return f == e->fn && a == e->arg ? e : copy_with(e, f, a);
+    }
+    case ExprKind::DepApp: {
+      Expr f = normalize_rec(e->fn, mode);
+      Expr x = f == e->fn ? e : copy_with(e, f);
+      if (auto r = beta_step(x)) return normalize_rec(*r, mode);
+      return x;
+    }
+    default:
+      return e;
+  }
+}
+
+}  // namespace
+
+Expr beta_normalize_sharing(const Expr& e) {
+  return normalize_rec(e, BetaMode::Sharing);
+}
+
+Expr beta_eta_normalize(const Expr& e, bool eta) {
+  return normalize_rec(e, eta ? BetaMode::BetaEta : BetaMode::Beta);
+}
+
+// ---------------------------------------------------------------- types
+
+std::optional<Nat> array_size(const Type& t) {
+  if (t && t->kind == TypeKind::Array) return t->size;
+  return std::nullopt;
+}
+
+Type array_elem(const Type& t) {
+  if (t && t->kind == TypeKind::Array) return t->a;
+  return nullptr;
+}
+
+int array_rank(const Type& t) {
+  int r = 0;
+  for (Type x = t; x && x->kind == TypeKind::Array; x = x->a) ++r;
+  return r;
+}
+
+Type fun_param(const Type& t) {
+  if (t && t->kind == TypeKind::Fun) return t->a;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- classification
+
+bool is_view_prim(const std::string& name) {
+  const rise::PrimitiveInfo* p = rise::find_primitive(name);
+  if (name == "makeArray") return true;
+  if (!p) return false;
+  if (name == "mapFst" || name == "mapSnd") return false;
+  return p->cls == rise::PrimClass::Array || name == "asVector" || name == "asVectorAligned" ||
+         name == "asScalar";
+}
+
+bool is_map_like(const std::string& name) {
+  return name == "mapSeq" || name == "mapSeqUnroll" || name == "mapPar" || name == "mapGlobal" ||
+         name == "mapWorkGroup" || name == "mapLocal";
+}
+
+bool is_reduce_like(const std::string& name) {
+  return name == "reduce" || name == "reduceSeq" || name == "reduceSeqUnroll" ||
+         name == "reducePar" || name == "oclReduceSeq" || name == "oclReduceSeqUnroll";
+}
+
+bool computes(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::Primitive: {
+      if (!e->prim || e->name == "makeArray") return false;
+      const std::string& n = e->name;
+      return e->prim->cls == rise::PrimClass::Scalar || is_reduce_like(n) || is_map_like(n) ||
+             n == "scanSeq" || n == "iterate" || n == "oclIterate" || n == "circularBuffer" ||
+             n == "rotateValues";
+    }
+    case ExprKind::Foreign:
+      return true;
+    case ExprKind::App: {
+      // map(fun(x => x)): an explicit copy
+      if (auto c = as_prim_call(e); c && c->args.size() == 1 &&
+                                    (c->name() == "map" || is_map_like(c->name())) &&
+                                    is_identity_fn(c->args[0]))
+        return true;
+      return computes(e->fn) || computes(e->arg);
+    }
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation:
+      return computes(e->fn);
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------- strategies
+
+Strategy whole_term(const std::string& name,
+                    std::function<Result(const Expr&, const Env&)> transform) {
+  return Strategy(name, [name, transform](const Expr& e, const Env& env) -> Result {
+    Result r = transform(e, env);
+    if (!r.ok()) {
+      Failure f = r.failure();
+      if (f.rule.empty()) f.rule = name;
+      if (!f.subterm) f.subterm = e;
+      return f;
+    }
+    const Expr& out = r.expr();
+    if (out == e || rise::alpha_equal(out, e)) return e;
+    Result typed = retype(name, out, env.ctx, e->type, e);
+    if (typed.ok() && env.tracer && env.tracer->on_rule) env.tracer->on_rule(name, e, typed.expr());
+    return typed;
+  });
+}
+
+}  // namespace risec::elevate::util

@@ -1,0 +1,175 @@
+// Shared helpers for writing rewrite rules and normal forms: matching primitive
+// applications in typed terms, building new (untyped) terms with fresh binders,
+// capture-avoiding substitution (of values and of type-level arguments), beta/eta
+// normalisation and the classification of primitives into views and computations.
+//
+// Rules match typed terms and build untyped ones: the rule wrapper (strategy.h)
+// re-infers the result in context. Every builder here returns untyped nodes around
+// the (typed) subterms it is given.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "elevate/strategy.h"
+#include "rise/expr.h"
+#include "rise/type.h"
+
+namespace risec::elevate::util {
+
+using rise::Nat;
+using rise::TypeArg;
+
+// ---------------------------------------------------------------- matching
+
+// A primitive applied to arguments: `split(4)(x)` has head split, deps {4}, args {x}.
+struct PrimCall {
+  Expr head;                  // the Primitive node
+  std::vector<TypeArg> deps;  // explicit dependent arguments, in order
+  std::vector<Expr> args;     // value arguments, in order
+  const std::string& name() const { return head->name; }
+  // The i-th dependent argument as a Nat (nullopt when it is not a Nat).
+  std::optional<Nat> dep_nat(size_t i) const;
+};
+
+// `e` as a primitive application with any number of arguments (a bare primitive
+// has none); nullopt when the head of e's spine is not a primitive.
+std::optional<PrimCall> as_prim_call(const Expr& e);
+
+// `e` is the primitive `name` with all its explicit dependent arguments and exactly
+// `nargs` value arguments.
+std::optional<PrimCall> match_prim(const Expr& e, const std::string& name, size_t nargs);
+
+// map(f)(x) with the high-level map: {f, x}.
+std::optional<std::pair<Expr, Expr>> match_map(const Expr& e);
+
+// A function that maps `g` over its argument: `map(g)` or `fun(a => map(g)(a))`
+// (a not free in g). Returns g.
+std::optional<Expr> match_map_fn(const Expr& f);
+
+// A function that is the unary primitive application `prim(deps..)` or its
+// eta-expansion `fun(a => prim(deps..)(a))`, e.g. `transpose`, `split(4)`,
+// `fun(a => slide(3)(1)(a))`. Returns the primitive call without its argument.
+std::optional<PrimCall> match_unary_fn(const Expr& f);
+
+// The value of a scalar literal (an Int, Scalar or cast(literal)) as a double.
+std::optional<double> literal_value(const Expr& e);
+
+// A binary operator given as a primitive (`add`), as its eta-expansion
+// `fun(a => fun(b => add(a)(b)))`, or with the operands swapped; returns the
+// primitive's name and whether the operands are swapped.
+struct BinaryOp {
+  std::string name;
+  bool swapped = false;
+};
+std::optional<BinaryOp> match_binary_op(const Expr& op);
+
+// fun(x => x)
+bool is_identity_fn(const Expr& f);
+
+// ---------------------------------------------------------------- building
+
+Expr prim(const std::string& name);
+// name(a)(b)...
+Expr call(const std::string& name, const std::vector<Expr>& args);
+// name(d1)(d2)...(a)(b)... with explicit dependent arguments first.
+Expr call(const std::string& name, const std::vector<TypeArg>& deps, const std::vector<Expr>& args);
+// The call's dependent and value arguments applied to a different head, e.g. the
+// arguments of map(f)(x) to `mapSeq` or to `mapGlobal(0)`.
+Expr rebuild_call(const PrimCall& c, const Expr& new_head);
+
+// fun(x => body(x)) with a fresh binder named after `base`.
+Expr fun(const std::string& base, const std::function<Expr(const Expr&)>& body);
+// fun(x => fun(y => body(x, y)))
+Expr fun2(const std::string& a, const std::string& b,
+          const std::function<Expr(const Expr&, const Expr&)>& body);
+
+// f(arg); when f is a lambda, beta-reduced if that duplicates no work: the
+// parameter occurs at most once and not under a lambda, or arg is a variable, a
+// literal, a primitive or a projection (fst/snd chain) of a variable. Otherwise the
+// redex f(arg) is returned.
+Expr apply_fn(const Expr& f, const Expr& arg);
+// f when it is a lambda, else fun(x => f(x)).
+Expr as_lambda(const Expr& f);
+// f with outer eta-redexes removed: fun(x => g(x)) (x not free in g) becomes g.
+Expr eta_reduced(const Expr& f);
+
+// map(as_lambda(f))(x): a map in data-flow normal form.
+Expr mk_map(const Expr& f, const Expr& x);
+// fun(a => map(as_lambda(f))(a)): the function map(f) in data-flow normal form.
+Expr mk_map_fn(const Expr& f);
+
+// ---------------------------------------------------------------- variables
+
+bool occurs_free(const std::string& x, const Expr& e);
+int count_free(const std::string& x, const Expr& e);  // number of free occurrences
+// e[x := v], renaming binders of e that would capture free variables of v.
+Expr substitute(const Expr& e, const std::string& x, const Expr& v);
+// Replace type-level variables (sizes, data types, ...) in annotations, dependent
+// arguments, index literals and node types of e; binders are respected.
+Expr substitute_types(const Expr& e, const rise::TypeSubst& s);
+
+// One beta step at the root: App(Lambda) or DepApp(DepLambda); nullopt otherwise.
+std::optional<Expr> beta_step(const Expr& e);
+// One eta step at the root: fun(x => f(x)) with x not free in f; nullopt otherwise.
+std::optional<Expr> eta_step(const Expr& e);
+// Normalise with beta (and eta when `eta`) everywhere; returns e itself when
+// nothing changed. Lambdas with a parameter annotation (the declared parameters of
+// a program) are not eta-reduced, so that the program keeps its declared types.
+// The result is untyped where it changed.
+Expr beta_eta_normalize(const Expr& e, bool eta);
+// Remove every beta-redex without duplicating work: fun(x => b)(a) becomes b[x := a]
+// when x occurs at most once outside lambdas in b, or a is a variable, literal or
+// projection of a variable, or a is not data; otherwise let(a)(fun(x => b)).
+Expr beta_normalize_sharing(const Expr& e);
+
+// ---------------------------------------------------------------- types
+
+// n of an array type n.dt (nullopt for other types or null).
+std::optional<Nat> array_size(const Type& t);
+// The element type of an array type (null for other types).
+Type array_elem(const Type& t);
+// Number of leading array dimensions.
+int array_rank(const Type& t);
+// The parameter type of a function type (null for other types or null).
+Type fun_param(const Type& t);
+
+// ---------------------------------------------------------------- classification
+
+// Primitives whose results are views of their inputs (no computation, no memory):
+// the Array class of the primitive table but mapFst/mapSnd, makeArray, asVector,
+// asVectorAligned, asScalar.
+bool is_view_prim(const std::string& name);
+// The low-level maps (mapSeq, mapSeqUnroll, mapPar, mapGlobal, mapWorkGroup,
+// mapLocal): fully applied, they compute an array. The high-level map is not one.
+bool is_map_like(const std::string& name);
+// reduce and its low-level forms (reduceSeq, reduceSeqUnroll, reducePar,
+// oclReduceSeq, oclReduceSeqUnroll).
+bool is_reduce_like(const std::string& name);
+// Whether e computes: scalar arithmetic (any Scalar-class primitive, id included),
+// a foreign function, a reduction, a low-level or parallel pattern, or an
+// identity map (an explicit copy).
+bool computes(const Expr& e);
+
+// ---------------------------------------------------------------- strategies
+
+// A strategy that transforms the whole term with `transform` (untyped result) and
+// re-types it once in context; succeeds unchanged when the result is alpha-equal
+// to the input. Used for normal forms and whole-program passes.
+Strategy whole_term(const std::string& name,
+                    std::function<Result(const Expr&, const Env&)> transform);
+
+// ---------------------------------------------------------------- shared rules
+
+// The data-flow normal form expansion (normal_forms.cpp) of a BENF term: every
+// primitive fully applied and every function argument of a primitive a lambda
+// (with one lambda per parameter). Untyped where it changed.
+Expr dfnf_expand(const Expr& e);
+
+// mapFission (rules_algorithmic.cpp); with `applied_only`, only the form applied to
+// data, map(fun(x => f(g(x))))(d), matches (the form RNF uses).
+Strategy map_fission_rule(bool applied_only);
+
+}  // namespace risec::elevate::util

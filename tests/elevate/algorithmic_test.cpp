@@ -1,0 +1,480 @@
+// Tests of the algorithmic rules: for each rule a program where it fires (the result
+// is well typed and computes the same on random inputs) and one where it must not;
+// rules with conditions also report which condition failed.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "elevate/library.h"
+#include "rewrite_test_util.h"
+
+namespace risec::elevate::testing {
+namespace {
+
+rise::Expr prog(const std::string& text, const rise::SizeMap& sizes) {
+  return typed(text, sizes).expr;
+}
+
+Strategy lib(const std::string& name, const std::vector<Arg>& args = {}) {
+  return make_strategy(name, args);
+}
+
+rise::Expr check_rewrite(const Strategy& s, const rise::Expr& p) {
+  rise::Expr r = apply_ok(s, p);
+  EXPECT_TRUE(well_typed(r));
+  EXPECT_TRUE(same_semantics(p, r));
+  EXPECT_FALSE(rise::alpha_equal(p, r)) << "nothing changed:\n" << rise::print_expr(p);
+  return r;
+}
+
+void check_fails(const Strategy& s, const rise::Expr& p, const std::string& mention = "") {
+  Result r = s(p);
+  EXPECT_FALSE(r.ok()) << "unexpectedly succeeded:\n" << (r.ok() ? rise::print_expr(r.expr()) : "");
+  if (!r.ok() && !mention.empty()) {
+    EXPECT_NE(r.failure().reason.find(mention), std::string::npos) << r.failure().reason;
+  }
+}
+
+bool contains(const rise::Expr& e, const std::string& text) {
+  return rise::print_expr(e).find(text) != std::string::npos;
+}
+
+int count(const rise::Expr& e, const std::string& text) {
+  std::string s = rise::print_expr(e);
+  int n = 0;
+  for (size_t i = s.find(text); i != std::string::npos; i = s.find(text, i + 1)) ++n;
+  return n;
+}
+
+// Every rule of the families written here is registered, with a description.
+TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
+  struct Family {
+    const char* family;
+    std::vector<const char*> names;
+  };
+  const std::vector<Family> families = {
+      {"normal form", {"betaEtaNF", "BENF", "DFNF", "RNF", "betaReduction", "etaReduction"}},
+      {"algorithmic",
+       {"mapFusion", "mapFission", "splitJoin", "idAfter", "liftId", "idToCopy",
+        "createTransposePair", "transposePairAfter", "removeTransposePair", "mapOutsideZip",
+        "zipSame", "fstReduction", "sndReduction", "slideOverlap", "separateDotHV",
+        "separateDotVH"}},
+      {"movement",
+       {"mapMapFBeforeTranspose", "transposeBeforeMapMapF", "slideBeforeMap", "slideBeforeMapMapF",
+        "splitBeforeMap", "joinBeforeMapF", "mapMapFBeforeJoin", "dropBeforeMap", "takeBeforeMap",
+        "transposeBeforeSlide", "mapSlideBeforeTranspose"}},
+      {"lowering",
+       {"mapSeq", "mapSeqUnroll", "mapPar", "reduceSeq", "reduceSeqUnroll", "reducePar", "unroll",
+        "parallel", "mapGlobal", "mapWorkGroup", "mapLocal", "lowerToC"}},
+      {"memory", {"toMemAfter", "storeInMemory", "circularBuffer", "rotateValues"}},
+  };
+  for (const Family& f : families)
+    for (const char* name : f.names) {
+      SCOPED_TRACE(name);
+      const LibraryEntry* e = find_entry(name);
+      ASSERT_NE(e, nullptr);
+      EXPECT_EQ(e->family, f.family);
+      EXPECT_FALSE(e->description.empty());
+    }
+  EXPECT_EQ(find_entry("splitJoin")->params, std::vector<ParamKind>{ParamKind::Nat});
+  EXPECT_EQ(find_entry("slideOverlap")->params, std::vector<ParamKind>{ParamKind::Nat});
+  EXPECT_EQ(find_entry("storeInMemory")->params,
+            (std::vector<ParamKind>{ParamKind::Strategy, ParamKind::Strategy}));
+  EXPECT_EQ(find_entry("DFNF")->cls, EntryClass::NormalForm);
+}
+
+const rise::SizeMap n8 = {{"n", 8}};
+const rise::SizeMap nm = {{"n", 4}, {"m", 6}};
+
+// ---------------------------------------------------------------- mapFusion
+
+TEST(MapFusion, FusesTwoMaps) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  x |> map(fun(a => a + 1.0f)) |> map(fun(b => b * 2.0f))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("mapFusion")), p);
+  EXPECT_EQ(count(r, "map("), 1) << rise::print_expr(r);
+}
+
+TEST(MapFusion, WorksWithSymbolicSizes) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> map(map(fun(a => a + 1.0f))) |> map(fun(r => r |> reduce(add)(0.0f)))))
+)",
+                      {});
+  rise::Expr r = apply_ok(top_down(lib("mapFusion")), p);
+  EXPECT_TRUE(well_typed(r));
+  EXPECT_EQ(count(r, "map("), 2) << rise::print_expr(r);
+}
+
+TEST(MapFusion, KeepsWorkSharedWhenTheOuterFunctionUsesItsArgumentTwice) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  x |> map(fun(a => exp(a))) |> map(fun(b => b * b))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("mapFusion")), p);
+  EXPECT_EQ(count(r, "exp"), 1) << rise::print_expr(r);
+}
+
+TEST(MapFusion, DoesNotFireWithoutTwoMaps) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => a + 1.0f)) |> reduce(add)(0.0f)))
+)",
+                      n8);
+  check_fails(top_down(lib("mapFusion")), p);
+  // at the map itself: its input is not a map
+  check_fails(body(argument(lib("mapFusion"))), p, "not a map");
+}
+
+// ---------------------------------------------------------------- mapFission
+
+TEST(MapFission, SplitsTheLastFunctionOff) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => abs(a * 2.0f)))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("mapFission")), p);
+  EXPECT_EQ(count(r, "map("), 2) << rise::print_expr(r);
+}
+
+TEST(MapFission, SplitsAMapThatIsNotAppliedToData) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> map(map(fun(a => reduce(add)(0.0f)(zip([a, a])([a, 1.0f]) |> map(fun(q => q._1 * q._2))))))))
+)",
+                      nm);
+  check_rewrite(top_down(lib("mapFission")), p);
+}
+
+TEST(MapFission, DoesNotFireWhenTheLastFunctionUsesTheParameter) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => a + 1.0f))))
+)",
+                      n8);
+  check_fails(top_down(lib("mapFission")), p);
+  check_fails(body(lib("mapFission")), p, "depends on the map's parameter");
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => abs(a)))))
+)",
+                      n8);
+  check_fails(body(lib("mapFission")), q, "nothing to split off");
+}
+
+// ---------------------------------------------------------------- splitJoin
+
+const char* kScale = R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => a * 3.0f))))
+)";
+
+TEST(SplitJoin, SplitsAMapIntoANest) {
+  rise::Expr p = prog(kScale, n8);
+  rise::Expr r = check_rewrite(outermost(is_applied(is_map()), lib("splitJoin", {int64_t{4}})), p);
+  EXPECT_TRUE(contains(r, "split(4)")) << rise::print_expr(r);
+  EXPECT_TRUE(contains(r, "join")) << rise::print_expr(r);
+  // the applied form as well
+  check_rewrite(outermost(is_fully_applied(is_map()), lib("splitJoin", {int64_t{2}})), p);
+  // and a DFNF pass cleans the redex up
+  rise::Expr clean = apply_ok(
+      seq(outermost(is_applied(is_map()), lib("splitJoin", {int64_t{4}})), lib("DFNF")), p);
+  EXPECT_TRUE(same_semantics(p, clean));
+}
+
+TEST(SplitJoin, FailsWhenTheLengthIsNotDivisible) {
+  rise::Expr p = prog(kScale, {{"n", 10}});
+  check_fails(outermost(is_applied(is_map()), lib("splitJoin", {int64_t{4}})), p);
+  check_fails(body(function(lib("splitJoin", {int64_t{4}}))), p, "divisible by 4");
+  check_fails(body(lib("splitJoin", {int64_t{4}})),
+              prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> reduce(add)(0.0f)))
+)",
+                   n8),
+              "map");
+}
+
+TEST(SplitJoin, FailsOnASymbolicLength) {
+  rise::Expr p = prog(kScale, {});
+  check_fails(body(body(function(lib("splitJoin", {int64_t{4}})))), p, "divisible");
+}
+
+// ---------------------------------------------------------------- identities
+
+const char* kTwoD = R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> map(map(fun(a => a + 1.0f)))))
+)";
+
+TEST(IdAfter, WrapsDataInId) {
+  rise::Expr p = prog(kTwoD, nm);
+  rise::Expr r = check_rewrite(body(lib("idAfter")), p);
+  EXPECT_TRUE(contains(r, "id(")) << rise::print_expr(r);
+}
+
+TEST(IdAfter, FailsOnAFunction) {
+  check_fails(lib("idAfter"), prog(kTwoD, nm), "data");
+}
+
+const char* kIdArray = R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => id(x) |> map(map(fun(a => a + 1.0f)))))
+)";
+const char* kIdScalar = R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => id(a) + 1.0f))))
+)";
+
+TEST(LiftId, MapsIdOverAnArray) {
+  rise::Expr r = check_rewrite(top_down(lib("liftId")), prog(kIdArray, nm));
+  EXPECT_TRUE(contains(r, "map(fun(y => id(y)))") || contains(r, "id(")) << rise::print_expr(r);
+}
+
+TEST(LiftId, FailsOnAScalar) {
+  check_fails(top_down(lib("liftId")), prog(kIdScalar, n8));
+  check_fails(lib("liftId"), prog(kIdScalar, n8)->fn->fn->arg->fn->fn->arg, "array");
+}
+
+TEST(IdToCopy, TurnsIdIntoAnIdentityMap) {
+  rise::Expr r = check_rewrite(top_down(lib("idToCopy")), prog(kIdArray, nm));
+  EXPECT_FALSE(contains(r, "id(")) << rise::print_expr(r);
+}
+
+TEST(IdToCopy, FailsOnAScalar) {
+  check_fails(top_down(lib("idToCopy")), prog(kIdScalar, n8));
+}
+
+TEST(CreateTransposePair, ReplacesIdOfA2DArray) {
+  rise::Expr r = check_rewrite(top_down(lib("createTransposePair")), prog(kIdArray, nm));
+  EXPECT_EQ(count(r, "transpose"), 2) << rise::print_expr(r);
+}
+
+TEST(CreateTransposePair, FailsOnA1DArray) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => id(x) |> map(fun(a => a + 1.0f))))
+)",
+                      n8);
+  check_fails(top_down(lib("createTransposePair")), p);
+  check_fails(body(argument(lib("createTransposePair"))), p, "2-D");
+}
+
+TEST(TransposePairAfter, AddsATransposePair) {
+  rise::Expr r = check_rewrite(body(lib("transposePairAfter")), prog(kTwoD, nm));
+  EXPECT_EQ(count(r, "transpose"), 2) << rise::print_expr(r);
+}
+
+TEST(TransposePairAfter, FailsOnA1DArray) {
+  check_fails(body(lib("transposePairAfter")), prog(kScale, n8), "2-D");
+}
+
+TEST(RemoveTransposePair, RemovesIt) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> transpose |> transpose |> map(map(fun(a => a + 1.0f)))))
+)",
+                      nm);
+  rise::Expr r = check_rewrite(top_down(lib("removeTransposePair")), p);
+  EXPECT_FALSE(contains(r, "transpose")) << rise::print_expr(r);
+}
+
+TEST(RemoveTransposePair, FailsOnASingleTranspose) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> transpose |> map(map(fun(a => a + 1.0f)))))
+)",
+                      nm);
+  check_fails(top_down(lib("removeTransposePair")), p);
+}
+
+// ---------------------------------------------------------------- zips and pairs
+
+TEST(MapOutsideZip, MovesTheMapsOutOfTheZip) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  zip(x |> map(fun(a => a * 2.0f)))(y |> map(fun(b => exp(b)))) |> map(fun(p => p._1 - p._2)))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("mapOutsideZip")), p);
+  EXPECT_TRUE(contains(r, "zip(x)(y)")) << rise::print_expr(r);
+}
+
+TEST(MapOutsideZip, FailsWhenOneSideIsNotAMap) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  zip(x)(y |> map(fun(b => exp(b)))) |> map(fun(p => p._1 - p._2)))))
+)",
+                      n8);
+  check_fails(top_down(lib("mapOutsideZip")), p);
+}
+
+TEST(ZipSame, ZipsAnArrayWithItself) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => zip(x)(x) |> map(fun(p => p._1 * p._2))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("zipSame")), p);
+  EXPECT_FALSE(contains(r, "zip")) << rise::print_expr(r);
+}
+
+TEST(ZipSame, FailsOnDifferentArrays) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => zip(x)(y) |> map(fun(p => p._1 * p._2)))))
+)",
+                      n8);
+  check_fails(top_down(lib("zipSame")), p);
+  check_fails(body(body(argument(lib("zipSame")))), p, "not the same");
+}
+
+const char* kPairs = R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  x |> map(fun(a => (a * 2.0f, a + 1.0f)._1 - (a, exp(a))._2))))
+)";
+
+TEST(FstReduction, ProjectsAPair) {
+  rise::Expr r = check_rewrite(top_down(lib("fstReduction")), prog(kPairs, n8));
+  EXPECT_EQ(count(r, "._1"), 0) << rise::print_expr(r);
+}
+
+TEST(SndReduction, ProjectsAPair) {
+  rise::Expr r = check_rewrite(top_down(lib("sndReduction")), prog(kPairs, n8));
+  EXPECT_EQ(count(r, "._2"), 0) << rise::print_expr(r);
+}
+
+const char* kPairReduce = R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  (zip(x)(y) |> reduce(fun(a, b => (a._1 + b._1, a._2 * b._2)))((0.0f, 1.0f)))PROJ)))
+)";
+
+std::string with_proj(const char* text, const std::string& proj) {
+  std::string s = text;
+  s.replace(s.find("PROJ"), 4, proj);
+  return s;
+}
+
+TEST(FstReduction, ReducesTheFirstComponentsOfAReductionOverPairs) {
+  rise::Expr r =
+      check_rewrite(body(body(lib("fstReduction"))), prog(with_proj(kPairReduce, "._1"), n8));
+  EXPECT_EQ(count(r, "._2"), 0) << rise::print_expr(r);
+  rise::Expr s =
+      check_rewrite(body(body(lib("sndReduction"))), prog(with_proj(kPairReduce, "._2"), n8));
+  EXPECT_EQ(count(s, "+"), 0) << rise::print_expr(s);
+  // reduceSeq: the first component may use the whole element
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  (zip(x)(y) |> reduceSeq(fun(a, b => (a._1 + b._1 * b._2, a._2 + b._2)))((0.0f, 0.0f)))._1)))
+)",
+                      n8);
+  check_rewrite(body(body(lib("fstReduction"))), q);
+}
+
+TEST(FstReduction, FailsWhenTheComponentsAreNotIndependent) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  (zip(x)(y) |> reduce(fun(a, b => (a._1 + a._2, a._2 * b._2)))((0.0f, 1.0f)))._1)))
+)",
+                      n8);
+  check_fails(body(body(lib("fstReduction"))), p, "depends on the other component");
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  (zip(x)(y) |> reduce(fun(a, b => (a._1 + b._2, a._2 * b._2)))((0.0f, 1.0f)))._1)))
+)",
+                      n8);
+  check_fails(body(body(lib("fstReduction"))), q, "reduceSeq");
+}
+
+TEST(FstReduction, FailsOnAProjectionOfAVariable) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => zip(x)(y) |> map(fun(p => p._1 * p._2)))))
+)",
+                      n8);
+  check_fails(top_down(lib("fstReduction")), p);
+  check_fails(top_down(lib("sndReduction")), p);
+}
+
+// ---------------------------------------------------------------- slideOverlap
+
+const char* kBlur = R"(
+def f = depFun(n: Nat => fun(x: (n+2).f32 =>
+  x |> slide(3)(1) |> map(fun(w => w[0] + w[1] + w[2]))))
+)";
+
+TEST(SlideOverlap, TilesASlide) {
+  rise::Expr p = prog(kBlur, n8);  // 10 elements: outer windows of 6 with step 4
+  rise::Expr r = check_rewrite(top_down(lib("slideOverlap", {int64_t{6}})), p);
+  EXPECT_TRUE(contains(r, "slide(6)(4)")) << rise::print_expr(r);
+  // the bare slide(3)(1), as a function
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: (n+2).f32 => x |> map(fun(a => a)) |> slide(3)(1) |> map(fun(w => w[1]))))
+)",
+                      n8);
+  check_rewrite(top_down(function(lib("slideOverlap", {int64_t{4}}))), q);
+}
+
+TEST(SlideOverlap, ChecksItsConditions) {
+  rise::Expr p = prog(kBlur, n8);
+  check_fails(top_down(lib("slideOverlap", {int64_t{5}})), p);  // 10 - 5 not a multiple of 3
+  check_fails(body(argument(lib("slideOverlap", {int64_t{5}}))), p, "length");
+  check_fails(body(argument(lib("slideOverlap", {int64_t{2}}))), p, "at least");
+  check_fails(body(function(lib("slideOverlap", {int64_t{6}}))), p, "slide");
+}
+
+// ---------------------------------------------------------------- separateDot
+
+std::string read_example(const std::string& name) {
+  std::ifstream in(std::filesystem::path(RISEC_SOURCE_DIR) / "examples" / name / (name + ".rise"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(SeparateDot, SeparatesTheGaussianKernel) {
+  rise::Expr p = apply_ok(lib("DFNF"), prog(read_example("gaussian"), {{"n", 6}, {"m", 5}}));
+  rise::Expr hv = check_rewrite(top_down(lib("separateDotHV")), p);
+  rise::Expr vh = check_rewrite(top_down(lib("separateDotVH")), p);
+  EXPECT_TRUE(contains(vh, "transpose(nbh)") || count(vh, "transpose") > count(p, "transpose"))
+      << rise::print_expr(vh);
+  EXPECT_FALSE(rise::alpha_equal(hv, vh));
+  // also from betaEtaNF (reduce(add) not eta-expanded)
+  check_rewrite(top_down(lib("separateDotHV")),
+                apply_ok(lib("betaEtaNF"), prog(read_example("gaussian"), {{"n", 6}, {"m", 5}})));
+}
+
+const char* kStencil = R"(
+def f = depFun((n: Nat, m: Nat) => fun(img: (n+2).(m+2).f32 =>
+  img |> slide2D(3)(1) |> map2D(fun(nbh =>
+    dot(join(nbh))(join([[1.0f, 2.0f, 1.0f], [2.0f, 4.0f, 2.0f], [1.0f, 2.0f, 2.0f]]))))))
+)";
+
+TEST(SeparateDot, FailsOnANonSeparableKernel) {
+  rise::Expr p = apply_ok(lib("DFNF"), prog(kStencil, nm));
+  check_fails(top_down(lib("separateDotHV")), p);
+  check_fails(top_down(lib("separateDotVH")), p);
+  // at the dot itself the reason names the condition
+  Result r = top_down(lib("separateDotHV"))(p);
+  ASSERT_FALSE(r.ok());
+}
+
+TEST(SeparateDot, FailsWithoutConstantWeights) {
+  rise::Expr p = apply_ok(lib("DFNF"), prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(img: (n+2).(m+2).f32 => fun(w: 3.3.f32 =>
+  img |> slide2D(3)(1) |> map2D(fun(nbh => dot(join(nbh))(join(w)))))))
+)",
+                                            nm));
+  check_fails(top_down(lib("separateDotHV")), p);
+}
+
+TEST(SeparateDot, ReportsWhyAKernelIsNotSeparable) {
+  // the dot alone, so that the rule is tried at the root of the body
+  rise::Expr p = apply_ok(lib("DFNF"), prog(R"(
+def f = fun(nbh: 3.3.f32 =>
+  dot(join(nbh))(join([[1.0f, 2.0f, 1.0f], [2.0f, 4.0f, 2.0f], [1.0f, 2.0f, 2.0f]])))
+)",
+                                            {}));
+  check_fails(body(lib("separateDotHV")), p, "not separable");
+  rise::Expr q = apply_ok(lib("DFNF"), prog(R"(
+def f = fun(nbh: 3.3.f32 =>
+  dot(join(nbh))(join([[1.0f, 2.0f, 1.0f], [2.0f, 4.0f, 2.0f], [1.0f, 2.0f, 1.0f]])))
+)",
+                                            {}));
+  check_rewrite(body(lib("separateDotHV")), q);
+  check_rewrite(body(lib("separateDotVH")), q);
+}
+
+}  // namespace
+}  // namespace risec::elevate::testing

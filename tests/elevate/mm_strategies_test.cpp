@@ -1,0 +1,220 @@
+// The seven matrix-multiplication strategies of the ELEVATE paper (ICFP 2020; TVM's
+// CPU schedule), as C++ (elevate/mm_strategies.h) and as the files
+// examples/mm/<step>.elv: each applied to examples/mm/mm.rise with n = m = k = 64
+// succeeds, is well typed, computes what mm computes (interpreter, random inputs,
+// rtol 1e-4), and has the paper's structure: its loop nest (kinds, order and trip
+// counts), vectors of 32 lanes, B packed in memory, the outer loop parallel. The
+// .elv files give the same programs as the C++ strategies. The time the strategies
+// take at n = m = k = 1024 is printed (not asserted).
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "elevate/mm_strategies.h"
+#include "elevate/parser.h"
+#include "elevate/rule_util.h"
+#include "rewrite_test_util.h"
+
+namespace risec::elevate {
+namespace {
+
+using testing::apply_ok;
+using testing::same_semantics;
+using testing::typed;
+using testing::well_typed;
+
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string example(const std::string& file) {
+  return std::string(RISEC_SOURCE_DIR) + "/examples/mm/" + file;
+}
+
+const rise::Checked& mm(int64_t size) {
+  static std::map<int64_t, rise::Checked> cache;
+  auto it = cache.find(size);
+  if (it == cache.end())
+    it = cache.emplace(size, typed(read(example("mm.rise")), {{"n", size}, {"m", size}, {"k", size}}))
+             .first;
+  return it->second;
+}
+
+// The loops of a term as nested trees with trip counts (see tiling_test.cpp).
+std::string loops(const Expr& e);
+void loops_into(const Expr& e, std::vector<std::string>& out) {
+  auto c = util::as_prim_call(e);
+  static const std::set<std::string> maps = {"map", "mapSeq", "mapSeqUnroll", "mapPar"};
+  static const std::set<std::string> reds = {"reduce", "reduceSeq", "reduceSeqUnroll", "reducePar"};
+  if (c && ((maps.count(c->name()) && c->args.size() == 2 &&
+             (c->name() != "map" || util::computes(c->args[0]))) ||
+            (reds.count(c->name()) && c->args.size() == 3))) {
+    auto n = util::array_size(c->args.back()->type);
+    std::string s = c->name() + "[" + (n ? n->to_string() : "?") + "]";
+    std::string in = loops(c->args[0]);
+    if (!in.empty()) s += "(" + in + ")";
+    out.push_back(s);
+    for (size_t i = 1; i < c->args.size(); ++i) loops_into(c->args[i], out);
+    return;
+  }
+  for (const Expr& k : children(e)) loops_into(k, out);
+}
+std::string loops(const Expr& e) {
+  std::vector<std::string> v;
+  loops_into(e, v);
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + v[i];
+  return s;
+}
+
+int count(const Expr& e, const std::string& prim) {
+  int n = e->kind == rise::ExprKind::Primitive && e->name == prim ? 1 : 0;
+  for (const Expr& k : children(e)) n += count(k, prim);
+  return n;
+}
+
+// Loops (mapSeq, ...) over vectors of `lanes` lanes.
+int vector_loops(const Expr& e, int64_t lanes) {
+  int n = 0;
+  auto c = util::as_prim_call(e);
+  if (c && c->args.size() == 2 && (c->name() == "mapSeq" || c->name() == "map")) {
+    Type el = util::array_elem(c->args[1]->type);
+    std::function<bool(const Type&)> vec = [&](const Type& t) {
+      if (!t) return false;
+      if (t->kind == rise::TypeKind::Vector) return t->size == rise::Nat(lanes);
+      return t->kind == rise::TypeKind::Pair && vec(t->a) && vec(t->b);
+    };
+    if (vec(el)) ++n;
+  }
+  for (const Expr& k : children(e)) n += vector_loops(k, lanes);
+  return n;
+}
+
+struct Expected {
+  const char* step;
+  const char* loops;  // at n = m = k = 64, after lowerToC
+  bool vectorised;
+  bool packed;
+};
+
+const Expected kExpected[] = {
+    {"baseline", "mapSeq[64](mapSeq[64](reduceSeq[64]))", false, false},
+    {"blocking", "mapSeq[2](mapSeq[2](reduceSeq[16](reduceSeq[4](mapSeq[32](mapSeq[32])))))", false,
+     false},
+    {"vectorization", "mapSeq[2](mapSeq[2](reduceSeq[16](reduceSeq[4](mapSeq[32](mapSeq[1])))))",
+     true, false},
+    {"loopPermutation", "mapSeq[2](mapSeq[2](reduceSeq[16](mapSeq[32](reduceSeq[4](mapSeq[1])))))",
+     true, false},
+    {"arrayPacking",
+     "mapPar[2](mapSeq[64](mapSeq[1])) "
+     "mapSeq[2](mapSeq[2](reduceSeq[16](mapSeq[32](reduceSeq[4](mapSeq[1])))))",
+     true, true},
+    {"cacheBlocks",
+     "mapPar[2](mapSeq[64](mapSeq[1])) "
+     "mapSeq[2](mapSeq[2](reduceSeq[16](mapSeq[32](reduceSeqUnroll[4](mapSeq[1])))))",
+     true, true},
+    {"parallel",
+     "mapPar[2](mapSeq[64](mapSeq[1])) "
+     "mapPar[2](mapSeq[2](reduceSeq[16](mapSeq[32](reduceSeqUnroll[4](mapSeq[1])))))",
+     true, true},
+};
+
+class MMStrategy : public ::testing::TestWithParam<size_t> {
+ protected:
+  const mm::Step& step() const { return mm::steps().at(GetParam()); }
+  const Expected& expected() const { return kExpected[GetParam()]; }
+};
+
+TEST_P(MMStrategy, HighLevelResultIsCorrect) {
+  const rise::Checked& p = mm(64);
+  Expr out = apply_ok(step().make(), p.expr);
+  EXPECT_TRUE(well_typed(out));
+  EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5, 2));
+}
+
+TEST_P(MMStrategy, LoweredProgramIsCorrectAndHasThePapersStructure) {
+  ASSERT_STREQ(step().name, expected().step);
+  const rise::Checked& p = mm(64);
+  Expr out = apply_ok(mm::lowered(step().make()), p.expr);
+  EXPECT_TRUE(well_typed(out));
+  EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5, 2));
+  EXPECT_EQ(loops(out), expected().loops) << rise::print_expr(out);
+  // every loop is chosen: no high-level map (that computes) or reduce is left
+  EXPECT_EQ(count(out, "reduce"), 0);
+  if (expected().vectorised) {
+    EXPECT_GE(count(out, "asVector"), 2);
+    EXPECT_GE(vector_loops(out, 32), 1);
+    EXPECT_GE(count(out, "vectorFromScalar"), 1);  // A[i][k], broadcast
+  } else {
+    EXPECT_EQ(count(out, "asVector"), 0);
+  }
+  if (expected().packed) {
+    EXPECT_GE(count(out, "toMem"), 1);
+    EXPECT_EQ(count(out, "let"), 1);
+    // B is read only by the packing copy
+    auto b = rise::free_vars(out);
+    EXPECT_TRUE(b.empty());
+  }
+}
+
+TEST_P(MMStrategy, ElvFileGivesTheSameProgram) {
+  std::string path = example(step().file);
+  std::string text = read(path);
+  ASSERT_FALSE(text.empty()) << path;
+  EXPECT_NE(text.find("lowerToC"), std::string::npos);
+  auto src = std::make_shared<SourceFile>(SourceFile{path, text});
+  Strategy s = parse_strategy_file(src);
+  const rise::Checked& p = mm(64);
+  Expr from_file = apply_ok(s, p.expr);
+  Expr from_cpp = apply_ok(mm::lowered(step().make()), p.expr);
+  EXPECT_TRUE(rise::alpha_equal(from_file, from_cpp)) << "from " << step().file << ":\n"
+                                                      << rise::print_expr(from_file)
+                                                      << "\nfrom C++:\n"
+                                                      << rise::print_expr(from_cpp);
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, MMStrategy, ::testing::Range<size_t>(0, 7),
+                         [](const ::testing::TestParamInfo<size_t>& i) {
+                           return std::string(mm::steps().at(i.param).name);
+                         });
+
+TEST(MMStrategies, ParallelOuterLoopIsTheProductsOuterLoop) {
+  const rise::Checked& p = mm(64);
+  Expr out = apply_ok(mm::lowered(mm::parallel()), p.expr);
+  // let mem = toMem(packing copy) in ...: the product's outermost loop is mapPar
+  Expr body = out;
+  while (body->kind == rise::ExprKind::Lambda) body = body->fn;
+  auto let = util::match_prim(body, "let", 2);
+  ASSERT_TRUE(let) << rise::print_expr(out);
+  EXPECT_EQ(loops(let->args[1]).rfind("mapPar[2](mapSeq[2](", 0), 0u) << loops(let->args[1]);
+  EXPECT_EQ(loops(let->args[0]), "mapPar[2](mapSeq[64](mapSeq[1]))");
+  EXPECT_NE(std::string(mm::steps().back().file).find("parallel"), std::string::npos);
+}
+
+TEST(MMStrategies, TimeAt1024) {
+  auto t0 = std::chrono::steady_clock::now();
+  const rise::Checked& p = mm(1024);
+  auto t1 = std::chrono::steady_clock::now();
+  std::cout << "[ timing   ] typing mm at 1024: "
+            << std::chrono::duration<double, std::milli>(t1 - t0).count() << " ms\n";
+  for (const mm::Step& st : mm::steps()) {
+    Strategy s = mm::lowered(st.make());
+    auto a = std::chrono::steady_clock::now();
+    Expr out = apply_ok(s, p.expr);
+    auto b = std::chrono::steady_clock::now();
+    std::cout << "[ timing   ] " << st.name
+              << " (with lowerToC) at n = m = k = 1024: "
+              << std::chrono::duration<double, std::milli>(b - a).count() << " ms\n";
+    EXPECT_TRUE(well_typed(out));
+  }
+  Expr out = apply_ok(mm::lowered(mm::parallel()), p.expr);
+  EXPECT_EQ(loops(out),
+            "mapPar[32](mapSeq[1024](mapSeq[1])) "
+            "mapPar[32](mapSeq[32](reduceSeq[256](mapSeq[32](reduceSeqUnroll[4](mapSeq[1])))))");
+}
+
+}  // namespace
+}  // namespace risec::elevate

@@ -1,0 +1,190 @@
+// Tests of the movement rules: each fires on the composition it names (written
+// directly and, for some, after DFNF) with a well-typed result that computes the
+// same, and fails where the composition is not there.
+#include "elevate/library.h"
+#include "rewrite_test_util.h"
+
+namespace risec::elevate::testing {
+namespace {
+
+rise::Expr prog(const std::string& text, const rise::SizeMap& sizes) {
+  return typed(text, sizes).expr;
+}
+
+Strategy lib(const std::string& name) {
+  return make_strategy(name);
+}
+
+rise::Expr check_rewrite(const Strategy& s, const rise::Expr& p) {
+  rise::Expr r = apply_ok(s, p);
+  EXPECT_TRUE(well_typed(r));
+  EXPECT_TRUE(same_semantics(p, r));
+  EXPECT_FALSE(rise::alpha_equal(p, r)) << "nothing changed:\n" << rise::print_expr(p);
+  return r;
+}
+
+void check_fails(const Strategy& s, const rise::Expr& p, const std::string& mention = "") {
+  Result r = s(p);
+  EXPECT_FALSE(r.ok()) << "unexpectedly succeeded:\n" << (r.ok() ? rise::print_expr(r.expr()) : "");
+  if (!r.ok() && !mention.empty()) {
+    EXPECT_NE(r.failure().reason.find(mention), std::string::npos) << r.failure().reason;
+  }
+}
+
+// A 2-D input x: n.m.f32 and the body `body` (a 2-D program).
+rise::Expr two_d(const std::string& body, const rise::SizeMap& sizes = {{"n", 4}, {"m", 6}}) {
+  return prog("def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => " + body + "))", sizes);
+}
+
+rise::Expr one_d(const std::string& type, const std::string& body, int64_t n = 8) {
+  return prog("def f = depFun(n: Nat => fun(x: " + type + " => " + body + "))", {{"n", n}});
+}
+
+// The first location (top down) where the rule applies, with DFNF first.
+Strategy in_dfnf(const std::string& rule) {
+  return seq(lib("DFNF"), top_down(lib(rule)));
+}
+
+// ---------------------------------------------------------------- transpose
+
+TEST(MapMapFBeforeTranspose, MovesTheNestAfterTheTranspose) {
+  rise::Expr p = two_d("x |> map(map(fun(a => a * 2.0f))) |> transpose");
+  rise::Expr r = check_rewrite(top_down(lib("mapMapFBeforeTranspose")), p);
+  EXPECT_TRUE(top_down(lib("transposeBeforeMapMapF"))(r).ok());
+  check_rewrite(in_dfnf("mapMapFBeforeTranspose"), p);
+}
+
+TEST(MapMapFBeforeTranspose, FailsWithoutANestOfMaps) {
+  check_fails(top_down(lib("mapMapFBeforeTranspose")), two_d("x |> map(fun(r => r)) |> transpose"));
+  check_fails(body(lib("mapMapFBeforeTranspose")), two_d("x |> transpose"), "transpose");
+}
+
+TEST(TransposeBeforeMapMapF, MovesTheNestBeforeTheTranspose) {
+  rise::Expr p = two_d("x |> transpose |> map(map(fun(a => a * 2.0f)))");
+  check_rewrite(top_down(lib("transposeBeforeMapMapF")), p);
+  check_rewrite(in_dfnf("transposeBeforeMapMapF"), p);
+}
+
+TEST(TransposeBeforeMapMapF, FailsWithoutATranspose) {
+  check_fails(top_down(lib("transposeBeforeMapMapF")), two_d("x |> map(map(fun(a => a * 2.0f)))"));
+}
+
+// ---------------------------------------------------------------- slide / split
+
+TEST(SlideBeforeMapMapF, MovesTheInnerMapBeforeASlide) {
+  rise::Expr p = one_d("(n+2).f32", "x |> slide(3)(1) |> map(map(fun(a => a * 2.0f)))");
+  check_rewrite(top_down(lib("slideBeforeMapMapF")), p);
+  check_rewrite(in_dfnf("slideBeforeMapMapF"), p);
+}
+
+TEST(SlideBeforeMapMapF, MovesTheInnerMapBeforeASplit) {
+  rise::Expr p = one_d("n.f32", "x |> split(4) |> map(map(fun(a => a * 2.0f)))");
+  check_rewrite(top_down(lib("slideBeforeMapMapF")), p);
+}
+
+TEST(SlideBeforeMapMapF, FailsWithoutASlideOrSplit) {
+  check_fails(top_down(lib("slideBeforeMapMapF")),
+              two_d("x |> transpose |> map(map(fun(a => a * 2.0f)))"));
+}
+
+TEST(SlideBeforeMap, MovesTheSlideBeforeTheMap) {
+  rise::Expr p = one_d("(n+2).f32", "x |> map(fun(a => a * 2.0f)) |> slide(3)(1)");
+  rise::Expr r = check_rewrite(top_down(lib("slideBeforeMap")), p);
+  EXPECT_TRUE(top_down(lib("slideBeforeMapMapF"))(r).ok());
+  check_rewrite(in_dfnf("slideBeforeMap"), p);
+}
+
+TEST(SlideBeforeMap, FailsWithoutAMap) {
+  check_fails(top_down(lib("slideBeforeMap")), one_d("(n+2).f32", "x |> slide(3)(1)"));
+  check_fails(body(lib("slideBeforeMap")),
+              one_d("(n+2).f32", "x |> slide(3)(1) |> map(fun(w => w[0]))"), "slide");
+}
+
+TEST(SplitBeforeMap, MovesTheSplitBeforeTheMap) {
+  rise::Expr p = one_d("n.f32", "x |> map(fun(a => a * 2.0f)) |> split(4)");
+  check_rewrite(top_down(lib("splitBeforeMap")), p);
+  check_rewrite(in_dfnf("splitBeforeMap"), p);
+}
+
+TEST(SplitBeforeMap, FailsWithoutAMap) {
+  check_fails(top_down(lib("splitBeforeMap")), one_d("n.f32", "x |> split(4)"));
+}
+
+// ---------------------------------------------------------------- join
+
+TEST(JoinBeforeMapF, MovesTheMapBeforeTheJoin) {
+  rise::Expr p = two_d("x |> join |> map(fun(a => a * 2.0f))");
+  rise::Expr r = check_rewrite(top_down(lib("joinBeforeMapF")), p);
+  EXPECT_TRUE(top_down(lib("mapMapFBeforeJoin"))(r).ok());
+  check_rewrite(in_dfnf("joinBeforeMapF"), p);
+}
+
+TEST(JoinBeforeMapF, FailsWithoutAJoin) {
+  check_fails(top_down(lib("joinBeforeMapF")), one_d("n.f32", "x |> map(fun(a => a * 2.0f))"));
+}
+
+TEST(MapMapFBeforeJoin, MovesTheJoinBeforeTheMap) {
+  rise::Expr p = two_d("x |> map(map(fun(a => a * 2.0f))) |> join");
+  check_rewrite(top_down(lib("mapMapFBeforeJoin")), p);
+  check_rewrite(in_dfnf("mapMapFBeforeJoin"), p);
+}
+
+TEST(MapMapFBeforeJoin, FailsWithoutANestOfMaps) {
+  check_fails(top_down(lib("mapMapFBeforeJoin")), two_d("x |> join"));
+  check_fails(top_down(lib("mapMapFBeforeJoin")), two_d("x |> map(fun(r => take(2)(r))) |> join"));
+}
+
+// ---------------------------------------------------------------- drop / take
+
+TEST(DropBeforeMap, MovesTheDropBeforeTheMap) {
+  rise::Expr p = one_d("(n+3).f32", "x |> map(fun(a => a * 2.0f)) |> drop(3)");
+  check_rewrite(top_down(lib("dropBeforeMap")), p);
+  check_rewrite(in_dfnf("dropBeforeMap"), p);
+}
+
+TEST(DropBeforeMap, FailsWithoutAMap) {
+  check_fails(top_down(lib("dropBeforeMap")), one_d("(n+3).f32", "x |> drop(3)"));
+}
+
+TEST(TakeBeforeMap, MovesTheTakeBeforeTheMap) {
+  rise::Expr p = one_d("(n+3).f32", "x |> map(fun(a => a * 2.0f)) |> take(n)");
+  check_rewrite(top_down(lib("takeBeforeMap")), p);
+  check_rewrite(in_dfnf("takeBeforeMap"), p);
+}
+
+TEST(TakeBeforeMap, FailsWithoutAMap) {
+  check_fails(top_down(lib("takeBeforeMap")), one_d("(n+3).f32", "x |> take(n)"));
+  check_fails(top_down(lib("takeBeforeMap")),
+              one_d("(n+3).f32", "x |> map(fun(a => a * 2.0f)) |> drop(3)"));
+}
+
+// ---------------------------------------------------------------- slide and transpose
+
+TEST(TransposeBeforeSlide, SlidesBeforeTransposing) {
+  rise::Expr p = two_d("x |> transpose |> slide(3)(1)", {{"n", 4}, {"m", 6}});
+  check_rewrite(top_down(lib("transposeBeforeSlide")), p);
+  rise::Expr q = two_d("x |> transpose |> split(3)", {{"n", 4}, {"m", 6}});
+  check_rewrite(top_down(lib("transposeBeforeSlide")), q);
+  check_rewrite(in_dfnf("transposeBeforeSlide"), q);
+}
+
+TEST(TransposeBeforeSlide, FailsWithoutATranspose) {
+  check_fails(top_down(lib("transposeBeforeSlide")), two_d("x |> slide(3)(1)"));
+}
+
+TEST(MapSlideBeforeTranspose, TransposesBeforeSliding) {
+  rise::Expr p = two_d("x |> map(slide(3)(1)) |> transpose");
+  check_rewrite(top_down(lib("mapSlideBeforeTranspose")), p);
+  check_rewrite(in_dfnf("mapSlideBeforeTranspose"), p);
+  check_rewrite(top_down(lib("mapSlideBeforeTranspose")), two_d("x |> map(split(2)) |> transpose"));
+}
+
+TEST(MapSlideBeforeTranspose, FailsWithoutAMappedSlide) {
+  check_fails(top_down(lib("mapSlideBeforeTranspose")),
+              two_d("x |> map(fun(r => r)) |> transpose"));
+  check_fails(top_down(lib("mapSlideBeforeTranspose")),
+              two_d("x |> map(map(fun(a => a * 2.0f))) |> transpose"));
+}
+
+}  // namespace
+}  // namespace risec::elevate::testing

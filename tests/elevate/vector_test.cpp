@@ -1,0 +1,155 @@
+// Tests of vectorize(n): it fires on maps over scalars (applied or not) and over zips
+// of scalars, lifts the function lane-wise with lane-independent values broadcast,
+// computes exactly what the scalar map computes, and refuses — naming the reason —
+// when the elements or the result are not scalars, when the function cannot be
+// lifted, or when n does not divide the length.
+#include "elevate/rule_util.h"
+#include "rewrite_test_util.h"
+
+namespace risec::elevate {
+namespace {
+
+using testing::apply_ok;
+using testing::same_semantics;
+using testing::typed;
+using testing::well_typed;
+
+Strategy S(const std::string& name, const std::vector<Arg>& args = {}) {
+  return make_strategy(name, args);
+}
+Strategy vec(int64_t n) { return S("vectorize", {n}); }
+Strategy innermost_map(const Strategy& s) {
+  return S("innermost", {S("isFullyApplied", {S("isMap")}), s});
+}
+Strategy outermost_map_f(const Strategy& s) {
+  return S("outermost", {S("isApplied", {S("isMap")}), s});
+}
+
+int count(const Expr& e, const std::string& prim) {
+  int n = e->kind == rise::ExprKind::Primitive && e->name == prim ? 1 : 0;
+  for (const Expr& k : children(e)) n += count(k, prim);
+  return n;
+}
+
+::testing::AssertionResult fails_with(const Strategy& s, const Expr& e, const std::string& what) {
+  Result r = s(e);
+  if (r.ok())
+    return ::testing::AssertionFailure() << s.name() << " succeeded:\n" << rise::print_expr(r.expr());
+  if (r.failure().reason.find(what) == std::string::npos)
+    return ::testing::AssertionFailure() << s.name() << " failed with \"" << r.failure().reason
+                                         << "\", which does not mention \"" << what << "\"";
+  return ::testing::AssertionSuccess();
+}
+
+// s succeeds, the result is well typed and computes exactly the same (lane-wise
+// evaluation does not reorder anything).
+Expr check(const Strategy& s, const Expr& e) {
+  Expr out = apply_ok(s, e);
+  EXPECT_TRUE(well_typed(out));
+  EXPECT_TRUE(same_semantics(e, out, 0, 0));
+  return out;
+}
+
+// The map of the body of the entry fun(..) => body.
+Expr body_of(const Expr& e) {
+  Expr b = e;
+  while (b->kind == rise::ExprKind::Lambda) b = b->fn;
+  return b;
+}
+
+TEST(Vectorize, MapOverScalarsAppliedToData) {
+  auto p = typed("def f = fun(xs: 64.f32 => xs |> map(fun(x => x * 2.0f + 1.0f)))");
+  Expr out = check(innermost_map(vec(8)), p.expr);
+  EXPECT_EQ(count(out, "asVector"), 1);
+  EXPECT_EQ(count(out, "asScalar"), 1);
+  EXPECT_EQ(count(out, "vectorFromScalar"), 2);  // the literals, broadcast
+  // the map is now over vectors of 8 lanes
+  auto m = util::match_prim(util::match_prim(body_of(out), "asScalar", 1)->args[0], "map", 2);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(rise::print(util::array_elem(m->args[1]->type)), "vec[f32, 8]");
+}
+
+TEST(Vectorize, TheFunctionMapF) {
+  auto p = typed("def f = fun(xs: 32.f32 => xs |> map(fun(x => sqrt(x) + fmax(x, 0.5f))))");
+  Expr out = check(outermost_map_f(vec(4)), p.expr);
+  EXPECT_EQ(count(out, "asVector"), 1);
+}
+
+TEST(Vectorize, NonLambdaFunctionsAndIntegers) {
+  auto p = typed("def f = fun(xs: 32.i32 => xs |> map(neg))");
+  check(innermost_map(vec(8)), p.expr);
+  auto q = typed("def f = fun(xs: 32.i32 => xs |> map(add(3)))");
+  Expr out = check(innermost_map(vec(8)), q.expr);
+  EXPECT_EQ(count(out, "vectorFromScalar"), 1);
+}
+
+TEST(Vectorize, ZipsAreVectorisedComponentWise) {
+  // s is the same for every lane: computed once and broadcast
+  auto p = typed(
+      "def f = fun(a: 64.f32 => fun(b: 64.f32 => fun(s: f32 => zip(a)(b) |> map(fun(p => p._1 * "
+      "p._2 + s * 2.0f)))))");
+  Expr out = check(innermost_map(vec(16)), p.expr);
+  EXPECT_EQ(count(out, "asVector"), 2);
+  EXPECT_EQ(count(out, "unzip"), 0);
+  EXPECT_EQ(count(out, "vectorFromScalar"), 1);  // vectorFromScalar(s * 2.0f)
+}
+
+TEST(Vectorize, ArraysOfPairsGoThroughUnzip) {
+  auto p = typed("def f = fun(ps: 32.(f32, (f32, f32)) => ps |> map(fun(p => p._1 - p._2._1 * p._2._2)))");
+  Expr out = check(innermost_map(vec(8)), p.expr);
+  EXPECT_EQ(count(out, "asVector"), 3);
+  EXPECT_GE(count(out, "unzip"), 2);
+}
+
+TEST(Vectorize, LetAndSelectWithAUniformCondition) {
+  auto p = typed(
+      "def f = fun(xs: 16.f32 => fun(c: bool => xs |> map(fun(x => let y = x * x in select(c)(y)(x)))))");
+  check(innermost_map(vec(4)), p.expr);
+}
+
+TEST(Vectorize, NamesTheConditionThatDoesNotHold) {
+  auto p = typed("def f = fun(xs: 30.f32 => xs |> map(fun(x => x * 2.0f)))");
+  EXPECT_TRUE(fails_with(vec(8), body_of(p.expr), "length 30"));
+  EXPECT_TRUE(fails_with(vec(8), body_of(p.expr), "not divisible by 8"));
+
+  auto rows = typed("def f = fun(X: 8.16.f32 => X |> map(fun(r => r |> reduce(add)(0.0f))))");
+  EXPECT_TRUE(fails_with(vec(4), body_of(rows.expr), "16.f32, not scalars"));
+
+  auto pairs = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => (x, x))))");
+  EXPECT_TRUE(fails_with(vec(4), body_of(pairs.expr), "not a scalar"));
+
+  auto red = typed(
+      "def f = fun(xs: 16.f32 => fun(ys: 8.f32 => xs |> map(fun(x => ys |> map(fun(y => y * x)) "
+      "|> reduce(add)(0.0f)))))");
+  EXPECT_TRUE(fails_with(vec(4), body_of(red.expr), "reduction"));
+
+  auto cmp = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => select(x > 0.0f)(x)(0.0f))))");
+  EXPECT_TRUE(fails_with(vec(4), body_of(cmp.expr), "condition that depends on the lanes"));
+
+  auto ffi = typed(
+      "foreign def clamp01(x: f32): f32 = \"{ return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }\"\n"
+      "def f = fun(xs: 16.f32 => xs |> map(fun(x => clamp01(x))))");
+  EXPECT_TRUE(fails_with(vec(4), body_of(ffi.expr), "foreign function 'clamp01'"));
+
+  auto idx = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => cast(x) : i32)))");
+  EXPECT_TRUE(fails_with(vec(4), body_of(idx.expr), "cast"));
+
+  // already vectorised: a second vectorize finds a map over vectors
+  auto ok = typed("def f = fun(xs: 64.f32 => xs |> map(fun(x => x * 2.0f)))");
+  Expr once = apply_ok(innermost_map(vec(8)), ok.expr);
+  auto vmap = util::match_prim(body_of(once), "asScalar", 1);
+  ASSERT_TRUE(vmap);
+  EXPECT_TRUE(fails_with(vec(8), vmap->args[0], "over vectors already"));
+
+  EXPECT_TRUE(fails_with(vec(4), ok.expr, "expected map(f)"));
+}
+
+TEST(Vectorize, LaneIndependentArrayAccessesAreBroadcast) {
+  // ys[0] does not depend on the lanes: computed once, broadcast
+  auto p = typed("def f = fun(xs: 16.f32 => fun(ys: 4.f32 => xs |> map(fun(x => x * ys[0]))))");
+  Expr out = check(innermost_map(vec(4)), p.expr);
+  EXPECT_EQ(count(out, "vectorFromScalar"), 1);
+}
+
+}  // namespace
+}  // namespace risec::elevate
