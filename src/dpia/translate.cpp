@@ -142,7 +142,13 @@ class Translator {
     }
     if (p == "reduceSeq" || p == "reduceSeqUnroll" || p == "reducePar" || p == "oclReduceSeq" ||
         p == "oclReduceSeqUnroll")
+    {
+      // An array accumulator is kept in the destination itself when the destination
+      // is plain memory: no temporary, no copies per step.
+      if (e->type->kind == TypeKind::Array)
+        if (ExP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
       return reduce(e, [&](const ExP& r) { return copy(A, r); });
+    }
     if (p == "scanSeq") {
       return con(a[2], [&](const ExP& x) {
         Nat n = size_of(x->dt);
@@ -323,6 +329,49 @@ class Translator {
       Space space = t->kind == TypeKind::Array ? Space::Default : Space::Private;
       return cm_new(v, t, space,
                     cm_seq({acc(a[1], ac_var(v, t)), cm_for(i, n, kind, step), k(ex_var(v, t))}));
+    });
+  }
+
+  // The readable expression for memory written through `a`, when `a` is a memory
+  // variable or an element of one.
+  static ExP acceptor_as_exp(const AcP& a) {
+    if (a->kind == Ac::Var) return ex_var(a->name, a->dt);
+    if (a->kind == Ac::Idx) {
+      ExP inner = acceptor_as_exp(a->inner);
+      return inner ? ex_idx(inner, a->idx) : nullptr;
+    }
+    return nullptr;
+  }
+
+  static bool same_memory(const ExP& x, const ExP& y) {
+    if (x->kind != y->kind) return false;
+    if (x->kind == Ex::Var) return x->name == y->name;
+    if (x->kind == Ex::Idx) return x->idx == y->idx && same_memory(x->args[0], y->args[0]);
+    return false;
+  }
+
+  CmP reduce_in_place(const F& e, const AcP& A, const ExP& readback) {
+    const auto& a = e->args;
+    const std::string& p = e->name;
+    LoopKind kind = (p == "reduceSeqUnroll" || p == "oclReduceSeqUnroll") ? LoopKind::SeqUnroll
+                    : p == "reducePar"                                   ? LoopKind::Par
+                                                                         : LoopKind::Seq;
+    return con(a[2], [&, kind](const ExP& x) {
+      Nat n = size_of(x->dt);
+      std::string i = fresh("i");
+      Nat iv = loop_var(i, n);
+      CmP step = with_params(a[0], readback, ex_idx(x, iv), [&](const F& b) { return acc(b, A); });
+      // Initialise, unless the initial value is the destination itself (a nested
+      // reduction continuing its parent's accumulator).
+      CmP init;
+      if (a[1]->kind == FNode::Var) {
+        auto it = env_.find(a[1]->name);
+        if (it != env_.end() && same_memory(it->second, readback)) init = nullptr;
+        else init = acc(a[1], A);
+      } else {
+        init = acc(a[1], A);
+      }
+      return cm_seq({init, cm_for(i, n, kind, step)});
     });
   }
 
