@@ -121,6 +121,9 @@ struct Cm {
   Space space = Space::Default;
   std::string text;       // Comment
   arith::Cond cond;       // If
+  // For (parallel reductions): the loop accumulates into `reduction_var` with the
+  // associative operator `reduction_op` (add, mul, fmin, fmax).
+  std::string reduction_op, reduction_var;
 };
 
 // ---- constructors ----

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 namespace risec::dpia {
 
@@ -327,9 +328,41 @@ class Translator {
       CmP step = with_params(a[0], ex_var(v, t), ex_idx(x, iv),
                              [&](const F& b) { return acc(b, ac_var(v, t)); });
       Space space = t->kind == TypeKind::Array ? Space::Default : Space::Private;
-      return cm_new(v, t, space,
-                    cm_seq({acc(a[1], ac_var(v, t)), cm_for(i, n, kind, step), k(ex_var(v, t))}));
+      CmP loop = cm_for(i, n, kind, step);
+      if (kind == LoopKind::Par) loop = with_reduction(loop, reduction_operator(a[0]), v, e);
+      return cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))}));
     });
+  }
+
+  // The operator of a parallel reduction: fun(a => fun(b => op(a)(b))) with op one
+  // of add, mul, fmin, fmax (the rule reducePar checked associativity).
+  static std::string reduction_operator(const F& f) {
+    if (f->kind != FNode::Lambda || f->body()->kind != FNode::Lambda) return "";
+    const F& b = f->body()->body();
+    if (b->kind != FNode::Prim || b->args.size() != 2) return "";
+    static const std::set<std::string> ops = {"add", "mul", "fmin", "fmax"};
+    if (!ops.count(b->name)) return "";
+    auto is_var = [](const F& x, const std::string& n) { return x->kind == FNode::Var && x->name == n; };
+    const std::string& p = f->name;
+    const std::string& q = f->body()->name;
+    if ((is_var(b->args[0], p) && is_var(b->args[1], q)) || (is_var(b->args[0], q) && is_var(b->args[1], p)))
+      return b->name;
+    return "";
+  }
+
+  static CmP with_reduction(const CmP& loop, const std::string& op, const std::string& var, const F& e) {
+    if (op.empty())
+      user_error("reducePar needs its operator to be add, mul, fmin or fmax applied to the accumulator and "
+                 "the element",
+                 e->span);
+    if (e->type->kind == TypeKind::Array)
+      user_error("reducePar with an array accumulator is not supported by the OpenMP backend yet; use reduceSeq "
+                 "inside mapPar instead",
+                 e->span);
+    Cm c = *loop;
+    c.reduction_op = op;
+    c.reduction_var = var;
+    return std::make_shared<const Cm>(std::move(c));
   }
 
   // The readable expression for memory written through `a`, when `a` is a memory

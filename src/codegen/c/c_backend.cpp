@@ -452,9 +452,16 @@ class Generator {
       for (size_t i = 0; i < args.size(); ++i) lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
       CExpr body = op == "fmod" ? c_call(vt->a->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod", lane_args)
                                 : math_call(op, vt->a, lane_args);
-      typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") { " + name +
-                       " r; for (int l = 0; l < " + lanes + "; ++l) r[l] = " + body.text +
-                       "; return r; }\n";
+      typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
+                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes + "; ++l) r[l] = " + body.text +
+                       ";\n  return r;\n}\n";
+      // The scalar function's vector variants (glibc's libmvec) for the lane loop.
+      std::string c_fn = body.text.substr(0, body.text.find('('));
+      if (!simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
+        simd_decls_.insert(c_fn);
+        std::string proto = elem + " " + c_fn + "(" + elem + (args.size() == 2 ? ", " + elem : "") + ")";
+        simd_text_ += "#pragma omp declare simd notinbranch\n" + proto + ";\n";
+      }
       (void)elem;
       (void)call_args;
     }
@@ -596,8 +603,22 @@ class Generator {
         std::string v = cname(c->var);
         // Nested parallel loops run sequentially inside the outer parallel one.
         bool parallel = c->loop == dpia::LoopKind::Par && opts_.openmp && !in_parallel_;
+        if (collapse_next_) {
+          // The inner loop of a collapsed pair: plain, inside the parallel region.
+          collapse_next_ = false;
+        }
         if (parallel) {
-          out.push_back(c_pragma("omp parallel for"));
+          std::string clause;
+          if (!c->reduction_op.empty()) clause = " " + reduction_clause(c->reduction_op, c->reduction_var);
+          // A perfect nest of parallel loops is collapsed.
+          const CmP& inner = c->body[0];
+          if (clause.empty() && inner->kind == Cm::For && inner->loop == dpia::LoopKind::Par &&
+              inner->reduction_op.empty() && !inner->n.is_const(1) &&
+              !(inner->loop == dpia::LoopKind::SeqUnroll)) {
+            clause = " collapse(2)";
+            collapse_next_ = true;
+          }
+          out.push_back(c_pragma("omp parallel for" + clause));
           uses_openmp_ = true;
           in_parallel_ = true;
         }
@@ -711,6 +732,32 @@ class Generator {
   std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
   std::set<std::string> typedefs_;
   std::string typedef_text_;
+  std::set<std::string> simd_decls_;
+  bool collapse_next_ = false;
+
+  // `reduction(+:acc)`; vector accumulators get a declared reduction.
+  std::string reduction_clause(const std::string& op, const std::string& var) {
+    const Storage& st = storage_.at(var);
+    std::string v = cname(var);
+    if (st.dt->kind == TypeKind::Scalar) {
+      std::string sym = op == "add" ? "+" : op == "mul" ? "*" : op == "fmin" ? "min" : "max";
+      return "reduction(" + sym + ":" + v + ")";
+    }
+    if (st.dt->kind == TypeKind::Vector && (op == "add" || op == "mul")) {
+      std::string vt = vector_type(st.dt);
+      std::string id = "risec_" + op + "_" + vt;
+      if (!typedefs_.count(id)) {
+        typedefs_.insert(id);
+        reductions_text_ += "#pragma omp declare reduction(" + id + " : " + vt + " : omp_out " +
+                            (op == "add" ? "+" : "*") + "= omp_in) initializer(omp_priv = " + vt +
+                            "_broadcast(" + (op == "add" ? "0" : "1") + "))\n";
+      }
+      return "reduction(" + id + ":" + v + ")";
+    }
+    user_error("reducePar over " + rise::print(st.dt) + " with " + op + " is not supported by the OpenMP backend");
+  }
+  std::string reductions_text_;
+  std::string simd_text_;
   bool uses_alloc_ = false;
   bool uses_openmp_ = false;
   bool in_parallel_ = false;
@@ -763,10 +810,15 @@ CUnit generate_c(const std::string& entry_name, const CmP& program, const std::s
   // Vectors wider than the hardware's are passed in memory; GCC notes the ABI.
   src << "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored \"-Wpsabi\"\n#endif\n\n";
   src << kHelpers;
+  // Lane loops of vector math run under `omp simd` when OpenMP (or -fopenmp-simd with
+  // -DRISEC_OMP_SIMD, as risec run compiles) is on, calling glibc's vector variants.
+  src << "#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n#define RISEC_SIMD_LOOP _Pragma(\"omp simd\")\n"
+      << g.simd_text_ << "#else\n#define RISEC_SIMD_LOOP\n#endif\n";
   if (g.uses_alloc_)
     src << "static inline void* risec_alloc(size_t bytes) { void* p = NULL; if (posix_memalign(&p, 64, "
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
+  if (!g.reductions_text_.empty()) src << "#ifdef _OPENMP\n" << g.reductions_text_ << "#endif\n\n";
   src << sig << " {\n" << print(c_block(body), 1) << "}\n\n";
   // A uniform entry point for the runtime: buffers[0] is the output, then inputs.
   src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  ";
