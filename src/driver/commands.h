@@ -25,6 +25,12 @@ struct Options {
   bool trace = false;
   bool types = false;
   bool help = false;
+  // risec run
+  bool check = false;       // --check
+  std::string rtol_text;    // --rtol R
+  std::string atol_text;    // --atol A
+  std::string repeat_text;  // --repeat K
+  std::string flops;        // --flops EXPR
 };
 
 int cmd_check(const Options& o);

@@ -3,6 +3,7 @@
 
 #include "driver/commands.h"
 #include "dpia/functional.h"
+#include "dpia/passes.h"
 #include "dpia/translate.h"
 #include "elevate/library.h"
 
@@ -33,7 +34,7 @@ Compiled compile(const CompileRequest& req) {
   dpia::F f = dpia::from_rise(e, caps);
   dpia::check(f);
   std::vector<dpia::Input> inputs;
-  dpia::CmP prog = dpia::translate(f, "output", &inputs);
+  dpia::CmP prog = dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs));
   dpia::check(prog);
   out.dpia_text = dpia::print(prog);
   rise::Type out_dt = e->type;

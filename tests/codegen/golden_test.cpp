@@ -198,3 +198,14 @@ TEST(CodegenErrors, SizesThatDoNotDivide) {
     EXPECT_TRUE(e.span().known());
   }
 }
+
+TEST(Golden, DeadTemporariesAreRemoved) {
+  driver::Compiled c = compile(
+      "def f = depFun(n: Nat => fun(x: n.f32 =>\n"
+      "  let unused = toMem(x |> mapSeq(fun(a => a * 3.0f))) in x |> mapSeq(fun(b => b + 1.0f))))",
+      "id");
+  std::string body = function_body(c);
+  EXPECT_EQ(body.find("3.0f"), std::string::npos) << body;
+  EXPECT_EQ(body.find("risec_alloc"), std::string::npos) << body;
+  EXPECT_NE(body.find("1.0f"), std::string::npos) << body;
+}

@@ -1,0 +1,500 @@
+// `risec run`: compile, load, run, time and check generated code (see run.h).
+#include "driver/run.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "rise/interp.h"
+#include "runtime/jit.h"
+#include "runtime/layout.h"
+#include "runtime/npy.h"
+#include "runtime/random.h"
+#include "support/diagnostics.h"
+
+namespace risec::driver {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& msg) { throw Error(ErrorKind::Usage, msg); }
+
+double parse_double(const std::string& text, const std::string& what) {
+  const char* s = text.c_str();
+  char* end = nullptr;
+  double v = std::strtod(s, &end);
+  if (text.empty() || end != s + text.size() || !std::isfinite(v))
+    usage(what + ": '" + text + "' is not a number");
+  return v;
+}
+
+int parse_repeat(const std::string& text) {
+  const char* s = text.c_str();
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (text.empty() || end != s + text.size() || v < 1 || v > 1000000)
+    usage("--repeat: '" + text + "' is not a positive number of runs");
+  return static_cast<int>(v);
+}
+
+// numpy-like text for an array: dtype, shape and values (elided when long), as
+// `risec eval` prints its result.
+std::string format_ndarray(const runtime::NdArray& a) {
+  std::ostringstream out;
+  out << runtime::dtype_name(a.dtype) << runtime::shape_string(a.shape) << " = ";
+  auto elem = [&](int64_t i) {
+    std::ostringstream e;
+    switch (a.dtype) {
+      case runtime::DType::F32: e << a.as<float>()[i]; break;
+      case runtime::DType::F64: e << a.as<double>()[i]; break;
+      case runtime::DType::Bool: e << (a.as<uint8_t>()[i] ? "true" : "false"); break;
+      case runtime::DType::I8: e << int(a.as<int8_t>()[i]); break;
+      case runtime::DType::I16: e << a.as<int16_t>()[i]; break;
+      case runtime::DType::I32: e << a.as<int32_t>()[i]; break;
+      case runtime::DType::I64: e << a.as<int64_t>()[i]; break;
+      case runtime::DType::U8: e << unsigned(a.as<uint8_t>()[i]); break;
+      case runtime::DType::U16: e << a.as<uint16_t>()[i]; break;
+      case runtime::DType::U32: e << a.as<uint32_t>()[i]; break;
+      case runtime::DType::U64: e << a.as<uint64_t>()[i]; break;
+    }
+    return e.str();
+  };
+  int64_t n = a.count();
+  if (a.shape.empty()) return out.str() + elem(0);
+  out << "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (n > 20 && i == 10) {
+      out << ", ...";
+      i = n - 10;
+    }
+    if (i > 0) out << ", ";
+    out << elem(i);
+  }
+  out << "]";
+  return out.str();
+}
+
+std::string format_ms(double ms) {
+  char buf[64];
+  if (ms >= 1)
+    std::snprintf(buf, sizeof buf, "%.3f", ms);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", ms);
+  return buf;
+}
+
+std::string format_g(double x, int digits = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+  return buf;
+}
+
+// ---- --flops expressions ----
+
+class SizeExprParser {
+ public:
+  SizeExprParser(const std::string& text, const rise::SizeMap& sizes) : s_(text), sizes_(sizes) {}
+
+  double parse() {
+    double v = expr();
+    skip();
+    if (pos_ != s_.size()) fail("unexpected '" + s_.substr(pos_, 1) + "'");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) {
+    usage("--flops '" + s_ + "': " + what + " at column " + std::to_string(pos_ + 1));
+  }
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool eat(const char* tok) {
+    skip();
+    size_t n = std::char_traits<char>::length(tok);
+    if (s_.compare(pos_, n, tok) != 0) return false;
+    pos_ += n;
+    return true;
+  }
+  double expr() {
+    double v = term();
+    for (;;) {
+      if (eat("+"))
+        v += term();
+      else if (eat("-"))
+        v -= term();
+      else
+        return v;
+    }
+  }
+  double term() {
+    double v = unary();
+    for (;;) {
+      skip();
+      if (s_.compare(pos_, 2, "**") != 0 && eat("*")) {
+        v *= unary();
+      } else if (eat("/")) {
+        double d = unary();
+        if (d == 0) fail("division by zero");
+        v /= d;
+      } else {
+        return v;
+      }
+    }
+  }
+  double unary() {
+    if (eat("-")) return -unary();
+    if (eat("+")) return unary();
+    double base = primary();
+    if (eat("^") || eat("**")) return std::pow(base, unary());
+    return base;
+  }
+  double primary() {
+    skip();
+    if (pos_ >= s_.size()) fail("expected a number, a size or '('");
+    char c = s_[pos_];
+    if (c == '(') {
+      ++pos_;
+      double v = expr();
+      if (!eat(")")) fail("expected ')'");
+      return v;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      const char* begin = s_.c_str() + pos_;
+      char* end = nullptr;
+      double v = std::strtod(begin, &end);
+      if (end == begin) fail("malformed number");
+      pos_ += static_cast<size_t>(end - begin);
+      return v;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t start = pos_;
+      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+        ++pos_;
+      std::string name = s_.substr(start, pos_ - start);
+      auto it = sizes_.find(name);
+      if (it == sizes_.end()) {
+        pos_ = start;
+        std::string known;
+        for (const auto& [k, v] : sizes_) known += (known.empty() ? "" : ", ") + k;
+        fail("'" + name + "' is not a size given with --size" +
+             (known.empty() ? std::string("") : " (sizes: " + known + ")"));
+      }
+      return static_cast<double>(it->second);
+    }
+    fail("unexpected '" + std::string(1, c) + "'");
+  }
+
+  const std::string& s_;
+  const rise::SizeMap& sizes_;
+  size_t pos_ = 0;
+};
+
+// The sizes the unit still takes as parameters, in order.
+std::vector<int> size_arguments(const Compiled& c, const rise::SizeMap& sizes) {
+  std::vector<int> out;
+  for (const std::string& name : c.size_names) {
+    auto it = sizes.find(name);
+    if (it == sizes.end()) user_error("size " + name + " has no value; pass --size");
+    if (it->second < 0 || it->second > INT32_MAX)
+      user_error("size " + name + " = " + std::to_string(it->second) + " does not fit in a C int");
+    out.push_back(static_cast<int>(it->second));
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------
+// Inputs
+// ---------------------------------------------------------------------------------
+
+std::vector<EntryParam> entry_parameters(const rise::Checked& checked) {
+  rise::EntrySignature sig = rise::entry_signature(checked.type);
+  std::vector<EntryParam> out;
+  rise::Expr x = checked.expr;
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    std::string name = "input" + std::to_string(i);
+    if (x && x->kind == rise::ExprKind::Lambda) {
+      name = x->name;
+      x = x->fn;
+    } else {
+      x = nullptr;
+    }
+    out.push_back({name, sig.params[i]});
+  }
+  return out;
+}
+
+rise::Type entry_result_type(const rise::Checked& checked) {
+  return rise::entry_signature(checked.type).result;
+}
+
+std::map<std::string, std::string> parse_input_options(const std::vector<std::string>& texts) {
+  std::map<std::string, std::string> out;
+  for (const std::string& in : texts) {
+    size_t eq = in.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == in.size())
+      usage("--input expects NAME=FILE.npy, got '" + in + "'");
+    std::string name = in.substr(0, eq);
+    if (!out.emplace(name, in.substr(eq + 1)).second) usage("--input " + name + " is given twice");
+  }
+  return out;
+}
+
+std::vector<rise::Value> make_inputs(const rise::Checked& checked,
+                                     const std::map<std::string, std::string>& files,
+                                     uint64_t seed) {
+  std::vector<EntryParam> params = entry_parameters(checked);
+  for (const auto& [name, file] : files) {
+    bool known = false;
+    std::vector<std::string> names;
+    for (const auto& p : params) {
+      known |= p.name == name;
+      names.push_back(p.name);
+    }
+    if (!known) {
+      std::string near = nearest_name(name, names);
+      usage("--input " + name + ": the entry has no parameter named '" + name + "'" +
+            (near.empty() ? std::string("") : " (did you mean '" + near + "'?)"));
+    }
+  }
+  std::vector<rise::Value> out;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const EntryParam& p = params[i];
+    auto it = files.find(p.name);
+    if (it == files.end()) {
+      out.push_back(rise::random_input(p.type, runtime::derive_seed(seed, i)));
+      continue;
+    }
+    try {
+      out.push_back(rise::from_ndarray(runtime::read_npy(it->second), p.type));
+    } catch (const Error& e) {
+      throw Error(e.kind(), "--input " + p.name + "=" + it->second + ": " + e.message(), e.span(),
+                  e.note());
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------
+// Execution
+// ---------------------------------------------------------------------------------
+
+Execution execute(const Compiled& c, const rise::SizeMap& sizes, const std::vector<rise::Value>& inputs,
+                  const ExecOptions& options) {
+  if (options.repeat < 1) internal_error("execute: repeat must be at least 1");
+  // The unit's value parameters: the output, then the inputs (sizes are separate).
+  std::vector<const codegen::CParam*> data_params;
+  for (const auto& p : c.unit.params)
+    if (!p.is_size) data_params.push_back(&p);
+  if (data_params.size() != inputs.size() + 1)
+    internal_error("the generated function takes " + std::to_string(data_params.size() - 1) +
+                   " input(s), " + std::to_string(inputs.size()) + " given");
+  const rise::Type out_type = entry_result_type(c.high);
+  std::vector<rise::Type> in_types;
+  for (const auto& p : entry_parameters(c.high)) in_types.push_back(p.type);
+  if (in_types.size() != inputs.size())
+    internal_error("execute: the entry takes " + std::to_string(in_types.size()) + " input(s), " +
+                   std::to_string(inputs.size()) + " given");
+  for (size_t i = 0; i < in_types.size(); ++i)
+    if (!rise::equal(in_types[i], data_params[i + 1]->dt))
+      internal_error("the generated function's input " + data_params[i + 1]->name + " has type " +
+                     rise::print(data_params[i + 1]->dt) + ", the entry's " + rise::print(in_types[i]));
+
+  std::vector<int> size_args = size_arguments(c, sizes);
+  std::vector<runtime::AlignedBuffer> in_bufs;
+  for (size_t i = 0; i < inputs.size(); ++i) in_bufs.push_back(runtime::to_c_buffer(inputs[i], in_types[i]));
+  runtime::CLayout out_layout = runtime::c_layout(out_type);
+  runtime::AlignedBuffer out_buf(out_layout.size);
+  if (out_layout.align > runtime::AlignedBuffer::kAlignment)
+    user_error("results of type " + rise::print(out_type) + " need " + std::to_string(out_layout.align) +
+               "-byte alignment; the runtime provides " +
+               std::to_string(runtime::AlignedBuffer::kAlignment));
+
+  runtime::CompileOptions co;
+  co.openmp = c.unit.uses_openmp;
+  co.extra_flags = options.extra_cflags;
+  Execution ex;
+  using Clock = std::chrono::steady_clock;
+  if (options.mode == ExecMode::SharedObject) {
+    runtime::Module m = runtime::jit_compile(c.unit.source, c.unit.name, co, &ex.cache_hit);
+    std::vector<void*> buffers = {out_buf.data()};
+    for (auto& b : in_bufs) buffers.push_back(b.data());
+    for (int k = 0; k < options.repeat; ++k) {
+      auto t0 = Clock::now();
+      m.call(buffers, size_args);
+      auto t1 = Clock::now();
+      ex.times_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+  } else {
+    runtime::Artifact a = runtime::build_executable(c.unit.source, c.unit.name, co);
+    ex.cache_hit = a.cache_hit;
+    runtime::Executable exe(a.path);
+    std::vector<runtime::Bytes> in_bytes;
+    for (auto& b : in_bufs) in_bytes.push_back({b.data(), b.size()});
+    runtime::Executable::Options eo;
+    eo.timeout_s = options.timeout_s;
+    for (int k = 0; k < options.repeat; ++k) {
+      auto t0 = Clock::now();
+      exe.call(out_buf.data(), out_buf.size(), in_bytes, size_args, eo);
+      auto t1 = Clock::now();
+      ex.times_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+  }
+  ex.output = runtime::from_c_bytes(out_buf.data(), out_type);
+  return ex;
+}
+
+rise::Value interpret(const rise::Checked& checked, const std::vector<rise::Value>& inputs) {
+  rise::Interpreter interp;
+  return interp.run(checked.expr, inputs);
+}
+
+Comparison compare_values(const rise::Value& got, const rise::Value& expected, const rise::Type& type,
+                          double rtol, double atol) {
+  Comparison r;
+  std::vector<runtime::NdArray> a = rise::to_ndarrays(got, type);
+  std::vector<runtime::NdArray> b = rise::to_ndarrays(expected, type);
+  if (a.size() != b.size()) internal_error("compare_values: different leaf counts");
+  for (size_t l = 0; l < a.size(); ++l) {
+    const runtime::NdArray& x = a[l];
+    const runtime::NdArray& y = b[l];
+    if (x.dtype != y.dtype || x.shape != y.shape) internal_error("compare_values: different leaf shapes");
+    const int64_t n = x.count();
+    r.elements += n;
+    auto close = [&](double p, double q) {
+      if (std::isnan(p) || std::isnan(q)) return std::isnan(p) && std::isnan(q);
+      if (std::isinf(p) || std::isinf(q)) return p == q;
+      double d = std::fabs(p - q);
+      r.max_abs_error = std::max(r.max_abs_error, d);
+      return d <= atol + rtol * std::max(std::fabs(p), std::fabs(q));
+    };
+    if (x.dtype == runtime::DType::F32) {
+      const float* p = x.as<float>();
+      const float* q = y.as<float>();
+      for (int64_t i = 0; i < n; ++i) r.mismatches += !close(p[i], q[i]);
+    } else if (x.dtype == runtime::DType::F64) {
+      const double* p = x.as<double>();
+      const double* q = y.as<double>();
+      for (int64_t i = 0; i < n; ++i) r.mismatches += !close(p[i], q[i]);
+    } else {
+      const size_t es = runtime::dtype_size(x.dtype);
+      for (int64_t i = 0; i < n; ++i)
+        r.mismatches += std::memcmp(x.data.data() + i * es, y.data.data() + i * es, es) != 0;
+    }
+  }
+  r.ok = r.mismatches == 0;
+  if (!r.ok) {
+    std::string where;
+    if (rise::values_close(got, expected, rtol, atol, &where)) where = "(no single element located)";
+    r.first_mismatch = where;
+  }
+  return r;
+}
+
+double eval_size_expr(const std::string& expr, const rise::SizeMap& sizes) {
+  return SizeExprParser(expr, sizes).parse();
+}
+
+// ---------------------------------------------------------------------------------
+// The subcommand
+// ---------------------------------------------------------------------------------
+
+int cmd_run(const Options& o) {
+  if (!o.check && (!o.rtol_text.empty() || !o.atol_text.empty()))
+    usage("--rtol and --atol set the tolerance of --check; add --check");
+  const double rtol = o.rtol_text.empty() ? kDefaultRtol : parse_double(o.rtol_text, "--rtol");
+  const double atol = o.atol_text.empty() ? kDefaultAtol : parse_double(o.atol_text, "--atol");
+  if (rtol < 0 || atol < 0) usage("--rtol and --atol must not be negative");
+  const int repeat = o.repeat_text.empty() ? 1 : parse_repeat(o.repeat_text);
+  const uint64_t seed = parse_seed(o.seed_text);
+  const std::map<std::string, std::string> files = parse_input_options(o.inputs);
+
+  rise::Program p = load_program(o.file);
+  rise::SizeMap sizes = parse_sizes(o.sizes_text);
+  double flops = 0;
+  if (!o.flops.empty()) flops = eval_size_expr(o.flops, sizes);
+  {
+    // Every size must be known before spending time on the strategy.
+    rise::Checked c = rise::check_program(p, o.entry, &sizes);
+    entry_parameters(c);
+  }
+  std::optional<elevate::Strategy> s;
+  if (!o.strategy.empty()) s = load_strategy(o.strategy);
+  CompileRequest req;
+  req.program = &p;
+  req.entry = o.entry;
+  req.sizes = &sizes;
+  req.strategy = s ? &*s : nullptr;
+  req.target = o.target;
+  req.trace = o.trace;
+  Compiled c = compile(req);
+  if (o.dump_dpia) std::cerr << c.dpia_text;
+
+  std::vector<rise::Value> inputs = make_inputs(c.high, files, seed);
+  ExecOptions eo;
+  eo.repeat = repeat;
+  Execution ex = execute(c, sizes, inputs, eo);
+  const rise::Type out_type = entry_result_type(c.high);
+
+  // The result, as eval writes or prints it.
+  std::vector<runtime::NdArray> outs = rise::to_ndarrays(ex.output, out_type);
+  if (outs.size() == 1) {
+    if (!o.output.empty())
+      runtime::write_npy(o.output, outs[0]);
+    else
+      std::cout << format_ndarray(outs[0]) << "\n";
+  } else {
+    std::string stem = o.output;
+    if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".npy") stem.resize(stem.size() - 4);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (!o.output.empty()) {
+        std::string path = stem + "_" + std::to_string(i) + ".npy";
+        runtime::write_npy(path, outs[i]);
+        std::cout << "wrote " << path << "\n";
+      } else {
+        std::cout << "[" << i << "] " << format_ndarray(outs[i]) << "\n";
+      }
+    }
+  }
+
+  std::vector<double> sorted = ex.times_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                          : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  if (o.repeat_text.empty())
+    std::cout << "time: " << format_ms(sorted[0]) << " ms\n";
+  else
+    std::cout << "time: min " << format_ms(sorted[0]) << " ms, median " << format_ms(median) << " ms ("
+              << sorted.size() << (sorted.size() == 1 ? " run" : " runs") << ")\n";
+  if (!o.flops.empty()) {
+    double gflops = median > 0 ? flops / (median * 1e6) : 0;
+    std::cout << "performance: " << format_g(gflops, 4) << " GFLOP/s (" << format_g(flops, 4)
+              << " flop in " << format_ms(median) << " ms)\n";
+  }
+  std::cout.flush();
+
+  if (o.check) {
+    rise::Value expected = interpret(c.high, inputs);
+    Comparison cmp = compare_values(ex.output, expected, out_type, rtol, atol);
+    if (!cmp.ok)
+      throw Error(ErrorKind::Mismatch,
+                  "check failed: " + std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.elements) +
+                      " elements differ from the interpreter (rtol " + format_g(rtol) + ", atol " +
+                      format_g(atol) + "); first: " + cmp.first_mismatch +
+                      " (compiled vs interpreter); max abs error " + format_g(cmp.max_abs_error));
+    std::cout << "check: passed (" << cmp.elements << " elements, max abs error " << format_g(cmp.max_abs_error)
+              << ")\n";
+  }
+  return 0;
+}
+
+}  // namespace risec::driver

@@ -1,0 +1,95 @@
+// `risec run` (spec/cli.md) and the library calls under it: compile a program with a
+// strategy, run the generated code on the inputs `risec eval` would use (the same
+// files, or the same seeded random data), time it, and check it against the
+// reference interpreter. The end-to-end tests call these functions directly.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "driver/commands.h"
+#include "driver/compile.h"
+#include "rise/check.h"
+#include "rise/value.h"
+
+namespace risec::driver {
+
+// --check tolerances when --rtol/--atol are not given: float results must satisfy
+// |got - expected| <= atol + rtol * max(|got|, |expected|) element by element.
+inline constexpr double kDefaultRtol = 1e-4;
+inline constexpr double kDefaultAtol = 1e-5;
+
+// One value parameter of the entry (its leading `fun` parameters, in order).
+struct EntryParam {
+  std::string name;
+  rise::Type type;
+};
+// The value parameters of a checked entry whose sizes are all given. Throws
+// risec::Error (User) "size n has no value; pass --size" when one is missing.
+std::vector<EntryParam> entry_parameters(const rise::Checked& checked);
+// The entry's result type (same conditions).
+rise::Type entry_result_type(const rise::Checked& checked);
+
+// "NAME=FILE.npy" texts of --input as a map (Usage error when malformed or repeated).
+std::map<std::string, std::string> parse_input_options(const std::vector<std::string>& texts);
+
+// The inputs exactly as `risec eval` makes them: parameter i is read from
+// files[name] when given (risec::Error User naming the option and file when its
+// shape or element type is wrong), else rise::random_input(type, derive_seed(seed,
+// i)). A name in `files` that is no parameter is a Usage error.
+std::vector<rise::Value> make_inputs(const rise::Checked& checked,
+                                     const std::map<std::string, std::string>& files,
+                                     uint64_t seed);
+
+// How generated code is executed.
+enum class ExecMode {
+  SharedObject,  // compiled to a shared object, loaded into this process and called
+  Standalone,    // linked into a standalone program run as a child process (use this
+                 // with runtime::sanitizer_flags() in extra_cflags)
+};
+
+struct ExecOptions {
+  ExecMode mode = ExecMode::SharedObject;
+  std::vector<std::string> extra_cflags;  // appended to the compiler flags
+  int repeat = 1;                         // number of timed calls (at least 1)
+  double timeout_s = 0;                   // Standalone: kill the program after this long
+};
+
+struct Execution {
+  rise::Value output;            // of the entry's result type
+  std::vector<double> times_ms;  // wall time of each call (Standalone: of each process run)
+  bool cache_hit = false;        // the compiled code came from the cache
+};
+
+// Run the compiled unit on `inputs` (values of the entry's parameter types), with
+// the sizes the unit still has as parameters taken from `sizes`. Errors:
+// risec::Error External when the C compiler fails; Internal when a standalone
+// program fails (a sanitizer report, a crash); User when a size is missing.
+Execution execute(const Compiled& compiled, const rise::SizeMap& sizes,
+                  const std::vector<rise::Value>& inputs, const ExecOptions& options = {});
+
+// The reference interpreter on the checked (high-level) program.
+rise::Value interpret(const rise::Checked& checked, const std::vector<rise::Value>& inputs);
+
+struct Comparison {
+  bool ok = true;
+  int64_t elements = 0;        // scalar leaves compared (vector lanes, pair components)
+  int64_t mismatches = 0;      // leaves outside the tolerance
+  double max_abs_error = 0;    // over floating-point leaves (NaN/inf pairs excluded)
+  std::string first_mismatch;  // "element [3][7]: 1.5 vs 1.25" (got vs expected)
+};
+// Compare a result with the interpreter's (rise::values_close semantics).
+Comparison compare_values(const rise::Value& got, const rise::Value& expected,
+                          const rise::Type& type, double rtol = kDefaultRtol,
+                          double atol = kDefaultAtol);
+
+// Evaluates an arithmetic expression over size names and numbers (+ - * / ^,
+// parentheses, unary minus), e.g. "2*n*m*k" (--flops). Throws risec::Error (Usage)
+// naming the unknown size or the syntax error.
+double eval_size_expr(const std::string& expr, const rise::SizeMap& sizes);
+
+// The `run` subcommand.
+int cmd_run(const Options& o);
+
+}  // namespace risec::driver
