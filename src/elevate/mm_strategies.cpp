@@ -12,14 +12,26 @@ namespace {
 Strategy S(const std::string& name, const std::vector<Arg>& args = {}) {
   return make_strategy(name, args);
 }
-Strategy N(const std::string& name, int64_t n) { return S(name, {n}); }
-Strategy list(const std::string& name, std::vector<int64_t> l) { return S(name, {std::move(l)}); }
+Strategy N(const std::string& name, int64_t n) {
+  return S(name, {n});
+}
+Strategy list(const std::string& name, std::vector<int64_t> l) {
+  return S(name, {std::move(l)});
+}
 
 // s @ outermost(p), s @ innermost(p), s @ topDown
-Strategy at_outermost(const Strategy& s, const Strategy& p) { return S("outermost", {p, s}); }
-Strategy at_innermost(const Strategy& s, const Strategy& p) { return S("innermost", {p, s}); }
-Strategy applied(const Strategy& p) { return S("isApplied", {p}); }
-Strategy fully_applied(const Strategy& p) { return S("isFullyApplied", {p}); }
+Strategy at_outermost(const Strategy& s, const Strategy& p) {
+  return S("outermost", {p, s});
+}
+Strategy at_innermost(const Strategy& s, const Strategy& p) {
+  return S("innermost", {p, s});
+}
+Strategy applied(const Strategy& p) {
+  return S("isApplied", {p});
+}
+Strategy fully_applied(const Strategy& p) {
+  return S("isFullyApplied", {p});
+}
 
 Strategy seqs(std::initializer_list<Strategy> ss) {
   Strategy out;
@@ -29,8 +41,7 @@ Strategy seqs(std::initializer_list<Strategy> ss) {
 
 // the steps shared by blocking and loopPermutation, before the reorder
 Strategy tiled() {
-  return seqs({baseline(),
-               at_outermost(S("tile", {int64_t(32), int64_t(32)}), N("mapNest", 2)),
+  return seqs({baseline(), at_outermost(S("tile", {int64_t(32), int64_t(32)}), N("mapNest", 2)),
                at_outermost(S("reduceMapFission"), applied(applied(S("isReduceSeq")))),
                at_innermost(N("splitStrategy", 4), fully_applied(S("isReduce")))});
 }
@@ -54,26 +65,38 @@ Strategy unroll_innermost() {
 
 }  // namespace
 
-Strategy baseline() { return seq(S("DFNF"), S("topDown", {S("fuseReduceMap")})); }
+Strategy baseline() {
+  return seq(S("DFNF"), S("topDown", {S("fuseReduceMap")}));
+}
 
-Strategy blocking() { return seq(tiled(), list("reorder", {1, 2, 5, 6, 3, 4})); }
+Strategy blocking() {
+  return seq(tiled(), list("reorder", {1, 2, 5, 6, 3, 4}));
+}
 
-Strategy vectorization() { return seq(blocking(), vectorize_innermost()); }
+Strategy vectorization() {
+  return seq(blocking(), vectorize_innermost());
+}
 
 Strategy loop_permutation() {
   return seqs({tiled(), list("reorder", {1, 2, 5, 3, 6, 4}), vectorize_innermost()});
 }
 
-Strategy array_packing() { return seq(pack_b(), loop_permutation()); }
-
-Strategy cache_blocks() { return seq(array_packing(), unroll_innermost()); }
-
-Strategy parallel() {
-  return seqs({array_packing(), at_outermost(S("parallel"), applied(S("isMap"))),
-               unroll_innermost()});
+Strategy array_packing() {
+  return seq(pack_b(), loop_permutation());
 }
 
-Strategy lowered(const Strategy& s) { return seq(s, S("lowerToC")); }
+Strategy cache_blocks() {
+  return seq(array_packing(), unroll_innermost());
+}
+
+Strategy parallel() {
+  return seqs(
+      {array_packing(), at_outermost(S("parallel"), applied(S("isMap"))), unroll_innermost()});
+}
+
+Strategy lowered(const Strategy& s) {
+  return seq(s, S("lowerToC"));
+}
 
 const std::vector<Step>& steps() {
   static const std::vector<Step> all = {

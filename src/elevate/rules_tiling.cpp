@@ -24,9 +24,13 @@
 // levels: interchange) and emits it again as a term: every level iterates over the
 // zip of the leaves it indexes (transposed so that their dimensions come in loop
 // order), maps inside a reduction carry their slice of the accumulator (zip(acc)(..)),
-// the first reduction starts from generate(..(init)) over the maps inside it, and
-// the result is transposed/joined back into the original shape. All of these are
-// views, so nothing is copied. Interchanges are semantics-preserving as follows:
+// the first reduction starts from generate(..(init)) over the maps inside it (or,
+// when its initial value is an array, from that array, read like a leaf by the maps
+// outside it), and the result is transposed/joined back into the original shape.
+// All of these are views, so nothing is copied. A nest may also carry an incoming
+// accumulator (its first map runs over zip(acc)(..) inside a reduction's body): the
+// local interchange rules then work inside the reduction.
+// Interchanges are semantics-preserving as follows:
 //   map-map         always (the output is transposed back);
 //   map-reduction   always: a reduction moved outside maps carries an array
 //                   accumulator, map(fun(i => reduce(op)(init)(xs_i))) ==
@@ -36,7 +40,8 @@
 //                   of add, mul, fmin, fmax (associative and commutative; on floats
 //                   the sum is reassociated, which changes rounding).
 // reorder(perm) is the composition of such adjacent interchanges (a bubble sort of
-// the levels), each checked.
+// the levels), each checked, performed on the model and emitted once; the three
+// interchange rules are the same step on the two outermost levels at a location.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -128,7 +133,9 @@ Lam2 lam2(const Expr& f) {
   return {outer.x, y, rise::app(inner, yi)};
 }
 
-bool is_fold_name(const std::string& n) { return n == "reduce" || n == "reduceSeq"; }
+bool is_fold_name(const std::string& n) {
+  return n == "reduce" || n == "reduceSeq";
+}
 
 // reduce/reduceSeq(op)(init)(x): {name, op, init, x}
 struct Fold {
@@ -178,8 +185,9 @@ Strategy reduce_map_fission_rule() {
     const Expr& f = c->args[0];
     const Expr& init = c->args[1];
     if (f->kind != ExprKind::Lambda || f->fn->kind != ExprKind::Lambda)
-      return fail_at(name, e, "the reduction's operator is not a lambda fun(acc, y => ...): "
-                              "there is no map to split off");
+      return fail_at(name, e,
+                     "the reduction's operator is not a lambda fun(acc, y => ...): "
+                     "there is no map to split off");
     const std::string& acc = f->name;
     const std::string& y = f->fn->name;
     const Expr& body = f->fn->fn;
@@ -193,8 +201,7 @@ Strategy reduce_map_fission_rule() {
     if (!acc_first) {
       // op(g)(acc) for a commutative operator
       bool acc_second = g->kind == ExprKind::Ident && g->name == acc && known_op(op);
-      if (!acc_second)
-        return fail_at(name, e, "the operator's body is not of the form op(acc)(g)");
+      if (!acc_second) return fail_at(name, e, "the operator's body is not of the form op(acc)(g)");
       std::swap(a, g);
     }
     if (util::occurs_free(acc, op) || util::occurs_free(y, op))
@@ -222,15 +229,14 @@ Strategy blocked_reduce_rule(int64_t n) {
   std::string name = "blockedReduce(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context&) -> Result {
     auto r = match_fold(e);
-    if (!r)
-      return fail_at(name, e, "expected a fully applied reduction reduce(op)(init)(x)");
+    if (!r) return fail_at(name, e, "expected a fully applied reduction reduce(op)(init)(x)");
     if (n <= 0) return fail_at(name, e, "the block size must be positive");
     auto len = util::array_size(r->data->type);
     if (!len) return fail_at(name, e, "the length of the reduced array is unknown");
     if (!arith::provably_divides(Nat(n), *len))
       return fail_at(name, e,
-                     "the length " + len->to_string() + " of the reduced array is not divisible by " +
-                         std::to_string(n));
+                     "the length " + len->to_string() +
+                         " of the reduced array is not divisible by " + std::to_string(n));
     Expr split = call("split", {Nat(n)}, {r->data});
     if (r->name == "reduce") {
       auto op = known_op(r->op);
@@ -270,19 +276,26 @@ int chain_delta(const Chain& c);
 
 int touched(const View& v) {
   switch (v.k) {
-    case View::Split: return 1;
+    case View::Split:
+      return 1;
     case View::Join:
-    case View::Transpose: return 2;
-    case View::Map: return 1 + chain_need(v.inner);
+    case View::Transpose:
+      return 2;
+    case View::Map:
+      return 1 + chain_need(v.inner);
   }
   return 1;
 }
 int delta(const View& v) {
   switch (v.k) {
-    case View::Split: return 1;
-    case View::Join: return -1;
-    case View::Transpose: return 0;
-    case View::Map: return chain_delta(v.inner);
+    case View::Split:
+      return 1;
+    case View::Join:
+      return -1;
+    case View::Transpose:
+      return 0;
+    case View::Map:
+      return chain_delta(v.inner);
   }
   return 0;
 }
@@ -303,9 +316,12 @@ int chain_delta(const Chain& c) {
 Expr chain_expr(const Chain& c, Expr x);
 Expr view_expr(const View& v, const Expr& x) {
   switch (v.k) {
-    case View::Split: return call("split", {v.n}, {x});
-    case View::Join: return call("join", {x});
-    case View::Transpose: return call("transpose", {x});
+    case View::Split:
+      return call("split", {v.n}, {x});
+    case View::Join:
+      return call("join", {x});
+    case View::Transpose:
+      return call("transpose", {x});
     case View::Map:
       return util::mk_map(fun("v", [&](const Expr& y) { return chain_expr(v.inner, y); }), x);
   }
@@ -325,7 +341,8 @@ Expr at_depth(int p, const std::function<Expr(const Expr&)>& f, const Expr& x) {
 std::optional<View> unary_view(const util::PrimCall& c, size_t nargs) {
   if (c.args.size() != nargs) return std::nullopt;
   const std::string& n = c.name();
-  if (n == "split" && c.deps.size() == 1 && c.dep_nat(0)) return View{View::Split, *c.dep_nat(0), {}};
+  if (n == "split" && c.deps.size() == 1 && c.dep_nat(0))
+    return View{View::Split, *c.dep_nat(0), {}};
   if (n == "join" && c.deps.empty()) return View{View::Join, Nat(0), {}};
   if (n == "transpose" && c.deps.empty()) return View{View::Transpose, Nat(0), {}};
   return std::nullopt;
@@ -339,7 +356,8 @@ std::optional<std::pair<View, Expr>> view_app(const Expr& e) {
   if (!c) return std::nullopt;
   if (auto v = unary_view(*c, 1)) return std::make_pair(*v, c->args[0]);
   if (c->name() == "map" && c->args.size() == 2) {
-    if (auto ch = view_fn(c->args[0])) return std::make_pair(View{View::Map, Nat(0), *ch}, c->args[1]);
+    if (auto ch = view_fn(c->args[0]))
+      return std::make_pair(View{View::Map, Nat(0), *ch}, c->args[1]);
   }
   return std::nullopt;
 }
@@ -411,8 +429,9 @@ DT apply_view(const View& v, const DT& t) {
   if (!t) return nullptr;
   switch (t->kind) {
     case DNode::Leaf: {
-      Expr root = at_depth(static_cast<int>(t->dims.size()),
-                           [&](const Expr& x) { return view_expr(v, x); }, t->root);
+      Expr root = at_depth(
+          static_cast<int>(t->dims.size()), [&](const Expr& x) { return view_expr(v, x); },
+          t->root);
       return mk_leaf(root, t->dims);
     }
     case DNode::Zip: {
@@ -421,7 +440,8 @@ DT apply_view(const View& v, const DT& t) {
       if (!l || !r) return nullptr;
       return mk_zip(t->z + delta(v), l, r);
     }
-    case DNode::Acc: return nullptr;
+    case DNode::Acc:
+      return nullptr;
   }
   return nullptr;
 }
@@ -440,7 +460,8 @@ DT consume(const DT& t, int dim) {
       if (!l || !r) return nullptr;
       return mk_zip(t->z - 1, l, r);
     }
-    case DNode::Acc: return nullptr;
+    case DNode::Acc:
+      return nullptr;
   }
   return nullptr;
 }
@@ -471,16 +492,18 @@ struct LeafRec {
 };
 
 struct Model {
-  std::vector<Dim> dims;  // by id
+  std::vector<Dim> dims;   // by id
   std::vector<int> order;  // loop order, outermost first
   std::vector<LeafRec> leaves;
   std::string acc_var;  // the core's accumulator variable
   bool has_fold = false;
   // The first reduction's initial value (when !acc_in): a scalar broadcast over the
   // maps inside the reduction (generate(fun(i => ..init..)) peeled off), or, when it
-  // is not such a broadcast, the array itself (the maps inside it then stay put).
+  // is not such a broadcast, an array indexed by those maps (init_dims), which is
+  // then read like a leaf by maps moved outside the reduction.
   Expr init;
   bool init_scalar = true;
+  std::vector<int> init_dims;
   // An accumulator coming from outside: the first map runs over zip(acc_root)(..)
   // and every map level carries its slice of it.
   bool acc_in = false;
@@ -598,7 +621,8 @@ class Parser {
     for (size_t id = 0; id < m_.dims.size(); ++id) {
       bool used = false;
       for (const LeafRec& l : m_.leaves)
-        used = used || std::find(l.dims.begin(), l.dims.end(), static_cast<int>(id)) != l.dims.end();
+        used =
+            used || std::find(l.dims.begin(), l.dims.end(), static_cast<int>(id)) != l.dims.end();
       if (used) continue;
       if (DT l = first_leaf(m_.dims[id].consumed)) {
         leaf_var(l);
@@ -653,7 +677,8 @@ class Parser {
     if (n == "zip" && c->args.size() == 2 && c->deps.empty()) {
       DT a = eval(c->args[0]), b = eval(c->args[1]);
       if (!a || !b || a->kind == DNode::Acc || b->kind == DNode::Acc) return nullptr;
-      if ((a->kind == DNode::Zip && a->z < 1) || (b->kind == DNode::Zip && b->z < 1)) return nullptr;
+      if ((a->kind == DNode::Zip && a->z < 1) || (b->kind == DNode::Zip && b->z < 1))
+        return nullptr;
       return mk_zip(1, a, b);
     }
     if (auto va = view_app(e)) return apply_view(va->first, eval(va->second));
@@ -674,18 +699,19 @@ class Parser {
 
   Expr rebuild(const DT& t) {
     switch (t->kind) {
-      case DNode::Leaf: return t->dims.empty() ? t->root : rise::ident(leaf_var(t));
-      case DNode::Acc: return rise::ident(m_.acc_var);
+      case DNode::Leaf:
+        return t->dims.empty() ? t->root : rise::ident(leaf_var(t));
+      case DNode::Acc:
+        return rise::ident(m_.acc_var);
       case DNode::Zip: {
         Expr l = rebuild(t->l), r = rebuild(t->r);
         if (t->z == 0) return call("makePair", {l, r});
         std::function<Expr(int, Expr, Expr)> zipn = [&](int z, Expr a, Expr b) -> Expr {
           if (z <= 1) return call("zip", {a, b});
-          return util::mk_map(fun("q",
-                                  [&](const Expr& q) {
-                                    return zipn(z - 1, call("fst", {q}), call("snd", {q}));
-                                  }),
-                              call("zip", {a, b}));
+          return util::mk_map(
+              fun("q",
+                  [&](const Expr& q) { return zipn(z - 1, call("fst", {q}), call("snd", {q})); }),
+              call("zip", {a, b}));
         };
         return zipn(t->z, l, r);
       }
@@ -735,7 +761,8 @@ class Parser {
         n->fn = f;
         return n;
       }
-      default: return e;
+      default:
+        return e;
     }
   }
 
@@ -751,6 +778,8 @@ class Parser {
       const Expr fn = g ? g->args[0] : nullptr;
       if (!fn || fn->kind != ExprKind::Lambda || util::occurs_free(fn->name, fn->fn)) {
         m_.init_scalar = false;
+        for (size_t k = f + 1; k < m_.order.size(); ++k)
+          if (!m_.dims[static_cast<size_t>(m_.order[k])].fold) m_.init_dims.push_back(m_.order[k]);
         return;
       }
       x = fn->fn;
@@ -855,9 +884,12 @@ class Parser {
     auto op = known_op(e->fn->fn);
     if (!op || mentions(e->fn->fn)) return false;
     Expr inner;
-    if (is_acc(e->fn->arg)) inner = e->arg;
-    else if (is_acc(e->arg)) inner = e->fn->arg;
-    else return false;
+    if (is_acc(e->fn->arg))
+      inner = e->arg;
+    else if (is_acc(e->arg))
+      inner = e->fn->arg;
+    else
+      return false;
     auto f = match_fold(inner);
     if (!f || !is_neutral(*op, f->init)) return false;
     if (!try_fold(inner, depth, true, true)) return false;
@@ -901,12 +933,14 @@ void split_dim(Model& m, int id, int64_t n) {
     if (p == 0 && inner && *inner == Nat(n))
       root = j->args[0];
     else
-      root = at_depth(p, [&](const Expr& x) { return call("split", {Nat(n)}, {x}); }, root);
+      root = at_depth(
+          p, [&](const Expr& x) { return call("split", {Nat(n)}, {x}); }, root);
     *it = i;
     dims.insert(dims.begin() + p, o);
   };
   for (LeafRec& l : m.leaves) split_in(l.root, l.dims);
   if (m.acc_in) split_in(m.acc_root, m.acc_dims);
+  if (!m.init_scalar) split_in(m.init, m.init_dims);
   auto replace = [&](std::vector<int>& v) {
     auto it = std::find(v.begin(), v.end(), id);
     if (it == v.end()) return;
@@ -918,32 +952,12 @@ void split_dim(Model& m, int id, int64_t n) {
 }
 
 // Why levels j and j+1 (loop positions) cannot be interchanged, if they cannot.
-// The maps inside the first reduction, in loop order.
-std::vector<int> maps_in_first_fold(const Model& m, const std::vector<int>& order) {
-  std::vector<int> out;
-  bool in = false;
-  for (int id : order) {
-    const Dim& d = m.dims[static_cast<size_t>(id)];
-    if (d.fold) in = true;
-    else if (in) out.push_back(id);
-  }
-  return out;
-}
-
 std::optional<std::string> cannot_swap(const Model& m, size_t j) {
   const Dim& a = m.dims[static_cast<size_t>(m.order[j])];
   const Dim& b = m.dims[static_cast<size_t>(m.order[j + 1])];
   if (a.fold && b.fold && !core_op(m))
     return "two reductions can only be interchanged when the innermost computation is acc ⊕ h "
            "with ⊕ associative and commutative (add, mul, fmin or fmax)";
-  if (m.has_fold && !m.acc_in && !m.init_scalar) {
-    std::vector<int> swapped = m.order;
-    std::swap(swapped[j], swapped[j + 1]);
-    if (maps_in_first_fold(m, swapped) != maps_in_first_fold(m, m.order))
-      return "the reduction's initial value " + show(m.init) +
-             " is not a scalar broadcast with generate over the maps inside it, so these maps "
-             "cannot move";
-  }
   return std::nullopt;
 }
 
@@ -957,7 +971,8 @@ Expr permute(Expr x, std::vector<int> cur, const std::vector<int>& target) {
     while (j < cur.size() && cur[j] != target[i]) ++j;
     if (j == cur.size()) continue;
     while (j > i) {
-      x = at_depth(static_cast<int>(j - 1), [](const Expr& y) { return call("transpose", {y}); }, x);
+      x = at_depth(
+          static_cast<int>(j - 1), [](const Expr& y) { return call("transpose", {y}); }, x);
       std::swap(cur[j - 1], cur[j]);
       --j;
     }
@@ -972,7 +987,8 @@ class Emitter {
   // The term, or nullptr with `why` set.
   Expr run(std::string* why) {
     pos_.assign(m_.dims.size(), -1);
-    for (size_t i = 0; i < m_.order.size(); ++i) pos_[static_cast<size_t>(m_.order[i])] = static_cast<int>(i);
+    for (size_t i = 0; i < m_.order.size(); ++i)
+      pos_[static_cast<size_t>(m_.order[i])] = static_cast<int>(i);
     auto in_order = [&](std::vector<int> dims) {
       std::stable_sort(dims.begin(), dims.end(), [&](int a, int b) {
         return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)];
@@ -982,6 +998,14 @@ class Emitter {
     for (const LeafRec& l : m_.leaves) {
       std::vector<int> t = in_order(l.dims);
       cur_.push_back(permute(l.root, l.dims, t));
+      pd_.push_back(t);
+      next_.push_back(0);
+    }
+    if (m_.has_fold && !m_.acc_in && !m_.init_scalar) {
+      // the initial array, read like a leaf by the maps outside the first reduction
+      init_idx_ = cur_.size();
+      std::vector<int> t = in_order(m_.init_dims);
+      cur_.push_back(permute(m_.init, m_.init_dims, t));
       pd_.push_back(t);
       next_.push_back(0);
     }
@@ -1000,7 +1024,8 @@ class Emitter {
     int p = 0;
     for (const auto& g : m_.out_groups) {
       for (size_t k = 1; k < g.size(); ++k)
-        body = at_depth(p, [](const Expr& y) { return call("join", {y}); }, body);
+        body = at_depth(
+            p, [](const Expr& y) { return call("join", {y}); }, body);
       ++p;
     }
     return body;
@@ -1012,6 +1037,7 @@ class Emitter {
   std::vector<Expr> cur_;
   std::vector<std::vector<int>> pd_;
   std::vector<size_t> next_;
+  size_t init_idx_ = static_cast<size_t>(-1);  // the initial array's entry, if any
   std::string why_;
 
   static Expr zip_tree(const std::vector<Expr>& v, size_t from = 0) {
@@ -1024,21 +1050,37 @@ class Emitter {
     return proj(call("snd", {base}), j - 1, k - 1);
   }
 
+  // The first reduction's initial accumulator over the maps in loop positions from..:
+  // the scalar init broadcast with generate, or the initial array (what is left of
+  // it after the maps outside), broadcast over the maps it is not indexed by.
   Expr init_array(size_t from) const {
-    int maps = 0;
+    std::vector<int> maps;
     for (size_t i = from; i < m_.order.size(); ++i)
-      if (!m_.dims[static_cast<size_t>(m_.order[i])].fold) ++maps;
-    std::function<Expr(int)> gen = [&](int k) -> Expr {
-      if (k == 0 || !m_.init_scalar) return m_.init;
-      return call("generate", {fun("i", [&](const Expr&) { return gen(k - 1); })});
+      if (!m_.dims[static_cast<size_t>(m_.order[i])].fold) maps.push_back(m_.order[i]);
+    std::vector<int> rest;
+    Expr x = m_.init;
+    if (init_idx_ != static_cast<size_t>(-1)) {
+      x = cur_[init_idx_];
+      rest.assign(pd_[init_idx_].begin() + static_cast<std::ptrdiff_t>(next_[init_idx_]),
+                  pd_[init_idx_].end());
+    }
+    std::function<Expr(size_t, Expr, size_t)> gen = [&](size_t k, Expr v, size_t r) -> Expr {
+      if (k == maps.size()) return v;
+      if (r < rest.size() && std::equal(maps.begin() + static_cast<std::ptrdiff_t>(k), maps.end(),
+                                        rest.begin() + static_cast<std::ptrdiff_t>(r), rest.end()))
+        return v;
+      if (r < rest.size() && rest[r] == maps[k])
+        return util::mk_map(fun("v", [&](const Expr& y) { return gen(k + 1, y, r + 1); }), v);
+      return call("generate", {fun("i", [&](const Expr&) { return gen(k + 1, v, r); })});
     };
-    return gen(maps);
+    return gen(0, x, 0);
   }
 
   Expr level(size_t i, const Expr& acc) {
     if (i == m_.order.size()) {
       Expr c = m_.core;
-      for (size_t k = 0; k < m_.leaves.size(); ++k) c = util::substitute(c, m_.leaves[k].var, cur_[k]);
+      for (size_t k = 0; k < m_.leaves.size(); ++k)
+        c = util::substitute(c, m_.leaves[k].var, cur_[k]);
       if (acc) c = util::substitute(c, m_.acc_var, acc);
       return c;
     }
@@ -1047,7 +1089,7 @@ class Emitter {
     std::vector<size_t> consumers;
     std::vector<Expr> vals;
     for (size_t k = 0; k < cur_.size(); ++k)
-      if (next_[k] < pd_[k].size() && pd_[k][next_[k]] == id) {
+      if (next_[k] < pd_[k].size() && pd_[k][next_[k]] == id && !(k == init_idx_ && acc)) {
         consumers.push_back(k);
         vals.push_back(cur_[k]);
       }
@@ -1105,7 +1147,8 @@ Result emit(const std::string& rule_name, const Model& m, const Expr& where) {
 std::string kinds(const Model& m, size_t from, size_t n) {
   std::string s;
   for (size_t i = from; i < from + n && i < m.order.size(); ++i)
-    s += std::string(i > from ? ", " : "") + (m.dims[static_cast<size_t>(m.order[i])].fold ? "reduce" : "map");
+    s += std::string(i > from ? ", " : "") +
+         (m.dims[static_cast<size_t>(m.order[i])].fold ? "reduce" : "map");
   return s;
 }
 
@@ -1124,8 +1167,10 @@ Strategy tile_rule(const std::string& name, std::vector<int64_t> sizes) {
     std::string x;
     if (!util::match_map(e)) {
       auto c = util::match_prim(e, "map", 1);
-      if (!c) return fail_at(name, e, "expected a nest of " + std::to_string(d) + " maps (mapNest(" +
-                                          std::to_string(d) + "))");
+      if (!c)
+        return fail_at(name, e,
+                       "expected a nest of " + std::to_string(d) + " maps (mapNest(" +
+                           std::to_string(d) + "))");
       x = rise::fresh_name("x");
       Expr xi = rise::ident(x);
       if (Type p = util::fun_param(e->type)) xi = rise::with_type(xi, p);
@@ -1134,12 +1179,14 @@ Strategy tile_rule(const std::string& name, std::vector<int64_t> sizes) {
     auto m = analyze(t, d, false);
     if (!m || m->depth() < d || m->acc_in)
       return fail_at(name, e,
-                     "expected a nest of " + std::to_string(d) + " maps in which each map's input "
-                     "is a view of the outer maps' elements (found " +
+                     "expected a nest of " + std::to_string(d) +
+                         " maps in which each map's input "
+                         "is a view of the outer maps' elements (found " +
                          std::to_string(m ? m->depth() : 0) + " level(s))");
     for (int k = 0; k < d; ++k)
       if (m->dims[static_cast<size_t>(m->order[static_cast<size_t>(k)])].fold)
-        return fail_at(name, e, "level " + std::to_string(k + 1) + " of the nest is a reduction, not a map");
+        return fail_at(name, e,
+                       "level " + std::to_string(k + 1) + " of the nest is a reduction, not a map");
     std::vector<int> ids(m->order.begin(), m->order.begin() + d);
     for (int k = 0; k < d; ++k) {
       const Nat& n = m->dims[static_cast<size_t>(ids[static_cast<size_t>(k)])].size;
@@ -1219,11 +1266,13 @@ Expr norm_for_reorder(const Expr& e) {
       if (f != e->fn || a != e->arg) x = rise::with_children(e, f, a);
       break;
     }
-    default: return e;
+    default:
+      return e;
   }
   if (x->kind == ExprKind::App && x->fn->kind == ExprKind::Lambda) {
     Expr r = util::apply_fn(x->fn, x->arg);
-    if (!(r->kind == ExprKind::App && r->fn == x->fn && r->arg == x->arg)) return norm_for_reorder(r);
+    if (!(r->kind == ExprKind::App && r->fn == x->fn && r->arg == x->arg))
+      return norm_for_reorder(r);
   }
   if (auto s = util::match_prim(x, "split", 1)) {
     if (auto m = util::match_map(s->args[0]))
@@ -1242,7 +1291,8 @@ Strategy reorder_strategy(std::vector<int64_t> perm) {
     std::sort(sorted.begin(), sorted.end());
     for (int i = 0; i < k; ++i)
       if (sorted[static_cast<size_t>(i)] != i + 1)
-        return fail_at(name, e, "the list " + ints(perm) + " is not a permutation of 1.." + std::to_string(k));
+        return fail_at(
+            name, e, "the list " + ints(perm) + " is not a permutation of 1.." + std::to_string(k));
     if (!loop_head(e)) return fail_at(name, e, "not a loop nest (map or reduce) here");
     Expr typed = e;
     Expr n = norm_for_reorder(e);
@@ -1278,7 +1328,8 @@ Strategy reorder_strategy(std::vector<int64_t> perm) {
   // reason it failed at the outermost loop nest.
   return Strategy(name, [name, r](const Expr& e, const Env& env) -> Result {
     std::optional<Failure> first;
-    std::function<Result(const Expr&, const Env&)> go = [&](const Expr& x, const Env& xenv) -> Result {
+    std::function<Result(const Expr&, const Env&)> go = [&](const Expr& x,
+                                                            const Env& xenv) -> Result {
       if (loop_head(x)) {
         Result res = r(x, xenv);
         if (res.ok()) return res;
@@ -1319,8 +1370,10 @@ Strategy block_transpose_rule(int64_t n) {
     if (!inner) return fail_at(name, e, "transpose(x) of an array whose shape is unknown");
     if (!arith::provably_divides(Nat(n), *inner))
       return fail_at(name, e,
-                     "the size " + inner->to_string() + " of the transposed dimension is not "
-                     "divisible by " + std::to_string(n));
+                     "the size " + inner->to_string() +
+                         " of the transposed dimension is not "
+                         "divisible by " +
+                         std::to_string(n));
     Expr blocked = call("transpose", {call("map", {call("split", {Nat(n)}, {}), x})});
     return call("join", {call("map", {util::prim("transpose"), blocked})});
   });
@@ -1357,19 +1410,21 @@ void register_tiling(Registry& r) {
               "g))(x)) when op is add/mul/fmin/fmax and init its neutral element, else "
               "reduceSeq(op)(init)(map(..)(x)); also the function reduceSeq(..)(init) alone",
               [](auto&) { return reduce_map_fission_rule(); }));
-  r.add(entry("blockedReduce", {"splitStrategy"}, {P::Nat}, "algorithmic",
-              "reduce(op)(init)(x) -> reduce(op)(init)(map(fun(c => reduce(op)(init)(c)))(split(n)(x))), "
-              "checked: op add/mul/fmin/fmax, init its neutral literal, n divides the length; "
-              "reduceSeq(f)(init)(x) -> reduceSeq(fun(acc, c => reduceSeq(f)(acc)(c)))(init)(split(n)(x)) "
-              "(always valid; an extension over ELEVATE)",
-              [](auto& a) { return blocked_reduce_rule(arg_nat(a, 0)); }));
-  r.add(entry("tile", {}, {P::Nat, P::Nat}, "tiling",
-              "2-D tiling of a nest of two maps (mapNest(2)): the 4-deep nest over n-blocks x "
-              "m-blocks x n x m, joined back to the original shape; sizes checked",
-              [](auto& a) {
-                int64_t n = arg_nat(a, 0), m = arg_nat(a, 1);
-                return tile_rule("tile(" + std::to_string(n) + ", " + std::to_string(m) + ")", {n, m});
-              }));
+  r.add(entry(
+      "blockedReduce", {"splitStrategy"}, {P::Nat}, "algorithmic",
+      "reduce(op)(init)(x) -> reduce(op)(init)(map(fun(c => reduce(op)(init)(c)))(split(n)(x))), "
+      "checked: op add/mul/fmin/fmax, init its neutral literal, n divides the length; "
+      "reduceSeq(f)(init)(x) -> reduceSeq(fun(acc, c => reduceSeq(f)(acc)(c)))(init)(split(n)(x)) "
+      "(always valid; an extension over ELEVATE)",
+      [](auto& a) { return blocked_reduce_rule(arg_nat(a, 0)); }));
+  r.add(entry(
+      "tile", {}, {P::Nat, P::Nat}, "tiling",
+      "2-D tiling of a nest of two maps (mapNest(2)): the 4-deep nest over n-blocks x "
+      "m-blocks x n x m, joined back to the original shape; sizes checked",
+      [](auto& a) {
+        int64_t n = arg_nat(a, 0), m = arg_nat(a, 1);
+        return tile_rule("tile(" + std::to_string(n) + ", " + std::to_string(m) + ")", {n, m});
+      }));
   r.add(entry("tileND", {}, {P::IntList}, "tiling",
               "tileND([s1, .., sd]): tiling of a nest of d maps with one tile size per level "
               "(outer block levels, then inner levels), joined back; sizes checked",

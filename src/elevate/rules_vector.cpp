@@ -84,14 +84,17 @@ class Lifter {
       return e;
     }
     switch (e->kind) {
-      case ExprKind::Ident: return e;
+      case ExprKind::Ident:
+        return e;
       case ExprKind::Lambda: {
         lanes_.insert(e->name);
         Expr b = lift(e->fn);
         return b ? rise::lambda(e->name, b) : nullptr;
       }
-      case ExprKind::App: break;
-      default: return fail("it contains an expression that cannot be vectorised");
+      case ExprKind::App:
+        break;
+      default:
+        return fail("it contains an expression that cannot be vectorised");
     }
     rise::Spine sp = rise::spine(e);
     const Expr& h = sp.head;
@@ -133,7 +136,8 @@ class Lifter {
         continue;
       }
       if (n == "select" && i == 0) {
-        if (uses_lanes(a.value)) return fail("it selects with a condition that depends on the lanes");
+        if (uses_lanes(a.value))
+          return fail("it selects with a condition that depends on the lanes");
         out = rise::app(out, a.value);
         continue;
       }
@@ -153,8 +157,8 @@ Expr vec_data(const Expr& x, const Type& elem, int64_t n) {
     return call("zip", {vec_data(z->args[0], elem->a, n), vec_data(z->args[1], elem->b, n)});
   auto split = [&](const Expr& v) {
     Expr u = call("unzip", {v});
-    return call("zip", {vec_data(call("fst", {u}), elem->a, n),
-                        vec_data(call("snd", {u}), elem->b, n)});
+    return call("zip",
+                {vec_data(call("fst", {u}), elem->a, n), vec_data(call("snd", {u}), elem->b, n)});
   };
   if (!util::computes(x)) return split(x);
   return rise::app(util::fun("v", split), x);
@@ -169,7 +173,8 @@ Strategy vectorize_rule(int64_t n) {
     if (n <= 0) return fail_at(name, e, "the vector width must be positive");
     bool applied = c->args.size() == 2;
     Type in = applied ? c->args[1]->type : util::fun_param(e->type);
-    Type out = applied ? e->type : (e->type && e->type->kind == TypeKind::Fun ? e->type->b : nullptr);
+    Type out =
+        applied ? e->type : (e->type && e->type->kind == TypeKind::Fun ? e->type->b : nullptr);
     auto len = util::array_size(in);
     Type elem = util::array_elem(in);
     Type res = util::array_elem(out);
@@ -183,8 +188,8 @@ Strategy vectorize_rule(int64_t n) {
       return fail_at(name, e, "the function's result is " + rise::print(res) + ", not a scalar");
     if (!arith::provably_divides(Nat(n), *len))
       return fail_at(name, e,
-                     "the length " + len->to_string() + " of the mapped array is not divisible by " +
-                         std::to_string(n));
+                     "the length " + len->to_string() +
+                         " of the mapped array is not divisible by " + std::to_string(n));
     Lifter lifter;
     Expr fv = lifter.lift_fn(c->args[0]);
     if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);

@@ -38,8 +38,10 @@ const rise::Checked& mm(int64_t size) {
   static std::map<int64_t, rise::Checked> cache;
   auto it = cache.find(size);
   if (it == cache.end())
-    it = cache.emplace(size, typed(read(example("mm.rise")), {{"n", size}, {"m", size}, {"k", size}}))
-             .first;
+    it =
+        cache
+            .emplace(size, typed(read(example("mm.rise")), {{"n", size}, {"m", size}, {"k", size}}))
+            .first;
   return it->second;
 }
 
@@ -170,10 +172,10 @@ TEST_P(MMStrategy, ElvFileGivesTheSameProgram) {
   const rise::Checked& p = mm(64);
   Expr from_file = apply_ok(s, p.expr);
   Expr from_cpp = apply_ok(mm::lowered(step().make()), p.expr);
-  EXPECT_TRUE(rise::alpha_equal(from_file, from_cpp)) << "from " << step().file << ":\n"
-                                                      << rise::print_expr(from_file)
-                                                      << "\nfrom C++:\n"
-                                                      << rise::print_expr(from_cpp);
+  EXPECT_TRUE(rise::alpha_equal(from_file, from_cpp))
+      << "from " << step().file << ":\n"
+      << rise::print_expr(from_file) << "\nfrom C++:\n"
+      << rise::print_expr(from_cpp);
 }
 
 INSTANTIATE_TEST_SUITE_P(Steps, MMStrategy, ::testing::Range<size_t>(0, 7),
@@ -205,8 +207,7 @@ TEST(MMStrategies, TimeAt1024) {
     auto a = std::chrono::steady_clock::now();
     Expr out = apply_ok(s, p.expr);
     auto b = std::chrono::steady_clock::now();
-    std::cout << "[ timing   ] " << st.name
-              << " (with lowerToC) at n = m = k = 1024: "
+    std::cout << "[ timing   ] " << st.name << " (with lowerToC) at n = m = k = 1024: "
               << std::chrono::duration<double, std::milli>(b - a).count() << " ms\n";
     EXPECT_TRUE(well_typed(out));
   }

@@ -19,12 +19,24 @@ using testing::well_typed;
 Strategy S(const std::string& name, const std::vector<Arg>& args = {}) {
   return make_strategy(name, args);
 }
-Strategy N(const std::string& name, int64_t n) { return S(name, {n}); }
-Strategy L(const std::string& name, std::vector<int64_t> l) { return S(name, {std::move(l)}); }
-Strategy outer(const Strategy& p, const Strategy& s) { return S("outermost", {p, s}); }
-Strategy inner(const Strategy& p, const Strategy& s) { return S("innermost", {p, s}); }
-Strategy applied(const Strategy& p) { return S("isApplied", {p}); }
-Strategy full(const Strategy& p) { return S("isFullyApplied", {p}); }
+Strategy N(const std::string& name, int64_t n) {
+  return S(name, {n});
+}
+Strategy L(const std::string& name, std::vector<int64_t> l) {
+  return S(name, {std::move(l)});
+}
+Strategy outer(const Strategy& p, const Strategy& s) {
+  return S("outermost", {p, s});
+}
+Strategy inner(const Strategy& p, const Strategy& s) {
+  return S("innermost", {p, s});
+}
+Strategy applied(const Strategy& p) {
+  return S("isApplied", {p});
+}
+Strategy full(const Strategy& p) {
+  return S("isFullyApplied", {p});
+}
 
 // The loops of a term as nested trees, with their trip counts: a loop is a
 // fully applied map (whose function computes), mapSeq, mapPar, reduce, reduceSeq,
@@ -60,7 +72,8 @@ std::string loops(const Expr& e) {
 ::testing::AssertionResult fails_with(const Strategy& s, const Expr& e, const std::string& what) {
   Result r = s(e);
   if (r.ok())
-    return ::testing::AssertionFailure() << s.name() << " succeeded:\n" << rise::print_expr(r.expr());
+    return ::testing::AssertionFailure() << s.name() << " succeeded:\n"
+                                         << rise::print_expr(r.expr());
   if (r.failure().reason.find(what) == std::string::npos)
     return ::testing::AssertionFailure() << s.name() << " failed with \"" << r.failure().reason
                                          << "\", which does not mention \"" << what << "\"";
@@ -92,7 +105,8 @@ def mm = fun(A: 8.4.f32 => fun(B: 4.16.f32 =>
 // ------------------------------------------------------------------ fuseReduceMap
 
 TEST(FuseReduceMap, FusesTheMapIntoASequentialReduction) {
-  auto p = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => x * 2.0f + 1.0f)) |> reduce(add)(0.0f))");
+  auto p =
+      typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => x * 2.0f + 1.0f)) |> reduce(add)(0.0f))");
   Expr out = check(S("topDown", {S("fuseReduceMap")}), p.expr);
   EXPECT_TRUE(contains(out, "reduceSeq"));
   EXPECT_FALSE(contains(out, "map"));
@@ -101,7 +115,8 @@ TEST(FuseReduceMap, FusesTheMapIntoASequentialReduction) {
 
 TEST(FuseReduceMap, AliasAndReduceSeqInput) {
   auto p = typed(
-      "def f = fun(xs: 16.f32 => xs |> map(fun(x => x * x)) |> reduceSeq(fun(a, y => a - y))(0.0f))");
+      "def f = fun(xs: 16.f32 => xs |> map(fun(x => x * x)) |> reduceSeq(fun(a, y => a - "
+      "y))(0.0f))");
   Expr out = check(S("topDown", {S("reduceMapFusion")}), p.expr);
   EXPECT_FALSE(contains(out, "map"));
 }
@@ -114,8 +129,7 @@ TEST(FuseReduceMap, RefusesAReductionWithoutMap) {
 // ------------------------------------------------------------------ reduceMapFission
 
 TEST(ReduceMapFission, SplitsOffTheMapAndRestoresReduce) {
-  auto p = typed(
-      "def f = fun(xs: 16.f32 => xs |> reduceSeq(fun(acc, y => acc + y * 3.0f))(0.0f))");
+  auto p = typed("def f = fun(xs: 16.f32 => xs |> reduceSeq(fun(acc, y => acc + y * 3.0f))(0.0f))");
   Expr out = check(S("topDown", {S("reduceMapFission")}), p.expr);
   EXPECT_TRUE(contains(out, "reduce"));
   EXPECT_TRUE(contains(out, "map"));
@@ -157,7 +171,8 @@ TEST(BlockedReduce, SplitsAnAssociativeReduction) {
 TEST(BlockedReduce, AliasSplitStrategyAndEtaExpandedOperators) {
   auto p = typed("def f = fun(xs: 24.i32 => xs |> reduce(fun(a, b => a * b))(1))");
   check(S("topDown", {N("splitStrategy", 4)}), p.expr);
-  auto q = typed("def f = fun(xs: 24.f32 => xs |> reduce(fun(a, b => fmax(b, a)))(0.0f - 1.0f / 0.0f))");
+  auto q =
+      typed("def f = fun(xs: 24.f32 => xs |> reduce(fun(a, b => fmax(b, a)))(0.0f - 1.0f / 0.0f))");
   // -1/0 is not a literal: the neutral element cannot be checked
   EXPECT_TRUE(fails_with(N("blockedReduce", 4), q.expr->fn, "neutral element"));
 }
@@ -228,7 +243,8 @@ TEST(Tile, NamesTheConditionThatDoesNotHold) {
 
 TEST(Interchange, MapMapWithIndependentAndDependentInputs) {
   auto p = typed(
-      "def f = fun(xs: 6.f32 => fun(ys: 4.f32 => xs |> map(fun(a => ys |> map(fun(b => a * 10.0f + b))))))");
+      "def f = fun(xs: 6.f32 => fun(ys: 4.f32 => xs |> map(fun(a => ys |> map(fun(b => a * 10.0f + "
+      "b))))))");
   Expr out = check(S("topDown", {S("mapMapInterchange")}), p.expr);
   EXPECT_TRUE(contains(out, "transpose"));
   auto q = typed("def f = fun(X: 6.4.f32 => X |> map(fun(r => r |> map(fun(x => x - 1.0f)))))");
@@ -273,13 +289,26 @@ TEST(Interchange, ReduceReduceNeedsAnAssociativeCommutativeOperator) {
   EXPECT_TRUE(fails_with(S("reduceReduceInterchange"), q.expr->fn, "associative and commutative"));
 }
 
+TEST(Interchange, InsideAReductionWithAnIncomingAccumulator) {
+  // the maps of a reduction's body run over zip(acc)(..) and the inner reduction
+  // starts from the accumulator's element: the nest carries the accumulator
+  auto p = typed(
+      "def f = fun(X: 4.6.f32 => fun(acc0: 4.f32 => zip(acc0)(X) |> map(fun(p => p._2 |> "
+      "reduceSeq(fun(a, x => a + x * 2.0f))(p._1)))))");
+  Expr out = check(S("topDown", {S("mapReduceInterchange")}), p.expr);
+  EXPECT_EQ(loops(out), "reduceSeq[6](map[4])");
+  Expr back = check(S("topDown", {S("mapReduceInterchange")}), out);
+  EXPECT_EQ(loops(back), "map[4](reduceSeq[6])");
+}
+
 TEST(Interchange, RefusesLoopsOfTheWrongKind) {
   auto p = typed("def f = fun(X: 6.8.f32 => X |> map(fun(r => r |> reduce(add)(0.0f))))");
   EXPECT_TRUE(fails_with(S("mapMapInterchange"), p.expr->fn, "not map and map"));
   EXPECT_TRUE(fails_with(S("reduceReduceInterchange"), p.expr->fn, "not reduce and reduce"));
   // a reduction of a computed array must be fused first
   auto q = typed(
-      "def f = fun(X: 6.8.f32 => X |> map(fun(r => r |> map(fun(x => x * x)) |> reduce(add)(0.0f))))");
+      "def f = fun(X: 6.8.f32 => X |> map(fun(r => r |> map(fun(x => x * x)) |> "
+      "reduce(add)(0.0f))))");
   EXPECT_TRUE(fails_with(S("mapReduceInterchange"), q.expr->fn, "fuseReduceMap"));
 }
 
@@ -327,6 +356,21 @@ TEST(Reorder, EveryInterchangeStepPreservesTheSemantics) {
     EXPECT_TRUE(well_typed(r));
     EXPECT_TRUE(same_semantics(p.expr, r));
   }
+}
+
+TEST(Reorder, AReductionStartingFromAnArray) {
+  // the reduction's initial value C is an array over the maps inside it: maps moved
+  // out of the reduction read it like an input
+  auto p = typed(
+      "def f = fun(X: 5.3.4.f32 => fun(C: 3.4.f32 => X |> reduceSeq(fun(acc, blk => zip(acc)(blk) "
+      "|> map(fun(p => zip(p._1)(p._2) |> map(fun(q => q._1 + q._2 * 0.5f))))))(C)))");
+  for (std::vector<int64_t> perm :
+       std::vector<std::vector<int64_t>>{{2, 3, 1}, {2, 1, 3}, {1, 3, 2}, {3, 2, 1}, {3, 1, 2}}) {
+    SCOPED_TRACE(::testing::PrintToString(perm));
+    check(L("reorder", perm), p.expr);
+  }
+  Expr out = check(L("reorder", {2, 3, 1}), p.expr);
+  EXPECT_EQ(loops(out), "map[3](map[4](reduceSeq[5]))");
 }
 
 TEST(Reorder, MapsAreTransposedBack) {

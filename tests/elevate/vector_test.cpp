@@ -17,7 +17,9 @@ using testing::well_typed;
 Strategy S(const std::string& name, const std::vector<Arg>& args = {}) {
   return make_strategy(name, args);
 }
-Strategy vec(int64_t n) { return S("vectorize", {n}); }
+Strategy vec(int64_t n) {
+  return S("vectorize", {n});
+}
 Strategy innermost_map(const Strategy& s) {
   return S("innermost", {S("isFullyApplied", {S("isMap")}), s});
 }
@@ -34,7 +36,8 @@ int count(const Expr& e, const std::string& prim) {
 ::testing::AssertionResult fails_with(const Strategy& s, const Expr& e, const std::string& what) {
   Result r = s(e);
   if (r.ok())
-    return ::testing::AssertionFailure() << s.name() << " succeeded:\n" << rise::print_expr(r.expr());
+    return ::testing::AssertionFailure() << s.name() << " succeeded:\n"
+                                         << rise::print_expr(r.expr());
   if (r.failure().reason.find(what) == std::string::npos)
     return ::testing::AssertionFailure() << s.name() << " failed with \"" << r.failure().reason
                                          << "\", which does not mention \"" << what << "\"";
@@ -95,7 +98,8 @@ TEST(Vectorize, ZipsAreVectorisedComponentWise) {
 }
 
 TEST(Vectorize, ArraysOfPairsGoThroughUnzip) {
-  auto p = typed("def f = fun(ps: 32.(f32, (f32, f32)) => ps |> map(fun(p => p._1 - p._2._1 * p._2._2)))");
+  auto p = typed(
+      "def f = fun(ps: 32.(f32, (f32, f32)) => ps |> map(fun(p => p._1 - p._2._1 * p._2._2)))");
   Expr out = check(innermost_map(vec(8)), p.expr);
   EXPECT_EQ(count(out, "asVector"), 3);
   EXPECT_GE(count(out, "unzip"), 2);
@@ -103,7 +107,8 @@ TEST(Vectorize, ArraysOfPairsGoThroughUnzip) {
 
 TEST(Vectorize, LetAndSelectWithAUniformCondition) {
   auto p = typed(
-      "def f = fun(xs: 16.f32 => fun(c: bool => xs |> map(fun(x => let y = x * x in select(c)(y)(x)))))");
+      "def f = fun(xs: 16.f32 => fun(c: bool => xs |> map(fun(x => let y = x * x in "
+      "select(c)(y)(x)))))");
   check(innermost_map(vec(4)), p.expr);
 }
 
