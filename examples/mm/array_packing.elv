@@ -1,7 +1,8 @@
 // Matrix multiplication, step 5 of 7 (ELEVATE paper, ICFP 2020; TVM's CPU schedule).
 // Array packing: B is stored once in memory, transposed and blocked as TVM's
 // packedB[j.o][k][j.i] = B[k][32 * j.o + j.i] (so the vectorised j.i loop reads 32
-// consecutive floats), copied in parallel with 32-wide vectors; then the loop
+// consecutive floats), copied with 32-wide vectors (sequentially: this step targets C;
+// parallel.elv packs in parallel); then the loop
 // permutation of step 4.
 let baseline = DFNF ; (fuseReduceMap @ topDown);
 let loopPerm = baseline
@@ -14,7 +15,6 @@ let packB = (blockTranspose(32) @ outermost(isApplied(isTranspose)))
   ; storeInMemory(isApplied(isTranspose),
       idAfter ; normalize(liftId)
       ; (vectorize(32) @ innermost(isFullyApplied(isMap)))
-      ; (parallel @ outermost(isApplied(isMap)))
       ; lowerToC);
 let arrayPacking = packB ; loopPerm;
 

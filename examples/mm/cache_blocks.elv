@@ -12,7 +12,6 @@ let packB = (blockTranspose(32) @ outermost(isApplied(isTranspose)))
   ; storeInMemory(isApplied(isTranspose),
       idAfter ; normalize(liftId)
       ; (vectorize(32) @ innermost(isFullyApplied(isMap)))
-      ; (parallel @ outermost(isApplied(isMap)))
       ; lowerToC);
 let arrayPacking = packB ; loopPerm;
 let cacheBlocks = arrayPacking ; (unroll @ innermost(isFullyApplied(isReduceSeq)));

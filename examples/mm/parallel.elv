@@ -14,8 +14,7 @@ let packB = (blockTranspose(32) @ outermost(isApplied(isTranspose)))
       ; (vectorize(32) @ innermost(isFullyApplied(isMap)))
       ; (parallel @ outermost(isApplied(isMap)))
       ; lowerToC);
-let arrayPacking = packB ; loopPerm;
-let par = arrayPacking
+let par = packB ; loopPerm
   ; (parallel @ outermost(isApplied(isMap)))
   ; (unroll @ innermost(isFullyApplied(isReduceSeq)));
 

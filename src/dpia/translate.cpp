@@ -376,7 +376,26 @@ class Translator {
     return nullptr;
   }
 
-  static bool same_memory(const ExP& x, const ExP& y) {
+  // A memory location with projections through zips and pairs taken out:
+  // fst(zip(a, b)[i]) is a[i].
+  static ExP location(const ExP& e) {
+    if (e->kind == Ex::Fst || e->kind == Ex::Snd) {
+      ExP x = location(e->args[0]);
+      bool first = e->kind == Ex::Fst;
+      if (x->kind == Ex::MkPair) return location(x->args[first ? 0 : 1]);
+      if (x->kind == Ex::Idx && x->args[0]->kind == Ex::Zip)
+        return location(ex_idx(x->args[0]->args[first ? 0 : 1], x->idx));
+      return first ? ex_fst(x) : ex_snd(x);
+    }
+    if (e->kind == Ex::Idx) {
+      ExP x = location(e->args[0]);
+      return x == e->args[0] ? e : ex_idx(x, e->idx);
+    }
+    return e;
+  }
+
+  static bool same_memory(const ExP& a, const ExP& b) {
+    ExP x = location(a), y = location(b);
     if (x->kind != y->kind) return false;
     if (x->kind == Ex::Var) return x->name == y->name;
     if (x->kind == Ex::Idx) return x->idx == y->idx && same_memory(x->args[0], y->args[0]);
@@ -396,14 +415,8 @@ class Translator {
       CmP step = with_params(a[0], readback, ex_idx(x, iv), [&](const F& b) { return acc(b, A); });
       // Initialise, unless the initial value is the destination itself (a nested
       // reduction continuing its parent's accumulator).
-      CmP init;
-      if (a[1]->kind == FNode::Var) {
-        auto it = env_.find(a[1]->name);
-        if (it != env_.end() && same_memory(it->second, readback)) init = nullptr;
-        else init = acc(a[1], A);
-      } else {
-        init = acc(a[1], A);
-      }
+      std::optional<ExP> start = pure(a[1]);
+      CmP init = start && same_memory(*start, readback) ? nullptr : acc(a[1], A);
       return cm_seq({init, cm_for(i, n, kind, step)});
     });
   }

@@ -33,7 +33,7 @@ Strategy fully_applied(const Strategy& p) {
   return S("isFullyApplied", {p});
 }
 
-Strategy seqs(std::initializer_list<Strategy> ss) {
+Strategy seqs(const std::vector<Strategy>& ss) {
   Strategy out;
   for (const Strategy& s : ss) out = out.valid() ? seq(out, s) : s;
   return out;
@@ -50,11 +50,14 @@ Strategy vectorize_innermost() {
   return at_innermost(N("vectorize", 32), fully_applied(S("isMap")));
 }
 
-// B^T stored once in memory in the blocked layout (m/32).k.32, copied in parallel
-// with the 32-wide rows vectorised.
-Strategy pack_b() {
-  Strategy copy = seqs({S("idAfter"), S("normalize", {S("liftId")}), vectorize_innermost(),
-                        at_outermost(S("parallel"), applied(S("isMap"))), S("lowerToC")});
+// B^T stored once in memory in the blocked layout (m/32).k.32, with the 32-wide
+// rows vectorised; the copy runs in parallel in the parallel step only (the steps
+// before it are sequential, so that they compile for the C target).
+Strategy pack_b(bool parallel_copy) {
+  std::vector<Strategy> steps{S("idAfter"), S("normalize", {S("liftId")}), vectorize_innermost()};
+  if (parallel_copy) steps.push_back(at_outermost(S("parallel"), applied(S("isMap"))));
+  steps.push_back(S("lowerToC"));
+  Strategy copy = seqs(steps);
   return seqs({at_outermost(N("blockTranspose", 32), applied(S("isTranspose"))),
                S("storeInMemory", {applied(S("isTranspose")), copy})});
 }
@@ -82,7 +85,7 @@ Strategy loop_permutation() {
 }
 
 Strategy array_packing() {
-  return seq(pack_b(), loop_permutation());
+  return seq(pack_b(false), loop_permutation());
 }
 
 Strategy cache_blocks() {
@@ -90,8 +93,8 @@ Strategy cache_blocks() {
 }
 
 Strategy parallel() {
-  return seqs(
-      {array_packing(), at_outermost(S("parallel"), applied(S("isMap"))), unroll_innermost()});
+  return seqs({pack_b(true), loop_permutation(), at_outermost(S("parallel"), applied(S("isMap"))),
+               unroll_innermost()});
 }
 
 Strategy lowered(const Strategy& s) {

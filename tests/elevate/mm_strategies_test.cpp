@@ -111,11 +111,11 @@ const Expected kExpected[] = {
     {"loopPermutation", "mapSeq[2](mapSeq[2](reduceSeq[16](mapSeq[32](reduceSeq[4](mapSeq[1])))))",
      true, false},
     {"arrayPacking",
-     "mapPar[2](mapSeq[64](mapSeq[1])) "
+     "mapSeq[2](mapSeq[64](mapSeq[1])) "
      "mapSeq[2](mapSeq[2](reduceSeq[16](mapSeq[32](reduceSeq[4](mapSeq[1])))))",
      true, true},
     {"cacheBlocks",
-     "mapPar[2](mapSeq[64](mapSeq[1])) "
+     "mapSeq[2](mapSeq[64](mapSeq[1])) "
      "mapSeq[2](mapSeq[2](reduceSeq[16](mapSeq[32](reduceSeqUnroll[4](mapSeq[1])))))",
      true, true},
     {"parallel",
