@@ -24,7 +24,9 @@ namespace risec::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& msg) { throw Error(ErrorKind::Usage, msg); }
+[[noreturn]] void usage(const std::string& msg) {
+  throw Error(ErrorKind::Usage, msg);
+}
 
 double parse_double(const std::string& text, const std::string& what) {
   const char* s = text.c_str();
@@ -52,17 +54,39 @@ std::string format_ndarray(const runtime::NdArray& a) {
   auto elem = [&](int64_t i) {
     std::ostringstream e;
     switch (a.dtype) {
-      case runtime::DType::F32: e << a.as<float>()[i]; break;
-      case runtime::DType::F64: e << a.as<double>()[i]; break;
-      case runtime::DType::Bool: e << (a.as<uint8_t>()[i] ? "true" : "false"); break;
-      case runtime::DType::I8: e << int(a.as<int8_t>()[i]); break;
-      case runtime::DType::I16: e << a.as<int16_t>()[i]; break;
-      case runtime::DType::I32: e << a.as<int32_t>()[i]; break;
-      case runtime::DType::I64: e << a.as<int64_t>()[i]; break;
-      case runtime::DType::U8: e << unsigned(a.as<uint8_t>()[i]); break;
-      case runtime::DType::U16: e << a.as<uint16_t>()[i]; break;
-      case runtime::DType::U32: e << a.as<uint32_t>()[i]; break;
-      case runtime::DType::U64: e << a.as<uint64_t>()[i]; break;
+      case runtime::DType::F32:
+        e << a.as<float>()[i];
+        break;
+      case runtime::DType::F64:
+        e << a.as<double>()[i];
+        break;
+      case runtime::DType::Bool:
+        e << (a.as<uint8_t>()[i] ? "true" : "false");
+        break;
+      case runtime::DType::I8:
+        e << int(a.as<int8_t>()[i]);
+        break;
+      case runtime::DType::I16:
+        e << a.as<int16_t>()[i];
+        break;
+      case runtime::DType::I32:
+        e << a.as<int32_t>()[i];
+        break;
+      case runtime::DType::I64:
+        e << a.as<int64_t>()[i];
+        break;
+      case runtime::DType::U8:
+        e << unsigned(a.as<uint8_t>()[i]);
+        break;
+      case runtime::DType::U16:
+        e << a.as<uint16_t>()[i];
+        break;
+      case runtime::DType::U32:
+        e << a.as<uint32_t>()[i];
+        break;
+      case runtime::DType::U64:
+        e << a.as<uint64_t>()[i];
+        break;
     }
     return e.str();
   };
@@ -176,7 +200,8 @@ class SizeExprParser {
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t start = pos_;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+      while (pos_ < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
         ++pos_;
       std::string name = s_.substr(start, pos_ - start);
       auto it = sizes_.find(name);
@@ -288,8 +313,8 @@ std::vector<rise::Value> make_inputs(const rise::Checked& checked,
 // Execution
 // ---------------------------------------------------------------------------------
 
-Execution execute(const Compiled& c, const rise::SizeMap& sizes, const std::vector<rise::Value>& inputs,
-                  const ExecOptions& options) {
+Execution execute(const Compiled& c, const rise::SizeMap& sizes,
+                  const std::vector<rise::Value>& inputs, const ExecOptions& options) {
   if (options.repeat < 1) internal_error("execute: repeat must be at least 1");
   // The unit's value parameters: the output, then the inputs (sizes are separate).
   std::vector<const codegen::CParam*> data_params;
@@ -307,16 +332,18 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes, const std::vect
   for (size_t i = 0; i < in_types.size(); ++i)
     if (!rise::equal(in_types[i], data_params[i + 1]->dt))
       internal_error("the generated function's input " + data_params[i + 1]->name + " has type " +
-                     rise::print(data_params[i + 1]->dt) + ", the entry's " + rise::print(in_types[i]));
+                     rise::print(data_params[i + 1]->dt) + ", the entry's " +
+                     rise::print(in_types[i]));
 
   std::vector<int> size_args = size_arguments(c, sizes);
   std::vector<runtime::AlignedBuffer> in_bufs;
-  for (size_t i = 0; i < inputs.size(); ++i) in_bufs.push_back(runtime::to_c_buffer(inputs[i], in_types[i]));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    in_bufs.push_back(runtime::to_c_buffer(inputs[i], in_types[i]));
   runtime::CLayout out_layout = runtime::c_layout(out_type);
   runtime::AlignedBuffer out_buf(out_layout.size);
   if (out_layout.align > runtime::AlignedBuffer::kAlignment)
-    user_error("results of type " + rise::print(out_type) + " need " + std::to_string(out_layout.align) +
-               "-byte alignment; the runtime provides " +
+    user_error("results of type " + rise::print(out_type) + " need " +
+               std::to_string(out_layout.align) + "-byte alignment; the runtime provides " +
                std::to_string(runtime::AlignedBuffer::kAlignment));
 
   runtime::CompileOptions co;
@@ -358,8 +385,8 @@ rise::Value interpret(const rise::Checked& checked, const std::vector<rise::Valu
   return interp.run(checked.expr, inputs);
 }
 
-Comparison compare_values(const rise::Value& got, const rise::Value& expected, const rise::Type& type,
-                          double rtol, double atol) {
+Comparison compare_values(const rise::Value& got, const rise::Value& expected,
+                          const rise::Type& type, double rtol, double atol) {
   Comparison r;
   std::vector<runtime::NdArray> a = rise::to_ndarrays(got, type);
   std::vector<runtime::NdArray> b = rise::to_ndarrays(expected, type);
@@ -367,7 +394,8 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected, c
   for (size_t l = 0; l < a.size(); ++l) {
     const runtime::NdArray& x = a[l];
     const runtime::NdArray& y = b[l];
-    if (x.dtype != y.dtype || x.shape != y.shape) internal_error("compare_values: different leaf shapes");
+    if (x.dtype != y.dtype || x.shape != y.shape)
+      internal_error("compare_values: different leaf shapes");
     const int64_t n = x.count();
     r.elements += n;
     auto close = [&](double p, double q) {
@@ -394,7 +422,8 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected, c
   r.ok = r.mismatches == 0;
   if (!r.ok) {
     std::string where;
-    if (rise::values_close(got, expected, rtol, atol, &where)) where = "(no single element located)";
+    if (rise::values_close(got, expected, rtol, atol, &where))
+      where = "(no single element located)";
     r.first_mismatch = where;
   }
   return r;
@@ -468,13 +497,14 @@ int cmd_run(const Options& o) {
 
   std::vector<double> sorted = ex.times_ms;
   std::sort(sorted.begin(), sorted.end());
-  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                          : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  const double median = sorted.size() % 2
+                            ? sorted[sorted.size() / 2]
+                            : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
   if (o.repeat_text.empty())
     std::cout << "time: " << format_ms(sorted[0]) << " ms\n";
   else
-    std::cout << "time: min " << format_ms(sorted[0]) << " ms, median " << format_ms(median) << " ms ("
-              << sorted.size() << (sorted.size() == 1 ? " run" : " runs") << ")\n";
+    std::cout << "time: min " << format_ms(sorted[0]) << " ms, median " << format_ms(median)
+              << " ms (" << sorted.size() << (sorted.size() == 1 ? " run" : " runs") << ")\n";
   if (!o.flops.empty()) {
     double gflops = median > 0 ? flops / (median * 1e6) : 0;
     std::cout << "performance: " << format_g(gflops, 4) << " GFLOP/s (" << format_g(flops, 4)
@@ -487,12 +517,13 @@ int cmd_run(const Options& o) {
     Comparison cmp = compare_values(ex.output, expected, out_type, rtol, atol);
     if (!cmp.ok)
       throw Error(ErrorKind::Mismatch,
-                  "check failed: " + std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.elements) +
+                  "check failed: " + std::to_string(cmp.mismatches) + " of " +
+                      std::to_string(cmp.elements) +
                       " elements differ from the interpreter (rtol " + format_g(rtol) + ", atol " +
                       format_g(atol) + "); first: " + cmp.first_mismatch +
                       " (compiled vs interpreter); max abs error " + format_g(cmp.max_abs_error));
-    std::cout << "check: passed (" << cmp.elements << " elements, max abs error " << format_g(cmp.max_abs_error)
-              << ")\n";
+    std::cout << "check: passed (" << cmp.elements << " elements, max abs error "
+              << format_g(cmp.max_abs_error) << ")\n";
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "driver/commands.h"
+#include "driver/run.h"
 #include "support/diagnostics.h"
 
 namespace {
@@ -53,6 +54,21 @@ const Command kCommands[] = {
      "is applied. Without --size the code is generic in the sizes (int parameters);\n"
      "with it, sizes are constants. --dump-dpia prints the imperative DPIA on stderr.\n",
      risec::driver::cmd_compile},
+    {"run",
+     "risec run FILE.rise [--strategy S.elv] [--target c|openmp] --size n=..,m=.. "
+     "[--input NAME=FILE.npy ...] [--output FILE.npy] [--seed N] [--check [--rtol R] "
+     "[--atol A]] [--repeat K] [--flops EXPR] [--entry NAME]",
+     "Compile the entry as `risec compile` does (specialised to --size), compile the C\n"
+     "with $CC (default cc) -O3 -march=native -ffp-contract=fast and $RISEC_CFLAGS, load\n"
+     "it and run it once (K times with --repeat, printing the min and median time) on the\n"
+     "inputs `risec eval` would use: --input files by parameter name, the others drawn\n"
+     "from --seed. The result is written to --output as .npy, or printed. --check runs\n"
+     "the reference interpreter on the same inputs and compares element by element:\n"
+     "|got - expected| <= atol + rtol * max(|got|, |expected|) for floats (defaults\n"
+     "--rtol 1e-4 --atol 1e-5), exact for other types; a mismatch exits with code 3.\n"
+     "--flops EXPR (e.g. 2*n*m) prints GFLOP/s from the median time. Compiled code is\n"
+     "cached in $RISEC_CACHE_DIR (default $XDG_CACHE_HOME/risec or ~/.cache/risec).\n",
+     risec::driver::cmd_run},
 };
 
 const char* kVersionLine = "risec " RISEC_VERSION;
@@ -112,6 +128,16 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.output = get();
     } else if (a == "--seed") {
       o.seed_text = get();
+    } else if (a == "--check") {
+      o.check = true;
+    } else if (a == "--rtol") {
+      o.rtol_text = get();
+    } else if (a == "--atol") {
+      o.atol_text = get();
+    } else if (a == "--repeat") {
+      o.repeat_text = get();
+    } else if (a == "--flops") {
+      o.flops = get();
     } else if (!a.empty() && a[0] == '-') {
       usage("unknown option '" + a + "' for risec " + cmd.name + " (see risec " + cmd.name +
             " --help)");

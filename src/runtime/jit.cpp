@@ -1,0 +1,454 @@
+// Compiling generated C with the system compiler, caching the results, loading
+// shared objects and running standalone executables (see jit.h).
+#include "runtime/jit.h"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/process.h"
+#include "support/diagnostics.h"
+
+namespace risec::runtime {
+
+namespace {
+
+[[noreturn]] void external(const std::string& msg) {
+  throw Error(ErrorKind::External, msg);
+}
+
+// Two 64-bit FNV-1a hashes with different offset bases: a 128-bit cache key.
+struct Hasher {
+  uint64_t a = 0xcbf29ce484222325ull;
+  uint64_t b = 0x84222325cbf29ce4ull;
+  void add(std::string_view s) {
+    for (unsigned char c : s) {
+      a = (a ^ c) * 0x100000001b3ull;
+      b = (b ^ c) * 0x100000001b3ull;
+    }
+    // A separator that cannot occur inside a field of text, so that fields never
+    // run into each other ("ab","c" and "a","bc" differ).
+    a = (a ^ 0xff) * 0x100000001b3ull;
+    b = (b ^ 0xfe) * 0x100000001b3ull;
+  }
+  std::string hex() const {
+    char buf[33];
+    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a),
+                  static_cast<unsigned long long>(b));
+    return buf;
+  }
+};
+
+// The executable a command word names (searched in PATH), as "path size mtime", so
+// that upgrading the compiler invalidates the cache; the word itself when not found.
+std::string program_identity(const std::string& word) {
+  std::string path;
+  if (word.find('/') != std::string::npos) {
+    path = word;
+  } else {
+    const char* env = std::getenv("PATH");
+    std::string dirs = env ? env : "/usr/bin:/bin";
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      std::string dir = dirs.substr(start, end - start);
+      std::string cand = (dir.empty() ? std::string(".") : dir) + "/" + word;
+      if (::access(cand.c_str(), X_OK) == 0) {
+        path = cand;
+        break;
+      }
+      start = end + 1;
+    }
+  }
+  struct stat st;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return word;
+  return path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_ino);
+}
+
+// The host CPU (model and feature flags), which -march=native code depends on: a
+// cache shared between machines must not hand one machine's code to another.
+std::string host_cpu() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+  }
+  return model + "\n" + flags;
+}
+
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// mkdir -p with mode 0700 for the directories it creates; false when it cannot.
+bool make_dirs(const std::string& path) {
+  std::filesystem::path p(path);
+  std::filesystem::path cur;
+  for (const auto& part : p) {
+    cur /= part;
+    if (cur.empty() || cur == cur.root_path()) continue;
+    if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+         ::access(path.c_str(), W_OK | X_OK) == 0;
+}
+
+// The shared /tmp fallback must be ours: a real directory (no symlink), owned by us,
+// writable by nobody else.
+bool private_dir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid() &&
+         (st.st_mode & 0022) == 0;
+}
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+struct SourceFileText {
+  std::string name;  // file name inside the build directory
+  const std::string* text;
+};
+
+Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions& options,
+               bool shared) {
+  std::vector<std::string> cc = c_compiler();
+  std::vector<std::string> flags = compile_flags(options, shared);
+  Hasher h;
+  h.add("risec-jit 1 " RISEC_VERSION);
+  h.add(shared ? "shared object" : "executable");
+  for (const auto& w : cc) h.add(w);
+  h.add(program_identity(cc[0]));
+  for (const auto& f : flags) {
+    h.add(f);
+    if (f.find("=native") != std::string::npos) h.add(host_cpu());
+  }
+  for (const auto& s : sources) {
+    h.add(s.name);
+    h.add(*s.text);
+  }
+  const std::string dir = cache_dir();
+  const std::string key = h.hex();
+  const std::string final_path = dir + "/" + key + (shared ? ".so" : ".exe");
+  Artifact art;
+  art.path = final_path;
+  if (is_regular_file(final_path)) {
+    art.cache_hit = true;
+    return art;
+  }
+  // The sources are placed in the cache first (HASH.c, HASH.NAME.c for the others),
+  // so that the compiler's messages name files that stay there for inspection; the
+  // binary is built in a private directory inside the cache, so that the final
+  // rename stays within one file system and is atomic.
+  TempDir tmp("tmp-", dir);
+  std::vector<std::string> argv = cc;
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  const std::string out = tmp.path() + (shared ? "/out.so" : "/out.exe");
+  argv.push_back("-o");
+  argv.push_back(out);
+  std::string main_source;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::string staged = tmp.path() + "/" + sources[i].name;
+    std::string kept = dir + "/" + key + (i == 0 ? std::string(".c") : "." + sources[i].name);
+    write_file(staged, *sources[i].text);
+    if (std::rename(staged.c_str(), kept.c_str()) != 0)
+      external("cannot write '" + kept + "': " + std::strerror(errno));
+    if (i == 0) main_source = kept;
+    argv.push_back(kept);
+  }
+  argv.push_back("-lm");
+  ProcessResult r = run_process(argv);
+  if (!r.ok() || !is_regular_file(out)) {
+    std::string msg = "the C compiler failed (" + r.describe() + ") on " + main_source +
+                      "\ncommand: " + format_command(argv);
+    std::string output = r.err + r.out;
+    if (!output.empty()) msg += "\n" + output;
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    external(msg);
+  }
+  if (std::rename(out.c_str(), final_path.c_str()) != 0)
+    external("cannot write '" + final_path + "': " + std::strerror(errno));
+  art.compiler_output = r.err + r.out;
+  return art;
+}
+
+bool valid_c_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> c_compiler() {
+  std::vector<std::string> words = split_words(env_or_empty("CC"));
+  if (words.empty()) words.push_back("cc");
+  return words;
+}
+
+std::vector<std::string> compile_flags(const CompileOptions& options, bool shared_object) {
+  std::vector<std::string> f = {"-O3", "-march=native", "-ffp-contract=fast", "-std=c99"};
+  if (shared_object) {
+    f.push_back("-shared");
+    f.push_back("-fPIC");
+  }
+  if (options.openmp) f.push_back("-fopenmp");
+  for (auto& w : split_words(env_or_empty("RISEC_CFLAGS"))) f.push_back(std::move(w));
+  f.insert(f.end(), options.extra_flags.begin(), options.extra_flags.end());
+  return f;
+}
+
+std::vector<std::string> sanitizer_flags() {
+  return {"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer",
+          "-g"};
+}
+
+std::string cache_dir() {
+  std::string explicit_dir = env_or_empty("RISEC_CACHE_DIR");
+  if (!explicit_dir.empty()) {
+    if (!make_dirs(explicit_dir))
+      external("cannot use RISEC_CACHE_DIR '" + explicit_dir +
+               "' as the cache of compiled code: " + std::strerror(errno));
+    return explicit_dir;
+  }
+  std::string xdg = env_or_empty("XDG_CACHE_HOME");
+  if (!xdg.empty() && xdg[0] == '/' && make_dirs(xdg + "/risec")) return xdg + "/risec";
+  std::string home = env_or_empty("HOME");
+  if (!home.empty() && make_dirs(home + "/.cache/risec")) return home + "/.cache/risec";
+  std::string tmp = env_or_empty("TMPDIR");
+  if (tmp.empty()) tmp = "/tmp";
+  std::string fallback = tmp + "/risec-cache-" + std::to_string(::getuid());
+  if (private_dir(fallback)) return fallback;
+  external("no usable directory for the cache of compiled code (set RISEC_CACHE_DIR)");
+}
+
+Artifact build_shared_object(const std::string& source, const CompileOptions& options) {
+  return build({{"unit.c", &source}}, options, true);
+}
+
+Artifact build_executable(const std::string& source, const std::string& entry,
+                          const CompileOptions& options) {
+  std::string main_src = standalone_main_source(entry);
+  return build({{"unit.c", &source}, {"risec_main.c", &main_src}}, options, false);
+}
+
+// ---------------------------------------------------------------------------------
+// Module
+// ---------------------------------------------------------------------------------
+
+Module::Module(const std::string& path, const std::string& entry, bool keep_loaded) : path_(path) {
+  ::dlerror();
+  handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | (keep_loaded ? RTLD_NODELETE : 0));
+  if (!handle_) {
+    const char* e = ::dlerror();
+    external("cannot load '" + path + "': " + (e ? e : "unknown error"));
+  }
+  std::string sym = entry + "__risec_call";
+  void* f = ::dlsym(handle_, sym.c_str());
+  if (!f) {
+    const char* e = ::dlerror();
+    std::string msg =
+        "'" + path + "' has no function '" + sym + "'" + (e ? std::string(": ") + e : "");
+    ::dlclose(handle_);
+    handle_ = nullptr;
+    external(msg);
+  }
+  fn_ = reinterpret_cast<void (*)(void* const*, const int*)>(f);
+}
+
+Module::Module(Module&& o) noexcept
+    : handle_(std::exchange(o.handle_, nullptr)),
+      fn_(std::exchange(o.fn_, nullptr)),
+      path_(std::move(o.path_)) {}
+
+Module& Module::operator=(Module&& o) noexcept {
+  if (this != &o) {
+    if (handle_) ::dlclose(handle_);
+    handle_ = std::exchange(o.handle_, nullptr);
+    fn_ = std::exchange(o.fn_, nullptr);
+    path_ = std::move(o.path_);
+  }
+  return *this;
+}
+
+Module::~Module() {
+  if (handle_) ::dlclose(handle_);
+}
+
+void Module::call(const std::vector<void*>& buffers, const std::vector<int>& sizes) const {
+  if (!fn_) internal_error("calling an unloaded module");
+  // The entry reads sizes[i] only for its size parameters; an empty list still
+  // needs a valid pointer.
+  static const int kNoSizes[1] = {0};
+  fn_(buffers.data(), sizes.empty() ? kNoSizes : sizes.data());
+}
+
+Module jit_compile(const std::string& source, const std::string& entry,
+                   const CompileOptions& options, bool* cache_hit) {
+  // OpenMP code (asked for, or through $RISEC_CFLAGS) must never be unloaded.
+  bool openmp = false;
+  for (const std::string& f : compile_flags(options, true)) openmp |= f.rfind("-fopenmp", 0) == 0;
+  Artifact a = build_shared_object(source, options);
+  if (cache_hit) *cache_hit = a.cache_hit;
+  if (!a.cache_hit) return Module(a.path, entry, openmp);
+  try {
+    return Module(a.path, entry, openmp);
+  } catch (const Error&) {
+    // A damaged cache entry (e.g. copied between machines): build it again.
+    std::remove(a.path.c_str());
+    a = build_shared_object(source, options);
+    if (cache_hit) *cache_hit = a.cache_hit;
+    return Module(a.path, entry, openmp);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Standalone executables
+// ---------------------------------------------------------------------------------
+
+std::string standalone_main_source(const std::string& entry) {
+  if (!valid_c_identifier(entry))
+    internal_error("standalone main: '" + entry + "' is not a C identifier");
+  std::string fn = entry + "__risec_call";
+  return R"(/* Generated by risec: a standalone driver for ')" + entry +
+         R"(' (see src/runtime/jit.h).
+ * usage: EXE OUTPUT_FILE OUTPUT_BYTES NUM_SIZES SIZE... INPUT_FILE...
+ * Every buffer is allocated with its exact size, so that a sanitizer reports any
+ * access past its end. */
+#define _POSIX_C_SOURCE 200112L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void )" + fn +
+         R"((void* const* buffers, const int* sizes);
+
+static void* risec_alloc_exact(size_t bytes) {
+  void* p = NULL;
+  if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) return NULL;
+  return p;
+}
+
+static void* risec_read_file(const char* path) {
+  FILE* f = fopen(path, "rb");
+  long n;
+  void* p;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return NULL;
+  }
+  p = risec_alloc_exact((size_t)n);
+  if (p && n > 0 && fread(p, 1, (size_t)n, f) != (size_t)n) {
+    free(p);
+    p = NULL;
+  }
+  fclose(f);
+  return p;
+}
+
+int main(int argc, char** argv) {
+  size_t out_bytes;
+  int nsizes, ninputs, i, status = 0;
+  int* sizes;
+  void** buffers;
+  FILE* out;
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s OUTPUT_FILE OUTPUT_BYTES NUM_SIZES SIZE... INPUT_FILE...\n", argv[0]);
+    return 2;
+  }
+  out_bytes = (size_t)strtoull(argv[2], NULL, 10);
+  nsizes = atoi(argv[3]);
+  if (nsizes < 0 || argc < 4 + nsizes) {
+    fprintf(stderr, "%s: expected %d sizes\n", argv[0], nsizes);
+    return 2;
+  }
+  ninputs = argc - 4 - nsizes;
+  sizes = (int*)malloc(sizeof(int) * (size_t)(nsizes > 0 ? nsizes : 1));
+  buffers = (void**)malloc(sizeof(void*) * (size_t)(ninputs + 1));
+  if (!sizes || !buffers) {
+    fprintf(stderr, "%s: out of memory\n", argv[0]);
+    return 2;
+  }
+  for (i = 0; i < nsizes; ++i) sizes[i] = atoi(argv[4 + i]);
+  buffers[0] = risec_alloc_exact(out_bytes);
+  if (!buffers[0]) {
+    fprintf(stderr, "%s: out of memory\n", argv[0]);
+    return 2;
+  }
+  memset(buffers[0], 0, out_bytes);
+  for (i = 0; i < ninputs; ++i) {
+    buffers[1 + i] = risec_read_file(argv[4 + nsizes + i]);
+    if (!buffers[1 + i]) {
+      fprintf(stderr, "%s: cannot read '%s': %s\n", argv[0], argv[4 + nsizes + i], strerror(errno));
+      return 2;
+    }
+  }
+  )" + fn +
+         R"((buffers, sizes);
+  out = fopen(argv[1], "wb");
+  if (!out || (out_bytes > 0 && fwrite(buffers[0], 1, out_bytes, out) != out_bytes) || fclose(out) != 0) {
+    fprintf(stderr, "%s: cannot write '%s'\n", argv[0], argv[1]);
+    status = 2;
+  }
+  for (i = 0; i <= ninputs; ++i) free(buffers[i]);
+  free(buffers);
+  free(sizes);
+  return status;
+}
+)";
+}
+
+void Executable::call(void* output, size_t output_size, const std::vector<Bytes>& inputs,
+                      const std::vector<int>& sizes) const {
+  call(output, output_size, inputs, sizes, Options{});
+}
+
+void Executable::call(void* output, size_t output_size, const std::vector<Bytes>& inputs,
+                      const std::vector<int>& sizes, const Options& options) const {
+  TempDir dir("risec-run-");
+  std::vector<std::string> argv = {path_, dir.path() + "/output.bin", std::to_string(output_size),
+                                   std::to_string(sizes.size())};
+  for (int s : sizes) argv.push_back(std::to_string(s));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string p = dir.path() + "/input" + std::to_string(i) + ".bin";
+    write_file(p, std::string_view(static_cast<const char*>(inputs[i].data), inputs[i].size));
+    argv.push_back(p);
+  }
+  ProcessOptions po;
+  po.timeout_s = options.timeout_s;
+  ProcessResult r = run_process(argv, po);
+  if (!r.ok()) {
+    std::string msg =
+        "the generated program failed (" + r.describe() + ")\ncommand: " + format_command(argv);
+    std::string output_text = r.err + r.out;
+    if (!output_text.empty()) msg += "\n" + output_text;
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    throw Error(ErrorKind::Internal, msg);
+  }
+  std::string bytes = read_file(dir.path() + "/output.bin");
+  if (bytes.size() != output_size)
+    internal_error("the generated program wrote " + std::to_string(bytes.size()) +
+                   " bytes, expected " + std::to_string(output_size));
+  if (output_size) std::memcpy(output, bytes.data(), output_size);
+}
+
+}  // namespace risec::runtime

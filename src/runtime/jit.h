@@ -1,0 +1,134 @@
+// Compile-and-load of generated C: the step between code generation and running,
+// timing and checking (risec run, the end-to-end tests, benchmarks).
+//
+// A translation unit is compiled by `$CC` (default `cc`; it may be several words,
+// e.g. "ccache gcc") with
+//     -O3 -march=native -ffp-contract=fast -std=c99 [-fopenmp] $RISEC_CFLAGS <extra>
+// through fork/execvp (never a shell), in a private directory made with mkdtemp. The
+// result is cached in cache_dir() under a hash of the compiler (its words and the
+// identity of its executable), the flags, the host CPU when -march=native is used,
+// and the source; entries are written atomically (compiled under a temporary name,
+// then renamed), so concurrent runs never see a half-written file. A compiler
+// failure is a risec::Error (External) carrying the compiler's output.
+//
+// Two ways to run the result:
+//   - Module: a shared object loaded into this process with dlopen; call() runs the
+//     uniform entry `NAME__risec_call(void* const* buffers, const int* sizes)` that
+//     every generated unit defines (buffers[0] the output, then the inputs).
+//   - Executable: the unit linked with a small generated main() into a standalone
+//     program, run as a child process on inputs passed as raw binary files. This is
+//     how generated code is checked under -fsanitize=address,undefined: a sanitized
+//     shared object cannot be loaded into an unsanitized process (ASan must be the
+//     first library loaded), but a sanitized executable is an ordinary program. Each
+//     buffer is allocated with its exact size, so one byte past the end is reported.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace risec::runtime {
+
+struct CompileOptions {
+  bool openmp = false;                   // add -fopenmp (compiling and linking)
+  std::vector<std::string> extra_flags;  // after the defaults and $RISEC_CFLAGS
+};
+
+// The compiler command: the words of $CC, or {"cc"}.
+std::vector<std::string> c_compiler();
+// The flags for a shared object or an executable, in order: the defaults (-O3
+// -march=native -ffp-contract=fast -std=c99, then -shared -fPIC for a shared object),
+// -fopenmp when asked, the words of $RISEC_CFLAGS, then options.extra_flags.
+std::vector<std::string> compile_flags(const CompileOptions& options, bool shared_object);
+// Flags that build a sanitized executable whose first error ends it with a report on
+// stderr and a non-zero exit status: -fsanitize=address,undefined
+// -fno-sanitize-recover=all -fno-omit-frame-pointer -g.
+std::vector<std::string> sanitizer_flags();
+
+// Where compiled code is cached: $RISEC_CACHE_DIR, else $XDG_CACHE_HOME/risec, else
+// $HOME/.cache/risec, else ${TMPDIR:-/tmp}/risec-cache-UID. Created (0700) when
+// missing. Throws risec::Error (External) when no directory can be made.
+std::string cache_dir();
+
+// A compiled file in the cache.
+struct Artifact {
+  std::string path;             // <cache>/<hash>.so or <cache>/<hash>.exe
+  bool cache_hit = false;       // found in the cache: the compiler did not run
+  std::string compiler_output;  // what the compiler printed (warnings), "" on a hit
+};
+
+// Compile `source` into a shared object. The source is kept in the cache as
+// <hash>.c. Throws risec::Error (External) naming that file, with the compiler's
+// command line and output, when the compiler fails.
+Artifact build_shared_object(const std::string& source, const CompileOptions& options = {});
+
+// Compile `source` (a unit defining `entry`__risec_call) with a generated main()
+// into a standalone executable (see Executable).
+Artifact build_executable(const std::string& source, const std::string& entry,
+                          const CompileOptions& options = {});
+
+// A loaded shared object and its uniform entry point; dlclose on destruction.
+class Module {
+ public:
+  // dlopen(path, RTLD_NOW | RTLD_LOCAL) and dlsym(`entry`__risec_call). Throws
+  // risec::Error (External) with dlerror()'s message. With `keep_loaded` the object
+  // stays in memory after dlclose (RTLD_NODELETE): code using OpenMP must, since
+  // unloading libgomp while its worker threads wait crashes the process.
+  Module(const std::string& path, const std::string& entry, bool keep_loaded = false);
+  Module(Module&& other) noexcept;
+  Module& operator=(Module&& other) noexcept;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module();
+
+  // buffers[0]: the output; buffers[1..]: the inputs in order; sizes: the values of
+  // the unit's size parameters in order.
+  void call(const std::vector<void*>& buffers, const std::vector<int>& sizes) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  void* handle_ = nullptr;
+  void (*fn_)(void* const*, const int*) = nullptr;
+  std::string path_;
+};
+
+// build_shared_object, then load it.
+Module jit_compile(const std::string& source, const std::string& entry,
+                   const CompileOptions& options = {}, bool* cache_hit = nullptr);
+
+// A byte range passed to or filled by a standalone executable.
+struct Bytes {
+  const void* data = nullptr;
+  size_t size = 0;
+};
+
+// A standalone executable made by build_executable. Its command line is
+//     EXE OUTPUT_FILE OUTPUT_BYTES NUM_SIZES SIZE... INPUT_FILE...
+// it reads each input file into a buffer of exactly the file's size (64-byte
+// aligned), allocates the output with exactly OUTPUT_BYTES (zeroed), calls the
+// entry once, and writes the output bytes to OUTPUT_FILE.
+class Executable {
+ public:
+  explicit Executable(std::string path) : path_(std::move(path)) {}
+
+  struct Options {
+    double timeout_s = 0;  // 0: no limit
+  };
+  // Run it once on `inputs`, writing `output_size` bytes to `output`. The inputs are
+  // passed through files in a fresh temporary directory. Throws risec::Error
+  // (Internal) when the program fails: a sanitizer report, a crash or a timeout of
+  // generated code is a compiler bug; the message holds its stderr.
+  void call(void* output, size_t output_size, const std::vector<Bytes>& inputs,
+            const std::vector<int>& sizes) const;
+  void call(void* output, size_t output_size, const std::vector<Bytes>& inputs,
+            const std::vector<int>& sizes, const Options& options) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The C source of the standalone main() calling `entry`__risec_call.
+std::string standalone_main_source(const std::string& entry);
+
+}  // namespace risec::runtime

@@ -1,0 +1,201 @@
+// The C layout of RISE data and conversions between interpreter values and C
+// buffers (see layout.h).
+#include "runtime/layout.h"
+
+#include <bit>
+#include <climits>
+#include <cstring>
+#include <limits>
+
+#include "rise/interp.h"
+#include "support/diagnostics.h"
+
+namespace risec::runtime {
+
+using rise::Type;
+using rise::TypeKind;
+using rise::Value;
+
+namespace {
+
+size_t round_up(size_t x, size_t a) {
+  return (x + a - 1) / a * a;
+}
+
+size_t checked_mul(size_t a, size_t b, const Type& t) {
+  if (a != 0 && b > std::numeric_limits<size_t>::max() / a)
+    user_error("a value of type " + rise::print(t) + " does not fit in memory");
+  return a * b;
+}
+
+rise::ScalarKind vector_lane_kind(const Type& t) {
+  if (t->a && t->a->kind == TypeKind::Scalar) return t->a->scalar;
+  if (!t->a) return t->scalar;
+  internal_error("C layout: a vector of " + rise::print(t->a));
+}
+
+// Nested arrays down to a scalar or vector leaf: the layout of NdArrays and of the
+// interpreter's dense arrays, which is also C's.
+bool dense_c(const Type& t) {
+  Type x = t;
+  while (x->kind == TypeKind::Array) x = x->a;
+  return x->kind == TypeKind::Scalar || x->kind == TypeKind::Vector;
+}
+
+DType dtype_of(rise::ScalarKind k) {
+  return static_cast<DType>(static_cast<int>(k));
+}
+
+}  // namespace
+
+CLayout c_layout(const Type& t) {
+  switch (t->kind) {
+    case TypeKind::Scalar: {
+      size_t s = rise::scalar_size(t->scalar);
+      return {s, s};
+    }
+    case TypeKind::Index:
+    case TypeKind::NatData:
+      return {sizeof(int), alignof(int)};
+    case TypeKind::Vector: {
+      size_t lanes = static_cast<size_t>(rise::const_size(t->size));
+      size_t s = checked_mul(lanes, rise::scalar_size(vector_lane_kind(t)), t);
+      // GCC aligns a vector_size(N) type to N (N is a power of two there).
+      return {s, std::bit_ceil(s == 0 ? size_t{1} : s)};
+    }
+    case TypeKind::Pair: {
+      CLayout a = c_layout(t->a), b = c_layout(t->b);
+      size_t off = round_up(a.size, b.align);
+      size_t align = std::max(a.align, b.align);
+      return {round_up(off + b.size, align), align};
+    }
+    case TypeKind::Array: {
+      size_t n = static_cast<size_t>(rise::const_size(t->size));
+      CLayout e = c_layout(t->a);
+      return {checked_mul(n, e.size, t), e.align};
+    }
+    default:
+      internal_error("C layout of the non-data type " + rise::print(t));
+  }
+}
+
+size_t pair_second_offset(const Type& t) {
+  if (t->kind != TypeKind::Pair) internal_error("pair_second_offset of " + rise::print(t));
+  return round_up(c_layout(t->a).size, c_layout(t->b).align);
+}
+
+void write_c(const Value& v, const Type& t, std::byte* dst) {
+  switch (t->kind) {
+    case TypeKind::Scalar:
+      rise::store_scalar(t->scalar, dst, v);
+      return;
+    case TypeKind::Index: {
+      int i = static_cast<int>(v.index_value());
+      std::memcpy(dst, &i, sizeof i);
+      return;
+    }
+    case TypeKind::NatData: {
+      int64_t x = v.nat_value();
+      if (x > INT_MAX)
+        user_error("natType value " + std::to_string(x) + " does not fit in a C int");
+      int i = static_cast<int>(x);
+      std::memcpy(dst, &i, sizeof i);
+      return;
+    }
+    case TypeKind::Vector: {
+      rise::ScalarKind k = vector_lane_kind(t);
+      std::byte* p = dst;
+      rise::write_dense(v, k, p);
+      return;
+    }
+    case TypeKind::Pair:
+      write_c(v.first(), t->a, dst);
+      write_c(v.second(), t->b, dst + pair_second_offset(t));
+      return;
+    case TypeKind::Array: {
+      const int64_t n = rise::const_size(t->size);
+      if (v.kind() != rise::ValueKind::Array || v.size() != n)
+        internal_error("C layout: the value " + v.to_string().substr(0, 80) + " is not of type " +
+                       rise::print(t));
+      if (dense_c(t)) {
+        Type leaf = t;
+        while (leaf->kind == TypeKind::Array) leaf = leaf->a;
+        rise::ScalarKind k = leaf->kind == TypeKind::Scalar ? leaf->scalar : vector_lane_kind(leaf);
+        std::byte* p = dst;
+        rise::write_dense(v, k, p);
+        return;
+      }
+      const size_t es = c_layout(t->a).size;
+      for (int64_t i = 0; i < n; ++i) write_c(v.at(i), t->a, dst + static_cast<size_t>(i) * es);
+      return;
+    }
+    default:
+      internal_error("C layout of the non-data type " + rise::print(t));
+  }
+}
+
+AlignedBuffer to_c_buffer(const Value& v, const Type& t) {
+  CLayout l = c_layout(t);
+  if (l.align > AlignedBuffer::kAlignment)
+    user_error("values of type " + rise::print(t) + " need " + std::to_string(l.align) +
+               "-byte alignment; the runtime provides " +
+               std::to_string(AlignedBuffer::kAlignment));
+  AlignedBuffer buf(l.size);
+  write_c(v, t, buf.data());
+  return buf;
+}
+
+Value from_c_bytes(const std::byte* src, const Type& t) {
+  switch (t->kind) {
+    case TypeKind::Scalar:
+      return rise::load_scalar(t->scalar, src);
+    case TypeKind::Index: {
+      int i;
+      std::memcpy(&i, src, sizeof i);
+      return Value::index(i, rise::const_size(t->size));
+    }
+    case TypeKind::NatData: {
+      int i;
+      std::memcpy(&i, src, sizeof i);
+      return Value::nat(i);
+    }
+    case TypeKind::Vector: {
+      rise::ScalarKind k = vector_lane_kind(t);
+      const int64_t n = rise::const_size(t->size);
+      std::vector<Value> lanes;
+      lanes.reserve(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        lanes.push_back(rise::load_scalar(k, src + static_cast<size_t>(i) * rise::scalar_size(k)));
+      return Value::vector(k, std::move(lanes));
+    }
+    case TypeKind::Pair:
+      return Value::pair(from_c_bytes(src, t->a), from_c_bytes(src + pair_second_offset(t), t->b));
+    case TypeKind::Array: {
+      const int64_t n = rise::const_size(t->size);
+      if (dense_c(t)) {
+        // Nested arrays of scalars or vectors: the NdArray layout (vector lanes as the
+        // innermost dimension), which the interpreter reads as a dense view.
+        std::vector<int64_t> dims;
+        Type leaf = t;
+        for (; leaf->kind == TypeKind::Array; leaf = leaf->a)
+          dims.push_back(rise::const_size(leaf->size));
+        rise::ScalarKind k = leaf->scalar;
+        if (leaf->kind == TypeKind::Vector) {
+          k = vector_lane_kind(leaf);
+          dims.push_back(rise::const_size(leaf->size));
+        }
+        NdArray a = make_array(dtype_of(k), dims);
+        if (a.nbytes()) std::memcpy(a.data.data(), src, a.nbytes());
+        return rise::from_ndarray(a, t);
+      }
+      const size_t es = c_layout(t->a).size;
+      rise::ArrayBuilder b(t->a, n);
+      for (int64_t i = 0; i < n; ++i) b.push(from_c_bytes(src + static_cast<size_t>(i) * es, t->a));
+      return b.finish();
+    }
+    default:
+      internal_error("C layout of the non-data type " + rise::print(t));
+  }
+}
+
+}  // namespace risec::runtime

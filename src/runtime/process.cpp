@@ -1,0 +1,268 @@
+// Running external programs without a shell, and private temporary directories (see
+// process.h).
+#include "runtime/process.h"
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support/diagnostics.h"
+
+extern char** environ;
+
+namespace risec::runtime {
+
+namespace {
+
+[[noreturn]] void external(const std::string& msg) {
+  throw Error(ErrorKind::External, msg);
+}
+
+// Closes a file descriptor when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  void reset() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+void make_pipe(Fd& read_end, Fd& write_end) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0)
+    external(std::string("cannot create a pipe: ") + std::strerror(errno));
+  read_end.fd = p[0];
+  write_end.fd = p[1];
+}
+
+// The environment of the child: ours with `extra` entries replacing same-named ones.
+std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry = *e;
+    bool replaced = false;
+    for (const std::string& x : extra) replaced |= name_of(x) == name_of(entry);
+    if (!replaced) out.push_back(entry);
+  }
+  for (const std::string& x : extra) out.push_back(x);
+  return out;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& words) {
+  std::vector<char*> out;
+  out.reserve(words.size() + 1);
+  for (std::string& w : words) out.push_back(w.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+std::string ProcessResult::describe() const {
+  if (timed_out) return "timed out";
+  if (signal != 0) {
+    const char* name = ::strsignal(signal);
+    return "killed by signal " + std::to_string(signal) +
+           (name ? std::string(" (") + name + ")" : "");
+  }
+  return "exit status " + std::to_string(exit_code);
+}
+
+std::string format_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& w : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !w.empty();
+    for (char c : w)
+      plain &=
+          std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_=./,:+@%", c) != nullptr;
+    if (plain) {
+      out += w;
+      continue;
+    }
+    out += '\'';
+    for (char c : w) {
+      if (c == '\'')
+        out += "'\\''";
+      else
+        out += c;
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  if (argv.empty() || argv[0].empty()) external("run_process: no program to run");
+  // Everything the child needs is prepared before fork: between fork and exec only
+  // async-signal-safe calls are made.
+  std::vector<std::string> args = argv;
+  std::vector<char*> c_args = c_strings(args);
+  std::vector<std::string> env = child_environment(options.env);
+  std::vector<char*> c_env = c_strings(env);
+  const bool own_group = options.timeout_s > 0;
+  const std::string cwd = options.cwd;
+
+  Fd out_r, out_w, err_r, err_w, exec_r, exec_w;
+  make_pipe(out_r, out_w);
+  make_pipe(err_r, err_w);
+  make_pipe(exec_r, exec_w);  // reports a failed exec (closed on a successful one)
+  Fd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (devnull.fd < 0) external(std::string("cannot open /dev/null: ") + std::strerror(errno));
+
+  pid_t pid = ::fork();
+  if (pid < 0)
+    external(std::string("cannot start '") + argv[0] + "': fork: " + std::strerror(errno));
+  if (pid == 0) {
+    if (own_group) ::setpgid(0, 0);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
+      int e = errno;
+      ssize_t ignored = ::write(exec_w.fd, &e, sizeof e);
+      (void)ignored;
+      ::_exit(127);
+    }
+    // dup2 clears O_CLOEXEC on the new descriptors.
+    if (::dup2(devnull.fd, 0) < 0 || ::dup2(out_w.fd, 1) < 0 || ::dup2(err_w.fd, 2) < 0)
+      ::_exit(127);
+    ::execvpe(c_args[0], c_args.data(), c_env.data());
+    int e = errno;
+    ssize_t ignored = ::write(exec_w.fd, &e, sizeof e);
+    (void)ignored;
+    ::_exit(127);
+  }
+  if (own_group) ::setpgid(pid, pid);  // also here, so that no kill can come first
+  out_w.reset();
+  err_w.reset();
+  exec_w.reset();
+
+  ProcessResult r;
+  int exec_errno = 0;
+  ssize_t got;
+  do {
+    got = ::read(exec_r.fd, &exec_errno, sizeof exec_errno);
+  } while (got < 0 && errno == EINTR);
+  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
+    int status;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    external("cannot run '" + argv[0] + "'" +
+             (cwd.empty() ? std::string("") : " in '" + cwd + "'") + ": " +
+             std::strerror(exec_errno));
+  }
+
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options.timeout_s));
+  pollfd fds[2] = {{out_r.fd, POLLIN, 0}, {err_r.fd, POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_count = 2;
+  char buf[65536];
+  while (open_count > 0) {
+    int wait_ms = -1;
+    if (own_group) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) {
+        ::kill(-pid, SIGKILL);
+        r.timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, 1000000));
+    }
+    int n = ::poll(fds, 2, wait_ms);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::kill(own_group ? -pid : pid, SIGKILL);
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      ssize_t k = ::read(fds[i].fd, buf, sizeof buf);
+      if (k > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(k));
+      } else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+        fds[i].fd = -1;
+        --open_count;
+      }
+    }
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) external(std::string("waitpid: ") + std::strerror(errno));
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  if (r.timed_out) r.signal = 0;
+  return r;
+}
+
+std::string make_temp_dir(const std::string& prefix, const std::string& parent) {
+  std::string base = parent;
+  if (base.empty()) {
+    const char* t = std::getenv("TMPDIR");
+    base = t && *t ? t : "/tmp";
+  }
+  std::string templ = base + "/" + prefix + "XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data()))
+    external("cannot create a temporary directory in '" + base + "': " + std::strerror(errno));
+  return std::string(buf.data());
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) external("cannot read '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) external("cannot read '" + path + "'");
+  return ss.str();
+}
+
+void write_file(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) external("cannot write '" + path + "': " + std::strerror(errno));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) external("cannot write '" + path + "'");
+}
+
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+}  // namespace risec::runtime

@@ -1,0 +1,174 @@
+// End-to-end tests of `risec run` through the binary itself (fork/execvp of
+// RISEC_BINARY_DIR/risec): --check passes on mv; a wrong --input shape, an unknown
+// input name, bad options, a mismatch and a failing C compiler give the exit codes of
+// spec/cli.md with clear messages; --output agrees with `risec eval`; --repeat and
+// --flops print their lines.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "e2e_util.h"
+#include "runtime/npy.h"
+
+namespace risec::e2e {
+namespace {
+
+const char* kMvStrategy = "DFNF ; topDown(fuseReduceMap) ; normalize(mapSeq <+ reduceSeq)\n";
+
+std::string mv_strategy_file() {
+  return write_scratch("mv_cli.elv", kMvStrategy);
+}
+
+std::string show(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+TEST(RunCli, CheckPasses) {
+  CliResult r = run_risec({"run", "examples/mv/mv.rise", "--strategy", mv_strategy_file(), "--size",
+                           "n=64,m=32", "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("check: passed (64 elements, max abs error"), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find("time: "), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find("f32(64,) = ["), std::string::npos) << show(r);
+}
+
+TEST(RunCli, WrongInputShapeIsAnErrorNamingTheInput) {
+  runtime::NdArray bad = runtime::make_array(runtime::DType::F32, {32, 64});
+  std::string path = scratch_path("M_wrong_shape.npy");
+  runtime::write_npy(path, bad);
+  CliResult r = run_risec({"run", "examples/mv/mv.rise", "--strategy", mv_strategy_file(), "--size",
+                           "n=64,m=32", "--input", "M=" + path, "--check"});
+  EXPECT_NE(r.exit_code, 0) << show(r);
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_NE(r.err.find("--input M=" + path), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("needs shape (64, 32), got (32, 64)"), std::string::npos) << show(r);
+  EXPECT_EQ(r.out.find("check:"), std::string::npos) << show(r);
+}
+
+TEST(RunCli, WrongInputElementTypeAndUnknownName) {
+  runtime::NdArray ints = runtime::make_array(runtime::DType::I32, {32});
+  std::string path = scratch_path("x_i32.npy");
+  runtime::write_npy(path, ints);
+  CliResult r =
+      run_risec({"run", "examples/mv/mv.rise", "--size", "n=64,m=32", "--input", "x=" + path});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_NE(r.err.find("needs elements of type f32, got i32"), std::string::npos) << show(r);
+  CliResult u =
+      run_risec({"run", "examples/mv/mv.rise", "--size", "n=64,m=32", "--input", "y=" + path});
+  EXPECT_EQ(u.exit_code, 2) << show(u);
+  EXPECT_NE(u.err.find("no parameter named 'y'"), std::string::npos) << show(u);
+}
+
+TEST(RunCli, GivenInputsAreUsed) {
+  // M all zeros: the result is all zeros whatever x is.
+  runtime::NdArray zeros = runtime::make_array(runtime::DType::F32, {4, 3});
+  std::string path = scratch_path("M_zeros.npy");
+  runtime::write_npy(path, zeros);
+  CliResult r = run_risec({"run", "examples/mv/mv.rise", "--size", "n=4,m=3", "--input",
+                           "M=" + path, "--check", "--seed", "7"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("f32(4,) = [0, 0, 0, 0]"), std::string::npos) << show(r);
+}
+
+TEST(RunCli, OutputAgreesWithEval) {
+  std::string run_out = scratch_path("run_out.npy");
+  std::string eval_out = scratch_path("eval_out.npy");
+  CliResult r = run_risec({"run", "examples/mv/mv.rise", "--strategy", mv_strategy_file(), "--size",
+                           "n=40,m=24", "--seed", "3", "--output", run_out});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_EQ(r.out.find("f32("), std::string::npos) << "printed although --output was given\n"
+                                                   << show(r);
+  CliResult e = run_risec(
+      {"eval", "examples/mv/mv.rise", "--size", "n=40,m=24", "--seed", "3", "--output", eval_out});
+  ASSERT_EQ(e.exit_code, 0) << show(e);
+  runtime::NdArray a = runtime::read_npy(run_out);
+  runtime::NdArray b = runtime::read_npy(eval_out);
+  ASSERT_EQ(a.shape, (std::vector<int64_t>{40}));
+  ASSERT_EQ(a.shape, b.shape);
+  for (int64_t i = 0; i < a.count(); ++i)
+    EXPECT_NEAR(a.as<float>()[i], b.as<float>()[i], 1e-4 * std::fabs(b.as<float>()[i]) + 1e-5) << i;
+}
+
+TEST(RunCli, PairResultsAreSeveralFiles) {
+  std::string out = scratch_path("bs.npy");
+  CliResult r = run_risec({"run", "examples/blackscholes/blackscholes.rise", "--size", "n=16",
+                           "--output", out, "--check"});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("wrote " + scratch_path("bs_0.npy")), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find("check: passed (32 elements"), std::string::npos) << show(r);
+  EXPECT_EQ(runtime::read_npy(scratch_path("bs_1.npy")).shape, (std::vector<int64_t>{16}));
+}
+
+TEST(RunCli, RepeatAndFlops) {
+  CliResult r = run_risec({"run", "examples/mv/mv.rise", "--strategy", mv_strategy_file(), "--size",
+                           "n=64,m=32", "--repeat", "5", "--flops", "2*n*m", "--output",
+                           scratch_path("rf.npy")});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("time: min "), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find(" ms, median "), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find("(5 runs)"), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find("GFLOP/s (4096 flop"), std::string::npos) << show(r);
+}
+
+TEST(RunCli, UsageErrors) {
+  auto run = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "examples/mv/mv.rise", "--size", "n=4,m=3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_risec(args);
+  };
+  CliResult a = run({"--repeat", "0"});
+  EXPECT_EQ(a.exit_code, 2) << show(a);
+  EXPECT_NE(a.err.find("--repeat"), std::string::npos) << show(a);
+  CliResult b = run({"--rtol", "1e-3"});
+  EXPECT_EQ(b.exit_code, 2) << show(b);
+  EXPECT_NE(b.err.find("add --check"), std::string::npos) << show(b);
+  CliResult c = run({"--check", "--atol", "abc"});
+  EXPECT_EQ(c.exit_code, 2) << show(c);
+  CliResult d = run({"--flops", "2*n*q"});
+  EXPECT_EQ(d.exit_code, 2) << show(d);
+  EXPECT_NE(d.err.find("'q' is not a size"), std::string::npos) << show(d);
+  CliResult e = run({"--target", "cuda"});
+  EXPECT_EQ(e.exit_code, 2) << show(e);
+  CliResult f = run_risec({"run", "examples/mv/mv.rise", "--size", "n=4"});
+  EXPECT_EQ(f.exit_code, 1) << show(f);
+  EXPECT_NE(f.err.find("size m has no value; pass --size"), std::string::npos) << show(f);
+  CliResult h = run_risec({"run", "--help"});
+  EXPECT_EQ(h.exit_code, 0) << show(h);
+  EXPECT_NE(h.out.find("--check"), std::string::npos) << show(h);
+}
+
+TEST(RunCli, MismatchIsExitCode3NamingTheFirstElement) {
+  // A header forced in through $RISEC_CFLAGS replaces erff, which blackscholes uses,
+  // by a constant: the compiled results are wrong, deterministically.
+  std::string header =
+      write_scratch("wrong_erff.h", "#include <math.h>\n#define erff(x) (0.25f)\n");
+  CliResult r = run_risec({"run", "examples/blackscholes/blackscholes.rise", "--size", "n=16",
+                           "--check", "--output", scratch_path("wrong.npy")},
+                          {"RISEC_CFLAGS=-include " + header});
+  EXPECT_EQ(r.exit_code, 3) << show(r);
+  EXPECT_NE(r.err.find("check failed: "), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("elements differ from the interpreter (rtol 0.0001, atol 1e-05); first: "
+                       "element [0]._1: "),
+            std::string::npos)
+      << show(r);
+  EXPECT_NE(r.out.find("time: "), std::string::npos) << show(r);
+  EXPECT_EQ(r.out.find("check: passed"), std::string::npos) << show(r);
+}
+
+TEST(RunCli, FailingCompilerIsExitCode4WithItsOutput) {
+  // $CC is part of the cache key, so this never finds a cached object.
+  CliResult r =
+      run_risec({"run", "examples/mv/mv.rise", "--size", "n=4,m=3"}, {"CC=/nonexistent/risec-cc"});
+  EXPECT_EQ(r.exit_code, 4) << show(r);
+  EXPECT_NE(r.err.find("cannot run '/nonexistent/risec-cc'"), std::string::npos) << show(r);
+  CliResult f = run_risec({"run", "examples/mv/mv.rise", "--size", "n=4,m=3"},
+                          {"RISEC_CFLAGS=-DRISEC_BROKEN=( -include risec_no_such_header.h"});
+  EXPECT_EQ(f.exit_code, 4) << show(f);
+  EXPECT_NE(f.err.find("the C compiler failed"), std::string::npos) << show(f);
+  EXPECT_NE(f.err.find("risec_no_such_header.h"), std::string::npos) << show(f);
+}
+
+}  // namespace
+}  // namespace risec::e2e

@@ -1,0 +1,157 @@
+// Helpers for end-to-end tests (see e2e_util.h).
+#include "e2e_util.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "driver/commands.h"
+#include "elevate/parser.h"
+#include "runtime/jit.h"
+#include "runtime/process.h"
+#include "support/diagnostics.h"
+
+namespace risec::e2e {
+
+namespace {
+
+// A private cache of compiled code and a scratch directory for the whole test run.
+class E2eEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (!std::getenv("RISEC_CACHE_DIR")) {
+      cache_.emplace("risec-e2e-cache-");
+      ::setenv("RISEC_CACHE_DIR", cache_->path().c_str(), 1);
+    }
+  }
+  void TearDown() override {
+    if (cache_) {
+      ::unsetenv("RISEC_CACHE_DIR");
+      cache_.reset();
+    }
+    scratch_.reset();
+  }
+  const std::string& scratch() {
+    if (!scratch_) scratch_.emplace("risec-e2e-scratch-");
+    return scratch_->path();
+  }
+
+ private:
+  std::optional<runtime::TempDir> cache_;
+  std::optional<runtime::TempDir> scratch_;
+};
+
+E2eEnvironment* environment() {
+  static E2eEnvironment* env = [] {
+    auto* e = new E2eEnvironment;
+    ::testing::AddGlobalTestEnvironment(e);  // gtest owns it
+    return e;
+  }();
+  return env;
+}
+// Register before main() runs the tests.
+[[maybe_unused]] const E2eEnvironment* const kRegistered = environment();
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::string source_path(const std::string& relative) {
+  if (!relative.empty() && relative[0] == '/') return relative;
+  return std::string(RISEC_SOURCE_DIR) + "/" + relative;
+}
+
+std::string scratch_path(const std::string& name) {
+  return environment()->scratch() + "/" + name;
+}
+
+std::string write_scratch(const std::string& name, const std::string& text) {
+  std::string p = scratch_path(name);
+  runtime::write_file(p, text);
+  return p;
+}
+
+CheckReport run_and_compare(const std::string& file, const std::string& strategy,
+                            const std::string& sizes, const CheckOptions& options) {
+  rise::Program program = driver::load_program(source_path(file));
+  rise::SizeMap size_map = driver::parse_sizes({sizes});
+  std::optional<elevate::Strategy> s;
+  if (ends_with(strategy, ".elv"))
+    s = driver::load_strategy(source_path(strategy));
+  else if (!strategy.empty())
+    s = elevate::parse_strategy(strategy);
+  driver::CompileRequest req;
+  req.program = &program;
+  req.entry = options.entry;
+  req.sizes = &size_map;
+  req.strategy = s ? &*s : nullptr;
+  req.target = options.target;
+
+  CheckReport r;
+  r.compiled = driver::compile(req);
+  r.inputs = driver::make_inputs(r.compiled.high, {}, options.seed);
+  driver::ExecOptions eo;
+  if (options.sanitize) {
+    eo.mode = driver::ExecMode::Standalone;
+    eo.extra_cflags = runtime::sanitizer_flags();
+    eo.timeout_s = 600;
+  }
+  r.execution = driver::execute(r.compiled, size_map, r.inputs, eo);
+  r.expected = driver::interpret(r.compiled.high, r.inputs);
+  r.comparison = driver::compare_values(r.execution.output, r.expected,
+                                        driver::entry_result_type(r.compiled.high), options.rtol,
+                                        options.atol);
+  return r;
+}
+
+::testing::AssertionResult compile_and_check(const std::string& file, const std::string& strategy,
+                                             const std::string& sizes,
+                                             const CheckOptions& options) {
+  std::string what = file + " [" + (strategy.empty() ? std::string("default lowering") : strategy) +
+                     "] " + sizes + " target " + options.target +
+                     (options.sanitize ? " (sanitized)" : "");
+  try {
+    CheckReport r = run_and_compare(file, strategy, sizes, options);
+    if (!r.comparison.ok)
+      return ::testing::AssertionFailure()
+             << what << ": " << r.comparison.mismatches << " of " << r.comparison.elements
+             << " elements differ; first: " << r.comparison.first_mismatch
+             << " (compiled vs interpreter)\n"
+             << "generated code:\n"
+             << r.compiled.unit.source;
+    return ::testing::AssertionSuccess()
+           << what << ": " << r.comparison.elements << " elements match";
+  } catch (const Error& e) {
+    return ::testing::AssertionFailure() << what << ":\n" << format_error(e);
+  }
+}
+
+::testing::AssertionResult compile_and_check(const std::string& file, const std::string& strategy,
+                                             const std::string& sizes, const std::string& target,
+                                             bool sanitize) {
+  CheckOptions o;
+  o.target = target;
+  o.sanitize = sanitize;
+  return compile_and_check(file, strategy, sizes, o);
+}
+
+CliResult run_risec(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  std::vector<std::string> argv = {std::string(RISEC_BINARY_DIR) + "/risec"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  runtime::ProcessOptions po;
+  po.env = env;
+  po.cwd = RISEC_SOURCE_DIR;
+  po.timeout_s = 600;
+  runtime::ProcessResult p = runtime::run_process(argv, po);
+  CliResult r;
+  r.exit_code = p.signal == 0 && !p.timed_out ? p.exit_code : -1;
+  r.out = std::move(p.out);
+  r.err = std::move(p.err);
+  return r;
+}
+
+}  // namespace risec::e2e

@@ -1,0 +1,73 @@
+// Helpers for end-to-end tests: compile a RISE program with a strategy, run the
+// generated code (as a shared object, or as a sanitized standalone program) on
+// seeded random inputs, and compare with the reference interpreter; and run the
+// `risec` binary itself.
+//
+//   EXPECT_TRUE(compile_and_check("examples/mv/mv.rise", "DFNF ; ...", "n=64,m=32"));
+//   EXPECT_TRUE(compile_and_check("examples/mm/mm.rise", "examples/mm/baseline.elv",
+//                                 "n=64,m=64,k=64", "openmp", /*sanitize=*/true));
+//
+// Each test binary that includes this uses a private, empty cache of compiled code
+// (RISEC_CACHE_DIR, removed at exit) unless RISEC_CACHE_DIR is already set.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "driver/compile.h"
+#include "driver/run.h"
+
+namespace risec::e2e {
+
+// A path in the source tree ("examples/mv/mv.rise"); absolute paths are unchanged.
+std::string source_path(const std::string& relative);
+
+struct CheckOptions {
+  std::string target = "c";  // c | openmp
+  bool sanitize = false;     // standalone program under -fsanitize=address,undefined
+  uint64_t seed = 0;
+  double rtol = driver::kDefaultRtol;
+  double atol = driver::kDefaultAtol;
+  std::string entry;  // empty: the last definition
+};
+
+struct CheckReport {
+  driver::Compiled compiled;
+  std::vector<rise::Value> inputs;
+  driver::Execution execution;
+  rise::Value expected;
+  driver::Comparison comparison;
+};
+
+// `strategy`: a path to an .elv file (relative to the source tree or absolute), the
+// text of a strategy, or "" for the default lowering. `sizes`: "n=64,m=32". Throws
+// risec::Error as the pipeline does.
+CheckReport run_and_compare(const std::string& file, const std::string& strategy,
+                            const std::string& sizes, const CheckOptions& options = {});
+
+// run_and_compare as a gtest assertion: failure messages hold the formatted error
+// (compile errors, compiler output, sanitizer reports) or the first mismatch.
+::testing::AssertionResult compile_and_check(const std::string& file, const std::string& strategy,
+                                             const std::string& sizes,
+                                             const std::string& target = "c",
+                                             bool sanitize = false);
+::testing::AssertionResult compile_and_check(const std::string& file, const std::string& strategy,
+                                             const std::string& sizes, const CheckOptions& options);
+
+// Runs RISEC_BINARY_DIR/risec with `args` (fork/execvp, in the source tree so that
+// relative example paths work), with extra environment entries "NAME=VALUE".
+struct CliResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  std::string out, err;
+};
+CliResult run_risec(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+
+// A file in a per-process scratch directory (created on first use, removed at exit).
+std::string scratch_path(const std::string& name);
+// Writes `text` to scratch_path(name) and returns the path.
+std::string write_scratch(const std::string& name, const std::string& text);
+
+}  // namespace risec::e2e

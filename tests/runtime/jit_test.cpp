@@ -1,0 +1,428 @@
+// Tests of compile-and-load (runtime/jit.h) and of running programs
+// (runtime/process.h): a tiny C function compiled, loaded and called; the cache
+// (a second compile is a hit on the same file, no compiler run); compiler errors
+// as External errors with the compiler's message; $CC and $RISEC_CFLAGS honoured;
+// standalone executables, with the sanitizers catching out-of-bounds accesses and
+// undefined behaviour in the code they run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+
+#include "runtime/jit.h"
+#include "runtime/process.h"
+#include "support/diagnostics.h"
+
+namespace risec::runtime {
+namespace {
+
+// Sets an environment variable for the lifetime of the object, then restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      ::setenv(name_.c_str(), old_->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+// Every test gets its own empty cache and no $RISEC_CFLAGS / $CC of the caller.
+class JitTest : public ::testing::Test {
+ protected:
+  JitTest()
+      : dir_("risec-jit-test-"),
+        cache_("RISEC_CACHE_DIR", (dir_.path() + "/cache").c_str()),
+        cflags_("RISEC_CFLAGS", nullptr),
+        cc_("CC", nullptr) {}
+  std::string cache_path() const { return dir_.path() + "/cache"; }
+
+  TempDir dir_;
+  ScopedEnv cache_, cflags_, cc_;
+};
+
+// out[i] = x[i] + K for i < sizes[0], K from the preprocessor (default 1).
+const char* kAddSource = R"(
+#ifndef RISEC_TEST_VALUE
+#define RISEC_TEST_VALUE 1
+#endif
+void add_k__risec_call(void* const* buffers, const int* sizes) {
+  float* out = (float*)buffers[0];
+  const float* x = (const float*)buffers[1];
+  for (int i = 0; i < sizes[0]; ++i) out[i] = x[i] + (float)RISEC_TEST_VALUE;
+}
+)";
+
+std::vector<float> call_add(const Module& m, std::vector<float> x) {
+  std::vector<float> out(x.size(), -1.0f);
+  m.call({out.data(), x.data()}, {static_cast<int>(x.size())});
+  return out;
+}
+
+TEST_F(JitTest, CompileLoadAndCall) {
+  bool hit = true;
+  Module m = jit_compile(kAddSource, "add_k", {}, &hit);
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(call_add(m, {1, 2, 3.5f}), (std::vector<float>{2, 3, 4.5f}));
+  EXPECT_EQ(m.path().rfind(cache_path() + "/", 0), 0u) << m.path();
+  EXPECT_EQ(m.path().substr(m.path().size() - 3), ".so");
+}
+
+TEST_F(JitTest, SecondCompileIsACacheHitOnTheSameFile) {
+  Artifact first = build_shared_object(kAddSource);
+  EXPECT_FALSE(first.cache_hit);
+  struct stat st1;
+  ASSERT_EQ(::stat(first.path.c_str(), &st1), 0);
+  // The second build must not run the compiler: same path, same inode, same
+  // modification time, and no other file appeared in the cache.
+  auto files = [&] {
+    std::vector<std::string> v;
+    for (const auto& e : std::filesystem::directory_iterator(cache_path())) v.push_back(e.path());
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  auto before = files();
+  Artifact second = build_shared_object(kAddSource);
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.path, first.path);
+  struct stat st2;
+  ASSERT_EQ(::stat(second.path.c_str(), &st2), 0);
+  EXPECT_EQ(st1.st_ino, st2.st_ino);
+  EXPECT_EQ(st1.st_mtim.tv_sec, st2.st_mtim.tv_sec);
+  EXPECT_EQ(st1.st_mtim.tv_nsec, st2.st_mtim.tv_nsec);
+  EXPECT_EQ(files(), before);
+
+  bool hit = false;
+  Module m = jit_compile(kAddSource, "add_k", {}, &hit);
+  EXPECT_TRUE(hit);
+  EXPECT_EQ(call_add(m, {0}), (std::vector<float>{1}));
+  // The source is kept next to the binary, and no temporary directory is left.
+  std::string stem = first.path.substr(0, first.path.size() - 3);
+  EXPECT_TRUE(std::filesystem::exists(stem + ".c"));
+  for (const auto& f : files()) EXPECT_EQ(f.find("/tmp-"), std::string::npos) << f;
+}
+
+TEST_F(JitTest, DifferentSourceOrFlagsGiveDifferentEntries) {
+  Artifact a = build_shared_object(kAddSource);
+  Artifact b = build_shared_object(std::string(kAddSource) + "\n/* changed */\n");
+  CompileOptions o;
+  o.extra_flags = {"-DRISEC_TEST_VALUE=2"};
+  Artifact c = build_shared_object(kAddSource, o);
+  EXPECT_NE(a.path, b.path);
+  EXPECT_NE(a.path, c.path);
+  EXPECT_FALSE(b.cache_hit);
+  EXPECT_FALSE(c.cache_hit);
+}
+
+TEST_F(JitTest, CompilerErrorIsExternalWithTheCompilersMessage) {
+  const std::string bad =
+      "void f__risec_call(void* const* b, const int* s) { risec_no_such_name(b, s); }\n"
+      "int broken( { }\n";
+  try {
+    build_shared_object(bad);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_EQ(exit_code(e.kind()), 4);
+    EXPECT_NE(e.message().find("the C compiler failed"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("error"), std::string::npos) << e.message();
+    // The compiler's own diagnostic, naming the construct it rejected.
+    EXPECT_NE(e.message().find("broken"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("-O3 -march=native -ffp-contract=fast -std=c99"), std::string::npos)
+        << e.message();
+    // The compiler's messages name the source kept in the cache.
+    size_t at = e.message().find(cache_path() + "/");
+    ASSERT_NE(at, std::string::npos) << e.message();
+    std::string kept = e.message().substr(at, e.message().find_first_of(" :\n", at) - at);
+    EXPECT_EQ(kept.substr(kept.size() - 2), ".c") << kept;
+    EXPECT_EQ(read_file(kept), bad);
+    EXPECT_NE(e.message().find(kept + ":2:"), std::string::npos) << e.message();
+  }
+}
+
+TEST_F(JitTest, MissingCompilerIsExternal) {
+  ScopedEnv cc("CC", "/nonexistent/risec-test-cc");
+  try {
+    build_shared_object(kAddSource);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_NE(e.message().find("cannot run '/nonexistent/risec-test-cc'"), std::string::npos)
+        << e.message();
+  }
+}
+
+TEST_F(JitTest, CompilerFromCCMayBeSeveralWords) {
+  ScopedEnv cc("CC", "env cc");
+  EXPECT_EQ(c_compiler(), (std::vector<std::string>{"env", "cc"}));
+  Module m = jit_compile(kAddSource, "add_k");
+  EXPECT_EQ(call_add(m, {1}), (std::vector<float>{2}));
+}
+
+TEST_F(JitTest, RisecCflagsAreHonoured) {
+  {
+    ScopedEnv flags("RISEC_CFLAGS", "  -DRISEC_TEST_VALUE=42\t-Wall ");
+    std::vector<std::string> f = compile_flags({}, true);
+    ASSERT_GE(f.size(), 2u);
+    EXPECT_EQ(f[f.size() - 2], "-DRISEC_TEST_VALUE=42");
+    EXPECT_EQ(f.back(), "-Wall");
+    Module m = jit_compile(kAddSource, "add_k");
+    EXPECT_EQ(call_add(m, {1, 2}), (std::vector<float>{43, 44}));
+  }
+  // Without them, the default value (and another cache entry).
+  Module m = jit_compile(kAddSource, "add_k");
+  EXPECT_EQ(call_add(m, {1, 2}), (std::vector<float>{2, 3}));
+  // Flags that break the compilation are reported as compiler failures.
+  ScopedEnv flags("RISEC_CFLAGS", "-DRISEC_TEST_VALUE=");
+  EXPECT_THROW(jit_compile(kAddSource, "add_k"), Error);
+}
+
+TEST_F(JitTest, DefaultFlags) {
+  CompileOptions o;
+  o.openmp = true;
+  o.extra_flags = {"-DX"};
+  EXPECT_EQ(compile_flags(o, true),
+            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast", "-std=c99",
+                                      "-shared", "-fPIC", "-fopenmp", "-DX"}));
+  EXPECT_EQ(compile_flags({}, false),
+            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast", "-std=c99"}));
+}
+
+TEST_F(JitTest, CacheDirectoryChoice) {
+  EXPECT_EQ(cache_dir(), cache_path());
+  EXPECT_TRUE(std::filesystem::is_directory(cache_path()));
+  ScopedEnv no_cache("RISEC_CACHE_DIR", nullptr);
+  {
+    ScopedEnv xdg("XDG_CACHE_HOME", (dir_.path() + "/xdg").c_str());
+    EXPECT_EQ(cache_dir(), dir_.path() + "/xdg/risec");
+  }
+  ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
+  {
+    ScopedEnv home("HOME", (dir_.path() + "/home").c_str());
+    EXPECT_EQ(cache_dir(), dir_.path() + "/home/.cache/risec");
+  }
+  // A HOME below a regular file: no directory can be made there (even by root).
+  write_file(dir_.path() + "/file", "");
+  ScopedEnv home("HOME", (dir_.path() + "/file/home").c_str());
+  ScopedEnv tmp("TMPDIR", dir_.path().c_str());
+  std::string fallback = cache_dir();
+  EXPECT_EQ(fallback, dir_.path() + "/risec-cache-" + std::to_string(::getuid()));
+  struct stat st;
+  ASSERT_EQ(::stat(fallback.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
+TEST_F(JitTest, MissingEntryPointIsExternal) {
+  Artifact a = build_shared_object(kAddSource);
+  try {
+    Module m(a.path, "no_such_entry");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_NE(e.message().find("no_such_entry__risec_call"), std::string::npos) << e.message();
+  }
+}
+
+TEST_F(JitTest, ModulesMove) {
+  Module a = jit_compile(kAddSource, "add_k");
+  Module b = std::move(a);
+  EXPECT_EQ(call_add(b, {5}), (std::vector<float>{6}));
+  Module c = jit_compile(std::string(kAddSource) + "/* other */\n", "add_k");
+  c = std::move(b);
+  EXPECT_EQ(call_add(c, {6}), (std::vector<float>{7}));
+}
+
+// ---- standalone executables ----
+
+std::vector<float> run_add(const Executable& exe, std::vector<float> x) {
+  std::vector<float> out(x.size(), -1.0f);
+  exe.call(out.data(), out.size() * sizeof(float), {{x.data(), x.size() * sizeof(float)}},
+           {static_cast<int>(x.size())});
+  return out;
+}
+
+TEST_F(JitTest, StandaloneExecutable) {
+  Artifact a = build_executable(kAddSource, "add_k");
+  EXPECT_FALSE(a.cache_hit);
+  EXPECT_EQ(a.path.substr(a.path.size() - 4), ".exe");
+  Executable exe(a.path);
+  EXPECT_EQ(run_add(exe, {1, 2, 3}), (std::vector<float>{2, 3, 4}));
+  EXPECT_TRUE(build_executable(kAddSource, "add_k").cache_hit);
+  // No inputs and no sizes at all.
+  const char* const_src =
+      "void c7__risec_call(void* const* b, const int* s) { (void)s; *(int*)b[0] = 7; }\n";
+  Executable c7(build_executable(const_src, "c7").path);
+  int out = 0;
+  c7.call(&out, sizeof out, {}, {});
+  EXPECT_EQ(out, 7);
+}
+
+TEST_F(JitTest, SanitizedExecutableRunsCorrectCode) {
+  CompileOptions o;
+  o.extra_flags = sanitizer_flags();
+  Executable exe(build_executable(kAddSource, "add_k", o).path);
+  EXPECT_EQ(run_add(exe, {1, 2, 3, 4, 5}), (std::vector<float>{2, 3, 4, 5, 6}));
+}
+
+void expect_generated_failure(const Executable& exe, std::vector<float> x,
+                              const std::string& text) {
+  try {
+    run_add(exe, std::move(x));
+    FAIL() << "no error (expected " << text << ")";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Internal);
+    EXPECT_NE(e.message().find("the generated program failed"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find(text), std::string::npos) << e.message();
+  }
+}
+
+TEST_F(JitTest, AddressSanitizerCatchesOneElementPastTheEnd) {
+  // Reads x[n] and writes out[n]: one element past each buffer.
+  const char* src = R"(
+void oob__risec_call(void* const* buffers, const int* sizes) {
+  float* out = (float*)buffers[0];
+  const float* x = (const float*)buffers[1];
+  for (int i = 0; i <= sizes[0]; ++i) out[i] = x[i];
+}
+)";
+  CompileOptions o;
+  o.extra_flags = sanitizer_flags();
+  Executable exe(build_executable(src, "oob", o).path);
+  expect_generated_failure(exe, {1, 2, 3}, "AddressSanitizer: heap-buffer-overflow");
+  // A buffer whose size is not a multiple of 8 or 64 is caught just the same.
+  expect_generated_failure(exe, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+                           "AddressSanitizer");
+}
+
+TEST_F(JitTest, UndefinedBehaviourSanitizerCatchesSignedOverflow) {
+  const char* src = R"(
+#include <limits.h>
+void ovf__risec_call(void* const* buffers, const int* sizes) {
+  int x = INT_MAX - 1 + sizes[0];
+  *(float*)buffers[0] = (float)x;
+}
+)";
+  CompileOptions o;
+  o.extra_flags = sanitizer_flags();
+  Executable exe(build_executable(src, "ovf", o).path);
+  expect_generated_failure(exe, {1, 2}, "runtime error: signed integer overflow");
+}
+
+TEST_F(JitTest, CrashAndTimeoutOfGeneratedCode) {
+  const char* crash =
+      "void boom__risec_call(void* const* b, const int* s) { (void)b; if (s[0] > 0) "
+      "*(volatile int*)0 = 1; }\n";
+  Executable exe(build_executable(crash, "boom").path);
+  std::vector<float> x = {1};
+  expect_generated_failure(exe, x, "killed by signal 11");
+  const char* loop =
+      "void spin__risec_call(void* const* b, const int* s) { (void)b; volatile int k = "
+      "s[0]; while (k) { } }\n";
+  Executable spin(build_executable(loop, "spin").path);
+  float out = 0;
+  Executable::Options eo;
+  eo.timeout_s = 0.5;
+  try {
+    spin.call(&out, sizeof out, {{x.data(), sizeof(float)}}, {1}, eo);
+    FAIL() << "no timeout";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("timed out"), std::string::npos) << e.message();
+  }
+}
+
+TEST_F(JitTest, StandaloneMainIsGeneratedForValidNamesOnly) {
+  EXPECT_NE(standalone_main_source("mv").find(
+                "void mv__risec_call(void* const* buffers, const int* sizes);"),
+            std::string::npos);
+  EXPECT_THROW(standalone_main_source("a b"), Error);
+}
+
+// ---- processes ----
+
+TEST(Process, CapturesOutputAndStatus) {
+  ProcessResult r = run_process({"sh", "-c", "echo out; echo err >&2; exit 3"});
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.describe(), "exit status 3");
+  // Arguments are passed as they are: no shell expands them.
+  ProcessResult e = run_process({"echo", "$HOME", "a b", "*"});
+  EXPECT_EQ(e.out, "$HOME a b *\n");
+  EXPECT_TRUE(e.ok());
+}
+
+TEST(Process, LargeOutputOnBothStreams) {
+  ProcessResult r = run_process(
+      {"sh", "-c",
+       "i=0; while [ $i -lt 20000 ]; do echo line$i; echo err$i >&2; i=$((i+1)); done"});
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 20000);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 20000);
+}
+
+TEST(Process, EnvironmentAndStdin) {
+  ProcessOptions o;
+  o.env = {"RISEC_PROCESS_TEST=hello"};
+  ProcessResult r = run_process({"sh", "-c", "echo $RISEC_PROCESS_TEST; cat"}, o);
+  EXPECT_EQ(r.out, "hello\n");  // stdin is /dev/null: cat ends at once
+}
+
+TEST(Process, SignalsAndTimeouts) {
+  ProcessResult r = run_process({"sh", "-c", "kill -9 $$"});
+  EXPECT_EQ(r.signal, 9);
+  EXPECT_NE(r.describe().find("killed by signal 9"), std::string::npos);
+  ProcessOptions o;
+  o.timeout_s = 0.2;
+  ProcessResult t = run_process({"sleep", "30"}, o);
+  EXPECT_TRUE(t.timed_out);
+  EXPECT_FALSE(t.ok());
+}
+
+TEST(Process, UnknownProgramIsExternal) {
+  try {
+    run_process({"risec-no-such-program-xyz"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_NE(e.message().find("cannot run 'risec-no-such-program-xyz'"), std::string::npos);
+  }
+}
+
+TEST(Process, Helpers) {
+  EXPECT_EQ(split_words("  a\tb \n c  "), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(split_words("   ").empty());
+  EXPECT_EQ(format_command({"cc", "-O3", "a b.c", "it's"}), "cc -O3 'a b.c' 'it'\\''s'");
+  std::string path;
+  {
+    TempDir d("risec-process-test-");
+    path = d.path();
+    struct stat st;
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+    write_file(path + "/f", std::string("a\0b", 3));
+    EXPECT_EQ(read_file(path + "/f"), std::string("a\0b", 3));
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_THROW(read_file("/nonexistent/risec"), Error);
+}
+
+}  // namespace
+}  // namespace risec::runtime
