@@ -7,8 +7,13 @@ namespace risec::dpia {
 
 namespace {
 
+// A variable is also read when it appears in an index (a data-dependent index is
+// held in a variable named in Nat terms).
+bool nat_mentions(const arith::Nat& n, const std::string& var) { return arith::occurs(var, n); }
+
 bool ex_reads(const ExP& e, const std::string& var) {
   if (e->kind == Ex::Var && e->name == var) return true;
+  if (nat_mentions(e->idx, var) || nat_mentions(e->n, var) || nat_mentions(e->m, var)) return true;
   for (const ExP& a : e->args)
     if (ex_reads(a, var)) return true;
   return false;
@@ -16,8 +21,15 @@ bool ex_reads(const ExP& e, const std::string& var) {
 
 std::string acc_root(const AcP& a) { return a->kind == Ac::Var ? a->name : acc_root(a->inner); }
 
+bool ac_reads(const AcP& a, const std::string& var) {
+  if (nat_mentions(a->idx, var) || nat_mentions(a->n, var)) return true;
+  return a->inner && ac_reads(a->inner, var);
+}
+
 bool cm_reads(const CmP& c, const std::string& var) {
   if (c->exp && ex_reads(c->exp, var)) return true;
+  if (c->acc && ac_reads(c->acc, var)) return true;
+  if (nat_mentions(c->n, var)) return true;
   // Double buffers read through their own names; an acceptor used as a buffer output
   // counts as a read of its memory (the pointer escapes).
   if (c->kind == Cm::NewDoubleBuffer && c->acc && acc_root(c->acc) == var) return true;

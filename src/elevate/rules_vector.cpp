@@ -164,6 +164,19 @@ Expr vec_data(const Expr& x, const Type& elem, int64_t n) {
   return rise::app(util::fun("v", split), x);
 }
 
+// The array y of vectors (or pairs of vectors) back as an array of scalars (or pairs
+// of scalars): asScalar, component-wise for pairs (y is computed once and shared).
+Expr scalar_data(const Expr& y, const Type& res) {
+  if (lane_scalar(res)) return call("asScalar", {y});
+  auto parts = [&](const Expr& v) {
+    Expr first = call("map", {util::fun("p", [](const Expr& p) { return call("fst", {p}); }), v});
+    Expr second = call("map", {util::fun("p", [](const Expr& p) { return call("snd", {p}); }), v});
+    return call("zip", {scalar_data(first, res->a), scalar_data(second, res->b)});
+  };
+  if (!util::computes(y)) return parts(y);
+  return rise::app(util::fun("v", parts), y);
+}
+
 Strategy vectorize_rule(int64_t n) {
   std::string name = "vectorize(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context&) -> Result {
@@ -184,8 +197,10 @@ Strategy vectorize_rule(int64_t n) {
       return fail_at(name, e,
                      "the mapped array's elements are " + rise::print(elem) +
                          ", not scalars (or pairs of scalars)");
-    if (!lane_scalar(res))
-      return fail_at(name, e, "the function's result is " + rise::print(res) + ", not a scalar");
+    if (!scalar_tree(res))
+      return fail_at(name, e,
+                     "the function's result is " + rise::print(res) +
+                         ", not a scalar (or a pair of scalars)");
     if (!arith::provably_divides(Nat(n), *len))
       return fail_at(name, e,
                      "the length " + len->to_string() +
@@ -193,9 +208,7 @@ Strategy vectorize_rule(int64_t n) {
     Lifter lifter;
     Expr fv = lifter.lift_fn(c->args[0]);
     if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
-    auto build = [&](const Expr& x) {
-      return call("asScalar", {call("map", {fv, vec_data(x, elem, n)})});
-    };
+    auto build = [&](const Expr& x) { return scalar_data(call("map", {fv, vec_data(x, elem, n)}), res); };
     if (applied) return build(c->args[1]);
     return util::fun("x", build);
   });
@@ -209,7 +222,7 @@ void register_vector(Registry& r) {
   e.params = {ParamKind::Nat};
   e.description =
       "map(f) over scalars (or zips of scalars) -> asVector(n) >> map(f on vec[t, n]) >> "
-      "asScalar: lane-wise primitives and math, lane-independent scalars broadcast with "
+      "asScalar (component-wise for pair results): lane-wise primitives and math, lane-independent scalars broadcast with "
       "vectorFromScalar; n must divide the length (no alignment assumed)";
   e.cls = EntryClass::Rule;
   e.family = "vector";

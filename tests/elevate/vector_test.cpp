@@ -105,6 +105,11 @@ TEST(Vectorize, ArraysOfPairsGoThroughUnzip) {
   EXPECT_GE(count(out, "unzip"), 2);
 }
 
+TEST(Vectorize, PairResultsAreVectorisedComponentWise) {
+  auto p = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => (x * 2.0f, x + 1.0f))))");
+  check(innermost_map(vec(4)), p.expr);
+}
+
 TEST(Vectorize, LetAndSelectWithAUniformCondition) {
   auto p = typed(
       "def f = fun(xs: 16.f32 => fun(c: bool => xs |> map(fun(x => let y = x * x in "
@@ -120,8 +125,8 @@ TEST(Vectorize, NamesTheConditionThatDoesNotHold) {
   auto rows = typed("def f = fun(X: 8.16.f32 => X |> map(fun(r => r |> reduce(add)(0.0f))))");
   EXPECT_TRUE(fails_with(vec(4), body_of(rows.expr), "16.f32, not scalars"));
 
-  auto pairs = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => (x, x))))");
-  EXPECT_TRUE(fails_with(vec(4), body_of(pairs.expr), "not a scalar"));
+  auto arrays = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => [x, x])))");
+  EXPECT_TRUE(fails_with(vec(4), body_of(arrays.expr), "not a scalar"));
 
   auto red = typed(
       "def f = fun(xs: 16.f32 => fun(ys: 8.f32 => xs |> map(fun(x => ys |> map(fun(y => y * x)) "

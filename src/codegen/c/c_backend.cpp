@@ -179,7 +179,30 @@ class Generator {
     }
     CExpr base = c_atom(cname(name));
     if (s.pointer) base = c_index(base, nat_expr(flat));
-    return leaf_access(base, leaf(s.dt), path, ds.size());
+    CExpr r = leaf_access(base, leaf(s.dt), path, ds.size());
+    last_loc_ = Loc{name, flat, path.size() > ds.size() || leaf(s.dt)->kind != TypeKind::Scalar, r.text};
+    return r;
+  }
+
+  // The memory location behind the most recent variable access (to decide whether
+  // the lanes of a vector are consecutive in memory).
+  struct Loc {
+    std::string var;
+    Nat flat;
+    bool projected;  // a member of a struct, a lane of a vector: not a plain scalar array
+    std::string text;
+  };
+  std::optional<Loc> last_loc_;
+
+  // Whether reading/writing element `lane` (a variable in [0, lanes)) through `access`
+  // touches consecutive scalars of one array: flat(lane) == flat(0) + lane.
+  bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes) {
+    Nat lane = Nat::var("risec_lane", Nat(0), lanes);
+    last_loc_.reset();
+    CExpr e = access(lane);
+    if (!last_loc_ || last_loc_->projected || last_loc_->text != e.text) return false;
+    Nat base = arith::substitute(last_loc_->flat, {{"risec_lane", Nat(0)}});
+    return (last_loc_->flat - base) == lane;
   }
 
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from) {
@@ -291,8 +314,18 @@ class Generator {
         Nat lanes = e->n;
         if (p.size() >= 2) return read(e->args[0], prepend(at(i * lanes + p[1].i), rest(p, 2)));
         std::string vt = vector_type(e->dt->a);
-        CExpr addr = c_unary("&", read(e->args[0], {at(i * lanes)}));
-        return c_call(vt + (e->aligned ? "_load_aligned" : "_load"), {addr});
+        const ExP& x = e->args[0];
+        if (consecutive([&](const Nat& l) { return read(x, {at(i * lanes + l)}); }, lanes)) {
+          CExpr addr = c_unary("&", read(x, {at(i * lanes)}));
+          return c_call(vt + (e->aligned ? "_load_aligned" : "_load"), {addr});
+        }
+        // Lanes that are not consecutive in memory (a component of an array of pairs,
+        // a strided view): gather them one by one.
+        auto n = lanes.as_const();
+        if (!n) internal_error("C backend: symbolic vector width");
+        std::string lits = "(" + vt + "){";
+        for (int64_t l = 0; l < *n; ++l) lits += (l ? ", " : "") + read(x, {at(i * lanes + Nat(l))}).at(kPrecAssign);
+        return c_atom(lits + "}");
       }
       case Ex::AsScalar: {
         Nat k = need_index(p, 0, "asScalar");
@@ -473,6 +506,7 @@ class Generator {
     CExpr lvalue;
     bool vstore = false;
     std::string vtype;
+    std::vector<CExpr> lanes;  // a vector stored lane by lane (not consecutive in memory)
   };
 
   Target write_target(const AcP& a, const Path& p) {
@@ -509,9 +543,16 @@ class Generator {
         // A vector element i of an m.vec acceptor over an (m*n).t buffer.
         Nat i = need_index(p, 0, "asVectorAcc");
         if (p.size() >= 2) return write_target(a->inner, prepend(at(i * a->n + p[1].i), rest(p, 2)));
+        bool contiguous =
+            consecutive([&](const Nat& l) { return write_target(a->inner, {at(i * a->n + l)}).lvalue; }, a->n);
         Target t = write_target(a->inner, {at(i * a->n)});
         t.vstore = true;
         t.vtype = vector_type(a->dt->a);
+        if (!contiguous) {
+          auto n = a->n.as_const();
+          if (!n) internal_error("C backend: symbolic vector width");
+          for (int64_t l = 0; l < *n; ++l) t.lanes.push_back(write_target(a->inner, {at(i * a->n + Nat(l))}).lvalue);
+        }
         return t;
       }
       case Ac::AsScalar: {
@@ -581,7 +622,16 @@ class Generator {
       case Cm::Assign: {
         Target t = write_target(c->acc, {});
         CExpr v = read(c->exp, {});
-        if (t.vstore) {
+        if (t.vstore && !t.lanes.empty()) {
+          std::string tmp = "risec_v" + std::to_string(++tmp_counter_);
+          std::vector<CStmtP> block{c_decl(t.vtype + " " + tmp + " = " + v.at(kPrecAssign))};
+          for (size_t l = 0; l < t.lanes.size(); ++l)
+            block.push_back(c_assign(t.lanes[l], c_atom(tmp + "[" + std::to_string(l) + "]")));
+          out.push_back(c_raw("{"));
+          for (auto& b : block) b->text = "  " + b->text;
+          out.insert(out.end(), block.begin(), block.end());
+          out.push_back(c_raw("}"));
+        } else if (t.vstore) {
           out.push_back(c_expr_stmt(t.vtype + "_store(&" + t.lvalue.at(kPrecUnary) + ", " + v.at(kPrecAssign) + ")"));
         } else {
           out.push_back(c_assign(t.lvalue, v));
@@ -734,6 +784,7 @@ class Generator {
   std::string typedef_text_;
   std::set<std::string> simd_decls_;
   bool collapse_next_ = false;
+  int tmp_counter_ = 0;
 
   // `reduction(+:acc)`; vector accumulators get a declared reduction.
   std::string reduction_clause(const std::string& op, const std::string& var) {
