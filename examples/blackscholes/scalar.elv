@@ -1,0 +1,2 @@
+// Black-Scholes, scalar: one option per loop iteration.
+let main = betaEtaNF ; lowerToC;

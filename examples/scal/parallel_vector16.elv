@@ -1,0 +1,2 @@
+// scal for the OpenMP target: 16-lane vectors, the vector loop in parallel.
+let main = (vectorize(16) @ outermost(isApplied(isMap))) ; (parallel @ outermost(isApplied(isMap))) ; lowerToC;
