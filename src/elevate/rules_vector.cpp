@@ -15,6 +15,7 @@
 // lifted (it indexes arrays, reduces, compares, casts or calls a foreign function on
 // the lanes) or when n does not divide the length. Lane order and values are
 // unchanged, so the rewrite preserves the semantics exactly.
+#include <map>
 #include <set>
 
 #include "elevate/library.h"
@@ -214,9 +215,72 @@ Strategy vectorize_rule(int64_t n) {
   });
 }
 
+// vectorizeReduction(n): reduce(op)(init)(map(f)(x)) over scalars, op add/mul/fmin/fmax
+// with init its neutral element, becomes n partial results kept in one vector
+// accumulator (lane l accumulates the elements l, l+n, l+2n, ...), then a reduction of
+// the n lanes: reduceSeq(op)(init)(asScalar([reduceSeq(fun(acc, v => op(acc)(f'(v))))
+// (vectorFromScalar(init))(asVector(n)(x))])). The order of the additions changes (as
+// for blockedReduce and reducePar).
+Strategy vectorize_reduction_rule(int64_t n) {
+  std::string name = "vectorizeReduction(" + std::to_string(n) + ")";
+  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || (c->name() != "reduce" && c->name() != "reduceSeq") || c->args.size() != 3)
+      return fail_at(name, e, "expected a fully applied reduce(op)(init)(x)");
+    auto op = util::match_binary_op(c->args[0]);
+    static const std::map<std::string, double> neutral = {{"add", 0.0}, {"mul", 1.0}};
+    if (!op || !neutral.count(op->name))
+      return fail_at(name, e, "the operator must be add or mul (associative, lane-wise)");
+    auto init = util::literal_value(c->args[1]);
+    if (!init || *init != neutral.at(op->name))
+      return fail_at(name, e, "the initial value must be the neutral element of " + op->name);
+    Expr data = c->args[2];
+    Expr f;  // the function mapped over the data, when there is one
+    if (auto m = util::match_map(data)) {
+      f = m->first;
+      data = m->second;
+    }
+    Type elem = util::array_elem(data->type);
+    auto len = util::array_size(data->type);
+    if (!elem || !len || !scalar_tree(elem))
+      return fail_at(name, e, "the reduced array's elements must be scalars (or pairs of scalars)");
+    if (!lane_scalar(e->type)) return fail_at(name, e, "the reduction's result must be a scalar");
+    if (!arith::provably_divides(Nat(n), *len))
+      return fail_at(name, e,
+                     "the length " + len->to_string() + " is not divisible by " + std::to_string(n));
+    Expr fv;
+    if (f) {
+      Lifter lifter;
+      fv = lifter.lift_fn(f);
+      if (!fv) return fail_at(name, e, "the mapped function cannot be vectorised: " + lifter.why);
+    }
+    Expr acc_init = call("vectorFromScalar", {c->args[1]});
+    Expr step = util::fun2("acc", "v", [&](const Expr& acc, const Expr& v) {
+      Expr val = fv ? rise::app(fv, v) : v;
+      return call(op->name, {acc, val});
+    });
+    Expr partial = call("reduceSeq", {step, acc_init, vec_data(data, elem, n)});
+    Expr lanes = call("asScalar", {rise::apps(rise::make_array_prim(1), {partial})});
+    return call("reduceSeq", {c->args[0], c->args[1], lanes});
+  });
+}
+
 }  // namespace
 
 void register_vector(Registry& r) {
+  {
+    LibraryEntry e;
+    e.name = "vectorizeReduction";
+    e.params = {ParamKind::Nat};
+    e.description =
+        "reduce(op)(init)(map(f)(x)) over scalars, op add or mul with its neutral init -> a "
+        "reduction into one vec[t, n] accumulator (f lifted lane-wise), then a reduction of its "
+        "n lanes; n must divide the length; the order of the operations changes";
+    e.cls = EntryClass::Rule;
+    e.family = "vector";
+    e.make = [](const std::vector<Arg>& a) { return vectorize_reduction_rule(arg_nat(a, 0)); };
+    r.add(std::move(e));
+  }
   LibraryEntry e;
   e.name = "vectorize";
   e.params = {ParamKind::Nat};
