@@ -172,6 +172,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
     if (i == 0) main_source = kept;
     argv.push_back(kept);
   }
+  argv.push_back("-lmvec");  // glibc's vector math (AVX-512 variants of expf, ...)
   argv.push_back("-lm");
   ProcessResult r = run_process(argv);
   if (!r.ok() || !is_regular_file(out)) {
@@ -209,7 +210,14 @@ std::vector<std::string> compile_flags(const CompileOptions& options, bool share
     f.push_back("-shared");
     f.push_back("-fPIC");
   }
-  if (options.openmp) f.push_back("-fopenmp");
+  if (options.openmp) {
+    f.push_back("-fopenmp");
+  } else {
+    // Vector math lane loops run under `omp simd` (glibc's vector variants) without
+    // the OpenMP runtime.
+    f.push_back("-fopenmp-simd");
+  }
+  f.push_back("-DRISEC_OMP_SIMD");
   for (auto& w : split_words(env_or_empty("RISEC_CFLAGS"))) f.push_back(std::move(w));
   f.insert(f.end(), options.extra_flags.begin(), options.extra_flags.end());
   return f;

@@ -3,7 +3,9 @@
 //
 // A translation unit is compiled by `$CC` (default `cc`; it may be several words,
 // e.g. "ccache gcc") with
-//     -O3 -march=native -ffp-contract=fast -std=c99 [-fopenmp] $RISEC_CFLAGS <extra>
+//     -O3 -march=native -ffp-contract=fast -std=c99 [-fopenmp | -fopenmp-simd]
+//     -DRISEC_OMP_SIMD $RISEC_CFLAGS <extra> ... -lmvec -lm
+// (the spec's flags, plus what lets vector math lane loops use glibc's libmvec).
 // through fork/execvp (never a shell), in a private directory made with mkdtemp. The
 // result is cached in cache_dir() under a hash of the compiler (its words and the
 // identity of its executable), the flags, the host CPU when -march=native is used,
