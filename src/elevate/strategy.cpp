@@ -292,7 +292,11 @@ Strategy all_top_down(Strategy s) {
   });
 }
 
-static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any) {
+// Visits at most `budget` locations: a rewrite that creates a new redex below itself
+// (eta-expanding a partial application, wrapping in id) would otherwise be applied
+// again and again to what it just produced.
+static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any, long& budget) {
+  if (budget-- <= 0) return e;
   Result r = s(e, env);
   Expr x = e;
   if (r.ok()) {
@@ -300,21 +304,32 @@ static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool&
     x = r.expr();
   }
   std::vector<Expr> kids = children(x);
-  for (size_t i = 0; i < kids.size(); ++i) kids[i] = try_all_impl(s, kids[i], child_env(x, i, env), any);
+  for (size_t i = 0; i < kids.size(); ++i)
+    kids[i] = try_all_impl(s, kids[i], child_env(x, i, env), any, budget);
   return rebuild(x, kids);
 }
+
+static long term_size(const Expr& e) {
+  long n = 1;
+  for (const Expr& c : children(e)) n += term_size(c);
+  return n;
+}
+
+static long visit_budget(const Expr& e) { return 4 * term_size(e) + 64; }
 
 Strategy try_all(Strategy s) {
   return Strategy("tryAll(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     bool any = false;
-    return try_all_impl(s, e, env, any);
+    long budget = visit_budget(e);
+    return try_all_impl(s, e, env, any, budget);
   });
 }
 
 Strategy everywhere(Strategy s) {
   return Strategy("everywhere(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     bool any = false;
-    Expr r = try_all_impl(s, e, env, any);
+    long budget = visit_budget(e);
+    Expr r = try_all_impl(s, e, env, any, budget);
     if (!any) return traversal_failure("everywhere", s, e, std::nullopt);
     return r;
   });
