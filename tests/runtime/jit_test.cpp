@@ -199,10 +199,10 @@ TEST_F(JitTest, DefaultFlags) {
   o.openmp = true;
   o.extra_flags = {"-DX"};
   EXPECT_EQ(compile_flags(o, true),
-            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast", "-std=c99",
+            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast", "-std=gnu99",
                                       "-shared", "-fPIC", "-fopenmp", "-DRISEC_OMP_SIMD", "-DX"}));
   EXPECT_EQ(compile_flags({}, false),
-            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast", "-std=c99",
+            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast", "-std=gnu99",
                                       "-fopenmp-simd", "-DRISEC_OMP_SIMD"}));
 }
 

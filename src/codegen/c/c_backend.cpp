@@ -137,15 +137,20 @@ class Generator {
     if (!typedefs_.count(name)) {
       typedefs_.insert(name);
       std::string bytes = std::to_string(*lanes * rise::scalar_bits(t->a->scalar) / 8);
+      std::string esize = std::to_string(rise::scalar_bits(t->a->scalar) / 8);
+      // Loads and stores go through may_alias types (any alignment for the unaligned
+      // ones), which GCC compiles to single vector moves; a broadcast is a vector
+      // operation with a scalar operand.
       std::string def = "typedef " + elem + " " + name + " __attribute__((vector_size(" + bytes + ")));\n";
-      def += "static inline " + name + " " + name + "_load(const " + elem + "* p) { " + name +
-             " v; memcpy(&v, p, sizeof v); return v; }\n";
-      def += "static inline " + name + " " + name + "_load_aligned(const " + elem + "* p) { return *(const " +
-             name + "*)__builtin_assume_aligned(p, sizeof(" + name + ")); }\n";
-      def += "static inline void " + name + "_store(" + elem + "* p, " + name +
-             " v) { memcpy(p, &v, sizeof v); }\n";
-      def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { " + name +
-             " v; for (int l = 0; l < " + std::to_string(*lanes) + "; ++l) v[l] = x; return v; }\n";
+      def += "typedef " + elem + " " + name + "_u __attribute__((vector_size(" + bytes + "), aligned(" + esize +
+             "), may_alias));\n";
+      def += "typedef " + elem + " " + name + "_a __attribute__((vector_size(" + bytes + "), may_alias));\n";
+      def += "static inline " + name + " " + name + "_load(const " + elem + "* p) { return *(const " + name +
+             "_u*)p; }\n";
+      def += "static inline " + name + " " + name + "_load_aligned(const " + elem + "* p) { return *(const " + name +
+             "_a*)p; }\n";
+      def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name + "_u*)p = v; }\n";
+      def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { return (" + name + "){0} + x; }\n";
       typedef_text_ += def;
     }
     return name;
@@ -698,7 +703,7 @@ class Generator {
           return;
         }
         uses_alloc_ = true;
-        out.push_back(c_decl(ty + "* " + name + " = (" + ty + "*)risec_alloc(sizeof(" + ty + ") * (size_t)(" +
+        out.push_back(c_decl(ty + "* restrict " + name + " = (" + ty + "*)risec_alloc(sizeof(" + ty + ") * (size_t)(" +
                              nat_expr(total).text + "))"));
         gen(c->body[0], out);
         out.push_back(c_expr_stmt("free(" + name + ")"));
