@@ -673,6 +673,14 @@ class Generator {
             clause = " collapse(2)";
             collapse_next_ = true;
           }
+          if (clause.empty()) {
+            if (CStmtP call = outline_parallel_body(*c, v)) {
+              out.push_back(c_pragma("omp parallel for"));
+              uses_openmp_ = true;
+              out.push_back(c_for(v, nat_expr(c->n), {call}));
+              return;
+            }
+          }
           out.push_back(c_pragma("omp parallel for" + clause));
           uses_openmp_ = true;
           in_parallel_ = true;
@@ -813,6 +821,116 @@ class Generator {
     user_error("reducePar over " + rise::print(st.dt) + " with " + op + " is not supported by the OpenMP backend");
   }
   std::string reductions_text_;
+  std::string outlined_text_;
+  int outlined_counter_ = 0;
+  std::string function_name_;
+
+  // ------------------------------------------------------------ outlining
+  // The free memory variables and Nat variables of a command.
+  struct Uses {
+    std::set<std::string> read, written, nats;
+  };
+  void uses_nat(const Nat& n, Uses& u) {
+    for (const auto& [name, v] : arith::free_vars(n)) u.nats.insert(name);
+  }
+  void uses_ex(const ExP& e, Uses& u) {
+    if (e->kind == Ex::Generate || e->kind == Ex::MapView) {
+      // The element variable is bound inside the view.
+      Uses inner;
+      uses_ex(e->args[0], inner);
+      inner.read.erase(e->name);
+      inner.nats.erase(e->name);
+      u.read.insert(inner.read.begin(), inner.read.end());
+      u.nats.insert(inner.nats.begin(), inner.nats.end());
+      for (size_t i = 1; i < e->args.size(); ++i) uses_ex(e->args[i], u);
+      return;
+    }
+    if (e->kind == Ex::Var) u.read.insert(e->name);
+    uses_nat(e->idx, u);
+    uses_nat(e->n, u);
+    uses_nat(e->m, u);
+    for (const ExP& a : e->args) uses_ex(a, u);
+  }
+  void uses_ac(const AcP& a, Uses& u) {
+    if (a->kind == Ac::Var) u.written.insert(a->name);
+    uses_nat(a->idx, u);
+    uses_nat(a->n, u);
+    if (a->inner) uses_ac(a->inner, u);
+  }
+  void uses_cm(const CmP& c, Uses& u, std::set<std::string>& bound) {
+    if (c->exp) uses_ex(c->exp, u);
+    if (c->acc) uses_ac(c->acc, u);
+    uses_nat(c->n, u);
+    if (c->kind == Cm::For || c->kind == Cm::New) bound.insert(c->var);
+    if (c->kind == Cm::NewDoubleBuffer) {
+      bound.insert(c->var);
+      bound.insert(dpia::double_buffer_in(c->var));
+      bound.insert(dpia::double_buffer_out(c->var));
+    }
+    if (c->kind == Cm::Swap || c->kind == Cm::Done) return;
+    for (const CmP& b : c->body) uses_cm(b, u, bound);
+  }
+
+  // GCC outlines an OpenMP loop body into a function whose pointers lose `restrict`
+  // (they travel in a struct), which costs the mm ladder a factor of three. So the
+  // body becomes a static function of its own with restrict parameters, called from
+  // the parallel loop. Returns null when the body cannot be outlined (it writes a
+  // scalar declared outside the loop, or uses a data-dependent index).
+  CStmtP outline_parallel_body(const Cm& loop, const std::string& v) {
+    Uses u;
+    std::set<std::string> bound{loop.var};
+    uses_cm(loop.body[0], u, bound);
+    std::vector<std::string> params, args;
+    params.push_back("int " + v);
+    args.push_back(v);
+    for (const std::string& n : u.nats) {
+      if (bound.count(n)) continue;
+      if (c_identifier(n) != n) {
+        if (std::getenv("RISEC_DEBUG_OUTLINE")) std::fprintf(stderr, "outline: nat %s\n", n.c_str());
+        return nullptr;
+      }
+      params.push_back("int " + n);
+      args.push_back(n);
+    }
+    std::set<std::string> mem;
+    mem.insert(u.read.begin(), u.read.end());
+    mem.insert(u.written.begin(), u.written.end());
+    for (const std::string& m : mem) {
+      if (bound.count(m)) continue;
+      auto it = storage_.find(m);
+      if (it == storage_.end()) {
+        if (std::getenv("RISEC_DEBUG_OUTLINE")) std::fprintf(stderr, "outline: mem %s\n", m.c_str());
+        return nullptr;
+      }
+      const Storage& st = it->second;
+      bool written = u.written.count(m) > 0;
+      std::string ty = c_type(st.dt);
+      if (st.pointer) {
+        params.push_back((written ? "" : "const ") + ty + "* restrict " + cname(m));
+        args.push_back(cname(m));
+      } else {
+        if (written) {
+          if (std::getenv("RISEC_DEBUG_OUTLINE")) std::fprintf(stderr, "outline: scalar %s\n", m.c_str());
+          return nullptr;
+        }
+        params.push_back(ty + " " + cname(m));
+        args.push_back(cname(m));
+      }
+    }
+    std::vector<CStmtP> body;
+    bool saved = in_parallel_;
+    in_parallel_ = true;
+    gen(loop.body[0], body);
+    in_parallel_ = saved;
+    std::string fn = function_name_ + "__par" + std::to_string(++outlined_counter_);
+    std::string sig = "static void " + fn + "(";
+    for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
+    sig += ")";
+    outlined_text_ += sig + " {\n" + print(c_block(body), 1) + "}\n\n";
+    std::string call = fn + "(";
+    for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
+    return c_expr_stmt(call + ")");
+  }
   std::string simd_text_;
   bool uses_alloc_ = false;
   bool uses_openmp_ = false;
@@ -844,6 +962,7 @@ CUnit generate_c(const std::string& entry_name, const CmP& program, const std::s
     g.cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
   }
 
+  g.function_name_ = u.name;
   std::vector<CStmtP> body;
   g.gen(program, body);
 
@@ -875,6 +994,7 @@ CUnit generate_c(const std::string& entry_name, const CmP& program, const std::s
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
   if (!g.reductions_text_.empty()) src << "#ifdef _OPENMP\n" << g.reductions_text_ << "#endif\n\n";
+  src << g.outlined_text_;
   src << sig << " {\n" << print(c_block(body), 1) << "}\n\n";
   // A uniform entry point for the runtime: buffers[0] is the output, then inputs.
   src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  ";
