@@ -217,6 +217,7 @@ int cmd_rules(const Options&) {
             case elevate::ParamKind::Nat: sig += "n"; break;
             case elevate::ParamKind::IntList: sig += "[..]"; break;
             case elevate::ParamKind::Addr: sig += "addr"; break;
+            case elevate::ParamKind::Name: sig += "name"; break;
           }
         }
         sig += ")";

@@ -30,6 +30,7 @@ int64_t arg_nat(const std::vector<Arg>& a, size_t i) { return std::get<int64_t>(
 const std::vector<int64_t>& arg_list(const std::vector<Arg>& a, size_t i) {
   return std::get<std::vector<int64_t>>(a.at(i));
 }
+const std::string& arg_name(const std::vector<Arg>& a, size_t i) { return std::get<std::string>(a.at(i)); }
 rise::AddrSpace arg_addr(const std::vector<Arg>& a, size_t i) {
   return std::get<rise::AddrSpace>(a.at(i));
 }
@@ -77,6 +78,8 @@ void register_core(Registry& r) {
   r.add(core("innermost", {P::Strategy, P::Strategy},
              "innermost(p)(s) = bottomUp(p ; s): s at the innermost location where p holds",
              C::Traversal, [](auto& a) { return innermost(arg_strategy(a, 0), arg_strategy(a, 1)); }));
+  r.add(core("isPrimitive", {P::Name}, "isPrimitive(name): the primitive of that name (with its dependent arguments)",
+             C::Predicate, [](auto& a) { return is_primitive(arg_name(a, 0)); }));
   r.add(core("isMap", {}, "the primitive map", C::Predicate, [](auto&) { return is_map(); }));
   r.add(core("isReduce", {}, "the primitive reduce", C::Predicate,
              [](auto&) { return is_reduce(); }));

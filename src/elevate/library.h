@@ -13,9 +13,9 @@
 
 namespace risec::elevate {
 
-enum class ParamKind { Strategy, Nat, IntList, Addr };
+enum class ParamKind { Strategy, Nat, IntList, Addr, Name };
 
-using Arg = std::variant<Strategy, int64_t, std::vector<int64_t>, rise::AddrSpace>;
+using Arg = std::variant<Strategy, int64_t, std::vector<int64_t>, rise::AddrSpace, std::string>;
 
 enum class EntryClass { Combinator, Traversal, Predicate, NormalForm, Rule };
 
@@ -60,5 +60,6 @@ Strategy arg_strategy(const std::vector<Arg>& a, size_t i);
 int64_t arg_nat(const std::vector<Arg>& a, size_t i);
 const std::vector<int64_t>& arg_list(const std::vector<Arg>& a, size_t i);
 rise::AddrSpace arg_addr(const std::vector<Arg>& a, size_t i);
+const std::string& arg_name(const std::vector<Arg>& a, size_t i);
 
 }  // namespace risec::elevate

@@ -341,6 +341,9 @@ class Evaluator {
         case ParamKind::Addr:
           user_error(where() + " must be an address space (Global, Local, Private, Constant)",
                      a->span);
+        case ParamKind::Name:
+          if (a->kind == SNode::Call && a->args.empty()) return a->name;
+          user_error(where() + " must be a name, such as map", a->span);
         case ParamKind::Strategy: break;
       }
     } else {

@@ -97,7 +97,11 @@ Strategy seq(Strategy a, Strategy b) {
   return Strategy(name, [a, b](const Expr& e, const Env& env) -> Result {
     Result r = a(e, env);
     if (!r.ok()) return r;
-    return b(r.expr(), env);
+    Result r2 = b(r.expr(), env);
+    if (r2.ok() || r2.failure().after_match) return r2;
+    Failure f = r2.failure();
+    f.after_match = true;
+    return f;
   });
 }
 
@@ -221,6 +225,7 @@ Strategy some(Strategy s) {
 // everywhere we report the root.
 static Result traversal_failure(const char* name, const Strategy& s, const Expr& e,
                                 const std::optional<Failure>& first) {
+  if (first && first->after_match) return *first;
   Failure f{std::string(name) + "(" + s.name() + ") found no location where " + s.name() +
                 " applies",
             s.name(), e};
@@ -228,10 +233,14 @@ static Result traversal_failure(const char* name, const Strategy& s, const Expr&
   return f;
 }
 
+// The result at the first location where s succeeds; otherwise the first failure
+// that happened after a match (see Failure::after_match), else the root's failure.
 static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
   Result r = s(e, env);
   if (r.ok()) return r;
   if (depth > 10000) return r;
+  std::optional<Result> best;
+  if (r.failure().after_match) best = r;
   std::vector<Expr> kids = children(e);
   for (size_t i = 0; i < kids.size(); ++i) {
     Result c = top_down_impl(s, kids[i], child_env(e, i, env), depth + 1);
@@ -239,8 +248,9 @@ static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, in
       kids[i] = c.expr();
       return rebuild(e, kids);
     }
+    if (!best && c.failure().after_match) best = c;
   }
-  return r;
+  return best ? *best : r;
 }
 
 Strategy top_down(Strategy s) {
@@ -253,6 +263,7 @@ Strategy top_down(Strategy s) {
 
 static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
   std::vector<Expr> kids = children(e);
+  std::optional<Result> best;
   if (depth < 10000) {
     for (size_t i = 0; i < kids.size(); ++i) {
       Result c = bottom_up_impl(s, kids[i], child_env(e, i, env), depth + 1);
@@ -260,9 +271,12 @@ static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, i
         kids[i] = c.expr();
         return rebuild(e, kids);
       }
+      if (!best && c.failure().after_match) best = c;
     }
   }
-  return s(e, env);
+  Result r = s(e, env);
+  if (r.ok() || r.failure().after_match || !best) return r;
+  return *best;
 }
 
 Strategy bottom_up(Strategy s) {

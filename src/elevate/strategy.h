@@ -35,6 +35,10 @@ struct Failure {
   std::string rule;  // the rule (or combinator) that failed
   Expr subterm;      // where it was tried (may be null)
   Span where;        // the call in the strategy file that failed (when known)
+  // Set when the failure happened after the first part of a sequence succeeded (a
+  // rule failing where its predicate matched): traversals report such a failure
+  // rather than the root's, because it says why the wanted location did not work.
+  bool after_match = false;
 };
 
 class Result {
