@@ -130,15 +130,18 @@ void naive__risec_call(void* const* b, const int* sizes) {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  bool parallel_only = false;  // the README's main job: the parallel step beside OpenBLAS
   std::string coretype = "SkylakeX";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
       quick = true;
+    } else if (a == "--parallel-only") {
+      parallel_only = true;
     } else if (a == "--openblas-coretype" && i + 1 < argc) {
       coretype = argv[++i];
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: bench_mm [--quick] [--openblas-coretype NAME]\n");
+      std::printf("usage: bench_mm [--quick] [--parallel-only] [--openblas-coretype NAME]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench_mm: unknown option '%s' (try --help)\n", a.c_str());
@@ -175,9 +178,11 @@ int main(int argc, char** argv) {
     const char* sequential[] = {"baseline",         "blocking",      "vectorization",
                                 "loop_permutation", "array_packing", "cache_blocks"};
     std::vector<risec::runtime::Module> steps;
-    for (const char* step : sequential)
+    for (const char* step : sequential) {
+      if (parallel_only) break;
       steps.push_back(risec::bench::compile_example(
           "examples/mm/mm.rise", std::string("examples/mm/") + step + ".elv", sizes, "c"));
+    }
     risec::runtime::Module par = risec::bench::compile_example(
         "examples/mm/mm.rise", "examples/mm/parallel.elv", sizes, "openmp");
     Omp omp = find_omp();
@@ -216,10 +221,10 @@ int main(int argc, char** argv) {
     };
 
     add("naive C (i, j, k)", 1, call(naive));
-    if (blas.sgemm) add("OpenBLAS sgemm", 1, sgemm_run, blas_threads(1));
+    if (blas.sgemm && !parallel_only) add("OpenBLAS sgemm", 1, sgemm_run, blas_threads(1));
     for (size_t i = 0; i < steps.size(); ++i)
       add(std::string("risec ") + sequential[i], 1, call(steps[i]));
-    if (omp.set_threads) add("risec parallel", 1, call(par), omp_threads(1));
+    if (omp.set_threads && !parallel_only) add("risec parallel", 1, call(par), omp_threads(1));
     add("risec parallel", 2, call(par), omp_threads(2));
     if (blas.sgemm) add("OpenBLAS sgemm", 2, sgemm_run, blas_threads(2));
 
