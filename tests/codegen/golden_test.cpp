@@ -209,3 +209,17 @@ TEST(Golden, DeadTemporariesAreRemoved) {
   EXPECT_EQ(body.find("risec_alloc"), std::string::npos) << body;
   EXPECT_NE(body.find("1.0f"), std::string::npos) << body;
 }
+
+TEST(Golden, ClampedBordersAreSplitOffTheInteriorLoop) {
+  driver::Compiled c = compile(
+      "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+      "  x |> padClamp2D(1)(1) |> slide2D(3)(1) |> map(map(fun(w =>\n"
+      "    w[0][1] + w[1][0] + w[1][1] + w[1][2] + w[2][1])))))",
+      "lowerToC", {{"n", 64}, {"m", 48}});
+  std::string body = function_body(c);
+  // The clamps are resolved in every part: no min/max is left.
+  EXPECT_EQ(body.find("risec_min"), std::string::npos) << body;
+  EXPECT_EQ(body.find("risec_max"), std::string::npos) << body;
+  // An interior loop of m - 2 iterations over plain indices.
+  EXPECT_NE(body.find("< 46;"), std::string::npos) << body;
+}

@@ -184,6 +184,7 @@ class Generator {
     }
     CExpr base = c_atom(cname(name));
     if (s.pointer) base = c_index(base, nat_expr(flat));
+    if (record_) record_->push_back(flat);
     CExpr r = leaf_access(base, leaf(s.dt), path, ds.size());
     last_loc_ = Loc{name, flat, path.size() > ds.size() || leaf(s.dt)->kind != TypeKind::Scalar, r.text};
     return r;
@@ -198,6 +199,7 @@ class Generator {
     std::string text;
   };
   std::optional<Loc> last_loc_;
+  std::vector<Nat>* record_ = nullptr;  // collects the flat indices generated (split_loop)
 
   // Whether reading/writing element `lane` (a variable in [0, lanes)) through `access`
   // touches consecutive scalars of one array: flat(lane) == flat(0) + lane.
@@ -655,6 +657,7 @@ class Generator {
           gen(subst_cm(c->body[0], c->var, Nat(0)), out);
           return;
         }
+        if (c->loop == dpia::LoopKind::Seq && split_loop(*c, out)) return;
         std::string v = cname(c->var);
         // Nested parallel loops run sequentially inside the outer parallel one.
         bool parallel = c->loop == dpia::LoopKind::Par && opts_.openmp && !in_parallel_;
@@ -824,6 +827,103 @@ class Generator {
   std::string outlined_text_;
   int outlined_counter_ = 0;
   std::string function_name_;
+
+  // ------------------------------------------------------------ index-set splitting
+  // A sequential loop whose indices clamp the loop variable (min/max from padClamp,
+  // boundary handling) is split at the points where a clamp changes side, so that
+  // each part has plain indices (the interior vectorises; the borders are short):
+  // for i in [0, n) with min(i + 1, n - 1) becomes [0, n-1) and [n-1, n).
+  void collect_breakpoints(const Nat& t, const Nat& var, std::vector<Nat>& out) {
+    const arith::Node& n = t.node();
+    if ((n.kind == arith::Kind::Min || n.kind == arith::Kind::Max) && arith::occurs(var.var_name(), t)) {
+      arith::Solution s = arith::solve(n.args[0], n.args[1], var.var_name());
+      if (s.status == arith::Solution::Status::Solved && s.conditions.empty()) {
+        // Below the point one side is smaller, from it on the other (or equal).
+        out.push_back(s.value);
+      }
+    }
+    for (const auto& [c, m] : n.terms) collect_breakpoints(m, var, out);
+    for (const Nat& a : n.args) collect_breakpoints(a, var, out);
+  }
+  void breakpoints_cm(const CmP& c, const Nat& var, std::vector<Nat>& out) {
+    std::function<void(const ExP&)> ex = [&](const ExP& e) {
+      collect_breakpoints(e->idx, var, out);
+      collect_breakpoints(e->n, var, out);
+      collect_breakpoints(e->m, var, out);
+      for (const ExP& a : e->args) ex(a);
+    };
+    std::function<void(const AcP&)> ac = [&](const AcP& a) {
+      collect_breakpoints(a->idx, var, out);
+      collect_breakpoints(a->n, var, out);
+      if (a->inner) ac(a->inner);
+    };
+    if (c->exp) ex(c->exp);
+    if (c->acc) ac(c->acc);
+    for (const CmP& b : c->body) breakpoints_cm(b, var, out);
+  }
+
+  static bool has_parallel_loop(const CmP& c) {
+    if (c->kind == Cm::For && c->loop == dpia::LoopKind::Par) return true;
+    for (const CmP& b : c->body)
+      if (has_parallel_loop(b)) return true;
+    return false;
+  }
+
+  bool split_loop(const Cm& c, std::vector<CStmtP>& out) {
+    if (has_parallel_loop(c.body[0])) return false;
+    Nat var = Nat::var(c.var, Nat(0), c.n);
+    std::vector<Nat> raw;
+    breakpoints_cm(c.body[0], var, raw);
+    // Clamps also appear while views are resolved (padClamp): generate the body once
+    // to see the indices it produces.
+    {
+      std::vector<Nat> flats;
+      std::vector<CStmtP> scratch;
+      auto* saved = record_;
+      record_ = &flats;
+      gen(c.body[0], scratch);
+      record_ = saved;
+      for (const Nat& f : flats) collect_breakpoints(f, var, raw);
+    }
+    if (raw.empty()) return false;
+    // Keep points provably inside (0, n), distinct and totally ordered.
+    std::vector<Nat> points;
+    for (const Nat& p : raw) {
+      if (!arith::provably_lt(Nat(0), p) || !arith::provably_lt(p, c.n)) continue;
+      bool dup = false;
+      for (const Nat& q : points) dup |= (q == p);
+      if (!dup) points.push_back(p);
+    }
+    if (points.empty() || points.size() > 6) return false;
+    for (size_t i = 0; i < points.size(); ++i)
+      for (size_t j = i + 1; j < points.size(); ++j)
+        if (!arith::provably_lt(points[i], points[j]) && !arith::provably_lt(points[j], points[i]))
+          return false;
+    std::sort(points.begin(), points.end(),
+              [](const Nat& a, const Nat& b) { return arith::provably_lt(a, b); });
+    std::vector<Nat> bounds{Nat(0)};
+    bounds.insert(bounds.end(), points.begin(), points.end());
+    bounds.push_back(c.n);
+    for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+      Nat lo = bounds[k], len = bounds[k + 1] - bounds[k];
+      // The part's own variable, from 0, with the original one at lo + it.
+      std::string part = c.var + "_" + std::to_string(k);
+      Nat pv = Nat::var(part, Nat(0), len);
+      Cm sub = c;
+      sub.var = part;
+      sub.n = len;
+      sub.body = {subst_cm(c.body[0], c.var, lo + pv)};
+      CmP subp = std::make_shared<const Cm>(std::move(sub));
+      if (len.is_const(1)) {
+        gen(subst_cm(subp->body[0], part, Nat(0)), out);
+        continue;
+      }
+      std::vector<CStmtP> body;
+      gen(subp->body[0], body);
+      out.push_back(c_for(cname(part), nat_expr(len), std::move(body)));
+    }
+    return true;
+  }
 
   // ------------------------------------------------------------ outlining
   // The free memory variables and Nat variables of a command.
