@@ -166,20 +166,24 @@ int cmd_eval(const Options& o) {
   }
   rise::Type result_type = c.type;
   for (size_t i = 0; i < params.size(); ++i) result_type = result_type->b;
-  std::vector<runtime::NdArray> outs = rise::to_ndarrays(f, result_type);
+  emit_result(rise::to_ndarrays(f, result_type), o.output);
+  return 0;
+}
+
+void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output) {
   if (outs.size() == 1) {
-    if (!o.output.empty()) {
-      runtime::write_npy(o.output, outs[0]);
+    if (!output.empty()) {
+      runtime::write_npy(output, outs[0]);
     } else {
       std::cout << format_ndarray(outs[0]) << "\n";
     }
-    return 0;
+    return;
   }
   // A result holding pairs is several arrays: out.npy -> out_0.npy, out_1.npy, ...
-  std::string stem = o.output;
+  std::string stem = output;
   if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".npy") stem.resize(stem.size() - 4);
   for (size_t i = 0; i < outs.size(); ++i) {
-    if (!o.output.empty()) {
+    if (!output.empty()) {
       std::string path = stem + "_" + std::to_string(i) + ".npy";
       runtime::write_npy(path, outs[i]);
       std::cout << "wrote " << path << "\n";
@@ -187,7 +191,6 @@ int cmd_eval(const Options& o) {
       std::cout << "[" << i << "] " << format_ndarray(outs[i]) << "\n";
     }
   }
-  return 0;
 }
 
 int cmd_rules(const Options&) {

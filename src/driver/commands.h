@@ -9,6 +9,7 @@
 #include "elevate/strategy.h"
 #include "rise/check.h"
 #include "rise/expr.h"
+#include "runtime/buffer.h"
 
 namespace risec::driver {
 
@@ -45,6 +46,9 @@ rise::Program load_program(const std::string& path);
 rise::SizeMap parse_sizes(const std::vector<std::string>& texts);
 uint64_t parse_seed(const std::string& text);
 elevate::Strategy load_strategy(const std::string& path);
+// Print a result (or write it to `output` as .npy; a result of several arrays, from
+// pairs, as output_0.npy, output_1.npy, ...).
+void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output);
 // Apply a strategy to a checked program; a failure becomes a located risec::Error
 // naming the rule and showing the subterm. With `trace`, each rule applied is
 // reported on stderr.

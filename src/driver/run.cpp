@@ -48,62 +48,6 @@ int parse_repeat(const std::string& text) {
 
 // numpy-like text for an array: dtype, shape and values (elided when long), as
 // `risec eval` prints its result.
-std::string format_ndarray(const runtime::NdArray& a) {
-  std::ostringstream out;
-  out << runtime::dtype_name(a.dtype) << runtime::shape_string(a.shape) << " = ";
-  auto elem = [&](int64_t i) {
-    std::ostringstream e;
-    switch (a.dtype) {
-      case runtime::DType::F32:
-        e << a.as<float>()[i];
-        break;
-      case runtime::DType::F64:
-        e << a.as<double>()[i];
-        break;
-      case runtime::DType::Bool:
-        e << (a.as<uint8_t>()[i] ? "true" : "false");
-        break;
-      case runtime::DType::I8:
-        e << int(a.as<int8_t>()[i]);
-        break;
-      case runtime::DType::I16:
-        e << a.as<int16_t>()[i];
-        break;
-      case runtime::DType::I32:
-        e << a.as<int32_t>()[i];
-        break;
-      case runtime::DType::I64:
-        e << a.as<int64_t>()[i];
-        break;
-      case runtime::DType::U8:
-        e << unsigned(a.as<uint8_t>()[i]);
-        break;
-      case runtime::DType::U16:
-        e << a.as<uint16_t>()[i];
-        break;
-      case runtime::DType::U32:
-        e << a.as<uint32_t>()[i];
-        break;
-      case runtime::DType::U64:
-        e << a.as<uint64_t>()[i];
-        break;
-    }
-    return e.str();
-  };
-  int64_t n = a.count();
-  if (a.shape.empty()) return out.str() + elem(0);
-  out << "[";
-  for (int64_t i = 0; i < n; ++i) {
-    if (n > 20 && i == 10) {
-      out << ", ...";
-      i = n - 10;
-    }
-    if (i > 0) out << ", ";
-    out << elem(i);
-  }
-  out << "]";
-  return out.str();
-}
 
 std::string format_ms(double ms) {
   char buf[64];
@@ -475,25 +419,7 @@ int cmd_run(const Options& o) {
   const rise::Type out_type = entry_result_type(c.high);
 
   // The result, as eval writes or prints it.
-  std::vector<runtime::NdArray> outs = rise::to_ndarrays(ex.output, out_type);
-  if (outs.size() == 1) {
-    if (!o.output.empty())
-      runtime::write_npy(o.output, outs[0]);
-    else
-      std::cout << format_ndarray(outs[0]) << "\n";
-  } else {
-    std::string stem = o.output;
-    if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".npy") stem.resize(stem.size() - 4);
-    for (size_t i = 0; i < outs.size(); ++i) {
-      if (!o.output.empty()) {
-        std::string path = stem + "_" + std::to_string(i) + ".npy";
-        runtime::write_npy(path, outs[i]);
-        std::cout << "wrote " << path << "\n";
-      } else {
-        std::cout << "[" << i << "] " << format_ndarray(outs[i]) << "\n";
-      }
-    }
-  }
+  emit_result(rise::to_ndarrays(ex.output, out_type), o.output);
 
   std::vector<double> sorted = ex.times_ms;
   std::sort(sorted.begin(), sorted.end());
