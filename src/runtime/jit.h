@@ -3,7 +3,7 @@
 //
 // A translation unit is compiled by `$CC` (default `cc`; it may be several words,
 // e.g. "ccache gcc") with
-//     -O3 -march=native -ffp-contract=fast -std=gnu99 [-fopenmp | -fopenmp-simd]
+//     -O3 -march=native -ffp-contract=fast -fno-math-errno -std=gnu99 [-fopenmp | -fopenmp-simd]
 //     -DRISEC_OMP_SIMD $RISEC_CFLAGS <extra> ... -lmvec -lm
 // (the spec's flags, plus what lets vector math lane loops use glibc's libmvec).
 // through fork/execvp (never a shell), in a private directory made with mkdtemp. The
@@ -39,7 +39,7 @@ struct CompileOptions {
 // The compiler command: the words of $CC, or {"cc"}.
 std::vector<std::string> c_compiler();
 // The flags for a shared object or an executable, in order: the defaults (-O3
-// -march=native -ffp-contract=fast -std=gnu99, then -shared -fPIC for a shared object),
+// -march=native -ffp-contract=fast -fno-math-errno -std=gnu99, then -shared -fPIC for a shared object),
 // -fopenmp when asked, the words of $RISEC_CFLAGS, then options.extra_flags.
 std::vector<std::string> compile_flags(const CompileOptions& options, bool shared_object);
 // Flags that build a sanitized executable whose first error ends it with a report on
