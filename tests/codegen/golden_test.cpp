@@ -224,3 +224,33 @@ TEST(Golden, ClampedBordersAreSplitOffTheInteriorLoop) {
   // An interior loop over plain indices (the last clamp switches at m - 2).
   EXPECT_NE(body.find("< 45;"), std::string::npos) << body;
 }
+
+TEST(Golden, MapParIsAnOpenMPParallelLoop) {
+  driver::Compiled c = compile(
+      "def f = depFun(n: Nat => fun(x: n.4.f32 =>\n"
+      "  x |> map(fun(r => r |> map(fun(a => a * 2.0f))))))",
+      "(parallel @ outermost(isApplied(isMap))) ; lowerToC", {}, "openmp");
+  std::string src = c.unit.source;
+  EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
+  EXPECT_TRUE(c.unit.uses_openmp);
+  // The same program for the C target is rejected where mapPar is.
+  EXPECT_THROW(compile("def f = depFun(n: Nat => fun(x: n.4.f32 => x |> map(fun(r => r |> map(fun(a => a * 2.0f))))))",
+                       "(parallel @ outermost(isApplied(isMap))) ; lowerToC", {}, "c"),
+               Error);
+}
+
+TEST(Golden, VectorizeProducesVectorTypesNotScalarLoops) {
+  driver::Compiled c = compile(
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => exp(a) * 2.0f + 1.0f))))",
+      "(vectorize(16) @ outermost(isApplied(isMap))) ; lowerToC", {{"n", 1024}});
+  std::string src = c.unit.source;
+  std::string body = function_body(c);
+  EXPECT_NE(src.find("vector_size(64)"), std::string::npos) << src;
+  EXPECT_NE(body.find("risec_f32x16_load(&x["), std::string::npos) << body;
+  EXPECT_NE(body.find("risec_f32x16_store(&output["), std::string::npos) << body;
+  EXPECT_NE(body.find("risec_f32x16_exp("), std::string::npos) << body;
+  // The vector loop runs n/16 times.
+  EXPECT_NE(body.find("< 64;"), std::string::npos) << body;
+  // exp on vectors is a lane loop under omp simd (libmvec), not a call per element.
+  EXPECT_NE(src.find("RISEC_SIMD_LOOP"), std::string::npos);
+}
