@@ -985,10 +985,7 @@ class Generator {
     args.push_back(v);
     for (const std::string& n : u.nats) {
       if (bound.count(n)) continue;
-      if (c_identifier(n) != n) {
-        if (std::getenv("RISEC_DEBUG_OUTLINE")) std::fprintf(stderr, "outline: nat %s\n", n.c_str());
-        return nullptr;
-      }
+      if (c_identifier(n) != n) return nullptr;
       params.push_back("int " + n);
       args.push_back(n);
     }
@@ -998,10 +995,7 @@ class Generator {
     for (const std::string& m : mem) {
       if (bound.count(m)) continue;
       auto it = storage_.find(m);
-      if (it == storage_.end()) {
-        if (std::getenv("RISEC_DEBUG_OUTLINE")) std::fprintf(stderr, "outline: mem %s\n", m.c_str());
-        return nullptr;
-      }
+      if (it == storage_.end()) return nullptr;
       const Storage& st = it->second;
       bool written = u.written.count(m) > 0;
       std::string ty = c_type(st.dt);
@@ -1009,10 +1003,7 @@ class Generator {
         params.push_back((written ? "" : "const ") + ty + "* restrict " + cname(m));
         args.push_back(cname(m));
       } else {
-        if (written) {
-          if (std::getenv("RISEC_DEBUG_OUTLINE")) std::fprintf(stderr, "outline: scalar %s\n", m.c_str());
-          return nullptr;
-        }
+        if (written) return nullptr;
         params.push_back(ty + " " + cname(m));
         args.push_back(cname(m));
       }
