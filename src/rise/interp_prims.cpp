@@ -555,7 +555,7 @@ Value eval_concat(const PrimCall& call) {
   return out.finish();
 }
 
-// split(n)(x): m rows of n consecutive elements (a view).
+// split(n)(x): m rows of n consecutive elements (a view), i.e. slide(n)(n)(x).
 Value eval_split(const PrimCall& call) {
   int64_t n = call.dep_nat(0);
   const Value& x = call.args.at(0);
@@ -563,24 +563,8 @@ Value eval_split(const PrimCall& call) {
   if (n <= 0 || len % n != 0)
     fail("split(" + std::to_string(n) + ") of an array of " + std::to_string(len) + " elements",
          call.span);
-  int64_t m = len / n;
-  if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto& d = static_cast<const DenseArray&>(*x.obj());
-    int64_t shape[kMaxDenseRank + 1], stride[kMaxDenseRank + 1];
-    shape[0] = m;
-    stride[0] = n * d.stride[0];
-    shape[1] = n;
-    stride[1] = d.stride[0];
-    for (int k = 1; k < d.rank; ++k) {
-      shape[k + 1] = d.shape[k];
-      stride[k + 1] = d.stride[k];
-    }
-    return dense_view(d.store, d.sk, d.vec_last, d.rank + 1, shape, stride, d.offset);
-  }
-  std::vector<Value> rows;
-  rows.reserve(static_cast<size_t>(m));
-  for (int64_t i = 0; i < m; ++i) rows.push_back(array_slice(x, i * n, n));
-  return boxed_array(std::move(rows));
+  // Rows of n elements every n elements: the windows of slide(n)(n).
+  return slide_array(x, n, n, len / n, call.span);
 }
 
 // join(x): the rows of x one after the other (a view when the rows are contiguous).
