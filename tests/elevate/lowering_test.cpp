@@ -9,29 +9,9 @@
 namespace risec::elevate::testing {
 namespace {
 
-rise::Expr prog(const std::string& text, const rise::SizeMap& sizes) {
-  return typed(text, sizes).expr;
-}
 
-Strategy lib(const std::string& name, const std::vector<Arg>& args = {}) {
-  return make_strategy(name, args);
-}
 
-rise::Expr check_rewrite(const Strategy& s, const rise::Expr& p) {
-  rise::Expr r = apply_ok(s, p);
-  EXPECT_TRUE(well_typed(r));
-  EXPECT_TRUE(same_semantics(p, r));
-  EXPECT_FALSE(rise::alpha_equal(p, r)) << "nothing changed:\n" << rise::print_expr(p);
-  return r;
-}
 
-void check_fails(const Strategy& s, const rise::Expr& p, const std::string& mention = "") {
-  Result r = s(p);
-  EXPECT_FALSE(r.ok()) << "unexpectedly succeeded:\n" << (r.ok() ? rise::print_expr(r.expr()) : "");
-  if (!r.ok() && !mention.empty()) {
-    EXPECT_NE(r.failure().reason.find(mention), std::string::npos) << r.failure().reason;
-  }
-}
 
 int count(const rise::Expr& e, const std::string& text) {
   std::string s = rise::print_expr(e);

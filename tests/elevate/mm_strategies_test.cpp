@@ -19,6 +19,7 @@ namespace risec::elevate {
 namespace {
 
 using testing::apply_ok;
+using testing::loops;
 using testing::same_semantics;
 using testing::typed;
 using testing::well_typed;
@@ -45,32 +46,6 @@ const rise::Checked& mm(int64_t size) {
   return it->second;
 }
 
-// The loops of a term as nested trees with trip counts (see tiling_test.cpp).
-std::string loops(const Expr& e);
-void loops_into(const Expr& e, std::vector<std::string>& out) {
-  auto c = util::as_prim_call(e);
-  static const std::set<std::string> maps = {"map", "mapSeq", "mapSeqUnroll", "mapPar"};
-  static const std::set<std::string> reds = {"reduce", "reduceSeq", "reduceSeqUnroll", "reducePar"};
-  if (c && ((maps.count(c->name()) && c->args.size() == 2 &&
-             (c->name() != "map" || util::computes(c->args[0]))) ||
-            (reds.count(c->name()) && c->args.size() == 3))) {
-    auto n = util::array_size(c->args.back()->type);
-    std::string s = c->name() + "[" + (n ? n->to_string() : "?") + "]";
-    std::string in = loops(c->args[0]);
-    if (!in.empty()) s += "(" + in + ")";
-    out.push_back(s);
-    for (size_t i = 1; i < c->args.size(); ++i) loops_into(c->args[i], out);
-    return;
-  }
-  for (const Expr& k : children(e)) loops_into(k, out);
-}
-std::string loops(const Expr& e) {
-  std::vector<std::string> v;
-  loops_into(e, v);
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + v[i];
-  return s;
-}
 
 int count(const Expr& e, const std::string& prim) {
   int n = e->kind == rise::ExprKind::Primitive && e->name == prim ? 1 : 0;

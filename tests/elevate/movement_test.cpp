@@ -7,29 +7,9 @@
 namespace risec::elevate::testing {
 namespace {
 
-rise::Expr prog(const std::string& text, const rise::SizeMap& sizes) {
-  return typed(text, sizes).expr;
-}
 
-Strategy lib(const std::string& name) {
-  return make_strategy(name);
-}
 
-rise::Expr check_rewrite(const Strategy& s, const rise::Expr& p) {
-  rise::Expr r = apply_ok(s, p);
-  EXPECT_TRUE(well_typed(r));
-  EXPECT_TRUE(same_semantics(p, r));
-  EXPECT_FALSE(rise::alpha_equal(p, r)) << "nothing changed:\n" << rise::print_expr(p);
-  return r;
-}
 
-void check_fails(const Strategy& s, const rise::Expr& p, const std::string& mention = "") {
-  Result r = s(p);
-  EXPECT_FALSE(r.ok()) << "unexpectedly succeeded:\n" << (r.ok() ? rise::print_expr(r.expr()) : "");
-  if (!r.ok() && !mention.empty()) {
-    EXPECT_NE(r.failure().reason.find(mention), std::string::npos) << r.failure().reason;
-  }
-}
 
 // A 2-D input x: n.m.f32 and the body `body` (a 2-D program).
 rise::Expr two_d(const std::string& body, const rise::SizeMap& sizes = {{"n", 4}, {"m", 6}}) {

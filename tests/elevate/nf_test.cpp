@@ -18,22 +18,8 @@ namespace {
 
 using rise::ExprKind;
 
-rise::Expr prog(const std::string& text, const rise::SizeMap& sizes) {
-  return typed(text, sizes).expr;
-}
 
-Strategy lib(const std::string& name) {
-  return make_strategy(name);
-}
 
-// The strategy succeeds, changes the program, keeps it well typed and its meaning.
-rise::Expr check_rewrite(const Strategy& s, const rise::Expr& p) {
-  rise::Expr r = apply_ok(s, p);
-  EXPECT_TRUE(well_typed(r));
-  EXPECT_TRUE(same_semantics(p, r));
-  EXPECT_FALSE(rise::alpha_equal(p, r)) << "nothing changed:\n" << rise::print_expr(p);
-  return r;
-}
 
 // The normal form is reached and idempotent: applying it again returns the same object.
 rise::Expr check_nf(const Strategy& s, const rise::Expr& p) {

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "elevate/library.h"
+#include "elevate/rule_util.h"
 #include "elevate/strategy.h"
 #include "rise/check.h"
 #include "rise/interp.h"
@@ -56,8 +58,7 @@ inline ::testing::AssertionResult same_semantics(const rise::Expr& a, const rise
 inline rise::Expr apply_ok(const Strategy& s, const rise::Expr& e) {
   Result r = s(e);
   if (!r.ok()) {
-    ADD_FAILURE() << "strategy " << s.name() << " failed: " << r.failure().reason
-                  << "\nprogram:\n"
+    ADD_FAILURE() << "strategy " << s.name() << " failed: " << r.failure().reason << "\nprogram:\n"
                   << rise::print_expr(e);
     return e;
   }
@@ -69,13 +70,83 @@ inline ::testing::AssertionResult well_typed(const rise::Expr& e) {
   try {
     rise::Checked c = rise::infer_expr(e);
     if (!rise::equal(c.type, e->type))
-      return ::testing::AssertionFailure() << "type changed: " << rise::print(e->type) << " vs "
-                                           << rise::print(c.type);
+      return ::testing::AssertionFailure()
+             << "type changed: " << rise::print(e->type) << " vs " << rise::print(c.type);
   } catch (const Error& err) {
     return ::testing::AssertionFailure() << "ill-typed: " << err.message() << "\n"
                                          << rise::print_expr(e);
   }
   return ::testing::AssertionSuccess();
+}
+
+// ---- shared by the rule tests ----
+
+inline rise::Expr prog(const std::string& text, const rise::SizeMap& sizes) {
+  return typed(text, sizes).expr;
+}
+
+inline Strategy lib(const std::string& name, const std::vector<Arg>& args = {}) {
+  return make_strategy(name, args);
+}
+
+// s applies, the result is well typed, computes the same, and differs from p.
+inline rise::Expr check_rewrite(const Strategy& s, const rise::Expr& p) {
+  rise::Expr r = apply_ok(s, p);
+  EXPECT_TRUE(well_typed(r));
+  EXPECT_TRUE(same_semantics(p, r));
+  EXPECT_FALSE(rise::alpha_equal(p, r)) << "nothing changed:\n" << rise::print_expr(p);
+  return r;
+}
+
+// s fails on p, with a reason mentioning `mention` when given.
+inline void check_fails(const Strategy& s, const rise::Expr& p, const std::string& mention = "") {
+  Result r = s(p);
+  EXPECT_FALSE(r.ok()) << "unexpectedly succeeded:\n" << (r.ok() ? rise::print_expr(r.expr()) : "");
+  if (!r.ok() && !mention.empty()) {
+    EXPECT_NE(r.failure().reason.find(mention), std::string::npos) << r.failure().reason;
+  }
+}
+
+// The rule fails on e with a reason containing `what`.
+inline ::testing::AssertionResult fails_with(const Strategy& s, const rise::Expr& e,
+                                             const std::string& what) {
+  Result r = s(e);
+  if (r.ok())
+    return ::testing::AssertionFailure() << s.name() << " succeeded:\n"
+                                         << rise::print_expr(r.expr());
+  if (r.failure().reason.find(what) == std::string::npos)
+    return ::testing::AssertionFailure() << s.name() << " failed with \"" << r.failure().reason
+                                         << "\", which does not mention \"" << what << "\"";
+  return ::testing::AssertionSuccess();
+}
+
+// The loop nests of a program: computing maps and reductions with their lengths,
+// e.g. "mapSeq[32](reduceSeq[4](mapSeq[1]))".
+inline std::string loops(const rise::Expr& e);
+inline void loops_into(const rise::Expr& e, std::vector<std::string>& out) {
+  auto c = util::as_prim_call(e);
+  static const std::set<std::string> maps = {"map", "mapSeq", "mapSeqUnroll", "mapPar"};
+  static const std::set<std::string> reds = {"reduce", "reduceSeq", "reduceSeqUnroll", "reducePar"};
+  if (c && ((maps.count(c->name()) && c->args.size() == 2 &&
+             (c->name() != "map" || util::computes(c->args[0]))) ||
+            (reds.count(c->name()) && c->args.size() == 3))) {
+    auto n = util::array_size(c->args.back()->type);
+    std::string s = c->name() + "[" + (n ? n->to_string() : "?") + "]";
+    std::string in = loops(c->args[0]);
+    if (!in.empty()) s += "(" + in + ")";
+    out.push_back(s);
+    for (size_t i = 1; i < c->args.size(); ++i) loops_into(c->args[i], out);
+    return;
+  }
+  for (const rise::Expr& k : children(e)) loops_into(k, out);
+}
+
+inline std::string loops(const rise::Expr& e) {
+  std::vector<std::string> v;
+  loops_into(e, v);
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + v[i];
+  return s;
 }
 
 }  // namespace risec::elevate::testing

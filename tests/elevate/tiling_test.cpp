@@ -12,6 +12,8 @@ namespace risec::elevate {
 namespace {
 
 using testing::apply_ok;
+using testing::fails_with;
+using testing::loops;
 using testing::same_semantics;
 using testing::typed;
 using testing::well_typed;
@@ -38,47 +40,7 @@ Strategy full(const Strategy& p) {
   return S("isFullyApplied", {p});
 }
 
-// The loops of a term as nested trees, with their trip counts: a loop is a
-// fully applied map (whose function computes), mapSeq, mapPar, reduce, reduceSeq,
-// ...; its children are the loops in its function. "map[2](reduceSeq[8])".
-std::string loops(const Expr& e);
-void loops_into(const Expr& e, std::vector<std::string>& out) {
-  auto c = util::as_prim_call(e);
-  static const std::set<std::string> maps = {"map", "mapSeq", "mapSeqUnroll", "mapPar"};
-  static const std::set<std::string> reds = {"reduce", "reduceSeq", "reduceSeqUnroll", "reducePar"};
-  if (c && ((maps.count(c->name()) && c->args.size() == 2 &&
-             (c->name() != "map" || util::computes(c->args[0]))) ||
-            (reds.count(c->name()) && c->args.size() == 3))) {
-    const Expr& data = c->args.back();
-    auto n = util::array_size(data->type);
-    std::string s = c->name() + "[" + (n ? n->to_string() : "?") + "]";
-    std::string in = loops(c->args[0]);
-    if (!in.empty()) s += "(" + in + ")";
-    out.push_back(s);
-    for (size_t i = 1; i < c->args.size(); ++i) loops_into(c->args[i], out);
-    return;
-  }
-  for (const Expr& k : children(e)) loops_into(k, out);
-}
-std::string loops(const Expr& e) {
-  std::vector<std::string> v;
-  loops_into(e, v);
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + v[i];
-  return s;
-}
 
-// The rule fails on e with a reason containing `what`.
-::testing::AssertionResult fails_with(const Strategy& s, const Expr& e, const std::string& what) {
-  Result r = s(e);
-  if (r.ok())
-    return ::testing::AssertionFailure() << s.name() << " succeeded:\n"
-                                         << rise::print_expr(r.expr());
-  if (r.failure().reason.find(what) == std::string::npos)
-    return ::testing::AssertionFailure() << s.name() << " failed with \"" << r.failure().reason
-                                         << "\", which does not mention \"" << what << "\"";
-  return ::testing::AssertionSuccess();
-}
 
 // s succeeds on the program, keeps it well typed and computes the same.
 Expr check(const Strategy& s, const Expr& e, double rtol = 1e-4) {

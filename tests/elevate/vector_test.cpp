@@ -10,6 +10,7 @@ namespace risec::elevate {
 namespace {
 
 using testing::apply_ok;
+using testing::fails_with;
 using testing::same_semantics;
 using testing::typed;
 using testing::well_typed;
@@ -33,16 +34,6 @@ int count(const Expr& e, const std::string& prim) {
   return n;
 }
 
-::testing::AssertionResult fails_with(const Strategy& s, const Expr& e, const std::string& what) {
-  Result r = s(e);
-  if (r.ok())
-    return ::testing::AssertionFailure() << s.name() << " succeeded:\n"
-                                         << rise::print_expr(r.expr());
-  if (r.failure().reason.find(what) == std::string::npos)
-    return ::testing::AssertionFailure() << s.name() << " failed with \"" << r.failure().reason
-                                         << "\", which does not mention \"" << what << "\"";
-  return ::testing::AssertionSuccess();
-}
 
 // s succeeds, the result is well typed and computes exactly the same (lane-wise
 // evaluation does not reorder anything).
