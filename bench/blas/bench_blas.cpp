@@ -221,6 +221,8 @@ int main(int argc, char** argv) {
     auto [r_asum, r_asum64] = both("asum", vsizes);
     auto [r_dot, r_dot64] = both("dot", vsizes);
     auto [r_gemv, r_gemv64] = both("gemv", msizes);
+    risec::runtime::Module r_gemv_rows4 = compile_risec(
+        "examples/gemv/gemv.rise", "examples/gemv/parallel_rows4.elv", msizes, "openmp");
 
     std::vector<Row> rows;
     // Times the variants of one kernel interleaved; appends one row per variant and
@@ -353,30 +355,34 @@ int main(int argc, char** argv) {
       };
       // sgemv updates y in place: it is timed on a scratch copy, checked on a fresh one.
       std::copy(y.data(), y.data() + gn, yb.data());
-      size_t r = timed(
-          "gemv", 4.0 * (double(nm) + gm + 2.0 * gn),
-          {{"risec parallel_vector16",
-            [&] {
-              r_gemv.call({out.data(), A.data(), x.data(), y.data(), &alpha, &beta}, {});
-            }},
-           {"risec parallel_vector64",
-            [&] {
-              r_gemv64.call({out.data(), A.data(), x.data(), y.data(), &alpha, &beta}, {});
-            }},
-           {"OpenBLAS sgemv", sgemv},
-           {"plain C loop, 1 thread", [&] {
-              naive_gemv.call({out.data(), A.data(), x.data(), y.data(), &alpha, &beta}, {gn, gm});
-            }}});
-      r_gemv.call({out.data(), A.data(), x.data(), y.data(), &alpha, &beta}, {});
-      rows[r].error = max_rel_error(out.data(), ref.data(), gn);
-      r_gemv64.call({out.data(), A.data(), x.data(), y.data(), &alpha, &beta}, {});
-      rows[r + 1].error = max_rel_error(out.data(), ref.data(), gn);
+      // The risec variants, then OpenBLAS, then the plain loop.
+      std::vector<std::pair<std::string, risec::runtime::Module*>> risec_gemv{
+          {"risec parallel_vector16", &r_gemv},
+          {"risec parallel_vector64", &r_gemv64},
+          {"risec parallel_rows4 (4 rows share each x load)", &r_gemv_rows4}};
+      auto run_risec = [&](risec::runtime::Module* m) {
+        m->call({out.data(), A.data(), x.data(), y.data(), &alpha, &beta}, {});
+      };
+      auto run_naive = [&] {
+        naive_gemv.call({out.data(), A.data(), x.data(), y.data(), &alpha, &beta}, {gn, gm});
+      };
+      std::vector<risec::kernel_bench::Turn> turns;
+      for (auto& [name, m] : risec_gemv)
+        turns.push_back({name, [&run_risec, m = m] { run_risec(m); }});
+      turns.push_back({"OpenBLAS sgemv", sgemv});
+      turns.push_back({"plain C loop, 1 thread", run_naive});
+      size_t r = timed("gemv", 4.0 * (double(nm) + gm + 2.0 * gn), turns);
+      const size_t nr = risec_gemv.size();
+      for (size_t i = 0; i < nr; ++i) {
+        run_risec(risec_gemv[i].second);
+        rows[r + i].error = max_rel_error(out.data(), ref.data(), gn);
+        rows[r + i].openblas_seconds = rows[r + nr].seconds;
+      }
       std::copy(y.data(), y.data() + gn, yb.data());
       sgemv();
-      rows[r + 2].error = max_rel_error(yb.data(), ref.data(), gn);
-      naive_gemv.call({out.data(), A.data(), x.data(), y.data(), &alpha, &beta}, {gn, gm});
-      rows[r + 3].error = max_rel_error(out.data(), ref.data(), gn);
-      rows[r].openblas_seconds = rows[r + 1].openblas_seconds = rows[r + 2].seconds;
+      rows[r + nr].error = max_rel_error(yb.data(), ref.data(), gn);
+      run_naive();
+      rows[r + nr + 1].error = max_rel_error(out.data(), ref.data(), gn);
     }
 
     Table table({"kernel", "variant", "median (ms)", "min (ms)", "GB/s", "risec / OpenBLAS",

@@ -93,6 +93,84 @@ Strategy map_fission_rule(bool applied_only) {
 
 namespace {
 
+// A loop: a map or reduction (high- or low-level) applied to all its arguments.
+bool is_loop(const Expr& t) {
+  auto c = util::as_prim_call(t);
+  if (!c) return false;
+  if (c->name() == "map" || util::is_map_like(c->name())) return c->args.size() == 2;
+  return util::is_reduce_like(c->name()) && c->args.size() == 3;
+}
+
+// The first loop (pre-order) in `e`, other than `e` itself when `skip_root`, that uses
+// `x` and no variable bound inside the body (`bound`): a value of the element alone.
+Expr first_element_loop(const Expr& e, const std::string& x, std::vector<std::string>& bound,
+                        bool skip_root) {
+  if (!skip_root && is_loop(e) && e->type && rise::is_data(e->type) && util::occurs_free(x, e)) {
+    bool closed = true;
+    for (const std::string& b : bound) closed = closed && !util::occurs_free(b, e);
+    if (closed) return e;
+  }
+  bool binds = e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda;
+  if (binds) bound.push_back(e->name);
+  Expr found;
+  for (const Expr& k : children(e)) {
+    found = first_element_loop(k, x, bound, false);
+    if (found) break;
+  }
+  if (binds) bound.pop_back();
+  return found;
+}
+
+// e with the node `target` (by identity) replaced by `by`.
+Expr replace_node(const Expr& e, const Expr& target, const Expr& by) {
+  if (e == target) return by;
+  std::vector<Expr> kids = children(e);
+  bool changed = false;
+  for (Expr& k : kids) {
+    Expr n = replace_node(k, target, by);
+    changed = changed || n != k;
+    k = n;
+  }
+  return changed ? rebuild(e, kids) : e;
+}
+
+// map(fun(x => F[g(x), x]))(xs) -> map(fun(p => F[p._1, p._2]))(zip(map(fun(x => g(x)))(xs))(xs))
+// with g(x) the first loop in the body that depends on x alone: the loop becomes a
+// map of its own over the input, beside which the rest of the body still sees x.
+// When F uses x nowhere else the zip is left out (plain fission).
+Strategy map_fission_zip() {
+  return rule("mapFissionZip", [](const Expr& e, const Context&) -> Result {
+    const char* form = "expected map(fun(x => F[g(x), x])) with g(x) a loop (applied or not)";
+    auto c = util::as_prim_call(e);
+    if (!c || c->name() != "map" || c->args.empty() || c->args.size() > 2)
+      return fail_at("mapFissionZip", e, form);
+    const Expr& lam = c->args[0];
+    if (lam->kind != ExprKind::Lambda) return fail_at("mapFissionZip", e, form);
+    const std::string& x = lam->name;
+    std::vector<std::string> bound;
+    Expr g = first_element_loop(lam->fn, x, bound, true);
+    if (!g)
+      return fail_at("mapFissionZip", e,
+                     "the map's body contains no map or reduction of the parameter (other than "
+                     "the whole body) that could run as a map of its own");
+    std::string h = rise::fresh_name("g");
+    Expr rest = replace_node(lam->fn, g, rise::ident(h));
+    Expr first = rise::lambda(x, g, lam->annot);
+    bool keeps_x = util::occurs_free(x, rest);
+    auto build = [&](const Expr& xs) {
+      Expr gs = call("map", {first, xs});
+      if (!keeps_x) return mk_map(rise::lambda(h, rest), gs);
+      Expr second = fun("p", [&](const Expr& p) {
+        Expr b = util::substitute(rest, h, call("fst", {p}));
+        return util::substitute(b, x, call("snd", {p}));
+      });
+      return mk_map(second, call("zip", {gs, xs}));
+    };
+    if (c->args.size() == 2) return build(c->args[1]);
+    return fun("z", build);
+  });
+}
+
 // map(f) -> fun(x => join(map(map(f))(split(n)(x)))); map(f)(x) likewise.
 Strategy split_join(int64_t n) {
   std::string name = "splitJoin(" + std::to_string(n) + ")";
@@ -452,6 +530,11 @@ void register_algorithmic(Registry& r) {
                "map(fun(x => f(g(x)))) -> map(f) after map(fun(x => g(x))) when f does not use x "
                "(applied to data or not)",
                util::map_fission_rule(false)));
+  r.add(simple("mapFissionZip",
+               "map(fun(x => F[g(x), x]))(xs) -> map(fun(p => F[p._1, p._2]))(zip(map(fun(x => "
+               "g(x)))(xs))(xs)) with g(x) the first loop (map or reduction) in the body that "
+               "depends on x alone; without the zip when F does not use x",
+               map_fission_zip()));
   r.add(entry("splitJoin", {ParamKind::Nat},
               "map(f) -> split(n) >> map(map(f)) >> join; fails unless n provably divides the "
               "array length",

@@ -263,9 +263,11 @@ Strategy blocked_reduce_rule(int64_t n) {
 
 // ---------------------------------------------------------------- views
 
-// A view function: split(n), join, transpose, or map of a chain of views.
+// A view function: split(n), join, transpose, asVector(n), asScalar, or map of a
+// chain of views. asVector/asScalar act on the outer dimension of a 1-D array and keep
+// the rank (the vector lanes are part of the element, not a level of the nest).
 struct View {
-  enum K { Split, Join, Transpose, Map } k = Split;
+  enum K { Split, Join, Transpose, AsVector, AsScalar, Map } k = Split;
   Nat n;
   std::vector<View> inner;  // Map: applied in order
 };
@@ -277,6 +279,8 @@ int chain_delta(const Chain& c);
 int touched(const View& v) {
   switch (v.k) {
     case View::Split:
+    case View::AsVector:
+    case View::AsScalar:
       return 1;
     case View::Join:
     case View::Transpose:
@@ -293,6 +297,8 @@ int delta(const View& v) {
     case View::Join:
       return -1;
     case View::Transpose:
+    case View::AsVector:
+    case View::AsScalar:
       return 0;
     case View::Map:
       return chain_delta(v.inner);
@@ -322,6 +328,10 @@ Expr view_expr(const View& v, const Expr& x) {
       return call("join", {x});
     case View::Transpose:
       return call("transpose", {x});
+    case View::AsVector:
+      return call("asVector", {v.n}, {x});
+    case View::AsScalar:
+      return call("asScalar", {x});
     case View::Map:
       return util::mk_map(fun("v", [&](const Expr& y) { return chain_expr(v.inner, y); }), x);
   }
@@ -345,6 +355,9 @@ std::optional<View> unary_view(const util::PrimCall& c, size_t nargs) {
     return View{View::Split, *c.dep_nat(0), {}};
   if (n == "join" && c.deps.empty()) return View{View::Join, Nat(0), {}};
   if (n == "transpose" && c.deps.empty()) return View{View::Transpose, Nat(0), {}};
+  if (n == "asVector" && c.deps.size() == 1 && c.dep_nat(0))
+    return View{View::AsVector, *c.dep_nat(0), {}};
+  if (n == "asScalar" && c.deps.empty()) return View{View::AsScalar, Nat(0), {}};
   return std::nullopt;
 }
 
@@ -671,6 +684,12 @@ class Parser {
     const std::string& n = c->name();
     if ((n == "fst" || n == "snd") && c->args.size() == 1 && c->deps.empty()) {
       DT t = eval(c->args[0]);
+      if (t && t->kind == DNode::Leaf && !t->dims.empty()) {
+        // a component of a leaf's (pair) elements: the leaf read through map(fst)
+        Expr root = at_depth(
+            static_cast<int>(t->dims.size()), [&](const Expr& x) { return call(n, {x}); }, t->root);
+        return mk_leaf(root, t->dims);
+      }
       if (!t || t->kind != DNode::Zip || t->z != 0) return nullptr;
       return n == "fst" ? t->l : t->r;
     }

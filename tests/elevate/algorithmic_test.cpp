@@ -11,10 +11,6 @@
 namespace risec::elevate::testing {
 namespace {
 
-
-
-
-
 bool contains(const rise::Expr& e, const std::string& text) {
   return rise::print_expr(e).find(text) != std::string::npos;
 }
@@ -37,8 +33,8 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
       {"algorithmic",
        {"mapFusion", "mapFission", "splitJoin", "idAfter", "liftId", "idToCopy",
         "createTransposePair", "transposePairAfter", "removeTransposePair", "mapOutsideZip",
-        "zipSame", "fstReduction", "sndReduction", "slideOverlap", "separateDotHV",
-        "separateDotVH"}},
+        "zipSame", "fstReduction", "sndReduction", "slideOverlap", "separateDotHV", "separateDotVH",
+        "mapFissionZip"}},
       {"movement",
        {"mapMapFBeforeTranspose", "transposeBeforeMapMapF", "slideBeforeMap", "slideBeforeMapMapF",
         "splitBeforeMap", "joinBeforeMapF", "mapMapFBeforeJoin", "dropBeforeMap", "takeBeforeMap",
@@ -141,6 +137,50 @@ def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => abs(a)))))
 )",
                       n8);
   check_fails(body(lib("mapFission")), q, "nothing to split off");
+}
+
+// ---------------------------------------------------------------- mapFissionZip
+
+TEST(MapFissionZip, SplitsTheLoopOffAndKeepsTheElement) {
+  // gemv's row function: the dot product is one loop, y[i] is used beside it
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(A: n.m.f32 => fun(x: m.f32 => fun(y: n.f32 =>
+  zip(A)(y) |> map(fun(r => 2.0f * (zip(r._1)(x) |> map(fun(p => p._1 * p._2)) |>
+    reduce(add)(0.0f)) + r._2))))))
+)",
+                      nm);
+  rise::Expr r = check_rewrite(top_down(lib("mapFissionZip")), p);
+  // the outer map runs over zip(map(dot)(rows))(rows)
+  std::string text = rise::print_expr(r);
+  EXPECT_NE(text.find("zip(zip(A)(y) |> map("), std::string::npos) << text;
+  EXPECT_EQ(loops(r), "map[4] map[4](reduce[6] map[6])") << text;
+}
+
+TEST(MapFissionZip, WithoutTheZipWhenTheRestDoesNotUseTheElement) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(X: n.m.f32 =>
+  X |> map(fun(r => 3.0f * (r |> reduce(add)(0.0f)) + 1.0f))))
+)",
+                      nm);
+  rise::Expr r = check_rewrite(top_down(lib("mapFissionZip")), p);
+  EXPECT_EQ(count(r, "zip("), 0) << rise::print_expr(r);
+}
+
+TEST(MapFissionZip, TakesOnlyLoopsOfTheElementAlone) {
+  // at the outer map, the inner loops use the inner lambda's parameter b: they cannot
+  // run as a map over X (at the map over r, the loop over c can)
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(X: n.m.f32 =>
+  X |> map(fun(r => r |> map(fun(b => r |> map(fun(c => b * c)) |> reduce(add)(0.0f)))))))
+)",
+                      nm);
+  check_fails(body(lib("mapFissionZip")), p, "no map or reduction");
+  // the whole body is the only loop: nothing to split
+  rise::Expr q = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(X: n.m.f32 => X |> map(fun(r => r |> reduce(add)(0.0f)))))
+)",
+                      nm);
+  check_fails(top_down(lib("mapFissionZip")), q);
 }
 
 // ---------------------------------------------------------------- splitJoin

@@ -40,8 +40,6 @@ Strategy full(const Strategy& p) {
   return S("isFullyApplied", {p});
 }
 
-
-
 // s succeeds on the program, keeps it well typed and computes the same.
 Expr check(const Strategy& s, const Expr& e, double rtol = 1e-4) {
   Expr out = apply_ok(s, e);
@@ -261,6 +259,26 @@ TEST(Interchange, InsideAReductionWithAnIncomingAccumulator) {
   EXPECT_EQ(loops(out), "reduceSeq[6](map[4])");
   Expr back = check(S("topDown", {S("mapReduceInterchange")}), out);
   EXPECT_EQ(loops(back), "map[4](reduceSeq[6])");
+}
+
+TEST(Interchange, MapReduceThroughVectorViewsAndPairComponents) {
+  // gemv's row blocks: rows are pairs (row, y[i]), each row's dot product with x
+  // runs over 4-lane vectors. The reduction moves outside the map of rows with an
+  // array of vector accumulators; x is read once per step for all rows.
+  auto p = typed(
+      "def f = fun(B: 3.(8.f32, f32) => fun(x: 8.f32 => B |> map(fun(r => zip(r._1 |> "
+      "asVector(4))(x |> asVector(4)) |> reduceSeq(fun(acc, v => acc + v._1 * "
+      "v._2))(vectorFromScalar(0.0f))))))");
+  Expr out = check(S("topDown", {S("mapReduceInterchange")}), p.expr);
+  EXPECT_EQ(loops(out), "reduceSeq[2](map[3])");
+  Expr back = check(S("topDown", {S("mapReduceInterchange")}), out);
+  EXPECT_EQ(loops(back), "map[3](reduceSeq[2])");
+  // asScalar is a view too
+  auto q = typed(
+      "def f = fun(V: 3.2.vec[f32, 4] => V |> map(fun(r => r |> asScalar |> "
+      "reduceSeq(fun(acc, x => acc + x))(0.0f))))");
+  Expr qo = check(S("topDown", {S("mapReduceInterchange")}), q.expr);
+  EXPECT_EQ(loops(qo), "reduceSeq[8](map[3])");
 }
 
 TEST(Interchange, RefusesLoopsOfTheWrongKind) {

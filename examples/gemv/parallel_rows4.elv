@@ -1,0 +1,26 @@
+// gemv for the OpenMP target with the rows in blocks of 4, as OpenBLAS's kernel does:
+// the 4 rows of a block run through x together, in one loop with 4 vector
+// accumulators (16 lanes each), so that every load of x serves 4 rows. Blocks run in
+// parallel. Rows whose length 16 does not divide use 8 lanes; when 4 does not divide
+// the number of rows (or it is not known), the rows run one at a time.
+//
+// rowDot          each row's dot product with x into a 16-lane accumulator, then its
+//                 lanes (vectorizeReduction leaves vector loop; [acc]; asScalar; sum)
+// splitJoin(4)    the row map as blocks of 4 rows
+// mapFissionZip   within a block: the dot products as a map of their own, zipped with
+//                 the rows (the rest of the row function still needs y[i])
+// fission x 3     the steps after the vector loop as maps of their own, so that the
+//                 map over the 4 rows has the vector reduction as its whole body
+// mapReduceInterchange  the reduction outside the 4-row map: one loop over x carrying
+//                 an array of 4 vector accumulators
+// mapFusion       the lane sums back into one map
+// unroll          the 4-row map inside the loop, so the accumulators live in registers
+let rowDot = (vectorizeReduction(16) <+ vectorizeReduction(8)) @ innermost(isFullyApplied(isReduce));
+let fission = (mapFission @ innermost(isFullyApplied(isMap))) ; DFNF;
+let blockRows =
+  (splitJoin(4) @ outermost(isFullyApplied(isMap))) ; DFNF ;
+  (mapFissionZip @ innermost(isFullyApplied(isMap))) ; DFNF ; repeatN(3, fission) ;
+  (mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF ; normalize(mapFusion) ; DFNF;
+let lower = (parallel @ outermost(isApplied(isMap))) ; lowerToC;
+let main = DFNF ; body(rowDot) ;
+  ((blockRows ; lower ; (unroll @ innermost(isFullyApplied(isMapSeq)))) <+ lower);
