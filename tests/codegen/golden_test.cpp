@@ -3,7 +3,10 @@
 // vector types, and the located errors for programs that cannot be compiled.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
+#include <set>
+#include <sstream>
 
 #include "driver/compile.h"
 #include "elevate/parser.h"
@@ -89,7 +92,8 @@ TEST(Golden, PadClampBordersAreSeparateLoops) {
       "id");
   // Reading a padded array inside a loop needs clamping, but writing one does not.
   driver::Compiled w = compile(
-      "def f = depFun(n: Nat => fun(x: n.f32 => x |> mapSeq(fun(a => a + 1.0f)) |> padCst(1)(1)(0.0f)))",
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> mapSeq(fun(a => a + 1.0f)) |> "
+      "padCst(1)(1)(0.0f)))",
       "id");
   std::string body = function_body(w);
   EXPECT_EQ(body.find('?'), std::string::npos) << body;
@@ -166,8 +170,8 @@ TEST(CodegenErrors, MissingMemoryChoiceIsLocated) {
 }
 
 TEST(CodegenErrors, ParallelPrimitiveForTheCTarget) {
-  Error e = compile_error("def f = depFun(n: Nat => fun(x: n.f32 => x |> mapPar(fun(a => a))))",
-                          "id");
+  Error e =
+      compile_error("def f = depFun(n: Nat => fun(x: n.f32 => x |> mapPar(fun(a => a))))", "id");
   EXPECT_EQ(e.kind(), ErrorKind::User);
   EXPECT_NE(e.message().find("mapPar needs the OpenMP target"), std::string::npos) << e.message();
   EXPECT_EQ(e.span().start().col, 47);
@@ -181,16 +185,18 @@ TEST(CodegenErrors, OpenCLPrimitiveForTheCTarget) {
 }
 
 TEST(CodegenErrors, HighLevelReduceIsNotLowered) {
-  Error e = compile_error("def f = depFun(n: Nat => fun(x: n.f32 => x |> reduce(add)(0.0f)))",
-                          "id");
+  Error e =
+      compile_error("def f = depFun(n: Nat => fun(x: n.f32 => x |> reduce(add)(0.0f)))", "id");
   EXPECT_NE(e.message().find("no implementation choice"), std::string::npos) << e.message();
 }
 
 TEST(CodegenErrors, SizesThatDoNotDivide) {
   rise::SizeMap sizes{{"n", 30}};
   try {
-    compile("def f = depFun(n: Nat => fun(x: n.f32 => x |> split(4) |> mapSeq(mapSeq(fun(a => a))) |> join))",
-            "id", sizes);
+    compile(
+        "def f = depFun(n: Nat => fun(x: n.f32 => x |> split(4) |> mapSeq(mapSeq(fun(a => a))) |> "
+        "join))",
+        "id", sizes);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::User);
@@ -234,15 +240,16 @@ TEST(Golden, MapParIsAnOpenMPParallelLoop) {
   EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
   EXPECT_TRUE(c.unit.uses_openmp);
   // The same program for the C target is rejected where mapPar is.
-  EXPECT_THROW(compile("def f = depFun(n: Nat => fun(x: n.4.f32 => x |> map(fun(r => r |> map(fun(a => a * 2.0f))))))",
+  EXPECT_THROW(compile("def f = depFun(n: Nat => fun(x: n.4.f32 => x |> map(fun(r => r |> "
+                       "map(fun(a => a * 2.0f))))))",
                        "(parallel @ outermost(isApplied(isMap))) ; lowerToC", {}, "c"),
                Error);
 }
 
 TEST(Golden, VectorizeProducesVectorTypesNotScalarLoops) {
-  driver::Compiled c = compile(
-      "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => exp(a) * 2.0f + 1.0f))))",
-      "(vectorize(16) @ outermost(isApplied(isMap))) ; lowerToC", {{"n", 1024}});
+  driver::Compiled c =
+      compile("def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => exp(a) * 2.0f + 1.0f))))",
+              "(vectorize(16) @ outermost(isApplied(isMap))) ; lowerToC", {{"n", 1024}});
   std::string src = c.unit.source;
   std::string body = function_body(c);
   EXPECT_NE(src.find("vector_size(64)"), std::string::npos) << src;
@@ -253,4 +260,27 @@ TEST(Golden, VectorizeProducesVectorTypesNotScalarLoops) {
   EXPECT_NE(body.find("< 64;"), std::string::npos) << body;
   // exp on vectors is a lane loop under omp simd (libmvec), not a call per element.
   EXPECT_NE(src.find("RISEC_SIMD_LOOP"), std::string::npos);
+}
+
+TEST(Golden, GemvRowBlocksShareEachLoadOfX) {
+  auto read = [](const std::string& rel) {
+    std::ifstream f(std::string(RISEC_SOURCE_DIR) + "/" + rel);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  driver::Compiled c =
+      compile(read("examples/gemv/gemv.rise"), read("examples/gemv/parallel_rows4.elv"),
+              {{"n", 64}, {"m", 128}}, "openmp");
+  const std::string& src = c.unit.source;
+  EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
+  // One loop over x (128 / 16 steps) with four vector accumulators, unrolled: four
+  // multiply-adds, each on a different row of A, all with the same vector of x.
+  std::regex fma(R"((acc\d+)\[(\d)\] = \1\[\2\] \+ risec_f32x16_load\(&A\[[^\]]*\]\) \* )"
+                 R"(risec_f32x16_load\(&x\[16\*i\d+\]\);)");
+  auto begin = std::sregex_iterator(src.begin(), src.end(), fma);
+  std::set<std::string> rows;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) rows.insert((*it)[2]);
+  EXPECT_EQ(rows, (std::set<std::string>{"0", "1", "2", "3"})) << src;
+  EXPECT_NE(src.find("< 8;"), std::string::npos) << src;
 }
