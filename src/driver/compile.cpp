@@ -1,10 +1,10 @@
 // The compilation pipeline (see compile.h).
 #include "driver/compile.h"
 
-#include "driver/commands.h"
 #include "dpia/functional.h"
 #include "dpia/passes.h"
 #include "dpia/translate.h"
+#include "driver/commands.h"
 #include "elevate/library.h"
 
 namespace risec::driver {
@@ -24,7 +24,8 @@ Compiled compile(const CompileRequest& req) {
   rise::Expr e = out.low.expr;
   while (e->kind == rise::ExprKind::DepLambda) {
     if (e->binder_kind != rise::Kind::Nat)
-      user_error("the entry's type parameter '" + e->name + "' must be given to compile it", e->span);
+      user_error("the entry's type parameter '" + e->name + "' must be given to compile it",
+                 e->span);
     out.size_names.push_back(e->name);
     e = e->fn;
   }
@@ -41,7 +42,25 @@ Compiled compile(const CompileRequest& req) {
   for (size_t i = 0; i < inputs.size(); ++i) out_dt = out_dt->b;
   codegen::CGenOptions opts;
   opts.openmp = caps.openmp;
-  out.unit = codegen::generate_c(out.entry_name, prog, "output", out_dt, inputs, out.size_names, opts);
+  // The program's side conditions on symbolic sizes (those the strategy's result
+  // needs too, once each), checked when the function is called.
+  for (const rise::Checked* c : {&out.high, &out.low})
+    for (const rise::SideCondition& sc : c->conditions) {
+      bool seen = false;
+      for (const codegen::SizeCondition& have : opts.size_conditions)
+        seen = seen || have.divides == sc.divides;
+      if (seen) continue;
+      std::string what = sc.divides.divisor.to_string() + " divides " +
+                         sc.divides.dividend.to_string() + " (" + sc.primitive;
+      if (sc.span.known()) {
+        LineCol lc = sc.span.start();
+        what += " at " + sc.span.file->name + ":" + std::to_string(lc.line) + ":" +
+                std::to_string(lc.col);
+      }
+      opts.size_conditions.push_back({sc.divides, what + ")"});
+    }
+  out.unit =
+      codegen::generate_c(out.entry_name, prog, "output", out_dt, inputs, out.size_names, opts);
   return out;
 }
 

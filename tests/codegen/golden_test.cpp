@@ -33,12 +33,19 @@ driver::Compiled compile(const std::string& text, const std::string& strategy,
   return driver::compile(req);
 }
 
-// The body of the generated function (without helpers and typedefs).
+// The body of the generated function (without helpers and typedefs, and without
+// the checks of size preconditions at its entry).
 std::string function_body(const driver::Compiled& c) {
   const std::string& src = c.unit.source;
   size_t start = src.find("void " + c.unit.name + "(");
   size_t end = src.find("\n}\n", start);
-  return src.substr(start, end - start);
+  std::string body = src.substr(start, end - start);
+  size_t checks = body.find("#ifndef RISEC_NO_CHECKS\n");
+  if (checks != std::string::npos) {
+    size_t endif = body.find("#endif\n", checks);
+    body.erase(checks, endif + 7 - checks);
+  }
+  return body;
 }
 
 const char* kMv =

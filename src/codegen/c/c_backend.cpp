@@ -27,10 +27,11 @@ std::string c_identifier(const std::string& name) {
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v_" + out;
   static const std::set<std::string> reserved = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-      "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-      "typedef", "union", "unsigned", "void", "volatile", "while", "main"};
+      "auto",    "break",  "case",     "char",   "const",    "continue", "default",
+      "do",      "double", "else",     "enum",   "extern",   "float",    "for",
+      "goto",    "if",     "inline",   "int",    "long",     "register", "restrict",
+      "return",  "short",  "signed",   "sizeof", "static",   "struct",   "switch",
+      "typedef", "union",  "unsigned", "void",   "volatile", "while",    "main"};
   if (reserved.count(out)) out += "_";
   return out;
 }
@@ -50,21 +51,34 @@ Path prepend(PathElem e, const Path& p) {
   r.insert(r.end(), p.begin(), p.end());
   return r;
 }
-PathElem at(Nat i) { return PathElem{PathElem::Index, std::move(i)}; }
+PathElem at(Nat i) {
+  return PathElem{PathElem::Index, std::move(i)};
+}
 
 const char* scalar_c(rise::ScalarKind k) {
   switch (k) {
-    case rise::ScalarKind::Bool: return "bool";
-    case rise::ScalarKind::I8: return "int8_t";
-    case rise::ScalarKind::I16: return "int16_t";
-    case rise::ScalarKind::I32: return "int32_t";
-    case rise::ScalarKind::I64: return "int64_t";
-    case rise::ScalarKind::U8: return "uint8_t";
-    case rise::ScalarKind::U16: return "uint16_t";
-    case rise::ScalarKind::U32: return "uint32_t";
-    case rise::ScalarKind::U64: return "uint64_t";
-    case rise::ScalarKind::F32: return "float";
-    case rise::ScalarKind::F64: return "double";
+    case rise::ScalarKind::Bool:
+      return "bool";
+    case rise::ScalarKind::I8:
+      return "int8_t";
+    case rise::ScalarKind::I16:
+      return "int16_t";
+    case rise::ScalarKind::I32:
+      return "int32_t";
+    case rise::ScalarKind::I64:
+      return "int64_t";
+    case rise::ScalarKind::U8:
+      return "uint8_t";
+    case rise::ScalarKind::U16:
+      return "uint16_t";
+    case rise::ScalarKind::U32:
+      return "uint32_t";
+    case rise::ScalarKind::U64:
+      return "uint64_t";
+    case rise::ScalarKind::F32:
+      return "float";
+    case rise::ScalarKind::F64:
+      return "double";
   }
   return "?";
 }
@@ -74,15 +88,28 @@ CExpr nat_expr(const Nat& n) {
   std::string s = arith::print(n, arith::Syntax::C);
   int prec = kPrecAtom;
   switch (n.kind()) {
-    case arith::Kind::Const: prec = (n.as_const() && *n.as_const() < 0) ? kPrecUnary : kPrecAtom; break;
-    case arith::Kind::Var: prec = kPrecAtom; break;
-    case arith::Kind::Sum: prec = s.find(" + ") != std::string::npos || s.find(" - ") != std::string::npos ? kPrecAdd : kPrecMul; break;
+    case arith::Kind::Const:
+      prec = (n.as_const() && *n.as_const() < 0) ? kPrecUnary : kPrecAtom;
+      break;
+    case arith::Kind::Var:
+      prec = kPrecAtom;
+      break;
+    case arith::Kind::Sum:
+      prec = s.find(" + ") != std::string::npos || s.find(" - ") != std::string::npos ? kPrecAdd
+                                                                                      : kPrecMul;
+      break;
     case arith::Kind::Prod:
     case arith::Kind::Div:
     case arith::Kind::Mod:
-    case arith::Kind::ExactDiv: prec = kPrecMul; break;
-    case arith::Kind::Select: prec = kPrecAtom; break;
-    default: prec = kPrecPostfix; break;
+    case arith::Kind::ExactDiv:
+      prec = kPrecMul;
+      break;
+    case arith::Kind::Select:
+      prec = kPrecAtom;
+      break;
+    default:
+      prec = kPrecPostfix;
+      break;
   }
   if (!s.empty() && s[0] == '(' && s.back() == ')') prec = kPrecAtom;
   return CExpr{s, prec};
@@ -99,13 +126,19 @@ class Generator {
 
   std::string c_type(const Type& t) {
     switch (t->kind) {
-      case TypeKind::Scalar: return scalar_c(t->scalar);
+      case TypeKind::Scalar:
+        return scalar_c(t->scalar);
       case TypeKind::Index:
-      case TypeKind::NatData: return "int";
-      case TypeKind::Vector: return vector_type(t);
-      case TypeKind::Pair: return pair_type(t);
-      case TypeKind::Array: return c_type(leaf(t));
-      default: internal_error("C backend: no C type for " + rise::print(t));
+      case TypeKind::NatData:
+        return "int";
+      case TypeKind::Vector:
+        return vector_type(t);
+      case TypeKind::Pair:
+        return pair_type(t);
+      case TypeKind::Array:
+        return c_type(leaf(t));
+      default:
+        internal_error("C backend: no C type for " + rise::print(t));
     }
   }
 
@@ -130,10 +163,12 @@ class Generator {
   std::string vector_type(const Type& t) {
     if (t->a->kind != TypeKind::Scalar) internal_error("C backend: vector of non-scalar");
     auto lanes = t->size.as_const();
-    if (!lanes) user_error("vector widths must be constants to generate C (vec[" +
-                           rise::print(t->a) + ", " + t->size.to_string() + "])");
+    if (!lanes)
+      user_error("vector widths must be constants to generate C (vec[" + rise::print(t->a) + ", " +
+                 t->size.to_string() + "])");
     std::string elem = scalar_c(t->a->scalar);
-    std::string name = "risec_" + std::string(rise::scalar_name(t->a->scalar)) + "x" + std::to_string(*lanes);
+    std::string name =
+        "risec_" + std::string(rise::scalar_name(t->a->scalar)) + "x" + std::to_string(*lanes);
     if (!typedefs_.count(name)) {
       typedefs_.insert(name);
       std::string bytes = std::to_string(*lanes * rise::scalar_bits(t->a->scalar) / 8);
@@ -141,16 +176,20 @@ class Generator {
       // Loads and stores go through may_alias types (any alignment for the unaligned
       // ones), which GCC compiles to single vector moves; a broadcast is a vector
       // operation with a scalar operand.
-      std::string def = "typedef " + elem + " " + name + " __attribute__((vector_size(" + bytes + ")));\n";
-      def += "typedef " + elem + " " + name + "_u __attribute__((vector_size(" + bytes + "), aligned(" + esize +
+      std::string def =
+          "typedef " + elem + " " + name + " __attribute__((vector_size(" + bytes + ")));\n";
+      def += "typedef " + elem + " " + name + "_u __attribute__((vector_size(" + bytes +
+             "), aligned(" + esize + "), may_alias));\n";
+      def += "typedef " + elem + " " + name + "_a __attribute__((vector_size(" + bytes +
              "), may_alias));\n";
-      def += "typedef " + elem + " " + name + "_a __attribute__((vector_size(" + bytes + "), may_alias));\n";
-      def += "static inline " + name + " " + name + "_load(const " + elem + "* p) { return *(const " + name +
-             "_u*)p; }\n";
-      def += "static inline " + name + " " + name + "_load_aligned(const " + elem + "* p) { return *(const " + name +
-             "_a*)p; }\n";
-      def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name + "_u*)p = v; }\n";
-      def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { return (" + name + "){0} + x; }\n";
+      def += "static inline " + name + " " + name + "_load(const " + elem +
+             "* p) { return *(const " + name + "_u*)p; }\n";
+      def += "static inline " + name + " " + name + "_load_aligned(const " + elem +
+             "* p) { return *(const " + name + "_a*)p; }\n";
+      def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name +
+             "_u*)p = v; }\n";
+      def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { return (" + name +
+             "){0} + x; }\n";
       typedef_text_ += def;
     }
     return name;
@@ -186,7 +225,8 @@ class Generator {
     if (s.pointer) base = c_index(base, nat_expr(flat));
     if (record_) record_->push_back(flat);
     CExpr r = leaf_access(base, leaf(s.dt), path, ds.size());
-    last_loc_ = Loc{name, flat, path.size() > ds.size() || leaf(s.dt)->kind != TypeKind::Scalar, r.text};
+    last_loc_ =
+        Loc{name, flat, path.size() > ds.size() || leaf(s.dt)->kind != TypeKind::Scalar, r.text};
     return r;
   }
 
@@ -236,23 +276,29 @@ class Generator {
       internal_error(std::string("C backend: ") + what + " needs an index");
     return p[k].i;
   }
-  static Path rest(const Path& p, size_t from) { return Path(p.begin() + static_cast<long>(from), p.end()); }
+  static Path rest(const Path& p, size_t from) {
+    return Path(p.begin() + static_cast<long>(from), p.end());
+  }
 
   CExpr read(const ExP& e, const Path& p) {
     switch (e->kind) {
-      case Ex::Var: return var_access(e->name, p);
+      case Ex::Var:
+        return var_access(e->name, p);
       case Ex::Nat:
         if (!p.empty()) internal_error("C backend: index into a Nat");
         return nat_expr(e->idx);
-      case Ex::Lit: return literal(e, p);
-      case Ex::Idx: return read(e->args[0], prepend(at(e->idx), p));
+      case Ex::Lit:
+        return literal(e, p);
+      case Ex::Idx:
+        return read(e->args[0], prepend(at(e->idx), p));
       case Ex::Split: {
         Nat i = need_index(p, 0, "split"), j = need_index(p, 1, "split");
         return read(e->args[0], prepend(at(i * e->n + j), rest(p, 2)));
       }
       case Ex::Join: {
         Nat k = need_index(p, 0, "join");
-        Path q = prepend(at(arith::floordiv(k, e->n)), prepend(at(arith::mod(k, e->n)), rest(p, 1)));
+        Path q =
+            prepend(at(arith::floordiv(k, e->n)), prepend(at(arith::mod(k, e->n)), rest(p, 1)));
         return read(e->args[0], q);
       }
       case Ex::Transpose: {
@@ -263,7 +309,8 @@ class Generator {
         Nat i = need_index(p, 0, "slide"), j = need_index(p, 1, "slide");
         return read(e->args[0], prepend(at(i * e->m + j), rest(p, 2)));
       }
-      case Ex::Take: return read(e->args[0], p);
+      case Ex::Take:
+        return read(e->args[0], p);
       case Ex::Drop: {
         Nat i = need_index(p, 0, "drop");
         return read(e->args[0], prepend(at(i + e->n), rest(p, 1)));
@@ -273,7 +320,8 @@ class Generator {
         Nat len = e->args[0]->dt->size;
         arith::Cond inside = arith::le(e->n, i) && arith::lt(i, e->n + len);
         if (auto c = inside.as_const()) {
-          return *c ? read(e->args[0], prepend(at(i - e->n), rest(p, 1))) : read(e->args[1], rest(p, 1));
+          return *c ? read(e->args[0], prepend(at(i - e->n), rest(p, 1)))
+                    : read(e->args[1], rest(p, 1));
         }
         return c_cond(cond_expr(inside), read(e->args[0], prepend(at(i - e->n), rest(p, 1))),
                       read(e->args[1], rest(p, 1)));
@@ -305,8 +353,10 @@ class Generator {
           internal_error("C backend: pair used without projection");
         return read(p[0].kind == PathElem::Fst ? e->args[0] : e->args[1], rest(p, 1));
       }
-      case Ex::Fst: return read(e->args[0], prepend(PathElem{PathElem::Fst, Nat(0)}, p));
-      case Ex::Snd: return read(e->args[0], prepend(PathElem{PathElem::Snd, Nat(0)}, p));
+      case Ex::Fst:
+        return read(e->args[0], prepend(PathElem{PathElem::Fst, Nat(0)}, p));
+      case Ex::Snd:
+        return read(e->args[0], prepend(PathElem{PathElem::Snd, Nat(0)}, p));
       case Ex::Generate: {
         Nat i = need_index(p, 0, "generate");
         return read(subst_nat(e->args[0], e->name, i), rest(p, 1));
@@ -331,12 +381,14 @@ class Generator {
         auto n = lanes.as_const();
         if (!n) internal_error("C backend: symbolic vector width");
         std::string lits = "(" + vt + "){";
-        for (int64_t l = 0; l < *n; ++l) lits += (l ? ", " : "") + read(x, {at(i * lanes + Nat(l))}).at(kPrecAssign);
+        for (int64_t l = 0; l < *n; ++l)
+          lits += (l ? ", " : "") + read(x, {at(i * lanes + Nat(l))}).at(kPrecAssign);
         return c_atom(lits + "}");
       }
       case Ex::AsScalar: {
         Nat k = need_index(p, 0, "asScalar");
-        return read(e->args[0], prepend(at(arith::floordiv(k, e->n)), prepend(at(arith::mod(k, e->n)), rest(p, 1))));
+        return read(e->args[0], prepend(at(arith::floordiv(k, e->n)),
+                                        prepend(at(arith::mod(k, e->n)), rest(p, 1))));
       }
       case Ex::Broadcast: {
         if (!p.empty()) return read(e->args[0], rest(p, 1));
@@ -356,8 +408,10 @@ class Generator {
       case Ex::Binary:
       case Ex::Call:
       case Ex::Select:
-      case Ex::Cast: return scalar_op(e, p);
-      case Ex::MkArray: internal_error("C backend: array literal not materialised");
+      case Ex::Cast:
+        return scalar_op(e, p);
+      case Ex::MkArray:
+        internal_error("C backend: array literal not materialised");
     }
     internal_error("C backend: unknown expression");
   }
@@ -374,7 +428,9 @@ class Generator {
       scalar_lit.dt = t->a;
       return c_call(vector_type(t) + "_broadcast", {literal(dpia::ex_make(scalar_lit), {})});
     }
-    rise::ScalarKind k = t->kind == TypeKind::Scalar ? t->scalar : (t->kind == TypeKind::Vector ? t->a->scalar : e->lit.scalar);
+    rise::ScalarKind k = t->kind == TypeKind::Scalar
+                             ? t->scalar
+                             : (t->kind == TypeKind::Vector ? t->a->scalar : e->lit.scalar);
     char buf[64];
     switch (k) {
       case rise::ScalarKind::F32: {
@@ -396,11 +452,14 @@ class Generator {
         if (s.find_first_of(".e") == std::string::npos) s += ".0";
         return CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom};
       }
-      case rise::ScalarKind::Bool: return c_atom(e->lit.i ? "true" : "false");
-      case rise::ScalarKind::I64: return c_atom("INT64_C(" + std::to_string(e->lit.i) + ")");
+      case rise::ScalarKind::Bool:
+        return c_atom(e->lit.i ? "true" : "false");
+      case rise::ScalarKind::I64:
+        return c_atom("INT64_C(" + std::to_string(e->lit.i) + ")");
       case rise::ScalarKind::U64:
         return c_atom("UINT64_C(" + std::to_string(static_cast<uint64_t>(e->lit.i)) + ")");
-      case rise::ScalarKind::U32: return c_atom(std::to_string(static_cast<uint32_t>(e->lit.i)) + "u");
+      case rise::ScalarKind::U32:
+        return c_atom(std::to_string(static_cast<uint32_t>(e->lit.i)) + "u");
       default: {
         std::string s = std::to_string(e->lit.i);
         if (k == rise::ScalarKind::I32 || k == rise::ScalarKind::I16 || k == rise::ScalarKind::I8)
@@ -454,9 +513,12 @@ class Generator {
         if (vector) return vector_math(op, e->dt, args);
         return math_call(op, elem_t, args);
       }
-      case Ex::Select: return c_cond(args[0], args[1], args[2]);
-      case Ex::Cast: return c_cast(c_type(elem_t), args[0]);
-      default: internal_error("C backend: not a scalar operation");
+      case Ex::Select:
+        return c_cond(args[0], args[1], args[2]);
+      case Ex::Cast:
+        return c_cast(c_type(elem_t), args[0]);
+      default:
+        internal_error("C backend: not a scalar operation");
     }
   }
 
@@ -464,14 +526,16 @@ class Generator {
     bool f32 = t->kind == TypeKind::Scalar && t->scalar == rise::ScalarKind::F32;
     bool flt = t->kind == TypeKind::Scalar && rise::is_float(t->scalar);
     std::string sfx = f32 ? "f" : "";
-    if (op == "rsqrt") return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
+    if (op == "rsqrt")
+      return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
     if (op == "abs") {
       if (flt) return c_call("fabs" + sfx, args);
       if (t->scalar == rise::ScalarKind::I64) return c_call("llabs", args);
       if (rise::is_unsigned_int(t->scalar)) return args[0];
       return c_call("abs", args);
     }
-    if (!flt) user_error("the math function " + op + " needs f32 or f64 arguments in generated code");
+    if (!flt)
+      user_error("the math function " + op + " needs f32 or f64 arguments in generated code");
     return c_call(op + sfx, args);
   }
 
@@ -489,17 +553,20 @@ class Generator {
         call_args += (i ? ", " : "") + std::string("a") + std::to_string(i) + "[l]";
       }
       std::vector<CExpr> lane_args;
-      for (size_t i = 0; i < args.size(); ++i) lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
-      CExpr body = op == "fmod" ? c_call(vt->a->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod", lane_args)
+      for (size_t i = 0; i < args.size(); ++i)
+        lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
+      CExpr body = op == "fmod" ? c_call(vt->a->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod",
+                                         lane_args)
                                 : math_call(op, vt->a, lane_args);
       typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
-                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes + "; ++l) r[l] = " + body.text +
-                       ";\n  return r;\n}\n";
+                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                       "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
       // The scalar function's vector variants (glibc's libmvec) for the lane loop.
       std::string c_fn = body.text.substr(0, body.text.find('('));
       if (!simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
         simd_decls_.insert(c_fn);
-        std::string proto = elem + " " + c_fn + "(" + elem + (args.size() == 2 ? ", " + elem : "") + ")";
+        std::string proto =
+            elem + " " + c_fn + "(" + elem + (args.size() == 2 ? ", " + elem : "") + ")";
         simd_text_ += "#pragma omp declare simd notinbranch\n" + proto + ";\n";
       }
       (void)elem;
@@ -518,21 +585,25 @@ class Generator {
 
   Target write_target(const AcP& a, const Path& p) {
     switch (a->kind) {
-      case Ac::Var: return Target{var_access(a->name, p)};
-      case Ac::Idx: return write_target(a->inner, prepend(at(a->idx), p));
+      case Ac::Var:
+        return Target{var_access(a->name, p)};
+      case Ac::Idx:
+        return write_target(a->inner, prepend(at(a->idx), p));
       case Ac::Split: {
         Nat i = need_index(p, 0, "splitAcc"), j = need_index(p, 1, "splitAcc");
         return write_target(a->inner, prepend(at(i * a->n + j), rest(p, 2)));
       }
       case Ac::Join: {
         Nat k = need_index(p, 0, "joinAcc");
-        return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)), prepend(at(arith::mod(k, a->n)), rest(p, 1))));
+        return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)),
+                                              prepend(at(arith::mod(k, a->n)), rest(p, 1))));
       }
       case Ac::Transpose: {
         Nat i = need_index(p, 0, "transposeAcc"), j = need_index(p, 1, "transposeAcc");
         return write_target(a->inner, prepend(at(j), prepend(at(i), rest(p, 2))));
       }
-      case Ac::Take: return write_target(a->inner, p);
+      case Ac::Take:
+        return write_target(a->inner, p);
       case Ac::Drop: {
         Nat i = need_index(p, 0, "dropAcc");
         return write_target(a->inner, prepend(at(i + a->n), rest(p, 1)));
@@ -545,26 +616,31 @@ class Generator {
       }
       case Ac::Pair1:
       case Ac::Pair2:
-        return write_target(a->inner, prepend(PathElem{a->kind == Ac::Pair1 ? PathElem::Fst : PathElem::Snd, Nat(0)}, p));
+        return write_target(
+            a->inner,
+            prepend(PathElem{a->kind == Ac::Pair1 ? PathElem::Fst : PathElem::Snd, Nat(0)}, p));
       case Ac::AsVector: {
         // A vector element i of an m.vec acceptor over an (m*n).t buffer.
         Nat i = need_index(p, 0, "asVectorAcc");
-        if (p.size() >= 2) return write_target(a->inner, prepend(at(i * a->n + p[1].i), rest(p, 2)));
-        bool contiguous =
-            consecutive([&](const Nat& l) { return write_target(a->inner, {at(i * a->n + l)}).lvalue; }, a->n);
+        if (p.size() >= 2)
+          return write_target(a->inner, prepend(at(i * a->n + p[1].i), rest(p, 2)));
+        bool contiguous = consecutive(
+            [&](const Nat& l) { return write_target(a->inner, {at(i * a->n + l)}).lvalue; }, a->n);
         Target t = write_target(a->inner, {at(i * a->n)});
         t.vstore = true;
         t.vtype = vector_type(a->dt->a);
         if (!contiguous) {
           auto n = a->n.as_const();
           if (!n) internal_error("C backend: symbolic vector width");
-          for (int64_t l = 0; l < *n; ++l) t.lanes.push_back(write_target(a->inner, {at(i * a->n + Nat(l))}).lvalue);
+          for (int64_t l = 0; l < *n; ++l)
+            t.lanes.push_back(write_target(a->inner, {at(i * a->n + Nat(l))}).lvalue);
         }
         return t;
       }
       case Ac::AsScalar: {
         Nat k = need_index(p, 0, "asScalarAcc");
-        return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)), prepend(at(arith::mod(k, a->n)), rest(p, 1))));
+        return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)),
+                                              prepend(at(arith::mod(k, a->n)), rest(p, 1))));
       }
       case Ac::Reorder: {
         Nat j = need_index(p, 0, "reorderAcc");
@@ -621,8 +697,11 @@ class Generator {
   // ------------------------------------------------------------ commands
   void gen(const CmP& c, std::vector<CStmtP>& out) {
     switch (c->kind) {
-      case Cm::Skip: return;
-      case Cm::Comment: out.push_back(c_comment(c->text)); return;
+      case Cm::Skip:
+        return;
+      case Cm::Comment:
+        out.push_back(c_comment(c->text));
+        return;
       case Cm::Seq:
         for (const CmP& x : c->body) gen(x, out);
         return;
@@ -639,7 +718,8 @@ class Generator {
           out.insert(out.end(), block.begin(), block.end());
           out.push_back(c_raw("}"));
         } else if (t.vstore) {
-          out.push_back(c_expr_stmt(t.vtype + "_store(&" + t.lvalue.at(kPrecUnary) + ", " + v.at(kPrecAssign) + ")"));
+          out.push_back(c_expr_stmt(t.vtype + "_store(&" + t.lvalue.at(kPrecUnary) + ", " +
+                                    v.at(kPrecAssign) + ")"));
         } else {
           out.push_back(c_assign(t.lvalue, v));
         }
@@ -667,7 +747,8 @@ class Generator {
         }
         if (parallel) {
           std::string clause;
-          if (!c->reduction_op.empty()) clause = " " + reduction_clause(c->reduction_op, c->reduction_var);
+          if (!c->reduction_op.empty())
+            clause = " " + reduction_clause(c->reduction_op, c->reduction_var);
           // A perfect nest of parallel loops is collapsed.
           const CmP& inner = c->body[0];
           if (clause.empty() && inner->kind == Cm::For && inner->loop == dpia::LoopKind::Par &&
@@ -709,13 +790,14 @@ class Generator {
         Nat total = count(dt);
         auto k = total.as_const();
         if (k && *k * 8 <= 16384) {
-          out.push_back(c_decl(ty + " " + name + "[" + std::to_string(*k) + "] __attribute__((aligned(64)))"));
+          out.push_back(c_decl(ty + " " + name + "[" + std::to_string(*k) +
+                               "] __attribute__((aligned(64)))"));
           gen(c->body[0], out);
           return;
         }
         uses_alloc_ = true;
-        out.push_back(c_decl(ty + "* restrict " + name + " = (" + ty + "*)risec_alloc(sizeof(" + ty + ") * (size_t)(" +
-                             nat_expr(total).text + "))"));
+        out.push_back(c_decl(ty + "* restrict " + name + " = (" + ty + "*)risec_alloc(sizeof(" +
+                             ty + ") * (size_t)(" + nat_expr(total).text + "))"));
         gen(c->body[0], out);
         out.push_back(c_expr_stmt("free(" + name + ")"));
         return;
@@ -744,10 +826,11 @@ class Generator {
         for (const std::string& b : {b1, b2}) {
           if (heap) {
             uses_alloc_ = true;
-            out.push_back(c_decl(ty + "* " + b + " = (" + ty + "*)risec_alloc(sizeof(" + ty + ") * (size_t)(" +
-                                 nat_expr(total).text + "))"));
+            out.push_back(c_decl(ty + "* " + b + " = (" + ty + "*)risec_alloc(sizeof(" + ty +
+                                 ") * (size_t)(" + nat_expr(total).text + "))"));
           } else {
-            out.push_back(c_decl(ty + " " + b + "[" + std::to_string(*k) + "] __attribute__((aligned(64)))"));
+            out.push_back(
+                c_decl(ty + " " + b + "[" + std::to_string(*k) + "] __attribute__((aligned(64)))"));
           }
         }
         if (c->exp->kind != Ex::Var || c->acc->kind != Ac::Var)
@@ -773,17 +856,21 @@ class Generator {
       case Cm::Swap:
       case Cm::Done: {
         std::string db = c_identifier(c->var);
-        std::string in = cname(dpia::double_buffer_in(c->var)), outp = cname(dpia::double_buffer_out(c->var));
-        out.push_back(c_assign(c_atom(in), c_atom(db + "_flag ? " + db + "_buf1 : " + db + "_buf2")));
+        std::string in = cname(dpia::double_buffer_in(c->var)),
+                    outp = cname(dpia::double_buffer_out(c->var));
+        out.push_back(
+            c_assign(c_atom(in), c_atom(db + "_flag ? " + db + "_buf1 : " + db + "_buf2")));
         if (c->kind == Cm::Swap) {
-          out.push_back(c_assign(c_atom(outp), c_atom(db + "_flag ? " + db + "_buf2 : " + db + "_buf1")));
+          out.push_back(
+              c_assign(c_atom(outp), c_atom(db + "_flag ? " + db + "_buf2 : " + db + "_buf1")));
           out.push_back(c_expr_stmt(db + "_flag ^= 1"));
         } else {
           out.push_back(c_assign(c_atom(outp), c_atom(double_buffers_[c->var])));
         }
         return;
       }
-      default: internal_error("C backend: unsupported command");
+      default:
+        internal_error("C backend: unsupported command");
     }
   }
 
@@ -821,7 +908,8 @@ class Generator {
       }
       return "reduction(" + id + ":" + v + ")";
     }
-    user_error("reducePar over " + rise::print(st.dt) + " with " + op + " is not supported by the OpenMP backend");
+    user_error("reducePar over " + rise::print(st.dt) + " with " + op +
+               " is not supported by the OpenMP backend");
   }
   std::string reductions_text_;
   std::string outlined_text_;
@@ -835,7 +923,8 @@ class Generator {
   // for i in [0, n) with min(i + 1, n - 1) becomes [0, n-1) and [n-1, n).
   void collect_breakpoints(const Nat& t, const Nat& var, std::vector<Nat>& out) {
     const arith::Node& n = t.node();
-    if ((n.kind == arith::Kind::Min || n.kind == arith::Kind::Max) && arith::occurs(var.var_name(), t)) {
+    if ((n.kind == arith::Kind::Min || n.kind == arith::Kind::Max) &&
+        arith::occurs(var.var_name(), t)) {
       arith::Solution s = arith::solve(n.args[0], n.args[1], var.var_name());
       if (s.status == arith::Solution::Status::Solved && s.conditions.empty()) {
         // Below the point one side is smaller, from it on the other (or equal).
@@ -1035,9 +1124,53 @@ class Generator {
 const char* kHelpers =
     "static inline int risec_min(int a, int b) { return a < b ? a : b; }\n"
     "static inline int risec_max(int a, int b) { return a > b ? a : b; }\n"
-    "static inline int risec_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-    "static inline int risec_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
+    "static inline int risec_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < "
+    "0) != (b < 0))) ? q - 1 : q; }\n"
+    "static inline int risec_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != "
+    "(b < 0))) ? r + b : r; }\n"
     "static inline int risec_pow(int b, int e) { int r = 1; while (e-- > 0) r *= b; return r; }\n";
+
+// What a violated size precondition does, unless the user defines it (e.g. to log
+// and return an error through their own channel).
+const char* const kPreconditionHelper =
+    "#if !defined(RISEC_NO_CHECKS) && !defined(RISEC_PRECONDITION_FAILED)\n"
+    "#include <stdio.h>\n"
+    "#define RISEC_PRECONDITION_FAILED(fn, what) \\\n"
+    "  (fprintf(stderr, \"%s: size precondition violated: %s\\n\", fn, what), abort())\n"
+    "#endif\n";
+
+// A C string literal for plain text.
+std::string c_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The checks at the entry of a function with symbolic sizes: each size at least 1,
+// then each divisibility the program needs.
+std::string size_checks(const std::string& fn, const std::vector<std::string>& sizes,
+                        const std::vector<SizeCondition>& conditions) {
+  if (sizes.empty()) return "";
+  std::string out = "#ifndef RISEC_NO_CHECKS\n";
+  auto check = [&](const std::string& cond, const std::string& what) {
+    out += "  if (!(" + cond + ")) { RISEC_PRECONDITION_FAILED(" + c_string(fn) + ", " +
+           c_string(what) + "); return; }\n";
+  };
+  for (const std::string& s : sizes) check(s + " >= 1", s + " >= 1 (sizes are positive)");
+  for (const SizeCondition& c : conditions) {
+    check(nat_expr(c.divides.dividend).at(kPrecMul) + " % " +
+              nat_expr(c.divides.divisor).at(kPrecUnary) + " == 0",
+          c.description);
+  }
+  return out + "#endif\n";
+}
 
 }  // namespace
 
@@ -1057,7 +1190,8 @@ CUnit generate_c(const std::string& entry_name, const CmP& program, const std::s
   std::vector<CStmtP> body;
   g.gen(program, body);
 
-  std::string sig = "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + c_identifier(output);
+  std::string sig =
+      "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + c_identifier(output);
   u.params.push_back({output, out_dt, false});
   for (const auto& s : sizes) {
     sig += ", int " + c_identifier(s);
@@ -1072,21 +1206,27 @@ CUnit generate_c(const std::string& entry_name, const CmP& program, const std::s
   std::ostringstream src;
   src << "/* Generated by risec " RISEC_VERSION " from '" << entry_name << "'. Do not edit. */\n";
   src << "#define _POSIX_C_SOURCE 200112L\n";
-  src << "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n";
+  src << "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include "
+         "<stdlib.h>\n#include <string.h>\n";
   // Vectors wider than the hardware's are passed in memory; GCC notes the ABI.
-  src << "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored \"-Wpsabi\"\n#endif\n\n";
+  src << "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored "
+         "\"-Wpsabi\"\n#endif\n\n";
   src << kHelpers;
   // Lane loops of vector math run under `omp simd` when OpenMP (or -fopenmp-simd with
   // -DRISEC_OMP_SIMD, as risec run compiles) is on, calling glibc's vector variants.
-  src << "#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n#define RISEC_SIMD_LOOP _Pragma(\"omp simd\")\n"
+  src << "#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n#define RISEC_SIMD_LOOP _Pragma(\"omp "
+         "simd\")\n"
       << g.simd_text_ << "#else\n#define RISEC_SIMD_LOOP\n#endif\n";
+  if (!sizes.empty()) src << kPreconditionHelper;
   if (g.uses_alloc_)
-    src << "static inline void* risec_alloc(size_t bytes) { void* p = NULL; if (posix_memalign(&p, 64, "
+    src << "static inline void* risec_alloc(size_t bytes) { void* p = NULL; if (posix_memalign(&p, "
+           "64, "
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
   if (!g.reductions_text_.empty()) src << "#ifdef _OPENMP\n" << g.reductions_text_ << "#endif\n\n";
   src << g.outlined_text_;
-  src << sig << " {\n" << print(c_block(body), 1) << "}\n\n";
+  src << sig << " {\n"
+      << size_checks(u.name, sizes, options.size_conditions) << print(c_block(body), 1) << "}\n\n";
   // A uniform entry point for the runtime: buffers[0] is the output, then inputs.
   src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  ";
   if (sizes.empty()) src << "(void)sizes;\n  ";
@@ -1105,7 +1245,20 @@ CUnit generate_c(const std::string& entry_name, const CmP& program, const std::s
   h << "#include <string.h>\n" << g.typedef_text_ << "\n";
   h << "/* Arrays are flat, row-major buffers:\n";
   h << " *   output: " << rise::print(out_dt) << "\n";
-  for (const auto& in : inputs) h << " *   " << g.cname(in.name) << ": " << rise::print(in.dt) << "\n";
+  for (const auto& in : inputs)
+    h << " *   " << g.cname(in.name) << ": " << rise::print(in.dt) << "\n";
+  if (!sizes.empty()) {
+    h << " * Preconditions on the sizes, checked on entry unless compiled with -DRISEC_NO_CHECKS\n"
+         " * (a violation calls RISEC_PRECONDITION_FAILED(function, what): by default a message\n"
+         " * on stderr and abort()):\n";
+    for (const auto& s : sizes) h << " *   " << s << " >= 1\n";
+    for (const SizeCondition& c : options.size_conditions) {
+      std::string d = c.description;
+      for (size_t at = d.find("*/"); at != std::string::npos; at = d.find("*/"))
+        d.replace(at, 2, "* /");
+      h << " *   " << d << "\n";
+    }
+  }
   h << " */\n" << sig << ";\n";
   u.header = h.str();
   return u;

@@ -14,29 +14,39 @@
 namespace risec::codegen {
 
 struct CParam {
-  std::string name;   // C parameter name
-  rise::Type dt;      // the data type (inputs and output) or null for a size
+  std::string name;  // C parameter name
+  rise::Type dt;     // the data type (inputs and output) or null for a size
   bool is_size = false;
 };
 
 struct CUnit {
-  std::string name;     // the C function (the entry's name, sanitised)
-  std::string source;   // the .c translation unit
-  std::string header;   // the .h declaration and layout documentation
+  std::string name;            // the C function (the entry's name, sanitised)
+  std::string source;          // the .c translation unit
+  std::string header;          // the .h declaration and layout documentation
   std::vector<CParam> params;  // in call order: output, sizes, inputs
   bool uses_openmp = false;
 };
 
+// A condition on the symbolic sizes the program needs (4 | n for split(4) on an
+// n-array), checked at the entry of the generated function.
+struct SizeCondition {
+  arith::Divisibility divides;
+  std::string description;  // for the message, e.g. "4 divides n (split at f.rise:3:9)"
+};
+
 struct CGenOptions {
   bool openmp = false;  // emit parallel loops with OpenMP pragmas
+  // Checked, with every symbolic size being at least 1, at the entry of the function
+  // (unless compiled with -DRISEC_NO_CHECKS); a violation calls
+  // RISEC_PRECONDITION_FAILED(function, description), by default a message and abort().
+  std::vector<SizeCondition> size_conditions;
 };
 
 // Generate C for an imperative program writing `output` (data type `out_dt`) from
 // `inputs`, with `sizes` the names of symbolic sizes that become int parameters.
-CUnit generate_c(const std::string& entry_name, const dpia::CmP& program,
-                 const std::string& output, const rise::Type& out_dt,
-                 const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes,
-                 const CGenOptions& options);
+CUnit generate_c(const std::string& entry_name, const dpia::CmP& program, const std::string& output,
+                 const rise::Type& out_dt, const std::vector<dpia::Input>& inputs,
+                 const std::vector<std::string>& sizes, const CGenOptions& options);
 
 // A valid, readable C identifier from a RISE name.
 std::string c_identifier(const std::string& name);
