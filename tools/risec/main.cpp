@@ -51,7 +51,8 @@ const Command kCommands[] = {
                 "[--size n=..] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering (lowerToC)\n"
-     "is applied. Without --size the code is generic in the sizes (int parameters);\n"
+     "is applied. Without --size the code is generic in the sizes (int parameters,\n"
+     "whose preconditions, e.g. 4 divides n, are checked on entry; see docs/codegen.md);\n"
      "with it, sizes are constants. --dump-dpia prints the imperative DPIA on stderr.\n",
      risec::driver::cmd_compile},
     {"run",
