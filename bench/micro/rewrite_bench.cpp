@@ -44,7 +44,8 @@ void BM_RewriteMM(benchmark::State& state, const char* step) {
 BENCHMARK_CAPTURE(BM_RewriteMM, baseline, "baseline")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RewriteMM, blocking, "blocking")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RewriteMM, vectorization, "vectorization")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_RewriteMM, loop_permutation, "loop_permutation")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RewriteMM, loop_permutation, "loop_permutation")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RewriteMM, array_packing, "array_packing")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RewriteMM, cache_blocks, "cache_blocks")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RewriteMM, parallel, "parallel")->Unit(benchmark::kMillisecond);

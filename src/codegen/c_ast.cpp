@@ -3,7 +3,9 @@
 
 namespace risec::codegen {
 
-CExpr c_atom(std::string text) { return CExpr{std::move(text), kPrecAtom}; }
+CExpr c_atom(std::string text) {
+  return CExpr{std::move(text), kPrecAtom};
+}
 
 CExpr c_binary(const CExpr& a, const std::string& op, const CExpr& b, int prec) {
   // Left-associative: the right operand needs strictly tighter binding.
@@ -36,15 +38,21 @@ CExpr c_cast(const std::string& type, const CExpr& a) {
   return CExpr{"(" + type + ")" + a.at(kPrecUnary), kPrecUnary};
 }
 
-static CStmtP make(CStmt s) { return std::make_shared<CStmt>(std::move(s)); }
+static CStmtP make(CStmt s) {
+  return std::make_shared<CStmt>(std::move(s));
+}
 
 CStmtP c_block(std::vector<CStmtP> body) {
   CStmt s{CStmt::Block};
   s.body = std::move(body);
   return make(std::move(s));
 }
-CStmtP c_decl(const std::string& text) { return make(CStmt{CStmt::Decl, text}); }
-CStmtP c_expr_stmt(const std::string& text) { return make(CStmt{CStmt::Expr, text}); }
+CStmtP c_decl(const std::string& text) {
+  return make(CStmt{CStmt::Decl, text});
+}
+CStmtP c_expr_stmt(const std::string& text) {
+  return make(CStmt{CStmt::Expr, text});
+}
 CStmtP c_assign(const CExpr& lhs, const CExpr& rhs) {
   return c_expr_stmt(lhs.text + " = " + rhs.at(kPrecAssign));
 }
@@ -62,9 +70,15 @@ CStmtP c_if(const CExpr& cond, std::vector<CStmtP> then, std::vector<CStmtP> ore
   s.orelse = std::move(orelse);
   return make(std::move(s));
 }
-CStmtP c_pragma(const std::string& text) { return make(CStmt{CStmt::Pragma, text}); }
-CStmtP c_comment(const std::string& text) { return make(CStmt{CStmt::Comment, text}); }
-CStmtP c_raw(const std::string& text) { return make(CStmt{CStmt::Raw, text}); }
+CStmtP c_pragma(const std::string& text) {
+  return make(CStmt{CStmt::Pragma, text});
+}
+CStmtP c_comment(const std::string& text) {
+  return make(CStmt{CStmt::Comment, text});
+}
+CStmtP c_raw(const std::string& text) {
+  return make(CStmt{CStmt::Raw, text});
+}
 
 static void print_into(const CStmtP& s, int indent, std::string& out) {
   std::string pad(static_cast<size_t>(indent) * 2, ' ');
@@ -73,13 +87,21 @@ static void print_into(const CStmtP& s, int indent, std::string& out) {
       for (const CStmtP& x : s->body) print_into(x, indent, out);
       return;
     case CStmt::Decl:
-    case CStmt::Expr: out += pad + s->text + ";\n"; return;
-    case CStmt::Raw: out += pad + s->text + "\n"; return;
-    case CStmt::Pragma: out += pad + "#pragma " + s->text + "\n"; return;
-    case CStmt::Comment: out += pad + "/* " + s->text + " */\n"; return;
+    case CStmt::Expr:
+      out += pad + s->text + ";\n";
+      return;
+    case CStmt::Raw:
+      out += pad + s->text + "\n";
+      return;
+    case CStmt::Pragma:
+      out += pad + "#pragma " + s->text + "\n";
+      return;
+    case CStmt::Comment:
+      out += pad + "/* " + s->text + " */\n";
+      return;
     case CStmt::For:
-      out += pad + "for (int " + s->var + " = 0; " + s->var + " < " + s->cond_bound.at(kPrecRel + 1) +
-             "; " + s->var + " += 1) {\n";
+      out += pad + "for (int " + s->var + " = 0; " + s->var + " < " +
+             s->cond_bound.at(kPrecRel + 1) + "; " + s->var + " += 1) {\n";
       for (const CStmtP& x : s->body) print_into(x, indent + 1, out);
       out += pad + "}\n";
       return;

@@ -52,12 +52,12 @@ using CStmtP = std::shared_ptr<CStmt>;
 
 struct CStmt {
   enum Kind { Block, Decl, Expr, For, If, Pragma, Comment, Raw } kind;
-  std::string text;              // Decl: the whole declaration; Expr; Pragma; Comment; Raw
-  std::string var;               // For: the loop variable
-  CExpr init, cond_bound;        // For: from init to var < bound
-  CExpr cond;                    // If
-  std::vector<CStmtP> body;      // Block, For, If (then)
-  std::vector<CStmtP> orelse;    // If
+  std::string text;            // Decl: the whole declaration; Expr; Pragma; Comment; Raw
+  std::string var;             // For: the loop variable
+  CExpr init, cond_bound;      // For: from init to var < bound
+  CExpr cond;                  // If
+  std::vector<CStmtP> body;    // Block, For, If (then)
+  std::vector<CStmtP> orelse;  // If
 };
 
 CStmtP c_block(std::vector<CStmtP> body);

@@ -12,7 +12,9 @@ using rise::Expr;
 using rise::ExprKind;
 using rise::TypeKind;
 
-const char* access_name(Access a) { return a == Access::Rd ? "rd" : "wr"; }
+const char* access_name(Access a) {
+  return a == Access::Rd ? "rd" : "wr";
+}
 
 PType exp_t(Type dt, Access a) {
   return std::make_shared<const PhraseType>(PhraseType{PhraseType::Exp, std::move(dt), a});
@@ -20,7 +22,9 @@ PType exp_t(Type dt, Access a) {
 PType acc_t(Type dt) {
   return std::make_shared<const PhraseType>(PhraseType{PhraseType::Acc, std::move(dt)});
 }
-PType comm_t() { return std::make_shared<const PhraseType>(PhraseType{PhraseType::Comm}); }
+PType comm_t() {
+  return std::make_shared<const PhraseType>(PhraseType{PhraseType::Comm});
+}
 PType fun_t(PType a, PType b) {
   PhraseType t{PhraseType::Fun};
   t.a = std::move(a);
@@ -30,34 +34,50 @@ PType fun_t(PType a, PType b) {
 
 std::string print(const PType& t) {
   switch (t->kind) {
-    case PhraseType::Exp: return "exp[" + rise::print(t->dt) + ", " + access_name(t->access) + "]";
-    case PhraseType::Acc: return "acc[" + rise::print(t->dt) + "]";
-    case PhraseType::Comm: return "comm";
-    case PhraseType::Fun: return "(" + print(t->a) + " -> " + print(t->b) + ")";
-    case PhraseType::Pair: return "(" + print(t->a) + " x " + print(t->b) + ")";
+    case PhraseType::Exp:
+      return "exp[" + rise::print(t->dt) + ", " + access_name(t->access) + "]";
+    case PhraseType::Acc:
+      return "acc[" + rise::print(t->dt) + "]";
+    case PhraseType::Comm:
+      return "comm";
+    case PhraseType::Fun:
+      return "(" + print(t->a) + " -> " + print(t->b) + ")";
+    case PhraseType::Pair:
+      return "(" + print(t->a) + " x " + print(t->b) + ")";
   }
   return "?";
 }
 
 const char* loop_kind_name(LoopKind k) {
   switch (k) {
-    case LoopKind::Seq: return "for";
-    case LoopKind::SeqUnroll: return "forUnroll";
-    case LoopKind::Par: return "parFor";
-    case LoopKind::Global: return "parForGlobal";
-    case LoopKind::WorkGroup: return "parForWorkGroup";
-    case LoopKind::Local: return "parForLocal";
+    case LoopKind::Seq:
+      return "for";
+    case LoopKind::SeqUnroll:
+      return "forUnroll";
+    case LoopKind::Par:
+      return "parFor";
+    case LoopKind::Global:
+      return "parForGlobal";
+    case LoopKind::WorkGroup:
+      return "parForWorkGroup";
+    case LoopKind::Local:
+      return "parForLocal";
   }
   return "?";
 }
 
 const char* space_name(Space s) {
   switch (s) {
-    case Space::Default: return "default";
-    case Space::Global: return "Global";
-    case Space::Local: return "Local";
-    case Space::Private: return "Private";
-    case Space::Constant: return "Constant";
+    case Space::Default:
+      return "default";
+    case Space::Global:
+      return "Global";
+    case Space::Local:
+      return "Local";
+    case Space::Private:
+      return "Private";
+    case Space::Constant:
+      return "Constant";
   }
   return "?";
 }
@@ -75,9 +95,9 @@ enum class Cat {
 };
 
 Cat category(const std::string& n, rise::PrimClass cls) {
-  static const std::set<std::string> compute = {
-      "mapSeq", "mapSeqUnroll", "mapPar", "mapGlobal", "mapWorkGroup", "mapLocal",
-      "scanSeq", "iterate",     "oclIterate"};
+  static const std::set<std::string> compute = {"mapSeq",    "mapSeqUnroll", "mapPar",
+                                                "mapGlobal", "mapWorkGroup", "mapLocal",
+                                                "scanSeq",   "iterate",      "oclIterate"};
   static const std::set<std::string> reduce = {"reduceSeq", "reduceSeqUnroll", "reducePar",
                                                "oclReduceSeq", "oclReduceSeqUnroll"};
   if (compute.count(n)) return Cat::Compute;
@@ -95,9 +115,9 @@ Cat category(const std::string& n, rise::PrimClass cls) {
 // acceptor (a destination view).
 bool writable_view(const std::string& n) {
   static const std::set<std::string> ok = {
-      "id",       "split",    "join",   "transpose", "zip",      "unzip",     "makePair",
-      "concat",   "padCst",   "asVector", "asVectorAligned", "asScalar", "reorder", "makeArray",
-      "generate", "map",      "circularBuffer", "rotateValues"};
+      "id",       "split",  "join",           "transpose",       "zip",      "unzip",   "makePair",
+      "concat",   "padCst", "asVector",       "asVectorAligned", "asScalar", "reorder", "makeArray",
+      "generate", "map",    "circularBuffer", "rotateValues"};
   return ok.count(n) > 0;
 }
 
@@ -181,7 +201,8 @@ class Converter {
         n.lit = e->lit;
         return make(std::move(n));
       }
-      case ExprKind::Lambda: return lambda(e);
+      case ExprKind::Lambda:
+        return lambda(e);
       case ExprKind::DepLambda: {
         FNode n{FNode::DepLambda, e->span, e->type, nullptr};
         n.name = e->name;
@@ -189,8 +210,10 @@ class Converter {
         n.ptype = n.args[0]->ptype;
         return make(std::move(n));
       }
-      case ExprKind::Annotation: return conv(e->fn);
-      default: return application(e);
+      case ExprKind::Annotation:
+        return conv(e->fn);
+      default:
+        return application(e);
     }
   }
 
@@ -214,11 +237,10 @@ class Converter {
     if (e->kind == ExprKind::DepLambda) return conv(e);
     // Eta-expand: fun(x => e(x)) with as many parameters as e's type has arrows
     // (one is enough: a curried body is expanded recursively).
-    if (!e->type || e->type->kind != TypeKind::Fun)
-      user_error("expected a function here", e->span);
+    if (!e->type || e->type->kind != TypeKind::Fun) user_error("expected a function here", e->span);
     std::string x = rise::fresh_name("eta");
-    Expr body = rise::with_type(rise::app(e, rise::with_type(rise::ident(x, e->span), e->type->a), e->span),
-                                e->type->b);
+    Expr body = rise::with_type(
+        rise::app(e, rise::with_type(rise::ident(x, e->span), e->type->a), e->span), e->type->b);
     Expr lam = rise::with_type(rise::lambda(x, body, nullptr, e->span), e->type);
     return lambda(lam);
   }
@@ -246,7 +268,8 @@ class Converter {
       FNode n{FNode::Foreign, e->span, e->type, exp_t(e->type, Access::Rd)};
       n.name = f.name;
       n.foreign = head->foreign;
-      for (const Expr& a : vargs) n.args.push_back(readable(conv(a), "the foreign function " + f.name));
+      for (const Expr& a : vargs)
+        n.args.push_back(readable(conv(a), "the foreign function " + f.name));
       return make(std::move(n));
     }
     if (head->kind == ExprKind::Lambda) {
@@ -262,7 +285,8 @@ class Converter {
         env_.pop_back();
       } else {
         F lam = lambda(head);
-        FNode n{FNode::Prim, e->span, lam->ptype->b->kind == PhraseType::Exp ? lam->body()->type : head->type->b};
+        FNode n{FNode::Prim, e->span,
+                lam->ptype->b->kind == PhraseType::Exp ? lam->body()->type : head->type->b};
         n.name = "let";
         n.prim = rise::find_primitive("let");
         n.args = {arg, lam};
@@ -271,7 +295,8 @@ class Converter {
       }
       if (vargs.size() == 1) return result;
       if (result->kind != FNode::Lambda)
-        user_error("cannot compile this application: the function is not known statically", e->span);
+        user_error("cannot compile this application: the function is not known statically",
+                   e->span);
       std::vector<F> more;
       for (size_t i = 1; i < vargs.size(); ++i) more.push_back(conv(vargs[i]));
       return apply(result, more, e->span);
@@ -284,9 +309,10 @@ class Converter {
         return apply(b->value, args, e->span);
       }
     }
-    user_error("cannot compile this application: the function is not a primitive or a known "
-               "lambda",
-               e->span);
+    user_error(
+        "cannot compile this application: the function is not a primitive or a known "
+        "lambda",
+        e->span);
   }
 
   F readable(const F& f, const std::string& consumer) {
@@ -309,13 +335,14 @@ class Converter {
                      " target runs sequentially (use mapSeq/reduceSeq)",
                  head->span);
     if (info && info->cls == rise::PrimClass::OpenCL && !caps_.opencl)
-      user_error(name + " needs an OpenCL or CUDA target; the " + caps_.name +
-                     " target cannot run it",
-                 head->span);
+      user_error(
+          name + " needs an OpenCL or CUDA target; the " + caps_.name + " target cannot run it",
+          head->span);
     Cat cat = category(name, info ? info->cls : rise::PrimClass::Array);
     if (cat == Cat::NotLowered)
-      user_error(name + " has no implementation choice yet: lower it (reduceSeq, reducePar, ...), "
-                        "for example with the strategy lowerToC",
+      user_error(name +
+                     " has no implementation choice yet: lower it (reduceSeq, reducePar, ...), "
+                     "for example with the strategy lowerToC",
                  head->span);
     if (static_cast<int>(vargs.size()) < arity) {
       // Eta-expand the missing arguments.
@@ -328,7 +355,8 @@ class Converter {
         std::string x = rise::fresh_name("eta");
         names.push_back(x);
         types.push_back(t->a);
-        full = rise::with_type(rise::app(full, rise::with_type(rise::ident(x), t->a), e->span), t->b);
+        full =
+            rise::with_type(rise::app(full, rise::with_type(rise::ident(x), t->a), e->span), t->b);
         t = t->b;
       }
       for (size_t i = names.size(); i-- > 0;) {
@@ -384,8 +412,10 @@ class Converter {
         if (!d.empty()) readable(d.back(), n.name);
         return Access::Rd;
       }
-      case Cat::Memory: return Access::Rd;
-      case Cat::Let: return n.args.size() > 1 ? n.args[1]->body()->access() : Access::Rd;
+      case Cat::Memory:
+        return Access::Rd;
+      case Cat::Let:
+        return n.args.size() > 1 ? n.args[1]->body()->access() : Access::Rd;
       case Cat::View: {
         Access acc = Access::Rd;
         for (const F& a : n.args) {
@@ -401,7 +431,8 @@ class Converter {
         }
         return acc;
       }
-      case Cat::NotLowered: break;
+      case Cat::NotLowered:
+        break;
     }
     return Access::Rd;
   }
@@ -421,7 +452,9 @@ void check(const F& f) {
       if (!f->ptype || f->ptype->kind != PhraseType::Exp) internal_error("DPIA: untyped leaf");
       return;
     case FNode::Lambda:
-    case FNode::DepLambda: check(f->body()); return;
+    case FNode::DepLambda:
+      check(f->body());
+      return;
     case FNode::Prim:
     case FNode::Foreign:
       if (!f->ptype || f->ptype->kind != PhraseType::Exp)

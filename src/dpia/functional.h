@@ -29,9 +29,9 @@ struct PhraseType;
 using PType = std::shared_ptr<const PhraseType>;
 struct PhraseType {
   enum Kind { Exp, Acc, Comm, Fun, Pair } kind;
-  Type dt;                    // Exp, Acc
+  Type dt;                     // Exp, Acc
   Access access = Access::Rd;  // Exp
-  PType a, b;                 // Fun: a -> b; Pair: (a, b)
+  PType a, b;                  // Fun: a -> b; Pair: (a, b)
 };
 PType exp_t(Type dt, Access a);
 PType acc_t(Type dt);
@@ -60,26 +60,28 @@ using F = std::shared_ptr<const FNode>;
 
 struct FNode {
   enum Kind {
-    Var,      // a lambda-bound variable (or an input)
-    Lambda,   // fun(name => body)
+    Var,        // a lambda-bound variable (or an input)
+    Lambda,     // fun(name => body)
     DepLambda,  // depFun(name => body) (only as iterate's step function)
-    Prim,     // a fully applied primitive
+    Prim,       // a fully applied primitive
     Literal,
     Foreign,  // a fully applied foreign function call
   } kind;
   Span span;
-  Type type;                      // data type (Exp) or function type (Lambda)
-  PType ptype;                    // the phrase type
-  std::string name;               // Var; Lambda/DepLambda binder (unique); Prim name
-  std::string display;            // Lambda: the binder's name in the source
+  Type type;                         // data type (Exp) or function type (Lambda)
+  PType ptype;                       // the phrase type
+  std::string name;                  // Var; Lambda/DepLambda binder (unique); Prim name
+  std::string display;               // Lambda: the binder's name in the source
   std::vector<rise::TypeArg> targs;  // Prim: explicit type-level arguments, in order
-  std::vector<F> args;            // Prim/Foreign: value arguments; Lambda/DepLambda: {body}
+  std::vector<F> args;               // Prim/Foreign: value arguments; Lambda/DepLambda: {body}
   const rise::PrimitiveInfo* prim = nullptr;
-  int count = 0;                  // makeArray
+  int count = 0;  // makeArray
   rise::Literal lit;
   std::shared_ptr<const rise::ForeignFun> foreign;
 
-  Access access() const { return ptype && ptype->kind == PhraseType::Exp ? ptype->access : Access::Rd; }
+  Access access() const {
+    return ptype && ptype->kind == PhraseType::Exp ? ptype->access : Access::Rd;
+  }
   const F& body() const { return args[0]; }
 };
 

@@ -7,8 +7,12 @@ namespace risec::dpia {
 
 using rise::TypeKind;
 
-ExP ex_make(Ex e) { return std::make_shared<const Ex>(std::move(e)); }
-AcP ac_make(Ac a) { return std::make_shared<const Ac>(std::move(a)); }
+ExP ex_make(Ex e) {
+  return std::make_shared<const Ex>(std::move(e));
+}
+AcP ac_make(Ac a) {
+  return std::make_shared<const Ac>(std::move(a));
+}
 
 ExP ex_var(const std::string& name, Type dt) {
   Ex e{Ex::Var, std::move(dt)};
@@ -82,8 +86,12 @@ CmP cm_if(arith::Cond cond, CmP then, CmP orelse) {
   return std::make_shared<const Cm>(std::move(c));
 }
 
-std::string double_buffer_in(const std::string& var) { return var + "_in"; }
-std::string double_buffer_out(const std::string& var) { return var + "_out"; }
+std::string double_buffer_in(const std::string& var) {
+  return var + "_in";
+}
+std::string double_buffer_out(const std::string& var) {
+  return var + "_out";
+}
 
 ExP ex_idx(const ExP& x, arith::Nat i) {
   if (x->dt->kind != TypeKind::Array) internal_error("DPIA: index into a non-array " + print(x));
@@ -121,48 +129,81 @@ AcP ac_idx(const AcP& a, arith::Nat i) {
 
 static const char* ex_kind_name(Ex::Kind k) {
   switch (k) {
-    case Ex::Var: return "var";
-    case Ex::Nat: return "nat";
-    case Ex::Lit: return "lit";
-    case Ex::Unary: return "unary";
-    case Ex::Binary: return "binary";
-    case Ex::Select: return "select";
-    case Ex::Cast: return "cast";
-    case Ex::Call: return "call";
-    case Ex::Idx: return "idx";
-    case Ex::Split: return "split";
-    case Ex::Join: return "join";
-    case Ex::Transpose: return "transpose";
-    case Ex::Slide: return "slide";
-    case Ex::Take: return "take";
-    case Ex::Drop: return "drop";
-    case Ex::PadCst: return "padCst";
-    case Ex::PadClamp: return "padClamp";
-    case Ex::Concat: return "concat";
-    case Ex::Zip: return "zip";
-    case Ex::MkPair: return "pair";
-    case Ex::Fst: return "fst";
-    case Ex::Snd: return "snd";
-    case Ex::Generate: return "generate";
-    case Ex::MapView: return "mapRead";
-    case Ex::AsVector: return "asVector";
-    case Ex::AsScalar: return "asScalar";
-    case Ex::Broadcast: return "broadcast";
-    case Ex::Gather: return "gather";
-    case Ex::Reorder: return "reorder";
-    case Ex::MkArray: return "array";
+    case Ex::Var:
+      return "var";
+    case Ex::Nat:
+      return "nat";
+    case Ex::Lit:
+      return "lit";
+    case Ex::Unary:
+      return "unary";
+    case Ex::Binary:
+      return "binary";
+    case Ex::Select:
+      return "select";
+    case Ex::Cast:
+      return "cast";
+    case Ex::Call:
+      return "call";
+    case Ex::Idx:
+      return "idx";
+    case Ex::Split:
+      return "split";
+    case Ex::Join:
+      return "join";
+    case Ex::Transpose:
+      return "transpose";
+    case Ex::Slide:
+      return "slide";
+    case Ex::Take:
+      return "take";
+    case Ex::Drop:
+      return "drop";
+    case Ex::PadCst:
+      return "padCst";
+    case Ex::PadClamp:
+      return "padClamp";
+    case Ex::Concat:
+      return "concat";
+    case Ex::Zip:
+      return "zip";
+    case Ex::MkPair:
+      return "pair";
+    case Ex::Fst:
+      return "fst";
+    case Ex::Snd:
+      return "snd";
+    case Ex::Generate:
+      return "generate";
+    case Ex::MapView:
+      return "mapRead";
+    case Ex::AsVector:
+      return "asVector";
+    case Ex::AsScalar:
+      return "asScalar";
+    case Ex::Broadcast:
+      return "broadcast";
+    case Ex::Gather:
+      return "gather";
+    case Ex::Reorder:
+      return "reorder";
+    case Ex::MkArray:
+      return "array";
   }
   return "?";
 }
 
 std::string print(const ExP& e) {
   switch (e->kind) {
-    case Ex::Var: return e->name;
-    case Ex::Nat: return arith::print(e->idx);
+    case Ex::Var:
+      return e->name;
+    case Ex::Nat:
+      return arith::print(e->idx);
     case Ex::Lit:
       if (rise::is_float(e->lit.scalar)) return std::to_string(e->lit.f);
       return std::to_string(e->lit.i);
-    case Ex::Idx: return print(e->args[0]) + "[" + arith::print(e->idx) + "]";
+    case Ex::Idx:
+      return print(e->args[0]) + "[" + arith::print(e->idx) + "]";
     case Ex::Unary:
     case Ex::Binary:
     case Ex::Call: {
@@ -172,8 +213,10 @@ std::string print(const ExP& e) {
     }
     default: {
       std::string s = ex_kind_name(e->kind);
-      if (e->kind == Ex::Generate || e->kind == Ex::MapView) s += "(" + e->name + " =>";
-      else s += "(";
+      if (e->kind == Ex::Generate || e->kind == Ex::MapView)
+        s += "(" + e->name + " =>";
+      else
+        s += "(";
       for (size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : " ") + print(e->args[i]);
       return s + ")";
     }
@@ -182,20 +225,34 @@ std::string print(const ExP& e) {
 
 std::string print(const AcP& a) {
   switch (a->kind) {
-    case Ac::Var: return a->name;
-    case Ac::Idx: return print(a->inner) + "[" + arith::print(a->idx) + "]";
-    case Ac::Split: return "splitAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Ac::Join: return "joinAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Ac::Transpose: return "transposeAcc(" + print(a->inner) + ")";
-    case Ac::Drop: return "dropAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Ac::Take: return "takeAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Ac::Zip1: return "zipAcc1(" + print(a->inner) + ")";
-    case Ac::Zip2: return "zipAcc2(" + print(a->inner) + ")";
-    case Ac::Pair1: return "pairAcc1(" + print(a->inner) + ")";
-    case Ac::Pair2: return "pairAcc2(" + print(a->inner) + ")";
-    case Ac::AsScalar: return "asScalarAcc(" + print(a->inner) + ")";
-    case Ac::AsVector: return "asVectorAcc(" + print(a->inner) + ")";
-    case Ac::Reorder: return "reorderAcc(" + print(a->inner) + ")";
+    case Ac::Var:
+      return a->name;
+    case Ac::Idx:
+      return print(a->inner) + "[" + arith::print(a->idx) + "]";
+    case Ac::Split:
+      return "splitAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
+    case Ac::Join:
+      return "joinAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
+    case Ac::Transpose:
+      return "transposeAcc(" + print(a->inner) + ")";
+    case Ac::Drop:
+      return "dropAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
+    case Ac::Take:
+      return "takeAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
+    case Ac::Zip1:
+      return "zipAcc1(" + print(a->inner) + ")";
+    case Ac::Zip2:
+      return "zipAcc2(" + print(a->inner) + ")";
+    case Ac::Pair1:
+      return "pairAcc1(" + print(a->inner) + ")";
+    case Ac::Pair2:
+      return "pairAcc2(" + print(a->inner) + ")";
+    case Ac::AsScalar:
+      return "asScalarAcc(" + print(a->inner) + ")";
+    case Ac::AsVector:
+      return "asVectorAcc(" + print(a->inner) + ")";
+    case Ac::Reorder:
+      return "reorderAcc(" + print(a->inner) + ")";
   }
   return "?";
 }
@@ -203,13 +260,15 @@ std::string print(const AcP& a) {
 std::string print(const CmP& c, int indent) {
   std::string pad(static_cast<size_t>(indent), ' ');
   switch (c->kind) {
-    case Cm::Skip: return pad + "skip\n";
+    case Cm::Skip:
+      return pad + "skip\n";
     case Cm::Seq: {
       std::string s;
       for (const CmP& x : c->body) s += print(x, indent);
       return s;
     }
-    case Cm::Assign: return pad + print(c->acc) + " := " + print(c->exp) + "\n";
+    case Cm::Assign:
+      return pad + print(c->acc) + " := " + print(c->exp) + "\n";
     case Cm::For:
       return pad + loop_kind_name(c->loop) + " " + c->var + " < " + arith::print(c->n) + " {\n" +
              print(c->body[0], indent + 2) + pad + "}\n";
@@ -217,16 +276,20 @@ std::string print(const CmP& c, int indent) {
       return pad + "new " + c->var + ": " + rise::print(c->dt) + " (" + space_name(c->space) +
              ") {\n" + print(c->body[0], indent + 2) + pad + "}\n";
     case Cm::NewDoubleBuffer:
-      return pad + "newDoubleBuffer " + c->var + ": " + arith::print(c->n) + "." + rise::print(c->dt) +
-             " (in " + print(c->exp) + ", out " + print(c->acc) + ") {\n" + print(c->body[0], indent + 2) +
-             pad + "}\n";
-    case Cm::Swap: return pad + "swap(" + c->var + ")\n";
-    case Cm::Done: return pad + "done(" + c->var + ")\n";
+      return pad + "newDoubleBuffer " + c->var + ": " + arith::print(c->n) + "." +
+             rise::print(c->dt) + " (in " + print(c->exp) + ", out " + print(c->acc) + ") {\n" +
+             print(c->body[0], indent + 2) + pad + "}\n";
+    case Cm::Swap:
+      return pad + "swap(" + c->var + ")\n";
+    case Cm::Done:
+      return pad + "done(" + c->var + ")\n";
     case Cm::If:
       return pad + "if " + arith::print(c->cond) + " {\n" + print(c->body[0], indent + 2) + pad +
              "} else {\n" + print(c->body[1], indent + 2) + pad + "}\n";
-    case Cm::Comment: return pad + "// " + c->text + "\n";
-    case Cm::Call: return pad + print(c->exp) + "\n";
+    case Cm::Comment:
+      return pad + "// " + c->text + "\n";
+    case Cm::Call:
+      return pad + print(c->exp) + "\n";
   }
   return pad + "?\n";
 }
@@ -234,8 +297,8 @@ std::string print(const CmP& c, int indent) {
 // ---------------------------------------------------------------- checking
 
 static bool is_storable_leaf(const Type& t) {
-  return t->kind == TypeKind::Scalar || t->kind == TypeKind::Vector ||
-         t->kind == TypeKind::Index || t->kind == TypeKind::NatData;
+  return t->kind == TypeKind::Scalar || t->kind == TypeKind::Vector || t->kind == TypeKind::Index ||
+         t->kind == TypeKind::NatData;
 }
 
 void check(const CmP& c) {

@@ -20,14 +20,14 @@ using ExP = std::shared_ptr<const Ex>;
 
 struct Ex {
   enum Kind {
-    Var,        // a memory variable (input, output, temporary) or a scalar local
-    Nat,        // a Nat as a value (a loop index, an index literal)
-    Lit,        // a scalar literal
-    Unary,      // op: neg, not
-    Binary,     // op: add sub mul div mod lt gt equal
-    Select,     // args: cond, a, b
-    Cast,       // args: x; dt the target
-    Call,       // a math builtin or foreign function; name; args
+    Var,     // a memory variable (input, output, temporary) or a scalar local
+    Nat,     // a Nat as a value (a loop index, an index literal)
+    Lit,     // a scalar literal
+    Unary,   // op: neg, not
+    Binary,  // op: add sub mul div mod lt gt equal
+    Select,  // args: cond, a, b
+    Cast,    // args: x; dt the target
+    Call,    // a math builtin or foreign function; name; args
     // views
     Idx,        // args: x; idx
     Split,      // args: x; n (inner size)
@@ -52,13 +52,13 @@ struct Ex {
     Reorder,    // args: x; fn
     MkArray,    // args: elements
   } kind;
-  Type dt;                 // the data type of the expression
-  std::string name;        // Var, Call, Unary/Binary op, Generate/MapView variable
-  arith::Nat idx;          // Idx index, Nat value
-  arith::Nat n, m;         // sizes of views
-  rise::NatFun fn;         // Reorder
-  bool aligned = false;    // AsVector
-  rise::Literal lit;       // Lit
+  Type dt;               // the data type of the expression
+  std::string name;      // Var, Call, Unary/Binary op, Generate/MapView variable
+  arith::Nat idx;        // Idx index, Nat value
+  arith::Nat n, m;       // sizes of views
+  rise::NatFun fn;       // Reorder
+  bool aligned = false;  // AsVector
+  rise::Literal lit;     // Lit
   std::shared_ptr<const rise::ForeignFun> foreign;  // Call of a foreign function
   std::vector<ExP> args;
 };
@@ -78,11 +78,11 @@ struct Ac {
     Take,       // the first n elements of an array acceptor
     Zip1,       // the first components of an array-of-pairs acceptor
     Zip2,
-    Pair1,      // the first component of a pair acceptor
+    Pair1,  // the first component of a pair acceptor
     Pair2,
-    AsScalar,   // write m.vec[t,n] into an (m*n).t acceptor (n = lanes)
-    AsVector,   // write (m*n).t into an m.vec[t,n] acceptor (n = lanes)
-    Reorder,    // write through the inverse permutation fn
+    AsScalar,  // write m.vec[t,n] into an (m*n).t acceptor (n = lanes)
+    AsVector,  // write (m*n).t into an m.vec[t,n] acceptor (n = lanes)
+    Reorder,   // write through the inverse permutation fn
   } kind;
   Type dt;  // the data type written through this acceptor
   std::string name;
@@ -98,10 +98,10 @@ using CmP = std::shared_ptr<const Cm>;
 struct Cm {
   enum Kind {
     Skip,
-    Seq,     // body: a list
-    Assign,  // acc := exp (scalar or vector data)
-    For,     // for var in [0, n): body (loop kind)
-    New,     // new var: dt in space; body
+    Seq,              // body: a list
+    Assign,           // acc := exp (scalar or vector data)
+    For,              // for var in [0, n): body (loop kind)
+    New,              // new var: dt in space; body
     NewDoubleBuffer,  // two buffers of `n` elements of dt; var names the pair;
                       // exp: the input (memory), acc: the output (memory);
                       // body: reads var_in, writes var_out, and uses Swap/Done
@@ -109,7 +109,7 @@ struct Cm {
     Done,             // var: the double buffer: the next iteration writes the output
     If,               // cond ? body[0] : body[1]
     Comment,
-    Call,    // an expression statement (unused so far)
+    Call,  // an expression statement (unused so far)
   } kind;
   std::vector<CmP> body;  // Seq: items; For/New: {body}
   AcP acc;                // Assign
@@ -117,10 +117,10 @@ struct Cm {
   std::string var;        // For/New variable
   arith::Nat n;           // For: trip count
   LoopKind loop = LoopKind::Seq;
-  Type dt;                // New
+  Type dt;  // New
   Space space = Space::Default;
-  std::string text;       // Comment
-  arith::Cond cond;       // If
+  std::string text;  // Comment
+  arith::Cond cond;  // If
   // For (parallel reductions): the loop accumulates into `reduction_var` with the
   // associative operator `reduction_op` (add, mul, fmin, fmax).
   std::string reduction_op, reduction_var;

@@ -9,7 +9,9 @@ namespace {
 
 // A variable is also read when it appears in an index (a data-dependent index is
 // held in a variable named in Nat terms).
-bool nat_mentions(const arith::Nat& n, const std::string& var) { return arith::occurs(var, n); }
+bool nat_mentions(const arith::Nat& n, const std::string& var) {
+  return arith::occurs(var, n);
+}
 
 bool ex_reads(const ExP& e, const std::string& var) {
   if (e->kind == Ex::Var && e->name == var) return true;
@@ -19,7 +21,9 @@ bool ex_reads(const ExP& e, const std::string& var) {
   return false;
 }
 
-std::string acc_root(const AcP& a) { return a->kind == Ac::Var ? a->name : acc_root(a->inner); }
+std::string acc_root(const AcP& a) {
+  return a->kind == Ac::Var ? a->name : acc_root(a->inner);
+}
 
 bool ac_reads(const AcP& a, const std::string& var) {
   if (nat_mentions(a->idx, var) || nat_mentions(a->n, var)) return true;
@@ -41,7 +45,8 @@ bool cm_reads(const CmP& c, const std::string& var) {
 // Drop assignments into `var`; empty loops and sequences disappear.
 CmP drop_writes(const CmP& c, const std::string& var) {
   switch (c->kind) {
-    case Cm::Assign: return acc_root(c->acc) == var ? nullptr : c;
+    case Cm::Assign:
+      return acc_root(c->acc) == var ? nullptr : c;
     case Cm::Seq: {
       std::vector<CmP> items;
       for (const CmP& b : c->body)
@@ -57,7 +62,8 @@ CmP drop_writes(const CmP& c, const std::string& var) {
       n.body = {b};
       return std::make_shared<const Cm>(std::move(n));
     }
-    default: return c;
+    default:
+      return c;
   }
 }
 

@@ -72,7 +72,8 @@ class Translator {
         a2.inner = a;
         return cm_seq({copy(ac_make(a1), ex_fst(v)), copy(ac_make(a2), ex_snd(v))});
       }
-      default: return cm_assign(a, v);
+      default:
+        return cm_assign(a, v);
     }
   }
 
@@ -125,25 +126,26 @@ class Translator {
     const auto& a = e->args;
     if (p == "mapSeq" || p == "mapSeqUnroll" || p == "mapPar" || p == "mapGlobal" ||
         p == "mapWorkGroup" || p == "mapLocal" || p == "map") {
-      LoopKind kind = p == "mapSeqUnroll" ? LoopKind::SeqUnroll
-                      : p == "mapPar"     ? LoopKind::Par
-                      : p == "mapGlobal"  ? LoopKind::Global
+      LoopKind kind = p == "mapSeqUnroll"   ? LoopKind::SeqUnroll
+                      : p == "mapPar"       ? LoopKind::Par
+                      : p == "mapGlobal"    ? LoopKind::Global
                       : p == "mapWorkGroup" ? LoopKind::WorkGroup
-                      : p == "mapLocal"   ? LoopKind::Local
-                                          : LoopKind::Seq;
-      if (a[1]->kind == FNode::Prim && (a[1]->name == "circularBuffer" || a[1]->name == "rotateValues"))
+                      : p == "mapLocal"     ? LoopKind::Local
+                                            : LoopKind::Seq;
+      if (a[1]->kind == FNode::Prim &&
+          (a[1]->name == "circularBuffer" || a[1]->name == "rotateValues"))
         return sliding(e, kind, A);
       return con(a[1], [&, kind](const ExP& x) {
         Nat n = size_of(x->dt);
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
-        return cm_for(i, n, kind,
-                      with_param(a[0], ex_idx(x, iv), [&](const F& b) { return acc(b, ac_idx(A, iv)); }));
+        return cm_for(i, n, kind, with_param(a[0], ex_idx(x, iv), [&](const F& b) {
+                        return acc(b, ac_idx(A, iv));
+                      }));
       });
     }
     if (p == "reduceSeq" || p == "reduceSeqUnroll" || p == "reducePar" || p == "oclReduceSeq" ||
-        p == "oclReduceSeqUnroll")
-    {
+        p == "oclReduceSeqUnroll") {
       // An array accumulator is kept in the destination itself when the destination
       // is plain memory: no temporary, no copies per step.
       if (e->type->kind == TypeKind::Array)
@@ -192,10 +194,13 @@ class Translator {
       return con(a[0], [&, l, r, n](const ExP& c) {
         std::string i = fresh("i"), j = fresh("i");
         Nat iv = loop_var(i, l), jv = loop_var(j, r);
-        AcP interior = ac_view(Ac::Drop, a[1]->type, ac_view(Ac::Take, rise::array(l + n, a[1]->type->a), A, l + n), l);
-        return cm_seq({l.is_const(0) ? nullptr : cm_for(i, l, LoopKind::Seq, copy(ac_idx(A, iv), c)),
-                       acc(a[1], interior),
-                       r.is_const(0) ? nullptr : cm_for(j, r, LoopKind::Seq, copy(ac_idx(A, l + n + jv), c))});
+        AcP interior = ac_view(Ac::Drop, a[1]->type,
+                               ac_view(Ac::Take, rise::array(l + n, a[1]->type->a), A, l + n), l);
+        return cm_seq(
+            {l.is_const(0) ? nullptr : cm_for(i, l, LoopKind::Seq, copy(ac_idx(A, iv), c)),
+             acc(a[1], interior),
+             r.is_const(0) ? nullptr
+                           : cm_for(j, r, LoopKind::Seq, copy(ac_idx(A, l + n + jv), c))});
       });
     }
     if (p == "padClamp") {
@@ -204,9 +209,13 @@ class Translator {
         Nat n = size_of(x->dt);
         std::string i = fresh("i"), j = fresh("i"), k = fresh("i");
         Nat iv = loop_var(i, l), jv = loop_var(j, r), kv = loop_var(k, n);
-        return cm_seq({l.is_const(0) ? nullptr : cm_for(i, l, LoopKind::Seq, copy(ac_idx(A, iv), ex_idx(x, Nat(0)))),
+        return cm_seq({l.is_const(0)
+                           ? nullptr
+                           : cm_for(i, l, LoopKind::Seq, copy(ac_idx(A, iv), ex_idx(x, Nat(0)))),
                        cm_for(k, n, LoopKind::Seq, copy(ac_idx(A, l + kv), ex_idx(x, kv))),
-                       r.is_const(0) ? nullptr : cm_for(j, r, LoopKind::Seq, copy(ac_idx(A, l + n + jv), ex_idx(x, n - Nat(1))))});
+                       r.is_const(0) ? nullptr
+                                     : cm_for(j, r, LoopKind::Seq,
+                                              copy(ac_idx(A, l + n + jv), ex_idx(x, n - Nat(1))))});
       });
     }
     if (p == "asScalar") {
@@ -226,7 +235,8 @@ class Translator {
     }
     if (p == "makeArray") {
       std::vector<CmP> items;
-      for (size_t i = 0; i < a.size(); ++i) items.push_back(acc(a[i], ac_idx(A, Nat(static_cast<int64_t>(i)))));
+      for (size_t i = 0; i < a.size(); ++i)
+        items.push_back(acc(a[i], ac_idx(A, Nat(static_cast<int64_t>(i)))));
       return cm_seq(std::move(items));
     }
     if (p == "generate") {
@@ -256,8 +266,8 @@ class Translator {
     Nat alloc = targ_nat(cb, 0);
     Nat sz = circular ? targ_nat(cb, 1) : alloc;
     if (circular && !arith::provably_le(sz, alloc))
-      user_error("circularBuffer needs a buffer (" + alloc.to_string() + ") at least as large as the window (" +
-                     sz.to_string() + ")",
+      user_error("circularBuffer needs a buffer (" + alloc.to_string() +
+                     ") at least as large as the window (" + sz.to_string() + ")",
                  cb->span);
     const F& load = cb->args[0];
     Type t = cb->type->a->a;  // n.sz.t
@@ -288,7 +298,8 @@ class Translator {
       } else {
         std::string r = fresh("j");
         Nat rv = loop_var(r, sz - Nat(1));
-        CmP shift = cm_for(r, sz - Nat(1), LoopKind::SeqUnroll, copy(ac_idx(bufA, rv), ex_idx(bufE, rv + Nat(1))));
+        CmP shift = cm_for(r, sz - Nat(1), LoopKind::SeqUnroll,
+                           copy(ac_idx(bufA, rv), ex_idx(bufE, rv + Nat(1))));
         step = cm_seq({shift, load_into(iv + sz - Nat(1), ac_idx(bufA, sz - Nat(1)))});
         window = bufE;
       }
@@ -317,8 +328,8 @@ class Translator {
     const auto& a = e->args;
     const std::string& p = e->name;
     LoopKind kind = (p == "reduceSeqUnroll" || p == "oclReduceSeqUnroll") ? LoopKind::SeqUnroll
-                    : p == "reducePar"                                   ? LoopKind::Par
-                                                                         : LoopKind::Seq;
+                    : p == "reducePar"                                    ? LoopKind::Par
+                                                                          : LoopKind::Seq;
     return con(a[2], [&, kind](const ExP& x) {
       Nat n = size_of(x->dt);
       Type t = e->type;
@@ -342,23 +353,31 @@ class Translator {
     if (b->kind != FNode::Prim || b->args.size() != 2) return "";
     static const std::set<std::string> ops = {"add", "mul", "fmin", "fmax"};
     if (!ops.count(b->name)) return "";
-    auto is_var = [](const F& x, const std::string& n) { return x->kind == FNode::Var && x->name == n; };
+    auto is_var = [](const F& x, const std::string& n) {
+      return x->kind == FNode::Var && x->name == n;
+    };
     const std::string& p = f->name;
     const std::string& q = f->body()->name;
-    if ((is_var(b->args[0], p) && is_var(b->args[1], q)) || (is_var(b->args[0], q) && is_var(b->args[1], p)))
+    if ((is_var(b->args[0], p) && is_var(b->args[1], q)) ||
+        (is_var(b->args[0], q) && is_var(b->args[1], p)))
       return b->name;
     return "";
   }
 
-  static CmP with_reduction(const CmP& loop, const std::string& op, const std::string& var, const F& e) {
+  static CmP with_reduction(const CmP& loop, const std::string& op, const std::string& var,
+                            const F& e) {
     if (op.empty())
-      user_error("reducePar needs its operator to be add, mul, fmin or fmax applied to the accumulator and "
-                 "the element",
-                 e->span);
+      user_error(
+          "reducePar needs its operator to be add, mul, fmin or fmax applied to the accumulator "
+          "and "
+          "the element",
+          e->span);
     if (e->type->kind == TypeKind::Array)
-      user_error("reducePar with an array accumulator is not supported by the OpenMP backend yet; use reduceSeq "
-                 "inside mapPar instead",
-                 e->span);
+      user_error(
+          "reducePar with an array accumulator is not supported by the OpenMP backend yet; use "
+          "reduceSeq "
+          "inside mapPar instead",
+          e->span);
     Cm c = *loop;
     c.reduction_op = op;
     c.reduction_var = var;
@@ -406,8 +425,8 @@ class Translator {
     const auto& a = e->args;
     const std::string& p = e->name;
     LoopKind kind = (p == "reduceSeqUnroll" || p == "oclReduceSeqUnroll") ? LoopKind::SeqUnroll
-                    : p == "reducePar"                                   ? LoopKind::Par
-                                                                         : LoopKind::Seq;
+                    : p == "reducePar"                                    ? LoopKind::Par
+                                                                          : LoopKind::Seq;
     return con(a[2], [&, kind](const ExP& x) {
       Nat n = size_of(x->dt);
       std::string i = fresh("i");
@@ -501,7 +520,8 @@ class Translator {
         if (it == env_.end()) internal_error("DPIA: unbound variable " + e->name, e->span);
         return k(it->second);
       }
-      case FNode::Literal: return k(literal(e));
+      case FNode::Literal:
+        return k(literal(e));
       case FNode::Foreign: {
         std::vector<ExP> vals;
         return con_list(e->args, 0, vals, [&](std::vector<ExP>& xs) {
@@ -515,7 +535,8 @@ class Translator {
       case FNode::Lambda:
       case FNode::DepLambda:
         internal_error("DPIA: a function where a value is expected", e->span);
-      case FNode::Prim: return con_prim(e, k);
+      case FNode::Prim:
+        return con_prim(e, k);
     }
     return nullptr;
   }
@@ -553,7 +574,8 @@ class Translator {
     const std::string& p = e->name;
     const auto& a = e->args;
     auto view1 = [&](Ex::Kind kind, Nat n = Nat(0), Nat m = Nat(0)) {
-      return con(a.back(), [&, kind, n, m](const ExP& x) { return k(ex_view(kind, e->type, {x}, n, m)); });
+      return con(a.back(),
+                 [&, kind, n, m](const ExP& x) { return k(ex_view(kind, e->type, {x}, n, m)); });
     };
     if (p == "toMem" || p == "oclToMem") return materialize(a.back(), k);
     if (p == "id") return con(a[0], k);
@@ -584,7 +606,8 @@ class Translator {
         return k(v);
       });
     }
-    if (p == "vectorFromScalar") return con(a[0], [&](const ExP& x) { return k(ex_view(Ex::Broadcast, e->type, {x})); });
+    if (p == "vectorFromScalar")
+      return con(a[0], [&](const ExP& x) { return k(ex_view(Ex::Broadcast, e->type, {x})); });
     if (p == "fst") return con(a[0], [&](const ExP& x) { return k(ex_fst(x)); });
     if (p == "snd") return con(a[0], [&](const ExP& x) { return k(ex_snd(x)); });
     if (p == "padCst")
@@ -594,7 +617,10 @@ class Translator {
         });
       });
     if (p == "zip" || p == "concat" || p == "makePair" || p == "gather") {
-      Ex::Kind kind = p == "zip" ? Ex::Zip : p == "concat" ? Ex::Concat : p == "makePair" ? Ex::MkPair : Ex::Gather;
+      Ex::Kind kind = p == "zip"        ? Ex::Zip
+                      : p == "concat"   ? Ex::Concat
+                      : p == "makePair" ? Ex::MkPair
+                                        : Ex::Gather;
       return con(a[0], [&, kind](const ExP& x) {
         return con(a[1], [&, kind](const ExP& y) { return k(ex_view(kind, e->type, {x, y})); });
       });
@@ -665,7 +691,9 @@ class Translator {
         ExP part = first ? ex_fst(x) : ex_snd(x);
         return with_param(a[0], part, [&](const F& b) {
           return con(b, [&](const ExP& y) {
-            return k(ex_view(Ex::MkPair, e->type, first ? std::vector<ExP>{y, ex_snd(x)} : std::vector<ExP>{ex_fst(x), y}));
+            return k(
+                ex_view(Ex::MkPair, e->type,
+                        first ? std::vector<ExP>{y, ex_snd(x)} : std::vector<ExP>{ex_fst(x), y}));
           });
         });
       });
@@ -687,9 +715,8 @@ class Translator {
     }
     if (p == "select") {
       std::vector<ExP> vals;
-      return con_list(a, 0, vals, [&](std::vector<ExP>& xs) {
-        return k(ex_view(Ex::Select, e->type, xs));
-      });
+      return con_list(a, 0, vals,
+                      [&](std::vector<ExP>& xs) { return k(ex_view(Ex::Select, e->type, xs)); });
     }
     if (e->prim && e->prim->cls == rise::PrimClass::Scalar) {
       std::vector<ExP> vals;
@@ -697,7 +724,9 @@ class Translator {
         // Index arithmetic stays symbolic.
         if (xs.size() == 2 && xs[0]->kind == Ex::Nat && xs[1]->kind == Ex::Nat &&
             (p == "add" || p == "sub" || p == "mul")) {
-          Nat r = p == "add" ? xs[0]->idx + xs[1]->idx : p == "sub" ? xs[0]->idx - xs[1]->idx : xs[0]->idx * xs[1]->idx;
+          Nat r = p == "add"   ? xs[0]->idx + xs[1]->idx
+                  : p == "sub" ? xs[0]->idx - xs[1]->idx
+                               : xs[0]->idx * xs[1]->idx;
           return k(ex_nat(r, e->type));
         }
         bool unary = xs.size() == 1 && (p == "neg" || p == "not");

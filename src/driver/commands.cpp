@@ -20,7 +20,9 @@ namespace risec::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& msg) { throw Error(ErrorKind::Usage, msg); }
+[[noreturn]] void usage(const std::string& msg) {
+  throw Error(ErrorKind::Usage, msg);
+}
 
 int64_t parse_int(const std::string& s, const std::string& what) {
   int64_t v = 0;
@@ -45,17 +47,39 @@ std::string format_ndarray(const runtime::NdArray& a) {
   auto elem = [&](int64_t i) {
     std::ostringstream e;
     switch (a.dtype) {
-      case runtime::DType::F32: e << a.as<float>()[i]; break;
-      case runtime::DType::F64: e << a.as<double>()[i]; break;
-      case runtime::DType::Bool: e << (a.as<uint8_t>()[i] ? "true" : "false"); break;
-      case runtime::DType::I8: e << int(a.as<int8_t>()[i]); break;
-      case runtime::DType::I16: e << a.as<int16_t>()[i]; break;
-      case runtime::DType::I32: e << a.as<int32_t>()[i]; break;
-      case runtime::DType::I64: e << a.as<int64_t>()[i]; break;
-      case runtime::DType::U8: e << unsigned(a.as<uint8_t>()[i]); break;
-      case runtime::DType::U16: e << a.as<uint16_t>()[i]; break;
-      case runtime::DType::U32: e << a.as<uint32_t>()[i]; break;
-      case runtime::DType::U64: e << a.as<uint64_t>()[i]; break;
+      case runtime::DType::F32:
+        e << a.as<float>()[i];
+        break;
+      case runtime::DType::F64:
+        e << a.as<double>()[i];
+        break;
+      case runtime::DType::Bool:
+        e << (a.as<uint8_t>()[i] ? "true" : "false");
+        break;
+      case runtime::DType::I8:
+        e << int(a.as<int8_t>()[i]);
+        break;
+      case runtime::DType::I16:
+        e << a.as<int16_t>()[i];
+        break;
+      case runtime::DType::I32:
+        e << a.as<int32_t>()[i];
+        break;
+      case runtime::DType::I64:
+        e << a.as<int64_t>()[i];
+        break;
+      case runtime::DType::U8:
+        e << unsigned(a.as<uint8_t>()[i]);
+        break;
+      case runtime::DType::U16:
+        e << a.as<uint16_t>()[i];
+        break;
+      case runtime::DType::U32:
+        e << a.as<uint32_t>()[i];
+        break;
+      case runtime::DType::U64:
+        e << a.as<uint64_t>()[i];
+        break;
     }
     return e.str();
   };
@@ -144,7 +168,8 @@ int cmd_eval(const Options& o) {
   std::map<std::string, std::string> given;
   for (const std::string& in : o.inputs) {
     size_t eq = in.find('=');
-    if (eq == std::string::npos || eq == 0) usage("--input expects NAME=FILE.npy, got '" + in + "'");
+    if (eq == std::string::npos || eq == 0)
+      usage("--input expects NAME=FILE.npy, got '" + in + "'");
     given[in.substr(0, eq)] = in.substr(eq + 1);
   }
   for (const auto& [name, file] : given) {
@@ -199,11 +224,21 @@ int cmd_rules(const Options&) {
   for (const auto& e : elevate::library()) {
     std::string g;
     switch (e.cls) {
-      case EntryClass::Combinator: g = "combinators"; break;
-      case EntryClass::Traversal: g = "traversals"; break;
-      case EntryClass::Predicate: g = "predicates"; break;
-      case EntryClass::NormalForm: g = "normal forms"; break;
-      case EntryClass::Rule: g = "rules: " + (e.family.empty() ? std::string("other") : e.family); break;
+      case EntryClass::Combinator:
+        g = "combinators";
+        break;
+      case EntryClass::Traversal:
+        g = "traversals";
+        break;
+      case EntryClass::Predicate:
+        g = "predicates";
+        break;
+      case EntryClass::NormalForm:
+        g = "normal forms";
+        break;
+      case EntryClass::Rule:
+        g = "rules: " + (e.family.empty() ? std::string("other") : e.family);
+        break;
     }
     groups[g].push_back(&e);
   }
@@ -216,19 +251,31 @@ int cmd_rules(const Options&) {
         for (size_t i = 0; i < e->params.size(); ++i) {
           if (i) sig += ", ";
           switch (e->params[i]) {
-            case elevate::ParamKind::Strategy: sig += "s"; break;
-            case elevate::ParamKind::Nat: sig += "n"; break;
-            case elevate::ParamKind::IntList: sig += "[..]"; break;
-            case elevate::ParamKind::Addr: sig += "addr"; break;
-            case elevate::ParamKind::Name: sig += "name"; break;
+            case elevate::ParamKind::Strategy:
+              sig += "s";
+              break;
+            case elevate::ParamKind::Nat:
+              sig += "n";
+              break;
+            case elevate::ParamKind::IntList:
+              sig += "[..]";
+              break;
+            case elevate::ParamKind::Addr:
+              sig += "addr";
+              break;
+            case elevate::ParamKind::Name:
+              sig += "name";
+              break;
           }
         }
         sig += ")";
       }
       for (const auto& a : e->aliases) sig += " (alias " + a + ")";
       std::cout << "  " << sig;
-      if (sig.size() < 34) std::cout << std::string(34 - sig.size(), ' ');
-      else std::cout << "\n  " << std::string(34, ' ');
+      if (sig.size() < 34)
+        std::cout << std::string(34 - sig.size(), ' ');
+      else
+        std::cout << "\n  " << std::string(34, ' ');
       std::cout << e->description << "\n";
     }
     std::cout << "\n";
@@ -261,7 +308,8 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
   elevate::Result r = s(c.expr, env);
   if (!r.ok()) {
     const elevate::Failure& f = r.failure();
-    std::string msg = "strategy failed: " + (f.rule.empty() ? std::string("") : f.rule + ": ") + f.reason;
+    std::string msg =
+        "strategy failed: " + (f.rule.empty() ? std::string("") : f.rule + ": ") + f.reason;
     std::string note;
     if (f.subterm) {
       std::string t = rise::print_expr(f.subterm);
@@ -310,7 +358,8 @@ int cmd_compile(const Options& o) {
   }
   std::string base = o.output;
   if (base.size() > 2 && base.substr(base.size() - 2) == ".c") base.resize(base.size() - 2);
-  for (const auto& [path, text] : {std::pair{base + ".c", c.unit.source}, std::pair{base + ".h", c.unit.header}}) {
+  for (const auto& [path, text] :
+       {std::pair{base + ".c", c.unit.source}, std::pair{base + ".h", c.unit.header}}) {
     std::ofstream out(path, std::ios::binary);
     if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
   }

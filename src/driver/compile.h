@@ -14,17 +14,17 @@ namespace risec::driver {
 
 struct CompileRequest {
   const rise::Program* program = nullptr;
-  std::string entry;                       // empty: the last definition
-  const rise::SizeMap* sizes = nullptr;    // fixes sizes (specialisation)
+  std::string entry;                            // empty: the last definition
+  const rise::SizeMap* sizes = nullptr;         // fixes sizes (specialisation)
   const elevate::Strategy* strategy = nullptr;  // null: lowerToC
-  std::string target = "c";                // c | openmp
+  std::string target = "c";                     // c | openmp
   bool trace = false;
 };
 
 struct Compiled {
   std::string entry_name;
-  rise::Checked high;   // the program as checked (specialised)
-  rise::Checked low;    // after the strategy
+  rise::Checked high;                   // the program as checked (specialised)
+  rise::Checked low;                    // after the strategy
   std::vector<std::string> size_names;  // symbolic sizes, in C parameter order
   codegen::CUnit unit;
   std::string dpia_text;  // imperative DPIA, for debugging (--dump-dpia)

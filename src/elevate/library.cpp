@@ -25,12 +25,18 @@ using C = EntryClass;
 
 }  // namespace
 
-Strategy arg_strategy(const std::vector<Arg>& a, size_t i) { return std::get<Strategy>(a.at(i)); }
-int64_t arg_nat(const std::vector<Arg>& a, size_t i) { return std::get<int64_t>(a.at(i)); }
+Strategy arg_strategy(const std::vector<Arg>& a, size_t i) {
+  return std::get<Strategy>(a.at(i));
+}
+int64_t arg_nat(const std::vector<Arg>& a, size_t i) {
+  return std::get<int64_t>(a.at(i));
+}
 const std::vector<int64_t>& arg_list(const std::vector<Arg>& a, size_t i) {
   return std::get<std::vector<int64_t>>(a.at(i));
 }
-const std::string& arg_name(const std::vector<Arg>& a, size_t i) { return std::get<std::string>(a.at(i)); }
+const std::string& arg_name(const std::vector<Arg>& a, size_t i) {
+  return std::get<std::string>(a.at(i));
+}
 rise::AddrSpace arg_addr(const std::vector<Arg>& a, size_t i) {
   return std::get<rise::AddrSpace>(a.at(i));
 }
@@ -39,12 +45,12 @@ void register_core(Registry& r) {
   auto s0 = [](const std::vector<Arg>& a) { return arg_strategy(a, 0); };
   r.add(core("id", {}, "succeeds, unchanged", C::Combinator, [](auto&) { return id(); }));
   r.add(core("fail", {}, "fails", C::Combinator, [](auto&) { return fail(); }));
-  r.add(core("try", {P::Strategy}, "s <+ id", C::Combinator,
-             [=](auto& a) { return try_(s0(a)); }));
+  r.add(core("try", {P::Strategy}, "s <+ id", C::Combinator, [=](auto& a) { return try_(s0(a)); }));
   r.add(core("repeat", {P::Strategy}, "apply s until it fails; always succeeds", C::Combinator,
              [=](auto& a) { return repeat(s0(a)); }));
-  r.add(core("repeatN", {P::Nat, P::Strategy}, "s exactly k times", C::Combinator,
-             [](auto& a) { return repeat_n(static_cast<int>(arg_nat(a, 0)), arg_strategy(a, 1)); }));
+  r.add(core("repeatN", {P::Nat, P::Strategy}, "s exactly k times", C::Combinator, [](auto& a) {
+    return repeat_n(static_cast<int>(arg_nat(a, 0)), arg_strategy(a, 1));
+  }));
   r.add(core("body", {P::Strategy}, "s on the body of a lambda or dependent lambda", C::Traversal,
              [=](auto& a) { return body(s0(a)); }));
   r.add(core("function", {P::Strategy}, "s on the function of an application", C::Traversal,
@@ -53,15 +59,14 @@ void register_core(Registry& r) {
              [=](auto& a) { return argument(s0(a)); }));
   r.add(core("all", {P::Strategy}, "s on all immediate children", C::Traversal,
              [=](auto& a) { return all(s0(a)); }));
-  r.add(core("one", {P::Strategy}, "s on the first immediate child where it succeeds",
-             C::Traversal, [=](auto& a) { return one(s0(a)); }));
+  r.add(core("one", {P::Strategy}, "s on the first immediate child where it succeeds", C::Traversal,
+             [=](auto& a) { return one(s0(a)); }));
   r.add(core("some", {P::Strategy}, "s on every immediate child where it succeeds (at least one)",
              C::Traversal, [=](auto& a) { return some(s0(a)); }));
   r.add(core("topDown", {P::Strategy}, "s at the first location, in pre-order, where it succeeds",
              C::Traversal, [=](auto& a) { return top_down(s0(a)); }));
-  r.add(core("bottomUp", {P::Strategy},
-             "s at the first location, in post-order, where it succeeds", C::Traversal,
-             [=](auto& a) { return bottom_up(s0(a)); }));
+  r.add(core("bottomUp", {P::Strategy}, "s at the first location, in post-order, where it succeeds",
+             C::Traversal, [=](auto& a) { return bottom_up(s0(a)); }));
   r.add(core("allTopDown", {P::Strategy},
              "s at the root and then recursively at every child; all must succeed", C::Traversal,
              [=](auto& a) { return all_top_down(s0(a)); }));
@@ -74,11 +79,14 @@ void register_core(Registry& r) {
              C::Traversal, [=](auto& a) { return normalize(s0(a)); }));
   r.add(core("outermost", {P::Strategy, P::Strategy},
              "outermost(p)(s) = topDown(p ; s): s at the outermost location where p holds",
-             C::Traversal, [](auto& a) { return outermost(arg_strategy(a, 0), arg_strategy(a, 1)); }));
+             C::Traversal,
+             [](auto& a) { return outermost(arg_strategy(a, 0), arg_strategy(a, 1)); }));
   r.add(core("innermost", {P::Strategy, P::Strategy},
              "innermost(p)(s) = bottomUp(p ; s): s at the innermost location where p holds",
-             C::Traversal, [](auto& a) { return innermost(arg_strategy(a, 0), arg_strategy(a, 1)); }));
-  r.add(core("isPrimitive", {P::Name}, "isPrimitive(name): the primitive of that name (with its dependent arguments)",
+             C::Traversal,
+             [](auto& a) { return innermost(arg_strategy(a, 0), arg_strategy(a, 1)); }));
+  r.add(core("isPrimitive", {P::Name},
+             "isPrimitive(name): the primitive of that name (with its dependent arguments)",
              C::Predicate, [](auto& a) { return is_primitive(arg_name(a, 0)); }));
   r.add(core("isMap", {}, "the primitive map", C::Predicate, [](auto&) { return is_map(); }));
   r.add(core("isReduce", {}, "the primitive reduce", C::Predicate,
@@ -90,8 +98,8 @@ void register_core(Registry& r) {
   r.add(core("isTranspose", {}, "the primitive transpose", C::Predicate,
              [](auto&) { return is_transpose(); }));
   r.add(core("isLambda", {}, "a lambda", C::Predicate, [](auto&) { return is_lambda(); }));
-  r.add(core("isApplied", {P::Strategy}, "an application whose function satisfies p",
-             C::Predicate, [=](auto& a) { return is_applied(s0(a)); }));
+  r.add(core("isApplied", {P::Strategy}, "an application whose function satisfies p", C::Predicate,
+             [=](auto& a) { return is_applied(s0(a)); }));
   r.add(core("isFullyApplied", {P::Strategy},
              "a primitive satisfying p applied to all its arguments", C::Predicate,
              [=](auto& a) { return is_fully_applied(s0(a)); }));

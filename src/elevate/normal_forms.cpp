@@ -163,7 +163,8 @@ Strategy eta_reduction() {
     // A parameter's annotation is what makes a program's sizes inferable from its
     // own text (an entry's inputs): such lambdas are kept, as in betaEtaNF.
     if (e->kind == ExprKind::Lambda && e->annot)
-      return fail_at("etaReduction", e, "the lambda's parameter has a type annotation, which is kept");
+      return fail_at("etaReduction", e,
+                     "the lambda's parameter has a type annotation, which is kept");
     if (auto r = util::eta_step(e)) return *r;
     return fail_at("etaReduction", e,
                    "not an eta-redex: expected fun(x => f(x)) with x not free in f");

@@ -13,7 +13,21 @@ namespace {
 
 // ---------------------------------------------------------------- tokens
 
-enum class T { End, Name, Int, LParen, RParen, LBracket, RBracket, Comma, Semi, Choice, At, Eq, Let };
+enum class T {
+  End,
+  Name,
+  Int,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  Comma,
+  Semi,
+  Choice,
+  At,
+  Eq,
+  Let
+};
 
 struct Tok {
   T kind;
@@ -64,21 +78,38 @@ std::vector<Tok> lex(const SourceRef& src) {
       continue;
     }
     switch (c) {
-      case '(': push(T::LParen, 1); continue;
-      case ')': push(T::RParen, 1); continue;
-      case '[': push(T::LBracket, 1); continue;
-      case ']': push(T::RBracket, 1); continue;
-      case ',': push(T::Comma, 1); continue;
-      case ';': push(T::Semi, 1); continue;
-      case '@': push(T::At, 1); continue;
-      case '=': push(T::Eq, 1); continue;
+      case '(':
+        push(T::LParen, 1);
+        continue;
+      case ')':
+        push(T::RParen, 1);
+        continue;
+      case '[':
+        push(T::LBracket, 1);
+        continue;
+      case ']':
+        push(T::RBracket, 1);
+        continue;
+      case ',':
+        push(T::Comma, 1);
+        continue;
+      case ';':
+        push(T::Semi, 1);
+        continue;
+      case '@':
+        push(T::At, 1);
+        continue;
+      case '=':
+        push(T::Eq, 1);
+        continue;
       case '<':
         if (i + 1 < s.size() && s[i + 1] == '+') {
           push(T::Choice, 2);
           continue;
         }
         break;
-      default: break;
+      default:
+        break;
     }
     err(std::string("unexpected character '") + c + "'", i, i + 1);
   }
@@ -94,11 +125,11 @@ using SPtr = std::shared_ptr<const SNode>;
 struct SNode {
   enum Kind { Call, Seq, Choice, At, Int, List } kind;
   Span span;
-  std::string name;                     // Call
-  std::vector<SPtr> args;               // Call: all argument groups flattened
-  SPtr a, b;                            // Seq, Choice, At (a @ b)
-  int64_t value = 0;                    // Int
-  std::vector<int64_t> list;            // List
+  std::string name;           // Call
+  std::vector<SPtr> args;     // Call: all argument groups flattened
+  SPtr a, b;                  // Seq, Choice, At (a @ b)
+  int64_t value = 0;          // Int
+  std::vector<int64_t> list;  // List
 };
 
 struct LetDef {
@@ -143,7 +174,8 @@ class Parser {
     main = strategy(false);
     accept(T::Semi);
     if (peek().kind != T::End)
-      user_error("expected end of file after the strategy, found " + describe(peek()), span(peek()));
+      user_error("expected end of file after the strategy, found " + describe(peek()),
+                 span(peek()));
     return {std::move(lets), main};
   }
 
@@ -165,7 +197,8 @@ class Parser {
     return t.kind == T::End ? "end of file" : "'" + t.text + "'";
   }
   Tok expect(T k, const std::string& what) {
-    if (peek().kind != k) user_error("expected " + what + ", found " + describe(peek()), span(peek()));
+    if (peek().kind != k)
+      user_error("expected " + what + ", found " + describe(peek()), span(peek()));
     return next();
   }
 
@@ -281,19 +314,24 @@ class Evaluator {
   Strategy eval(const SPtr& n, const std::map<std::string, Arg>& params, int depth) {
     if (depth > 64) user_error("let definitions expand too deeply", n->span);
     switch (n->kind) {
-      case SNode::Seq: return seq(eval(n->a, params, depth), eval(n->b, params, depth));
-      case SNode::Choice: return lchoice(eval(n->a, params, depth), eval(n->b, params, depth));
+      case SNode::Seq:
+        return seq(eval(n->a, params, depth), eval(n->b, params, depth));
+      case SNode::Choice:
+        return lchoice(eval(n->a, params, depth), eval(n->b, params, depth));
       case SNode::At: {
         if (n->b->kind != SNode::Call)
-          user_error("the right-hand side of '@' must be a traversal such as topDown or "
-                     "outermost(p)",
-                     n->b->span);
+          user_error(
+              "the right-hand side of '@' must be a traversal such as topDown or "
+              "outermost(p)",
+              n->b->span);
         std::vector<SPtr> extra{n->a};
         return call(*n->b, params, depth, &extra);
       }
-      case SNode::Call: return call(*n, params, depth, nullptr);
+      case SNode::Call:
+        return call(*n, params, depth, nullptr);
       case SNode::Int:
-      case SNode::List: user_error("expected a strategy, found a number", n->span);
+      case SNode::List:
+        user_error("expected a strategy, found a number", n->span);
     }
     user_error("bad strategy", n->span);
   }
@@ -319,9 +357,7 @@ class Evaluator {
   Arg eval_arg(const SPtr& a, std::optional<ParamKind> kind,
                const std::map<std::string, Arg>& params, int depth, const std::string& callee,
                size_t index) {
-    auto where = [&] {
-      return "argument " + std::to_string(index + 1) + " of '" + callee + "'";
-    };
+    auto where = [&] { return "argument " + std::to_string(index + 1) + " of '" + callee + "'"; };
     // A bare name may be a let parameter or an address space.
     if (a->kind == SNode::Call && a->args.empty()) {
       if (auto it = params.find(a->name); it != params.end()) return it->second;
@@ -344,7 +380,8 @@ class Evaluator {
         case ParamKind::Name:
           if (a->kind == SNode::Call && a->args.empty()) return a->name;
           user_error(where() + " must be a name, such as map", a->span);
-        case ParamKind::Strategy: break;
+        case ParamKind::Strategy:
+          break;
       }
     } else {
       if (a->kind == SNode::Int) return a->value;
@@ -361,7 +398,8 @@ class Evaluator {
     if (extra) args.insert(args.end(), extra->begin(), extra->end());
     // A let parameter bound to a strategy.
     if (auto it = params.find(n.name); it != params.end()) {
-      if (!args.empty()) user_error("'" + n.name + "' is a parameter and takes no arguments", n.span);
+      if (!args.empty())
+        user_error("'" + n.name + "' is a parameter and takes no arguments", n.span);
       if (auto s = std::get_if<Strategy>(&it->second)) return *s;
       user_error("'" + n.name + "' is a number or list here, not a strategy", n.span);
     }

@@ -199,9 +199,9 @@ Strategy vectorize_rule(int64_t n) {
                      "the mapped array's elements are " + rise::print(elem) +
                          ", not scalars (or pairs of scalars)");
     if (!scalar_tree(res))
-      return fail_at(name, e,
-                     "the function's result is " + rise::print(res) +
-                         ", not a scalar (or a pair of scalars)");
+      return fail_at(
+          name, e,
+          "the function's result is " + rise::print(res) + ", not a scalar (or a pair of scalars)");
     if (!arith::provably_divides(Nat(n), *len))
       return fail_at(name, e,
                      "the length " + len->to_string() +
@@ -209,7 +209,9 @@ Strategy vectorize_rule(int64_t n) {
     Lifter lifter;
     Expr fv = lifter.lift_fn(c->args[0]);
     if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
-    auto build = [&](const Expr& x) { return scalar_data(call("map", {fv, vec_data(x, elem, n)}), res); };
+    auto build = [&](const Expr& x) {
+      return scalar_data(call("map", {fv, vec_data(x, elem, n)}), res);
+    };
     if (applied) return build(c->args[1]);
     return util::fun("x", build);
   });
@@ -246,8 +248,8 @@ Strategy vectorize_reduction_rule(int64_t n) {
       return fail_at(name, e, "the reduced array's elements must be scalars (or pairs of scalars)");
     if (!lane_scalar(e->type)) return fail_at(name, e, "the reduction's result must be a scalar");
     if (!arith::provably_divides(Nat(n), *len))
-      return fail_at(name, e,
-                     "the length " + len->to_string() + " is not divisible by " + std::to_string(n));
+      return fail_at(
+          name, e, "the length " + len->to_string() + " is not divisible by " + std::to_string(n));
     Expr fv;
     if (f) {
       Lifter lifter;
@@ -286,7 +288,8 @@ void register_vector(Registry& r) {
   e.params = {ParamKind::Nat};
   e.description =
       "map(f) over scalars (or zips of scalars) -> asVector(n) >> map(f on vec[t, n]) >> "
-      "asScalar (component-wise for pair results): lane-wise primitives and math, lane-independent scalars broadcast with "
+      "asScalar (component-wise for pair results): lane-wise primitives and math, lane-independent "
+      "scalars broadcast with "
       "vectorFromScalar; n must divide the length (no alignment assumed)";
   e.cls = EntryClass::Rule;
   e.family = "vector";

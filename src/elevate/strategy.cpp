@@ -20,9 +20,12 @@ std::vector<Expr> children(const Expr& e) {
     case ExprKind::Lambda:
     case ExprKind::DepLambda:
     case ExprKind::DepApp:
-    case ExprKind::Annotation: return {e->fn};
-    case ExprKind::App: return {e->fn, e->arg};
-    default: return {};
+    case ExprKind::Annotation:
+      return {e->fn};
+    case ExprKind::App:
+      return {e->fn, e->arg};
+    default:
+      return {};
   }
 }
 
@@ -53,8 +56,8 @@ static Env child_env(const Expr& e, size_t i, const Env& env) {
 
 // ---------------------------------------------------------------- rules
 
-Result retype(const std::string& rule_name, const Expr& e, const Context& ctx,
-              const Type& expected, const Expr& original) {
+Result retype(const std::string& rule_name, const Expr& e, const Context& ctx, const Type& expected,
+              const Expr& original) {
   for (const auto& [name, t] : ctx.vars)
     if (!t) return fail_at(rule_name, original, "internal: untyped variable in context");
   try {
@@ -114,7 +117,9 @@ Strategy lchoice(Strategy a, Strategy b) {
   });
 }
 
-Strategy try_(Strategy s) { return Strategy("try(" + s.name() + ")", lchoice(s, id())); }
+Strategy try_(Strategy s) {
+  return Strategy("try(" + s.name() + ")", lchoice(s, id()));
+}
 
 Strategy repeat(Strategy s) {
   return Strategy("repeat(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
@@ -226,9 +231,9 @@ Strategy some(Strategy s) {
 static Result traversal_failure(const char* name, const Strategy& s, const Expr& e,
                                 const std::optional<Failure>& first) {
   if (first && first->after_match) return *first;
-  Failure f{std::string(name) + "(" + s.name() + ") found no location where " + s.name() +
-                " applies",
-            s.name(), e};
+  Failure f{
+      std::string(name) + "(" + s.name() + ") found no location where " + s.name() + " applies",
+      s.name(), e};
   if (first) f.reason += " (at the root: " + first->reason + ")";
   return f;
 }
@@ -309,7 +314,8 @@ Strategy all_top_down(Strategy s) {
 // Visits at most `budget` locations: a rewrite that creates a new redex below itself
 // (eta-expanding a partial application, wrapping in id) would otherwise be applied
 // again and again to what it just produced.
-static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any, long& budget) {
+static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any,
+                         long& budget) {
   if (budget-- <= 0) return e;
   Result r = s(e, env);
   Expr x = e;
@@ -329,7 +335,9 @@ static long term_size(const Expr& e) {
   return n;
 }
 
-static long visit_budget(const Expr& e) { return 4 * term_size(e) + 64; }
+static long visit_budget(const Expr& e) {
+  return 4 * term_size(e) + 64;
+}
 
 Strategy try_all(Strategy s) {
   return Strategy("tryAll(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
@@ -391,11 +399,21 @@ static Strategy named_prim(const std::string& pname, const std::string& sname) {
   });
 }
 
-Strategy is_map() { return named_prim("map", "isMap"); }
-Strategy is_reduce() { return named_prim("reduce", "isReduce"); }
-Strategy is_reduce_seq() { return named_prim("reduceSeq", "isReduceSeq"); }
-Strategy is_map_seq() { return named_prim("mapSeq", "isMapSeq"); }
-Strategy is_transpose() { return named_prim("transpose", "isTranspose"); }
+Strategy is_map() {
+  return named_prim("map", "isMap");
+}
+Strategy is_reduce() {
+  return named_prim("reduce", "isReduce");
+}
+Strategy is_reduce_seq() {
+  return named_prim("reduceSeq", "isReduceSeq");
+}
+Strategy is_map_seq() {
+  return named_prim("mapSeq", "isMapSeq");
+}
+Strategy is_transpose() {
+  return named_prim("transpose", "isTranspose");
+}
 Strategy is_lambda() {
   return predicate("isLambda", [](const Expr& e) { return e->kind == ExprKind::Lambda; });
 }
@@ -410,25 +428,23 @@ Strategy is_applied(Strategy p) {
 }
 
 Strategy is_fully_applied(Strategy p) {
-  return Strategy("isFullyApplied(" + p.name() + ")",
-                  [p](const Expr& e, const Env& env) -> Result {
-                    rise::Spine sp = rise::spine(e);
-                    int value_args = 0;
-                    for (const auto& a : sp.args) value_args += a.dep ? 0 : 1;
-                    Expr head = sp.head;
-                    // The predicate sees the head with its dependent arguments.
-                    const rise::ExprNode* x = e.get();
-                    while (x->kind == ExprKind::App) x = x->fn.get();
-                    Result r = p(sp.head, env);
-                    int arity = -1;
-                    if (head->kind == ExprKind::Primitive) {
-                      arity = head->prim ? head->prim->arity : 0;
-                      if (head->name == "makeArray") arity = head->count;
-                    }
-                    if (r.ok() && arity >= 0 && value_args == arity) return e;
-                    return fail_at("isFullyApplied", e,
-                                   "isFullyApplied(" + p.name() + ") does not hold here");
-                  });
+  return Strategy("isFullyApplied(" + p.name() + ")", [p](const Expr& e, const Env& env) -> Result {
+    rise::Spine sp = rise::spine(e);
+    int value_args = 0;
+    for (const auto& a : sp.args) value_args += a.dep ? 0 : 1;
+    Expr head = sp.head;
+    // The predicate sees the head with its dependent arguments.
+    const rise::ExprNode* x = e.get();
+    while (x->kind == ExprKind::App) x = x->fn.get();
+    Result r = p(sp.head, env);
+    int arity = -1;
+    if (head->kind == ExprKind::Primitive) {
+      arity = head->prim ? head->prim->arity : 0;
+      if (head->name == "makeArray") arity = head->count;
+    }
+    if (r.ok() && arity >= 0 && value_args == arity) return e;
+    return fail_at("isFullyApplied", e, "isFullyApplied(" + p.name() + ") does not hold here");
+  });
 }
 
 // map(f) with f a (possibly partial) nest of depth d-1, or map(fun(x => e)) with e a
@@ -456,8 +472,9 @@ static bool map_nest_fn(const Expr& f, int d) {
 
 Strategy map_nest(int depth) {
   return predicate("mapNest(" + std::to_string(depth) + ")", [depth](const Expr& e) {
-    return map_nest_term(e, depth) || (depth > 0 && map_nest_fn(e, depth) && e->kind == ExprKind::App &&
-                                       prim_head(e->fn) && prim_head(e->fn)->name == "map");
+    return map_nest_term(e, depth) ||
+           (depth > 0 && map_nest_fn(e, depth) && e->kind == ExprKind::App && prim_head(e->fn) &&
+            prim_head(e->fn)->name == "map");
   });
 }
 
@@ -467,7 +484,8 @@ static bool computes(const Expr& e) {
       return e->prim && e->name != "makeArray" &&
              (e->prim->cls == rise::PrimClass::Scalar || e->name == "reduce" ||
               e->name == "reduceSeq" || e->name == "reducePar" || e->name == "reduceSeqUnroll");
-    case ExprKind::Foreign: return true;
+    case ExprKind::Foreign:
+      return true;
     default:
       for (const Expr& c : children(e))
         if (computes(c)) return true;
@@ -475,6 +493,8 @@ static bool computes(const Expr& e) {
   }
 }
 
-Strategy contains_computation() { return predicate("containsComputation", computes); }
+Strategy contains_computation() {
+  return predicate("containsComputation", computes);
+}
 
 }  // namespace risec::elevate

@@ -60,16 +60,16 @@ struct ExprNode {
   Span span;
   Type type;  // null before inference
 
-  std::string name;            // Ident, Lambda/DepLambda binder, Primitive, Foreign
+  std::string name;              // Ident, Lambda/DepLambda binder, Primitive, Foreign
   Kind binder_kind = Kind::Nat;  // DepLambda
-  Type annot;                  // Lambda: optional parameter annotation; Annotation: the type
-  Expr fn;                     // App, DepApp: the function; Lambda/DepLambda/Annotation: body
-  Expr arg;                    // App: the argument
-  TypeArg type_arg;            // DepApp: the type-level argument
-  Literal lit;                 // Literal
-  const PrimitiveInfo* prim = nullptr;          // Primitive
-  int count = 0;                                // Primitive makeArray: number of elements
-  std::shared_ptr<const ForeignFun> foreign;    // Foreign
+  Type annot;                    // Lambda: optional parameter annotation; Annotation: the type
+  Expr fn;                       // App, DepApp: the function; Lambda/DepLambda/Annotation: body
+  Expr arg;                      // App: the argument
+  TypeArg type_arg;              // DepApp: the type-level argument
+  Literal lit;                   // Literal
+  const PrimitiveInfo* prim = nullptr;        // Primitive
+  int count = 0;                              // Primitive makeArray: number of elements
+  std::shared_ptr<const ForeignFun> foreign;  // Foreign
 };
 
 // ---- constructors (span optional, type null) ----
@@ -85,7 +85,7 @@ Expr foreign(std::shared_ptr<const ForeignFun> f, Span span = {});
 Expr annotation(Expr e, Type t, Span span = {});
 
 // Literals
-Expr int_lit(int64_t v, Span span = {});                    // context-typed integer
+Expr int_lit(int64_t v, Span span = {});  // context-typed integer
 Expr f32_lit(double v, Span span = {});
 Expr f64_lit(double v, Span span = {});
 Expr scalar_lit(ScalarKind k, int64_t i, double f, Span span = {});
@@ -102,8 +102,8 @@ Expr apps(Expr fn, const std::vector<Expr>& args);
 struct Spine {
   Expr head;
   struct Arg {
-    bool dep;     // DepApp argument
-    Expr value;   // App argument
+    bool dep;    // DepApp argument
+    Expr value;  // App argument
     TypeArg type_arg;
     const ExprNode* node;  // the application node
   };
@@ -126,9 +126,9 @@ std::string fresh_name(const std::string& base);
 // ---- programs ----
 struct Definition {
   std::string name;
-  Span span;        // the name
-  Type annot;       // optional `def f : T = ...`
-  Expr body;        // null for foreign definitions
+  Span span;   // the name
+  Type annot;  // optional `def f : T = ...`
+  Expr body;   // null for foreign definitions
   std::shared_ptr<const ForeignFun> foreign;
 };
 

@@ -796,7 +796,9 @@ class Parser {
 
   // `vec[t, n]` with a data type variable as element (the primitive table's
   // vector primitives).
-  static Type vector_of_var(const std::string& var, const Nat& n) { return vector_of(data_var(var), n); }
+  static Type vector_of_var(const std::string& var, const Nat& n) {
+    return vector_of(data_var(var), n);
+  }
 
   // ---- sizes ----
 

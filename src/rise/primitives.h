@@ -33,8 +33,8 @@ struct PrimitiveInfo {
   std::string type_text;  // RISE type syntax, as in spec/rise-syntax.md
   PrimClass cls;
   PrimEval eval = nullptr;
-  Type type;       // parsed from type_text
-  int arity = 0;   // value arguments (function arrows after the dependent binders)
+  Type type;          // parsed from type_text
+  int arity = 0;      // value arguments (function arrows after the dependent binders)
   int dep_arity = 0;  // explicit dependent arguments
 };
 

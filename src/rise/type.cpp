@@ -143,7 +143,9 @@ Type pair(Type a, Type b) {
   return make(std::move(t));
 }
 
-Type vector(ScalarKind k, Nat n) { return vector_of(scalar(k), std::move(n)); }
+Type vector(ScalarKind k, Nat n) {
+  return vector_of(scalar(k), std::move(n));
+}
 
 Type vector_of(Type elem, Nat n) {
   TypeNode t{TypeKind::Vector};

@@ -22,7 +22,9 @@ std::optional<ScalarKind> scalar_from_name(const std::string& name);
 bool is_float(ScalarKind k);
 bool is_signed_int(ScalarKind k);
 bool is_unsigned_int(ScalarKind k);
-inline bool is_integer(ScalarKind k) { return is_signed_int(k) || is_unsigned_int(k); }
+inline bool is_integer(ScalarKind k) {
+  return is_signed_int(k) || is_unsigned_int(k);
+}
 int scalar_bits(ScalarKind k);
 
 enum class AddrSpace { Global, Local, Private, Constant };
@@ -70,10 +72,10 @@ struct TypeNode {
   TypeKind kind;
   ScalarKind scalar = ScalarKind::F32;  // Scalar; Vector (when its element is a scalar)
   Nat size;                             // Index, Array, Vector
-  Type a, b;  // Array, Vector: a = elem; Pair: a, b; Fun: a -> b; DepFun: b
-  std::string name;                     // Var; DepFun binder
-  Kind binder_kind = Kind::Nat;         // DepFun
-  bool implicit = false;                // DepFun: {x: K} -> ...
+  Type a, b;                     // Array, Vector: a = elem; Pair: a, b; Fun: a -> b; DepFun: b
+  std::string name;              // Var; DepFun binder
+  Kind binder_kind = Kind::Nat;  // DepFun
+  bool implicit = false;         // DepFun: {x: K} -> ...
 };
 
 // ---- constructors ----

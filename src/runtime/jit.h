@@ -39,8 +39,8 @@ struct CompileOptions {
 // The compiler command: the words of $CC, or {"cc"}.
 std::vector<std::string> c_compiler();
 // The flags for a shared object or an executable, in order: the defaults (-O3
-// -march=native -ffp-contract=fast -fno-math-errno -std=gnu99, then -shared -fPIC for a shared object),
-// -fopenmp when asked, the words of $RISEC_CFLAGS, then options.extra_flags.
+// -march=native -ffp-contract=fast -fno-math-errno -std=gnu99, then -shared -fPIC for a shared
+// object), -fopenmp when asked, the words of $RISEC_CFLAGS, then options.extra_flags.
 std::vector<std::string> compile_flags(const CompileOptions& options, bool shared_object);
 // Flags that build a sanitized executable whose first error ends it with a report on
 // stderr and a non-zero exit status: -fsanitize=address,undefined

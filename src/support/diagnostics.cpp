@@ -30,11 +30,16 @@ Span Span::merge(const Span& a, const Span& b) {
 
 int exit_code(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::User: return 1;
-    case ErrorKind::Usage: return 2;
-    case ErrorKind::Mismatch: return 3;
-    case ErrorKind::External: return 4;
-    case ErrorKind::Internal: return 70;
+    case ErrorKind::User:
+      return 1;
+    case ErrorKind::Usage:
+      return 2;
+    case ErrorKind::Mismatch:
+      return 3;
+    case ErrorKind::External:
+      return 4;
+    case ErrorKind::Internal:
+      return 70;
   }
   return 70;
 }

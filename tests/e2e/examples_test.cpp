@@ -20,16 +20,16 @@ namespace fs = std::filesystem;
 // Small sizes satisfying each example's constraints (multiples of 16 where a
 // strategy vectorises or tiles by 16 or 32).
 const std::map<std::string, std::string> kSizes = {
-    {"asum", "n=64"},           {"blackscholes", "n=64"},    {"concatpad", "n=5,m=3"},
-    {"conv1d", "n=37"},         {"dot", "n=64"},             {"gaussian", "n=9,m=7"},
-    {"gemv", "n=16,m=24"},      {"jacobi3", "n=9,m=7"},      {"jacobi5", "n=9,m=7"},
-    {"mm", "n=64,m=64,k=64"},   {"mv", "n=64,m=32"},         {"scal", "n=64"},
+    {"asum", "n=64"},         {"blackscholes", "n=64"}, {"concatpad", "n=5,m=3"},
+    {"conv1d", "n=37"},       {"dot", "n=64"},          {"gaussian", "n=9,m=7"},
+    {"gemv", "n=16,m=24"},    {"jacobi3", "n=9,m=7"},   {"jacobi5", "n=9,m=7"},
+    {"mm", "n=64,m=64,k=64"}, {"mv", "n=64,m=32"},      {"scal", "n=64"},
     {"treesum", "m=3,k=4"},
 };
 
 struct Case {
-  std::string example;  // folder name
-  std::string file;     // examples/NAME/NAME.rise
+  std::string example;   // folder name
+  std::string file;      // examples/NAME/NAME.rise
   std::string strategy;  // "" for the default lowering, else the .elv path
   std::string target;
 };
@@ -59,8 +59,9 @@ std::vector<Case> all_cases() {
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string s = info.param.example + "_" +
-                  (info.param.strategy.empty() ? "default" : fs::path(info.param.strategy).stem().string());
+  std::string s =
+      info.param.example + "_" +
+      (info.param.strategy.empty() ? "default" : fs::path(info.param.strategy).stem().string());
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
@@ -93,7 +94,8 @@ TEST(ExamplesList, EveryExampleHasSizes) {
 const char* kNaiveMM =
     "void naive__risec_call(void* const* b, const int* sizes) {\n"
     "  (void)sizes;\n"
-    "  float* C = (float*)b[0]; const float* A = (const float*)b[1]; const float* B = (const float*)b[2];\n"
+    "  float* C = (float*)b[0]; const float* A = (const float*)b[1]; const float* B = (const "
+    "float*)b[2];\n"
     "  for (int i = 0; i < 1024; ++i)\n"
     "    for (int j = 0; j < 1024; ++j) {\n"
     "      float acc = 0.0f;\n"
@@ -119,7 +121,8 @@ TEST(MMLadder, EveryStepAgreesWithACLoopNestAt1024) {
     SCOPED_TRACE(step);
     std::string target = std::string(step) == "parallel" ? "openmp" : "c";
     rise::Program p = driver::load_program(source_path("examples/mm/mm.rise"));
-    elevate::Strategy s = driver::load_strategy(source_path(std::string("examples/mm/") + step + ".elv"));
+    elevate::Strategy s =
+        driver::load_strategy(source_path(std::string("examples/mm/") + step + ".elv"));
     rise::SizeMap sizes{{"n", 1024}, {"m", 1024}, {"k", 1024}};
     driver::CompileRequest req;
     req.program = &p;
@@ -134,7 +137,8 @@ TEST(MMLadder, EveryStepAgreesWithACLoopNestAt1024) {
     m.call({C.data(), A.data(), B.data()}, {});
     double max_rel = 0;
     for (size_t i = 0; i < C.size(); ++i)
-      max_rel = std::max(max_rel, std::abs(double(C[i]) - expected[i]) / std::max(1.0, std::abs(double(expected[i]))));
+      max_rel = std::max(max_rel, std::abs(double(C[i]) - expected[i]) /
+                                      std::max(1.0, std::abs(double(expected[i]))));
     EXPECT_LT(max_rel, 1e-4) << step;
   }
 }

@@ -21,7 +21,9 @@ int count_prim(const rise::Expr& e, const std::string& name) {
   return n;
 }
 
-Strategy map_to_seq() { return make_strategy("mapSeq"); }
+Strategy map_to_seq() {
+  return make_strategy("mapSeq");
+}
 
 TEST(Combinators, IdFailSeqChoiceTry) {
   rise::Expr e = two_maps().expr;
@@ -59,8 +61,10 @@ TEST(Traversals, TopDownAndBottomUpPickDifferentMaps) {
       typed("def f = fun(x: 4.4.f32 => x |> map(fun(r => r |> map(fun(v => v + 1.0f)))))").expr;
   rise::Expr outer = apply_ok(outermost(is_applied(is_map()), map_to_seq()), nest);
   rise::Expr inner = apply_ok(innermost(is_applied(is_map()), map_to_seq()), nest);
-  EXPECT_NE(rise::print_expr(outer).find("mapSeq(fun(r"), std::string::npos) << rise::print_expr(outer);
-  EXPECT_NE(rise::print_expr(inner).find("mapSeq(fun(v"), std::string::npos) << rise::print_expr(inner);
+  EXPECT_NE(rise::print_expr(outer).find("mapSeq(fun(r"), std::string::npos)
+      << rise::print_expr(outer);
+  EXPECT_NE(rise::print_expr(inner).find("mapSeq(fun(v"), std::string::npos)
+      << rise::print_expr(inner);
   EXPECT_TRUE(same_semantics(nest, outer));
   EXPECT_TRUE(same_semantics(nest, inner));
   EXPECT_FALSE(top_down(fail())(e).ok());
@@ -82,7 +86,7 @@ TEST(Traversals, AllOneSome) {
   rise::Expr app = two_maps().expr->fn;  // two children: function and argument
   EXPECT_TRUE(all(id())(app).ok());
   EXPECT_FALSE(all(fail())(app).ok());
-  EXPECT_TRUE(one(is_applied(is_map()))(app).ok());   // the function child
+  EXPECT_TRUE(one(is_applied(is_map()))(app).ok());  // the function child
   EXPECT_FALSE(one(fail())(app).ok());
   EXPECT_TRUE(some(id())(app).ok());
   EXPECT_FALSE(some(fail())(app).ok());
@@ -117,7 +121,8 @@ TEST(Predicates, OnSmallTerms) {
   EXPECT_FALSE(is_primitive("reduce")(b->fn->fn).ok());
   EXPECT_TRUE(contains_computation()(b).ok());
   EXPECT_FALSE(contains_computation()(typed("def f = fun(x: 4.4.f32 => transpose(x))").expr).ok());
-  rise::Checked nest = typed("def f = fun(x: 4.4.f32 => x |> map(fun(r => r |> map(fun(v => v + 1.0f)))))");
+  rise::Checked nest =
+      typed("def f = fun(x: 4.4.f32 => x |> map(fun(r => r |> map(fun(v => v + 1.0f)))))");
   EXPECT_TRUE(map_nest(2)(nest.expr->fn).ok());
   EXPECT_FALSE(map_nest(3)(nest.expr->fn).ok());
 }
@@ -155,9 +160,11 @@ TEST(StrategyFiles, LocatedErrors) {
   EXPECT_EQ(e.span().start().line, 2);
   EXPECT_EQ(e.span().start().col, 13);
   e = elv_error("tile(32)");
-  EXPECT_NE(e.message().find("'tile' takes 2 argument(s), got 1"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("'tile' takes 2 argument(s), got 1"), std::string::npos)
+      << e.message();
   e = elv_error("splitJoin(mapSeq)");
-  EXPECT_NE(e.message().find("argument 1 of 'splitJoin' must be a number"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("argument 1 of 'splitJoin' must be a number"), std::string::npos)
+      << e.message();
   e = elv_error("try(3)");
   EXPECT_NE(e.message().find("must be a strategy"), std::string::npos) << e.message();
   e = elv_error("let f(x) = x;\nlet g = f;");
@@ -170,7 +177,8 @@ TEST(StrategyFiles, LocatedErrors) {
 
 TEST(StrategyFiles, FailuresAreLocatedAtTheCall) {
   rise::Expr e = two_maps().expr;
-  Strategy s = parse_strategy("let a = id;\nlet b = a ; (splitJoin(3) @ outermost(isApplied(isMap)));\n", "s.elv");
+  Strategy s = parse_strategy(
+      "let a = id;\nlet b = a ; (splitJoin(3) @ outermost(isApplied(isMap)));\n", "s.elv");
   Result r = s(e);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.failure().where.start().line, 2);

@@ -3,10 +3,10 @@
 // and never change what the program computes.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -24,10 +24,18 @@ struct Example {
 
 std::vector<Example> examples() {
   const std::map<std::string, rise::SizeMap> sizes = {
-      {"asum", {{"n", 32}}},        {"blackscholes", {{"n", 32}}},  {"concatpad", {{"n", 4}, {"m", 3}}},
-      {"conv1d", {{"n", 12}}},      {"dot", {{"n", 32}}},           {"gaussian", {{"n", 5}, {"m", 4}}},
-      {"gemv", {{"n", 8}, {"m", 16}}}, {"jacobi3", {{"n", 5}, {"m", 4}}}, {"jacobi5", {{"n", 5}, {"m", 4}}},
-      {"mm", {{"n", 8}, {"m", 8}, {"k", 8}}}, {"mv", {{"n", 8}, {"m", 16}}}, {"scal", {{"n", 32}}},
+      {"asum", {{"n", 32}}},
+      {"blackscholes", {{"n", 32}}},
+      {"concatpad", {{"n", 4}, {"m", 3}}},
+      {"conv1d", {{"n", 12}}},
+      {"dot", {{"n", 32}}},
+      {"gaussian", {{"n", 5}, {"m", 4}}},
+      {"gemv", {{"n", 8}, {"m", 16}}},
+      {"jacobi3", {{"n", 5}, {"m", 4}}},
+      {"jacobi5", {{"n", 5}, {"m", 4}}},
+      {"mm", {{"n", 8}, {"m", 8}, {"k", 8}}},
+      {"mv", {{"n", 8}, {"m", 16}}},
+      {"scal", {{"n", 32}}},
       {"treesum", {{"m", 2}, {"k", 3}}},
   };
   std::vector<Example> out;
@@ -70,14 +78,22 @@ Strategy random_strategy(std::mt19937_64& rng, const std::vector<std::string>& p
   Strategy r = random_rule(rng, pool);
   if (depth <= 0) return r;
   switch (rng() % 8) {
-    case 0: return top_down(r);
-    case 1: return bottom_up(r);
-    case 2: return try_all(r);
-    case 3: return seq(try_(top_down(r)), random_strategy(rng, pool, depth - 1));
-    case 4: return lchoice(top_down(r), random_strategy(rng, pool, depth - 1));
-    case 5: return outermost(is_applied(is_map()), r);
-    case 6: return repeat_n(2, try_(top_down(r)));
-    default: return seq(random_strategy(rng, pool, depth - 1), try_(top_down(random_rule(rng, pool))));
+    case 0:
+      return top_down(r);
+    case 1:
+      return bottom_up(r);
+    case 2:
+      return try_all(r);
+    case 3:
+      return seq(try_(top_down(r)), random_strategy(rng, pool, depth - 1));
+    case 4:
+      return lchoice(top_down(r), random_strategy(rng, pool, depth - 1));
+    case 5:
+      return outermost(is_applied(is_map()), r);
+    case 6:
+      return repeat_n(2, try_(top_down(r)));
+    default:
+      return seq(random_strategy(rng, pool, depth - 1), try_(top_down(random_rule(rng, pool))));
   }
 }
 
@@ -91,7 +107,8 @@ TEST(StrategyFuzz, RandomStrategiesKeepProgramsWellTypedAndEquivalent) {
     for (int trial = 0; trial < 40; ++trial) {
       Strategy s = random_strategy(rng, pool, 2);
       Result r(c.expr);
-      if (std::getenv("RISEC_FUZZ_VERBOSE")) std::fprintf(stderr, "%s: %s\n", ex.name.c_str(), s.name().c_str());
+      if (std::getenv("RISEC_FUZZ_VERBOSE"))
+        std::fprintf(stderr, "%s: %s\n", ex.name.c_str(), s.name().c_str());
       try {
         r = s(c.expr);
       } catch (const std::exception& err) {
@@ -101,7 +118,8 @@ TEST(StrategyFuzz, RandomStrategiesKeepProgramsWellTypedAndEquivalent) {
       if (!r.ok() || r.expr() == c.expr) continue;
       ++applied;
       EXPECT_TRUE(well_typed(r.expr())) << ex.name << " with " << s.name();
-      EXPECT_TRUE(same_semantics(c.expr, r.expr(), 1e-3, 1e-4, 1)) << ex.name << " with " << s.name();
+      EXPECT_TRUE(same_semantics(c.expr, r.expr(), 1e-3, 1e-4, 1))
+          << ex.name << " with " << s.name();
     }
   }
   // The fuzzer must actually rewrite programs, not only fail.

@@ -9,10 +9,6 @@
 namespace risec::elevate::testing {
 namespace {
 
-
-
-
-
 int count(const rise::Expr& e, const std::string& text) {
   std::string s = rise::print_expr(e);
   int n = 0;

@@ -46,7 +46,6 @@ const rise::Checked& mm(int64_t size) {
   return it->second;
 }
 
-
 int count(const Expr& e, const std::string& prim) {
   int n = e->kind == rise::ExprKind::Primitive && e->name == prim ? 1 : 0;
   for (const Expr& k : children(e)) n += count(k, prim);

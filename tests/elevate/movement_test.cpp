@@ -7,10 +7,6 @@
 namespace risec::elevate::testing {
 namespace {
 
-
-
-
-
 // A 2-D input x: n.m.f32 and the body `body` (a 2-D program).
 rise::Expr two_d(const std::string& body, const rise::SizeMap& sizes = {{"n", 4}, {"m", 6}}) {
   return prog("def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => " + body + "))", sizes);

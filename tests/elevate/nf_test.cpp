@@ -18,9 +18,6 @@ namespace {
 
 using rise::ExprKind;
 
-
-
-
 // The normal form is reached and idempotent: applying it again returns the same object.
 rise::Expr check_nf(const Strategy& s, const rise::Expr& p) {
   rise::Expr r = apply_ok(s, p);

@@ -34,7 +34,6 @@ int count(const Expr& e, const std::string& prim) {
   return n;
 }
 
-
 // s succeeds, the result is well typed and computes exactly the same (lane-wise
 // evaluation does not reorder anything).
 Expr check(const Strategy& s, const Expr& e) {

@@ -87,8 +87,9 @@ TEST(Infer, SideConditionCheckedWhenSizesAreKnown) {
 }
 
 TEST(Infer, SlideAndPad) {
-  EXPECT_EQ(type_of("def f = depFun(n: Nat => fun(x: n.f32 => x |> padClamp(1)(1) |> slide(3)(1)))"),
-            "(n: Nat) -> n.f32 -> n.3.f32");
+  EXPECT_EQ(
+      type_of("def f = depFun(n: Nat => fun(x: n.f32 => x |> padClamp(1)(1) |> slide(3)(1)))"),
+      "(n: Nat) -> n.f32 -> n.3.f32");
   EXPECT_EQ(type_of("def f = depFun(n: Nat => fun(x: (n+2).f32 => x |> slide(3)(1)))"),
             "(n: Nat) -> (n + 2).f32 -> n.3.f32");
   EXPECT_EQ(type_of("def f = fun(x: 10.f32 => x |> slide(4)(2))"), "10.f32 -> 4.4.f32");
@@ -139,8 +140,8 @@ TEST(Infer, PrimitivesCarryTheirInstantiatedType) {
 // ---------------------------------------------------------------- errors
 
 TEST(InferErrors, WrongSizes) {
-  std::string err = error_of(
-      "def f = depFun(n: Nat => fun(x: n.f32 => fun(y: (n+1).f32 => zip(x)(y))))");
+  std::string err =
+      error_of("def f = depFun(n: Nat => fun(x: n.f32 => fun(y: (n+1).f32 => zip(x)(y))))");
   EXPECT_EQ(err, "1:69: in the argument of zip: expected n.f32 but found (n + 1).f32") << err;
   // Sizes that differ by more than a constant are reported as not provably equal.
   err = error_of("def f = depFun((n: Nat, m: Nat) => fun(x: n.f32 => fun(y: m.f32 => zip(x)(y))))");
@@ -265,9 +266,15 @@ TEST(InferRobustness, RandomMutations) {
     for (int k = 0; k < edits && !text.empty(); ++k) {
       size_t pos = rng() % text.size();
       switch (rng() % 3) {
-        case 0: text.erase(pos, 1 + rng() % 3); break;
-        case 1: text.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
-        default: text[pos] = alphabet[rng() % alphabet.size()]; break;
+        case 0:
+          text.erase(pos, 1 + rng() % 3);
+          break;
+        case 1:
+          text.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+          break;
+        default:
+          text[pos] = alphabet[rng() % alphabet.size()];
+          break;
       }
     }
     parse_and_check("mutation " + std::to_string(i), text);

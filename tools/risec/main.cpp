@@ -32,23 +32,27 @@ const Command kCommands[] = {
      "Pretty-print the program (all definitions, or only --entry). With --types, lambda\n"
      "parameters are annotated with their inferred types.\n",
      risec::driver::cmd_print},
-    {"eval", "risec eval FILE.rise --size n=..,m=.. [--input NAME=FILE.npy ...] [--output FILE.npy] "
-             "[--seed N] [--entry NAME]",
+    {"eval",
+     "risec eval FILE.rise --size n=..,m=.. [--input NAME=FILE.npy ...] [--output FILE.npy] "
+     "[--seed N] [--entry NAME]",
      "Run the reference interpreter on the entry. Inputs are the entry's fun parameters\n"
      "in order; missing ones are generated from --seed (floats in [0,1), integers in\n"
      "[0,100), booleans fair). The result is written to --output as .npy, or printed.\n",
      risec::driver::cmd_eval},
-    {"rules", "risec rules", "List the strategy library: rewrite rules, normal forms, traversals,\n"
+    {"rules", "risec rules",
+     "List the strategy library: rewrite rules, normal forms, traversals,\n"
      "combinators and predicates, each with a one-line description.\n",
      risec::driver::cmd_rules},
-    {"rewrite", "risec rewrite FILE.rise --strategy S.elv [--entry NAME] [--size n=..] [--trace] [--types]",
+    {"rewrite",
+     "risec rewrite FILE.rise --strategy S.elv [--entry NAME] [--size n=..] [--trace] [--types]",
      "Apply the strategy in S.elv to the entry and print the rewritten program. With\n"
      "--trace, each rule applied and the subterm it rewrote are printed on stderr. A\n"
      "failing strategy reports the rule that failed, located in S.elv, and the subterm\n"
      "it was tried on. --size specialises the program first.\n",
      risec::driver::cmd_rewrite},
-    {"compile", "risec compile FILE.rise [--strategy S.elv] [--target c|openmp] [--entry NAME] "
-                "[--size n=..] [-o OUT.c]",
+    {"compile",
+     "risec compile FILE.rise [--strategy S.elv] [--target c|openmp] [--entry NAME] "
+     "[--size n=..] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering (lowerToC)\n"
      "is applied. Without --size the code is generic in the sizes (int parameters,\n"
@@ -86,12 +90,15 @@ void print_help() {
       "failed, 70 internal error.\n");
 }
 
-[[noreturn]] void usage(const std::string& msg) { throw risec::Error(risec::ErrorKind::Usage, msg); }
+[[noreturn]] void usage(const std::string& msg) {
+  throw risec::Error(risec::ErrorKind::Usage, msg);
+}
 
 Options parse_options(const Command& cmd, int argc, char** argv) {
   Options o;
   auto value = [&](int& i, const std::string& flag) -> std::string {
-    if (i + 1 >= argc) usage(std::string(flag) + " needs a value (see risec " + cmd.name + " --help)");
+    if (i + 1 >= argc)
+      usage(std::string(flag) + " needs a value (see risec " + cmd.name + " --help)");
     return argv[++i];
   };
   for (int i = 2; i < argc; ++i) {
@@ -175,7 +182,8 @@ int main(int argc, char** argv) {
         std::printf("usage: %s\n\n%s", c.synopsis, c.help);
         return 0;
       }
-      if (o.file.empty() && std::strcmp(c.name, "rules") != 0) usage(std::string("risec ") + c.name + " needs a FILE.rise argument");
+      if (o.file.empty() && std::strcmp(c.name, "rules") != 0)
+        usage(std::string("risec ") + c.name + " needs a FILE.rise argument");
       return c.run(o);
     }
     usage("unknown command '" + first + "' (see risec --help)");
