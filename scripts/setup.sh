@@ -10,6 +10,7 @@ PACKAGES=(
   libbenchmark-dev
   libopenblas-dev
   libomp-dev
+  clang-format
 )
 
 missing=()
