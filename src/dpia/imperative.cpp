@@ -117,8 +117,17 @@ ExP ex_snd(const ExP& x) {
   return ex_make(std::move(e));
 }
 
+AcP ac_instantiate(const AcP& tmpl, const AcP& element) {
+  if (tmpl->kind == Ac::Hole) return element;
+  if (!tmpl->inner) internal_error("DPIA: a map-view template without its element");
+  Ac r = *tmpl;
+  r.inner = ac_instantiate(tmpl->inner, element);
+  return ac_make(std::move(r));
+}
+
 AcP ac_idx(const AcP& a, arith::Nat i) {
   if (a->dt->kind != TypeKind::Array) internal_error("DPIA: index into a non-array acceptor");
+  if (a->kind == Ac::MapView) return ac_instantiate(a->tmpl, ac_idx(a->inner, std::move(i)));
   Ac r{Ac::Idx, a->dt->a};
   r.idx = std::move(i);
   r.inner = a;
@@ -253,6 +262,10 @@ std::string print(const AcP& a) {
       return "asVectorAcc(" + print(a->inner) + ")";
     case Ac::Reorder:
       return "reorderAcc(" + print(a->inner) + ")";
+    case Ac::MapView:
+      return "mapAcc(_ => " + print(a->tmpl) + ", " + print(a->inner) + ")";
+    case Ac::Hole:
+      return "_";
   }
   return "?";
 }

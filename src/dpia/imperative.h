@@ -83,13 +83,23 @@ struct Ac {
     AsScalar,  // write m.vec[t,n] into an (m*n).t acceptor (n = lanes)
     AsVector,  // write (m*n).t into an m.vec[t,n] acceptor (n = lanes)
     Reorder,   // write through the inverse permutation fn
+    // Write an n.s array whose element i goes through the view acceptor `tmpl`
+    // (built around a Hole) into element i of the n.t acceptor `inner`: the
+    // destination of map(f)(x) for a view function f (map(transpose), map(join), ...).
+    // Indexing instantiates the template (ac_idx), so it is rarely seen unindexed.
+    MapView,
+    Hole,  // the element acceptor in a MapView template
   } kind;
   Type dt;  // the data type written through this acceptor
   std::string name;
   arith::Nat idx, n;
   rise::NatFun fn;
   AcP inner;
+  AcP tmpl;  // MapView: the element's acceptor, with a Hole for inner[i]
 };
+
+// A MapView template with `element` in place of its Hole.
+AcP ac_instantiate(const AcP& tmpl, const AcP& element);
 
 // ---------------------------------------------------------------- commands
 struct Cm;

@@ -119,11 +119,55 @@ class Translator {
     return std::nullopt;
   }
 
+  // ------------------------------------------------------------ destination views
+  // The acceptor through which `x` (the parameter `param`, or a view of it) is
+  // written when `body` is written into B, for a body built from views only:
+  // transpose(x) into B is x into transposeAcc(B), and so on. Null when the body
+  // computes or is not a view of the parameter.
+  AcP view_acceptor(const F& body, const std::string& param, const AcP& B) {
+    if (body->kind == FNode::Var) return body->name == param ? B : nullptr;
+    if (body->kind != FNode::Prim || body->args.empty()) return nullptr;
+    const std::string& p = body->name;
+    const F& x = body->args.back();
+    if (p == "transpose" && body->args.size() == 1)
+      return view_acceptor(x, param, ac_view(Ac::Transpose, x->type, B));
+    if (p == "split" && body->args.size() == 1)
+      return view_acceptor(x, param, ac_view(Ac::Join, x->type, B, targ_nat(body, 0)));
+    if (p == "join" && body->args.size() == 1)
+      return view_acceptor(x, param, ac_view(Ac::Split, x->type, B, size_of(x->type->a)));
+    if (p == "asScalar" && body->args.size() == 1)
+      return view_acceptor(x, param, ac_view(Ac::AsVector, x->type, B, size_of(x->type->a)));
+    if ((p == "asVector" || p == "asVectorAligned") && body->args.size() == 1)
+      return view_acceptor(x, param, ac_view(Ac::AsScalar, x->type, B, targ_nat(body, 0)));
+    if (p == "map" && body->args.size() == 2) {
+      AcP m = map_view_acceptor(body->args[0], x->type, B);
+      return m ? view_acceptor(x, param, m) : nullptr;
+    }
+    return nullptr;
+  }
+
+  // The acceptor for x when map(f)(x), x: n.s, is written into B and f is a view
+  // function: element i of x goes through f's acceptor into B[i]. Null otherwise.
+  AcP map_view_acceptor(const F& f, const Type& x_type, const AcP& B) {
+    if (f->kind != FNode::Lambda || x_type->kind != TypeKind::Array) return nullptr;
+    Ac hole{Ac::Hole, B->dt->a};
+    AcP tmpl = view_acceptor(f->body(), f->name, ac_make(std::move(hole)));
+    if (!tmpl) return nullptr;
+    Ac m{Ac::MapView, x_type};
+    m.inner = B;
+    m.tmpl = tmpl;
+    return ac_make(std::move(m));
+  }
+
   // ------------------------------------------------------------ accT
   CmP acc(const F& e, const AcP& A) {
     if (e->kind != FNode::Prim) return con(e, [&](const ExP& v) { return copy(A, v); });
     const std::string& p = e->name;
     const auto& a = e->args;
+    // A map of views (map(transpose), map(join), ...) writes its input through the
+    // views, element by element, instead of through a temporary and a copy.
+    if (p == "map")
+      if (AcP through = map_view_acceptor(a[0], a[1]->type, A)) return acc(a[1], through);
     if (p == "mapSeq" || p == "mapSeqUnroll" || p == "mapPar" || p == "mapGlobal" ||
         p == "mapWorkGroup" || p == "mapLocal" || p == "map") {
       LoopKind kind = p == "mapSeqUnroll"   ? LoopKind::SeqUnroll

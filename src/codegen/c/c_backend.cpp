@@ -646,6 +646,12 @@ class Generator {
         Nat j = need_index(p, 0, "reorderAcc");
         return write_target(a->inner, prepend(at(a->fn.apply(j)), rest(p, 1)));
       }
+      case Ac::MapView: {
+        Nat i = need_index(p, 0, "mapAcc");
+        return write_target(dpia::ac_idx(a, i), rest(p, 1));
+      }
+      case Ac::Hole:
+        internal_error("C backend: a map-view template outside its map");
     }
     internal_error("C backend: unknown acceptor");
   }
@@ -681,6 +687,7 @@ class Generator {
     n.idx = arith::substitute(a->idx, s);
     n.n = arith::substitute(a->n, s);
     if (a->inner) n.inner = subst_acc(a->inner, s);
+    if (a->tmpl) n.tmpl = subst_acc(a->tmpl, s);
     return dpia::ac_make(std::move(n));
   }
 
