@@ -47,6 +47,11 @@ CStmtP c_block(std::vector<CStmtP> body) {
   s.body = std::move(body);
   return make(std::move(s));
 }
+CStmtP c_scope(std::vector<CStmtP> body) {
+  CStmt s{CStmt::Scope};
+  s.body = std::move(body);
+  return make(std::move(s));
+}
 CStmtP c_decl(const std::string& text) {
   return make(CStmt{CStmt::Decl, text});
 }
@@ -85,6 +90,11 @@ static void print_into(const CStmtP& s, int indent, std::string& out) {
   switch (s->kind) {
     case CStmt::Block:
       for (const CStmtP& x : s->body) print_into(x, indent, out);
+      return;
+    case CStmt::Scope:
+      out += pad + "{\n";
+      for (const CStmtP& x : s->body) print_into(x, indent + 1, out);
+      out += pad + "}\n";
       return;
     case CStmt::Decl:
     case CStmt::Expr:

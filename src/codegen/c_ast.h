@@ -51,16 +51,18 @@ struct CStmt;
 using CStmtP = std::shared_ptr<CStmt>;
 
 struct CStmt {
-  enum Kind { Block, Decl, Expr, For, If, Pragma, Comment, Raw } kind;
+  enum Kind { Block, Scope, Decl, Expr, For, If, Pragma, Comment, Raw } kind;
   std::string text;            // Decl: the whole declaration; Expr; Pragma; Comment; Raw
   std::string var;             // For: the loop variable
   CExpr init, cond_bound;      // For: from init to var < bound
   CExpr cond;                  // If
-  std::vector<CStmtP> body;    // Block, For, If (then)
+  std::vector<CStmtP> body;    // Block (flat), Scope (in braces), For, If (then)
   std::vector<CStmtP> orelse;  // If
 };
 
 CStmtP c_block(std::vector<CStmtP> body);
+// { body }: a nested scope, so that its declarations may repeat names declared beside it.
+CStmtP c_scope(std::vector<CStmtP> body);
 CStmtP c_decl(const std::string& text);
 CStmtP c_expr_stmt(const std::string& text);
 CStmtP c_assign(const CExpr& lhs, const CExpr& rhs);

@@ -292,6 +292,21 @@ class Translator {
                                [&](const F& b) { return acc(b, ac_idx(A, iv)); }));
     }
     if (p == "iterate" || p == "oclIterate") return iterate(e, A);
+    if (p == "circularBuffer" || p == "rotateValues") {
+      // Not consumed by a sequential map (that case is `sliding`): the windows are
+      // what slide(sz)(1)(map(load)(x)) would give, written out one by one.
+      Nat sz = p == "circularBuffer" ? targ_nat(e, 1) : targ_nat(e, 0);
+      return con(a[1], [&, sz](const ExP& x) {
+        Nat n = size_of(e->type);
+        std::string i = fresh("i"), j = fresh("j");
+        Nat iv = loop_var(i, n), jv = loop_var(j, sz);
+        return cm_for(
+            i, n, LoopKind::Seq,
+            cm_for(j, sz, LoopKind::Seq, with_param(a[0], ex_idx(x, iv + jv), [&](const F& b) {
+                     return acc(b, ac_idx(ac_idx(A, iv), jv));
+                   })));
+      });
+    }
     // Everything else is computed as a readable value and copied.
     return con(e, [&](const ExP& v) { return copy(A, v); });
   }

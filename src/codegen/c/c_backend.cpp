@@ -702,6 +702,21 @@ class Generator {
   }
 
   // ------------------------------------------------------------ commands
+  // One copy of a loop body in the enclosing block (an unrolled iteration, a
+  // one-iteration loop): in a scope of its own when it declares names, which the
+  // next copy (or the code beside it) may declare again.
+  void gen_copy(const CmP& body, std::vector<CStmtP>& out) {
+    std::vector<CStmtP> part;
+    gen(body, part);
+    bool declares = false;
+    for (const CStmtP& st : part) declares = declares || st->kind == CStmt::Decl;
+    if (declares) {
+      out.push_back(c_scope(std::move(part)));
+      return;
+    }
+    out.insert(out.end(), part.begin(), part.end());
+  }
+
   void gen(const CmP& c, std::vector<CStmtP>& out) {
     switch (c->kind) {
       case Cm::Skip:
@@ -736,12 +751,12 @@ class Generator {
         if (c->n.is_const(0)) return;
         if (c->loop == dpia::LoopKind::SeqUnroll) {
           if (auto n = c->n.as_const(); n && *n <= 64) {
-            for (int64_t i = 0; i < *n; ++i) gen(subst_cm(c->body[0], c->var, Nat(i)), out);
+            for (int64_t i = 0; i < *n; ++i) gen_copy(subst_cm(c->body[0], c->var, Nat(i)), out);
             return;
           }
         }
         if (c->n.is_const(1)) {
-          gen(subst_cm(c->body[0], c->var, Nat(0)), out);
+          gen_copy(subst_cm(c->body[0], c->var, Nat(0)), out);
           return;
         }
         if (c->loop == dpia::LoopKind::Seq && split_loop(*c, out)) return;
@@ -1011,7 +1026,7 @@ class Generator {
       sub.body = {subst_cm(c.body[0], c.var, lo + pv)};
       CmP subp = std::make_shared<const Cm>(std::move(sub));
       if (len.is_const(1)) {
-        gen(subst_cm(subp->body[0], part, Nat(0)), out);
+        gen_copy(subst_cm(subp->body[0], part, Nat(0)), out);
         continue;
       }
       std::vector<CStmtP> body;
