@@ -48,12 +48,28 @@ std::vector<std::string> rule_texts() {
   return out;
 }
 
+// Steps that reshape loop nests (the rules a performance strategy uses), which
+// random single rules rarely reach.
+const char* const kShapingSteps[] = {
+    "try(tile(4, 4) @ outermost(mapNest(2)))",
+    "try(splitJoin(4) @ outermost(isFullyApplied(isMap)))",
+    "try(vectorize(4) @ innermost(isFullyApplied(isMap)))",
+    "try(vectorizeReduction(4) @ innermost(isFullyApplied(isReduce)))",
+    "try(blockedReduce(4) @ outermost(isFullyApplied(isReduce)))",
+    "try(topDown(fuseReduceMap))",
+    "try(mapFissionZip @ innermost(isFullyApplied(isMap)))",
+    "try(mapReduceInterchange @ innermost(isFullyApplied(isMap)))",
+    "try(circularBuffer @ outermost(isFullyApplied(isPrimitive(slide))))",
+    "try(rotateValues @ outermost(isFullyApplied(isPrimitive(slide))))",
+    "try(parallel @ outermost(isApplied(isMap)))",
+};
+
 std::string random_strategy(std::mt19937_64& rng, const std::vector<std::string>& rules) {
   auto rule = [&] { return rules[rng() % rules.size()]; };
   std::string s = "DFNF";
-  int steps = 1 + static_cast<int>(rng() % 3);
+  int steps = 1 + static_cast<int>(rng() % 4);
   for (int i = 0; i < steps; ++i) {
-    switch (rng() % 5) {
+    switch (rng() % 7) {
       case 0:
         s += " ; try(topDown(" + rule() + "))";
         break;
@@ -66,12 +82,20 @@ std::string random_strategy(std::mt19937_64& rng, const std::vector<std::string>
       case 3:
         s += " ; try(" + rule() + " @ innermost(isFullyApplied(isReduce)))";
         break;
+      case 4:
+      case 5:
+        s += std::string(" ; ") +
+             kShapingSteps[rng() % (sizeof(kShapingSteps) / sizeof(kShapingSteps[0]))] + " ; DFNF";
+        break;
       default:
         s += " ; try(bottomUp(" + rule() + ")) ; DFNF";
         break;
     }
   }
-  return s + " ; lowerToC";
+  s += " ; lowerToC";
+  if (rng() % 3 == 0) s += " ; try(unroll @ innermost(isFullyApplied(isReduceSeq)))";
+  if (rng() % 3 == 0) s += " ; try(unroll @ innermost(isFullyApplied(isMapSeq)))";
+  return s;
 }
 
 TEST(PipelineFuzz, CompiledProgramsMatchTheInterpreter) {
@@ -91,6 +115,8 @@ TEST(PipelineFuzz, CompiledProgramsMatchTheInterpreter) {
       try {
         CheckOptions o;
         o.target = trial % 2 ? "openmp" : "c";
+        // RISEC_FUZZ_SANITIZE=1 runs each program as a sanitized executable (slow; not in CI).
+        o.sanitize = std::getenv("RISEC_FUZZ_SANITIZE") != nullptr;
         CheckReport r = run_and_compare(file, strategy, ex.sizes, o);
         ++compiled;
         EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch;
