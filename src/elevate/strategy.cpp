@@ -69,6 +69,29 @@ Result retype(const std::string& rule_name, const Expr& e, const Context& ctx, c
   }
 }
 
+namespace {
+
+// `e` with every node that has no source location given `span`: the terms a rule
+// builds point at the source it rewrote, so later errors (a mapPar for the C target,
+// a missing toMem) name a place in the program.
+Expr with_span(const Expr& e, const Span& span) {
+  std::vector<Expr> kids = children(e);
+  bool changed = false;
+  for (Expr& k : kids) {
+    Expr n = with_span(k, span);
+    changed = changed || n != k;
+    k = n;
+  }
+  if (!changed && e->span.known()) return e;
+  Expr r = changed ? rebuild(e, kids) : e;
+  if (r->span.known()) return r;
+  auto n = std::make_shared<rise::ExprNode>(*r);
+  n->span = span;
+  return n;
+}
+
+}  // namespace
+
 Strategy rule(const std::string& name, RewriteFn rewrite) {
   return Strategy(name, [name, rewrite](const Expr& e, const Env& env) -> Result {
     Result r = rewrite(e, env.ctx);
@@ -79,8 +102,10 @@ Strategy rule(const std::string& name, RewriteFn rewrite) {
       return f;
     }
     Result typed = retype(name, r.expr(), env.ctx, e->type, e);
-    if (typed.ok() && env.tracer && env.tracer->on_rule) env.tracer->on_rule(name, e, typed.expr());
-    return typed;
+    if (!typed.ok()) return typed;
+    Expr out = e->span.known() ? with_span(typed.expr(), e->span) : typed.expr();
+    if (env.tracer && env.tracer->on_rule) env.tracer->on_rule(name, e, out);
+    return out;
   });
 }
 

@@ -184,6 +184,17 @@ TEST(CodegenErrors, ParallelPrimitiveForTheCTarget) {
   EXPECT_EQ(e.span().start().col, 47);
 }
 
+TEST(CodegenErrors, ParallelStrategyForTheCTargetPointsAtTheRewrittenMap) {
+  // the mapPar comes from the strategy, not the source: the error names the map it
+  // was made from (terms built by rules inherit the location they rewrote)
+  Error e = compile_error(kMv, "(parallel @ outermost(isApplied(isMap))) ; lowerToC");
+  EXPECT_EQ(e.kind(), ErrorKind::User);
+  EXPECT_NE(e.message().find("mapPar needs the OpenMP target"), std::string::npos) << e.message();
+  ASSERT_TRUE(e.span().known());
+  EXPECT_EQ(e.span().start().line, 2);
+  EXPECT_EQ(e.span().start().col, 8);  // M |> map(...
+}
+
 TEST(CodegenErrors, OpenCLPrimitiveForTheCTarget) {
   Error e = compile_error(
       "def f = depFun(n: Nat => fun(x: n.f32 => x |> mapGlobal(0)(fun(a => a))))", "id");
