@@ -139,8 +139,7 @@ int cmd_check(const Options& o) {
   rise::Checked c = rise::check_program(p, o.entry, sizes.empty() ? nullptr : &sizes);
   std::cout << rise::print(c.type) << "\n";
   for (const auto& sc : c.conditions)
-    std::cout << "requires: " << sc.divides.divisor.to_string() << " divides "
-              << sc.divides.dividend.to_string() << " (" << sc.primitive << ")\n";
+    std::cout << "requires: " << sc.describe() << " (" << sc.primitive << ")\n";
   return 0;
 }
 

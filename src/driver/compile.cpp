@@ -1,6 +1,8 @@
 // The compilation pipeline (see compile.h).
 #include "driver/compile.h"
 
+#include <algorithm>
+
 #include "dpia/functional.h"
 #include "dpia/passes.h"
 #include "dpia/translate.h"
@@ -43,21 +45,27 @@ Compiled compile(const CompileRequest& req) {
   codegen::CGenOptions opts;
   opts.openmp = caps.openmp;
   // The program's side conditions on symbolic sizes (those the strategy's result
-  // needs too, once each), checked when the function is called.
+  // needs too, once each), checked when the function is called. Conditions on
+  // anything but the entry's size parameters cannot be checked there.
   for (const rise::Checked* c : {&out.high, &out.low})
     for (const rise::SideCondition& sc : c->conditions) {
-      bool seen = false;
+      bool seen = false, checkable = true;
       for (const codegen::SizeCondition& have : opts.size_conditions)
-        seen = seen || have.divides == sc.divides;
-      if (seen) continue;
-      std::string what = sc.divides.divisor.to_string() + " divides " +
-                         sc.divides.dividend.to_string() + " (" + sc.primitive;
+        seen = seen || have.condition.same(sc);
+      arith::Nat n = sc.kind == rise::SideCondition::Kind::Divides
+                         ? sc.divides.divisor + sc.divides.dividend
+                         : sc.value;
+      for (const auto& [name, range] : arith::free_vars(n))
+        checkable = checkable && std::find(out.size_names.begin(), out.size_names.end(), name) !=
+                                     out.size_names.end();
+      if (seen || !checkable) continue;
+      std::string what = sc.describe() + " (" + sc.primitive;
       if (sc.span.known()) {
         LineCol lc = sc.span.start();
         what += " at " + sc.span.file->name + ":" + std::to_string(lc.line) + ":" +
                 std::to_string(lc.col);
       }
-      opts.size_conditions.push_back({sc.divides, what + ")"});
+      opts.size_conditions.push_back({sc, what + ")"});
     }
   out.unit =
       codegen::generate_c(out.entry_name, prog, "output", out_dt, inputs, out.size_names, opts);

@@ -72,4 +72,10 @@ Checked infer_expr(const Expr& e) {
   return infer_entry(e, nullptr);
 }
 
+std::string SideCondition::describe() const {
+  if (kind == Kind::Divides)
+    return divides.divisor.to_string() + " divides " + divides.dividend.to_string();
+  return value.to_string() + " >= 0";
+}
+
 }  // namespace risec::rise

@@ -12,12 +12,22 @@
 
 namespace risec::rise {
 
-// A side condition the checker needs and cannot decide symbolically (4 | n for
-// `split(4)` on an n-array), checked again once sizes are known.
+// A side condition the checker needs and cannot decide symbolically, checked again
+// once sizes are known: 4 | n for `split(4)` on an n-array (Divides), or n - 4 >= 0
+// for `take(4)` on it (NonNegative: a size the checker solved for must not be
+// negative).
 struct SideCondition {
-  arith::Divisibility divides;
-  std::string primitive;  // the primitive that needs it
+  enum class Kind { Divides, NonNegative } kind = Kind::Divides;
+  arith::Divisibility divides;  // Divides
+  arith::Nat value;             // NonNegative: value >= 0
+  std::string primitive;        // the primitive that needs it
   Span span;
+
+  // "4 divides n", "n - 4 >= 0"
+  std::string describe() const;
+  bool same(const SideCondition& o) const {
+    return kind == o.kind && (kind == Kind::Divides ? divides == o.divides : value == o.value);
+  }
 };
 
 struct Checked {

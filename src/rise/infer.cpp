@@ -48,6 +48,13 @@ struct PendingCondition {
   Span span;
 };
 
+// A size the checker solved for, which must not be negative.
+struct PendingNonNegative {
+  Nat value;
+  std::string prim;
+  Span span;
+};
+
 struct IntLit {
   std::string meta;
   int64_t value;
@@ -80,6 +87,7 @@ class Inferer {
   TypeSubst sol_;
   std::vector<Postponed> postponed_;
   std::vector<PendingCondition> conditions_;
+  std::vector<PendingNonNegative> nonneg_;
   std::vector<IntLit> int_lits_;
   std::set<std::string> int_metas_;
   std::set<std::string> used_binders_;
@@ -286,6 +294,9 @@ class Inferer {
             conditions_.push_back({c, ctx.what, ctx.span});
           }
         }
+        if (auto v = s.value.as_const(); v && *v < 0)
+          mismatch(ctx, "a size would be " + std::to_string(*v) + "; sizes cannot be negative");
+        if (!arith::provably_le(Nat(0), s.value)) nonneg_.push_back({s.value, ctx.what, ctx.span});
         bind_nat(name, s.value);
         solve_postponed(false);
         return;
@@ -795,7 +806,47 @@ class Inferer {
         }
       }
       if (arith::provably_divides(d.divisor, d.dividend)) continue;
-      c.conditions.push_back(SideCondition{d, p.prim, p.span});
+      SideCondition sc;
+      sc.divides = d;
+      sc.primitive = p.prim;
+      sc.span = p.span;
+      c.conditions.push_back(sc);
+    }
+    // Sizes that must not be negative: constants are decided now; symbolic ones
+    // remain as conditions unless provable or implied by a stronger one (n - 3 >= 0
+    // gives n - 2 >= 0).
+    std::vector<std::pair<Nat, const PendingNonNegative*>> open;
+    for (const PendingNonNegative& p : nonneg_) {
+      Nat v = zonk(p.value);
+      if (auto k = v.as_const()) {
+        if (*k < 0)
+          user_error(p.prim + ": a size would be " + std::to_string(*k) +
+                         " (sizes cannot be negative: the array is too short)",
+                     p.span);
+        continue;
+      }
+      if (arith::provably_le(Nat(0), v)) continue;
+      bool has_meta_var = false;
+      for (const auto& [name, range] : arith::free_vars(v))
+        has_meta_var = has_meta_var || is_meta_name(name);
+      if (!has_meta_var) open.emplace_back(v, &p);
+    }
+    for (size_t i = 0; i < open.size(); ++i) {
+      const Nat& v = open[i].first;
+      bool drop = false;
+      for (size_t j = 0; j < open.size() && !drop; ++j) {
+        const Nat& w = open[j].first;
+        if (i == j) continue;
+        bool le = arith::provably_le(w, v), ge = arith::provably_le(v, w);
+        drop = (w == v || (le && ge)) ? j < i : le;
+      }
+      if (drop) continue;
+      SideCondition sc;
+      sc.kind = SideCondition::Kind::NonNegative;
+      sc.value = v;
+      sc.primitive = open[i].second->prim;
+      sc.span = open[i].second->span;
+      c.conditions.push_back(sc);
     }
   }
 };

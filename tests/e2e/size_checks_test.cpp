@@ -58,6 +58,23 @@ TEST(SizeChecks, GenericCodeChecksDivisibilityAndPositivity) {
   EXPECT_NE(m.find("n >= 1"), std::string::npos) << m;
 }
 
+TEST(SizeChecks, GenericCodeChecksThatArraysAreLongEnough) {
+  // take(4) of an n-array reads 4 elements: n >= 4 is checked on entry
+  driver::Compiled c = compile_generic(
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> take(4) |> map(fun(a => a * 2.0f))))");
+  runtime::Executable exe(runtime::build_executable(c.unit.source, c.unit.name).path);
+  std::vector<float> x(4, 1.0f), out(4, 0.0f);
+  exe.call(out.data(), sizeof(float) * 4, {{x.data(), sizeof(float) * 4}}, {4});
+  EXPECT_EQ(out, std::vector<float>(4, 2.0f));
+  std::string m;
+  try {
+    exe.call(out.data(), sizeof(float) * 4, {{x.data(), sizeof(float) * 2}}, {2});
+  } catch (const Error& e) {
+    m = e.message();
+  }
+  EXPECT_NE(m.find("size precondition violated: n - 4 >= 0"), std::string::npos) << m;
+}
+
 TEST(SizeChecks, SpecialisedCodeHasNoChecksAndUsersCanTurnThemOff) {
   driver::Compiled c = compile_generic(kBlockSums);
   EXPECT_NE(c.unit.source.find("#ifndef RISEC_NO_CHECKS"), std::string::npos);

@@ -86,6 +86,31 @@ TEST(Infer, SideConditionCheckedWhenSizesAreKnown) {
   EXPECT_EQ(err.substr(0, 5), "1:42:") << err;
 }
 
+TEST(Infer, SolvedSizesMustNotBeNegative) {
+  // take(4) and slide(3)(1) need arrays at least that long
+  std::string take = "def f = depFun(n: Nat => fun(x: n.f32 => x |> take(4)))";
+  EXPECT_EQ(type_of(take, {{"n", 4}}), "4.f32 -> 4.f32");
+  std::string err = error_of(take, {{"n", 2}});
+  EXPECT_NE(err.find("take"), std::string::npos) << err;
+  EXPECT_NE(err.find("sizes cannot be negative"), std::string::npos) << err;
+  std::string slide = "def f = depFun(n: Nat => fun(x: n.f32 => x |> slide(3)(1)))";
+  err = error_of(slide, {{"n", 2}});
+  EXPECT_NE(err.find("slide"), std::string::npos) << err;
+  EXPECT_EQ(type_of(slide, {{"n", 3}}), "3.f32 -> 1.3.f32");
+  // symbolic: a side condition, n - 4 >= 0, and only the strongest of implied ones
+  Checked c = check_text(take);
+  ASSERT_EQ(c.conditions.size(), 1u);
+  EXPECT_EQ(c.conditions[0].describe(), "n - 4 >= 0");
+  Checked s = check_text(
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> slide(3)(1) |> map(fun(w => w |> "
+      "reduce(add)(0.0f)))))");
+  ASSERT_EQ(s.conditions.size(), 1u) << s.conditions[1].describe();
+  EXPECT_EQ(s.conditions[0].describe(), "n - 3 >= 0");
+  // what is provable needs no condition
+  EXPECT_TRUE(
+      check_text("def f = depFun(n: Nat => fun(x: (n+4).f32 => x |> take(4)))").conditions.empty());
+}
+
 TEST(Infer, SlideAndPad) {
   EXPECT_EQ(
       type_of("def f = depFun(n: Nat => fun(x: n.f32 => x |> padClamp(1)(1) |> slide(3)(1)))"),

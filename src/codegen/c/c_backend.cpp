@@ -1187,9 +1187,12 @@ std::string size_checks(const std::string& fn, const std::vector<std::string>& s
   };
   for (const std::string& s : sizes) check(s + " >= 1", s + " >= 1 (sizes are positive)");
   for (const SizeCondition& c : conditions) {
-    check(nat_expr(c.divides.dividend).at(kPrecMul) + " % " +
-              nat_expr(c.divides.divisor).at(kPrecUnary) + " == 0",
-          c.description);
+    if (c.condition.kind == rise::SideCondition::Kind::Divides)
+      check(nat_expr(c.condition.divides.dividend).at(kPrecMul) + " % " +
+                nat_expr(c.condition.divides.divisor).at(kPrecUnary) + " == 0",
+            c.description);
+    else
+      check(nat_expr(c.condition.value).at(kPrecRel) + " >= 0", c.description);
   }
   return out + "#endif\n";
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dpia/translate.h"
+#include "rise/check.h"
 
 namespace risec::codegen {
 
@@ -30,7 +31,7 @@ struct CUnit {
 // A condition on the symbolic sizes the program needs (4 | n for split(4) on an
 // n-array), checked at the entry of the generated function.
 struct SizeCondition {
-  arith::Divisibility divides;
+  rise::SideCondition condition;
   std::string description;  // for the message, e.g. "4 divides n (split at f.rise:3:9)"
 };
 
