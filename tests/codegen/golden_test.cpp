@@ -302,3 +302,15 @@ TEST(Golden, GemvRowBlocksShareEachLoadOfX) {
   EXPECT_EQ(rows, (std::set<std::string>{"0", "1", "2", "3"})) << src;
   EXPECT_NE(src.find("< 8;"), std::string::npos) << src;
 }
+
+TEST(Golden, OutlinedParallelBodyGetsTheSizesOfADestinationView) {
+  // the output is written through map(map(split(k))) (the destination view's sizes
+  // reach the outlined loop body as parameters), in place
+  driver::Compiled c = compile(
+      "def f = depFun((n: Nat, m: Nat, j: Nat, k: Nat) => fun(x: n.m.j.f32 =>\n"
+      "  x |> mapPar(mapSeq(mapSeq(fun(a => a * 2.0f)))) |> map(map(split(k)))))",
+      "lowerToC", {}, "openmp");
+  const std::string& src = c.unit.source;
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(static void f__par1\([^)]*int k[,)])"))) << src;
+  EXPECT_EQ(src.find("tmp"), std::string::npos) << src;  // written in place
+}

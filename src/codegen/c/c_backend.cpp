@@ -1067,6 +1067,7 @@ class Generator {
     uses_nat(a->idx, u);
     uses_nat(a->n, u);
     if (a->inner) uses_ac(a->inner, u);
+    if (a->tmpl) uses_ac(a->tmpl, u);  // a map view's element acceptor (sizes only)
   }
   void uses_cm(const CmP& c, Uses& u, std::set<std::string>& bound) {
     if (c->exp) uses_ex(c->exp, u);
