@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "codegen/c_ast.h"
+#include "codegen/openmp/openmp.h"
 
 namespace risec::codegen {
 
@@ -772,22 +773,19 @@ class Generator {
           if (!c->reduction_op.empty())
             clause = " " + reduction_clause(c->reduction_op, c->reduction_var);
           // A perfect nest of parallel loops is collapsed.
-          const CmP& inner = c->body[0];
-          if (clause.empty() && inner->kind == Cm::For && inner->loop == dpia::LoopKind::Par &&
-              inner->reduction_op.empty() && !inner->n.is_const(1) &&
-              !(inner->loop == dpia::LoopKind::SeqUnroll)) {
+          if (clause.empty() && openmp::collapsible(*c)) {
             clause = " collapse(2)";
             collapse_next_ = true;
           }
           if (clause.empty()) {
             if (CStmtP call = outline_parallel_body(*c, v)) {
-              out.push_back(c_pragma("omp parallel for"));
+              out.push_back(c_pragma(openmp::parallel_for("")));
               uses_openmp_ = true;
               out.push_back(c_for(v, nat_expr(c->n), {call}));
               return;
             }
           }
-          out.push_back(c_pragma("omp parallel for" + clause));
+          out.push_back(c_pragma(openmp::parallel_for(clause)));
           uses_openmp_ = true;
           in_parallel_ = true;
         }
@@ -911,27 +909,16 @@ class Generator {
   bool collapse_next_ = false;
   int tmp_counter_ = 0;
 
-  // `reduction(+:acc)`; vector accumulators get a declared reduction.
+  // `reduction(+:acc)`; vector accumulators get a declared reduction (once).
   std::string reduction_clause(const std::string& op, const std::string& var) {
     const Storage& st = storage_.at(var);
-    std::string v = cname(var);
-    if (st.dt->kind == TypeKind::Scalar) {
-      std::string sym = op == "add" ? "+" : op == "mul" ? "*" : op == "fmin" ? "min" : "max";
-      return "reduction(" + sym + ":" + v + ")";
+    std::string vt = st.dt->kind == TypeKind::Vector ? vector_type(st.dt) : "";
+    openmp::Reduction r = openmp::reduction(op, cname(var), st.dt, vt);
+    if (!r.id.empty() && !typedefs_.count(r.id)) {
+      typedefs_.insert(r.id);
+      reductions_text_ += r.declaration;
     }
-    if (st.dt->kind == TypeKind::Vector && (op == "add" || op == "mul")) {
-      std::string vt = vector_type(st.dt);
-      std::string id = "risec_" + op + "_" + vt;
-      if (!typedefs_.count(id)) {
-        typedefs_.insert(id);
-        reductions_text_ += "#pragma omp declare reduction(" + id + " : " + vt + " : omp_out " +
-                            (op == "add" ? "+" : "*") + "= omp_in) initializer(omp_priv = " + vt +
-                            "_broadcast(" + (op == "add" ? "0" : "1") + "))\n";
-      }
-      return "reduction(" + id + ":" + v + ")";
-    }
-    user_error("reducePar over " + rise::print(st.dt) + " with " + op +
-               " is not supported by the OpenMP backend");
+    return r.clause;
   }
   std::string reductions_text_;
   std::string outlined_text_;

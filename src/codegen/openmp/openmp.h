@@ -1,0 +1,37 @@
+// The OpenMP target's part of code generation: which clauses a parallel loop gets.
+// The OpenMP target is the C backend (codegen/c) with parallel loops enabled; it calls
+// these to turn a `mapPar` loop into `#pragma omp parallel for` (with `collapse(2)`
+// over a perfect nest of two parallel loops) and a `reducePar` loop into one with a
+// `reduction` clause. Loop bodies are outlined into functions with `restrict`
+// parameters by the C backend; nested parallel loops run sequentially there.
+#pragma once
+
+#include <string>
+
+#include "dpia/imperative.h"
+
+namespace risec::codegen::openmp {
+
+// The reduction clause for a parallel loop accumulating `c_var` (of data type `dt`)
+// with `op` (add, mul, fmin, fmax). Scalars use OpenMP's operators; vectors (GCC
+// vector types, which have no built-in reduction) a declared reduction named `id`,
+// whose `#pragma omp declare reduction` line is `declaration` (empty for scalars).
+// `vector_c_type` is the C type of a vector accumulator. Throws risec::Error (User)
+// for accumulators OpenMP cannot reduce (arrays, pairs, fmin/fmax on vectors).
+struct Reduction {
+  std::string clause;
+  std::string id;
+  std::string declaration;
+};
+Reduction reduction(const std::string& op, const std::string& c_var, const rise::Type& dt,
+                    const std::string& vector_c_type);
+
+// Whether the parallel loop `outer` and its body form a perfect nest of two parallel
+// loops without reductions, which `collapse(2)` runs as one iteration space.
+bool collapsible(const dpia::Cm& outer);
+
+// The pragma text (without `#pragma `) of a parallel loop with `clause` ("" or
+// " reduction(...)" / " collapse(2)").
+std::string parallel_for(const std::string& clause);
+
+}  // namespace risec::codegen::openmp

@@ -1,0 +1,88 @@
+// The OpenMP target's loop clauses, checked in the generated code and by running it
+// against the interpreter (also under the sanitizers): a perfect nest of parallel maps
+// is collapsed, reducePar becomes a reduction clause for scalar and vector
+// accumulators (the latter through a declared reduction), and a parallel map inside
+// a parallel map runs sequentially.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "e2e_util.h"
+
+namespace risec::e2e {
+namespace {
+
+CheckReport run(const std::string& name, const std::string& program, const std::string& sizes,
+                const std::string& strategy = "") {
+  CheckOptions o;
+  o.target = "openmp";
+  std::string file = write_scratch(name + ".rise", program);
+  CheckReport r = run_and_compare(file, strategy, sizes, o);
+  EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch << "\n" << r.compiled.unit.source;
+  o.sanitize = true;
+  EXPECT_TRUE(compile_and_check(file, strategy, sizes, o));
+  return r;
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
+  return n;
+}
+
+TEST(OpenMPClauses, PerfectNestOfParallelMapsIsCollapsed) {
+  CheckReport r = run("collapse",
+                      "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                      "  x |> mapPar(mapPar(fun(a => a * 2.0f + 1.0f)))))",
+                      "n=7,m=5");
+  const std::string& src = r.compiled.unit.source;
+  EXPECT_NE(src.find("#pragma omp parallel for collapse(2)"), std::string::npos) << src;
+  EXPECT_EQ(count(src, "#pragma omp parallel"), 1u) << src;
+}
+
+TEST(OpenMPClauses, ScalarReductions) {
+  for (const char* op : {"add", "mul", "fmin", "fmax"}) {
+    SCOPED_TRACE(op);
+    std::string init = std::string(op) == "mul"    ? "1.0f"
+                       : std::string(op) == "fmin" ? "1000.0f"
+                       : std::string(op) == "fmax" ? "-1000.0f"
+                                                   : "0.0f";
+    CheckReport r = run(std::string("reduce_") + op,
+                        "def f = depFun(n: Nat => fun(x: n.f32 =>\n"
+                        "  x |> reducePar(" +
+                            std::string(op) + ")(" + init + ")))",
+                        "n=40");
+    const std::string sym = std::string(op) == "add"    ? "+"
+                            : std::string(op) == "mul"  ? "*"
+                            : std::string(op) == "fmin" ? "min"
+                                                        : "max";
+    EXPECT_NE(r.compiled.unit.source.find("reduction(" + sym + ":"), std::string::npos)
+        << r.compiled.unit.source;
+  }
+}
+
+TEST(OpenMPClauses, VectorAccumulatorUsesADeclaredReduction) {
+  CheckReport r = run("reduce_vec",
+                      "def f = depFun(n: Nat => fun(x: (16*n).f32 =>\n"
+                      "  x |> asVector(16) |> reducePar(add)(vectorFromScalar(0.0f))))",
+                      "n=6");
+  const std::string& src = r.compiled.unit.source;
+  EXPECT_NE(src.find("#pragma omp declare reduction(risec_add_risec_f32x16"), std::string::npos)
+      << src;
+  EXPECT_NE(src.find("reduction(risec_add_risec_f32x16:"), std::string::npos) << src;
+}
+
+TEST(OpenMPClauses, InnerParallelMapRunsSequentially) {
+  // the reduction between the two maps makes the nest imperfect: only the outer loop
+  // is parallel
+  CheckReport r = run("nested",
+                      "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                      "  x |> mapPar(fun(row => row |> mapPar(fun(a => a * a)) |> toMem |>\n"
+                      "    reduceSeq(add)(0.0f)))))",
+                      "n=6,m=9");
+  const std::string& src = r.compiled.unit.source;
+  EXPECT_EQ(count(src, "#pragma omp parallel"), 1u) << src;
+}
+
+}  // namespace
+}  // namespace risec::e2e
