@@ -2,7 +2,8 @@
 // the 4 rows of a block run through x together, in one loop with 4 vector
 // accumulators (16 lanes each), so that every load of x serves 4 rows. Blocks run in
 // parallel. Rows whose length 16 does not divide use 8 lanes; when 4 does not divide
-// the number of rows (or it is not known), the rows run one at a time.
+// the number of rows, the rows run one at a time. Without --size the code is generic
+// and checks 4 | n and 16 | m when it is called.
 //
 // rowDot          each row's dot product with x into a 16-lane accumulator, then its
 //                 lanes (vectorizeReduction leaves vector loop; [acc]; asScalar; sum)

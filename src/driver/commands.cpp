@@ -320,6 +320,16 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
   rise::Checked out = c;
   out.expr = r.expr();
   out.type = r.expr()->type;
+  // Rewrites on symbolic sizes may need new side conditions (splitJoin(4) on an
+  // n-array needs 4 | n): the result's own, beside the program's.
+  if (!r.expr()->type || r.expr() != c.expr) {
+    rise::Checked again = rise::infer_expr(r.expr());
+    for (const rise::SideCondition& sc : again.conditions) {
+      bool seen = false;
+      for (const rise::SideCondition& have : out.conditions) seen = seen || have.same(sc);
+      if (!seen) out.conditions.push_back(sc);
+    }
+  }
   return out;
 }
 

@@ -45,20 +45,25 @@ Compiled compile(const CompileRequest& req) {
   codegen::CGenOptions opts;
   opts.openmp = caps.openmp;
   // The program's side conditions on symbolic sizes (those the strategy's result
-  // needs too, once each), checked when the function is called. Conditions on
-  // anything but the entry's size parameters cannot be checked there.
+  // needs too, once each), checked when the function is called. A condition on
+  // anything but the entry's size parameters cannot be checked there: an error.
   for (const rise::Checked* c : {&out.high, &out.low})
     for (const rise::SideCondition& sc : c->conditions) {
-      bool seen = false, checkable = true;
+      bool seen = false;
       for (const codegen::SizeCondition& have : opts.size_conditions)
         seen = seen || have.condition.same(sc);
+      if (seen) continue;
       arith::Nat n = sc.kind == rise::SideCondition::Kind::Divides
                          ? sc.divides.divisor + sc.divides.dividend
                          : sc.value;
       for (const auto& [name, range] : arith::free_vars(n))
-        checkable = checkable && std::find(out.size_names.begin(), out.size_names.end(), name) !=
-                                     out.size_names.end();
-      if (seen || !checkable) continue;
+        if (std::find(out.size_names.begin(), out.size_names.end(), name) == out.size_names.end())
+          user_error("the program needs " + sc.describe() + " (" + sc.primitive + "), which " +
+                         "depends on " + name +
+                         ", a size bound inside the program: it cannot be checked when the "
+                         "function is called, so the code could read or write out of bounds; "
+                         "make the size provably divisible (e.g. by its type)",
+                     sc.span);
       std::string what = sc.describe() + " (" + sc.primitive;
       if (sc.span.known()) {
         LineCol lc = sc.span.start();

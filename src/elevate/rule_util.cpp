@@ -563,6 +563,21 @@ bool computes(const Expr& e) {
 
 // ---------------------------------------------------------------- strategies
 
+std::optional<std::string> divisibility_refusal(const Nat& n, const Nat& len, const Context& ctx) {
+  if (arith::provably_divides(n, len)) return std::nullopt;
+  Nat rem = arith::mod(len, n);
+  if (len.as_const() || (rem.as_const() && *rem.as_const() != 0))
+    return "the length " + len.to_string() + " is not divisible by " + n.to_string();
+  for (const auto& [name, range] : arith::free_vars(len))
+    for (const std::string& local : ctx.local_sizes)
+      if (name == local)
+        return "the length " + len.to_string() + " is not provably divisible by " + n.to_string() +
+               ", and it depends on " + name +
+               ", a size bound inside the program, so the condition cannot be checked when "
+               "the function is called";
+  return std::nullopt;
+}
+
 Strategy whole_term(const std::string& name,
                     std::function<Result(const Expr&, const Env&)> transform) {
   return Strategy(name, [name, transform](const Expr& e, const Env& env) -> Result {

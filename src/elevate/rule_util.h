@@ -153,6 +153,15 @@ bool is_reduce_like(const std::string& name);
 // identity map (an explicit copy).
 bool computes(const Expr& e);
 
+// Whether a rule that splits an array of length `len` into blocks of `n` must refuse:
+// the reason when n provably cannot divide len (constants that do not divide, or a
+// symbolic length with a constant non-zero remainder, such as 4*m + 2 by 4), nullopt
+// otherwise. For a symbolic length that n may divide, the rewritten program's type
+// records the side condition n | len, which generic code checks on entry.
+// A length that depends on a size bound inside the program (`ctx.local_sizes`, such
+// as iterate's l) is refused too: its condition cannot be checked on entry.
+std::optional<std::string> divisibility_refusal(const Nat& n, const Nat& len, const Context& ctx);
+
 // ---------------------------------------------------------------- strategies
 
 // A strategy that transforms the whole term with `transform` (untyped result) and

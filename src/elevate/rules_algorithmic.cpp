@@ -174,7 +174,7 @@ Strategy map_fission_zip() {
 // map(f) -> fun(x => join(map(map(f))(split(n)(x)))); map(f)(x) likewise.
 Strategy split_join(int64_t n) {
   std::string name = "splitJoin(" + std::to_string(n) + ")";
-  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto c = util::as_prim_call(e);
     if (!c || c->name() != "map" || c->args.empty() || c->args.size() > 2)
       return fail_at(name, e, "expected a map applied to its function, map(f)");
@@ -182,10 +182,7 @@ Strategy split_join(int64_t n) {
     std::optional<Nat> len = c->args.size() == 2 ? util::array_size(c->args[1]->type)
                                                  : util::array_size(util::fun_param(e->type));
     if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
-    if (!arith::provably_divides(Nat(n), *len))
-      return fail_at(name, e,
-                     "the array length " + len->to_string() + " is not provably divisible by " +
-                         std::to_string(n));
+    if (auto why = util::divisibility_refusal(Nat(n), *len, ctx)) return fail_at(name, e, *why);
     const Expr& f = c->args[0];
     auto build = [&](const Expr& x) {
       return call("join", {mk_map(mk_map_fn(f), call("split", {Nat(n)}, {x}))});
@@ -536,8 +533,8 @@ void register_algorithmic(Registry& r) {
                "depends on x alone; without the zip when F does not use x",
                map_fission_zip()));
   r.add(entry("splitJoin", {ParamKind::Nat},
-              "map(f) -> split(n) >> map(map(f)) >> join; fails unless n provably divides the "
-              "array length",
+              "map(f) -> split(n) >> map(map(f)) >> join; fails when n cannot divide the array "
+              "length (a symbolic length gets the precondition n | length)",
               [](const std::vector<Arg>& a) { return split_join(arg_nat(a, 0)); }));
   r.add(simple("idAfter", "x -> id(x) for data x", id_after()));
   r.add(simple("liftId", "id(x) -> map(fun(y => id(y)))(x) for an array x", lift_id()));

@@ -227,16 +227,14 @@ Strategy reduce_map_fission_rule() {
 // reduceSeq(f)(init)(x) -> reduceSeq(fun(acc, c => reduceSeq(f)(acc)(c)))(init)(split(n)(x))
 Strategy blocked_reduce_rule(int64_t n) {
   std::string name = "blockedReduce(" + std::to_string(n) + ")";
-  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto r = match_fold(e);
     if (!r) return fail_at(name, e, "expected a fully applied reduction reduce(op)(init)(x)");
     if (n <= 0) return fail_at(name, e, "the block size must be positive");
     auto len = util::array_size(r->data->type);
     if (!len) return fail_at(name, e, "the length of the reduced array is unknown");
-    if (!arith::provably_divides(Nat(n), *len))
-      return fail_at(name, e,
-                     "the length " + len->to_string() +
-                         " of the reduced array is not divisible by " + std::to_string(n));
+    if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
+      return fail_at(name, e, *why + " (the reduced array)");
     Expr split = call("split", {Nat(n)}, {r->data});
     if (r->name == "reduce") {
       auto op = known_op(r->op);
@@ -1177,7 +1175,7 @@ std::string kinds(const Model& m, size_t from, size_t n) {
 // tiles: outer levels over the blocks, inner levels within a block, the result joined
 // back into the original shape.
 Strategy tile_rule(const std::string& name, std::vector<int64_t> sizes) {
-  return rule(name, [name, sizes](const Expr& e, const Context&) -> Result {
+  return rule(name, [name, sizes](const Expr& e, const Context& ctx) -> Result {
     const int d = static_cast<int>(sizes.size());
     if (d == 0) return fail_at(name, e, "no tile sizes given");
     for (int64_t s : sizes)
@@ -1209,7 +1207,7 @@ Strategy tile_rule(const std::string& name, std::vector<int64_t> sizes) {
     std::vector<int> ids(m->order.begin(), m->order.begin() + d);
     for (int k = 0; k < d; ++k) {
       const Nat& n = m->dims[static_cast<size_t>(ids[static_cast<size_t>(k)])].size;
-      if (!arith::provably_divides(Nat(sizes[static_cast<size_t>(k)]), n))
+      if (util::divisibility_refusal(Nat(sizes[static_cast<size_t>(k)]), n, ctx))
         return fail_at(name, e,
                        "the size " + n.to_string() + " of dimension " + std::to_string(k + 1) +
                            " is not divisible by the tile size " +
@@ -1380,14 +1378,14 @@ Strategy reorder_strategy(std::vector<int64_t> perm) {
 // (TVM's packing of B for matrix multiplication).
 Strategy block_transpose_rule(int64_t n) {
   std::string name = "blockTranspose(" + std::to_string(n) + ")";
-  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto c = util::match_prim(e, "transpose", 1);
     if (!c) return fail_at(name, e, "expected transpose(x)");
     if (n <= 0) return fail_at(name, e, "the block size must be positive");
     const Expr& x = c->args[0];
     auto inner = util::array_size(util::array_elem(x->type));
     if (!inner) return fail_at(name, e, "transpose(x) of an array whose shape is unknown");
-    if (!arith::provably_divides(Nat(n), *inner))
+    if (util::divisibility_refusal(Nat(n), *inner, ctx))
       return fail_at(name, e,
                      "the size " + inner->to_string() +
                          " of the transposed dimension is not "

@@ -180,7 +180,7 @@ Expr scalar_data(const Expr& y, const Type& res) {
 
 Strategy vectorize_rule(int64_t n) {
   std::string name = "vectorize(" + std::to_string(n) + ")";
-  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto c = util::as_prim_call(e);
     if (!c || c->name() != "map" || !c->deps.empty() || c->args.empty() || c->args.size() > 2)
       return fail_at(name, e, "expected map(f), applied to data or not");
@@ -202,10 +202,8 @@ Strategy vectorize_rule(int64_t n) {
       return fail_at(
           name, e,
           "the function's result is " + rise::print(res) + ", not a scalar (or a pair of scalars)");
-    if (!arith::provably_divides(Nat(n), *len))
-      return fail_at(name, e,
-                     "the length " + len->to_string() +
-                         " of the mapped array is not divisible by " + std::to_string(n));
+    if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
+      return fail_at(name, e, *why + " (the mapped array)");
     Lifter lifter;
     Expr fv = lifter.lift_fn(c->args[0]);
     if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
@@ -225,7 +223,7 @@ Strategy vectorize_rule(int64_t n) {
 // for blockedReduce and reducePar).
 Strategy vectorize_reduction_rule(int64_t n) {
   std::string name = "vectorizeReduction(" + std::to_string(n) + ")";
-  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto c = util::as_prim_call(e);
     if (!c || (c->name() != "reduce" && c->name() != "reduceSeq") || c->args.size() != 3)
       return fail_at(name, e, "expected a fully applied reduce(op)(init)(x)");
@@ -247,9 +245,7 @@ Strategy vectorize_reduction_rule(int64_t n) {
     if (!elem || !len || !scalar_tree(elem))
       return fail_at(name, e, "the reduced array's elements must be scalars (or pairs of scalars)");
     if (!lane_scalar(e->type)) return fail_at(name, e, "the reduction's result must be a scalar");
-    if (!arith::provably_divides(Nat(n), *len))
-      return fail_at(
-          name, e, "the length " + len->to_string() + " is not divisible by " + std::to_string(n));
+    if (auto why = util::divisibility_refusal(Nat(n), *len, ctx)) return fail_at(name, e, *why);
     Expr fv;
     if (f) {
       Lifter lifter;

@@ -41,8 +41,20 @@ Expr rebuild(const Expr& e, const std::vector<Expr>& kids) {
 }
 
 Context child_context(const Expr& e, size_t, const Context& ctx) {
-  if (e->kind != ExprKind::Lambda) return ctx;
+  if (e->kind == ExprKind::DepLambda) {
+    if (!ctx.below_root) return ctx;  // one of the entry's size parameters
+    Context c = ctx;
+    c.local_sizes.push_back(e->name);
+    return c;
+  }
+  if (e->kind != ExprKind::Lambda) {
+    if (ctx.below_root) return ctx;
+    Context c = ctx;
+    c.below_root = true;
+    return c;
+  }
   Context c = ctx;
+  c.below_root = true;
   Type pt = e->type && e->type->kind == rise::TypeKind::Fun ? e->type->a : e->annot;
   c.vars.emplace_back(e->name, pt);
   return c;

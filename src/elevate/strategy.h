@@ -28,6 +28,11 @@ using rise::Type;
 // and predicates can type new terms.
 struct Context {
   std::vector<std::pair<std::string, Type>> vars;
+  // Sizes bound by a depFun inside the program (iterate's step function), not by the
+  // entry's leading depFuns: a condition on them cannot be checked when the generated
+  // function is called.
+  std::vector<std::string> local_sizes;
+  bool below_root = false;  // a node other than the leading depFuns is above
 };
 
 struct Failure {

@@ -826,6 +826,10 @@ class Inferer {
         continue;
       }
       if (arith::provably_le(Nat(0), v)) continue;
+      if (arith::provably_lt(v, Nat(0)))
+        user_error(p.prim + ": a size would be " + v.to_string() +
+                       ", which is negative for every size (the array is too short)",
+                   p.span);
       bool has_meta_var = false;
       for (const auto& [name, range] : arith::free_vars(v))
         has_meta_var = has_meta_var || is_meta_name(name);

@@ -214,9 +214,30 @@ def f = depFun(n: Nat => fun(x: n.f32 => x |> reduce(add)(0.0f)))
               "map");
 }
 
-TEST(SplitJoin, FailsOnASymbolicLength) {
+TEST(SplitJoin, OnASymbolicLengthTheResultNeedsTheDivisibility) {
+  // a generic n: the rewrite applies, and its type records 4 | n (checked by generic
+  // code on entry)
   rise::Expr p = prog(kScale, {});
-  check_fails(body(body(function(lib("splitJoin", {int64_t{4}})))), p, "divisible");
+  rise::Expr r = apply_ok(body(body(function(lib("splitJoin", {int64_t{4}})))), p);
+  rise::Checked again = rise::infer_expr(r);
+  ASSERT_EQ(again.conditions.size(), 1u);
+  EXPECT_EQ(again.conditions[0].describe(), "4 divides n");
+  // a length that is never a multiple of 4
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: (4*n+2).f32 => x |> map(fun(a => a * 3.0f))))
+)",
+                      {});
+  check_fails(outermost(is_applied(is_map()), lib("splitJoin", {int64_t{4}})), q,
+              "not divisible by 4");
+  // a size bound inside the program (iterate's l): refused, it cannot be checked
+  rise::Expr it = prog(R"(
+def f = depFun((m: Nat, k: Nat) => fun(x: (m*(2^k)).f32 =>
+  x |> iterate(k)(depFun((l: Nat) => fun(a: (l*2).f32 =>
+    a |> split(2) |> map(fun(p => p[0] + p[1])))))))
+)",
+                       {{"m", 3}, {"k", 2}});
+  check_fails(outermost(is_applied(is_map()), lib("splitJoin", {int64_t{4}})), it,
+              "bound inside the program");
 }
 
 // ---------------------------------------------------------------- identities

@@ -1031,6 +1031,12 @@ class Generator {
   void uses_nat(const Nat& n, Uses& u) {
     for (const auto& [name, v] : arith::free_vars(n)) u.nats.insert(name);
   }
+  // Sizes in a data type: views index through them (a transposed m-column array
+  // has row stride m).
+  void uses_type(const Type& t, Uses& u) {
+    if (!t) return;
+    for (const auto& [name, v] : rise::free_nat_vars(t)) u.nats.insert(name);
+  }
   void uses_ex(const ExP& e, Uses& u) {
     if (e->kind == Ex::Generate || e->kind == Ex::MapView) {
       // The element variable is bound inside the view.
@@ -1044,6 +1050,7 @@ class Generator {
       return;
     }
     if (e->kind == Ex::Var) u.read.insert(e->name);
+    uses_type(e->dt, u);
     uses_nat(e->idx, u);
     uses_nat(e->n, u);
     uses_nat(e->m, u);
@@ -1051,6 +1058,7 @@ class Generator {
   }
   void uses_ac(const AcP& a, Uses& u) {
     if (a->kind == Ac::Var) u.written.insert(a->name);
+    uses_type(a->dt, u);
     uses_nat(a->idx, u);
     uses_nat(a->n, u);
     if (a->inner) uses_ac(a->inner, u);
