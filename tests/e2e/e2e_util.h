@@ -32,6 +32,11 @@ struct CheckOptions {
   double rtol = driver::kDefaultRtol;
   double atol = driver::kDefaultAtol;
   std::string entry;  // empty: the last definition
+  // Compile without the sizes (code generic in them, checking its preconditions on
+  // entry) and run it as a standalone process with `sizes` as arguments; the
+  // interpreter runs the program specialised to them. A violated precondition is an
+  // Error (Internal, holding the program's message).
+  bool generic = false;
 };
 
 struct CheckReport {
