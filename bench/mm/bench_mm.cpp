@@ -185,6 +185,12 @@ int main(int argc, char** argv) {
     }
     risec::runtime::Module par = risec::bench::compile_example(
         "examples/mm/mm.rise", "examples/mm/parallel.elv", sizes, "openmp");
+    // The same strategy compiled without --size: generic in n, m, k (which it checks
+    // are multiples of its tiles on entry), called with the sizes.
+    std::optional<risec::runtime::Module> par_generic;
+    if (!parallel_only)
+      par_generic = risec::bench::compile_example("examples/mm/mm.rise", "examples/mm/parallel.elv",
+                                                  {}, "openmp");
     Omp omp = find_omp();
     OpenBlas blas = load_openblas();
 
@@ -226,6 +232,13 @@ int main(int argc, char** argv) {
       add(std::string("risec ") + sequential[i], 1, call(steps[i]));
     if (omp.set_threads && !parallel_only) add("risec parallel", 1, call(par), omp_threads(1));
     add("risec parallel", 2, call(par), omp_threads(2));
+    if (par_generic)
+      add(
+          "risec parallel, generic sizes", 2,
+          [&m = *par_generic, &A, &B, n](float* c) {
+            m.call({c, A.data(), B.data()}, {n, n, n});
+          },
+          omp_threads(2));
     if (blas.sgemm) add("OpenBLAS sgemm", 2, sgemm_run, blas_threads(2));
 
     std::fprintf(stderr, "timing %zu variants side by side...\n", vs.size());
