@@ -343,6 +343,10 @@ int cmd_rewrite(const Options& o) {
   rise::PrintOptions opts;
   opts.types = o.types;
   std::string name = o.entry.empty() ? p.defs.back().name : o.entry;
+  // The side conditions the result needs (the program's and those the strategy added
+  // on symbolic sizes) as comments, so that the output still parses.
+  for (const auto& sc : r.conditions)
+    std::cout << "// requires: " << sc.describe() << " (" << sc.primitive << ")\n";
   std::cout << "def " << name << " = " << rise::print_expr(r.expr, opts) << "\n";
   return 0;
 }
