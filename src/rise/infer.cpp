@@ -810,7 +810,9 @@ class Inferer {
       sc.divides = d;
       sc.primitive = p.prim;
       sc.span = p.span;
-      c.conditions.push_back(sc);
+      bool seen = false;
+      for (const SideCondition& o : c.conditions) seen = seen || o.same(sc);
+      if (!seen) c.conditions.push_back(sc);
     }
     // Sizes that must not be negative: constants are decided now; symbolic ones
     // remain as conditions unless provable or implied by a stronger one (n - 3 >= 0
