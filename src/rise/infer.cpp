@@ -245,8 +245,12 @@ class Inferer {
         return;
       case TypeKind::DepFun: {
         if (a->binder_kind != b->binder_kind || a->implicit != b->implicit) mismatch(ctx);
-        std::string common = fresh("b");
-        common = common.substr(1);  // a rigid name, not a meta
+        // A rigid name, not a meta: the binder's own name when nothing else in the two
+        // types uses it (so that errors read "the sizes l and ..."), else a fresh one.
+        std::string common = a->name;
+        bool clash = a->binder_kind != Kind::Nat || common.empty() || is_meta_name(common) ||
+                     rise::free_nat_vars(a).count(common) || rise::free_nat_vars(b).count(common);
+        if (clash) common = fresh("b").substr(1);
         TypeArg arg;
         switch (a->binder_kind) {
           case Kind::Nat:
