@@ -533,7 +533,24 @@ bool provably_eq(const Nat& a, const Nat& b) {
 bool provably_divides(const Nat& d, const Nat& t) {
   if (t.is_const(0)) return true;
   if (d.is_const(0)) return false;
-  return or_unknown(false, [&] { return split_divisible(t, d).r.is_const(0); });
+  return or_unknown(false, [&] {
+    Nat r = split_divisible(t, d).r;
+    if (r.is_const(0)) return true;
+    // x % d is x - d*(x/d): a remainder such as n - n%16 is a multiple of 16.
+    SumForm f = sum_form(r);
+    Nat e = scale(f.constant, Nat(1));
+    bool changed = false;
+    for (const auto& [c, m] : f.terms) {
+      if (m.kind() == Kind::Mod && m.node().args.size() == 2 && m.node().args[1] == d) {
+        const Nat& x = m.node().args[0];
+        e = e + scale(c, x - d * floordiv(x, d));
+        changed = true;
+      } else {
+        e = e + scale(c, m);
+      }
+    }
+    return changed && split_divisible(e, d).r.is_const(0);
+  });
 }
 
 }  // namespace risec::arith

@@ -221,6 +221,39 @@ Strategy vectorize_rule(int64_t n) {
 // the n lanes: reduceSeq(op)(init)(asScalar([reduceSeq(fun(acc, v => op(acc)(f'(v))))
 // (vectorFromScalar(init))(asVector(n)(x))])). The order of the additions changes (as
 // for blockedReduce and reducePar).
+// map(f)(x) of any length L -> concat(map(f)(take(q)(x)))(map(f)(drop(q)(x))) with
+// q = n*floor(L/n), the first part then vectorised: a vector loop and a scalar loop
+// over the last L mod n elements. When n provably divides L it is vectorize(n).
+Strategy vectorize_remainder_rule(int64_t n) {
+  std::string name = "vectorizeRemainder(" + std::to_string(n) + ")";
+  Strategy split = rule(name, [n, name](const Expr& e, const Context&) -> Result {
+    auto m = util::match_map(e);
+    if (!m) return fail_at(name, e, "expected a map applied to data, map(f)(x)");
+    if (n <= 0) return fail_at(name, e, "the vector width must be positive");
+    auto len = util::array_size(m->second->type);
+    if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
+    Nat q = *len - arith::mod(*len, Nat(n));
+    if (q.is_const(0))
+      return fail_at(name, e,
+                     "the array (" + len->to_string() + " elements) is shorter than " +
+                         std::to_string(n) + " lanes: there is nothing to vectorise");
+    const Expr& x = m->second;
+    Expr body = call("map", {m->first, call("take", {q}, {x})});
+    Expr rest = call("map", {m->first, call("drop", {q}, {x})});
+    return call("concat", {body, rest});
+  });
+  Strategy vec = vectorize_rule(n);
+  // concat(a)(b): the vector part is the argument of the function concat(a)
+  Strategy split_then_vectorize = seq(split, function(argument(vec)));
+  return Strategy(name, [n, vec, split_then_vectorize](const Expr& e, const Env& env) -> Result {
+    auto m = util::match_map(e);
+    if (m)
+      if (auto len = util::array_size(m->second->type))
+        if (arith::provably_divides(Nat(n), *len)) return vec(e, env);
+    return split_then_vectorize(e, env);
+  });
+}
+
 Strategy vectorize_reduction_rule(int64_t n) {
   std::string name = "vectorizeReduction(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
@@ -277,6 +310,19 @@ void register_vector(Registry& r) {
     e.cls = EntryClass::Rule;
     e.family = "vector";
     e.make = [](const std::vector<Arg>& a) { return vectorize_reduction_rule(arg_nat(a, 0)); };
+    r.add(std::move(e));
+  }
+  {
+    LibraryEntry e;
+    e.name = "vectorizeRemainder";
+    e.params = {ParamKind::Nat};
+    e.description =
+        "map(f)(x) of any length L -> the first n*floor(L/n) elements vectorised as by "
+        "vectorize(n), the last L mod n by the scalar map (concat of the two; symbolic L "
+        "needs no precondition); vectorize(n) when n divides L";
+    e.cls = EntryClass::Rule;
+    e.family = "vector";
+    e.make = [](const std::vector<Arg>& a) { return vectorize_remainder_rule(arg_nat(a, 0)); };
     r.add(std::move(e));
   }
   LibraryEntry e;

@@ -139,6 +139,11 @@ TEST_F(Range, DivisibilityIsSyntactic) {
   EXPECT_TRUE(provably_divides(n, n * x + n * m));
   EXPECT_FALSE(provably_divides(n, n * x + 1));
   EXPECT_TRUE(provably_divides(Nat(3), Nat(0)));
+  // x - x%d is a multiple of d (what vectorizeRemainder's vector part has)
+  EXPECT_TRUE(provably_divides(Nat(16), n - mod(n, Nat(16))));
+  EXPECT_TRUE(provably_divides(Nat(4), 2 * n - 2 * mod(n, Nat(4)) + 8));
+  EXPECT_FALSE(provably_divides(Nat(16), n - mod(n, Nat(8))));
+  EXPECT_FALSE(provably_divides(Nat(16), n - mod(n, Nat(16)) + 1));
 }
 
 TEST_F(Range, DeepTermsStayFast) {

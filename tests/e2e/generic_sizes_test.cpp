@@ -65,5 +65,26 @@ TEST(GenericGemv, RowBlocksWithPreconditions) {
   EXPECT_NE(m.find("4 divides n"), std::string::npos) << m;
 }
 
+TEST(GenericVectorizeRemainder, AnyLengthWithoutPreconditions) {
+  // a vector loop over the first n - n%16 elements, a scalar loop over the rest: the
+  // generic code runs for every n, with nothing to check but n >= 1
+  const std::string strategy =
+      "DFNF ; (vectorizeRemainder(16) @ outermost(isFullyApplied(isMap))) ; lowerToC";
+  for (const char* ex : {"scal", "blackscholes"}) {
+    std::string file = std::string("examples/") + ex + "/" + ex + ".rise";
+    for (const char* sizes : {"n=37", "n=5", "n=64"}) {
+      SCOPED_TRACE(std::string(ex) + " " + sizes);
+      CheckReport r = run_and_compare(file, strategy, sizes, generic("c"));
+      EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch;
+      EXPECT_EQ(r.compiled.unit.source.find("divides"), std::string::npos)
+          << r.compiled.unit.source;
+    }
+    // and specialised, including under the sanitizers
+    CheckOptions o;
+    o.sanitize = true;
+    EXPECT_TRUE(compile_and_check(file, strategy, "n=37", o));
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e

@@ -55,6 +55,7 @@ const char* const kShapingSteps[] = {
     "try(tile(4, 4) @ outermost(mapNest(2)))",
     "try(splitJoin(4) @ outermost(isFullyApplied(isMap)))",
     "try(vectorize(4) @ innermost(isFullyApplied(isMap)))",
+    "try(vectorizeRemainder(4) @ innermost(isFullyApplied(isMap)))",
     "try(vectorizeReduction(4) @ innermost(isFullyApplied(isReduce)))",
     "try(blockedReduce(4) @ outermost(isFullyApplied(isReduce)))",
     "try(topDown(fuseReduceMap))",

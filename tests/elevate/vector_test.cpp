@@ -153,3 +153,54 @@ TEST(Vectorize, LaneIndependentArrayAccessesAreBroadcast) {
 
 }  // namespace
 }  // namespace risec::elevate
+
+namespace risec::elevate {
+namespace {
+
+Strategy vecr(int64_t n) {
+  return make_strategy("vectorizeRemainder", {Arg(n)});
+}
+Strategy at_map(const Strategy& s) {
+  return make_strategy("outermost", {make_strategy("isFullyApplied", {make_strategy("isMap")}), s});
+}
+
+TEST(VectorizeRemainder, VectorLoopAndScalarRemainder) {
+  // 30 = 3*8 + 6: 24 elements in vectors, the last 6 by the scalar map
+  auto p = testing::typed("def f = fun(xs: 30.f32 => xs |> map(fun(x => x * 2.0f + 1.0f)))");
+  Expr out = testing::apply_ok(at_map(vecr(8)), p.expr);
+  EXPECT_TRUE(testing::well_typed(out));
+  EXPECT_TRUE(testing::same_semantics(p.expr, out, 0, 0));
+  std::string text = rise::print_expr(out);
+  EXPECT_NE(text.find("take(24)"), std::string::npos) << text;
+  EXPECT_NE(text.find("drop(24)"), std::string::npos) << text;
+  EXPECT_NE(text.find("asVector(8)"), std::string::npos) << text;
+  EXPECT_NE(text.find("concat"), std::string::npos) << text;
+}
+
+TEST(VectorizeRemainder, DivisibleLengthIsPlainVectorize) {
+  auto p = testing::typed("def f = fun(xs: 32.f32 => xs |> map(fun(x => x * 2.0f)))");
+  Expr out = testing::apply_ok(at_map(vecr(8)), p.expr);
+  Expr plain = testing::apply_ok(at_map(make_strategy("vectorize", {Arg(int64_t{8})})), p.expr);
+  EXPECT_TRUE(rise::alpha_equal(out, plain)) << rise::print_expr(out);
+}
+
+TEST(VectorizeRemainder, SymbolicLengthNeedsNoPrecondition) {
+  auto p =
+      testing::typed("def f = depFun(n: Nat => fun(xs: n.f32 => xs |> map(fun(x => x * 2.0f))))");
+  Expr out = testing::apply_ok(at_map(vecr(16)), p.expr);
+  rise::Checked again = rise::infer_expr(out);
+  EXPECT_TRUE(again.conditions.empty()) << again.conditions[0].describe();
+  EXPECT_NE(rise::print_expr(out).find("take(n - n%16)"), std::string::npos)
+      << rise::print_expr(out);
+}
+
+TEST(VectorizeRemainder, ShorterThanOneVectorIsRefused) {
+  auto p = testing::typed("def f = fun(xs: 5.f32 => xs |> map(fun(x => x * 2.0f)))");
+  Result r = at_map(vecr(8))(p.expr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.failure().reason.find("shorter than 8 lanes"), std::string::npos)
+      << r.failure().reason;
+}
+
+}  // namespace
+}  // namespace risec::elevate
