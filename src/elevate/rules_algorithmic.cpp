@@ -179,6 +179,9 @@ Strategy split_join(int64_t n) {
     if (!c || c->name() != "map" || c->args.empty() || c->args.size() > 2)
       return fail_at(name, e, "expected a map applied to its function, map(f)");
     if (n <= 0) return fail_at(name, e, "the split size must be positive");
+    // Blocks of 1 only add a unit dimension, and would apply again to the map they
+    // create, without end under tryAll.
+    if (n == 1) return fail_at(name, e, "blocks of 1 element change nothing but the shape");
     std::optional<Nat> len = c->args.size() == 2 ? util::array_size(c->args[1]->type)
                                                  : util::array_size(util::fun_param(e->type));
     if (!len) return fail_at(name, e, "the length of the mapped array is unknown");

@@ -231,6 +231,7 @@ Strategy blocked_reduce_rule(int64_t n) {
     auto r = match_fold(e);
     if (!r) return fail_at(name, e, "expected a fully applied reduction reduce(op)(init)(x)");
     if (n <= 0) return fail_at(name, e, "the block size must be positive");
+    if (n == 1) return fail_at(name, e, "blocks of 1 element change nothing but the shape");
     auto len = util::array_size(r->data->type);
     if (!len) return fail_at(name, e, "the length of the reduced array is unknown");
     if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
