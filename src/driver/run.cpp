@@ -273,8 +273,14 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   if (in_types.size() != inputs.size())
     internal_error("execute: the entry takes " + std::to_string(in_types.size()) + " input(s), " +
                    std::to_string(inputs.size()) + " given");
+  // A unit generic in sizes has symbolic parameter types: compare them at the sizes
+  // it is called with (the entry `c.high` may be specialised to them).
+  arith::Substitution at_sizes;
+  for (const std::string& n : c.size_names)
+    if (auto it = sizes.find(n); it != sizes.end()) at_sizes.emplace(n, arith::Nat(it->second));
   for (size_t i = 0; i < in_types.size(); ++i)
-    if (!rise::equal(in_types[i], data_params[i + 1]->dt))
+    if (!rise::equal(in_types[i], rise::substitute(data_params[i + 1]->dt,
+                                                   rise::TypeSubst{at_sizes, {}, {}, {}})))
       internal_error("the generated function's input " + data_params[i + 1]->name + " has type " +
                      rise::print(data_params[i + 1]->dt) + ", the entry's " +
                      rise::print(in_types[i]));
