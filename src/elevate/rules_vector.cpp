@@ -215,15 +215,10 @@ Strategy vectorize_rule(int64_t n) {
   });
 }
 
-// vectorizeReduction(n): reduce(op)(init)(map(f)(x)) over scalars, op add/mul/fmin/fmax
-// with init its neutral element, becomes n partial results kept in one vector
-// accumulator (lane l accumulates the elements l, l+n, l+2n, ...), then a reduction of
-// the n lanes: reduceSeq(op)(init)(asScalar([reduceSeq(fun(acc, v => op(acc)(f'(v))))
-// (vectorFromScalar(init))(asVector(n)(x))])). The order of the additions changes (as
-// for blockedReduce and reducePar).
 // map(f)(x) of any length L -> concat(map(f)(take(q)(x)))(map(f)(drop(q)(x))) with
-// q = n*floor(L/n), the first part then vectorised: a vector loop and a scalar loop
-// over the last L mod n elements. When n provably divides L it is vectorize(n).
+// q = L - L%n (provably a multiple of n), the first part then vectorised: a vector
+// loop and a scalar loop over the last L%n elements. When n provably divides L it is
+// vectorize(n).
 Strategy vectorize_remainder_rule(int64_t n) {
   std::string name = "vectorizeRemainder(" + std::to_string(n) + ")";
   Strategy split = rule(name, [n, name](const Expr& e, const Context&) -> Result {
@@ -254,6 +249,12 @@ Strategy vectorize_remainder_rule(int64_t n) {
   });
 }
 
+// vectorizeReduction(n): reduce(op)(init)(map(f)(x)) over scalars, op add/mul/fmin/fmax
+// with init its neutral element, becomes n partial results kept in one vector
+// accumulator (lane l accumulates the elements l, l+n, l+2n, ...), then a reduction of
+// the n lanes: reduceSeq(op)(init)(asScalar([reduceSeq(fun(acc, v => op(acc)(f'(v))))
+// (vectorFromScalar(init))(asVector(n)(x))])). The order of the additions changes (as
+// for blockedReduce and reducePar).
 Strategy vectorize_reduction_rule(int64_t n) {
   std::string name = "vectorizeReduction(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
@@ -298,45 +299,42 @@ Strategy vectorize_reduction_rule(int64_t n) {
 
 }  // namespace
 
-void register_vector(Registry& r) {
-  {
-    LibraryEntry e;
-    e.name = "vectorizeReduction";
-    e.params = {ParamKind::Nat};
-    e.description =
-        "reduce(op)(init)(map(f)(x)) over scalars, op add or mul with its neutral init -> a "
-        "reduction into one vec[t, n] accumulator (f lifted lane-wise), then a reduction of its "
-        "n lanes; n must divide the length; the order of the operations changes";
-    e.cls = EntryClass::Rule;
-    e.family = "vector";
-    e.make = [](const std::vector<Arg>& a) { return vectorize_reduction_rule(arg_nat(a, 0)); };
-    r.add(std::move(e));
-  }
-  {
-    LibraryEntry e;
-    e.name = "vectorizeRemainder";
-    e.params = {ParamKind::Nat};
-    e.description =
-        "map(f)(x) of any length L -> the first n*floor(L/n) elements vectorised as by "
-        "vectorize(n), the last L mod n by the scalar map (concat of the two; symbolic L "
-        "needs no precondition); vectorize(n) when n divides L";
-    e.cls = EntryClass::Rule;
-    e.family = "vector";
-    e.make = [](const std::vector<Arg>& a) { return vectorize_remainder_rule(arg_nat(a, 0)); };
-    r.add(std::move(e));
-  }
+namespace {
+
+// A vector-family rule with one Nat parameter (the number of lanes).
+LibraryEntry lanes_rule(const std::string& name, const std::string& description,
+                        Strategy (*make)(int64_t)) {
   LibraryEntry e;
-  e.name = "vectorize";
+  e.name = name;
   e.params = {ParamKind::Nat};
-  e.description =
-      "map(f) over scalars (or zips of scalars) -> asVector(n) >> map(f on vec[t, n]) >> "
-      "asScalar (component-wise for pair results): lane-wise primitives and math, lane-independent "
-      "scalars broadcast with "
-      "vectorFromScalar; n must divide the length (no alignment assumed)";
+  e.description = description;
   e.cls = EntryClass::Rule;
   e.family = "vector";
-  e.make = [](const std::vector<Arg>& a) { return vectorize_rule(arg_nat(a, 0)); };
-  r.add(std::move(e));
+  e.make = [make](const std::vector<Arg>& a) { return make(arg_nat(a, 0)); };
+  return e;
+}
+
+}  // namespace
+
+void register_vector(Registry& r) {
+  r.add(lanes_rule(
+      "vectorizeReduction",
+      "reduce(op)(init)(map(f)(x)) over scalars, op add or mul with its neutral init -> a "
+      "reduction into one vec[t, n] accumulator (f lifted lane-wise), then a reduction of its "
+      "n lanes; n must divide the length; the order of the operations changes",
+      vectorize_reduction_rule));
+  r.add(lanes_rule("vectorizeRemainder",
+                   "map(f)(x) of any length L -> the first L - L%n elements vectorised as by "
+                   "vectorize(n), the last L%n by the scalar map (concat of the two; symbolic L "
+                   "needs no precondition); vectorize(n) when n divides L",
+                   vectorize_remainder_rule));
+  r.add(lanes_rule(
+      "vectorize",
+      "map(f) over scalars (or zips of scalars) -> asVector(n) >> map(f on vec[t, n]) >> "
+      "asScalar (component-wise for pair results): lane-wise primitives and math, "
+      "lane-independent scalars broadcast with vectorFromScalar; n must divide the length (no "
+      "alignment assumed)",
+      vectorize_rule));
 }
 
 }  // namespace risec::elevate
