@@ -65,6 +65,17 @@ std::string source_path(const std::string& relative) {
   return std::string(RISEC_SOURCE_DIR) + "/" + relative;
 }
 
+const std::vector<ExampleSizes>& fuzz_examples() {
+  static const std::vector<ExampleSizes> examples = {
+      {"asum", "n=64"},         {"blackscholes", "n=32"}, {"concatpad", "n=5,m=3"},
+      {"conv1d", "n=37"},       {"dot", "n=64"},          {"gaussian", "n=9,m=7"},
+      {"gemv", "n=16,m=32"},    {"jacobi3", "n=9,m=7"},   {"jacobi5", "n=9,m=7"},
+      {"mm", "n=16,m=16,k=16"}, {"mv", "n=16,m=32"},      {"scal", "n=64"},
+      {"treesum", "m=3,k=4"},
+  };
+  return examples;
+}
+
 std::string scratch_path(const std::string& name) {
   return environment()->scratch() + "/" + name;
 }

@@ -70,6 +70,14 @@ struct CliResult {
 };
 CliResult run_risec(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
+// Every example with small sizes its strategies divide, for the fuzz tests:
+// {"mm", "n=16,m=16,k=16"}, ... The program is examples/NAME/NAME.rise.
+struct ExampleSizes {
+  const char* name;
+  const char* sizes;
+};
+const std::vector<ExampleSizes>& fuzz_examples();
+
 // A file in a per-process scratch directory (created on first use, removed at exit).
 std::string scratch_path(const std::string& name);
 // Writes `text` to scratch_path(name) and returns the path.

@@ -19,18 +19,6 @@
 namespace risec::e2e {
 namespace {
 
-struct Example {
-  const char* name;
-  const char* sizes;
-};
-const Example kExamples[] = {
-    {"asum", "n=64"},         {"blackscholes", "n=32"}, {"concatpad", "n=5,m=3"},
-    {"conv1d", "n=37"},       {"dot", "n=64"},          {"gaussian", "n=9,m=7"},
-    {"gemv", "n=16,m=32"},    {"jacobi3", "n=9,m=7"},   {"jacobi5", "n=9,m=7"},
-    {"mm", "n=16,m=16,k=16"}, {"mv", "n=16,m=32"},      {"scal", "n=64"},
-    {"treesum", "m=3,k=4"},
-};
-
 // Rule names with their arguments filled in (sizes that often divide the examples').
 std::vector<std::string> rule_texts() {
   std::vector<std::string> out;
@@ -107,7 +95,7 @@ TEST(PipelineFuzz, CompiledProgramsMatchTheInterpreter) {
   std::vector<std::string> rules = rule_texts();
   ASSERT_GT(rules.size(), 40u);
   int compiled = 0, refused = 0;
-  for (const Example& ex : kExamples) {
+  for (const ExampleSizes& ex : fuzz_examples()) {
     std::string file = std::string("examples/") + ex.name + "/" + ex.name + ".rise";
     for (int trial = 0; trial < 16; ++trial) {
       std::string strategy = random_strategy(rng, rules);

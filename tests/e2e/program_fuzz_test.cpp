@@ -20,18 +20,6 @@
 namespace risec::e2e {
 namespace {
 
-struct Example {
-  const char* name;
-  const char* sizes;
-};
-const Example kExamples[] = {
-    {"asum", "n=64"},       {"blackscholes", "n=16"}, {"concatpad", "n=5,m=3"},
-    {"conv1d", "n=37"},     {"dot", "n=64"},          {"gaussian", "n=9,m=7"},
-    {"gemv", "n=16,m=32"},  {"jacobi3", "n=9,m=7"},   {"jacobi5", "n=9,m=7"},
-    {"mm", "n=8,m=8,k=8"},  {"mv", "n=16,m=32"},      {"scal", "n=64"},
-    {"treesum", "m=3,k=4"},
-};
-
 std::string read(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -68,7 +56,7 @@ TEST(ProgramFuzz, MutatedProgramsCompileCorrectlyOrAreRefused) {
   const char* seed = std::getenv("RISEC_FUZZ_SEED");  // other mutations, locally
   std::mt19937_64 rng(seed ? std::strtoull(seed, nullptr, 10) : 20261121);
   int compiled = 0, refused = 0;
-  for (const Example& ex : kExamples) {
+  for (const ExampleSizes& ex : fuzz_examples()) {
     std::string original =
         read(source_path(std::string("examples/") + ex.name + "/" + ex.name + ".rise"));
     for (int trial = 0; trial < 10; ++trial) {
