@@ -3,14 +3,13 @@
 // vector types, and the located errors for programs that cannot be compiled.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "driver/compile.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
+#include "runtime/process.h"
 
 using namespace risec;
 
@@ -282,11 +281,9 @@ TEST(Golden, VectorizeProducesVectorTypesNotScalarLoops) {
 
 TEST(Golden, GemvRowBlocksShareEachLoadOfX) {
   auto read = [](const std::string& rel) {
-    std::ifstream f(std::string(RISEC_SOURCE_DIR) + "/" + rel);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return runtime::read_file(std::string(RISEC_SOURCE_DIR) + "/" + rel);
   };
+
   driver::Compiled c =
       compile(read("examples/gemv/gemv.rise"), read("examples/gemv/parallel_rows4.elv"),
               {{"n", 64}, {"m", 128}}, "openmp");

@@ -8,24 +8,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "driver/commands.h"
 #include "e2e_util.h"
 #include "rise/parser.h"
+#include "runtime/process.h"
 #include "support/diagnostics.h"
 
 namespace risec::e2e {
 namespace {
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Token-level edits that keep most programs well formed: swapped operators and
 // primitives, changed constants.
@@ -57,8 +49,8 @@ TEST(ProgramFuzz, MutatedProgramsCompileCorrectlyOrAreRefused) {
   std::mt19937_64 rng(seed ? std::strtoull(seed, nullptr, 10) : 20261121);
   int compiled = 0, refused = 0;
   for (const ExampleSizes& ex : fuzz_examples()) {
-    std::string original =
-        read(source_path(std::string("examples/") + ex.name + "/" + ex.name + ".rise"));
+    std::string original = runtime::read_file(
+        source_path(std::string("examples/") + ex.name + "/" + ex.name + ".rise"));
     for (int trial = 0; trial < 10; ++trial) {
       std::string text = original;
       int edits = 1 + static_cast<int>(rng() % 2);

@@ -6,12 +6,11 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "elevate/parser.h"
 #include "rewrite_test_util.h"
+#include "runtime/process.h"
 
 namespace risec::elevate::testing {
 namespace {
@@ -22,20 +21,13 @@ struct ElvFile {
   std::string example, text;
 };
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<ElvFile> elv_files() {
   std::vector<ElvFile> out;
   for (const auto& dir : fs::directory_iterator(fs::path(RISEC_SOURCE_DIR) / "examples")) {
     if (!dir.is_directory()) continue;
     for (const auto& f : fs::directory_iterator(dir.path()))
       if (f.path().extension() == ".elv")
-        out.push_back({dir.path().filename().string(), read(f.path())});
+        out.push_back({dir.path().filename().string(), runtime::read_file(f.path().string())});
   }
   std::sort(out.begin(), out.end(),
             [](const ElvFile& a, const ElvFile& b) { return a.text < b.text; });
@@ -68,7 +60,8 @@ const rise::Expr& program_of(const std::string& example) {
   static std::map<std::string, rise::Expr> cache;
   auto it = cache.find(example);
   if (it != cache.end()) return it->second;
-  std::string text = read(fs::path(RISEC_SOURCE_DIR) / "examples" / example / (example + ".rise"));
+  std::string text = runtime::read_file(
+      (fs::path(RISEC_SOURCE_DIR) / "examples" / example / (example + ".rise")).string());
   return cache[example] = typed(text, sizes_of(example)).expr;
 }
 
