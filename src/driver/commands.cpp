@@ -296,10 +296,7 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
     std::string where = rise::print_expr(before);
     if (where.size() > 300) where = where.substr(0, 300) + " ...";
     std::cerr << "[rewrite] " << rule;
-    if (before->span.known()) {
-      LineCol lc = before->span.start();
-      std::cerr << " at " << before->span.file->name << ":" << lc.line << ":" << lc.col;
-    }
+    if (before->span.known()) std::cerr << " at " << location(before->span);
     std::cerr << "\n    " << where << "\n";
   };
   elevate::Env env;

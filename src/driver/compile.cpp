@@ -65,11 +65,7 @@ Compiled compile(const CompileRequest& req) {
                          "make the size provably divisible (e.g. by its type)",
                      sc.span);
       std::string what = sc.describe() + " (" + sc.primitive;
-      if (sc.span.known()) {
-        LineCol lc = sc.span.start();
-        what += " at " + sc.span.file->name + ":" + std::to_string(lc.line) + ":" +
-                std::to_string(lc.col);
-      }
+      if (sc.span.known()) what += " at " + location(sc.span);
       opts.size_conditions.push_back({sc, what + ")"});
     }
   out.unit =

@@ -52,12 +52,17 @@ void internal_error(const std::string& message, const Span& span) {
   throw Error(ErrorKind::Internal, "internal error: " + message, span);
 }
 
+std::string location(const Span& span) {
+  if (!span.known()) return "";
+  LineCol lc = span.start();
+  return span.file->name + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col);
+}
+
 std::string format_error(const Error& e) {
   std::ostringstream out;
   const Span& s = e.span();
   if (s.known()) {
-    LineCol lc = s.start();
-    out << s.file->name << ":" << lc.line << ":" << lc.col << ": error: " << e.message() << "\n";
+    out << location(s) << ": error: " << e.message() << "\n";
     const std::string& text = s.file->text;
     unsigned b = std::min<unsigned>(s.begin, static_cast<unsigned>(text.size()));
     size_t line_start = text.rfind('\n', b == 0 ? std::string::npos : b - 1);

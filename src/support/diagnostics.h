@@ -75,6 +75,9 @@ class Error : public std::runtime_error {
 [[noreturn]] void user_error(const std::string& message, const Span& span = {});
 [[noreturn]] void internal_error(const std::string& message, const Span& span = {});
 
+// `file:line:col` of the span's start; "" for an unknown span.
+std::string location(const Span& span);
+
 // `file:line:col: error: message`, the source line and a caret under the span, then
 // the note. Without a location: `risec: error: message`.
 std::string format_error(const Error& e);
