@@ -122,14 +122,14 @@ bool writable_view(const std::string& n) {
 }
 
 struct Binding {
-  F value;  // the term the name stands for (a Var, or a substituted readable term)
+  Phrase value;  // the term the name stands for (a Var, or a substituted readable term)
 };
 
 class Converter {
  public:
   explicit Converter(const TargetCaps& caps) : caps_(caps) {}
 
-  F convert(const Expr& e) { return conv(e); }
+  Phrase convert(const Expr& e) { return conv(e); }
 
  private:
   const TargetCaps& caps_;
@@ -149,28 +149,28 @@ class Converter {
     return nullptr;
   }
 
-  static F make(FNode n) { return std::make_shared<const FNode>(std::move(n)); }
+  static Phrase make(PhraseNode n) { return std::make_shared<const PhraseNode>(std::move(n)); }
 
-  F var(const std::string& name, const Type& t, Access a, const Span& span) {
-    FNode n{FNode::Var, span, t, exp_t(t, a)};
+  Phrase var(const std::string& name, const Type& t, Access a, const Span& span) {
+    PhraseNode n{PhraseNode::Var, span, t, exp_t(t, a)};
     n.name = name;
     return make(std::move(n));
   }
 
   // ------------------------------------------------------------ substitution
   // Replace variable `name` by `value` in f (binders are unique, so no capture).
-  F subst(const F& f, const std::string& name, const F& value) {
-    if (f->kind == FNode::Var) return f->name == name ? value : f;
+  Phrase subst(const Phrase& f, const std::string& name, const Phrase& value) {
+    if (f->kind == PhraseNode::Var) return f->name == name ? value : f;
     if (f->args.empty()) return f;
     bool changed = false;
-    std::vector<F> args;
-    for (const F& a : f->args) {
-      F s = subst(a, name, value);
+    std::vector<Phrase> args;
+    for (const Phrase& a : f->args) {
+      Phrase s = subst(a, name, value);
       changed |= s != a;
       args.push_back(s);
     }
     if (!changed) return f;
-    FNode n = *f;
+    PhraseNode n = *f;
     n.args = std::move(args);
     // Access may change when a wr value is substituted (it never is: only readable
     // values are substituted).
@@ -178,10 +178,10 @@ class Converter {
   }
 
   // Apply a function phrase (a Lambda) to arguments by substitution.
-  F apply(const F& fn, const std::vector<F>& args, const Span& span) {
-    F cur = fn;
-    for (const F& a : args) {
-      if (cur->kind != FNode::Lambda)
+  Phrase apply(const Phrase& fn, const std::vector<Phrase>& args, const Span& span) {
+    Phrase cur = fn;
+    for (const Phrase& a : args) {
+      if (cur->kind != PhraseNode::Lambda)
         user_error("cannot compile this application: the function is not known statically", span);
       cur = subst(cur->body(), cur->name, a);
     }
@@ -189,7 +189,7 @@ class Converter {
   }
 
   // ------------------------------------------------------------ conversion
-  F conv(const Expr& e) {
+  Phrase conv(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Ident: {
         const Binding* b = lookup(e->name);
@@ -197,14 +197,14 @@ class Converter {
         return b->value;
       }
       case ExprKind::Literal: {
-        FNode n{FNode::Literal, e->span, e->type, exp_t(e->type, Access::Rd)};
+        PhraseNode n{PhraseNode::Literal, e->span, e->type, exp_t(e->type, Access::Rd)};
         n.lit = e->lit;
         return make(std::move(n));
       }
       case ExprKind::Lambda:
         return lambda(e);
       case ExprKind::DepLambda: {
-        FNode n{FNode::DepLambda, e->span, e->type, nullptr};
+        PhraseNode n{PhraseNode::DepLambda, e->span, e->type, nullptr};
         n.name = e->name;
         n.args = {conv(e->fn)};
         n.ptype = n.args[0]->ptype;
@@ -217,14 +217,14 @@ class Converter {
     }
   }
 
-  F lambda(const Expr& e) {
+  Phrase lambda(const Expr& e) {
     Type pt = e->type->a;
     std::string name = fresh(e->name);
-    F v = var(name, pt, Access::Rd, e->span);
+    Phrase v = var(name, pt, Access::Rd, e->span);
     env_.push_back({e->name, Binding{v}});
-    F body = conv(e->fn);
+    Phrase body = conv(e->fn);
     env_.pop_back();
-    FNode n{FNode::Lambda, e->span, e->type, fun_t(exp_t(pt, Access::Rd), body->ptype)};
+    PhraseNode n{PhraseNode::Lambda, e->span, e->type, fun_t(exp_t(pt, Access::Rd), body->ptype)};
     n.name = name;
     n.display = e->name;
     n.args = {body};
@@ -232,7 +232,7 @@ class Converter {
   }
 
   // A function argument as a Lambda phrase (eta-expanding partial applications).
-  F as_function(const Expr& e) {
+  Phrase as_function(const Expr& e) {
     if (e->kind == ExprKind::Lambda) return lambda(e);
     if (e->kind == ExprKind::DepLambda) return conv(e);
     // Eta-expand: fun(x => e(x)) with as many parameters as e's type has arrows
@@ -245,7 +245,7 @@ class Converter {
     return lambda(lam);
   }
 
-  F application(const Expr& e) {
+  Phrase application(const Expr& e) {
     rise::Spine sp = rise::spine(e);
     const Expr& head = sp.head;
     std::vector<rise::TypeArg> targs;
@@ -265,7 +265,7 @@ class Converter {
       if (vargs.size() != f.params.size())
         user_error("foreign function '" + f.name + "' must be applied to all its arguments",
                    e->span);
-      FNode n{FNode::Foreign, e->span, e->type, exp_t(e->type, Access::Rd)};
+      PhraseNode n{PhraseNode::Foreign, e->span, e->type, exp_t(e->type, Access::Rd)};
       n.name = f.name;
       n.foreign = head->foreign;
       for (const Expr& a : vargs)
@@ -276,17 +276,17 @@ class Converter {
       // (fun(x => b))(a) ...: a readable argument is substituted; a value that must
       // be written is stored first (let).
       if (vargs.empty()) internal_error("lambda head without arguments", e->span);
-      F arg = conv(vargs[0]);
+      Phrase arg = conv(vargs[0]);
       Expr rest = head->fn;
-      F result;
-      if (arg->access() == Access::Rd || arg->kind == FNode::Lambda) {
+      Phrase result;
+      if (arg->access() == Access::Rd || arg->kind == PhraseNode::Lambda) {
         env_.push_back({head->name, Binding{arg}});
         result = conv(rest);
         env_.pop_back();
       } else {
-        F lam = lambda(head);
-        FNode n{FNode::Prim, e->span,
-                lam->ptype->b->kind == PhraseType::Exp ? lam->body()->type : head->type->b};
+        Phrase lam = lambda(head);
+        PhraseNode n{PhraseNode::Prim, e->span,
+                     lam->ptype->b->kind == PhraseType::Exp ? lam->body()->type : head->type->b};
         n.name = "let";
         n.prim = rise::find_primitive("let");
         n.args = {arg, lam};
@@ -294,17 +294,17 @@ class Converter {
         result = make(std::move(n));
       }
       if (vargs.size() == 1) return result;
-      if (result->kind != FNode::Lambda)
+      if (result->kind != PhraseNode::Lambda)
         user_error("cannot compile this application: the function is not known statically",
                    e->span);
-      std::vector<F> more;
+      std::vector<Phrase> more;
       for (size_t i = 1; i < vargs.size(); ++i) more.push_back(conv(vargs[i]));
       return apply(result, more, e->span);
     }
     if (head->kind == ExprKind::Ident) {
       const Binding* b = lookup(head->name);
-      if (b && b->value->kind == FNode::Lambda) {
-        std::vector<F> args;
+      if (b && b->value->kind == PhraseNode::Lambda) {
+        std::vector<Phrase> args;
         for (const Expr& a : vargs) args.push_back(conv(a));
         return apply(b->value, args, e->span);
       }
@@ -315,17 +315,17 @@ class Converter {
         e->span);
   }
 
-  F readable(const F& f, const std::string& consumer) {
-    if (f->kind == FNode::Lambda || f->access() == Access::Rd) return f;
-    std::string what = f->kind == FNode::Prim ? f->name : "this value";
+  Phrase readable(const Phrase& f, const std::string& consumer) {
+    if (f->kind == PhraseNode::Lambda || f->access() == Access::Rd) return f;
+    std::string what = f->kind == PhraseNode::Prim ? f->name : "this value";
     throw Error(ErrorKind::User,
                 "the result of " + what + " must be stored in memory before " + consumer +
                     " can read it: wrap it in toMem (strategy rule toMemAfter)",
                 f->span);
   }
 
-  F primitive(const Expr& e, const Expr& head, const std::vector<rise::TypeArg>& targs,
-              const std::vector<Expr>& vargs) {
+  Phrase primitive(const Expr& e, const Expr& head, const std::vector<rise::TypeArg>& targs,
+                   const std::vector<Expr>& vargs) {
     const std::string& name = head->name;
     const rise::PrimitiveInfo* info = head->prim;
     int arity = name == "makeArray" ? head->count : (info ? info->arity : 0);
@@ -376,7 +376,7 @@ class Converter {
       ptypes.push_back(t->a);
       t = t->b;
     }
-    FNode n{FNode::Prim, e->span, e->type};
+    PhraseNode n{PhraseNode::Prim, e->span, e->type};
     n.name = name;
     n.prim = info;
     n.count = head->count;
@@ -390,25 +390,25 @@ class Converter {
   }
 
   // The access of a primitive's result, checking its arguments' accesses.
-  Access result_access(const FNode& n, Cat cat) {
+  Access result_access(const PhraseNode& n, Cat cat) {
     auto data_args = [&]() {
-      std::vector<F> out;
-      for (const F& a : n.args)
-        if (a->kind != FNode::Lambda && a->kind != FNode::DepLambda) out.push_back(a);
+      std::vector<Phrase> out;
+      for (const Phrase& a : n.args)
+        if (a->kind != PhraseNode::Lambda && a->kind != PhraseNode::DepLambda) out.push_back(a);
       return out;
     };
     switch (cat) {
       case Cat::Scalar:
-        for (const F& a : data_args()) readable(a, n.name);
+        for (const Phrase& a : data_args()) readable(a, n.name);
         return Access::Rd;
       case Cat::Compute: {
         // The array input(s) must be readable; the function body may write.
-        for (const F& a : data_args()) readable(a, n.name);
+        for (const Phrase& a : data_args()) readable(a, n.name);
         return Access::Wr;
       }
       case Cat::Reduce: {
         // reduceSeq(f)(init)(x): init may be written into the accumulator; x is read.
-        std::vector<F> d = data_args();
+        std::vector<Phrase> d = data_args();
         if (!d.empty()) readable(d.back(), n.name);
         return Access::Rd;
       }
@@ -418,12 +418,12 @@ class Converter {
         return n.args.size() > 1 ? n.args[1]->body()->access() : Access::Rd;
       case Cat::View: {
         Access acc = Access::Rd;
-        for (const F& a : n.args) {
-          Access x = a->kind == FNode::Lambda ? a->body()->access() : a->access();
+        for (const Phrase& a : n.args) {
+          Access x = a->kind == PhraseNode::Lambda ? a->body()->access() : a->access();
           if (x == Access::Wr) acc = Access::Wr;
         }
         if (acc == Access::Wr && !writable_view(n.name)) {
-          for (const F& a : n.args) readable(a, n.name);
+          for (const Phrase& a : n.args) readable(a, n.name);
         }
         if (n.name == "padClamp" || n.name == "map" || n.name == "generate") {
           // padClamp reads its input's edges; a map view reads its input.
@@ -440,26 +440,26 @@ class Converter {
 
 }  // namespace
 
-F from_rise(const rise::Expr& e, const TargetCaps& caps) {
+Phrase from_rise(const rise::Expr& e, const TargetCaps& caps) {
   Converter c(caps);
   return c.convert(e);
 }
 
-void check(const F& f) {
+void check(const Phrase& f) {
   switch (f->kind) {
-    case FNode::Var:
-    case FNode::Literal:
+    case PhraseNode::Var:
+    case PhraseNode::Literal:
       if (!f->ptype || f->ptype->kind != PhraseType::Exp) internal_error("DPIA: untyped leaf");
       return;
-    case FNode::Lambda:
-    case FNode::DepLambda:
+    case PhraseNode::Lambda:
+    case PhraseNode::DepLambda:
       check(f->body());
       return;
-    case FNode::Prim:
-    case FNode::Foreign:
+    case PhraseNode::Prim:
+    case PhraseNode::Foreign:
       if (!f->ptype || f->ptype->kind != PhraseType::Exp)
         internal_error("DPIA: primitive " + f->name + " without an expression type");
-      for (const F& a : f->args) check(a);
+      for (const Phrase& a : f->args) check(a);
       return;
   }
 }

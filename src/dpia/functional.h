@@ -55,10 +55,10 @@ const char* loop_kind_name(LoopKind k);
 enum class Space { Default, Global, Local, Private, Constant };
 const char* space_name(Space s);
 
-struct FNode;
-using F = std::shared_ptr<const FNode>;
+struct PhraseNode;
+using Phrase = std::shared_ptr<const PhraseNode>;
 
-struct FNode {
+struct PhraseNode {
   enum Kind {
     Var,        // a lambda-bound variable (or an input)
     Lambda,     // fun(name => body)
@@ -73,7 +73,7 @@ struct FNode {
   std::string name;                  // Var; Lambda/DepLambda binder (unique); Prim name
   std::string display;               // Lambda: the binder's name in the source
   std::vector<rise::TypeArg> targs;  // Prim: explicit type-level arguments, in order
-  std::vector<F> args;               // Prim/Foreign: value arguments; Lambda/DepLambda: {body}
+  std::vector<Phrase> args;          // Prim/Foreign: value arguments; Lambda/DepLambda: {body}
   const rise::PrimitiveInfo* prim = nullptr;
   int count = 0;  // makeArray
   rise::Literal lit;
@@ -82,7 +82,7 @@ struct FNode {
   Access access() const {
     return ptype && ptype->kind == PhraseType::Exp ? ptype->access : Access::Rd;
   }
-  const F& body() const { return args[0]; }
+  const Phrase& body() const { return args[0]; }
 };
 
 // What the target offers: which parallel primitives are allowed.
@@ -96,10 +96,10 @@ struct TargetCaps {
 // lambdas) into functional DPIA, inferring access annotations. `inputs` are the
 // names of the entry's parameters (readable). Throws risec::Error (User) located at
 // the offending term.
-F from_rise(const rise::Expr& e, const TargetCaps& caps);
+Phrase from_rise(const rise::Expr& e, const TargetCaps& caps);
 
 // Check the phrase types of a functional DPIA term (an internal consistency check;
 // throws an internal error on violation).
-void check(const F& f);
+void check(const Phrase& f);
 
 }  // namespace risec::dpia

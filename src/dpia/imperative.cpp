@@ -7,83 +7,83 @@ namespace risec::dpia {
 
 using rise::TypeKind;
 
-ExP ex_make(Ex e) {
-  return std::make_shared<const Ex>(std::move(e));
+ExpressionP ex_make(Expression e) {
+  return std::make_shared<const Expression>(std::move(e));
 }
-AcP ac_make(Ac a) {
-  return std::make_shared<const Ac>(std::move(a));
+AcceptorP ac_make(Acceptor a) {
+  return std::make_shared<const Acceptor>(std::move(a));
 }
 
-ExP ex_var(const std::string& name, Type dt) {
-  Ex e{Ex::Var, std::move(dt)};
+ExpressionP ex_var(const std::string& name, Type dt) {
+  Expression e{Expression::Var, std::move(dt)};
   e.name = name;
   return ex_make(std::move(e));
 }
 
-ExP ex_nat(arith::Nat v, Type dt) {
-  Ex e{Ex::Nat, std::move(dt)};
+ExpressionP ex_nat(arith::Nat v, Type dt) {
+  Expression e{Expression::Nat, std::move(dt)};
   e.idx = std::move(v);
   return ex_make(std::move(e));
 }
 
-AcP ac_var(const std::string& name, Type dt) {
-  Ac a{Ac::Var, std::move(dt)};
+AcceptorP ac_var(const std::string& name, Type dt) {
+  Acceptor a{Acceptor::Var, std::move(dt)};
   a.name = name;
   return ac_make(std::move(a));
 }
 
-CmP cm_seq(std::vector<CmP> items) {
-  std::vector<CmP> flat;
-  for (CmP& c : items) {
-    if (!c || c->kind == Cm::Skip) continue;
-    if (c->kind == Cm::Seq) {
+CommandP cm_seq(std::vector<CommandP> items) {
+  std::vector<CommandP> flat;
+  for (CommandP& c : items) {
+    if (!c || c->kind == Command::Skip) continue;
+    if (c->kind == Command::Seq) {
       flat.insert(flat.end(), c->body.begin(), c->body.end());
     } else {
       flat.push_back(std::move(c));
     }
   }
   if (flat.size() == 1) return flat[0];
-  Cm c{Cm::Seq};
+  Command c{Command::Seq};
   c.body = std::move(flat);
-  return std::make_shared<const Cm>(std::move(c));
+  return std::make_shared<const Command>(std::move(c));
 }
 
-CmP cm_assign(AcP a, ExP e) {
-  Cm c{Cm::Assign};
+CommandP cm_assign(AcceptorP a, ExpressionP e) {
+  Command c{Command::Assign};
   c.acc = std::move(a);
   c.exp = std::move(e);
-  return std::make_shared<const Cm>(std::move(c));
+  return std::make_shared<const Command>(std::move(c));
 }
 
-CmP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CmP body) {
-  Cm c{Cm::For};
+CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body) {
+  Command c{Command::For};
   c.var = var;
   c.n = std::move(n);
   c.loop = kind;
   c.body = {std::move(body)};
-  return std::make_shared<const Cm>(std::move(c));
+  return std::make_shared<const Command>(std::move(c));
 }
 
-CmP cm_new(const std::string& var, Type dt, Space space, CmP body) {
-  Cm c{Cm::New};
+CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body) {
+  Command c{Command::New};
   c.var = var;
   c.dt = std::move(dt);
   c.space = space;
   c.body = {std::move(body)};
-  return std::make_shared<const Cm>(std::move(c));
+  return std::make_shared<const Command>(std::move(c));
 }
 
-CmP cm_comment(const std::string& text) {
-  Cm c{Cm::Comment};
+CommandP cm_comment(const std::string& text) {
+  Command c{Command::Comment};
   c.text = text;
-  return std::make_shared<const Cm>(std::move(c));
+  return std::make_shared<const Command>(std::move(c));
 }
 
-CmP cm_if(arith::Cond cond, CmP then, CmP orelse) {
-  Cm c{Cm::If};
+CommandP cm_if(arith::Cond cond, CommandP then, CommandP orelse) {
+  Command c{Command::If};
   c.cond = std::move(cond);
   c.body = {std::move(then), std::move(orelse)};
-  return std::make_shared<const Cm>(std::move(c));
+  return std::make_shared<const Command>(std::move(c));
 }
 
 std::string double_buffer_in(const std::string& var) {
@@ -93,42 +93,42 @@ std::string double_buffer_out(const std::string& var) {
   return var + "_out";
 }
 
-ExP ex_idx(const ExP& x, arith::Nat i) {
+ExpressionP ex_idx(const ExpressionP& x, arith::Nat i) {
   if (x->dt->kind != TypeKind::Array) internal_error("DPIA: index into a non-array " + print(x));
-  Ex e{Ex::Idx, x->dt->a};
+  Expression e{Expression::Idx, x->dt->a};
   e.idx = std::move(i);
   e.args = {x};
   return ex_make(std::move(e));
 }
 
-ExP ex_fst(const ExP& x) {
+ExpressionP ex_fst(const ExpressionP& x) {
   if (x->dt->kind != TypeKind::Pair) internal_error("DPIA: fst of a non-pair " + print(x));
-  if (x->kind == Ex::MkPair) return x->args[0];
-  Ex e{Ex::Fst, x->dt->a};
+  if (x->kind == Expression::MkPair) return x->args[0];
+  Expression e{Expression::Fst, x->dt->a};
   e.args = {x};
   return ex_make(std::move(e));
 }
 
-ExP ex_snd(const ExP& x) {
+ExpressionP ex_snd(const ExpressionP& x) {
   if (x->dt->kind != TypeKind::Pair) internal_error("DPIA: snd of a non-pair " + print(x));
-  if (x->kind == Ex::MkPair) return x->args[1];
-  Ex e{Ex::Snd, x->dt->b};
+  if (x->kind == Expression::MkPair) return x->args[1];
+  Expression e{Expression::Snd, x->dt->b};
   e.args = {x};
   return ex_make(std::move(e));
 }
 
-AcP ac_instantiate(const AcP& tmpl, const AcP& element) {
-  if (tmpl->kind == Ac::Hole) return element;
+AcceptorP ac_instantiate(const AcceptorP& tmpl, const AcceptorP& element) {
+  if (tmpl->kind == Acceptor::Hole) return element;
   if (!tmpl->inner) internal_error("DPIA: a map-view template without its element");
-  Ac r = *tmpl;
+  Acceptor r = *tmpl;
   r.inner = ac_instantiate(tmpl->inner, element);
   return ac_make(std::move(r));
 }
 
-AcP ac_idx(const AcP& a, arith::Nat i) {
+AcceptorP ac_idx(const AcceptorP& a, arith::Nat i) {
   if (a->dt->kind != TypeKind::Array) internal_error("DPIA: index into a non-array acceptor");
-  if (a->kind == Ac::MapView) return ac_instantiate(a->tmpl, ac_idx(a->inner, std::move(i)));
-  Ac r{Ac::Idx, a->dt->a};
+  if (a->kind == Acceptor::MapView) return ac_instantiate(a->tmpl, ac_idx(a->inner, std::move(i)));
+  Acceptor r{Acceptor::Idx, a->dt->a};
   r.idx = std::move(i);
   r.inner = a;
   return ac_make(std::move(r));
@@ -136,93 +136,93 @@ AcP ac_idx(const AcP& a, arith::Nat i) {
 
 // ---------------------------------------------------------------- printing
 
-static const char* ex_kind_name(Ex::Kind k) {
+static const char* ex_kind_name(Expression::Kind k) {
   switch (k) {
-    case Ex::Var:
+    case Expression::Var:
       return "var";
-    case Ex::Nat:
+    case Expression::Nat:
       return "nat";
-    case Ex::Lit:
+    case Expression::Lit:
       return "lit";
-    case Ex::Unary:
+    case Expression::Unary:
       return "unary";
-    case Ex::Binary:
+    case Expression::Binary:
       return "binary";
-    case Ex::Select:
+    case Expression::Select:
       return "select";
-    case Ex::Cast:
+    case Expression::Cast:
       return "cast";
-    case Ex::Call:
+    case Expression::Call:
       return "call";
-    case Ex::Idx:
+    case Expression::Idx:
       return "idx";
-    case Ex::Split:
+    case Expression::Split:
       return "split";
-    case Ex::Join:
+    case Expression::Join:
       return "join";
-    case Ex::Transpose:
+    case Expression::Transpose:
       return "transpose";
-    case Ex::Slide:
+    case Expression::Slide:
       return "slide";
-    case Ex::Take:
+    case Expression::Take:
       return "take";
-    case Ex::Drop:
+    case Expression::Drop:
       return "drop";
-    case Ex::PadCst:
+    case Expression::PadCst:
       return "padCst";
-    case Ex::PadClamp:
+    case Expression::PadClamp:
       return "padClamp";
-    case Ex::Concat:
+    case Expression::Concat:
       return "concat";
-    case Ex::Zip:
+    case Expression::Zip:
       return "zip";
-    case Ex::MkPair:
+    case Expression::MkPair:
       return "pair";
-    case Ex::Fst:
+    case Expression::Fst:
       return "fst";
-    case Ex::Snd:
+    case Expression::Snd:
       return "snd";
-    case Ex::Generate:
+    case Expression::Generate:
       return "generate";
-    case Ex::MapView:
+    case Expression::MapView:
       return "mapRead";
-    case Ex::AsVector:
+    case Expression::AsVector:
       return "asVector";
-    case Ex::AsScalar:
+    case Expression::AsScalar:
       return "asScalar";
-    case Ex::Broadcast:
+    case Expression::Broadcast:
       return "broadcast";
-    case Ex::Gather:
+    case Expression::Gather:
       return "gather";
-    case Ex::Reorder:
+    case Expression::Reorder:
       return "reorder";
-    case Ex::MkArray:
+    case Expression::MkArray:
       return "array";
   }
   return "?";
 }
 
-std::string print(const ExP& e) {
+std::string print(const ExpressionP& e) {
   switch (e->kind) {
-    case Ex::Var:
+    case Expression::Var:
       return e->name;
-    case Ex::Nat:
+    case Expression::Nat:
       return arith::print(e->idx);
-    case Ex::Lit:
+    case Expression::Lit:
       if (rise::is_float(e->lit.scalar)) return std::to_string(e->lit.f);
       return std::to_string(e->lit.i);
-    case Ex::Idx:
+    case Expression::Idx:
       return print(e->args[0]) + "[" + arith::print(e->idx) + "]";
-    case Ex::Unary:
-    case Ex::Binary:
-    case Ex::Call: {
+    case Expression::Unary:
+    case Expression::Binary:
+    case Expression::Call: {
       std::string s = e->name + "(";
       for (size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : "") + print(e->args[i]);
       return s + ")";
     }
     default: {
       std::string s = ex_kind_name(e->kind);
-      if (e->kind == Ex::Generate || e->kind == Ex::MapView)
+      if (e->kind == Expression::Generate || e->kind == Expression::MapView)
         s += "(" + e->name + " =>";
       else
         s += "(";
@@ -232,76 +232,76 @@ std::string print(const ExP& e) {
   }
 }
 
-std::string print(const AcP& a) {
+std::string print(const AcceptorP& a) {
   switch (a->kind) {
-    case Ac::Var:
+    case Acceptor::Var:
       return a->name;
-    case Ac::Idx:
+    case Acceptor::Idx:
       return print(a->inner) + "[" + arith::print(a->idx) + "]";
-    case Ac::Split:
+    case Acceptor::Split:
       return "splitAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Ac::Join:
+    case Acceptor::Join:
       return "joinAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Ac::Transpose:
+    case Acceptor::Transpose:
       return "transposeAcc(" + print(a->inner) + ")";
-    case Ac::Drop:
+    case Acceptor::Drop:
       return "dropAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Ac::Take:
+    case Acceptor::Take:
       return "takeAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Ac::Zip1:
+    case Acceptor::Zip1:
       return "zipAcc1(" + print(a->inner) + ")";
-    case Ac::Zip2:
+    case Acceptor::Zip2:
       return "zipAcc2(" + print(a->inner) + ")";
-    case Ac::Pair1:
+    case Acceptor::Pair1:
       return "pairAcc1(" + print(a->inner) + ")";
-    case Ac::Pair2:
+    case Acceptor::Pair2:
       return "pairAcc2(" + print(a->inner) + ")";
-    case Ac::AsScalar:
+    case Acceptor::AsScalar:
       return "asScalarAcc(" + print(a->inner) + ")";
-    case Ac::AsVector:
+    case Acceptor::AsVector:
       return "asVectorAcc(" + print(a->inner) + ")";
-    case Ac::Reorder:
+    case Acceptor::Reorder:
       return "reorderAcc(" + print(a->inner) + ")";
-    case Ac::MapView:
+    case Acceptor::MapView:
       return "mapAcc(_ => " + print(a->tmpl) + ", " + print(a->inner) + ")";
-    case Ac::Hole:
+    case Acceptor::Hole:
       return "_";
   }
   return "?";
 }
 
-std::string print(const CmP& c, int indent) {
+std::string print(const CommandP& c, int indent) {
   std::string pad(static_cast<size_t>(indent), ' ');
   switch (c->kind) {
-    case Cm::Skip:
+    case Command::Skip:
       return pad + "skip\n";
-    case Cm::Seq: {
+    case Command::Seq: {
       std::string s;
-      for (const CmP& x : c->body) s += print(x, indent);
+      for (const CommandP& x : c->body) s += print(x, indent);
       return s;
     }
-    case Cm::Assign:
+    case Command::Assign:
       return pad + print(c->acc) + " := " + print(c->exp) + "\n";
-    case Cm::For:
+    case Command::For:
       return pad + loop_kind_name(c->loop) + " " + c->var + " < " + arith::print(c->n) + " {\n" +
              print(c->body[0], indent + 2) + pad + "}\n";
-    case Cm::New:
+    case Command::New:
       return pad + "new " + c->var + ": " + rise::print(c->dt) + " (" + space_name(c->space) +
              ") {\n" + print(c->body[0], indent + 2) + pad + "}\n";
-    case Cm::NewDoubleBuffer:
+    case Command::NewDoubleBuffer:
       return pad + "newDoubleBuffer " + c->var + ": " + arith::print(c->n) + "." +
              rise::print(c->dt) + " (in " + print(c->exp) + ", out " + print(c->acc) + ") {\n" +
              print(c->body[0], indent + 2) + pad + "}\n";
-    case Cm::Swap:
+    case Command::Swap:
       return pad + "swap(" + c->var + ")\n";
-    case Cm::Done:
+    case Command::Done:
       return pad + "done(" + c->var + ")\n";
-    case Cm::If:
+    case Command::If:
       return pad + "if " + arith::print(c->cond) + " {\n" + print(c->body[0], indent + 2) + pad +
              "} else {\n" + print(c->body[1], indent + 2) + pad + "}\n";
-    case Cm::Comment:
+    case Command::Comment:
       return pad + "// " + c->text + "\n";
-    case Cm::Call:
+    case Command::Call:
       return pad + print(c->exp) + "\n";
   }
   return pad + "?\n";
@@ -314,9 +314,9 @@ static bool is_storable_leaf(const Type& t) {
          t->kind == TypeKind::NatData;
 }
 
-void check(const CmP& c) {
+void check(const CommandP& c) {
   switch (c->kind) {
-    case Cm::Assign:
+    case Command::Assign:
       if (!is_storable_leaf(c->acc->dt))
         internal_error("DPIA: assignment of non-scalar data " + rise::print(c->acc->dt) + " to " +
                        print(c->acc));
@@ -327,7 +327,7 @@ void check(const CmP& c) {
                        rise::print(c->acc->dt) + ": " + print(c->acc) + " := " + print(c->exp));
       return;
     default:
-      for (const CmP& x : c->body) check(x);
+      for (const CommandP& x : c->body) check(x);
   }
 }
 

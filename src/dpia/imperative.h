@@ -15,10 +15,10 @@
 namespace risec::dpia {
 
 // ---------------------------------------------------------------- expressions
-struct Ex;
-using ExP = std::shared_ptr<const Ex>;
+struct Expression;
+using ExpressionP = std::shared_ptr<const Expression>;
 
-struct Ex {
+struct Expression {
   enum Kind {
     Var,     // a memory variable (input, output, temporary) or a scalar local
     Nat,     // a Nat as a value (a loop index, an index literal)
@@ -60,14 +60,14 @@ struct Ex {
   bool aligned = false;  // AsVector
   rise::Literal lit;     // Lit
   std::shared_ptr<const rise::ForeignFun> foreign;  // Call of a foreign function
-  std::vector<ExP> args;
+  std::vector<ExpressionP> args;
 };
 
 // ---------------------------------------------------------------- acceptors
-struct Ac;
-using AcP = std::shared_ptr<const Ac>;
+struct Acceptor;
+using AcceptorP = std::shared_ptr<const Acceptor>;
 
-struct Ac {
+struct Acceptor {
   enum Kind {
     Var,        // a memory variable
     Idx,        // element idx of acc
@@ -94,18 +94,18 @@ struct Ac {
   std::string name;
   arith::Nat idx, n;
   rise::NatFun fn;
-  AcP inner;
-  AcP tmpl;  // MapView: the element's acceptor, with a Hole for inner[i]
+  AcceptorP inner;
+  AcceptorP tmpl;  // MapView: the element's acceptor, with a Hole for inner[i]
 };
 
 // A MapView template with `element` in place of its Hole.
-AcP ac_instantiate(const AcP& tmpl, const AcP& element);
+AcceptorP ac_instantiate(const AcceptorP& tmpl, const AcceptorP& element);
 
 // ---------------------------------------------------------------- commands
-struct Cm;
-using CmP = std::shared_ptr<const Cm>;
+struct Command;
+using CommandP = std::shared_ptr<const Command>;
 
-struct Cm {
+struct Command {
   enum Kind {
     Skip,
     Seq,              // body: a list
@@ -121,11 +121,11 @@ struct Cm {
     Comment,
     Call,  // an expression statement (unused so far)
   } kind;
-  std::vector<CmP> body;  // Seq: items; For/New: {body}
-  AcP acc;                // Assign
-  ExP exp;                // Assign
-  std::string var;        // For/New variable
-  arith::Nat n;           // For: trip count
+  std::vector<CommandP> body;  // Seq: items; For/New: {body}
+  AcceptorP acc;               // Assign
+  ExpressionP exp;             // Assign
+  std::string var;             // For/New variable
+  arith::Nat n;                // For: trip count
   LoopKind loop = LoopKind::Seq;
   Type dt;  // New
   Space space = Space::Default;
@@ -137,35 +137,35 @@ struct Cm {
 };
 
 // ---- constructors ----
-ExP ex_var(const std::string& name, Type dt);
-ExP ex_nat(arith::Nat v, Type dt);
-ExP ex_make(Ex e);
-AcP ac_var(const std::string& name, Type dt);
-AcP ac_make(Ac a);
-CmP cm_seq(std::vector<CmP> items);
-CmP cm_assign(AcP a, ExP e);
-CmP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CmP body);
-CmP cm_new(const std::string& var, Type dt, Space space, CmP body);
-CmP cm_comment(const std::string& text);
-CmP cm_if(arith::Cond cond, CmP then, CmP orelse);
+ExpressionP ex_var(const std::string& name, Type dt);
+ExpressionP ex_nat(arith::Nat v, Type dt);
+ExpressionP ex_make(Expression e);
+AcceptorP ac_var(const std::string& name, Type dt);
+AcceptorP ac_make(Acceptor a);
+CommandP cm_seq(std::vector<CommandP> items);
+CommandP cm_assign(AcceptorP a, ExpressionP e);
+CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body);
+CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body);
+CommandP cm_comment(const std::string& text);
+CommandP cm_if(arith::Cond cond, CommandP then, CommandP orelse);
 // The names under which a double buffer's current input and output are visible.
 std::string double_buffer_in(const std::string& var);
 std::string double_buffer_out(const std::string& var);
 
 // Views on expressions and acceptors, with their result types.
-ExP ex_idx(const ExP& x, arith::Nat i);
-ExP ex_fst(const ExP& x);
-ExP ex_snd(const ExP& x);
-AcP ac_idx(const AcP& a, arith::Nat i);
+ExpressionP ex_idx(const ExpressionP& x, arith::Nat i);
+ExpressionP ex_fst(const ExpressionP& x);
+ExpressionP ex_snd(const ExpressionP& x);
+AcceptorP ac_idx(const AcceptorP& a, arith::Nat i);
 
 // Print imperative DPIA (for debugging and tests).
-std::string print(const CmP& c, int indent = 0);
-std::string print(const ExP& e);
-std::string print(const AcP& a);
+std::string print(const CommandP& c, int indent = 0);
+std::string print(const ExpressionP& e);
+std::string print(const AcceptorP& a);
 
 // Type-check an imperative program: assignments write scalar or vector data of
 // the acceptor's type; views are applied to arrays of the right shape. Throws an
 // internal error on violation (the translation produced something inconsistent).
-void check(const CmP& c);
+void check(const CommandP& c);
 
 }  // namespace risec::dpia

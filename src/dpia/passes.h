@@ -7,6 +7,6 @@ namespace risec::dpia {
 
 // Remove temporaries that are written but never read: the allocation and every
 // assignment into it (loops left empty disappear too).
-CmP remove_dead_temporaries(const CmP& c);
+CommandP remove_dead_temporaries(const CommandP& c);
 
 }  // namespace risec::dpia

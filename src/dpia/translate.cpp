@@ -10,7 +10,7 @@ namespace risec::dpia {
 namespace {
 
 using rise::TypeKind;
-using Cont = std::function<CmP(const ExP&)>;
+using Cont = std::function<CommandP(const ExpressionP&)>;
 
 Nat size_of(const Type& t) {
   if (t->kind != TypeKind::Array && t->kind != TypeKind::Vector && t->kind != TypeKind::Index)
@@ -20,9 +20,9 @@ Nat size_of(const Type& t) {
 
 class Translator {
  public:
-  CmP run(const F& entry, const std::string& out, std::vector<Input>* inputs) {
-    F body = entry;
-    while (body->kind == FNode::Lambda) {
+  CommandP run(const Phrase& entry, const std::string& out, std::vector<Input>* inputs) {
+    Phrase body = entry;
+    while (body->kind == PhraseNode::Lambda) {
       Type dt = body->type->a;
       inputs->push_back({body->name, dt, body->display});
       env_[body->name] = ex_var(body->name, dt);
@@ -32,7 +32,7 @@ class Translator {
   }
 
  private:
-  std::map<std::string, ExP> env_;
+  std::map<std::string, ExpressionP> env_;
   int counter_ = 0;
 
   std::string fresh(const std::string& base) { return base + std::to_string(++counter_); }
@@ -41,23 +41,24 @@ class Translator {
 
   // Bind a lambda's parameter to a value and translate with `f`.
   template <class Fn>
-  CmP with_param(const F& lam, const ExP& v, Fn&& f) {
-    if (lam->kind != FNode::Lambda) internal_error("DPIA: expected a lambda, found " + lam->name);
+  CommandP with_param(const Phrase& lam, const ExpressionP& v, Fn&& f) {
+    if (lam->kind != PhraseNode::Lambda)
+      internal_error("DPIA: expected a lambda, found " + lam->name);
     // Binder names are unique (functional.cpp), so no outer binding is shadowed.
     env_[lam->name] = v;
-    CmP r = f(lam->body());
+    CommandP r = f(lam->body());
     env_.erase(lam->name);
     return r;
   }
   // Two parameters (a curried lambda of two arguments).
   template <class Fn>
-  CmP with_params(const F& lam, const ExP& a, const ExP& b, Fn&& f) {
-    return with_param(lam, a, [&](const F& inner) { return with_param(inner, b, f); });
+  CommandP with_params(const Phrase& lam, const ExpressionP& a, const ExpressionP& b, Fn&& f) {
+    return with_param(lam, a, [&](const Phrase& inner) { return with_param(inner, b, f); });
   }
 
   // ------------------------------------------------------------ copies
   // Write a readable value of any data type into an acceptor, element by element.
-  CmP copy(const AcP& a, const ExP& v) {
+  CommandP copy(const AcceptorP& a, const ExpressionP& v) {
     const Type& t = a->dt;
     switch (t->kind) {
       case TypeKind::Array: {
@@ -66,9 +67,9 @@ class Translator {
         return cm_for(i, t->size, LoopKind::Seq, copy(ac_idx(a, iv), ex_idx(v, iv)));
       }
       case TypeKind::Pair: {
-        Ac a1{Ac::Pair1, t->a};
+        Acceptor a1{Acceptor::Pair1, t->a};
         a1.inner = a;
-        Ac a2{Ac::Pair2, t->b};
+        Acceptor a2{Acceptor::Pair2, t->b};
         a2.inner = a;
         return cm_seq({copy(ac_make(a1), ex_fst(v)), copy(ac_make(a2), ex_snd(v))});
       }
@@ -77,30 +78,32 @@ class Translator {
     }
   }
 
-  AcP ac_view(Ac::Kind k, Type dt, const AcP& inner, Nat n = Nat(0)) {
-    Ac a{k, std::move(dt)};
+  AcceptorP ac_view(Acceptor::Kind k, Type dt, const AcceptorP& inner, Nat n = Nat(0)) {
+    Acceptor a{k, std::move(dt)};
     a.inner = inner;
     a.n = std::move(n);
     return ac_make(std::move(a));
   }
 
-  ExP ex_view(Ex::Kind k, Type dt, std::vector<ExP> args, Nat n = Nat(0), Nat m = Nat(0)) {
-    Ex e{k, std::move(dt)};
+  ExpressionP ex_view(Expression::Kind k, Type dt, std::vector<ExpressionP> args, Nat n = Nat(0),
+                      Nat m = Nat(0)) {
+    Expression e{k, std::move(dt)};
     e.args = std::move(args);
     e.n = std::move(n);
     e.m = std::move(m);
     return ex_make(std::move(e));
   }
 
-  static Nat targ_nat(const F& p, size_t i) {
+  static Nat targ_nat(const Phrase& p, size_t i) {
     if (i >= p->targs.size() || !std::holds_alternative<Nat>(p->targs[i]))
       internal_error("DPIA: " + p->name + " lacks its size argument");
     return std::get<Nat>(p->targs[i]);
   }
 
   // A readable value as a Nat (index arithmetic stays symbolic where it can).
-  CmP with_nat(const ExP& v, const Nat& bound, const std::function<CmP(const Nat&)>& k) {
-    if (v->kind == Ex::Nat) return k(v->idx);
+  CommandP with_nat(const ExpressionP& v, const Nat& bound,
+                    const std::function<CommandP(const Nat&)>& k) {
+    if (v->kind == Expression::Nat) return k(v->idx);
     std::string d = fresh("ix");
     Type it = rise::index_type(bound);
     return cm_new(d, it, Space::Private,
@@ -108,10 +111,10 @@ class Translator {
   }
 
   // The value of a translation that needs no command, if there is one.
-  std::optional<ExP> pure(const F& e) {
-    ExP captured;
-    CmP marker = cm_comment("pure");
-    CmP r = con(e, [&](const ExP& v) {
+  std::optional<ExpressionP> pure(const Phrase& e) {
+    ExpressionP captured;
+    CommandP marker = cm_comment("pure");
+    CommandP r = con(e, [&](const ExpressionP& v) {
       captured = v;
       return marker;
     });
@@ -124,23 +127,23 @@ class Translator {
   // written when `body` is written into B, for a body built from views only:
   // transpose(x) into B is x into transposeAcc(B), and so on. Null when the body
   // computes or is not a view of the parameter.
-  AcP view_acceptor(const F& body, const std::string& param, const AcP& B) {
-    if (body->kind == FNode::Var) return body->name == param ? B : nullptr;
-    if (body->kind != FNode::Prim || body->args.empty()) return nullptr;
+  AcceptorP view_acceptor(const Phrase& body, const std::string& param, const AcceptorP& B) {
+    if (body->kind == PhraseNode::Var) return body->name == param ? B : nullptr;
+    if (body->kind != PhraseNode::Prim || body->args.empty()) return nullptr;
     const std::string& p = body->name;
-    const F& x = body->args.back();
+    const Phrase& x = body->args.back();
     if (p == "transpose" && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Ac::Transpose, x->type, B));
+      return view_acceptor(x, param, ac_view(Acceptor::Transpose, x->type, B));
     if (p == "split" && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Ac::Join, x->type, B, targ_nat(body, 0)));
+      return view_acceptor(x, param, ac_view(Acceptor::Join, x->type, B, targ_nat(body, 0)));
     if (p == "join" && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Ac::Split, x->type, B, size_of(x->type->a)));
+      return view_acceptor(x, param, ac_view(Acceptor::Split, x->type, B, size_of(x->type->a)));
     if (p == "asScalar" && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Ac::AsVector, x->type, B, size_of(x->type->a)));
+      return view_acceptor(x, param, ac_view(Acceptor::AsVector, x->type, B, size_of(x->type->a)));
     if ((p == "asVector" || p == "asVectorAligned") && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Ac::AsScalar, x->type, B, targ_nat(body, 0)));
+      return view_acceptor(x, param, ac_view(Acceptor::AsScalar, x->type, B, targ_nat(body, 0)));
     if (p == "map" && body->args.size() == 2) {
-      AcP m = map_view_acceptor(body->args[0], x->type, B);
+      AcceptorP m = map_view_acceptor(body->args[0], x->type, B);
       return m ? view_acceptor(x, param, m) : nullptr;
     }
     return nullptr;
@@ -148,26 +151,27 @@ class Translator {
 
   // The acceptor for x when map(f)(x), x: n.s, is written into B and f is a view
   // function: element i of x goes through f's acceptor into B[i]. Null otherwise.
-  AcP map_view_acceptor(const F& f, const Type& x_type, const AcP& B) {
-    if (f->kind != FNode::Lambda || x_type->kind != TypeKind::Array) return nullptr;
-    Ac hole{Ac::Hole, B->dt->a};
-    AcP tmpl = view_acceptor(f->body(), f->name, ac_make(std::move(hole)));
+  AcceptorP map_view_acceptor(const Phrase& f, const Type& x_type, const AcceptorP& B) {
+    if (f->kind != PhraseNode::Lambda || x_type->kind != TypeKind::Array) return nullptr;
+    Acceptor hole{Acceptor::Hole, B->dt->a};
+    AcceptorP tmpl = view_acceptor(f->body(), f->name, ac_make(std::move(hole)));
     if (!tmpl) return nullptr;
-    Ac m{Ac::MapView, x_type};
+    Acceptor m{Acceptor::MapView, x_type};
     m.inner = B;
     m.tmpl = tmpl;
     return ac_make(std::move(m));
   }
 
   // ------------------------------------------------------------ accT
-  CmP acc(const F& e, const AcP& A) {
-    if (e->kind != FNode::Prim) return con(e, [&](const ExP& v) { return copy(A, v); });
+  CommandP acc(const Phrase& e, const AcceptorP& A) {
+    if (e->kind != PhraseNode::Prim)
+      return con(e, [&](const ExpressionP& v) { return copy(A, v); });
     const std::string& p = e->name;
     const auto& a = e->args;
     // A map of views (map(transpose), map(join), ...) writes its input through the
     // views, element by element, instead of through a temporary and a copy.
     if (p == "map")
-      if (AcP through = map_view_acceptor(a[0], a[1]->type, A)) return acc(a[1], through);
+      if (AcceptorP through = map_view_acceptor(a[0], a[1]->type, A)) return acc(a[1], through);
     if (p == "mapSeq" || p == "mapSeqUnroll" || p == "mapPar" || p == "mapGlobal" ||
         p == "mapWorkGroup" || p == "mapLocal" || p == "map") {
       LoopKind kind = p == "mapSeqUnroll"   ? LoopKind::SeqUnroll
@@ -176,14 +180,14 @@ class Translator {
                       : p == "mapWorkGroup" ? LoopKind::WorkGroup
                       : p == "mapLocal"     ? LoopKind::Local
                                             : LoopKind::Seq;
-      if (a[1]->kind == FNode::Prim &&
+      if (a[1]->kind == PhraseNode::Prim &&
           (a[1]->name == "circularBuffer" || a[1]->name == "rotateValues"))
         return sliding(e, kind, A);
-      return con(a[1], [&, kind](const ExP& x) {
+      return con(a[1], [&, kind](const ExpressionP& x) {
         Nat n = size_of(x->dt);
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
-        return cm_for(i, n, kind, with_param(a[0], ex_idx(x, iv), [&](const F& b) {
+        return cm_for(i, n, kind, with_param(a[0], ex_idx(x, iv), [&](const Phrase& b) {
                         return acc(b, ac_idx(A, iv));
                       }));
       });
@@ -193,18 +197,18 @@ class Translator {
       // An array accumulator is kept in the destination itself when the destination
       // is plain memory: no temporary, no copies per step.
       if (e->type->kind == TypeKind::Array)
-        if (ExP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
-      return reduce(e, [&](const ExP& r) { return copy(A, r); });
+        if (ExpressionP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
+      return reduce(e, [&](const ExpressionP& r) { return copy(A, r); });
     }
     if (p == "scanSeq") {
-      return con(a[2], [&](const ExP& x) {
+      return con(a[2], [&](const ExpressionP& x) {
         Nat n = size_of(x->dt);
         Type t = e->type->a;
         std::string v = fresh("acc");
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
-        CmP step = with_params(a[0], ex_idx(x, iv), ex_var(v, t),
-                               [&](const F& b) { return acc(b, ac_var(v, t)); });
+        CommandP step = with_params(a[0], ex_idx(x, iv), ex_var(v, t),
+                                    [&](const Phrase& b) { return acc(b, ac_var(v, t)); });
         return cm_new(v, t, Space::Private,
                       cm_seq({acc(a[1], ac_var(v, t)),
                               cm_for(i, n, LoopKind::Seq,
@@ -212,34 +216,35 @@ class Translator {
       });
     }
     if (p == "toMem" || p == "oclToMem" || p == "id") return acc(a.back(), A);
-    if (p == "let") return let(e, [&](const F& b) { return acc(b, A); });
-    if (p == "split") return acc(a[0], ac_view(Ac::Join, a[0]->type, A, targ_nat(e, 0)));
+    if (p == "let") return let(e, [&](const Phrase& b) { return acc(b, A); });
+    if (p == "split") return acc(a[0], ac_view(Acceptor::Join, a[0]->type, A, targ_nat(e, 0)));
     if (p == "join") {
       Nat m = size_of(a[0]->type->a);
-      return acc(a[0], ac_view(Ac::Split, a[0]->type, A, m));
+      return acc(a[0], ac_view(Acceptor::Split, a[0]->type, A, m));
     }
-    if (p == "transpose") return acc(a[0], ac_view(Ac::Transpose, a[0]->type, A));
+    if (p == "transpose") return acc(a[0], ac_view(Acceptor::Transpose, a[0]->type, A));
     if (p == "zip")
-      return cm_seq({acc(a[0], ac_view(Ac::Zip1, a[0]->type, A)),
-                     acc(a[1], ac_view(Ac::Zip2, a[1]->type, A))});
+      return cm_seq({acc(a[0], ac_view(Acceptor::Zip1, a[0]->type, A)),
+                     acc(a[1], ac_view(Acceptor::Zip2, a[1]->type, A))});
     if (p == "makePair")
-      return cm_seq({acc(a[0], ac_view(Ac::Pair1, a[0]->type, A)),
-                     acc(a[1], ac_view(Ac::Pair2, a[1]->type, A))});
+      return cm_seq({acc(a[0], ac_view(Acceptor::Pair1, a[0]->type, A)),
+                     acc(a[1], ac_view(Acceptor::Pair2, a[1]->type, A))});
     if (p == "concat") {
       Nat n = size_of(a[0]->type);
-      return cm_seq({acc(a[0], ac_view(Ac::Take, a[0]->type, A, n)),
-                     acc(a[1], ac_view(Ac::Drop, a[1]->type, A, n))});
+      return cm_seq({acc(a[0], ac_view(Acceptor::Take, a[0]->type, A, n)),
+                     acc(a[1], ac_view(Acceptor::Drop, a[1]->type, A, n))});
     }
     if (p == "padCst") {
       // Destination view: the borders and the interior are written separately, so
       // no loop has a conditional.
       Nat l = targ_nat(e, 0), r = targ_nat(e, 1);
       Nat n = size_of(a[1]->type);
-      return con(a[0], [&, l, r, n](const ExP& c) {
+      return con(a[0], [&, l, r, n](const ExpressionP& c) {
         std::string i = fresh("i"), j = fresh("i");
         Nat iv = loop_var(i, l), jv = loop_var(j, r);
-        AcP interior = ac_view(Ac::Drop, a[1]->type,
-                               ac_view(Ac::Take, rise::array(l + n, a[1]->type->a), A, l + n), l);
+        AcceptorP interior =
+            ac_view(Acceptor::Drop, a[1]->type,
+                    ac_view(Acceptor::Take, rise::array(l + n, a[1]->type->a), A, l + n), l);
         return cm_seq(
             {l.is_const(0) ? nullptr : cm_for(i, l, LoopKind::Seq, copy(ac_idx(A, iv), c)),
              acc(a[1], interior),
@@ -249,7 +254,7 @@ class Translator {
     }
     if (p == "padClamp") {
       Nat l = targ_nat(e, 0), r = targ_nat(e, 1);
-      return con(a[0], [&, l, r](const ExP& x) {
+      return con(a[0], [&, l, r](const ExpressionP& x) {
         Nat n = size_of(x->dt);
         std::string i = fresh("i"), j = fresh("i"), k = fresh("i");
         Nat iv = loop_var(i, l), jv = loop_var(j, r), kv = loop_var(k, n);
@@ -265,20 +270,20 @@ class Translator {
     if (p == "asScalar") {
       // m.vec[t, n] written into an (m*n).t acceptor.
       Nat lanes = size_of(a[0]->type->a);
-      return acc(a[0], ac_view(Ac::AsVector, a[0]->type, A, lanes));
+      return acc(a[0], ac_view(Acceptor::AsVector, a[0]->type, A, lanes));
     }
     if (p == "asVector" || p == "asVectorAligned") {
       Nat lanes = targ_nat(e, 0);
-      return acc(a[0], ac_view(Ac::AsScalar, a[0]->type, A, lanes));
+      return acc(a[0], ac_view(Acceptor::AsScalar, a[0]->type, A, lanes));
     }
     if (p == "reorder") {
-      Ac r{Ac::Reorder, a[0]->type};
+      Acceptor r{Acceptor::Reorder, a[0]->type};
       r.inner = A;
       r.fn = std::get<rise::NatFun>(e->targs.at(2));
       return acc(a[0], ac_make(std::move(r)));
     }
     if (p == "makeArray") {
-      std::vector<CmP> items;
+      std::vector<CommandP> items;
       for (size_t i = 0; i < a.size(); ++i)
         items.push_back(acc(a[i], ac_idx(A, Nat(static_cast<int64_t>(i)))));
       return cm_seq(std::move(items));
@@ -289,26 +294,26 @@ class Translator {
       Nat iv = loop_var(i, n);
       return cm_for(i, n, LoopKind::Seq,
                     with_param(a[0], ex_nat(iv, rise::index_type(n)),
-                               [&](const F& b) { return acc(b, ac_idx(A, iv)); }));
+                               [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); }));
     }
     if (p == "iterate" || p == "oclIterate") return iterate(e, A);
     if (p == "circularBuffer" || p == "rotateValues") {
       // Not consumed by a sequential map (that case is `sliding`): the windows are
       // what slide(sz)(1)(map(load)(x)) would give, written out one by one.
       Nat sz = p == "circularBuffer" ? targ_nat(e, 1) : targ_nat(e, 0);
-      return con(a[1], [&, sz](const ExP& x) {
+      return con(a[1], [&, sz](const ExpressionP& x) {
         Nat n = size_of(e->type);
         std::string i = fresh("i"), j = fresh("j");
         Nat iv = loop_var(i, n), jv = loop_var(j, sz);
         return cm_for(
             i, n, LoopKind::Seq,
-            cm_for(j, sz, LoopKind::Seq, with_param(a[0], ex_idx(x, iv + jv), [&](const F& b) {
+            cm_for(j, sz, LoopKind::Seq, with_param(a[0], ex_idx(x, iv + jv), [&](const Phrase& b) {
                      return acc(b, ac_idx(ac_idx(A, iv), jv));
                    })));
       });
     }
     // Everything else is computed as a readable value and copied.
-    return con(e, [&](const ExP& v) { return copy(A, v); });
+    return con(e, [&](const ExpressionP& v) { return copy(A, v); });
   }
 
   // A sequential map over the windows of circularBuffer / rotateValues: each input
@@ -316,9 +321,9 @@ class Translator {
   // `alloc` elements (circularBuffer, windows read modulo alloc) or into sz
   // registers shifted every iteration (rotateValues) — the DPS and views thesis's
   // eager Slide.
-  CmP sliding(const F& map, LoopKind kind, const AcP& A) {
-    const F& cb = map->args[1];
-    const F& body_fn = map->args[0];
+  CommandP sliding(const Phrase& map, LoopKind kind, const AcceptorP& A) {
+    const Phrase& cb = map->args[1];
+    const Phrase& body_fn = map->args[0];
     bool circular = cb->name == "circularBuffer";
     if (kind != LoopKind::Seq && kind != LoopKind::SeqUnroll)
       user_error(cb->name + " must be consumed by a sequential map (mapSeq)", map->span);
@@ -328,49 +333,50 @@ class Translator {
       user_error("circularBuffer needs a buffer (" + alloc.to_string() +
                      ") at least as large as the window (" + sz.to_string() + ")",
                  cb->span);
-    const F& load = cb->args[0];
+    const Phrase& load = cb->args[0];
     Type t = cb->type->a->a;  // n.sz.t
-    return con(cb->args[1], [&, kind, alloc, sz, circular](const ExP& x) {
+    return con(cb->args[1], [&, kind, alloc, sz, circular](const ExpressionP& x) {
       Nat n = size_of(cb->type);
       std::string buf = fresh("win");
       Type buf_t = rise::array(alloc, t);
-      AcP bufA = ac_var(buf, buf_t);
-      ExP bufE = ex_var(buf, buf_t);
-      auto load_into = [&](const Nat& src, const AcP& dst) {
-        return with_param(load, ex_idx(x, src), [&](const F& b) { return acc(b, dst); });
+      AcceptorP bufA = ac_var(buf, buf_t);
+      ExpressionP bufE = ex_var(buf, buf_t);
+      auto load_into = [&](const Nat& src, const AcceptorP& dst) {
+        return with_param(load, ex_idx(x, src), [&](const Phrase& b) { return acc(b, dst); });
       };
       std::string j = fresh("j");
       Nat jv = loop_var(j, sz - Nat(1));
-      CmP prologue = cm_for(j, sz - Nat(1), LoopKind::SeqUnroll,
-                            load_into(jv, ac_idx(bufA, circular ? jv : jv + Nat(1))));
+      CommandP prologue = cm_for(j, sz - Nat(1), LoopKind::SeqUnroll,
+                                 load_into(jv, ac_idx(bufA, circular ? jv : jv + Nat(1))));
       std::string i = fresh("i");
       Nat iv = loop_var(i, n);
-      CmP step;
-      ExP window;
+      CommandP step;
+      ExpressionP window;
       if (circular) {
         step = load_into(iv + sz - Nat(1), ac_idx(bufA, arith::mod(iv + sz - Nat(1), alloc)));
         std::string w = fresh("w");
-        Ex g{Ex::Generate, rise::array(sz, t)};
+        Expression g{Expression::Generate, rise::array(sz, t)};
         g.name = w;
         g.args = {ex_idx(bufE, arith::mod(iv + Nat::var(w, Nat(0), sz), alloc))};
         window = ex_make(std::move(g));
       } else {
         std::string r = fresh("j");
         Nat rv = loop_var(r, sz - Nat(1));
-        CmP shift = cm_for(r, sz - Nat(1), LoopKind::SeqUnroll,
-                           copy(ac_idx(bufA, rv), ex_idx(bufE, rv + Nat(1))));
+        CommandP shift = cm_for(r, sz - Nat(1), LoopKind::SeqUnroll,
+                                copy(ac_idx(bufA, rv), ex_idx(bufE, rv + Nat(1))));
         step = cm_seq({shift, load_into(iv + sz - Nat(1), ac_idx(bufA, sz - Nat(1)))});
         window = bufE;
       }
-      CmP body = with_param(body_fn, window, [&](const F& b) { return acc(b, ac_idx(A, iv)); });
+      CommandP body =
+          with_param(body_fn, window, [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); });
       return cm_new(buf, buf_t, Space::Private,
                     cm_seq({prologue, cm_for(i, n, kind, cm_seq({step, body}))}));
     });
   }
 
-  CmP let(const F& e, const std::function<CmP(const F&)>& k) {
-    const F& v = e->args[0];
-    const F& f = e->args[1];
+  CommandP let(const Phrase& e, const std::function<CommandP(const Phrase&)>& k) {
+    const Phrase& v = e->args[0];
+    const Phrase& f = e->args[1];
     // A readable array (a view) is used in place; anything else, in particular a
     // scalar computation, is computed once into a variable.
     if (v->access() == Access::Rd && v->type->kind == TypeKind::Array) {
@@ -383,22 +389,22 @@ class Translator {
   }
 
   // reduceSeq(f)(init)(x): an accumulator in memory, updated in a loop.
-  CmP reduce(const F& e, const Cont& k) {
+  CommandP reduce(const Phrase& e, const Cont& k) {
     const auto& a = e->args;
     const std::string& p = e->name;
     LoopKind kind = (p == "reduceSeqUnroll" || p == "oclReduceSeqUnroll") ? LoopKind::SeqUnroll
                     : p == "reducePar"                                    ? LoopKind::Par
                                                                           : LoopKind::Seq;
-    return con(a[2], [&, kind](const ExP& x) {
+    return con(a[2], [&, kind](const ExpressionP& x) {
       Nat n = size_of(x->dt);
       Type t = e->type;
       std::string v = fresh("acc");
       std::string i = fresh("i");
       Nat iv = loop_var(i, n);
-      CmP step = with_params(a[0], ex_var(v, t), ex_idx(x, iv),
-                             [&](const F& b) { return acc(b, ac_var(v, t)); });
+      CommandP step = with_params(a[0], ex_var(v, t), ex_idx(x, iv),
+                                  [&](const Phrase& b) { return acc(b, ac_var(v, t)); });
       Space space = t->kind == TypeKind::Array ? Space::Default : Space::Private;
-      CmP loop = cm_for(i, n, kind, step);
+      CommandP loop = cm_for(i, n, kind, step);
       if (kind == LoopKind::Par) loop = with_reduction(loop, reduction_operator(a[0]), v, e);
       return cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))}));
     });
@@ -406,14 +412,14 @@ class Translator {
 
   // The operator of a parallel reduction: fun(a => fun(b => op(a)(b))) with op one
   // of add, mul, fmin, fmax (the rule reducePar checked associativity).
-  static std::string reduction_operator(const F& f) {
-    if (f->kind != FNode::Lambda || f->body()->kind != FNode::Lambda) return "";
-    const F& b = f->body()->body();
-    if (b->kind != FNode::Prim || b->args.size() != 2) return "";
+  static std::string reduction_operator(const Phrase& f) {
+    if (f->kind != PhraseNode::Lambda || f->body()->kind != PhraseNode::Lambda) return "";
+    const Phrase& b = f->body()->body();
+    if (b->kind != PhraseNode::Prim || b->args.size() != 2) return "";
     static const std::set<std::string> ops = {"add", "mul", "fmin", "fmax"};
     if (!ops.count(b->name)) return "";
-    auto is_var = [](const F& x, const std::string& n) {
-      return x->kind == FNode::Var && x->name == n;
+    auto is_var = [](const Phrase& x, const std::string& n) {
+      return x->kind == PhraseNode::Var && x->name == n;
     };
     const std::string& p = f->name;
     const std::string& q = f->body()->name;
@@ -423,8 +429,8 @@ class Translator {
     return "";
   }
 
-  static CmP with_reduction(const CmP& loop, const std::string& op, const std::string& var,
-                            const F& e) {
+  static CommandP with_reduction(const CommandP& loop, const std::string& op,
+                                 const std::string& var, const Phrase& e) {
     if (op.empty())
       user_error(
           "reducePar needs its operator to be add, mul, fmin or fmax applied to the accumulator "
@@ -437,18 +443,18 @@ class Translator {
           "reduceSeq "
           "inside mapPar instead",
           e->span);
-    Cm c = *loop;
+    Command c = *loop;
     c.reduction_op = op;
     c.reduction_var = var;
-    return std::make_shared<const Cm>(std::move(c));
+    return std::make_shared<const Command>(std::move(c));
   }
 
   // The readable expression for memory written through `a`, when `a` is a memory
   // variable or an element of one.
-  static ExP acceptor_as_exp(const AcP& a) {
-    if (a->kind == Ac::Var) return ex_var(a->name, a->dt);
-    if (a->kind == Ac::Idx) {
-      ExP inner = acceptor_as_exp(a->inner);
+  static ExpressionP acceptor_as_exp(const AcceptorP& a) {
+    if (a->kind == Acceptor::Var) return ex_var(a->name, a->dt);
+    if (a->kind == Acceptor::Idx) {
+      ExpressionP inner = acceptor_as_exp(a->inner);
       return inner ? ex_idx(inner, a->idx) : nullptr;
     }
     return nullptr;
@@ -456,45 +462,46 @@ class Translator {
 
   // A memory location with projections through zips and pairs taken out:
   // fst(zip(a, b)[i]) is a[i].
-  static ExP location(const ExP& e) {
-    if (e->kind == Ex::Fst || e->kind == Ex::Snd) {
-      ExP x = location(e->args[0]);
-      bool first = e->kind == Ex::Fst;
-      if (x->kind == Ex::MkPair) return location(x->args[first ? 0 : 1]);
-      if (x->kind == Ex::Idx && x->args[0]->kind == Ex::Zip)
+  static ExpressionP location(const ExpressionP& e) {
+    if (e->kind == Expression::Fst || e->kind == Expression::Snd) {
+      ExpressionP x = location(e->args[0]);
+      bool first = e->kind == Expression::Fst;
+      if (x->kind == Expression::MkPair) return location(x->args[first ? 0 : 1]);
+      if (x->kind == Expression::Idx && x->args[0]->kind == Expression::Zip)
         return location(ex_idx(x->args[0]->args[first ? 0 : 1], x->idx));
       return first ? ex_fst(x) : ex_snd(x);
     }
-    if (e->kind == Ex::Idx) {
-      ExP x = location(e->args[0]);
+    if (e->kind == Expression::Idx) {
+      ExpressionP x = location(e->args[0]);
       return x == e->args[0] ? e : ex_idx(x, e->idx);
     }
     return e;
   }
 
-  static bool same_memory(const ExP& a, const ExP& b) {
-    ExP x = location(a), y = location(b);
+  static bool same_memory(const ExpressionP& a, const ExpressionP& b) {
+    ExpressionP x = location(a), y = location(b);
     if (x->kind != y->kind) return false;
-    if (x->kind == Ex::Var) return x->name == y->name;
-    if (x->kind == Ex::Idx) return x->idx == y->idx && same_memory(x->args[0], y->args[0]);
+    if (x->kind == Expression::Var) return x->name == y->name;
+    if (x->kind == Expression::Idx) return x->idx == y->idx && same_memory(x->args[0], y->args[0]);
     return false;
   }
 
-  CmP reduce_in_place(const F& e, const AcP& A, const ExP& readback) {
+  CommandP reduce_in_place(const Phrase& e, const AcceptorP& A, const ExpressionP& readback) {
     const auto& a = e->args;
     const std::string& p = e->name;
     LoopKind kind = (p == "reduceSeqUnroll" || p == "oclReduceSeqUnroll") ? LoopKind::SeqUnroll
                     : p == "reducePar"                                    ? LoopKind::Par
                                                                           : LoopKind::Seq;
-    return con(a[2], [&, kind](const ExP& x) {
+    return con(a[2], [&, kind](const ExpressionP& x) {
       Nat n = size_of(x->dt);
       std::string i = fresh("i");
       Nat iv = loop_var(i, n);
-      CmP step = with_params(a[0], readback, ex_idx(x, iv), [&](const F& b) { return acc(b, A); });
+      CommandP step =
+          with_params(a[0], readback, ex_idx(x, iv), [&](const Phrase& b) { return acc(b, A); });
       // Initialise, unless the initial value is the destination itself (a nested
       // reduction continuing its parent's accumulator).
-      std::optional<ExP> start = pure(a[1]);
-      CmP init = start && same_memory(*start, readback) ? nullptr : acc(a[1], A);
+      std::optional<ExpressionP> start = pure(a[1]);
+      CommandP init = start && same_memory(*start, readback) ? nullptr : acc(a[1], A);
       return cm_seq({init, cm_for(i, n, kind, step)});
     });
   }
@@ -503,11 +510,12 @@ class Translator {
   // newDoubleBuffer with a loop of k steps; step i reads m*n^(k-i) elements and
   // writes m*n^(k-i-1), then swaps the buffers, or, before the last step, points the
   // output at the result.
-  CmP iterate(const F& e, const AcP& A) {
+  CommandP iterate(const Phrase& e, const AcceptorP& A) {
     Nat k = targ_nat(e, 0);
-    const F& step = e->args[0];
-    const F& input = e->args[1];
-    if (step->kind != FNode::DepLambda) user_error("iterate's step must be a depFun", step->span);
+    const Phrase& step = e->args[0];
+    const Phrase& input = e->args[1];
+    if (step->kind != PhraseNode::DepLambda)
+      user_error("iterate's step must be a depFun", step->span);
     Type elem = e->type->a;
     Nat m = size_of(e->type);
     Nat len = size_of(input->type);
@@ -515,39 +523,40 @@ class Translator {
     Nat probe = Nat::var(step->name);
     Nat in_len = size_of(step->body()->type->a);
     Nat n = arith::exact_div(in_len, probe);
-    if (A->kind != Ac::Var) {
+    if (A->kind != Acceptor::Var) {
       // The output pointer must be memory of its own: iterate into a temporary.
       std::string t = fresh("tmp");
       return cm_new(t, e->type, Space::Default,
                     cm_seq({iterate(e, ac_var(t, e->type)), copy(A, ex_var(t, e->type))}));
     }
-    return con(input, [&, k, n, m, len](const ExP& x0) -> CmP {
-      auto body_with = [&, k, n, m, len](const ExP& x) -> CmP {
+    return con(input, [&, k, n, m, len](const ExpressionP& x0) -> CommandP {
+      auto body_with = [&, k, n, m, len](const ExpressionP& x) -> CommandP {
         std::string db = fresh("db");
         std::string i = fresh("i");
         Nat iv = loop_var(i, k);
         Nat l = m * arith::pow(n, k - iv - Nat(1));
-        F body = subst_dep(step, l);
-        ExP in = ex_var(double_buffer_in(db), rise::array(l * n, elem));
-        AcP out = ac_var(double_buffer_out(db), rise::array(l, elem));
-        Cm sw{Cm::Swap};
+        Phrase body = subst_dep(step, l);
+        ExpressionP in = ex_var(double_buffer_in(db), rise::array(l * n, elem));
+        AcceptorP out = ac_var(double_buffer_out(db), rise::array(l, elem));
+        Command sw{Command::Swap};
         sw.var = db;
-        Cm dn{Cm::Done};
+        Command dn{Command::Done};
         dn.var = db;
-        CmP loop = cm_for(i, k, LoopKind::Seq,
-                          cm_seq({with_param(body, in, [&](const F& b) { return acc(b, out); }),
-                                  cm_if(arith::lt(iv + Nat(2), k), std::make_shared<const Cm>(sw),
-                                        std::make_shared<const Cm>(dn))}));
-        Cm c{Cm::NewDoubleBuffer};
+        CommandP loop =
+            cm_for(i, k, LoopKind::Seq,
+                   cm_seq({with_param(body, in, [&](const Phrase& b) { return acc(b, out); }),
+                           cm_if(arith::lt(iv + Nat(2), k), std::make_shared<const Command>(sw),
+                                 std::make_shared<const Command>(dn))}));
+        Command c{Command::NewDoubleBuffer};
         c.var = db;
         c.dt = elem;
         c.n = arith::exact_div(len, n);  // the first (largest) output
         c.exp = x;
         c.acc = A;
         c.body = {loop};
-        return std::make_shared<const Cm>(std::move(c));
+        return std::make_shared<const Command>(std::move(c));
       };
-      if (x0->kind == Ex::Var) return body_with(x0);
+      if (x0->kind == Expression::Var) return body_with(x0);
       // The input pointer must be memory: store a view first.
       std::string t = fresh("tmp");
       return cm_new(t, x0->dt, Space::Default,
@@ -557,88 +566,89 @@ class Translator {
 
   // Substitute a Nat for a DepLambda's binder in its body's types (the body is a
   // Lambda over the step's input).
-  F subst_dep(const F& dep, const Nat& value) {
+  Phrase subst_dep(const Phrase& dep, const Nat& value) {
     rise::TypeSubst s;
     s.nats[dep->name] = value;
-    std::function<F(const F&)> go = [&](const F& f) -> F {
-      FNode n = *f;
+    std::function<Phrase(const Phrase&)> go = [&](const Phrase& f) -> Phrase {
+      PhraseNode n = *f;
       if (n.type) n.type = rise::substitute(n.type, s);
       if (n.ptype && n.ptype->kind == PhraseType::Exp) n.ptype = exp_t(n.type, n.ptype->access);
       for (auto& t : n.targs) t = rise::substitute(t, s);
       for (auto& a : n.args) a = go(a);
-      return std::make_shared<const FNode>(std::move(n));
+      return std::make_shared<const PhraseNode>(std::move(n));
     };
     return go(dep->body());
   }
 
   // ------------------------------------------------------------ conT
-  CmP con(const F& e, const Cont& k) {
+  CommandP con(const Phrase& e, const Cont& k) {
     switch (e->kind) {
-      case FNode::Var: {
+      case PhraseNode::Var: {
         auto it = env_.find(e->name);
         if (it == env_.end()) internal_error("DPIA: unbound variable " + e->name, e->span);
         return k(it->second);
       }
-      case FNode::Literal:
+      case PhraseNode::Literal:
         return k(literal(e));
-      case FNode::Foreign: {
-        std::vector<ExP> vals;
-        return con_list(e->args, 0, vals, [&](std::vector<ExP>& xs) {
-          Ex c{Ex::Call, e->type};
+      case PhraseNode::Foreign: {
+        std::vector<ExpressionP> vals;
+        return con_list(e->args, 0, vals, [&](std::vector<ExpressionP>& xs) {
+          Expression c{Expression::Call, e->type};
           c.name = e->name;
           c.foreign = e->foreign;
           c.args = xs;
           return k(ex_make(std::move(c)));
         });
       }
-      case FNode::Lambda:
-      case FNode::DepLambda:
+      case PhraseNode::Lambda:
+      case PhraseNode::DepLambda:
         internal_error("DPIA: a function where a value is expected", e->span);
-      case FNode::Prim:
+      case PhraseNode::Prim:
         return con_prim(e, k);
     }
     return nullptr;
   }
 
-  CmP con_list(const std::vector<F>& args, size_t i, std::vector<ExP>& acc_vals,
-               const std::function<CmP(std::vector<ExP>&)>& k) {
+  CommandP con_list(const std::vector<Phrase>& args, size_t i, std::vector<ExpressionP>& acc_vals,
+                    const std::function<CommandP(std::vector<ExpressionP>&)>& k) {
     if (i == args.size()) return k(acc_vals);
-    return con(args[i], [&, i](const ExP& v) {
+    return con(args[i], [&, i](const ExpressionP& v) {
       acc_vals.push_back(v);
-      CmP r = con_list(args, i + 1, acc_vals, k);
+      CommandP r = con_list(args, i + 1, acc_vals, k);
       acc_vals.pop_back();
       return r;
     });
   }
 
-  ExP literal(const F& e) {
+  ExpressionP literal(const Phrase& e) {
     const rise::Literal& l = e->lit;
     if (e->type->kind == TypeKind::Index || e->type->kind == TypeKind::NatData) {
       Nat v = l.kind == rise::LitKind::Int ? Nat(l.i) : l.nat;
       return ex_nat(v, e->type);
     }
-    Ex x{Ex::Lit, e->type};
+    Expression x{Expression::Lit, e->type};
     x.lit = l;
     if (e->type->kind == TypeKind::Scalar) x.lit.scalar = e->type->scalar;
     return ex_make(std::move(x));
   }
 
-  CmP materialize(const F& e, const Cont& k) {
+  CommandP materialize(const Phrase& e, const Cont& k) {
     std::string t = fresh("tmp");
     Type dt = e->type;
     return cm_new(t, dt, Space::Default, cm_seq({acc(e, ac_var(t, dt)), k(ex_var(t, dt))}));
   }
 
-  CmP con_prim(const F& e, const Cont& k) {
+  CommandP con_prim(const Phrase& e, const Cont& k) {
     const std::string& p = e->name;
     const auto& a = e->args;
-    auto view1 = [&](Ex::Kind kind, Nat n = Nat(0), Nat m = Nat(0)) {
-      return con(a.back(),
-                 [&, kind, n, m](const ExP& x) { return k(ex_view(kind, e->type, {x}, n, m)); });
+    auto view1 = [&](Expression::Kind kind, Nat n = Nat(0), Nat m = Nat(0)) {
+      return con(a.back(), [&, kind, n, m](const ExpressionP& x) {
+        return k(ex_view(kind, e->type, {x}, n, m));
+      });
     };
     if (p == "toMem" || p == "oclToMem") return materialize(a.back(), k);
     if (p == "id") return con(a[0], k);
-    if (p == "let") return let(e, [&](const F& b) { return con(b, k); });
+    if (p == "let") return let(e, [&](const Phrase& b) { return con(b, k); });
     if (p == "reduceSeq" || p == "reduceSeqUnroll" || p == "reducePar" || p == "oclReduceSeq" ||
         p == "oclReduceSeqUnroll")
       return reduce(e, k);
@@ -646,19 +656,19 @@ class Translator {
       // Only reachable for the entry's output or inside acc; reading it needs memory.
       return materialize(e, k);
     }
-    if (p == "split") return view1(Ex::Split, targ_nat(e, 0));
-    if (p == "join") return view1(Ex::Join, size_of(a[0]->type->a));
-    if (p == "transpose") return view1(Ex::Transpose);
-    if (p == "slide") return view1(Ex::Slide, targ_nat(e, 0), targ_nat(e, 1));
-    if (p == "take") return view1(Ex::Take, targ_nat(e, 0));
-    if (p == "drop") return view1(Ex::Drop, targ_nat(e, 0));
-    if (p == "padClamp") return view1(Ex::PadClamp, targ_nat(e, 0), targ_nat(e, 1));
-    if (p == "asScalar") return view1(Ex::AsScalar, size_of(a[0]->type->a));
+    if (p == "split") return view1(Expression::Split, targ_nat(e, 0));
+    if (p == "join") return view1(Expression::Join, size_of(a[0]->type->a));
+    if (p == "transpose") return view1(Expression::Transpose);
+    if (p == "slide") return view1(Expression::Slide, targ_nat(e, 0), targ_nat(e, 1));
+    if (p == "take") return view1(Expression::Take, targ_nat(e, 0));
+    if (p == "drop") return view1(Expression::Drop, targ_nat(e, 0));
+    if (p == "padClamp") return view1(Expression::PadClamp, targ_nat(e, 0), targ_nat(e, 1));
+    if (p == "asScalar") return view1(Expression::AsScalar, size_of(a[0]->type->a));
     if (p == "asVector" || p == "asVectorAligned") {
-      return con(a[0], [&](const ExP& x) {
-        ExP v = ex_view(Ex::AsVector, e->type, {x}, targ_nat(e, 0));
+      return con(a[0], [&](const ExpressionP& x) {
+        ExpressionP v = ex_view(Expression::AsVector, e->type, {x}, targ_nat(e, 0));
         if (p == "asVectorAligned") {
-          Ex copy = *v;
+          Expression copy = *v;
           copy.aligned = true;
           v = ex_make(std::move(copy));
         }
@@ -666,48 +676,53 @@ class Translator {
       });
     }
     if (p == "vectorFromScalar")
-      return con(a[0], [&](const ExP& x) { return k(ex_view(Ex::Broadcast, e->type, {x})); });
-    if (p == "fst") return con(a[0], [&](const ExP& x) { return k(ex_fst(x)); });
-    if (p == "snd") return con(a[0], [&](const ExP& x) { return k(ex_snd(x)); });
+      return con(a[0], [&](const ExpressionP& x) {
+        return k(ex_view(Expression::Broadcast, e->type, {x}));
+      });
+    if (p == "fst") return con(a[0], [&](const ExpressionP& x) { return k(ex_fst(x)); });
+    if (p == "snd") return con(a[0], [&](const ExpressionP& x) { return k(ex_snd(x)); });
     if (p == "padCst")
-      return con(a[0], [&](const ExP& c) {
-        return con(a[1], [&](const ExP& x) {
-          return k(ex_view(Ex::PadCst, e->type, {x, c}, targ_nat(e, 0), targ_nat(e, 1)));
+      return con(a[0], [&](const ExpressionP& c) {
+        return con(a[1], [&](const ExpressionP& x) {
+          return k(ex_view(Expression::PadCst, e->type, {x, c}, targ_nat(e, 0), targ_nat(e, 1)));
         });
       });
     if (p == "zip" || p == "concat" || p == "makePair" || p == "gather") {
-      Ex::Kind kind = p == "zip"        ? Ex::Zip
-                      : p == "concat"   ? Ex::Concat
-                      : p == "makePair" ? Ex::MkPair
-                                        : Ex::Gather;
-      return con(a[0], [&, kind](const ExP& x) {
-        return con(a[1], [&, kind](const ExP& y) { return k(ex_view(kind, e->type, {x, y})); });
+      Expression::Kind kind = p == "zip"        ? Expression::Zip
+                              : p == "concat"   ? Expression::Concat
+                              : p == "makePair" ? Expression::MkPair
+                                                : Expression::Gather;
+      return con(a[0], [&, kind](const ExpressionP& x) {
+        return con(a[1], [&, kind](const ExpressionP& y) {
+          return k(ex_view(kind, e->type, {x, y}));
+        });
       });
     }
     if (p == "unzip") {
-      return con(a[0], [&](const ExP& x) {
+      return con(a[0], [&](const ExpressionP& x) {
         Type pt = x->dt->a;
         std::string v = fresh("u");
-        ExP elem = ex_var(v, pt);
-        Ex m1{Ex::MapView, e->type->a};
+        ExpressionP elem = ex_var(v, pt);
+        Expression m1{Expression::MapView, e->type->a};
         m1.name = v;
         m1.args = {ex_fst(elem), x};
-        Ex m2{Ex::MapView, e->type->b};
+        Expression m2{Expression::MapView, e->type->b};
         m2.name = v;
         m2.args = {ex_snd(elem), x};
-        return k(ex_view(Ex::MkPair, e->type, {ex_make(std::move(m1)), ex_make(std::move(m2))}));
+        return k(
+            ex_view(Expression::MkPair, e->type, {ex_make(std::move(m1)), ex_make(std::move(m2))}));
       });
     }
     if (p == "idx") {
-      return con(a[0], [&](const ExP& i) {
-        return con(a[1], [&](const ExP& x) {
+      return con(a[0], [&](const ExpressionP& i) {
+        return con(a[1], [&](const ExpressionP& x) {
           return with_nat(i, size_of(x->dt), [&](const Nat& iv) { return k(ex_idx(x, iv)); });
         });
       });
     }
     if (p == "reorder") {
-      return con(a[0], [&](const ExP& x) {
-        Ex r{Ex::Reorder, e->type};
+      return con(a[0], [&](const ExpressionP& x) {
+        Expression r{Expression::Reorder, e->type};
         r.args = {x};
         r.fn = std::get<rise::NatFun>(e->targs.at(1));
         return k(ex_make(std::move(r)));
@@ -715,29 +730,29 @@ class Translator {
     }
     if (p == "generate" || p == "map") {
       // A view whose elements are computed on access, when they need no memory.
-      const F& f = a[0];
+      const Phrase& f = a[0];
       std::string v = fresh("g");
       if (p == "generate") {
         Nat n = size_of(e->type);
-        std::optional<ExP> body;
-        with_param(f, ex_nat(Nat::var(v, Nat(0), n), rise::index_type(n)), [&](const F& b) {
+        std::optional<ExpressionP> body;
+        with_param(f, ex_nat(Nat::var(v, Nat(0), n), rise::index_type(n)), [&](const Phrase& b) {
           body = pure(b);
-          return CmP();
+          return CommandP();
         });
         if (!body) return materialize(e, k);
-        Ex g{Ex::Generate, e->type};
+        Expression g{Expression::Generate, e->type};
         g.name = v;
         g.args = {*body};
         return k(ex_make(std::move(g)));
       }
-      return con(a[1], [&](const ExP& x) -> CmP {
-        std::optional<ExP> body;
-        with_param(f, ex_var(v, x->dt->a), [&](const F& b) {
+      return con(a[1], [&](const ExpressionP& x) -> CommandP {
+        std::optional<ExpressionP> body;
+        with_param(f, ex_var(v, x->dt->a), [&](const Phrase& b) {
           body = pure(b);
-          return CmP();
+          return CommandP();
         });
         if (!body) return materialize(e, k);
-        Ex m{Ex::MapView, e->type};
+        Expression m{Expression::MapView, e->type};
         m.name = v;
         m.args = {*body, x};
         return k(ex_make(std::move(m)));
@@ -745,43 +760,44 @@ class Translator {
     }
     if (p == "makeArray") return materialize(e, k);
     if (p == "mapFst" || p == "mapSnd") {
-      return con(a[1], [&](const ExP& x) -> CmP {
+      return con(a[1], [&](const ExpressionP& x) -> CommandP {
         bool first = p == "mapFst";
-        ExP part = first ? ex_fst(x) : ex_snd(x);
-        return with_param(a[0], part, [&](const F& b) {
-          return con(b, [&](const ExP& y) {
-            return k(
-                ex_view(Ex::MkPair, e->type,
-                        first ? std::vector<ExP>{y, ex_snd(x)} : std::vector<ExP>{ex_fst(x), y}));
+        ExpressionP part = first ? ex_fst(x) : ex_snd(x);
+        return with_param(a[0], part, [&](const Phrase& b) {
+          return con(b, [&](const ExpressionP& y) {
+            return k(ex_view(Expression::MkPair, e->type,
+                             first ? std::vector<ExpressionP>{y, ex_snd(x)}
+                                   : std::vector<ExpressionP>{ex_fst(x), y}));
           });
         });
       });
     }
     if (p == "indexAsNat" || p == "natAsIndex") {
-      return con(a[0], [&](const ExP& x) {
-        if (x->kind == Ex::Nat) return k(ex_nat(x->idx, e->type));
-        Ex c{Ex::Cast, e->type};
+      return con(a[0], [&](const ExpressionP& x) {
+        if (x->kind == Expression::Nat) return k(ex_nat(x->idx, e->type));
+        Expression c{Expression::Cast, e->type};
         c.args = {x};
         return k(ex_make(std::move(c)));
       });
     }
     if (p == "cast") {
-      return con(a[0], [&](const ExP& x) {
-        Ex c{Ex::Cast, e->type};
+      return con(a[0], [&](const ExpressionP& x) {
+        Expression c{Expression::Cast, e->type};
         c.args = {x};
         return k(ex_make(std::move(c)));
       });
     }
     if (p == "select") {
-      std::vector<ExP> vals;
-      return con_list(a, 0, vals,
-                      [&](std::vector<ExP>& xs) { return k(ex_view(Ex::Select, e->type, xs)); });
+      std::vector<ExpressionP> vals;
+      return con_list(a, 0, vals, [&](std::vector<ExpressionP>& xs) {
+        return k(ex_view(Expression::Select, e->type, xs));
+      });
     }
     if (e->prim && e->prim->cls == rise::PrimClass::Scalar) {
-      std::vector<ExP> vals;
-      return con_list(a, 0, vals, [&](std::vector<ExP>& xs) {
+      std::vector<ExpressionP> vals;
+      return con_list(a, 0, vals, [&](std::vector<ExpressionP>& xs) {
         // Index arithmetic stays symbolic.
-        if (xs.size() == 2 && xs[0]->kind == Ex::Nat && xs[1]->kind == Ex::Nat &&
+        if (xs.size() == 2 && xs[0]->kind == Expression::Nat && xs[1]->kind == Expression::Nat &&
             (p == "add" || p == "sub" || p == "mul")) {
           Nat r = p == "add"   ? xs[0]->idx + xs[1]->idx
                   : p == "sub" ? xs[0]->idx - xs[1]->idx
@@ -789,7 +805,9 @@ class Translator {
           return k(ex_nat(r, e->type));
         }
         bool unary = xs.size() == 1 && (p == "neg" || p == "not");
-        Ex c{unary ? Ex::Unary : (rise::is_builtin_math(p) ? Ex::Call : Ex::Binary), e->type};
+        Expression c{unary ? Expression::Unary
+                           : (rise::is_builtin_math(p) ? Expression::Call : Expression::Binary),
+                     e->type};
         c.name = p;
         c.args = xs;
         return k(ex_make(std::move(c)));
@@ -804,7 +822,8 @@ class Translator {
 
 }  // namespace
 
-CmP translate(const F& entry, const std::string& output_name, std::vector<Input>* inputs) {
+CommandP translate(const Phrase& entry, const std::string& output_name,
+                   std::vector<Input>* inputs) {
   Translator t;
   return t.run(entry, output_name, inputs);
 }

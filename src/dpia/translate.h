@@ -19,6 +19,6 @@ struct Input {
 // Translate the entry (functional DPIA: a chain of lambdas over the inputs) into a
 // command writing the result into the acceptor variable `output_name`. The inputs
 // (the lambdas' parameters, as memory variables) are returned in `inputs`.
-CmP translate(const F& entry, const std::string& output_name, std::vector<Input>* inputs);
+CommandP translate(const Phrase& entry, const std::string& output_name, std::vector<Input>* inputs);
 
 }  // namespace risec::dpia

@@ -34,10 +34,10 @@ Compiled compile(const CompileRequest& req) {
   dpia::TargetCaps caps;
   caps.name = req.target;
   caps.openmp = req.target == "openmp";
-  dpia::F f = dpia::from_rise(e, caps);
+  dpia::Phrase f = dpia::from_rise(e, caps);
   dpia::check(f);
   std::vector<dpia::Input> inputs;
-  dpia::CmP prog = dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs));
+  dpia::CommandP prog = dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs));
   dpia::check(prog);
   out.dpia_text = dpia::print(prog);
   rise::Type out_dt = e->type;

@@ -13,12 +13,12 @@
 
 namespace risec::codegen {
 
-using dpia::Ac;
-using dpia::AcP;
-using dpia::Cm;
-using dpia::CmP;
-using dpia::Ex;
-using dpia::ExP;
+using dpia::Acceptor;
+using dpia::AcceptorP;
+using dpia::Command;
+using dpia::CommandP;
+using dpia::Expression;
+using dpia::ExpressionP;
 using rise::Nat;
 using rise::Type;
 using rise::TypeKind;
@@ -281,42 +281,42 @@ class Generator {
     return Path(p.begin() + static_cast<long>(from), p.end());
   }
 
-  CExpr read(const ExP& e, const Path& p) {
+  CExpr read(const ExpressionP& e, const Path& p) {
     switch (e->kind) {
-      case Ex::Var:
+      case Expression::Var:
         return var_access(e->name, p);
-      case Ex::Nat:
+      case Expression::Nat:
         if (!p.empty()) internal_error("C backend: index into a Nat");
         return nat_expr(e->idx);
-      case Ex::Lit:
+      case Expression::Lit:
         return literal(e, p);
-      case Ex::Idx:
+      case Expression::Idx:
         return read(e->args[0], prepend(at(e->idx), p));
-      case Ex::Split: {
+      case Expression::Split: {
         Nat i = need_index(p, 0, "split"), j = need_index(p, 1, "split");
         return read(e->args[0], prepend(at(i * e->n + j), rest(p, 2)));
       }
-      case Ex::Join: {
+      case Expression::Join: {
         Nat k = need_index(p, 0, "join");
         Path q =
             prepend(at(arith::floordiv(k, e->n)), prepend(at(arith::mod(k, e->n)), rest(p, 1)));
         return read(e->args[0], q);
       }
-      case Ex::Transpose: {
+      case Expression::Transpose: {
         Nat i = need_index(p, 0, "transpose"), j = need_index(p, 1, "transpose");
         return read(e->args[0], prepend(at(j), prepend(at(i), rest(p, 2))));
       }
-      case Ex::Slide: {
+      case Expression::Slide: {
         Nat i = need_index(p, 0, "slide"), j = need_index(p, 1, "slide");
         return read(e->args[0], prepend(at(i * e->m + j), rest(p, 2)));
       }
-      case Ex::Take:
+      case Expression::Take:
         return read(e->args[0], p);
-      case Ex::Drop: {
+      case Expression::Drop: {
         Nat i = need_index(p, 0, "drop");
         return read(e->args[0], prepend(at(i + e->n), rest(p, 1)));
       }
-      case Ex::PadCst: {
+      case Expression::PadCst: {
         Nat i = need_index(p, 0, "padCst");
         Nat len = e->args[0]->dt->size;
         arith::Cond inside = arith::le(e->n, i) && arith::lt(i, e->n + len);
@@ -327,13 +327,13 @@ class Generator {
         return c_cond(cond_expr(inside), read(e->args[0], prepend(at(i - e->n), rest(p, 1))),
                       read(e->args[1], rest(p, 1)));
       }
-      case Ex::PadClamp: {
+      case Expression::PadClamp: {
         Nat i = need_index(p, 0, "padClamp");
         Nat len = e->args[0]->dt->size;
         Nat j = arith::min(arith::max(i - e->n, Nat(0)), len - Nat(1));
         return read(e->args[0], prepend(at(j), rest(p, 1)));
       }
-      case Ex::Concat: {
+      case Expression::Concat: {
         Nat i = need_index(p, 0, "concat");
         Nat n = e->args[0]->dt->size;
         arith::Cond first = arith::lt(i, n);
@@ -342,37 +342,37 @@ class Generator {
         return c_cond(cond_expr(first), read(e->args[0], p),
                       read(e->args[1], prepend(at(i - n), rest(p, 1))));
       }
-      case Ex::Zip: {
+      case Expression::Zip: {
         Nat i = need_index(p, 0, "zip");
         if (p.size() < 2 || p[1].kind == PathElem::Index)
           internal_error("C backend: zip element used without projection");
-        const ExP& side = p[1].kind == PathElem::Fst ? e->args[0] : e->args[1];
+        const ExpressionP& side = p[1].kind == PathElem::Fst ? e->args[0] : e->args[1];
         return read(side, prepend(at(i), rest(p, 2)));
       }
-      case Ex::MkPair: {
+      case Expression::MkPair: {
         if (p.empty() || p[0].kind == PathElem::Index)
           internal_error("C backend: pair used without projection");
         return read(p[0].kind == PathElem::Fst ? e->args[0] : e->args[1], rest(p, 1));
       }
-      case Ex::Fst:
+      case Expression::Fst:
         return read(e->args[0], prepend(PathElem{PathElem::Fst, Nat(0)}, p));
-      case Ex::Snd:
+      case Expression::Snd:
         return read(e->args[0], prepend(PathElem{PathElem::Snd, Nat(0)}, p));
-      case Ex::Generate: {
+      case Expression::Generate: {
         Nat i = need_index(p, 0, "generate");
         return read(subst_nat(e->args[0], e->name, i), rest(p, 1));
       }
-      case Ex::MapView: {
+      case Expression::MapView: {
         Nat i = need_index(p, 0, "map");
-        ExP elem = dpia::ex_idx(e->args[1], i);
+        ExpressionP elem = dpia::ex_idx(e->args[1], i);
         return read(subst_var(e->args[0], e->name, elem), rest(p, 1));
       }
-      case Ex::AsVector: {
+      case Expression::AsVector: {
         Nat i = need_index(p, 0, "asVector");
         Nat lanes = e->n;
         if (p.size() >= 2) return read(e->args[0], prepend(at(i * lanes + p[1].i), rest(p, 2)));
         std::string vt = vector_type(e->dt->a);
-        const ExP& x = e->args[0];
+        const ExpressionP& x = e->args[0];
         if (consecutive([&](const Nat& l) { return read(x, {at(i * lanes + l)}); }, lanes)) {
           CExpr addr = c_unary("&", read(x, {at(i * lanes)}));
           return c_call(vt + (e->aligned ? "_load_aligned" : "_load"), {addr});
@@ -386,32 +386,32 @@ class Generator {
           lits += (l ? ", " : "") + read(x, {at(i * lanes + Nat(l))}).at(kPrecAssign);
         return c_atom(lits + "}");
       }
-      case Ex::AsScalar: {
+      case Expression::AsScalar: {
         Nat k = need_index(p, 0, "asScalar");
         return read(e->args[0], prepend(at(arith::floordiv(k, e->n)),
                                         prepend(at(arith::mod(k, e->n)), rest(p, 1))));
       }
-      case Ex::Broadcast: {
+      case Expression::Broadcast: {
         if (!p.empty()) return read(e->args[0], rest(p, 1));
         return c_call(vector_type(e->dt) + "_broadcast", {read(e->args[0], {})});
       }
-      case Ex::Gather: {
+      case Expression::Gather: {
         Nat i = need_index(p, 0, "gather");
         CExpr ix = read(e->args[0], {at(i)});
         Nat dyn = Nat::var("(" + ix.text + ")", Nat(0), e->args[1]->dt->size);
         return read(e->args[1], prepend(at(dyn), rest(p, 1)));
       }
-      case Ex::Reorder: {
+      case Expression::Reorder: {
         Nat i = need_index(p, 0, "reorder");
         return read(e->args[0], prepend(at(e->fn.apply(i)), rest(p, 1)));
       }
-      case Ex::Unary:
-      case Ex::Binary:
-      case Ex::Call:
-      case Ex::Select:
-      case Ex::Cast:
+      case Expression::Unary:
+      case Expression::Binary:
+      case Expression::Call:
+      case Expression::Select:
+      case Expression::Cast:
         return scalar_op(e, p);
-      case Ex::MkArray:
+      case Expression::MkArray:
         internal_error("C backend: array literal not materialised");
     }
     internal_error("C backend: unknown expression");
@@ -422,10 +422,10 @@ class Generator {
     return CExpr{s, kPrecOr};
   }
 
-  CExpr literal(const ExP& e, const Path& p) {
+  CExpr literal(const ExpressionP& e, const Path& p) {
     const Type& t = e->dt;
     if (t->kind == TypeKind::Vector && p.empty()) {
-      Ex scalar_lit = *e;
+      Expression scalar_lit = *e;
       scalar_lit.dt = t->a;
       return c_call(vector_type(t) + "_broadcast", {literal(dpia::ex_make(scalar_lit), {})});
     }
@@ -476,10 +476,10 @@ class Generator {
     return false;
   }
 
-  CExpr scalar_op(const ExP& e, const Path& p) {
+  CExpr scalar_op(const ExpressionP& e, const Path& p) {
     // A lane of a vector operation is the operation on the lanes.
     std::vector<CExpr> args;
-    for (const ExP& a : e->args) {
+    for (const ExpressionP& a : e->args) {
       bool vec_arg = a->dt->kind == TypeKind::Vector;
       args.push_back(read(a, vec_arg ? p : Path{}));
     }
@@ -489,10 +489,10 @@ class Generator {
     if (arg_t->kind == TypeKind::Vector && !p.empty()) arg_t = arg_t->a;
     const std::string& op = e->name;
     switch (e->kind) {
-      case Ex::Unary:
+      case Expression::Unary:
         if (op == "neg") return c_unary("-", args[0]);
         return c_unary("!", args[0]);
-      case Ex::Binary: {
+      case Expression::Binary: {
         if (op == "add") return c_binary(args[0], "+", args[1], kPrecAdd);
         if (op == "sub") return c_binary(args[0], "-", args[1], kPrecAdd);
         if (op == "mul") return c_binary(args[0], "*", args[1], kPrecMul);
@@ -509,14 +509,14 @@ class Generator {
         if (op == "equal") return c_binary(args[0], "==", args[1], kPrecEq);
         internal_error("C backend: unknown operator " + op);
       }
-      case Ex::Call: {
+      case Expression::Call: {
         if (e->foreign) return c_call(c_identifier(e->foreign->name), args);
         if (vector) return vector_math(op, e->dt, args);
         return math_call(op, elem_t, args);
       }
-      case Ex::Select:
+      case Expression::Select:
         return c_cond(args[0], args[1], args[2]);
-      case Ex::Cast:
+      case Expression::Cast:
         return c_cast(c_type(elem_t), args[0]);
       default:
         internal_error("C backend: not a scalar operation");
@@ -584,43 +584,44 @@ class Generator {
     std::vector<CExpr> lanes;  // a vector stored lane by lane (not consecutive in memory)
   };
 
-  Target write_target(const AcP& a, const Path& p) {
+  Target write_target(const AcceptorP& a, const Path& p) {
     switch (a->kind) {
-      case Ac::Var:
+      case Acceptor::Var:
         return Target{var_access(a->name, p)};
-      case Ac::Idx:
+      case Acceptor::Idx:
         return write_target(a->inner, prepend(at(a->idx), p));
-      case Ac::Split: {
+      case Acceptor::Split: {
         Nat i = need_index(p, 0, "splitAcc"), j = need_index(p, 1, "splitAcc");
         return write_target(a->inner, prepend(at(i * a->n + j), rest(p, 2)));
       }
-      case Ac::Join: {
+      case Acceptor::Join: {
         Nat k = need_index(p, 0, "joinAcc");
         return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)),
                                               prepend(at(arith::mod(k, a->n)), rest(p, 1))));
       }
-      case Ac::Transpose: {
+      case Acceptor::Transpose: {
         Nat i = need_index(p, 0, "transposeAcc"), j = need_index(p, 1, "transposeAcc");
         return write_target(a->inner, prepend(at(j), prepend(at(i), rest(p, 2))));
       }
-      case Ac::Take:
+      case Acceptor::Take:
         return write_target(a->inner, p);
-      case Ac::Drop: {
+      case Acceptor::Drop: {
         Nat i = need_index(p, 0, "dropAcc");
         return write_target(a->inner, prepend(at(i + a->n), rest(p, 1)));
       }
-      case Ac::Zip1:
-      case Ac::Zip2: {
+      case Acceptor::Zip1:
+      case Acceptor::Zip2: {
         Nat i = need_index(p, 0, "zipAcc");
-        PathElem proj{a->kind == Ac::Zip1 ? PathElem::Fst : PathElem::Snd, Nat(0)};
+        PathElem proj{a->kind == Acceptor::Zip1 ? PathElem::Fst : PathElem::Snd, Nat(0)};
         return write_target(a->inner, prepend(at(i), prepend(proj, rest(p, 1))));
       }
-      case Ac::Pair1:
-      case Ac::Pair2:
+      case Acceptor::Pair1:
+      case Acceptor::Pair2:
         return write_target(
             a->inner,
-            prepend(PathElem{a->kind == Ac::Pair1 ? PathElem::Fst : PathElem::Snd, Nat(0)}, p));
-      case Ac::AsVector: {
+            prepend(PathElem{a->kind == Acceptor::Pair1 ? PathElem::Fst : PathElem::Snd, Nat(0)},
+                    p));
+      case Acceptor::AsVector: {
         // A vector element i of an m.vec acceptor over an (m*n).t buffer.
         Nat i = need_index(p, 0, "asVectorAcc");
         if (p.size() >= 2)
@@ -638,30 +639,30 @@ class Generator {
         }
         return t;
       }
-      case Ac::AsScalar: {
+      case Acceptor::AsScalar: {
         Nat k = need_index(p, 0, "asScalarAcc");
         return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)),
                                               prepend(at(arith::mod(k, a->n)), rest(p, 1))));
       }
-      case Ac::Reorder: {
+      case Acceptor::Reorder: {
         Nat j = need_index(p, 0, "reorderAcc");
         return write_target(a->inner, prepend(at(a->fn.apply(j)), rest(p, 1)));
       }
-      case Ac::MapView: {
+      case Acceptor::MapView: {
         Nat i = need_index(p, 0, "mapAcc");
         return write_target(dpia::ac_idx(a, i), rest(p, 1));
       }
-      case Ac::Hole:
+      case Acceptor::Hole:
         internal_error("C backend: a map-view template outside its map");
     }
     internal_error("C backend: unknown acceptor");
   }
 
   // ------------------------------------------------------------ substitution
-  ExP subst_nat(const ExP& e, const std::string& var, const Nat& value) {
+  ExpressionP subst_nat(const ExpressionP& e, const std::string& var, const Nat& value) {
     arith::Substitution s{{var, value}};
-    std::function<ExP(const ExP&)> go = [&](const ExP& x) -> ExP {
-      Ex n = *x;
+    std::function<ExpressionP(const ExpressionP&)> go = [&](const ExpressionP& x) -> ExpressionP {
+      Expression n = *x;
       n.idx = arith::substitute(x->idx, s);
       n.n = arith::substitute(x->n, s);
       n.m = arith::substitute(x->m, s);
@@ -672,19 +673,19 @@ class Generator {
     return go(e);
   }
 
-  ExP subst_var(const ExP& e, const std::string& var, const ExP& value) {
-    std::function<ExP(const ExP&)> go = [&](const ExP& x) -> ExP {
-      if (x->kind == Ex::Var && x->name == var) return value;
+  ExpressionP subst_var(const ExpressionP& e, const std::string& var, const ExpressionP& value) {
+    std::function<ExpressionP(const ExpressionP&)> go = [&](const ExpressionP& x) -> ExpressionP {
+      if (x->kind == Expression::Var && x->name == var) return value;
       if (x->args.empty()) return x;
-      Ex n = *x;
+      Expression n = *x;
       for (auto& a : n.args) a = go(a);
       return dpia::ex_make(std::move(n));
     };
     return go(e);
   }
 
-  AcP subst_acc(const AcP& a, const arith::Substitution& s) {
-    Ac n = *a;
+  AcceptorP subst_acc(const AcceptorP& a, const arith::Substitution& s) {
+    Acceptor n = *a;
     n.idx = arith::substitute(a->idx, s);
     n.n = arith::substitute(a->n, s);
     if (a->inner) n.inner = subst_acc(a->inner, s);
@@ -692,21 +693,21 @@ class Generator {
     return dpia::ac_make(std::move(n));
   }
 
-  CmP subst_cm(const CmP& c, const std::string& var, const Nat& value) {
+  CommandP subst_cm(const CommandP& c, const std::string& var, const Nat& value) {
     arith::Substitution s{{var, value}};
-    Cm n = *c;
+    Command n = *c;
     if (c->acc) n.acc = subst_acc(c->acc, s);
     if (c->exp) n.exp = subst_nat(c->exp, var, value);
     n.n = arith::substitute(c->n, s);
     for (auto& b : n.body) b = subst_cm(b, var, value);
-    return std::make_shared<const Cm>(std::move(n));
+    return std::make_shared<const Command>(std::move(n));
   }
 
   // ------------------------------------------------------------ commands
   // One copy of a loop body in the enclosing block (an unrolled iteration, a
   // one-iteration loop): in a scope of its own when it declares names, which the
   // next copy (or the code beside it) may declare again.
-  void gen_copy(const CmP& body, std::vector<CStmtP>& out) {
+  void gen_copy(const CommandP& body, std::vector<CStmtP>& out) {
     std::vector<CStmtP> part;
     gen(body, part);
     bool declares = false;
@@ -718,17 +719,17 @@ class Generator {
     out.insert(out.end(), part.begin(), part.end());
   }
 
-  void gen(const CmP& c, std::vector<CStmtP>& out) {
+  void gen(const CommandP& c, std::vector<CStmtP>& out) {
     switch (c->kind) {
-      case Cm::Skip:
+      case Command::Skip:
         return;
-      case Cm::Comment:
+      case Command::Comment:
         out.push_back(c_comment(c->text));
         return;
-      case Cm::Seq:
-        for (const CmP& x : c->body) gen(x, out);
+      case Command::Seq:
+        for (const CommandP& x : c->body) gen(x, out);
         return;
-      case Cm::Assign: {
+      case Command::Assign: {
         Target t = write_target(c->acc, {});
         CExpr v = read(c->exp, {});
         if (t.vstore && !t.lanes.empty()) {
@@ -748,7 +749,7 @@ class Generator {
         }
         return;
       }
-      case Cm::For: {
+      case Command::For: {
         if (c->n.is_const(0)) return;
         if (c->loop == dpia::LoopKind::SeqUnroll) {
           if (auto n = c->n.as_const(); n && *n <= 64) {
@@ -795,7 +796,7 @@ class Generator {
         out.push_back(c_for(v, nat_expr(c->n), std::move(body)));
         return;
       }
-      case Cm::New: {
+      case Command::New: {
         std::string name = cname(c->var);
         const Type& dt = c->dt;
         bool array = dt->kind == TypeKind::Array;
@@ -822,7 +823,7 @@ class Generator {
         out.push_back(c_expr_stmt("free(" + name + ")"));
         return;
       }
-      case Cm::If: {
+      case Command::If: {
         if (auto v = c->cond.as_const()) {
           gen(c->body[*v ? 0 : 1], out);
           return;
@@ -833,7 +834,7 @@ class Generator {
         out.push_back(c_if(cond_expr(c->cond), std::move(then), std::move(orelse)));
         return;
       }
-      case Cm::NewDoubleBuffer: {
+      case Command::NewDoubleBuffer: {
         // The paper's Listing 12: two buffers, an input and an output pointer, and a
         // flag saying which buffer the next iteration writes.
         std::string db = c_identifier(c->var);
@@ -853,13 +854,13 @@ class Generator {
                 c_decl(ty + " " + b + "[" + std::to_string(*k) + "] __attribute__((aligned(64)))"));
           }
         }
-        if (c->exp->kind != Ex::Var || c->acc->kind != Ac::Var)
+        if (c->exp->kind != Expression::Var || c->acc->kind != Acceptor::Var)
           internal_error("C backend: double buffer over views");
         std::string in = dpia::double_buffer_in(c->var), outp = dpia::double_buffer_out(c->var);
         std::string output = cname(c->acc->name);
         // The loop has k iterations; with one, the first write goes to the output.
-        const Cm& loop = *c->body[0];
-        std::string first_out = loop.kind == Cm::For && loop.n.is_const(1) ? output : b1;
+        const Command& loop = *c->body[0];
+        std::string first_out = loop.kind == Command::For && loop.n.is_const(1) ? output : b1;
         out.push_back(c_decl(ty + "* " + cname(in) + " = (" + ty + "*)" + cname(c->exp->name)));
         out.push_back(c_decl(ty + "* " + cname(outp) + " = " + first_out));
         out.push_back(c_decl("unsigned char " + db + "_flag = 1"));
@@ -873,14 +874,14 @@ class Generator {
         }
         return;
       }
-      case Cm::Swap:
-      case Cm::Done: {
+      case Command::Swap:
+      case Command::Done: {
         std::string db = c_identifier(c->var);
         std::string in = cname(dpia::double_buffer_in(c->var)),
                     outp = cname(dpia::double_buffer_out(c->var));
         out.push_back(
             c_assign(c_atom(in), c_atom(db + "_flag ? " + db + "_buf1 : " + db + "_buf2")));
-        if (c->kind == Cm::Swap) {
+        if (c->kind == Command::Swap) {
           out.push_back(
               c_assign(c_atom(outp), c_atom(db + "_flag ? " + db + "_buf2 : " + db + "_buf1")));
           out.push_back(c_expr_stmt(db + "_flag ^= 1"));
@@ -943,31 +944,31 @@ class Generator {
     for (const auto& [c, m] : n.terms) collect_breakpoints(m, var, out);
     for (const Nat& a : n.args) collect_breakpoints(a, var, out);
   }
-  void breakpoints_cm(const CmP& c, const Nat& var, std::vector<Nat>& out) {
-    std::function<void(const ExP&)> ex = [&](const ExP& e) {
+  void breakpoints_cm(const CommandP& c, const Nat& var, std::vector<Nat>& out) {
+    std::function<void(const ExpressionP&)> ex = [&](const ExpressionP& e) {
       collect_breakpoints(e->idx, var, out);
       collect_breakpoints(e->n, var, out);
       collect_breakpoints(e->m, var, out);
-      for (const ExP& a : e->args) ex(a);
+      for (const ExpressionP& a : e->args) ex(a);
     };
-    std::function<void(const AcP&)> ac = [&](const AcP& a) {
+    std::function<void(const AcceptorP&)> ac = [&](const AcceptorP& a) {
       collect_breakpoints(a->idx, var, out);
       collect_breakpoints(a->n, var, out);
       if (a->inner) ac(a->inner);
     };
     if (c->exp) ex(c->exp);
     if (c->acc) ac(c->acc);
-    for (const CmP& b : c->body) breakpoints_cm(b, var, out);
+    for (const CommandP& b : c->body) breakpoints_cm(b, var, out);
   }
 
-  static bool has_parallel_loop(const CmP& c) {
-    if (c->kind == Cm::For && c->loop == dpia::LoopKind::Par) return true;
-    for (const CmP& b : c->body)
+  static bool has_parallel_loop(const CommandP& c) {
+    if (c->kind == Command::For && c->loop == dpia::LoopKind::Par) return true;
+    for (const CommandP& b : c->body)
       if (has_parallel_loop(b)) return true;
     return false;
   }
 
-  bool split_loop(const Cm& c, std::vector<CStmtP>& out) {
+  bool split_loop(const Command& c, std::vector<CStmtP>& out) {
     if (has_parallel_loop(c.body[0])) return false;
     Nat var = Nat::var(c.var, Nat(0), c.n);
     std::vector<Nat> raw;
@@ -1007,11 +1008,11 @@ class Generator {
       // The part's own variable, from 0, with the original one at lo + it.
       std::string part = c.var + "_" + std::to_string(k);
       Nat pv = Nat::var(part, Nat(0), len);
-      Cm sub = c;
+      Command sub = c;
       sub.var = part;
       sub.n = len;
       sub.body = {subst_cm(c.body[0], c.var, lo + pv)};
-      CmP subp = std::make_shared<const Cm>(std::move(sub));
+      CommandP subp = std::make_shared<const Command>(std::move(sub));
       if (len.is_const(1)) {
         gen_copy(subst_cm(subp->body[0], part, Nat(0)), out);
         continue;
@@ -1037,8 +1038,8 @@ class Generator {
     if (!t) return;
     for (const auto& [name, v] : rise::free_nat_vars(t)) u.nats.insert(name);
   }
-  void uses_ex(const ExP& e, Uses& u) {
-    if (e->kind == Ex::Generate || e->kind == Ex::MapView) {
+  void uses_ex(const ExpressionP& e, Uses& u) {
+    if (e->kind == Expression::Generate || e->kind == Expression::MapView) {
       // The element variable is bound inside the view.
       Uses inner;
       uses_ex(e->args[0], inner);
@@ -1049,33 +1050,33 @@ class Generator {
       for (size_t i = 1; i < e->args.size(); ++i) uses_ex(e->args[i], u);
       return;
     }
-    if (e->kind == Ex::Var) u.read.insert(e->name);
+    if (e->kind == Expression::Var) u.read.insert(e->name);
     uses_type(e->dt, u);
     uses_nat(e->idx, u);
     uses_nat(e->n, u);
     uses_nat(e->m, u);
-    for (const ExP& a : e->args) uses_ex(a, u);
+    for (const ExpressionP& a : e->args) uses_ex(a, u);
   }
-  void uses_ac(const AcP& a, Uses& u) {
-    if (a->kind == Ac::Var) u.written.insert(a->name);
+  void uses_ac(const AcceptorP& a, Uses& u) {
+    if (a->kind == Acceptor::Var) u.written.insert(a->name);
     uses_type(a->dt, u);
     uses_nat(a->idx, u);
     uses_nat(a->n, u);
     if (a->inner) uses_ac(a->inner, u);
     if (a->tmpl) uses_ac(a->tmpl, u);  // a map view's element acceptor (sizes only)
   }
-  void uses_cm(const CmP& c, Uses& u, std::set<std::string>& bound) {
+  void uses_cm(const CommandP& c, Uses& u, std::set<std::string>& bound) {
     if (c->exp) uses_ex(c->exp, u);
     if (c->acc) uses_ac(c->acc, u);
     uses_nat(c->n, u);
-    if (c->kind == Cm::For || c->kind == Cm::New) bound.insert(c->var);
-    if (c->kind == Cm::NewDoubleBuffer) {
+    if (c->kind == Command::For || c->kind == Command::New) bound.insert(c->var);
+    if (c->kind == Command::NewDoubleBuffer) {
       bound.insert(c->var);
       bound.insert(dpia::double_buffer_in(c->var));
       bound.insert(dpia::double_buffer_out(c->var));
     }
-    if (c->kind == Cm::Swap || c->kind == Cm::Done) return;
-    for (const CmP& b : c->body) uses_cm(b, u, bound);
+    if (c->kind == Command::Swap || c->kind == Command::Done) return;
+    for (const CommandP& b : c->body) uses_cm(b, u, bound);
   }
 
   // GCC outlines an OpenMP loop body into a function whose pointers lose `restrict`
@@ -1083,7 +1084,7 @@ class Generator {
   // body becomes a static function of its own with restrict parameters, called from
   // the parallel loop. Returns null when the body cannot be outlined (it writes a
   // scalar declared outside the loop, or uses a data-dependent index).
-  CStmtP outline_parallel_body(const Cm& loop, const std::string& v) {
+  CStmtP outline_parallel_body(const Command& loop, const std::string& v) {
     Uses u;
     std::set<std::string> bound{loop.var};
     uses_cm(loop.body[0], u, bound);
@@ -1134,9 +1135,9 @@ class Generator {
   bool uses_openmp_ = false;
   bool in_parallel_ = false;
 
-  friend CUnit codegen::generate_c(const std::string&, const CmP&, const std::string&, const Type&,
-                                   const std::vector<dpia::Input>&, const std::vector<std::string>&,
-                                   const CGenOptions&);
+  friend CUnit codegen::generate_c(const std::string&, const CommandP&, const std::string&,
+                                   const Type&, const std::vector<dpia::Input>&,
+                                   const std::vector<std::string>&, const CGenOptions&);
 };
 
 const char* kHelpers =
@@ -1195,7 +1196,7 @@ std::string size_checks(const std::string& fn, const std::vector<std::string>& s
 
 }  // namespace
 
-CUnit generate_c(const std::string& entry_name, const CmP& program, const std::string& output,
+CUnit generate_c(const std::string& entry_name, const CommandP& program, const std::string& output,
                  const Type& out_dt, const std::vector<dpia::Input>& inputs,
                  const std::vector<std::string>& sizes, const CGenOptions& options) {
   Generator g(options);

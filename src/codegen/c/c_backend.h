@@ -45,9 +45,10 @@ struct CGenOptions {
 
 // Generate C for an imperative program writing `output` (data type `out_dt`) from
 // `inputs`, with `sizes` the names of symbolic sizes that become int parameters.
-CUnit generate_c(const std::string& entry_name, const dpia::CmP& program, const std::string& output,
-                 const rise::Type& out_dt, const std::vector<dpia::Input>& inputs,
-                 const std::vector<std::string>& sizes, const CGenOptions& options);
+CUnit generate_c(const std::string& entry_name, const dpia::CommandP& program,
+                 const std::string& output, const rise::Type& out_dt,
+                 const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes,
+                 const CGenOptions& options);
 
 // A valid, readable C identifier from a RISE name.
 std::string c_identifier(const std::string& name);

@@ -29,10 +29,10 @@ Reduction reduction(const std::string& op, const std::string& c_var, const rise:
              " is not supported by the OpenMP backend");
 }
 
-bool collapsible(const dpia::Cm& outer) {
+bool collapsible(const dpia::Command& outer) {
   if (!outer.reduction_op.empty() || outer.body.empty()) return false;
-  const dpia::CmP& inner = outer.body[0];
-  return inner->kind == dpia::Cm::For && inner->loop == dpia::LoopKind::Par &&
+  const dpia::CommandP& inner = outer.body[0];
+  return inner->kind == dpia::Command::For && inner->loop == dpia::LoopKind::Par &&
          inner->reduction_op.empty() && !inner->n.is_const(1);
 }
 

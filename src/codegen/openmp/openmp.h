@@ -28,7 +28,7 @@ Reduction reduction(const std::string& op, const std::string& c_var, const rise:
 
 // Whether the parallel loop `outer` and its body form a perfect nest of two parallel
 // loops without reductions, which `collapse(2)` runs as one iteration space.
-bool collapsible(const dpia::Cm& outer);
+bool collapsible(const dpia::Command& outer);
 
 // The pragma text (without `#pragma `) of a parallel loop with `clause` ("" or
 // " reduction(...)" / " collapse(2)").
