@@ -50,6 +50,8 @@ std::string print(const PType& t) {
 
 const char* loop_kind_name(LoopKind k) {
   switch (k) {
+    case LoopKind::None:
+      return "none";
     case LoopKind::Seq:
       return "for";
     case LoopKind::SeqUnroll:
@@ -94,7 +96,7 @@ enum class Cat {
   NotLowered,  // a high-level primitive that has no implementation choice yet
 };
 
-Cat category(const std::string& n, rise::PrimClass cls) {
+Cat category(const std::string& n, const rise::PrimitiveInfo* info) {
   static const std::set<std::string> compute = {"mapSeq",    "mapSeqUnroll", "mapPar",
                                                 "mapGlobal", "mapWorkGroup", "mapLocal",
                                                 "scanSeq",   "iterate",      "oclIterate"};
@@ -106,7 +108,7 @@ Cat category(const std::string& n, rise::PrimClass cls) {
   if (n == "toMem" || n == "oclToMem") return Cat::Memory;
   if (n == "let") return Cat::Let;
   if (n == "id") return Cat::View;
-  if (cls == rise::PrimClass::Scalar) return Cat::Scalar;
+  if (info && info->is_scalar()) return Cat::Scalar;
   if (n == "vectorFromScalar") return Cat::Scalar;
   return Cat::View;  // array primitives, pairs, asVector/asScalar, map as a view, ...
 }
@@ -330,15 +332,15 @@ class Converter {
     const rise::PrimitiveInfo* info = head->prim;
     int arity = name == "makeArray" ? head->count : (info ? info->arity : 0);
     // Parallel and OpenCL primitives must suit the target.
-    if (info && info->cls == rise::PrimClass::OpenMP && !caps_.openmp)
+    if (info && info->has(rise::kOpenMP) && !caps_.openmp)
       user_error(name + " needs the OpenMP target (--target openmp); the " + caps_.name +
                      " target runs sequentially (use mapSeq/reduceSeq)",
                  head->span);
-    if (info && info->cls == rise::PrimClass::OpenCL && !caps_.opencl)
+    if (info && info->has(rise::kOpenCL) && !caps_.opencl)
       user_error(
           name + " needs an OpenCL or CUDA target; the " + caps_.name + " target cannot run it",
           head->span);
-    Cat cat = category(name, info ? info->cls : rise::PrimClass::Array);
+    Cat cat = category(name, info);
     if (cat == Cat::NotLowered)
       user_error(name +
                      " has no implementation choice yet: lower it (reduceSeq, reducePar, ...), "

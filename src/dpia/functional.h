@@ -39,15 +39,8 @@ PType comm_t();
 PType fun_t(PType a, PType b);
 std::string print(const PType& t);
 
-// Kinds of parallel loops; backends decide how to emit each (data, not code).
-enum class LoopKind {
-  Seq,        // for
-  SeqUnroll,  // for, fully unrolled by code generation
-  Par,        // OpenMP parallel for
-  Global,     // OpenCL/CUDA global thread index
-  WorkGroup,  // OpenCL/CUDA work group (block)
-  Local,      // OpenCL/CUDA local (thread in block)
-};
+// Kinds of loops: declared with the primitives that produce them (rise/primitives.h).
+using rise::LoopKind;
 const char* loop_kind_name(LoopKind k);
 
 // Where a temporary lives. `Default` is the C target's choice (stack when small

@@ -793,7 +793,7 @@ class Translator {
         return k(ex_view(Expression::Select, e->type, xs));
       });
     }
-    if (e->prim && e->prim->cls == rise::PrimClass::Scalar) {
+    if (e->prim && e->prim->is_scalar()) {
       std::vector<ExpressionP> vals;
       return con_list(a, 0, vals, [&](std::vector<ExpressionP>& xs) {
         // Index arithmetic stays symbolic.

@@ -518,8 +518,11 @@ bool is_view_prim(const std::string& name) {
   if (name == "makeArray") return true;
   if (!p) return false;
   if (name == "mapFst" || name == "mapSnd") return false;
-  return p->cls == rise::PrimClass::Array || name == "asVector" || name == "asVectorAligned" ||
-         name == "asScalar";
+  return (!p->is_scalar() && p->family != rise::Family::Memory &&
+          p->family != rise::Family::Vector && p->family != rise::Family::Map &&
+          p->family != rise::Family::Reduce && p->family != rise::Family::Iterate &&
+          p->family != rise::Family::Scan && p->family != rise::Family::Sliding) ||
+         name == "asVector" || name == "asVectorAligned" || name == "asScalar";
 }
 
 bool is_map_like(const std::string& name) {
@@ -537,9 +540,8 @@ bool computes(const Expr& e) {
     case ExprKind::Primitive: {
       if (!e->prim || e->name == "makeArray") return false;
       const std::string& n = e->name;
-      return e->prim->cls == rise::PrimClass::Scalar || is_reduce_like(n) || is_map_like(n) ||
-             n == "scanSeq" || n == "iterate" || n == "oclIterate" || n == "circularBuffer" ||
-             n == "rotateValues";
+      return e->prim->is_scalar() || is_reduce_like(n) || is_map_like(n) || n == "scanSeq" ||
+             n == "iterate" || n == "oclIterate" || n == "circularBuffer" || n == "rotateValues";
     }
     case ExprKind::Foreign:
       return true;

@@ -519,8 +519,8 @@ static bool computes(const Expr& e) {
   switch (e->kind) {
     case ExprKind::Primitive:
       return e->prim && e->name != "makeArray" &&
-             (e->prim->cls == rise::PrimClass::Scalar || e->name == "reduce" ||
-              e->name == "reduceSeq" || e->name == "reducePar" || e->name == "reduceSeqUnroll");
+             (e->prim->is_scalar() || e->name == "reduce" || e->name == "reduceSeq" ||
+              e->name == "reducePar" || e->name == "reduceSeqUnroll");
     case ExprKind::Foreign:
       return true;
     default:

@@ -26,17 +26,10 @@ ExprNode base(ExprKind kind, Span span) {
   return n;
 }
 
-// makeArray has no row in the primitive table (its type depends on the number of
-// elements); every makeArray node points to this one description.
+// makeArray is an ordinary row of the table; its type depends on the number of
+// elements, which the node carries (count).
 const PrimitiveInfo* make_array_info() {
-  static const PrimitiveInfo info = [] {
-    PrimitiveInfo p;
-    p.name = "makeArray";
-    p.type_text = "";
-    p.cls = PrimClass::Array;
-    return p;
-  }();
-  return &info;
+  return &primitive(PrimId::MakeArray);
 }
 
 std::atomic<uint64_t> g_fresh_counter{0};

@@ -1,13 +1,16 @@
-// The primitive table: every RISE primitive declared once, with its type written in
-// RISE type syntax (parsed from that text at start-up), its arity and its
-// interpreter semantics. Adding a primitive means adding a row here (and, later,
-// its DPIA translation); nothing else.
+// The primitive table: every RISE primitive declared once, in primitives.def, with
+// its name, its type in RISE type syntax (parsed at start-up), its family and traits,
+// the loop it becomes, its interpreter semantics and, for views, its index maps.
+// Every other part of the compiler (parser, inference, printer, interpreter, rule
+// predicates, DPIA, backends) asks this table instead of keeping a list of names.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "arith/nat.h"
 #include "rise/type.h"
 
 namespace risec::rise {
@@ -17,37 +20,134 @@ struct PrimCall;
 // Interpreter semantics: all type-level and value arguments collected.
 using PrimEval = Value (*)(const PrimCall& call);
 
-enum class PrimClass {
-  Scalar,      // arithmetic, comparison, casts, built-in math
-  Memory,      // let, toMem, oclToMem
-  Array,       // data layout (views): split, join, zip, ...
-  Pattern,     // high-level computation patterns: map, reduce, iterate
-  Sequential,  // low-level sequential patterns
-  OpenMP,      // mapPar, reducePar
-  OpenCL,      // mapGlobal, ..., oclReduceSeq, ...
-  Vector,      // SIMD
+// One identifier per row of primitives.def, in its order.
+enum class PrimId : uint8_t {
+#define RISEC_PRIM(id, ...) id,
+#include "rise/primitives.def"
+#undef RISEC_PRIM
 };
 
-struct PrimitiveInfo {
-  std::string name;
-  std::string type_text;  // RISE type syntax, as in spec/rise-syntax.md
-  PrimClass cls;
+// What a primitive is, as passes see it.
+enum class Family : uint8_t {
+  Arith,    // scalar arithmetic, comparison, select, cast (lane-wise on vectors)
+  Math,     // built-in math functions (the C library's meaning)
+  Index,    // conversions between indices and natType values
+  Memory,   // let, toMem, oclToMem: where a value lives
+  View,     // data layout without computation: split, join, transpose, zip, pad, ...
+  Pair,     // makePair, fst, snd, mapFst, mapSnd
+  Vector,   // vectorFromScalar
+  Array,    // arrays built from elements or a function: makeArray, generate
+  Map,      // map and its low-level forms (the loop kind says which)
+  Reduce,   // reduce and its low-level forms
+  Iterate,  // iterate, oclIterate
+  Scan,     // scanSeq
+  Sliding,  // circularBuffer, rotateValues
+};
+const char* family_name(Family f);
+
+// Traits (bit flags).
+enum Trait : uint32_t {
+  kView = 1u << 0,          // changes only how indices are read (no computation, no copy)
+  kWritableView = 1u << 1,  // also has a destination (acceptor) form
+  kLaneWise = 1u << 2,      // applies to each lane of a vector
+  kAssocComm = 1u << 3,     // associative and commutative, with `neutral` as its unit
+  kMustLower = 1u << 4,     // high level: a strategy must replace it before code generation
+  kOpenMP = 1u << 5,        // needs a target with OpenMP loops
+  kOpenCL = 1u << 6,        // needs an OpenCL/CUDA target
+};
+
+// The loop a map or reduction becomes (data, not code: backends decide how to emit it).
+enum class LoopKind : uint8_t {
+  None,       // not a loop primitive
+  Seq,        // for
+  SeqUnroll,  // for, fully unrolled by code generation
+  Par,        // OpenMP parallel for
+  Global,     // OpenCL/CUDA global thread index
+  WorkGroup,  // OpenCL/CUDA work group (block)
+  Local,      // OpenCL/CUDA local (thread in block)
+};
+
+// ---- view index maps (family View) ----
+// A position inside a value: indices into arrays and vectors, pair projections.
+struct PathElem {
+  enum Kind { Index, Fst, Snd } kind = Index;
+  arith::Nat i;  // Index
+};
+using Path = std::vector<PathElem>;
+// A view applied in a program: its explicit Nat arguments in order and the data
+// types of its array (value) arguments and of its result.
+struct ViewSite {
+  std::vector<arith::Nat> nats;
+  std::vector<Type> inputs;
+  Type result;
+};
+// Where an element of a view's result is read: value argument `input` at `path`,
+// when `guard` holds (the alternatives of a read are tried in order; the last one's
+// guard is true).
+struct ViewAccess {
+  arith::Cond guard;
+  int input = 0;
+  Path path;
+};
+// Read map: the alternatives for the element at `path` of the result.
+using ViewReadMap = std::vector<ViewAccess> (*)(const ViewSite& site, const Path& path);
+// Write map (writable views): writing the view's result into a destination B means
+// writing its input through an acceptor; the map gives, for the element at `path` of
+// the input, the path in B it lands at.
+using ViewWriteMap = Path (*)(const ViewSite& site, const Path& path);
+
+// One row of primitives.def (designated initialisers, in this order).
+struct PrimRow {
+  PrimId id;
+  const char* name;
+  const char* type;  // RISE type syntax, as in spec/rise-syntax.md
+  Family family;
+  uint32_t traits = 0;
+  LoopKind loop = LoopKind::None;  // Map and Reduce families
+  double neutral = 0.0;            // kAssocComm: the neutral element
   PrimEval eval = nullptr;
+  double (*math1)(double) = nullptr;          // Math: one-argument function
+  double (*math2)(double, double) = nullptr;  // Math: two-argument function
+  ViewReadMap read = nullptr;                 // View
+  ViewWriteMap write = nullptr;               // kWritableView
+};
+
+// A row as the compiler uses it: the declaration plus what is derived from it.
+struct PrimitiveInfo {
+  PrimId id{};
+  std::string name;
+  std::string type_text;
+  Family family = Family::Arith;
+  uint32_t traits = 0;
+  LoopKind loop = LoopKind::None;
+  double neutral = 0.0;
+  PrimEval eval = nullptr;
+  double (*math1)(double) = nullptr;
+  double (*math2)(double, double) = nullptr;
+  ViewReadMap read = nullptr;
+  ViewWriteMap write = nullptr;
   Type type;          // parsed from type_text
   int arity = 0;      // value arguments (function arrows after the dependent binders)
   int dep_arity = 0;  // explicit dependent arguments
+
+  // Scalar computations: arithmetic, math, index conversions.
+  bool is_scalar() const {
+    return family == Family::Arith || family == Family::Math || family == Family::Index;
+  }
+  bool has(uint32_t trait) const { return (traits & trait) == trait; }
+  bool is(PrimId p) const { return id == p; }
 };
 
-// The table (built and type-parsed on first use; thread-safe).
+// The table (built and type-parsed on first use; thread-safe), indexed by PrimId.
 const std::vector<PrimitiveInfo>& primitives();
+const PrimitiveInfo& primitive(PrimId id);
 const PrimitiveInfo* find_primitive(const std::string& name);
 std::vector<std::string> primitive_names();
 
 // The type of makeArray with `count` elements: {t: Data} -> t -> ... -> count.t
 Type make_array_type(int count);
 
-// Built-in scalar functions (sqrt, exp, ...) are primitives of class Scalar whose
-// C name is the function of the same name (with an `f` suffix for f32).
+// Built-in scalar functions (sqrt, exp, ...): family Math.
 bool is_builtin_math(const std::string& name);
 
 }  // namespace risec::rise
