@@ -3,7 +3,7 @@
 // family (fuseReduceMap, reduceMapFission, blockedReduce), as in the ELEVATE paper
 // (Hagedorn et al., ICFP 2020) and the RISE & Shine compiler.
 //
-// tile on a nest of two independent maps is a composition of small rules
+// tile on a nest of two maps written with lambdas is a composition of small rules
 // (tile_composed.cpp); the other nests it tiles, reorder and the interchanges work on a
 // *loop-nest model* of the term at the location, because moving a reduction across
 // maps or another reduction threads an accumulator through the nest, which no
@@ -1237,9 +1237,10 @@ Strategy tile_rule(const std::string& name, std::vector<int64_t> sizes) {
   });
 }
 
-// tile and tileND: a nest of two independent maps (the matrix product's) is tiled by
-// the composition of small rules in tile_composed.cpp, which gives the same program;
-// every other nest (the function map(f), inner maps over views of the outer element,
+// tile and tileND: a nest of two maps written with lambdas, the inner one over an
+// independent array or a view of the outer element, is tiled by the composition of
+// small rules in tile_composed.cpp (for independent maps, the program the model
+// builds); every other nest (the function map(f), map(map(f)), computed inner inputs,
 // deeper nests) by the model above, which the composition does not cover yet.
 Strategy tile_strategy(const std::string& name, std::vector<int64_t> sizes) {
   Strategy model = tile_rule(name, sizes);

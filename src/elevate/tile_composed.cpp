@@ -1,8 +1,13 @@
-// tile(n, m) on a nest of two maps whose inner map does not read the outer element
-// (the matrix product's rows of A against the columns of B), built as RISE & Shine
-// builds tiling: from splitJoin, mapFission, an interchange of independent maps and
-// mapMapFBeforeJoin, each a checked, re-typed rewrite at one location. The loop-nest
-// model of rules_tiling.cpp stays for the nests this cannot express (see there).
+// tile(n, m) on a nest of two maps, built as RISE & Shine builds tiling: from
+// splitJoin, mapFission, an interchange of the two maps and mapMapFBeforeJoin, each a
+// checked, re-typed rewrite at one location. The loop-nest model of rules_tiling.cpp
+// stays for the nests this does not cover (see there).
+//
+// The interchange takes one of two forms: when the inner map does not read the outer
+// element (the matrix product's rows of A against the columns of B) the maps swap
+// as they are, which gives exactly the nest of tiles the model emits; when its input is
+// a view of the element (X |> map(fun(r => r |> map(f)))) the views of a block are
+// transposed, column blocks first.
 //
 // The steps, with X = split(n)(xs), Y = split(m)(ys):
 //   map(fun(a => map(fun(b => e))(ys)))(xs)
@@ -11,7 +16,7 @@
 //   (a split of a join that merged rows of n or m elements is the unjoined input)
 //   mapFission takes the inner join out of the element map:
 //     .. map(join)(map(fun(a => map(fun(b' => ..))(Y)))(a')) ..
-//   the element map and the block map over Y (which does not read a) interchange:
+//   the element map and the block map over Y (here Y does not read a) interchange:
 //     .. map(join)(transpose(map(fun(b' => map(fun(a => map(fun(b => e))(b')))(a')))(Y))) ..
 //   mapFission twice takes map(join) and transpose out of the outer block map, and
 //   mapMapFBeforeJoin moves map(join) past the outer join:
@@ -63,6 +68,28 @@ Strategy independent_map_interchange() {
   });
 }
 
+// map(fun(x => map(g)(w)))(xs), w a view of x (no computation) and g not reading x ->
+// transpose(map(fun(c => map(g)(c)))(transpose(map(fun(x => w))(xs)))): the views w of
+// all elements, transposed, give the inner map's inputs column by column.
+Strategy view_map_interchange() {
+  const char* name = "viewMapInterchange";
+  return rule(name, [name](const Expr& e, const Context&) -> Result {
+    auto outer = util::match_map(e);
+    if (!outer || outer->first->kind != ExprKind::Lambda)
+      return fail_at(name, e, "expected map(fun(x => map(g)(w)))(xs)");
+    const std::string& x = outer->first->name;
+    auto inner = util::match_map(outer->first->fn);
+    if (!inner) return fail_at(name, e, "the outer map's body is not a map applied to data");
+    if (util::occurs_free(x, inner->first))
+      return fail_at(name, e, "the inner map's function reads the outer map's element");
+    if (util::computes(inner->second))
+      return fail_at(name, e, "the inner map's input is computed, not a view of the outer element");
+    Expr views = util::mk_map(rise::lambda(x, inner->second), outer->second);
+    Expr columns = util::fun("c", [&](const Expr& c) { return util::mk_map(inner->first, c); });
+    return util::call("transpose", {util::mk_map(columns, util::call("transpose", {views}))});
+  });
+}
+
 // split(n)(join(y)) -> y when y: k.n.t: the blocks split takes are the rows join
 // merged (a packed, already blocked input).
 Strategy split_of_join() {
@@ -89,7 +116,7 @@ Strategy composed_tile2(const std::string& name, int64_t n, int64_t m) {
       at_path("afabfab", make_strategy("splitJoin", {m})),
       try_(at_path("afabfabaa", split_of_join())),
       at_path("afab", util::map_fission_rule(true)),
-      at_path("afaba", independent_map_interchange()),
+      at_path("afaba", lchoice(independent_map_interchange(), view_map_interchange())),
       at_path("a", util::map_fission_rule(true)),
       at_path("aa", util::map_fission_rule(true)),
       make_strategy("mapMapFBeforeJoin"),
