@@ -14,7 +14,7 @@
 #include "rise/parser.h"
 #include "rise/printer.h"
 #include "runtime/npy.h"
-#include "runtime/random.h"
+#include "support/random.h"
 
 namespace risec::driver {
 

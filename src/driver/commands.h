@@ -9,7 +9,7 @@
 #include "elevate/strategy.h"
 #include "rise/check.h"
 #include "rise/expr.h"
-#include "runtime/buffer.h"
+#include "support/buffer.h"
 
 namespace risec::driver {
 

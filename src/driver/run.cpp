@@ -17,8 +17,8 @@
 #include "runtime/jit.h"
 #include "runtime/layout.h"
 #include "runtime/npy.h"
-#include "runtime/random.h"
 #include "support/diagnostics.h"
+#include "support/random.h"
 
 namespace risec::driver {
 

@@ -3,7 +3,11 @@
 // family (fuseReduceMap, reduceMapFission, blockedReduce), as in the ELEVATE paper
 // (Hagedorn et al., ICFP 2020) and the RISE & Shine compiler.
 //
-// Tiling and reordering work on a *loop-nest model* of the term at the location:
+// tile on a nest of two maps written with lambdas is a composition of small rules
+// (tile_composed.cpp); the other nests it tiles, reorder and the interchanges work on a
+// *loop-nest model* of the term at the location, because moving a reduction across
+// maps or another reduction threads an accumulator through the nest, which no
+// composition of the map rules expresses:
 //
 //   levels   the maps and reductions nested directly in one another, outermost
 //            first. A map level is map(fun(x => body))(data); a reduction level is
@@ -51,6 +55,7 @@
 
 #include "elevate/library.h"
 #include "elevate/rule_util.h"
+#include "elevate/tile_composed.h"
 #include "rise/printer.h"
 
 namespace risec::elevate {
@@ -1232,6 +1237,22 @@ Strategy tile_rule(const std::string& name, std::vector<int64_t> sizes) {
   });
 }
 
+// tile and tileND: a nest of two maps written with lambdas, the inner one over an
+// independent array or a view of the outer element, is tiled by the composition of
+// small rules in tile_composed.cpp (for independent maps, the program the model
+// builds); every other nest (the function map(f), map(map(f)), computed inner inputs,
+// deeper nests) by the model above, which the composition does not cover yet.
+Strategy tile_strategy(const std::string& name, std::vector<int64_t> sizes) {
+  Strategy model = tile_rule(name, sizes);
+  if (sizes.size() != 2) return model;
+  Strategy composed = composed_tile2(name, sizes[0], sizes[1]);
+  return Strategy(name, [composed, model](const Expr& e, const Env& env) -> Result {
+    Result r = composed(e, env);
+    if (r.ok()) return r;
+    return model(e, env);
+  });
+}
+
 // ---------------------------------------------------------------- loop interchange
 
 bool loop_head(const Expr& e) {
@@ -1441,14 +1462,14 @@ void register_tiling(Registry& r) {
       "m-blocks x n x m, joined back to the original shape; sizes checked",
       [](auto& a) {
         int64_t n = arg_nat(a, 0), m = arg_nat(a, 1);
-        return tile_rule("tile(" + std::to_string(n) + ", " + std::to_string(m) + ")", {n, m});
+        return tile_strategy("tile(" + std::to_string(n) + ", " + std::to_string(m) + ")", {n, m});
       }));
   r.add(entry("tileND", {}, {P::IntList}, "tiling",
               "tileND([s1, .., sd]): tiling of a nest of d maps with one tile size per level "
               "(outer block levels, then inner levels), joined back; sizes checked",
               [](auto& a) {
                 const auto& s = arg_list(a, 0);
-                return tile_rule("tileND(" + ints(s) + ")", s);
+                return tile_strategy("tileND(" + ints(s) + ")", s);
               }));
   r.add(entry("reorder", {}, {P::IntList}, "tiling",
               "reorder([perm]): permute the loops (maps and reductions) of the first nest found "

@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "rise/interp_prims.h"
-#include "runtime/random.h"
 #include "support/diagnostics.h"
+#include "support/random.h"
 
 namespace risec::rise {
 

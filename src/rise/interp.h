@@ -20,7 +20,7 @@
 
 #include "rise/expr.h"
 #include "rise/value.h"
-#include "runtime/buffer.h"
+#include "support/buffer.h"
 
 namespace risec::rise {
 

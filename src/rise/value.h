@@ -64,7 +64,7 @@
 #include "rise/expr.h"
 #include "rise/primitives.h"
 #include "rise/type.h"
-#include "runtime/buffer.h"
+#include "support/buffer.h"
 
 namespace risec::rise {
 

@@ -17,7 +17,7 @@
 
 #include "rise/type.h"
 #include "rise/value.h"
-#include "runtime/buffer.h"
+#include "support/buffer.h"
 
 namespace risec::runtime {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/buffer.h"
+#include "support/buffer.h"
 
 namespace risec::runtime {
 

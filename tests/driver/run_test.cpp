@@ -10,8 +10,8 @@
 #include "driver/run.h"
 #include "rise/interp.h"
 #include "rise/parser.h"
-#include "runtime/random.h"
 #include "support/diagnostics.h"
+#include "support/random.h"
 
 namespace risec::driver {
 namespace {

@@ -16,7 +16,7 @@
 #include "rise/interp.h"
 #include "rise/parser.h"
 #include "rise/printer.h"
-#include "runtime/random.h"
+#include "support/random.h"
 
 namespace risec::elevate::testing {
 

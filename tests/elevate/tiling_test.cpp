@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "elevate/rule_util.h"
+#include "elevate/tile_composed.h"
 #include "rewrite_test_util.h"
 
 namespace risec::elevate {
@@ -163,6 +164,24 @@ TEST(Tile, TilesTheMatrixProductNest) {
   Expr base = apply_ok(seq(S("DFNF"), S("topDown", {S("fuseReduceMap")})), p.expr);
   Expr out = check(outer(N("mapNest", 2), S("tile", {int64_t(4), int64_t(8)})), base);
   EXPECT_EQ(loops(out), "map[2](map[2](map[4](map[8](reduceSeq[4]))))");
+}
+
+TEST(Tile, TheMatrixProductNestIsTiledByComposition) {
+  // tile on two independent maps is splitJoin, mapFission, an interchange and
+  // mapMapFBeforeJoin (tile_composed.cpp), with the nest of tiles the model builds
+  auto p = typed(kMM);
+  Expr base = apply_ok(seq(S("DFNF"), S("topDown", {S("fuseReduceMap")})), p.expr);
+  Expr out = check(outer(N("mapNest", 2), composed_tile2("tile", 4, 8)), base);
+  EXPECT_EQ(loops(out), "map[2](map[2](map[4](map[8](reduceSeq[4]))))");
+  // an inner map over a view of the outer element: the views of a block, transposed
+  auto q = typed("def f = fun(X: 6.8.f32 => X |> map(fun(r => r |> map(fun(x => x + 1.0f)))))");
+  Expr qo = check(body(composed_tile2("tile", 3, 4)), q.expr);
+  EXPECT_EQ(loops(qo), "map[2](map[2](map[3](map[4])))");
+  // a computed inner input is refused (tile then names the condition through the model)
+  auto r = typed(
+      "def f = fun(X: 6.8.f32 => X |> map(fun(r => r |> map(fun(x => x + 1.0f)) |> map(fun(x "
+      "=> x * 2.0f)))))");
+  EXPECT_TRUE(fails_with(body(composed_tile2("tile", 3, 4)), r.expr, "computed"));
 }
 
 TEST(Tile, TilesATwoDimensionalMap) {

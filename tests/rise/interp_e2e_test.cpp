@@ -13,7 +13,7 @@
 #include "rise/check.h"
 #include "rise/interp.h"
 #include "rise/parser.h"
-#include "runtime/random.h"
+#include "support/random.h"
 
 namespace risec::rise {
 namespace {

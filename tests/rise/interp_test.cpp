@@ -10,7 +10,7 @@
 #include "rise/interp.h"
 #include "rise/interp_prims.h"
 #include "rise/primitives.h"
-#include "runtime/random.h"
+#include "support/random.h"
 
 namespace risec::rise {
 namespace {

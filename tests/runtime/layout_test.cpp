@@ -13,8 +13,8 @@
 #include "runtime/jit.h"
 #include "runtime/layout.h"
 #include "runtime/process.h"
-#include "runtime/random.h"
 #include "support/diagnostics.h"
+#include "support/random.h"
 
 namespace risec::runtime {
 namespace {

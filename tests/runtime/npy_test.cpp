@@ -11,10 +11,10 @@
 
 #include <unistd.h>
 
-#include "runtime/buffer.h"
 #include "runtime/npy.h"
-#include "runtime/random.h"
+#include "support/buffer.h"
 #include "support/diagnostics.h"
+#include "support/random.h"
 
 namespace risec::runtime {
 namespace {

@@ -5,8 +5,8 @@
 #include <set>
 #include <string>
 
-#include "runtime/buffer.h"
-#include "runtime/random.h"
+#include "support/buffer.h"
+#include "support/random.h"
 
 namespace risec::runtime {
 namespace {

@@ -1,12 +1,13 @@
 // Seeded pseudo-random numbers that are bit-identical on every platform, for the
 // inputs `risec eval`/`risec run` generate when none is given (spec/cli.md) and for
 // property tests. std:: distributions are implementation-defined, so this file has
-// its own generator (xoshiro256**, seeded through splitmix64) and conversions.
+// its own generator (xoshiro256**, seeded through splitmix64) and conversions. In
+// support (like buffer.h) because the interpreter's random inputs draw from it.
 #pragma once
 
 #include <cstdint>
 
-#include "runtime/buffer.h"
+#include "support/buffer.h"
 
 namespace risec::runtime {
 

@@ -1,5 +1,5 @@
 // The portable seeded generator and random array filling (see random.h).
-#include "runtime/random.h"
+#include "support/random.h"
 
 #include "support/diagnostics.h"
 

@@ -2,6 +2,9 @@
 // program inputs and outputs that the runtime hands to generated code, reads from and
 // writes to .npy files, fills with seeded random data and compares with the
 // interpreter's results.
+//
+// It lives in support, below rise, because the interpreter's values hold these arrays
+// too; the namespace stays runtime:: since the runtime is what hands them to C.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // Element types, aligned storage and array construction for the runtime (see
 // buffer.h).
-#include "runtime/buffer.h"
+#include "support/buffer.h"
 
 #include <cstring>
 #include <limits>
