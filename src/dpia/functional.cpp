@@ -191,6 +191,8 @@ class Converter {
   }
 
   // ------------------------------------------------------------ conversion
+  // Not on ExprVisitor: it translates into DPIA phrases, application spines at once
+  // (a primitive needs all its arguments).
   Phrase conv(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Ident: {

@@ -69,70 +69,63 @@ Expr expand_fn(const Expr& f, int k) {
   return fun("x", [&](const Expr& x) { return expand_fn(rise::app(f, x), k - 1); });
 }
 
-Expr expand(const Expr& e) {
-  switch (e->kind) {
-    case ExprKind::Lambda:
-    case ExprKind::DepLambda:
-    case ExprKind::Annotation: {
-      Expr b = expand(e->fn);
-      if (b == e->fn) return e;
-      auto n = std::make_shared<rise::ExprNode>(*e);
-      n->fn = b;
-      return n;
-    }
-    case ExprKind::App:
-    case ExprKind::DepApp:
-    case ExprKind::Primitive: {
-      rise::Spine sp = rise::spine(e);
-      if (sp.head->kind != ExprKind::Primitive) {
-        Expr out = expand(sp.head);
-        for (const auto& a : sp.args)
-          out = a.dep ? rise::dep_app(out, a.type_arg) : rise::app(out, expand(a.value));
-        return out;
-      }
-      std::vector<Type> params = prim_params(*sp.head);
-      Expr out = sp.head;
-      size_t vi = 0, deps = 0;
-      for (const auto& a : sp.args) {
-        if (a.dep) {
-          out = rise::dep_app(out, a.type_arg);
-          ++deps;
-          continue;
-        }
-        Expr v = expand(a.value);
-        if (vi < params.size()) v = expand_fn(v, fun_arity(params[vi]));
-        out = rise::app(out, v);
-        ++vi;
-      }
-      // Eta-expand a partial application (all dependent arguments given).
-      const rise::PrimitiveInfo* p = sp.head->prim;
-      size_t arity = sp.head->name == "makeArray" ? static_cast<size_t>(sp.head->count)
-                     : p                          ? static_cast<size_t>(p->arity)
-                                                  : 0;
-      bool deps_done =
-          !p || sp.head->name == "makeArray" || deps == static_cast<size_t>(p->dep_arity);
-      if (deps_done && vi < arity) {
-        std::vector<std::string> names;
-        for (size_t i = vi; i < arity; ++i) names.push_back(rise::fresh_name("x"));
-        Expr body = out;
-        for (size_t i = vi; i < arity; ++i) {
-          Expr arg = rise::ident(names[i - vi]);
-          body = rise::app(body, arg);
-        }
-        for (size_t i = arity; i-- > vi;) body = rise::lambda(names[i - vi], body);
-        return body;
-      }
+// The DFNF expansion: applications (and bare primitives) are rebuilt along their
+// spine; binders and annotations take the default traversal.
+class Expander : public rise::ExprMutator {
+ protected:
+  Expr visit_app(const Expr& e) override { return expand_spine(e); }
+  Expr visit_dep_app(const Expr& e) override { return expand_spine(e); }
+  Expr visit_primitive(const Expr& e) override { return expand_spine(e); }
+
+ private:
+  Expr expand_spine(const Expr& e) {
+    rise::Spine sp = rise::spine(e);
+    if (sp.head->kind != ExprKind::Primitive) {
+      Expr out = mutate(sp.head);
+      for (const auto& a : sp.args)
+        out = a.dep ? rise::dep_app(out, a.type_arg) : rise::app(out, mutate(a.value));
       return out;
     }
-    default:
-      return e;
+    std::vector<Type> params = prim_params(*sp.head);
+    Expr out = sp.head;
+    size_t vi = 0, deps = 0;
+    for (const auto& a : sp.args) {
+      if (a.dep) {
+        out = rise::dep_app(out, a.type_arg);
+        ++deps;
+        continue;
+      }
+      Expr v = mutate(a.value);
+      if (vi < params.size()) v = expand_fn(v, fun_arity(params[vi]));
+      out = rise::app(out, v);
+      ++vi;
+    }
+    // Eta-expand a partial application (all dependent arguments given).
+    const rise::PrimitiveInfo* p = sp.head->prim;
+    size_t arity = sp.head->name == "makeArray" ? static_cast<size_t>(sp.head->count)
+                   : p                          ? static_cast<size_t>(p->arity)
+                                                : 0;
+    bool deps_done =
+        !p || sp.head->name == "makeArray" || deps == static_cast<size_t>(p->dep_arity);
+    if (deps_done && vi < arity) {
+      std::vector<std::string> names;
+      for (size_t i = vi; i < arity; ++i) names.push_back(rise::fresh_name("x"));
+      Expr body = out;
+      for (size_t i = vi; i < arity; ++i) {
+        Expr arg = rise::ident(names[i - vi]);
+        body = rise::app(body, arg);
+      }
+      for (size_t i = arity; i-- > vi;) body = rise::lambda(names[i - vi], body);
+      return body;
+    }
+    return out;
   }
-}
+};
 
 }  // namespace
 
 Expr dfnf_expand(const Expr& e) {
-  return expand(e);
+  return Expander().mutate(e);
 }
 
 }  // namespace util

@@ -15,13 +15,6 @@ using rise::TypeKind;
 
 namespace {
 
-Expr copy_with(const Expr& e, Expr fn, Expr arg = nullptr) {
-  auto n = std::make_shared<ExprNode>(*e);
-  n->fn = std::move(fn);
-  if (e->kind == ExprKind::App) n->arg = std::move(arg);
-  return n;
-}
-
 bool is_ident(const Expr& e, const std::string& x) {
   return e->kind == ExprKind::Ident && e->name == x;
 }
@@ -152,26 +145,35 @@ Expr fun2(const std::string& a, const std::string& b,
 
 namespace {
 
+// Free occurrences of x, each one under a lambda counted twice.
+class LinearUses : public rise::ExprVisitor {
+ public:
+  explicit LinearUses(const std::string& x) : x_(x) {}
+  int uses = 0;
+
+ protected:
+  void visit_ident(const Expr& t) override {
+    if (t->name == x_) uses += under_ ? 2 : 1;
+  }
+  void visit_lambda(const Expr& t) override {
+    if (t->name == x_) return;
+    bool saved = under_;
+    under_ = true;
+    visit_children(t);
+    under_ = saved;
+  }
+
+ private:
+  const std::string& x_;
+  bool under_ = false;
+};
+
 // x occurs at most once in e and not under a lambda (so substituting an expression
 // for x neither duplicates nor repeats its evaluation).
 bool occurs_linearly(const std::string& x, const Expr& e) {
-  std::function<int(const Expr&, bool)> go = [&](const Expr& t, bool under) -> int {
-    switch (t->kind) {
-      case ExprKind::Ident:
-        return t->name == x ? (under ? 2 : 1) : 0;
-      case ExprKind::Lambda:
-        return t->name == x ? 0 : go(t->fn, true);
-      case ExprKind::App:
-        return go(t->fn, under) + go(t->arg, under);
-      case ExprKind::DepLambda:
-      case ExprKind::DepApp:
-      case ExprKind::Annotation:
-        return go(t->fn, under);
-      default:
-        return 0;
-    }
-  };
-  return go(e, false) <= 1;
+  LinearUses u(x);
+  u.visit(e);
+  return u.uses <= 1;
 }
 
 bool is_trivial(const Expr& e) {
@@ -224,61 +226,61 @@ bool occurs_free(const std::string& x, const Expr& e) {
   return count_free(x, e) > 0;
 }
 
-int count_free(const std::string& x, const Expr& e) {
-  if (!e) return 0;
-  switch (e->kind) {
-    case ExprKind::Ident:
-      return e->name == x ? 1 : 0;
-    case ExprKind::Lambda:
-      return e->name == x ? 0 : count_free(x, e->fn);
-    case ExprKind::App:
-      return count_free(x, e->fn) + count_free(x, e->arg);
-    case ExprKind::DepLambda:
-    case ExprKind::DepApp:
-    case ExprKind::Annotation:
-      return count_free(x, e->fn);
-    default:
-      return 0;
+namespace {
+
+class FreeCount : public rise::ExprVisitor {
+ public:
+  explicit FreeCount(const std::string& x) : x_(x) {}
+  int count = 0;
+
+ protected:
+  void visit_ident(const Expr& e) override {
+    if (e->name == x_) ++count;
   }
+  void visit_lambda(const Expr& e) override {
+    if (e->name != x_) visit_children(e);
+  }
+
+ private:
+  const std::string& x_;
+};
+
+}  // namespace
+
+int count_free(const std::string& x, const Expr& e) {
+  FreeCount c(x);
+  c.visit(e);
+  return c.count;
 }
 
 namespace {
 
-Expr subst_rec(const Expr& e, const std::string& x, const Expr& v,
-               const std::set<std::string>& fv) {
-  switch (e->kind) {
-    case ExprKind::Ident:
-      return e->name == x ? v : e;
-    case ExprKind::Lambda: {
-      if (e->name == x) return e;
-      if (fv.count(e->name)) {
-        if (!occurs_free(x, e->fn)) return e;
-        // Rename the binder so that it does not capture a free variable of v.
-        std::string y = rise::fresh_name(e->name);
-        Expr renamed = subst_rec(e->fn, e->name, rise::ident(y), {y});
-        auto n = std::make_shared<ExprNode>(*e);
-        n->name = y;
-        n->fn = subst_rec(renamed, x, v, fv);
-        return n;
-      }
-      Expr b = subst_rec(e->fn, x, v, fv);
-      return b == e->fn ? e : copy_with(e, b);
-    }
-    case ExprKind::App: {
-      Expr f = subst_rec(e->fn, x, v, fv);
-      Expr a = subst_rec(e->arg, x, v, fv);
-      return f == e->fn && a == e->arg ? e : copy_with(e, f, a);
-    }
-    case ExprKind::DepLambda:
-    case ExprKind::DepApp:
-    case ExprKind::Annotation: {
-      Expr f = subst_rec(e->fn, x, v, fv);
-      return f == e->fn ? e : copy_with(e, f);
-    }
-    default:
-      return e;
+// e[x := v]; `fv` are the free variables of v, which no binder of e may capture.
+class Substitution : public rise::ExprMutator {
+ public:
+  Substitution(const std::string& x, const Expr& v, const std::set<std::string>& fv)
+      : x_(x), v_(v), fv_(fv) {}
+
+ protected:
+  Expr visit_ident(const Expr& e) override { return e->name == x_ ? v_ : e; }
+  Expr visit_lambda(const Expr& e) override {
+    if (e->name == x_) return e;
+    if (!fv_.count(e->name)) return mutate_children(e);
+    if (!occurs_free(x_, e->fn)) return e;
+    // Rename the binder so that it does not capture a free variable of v.
+    std::string y = rise::fresh_name(e->name);
+    Expr renamed = Substitution(e->name, rise::ident(y), {y}).mutate(e->fn);
+    auto n = std::make_shared<ExprNode>(*e);
+    n->name = y;
+    n->fn = mutate(renamed);
+    return n;
   }
-}
+
+ private:
+  const std::string& x_;
+  const Expr& v_;
+  const std::set<std::string>& fv_;
+};
 
 // Names of the type-level variables occurring in the values of a substitution.
 std::set<std::string> subst_value_names(const rise::TypeSubst& s) {
@@ -339,61 +341,79 @@ TypeArg fresh_dep_var(Kind k, const std::string& name) {
   return Nat::size_var(name);
 }
 
-Expr subst_types_rec(const Expr& e, const rise::TypeSubst& s, const std::set<std::string>& names) {
-  if (s.empty()) return e;
-  auto n = std::make_shared<ExprNode>(*e);
-  if (e->type) n->type = rise::substitute(e->type, s);
-  if (e->annot) n->annot = rise::substitute(e->annot, s);
-  switch (e->kind) {
-    case ExprKind::Lambda:
-    case ExprKind::Annotation:
-      n->fn = subst_types_rec(e->fn, s, names);
-      break;
-    case ExprKind::App:
-      n->fn = subst_types_rec(e->fn, s, names);
-      n->arg = subst_types_rec(e->arg, s, names);
-      break;
-    case ExprKind::DepApp:
-      n->fn = subst_types_rec(e->fn, s, names);
-      n->type_arg = rise::substitute(e->type_arg, s);
-      break;
-    case ExprKind::DepLambda: {
-      rise::TypeSubst inner = s;
-      unbind_dep(inner, e->name);  // the binder shadows
-      Expr body = e->fn;
-      if (names.count(e->name)) {
-        // Rename the binder so that it does not capture a substituted variable.
-        std::string b = rise::fresh_name(e->name);
-        rise::TypeSubst ren;
-        bind_dep(ren, e->binder_kind, e->name, fresh_dep_var(e->binder_kind, b));
-        body = subst_types_rec(body, ren, {});
-        n->name = b;
-      }
-      n->fn = subst_types_rec(body, inner, names);
-      break;
-    }
-    case ExprKind::Literal:
-      if (e->lit.kind == rise::LitKind::Index || e->lit.kind == rise::LitKind::NatVal) {
-        n->lit.nat = arith::substitute(e->lit.nat, s.nats);
-        n->lit.size = arith::substitute(e->lit.size, s.nats);
-      }
-      break;
-    default:
-      break;
+// Replaces type-level variables by `s` everywhere in an expression; `names` are the
+// type-level names occurring in the values of s, which no DepLambda may capture.
+// Every node is copied (its type changes even where its children do not).
+class TypeSubstitution : public rise::ExprMutator {
+ public:
+  TypeSubstitution(const rise::TypeSubst& s, const std::set<std::string>& names)
+      : s_(s), names_(names) {}
+
+  Expr mutate(const Expr& e) override {
+    if (s_.empty()) return e;
+    return ExprMutator::mutate(e);
   }
-  return n;
-}
+
+ protected:
+  Expr visit_ident(const Expr& e) override { return copy(e); }
+  Expr visit_lambda(const Expr& e) override { return copy(mutate_children(e)); }
+  Expr visit_app(const Expr& e) override { return copy(mutate_children(e)); }
+  Expr visit_annotation(const Expr& e) override { return copy(mutate_children(e)); }
+  Expr visit_primitive(const Expr& e) override { return copy(e); }
+  Expr visit_foreign(const Expr& e) override { return copy(e); }
+  Expr visit_dep_app(const Expr& e) override {
+    auto n = copy(mutate_children(e));
+    n->type_arg = rise::substitute(e->type_arg, s_);
+    return n;
+  }
+  Expr visit_literal(const Expr& e) override {
+    auto n = copy(e);
+    if (e->lit.kind == rise::LitKind::Index || e->lit.kind == rise::LitKind::NatVal) {
+      n->lit.nat = arith::substitute(e->lit.nat, s_.nats);
+      n->lit.size = arith::substitute(e->lit.size, s_.nats);
+    }
+    return n;
+  }
+  Expr visit_dep_lambda(const Expr& e) override {
+    auto n = copy(e);
+    rise::TypeSubst inner = s_;
+    unbind_dep(inner, e->name);  // the binder shadows
+    Expr body = e->fn;
+    if (names_.count(e->name)) {
+      // Rename the binder so that it does not capture a substituted variable.
+      std::string b = rise::fresh_name(e->name);
+      rise::TypeSubst ren;
+      bind_dep(ren, e->binder_kind, e->name, fresh_dep_var(e->binder_kind, b));
+      body = TypeSubstitution(ren, {}).mutate(body);
+      n->name = b;
+    }
+    n->fn = TypeSubstitution(inner, names_).mutate(body);
+    return n;
+  }
+
+ private:
+  const rise::TypeSubst& s_;
+  const std::set<std::string>& names_;
+
+  std::shared_ptr<ExprNode> copy(const Expr& e) const {
+    auto n = std::make_shared<ExprNode>(*e);
+    if (e->type) n->type = rise::substitute(e->type, s_);
+    if (e->annot) n->annot = rise::substitute(e->annot, s_);
+    return n;
+  }
+};
 
 }  // namespace
 
 Expr substitute(const Expr& e, const std::string& x, const Expr& v) {
   std::set<std::string> fv;
   for (const std::string& n : rise::free_vars(v)) fv.insert(n);
-  return subst_rec(e, x, v, fv);
+  return Substitution(x, v, fv).mutate(e);
 }
 
 Expr substitute_types(const Expr& e, const rise::TypeSubst& s) {
-  return subst_types_rec(e, s, subst_value_names(s));
+  std::set<std::string> names = subst_value_names(s);
+  return TypeSubstitution(s, names).mutate(e);
 }
 
 std::optional<Expr> beta_step(const Expr& e) {
@@ -443,49 +463,45 @@ bool shareable(const Expr& lam, const Expr& arg) {
   return arg->type && rise::is_data(arg->type) && lam->fn->type && rise::is_data(lam->fn->type);
 }
 
-Expr normalize_rec(const Expr& e, BetaMode mode) {
-  switch (e->kind) {
-    case ExprKind::Lambda: {
-      Expr b = normalize_rec(e->fn, mode);
-      Expr lam = b == e->fn ? e : copy_with(e, b);
-      // Annotated lambdas (the program's declared parameters) keep their types.
-      if (mode == BetaMode::BetaEta && !e->annot)
-        if (auto r = eta_step(lam)) return *r;
-      return lam;
-    }
-    case ExprKind::DepLambda:
-    case ExprKind::Annotation: {
-      Expr b = normalize_rec(e->fn, mode);
-      return b == e->fn ? e : copy_with(e, b);
-    }
-    case ExprKind::App: {
-      Expr f = normalize_rec(e->fn, mode);
-      Expr a = normalize_rec(e->arg, mode);
-      if (f->kind == ExprKind::Lambda) {
-        if (mode == BetaMode::Sharing && shareable(f, a)) return call("let", {a, f});
-        return normalize_rec(substitute(f->fn, f->name, a), mode);
-      }
-      return f == e->fn && a == e->arg ? e : copy_with(e, f, a);
-    }
-    case ExprKind::DepApp: {
-      Expr f = normalize_rec(e->fn, mode);
-      Expr x = f == e->fn ? e : copy_with(e, f);
-      if (auto r = beta_step(x)) return normalize_rec(*r, mode);
-      return x;
-    }
-    default:
-      return e;
+class Normalizer : public rise::ExprMutator {
+ public:
+  explicit Normalizer(BetaMode mode) : mode_(mode) {}
+
+ protected:
+  Expr visit_lambda(const Expr& e) override {
+    Expr lam = mutate_children(e);
+    // Annotated lambdas (the program's declared parameters) keep their types.
+    if (mode_ == BetaMode::BetaEta && !e->annot)
+      if (auto r = eta_step(lam)) return *r;
+    return lam;
   }
-}
+  Expr visit_app(const Expr& e) override {
+    Expr f = mutate(e->fn);
+    Expr a = mutate(e->arg);
+    if (f->kind == ExprKind::Lambda) {
+      if (mode_ == BetaMode::Sharing && shareable(f, a)) return call("let", {a, f});
+      return mutate(substitute(f->fn, f->name, a));
+    }
+    return rise::rebuild(e, f, a);
+  }
+  Expr visit_dep_app(const Expr& e) override {
+    Expr x = mutate_children(e);
+    if (auto r = beta_step(x)) return mutate(*r);
+    return x;
+  }
+
+ private:
+  BetaMode mode_;
+};
 
 }  // namespace
 
 Expr beta_normalize_sharing(const Expr& e) {
-  return normalize_rec(e, BetaMode::Sharing);
+  return Normalizer(BetaMode::Sharing).mutate(e);
 }
 
 Expr beta_eta_normalize(const Expr& e, bool eta) {
-  return normalize_rec(e, eta ? BetaMode::BetaEta : BetaMode::Beta);
+  return Normalizer(eta ? BetaMode::BetaEta : BetaMode::Beta).mutate(e);
 }
 
 // ---------------------------------------------------------------- types

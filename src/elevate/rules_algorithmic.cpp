@@ -123,15 +123,13 @@ Expr first_element_loop(const Expr& e, const std::string& x, std::vector<std::st
 
 // e with the node `target` (by identity) replaced by `by`.
 Expr replace_node(const Expr& e, const Expr& target, const Expr& by) {
-  if (e == target) return by;
-  std::vector<Expr> kids = children(e);
-  bool changed = false;
-  for (Expr& k : kids) {
-    Expr n = replace_node(k, target, by);
-    changed = changed || n != k;
-    k = n;
-  }
-  return changed ? rebuild(e, kids) : e;
+  struct Replacer : rise::ExprMutator {
+    const Expr& target;
+    const Expr& by;
+    Replacer(const Expr& t, const Expr& b) : target(t), by(b) {}
+    Expr mutate(const Expr& x) override { return x == target ? by : ExprMutator::mutate(x); }
+  };
+  return Replacer(target, by).mutate(e);
 }
 
 // map(fun(x => F[g(x), x]))(xs) -> map(fun(p => F[p._1, p._2]))(zip(map(fun(x => g(x)))(xs))(xs))
@@ -291,29 +289,20 @@ Strategy zip_same() {
 // the variable y; nullopt when x also occurs otherwise.
 std::optional<Expr> replace_projection(const Expr& e, const std::string& x, const std::string& proj,
                                        const Expr& y) {
-  std::function<Expr(const Expr&)> go = [&](const Expr& t) -> Expr {
-    if (auto c = util::match_prim(t, proj, 1);
-        c && c->args[0]->kind == ExprKind::Ident && c->args[0]->name == x)
-      return y;
-    switch (t->kind) {
-      case ExprKind::Lambda:
-        if (t->name == x) return t;
-        [[fallthrough]];
-      case ExprKind::DepLambda:
-      case ExprKind::DepApp:
-      case ExprKind::Annotation: {
-        Expr b = go(t->fn);
-        return b == t->fn ? t : rise::with_children(t, b, nullptr);
-      }
-      case ExprKind::App: {
-        Expr f = go(t->fn), a = go(t->arg);
-        return f == t->fn && a == t->arg ? t : rise::with_children(t, f, a);
-      }
-      default:
-        return t;
+  struct Replacer : rise::ExprMutator {
+    const std::string& x;
+    const std::string& proj;
+    const Expr& y;
+    Replacer(const std::string& x_, const std::string& p, const Expr& y_) : x(x_), proj(p), y(y_) {}
+    Expr mutate(const Expr& t) override {
+      if (auto c = util::match_prim(t, proj, 1);
+          c && c->args[0]->kind == ExprKind::Ident && c->args[0]->name == x)
+        return y;
+      return ExprMutator::mutate(t);
     }
+    Expr visit_lambda(const Expr& t) override { return t->name == x ? t : mutate_children(t); }
   };
-  Expr out = go(e);
+  Expr out = Replacer(x, proj, y).mutate(e);
   if (util::occurs_free(x, out)) return std::nullopt;
   return out;
 }

@@ -180,30 +180,28 @@ Strategy to_mem_after() {
 // the way) by x.
 Expr replace_all(const Expr& e, const Expr& t, const std::set<std::string>& fv_t, const Expr& x,
                  std::vector<std::string>& bound) {
-  bool shadowed = std::any_of(bound.begin(), bound.end(),
-                              [&](const std::string& b) { return fv_t.count(b) > 0; });
-  if (!shadowed && rise::alpha_equal(e, t)) return x;
-  switch (e->kind) {
-    case ExprKind::Lambda: {
+  struct Replacer : rise::ExprMutator {
+    const Expr& t;
+    const std::set<std::string>& fv_t;
+    const Expr& x;
+    std::vector<std::string>& bound;
+    Replacer(const Expr& t_, const std::set<std::string>& fv, const Expr& x_,
+             std::vector<std::string>& b)
+        : t(t_), fv_t(fv), x(x_), bound(b) {}
+    Expr mutate(const Expr& e) override {
+      bool shadowed = std::any_of(bound.begin(), bound.end(),
+                                  [&](const std::string& b) { return fv_t.count(b) > 0; });
+      if (!shadowed && rise::alpha_equal(e, t)) return x;
+      return ExprMutator::mutate(e);
+    }
+    Expr visit_lambda(const Expr& e) override {
       bound.push_back(e->name);
-      Expr b = replace_all(e->fn, t, fv_t, x, bound);
+      Expr r = mutate_children(e);
       bound.pop_back();
-      return b == e->fn ? e : rise::with_children(e, b, nullptr);
+      return r;
     }
-    case ExprKind::App: {
-      Expr f = replace_all(e->fn, t, fv_t, x, bound);
-      Expr a = replace_all(e->arg, t, fv_t, x, bound);
-      return f == e->fn && a == e->arg ? e : rise::with_children(e, f, a);
-    }
-    case ExprKind::DepLambda:
-    case ExprKind::DepApp:
-    case ExprKind::Annotation: {
-      Expr f = replace_all(e->fn, t, fv_t, x, bound);
-      return f == e->fn ? e : rise::with_children(e, f, nullptr);
-    }
-    default:
-      return e;
-  }
+  };
+  return Replacer(t, fv_t, x, bound).mutate(e);
 }
 
 // The first subterm (pre-order) of e that satisfies p, is data, and uses no
@@ -301,6 +299,8 @@ bool is_writable_view(const std::string& n) {
          n == "reorder" || n == "makeArray" || n == "id";
 }
 
+// Not an ExprMutator: each node is lowered for the position (read or write) that
+// its parent's primitive gives it.
 class Lowerer {
  public:
   Expr lower(const Expr& e, Pos pos) {

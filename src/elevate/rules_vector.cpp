@@ -78,6 +78,8 @@ class Lifter {
     return nullptr;
   }
 
+  // Not on ExprMutator: lifting fails (nullptr) on what it cannot vectorise, and it
+  // rebuilds whole application spines.
   Expr lift(const Expr& e) {
     if (!uses_lanes(e)) {
       // computed once and broadcast to every lane

@@ -15,31 +15,6 @@ Failure fail_at(const std::string& rule, const Expr& e, const std::string& reaso
 
 // ---------------------------------------------------------------- structure
 
-std::vector<Expr> children(const Expr& e) {
-  switch (e->kind) {
-    case ExprKind::Lambda:
-    case ExprKind::DepLambda:
-    case ExprKind::DepApp:
-    case ExprKind::Annotation:
-      return {e->fn};
-    case ExprKind::App:
-      return {e->fn, e->arg};
-    default:
-      return {};
-  }
-}
-
-Expr rebuild(const Expr& e, const std::vector<Expr>& kids) {
-  std::vector<Expr> old = children(e);
-  bool same = old.size() == kids.size();
-  for (size_t i = 0; same && i < kids.size(); ++i) same = old[i] == kids[i];
-  if (same) return e;
-  auto n = std::make_shared<rise::ExprNode>(*e);
-  n->fn = kids[0];
-  if (e->kind == ExprKind::App) n->arg = kids[1];
-  return n;
-}
-
 Context child_context(const Expr& e, size_t, const Context& ctx) {
   if (e->kind == ExprKind::DepLambda) {
     if (!ctx.below_root) return ctx;  // one of the entry's size parameters
@@ -367,8 +342,8 @@ static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool&
 }
 
 static long term_size(const Expr& e) {
-  long n = 1;
-  for (const Expr& c : children(e)) n += term_size(c);
+  long n = 0;
+  rise::for_each_subexpr(e, [&](const Expr&) { return ++n, true; });
   return n;
 }
 

@@ -138,9 +138,10 @@ Strategy is_fully_applied(Strategy p);
 Strategy map_nest(int depth);
 Strategy contains_computation();
 
-// The children of a node and a rebuild function (used by traversals and rules).
-std::vector<Expr> children(const Expr& e);
-Expr rebuild(const Expr& e, const std::vector<Expr>& kids);
+// The children of a node and a rebuild function (used by traversals and rules): the
+// RISE traversal of rise/expr.h.
+using rise::children;
+using rise::rebuild;
 // The context of child i of e given the context of e.
 Context child_context(const Expr& e, size_t i, const Context& ctx);
 

@@ -201,10 +201,121 @@ bool is_prim(const Expr& e, const char* name) {
   return e && e->kind == ExprKind::Primitive && e->name == name;
 }
 
+// ---- traversal ----
+
+namespace {
+
+// The kinds whose `fn` is a child (the body or the function) and the one whose `arg` is.
+bool has_fn_child(ExprKind k) {
+  return k == ExprKind::Lambda || k == ExprKind::App || k == ExprKind::DepLambda ||
+         k == ExprKind::DepApp || k == ExprKind::Annotation;
+}
+
+}  // namespace
+
+std::vector<Expr> children(const Expr& e) {
+  if (e->kind == ExprKind::App) return {e->fn, e->arg};
+  if (has_fn_child(e->kind)) return {e->fn};
+  return {};
+}
+
+Expr rebuild(const Expr& e, const std::vector<Expr>& kids) {
+  size_t n = e->kind == ExprKind::App ? 2 : has_fn_child(e->kind) ? 1 : 0;
+  if (kids.size() != n)
+    internal_error("rebuild: " + std::to_string(kids.size()) + " children for a node with " +
+                       std::to_string(n),
+                   e->span);
+  if (n == 0) return e;
+  return rebuild(e, kids[0], n == 2 ? kids[1] : nullptr);
+}
+
+Expr rebuild(const Expr& e, Expr fn, Expr arg) {
+  if (!has_fn_child(e->kind)) return e;
+  if (e->kind != ExprKind::App) arg = e->arg;
+  if (fn == e->fn && arg == e->arg) return e;
+  return with_children(e, std::move(fn), std::move(arg));
+}
+
+Expr ExprMutator::mutate(const Expr& e) {
+  if (!e) return e;
+  switch (e->kind) {
+    case ExprKind::Ident:
+      return visit_ident(e);
+    case ExprKind::Lambda:
+      return visit_lambda(e);
+    case ExprKind::App:
+      return visit_app(e);
+    case ExprKind::DepLambda:
+      return visit_dep_lambda(e);
+    case ExprKind::DepApp:
+      return visit_dep_app(e);
+    case ExprKind::Literal:
+      return visit_literal(e);
+    case ExprKind::Primitive:
+      return visit_primitive(e);
+    case ExprKind::Foreign:
+      return visit_foreign(e);
+    case ExprKind::Annotation:
+      return visit_annotation(e);
+  }
+  return e;
+}
+
+Expr ExprMutator::mutate_children(const Expr& e) {
+  if (!has_fn_child(e->kind)) return e;
+  Expr fn = mutate(e->fn);
+  Expr arg = e->kind == ExprKind::App ? mutate(e->arg) : nullptr;
+  return rebuild(e, std::move(fn), std::move(arg));
+}
+
+void ExprVisitor::visit(const Expr& e) {
+  if (!e) return;
+  switch (e->kind) {
+    case ExprKind::Ident:
+      return visit_ident(e);
+    case ExprKind::Lambda:
+      return visit_lambda(e);
+    case ExprKind::App:
+      return visit_app(e);
+    case ExprKind::DepLambda:
+      return visit_dep_lambda(e);
+    case ExprKind::DepApp:
+      return visit_dep_app(e);
+    case ExprKind::Literal:
+      return visit_literal(e);
+    case ExprKind::Primitive:
+      return visit_primitive(e);
+    case ExprKind::Foreign:
+      return visit_foreign(e);
+    case ExprKind::Annotation:
+      return visit_annotation(e);
+  }
+}
+
+void ExprVisitor::visit_children(const Expr& e) {
+  if (!has_fn_child(e->kind)) return;
+  visit(e->fn);
+  if (e->kind == ExprKind::App) visit(e->arg);
+}
+
+void for_each_subexpr(const Expr& e, const std::function<bool(const Expr&)>& f) {
+  if (!e || !f(e) || !has_fn_child(e->kind)) return;
+  for_each_subexpr(e->fn, f);
+  if (e->kind == ExprKind::App) for_each_subexpr(e->arg, f);
+}
+
+bool any_subexpr(const Expr& e, const std::function<bool(const Expr&)>& p) {
+  if (!e) return false;
+  if (p(e)) return true;
+  if (!has_fn_child(e->kind)) return false;
+  return any_subexpr(e->fn, p) || (e->kind == ExprKind::App && any_subexpr(e->arg, p));
+}
+
 // ---- alpha equivalence ----
 
 namespace {
 
+// Not on ExprVisitor: it walks two trees in step.
 // Both sides rename their bound names: value binders to binder levels (de Bruijn
 // levels), dependent binders to one fresh type-level name per binder pair, so that
 // the types inside (annotations, dependent arguments) are compared up to renaming.
@@ -312,35 +423,28 @@ struct AlphaEq {
   }
 };
 
-void collect_free(const Expr& e, std::vector<std::string>& bound, std::vector<std::string>& out,
-                  std::unordered_set<std::string>& seen) {
-  if (!e) return;
-  switch (e->kind) {
-    case ExprKind::Ident:
-      if (std::find(bound.begin(), bound.end(), e->name) == bound.end() &&
-          seen.insert(e->name).second)
-        out.push_back(e->name);
-      return;
-    case ExprKind::Lambda:
-      bound.push_back(e->name);
-      collect_free(e->fn, bound, out, seen);
-      bound.pop_back();
-      return;
-    case ExprKind::App:
-      collect_free(e->fn, bound, out, seen);
-      collect_free(e->arg, bound, out, seen);
-      return;
-    case ExprKind::DepLambda:
-    case ExprKind::DepApp:
-    case ExprKind::Annotation:
-      collect_free(e->fn, bound, out, seen);
-      return;
-    case ExprKind::Literal:
-    case ExprKind::Primitive:
-    case ExprKind::Foreign:
-      return;
+// The free variables in order of first occurrence: the identifiers not bound by an
+// enclosing lambda of e.
+class FreeVars : public ExprVisitor {
+ public:
+  std::vector<std::string> out;
+
+ protected:
+  void visit_ident(const Expr& e) override {
+    if (std::find(bound_.begin(), bound_.end(), e->name) == bound_.end() &&
+        seen_.insert(e->name).second)
+      out.push_back(e->name);
   }
-}
+  void visit_lambda(const Expr& e) override {
+    bound_.push_back(e->name);
+    visit_children(e);
+    bound_.pop_back();
+  }
+
+ private:
+  std::vector<std::string> bound_;
+  std::unordered_set<std::string> seen_;
+};
 
 }  // namespace
 
@@ -350,10 +454,9 @@ bool alpha_equal(const Expr& a, const Expr& b) {
 }
 
 std::vector<std::string> free_vars(const Expr& e) {
-  std::vector<std::string> bound, out;
-  std::unordered_set<std::string> seen;
-  collect_free(e, bound, out, seen);
-  return out;
+  FreeVars v;
+  v.visit(e);
+  return v.out;
 }
 
 // Names of the form `base__N` are reserved: the lexer rejects user identifiers

@@ -4,6 +4,7 @@
 // carries its type. Rewriting builds new trees that share unchanged subtrees.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -122,6 +123,74 @@ std::vector<std::string> free_vars(const Expr& e);
 
 // A fresh name based on `base` that does not occur in `avoid`.
 std::string fresh_name(const std::string& base);
+
+// ---- traversal ----
+//
+// The one structural traversal of RISE expressions. A node's children are its
+// sub-expressions: the body of a Lambda, DepLambda or Annotation, the function of a
+// DepApp, the function and then the argument of an App; Ident, Literal, Primitive and
+// Foreign are leaves. Passes that rewrite expressions derive from ExprMutator and
+// analyses from ExprVisitor, overriding only the node kinds they treat specially;
+// binders, types and dependent arguments stay the business of the pass.
+
+// The children of e, in order.
+std::vector<Expr> children(const Expr& e);
+// e with its children replaced by `kids` (as many, in the order of children(e)),
+// keeping everything else; e itself when every child is the same node.
+Expr rebuild(const Expr& e, const std::vector<Expr>& kids);
+// The same with the children given directly (`arg` is ignored but for an App).
+Expr rebuild(const Expr& e, Expr fn, Expr arg);
+
+// Rewrites an expression bottom-up. mutate() dispatches on the node's kind; the
+// default for each kind mutates the children and rebuilds the node only when one of
+// them changed (so an unchanged tree comes back as the same object). A pass
+// overrides the kinds it changes and calls mutate_children (or the base method) for
+// the parts it leaves to the default.
+class ExprMutator {
+ public:
+  virtual ~ExprMutator() = default;
+  virtual Expr mutate(const Expr& e);
+
+ protected:
+  Expr mutate_children(const Expr& e);
+
+  virtual Expr visit_ident(const Expr& e) { return e; }
+  virtual Expr visit_lambda(const Expr& e) { return mutate_children(e); }
+  virtual Expr visit_app(const Expr& e) { return mutate_children(e); }
+  virtual Expr visit_dep_lambda(const Expr& e) { return mutate_children(e); }
+  virtual Expr visit_dep_app(const Expr& e) { return mutate_children(e); }
+  virtual Expr visit_literal(const Expr& e) { return e; }
+  virtual Expr visit_primitive(const Expr& e) { return e; }
+  virtual Expr visit_foreign(const Expr& e) { return e; }
+  virtual Expr visit_annotation(const Expr& e) { return mutate_children(e); }
+};
+
+// Walks an expression without changing it, in the same way: visit() dispatches on
+// the kind and the default for each kind visits the children in order.
+class ExprVisitor {
+ public:
+  virtual ~ExprVisitor() = default;
+  virtual void visit(const Expr& e);
+
+ protected:
+  void visit_children(const Expr& e);
+
+  virtual void visit_ident(const Expr&) {}
+  virtual void visit_lambda(const Expr& e) { visit_children(e); }
+  virtual void visit_app(const Expr& e) { visit_children(e); }
+  virtual void visit_dep_lambda(const Expr& e) { visit_children(e); }
+  virtual void visit_dep_app(const Expr& e) { visit_children(e); }
+  virtual void visit_literal(const Expr&) {}
+  virtual void visit_primitive(const Expr&) {}
+  virtual void visit_foreign(const Expr&) {}
+  virtual void visit_annotation(const Expr& e) { visit_children(e); }
+};
+
+// Calls f on e and on its sub-expressions in pre-order; f returns whether to go on
+// into the children of the node it was given.
+void for_each_subexpr(const Expr& e, const std::function<bool(const Expr&)>& f);
+// Whether p holds for e or one of its sub-expressions (pre-order; stops at the first).
+bool any_subexpr(const Expr& e, const std::function<bool(const Expr&)>& p);
 
 // ---- programs ----
 struct Definition {

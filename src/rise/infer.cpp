@@ -530,6 +530,8 @@ class Inferer {
     return infer(e);
   }
 
+  // Type inference proper, not on ExprMutator: each kind has its own rule, the
+  // environment grows at binders, and children are inferred in a rule-specific order.
   Expr infer(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Ident: {
@@ -749,6 +751,9 @@ class Inferer {
     return data(t);
   }
 
+  // Not on ExprMutator: every node is copied (its type zonked) even where its
+  // children do not change, and a primitive's dependent applications are retyped
+  // together with their spine.
   Expr finalize(const Expr& e) {
     auto n = std::make_shared<ExprNode>(*e);
     n->type = zonk(e->type);

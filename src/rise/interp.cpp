@@ -344,6 +344,8 @@ class Compiler {
  public:
   explicit Compiler(InterpCode& code) : code_(code) {}
 
+  // Not on ExprVisitor: it translates into the interpreter's own nodes, with a scope
+  // per binder and whole application spines compiled at once.
   const CNode* compile(const Expr& e, Scope* s) {
     switch (e->kind) {
       case ExprKind::Ident: {

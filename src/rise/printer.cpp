@@ -305,18 +305,15 @@ class Printer {
 
   // Every name in `e`, so that generated display names collide with none.
   void collect_names(const Expr& root) {
-    if (!root) return;
-    std::vector<const ExprNode*> stack{root.get()};
-    while (!stack.empty()) {
-      const ExprNode* n = stack.back();
-      stack.pop_back();
+    for_each_subexpr(root, [&](const Expr& n) {
       if (!n->name.empty()) used_.insert(n->name);
-      if (n->fn) stack.push_back(n->fn.get());
-      if (n->arg) stack.push_back(n->arg.get());
-    }
+      return true;
+    });
   }
   void reserve(const std::string& name) { used_.insert(name); }
 
+  // Not on ExprVisitor: the layout looks at whole spines and shapes (compositions,
+  // let, infix operators) and decides per construct what to print of its children.
   DocP print(const Expr& e, int ctx) {
     Printed p = doc(e);
     if (p.prec < ctx) return cat({text("("), p.doc, text(")")});

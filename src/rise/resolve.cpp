@@ -17,7 +17,12 @@ bool is_type_level_builtin(const std::string& name) {
          name == "natType";
 }
 
-struct Resolver {
+// Replaces definition names by their (resolved) bodies and primitive names by
+// primitives; every other node is left to the default traversal.
+struct Resolver : ExprMutator {
+  Resolver(const Program& p, size_t visible, const Program* pre, int d)
+      : program(p), limit(visible), prelude(pre), depth(d) {}
+
   const Program& program;
   size_t limit;  // definitions [0, limit) of `program` are visible
   const Program* prelude;
@@ -61,76 +66,51 @@ struct Resolver {
     if (depth >= kMaxInlineDepth) user_error("definitions nest too deeply", use);
     const Definition& d = p.defs[i];
     if (d.foreign) return foreign(d.foreign, use);
-    Resolver inner{p, i, prelude, depth + 1, {}};
-    Expr body = inner.run(d.body);
+    Resolver inner(p, i, prelude, depth + 1);
+    Expr body = inner.mutate(d.body);
     if (d.annot) body = annotation(body, d.annot, d.span);
     return body;
   }
 
-  Expr run(const Expr& e) {
-    switch (e->kind) {
-      case ExprKind::Ident: {
-        const std::string& n = e->name;
-        if (in_scope(n)) return e;
-        if (auto d = lookup_definition(n, e->span)) return *d;
-        if (find_primitive(n)) return primitive(n, e->span);
-        if (is_type_level_builtin(n)) return e;
-        std::string msg = "unknown name '" + n + "'";
-        std::string near = nearest_name(n, known_names());
-        if (!near.empty()) msg += "; did you mean '" + near + "'?";
-        user_error(msg, e->span);
-      }
-      case ExprKind::Lambda: {
-        scope.push_back(e->name);
-        Expr body = run(e->fn);
-        scope.pop_back();
-        if (body == e->fn) return e;
-        auto n = std::make_shared<ExprNode>(*e);
-        n->fn = body;
-        return n;
-      }
-      case ExprKind::DepLambda: {
-        scope.push_back(e->name);
-        Expr body = run(e->fn);
-        scope.pop_back();
-        if (body == e->fn) return e;
-        auto n = std::make_shared<ExprNode>(*e);
-        n->fn = body;
-        return n;
-      }
-      case ExprKind::App: {
-        Expr f = run(e->fn);
-        Expr a = run(e->arg);
-        if (f == e->fn && a == e->arg) return e;
-        return with_children(e, f, a);
-      }
-      case ExprKind::DepApp:
-      case ExprKind::Annotation: {
-        Expr f = run(e->fn);
-        if (f == e->fn) return e;
-        return with_children(e, f, nullptr);
-      }
-      default:
-        return e;
-    }
+  Expr visit_ident(const Expr& e) override {
+    const std::string& n = e->name;
+    if (in_scope(n)) return e;
+    if (auto d = lookup_definition(n, e->span)) return *d;
+    if (find_primitive(n)) return primitive(n, e->span);
+    if (is_type_level_builtin(n)) return e;
+    std::string msg = "unknown name '" + n + "'";
+    std::string near = nearest_name(n, known_names());
+    if (!near.empty()) msg += "; did you mean '" + near + "'?";
+    user_error(msg, e->span);
+  }
+
+  Expr visit_lambda(const Expr& e) override { return in_binder_scope(e); }
+  Expr visit_dep_lambda(const Expr& e) override { return in_binder_scope(e); }
+
+  // The body of a Lambda or DepLambda, with its binder in scope.
+  Expr in_binder_scope(const Expr& e) {
+    scope.push_back(e->name);
+    Expr r = mutate_children(e);
+    scope.pop_back();
+    return r;
   }
 };
 
 }  // namespace
 
 Expr resolve_definition(const Program& program, size_t index, const Program* prelude) {
-  Resolver r{program, index, prelude, 0, {}};
+  Resolver r(program, index, prelude, 0);
   const Definition& d = program.defs[index];
   if (d.foreign) return foreign(d.foreign, d.span);
-  Expr body = r.run(d.body);
+  Expr body = r.mutate(d.body);
   if (d.annot) body = annotation(body, d.annot, d.span);
   return body;
 }
 
 Expr resolve_expr(const Expr& e) {
   static const Program empty;
-  Resolver r{empty, 0, nullptr, 0, {}};
-  return r.run(e);
+  Resolver r(empty, 0, nullptr, 0);
+  return r.mutate(e);
 }
 
 }  // namespace risec::rise
