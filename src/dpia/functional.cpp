@@ -3,9 +3,6 @@
 // inference and checking of read/write annotations.
 #include "dpia/functional.h"
 
-#include <map>
-#include <set>
-
 namespace risec::dpia {
 
 using rise::Expr;
@@ -93,34 +90,37 @@ enum class Cat {
   Reduce,      // accumulates in memory; result readable
   Memory,      // toMem, oclToMem: result readable
   Let,         // let: value stored, result as the body
-  NotLowered,  // a high-level primitive that has no implementation choice yet
+  NotLowered,  // kMustLower: no translation (high level, or interpreter only)
 };
 
-Cat category(const std::string& n, const rise::PrimitiveInfo* info) {
-  static const std::set<std::string> compute = {"mapSeq",    "mapSeqUnroll", "mapPar",
-                                                "mapGlobal", "mapWorkGroup", "mapLocal",
-                                                "scanSeq",   "iterate",      "oclIterate"};
-  static const std::set<std::string> reduce = {"reduceSeq", "reduceSeqUnroll", "reducePar",
-                                               "oclReduceSeq", "oclReduceSeqUnroll"};
-  if (compute.count(n)) return Cat::Compute;
-  if (reduce.count(n)) return Cat::Reduce;
-  if (n == "reduce") return Cat::NotLowered;
-  if (n == "toMem" || n == "oclToMem") return Cat::Memory;
-  if (n == "let") return Cat::Let;
-  if (n == "id") return Cat::View;
-  if (info && info->is_scalar()) return Cat::Scalar;
-  if (n == "vectorFromScalar") return Cat::Scalar;
-  return Cat::View;  // array primitives, pairs, asVector/asScalar, map as a view, ...
+// The category of a primitive, from its family and traits in the primitive table.
+Cat category(const rise::PrimitiveInfo& p) {
+  using rise::Family;
+  if (p.has(rise::kMustLower)) return Cat::NotLowered;
+  if (p.is(rise::PrimId::Id)) return Cat::View;  // id passes its argument through
+  switch (p.family) {
+    case Family::Map:
+      // a low-level map is a loop; the high-level map is read as a view
+      return p.has(rise::kHighLevel) ? Cat::View : Cat::Compute;
+    case Family::Scan:
+    case Family::Iterate:
+      return Cat::Compute;
+    case Family::Reduce:
+      return Cat::Reduce;
+    case Family::Memory:
+      return p.is(rise::PrimId::Let) ? Cat::Let : Cat::Memory;
+    case Family::Vector:
+      return Cat::Scalar;
+    default:
+      return p.is_scalar() ? Cat::Scalar : Cat::View;  // views, pairs, arrays, sliding windows
+  }
 }
 
 // Views whose result, when it must be written, can be written through an
-// acceptor (a destination view).
-bool writable_view(const std::string& n) {
-  static const std::set<std::string> ok = {
-      "id",       "split",  "join",           "transpose",       "zip",      "unzip",   "makePair",
-      "concat",   "padCst", "asVector",       "asVectorAligned", "asScalar", "reorder", "makeArray",
-      "generate", "map",    "circularBuffer", "rotateValues"};
-  return ok.count(n) > 0;
+// acceptor (a destination view), and the primitives that build their result in
+// its destination.
+bool writable_view(const rise::PrimitiveInfo& p) {
+  return p.has(rise::kWritableView) || p.has(rise::kDestination);
 }
 
 struct Binding {
@@ -291,8 +291,8 @@ class Converter {
         Phrase lam = lambda(head);
         PhraseNode n{PhraseNode::Prim, e->span,
                      lam->ptype->b->kind == PhraseType::Exp ? lam->body()->type : head->type->b};
-        n.name = "let";
-        n.prim = rise::find_primitive("let");
+        n.prim = &rise::primitive(rise::PrimId::Let);
+        n.name = n.prim->name;
         n.args = {arg, lam};
         n.ptype = exp_t(n.type, lam->body()->access());
         result = make(std::move(n));
@@ -332,22 +332,25 @@ class Converter {
                    const std::vector<Expr>& vargs) {
     const std::string& name = head->name;
     const rise::PrimitiveInfo* info = head->prim;
-    int arity = name == "makeArray" ? head->count : (info ? info->arity : 0);
+    if (!info) internal_error("primitive " + name + " without a table row", head->span);
+    int arity = info->is(rise::PrimId::MakeArray) ? head->count : info->arity;
     // Parallel and OpenCL primitives must suit the target.
-    if (info && info->has(rise::kOpenMP) && !caps_.openmp)
+    if (info->has(rise::kOpenMP) && !caps_.openmp)
       user_error(name + " needs the OpenMP target (--target openmp); the " + caps_.name +
                      " target runs sequentially (use mapSeq/reduceSeq)",
                  head->span);
-    if (info && info->has(rise::kOpenCL) && !caps_.opencl)
+    if (info->has(rise::kOpenCL) && !caps_.opencl)
       user_error(
           name + " needs an OpenCL or CUDA target; the " + caps_.name + " target cannot run it",
           head->span);
-    Cat cat = category(name, info);
-    if (cat == Cat::NotLowered)
+    Cat cat = category(*info);
+    if (cat == Cat::NotLowered && info->has(rise::kHighLevel))
       user_error(name +
                      " has no implementation choice yet: lower it (reduceSeq, reducePar, ...), "
                      "for example with the strategy lowerToC",
                  head->span);
+    if (cat == Cat::NotLowered)
+      user_error(name + " cannot be compiled yet (only the interpreter runs it)", head->span);
     if (static_cast<int>(vargs.size()) < arity) {
       // Eta-expand the missing arguments.
       Expr full = e;
@@ -426,13 +429,12 @@ class Converter {
           Access x = a->kind == PhraseNode::Lambda ? a->body()->access() : a->access();
           if (x == Access::Wr) acc = Access::Wr;
         }
-        if (acc == Access::Wr && !writable_view(n.name)) {
+        if (acc == Access::Wr && !writable_view(*n.prim)) {
           for (const Phrase& a : n.args) readable(a, n.name);
         }
-        if (n.name == "padClamp" || n.name == "map" || n.name == "generate") {
-          // padClamp reads its input's edges; a map view reads its input.
-          if (n.name == "padClamp" || n.name == "map") readable(n.args.back(), n.name);
-        }
+        // A map view reads its input. (padClamp reads its input's edges: it is no
+        // writable view, so the loop above already required a readable input.)
+        if (n.prim->family == rise::Family::Map) readable(n.args.back(), n.name);
         return acc;
       }
       case Cat::NotLowered:

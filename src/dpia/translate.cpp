@@ -3,12 +3,13 @@
 
 #include <functional>
 #include <map>
-#include <set>
 
 namespace risec::dpia {
 
 namespace {
 
+using rise::Family;
+using rise::PrimId;
 using rise::TypeKind;
 using Cont = std::function<CommandP(const ExpressionP&)>;
 
@@ -166,22 +167,16 @@ class Translator {
   CommandP acc(const Phrase& e, const AcceptorP& A) {
     if (e->kind != PhraseNode::Prim)
       return con(e, [&](const ExpressionP& v) { return copy(A, v); });
+    const rise::PrimitiveInfo& pr = *e->prim;
     const std::string& p = e->name;
     const auto& a = e->args;
     // A map of views (map(transpose), map(join), ...) writes its input through the
     // views, element by element, instead of through a temporary and a copy.
-    if (p == "map")
+    if (pr.is(PrimId::Map))
       if (AcceptorP through = map_view_acceptor(a[0], a[1]->type, A)) return acc(a[1], through);
-    if (p == "mapSeq" || p == "mapSeqUnroll" || p == "mapPar" || p == "mapGlobal" ||
-        p == "mapWorkGroup" || p == "mapLocal" || p == "map") {
-      LoopKind kind = p == "mapSeqUnroll"   ? LoopKind::SeqUnroll
-                      : p == "mapPar"       ? LoopKind::Par
-                      : p == "mapGlobal"    ? LoopKind::Global
-                      : p == "mapWorkGroup" ? LoopKind::WorkGroup
-                      : p == "mapLocal"     ? LoopKind::Local
-                                            : LoopKind::Seq;
-      if (a[1]->kind == PhraseNode::Prim &&
-          (a[1]->name == "circularBuffer" || a[1]->name == "rotateValues"))
+    if (pr.family == Family::Map) {
+      LoopKind kind = pr.loop;
+      if (a[1]->kind == PhraseNode::Prim && a[1]->prim->family == Family::Sliding)
         return sliding(e, kind, A);
       return con(a[1], [&, kind](const ExpressionP& x) {
         Nat n = size_of(x->dt);
@@ -192,15 +187,14 @@ class Translator {
                       }));
       });
     }
-    if (p == "reduceSeq" || p == "reduceSeqUnroll" || p == "reducePar" || p == "oclReduceSeq" ||
-        p == "oclReduceSeqUnroll") {
+    if (pr.family == Family::Reduce) {
       // An array accumulator is kept in the destination itself when the destination
       // is plain memory: no temporary, no copies per step.
       if (e->type->kind == TypeKind::Array)
         if (ExpressionP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
       return reduce(e, [&](const ExpressionP& r) { return copy(A, r); });
     }
-    if (p == "scanSeq") {
+    if (pr.family == Family::Scan) {
       return con(a[2], [&](const ExpressionP& x) {
         Nat n = size_of(x->dt);
         Type t = e->type->a;
@@ -215,8 +209,8 @@ class Translator {
                                      cm_seq({step, copy(ac_idx(A, iv), ex_var(v, t))}))}));
       });
     }
-    if (p == "toMem" || p == "oclToMem" || p == "id") return acc(a.back(), A);
-    if (p == "let") return let(e, [&](const Phrase& b) { return acc(b, A); });
+    if (pr.is(PrimId::Let)) return let(e, [&](const Phrase& b) { return acc(b, A); });
+    if (pr.family == Family::Memory || pr.is(PrimId::Id)) return acc(a.back(), A);
     if (p == "split") return acc(a[0], ac_view(Acceptor::Join, a[0]->type, A, targ_nat(e, 0)));
     if (p == "join") {
       Nat m = size_of(a[0]->type->a);
@@ -282,13 +276,13 @@ class Translator {
       r.fn = std::get<rise::NatFun>(e->targs.at(2));
       return acc(a[0], ac_make(std::move(r)));
     }
-    if (p == "makeArray") {
+    if (pr.is(PrimId::MakeArray)) {
       std::vector<CommandP> items;
       for (size_t i = 0; i < a.size(); ++i)
         items.push_back(acc(a[i], ac_idx(A, Nat(static_cast<int64_t>(i)))));
       return cm_seq(std::move(items));
     }
-    if (p == "generate") {
+    if (pr.is(PrimId::Generate)) {
       Nat n = size_of(e->type);
       std::string i = fresh("i");
       Nat iv = loop_var(i, n);
@@ -296,11 +290,11 @@ class Translator {
                     with_param(a[0], ex_nat(iv, rise::index_type(n)),
                                [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); }));
     }
-    if (p == "iterate" || p == "oclIterate") return iterate(e, A);
-    if (p == "circularBuffer" || p == "rotateValues") {
+    if (pr.family == Family::Iterate) return iterate(e, A);
+    if (pr.family == Family::Sliding) {
       // Not consumed by a sequential map (that case is `sliding`): the windows are
       // what slide(sz)(1)(map(load)(x)) would give, written out one by one.
-      Nat sz = p == "circularBuffer" ? targ_nat(e, 1) : targ_nat(e, 0);
+      Nat sz = pr.is(PrimId::CircularBuffer) ? targ_nat(e, 1) : targ_nat(e, 0);
       return con(a[1], [&, sz](const ExpressionP& x) {
         Nat n = size_of(e->type);
         std::string i = fresh("i"), j = fresh("j");
@@ -324,7 +318,7 @@ class Translator {
   CommandP sliding(const Phrase& map, LoopKind kind, const AcceptorP& A) {
     const Phrase& cb = map->args[1];
     const Phrase& body_fn = map->args[0];
-    bool circular = cb->name == "circularBuffer";
+    bool circular = cb->prim->is(PrimId::CircularBuffer);
     if (kind != LoopKind::Seq && kind != LoopKind::SeqUnroll)
       user_error(cb->name + " must be consumed by a sequential map (mapSeq)", map->span);
     Nat alloc = targ_nat(cb, 0);
@@ -391,10 +385,7 @@ class Translator {
   // reduceSeq(f)(init)(x): an accumulator in memory, updated in a loop.
   CommandP reduce(const Phrase& e, const Cont& k) {
     const auto& a = e->args;
-    const std::string& p = e->name;
-    LoopKind kind = (p == "reduceSeqUnroll" || p == "oclReduceSeqUnroll") ? LoopKind::SeqUnroll
-                    : p == "reducePar"                                    ? LoopKind::Par
-                                                                          : LoopKind::Seq;
+    LoopKind kind = e->prim->loop;
     return con(a[2], [&, kind](const ExpressionP& x) {
       Nat n = size_of(x->dt);
       Type t = e->type;
@@ -410,14 +401,14 @@ class Translator {
     });
   }
 
-  // The operator of a parallel reduction: fun(a => fun(b => op(a)(b))) with op one
-  // of add, mul, fmin, fmax (the rule reducePar checked associativity).
+  // The operator of a parallel reduction: fun(a => fun(b => op(a)(b))) with op an
+  // associative and commutative primitive (add, mul, fmin, fmax; the rule reducePar
+  // checked associativity).
   static std::string reduction_operator(const Phrase& f) {
     if (f->kind != PhraseNode::Lambda || f->body()->kind != PhraseNode::Lambda) return "";
     const Phrase& b = f->body()->body();
     if (b->kind != PhraseNode::Prim || b->args.size() != 2) return "";
-    static const std::set<std::string> ops = {"add", "mul", "fmin", "fmax"};
-    if (!ops.count(b->name)) return "";
+    if (!b->prim->has(rise::kAssocComm)) return "";
     auto is_var = [](const Phrase& x, const std::string& n) {
       return x->kind == PhraseNode::Var && x->name == n;
     };
@@ -488,10 +479,7 @@ class Translator {
 
   CommandP reduce_in_place(const Phrase& e, const AcceptorP& A, const ExpressionP& readback) {
     const auto& a = e->args;
-    const std::string& p = e->name;
-    LoopKind kind = (p == "reduceSeqUnroll" || p == "oclReduceSeqUnroll") ? LoopKind::SeqUnroll
-                    : p == "reducePar"                                    ? LoopKind::Par
-                                                                          : LoopKind::Seq;
+    LoopKind kind = e->prim->loop;
     return con(a[2], [&, kind](const ExpressionP& x) {
       Nat n = size_of(x->dt);
       std::string i = fresh("i");
@@ -511,7 +499,7 @@ class Translator {
   // writes m*n^(k-i-1), then swaps the buffers, or, before the last step, points the
   // output at the result.
   CommandP iterate(const Phrase& e, const AcceptorP& A) {
-    Nat k = targ_nat(e, 0);
+    Nat k = targ_nat(e, e->targs.size() - 1);  // oclIterate's address space comes first
     const Phrase& step = e->args[0];
     const Phrase& input = e->args[1];
     if (step->kind != PhraseNode::DepLambda)
@@ -639,6 +627,7 @@ class Translator {
   }
 
   CommandP con_prim(const Phrase& e, const Cont& k) {
+    const rise::PrimitiveInfo& pr = *e->prim;
     const std::string& p = e->name;
     const auto& a = e->args;
     auto view1 = [&](Expression::Kind kind, Nat n = Nat(0), Nat m = Nat(0)) {
@@ -646,12 +635,10 @@ class Translator {
         return k(ex_view(kind, e->type, {x}, n, m));
       });
     };
-    if (p == "toMem" || p == "oclToMem") return materialize(a.back(), k);
-    if (p == "id") return con(a[0], k);
-    if (p == "let") return let(e, [&](const Phrase& b) { return con(b, k); });
-    if (p == "reduceSeq" || p == "reduceSeqUnroll" || p == "reducePar" || p == "oclReduceSeq" ||
-        p == "oclReduceSeqUnroll")
-      return reduce(e, k);
+    if (pr.is(PrimId::Let)) return let(e, [&](const Phrase& b) { return con(b, k); });
+    if (pr.family == Family::Memory) return materialize(a.back(), k);
+    if (pr.is(PrimId::Id)) return con(a[0], k);
+    if (pr.family == Family::Reduce) return reduce(e, k);
     if (e->access() == Access::Wr) {
       // Only reachable for the entry's output or inside acc; reading it needs memory.
       return materialize(e, k);
@@ -728,11 +715,11 @@ class Translator {
         return k(ex_make(std::move(r)));
       });
     }
-    if (p == "generate" || p == "map") {
+    if (pr.is(PrimId::Generate) || pr.is(PrimId::Map)) {
       // A view whose elements are computed on access, when they need no memory.
       const Phrase& f = a[0];
       std::string v = fresh("g");
-      if (p == "generate") {
+      if (pr.is(PrimId::Generate)) {
         Nat n = size_of(e->type);
         std::optional<ExpressionP> body;
         with_param(f, ex_nat(Nat::var(v, Nat(0), n), rise::index_type(n)), [&](const Phrase& b) {
@@ -758,10 +745,10 @@ class Translator {
         return k(ex_make(std::move(m)));
       });
     }
-    if (p == "makeArray") return materialize(e, k);
-    if (p == "mapFst" || p == "mapSnd") {
+    if (pr.is(PrimId::MakeArray)) return materialize(e, k);
+    if (pr.is(PrimId::MapFst) || pr.is(PrimId::MapSnd)) {
       return con(a[1], [&](const ExpressionP& x) -> CommandP {
-        bool first = p == "mapFst";
+        bool first = pr.is(PrimId::MapFst);
         ExpressionP part = first ? ex_fst(x) : ex_snd(x);
         return with_param(a[0], part, [&](const Phrase& b) {
           return con(b, [&](const ExpressionP& y) {
@@ -772,7 +759,7 @@ class Translator {
         });
       });
     }
-    if (p == "indexAsNat" || p == "natAsIndex") {
+    if (pr.family == Family::Index) {
       return con(a[0], [&](const ExpressionP& x) {
         if (x->kind == Expression::Nat) return k(ex_nat(x->idx, e->type));
         Expression c{Expression::Cast, e->type};
@@ -780,41 +767,41 @@ class Translator {
         return k(ex_make(std::move(c)));
       });
     }
-    if (p == "cast") {
+    if (pr.is(PrimId::Cast)) {
       return con(a[0], [&](const ExpressionP& x) {
         Expression c{Expression::Cast, e->type};
         c.args = {x};
         return k(ex_make(std::move(c)));
       });
     }
-    if (p == "select") {
+    if (pr.is(PrimId::Select)) {
       std::vector<ExpressionP> vals;
       return con_list(a, 0, vals, [&](std::vector<ExpressionP>& xs) {
         return k(ex_view(Expression::Select, e->type, xs));
       });
     }
-    if (e->prim && e->prim->is_scalar()) {
+    if (pr.is_scalar()) {
       std::vector<ExpressionP> vals;
       return con_list(a, 0, vals, [&](std::vector<ExpressionP>& xs) {
         // Index arithmetic stays symbolic.
         if (xs.size() == 2 && xs[0]->kind == Expression::Nat && xs[1]->kind == Expression::Nat &&
-            (p == "add" || p == "sub" || p == "mul")) {
-          Nat r = p == "add"   ? xs[0]->idx + xs[1]->idx
-                  : p == "sub" ? xs[0]->idx - xs[1]->idx
-                               : xs[0]->idx * xs[1]->idx;
+            (pr.is(PrimId::Add) || pr.is(PrimId::Sub) || pr.is(PrimId::Mul))) {
+          Nat r = pr.is(PrimId::Add)   ? xs[0]->idx + xs[1]->idx
+                  : pr.is(PrimId::Sub) ? xs[0]->idx - xs[1]->idx
+                                       : xs[0]->idx * xs[1]->idx;
           return k(ex_nat(r, e->type));
         }
-        bool unary = xs.size() == 1 && (p == "neg" || p == "not");
-        Expression c{unary ? Expression::Unary
-                           : (rise::is_builtin_math(p) ? Expression::Call : Expression::Binary),
+        // Arithmetic is an operator (unary: neg, not); a math builtin is a call.
+        bool math = pr.family == Family::Math;
+        bool unary = !math && xs.size() == 1;
+        Expression c{unary ? Expression::Unary : (math ? Expression::Call : Expression::Binary),
                      e->type};
         c.name = p;
         c.args = xs;
         return k(ex_make(std::move(c)));
       });
     }
-    if (p == "circularBuffer" || p == "rotateValues" || p == "scanSeq" || p == "iterate" ||
-        p == "oclIterate")
+    if (pr.family == Family::Sliding || pr.family == Family::Scan || pr.family == Family::Iterate)
       return materialize(e, k);
     internal_error("DPIA: no continuation translation for " + p, e->span);
   }

@@ -41,7 +41,7 @@ int fun_arity(const Type& t) {
 // The value parameter types of a primitive, in order.
 std::vector<Type> prim_params(const rise::ExprNode& p) {
   std::vector<Type> out;
-  if (!p.prim || p.name == "makeArray") return out;
+  if (!p.prim || p.prim->is(rise::PrimId::MakeArray)) return out;
   Type t = p.prim->type;
   while (t) {
     if (t->kind == rise::TypeKind::DepFun) {
@@ -102,11 +102,11 @@ class Expander : public rise::ExprMutator {
     }
     // Eta-expand a partial application (all dependent arguments given).
     const rise::PrimitiveInfo* p = sp.head->prim;
-    size_t arity = sp.head->name == "makeArray" ? static_cast<size_t>(sp.head->count)
-                   : p                          ? static_cast<size_t>(p->arity)
-                                                : 0;
-    bool deps_done =
-        !p || sp.head->name == "makeArray" || deps == static_cast<size_t>(p->dep_arity);
+    const bool make_array = p && p->is(rise::PrimId::MakeArray);  // arity from the node
+    size_t arity = make_array ? static_cast<size_t>(sp.head->count)
+                   : p        ? static_cast<size_t>(p->arity)
+                              : 0;
+    bool deps_done = !p || make_array || deps == static_cast<size_t>(p->dep_arity);
     if (deps_done && vi < arity) {
       std::vector<std::string> names;
       for (size_t i = vi; i < arity; ++i) names.push_back(rise::fresh_name("x"));

@@ -67,7 +67,7 @@ std::optional<Expr> match_map_fn(const Expr& f) {
 
 std::optional<PrimCall> match_unary_fn(const Expr& f) {
   auto c = as_prim_call(eta_reduced(f));
-  if (!c || !c->head->prim || c->name() == "makeArray") return std::nullopt;
+  if (!c || !c->head->prim || c->head->prim->is(rise::PrimId::MakeArray)) return std::nullopt;
   const rise::PrimitiveInfo& p = *c->head->prim;
   if (static_cast<int>(c->deps.size()) != p.dep_arity) return std::nullopt;
   if (static_cast<int>(c->args.size()) + 1 != p.arity) return std::nullopt;
@@ -529,42 +529,34 @@ Type fun_param(const Type& t) {
 
 // ---------------------------------------------------------------- classification
 
-bool is_view_prim(const std::string& name) {
-  const rise::PrimitiveInfo* p = rise::find_primitive(name);
-  if (name == "makeArray") return true;
-  if (!p) return false;
-  if (name == "mapFst" || name == "mapSnd") return false;
-  return (!p->is_scalar() && p->family != rise::Family::Memory &&
-          p->family != rise::Family::Vector && p->family != rise::Family::Map &&
-          p->family != rise::Family::Reduce && p->family != rise::Family::Iterate &&
-          p->family != rise::Family::Scan && p->family != rise::Family::Sliding) ||
-         name == "asVector" || name == "asVectorAligned" || name == "asScalar";
+bool is_map_like(const rise::PrimitiveInfo* p) {
+  return p && p->family == rise::Family::Map && !p->has(rise::kHighLevel);
 }
 
-bool is_map_like(const std::string& name) {
-  return name == "mapSeq" || name == "mapSeqUnroll" || name == "mapPar" || name == "mapGlobal" ||
-         name == "mapWorkGroup" || name == "mapLocal";
+bool is_reduce_like(const rise::PrimitiveInfo* p) {
+  return p && p->family == rise::Family::Reduce;
 }
 
-bool is_reduce_like(const std::string& name) {
-  return name == "reduce" || name == "reduceSeq" || name == "reduceSeqUnroll" ||
-         name == "reducePar" || name == "oclReduceSeq" || name == "oclReduceSeqUnroll";
+std::string assoc_comm_names() {
+  std::vector<std::string> names;
+  for (const rise::PrimitiveInfo& p : rise::primitives())
+    if (p.has(rise::kAssocComm)) names.push_back(p.name);
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
 }
 
 bool computes(const Expr& e) {
   switch (e->kind) {
-    case ExprKind::Primitive: {
-      if (!e->prim || e->name == "makeArray") return false;
-      const std::string& n = e->name;
-      return e->prim->is_scalar() || is_reduce_like(n) || is_map_like(n) || n == "scanSeq" ||
-             n == "iterate" || n == "oclIterate" || n == "circularBuffer" || n == "rotateValues";
-    }
+    case ExprKind::Primitive:
+      return e->prim && e->prim->computes();
     case ExprKind::Foreign:
       return true;
     case ExprKind::App: {
       // map(fun(x => x)): an explicit copy
-      if (auto c = as_prim_call(e); c && c->args.size() == 1 &&
-                                    (c->name() == "map" || is_map_like(c->name())) &&
+      if (auto c = as_prim_call(e); c && c->args.size() == 1 && c->head->prim &&
+                                    c->head->prim->family == rise::Family::Map &&
                                     is_identity_fn(c->args[0]))
         return true;
       return computes(e->fn) || computes(e->arg);

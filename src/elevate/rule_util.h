@@ -15,6 +15,7 @@
 
 #include "elevate/strategy.h"
 #include "rise/expr.h"
+#include "rise/primitives.h"
 #include "rise/type.h"
 
 namespace risec::elevate::util {
@@ -138,19 +139,17 @@ Type fun_param(const Type& t);
 
 // ---------------------------------------------------------------- classification
 
-// Primitives whose results are views of their inputs (no computation, no memory):
-// the Array class of the primitive table but mapFst/mapSnd, makeArray, asVector,
-// asVectorAligned, asScalar.
-bool is_view_prim(const std::string& name);
-// The low-level maps (mapSeq, mapSeqUnroll, mapPar, mapGlobal, mapWorkGroup,
-// mapLocal): fully applied, they compute an array. The high-level map is not one.
-bool is_map_like(const std::string& name);
-// reduce and its low-level forms (reduceSeq, reduceSeqUnroll, reducePar,
-// oclReduceSeq, oclReduceSeqUnroll).
-bool is_reduce_like(const std::string& name);
-// Whether e computes: scalar arithmetic (any Scalar-class primitive, id included),
-// a foreign function, a reduction, a low-level or parallel pattern, or an
-// identity map (an explicit copy).
+// The low-level maps (family Map but the high-level map: mapSeq, mapPar, ...): fully
+// applied, they compute an array.
+bool is_map_like(const rise::PrimitiveInfo* p);
+// reduce and its low-level forms (family Reduce).
+bool is_reduce_like(const rise::PrimitiveInfo* p);
+// The associative and commutative operators of the primitive table, for messages:
+// "add, mul, fmin or fmax".
+std::string assoc_comm_names();
+// Whether e computes: a primitive that computes (PrimitiveInfo::computes: arithmetic,
+// math, reductions, scans, iterations, sliding windows, low-level loops), a foreign
+// function, or an identity map (an explicit copy).
 bool computes(const Expr& e);
 
 // Whether a rule that splits an array of length `len` into blocks of `n` must refuse:

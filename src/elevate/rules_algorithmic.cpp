@@ -97,8 +97,9 @@ namespace {
 bool is_loop(const Expr& t) {
   auto c = util::as_prim_call(t);
   if (!c) return false;
-  if (c->name() == "map" || util::is_map_like(c->name())) return c->args.size() == 2;
-  return util::is_reduce_like(c->name()) && c->args.size() == 3;
+  const rise::PrimitiveInfo* p = c->head->prim;
+  if (p && p->family == rise::Family::Map) return c->args.size() == 2;
+  return util::is_reduce_like(p) && c->args.size() == 3;
 }
 
 // The first loop (pre-order) in `e`, other than `e` itself when `skip_root`, that uses

@@ -43,7 +43,9 @@
 namespace risec::elevate {
 
 using rise::ExprKind;
+using rise::Family;
 using rise::Nat;
+using rise::PrimId;
 using util::call;
 using util::fun;
 using util::PrimCall;
@@ -109,27 +111,17 @@ Strategy reduce_par() {
       return fail_at("reducePar", e,
                      "expected a reduction with its operator and initial value, reduce(op)(init)");
     auto op = util::match_binary_op(c->args[0]);
-    static const std::set<std::string> ok = {"add", "mul", "fmin", "fmax"};
-    if (!op || !ok.count(op->name))
+    const rise::PrimitiveInfo* opp = op ? rise::find_primitive(op->name) : nullptr;
+    if (!opp || !opp->has(rise::kAssocComm))
       return fail_at("reducePar", e,
-                     "reducePar needs an associative operator: the operator is not add, mul, fmin "
-                     "or fmax (or their eta-expansion)");
+                     "reducePar needs an associative operator: the operator is not " +
+                         util::assoc_comm_names() + " (or their eta-expansion)");
     auto init = util::literal_value(c->args[1]);
-    bool neutral = false;
-    std::string want;
-    if (op->name == "add") {
-      neutral = init && *init == 0.0;
-      want = "0";
-    } else if (op->name == "mul") {
-      neutral = init && *init == 1.0;
-      want = "1";
-    } else if (op->name == "fmin") {
-      neutral = init && std::isinf(*init) && *init > 0;
-      want = "+infinity";
-    } else {
-      neutral = init && std::isinf(*init) && *init < 0;
-      want = "-infinity";
-    }
+    // the neutral element from the table (fmin's is +infinity, fmax's -infinity)
+    bool neutral = init && *init == opp->neutral;
+    std::string want = std::isinf(opp->neutral)
+                           ? (opp->neutral > 0 ? "+infinity" : "-infinity")
+                           : std::to_string(static_cast<int64_t>(opp->neutral));
     if (!neutral)
       return fail_at("reducePar", e,
                      "reducePar needs the initial value to be the neutral element of " + op->name +
@@ -292,11 +284,10 @@ Strategy sliding_buffer(const std::string& name) {
 enum class Pos { Write, Read };
 
 // Views whose result, when written, is written in place: their data arguments are
-// written into (a view of) the same destination.
-bool is_writable_view(const std::string& n) {
-  return n == "join" || n == "split" || n == "transpose" || n == "asScalar" || n == "asVector" ||
-         n == "asVectorAligned" || n == "zip" || n == "makePair" || n == "concat" ||
-         n == "reorder" || n == "makeArray" || n == "id";
+// written into (a view of) the same destination (writable views, and primitives that
+// build their result in its destination).
+bool is_writable_view(const rise::PrimitiveInfo* p) {
+  return p && (p->has(rise::kWritableView) || p->has(rise::kDestination));
 }
 
 // Not an ExprMutator: each node is lowered for the position (read or write) that
@@ -312,7 +303,7 @@ class Lowerer {
         return b == e->fn ? e : rise::with_children(e, b, nullptr);
       }
       case ExprKind::Primitive:
-        if (e->name == "reduce") return util::prim("reduceSeq");
+        if (e->prim && e->prim->is(PrimId::Reduce)) return util::prim("reduceSeq");
         return e;
       case ExprKind::App:
       case ExprKind::DepApp:
@@ -350,7 +341,7 @@ class Lowerer {
       }
       return same ? e : out;
     }
-    std::string n = c->name();
+    const rise::PrimitiveInfo* p = c->head->prim;
     Expr head = c->head;
     std::vector<Expr> args = c->args;
     const size_t na = args.size();
@@ -366,52 +357,54 @@ class Lowerer {
       args[i] = lower(args[i], p);
       done[i] = true;
     };
-    if (n == "map" && na >= 1 && map_fn_computes(args[0])) {
+    auto is = [&](PrimId id) { return p && p->is(id); };
+    auto family = [&](Family f) { return p && p->family == f; };
+    if (is(PrimId::Map) && na >= 1 && map_fn_computes(args[0])) {
       head = util::prim("mapSeq");
-      n = "mapSeq";
+      p = &rise::primitive(PrimId::MapSeq);
     }
-    if (n == "reduce") {
+    if (is(PrimId::Reduce)) {
       head = util::prim("reduceSeq");
-      n = "reduceSeq";
+      p = &rise::primitive(PrimId::ReduceSeq);
     }
     int arity = c->head->prim ? c->head->prim->arity : 0;
-    bool full = static_cast<int>(na) == arity && n != "makeArray";
-    if (n == "map") {
+    bool full = static_cast<int>(na) == arity && !is(PrimId::MakeArray);
+    if (is(PrimId::Map)) {
       // a view map: its input is read (element by element)
       fn_arg(0, pos);
       data_arg(1, Pos::Read);
-    } else if (util::is_map_like(n)) {
+    } else if (util::is_map_like(p)) {
       fn_arg(0, Pos::Write);
       data_arg(1, Pos::Read);
       computed_array = full;
-    } else if (util::is_reduce_like(n)) {
+    } else if (util::is_reduce_like(p)) {
       fn_arg(0, Pos::Write);
       data_arg(1, Pos::Write);
       data_arg(2, Pos::Read);
-    } else if (n == "scanSeq") {
+    } else if (family(Family::Scan)) {
       fn_arg(0, Pos::Write);
       data_arg(1, Pos::Write);
       data_arg(2, Pos::Read);
       computed_array = full;
-    } else if (n == "iterate" || n == "oclIterate") {
+    } else if (family(Family::Iterate)) {
       fn_arg(0, Pos::Write);
       data_arg(1, Pos::Read);
       computed_array = full;
-    } else if (n == "circularBuffer" || n == "rotateValues") {
+    } else if (family(Family::Sliding)) {
       fn_arg(0, Pos::Write);
       data_arg(1, Pos::Read);
-    } else if (n == "toMem" || n == "oclToMem") {
-      data_arg(0, Pos::Write);
-    } else if (n == "let") {
+    } else if (is(PrimId::Let)) {
       data_arg(0, Pos::Write);
       fn_arg(1, pos);
-    } else if (is_writable_view(n)) {
-      for (size_t i = 0; i < na; ++i) data_arg(i, pos);
-    } else if (n == "padCst") {
+    } else if (family(Family::Memory)) {
+      data_arg(0, Pos::Write);
+    } else if (is(PrimId::PadCst)) {
       data_arg(0, Pos::Read);
       data_arg(1, pos);
-    } else if (n == "generate") {
+    } else if (is(PrimId::Generate)) {
       fn_arg(0, pos);
+    } else if (is_writable_view(p)) {
+      for (size_t i = 0; i < na; ++i) data_arg(i, pos);
     }
     // Everything else (other primitives, arguments beyond the ones above) is read.
     for (size_t i = 0; i < na; ++i) {

@@ -15,7 +15,6 @@
 // lifted (it indexes arrays, reduces, compares, casts or calls a foreign function on
 // the lanes) or when n does not divide the length. Lane order and values are
 // unchanged, so the rewrite preserves the semantics exactly.
-#include <map>
 #include <set>
 
 #include "elevate/library.h"
@@ -27,6 +26,7 @@ namespace risec::elevate {
 
 using rise::ExprKind;
 using rise::Nat;
+using rise::PrimId;
 using rise::TypeKind;
 using util::call;
 
@@ -40,11 +40,6 @@ bool lane_scalar(const Type& t) {
 bool scalar_tree(const Type& t) {
   if (lane_scalar(t)) return true;
   return t && t->kind == TypeKind::Pair && scalar_tree(t->a) && scalar_tree(t->b);
-}
-
-bool lane_wise_prim(const std::string& n) {
-  return n == "neg" || n == "add" || n == "sub" || n == "mul" || n == "div" || n == "mod" ||
-         n == "id" || rise::is_builtin_math(n);
 }
 
 // f lifted from scalars to vectors of lanes.
@@ -119,16 +114,18 @@ class Lifter {
     if (h->kind != ExprKind::Primitive)
       return fail("it applies a function variable ('" + rise::print_expr(h) + "') to the lanes");
     const std::string& n = h->name;
-    bool ok = lane_wise_prim(n) || n == "fst" || n == "snd" || n == "makePair" || n == "let" ||
-              n == "select";
+    auto is = [&](PrimId id) { return h->prim && h->prim->is(id); };
+    // lane-wise primitives, and those that pass lanes through (pairs, let) or choose
+    // between them (select)
+    bool ok = (h->prim && h->prim->has(rise::kLaneWise)) || is(PrimId::Fst) || is(PrimId::Snd) ||
+              is(PrimId::MakePair) || is(PrimId::Let) || is(PrimId::Select);
     if (!ok) {
-      if (n == "reduce" || n == "reduceSeq" || n == "reduceSeqUnroll" || n == "reducePar")
-        return fail("it uses a reduction");
-      if (n == "idx" || n == "generate" || n == "take" || n == "drop")
+      if (h->prim && h->prim->family == rise::Family::Reduce) return fail("it uses a reduction");
+      if (is(PrimId::Idx) || is(PrimId::Generate) || is(PrimId::Take) || is(PrimId::Drop))
         return fail("it indexes arrays with the lanes");
-      if (n == "gt" || n == "lt" || n == "equal" || n == "not")
+      if (is(PrimId::Gt) || is(PrimId::Lt) || is(PrimId::Equal) || is(PrimId::Not))
         return fail("it compares values (comparisons are not lane-wise)");
-      if (n == "cast") return fail("it casts values (casts are not vectorised)");
+      if (is(PrimId::Cast)) return fail("it casts values (casts are not vectorised)");
       return fail("it uses '" + n + "', which does not apply lane-wise");
     }
     Expr out = h;
@@ -138,7 +135,7 @@ class Lifter {
         out = rise::dep_app(out, a.type_arg);
         continue;
       }
-      if (n == "select" && i == 0) {
+      if (is(PrimId::Select) && i == 0) {
         if (uses_lanes(a.value))
           return fail("it selects with a condition that depends on the lanes");
         out = rise::app(out, a.value);
@@ -264,11 +261,12 @@ Strategy vectorize_reduction_rule(int64_t n) {
     if (!c || (c->name() != "reduce" && c->name() != "reduceSeq") || c->args.size() != 3)
       return fail_at(name, e, "expected a fully applied reduce(op)(init)(x)");
     auto op = util::match_binary_op(c->args[0]);
-    static const std::map<std::string, double> neutral = {{"add", 0.0}, {"mul", 1.0}};
-    if (!op || !neutral.count(op->name))
+    // add and mul: associative, and operators on C vectors (fmin and fmax are not)
+    const rise::PrimitiveInfo* opp = op ? rise::find_primitive(op->name) : nullptr;
+    if (!opp || !(opp->is(PrimId::Add) || opp->is(PrimId::Mul)))
       return fail_at(name, e, "the operator must be add or mul (associative, lane-wise)");
     auto init = util::literal_value(c->args[1]);
-    if (!init || *init != neutral.at(op->name))
+    if (!init || *init != opp->neutral)
       return fail_at(name, e, "the initial value must be the neutral element of " + op->name);
     Expr data = c->args[2];
     Expr f;  // the function mapped over the data, when there is one

@@ -2,6 +2,7 @@
 // combinators, the traversals and the predicates of spec/strategies.md.
 #include "elevate/strategy.h"
 
+#include "elevate/rule_util.h"
 #include "rise/infer.h"
 #include "rise/primitives.h"
 
@@ -490,23 +491,9 @@ Strategy map_nest(int depth) {
   });
 }
 
-static bool computes(const Expr& e) {
-  switch (e->kind) {
-    case ExprKind::Primitive:
-      return e->prim && e->name != "makeArray" &&
-             (e->prim->is_scalar() || e->name == "reduce" || e->name == "reduceSeq" ||
-              e->name == "reducePar" || e->name == "reduceSeqUnroll");
-    case ExprKind::Foreign:
-      return true;
-    default:
-      for (const Expr& c : children(e))
-        if (computes(c)) return true;
-      return false;
-  }
-}
-
 Strategy contains_computation() {
-  return predicate("containsComputation", computes);
+  // one meaning of "computes" for rules and strategies (rule_util.h)
+  return predicate("containsComputation", util::computes);
 }
 
 }  // namespace risec::elevate

@@ -428,22 +428,24 @@ class Inferer {
         Spine sp = spine(e);
         if (sp.head->kind == ExprKind::Primitive && sp.args.size() == 2 && !sp.args[0].dep &&
             !sp.args[1].dep) {
-          const std::string& op = sp.head->name;
+          const PrimId op = sp.head->prim ? sp.head->prim->id : PrimId::MakeArray;
           try {
-            if (op == "add" || op == "sub" || op == "mul" || op == "div" || op == "mod") {
+            if (op == PrimId::Add || op == PrimId::Sub || op == PrimId::Mul || op == PrimId::Div ||
+                op == PrimId::Mod) {
               Nat a = expr_to_nat(sp.args[0].value, who);
               Nat b = expr_to_nat(sp.args[1].value, who);
-              if (op == "add") return a + b;
-              if (op == "sub") return a - b;
-              if (op == "mul") return a * b;
-              if (op == "div") return arith::exact_div(a, b);
+              if (op == PrimId::Add) return a + b;
+              if (op == PrimId::Sub) return a - b;
+              if (op == PrimId::Mul) return a * b;
+              if (op == PrimId::Div) return arith::exact_div(a, b);
               return arith::mod(a, b);
             }
           } catch (const arith::ArithError& err) {
             user_error(std::string("in a size expression: ") + err.what(), e->span);
           }
         }
-        if (sp.head->kind == ExprKind::Primitive && sp.head->name == "neg" && sp.args.size() == 1)
+        if (sp.head->kind == ExprKind::Primitive && sp.head->prim &&
+            sp.head->prim->is(PrimId::Neg) && sp.args.size() == 1)
           return -expr_to_nat(sp.args[0].value, who);
         break;
       }
@@ -573,9 +575,9 @@ class Inferer {
         break;
       }
       case ExprKind::Primitive: {
-        Type t = e->name == "makeArray" ? make_array_type(e->count)
-                 : e->prim              ? e->prim->type
-                                        : nullptr;
+        Type t = !e->prim                         ? nullptr
+                 : e->prim->is(PrimId::MakeArray) ? make_array_type(e->count)
+                                                  : e->prim->type;
         if (!t) internal_error("primitive '" + e->name + "' without a type", e->span);
         return typed(e, instantiate_implicits(t));
       }

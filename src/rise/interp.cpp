@@ -53,7 +53,7 @@ struct CNode {
   std::vector<const CNode*> vargs;  // Prim: value arguments; Beta: the arguments
   bool saturated = false;
   Fast fast = Fast::None;
-  ScalarOp sop = ScalarOp::Add;
+  ScalarOp sop = nullptr;
 };
 
 // The instructions of one evaluated expression, shared by the closures made from it.
@@ -93,7 +93,7 @@ struct PartialObj final : Obj {
   const PrimitiveInfo* prim = nullptr;
   int count = 0, arity = 0, dep_arity = 0;
   Fast fast = Fast::None;
-  ScalarOp sop = ScalarOp::Add;
+  ScalarOp sop = nullptr;
   Type fn_type;
   std::vector<TypeArg> deps;
   std::vector<Value> args;
@@ -330,14 +330,12 @@ struct Scope {
   std::vector<int> cap_from;
 };
 
-bool is_reduce(const std::string& n) {
-  return n == "reduce" || n == "reduceSeq" || n == "reduceSeqUnroll" || n == "reducePar" ||
-         n == "oclReduceSeq" || n == "oclReduceSeqUnroll";
+bool is_reduce(const PrimitiveInfo* p) {
+  return p && p->family == Family::Reduce;
 }
 
-bool is_map(const std::string& n) {
-  return n == "map" || n == "mapSeq" || n == "mapSeqUnroll" || n == "mapPar" || n == "mapGlobal" ||
-         n == "mapWorkGroup" || n == "mapLocal";
+bool is_map(const PrimitiveInfo* p) {
+  return p && p->family == Family::Map;
 }
 
 class Compiler {
@@ -459,12 +457,11 @@ class Compiler {
                                                Scope* s) {
     if (!head.type)
       internal_error("interpreter: the primitive '" + head.name + "' has no type", head.span);
-    if (!head.prim && head.name != "makeArray")
-      internal_error("interpreter: unknown primitive '" + head.name + "'", head.span);
+    if (!head.prim) internal_error("interpreter: unknown primitive '" + head.name + "'", head.span);
     CNode& p = make(Op::Prim, head);
     p.prim = head.prim;
     p.count = head.count;
-    const bool make_array = head.name == "makeArray";  // prim: null or a row without eval
+    const bool make_array = head.prim->is(PrimId::MakeArray);  // arity from the node
     p.arity = make_array ? head.count : head.prim->arity;
     p.dep_arity = make_array ? 0 : head.prim->dep_arity;
     p.fn_type = head.type;
@@ -487,24 +484,24 @@ class Compiler {
     p.sym = !closed_type(p.fn_type);
     for (const TypeArg& d : p.deps) p.sym = p.sym || !closed_arg(d);
     if (!p.sym) p.fn_type = value_level_type(p.fn_type, p.deps);
-    const std::string& name = head.name;
-    if (auto op = scalar_op_from_name(name)) {
+    const PrimitiveInfo& info = *head.prim;
+    if (ScalarOp op = scalar_op_of(&info)) {
       p.fast = Fast::Scalar;
-      p.sop = *op;
-    } else if (name == "select") {
+      p.sop = op;
+    } else if (info.is(PrimId::Select)) {
       p.fast = Fast::Select;
-    } else if (name == "fst") {
+    } else if (info.is(PrimId::Fst)) {
       p.fast = Fast::Fst;
-    } else if (name == "snd") {
+    } else if (info.is(PrimId::Snd)) {
       p.fast = Fast::Snd;
-    } else if (name == "idx") {
+    } else if (info.is(PrimId::Idx)) {
       p.fast = Fast::Idx;
-    } else if (name == "id" || name == "toMem" || name == "oclToMem") {
+    } else if (info.eval == eval_id) {  // id, toMem, oclToMem
       p.fast = Fast::Id;
-    } else if (name == "let") {
+    } else if (info.is(PrimId::Let)) {
       p.fast = Fast::Let;
-    } else if (p.saturated && is_reduce(name) && p.vargs[2]->op == Op::Prim &&
-               p.vargs[2]->saturated && p.vargs[2]->prim && is_map(p.vargs[2]->prim->name)) {
+    } else if (p.saturated && is_reduce(&info) && p.vargs[2]->op == Op::Prim &&
+               p.vargs[2]->saturated && is_map(p.vargs[2]->prim)) {
       // reduce(op)(init)(map(f)(xs)) streams: no intermediate array.
       p.fast = Fast::ReduceMap;
     }
@@ -547,7 +544,7 @@ Value call_prim(Interpreter& I, const PrimitiveInfo* prim, int count, Fast fast,
   call.args = std::move(args);
   call.span = span;
   call.interp = &I;
-  if (!prim || prim->name == "makeArray") return eval_makeArray(call);
+  if (!prim) return eval_makeArray(call);
   if (!prim->eval)
     internal_error("interpreter: the primitive '" + prim->name + "' has no semantics");
   return prim->eval(call);
@@ -888,8 +885,7 @@ Applier::Applier(Interpreter& interp, const Value& f) : interp_(interp), f_(f) {
     }
     case Obj::Tag::PrimPartial: {
       const auto& p = static_cast<const PartialObj&>(*f.obj());
-      if (p.fast == Fast::Scalar && p.args.empty() && p.arity == 2)
-        fast_op_ = static_cast<int>(p.sop);
+      if (p.fast == Fast::Scalar && p.args.empty() && p.arity == 2) fast_op_ = p.sop;
       break;
     }
     case Obj::Tag::Native:
@@ -916,9 +912,9 @@ Value Applier::operator()(const Value& x) {
 }
 
 Value Applier::operator()(const Value& x, const Value& y) {
-  if (fast_op_ >= 0) {
+  if (fast_op_) {
     const auto& p = static_cast<const PartialObj&>(*f_.obj());
-    return scalar_op(static_cast<ScalarOp>(fast_op_), x, y, p.span);
+    return scalar_op(fast_op_, x, y, p.span);
   }
   if (mode_ == Mode::Lambda && inner_) {
     const auto& c = static_cast<const ClosureObj&>(*f_.obj());

@@ -57,10 +57,10 @@ class Applier {
   Interpreter& interp_;
   Value f_;  // owns the closure whose code the pointers below point into
   Mode mode_ = Mode::Generic;
-  const CNode* body_ = nullptr;        // Lambda: the body
-  const CNode* inner_ = nullptr;       // Lambda whose body is a lambda: the inner lambda
-  std::vector<Value> frame_, frame2_;  // Lambda: frames of the closure (and inner lambda)
-  int fast_op_ = -1;                   // a primitive: its ScalarOp when binary and unapplied
+  const CNode* body_ = nullptr;             // Lambda: the body
+  const CNode* inner_ = nullptr;            // Lambda whose body is a lambda: the inner lambda
+  std::vector<Value> frame_, frame2_;       // Lambda: frames of the closure (and inner lambda)
+  const PrimitiveInfo* fast_op_ = nullptr;  // a primitive: its ScalarOp when binary and unapplied
 };
 
 // The parameters and result of an entry's type. Throws risec::Error (User) "size n

@@ -21,10 +21,6 @@ namespace {
   fail("division by zero", span);
 }
 
-const char* kOpNames[] = {"neg",  "not", "sqrt",  "rsqrt", "exp", "log",  "sin", "cos", "tan",
-                          "tanh", "abs", "floor", "ceil",  "erf", "add",  "sub", "mul", "div",
-                          "mod",  "gt",  "lt",    "equal", "pow", "fmin", "fmax"};
-
 template <class T>
 Value make_float(T x) {
   if constexpr (std::is_same_v<T, float>)
@@ -33,62 +29,36 @@ Value make_float(T x) {
     return Value::f64(x);
 }
 
-// Floating-point operations in the operand's own precision (float for f32).
+// Floating-point operations in the operand's own precision (float for f32); math
+// builtins evaluate their table function in double and round to the operand's type.
 template <class T>
 Value float_op(ScalarOp op, T x, T y, const Span& span) {
-  switch (op) {
-    case ScalarOp::Neg:
+  switch (op->id) {
+    case PrimId::Neg:
       return make_float<T>(-x);
-    case ScalarOp::Sqrt:
-      return make_float<T>(std::sqrt(x));
-    case ScalarOp::Rsqrt:
-      return make_float<T>(T(1) / std::sqrt(x));
-    case ScalarOp::Exp:
-      return make_float<T>(std::exp(x));
-    case ScalarOp::Log:
-      return make_float<T>(std::log(x));
-    case ScalarOp::Sin:
-      return make_float<T>(std::sin(x));
-    case ScalarOp::Cos:
-      return make_float<T>(std::cos(x));
-    case ScalarOp::Tan:
-      return make_float<T>(std::tan(x));
-    case ScalarOp::Tanh:
-      return make_float<T>(std::tanh(x));
-    case ScalarOp::Abs:
-      return make_float<T>(std::fabs(x));
-    case ScalarOp::Floor:
-      return make_float<T>(std::floor(x));
-    case ScalarOp::Ceil:
-      return make_float<T>(std::ceil(x));
-    case ScalarOp::Erf:
-      return make_float<T>(std::erf(x));
-    case ScalarOp::Add:
+    case PrimId::Add:
       return make_float<T>(x + y);
-    case ScalarOp::Sub:
+    case PrimId::Sub:
       return make_float<T>(x - y);
-    case ScalarOp::Mul:
+    case PrimId::Mul:
       return make_float<T>(x * y);
-    case ScalarOp::Div:
+    case PrimId::Div:
       return make_float<T>(x / y);
-    case ScalarOp::Mod:
+    case PrimId::Mod:
       return make_float<T>(std::fmod(x, y));
-    case ScalarOp::Gt:
+    case PrimId::Gt:
       return Value::boolean(x > y);
-    case ScalarOp::Lt:
+    case PrimId::Lt:
       return Value::boolean(x < y);
-    case ScalarOp::Equal:
+    case PrimId::Equal:
       return Value::boolean(x == y);
-    case ScalarOp::Pow:
-      return make_float<T>(std::pow(x, y));
-    case ScalarOp::Fmin:
-      return make_float<T>(std::fmin(x, y));
-    case ScalarOp::Fmax:
-      return make_float<T>(std::fmax(x, y));
-    case ScalarOp::Not:
+    default:
       break;
   }
-  fail(std::string(scalar_op_name(op)) + " is not defined on floating-point values", span);
+  if (op->math1) return make_float<T>(static_cast<T>(op->math1(static_cast<double>(x))));
+  if (op->math2)
+    return make_float<T>(static_cast<T>(op->math2(static_cast<double>(x), static_cast<double>(y))));
+  fail(op->name + " is not defined on floating-point values", span);
 }
 
 // Integer (and bool) operations with C semantics on the exact width; overflow wraps.
@@ -99,69 +69,55 @@ Value int_op(ScalarOp op, ScalarKind k, int64_t x, int64_t y, const Span& span) 
     double d = uns ? static_cast<double>(ux) : static_cast<double>(x);
     return Value::from_double(k, f(d));
   };
-  switch (op) {
-    case ScalarOp::Neg:
+  switch (op->id) {
+    case PrimId::Neg:
       return Value::from_u64(k, 0 - ux);
-    case ScalarOp::Add:
+    case PrimId::Add:
       return Value::from_u64(k, ux + uy);
-    case ScalarOp::Sub:
+    case PrimId::Sub:
       return Value::from_u64(k, ux - uy);
-    case ScalarOp::Mul:
+    case PrimId::Mul:
       return Value::from_u64(k, ux * uy);
-    case ScalarOp::Div:
+    case PrimId::Div:
       if (y == 0) div_zero(span);
       if (uns) return Value::from_u64(k, ux / uy);
       if (y == -1) return Value::from_u64(k, 0 - ux);  // INT_MIN / -1 wraps to INT_MIN
       return Value::integer(k, x / y);
-    case ScalarOp::Mod:
+    case PrimId::Mod:
       if (y == 0) div_zero(span);
       if (uns) return Value::from_u64(k, ux % uy);
       if (y == -1) return Value::integer(k, 0);
       return Value::integer(k, x % y);
-    case ScalarOp::Gt:
+    case PrimId::Gt:
       return Value::boolean(uns ? ux > uy : x > y);
-    case ScalarOp::Lt:
+    case PrimId::Lt:
       return Value::boolean(uns ? ux < uy : x < y);
-    case ScalarOp::Equal:
+    case PrimId::Equal:
       return Value::boolean(x == y);
-    case ScalarOp::Not:
+    case PrimId::Not:
       if (k == ScalarKind::Bool) return Value::boolean(x == 0);
       break;
-    case ScalarOp::Abs:
+    case PrimId::Abs:
       if (!uns && x < 0) return Value::from_u64(k, 0 - ux);
       return Value::integer(k, x);
-    case ScalarOp::Floor:
-    case ScalarOp::Ceil:
+    case PrimId::Floor:
+    case PrimId::Ceil:
       return Value::integer(k, x);
-    case ScalarOp::Fmin:
+    case PrimId::Fmin:
       return Value::integer(k, (uns ? ux < uy : x < y) ? x : y);
-    case ScalarOp::Fmax:
+    case PrimId::Fmax:
       return Value::integer(k, (uns ? ux > uy : x > y) ? x : y);
-    case ScalarOp::Sqrt:
-      return via_double([](double d) { return std::sqrt(d); });
-    case ScalarOp::Rsqrt:
-      return via_double([](double d) { return 1.0 / std::sqrt(d); });
-    case ScalarOp::Exp:
-      return via_double([](double d) { return std::exp(d); });
-    case ScalarOp::Log:
-      return via_double([](double d) { return std::log(d); });
-    case ScalarOp::Sin:
-      return via_double([](double d) { return std::sin(d); });
-    case ScalarOp::Cos:
-      return via_double([](double d) { return std::cos(d); });
-    case ScalarOp::Tan:
-      return via_double([](double d) { return std::tan(d); });
-    case ScalarOp::Tanh:
-      return via_double([](double d) { return std::tanh(d); });
-    case ScalarOp::Erf:
-      return via_double([](double d) { return std::erf(d); });
-    case ScalarOp::Pow: {
-      double a = uns ? static_cast<double>(ux) : static_cast<double>(x);
-      double b = uns ? static_cast<double>(uy) : static_cast<double>(y);
-      return Value::from_double(k, std::pow(a, b));
-    }
+    default:
+      break;
   }
-  fail(std::string(scalar_op_name(op)) + " is not defined on " + scalar_name(k), span);
+  // other math builtins: their table function, in double
+  if (op->math1) return via_double(op->math1);
+  if (op->math2) {
+    double a = uns ? static_cast<double>(ux) : static_cast<double>(x);
+    double b = uns ? static_cast<double>(uy) : static_cast<double>(y);
+    return Value::from_double(k, op->math2(a, b));
+  }
+  fail(op->name + " is not defined on " + scalar_name(k), span);
 }
 
 // Arithmetic on idx[n] (results must stay in [0, n)) and natType (results >= 0).
@@ -169,57 +125,54 @@ Value index_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
   const bool is_index = a.kind() == ValueKind::Index;
   const int64_t x = a.raw_int(), y = b.raw_int();
   int64_t r;
-  switch (op) {
-    case ScalarOp::Gt:
+  switch (op->id) {
+    case PrimId::Gt:
       return Value::boolean(x > y);
-    case ScalarOp::Lt:
+    case PrimId::Lt:
       return Value::boolean(x < y);
-    case ScalarOp::Equal:
+    case PrimId::Equal:
       return Value::boolean(x == y);
-    case ScalarOp::Add:
+    case PrimId::Add:
       r = x + y;
       break;
-    case ScalarOp::Sub:
+    case PrimId::Sub:
       r = x - y;
       break;
-    case ScalarOp::Mul:
+    case PrimId::Mul:
       r = x * y;
       break;
-    case ScalarOp::Div:
+    case PrimId::Div:
       if (y == 0) div_zero(span);
       r = x / y;
       break;
-    case ScalarOp::Mod:
+    case PrimId::Mod:
       if (y == 0) div_zero(span);
       r = x % y;
       break;
-    case ScalarOp::Fmin:
+    case PrimId::Fmin:
       r = std::min(x, y);
       break;
-    case ScalarOp::Fmax:
+    case PrimId::Fmax:
       r = std::max(x, y);
       break;
-    case ScalarOp::Floor:
-    case ScalarOp::Ceil:
-    case ScalarOp::Abs:
+    case PrimId::Floor:
+    case PrimId::Ceil:
+    case PrimId::Abs:
       r = x;
       break;
     default:
-      fail(std::string(scalar_op_name(op)) + " is not defined on " +
-               (is_index ? "indices" : "natType values"),
-           span);
+      fail(op->name + " is not defined on " + (is_index ? "indices" : "natType values"), span);
   }
   if (is_index) {
     int64_t n = a.index_bound();
     if (r < 0 || r >= n)
-      fail("index arithmetic: " + std::string(scalar_op_name(op)) + " gives " + std::to_string(r) +
+      fail("index arithmetic: " + op->name + " gives " + std::to_string(r) +
                ", out of range for idx[" + std::to_string(n) + "]",
            span);
     return Value::index(r, n);
   }
   if (r < 0)
-    fail("natType arithmetic: " + std::string(scalar_op_name(op)) + " gives the negative value " +
-             std::to_string(r),
+    fail("natType arithmetic: " + op->name + " gives the negative value " + std::to_string(r),
          span);
   return Value::nat(r);
 }
@@ -296,14 +249,8 @@ Value map_array(Interpreter& interp, const Value& f, const Value& xs, const Type
 // Shared scalar helpers
 // ---------------------------------------------------------------------------------
 
-std::optional<ScalarOp> scalar_op_from_name(const std::string& name) {
-  for (size_t i = 0; i < std::size(kOpNames); ++i)
-    if (name == kOpNames[i]) return static_cast<ScalarOp>(i);
-  return std::nullopt;
-}
-
-const char* scalar_op_name(ScalarOp op) {
-  return kOpNames[static_cast<int>(op)];
+ScalarOp scalar_op_of(const PrimitiveInfo* p) {
+  return p && p->eval == eval_scalar_op ? p : nullptr;
 }
 
 Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
@@ -311,31 +258,30 @@ Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
   if (a.kind() == ValueKind::Scalar && (unary || b.kind() == ValueKind::Scalar)) {
     const ScalarKind k = a.scalar_kind();
     if (!unary && b.scalar_kind() != k)
-      internal_error(std::string("interpreter: ") + scalar_op_name(op) + " on " + scalar_name(k) +
-                     " and " + scalar_name(b.scalar_kind()));
+      internal_error(std::string("interpreter: ") + op->name + " on " + scalar_name(k) + " and " +
+                     scalar_name(b.scalar_kind()));
     if (k == ScalarKind::F32)
       return float_op<float>(op, a.raw_f32(), unary ? 0.0f : b.raw_f32(), span);
     if (k == ScalarKind::F64)
       return float_op<double>(op, a.raw_f64(), unary ? 0.0 : b.raw_f64(), span);
     return int_op(op, k, a.raw_int(), unary ? 0 : b.raw_int(), span);
   }
-  if (op == ScalarOp::Equal) {
+  if (op->is(PrimId::Equal)) {
     if (a.kind() == ValueKind::Index || a.kind() == ValueKind::Nat)
       return Value::boolean(a.raw_int() == b.raw_int());
     return Value::boolean(values_equal(a, b));
   }
   if ((a.kind() == ValueKind::Index || a.kind() == ValueKind::Nat) &&
       (unary || b.kind() == a.kind())) {
-    if (op == ScalarOp::Neg) fail("neg is not defined on indices and natType values", span);
+    if (op->is(PrimId::Neg)) fail("neg is not defined on indices and natType values", span);
     return index_op(op, a, unary ? a : b, span);
   }
   if (a.kind() == ValueKind::Vector) {
-    if (op == ScalarOp::Gt || op == ScalarOp::Lt)
-      fail(std::string(scalar_op_name(op)) + " is not defined on vectors", span);
+    if (op->is(PrimId::Gt) || op->is(PrimId::Lt))
+      fail(op->name + " is not defined on vectors", span);
     const int64_t n = a.lane_count();
     if (!unary && (b.kind() != ValueKind::Vector || b.lane_count() != n))
-      internal_error(std::string("interpreter: ") + scalar_op_name(op) +
-                     " on vectors of different shapes");
+      internal_error(std::string("interpreter: ") + op->name + " on vectors of different shapes");
     std::vector<Value> lanes;
     lanes.reserve(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
@@ -343,7 +289,7 @@ Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
     ScalarKind k = lanes.empty() ? a.scalar_kind() : lanes[0].scalar_kind();
     return Value::vector(k, std::move(lanes));
   }
-  fail(std::string(scalar_op_name(op)) + " is not defined on " + kind_word(a.kind()), span);
+  fail(op->name + " is not defined on " + kind_word(a.kind()), span);
 }
 
 Value cast_value(const Value& v, const Type& to, const Span& span) {
@@ -422,43 +368,12 @@ Value eval_id(const PrimCall& call) {
   return call.args.at(0);
 }
 
-#define RISEC_UNARY(NAME, OP)                                  \
-  Value eval_##NAME(const PrimCall& call) {                    \
-    return scalar_op(OP, call.args.at(0), Value(), call.span); \
-  }
-#define RISEC_BINARY(NAME, OP)                                         \
-  Value eval_##NAME(const PrimCall& call) {                            \
-    return scalar_op(OP, call.args.at(0), call.args.at(1), call.span); \
-  }
-
-RISEC_UNARY(neg, ScalarOp::Neg)
-RISEC_UNARY(not, ScalarOp::Not)
-RISEC_UNARY(sqrt, ScalarOp::Sqrt)
-RISEC_UNARY(rsqrt, ScalarOp::Rsqrt)
-RISEC_UNARY(exp, ScalarOp::Exp)
-RISEC_UNARY(log, ScalarOp::Log)
-RISEC_UNARY(sin, ScalarOp::Sin)
-RISEC_UNARY(cos, ScalarOp::Cos)
-RISEC_UNARY(tan, ScalarOp::Tan)
-RISEC_UNARY(tanh, ScalarOp::Tanh)
-RISEC_UNARY(abs, ScalarOp::Abs)
-RISEC_UNARY(floor, ScalarOp::Floor)
-RISEC_UNARY(ceil, ScalarOp::Ceil)
-RISEC_UNARY(erf, ScalarOp::Erf)
-RISEC_BINARY(add, ScalarOp::Add)
-RISEC_BINARY(sub, ScalarOp::Sub)
-RISEC_BINARY(mul, ScalarOp::Mul)
-RISEC_BINARY(div, ScalarOp::Div)
-RISEC_BINARY(mod, ScalarOp::Mod)
-RISEC_BINARY(gt, ScalarOp::Gt)
-RISEC_BINARY(lt, ScalarOp::Lt)
-RISEC_BINARY(equal, ScalarOp::Equal)
-RISEC_BINARY(pow, ScalarOp::Pow)
-RISEC_BINARY(fmin, ScalarOp::Fmin)
-RISEC_BINARY(fmax, ScalarOp::Fmax)
-
-#undef RISEC_UNARY
-#undef RISEC_BINARY
+// The scalar operations (arithmetic, comparisons, math builtins): the operation of
+// the call's own row, on scalars, indices and natType values, lane-wise on vectors.
+Value eval_scalar_op(const PrimCall& call) {
+  ScalarOp op = call.prim;
+  return scalar_op(op, call.args.at(0), is_unary(op) ? Value() : call.args.at(1), call.span);
+}
 
 // select(c)(a)(b) = c ? a : b (a whole vector when a and b are vectors). The
 // interpreter's inline path evaluates only the branch it picks.

@@ -10,42 +10,19 @@
 #include <optional>
 #include <string>
 
+#include "rise/primitives.h"
 #include "rise/value.h"
 
 namespace risec::rise {
 
 // scalar
 Value eval_id(const PrimCall& call);  // also toMem, oclToMem
-Value eval_neg(const PrimCall& call);
-Value eval_add(const PrimCall& call);
-Value eval_sub(const PrimCall& call);
-Value eval_mul(const PrimCall& call);
-Value eval_div(const PrimCall& call);
-Value eval_mod(const PrimCall& call);
-Value eval_not(const PrimCall& call);
-Value eval_gt(const PrimCall& call);
-Value eval_lt(const PrimCall& call);
-Value eval_equal(const PrimCall& call);
+// neg, add, ..., equal, not and every math builtin (the default eval of family Math)
+Value eval_scalar_op(const PrimCall& call);
 Value eval_select(const PrimCall& call);
 Value eval_cast(const PrimCall& call);
 Value eval_indexAsNat(const PrimCall& call);
 Value eval_natAsIndex(const PrimCall& call);
-// built-in math
-Value eval_sqrt(const PrimCall& call);
-Value eval_rsqrt(const PrimCall& call);
-Value eval_exp(const PrimCall& call);
-Value eval_log(const PrimCall& call);
-Value eval_sin(const PrimCall& call);
-Value eval_cos(const PrimCall& call);
-Value eval_tan(const PrimCall& call);
-Value eval_tanh(const PrimCall& call);
-Value eval_abs(const PrimCall& call);
-Value eval_floor(const PrimCall& call);
-Value eval_ceil(const PrimCall& call);
-Value eval_erf(const PrimCall& call);
-Value eval_pow(const PrimCall& call);
-Value eval_fmin(const PrimCall& call);
-Value eval_fmax(const PrimCall& call);
 // memory
 Value eval_let(const PrimCall& call);
 // arrays
@@ -90,18 +67,13 @@ Value eval_rotateValues(const PrimCall& call);
 
 // ---- shared scalar helpers ----
 
-// Unary operations come first (is_unary relies on the order).
-// clang-format off
-enum class ScalarOp : uint8_t {
-  Neg, Not, Sqrt, Rsqrt, Exp, Log, Sin, Cos, Tan, Tanh, Abs, Floor, Ceil, Erf,
-  Add, Sub, Mul, Div, Mod, Gt, Lt, Equal, Pow, Fmin, Fmax,
-};
-// clang-format on
-std::optional<ScalarOp> scalar_op_from_name(const std::string& name);
+// A scalar operation: a row of the primitive table whose eval is eval_scalar_op
+// (arithmetic, comparisons, math builtins); null for any other primitive.
+using ScalarOp = const PrimitiveInfo*;
+ScalarOp scalar_op_of(const PrimitiveInfo* p);
 inline bool is_unary(ScalarOp op) {
-  return op < ScalarOp::Add;
+  return op->arity == 1;
 }
-const char* scalar_op_name(ScalarOp op);
 
 // The operation on two (unary: one; `b` is ignored) data values of the same type:
 // scalars, indices, natType values, lane-wise on vectors; `equal` on any data.

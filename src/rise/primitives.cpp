@@ -34,6 +34,8 @@ std::vector<PrimitiveInfo> build_table() {
     p.loop = r.loop;
     p.neutral = r.neutral;
     p.eval = r.eval;
+    // a math builtin needs only its function: it is evaluated as a scalar operation
+    if (!p.eval && p.family == Family::Math) p.eval = eval_scalar_op;
     p.math1 = r.math1;
     p.math2 = r.math2;
     p.read = r.read;

@@ -49,11 +49,16 @@ const char* family_name(Family f);
 enum Trait : uint32_t {
   kView = 1u << 0,          // changes only how indices are read (no computation, no copy)
   kWritableView = 1u << 1,  // also has a destination (acceptor) form
-  kLaneWise = 1u << 2,      // applies to each lane of a vector
+  kLaneWise = 1u << 2,      // applies to each lane of a vector: the vectorizer lifts it
+                            // (comparisons, select and cast are not lifted)
   kAssocComm = 1u << 3,     // associative and commutative, with `neutral` as its unit
-  kMustLower = 1u << 4,     // high level: a strategy must replace it before code generation
+  kMustLower = 1u << 4,     // no translation to imperative code: a strategy must replace it
+                            // (reduce), or only the interpreter runs it (scatter, padEmpty)
   kOpenMP = 1u << 5,        // needs a target with OpenMP loops
   kOpenCL = 1u << 6,        // needs an OpenCL/CUDA target
+  kHighLevel = 1u << 7,     // a high-level pattern (map, reduce): a strategy chooses its form
+  kDestination = 1u << 8,   // not a view, but its result is built in its destination, so
+                            // arguments that must be written can be written there (makePair)
 };
 
 // The loop a map or reduction becomes (data, not code: backends decide how to emit it).
@@ -135,6 +140,22 @@ struct PrimitiveInfo {
     return family == Family::Arith || family == Family::Math || family == Family::Index;
   }
   bool has(uint32_t trait) const { return (traits & trait) == trait; }
+  // Applied to all its arguments, it computes values (arithmetic, math, index
+  // conversions, reductions, scans, iterations, sliding windows, low-level loops)
+  // instead of only arranging them (views, pairs, memory, the high-level map).
+  bool computes() const {
+    switch (family) {
+      case Family::Reduce:
+      case Family::Scan:
+      case Family::Iterate:
+      case Family::Sliding:
+        return true;
+      case Family::Map:
+        return !has(kHighLevel);
+      default:
+        return is_scalar();
+    }
+  }
   bool is(PrimId p) const { return id == p; }
 };
 

@@ -210,7 +210,7 @@ int sugar_arity(const ExprNode& head) {
       n == "gt" || n == "equal" || n == "idx" || n == "makePair" || n == "let")
     return 2;
   if (n == "neg" || n == "not" || n == "fst" || n == "snd") return 1;
-  if (n == "makeArray") return head.count > 0 ? head.count : -1;
+  if (head.prim && head.prim->is(PrimId::MakeArray)) return head.count > 0 ? head.count : -1;
   return -1;
 }
 
@@ -236,7 +236,7 @@ const PrimitiveInfo* named_primitive(const Expr& head) {
 
 Type head_type(const Expr& head) {
   if (head->kind == ExprKind::Primitive) {
-    if (head->name == "makeArray") return make_array_type(head->count);
+    if (head->prim && head->prim->is(PrimId::MakeArray)) return make_array_type(head->count);
     if (head->prim && head->prim->type) return head->prim->type;
     return head->type;
   }

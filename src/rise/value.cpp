@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "rise/primitives.h"
 #include "support/diagnostics.h"
 
 namespace risec::rise {
@@ -781,7 +782,7 @@ int64_t const_size(const Nat& n, const Span& span) {
 }
 
 Type PrimCall::result_type() const {
-  const int arity = (!prim || prim->name == "makeArray") ? count : prim->arity;
+  const int arity = (!prim || prim->is(PrimId::MakeArray)) ? count : prim->arity;
   Type t = fn_type;
   for (int i = 0; i < arity; ++i) {
     if (!t || t->kind != TypeKind::Fun)

@@ -326,7 +326,7 @@ bool values_equal(const Value& a, const Value& b);
 // A saturated use of a primitive: what its interpreter semantics (eval_<name> in
 // rise/interp_prims.h) receives.
 struct PrimCall {
-  const PrimitiveInfo* prim = nullptr;  // makeArray: null or its table-less description
+  const PrimitiveInfo* prim = nullptr;  // the row (makeArray: its row, or null in tests)
   int count = 0;                        // makeArray: number of elements (its arity)
   Type fn_type;                         // the primitive's instantiated function type
   std::vector<TypeArg> dep_args;        // explicit type-level arguments, in order

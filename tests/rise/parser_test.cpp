@@ -540,9 +540,9 @@ TEST(Types, EveryPrimitiveTypeParses) {
 
 TEST(Types, PrimitiveTableBuilds) {
   EXPECT_GT(primitives().size(), 50u);
-  // makeArray's type depends on its element count (make_array_type).
+  // makeArray's type depends on its element count (make_array_type)
   for (const PrimitiveInfo& p : primitives())
-    EXPECT_TRUE(p.type || p.id == PrimId::MakeArray) << p.name;
+    EXPECT_TRUE(p.type || p.is(PrimId::MakeArray)) << p.name;
 }
 
 TEST(Types, Shapes) {
