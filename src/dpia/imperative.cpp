@@ -134,6 +134,31 @@ AcceptorP ac_idx(const AcceptorP& a, arith::Nat i) {
   return ac_make(std::move(r));
 }
 
+ExpressionP ex_view(const rise::PrimitiveInfo& prim, Type dt, std::vector<arith::Nat> nats,
+                    std::vector<rise::NatFun> funs, std::vector<ExpressionP> args) {
+  if (!prim.read) internal_error("DPIA: " + prim.name + " has no read map");
+  Expression e{Expression::View, std::move(dt)};
+  e.prim = &prim;
+  e.nats = std::move(nats);
+  e.funs = std::move(funs);
+  e.args = std::move(args);
+  return ex_make(std::move(e));
+}
+
+AcceptorP ac_view(const rise::PrimitiveInfo& prim, int input, std::vector<Type> inputs,
+                  std::vector<arith::Nat> nats, std::vector<rise::NatFun> funs,
+                  const AcceptorP& inner) {
+  if (!prim.write) internal_error("DPIA: " + prim.name + " has no write map");
+  Acceptor a{Acceptor::View, inputs.at(static_cast<size_t>(input))};
+  a.prim = &prim;
+  a.input = input;
+  a.inputs = std::move(inputs);
+  a.nats = std::move(nats);
+  a.funs = std::move(funs);
+  a.inner = inner;
+  return ac_make(std::move(a));
+}
+
 // ---------------------------------------------------------------- printing
 
 static const char* ex_kind_name(Expression::Kind k) {
@@ -154,28 +179,10 @@ static const char* ex_kind_name(Expression::Kind k) {
       return "cast";
     case Expression::Call:
       return "call";
+    case Expression::View:
+      return "view";
     case Expression::Idx:
       return "idx";
-    case Expression::Split:
-      return "split";
-    case Expression::Join:
-      return "join";
-    case Expression::Transpose:
-      return "transpose";
-    case Expression::Slide:
-      return "slide";
-    case Expression::Take:
-      return "take";
-    case Expression::Drop:
-      return "drop";
-    case Expression::PadCst:
-      return "padCst";
-    case Expression::PadClamp:
-      return "padClamp";
-    case Expression::Concat:
-      return "concat";
-    case Expression::Zip:
-      return "zip";
     case Expression::MkPair:
       return "pair";
     case Expression::Fst:
@@ -188,14 +195,10 @@ static const char* ex_kind_name(Expression::Kind k) {
       return "mapRead";
     case Expression::AsVector:
       return "asVector";
-    case Expression::AsScalar:
-      return "asScalar";
     case Expression::Broadcast:
       return "broadcast";
     case Expression::Gather:
       return "gather";
-    case Expression::Reorder:
-      return "reorder";
     case Expression::MkArray:
       return "array";
   }
@@ -222,10 +225,13 @@ std::string print(const ExpressionP& e) {
     }
     default: {
       std::string s = ex_kind_name(e->kind);
-      if (e->kind == Expression::Generate || e->kind == Expression::MapView)
+      if (e->kind == Expression::View) s = e->prim->name;
+      if (e->kind == Expression::Generate || e->kind == Expression::MapView) {
         s += "(" + e->name + " =>";
-      else
+      } else {
         s += "(";
+        for (const arith::Nat& n : e->nats) s += arith::print(n) + ", ";
+      }
       for (size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : " ") + print(e->args[i]);
       return s + ")";
     }
@@ -238,30 +244,17 @@ std::string print(const AcceptorP& a) {
       return a->name;
     case Acceptor::Idx:
       return print(a->inner) + "[" + arith::print(a->idx) + "]";
-    case Acceptor::Split:
-      return "splitAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Acceptor::Join:
-      return "joinAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Acceptor::Transpose:
-      return "transposeAcc(" + print(a->inner) + ")";
-    case Acceptor::Drop:
-      return "dropAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Acceptor::Take:
-      return "takeAcc(" + arith::print(a->n) + ", " + print(a->inner) + ")";
-    case Acceptor::Zip1:
-      return "zipAcc1(" + print(a->inner) + ")";
-    case Acceptor::Zip2:
-      return "zipAcc2(" + print(a->inner) + ")";
+    case Acceptor::View: {
+      std::string s = a->prim->name + "Acc" + std::to_string(a->input + 1) + "(";
+      for (const arith::Nat& n : a->nats) s += arith::print(n) + ", ";
+      return s + print(a->inner) + ")";
+    }
     case Acceptor::Pair1:
       return "pairAcc1(" + print(a->inner) + ")";
     case Acceptor::Pair2:
       return "pairAcc2(" + print(a->inner) + ")";
-    case Acceptor::AsScalar:
-      return "asScalarAcc(" + print(a->inner) + ")";
     case Acceptor::AsVector:
       return "asVectorAcc(" + print(a->inner) + ")";
-    case Acceptor::Reorder:
-      return "reorderAcc(" + print(a->inner) + ")";
     case Acceptor::MapView:
       return "mapAcc(_ => " + print(a->tmpl) + ", " + print(a->inner) + ")";
     case Acceptor::Hole:

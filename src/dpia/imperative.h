@@ -29,37 +29,30 @@ struct Expression {
     Cast,    // args: x; dt the target
     Call,    // a math builtin or foreign function; name; args
     // views
-    Idx,        // args: x; idx
-    Split,      // args: x; n (inner size)
-    Join,       // args: x
-    Transpose,  // args: x
-    Slide,      // args: x; n = size, m = step
-    Take,       // args: x; n
-    Drop,       // args: x; n
-    PadCst,     // args: x, c; n = left, m = right
-    PadClamp,   // args: x; n = left, m = right
-    Concat,     // args: a, b
-    Zip,        // args: a, b
-    MkPair,     // args: a, b
+    View,  // prim (a row with a read map), explicit nats/funs, args: its value arguments;
+           // read through the row's read map (dpia/view_resolution.h)
+    // Views resolution cannot express by a read map, each for its reason:
+    Idx,        // args: x; idx (the index is a value argument, not an explicit Nat)
+    MkPair,     // args: a, b (pairs are projections, not views of an argument)
     Fst,        // args: x
     Snd,        // args: x
     Generate,   // var, body (args[0]); an array whose element i is body[var := i]
     MapView,    // var, body (args[0]), input args[1]: element i is body[var := input[i]]
-    AsVector,   // args: x; n = lanes; aligned
-    AsScalar,   // args: x
+    AsVector,   // args: x; n = lanes; aligned (a whole element is a vector load)
     Broadcast,  // args: x (scalar) -> vector of dt's lanes
-    Gather,     // args: indices, x
-    Reorder,    // args: x; fn
+    Gather,     // args: indices, x (a data-dependent index, read from memory)
     MkArray,    // args: elements
   } kind;
   Type dt;               // the data type of the expression
   std::string name;      // Var, Call, Unary/Binary op, Generate/MapView variable
   arith::Nat idx;        // Idx index, Nat value
-  arith::Nat n, m;       // sizes of views
-  rise::NatFun fn;       // Reorder
+  arith::Nat n;          // AsVector lanes
   bool aligned = false;  // AsVector
   rise::Literal lit;     // Lit
   std::shared_ptr<const rise::ForeignFun> foreign;  // Call of a foreign function
+  const rise::PrimitiveInfo* prim = nullptr;        // View
+  std::vector<arith::Nat> nats;                     // View: explicit Nat arguments, in order
+  std::vector<rise::NatFun> funs;                   // View: explicit Nat2Nat arguments
   std::vector<ExpressionP> args;
 };
 
@@ -69,20 +62,17 @@ using AcceptorP = std::shared_ptr<const Acceptor>;
 
 struct Acceptor {
   enum Kind {
-    Var,        // a memory variable
-    Idx,        // element idx of acc
-    Split,      // write an n.m.t value into a (n*m).t acceptor (m = inner size)
-    Join,       // write an (n*m).t value into an n.m.t acceptor (m = inner size)
-    Transpose,  // write an n.m.t value into an m.n.t acceptor
-    Drop,       // the part of an array acceptor from n on
-    Take,       // the first n elements of an array acceptor
-    Zip1,       // the first components of an array-of-pairs acceptor
-    Zip2,
-    Pair1,  // the first component of a pair acceptor
+    Var,  // a memory variable
+    Idx,  // element idx of inner
+    // Value argument `input` of the writable view `prim` (explicit nats/funs, value
+    // argument types `inputs`), when the view's result is written into `inner`:
+    // resolved through the row's write map (dpia/view_resolution.h).
+    View,
+    Pair1,  // the first component of a pair acceptor (pairs are projections)
     Pair2,
-    AsScalar,  // write m.vec[t,n] into an (m*n).t acceptor (n = lanes)
-    AsVector,  // write (m*n).t into an m.vec[t,n] acceptor (n = lanes)
-    Reorder,   // write through the inverse permutation fn
+    // Write m.vec[t,n] into an (m*n).t acceptor (n = lanes): the destination of
+    // asScalar, kept apart because a whole element is a vector store.
+    AsVector,
     // Write an n.s array whose element i goes through the view acceptor `tmpl`
     // (built around a Hole) into element i of the n.t acceptor `inner`: the
     // destination of map(f)(x) for a view function f (map(transpose), map(join), ...).
@@ -93,9 +83,13 @@ struct Acceptor {
   Type dt;  // the data type written through this acceptor
   std::string name;
   arith::Nat idx, n;
-  rise::NatFun fn;
   AcceptorP inner;
   AcceptorP tmpl;  // MapView: the element's acceptor, with a Hole for inner[i]
+  const rise::PrimitiveInfo* prim = nullptr;  // View
+  int input = 0;                              // View
+  std::vector<arith::Nat> nats;               // View
+  std::vector<rise::NatFun> funs;             // View
+  std::vector<Type> inputs;                   // View
 };
 
 // A MapView template with `element` in place of its Hole.
@@ -157,6 +151,14 @@ ExpressionP ex_idx(const ExpressionP& x, arith::Nat i);
 ExpressionP ex_fst(const ExpressionP& x);
 ExpressionP ex_snd(const ExpressionP& x);
 AcceptorP ac_idx(const AcceptorP& a, arith::Nat i);
+// A view of value arguments `args` by the primitive `prim` (a row with a read map).
+ExpressionP ex_view(const rise::PrimitiveInfo& prim, Type dt, std::vector<arith::Nat> nats,
+                    std::vector<rise::NatFun> funs, std::vector<ExpressionP> args);
+// Value argument `input` (of type inputs[input]) of the writable view `prim` whose
+// result is written into `inner`.
+AcceptorP ac_view(const rise::PrimitiveInfo& prim, int input, std::vector<Type> inputs,
+                  std::vector<arith::Nat> nats, std::vector<rise::NatFun> funs,
+                  const AcceptorP& inner);
 
 // Print imperative DPIA (for debugging and tests).
 std::string print(const CommandP& c, int indent = 0);

@@ -15,7 +15,9 @@ bool nat_mentions(const arith::Nat& n, const std::string& var) {
 
 bool ex_reads(const ExpressionP& e, const std::string& var) {
   if (e->kind == Expression::Var && e->name == var) return true;
-  if (nat_mentions(e->idx, var) || nat_mentions(e->n, var) || nat_mentions(e->m, var)) return true;
+  if (nat_mentions(e->idx, var) || nat_mentions(e->n, var)) return true;
+  for (const arith::Nat& n : e->nats)
+    if (nat_mentions(n, var)) return true;
   for (const ExpressionP& a : e->args)
     if (ex_reads(a, var)) return true;
   return false;
@@ -27,6 +29,8 @@ std::string acc_root(const AcceptorP& a) {
 
 bool ac_reads(const AcceptorP& a, const std::string& var) {
   if (nat_mentions(a->idx, var) || nat_mentions(a->n, var)) return true;
+  for (const arith::Nat& n : a->nats)
+    if (nat_mentions(n, var)) return true;
   return a->inner && ac_reads(a->inner, var);
 }
 

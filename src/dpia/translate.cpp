@@ -86,13 +86,40 @@ class Translator {
     return ac_make(std::move(a));
   }
 
-  ExpressionP ex_view(Expression::Kind k, Type dt, std::vector<ExpressionP> args, Nat n = Nat(0),
-                      Nat m = Nat(0)) {
+  ExpressionP ex_view(Expression::Kind k, Type dt, std::vector<ExpressionP> args, Nat n = Nat(0)) {
     Expression e{k, std::move(dt)};
     e.args = std::move(args);
     e.n = std::move(n);
-    e.m = std::move(m);
     return ex_make(std::move(e));
+  }
+
+  // A view's explicit Nat and Nat2Nat arguments, in order (its ViewSite).
+  static std::vector<Nat> view_nats(const Phrase& e) {
+    std::vector<Nat> out;
+    for (const rise::TypeArg& t : e->targs)
+      if (const Nat* n = std::get_if<Nat>(&t)) out.push_back(*n);
+    return out;
+  }
+  static std::vector<rise::NatFun> view_funs(const Phrase& e) {
+    std::vector<rise::NatFun> out;
+    for (const rise::TypeArg& t : e->targs)
+      if (const rise::NatFun* f = std::get_if<rise::NatFun>(&t)) out.push_back(*f);
+    return out;
+  }
+  static std::vector<Type> arg_types(const Phrase& e) {
+    std::vector<Type> out;
+    for (const Phrase& a : e->args) out.push_back(a->type);
+    return out;
+  }
+  // Value argument `input` of the view `e` written through its write map into B.
+  static AcceptorP view_input_acceptor(const Phrase& e, int input, const AcceptorP& B) {
+    return dpia::ac_view(*e->prim, input, arg_types(e), view_nats(e), view_funs(e), B);
+  }
+  // A view written into a destination by its write map, each value argument through
+  // its own acceptor (padCst also writes its borders; see acc).
+  static bool writes_through_map(const Phrase& e) {
+    return e->prim && e->prim->family == rise::Family::View && e->prim->write &&
+           static_cast<int>(e->args.size()) == e->prim->arity;
   }
 
   static Nat targ_nat(const Phrase& p, size_t i) {
@@ -133,16 +160,11 @@ class Translator {
     if (body->kind != PhraseNode::Prim || body->args.empty()) return nullptr;
     const std::string& p = body->name;
     const Phrase& x = body->args.back();
-    if (p == "transpose" && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Acceptor::Transpose, x->type, B));
-    if (p == "split" && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Acceptor::Join, x->type, B, targ_nat(body, 0)));
-    if (p == "join" && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Acceptor::Split, x->type, B, size_of(x->type->a)));
-    if (p == "asScalar" && body->args.size() == 1)
+    if (writes_through_map(body) && body->args.size() == 1)
+      return view_acceptor(x, param, view_input_acceptor(body, 0, B));
+    // asScalar's destination stores whole vectors (Acceptor::AsVector).
+    if (body->prim && body->prim->is(rise::PrimId::AsScalar) && body->args.size() == 1)
       return view_acceptor(x, param, ac_view(Acceptor::AsVector, x->type, B, size_of(x->type->a)));
-    if ((p == "asVector" || p == "asVectorAligned") && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Acceptor::AsScalar, x->type, B, targ_nat(body, 0)));
     if (p == "map" && body->args.size() == 2) {
       AcceptorP m = map_view_acceptor(body->args[0], x->type, B);
       return m ? view_acceptor(x, param, m) : nullptr;
@@ -211,23 +233,9 @@ class Translator {
     }
     if (pr.is(PrimId::Let)) return let(e, [&](const Phrase& b) { return acc(b, A); });
     if (pr.family == Family::Memory || pr.is(PrimId::Id)) return acc(a.back(), A);
-    if (p == "split") return acc(a[0], ac_view(Acceptor::Join, a[0]->type, A, targ_nat(e, 0)));
-    if (p == "join") {
-      Nat m = size_of(a[0]->type->a);
-      return acc(a[0], ac_view(Acceptor::Split, a[0]->type, A, m));
-    }
-    if (p == "transpose") return acc(a[0], ac_view(Acceptor::Transpose, a[0]->type, A));
-    if (p == "zip")
-      return cm_seq({acc(a[0], ac_view(Acceptor::Zip1, a[0]->type, A)),
-                     acc(a[1], ac_view(Acceptor::Zip2, a[1]->type, A))});
     if (p == "makePair")
       return cm_seq({acc(a[0], ac_view(Acceptor::Pair1, a[0]->type, A)),
                      acc(a[1], ac_view(Acceptor::Pair2, a[1]->type, A))});
-    if (p == "concat") {
-      Nat n = size_of(a[0]->type);
-      return cm_seq({acc(a[0], ac_view(Acceptor::Take, a[0]->type, A, n)),
-                     acc(a[1], ac_view(Acceptor::Drop, a[1]->type, A, n))});
-    }
     if (p == "padCst") {
       // Destination view: the borders and the interior are written separately, so
       // no loop has a conditional.
@@ -236,9 +244,7 @@ class Translator {
       return con(a[0], [&, l, r, n](const ExpressionP& c) {
         std::string i = fresh("i"), j = fresh("i");
         Nat iv = loop_var(i, l), jv = loop_var(j, r);
-        AcceptorP interior =
-            ac_view(Acceptor::Drop, a[1]->type,
-                    ac_view(Acceptor::Take, rise::array(l + n, a[1]->type->a), A, l + n), l);
+        AcceptorP interior = view_input_acceptor(e, 1, A);
         return cm_seq(
             {l.is_const(0) ? nullptr : cm_for(i, l, LoopKind::Seq, copy(ac_idx(A, iv), c)),
              acc(a[1], interior),
@@ -262,19 +268,16 @@ class Translator {
       });
     }
     if (p == "asScalar") {
-      // m.vec[t, n] written into an (m*n).t acceptor.
+      // m.vec[t, n] written into an (m*n).t acceptor: whole vectors are stored.
       Nat lanes = size_of(a[0]->type->a);
       return acc(a[0], ac_view(Acceptor::AsVector, a[0]->type, A, lanes));
     }
-    if (p == "asVector" || p == "asVectorAligned") {
-      Nat lanes = targ_nat(e, 0);
-      return acc(a[0], ac_view(Acceptor::AsScalar, a[0]->type, A, lanes));
-    }
-    if (p == "reorder") {
-      Acceptor r{Acceptor::Reorder, a[0]->type};
-      r.inner = A;
-      r.fn = std::get<rise::NatFun>(e->targs.at(2));
-      return acc(a[0], ac_make(std::move(r)));
+    // Any other writable view: each value argument through the row's write map.
+    if (writes_through_map(e)) {
+      std::vector<CommandP> parts;
+      for (size_t i = 0; i < a.size(); ++i)
+        parts.push_back(acc(a[i], view_input_acceptor(e, static_cast<int>(i), A)));
+      return cm_seq(std::move(parts));
     }
     if (pr.is(PrimId::MakeArray)) {
       std::vector<CommandP> items;
@@ -458,7 +461,8 @@ class Translator {
       ExpressionP x = location(e->args[0]);
       bool first = e->kind == Expression::Fst;
       if (x->kind == Expression::MkPair) return location(x->args[first ? 0 : 1]);
-      if (x->kind == Expression::Idx && x->args[0]->kind == Expression::Zip)
+      if (x->kind == Expression::Idx && x->args[0]->kind == Expression::View &&
+          x->args[0]->prim->is(rise::PrimId::Zip))
         return location(ex_idx(x->args[0]->args[first ? 0 : 1], x->idx));
       return first ? ex_fst(x) : ex_snd(x);
     }
@@ -630,11 +634,6 @@ class Translator {
     const rise::PrimitiveInfo& pr = *e->prim;
     const std::string& p = e->name;
     const auto& a = e->args;
-    auto view1 = [&](Expression::Kind kind, Nat n = Nat(0), Nat m = Nat(0)) {
-      return con(a.back(), [&, kind, n, m](const ExpressionP& x) {
-        return k(ex_view(kind, e->type, {x}, n, m));
-      });
-    };
     if (pr.is(PrimId::Let)) return let(e, [&](const Phrase& b) { return con(b, k); });
     if (pr.family == Family::Memory) return materialize(a.back(), k);
     if (pr.is(PrimId::Id)) return con(a[0], k);
@@ -643,14 +642,14 @@ class Translator {
       // Only reachable for the entry's output or inside acc; reading it needs memory.
       return materialize(e, k);
     }
-    if (p == "split") return view1(Expression::Split, targ_nat(e, 0));
-    if (p == "join") return view1(Expression::Join, size_of(a[0]->type->a));
-    if (p == "transpose") return view1(Expression::Transpose);
-    if (p == "slide") return view1(Expression::Slide, targ_nat(e, 0), targ_nat(e, 1));
-    if (p == "take") return view1(Expression::Take, targ_nat(e, 0));
-    if (p == "drop") return view1(Expression::Drop, targ_nat(e, 0));
-    if (p == "padClamp") return view1(Expression::PadClamp, targ_nat(e, 0), targ_nat(e, 1));
-    if (p == "asScalar") return view1(Expression::AsScalar, size_of(a[0]->type->a));
+    // A view declared by a read map: its value arguments, then the view of them.
+    if (e->prim && e->prim->family == rise::Family::View && e->prim->read &&
+        static_cast<int>(a.size()) == e->prim->arity) {
+      std::vector<ExpressionP> vals;
+      return con_list(a, 0, vals, [&](std::vector<ExpressionP>& xs) {
+        return k(dpia::ex_view(*e->prim, e->type, view_nats(e), view_funs(e), xs));
+      });
+    }
     if (p == "asVector" || p == "asVectorAligned") {
       return con(a[0], [&](const ExpressionP& x) {
         ExpressionP v = ex_view(Expression::AsVector, e->type, {x}, targ_nat(e, 0));
@@ -668,17 +667,8 @@ class Translator {
       });
     if (p == "fst") return con(a[0], [&](const ExpressionP& x) { return k(ex_fst(x)); });
     if (p == "snd") return con(a[0], [&](const ExpressionP& x) { return k(ex_snd(x)); });
-    if (p == "padCst")
-      return con(a[0], [&](const ExpressionP& c) {
-        return con(a[1], [&](const ExpressionP& x) {
-          return k(ex_view(Expression::PadCst, e->type, {x, c}, targ_nat(e, 0), targ_nat(e, 1)));
-        });
-      });
-    if (p == "zip" || p == "concat" || p == "makePair" || p == "gather") {
-      Expression::Kind kind = p == "zip"        ? Expression::Zip
-                              : p == "concat"   ? Expression::Concat
-                              : p == "makePair" ? Expression::MkPair
-                                                : Expression::Gather;
+    if (p == "makePair" || p == "gather") {
+      Expression::Kind kind = p == "makePair" ? Expression::MkPair : Expression::Gather;
       return con(a[0], [&, kind](const ExpressionP& x) {
         return con(a[1], [&, kind](const ExpressionP& y) {
           return k(ex_view(kind, e->type, {x, y}));
@@ -705,14 +695,6 @@ class Translator {
         return con(a[1], [&](const ExpressionP& x) {
           return with_nat(i, size_of(x->dt), [&](const Nat& iv) { return k(ex_idx(x, iv)); });
         });
-      });
-    }
-    if (p == "reorder") {
-      return con(a[0], [&](const ExpressionP& x) {
-        Expression r{Expression::Reorder, e->type};
-        r.args = {x};
-        r.fn = std::get<rise::NatFun>(e->targs.at(1));
-        return k(ex_make(std::move(r)));
       });
     }
     if (pr.is(PrimId::Generate) || pr.is(PrimId::Map)) {

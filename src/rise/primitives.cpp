@@ -7,6 +7,7 @@
 
 #include "rise/interp_prims.h"
 #include "rise/parser.h"
+#include "rise/views.h"
 
 namespace risec::rise {
 

@@ -73,16 +73,19 @@ enum class LoopKind : uint8_t {
 };
 
 // ---- view index maps (family View) ----
+// A view is declared by two functions on paths (rise/views.cpp), from which DPIA
+// translation, view resolution and every backend derive what they need.
 // A position inside a value: indices into arrays and vectors, pair projections.
 struct PathElem {
   enum Kind { Index, Fst, Snd } kind = Index;
   arith::Nat i;  // Index
 };
 using Path = std::vector<PathElem>;
-// A view applied in a program: its explicit Nat arguments in order and the data
-// types of its array (value) arguments and of its result.
+// A view applied in a program: its explicit Nat and Nat2Nat arguments in order, the
+// data types of its value arguments (in RISE order) and of its result.
 struct ViewSite {
   std::vector<arith::Nat> nats;
+  std::vector<NatFun> funs;
   std::vector<Type> inputs;
   Type result;
 };
@@ -94,12 +97,13 @@ struct ViewAccess {
   int input = 0;
   Path path;
 };
-// Read map: the alternatives for the element at `path` of the result.
+// Read map: the alternatives for the element at `path` (outermost index first) of the
+// result; each alternative's path is complete (the map passes on what it does not use).
 using ViewReadMap = std::vector<ViewAccess> (*)(const ViewSite& site, const Path& path);
 // Write map (writable views): writing the view's result into a destination B means
-// writing its input through an acceptor; the map gives, for the element at `path` of
-// the input, the path in B it lands at.
-using ViewWriteMap = Path (*)(const ViewSite& site, const Path& path);
+// writing each value argument `input` through an acceptor; the map gives, for the
+// element at `path` of that argument, the path in B it lands at.
+using ViewWriteMap = Path (*)(const ViewSite& site, int input, const Path& path);
 
 // One row of primitives.def (designated initialisers, in this order).
 struct PrimRow {

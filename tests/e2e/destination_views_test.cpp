@@ -1,6 +1,6 @@
 // Destination views through maps of views: a computed array that the program
-// returns through map(transpose), map(join), map(split(k)), map(asScalar) or nests
-// of these is written straight into the output through the views (no temporary, no
+// returns through map(transpose), map(join), map(split(k)), map(asScalar), reverse or
+// nests of these is written straight into the output through the views (no temporary, no
 // copy loop). Each program is checked against the interpreter, also under the
 // sanitizers (a wrong index would write out of bounds).
 #include <gtest/gtest.h>
@@ -51,6 +51,15 @@ const Case kCases[] = {
      "  x |> mapSeq(fun(r => r |> asVector(4) |> mapSeq(fun(v => v * vectorFromScalar(2.0f)))))\n"
      "    |> map(asScalar)))",
      "n=3,m=8"},
+    {"reverse",
+     // written through reverse's write map, and read through its read map
+     "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+     "  x |> reverse |> mapSeq(mapSeq(fun(a => a * 2.0f))) |> reverse))",
+     "n=3,m=4"},
+    {"mapReverse",
+     "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+     "  x |> map(reverse) |> mapSeq(mapSeq(fun(a => a + 1.0f))) |> map(reverse) |> reverse))",
+     "n=3,m=5"},
 };
 
 class DestinationViews : public ::testing::TestWithParam<Case> {};

@@ -500,6 +500,14 @@ TEST(InterpArray, Padding) {
       "empty");
 }
 
+TEST(InterpArray, Reverse) {
+  // reverse(x)[i] = x[n-1-i], on scalars and on rows
+  EXPECT_EQ(S(call("reverse", fn({arr(3, I32), arr(3, I32)}), {vi({1, 2, 3})})), "[3, 2, 1]");
+  Type m22 = arr(2, arr(2, I32));
+  EXPECT_EQ(S(call("reverse", fn({m22, m22}), {mat(2, 2)})), "[[10, 11], [0, 1]]");
+  EXPECT_EQ(S(call("reverse", fn({arr(0, I32), arr(0, I32)}), {vi({})})), "[]");
+}
+
 TEST(InterpArray, ZipUnzipPairs) {
   Type pt = pair(I32, F32);
   Value z = call("zip", fn({arr(2, I32), arr(2, F32), arr(2, pt)}), {vi({1, 2}), vf({0.5f, 1.5f})});

@@ -10,6 +10,7 @@
 
 #include "codegen/c_ast.h"
 #include "codegen/openmp/openmp.h"
+#include "dpia/view_resolution.h"
 
 namespace risec::codegen {
 
@@ -39,22 +40,9 @@ std::string c_identifier(const std::string& name) {
 
 namespace {
 
-struct PathElem {
-  enum Kind { Index, Fst, Snd } kind;
-  Nat i;
-};
-using Path = std::vector<PathElem>;
-
-Path prepend(PathElem e, const Path& p) {
-  Path r;
-  r.reserve(p.size() + 1);
-  r.push_back(std::move(e));
-  r.insert(r.end(), p.begin(), p.end());
-  return r;
-}
-PathElem at(Nat i) {
-  return PathElem{PathElem::Index, std::move(i)};
-}
+using dpia::Path;
+using dpia::PathElem;
+const auto at = rise::path_index;
 
 const char* scalar_c(rise::ScalarKind k) {
   switch (k) {
@@ -214,14 +202,7 @@ class Generator {
     if (it == storage_.end()) internal_error("C backend: unknown variable " + name);
     const Storage& s = it->second;
     std::vector<Nat> ds = dims(s.dt);
-    if (path.size() < ds.size())
-      internal_error("C backend: partial access to " + name + " (" + std::to_string(path.size()) +
-                     " of " + std::to_string(ds.size()) + " indices)");
-    Nat flat(0);
-    for (size_t k = 0; k < ds.size(); ++k) {
-      if (path[k].kind != PathElem::Index) internal_error("C backend: projection on an array");
-      flat = flat * ds[k] + path[k].i;
-    }
+    Nat flat = dpia::flat_index(ds, path, name);
     CExpr base = c_atom(cname(name));
     if (s.pointer) base = c_index(base, nat_expr(flat));
     if (record_) record_->push_back(flat);
@@ -273,15 +254,19 @@ class Generator {
   }
 
   static Nat need_index(const Path& p, size_t k, const char* what) {
-    if (p.size() <= k || p[k].kind != PathElem::Index)
-      internal_error(std::string("C backend: ") + what + " needs an index");
-    return p[k].i;
-  }
-  static Path rest(const Path& p, size_t from) {
-    return Path(p.begin() + static_cast<long>(from), p.end());
+    return rise::path_need_index(p, k, what);
   }
 
+  // A read through views (resolved by dpia/view_resolution.h), printed as C.
   CExpr read(const ExpressionP& e, const Path& p) {
+    return read_resolved(*dpia::resolve_read(e, p));
+  }
+
+  CExpr read_resolved(const dpia::ResolvedRead& r) {
+    if (!r.is_leaf())
+      return c_cond(cond_expr(r.guard), read_resolved(*r.then), read_resolved(*r.orelse));
+    const ExpressionP& e = r.source;
+    const Path& p = r.path;
     switch (e->kind) {
       case Expression::Var:
         return var_access(e->name, p);
@@ -290,87 +275,19 @@ class Generator {
         return nat_expr(e->idx);
       case Expression::Lit:
         return literal(e, p);
-      case Expression::Idx:
-        return read(e->args[0], prepend(at(e->idx), p));
-      case Expression::Split: {
-        Nat i = need_index(p, 0, "split"), j = need_index(p, 1, "split");
-        return read(e->args[0], prepend(at(i * e->n + j), rest(p, 2)));
-      }
-      case Expression::Join: {
-        Nat k = need_index(p, 0, "join");
-        Path q =
-            prepend(at(arith::floordiv(k, e->n)), prepend(at(arith::mod(k, e->n)), rest(p, 1)));
-        return read(e->args[0], q);
-      }
-      case Expression::Transpose: {
-        Nat i = need_index(p, 0, "transpose"), j = need_index(p, 1, "transpose");
-        return read(e->args[0], prepend(at(j), prepend(at(i), rest(p, 2))));
-      }
-      case Expression::Slide: {
-        Nat i = need_index(p, 0, "slide"), j = need_index(p, 1, "slide");
-        return read(e->args[0], prepend(at(i * e->m + j), rest(p, 2)));
-      }
-      case Expression::Take:
-        return read(e->args[0], p);
-      case Expression::Drop: {
-        Nat i = need_index(p, 0, "drop");
-        return read(e->args[0], prepend(at(i + e->n), rest(p, 1)));
-      }
-      case Expression::PadCst: {
-        Nat i = need_index(p, 0, "padCst");
-        Nat len = e->args[0]->dt->size;
-        arith::Cond inside = arith::le(e->n, i) && arith::lt(i, e->n + len);
-        if (auto c = inside.as_const()) {
-          return *c ? read(e->args[0], prepend(at(i - e->n), rest(p, 1)))
-                    : read(e->args[1], rest(p, 1));
-        }
-        return c_cond(cond_expr(inside), read(e->args[0], prepend(at(i - e->n), rest(p, 1))),
-                      read(e->args[1], rest(p, 1)));
-      }
-      case Expression::PadClamp: {
-        Nat i = need_index(p, 0, "padClamp");
-        Nat len = e->args[0]->dt->size;
-        Nat j = arith::min(arith::max(i - e->n, Nat(0)), len - Nat(1));
-        return read(e->args[0], prepend(at(j), rest(p, 1)));
-      }
-      case Expression::Concat: {
-        Nat i = need_index(p, 0, "concat");
-        Nat n = e->args[0]->dt->size;
-        arith::Cond first = arith::lt(i, n);
-        if (auto c = first.as_const())
-          return *c ? read(e->args[0], p) : read(e->args[1], prepend(at(i - n), rest(p, 1)));
-        return c_cond(cond_expr(first), read(e->args[0], p),
-                      read(e->args[1], prepend(at(i - n), rest(p, 1))));
-      }
-      case Expression::Zip: {
-        Nat i = need_index(p, 0, "zip");
-        if (p.size() < 2 || p[1].kind == PathElem::Index)
-          internal_error("C backend: zip element used without projection");
-        const ExpressionP& side = p[1].kind == PathElem::Fst ? e->args[0] : e->args[1];
-        return read(side, prepend(at(i), rest(p, 2)));
-      }
-      case Expression::MkPair: {
-        if (p.empty() || p[0].kind == PathElem::Index)
-          internal_error("C backend: pair used without projection");
-        return read(p[0].kind == PathElem::Fst ? e->args[0] : e->args[1], rest(p, 1));
-      }
-      case Expression::Fst:
-        return read(e->args[0], prepend(PathElem{PathElem::Fst, Nat(0)}, p));
-      case Expression::Snd:
-        return read(e->args[0], prepend(PathElem{PathElem::Snd, Nat(0)}, p));
       case Expression::Generate: {
         Nat i = need_index(p, 0, "generate");
-        return read(subst_nat(e->args[0], e->name, i), rest(p, 1));
+        return read(subst_nat(e->args[0], e->name, i), rise::path_rest(p, 1));
       }
       case Expression::MapView: {
         Nat i = need_index(p, 0, "map");
         ExpressionP elem = dpia::ex_idx(e->args[1], i);
-        return read(subst_var(e->args[0], e->name, elem), rest(p, 1));
+        return read(subst_var(e->args[0], e->name, elem), rise::path_rest(p, 1));
       }
       case Expression::AsVector: {
+        // A whole vector (one lane is resolved to its scalar).
         Nat i = need_index(p, 0, "asVector");
         Nat lanes = e->n;
-        if (p.size() >= 2) return read(e->args[0], prepend(at(i * lanes + p[1].i), rest(p, 2)));
         std::string vt = vector_type(e->dt->a);
         const ExpressionP& x = e->args[0];
         if (consecutive([&](const Nat& l) { return read(x, {at(i * lanes + l)}); }, lanes)) {
@@ -386,24 +303,13 @@ class Generator {
           lits += (l ? ", " : "") + read(x, {at(i * lanes + Nat(l))}).at(kPrecAssign);
         return c_atom(lits + "}");
       }
-      case Expression::AsScalar: {
-        Nat k = need_index(p, 0, "asScalar");
-        return read(e->args[0], prepend(at(arith::floordiv(k, e->n)),
-                                        prepend(at(arith::mod(k, e->n)), rest(p, 1))));
-      }
-      case Expression::Broadcast: {
-        if (!p.empty()) return read(e->args[0], rest(p, 1));
+      case Expression::Broadcast:
         return c_call(vector_type(e->dt) + "_broadcast", {read(e->args[0], {})});
-      }
       case Expression::Gather: {
         Nat i = need_index(p, 0, "gather");
         CExpr ix = read(e->args[0], {at(i)});
         Nat dyn = Nat::var("(" + ix.text + ")", Nat(0), e->args[1]->dt->size);
-        return read(e->args[1], prepend(at(dyn), rest(p, 1)));
-      }
-      case Expression::Reorder: {
-        Nat i = need_index(p, 0, "reorder");
-        return read(e->args[0], prepend(at(e->fn.apply(i)), rest(p, 1)));
+        return read(e->args[1], rise::path_prepend(at(dyn), rise::path_rest(p, 1)));
       }
       case Expression::Unary:
       case Expression::Binary:
@@ -413,8 +319,14 @@ class Generator {
         return scalar_op(e, p);
       case Expression::MkArray:
         internal_error("C backend: array literal not materialised");
+      case Expression::View:
+      case Expression::Idx:
+      case Expression::MkPair:
+      case Expression::Fst:
+      case Expression::Snd:
+        break;
     }
-    internal_error("C backend: unknown expression");
+    internal_error("C backend: unresolved expression " + dpia::print(e));
   }
 
   CExpr cond_expr(const arith::Cond& c) {
@@ -584,78 +496,26 @@ class Generator {
     std::vector<CExpr> lanes;  // a vector stored lane by lane (not consecutive in memory)
   };
 
-  Target write_target(const AcceptorP& a, const Path& p) {
-    switch (a->kind) {
-      case Acceptor::Var:
-        return Target{var_access(a->name, p)};
-      case Acceptor::Idx:
-        return write_target(a->inner, prepend(at(a->idx), p));
-      case Acceptor::Split: {
-        Nat i = need_index(p, 0, "splitAcc"), j = need_index(p, 1, "splitAcc");
-        return write_target(a->inner, prepend(at(i * a->n + j), rest(p, 2)));
-      }
-      case Acceptor::Join: {
-        Nat k = need_index(p, 0, "joinAcc");
-        return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)),
-                                              prepend(at(arith::mod(k, a->n)), rest(p, 1))));
-      }
-      case Acceptor::Transpose: {
-        Nat i = need_index(p, 0, "transposeAcc"), j = need_index(p, 1, "transposeAcc");
-        return write_target(a->inner, prepend(at(j), prepend(at(i), rest(p, 2))));
-      }
-      case Acceptor::Take:
-        return write_target(a->inner, p);
-      case Acceptor::Drop: {
-        Nat i = need_index(p, 0, "dropAcc");
-        return write_target(a->inner, prepend(at(i + a->n), rest(p, 1)));
-      }
-      case Acceptor::Zip1:
-      case Acceptor::Zip2: {
-        Nat i = need_index(p, 0, "zipAcc");
-        PathElem proj{a->kind == Acceptor::Zip1 ? PathElem::Fst : PathElem::Snd, Nat(0)};
-        return write_target(a->inner, prepend(at(i), prepend(proj, rest(p, 1))));
-      }
-      case Acceptor::Pair1:
-      case Acceptor::Pair2:
-        return write_target(
-            a->inner,
-            prepend(PathElem{a->kind == Acceptor::Pair1 ? PathElem::Fst : PathElem::Snd, Nat(0)},
-                    p));
-      case Acceptor::AsVector: {
-        // A vector element i of an m.vec acceptor over an (m*n).t buffer.
-        Nat i = need_index(p, 0, "asVectorAcc");
-        if (p.size() >= 2)
-          return write_target(a->inner, prepend(at(i * a->n + p[1].i), rest(p, 2)));
-        bool contiguous = consecutive(
-            [&](const Nat& l) { return write_target(a->inner, {at(i * a->n + l)}).lvalue; }, a->n);
-        Target t = write_target(a->inner, {at(i * a->n)});
-        t.vstore = true;
-        t.vtype = vector_type(a->dt->a);
-        if (!contiguous) {
-          auto n = a->n.as_const();
-          if (!n) internal_error("C backend: symbolic vector width");
-          for (int64_t l = 0; l < *n; ++l)
-            t.lanes.push_back(write_target(a->inner, {at(i * a->n + Nat(l))}).lvalue);
-        }
-        return t;
-      }
-      case Acceptor::AsScalar: {
-        Nat k = need_index(p, 0, "asScalarAcc");
-        return write_target(a->inner, prepend(at(arith::floordiv(k, a->n)),
-                                              prepend(at(arith::mod(k, a->n)), rest(p, 1))));
-      }
-      case Acceptor::Reorder: {
-        Nat j = need_index(p, 0, "reorderAcc");
-        return write_target(a->inner, prepend(at(a->fn.apply(j)), rest(p, 1)));
-      }
-      case Acceptor::MapView: {
-        Nat i = need_index(p, 0, "mapAcc");
-        return write_target(dpia::ac_idx(a, i), rest(p, 1));
-      }
-      case Acceptor::Hole:
-        internal_error("C backend: a map-view template outside its map");
+  // A write through destination views (resolved by dpia/view_resolution.h).
+  Target write_target(const AcceptorP& dest, const Path& path) {
+    auto [a, p] = dpia::resolve_write(dest, path);
+    if (a->kind == Acceptor::Var) return Target{var_access(a->name, p)};
+    if (a->kind != Acceptor::AsVector)
+      internal_error("C backend: unresolved acceptor " + dpia::print(a));
+    // A vector element i of an m.vec acceptor over an (m*n).t buffer.
+    Nat i = need_index(p, 0, "asVectorAcc");
+    bool contiguous = consecutive(
+        [&](const Nat& l) { return write_target(a->inner, {at(i * a->n + l)}).lvalue; }, a->n);
+    Target t = write_target(a->inner, {at(i * a->n)});
+    t.vstore = true;
+    t.vtype = vector_type(a->dt->a);
+    if (!contiguous) {
+      auto n = a->n.as_const();
+      if (!n) internal_error("C backend: symbolic vector width");
+      for (int64_t l = 0; l < *n; ++l)
+        t.lanes.push_back(write_target(a->inner, {at(i * a->n + Nat(l))}).lvalue);
     }
-    internal_error("C backend: unknown acceptor");
+    return t;
   }
 
   // ------------------------------------------------------------ substitution
@@ -665,7 +525,7 @@ class Generator {
       Expression n = *x;
       n.idx = arith::substitute(x->idx, s);
       n.n = arith::substitute(x->n, s);
-      n.m = arith::substitute(x->m, s);
+      for (Nat& v : n.nats) v = arith::substitute(v, s);
       n.dt = rise::substitute(x->dt, rise::TypeSubst{s, {}, {}, {}});
       for (auto& a : n.args) a = go(a);
       return dpia::ex_make(std::move(n));
@@ -688,6 +548,8 @@ class Generator {
     Acceptor n = *a;
     n.idx = arith::substitute(a->idx, s);
     n.n = arith::substitute(a->n, s);
+    for (Nat& v : n.nats) v = arith::substitute(v, s);
+    for (Type& t : n.inputs) t = rise::substitute(t, rise::TypeSubst{s, {}, {}, {}});
     if (a->inner) n.inner = subst_acc(a->inner, s);
     if (a->tmpl) n.tmpl = subst_acc(a->tmpl, s);
     return dpia::ac_make(std::move(n));
@@ -948,12 +810,13 @@ class Generator {
     std::function<void(const ExpressionP&)> ex = [&](const ExpressionP& e) {
       collect_breakpoints(e->idx, var, out);
       collect_breakpoints(e->n, var, out);
-      collect_breakpoints(e->m, var, out);
+      for (const Nat& v : e->nats) collect_breakpoints(v, var, out);
       for (const ExpressionP& a : e->args) ex(a);
     };
     std::function<void(const AcceptorP&)> ac = [&](const AcceptorP& a) {
       collect_breakpoints(a->idx, var, out);
       collect_breakpoints(a->n, var, out);
+      for (const Nat& v : a->nats) collect_breakpoints(v, var, out);
       if (a->inner) ac(a->inner);
     };
     if (c->exp) ex(c->exp);
@@ -1054,7 +917,7 @@ class Generator {
     uses_type(e->dt, u);
     uses_nat(e->idx, u);
     uses_nat(e->n, u);
-    uses_nat(e->m, u);
+    for (const Nat& v : e->nats) uses_nat(v, u);
     for (const ExpressionP& a : e->args) uses_ex(a, u);
   }
   void uses_ac(const AcceptorP& a, Uses& u) {
@@ -1062,6 +925,8 @@ class Generator {
     uses_type(a->dt, u);
     uses_nat(a->idx, u);
     uses_nat(a->n, u);
+    for (const Nat& v : a->nats) uses_nat(v, u);
+    for (const Type& t : a->inputs) uses_type(t, u);
     if (a->inner) uses_ac(a->inner, u);
     if (a->tmpl) uses_ac(a->tmpl, u);  // a map view's element acceptor (sizes only)
   }
