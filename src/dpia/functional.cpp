@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "dpia/target.h"
+
 namespace risec::dpia {
 
 using rise::Expr;
@@ -129,12 +131,12 @@ struct Binding {
 
 class Converter {
  public:
-  explicit Converter(const TargetCaps& caps) : caps_(caps) {}
+  explicit Converter(const Target& caps) : caps_(caps) {}
 
   Phrase convert(const Expr& e) { return conv(e); }
 
  private:
-  const TargetCaps& caps_;
+  const Target& caps_;
   std::vector<std::pair<std::string, Binding>> env_;
   int counter_ = 0;
 
@@ -332,11 +334,11 @@ class Converter {
     const rise::PrimitiveInfo* info = head->prim;
     int arity = name == "makeArray" ? head->count : (info ? info->arity : 0);
     // Parallel and OpenCL primitives must suit the target.
-    if (info && info->has(rise::kOpenMP) && !caps_.openmp)
+    if (info && info->has(rise::kOpenMP) && !caps_.runs(LoopKind::Par))
       user_error(name + " needs the OpenMP target (--target openmp); the " + caps_.name +
                      " target runs sequentially (use mapSeq/reduceSeq)",
                  head->span);
-    if (info && info->has(rise::kOpenCL) && !caps_.opencl)
+    if (info && info->has(rise::kOpenCL) && !caps_.runs(LoopKind::Global))
       user_error(
           name + " needs an OpenCL or CUDA target; the " + caps_.name + " target cannot run it",
           head->span);
@@ -442,7 +444,7 @@ class Converter {
 
 }  // namespace
 
-Phrase from_rise(const rise::Expr& e, const TargetCaps& caps) {
+Phrase from_rise(const rise::Expr& e, const Target& caps) {
   Converter c(caps);
   return c.convert(e);
 }

@@ -105,6 +105,13 @@ AcceptorP ac_instantiate(const AcceptorP& tmpl, const AcceptorP& element);
 struct Command;
 using CommandP = std::shared_ptr<const Command>;
 
+// Where an allocation lives (decided by dpia/memory_placement.h before printing).
+enum class Placement {
+  Unplaced,  // not decided yet (or not an array)
+  Stack,     // a local array of constant size
+  Heap,      // allocated and freed around the body
+};
+
 struct Command {
   enum Kind {
     Skip,
@@ -129,8 +136,9 @@ struct Command {
   LoopKind loop = LoopKind::Seq;
   Type dt;  // New
   Space space = Space::Default;
-  std::string text;  // Comment
-  arith::Cond cond;  // If
+  Placement placement = Placement::Unplaced;  // New, NewDoubleBuffer (array buffers)
+  std::string text;                           // Comment
+  arith::Cond cond;                           // If
   // For (parallel reductions): the loop accumulates into `reduction_var` with the
   // associative operator `reduction_op` (add, mul, fmin, fmax).
   std::string reduction_op, reduction_var;

@@ -10,6 +10,8 @@
 
 #include "codegen/c_ast.h"
 #include "codegen/openmp/openmp.h"
+#include "dpia/memory_placement.h"
+#include "dpia/traverse.h"
 
 namespace risec::codegen {
 
@@ -360,12 +362,12 @@ class Generator {
         return read(e->args[0], prepend(PathElem{PathElem::Snd, Nat(0)}, p));
       case Expression::Generate: {
         Nat i = need_index(p, 0, "generate");
-        return read(subst_nat(e->args[0], e->name, i), rest(p, 1));
+        return read(dpia::substitute_nat(e->args[0], e->name, i), rest(p, 1));
       }
       case Expression::MapView: {
         Nat i = need_index(p, 0, "map");
         ExpressionP elem = dpia::ex_idx(e->args[1], i);
-        return read(subst_var(e->args[0], e->name, elem), rest(p, 1));
+        return read(dpia::substitute_var(e->args[0], e->name, elem), rest(p, 1));
       }
       case Expression::AsVector: {
         Nat i = need_index(p, 0, "asVector");
@@ -658,51 +660,6 @@ class Generator {
     internal_error("C backend: unknown acceptor");
   }
 
-  // ------------------------------------------------------------ substitution
-  ExpressionP subst_nat(const ExpressionP& e, const std::string& var, const Nat& value) {
-    arith::Substitution s{{var, value}};
-    std::function<ExpressionP(const ExpressionP&)> go = [&](const ExpressionP& x) -> ExpressionP {
-      Expression n = *x;
-      n.idx = arith::substitute(x->idx, s);
-      n.n = arith::substitute(x->n, s);
-      n.m = arith::substitute(x->m, s);
-      n.dt = rise::substitute(x->dt, rise::TypeSubst{s, {}, {}, {}});
-      for (auto& a : n.args) a = go(a);
-      return dpia::ex_make(std::move(n));
-    };
-    return go(e);
-  }
-
-  ExpressionP subst_var(const ExpressionP& e, const std::string& var, const ExpressionP& value) {
-    std::function<ExpressionP(const ExpressionP&)> go = [&](const ExpressionP& x) -> ExpressionP {
-      if (x->kind == Expression::Var && x->name == var) return value;
-      if (x->args.empty()) return x;
-      Expression n = *x;
-      for (auto& a : n.args) a = go(a);
-      return dpia::ex_make(std::move(n));
-    };
-    return go(e);
-  }
-
-  AcceptorP subst_acc(const AcceptorP& a, const arith::Substitution& s) {
-    Acceptor n = *a;
-    n.idx = arith::substitute(a->idx, s);
-    n.n = arith::substitute(a->n, s);
-    if (a->inner) n.inner = subst_acc(a->inner, s);
-    if (a->tmpl) n.tmpl = subst_acc(a->tmpl, s);
-    return dpia::ac_make(std::move(n));
-  }
-
-  CommandP subst_cm(const CommandP& c, const std::string& var, const Nat& value) {
-    arith::Substitution s{{var, value}};
-    Command n = *c;
-    if (c->acc) n.acc = subst_acc(c->acc, s);
-    if (c->exp) n.exp = subst_nat(c->exp, var, value);
-    n.n = arith::substitute(c->n, s);
-    for (auto& b : n.body) b = subst_cm(b, var, value);
-    return std::make_shared<const Command>(std::move(n));
-  }
-
   // ------------------------------------------------------------ commands
   // One copy of a loop body in the enclosing block (an unrolled iteration, a
   // one-iteration loop): in a scope of its own when it declares names, which the
@@ -753,18 +710,20 @@ class Generator {
         if (c->n.is_const(0)) return;
         if (c->loop == dpia::LoopKind::SeqUnroll) {
           if (auto n = c->n.as_const(); n && *n <= 64) {
-            for (int64_t i = 0; i < *n; ++i) gen_copy(subst_cm(c->body[0], c->var, Nat(i)), out);
+            for (int64_t i = 0; i < *n; ++i)
+              gen_copy(dpia::substitute_nat(c->body[0], c->var, Nat(i)), out);
             return;
           }
         }
         if (c->n.is_const(1)) {
-          gen_copy(subst_cm(c->body[0], c->var, Nat(0)), out);
+          gen_copy(dpia::substitute_nat(c->body[0], c->var, Nat(0)), out);
           return;
         }
         if (c->loop == dpia::LoopKind::Seq && split_loop(*c, out)) return;
         std::string v = cname(c->var);
         // Nested parallel loops run sequentially inside the outer parallel one.
-        bool parallel = c->loop == dpia::LoopKind::Par && opts_.openmp && !in_parallel_;
+        bool parallel = c->loop == dpia::LoopKind::Par && opts_.target.runs(dpia::LoopKind::Par) &&
+                        !in_parallel_;
         if (collapse_next_) {
           // The inner loop of a collapsed pair: plain, inside the parallel region.
           collapse_next_ = false;
@@ -809,9 +768,10 @@ class Generator {
           return;
         }
         Nat total = count(dt);
-        auto k = total.as_const();
-        if (k && *k * 8 <= 16384) {
-          out.push_back(c_decl(ty + " " + name + "[" + std::to_string(*k) +
+        if (c->placement == dpia::Placement::Unplaced)
+          internal_error("C backend: an allocation without a placement");
+        if (c->placement == dpia::Placement::Stack) {
+          out.push_back(c_decl(ty + " " + name + "[" + std::to_string(*total.as_const()) +
                                "] __attribute__((aligned(64)))"));
           gen(c->body[0], out);
           return;
@@ -842,16 +802,17 @@ class Generator {
         std::string b1 = db + "_buf1", b2 = db + "_buf2";
         Type buf_t = rise::array(c->n, c->dt);
         Nat total = count(buf_t);
-        auto k = total.as_const();
-        bool heap = !(k && *k * 8 <= 16384);
+        bool heap = c->placement == dpia::Placement::Heap;
+        if (c->placement == dpia::Placement::Unplaced)
+          internal_error("C backend: a double buffer without a placement");
         for (const std::string& b : {b1, b2}) {
           if (heap) {
             uses_alloc_ = true;
             out.push_back(c_decl(ty + "* " + b + " = (" + ty + "*)risec_alloc(sizeof(" + ty +
                                  ") * (size_t)(" + nat_expr(total).text + "))"));
           } else {
-            out.push_back(
-                c_decl(ty + " " + b + "[" + std::to_string(*k) + "] __attribute__((aligned(64)))"));
+            out.push_back(c_decl(ty + " " + b + "[" + std::to_string(*total.as_const()) +
+                                 "] __attribute__((aligned(64)))"));
           }
         }
         if (c->exp->kind != Expression::Var || c->acc->kind != Acceptor::Var)
@@ -945,20 +906,14 @@ class Generator {
     for (const Nat& a : n.args) collect_breakpoints(a, var, out);
   }
   void breakpoints_cm(const CommandP& c, const Nat& var, std::vector<Nat>& out) {
-    std::function<void(const ExpressionP&)> ex = [&](const ExpressionP& e) {
-      collect_breakpoints(e->idx, var, out);
-      collect_breakpoints(e->n, var, out);
-      collect_breakpoints(e->m, var, out);
-      for (const ExpressionP& a : e->args) ex(a);
-    };
-    std::function<void(const AcceptorP&)> ac = [&](const AcceptorP& a) {
-      collect_breakpoints(a->idx, var, out);
-      collect_breakpoints(a->n, var, out);
-      if (a->inner) ac(a->inner);
-    };
-    if (c->exp) ex(c->exp);
-    if (c->acc) ac(c->acc);
-    for (const CommandP& b : c->body) breakpoints_cm(b, var, out);
+    struct Collect : dpia::Visitor {
+      Generator& g;
+      const Nat& var;
+      std::vector<Nat>& out;
+      Collect(Generator& g, const Nat& v, std::vector<Nat>& o) : g(g), var(v), out(o) {}
+      void visit_nat(const Nat& n) override { g.collect_breakpoints(n, var, out); }
+    } collect(*this, var, out);
+    collect.visit(c);
   }
 
   static bool has_parallel_loop(const CommandP& c) {
@@ -1011,10 +966,10 @@ class Generator {
       Command sub = c;
       sub.var = part;
       sub.n = len;
-      sub.body = {subst_cm(c.body[0], c.var, lo + pv)};
+      sub.body = {dpia::substitute_nat(c.body[0], c.var, lo + pv)};
       CommandP subp = std::make_shared<const Command>(std::move(sub));
       if (len.is_const(1)) {
-        gen_copy(subst_cm(subp->body[0], part, Nat(0)), out);
+        gen_copy(dpia::substitute_nat(subp->body[0], part, Nat(0)), out);
         continue;
       }
       std::vector<CStmtP> body;
@@ -1029,54 +984,58 @@ class Generator {
   struct Uses {
     std::set<std::string> read, written, nats;
   };
-  void uses_nat(const Nat& n, Uses& u) {
-    for (const auto& [name, v] : arith::free_vars(n)) u.nats.insert(name);
-  }
-  // Sizes in a data type: views index through them (a transposed m-column array
-  // has row stride m).
-  void uses_type(const Type& t, Uses& u) {
-    if (!t) return;
-    for (const auto& [name, v] : rise::free_nat_vars(t)) u.nats.insert(name);
-  }
-  void uses_ex(const ExpressionP& e, Uses& u) {
-    if (e->kind == Expression::Generate || e->kind == Expression::MapView) {
-      // The element variable is bound inside the view.
-      Uses inner;
-      uses_ex(e->args[0], inner);
-      inner.read.erase(e->name);
-      inner.nats.erase(e->name);
-      u.read.insert(inner.read.begin(), inner.read.end());
-      u.nats.insert(inner.nats.begin(), inner.nats.end());
-      for (size_t i = 1; i < e->args.size(); ++i) uses_ex(e->args[i], u);
-      return;
+  struct UsesVisitor : dpia::Visitor {
+    Uses& u;
+    std::set<std::string>& bound;
+    UsesVisitor(Uses& u, std::set<std::string>& b) : u(u), bound(b) {}
+    void visit_nat(const Nat& n) override {
+      for (const auto& [name, v] : arith::free_vars(n)) u.nats.insert(name);
     }
-    if (e->kind == Expression::Var) u.read.insert(e->name);
-    uses_type(e->dt, u);
-    uses_nat(e->idx, u);
-    uses_nat(e->n, u);
-    uses_nat(e->m, u);
-    for (const ExpressionP& a : e->args) uses_ex(a, u);
-  }
-  void uses_ac(const AcceptorP& a, Uses& u) {
-    if (a->kind == Acceptor::Var) u.written.insert(a->name);
-    uses_type(a->dt, u);
-    uses_nat(a->idx, u);
-    uses_nat(a->n, u);
-    if (a->inner) uses_ac(a->inner, u);
-    if (a->tmpl) uses_ac(a->tmpl, u);  // a map view's element acceptor (sizes only)
-  }
+    // Sizes in a data type: views index through them (a transposed m-column array
+    // has row stride m).
+    void visit_type(const Type& t) override {
+      if (!t) return;
+      for (const auto& [name, v] : rise::free_nat_vars(t)) u.nats.insert(name);
+    }
+    void visit_fn(const rise::NatFun& f) override {
+      if (f.param.empty()) return;
+      for (const auto& [name, v] : arith::free_vars(f.body))
+        if (name != f.param) u.nats.insert(name);
+    }
+    void visit_expression(const Expression& e) override {
+      if (e.kind == Expression::Generate || e.kind == Expression::MapView) {
+        // The element variable is bound inside the view.
+        Uses inner;
+        std::set<std::string> inner_bound;
+        UsesVisitor in(inner, inner_bound);
+        in.visit(e.args[0]);
+        inner.read.erase(e.name);
+        inner.nats.erase(e.name);
+        u.read.insert(inner.read.begin(), inner.read.end());
+        u.nats.insert(inner.nats.begin(), inner.nats.end());
+        for (size_t i = 1; i < e.args.size(); ++i) visit(e.args[i]);
+        return;
+      }
+      if (e.kind == Expression::Var) u.read.insert(e.name);
+      dpia::Visitor::visit_expression(e);
+    }
+    void visit_acceptor(const Acceptor& a) override {
+      if (a.kind == Acceptor::Var) u.written.insert(a.name);
+      dpia::Visitor::visit_acceptor(a);
+    }
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::For || c.kind == Command::New) bound.insert(c.var);
+      if (c.kind == Command::NewDoubleBuffer) {
+        bound.insert(c.var);
+        bound.insert(dpia::double_buffer_in(c.var));
+        bound.insert(dpia::double_buffer_out(c.var));
+      }
+      dpia::Visitor::visit_command(c);
+    }
+  };
   void uses_cm(const CommandP& c, Uses& u, std::set<std::string>& bound) {
-    if (c->exp) uses_ex(c->exp, u);
-    if (c->acc) uses_ac(c->acc, u);
-    uses_nat(c->n, u);
-    if (c->kind == Command::For || c->kind == Command::New) bound.insert(c->var);
-    if (c->kind == Command::NewDoubleBuffer) {
-      bound.insert(c->var);
-      bound.insert(dpia::double_buffer_in(c->var));
-      bound.insert(dpia::double_buffer_out(c->var));
-    }
-    if (c->kind == Command::Swap || c->kind == Command::Done) return;
-    for (const CommandP& b : c->body) uses_cm(b, u, bound);
+    UsesVisitor v(u, bound);
+    v.visit(c);
   }
 
   // GCC outlines an OpenMP loop body into a function whose pointers lose `restrict`
@@ -1210,7 +1169,7 @@ CUnit generate_c(const std::string& entry_name, const CommandP& program, const s
 
   g.function_name_ = u.name;
   std::vector<CStmtP> body;
-  g.gen(program, body);
+  g.gen(dpia::place_memory(program), body);
 
   std::string sig =
       "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + c_identifier(output);

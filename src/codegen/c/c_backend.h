@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dpia/target.h"
 #include "dpia/translate.h"
 #include "rise/check.h"
 
@@ -36,7 +37,9 @@ struct SizeCondition {
 };
 
 struct CGenOptions {
-  bool openmp = false;  // emit parallel loops with OpenMP pragmas
+  // What the code runs on: parallel loops become OpenMP pragmas when the target runs
+  // LoopKind::Par (the openmp target).
+  dpia::Target target;
   // Checked, with every symbolic size being at least 1, at the entry of the function
   // (unless compiled with -DRISEC_NO_CHECKS); a violation calls
   // RISEC_PRECONDITION_FAILED(function, description), by default a message and abort().
