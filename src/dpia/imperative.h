@@ -126,7 +126,9 @@ struct Command {
     Done,             // var: the double buffer: the next iteration writes the output
     If,               // cond ? body[0] : body[1]
     Comment,
-    Call,  // an expression statement (unused so far)
+    Call,   // an expression statement (unused so far)
+    Block,  // body[0] in a scope of its own: names it declares are not seen after it
+            // (an unrolled copy of a loop body, see dpia/unroll.h)
   } kind;
   std::vector<CommandP> body;  // Seq: items; For/New: {body}
   AcceptorP acc;               // Assign

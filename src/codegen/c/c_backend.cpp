@@ -11,7 +11,10 @@
 #include "codegen/c_ast.h"
 #include "codegen/openmp/openmp.h"
 #include "dpia/memory_placement.h"
+#include "dpia/outline.h"
+#include "dpia/split_loop.h"
 #include "dpia/traverse.h"
+#include "dpia/unroll.h"
 
 namespace risec::codegen {
 
@@ -686,6 +689,9 @@ class Generator {
       case Command::Seq:
         for (const CommandP& x : c->body) gen(x, out);
         return;
+      case Command::Block:
+        gen_copy(c->body[0], out);
+        return;
       case Command::Assign: {
         Target t = write_target(c->acc, {});
         CExpr v = read(c->exp, {});
@@ -708,15 +714,9 @@ class Generator {
       }
       case Command::For: {
         if (c->n.is_const(0)) return;
-        if (c->loop == dpia::LoopKind::SeqUnroll) {
-          if (auto n = c->n.as_const(); n && *n <= 64) {
-            for (int64_t i = 0; i < *n; ++i)
-              gen_copy(dpia::substitute_nat(c->body[0], c->var, Nat(i)), out);
-            return;
-          }
-        }
-        if (c->n.is_const(1)) {
-          gen_copy(dpia::substitute_nat(c->body[0], c->var, Nat(0)), out);
+        // Unrolled loops and loops of one iteration: copies in Blocks (dpia/unroll).
+        if (auto copies = dpia::unroll_loop(*c)) {
+          gen(*copies, out);
           return;
         }
         if (c->loop == dpia::LoopKind::Seq && split_loop(*c, out)) return;
@@ -888,165 +888,40 @@ class Generator {
   std::string function_name_;
 
   // ------------------------------------------------------------ index-set splitting
-  // A sequential loop whose indices clamp the loop variable (min/max from padClamp,
-  // boundary handling) is split at the points where a clamp changes side, so that
-  // each part has plain indices (the interior vectorises; the borders are short):
-  // for i in [0, n) with min(i + 1, n - 1) becomes [0, n-1) and [n-1, n).
-  void collect_breakpoints(const Nat& t, const Nat& var, std::vector<Nat>& out) {
-    const arith::Node& n = t.node();
-    if ((n.kind == arith::Kind::Min || n.kind == arith::Kind::Max) &&
-        arith::occurs(var.var_name(), t)) {
-      arith::Solution s = arith::solve(n.args[0], n.args[1], var.var_name());
-      if (s.status == arith::Solution::Status::Solved && s.conditions.empty()) {
-        // Below the point one side is smaller, from it on the other (or equal).
-        out.push_back(s.value);
-      }
-    }
-    for (const auto& [c, m] : n.terms) collect_breakpoints(m, var, out);
-    for (const Nat& a : n.args) collect_breakpoints(a, var, out);
-  }
-  void breakpoints_cm(const CommandP& c, const Nat& var, std::vector<Nat>& out) {
-    struct Collect : dpia::Visitor {
-      Generator& g;
-      const Nat& var;
-      std::vector<Nat>& out;
-      Collect(Generator& g, const Nat& v, std::vector<Nat>& o) : g(g), var(v), out(o) {}
-      void visit_nat(const Nat& n) override { g.collect_breakpoints(n, var, out); }
-    } collect(*this, var, out);
-    collect.visit(c);
-  }
-
-  static bool has_parallel_loop(const CommandP& c) {
-    if (c->kind == Command::For && c->loop == dpia::LoopKind::Par) return true;
-    for (const CommandP& b : c->body)
-      if (has_parallel_loop(b)) return true;
-    return false;
-  }
-
+  // dpia/split_loop decides the parts; the indices that views produce come from
+  // generating the body once (views are resolved while printing).
   bool split_loop(const Command& c, std::vector<CStmtP>& out) {
-    if (has_parallel_loop(c.body[0])) return false;
-    Nat var = Nat::var(c.var, Nat(0), c.n);
-    std::vector<Nat> raw;
-    breakpoints_cm(c.body[0], var, raw);
-    // Clamps also appear while views are resolved (padClamp): generate the body once
-    // to see the indices it produces.
-    {
+    auto parts = dpia::split_at_clamps(c, [&](const CommandP& body) {
       std::vector<Nat> flats;
       std::vector<CStmtP> scratch;
       auto* saved = record_;
       record_ = &flats;
-      gen(c.body[0], scratch);
+      gen(body, scratch);
       record_ = saved;
-      for (const Nat& f : flats) collect_breakpoints(f, var, raw);
-    }
-    if (raw.empty()) return false;
-    // Keep points provably inside (0, n), distinct and totally ordered.
-    std::vector<Nat> points;
-    for (const Nat& p : raw) {
-      if (!arith::provably_lt(Nat(0), p) || !arith::provably_lt(p, c.n)) continue;
-      bool dup = false;
-      for (const Nat& q : points) dup |= (q == p);
-      if (!dup) points.push_back(p);
-    }
-    if (points.empty() || points.size() > 6) return false;
-    for (size_t i = 0; i < points.size(); ++i)
-      for (size_t j = i + 1; j < points.size(); ++j)
-        if (!arith::provably_lt(points[i], points[j]) && !arith::provably_lt(points[j], points[i]))
-          return false;
-    std::sort(points.begin(), points.end(),
-              [](const Nat& a, const Nat& b) { return arith::provably_lt(a, b); });
-    std::vector<Nat> bounds{Nat(0)};
-    bounds.insert(bounds.end(), points.begin(), points.end());
-    bounds.push_back(c.n);
-    for (size_t k = 0; k + 1 < bounds.size(); ++k) {
-      Nat lo = bounds[k], len = bounds[k + 1] - bounds[k];
-      // The part's own variable, from 0, with the original one at lo + it.
-      std::string part = c.var + "_" + std::to_string(k);
-      Nat pv = Nat::var(part, Nat(0), len);
-      Command sub = c;
-      sub.var = part;
-      sub.n = len;
-      sub.body = {dpia::substitute_nat(c.body[0], c.var, lo + pv)};
-      CommandP subp = std::make_shared<const Command>(std::move(sub));
-      if (len.is_const(1)) {
-        gen_copy(dpia::substitute_nat(subp->body[0], part, Nat(0)), out);
+      return flats;
+    });
+    if (!parts) return false;
+    for (const dpia::LoopPart& p : *parts) {
+      if (p.len.is_const(1)) {
+        gen_copy(p.body, out);
         continue;
       }
       std::vector<CStmtP> body;
-      gen(subp->body[0], body);
-      out.push_back(c_for(cname(part), nat_expr(len), std::move(body)));
+      gen(p.body, body);
+      out.push_back(c_for(cname(p.var), nat_expr(p.len), std::move(body)));
     }
     return true;
   }
 
   // ------------------------------------------------------------ outlining
-  // The free memory variables and Nat variables of a command.
-  struct Uses {
-    std::set<std::string> read, written, nats;
-  };
-  struct UsesVisitor : dpia::Visitor {
-    Uses& u;
-    std::set<std::string>& bound;
-    UsesVisitor(Uses& u, std::set<std::string>& b) : u(u), bound(b) {}
-    void visit_nat(const Nat& n) override {
-      for (const auto& [name, v] : arith::free_vars(n)) u.nats.insert(name);
-    }
-    // Sizes in a data type: views index through them (a transposed m-column array
-    // has row stride m).
-    void visit_type(const Type& t) override {
-      if (!t) return;
-      for (const auto& [name, v] : rise::free_nat_vars(t)) u.nats.insert(name);
-    }
-    void visit_fn(const rise::NatFun& f) override {
-      if (f.param.empty()) return;
-      for (const auto& [name, v] : arith::free_vars(f.body))
-        if (name != f.param) u.nats.insert(name);
-    }
-    void visit_expression(const Expression& e) override {
-      if (e.kind == Expression::Generate || e.kind == Expression::MapView) {
-        // The element variable is bound inside the view.
-        Uses inner;
-        std::set<std::string> inner_bound;
-        UsesVisitor in(inner, inner_bound);
-        in.visit(e.args[0]);
-        inner.read.erase(e.name);
-        inner.nats.erase(e.name);
-        u.read.insert(inner.read.begin(), inner.read.end());
-        u.nats.insert(inner.nats.begin(), inner.nats.end());
-        for (size_t i = 1; i < e.args.size(); ++i) visit(e.args[i]);
-        return;
-      }
-      if (e.kind == Expression::Var) u.read.insert(e.name);
-      dpia::Visitor::visit_expression(e);
-    }
-    void visit_acceptor(const Acceptor& a) override {
-      if (a.kind == Acceptor::Var) u.written.insert(a.name);
-      dpia::Visitor::visit_acceptor(a);
-    }
-    void visit_command(const Command& c) override {
-      if (c.kind == Command::For || c.kind == Command::New) bound.insert(c.var);
-      if (c.kind == Command::NewDoubleBuffer) {
-        bound.insert(c.var);
-        bound.insert(dpia::double_buffer_in(c.var));
-        bound.insert(dpia::double_buffer_out(c.var));
-      }
-      dpia::Visitor::visit_command(c);
-    }
-  };
-  void uses_cm(const CommandP& c, Uses& u, std::set<std::string>& bound) {
-    UsesVisitor v(u, bound);
-    v.visit(c);
-  }
-
   // GCC outlines an OpenMP loop body into a function whose pointers lose `restrict`
   // (they travel in a struct), which costs the mm ladder a factor of three. So the
   // body becomes a static function of its own with restrict parameters, called from
   // the parallel loop. Returns null when the body cannot be outlined (it writes a
   // scalar declared outside the loop, or uses a data-dependent index).
   CStmtP outline_parallel_body(const Command& loop, const std::string& v) {
-    Uses u;
-    std::set<std::string> bound{loop.var};
-    uses_cm(loop.body[0], u, bound);
+    dpia::Captures u = dpia::captures(loop);
+    const std::set<std::string>& bound = u.bound;
     std::vector<std::string> params, args;
     params.push_back("int " + v);
     args.push_back(v);
