@@ -3,7 +3,9 @@
 // through the chain of source or destination views down to a flat, row-major
 // buffer, and the index is simplified by arith, so `M[i + m*j]` comes out rather
 // than a tower of `/` and `%`. SIMD vectors are GCC/Clang vector-extension types.
-// The OpenMP backend is this backend with parallel loops enabled.
+// generate_c runs the backend-neutral passes and prints with the target's printer:
+// CPrinter (c_printer.h) for "c", openmp::OpenMPPrinter, which extends it, for
+// "openmp" (codegen/printers.cpp chooses).
 #pragma once
 
 #include <string>
