@@ -3,6 +3,11 @@
 // inference and checking of read/write annotations.
 #include "dpia/functional.h"
 
+#include <map>
+#include <set>
+
+#include "dpia/target.h"
+
 namespace risec::dpia {
 
 using rise::Expr;
@@ -129,12 +134,12 @@ struct Binding {
 
 class Converter {
  public:
-  explicit Converter(const TargetCaps& caps) : caps_(caps) {}
+  explicit Converter(const Target& caps) : caps_(caps) {}
 
   Phrase convert(const Expr& e) { return conv(e); }
 
  private:
-  const TargetCaps& caps_;
+  const Target& caps_;
   std::vector<std::pair<std::string, Binding>> env_;
   int counter_ = 0;
 
@@ -335,11 +340,11 @@ class Converter {
     if (!info) internal_error("primitive " + name + " without a table row", head->span);
     int arity = info->is(rise::PrimId::MakeArray) ? head->count : info->arity;
     // Parallel and OpenCL primitives must suit the target.
-    if (info->has(rise::kOpenMP) && !caps_.openmp)
+    if (info && info->has(rise::kOpenMP) && !caps_.runs(LoopKind::Par))
       user_error(name + " needs the OpenMP target (--target openmp); the " + caps_.name +
                      " target runs sequentially (use mapSeq/reduceSeq)",
                  head->span);
-    if (info->has(rise::kOpenCL) && !caps_.opencl)
+    if (info && info->has(rise::kOpenCL) && !caps_.runs(LoopKind::Global))
       user_error(
           name + " needs an OpenCL or CUDA target; the " + caps_.name + " target cannot run it",
           head->span);
@@ -446,7 +451,7 @@ class Converter {
 
 }  // namespace
 
-Phrase from_rise(const rise::Expr& e, const TargetCaps& caps) {
+Phrase from_rise(const rise::Expr& e, const Target& caps) {
   Converter c(caps);
   return c.convert(e);
 }

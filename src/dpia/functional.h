@@ -78,18 +78,13 @@ struct PhraseNode {
   const Phrase& body() const { return args[0]; }
 };
 
-// What the target offers: which parallel primitives are allowed.
-struct TargetCaps {
-  std::string name = "c";
-  bool openmp = false;  // mapPar, reducePar
-  bool opencl = false;  // mapGlobal, mapWorkGroup, mapLocal, oclToMem, oclReduceSeq, ...
-};
+struct Target;  // dpia/target.h: which loop kinds the target runs
 
 // Translate a typed, low-level RISE term (the body of the entry, under its input
 // lambdas) into functional DPIA, inferring access annotations. `inputs` are the
 // names of the entry's parameters (readable). Throws risec::Error (User) located at
 // the offending term.
-Phrase from_rise(const rise::Expr& e, const TargetCaps& caps);
+Phrase from_rise(const rise::Expr& e, const Target& target);
 
 // Check the phrase types of a functional DPIA term (an internal consistency check;
 // throws an internal error on violation).

@@ -296,6 +296,8 @@ std::string print(const CommandP& c, int indent) {
       return pad + "// " + c->text + "\n";
     case Command::Call:
       return pad + print(c->exp) + "\n";
+    case Command::Block:
+      return pad + "{\n" + print(c->body[0], indent + 2) + pad + "}\n";
   }
   return pad + "?\n";
 }

@@ -99,6 +99,13 @@ AcceptorP ac_instantiate(const AcceptorP& tmpl, const AcceptorP& element);
 struct Command;
 using CommandP = std::shared_ptr<const Command>;
 
+// Where an allocation lives (decided by dpia/memory_placement.h before printing).
+enum class Placement {
+  Unplaced,  // not decided yet (or not an array)
+  Stack,     // a local array of constant size
+  Heap,      // allocated and freed around the body
+};
+
 struct Command {
   enum Kind {
     Skip,
@@ -113,7 +120,9 @@ struct Command {
     Done,             // var: the double buffer: the next iteration writes the output
     If,               // cond ? body[0] : body[1]
     Comment,
-    Call,  // an expression statement (unused so far)
+    Call,   // an expression statement (unused so far)
+    Block,  // body[0] in a scope of its own: names it declares are not seen after it
+            // (an unrolled copy of a loop body, see dpia/unroll.h)
   } kind;
   std::vector<CommandP> body;  // Seq: items; For/New: {body}
   AcceptorP acc;               // Assign
@@ -123,8 +132,9 @@ struct Command {
   LoopKind loop = LoopKind::Seq;
   Type dt;  // New
   Space space = Space::Default;
-  std::string text;  // Comment
-  arith::Cond cond;  // If
+  Placement placement = Placement::Unplaced;  // New, NewDoubleBuffer (array buffers)
+  std::string text;                           // Comment
+  arith::Cond cond;                           // If
   // For (parallel reductions): the loop accumulates into `reduction_var` with the
   // associative operator `reduction_op` (add, mul, fmin, fmax).
   std::string reduction_op, reduction_var;

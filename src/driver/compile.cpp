@@ -5,6 +5,7 @@
 
 #include "dpia/functional.h"
 #include "dpia/passes.h"
+#include "dpia/target.h"
 #include "dpia/translate.h"
 #include "driver/commands.h"
 #include "elevate/library.h"
@@ -12,7 +13,8 @@
 namespace risec::driver {
 
 Compiled compile(const CompileRequest& req) {
-  if (req.target != "c" && req.target != "openmp")
+  std::optional<dpia::Target> target = dpia::Target::named(req.target);
+  if (!target)
     throw Error(ErrorKind::Usage, "unknown target '" + req.target +
                                       "' (available: c, openmp; opencl and cuda are planned)");
   Compiled out;
@@ -31,10 +33,7 @@ Compiled compile(const CompileRequest& req) {
     out.size_names.push_back(e->name);
     e = e->fn;
   }
-  dpia::TargetCaps caps;
-  caps.name = req.target;
-  caps.openmp = req.target == "openmp";
-  dpia::Phrase f = dpia::from_rise(e, caps);
+  dpia::Phrase f = dpia::from_rise(e, *target);
   dpia::check(f);
   std::vector<dpia::Input> inputs;
   dpia::CommandP prog = dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs));
@@ -43,7 +42,7 @@ Compiled compile(const CompileRequest& req) {
   rise::Type out_dt = e->type;
   for (size_t i = 0; i < inputs.size(); ++i) out_dt = out_dt->b;
   codegen::CGenOptions opts;
-  opts.openmp = caps.openmp;
+  opts.target = *target;
   // The program's side conditions on symbolic sizes (those the strategy's result
   // needs too, once each), checked when the function is called. A condition on
   // anything but the entry's size parameters cannot be checked there: an error.

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "dpia/functional.h"
+#include "dpia/target.h"
 #include "dpia/translate.h"
 #include "rise/check.h"
 #include "rise/parser.h"
@@ -39,6 +40,7 @@ const char* kPrograms[] = {
     "padCst(1)(1)(0.0f) |> padClamp(1)(1) |> slide(3)(1) |> mapSeq(reduceSeq(add)(0.0f)))",
     "def f = fun(ixs: 4.idx[8] => fun(x: 8.f32 => gather(ixs)(x) |> "
     "reorder(4)(fun(i => 3 - i))(fun(i => 3 - i)) |> mapSeqUnroll(fun(a => a))))",
+    "def f = fun(x: 8.f32 => x |> reverse |> mapSeq(fun(a => a)))",
     "def f = fun(x: 8.f32 => fun(y: 8.f32 => unzip(zip(x)(y)) |> fun(p => zip(fst(p))(snd(p))) |> "
     "mapSeq(fun(q => q._1 + q._2))))",
     // vectors
@@ -70,10 +72,11 @@ std::set<PrimId> translated_primitives(const std::string& text) {
   auto src = std::make_shared<const SourceFile>(SourceFile{"prims.rise", text});
   rise::Program p = rise::parse_program(src);
   rise::Checked c = rise::check_program(p);
-  TargetCaps caps;
+  // A target that runs every loop kind, so OpenMP and OpenCL primitives are allowed.
+  Target caps;
   caps.name = "test";
-  caps.openmp = true;
-  caps.opencl = true;
+  caps.loops = {LoopKind::Seq,    LoopKind::SeqUnroll, LoopKind::Par,
+                LoopKind::Global, LoopKind::WorkGroup, LoopKind::Local};
   Phrase f = from_rise(c.expr, caps);
   check(f);
   std::vector<Input> inputs;
@@ -112,7 +115,7 @@ TEST(PrimitiveTranslation, MustLowerPrimitivesAreRefused) {
       SourceFile{"reduce.rise", "def f = fun(x: 8.f32 => x |> reduce(add)(0.0f))"});
   rise::Checked c = rise::check_program(rise::parse_program(src));
   try {
-    from_rise(c.expr, TargetCaps{});
+    from_rise(c.expr, Target{});
     FAIL() << "reduce was not refused";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::User);

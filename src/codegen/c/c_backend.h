@@ -3,12 +3,15 @@
 // through the chain of source or destination views down to a flat, row-major
 // buffer, and the index is simplified by arith, so `M[i + m*j]` comes out rather
 // than a tower of `/` and `%`. SIMD vectors are GCC/Clang vector-extension types.
-// The OpenMP backend is this backend with parallel loops enabled.
+// generate_c runs the backend-neutral passes and prints with the target's printer:
+// CPrinter (c_printer.h) for "c", openmp::OpenMPPrinter, which extends it, for
+// "openmp" (codegen/printers.cpp chooses).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "dpia/target.h"
 #include "dpia/translate.h"
 #include "rise/check.h"
 
@@ -36,7 +39,9 @@ struct SizeCondition {
 };
 
 struct CGenOptions {
-  bool openmp = false;  // emit parallel loops with OpenMP pragmas
+  // What the code runs on: parallel loops become OpenMP pragmas when the target runs
+  // LoopKind::Par (the openmp target).
+  dpia::Target target;
   // Checked, with every symbolic size being at least 1, at the entry of the function
   // (unless compiled with -DRISEC_NO_CHECKS); a violation calls
   // RISEC_PRECONDITION_FAILED(function, description), by default a message and abort().

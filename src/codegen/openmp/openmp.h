@@ -1,9 +1,9 @@
 // The OpenMP target's part of code generation: which clauses a parallel loop gets.
-// The OpenMP target is the C backend (codegen/c) with parallel loops enabled; it calls
-// these to turn a `mapPar` loop into `#pragma omp parallel for` (with `collapse(2)`
+// The OpenMP printer (openmp_printer.h, which extends the C printer) calls these to
+// turn a `mapPar` loop into `#pragma omp parallel for` (with `collapse(2)`
 // over a perfect nest of two parallel loops) and a `reducePar` loop into one with a
 // `reduction` clause. Loop bodies are outlined into functions with `restrict`
-// parameters by the C backend; nested parallel loops run sequentially there.
+// parameters by that printer; nested parallel loops run sequentially there.
 #pragma once
 
 #include <string>

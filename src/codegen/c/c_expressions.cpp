@@ -1,0 +1,322 @@
+// The C printer's types, literals and scalar operations (see c_printer.h): GCC/Clang
+// vector-extension types for SIMD vectors, structs for pairs, math builtins with
+// their float/double names and lane loops for vector math.
+#include <cmath>
+#include <cstdio>
+
+#include "codegen/c/c_printer.h"
+
+namespace risec::codegen {
+
+using dpia::Acceptor;
+using dpia::AcceptorP;
+using dpia::Command;
+using dpia::CommandP;
+using dpia::Expression;
+using dpia::ExpressionP;
+using rise::Nat;
+using rise::Type;
+using rise::TypeKind;
+
+const char* scalar_c(rise::ScalarKind k) {
+  switch (k) {
+    case rise::ScalarKind::Bool:
+      return "bool";
+    case rise::ScalarKind::I8:
+      return "int8_t";
+    case rise::ScalarKind::I16:
+      return "int16_t";
+    case rise::ScalarKind::I32:
+      return "int32_t";
+    case rise::ScalarKind::I64:
+      return "int64_t";
+    case rise::ScalarKind::U8:
+      return "uint8_t";
+    case rise::ScalarKind::U16:
+      return "uint16_t";
+    case rise::ScalarKind::U32:
+      return "uint32_t";
+    case rise::ScalarKind::U64:
+      return "uint64_t";
+    case rise::ScalarKind::F32:
+      return "float";
+    case rise::ScalarKind::F64:
+      return "double";
+  }
+  return "?";
+}
+
+// Precedence of a Nat printed as C.
+CExpr nat_expr(const Nat& n) {
+  std::string s = arith::print(n, arith::Syntax::C);
+  int prec = kPrecAtom;
+  switch (n.kind()) {
+    case arith::Kind::Const:
+      prec = (n.as_const() && *n.as_const() < 0) ? kPrecUnary : kPrecAtom;
+      break;
+    case arith::Kind::Var:
+      prec = kPrecAtom;
+      break;
+    case arith::Kind::Sum:
+      prec = s.find(" + ") != std::string::npos || s.find(" - ") != std::string::npos ? kPrecAdd
+                                                                                      : kPrecMul;
+      break;
+    case arith::Kind::Prod:
+    case arith::Kind::Div:
+    case arith::Kind::Mod:
+    case arith::Kind::ExactDiv:
+      prec = kPrecMul;
+      break;
+    case arith::Kind::Select:
+      prec = kPrecAtom;
+      break;
+    default:
+      prec = kPrecPostfix;
+      break;
+  }
+  if (!s.empty() && s[0] == '(' && s.back() == ')') prec = kPrecAtom;
+  return CExpr{s, prec};
+}
+
+std::string CPrinter::c_type(const Type& t) {
+  switch (t->kind) {
+    case TypeKind::Scalar:
+      return scalar_c(t->scalar);
+    case TypeKind::Index:
+    case TypeKind::NatData:
+      return "int";
+    case TypeKind::Vector:
+      return vector_type(t);
+    case TypeKind::Pair:
+      return pair_type(t);
+    case TypeKind::Array:
+      return c_type(leaf(t));
+    default:
+      internal_error("C backend: no C type for " + rise::print(t));
+  }
+}
+
+Type CPrinter::leaf(const Type& t) {
+  Type x = t;
+  while (x->kind == TypeKind::Array) x = x->a;
+  return x;
+}
+
+std::vector<Nat> CPrinter::dims(const Type& t) {
+  std::vector<Nat> d;
+  for (Type x = t; x->kind == TypeKind::Array; x = x->a) d.push_back(x->size);
+  return d;
+}
+
+Nat CPrinter::count(const Type& t) {
+  Nat c(1);
+  for (const Nat& d : dims(t)) c = c * d;
+  return c;
+}
+
+std::string CPrinter::vector_type(const Type& t) {
+  if (t->a->kind != TypeKind::Scalar) internal_error("C backend: vector of non-scalar");
+  auto lanes = t->size.as_const();
+  if (!lanes)
+    user_error("vector widths must be constants to generate C (vec[" + rise::print(t->a) + ", " +
+               t->size.to_string() + "])");
+  std::string elem = scalar_c(t->a->scalar);
+  std::string name =
+      "risec_" + std::string(rise::scalar_name(t->a->scalar)) + "x" + std::to_string(*lanes);
+  if (!typedefs_.count(name)) {
+    typedefs_.insert(name);
+    std::string bytes = std::to_string(*lanes * rise::scalar_bits(t->a->scalar) / 8);
+    std::string esize = std::to_string(rise::scalar_bits(t->a->scalar) / 8);
+    // Loads and stores go through may_alias types (any alignment for the unaligned
+    // ones), which GCC compiles to single vector moves; a broadcast is a vector
+    // operation with a scalar operand.
+    std::string def =
+        "typedef " + elem + " " + name + " __attribute__((vector_size(" + bytes + ")));\n";
+    def += "typedef " + elem + " " + name + "_u __attribute__((vector_size(" + bytes +
+           "), aligned(" + esize + "), may_alias));\n";
+    def += "typedef " + elem + " " + name + "_a __attribute__((vector_size(" + bytes +
+           "), may_alias));\n";
+    def += "static inline " + name + " " + name + "_load(const " + elem + "* p) { return *(const " +
+           name + "_u*)p; }\n";
+    def += "static inline " + name + " " + name + "_load_aligned(const " + elem +
+           "* p) { return *(const " + name + "_a*)p; }\n";
+    def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name +
+           "_u*)p = v; }\n";
+    def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { return (" + name +
+           "){0} + x; }\n";
+    typedef_text_ += def;
+  }
+  return name;
+}
+
+std::string CPrinter::pair_type(const Type& t) {
+  std::string a = c_type(t->a), b = c_type(t->b);
+  std::string name = "risec_pair_" + a + "_" + b;
+  for (char& c : name)
+    if (c == ' ' || c == '*') c = '_';
+  if (!typedefs_.count(name)) {
+    typedefs_.insert(name);
+    typedef_text_ += "typedef struct { " + a + " _1; " + b + " _2; } " + name + ";\n";
+  }
+  return name;
+}
+
+CExpr CPrinter::cond_expr(const arith::Cond& c) {
+  std::string s = arith::print(c, arith::Syntax::C);
+  return CExpr{s, kPrecOr};
+}
+
+CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
+  const Type& t = e->dt;
+  if (t->kind == TypeKind::Vector && p.empty()) {
+    Expression scalar_lit = *e;
+    scalar_lit.dt = t->a;
+    return c_call(vector_type(t) + "_broadcast", {literal(dpia::ex_make(scalar_lit), {})});
+  }
+  rise::ScalarKind k = t->kind == TypeKind::Scalar
+                           ? t->scalar
+                           : (t->kind == TypeKind::Vector ? t->a->scalar : e->lit.scalar);
+  char buf[64];
+  switch (k) {
+    case rise::ScalarKind::F32: {
+      float f = static_cast<float>(e->lit.f);
+      if (std::isinf(f)) return c_atom(f > 0 ? "INFINITY" : "(-INFINITY)");
+      if (std::isnan(f)) return c_atom("NAN");
+      std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
+      std::string s = buf;
+      if (s.find_first_of(".e") == std::string::npos) s += ".0";
+      s += "f";
+      return CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom};
+    }
+    case rise::ScalarKind::F64: {
+      double d = e->lit.f;
+      if (std::isinf(d)) return c_atom(d > 0 ? "INFINITY" : "(-INFINITY)");
+      if (std::isnan(d)) return c_atom("NAN");
+      std::snprintf(buf, sizeof buf, "%.17g", d);
+      std::string s = buf;
+      if (s.find_first_of(".e") == std::string::npos) s += ".0";
+      return CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom};
+    }
+    case rise::ScalarKind::Bool:
+      return c_atom(e->lit.i ? "true" : "false");
+    case rise::ScalarKind::I64:
+      return c_atom("INT64_C(" + std::to_string(e->lit.i) + ")");
+    case rise::ScalarKind::U64:
+      return c_atom("UINT64_C(" + std::to_string(static_cast<uint64_t>(e->lit.i)) + ")");
+    case rise::ScalarKind::U32:
+      return c_atom(std::to_string(static_cast<uint32_t>(e->lit.i)) + "u");
+    default: {
+      std::string s = std::to_string(e->lit.i);
+      if (k == rise::ScalarKind::I32 || k == rise::ScalarKind::I16 || k == rise::ScalarKind::I8)
+        return CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom};
+      return c_cast(scalar_c(k), CExpr{s, s[0] == '-' ? kPrecUnary : kPrecAtom});
+    }
+  }
+}
+
+bool CPrinter::is_float_type(const Type& t) {
+  if (t->kind == TypeKind::Scalar) return rise::is_float(t->scalar);
+  if (t->kind == TypeKind::Vector) return rise::is_float(t->a->scalar);
+  return false;
+}
+
+CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
+  // A lane of a vector operation is the operation on the lanes.
+  std::vector<CExpr> args;
+  for (const ExpressionP& a : e->args) {
+    bool vec_arg = a->dt->kind == TypeKind::Vector;
+    args.push_back(read(a, vec_arg ? p : Path{}));
+  }
+  bool vector = e->dt->kind == TypeKind::Vector && p.empty();
+  Type elem_t = e->dt->kind == TypeKind::Vector && !p.empty() ? e->dt->a : e->dt;
+  Type arg_t = e->args.empty() ? e->dt : e->args[0]->dt;
+  if (arg_t->kind == TypeKind::Vector && !p.empty()) arg_t = arg_t->a;
+  const std::string& op = e->name;
+  switch (e->kind) {
+    case Expression::Unary:
+      if (op == "neg") return c_unary("-", args[0]);
+      return c_unary("!", args[0]);
+    case Expression::Binary: {
+      if (op == "add") return c_binary(args[0], "+", args[1], kPrecAdd);
+      if (op == "sub") return c_binary(args[0], "-", args[1], kPrecAdd);
+      if (op == "mul") return c_binary(args[0], "*", args[1], kPrecMul);
+      if (op == "div") return c_binary(args[0], "/", args[1], kPrecMul);
+      if (op == "mod") {
+        if (is_float_type(arg_t)) {
+          if (vector) return vector_math("fmod", e->dt, args);
+          return c_call(arg_t->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod", args);
+        }
+        return c_binary(args[0], "%", args[1], kPrecMul);
+      }
+      if (op == "lt") return c_binary(args[0], "<", args[1], kPrecRel);
+      if (op == "gt") return c_binary(args[0], ">", args[1], kPrecRel);
+      if (op == "equal") return c_binary(args[0], "==", args[1], kPrecEq);
+      internal_error("C backend: unknown operator " + op);
+    }
+    case Expression::Call: {
+      if (e->foreign) return c_call(c_identifier(e->foreign->name), args);
+      if (vector) return vector_math(op, e->dt, args);
+      return math_call(op, elem_t, args);
+    }
+    case Expression::Select:
+      return c_cond(args[0], args[1], args[2]);
+    case Expression::Cast:
+      return c_cast(c_type(elem_t), args[0]);
+    default:
+      internal_error("C backend: not a scalar operation");
+  }
+}
+
+CExpr CPrinter::math_call(const std::string& op, const Type& t, const std::vector<CExpr>& args) {
+  bool f32 = t->kind == TypeKind::Scalar && t->scalar == rise::ScalarKind::F32;
+  bool flt = t->kind == TypeKind::Scalar && rise::is_float(t->scalar);
+  std::string sfx = f32 ? "f" : "";
+  if (op == "rsqrt")
+    return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
+  if (op == "abs") {
+    if (flt) return c_call("fabs" + sfx, args);
+    if (t->scalar == rise::ScalarKind::I64) return c_call("llabs", args);
+    if (rise::is_unsigned_int(t->scalar)) return args[0];
+    return c_call("abs", args);
+  }
+  if (!flt) user_error("the math function " + op + " needs f32 or f64 arguments in generated code");
+  return c_call(op + sfx, args);
+}
+
+// A math function on a vector: a lane loop the C compiler vectorises.
+CExpr CPrinter::vector_math(const std::string& op, const Type& vt, const std::vector<CExpr>& args) {
+  std::string name = vector_type(vt);
+  std::string fn = name + "_" + op;
+  if (!typedefs_.count(fn)) {
+    typedefs_.insert(fn);
+    std::string lanes = vt->size.to_string();
+    std::string elem = scalar_c(vt->a->scalar);
+    std::string params, call_args;
+    for (size_t i = 0; i < args.size(); ++i) {
+      params += (i ? ", " : "") + name + " a" + std::to_string(i);
+      call_args += (i ? ", " : "") + std::string("a") + std::to_string(i) + "[l]";
+    }
+    std::vector<CExpr> lane_args;
+    for (size_t i = 0; i < args.size(); ++i)
+      lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
+    CExpr body = op == "fmod"
+                     ? c_call(vt->a->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod", lane_args)
+                     : math_call(op, vt->a, lane_args);
+    typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
+                     " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                     "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
+    // The scalar function's vector variants (glibc's libmvec) for the lane loop.
+    std::string c_fn = body.text.substr(0, body.text.find('('));
+    if (!simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
+      simd_decls_.insert(c_fn);
+      std::string proto =
+          elem + " " + c_fn + "(" + elem + (args.size() == 2 ? ", " + elem : "") + ")";
+      simd_text_ += "#pragma omp declare simd notinbranch\n" + proto + ";\n";
+    }
+    (void)elem;
+    (void)call_args;
+  }
+  return c_call(fn, args);
+}
+
+}  // namespace risec::codegen

@@ -1,0 +1,368 @@
+// The C printer's commands and translation unit (see c_printer.h).
+#include "codegen/c/c_printer.h"
+
+#include <sstream>
+
+#include "dpia/split_loop.h"
+#include "dpia/unroll.h"
+
+namespace risec::codegen {
+
+using dpia::Acceptor;
+using dpia::AcceptorP;
+using dpia::Command;
+using dpia::CommandP;
+using dpia::Expression;
+using dpia::ExpressionP;
+using rise::Nat;
+using rise::Type;
+using rise::TypeKind;
+
+// ------------------------------------------------------------ commands
+// One copy of a loop body in the enclosing block (an unrolled iteration, a
+// one-iteration loop): in a scope of its own when it declares names, which the
+// next copy (or the code beside it) may declare again.
+void CPrinter::gen_copy(const CommandP& body, std::vector<CStmtP>& out) {
+  std::vector<CStmtP> part;
+  gen(body, part);
+  bool declares = false;
+  for (const CStmtP& st : part) declares = declares || st->kind == CStmt::Decl;
+  if (declares) {
+    out.push_back(c_scope(std::move(part)));
+    return;
+  }
+  out.insert(out.end(), part.begin(), part.end());
+}
+
+void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
+  switch (c->kind) {
+    case Command::Skip:
+      return;
+    case Command::Comment:
+      out.push_back(c_comment(c->text));
+      return;
+    case Command::Seq:
+      for (const CommandP& x : c->body) gen(x, out);
+      return;
+    case Command::Block:
+      gen_copy(c->body[0], out);
+      return;
+    case Command::Assign: {
+      Target t = write_target(c->acc, {});
+      CExpr v = read(c->exp, {});
+      if (t.vstore && !t.lanes.empty()) {
+        std::string tmp = "risec_v" + std::to_string(++tmp_counter_);
+        std::vector<CStmtP> block{c_decl(t.vtype + " " + tmp + " = " + v.at(kPrecAssign))};
+        for (size_t l = 0; l < t.lanes.size(); ++l)
+          block.push_back(c_assign(t.lanes[l], c_atom(tmp + "[" + std::to_string(l) + "]")));
+        out.push_back(c_raw("{"));
+        for (auto& b : block) b->text = "  " + b->text;
+        out.insert(out.end(), block.begin(), block.end());
+        out.push_back(c_raw("}"));
+      } else if (t.vstore) {
+        out.push_back(c_expr_stmt(t.vtype + "_store(&" + t.lvalue.at(kPrecUnary) + ", " +
+                                  v.at(kPrecAssign) + ")"));
+      } else {
+        out.push_back(c_assign(t.lvalue, v));
+      }
+      return;
+    }
+    case Command::For: {
+      if (c->n.is_const(0)) return;
+      // Unrolled loops and loops of one iteration: copies in Blocks (dpia/unroll).
+      if (auto copies = dpia::unroll_loop(*c)) {
+        gen(*copies, out);
+        return;
+      }
+      emit_loop(*c, out);
+      return;
+    }
+    case Command::New: {
+      std::string name = cname(c->var);
+      const Type& dt = c->dt;
+      bool array = dt->kind == TypeKind::Array;
+      storage_[c->var] = Storage{dt, array};
+      std::string ty = c_type(dt);
+      std::vector<CStmtP> body;
+      if (!array) {
+        out.push_back(c_decl(ty + " " + name));
+        gen(c->body[0], out);
+        return;
+      }
+      if (c->placement == dpia::Placement::Unplaced)
+        internal_error("C backend: an allocation without a placement");
+      out.push_back(declare_buffer(name, ty, count(dt), c->space, c->placement, true));
+      if (c->placement == dpia::Placement::Stack) {
+        gen(c->body[0], out);
+        return;
+      }
+      gen(c->body[0], out);
+      out.push_back(c_expr_stmt("free(" + name + ")"));
+      return;
+    }
+    case Command::If: {
+      if (auto v = c->cond.as_const()) {
+        gen(c->body[*v ? 0 : 1], out);
+        return;
+      }
+      std::vector<CStmtP> then, orelse;
+      gen(c->body[0], then);
+      gen(c->body[1], orelse);
+      out.push_back(c_if(cond_expr(c->cond), std::move(then), std::move(orelse)));
+      return;
+    }
+    case Command::NewDoubleBuffer: {
+      // The paper's Listing 12: two buffers, an input and an output pointer, and a
+      // flag saying which buffer the next iteration writes.
+      std::string db = c_identifier(c->var);
+      std::string ty = c_type(c->dt);
+      std::string b1 = db + "_buf1", b2 = db + "_buf2";
+      Type buf_t = rise::array(c->n, c->dt);
+      Nat total = count(buf_t);
+      bool heap = c->placement == dpia::Placement::Heap;
+      if (c->placement == dpia::Placement::Unplaced)
+        internal_error("C backend: a double buffer without a placement");
+      for (const std::string& b : {b1, b2})
+        out.push_back(declare_buffer(b, ty, total, c->space, c->placement, false));
+      if (c->exp->kind != Expression::Var || c->acc->kind != Acceptor::Var)
+        internal_error("C backend: double buffer over views");
+      std::string in = dpia::double_buffer_in(c->var), outp = dpia::double_buffer_out(c->var);
+      std::string output = cname(c->acc->name);
+      // The loop has k iterations; with one, the first write goes to the output.
+      const Command& loop = *c->body[0];
+      std::string first_out = loop.kind == Command::For && loop.n.is_const(1) ? output : b1;
+      out.push_back(c_decl(ty + "* " + cname(in) + " = (" + ty + "*)" + cname(c->exp->name)));
+      out.push_back(c_decl(ty + "* " + cname(outp) + " = " + first_out));
+      out.push_back(c_decl("unsigned char " + db + "_flag = 1"));
+      storage_[in] = Storage{rise::array(c->n, c->dt), true};
+      storage_[outp] = Storage{rise::array(c->n, c->dt), true};
+      double_buffers_[c->var] = output;
+      gen(c->body[0], out);
+      if (heap) {
+        out.push_back(c_expr_stmt("free(" + b1 + ")"));
+        out.push_back(c_expr_stmt("free(" + b2 + ")"));
+      }
+      return;
+    }
+    case Command::Swap:
+    case Command::Done: {
+      std::string db = c_identifier(c->var);
+      std::string in = cname(dpia::double_buffer_in(c->var)),
+                  outp = cname(dpia::double_buffer_out(c->var));
+      out.push_back(c_assign(c_atom(in), c_atom(db + "_flag ? " + db + "_buf1 : " + db + "_buf2")));
+      if (c->kind == Command::Swap) {
+        out.push_back(
+            c_assign(c_atom(outp), c_atom(db + "_flag ? " + db + "_buf2 : " + db + "_buf1")));
+        out.push_back(c_expr_stmt(db + "_flag ^= 1"));
+      } else {
+        out.push_back(c_assign(c_atom(outp), c_atom(double_buffers_[c->var])));
+      }
+      return;
+    }
+    default:
+      internal_error("C backend: unsupported command");
+  }
+}
+
+void CPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
+  if (c.loop == dpia::LoopKind::Seq && split_loop(c, out)) return;
+  std::vector<CStmtP> body;
+  gen(c.body[0], body);
+  out.push_back(c_for(cname(c.var), nat_expr(c.n), std::move(body)));
+}
+
+CStmtP CPrinter::declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
+                                dpia::Space, dpia::Placement placement, bool restrict_ptr) {
+  if (placement == dpia::Placement::Stack)
+    return c_decl(elem + " " + name + "[" + std::to_string(*count.as_const()) +
+                  "] __attribute__((aligned(64)))");
+  uses_alloc_ = true;
+  return c_decl(elem + "*" + (restrict_ptr ? " restrict " : " ") + name + " = (" + elem +
+                "*)risec_alloc(sizeof(" + elem + ") * (size_t)(" + nat_expr(count).text + "))");
+}
+
+// ------------------------------------------------------------ index-set splitting
+// dpia/split_loop decides the parts; the indices that views produce come from
+// generating the body once (views are resolved while printing).
+bool CPrinter::split_loop(const Command& c, std::vector<CStmtP>& out) {
+  auto parts = dpia::split_at_clamps(c, [&](const CommandP& body) {
+    std::vector<Nat> flats;
+    std::vector<CStmtP> scratch;
+    auto* saved = record_;
+    record_ = &flats;
+    gen(body, scratch);
+    record_ = saved;
+    return flats;
+  });
+  if (!parts) return false;
+  for (const dpia::LoopPart& p : *parts) {
+    if (p.len.is_const(1)) {
+      gen_copy(p.body, out);
+      continue;
+    }
+    std::vector<CStmtP> body;
+    gen(p.body, body);
+    out.push_back(c_for(cname(p.var), nat_expr(p.len), std::move(body)));
+  }
+  return true;
+}
+
+std::string CPrinter::cname(const std::string& var) {
+  auto it = cnames_.find(var);
+  return it != cnames_.end() ? it->second : c_identifier(var);
+}
+
+namespace {
+
+const char* kHelpers =
+    "static inline int risec_min(int a, int b) { return a < b ? a : b; }\n"
+    "static inline int risec_max(int a, int b) { return a > b ? a : b; }\n"
+    "static inline int risec_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < "
+    "0) != (b < 0))) ? q - 1 : q; }\n"
+    "static inline int risec_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != "
+    "(b < 0))) ? r + b : r; }\n"
+    "static inline int risec_pow(int b, int e) { int r = 1; while (e-- > 0) r *= b; return r; }\n";
+
+// What a violated size precondition does, unless the user defines it (e.g. to log
+// and return an error through their own channel).
+const char* const kPreconditionHelper =
+    "#if !defined(RISEC_NO_CHECKS) && !defined(RISEC_PRECONDITION_FAILED)\n"
+    "#include <stdio.h>\n"
+    "#define RISEC_PRECONDITION_FAILED(fn, what) \\\n"
+    "  (fprintf(stderr, \"%s: size precondition violated: %s\\n\", fn, what), abort())\n"
+    "#endif\n";
+
+// A C string literal for plain text.
+std::string c_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The checks at the entry of a function with symbolic sizes: each size at least 1,
+// then each divisibility the program needs.
+std::string size_checks(const std::string& fn, const std::vector<std::string>& sizes,
+                        const std::vector<SizeCondition>& conditions) {
+  if (sizes.empty()) return "";
+  std::string out = "#ifndef RISEC_NO_CHECKS\n";
+  auto check = [&](const std::string& cond, const std::string& what) {
+    out += "  if (!(" + cond + ")) { RISEC_PRECONDITION_FAILED(" + c_string(fn) + ", " +
+           c_string(what) + "); return; }\n";
+  };
+  for (const std::string& s : sizes) check(s + " >= 1", s + " >= 1 (sizes are positive)");
+  for (const SizeCondition& c : conditions) {
+    if (c.condition.kind == rise::SideCondition::Kind::Divides)
+      check(nat_expr(c.condition.divides.dividend).at(kPrecMul) + " % " +
+                nat_expr(c.condition.divides.divisor).at(kPrecUnary) + " == 0",
+            c.description);
+    else
+      check(nat_expr(c.condition.value).at(kPrecRel) + " >= 0", c.description);
+  }
+  return out + "#endif\n";
+}
+
+}  // namespace
+
+std::string CPrinter::function_prologue(const std::string& fn,
+                                        const std::vector<std::string>& sizes) {
+  return size_checks(fn, sizes, opts_.size_conditions);
+}
+
+CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& program,
+                           const std::string& output, const Type& out_dt,
+                           const std::vector<dpia::Input>& inputs,
+                           const std::vector<std::string>& sizes) {
+  CPrinter& g = *this;
+  const CGenOptions& options = opts_;
+  CUnit u;
+  u.name = c_identifier(entry_name);
+  g.storage_[output] = Storage{out_dt, true};
+  for (const auto& in : inputs) {
+    g.storage_[in.name] = Storage{in.dt, true};
+    g.cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
+  }
+
+  g.function_name_ = u.name;
+  std::vector<CStmtP> body;
+  g.gen(program, body);
+
+  std::string sig =
+      "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + c_identifier(output);
+  u.params.push_back({output, out_dt, false});
+  for (const auto& s : sizes) {
+    sig += ", int " + c_identifier(s);
+    u.params.push_back({s, nullptr, true});
+  }
+  for (const auto& in : inputs) {
+    sig += ", const " + g.c_type(in.dt) + "* restrict " + g.cname(in.name);
+    u.params.push_back({in.name, in.dt, false});
+  }
+  sig += ")";
+
+  std::ostringstream src;
+  src << "/* Generated by risec " RISEC_VERSION " from '" << entry_name << "'. Do not edit. */\n";
+  src << "#define _POSIX_C_SOURCE 200112L\n";
+  src << "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include "
+         "<stdlib.h>\n#include <string.h>\n";
+  // Vectors wider than the hardware's are passed in memory; GCC notes the ABI.
+  src << "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored "
+         "\"-Wpsabi\"\n#endif\n\n";
+  src << kHelpers;
+  // Lane loops of vector math run under `omp simd` when OpenMP (or -fopenmp-simd with
+  // -DRISEC_OMP_SIMD, as risec run compiles) is on, calling glibc's vector variants.
+  src << "#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n#define RISEC_SIMD_LOOP _Pragma(\"omp "
+         "simd\")\n"
+      << g.simd_text_ << "#else\n#define RISEC_SIMD_LOOP\n#endif\n";
+  if (!sizes.empty()) src << kPreconditionHelper;
+  if (g.uses_alloc_)
+    src << "static inline void* risec_alloc(size_t bytes) { void* p = NULL; if (posix_memalign(&p, "
+           "64, "
+           "bytes ? bytes : 64) != 0) abort(); return p; }\n";
+  src << g.typedef_text_ << "\n";
+  src << before_function();
+  src << sig << " {\n" << function_prologue(u.name, sizes) << print(c_block(body), 1) << "}\n\n";
+  // A uniform entry point for the runtime: buffers[0] is the output, then inputs.
+  src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  ";
+  if (sizes.empty()) src << "(void)sizes;\n  ";
+  src << u.name << "(";
+  src << "(" << g.c_type(out_dt) << "*)buffers[0]";
+  for (size_t i = 0; i < sizes.size(); ++i) src << ", sizes[" << i << "]";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    src << ", (const " << g.c_type(inputs[i].dt) << "*)buffers[" << i + 1 << "]";
+  src << ");\n}\n";
+  u.source = src.str();
+  u.uses_openmp = g.uses_openmp_;
+
+  std::ostringstream h;
+  h << "/* Generated by risec " RISEC_VERSION " from '" << entry_name << "'. */\n";
+  h << "#pragma once\n#include <stdbool.h>\n#include <stdint.h>\n\n";
+  h << "#include <string.h>\n" << g.typedef_text_ << "\n";
+  h << "/* Arrays are flat, row-major buffers:\n";
+  h << " *   output: " << rise::print(out_dt) << "\n";
+  for (const auto& in : inputs)
+    h << " *   " << g.cname(in.name) << ": " << rise::print(in.dt) << "\n";
+  if (!sizes.empty()) {
+    h << " * Preconditions on the sizes, checked on entry unless compiled with -DRISEC_NO_CHECKS\n"
+         " * (a violation calls RISEC_PRECONDITION_FAILED(function, what): by default a message\n"
+         " * on stderr and abort()):\n";
+    for (const auto& s : sizes) h << " *   " << s << " >= 1\n";
+    for (const SizeCondition& c : options.size_conditions) {
+      std::string d = c.description;
+      for (size_t at = d.find("*/"); at != std::string::npos; at = d.find("*/"))
+        d.replace(at, 2, "* /");
+      h << " *   " << d << "\n";
+    }
+  }
+  h << " */\n" << sig << ";\n";
+  u.header = h.str();
+  return u;
+}
+
+}  // namespace risec::codegen

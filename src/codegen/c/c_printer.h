@@ -1,0 +1,137 @@
+// The C printer: imperative DPIA, after the backend-neutral passes (dpia/unroll,
+// split_loop, memory_placement, outline), printed as one C99 translation unit. It is
+// a class so that a backend that is C with extras extends it rather than copying it,
+// the way Halide's CodeGen_OpenCL_Dev extends CodeGen_C: the hooks below say how a
+// loop of each kind is emitted, how a buffer in each address space and placement is
+// declared, and what comes before the function. codegen/openmp is the example.
+// Files: c_backend.cpp resolves views into C reads and writes, c_expressions.cpp
+// prints types, literals and scalar operations, c_printer.cpp prints commands and the
+// unit.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/c/c_backend.h"
+#include "codegen/c_ast.h"
+#include "dpia/imperative.h"
+#include "dpia/view_resolution.h"
+
+namespace risec::codegen {
+
+// A position inside a value while a view is resolved (rise/primitives.h).
+using rise::Path;
+using rise::PathElem;
+Path prepend(PathElem e, const Path& p);
+PathElem at(arith::Nat i);
+
+const char* scalar_c(rise::ScalarKind k);
+// A Nat printed as C, with its precedence.
+CExpr nat_expr(const arith::Nat& n);
+
+struct Storage {
+  rise::Type dt;
+  bool pointer;  // accessed as name[flat index] (buffers and arrays); else a plain variable
+};
+
+class CPrinter {
+ public:
+  explicit CPrinter(const CGenOptions& opts) : opts_(opts) {}
+  virtual ~CPrinter() = default;
+
+  // The translation unit for `program` (placed and ready to print).
+  CUnit print_unit(const std::string& entry_name, const dpia::CommandP& program,
+                   const std::string& output, const rise::Type& out_dt,
+                   const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes);
+
+ protected:
+  using Nat = arith::Nat;
+  using Type = rise::Type;
+  using Command = dpia::Command;
+  using CommandP = dpia::CommandP;
+  using Expression = dpia::Expression;
+  using ExpressionP = dpia::ExpressionP;
+  using Acceptor = dpia::Acceptor;
+  using AcceptorP = dpia::AcceptorP;
+
+  // ---- hooks for backends that extend C
+  // A loop that is not unrolled (trip count not 0 or 1). C: a sequential loop is split
+  // at clamps (dpia/split_loop) where it can be; every kind is a plain `for` (a
+  // parallel loop runs sequentially).
+  virtual void emit_loop(const Command& loop, std::vector<CStmtP>& out);
+  // The declaration of a buffer of `count` elements of C type `elem` in `space`:
+  // a local array (Stack) or allocated memory (Heap, freed by the caller's code).
+  virtual CStmtP declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
+                                dpia::Space space, dpia::Placement placement, bool restrict_ptr);
+  // Text between the typedefs and the function (outlined functions, declarations).
+  virtual std::string before_function() { return ""; }
+  // The statements at the entry of the function (C: checks of size preconditions).
+  virtual std::string function_prologue(const std::string& fn,
+                                        const std::vector<std::string>& sizes);
+
+  // ---- commands (c_printer.cpp)
+  void gen(const CommandP& c, std::vector<CStmtP>& out);
+  void gen_copy(const CommandP& body, std::vector<CStmtP>& out);
+  bool split_loop(const Command& c, std::vector<CStmtP>& out);
+  std::string cname(const std::string& var);
+
+  // ---- types, literals, scalar operations (c_expressions.cpp)
+  std::string c_type(const Type& t);
+  static Type leaf(const Type& t);
+  static std::vector<Nat> dims(const Type& t);
+  static Nat count(const Type& t);
+  std::string vector_type(const Type& t);
+  std::string pair_type(const Type& t);
+  CExpr cond_expr(const arith::Cond& c);
+  CExpr literal(const ExpressionP& e, const Path& p);
+  static bool is_float_type(const Type& t);
+  CExpr scalar_op(const ExpressionP& e, const Path& p);
+  CExpr math_call(const std::string& op, const Type& t, const std::vector<CExpr>& args);
+  CExpr vector_math(const std::string& op, const Type& vt, const std::vector<CExpr>& args);
+
+  // ---- view resolution: reads and writes (c_backend.cpp)
+  CExpr var_access(const std::string& name, const Path& path);
+  // The memory location behind the most recent variable access (to decide whether
+  // the lanes of a vector are consecutive in memory).
+  struct Loc {
+    std::string var;
+    Nat flat;
+    bool projected;  // a member of a struct, a lane of a vector: not a plain scalar array
+    std::string text;
+  };
+  std::optional<Loc> last_loc_;
+  std::vector<Nat>* record_ = nullptr;  // collects the flat indices generated (split_loop)
+  bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes);
+  CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
+  static Nat need_index(const Path& p, size_t k, const char* what);
+  static Path rest(const Path& p, size_t from);
+  CExpr read(const ExpressionP& e, const Path& p);
+  CExpr read_resolved(const dpia::ResolvedRead& r);
+  struct Target {
+    CExpr lvalue;
+    bool vstore = false;
+    std::string vtype;
+    std::vector<CExpr> lanes;  // a vector stored lane by lane (not consecutive in memory)
+  };
+  Target write_target(const AcceptorP& a, const Path& p);
+
+  // ---- state
+  const CGenOptions& opts_;
+  std::map<std::string, Storage> storage_;
+  std::map<std::string, std::string> cnames_;
+  std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
+  std::set<std::string> typedefs_;
+  std::string typedef_text_;
+  std::set<std::string> simd_decls_;
+  std::string simd_text_;
+  int tmp_counter_ = 0;
+  std::string function_name_;
+  bool uses_alloc_ = false;
+  bool uses_openmp_ = false;
+};
+
+}  // namespace risec::codegen

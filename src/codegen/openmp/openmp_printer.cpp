@@ -1,0 +1,106 @@
+// The OpenMP printer (see openmp_printer.h).
+#include "codegen/openmp/openmp_printer.h"
+
+#include "codegen/openmp/openmp.h"
+#include "dpia/outline.h"
+
+namespace risec::codegen::openmp {
+
+using rise::TypeKind;
+
+void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
+  // Nested parallel loops run sequentially inside the outer parallel one.
+  if (c.loop != dpia::LoopKind::Par || in_parallel_) return CPrinter::emit_loop(c, out);
+  std::string v = cname(c.var);
+  std::string clause;
+  if (!c.reduction_op.empty()) clause = " " + reduction_clause(c.reduction_op, c.reduction_var);
+  // A perfect nest of parallel loops is collapsed.
+  if (clause.empty() && collapsible(c)) clause = " collapse(2)";
+  if (clause.empty()) {
+    if (CStmtP call = outline_parallel_body(c, v)) {
+      out.push_back(c_pragma(parallel_for("")));
+      uses_openmp_ = true;
+      out.push_back(c_for(v, nat_expr(c.n), {call}));
+      return;
+    }
+  }
+  out.push_back(c_pragma(parallel_for(clause)));
+  uses_openmp_ = true;
+  in_parallel_ = true;
+  std::vector<CStmtP> body;
+  gen(c.body[0], body);
+  in_parallel_ = false;
+  out.push_back(c_for(v, nat_expr(c.n), std::move(body)));
+}
+
+std::string OpenMPPrinter::before_function() {
+  std::string s;
+  if (!reductions_text_.empty()) s += "#ifdef _OPENMP\n" + reductions_text_ + "#endif\n\n";
+  return s + outlined_text_;
+}
+
+// `reduction(+:acc)`; vector accumulators get a declared reduction (once).
+std::string OpenMPPrinter::reduction_clause(const std::string& op, const std::string& var) {
+  const Storage& st = storage_.at(var);
+  std::string vt = st.dt->kind == TypeKind::Vector ? vector_type(st.dt) : "";
+  openmp::Reduction r = reduction(op, cname(var), st.dt, vt);
+  if (!r.id.empty() && !typedefs_.count(r.id)) {
+    typedefs_.insert(r.id);
+    reductions_text_ += r.declaration;
+  }
+  return r.clause;
+}
+
+// ------------------------------------------------------------ outlining
+// GCC outlines an OpenMP loop body into a function whose pointers lose `restrict`
+// (they travel in a struct), which costs the mm ladder a factor of three. So the
+// body becomes a static function of its own with restrict parameters, called from
+// the parallel loop. Returns null when the body cannot be outlined (it writes a
+// scalar declared outside the loop, or uses a data-dependent index).
+CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::string& v) {
+  dpia::Captures u = dpia::captures(loop);
+  const std::set<std::string>& bound = u.bound;
+  std::vector<std::string> params, args;
+  params.push_back("int " + v);
+  args.push_back(v);
+  for (const std::string& n : u.nats) {
+    if (bound.count(n)) continue;
+    if (c_identifier(n) != n) return nullptr;
+    params.push_back("int " + n);
+    args.push_back(n);
+  }
+  std::set<std::string> mem;
+  mem.insert(u.read.begin(), u.read.end());
+  mem.insert(u.written.begin(), u.written.end());
+  for (const std::string& m : mem) {
+    if (bound.count(m)) continue;
+    auto it = storage_.find(m);
+    if (it == storage_.end()) return nullptr;
+    const Storage& st = it->second;
+    bool written = u.written.count(m) > 0;
+    std::string ty = c_type(st.dt);
+    if (st.pointer) {
+      params.push_back((written ? "" : "const ") + ty + "* restrict " + cname(m));
+      args.push_back(cname(m));
+    } else {
+      if (written) return nullptr;
+      params.push_back(ty + " " + cname(m));
+      args.push_back(cname(m));
+    }
+  }
+  std::vector<CStmtP> body;
+  bool saved = in_parallel_;
+  in_parallel_ = true;
+  gen(loop.body[0], body);
+  in_parallel_ = saved;
+  std::string fn = function_name_ + "__par" + std::to_string(++outlined_counter_);
+  std::string sig = "static void " + fn + "(";
+  for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
+  sig += ")";
+  outlined_text_ += sig + " {\n" + print(c_block(body), 1) + "}\n\n";
+  std::string call = fn + "(";
+  for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
+  return c_expr_stmt(call + ")");
+}
+
+}  // namespace risec::codegen::openmp

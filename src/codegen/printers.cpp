@@ -1,0 +1,23 @@
+// Which printer prints which target: the one place a new backend is registered
+// (see docs/architecture.md, "Adding a backend").
+#include "codegen/c/c_backend.h"
+#include "codegen/c/c_printer.h"
+#include "codegen/openmp/openmp_printer.h"
+#include "dpia/memory_placement.h"
+
+namespace risec::codegen {
+
+CUnit generate_c(const std::string& entry_name, const dpia::CommandP& program,
+                 const std::string& output, const rise::Type& out_dt,
+                 const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes,
+                 const CGenOptions& options) {
+  // The backend-neutral passes that decide before printing (unrolling and index-set
+  // splitting are applied by the printer as it meets each loop).
+  dpia::CommandP placed = dpia::place_memory(program);
+  if (options.target.runs(dpia::LoopKind::Par))
+    return openmp::OpenMPPrinter(options).print_unit(entry_name, placed, output, out_dt, inputs,
+                                                     sizes);
+  return CPrinter(options).print_unit(entry_name, placed, output, out_dt, inputs, sizes);
+}
+
+}  // namespace risec::codegen

@@ -1,0 +1,23 @@
+// Memory placement: each temporary array (New) and each double buffer
+// (NewDoubleBuffer) is put on the stack or on the heap, and the decision is recorded
+// in the command (Command::placement) so that every backend prints the same choice.
+// Small buffers of constant size go on the stack; the rest is allocated.
+#pragma once
+
+#include <cstdint>
+
+#include "dpia/imperative.h"
+
+namespace risec::dpia {
+
+// The most bytes a temporary may take on the stack. Elements are counted at 8 bytes
+// (the widest scalar), so an array of at most 2048 elements of any type fits.
+inline constexpr int64_t kStackLimitBytes = 16384;
+
+// The placement of an array of data type `dt` (arrays of arrays count all elements).
+Placement place(const Type& dt, int64_t stack_limit_bytes = kStackLimitBytes);
+
+// Every New of an array and every NewDoubleBuffer, placed.
+CommandP place_memory(const CommandP& c, int64_t stack_limit_bytes = kStackLimitBytes);
+
+}  // namespace risec::dpia

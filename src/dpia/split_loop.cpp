@@ -1,0 +1,83 @@
+// Index-set splitting (see split_loop.h).
+#include "dpia/split_loop.h"
+
+#include <algorithm>
+
+#include "dpia/traverse.h"
+
+namespace risec::dpia {
+
+using arith::Nat;
+
+void collect_breakpoints(const Nat& t, const Nat& var, std::vector<Nat>& out) {
+  const arith::Node& n = t.node();
+  if ((n.kind == arith::Kind::Min || n.kind == arith::Kind::Max) &&
+      arith::occurs(var.var_name(), t)) {
+    arith::Solution s = arith::solve(n.args[0], n.args[1], var.var_name());
+    if (s.status == arith::Solution::Status::Solved && s.conditions.empty()) {
+      // Below the point one side is smaller, from it on the other (or equal).
+      out.push_back(s.value);
+    }
+  }
+  for (const auto& [c, m] : n.terms) collect_breakpoints(m, var, out);
+  for (const Nat& a : n.args) collect_breakpoints(a, var, out);
+}
+
+namespace {
+
+bool has_parallel_loop(const CommandP& c) {
+  if (c->kind == Command::For && c->loop == LoopKind::Par) return true;
+  for (const CommandP& b : c->body)
+    if (has_parallel_loop(b)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::vector<LoopPart>> split_at_clamps(const Command& c,
+                                                     const BodyIndices& body_indices) {
+  if (has_parallel_loop(c.body[0])) return std::nullopt;
+  Nat var = Nat::var(c.var, Nat(0), c.n);
+  std::vector<Nat> raw;
+  struct Collect : Visitor {
+    const Nat& var;
+    std::vector<Nat>& out;
+    Collect(const Nat& v, std::vector<Nat>& o) : var(v), out(o) {}
+    void visit_nat(const Nat& n) override { collect_breakpoints(n, var, out); }
+  } collect(var, raw);
+  collect.visit(c.body[0]);
+  // Clamps also appear while views are resolved (padClamp).
+  for (const Nat& f : body_indices(c.body[0])) collect_breakpoints(f, var, raw);
+  if (raw.empty()) return std::nullopt;
+  // Keep points provably inside (0, n), distinct and totally ordered.
+  std::vector<Nat> points;
+  for (const Nat& p : raw) {
+    if (!arith::provably_lt(Nat(0), p) || !arith::provably_lt(p, c.n)) continue;
+    bool dup = false;
+    for (const Nat& q : points) dup |= (q == p);
+    if (!dup) points.push_back(p);
+  }
+  if (points.empty() || points.size() > 6) return std::nullopt;
+  for (size_t i = 0; i < points.size(); ++i)
+    for (size_t j = i + 1; j < points.size(); ++j)
+      if (!arith::provably_lt(points[i], points[j]) && !arith::provably_lt(points[j], points[i]))
+        return std::nullopt;
+  std::sort(points.begin(), points.end(),
+            [](const Nat& a, const Nat& b) { return arith::provably_lt(a, b); });
+  std::vector<Nat> bounds{Nat(0)};
+  bounds.insert(bounds.end(), points.begin(), points.end());
+  bounds.push_back(c.n);
+  std::vector<LoopPart> parts;
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+    Nat lo = bounds[k], len = bounds[k + 1] - bounds[k];
+    // The part's own variable, from 0, with the original one at lo + it.
+    std::string part = c.var + "_" + std::to_string(k);
+    Nat pv = Nat::var(part, Nat(0), len);
+    CommandP body = substitute_nat(c.body[0], c.var, lo + pv);
+    if (len.is_const(1)) body = substitute_nat(body, part, Nat(0));
+    parts.push_back(LoopPart{part, len, body});
+  }
+  return parts;
+}
+
+}  // namespace risec::dpia

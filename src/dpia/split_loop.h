@@ -1,0 +1,38 @@
+// Index-set splitting: a sequential loop whose indices clamp the loop variable
+// (min/max from padClamp, boundary handling) is split at the points where a clamp
+// changes side, so that each part has plain indices (the interior vectorises; the
+// borders are short): for i in [0, n) with min(i + 1, n - 1) becomes [0, n-1) and
+// [n-1, n). The indices are those in the body's DPIA and those its views produce
+// when they are resolved, which the caller supplies (the C backend resolves views
+// while printing).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "dpia/imperative.h"
+
+namespace risec::dpia {
+
+// One part of a split loop: `var` runs over [0, len); the body has the original
+// variable replaced by (start of the part) + var, and for a part of one iteration
+// by the start itself (the body is then a single copy, not a loop).
+struct LoopPart {
+  std::string var;
+  arith::Nat len;
+  CommandP body;
+};
+
+// The flat indices a body produces once its views are resolved.
+using BodyIndices = std::function<std::vector<arith::Nat>(const CommandP& body)>;
+
+// The parts of the sequential loop `loop`, or none when it has no clamp to split
+// at (or contains a parallel loop, or too many or unordered points).
+std::optional<std::vector<LoopPart>> split_at_clamps(const Command& loop,
+                                                     const BodyIndices& body_indices);
+
+// The points (values of `var`) where a min/max in `t` changes side, appended to out.
+void collect_breakpoints(const arith::Nat& t, const arith::Nat& var, std::vector<arith::Nat>& out);
+
+}  // namespace risec::dpia

@@ -1,0 +1,57 @@
+// Targets (see target.h): host detection and the named ones.
+#include "dpia/target.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace risec::dpia {
+
+namespace {
+
+int host_lanes() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f")) return 16;
+  if (__builtin_cpu_supports("avx2")) return 8;
+  if (__builtin_cpu_supports("sse")) return 4;
+#endif
+  return 1;
+}
+
+int host_cores() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+}  // namespace
+
+bool Target::runs(LoopKind k) const {
+  return std::find(loops.begin(), loops.end(), k) != loops.end();
+}
+
+bool Target::has(Space s) const {
+  return std::find(spaces.begin(), spaces.end(), s) != spaces.end();
+}
+
+Target Target::host() {
+  Target t;
+  t.vector_lanes = host_lanes();
+  t.cores = host_cores();
+  return t;
+}
+
+std::optional<Target> Target::named(const std::string& name) {
+  Target t = host();
+  if (name == "c") return t;
+  if (name == "openmp") {
+    t.name = name;
+    t.loops.push_back(LoopKind::Par);
+    return t;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Target::names() {
+  return {"c", "openmp"};
+}
+
+}  // namespace risec::dpia

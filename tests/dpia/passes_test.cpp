@@ -1,0 +1,111 @@
+// The backend-neutral passes over imperative DPIA, on small programs: unrolling,
+// index-set splitting at clamps, memory placement and the outlining analysis.
+#include <gtest/gtest.h>
+
+#include "dpia/memory_placement.h"
+#include "dpia/outline.h"
+#include "dpia/split_loop.h"
+#include "dpia/target.h"
+#include "dpia/unroll.h"
+
+using namespace risec;
+using namespace risec::dpia;
+using arith::Nat;
+
+namespace {
+
+Type f32() {
+  return rise::scalar(rise::ScalarKind::F32);
+}
+
+// y[i] := x[i]
+CommandP copy_elem(const Nat& i, const Nat& n) {
+  return cm_assign(ac_idx(ac_var("y", rise::array(n, f32())), i),
+                   ex_idx(ex_var("x", rise::array(n, f32())), i));
+}
+
+TEST(Unroll, ConstantSeqUnrollLoopBecomesBlocks) {
+  Nat i = Nat::var("i", Nat(0), Nat(3));
+  CommandP loop = cm_for("i", Nat(3), LoopKind::SeqUnroll, copy_elem(i, Nat(3)));
+  auto u = unroll_loop(*loop);
+  ASSERT_TRUE(u);
+  ASSERT_EQ((*u)->body.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ((*u)->body[k]->kind, Command::Block);
+    EXPECT_EQ(print((*u)->body[k]->body[0]),
+              print(copy_elem(Nat(static_cast<int64_t>(k)), Nat(3))));
+  }
+}
+
+TEST(Unroll, LongOrSymbolicLoopsStay) {
+  Nat n = Nat::size_var("n");
+  Nat i = Nat::var("i", Nat(0), n);
+  EXPECT_FALSE(unroll_loop(*cm_for("i", n, LoopKind::SeqUnroll, copy_elem(i, n))));
+  Nat j = Nat::var("j", Nat(0), Nat(kMaxUnroll + 1));
+  EXPECT_FALSE(unroll_loop(
+      *cm_for("j", Nat(kMaxUnroll + 1), LoopKind::SeqUnroll, copy_elem(j, Nat(kMaxUnroll + 1)))));
+  // One iteration: any loop kind.
+  Nat k = Nat::var("k", Nat(0), Nat(1));
+  EXPECT_TRUE(unroll_loop(*cm_for("k", Nat(1), LoopKind::Seq, copy_elem(k, Nat(1)))));
+  // The whole-program pass reaches nested loops.
+  CommandP nested = cm_for("k", Nat(1), LoopKind::Seq,
+                           cm_for("i", Nat(3), LoopKind::SeqUnroll, copy_elem(i, Nat(3))));
+  EXPECT_EQ(print(unroll(nested)).find("for"), std::string::npos) << print(unroll(nested));
+}
+
+TEST(SplitLoop, SplitsWhereAClampChangesSide) {
+  Nat n(16);
+  Nat i = Nat::var("i", Nat(0), n);
+  // y[i] := x[min(i + 1, n - 1)]
+  CommandP body =
+      cm_assign(ac_idx(ac_var("y", rise::array(n, f32())), i),
+                ex_idx(ex_var("x", rise::array(n, f32())), arith::min(i + Nat(1), n - Nat(1))));
+  Command loop = *cm_for("i", n, LoopKind::Seq, body);
+  auto parts = split_at_clamps(loop, [](const CommandP&) { return std::vector<Nat>{}; });
+  ASSERT_TRUE(parts);
+  ASSERT_EQ(parts->size(), 2u);
+  // i + 1 < 15 below i = 14; from there on the index is 15.
+  EXPECT_TRUE((*parts)[0].len.is_const(14));
+  EXPECT_TRUE((*parts)[1].len.is_const(2));
+  EXPECT_EQ(print((*parts)[1].body).find("min"), std::string::npos) << print((*parts)[1].body);
+  // Without a clamp there is nothing to split; indices the caller supplies count too.
+  Command plain = *cm_for("i", n, LoopKind::Seq, copy_elem(i, n));
+  auto none = [](const CommandP&) { return std::vector<Nat>{}; };
+  EXPECT_FALSE(split_at_clamps(plain, none));
+  auto clamped = [&](const CommandP&) {
+    return std::vector<Nat>{arith::min(i + Nat(1), n - Nat(1))};
+  };
+  EXPECT_TRUE(split_at_clamps(plain, clamped));
+}
+
+TEST(MemoryPlacement, StackUpToTheNamedLimit) {
+  int64_t fits = kStackLimitBytes / 8;
+  EXPECT_EQ(place(rise::array(Nat(fits), f32())), Placement::Stack);
+  EXPECT_EQ(place(rise::array(Nat(fits + 1), f32())), Placement::Heap);
+  EXPECT_EQ(place(rise::array(Nat::size_var("n"), f32())), Placement::Heap);
+  CommandP prog = cm_new("t", rise::array(Nat(4), f32()), Space::Default, cm_seq({}));
+  EXPECT_EQ(place_memory(prog)->placement, Placement::Stack);
+}
+
+TEST(Outline, CapturesWhatTheBodyUsesFromOutside) {
+  Nat n = Nat::size_var("n");
+  Nat i = Nat::var("i", Nat(0), n);
+  CommandP inner = cm_new("t", f32(), Space::Default, copy_elem(i, n));
+  Command loop = *cm_for("i", n, LoopKind::Par, inner);
+  Captures c = captures(loop);
+  EXPECT_EQ(c.read, std::set<std::string>{"x"});
+  EXPECT_EQ(c.written, std::set<std::string>{"y"});
+  EXPECT_TRUE(c.nats.count("n"));
+  EXPECT_TRUE(c.bound.count("i") && c.bound.count("t"));
+}
+
+TEST(Target, NamedTargetsAndLoopKinds) {
+  EXPECT_TRUE(Target::named("c"));
+  EXPECT_FALSE(Target::named("c")->runs(LoopKind::Par));
+  EXPECT_TRUE(Target::named("openmp")->runs(LoopKind::Par));
+  EXPECT_FALSE(Target::named("cuda"));
+  EXPECT_GE(Target::host().vector_lanes, 1);
+  EXPECT_GE(Target::host().cores, 1);
+}
+
+}  // namespace
