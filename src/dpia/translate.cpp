@@ -158,14 +158,13 @@ class Translator {
   AcceptorP view_acceptor(const Phrase& body, const std::string& param, const AcceptorP& B) {
     if (body->kind == PhraseNode::Var) return body->name == param ? B : nullptr;
     if (body->kind != PhraseNode::Prim || body->args.empty()) return nullptr;
-    const std::string& p = body->name;
     const Phrase& x = body->args.back();
     if (writes_through_map(body) && body->args.size() == 1)
       return view_acceptor(x, param, view_input_acceptor(body, 0, B));
     // asScalar's destination stores whole vectors (Acceptor::AsVector).
     if (body->prim && body->prim->is(rise::PrimId::AsScalar) && body->args.size() == 1)
       return view_acceptor(x, param, ac_view(Acceptor::AsVector, x->type, B, size_of(x->type->a)));
-    if (p == "map" && body->args.size() == 2) {
+    if (body->prim->is(PrimId::Map) && body->args.size() == 2) {
       AcceptorP m = map_view_acceptor(body->args[0], x->type, B);
       return m ? view_acceptor(x, param, m) : nullptr;
     }
@@ -190,7 +189,6 @@ class Translator {
     if (e->kind != PhraseNode::Prim)
       return con(e, [&](const ExpressionP& v) { return copy(A, v); });
     const rise::PrimitiveInfo& pr = *e->prim;
-    const std::string& p = e->name;
     const auto& a = e->args;
     // A map of views (map(transpose), map(join), ...) writes its input through the
     // views, element by element, instead of through a temporary and a copy.
@@ -233,10 +231,10 @@ class Translator {
     }
     if (pr.is(PrimId::Let)) return let(e, [&](const Phrase& b) { return acc(b, A); });
     if (pr.family == Family::Memory || pr.is(PrimId::Id)) return acc(a.back(), A);
-    if (p == "makePair")
+    if (pr.is(PrimId::MakePair))
       return cm_seq({acc(a[0], ac_view(Acceptor::Pair1, a[0]->type, A)),
                      acc(a[1], ac_view(Acceptor::Pair2, a[1]->type, A))});
-    if (p == "padCst") {
+    if (pr.is(PrimId::PadCst)) {
       // Destination view: the borders and the interior are written separately, so
       // no loop has a conditional.
       Nat l = targ_nat(e, 0), r = targ_nat(e, 1);
@@ -252,7 +250,7 @@ class Translator {
                            : cm_for(j, r, LoopKind::Seq, copy(ac_idx(A, l + n + jv), c))});
       });
     }
-    if (p == "padClamp") {
+    if (pr.is(PrimId::PadClamp)) {
       Nat l = targ_nat(e, 0), r = targ_nat(e, 1);
       return con(a[0], [&, l, r](const ExpressionP& x) {
         Nat n = size_of(x->dt);
@@ -267,7 +265,7 @@ class Translator {
                                               copy(ac_idx(A, l + n + jv), ex_idx(x, n - Nat(1))))});
       });
     }
-    if (p == "asScalar") {
+    if (pr.is(PrimId::AsScalar)) {
       // m.vec[t, n] written into an (m*n).t acceptor: whole vectors are stored.
       Nat lanes = size_of(a[0]->type->a);
       return acc(a[0], ac_view(Acceptor::AsVector, a[0]->type, A, lanes));
@@ -650,10 +648,10 @@ class Translator {
         return k(dpia::ex_view(*e->prim, e->type, view_nats(e), view_funs(e), xs));
       });
     }
-    if (p == "asVector" || p == "asVectorAligned") {
+    if (pr.is(PrimId::AsVector) || pr.is(PrimId::AsVectorAligned)) {
       return con(a[0], [&](const ExpressionP& x) {
         ExpressionP v = ex_view(Expression::AsVector, e->type, {x}, targ_nat(e, 0));
-        if (p == "asVectorAligned") {
+        if (pr.is(PrimId::AsVectorAligned)) {
           Expression copy = *v;
           copy.aligned = true;
           v = ex_make(std::move(copy));
@@ -661,21 +659,21 @@ class Translator {
         return k(v);
       });
     }
-    if (p == "vectorFromScalar")
+    if (pr.is(PrimId::VectorFromScalar))
       return con(a[0], [&](const ExpressionP& x) {
         return k(ex_view(Expression::Broadcast, e->type, {x}));
       });
-    if (p == "fst") return con(a[0], [&](const ExpressionP& x) { return k(ex_fst(x)); });
-    if (p == "snd") return con(a[0], [&](const ExpressionP& x) { return k(ex_snd(x)); });
-    if (p == "makePair" || p == "gather") {
-      Expression::Kind kind = p == "makePair" ? Expression::MkPair : Expression::Gather;
+    if (pr.is(PrimId::Fst)) return con(a[0], [&](const ExpressionP& x) { return k(ex_fst(x)); });
+    if (pr.is(PrimId::Snd)) return con(a[0], [&](const ExpressionP& x) { return k(ex_snd(x)); });
+    if (pr.is(PrimId::MakePair) || pr.is(PrimId::Gather)) {
+      Expression::Kind kind = pr.is(PrimId::MakePair) ? Expression::MkPair : Expression::Gather;
       return con(a[0], [&, kind](const ExpressionP& x) {
         return con(a[1], [&, kind](const ExpressionP& y) {
           return k(ex_view(kind, e->type, {x, y}));
         });
       });
     }
-    if (p == "unzip") {
+    if (pr.is(PrimId::Unzip)) {
       return con(a[0], [&](const ExpressionP& x) {
         Type pt = x->dt->a;
         std::string v = fresh("u");
@@ -690,7 +688,7 @@ class Translator {
             ex_view(Expression::MkPair, e->type, {ex_make(std::move(m1)), ex_make(std::move(m2))}));
       });
     }
-    if (p == "idx") {
+    if (pr.is(PrimId::Idx)) {
       return con(a[0], [&](const ExpressionP& i) {
         return con(a[1], [&](const ExpressionP& x) {
           return with_nat(i, size_of(x->dt), [&](const Nat& iv) { return k(ex_idx(x, iv)); });
