@@ -134,12 +134,12 @@ struct Binding {
 
 class Converter {
  public:
-  explicit Converter(const Target& caps) : caps_(caps) {}
+  explicit Converter(const Target& target) : target_(target) {}
 
   Phrase convert(const Expr& e) { return conv(e); }
 
  private:
-  const Target& caps_;
+  const Target& target_;
   std::vector<std::pair<std::string, Binding>> env_;
   int counter_ = 0;
 
@@ -340,13 +340,13 @@ class Converter {
     if (!info) internal_error("primitive " + name + " without a table row", head->span);
     int arity = info->is(rise::PrimId::MakeArray) ? head->count : info->arity;
     // Parallel and OpenCL primitives must suit the target.
-    if (info && info->has(rise::kOpenMP) && !caps_.runs(LoopKind::Par))
-      user_error(name + " needs the OpenMP target (--target openmp); the " + caps_.name +
+    if (info->has(rise::kOpenMP) && !target_.runs(LoopKind::Par))
+      user_error(name + " needs the OpenMP target (--target openmp); the " + target_.name +
                      " target runs sequentially (use mapSeq/reduceSeq)",
                  head->span);
-    if (info && info->has(rise::kOpenCL) && !caps_.runs(LoopKind::Global))
+    if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global))
       user_error(
-          name + " needs an OpenCL or CUDA target; the " + caps_.name + " target cannot run it",
+          name + " needs an OpenCL or CUDA target; the " + target_.name + " target cannot run it",
           head->span);
     Cat cat = category(*info);
     if (cat == Cat::NotLowered && info->has(rise::kHighLevel))
@@ -451,8 +451,8 @@ class Converter {
 
 }  // namespace
 
-Phrase from_rise(const rise::Expr& e, const Target& caps) {
-  Converter c(caps);
+Phrase from_rise(const rise::Expr& e, const Target& target) {
+  Converter c(target);
   return c.convert(e);
 }
 

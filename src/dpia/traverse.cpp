@@ -17,6 +17,21 @@ bool same(const arith::Cond& a, const arith::Cond& b) {
 bool same(const rise::NatFun& a, const rise::NatFun& b) {
   return a.param == b.param && same(a.body, b.body);
 }
+// Types and nodes are shared pointers: unchanged means the same object.
+template <class T>
+bool same(const std::shared_ptr<T>& a, const std::shared_ptr<T>& b) {
+  return a == b;
+}
+
+// Replaces each element of `xs` by `f` of it, noting in `changed` whether one changed.
+template <class T, class Fn>
+void mutate_each(std::vector<T>& xs, Fn&& f, bool& changed) {
+  for (T& x : xs) {
+    T y = f(x);
+    changed = changed || !same(y, x);
+    x = std::move(y);
+  }
+}
 
 }  // namespace
 
@@ -69,19 +84,12 @@ ExpressionP Mutator::mutate_expression(const ExpressionP& e) {
   n.idx = mutate_nat(e->idx);
   n.n = mutate_nat(e->n);
   bool changed = n.dt != e->dt || !same(n.idx, e->idx) || !same(n.n, e->n);
-  for (size_t i = 0; i < n.nats.size(); ++i) {
-    n.nats[i] = mutate_nat(e->nats[i]);
-    changed = changed || !same(n.nats[i], e->nats[i]);
-  }
-  for (size_t i = 0; i < n.funs.size(); ++i) {
-    n.funs[i] = mutate_fn(e->funs[i]);
-    changed = changed || !same(n.funs[i], e->funs[i]);
-  }
-  for (ExpressionP& a : n.args) {
-    ExpressionP b = mutate(a);
-    changed = changed || b != a;
-    a = std::move(b);
-  }
+  mutate_each(
+      n.nats, [&](const arith::Nat& v) { return mutate_nat(v); }, changed);
+  mutate_each(
+      n.funs, [&](const rise::NatFun& f) { return mutate_fn(f); }, changed);
+  mutate_each(
+      n.args, [&](const ExpressionP& x) { return mutate(x); }, changed);
   return changed ? ex_make(std::move(n)) : e;
 }
 
@@ -94,18 +102,12 @@ AcceptorP Mutator::mutate_acceptor(const AcceptorP& a) {
   n.tmpl = mutate(a->tmpl);
   bool changed = n.dt != a->dt || !same(n.idx, a->idx) || !same(n.n, a->n) || n.inner != a->inner ||
                  n.tmpl != a->tmpl;
-  for (size_t i = 0; i < n.nats.size(); ++i) {
-    n.nats[i] = mutate_nat(a->nats[i]);
-    changed = changed || !same(n.nats[i], a->nats[i]);
-  }
-  for (size_t i = 0; i < n.funs.size(); ++i) {
-    n.funs[i] = mutate_fn(a->funs[i]);
-    changed = changed || !same(n.funs[i], a->funs[i]);
-  }
-  for (size_t i = 0; i < n.inputs.size(); ++i) {
-    n.inputs[i] = mutate_type(a->inputs[i]);
-    changed = changed || n.inputs[i] != a->inputs[i];
-  }
+  mutate_each(
+      n.nats, [&](const arith::Nat& v) { return mutate_nat(v); }, changed);
+  mutate_each(
+      n.funs, [&](const rise::NatFun& f) { return mutate_fn(f); }, changed);
+  mutate_each(
+      n.inputs, [&](const Type& t) { return mutate_type(t); }, changed);
   return changed ? ac_make(std::move(n)) : a;
 }
 
@@ -118,11 +120,8 @@ CommandP Mutator::mutate_command(const CommandP& c) {
   n.cond = mutate_cond(c->cond);
   bool changed = n.acc != c->acc || n.exp != c->exp || !same(n.n, c->n) || n.dt != c->dt ||
                  !same(n.cond, c->cond);
-  for (CommandP& b : n.body) {
-    CommandP x = mutate(b);
-    changed = changed || x != b;
-    b = std::move(x);
-  }
+  mutate_each(
+      n.body, [&](const CommandP& x) { return mutate(x); }, changed);
   return changed ? std::make_shared<const Command>(std::move(n)) : c;
 }
 

@@ -145,15 +145,16 @@ Expr fun2(const std::string& a, const std::string& b,
 
 namespace {
 
-// Free occurrences of x, each one under a lambda counted twice.
-class LinearUses : public rise::ExprVisitor {
+// Free occurrences of x; each one under a lambda weighs `under_lambda` (2 to ask
+// whether x is used linearly: at most once and not repeatedly evaluated).
+class FreeUses : public rise::ExprVisitor {
  public:
-  explicit LinearUses(const std::string& x) : x_(x) {}
+  FreeUses(const std::string& x, int under_lambda) : x_(x), under_lambda_(under_lambda) {}
   int uses = 0;
 
  protected:
   void visit_ident(const Expr& t) override {
-    if (t->name == x_) uses += under_ ? 2 : 1;
+    if (t->name == x_) uses += under_ ? under_lambda_ : 1;
   }
   void visit_lambda(const Expr& t) override {
     if (t->name == x_) return;
@@ -165,13 +166,14 @@ class LinearUses : public rise::ExprVisitor {
 
  private:
   const std::string& x_;
+  int under_lambda_;
   bool under_ = false;
 };
 
 // x occurs at most once in e and not under a lambda (so substituting an expression
 // for x neither duplicates nor repeats its evaluation).
 bool occurs_linearly(const std::string& x, const Expr& e) {
-  LinearUses u(x);
+  FreeUses u(x, 2);
   u.visit(e);
   return u.uses <= 1;
 }
@@ -226,31 +228,10 @@ bool occurs_free(const std::string& x, const Expr& e) {
   return count_free(x, e) > 0;
 }
 
-namespace {
-
-class FreeCount : public rise::ExprVisitor {
- public:
-  explicit FreeCount(const std::string& x) : x_(x) {}
-  int count = 0;
-
- protected:
-  void visit_ident(const Expr& e) override {
-    if (e->name == x_) ++count;
-  }
-  void visit_lambda(const Expr& e) override {
-    if (e->name != x_) visit_children(e);
-  }
-
- private:
-  const std::string& x_;
-};
-
-}  // namespace
-
 int count_free(const std::string& x, const Expr& e) {
-  FreeCount c(x);
+  FreeUses c(x, 1);
   c.visit(e);
-  return c.count;
+  return c.uses;
 }
 
 namespace {

@@ -26,12 +26,6 @@ ExprNode base(ExprKind kind, Span span) {
   return n;
 }
 
-// makeArray is an ordinary row of the table; its type depends on the number of
-// elements, which the node carries (count).
-const PrimitiveInfo* make_array_info() {
-  return &primitive(PrimId::MakeArray);
-}
-
 std::atomic<uint64_t> g_fresh_counter{0};
 
 }  // namespace
@@ -100,7 +94,7 @@ Expr make_array_prim(int count, Span span) {
   if (count < 0) internal_error("makeArray with a negative number of elements", span);
   ExprNode n = base(ExprKind::Primitive, std::move(span));
   n.name = "makeArray";
-  n.prim = make_array_info();
+  n.prim = &primitive(PrimId::MakeArray);  // its type comes from `count`
   n.count = count;
   return make(std::move(n));
 }

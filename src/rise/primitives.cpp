@@ -60,36 +60,26 @@ std::vector<PrimitiveInfo> build_table() {
 
 }  // namespace
 
-const char* family_name(Family f) {
-  switch (f) {
-    case Family::Arith:
-      return "arithmetic";
-    case Family::Math:
-      return "math";
-    case Family::Index:
-      return "index";
-    case Family::Memory:
-      return "memory";
-    case Family::View:
-      return "view";
-    case Family::Pair:
-      return "pair";
-    case Family::Vector:
-      return "vector";
-    case Family::Array:
-      return "array";
-    case Family::Map:
-      return "map";
-    case Family::Reduce:
-      return "reduce";
-    case Family::Iterate:
-      return "iterate";
-    case Family::Scan:
-      return "scan";
-    case Family::Sliding:
-      return "sliding";
-  }
-  return "?";
+PathElem path_index(arith::Nat i) {
+  return PathElem{PathElem::Index, std::move(i)};
+}
+
+Path path_prepend(PathElem e, const Path& p) {
+  Path r;
+  r.reserve(p.size() + 1);
+  r.push_back(std::move(e));
+  r.insert(r.end(), p.begin(), p.end());
+  return r;
+}
+
+Path path_rest(const Path& p, size_t from) {
+  return Path(p.begin() + static_cast<long>(from), p.end());
+}
+
+arith::Nat path_need_index(const Path& p, size_t k, const char* what) {
+  if (p.size() <= k || p[k].kind != PathElem::Index)
+    internal_error(std::string("view resolution: ") + what + " needs an index");
+  return p[k].i;
 }
 
 const std::vector<PrimitiveInfo>& primitives() {
@@ -119,11 +109,6 @@ Type make_array_type(int count) {
   Type result = array(Nat(count), t);
   for (int i = 0; i < count; ++i) result = fun(t, result);
   return dep_fun(Kind::Data, "t", result, true);
-}
-
-bool is_builtin_math(const std::string& name) {
-  const PrimitiveInfo* p = find_primitive(name);
-  return p && p->family == Family::Math;
 }
 
 }  // namespace risec::rise

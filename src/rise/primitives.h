@@ -43,7 +43,6 @@ enum class Family : uint8_t {
   Scan,     // scanSeq
   Sliding,  // circularBuffer, rotateValues
 };
-const char* family_name(Family f);
 
 // Traits (bit flags).
 enum Trait : uint32_t {
@@ -81,6 +80,12 @@ struct PathElem {
   arith::Nat i;  // Index
 };
 using Path = std::vector<PathElem>;
+// Paths, as index maps build them.
+PathElem path_index(arith::Nat i);
+Path path_prepend(PathElem e, const Path& p);
+Path path_rest(const Path& p, size_t from);
+// Index k of a path (an internal error naming `what` when it is missing or a projection).
+arith::Nat path_need_index(const Path& p, size_t k, const char* what);
 // A view applied in a program: its explicit Nat and Nat2Nat arguments in order, the
 // data types of its value arguments (in RISE order) and of its result.
 struct ViewSite {
@@ -171,8 +176,5 @@ std::vector<std::string> primitive_names();
 
 // The type of makeArray with `count` elements: {t: Data} -> t -> ... -> count.t
 Type make_array_type(int count);
-
-// Built-in scalar functions (sqrt, exp, ...): family Math.
-bool is_builtin_math(const std::string& name);
 
 }  // namespace risec::rise

@@ -9,28 +9,6 @@ namespace risec::rise {
 
 using arith::Nat;
 
-PathElem path_index(Nat i) {
-  return PathElem{PathElem::Index, std::move(i)};
-}
-
-Path path_prepend(PathElem e, const Path& p) {
-  Path r;
-  r.reserve(p.size() + 1);
-  r.push_back(std::move(e));
-  r.insert(r.end(), p.begin(), p.end());
-  return r;
-}
-
-Path path_rest(const Path& p, size_t from) {
-  return Path(p.begin() + static_cast<long>(from), p.end());
-}
-
-Nat path_need_index(const Path& p, size_t k, const char* what) {
-  if (p.size() <= k || p[k].kind != PathElem::Index)
-    internal_error(std::string("view resolution: ") + what + " needs an index");
-  return p[k].i;
-}
-
 namespace {
 
 const auto at = path_index;

@@ -20,11 +20,4 @@ namespace risec::rise {
 #undef RISEC_PRIM
 // clang-format on
 
-// Paths, as index maps build them.
-PathElem path_index(arith::Nat i);
-Path path_prepend(PathElem e, const Path& p);
-Path path_rest(const Path& p, size_t from);
-// Index k of a path (an internal error naming `what` when it is missing or a projection).
-arith::Nat path_need_index(const Path& p, size_t k, const char* what);
-
 }  // namespace risec::rise

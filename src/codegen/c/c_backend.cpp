@@ -32,16 +32,10 @@ std::string c_identifier(const std::string& name) {
   return out;
 }
 
-Path prepend(PathElem e, const Path& p) {
-  Path r;
-  r.reserve(p.size() + 1);
-  r.push_back(std::move(e));
-  r.insert(r.end(), p.begin(), p.end());
-  return r;
-}
-PathElem at(Nat i) {
-  return PathElem{PathElem::Index, std::move(i)};
-}
+namespace {
+const auto at = rise::path_index;
+const auto need_index = rise::path_need_index;
+}  // namespace
 
 // ------------------------------------------------------------ reads
 CExpr CPrinter::var_access(const std::string& name, const Path& path) {
@@ -87,16 +81,6 @@ CExpr CPrinter::leaf_access(CExpr base, Type t, const Path& path, size_t from) {
     }
   }
   return base;
-}
-
-Nat CPrinter::need_index(const Path& p, size_t k, const char* what) {
-  if (p.size() <= k || p[k].kind != PathElem::Index)
-    internal_error(std::string("C backend: ") + what + " needs an index");
-  return p[k].i;
-}
-
-Path CPrinter::rest(const Path& p, size_t from) {
-  return Path(p.begin() + static_cast<long>(from), p.end());
 }
 
 // A read through views (resolved by dpia/view_resolution.h), printed as C.

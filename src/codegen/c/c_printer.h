@@ -26,8 +26,6 @@ namespace risec::codegen {
 // A position inside a value while a view is resolved (rise/primitives.h).
 using rise::Path;
 using rise::PathElem;
-Path prepend(PathElem e, const Path& p);
-PathElem at(arith::Nat i);
 
 const char* scalar_c(rise::ScalarKind k);
 // A Nat printed as C, with its precedence.
@@ -107,8 +105,6 @@ class CPrinter {
   std::vector<Nat>* record_ = nullptr;  // collects the flat indices generated (split_loop)
   bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes);
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
-  static Nat need_index(const Path& p, size_t k, const char* what);
-  static Path rest(const Path& p, size_t from);
   CExpr read(const ExpressionP& e, const Path& p);
   CExpr read_resolved(const dpia::ResolvedRead& r);
   struct Target {
