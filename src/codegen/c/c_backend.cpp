@@ -8,16 +8,6 @@
 
 namespace risec::codegen {
 
-using dpia::Acceptor;
-using dpia::AcceptorP;
-using dpia::Command;
-using dpia::CommandP;
-using dpia::Expression;
-using dpia::ExpressionP;
-using rise::Nat;
-using rise::Type;
-using rise::TypeKind;
-
 std::string c_identifier(const std::string& name) {
   std::string out;
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';

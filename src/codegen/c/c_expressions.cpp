@@ -8,16 +8,6 @@
 
 namespace risec::codegen {
 
-using dpia::Acceptor;
-using dpia::AcceptorP;
-using dpia::Command;
-using dpia::CommandP;
-using dpia::Expression;
-using dpia::ExpressionP;
-using rise::Nat;
-using rise::Type;
-using rise::TypeKind;
-
 const char* scalar_c(rise::ScalarKind k) {
   switch (k) {
     case rise::ScalarKind::Bool:

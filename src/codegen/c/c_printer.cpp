@@ -8,16 +8,6 @@
 
 namespace risec::codegen {
 
-using dpia::Acceptor;
-using dpia::AcceptorP;
-using dpia::Command;
-using dpia::CommandP;
-using dpia::Expression;
-using dpia::ExpressionP;
-using rise::Nat;
-using rise::Type;
-using rise::TypeKind;
-
 // ------------------------------------------------------------ commands
 // One copy of a loop body in the enclosing block (an unrolled iteration, a
 // one-iteration loop): in a scope of its own when it declares names, which the

@@ -26,6 +26,16 @@ namespace risec::codegen {
 // A position inside a value while a view is resolved (rise/primitives.h).
 using rise::Path;
 using rise::PathElem;
+// The IR names the printers of codegen/ use (this header is codegen's own).
+using dpia::Acceptor;
+using dpia::AcceptorP;
+using dpia::Command;
+using dpia::CommandP;
+using dpia::Expression;
+using dpia::ExpressionP;
+using rise::Nat;
+using rise::Type;
+using rise::TypeKind;
 
 const char* scalar_c(rise::ScalarKind k);
 // A Nat printed as C, with its precedence.
@@ -47,15 +57,6 @@ class CPrinter {
                    const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes);
 
  protected:
-  using Nat = arith::Nat;
-  using Type = rise::Type;
-  using Command = dpia::Command;
-  using CommandP = dpia::CommandP;
-  using Expression = dpia::Expression;
-  using ExpressionP = dpia::ExpressionP;
-  using Acceptor = dpia::Acceptor;
-  using AcceptorP = dpia::AcceptorP;
-
   // ---- hooks for backends that extend C
   // A loop that is not unrolled (trip count not 0 or 1). C: a sequential loop is split
   // at clamps (dpia/split_loop) where it can be; every kind is a plain `for` (a

@@ -6,8 +6,6 @@
 
 namespace risec::codegen::openmp {
 
-using rise::TypeKind;
-
 void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   // Nested parallel loops run sequentially inside the outer parallel one.
   if (c.loop != dpia::LoopKind::Par || in_parallel_) return CPrinter::emit_loop(c, out);
