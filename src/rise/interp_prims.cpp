@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "rise/interp.h"
+#include "rise/views.h"
 #include "support/diagnostics.h"
 
 namespace risec::rise {
@@ -207,32 +208,6 @@ Type elem_of(const Type& array_type) {
     internal_error("interpreter: expected an array type, got " +
                    (array_type ? print(array_type) : std::string("null")));
   return array_type->a;
-}
-
-// Windows of sz elements every sp elements; `count` windows.
-Value slide_array(const Value& x, int64_t sz, int64_t sp, int64_t count, const Span& span) {
-  int64_t len = x.size();
-  if (count < 0 || sz < 0 || sp < 0 || (count > 0 && (count - 1) * sp + sz > len))
-    fail("slide(" + std::to_string(sz) + ")(" + std::to_string(sp) + ") of an array of " +
-             std::to_string(len) + " elements cannot give " + std::to_string(count) + " windows",
-         span);
-  if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto& d = static_cast<const DenseArray&>(*x.obj());
-    int64_t shape[kMaxDenseRank + 1], stride[kMaxDenseRank + 1];
-    shape[0] = count;
-    stride[0] = sp * d.stride[0];
-    shape[1] = sz;
-    stride[1] = d.stride[0];
-    for (int k = 1; k < d.rank; ++k) {
-      shape[k + 1] = d.shape[k];
-      stride[k + 1] = d.stride[k];
-    }
-    return dense_view(d.store, d.sk, d.vec_last, d.rank + 1, shape, stride, d.offset);
-  }
-  std::vector<Value> windows;
-  windows.reserve(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) windows.push_back(array_slice(x, i * sp, sz));
-  return boxed_array(std::move(windows));
 }
 
 Value map_array(Interpreter& interp, const Value& f, const Value& xs, const Type& elem) {
@@ -440,112 +415,6 @@ Value eval_idx(const PrimCall& call) {
   return index_array(call.args.at(1), call.args.at(0), call.span);
 }
 
-// take(n)(x): the first n elements (a view).
-Value eval_take(const PrimCall& call) {
-  int64_t n = call.dep_nat(0);
-  const Value& x = call.args.at(0);
-  if (n < 0 || n > x.size())
-    fail("take(" + std::to_string(n) + ") of an array of " + std::to_string(x.size()) + " elements",
-         call.span);
-  return array_slice(x, 0, n);
-}
-
-// drop(n)(x): all but the first n elements (a view).
-Value eval_drop(const PrimCall& call) {
-  int64_t n = call.dep_nat(0);
-  const Value& x = call.args.at(0);
-  if (n < 0 || n > x.size())
-    fail("drop(" + std::to_string(n) + ") of an array of " + std::to_string(x.size()) + " elements",
-         call.span);
-  return array_slice(x, n, x.size() - n);
-}
-
-// concat(a)(b): the elements of a, then those of b.
-Value eval_concat(const PrimCall& call) {
-  const Value& a = call.args.at(0);
-  const Value& b = call.args.at(1);
-  ArrayBuilder out(elem_of(call.result_type()), a.size() + b.size());
-  out.push_all(a);
-  out.push_all(b);
-  return out.finish();
-}
-
-// split(n)(x): m rows of n consecutive elements (a view), i.e. slide(n)(n)(x).
-Value eval_split(const PrimCall& call) {
-  int64_t n = call.dep_nat(0);
-  const Value& x = call.args.at(0);
-  int64_t len = x.size();
-  if (n <= 0 || len % n != 0)
-    fail("split(" + std::to_string(n) + ") of an array of " + std::to_string(len) + " elements",
-         call.span);
-  // Rows of n elements every n elements: the windows of slide(n)(n).
-  return slide_array(x, n, n, len / n, call.span);
-}
-
-// join(x): the rows of x one after the other (a view when the rows are contiguous).
-Value eval_join(const PrimCall& call) {
-  Value x = call.args.at(0);
-  Type rt = call.result_type();
-  if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto* d = &static_cast<const DenseArray&>(*x.obj());
-    if (d->rank >= 2 && !(d->rank == 2 && d->vec_last)) {
-      if (d->stride[0] != d->shape[1] * d->stride[1] && d->shape[0] > 1) {
-        x = make_contiguous(x, call.arg_type(0));
-        d = &static_cast<const DenseArray&>(*x.obj());
-      }
-      int64_t shape[kMaxDenseRank], stride[kMaxDenseRank];
-      shape[0] = d->shape[0] * d->shape[1];
-      stride[0] = d->stride[1];
-      for (int k = 2; k < d->rank; ++k) {
-        shape[k - 1] = d->shape[k];
-        stride[k - 1] = d->stride[k];
-      }
-      return dense_view(d->store, d->sk, d->vec_last, d->rank - 1, shape, stride, d->offset);
-    }
-  }
-  const int64_t n = x.size();
-  int64_t total = const_size(rt->size, call.span);
-  ArrayBuilder b(rt->a, total);
-  for (int64_t i = 0; i < n; ++i) b.push_all(x.at(i));
-  return b.finish();
-}
-
-// slide(sz)(sp)(x): windows of sz elements every sp elements (a view).
-Value eval_slide(const PrimCall& call) {
-  int64_t sz = call.dep_nat(0), sp = call.dep_nat(1);
-  int64_t count = const_size(call.result_type()->size, call.span);
-  return slide_array(call.args.at(0), sz, sp, count, call.span);
-}
-
-// transpose(x)[j][i] = x[i][j] (a view for dense arrays).
-Value eval_transpose(const PrimCall& call) {
-  const Value& x = call.args.at(0);
-  Type rt = call.result_type();  // m.n.t
-  if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto& d = static_cast<const DenseArray&>(*x.obj());
-    if (d.rank >= 2 && !(d.rank == 2 && d.vec_last)) {
-      int64_t shape[kMaxDenseRank], stride[kMaxDenseRank];
-      std::copy(d.shape, d.shape + d.rank, shape);
-      std::copy(d.stride, d.stride + d.rank, stride);
-      std::swap(shape[0], shape[1]);
-      std::swap(stride[0], stride[1]);
-      return dense_view(d.store, d.sk, d.vec_last, d.rank, shape, stride, d.offset);
-    }
-  }
-  const int64_t n = x.size();
-  const int64_t m = const_size(rt->size, call.span);
-  std::vector<Value> rows;
-  rows.reserve(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) rows.push_back(x.at(i));
-  ArrayBuilder out(rt->a, m);
-  for (int64_t j = 0; j < m; ++j) {
-    ArrayBuilder col(rt->a->a, n);
-    for (int64_t i = 0; i < n; ++i) col.push(rows[static_cast<size_t>(i)].at(j));
-    out.push(col.finish());
-  }
-  return out.finish();
-}
-
 // gather(indices)(x)[i] = x[indices[i]]
 Value eval_gather(const PrimCall& call) {
   const Value& indices = call.args.at(0);
@@ -581,65 +450,6 @@ Value eval_scatter(const PrimCall& call) {
   return array_of(rt->a, out);
 }
 
-// reorder(n)(f)(finv)(x)[i] = x[f(i)], as in Shine (finv is what a write through
-// the reordering uses; reading needs only f).
-Value eval_reorder(const PrimCall& call) {
-  const int64_t n = call.dep_nat(0);
-  const NatFun* f = call.dep_args.size() > 1 ? std::get_if<NatFun>(&call.dep_args[1]) : nullptr;
-  if (!f) internal_error("interpreter: reorder without its index function");
-  const Value& x = call.args.at(0);
-  ArrayBuilder b(elem_of(call.result_type()), n);
-  arith::Assignment env;
-  for (int64_t i = 0; i < n; ++i) {
-    env[f->param] = i;
-    int64_t j;
-    try {
-      j = arith::evaluate(f->body, env);
-    } catch (const arith::ArithError& e) {
-      fail(std::string("reorder: the index function fails at ") + std::to_string(i) + ": " +
-               e.what(),
-           call.span);
-    }
-    if (j < 0 || j >= n)
-      fail("reorder: the index function maps " + std::to_string(i) + " to " + std::to_string(j) +
-               ", out of range for " + std::to_string(n) + " elements",
-           call.span);
-    b.push(x.at(j));
-  }
-  return b.finish();
-}
-
-// padCst(l)(r)(c)(x) = [c (l times), x..., c (r times)]
-Value eval_padCst(const PrimCall& call) {
-  const int64_t l = call.dep_nat(0), r = call.dep_nat(1);
-  const Value& c = call.args.at(0);
-  const Value& x = call.args.at(1);
-  ArrayBuilder b(elem_of(call.result_type()), l + x.size() + r);
-  for (int64_t i = 0; i < l; ++i) b.push(c);
-  b.push_all(x);
-  for (int64_t i = 0; i < r; ++i) b.push(c);
-  return b.finish();
-}
-
-// padClamp(l)(r)(x) = [x[0] (l times), x..., x[n-1] (r times)]
-Value eval_padClamp(const PrimCall& call) {
-  const int64_t l = call.dep_nat(0), r = call.dep_nat(1);
-  const Value& x = call.args.at(0);
-  const int64_t n = x.size();
-  if (n == 0 && l + r > 0) fail("padClamp of an empty array", call.span);
-  ArrayBuilder b(elem_of(call.result_type()), l + n + r);
-  if (l > 0) {
-    Value first = x.at(0);
-    for (int64_t i = 0; i < l; ++i) b.push(first);
-  }
-  b.push_all(x);
-  if (r > 0) {
-    Value last = x.at(n - 1);
-    for (int64_t i = 0; i < r; ++i) b.push(last);
-  }
-  return b.finish();
-}
-
 // padEmpty(r)(x) = [x..., r unspecified elements]; the interpreter fills them with
 // the zero of the element type.
 Value eval_padEmpty(const PrimCall& call) {
@@ -653,17 +463,6 @@ Value eval_padEmpty(const PrimCall& call) {
     for (int64_t i = 0; i < r; ++i) b.push(z);
   }
   return b.finish();
-}
-
-// zip(a)(b)[i] = (a[i], b[i]) (lazy).
-Value eval_zip(const PrimCall& call) {
-  const Value& a = call.args.at(0);
-  const Value& b = call.args.at(1);
-  if (a.size() != b.size())
-    fail("zip of arrays of " + std::to_string(a.size()) + " and " + std::to_string(b.size()) +
-             " elements",
-         call.span);
-  return zip_arrays(a, b);
 }
 
 // unzip(x) = ([x[i]._1 ...], [x[i]._2 ...]) (free for a zip).
@@ -744,26 +543,6 @@ Value eval_asVector(const PrimCall& call) {
   int64_t shape[2] = {len / n, n};
   int64_t stride[2] = {n * d.stride[0], d.stride[0]};
   return dense_view(d.store, d.sk, true, 2, shape, stride, d.offset);
-}
-
-// asScalar(x): the lanes of every vector, in order.
-Value eval_asScalar(const PrimCall& call) {
-  const Value& x = call.args.at(0);
-  if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto& d = static_cast<const DenseArray&>(*x.obj());
-    if (d.rank == 2 && d.vec_last && d.stride[0] == d.shape[1] * d.stride[1]) {
-      int64_t shape[1] = {d.shape[0] * d.shape[1]};
-      int64_t stride[1] = {d.stride[1]};
-      return dense_view(d.store, d.sk, false, 1, shape, stride, d.offset);
-    }
-  }
-  Type rt = call.result_type();
-  ArrayBuilder b(rt->a, const_size(rt->size, call.span));
-  for (int64_t i = 0; i < x.size(); ++i) {
-    Value v = x.at(i);
-    for (int64_t l = 0; l < v.lane_count(); ++l) b.push(v.lane(l));
-  }
-  return b.finish();
 }
 
 // ---------------------------------------------------------------------------------

@@ -29,20 +29,9 @@ Value eval_let(const PrimCall& call);
 Value eval_makeArray(const PrimCall& call);
 Value eval_generate(const PrimCall& call);
 Value eval_idx(const PrimCall& call);
-Value eval_take(const PrimCall& call);
-Value eval_drop(const PrimCall& call);
-Value eval_concat(const PrimCall& call);
-Value eval_split(const PrimCall& call);
-Value eval_join(const PrimCall& call);
-Value eval_slide(const PrimCall& call);
-Value eval_transpose(const PrimCall& call);
 Value eval_gather(const PrimCall& call);
 Value eval_scatter(const PrimCall& call);
-Value eval_reorder(const PrimCall& call);
-Value eval_padCst(const PrimCall& call);
-Value eval_padClamp(const PrimCall& call);
 Value eval_padEmpty(const PrimCall& call);
-Value eval_zip(const PrimCall& call);
 Value eval_unzip(const PrimCall& call);
 // pairs
 Value eval_makePair(const PrimCall& call);
@@ -53,7 +42,6 @@ Value eval_mapSnd(const PrimCall& call);
 // vectors
 Value eval_vectorFromScalar(const PrimCall& call);
 Value eval_asVector(const PrimCall& call);  // also asVectorAligned
-Value eval_asScalar(const PrimCall& call);
 // patterns
 // map, mapSeq, mapSeqUnroll, mapPar, mapGlobal, mapWorkGroup, mapLocal
 Value eval_map(const PrimCall& call);

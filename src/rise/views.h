@@ -20,4 +20,8 @@ namespace risec::rise {
 #undef RISEC_PRIM
 // clang-format on
 
+// Windows of sz elements every sp elements of x, `count` of them (a view where x is
+// dense): the interpreter's split and slide, and circularBuffer's windows.
+Value slide_array(const Value& x, int64_t sz, int64_t sp, int64_t count, const Span& span);
+
 }  // namespace risec::rise
