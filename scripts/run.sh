@@ -25,5 +25,5 @@ OMP_NUM_THREADS=2 ./build/risec run examples/mm/mm.rise --strategy examples/mm/p
   --output /tmp/risec-mm-out.npy
 
 echo
-echo "== the same step beside OpenBLAS sgemm (2 threads, OPENBLAS_CORETYPE=SkylakeX)"
+echo "== the same step beside OpenBLAS sgemm (2 threads)"
 ./build/bench/bench_mm --parallel-only

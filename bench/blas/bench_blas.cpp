@@ -7,10 +7,10 @@
 // Method (docs/performance.md): every variant runs on the same inputs; the variants
 // of a kernel are timed interleaved (interleaved.h), the median reported. Two threads for risec
 // (OpenMP) and OpenBLAS (openblas_set_num_threads(2)); OpenBLAS is loaded with dlopen after
-// OPENBLAS_CORETYPE=SkylakeX is set, since it misdetects this CPU otherwise and runs a
-// generic kernel. The sizes are far larger than the last-level cache, so every kernel
-// is bound by memory bandwidth; GB/s counts the bytes each call must read and write
-// (the matrix and vectors once).
+// OPENBLAS_CORETYPE=SkylakeX is set on CPUs with avx512f (where it may misdetect the CPU
+// and run a generic kernel); elsewhere OpenBLAS detects its own kernel. The sizes are far larger
+// than the last-level cache, so every kernel is bound by memory bandwidth; GB/s counts the bytes
+// each call must read and write (the matrix and vectors once).
 //
 // scal: the RISE program computes y = alpha * x into a fresh array (out of place),
 // cblas_sscal scales x in place. Both are shown, with OpenBLAS's out-of-place
@@ -177,7 +177,8 @@ double max_rel_error(const float* got, const double* want, size_t n) {
 int main(int argc, char** argv) {
   // Before any OpenMP runtime or OpenBLAS is loaded: both read these at load time.
   setenv("OMP_NUM_THREADS", "2", 1);
-  setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+  const std::string coretype = risec::bench::default_openblas_coretype();
+  if (!coretype.empty()) setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
 
   // Sizes: scal/asum/dot on 2^25 floats (128 MiB per vector), gemv on 8192 x 8192
   // (256 MiB); `--small` divides them by 16 for a quick check.

@@ -201,6 +201,14 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// The OpenBLAS kernel to force, or "" to leave OPENBLAS_CORETYPE to OpenBLAS's own
+// detection (DESIGN.md): SkylakeX only where the CPU has avx512f (OpenBLAS may pick
+// a generic kernel on AVX-512 machines it does not know; forcing SkylakeX on an
+// AVX2-only CPU dies with SIGILL).
+inline std::string default_openblas_coretype() {
+  return __builtin_cpu_supports("avx512f") ? "SkylakeX" : "";
+}
+
 // "AMD EPYC ..., 2 CPUs": the first model name of /proc/cpuinfo and the number of
 // processors this process may run on.
 inline std::string machine_description() {

@@ -23,8 +23,9 @@
 //     parallel.elv for the openmp target, at 1 thread and at 2 threads.
 //   - OpenBLAS cblas_sgemm at 1 and 2 threads (openblas_set_num_threads before each
 //     call), loaded with dlopen("libopenblas.so.0") after
-//     setenv("OPENBLAS_CORETYPE", "SkylakeX") (DESIGN.md: without it OpenBLAS may pick
-//     a generic kernel); "n/a" when missing.
+//     setting OPENBLAS_CORETYPE=SkylakeX on CPUs with avx512f only (DESIGN.md: there
+//     OpenBLAS may pick a generic kernel; elsewhere its own detection is right);
+//     "n/a" when missing.
 //
 // Threads: OMP_NUM_THREADS=2 is set at start, before libgomp is loaded (with the
 // OpenMP module); before each call of the parallel step, omp_set_num_threads (found
@@ -131,7 +132,7 @@ void naive__risec_call(void* const* b, const int* sizes) {
 int main(int argc, char** argv) {
   bool quick = false;
   bool parallel_only = false;  // the README's main job: the parallel step beside OpenBLAS
-  std::string coretype = "SkylakeX";
+  std::string coretype = risec::bench::default_openblas_coretype();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -150,7 +151,7 @@ int main(int argc, char** argv) {
   }
   // Before libgomp and OpenBLAS are loaded: both read their environment then.
   setenv("OMP_NUM_THREADS", "2", 1);
-  setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
+  if (!coretype.empty()) setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
 
   const int n = quick ? 512 : 1024;
   TimingPolicy policy;
@@ -282,7 +283,8 @@ int main(int argc, char** argv) {
     std::printf("load average at end: %s; CPU used by other processes while timing: %s\n",
                 risec::bench::load_average().c_str(), load.describe().c_str());
     if (blas.sgemm)
-      std::printf("\nOpenBLAS: OPENBLAS_CORETYPE=%s, core %s, config %s\n", coretype.c_str(),
+      std::printf("\nOpenBLAS: OPENBLAS_CORETYPE=%s, core %s, config %s\n",
+                  coretype.empty() ? "(its own detection)" : coretype.c_str(),
                   blas.corename.c_str(), blas.config.c_str());
     else
       std::printf("\nOpenBLAS: n/a (%s)\n", blas.missing.c_str());
