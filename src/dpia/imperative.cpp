@@ -219,7 +219,7 @@ std::string print(const ExpressionP& e) {
     case Expression::Unary:
     case Expression::Binary:
     case Expression::Call: {
-      std::string s = e->name + "(";
+      std::string s = (e->prim ? e->prim->name : e->name) + "(";
       for (size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : "") + print(e->args[i]);
       return s + ")";
     }

@@ -23,11 +23,11 @@ struct Expression {
     Var,     // a memory variable (input, output, temporary) or a scalar local
     Nat,     // a Nat as a value (a loop index, an index literal)
     Lit,     // a scalar literal
-    Unary,   // op: neg, not
-    Binary,  // op: add sub mul div mod lt gt equal
+    Unary,   // prim: neg, not
+    Binary,  // prim: add sub mul div mod lt gt equal
     Select,  // args: cond, a, b
     Cast,    // args: x; dt the target
-    Call,    // a math builtin or foreign function; name; args
+    Call,    // a math builtin (prim) or a foreign function (foreign, name); args
     // views
     View,  // prim (a row with a read map), explicit nats/funs, args: its value arguments;
            // read through the row's read map (dpia/view_resolution.h)
@@ -43,14 +43,14 @@ struct Expression {
     Gather,     // args: indices, x (a data-dependent index, read from memory)
     MkArray,    // args: elements
   } kind;
-  Type dt;               // the data type of the expression
-  std::string name;      // Var, Call, Unary/Binary op, Generate/MapView variable
-  arith::Nat idx;        // Idx index, Nat value
-  arith::Nat n;          // AsVector lanes
-  bool aligned = false;  // AsVector
-  rise::Literal lit;     // Lit
+  Type dt;                                          // the data type of the expression
+  std::string name;                                 // Var, foreign Call, Generate/MapView variable
+  arith::Nat idx;                                   // Idx index, Nat value
+  arith::Nat n;                                     // AsVector lanes
+  bool aligned = false;                             // AsVector
+  rise::Literal lit;                                // Lit
   std::shared_ptr<const rise::ForeignFun> foreign;  // Call of a foreign function
-  const rise::PrimitiveInfo* prim = nullptr;        // View
+  const rise::PrimitiveInfo* prim = nullptr;        // View, Unary, Binary, builtin Call
   std::vector<arith::Nat> nats;                     // View: explicit Nat arguments, in order
   std::vector<rise::NatFun> funs;                   // View: explicit Nat2Nat arguments
   std::vector<ExpressionP> args;
@@ -136,8 +136,10 @@ struct Command {
   std::string text;                           // Comment
   arith::Cond cond;                           // If
   // For (parallel reductions): the loop accumulates into `reduction_var` with the
-  // associative operator `reduction_op` (add, mul, fmin, fmax).
-  std::string reduction_op, reduction_var;
+  // associative and commutative primitive `reduction` (add, mul, fmin, fmax); null for
+  // other loops.
+  const rise::PrimitiveInfo* reduction = nullptr;
+  std::string reduction_var;
 };
 
 // ---- constructors ----

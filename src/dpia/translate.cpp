@@ -405,11 +405,11 @@ class Translator {
   // The operator of a parallel reduction: fun(a => fun(b => op(a)(b))) with op an
   // associative and commutative primitive (add, mul, fmin, fmax; the rule reducePar
   // checked associativity).
-  static std::string reduction_operator(const Phrase& f) {
-    if (f->kind != PhraseNode::Lambda || f->body()->kind != PhraseNode::Lambda) return "";
+  static const rise::PrimitiveInfo* reduction_operator(const Phrase& f) {
+    if (f->kind != PhraseNode::Lambda || f->body()->kind != PhraseNode::Lambda) return nullptr;
     const Phrase& b = f->body()->body();
-    if (b->kind != PhraseNode::Prim || b->args.size() != 2) return "";
-    if (!b->prim->has(rise::kAssocComm)) return "";
+    if (b->kind != PhraseNode::Prim || b->args.size() != 2) return nullptr;
+    if (!b->prim->has(rise::kAssocComm)) return nullptr;
     auto is_var = [](const Phrase& x, const std::string& n) {
       return x->kind == PhraseNode::Var && x->name == n;
     };
@@ -417,13 +417,13 @@ class Translator {
     const std::string& q = f->body()->name;
     if ((is_var(b->args[0], p) && is_var(b->args[1], q)) ||
         (is_var(b->args[0], q) && is_var(b->args[1], p)))
-      return b->name;
-    return "";
+      return b->prim;
+    return nullptr;
   }
 
-  static CommandP with_reduction(const CommandP& loop, const std::string& op,
+  static CommandP with_reduction(const CommandP& loop, const rise::PrimitiveInfo* op,
                                  const std::string& var, const Phrase& e) {
-    if (op.empty())
+    if (!op)
       user_error(
           "reducePar needs its operator to be add, mul, fmin or fmax applied to the accumulator "
           "and "
@@ -436,7 +436,7 @@ class Translator {
           "inside mapPar instead",
           e->span);
     Command c = *loop;
-    c.reduction_op = op;
+    c.reduction = op;
     c.reduction_var = var;
     return std::make_shared<const Command>(std::move(c));
   }
@@ -776,7 +776,7 @@ class Translator {
         bool unary = !math && xs.size() == 1;
         Expression c{unary ? Expression::Unary : (math ? Expression::Call : Expression::Binary),
                      e->type};
-        c.name = p;
+        c.prim = &pr;
         c.args = xs;
         return k(ex_make(std::move(c)));
       });

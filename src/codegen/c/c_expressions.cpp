@@ -221,62 +221,75 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   Type elem_t = e->dt->kind == TypeKind::Vector && !p.empty() ? e->dt->a : e->dt;
   Type arg_t = e->args.empty() ? e->dt : e->args[0]->dt;
   if (arg_t->kind == TypeKind::Vector && !p.empty()) arg_t = arg_t->a;
-  const std::string& op = e->name;
   switch (e->kind) {
     case Expression::Unary:
-      if (op == "neg") return c_unary("-", args[0]);
-      return c_unary("!", args[0]);
-    case Expression::Binary: {
-      if (op == "add") return c_binary(args[0], "+", args[1], kPrecAdd);
-      if (op == "sub") return c_binary(args[0], "-", args[1], kPrecAdd);
-      if (op == "mul") return c_binary(args[0], "*", args[1], kPrecMul);
-      if (op == "div") return c_binary(args[0], "/", args[1], kPrecMul);
-      if (op == "mod") {
-        if (is_float_type(arg_t)) {
-          if (vector) return vector_math("fmod", e->dt, args);
-          return c_call(arg_t->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod", args);
-        }
-        return c_binary(args[0], "%", args[1], kPrecMul);
+      if (e->prim->is(PrimId::Neg)) return c_unary("-", args[0]);
+      if (e->prim->is(PrimId::Not)) return c_unary("!", args[0]);
+      break;
+    case Expression::Binary:
+      switch (e->prim->id) {
+        case PrimId::Add:
+          return c_binary(args[0], "+", args[1], kPrecAdd);
+        case PrimId::Sub:
+          return c_binary(args[0], "-", args[1], kPrecAdd);
+        case PrimId::Mul:
+          return c_binary(args[0], "*", args[1], kPrecMul);
+        case PrimId::Div:
+          return c_binary(args[0], "/", args[1], kPrecMul);
+        case PrimId::Mod:
+          if (!is_float_type(arg_t)) return c_binary(args[0], "%", args[1], kPrecMul);
+          if (vector) return vector_math(*e->prim, e->dt, args);
+          return math_call(*e->prim, arg_t, args);
+        case PrimId::Lt:
+          return c_binary(args[0], "<", args[1], kPrecRel);
+        case PrimId::Gt:
+          return c_binary(args[0], ">", args[1], kPrecRel);
+        case PrimId::Equal:
+          return c_binary(args[0], "==", args[1], kPrecEq);
+        default:
+          break;
       }
-      if (op == "lt") return c_binary(args[0], "<", args[1], kPrecRel);
-      if (op == "gt") return c_binary(args[0], ">", args[1], kPrecRel);
-      if (op == "equal") return c_binary(args[0], "==", args[1], kPrecEq);
-      internal_error("C backend: unknown operator " + op);
-    }
-    case Expression::Call: {
+      break;
+    case Expression::Call:
       if (e->foreign) return c_call(c_identifier(e->foreign->name), args);
-      if (vector) return vector_math(op, e->dt, args);
-      return math_call(op, elem_t, args);
-    }
+      if (vector) return vector_math(*e->prim, e->dt, args);
+      return math_call(*e->prim, elem_t, args);
     case Expression::Select:
       return c_cond(args[0], args[1], args[2]);
     case Expression::Cast:
       return c_cast(c_type(elem_t), args[0]);
     default:
-      internal_error("C backend: not a scalar operation");
+      break;
   }
+  internal_error("C backend: no C form for the scalar operation " + dpia::print(e));
 }
 
-CExpr CPrinter::math_call(const std::string& op, const Type& t, const std::vector<CExpr>& args) {
+// A math builtin (or float `mod`) on a scalar of type t: the C library function of the
+// row's name (with the `f` suffix for f32), except where C spells it differently.
+CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
+                          const std::vector<CExpr>& args) {
   bool f32 = t->kind == TypeKind::Scalar && t->scalar == rise::ScalarKind::F32;
   bool flt = t->kind == TypeKind::Scalar && rise::is_float(t->scalar);
   std::string sfx = f32 ? "f" : "";
-  if (op == "rsqrt")
+  if (op.is(PrimId::Rsqrt))
     return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
-  if (op == "abs") {
+  if (op.is(PrimId::Abs)) {
     if (flt) return c_call("fabs" + sfx, args);
     if (t->scalar == rise::ScalarKind::I64) return c_call("llabs", args);
     if (rise::is_unsigned_int(t->scalar)) return args[0];
     return c_call("abs", args);
   }
-  if (!flt) user_error("the math function " + op + " needs f32 or f64 arguments in generated code");
-  return c_call(op + sfx, args);
+  if (!flt)
+    user_error("the math function " + op.name + " needs f32 or f64 arguments in generated code");
+  if (op.is(PrimId::Mod)) return c_call("fmod" + sfx, args);
+  return c_call(op.name + sfx, args);
 }
 
 // A math function on a vector: a lane loop the C compiler vectorises.
-CExpr CPrinter::vector_math(const std::string& op, const Type& vt, const std::vector<CExpr>& args) {
+CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
+                            const std::vector<CExpr>& args) {
   std::string name = vector_type(vt);
-  std::string fn = name + "_" + op;
+  std::string fn = name + "_" + (op.is(PrimId::Mod) ? std::string("fmod") : op.name);
   if (!typedefs_.count(fn)) {
     typedefs_.insert(fn);
     std::string lanes = vt->size.to_string();
@@ -289,9 +302,7 @@ CExpr CPrinter::vector_math(const std::string& op, const Type& vt, const std::ve
     std::vector<CExpr> lane_args;
     for (size_t i = 0; i < args.size(); ++i)
       lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
-    CExpr body = op == "fmod"
-                     ? c_call(vt->a->scalar == rise::ScalarKind::F32 ? "fmodf" : "fmod", lane_args)
-                     : math_call(op, vt->a, lane_args);
+    CExpr body = math_call(op, vt->a, lane_args);
     typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
                      " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
                      "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";

@@ -26,6 +26,7 @@ namespace risec::codegen {
 // A position inside a value while a view is resolved (rise/primitives.h).
 using rise::Path;
 using rise::PathElem;
+using rise::PrimId;
 // The IR names the printers of codegen/ use (this header is codegen's own).
 using dpia::Acceptor;
 using dpia::AcceptorP;
@@ -89,8 +90,8 @@ class CPrinter {
   CExpr literal(const ExpressionP& e, const Path& p);
   static bool is_float_type(const Type& t);
   CExpr scalar_op(const ExpressionP& e, const Path& p);
-  CExpr math_call(const std::string& op, const Type& t, const std::vector<CExpr>& args);
-  CExpr vector_math(const std::string& op, const Type& vt, const std::vector<CExpr>& args);
+  CExpr math_call(const rise::PrimitiveInfo& op, const Type& t, const std::vector<CExpr>& args);
+  CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt, const std::vector<CExpr>& args);
 
   // ---- view resolution: reads and writes (c_backend.cpp)
   CExpr var_access(const std::string& name, const Path& path);

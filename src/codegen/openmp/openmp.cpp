@@ -8,32 +8,49 @@ namespace risec::codegen::openmp {
 
 using rise::TypeKind;
 
-Reduction reduction(const std::string& op, const std::string& c_var, const rise::Type& dt,
+// OpenMP's spelling of a reduction operator; null for one it has no operator for.
+static const char* omp_operator(rise::PrimId op) {
+  switch (op) {
+    case rise::PrimId::Add:
+      return "+";
+    case rise::PrimId::Mul:
+      return "*";
+    case rise::PrimId::Fmin:
+      return "min";
+    case rise::PrimId::Fmax:
+      return "max";
+    default:
+      return nullptr;
+  }
+}
+
+Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, const rise::Type& dt,
                     const std::string& vector_c_type) {
   Reduction r;
-  if (dt->kind == TypeKind::Scalar) {
-    std::string sym = op == "add" ? "+" : op == "mul" ? "*" : op == "fmin" ? "min" : "max";
-    r.clause = "reduction(" + sym + ":" + c_var + ")";
+  const char* sym = omp_operator(op.id);
+  if (sym && dt->kind == TypeKind::Scalar) {
+    r.clause = "reduction(" + std::string(sym) + ":" + c_var + ")";
     return r;
   }
-  if (dt->kind == TypeKind::Vector && (op == "add" || op == "mul")) {
+  bool add = op.is(rise::PrimId::Add);
+  if (dt->kind == TypeKind::Vector && (add || op.is(rise::PrimId::Mul))) {
     const std::string& vt = vector_c_type;
-    r.id = "risec_" + op + "_" + vt;
-    r.declaration = "#pragma omp declare reduction(" + r.id + " : " + vt + " : omp_out " +
-                    (op == "add" ? "+" : "*") + "= omp_in) initializer(omp_priv = " + vt +
-                    "_broadcast(" + (op == "add" ? "0" : "1") + "))\n";
+    r.id = "risec_" + op.name + "_" + vt;
+    r.declaration = "#pragma omp declare reduction(" + r.id + " : " + vt + " : omp_out " + sym +
+                    "= omp_in) initializer(omp_priv = " + vt + "_broadcast(" + (add ? "0" : "1") +
+                    "))\n";
     r.clause = "reduction(" + r.id + ":" + c_var + ")";
     return r;
   }
-  user_error("reducePar over " + rise::print(dt) + " with " + op +
+  user_error("reducePar over " + rise::print(dt) + " with " + op.name +
              " is not supported by the OpenMP backend");
 }
 
 bool collapsible(const dpia::Command& outer) {
-  if (!outer.reduction_op.empty() || outer.body.empty()) return false;
+  if (outer.reduction || outer.body.empty()) return false;
   const dpia::CommandP& inner = outer.body[0];
   return inner->kind == dpia::Command::For && inner->loop == dpia::LoopKind::Par &&
-         inner->reduction_op.empty() && !inner->n.is_const(1);
+         !inner->reduction && !inner->n.is_const(1);
 }
 
 std::string parallel_for(const std::string& clause) {

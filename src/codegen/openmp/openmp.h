@@ -13,7 +13,7 @@
 namespace risec::codegen::openmp {
 
 // The reduction clause for a parallel loop accumulating `c_var` (of data type `dt`)
-// with `op` (add, mul, fmin, fmax). Scalars use OpenMP's operators; vectors (GCC
+// with the primitive `op` (add, mul, fmin, fmax). Scalars use OpenMP's operators; vectors (GCC
 // vector types, which have no built-in reduction) a declared reduction named `id`,
 // whose `#pragma omp declare reduction` line is `declaration` (empty for scalars).
 // `vector_c_type` is the C type of a vector accumulator. Throws risec::Error (User)
@@ -23,7 +23,7 @@ struct Reduction {
   std::string id;
   std::string declaration;
 };
-Reduction reduction(const std::string& op, const std::string& c_var, const rise::Type& dt,
+Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, const rise::Type& dt,
                     const std::string& vector_c_type);
 
 // Whether the parallel loop `outer` and its body form a perfect nest of two parallel

@@ -11,7 +11,7 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   if (c.loop != dpia::LoopKind::Par || in_parallel_) return CPrinter::emit_loop(c, out);
   std::string v = cname(c.var);
   std::string clause;
-  if (!c.reduction_op.empty()) clause = " " + reduction_clause(c.reduction_op, c.reduction_var);
+  if (c.reduction) clause = " " + reduction_clause(*c.reduction, c.reduction_var);
   // A perfect nest of parallel loops is collapsed.
   if (clause.empty() && collapsible(c)) clause = " collapse(2)";
   if (clause.empty()) {
@@ -38,7 +38,7 @@ std::string OpenMPPrinter::before_function() {
 }
 
 // `reduction(+:acc)`; vector accumulators get a declared reduction (once).
-std::string OpenMPPrinter::reduction_clause(const std::string& op, const std::string& var) {
+std::string OpenMPPrinter::reduction_clause(const rise::PrimitiveInfo& op, const std::string& var) {
   const Storage& st = storage_.at(var);
   std::string vt = st.dt->kind == TypeKind::Vector ? vector_type(st.dt) : "";
   openmp::Reduction r = reduction(op, cname(var), st.dt, vt);

@@ -20,7 +20,7 @@ class OpenMPPrinter : public CPrinter {
   std::string before_function() override;
 
  private:
-  std::string reduction_clause(const std::string& op, const std::string& var);
+  std::string reduction_clause(const rise::PrimitiveInfo& op, const std::string& var);
   CStmtP outline_parallel_body(const Command& loop, const std::string& v);
 
   std::string reductions_text_;
