@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "dpia/traverse.h"
+#include "dpia/unroll.h"
 
 namespace risec::dpia {
 
@@ -75,7 +76,8 @@ std::optional<std::vector<LoopPart>> split_at_clamps(const Command& c,
     Nat pv = Nat::var(part, Nat(0), len);
     CommandP body = substitute_nat(c.body[0], c.var, lo + pv);
     if (len.is_const(1)) body = substitute_nat(body, part, Nat(0));
-    parts.push_back(LoopPart{part, len, body});
+    // Substitution can make inner loops unrollable (one iteration, a constant count).
+    parts.push_back(LoopPart{part, len, unroll(body)});
   }
   return parts;
 }

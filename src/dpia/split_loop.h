@@ -17,7 +17,8 @@ namespace risec::dpia {
 
 // One part of a split loop: `var` runs over [0, len); the body has the original
 // variable replaced by (start of the part) + var, and for a part of one iteration
-// by the start itself (the body is then a single copy, not a loop).
+// by the start itself (the body is then a single copy, not a loop). Loops in a
+// body that the substitution makes unrollable are unrolled (dpia/unroll).
 struct LoopPart {
   std::string var;
   arith::Nat len;

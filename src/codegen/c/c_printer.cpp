@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "dpia/split_loop.h"
-#include "dpia/unroll.h"
 
 namespace risec::codegen {
 
@@ -58,12 +57,8 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       return;
     }
     case Command::For: {
+      // Loops to unroll are copies already (dpia/unroll, before printing).
       if (c->n.is_const(0)) return;
-      // Unrolled loops and loops of one iteration: copies in Blocks (dpia/unroll).
-      if (auto copies = dpia::unroll_loop(*c)) {
-        gen(*copies, out);
-        return;
-      }
       emit_loop(*c, out);
       return;
     }
