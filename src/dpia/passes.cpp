@@ -1,6 +1,8 @@
 // Imperative DPIA passes (see passes.h).
 #include "dpia/passes.h"
 
+#include <algorithm>
+
 #include "dpia/traverse.h"
 
 namespace risec::dpia {
@@ -32,43 +34,43 @@ bool cm_reads(const CommandP& c, const std::string& var) {
   return r.found;
 }
 
-// Drop assignments into `var`; empty loops and sequences disappear.
-CommandP drop_writes(const CommandP& c, const std::string& var) {
-  switch (c->kind) {
-    case Command::Assign:
-      return acceptor_root(c->acc) == var ? nullptr : c;
-    case Command::Seq: {
-      std::vector<CommandP> items;
-      for (const CommandP& b : c->body)
-        if (CommandP x = drop_writes(b, var)) items.push_back(x);
-      if (items.empty()) return nullptr;
-      return cm_seq(std::move(items));
-    }
-    case Command::For:
-    case Command::New: {
-      CommandP b = drop_writes(c->body[0], var);
-      if (!b) return nullptr;
-      Command n = *c;
-      n.body = {b};
-      return std::make_shared<const Command>(std::move(n));
-    }
-    default:
-      return c;
-  }
+bool is_empty(const CommandP& c) {
+  return c->kind == Command::Skip || (c->kind == Command::Seq && c->body.empty());
 }
+
+// Drops the assignments into `var`, wherever they are (in loops, scopes, branches);
+// a loop, scope, allocation or conditional left with nothing to do disappears.
+struct DropWrites : Mutator {
+  const std::string& var;
+  explicit DropWrites(const std::string& v) : var(v) {}
+  CommandP mutate_command(const CommandP& c) override {
+    if (c->kind == Command::Assign && acceptor_root(c->acc) == var) return cm_seq({});
+    CommandP r = Mutator::mutate_command(c);
+    if (r->kind == Command::Seq) return cm_seq(r->body);
+    bool container = r->kind == Command::For || r->kind == Command::New ||
+                     r->kind == Command::Block || r->kind == Command::If;
+    if (container && !r->body.empty() &&
+        std::all_of(r->body.begin(), r->body.end(),
+                    [](const CommandP& b) { return !b || is_empty(b); }))
+      return cm_seq({});
+    return r;
+  }
+};
+
+// Bottom-up: inner temporaries first, so an outer one read only by a dead inner one
+// is dead too.
+struct RemoveDeadTemporaries : Mutator {
+  CommandP mutate_command(const CommandP& c) override {
+    CommandP r = Mutator::mutate_command(c);
+    if (r->kind != Command::New || cm_reads(r->body[0], r->var)) return r;
+    return DropWrites(r->var).mutate(r->body[0]);
+  }
+};
 
 }  // namespace
 
 CommandP remove_dead_temporaries(const CommandP& c) {
-  Command n = *c;
-  for (CommandP& b : n.body)
-    if (b) b = remove_dead_temporaries(b);
-  CommandP r = std::make_shared<const Command>(std::move(n));
-  if (r->kind == Command::New && !cm_reads(r->body[0], r->var)) {
-    CommandP body = drop_writes(r->body[0], r->var);
-    return body ? body : cm_seq({});
-  }
-  return r;
+  return RemoveDeadTemporaries().mutate(c);
 }
 
 }  // namespace risec::dpia

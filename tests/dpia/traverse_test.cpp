@@ -107,4 +107,30 @@ TEST(Passes, ATemporaryReadOnlyInAConditionIsKept) {
   EXPECT_EQ(r->kind, Command::New);
 }
 
+TEST(Passes, ADeadTemporaryLosesEveryWriteWhereverItIs) {
+  // Writes into a dead temporary inside a conditional and a scope go with its
+  // allocation (the hand-written walk stopped at loops and allocations, leaving
+  // writes to an undeclared name); containers left empty disappear.
+  Nat n = Nat::size_var("n");
+  Nat i = Nat::var("i", Nat(0), n);
+  CommandP write = cm_assign(ac_var("t", f32()), ex_var("x", f32()));
+  CommandP keep = cm_assign(ac_idx(ac_var("y", rise::array(n, f32())), i), ex_var("x", f32()));
+  Command block{Command::Block};
+  block.body = {write};
+  CommandP body = cm_seq({cm_if(arith::lt(i, Nat(1)), write, keep),
+                          std::make_shared<const Command>(std::move(block)),
+                          cm_if(arith::lt(i, Nat(2)), write, cm_seq({}))});
+  CommandP prog = cm_new("t", f32(), Space::Default, cm_for("i", n, LoopKind::Seq, body));
+  CommandP r = remove_dead_temporaries(prog);
+  std::string text = print(r);
+  EXPECT_EQ(text.find("t :="), std::string::npos) << text;
+  EXPECT_EQ(text.find("new"), std::string::npos) << text;
+  ASSERT_EQ(r->kind, Command::For) << text;
+  EXPECT_EQ(r->body[0]->kind, Command::If) << text;  // the one with a live branch
+  // Nothing but dead writes: nothing left.
+  CommandP dead = cm_new("t", f32(), Space::Default, cm_for("i", n, LoopKind::Seq, write));
+  EXPECT_EQ(remove_dead_temporaries(dead)->kind, Command::Seq);
+  EXPECT_TRUE(remove_dead_temporaries(dead)->body.empty());
+}
+
 }  // namespace
