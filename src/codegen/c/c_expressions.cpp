@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "codegen/c/c_names.h"
 #include "codegen/c/c_printer.h"
 
 namespace risec::codegen {
@@ -37,7 +38,8 @@ const char* scalar_c(rise::ScalarKind k) {
 }
 
 // Precedence of a Nat printed as C.
-CExpr nat_expr(const Nat& n) {
+CExpr nat_expr(const Nat& n_in) {
+  const Nat n = c_named(n_in);
   std::string s = arith::print(n, arith::Syntax::C);
   int prec = kPrecAtom;
   switch (n.kind()) {
@@ -152,7 +154,7 @@ std::string CPrinter::pair_type(const Type& t) {
 }
 
 CExpr CPrinter::cond_expr(const arith::Cond& c) {
-  std::string s = arith::print(c, arith::Syntax::C);
+  std::string s = arith::print(c_named(c), arith::Syntax::C);
   return CExpr{s, kPrecOr};
 }
 
@@ -244,7 +246,7 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       internal_error("C backend: unknown operator " + op);
     }
     case Expression::Call: {
-      if (e->foreign) return c_call(c_identifier(e->foreign->name), args);
+      if (e->foreign) return c_call(foreign_function(*e->foreign), args);
       if (vector) return vector_math(op, e->dt, args);
       return math_call(op, elem_t, args);
     }
@@ -255,6 +257,20 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
     default:
       internal_error("C backend: not a scalar operation");
   }
+}
+
+// A foreign function: defined once in the unit, static, under its reserved name (so
+// that neither the library nor the entry can capture it); its parameters keep the
+// user's names, which its C body uses.
+std::string CPrinter::foreign_function(const rise::ForeignFun& f) {
+  std::string name = c_foreign_name(f.name);
+  if (!foreigns_.insert(name).second) return name;
+  std::string params;
+  for (size_t i = 0; i < f.params.size(); ++i)
+    params += (i ? ", " : "") + c_type(f.param_types[i]) + " " + f.params[i];
+  if (f.params.empty()) params = "void";
+  foreign_text_ += "static " + c_type(f.result) + " " + name + "(" + params + ") " + f.body + "\n";
+  return name;
 }
 
 CExpr CPrinter::math_call(const std::string& op, const Type& t, const std::vector<CExpr>& args) {

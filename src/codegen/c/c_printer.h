@@ -91,6 +91,7 @@ class CPrinter {
   CExpr scalar_op(const ExpressionP& e, const Path& p);
   CExpr math_call(const std::string& op, const Type& t, const std::vector<CExpr>& args);
   CExpr vector_math(const std::string& op, const Type& vt, const std::vector<CExpr>& args);
+  std::string foreign_function(const rise::ForeignFun& f);
 
   // ---- view resolution: reads and writes (c_backend.cpp)
   CExpr var_access(const std::string& name, const Path& path);
@@ -123,6 +124,8 @@ class CPrinter {
   std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
   std::set<std::string> typedefs_;
   std::string typedef_text_;
+  std::set<std::string> foreigns_;
+  std::string foreign_text_;  // definitions of the foreign functions called
   std::set<std::string> simd_decls_;
   std::string simd_text_;
   int tmp_counter_ = 0;
