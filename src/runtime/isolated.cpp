@@ -160,6 +160,9 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
     if (errno != EINTR) external(std::string("waiting for the program: ") + std::strerror(errno));
   while (!err.empty() && err.back() == '\n') err.pop_back();
   std::string what;
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && !err.empty())
+    // It said why (a failed check of generated code: a division by zero, a size).
+    external("the program stopped: " + err);
   if (WIFSIGNALED(status))
     what = "the program was killed by " + describe_program_signal(WTERMSIG(status));
   else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)

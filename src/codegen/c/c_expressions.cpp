@@ -232,6 +232,9 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       if (op == "add") return c_binary(args[0], "+", args[1], kPrecAdd);
       if (op == "sub") return c_binary(args[0], "-", args[1], kPrecAdd);
       if (op == "mul") return c_binary(args[0], "*", args[1], kPrecMul);
+      if ((op == "div" || op == "mod") && !vector && arg_t->kind == TypeKind::Scalar &&
+          !is_float_type(arg_t) && !safe_divisor(e->args[1], arg_t->scalar))
+        return c_call(checked_division(op, arg_t->scalar), args);
       if (op == "div") return c_binary(args[0], "/", args[1], kPrecMul);
       if (op == "mod") {
         if (is_float_type(arg_t)) {
@@ -257,6 +260,42 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
     default:
       internal_error("C backend: not a scalar operation");
   }
+}
+
+// Whether an integer division by `d` can never fail: a literal other than 0 (and, for
+// a signed type, other than -1, which overflows on the least value).
+bool CPrinter::safe_divisor(const ExpressionP& d, rise::ScalarKind k) {
+  if (d->kind != Expression::Lit || d->dt->kind != TypeKind::Scalar) return false;
+  return d->lit.i != 0 && (!rise::is_signed_int(k) || d->lit.i != -1);
+}
+
+// Integer division and modulo whose divisor may be 0 (or -1 on the least value): a
+// helper that reports the fault through RISEC_ARITHMETIC_FAILED(function, what) (by
+// default a message on stderr and abort(); risec run reports it as the program's
+// error) instead of C's undefined behaviour, which the C compiler may turn into
+// anything. The interpreter raises the same errors (rise/value.h).
+std::string CPrinter::checked_division(const std::string& op, rise::ScalarKind k) {
+  std::string name = "risec_" + op + "_" + rise::scalar_name(k);
+  if (!arith_helpers_.insert(name).second) return name;
+  std::string t = scalar_c(k);
+  std::string fn = "\"" + function_name_ + "\"";
+  if (arith_text_.empty())
+    arith_text_ +=
+        "#ifndef RISEC_ARITHMETIC_FAILED\n#include <stdio.h>\n#define "
+        "RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, \"%s: %s\\n\", fn, what), "
+        "abort())\n#endif\n";
+  std::string what = op == "div" ? "division" : "modulo";
+  arith_text_ += "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n";
+  arith_text_ += "  if (b == 0) { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer " + what +
+                 " by zero (" + rise::scalar_name(k) + ")\"); return 0; }\n";
+  if (rise::is_signed_int(k)) {
+    std::string least = "INT" + std::to_string(rise::scalar_bits(k)) + "_MIN";
+    arith_text_ += "  if (b == -1 && a == " + least + ") { RISEC_ARITHMETIC_FAILED(" + fn +
+                   ", \"integer overflow: the least " + rise::scalar_name(k) + " " +
+                   (op == "div" ? "divided by" : "modulo") + " -1\"); return 0; }\n";
+  }
+  arith_text_ += "  return a " + std::string(op == "div" ? "/" : "%") + " b;\n}\n";
+  return name;
 }
 
 // A foreign function: defined once in the unit, static, under its reserved name (so

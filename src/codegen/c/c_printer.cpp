@@ -281,12 +281,17 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
     g.cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
   }
 
+  // The output parameter's C name must not be an input's or a size's.
+  std::set<std::string> taken;
+  for (const auto& s : sizes) taken.insert(c_identifier(s));
+  for (const auto& in : inputs) taken.insert(g.cname(in.name));
+  if (taken.count(c_identifier(output))) g.cnames_[output] = "risec_output";
+
   g.function_name_ = u.name;
   std::vector<CStmtP> body;
   g.gen(program, body);
 
-  std::string sig =
-      "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + c_identifier(output);
+  std::string sig = "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + g.cname(output);
   u.params.push_back({output, out_dt, false});
   for (const auto& s : sizes) {
     sig += ", int " + c_identifier(s);
@@ -318,6 +323,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
            "64, "
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
+  if (!g.arith_text_.empty()) src << g.arith_text_ << "\n";
   if (!g.foreign_text_.empty()) src << g.foreign_text_ << "\n";
   src << before_function();
   src << sig << " {\n" << function_prologue(u.name, sizes) << print(c_block(body), 1) << "}\n\n";

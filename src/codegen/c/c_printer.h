@@ -92,6 +92,8 @@ class CPrinter {
   CExpr math_call(const std::string& op, const Type& t, const std::vector<CExpr>& args);
   CExpr vector_math(const std::string& op, const Type& vt, const std::vector<CExpr>& args);
   std::string foreign_function(const rise::ForeignFun& f);
+  static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
+  std::string checked_division(const std::string& op, rise::ScalarKind k);
 
   // ---- view resolution: reads and writes (c_backend.cpp)
   CExpr var_access(const std::string& name, const Path& path);
@@ -126,6 +128,8 @@ class CPrinter {
   std::string typedef_text_;
   std::set<std::string> foreigns_;
   std::string foreign_text_;  // definitions of the foreign functions called
+  std::set<std::string> arith_helpers_;
+  std::string arith_text_;  // checked integer division and modulo (checked_division)
   std::set<std::string> simd_decls_;
   std::string simd_text_;
   int tmp_counter_ = 0;
