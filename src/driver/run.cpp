@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "rise/interp.h"
+#include "runtime/isolated.h"
 #include "runtime/jit.h"
 #include "runtime/layout.h"
 #include "runtime/npy.h"
@@ -290,7 +291,6 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   for (size_t i = 0; i < inputs.size(); ++i)
     in_bufs.push_back(runtime::to_c_buffer(inputs[i], in_types[i]));
   runtime::CLayout out_layout = runtime::c_layout(out_type);
-  runtime::AlignedBuffer out_buf(out_layout.size);
   if (out_layout.align > runtime::AlignedBuffer::kAlignment)
     user_error("results of type " + rise::print(out_type) + " need " +
                std::to_string(out_layout.align) + "-byte alignment; the runtime provides " +
@@ -302,29 +302,42 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   Execution ex;
   using Clock = std::chrono::steady_clock;
   if (options.mode == ExecMode::SharedObject) {
-    runtime::Module m = runtime::jit_compile(c.unit.source, c.unit.name, co, &ex.cache_hit);
+    // In a forked child, so that a fault of the program is reported as its own
+    // (runtime/isolated.h); the result is written straight into shared memory.
+    runtime::SharedBuffer out_buf(out_layout.size);
     std::vector<void*> buffers = {out_buf.data()};
     for (auto& b : in_bufs) buffers.push_back(b.data());
-    for (int k = 0; k < options.repeat; ++k) {
-      auto t0 = Clock::now();
-      m.call(buffers, size_args);
-      auto t1 = Clock::now();
-      ex.times_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    }
-  } else {
-    runtime::Artifact a = runtime::build_executable(c.unit.source, c.unit.name, co);
+    const bool keep = runtime::uses_openmp_runtime(co);
+    runtime::Artifact a = runtime::build_shared_object(c.unit.source, co);
     ex.cache_hit = a.cache_hit;
-    runtime::Executable exe(a.path);
-    std::vector<runtime::Bytes> in_bytes;
-    for (auto& b : in_bufs) in_bytes.push_back({b.data(), b.size()});
-    runtime::Executable::Options eo;
-    eo.timeout_s = options.timeout_s;
-    for (int k = 0; k < options.repeat; ++k) {
-      auto t0 = Clock::now();
-      exe.call(out_buf.data(), out_buf.size(), in_bytes, size_args, eo);
-      auto t1 = Clock::now();
-      ex.times_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    bool load_failed = false;
+    try {
+      ex.times_ms = runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args,
+                                           options.repeat, &load_failed);
+    } catch (const Error&) {
+      if (!load_failed || !a.cache_hit) throw;
+      // A damaged cache entry (e.g. copied between machines): build it again.
+      std::remove(a.path.c_str());
+      a = runtime::build_shared_object(c.unit.source, co);
+      ex.times_ms =
+          runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args, options.repeat);
     }
+    ex.output = runtime::from_c_bytes(out_buf.data(), out_type);
+    return ex;
+  }
+  runtime::AlignedBuffer out_buf(out_layout.size);
+  runtime::Artifact a = runtime::build_executable(c.unit.source, c.unit.name, co);
+  ex.cache_hit = a.cache_hit;
+  runtime::Executable exe(a.path);
+  std::vector<runtime::Bytes> in_bytes;
+  for (auto& b : in_bufs) in_bytes.push_back({b.data(), b.size()});
+  runtime::Executable::Options eo;
+  eo.timeout_s = options.timeout_s;
+  for (int k = 0; k < options.repeat; ++k) {
+    auto t0 = Clock::now();
+    exe.call(out_buf.data(), out_buf.size(), in_bytes, size_args, eo);
+    auto t1 = Clock::now();
+    ex.times_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   ex.output = runtime::from_c_bytes(out_buf.data(), out_type);
   return ex;

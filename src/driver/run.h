@@ -44,7 +44,8 @@ std::vector<rise::Value> make_inputs(const rise::Checked& checked,
 
 // How generated code is executed.
 enum class ExecMode {
-  SharedObject,  // compiled to a shared object, loaded into this process and called
+  SharedObject,  // compiled to a shared object, loaded and called in a forked child
+                 // (runtime/isolated.h): a fault of the program is an Error (External)
   Standalone,    // linked into a standalone program run as a child process (use this
                  // with runtime::sanitizer_flags() in extra_cflags)
 };
@@ -64,8 +65,10 @@ struct Execution {
 
 // Run the compiled unit on `inputs` (values of the entry's parameter types), with
 // the sizes the unit still has as parameters taken from `sizes`. Errors:
-// risec::Error External when the C compiler fails; Internal when a standalone
-// program fails (a sanitizer report, a crash); User when a size is missing.
+// risec::Error External when the C compiler fails or the program fails in
+// SharedObject mode (killed by a signal: "the program was killed by SIGFPE ...");
+// Internal when a standalone program fails (a sanitizer report, a crash); User when
+// a size is missing.
 Execution execute(const Compiled& compiled, const rise::SizeMap& sizes,
                   const std::vector<rise::Value>& inputs, const ExecOptions& options = {});
 

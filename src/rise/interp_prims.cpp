@@ -4,6 +4,7 @@
 #include "rise/interp_prims.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "rise/interp.h"
@@ -18,8 +19,31 @@ namespace {
   throw Error(ErrorKind::User, msg, span);
 }
 
+// A run-time error of the program (exit 4, as a fault of compiled code is): the
+// operation, and the source text when the span has it.
+[[noreturn]] void arith_fault(const std::string& what, const Span& span) {
+  std::string text;
+  if (span.known() && span.end > span.begin && span.end <= span.file->text.size() &&
+      span.end - span.begin <= 60) {
+    text = span.file->text.substr(span.begin, span.end - span.begin);
+    if (text.find('\n') != std::string::npos) text.clear();
+  }
+  throw Error(ErrorKind::External, what + (text.empty() ? "" : " in `" + text + "`"), span);
+}
+
 [[noreturn]] void div_zero(const Span& span) {
-  fail("division by zero", span);
+  arith_fault("integer division by zero", span);
+}
+
+// x / -1 and x % -1 where x is the least value of the signed type k: no result
+// (C leaves it undefined and x86 traps), so an error like division by zero.
+void check_div_overflow(ScalarKind k, int64_t x, int64_t y, const Span& span) {
+  if (y != -1 || !is_signed_int(k)) return;
+  const int64_t least = scalar_bits(k) == 64 ? INT64_MIN : -(int64_t{1} << (scalar_bits(k) - 1));
+  if (x == least)
+    arith_fault("integer overflow: the least " + std::string(scalar_name(k)) +
+                    " divided by -1 has no result",
+                span);
 }
 
 template <class T>
@@ -82,11 +106,13 @@ Value int_op(ScalarOp op, ScalarKind k, int64_t x, int64_t y, const Span& span) 
     case PrimId::Div:
       if (y == 0) div_zero(span);
       if (uns) return Value::from_u64(k, ux / uy);
-      if (y == -1) return Value::from_u64(k, 0 - ux);  // INT_MIN / -1 wraps to INT_MIN
+      check_div_overflow(k, x, y, span);
+      if (y == -1) return Value::from_u64(k, 0 - ux);
       return Value::integer(k, x / y);
     case PrimId::Mod:
       if (y == 0) div_zero(span);
       if (uns) return Value::from_u64(k, ux % uy);
+      check_div_overflow(k, x, y, span);
       if (y == -1) return Value::integer(k, 0);
       return Value::integer(k, x % y);
     case PrimId::Gt:

@@ -39,12 +39,13 @@
 // -----------------------------------
 // Integer arithmetic is C's on the exact width, with one deviation that removes all
 // undefined behaviour: signed overflow wraps around in two's complement (as unsigned
-// arithmetic does in C), INT_MIN / -1 == INT_MIN and INT_MIN % -1 == 0. Integer
-// division and modulo by zero raise risec::Error (User) "division by zero" at the
-// primitive's span. Division truncates towards zero and `%` takes the sign of the
-// dividend, as in C. On bool, arithmetic is C's on the promoted ints converted back
-// to bool (add = or, mul = and, sub = xor). On floats `mod` is C's fmod/fmodf.
-// Casts convert with C semantics (integer to integer modulo 2^bits, to bool by != 0);
+// arithmetic does in C). Integer division and modulo by zero, and the least value of
+// a signed type divided (or taken modulo) by -1, are run-time errors of the program:
+// risec::Error (External, exit 4) "integer division by zero in `v / 0`" at the
+// primitive's span (generated code checks the same, see docs/codegen.md). Division truncates
+// towards zero and `%` takes the sign of the dividend, as in C. On bool, arithmetic is C's on the
+// promoted ints converted back to bool (add = or, mul = and, sub = xor). On floats `mod` is C's
+// fmod/fmodf. Casts convert with C semantics (integer to integer modulo 2^bits, to bool by != 0);
 // float to integer truncates towards zero and, where C is undefined, saturates to the
 // target's range (NaN becomes 0). Built-in math on f32 uses the float functions
 // (sqrtf, expf, ...); rsqrt(x) is 1/sqrt(x); on integers it goes through double and

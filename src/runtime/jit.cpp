@@ -314,11 +314,16 @@ void Module::call(const std::vector<void*>& buffers, const std::vector<int>& siz
   fn_(buffers.data(), sizes.empty() ? kNoSizes : sizes.data());
 }
 
+bool uses_openmp_runtime(const CompileOptions& options) {
+  bool openmp = false;
+  for (const std::string& f : compile_flags(options, true)) openmp |= f.rfind("-fopenmp", 0) == 0;
+  return openmp;
+}
+
 Module jit_compile(const std::string& source, const std::string& entry,
                    const CompileOptions& options, bool* cache_hit) {
   // OpenMP code (asked for, or through $RISEC_CFLAGS) must never be unloaded.
-  bool openmp = false;
-  for (const std::string& f : compile_flags(options, true)) openmp |= f.rfind("-fopenmp", 0) == 0;
+  bool openmp = uses_openmp_runtime(options);
   Artifact a = build_shared_object(source, options);
   if (cache_hit) *cache_hit = a.cache_hit;
   if (!a.cache_hit) return Module(a.path, entry, openmp);

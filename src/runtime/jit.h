@@ -94,6 +94,10 @@ class Module {
   std::string path_;
 };
 
+// Whether code compiled with `options` uses the OpenMP runtime (asked for, or through
+// $RISEC_CFLAGS): such a Module must be kept loaded.
+bool uses_openmp_runtime(const CompileOptions& options);
+
 // build_shared_object, then load it.
 Module jit_compile(const std::string& source, const std::string& entry,
                    const CompileOptions& options = {}, bool* cache_hit = nullptr);

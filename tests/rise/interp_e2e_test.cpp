@@ -317,7 +317,8 @@ TEST(InterpExamples, DivisionByZeroInAProgram) {
     interp.run(c.expr, {Value::integer(ScalarKind::I32, 1), Value::integer(ScalarKind::I32, 0)});
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.message(), "division by zero");
+    EXPECT_EQ(e.message(), "integer division by zero in `x / y`");
+    EXPECT_EQ(e.kind(), ErrorKind::External);
     EXPECT_TRUE(e.span().known());
     std::cout << format_error(e) << "\n";
   }

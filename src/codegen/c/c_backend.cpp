@@ -3,6 +3,7 @@
 // flat, row-major buffer, and the index is simplified by arith.
 #include "codegen/c/c_backend.h"
 
+#include "codegen/c/c_names.h"
 #include "codegen/c/c_printer.h"
 #include "dpia/traverse.h"
 
@@ -12,13 +13,8 @@ std::string c_identifier(const std::string& name) {
   std::string out;
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v_" + out;
-  static const std::set<std::string> reserved = {
-      "auto",    "break",  "case",     "char",   "const",    "continue", "default",
-      "do",      "double", "else",     "enum",   "extern",   "float",    "for",
-      "goto",    "if",     "inline",   "int",    "long",     "register", "restrict",
-      "return",  "short",  "signed",   "sizeof", "static",   "struct",   "switch",
-      "typedef", "union",  "unsigned", "void",   "volatile", "while",    "main"};
-  if (reserved.count(out)) out += "_";
+  // A name the C library, its headers, C itself or risec's helpers use (c_names.h).
+  if (c_name_reserved(out)) out = "risec_u_" + out;
   return out;
 }
 

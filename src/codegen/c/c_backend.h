@@ -24,7 +24,7 @@ struct CParam {
 };
 
 struct CUnit {
-  std::string name;            // the C function (the entry's name, sanitised)
+  std::string name;            // the exported C function (c_entry_name of the entry's name)
   std::string source;          // the .c translation unit
   std::string header;          // the .h declaration and layout documentation
   std::vector<CParam> params;  // in call order: output, sizes, inputs
@@ -55,7 +55,9 @@ CUnit generate_c(const std::string& entry_name, const dpia::CommandP& program,
                  const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes,
                  const CGenOptions& options);
 
-// A valid, readable C identifier from a RISE name.
+// A valid, readable C identifier from a RISE name, for a variable or parameter: the
+// name itself unless C, the C library or risec reserves it (then `risec_u_NAME`; see
+// c_names.h).
 std::string c_identifier(const std::string& name);
 
 }  // namespace risec::codegen

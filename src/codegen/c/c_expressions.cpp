@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "codegen/c/c_names.h"
 #include "codegen/c/c_printer.h"
 
 namespace risec::codegen {
@@ -37,7 +38,8 @@ const char* scalar_c(rise::ScalarKind k) {
 }
 
 // Precedence of a Nat printed as C.
-CExpr nat_expr(const Nat& n) {
+CExpr nat_expr(const Nat& n_in) {
+  const Nat n = c_named(n_in);
   std::string s = arith::print(n, arith::Syntax::C);
   int prec = kPrecAtom;
   switch (n.kind()) {
@@ -152,7 +154,7 @@ std::string CPrinter::pair_type(const Type& t) {
 }
 
 CExpr CPrinter::cond_expr(const arith::Cond& c) {
-  std::string s = arith::print(c, arith::Syntax::C);
+  std::string s = arith::print(c_named(c), arith::Syntax::C);
   return CExpr{s, kPrecOr};
 }
 
@@ -227,6 +229,10 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       if (e->prim->is(PrimId::Not)) return c_unary("!", args[0]);
       break;
     case Expression::Binary:
+      if ((e->prim->is(PrimId::Div) || e->prim->is(PrimId::Mod)) && !vector &&
+          arg_t->kind == TypeKind::Scalar && !is_float_type(arg_t) &&
+          !safe_divisor(e->args[1], arg_t->scalar))
+        return c_call(checked_division(*e->prim, arg_t->scalar), args);
       switch (e->prim->id) {
         case PrimId::Add:
           return c_binary(args[0], "+", args[1], kPrecAdd);
@@ -251,7 +257,7 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       }
       break;
     case Expression::Call:
-      if (e->foreign) return c_call(c_identifier(e->foreign->name), args);
+      if (e->foreign) return c_call(foreign_function(*e->foreign), args);
       if (vector) return vector_math(*e->prim, e->dt, args);
       return math_call(*e->prim, elem_t, args);
     case Expression::Select:
@@ -262,6 +268,57 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       break;
   }
   internal_error("C backend: no C form for the scalar operation " + dpia::print(e));
+}
+
+// Whether an integer division by `d` can never fail: a literal other than 0 (and, for
+// a signed type, other than -1, which overflows on the least value).
+bool CPrinter::safe_divisor(const ExpressionP& d, rise::ScalarKind k) {
+  if (d->kind != Expression::Lit || d->dt->kind != TypeKind::Scalar) return false;
+  return d->lit.i != 0 && (!rise::is_signed_int(k) || d->lit.i != -1);
+}
+
+// Integer division and modulo whose divisor may be 0 (or -1 on the least value): a
+// helper that reports the fault through RISEC_ARITHMETIC_FAILED(function, what) (by
+// default a message on stderr and abort(); risec run reports it as the program's
+// error) instead of C's undefined behaviour, which the C compiler may turn into
+// anything. The interpreter raises the same errors (rise/value.h).
+std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, rise::ScalarKind k) {
+  bool div = op.is(PrimId::Div);
+  std::string name = "risec_" + op.name + "_" + rise::scalar_name(k);
+  if (!arith_helpers_.insert(name).second) return name;
+  std::string t = scalar_c(k);
+  std::string fn = "\"" + function_name_ + "\"";
+  if (arith_text_.empty())
+    arith_text_ +=
+        "#ifndef RISEC_ARITHMETIC_FAILED\n#include <stdio.h>\n#define "
+        "RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, \"%s: %s\\n\", fn, what), "
+        "abort())\n#endif\n";
+  std::string what = div ? "division" : "modulo";
+  arith_text_ += "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n";
+  arith_text_ += "  if (b == 0) { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer " + what +
+                 " by zero (" + rise::scalar_name(k) + ")\"); return 0; }\n";
+  if (rise::is_signed_int(k)) {
+    std::string least = "INT" + std::to_string(rise::scalar_bits(k)) + "_MIN";
+    arith_text_ += "  if (b == -1 && a == " + least + ") { RISEC_ARITHMETIC_FAILED(" + fn +
+                   ", \"integer overflow: the least " + rise::scalar_name(k) + " " +
+                   (div ? "divided by" : "modulo") + " -1\"); return 0; }\n";
+  }
+  arith_text_ += "  return a " + std::string(div ? "/" : "%") + " b;\n}\n";
+  return name;
+}
+
+// A foreign function: defined once in the unit, static, under its reserved name (so
+// that neither the library nor the entry can capture it); its parameters keep the
+// user's names, which its C body uses.
+std::string CPrinter::foreign_function(const rise::ForeignFun& f) {
+  std::string name = c_foreign_name(f.name);
+  if (!foreigns_.insert(name).second) return name;
+  std::string params;
+  for (size_t i = 0; i < f.params.size(); ++i)
+    params += (i ? ", " : "") + c_type(f.param_types[i]) + " " + f.params[i];
+  if (f.params.empty()) params = "void";
+  foreign_text_ += "static " + c_type(f.result) + " " + name + "(" + params + ") " + f.body + "\n";
+  return name;
 }
 
 // A math builtin (or float `mod`) on a scalar of type t: the C library function of the

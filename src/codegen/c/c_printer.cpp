@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "codegen/c/c_names.h"
 #include "dpia/split_loop.h"
 
 namespace risec::codegen {
@@ -241,7 +242,8 @@ std::string size_checks(const std::string& fn, const std::vector<std::string>& s
     out += "  if (!(" + cond + ")) { RISEC_PRECONDITION_FAILED(" + c_string(fn) + ", " +
            c_string(what) + "); return; }\n";
   };
-  for (const std::string& s : sizes) check(s + " >= 1", s + " >= 1 (sizes are positive)");
+  for (const std::string& s : sizes)
+    check(c_identifier(s) + " >= 1", s + " >= 1 (sizes are positive)");
   for (const SizeCondition& c : conditions) {
     if (c.condition.kind == rise::SideCondition::Kind::Divides)
       check(nat_expr(c.condition.divides.dividend).at(kPrecMul) + " % " +
@@ -267,19 +269,24 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   CPrinter& g = *this;
   const CGenOptions& options = opts_;
   CUnit u;
-  u.name = c_identifier(entry_name);
+  u.name = c_entry_name(entry_name);
   g.storage_[output] = Storage{out_dt, true};
   for (const auto& in : inputs) {
     g.storage_[in.name] = Storage{in.dt, true};
     g.cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
   }
 
+  // The output parameter's C name must not be an input's or a size's.
+  std::set<std::string> taken;
+  for (const auto& s : sizes) taken.insert(c_identifier(s));
+  for (const auto& in : inputs) taken.insert(g.cname(in.name));
+  if (taken.count(c_identifier(output))) g.cnames_[output] = "risec_output";
+
   g.function_name_ = u.name;
   std::vector<CStmtP> body;
   g.gen(program, body);
 
-  std::string sig =
-      "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + c_identifier(output);
+  std::string sig = "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + g.cname(output);
   u.params.push_back({output, out_dt, false});
   for (const auto& s : sizes) {
     sig += ", int " + c_identifier(s);
@@ -311,12 +318,18 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
            "64, "
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
+  if (!g.arith_text_.empty()) src << g.arith_text_ << "\n";
+  if (!g.foreign_text_.empty()) src << g.foreign_text_ << "\n";
   src << before_function();
   src << sig << " {\n" << function_prologue(u.name, sizes) << print(c_block(body), 1) << "}\n\n";
-  // A uniform entry point for the runtime: buffers[0] is the output, then inputs.
+  // A uniform entry point for the runtime: buffers[0] is the output, then inputs. It
+  // calls the function through a local alias, so that a library loaded before this
+  // unit that exports the same name can never take the call (c_names.h).
+  src << "static " << sig.substr(0, 5) << "risec_local_entry" << sig.substr(5 + u.name.size())
+      << " __attribute__((alias(\"" << u.name << "\")));\n";
   src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  ";
   if (sizes.empty()) src << "(void)sizes;\n  ";
-  src << u.name << "(";
+  src << "risec_local_entry(";
   src << "(" << g.c_type(out_dt) << "*)buffers[0]";
   for (size_t i = 0; i < sizes.size(); ++i) src << ", sizes[" << i << "]";
   for (size_t i = 0; i < inputs.size(); ++i)

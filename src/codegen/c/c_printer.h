@@ -92,6 +92,9 @@ class CPrinter {
   CExpr scalar_op(const ExpressionP& e, const Path& p);
   CExpr math_call(const rise::PrimitiveInfo& op, const Type& t, const std::vector<CExpr>& args);
   CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt, const std::vector<CExpr>& args);
+  std::string foreign_function(const rise::ForeignFun& f);
+  static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
+  std::string checked_division(const rise::PrimitiveInfo& op, rise::ScalarKind k);
 
   // ---- view resolution: reads and writes (c_backend.cpp)
   CExpr var_access(const std::string& name, const Path& path);
@@ -124,6 +127,10 @@ class CPrinter {
   std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
   std::set<std::string> typedefs_;
   std::string typedef_text_;
+  std::set<std::string> foreigns_;
+  std::string foreign_text_;  // definitions of the foreign functions called
+  std::set<std::string> arith_helpers_;
+  std::string arith_text_;  // checked integer division and modulo (checked_division)
   std::set<std::string> simd_decls_;
   std::string simd_text_;
   int tmp_counter_ = 0;

@@ -63,9 +63,12 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
   args.push_back(v);
   for (const std::string& n : u.nats) {
     if (bound.count(n)) continue;
-    if (c_identifier(n) != n) return nullptr;
-    params.push_back("int " + n);
-    args.push_back(n);
+    // A size or loop variable, under its C name (c_names.h); anything else (a
+    // data-dependent index) is not passed.
+    std::string cn = c_identifier(n);
+    if (cn != n && cn != "risec_u_" + n) return nullptr;
+    params.push_back("int " + cn);
+    args.push_back(cn);
   }
   std::set<std::string> mem;
   mem.insert(u.read.begin(), u.read.end());

@@ -1,0 +1,107 @@
+// Names in generated C (see c_names.h).
+#include "codegen/c/c_names.h"
+
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <map>
+#include <string_view>
+
+#include "codegen/c/c_backend.h"
+
+namespace risec::codegen {
+
+namespace {
+
+// Identifiers of the C library, libm, libmvec, libgomp and their headers (sorted).
+const char* const kLibraryNames[] = {
+#include "codegen/c/c_reserved_names.inc"
+};
+
+// Keywords of C89 to C23 and GNU C (some are also in the list above as macros).
+const char* const kKeywords[] = {
+    "_Alignas",     "_Alignof",   "_Atomic",   "_BitInt",        "_Bool",         "_Complex",
+    "_Generic",     "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local", "alignas",
+    "alignof",      "asm",        "auto",      "bool",           "break",         "case",
+    "char",         "const",      "constexpr", "continue",       "default",       "do",
+    "double",       "else",       "enum",      "extern",         "false",         "float",
+    "for",          "goto",       "if",        "inline",         "int",           "long",
+    "main",         "nullptr",    "register",  "restrict",       "return",        "short",
+    "signed",       "sizeof",     "static",    "static_assert",  "struct",        "switch",
+    "thread_local", "true",       "typedef",   "typeof",         "typeof_unqual", "union",
+    "unsigned",     "void",       "volatile",  "while"};
+
+bool starts_with_ci(const std::string& s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  return true;
+}
+
+bool valid_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+}  // namespace
+
+bool c_name_reserved(const std::string& name) {
+  if (name.empty() || name[0] == '_' || starts_with_ci(name, "risec")) return true;
+  for (const char* k : kKeywords)
+    if (name == k) return true;
+  return std::binary_search(std::begin(kLibraryNames), std::end(kLibraryNames), name,
+                            [](std::string_view a, std::string_view b) { return a < b; });
+}
+
+std::string c_entry_name(const std::string& name) {
+  std::string id = c_identifier(name);
+  // c_identifier prefixes a reserved name as a variable; the entry's prefix says so.
+  if (id != name || c_name_reserved(name)) {
+    std::string plain;
+    for (char c : name)
+      plain += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    return "risec_entry_" + plain;
+  }
+  return id;
+}
+
+std::string c_foreign_name(const std::string& name) {
+  std::string plain;
+  for (char c : name) plain += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return "risec_foreign_" + plain;
+}
+
+arith::Nat c_named(const arith::Nat& n) {
+  bool any = false;
+  for (const auto& [name, v] : arith::free_vars(n))
+    any = any || (valid_identifier(name) && c_identifier(name) != name);
+  if (!any) return n;
+  return arith::substitute_fn(n, [](const arith::Nat& v) -> std::optional<arith::Nat> {
+    const std::string& name = v.var_name();
+    if (!valid_identifier(name) || c_identifier(name) == name) return std::nullopt;
+    return arith::Nat::var(c_identifier(name), v.node().lo, v.node().hi);
+  });
+}
+
+namespace {
+void cond_vars(const arith::Cond& c, std::map<std::string, arith::Nat>& out) {
+  const arith::CondNode& n = c.node();
+  for (const arith::Nat& x : {n.a, n.b})
+    for (const auto& [name, v] : arith::free_vars(x)) out.emplace(name, v);
+  for (const arith::Cond& a : n.args) cond_vars(a, out);
+}
+}  // namespace
+
+arith::Cond c_named(const arith::Cond& c) {
+  std::map<std::string, arith::Nat> vars;
+  cond_vars(c, vars);
+  arith::Substitution s;
+  for (const auto& [name, v] : vars)
+    if (valid_identifier(name) && c_identifier(name) != name)
+      s.emplace(name, arith::Nat::var(c_identifier(name), v.node().lo, v.node().hi));
+  return s.empty() ? c : arith::substitute(c, s);
+}
+
+}  // namespace risec::codegen

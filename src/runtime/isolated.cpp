@@ -1,0 +1,180 @@
+// Running generated code in a forked child (see isolated.h).
+#include "runtime/isolated.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/jit.h"
+#include "support/diagnostics.h"
+
+namespace risec::runtime {
+
+namespace {
+
+[[noreturn]] void external(const std::string& msg) {
+  throw Error(ErrorKind::External, msg);
+}
+
+size_t page_rounded(size_t n) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return (n + page - 1) / page * page;
+}
+
+// What the child reports besides the output: the times, or why it could not run.
+// (The times, `repeat` doubles, follow it at kTimesOffset.)
+struct Report {
+  int status = 0;  // 0 ran; 1 could not load the object
+  char message[4096];
+};
+constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
+
+// In the child: load, call, time; never returns.
+[[noreturn]] void child_main(Report* report, double* times_ms, int err_fd, const std::string& path,
+                             const std::string& entry, bool keep_loaded,
+                             const std::vector<void*>& buffers, const std::vector<int>& sizes,
+                             int repeat) {
+  ::dup2(err_fd, STDERR_FILENO);
+  ::close(err_fd);
+  try {
+    Module m(path, entry, keep_loaded);
+    using Clock = std::chrono::steady_clock;
+    for (int k = 0; k < repeat; ++k) {
+      auto t0 = Clock::now();
+      m.call(buffers, sizes);
+      auto t1 = Clock::now();
+      times_ms[k] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    }
+  } catch (const std::exception& e) {
+    report->status = 1;
+    std::snprintf(report->message, sizeof report->message, "%s", e.what());
+    ::_exit(0);
+  }
+  // No destructors, no atexit handlers, no flushing of the parent's stdio buffers:
+  // they belong to the parent. (The Module stays loaded until the process ends.)
+  ::_exit(0);
+}
+
+}  // namespace
+
+SharedBuffer::SharedBuffer(size_t size) : size_(size), mapped_(page_rounded(size ? size : 1)) {
+  void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    mapped_ = 0;
+    external("cannot allocate " + std::to_string(size) +
+             " bytes of shared memory for the result: " + std::strerror(errno));
+  }
+  data_ = static_cast<std::byte*>(p);
+  // Touch every page now (it reads zero), as the parent's buffer was touched before:
+  // the first timed call must not pay for the page faults.
+  std::memset(data_, 0, size_);
+}
+
+SharedBuffer::SharedBuffer(SharedBuffer&& o) noexcept
+    : data_(std::exchange(o.data_, nullptr)),
+      size_(std::exchange(o.size_, 0)),
+      mapped_(std::exchange(o.mapped_, 0)) {}
+
+SharedBuffer& SharedBuffer::operator=(SharedBuffer&& o) noexcept {
+  if (this != &o) {
+    if (data_) ::munmap(data_, mapped_);
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    mapped_ = std::exchange(o.mapped_, 0);
+  }
+  return *this;
+}
+
+SharedBuffer::~SharedBuffer() {
+  if (data_) ::munmap(data_, mapped_);
+}
+
+std::string describe_program_signal(int sig) {
+  const char* name = sigabbrev_np(sig);
+  std::string s = name ? std::string("SIG") + name : "signal " + std::to_string(sig);
+  switch (sig) {
+    case SIGFPE:
+      return s + " (integer division by zero or overflow?)";
+    case SIGSEGV:
+      return s + " (an invalid memory access: an index out of bounds?)";
+    case SIGBUS:
+      return s + " (an invalid memory access)";
+    case SIGILL:
+      return s +
+             " (an illegal instruction: a trap for undefined behaviour, or an "
+             "instruction this CPU does not have)";
+    case SIGABRT:
+      return s + " (the program aborted)";
+    default: {
+      const char* d = strsignal(sig);
+      return d ? s + " (" + d + ")" : s;
+    }
+  }
+}
+
+std::vector<double> call_isolated(const std::string& path, const std::string& entry,
+                                  bool keep_loaded, const std::vector<void*>& buffers,
+                                  const std::vector<int>& sizes, int repeat, bool* load_failed) {
+  if (load_failed) *load_failed = false;
+  if (repeat < 1) internal_error("call_isolated: repeat must be at least 1");
+  SharedBuffer shared(kTimesOffset + sizeof(double) * static_cast<size_t>(repeat));
+  auto* report = new (shared.data()) Report;
+  auto* times_ms = reinterpret_cast<double*>(shared.data() + kTimesOffset);
+  int fds[2];
+  if (::pipe(fds) != 0) external(std::string("cannot create a pipe: ") + std::strerror(errno));
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    external(std::string("cannot fork to run the program: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(report, times_ms, fds[1], path, entry, keep_loaded, buffers, sizes, repeat);
+  }
+  ::close(fds[1]);
+  // What the program writes on stderr, to report with a failure (and to pass on).
+  std::string err;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      err.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) external(std::string("waiting for the program: ") + std::strerror(errno));
+  while (!err.empty() && err.back() == '\n') err.pop_back();
+  std::string what;
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && !err.empty())
+    // It said why (a failed check of generated code: a division by zero, a size).
+    external("the program stopped: " + err);
+  if (WIFSIGNALED(status))
+    what = "the program was killed by " + describe_program_signal(WTERMSIG(status));
+  else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+    what = "the program exited with status " + std::to_string(WEXITSTATUS(status));
+  if (!what.empty()) external(what + (err.empty() ? "" : "; it wrote:\n" + err));
+  if (report->status != 0) {
+    if (load_failed) *load_failed = true;
+    external(report->message);
+  }
+  // A successful program's messages (none, usually) are passed on.
+  if (!err.empty()) std::fprintf(stderr, "%s\n", err.c_str());
+  return std::vector<double>(times_ms, times_ms + repeat);
+}
+
+}  // namespace risec::runtime

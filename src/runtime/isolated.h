@@ -1,0 +1,54 @@
+// Running generated code so that its faults are the program's, not risec's
+// (spec/cli.md: a crash in generated code is an error of the program, exit 4).
+// The entry of a compiled shared object is called in a forked child process: the
+// child loads the object (the parent never does, so the parent holds no OpenMP
+// threads that a fork would lose), calls the entry `repeat` times, timing each call
+// itself, and exits. The inputs are the parent's memory, which the child reads
+// copy-on-write (no copy); the output is written into a SharedBuffer, memory mapped
+// MAP_SHARED before the fork, so the parent sees it without a copy either. A signal
+// (SIGFPE, SIGSEGV, ...) or a non-zero exit of the child becomes a risec::Error
+// (External: exit 4) saying what happened, with what the program wrote on stderr.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace risec::runtime {
+
+// Zeroed memory shared with forked children (anonymous, MAP_SHARED), page aligned.
+class SharedBuffer {
+ public:
+  SharedBuffer() = default;
+  explicit SharedBuffer(size_t size);
+  SharedBuffer(const SharedBuffer&) = delete;
+  SharedBuffer& operator=(const SharedBuffer&) = delete;
+  SharedBuffer(SharedBuffer&& other) noexcept;
+  SharedBuffer& operator=(SharedBuffer&& other) noexcept;
+  ~SharedBuffer();
+
+  std::byte* data() { return data_; }
+  const std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  size_t size_ = 0;
+  size_t mapped_ = 0;
+};
+
+// Calls `entry`__risec_call of the shared object at `path` `repeat` times in a
+// forked child (buffers[0] the output, in a SharedBuffer; then the inputs), and
+// returns the wall time of each call in milliseconds. `keep_loaded`: see Module.
+// When the object cannot be loaded (a damaged cache entry), *load_failed is set
+// before the Error is thrown.
+std::vector<double> call_isolated(const std::string& path, const std::string& entry,
+                                  bool keep_loaded, const std::vector<void*>& buffers,
+                                  const std::vector<int>& sizes, int repeat,
+                                  bool* load_failed = nullptr);
+
+// What a signal that ended generated code probably means, e.g. "SIGFPE (integer
+// division by zero or overflow?)".
+std::string describe_program_signal(int sig);
+
+}  // namespace risec::runtime

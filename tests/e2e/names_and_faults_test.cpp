@@ -1,0 +1,305 @@
+// Regression tests for two classes of issue 11: generated names that collide with
+// the C library (an entry `j1` silently replaced by libm's Bessel function, `exp2`
+// failing to compile, a parameter named `exp`), and faults of the program (integer
+// division by zero, the least signed value divided by -1) that killed risec with a
+// signal instead of being reported as the program's error with exit 4.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "codegen/c/c_names.h"
+#include "driver/commands.h"
+#include "e2e_util.h"
+#include "rise/interp.h"
+#include "rise/parser.h"
+#include "runtime/process.h"
+#include "support/diagnostics.h"
+
+using namespace risec;
+
+namespace {
+
+// Every name the libraries the JIT links export (nm -D --defined-only), not starting
+// with '_'. Empty when nm is not installed.
+std::vector<std::string> library_symbols() {
+  std::set<std::string> names;
+  for (const char* lib : {"libc.so.6", "libm.so.6", "libmvec.so.1", "libgomp.so.1"}) {
+    runtime::ProcessResult where =
+        runtime::run_process({"cc", "-print-file-name=" + std::string(lib)});
+    std::string path = where.out.substr(0, where.out.find('\n'));
+    runtime::ProcessResult nm;
+    try {
+      nm = runtime::run_process({"nm", "-D", "--defined-only", path});
+    } catch (const Error&) {
+      return {};
+    }
+    std::istringstream in(nm.out);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::string name = line.substr(line.rfind(' ') + 1);
+      name = name.substr(0, name.find('@'));
+      bool identifier = !name.empty() && name[0] != '_' &&
+                        name.find_first_not_of(
+                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                            "0123456789_") == std::string::npos;
+      if (identifier) names.insert(name);
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string write_temp(const std::string& dir, const std::string& name, const std::string& text) {
+  std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Compile `text` (entry `entry`) for `target` with `sizes`, run it at -O1 (quick to
+// compile) and compare with the interpreter. Returns "" when it passes, else why.
+std::string run_check(const std::string& text, const std::string& entry, const std::string& sizes,
+                      const std::string& target = "c") {
+  try {
+    auto src = std::make_shared<SourceFile>(SourceFile{"t.rise", text});
+    rise::Program p = rise::parse_program(src);
+    rise::SizeMap sm = driver::parse_sizes({sizes});
+    driver::CompileRequest req;
+    req.program = &p;
+    req.entry = entry;
+    req.sizes = &sm;
+    req.target = target;
+    driver::Compiled c = driver::compile(req);
+    std::vector<rise::Value> inputs = driver::make_inputs(c.high, {}, 0);
+    driver::ExecOptions eo;
+    eo.extra_cflags = {"-O1"};
+    driver::Execution ex = driver::execute(c, sm, inputs, eo);
+    rise::Value expected = driver::interpret(c.high, inputs);
+    driver::Comparison cmp =
+        driver::compare_values(ex.output, expected, driver::entry_result_type(c.high));
+    return cmp.ok ? "" : "mismatch: " + cmp.first_mismatch;
+  } catch (const Error& e) {
+    return format_error(e);
+  }
+}
+
+// Whether `name` can be a definition's name in RISE (not a keyword or primitive).
+bool rise_accepts(const std::string& name) {
+  try {
+    auto src = std::make_shared<SourceFile>(
+        SourceFile{"t.rise", "def " + name + " = fun(x: f32 => x)\ndef g = " + name});
+    rise::Program p = rise::parse_program(src);
+    rise::check_program(p, "g");
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// Whether `text` parses and type-checks with `sizes`.
+bool checks(const std::string& text, const std::string& sizes) {
+  try {
+    auto src = std::make_shared<SourceFile>(SourceFile{"t.rise", text});
+    rise::Program prog = rise::parse_program(src);
+    rise::SizeMap sm = driver::parse_sizes({sizes});
+    rise::check_program(prog, "f", &sm);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+TEST(GeneratedNames, EveryLibrarySymbolIsReserved) {
+  std::vector<std::string> names = library_symbols();
+  if (names.empty()) GTEST_SKIP() << "nm is not installed";
+  EXPECT_GT(names.size(), 1000u);
+  for (const std::string& n : names)
+    EXPECT_TRUE(codegen::c_name_reserved(n))
+        << n << " (regenerate with scripts/gen_c_reserved_names.sh)";
+  for (const char* k : {"int", "float", "return", "main", "bool", "true", "restrict", "risec_min",
+                        "INFINITY", "NAN", "errno", "stdin", "size_t", "int32_t", "EOF", "NULL"})
+    EXPECT_TRUE(codegen::c_name_reserved(k)) << k;
+  for (const char* ok : {"mv", "mm", "x", "acc2", "i1", "row", "f"})
+    EXPECT_FALSE(codegen::c_name_reserved(ok)) << ok;
+}
+
+// The reproducer (`j1`), then entries named after every 40th library symbol (all of
+// them are checked to be reserved above) and C
+// keywords: each compiles, runs and matches the interpreter.
+TEST(GeneratedNames, EntriesNamedLikeLibrarySymbolsRunCorrectly) {
+  std::vector<std::string> names = {"j1",          "exp2",     "y0",     "sin",    "expf",
+                                    "index",       "select",   "free",   "main",   "int",
+                                    "float",       "double",   "return", "static", "risec_min",
+                                    "risec_alloc", "INFINITY", "errno",  "stdin",  "abort"};
+  std::vector<std::string> lib = library_symbols();
+  for (size_t i = 0; i < lib.size(); i += 40) names.push_back(lib[i]);
+  int tested = 0;
+  for (const std::string& n : names) {
+    if (!rise_accepts(n)) continue;
+    ++tested;
+    std::string text =
+        "def " + n + " = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v + 1.0f))))";
+    EXPECT_EQ(run_check(text, n, "n=8"), "") << "entry " << n;
+  }
+  EXPECT_GE(tested, 50) << "too few names were accepted by RISE";
+}
+
+// Sizes, inputs and binders named like C library functions and macros, used beside
+// the math functions they shadow, for both targets.
+TEST(GeneratedNames, ParametersAndBindersNamedLikeLibraryNames) {
+  const std::vector<std::string> names = {
+      "exp", "expf", "sin", "sinf", "INFINITY", "NAN",     "errno", "int",       "float", "output",
+      "abs", "free", "j1",  "y0",   "size_t",   "int32_t", "main",  "risec_min", "stdin", "EOF"};
+  int tested = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& s = names[i % names.size()];
+    const std::string& a = names[(i + 1) % names.size()];
+    const std::string& b = names[(i + 2) % names.size()];
+    const std::string& p = names[(i + 3) % names.size()];
+    std::string text = "def f = depFun(" + s + ": Nat => fun(" + a + ": " + s + ".f32, " + b +
+                       ": " + s + ".f32 => zip(" + a + ")(" + b + ") |> map(fun(" + p + " => exp(" +
+                       p + "._1) + sin(" + p + "._2)))))";
+    if (!checks(text, s + "=8")) continue;
+    ++tested;
+    for (const char* target : {"c", "openmp"})
+      EXPECT_EQ(run_check(text, "f", s + "=8", target), "") << target << ": " << text;
+  }
+  EXPECT_GE(tested, 8);
+}
+
+// The spec's foreign function, used inside a map: its body is emitted (it was an
+// undefined symbol), on both targets.
+TEST(GeneratedNames, ForeignFunctionsAreEmitted) {
+  const std::string text =
+      "foreign def clamp(x: f32, lo: f32, hi: f32): f32 = \"{ return x < lo ? lo : (x > hi ? hi "
+      ": x); }\"\n"
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => clamp(v)(0.25f)(0.75f)))))\n";
+  auto src = std::make_shared<SourceFile>(SourceFile{"t.rise", text});
+  rise::Program p = rise::parse_program(src);
+  rise::SizeMap sm = driver::parse_sizes({"n=64"});
+  for (const char* target : {"c", "openmp"}) {
+    driver::CompileRequest req;
+    req.program = &p;
+    req.sizes = &sm;
+    req.target = target;
+    driver::Compiled c = driver::compile(req);
+    EXPECT_NE(c.unit.source.find("static float risec_foreign_clamp(float x, float lo, float hi)"),
+              std::string::npos)
+        << c.unit.source;
+    std::vector<rise::Value> inputs = driver::make_inputs(c.high, {}, 3);
+    driver::Execution ex = driver::execute(c, sm, inputs);
+    std::vector<runtime::NdArray> in =
+        rise::to_ndarrays(inputs[0], driver::entry_parameters(c.high)[0].type);
+    std::vector<runtime::NdArray> out =
+        rise::to_ndarrays(ex.output, driver::entry_result_type(c.high));
+    for (int i = 0; i < 64; ++i) {
+      float x = in[0].as<float>()[i];
+      EXPECT_EQ(out[0].as<float>()[i], x < 0.25f ? 0.25f : (x > 0.75f ? 0.75f : x)) << target;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Faults of the program
+// ---------------------------------------------------------------------------------
+
+namespace {
+
+const char* const kIntTypes[] = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
+
+// Runs `text` through the interpreter and through compiled code (both targets);
+// each must fail with exit code 4 and a message containing `what`.
+void expect_program_fault(const std::string& text, const std::string& sizes,
+                          const std::string& what) {
+  auto src = std::make_shared<SourceFile>(SourceFile{"div.rise", text});
+  rise::Program p = rise::parse_program(src);
+  rise::SizeMap sm = driver::parse_sizes({sizes});
+  rise::Checked checked = rise::check_program(p, "", &sm);
+  std::vector<rise::Value> inputs = driver::make_inputs(checked, {}, 0);
+  try {
+    driver::interpret(checked, inputs);
+    ADD_FAILURE() << "the interpreter raised no error: " << text;
+  } catch (const Error& e) {
+    EXPECT_EQ(exit_code(e.kind()), 4) << format_error(e);
+    EXPECT_NE(e.message().find(what), std::string::npos) << e.message();
+    EXPECT_TRUE(e.span().known()) << e.message();
+  }
+  for (const char* target : {"c", "openmp"}) {
+    driver::CompileRequest req;
+    req.program = &p;
+    req.sizes = &sm;
+    req.target = target;
+    driver::Compiled c = driver::compile(req);
+    driver::ExecOptions eo;
+    eo.extra_cflags = {"-O1"};
+    try {
+      driver::execute(c, sm, inputs, eo);
+      ADD_FAILURE() << "compiled code raised no error: " << text;
+    } catch (const Error& e) {
+      EXPECT_EQ(exit_code(e.kind()), 4) << format_error(e);
+      EXPECT_NE(e.message().find(what), std::string::npos) << e.message();
+    }
+  }
+}
+
+}  // namespace
+
+TEST(ProgramFaults, IntegerDivisionByAConstantZero) {
+  for (const char* t : kIntTypes)
+    for (const char* op : {"/", "%"}) {
+      std::string zero = std::string("0") + (std::string(t) == "i32" ? "" : t);
+      expect_program_fault("def f = depFun(n: Nat => fun(x: n." + std::string(t) +
+                               " => x |> map(fun(v => v " + op + " " + zero + "))))",
+                           "n=8", "by zero");
+    }
+}
+
+// Seeded inputs are integers in [0, 100): 2000 of them hold zeros.
+TEST(ProgramFaults, IntegerDivisionByZeroInData) {
+  for (const char* t : kIntTypes)
+    for (const char* op : {"/", "%"})
+      expect_program_fault("def f = depFun(n: Nat => fun(x: n." + std::string(t) + ", y: n." + t +
+                               " => zip(x)(y) |> map(fun(p => p._1 " + op + " p._2))))",
+                           "n=2000", "by zero");
+}
+
+TEST(ProgramFaults, LeastSignedValueDividedByMinusOne) {
+  const std::pair<const char*, const char*> least[] = {{"i8", "-128i8"},
+                                                       {"i16", "-32768i16"},
+                                                       {"i32", "-2147483648"},
+                                                       {"i64", "-9223372036854775808i64"}};
+  for (const auto& [t, lit] : least)
+    for (const char* op : {"/", "%"}) {
+      std::string one = std::string("1") + (std::string(t) == "i32" ? "" : t);
+      // The divisor is -1 computed from the data, so no compiler can see it.
+      expect_program_fault("def f = depFun(n: Nat => fun(x: n." + std::string(t) +
+                               " => x |> map(fun(v => " + lit + " " + op + " (v - v - " + one +
+                               ")))))",
+                           "n=8", "overflow");
+    }
+}
+
+// The reproducer through the command line: exit 4, no signal, and what happened.
+TEST(ProgramFaults, CommandLineReportsTheProgramsFault) {
+  runtime::TempDir dir("risec-div-");
+  std::string f =
+      write_temp(dir.path(), "div.rise",
+                 "def main = depFun(n: Nat => fun(x: n.i32 => x |> map(fun(v => v / 0))))\n");
+  for (const char* cmd : {"run", "eval"}) {
+    e2e::CliResult r = e2e::run_risec({cmd, f, "--size", "n=8"});
+    EXPECT_EQ(r.exit_code, 4) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("division by zero"), std::string::npos) << r.err;
+  }
+  e2e::CliResult r = e2e::run_risec({"eval", f, "--size", "n=8"});
+  EXPECT_NE(r.err.find("div.rise:1:"), std::string::npos) << r.err;
+  // Float division by zero is IEEE, not an error.
+  std::string g =
+      write_temp(dir.path(), "fdiv.rise",
+                 "def g = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v / 0.0f))))\n");
+  r = e2e::run_risec({"run", g, "--size", "n=8", "--check"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
