@@ -97,7 +97,7 @@ const std::vector<Construct>& rise_constructs() {
        }},
       {"array_types",
        [](int d) {
-         return "def f = depFun(n: Nat => fun(x: " + repeat("2.", d) + "n.f32 => x))\n";
+         return "def f = depFun(n: Nat => fun(x: " + repeat("1.", d) + "n.f32 => x))\n";
        }},
       {"definitions",
        [](int d) {
