@@ -1,5 +1,6 @@
 // Imperative DPIA: constructors, printing and the consistency check.
 #include "dpia/imperative.h"
+#include "support/stack.h"
 
 #include <sstream>
 
@@ -264,6 +265,7 @@ std::string print(const AcceptorP& a) {
 }
 
 std::string print(const CommandP& c, int indent) {
+  check_stack_depth();
   std::string pad(static_cast<size_t>(indent), ' ');
   switch (c->kind) {
     case Command::Skip:

@@ -1,5 +1,6 @@
 // accT and conT (see translate.h).
 #include "dpia/translate.h"
+#include "support/stack.h"
 
 #include <functional>
 #include <map>
@@ -186,6 +187,7 @@ class Translator {
 
   // ------------------------------------------------------------ accT
   CommandP acc(const Phrase& e, const AcceptorP& A) {
+    check_stack_depth(e->span);
     if (e->kind != PhraseNode::Prim)
       return con(e, [&](const ExpressionP& v) { return copy(A, v); });
     const rise::PrimitiveInfo& pr = *e->prim;
@@ -572,6 +574,7 @@ class Translator {
 
   // ------------------------------------------------------------ conT
   CommandP con(const Phrase& e, const Cont& k) {
+    check_stack_depth(e->span);
     switch (e->kind) {
       case PhraseNode::Var: {
         auto it = env_.find(e->name);

@@ -3,6 +3,7 @@
 #include "dpia/traverse.h"
 
 #include "rise/type.h"
+#include "support/stack.h"
 
 namespace risec::dpia {
 
@@ -38,6 +39,7 @@ void mutate_each(std::vector<T>& xs, Fn&& f, bool& changed) {
 // ---------------------------------------------------------------- Visitor
 
 void Visitor::visit_expression(const Expression& e) {
+  check_stack_depth();
   visit_type(e.dt);
   visit_nat(e.idx);
   visit_nat(e.n);
@@ -47,6 +49,7 @@ void Visitor::visit_expression(const Expression& e) {
 }
 
 void Visitor::visit_acceptor(const Acceptor& a) {
+  check_stack_depth();
   visit_type(a.dt);
   visit_nat(a.idx);
   visit_nat(a.n);
@@ -58,6 +61,7 @@ void Visitor::visit_acceptor(const Acceptor& a) {
 }
 
 void Visitor::visit_command(const Command& c) {
+  check_stack_depth();
   visit(c.acc);
   visit(c.exp);
   visit_nat(c.n);
@@ -112,6 +116,7 @@ AcceptorP Mutator::mutate_acceptor(const AcceptorP& a) {
 }
 
 CommandP Mutator::mutate_command(const CommandP& c) {
+  check_stack_depth();
   Command n = *c;
   n.acc = mutate(c->acc);
   n.exp = mutate(c->exp);

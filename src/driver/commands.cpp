@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "driver/compile.h"
+#include "driver/memory_check.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
 #include "rise/interp.h"
@@ -163,6 +164,7 @@ int cmd_eval(const Options& o) {
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   uint64_t seed = parse_seed(o.seed_text);
   rise::Checked c = rise::check_program(p, o.entry, &sizes);
+  check_memory_needs(c, /*with_interpreter=*/true);
   auto params = entry_params(c.expr);
   std::map<std::string, std::string> given;
   for (const std::string& in : o.inputs) {

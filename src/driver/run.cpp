@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "driver/memory_check.h"
 #include "rise/interp.h"
 #include "runtime/isolated.h"
 #include "runtime/jit.h"
@@ -418,6 +419,7 @@ int cmd_run(const Options& o) {
     // Every size must be known before spending time on the strategy.
     rise::Checked c = rise::check_program(p, o.entry, &sizes);
     entry_parameters(c);
+    check_memory_needs(c, /*with_interpreter=*/o.check);
   }
   std::optional<elevate::Strategy> s;
   if (!o.strategy.empty()) s = load_strategy(o.strategy);

@@ -127,7 +127,8 @@ struct SNode {
   Span span;
   std::string name;           // Call
   std::vector<SPtr> args;     // Call: all argument groups flattened
-  SPtr a, b;                  // Seq, Choice, At (a @ b)
+  std::vector<SPtr> parts;    // Seq, Choice: `p0 ; p1 ; ...`, `p0 <+ p1 <+ ...`
+  SPtr a, b;                  // At (a @ b)
   int64_t value = 0;          // Int
   std::vector<int64_t> list;  // List
 };
@@ -210,30 +211,38 @@ class Parser {
   }
 
   SPtr strategy(bool in_let) {
-    if (++depth_ > 200) user_error("strategy nests too deeply", span(peek()));
-    SPtr left = choice();
+    if (++depth_ > kMaxStrategyNesting)
+      user_error("nesting too deep (limit " + std::to_string(kMaxStrategyNesting) +
+                     " nested parentheses or arguments)",
+                 span(peek()));
+    // `a ; b ; c ...` is one node with a list of parts (not a nested tree), so a
+    // sequence of any length is built, evaluated and run without deep recursion.
+    SPtr first = choice();
+    if (!seq_continues(in_let)) {
+      --depth_;
+      return first;
+    }
+    SNode n{SNode::Seq, first->span};
+    n.parts.push_back(first);
     while (seq_continues(in_let)) {
       next();
-      SPtr right = choice();
-      SNode n{SNode::Seq, Span::merge(left->span, right->span)};
-      n.a = left;
-      n.b = right;
-      left = std::make_shared<SNode>(n);
+      n.parts.push_back(choice());
+      n.span = Span::merge(n.span, n.parts.back()->span);
     }
     --depth_;
-    return left;
+    return std::make_shared<SNode>(std::move(n));
   }
 
   SPtr choice() {
-    SPtr left = located();
+    SPtr first = located();
+    if (peek().kind != T::Choice) return first;
+    SNode n{SNode::Choice, first->span};
+    n.parts.push_back(first);
     while (accept(T::Choice)) {
-      SPtr right = located();
-      SNode n{SNode::Choice, Span::merge(left->span, right->span)};
-      n.a = left;
-      n.b = right;
-      left = std::make_shared<SNode>(n);
+      n.parts.push_back(located());
+      n.span = Span::merge(n.span, n.parts.back()->span);
     }
-    return left;
+    return std::make_shared<SNode>(std::move(n));
   }
 
   SPtr located() {
@@ -312,12 +321,18 @@ class Evaluator {
   explicit Evaluator(std::vector<LetDef> lets) : lets_(std::move(lets)) {}
 
   Strategy eval(const SPtr& n, const std::map<std::string, Arg>& params, int depth) {
-    if (depth > 64) user_error("let definitions expand too deeply", n->span);
+    if (depth > kMaxLetExpansion)
+      user_error("nesting too deep (limit " + std::to_string(kMaxLetExpansion) +
+                     " let definitions expanding one inside another)",
+                 n->span);
     switch (n->kind) {
       case SNode::Seq:
-        return seq(eval(n->a, params, depth), eval(n->b, params, depth));
-      case SNode::Choice:
-        return lchoice(eval(n->a, params, depth), eval(n->b, params, depth));
+      case SNode::Choice: {
+        std::vector<Strategy> parts;
+        parts.reserve(n->parts.size());
+        for (const SPtr& p : n->parts) parts.push_back(eval(p, params, depth));
+        return n->kind == SNode::Seq ? seq_all(std::move(parts)) : lchoice_all(std::move(parts));
+      }
       case SNode::At: {
         if (n->b->kind != SNode::Call)
           user_error(

@@ -13,6 +13,12 @@
 
 namespace risec::elevate {
 
+// Limits on a strategy file (docs/strategies.md, "Limits"); beyond them the file is
+// refused with a located "nesting too deep" error. Sequences and choices of any
+// length (`a ; b ; ...`) are not nesting: they are lists.
+inline constexpr int kMaxStrategyNesting = 200;  // nested parentheses and arguments
+inline constexpr int kMaxLetExpansion = 64;      // lets whose bodies use lets, ...
+
 // Parse and evaluate a strategy file. Errors (syntax, unknown names with a
 // suggestion, wrong argument counts or kinds) are risec::Error (User) located in
 // the file. A strategy built this way reports failures located at the call in

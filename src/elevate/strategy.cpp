@@ -5,6 +5,7 @@
 #include "elevate/rule_util.h"
 #include "rise/infer.h"
 #include "rise/primitives.h"
+#include "support/stack.h"
 
 namespace risec::elevate {
 
@@ -63,6 +64,7 @@ namespace {
 // builds point at the source it rewrote, so later errors (a mapPar for the C target,
 // a missing toMem) name a place in the program.
 Expr with_span(const Expr& e, const Span& span) {
+  check_stack_depth(span);
   std::vector<Expr> kids = children(e);
   bool changed = false;
   for (Expr& k : kids) {
@@ -127,6 +129,53 @@ Strategy lchoice(Strategy a, Strategy b) {
     Result r = a(e, env);
     if (r.ok()) return r;
     return b(e, env);
+  });
+}
+
+namespace {
+
+std::string joined_names(const std::vector<Strategy>& parts, const char* sep) {
+  std::string name;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) name += sep;
+    name += parts[i].name();
+  }
+  return name;
+}
+
+}  // namespace
+
+Strategy seq_all(std::vector<Strategy> parts) {
+  if (parts.empty()) return id();
+  if (parts.size() == 1) return parts[0];
+  std::string name = joined_names(parts, " ; ");
+  auto shared = std::make_shared<const std::vector<Strategy>>(std::move(parts));
+  return Strategy(name, [shared](const Expr& e, const Env& env) -> Result {
+    Expr cur = e;
+    for (size_t i = 0; i < shared->size(); ++i) {
+      Result r = (*shared)[i](cur, env);
+      if (!r.ok()) {
+        // As in seq: a failure after the first part succeeded is marked.
+        if (i == 0 || r.failure().after_match) return r;
+        Failure f = r.failure();
+        f.after_match = true;
+        return f;
+      }
+      cur = r.expr();
+    }
+    return cur;
+  });
+}
+
+Strategy lchoice_all(std::vector<Strategy> parts) {
+  if (parts.empty()) return fail();
+  if (parts.size() == 1) return parts[0];
+  std::string name = joined_names(parts, " <+ ");
+  auto shared = std::make_shared<const std::vector<Strategy>>(std::move(parts));
+  return Strategy(name, [shared](const Expr& e, const Env& env) -> Result {
+    Result r = (*shared)[0](e, env);
+    for (size_t i = 1; i < shared->size() && !r.ok(); ++i) r = (*shared)[i](e, env);
+    return r;
   });
 }
 
@@ -254,6 +303,7 @@ static Result traversal_failure(const char* name, const Strategy& s, const Expr&
 // The result at the first location where s succeeds; otherwise the first failure
 // that happened after a match (see Failure::after_match), else the root's failure.
 static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
+  check_stack_depth(e->span);
   Result r = s(e, env);
   if (r.ok()) return r;
   if (depth > 10000) return r;
@@ -280,6 +330,7 @@ Strategy top_down(Strategy s) {
 }
 
 static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
+  check_stack_depth(e->span);
   std::vector<Expr> kids = children(e);
   std::optional<Result> best;
   if (depth < 10000) {
@@ -306,6 +357,7 @@ Strategy bottom_up(Strategy s) {
 }
 
 static Result all_top_down_impl(const Strategy& s, const Expr& e, const Env& env) {
+  check_stack_depth(e->span);
   Result r = s(e, env);
   if (!r.ok()) return r;
   Expr x = r.expr();
@@ -329,6 +381,7 @@ Strategy all_top_down(Strategy s) {
 // again and again to what it just produced.
 static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any,
                          long& budget) {
+  check_stack_depth(e->span);
   if (budget-- <= 0) return e;
   Result r = s(e, env);
   Expr x = e;

@@ -105,6 +105,10 @@ Strategy id();
 Strategy fail();
 Strategy seq(Strategy a, Strategy b);
 Strategy lchoice(Strategy a, Strategy b);
+// `s0 ; s1 ; ...` and `s0 <+ s1 <+ ...` over a list, run in a loop: the same results
+// as nesting seq/lchoice, without recursion that grows with the list's length.
+Strategy seq_all(std::vector<Strategy> parts);
+Strategy lchoice_all(std::vector<Strategy> parts);
 Strategy try_(Strategy s);
 Strategy repeat(Strategy s);
 Strategy repeat_n(int n, Strategy s);

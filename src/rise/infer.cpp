@@ -21,6 +21,7 @@
 #include "rise/check.h"
 #include "rise/infer.h"
 #include "rise/primitives.h"
+#include "support/stack.h"
 
 namespace risec::rise {
 
@@ -535,6 +536,7 @@ class Inferer {
   // Type inference proper, not on ExprMutator: each kind has its own rule, the
   // environment grows at binders, and children are inferred in a rule-specific order.
   Expr infer(const Expr& e) {
+    check_stack_depth(e->span);
     switch (e->kind) {
       case ExprKind::Ident: {
         if (const Type* t = find_value(e->name)) return typed(e, *t);

@@ -3,14 +3,35 @@
 
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "rise/primitives.h"
+#include "support/stack.h"
 
 namespace risec::rise {
 
 namespace {
 
-constexpr int kMaxInlineDepth = 64;
+constexpr int kMaxInlineDepth = 1000;  // docs/language.md, "Limits"
+
+// Each definition is resolved once per program and its resolved body shared by all
+// its uses (a DAG): a definition used twice by one used twice ... costs linear work
+// to resolve, however large its inlined tree would be.
+struct ResolvedDefs {
+  std::map<std::pair<const Program*, size_t>, Expr> bodies;
+};
+
+// The number of nodes of `e` as a tree (shared subterms counted at each use),
+// saturating at `cap + 1`; linear in the size of the DAG.
+uint64_t tree_size(const Expr& e, uint64_t cap,
+                   std::unordered_map<const ExprNode*, uint64_t>& memo) {
+  if (!e) return 0;
+  if (auto it = memo.find(e.get()); it != memo.end()) return it->second;
+  uint64_t n = 1;
+  for (const Expr& k : children(e)) n = std::min(cap + 1, n + tree_size(k, cap, memo));
+  memo[e.get()] = n;
+  return n;
+}
 
 bool is_type_level_builtin(const std::string& name) {
   return scalar_from_name(name).has_value() || addr_from_name(name).has_value() ||
@@ -20,13 +41,14 @@ bool is_type_level_builtin(const std::string& name) {
 // Replaces definition names by their (resolved) bodies and primitive names by
 // primitives; every other node is left to the default traversal.
 struct Resolver : ExprMutator {
-  Resolver(const Program& p, size_t visible, const Program* pre, int d)
-      : program(p), limit(visible), prelude(pre), depth(d) {}
+  Resolver(const Program& p, size_t visible, const Program* pre, int d, ResolvedDefs* m)
+      : program(p), limit(visible), prelude(pre), depth(d), memo(m) {}
 
   const Program& program;
   size_t limit;  // definitions [0, limit) of `program` are visible
   const Program* prelude;
   int depth;
+  ResolvedDefs* memo;
 
   // Lambda-bound and depFun-bound names in scope.
   std::vector<std::string> scope;
@@ -63,12 +85,19 @@ struct Resolver : ExprMutator {
   }
 
   Expr inline_definition(const Program& p, size_t i, const Span& use) {
-    if (depth >= kMaxInlineDepth) user_error("definitions nest too deeply", use);
+    if (depth >= kMaxInlineDepth)
+      user_error("nesting too deep (limit " + std::to_string(kMaxInlineDepth) +
+                     " definitions using one another)",
+                 use);
     const Definition& d = p.defs[i];
     if (d.foreign) return foreign(d.foreign, use);
-    Resolver inner(p, i, prelude, depth + 1);
+    auto key = std::make_pair(&p, i);
+    if (auto it = memo->bodies.find(key); it != memo->bodies.end()) return it->second;
+    check_stack_depth(use);
+    Resolver inner(p, i, prelude, depth + 1, memo);
     Expr body = inner.mutate(d.body);
     if (d.annot) body = annotation(body, d.annot, d.span);
+    memo->bodies[key] = body;
     return body;
   }
 
@@ -99,17 +128,31 @@ struct Resolver : ExprMutator {
 }  // namespace
 
 Expr resolve_definition(const Program& program, size_t index, const Program* prelude) {
-  Resolver r(program, index, prelude, 0);
+  ResolvedDefs memo;
+  Resolver r(program, index, prelude, 0, &memo);
   const Definition& d = program.defs[index];
   if (d.foreign) return foreign(d.foreign, d.span);
   Expr body = r.mutate(d.body);
   if (d.annot) body = annotation(body, d.annot, d.span);
+  // The passes after resolution (inference, rewriting, DPIA, code generation) work
+  // on the inlined tree; a program whose tree is too large is refused here, quickly,
+  // instead of after minutes of work.
+  std::unordered_map<const ExprNode*, uint64_t> sizes;
+  if (tree_size(body, kMaxInlinedNodes, sizes) > kMaxInlinedNodes)
+    user_error(
+        "the program is too large once its definitions are inlined at their uses "
+        "(more than " +
+            std::to_string(kMaxInlinedNodes) +
+            " nodes, the limit): a definition that uses another several times "
+            "multiplies its size; apply it once to an array with map instead",
+        d.span);
   return body;
 }
 
 Expr resolve_expr(const Expr& e) {
   static const Program empty;
-  Resolver r(empty, 0, nullptr, 0);
+  ResolvedDefs memo;
+  Resolver r(empty, 0, nullptr, 0, &memo);
   return r.mutate(e);
 }
 

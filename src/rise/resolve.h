@@ -6,9 +6,16 @@
 // left as identifiers for type inference, which reads them as type-level arguments.
 #pragma once
 
+#include <cstdint>
+
 #include "rise/expr.h"
 
 namespace risec::rise {
+
+// The most nodes a resolved entry may have once every use of a definition is
+// counted as a copy (docs/language.md, "Limits"). Resolution itself shares the
+// definitions' bodies, so the limit is found in time linear in the program text.
+inline constexpr uint64_t kMaxInlinedNodes = 16000;
 
 // Resolve definition `index` of `program` (it may use the definitions above it),
 // falling back on `prelude` (which may be null) and then on primitives.

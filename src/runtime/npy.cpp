@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "support/diagnostics.h"
+#include "support/memory.h"
 
 namespace risec::runtime {
 
@@ -26,6 +27,8 @@ namespace {
 
 constexpr std::string_view kMagic = "\x93NUMPY";
 constexpr size_t kHeaderAlign = 64;
+// numpy writes headers of a few hundred bytes; a longer one is refused before reading.
+constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 20;
 // numpy >= 1.24 leaves room after the dict for the first extent to grow to this many
 // digits, so that a file can be appended to in place; we write the same bytes.
 constexpr size_t kGrowthAxisMaxDigits = 21;
@@ -211,9 +214,29 @@ uint64_t read_le(std::string_view bytes, size_t offset, size_t width) {
   return v;
 }
 
-}  // namespace
+// Where the data of a .npy file starts and how many bytes it must have, from the
+// file's first bytes (magic, version, header length and the whole header).
+struct DataLayout {
+  DType dtype;
+  std::vector<int64_t> shape;
+  size_t data_start = 0;
+  uint64_t needed = 0;     // count * element size, when !too_large
+  bool too_large = false;  // the byte count does not fit in 64 bits
+};
 
-NdArray parse_npy(std::string_view bytes, const std::string& name) {
+// The length of the prefix plus header announced by the first bytes of a file
+// (0 when `bytes` is too short to say or is not a .npy file: parse_npy says why).
+uint64_t announced_header_end(std::string_view bytes) {
+  if (bytes.size() < kMagic.size() + 2 || bytes.substr(0, kMagic.size()) != kMagic) return 0;
+  const int major = static_cast<unsigned char>(bytes[6]);
+  if (bytes[7] != 0 || major < 1 || major > 3) return 0;
+  const size_t len_width = major == 1 ? 2 : 4;
+  const size_t header_start = kMagic.size() + 2 + len_width;
+  if (bytes.size() < header_start) return 0;
+  return header_start + read_le(bytes, kMagic.size() + 2, len_width);
+}
+
+DataLayout data_layout(std::string_view bytes, const std::string& name) {
   if (bytes.substr(0, kMagic.size()) != kMagic) {
     fail(name, "not a .npy file (it does not start with the magic string \\x93NUMPY)");
   }
@@ -244,7 +267,6 @@ NdArray parse_npy(std::string_view bytes, const std::string& name) {
   // The data must be exactly count * element size bytes. Check before allocating, so
   // that a header announcing a huge shape cannot exhaust memory.
   const size_t data_start = header_start + header_len;
-  const uint64_t present = bytes.size() - data_start;
   uint64_t needed = dtype_size(dtype);
   bool too_large = false;
   for (int64_t extent : h.shape) {
@@ -256,6 +278,19 @@ NdArray parse_npy(std::string_view bytes, const std::string& name) {
     needed = 0;
     too_large = false;
   }
+  return DataLayout{dtype, h.shape, data_start, needed, too_large};
+}
+
+}  // namespace
+
+NdArray parse_npy(std::string_view bytes, const std::string& name) {
+  const DataLayout layout = data_layout(bytes, name);
+  const DType dtype = layout.dtype;
+  const auto& h = layout;
+  const size_t data_start = layout.data_start;
+  const uint64_t needed = layout.needed;
+  const bool too_large = layout.too_large;
+  const uint64_t present = bytes.size() - data_start;
   if (too_large || present != needed) {
     fail(name, std::string(too_large || present < needed ? "truncated" : "oversized") +
                    " .npy data: shape " + shape_string(h.shape) + " of " + dtype_name(dtype) +
@@ -279,10 +314,38 @@ NdArray read_npy(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) fail(path, "read error");
-  return parse_npy(contents.str(), path);
+  // Read only what the header announces (plus one byte, to tell an oversized file),
+  // so that /dev/zero, a pipe or a header claiming a huge shape cannot make risec
+  // read or allocate without bound.
+  std::string bytes;
+  auto read_until = [&](uint64_t total) {
+    constexpr size_t kChunk = size_t{1} << 20;
+    while (bytes.size() < total && in) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, total - bytes.size()));
+      const size_t old = bytes.size();
+      bytes.resize(old + want);
+      in.read(bytes.data() + old, static_cast<std::streamsize>(want));
+      bytes.resize(old + static_cast<size_t>(in.gcount()));
+    }
+    if (in.bad()) fail(path, "read error");
+  };
+  read_until(kMagic.size() + 2 + 4);
+  const uint64_t header_end = announced_header_end(bytes);
+  if (header_end == 0) return parse_npy(bytes, path);  // not .npy or truncated: says which
+  if (header_end > kMaxHeaderBytes)
+    fail(path, "the .npy header is " + std::to_string(header_end) + " bytes long, more than " +
+                   std::to_string(kMaxHeaderBytes) + " (not a file numpy wrote)");
+  read_until(header_end);
+  if (bytes.size() < header_end) return parse_npy(bytes, path);  // truncated header
+  const DataLayout layout = data_layout(bytes, path);
+  const uint64_t limit = memory_limit_bytes();
+  if (layout.too_large || layout.needed > limit)
+    fail(path, "shape " + shape_string(layout.shape) + " of " + dtype_name(layout.dtype) +
+                   " needs " + format_bytes(layout.too_large ? ~uint64_t{0} : layout.needed) +
+                   ", more than the memory limit of " + format_bytes(limit) + " (" +
+                   memory_limit_source() + ")");
+  read_until(layout.data_start + layout.needed + 1);
+  return parse_npy(bytes, path);
 }
 
 std::string serialize_npy(const NdArray& array) {

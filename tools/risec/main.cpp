@@ -11,6 +11,7 @@
 #include "driver/commands.h"
 #include "driver/run.h"
 #include "support/diagnostics.h"
+#include "support/stack.h"
 
 namespace {
 
@@ -184,7 +185,8 @@ int main(int argc, char** argv) {
       }
       if (o.file.empty() && std::strcmp(c.name, "rules") != 0)
         usage(std::string("risec ") + c.name + " needs a FILE.rise argument");
-      return c.run(o);
+      // The compiler's recursive passes run on a large stack (support/stack.h).
+      return risec::run_with_large_stack([&] { return c.run(o); });
     }
     usage("unknown command '" + first + "' (see risec --help)");
   } catch (const risec::Error& e) {
