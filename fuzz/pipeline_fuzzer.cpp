@@ -6,6 +6,8 @@
 // program computes what the original computes (reference interpreter, random inputs).
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -110,13 +112,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::bug("a generated program does not type-check: " + format_error(e), report);
   }
 
+  // RISEC_FUZZ_VERBOSE=1: print each program and what became of it.
+  static const bool verbose = std::getenv("RISEC_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "=== %s\n", report.c_str());
   fuzz::guarded(report, [&] {
     driver::CompileRequest req;
     req.program = &p;
     req.sizes = n > 0 ? &sizes : nullptr;
     req.strategy = &strategy.strategy;
     req.target = target;
-    driver::Compiled c = driver::compile(req);
+    driver::Compiled c = [&] {
+      try {
+        return driver::compile(req);
+      } catch (const Error& e) {
+        if (verbose) std::fprintf(stderr, "--> %s\n", e.message().c_str());
+        throw;
+      }
+    }();
+    if (verbose) std::fprintf(stderr, "--> compiled\n");
     if (n == 0) return;
     std::string where;
     if (!rise::values_close(run_random(c.high.expr, 7), run_random(c.low.expr, 7), 1e-3, 1e-3,

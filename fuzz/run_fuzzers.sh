@@ -26,13 +26,15 @@ CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWith
   -DRISEC_BUILD_FUZZ=ON -DRISEC_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
 
-seed() {  # seed TARGET DIR: copy the target's seeds into DIR
+seed() {  # seed TARGET DIR: copy the target's seeds into DIR (named by their folder too)
+  local files=()
   case "$1" in
-    rise_check_fuzzer) cp examples/*/*.rise src/rise/prelude.rise "$2"/ ;;
-    elv_strategy_fuzzer) cp examples/*/*.elv "$2"/ ;;
-    npy_fuzzer) cp fuzz/seeds/npy/*.npy "$2"/ ;;
-    pipeline_fuzzer) printf '\x00' >"$2"/zero ;;
+    rise_check_fuzzer) files=(examples/*/*.rise src/rise/prelude.rise) ;;
+    elv_strategy_fuzzer) files=(examples/*/*.elv) ;;
+    npy_fuzzer) files=(fuzz/seeds/npy/*.npy) ;;
+    pipeline_fuzzer) files=(examples/*/*.rise) ;;  # any bytes drive the generator
   esac
+  for f in "${files[@]}"; do cp "$f" "$2/$(basename "$(dirname "$f")")_$(basename "$f")"; done
 }
 
 status=0
