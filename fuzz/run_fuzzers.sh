@@ -6,7 +6,9 @@
 #   fuzz/run_fuzzers.sh [SECONDS_PER_TARGET] [JOBS] [TARGET...]
 #
 # Defaults: 10 s per target, 1 job, all four targets. The corpora grow across runs in
-# build-fuzz/corpus/TARGET/ (the seeds are copied in on every run).
+# build-fuzz/corpus/TARGET/ (the seeds are copied in on every run); with
+# RISEC_FUZZ_FRESH=1 (scripts/test.sh) each run starts from the seeds alone in a
+# temporary corpus, so that a short run stays short however long earlier runs were.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -40,6 +42,7 @@ seed() {  # seed TARGET DIR: copy the target's seeds into DIR (named by their fo
 status=0
 for t in "${targets[@]}"; do
   corpus="build-fuzz/corpus/$t"
+  if [ "${RISEC_FUZZ_FRESH:-0}" = 1 ]; then corpus="build-fuzz/fresh-corpus/$t"; rm -rf "$corpus"; fi
   crashes="build-fuzz/crashes/$t"
   mkdir -p "$corpus" "$crashes"
   seed "$t" "$corpus"

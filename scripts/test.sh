@@ -18,4 +18,4 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
 # A short run of each fuzz target (docs/fuzzing.md has the command for long runs).
-./fuzz/run_fuzzers.sh "${RISEC_FUZZ_SECONDS:-10}"
+RISEC_FUZZ_FRESH=1 ./fuzz/run_fuzzers.sh "${RISEC_FUZZ_SECONDS:-10}"
