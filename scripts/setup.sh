@@ -11,6 +11,9 @@ PACKAGES=(
   libopenblas-dev
   libomp-dev
   clang-format
+  # the libFuzzer targets (fuzz/, docs/fuzzing.md): clang with its sanitizer and
+  # libFuzzer runtimes
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test twice: a normal optimised build, then a
-# build with AddressSanitizer + UndefinedBehaviorSanitizer. Installs what it needs.
+# build with AddressSanitizer + UndefinedBehaviorSanitizer; then builds the libFuzzer
+# targets with clang and runs each briefly (a crash fails). Installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -15,3 +16,6 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRISEC_SANI
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+# A short run of each fuzz target (docs/fuzzing.md has the command for long runs).
+RISEC_FUZZ_FRESH=1 ./fuzz/run_fuzzers.sh "${RISEC_FUZZ_SECONDS:-10}"

@@ -214,29 +214,17 @@ uint64_t read_le(std::string_view bytes, size_t offset, size_t width) {
   return v;
 }
 
-// Where the data of a .npy file starts and how many bytes it must have, from the
-// file's first bytes (magic, version, header length and the whole header).
-struct DataLayout {
-  DType dtype;
+// What the prefix and the header of a file say about its data.
+struct Layout {
+  DType dtype = DType::F32;
   std::vector<int64_t> shape;
-  size_t data_start = 0;
-  uint64_t needed = 0;     // count * element size, when !too_large
-  bool too_large = false;  // the byte count does not fit in 64 bits
+  size_t data_start = 0;   // the offset of the data
+  uint64_t needed = 0;     // the bytes of data the shape needs
+  bool too_large = false;  // more than 2^64 bytes
 };
 
-// The length of the prefix plus header announced by the first bytes of a file
-// (0 when `bytes` is too short to say or is not a .npy file: parse_npy says why).
-uint64_t announced_header_end(std::string_view bytes) {
-  if (bytes.size() < kMagic.size() + 2 || bytes.substr(0, kMagic.size()) != kMagic) return 0;
-  const int major = static_cast<unsigned char>(bytes[6]);
-  if (bytes[7] != 0 || major < 1 || major > 3) return 0;
-  const size_t len_width = major == 1 ? 2 : 4;
-  const size_t header_start = kMagic.size() + 2 + len_width;
-  if (bytes.size() < header_start) return 0;
-  return header_start + read_le(bytes, kMagic.size() + 2, len_width);
-}
-
-DataLayout data_layout(std::string_view bytes, const std::string& name) {
+// The offset of the header, after the checks of the magic string and the version.
+size_t header_offset(std::string_view bytes, const std::string& name) {
   if (bytes.substr(0, kMagic.size()) != kMagic) {
     fail(name, "not a .npy file (it does not start with the magic string \\x93NUMPY)");
   }
@@ -247,9 +235,14 @@ DataLayout data_layout(std::string_view bytes, const std::string& name) {
     fail(name, "unsupported .npy format version " + std::to_string(major) + "." +
                    std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)");
   }
-  const size_t len_width = major == 1 ? 2 : 4;
-  const size_t header_start = kMagic.size() + 2 + len_width;
+  return kMagic.size() + 2 + (major == 1 ? 2 : 4);
+}
+
+// The prefix and the header (which `bytes` must hold whole; the data may be missing).
+Layout parse_layout(std::string_view bytes, const std::string& name) {
+  const size_t header_start = header_offset(bytes, name);
   if (bytes.size() < header_start) fail(name, "truncated .npy file (no header length)");
+  const size_t len_width = header_start - kMagic.size() - 2;
   const uint64_t header_len = read_le(bytes, kMagic.size() + 2, len_width);
   if (bytes.size() - header_start < header_len) {
     fail(name, "truncated .npy header (" + std::to_string(header_len) + " bytes announced, " +
@@ -262,49 +255,50 @@ DataLayout data_layout(std::string_view bytes, const std::string& name) {
          "Fortran-order arrays are not supported; save a C-order array "
          "(np.save(f, np.ascontiguousarray(a)))");
   }
-  const DType dtype = dtype_of_descr(h.descr, name);
-
-  // The data must be exactly count * element size bytes. Check before allocating, so
-  // that a header announcing a huge shape cannot exhaust memory.
-  const size_t data_start = header_start + header_len;
-  uint64_t needed = dtype_size(dtype);
-  bool too_large = false;
+  Layout l;
+  l.dtype = dtype_of_descr(h.descr, name);
+  l.shape = h.shape;
+  l.data_start = header_start + header_len;
+  l.needed = dtype_size(l.dtype);
   for (int64_t extent : h.shape) {
     const uint64_t e = static_cast<uint64_t>(extent);
-    if (e != 0 && needed > std::numeric_limits<uint64_t>::max() / e) too_large = true;
-    needed *= e;  // wraps when too_large; then only the message uses it
+    if (e != 0 && l.needed > std::numeric_limits<uint64_t>::max() / e) l.too_large = true;
+    l.needed *= e;  // wraps when too_large; then only the message uses it
   }
   if (std::find(h.shape.begin(), h.shape.end(), 0) != h.shape.end()) {
-    needed = 0;
-    too_large = false;
+    l.needed = 0;
+    l.too_large = false;
   }
-  return DataLayout{dtype, h.shape, data_start, needed, too_large};
+  return l;
+}
+
+// The data is not the size the shape needs: `present` bytes (or more, with
+// `at_least`: a device or a pipe, read only up to one byte past the need).
+[[noreturn]] void data_size_mismatch(const std::string& name, const Layout& l, uint64_t present,
+                                     bool at_least = false) {
+  const bool truncated = l.too_large || present < l.needed;
+  fail(name, std::string(truncated ? "truncated" : "oversized") + " .npy data: shape " +
+                 shape_string(l.shape) + " of " + dtype_name(l.dtype) + " needs " +
+                 (l.too_large ? std::string("more than 2^64") : std::to_string(l.needed)) +
+                 " bytes, the file has " + (at_least ? "more than " : "") +
+                 std::to_string(at_least ? l.needed : present));
 }
 
 }  // namespace
 
 NdArray parse_npy(std::string_view bytes, const std::string& name) {
-  const DataLayout layout = data_layout(bytes, name);
-  const DType dtype = layout.dtype;
-  const auto& h = layout;
-  const size_t data_start = layout.data_start;
-  const uint64_t needed = layout.needed;
-  const bool too_large = layout.too_large;
-  const uint64_t present = bytes.size() - data_start;
-  if (too_large || present != needed) {
-    fail(name, std::string(too_large || present < needed ? "truncated" : "oversized") +
-                   " .npy data: shape " + shape_string(h.shape) + " of " + dtype_name(dtype) +
-                   " needs " +
-                   (too_large ? std::string("more than 2^64") : std::to_string(needed)) +
-                   " bytes, the file has " + std::to_string(present));
-  }
+  const Layout l = parse_layout(bytes, name);
+  // The data must be exactly count * element size bytes. Check before allocating, so
+  // that a header announcing a huge shape cannot exhaust memory.
+  const uint64_t present = bytes.size() - l.data_start;
+  if (l.too_large || present != l.needed) data_size_mismatch(name, l, present);
 
-  NdArray array = make_array(dtype, h.shape);
-  if (needed > 0) std::memcpy(array.data.data(), bytes.data() + data_start, needed);
-  if (dtype == DType::Bool) {
+  NdArray array = make_array(l.dtype, l.shape);
+  if (l.needed > 0) std::memcpy(array.data.data(), bytes.data() + l.data_start, l.needed);
+  if (l.dtype == DType::Bool) {
     // numpy only writes 0 and 1; any other byte is read as true, as C would.
     uint8_t* b = array.as<uint8_t>();
-    for (size_t i = 0; i < needed; ++i) b[i] = b[i] != 0;
+    for (size_t i = 0; i < l.needed; ++i) b[i] = b[i] != 0;
   }
   return array;
 }
@@ -314,37 +308,50 @@ NdArray read_npy(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  // Read only what the header announces (plus one byte, to tell an oversized file),
-  // so that /dev/zero, a pipe or a header claiming a huge shape cannot make risec
-  // read or allocate without bound.
+  // Read in steps, never more than the header says the file holds (plus one byte, to
+  // tell an oversized file): a device or a pipe that never ends (/dev/zero) gives an
+  // error after its first bytes instead of filling the memory.
   std::string bytes;
-  auto read_until = [&](uint64_t total) {
-    constexpr size_t kChunk = size_t{1} << 20;
+  auto read_up_to = [&](uint64_t total) {
+    constexpr uint64_t kChunk = uint64_t{1} << 20;
     while (bytes.size() < total && in) {
-      const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, total - bytes.size()));
       const size_t old = bytes.size();
-      bytes.resize(old + want);
-      in.read(bytes.data() + old, static_cast<std::streamsize>(want));
+      bytes.resize(old + static_cast<size_t>(std::min(total - old, kChunk)));
+      in.read(bytes.data() + old, static_cast<std::streamsize>(bytes.size() - old));
       bytes.resize(old + static_cast<size_t>(in.gcount()));
     }
     if (in.bad()) fail(path, "read error");
   };
-  read_until(kMagic.size() + 2 + 4);
-  const uint64_t header_end = announced_header_end(bytes);
-  if (header_end == 0) return parse_npy(bytes, path);  // not .npy or truncated: says which
-  if (header_end > kMaxHeaderBytes)
-    fail(path, "the .npy header is " + std::to_string(header_end) + " bytes long, more than " +
-                   std::to_string(kMaxHeaderBytes) + " (not a file numpy wrote)");
-  read_until(header_end);
-  if (bytes.size() < header_end) return parse_npy(bytes, path);  // truncated header
-  const DataLayout layout = data_layout(bytes, path);
+  read_up_to(kMagic.size() + 2);
+  const size_t header_start = header_offset(bytes, path);
+  read_up_to(header_start);
+  if (bytes.size() == header_start) {
+    const uint64_t header_len = read_le(bytes, kMagic.size() + 2, header_start - kMagic.size() - 2);
+    if (header_len > kMaxHeaderBytes)
+      fail(path, "the .npy header is " + std::to_string(header_len) + " bytes long, more than " +
+                     std::to_string(kMaxHeaderBytes) + " (not a file numpy wrote)");
+    read_up_to(header_start + header_len);
+  }
+  const Layout l = parse_layout(bytes, path);
+  // Refuse before reading what could not be held in memory.
   const uint64_t limit = memory_limit_bytes();
-  if (layout.too_large || layout.needed > limit)
-    fail(path, "shape " + shape_string(layout.shape) + " of " + dtype_name(layout.dtype) +
-                   " needs " + format_bytes(layout.too_large ? ~uint64_t{0} : layout.needed) +
+  if (l.too_large || l.needed > limit)
+    fail(path, "shape " + shape_string(l.shape) + " of " + dtype_name(l.dtype) + " needs " +
+                   format_bytes(l.too_large ? ~uint64_t{0} : l.needed) +
                    ", more than the memory limit of " + format_bytes(limit) + " (" +
                    memory_limit_source() + ")");
-  read_until(layout.data_start + layout.needed + 1);
+  if (l.needed < std::numeric_limits<uint64_t>::max() - l.data_start) {
+    read_up_to(l.data_start + l.needed + 1);
+    if (bytes.size() > l.data_start + l.needed) {
+      // Oversized: say by how much when the file has a size (not a device or a pipe).
+      std::error_code size_ec;
+      const uint64_t size = std::filesystem::is_regular_file(path, size_ec)
+                                ? std::filesystem::file_size(path, size_ec)
+                                : 0;
+      const bool known = !size_ec && size >= bytes.size();
+      data_size_mismatch(path, l, known ? size - l.data_start : 0, !known);
+    }
+  }
   return parse_npy(bytes, path);
 }
 

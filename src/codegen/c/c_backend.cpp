@@ -149,8 +149,9 @@ CPrinter::Target CPrinter::write_target(const AcceptorP& dest, const Path& path)
     internal_error("C backend: unresolved acceptor " + dpia::print(a));
   // A vector element i of an m.vec acceptor over an (m*n).t buffer.
   Nat i = need_index(p, 0, "asVectorAcc");
+  const auto& acc = a;  // a structured binding cannot be captured (clang 14)
   bool contiguous = consecutive(
-      [&](const Nat& l) { return write_target(a->inner, {at(i * a->n + l)}).lvalue; }, a->n);
+      [&](const Nat& l) { return write_target(acc->inner, {at(i * acc->n + l)}).lvalue; }, a->n);
   Target t = write_target(a->inner, {at(i * a->n)});
   t.vstore = true;
   t.vtype = vector_type(a->dt->a);

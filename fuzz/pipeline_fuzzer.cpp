@@ -1,0 +1,142 @@
+// Fuzz target: the whole pipeline (check, strategy, DPIA, C printing; the C is not
+// compiled) on well-typed programs made by program_gen from the fuzzer's bytes, with
+// a strategy chosen from a fixed list and the examples' strategy files. Invariants:
+// the program parses, prints back to the same program and type-checks; compiling
+// fails only with user-facing errors; and where the size is fixed, the rewritten
+// program computes what the original computes (reference interpreter, random inputs).
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "driver/compile.h"
+#include "elevate/parser.h"
+#include "fuzz_util.h"
+#include "program_gen.h"
+#include "rise/interp.h"
+#include "rise/parser.h"
+#include "rise/printer.h"
+#include "support/random.h"
+
+using namespace risec;
+
+namespace {
+
+struct NamedStrategy {
+  std::string text;
+  elevate::Strategy strategy;
+};
+
+// The strategies to try: small compositions of library entries and every example's
+// strategy file. A strategy that does not parse is a bug of this list (or of the
+// parser), found on the first run.
+std::vector<NamedStrategy> strategies() {
+  std::vector<std::string> texts = {
+      "lowerToC",
+      "(parallel @ outermost(isApplied(isMap))) ; lowerToC",
+      "(vectorize(4) @ outermost(isApplied(isMap))) ; lowerToC",
+      "(vectorize(4) @ innermost(isFullyApplied(isMap))) ; lowerToC",
+      "DFNF ; (fuseReduceMap @ topDown) ; lowerToC",
+      "RNF ; lowerToC",
+      "(splitStrategy(2) @ innermost(isFullyApplied(isReduce))) ; lowerToC",
+      "(tile(2, 2) @ outermost(mapNest(2))) ; lowerToC",
+      "lowerToC ; (unroll @ innermost(isFullyApplied(isReduceSeq)))",
+      "DFNF ; normalize(mapFusion) ; lowerToC",
+  };
+  const std::filesystem::path examples = std::filesystem::path(RISEC_SOURCE_DIR) / "examples";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(examples))
+    if (entry.path().extension() == ".elv") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    texts.push_back(ss.str());
+  }
+  std::vector<NamedStrategy> out;
+  for (const std::string& t : texts) {
+    try {
+      out.push_back({t, elevate::parse_strategy(t, "list.elv")});
+    } catch (const Error& e) {
+      fuzz::bug("a listed strategy does not parse: " + format_error(e), t);
+    }
+  }
+  return out;
+}
+
+rise::Value run_random(const rise::Expr& e, uint64_t seed) {
+  rise::EntrySignature sig = rise::entry_signature(e->type);
+  std::vector<rise::Value> inputs;
+  for (size_t i = 0; i < sig.params.size(); ++i)
+    inputs.push_back(rise::random_input(sig.params[i], runtime::derive_seed(seed, i)));
+  rise::Interpreter interp;
+  return interp.run(e, inputs);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const std::vector<NamedStrategy> list = strategies();
+  FuzzedDataProvider in(data, size);
+  const NamedStrategy& strategy = list[in.ConsumeIntegralInRange<size_t>(0, list.size() - 1)];
+  const std::string target = in.ConsumeBool() ? "openmp" : "c";
+  const int n = in.ConsumeIntegralInRange(0, 4);  // 0: the size stays symbolic
+  const std::string text = fuzz::generate_program(in);
+  const std::string report = text + "--- strategy ---\n" + strategy.text + "\n--- target " +
+                             target + ", n = " + std::to_string(n);
+
+  rise::Program p;
+  try {
+    p = rise::parse_program(fuzz::source("generated.rise", text));
+  } catch (const Error& e) {
+    fuzz::bug("a generated program does not parse: " + format_error(e), report);
+  }
+  const std::string printed = rise::print_program(p);
+  try {
+    rise::Program again = rise::parse_program(fuzz::source("printed.rise", printed));
+    if (!rise::alpha_equal(again.defs.back().body, p.defs.back().body))
+      fuzz::bug("printing changed the program:\n" + printed, report);
+  } catch (const Error& e) {
+    fuzz::bug("the printed program does not parse: " + format_error(e) + "\n" + printed, report);
+  }
+  const rise::SizeMap sizes = {{"n", n}};
+  try {
+    rise::check_program(p, "", n > 0 ? &sizes : nullptr);
+  } catch (const Error& e) {
+    fuzz::bug("a generated program does not type-check: " + format_error(e), report);
+  }
+
+  // RISEC_FUZZ_VERBOSE=1: print each program and what became of it.
+  static const bool verbose = std::getenv("RISEC_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "=== %s\n", report.c_str());
+  fuzz::guarded(report, [&] {
+    driver::CompileRequest req;
+    req.program = &p;
+    req.sizes = n > 0 ? &sizes : nullptr;
+    req.strategy = &strategy.strategy;
+    req.target = target;
+    driver::Compiled c = [&] {
+      try {
+        return driver::compile(req);
+      } catch (const Error& e) {
+        if (verbose) std::fprintf(stderr, "--> %s\n", e.message().c_str());
+        throw;
+      }
+    }();
+    if (verbose) std::fprintf(stderr, "--> compiled\n");
+    if (n == 0) return;
+    std::string where;
+    if (!rise::values_close(run_random(c.high.expr, 7), run_random(c.low.expr, 7), 1e-3, 1e-3,
+                            &where))
+      fuzz::bug("the strategy changed the results: " + where + "\nafter:\n" +
+                    rise::print_expr(c.low.expr),
+                report);
+  });
+  return 0;
+}

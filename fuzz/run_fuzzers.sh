@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs each for
+# a while on its corpus, seeded from examples/ and fuzz/seeds/. Fails when a target
+# finds a crash; the input lands in build-fuzz/crashes/TARGET/ (docs/fuzzing.md).
+#
+#   fuzz/run_fuzzers.sh [SECONDS_PER_TARGET] [JOBS] [TARGET...]
+#
+# Defaults: 10 s per target, 1 job, all four targets. The corpora grow across runs in
+# build-fuzz/corpus/TARGET/ (the seeds are copied in on every run); with
+# RISEC_FUZZ_FRESH=1 (scripts/test.sh) each run starts from the seeds alone in a
+# temporary corpus, so that a short run stays short however long earlier runs were.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+seconds="${1:-10}"
+jobs="${2:-1}"
+shift $(( $# > 2 ? 2 : $# ))
+targets=("$@")
+if [ "${#targets[@]}" -eq 0 ]; then
+  targets=(rise_check_fuzzer elv_strategy_fuzzer npy_fuzzer pipeline_fuzzer)
+fi
+
+cc="$(command -v clang-14 || command -v clang)"
+cxx="$(command -v clang++-14 || command -v clang++)"
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DRISEC_BUILD_FUZZ=ON -DRISEC_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
+
+seed() {  # seed TARGET DIR: copy the target's seeds into DIR (named by their folder too)
+  local files=()
+  case "$1" in
+    rise_check_fuzzer) files=(examples/*/*.rise src/rise/prelude.rise) ;;
+    elv_strategy_fuzzer) files=(examples/*/*.elv) ;;
+    npy_fuzzer) files=(fuzz/seeds/npy/*.npy) ;;
+    pipeline_fuzzer) files=(examples/*/*.rise) ;;  # any bytes drive the generator
+  esac
+  for f in "${files[@]}"; do cp "$f" "$2/$(basename "$(dirname "$f")")_$(basename "$f")"; done
+}
+
+status=0
+for t in "${targets[@]}"; do
+  corpus="build-fuzz/corpus/$t"
+  if [ "${RISEC_FUZZ_FRESH:-0}" = 1 ]; then corpus="build-fuzz/fresh-corpus/$t"; rm -rf "$corpus"; fi
+  crashes="build-fuzz/crashes/$t"
+  mkdir -p "$corpus" "$crashes"
+  seed "$t" "$corpus"
+  echo "fuzz: $t for ${seconds}s (${jobs} job(s)); crashes go to $crashes/"
+  # Inputs of at most 4 KiB: deeper nesting than that is the depth limits' business.
+  # -timeout: an input that takes longer than 20 s counts as a hang.
+  # Several jobs: libFuzzer's fork mode (stops at the first crash).
+  parallel=()
+  if [ "$jobs" -gt 1 ]; then parallel=(-fork="$jobs"); fi
+  if ! ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+       "build-fuzz/fuzz/$t" -max_total_time="$seconds" -max_len=4096 -timeout=20 \
+         -rss_limit_mb=4096 "${parallel[@]}" -print_final_stats=1 \
+         -artifact_prefix="$crashes/" "$corpus" >"build-fuzz/$t.log" 2>&1; then
+    echo "fuzz: $t FOUND A CRASH (log: build-fuzz/$t.log, inputs: $crashes/)"
+    tail -n 40 "build-fuzz/$t.log"
+    status=1
+  fi
+done
+exit "$status"
