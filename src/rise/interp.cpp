@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <thread>
 #include <tuple>
 
+#include "rise/interp_fast.h"
 #include "rise/interp_prims.h"
 #include "support/diagnostics.h"
 #include "support/random.h"
@@ -240,7 +242,8 @@ Type value_level_type(Type t, const std::vector<TypeArg>& deps) {
 // Literals
 // ---------------------------------------------------------------------------------
 
-// The value of a literal whose type and sizes are known (nullopt otherwise).
+}  // namespace
+
 std::optional<Value> literal_value(const ExprNode& e, const Type& type) {
   const Literal& l = e.lit;
   switch (l.kind) {
@@ -294,6 +297,8 @@ std::optional<Value> literal_value(const ExprNode& e, const Type& type) {
   }
   return std::nullopt;
 }
+
+namespace {
 
 Value symbolic_literal(const ExprNode& e, const TEnv& tenv) {
   Type t = e.type ? resolve_type(e.type, tenv, e.span) : nullptr;
@@ -845,6 +850,14 @@ Value Interpreter::run(const Expr& e, const std::vector<Value>& inputs) {
   if (sig.params.size() != inputs.size())
     throw Error(ErrorKind::Usage, "the entry takes " + std::to_string(sig.params.size()) +
                                       " input(s), " + std::to_string(inputs.size()) + " given");
+  if (fast_path) {
+    if (auto fast = fast_compile(e)) {
+      int threads =
+          this->threads > 0 ? this->threads : static_cast<int>(std::thread::hardware_concurrency());
+      Value v = fast_run(*fast, inputs, std::max(threads, 1));
+      if (!v.is_none()) return v;
+    }
+  }
   Value f = eval(e);
   for (const Value& in : inputs) f = apply(f, in);
   return f;
