@@ -879,6 +879,11 @@ struct StaticFn {
   Expr head;
   const CEnv* env = nullptr;
   std::vector<CArg> args;
+  // A primitive's errors are reported where the boxed evaluator reports them: at the
+  // last application written directly on the primitive (`syntactic` while the
+  // arguments come from such applications, not through a variable).
+  Span span;
+  bool syntactic = false;
 };
 
 struct CEnv {
@@ -952,21 +957,24 @@ class Translator {
   StaticFn fn_of(const Expr& e, const CEnv* env) {
     switch (e->kind) {
       case ExprKind::Lambda:
+        return StaticFn{e, env, {}, e->span, false};
       case ExprKind::Primitive:
-        return StaticFn{e, env, {}};
+        return StaticFn{e, env, {}, e->span, true};
       case ExprKind::Ident: {
         const CEnv* b = lookup(env, e->name);
         if (!b->is_fn) unsupported();
-        return b->fn;
-      }
-      case ExprKind::App: {
-        StaticFn f = fn_of(e->fn, env);
-        f.args.push_back(CArg{false, {}, e->arg, env, nullptr});
+        StaticFn f = b->fn;
+        f.syntactic = false;
         return f;
       }
+      case ExprKind::App:
       case ExprKind::DepApp: {
         StaticFn f = fn_of(e->fn, env);
-        f.args.push_back(CArg{true, e->type_arg, nullptr, env, nullptr});
+        if (e->kind == ExprKind::App)
+          f.args.push_back(CArg{false, {}, e->arg, env, nullptr});
+        else
+          f.args.push_back(CArg{true, e->type_arg, nullptr, env, nullptr});
+        if (f.syntactic && e->span.known()) f.span = e->span;
         return f;
       }
       default:
@@ -987,12 +995,7 @@ class Translator {
         return literal(e);
       case ExprKind::App:
       case ExprKind::DepApp: {
-        StaticFn f = fn_of(e->fn, env);
-        if (e->kind == ExprKind::App)
-          f.args.push_back(CArg{false, {}, e->arg, env, nullptr});
-        else
-          f.args.push_back(CArg{true, e->type_arg, nullptr, env, nullptr});
-        NodeP n = call(f, {}, e->type, e->span);
+        NodeP n = call(fn_of(e, env), {}, e->type);
         if (e->type->kind != TypeKind::Array || !invariant(e, env)) return n;
         auto c = std::make_unique<Cached>();
         set_type(*c, n->t);
@@ -1042,7 +1045,7 @@ class Translator {
   }
 
   // f applied to its collected arguments plus `more`, with result type `rt`.
-  NodeP call(const StaticFn& f0, std::vector<CArg> more, const Type& rt, const Span& span) {
+  NodeP call(const StaticFn& f0, std::vector<CArg> more, const Type& rt) {
     std::vector<CArg> args = f0.args;
     for (auto& m : more) args.push_back(std::move(m));
     Expr head = f0.head;
@@ -1081,7 +1084,7 @@ class Translator {
       } else {
         StaticFn rest = fn_of(head->fn, b);
         std::vector<CArg> remaining(args.begin() + static_cast<long>(k), args.end());
-        body = call(rest, std::move(remaining), rt, span);
+        body = call(rest, std::move(remaining), rt);
       }
       auto let = std::make_unique<Let>();
       set_type(*let, body->t);
@@ -1091,30 +1094,21 @@ class Translator {
       let->a0 = a0;
       return let;
     }
-    if (head->kind == ExprKind::Lambda) unsupported();
     std::vector<CArg> rest(args.begin() + static_cast<long>(k), args.end());
-    switch (head->kind) {
-      case ExprKind::Primitive:
-        return prim(head, std::move(rest), rt, span);
-      case ExprKind::Ident: {
-        const CEnv* b = lookup(env, head->name);
-        if (!b->is_fn) unsupported();
-        return call(b->fn, std::move(rest), rt, span);
-      }
-      default: {
-        StaticFn g = fn_of(head, env);
-        return call(g, std::move(rest), rt, span);
-      }
+    if (head != f0.head) {  // after beta: the body, where the parameters are bound
+      if (rest.empty()) return data(head, env);
+      return call(fn_of(head, env), std::move(rest), rt);
     }
+    if (head->kind != ExprKind::Primitive) unsupported();
+    return prim(head, std::move(rest), rt, f0.span);
   }
   static StaticFn unsupported_fn() { unsupported(); }
 
   // Apply a function to data values held in bound variables (loop parameters).
-  NodeP apply_bound(const StaticFn& f, const std::vector<const CEnv*>& bound, const Type& rt,
-                    const Span& span) {
+  NodeP apply_bound(const StaticFn& f, const std::vector<const CEnv*>& bound, const Type& rt) {
     std::vector<CArg> more;
     for (const CEnv* b : bound) more.push_back(CArg{false, {}, ident(b->name), b, b->type});
-    return call(f, std::move(more), rt, span);
+    return call(f, std::move(more), rt);
   }
 
   std::string fresh() { return "$" + std::to_string(counter++); }
@@ -1171,7 +1165,7 @@ class Translator {
         // let(value)(fun(x => body))
         StaticFn f = fn_of(vals[1].e, vals[1].env);
         std::vector<CArg> one{vals[0]};
-        return call(f, std::move(one), rt, span);
+        return call(f, std::move(one), rt);
       }
       case PrimId::MakePair: {
         auto n = std::make_unique<MakePair>();
@@ -1316,12 +1310,12 @@ class Translator {
       case PrimId::MapSeqUnroll:
       case PrimId::MapPar:
       case PrimId::Generate:
-        return map(p->is(PrimId::Generate), vals, rt, span);
+        return map(p->is(PrimId::Generate), vals, rt);
       case PrimId::Reduce:
       case PrimId::ReduceSeq:
       case PrimId::ReduceSeqUnroll:
       case PrimId::ReducePar:
-        return reduce(vals, rt, span);
+        return reduce(vals, rt);
       default:
         unsupported();
     }
@@ -1374,7 +1368,7 @@ class Translator {
     return n;
   }
 
-  NodeP map(bool generate, std::vector<CArg>& vals, const Type& rt, const Span& span) {
+  NodeP map(bool generate, std::vector<CArg>& vals, const Type& rt) {
     auto n = std::make_unique<Map>();
     set_type(*n, rt);
     n->n = const_nat(rt->size);
@@ -1392,7 +1386,7 @@ class Translator {
       pb = bind_data(fresh(), elem_in, nullptr, &n->p_s0, &n->p_a0);
     }
     StaticFn f = fn_of(vals[0].e, vals[0].env);
-    n->body = apply_bound(f, {pb}, rt->a, span);
+    n->body = apply_bound(f, {pb}, rt->a);
     n->out_elem = layout(rt->a);
     n->b_s0 = new_s(n->body->ns);
     n->b_a0 = new_a(n->body->na);
@@ -1442,7 +1436,7 @@ class Translator {
     return true;
   }
 
-  NodeP reduce(std::vector<CArg>& vals, const Type& rt, const Span& span) {
+  NodeP reduce(std::vector<CArg>& vals, const Type& rt) {
     auto n = std::make_unique<Reduce>();
     set_type(*n, rt);
     n->init = arg_node(vals[1]);
@@ -1460,7 +1454,7 @@ class Translator {
       n->x_elem = layout(n->xs->t->a);
       eb = bind_data(fresh(), n->xs->t->a, nullptr, &n->e_s0, &n->e_a0);
       StaticFn g = fn_of(sp.args[0].value, vals[2].env);
-      n->g = apply_bound(g, {eb}, arr->type->a, span);
+      n->g = apply_bound(g, {eb}, arr->type->a);
       yb = bind_data(fresh(), n->g->t, nullptr, &n->y_s0, &n->y_a0);
       if (n->g->ns != static_cast<int>(yb->sslots.size())) unsupported();
     } else {
@@ -1473,7 +1467,7 @@ class Translator {
     n->x_a0 = new_a(n->xs->na);
     const CEnv* accb = bind_data(fresh(), n->init->t, nullptr, &n->acc_s0, &n->acc_a0);
     StaticFn f = fn_of(vals[0].e, vals[0].env);
-    n->f = apply_bound(f, {accb, yb}, rt, span);
+    n->f = apply_bound(f, {accb, yb}, rt);
     if (!equal(n->f->t, n->init->t)) unsupported();
     n->scalar_acc = n->ns == 1 && n->na == 0;
     n->r_s0 = new_s(n->ns);
