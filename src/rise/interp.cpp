@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <thread>
@@ -840,6 +841,16 @@ Value Interpreter::apply(const Value& f, const Value& a, const Value& b) {
 
 Value Interpreter::apply_dep(const Value& f, const TypeArg& arg) {
   return apply_dep_value(*this, f, arg);
+}
+
+bool Interpreter::default_fast_path() {
+  const char* v = std::getenv("RISEC_INTERP");
+  return !(v && std::string(v) == "boxed");
+}
+
+int Interpreter::default_threads() {
+  const char* v = std::getenv("RISEC_INTERP_THREADS");
+  return v ? std::max(0, std::atoi(v)) : 0;
 }
 
 Value Interpreter::run(const Expr& e, const std::vector<Value>& inputs) {

@@ -46,11 +46,15 @@ class Interpreter {
   // buffers; the others by the boxed evaluator. Both give identical results.
   Value run(const Expr& e, const std::vector<Value>& inputs);
 
-  // Whether run may use the fast path (tests turn it off to compare the two).
-  bool fast_path = true;
-  // Threads for the fast path's outermost map (0: one per hardware thread). The result
-  // does not depend on it.
-  int threads = 0;
+  // Whether run may use the fast path (tests turn it off to compare the two; the
+  // environment variable RISEC_INTERP=boxed turns it off for measurements).
+  bool fast_path = default_fast_path();
+  // Threads for the fast path's outermost map (0: one per hardware thread, or
+  // RISEC_INTERP_THREADS). The result does not depend on it.
+  int threads = default_threads();
+
+  static bool default_fast_path();
+  static int default_threads();
 };
 
 // The value of a literal whose type and sizes are known (nullopt otherwise); errors

@@ -278,6 +278,22 @@ struct FloatBin final : ScalarNode {
   }
 };
 
+// neg and the one-argument math builtins on f32/f64, as float_op computes them: neg
+// in the operand's type, a builtin in double rounded to it.
+template <class T>
+struct FloatUnary final : ScalarNode {
+  NodeP x;
+  double (*math1)(double) = nullptr;  // null: neg
+  Sc scalar(Ctx& c) const override {
+    Sc a = x->scalar(c), r{};
+    if constexpr (std::is_same_v<T, float>)
+      r.f = math1 ? static_cast<float>(math1(static_cast<double>(a.f))) : -a.f;
+    else
+      r.d = math1 ? math1(a.d) : -a.d;
+    return r;
+  }
+};
+
 // Any other scalar operation: the boxed scalar_op on scalar Values.
 struct BoxedOp final : ScalarNode {
   ScalarOp op = nullptr;
@@ -413,6 +429,39 @@ struct Cursors {
   }
 };
 
+// v[i]...[j] on a variable holding one array: the element's address is computed
+// directly (a stencil's nbh[1][2]), without intermediate views.
+struct VarIdx final : Node {
+  int slot = 0;
+  std::vector<NodeP> idx;
+  int64_t element_offset(Ctx& c, const Arr& v) const {
+    int64_t e = v.off;
+    for (size_t d = 0; d < idx.size(); ++d) e += idx[d]->scalar(c).i * v.stride[d];
+    return e;
+  }
+  Sc scalar(Ctx& c) const override {
+    const Arr& v = c.a[slot];
+    return load(v.sk, at_ptr(v, element_offset(c, v)));
+  }
+  void run(Ctx& c, Sc* s, Arr* a) const override {
+    if (ns) {
+      s[0] = scalar(c);
+      return;
+    }
+    const Arr& v = c.a[slot];
+    const int k = static_cast<int>(idx.size());
+    Arr& r = a[0];
+    r.st = v.st;
+    r.sk = v.sk;
+    r.off = element_offset(c, v);
+    r.rank = v.rank - k;
+    for (int d = k; d < v.rank; ++d) {
+      r.shape[d - k] = v.shape[d];
+      r.stride[d - k] = v.stride[d];
+    }
+  }
+};
+
 // x[i]
 struct Idx final : Node {
   NodeP i, x;
@@ -440,6 +489,28 @@ Arr alloc(ScalarKind sk, int rank, const int64_t* shape) {
     n *= shape[d];
   }
   r.st = std::make_shared<Storage>(static_cast<size_t>(n) * esize(sk));
+  return r;
+}
+
+// The same, reusing the buffer `old` holds when nothing else refers to it and its size
+// fits (the previous result of the same node, already consumed: no allocation per
+// iteration for a map nested in a map).
+Arr alloc_reusing(const Arr& old, ScalarKind sk, int rank, const int64_t* shape) {
+  int64_t n = 1;
+  for (int d = 0; d < rank; ++d) n *= shape[d];
+  if (!old.st || old.st.use_count() != 1 ||
+      old.st->buf.size() != static_cast<size_t>(n) * esize(sk))
+    return alloc(sk, rank, shape);
+  Arr r;
+  r.st = old.st;
+  r.sk = sk;
+  r.rank = rank;
+  n = 1;
+  for (int d = rank; d-- > 0;) {
+    r.shape[d] = shape[d];
+    r.stride[d] = n;
+    n *= shape[d];
+  }
   return r;
 }
 
@@ -565,7 +636,8 @@ void alloc_result(Arr* out, const std::vector<Leaf>& elem, int64_t n, const Arr*
       const Arr& e = sample[ai++];
       for (int d = 0; d < e.rank; ++d) shape[rank++] = e.shape[d];
     }
-    out[k++] = alloc(l.sk, rank, shape);
+    out[k] = alloc_reusing(out[k], l.sk, rank, shape);
+    ++k;
   }
 }
 
@@ -1209,6 +1281,23 @@ class Translator {
         n->a0 = new_a(n->x->na);
         n->span = span;
         set_type(*n, n->x->t->a);
+        if (n->x->na == 1 && n->x->ns == 0 && (n->ns + n->na) == 1) {
+          if (auto* v = dynamic_cast<Var*>(n->x.get())) {
+            auto w = std::make_unique<VarIdx>();
+            w->slot = v->aslots[0];
+            w->idx.push_back(std::move(n->i));
+            set_type(*w, n->t);
+            return w;
+          }
+          if (auto* v = dynamic_cast<VarIdx*>(n->x.get())) {
+            auto w = std::make_unique<VarIdx>();
+            w->slot = v->slot;
+            w->idx = std::move(v->idx);
+            w->idx.push_back(std::move(n->i));
+            set_type(*w, n->t);
+            return w;
+          }
+        }
         return n;
       }
       case PrimId::Zip: {
@@ -1353,6 +1442,17 @@ class Translator {
           return nullptr;
       }
     };
+    if (!y && is_float(k) && (op->is(PrimId::Neg) || op->math1)) {
+      auto un = [&]<class T>(T*) -> NodeP {
+        auto n = std::make_unique<FloatUnary<T>>();
+        n->x = std::move(x);
+        n->math1 = op->is(PrimId::Neg) ? nullptr : op->math1;
+        set_type(*n, rt);
+        return n;
+      };
+      return k == ScalarKind::F32 ? un(static_cast<float*>(nullptr))
+                                  : un(static_cast<double*>(nullptr));
+    }
     if (y && k == ScalarKind::F32)
       if (NodeP n = fb(static_cast<float*>(nullptr))) return n;
     if (y && k == ScalarKind::F64)
@@ -1576,7 +1676,12 @@ Value output_value(const Type& t, const Sc*& s, const Arr*& a) {
         const Arr& r = *a++;
         return dense_view(r.st, r.sk, false, r.rank, r.shape, r.stride, r.off);
       }
-      // an array of pairs: the elements one by one
+      if (t->a->kind == TypeKind::Pair) {  // n.(a, b): a zip of n.a and n.b
+        Value x = output_value(array(t->size, t->a->a), s, a);
+        Value y = output_value(array(t->size, t->a->b), s, a);
+        return zip_arrays(std::move(x), std::move(y));
+      }
+      // deeper arrays of pairs: the elements one by one
       std::vector<Leaf> ls = layout(t->a);
       const Arr* base = a;
       a += ls.size();

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Times the reference interpreter (`risec eval`) on every example at its benchmark
+# size, with the boxed evaluator (RISEC_INTERP=boxed), the fast path on one thread and
+# the fast path on all hardware threads, checks that all three give the same bytes,
+# and prints a Markdown table (docs/performance.md, "The interpreter"). A measurement,
+# not a test: numbers depend on the machine and its load.
+#   scripts/interp_timing.sh [--quick]       (--quick: sizes divided to run in seconds)
+# RISEC (default build/risec) names the binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RISEC=${RISEC:-build/risec}
+quick=0
+[[ ${1:-} == --quick ]] && quick=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# example | sizes (benchmark sizes: bench/ and scripts/run.sh; examples without a
+# benchmark get the size of their kind)
+cases=(
+  "mm|n=1024,m=1024,k=1024"
+  "mv|n=4096,m=4096"
+  "gemv|n=8192,m=8192"
+  "dot|n=33554432"
+  "asum|n=33554432"
+  "scal|n=33554432"
+  "blackscholes|n=4194304"
+  "jacobi3|n=4096,m=4096"
+  "jacobi5|n=4096,m=4096"
+  "gaussian|n=4096,m=4096"
+  "conv1d|n=16777216"
+  "concatpad|n=16777216,m=16777216"
+  "treesum|m=1,k=24"
+)
+if ((quick)); then
+  cases=("mm|n=256,m=256,k=256" "gemv|n=1024,m=1024" "dot|n=1048576" "jacobi5|n=512,m=512"
+         "blackscholes|n=65536" "treesum|m=1,k=16")
+fi
+
+# seconds (wall and user+sys CPU) of one run; the output goes to $3
+timed() {
+  local env=$1 sizes=$2 out=$3 ex=$4
+  /usr/bin/time -f "%e %U %S" -o "$tmp/t" env $env "$RISEC" eval "examples/$ex/$ex.rise" \
+    --size "$sizes" --output "$out" >/dev/null
+  awk '{printf "%.2f %.2f", $1, $2 + $3}' "$tmp/t"
+}
+
+echo "CPU: $(lscpu | sed -n "s/^Model name: *//p" | head -1), $(nproc) hardware threads, $(grep -m1 -o -w avx512f /proc/cpuinfo || grep -m1 -o -w avx2 /proc/cpuinfo)"
+echo "Command: scripts/interp_timing.sh $*  ($(date -u +%Y-%m-%d))"
+echo
+echo "| example | sizes | boxed s | fast, 1 thread s | fast, $(nproc) threads s | speed-up (1 thread, CPU) | same result |"
+echo "|---|---|---|---|---|---|---|"
+for c in "${cases[@]}"; do
+  ex=${c%%|*}
+  sizes=${c#*|}
+  read -r bw bc <<<"$(timed RISEC_INTERP=boxed "$sizes" "$tmp/b.npy" "$ex")"
+  read -r fw fc <<<"$(timed RISEC_INTERP_THREADS=1 "$sizes" "$tmp/f.npy" "$ex")"
+  read -r pw pc <<<"$(timed RISEC_INTERP_THREADS=0 "$sizes" "$tmp/p.npy" "$ex")"
+  same=yes
+  cmp -s "$tmp/b.npy" "$tmp/f.npy" && cmp -s "$tmp/b.npy" "$tmp/p.npy" || same=NO
+  ratio=$(awk -v a="$bc" -v b="$fc" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }')
+  echo "| $ex | $sizes | $bw | $fw | $pw | $ratio | $same |"
+done
