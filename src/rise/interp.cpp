@@ -4,9 +4,12 @@
 #include "rise/interp.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <thread>
 #include <tuple>
@@ -861,6 +864,19 @@ Value Interpreter::run(const Expr& e, const std::vector<Value>& inputs) {
   if (sig.params.size() != inputs.size())
     throw Error(ErrorKind::Usage, "the entry takes " + std::to_string(sig.params.size()) +
                                       " input(s), " + std::to_string(inputs.size()) + " given");
+  // RISEC_INTERP_TIME=1: the evaluation's seconds on stderr (scripts/interp_timing.sh)
+  // (wall, and CPU of the whole process)
+  struct Timer {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    std::clock_t c0 = std::clock();
+    bool on = std::getenv("RISEC_INTERP_TIME") != nullptr;
+    ~Timer() {
+      if (on)
+        std::fprintf(stderr, "interpreter: %.3f s wall, %.3f s CPU\n",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                     static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
+    }
+  } timer;
   if (fast_path) {
     if (auto fast = fast_compile(e)) {
       int threads =

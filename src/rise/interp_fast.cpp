@@ -544,30 +544,37 @@ struct View final : Node {
   NodeP x;
   ViewOp op = ViewOp::Split;
   int64_t p1 = 0, p2 = 0;  // split: n; slide: sz, sp; take/drop: n
+  int depth = 0;
   void run(Ctx& c, Sc* s, Arr* a) const override {
     x->run(c, s, a);
     for (int k = 0; k < na; ++k) apply(a[k]);
   }
+  // The view on the dimensions from `depth` on (depth > 0: the view mapped over the
+  // elements, `map(transpose)` as a transpose of dimensions 1 and 2).
   void apply(Arr& v) const {
+    const int D = depth;
+    auto insert_dim = [&](int at) {  // make room for a dimension at `at`
+      for (int d = v.rank; d-- > at;) {
+        v.shape[d + 1] = v.shape[d];
+        v.stride[d + 1] = v.stride[d];
+      }
+      v.rank++;
+    };
     switch (op) {
       case ViewOp::Split: {
-        for (int d = v.rank; d-- > 1;) {
-          v.shape[d + 1] = v.shape[d];
-          v.stride[d + 1] = v.stride[d];
-        }
-        const int64_t s0 = v.stride[0];
-        v.shape[1] = p1;
-        v.stride[1] = s0;
-        v.shape[0] = v.shape[0] / p1;
-        v.stride[0] = s0 * p1;
-        v.rank++;
+        insert_dim(D + 1);
+        const int64_t s0 = v.stride[D];
+        v.shape[D + 1] = p1;
+        v.stride[D + 1] = s0;
+        v.shape[D] = v.shape[D] / p1;
+        v.stride[D] = s0 * p1;
         return;
       }
       case ViewOp::Join: {
-        if (v.stride[0] != v.shape[1] * v.stride[1]) v = contiguous(v);
-        v.shape[0] *= v.shape[1];
-        v.stride[0] = v.stride[1];
-        for (int d = 1; d + 1 < v.rank; ++d) {
+        if (v.stride[D] != v.shape[D + 1] * v.stride[D + 1]) v = contiguous(v);
+        v.shape[D] *= v.shape[D + 1];
+        v.stride[D] = v.stride[D + 1];
+        for (int d = D + 1; d + 1 < v.rank; ++d) {
           v.shape[d] = v.shape[d + 1];
           v.stride[d] = v.stride[d + 1];
         }
@@ -575,32 +582,28 @@ struct View final : Node {
         return;
       }
       case ViewOp::Transpose:
-        std::swap(v.shape[0], v.shape[1]);
-        std::swap(v.stride[0], v.stride[1]);
+        std::swap(v.shape[D], v.shape[D + 1]);
+        std::swap(v.stride[D], v.stride[D + 1]);
         return;
       case ViewOp::Slide: {
-        for (int d = v.rank; d-- > 1;) {
-          v.shape[d + 1] = v.shape[d];
-          v.stride[d + 1] = v.stride[d];
-        }
-        const int64_t s0 = v.stride[0];
-        v.shape[0] = (v.shape[0] - p1) / p2 + 1;
-        v.stride[0] = s0 * p2;
-        v.shape[1] = p1;
-        v.stride[1] = s0;
-        v.rank++;
+        insert_dim(D + 1);
+        const int64_t s0 = v.stride[D];
+        v.shape[D] = (v.shape[D] - p1) / p2 + 1;
+        v.stride[D] = s0 * p2;
+        v.shape[D + 1] = p1;
+        v.stride[D + 1] = s0;
         return;
       }
       case ViewOp::Take:
-        v.shape[0] = p1;
+        v.shape[D] = p1;
         return;
       case ViewOp::Drop:
-        v.off += p1 * v.stride[0];
-        v.shape[0] -= p1;
+        v.off += p1 * v.stride[D];
+        v.shape[D] -= p1;
         return;
       case ViewOp::Reverse:
-        v.off += (v.shape[0] - 1) * v.stride[0];
-        v.stride[0] = -v.stride[0];
+        v.off += (v.shape[D] - 1) * v.stride[D];
+        v.stride[D] = -v.stride[D];
         return;
     }
   }
@@ -868,8 +871,8 @@ struct Pad final : Node {
   int x_a0 = 0, c_s0 = 0, c_a0 = 0;
   std::vector<Leaf> elem;
   void run(Ctx& c, Sc*, Arr* a) const override {
+    if (cst) cst->run(c, c.s + c_s0, c.a + c_a0);  // arguments in the boxed evaluator's order
     x->run(c, nullptr, c.a + x_a0);
-    if (cst) cst->run(c, c.s + c_s0, c.a + c_a0);
     const Arr* in = c.a + x_a0;
     const int64_t n = in[0].shape[0];
     std::vector<Arr> shapes;
@@ -1056,6 +1059,13 @@ class Translator {
 
   // A data-typed expression.
   NodeP data(const Expr& e, const CEnv* env) {
+    // Deeply nested programs are left to the boxed evaluator: translation and
+    // evaluation here recurse along the nesting.
+    if (++depth > kMaxDepth) unsupported();
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth};
     if (e->kind == ExprKind::Ident) {  // (loop parameters are untyped identifiers)
       const CEnv* b = lookup(env, e->name);
       if (b->is_fn) unsupported();
@@ -1093,7 +1103,9 @@ class Translator {
     return true;
   }
   std::vector<const CEnv*> inputs;  // the entry's parameters
-  std::vector<int> flags;           // Cached nodes' flags
+  int depth = 0;
+  static constexpr int kMaxDepth = 400;
+  std::vector<int> flags;  // Cached nodes' flags
 
   NodeP literal(const Expr& e) {
     if (e->type->kind != TypeKind::Scalar && e->type->kind != TypeKind::Index) unsupported();
@@ -1320,39 +1332,10 @@ class Translator {
       case PrimId::Take:
       case PrimId::Drop:
       case PrimId::Reverse: {
-        auto n = std::make_unique<View>();
+        auto n = view_node(p, deps, 0);
         n->x = arg_node(vals[0]);
         set_type(*n, rt);
         if (n->ns) unsupported();
-        switch (p->id) {
-          case PrimId::Split:
-            n->op = ViewOp::Split;
-            n->p1 = nat_dep(0);
-            break;
-          case PrimId::Join:
-            n->op = ViewOp::Join;
-            break;
-          case PrimId::Transpose:
-            n->op = ViewOp::Transpose;
-            break;
-          case PrimId::Slide:
-            n->op = ViewOp::Slide;
-            n->p1 = nat_dep(0);
-            n->p2 = nat_dep(1);
-            if (n->p2 <= 0) unsupported();
-            break;
-          case PrimId::Take:
-            n->op = ViewOp::Take;
-            n->p1 = nat_dep(0);
-            break;
-          case PrimId::Drop:
-            n->op = ViewOp::Drop;
-            n->p1 = nat_dep(0);
-            break;
-          default:
-            n->op = ViewOp::Reverse;
-            break;
-        }
         return n;
       }
       case PrimId::PadCst:
@@ -1408,6 +1391,76 @@ class Translator {
       default:
         unsupported();
     }
+  }
+
+  // A view primitive with its type-level arguments, applied at `depth`.
+  static std::unique_ptr<View> view_node(const PrimitiveInfo* p, const std::vector<TypeArg>& deps,
+                                         int depth) {
+    auto nat_dep = [&](size_t i) -> int64_t {
+      if (i >= deps.size() || !std::holds_alternative<Nat>(deps[i])) unsupported();
+      return const_nat(std::get<Nat>(deps[i]));
+    };
+    auto n = std::make_unique<View>();
+    n->depth = depth;
+    switch (p->id) {
+      case PrimId::Split:
+        n->op = ViewOp::Split;
+        n->p1 = nat_dep(0);
+        break;
+      case PrimId::Join:
+        n->op = ViewOp::Join;
+        break;
+      case PrimId::Transpose:
+        n->op = ViewOp::Transpose;
+        break;
+      case PrimId::Slide:
+        n->op = ViewOp::Slide;
+        n->p1 = nat_dep(0);
+        n->p2 = nat_dep(1);
+        if (n->p2 <= 0) unsupported();
+        break;
+      case PrimId::Take:
+        n->op = ViewOp::Take;
+        n->p1 = nat_dep(0);
+        break;
+      case PrimId::Drop:
+        n->op = ViewOp::Drop;
+        n->p1 = nat_dep(0);
+        break;
+      case PrimId::Reverse:
+        n->op = ViewOp::Reverse;
+        break;
+      default:
+        return nullptr;
+    }
+    return n;
+  }
+
+  // map(f) where f is a view primitive waiting for its array (or map of such, at any
+  // depth): the view applied below the outer dimensions, with no loop and no copy.
+  std::unique_ptr<View> mapped_view(const StaticFn& f, int depth) {
+    if (f.head->kind != ExprKind::Primitive || !f.head->prim) return nullptr;
+    const PrimitiveInfo* p = f.head->prim;
+    std::vector<TypeArg> deps;
+    std::vector<const CArg*> vals;
+    for (const CArg& a : f.args) (a.dep ? deps.push_back(a.targ) : vals.push_back(&a));
+    if (vals.empty() && static_cast<int>(deps.size()) == p->dep_arity) {
+      switch (p->id) {
+        case PrimId::Split:
+        case PrimId::Join:
+        case PrimId::Transpose:
+        case PrimId::Slide:
+        case PrimId::Take:
+        case PrimId::Drop:
+        case PrimId::Reverse:
+          return view_node(p, deps, depth);
+        default:
+          return nullptr;
+      }
+    }
+    if (vals.size() == 1 && (p->is(PrimId::Map) || p->is(PrimId::MapSeq)) && vals[0]->e)
+      return mapped_view(fn_of(vals[0]->e, vals[0]->env), depth + 1);
+    return nullptr;
   }
 
   NodeP scalar_prim(ScalarOp op, std::vector<CArg>& vals, const Type& rt, const Span& span) {
@@ -1469,6 +1522,14 @@ class Translator {
   }
 
   NodeP map(bool generate, std::vector<CArg>& vals, const Type& rt) {
+    if (!generate) {
+      if (auto v = mapped_view(fn_of(vals[0].e, vals[0].env), 1)) {
+        v->x = arg_node(vals[1]);
+        set_type(*v, rt);
+        if (v->ns) unsupported();
+        return v;
+      }
+    }
     auto n = std::make_unique<Map>();
     set_type(*n, rt);
     n->n = const_nat(rt->size);
