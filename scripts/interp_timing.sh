@@ -4,13 +4,16 @@
 # the fast path on all hardware threads, checks that all three give the same bytes,
 # and prints a Markdown table (docs/performance.md, "The interpreter"). A measurement,
 # not a test: numbers depend on the machine and its load.
-#   scripts/interp_timing.sh [--quick]       (--quick: sizes divided to run in seconds)
+#   scripts/interp_timing.sh [--quick] [EXAMPLE...]
+#   (--quick: smaller sizes, to run in seconds; EXAMPLEs: only those rows)
 # RISEC (default build/risec) names the binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RISEC=${RISEC:-build/risec}
 quick=0
-[[ ${1:-} == --quick ]] && quick=1
+args="$*"
+[[ ${1:-} == --quick ]] && quick=1 && shift
+only=" $* "
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -48,7 +51,7 @@ timed() {
 }
 
 echo "CPU: $(lscpu | sed -n "s/^Model name: *//p" | head -1), $(nproc) hardware threads, $(grep -m1 -o -w avx512f /proc/cpuinfo || grep -m1 -o -w avx2 /proc/cpuinfo)"
-echo "Command: scripts/interp_timing.sh $*  ($(date -u +%Y-%m-%d))"
+echo "Command: scripts/interp_timing.sh $args  ($(date -u +%Y-%m-%d))"
 echo
 echo "Seconds: whole \`risec eval\` wall (CPU) / CPU of the evaluation alone."
 echo
@@ -57,6 +60,7 @@ echo "|---|---|---|---|---|---|---|---|"
 for c in "${cases[@]}"; do
   ex=${c%%|*}
   sizes=${c#*|}
+  [[ $# -gt 0 && $only != *" $ex "* ]] && continue
   read -r bw bc bi <<<"$(timed RISEC_INTERP=boxed "$sizes" "$tmp/b.npy" "$ex")"
   read -r fw fc fi <<<"$(timed RISEC_INTERP_THREADS=1 "$sizes" "$tmp/f.npy" "$ex")"
   read -r pw pc pi <<<"$(timed RISEC_INTERP_THREADS=0 "$sizes" "$tmp/p.npy" "$ex")"

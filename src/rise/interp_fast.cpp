@@ -60,8 +60,22 @@ struct Arr {
   }
 };
 
-size_t esize(ScalarKind k) {
-  return scalar_size(k);
+inline size_t esize(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::Bool:
+    case ScalarKind::I8:
+    case ScalarKind::U8:
+      return 1;
+    case ScalarKind::I16:
+    case ScalarKind::U16:
+      return 2;
+    case ScalarKind::I32:
+    case ScalarKind::U32:
+    case ScalarKind::F32:
+      return 4;
+    default:
+      return 8;
+  }
 }
 
 inline Sc load(ScalarKind k, const std::byte* p) {
@@ -405,13 +419,27 @@ struct Cursors {
   };
   One c[8];
   int n = 0;
-  // false when some element is an array or there are too many leaves
-  bool init(const Arr* arrays, const std::vector<Leaf>& elem, Sc* dst) {
+  // Array elements: views set up once, only their offsets move.
+  struct View1 {
+    Arr* dst;
+    int64_t off0, step;  // elements
+  };
+  View1 v[8];
+  int nv = 0;
+  // false when there are too many leaves
+  bool init(const Arr* arrays, const std::vector<Leaf>& elem, Sc* dst, Arr* adst = nullptr) {
     if (elem.size() > 8) return false;
-    n = 0;
+    n = nv = 0;
+    int k = 0;
     for (const Leaf& l : elem) {
-      if (l.arr) return false;
-      const Arr& x = arrays[n];
+      const Arr& x = arrays[k++];
+      if (l.arr) {
+        if (!adst) return false;
+        element(x, 0, nullptr, adst + nv);
+        v[nv] = View1{adst + nv, x.off, x.stride[0]};
+        ++nv;
+        continue;
+      }
       const auto es = static_cast<int64_t>(esize(x.sk));
       c[n] = One{x.st->data() + x.off * es, x.stride[0] * es, x.sk, dst + n};
       ++n;
@@ -426,6 +454,7 @@ struct Cursors {
       else
         *o.dst = load(o.sk, o.p + i * o.step);
     }
+    for (int k = 0; k < nv; ++k) v[k].dst->off = v[k].off0 + i * v[k].step;
   }
 };
 
@@ -434,9 +463,11 @@ struct Cursors {
 struct VarIdx final : Node {
   int slot = 0;
   std::vector<NodeP> idx;
+  std::vector<int64_t> cidx;  // constant indices (-1: idx[d] is computed)
   int64_t element_offset(Ctx& c, const Arr& v) const {
     int64_t e = v.off;
-    for (size_t d = 0; d < idx.size(); ++d) e += idx[d]->scalar(c).i * v.stride[d];
+    for (size_t d = 0; d < idx.size(); ++d)
+      e += (cidx[d] >= 0 ? cidx[d] : idx[d]->scalar(c).i) * v.stride[d];
     return e;
   }
   Sc scalar(Ctx& c) const override {
@@ -705,7 +736,22 @@ struct Map final : Node {
       return;
     }
     Cursors cur;
-    const bool fast = xs && cur.init(c.a + x_a0, x_elem, c.s + p_s0);
+    const bool fast = xs && n > 0 && cur.init(c.a + x_a0, x_elem, c.s + p_s0, c.a + p_a0);
+    if (fast && out_elem.size() == 1 && !out_elem[0].arr) {
+      // one scalar per element: stored straight into the result
+      const ScalarKind sk = a[0].sk;
+      const auto es = static_cast<int64_t>(esize(sk));
+      std::byte* out = a[0].st->data();
+      for (int64_t i = 0; i < n; ++i) {
+        cur.load_at(i);
+        const Sc v = body->scalar(c);
+        if (sk == ScalarKind::F32)
+          std::memcpy(out + i * 4, &v.f, 4);
+        else
+          store(sk, out + i * es, v);
+      }
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) {
       if (fast)
         cur.load_at(i);
@@ -732,7 +778,8 @@ void Map::run_parallel(Ctx& c, Arr* a) const {
       Ctx mine{fs.data(), fa.data()};
       const int64_t lo = n * t / T, hi = n * (t + 1) / T;
       Cursors cur;
-      const bool fast = xs && cur.init(mine.a + x_a0, x_elem, mine.s + p_s0);
+      const bool fast =
+          xs && hi > lo && cur.init(mine.a + x_a0, x_elem, mine.s + p_s0, mine.a + p_a0);
       for (int64_t i = lo; i < hi; ++i) {
         if (fast)
           cur.load_at(i);
@@ -770,7 +817,8 @@ struct Reduce final : Node {
   bool scalar_acc = false;
   // Sums (acc + x[i]) and sums of products (acc + x[i] * y[i]) of f32 or f64 leaves
   // run as tight loops: the same operations in the same order.
-  enum class Kernel : uint8_t { None, Sum, SumProd } kernel = Kernel::None;
+  enum class Kernel : uint8_t { None, Sum, SumProd, SumMath } kernel = Kernel::None;
+  double (*math1)(double) = nullptr;  // SumMath: acc + math1(x[i]) (rounded to T)
   bool kernel_f64 = false;
   int ki = 0, kj = 0;  // the element leaves it reads
 
@@ -787,6 +835,14 @@ struct Reduce final : Node {
       }
       return acc;
     }
+    if (kernel == Kernel::SumMath) {
+      for (int64_t i = 0; i < n; ++i) {
+        T x;
+        std::memcpy(&x, pa + i * sa, sizeof x);
+        acc = acc + static_cast<T>(math1(static_cast<double>(x)));
+      }
+      return acc;
+    }
     for (int64_t i = 0; i < n; ++i) {
       T x, y;
       std::memcpy(&x, pa + i * sa, sizeof x);
@@ -800,7 +856,7 @@ struct Reduce final : Node {
     init->run(c, c.s + acc_s0, c.a + acc_a0);
     xs->run(c, nullptr, c.a + x_a0);
     Cursors cur;
-    const bool fast = cur.init(c.a + x_a0, x_elem, c.s + e_s0);
+    const bool fast = n > 0 && cur.init(c.a + x_a0, x_elem, c.s + e_s0, c.a + e_a0);
     if (fast && kernel != Kernel::None) {
       if (kernel_f64)
         s[0].d = kernel_loop<double>(cur, c.s[acc_s0].d);
@@ -1297,6 +1353,7 @@ class Translator {
           if (auto* v = dynamic_cast<Var*>(n->x.get())) {
             auto w = std::make_unique<VarIdx>();
             w->slot = v->aslots[0];
+            w->cidx.push_back(const_index(n->i.get()));
             w->idx.push_back(std::move(n->i));
             set_type(*w, n->t);
             return w;
@@ -1305,6 +1362,8 @@ class Translator {
             auto w = std::make_unique<VarIdx>();
             w->slot = v->slot;
             w->idx = std::move(v->idx);
+            w->cidx = std::move(v->cidx);
+            w->cidx.push_back(const_index(n->i.get()));
             w->idx.push_back(std::move(n->i));
             set_type(*w, n->t);
             return w;
@@ -1391,6 +1450,12 @@ class Translator {
       default:
         unsupported();
     }
+  }
+
+  // An index literal's value (-1 for a computed index).
+  static int64_t const_index(const Node* i) {
+    auto* k = dynamic_cast<const Const*>(i);
+    return k ? k->v.i : -1;
   }
 
   // A view primitive with its type-level arguments, applied at `depth`.
@@ -1583,6 +1648,11 @@ class Translator {
       if (elem_leaf(var_slot(r.g.get())) >= 0) {
         r.kernel = K::Sum;
         r.ki = r.kj = elem_leaf(var_slot(r.g.get()));
+      } else if (auto* un = dynamic_cast<const FloatUnary<T>*>(r.g.get());
+                 un && un->math1 && elem_leaf(var_slot(un->x.get())) >= 0) {
+        r.kernel = K::SumMath;
+        r.math1 = un->math1;
+        r.ki = r.kj = elem_leaf(var_slot(un->x.get()));
       } else if (auto* mul = dynamic_cast<const FloatBin<T, PrimId::Mul>*>(r.g.get())) {
         const int i = elem_leaf(var_slot(mul->x.get())), j = elem_leaf(var_slot(mul->y.get()));
         if (i < 0 || j < 0) return false;
