@@ -4,7 +4,7 @@
 #     strategy, run it, check it against the reference interpreter and time it;
 #  2. compile the parallel step of the matrix-multiplication ladder (TVM's schedule,
 #     reproduced with ELEVATE strategies) for OpenMP at 1024x1024, run it with
-#     --check (the interpreter takes about a minute at this size) and report GFLOP/s;
+#     --check (the interpreter takes a few seconds at this size) and report GFLOP/s;
 #  3. time that step beside OpenBLAS's sgemm on the same two cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."

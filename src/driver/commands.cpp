@@ -178,18 +178,17 @@ int cmd_eval(const Options& o) {
     for (const auto& pp : params) known |= pp.first == name;
     if (!known) usage("--input " + name + ": the entry has no parameter named '" + name + "'");
   }
-  rise::Interpreter interp;
-  rise::Value f = interp.eval(c.expr);
+  std::vector<rise::Value> inputs;
   for (size_t i = 0; i < params.size(); ++i) {
     const auto& [name, type] = params[i];
-    rise::Value v;
     if (auto it = given.find(name); it != given.end()) {
-      v = rise::from_ndarray(runtime::read_npy(it->second), type);
+      inputs.push_back(rise::from_ndarray(runtime::read_npy(it->second), type));
     } else {
-      v = rise::random_input(type, runtime::derive_seed(seed, i));
+      inputs.push_back(rise::random_input(type, runtime::derive_seed(seed, i)));
     }
-    f = interp.apply(f, v);
   }
+  rise::Interpreter interp;
+  rise::Value f = interp.run(c.expr, inputs);
   rise::Type result_type = c.type;
   for (size_t i = 0; i < params.size(); ++i) result_type = result_type->b;
   emit_result(rise::to_ndarrays(f, result_type), o.output);

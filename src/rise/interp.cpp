@@ -4,11 +4,17 @@
 #include "rise/interp.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
+#include <thread>
 #include <tuple>
 
+#include "rise/interp_fast.h"
 #include "rise/interp_prims.h"
 #include "support/diagnostics.h"
 #include "support/random.h"
@@ -240,7 +246,8 @@ Type value_level_type(Type t, const std::vector<TypeArg>& deps) {
 // Literals
 // ---------------------------------------------------------------------------------
 
-// The value of a literal whose type and sizes are known (nullopt otherwise).
+}  // namespace
+
 std::optional<Value> literal_value(const ExprNode& e, const Type& type) {
   const Literal& l = e.lit;
   switch (l.kind) {
@@ -294,6 +301,8 @@ std::optional<Value> literal_value(const ExprNode& e, const Type& type) {
   }
   return std::nullopt;
 }
+
+namespace {
 
 Value symbolic_literal(const ExprNode& e, const TEnv& tenv) {
   Type t = e.type ? resolve_type(e.type, tenv, e.span) : nullptr;
@@ -837,6 +846,16 @@ Value Interpreter::apply_dep(const Value& f, const TypeArg& arg) {
   return apply_dep_value(*this, f, arg);
 }
 
+bool Interpreter::default_fast_path() {
+  const char* v = std::getenv("RISEC_INTERP");
+  return !(v && std::string(v) == "boxed");
+}
+
+int Interpreter::default_threads() {
+  const char* v = std::getenv("RISEC_INTERP_THREADS");
+  return v ? std::max(0, std::atoi(v)) : 0;
+}
+
 Value Interpreter::run(const Expr& e, const std::vector<Value>& inputs) {
   if (!e) internal_error("interpreter: null expression");
   if (e->kind == ExprKind::DepLambda) no_size_value(e->name, e->span);
@@ -845,6 +864,27 @@ Value Interpreter::run(const Expr& e, const std::vector<Value>& inputs) {
   if (sig.params.size() != inputs.size())
     throw Error(ErrorKind::Usage, "the entry takes " + std::to_string(sig.params.size()) +
                                       " input(s), " + std::to_string(inputs.size()) + " given");
+  // RISEC_INTERP_TIME=1: the evaluation's seconds on stderr (scripts/interp_timing.sh)
+  // (wall, and CPU of the whole process)
+  struct Timer {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    std::clock_t c0 = std::clock();
+    bool on = std::getenv("RISEC_INTERP_TIME") != nullptr;
+    ~Timer() {
+      if (on)
+        std::fprintf(stderr, "interpreter: %.3f s wall, %.3f s CPU\n",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                     static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
+    }
+  } timer;
+  if (fast_path) {
+    if (auto fast = fast_compile(e)) {
+      int threads =
+          this->threads > 0 ? this->threads : static_cast<int>(std::thread::hardware_concurrency());
+      Value v = fast_run(*fast, inputs, std::max(threads, 1));
+      if (!v.is_none()) return v;
+    }
+  }
   Value f = eval(e);
   for (const Value& in : inputs) f = apply(f, in);
   return f;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,24 @@ class Interpreter {
   Value apply_dep(const Value& f, const TypeArg& arg);
   // Evaluate the entry `e` and apply it to `inputs` in order. Errors: a remaining
   // size parameter ("size n has no value; pass --size"), the wrong number of inputs.
+  // Programs the fast path covers (rise/interp_fast.h) are evaluated there, over flat
+  // buffers; the others by the boxed evaluator. Both give identical results.
   Value run(const Expr& e, const std::vector<Value>& inputs);
+
+  // Whether run may use the fast path (tests turn it off to compare the two; the
+  // environment variable RISEC_INTERP=boxed turns it off for measurements).
+  bool fast_path = default_fast_path();
+  // Threads for the fast path's outermost map (0: one per hardware thread, or
+  // RISEC_INTERP_THREADS). The result does not depend on it.
+  int threads = default_threads();
+
+  static bool default_fast_path();
+  static int default_threads();
 };
+
+// The value of a literal whose type and sizes are known (nullopt otherwise); errors
+// for out-of-range index literals.
+std::optional<Value> literal_value(const ExprNode& e, const Type& type);
 
 // Applies one function value many times (map, reduce, ...), reusing the frame of a
 // lambda closure between calls and calling scalar primitives directly.
