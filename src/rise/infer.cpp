@@ -562,11 +562,7 @@ class Inferer {
             auto n = std::make_shared<ExprNode>(*e);
             n->lit.size = arith::substitute(e->lit.size, tl_subst().nats);
             n->type = index_type(n->lit.size);
-            if (auto v = n->lit.nat.as_const(); v && n->lit.size.as_const())
-              if (*v < 0 || *v >= *n->lit.size.as_const())
-                user_error("index " + std::to_string(*v) + " out of range for idx[" +
-                               n->lit.size.to_string() + "]",
-                           e->span);
+            if (auto v = n->lit.nat.as_const()) require_index_in_range(*v, n->lit.size, e->span);
             return n;
           }
           case LitKind::NatVal:
@@ -721,14 +717,34 @@ class Inferer {
       if (t->kind == TypeKind::Var && is_meta_name(t->name))
         bind_data(t->name, scalar(ScalarKind::I32), Ctx{l.span, nullptr, nullptr, ""});
       t = zonk(data_var(l.meta));
-      if (t->kind == TypeKind::Index) {
-        if (auto n = t->size.as_const())
-          if (l.value < 0 || l.value >= *n)
-            user_error("index literal " + std::to_string(l.value) + " is out of range for idx[" +
-                           std::to_string(*n) + "]",
-                       l.span);
-      }
+      if (t->kind == TypeKind::Index) require_index_in_range(l.value, t->size, l.span);
     }
+  }
+
+  // An index literal `value` of type idx[size] must be below `size`. A constant size
+  // is decided now; a symbolic one becomes the side condition size - value - 1 >= 0,
+  // like the length a `take` needs: --size values that violate it are refused before
+  // anything runs, and generic code checks it on entry.
+  void require_index_in_range(int64_t value, const Nat& size0, const Span& span) {
+    Nat size = zonk(size0);
+    if (value < 0) user_error("index literal " + std::to_string(value) + " is negative", span);
+    if (auto n = size.as_const()) {
+      if (value >= *n)
+        user_error("index literal " + std::to_string(value) + " is out of range for idx[" +
+                       std::to_string(*n) + "]",
+                   span);
+      return;
+    }
+    Nat need = size - Nat(value + 1);
+    if (arith::provably_le(Nat(0), need)) return;
+    if (arith::provably_lt(need, Nat(0)))
+      user_error("index literal " + std::to_string(value) + " is out of range for idx[" +
+                     size.to_string() + "] for every size",
+                 span);
+    nonneg_.push_back({need,
+                       "index literal " + std::to_string(value) + " (needs " +
+                           std::to_string(value) + " < " + size.to_string() + ")",
+                       span});
   }
 
   bool has_meta(const Type& t) {
