@@ -61,9 +61,11 @@ CStmtP c_expr_stmt(const std::string& text) {
 CStmtP c_assign(const CExpr& lhs, const CExpr& rhs) {
   return c_expr_stmt(lhs.text + " = " + rhs.at(kPrecAssign));
 }
-CStmtP c_for(const std::string& var, const CExpr& bound, std::vector<CStmtP> body) {
+CStmtP c_for(const std::string& var, const CExpr& bound, std::vector<CStmtP> body,
+             const std::string& var_type) {
   CStmt s{CStmt::For};
   s.var = var;
+  s.var_type = var_type;
   s.cond_bound = bound;
   s.body = std::move(body);
   return make(std::move(s));
@@ -110,7 +112,7 @@ static void print_into(const CStmtP& s, int indent, std::string& out) {
       out += pad + "/* " + s->text + " */\n";
       return;
     case CStmt::For:
-      out += pad + "for (int " + s->var + " = 0; " + s->var + " < " +
+      out += pad + "for (" + s->var_type + " " + s->var + " = 0; " + s->var + " < " +
              s->cond_bound.at(kPrecRel + 1) + "; " + s->var + " += 1) {\n";
       for (const CStmtP& x : s->body) print_into(x, indent + 1, out);
       out += pad + "}\n";

@@ -18,7 +18,7 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
     if (CStmtP call = outline_parallel_body(c, v)) {
       out.push_back(c_pragma(parallel_for("")));
       uses_openmp_ = true;
-      out.push_back(c_for(v, nat_expr(c.n), {call}));
+      out.push_back(c_for(v, nat_expr(c.n), {call}, idx_type_));
       return;
     }
   }
@@ -28,7 +28,7 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   std::vector<CStmtP> body;
   gen(c.body[0], body);
   in_parallel_ = false;
-  out.push_back(c_for(v, nat_expr(c.n), std::move(body)));
+  out.push_back(c_for(v, nat_expr(c.n), std::move(body), idx_type_));
 }
 
 std::string OpenMPPrinter::before_function() {
@@ -59,12 +59,12 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
   dpia::Captures u = dpia::captures(loop);
   const std::set<std::string>& bound = u.bound;
   std::vector<std::string> params, args;
-  params.push_back("int " + v);
+  params.push_back(idx_type_ + " " + v);
   args.push_back(v);
   for (const std::string& n : u.nats) {
     if (bound.count(n)) continue;
     if (c_identifier(n) != n) return nullptr;
-    params.push_back("int " + n);
+    params.push_back(idx_type_ + " " + n);
     args.push_back(n);
   }
   std::set<std::string> mem;
