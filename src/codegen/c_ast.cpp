@@ -1,6 +1,8 @@
 // The C AST's constructors and printer.
 #include "codegen/c_ast.h"
 
+#include <cctype>
+
 namespace risec::codegen {
 
 CExpr c_atom(std::string text) {
@@ -127,6 +129,16 @@ static void print_into(const CStmtP& s, int indent, std::string& out) {
       out += pad + "}\n";
       return;
   }
+}
+
+bool mentions_identifier(const std::string& text, const std::string& id) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(id); at != std::string::npos; at = text.find(id, at + 1)) {
+    bool before = at > 0 && word(text[at - 1]);
+    bool after = at + id.size() < text.size() && word(text[at + id.size()]);
+    if (!before && !after) return true;
+  }
+  return false;
 }
 
 std::string print(const CStmtP& s, int indent) {

@@ -74,6 +74,9 @@ CStmtP c_pragma(const std::string& text);
 CStmtP c_comment(const std::string& text);
 CStmtP c_raw(const std::string& text);
 
+// Whether C text mentions the identifier `id` (as a whole word).
+bool mentions_identifier(const std::string& text, const std::string& id);
+
 // Print statements at the given indentation (two spaces per level).
 std::string print(const CStmtP& s, int indent = 1);
 

@@ -335,7 +335,13 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
   src << before_function();
-  src << sig << " {\n" << function_prologue(u.name, sizes) << print(c_block(body), 1) << "}\n\n";
+  std::string body_text = print(c_block(body), 1);
+  // A size only the checks mention is unused when they are compiled out.
+  std::string unused;
+  for (const auto& s : sizes)
+    if (!mentions_identifier(body_text, c_identifier(s)))
+      unused += "  (void)" + c_identifier(s) + ";\n";
+  src << sig << " {\n" << function_prologue(u.name, sizes) << unused << body_text << "}\n\n";
   // A uniform entry point for the runtime: buffers[0] is the output, then inputs.
   src << "void " << u.name << "__risec_call(void* const* buffers, const int* sizes) {\n  ";
   if (sizes.empty()) src << "(void)sizes;\n  ";

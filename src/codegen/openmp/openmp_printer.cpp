@@ -95,7 +95,14 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
   std::string sig = "static void " + fn + "(";
   for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
   sig += ")";
-  outlined_text_ += sig + " {\n" + print(c_block(body), 1) + "}\n\n";
+  std::string text = print(c_block(body), 1);
+  // A size the body does not mention (it only shaped a type) is still passed, and
+  // marked used: generated code compiles without warnings under -Wall -Wextra.
+  std::string unused;
+  for (size_t i = 1; i < args.size() && i < params.size(); ++i)
+    if (params[i].rfind(idx_type_ + " ", 0) == 0 && !mentions_identifier(text, args[i]))
+      unused += "  (void)" + args[i] + ";\n";
+  outlined_text_ += sig + " {\n" + unused + text + "}\n\n";
   std::string call = fn + "(";
   for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
   return c_expr_stmt(call + ")");
