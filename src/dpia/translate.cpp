@@ -625,6 +625,12 @@ class Translator {
       Nat v = l.kind == rise::LitKind::Int ? Nat(l.i) : l.nat;
       return ex_nat(v, e->type);
     }
+    if (l.kind == rise::LitKind::NatVal) {
+      // a size as a number (natAsScalar): the size converted to the scalar type
+      Expression c{Expression::Cast, e->type};
+      c.args = {ex_nat(l.nat, rise::nat_data())};
+      return ex_make(std::move(c));
+    }
     Expression x{Expression::Lit, e->type};
     x.lit = l;
     if (e->type->kind == TypeKind::Scalar) x.lit.scalar = e->type->scalar;

@@ -73,6 +73,8 @@ class Inferer {
       unify(expected, typed->type, Ctx{e->span, expected, typed->type, "rewritten term"});
     solve_postponed(true);
     default_int_literals();
+    default_float_literals();
+    default_nat_values();
     Expr out = finalize(typed);
     Checked c;
     c.expr = out;
@@ -89,6 +91,8 @@ class Inferer {
   std::vector<PendingCondition> conditions_;
   std::vector<PendingNonNegative> nonneg_;
   std::vector<IntLit> int_lits_;
+  std::vector<IntLit> float_lits_;  // inf and nan: f32 or f64 from context
+  std::vector<IntLit> nat_values_;  // sizes used as values: a number type or natType
   std::set<std::string> int_metas_;
   std::set<std::string> used_binders_;
   // Type-level names in scope: source name -> (kind, argument).
@@ -538,6 +542,19 @@ class Inferer {
     switch (e->kind) {
       case ExprKind::Ident: {
         if (const Type* t = find_value(e->name)) return typed(e, *t);
+        if (auto tl = find_tl(e->name); tl && std::get<1>(*tl) == Kind::Nat) {
+          // A size where a value is expected: its value, as the number type the
+          // context needs (natType when nothing decides).
+          auto n = std::make_shared<ExprNode>(*e);
+          n->kind = ExprKind::Literal;
+          n->lit = Literal{};
+          n->lit.kind = LitKind::NatVal;
+          n->lit.nat = arith::substitute(std::get<Nat>(std::get<2>(*tl)), tl_subst().nats);
+          Type m = fresh_data();
+          nat_values_.push_back({m->name, 0, e->span});
+          n->type = m;
+          return n;
+        }
         if (find_tl(e->name))
           user_error("'" + e->name +
                          "' is a type-level name (a size or type), not a value; pass it to a "
@@ -557,6 +574,11 @@ class Inferer {
             return typed(e, m);
           }
           case LitKind::Scalar:
+            if (e->lit.float_from_context) {
+              Type m = fresh_data();
+              float_lits_.push_back({m->name, 0, e->span});
+              return typed(e, m);
+            }
             return typed(e, scalar(e->lit.scalar));
           case LitKind::Index: {
             auto n = std::make_shared<ExprNode>(*e);
@@ -566,6 +588,7 @@ class Inferer {
             return n;
           }
           case LitKind::NatVal:
+            if (e->lit.scalar_value) return typed(e, scalar(e->lit.scalar));
             return typed(e, nat_data());
         }
         break;
@@ -711,6 +734,33 @@ class Inferer {
   }
 
   // ---------------------------------------------------------------- finishing
+  void default_nat_values() {
+    for (const IntLit& l : nat_values_) {
+      Type t = zonk(data_var(l.meta));
+      if (t->kind == TypeKind::Var && is_meta_name(t->name))
+        bind_data(t->name, nat_data(), Ctx{l.span, nullptr, nullptr, ""});
+      t = zonk(data_var(l.meta));
+      bool number = t->kind == TypeKind::Scalar && t->scalar != ScalarKind::Bool;
+      if (!number && t->kind != TypeKind::NatData)
+        user_error("a size used as a value is a number (natAsScalar), but " + show(t) +
+                       " is expected here",
+                   l.span);
+    }
+  }
+
+  void default_float_literals() {
+    for (const IntLit& l : float_lits_) {
+      Type t = zonk(data_var(l.meta));
+      if (t->kind == TypeKind::Var && is_meta_name(t->name))
+        bind_data(t->name, scalar(ScalarKind::F64), Ctx{l.span, nullptr, nullptr, ""});
+      t = zonk(data_var(l.meta));
+      if (t->kind != TypeKind::Scalar || !is_float(t->scalar))
+        user_error("inf and nan are floating-point literals (f32 or f64), but " + show(t) +
+                       " is expected here",
+                   l.span);
+    }
+  }
+
   void default_int_literals() {
     for (const IntLit& l : int_lits_) {
       Type t = zonk(data_var(l.meta));
@@ -806,6 +856,13 @@ class Inferer {
         if (e->lit.kind == LitKind::Int) {
           if (n->type->kind == TypeKind::Scalar) n->lit.scalar = n->type->scalar;
           if (n->type->kind == TypeKind::Index) n->lit.nat = Nat(e->lit.i);
+        }
+        if (e->lit.float_from_context && n->type->kind == TypeKind::Scalar)
+          n->lit.scalar = n->type->scalar;
+        if (e->lit.kind == LitKind::NatVal) n->lit.nat = zonk(e->lit.nat);
+        if (e->lit.kind == LitKind::NatVal && n->type->kind == TypeKind::Scalar) {
+          n->lit.scalar = n->type->scalar;
+          n->lit.scalar_value = true;
         }
         break;
       default:
