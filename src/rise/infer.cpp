@@ -598,7 +598,14 @@ class Inferer {
                  : e->prim->is(PrimId::MakeArray) ? make_array_type(e->count)
                                                   : e->prim->type;
         if (!t) internal_error("primitive '" + e->name + "' without a type", e->span);
-        return typed(e, instantiate_implicits(t));
+        Type inst = instantiate_implicits(t);
+        // A cast's target type is decided only by context, often an annotation that
+        // checking removed: when a rewrite re-infers a checked cast, it keeps its
+        // scalar target (scalars do not depend on the sizes the rewrite changes).
+        if (e->prim && e->prim->is(PrimId::Cast) && e->type && e->type->kind == TypeKind::Fun &&
+            e->type->b && e->type->b->kind == TypeKind::Scalar && inst->kind == TypeKind::Fun)
+          unify(inst->b, e->type->b, Ctx{e->span, inst->b, e->type->b, "cast"});
+        return typed(e, inst);
       }
       case ExprKind::Foreign: {
         const ForeignFun& f = *e->foreign;
