@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "driver/compile.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
@@ -35,7 +37,9 @@ driver::Compiled compile_text(const std::string& text, const rise::SizeMap& size
 
 // cc -fsyntax-only -Wall -Wextra -Werror on the unit: "" when clean, else the output.
 std::string c_diagnostics(const std::string& source, bool openmp) {
-  std::string path = ::testing::TempDir() + "/risec_index_width.c";
+  // unique per process: ctest runs the tests in parallel
+  std::string path =
+      ::testing::TempDir() + "/risec_index_width_" + std::to_string(::getpid()) + ".c";
   std::ofstream(path) << source;
   std::vector<std::string> argv{"cc",      "-std=gnu99", "-fsyntax-only", "-Wall",
                                 "-Wextra", "-Werror",    "-Wno-psabi"};

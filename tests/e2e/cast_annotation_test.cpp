@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include <unistd.h>
+
 #include "e2e_util.h"
 
 namespace risec::e2e {
@@ -20,7 +22,8 @@ TEST(CastAnnotation, EveryScalarTargetSurvivesLowering) {
          {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64", "bool"}) {
       std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(from) +
                          " => x |> map(fun(v => (cast(v * " + scale + ") : " + to + ")))))";
-      std::string path = ::testing::TempDir() + "/risec_cast_" + std::to_string(k++) + ".rise";
+      std::string path = ::testing::TempDir() + "/risec_cast_" + std::to_string(::getpid()) + "_" +
+                         std::to_string(k++) + ".rise";
       FILE* f = std::fopen(path.c_str(), "w");
       ASSERT_NE(f, nullptr);
       std::fputs(text.c_str(), f);

@@ -11,6 +11,8 @@
 #include <map>
 #include <optional>
 
+#include <unistd.h>
+
 #include "driver/commands.h"
 #include "e2e_util.h"
 #include "runtime/jit.h"
@@ -118,7 +120,9 @@ TEST_P(Examples, CompilesWithoutWarnings) {
         EXPECT_EQ(e.kind(), ErrorKind::User) << e.message();
         continue;
       }
-      std::string path = ::testing::TempDir() + "/risec_warnings_" + c.example + ".c";
+      // unique per process: ctest runs the cases in parallel
+      std::string path = ::testing::TempDir() + "/risec_warnings_" + std::to_string(::getpid()) +
+                         "_" + c.example + ".c";
       std::ofstream(path) << out.unit.source;
       for (bool checks : {true, false}) {
         std::vector<std::string> argv{"cc",      "-std=gnu99", "-fsyntax-only", "-Wall",

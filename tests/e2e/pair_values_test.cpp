@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <string>
+
+#include <unistd.h>
 #include <vector>
 
 #include "e2e_util.h"
@@ -16,7 +18,8 @@ namespace risec::e2e {
 namespace {
 
 std::string write_program(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + "/risec_pairs_" + name + ".rise";
+  std::string path =
+      ::testing::TempDir() + "/risec_pairs_" + std::to_string(::getpid()) + "_" + name + ".rise";
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return "";
   std::fputs(text.c_str(), f);

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <unistd.h>
+
 #include "e2e_util.h"
 #include "support/diagnostics.h"
 
@@ -60,7 +62,8 @@ TEST(VectorWidths, ProgramsWithOddVectorTypesAreRefusedLocated) {
   for (int w = 1; w <= 17; ++w) {
     std::string text = "def f = fun(x: " + std::to_string(w * 4) + ".f32 => x |> asVector(" +
                        std::to_string(w) + ") |> mapSeq(fun(v => v)) |> asScalar)";
-    std::string path = ::testing::TempDir() + "/risec_vec_" + std::to_string(w) + ".rise";
+    std::string path = ::testing::TempDir() + "/risec_vec_" + std::to_string(::getpid()) + "_" +
+                       std::to_string(w) + ".rise";
     FILE* f = std::fopen(path.c_str(), "w");
     ASSERT_NE(f, nullptr);
     std::fputs(text.c_str(), f);
