@@ -1,6 +1,8 @@
 // The C AST's constructors and printer.
 #include "codegen/c_ast.h"
 
+#include <cctype>
+
 namespace risec::codegen {
 
 CExpr c_atom(std::string text) {
@@ -61,9 +63,11 @@ CStmtP c_expr_stmt(const std::string& text) {
 CStmtP c_assign(const CExpr& lhs, const CExpr& rhs) {
   return c_expr_stmt(lhs.text + " = " + rhs.at(kPrecAssign));
 }
-CStmtP c_for(const std::string& var, const CExpr& bound, std::vector<CStmtP> body) {
+CStmtP c_for(const std::string& var, const CExpr& bound, std::vector<CStmtP> body,
+             const std::string& var_type) {
   CStmt s{CStmt::For};
   s.var = var;
+  s.var_type = var_type;
   s.cond_bound = bound;
   s.body = std::move(body);
   return make(std::move(s));
@@ -110,7 +114,7 @@ static void print_into(const CStmtP& s, int indent, std::string& out) {
       out += pad + "/* " + s->text + " */\n";
       return;
     case CStmt::For:
-      out += pad + "for (int " + s->var + " = 0; " + s->var + " < " +
+      out += pad + "for (" + s->var_type + " " + s->var + " = 0; " + s->var + " < " +
              s->cond_bound.at(kPrecRel + 1) + "; " + s->var + " += 1) {\n";
       for (const CStmtP& x : s->body) print_into(x, indent + 1, out);
       out += pad + "}\n";
@@ -125,6 +129,16 @@ static void print_into(const CStmtP& s, int indent, std::string& out) {
       out += pad + "}\n";
       return;
   }
+}
+
+bool mentions_identifier(const std::string& text, const std::string& id) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(id); at != std::string::npos; at = text.find(id, at + 1)) {
+    bool before = at > 0 && word(text[at - 1]);
+    bool after = at + id.size() < text.size() && word(text[at + id.size()]);
+    if (!before && !after) return true;
+  }
+  return false;
 }
 
 std::string print(const CStmtP& s, int indent) {

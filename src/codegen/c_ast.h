@@ -52,12 +52,13 @@ using CStmtP = std::shared_ptr<CStmt>;
 
 struct CStmt {
   enum Kind { Block, Scope, Decl, Expr, For, If, Pragma, Comment, Raw } kind;
-  std::string text;            // Decl: the whole declaration; Expr; Pragma; Comment; Raw
-  std::string var;             // For: the loop variable
-  CExpr init, cond_bound;      // For: from init to var < bound
-  CExpr cond;                  // If
-  std::vector<CStmtP> body;    // Block (flat), Scope (in braces), For, If (then)
-  std::vector<CStmtP> orelse;  // If
+  std::string text;              // Decl: the whole declaration; Expr; Pragma; Comment; Raw
+  std::string var;               // For: the loop variable
+  std::string var_type = "int";  // For: its C type (int64_t where sizes can reach 2^31)
+  CExpr init, cond_bound;        // For: from init to var < bound
+  CExpr cond;                    // If
+  std::vector<CStmtP> body;      // Block (flat), Scope (in braces), For, If (then)
+  std::vector<CStmtP> orelse;    // If
 };
 
 CStmtP c_block(std::vector<CStmtP> body);
@@ -66,11 +67,15 @@ CStmtP c_scope(std::vector<CStmtP> body);
 CStmtP c_decl(const std::string& text);
 CStmtP c_expr_stmt(const std::string& text);
 CStmtP c_assign(const CExpr& lhs, const CExpr& rhs);
-CStmtP c_for(const std::string& var, const CExpr& bound, std::vector<CStmtP> body);
+CStmtP c_for(const std::string& var, const CExpr& bound, std::vector<CStmtP> body,
+             const std::string& var_type = "int");
 CStmtP c_if(const CExpr& cond, std::vector<CStmtP> then, std::vector<CStmtP> orelse = {});
 CStmtP c_pragma(const std::string& text);
 CStmtP c_comment(const std::string& text);
 CStmtP c_raw(const std::string& text);
+
+// Whether C text mentions the identifier `id` (as a whole word).
+bool mentions_identifier(const std::string& text, const std::string& id);
 
 // Print statements at the given indentation (two spaces per level).
 std::string print(const CStmtP& s, int indent = 1);

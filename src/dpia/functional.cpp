@@ -4,6 +4,7 @@
 #include "dpia/functional.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "dpia/target.h"
@@ -333,6 +334,26 @@ class Converter {
                 f->span);
   }
 
+  // The lanes of a vector type inside `t` that are not a power of two, if any.
+  static std::optional<int64_t> odd_vector_lanes(const Type& t) {
+    if (!t) return std::nullopt;
+    switch (t->kind) {
+      case TypeKind::Vector:
+        if (auto n = t->size.as_const(); n && (*n <= 0 || (*n & (*n - 1)) != 0)) return *n;
+        return std::nullopt;
+      case TypeKind::Array:
+        return odd_vector_lanes(t->a);
+      case TypeKind::Pair:
+      case TypeKind::Fun:
+        if (auto n = odd_vector_lanes(t->a)) return n;
+        return odd_vector_lanes(t->b);
+      case TypeKind::DepFun:
+        return odd_vector_lanes(t->b);
+      default:
+        return std::nullopt;
+    }
+  }
+
   Phrase primitive(const Expr& e, const Expr& head, const std::vector<rise::TypeArg>& targs,
                    const std::vector<Expr>& vargs) {
     const std::string& name = head->name;
@@ -348,6 +369,13 @@ class Converter {
       user_error(
           name + " needs an OpenCL or CUDA target; the " + target_.name + " target cannot run it",
           head->span);
+    // C vector types need a power of two lanes.
+    for (const Type& t : {e->type, head->type})
+      if (auto lanes = odd_vector_lanes(t))
+        user_error(name + ": a vector of " + std::to_string(*lanes) +
+                       " lanes cannot be compiled (C vector types have a power of two lanes: 1, "
+                       "2, 4, 8, 16, ...)",
+                   head->span);
     Cat cat = category(*info);
     if (cat == Cat::NotLowered && info->has(rise::kHighLevel))
       user_error(name +

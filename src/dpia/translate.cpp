@@ -395,8 +395,17 @@ class Translator {
       std::string v = fresh("acc");
       std::string i = fresh("i");
       Nat iv = loop_var(i, n);
-      CommandP step = with_params(a[0], ex_var(v, t), ex_idx(x, iv),
-                                  [&](const Phrase& b) { return acc(b, ac_var(v, t)); });
+      CommandP step = with_params(a[0], ex_var(v, t), ex_idx(x, iv), [&](const Phrase& b) {
+        // A pair accumulator is written one component at a time: the step's result
+        // goes to a temporary first, or the second component would read the first's
+        // new value (an argmax's select(b._1 > a._1) would compare against itself).
+        if (t->kind == TypeKind::Pair) {
+          std::string next = fresh("next");
+          return cm_new(next, t, Space::Private,
+                        cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
+        }
+        return acc(b, ac_var(v, t));
+      });
       Space space = t->kind == TypeKind::Array ? Space::Default : Space::Private;
       CommandP loop = cm_for(i, n, kind, step);
       if (kind == LoopKind::Par) loop = with_reduction(loop, reduction_operator(a[0]), v, e);
@@ -618,6 +627,12 @@ class Translator {
     if (e->type->kind == TypeKind::Index || e->type->kind == TypeKind::NatData) {
       Nat v = l.kind == rise::LitKind::Int ? Nat(l.i) : l.nat;
       return ex_nat(v, e->type);
+    }
+    if (l.kind == rise::LitKind::NatVal) {
+      // a size as a number (natAsScalar): the size converted to the scalar type
+      Expression c{Expression::Cast, e->type};
+      c.args = {ex_nat(l.nat, rise::nat_data())};
+      return ex_make(std::move(c));
     }
     Expression x{Expression::Lit, e->type};
     x.lit = l;

@@ -15,6 +15,7 @@
 // lifted (it indexes arrays, reduces, compares, casts or calls a foreign function on
 // the lanes) or when n does not divide the length. Lane order and values are
 // unchanged, so the rewrite preserves the semantics exactly.
+#include <optional>
 #include <set>
 
 #include "elevate/library.h"
@@ -177,13 +178,24 @@ Expr scalar_data(const Expr& y, const Type& res) {
   return rise::app(util::fun("v", parts), y);
 }
 
+// Why a width cannot be a C vector type (GCC/Clang vector extensions need a power of
+// two lanes), or nothing. Odd widths are refused here, located at the rule, rather
+// than producing C that does not compile.
+std::optional<std::string> width_refusal(int64_t n) {
+  if (n <= 0) return "the vector width must be positive";
+  if ((n & (n - 1)) != 0)
+    return "the vector width " + std::to_string(n) +
+           " is not a power of two (C vector types have 1, 2, 4, 8, 16, ... lanes)";
+  return std::nullopt;
+}
+
 Strategy vectorize_rule(int64_t n) {
   std::string name = "vectorize(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto c = util::as_prim_call(e);
     if (!c || c->name() != "map" || !c->deps.empty() || c->args.empty() || c->args.size() > 2)
       return fail_at(name, e, "expected map(f), applied to data or not");
-    if (n <= 0) return fail_at(name, e, "the vector width must be positive");
+    if (auto why = width_refusal(n)) return fail_at(name, e, *why);
     bool applied = c->args.size() == 2;
     Type in = applied ? c->args[1]->type : util::fun_param(e->type);
     Type out =
@@ -223,7 +235,7 @@ Strategy vectorize_remainder_rule(int64_t n) {
   Strategy split = rule(name, [n, name](const Expr& e, const Context&) -> Result {
     auto m = util::match_map(e);
     if (!m) return fail_at(name, e, "expected a map applied to data, map(f)(x)");
-    if (n <= 0) return fail_at(name, e, "the vector width must be positive");
+    if (auto why = width_refusal(n)) return fail_at(name, e, *why);
     auto len = util::array_size(m->second->type);
     if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
     Nat q = *len - arith::mod(*len, Nat(n));
@@ -260,6 +272,7 @@ Strategy vectorize_reduction_rule(int64_t n) {
     auto c = util::as_prim_call(e);
     if (!c || (c->name() != "reduce" && c->name() != "reduceSeq") || c->args.size() != 3)
       return fail_at(name, e, "expected a fully applied reduce(op)(init)(x)");
+    if (auto why = width_refusal(n)) return fail_at(name, e, *why);
     auto op = util::match_binary_op(c->args[0]);
     // add and mul: associative, and operators on C vectors (fmin and fmax are not)
     const rise::PrimitiveInfo* opp = op ? rise::find_primitive(op->name) : nullptr;

@@ -45,6 +45,11 @@ struct Literal {
   double f = 0.0;
   Nat nat;   // Index: the value; NatVal: the value
   Nat size;  // Index: n of idx[n]
+  // Scalar: `inf`, `-inf` and `nan`, whose floating-point type (f64 by default) comes
+  // from context; inference sets `scalar`.
+  bool float_from_context = false;
+  // NatVal: the size as a number of a scalar type (natAsScalar), not natType.
+  bool scalar_value = false;
 };
 
 struct ForeignFun {

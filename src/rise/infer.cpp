@@ -74,6 +74,8 @@ class Inferer {
       unify(expected, typed->type, Ctx{e->span, expected, typed->type, "rewritten term"});
     solve_postponed(true);
     default_int_literals();
+    default_float_literals();
+    default_nat_values();
     Expr out = finalize(typed);
     Checked c;
     c.expr = out;
@@ -90,6 +92,8 @@ class Inferer {
   std::vector<PendingCondition> conditions_;
   std::vector<PendingNonNegative> nonneg_;
   std::vector<IntLit> int_lits_;
+  std::vector<IntLit> float_lits_;  // inf and nan: f32 or f64 from context
+  std::vector<IntLit> nat_values_;  // sizes used as values: a number type or natType
   std::set<std::string> int_metas_;
   std::set<std::string> used_binders_;
   // Type-level names in scope: source name -> (kind, argument).
@@ -540,6 +544,19 @@ class Inferer {
     switch (e->kind) {
       case ExprKind::Ident: {
         if (const Type* t = find_value(e->name)) return typed(e, *t);
+        if (auto tl = find_tl(e->name); tl && std::get<1>(*tl) == Kind::Nat) {
+          // A size where a value is expected: its value, as the number type the
+          // context needs (natType when nothing decides).
+          auto n = std::make_shared<ExprNode>(*e);
+          n->kind = ExprKind::Literal;
+          n->lit = Literal{};
+          n->lit.kind = LitKind::NatVal;
+          n->lit.nat = arith::substitute(std::get<Nat>(std::get<2>(*tl)), tl_subst().nats);
+          Type m = fresh_data();
+          nat_values_.push_back({m->name, 0, e->span});
+          n->type = m;
+          return n;
+        }
         if (find_tl(e->name))
           user_error("'" + e->name +
                          "' is a type-level name (a size or type), not a value; pass it to a "
@@ -559,19 +576,21 @@ class Inferer {
             return typed(e, m);
           }
           case LitKind::Scalar:
+            if (e->lit.float_from_context) {
+              Type m = fresh_data();
+              float_lits_.push_back({m->name, 0, e->span});
+              return typed(e, m);
+            }
             return typed(e, scalar(e->lit.scalar));
           case LitKind::Index: {
             auto n = std::make_shared<ExprNode>(*e);
             n->lit.size = arith::substitute(e->lit.size, tl_subst().nats);
             n->type = index_type(n->lit.size);
-            if (auto v = n->lit.nat.as_const(); v && n->lit.size.as_const())
-              if (*v < 0 || *v >= *n->lit.size.as_const())
-                user_error("index " + std::to_string(*v) + " out of range for idx[" +
-                               n->lit.size.to_string() + "]",
-                           e->span);
+            if (auto v = n->lit.nat.as_const()) require_index_in_range(*v, n->lit.size, e->span);
             return n;
           }
           case LitKind::NatVal:
+            if (e->lit.scalar_value) return typed(e, scalar(e->lit.scalar));
             return typed(e, nat_data());
         }
         break;
@@ -581,7 +600,14 @@ class Inferer {
                  : e->prim->is(PrimId::MakeArray) ? make_array_type(e->count)
                                                   : e->prim->type;
         if (!t) internal_error("primitive '" + e->name + "' without a type", e->span);
-        return typed(e, instantiate_implicits(t));
+        Type inst = instantiate_implicits(t);
+        // A cast's target type is decided only by context, often an annotation that
+        // checking removed: when a rewrite re-infers a checked cast, it keeps its
+        // scalar target (scalars do not depend on the sizes the rewrite changes).
+        if (e->prim && e->prim->is(PrimId::Cast) && e->type && e->type->kind == TypeKind::Fun &&
+            e->type->b && e->type->b->kind == TypeKind::Scalar && inst->kind == TypeKind::Fun)
+          unify(inst->b, e->type->b, Ctx{e->span, inst->b, e->type->b, "cast"});
+        return typed(e, inst);
       }
       case ExprKind::Foreign: {
         const ForeignFun& f = *e->foreign;
@@ -717,20 +743,67 @@ class Inferer {
   }
 
   // ---------------------------------------------------------------- finishing
+  void default_nat_values() {
+    for (const IntLit& l : nat_values_) {
+      Type t = zonk(data_var(l.meta));
+      if (t->kind == TypeKind::Var && is_meta_name(t->name))
+        bind_data(t->name, nat_data(), Ctx{l.span, nullptr, nullptr, ""});
+      t = zonk(data_var(l.meta));
+      bool number = t->kind == TypeKind::Scalar && t->scalar != ScalarKind::Bool;
+      if (!number && t->kind != TypeKind::NatData)
+        user_error("a size used as a value is a number (natAsScalar), but " + show(t) +
+                       " is expected here",
+                   l.span);
+    }
+  }
+
+  void default_float_literals() {
+    for (const IntLit& l : float_lits_) {
+      Type t = zonk(data_var(l.meta));
+      if (t->kind == TypeKind::Var && is_meta_name(t->name))
+        bind_data(t->name, scalar(ScalarKind::F64), Ctx{l.span, nullptr, nullptr, ""});
+      t = zonk(data_var(l.meta));
+      if (t->kind != TypeKind::Scalar || !is_float(t->scalar))
+        user_error("inf and nan are floating-point literals (f32 or f64), but " + show(t) +
+                       " is expected here",
+                   l.span);
+    }
+  }
+
   void default_int_literals() {
     for (const IntLit& l : int_lits_) {
       Type t = zonk(data_var(l.meta));
       if (t->kind == TypeKind::Var && is_meta_name(t->name))
         bind_data(t->name, scalar(ScalarKind::I32), Ctx{l.span, nullptr, nullptr, ""});
       t = zonk(data_var(l.meta));
-      if (t->kind == TypeKind::Index) {
-        if (auto n = t->size.as_const())
-          if (l.value < 0 || l.value >= *n)
-            user_error("index literal " + std::to_string(l.value) + " is out of range for idx[" +
-                           std::to_string(*n) + "]",
-                       l.span);
-      }
+      if (t->kind == TypeKind::Index) require_index_in_range(l.value, t->size, l.span);
     }
+  }
+
+  // An index literal `value` of type idx[size] must be below `size`. A constant size
+  // is decided now; a symbolic one becomes the side condition size - value - 1 >= 0,
+  // like the length a `take` needs: --size values that violate it are refused before
+  // anything runs, and generic code checks it on entry.
+  void require_index_in_range(int64_t value, const Nat& size0, const Span& span) {
+    Nat size = zonk(size0);
+    if (value < 0) user_error("index literal " + std::to_string(value) + " is negative", span);
+    if (auto n = size.as_const()) {
+      if (value >= *n)
+        user_error("index literal " + std::to_string(value) + " is out of range for idx[" +
+                       std::to_string(*n) + "]",
+                   span);
+      return;
+    }
+    Nat need = size - Nat(value + 1);
+    if (arith::provably_le(Nat(0), need)) return;
+    if (arith::provably_lt(need, Nat(0)))
+      user_error("index literal " + std::to_string(value) + " is out of range for idx[" +
+                     size.to_string() + "] for every size",
+                 span);
+    nonneg_.push_back({need,
+                       "index literal " + std::to_string(value) + " (needs " +
+                           std::to_string(value) + " < " + size.to_string() + ")",
+                       span});
   }
 
   bool has_meta(const Type& t) {
@@ -792,6 +865,13 @@ class Inferer {
         if (e->lit.kind == LitKind::Int) {
           if (n->type->kind == TypeKind::Scalar) n->lit.scalar = n->type->scalar;
           if (n->type->kind == TypeKind::Index) n->lit.nat = Nat(e->lit.i);
+        }
+        if (e->lit.float_from_context && n->type->kind == TypeKind::Scalar)
+          n->lit.scalar = n->type->scalar;
+        if (e->lit.kind == LitKind::NatVal) n->lit.nat = zonk(e->lit.nat);
+        if (e->lit.kind == LitKind::NatVal && n->type->kind == TypeKind::Scalar) {
+          n->lit.scalar = n->type->scalar;
+          n->lit.scalar_value = true;
         }
         break;
       default:

@@ -296,6 +296,12 @@ std::optional<Value> literal_value(const ExprNode& e, const Type& type) {
       auto v = l.nat.as_const();
       if (!v) return std::nullopt;
       if (*v < 0) throw Error(ErrorKind::User, "negative natType literal", e.span);
+      // a size as a number (natAsScalar)
+      if (type && type->kind == TypeKind::Scalar) {
+        if (is_float(type->scalar))
+          return Value::from_double(type->scalar, static_cast<double>(*v));
+        return Value::integer(type->scalar, *v);
+      }
       return Value::nat(*v);
     }
   }

@@ -37,13 +37,14 @@ struct Punct {
   Tok kind;
 };
 const Punct kPuncts[] = {
-    {"=>", Tok::FatArrow}, {"->", Tok::Arrow},  {"|>", Tok::Pipe},    {">>", Tok::Compose},
-    {"==", Tok::EqEq},     {"<=", Tok::Le},     {">=", Tok::Ge},      {"!=", Tok::Ne},
-    {"(", Tok::LParen},    {")", Tok::RParen},  {"[", Tok::LBracket}, {"]", Tok::RBracket},
-    {"{", Tok::LBrace},    {"}", Tok::RBrace},  {",", Tok::Comma},    {":", Tok::Colon},
-    {".", Tok::Dot},       {"+", Tok::Plus},    {"-", Tok::Minus},    {"*", Tok::Star},
-    {"/", Tok::Slash},     {"%", Tok::Percent}, {"^", Tok::Caret},    {"<", Tok::Lt},
-    {">", Tok::Gt},        {"!", Tok::Bang},    {"=", Tok::Eq},
+    {"=>", Tok::FatArrow}, {"->", Tok::Arrow},   {"|>", Tok::Pipe},  {"||", Tok::OrOr},
+    {"&&", Tok::AndAnd},   {">>", Tok::Compose}, {"==", Tok::EqEq},  {"<=", Tok::Le},
+    {">=", Tok::Ge},       {"!=", Tok::Ne},      {"(", Tok::LParen}, {")", Tok::RParen},
+    {"[", Tok::LBracket},  {"]", Tok::RBracket}, {"{", Tok::LBrace}, {"}", Tok::RBrace},
+    {",", Tok::Comma},     {":", Tok::Colon},    {".", Tok::Dot},    {"+", Tok::Plus},
+    {"-", Tok::Minus},     {"*", Tok::Star},     {"/", Tok::Slash},  {"%", Tok::Percent},
+    {"^", Tok::Caret},     {"<", Tok::Lt},       {">", Tok::Gt},     {"!", Tok::Bang},
+    {"=", Tok::Eq},
 };
 
 class Lexer {

@@ -50,6 +50,8 @@ enum class Tok {
   Arrow,     // ->
   Pipe,      // |>
   Compose,   // >>
+  AndAnd,    // &&
+  OrOr,      // ||
   Plus,
   Minus,
   Star,

@@ -270,13 +270,39 @@ class Parser {
   }
 
   Expr compose() {
-    Expr e = compare();
+    Expr e = logic_or();
     while (at(Tok::Compose)) {
       take();
-      Expr g = compare();
+      Expr g = logic_or();
       Span sp = from(begin_of(e));
       std::string x = fresh_name("x");
       e = Lam(x, App(g, App(e, ident(x, sp), sp), sp), nullptr, sp);
+    }
+    return e;
+  }
+
+  // `a || b` is select(a)(true)(b) and `a && b` is select(a)(b)(false): the right
+  // operand is evaluated only when it decides (select evaluates only the branch it
+  // takes, in the interpreter and in C). && binds tighter than ||, both looser than
+  // comparisons.
+  Expr logic_or() {
+    Expr e = logic_and();
+    while (at(Tok::OrOr)) {
+      Token op = take();
+      Expr b = logic_and();
+      Span sp = from(begin_of(e));
+      e = App(App(App(primitive("select", span(op)), e, sp), bool_lit(true, span(op)), sp), b, sp);
+    }
+    return e;
+  }
+
+  Expr logic_and() {
+    Expr e = compare();
+    while (at(Tok::AndAnd)) {
+      Token op = take();
+      Expr b = compare();
+      Span sp = from(begin_of(e));
+      e = App(App(App(primitive("select", span(op)), e, sp), b, sp), bool_lit(false, span(op)), sp);
     }
     return e;
   }
@@ -350,6 +376,9 @@ class Parser {
       // part of the literal, so that `-128i8` is in range.
       if ((at(Tok::Int) || at(Tok::Float)) && !starts_postfix(kind_at(1)))
         return postfix(number(true, op.begin));
+      if (at(Tok::Ident) && (peek().text == "inf" || peek().text == "inff") &&
+          !starts_postfix(kind_at(1)))
+        return postfix(special_float(true, op.begin));
       Nest nest(*this);
       Expr x = unary();
       return App(primitive("neg", span(op)), x, from(op.begin));
@@ -418,6 +447,8 @@ class Parser {
     const Token& t = peek();
     switch (t.kind) {
       case Tok::Ident: {
+        if (t.text == "inf" || t.text == "inff" || t.text == "nan")
+          return special_float(false, t.begin);
         Token n = take();
         return ident(n.text, span(n));
       }
@@ -480,6 +511,21 @@ class Parser {
   }
 
   // ---- literals ----
+
+  // `inf`, `nan` (a floating-point type from context, f64 by default) and `inff` (f32),
+  // negated when a '-' at `begin` preceded it.
+  Expr special_float(bool negative, unsigned begin) {
+    Token t = take();
+    Span sp = span(begin, t.end);
+    double v = t.text == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                               : std::numeric_limits<double>::infinity();
+    if (negative) v = -v;
+    if (t.text == "inff") return f32_lit(v, sp);
+    Expr e = f64_lit(v, sp);
+    auto n = std::make_shared<ExprNode>(*e);
+    n->lit.float_from_context = true;
+    return n;
+  }
 
   // An INT or FLOAT token (negated when a '-' at `begin` preceded it).
   Expr number(bool negative, unsigned begin) {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <unordered_set>
 
 #include "rise/lexer.h"
@@ -180,7 +181,7 @@ std::string float_text(double v, bool f32) {
 
 // ---- the expression printer ----
 
-enum Prec { kExpr, kPipe, kCompose, kCompare, kSum, kProd, kUnary, kPostfix };
+enum Prec { kExpr, kPipe, kCompose, kOr, kAnd, kCompare, kSum, kProd, kUnary, kPostfix };
 
 struct Printed {
   DocP doc;
@@ -408,7 +409,7 @@ class Printer {
   [[gnu::noinline]] Printed lambda_doc(const Expr& e) {
     Expr f, g;
     if (compose_shape(e, f, g))
-      return {cat({print(f, kCompose), text(" >> "), print(g, kCompare)}), kCompose};
+      return {cat({print(f, kCompose), text(" >> "), print(g, kOr)}), kCompose};
     std::vector<DocP> parts{text("fun(")};
     size_t bound = 0;
     Expr cur = e;
@@ -502,10 +503,33 @@ class Printer {
     return pipe_ok(e, v) || deep_arg_chain(e);
   }
 
+  // select(a)(b)(false) is printed a && b, select(a)(true)(b) a || b (what they parse to).
+  static std::optional<Printed> logic_doc(const AppView& v, Printer& p) {
+    const ExprNode& h = *v.sp.head;
+    if (h.kind != ExprKind::Primitive || !h.prim || !h.prim->is(PrimId::Select) ||
+        v.sp.args.size() != 3)
+      return std::nullopt;
+    for (const auto& a : v.sp.args)
+      if (a.dep) return std::nullopt;
+    auto is_bool = [](const Expr& x, bool b) {
+      return x->kind == ExprKind::Literal && x->lit.kind == LitKind::Scalar &&
+             x->lit.scalar == ScalarKind::Bool && (x->lit.i != 0) == b;
+    };
+    const Expr& c = v.sp.args[0].value;
+    const Expr& a = v.sp.args[1].value;
+    const Expr& b = v.sp.args[2].value;
+    if (is_bool(b, false) && !is_bool(a, true))
+      return Printed{cat({p.print(c, kAnd), text(" && "), p.print(a, kCompare)}), kAnd};
+    if (is_bool(a, true) && !is_bool(b, false))
+      return Printed{cat({p.print(c, kOr), text(" || "), p.print(b, kAnd)}), kOr};
+    return std::nullopt;
+  }
+
   [[gnu::noinline]] Printed app_doc(const Expr& e) {
     AppView v = analyze(e);
     std::vector<Expr> vals;
     if (sugar_form(v, vals)) return sugar_doc(e, sugar_name(e), vals);
+    if (auto l = logic_doc(v, *this)) return *l;
     if (piped(e, v)) return pipe_doc(e);
     size_t start = 0;
     Expr callee = v.sp.head;
@@ -711,6 +735,13 @@ std::string print_literal(const Literal& lit) {
       return std::to_string(lit.i);
     case LitKind::Scalar:
       if (lit.scalar == ScalarKind::Bool) return lit.i ? "true" : "false";
+      if (is_float(lit.scalar) && !std::isfinite(lit.f)) {
+        // inf, -inf, nan as written (type from context), else with their type fixed
+        std::string word = std::isnan(lit.f) ? "nan" : lit.f > 0 ? "inf" : "-inf";
+        if (lit.float_from_context) return word;
+        if (lit.scalar == ScalarKind::F32 && !std::isnan(lit.f)) return word + "f";
+        return "(" + word + " : " + scalar_name(lit.scalar) + ")";
+      }
       if (lit.scalar == ScalarKind::F32) return float_text(lit.f, true);
       if (lit.scalar == ScalarKind::F64) return float_text(lit.f, false);
       if (lit.scalar == ScalarKind::U64)
@@ -719,6 +750,8 @@ std::string print_literal(const Literal& lit) {
     case LitKind::Index:
       return "lidx(" + arith::print(lit.nat) + ", " + arith::print(lit.size) + ")";
     case LitKind::NatVal:
+      // a size as a number of a scalar type (checked programs) or as natType
+      if (lit.scalar_value) return "natAsScalar(" + arith::print(lit.nat) + ")";
       return "(" + arith::print(lit.nat) + " : natType)";
   }
   return "?";

@@ -63,7 +63,9 @@ TEST(Golden, MatrixVectorIndicesHaveNoDivisionOrModulo) {
   EXPECT_EQ(body.find('%'), std::string::npos) << body;
   // The paper's Listing 11 index: a row-major access with the row stride m.
   EXPECT_TRUE(std::regex_search(body, std::regex(R"(M\[i\d+ \+ i\d+\*m\])"))) << body;
-  EXPECT_NE(body.find("void mv(float* restrict output, int n, int m, const float* restrict M, "
+  // Generic code: sizes and indices are 64-bit (a symbolic size may reach 2^31).
+  EXPECT_NE(body.find("void mv(float* restrict output, int64_t n, int64_t m, const float* "
+                      "restrict M, "
                       "const float* restrict x)"),
             std::string::npos)
       << body;
@@ -308,6 +310,7 @@ TEST(Golden, OutlinedParallelBodyGetsTheSizesOfADestinationView) {
       "  x |> mapPar(mapSeq(mapSeq(fun(a => a * 2.0f)))) |> map(map(split(k)))))",
       "lowerToC", {}, "openmp");
   const std::string& src = c.unit.source;
-  EXPECT_TRUE(std::regex_search(src, std::regex(R"(static void f__par1\([^)]*int k[,)])"))) << src;
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(static void f__par1\([^)]*int64_t k[,)])")))
+      << src;
   EXPECT_EQ(src.find("tmp"), std::string::npos) << src;  // written in place
 }

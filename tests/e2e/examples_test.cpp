@@ -7,10 +7,17 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 
+#include <unistd.h>
+
+#include "driver/commands.h"
 #include "e2e_util.h"
 #include "runtime/jit.h"
+#include "runtime/process.h"
+#include "support/diagnostics.h"
 
 namespace risec::e2e {
 namespace {
@@ -81,6 +88,53 @@ TEST_P(Examples, MatchesTheInterpreterUnderSanitizers) {
   auto it = kSizes.find(c.example);
   ASSERT_NE(it, kSizes.end());
   EXPECT_TRUE(compile_and_check(c.file, c.strategy, it->second, c.target, /*sanitize=*/true));
+}
+
+// The generated C compiles without any warning under -Wall -Wextra -Werror (spec
+// cli.md), on both targets, generic (no --size) and specialised, with and without
+// the size checks (-DRISEC_NO_CHECKS: a size only they use must not become unused).
+TEST_P(Examples, CompilesWithoutWarnings) {
+  const Case& c = GetParam();
+  auto it = kSizes.find(c.example);
+  ASSERT_NE(it, kSizes.end());
+  rise::Program p = driver::load_program(source_path(c.file));
+  std::optional<elevate::Strategy> s;
+  if (!c.strategy.empty()) s = driver::load_strategy(source_path(c.strategy));
+  rise::SizeMap known = driver::parse_sizes({it->second});
+  std::vector<std::string> targets{"openmp"};
+  if (c.target == "c") targets.push_back("c");
+  for (const std::string& target : targets) {
+    for (bool generic : {true, false}) {
+      SCOPED_TRACE(target + (generic ? " generic" : " " + it->second));
+      driver::CompileRequest req;
+      req.program = &p;
+      req.sizes = generic ? nullptr : &known;
+      req.strategy = s ? &*s : nullptr;
+      req.target = target;
+      driver::Compiled out;
+      try {
+        out = driver::compile(req);
+      } catch (const Error& e) {
+        // some strategies need known sizes (a refusal is located, not a warning)
+        EXPECT_TRUE(generic) << e.message();
+        EXPECT_EQ(e.kind(), ErrorKind::User) << e.message();
+        continue;
+      }
+      // unique per process: ctest runs the cases in parallel
+      std::string path = ::testing::TempDir() + "/risec_warnings_" + std::to_string(::getpid()) +
+                         "_" + c.example + ".c";
+      std::ofstream(path) << out.unit.source;
+      for (bool checks : {true, false}) {
+        std::vector<std::string> argv{"cc",      "-std=gnu99", "-fsyntax-only", "-Wall",
+                                      "-Wextra", "-Werror",    "-Wno-psabi",    "-march=native"};
+        if (target == "openmp") argv.push_back("-fopenmp");
+        if (!checks) argv.push_back("-DRISEC_NO_CHECKS");
+        argv.push_back(path);
+        runtime::ProcessResult r = runtime::run_process(argv);
+        EXPECT_TRUE(r.ok()) << (checks ? "" : "-DRISEC_NO_CHECKS ") << r.err;
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::ValuesIn(all_cases()), case_name);

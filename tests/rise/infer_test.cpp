@@ -200,9 +200,13 @@ TEST(InferErrors, MisusedDependentArgument) {
   EXPECT_NE(err.find("'split' expects a size here, but 'k' is a run-time value"), std::string::npos)
       << err;
   EXPECT_EQ(err.substr(0, 5), "1:50:") << err;
-  // A size used as a value.
-  err = error_of("def f = depFun(n: Nat => fun(x: n.f32 => n))");
-  EXPECT_NE(err.find("'n' is a type-level name"), std::string::npos) << err;
+  // A size used as a value is a number (spec "Sizes as values"), never a bool.
+  EXPECT_EQ(error_of("def f = depFun(n: Nat => fun(x: n.f32 => n))"), "no error");
+  err = error_of("def f = depFun(n: Nat => fun(x: n.f32 => select(n)(x)(x)))");
+  EXPECT_NE(err.find("a size used as a value is a number"), std::string::npos) << err;
+  // A type name is still not a value.
+  err = error_of("def f = depFun(t: Data => fun(x: t => t))");
+  EXPECT_NE(err.find("'t' is a type-level name"), std::string::npos) << err;
   // A function where a size is expected.
   err = error_of("def f = fun(x: 8.f32 => x |> split(fun(a => a)))");
   EXPECT_NE(err.find("expects a size"), std::string::npos) << err;

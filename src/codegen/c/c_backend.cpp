@@ -123,10 +123,14 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
       Nat dyn = Nat::var("(" + ix.text + ")", Nat(0), e->args[1]->dt->size);
       return read(e->args[1], rise::path_prepend(at(dyn), rise::path_rest(p, 1)));
     }
+    case Expression::Select:
+      // select on pairs (or arrays): the component at `p` of the chosen branch
+      if (e->dt->kind != TypeKind::Scalar && e->dt->kind != TypeKind::Vector)
+        return c_cond(read(e->args[0], {}), read(e->args[1], p), read(e->args[2], p));
+      return scalar_op(e, p);
     case Expression::Unary:
     case Expression::Binary:
     case Expression::Call:
-    case Expression::Select:
     case Expression::Cast:
       return scalar_op(e, p);
     case Expression::MkArray:

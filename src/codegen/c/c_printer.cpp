@@ -154,7 +154,7 @@ void CPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   if (c.loop == dpia::LoopKind::Seq && split_loop(c, out)) return;
   std::vector<CStmtP> body;
   gen(c.body[0], body);
-  out.push_back(c_for(cname(c.var), nat_expr(c.n), std::move(body)));
+  out.push_back(c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_));
 }
 
 CStmtP CPrinter::declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
@@ -188,7 +188,7 @@ bool CPrinter::split_loop(const Command& c, std::vector<CStmtP>& out) {
     }
     std::vector<CStmtP> body;
     gen(p.body, body);
-    out.push_back(c_for(cname(p.var), nat_expr(p.len), std::move(body)));
+    out.push_back(c_for(cname(p.var), nat_expr(p.len), std::move(body), idx_type_));
   }
   return true;
 }
@@ -200,14 +200,31 @@ std::string CPrinter::cname(const std::string& var) {
 
 namespace {
 
-const char* kHelpers =
-    "static inline int risec_min(int a, int b) { return a < b ? a : b; }\n"
-    "static inline int risec_max(int a, int b) { return a > b ? a : b; }\n"
-    "static inline int risec_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < "
-    "0) != (b < 0))) ? q - 1 : q; }\n"
-    "static inline int risec_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != "
-    "(b < 0))) ? r + b : r; }\n"
-    "static inline int risec_pow(int b, int e) { int r = 1; while (e-- > 0) r *= b; return r; }\n";
+// Index helpers over the unit's index type `t` (int or int64_t).
+std::string index_helpers(const std::string& t) {
+  std::string out =
+      "static inline int risec_min(int a, int b) { return a < b ? a : b; }\n"
+      "static inline int risec_max(int a, int b) { return a > b ? a : b; }\n"
+      "static inline int risec_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a "
+      "< 0) != (b < 0))) ? q - 1 : q; }\n"
+      "static inline int risec_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) "
+      "!= (b < 0))) ? r + b : r; }\n"
+      "static inline int risec_pow(int b, int e) { int r = 1; while (e-- > 0) r *= b; return r; "
+      "}\n";
+  if (t == "int") return out;
+  std::string wide;
+  for (size_t i = 0; i < out.size(); ++i) {
+    bool word =
+        out.compare(i, 4, "int ") == 0 && (i == 0 || out[i - 1] == ' ' || out[i - 1] == '(');
+    if (word) {
+      wide += t + " ";
+      i += 3;
+    } else {
+      wide += out[i];
+    }
+  }
+  return wide;
+}
 
 // What a violated size precondition does, unless the user defines it (e.g. to log
 // and return an error through their own channel).
@@ -283,13 +300,14 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   if (taken.count(c_identifier(output))) g.cnames_[output] = "risec_output";
 
   g.function_name_ = u.name;
+  g.idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
   std::vector<CStmtP> body;
   g.gen(program, body);
 
   std::string sig = "void " + u.name + "(" + g.c_type(out_dt) + "* restrict " + g.cname(output);
   u.params.push_back({output, out_dt, false});
   for (const auto& s : sizes) {
-    sig += ", int " + c_identifier(s);
+    sig += ", " + g.idx_type_ + " " + c_identifier(s);
     u.params.push_back({s, nullptr, true});
   }
   for (const auto& in : inputs) {
@@ -306,7 +324,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   // Vectors wider than the hardware's are passed in memory; GCC notes the ABI.
   src << "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored "
          "\"-Wpsabi\"\n#endif\n\n";
-  src << kHelpers;
+  src << index_helpers(g.idx_type_);
   // Lane loops of vector math run under `omp simd` when OpenMP (or -fopenmp-simd with
   // -DRISEC_OMP_SIMD, as risec run compiles) is on, calling glibc's vector variants.
   src << "#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n#define RISEC_SIMD_LOOP _Pragma(\"omp "
@@ -321,7 +339,13 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   if (!g.arith_text_.empty()) src << g.arith_text_ << "\n";
   if (!g.foreign_text_.empty()) src << g.foreign_text_ << "\n";
   src << before_function();
-  src << sig << " {\n" << function_prologue(u.name, sizes) << print(c_block(body), 1) << "}\n\n";
+  std::string body_text = print(c_block(body), 1);
+  // A size only the checks mention is unused when they are compiled out.
+  std::string unused;
+  for (const auto& s : sizes)
+    if (!mentions_identifier(body_text, c_identifier(s)))
+      unused += "  (void)" + c_identifier(s) + ";\n";
+  src << sig << " {\n" << function_prologue(u.name, sizes) << unused << body_text << "}\n\n";
   // A uniform entry point for the runtime: buffers[0] is the output, then inputs. It
   // calls the function through a local alias, so that a library loaded before this
   // unit that exports the same name can never take the call (c_names.h).

@@ -137,6 +137,16 @@ class CPrinter {
   std::string function_name_;
   bool uses_alloc_ = false;
   bool uses_openmp_ = false;
+  // The C type of loop variables, size parameters and the index helpers: int where
+  // every size, index and array length is known and below 2^31, else int64_t
+  // (index_width.cpp).
+  std::string idx_type_ = "int";
 };
+
+// Whether the program's loops and indices need 64 bits: a symbolic size (it may be
+// 2^31 or more), or a known trip count, index bound or array length of 2^31 or more.
+bool needs_wide_indices(const dpia::CommandP& program, const rise::Type& out_dt,
+                        const std::vector<dpia::Input>& inputs,
+                        const std::vector<std::string>& sizes);
 
 }  // namespace risec::codegen

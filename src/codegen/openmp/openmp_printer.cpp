@@ -18,7 +18,7 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
     if (CStmtP call = outline_parallel_body(c, v)) {
       out.push_back(c_pragma(parallel_for("")));
       uses_openmp_ = true;
-      out.push_back(c_for(v, nat_expr(c.n), {call}));
+      out.push_back(c_for(v, nat_expr(c.n), {call}, idx_type_));
       return;
     }
   }
@@ -28,7 +28,7 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   std::vector<CStmtP> body;
   gen(c.body[0], body);
   in_parallel_ = false;
-  out.push_back(c_for(v, nat_expr(c.n), std::move(body)));
+  out.push_back(c_for(v, nat_expr(c.n), std::move(body), idx_type_));
 }
 
 std::string OpenMPPrinter::before_function() {
@@ -59,7 +59,7 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
   dpia::Captures u = dpia::captures(loop);
   const std::set<std::string>& bound = u.bound;
   std::vector<std::string> params, args;
-  params.push_back("int " + v);
+  params.push_back(idx_type_ + " " + v);
   args.push_back(v);
   for (const std::string& n : u.nats) {
     if (bound.count(n)) continue;
@@ -67,7 +67,7 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
     // data-dependent index) is not passed.
     std::string cn = c_identifier(n);
     if (cn != n && cn != "risec_u_" + n) return nullptr;
-    params.push_back("int " + cn);
+    params.push_back(idx_type_ + " " + cn);
     args.push_back(cn);
   }
   std::set<std::string> mem;
@@ -98,7 +98,14 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
   std::string sig = "static void " + fn + "(";
   for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
   sig += ")";
-  outlined_text_ += sig + " {\n" + print(c_block(body), 1) + "}\n\n";
+  std::string text = print(c_block(body), 1);
+  // A size the body does not mention (it only shaped a type) is still passed, and
+  // marked used: generated code compiles without warnings under -Wall -Wextra.
+  std::string unused;
+  for (size_t i = 1; i < args.size() && i < params.size(); ++i)
+    if (params[i].rfind(idx_type_ + " ", 0) == 0 && !mentions_identifier(text, args[i]))
+      unused += "  (void)" + args[i] + ";\n";
+  outlined_text_ += sig + " {\n" + unused + text + "}\n\n";
   std::string call = fn + "(";
   for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
   return c_expr_stmt(call + ")");

@@ -1,0 +1,61 @@
+// Which C integer type a unit's loops, sizes and index arithmetic use. `int` is kept
+// where everything is known to stay below 2^31 (the common case, and the code people
+// read); a symbolic size, or a known trip count, index or array length of 2^31 or
+// more, makes the unit use int64_t, so that `i * m + j` cannot overflow.
+#include "codegen/c/c_printer.h"
+#include "dpia/traverse.h"
+
+namespace risec::codegen {
+
+namespace {
+
+constexpr int64_t kIntLimit = int64_t{1} << 31;
+
+// True when |n| may reach 2^31: a constant that large, or one of its constant bounds.
+bool nat_is_wide(const arith::Nat& n) {
+  if (auto v = n.as_const()) return *v >= kIntLimit || *v <= -kIntLimit;
+  if (auto hi = arith::upper_bound(n))
+    if (auto v = hi->as_const(); v && *v >= kIntLimit) return true;
+  if (auto lo = arith::lower_bound(n))
+    if (auto v = lo->as_const(); v && *v <= -kIntLimit) return true;
+  return false;
+}
+
+// True when an array type's total number of elements (or any of its sizes) may
+// reach 2^31: flat indices go up to the element count.
+bool type_is_wide(const rise::Type& t, const arith::Nat& outer = 1) {
+  if (!t) return false;
+  rise::Type x = t;
+  arith::Nat total = outer;
+  while (x && (x->kind == TypeKind::Array || x->kind == TypeKind::Vector)) {
+    if (nat_is_wide(x->size)) return true;
+    total = total * x->size;
+    x = x->a;
+  }
+  if (x && x->kind == TypeKind::Pair) return type_is_wide(x->a, total) || type_is_wide(x->b, total);
+  if (x && x->kind == TypeKind::Index && nat_is_wide(x->size)) return true;
+  return nat_is_wide(total);
+}
+
+class WideFinder : public dpia::Visitor {
+ public:
+  bool wide = false;
+  void visit_nat(const arith::Nat& n) override { wide = wide || nat_is_wide(n); }
+  void visit_type(const Type& t) override { wide = wide || type_is_wide(t); }
+};
+
+}  // namespace
+
+bool needs_wide_indices(const dpia::CommandP& program, const rise::Type& out_dt,
+                        const std::vector<dpia::Input>& inputs,
+                        const std::vector<std::string>& sizes) {
+  if (!sizes.empty()) return true;
+  if (type_is_wide(out_dt)) return true;
+  for (const dpia::Input& in : inputs)
+    if (type_is_wide(in.dt)) return true;
+  WideFinder f;
+  f.visit(program);
+  return f.wide;
+}
+
+}  // namespace risec::codegen

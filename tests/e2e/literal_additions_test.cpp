@@ -1,0 +1,181 @@
+// The language additions of spec/rise-syntax.md "Literals and sizes as values":
+// inf/-inf/inff/-inff/nan literals, sizes as values (natAsScalar(n) and a size name
+// where a number is expected) and && / || with short-circuit meaning. Each is
+// checked in the checker, the printer (print, parse, print again gives the same
+// text), the interpreter and the generated C (run --check on both targets), over
+// many generated variants.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <unistd.h>
+#include <vector>
+
+#include "e2e_util.h"
+#include "rise/check.h"
+#include "rise/parser.h"
+#include "rise/printer.h"
+#include "support/diagnostics.h"
+
+namespace risec::e2e {
+namespace {
+
+std::string write_program(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/risec_additions_" + std::to_string(::getpid()) + "_" +
+                     name + ".rise";
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return "";
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+rise::Program parse(const std::string& text) {
+  return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"a.rise", text}));
+}
+
+// print(parse(text)) is a fixed point, and so is the printed checked entry.
+void expect_round_trip(const std::string& text) {
+  std::string once = rise::print_program(parse(text));
+  EXPECT_EQ(rise::print_program(parse(once)), once) << text;
+  rise::Program p = parse(text);
+  rise::Checked c = rise::check_program(p, "");
+  std::string checked = "def main = " + rise::print_expr(c.expr) + "\n";
+  rise::Checked again = rise::check_program(parse(checked), "");
+  EXPECT_EQ(rise::print(again.type), rise::print(c.type)) << checked;
+  EXPECT_EQ("def main = " + rise::print_expr(again.expr) + "\n", checked);
+}
+
+// The program compiles and agrees with the interpreter on both targets.
+void expect_runs(const std::string& name, const std::string& text, const std::string& sizes,
+                 const std::string& strategy = "") {
+  std::string path = write_program(name, text);
+  ASSERT_FALSE(path.empty());
+  for (const char* target : {"c", "openmp"})
+    EXPECT_TRUE(compile_and_check(path, strategy, sizes, target)) << text;
+}
+
+const char* kReducePar = "(reducePar @ outermost(isFullyApplied(isReduce))) ; lowerToC";
+
+TEST(LiteralAdditions, InfinityLiteralsMakeMaxAndMinReductions) {
+  int k = 0;
+  for (const char* t : {"f32", "f64"}) {
+    for (const char* op : {"fmax", "fmin"}) {
+      bool max = std::string(op) == "fmax";
+      std::vector<std::string> inits = {max ? "-inf" : "inf"};
+      if (std::string(t) == "f32") inits.push_back(max ? "-inff" : "inff");
+      for (const std::string& init : inits) {
+        std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) +
+                           " => x |> reduce(" + op + ")(" + init + ")))";
+        expect_round_trip(text);
+        EXPECT_EQ(rise::print(rise::check_program(parse(text), "").type),
+                  "(n: Nat) -> n." + std::string(t) + " -> " + t);
+        expect_runs("inf" + std::to_string(k++), text, "n=37");
+        // the neutral element lets reducePar apply (OpenMP reduction clause)
+        std::string path = write_program("infpar" + std::to_string(k++), text);
+        EXPECT_TRUE(compile_and_check(path, kReducePar, "n=64", "openmp")) << text;
+      }
+    }
+  }
+}
+
+TEST(LiteralAdditions, InfAndNanTakeTheirTypeFromContext) {
+  // f64 unless the context says f32; nan compares unequal to itself
+  EXPECT_EQ(rise::print(rise::check_program(parse("def f = inf"), "").type), "f64");
+  EXPECT_EQ(rise::print(rise::check_program(parse("def f = nan"), "").type), "f64");
+  EXPECT_EQ(rise::print(rise::check_program(parse("def f = inff"), "").type), "f32");
+  EXPECT_EQ(rise::print(rise::check_program(parse("def f = fun(x: f32 => x + inf)"), "").type),
+            "f32 -> f32");
+  for (const char* bad : {"def f = fun(x: i32 => x + inf)", "def f = fun(x: f64 => x + inff)",
+                          "def f = fun(x: bool => select(x)(nan)(true))"}) {
+    try {
+      rise::check_program(parse(bad), "");
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::User);
+      EXPECT_EQ(e.span().start().line, 1) << e.message();
+    }
+  }
+  int k = 0;
+  for (const char* t : {"f32", "f64"}) {
+    for (const char* lit : {"inf", "-inf", "nan"}) {
+      std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) +
+                         " => x |> map(fun(v => select(v > 0.5" +
+                         (std::string(t) == "f32" ? "f" : "") + ")(" + lit + ")(v)))))";
+      expect_round_trip(text);
+      expect_runs("ctx" + std::to_string(k++), text, "n=16");
+    }
+  }
+}
+
+TEST(LiteralAdditions, SizesAsValues) {
+  int k = 0;
+  for (const char* t : {"f32", "f64", "i32", "i64", "u32"}) {
+    bool flt = t[0] == 'f';
+    std::string zero = std::string(t) == "f32" ? "0.0f"
+                       : flt                   ? "0.0"
+                             : std::string("0") + (std::string(t) == "i32" ? "" : t);
+    for (const char* form : {"n", "natAsScalar(n)"}) {
+      // a mean (float) or a scaled sum (integer), and the size in an element-wise map
+      std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) +
+                         " => (x |> reduce(add)(" + zero + ")) " + (flt ? "/ " : "+ ") + form +
+                         "))";
+      expect_round_trip(text);
+      ++k;
+      expect_runs("size" + std::to_string(k), text, "n=" + std::to_string(3 + k));
+      std::string text2 = "def main = depFun((n: Nat, m: Nat) => fun(x: n.m." + std::string(t) +
+                          " => x |> map(map(fun(v => v * " + form + " + m)))))";
+      expect_round_trip(text2);
+      ++k;
+      expect_runs("size" + std::to_string(k), text2, "n=3,m=" + std::to_string(k));
+    }
+  }
+}
+
+TEST(LiteralAdditions, AndOrShortCircuit) {
+  // precedence: && binds tighter than ||, both looser than comparisons
+  for (const char* e : {"a && b || c", "a || b && c", "(a || b) && c", "a && (b || c)",
+                        "!a || b && !c", "a && b && c", "a || b || c"}) {
+    std::string text =
+        std::string("def f = fun(a: bool => fun(b: bool => fun(c: bool => ") + e + ")))";
+    expect_round_trip(text);
+    // the truth table agrees with C's meaning
+    for (int bits = 0; bits < 8; ++bits) {
+      bool a = bits & 1, b = bits & 2, c = bits & 4;
+      bool want = std::string(e) == "a && b || c"     ? (a && b) || c
+                  : std::string(e) == "a || b && c"   ? a || (b && c)
+                  : std::string(e) == "(a || b) && c" ? (a || b) && c
+                  : std::string(e) == "a && (b || c)" ? a && (b || c)
+                  : std::string(e) == "!a || b && !c" ? !a || (b && !c)
+                  : std::string(e) == "a && b && c"   ? a && b && c
+                                                      : a || b || c;
+      auto lit = [](bool v) { return v ? std::string("true") : std::string("false"); };
+      std::string applied = std::string("def g = fun(a: bool => fun(b: bool => fun(c: bool => ") +
+                            e + ")))\ndef main = g(" + lit(a) + ")(" + lit(b) + ")(" + lit(c) + ")";
+      std::string path = write_program("tt", applied);
+      CheckReport r = run_and_compare(path, "", "");
+      EXPECT_EQ(r.expected.to_string(), lit(want)) << applied;
+    }
+  }
+  // the right operand runs only when it decides: integer division by zero is guarded
+  int k = 0;
+  for (const char* t : {"i32", "i64", "u8", "i16"}) {
+    std::string z = std::string("0") + (std::string(t) == "i32" ? "" : t);
+    std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) +
+                       " => x |> map(fun(v => v != " + z + " && 100" +
+                       (std::string(t) == "i32" ? "" : t) + " / v > " + z + " || v == " + z +
+                       "))))";
+    expect_round_trip(text);
+    for (uint64_t seed : {1, 2, 3}) {
+      std::string path = write_program("sc" + std::to_string(k++), text);
+      CheckOptions o;
+      o.seed = seed;
+      EXPECT_TRUE(run_and_compare(path, "", "n=300", o).comparison.mismatches == 0) << text;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace risec::e2e
