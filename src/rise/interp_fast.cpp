@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <source_location>
 #include <thread>
 
 #include "rise/interp.h"
@@ -22,10 +21,10 @@ namespace {
 // Thrown while translating when the fast path does not cover a construct.
 struct Unsupported {};
 
-[[noreturn]] void unsupported(std::source_location where = std::source_location::current()) {
+// (__builtin_LINE, not std::source_location, which clang 14 lacks with libstdc++ 12.)
+[[noreturn]] void unsupported(unsigned line = __builtin_LINE()) {
   if (std::getenv("RISEC_FAST_TRACE"))
-    std::fprintf(stderr, "fast interpreter: not covered (interp_fast.cpp:%u)\n",
-                 static_cast<unsigned>(where.line()));
+    std::fprintf(stderr, "fast interpreter: not covered (interp_fast.cpp:%u)\n", line);
   throw Unsupported{};
 }
 
