@@ -35,15 +35,6 @@ rise::Checked load(const std::string& name, const rise::SizeMap* sizes) {
   return rise::check_program(p, "", sizes);
 }
 
-rise::Value run_random(const rise::Expr& e, uint64_t seed) {
-  rise::EntrySignature sig = rise::entry_signature(e->type);
-  std::vector<rise::Value> inputs;
-  for (size_t i = 0; i < sig.params.size(); ++i)
-    inputs.push_back(rise::random_input(sig.params[i], runtime::derive_seed(seed, i)));
-  rise::Interpreter interp;
-  return interp.run(e, inputs);
-}
-
 void apply(const elevate::Strategy& s, const rise::Checked& c, bool compare,
            const std::string& text) {
   int steps = 0;
@@ -72,7 +63,8 @@ void apply(const elevate::Strategy& s, const rise::Checked& c, bool compare,
     fuzz::bug("the rewrite changed the type to " + rise::print(again.type), text);
   if (!compare) return;
   std::string where;
-  if (!rise::values_close(run_random(c.expr, 1), run_random(r.expr(), 1), 1e-3, 1e-3, &where))
+  if (!rise::values_close(rise::run_on_random_inputs(c.expr, 1),
+                          rise::run_on_random_inputs(r.expr(), 1), 1e-3, 1e-3, &where))
     fuzz::bug("the rewrite changed the results: " + where + "\n" + rise::print_expr(r.expr()),
               text);
 }

@@ -70,15 +70,6 @@ std::vector<NamedStrategy> strategies() {
   return out;
 }
 
-rise::Value run_random(const rise::Expr& e, uint64_t seed) {
-  rise::EntrySignature sig = rise::entry_signature(e->type);
-  std::vector<rise::Value> inputs;
-  for (size_t i = 0; i < sig.params.size(); ++i)
-    inputs.push_back(rise::random_input(sig.params[i], runtime::derive_seed(seed, i)));
-  rise::Interpreter interp;
-  return interp.run(e, inputs);
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -132,8 +123,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (verbose) std::fprintf(stderr, "--> compiled\n");
     if (n == 0) return;
     std::string where;
-    if (!rise::values_close(run_random(c.high.expr, 7), run_random(c.low.expr, 7), 1e-3, 1e-3,
-                            &where))
+    if (!rise::values_close(rise::run_on_random_inputs(c.high.expr, 7),
+                            rise::run_on_random_inputs(c.low.expr, 7), 1e-3, 1e-3, &where))
       fuzz::bug("the strategy changed the results: " + where + "\nafter:\n" +
                     rise::print_expr(c.low.expr),
                 report);

@@ -1252,6 +1252,15 @@ std::vector<Type> leaf_types(const Type& t) {
   return out;
 }
 
+Value run_on_random_inputs(const Expr& entry, uint64_t seed) {
+  EntrySignature sig = entry_signature(entry->type);
+  std::vector<Value> inputs;
+  for (size_t i = 0; i < sig.params.size(); ++i)
+    inputs.push_back(random_input(sig.params[i], runtime::derive_seed(seed, i)));
+  Interpreter interp;
+  return interp.run(entry, inputs);
+}
+
 Value random_input(const Type& t, uint64_t seed) {
   if (contains_pair(t)) {
     Value a = random_input(project_type(t, 0), runtime::derive_seed(seed, 1));

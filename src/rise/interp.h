@@ -107,6 +107,10 @@ std::vector<Type> leaf_types(const Type& t);
 // uniform in [0, n); pair components and the unzipped components of arrays of pairs
 // use runtime::derive_seed(seed, 1) and (seed, 2).
 Value random_input(const Type& t, uint64_t seed);
+// A closed typed entry evaluated on inputs drawn as `run` draws them from `seed`
+// (input i from runtime::derive_seed(seed, i)); the rewrite tests and the fuzzers
+// compare programs with it.
+Value run_on_random_inputs(const Expr& entry, uint64_t seed);
 
 // Compare two data values as --check does: integers, bools, indices exactly; floats
 // with |a - b| <= atol + rtol * max(|a|, |b|) (NaNs equal to NaNs, infinities to

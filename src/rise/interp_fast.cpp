@@ -59,22 +59,14 @@ struct Arr {
   }
 };
 
-inline size_t esize(ScalarKind k) {
-  switch (k) {
-    case ScalarKind::Bool:
-    case ScalarKind::I8:
-    case ScalarKind::U8:
-      return 1;
-    case ScalarKind::I16:
-    case ScalarKind::U16:
-      return 2;
-    case ScalarKind::I32:
-    case ScalarKind::U32:
-    case ScalarKind::F32:
-      return 4;
-    default:
-      return 8;
-  }
+// An integer of type T at p, widened to the slot.
+template <typename T>
+inline Sc load_int(const std::byte* p) {
+  T x;
+  std::memcpy(&x, p, sizeof x);
+  Sc r{};
+  r.i = static_cast<int64_t>(x);
+  return r;
 }
 
 inline Sc load(ScalarKind k, const std::byte* p) {
@@ -86,48 +78,21 @@ inline Sc load(ScalarKind k, const std::byte* p) {
     case ScalarKind::F64:
       std::memcpy(&r.d, p, 8);
       return r;
-    case ScalarKind::Bool: {
-      uint8_t b;
-      std::memcpy(&b, p, 1);
-      r.i = b != 0;
+    case ScalarKind::Bool:
+      r.i = load_int<uint8_t>(p).i != 0;
       return r;
-    }
-    case ScalarKind::I8: {
-      int8_t x;
-      std::memcpy(&x, p, 1);
-      r.i = x;
-      return r;
-    }
-    case ScalarKind::U8: {
-      uint8_t x;
-      std::memcpy(&x, p, 1);
-      r.i = x;
-      return r;
-    }
-    case ScalarKind::I16: {
-      int16_t x;
-      std::memcpy(&x, p, 2);
-      r.i = x;
-      return r;
-    }
-    case ScalarKind::U16: {
-      uint16_t x;
-      std::memcpy(&x, p, 2);
-      r.i = x;
-      return r;
-    }
-    case ScalarKind::I32: {
-      int32_t x;
-      std::memcpy(&x, p, 4);
-      r.i = x;
-      return r;
-    }
-    case ScalarKind::U32: {
-      uint32_t x;
-      std::memcpy(&x, p, 4);
-      r.i = x;
-      return r;
-    }
+    case ScalarKind::I8:
+      return load_int<int8_t>(p);
+    case ScalarKind::U8:
+      return load_int<uint8_t>(p);
+    case ScalarKind::I16:
+      return load_int<int16_t>(p);
+    case ScalarKind::U16:
+      return load_int<uint16_t>(p);
+    case ScalarKind::I32:
+      return load_int<int32_t>(p);
+    case ScalarKind::U32:
+      return load_int<uint32_t>(p);
     case ScalarKind::I64:
     case ScalarKind::U64:
       std::memcpy(&r.i, p, 8);
@@ -145,13 +110,13 @@ inline void store(ScalarKind k, std::byte* p, Sc v) {
       std::memcpy(p, &v.d, 8);
       return;
     default:
-      std::memcpy(p, &v.i, esize(k));  // little-endian: the low bytes
+      std::memcpy(p, &v.i, scalar_size(k));  // little-endian: the low bytes
       return;
   }
 }
 
 inline const std::byte* at_ptr(const Arr& a, int64_t e) {
-  return a.st->data() + e * static_cast<int64_t>(esize(a.sk));
+  return a.st->data() + e * static_cast<int64_t>(scalar_size(a.sk));
 }
 
 // Scalars as the boxed evaluator's Values and back.
@@ -439,7 +404,7 @@ struct Cursors {
         ++nv;
         continue;
       }
-      const auto es = static_cast<int64_t>(esize(x.sk));
+      const auto es = static_cast<int64_t>(scalar_size(x.sk));
       c[n] = One{x.st->data() + x.off * es, x.stride[0] * es, x.sk, dst + n};
       ++n;
     }
@@ -518,7 +483,7 @@ Arr alloc(ScalarKind sk, int rank, const int64_t* shape) {
     r.stride[d] = n;
     n *= shape[d];
   }
-  r.st = std::make_shared<Storage>(static_cast<size_t>(n) * esize(sk));
+  r.st = std::make_shared<Storage>(static_cast<size_t>(n) * scalar_size(sk));
   return r;
 }
 
@@ -529,7 +494,7 @@ Arr alloc_reusing(const Arr& old, ScalarKind sk, int rank, const int64_t* shape)
   int64_t n = 1;
   for (int d = 0; d < rank; ++d) n *= shape[d];
   if (!old.st || old.st.use_count() != 1 ||
-      old.st->buf.size() != static_cast<size_t>(n) * esize(sk))
+      old.st->buf.size() != static_cast<size_t>(n) * scalar_size(sk))
     return alloc(sk, rank, shape);
   Arr r;
   r.st = old.st;
@@ -546,7 +511,7 @@ Arr alloc_reusing(const Arr& old, ScalarKind sk, int rank, const int64_t* shape)
 
 // Copy a view in C order to dst (advanced past it).
 void copy_out(const Arr& x, int d, int64_t e, std::byte*& dst) {
-  const size_t es = esize(x.sk);
+  const size_t es = scalar_size(x.sk);
   if (d == x.rank - 1) {
     const int64_t n = x.shape[d], st = x.stride[d];
     const std::byte* base = x.st->data();
@@ -646,7 +611,7 @@ inline void put_element(Arr* out, const std::vector<Leaf>& elem, int64_t i, cons
   int si = 0, ai = 0, k = 0;
   for (const Leaf& l : elem) {
     Arr& o = out[k++];
-    const size_t es = esize(o.sk);
+    const size_t es = scalar_size(o.sk);
     if (!l.arr) {
       store(o.sk, o.st->data() + (o.off + i * o.stride[0]) * static_cast<int64_t>(es), s[si++]);
     } else {
@@ -739,7 +704,7 @@ struct Map final : Node {
     if (fast && out_elem.size() == 1 && !out_elem[0].arr) {
       // one scalar per element: stored straight into the result
       const ScalarKind sk = a[0].sk;
-      const auto es = static_cast<int64_t>(esize(sk));
+      const auto es = static_cast<int64_t>(scalar_size(sk));
       std::byte* out = a[0].st->data();
       for (int64_t i = 0; i < n; ++i) {
         cur.load_at(i);
@@ -901,7 +866,7 @@ struct Cached final : Node {
       for (int i = 0; i < na; ++i) {
         Arr& v = c.a[a0 + i];
         const int64_t n = v.count();
-        if (n > 0 && static_cast<size_t>(n) * esize(v.sk) <= v.st->buf.size() && !dense(v))
+        if (n > 0 && static_cast<size_t>(n) * scalar_size(v.sk) <= v.st->buf.size() && !dense(v))
           v = contiguous(v);
       }
       c.s[flag].i = 1;

@@ -40,24 +40,6 @@ int64_t wrap_int(ScalarKind k, uint64_t bits) {
   }
 }
 
-size_t scalar_size(ScalarKind k) {
-  switch (k) {
-    case ScalarKind::Bool:
-    case ScalarKind::I8:
-    case ScalarKind::U8:
-      return 1;
-    case ScalarKind::I16:
-    case ScalarKind::U16:
-      return 2;
-    case ScalarKind::I32:
-    case ScalarKind::U32:
-    case ScalarKind::F32:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 Value Value::integer(ScalarKind k, int64_t x) {
   if (k == ScalarKind::F32) return f32(static_cast<float>(x));
   if (k == ScalarKind::F64) return f64(static_cast<double>(x));

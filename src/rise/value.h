@@ -193,7 +193,25 @@ struct Storage {
 
 inline constexpr int kMaxDenseRank = 10;
 
-size_t scalar_size(ScalarKind k);  // bytes per element in dense storage (bool: 1)
+// Bytes per element in dense storage (bool: 1). Inline: the evaluators' element
+// accesses use it.
+inline size_t scalar_size(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::Bool:
+    case ScalarKind::I8:
+    case ScalarKind::U8:
+      return 1;
+    case ScalarKind::I16:
+    case ScalarKind::U16:
+      return 2;
+    case ScalarKind::I32:
+    case ScalarKind::U32:
+    case ScalarKind::F32:
+      return 4;
+    default:
+      return 8;
+  }
+}
 
 struct DenseArray final : Obj {
   DenseArray() : Obj(Tag::Dense) {}

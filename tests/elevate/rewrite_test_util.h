@@ -27,23 +27,13 @@ inline rise::Checked typed(const std::string& text, const rise::SizeMap& sizes =
   return rise::check_program(p, "", sizes.empty() ? nullptr : &sizes);
 }
 
-// Evaluate a closed typed entry on inputs drawn from `seed`.
-inline rise::Value run_on_random(const rise::Expr& e, uint64_t seed) {
-  rise::EntrySignature sig = rise::entry_signature(e->type);
-  std::vector<rise::Value> inputs;
-  for (size_t i = 0; i < sig.params.size(); ++i)
-    inputs.push_back(rise::random_input(sig.params[i], runtime::derive_seed(seed, i)));
-  rise::Interpreter interp;
-  return interp.run(e, inputs);
-}
-
 // Whether two typed entries compute the same on a few random inputs.
 inline ::testing::AssertionResult same_semantics(const rise::Expr& a, const rise::Expr& b,
                                                  double rtol = 1e-4, double atol = 1e-5,
                                                  int trials = 3) {
   for (int seed = 0; seed < trials; ++seed) {
-    rise::Value va = run_on_random(a, seed);
-    rise::Value vb = run_on_random(b, seed);
+    rise::Value va = rise::run_on_random_inputs(a, seed);
+    rise::Value vb = rise::run_on_random_inputs(b, seed);
     std::string where;
     if (!rise::values_close(va, vb, rtol, atol, &where))
       return ::testing::AssertionFailure()
