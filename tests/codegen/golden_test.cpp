@@ -6,30 +6,18 @@
 #include <regex>
 #include <set>
 
+#include "compile_util.h"
 #include "driver/compile.h"
 #include "elevate/parser.h"
-#include "rise/parser.h"
 #include "runtime/process.h"
 
 using namespace risec;
 
 namespace {
 
-rise::Program parse(const std::string& text) {
-  return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"t.rise", text}));
-}
-
 driver::Compiled compile(const std::string& text, const std::string& strategy,
                          const rise::SizeMap& sizes = {}, const std::string& target = "c") {
-  static std::vector<std::unique_ptr<rise::Program>> keep;
-  keep.push_back(std::make_unique<rise::Program>(parse(text)));
-  elevate::Strategy s = elevate::parse_strategy(strategy);
-  driver::CompileRequest req;
-  req.program = keep.back().get();
-  req.sizes = sizes.empty() ? nullptr : &sizes;
-  req.strategy = &s;
-  req.target = target;
-  return driver::compile(req);
+  return test::compile_rise(text, strategy, sizes, target);
 }
 
 // The body of the generated function (without helpers and typedefs, and without

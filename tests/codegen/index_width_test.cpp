@@ -12,9 +12,8 @@
 
 #include <unistd.h>
 
+#include "compile_util.h"
 #include "driver/compile.h"
-#include "elevate/parser.h"
-#include "rise/parser.h"
 #include "runtime/process.h"
 
 using namespace risec;
@@ -23,16 +22,7 @@ namespace {
 
 driver::Compiled compile_text(const std::string& text, const rise::SizeMap& sizes,
                               const std::string& strategy, const std::string& target) {
-  static std::vector<std::unique_ptr<rise::Program>> keep;
-  keep.push_back(std::make_unique<rise::Program>(
-      rise::parse_program(std::make_shared<SourceFile>(SourceFile{"w.rise", text}))));
-  elevate::Strategy s = elevate::parse_strategy(strategy);
-  driver::CompileRequest req;
-  req.program = keep.back().get();
-  req.sizes = sizes.empty() ? nullptr : &sizes;
-  req.strategy = &s;
-  req.target = target;
-  return driver::compile(req);
+  return test::compile_rise(text, strategy, sizes, target);
 }
 
 // cc -fsyntax-only -Wall -Wextra -Werror on the unit: "" when clean, else the output.
