@@ -14,6 +14,9 @@ PACKAGES=(
   # the libFuzzer targets (fuzz/, docs/fuzzing.md): clang with its sanitizer and
   # libFuzzer runtimes
   clang libclang-rt-14-dev
+  # the OpenCL target (docs/targets.md): the ICD loader and headers to build and run
+  # against, and PoCL, which runs OpenCL kernels on the CPU when there is no GPU
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 )
 
 missing=()
