@@ -243,4 +243,48 @@ TEST(OpenCL, VectorsAreFloat4) {
                                      "opencl"));
 }
 
+// The same level nested in the same dimension would stride over the same ids twice
+// and skip work: refused.
+TEST(OpenCL, NestingTheHardwareCannotRunIsRefused) {
+  std::string path = e2e::write_scratch("nest.rise", R"(def nest = depFun((n: Nat, m: Nat) =>
+  fun(x: n.m.f32 => x |> mapGlobal(0)(fun(r => r |> mapGlobal(0)(fun(v => v + 1.0f))))))
+)");
+  e2e::CliResult r = e2e::run_risec({"compile", path, "--target", "opencl"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("mapGlobal(0) inside mapGlobal(0) cannot run"), std::string::npos) << r.err;
+  // Different dimensions are a 2-D launch.
+  std::string ok = e2e::write_scratch("nest2.rise", R"(def nest2 = depFun((n: Nat, m: Nat) =>
+  fun(x: n.m.f32 => x |> mapGlobal(1)(fun(r => r |> mapGlobal(0)(fun(v => v + 1.0f))))))
+)");
+  EXPECT_TRUE(e2e::compile_and_check(ok, "", "n=5,m=7", "opencl"));
+}
+
+// OpenCL's math builtins take vectors: no lane loop.
+TEST(OpenCL, VectorMathCallsTheBuiltins) {
+  const char* text = R"(def vexp = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
+  x |> mapGlobal(0)(fun(v => exp(v) + sqrt(v)))))
+)";
+  driver::Compiled c = compile_text("vexp", text);
+  std::string k = kernel(c, "vexp_k0");
+  EXPECT_NE(k.find("output[i1] = expf(x[i1]) + sqrtf(x[i1]);"), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("vexp.rise", text), "", "n=9", "opencl"));
+}
+
+// RISEC_OPENCL_PLATFORM picks the platform by index or by part of its name.
+TEST(OpenCL, PlatformIsChosenByTheEnvironment) {
+  std::vector<std::string> args = {"run",        "examples/scal/scal.rise",
+                                   "--strategy", "examples/scal/global.elv",
+                                   "--target",   "opencl",
+                                   "--size",     "n=8"};
+  e2e::CliResult r = e2e::run_risec(args, {"RISEC_OPENCL_PLATFORM=0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("opencl: platform "), std::string::npos) << r.out;
+  r = e2e::run_risec(args, {"RISEC_OPENCL_PLATFORM=no such platform"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("no OpenCL platform with a device matches RISEC_OPENCL_PLATFORM=no such "
+                       "platform"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace

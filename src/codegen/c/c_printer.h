@@ -121,7 +121,9 @@ class CPrinter {
   static bool is_float_type(const Type& t);
   CExpr scalar_op(const ExpressionP& e, const Path& p);
   CExpr math_call(const rise::PrimitiveInfo& op, const Type& t, const std::vector<CExpr>& args);
-  CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt, const std::vector<CExpr>& args);
+  // A math function on a vector: C has none (a lane loop); OpenCL's are overloaded.
+  virtual CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
+                            const std::vector<CExpr>& args);
   std::string foreign_function(const rise::ForeignFun& f);
   static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
   std::string checked_division(const rise::PrimitiveInfo& op, rise::ScalarKind k);

@@ -30,6 +30,13 @@ bool has_gpu_loops(const CommandP& c) {
   return f.found;
 }
 
+// The map primitive of a GPU level (mapGlobal, mapWorkGroup, mapLocal), for messages.
+std::string map_name(LoopKind k) {
+  for (const rise::PrimitiveInfo& p : rise::primitives())
+    if (p.family == rise::Family::Map && p.loop == k) return p.name;
+  return dpia::loop_kind_name(k);
+}
+
 // OpenCL's name of a scalar type (for vector types: float4, int8, ...).
 const char* opencl_scalar(rise::ScalarKind k) {
   switch (k) {
@@ -98,6 +105,12 @@ std::string OpenCLPrinter::vector_type(const Type& t) {
   return name;
 }
 
+CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
+                                 const std::vector<CExpr>& args) {
+  vector_type(vt);
+  return math_call(op, vt->a, args);  // the builtins take vectors too (the `f` names alias)
+}
+
 CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string& elem,
                                      const Nat& count, dpia::Space space, dpia::Placement placement,
                                      bool) {
@@ -140,11 +153,26 @@ void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
     id = "get_local_id";
     size = "get_local_size";
   }
+  // Levels the hardware runs: work groups, then their work items; or global threads.
+  // A level inside itself in the same dimension, or global threads mixed with groups,
+  // would be strided over the same ids twice and skip work.
+  for (const Command* outer : gpu_loops_) {
+    bool same = outer->loop == c.loop && outer->dim == c.dim;
+    bool mixed = (outer->loop == LoopKind::Global) != (c.loop == LoopKind::Global);
+    bool inverted = outer->loop == LoopKind::Local && c.loop == LoopKind::WorkGroup;
+    if (same || mixed || inverted)
+      user_error(map_name(c.loop) + "(" + d + ") inside " + map_name(outer->loop) + "(" +
+                 std::to_string(outer->dim) +
+                 ") cannot run on OpenCL's hierarchy (work groups contain work items; global "
+                 "threads are a level of their own, one loop per dimension)");
+  }
+  gpu_loops_.push_back(&c);
   bool outer_local = c.loop == LoopKind::Local && local_depth_ == 0;
   if (c.loop == LoopKind::Local) ++local_depth_;
   std::vector<CStmtP> body;
   gen(c.body[0], body);
   if (c.loop == LoopKind::Local) --local_depth_;
+  gpu_loops_.pop_back();
   if (c.loop == LoopKind::WorkGroup && writes_local(c) &&
       (body.empty() || body.back()->text != kBarrier)) {
     // The next iteration (a work group running several) overwrites local memory
