@@ -44,20 +44,20 @@ const char* kVectorScalar = R"(def vscale2 = depFun(n: Nat => fun(x: (n*4).f32 =
   x |> asVector(4) |> mapGlobal(0)(fun(v => v * vectorFromScalar(2.0f))) |> asScalar))
 )";
 
-driver::Compiled compile_text(const std::string& name, const std::string& text,
-                              const std::string& strategy = "", const std::string& sizes = "") {
-  std::string path = e2e::write_scratch(name + ".rise", text);
-  rise::Program p = driver::load_program(path);
-  rise::SizeMap known;
-  if (!sizes.empty()) known = driver::parse_sizes({sizes});
+// `file` (a path) compiled for OpenCL with `strategy` (an .elv path, or none).
+driver::Compiled compile_file(const std::string& file, const std::string& strategy = "") {
+  rise::Program p = driver::load_program(e2e::source_path(file));
   std::optional<elevate::Strategy> s;
   if (!strategy.empty()) s = driver::load_strategy(e2e::source_path(strategy));
   driver::CompileRequest req;
   req.program = &p;
-  req.sizes = sizes.empty() ? nullptr : &known;
   req.strategy = s ? &*s : nullptr;
   req.target = "opencl";
   return driver::compile(req);
+}
+
+driver::Compiled compile_text(const std::string& name, const std::string& text) {
+  return compile_file(e2e::write_scratch(name + ".rise", text));
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -105,13 +105,7 @@ TEST(OpenCL, LocalMemoryIsDeclaredPerGroupWithABarrierAfterTheWritingMapLocal) {
 // The paper's Listing 4: work groups over blocks of rows, a work item per row, the
 // dot product's accumulator private; nothing is shared, so no barrier.
 TEST(OpenCL, Listing4HasWorkGroupAndLocalLoopsAndNoBarrier) {
-  rise::Program p = driver::load_program(e2e::source_path("examples/mv/mv.rise"));
-  elevate::Strategy s = driver::load_strategy(e2e::source_path("examples/mv/listing4.elv"));
-  driver::CompileRequest req;
-  req.program = &p;
-  req.strategy = &s;
-  req.target = "opencl";
-  driver::Compiled c = driver::compile(req);
+  driver::Compiled c = compile_file("examples/mv/mv.rise", "examples/mv/listing4.elv");
   std::string k = kernel(c, "mv_k0");
   ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
   EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 1u);
@@ -136,13 +130,7 @@ TEST(OpenCL, Listing4HasWorkGroupAndLocalLoopsAndNoBarrier) {
 // Several top-level launches run in sequence; the chunk sums live in a global
 // buffer between them; the sequential rest is a kernel of one work item.
 TEST(OpenCL, SeveralLaunchesInSequence) {
-  rise::Program p = driver::load_program(e2e::source_path("examples/dot/dot.rise"));
-  elevate::Strategy s = driver::load_strategy(e2e::source_path("examples/dot/global_chunks.elv"));
-  driver::CompileRequest req;
-  req.program = &p;
-  req.strategy = &s;
-  req.target = "opencl";
-  driver::Compiled c = driver::compile(req);
+  driver::Compiled c = compile_file("examples/dot/dot.rise", "examples/dot/global_chunks.elv");
   EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
   EXPECT_NE(kernel(c, "dot_k0").find("get_global_id(0)"), std::string::npos);
   std::string k1 = kernel(c, "dot_k1");
@@ -152,6 +140,20 @@ TEST(OpenCL, SeveralLaunchesInSequence) {
   EXPECT_EQ(count(c.unit.source, "clCreateBuffer("), 4u);  // output, x, y, the chunk sums
   EXPECT_TRUE(e2e::compile_and_check("examples/dot/dot.rise", "examples/dot/global_chunks.elv",
                                      "n=4096", "opencl"));
+}
+
+// A temporary too large for a work item's private memory (here of symbolic size)
+// between sequential parts is a global buffer the host creates, not a refusal.
+TEST(OpenCL, LargeSequentialTemporariesAreGlobalBuffers) {
+  const char* text = R"(def seqbig = depFun(n: Nat => fun(x: n.f32 =>
+  toMem(x |> mapSeq(fun(v => v * 2.0f))) |> reverse |> mapSeq(fun(v => v + 1.0f))))
+)";
+  driver::Compiled c = compile_text("seqbig", text);
+  EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
+  EXPECT_NE(kernel(c, "seqbig_k0").find("__global float* restrict tmp"), std::string::npos)
+      << c.unit.kernel_source;
+  EXPECT_TRUE(
+      e2e::compile_and_check(e2e::write_scratch("seqbig.rise", text), "", "n=5000", "opencl"));
 }
 
 TEST(OpenCL, CompileWritesKernelsHostAndHeader) {

@@ -202,7 +202,12 @@ void OpenCLPrinter::split(const CommandP& c) {
       for (const CommandP& x : c->body) split(x);
       return;
     case Command::New:
-      if (!has_gpu_loops(c->body[0])) return single();
+      // Kept inside one kernel unless launches share it or it is too large for a
+      // work item's private memory (then a global buffer, like the ones shared).
+      if (!has_gpu_loops(c->body[0]) &&
+          !(c->placement == dpia::Placement::Heap &&
+            (c->space == Space::Default || c->space == Space::Global)))
+        return single();
       if (c->dt->kind != TypeKind::Array || c->space == Space::Local || c->space == Space::Private)
         user_error("the OpenCL target keeps " + rise::print(c->dt) + " in " +
                    dpia::space_name(c->space) +
