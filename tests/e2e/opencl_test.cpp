@@ -289,4 +289,24 @@ TEST(OpenCL, PlatformIsChosenByTheEnvironment) {
       << r.err;
 }
 
+// oclReduceSeq(a) keeps its accumulator in `a`: Private is a work item's variable; a
+// Local or Global scalar would be written by every work item at once: refused.
+TEST(OpenCL, ReductionAccumulatorsLiveWhereTheProgramSays) {
+  const char* text = R"(def red = depFun(n: Nat => fun(x: (n*16).f32 =>
+  x |> split(16) |> mapGlobal(0)(fun(c => c |> oclReduceSeq(Private)(fun(a, v => a + v))(0.0f)))))
+)";
+  driver::Compiled c = compile_text("red", text);
+  std::string k = kernel(c, "red_k0");
+  EXPECT_NE(k.find("    float acc"), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("red.rise", text), "", "n=50", "opencl"));
+  std::string local = text;
+  local.replace(local.find("Private"), 7, "Local");
+  e2e::CliResult r =
+      e2e::run_risec({"compile", e2e::write_scratch("redlocal.rise", local), "--target", "opencl"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("in Local memory inside a kernel would be written by every work item"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace

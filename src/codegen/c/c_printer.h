@@ -73,6 +73,9 @@ class CPrinter {
   // a local array (Stack) or allocated memory (Heap, freed by the caller's code).
   virtual CStmtP declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
                                 dpia::Space space, dpia::Placement placement, bool restrict_ptr);
+  // The declaration `decl` ("float acc") of a scalar or vector variable in `space`:
+  // in C a plain local variable.
+  virtual CStmtP declare_variable(const std::string& decl, dpia::Space space);
   // Text between the typedefs and the function (outlined functions, declarations).
   virtual std::string before_function() { return ""; }
   // The statements at the entry of the function (C: checks of size preconditions).

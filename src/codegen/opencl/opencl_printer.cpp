@@ -111,6 +111,16 @@ CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
   return math_call(op, vt->a, args);  // the builtins take vectors too (the `f` names alias)
 }
 
+// A scalar inside a kernel is a work item's own: private. A local or global one
+// would be one variable that every work item writes at once.
+CStmtP OpenCLPrinter::declare_variable(const std::string& decl, dpia::Space space) {
+  if (space == Space::Local || space == Space::Global)
+    user_error("`" + decl + "` in " + dpia::space_name(space) +
+               " memory inside a kernel would be written by every work item at once: keep "
+               "scalars (accumulators) Private, or store an array per work item");
+  return c_decl(decl);
+}
+
 CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string& elem,
                                      const Nat& count, dpia::Space space, dpia::Placement placement,
                                      bool) {
@@ -286,8 +296,8 @@ std::string OpenCLPrinter::kernel_text(Launch& l, const std::vector<std::string>
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
   launch_sizes(l.body, l);
   std::string text = "__kernel void " + l.kernel + "(" + params + ") {\n";
-  text += print(c_block(local_decls_), 1) + unused_sizes(print(c_block(body), 1), sizes);
-  text += print(c_block(body), 1) + "}\n\n";
+  std::string body_text = print(c_block(body), 1);
+  text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
   return text;
 }
 

@@ -40,6 +40,7 @@ class OpenCLPrinter : public CPrinter {
   void emit_loop(const Command& loop, std::vector<CStmtP>& out) override;
   CStmtP declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
                         dpia::Space space, dpia::Placement placement, bool restrict_ptr) override;
+  CStmtP declare_variable(const std::string& decl, dpia::Space space) override;
   std::string vector_type(const Type& t) override;
   CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                     const std::vector<CExpr>& args) override;
