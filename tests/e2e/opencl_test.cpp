@@ -243,6 +243,17 @@ TEST(OpenCL, VectorsAreFloat4) {
       e2e::compile_and_check(e2e::write_scratch("vscale.rise", kVectorTyped), "", "n=9", "opencl"));
   EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("vscale2.rise", kVectorScalar), "", "n=9",
                                      "opencl"));
+  // OpenCL has no 32-lane vectors: refused at the primitive.
+  std::string wide =
+      e2e::write_scratch("wide.rise", R"(def wide = depFun(n: Nat => fun(x: (n*32).f32 =>
+  x |> asVector(32) |> mapGlobal(0)(fun(v => v + vectorFromScalar(1.0f))) |> asScalar))
+)");
+  e2e::CliResult r = e2e::run_risec({"compile", wide, "--target", "opencl"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("wide.rise:2:78: error: asScalar: a vector of 32 lanes cannot be compiled "
+                       "for OpenCL"),
+            std::string::npos)
+      << r.err;
 }
 
 // The same level nested in the same dimension would stride over the same ids twice
