@@ -259,7 +259,6 @@ void OpenCLPrinter::split(const CommandP& c) {
                    "memory live across launches (" +
                    c->var + ")");
       host_buffers_.push_back({c->var, c->dt});
-      host_memory_.insert(c->var);
       storage_[c->var] = Storage{c->dt, true};
       split(c->body[0]);
       return;
@@ -357,12 +356,9 @@ CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const Comm
   idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
   size_names_.insert(sizes.begin(), sizes.end());
   host_order_.push_back(output);
-  host_memory_.insert(output);
-  for (const auto& in : inputs) {
-    host_order_.push_back(in.name);
-    host_memory_.insert(in.name);
-  }
+  for (const auto& in : inputs) host_order_.push_back(in.name);
   split(program);
+  if (launches_.empty()) launches_.push_back({"", program});  // nothing to compute: one no-op
   for (const HostBuffer& b : host_buffers_) host_order_.push_back(b.name);
   std::string kernels;
   for (size_t k = 0; k < launches_.size(); ++k) {

@@ -78,7 +78,6 @@ class OpenCLPrinter : public CPrinter {
 
   std::vector<Launch> launches_;
   std::vector<HostBuffer> host_buffers_;
-  std::set<std::string> host_memory_;  // output, inputs, host buffers (DPIA names)
   std::set<std::string> size_names_;
   std::set<std::string> local_cnames_;   // __local arrays declared (C names)
   std::set<std::string> local_vars_;     // local arrays of the program (DPIA names)
