@@ -244,6 +244,13 @@ TEST(OpenCL, GpuPrimitiveForTheCTargetIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
+TEST(OpenCL, IterateIsRefused) {
+  e2e::CliResult r = e2e::run_risec(
+      {"compile", "examples/treesum/treesum.rise", "--target", "opencl", "--size", "m=3,k=4"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("iterate (double buffering"), std::string::npos) << r.err;
+}
+
 TEST(OpenCL, MapLocalOutsideAWorkGroupIsRefused) {
   std::string path = e2e::write_scratch("lonely.rise", R"(def lonely = depFun(n: Nat =>
   fun(x: n.f32 => x |> mapLocal(0)(fun(v => v + 1.0f))))

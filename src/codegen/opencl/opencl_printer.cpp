@@ -318,6 +318,10 @@ std::string OpenCLPrinter::kernel_text(Launch& l, const std::vector<std::string>
     explicit Locals(std::set<std::string>& o) : out(o) {}
     void visit_command(const Command& c) override {
       if (c.kind == Command::New && c.space == Space::Local) out.insert(c.var);
+      if (c.kind == Command::NewDoubleBuffer)
+        user_error(
+            "iterate (double buffering between two buffers swapped by pointer) is not "
+            "supported by the OpenCL target yet: compile it for the C or OpenMP target");
       dpia::Visitor::visit_command(c);
     }
   } locals(local_vars_);
