@@ -96,7 +96,7 @@ static size_t risec_env_size(const char* var, int d) {
    loops are strided, so every size is correct). */
 static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local, int grouped,
                          cl_event* ev) {
-  size_t max_group = 1, max_items[3] = {1, 1, 1};
+  size_t max_group = 1, max_items[16] = {1, 1, 1};
   RISEC_CL(clGetKernelWorkGroupInfo(k, risec_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL));
   RISEC_CL(clGetDeviceInfo(risec_dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof max_items, max_items, NULL));
   int given_local = 0;
