@@ -186,7 +186,11 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
     std::string g[3], lo[3];
     for (int d = 0; d < 3; ++d) {
       std::string groups = l.groups[d].empty() ? "1" : "(size_t)(" + l.groups[d] + ")";
-      lo[d] = grouped && !l.local[d].empty() ? "(size_t)(" + l.local[d] + ")" : "1";
+      // Work items per group: the mapLocal's length; 64 where it depends on more than
+      // the sizes (any number is correct: the loops are strided).
+      lo[d] = !grouped || !l.has_local[d] ? "1"
+              : l.local[d].empty()        ? "64"
+                                          : "(size_t)(" + l.local[d] + ")";
       if (l.level == LoopKind::Global)
         g[d] = l.global[d].empty() ? "1" : "(size_t)(" + l.global[d] + ")";
       else if (grouped)
