@@ -362,7 +362,7 @@ int cmd_compile(const Options& o) {
   req.target = o.target;
   req.trace = o.trace;
   Compiled c = compile(req);
-  if (o.dump_dpia) std::cerr << c.dpia_text;
+  if (o.dump_dpia) std::cerr << dpia::print(c.dpia);
   if (o.output.empty()) {
     std::cout << c.unit.source;
     return 0;
