@@ -13,7 +13,7 @@ namespace risec::rise {
 
 namespace {
 
-constexpr int kMaxInlineDepth = 1000;  // docs/language.md, "Limits"
+constexpr int kMaxInlineDepth = 2048;  // docs/language.md, "Limits"
 
 // Each definition is resolved once per program and its resolved body shared by all
 // its uses (a DAG): a definition used twice by one used twice ... costs linear work
