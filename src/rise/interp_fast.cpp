@@ -262,8 +262,16 @@ template <class T>
 struct FloatUnary final : ScalarNode {
   NodeP x;
   double (*math1)(double) = nullptr;  // null: neg
+  bool abs = false;                   // math1 is abs: |x| in T directly (the same value, no call)
   Sc scalar(Ctx& c) const override {
     Sc a = x->scalar(c), r{};
+    if (abs) {
+      if constexpr (std::is_same_v<T, float>)
+        r.f = std::fabs(a.f);
+      else
+        r.d = std::fabs(a.d);
+      return r;
+    }
     if constexpr (std::is_same_v<T, float>)
       r.f = math1 ? static_cast<float>(math1(static_cast<double>(a.f))) : -a.f;
     else
@@ -781,7 +789,7 @@ struct Reduce final : Node {
   bool scalar_acc = false;
   // Sums (acc + x[i]) and sums of products (acc + x[i] * y[i]) of f32 or f64 leaves
   // run as tight loops: the same operations in the same order.
-  enum class Kernel : uint8_t { None, Sum, SumProd, SumMath } kernel = Kernel::None;
+  enum class Kernel : uint8_t { None, Sum, SumProd, SumMath, SumAbs } kernel = Kernel::None;
   double (*math1)(double) = nullptr;  // SumMath: acc + math1(x[i]) (rounded to T)
   bool kernel_f64 = false;
   int ki = 0, kj = 0;  // the element leaves it reads
@@ -796,6 +804,15 @@ struct Reduce final : Node {
         T x;
         std::memcpy(&x, pa + i * sa, sizeof x);
         acc = acc + x;
+      }
+      return acc;
+    }
+    if (kernel == Kernel::SumAbs) {
+      // acc + abs(x[i]): abs in double rounded to T is |x| exactly
+      for (int64_t i = 0; i < n; ++i) {
+        T x;
+        std::memcpy(&x, pa + i * sa, sizeof x);
+        acc = acc + std::fabs(x);
       }
       return acc;
     }
@@ -1529,6 +1546,7 @@ class Translator {
         auto n = std::make_unique<FloatUnary<T>>();
         n->x = std::move(x);
         n->math1 = op->is(PrimId::Neg) ? nullptr : op->math1;
+        n->abs = op->is(PrimId::Abs);
         set_type(*n, rt);
         return n;
       };
@@ -1614,7 +1632,7 @@ class Translator {
         r.ki = r.kj = elem_leaf(var_slot(r.g.get()));
       } else if (auto* un = dynamic_cast<const FloatUnary<T>*>(r.g.get());
                  un && un->math1 && elem_leaf(var_slot(un->x.get())) >= 0) {
-        r.kernel = K::SumMath;
+        r.kernel = un->abs ? K::SumAbs : K::SumMath;
         r.math1 = un->math1;
         r.ki = r.kj = elem_leaf(var_slot(un->x.get()));
       } else if (auto* mul = dynamic_cast<const FloatBin<T, PrimId::Mul>*>(r.g.get())) {
