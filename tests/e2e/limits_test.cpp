@@ -250,6 +250,16 @@ TEST(LongChains, ChainsBeyondTheLimitsAreRefusedLocated) {
     EXPECT_TRUE(works_or_too_deep(r, path));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find(limit), std::string::npos) << r.err.substr(0, 2000);
+    // The maps and lets are one line of up to 250,000 characters: an error shows only
+    // the part around the error, "..." marking the cuts.
+    for (size_t at = 0, next; at < r.err.size(); at = next + 1) {
+      next = r.err.find('\n', at);
+      if (next == std::string::npos) next = r.err.size();
+      EXPECT_LE(next - at, 400u) << r.err.substr(at, 400);
+    }
+    if (program.find('\n') + 1 == program.size()) {
+      EXPECT_NE(r.err.find("..."), std::string::npos) << r.err.substr(0, 2000);
+    }
   }
 }
 
