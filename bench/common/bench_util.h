@@ -202,11 +202,15 @@ class Table {
 };
 
 // The OpenBLAS kernel to force, or "" to leave OPENBLAS_CORETYPE to OpenBLAS's own
-// detection (DESIGN.md): SkylakeX only where the CPU has avx512f (OpenBLAS may pick
-// a generic kernel on AVX-512 machines it does not know; forcing SkylakeX on an
-// AVX2-only CPU dies with SIGILL).
+// detection (DESIGN.md): SkylakeX only where the CPU has every AVX-512 subset that
+// kernel uses (F, BW, DQ, VL; OpenBLAS may pick a generic kernel on AVX-512 machines
+// it does not know). Forcing SkylakeX on an AVX2-only CPU, or on one with AVX-512F
+// alone (Xeon Phi), dies with SIGILL.
 inline std::string default_openblas_coretype() {
-  return __builtin_cpu_supports("avx512f") ? "SkylakeX" : "";
+  const bool skylake_x_features =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  return skylake_x_features ? "SkylakeX" : "";
 }
 
 // "AMD EPYC ..., 2 CPUs": the first model name of /proc/cpuinfo and the number of

@@ -265,45 +265,78 @@ std::string print(const AcceptorP& a) {
   return "?";
 }
 
-std::string print(const CommandP& c, int indent) {
+// Appends to one string: returning and concatenating each block's text would copy
+// the inner blocks once per level (quadratic in the nesting of long programs).
+static void print_into(std::string& out, const CommandP& c, int indent) {
   check_stack_depth();
-  std::string pad(static_cast<size_t>(indent), ' ');
-  switch (c->kind) {
-    case Command::Skip:
-      return pad + "skip\n";
-    case Command::Seq: {
-      std::string s;
-      for (const CommandP& x : c->body) s += print(x, indent);
-      return s;
-    }
-    case Command::Assign:
-      return pad + print(c->acc) + " := " + print(c->exp) + "\n";
-    case Command::For:
-      return pad + loop_kind_name(c->loop) +
-             (is_gpu_loop(c->loop) ? "(" + std::to_string(c->dim) + ")" : "") + " " + c->var +
-             " < " + arith::print(c->n) + " {\n" + print(c->body[0], indent + 2) + pad + "}\n";
-    case Command::New:
-      return pad + "new " + c->var + ": " + rise::print(c->dt) + " (" + space_name(c->space) +
-             ") {\n" + print(c->body[0], indent + 2) + pad + "}\n";
-    case Command::NewDoubleBuffer:
-      return pad + "newDoubleBuffer " + c->var + ": " + arith::print(c->n) + "." +
-             rise::print(c->dt) + " (in " + print(c->exp) + ", out " + print(c->acc) + ") {\n" +
-             print(c->body[0], indent + 2) + pad + "}\n";
-    case Command::Swap:
-      return pad + "swap(" + c->var + ")\n";
-    case Command::Done:
-      return pad + "done(" + c->var + ")\n";
-    case Command::If:
-      return pad + "if " + arith::print(c->cond) + " {\n" + print(c->body[0], indent + 2) + pad +
-             "} else {\n" + print(c->body[1], indent + 2) + pad + "}\n";
-    case Command::Comment:
-      return pad + "// " + c->text + "\n";
-    case Command::Call:
-      return pad + print(c->exp) + "\n";
-    case Command::Block:
-      return pad + "{\n" + print(c->body[0], indent + 2) + pad + "}\n";
+  auto pad = [&] { out.append(static_cast<size_t>(indent), ' '); };
+  auto block = [&](const CommandP& body) {
+    out += " {\n";
+    print_into(out, body, indent + 2);
+    pad();
+    out += "}";
+  };
+  if (c->kind == Command::Seq) {
+    for (const CommandP& x : c->body) print_into(out, x, indent);
+    return;
   }
-  return pad + "?\n";
+  pad();
+  switch (c->kind) {
+    case Command::Seq:
+      break;
+    case Command::Skip:
+      out += "skip";
+      break;
+    case Command::Assign:
+      out += print(c->acc) + " := " + print(c->exp);
+      break;
+    case Command::For:
+      out += std::string(loop_kind_name(c->loop));
+      if (is_gpu_loop(c->loop)) out += "(" + std::to_string(c->dim) + ")";
+      out += " " + c->var + " < " + arith::print(c->n);
+      block(c->body[0]);
+      break;
+    case Command::New:
+      out += "new " + c->var + ": " + rise::print(c->dt) + " (" + space_name(c->space) + ")";
+      block(c->body[0]);
+      break;
+    case Command::NewDoubleBuffer:
+      out += "newDoubleBuffer " + c->var + ": " + arith::print(c->n) + "." + rise::print(c->dt) +
+             " (in " + print(c->exp) + ", out " + print(c->acc) + ")";
+      block(c->body[0]);
+      break;
+    case Command::Swap:
+      out += "swap(" + c->var + ")";
+      break;
+    case Command::Done:
+      out += "done(" + c->var + ")";
+      break;
+    case Command::If:
+      out += "if " + arith::print(c->cond);
+      block(c->body[0]);
+      out += " else";
+      block(c->body[1]);
+      break;
+    case Command::Comment:
+      out += "// " + c->text;
+      break;
+    case Command::Call:
+      out += print(c->exp);
+      break;
+    case Command::Block:
+      out += "{\n";
+      print_into(out, c->body[0], indent + 2);
+      pad();
+      out += "}";
+      break;
+  }
+  out += "\n";
+}
+
+std::string print(const CommandP& c, int indent) {
+  std::string out;
+  print_into(out, c, indent);
+  return out;
 }
 
 // ---------------------------------------------------------------- checking

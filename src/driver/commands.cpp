@@ -362,7 +362,7 @@ int cmd_compile(const Options& o) {
   req.target = o.target;
   req.trace = o.trace;
   Compiled c = compile(req);
-  if (o.dump_dpia) std::cerr << c.dpia_text;
+  if (o.dump_dpia) std::cerr << dpia::print(c.dpia);
   if (o.output.empty()) {
     // The OpenCL target: the kernels, then the host function (which embeds them).
     if (c.unit.uses_opencl) std::cout << c.unit.kernel_source << "\n";

@@ -38,7 +38,7 @@ Compiled compile(const CompileRequest& req) {
   std::vector<dpia::Input> inputs;
   dpia::CommandP prog = dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs));
   dpia::check(prog);
-  out.dpia_text = dpia::print(prog);
+  out.dpia = prog;
   rise::Type out_dt = e->type;
   for (size_t i = 0; i < inputs.size(); ++i) out_dt = out_dt->b;
   codegen::CGenOptions opts;

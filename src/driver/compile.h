@@ -27,7 +27,7 @@ struct Compiled {
   rise::Checked low;                    // after the strategy
   std::vector<std::string> size_names;  // symbolic sizes, in C parameter order
   codegen::CUnit unit;
-  std::string dpia_text;  // imperative DPIA, for debugging (--dump-dpia)
+  dpia::CommandP dpia;  // imperative DPIA; dpia::print it for --dump-dpia
 };
 
 // Throws risec::Error: User for program/strategy/memory errors, Usage for a bad

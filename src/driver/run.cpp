@@ -465,7 +465,7 @@ int cmd_run(const Options& o) {
   req.target = o.target;
   req.trace = o.trace;
   Compiled c = compile(req);
-  if (o.dump_dpia) std::cerr << c.dpia_text;
+  if (o.dump_dpia) std::cerr << dpia::print(c.dpia);
 
   std::vector<rise::Value> inputs = make_inputs(c.high, files, seed);
   ExecOptions eo;

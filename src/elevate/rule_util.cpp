@@ -461,7 +461,12 @@ class Normalizer : public rise::ExprMutator {
     Expr a = mutate(e->arg);
     if (f->kind == ExprKind::Lambda) {
       if (mode_ == BetaMode::Sharing && shareable(f, a)) return call("let", {a, f});
-      return mutate(substitute(f->fn, f->name, a));
+      Expr r = substitute(f->fn, f->name, a);
+      // f's body and a are normal; substituting makes a new redex only where a
+      // (a lambda) lands in a function position. Normalising again otherwise would
+      // walk the whole body once more for each definition inlined into it.
+      if (a->kind != ExprKind::Lambda && a->kind != ExprKind::DepLambda) return r;
+      return mutate(r);
     }
     return rise::rebuild(e, f, a);
   }

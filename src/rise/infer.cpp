@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "rise/check.h"
 #include "rise/infer.h"
@@ -87,7 +89,17 @@ class Inferer {
  private:
   const SizeMap* sizes_;
   int counter_ = 0;
-  TypeSubst sol_;
+  // The solution, kept triangular: a bound value may mention names bound after it,
+  // and zonk resolves them, storing each resolved value back so that it is resolved
+  // once. Binding is then constant time; rewriting every earlier value at each
+  // binding made checking quadratic in the length of the program (a chain of 2,000
+  // maps took seconds).
+  std::unordered_map<std::string, Type> datas_;
+  std::unordered_map<std::string, Nat> nats_;
+  std::vector<std::pair<std::string, Addr>> addrs_;
+  // Bindings being resolved: a value that mentions its own name stays unresolved
+  // there instead of looping.
+  std::unordered_set<std::string> resolving_;
   std::vector<Postponed> postponed_;
   std::vector<PendingCondition> conditions_;
   std::vector<PendingNonNegative> nonneg_;
@@ -122,9 +134,96 @@ class Inferer {
     return fresh_nat();
   }
 
-  Type zonk(const Type& t) { return substitute(t, sol_); }
-  Nat zonk(const Nat& n) { return arith::substitute(n, sol_.nats); }
-  TypeArg zonk(const TypeArg& a) { return substitute(a, sol_); }
+  // The type with every bound name replaced by its resolved value (names bound by a
+  // depFun inside the type excepted).
+  Type zonk(const Type& t) {
+    if (datas_.empty() && nats_.empty()) return t;
+    std::vector<std::string> bound;
+    return zonk_in(t, bound);
+  }
+  Nat zonk(const Nat& n) {
+    std::vector<std::string> bound;
+    return zonk_in(n, bound);
+  }
+  TypeArg zonk(const TypeArg& a) {
+    if (auto n = std::get_if<Nat>(&a)) return zonk(*n);
+    if (auto t = std::get_if<Type>(&a)) return zonk(*t);
+    if (auto ad = std::get_if<Addr>(&a)) {
+      if (!ad->space)
+        for (const auto& [name, v] : addrs_)
+          if (name == ad->var) return v;
+      return a;
+    }
+    const NatFun& f = std::get<NatFun>(a);
+    return NatFun{f.param, zonk_in(f.body, {f.param})};
+  }
+
+  static bool shadowed(const std::vector<std::string>& bound, const std::string& name) {
+    return std::find(bound.begin(), bound.end(), name) != bound.end();
+  }
+
+  Nat zonk_in(const Nat& n, const std::vector<std::string>& bound) {
+    if (nats_.empty()) return n;
+    return arith::substitute_fn(n, [&](const Nat& v) -> std::optional<Nat> {
+      const std::string& name = v.var_name();
+      auto it = nats_.find(name);
+      if (it == nats_.end() || shadowed(bound, name) || resolving_.count(name)) return std::nullopt;
+      resolving_.insert(name);
+      std::vector<std::string> none;
+      Nat r = zonk_in(it->second, none);
+      resolving_.erase(name);
+      it->second = r;
+      return r;
+    });
+  }
+
+  Type zonk_in(const Type& t, std::vector<std::string>& bound) {
+    check_stack_depth();
+    switch (t->kind) {
+      case TypeKind::Scalar:
+      case TypeKind::NatData:
+        return t;
+      case TypeKind::Index: {
+        Nat n = zonk_in(t->size, bound);
+        return n == t->size ? t : index_type(n);
+      }
+      case TypeKind::Array: {
+        Nat n = zonk_in(t->size, bound);
+        Type e = zonk_in(t->a, bound);
+        return (n == t->size && e == t->a) ? t : array(n, e);
+      }
+      case TypeKind::Vector: {
+        Nat n = zonk_in(t->size, bound);
+        Type e = zonk_in(t->a, bound);
+        return (n == t->size && e == t->a) ? t : vector_of(e, n);
+      }
+      case TypeKind::Pair: {
+        Type a = zonk_in(t->a, bound), b = zonk_in(t->b, bound);
+        return (a == t->a && b == t->b) ? t : pair(a, b);
+      }
+      case TypeKind::Fun: {
+        Type a = zonk_in(t->a, bound), b = zonk_in(t->b, bound);
+        return (a == t->a && b == t->b) ? t : fun(a, b);
+      }
+      case TypeKind::Var: {
+        auto it = datas_.find(t->name);
+        if (it == datas_.end() || shadowed(bound, t->name) || resolving_.count(t->name)) return t;
+        resolving_.insert(t->name);
+        std::vector<std::string> none;
+        Type r = zonk_in(it->second, none);
+        resolving_.erase(t->name);
+        it->second = r;
+        return r;
+      }
+      case TypeKind::DepFun: {
+        bound.push_back(t->name);
+        Type b = zonk_in(t->b, bound);
+        bound.pop_back();
+        return b == t->b ? t : dep_fun(t->binder_kind, t->name, b, t->implicit);
+      }
+    }
+    return t;
+  }
 
   Type instantiate_implicits(Type t) {
     while (t->kind == TypeKind::DepFun && t->implicit)
@@ -168,14 +267,7 @@ class Inferer {
   }
 
   // ---------------------------------------------------------------- binding
-  void bind_nat(const std::string& name, const Nat& value) {
-    arith::Substitution one{{name, value}};
-    for (auto& [k, v] : sol_.nats) v = arith::substitute(v, one);
-    TypeSubst ts;
-    ts.nats = one;
-    for (auto& [k, v] : sol_.datas) v = substitute(v, ts);
-    sol_.nats[name] = value;
-  }
+  void bind_nat(const std::string& name, const Nat& value) { nats_[name] = value; }
 
   void bind_data(const std::string& name, const Type& value, const Ctx& ctx) {
     if (mentions_data_var(value, name)) mismatch(ctx, "infinite type");
@@ -190,16 +282,13 @@ class Inferer {
         mismatch(ctx, "an integer literal cannot have type " + show(value));
       }
     }
-    TypeSubst one;
-    one.datas.emplace_back(name, value);
-    for (auto& [k, v] : sol_.datas) v = substitute(v, one);
-    sol_.datas.emplace_back(name, value);
+    datas_.emplace(name, value);
   }
 
   void bind_addr(const std::string& name, const Addr& value) {
-    for (auto& [k, v] : sol_.addrs)
+    for (auto& [k, v] : addrs_)
       if (!v.space && v.var == name) v = value;
-    sol_.addrs.emplace_back(name, value);
+    addrs_.emplace_back(name, value);
   }
 
   // ---------------------------------------------------------------- unification

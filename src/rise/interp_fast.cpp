@@ -262,8 +262,16 @@ template <class T>
 struct FloatUnary final : ScalarNode {
   NodeP x;
   double (*math1)(double) = nullptr;  // null: neg
+  bool abs = false;                   // math1 is abs: |x| in T directly (the same value, no call)
   Sc scalar(Ctx& c) const override {
     Sc a = x->scalar(c), r{};
+    if (abs) {
+      if constexpr (std::is_same_v<T, float>)
+        r.f = std::fabs(a.f);
+      else
+        r.d = std::fabs(a.d);
+      return r;
+    }
     if constexpr (std::is_same_v<T, float>)
       r.f = math1 ? static_cast<float>(math1(static_cast<double>(a.f))) : -a.f;
     else
@@ -701,6 +709,7 @@ struct Map final : Node {
     }
     Cursors cur;
     const bool fast = xs && n > 0 && cur.init(c.a + x_a0, x_elem, c.s + p_s0, c.a + p_a0);
+    if (fast && run_kernel(c, cur, a, 0, n)) return;
     if (fast && out_elem.size() == 1 && !out_elem[0].arr) {
       // one scalar per element: stored straight into the result
       const ScalarKind sk = a[0].sk;
@@ -727,6 +736,65 @@ struct Map final : Node {
   }
   Type elem_type() const { return t->a; }
   void run_parallel(Ctx& c, Arr* a) const;
+
+  // map(fun(x => p op q)) over scalars, where p and q are each the element, a
+  // constant or a variable bound outside the map, and op is f32/f64 +, -, * or /
+  // (scal's alpha * x): a plain loop doing the same operation on each element,
+  // without a node call per element. False when the map is not of that form.
+  bool run_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
+    if (cur.n != 1 || cur.nv != 0 || out_elem.size() != 1 || out_elem[0].arr ||
+        cur.c[0].sk != a[0].sk || a[0].rank != 1 || a[0].stride[0] != 1)
+      return false;
+    if (a[0].sk == ScalarKind::F32) return binary_kernel<float>(c, cur, a, lo, hi);
+    if (a[0].sk == ScalarKind::F64) return binary_kernel<double>(c, cur, a, lo, hi);
+    return false;
+  }
+  template <class T>
+  bool binary_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
+    return op_kernel<T, PrimId::Add>(c, cur, a, lo, hi) ||
+           op_kernel<T, PrimId::Sub>(c, cur, a, lo, hi) ||
+           op_kernel<T, PrimId::Mul>(c, cur, a, lo, hi) ||
+           op_kernel<T, PrimId::Div>(c, cur, a, lo, hi);
+  }
+  template <class T, PrimId Op>
+  bool op_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
+    using Bin = FloatBin<T, Op>;
+    auto* fb = dynamic_cast<const Bin*>(body.get());
+    if (!fb) return false;
+    // An operand: the element (is_elem) or a value that does not change in the loop
+    // (nothing in the body binds or writes a slot but the element's).
+    auto operand = [&](const Node* x, bool& is_elem, T& v) {
+      if (auto* var = dynamic_cast<const Var*>(x); var && var->ns == 1 && var->na == 0) {
+        is_elem = c.s + var->s0 == cur.c[0].dst;
+        v = Bin::get(c.s[var->s0]);
+        return true;
+      }
+      if (auto* k = dynamic_cast<const Const*>(x)) {
+        is_elem = false;
+        v = Bin::get(k->v);
+        return true;
+      }
+      return false;
+    };
+    bool ex = false, ey = false;
+    T vx{}, vy{};
+    if (!operand(fb->x.get(), ex, vx) || !operand(fb->y.get(), ey, vy)) return false;
+    const std::byte* p = cur.c[0].p;
+    const int64_t step = cur.c[0].step;
+    std::byte* out = a[0].st->data() + a[0].off * static_cast<int64_t>(sizeof(T));
+    for (int64_t i = lo; i < hi; ++i) {
+      T e;
+      std::memcpy(&e, p + i * step, sizeof e);
+      const T x = ex ? e : vx, y = ey ? e : vy;
+      T r;
+      if constexpr (Op == PrimId::Add) r = x + y;
+      if constexpr (Op == PrimId::Sub) r = x - y;
+      if constexpr (Op == PrimId::Mul) r = x * y;
+      if constexpr (Op == PrimId::Div) r = x / y;
+      std::memcpy(out + i * static_cast<int64_t>(sizeof(T)), &r, sizeof r);
+    }
+    return true;
+  }
 };
 
 // Each thread works on its own copy of the frame and a contiguous block of indices;
@@ -744,6 +812,7 @@ void Map::run_parallel(Ctx& c, Arr* a) const {
       Cursors cur;
       const bool fast =
           xs && hi > lo && cur.init(mine.a + x_a0, x_elem, mine.s + p_s0, mine.a + p_a0);
+      if (fast && run_kernel(mine, cur, a, lo, hi)) return;
       for (int64_t i = lo; i < hi; ++i) {
         if (fast)
           cur.load_at(i);
@@ -781,7 +850,7 @@ struct Reduce final : Node {
   bool scalar_acc = false;
   // Sums (acc + x[i]) and sums of products (acc + x[i] * y[i]) of f32 or f64 leaves
   // run as tight loops: the same operations in the same order.
-  enum class Kernel : uint8_t { None, Sum, SumProd, SumMath } kernel = Kernel::None;
+  enum class Kernel : uint8_t { None, Sum, SumProd, SumMath, SumAbs } kernel = Kernel::None;
   double (*math1)(double) = nullptr;  // SumMath: acc + math1(x[i]) (rounded to T)
   bool kernel_f64 = false;
   int ki = 0, kj = 0;  // the element leaves it reads
@@ -796,6 +865,15 @@ struct Reduce final : Node {
         T x;
         std::memcpy(&x, pa + i * sa, sizeof x);
         acc = acc + x;
+      }
+      return acc;
+    }
+    if (kernel == Kernel::SumAbs) {
+      // acc + abs(x[i]): abs in double rounded to T is |x| exactly
+      for (int64_t i = 0; i < n; ++i) {
+        T x;
+        std::memcpy(&x, pa + i * sa, sizeof x);
+        acc = acc + std::fabs(x);
       }
       return acc;
     }
@@ -1529,6 +1607,7 @@ class Translator {
         auto n = std::make_unique<FloatUnary<T>>();
         n->x = std::move(x);
         n->math1 = op->is(PrimId::Neg) ? nullptr : op->math1;
+        n->abs = op->is(PrimId::Abs);
         set_type(*n, rt);
         return n;
       };
@@ -1614,7 +1693,7 @@ class Translator {
         r.ki = r.kj = elem_leaf(var_slot(r.g.get()));
       } else if (auto* un = dynamic_cast<const FloatUnary<T>*>(r.g.get());
                  un && un->math1 && elem_leaf(var_slot(un->x.get())) >= 0) {
-        r.kernel = K::SumMath;
+        r.kernel = un->abs ? K::SumAbs : K::SumMath;
         r.math1 = un->math1;
         r.ki = r.kj = elem_leaf(var_slot(un->x.get()));
       } else if (auto* mul = dynamic_cast<const FloatBin<T, PrimId::Mul>*>(r.g.get())) {

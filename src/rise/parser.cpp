@@ -26,6 +26,7 @@
 #include "arith/nat.h"
 #include "rise/lexer.h"
 #include "rise/primitives.h"
+#include "support/stack.h"
 
 namespace risec::rise {
 
@@ -152,6 +153,9 @@ class Parser {
       if (p.depth_ >= kMaxParseNesting)
         p.fail("nesting too deep (more than " + std::to_string(kMaxParseNesting) +
                " nested expressions or types)");
+      // The limit is what the language allows; the stack check keeps builds with
+      // larger frames (sanitizers) from overflowing before it.
+      check_stack_depth(p.span(p.peek()));
       ++p.depth_;
     }
     ~Nest() { --p.depth_; }

@@ -42,7 +42,7 @@ Type parse_type(const std::string& text);
 
 // Limits that turn pathological input into located errors instead of stack
 // overflows in the parser or in the recursive passes after it.
-inline constexpr int kMaxParseNesting = 400;  // nested parentheses, lambdas, types, ...
-inline constexpr int kMaxExprDepth = 2048;    // depth of a parsed expression tree
+inline constexpr int kMaxParseNesting = 4096;  // nested parentheses, lambdas, types, ...
+inline constexpr int kMaxExprDepth = 10000;    // depth of a parsed expression tree
 
 }  // namespace risec::rise

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "rise/primitives.h"
 #include "support/stack.h"
@@ -12,7 +13,7 @@ namespace risec::rise {
 
 namespace {
 
-constexpr int kMaxInlineDepth = 1000;  // docs/language.md, "Limits"
+constexpr int kMaxInlineDepth = 2048;  // docs/language.md, "Limits"
 
 // Each definition is resolved once per program and its resolved body shared by all
 // its uses (a DAG): a definition used twice by one used twice ... costs linear work
@@ -31,6 +32,19 @@ uint64_t tree_size(const Expr& e, uint64_t cap,
   for (const Expr& k : children(e)) n = std::min(cap + 1, n + tree_size(k, cap, memo));
   memo[e.get()] = n;
   return n;
+}
+
+// The number of distinct nodes of `e` (shared subterms counted once): the program's
+// size as written. Iterative, so that any depth is fine.
+uint64_t dag_size(const Expr& e, std::unordered_set<const ExprNode*>& seen) {
+  std::vector<Expr> todo = {e};
+  while (!todo.empty()) {
+    Expr x = std::move(todo.back());
+    todo.pop_back();
+    if (!x || !seen.insert(x.get()).second) continue;
+    for (Expr& k : children(x)) todo.push_back(std::move(k));
+  }
+  return seen.size();
 }
 
 bool is_type_level_builtin(const std::string& name) {
@@ -137,14 +151,16 @@ Expr resolve_definition(const Program& program, size_t index, const Program* pre
   // The passes after resolution (inference, rewriting, DPIA, code generation) work
   // on the inlined tree; a program whose tree is too large is refused here, quickly,
   // instead of after minutes of work.
+  std::unordered_set<const ExprNode*> written;
+  uint64_t cap = kMaxInlinedNodes + dag_size(body, written);
   std::unordered_map<const ExprNode*, uint64_t> sizes;
-  if (tree_size(body, kMaxInlinedNodes, sizes) > kMaxInlinedNodes)
+  if (tree_size(body, cap, sizes) > cap)
     user_error(
         "the program is too large once its definitions are inlined at their uses "
         "(more than " +
             std::to_string(kMaxInlinedNodes) +
-            " nodes, the limit): a definition that uses another several times "
-            "multiplies its size; apply it once to an array with map instead",
+            " nodes more than as written, the limit): a definition that uses another "
+            "several times multiplies its size; apply it once to an array with map instead",
         d.span);
   return body;
 }

@@ -12,9 +12,12 @@
 
 namespace risec::rise {
 
-// The most nodes a resolved entry may have once every use of a definition is
-// counted as a copy (docs/language.md, "Limits"). Resolution itself shares the
-// definitions' bodies, so the limit is found in time linear in the program text.
+// The most nodes that inlining may add to a resolved entry: once every use of a
+// definition is counted as a copy, the entry may have at most this many nodes more
+// than the program as written (docs/language.md, "Limits"). A long program that
+// uses each definition once is not limited (its work is linear); definitions that
+// use the previous one several times multiply the size and are refused. Resolution
+// itself shares the definitions' bodies, so the check is linear in the program text.
 inline constexpr uint64_t kMaxInlinedNodes = 16000;
 
 // Resolve definition `index` of `program` (it may use the definitions above it),

@@ -70,9 +70,22 @@ std::string format_error(const Error& e) {
     if (b > 0 && text[b - 1] == '\n') line_start = b;
     size_t line_end = text.find('\n', line_start);
     if (line_end == std::string::npos) line_end = text.size();
-    std::string line = text.substr(line_start, line_end - line_start);
-    out << line << "\n";
-    std::string caret;
+    // A long line (a generated program on one line) is shown only around the
+    // error: at most kShown characters, "..." marking what is cut.
+    constexpr size_t kShown = 160, kBefore = 60;
+    std::string before, after;
+    if (line_end - line_start > kShown) {
+      if (b > line_start + kBefore) {
+        line_start = b - kBefore;
+        before = "...";
+      }
+      if (line_end > line_start + kShown) {
+        line_end = line_start + kShown;
+        after = "...";
+      }
+    }
+    out << before << text.substr(line_start, line_end - line_start) << after << "\n";
+    std::string caret(before.size(), ' ');
     for (size_t i = line_start; i < b; ++i) caret += (text[i] == '\t') ? '\t' : ' ';
     size_t width = 1;
     if (s.end > s.begin) {

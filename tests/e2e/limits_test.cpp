@@ -182,6 +182,87 @@ TEST(DepthLimits, EveryStrategyConstructAtEveryDepthAppliesOrIsTooDeep) {
   }
 }
 
+// Long programs: chains of thousands of maps, lets and definitions (each used once)
+// compile with work about linear in their length. Each phase (parsing, inference,
+// the strategy, DPIA translation and its passes, C generation) used to be quadratic
+// or worse somewhere (1,000 maps took 10 s, 8,000 would take hours); at the lengths
+// below a quadratic phase would run far past ctest's timeout, so finishing is the
+// check (bench/common/chain_timing.sh prints the times). The generated C is checked
+// to hold one loop per map, and a shorter chain runs against the interpreter.
+std::string map_chain(int n) {
+  return entry("x" + repeat(" |> map(fun(v => v + 1.0f))", n));
+}
+std::string let_chain(int n) {
+  std::string body;
+  for (int i = 0; i < n; ++i)
+    body += "let a" + std::to_string(i) + " = map(fun(v => v + 1.0f))(" +
+            (i == 0 ? std::string("x") : "a" + std::to_string(i - 1)) + ") in ";
+  return entry(body + "a" + std::to_string(n - 1));
+}
+std::string definition_chain(int n) {
+  std::string s = "def m0 = fun(x => x)\n";
+  for (int i = 1; i <= n; ++i)
+    s += "def m" + std::to_string(i) + " = fun(x => m" + std::to_string(i - 1) +
+         "(x) |> map(fun(v => v + 1.0f)))\n";
+  return s + entry("m" + std::to_string(n) + "(x)");
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(LongChains, MapsLetsAndDefinitionsCompile) {
+  const std::vector<std::pair<const char*, std::function<std::string(int)>>> kinds = {
+      {"maps", map_chain}, {"lets", let_chain}, {"definitions", definition_chain}};
+  for (const auto& [name, make] : kinds) {
+    // The longest of each kind the limits allow (docs/cli.md, "Limits").
+    int longest = std::string(name) == "maps" ? 9990 : std::string(name) == "lets" ? 4000 : 2040;
+    for (int n : {10, 100, 1000, 2000, longest}) {
+      SCOPED_TRACE(std::string(name) + ", " + std::to_string(n) + " maps");
+      std::string path = write_scratch(std::string("chain_") + name + ".rise", make(n));
+      CliResult r = run_risec({"compile", path, "--size", "n=64"});
+      ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 2000);
+      // One loop per map (a let's result is copied into the output by one more).
+      size_t loops = count(r.out, "for (");
+      EXPECT_TRUE(loops == static_cast<size_t>(n) || loops == static_cast<size_t>(n) + 1) << loops;
+    }
+  }
+}
+
+TEST(LongChains, ChainsComputeWhatTheInterpreterDoes) {
+  for (const auto& make : {map_chain, let_chain, definition_chain}) {
+    std::string path = write_scratch("chain_run.rise", make(300));
+    CliResult r = run_risec({"run", path, "--size", "n=16", "--check"});
+    EXPECT_EQ(r.exit_code, 0) << r.err.substr(0, 2000);
+  }
+}
+
+TEST(LongChains, ChainsBeyondTheLimitsAreRefusedLocated) {
+  // One past each documented limit (docs/cli.md, "Limits"): located errors, exit 1.
+  for (const auto& [program, limit] :
+       std::vector<std::pair<std::string, std::string>>{{map_chain(10001), "10000"},
+                                                        {definition_chain(2049), "2048"},
+                                                        {let_chain(4097), "4096"}}) {
+    std::string path = write_scratch("chain_limit.rise", program);
+    CliResult r = run_risec({"check", path});
+    EXPECT_TRUE(works_or_too_deep(r, path));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find(limit), std::string::npos) << r.err.substr(0, 2000);
+    // The maps and lets are one line of up to 250,000 characters: an error shows only
+    // the part around the error, "..." marking the cuts.
+    for (size_t at = 0, next; at < r.err.size(); at = next + 1) {
+      next = r.err.find('\n', at);
+      if (next == std::string::npos) next = r.err.size();
+      EXPECT_LE(next - at, 400u) << r.err.substr(at, 400);
+    }
+    if (program.find('\n') + 1 == program.size()) {
+      EXPECT_NE(r.err.find("..."), std::string::npos) << r.err.substr(0, 2000);
+    }
+  }
+}
+
 // def d0 = fun(x: f32 => x + 1.0f); def d<i> = fun(x: f32 => d<i-1>(d<i-1>(x))): the
 // inlined entry has 2^depth copies of d0.
 std::string doubling(int depth) {

@@ -274,5 +274,28 @@ TEST(InterpFast, DivisionByZeroFailsTheSameWay) {
   }
 }
 
+// Maps of one f32/f64 operation whose operands are the element, a constant or a value
+// bound outside the map (the loop kernel of Map, scal's alpha * x): every operation,
+// every placement of the operands, on rows and on the outer map (threads), against
+// the boxed evaluator, with sizes that split unevenly over two threads.
+TEST(InterpFast, ScalarMapKernelsAgreeWithTheBoxedEvaluator) {
+  for (const std::string t : {"f32", "f64"}) {
+    const std::string k = t == "f32" ? "1.5f" : "1.5";
+    for (const std::string op : {"+", "-", "*", "/"}) {
+      for (const auto& [p, q] : std::vector<std::pair<std::string, std::string>>{
+               {"v", k}, {k, "v"}, {"v", "v"}, {"v", "a"}, {"a", "v"}, {"a", "a"}, {k, k}}) {
+        const std::string body = "fun(v => " + p + " " + op + " " + q + ")";
+        const std::string text = "def f = depFun((n: Nat, m: Nat) => fun(a: " + t +
+                                 " => fun(x: n." + t + " => fun(y: m.n." + t +
+                                 " =>\n  makePair(x |> map(" + body + "))(y |> map(map(" + body +
+                                 ")))))))\n";
+        SCOPED_TRACE(text);
+        for (int64_t n : {1, 7, 64})
+          EXPECT_TRUE(cross_check("kernel", text, {{"n", n}, {"m", 3}}, static_cast<uint64_t>(n)));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace risec::rise
