@@ -105,5 +105,39 @@ TEST(AddressSpacesCli, TheFixesRunOnOpenCL) {
   EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
 }
 
+// The GPU strategy of docs/strategies.md (work groups over rows, local threads over a
+// row, the row's products stored in local memory for the group, a private
+// accumulator), applied by risec and run on the OpenCL device against the
+// interpreter; the same strategy without toLocal is refused, asking for it.
+TEST(AddressSpacesCli, TheDocumentedGpuStrategyRuns) {
+  std::string program =
+      write_scratch("rowsums.rise",
+                    "def rowsums = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                    "  x |> map(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))))\n");
+  const std::string head =
+      "let main = (mapWorkGroup(0) @ outermost(isApplied(isMap)))\n"
+      "         ; (mapLocal(0) @ innermost(isApplied(isMap)))\n";
+  const std::string tail =
+      "         ; (oclReduceSeq(Private) @ topDown)\n"
+      "         ; lowerToC;\n";
+  std::string with_local = write_scratch(
+      "rowsums_local.elv",
+      head + "         ; (toLocal @ outermost(isFullyApplied(isPrimitive(mapLocal))))\n" + tail);
+  CliResult r = run_risec({"run", program, "--strategy", with_local, "--target", "opencl", "--size",
+                           "n=6,m=16", "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
+  CliResult k = run_risec(
+      {"compile", program, "--strategy", with_local, "--target", "opencl", "--size", "n=6,m=16"});
+  EXPECT_EQ(k.exit_code, 0) << show(k);
+  EXPECT_NE(k.out.find("__local"), std::string::npos) << show(k);
+  std::string without = write_scratch("rowsums_nolocal.elv", head + tail);
+  CliResult n = run_risec(
+      {"compile", program, "--strategy", without, "--target", "opencl", "--size", "n=6,m=16"});
+  EXPECT_EQ(n.exit_code, 1) << show(n);
+  EXPECT_NE(n.err.find("private memory shared between work items"), std::string::npos) << show(n);
+  EXPECT_NE(n.err.find("(toLocal)"), std::string::npos) << show(n);
+}
+
 }  // namespace
 }  // namespace risec::e2e
