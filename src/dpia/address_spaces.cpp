@@ -310,8 +310,10 @@ class Checker {
                         " but is written by the work items of the " + writers.front()->prim->name +
                         (loc.empty() ? "" : " at " + loc) +
                         "; private memory belongs to one work item: " +
-                        (in_kernel() ? "store it in local memory (toLocal)"
-                                     : "keep it in global memory (Global)"),
+                        (!in_kernel()  ? "keep it in global memory (Global)"
+                         : accumulator ? "reduce inside each work item instead (the reduction "
+                                         "in the mapLocal's function, one accumulator each)"
+                                       : "store it in local memory (toLocal)"),
                     where(*p));
       }
       case Space::Default:

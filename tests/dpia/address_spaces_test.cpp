@@ -375,6 +375,7 @@ TEST(AddressSpaces, ReductionAccumulators) {
       "oclReduceSeq(Private)(fun(acc => fun(row => zip(acc)(row) |> mapLocal(0)(fun(p => p._1 + "
       "p._2)))))(generate(fun(i => 0.0f))))))";
   expect_refused(shared, "shared between work items");
+  expect_refused(shared, "reduce inside each work item instead");
   // outside kernels: a private accumulator belongs to the work item running the
   // sequential code, unless global threads write it
   expect_refused(
