@@ -294,6 +294,7 @@ void OpenCLPrinter::launch_sizes(const CommandP& c, Launch& l) {
     void visit_command(const Command& c) override {
       if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
         l.dims = std::max(l.dims, c.dim + 1);
+        l.has_local[c.dim] = l.has_local[c.dim] || c.loop == LoopKind::Local;
         bool known = true;
         for (const auto& [name, range] : arith::free_vars(c.n))
           known = known && p.size_names_.count(name);

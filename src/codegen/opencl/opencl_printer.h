@@ -58,6 +58,7 @@ class OpenCLPrinter : public CPrinter {
     // groups and work items per group), as C expressions over the sizes ("" when
     // the program does not say).
     std::string global[3], groups[3], local[3];
+    bool has_local[3] = {false, false, false};  // a mapLocal runs in the dimension
     int dims = 1;
   };
   struct HostBuffer {
