@@ -749,7 +749,7 @@ int main(int argc, char** argv) {
        [&](const Cl& cl, int r) { return hand_gemv(cl, r, mv, mv); }},
       {"gesummv", "opencl", "n=" + S(mv),
        [&](const Cl& cl, int r) { return hand_gesummv(cl, r, mv); }},
-      {"mm", "opencl_global", "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
+      {"mm", "global2d", "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
        [&](const Cl& cl, int r) { return hand_mm(cl, r, mmn, mmn, mmn); }},
       {"mm", "opencl_tiled", "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
        [&](const Cl& cl, int r) { return hand_mm(cl, r, mmn, mmn, mmn); }},

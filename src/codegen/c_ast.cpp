@@ -114,8 +114,10 @@ static void print_into(const CStmtP& s, int indent, std::string& out) {
       out += pad + "/* " + s->text + " */\n";
       return;
     case CStmt::For:
-      out += pad + "for (" + s->var_type + " " + s->var + " = 0; " + s->var + " < " +
-             s->cond_bound.at(kPrecRel + 1) + "; " + s->var + " += 1) {\n";
+      out += pad + "for (" + s->var_type + " " + s->var + " = " +
+             (s->init.text.empty() ? "0" : s->init.at(kPrecAssign)) + "; " + s->var + " < " +
+             s->cond_bound.at(kPrecRel + 1) + "; " + s->var +
+             " += " + (s->step.text.empty() ? "1" : s->step.at(kPrecAssign)) + ") {\n";
       for (const CStmtP& x : s->body) print_into(x, indent + 1, out);
       out += pad + "}\n";
       return;

@@ -55,7 +55,8 @@ struct CStmt {
   std::string text;              // Decl: the whole declaration; Expr; Pragma; Comment; Raw
   std::string var;               // For: the loop variable
   std::string var_type = "int";  // For: its C type (int64_t where sizes can reach 2^31)
-  CExpr init, cond_bound;        // For: from init to var < bound
+  CExpr init, cond_bound;        // For: from init (empty: 0) to var < bound
+  CExpr step;                    // For: the increment (empty: 1)
   CExpr cond;                    // If
   std::vector<CStmtP> body;      // Block (flat), Scope (in braces), For, If (then)
   std::vector<CStmtP> orelse;    // If

@@ -56,8 +56,9 @@ CommandP cm_assign(AcceptorP a, ExpressionP e) {
   return std::make_shared<const Command>(std::move(c));
 }
 
-CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body) {
+CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body, int dim) {
   Command c{Command::For};
+  c.dim = dim;
   c.var = var;
   c.n = std::move(n);
   c.loop = kind;
@@ -278,8 +279,9 @@ std::string print(const CommandP& c, int indent) {
     case Command::Assign:
       return pad + print(c->acc) + " := " + print(c->exp) + "\n";
     case Command::For:
-      return pad + loop_kind_name(c->loop) + " " + c->var + " < " + arith::print(c->n) + " {\n" +
-             print(c->body[0], indent + 2) + pad + "}\n";
+      return pad + loop_kind_name(c->loop) +
+             (is_gpu_loop(c->loop) ? "(" + std::to_string(c->dim) + ")" : "") + " " + c->var +
+             " < " + arith::print(c->n) + " {\n" + print(c->body[0], indent + 2) + pad + "}\n";
     case Command::New:
       return pad + "new " + c->var + ": " + rise::print(c->dt) + " (" + space_name(c->space) +
              ") {\n" + print(c->body[0], indent + 2) + pad + "}\n";

@@ -130,7 +130,8 @@ struct Command {
   std::string var;             // For/New variable
   arith::Nat n;                // For: trip count
   LoopKind loop = LoopKind::Seq;
-  Type dt;  // New
+  int dim = 0;  // For over a GPU level (Global, WorkGroup, Local): the dimension (0, 1, 2)
+  Type dt;      // New
   Space space = Space::Default;
   Placement placement = Placement::Unplaced;  // New, NewDoubleBuffer (array buffers)
   std::string text;                           // Comment
@@ -142,6 +143,12 @@ struct Command {
   std::string reduction_var;
 };
 
+// Whether a loop kind is a level of the GPU's thread hierarchy (its loops carry a
+// dimension and run as work items, work groups or global threads).
+inline bool is_gpu_loop(LoopKind k) {
+  return k == LoopKind::Global || k == LoopKind::WorkGroup || k == LoopKind::Local;
+}
+
 // ---- constructors ----
 ExpressionP ex_var(const std::string& name, Type dt);
 ExpressionP ex_nat(arith::Nat v, Type dt);
@@ -150,7 +157,7 @@ AcceptorP ac_var(const std::string& name, Type dt);
 AcceptorP ac_make(Acceptor a);
 CommandP cm_seq(std::vector<CommandP> items);
 CommandP cm_assign(AcceptorP a, ExpressionP e);
-CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body);
+CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body, int dim = 0);
 CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body);
 CommandP cm_comment(const std::string& text);
 CommandP cm_if(arith::Cond cond, CommandP then, CommandP orelse);

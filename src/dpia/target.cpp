@@ -47,11 +47,19 @@ std::optional<Target> Target::named(const std::string& name) {
     t.loops.push_back(LoopKind::Par);
     return t;
   }
+  if (name == "opencl") {
+    // Kernels launched by a C host function: the GPU levels of parallelism and the
+    // OpenCL address spaces.
+    t.name = name;
+    t.loops.insert(t.loops.end(), {LoopKind::Global, LoopKind::WorkGroup, LoopKind::Local});
+    t.spaces = {Space::Default, Space::Global, Space::Local, Space::Private};
+    return t;
+  }
   return std::nullopt;
 }
 
 std::vector<std::string> Target::names() {
-  return {"c", "openmp"};
+  return {"c", "openmp", "opencl"};
 }
 
 }  // namespace risec::dpia

@@ -24,7 +24,7 @@ struct Target {
   bool runs(LoopKind k) const;
   bool has(Space s) const;
 
-  // The target called `name` ("c", "openmp") on this machine, or none.
+  // The target called `name` ("c", "openmp", "opencl") on this machine, or none.
   static std::optional<Target> named(const std::string& name);
   // The plain C target with the host's vector width and core count.
   static Target host();

@@ -123,6 +123,28 @@ class Translator {
            static_cast<int>(e->args.size()) == e->prim->arity;
   }
 
+  // The address space named by a primitive's Addr argument (oclToMem(a),
+  // oclReduceSeq(a)), or `otherwise` for one without.
+  static Space addr_space(const Phrase& p, Space otherwise) {
+    for (const rise::TypeArg& t : p->targs)
+      if (const rise::Addr* a = std::get_if<rise::Addr>(&t)) {
+        if (!a->space)
+          user_error(p->name + ": the address space '" + a->var + "' must be known to compile",
+                     p->span);
+        switch (*a->space) {
+          case rise::AddrSpace::Global:
+            return Space::Global;
+          case rise::AddrSpace::Local:
+            return Space::Local;
+          case rise::AddrSpace::Private:
+            return Space::Private;
+          case rise::AddrSpace::Constant:
+            return Space::Constant;
+        }
+      }
+    return otherwise;
+  }
+
   static Nat targ_nat(const Phrase& p, size_t i) {
     if (i >= p->targs.size() || !std::holds_alternative<Nat>(p->targs[i]))
       internal_error("DPIA: " + p->name + " lacks its size argument");
@@ -200,13 +222,22 @@ class Translator {
       LoopKind kind = pr.loop;
       if (a[1]->kind == PhraseNode::Prim && a[1]->prim->family == Family::Sliding)
         return sliding(e, kind, A);
-      return con(a[1], [&, kind](const ExpressionP& x) {
+      // A GPU level's dimension is the map's first (explicit Nat) argument.
+      int dim = 0;
+      if (is_gpu_loop(kind)) {
+        auto d = targ_nat(e, 0).as_const();
+        if (!d || *d < 0 || *d > 2)
+          user_error(pr.name + ": the dimension must be 0, 1 or 2", e->span);
+        dim = static_cast<int>(*d);
+      }
+      return con(a[1], [&, kind, dim](const ExpressionP& x) {
         Nat n = size_of(x->dt);
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
-        return cm_for(i, n, kind, with_param(a[0], ex_idx(x, iv), [&](const Phrase& b) {
-                        return acc(b, ac_idx(A, iv));
-                      }));
+        return cm_for(
+            i, n, kind,
+            with_param(a[0], ex_idx(x, iv), [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); }),
+            dim);
       });
     }
     if (pr.family == Family::Reduce) {
@@ -406,7 +437,7 @@ class Translator {
         }
         return acc(b, ac_var(v, t));
       });
-      Space space = t->kind == TypeKind::Array ? Space::Default : Space::Private;
+      Space space = addr_space(e, t->kind == TypeKind::Array ? Space::Default : Space::Private);
       CommandP loop = cm_for(i, n, kind, step);
       if (kind == LoopKind::Par) loop = with_reduction(loop, reduction_operator(a[0]), v, e);
       return cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))}));
@@ -640,10 +671,10 @@ class Translator {
     return ex_make(std::move(x));
   }
 
-  CommandP materialize(const Phrase& e, const Cont& k) {
+  CommandP materialize(const Phrase& e, const Cont& k, Space space = Space::Default) {
     std::string t = fresh("tmp");
     Type dt = e->type;
-    return cm_new(t, dt, Space::Default, cm_seq({acc(e, ac_var(t, dt)), k(ex_var(t, dt))}));
+    return cm_new(t, dt, space, cm_seq({acc(e, ac_var(t, dt)), k(ex_var(t, dt))}));
   }
 
   CommandP con_prim(const Phrase& e, const Cont& k) {
@@ -651,7 +682,7 @@ class Translator {
     const std::string& p = e->name;
     const auto& a = e->args;
     if (pr.is(PrimId::Let)) return let(e, [&](const Phrase& b) { return con(b, k); });
-    if (pr.family == Family::Memory) return materialize(a.back(), k);
+    if (pr.family == Family::Memory) return materialize(a.back(), k, addr_space(e, Space::Default));
     if (pr.is(PrimId::Id)) return con(a[0], k);
     if (pr.family == Family::Reduce) return reduce(e, k);
     if (e->access() == Access::Wr) {

@@ -25,7 +25,9 @@ std::optional<CommandP> unroll_loop(const Command& c) {
       return cm_seq(std::move(copies));
     }
   }
-  if (c.n.is_const(1)) return cm_seq({block(substitute_nat(c.body[0], c.var, arith::Nat(0)))});
+  // A GPU level stays a loop: it decides the kernel launches and the barriers.
+  if (c.n.is_const(1) && !is_gpu_loop(c.loop))
+    return cm_seq({block(substitute_nat(c.body[0], c.var, arith::Nat(0)))});
   return std::nullopt;
 }
 

@@ -364,13 +364,17 @@ int cmd_compile(const Options& o) {
   Compiled c = compile(req);
   if (o.dump_dpia) std::cerr << c.dpia_text;
   if (o.output.empty()) {
+    // The OpenCL target: the kernels, then the host function (which embeds them).
+    if (c.unit.uses_opencl) std::cout << c.unit.kernel_source << "\n";
     std::cout << c.unit.source;
     return 0;
   }
   std::string base = o.output;
   if (base.size() > 2 && base.substr(base.size() - 2) == ".c") base.resize(base.size() - 2);
-  for (const auto& [path, text] :
-       {std::pair{base + ".c", c.unit.source}, std::pair{base + ".h", c.unit.header}}) {
+  std::vector<std::pair<std::string, std::string>> files = {{base + ".c", c.unit.source},
+                                                            {base + ".h", c.unit.header}};
+  if (c.unit.uses_opencl) files.push_back({base + ".cl", c.unit.kernel_source});
+  for (const auto& [path, text] : files) {
     std::ofstream out(path, std::ios::binary);
     if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
   }

@@ -32,6 +32,8 @@ struct Options {
   std::string atol_text;    // --atol A
   std::string repeat_text;  // --repeat K
   std::string flops;        // --flops EXPR
+  std::string global;       // --global N[,M,..] (OpenCL launch size)
+  std::string local;        // --local N[,M,..] (OpenCL work-group size)
 };
 
 int cmd_check(const Options& o);

@@ -16,7 +16,7 @@ Compiled compile(const CompileRequest& req) {
   std::optional<dpia::Target> target = dpia::Target::named(req.target);
   if (!target)
     throw Error(ErrorKind::Usage, "unknown target '" + req.target +
-                                      "' (available: c, openmp; opencl and cuda are planned)");
+                                      "' (available: c, openmp, opencl; cuda is planned)");
   Compiled out;
   const rise::Program& p = *req.program;
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;

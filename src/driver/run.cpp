@@ -300,6 +300,11 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   runtime::CompileOptions co;
   co.openmp = c.unit.uses_openmp;
   co.extra_flags = options.extra_cflags;
+  if (c.unit.uses_opencl) co.libs.push_back("-lOpenCL");
+  // The host function reads the launch sizes from its environment.
+  for (const auto& [var, value] : {std::pair{"RISEC_OPENCL_GLOBAL", &options.global},
+                                   std::pair{"RISEC_OPENCL_LOCAL", &options.local}})
+    if (!value->empty()) ::setenv(var, value->c_str(), 1);
   Execution ex;
   using Clock = std::chrono::steady_clock;
   if (options.mode == ExecMode::SharedObject) {
@@ -312,17 +317,20 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
     runtime::Artifact a = runtime::build_shared_object(c.unit.source, co);
     ex.cache_hit = a.cache_hit;
     bool load_failed = false;
+    runtime::CallInfo info;
     try {
       ex.times_ms = runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args,
-                                           options.repeat, &load_failed);
+                                           options.repeat, &load_failed, &info);
     } catch (const Error&) {
       if (!load_failed || !a.cache_hit) throw;
       // A damaged cache entry (e.g. copied between machines): build it again.
       std::remove(a.path.c_str());
       a = runtime::build_shared_object(c.unit.source, co);
-      ex.times_ms =
-          runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args, options.repeat);
+      ex.times_ms = runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args,
+                                           options.repeat, nullptr, &info);
     }
+    ex.kernel_times = info.kernel_times;
+    ex.device = info.device;
     ex.output = runtime::from_c_bytes(out_buf.data(), out_type);
     return ex;
   }
@@ -436,7 +444,22 @@ int cmd_run(const Options& o) {
   std::vector<rise::Value> inputs = make_inputs(c.high, files, seed);
   ExecOptions eo;
   eo.repeat = repeat;
+  for (const auto& [flag, text] :
+       {std::pair{"--global", &o.global}, std::pair{"--local", &o.local}}) {
+    if (text->empty()) continue;
+    if (!c.unit.uses_opencl)
+      usage(std::string(flag) + " sets an OpenCL launch size: add --target opencl");
+    bool ok = text->find_first_not_of("0123456789,") == std::string::npos && (*text)[0] != ',' &&
+              text->back() != ',' && text->find(",,") == std::string::npos &&
+              std::count(text->begin(), text->end(), ',') < 3;
+    if (!ok)
+      usage(std::string(flag) + " expects up to three positive sizes N[,M[,K]], got '" + *text +
+            "'");
+  }
+  eo.global = o.global;
+  eo.local = o.local;
   Execution ex = execute(c, sizes, inputs, eo);
+  if (!ex.device.empty()) std::cout << "opencl: " << ex.device << "\n";
   const rise::Type out_type = entry_result_type(c.high);
 
   // The result, as eval writes or prints it.
@@ -451,7 +474,8 @@ int cmd_run(const Options& o) {
     std::cout << "time: " << format_ms(sorted[0]) << " ms\n";
   else
     std::cout << "time: min " << format_ms(sorted[0]) << " ms, median " << format_ms(median)
-              << " ms (" << sorted.size() << (sorted.size() == 1 ? " run" : " runs") << ")\n";
+              << " ms (" << sorted.size() << (sorted.size() == 1 ? " run" : " runs")
+              << (ex.kernel_times ? ", kernel time" : "") << ")\n";
   if (!o.flops.empty()) {
     double gflops = median > 0 ? flops / (median * 1e6) : 0;
     std::cout << "performance: " << format_g(gflops, 4) << " GFLOP/s (" << format_g(flops, 4)

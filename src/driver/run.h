@@ -55,12 +55,19 @@ struct ExecOptions {
   std::vector<std::string> extra_cflags;  // appended to the compiler flags
   int repeat = 1;                         // number of timed calls (at least 1)
   double timeout_s = 0;                   // Standalone: kill the program after this long
+  // OpenCL: the launch sizes instead of the program's ("N" or "N,M,..." per
+  // dimension; $RISEC_OPENCL_GLOBAL / $RISEC_OPENCL_LOCAL of the host function).
+  std::string global, local;
 };
 
 struct Execution {
   rise::Value output;            // of the entry's result type
   std::vector<double> times_ms;  // wall time of each call (Standalone: of each process run)
   bool cache_hit = false;        // the compiled code came from the cache
+  // OpenCL: times_ms are the kernels' time (profiling events), and where they ran
+  // ("platform NAME, device NAME"; SharedObject mode).
+  bool kernel_times = false;
+  std::string device;
 };
 
 // Run the compiled unit on `inputs` (values of the entry's parameter types), with

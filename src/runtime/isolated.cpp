@@ -34,6 +34,8 @@ size_t page_rounded(size_t n) {
 struct Report {
   int status = 0;  // 0 ran; 1 could not load the object
   char message[4096];
+  int kernel_times = 0;  // the times are the unit's own (CallInfo)
+  char device[512];
 };
 constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
 
@@ -47,12 +49,17 @@ constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
   try {
     Module m(path, entry, keep_loaded);
     using Clock = std::chrono::steady_clock;
+    const auto* kernel_ms = static_cast<const double*>(m.symbol(entry + "__risec_kernel_ms"));
     for (int k = 0; k < repeat; ++k) {
       auto t0 = Clock::now();
       m.call(buffers, sizes);
       auto t1 = Clock::now();
-      times_ms[k] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+      times_ms[k] =
+          kernel_ms ? *kernel_ms : std::chrono::duration<double, std::milli>(t1 - t0).count();
     }
+    report->kernel_times = kernel_ms != nullptr;
+    if (const auto* dev = static_cast<const char*>(m.symbol(entry + "__risec_device")))
+      std::snprintf(report->device, sizeof report->device, "%s", dev);
   } catch (const std::exception& e) {
     report->status = 1;
     std::snprintf(report->message, sizeof report->message, "%s", e.what());
@@ -122,11 +129,13 @@ std::string describe_program_signal(int sig) {
 
 std::vector<double> call_isolated(const std::string& path, const std::string& entry,
                                   bool keep_loaded, const std::vector<void*>& buffers,
-                                  const std::vector<int>& sizes, int repeat, bool* load_failed) {
+                                  const std::vector<int>& sizes, int repeat, bool* load_failed,
+                                  CallInfo* info) {
   if (load_failed) *load_failed = false;
   if (repeat < 1) internal_error("call_isolated: repeat must be at least 1");
   SharedBuffer shared(kTimesOffset + sizeof(double) * static_cast<size_t>(repeat));
   auto* report = new (shared.data()) Report;
+  report->device[0] = 0;
   auto* times_ms = reinterpret_cast<double*>(shared.data() + kTimesOffset);
   int fds[2];
   if (::pipe(fds) != 0) external(std::string("cannot create a pipe: ") + std::strerror(errno));
@@ -174,6 +183,10 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
   }
   // A successful program's messages (none, usually) are passed on.
   if (!err.empty()) std::fprintf(stderr, "%s\n", err.c_str());
+  if (info) {
+    info->kernel_times = report->kernel_times != 0;
+    info->device = report->device;
+  }
   return std::vector<double>(times_ms, times_ms + repeat);
 }
 

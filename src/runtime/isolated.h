@@ -37,6 +37,14 @@ class SharedBuffer {
   size_t mapped_ = 0;
 };
 
+// What generated code reports beside its output, when it exports it: an OpenCL
+// unit's `entry`__risec_kernel_ms (the kernels' time of a call, which then replaces
+// the wall time) and `entry`__risec_device (the platform and device it ran on).
+struct CallInfo {
+  bool kernel_times = false;
+  std::string device;
+};
+
 // Calls `entry`__risec_call of the shared object at `path` `repeat` times in a
 // forked child (buffers[0] the output, in a SharedBuffer; then the inputs), and
 // returns the wall time of each call in milliseconds. `keep_loaded`: see Module.
@@ -45,7 +53,7 @@ class SharedBuffer {
 std::vector<double> call_isolated(const std::string& path, const std::string& entry,
                                   bool keep_loaded, const std::vector<void*>& buffers,
                                   const std::vector<int>& sizes, int repeat,
-                                  bool* load_failed = nullptr);
+                                  bool* load_failed = nullptr, CallInfo* info = nullptr);
 
 // What a signal that ended generated code probably means, e.g. "SIGFPE (integer
 // division by zero or overflow?)".

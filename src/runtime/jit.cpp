@@ -139,6 +139,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
     h.add(f);
     if (f.find("=native") != std::string::npos) h.add(host_cpu());
   }
+  for (const auto& l : options.libs) h.add(l);
   for (const auto& s : sources) {
     h.add(s.name);
     h.add(*s.text);
@@ -172,6 +173,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
     if (i == 0) main_source = kept;
     argv.push_back(kept);
   }
+  argv.insert(argv.end(), options.libs.begin(), options.libs.end());
   argv.push_back("-lmvec");  // glibc's vector math (AVX-512 variants of expf, ...)
   argv.push_back("-lm");
   ProcessResult r = run_process(argv);
@@ -304,6 +306,10 @@ Module& Module::operator=(Module&& o) noexcept {
 
 Module::~Module() {
   if (handle_) ::dlclose(handle_);
+}
+
+void* Module::symbol(const std::string& name) const {
+  return handle_ ? ::dlsym(handle_, name.c_str()) : nullptr;
 }
 
 void Module::call(const std::vector<void*>& buffers, const std::vector<int>& sizes) const {

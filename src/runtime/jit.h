@@ -34,6 +34,7 @@ namespace risec::runtime {
 struct CompileOptions {
   bool openmp = false;                   // add -fopenmp (compiling and linking)
   std::vector<std::string> extra_flags;  // after the defaults and $RISEC_CFLAGS
+  std::vector<std::string> libs;         // linked after the sources (-lOpenCL)
 };
 
 // The compiler command: the words of $CC, or {"cc"}.
@@ -87,6 +88,8 @@ class Module {
   // the unit's size parameters in order.
   void call(const std::vector<void*>& buffers, const std::vector<int>& sizes) const;
   const std::string& path() const { return path_; }
+  // The address of the object's symbol `name`, or null.
+  void* symbol(const std::string& name) const;
 
  private:
   void* handle_ = nullptr;

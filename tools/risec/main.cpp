@@ -52,18 +52,21 @@ const Command kCommands[] = {
      "it was tried on. --size specialises the program first.\n",
      risec::driver::cmd_rewrite},
     {"compile",
-     "risec compile FILE.rise [--strategy S.elv] [--target c|openmp] [--entry NAME] "
+     "risec compile FILE.rise [--strategy S.elv] [--target c|openmp|opencl] [--entry NAME] "
      "[--size n=..] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering (lowerToC)\n"
      "is applied. Without --size the code is generic in the sizes (int parameters,\n"
      "whose preconditions, e.g. 4 divides n, are checked on entry; see docs/codegen.md);\n"
-     "with it, sizes are constants. --dump-dpia prints the imperative DPIA on stderr.\n",
+     "with it, sizes are constants. --dump-dpia prints the imperative DPIA on stderr.\n"
+     "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
+     "the C target's signature, which embeds and launches them) and OUT.h.\n",
      risec::driver::cmd_compile},
     {"run",
-     "risec run FILE.rise [--strategy S.elv] [--target c|openmp] --size n=..,m=.. "
+     "risec run FILE.rise [--strategy S.elv] [--target c|openmp|opencl] --size n=..,m=.. "
      "[--input NAME=FILE.npy ...] [--output FILE.npy] [--seed N] [--check [--rtol R] "
-     "[--atol A]] [--repeat K] [--flops EXPR] [--entry NAME]",
+     "[--atol A]] [--repeat K] [--flops EXPR] [--global N[,M..]] [--local N[,M..]] "
+     "[--entry NAME]",
      "Compile the entry as `risec compile` does (specialised to --size), compile the C\n"
      "with $CC (default cc) -O3 -march=native -ffp-contract=fast and $RISEC_CFLAGS, load\n"
      "it and run it once (K times with --repeat, printing the min and median time) on the\n"
@@ -73,7 +76,11 @@ const Command kCommands[] = {
      "|got - expected| <= atol + rtol * max(|got|, |expected|) for floats (defaults\n"
      "--rtol 1e-4 --atol 1e-5), exact for other types; a mismatch exits with code 3.\n"
      "--flops EXPR (e.g. 2*n*m) prints GFLOP/s from the median time. Compiled code is\n"
-     "cached in $RISEC_CACHE_DIR (default $XDG_CACHE_HOME/risec or ~/.cache/risec).\n",
+     "cached in $RISEC_CACHE_DIR (default $XDG_CACHE_HOME/risec or ~/.cache/risec).\n"
+     "--target opencl links -lOpenCL, prints the platform and device used (pick the\n"
+     "platform with $RISEC_OPENCL_PLATFORM, an index or part of its name) and reports\n"
+     "the kernels' time (profiling events); --global/--local set the launch sizes per\n"
+     "dimension instead of the program's (see docs/targets.md).\n",
      risec::driver::cmd_run},
 };
 
@@ -147,6 +154,10 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.repeat_text = get();
     } else if (a == "--flops") {
       o.flops = get();
+    } else if (a == "--global") {
+      o.global = get();
+    } else if (a == "--local") {
+      o.local = get();
     } else if (!a.empty() && a[0] == '-') {
       usage("unknown option '" + a + "' for risec " + cmd.name + " (see risec " + cmd.name +
             " --help)");

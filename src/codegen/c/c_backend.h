@@ -29,6 +29,10 @@ struct CUnit {
   std::string header;          // the .h declaration and layout documentation
   std::vector<CParam> params;  // in call order: output, sizes, inputs
   bool uses_openmp = false;
+  // The OpenCL target: the kernels (OUT.cl), which `source` (the host) embeds and
+  // launches; linked with -lOpenCL.
+  std::string kernel_source;
+  bool uses_opencl = false;
 };
 
 // A condition on the symbolic sizes the program needs (4 | n for split(4) on an

@@ -39,6 +39,12 @@ using rise::Type;
 using rise::TypeKind;
 
 const char* scalar_c(rise::ScalarKind k);
+// Index helpers (risec_min, risec_floordiv, ...) over the index type `t` (int or int64_t).
+std::string index_helpers(const std::string& t);
+// The default RISEC_PRECONDITION_FAILED (a message and abort()), unless defined.
+extern const char* const kPreconditionHelper;
+// A C string literal for plain text.
+std::string c_string(const std::string& text);
 // A Nat printed as C, with its precedence.
 CExpr nat_expr(const arith::Nat& n);
 
@@ -73,6 +79,28 @@ class CPrinter {
   virtual std::string function_prologue(const std::string& fn,
                                         const std::vector<std::string>& sizes);
 
+  // ---- the unit's parts (c_printer.cpp), shared by backends with a C host function
+  // Storage and C names of the output and inputs.
+  void bind_parameters(const std::string& output, const Type& out_dt,
+                       const std::vector<dpia::Input>& inputs,
+                       const std::vector<std::string>& sizes);
+  // The entry's C signature (u.name), recording its parameters in u.params.
+  std::string signature(CUnit& u, const std::string& output, const Type& out_dt,
+                        const std::vector<dpia::Input>& inputs,
+                        const std::vector<std::string>& sizes);
+  // The runtime's uniform entry point `fn`__risec_call calling the entry.
+  std::string call_wrapper(const std::string& fn, const std::string& sig, const Type& out_dt,
+                           const std::vector<dpia::Input>& inputs,
+                           const std::vector<std::string>& sizes);
+  // The .h: `types` (typedefs), the layout of the arguments, the preconditions.
+  std::string header_text(const std::string& entry_name, const std::string& sig,
+                          const std::string& types, const Type& out_dt,
+                          const std::vector<dpia::Input>& inputs,
+                          const std::vector<std::string>& sizes);
+  // `(void)size;` for each size the function body does not mention.
+  static std::string unused_sizes(const std::string& body_text,
+                                  const std::vector<std::string>& sizes);
+
   // ---- commands (c_printer.cpp)
   void gen(const CommandP& c, std::vector<CStmtP>& out);
   void gen_copy(const CommandP& body, std::vector<CStmtP>& out);
@@ -84,7 +112,9 @@ class CPrinter {
   static Type leaf(const Type& t);
   static std::vector<Nat> dims(const Type& t);
   static Nat count(const Type& t);
-  std::string vector_type(const Type& t);
+  // The C type of a vector (vec[t, n]) and its helpers (NAME_load, NAME_store,
+  // NAME_broadcast): GCC vector-extension types; OpenCL's are its own (float4).
+  virtual std::string vector_type(const Type& t);
   std::string pair_type(const Type& t);
   CExpr cond_expr(const arith::Cond& c);
   CExpr literal(const ExpressionP& e, const Path& p);

@@ -1,0 +1,305 @@
+// The OpenCL printer (see opencl_printer.h): kernels in opencl_printer.cpp, the host
+// function in opencl_host.cpp.
+#include "codegen/opencl/opencl_printer.h"
+
+#include <sstream>
+
+#include "codegen/c/c_names.h"
+#include "dpia/outline.h"
+#include "dpia/traverse.h"
+
+namespace risec::codegen::opencl {
+
+using dpia::LoopKind;
+using dpia::Space;
+
+namespace {
+
+const char* const kBarrier = "barrier(CLK_LOCAL_MEM_FENCE)";
+
+// Whether a command runs GPU-level loops (mapGlobal, mapWorkGroup, mapLocal).
+bool has_gpu_loops(const CommandP& c) {
+  struct Finder : dpia::Visitor {
+    bool found = false;
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) found = true;
+      if (!found) dpia::Visitor::visit_command(c);
+    }
+  } f;
+  f.visit(c);
+  return f.found;
+}
+
+// OpenCL's name of a scalar type (for vector types: float4, int8, ...).
+const char* opencl_scalar(rise::ScalarKind k) {
+  switch (k) {
+    case rise::ScalarKind::I8:
+      return "char";
+    case rise::ScalarKind::U8:
+      return "uchar";
+    case rise::ScalarKind::I16:
+      return "short";
+    case rise::ScalarKind::U16:
+      return "ushort";
+    case rise::ScalarKind::I32:
+      return "int";
+    case rise::ScalarKind::U32:
+      return "uint";
+    case rise::ScalarKind::I64:
+      return "long";
+    case rise::ScalarKind::U64:
+      return "ulong";
+    case rise::ScalarKind::F32:
+      return "float";
+    case rise::ScalarKind::F64:
+      return "double";
+    default:
+      return nullptr;
+  }
+}
+
+// The C99 names generated code uses, in OpenCL C: fixed-width integers, the libm
+// spellings with an `f` suffix (OpenCL's math builtins are overloaded instead), and
+// the helpers' failure hooks (a kernel cannot print or abort).
+std::string kernel_prelude() {
+  std::string s =
+      "typedef char int8_t;\ntypedef uchar uint8_t;\ntypedef short int16_t;\n"
+      "typedef ushort uint16_t;\ntypedef int int32_t;\ntypedef uint uint32_t;\n"
+      "typedef long int64_t;\ntypedef ulong uint64_t;\n"
+      "#define INT8_MIN CHAR_MIN\n#define INT16_MIN SHRT_MIN\n#define INT32_MIN INT_MIN\n"
+      "#define INT64_MIN LONG_MIN\n"
+      "#define RISEC_ARITHMETIC_FAILED(fn, what) ((void)0)\n#define RISEC_SIMD_LOOP\n"
+      "#define llabs abs\n#define fabsf fabs\n#define fmodf fmod\n";
+  for (const rise::PrimitiveInfo& p : rise::primitives())
+    if (p.family == rise::Family::Math) s += "#define " + p.name + "f " + p.name + "\n";
+  return s;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ hooks
+std::string OpenCLPrinter::vector_type(const Type& t) {
+  auto lanes = t->size.as_const();
+  const char* elem = t->a->kind == TypeKind::Scalar ? opencl_scalar(t->a->scalar) : nullptr;
+  if (!lanes || !elem || (*lanes != 2 && *lanes != 4 && *lanes != 8 && *lanes != 16))
+    user_error("OpenCL has no vector type for " + rise::print(t) +
+               " (2, 4, 8 or 16 lanes of a number type)");
+  std::string n = std::to_string(*lanes);
+  std::string name = elem + n;
+  if (typedefs_.insert(name).second) {
+    // Where the memory is a scalar array (asVector), vloadN/vstoreN; an array of
+    // vectors is a typed pointer (float4*) and needs neither.
+    vector_text_ += "#define " + name + "_load(p) vload" + n + "(0, (p))\n";
+    vector_text_ += "#define " + name + "_load_aligned(p) vload" + n + "(0, (p))\n";
+    vector_text_ += "#define " + name + "_store(p, v) vstore" + n + "((v), 0, (p))\n";
+    vector_text_ += "#define " + name + "_broadcast(x) ((" + name + ")(x))\n";
+    host_vector_text_ += "typedef cl_" + name + " " + name + ";\n";
+  }
+  return name;
+}
+
+CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string& elem,
+                                     const Nat& count, dpia::Space space, dpia::Placement placement,
+                                     bool) {
+  if (space == Space::Global)
+    user_error("global memory cannot be allocated inside a kernel (" + name +
+               "): allocate it outside the parallel maps");
+  auto n = count.as_const();
+  if (space == Space::Local) {
+    if (!n)
+      user_error("local memory (" + name + ") needs a size known at compile time, not " +
+                 count.to_string());
+    // At kernel scope (OpenCL 1.2), once per work group.
+    local_decls_.push_back(c_decl("__local " + elem + " " + name + "[" + std::to_string(*n) + "]"));
+    local_cnames_.insert(name);
+    return c_block({});
+  }
+  if (placement != dpia::Placement::Stack || !n)
+    user_error("the temporary " + name + " of " + count.to_string() +
+               " elements is too large for private memory inside a kernel: store it in global "
+               "memory (toGlobal) outside the parallel maps");
+  return c_decl(elem + " " + name + "[" + std::to_string(*n) + "]");
+}
+
+bool OpenCLPrinter::writes_local(const Command& c) {
+  dpia::Captures u = dpia::captures(c);
+  for (const std::string& w : u.written)
+    if (local_cnames_.count(cname(w))) return true;
+  return false;
+}
+
+void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
+  if (!dpia::is_gpu_loop(c.loop)) return CPrinter::emit_loop(c, out);
+  if (!in_kernel_) internal_error("OpenCL printer: a parallel loop outside a kernel");
+  std::string d = std::to_string(c.dim);
+  const char *id = "get_global_id", *size = "get_global_size";
+  if (c.loop == LoopKind::WorkGroup) {
+    id = "get_group_id";
+    size = "get_num_groups";
+  } else if (c.loop == LoopKind::Local) {
+    id = "get_local_id";
+    size = "get_local_size";
+  }
+  bool outer_local = c.loop == LoopKind::Local && local_depth_ == 0;
+  if (c.loop == LoopKind::Local) ++local_depth_;
+  std::vector<CStmtP> body;
+  gen(c.body[0], body);
+  if (c.loop == LoopKind::Local) --local_depth_;
+  if (c.loop == LoopKind::WorkGroup && writes_local(c) &&
+      (body.empty() || body.back()->text != kBarrier)) {
+    // The next iteration (a work group running several) overwrites local memory
+    // that work items may still read.
+    body.push_back(c_expr_stmt(kBarrier));
+  }
+  CStmtP loop = c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_);
+  loop->init = c_cast(idx_type_, c_call(id, {c_atom(d)}));
+  loop->step = c_cast(idx_type_, c_call(size, {c_atom(d)}));
+  out.push_back(loop);
+  // Other work items read what this one wrote into local memory.
+  if (outer_local && writes_local(c)) out.push_back(c_expr_stmt(kBarrier));
+}
+
+// ------------------------------------------------------------ launches
+void OpenCLPrinter::split(const CommandP& c) {
+  auto single = [&] {
+    Launch l;
+    l.body = c;
+    launches_.push_back(std::move(l));
+  };
+  switch (c->kind) {
+    case Command::Skip:
+    case Command::Comment:
+      return;
+    case Command::Seq:
+      for (const CommandP& x : c->body) split(x);
+      return;
+    case Command::New:
+      if (!has_gpu_loops(c->body[0])) return single();
+      if (c->dt->kind != TypeKind::Array || c->space == Space::Local || c->space == Space::Private)
+        user_error("the OpenCL target keeps " + rise::print(c->dt) + " in " +
+                   dpia::space_name(c->space) +
+                   " memory between kernel launches, which it cannot: only arrays in global "
+                   "memory live across launches (" +
+                   c->var + ")");
+      host_buffers_.push_back({c->var, c->dt});
+      host_memory_.insert(c->var);
+      storage_[c->var] = Storage{c->dt, true};
+      split(c->body[0]);
+      return;
+    case Command::For:
+      if (c->loop == LoopKind::Global || c->loop == LoopKind::WorkGroup) {
+        Launch l;
+        l.body = c;
+        l.level = c->loop;
+        launches_.push_back(std::move(l));
+        return;
+      }
+      if (c->loop == LoopKind::Local)
+        user_error("mapLocal must be inside a mapWorkGroup (the work items of a group)");
+      break;
+    default:
+      break;
+  }
+  if (has_gpu_loops(c))
+    user_error(
+        "the OpenCL target launches a kernel per top-level parallel map: parallel maps "
+        "(mapGlobal, mapWorkGroup) inside a sequential loop or condition at the top of the "
+        "program are not supported; make the parallel map the outermost loop");
+  single();
+}
+
+// The trip counts of the program's parallel loops, as far as they depend on the
+// sizes only, size the launch.
+void OpenCLPrinter::launch_sizes(const CommandP& c, Launch& l) {
+  struct Walk : dpia::Visitor {
+    OpenCLPrinter& p;
+    Launch& l;
+    Walk(OpenCLPrinter& p, Launch& l) : p(p), l(l) {}
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
+        l.dims = std::max(l.dims, c.dim + 1);
+        bool known = true;
+        for (const auto& [name, range] : arith::free_vars(c.n))
+          known = known && p.size_names_.count(name);
+        std::string* slot = c.loop == LoopKind::Global      ? &l.global[c.dim]
+                            : c.loop == LoopKind::WorkGroup ? &l.groups[c.dim]
+                                                            : &l.local[c.dim];
+        if (known && slot->empty()) *slot = nat_expr(c.n).text;
+      }
+      dpia::Visitor::visit_command(c);
+    }
+  } w(*this, l);
+  w.visit(c);
+}
+
+std::string OpenCLPrinter::kernel_text(Launch& l, const std::vector<std::string>& sizes) {
+  in_kernel_ = true;
+  local_decls_.clear();
+  local_depth_ = 0;
+  std::vector<CStmtP> body;
+  gen(l.body, body);
+  in_kernel_ = false;
+  Command wrap{Command::For};
+  wrap.body = {l.body};
+  dpia::Captures u = dpia::captures(wrap);
+  std::string params;
+  auto param = [&](const std::string& p) { params += (params.empty() ? "" : ", ") + p; };
+  for (const std::string& m : host_order_) {
+    if (!u.read.count(m) && !u.written.count(m)) continue;
+    l.memory.push_back(m);
+    param("__global " + std::string(u.written.count(m) ? "" : "const ") +
+          c_type(storage_.at(m).dt) + "* restrict " + cname(m));
+  }
+  for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
+  launch_sizes(l.body, l);
+  std::string text = "__kernel void " + l.kernel + "(" + params + ") {\n";
+  text += print(c_block(local_decls_), 1) + unused_sizes(print(c_block(body), 1), sizes);
+  text += print(c_block(body), 1) + "}\n\n";
+  return text;
+}
+
+CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const CommandP& program,
+                                       const std::string& output, const Type& out_dt,
+                                       const std::vector<dpia::Input>& inputs,
+                                       const std::vector<std::string>& sizes) {
+  CUnit u;
+  u.name = c_entry_name(entry_name);
+  u.uses_opencl = true;
+  bind_parameters(output, out_dt, inputs, sizes);
+  function_name_ = u.name;
+  idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
+  size_names_.insert(sizes.begin(), sizes.end());
+  host_order_.push_back(output);
+  host_memory_.insert(output);
+  for (const auto& in : inputs) {
+    host_order_.push_back(in.name);
+    host_memory_.insert(in.name);
+  }
+  split(program);
+  for (const HostBuffer& b : host_buffers_) host_order_.push_back(b.name);
+  std::string kernels;
+  for (size_t k = 0; k < launches_.size(); ++k) {
+    launches_[k].kernel = u.name + "_k" + std::to_string(k);
+    kernels += kernel_text(launches_[k], sizes);
+  }
+  std::ostringstream cl;
+  cl << "/* Generated by risec " RISEC_VERSION " from '" << entry_name
+     << "': OpenCL C kernels, launched in order by " << u.name << " (" << u.name
+     << ".c). Do not edit. */\n";
+  std::string all = typedef_text_ + arith_text_ + foreign_text_ + kernels;
+  if (all.find("double") != std::string::npos)
+    cl << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  cl << kernel_prelude() << index_helpers(idx_type_) << vector_text_ << typedef_text_ << "\n";
+  if (!arith_text_.empty()) cl << arith_text_ << "\n";
+  if (!foreign_text_.empty()) cl << foreign_text_ << "\n";
+  cl << kernels;
+  u.kernel_source = cl.str();
+  kernel_source_ = u.kernel_source;
+  std::string sig = signature(u, output, out_dt, inputs, sizes);
+  u.source = host_text(entry_name, sig, output, out_dt, inputs, sizes);
+  u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);
+  if (!host_vector_text_.empty()) u.header = "#include <CL/cl.h>\n" + host_vector_text_ + u.header;
+  return u;
+}
+
+}  // namespace risec::codegen::opencl

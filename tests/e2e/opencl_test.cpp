@@ -1,0 +1,246 @@
+// The OpenCL target (docs/targets.md): golden checks on the generated kernels
+// (barriers exactly where work items read local memory another wrote, __local and
+// private declarations where the program chose them, float4 where it says vec[f32, 4],
+// strided loops, one kernel per top-level launch), runs on PoCL checked against the
+// interpreter, the command line (compile -o writing OUT.cl, run printing the device,
+// --global/--local), and the refusals (a GPU primitive given to the C target).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "driver/commands.h"
+#include "e2e_util.h"
+#include "support/diagnostics.h"
+
+using namespace risec;
+
+namespace {
+
+// Blocks of 64 doubled into local memory by the work items of a group, then written
+// out reversed: each work item reads what another one wrote.
+const char* kReverseLocal = R"(def revblocks = depFun(n: Nat => fun(x: (n*64).f32 =>
+  x |> split(64) |> mapWorkGroup(0)(fun(b =>
+    oclToMem(Local)(b |> mapLocal(0)(fun(v => v * 2.0f))) |> reverse
+      |> mapLocal(0)(fun(v => v + 1.0f))))
+  |> join))
+)";
+
+// A private array per work item, reversed.
+const char* kReversePrivate = R"(def revpriv = depFun(n: Nat => fun(x: (n*4).f32 =>
+  x |> split(4) |> mapGlobal(0)(fun(b =>
+    oclToMem(Private)(b |> mapSeq(fun(v => v * 3.0f))) |> reverse
+      |> mapSeq(fun(v => v - 1.0f))))
+  |> join))
+)";
+
+// Vectors in the interface: typed float4 pointers.
+const char* kVectorTyped = R"(def vscale = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
+  x |> mapGlobal(0)(fun(v => v * vectorFromScalar(2.0f)))))
+)";
+
+// Vectors over a scalar array: vload4/vstore4.
+const char* kVectorScalar = R"(def vscale2 = depFun(n: Nat => fun(x: (n*4).f32 =>
+  x |> asVector(4) |> mapGlobal(0)(fun(v => v * vectorFromScalar(2.0f))) |> asScalar))
+)";
+
+driver::Compiled compile_text(const std::string& name, const std::string& text,
+                              const std::string& strategy = "", const std::string& sizes = "") {
+  std::string path = e2e::write_scratch(name + ".rise", text);
+  rise::Program p = driver::load_program(path);
+  rise::SizeMap known;
+  if (!sizes.empty()) known = driver::parse_sizes({sizes});
+  std::optional<elevate::Strategy> s;
+  if (!strategy.empty()) s = driver::load_strategy(e2e::source_path(strategy));
+  driver::CompileRequest req;
+  req.program = &p;
+  req.sizes = sizes.empty() ? nullptr : &known;
+  req.strategy = s ? &*s : nullptr;
+  req.target = "opencl";
+  return driver::compile(req);
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The text of kernel `name` in the unit's kernel source.
+std::string kernel(const driver::Compiled& c, const std::string& name) {
+  const std::string& s = c.unit.kernel_source;
+  size_t at = s.find("__kernel void " + name + "(");
+  if (at == std::string::npos) return "";
+  size_t end = s.find("\n}\n", at);
+  return s.substr(at, end - at + 3);
+}
+
+TEST(OpenCL, LocalMemoryIsDeclaredPerGroupWithABarrierAfterTheWritingMapLocal) {
+  driver::Compiled c = compile_text("revblocks", kReverseLocal);
+  std::string k = kernel(c, "revblocks_k0");
+  ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
+  // Declared once, at kernel scope, before the work-group loop.
+  EXPECT_EQ(count(k, "__local float"), 1u) << k;
+  EXPECT_LT(k.find("__local float"), k.find("get_group_id(0)")) << k;
+  // The writing mapLocal is followed by a barrier before the reading one; the
+  // work-group body ends with one (its next iteration overwrites the local array).
+  // The second mapLocal writes only global memory: no barrier of its own.
+  size_t first = k.find("get_local_id(0)");
+  size_t second = k.find("get_local_id(0)", first + 1);
+  ASSERT_NE(second, std::string::npos) << k;
+  size_t barrier = k.find("barrier(CLK_LOCAL_MEM_FENCE)", first);
+  EXPECT_LT(barrier, second) << k;
+  EXPECT_EQ(count(k, "barrier("), 2u) << k;
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("revblocks.rise", kReverseLocal), "", "n=5",
+                                     "opencl"));
+  // More work groups than the launch has, and groups smaller than the block: the
+  // strided loops still cover everything.
+  e2e::CliResult r =
+      e2e::run_risec({"run", e2e::scratch_path("revblocks.rise"), "--target", "opencl", "--size",
+                      "n=9", "--check", "--global", "16", "--local", "8"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
+}
+
+// The paper's Listing 4: work groups over blocks of rows, a work item per row, the
+// dot product's accumulator private; nothing is shared, so no barrier.
+TEST(OpenCL, Listing4HasWorkGroupAndLocalLoopsAndNoBarrier) {
+  rise::Program p = driver::load_program(e2e::source_path("examples/mv/mv.rise"));
+  elevate::Strategy s = driver::load_strategy(e2e::source_path("examples/mv/listing4.elv"));
+  driver::CompileRequest req;
+  req.program = &p;
+  req.strategy = &s;
+  req.target = "opencl";
+  driver::Compiled c = driver::compile(req);
+  std::string k = kernel(c, "mv_k0");
+  ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
+  EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 1u);
+  EXPECT_NE(k.find("= (int64_t)get_group_id(0); i1 < n/64; i1 += (int64_t)get_num_groups(0))"),
+            std::string::npos)
+      << k;
+  EXPECT_NE(k.find("= (int64_t)get_local_id(0); i2 < 64; i2 += (int64_t)get_local_size(0))"),
+            std::string::npos)
+      << k;
+  EXPECT_EQ(count(k, "barrier("), 0u) << k;
+  EXPECT_EQ(count(k, "__local"), 0u) << k;
+  // The issue's acceptance run.
+  e2e::CliResult r =
+      e2e::run_risec({"run", "examples/mv/mv.rise", "--strategy", "examples/mv/listing4.elv",
+                      "--target", "opencl", "--size", "n=4096,m=4096", "--check", "--repeat", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("check: passed (4096 elements"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("opencl: platform "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("runs, kernel time)"), std::string::npos) << r.out;
+}
+
+// Several top-level launches run in sequence; the chunk sums live in a global
+// buffer between them; the sequential rest is a kernel of one work item.
+TEST(OpenCL, SeveralLaunchesInSequence) {
+  rise::Program p = driver::load_program(e2e::source_path("examples/dot/dot.rise"));
+  elevate::Strategy s = driver::load_strategy(e2e::source_path("examples/dot/global_chunks.elv"));
+  driver::CompileRequest req;
+  req.program = &p;
+  req.strategy = &s;
+  req.target = "opencl";
+  driver::Compiled c = driver::compile(req);
+  EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
+  EXPECT_NE(kernel(c, "dot_k0").find("get_global_id(0)"), std::string::npos);
+  std::string k1 = kernel(c, "dot_k1");
+  EXPECT_EQ(count(k1, "get_global_id"), 0u) << k1;
+  // The host creates the buffer between the launches and launches both.
+  EXPECT_EQ(count(c.unit.source, "risec_launch(risec_kernels["), 2u);
+  EXPECT_EQ(count(c.unit.source, "clCreateBuffer("), 4u);  // output, x, y, the chunk sums
+  EXPECT_TRUE(e2e::compile_and_check("examples/dot/dot.rise", "examples/dot/global_chunks.elv",
+                                     "n=4096", "opencl"));
+}
+
+TEST(OpenCL, CompileWritesKernelsHostAndHeader) {
+  std::string out = e2e::scratch_path("scal_ocl");
+  e2e::CliResult r =
+      e2e::run_risec({"compile", "examples/scal/scal.rise", "--strategy",
+                      "examples/scal/global.elv", "--target", "opencl", "-o", out + ".c"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string cl = read(out + ".cl"), host = read(out + ".c"), h = read(out + ".h");
+  EXPECT_NE(cl.find("__kernel void scal_k0("), std::string::npos) << cl;
+  EXPECT_NE(cl.find("get_global_id(0)"), std::string::npos) << cl;
+  // The host has the C target's signature and embeds the kernels.
+  EXPECT_NE(host.find("void scal(float* restrict output, int64_t n, const float* restrict alpha, "
+                      "const float* restrict x)"),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("\"__kernel void scal_k0("), std::string::npos);
+  EXPECT_NE(host.find("clEnqueueNDRangeKernel"), std::string::npos);
+  EXPECT_NE(h.find("void scal(float* restrict output, int64_t n"), std::string::npos) << h;
+}
+
+// A GPU primitive given to the C target: located, exit 1.
+TEST(OpenCL, GpuPrimitiveForTheCTargetIsRefused) {
+  std::string path = e2e::write_scratch("revblocks_c.rise", kReverseLocal);
+  for (const char* target : {"c", "openmp"}) {
+    e2e::CliResult r = e2e::run_risec({"compile", path, "--target", target});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("revblocks_c.rise:2:21: error: mapWorkGroup needs an OpenCL or CUDA "
+                         "target; the " +
+                         std::string(target) + " target cannot run it"),
+              std::string::npos)
+        << r.err;
+  }
+  e2e::CliResult r = e2e::run_risec({"run", "examples/scal/scal.rise", "--strategy",
+                                     "examples/scal/global.elv", "--size", "n=8"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("mapGlobal needs an OpenCL or CUDA target"), std::string::npos) << r.err;
+  // --global is an OpenCL option.
+  r = e2e::run_risec({"run", "examples/scal/scal.rise", "--size", "n=8", "--global", "4"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST(OpenCL, MapLocalOutsideAWorkGroupIsRefused) {
+  std::string path = e2e::write_scratch("lonely.rise", R"(def lonely = depFun(n: Nat =>
+  fun(x: n.f32 => x |> mapLocal(0)(fun(v => v + 1.0f))))
+)");
+  e2e::CliResult r = e2e::run_risec({"compile", path, "--target", "opencl"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("mapLocal must be inside a mapWorkGroup"), std::string::npos) << r.err;
+}
+
+TEST(OpenCL, PrivateArraysAreDeclaredPerWorkItem) {
+  driver::Compiled c = compile_text("revpriv", kReversePrivate);
+  std::string k = kernel(c, "revpriv_k0");
+  ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
+  EXPECT_EQ(count(k, "__local"), 0u) << k;
+  EXPECT_EQ(count(k, "barrier("), 0u) << k;
+  // Inside the work item's loop.
+  size_t loop = k.find("get_global_id(0)");
+  size_t decl = k.find("float tmp");
+  ASSERT_NE(decl, std::string::npos) << k;
+  EXPECT_LT(loop, decl) << k;
+  EXPECT_NE(k.find("[4];"), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("revpriv.rise", kReversePrivate), "", "n=7",
+                                     "opencl"));
+}
+
+TEST(OpenCL, VectorsAreFloat4) {
+  driver::Compiled typed = compile_text("vscale", kVectorTyped);
+  std::string k = kernel(typed, "vscale_k0");
+  EXPECT_NE(k.find("__global const float4* restrict x"), std::string::npos) << k;
+  EXPECT_NE(k.find("__global float4* restrict output"), std::string::npos) << k;
+  EXPECT_EQ(count(k, "vload"), 0u) << k;
+  EXPECT_EQ(count(typed.unit.kernel_source, "vload4"), 2u);  // only the helper macros
+  driver::Compiled scalar = compile_text("vscale2", kVectorScalar);
+  std::string k2 = kernel(scalar, "vscale2_k0");
+  EXPECT_NE(k2.find("__global const float* restrict x"), std::string::npos) << k2;
+  EXPECT_NE(k2.find("float4_load("), std::string::npos) << k2;
+  EXPECT_NE(k2.find("float4_store("), std::string::npos) << k2;
+  EXPECT_NE(scalar.unit.kernel_source.find("#define float4_load(p) vload4(0, (p))"),
+            std::string::npos);
+  EXPECT_TRUE(
+      e2e::compile_and_check(e2e::write_scratch("vscale.rise", kVectorTyped), "", "n=9", "opencl"));
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("vscale2.rise", kVectorScalar), "", "n=9",
+                                     "opencl"));
+}
+
+}  // namespace
