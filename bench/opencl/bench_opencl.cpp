@@ -651,8 +651,7 @@ std::string first_line(const std::string& s) {
   return s.substr(start, s.find('\n', start) - start);
 }
 
-// `risec run` with the OpenCL target; the kernel time is the last "time: X ms" (or
-// "kernel time: X ms") line of its output.
+// `risec run` with the OpenCL target; the kernel time is the median it prints.
 RisecResult run_risec(const Bench& b, int repeat, bool check) {
   const char* env = std::getenv("RISEC");
   std::string risec = env ? env : RISEC_BINARY;
@@ -683,13 +682,18 @@ RisecResult run_risec(const Bench& b, int repeat, bool check) {
     r.failure = p.describe() + ": " + first_line(p.err.empty() ? p.out : p.err);
     return r;
   }
-  static const std::regex time_line(R"(time:\s*([0-9.eE+-]+)\s*(ms|us|s)\b)");
+  // "time: min X ms, median Y ms (N runs, kernel time)" with --repeat; "time: X ms"
+  static const std::regex median(R"(median\s+([0-9.eE+-]+)\s*(ms|us|s)\b)");
+  static const std::regex single(R"(time:\s*([0-9.eE+-]+)\s*(ms|us|s)\b)");
   std::string all = p.out + "\n" + p.err;
   double value = -1;
   std::string unit;
-  for (std::sregex_iterator it(all.begin(), all.end(), time_line), end; it != end; ++it) {
-    value = std::stod((*it)[1].str());
-    unit = (*it)[2].str();
+  for (const std::regex* re : {&median, &single}) {
+    std::smatch mt;
+    if (value < 0 && std::regex_search(all, mt, *re)) {
+      value = std::stod(mt[1].str());
+      unit = mt[2].str();
+    }
   }
   if (value < 0) {
     r.failure = "no kernel time in risec's output";
