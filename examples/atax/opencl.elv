@@ -8,4 +8,5 @@ let main = DFNF ; normalize(fuseReduceMap)
   ; (mapWorkGroup(0) @ outermost(isApplied(isMap)))
   ; (mapLocal(0) @ outermost(isApplied(isMap)))
   ; (mapGlobal(0) @ outermost(isApplied(isMap)))
+  ; normalize(oclReduceSeq(Private))
   ; lowerToC;

@@ -5,4 +5,5 @@
 let main = DFNF ; normalize(fuseReduceMap)
   ; (mapGlobal(1) @ outermost(isApplied(isMap)))
   ; (mapGlobal(0) @ outermost(isApplied(isMap)))
+  ; normalize(oclReduceSeq(Private))
   ; lowerToC;

@@ -7,4 +7,5 @@ let main = DFNF ; normalize(fuseReduceMap)
   ; (splitJoin(64) @ outermost(isApplied(isMap)))
   ; (mapWorkGroup(0) @ outermost(isApplied(isMap)))
   ; (mapLocal(0) @ outermost(isApplied(isMap)))
+  ; normalize(oclReduceSeq(Private))
   ; lowerToC;

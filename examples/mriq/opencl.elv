@@ -3,4 +3,5 @@
 // whose accumulator is private to the work item.
 let main = DFNF ; normalize(fuseReduceMap)
   ; (mapGlobal(0) @ outermost(isApplied(isMap)))
+  ; normalize(oclReduceSeq(Private))
   ; lowerToC;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "dpia/address_spaces.h"
 #include "dpia/target.h"
 
 namespace risec::dpia {
@@ -419,6 +420,7 @@ class Converter {
     PhraseNode n{PhraseNode::Prim, e->span, e->type};
     n.name = name;
     n.prim = info;
+    n.head_span = head->span;
     n.count = head->count;
     n.targs = targs;
     for (size_t i = 0; i < vargs.size(); ++i) {
@@ -481,7 +483,9 @@ class Converter {
 
 Phrase from_rise(const rise::Expr& e, const Target& target) {
   Converter c(target);
-  return c.convert(e);
+  Phrase f = c.convert(e);
+  check_address_spaces(f);
+  return f;
 }
 
 void check(const Phrase& f) {

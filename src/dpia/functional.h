@@ -71,6 +71,7 @@ struct PhraseNode {
   int count = 0;  // makeArray
   rise::Literal lit;
   std::shared_ptr<const rise::ForeignFun> foreign;
+  Span head_span;  // Prim: the primitive's name (where errors about it point)
 
   Access access() const {
     return ptype && ptype->kind == PhraseType::Exp ? ptype->access : Access::Rd;

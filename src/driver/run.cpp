@@ -459,11 +459,11 @@ int cmd_run(const Options& o) {
   eo.global = o.global;
   eo.local = o.local;
   Execution ex = execute(c, sizes, inputs, eo);
-  if (!ex.device.empty()) std::cout << "opencl: " << ex.device << "\n";
   const rise::Type out_type = entry_result_type(c.high);
 
   // The result, as eval writes or prints it.
   emit_result(rise::to_ndarrays(ex.output, out_type), o.output);
+  if (!ex.device.empty()) std::cout << "opencl: " << ex.device << "\n";
 
   std::vector<double> sorted = ex.times_ms;
   std::sort(sorted.begin(), sorted.end());

@@ -29,6 +29,12 @@
 //     written. The input of any map is read. Reductions keep their result in their
 //     accumulator, circularBuffer/rotateValues their windows in their own buffer:
 //     they are never wrapped.
+//  4. inside a kernel (under a mapGlobal or mapWorkGroup) the choices it makes are
+//     explicit and private to a work item: reduce becomes oclReduceSeq(Private) and
+//     the store of step 3 oclToMem(Private) — except an array computed together by
+//     the work items of a mapLocal at work-group level, which gets a plain toMem:
+//     nothing is local unless the strategy says so (toLocal), and DPIA's
+//     address-space check asks for it.
 // A program that already has all its choices is returned unchanged; lowerToC is
 // idempotent and succeeds on every well-typed program.
 #include <algorithm>
@@ -135,8 +141,23 @@ Strategy unroll() {
     auto c = util::as_prim_call(e);
     if (c && c->name() == "mapSeq") return util::rebuild_call(*c, util::prim("mapSeqUnroll"));
     if (c && c->name() == "reduceSeq") return util::rebuild_call(*c, util::prim("reduceSeqUnroll"));
-    return fail_at("unroll", e, "expected mapSeq or reduceSeq (bare or applied)");
+    // oclReduceSeq(a) keeps its address space (the dependent argument is carried over)
+    if (c && c->name() == "oclReduceSeq" && !c->deps.empty())
+      return util::rebuild_call(*c, util::prim("oclReduceSeqUnroll"));
+    return fail_at("unroll", e, "expected mapSeq, reduceSeq or oclReduceSeq(a) (bare or applied)");
   });
+}
+
+// reduce or reduceSeq (bare or applied) -> oclReduceSeq(a): the accumulator lives in
+// address space a.
+Strategy ocl_reduce_seq(rise::AddrSpace a) {
+  std::string name = std::string("oclReduceSeq(") + rise::addr_name(a) + ")";
+  return replace_head(
+      name, {"reduce", "reduceSeq"}, 3,
+      [a] {
+        return rise::dep_app(util::prim("oclReduceSeq"), rise::Addr{a, ""});
+      },
+      "a reduce or reduceSeq (bare or applied)");
 }
 
 bool map_fn_computes(const Expr& f) {
@@ -165,6 +186,17 @@ Strategy to_mem_after() {
     if (util::match_prim(e, "toMem", 1))
       return fail_at("toMemAfter", e, "already stored in memory: toMem(x)");
     return call("toMem", {e});
+  });
+}
+
+// toGlobal, toLocal, toPrivate: x -> oclToMem(a)(x).
+Strategy to_space(const std::string& name, rise::AddrSpace a) {
+  return rule(name, [name, a](const Expr& e, const Context&) -> Result {
+    if (!e->type || !rise::is_data(e->type))
+      return fail_at(name, e, name + " applies to data, not to a function");
+    if (util::match_prim(e, "toMem", 1) || util::match_prim(e, "oclToMem", 1))
+      return fail_at(name, e, "already stored in memory: " + rise::print_expr(e));
+    return call("oclToMem", {rise::Addr{a, ""}}, {e});
   });
 }
 
@@ -303,7 +335,7 @@ class Lowerer {
         return b == e->fn ? e : rise::with_children(e, b, nullptr);
       }
       case ExprKind::Primitive:
-        if (e->prim && e->prim->is(PrimId::Reduce)) return util::prim("reduceSeq");
+        if (e->prim && e->prim->is(PrimId::Reduce)) return reduce_head();
         return e;
       case ExprKind::App:
       case ExprKind::DepApp:
@@ -314,6 +346,45 @@ class Lowerer {
   }
 
  private:
+  // The GPU maps (mapGlobal, mapWorkGroup, mapLocal) around the node being lowered.
+  std::vector<rise::LoopKind> gpu_;
+
+  bool inside(rise::LoopKind k) const {
+    return std::find(gpu_.begin(), gpu_.end(), k) != gpu_.end();
+  }
+  // Inside a kernel: under a mapGlobal or a mapWorkGroup.
+  bool in_kernel() const {
+    return inside(rise::LoopKind::Global) || inside(rise::LoopKind::WorkGroup);
+  }
+  // In the code of one work item: under a mapGlobal or a mapLocal.
+  bool in_work_item() const {
+    return inside(rise::LoopKind::Global) || inside(rise::LoopKind::Local);
+  }
+
+  static Expr private_space() {
+    return rise::dep_app(util::prim("oclToMem"), rise::Addr{rise::AddrSpace::Private, ""});
+  }
+
+  // The sequential reduction lowerToC chooses: in a kernel its accumulator is
+  // explicitly private.
+  Expr reduce_head() const {
+    if (!in_kernel()) return util::prim("reduceSeq");
+    return rise::dep_app(util::prim("oclReduceSeq"), rise::Addr{rise::AddrSpace::Private, ""});
+  }
+
+  // The store lowerToC puts around a computed array that is read. In a kernel it is
+  // private, unless the array is computed by the work items of a mapLocal together
+  // (at work-group level): then no choice is made here (the strategy must say
+  // toLocal, and DPIA's address-space check says so).
+  Expr store(const Expr& computed) const {
+    if (!in_kernel()) return call("toMem", {computed});
+    bool shared = !in_work_item() && rise::any_subexpr(computed, [](const Expr& s) {
+      return s->kind == ExprKind::Primitive && s->prim && s->prim->loop == rise::LoopKind::Local;
+    });
+    if (shared) return call("toMem", {computed});
+    return rise::app(private_space(), computed);
+  }
+
   // A function argument: its (innermost) body is in position `body_pos`.
   Expr lower_fn(const Expr& f, Pos body_pos) {
     if (f->kind == ExprKind::Lambda || f->kind == ExprKind::DepLambda) {
@@ -364,8 +435,8 @@ class Lowerer {
       p = &rise::primitive(PrimId::MapSeq);
     }
     if (is(PrimId::Reduce)) {
-      head = util::prim("reduceSeq");
-      p = &rise::primitive(PrimId::ReduceSeq);
+      head = reduce_head();
+      p = &rise::primitive(in_kernel() ? PrimId::OclReduceSeq : PrimId::ReduceSeq);
     }
     int arity = c->head->prim ? c->head->prim->arity : 0;
     bool full = static_cast<int>(na) == arity && !is(PrimId::MakeArray);
@@ -374,7 +445,11 @@ class Lowerer {
       fn_arg(0, pos);
       data_arg(1, Pos::Read);
     } else if (util::is_map_like(p)) {
+      bool gpu = p->loop == rise::LoopKind::Global || p->loop == rise::LoopKind::WorkGroup ||
+                 p->loop == rise::LoopKind::Local;
+      if (gpu) gpu_.push_back(p->loop);
       fn_arg(0, Pos::Write);
+      if (gpu) gpu_.pop_back();
       data_arg(1, Pos::Read);
       computed_array = full;
     } else if (util::is_reduce_like(p)) {
@@ -421,7 +496,7 @@ class Lowerer {
       nc.args = args;
       out = util::rebuild_call(nc, head);
     }
-    if (computed_array && pos == Pos::Read) out = call("toMem", {out});
+    if (computed_array && pos == Pos::Read) out = store(out);
     return out;
   }
 };
@@ -464,13 +539,27 @@ void register_lowering(Registry& r) {
                "reduce(op)(init) -> reducePar(op)(init); needs op in add, mul, fmin, fmax (assumed "
                "associative, also on floats) with init its neutral element 0, 1, +inf, -inf",
                L, reduce_par()));
-  r.add(simple("unroll", "mapSeq -> mapSeqUnroll, reduceSeq -> reduceSeqUnroll (bare or applied)",
+  r.add(entry("oclReduceSeq", {P::Addr},
+              "reduce or reduceSeq -> oclReduceSeq(a): a sequential reduction whose accumulator "
+              "lives in address space a (Private, Local, Global)",
+              L, [](const std::vector<Arg>& a) { return ocl_reduce_seq(arg_addr(a, 0)); }));
+  r.add(simple("unroll",
+               "mapSeq -> mapSeqUnroll, reduceSeq -> reduceSeqUnroll, oclReduceSeq(a) -> "
+               "oclReduceSeqUnroll(a) (bare or applied)",
                L, unroll()));
   r.add(simple("parallel",
                "map(f) -> mapPar(f) when f computes (arithmetic, a reduction, a foreign function "
                "or a copy); use as parallel @ outermost(isApplied(isMap))",
                L, parallel()));
   r.add(simple("toMemAfter", "x -> toMem(x): store the data x in memory", M, to_mem_after()));
+  r.add(simple("toGlobal", "x -> oclToMem(Global)(x): store the data x in global memory", M,
+               to_space("toGlobal", rise::AddrSpace::Global)));
+  r.add(simple("toLocal",
+               "x -> oclToMem(Local)(x): store the data x in the local memory of a work group", M,
+               to_space("toLocal", rise::AddrSpace::Local)));
+  r.add(simple("toPrivate",
+               "x -> oclToMem(Private)(x): store the data x in the private memory of a work item",
+               M, to_space("toPrivate", rise::AddrSpace::Private)));
   r.add(entry("storeInMemory", {P::Strategy, P::Strategy},
               "storeInMemory(p, s): the first subterm t satisfying p (not depending on variables "
               "bound in the term) -> let(toMem(s(t)))(fun(m => ...m...)) inside the leading "
@@ -488,7 +577,8 @@ void register_lowering(Registry& r) {
                M, sliding_buffer("rotateValues")));
   r.add(simple("lowerToC",
                "the default lowering: maps that compute -> mapSeq, reduce -> reduceSeq, redexes "
-               "removed, toMem around computed arrays that another primitive reads",
+               "removed, toMem around computed arrays that another primitive reads; inside a "
+               "kernel oclReduceSeq(Private) and oclToMem(Private)",
                L, lower_to_c()));
 }
 

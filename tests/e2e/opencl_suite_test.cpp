@@ -77,4 +77,19 @@ TEST(OpenCLSuite, Conv2dIsATwoDimensionalLaunch) {
   EXPECT_NE(k.find("get_global_id(0)"), std::string::npos) << k;
 }
 
+// mm tiled: A's rows of the group in one __local array, written by the group's copy;
+// a barrier after the copy (the work items then read rows others copied) and one
+// before the next block overwrites it, no other; 4 private accumulators per work item.
+TEST(OpenCLSuite, TiledMMStagesRowsInLocalMemoryBetweenTwoBarriers) {
+  std::string k = kernels("mm", "opencl_tiled", "n=64,m=64,k=64");
+  EXPECT_EQ(occurrences(k, "__local float "), 1u) << k;
+  EXPECT_EQ(occurrences(k, "barrier(CLK_LOCAL_MEM_FENCE)"), 2u) << k;
+  size_t local = k.find("__local float ");
+  size_t first_barrier = k.find("barrier(");
+  size_t compute = k.find("get_local_id(0)");
+  EXPECT_LT(local, first_barrier);
+  EXPECT_LT(first_barrier, compute) << "the copy must be complete before the products read it";
+  EXPECT_NE(k.find("[4];"), std::string::npos) << k;  // the private register block
+}
+
 }  // namespace

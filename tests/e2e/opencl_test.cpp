@@ -44,20 +44,20 @@ const char* kVectorScalar = R"(def vscale2 = depFun(n: Nat => fun(x: (n*4).f32 =
   x |> asVector(4) |> mapGlobal(0)(fun(v => v * vectorFromScalar(2.0f))) |> asScalar))
 )";
 
-driver::Compiled compile_text(const std::string& name, const std::string& text,
-                              const std::string& strategy = "", const std::string& sizes = "") {
-  std::string path = e2e::write_scratch(name + ".rise", text);
-  rise::Program p = driver::load_program(path);
-  rise::SizeMap known;
-  if (!sizes.empty()) known = driver::parse_sizes({sizes});
+// `file` (a path) compiled for OpenCL with `strategy` (an .elv path, or none).
+driver::Compiled compile_file(const std::string& file, const std::string& strategy = "") {
+  rise::Program p = driver::load_program(e2e::source_path(file));
   std::optional<elevate::Strategy> s;
   if (!strategy.empty()) s = driver::load_strategy(e2e::source_path(strategy));
   driver::CompileRequest req;
   req.program = &p;
-  req.sizes = sizes.empty() ? nullptr : &known;
   req.strategy = s ? &*s : nullptr;
   req.target = "opencl";
   return driver::compile(req);
+}
+
+driver::Compiled compile_text(const std::string& name, const std::string& text) {
+  return compile_file(e2e::write_scratch(name + ".rise", text));
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -105,13 +105,7 @@ TEST(OpenCL, LocalMemoryIsDeclaredPerGroupWithABarrierAfterTheWritingMapLocal) {
 // The paper's Listing 4: work groups over blocks of rows, a work item per row, the
 // dot product's accumulator private; nothing is shared, so no barrier.
 TEST(OpenCL, Listing4HasWorkGroupAndLocalLoopsAndNoBarrier) {
-  rise::Program p = driver::load_program(e2e::source_path("examples/mv/mv.rise"));
-  elevate::Strategy s = driver::load_strategy(e2e::source_path("examples/mv/listing4.elv"));
-  driver::CompileRequest req;
-  req.program = &p;
-  req.strategy = &s;
-  req.target = "opencl";
-  driver::Compiled c = driver::compile(req);
+  driver::Compiled c = compile_file("examples/mv/mv.rise", "examples/mv/listing4.elv");
   std::string k = kernel(c, "mv_k0");
   ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
   EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 1u);
@@ -136,13 +130,7 @@ TEST(OpenCL, Listing4HasWorkGroupAndLocalLoopsAndNoBarrier) {
 // Several top-level launches run in sequence; the chunk sums live in a global
 // buffer between them; the sequential rest is a kernel of one work item.
 TEST(OpenCL, SeveralLaunchesInSequence) {
-  rise::Program p = driver::load_program(e2e::source_path("examples/dot/dot.rise"));
-  elevate::Strategy s = driver::load_strategy(e2e::source_path("examples/dot/global_chunks.elv"));
-  driver::CompileRequest req;
-  req.program = &p;
-  req.strategy = &s;
-  req.target = "opencl";
-  driver::Compiled c = driver::compile(req);
+  driver::Compiled c = compile_file("examples/dot/dot.rise", "examples/dot/global_chunks.elv");
   EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
   EXPECT_NE(kernel(c, "dot_k0").find("get_global_id(0)"), std::string::npos);
   std::string k1 = kernel(c, "dot_k1");
@@ -152,6 +140,20 @@ TEST(OpenCL, SeveralLaunchesInSequence) {
   EXPECT_EQ(count(c.unit.source, "clCreateBuffer("), 4u);  // output, x, y, the chunk sums
   EXPECT_TRUE(e2e::compile_and_check("examples/dot/dot.rise", "examples/dot/global_chunks.elv",
                                      "n=4096", "opencl"));
+}
+
+// A temporary too large for a work item's private memory (here of symbolic size)
+// between sequential parts is a global buffer the host creates, not a refusal.
+TEST(OpenCL, LargeSequentialTemporariesAreGlobalBuffers) {
+  const char* text = R"(def seqbig = depFun(n: Nat => fun(x: n.f32 =>
+  toMem(x |> mapSeq(fun(v => v * 2.0f))) |> reverse |> mapSeq(fun(v => v + 1.0f))))
+)";
+  driver::Compiled c = compile_text("seqbig", text);
+  EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
+  EXPECT_NE(kernel(c, "seqbig_k0").find("__global float* restrict tmp"), std::string::npos)
+      << c.unit.kernel_source;
+  EXPECT_TRUE(
+      e2e::compile_and_check(e2e::write_scratch("seqbig.rise", text), "", "n=5000", "opencl"));
 }
 
 TEST(OpenCL, CompileWritesKernelsHostAndHeader) {
@@ -204,7 +206,7 @@ TEST(OpenCL, MapLocalOutsideAWorkGroupIsRefused) {
 )");
   e2e::CliResult r = e2e::run_risec({"compile", path, "--target", "opencl"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("mapLocal must be inside a mapWorkGroup"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("mapLocal outside a work group"), std::string::npos) << r.err;
 }
 
 TEST(OpenCL, PrivateArraysAreDeclaredPerWorkItem) {
@@ -241,6 +243,69 @@ TEST(OpenCL, VectorsAreFloat4) {
       e2e::compile_and_check(e2e::write_scratch("vscale.rise", kVectorTyped), "", "n=9", "opencl"));
   EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("vscale2.rise", kVectorScalar), "", "n=9",
                                      "opencl"));
+}
+
+// The same level nested in the same dimension would stride over the same ids twice
+// and skip work: refused.
+TEST(OpenCL, NestingTheHardwareCannotRunIsRefused) {
+  std::string path = e2e::write_scratch("nest.rise", R"(def nest = depFun((n: Nat, m: Nat) =>
+  fun(x: n.m.f32 => x |> mapGlobal(0)(fun(r => r |> mapGlobal(0)(fun(v => v + 1.0f))))))
+)");
+  e2e::CliResult r = e2e::run_risec({"compile", path, "--target", "opencl"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("dimension 0 is already used by the enclosing map"), std::string::npos)
+      << r.err;
+  // Different dimensions are a 2-D launch.
+  std::string ok = e2e::write_scratch("nest2.rise", R"(def nest2 = depFun((n: Nat, m: Nat) =>
+  fun(x: n.m.f32 => x |> mapGlobal(1)(fun(r => r |> mapGlobal(0)(fun(v => v + 1.0f))))))
+)");
+  EXPECT_TRUE(e2e::compile_and_check(ok, "", "n=5,m=7", "opencl"));
+}
+
+// OpenCL's math builtins take vectors: no lane loop.
+TEST(OpenCL, VectorMathCallsTheBuiltins) {
+  const char* text = R"(def vexp = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
+  x |> mapGlobal(0)(fun(v => exp(v) + sqrt(v)))))
+)";
+  driver::Compiled c = compile_text("vexp", text);
+  std::string k = kernel(c, "vexp_k0");
+  EXPECT_NE(k.find("output[i1] = expf(x[i1]) + sqrtf(x[i1]);"), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("vexp.rise", text), "", "n=9", "opencl"));
+}
+
+// RISEC_OPENCL_PLATFORM picks the platform by index or by part of its name.
+TEST(OpenCL, PlatformIsChosenByTheEnvironment) {
+  std::vector<std::string> args = {"run",        "examples/scal/scal.rise",
+                                   "--strategy", "examples/scal/global.elv",
+                                   "--target",   "opencl",
+                                   "--size",     "n=8"};
+  e2e::CliResult r = e2e::run_risec(args, {"RISEC_OPENCL_PLATFORM=0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("opencl: platform "), std::string::npos) << r.out;
+  r = e2e::run_risec(args, {"RISEC_OPENCL_PLATFORM=no such platform"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("no OpenCL platform with a device matches RISEC_OPENCL_PLATFORM=no such "
+                       "platform"),
+            std::string::npos)
+      << r.err;
+}
+
+// oclReduceSeq(a) keeps its accumulator in `a`: Private is a work item's variable; a
+// Local or Global scalar would be written by every work item at once: refused.
+TEST(OpenCL, ReductionAccumulatorsLiveWhereTheProgramSays) {
+  const char* text = R"(def red = depFun(n: Nat => fun(x: (n*16).f32 =>
+  x |> split(16) |> mapGlobal(0)(fun(c => c |> oclReduceSeq(Private)(fun(a, v => a + v))(0.0f)))))
+)";
+  driver::Compiled c = compile_text("red", text);
+  std::string k = kernel(c, "red_k0");
+  EXPECT_NE(k.find("    float acc"), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("red.rise", text), "", "n=50", "opencl"));
+  std::string local = text;
+  local.replace(local.find("Private"), 7, "Local");
+  e2e::CliResult r =
+      e2e::run_risec({"compile", e2e::write_scratch("redlocal.rise", local), "--target", "opencl"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("local memory written outside a work group"), std::string::npos) << r.err;
 }
 
 }  // namespace

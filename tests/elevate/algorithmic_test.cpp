@@ -41,8 +41,10 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
         "transposeBeforeSlide", "mapSlideBeforeTranspose"}},
       {"lowering",
        {"mapSeq", "mapSeqUnroll", "mapPar", "reduceSeq", "reduceSeqUnroll", "reducePar", "unroll",
-        "parallel", "mapGlobal", "mapWorkGroup", "mapLocal", "lowerToC"}},
-      {"memory", {"toMemAfter", "storeInMemory", "circularBuffer", "rotateValues"}},
+        "parallel", "mapGlobal", "mapWorkGroup", "mapLocal", "oclReduceSeq", "lowerToC"}},
+      {"memory",
+       {"toMemAfter", "storeInMemory", "circularBuffer", "rotateValues", "toGlobal", "toLocal",
+        "toPrivate"}},
   };
   for (const Family& f : families)
     for (const char* name : f.names) {
@@ -56,6 +58,7 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
   EXPECT_EQ(find_entry("slideOverlap")->params, std::vector<ParamKind>{ParamKind::Nat});
   EXPECT_EQ(find_entry("storeInMemory")->params,
             (std::vector<ParamKind>{ParamKind::Strategy, ParamKind::Strategy}));
+  EXPECT_EQ(find_entry("oclReduceSeq")->params, std::vector<ParamKind>{ParamKind::Addr});
   EXPECT_EQ(find_entry("DFNF")->cls, EntryClass::NormalForm);
 }
 

@@ -316,5 +316,145 @@ TEST(LowerToC, LeavesALoweredProgramUnchanged) {
   }
 }
 
+// ---------------------------------------------------------------- GPU memory rules
+
+// Occurrences of toMem without an address space ("oclToMem" is spelled with "ToMem").
+int plain_to_mem(const rise::Expr& e) {
+  return count(e, "toMem");
+}
+
+// Data computed in different shapes, each checked on random inputs by check_rewrite.
+const char* const kStorable[] = {
+    "x |> map(fun(a => a * 2.0f))",
+    "x |> mapSeq(fun(a => a + 1.0f)) |> split(2)",
+    "x |> split(2) |> map(fun(r => r |> reduce(add)(0.0f)))",
+    "x |> reduce(add)(0.0f)",
+    "zip(x)(x) |> map(fun(p => p._1 * p._2))",
+};
+
+TEST(GpuMemory, ToGlobalToLocalToPrivateStoreInTheirSpace) {
+  for (const char* rule : {"toGlobal", "toLocal", "toPrivate"}) {
+    std::string space = rule == std::string("toGlobal")  ? "Global"
+                        : rule == std::string("toLocal") ? "Local"
+                                                         : "Private";
+    for (const char* text : kStorable) {
+      SCOPED_TRACE(std::string(rule) + ": " + text);
+      rise::Expr p = one_d(text);
+      rise::Expr r = check_rewrite(body(lib(rule)), p);
+      EXPECT_EQ(count(r, "oclToMem(" + space + ")"), 1) << rise::print_expr(r);
+      EXPECT_EQ(plain_to_mem(r), 0) << rise::print_expr(r);
+    }
+    // inside a map, on each row
+    rise::Expr q = check_rewrite(
+        innermost(is_fully_applied(is_map()), lib(rule)),
+        two_d("x |> map(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
+    EXPECT_EQ(count(q, "oclToMem(" + space + ")"), 1) << rise::print_expr(q);
+  }
+}
+
+TEST(GpuMemory, ToSpaceFailsOnFunctionsAndStoredData) {
+  for (const char* rule : {"toGlobal", "toLocal", "toPrivate"}) {
+    SCOPED_TRACE(rule);
+    check_fails(lib(rule), one_d("x |> map(fun(a => a * 2.0f))"), "data");
+    check_fails(body(lib(rule)), one_d("x |> map(fun(a => a * 2.0f)) |> toMem"), "already");
+    check_fails(body(lib(rule)), one_d("x |> map(fun(a => a * 2.0f)) |> oclToMem(Local)"),
+                "already");
+  }
+}
+
+TEST(GpuMemory, OclReduceSeqKeepsTheAccumulatorInItsSpace) {
+  const std::vector<std::pair<rise::AddrSpace, std::string>> spaces = {
+      {rise::AddrSpace::Private, "Private"},
+      {rise::AddrSpace::Local, "Local"},
+      {rise::AddrSpace::Global, "Global"}};
+  for (const auto& [space, name] : spaces) {
+    for (const char* text :
+         {"x |> reduce(add)(0.0f)", "x |> reduceSeq(fun(a, b => a + b * b))(1.0f)",
+          "x |> map(fun(a => a * a)) |> reduce(fmax)(x[0])",
+          "x |> split(2) |> map(fun(r => r |> reduceSeq(mul)(1.0f))) |> reduce(add)(0.0f)"}) {
+      SCOPED_TRACE(name + ": " + text);
+      rise::Expr r = check_rewrite(top_down(lib("oclReduceSeq", {space})), one_d(text));
+      EXPECT_EQ(count(r, "oclReduceSeq(" + name + ")"), 1) << rise::print_expr(r);
+      // unroll keeps the address space
+      rise::Expr u = check_rewrite(top_down(lib("unroll")), r);
+      EXPECT_EQ(count(u, "oclReduceSeqUnroll(" + name + ")"), 1) << rise::print_expr(u);
+    }
+    rise::Expr i = check_rewrite(top_down(lib("oclReduceSeq", {space})),
+                                 one_d("x |> reduce(add)(0)", 8, "n.i32"));
+    EXPECT_EQ(count(i, "oclReduceSeq(" + name + ")"), 1) << rise::print_expr(i);
+  }
+  check_fails(body(lib("oclReduceSeq", {rise::AddrSpace::Private})),
+              one_d("x |> map(fun(a => a * a))"), "reduce");
+  check_fails(body(lib("oclReduceSeq", {rise::AddrSpace::Private})),
+              one_d("x |> reducePar(add)(0.0f)"), "reduce or reduceSeq");
+}
+
+// lowerToC in kernels: every choice it makes there is explicit and private.
+TEST(GpuMemory, LowerToCMakesKernelChoicesPrivate) {
+  // a global thread per row: its reduction and the array it reads are private
+  rise::Expr g = lowered(
+      two_d("x |> mapGlobal(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
+  EXPECT_EQ(count(g, "oclReduceSeq(Private)"), 1) << rise::print_expr(g);
+  EXPECT_EQ(count(g, "oclToMem(Private)"), 1) << rise::print_expr(g);
+  EXPECT_EQ(plain_to_mem(g), 0) << rise::print_expr(g);
+  // local threads of a work group: the same per work item
+  rise::Expr l = lowered(
+      three_d("x |> mapWorkGroup(0)(fun(m => m |> mapLocal(0)(fun(r => r |> map(fun(a => a + "
+              "1.0f)) |> reduce(fmax)(0.0f)))))"));
+  EXPECT_EQ(count(l, "oclReduceSeq(Private)"), 1) << rise::print_expr(l);
+  EXPECT_EQ(count(l, "oclToMem(Private)"), 1) << rise::print_expr(l);
+  // sequential code of a work group (every work item runs it): private
+  rise::Expr s =
+      lowered(two_d("x |> mapWorkGroup(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> "
+                    "reduce(add)(0.0f)))"));
+  EXPECT_EQ(count(s, "oclToMem(Private)"), 1) << rise::print_expr(s);
+  EXPECT_EQ(count(s, "oclReduceSeq(Private)"), 1) << rise::print_expr(s);
+  // nothing is local unless the strategy said so: an array the local threads
+  // compute together is stored without a choice (DPIA then asks for toLocal)
+  rise::Expr w = lowered(two_d(
+      "x |> mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
+  EXPECT_EQ(count(w, "Local)"), 0) << rise::print_expr(w);
+  EXPECT_EQ(plain_to_mem(w), 1) << rise::print_expr(w);
+  EXPECT_EQ(count(w, "oclReduceSeq(Private)"), 1) << rise::print_expr(w);
+  // outside kernels lowerToC is the C lowering
+  rise::Expr h = lowered(
+      two_d("x |> mapGlobal(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f))) |> "
+            "map(fun(b => b + 1.0f)) |> reduce(add)(0.0f)"));
+  EXPECT_EQ(count(h, "reduceSeq(add)"), 1) << rise::print_expr(h);
+  EXPECT_EQ(plain_to_mem(h), 2) << rise::print_expr(h);
+  EXPECT_EQ(count(h, "oclReduceSeq(Private)"), 1) << rise::print_expr(h);
+}
+
+TEST(GpuMemory, LowerToCKeepsTheStrategysChoices) {
+  for (const char* text :
+       {"x |> mapGlobal(0)(fun(r => r |> mapSeq(fun(a => a * 2.0f)) |> oclToMem(Private) |> "
+        "oclReduceSeq(Private)(add)(0.0f)))",
+        "x |> mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => a * 2.0f)) |> oclToMem(Local) |> "
+        "mapLocal(0)(fun(b => b + 1.0f))))",
+        "x |> mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => a * 2.0f)) |> toMem |> "
+        "reduceSeq(add)(0.0f)))"}) {
+    SCOPED_TRACE(text);
+    rise::Expr p = two_d(text);
+    Result r = lib("lowerToC")(p);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.expr(), p) << rise::print_expr(r.expr());
+  }
+}
+
+TEST(GpuMemory, AStrategyWithTheGpuRules) {
+  // mapWorkGroup over rows, mapLocal inside, the local results in local memory, a
+  // private accumulator: then lowerToC has nothing left to choose in the kernel
+  Strategy s = seq(seq(seq(at_outer_map(lib("mapWorkGroup", {int64_t{0}})),
+                           innermost(is_applied(is_map()), lib("mapLocal", {int64_t{0}}))),
+                       seq(outermost(is_fully_applied(is_primitive("mapLocal")), lib("toLocal")),
+                           top_down(lib("oclReduceSeq", {rise::AddrSpace::Private})))),
+                   lib("lowerToC"));
+  rise::Expr r = check_rewrite(
+      s, two_d("x |> map(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
+  EXPECT_EQ(count(r, "oclToMem(Local)"), 1) << rise::print_expr(r);
+  EXPECT_EQ(count(r, "oclReduceSeq(Private)"), 1) << rise::print_expr(r);
+  EXPECT_EQ(plain_to_mem(r), 0) << rise::print_expr(r);
+}
+
 }  // namespace
 }  // namespace risec::elevate::testing

@@ -31,6 +31,15 @@ const char* const kKeywords[] = {
     "thread_local", "true",       "typedef",   "typeof",         "typeof_unqual", "union",
     "unsigned",     "void",       "volatile",  "while"};
 
+// OpenCL C's keywords and type names, and the builtins generated kernels call: the
+// OpenCL target prints the same names into kernels (codegen/opencl).
+const char* const kOpenCLWords[] = {
+    "barrier",      "constant",     "event_t",        "get_global_id",  "get_global_size",
+    "get_group_id", "get_local_id", "get_local_size", "get_num_groups", "global",
+    "half",         "kernel",       "local",          "private",        "read_only",
+    "read_write",   "sampler_t",    "uchar",          "uint",           "ulong",
+    "ushort",       "write_only"};
+
 bool starts_with_ci(const std::string& s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
@@ -50,6 +59,8 @@ bool valid_identifier(const std::string& s) {
 bool c_name_reserved(const std::string& name) {
   if (name.empty() || name[0] == '_' || starts_with_ci(name, "risec")) return true;
   for (const char* k : kKeywords)
+    if (name == k) return true;
+  for (const char* k : kOpenCLWords)
     if (name == k) return true;
   return std::binary_search(std::begin(kLibraryNames), std::end(kLibraryNames), name,
                             [](std::string_view a, std::string_view b) { return a < b; });

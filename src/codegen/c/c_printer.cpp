@@ -71,7 +71,7 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       std::string ty = c_type(dt);
       std::vector<CStmtP> body;
       if (!array) {
-        out.push_back(c_decl(ty + " " + name));
+        out.push_back(declare_variable(ty + " " + name, c->space));
         gen(c->body[0], out);
         return;
       }
@@ -155,6 +155,10 @@ void CPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   std::vector<CStmtP> body;
   gen(c.body[0], body);
   out.push_back(c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_));
+}
+
+CStmtP CPrinter::declare_variable(const std::string& decl, dpia::Space) {
+  return c_decl(decl);
 }
 
 CStmtP CPrinter::declare_buffer(const std::string& name, const std::string& elem, const Nat& count,

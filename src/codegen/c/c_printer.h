@@ -73,6 +73,9 @@ class CPrinter {
   // a local array (Stack) or allocated memory (Heap, freed by the caller's code).
   virtual CStmtP declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
                                 dpia::Space space, dpia::Placement placement, bool restrict_ptr);
+  // The declaration `decl` ("float acc") of a scalar or vector variable in `space`:
+  // in C a plain local variable.
+  virtual CStmtP declare_variable(const std::string& decl, dpia::Space space);
   // Text between the typedefs and the function (outlined functions, declarations).
   virtual std::string before_function() { return ""; }
   // The statements at the entry of the function (C: checks of size preconditions).
@@ -121,7 +124,9 @@ class CPrinter {
   static bool is_float_type(const Type& t);
   CExpr scalar_op(const ExpressionP& e, const Path& p);
   CExpr math_call(const rise::PrimitiveInfo& op, const Type& t, const std::vector<CExpr>& args);
-  CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt, const std::vector<CExpr>& args);
+  // A math function on a vector: C has none (a lane loop); OpenCL's are overloaded.
+  virtual CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
+                            const std::vector<CExpr>& args);
   std::string foreign_function(const rise::ForeignFun& f);
   static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
   std::string checked_division(const rise::PrimitiveInfo& op, rise::ScalarKind k);

@@ -30,6 +30,13 @@ bool has_gpu_loops(const CommandP& c) {
   return f.found;
 }
 
+// The map primitive of a GPU level (mapGlobal, mapWorkGroup, mapLocal), for messages.
+std::string map_name(LoopKind k) {
+  for (const rise::PrimitiveInfo& p : rise::primitives())
+    if (p.family == rise::Family::Map && p.loop == k) return p.name;
+  return dpia::loop_kind_name(k);
+}
+
 // OpenCL's name of a scalar type (for vector types: float4, int8, ...).
 const char* opencl_scalar(rise::ScalarKind k) {
   switch (k) {
@@ -98,6 +105,22 @@ std::string OpenCLPrinter::vector_type(const Type& t) {
   return name;
 }
 
+CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
+                                 const std::vector<CExpr>& args) {
+  vector_type(vt);
+  return math_call(op, vt->a, args);  // the builtins take vectors too (the `f` names alias)
+}
+
+// A scalar inside a kernel is a work item's own: private. A local or global one
+// would be one variable that every work item writes at once.
+CStmtP OpenCLPrinter::declare_variable(const std::string& decl, dpia::Space space) {
+  if (space == Space::Local || space == Space::Global)
+    user_error("`" + decl + "` in " + dpia::space_name(space) +
+               " memory inside a kernel would be written by every work item at once: keep "
+               "scalars (accumulators) Private, or store an array per work item");
+  return c_decl(decl);
+}
+
 CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string& elem,
                                      const Nat& count, dpia::Space space, dpia::Placement placement,
                                      bool) {
@@ -140,11 +163,26 @@ void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
     id = "get_local_id";
     size = "get_local_size";
   }
+  // Levels the hardware runs: work groups, then their work items; or global threads.
+  // A level inside itself in the same dimension, or global threads mixed with groups,
+  // would be strided over the same ids twice and skip work.
+  for (const Command* outer : gpu_loops_) {
+    bool same = outer->loop == c.loop && outer->dim == c.dim;
+    bool mixed = (outer->loop == LoopKind::Global) != (c.loop == LoopKind::Global);
+    bool inverted = outer->loop == LoopKind::Local && c.loop == LoopKind::WorkGroup;
+    if (same || mixed || inverted)
+      user_error(map_name(c.loop) + "(" + d + ") inside " + map_name(outer->loop) + "(" +
+                 std::to_string(outer->dim) +
+                 ") cannot run on OpenCL's hierarchy (work groups contain work items; global "
+                 "threads are a level of their own, one loop per dimension)");
+  }
+  gpu_loops_.push_back(&c);
   bool outer_local = c.loop == LoopKind::Local && local_depth_ == 0;
   if (c.loop == LoopKind::Local) ++local_depth_;
   std::vector<CStmtP> body;
   gen(c.body[0], body);
   if (c.loop == LoopKind::Local) --local_depth_;
+  gpu_loops_.pop_back();
   if (c.loop == LoopKind::WorkGroup && writes_local(c) &&
       (body.empty() || body.back()->text != kBarrier)) {
     // The next iteration (a work group running several) overwrites local memory
@@ -174,7 +212,12 @@ void OpenCLPrinter::split(const CommandP& c) {
       for (const CommandP& x : c->body) split(x);
       return;
     case Command::New:
-      if (!has_gpu_loops(c->body[0])) return single();
+      // Kept inside one kernel unless launches share it or it is too large for a
+      // work item's private memory (then a global buffer, like the ones shared).
+      if (!has_gpu_loops(c->body[0]) &&
+          !(c->placement == dpia::Placement::Heap &&
+            (c->space == Space::Default || c->space == Space::Global)))
+        return single();
       if (c->dt->kind != TypeKind::Array || c->space == Space::Local || c->space == Space::Private)
         user_error("the OpenCL target keeps " + rise::print(c->dt) + " in " +
                    dpia::space_name(c->space) +
@@ -253,8 +296,8 @@ std::string OpenCLPrinter::kernel_text(Launch& l, const std::vector<std::string>
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
   launch_sizes(l.body, l);
   std::string text = "__kernel void " + l.kernel + "(" + params + ") {\n";
-  text += print(c_block(local_decls_), 1) + unused_sizes(print(c_block(body), 1), sizes);
-  text += print(c_block(body), 1) + "}\n\n";
+  std::string body_text = print(c_block(body), 1);
+  text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
   return text;
 }
 

@@ -40,7 +40,10 @@ class OpenCLPrinter : public CPrinter {
   void emit_loop(const Command& loop, std::vector<CStmtP>& out) override;
   CStmtP declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
                         dpia::Space space, dpia::Placement placement, bool restrict_ptr) override;
+  CStmtP declare_variable(const std::string& decl, dpia::Space space) override;
   std::string vector_type(const Type& t) override;
+  CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
+                    const std::vector<CExpr>& args) override;
 
  private:
   // One kernel launch (see above).
@@ -81,6 +84,7 @@ class OpenCLPrinter : public CPrinter {
   std::vector<CStmtP> local_decls_;  // of the kernel being printed
   int local_depth_ = 0;              // mapLocal loops around the code being printed
   bool in_kernel_ = false;
+  std::vector<const Command*> gpu_loops_;  // the GPU-level loops around the code printed
 };
 
 }  // namespace risec::codegen::opencl

@@ -1,0 +1,290 @@
+// The address-space check (see address_spaces.h): one walk over functional DPIA that
+// keeps the GPU maps around the current phrase, checks each GPU map against them
+// (nesting) and each allocation against them (address spaces).
+#include "dpia/address_spaces.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/diagnostics.h"
+
+namespace risec::dpia {
+
+namespace {
+
+using rise::Family;
+using rise::PrimId;
+
+// Errors point at the primitive's name when it is known.
+const Span& where(const PhraseNode& n) {
+  return n.head_span.known() ? n.head_span : n.span;
+}
+
+bool is_gpu_loop(LoopKind k) {
+  return k == LoopKind::Global || k == LoopKind::WorkGroup || k == LoopKind::Local;
+}
+
+// A low-level map running on the GPU hierarchy (mapGlobal, mapWorkGroup, mapLocal).
+bool is_gpu_map(const Phrase& p) {
+  return p->kind == PhraseNode::Prim && p->prim && p->prim->family == Family::Map &&
+         is_gpu_loop(p->prim->loop);
+}
+
+// The explicit address space among a primitive's type-level arguments (oclToMem(a),
+// oclReduceSeq(a)), if any.
+std::optional<Space> explicit_space(const PhraseNode& n) {
+  for (const rise::TypeArg& t : n.targs) {
+    const auto* a = std::get_if<rise::Addr>(&t);
+    if (!a || !a->space) continue;
+    switch (*a->space) {
+      case rise::AddrSpace::Global:
+        return Space::Global;
+      case rise::AddrSpace::Local:
+        return Space::Local;
+      case rise::AddrSpace::Private:
+        return Space::Private;
+      case rise::AddrSpace::Constant:
+        return Space::Constant;
+    }
+  }
+  return std::nullopt;
+}
+
+// The dimension of a GPU map (its first type-level argument).
+std::optional<int64_t> dimension(const PhraseNode& n) {
+  if (n.targs.empty()) return std::nullopt;
+  const auto* d = std::get_if<Nat>(&n.targs[0]);
+  if (!d) return std::nullopt;
+  return d->as_const();
+}
+
+const Phrase& innermost_body(const Phrase& f) {
+  const Phrase* b = &f;
+  while ((*b)->kind == PhraseNode::Lambda || (*b)->kind == PhraseNode::DepLambda) b = &(*b)->body();
+  return *b;
+}
+
+// Whether p only rearranges data that is already in memory (inputs, stored values,
+// views of them): storing it would compute nothing.
+bool already_in_memory(const Phrase& p) {
+  switch (p->kind) {
+    case PhraseNode::Var:
+      return true;
+    case PhraseNode::Prim:
+      break;
+    default:
+      return false;
+  }
+  const rise::PrimitiveInfo& info = *p->prim;
+  bool rearranges = info.family == Family::View || info.family == Family::Pair ||
+                    info.family == Family::Memory || info.is(PrimId::Id) ||
+                    (info.family == Family::Map && info.has(rise::kHighLevel));
+  if (!rearranges || info.is(PrimId::Let)) return false;
+  return std::all_of(p->args.begin(), p->args.end(), [](const Phrase& a) {
+    return already_in_memory(a->kind == PhraseNode::Lambda ? innermost_body(a) : a);
+  });
+}
+
+// The GPU maps whose results are written into the destination of p (p's value
+// where it must be written): the maps in p's write positions, found through the
+// writable views, let bodies and function bodies of p.
+void gpu_writers(const Phrase& p, std::vector<Phrase>& out) {
+  if (p->kind == PhraseNode::Lambda || p->kind == PhraseNode::DepLambda) {
+    gpu_writers(p->body(), out);
+    return;
+  }
+  if (p->kind != PhraseNode::Prim || p->access() != Access::Wr) return;
+  if (is_gpu_map(p)) out.push_back(p);
+  if (p->prim->is(PrimId::Let)) {
+    if (p->args.size() > 1) gpu_writers(p->args[1], out);
+    return;
+  }
+  for (const Phrase& a : p->args) gpu_writers(a, out);
+}
+
+struct Enclosing {
+  LoopKind kind;
+  std::optional<int64_t> dim;
+  Span span;
+  std::string name;
+};
+
+class Checker {
+ public:
+  void visit(const Phrase& p) {
+    switch (p->kind) {
+      case PhraseNode::Var:
+      case PhraseNode::Literal:
+        return;
+      case PhraseNode::Lambda:
+      case PhraseNode::DepLambda:
+        visit(p->body());
+        return;
+      case PhraseNode::Foreign:
+        for (const Phrase& a : p->args) visit(a);
+        return;
+      case PhraseNode::Prim:
+        break;
+    }
+    if (is_gpu_map(p)) {
+      check_nesting(*p);
+      // the input is computed around the map, the function inside it
+      if (p->args.size() > 1) visit(p->args[1]);
+      stack_.push_back(Enclosing{p->prim->loop, dimension(*p), where(*p), p->prim->name});
+      visit(p->args[0]);
+      stack_.pop_back();
+      return;
+    }
+    check_allocation(p);
+    for (const Phrase& a : p->args) visit(a);
+  }
+
+ private:
+  std::vector<Enclosing> stack_;  // the GPU maps around, outermost first
+
+  const Enclosing* innermost(LoopKind k) const {
+    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
+      if (it->kind == k) return &*it;
+    return nullptr;
+  }
+  bool in_kernel() const { return innermost(LoopKind::Global) || innermost(LoopKind::WorkGroup); }
+  // The work item whose code this is: the innermost mapGlobal or mapLocal.
+  const Enclosing* work_item() const {
+    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
+      if (it->kind == LoopKind::Global || it->kind == LoopKind::Local) return &*it;
+    return nullptr;
+  }
+
+  static std::string at(const Enclosing& e) {
+    std::string loc = location(e.span);
+    return "the " + e.name + (loc.empty() ? "" : " at " + loc);
+  }
+
+  void check_nesting(const PhraseNode& n) {
+    const std::string& name = n.prim->name;
+    LoopKind k = n.prim->loop;
+    auto refuse = [&](const Enclosing& outer, const std::string& why) {
+      throw Error(ErrorKind::User, name + " inside " + at(outer) + ": " + why, where(n));
+    };
+    if (k == LoopKind::Global || k == LoopKind::WorkGroup) {
+      for (const Enclosing& e : stack_) {
+        if (e.kind == LoopKind::Local)
+          refuse(e, "a work item cannot start " +
+                        std::string(k == LoopKind::Global ? "global threads" : "work groups") +
+                        " (parallel maps nest as mapWorkGroup > mapLocal, or mapGlobal alone)");
+        if (e.kind != k)
+          refuse(e,
+                 std::string(k == LoopKind::Global ? "a work group cannot start global threads"
+                                                   : "a global thread cannot start work groups") +
+                     " (mapGlobal and mapWorkGroup are both the top level of a kernel)");
+      }
+    }
+    if (k == LoopKind::Local) {
+      if (const Enclosing* g = innermost(LoopKind::Global))
+        refuse(*g,
+               "a global thread is a single work item and has no local threads (use "
+               "mapWorkGroup around the mapLocal instead of mapGlobal)");
+      if (!innermost(LoopKind::WorkGroup))
+        throw Error(ErrorKind::User,
+                    name +
+                        " outside a work group: local threads exist only inside a "
+                        "mapWorkGroup (use mapGlobal for a map over all threads)",
+                    where(n));
+    }
+    auto d = dimension(n);
+    for (const Enclosing& e : stack_)
+      if (e.kind == k && d && e.dim == d)
+        refuse(e, "dimension " + std::to_string(*d) +
+                      " is already used by the enclosing map (nested parallel maps of one level "
+                      "take different dimensions)");
+  }
+
+  void check_allocation(const Phrase& p) {
+    const rise::PrimitiveInfo& info = *p->prim;
+    bool memory = info.family == Family::Memory && !info.is(PrimId::Let);
+    bool reduction = info.family == Family::Reduce;
+    std::optional<Space> chosen = explicit_space(*p);
+    if (!memory && !reduction && !info.is(PrimId::Let) && !chosen) return;
+    if (memory && !p->args.empty() && already_in_memory(p->args.back()))
+      throw Error(ErrorKind::User,
+                  info.name +
+                      " of a value that is already in memory (an input, a stored value or a view "
+                      "of them): there is nothing to store; to copy it, map a copy over it, "
+                      "e.g. mapSeq(fun(x => x))",
+                  where(*p));
+    Space space = chosen ? *chosen : (in_kernel() ? Space::Private : Space::Global);
+    std::string what = reduction ? "the accumulator of this " + info.name : "this " + info.name;
+    std::string in_kernel_text = stack_.empty() ? "" : " (inside " + at(stack_.back()) + ")";
+    switch (space) {
+      case Space::Global:
+      case Space::Constant:
+        if (in_kernel())
+          throw Error(ErrorKind::User,
+                      std::string(space_name(space)) + " memory allocated inside a kernel" +
+                          in_kernel_text + ": " + what +
+                          " would need a buffer the host allocates before the launch; store it "
+                          "in local or private memory, or outside the kernel",
+                      where(*p));
+        return;
+      case Space::Local: {
+        const Enclosing* wg = innermost(LoopKind::WorkGroup);
+        if (!wg)
+          throw Error(ErrorKind::User,
+                      "local memory written outside a work group" + in_kernel_text + ": " + what +
+                          " stores into local memory, which exists only inside a mapWorkGroup",
+                      where(*p));
+        if (const Enclosing* item = innermost(LoopKind::Local))
+          throw Error(ErrorKind::User,
+                      "local memory allocated inside one work item (" + at(*item) +
+                          "): local arrays belong to the whole work group; store it before the "
+                          "mapLocal (or in private memory)",
+                      where(*p));
+        if (reduction)
+          throw Error(ErrorKind::User,
+                      "the accumulator of this " + info.name +
+                          " is in local memory at work-group level: every work item of the group "
+                          "would update it at once (use Private)",
+                      where(*p));
+        return;
+      }
+      case Space::Private: {
+        if (!in_kernel())
+          throw Error(ErrorKind::User,
+                      "private memory allocated outside a kernel: " + what +
+                          " would be shared by every work item (private memory belongs to one "
+                          "work item; use toGlobal, or allocate it inside the mapGlobal or "
+                          "mapLocal)",
+                      where(*p));
+        if (work_item()) return;
+        std::vector<Phrase> writers;
+        if (memory && !p->args.empty()) gpu_writers(p->args.back(), writers);
+        if (info.is(PrimId::Let) && !p->args.empty()) gpu_writers(p->args[0], writers);
+        if (!memory && !info.is(PrimId::Let))  // reductions, oclIterate: operator and initial value
+          for (const Phrase& a : p->args) gpu_writers(a, writers);
+        if (writers.empty()) return;
+        std::string loc = location(where(*writers.front()));
+        throw Error(ErrorKind::User,
+                    "private memory shared between work items: " + what +
+                        (chosen ? " is in private memory" : " is private memory in a kernel") +
+                        " but is written by the work items of the " + writers.front()->prim->name +
+                        (loc.empty() ? "" : " at " + loc) +
+                        "; private memory belongs to one work item: store it in local memory "
+                        "(toLocal)",
+                    where(*p));
+      }
+      case Space::Default:
+        return;
+    }
+  }
+};
+
+}  // namespace
+
+void check_address_spaces(const Phrase& program) {
+  Checker c;
+  c.visit(program);
+}
+
+}  // namespace risec::dpia
