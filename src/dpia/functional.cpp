@@ -335,21 +335,22 @@ class Converter {
                 f->span);
   }
 
-  // The lanes of a vector type inside `t` that are not a power of two, if any.
-  static std::optional<int64_t> odd_vector_lanes(const Type& t) {
+  // The lanes of a vector type inside `t` for which `bad` holds, if any.
+  template <class Bad>
+  static std::optional<int64_t> vector_lanes_where(const Type& t, const Bad& bad) {
     if (!t) return std::nullopt;
     switch (t->kind) {
       case TypeKind::Vector:
-        if (auto n = t->size.as_const(); n && (*n <= 0 || (*n & (*n - 1)) != 0)) return *n;
+        if (auto n = t->size.as_const(); n && bad(*n)) return *n;
         return std::nullopt;
       case TypeKind::Array:
-        return odd_vector_lanes(t->a);
+        return vector_lanes_where(t->a, bad);
       case TypeKind::Pair:
       case TypeKind::Fun:
-        if (auto n = odd_vector_lanes(t->a)) return n;
-        return odd_vector_lanes(t->b);
+        if (auto n = vector_lanes_where(t->a, bad)) return n;
+        return vector_lanes_where(t->b, bad);
       case TypeKind::DepFun:
-        return odd_vector_lanes(t->b);
+        return vector_lanes_where(t->b, bad);
       default:
         return std::nullopt;
     }
@@ -372,11 +373,20 @@ class Converter {
           head->span);
     // C vector types need a power of two lanes.
     for (const Type& t : {e->type, head->type})
-      if (auto lanes = odd_vector_lanes(t))
+      if (auto lanes =
+              vector_lanes_where(t, [](int64_t n) { return n <= 0 || (n & (n - 1)) != 0; }))
         user_error(name + ": a vector of " + std::to_string(*lanes) +
                        " lanes cannot be compiled (C vector types have a power of two lanes: 1, "
                        "2, 4, 8, 16, ...)",
                    head->span);
+    // OpenCL's vector types have 2, 4, 8 or 16 lanes.
+    if (target_.runs(LoopKind::Global))
+      for (const Type& t : {e->type, head->type})
+        if (auto lanes = vector_lanes_where(t, [](int64_t n) { return n > 16; }))
+          user_error(name + ": a vector of " + std::to_string(*lanes) +
+                         " lanes cannot be compiled for OpenCL (its vector types have 2, 4, 8 "
+                         "or 16 lanes)",
+                     head->span);
     Cat cat = category(*info);
     if (cat == Cat::NotLowered && info->has(rise::kHighLevel))
       user_error(name +

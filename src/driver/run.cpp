@@ -168,6 +168,32 @@ class SizeExprParser {
   size_t pos_ = 0;
 };
 
+// An environment variable set to `value` (unless empty) while it lives, then restored.
+class EnvOverride {
+ public:
+  EnvOverride(const char* var, const std::string& value) : var_(var) {
+    if (value.empty()) return;
+    const char* old = std::getenv(var);
+    if (old) old_ = old;
+    ::setenv(var, value.c_str(), 1);
+    set_ = true;
+  }
+  EnvOverride(const EnvOverride&) = delete;
+  EnvOverride& operator=(const EnvOverride&) = delete;
+  ~EnvOverride() {
+    if (!set_) return;
+    if (old_)
+      ::setenv(var_, old_->c_str(), 1);
+    else
+      ::unsetenv(var_);
+  }
+
+ private:
+  const char* var_;
+  std::optional<std::string> old_;
+  bool set_ = false;
+};
+
 // The sizes the unit still takes as parameters, in order.
 std::vector<int> size_arguments(const Compiled& c, const rise::SizeMap& sizes) {
   std::vector<int> out;
@@ -301,10 +327,10 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   co.openmp = c.unit.uses_openmp;
   co.extra_flags = options.extra_cflags;
   if (c.unit.uses_opencl) co.libs.push_back("-lOpenCL");
-  // The host function reads the launch sizes from its environment.
-  for (const auto& [var, value] : {std::pair{"RISEC_OPENCL_GLOBAL", &options.global},
-                                   std::pair{"RISEC_OPENCL_LOCAL", &options.local}})
-    if (!value->empty()) ::setenv(var, value->c_str(), 1);
+  // The host function reads the launch sizes from its environment (inherited by the
+  // child that runs it), set for this call only.
+  EnvOverride global_size("RISEC_OPENCL_GLOBAL", options.global);
+  EnvOverride local_size("RISEC_OPENCL_LOCAL", options.local);
   Execution ex;
   using Clock = std::chrono::steady_clock;
   if (options.mode == ExecMode::SharedObject) {

@@ -302,3 +302,21 @@ TEST(Golden, OutlinedParallelBodyGetsTheSizesOfADestinationView) {
       << src;
   EXPECT_EQ(src.find("tmp"), std::string::npos) << src;  // written in place
 }
+
+// The OpenCL target's host function has exactly the C target's signature, so either
+// unit can be linked in place of the other.
+TEST(Golden, OpenCLHostHasTheCSignature) {
+  driver::Compiled c = compile(kMv, kSeq);
+  driver::Compiled cl = compile(kMv, kSeq, {}, "opencl");
+  std::string sig =
+      "void mv(float* restrict output, int64_t n, int64_t m, const float* restrict "
+      "M, const float* restrict x)";
+  EXPECT_NE(c.unit.header.find(sig + ";"), std::string::npos) << c.unit.header;
+  EXPECT_NE(cl.unit.header.find(sig + ";"), std::string::npos) << cl.unit.header;
+  EXPECT_NE(cl.unit.source.find(sig + " {"), std::string::npos) << cl.unit.source;
+  EXPECT_TRUE(cl.unit.uses_opencl);
+  EXPECT_FALSE(c.unit.uses_opencl);
+  // A program without parallel maps is one kernel run by one work item.
+  EXPECT_NE(cl.unit.kernel_source.find("__kernel void mv_k0("), std::string::npos);
+  EXPECT_EQ(cl.unit.kernel_source.find("get_global_id"), std::string::npos);
+}

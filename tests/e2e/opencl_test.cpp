@@ -102,6 +102,44 @@ TEST(OpenCL, LocalMemoryIsDeclaredPerGroupWithABarrierAfterTheWritingMapLocal) {
   EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
 }
 
+// Local memory refilled by a sequential loop the whole group runs (as over the tiles
+// of a tiled matrix multiplication): a barrier after the write, and one ending the
+// loop body, since the next iteration overwrites what was just read; unrolled, the
+// barrier before each copy's write does that.
+const char* kSequentialLocal = R"(def seqlocal = depFun(n: Nat => fun(x: (n*256).f32 =>
+  x |> split(256) |> mapWorkGroup(0)(fun(g => g |> split(64) |> mapSeq(fun(b =>
+    oclToMem(Local)(b |> mapLocal(0)(fun(v => v * 2.0f))) |> reverse
+      |> mapLocal(0)(fun(v => v + 1.0f)))) |> join)) |> join))
+)";
+
+TEST(OpenCL, BarriersGuardLocalMemoryAcrossSequentialIterations) {
+  driver::Compiled c = compile_text("seqlocal", kSequentialLocal);
+  std::string k = kernel(c, "seqlocal_k0");
+  ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
+  EXPECT_EQ(count(k, "__local float"), 1u) << k;
+  EXPECT_EQ(count(k, "barrier("), 2u) << k;
+  // Both inside the sequential loop: after the writing mapLocal, and at its end.
+  size_t seq = k.find("i2 < 4; i2 += 1) {");
+  ASSERT_NE(seq, std::string::npos) << k;
+  size_t write = k.find("get_local_id(0)", seq);
+  size_t read = k.find("get_local_id(0)", write + 1);
+  size_t first = k.find("barrier(", seq);
+  size_t second = k.find("barrier(", first + 1);
+  EXPECT_LT(write, first) << k;
+  EXPECT_LT(first, read) << k;
+  EXPECT_LT(read, second) << k;
+  EXPECT_NE(k.find("barrier(CLK_LOCAL_MEM_FENCE);\n    }\n  }\n}"), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("seqlocal.rise", kSequentialLocal), "",
+                                     "n=5", "opencl"));
+  std::string unrolled = kSequentialLocal;
+  unrolled.replace(unrolled.find("mapSeq"), 6, "mapSeqUnroll");
+  driver::Compiled u = compile_text("seqlocal_unrolled", unrolled);
+  EXPECT_EQ(count(kernel(u, "seqlocal_k0"), "barrier("), 8u) << u.unit.kernel_source;
+  EXPECT_EQ(count(kernel(u, "seqlocal_k0"), "__local float"), 1u) << u.unit.kernel_source;
+  EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("seqlocal_unrolled.rise", unrolled), "",
+                                     "n=5", "opencl"));
+}
+
 // The paper's Listing 4: work groups over blocks of rows, a work item per row, the
 // dot product's accumulator private; nothing is shared, so no barrier.
 TEST(OpenCL, Listing4HasWorkGroupAndLocalLoopsAndNoBarrier) {
@@ -140,6 +178,12 @@ TEST(OpenCL, SeveralLaunchesInSequence) {
   EXPECT_EQ(count(c.unit.source, "clCreateBuffer("), 4u);  // output, x, y, the chunk sums
   EXPECT_TRUE(e2e::compile_and_check("examples/dot/dot.rise", "examples/dot/global_chunks.elv",
                                      "n=4096", "opencl"));
+  // Generic in n, linked into a standalone program that gets n on its command line.
+  e2e::CheckOptions o;
+  o.target = "opencl";
+  o.generic = true;
+  EXPECT_TRUE(e2e::compile_and_check("examples/dot/dot.rise", "examples/dot/global_chunks.elv",
+                                     "n=4096", o));
 }
 
 // A temporary too large for a work item's private memory (here of symbolic size)
@@ -243,6 +287,17 @@ TEST(OpenCL, VectorsAreFloat4) {
       e2e::compile_and_check(e2e::write_scratch("vscale.rise", kVectorTyped), "", "n=9", "opencl"));
   EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("vscale2.rise", kVectorScalar), "", "n=9",
                                      "opencl"));
+  // OpenCL has no 32-lane vectors: refused at the primitive.
+  std::string wide =
+      e2e::write_scratch("wide.rise", R"(def wide = depFun(n: Nat => fun(x: (n*32).f32 =>
+  x |> asVector(32) |> mapGlobal(0)(fun(v => v + vectorFromScalar(1.0f))) |> asScalar))
+)");
+  e2e::CliResult r = e2e::run_risec({"compile", wide, "--target", "opencl"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("wide.rise:2:78: error: asScalar: a vector of 32 lanes cannot be compiled "
+                       "for OpenCL"),
+            std::string::npos)
+      << r.err;
 }
 
 // The same level nested in the same dimension would stride over the same ids twice

@@ -132,9 +132,11 @@ CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string&
     if (!n)
       user_error("local memory (" + name + ") needs a size known at compile time, not " +
                  count.to_string());
-    // At kernel scope (OpenCL 1.2), once per work group.
-    local_decls_.push_back(c_decl("__local " + elem + " " + name + "[" + std::to_string(*n) + "]"));
-    local_cnames_.insert(name);
+    // At kernel scope (OpenCL 1.2), once per work group; once per kernel too (the
+    // unrolled copies of a loop share it).
+    if (local_cnames_.insert(name).second)
+      local_decls_.push_back(
+          c_decl("__local " + elem + " " + name + "[" + std::to_string(*n) + "]"));
     return c_block({});
   }
   if (placement != dpia::Placement::Stack || !n)
@@ -144,15 +146,45 @@ CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string&
   return c_decl(elem + " " + name + "[" + std::to_string(*n) + "]");
 }
 
-bool OpenCLPrinter::writes_local(const Command& c) {
+// Whether `c` writes (reads) local memory.
+bool OpenCLPrinter::touches_local(const Command& c, bool written) {
   dpia::Captures u = dpia::captures(c);
-  for (const std::string& w : u.written)
-    if (local_cnames_.count(cname(w))) return true;
+  for (const std::string& v : written ? u.written : u.read)
+    if (local_vars_.count(v)) return true;
   return false;
 }
 
+// Code run by all the work items of a group alike: inside a mapWorkGroup, outside
+// its mapLocal loops. Only there can a barrier be placed.
+bool OpenCLPrinter::group_uniform() const {
+  bool group = false;
+  for (const Command* l : gpu_loops_) {
+    if (l->loop == LoopKind::Local) return false;
+    group = group || l->loop == LoopKind::WorkGroup;
+  }
+  return group;
+}
+
+// The end of the body of a loop the whole group runs: when the body writes local
+// memory that was read since the last barrier, its next iteration would overwrite
+// it while work items may still read it.
+void OpenCLPrinter::end_of_group_loop(const Command& loop, std::vector<CStmtP>& body) {
+  if (!reads_pending_ || !touches_local(loop, true)) return;
+  body.push_back(c_expr_stmt(kBarrier));
+  reads_pending_ = false;
+}
+
 void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
-  if (!dpia::is_gpu_loop(c.loop)) return CPrinter::emit_loop(c, out);
+  if (!dpia::is_gpu_loop(c.loop)) {
+    if (!in_kernel_ || !group_uniform() || !touches_local(c, true))
+      return CPrinter::emit_loop(c, out);
+    // A sequential loop of the whole group (over tiles, say) refilling local memory.
+    std::vector<CStmtP> body;
+    gen(c.body[0], body);
+    end_of_group_loop(c, body);
+    out.push_back(c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_));
+    return;
+  }
   if (!in_kernel_) internal_error("OpenCL printer: a parallel loop outside a kernel");
   std::string d = std::to_string(c.dim);
   const char *id = "get_global_id", *size = "get_global_size";
@@ -176,25 +208,27 @@ void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
                  ") cannot run on OpenCL's hierarchy (work groups contain work items; global "
                  "threads are a level of their own, one loop per dimension)");
   }
+  // The work items of an outermost mapLocal write local memory that others read next:
+  // a barrier after it; and one before it when what it overwrites was read since the
+  // last barrier (an unrolled copy after the previous one).
+  bool outer_local = c.loop == LoopKind::Local && group_uniform();
+  bool writes = outer_local && touches_local(c, true);
+  if (writes && reads_pending_) out.push_back(c_expr_stmt(kBarrier));
   gpu_loops_.push_back(&c);
-  bool outer_local = c.loop == LoopKind::Local && local_depth_ == 0;
-  if (c.loop == LoopKind::Local) ++local_depth_;
   std::vector<CStmtP> body;
   gen(c.body[0], body);
-  if (c.loop == LoopKind::Local) --local_depth_;
+  if (c.loop == LoopKind::WorkGroup) end_of_group_loop(c, body);
   gpu_loops_.pop_back();
-  if (c.loop == LoopKind::WorkGroup && writes_local(c) &&
-      (body.empty() || body.back()->text != kBarrier)) {
-    // The next iteration (a work group running several) overwrites local memory
-    // that work items may still read.
-    body.push_back(c_expr_stmt(kBarrier));
-  }
   CStmtP loop = c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_);
   loop->init = c_cast(idx_type_, c_call(id, {c_atom(d)}));
   loop->step = c_cast(idx_type_, c_call(size, {c_atom(d)}));
   out.push_back(loop);
-  // Other work items read what this one wrote into local memory.
-  if (outer_local && writes_local(c)) out.push_back(c_expr_stmt(kBarrier));
+  if (writes) {
+    out.push_back(c_expr_stmt(kBarrier));
+    reads_pending_ = false;
+  } else if (outer_local && touches_local(c, false)) {
+    reads_pending_ = true;
+  }
 }
 
 // ------------------------------------------------------------ launches
@@ -278,7 +312,17 @@ void OpenCLPrinter::launch_sizes(const CommandP& c, Launch& l) {
 std::string OpenCLPrinter::kernel_text(Launch& l, const std::vector<std::string>& sizes) {
   in_kernel_ = true;
   local_decls_.clear();
-  local_depth_ = 0;
+  reads_pending_ = false;
+  // The kernel's local arrays, known before printing decides barriers by them.
+  struct Locals : dpia::Visitor {
+    std::set<std::string>& out;
+    explicit Locals(std::set<std::string>& o) : out(o) {}
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::New && c.space == Space::Local) out.insert(c.var);
+      dpia::Visitor::visit_command(c);
+    }
+  } locals(local_vars_);
+  locals.visit(l.body);
   std::vector<CStmtP> body;
   gen(l.body, body);
   in_kernel_ = false;

@@ -14,8 +14,10 @@
 // launch size computes the whole result. Local memory is declared once per kernel
 // (`__local`, at kernel scope as OpenCL 1.2 requires), private arrays per work item.
 // A barrier follows the outermost mapLocal that writes local memory (other work
-// items read it next), and ends a work-group loop body whose next iteration would
-// overwrite local memory still being read.
+// items read it next), precedes one that overwrites local memory read since the last
+// barrier, and ends the body of a loop the whole group runs (mapWorkGroup, or a
+// sequential loop inside it) whose next iteration would overwrite local memory still
+// being read.
 #pragma once
 
 #include <set>
@@ -70,19 +72,24 @@ class OpenCLPrinter : public CPrinter {
                         const std::string& output, const Type& out_dt,
                         const std::vector<dpia::Input>& inputs,
                         const std::vector<std::string>& sizes);
-  bool writes_local(const Command& c);
+  bool touches_local(const Command& c, bool written);
+  bool group_uniform() const;
+  void end_of_group_loop(const Command& loop, std::vector<CStmtP>& body);
 
   std::vector<Launch> launches_;
   std::vector<HostBuffer> host_buffers_;
   std::set<std::string> host_memory_;  // output, inputs, host buffers (DPIA names)
   std::set<std::string> size_names_;
   std::set<std::string> local_cnames_;   // __local arrays declared (C names)
+  std::set<std::string> local_vars_;     // local arrays of the program (DPIA names)
   std::vector<std::string> host_order_;  // kernel parameter order: output, inputs, buffers
   std::string kernel_source_;
   std::string vector_text_;          // the kernels' vector helpers (float4_load, ...)
   std::string host_vector_text_;     // the host's names for the vector types
   std::vector<CStmtP> local_decls_;  // of the kernel being printed
-  int local_depth_ = 0;              // mapLocal loops around the code being printed
+  // Local memory was read by the group's work items since the last barrier (in the
+  // order the kernel is printed).
+  bool reads_pending_ = false;
   bool in_kernel_ = false;
   std::vector<const Command*> gpu_loops_;  // the GPU-level loops around the code printed
 };
