@@ -365,7 +365,9 @@ class Converter {
     // Parallel and OpenCL primitives must suit the target.
     if (info->has(rise::kOpenMP) && !target_.runs(LoopKind::Par))
       user_error(name + " needs the OpenMP target (--target openmp); the " + target_.name +
-                     " target runs sequentially (use mapSeq/reduceSeq)",
+                     (target_.runs(LoopKind::Global)
+                          ? " target runs parallel maps as mapGlobal/mapWorkGroup/mapLocal"
+                          : " target runs sequentially (use mapSeq/reduceSeq)"),
                  head->span);
     if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global))
       user_error(

@@ -475,9 +475,13 @@ int cmd_run(const Options& o) {
     if (text->empty()) continue;
     if (!c.unit.uses_opencl)
       usage(std::string(flag) + " sets an OpenCL launch size: add --target opencl");
-    bool ok = text->find_first_not_of("0123456789,") == std::string::npos && (*text)[0] != ',' &&
-              text->back() != ',' && text->find(",,") == std::string::npos &&
-              std::count(text->begin(), text->end(), ',') < 3;
+    // Up to three comma-separated positive numbers (no empty part, no leading 0).
+    std::istringstream parts(*text + ",");
+    int count = 0;
+    bool ok = true;
+    for (std::string part; std::getline(parts, part, ',');)
+      ok = ok && ++count <= 3 && !part.empty() && part.size() <= 9 && part[0] != '0' &&
+           part.find_first_not_of("0123456789") == std::string::npos;
     if (!ok)
       usage(std::string(flag) + " expects up to three positive sizes N[,M[,K]], got '" + *text +
             "'");

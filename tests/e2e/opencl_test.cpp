@@ -239,9 +239,22 @@ TEST(OpenCL, GpuPrimitiveForTheCTargetIsRefused) {
                                      "examples/scal/global.elv", "--size", "n=8"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("mapGlobal needs an OpenCL or CUDA target"), std::string::npos) << r.err;
-  // --global is an OpenCL option.
+  // --global is an OpenCL option, of up to three positive sizes.
   r = e2e::run_risec({"run", "examples/scal/scal.rise", "--size", "n=8", "--global", "4"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  for (const char* bad : {"0", "4,", ",4", "4,,4", "1,2,3,4", "x", "-4", "4.5"}) {
+    r = e2e::run_risec({"run", "examples/scal/scal.rise", "--strategy", "examples/scal/global.elv",
+                        "--target", "opencl", "--size", "n=8", "--local", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--local expects up to three positive sizes"), std::string::npos) << r.err;
+  }
+}
+
+TEST(OpenCL, IterateIsRefused) {
+  e2e::CliResult r = e2e::run_risec(
+      {"compile", "examples/treesum/treesum.rise", "--target", "opencl", "--size", "m=3,k=4"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("iterate (double buffering"), std::string::npos) << r.err;
 }
 
 TEST(OpenCL, MapLocalOutsideAWorkGroupIsRefused) {

@@ -96,7 +96,7 @@ static size_t risec_env_size(const char* var, int d) {
    loops are strided, so every size is correct). */
 static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local, int grouped,
                          cl_event* ev) {
-  size_t max_group = 1, max_items[3] = {1, 1, 1};
+  size_t max_group = 1, max_items[16] = {1, 1, 1};
   RISEC_CL(clGetKernelWorkGroupInfo(k, risec_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL));
   RISEC_CL(clGetDeviceInfo(risec_dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof max_items, max_items, NULL));
   int given_local = 0;
@@ -186,7 +186,11 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
     std::string g[3], lo[3];
     for (int d = 0; d < 3; ++d) {
       std::string groups = l.groups[d].empty() ? "1" : "(size_t)(" + l.groups[d] + ")";
-      lo[d] = grouped && !l.local[d].empty() ? "(size_t)(" + l.local[d] + ")" : "1";
+      // Work items per group: the mapLocal's length; 64 where it depends on more than
+      // the sizes (any number is correct: the loops are strided).
+      lo[d] = !grouped || !l.has_local[d] ? "1"
+              : l.local[d].empty()        ? "64"
+                                          : "(size_t)(" + l.local[d] + ")";
       if (l.level == LoopKind::Global)
         g[d] = l.global[d].empty() ? "1" : "(size_t)(" + l.global[d] + ")";
       else if (grouped)

@@ -259,7 +259,6 @@ void OpenCLPrinter::split(const CommandP& c) {
                    "memory live across launches (" +
                    c->var + ")");
       host_buffers_.push_back({c->var, c->dt});
-      host_memory_.insert(c->var);
       storage_[c->var] = Storage{c->dt, true};
       split(c->body[0]);
       return;
@@ -295,6 +294,7 @@ void OpenCLPrinter::launch_sizes(const CommandP& c, Launch& l) {
     void visit_command(const Command& c) override {
       if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
         l.dims = std::max(l.dims, c.dim + 1);
+        l.has_local[c.dim] = l.has_local[c.dim] || c.loop == LoopKind::Local;
         bool known = true;
         for (const auto& [name, range] : arith::free_vars(c.n))
           known = known && p.size_names_.count(name);
@@ -319,6 +319,10 @@ std::string OpenCLPrinter::kernel_text(Launch& l, const std::vector<std::string>
     explicit Locals(std::set<std::string>& o) : out(o) {}
     void visit_command(const Command& c) override {
       if (c.kind == Command::New && c.space == Space::Local) out.insert(c.var);
+      if (c.kind == Command::NewDoubleBuffer)
+        user_error(
+            "iterate (double buffering between two buffers swapped by pointer) is not "
+            "supported by the OpenCL target yet: compile it for the C or OpenMP target");
       dpia::Visitor::visit_command(c);
     }
   } locals(local_vars_);
@@ -357,12 +361,9 @@ CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const Comm
   idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
   size_names_.insert(sizes.begin(), sizes.end());
   host_order_.push_back(output);
-  host_memory_.insert(output);
-  for (const auto& in : inputs) {
-    host_order_.push_back(in.name);
-    host_memory_.insert(in.name);
-  }
+  for (const auto& in : inputs) host_order_.push_back(in.name);
   split(program);
+  if (launches_.empty()) launches_.push_back({"", program});  // nothing to compute: one no-op
   for (const HostBuffer& b : host_buffers_) host_order_.push_back(b.name);
   std::string kernels;
   for (size_t k = 0; k < launches_.size(); ++k) {

@@ -58,6 +58,7 @@ class OpenCLPrinter : public CPrinter {
     // groups and work items per group), as C expressions over the sizes ("" when
     // the program does not say).
     std::string global[3], groups[3], local[3];
+    bool has_local[3] = {false, false, false};  // a mapLocal runs in the dimension
     int dims = 1;
   };
   struct HostBuffer {
@@ -78,7 +79,6 @@ class OpenCLPrinter : public CPrinter {
 
   std::vector<Launch> launches_;
   std::vector<HostBuffer> host_buffers_;
-  std::set<std::string> host_memory_;  // output, inputs, host buffers (DPIA names)
   std::set<std::string> size_names_;
   std::set<std::string> local_cnames_;   // __local arrays declared (C names)
   std::set<std::string> local_vars_;     // local arrays of the program (DPIA names)
