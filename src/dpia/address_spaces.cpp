@@ -157,16 +157,28 @@ class Checker {
     return nullptr;
   }
 
+  static std::string with_dim(const std::string& name, std::optional<int64_t> d) {
+    return d ? name + "(" + std::to_string(*d) + ")" : name;
+  }
+
   static std::string at(const Enclosing& e) {
     std::string loc = location(e.span);
     return "the " + e.name + (loc.empty() ? "" : " at " + loc);
   }
 
   void check_nesting(const PhraseNode& n) {
-    const std::string& name = n.prim->name;
+    auto d = dimension(n);
+    std::string name = with_dim(n.prim->name, d);
     LoopKind k = n.prim->loop;
+    // "mapGlobal(0) inside mapGlobal(0) cannot run on the GPU hierarchy: why (the
+    // mapGlobal(0) at FILE:L:C)"
     auto refuse = [&](const Enclosing& outer, const std::string& why) {
-      throw Error(ErrorKind::User, name + " inside " + at(outer) + ": " + why, where(n));
+      std::string loc = location(outer.span);
+      std::string outer_name = with_dim(outer.name, outer.dim);
+      throw Error(ErrorKind::User,
+                  name + " inside " + outer_name + " cannot run on the GPU hierarchy: " + why +
+                      (loc.empty() ? "" : " (the " + outer_name + " at " + loc + ")"),
+                  where(n));
     };
     if (k == LoopKind::Global || k == LoopKind::WorkGroup) {
       for (const Enclosing& e : stack_) {
@@ -189,16 +201,32 @@ class Checker {
       if (!innermost(LoopKind::WorkGroup))
         throw Error(ErrorKind::User,
                     name +
-                        " outside a work group: local threads exist only inside a "
-                        "mapWorkGroup (use mapGlobal for a map over all threads)",
+                        " outside a work group: mapLocal must be inside a mapWorkGroup, local "
+                        "threads exist only in a work group (use mapGlobal for a map over all "
+                        "threads)",
                     where(n));
     }
-    auto d = dimension(n);
     for (const Enclosing& e : stack_)
       if (e.kind == k && d && e.dim == d)
         refuse(e, "dimension " + std::to_string(*d) +
                       " is already used by the enclosing map (nested parallel maps of one level "
                       "take different dimensions)");
+  }
+
+  // The GPU maps writing what an allocation stores: the stored value (toMem,
+  // oclToMem, let), or the operator and initial value of a reduction (oclIterate: its
+  // step).
+  static std::vector<Phrase> gpu_writers_of(const PhraseNode& n) {
+    std::vector<Phrase> writers;
+    if (n.args.empty()) return writers;
+    if (n.prim->is(PrimId::Let)) {
+      gpu_writers(n.args[0], writers);
+    } else if (n.prim->family == Family::Memory) {
+      gpu_writers(n.args.back(), writers);
+    } else {
+      for (const Phrase& a : n.args) gpu_writers(a, writers);
+    }
+    return writers;
   }
 
   void check_allocation(const Phrase& p) {
@@ -247,10 +275,25 @@ class Checker {
                           " is in local memory at work-group level: every work item of the group "
                           "would update it at once (use Private)",
                       where(*p));
+        std::vector<Phrase> writers = gpu_writers_of(*p);
+        bool shared_writing = std::any_of(writers.begin(), writers.end(), [](const Phrase& w) {
+          return w->prim->loop == LoopKind::Local;
+        });
+        if (!shared_writing)
+          throw Error(ErrorKind::User,
+                      "local memory written by every work item at once: " + what +
+                          " is computed by the sequential code of the work group, which each of "
+                          "its work items runs; compute it with a mapLocal so that the work "
+                          "items share the writing (or keep it private)",
+                      where(*p));
         return;
       }
       case Space::Private: {
-        if (!in_kernel())
+        // A reduction's accumulator lives as long as the reduction: outside kernels it
+        // belongs to the one work item running the sequential code. A stored value
+        // outlives the code that writes it and would be read by every work item.
+        bool accumulator = !memory && !info.is(PrimId::Let);
+        if (!in_kernel() && !accumulator)
           throw Error(ErrorKind::User,
                       "private memory allocated outside a kernel: " + what +
                           " would be shared by every work item (private memory belongs to one "
@@ -258,11 +301,7 @@ class Checker {
                           "mapLocal)",
                       where(*p));
         if (work_item()) return;
-        std::vector<Phrase> writers;
-        if (memory && !p->args.empty()) gpu_writers(p->args.back(), writers);
-        if (info.is(PrimId::Let) && !p->args.empty()) gpu_writers(p->args[0], writers);
-        if (!memory && !info.is(PrimId::Let))  // reductions, oclIterate: operator and initial value
-          for (const Phrase& a : p->args) gpu_writers(a, writers);
+        std::vector<Phrase> writers = gpu_writers_of(*p);
         if (writers.empty()) return;
         std::string loc = location(where(*writers.front()));
         throw Error(ErrorKind::User,
@@ -270,8 +309,11 @@ class Checker {
                         (chosen ? " is in private memory" : " is private memory in a kernel") +
                         " but is written by the work items of the " + writers.front()->prim->name +
                         (loc.empty() ? "" : " at " + loc) +
-                        "; private memory belongs to one work item: store it in local memory "
-                        "(toLocal)",
+                        "; private memory belongs to one work item: " +
+                        (!in_kernel()  ? "keep it in global memory (Global)"
+                         : accumulator ? "reduce inside each work item instead (the reduction "
+                                         "in the mapLocal's function, one accumulator each)"
+                                       : "store it in local memory (toLocal)"),
                     where(*p));
       }
       case Space::Default:

@@ -10,11 +10,13 @@
 //     a mapLocal or a mapGlobal, a mapGlobal inside a work group, a mapLocal outside
 //     a work group or inside a mapGlobal, the same dimension used twice in a nest;
 //  3. local memory allocated outside a work group (at host level, in a mapGlobal) or
-//     inside one work item (a mapLocal's body);
+//     inside one work item (a mapLocal's body), or written by every work item of the
+//     group at once (a local reduction accumulator, a value no mapLocal computes);
 //  4. global (or constant) memory allocated inside a kernel;
-//  5. private memory shared between work items: allocated outside every kernel, or
-//     allocated at work-group level (inside a mapWorkGroup, outside its mapLocals)
-//     and written by the work items of a mapLocal.
+//  5. private memory shared between work items: a store allocated outside every kernel,
+//     a store or accumulator at work-group level (inside a mapWorkGroup, outside its
+//     mapLocals) written by the work items of a mapLocal, or an accumulator outside
+//     kernels written by global threads.
 //
 // A store without an address space (toMem, let, the accumulator of reduceSeq) is
 // global memory outside kernels and private memory inside one.

@@ -209,7 +209,11 @@ TEST(AddressSpaces, NestingMessagesNameBothMaps) {
   std::string p =
       "def f = fun(x: 2.2.f32 => x |> mapWorkGroup(0)(fun(u => u |> mapLocal(0)(fun(v => [v] |> "
       "mapWorkGroup(1)(fun(w => w * 2.0f)))))))";
-  expect_refused(p, "mapWorkGroup inside the mapLocal at prog.rise:1:");
+  expect_refused(p,
+                 "mapWorkGroup(1) inside mapLocal(0) cannot run on the GPU hierarchy: a work item "
+                 "cannot start work groups");
+  expect_refused(
+      p, "(the mapLocal(0) at prog.rise:1:" + std::to_string(column_of(p, "mapLocal")) + ")");
   expect_refused("def f = fun(x: 2.f32 => x |> mapLocal(0)(fun(w => w * 2.0f)))",
                  "outside a work group");
   expect_refused(
@@ -268,7 +272,7 @@ std::string expected_error(const std::string& pos, const std::string& store,
   if (space == "Local") {
     if (pos == "host" || pos == "global") return "local memory written outside a work group";
     if (pos == "local") return "inside one work item";
-    return "";
+    return by_local_threads ? "" : "written by every work item at once";
   }
   // Private
   if (!kernel) return "private memory allocated outside a kernel";
@@ -340,7 +344,7 @@ TEST(AddressSpaces, ReductionAccumulators) {
   };
   const std::vector<Case> cases = {
       {"x |> join |> oclReduceSeq(SPACE)(add)(0.0f)",
-       {{"Global", ""}, {"Private", "outside a kernel"}, {"Local", "outside a work group"}}},
+       {{"Global", ""}, {"Private", ""}, {"Local", "outside a work group"}}},
       {"x |> mapGlobal(0)(fun(r => r |> oclReduceSeq(SPACE)(add)(0.0f)))",
        {{"Global", "inside a kernel"}, {"Private", ""}, {"Local", "outside a work group"}}},
       {"x |> mapWorkGroup(0)(fun(r => r |> oclReduceSeq(SPACE)(add)(0.0f)))",
@@ -371,6 +375,16 @@ TEST(AddressSpaces, ReductionAccumulators) {
       "oclReduceSeq(Private)(fun(acc => fun(row => zip(acc)(row) |> mapLocal(0)(fun(p => p._1 + "
       "p._2)))))(generate(fun(i => 0.0f))))))";
   expect_refused(shared, "shared between work items");
+  expect_refused(shared, "reduce inside each work item instead");
+  // outside kernels: a private accumulator belongs to the work item running the
+  // sequential code, unless global threads write it
+  expect_refused(
+      "def f = fun(x: 4.4.f32 => x |> oclReduceSeq(Private)(fun(acc => fun(row => zip(acc)(row) |> "
+      "mapGlobal(0)(fun(p => p._1 + p._2)))))(generate(fun(i => 0.0f))))",
+      "keep it in global memory");
+  expect_accepted(
+      "def f = fun(x: 4.4.f32 => x |> oclReduceSeq(Global)(fun(acc => fun(row => zip(acc)(row) |> "
+      "mapGlobal(0)(fun(p => p._1 + p._2)))))(generate(fun(i => 0.0f))))");
 }
 
 // The whole of a typical GPU program (the paper's Listing 4 shape) passes.

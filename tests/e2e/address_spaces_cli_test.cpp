@@ -1,7 +1,7 @@
 // The address-space check through the binary: a program that stores an input
 // (nothing to store) is refused by `risec compile` and `risec run` on every target,
-// with exit code 1 and the location of the store; a GPU program given to the C target
-// is refused at its first GPU primitive.
+// with exit code 1 and the location of the store; each GPU error class is refused
+// for the OpenCL target the same way, and the fixes the messages ask for run.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -43,6 +43,100 @@ TEST(AddressSpacesCli, StoringAnInputIsRefusedLocatedOnEveryTarget) {
       "    |> toMem\n    |> mapSeq(fun(r => r |> reduceSeq(add)(0.0f))))\n");
   CliResult ok = run_risec({"run", fixed, "--check"});
   EXPECT_EQ(ok.exit_code, 0) << show(ok);
+}
+
+// Each GPU error class through `risec compile --target opencl`: exit 1, the location
+// of the offending primitive (line 3; the column given) and the rule's words.
+struct GpuCase {
+  const char* name;
+  const char* body;  // line 3 of the program, over x: n.m.f32
+  int col;
+  const char* message;
+};
+
+const GpuCase kGpuCases[] = {
+    {"nesting",
+     "    mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => [a] |> mapWorkGroup(1)(fun(b => "
+     "b))))))",
+     63, "mapWorkGroup(1) inside mapLocal(0) cannot run on the GPU hierarchy"},
+    {"local_outside_group",
+     "    mapGlobal(0)(fun(r => r |> mapSeq(fun(a => a * 2.0f)) |> oclToMem(Local) |> mapSeq(fun(a "
+     "=> a + 1.0f))))",
+     62, "local memory written outside a work group"},
+    {"global_in_kernel",
+     "    mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => a * 2.0f)) |> oclToMem(Global) |> "
+     "mapLocal(0)(fun(a => a + 1.0f))))",
+     70, "Global memory allocated inside a kernel"},
+    {"private_shared",
+     "    mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => a * 2.0f)) |> toMem |> "
+     "mapLocal(0)(fun(a => a + 1.0f))))",
+     70, "private memory shared between work items"},
+    {"private_outside_kernel",
+     "    join |> mapSeq(fun(a => a * 2.0f)) |> oclToMem(Private) |> split(m) |> "
+     "mapGlobal(0)(fun(r => r |> mapSeq(fun(a => a + 1.0f))))",
+     43, "private memory allocated outside a kernel"},
+};
+
+std::string gpu_program(const char* body) {
+  return std::string("def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n  x |>\n") + body +
+         "))\n";
+}
+
+TEST(AddressSpacesCli, GpuErrorsAreLocatedWithExitCode1) {
+  for (const GpuCase& c : kGpuCases) {
+    SCOPED_TRACE(c.name);
+    std::string file = write_scratch(std::string(c.name) + ".rise", gpu_program(c.body));
+    CliResult r = run_risec({"compile", file, "--target", "opencl", "--size", "n=4,m=8"});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    std::string where = std::string(c.name) + ".rise:3:" + std::to_string(c.col) + ": error: ";
+    EXPECT_NE(r.err.find(where + c.message), std::string::npos) << where << "\n" << show(r);
+  }
+}
+
+// The fix each message asks for compiles and runs on the OpenCL device, matching the
+// interpreter.
+TEST(AddressSpacesCli, TheFixesRunOnOpenCL) {
+  std::string file = write_scratch(
+      "private_shared_fixed.rise",
+      gpu_program("    mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => a * 2.0f)) |> "
+                  "oclToMem(Local) |> mapLocal(0)(fun(a => a + 1.0f))))"));
+  CliResult r = run_risec({"run", file, "--target", "opencl", "--size", "n=4,m=8", "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
+}
+
+// The GPU strategy of docs/strategies.md (work groups over rows, local threads over a
+// row, the row's products stored in local memory for the group, a private
+// accumulator), applied by risec and run on the OpenCL device against the
+// interpreter; the same strategy without toLocal is refused, asking for it.
+TEST(AddressSpacesCli, TheDocumentedGpuStrategyRuns) {
+  std::string program =
+      write_scratch("rowsums.rise",
+                    "def rowsums = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                    "  x |> map(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))))\n");
+  const std::string head =
+      "let main = (mapWorkGroup(0) @ outermost(isApplied(isMap)))\n"
+      "         ; (mapLocal(0) @ innermost(isApplied(isMap)))\n";
+  const std::string tail =
+      "         ; (oclReduceSeq(Private) @ topDown)\n"
+      "         ; lowerToC;\n";
+  std::string with_local = write_scratch(
+      "rowsums_local.elv",
+      head + "         ; (toLocal @ outermost(isFullyApplied(isPrimitive(mapLocal))))\n" + tail);
+  CliResult r = run_risec({"run", program, "--strategy", with_local, "--target", "opencl", "--size",
+                           "n=6,m=16", "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
+  CliResult k = run_risec(
+      {"compile", program, "--strategy", with_local, "--target", "opencl", "--size", "n=6,m=16"});
+  EXPECT_EQ(k.exit_code, 0) << show(k);
+  EXPECT_NE(k.out.find("__local"), std::string::npos) << show(k);
+  std::string without = write_scratch("rowsums_nolocal.elv", head + tail);
+  CliResult n = run_risec(
+      {"compile", program, "--strategy", without, "--target", "opencl", "--size", "n=6,m=16"});
+  EXPECT_EQ(n.exit_code, 1) << show(n);
+  EXPECT_NE(n.err.find("private memory shared between work items"), std::string::npos) << show(n);
+  EXPECT_NE(n.err.find("(toLocal)"), std::string::npos) << show(n);
 }
 
 }  // namespace
