@@ -92,4 +92,15 @@ TEST(OpenCLSuite, TiledMMStagesRowsInLocalMemoryBetweenTwoBarriers) {
   EXPECT_NE(k.find("[4];"), std::string::npos) << k;  // the private register block
 }
 
+// A local tile above the private-memory stack limit (8 rows x 1024 floats = 32 KiB) is
+// still a __local array: nothing to free (the C printer used to free it as a heap
+// buffer, and the kernel did not build).
+TEST(OpenCLSuite, LargeLocalTilesAreNotFreed) {
+  std::string k = kernels("mm", "opencl_tiled", "n=16,m=32,k=1024");
+  EXPECT_NE(k.find("__local float "), std::string::npos) << k;
+  EXPECT_EQ(k.find("free("), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv",
+                                     "n=16,m=32,k=1024", "opencl"));
+}
+
 }  // namespace
