@@ -44,9 +44,17 @@ TEST(Unroll, LongOrSymbolicLoopsStay) {
   Nat j = Nat::var("j", Nat(0), Nat(kMaxUnroll + 1));
   EXPECT_FALSE(unroll_loop(
       *cm_for("j", Nat(kMaxUnroll + 1), LoopKind::SeqUnroll, copy_elem(j, Nat(kMaxUnroll + 1)))));
-  // One iteration: any loop kind.
+  // One iteration: any loop kind but the GPU levels, which decide kernel launches
+  // and barriers.
   Nat k = Nat::var("k", Nat(0), Nat(1));
   EXPECT_TRUE(unroll_loop(*cm_for("k", Nat(1), LoopKind::Seq, copy_elem(k, Nat(1)))));
+  EXPECT_TRUE(unroll_loop(*cm_for("k", Nat(1), LoopKind::Par, copy_elem(k, Nat(1)))));
+  for (LoopKind gpu : {LoopKind::Global, LoopKind::WorkGroup, LoopKind::Local})
+    EXPECT_FALSE(unroll_loop(*cm_for("k", Nat(1), gpu, copy_elem(k, Nat(1)), 1)));
+  // The dimension is printed with the level.
+  EXPECT_NE(print(cm_for("k", Nat(1), LoopKind::WorkGroup, copy_elem(k, Nat(1)), 2))
+                .find("parForWorkGroup(2) k < 1"),
+            std::string::npos);
   // The whole-program pass reaches nested loops.
   CommandP nested = cm_for("k", Nat(1), LoopKind::Seq,
                            cm_for("i", Nat(3), LoopKind::SeqUnroll, copy_elem(i, Nat(3))));
@@ -104,6 +112,13 @@ TEST(Target, NamedTargetsAndLoopKinds) {
   EXPECT_FALSE(Target::named("c")->runs(LoopKind::Par));
   EXPECT_TRUE(Target::named("openmp")->runs(LoopKind::Par));
   EXPECT_FALSE(Target::named("cuda"));
+  std::optional<Target> cl = Target::named("opencl");
+  ASSERT_TRUE(cl);
+  EXPECT_FALSE(cl->runs(LoopKind::Par));
+  for (LoopKind gpu : {LoopKind::Global, LoopKind::WorkGroup, LoopKind::Local})
+    EXPECT_TRUE(cl->runs(gpu));
+  EXPECT_TRUE(cl->has(Space::Local) && cl->has(Space::Private) && cl->has(Space::Global));
+  EXPECT_FALSE(Target::named("openmp")->runs(LoopKind::Global));
   EXPECT_GE(Target::host().vector_lanes, 1);
   EXPECT_GE(Target::host().cores, 1);
 }
