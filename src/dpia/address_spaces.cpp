@@ -200,7 +200,7 @@ class Checker {
                "mapWorkGroup around the mapLocal instead of mapGlobal)");
       if (!innermost(LoopKind::WorkGroup))
         throw Error(ErrorKind::User,
-                    name +
+                    n.prim->name +
                         " outside a work group: mapLocal must be inside a mapWorkGroup, local "
                         "threads exist only in a work group (use mapGlobal for a map over all "
                         "threads)",

@@ -26,7 +26,7 @@
 
 namespace risec::dpia {
 
-// Throws risec::Error (User) at the first violation, in evaluation order.
+// Throws risec::Error (User) at the first violation found (outer phrases first).
 void check_address_spaces(const Phrase& program);
 
 }  // namespace risec::dpia

@@ -11,10 +11,6 @@
 namespace risec::e2e {
 namespace {
 
-std::string show(const CliResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
-
 // Line 3, column 8 is the toMem.
 const char* kStoresAnInput =
     "def f = fun(x: 16.f32 =>\n"

@@ -21,10 +21,6 @@ std::string mv_strategy_file() {
   return write_scratch("mv_cli.elv", kMvStrategy);
 }
 
-std::string show(const CliResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
-
 TEST(RunCli, CheckPasses) {
   CliResult r = run_risec({"run", "examples/mv/mv.rise", "--strategy", mv_strategy_file(), "--size",
                            "n=64,m=32", "--check"});

@@ -173,4 +173,8 @@ CliResult run_risec(const std::vector<std::string>& args, const std::vector<std:
   return r;
 }
 
+std::string show(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
 }  // namespace risec::e2e

@@ -69,6 +69,8 @@ struct CliResult {
   std::string out, err;
 };
 CliResult run_risec(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+// The exit code, stdout and stderr of a run, for failure messages.
+std::string show(const CliResult& r);
 
 // Every example with small sizes its strategies divide, for the fuzz tests:
 // {"mm", "n=16,m=16,k=16"}, ... The program is examples/NAME/NAME.rise.
