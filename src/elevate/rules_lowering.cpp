@@ -78,6 +78,11 @@ LibraryEntry simple(const std::string& name, const std::string& description,
 
 // ---------------------------------------------------------------- maps and reductions
 
+// A primitive given its address space: oclToMem(Private), oclReduceSeq(Local).
+Expr with_space(const std::string& name, rise::AddrSpace a) {
+  return rise::dep_app(util::prim(name), rise::Addr{a, ""});
+}
+
 // The primitive at the head of e is `from` (bare or applied to at most `max_args`
 // value arguments): e with the head replaced by `to`.
 Strategy replace_head(const std::string& name, const std::vector<std::string>& from,
@@ -153,10 +158,7 @@ Strategy unroll() {
 Strategy ocl_reduce_seq(rise::AddrSpace a) {
   std::string name = std::string("oclReduceSeq(") + rise::addr_name(a) + ")";
   return replace_head(
-      name, {"reduce", "reduceSeq"}, 3,
-      [a] {
-        return rise::dep_app(util::prim("oclReduceSeq"), rise::Addr{a, ""});
-      },
+      name, {"reduce", "reduceSeq"}, 3, [a] { return with_space("oclReduceSeq", a); },
       "a reduce or reduceSeq (bare or applied)");
 }
 
@@ -196,7 +198,7 @@ Strategy to_space(const std::string& name, rise::AddrSpace a) {
       return fail_at(name, e, name + " applies to data, not to a function");
     if (util::match_prim(e, "toMem", 1) || util::match_prim(e, "oclToMem", 1))
       return fail_at(name, e, "already stored in memory: " + rise::print_expr(e));
-    return call("oclToMem", {rise::Addr{a, ""}}, {e});
+    return rise::app(with_space("oclToMem", a), e);
   });
 }
 
@@ -361,15 +363,11 @@ class Lowerer {
     return inside(rise::LoopKind::Global) || inside(rise::LoopKind::Local);
   }
 
-  static Expr private_space() {
-    return rise::dep_app(util::prim("oclToMem"), rise::Addr{rise::AddrSpace::Private, ""});
-  }
-
   // The sequential reduction lowerToC chooses: in a kernel its accumulator is
   // explicitly private.
   Expr reduce_head() const {
     if (!in_kernel()) return util::prim("reduceSeq");
-    return rise::dep_app(util::prim("oclReduceSeq"), rise::Addr{rise::AddrSpace::Private, ""});
+    return with_space("oclReduceSeq", rise::AddrSpace::Private);
   }
 
   // The store lowerToC puts around a computed array that is read. In a kernel it is
@@ -382,7 +380,7 @@ class Lowerer {
       return s->kind == ExprKind::Primitive && s->prim && s->prim->loop == rise::LoopKind::Local;
     });
     if (shared) return call("toMem", {computed});
-    return rise::app(private_space(), computed);
+    return rise::app(with_space("oclToMem", rise::AddrSpace::Private), computed);
   }
 
   // A function argument: its (innermost) body is in position `body_pos`.
