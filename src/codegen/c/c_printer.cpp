@@ -78,7 +78,9 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       if (c->placement == dpia::Placement::Unplaced)
         internal_error("C backend: an allocation without a placement");
       out.push_back(declare_buffer(name, ty, count(dt), c->space, c->placement, true));
-      if (c->placement == dpia::Placement::Stack) {
+      // Local memory (OpenCL) is declared once per kernel, never on the heap, whatever
+      // its size.
+      if (c->placement == dpia::Placement::Stack || c->space == dpia::Space::Local) {
         gen(c->body[0], out);
         return;
       }

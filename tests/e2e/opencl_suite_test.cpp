@@ -1,0 +1,106 @@
+// Golden checks on the kernels risec generates for the Lift CGO'17 suite
+// (examples/*/opencl*.elv; the examples test runs each on PoCL against the
+// interpreter): the parallelism and memory each strategy chose show in the kernel.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "driver/commands.h"
+#include "e2e_util.h"
+
+using namespace risec;
+
+namespace {
+
+// The kernels of an example compiled with one of its strategies for OpenCL.
+std::string kernels(const std::string& example, const std::string& strategy,
+                    const std::string& sizes) {
+  rise::Program p =
+      driver::load_program(e2e::source_path("examples/" + example + "/" + example + ".rise"));
+  elevate::Strategy s =
+      driver::load_strategy(e2e::source_path("examples/" + example + "/" + strategy + ".elv"));
+  rise::SizeMap known = driver::parse_sizes({sizes});
+  driver::CompileRequest req;
+  req.program = &p;
+  req.sizes = &known;
+  req.strategy = &s;
+  req.target = "opencl";
+  std::string source = driver::compile(req).unit.kernel_source;
+  size_t first = source.find("__kernel ");  // after the preamble's helpers
+  return first == std::string::npos ? "" : source.substr(first);
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The particles are vec[f32, 4] in the program: typed float4 pointers, no vload.
+TEST(OpenCLSuite, NBodyAndMDPassParticlesAsFloat4) {
+  for (const auto& [example, sizes] :
+       {std::pair<std::string, std::string>{"nbody", "n=64"}, {"md", "n=64,k=8"}}) {
+    SCOPED_TRACE(example);
+    std::string k = kernels(example, "opencl", sizes);
+    EXPECT_NE(k.find("__global const float4* restrict pos"), std::string::npos) << k;
+    EXPECT_EQ(k.find("vload4"), std::string::npos) << k;
+    EXPECT_NE(k.find("get_global_id(0)"), std::string::npos) << k;
+  }
+}
+
+// Listing 4's scheme: work groups over blocks of rows, work items over rows, no local
+// memory and so no barrier.
+TEST(OpenCLSuite, RowBlockedKernelsUseWorkGroupsAndLocalIdsWithoutBarriers) {
+  for (const auto& [example, sizes] :
+       {std::pair<std::string, std::string>{"gemv", "n=128,m=32"}, {"gesummv", "n=128"}}) {
+    SCOPED_TRACE(example);
+    std::string k = kernels(example, "opencl", sizes);
+    EXPECT_EQ(occurrences(k, "get_group_id(0)"), 1u) << k;
+    EXPECT_EQ(occurrences(k, "get_local_id(0)"), 1u) << k;
+    EXPECT_EQ(k.find("barrier("), std::string::npos) << k;
+    EXPECT_EQ(k.find("__local"), std::string::npos) << k;
+  }
+}
+
+// atax is two launches in sequence: A * x, then A^T * tmp.
+TEST(OpenCLSuite, AtaxIsTwoKernels) {
+  std::string k = kernels("atax", "opencl", "m=128,n=64");
+  EXPECT_EQ(occurrences(k, "__kernel void "), 2u) << k;
+  EXPECT_NE(k.find("__kernel void atax_k0("), std::string::npos) << k;
+  EXPECT_NE(k.find("__kernel void atax_k1("), std::string::npos) << k;
+}
+
+// conv2d is a 2-D launch: rows in dimension 1, columns in dimension 0.
+TEST(OpenCLSuite, Conv2dIsATwoDimensionalLaunch) {
+  std::string k = kernels("conv2d", "opencl", "n=32,m=32");
+  EXPECT_NE(k.find("get_global_id(1)"), std::string::npos) << k;
+  EXPECT_NE(k.find("get_global_id(0)"), std::string::npos) << k;
+}
+
+// mm tiled: A's rows of the group in one __local array, written by the group's copy;
+// a barrier after the copy (the work items then read rows others copied) and one
+// before the next block overwrites it, no other; 4 private accumulators per work item.
+TEST(OpenCLSuite, TiledMMStagesRowsInLocalMemoryBetweenTwoBarriers) {
+  std::string k = kernels("mm", "opencl_tiled", "n=64,m=64,k=64");
+  EXPECT_EQ(occurrences(k, "__local float "), 1u) << k;
+  EXPECT_EQ(occurrences(k, "barrier(CLK_LOCAL_MEM_FENCE)"), 2u) << k;
+  size_t local = k.find("__local float ");
+  size_t first_barrier = k.find("barrier(");
+  size_t compute = k.find("get_local_id(0)");
+  EXPECT_LT(local, first_barrier);
+  EXPECT_LT(first_barrier, compute) << "the copy must be complete before the products read it";
+  EXPECT_NE(k.find("[4];"), std::string::npos) << k;  // the private register block
+}
+
+// A local tile above the private-memory stack limit (8 rows x 1024 floats = 32 KiB) is
+// still a __local array: nothing to free (the C printer used to free it as a heap
+// buffer, and the kernel did not build).
+TEST(OpenCLSuite, LargeLocalTilesAreNotFreed) {
+  std::string k = kernels("mm", "opencl_tiled", "n=16,m=32,k=1024");
+  EXPECT_NE(k.find("__local float "), std::string::npos) << k;
+  EXPECT_EQ(k.find("free("), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv",
+                                     "n=16,m=32,k=1024", "opencl"));
+}
+
+}  // namespace
