@@ -229,10 +229,12 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       if (e->prim->is(PrimId::Not)) return c_unary("!", args[0]);
       break;
     case Expression::Binary:
-      if ((e->prim->is(PrimId::Div) || e->prim->is(PrimId::Mod)) && !vector &&
-          arg_t->kind == TypeKind::Scalar && !is_float_type(arg_t) &&
-          !safe_divisor(e->args[1], arg_t->scalar))
-        return c_call(checked_division(*e->prim, arg_t->scalar), args);
+      // Integer division and modulo, of scalars or whole vectors, fail located.
+      if ((e->prim->is(PrimId::Div) || e->prim->is(PrimId::Mod)) && !is_float_type(arg_t) &&
+          (arg_t->kind == TypeKind::Scalar || (vector && arg_t->kind == TypeKind::Vector)) &&
+          !safe_divisor(e->args[1],
+                        arg_t->kind == TypeKind::Vector ? arg_t->a->scalar : arg_t->scalar))
+        return c_call(checked_division(*e->prim, arg_t), args);
       switch (e->prim->id) {
         case PrimId::Add:
           return c_binary(args[0], "+", args[1], kPrecAdd);
@@ -270,23 +272,28 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   internal_error("C backend: no C form for the scalar operation " + dpia::print(e));
 }
 
-// Whether an integer division by `d` can never fail: a literal other than 0 (and, for
-// a signed type, other than -1, which overflows on the least value).
+// Whether an integer division by `d` can never fail: a literal (or a vector of one
+// literal) other than 0 (and, for a signed type, other than -1, which overflows on the
+// least value).
 bool CPrinter::safe_divisor(const ExpressionP& d, rise::ScalarKind k) {
+  if (d->kind == Expression::Broadcast) return safe_divisor(d->args[0], k);
   if (d->kind != Expression::Lit || d->dt->kind != TypeKind::Scalar) return false;
   return d->lit.i != 0 && (!rise::is_signed_int(k) || d->lit.i != -1);
 }
 
-// Integer division and modulo whose divisor may be 0 (or -1 on the least value): a
-// helper that reports the fault through RISEC_ARITHMETIC_FAILED(function, what) (by
+// Integer division and modulo whose divisor may be 0 (or -1 on the least value), of
+// scalars or lane-wise of vectors (a C vector division by a zero lane is SIGFPE too):
+// a helper that reports the fault through RISEC_ARITHMETIC_FAILED(function, what) (by
 // default a message on stderr and abort(); risec run reports it as the program's
 // error) instead of C's undefined behaviour, which the C compiler may turn into
 // anything. The interpreter raises the same errors (rise/value.h).
-std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, rise::ScalarKind k) {
+std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type& t) {
+  const bool vec = t->kind == TypeKind::Vector;
+  const rise::ScalarKind k = vec ? t->a->scalar : t->scalar;
   bool div = op.is(PrimId::Div);
-  std::string name = "risec_" + op.name + "_" + rise::scalar_name(k);
+  std::string ty = vec ? vector_type(t) : scalar_c(k);
+  std::string name = "risec_" + op.name + "_" + (vec ? ty.substr(6) : rise::scalar_name(k));
   if (!arith_helpers_.insert(name).second) return name;
-  std::string t = scalar_c(k);
   std::string fn = "\"" + function_name_ + "\"";
   if (arith_text_.empty())
     arith_text_ +=
@@ -294,15 +301,26 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, rise::Scal
         "RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, \"%s: %s\\n\", fn, what), "
         "abort())\n#endif\n";
   std::string what = div ? "division" : "modulo";
-  arith_text_ += "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n";
-  arith_text_ += "  if (b == 0) { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer " + what +
-                 " by zero (" + rise::scalar_name(k) + ")\"); return 0; }\n";
+  // The checks on one scalar pair (lanes l of vectors).
+  std::string a = vec ? "a[l]" : "a", b = vec ? "b[l]" : "b";
+  std::string fail = vec ? "return a;" : "return 0;";
+  const std::string pad = vec ? "    " : "  ";
+  std::string checks = pad + "if (" + b + " == 0) { RISEC_ARITHMETIC_FAILED(" + fn +
+                       ", \"integer " + what + " by zero (" + rise::scalar_name(k) + ")\"); " +
+                       fail + " }\n";
   if (rise::is_signed_int(k)) {
     std::string least = "INT" + std::to_string(rise::scalar_bits(k)) + "_MIN";
-    arith_text_ += "  if (b == -1 && a == " + least + ") { RISEC_ARITHMETIC_FAILED(" + fn +
-                   ", \"integer overflow: the least " + rise::scalar_name(k) + " " +
-                   (div ? "divided by" : "modulo") + " -1\"); return 0; }\n";
+    checks += pad + "if (" + b + " == -1 && " + a + " == " + least +
+              ") { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer overflow: the least " +
+              rise::scalar_name(k) + " " + (div ? "divided by" : "modulo") + " -1\"); " + fail +
+              " }\n";
   }
+  arith_text_ += "static inline " + ty + " " + name + "(" + ty + " a, " + ty + " b) {\n";
+  if (vec)
+    arith_text_ += "  for (int l = 0; l < " + std::to_string(*t->size.as_const()) + "; ++l) {\n" +
+                   checks + "  }\n";
+  else
+    arith_text_ += checks;
   arith_text_ += "  return a " + std::string(div ? "/" : "%") + " b;\n}\n";
   return name;
 }

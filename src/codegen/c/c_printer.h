@@ -94,7 +94,7 @@ class CPrinter {
   CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt, const std::vector<CExpr>& args);
   std::string foreign_function(const rise::ForeignFun& f);
   static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
-  std::string checked_division(const rise::PrimitiveInfo& op, rise::ScalarKind k);
+  std::string checked_division(const rise::PrimitiveInfo& op, const Type& t);
 
   // ---- view resolution: reads and writes (c_backend.cpp)
   CExpr var_access(const std::string& name, const Path& path);
