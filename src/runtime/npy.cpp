@@ -359,27 +359,34 @@ std::string serialize_npy(const NdArray& array) {
   // Exactly what numpy >= 1.24 writes: the dict (keys sorted, each followed by ", "),
   // room for the first extent to grow to kGrowthAxisMaxDigits digits, then spaces and
   // a '\n' so that magic + version + length + header is a multiple of 64 bytes.
-  std::string header = "{'descr': '" + std::string(descr_of(array.dtype)) +
-                       "', 'fortran_order': False, 'shape': " + shape_string(array.shape) + ", }";
+  // Format version 1.0 has a 2-byte header length; a longer header (thousands of
+  // dimensions) is written as version 2.0, with a 4-byte length, as numpy does.
+  std::string dict = "{'descr': '" + std::string(descr_of(array.dtype)) +
+                     "', 'fortran_order': False, 'shape': " + shape_string(array.shape) + ", }";
   if (!array.shape.empty()) {
     const size_t digits = std::to_string(array.shape[0]).size();
-    if (digits < kGrowthAxisMaxDigits) header.append(kGrowthAxisMaxDigits - digits, ' ');
+    if (digits < kGrowthAxisMaxDigits) dict.append(kGrowthAxisMaxDigits - digits, ' ');
   }
-  const size_t prefix = kMagic.size() + 2 + 2;
-  const size_t unpadded = prefix + header.size() + 1;
-  header.append(kHeaderAlign - unpadded % kHeaderAlign, ' ');
-  header += '\n';
-  if (header.size() > std::numeric_limits<uint16_t>::max()) {
-    internal_error(".npy header too long for format version 1.0");
-  }
+  auto padded = [&](size_t length_bytes) {
+    std::string header = dict;
+    const size_t unpadded = kMagic.size() + 2 + length_bytes + header.size() + 1;
+    header.append(kHeaderAlign - unpadded % kHeaderAlign, ' ');
+    header += '\n';
+    return header;
+  };
+  std::string header = padded(2);
+  const bool v2 = header.size() > std::numeric_limits<uint16_t>::max();
+  if (v2) header = padded(4);
+  if (header.size() > std::numeric_limits<uint32_t>::max())
+    internal_error(".npy header too long for format version 2.0");
 
   std::string out;
-  out.reserve(prefix + header.size() + array.nbytes());
+  out.reserve(kMagic.size() + 6 + header.size() + array.nbytes());
   out += kMagic;
-  out += '\x01';
+  out += v2 ? '\x02' : '\x01';
   out += '\x00';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>(header.size() >> 8);
+  for (int b = 0; b < (v2 ? 4 : 2); ++b)
+    out += static_cast<char>((header.size() >> (8 * b)) & 0xff);
   out += header;
   out.append(reinterpret_cast<const char*>(array.data.data()), array.nbytes());
   return out;
