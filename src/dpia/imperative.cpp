@@ -87,6 +87,13 @@ CommandP cm_if(arith::Cond cond, CommandP then, CommandP orelse) {
   return std::make_shared<const Command>(std::move(c));
 }
 
+CommandP cm_if(ExpressionP cond, CommandP then, CommandP orelse) {
+  Command c{Command::If};
+  c.exp = std::move(cond);
+  c.body = {std::move(then), std::move(orelse)};
+  return std::make_shared<const Command>(std::move(c));
+}
+
 std::string double_buffer_in(const std::string& var) {
   return var + "_in";
 }
@@ -292,8 +299,9 @@ std::string print(const CommandP& c, int indent) {
     case Command::Done:
       return pad + "done(" + c->var + ")\n";
     case Command::If:
-      return pad + "if " + arith::print(c->cond) + " {\n" + print(c->body[0], indent + 2) + pad +
-             "} else {\n" + print(c->body[1], indent + 2) + pad + "}\n";
+      return pad + "if " + (c->exp ? print(c->exp) : arith::print(c->cond)) + " {\n" +
+             print(c->body[0], indent + 2) + pad + "} else {\n" + print(c->body[1], indent + 2) +
+             pad + "}\n";
     case Command::Comment:
       return pad + "// " + c->text + "\n";
     case Command::Call:
