@@ -309,3 +309,42 @@ TEST(InferRobustness, RandomMutations) {
     parse_and_check("mutation " + std::to_string(i), text);
   }
 }
+
+// Binders captured by substitution: instantiating (n: Nat) -> ((k: Nat) -> n.k.f32) -> ...
+// with n := k must rename the inner binder, not turn it into (k: Nat) -> k.k.f32. Every
+// choice of names for the outer size, the inner binders and the caller's sizes, over
+// several shapes of the inner type, checks and gives the type h(3) has without apply.
+TEST(Infer, SubstitutionNeverCapturesABinder) {
+  const char* names[] = {"n", "k", "j", "m"};
+  const char* shapes[] = {"O.I.f32",     "I.O.f32",       "(O + 1).I.f32",
+                          "(O * I).f32", "I.(O / 2).f32", "(I + O).idx[O]"};
+  int checked = 0;
+  for (const char* outer : names)
+    for (const char* inner : names)
+      for (const char* caller : names)
+        for (const char* cinner : names) {
+          if (std::string(outer) == inner || std::string(caller) == cinner) continue;
+          for (const char* shape : shapes) {
+            auto fill = [&](const std::string& o, const std::string& i) {
+              std::string s = shape, out;
+              for (char c : s) out += c == 'O' ? o : c == 'I' ? i : std::string(1, c);
+              return out;
+            };
+            std::string text = std::string("def apply = depFun(") + outer + ": Nat => fun(h: (" +
+                               inner + ": Nat) -> " + fill(outer, inner) + " => h(3)))\n" +
+                               "def main = depFun(" + caller + ": Nat => fun(h: (" + cinner +
+                               ": Nat) -> " + fill(caller, cinner) + " => apply(" + caller +
+                               ")(h)))\n";
+            // The same without `apply`: h applied directly.
+            std::string direct = std::string("def main = depFun(") + caller + ": Nat => fun(h: (" +
+                                 cinner + ": Nat) -> " + fill(caller, cinner) + " => h(3)))\n";
+            try {
+              EXPECT_EQ(type_of(text), type_of(direct)) << text;
+              ++checked;
+            } catch (const Error& e) {
+              ADD_FAILURE() << text << e.message();
+            }
+          }
+        }
+  EXPECT_EQ(checked, 4 * 3 * 4 * 3 * 6);
+}
