@@ -232,5 +232,24 @@ TEST(LiteralAdditions, NestedSelectsWithCommandsStayLinear) {
   }
 }
 
+// fmax and fmin of integers (an integer max or min reduction, a lane-by-lane max) are
+// compiled as comparisons: every integer type, both functions, as a reduction and in
+// a map, on both targets.
+TEST(LiteralAdditions, IntegerMaxAndMinCompile) {
+  int k = 0;
+  for (const char* t : {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"})
+    for (const char* f : {"fmax", "fmin"}) {
+      const std::string sfx = std::string(t) == "i32" ? "" : t;
+      const std::string init = std::string(f) == "fmax" ? "0" + sfx : "100" + sfx;
+      for (const std::string& body :
+           {"x |> reduce(" + std::string(f) + ")(" + init + ")",
+            "zip(x)(y) |> map(fun(p => " + std::string(f) + "(p._1)(p._2)))"}) {
+        std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) + ", y: n." +
+                           t + " => " + body + "))";
+        expect_runs("imax" + std::to_string(k++), text, "n=257");
+      }
+    }
+}
+
 }  // namespace
 }  // namespace risec::e2e

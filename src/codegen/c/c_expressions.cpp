@@ -354,6 +354,10 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
     if (rise::is_unsigned_int(t->scalar)) return args[0];
     return c_call("abs", args);
   }
+  // fmax and fmin of integers (an integer max reduction) compare; C has no function.
+  if (!flt && (op.is(PrimId::Fmax) || op.is(PrimId::Fmin)))
+    return c_cond(c_binary(args[0], op.is(PrimId::Fmax) ? ">" : "<", args[1], kPrecRel), args[0],
+                  args[1]);
   if (!flt)
     user_error("the math function " + op.name + " needs f32 or f64 arguments in generated code");
   if (op.is(PrimId::Mod)) return c_call("fmod" + sfx, args);
