@@ -407,10 +407,48 @@ class Inferer {
   // specialising that depFun (n := k) substitutes into this type, where a binder
   // named k would capture it ((k: Nat) -> n.k.f32 must not become (k: Nat) ->
   // k.k.f32).
-  Type written_type(const Type& annot) { return separate_binders(substitute(annot, tl_subst())); }
-  TypeArg written_type(const TypeArg& a) {
-    if (auto t = std::get_if<Type>(&a)) return written_type(*t);
-    return substitute(a, tl_subst());
+  // Its sizes' divisions are exact (spec: `/` on sizes): the divisibility they need is
+  // a side condition, located at `span` (n/2 with --size n=9 is an error there).
+  Type written_type(const Type& annot, const Span& span) {
+    Type t = separate_binders(substitute(annot, tl_subst()));
+    require_whole_sizes(t, span);
+    return t;
+  }
+  TypeArg written_type(const TypeArg& a, const Span& span) {
+    if (auto t = std::get_if<Type>(&a)) return written_type(*t, span);
+    TypeArg r = substitute(a, tl_subst());
+    if (auto n = std::get_if<Nat>(&r)) require_whole(*n, "in this size argument", span);
+    return r;
+  }
+  void require_whole_sizes(const Type& t, const Span& span) {
+    switch (t->kind) {
+      case TypeKind::Array:
+      case TypeKind::Vector:
+        require_whole(t->size, "in the type written here", span);
+        require_whole_sizes(t->a, span);
+        break;
+      case TypeKind::Index:
+        require_whole(t->size, "in the type written here", span);
+        break;
+      case TypeKind::Pair:
+      case TypeKind::Fun:
+        require_whole_sizes(t->a, span);
+        require_whole_sizes(t->b, span);
+        break;
+      case TypeKind::DepFun:
+        require_whole_sizes(t->b, span);
+        break;
+      default:
+        break;
+    }
+  }
+  // A size with fractional coefficients (n/2 is (1/2)*n) must be a whole number: the
+  // least common denominator d divides d * n.
+  void require_whole(const Nat& n, const std::string& what, const Span& span) {
+    arith::SumForm f = arith::sum_form(n);
+    int64_t d = f.constant.den();
+    for (const auto& [c, m] : f.terms) d = arith::lcm64(d, c.den());
+    if (d != 1) conditions_.push_back({{Nat(d), arith::scale(arith::Rational(d), n)}, what, span});
   }
   Type separate_binders(const Type& t) {
     switch (t->kind) {
@@ -659,7 +697,7 @@ class Inferer {
         return typed(e, t);
       }
       case ExprKind::Lambda: {
-        Type pt = e->annot ? written_type(e->annot) : fresh_data();
+        Type pt = e->annot ? written_type(e->annot, e->span) : fresh_data();
         env_.emplace_back(e->name, pt);
         Expr body = infer(e->fn);
         env_.pop_back();
@@ -703,11 +741,11 @@ class Inferer {
         if (tf->kind != TypeKind::DepFun || tf->implicit)
           user_error("this expression takes no type-level argument; it has type " + show(tf),
                      e->span);
-        return dep_apply(e, f, tf, written_type(e->type_arg));
+        return dep_apply(e, f, tf, written_type(e->type_arg, e->span));
       }
       case ExprKind::Annotation: {
         Expr inner = infer(e->fn);
-        Type t = written_type(e->annot);
+        Type t = written_type(e->annot, e->span);
         unify(t, inner->type, Ctx{e->span, t, inner->type, "type annotation"});
         return inner;
       }

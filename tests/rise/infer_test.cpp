@@ -348,3 +348,37 @@ TEST(Infer, SubstitutionNeverCapturesABinder) {
         }
   EXPECT_EQ(checked, 4 * 3 * 4 * 3 * 6);
 }
+
+// `/` on sizes written in the program is exact: (n/d).f32 records "d divides n", and a
+// --size that breaks it is an error located at the type (not "size 9/2 has no value").
+// Divisors 2..7, sizes 1..30, in a parameter type, an annotation and a size argument.
+TEST(Infer, ExactDivisionInWrittenSizesIsASideCondition) {
+  for (int d = 2; d <= 7; ++d) {
+    const std::string D = std::to_string(d);
+    const std::string forms[] = {
+        "def main = depFun(n: Nat => fun(x: (n/" + D + ").f32 => x))",
+        "def main = depFun(n: Nat => fun(x: n.f32 => ((x |> take(n/" + D + ")) : (n/" + D +
+            ").f32)))",
+        "def main = depFun((n: Nat, m: Nat) => fun(x: (n/" + D + " + m).f32 => x))"};
+    for (const std::string& text : forms) {
+      Checked generic = check_text(text);
+      bool recorded = false;
+      for (const SideCondition& c : generic.conditions)
+        recorded |= c.describe().find(D + " divides ") != std::string::npos;
+      EXPECT_TRUE(recorded) << text;
+      for (int64_t n = 1; n <= 30; ++n) {
+        SizeMap sizes{{"n", n}, {"m", 3}};
+        if (text.find("m: Nat") == std::string::npos) sizes.erase("m");
+        std::string err = error_of(text, sizes);
+        if (n % d == 0) {
+          EXPECT_EQ(err, "no error") << text << " n=" << n;
+        } else {
+          EXPECT_TRUE(err.find("is not a multiple of ") != std::string::npos ||
+                      err.find(" does not divide ") != std::string::npos)
+              << err;
+          EXPECT_EQ(err.substr(0, 2), "1:") << err;
+        }
+      }
+    }
+  }
+}
