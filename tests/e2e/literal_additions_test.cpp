@@ -251,5 +251,40 @@ TEST(LiteralAdditions, IntegerMaxAndMinCompile) {
     }
 }
 
+// The other math functions of integers compile as the interpreter computes them: in
+// double, truncated and saturated to the type (log(0) is the least value, sqrt of a
+// negative number 0). Every integer type, every one- and two-argument function.
+TEST(LiteralAdditions, IntegerMathFunctionsCompile) {
+  int k = 0;
+  for (const char* t : {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}) {
+    std::string calls;
+    for (const char* f :
+         {"sqrt", "rsqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "erf"})
+      calls += std::string(calls.empty() ? "" : ", ") + f + "(p._1 - p._2)";
+    for (const char* f : {"pow"}) calls += std::string(", ") + f + "(p._2)(p._1)";
+    // one output per function: an array of the results
+    std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) + ", y: n." + t +
+                       " => zip(x)(y) |> map(fun(p => [" + calls + "]))))";
+    expect_runs("imath" + std::to_string(k++), text, "n=200");
+  }
+}
+
+// 8- and 16-bit integer arithmetic wraps to its type after each operation, as in the
+// interpreter: C computes it in int, so (u8)(a - b) / 2 divided a negative number and
+// (i8)(a * b) / 3 an unwrapped product. Every narrow type, several expressions.
+TEST(LiteralAdditions, NarrowIntegerArithmeticWraps) {
+  int k = 0;
+  for (const char* t : {"i8", "i16", "u8", "u16"})
+    for (const char* e : {"(a - b) / 2T", "(a * b) / 3T", "(a * b * a) % 7T", "-(a + b) / 5T",
+                          "select((a - b) > 10T)(a)(b)", "(a * a) == (b * b)"}) {
+      std::string expr = e;
+      for (size_t at; (at = expr.find('T')) != std::string::npos;) expr.replace(at, 1, t);
+      std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) + ", y: n." + t +
+                         " => zip(x)(y) |> map(fun(p => let a = p._1 in let b = p._2 in " + expr +
+                         "))))";
+      expect_runs("narrow" + std::to_string(k++), text, "n=300");
+    }
+}
+
 }  // namespace
 }  // namespace risec::e2e

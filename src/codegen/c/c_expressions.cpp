@@ -223,9 +223,15 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   Type elem_t = e->dt->kind == TypeKind::Vector && !p.empty() ? e->dt->a : e->dt;
   Type arg_t = e->args.empty() ? e->dt : e->args[0]->dt;
   if (arg_t->kind == TypeKind::Vector && !p.empty()) arg_t = arg_t->a;
+  // C computes 8- and 16-bit integers in int: a result of +, -, * or negation is
+  // brought back to its type (wrapping, as the interpreter does) before anything uses
+  // it, or (u8)(a - b) / 2 would divide a negative int.
+  const bool narrow = !vector && elem_t->kind == TypeKind::Scalar &&
+                      rise::is_integer(elem_t->scalar) && rise::scalar_bits(elem_t->scalar) < 32;
+  auto wrap = [&](CExpr r) { return narrow ? c_cast(scalar_c(elem_t->scalar), r) : r; };
   switch (e->kind) {
     case Expression::Unary:
-      if (e->prim->is(PrimId::Neg)) return c_unary("-", args[0]);
+      if (e->prim->is(PrimId::Neg)) return wrap(c_unary("-", args[0]));
       if (e->prim->is(PrimId::Not)) return c_unary("!", args[0]);
       break;
     case Expression::Binary:
@@ -237,11 +243,11 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
         return c_call(checked_division(*e->prim, arg_t), args);
       switch (e->prim->id) {
         case PrimId::Add:
-          return c_binary(args[0], "+", args[1], kPrecAdd);
+          return wrap(c_binary(args[0], "+", args[1], kPrecAdd));
         case PrimId::Sub:
-          return c_binary(args[0], "-", args[1], kPrecAdd);
+          return wrap(c_binary(args[0], "-", args[1], kPrecAdd));
         case PrimId::Mul:
-          return c_binary(args[0], "*", args[1], kPrecMul);
+          return wrap(c_binary(args[0], "*", args[1], kPrecMul));
         case PrimId::Div:
           return c_binary(args[0], "/", args[1], kPrecMul);
         case PrimId::Mod:
@@ -325,6 +331,26 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
   return name;
 }
 
+// The helper that converts a double to the integer type k as the interpreter does
+// (rise/value.h, Value::from_double): truncated, saturated, NaN as 0.
+std::string CPrinter::int_from_double(rise::ScalarKind k) {
+  std::string name = std::string("risec_from_double_") + rise::scalar_name(k);
+  if (!arith_helpers_.insert(name).second) return name;
+  std::string t = scalar_c(k);
+  std::string bits = std::to_string(rise::scalar_bits(k));
+  bool uns = rise::is_unsigned_int(k);
+  std::string lo = uns ? "0" : "INT" + bits + "_MIN";
+  std::string hi = (uns ? "UINT" : "INT") + bits + "_MAX";
+  // 2^bits (unsigned) or 2^(bits-1) (signed) is exact in double; at or above it, hi.
+  std::string limit = std::string("0x1p") + (uns ? bits : std::to_string(rise::scalar_bits(k) - 1));
+  arith_text_ +=
+      "static inline " + t + " " + name + "(double d) {\n  if (d != d) return 0;\n" +
+      "  d = trunc(d);\n  if (d >= " + limit + ") return " + hi + ";\n" +
+      (uns ? "  if (d <= 0) return 0;\n" : "  if (d < -" + limit + ") return " + lo + ";\n") +
+      "  return (" + t + ")d;\n}\n";
+  return name;
+}
+
 // A foreign function: defined once in the unit, static, under its reserved name (so
 // that neither the library nor the entry can capture it); its parameters keep the
 // user's names, which its C body uses.
@@ -346,6 +372,21 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
   bool f32 = t->kind == TypeKind::Scalar && t->scalar == rise::ScalarKind::F32;
   bool flt = t->kind == TypeKind::Scalar && rise::is_float(t->scalar);
   std::string sfx = f32 ? "f" : "";
+  // fmax and fmin of integers (an integer max reduction) compare; C has no function.
+  if (!flt && (op.is(PrimId::Fmax) || op.is(PrimId::Fmin)))
+    return c_cond(c_binary(args[0], op.is(PrimId::Fmax) ? ">" : "<", args[1], kPrecRel), args[0],
+                  args[1]);
+  if (!flt && !op.is(PrimId::Abs)) {
+    // Other math functions of integers, as the interpreter computes them: in double,
+    // the result truncated and saturated to the type (NaN gives 0).
+    if (op.is(PrimId::Floor) || op.is(PrimId::Ceil)) return args[0];
+    std::vector<CExpr> dargs;
+    for (const CExpr& a : args) dargs.push_back(c_cast("double", a));
+    CExpr d = op.is(PrimId::Rsqrt) ? c_binary(c_atom("1.0"), "/", c_call("sqrt", dargs), kPrecMul)
+              : op.is(PrimId::Mod) ? c_call("fmod", dargs)
+                                   : c_call(op.name, dargs);
+    return c_call(int_from_double(t->scalar), {d});
+  }
   if (op.is(PrimId::Rsqrt))
     return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
   if (op.is(PrimId::Abs)) {
@@ -354,12 +395,6 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
     if (rise::is_unsigned_int(t->scalar)) return args[0];
     return c_call("abs", args);
   }
-  // fmax and fmin of integers (an integer max reduction) compare; C has no function.
-  if (!flt && (op.is(PrimId::Fmax) || op.is(PrimId::Fmin)))
-    return c_cond(c_binary(args[0], op.is(PrimId::Fmax) ? ">" : "<", args[1], kPrecRel), args[0],
-                  args[1]);
-  if (!flt)
-    user_error("the math function " + op.name + " needs f32 or f64 arguments in generated code");
   if (op.is(PrimId::Mod)) return c_call("fmod" + sfx, args);
   return c_call(op.name + sfx, args);
 }
