@@ -286,5 +286,27 @@ TEST(LiteralAdditions, NarrowIntegerArithmeticWraps) {
     }
 }
 
+// Casts from float to integer saturate to the type (NaN gives 0), as the interpreter
+// computes them: C's conversion of a value out of range is undefined. Both float
+// types, every integer type, values in range, beyond it either way, infinite and NaN.
+TEST(LiteralAdditions, FloatToIntegerCastsSaturate) {
+  int k = 0;
+  for (const char* f : {"f32", "f64"})
+    for (const char* t : {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}) {
+      const std::string sfx = std::string(f) == "f32" ? "f" : "";
+      std::string elems;
+      for (const char* e : {"v * 100.0", "v * 300.0", "v * -70000.0", "v * 10000000000.0",
+                            "v * -100000000000000000000.0", "v / 0.0", "v / 0.0 - v / 0.0"}) {
+        std::string x = e;
+        for (size_t at = 0; (at = x.find(".0", at)) != std::string::npos; at += 2 + sfx.size())
+          x.insert(at + 2, sfx);
+        elems += std::string(elems.empty() ? "" : ", ") + "(cast(" + x + ") : " + t + ")";
+      }
+      std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(f) +
+                         " => x |> map(fun(v => [" + elems + "]))))";
+      expect_runs("fcast" + std::to_string(k++), text, "n=100");
+    }
+}
+
 }  // namespace
 }  // namespace risec::e2e

@@ -271,6 +271,11 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
     case Expression::Select:
       return c_cond(args[0], args[1], args[2]);
     case Expression::Cast:
+      // Float to integer saturates (NaN gives 0) as in the interpreter; C's conversion
+      // of a value out of range is undefined (x86 gives the least value).
+      if (!vector && elem_t->kind == TypeKind::Scalar && rise::is_integer(elem_t->scalar) &&
+          arg_t->kind == TypeKind::Scalar && rise::is_float(arg_t->scalar))
+        return c_call(int_from_double(elem_t->scalar), {c_cast("double", args[0])});
       return c_cast(c_type(elem_t), args[0]);
     default:
       break;
