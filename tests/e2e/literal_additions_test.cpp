@@ -308,5 +308,27 @@ TEST(LiteralAdditions, FloatToIntegerCastsSaturate) {
     }
 }
 
+// 32- and 64-bit signed +, -, * and negation wrap as in the interpreter, without C's
+// undefined signed overflow: run under the sanitizers (UBSan reports an overflow), in
+// maps and in a sum that overflows.
+TEST(LiteralAdditions, SignedOverflowWrapsWithoutUndefinedBehaviour) {
+  int k = 0;
+  for (const char* t : {"i32", "i64"}) {
+    const std::string sfx = std::string(t) == "i32" ? "" : t;
+    const std::string big = std::string(t) == "i32" ? "2000000000" : "9000000000000000000i64";
+    for (const std::string& body :
+         {"x |> map(fun(v => v * " + big + " + " + big + "))",
+          "x |> map(fun(v => -(v - " + big + ") - " + big + " - " + big + "))",
+          "x |> map(fun(v => v * " + big + ")) |> reduce(add)(0" + sfx + ")"}) {
+      std::string text =
+          "def main = depFun(n: Nat => fun(x: n." + std::string(t) + " => " + body + "))";
+      std::string path = write_program("ovf" + std::to_string(k++), text);
+      CheckOptions o;
+      o.sanitize = true;
+      EXPECT_TRUE(compile_and_check(path, "", "n=64", o)) << text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e

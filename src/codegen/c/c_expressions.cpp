@@ -223,14 +223,28 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   Type elem_t = e->dt->kind == TypeKind::Vector && !p.empty() ? e->dt->a : e->dt;
   Type arg_t = e->args.empty() ? e->dt : e->args[0]->dt;
   if (arg_t->kind == TypeKind::Vector && !p.empty()) arg_t = arg_t->a;
-  // C computes 8- and 16-bit integers in int: a result of +, -, * or negation is
-  // brought back to its type (wrapping, as the interpreter does) before anything uses
-  // it, or (u8)(a - b) / 2 would divide a negative int.
-  const bool narrow = !vector && elem_t->kind == TypeKind::Scalar &&
-                      rise::is_integer(elem_t->scalar) && rise::scalar_bits(elem_t->scalar) < 32;
+  // Integer +, -, * and negation wrap, as in the interpreter. C computes 8- and 16-bit
+  // integers in int: their result is brought back to its type before anything uses it,
+  // or (u8)(a - b) / 2 would divide a negative int.
+  // 32- and 64-bit signed ones are computed in the unsigned type of their width and
+  // converted back: C's signed overflow is undefined, the interpreter wraps.
+  const bool int_scalar =
+      !vector && elem_t->kind == TypeKind::Scalar && rise::is_integer(elem_t->scalar);
+  const bool narrow = int_scalar && rise::scalar_bits(elem_t->scalar) < 32;
+  const bool signed_wide = int_scalar && !narrow && rise::is_signed_int(elem_t->scalar);
   auto wrap = [&](CExpr r) { return narrow ? c_cast(scalar_c(elem_t->scalar), r) : r; };
+  auto wrapping = [&](const char* op, int prec) {
+    if (!signed_wide) return wrap(c_binary(args[0], op, args[1], prec));
+    const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
+    return c_cast(scalar_c(elem_t->scalar),
+                  c_binary(c_cast(u, args[0]), op, c_cast(u, args[1]), prec));
+  };
   switch (e->kind) {
     case Expression::Unary:
+      if (e->prim->is(PrimId::Neg) && signed_wide) {
+        const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
+        return c_cast(scalar_c(elem_t->scalar), c_unary("-", c_cast(u, args[0])));
+      }
       if (e->prim->is(PrimId::Neg)) return wrap(c_unary("-", args[0]));
       if (e->prim->is(PrimId::Not)) return c_unary("!", args[0]);
       break;
@@ -243,11 +257,11 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
         return c_call(checked_division(*e->prim, arg_t), args);
       switch (e->prim->id) {
         case PrimId::Add:
-          return wrap(c_binary(args[0], "+", args[1], kPrecAdd));
+          return wrapping("+", kPrecAdd);
         case PrimId::Sub:
-          return wrap(c_binary(args[0], "-", args[1], kPrecAdd));
+          return wrapping("-", kPrecAdd);
         case PrimId::Mul:
-          return wrap(c_binary(args[0], "*", args[1], kPrecMul));
+          return wrapping("*", kPrecMul);
         case PrimId::Div:
           return c_binary(args[0], "/", args[1], kPrecMul);
         case PrimId::Mod:
