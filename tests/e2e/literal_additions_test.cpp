@@ -330,5 +330,26 @@ TEST(LiteralAdditions, SignedOverflowWrapsWithoutUndefinedBehaviour) {
   }
 }
 
+// abs of every signed type, the least value included (its own absolute value, as in
+// the interpreter), under the sanitizers, used in further arithmetic.
+TEST(LiteralAdditions, AbsOfTheLeastValue) {
+  const std::pair<const char*, const char*> least[] = {{"i8", "(-127i8 - 1i8)"},
+                                                       {"i16", "(-32767i16 - 1i16)"},
+                                                       {"i32", "(-2147483647 - 1)"},
+                                                       {"i64", "(-9223372036854775807i64 - 1i64)"}};
+  int k = 0;
+  for (const auto& [t, lit] : least) {
+    const std::string sfx = std::string(t) == "i32" ? "" : t;
+    std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) +
+                       " => x |> map(fun(v => [abs(v - 50" + sfx + ") / 2" + sfx + ", abs(" + lit +
+                       " + v - v) / 2" + sfx + "]))))";
+    std::string path = write_program("abs" + std::to_string(k++), text);
+    CheckOptions o;
+    o.sanitize = true;
+    EXPECT_TRUE(compile_and_check(path, "", "n=64", o)) << text;
+    EXPECT_TRUE(compile_and_check(path, "", "n=64", "openmp")) << text;
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e

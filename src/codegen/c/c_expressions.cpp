@@ -410,9 +410,13 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
     return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
   if (op.is(PrimId::Abs)) {
     if (flt) return c_call("fabs" + sfx, args);
-    if (t->scalar == rise::ScalarKind::I64) return c_call("llabs", args);
     if (rise::is_unsigned_int(t->scalar)) return args[0];
-    return c_call("abs", args);
+    // In the unsigned type of the width, converted back: the least value is its own
+    // absolute value, as in the interpreter (C's abs of it is undefined).
+    std::string u = "uint" + std::to_string(rise::scalar_bits(t->scalar)) + "_t";
+    return c_cast(scalar_c(t->scalar),
+                  c_cond(c_binary(args[0], "<", c_atom("0"), kPrecRel),
+                         c_unary("-", c_cast(u, args[0])), c_cast(u, args[0])));
   }
   if (op.is(PrimId::Mod)) return c_call("fmod" + sfx, args);
   return c_call(op.name + sfx, args);
