@@ -88,6 +88,13 @@ CommandP cm_if(arith::Cond cond, CommandP then, CommandP orelse) {
   return std::make_shared<const Command>(std::move(c));
 }
 
+CommandP cm_if(ExpressionP cond, CommandP then, CommandP orelse) {
+  Command c{Command::If};
+  c.exp = std::move(cond);
+  c.body = {std::move(then), std::move(orelse)};
+  return std::make_shared<const Command>(std::move(c));
+}
+
 std::string double_buffer_in(const std::string& var) {
   return var + "_in";
 }
@@ -312,7 +319,7 @@ static void print_into(std::string& out, const CommandP& c, int indent) {
       out += "done(" + c->var + ")";
       break;
     case Command::If:
-      out += "if " + arith::print(c->cond);
+      out += "if " + (c->exp ? print(c->exp) : arith::print(c->cond));
       block(c->body[0]);
       out += " else";
       block(c->body[1]);

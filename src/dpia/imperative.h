@@ -118,7 +118,8 @@ struct Command {
                       // body: reads var_in, writes var_out, and uses Swap/Done
     Swap,             // var: the double buffer: next iteration reads what was written
     Done,             // var: the double buffer: the next iteration writes the output
-    If,               // cond ? body[0] : body[1]
+    If,               // cond ? body[0] : body[1]; with exp set, the run-time bool exp
+                      // decides instead (a select whose branches need commands)
     Comment,
     Call,   // an expression statement (unused so far)
     Block,  // body[0] in a scope of its own: names it declares are not seen after it
@@ -161,6 +162,8 @@ CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP bo
 CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body);
 CommandP cm_comment(const std::string& text);
 CommandP cm_if(arith::Cond cond, CommandP then, CommandP orelse);
+// A conditional on the run-time value `cond` (a scalar bool): only the branch taken runs.
+CommandP cm_if(ExpressionP cond, CommandP then, CommandP orelse);
 // The names under which a double buffer's current input and output are visible.
 std::string double_buffer_in(const std::string& var);
 std::string double_buffer_out(const std::string& var);

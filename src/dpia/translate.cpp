@@ -803,7 +803,32 @@ class Translator {
         return k(ex_make(std::move(c)));
       });
     }
+    if (pr.is(PrimId::Select) && a[0]->type->kind == TypeKind::Scalar) {
+      // A branch that needs commands (a reduction, memory) must run only when taken
+      // (`i > 0 && sum(x[i-1]...)`, `b != 0 && ... / b`): then a run-time conditional
+      // writes the branch taken into a temporary. Each branch is translated once (as
+      // its copy into the temporary), so nested selects stay linear.
+      return con(a[0], [&](const ExpressionP& cond) {
+        std::string t = fresh("sel");
+        const Type& dt = e->type;
+        ExpressionP v[2];
+        CommandP write[2];
+        bool pure_branches = true;
+        for (int b = 0; b < 2; ++b) {
+          CommandP direct;
+          write[b] = con(a[b + 1], [&](const ExpressionP& x) {
+            v[b] = x;
+            return direct = copy(ac_var(t, dt), x);
+          });
+          pure_branches &= write[b] == direct;
+        }
+        if (pure_branches) return k(ex_view(Expression::Select, dt, {cond, v[0], v[1]}));
+        return cm_new(t, dt, Space::Default,
+                      cm_seq({cm_if(cond, write[0], write[1]), k(ex_var(t, dt))}));
+      });
+    }
     if (pr.is(PrimId::Select)) {
+      // Lane-wise on vector masks: both branches are computed.
       std::vector<ExpressionP> vals;
       return con_list(a, 0, vals, [&](std::vector<ExpressionP>& xs) {
         return k(ex_view(Expression::Select, e->type, xs));

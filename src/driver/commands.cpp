@@ -9,6 +9,8 @@
 
 #include "driver/compile.h"
 #include "driver/memory_check.h"
+#include "driver/run.h"
+#include "driver/sizes_from_inputs.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
 #include "rise/interp.h"
@@ -31,14 +33,6 @@ int64_t parse_int(const std::string& s, const std::string& what) {
   if (ec != std::errc() || p != s.data() + s.size() || s.empty())
     usage(what + ": '" + s + "' is not an integer");
   return v;
-}
-
-// The entry's value parameters (leading lambdas) after specialisation.
-std::vector<std::pair<std::string, rise::Type>> entry_params(const rise::Expr& e) {
-  std::vector<std::pair<std::string, rise::Type>> out;
-  for (rise::Expr x = e; x->kind == rise::ExprKind::Lambda; x = x->fn)
-    out.emplace_back(x->name, x->type->a);
-  return out;
 }
 
 // numpy-like text for an array: shape, dtype and values (elided when long).
@@ -163,35 +157,14 @@ int cmd_eval(const Options& o) {
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   uint64_t seed = parse_seed(o.seed_text);
+  const std::map<std::string, std::string> files = parse_input_options(o.inputs);
+  sizes_from_inputs(p, o.entry, files, &sizes);
   rise::Checked c = rise::check_program(p, o.entry, &sizes);
   check_memory_needs(c, /*with_interpreter=*/true);
-  auto params = entry_params(c.expr);
-  std::map<std::string, std::string> given;
-  for (const std::string& in : o.inputs) {
-    size_t eq = in.find('=');
-    if (eq == std::string::npos || eq == 0)
-      usage("--input expects NAME=FILE.npy, got '" + in + "'");
-    given[in.substr(0, eq)] = in.substr(eq + 1);
-  }
-  for (const auto& [name, file] : given) {
-    bool known = false;
-    for (const auto& pp : params) known |= pp.first == name;
-    if (!known) usage("--input " + name + ": the entry has no parameter named '" + name + "'");
-  }
-  std::vector<rise::Value> inputs;
-  for (size_t i = 0; i < params.size(); ++i) {
-    const auto& [name, type] = params[i];
-    if (auto it = given.find(name); it != given.end()) {
-      inputs.push_back(rise::from_ndarray(runtime::read_npy(it->second), type));
-    } else {
-      inputs.push_back(rise::random_input(type, runtime::derive_seed(seed, i)));
-    }
-  }
+  std::vector<rise::Value> inputs = make_inputs(c, files, seed);
   rise::Interpreter interp;
   rise::Value f = interp.run(c.expr, inputs);
-  rise::Type result_type = c.type;
-  for (size_t i = 0; i < params.size(); ++i) result_type = result_type->b;
-  emit_result(rise::to_ndarrays(f, result_type), o.output);
+  emit_result(rise::to_ndarrays(f, entry_result_type(c)), o.output);
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "driver/memory_check.h"
+#include "driver/sizes_from_inputs.h"
 #include "rise/interp.h"
 #include "runtime/isolated.h"
 #include "runtime/jit.h"
@@ -213,11 +214,13 @@ std::vector<int> size_arguments(const Compiled& c, const rise::SizeMap& sizes) {
 // Inputs
 // ---------------------------------------------------------------------------------
 
-std::vector<EntryParam> entry_parameters(const rise::Checked& checked) {
-  rise::EntrySignature sig = rise::entry_signature(checked.type);
+std::vector<EntryParam> value_parameters(const rise::Checked& checked) {
   std::vector<EntryParam> out;
   rise::Expr x = checked.expr;
-  for (size_t i = 0; i < sig.params.size(); ++i) {
+  rise::Type t = checked.type;
+  while (t->kind == rise::TypeKind::DepFun) t = t->b;
+  while (x && x->kind == rise::ExprKind::DepLambda) x = x->fn;
+  for (size_t i = 0; t->kind == rise::TypeKind::Fun; ++i, t = t->b) {
     std::string name = "input" + std::to_string(i);
     if (x && x->kind == rise::ExprKind::Lambda) {
       name = x->name;
@@ -225,9 +228,14 @@ std::vector<EntryParam> entry_parameters(const rise::Checked& checked) {
     } else {
       x = nullptr;
     }
-    out.push_back({name, sig.params[i]});
+    out.push_back({name, t->a});
   }
   return out;
+}
+
+std::vector<EntryParam> entry_parameters(const rise::Checked& checked) {
+  rise::entry_signature(checked.type);  // the error naming a size without a value
+  return value_parameters(checked);
 }
 
 rise::Type entry_result_type(const rise::Checked& checked) {
@@ -246,23 +254,23 @@ std::map<std::string, std::string> parse_input_options(const std::vector<std::st
   return out;
 }
 
+void check_input_names(const std::vector<std::string>& params,
+                       const std::map<std::string, std::string>& files) {
+  for (const auto& [name, file] : files) {
+    if (std::find(params.begin(), params.end(), name) != params.end()) continue;
+    std::string near = nearest_name(name, params);
+    usage("--input " + name + ": the entry has no parameter named '" + name + "'" +
+          (near.empty() ? std::string("") : " (did you mean '" + near + "'?)"));
+  }
+}
+
 std::vector<rise::Value> make_inputs(const rise::Checked& checked,
                                      const std::map<std::string, std::string>& files,
                                      uint64_t seed) {
   std::vector<EntryParam> params = entry_parameters(checked);
-  for (const auto& [name, file] : files) {
-    bool known = false;
-    std::vector<std::string> names;
-    for (const auto& p : params) {
-      known |= p.name == name;
-      names.push_back(p.name);
-    }
-    if (!known) {
-      std::string near = nearest_name(name, names);
-      usage("--input " + name + ": the entry has no parameter named '" + name + "'" +
-            (near.empty() ? std::string("") : " (did you mean '" + near + "'?)"));
-    }
-  }
+  std::vector<std::string> names;
+  for (const auto& p : params) names.push_back(p.name);
+  check_input_names(names, files);
   std::vector<rise::Value> out;
   for (size_t i = 0; i < params.size(); ++i) {
     const EntryParam& p = params[i];
@@ -447,6 +455,7 @@ int cmd_run(const Options& o) {
 
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
+  sizes_from_inputs(p, o.entry, files, &sizes);
   double flops = 0;
   if (!o.flops.empty()) flops = eval_size_expr(o.flops, sizes);
   {

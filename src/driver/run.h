@@ -28,11 +28,19 @@ struct EntryParam {
 // The value parameters of a checked entry whose sizes are all given. Throws
 // risec::Error (User) "size n has no value; pass --size" when one is missing.
 std::vector<EntryParam> entry_parameters(const rise::Checked& checked);
+// The value parameters of a checked entry, its sizes given or not (their types are
+// then symbolic in them).
+std::vector<EntryParam> value_parameters(const rise::Checked& checked);
 // The entry's result type (same conditions).
 rise::Type entry_result_type(const rise::Checked& checked);
 
 // "NAME=FILE.npy" texts of --input as a map (Usage error when malformed or repeated).
 std::map<std::string, std::string> parse_input_options(const std::vector<std::string>& texts);
+
+// A Usage error naming a key of `files` that is none of the parameter names `params`
+// (with the nearest name as a suggestion).
+void check_input_names(const std::vector<std::string>& params,
+                       const std::map<std::string, std::string>& files);
 
 // The inputs exactly as `risec eval` makes them: parameter i is read from
 // files[name] when given (risec::Error User naming the option and file when its

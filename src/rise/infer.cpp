@@ -455,8 +455,11 @@ class Inferer {
   }
 
   // ---------------------------------------------------------------- scopes
+  // The type-level names in scope, for the types written in the program: their
+  // values come from outside those types, so binders there must not capture them.
   TypeSubst tl_subst() {
     TypeSubst s;
+    s.avoid_capture = true;
     for (const auto& [name, kind, arg] : tl_env_) {
       switch (kind) {
         case Kind::Nat:
@@ -486,6 +489,84 @@ class Inferer {
     for (auto it = env_.rbegin(); it != env_.rend(); ++it)
       if (it->first == name) return &it->second;
     return nullptr;
+  }
+
+  // A type written in the program, with the type-level names in scope substituted.
+  // Its dependent binders are renamed where a depFun binder already has their name:
+  // specialising that depFun (n := k) substitutes into this type, where a binder
+  // named k would capture it ((k: Nat) -> n.k.f32 must not become (k: Nat) ->
+  // k.k.f32).
+  // Its sizes' divisions are exact (spec: `/` on sizes): the divisibility they need is
+  // a side condition, located at `span` (n/2 with --size n=9 is an error there).
+  Type written_type(const Type& annot, const Span& span) {
+    Type t = separate_binders(substitute(annot, tl_subst()));
+    require_whole_sizes(t, span);
+    return t;
+  }
+  TypeArg written_type(const TypeArg& a, const Span& span) {
+    if (auto t = std::get_if<Type>(&a)) return written_type(*t, span);
+    TypeArg r = substitute(a, tl_subst());
+    if (auto n = std::get_if<Nat>(&r)) require_whole(*n, "in this size argument", span);
+    return r;
+  }
+  void require_whole_sizes(const Type& t, const Span& span) {
+    switch (t->kind) {
+      case TypeKind::Array:
+      case TypeKind::Vector:
+        require_whole(t->size, "in the type written here", span);
+        require_whole_sizes(t->a, span);
+        break;
+      case TypeKind::Index:
+        require_whole(t->size, "in the type written here", span);
+        break;
+      case TypeKind::Pair:
+      case TypeKind::Fun:
+        require_whole_sizes(t->a, span);
+        require_whole_sizes(t->b, span);
+        break;
+      case TypeKind::DepFun:
+        require_whole_sizes(t->b, span);
+        break;
+      default:
+        break;
+    }
+  }
+  // A size with fractional coefficients (n/2 is (1/2)*n) must be a whole number: the
+  // least common denominator d divides d * n.
+  void require_whole(const Nat& n, const std::string& what, const Span& span) {
+    arith::SumForm f = arith::sum_form(n);
+    int64_t d = f.constant.den();
+    for (const auto& [c, m] : f.terms) d = arith::lcm64(d, c.den());
+    if (d != 1) conditions_.push_back({{Nat(d), arith::scale(arith::Rational(d), n)}, what, span});
+  }
+  Type separate_binders(const Type& t) {
+    switch (t->kind) {
+      case TypeKind::Array:
+      case TypeKind::Vector: {
+        Type e = separate_binders(t->a);
+        if (e == t->a) return t;
+        return t->kind == TypeKind::Array ? array(t->size, e) : vector_of(e, t->size);
+      }
+      case TypeKind::Pair:
+      case TypeKind::Fun: {
+        Type a = separate_binders(t->a), b = separate_binders(t->b);
+        if (a == t->a && b == t->b) return t;
+        return t->kind == TypeKind::Pair ? pair(a, b) : fun(a, b);
+      }
+      case TypeKind::DepFun: {
+        Type body = t->b;
+        std::string name = t->name;
+        if (used_binders_.count(name)) {
+          name = unique_binder(name);
+          body = instantiate(t, binder_arg(t->binder_kind, name));
+        }
+        body = separate_binders(body);
+        if (body == t->b && name == t->name) return t;
+        return dep_fun(t->binder_kind, name, body, t->implicit);
+      }
+      default:
+        return t;
+    }
   }
 
   std::string unique_binder(const std::string& name) {
@@ -705,7 +786,7 @@ class Inferer {
         return typed(e, t);
       }
       case ExprKind::Lambda: {
-        Type pt = e->annot ? substitute(e->annot, tl_subst()) : fresh_data();
+        Type pt = e->annot ? written_type(e->annot, e->span) : fresh_data();
         env_.emplace_back(e->name, pt);
         Expr body = infer(e->fn);
         env_.pop_back();
@@ -749,11 +830,11 @@ class Inferer {
         if (tf->kind != TypeKind::DepFun || tf->implicit)
           user_error("this expression takes no type-level argument; it has type " + show(tf),
                      e->span);
-        return dep_apply(e, f, tf, substitute(e->type_arg, tl_subst()));
+        return dep_apply(e, f, tf, written_type(e->type_arg, e->span));
       }
       case ExprKind::Annotation: {
         Expr inner = infer(e->fn);
-        Type t = substitute(e->annot, tl_subst());
+        Type t = written_type(e->annot, e->span);
         unify(t, inner->type, Ctx{e->span, t, inner->type, "type annotation"});
         return inner;
       }

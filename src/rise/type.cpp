@@ -181,11 +181,10 @@ bool is_data(const Type& t) {
   return t->kind != TypeKind::Fun && t->kind != TypeKind::DepFun;
 }
 
-// A binder variable of the given kind as a type argument.
-static TypeArg binder_arg(Kind k, const std::string& name) {
+TypeArg binder_arg(Kind k, const std::string& name) {
   switch (k) {
     case Kind::Nat:
-      return Nat::var(name);
+      return Nat::size_var(name);
     case Kind::Data:
       return data_var(name);
     case Kind::Addr:
@@ -263,6 +262,20 @@ static Nat subst_nat(const Nat& n, const TypeSubst& s) {
   return r;
 }
 
+// Whether a value of `s` mentions the type-level variable `name` (a size, a data type
+// variable, an address variable or a Nat2Nat variable, whatever its kind).
+static bool substitution_mentions(const TypeSubst& s, const std::string& name) {
+  for (const auto& [_, v] : s.nats)
+    if (arith::occurs(name, v)) return true;
+  for (const auto& [_, v] : s.datas)
+    if (free_nat_vars(v).count(name) || mentions_data_var(v, name)) return true;
+  for (const auto& [_, v] : s.addrs)
+    if (!v.space && v.var == name) return true;
+  for (const auto& [_, v] : s.nat2nats)
+    if (v.param != name && arith::occurs(name, v.body)) return true;
+  return false;
+}
+
 Type substitute(const Type& t, const TypeSubst& s) {
   if (s.empty()) return t;
   switch (t->kind) {
@@ -312,7 +325,19 @@ Type substitute(const Type& t, const TypeSubst& s) {
           break;
       }
       Type b = substitute(t->b, inner);
-      return b == t->b ? t : dep_fun(t->binder_kind, t->name, b, t->implicit);
+      if (b == t->b) return t;
+      // A value that mentions the binder's name would be captured by it
+      // ((k: Nat) -> n.k.f32 with n := k is not (k: Nat) -> k.k.f32): rename the
+      // binder first, to a name neither the body nor the values use.
+      if (!inner.avoid_capture || !substitution_mentions(inner, t->name))
+        return dep_fun(t->binder_kind, t->name, b, t->implicit);
+      std::string fresh;
+      for (int k = 2; fresh.empty() || substitution_mentions(inner, fresh) ||
+                      free_nat_vars(t->b).count(fresh) || mentions_data_var(t->b, fresh);
+           ++k)
+        fresh = t->name + std::to_string(k);
+      Type renamed = instantiate(t, binder_arg(t->binder_kind, fresh));
+      return dep_fun(t->binder_kind, fresh, substitute(renamed, inner), t->implicit);
     }
   }
   return t;
@@ -332,6 +357,7 @@ TypeArg substitute(const TypeArg& a, const TypeSubst& s) {
 
 Type instantiate(const Type& f, const TypeArg& arg) {
   TypeSubst s;
+  s.avoid_capture = true;
   switch (f->binder_kind) {
     case Kind::Nat:
       s.nats[f->name] = std::get<Nat>(arg);

@@ -104,10 +104,16 @@ struct TypeSubst {
   std::vector<std::pair<std::string, Type>> datas;
   std::vector<std::pair<std::string, Addr>> addrs;
   std::vector<std::pair<std::string, NatFun>> nat2nats;
+  // Rename a dependent function's binder that a value mentions (capture-avoiding, as
+  // instantiation needs: its argument comes from outside). Off for the checker's
+  // solutions, whose values may name the binders they are solved under.
+  bool avoid_capture = false;
   bool empty() const { return nats.empty() && datas.empty() && addrs.empty() && nat2nats.empty(); }
 };
 Type substitute(const Type& t, const TypeSubst& s);
 TypeArg substitute(const TypeArg& a, const TypeSubst& s);
+// A binder's variable of kind `k` as a type argument (a Nat binder is a size, >= 1).
+TypeArg binder_arg(Kind k, const std::string& name);
 // Instantiate a dependent function type's body with an argument of the right kind.
 Type instantiate(const Type& dep_fun_type, const TypeArg& arg);
 

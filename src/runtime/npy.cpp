@@ -303,36 +303,65 @@ NdArray parse_npy(std::string_view bytes, const std::string& name) {
   return array;
 }
 
-NdArray read_npy(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a .npy file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  // Read in steps, never more than the header says the file holds (plus one byte, to
-  // tell an oversized file): a device or a pipe that never ends (/dev/zero) gives an
-  // error after its first bytes instead of filling the memory.
-  std::string bytes;
-  auto read_up_to = [&](uint64_t total) {
+namespace {
+
+// Reads a file in steps, never more than asked: the header first, then no more data
+// than the header announces (plus one byte, to tell an oversized file), so that a
+// device or a pipe that never ends (/dev/zero) gives an error after its first bytes
+// instead of filling the memory.
+class StepReader {
+ public:
+  explicit StepReader(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a .npy file");
+    in_.open(path, std::ios::binary);
+    if (!in_) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  // Reads until `bytes` holds `total` bytes or the file ends.
+  void read_up_to(uint64_t total) {
     constexpr uint64_t kChunk = uint64_t{1} << 20;
-    while (bytes.size() < total && in) {
+    while (bytes.size() < total && in_) {
       const size_t old = bytes.size();
       bytes.resize(old + static_cast<size_t>(std::min(total - old, kChunk)));
-      in.read(bytes.data() + old, static_cast<std::streamsize>(bytes.size() - old));
-      bytes.resize(old + static_cast<size_t>(in.gcount()));
+      in_.read(bytes.data() + old, static_cast<std::streamsize>(bytes.size() - old));
+      bytes.resize(old + static_cast<size_t>(in_.gcount()));
     }
-    if (in.bad()) fail(path, "read error");
-  };
-  read_up_to(kMagic.size() + 2);
-  const size_t header_start = header_offset(bytes, path);
-  read_up_to(header_start);
-  if (bytes.size() == header_start) {
-    const uint64_t header_len = read_le(bytes, kMagic.size() + 2, header_start - kMagic.size() - 2);
-    if (header_len > kMaxHeaderBytes)
-      fail(path, "the .npy header is " + std::to_string(header_len) + " bytes long, more than " +
-                     std::to_string(kMaxHeaderBytes) + " (not a file numpy wrote)");
-    read_up_to(header_start + header_len);
+    if (in_.bad()) fail(path_, "read error");
   }
-  const Layout l = parse_layout(bytes, path);
+  // Reads the prefix and the header (no more) and parses them.
+  Layout read_layout() {
+    read_up_to(kMagic.size() + 2);
+    const size_t header_start = header_offset(bytes, path_);
+    read_up_to(header_start);
+    if (bytes.size() == header_start) {
+      const uint64_t header_len =
+          read_le(bytes, kMagic.size() + 2, header_start - kMagic.size() - 2);
+      if (header_len > kMaxHeaderBytes)
+        fail(path_, "the .npy header is " + std::to_string(header_len) + " bytes long, more than " +
+                        std::to_string(kMaxHeaderBytes) + " (not a file numpy wrote)");
+      read_up_to(header_start + header_len);
+    }
+    return parse_layout(bytes, path_);
+  }
+
+  std::string bytes;
+
+ private:
+  const std::string& path_;
+  std::ifstream in_;
+};
+
+}  // namespace
+
+std::vector<int64_t> read_npy_shape(const std::string& path) {
+  StepReader r(path);
+  return r.read_layout().shape;
+}
+
+NdArray read_npy(const std::string& path) {
+  StepReader r(path);
+  const Layout l = r.read_layout();
+  std::string& bytes = r.bytes;
   // Refuse before reading what could not be held in memory.
   const uint64_t limit = memory_limit_bytes();
   if (l.too_large || l.needed > limit)
@@ -341,7 +370,7 @@ NdArray read_npy(const std::string& path) {
                    ", more than the memory limit of " + format_bytes(limit) + " (" +
                    memory_limit_source() + ")");
   if (l.needed < std::numeric_limits<uint64_t>::max() - l.data_start) {
-    read_up_to(l.data_start + l.needed + 1);
+    r.read_up_to(l.data_start + l.needed + 1);
     if (bytes.size() > l.data_start + l.needed) {
       // Oversized: say by how much when the file has a size (not a device or a pipe).
       std::error_code size_ec;
@@ -359,27 +388,34 @@ std::string serialize_npy(const NdArray& array) {
   // Exactly what numpy >= 1.24 writes: the dict (keys sorted, each followed by ", "),
   // room for the first extent to grow to kGrowthAxisMaxDigits digits, then spaces and
   // a '\n' so that magic + version + length + header is a multiple of 64 bytes.
-  std::string header = "{'descr': '" + std::string(descr_of(array.dtype)) +
-                       "', 'fortran_order': False, 'shape': " + shape_string(array.shape) + ", }";
+  // Format version 1.0 has a 2-byte header length; a longer header (thousands of
+  // dimensions) is written as version 2.0, with a 4-byte length, as numpy does.
+  std::string dict = "{'descr': '" + std::string(descr_of(array.dtype)) +
+                     "', 'fortran_order': False, 'shape': " + shape_string(array.shape) + ", }";
   if (!array.shape.empty()) {
     const size_t digits = std::to_string(array.shape[0]).size();
-    if (digits < kGrowthAxisMaxDigits) header.append(kGrowthAxisMaxDigits - digits, ' ');
+    if (digits < kGrowthAxisMaxDigits) dict.append(kGrowthAxisMaxDigits - digits, ' ');
   }
-  const size_t prefix = kMagic.size() + 2 + 2;
-  const size_t unpadded = prefix + header.size() + 1;
-  header.append(kHeaderAlign - unpadded % kHeaderAlign, ' ');
-  header += '\n';
-  if (header.size() > std::numeric_limits<uint16_t>::max()) {
-    internal_error(".npy header too long for format version 1.0");
-  }
+  auto padded = [&](size_t length_bytes) {
+    std::string header = dict;
+    const size_t unpadded = kMagic.size() + 2 + length_bytes + header.size() + 1;
+    header.append(kHeaderAlign - unpadded % kHeaderAlign, ' ');
+    header += '\n';
+    return header;
+  };
+  std::string header = padded(2);
+  const bool v2 = header.size() > std::numeric_limits<uint16_t>::max();
+  if (v2) header = padded(4);
+  if (header.size() > std::numeric_limits<uint32_t>::max())
+    internal_error(".npy header too long for format version 2.0");
 
   std::string out;
-  out.reserve(prefix + header.size() + array.nbytes());
+  out.reserve(kMagic.size() + 6 + header.size() + array.nbytes());
   out += kMagic;
-  out += '\x01';
+  out += v2 ? '\x02' : '\x01';
   out += '\x00';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>(header.size() >> 8);
+  for (int b = 0; b < (v2 ? 4 : 2); ++b)
+    out += static_cast<char>((header.size() >> (8 * b)) & 0xff);
   out += header;
   out.append(reinterpret_cast<const char*>(array.data.data()), array.nbytes());
   return out;

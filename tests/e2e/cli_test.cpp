@@ -68,6 +68,39 @@ TEST(RunCli, GivenInputsAreUsed) {
   EXPECT_NE(r.out.find("f32(4,) = [0, 0, 0, 0]"), std::string::npos) << show(r);
 }
 
+// Without --size, eval and run read the sizes from the inputs' shapes; shapes that
+// disagree are an error naming the inputs (exit 1), a wrong input name a usage error.
+TEST(RunCli, SizesFromInputShapes) {
+  std::string a = scratch_path("A_6x4.npy"), b = scratch_path("B_4x5.npy"),
+              b3 = scratch_path("B_3x5.npy");
+  runtime::write_npy(a, runtime::make_array(runtime::DType::F32, {6, 4}));
+  runtime::write_npy(b, runtime::make_array(runtime::DType::F32, {4, 5}));
+  runtime::write_npy(b3, runtime::make_array(runtime::DType::F32, {3, 5}));
+  for (const char* cmd : {"eval", "run"}) {
+    CliResult r = run_risec({cmd, "examples/mm/mm.rise", "--input", "A=" + a, "--input", "B=" + b});
+    EXPECT_EQ(r.exit_code, 0) << show(r);
+    EXPECT_NE(r.out.find("f32(6, 5) = [0, 0,"), std::string::npos) << show(r);
+    r = run_risec({cmd, "examples/mm/mm.rise", "--input", "A=" + a, "--input", "B=" + b3});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_NE(r.err.find("--input B=" + b3 +
+                         " (dimension 0): the extent is 3, but the "
+                         "parameter's type needs k = 4 (k = 4 from --input A=" +
+                         a + " (dimension 1))"),
+              std::string::npos)
+        << show(r);
+    r = run_risec({cmd, "examples/mm/mm.rise", "--input", "A=" + a});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_NE(r.err.find("size m has no value"), std::string::npos) << show(r);
+    r = run_risec({cmd, "examples/mm/mm.rise", "--input", "A=" + a, "--input", "b=" + b});
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_NE(r.err.find("no parameter named 'b'"), std::string::npos) << show(r);
+  }
+  CliResult r =
+      run_risec({"run", "examples/mm/mm.rise", "--input", "A=" + a, "--size", "m=3", "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("check: passed (18 elements"), std::string::npos) << show(r);
+}
+
 TEST(RunCli, OutputAgreesWithEval) {
   std::string run_out = scratch_path("run_out.npy");
   std::string eval_out = scratch_path("eval_out.npy");

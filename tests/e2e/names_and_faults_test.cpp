@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "codegen/c/c_names.h"
 #include "driver/commands.h"
 #include "e2e_util.h"
+#include "elevate/parser.h"
 #include "rise/interp.h"
 #include "rise/parser.h"
 #include "runtime/process.h"
@@ -211,10 +213,11 @@ namespace {
 
 const char* const kIntTypes[] = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
 
-// Runs `text` through the interpreter and through compiled code (both targets);
-// each must fail with exit code 4 and a message containing `what`.
+// Runs `text` through the interpreter and through compiled code (both targets, with
+// `strategy` when given); each must fail with exit code 4 and a message containing
+// `what` (compiled code: from its checks, not a signal).
 void expect_program_fault(const std::string& text, const std::string& sizes,
-                          const std::string& what) {
+                          const std::string& what, const std::string& strategy = "") {
   auto src = std::make_shared<SourceFile>(SourceFile{"div.rise", text});
   rise::Program p = rise::parse_program(src);
   rise::SizeMap sm = driver::parse_sizes({sizes});
@@ -228,20 +231,25 @@ void expect_program_fault(const std::string& text, const std::string& sizes,
     EXPECT_NE(e.message().find(what), std::string::npos) << e.message();
     EXPECT_TRUE(e.span().known()) << e.message();
   }
+  std::optional<elevate::Strategy> s;
+  if (!strategy.empty()) s = elevate::parse_strategy(strategy);
   for (const char* target : {"c", "openmp"}) {
     driver::CompileRequest req;
     req.program = &p;
     req.sizes = &sm;
+    req.strategy = s ? &*s : nullptr;
     req.target = target;
     driver::Compiled c = driver::compile(req);
     driver::ExecOptions eo;
     eo.extra_cflags = {"-O1"};
     try {
       driver::execute(c, sm, inputs, eo);
-      ADD_FAILURE() << "compiled code raised no error: " << text;
+      ADD_FAILURE() << "compiled code raised no error: " << text << " with " << strategy;
     } catch (const Error& e) {
       EXPECT_EQ(exit_code(e.kind()), 4) << format_error(e);
       EXPECT_NE(e.message().find(what), std::string::npos) << e.message();
+      // Reported by the generated checks, not by the signal they prevent.
+      EXPECT_EQ(e.message().find("SIGFPE"), std::string::npos) << e.message();
     }
   }
 }
@@ -265,6 +273,19 @@ TEST(ProgramFaults, IntegerDivisionByZeroInData) {
       expect_program_fault("def f = depFun(n: Nat => fun(x: n." + std::string(t) + ", y: n." + t +
                                " => zip(x)(y) |> map(fun(p => p._1 " + op + " p._2))))",
                            "n=2000", "by zero");
+}
+
+// The same divisions on whole C vectors (vectorize): a zero lane must be reported like
+// a scalar zero, by the check, not by SIGFPE.
+TEST(ProgramFaults, IntegerVectorDivisionByZeroInData) {
+  for (const char* t : kIntTypes)
+    for (const char* op : {"/", "%"})
+      for (int w : {2, 4, 8, 16})
+        expect_program_fault(
+            "def f = depFun(n: Nat => fun(x: n." + std::string(t) + ", y: n." + t +
+                " => zip(x)(y) |> map(fun(p => p._1 " + op + " p._2))))",
+            "n=2000", "by zero",
+            "vectorize(" + std::to_string(w) + ") @ innermost(isFullyApplied(isMap)) ; lowerToC");
 }
 
 TEST(ProgramFaults, LeastSignedValueDividedByMinusOne) {

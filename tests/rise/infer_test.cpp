@@ -309,3 +309,76 @@ TEST(InferRobustness, RandomMutations) {
     parse_and_check("mutation " + std::to_string(i), text);
   }
 }
+
+// Binders captured by substitution: instantiating (n: Nat) -> ((k: Nat) -> n.k.f32) -> ...
+// with n := k must rename the inner binder, not turn it into (k: Nat) -> k.k.f32. Every
+// choice of names for the outer size, the inner binders and the caller's sizes, over
+// several shapes of the inner type, checks and gives the type h(3) has without apply.
+TEST(Infer, SubstitutionNeverCapturesABinder) {
+  const char* names[] = {"n", "k", "j", "m"};
+  const char* shapes[] = {"O.I.f32",     "I.O.f32",       "(O + 1).I.f32",
+                          "(O * I).f32", "I.(O / 2).f32", "(I + O).idx[O]"};
+  int checked = 0;
+  for (const char* outer : names)
+    for (const char* inner : names)
+      for (const char* caller : names)
+        for (const char* cinner : names) {
+          if (std::string(outer) == inner || std::string(caller) == cinner) continue;
+          for (const char* shape : shapes) {
+            auto fill = [&](const std::string& o, const std::string& i) {
+              std::string s = shape, out;
+              for (char c : s) out += c == 'O' ? o : c == 'I' ? i : std::string(1, c);
+              return out;
+            };
+            std::string text = std::string("def apply = depFun(") + outer + ": Nat => fun(h: (" +
+                               inner + ": Nat) -> " + fill(outer, inner) + " => h(3)))\n" +
+                               "def main = depFun(" + caller + ": Nat => fun(h: (" + cinner +
+                               ": Nat) -> " + fill(caller, cinner) + " => apply(" + caller +
+                               ")(h)))\n";
+            // The same without `apply`: h applied directly.
+            std::string direct = std::string("def main = depFun(") + caller + ": Nat => fun(h: (" +
+                                 cinner + ": Nat) -> " + fill(caller, cinner) + " => h(3)))\n";
+            try {
+              EXPECT_EQ(type_of(text), type_of(direct)) << text;
+              ++checked;
+            } catch (const Error& e) {
+              ADD_FAILURE() << text << e.message();
+            }
+          }
+        }
+  EXPECT_EQ(checked, 4 * 3 * 4 * 3 * 6);
+}
+
+// `/` on sizes written in the program is exact: (n/d).f32 records "d divides n", and a
+// --size that breaks it is an error located at the type (not "size 9/2 has no value").
+// Divisors 2..7, sizes 1..30, in a parameter type, an annotation and a size argument.
+TEST(Infer, ExactDivisionInWrittenSizesIsASideCondition) {
+  for (int d = 2; d <= 7; ++d) {
+    const std::string D = std::to_string(d);
+    const std::string forms[] = {
+        "def main = depFun(n: Nat => fun(x: (n/" + D + ").f32 => x))",
+        "def main = depFun(n: Nat => fun(x: n.f32 => ((x |> take(n/" + D + ")) : (n/" + D +
+            ").f32)))",
+        "def main = depFun((n: Nat, m: Nat) => fun(x: (n/" + D + " + m).f32 => x))"};
+    for (const std::string& text : forms) {
+      Checked generic = check_text(text);
+      bool recorded = false;
+      for (const SideCondition& c : generic.conditions)
+        recorded |= c.describe().find(D + " divides ") != std::string::npos;
+      EXPECT_TRUE(recorded) << text;
+      for (int64_t n = 1; n <= 30; ++n) {
+        SizeMap sizes{{"n", n}, {"m", 3}};
+        if (text.find("m: Nat") == std::string::npos) sizes.erase("m");
+        std::string err = error_of(text, sizes);
+        if (n % d == 0) {
+          EXPECT_EQ(err, "no error") << text << " n=" << n;
+        } else {
+          EXPECT_TRUE(err.find("is not a multiple of ") != std::string::npos ||
+                      err.find(" does not divide ") != std::string::npos)
+              << err;
+          EXPECT_EQ(err.substr(0, 2), "1:") << err;
+        }
+      }
+    }
+  }
+}

@@ -190,6 +190,32 @@ TEST(Npy, SerializeScalarAndWideHeaders) {
   EXPECT_EQ(parse_npy(mb, "m.npy").shape, m.shape);
 }
 
+// A header longer than format 1.0's 2-byte length (thousands of dimensions) is written
+// as format 2.0 (4-byte length), as numpy does, and reads back; the one below the limit
+// stays 1.0.
+TEST(Npy, LongHeadersAreWrittenAsVersion2) {
+  for (size_t rank : {size_t{21000}, size_t{21900}, size_t{22000}, size_t{30000}}) {
+    NdArray a = make_array(DType::I16, std::vector<int64_t>(rank, 1));
+    a.as<int16_t>()[0] = -3;
+    const std::string bytes = serialize_npy(a);
+    const bool v2 = bytes[6] == '\x02';
+    EXPECT_EQ(bytes[7], '\0');
+    const size_t prefix = v2 ? 12 : 10;
+    uint32_t len = 0;
+    for (size_t b = 0; b < prefix - 8; ++b)
+      len |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[8 + b])) << (8 * b);
+    EXPECT_EQ(prefix + len + 2, bytes.size()) << rank;
+    EXPECT_EQ((prefix + len) % 64, 0u) << rank;
+    EXPECT_EQ(bytes[prefix + len - 1], '\n');
+    // "1, " per dimension: 21000 fit in 16 bits (63,000 bytes), 21900 do not.
+    EXPECT_EQ(v2, rank > 21000) << rank;
+    EXPECT_LE(len, v2 ? 0xffffffffu : 65535u);
+    NdArray back = parse_npy(bytes, "long.npy");
+    EXPECT_EQ(back.shape, a.shape);
+    EXPECT_EQ(back.as<int16_t>()[0], -3);
+  }
+}
+
 TEST(Npy, ReadsVersions2And3AndOtherSpellings) {
   const std::string dict = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
   std::string header = dict;

@@ -223,23 +223,45 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   Type elem_t = e->dt->kind == TypeKind::Vector && !p.empty() ? e->dt->a : e->dt;
   Type arg_t = e->args.empty() ? e->dt : e->args[0]->dt;
   if (arg_t->kind == TypeKind::Vector && !p.empty()) arg_t = arg_t->a;
+  // Integer +, -, * and negation wrap, as in the interpreter. C computes 8- and 16-bit
+  // integers in int: their result is brought back to its type before anything uses it,
+  // or (u8)(a - b) / 2 would divide a negative int.
+  // 32- and 64-bit signed ones are computed in the unsigned type of their width and
+  // converted back: C's signed overflow is undefined, the interpreter wraps.
+  const bool int_scalar =
+      !vector && elem_t->kind == TypeKind::Scalar && rise::is_integer(elem_t->scalar);
+  const bool narrow = int_scalar && rise::scalar_bits(elem_t->scalar) < 32;
+  const bool signed_wide = int_scalar && !narrow && rise::is_signed_int(elem_t->scalar);
+  auto wrap = [&](CExpr r) { return narrow ? c_cast(scalar_c(elem_t->scalar), r) : r; };
+  auto wrapping = [&](const char* op, int prec) {
+    if (!signed_wide) return wrap(c_binary(args[0], op, args[1], prec));
+    const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
+    return c_cast(scalar_c(elem_t->scalar),
+                  c_binary(c_cast(u, args[0]), op, c_cast(u, args[1]), prec));
+  };
   switch (e->kind) {
     case Expression::Unary:
-      if (e->prim->is(PrimId::Neg)) return c_unary("-", args[0]);
+      if (e->prim->is(PrimId::Neg) && signed_wide) {
+        const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
+        return c_cast(scalar_c(elem_t->scalar), c_unary("-", c_cast(u, args[0])));
+      }
+      if (e->prim->is(PrimId::Neg)) return wrap(c_unary("-", args[0]));
       if (e->prim->is(PrimId::Not)) return c_unary("!", args[0]);
       break;
     case Expression::Binary:
-      if ((e->prim->is(PrimId::Div) || e->prim->is(PrimId::Mod)) && !vector &&
-          arg_t->kind == TypeKind::Scalar && !is_float_type(arg_t) &&
-          !safe_divisor(e->args[1], arg_t->scalar))
-        return c_call(checked_division(*e->prim, arg_t->scalar), args);
+      // Integer division and modulo, of scalars or whole vectors, fail located.
+      if ((e->prim->is(PrimId::Div) || e->prim->is(PrimId::Mod)) && !is_float_type(arg_t) &&
+          (arg_t->kind == TypeKind::Scalar || (vector && arg_t->kind == TypeKind::Vector)) &&
+          !safe_divisor(e->args[1],
+                        arg_t->kind == TypeKind::Vector ? arg_t->a->scalar : arg_t->scalar))
+        return c_call(checked_division(*e->prim, arg_t), args);
       switch (e->prim->id) {
         case PrimId::Add:
-          return c_binary(args[0], "+", args[1], kPrecAdd);
+          return wrapping("+", kPrecAdd);
         case PrimId::Sub:
-          return c_binary(args[0], "-", args[1], kPrecAdd);
+          return wrapping("-", kPrecAdd);
         case PrimId::Mul:
-          return c_binary(args[0], "*", args[1], kPrecMul);
+          return wrapping("*", kPrecMul);
         case PrimId::Div:
           return c_binary(args[0], "/", args[1], kPrecMul);
         case PrimId::Mod:
@@ -263,6 +285,11 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
     case Expression::Select:
       return c_cond(args[0], args[1], args[2]);
     case Expression::Cast:
+      // Float to integer saturates (NaN gives 0) as in the interpreter; C's conversion
+      // of a value out of range is undefined (x86 gives the least value).
+      if (!vector && elem_t->kind == TypeKind::Scalar && rise::is_integer(elem_t->scalar) &&
+          arg_t->kind == TypeKind::Scalar && rise::is_float(arg_t->scalar))
+        return c_call(int_from_double(elem_t->scalar), {c_cast("double", args[0])});
       return c_cast(c_type(elem_t), args[0]);
     default:
       break;
@@ -270,23 +297,28 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   internal_error("C backend: no C form for the scalar operation " + dpia::print(e));
 }
 
-// Whether an integer division by `d` can never fail: a literal other than 0 (and, for
-// a signed type, other than -1, which overflows on the least value).
+// Whether an integer division by `d` can never fail: a literal (or a vector of one
+// literal) other than 0 (and, for a signed type, other than -1, which overflows on the
+// least value).
 bool CPrinter::safe_divisor(const ExpressionP& d, rise::ScalarKind k) {
+  if (d->kind == Expression::Broadcast) return safe_divisor(d->args[0], k);
   if (d->kind != Expression::Lit || d->dt->kind != TypeKind::Scalar) return false;
   return d->lit.i != 0 && (!rise::is_signed_int(k) || d->lit.i != -1);
 }
 
-// Integer division and modulo whose divisor may be 0 (or -1 on the least value): a
-// helper that reports the fault through RISEC_ARITHMETIC_FAILED(function, what) (by
+// Integer division and modulo whose divisor may be 0 (or -1 on the least value), of
+// scalars or lane-wise of vectors (a C vector division by a zero lane is SIGFPE too):
+// a helper that reports the fault through RISEC_ARITHMETIC_FAILED(function, what) (by
 // default a message on stderr and abort(); risec run reports it as the program's
 // error) instead of C's undefined behaviour, which the C compiler may turn into
 // anything. The interpreter raises the same errors (rise/value.h).
-std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, rise::ScalarKind k) {
+std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type& t) {
+  const bool vec = t->kind == TypeKind::Vector;
+  const rise::ScalarKind k = vec ? t->a->scalar : t->scalar;
   bool div = op.is(PrimId::Div);
-  std::string name = "risec_" + op.name + "_" + rise::scalar_name(k);
+  std::string ty = vec ? vector_type(t) : scalar_c(k);
+  std::string name = "risec_" + op.name + "_" + (vec ? ty.substr(6) : rise::scalar_name(k));
   if (!arith_helpers_.insert(name).second) return name;
-  std::string t = scalar_c(k);
   std::string fn = "\"" + function_name_ + "\"";
   if (arith_text_.empty())
     arith_text_ +=
@@ -294,16 +326,47 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, rise::Scal
         "RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, \"%s: %s\\n\", fn, what), "
         "abort())\n#endif\n";
   std::string what = div ? "division" : "modulo";
-  arith_text_ += "static inline " + t + " " + name + "(" + t + " a, " + t + " b) {\n";
-  arith_text_ += "  if (b == 0) { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer " + what +
-                 " by zero (" + rise::scalar_name(k) + ")\"); return 0; }\n";
+  // The checks on one scalar pair (lanes l of vectors).
+  std::string a = vec ? "a[l]" : "a", b = vec ? "b[l]" : "b";
+  std::string fail = vec ? "return a;" : "return 0;";
+  const std::string pad = vec ? "    " : "  ";
+  std::string checks = pad + "if (" + b + " == 0) { RISEC_ARITHMETIC_FAILED(" + fn +
+                       ", \"integer " + what + " by zero (" + rise::scalar_name(k) + ")\"); " +
+                       fail + " }\n";
   if (rise::is_signed_int(k)) {
     std::string least = "INT" + std::to_string(rise::scalar_bits(k)) + "_MIN";
-    arith_text_ += "  if (b == -1 && a == " + least + ") { RISEC_ARITHMETIC_FAILED(" + fn +
-                   ", \"integer overflow: the least " + rise::scalar_name(k) + " " +
-                   (div ? "divided by" : "modulo") + " -1\"); return 0; }\n";
+    checks += pad + "if (" + b + " == -1 && " + a + " == " + least +
+              ") { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer overflow: the least " +
+              rise::scalar_name(k) + " " + (div ? "divided by" : "modulo") + " -1\"); " + fail +
+              " }\n";
   }
+  arith_text_ += "static inline " + ty + " " + name + "(" + ty + " a, " + ty + " b) {\n";
+  if (vec)
+    arith_text_ += "  for (int l = 0; l < " + std::to_string(*t->size.as_const()) + "; ++l) {\n" +
+                   checks + "  }\n";
+  else
+    arith_text_ += checks;
   arith_text_ += "  return a " + std::string(div ? "/" : "%") + " b;\n}\n";
+  return name;
+}
+
+// The helper that converts a double to the integer type k as the interpreter does
+// (rise/value.h, Value::from_double): truncated, saturated, NaN as 0.
+std::string CPrinter::int_from_double(rise::ScalarKind k) {
+  std::string name = std::string("risec_from_double_") + rise::scalar_name(k);
+  if (!arith_helpers_.insert(name).second) return name;
+  std::string t = scalar_c(k);
+  std::string bits = std::to_string(rise::scalar_bits(k));
+  bool uns = rise::is_unsigned_int(k);
+  std::string lo = uns ? "0" : "INT" + bits + "_MIN";
+  std::string hi = (uns ? "UINT" : "INT") + bits + "_MAX";
+  // 2^bits (unsigned) or 2^(bits-1) (signed) is exact in double; at or above it, hi.
+  std::string limit = std::string("0x1p") + (uns ? bits : std::to_string(rise::scalar_bits(k) - 1));
+  arith_text_ +=
+      "static inline " + t + " " + name + "(double d) {\n  if (d != d) return 0;\n" +
+      "  d = trunc(d);\n  if (d >= " + limit + ") return " + hi + ";\n" +
+      (uns ? "  if (d <= 0) return 0;\n" : "  if (d < -" + limit + ") return " + lo + ";\n") +
+      "  return (" + t + ")d;\n}\n";
   return name;
 }
 
@@ -328,16 +391,33 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
   bool f32 = t->kind == TypeKind::Scalar && t->scalar == rise::ScalarKind::F32;
   bool flt = t->kind == TypeKind::Scalar && rise::is_float(t->scalar);
   std::string sfx = f32 ? "f" : "";
+  // fmax and fmin of integers (an integer max reduction) compare; C has no function.
+  if (!flt && (op.is(PrimId::Fmax) || op.is(PrimId::Fmin)))
+    return c_cond(c_binary(args[0], op.is(PrimId::Fmax) ? ">" : "<", args[1], kPrecRel), args[0],
+                  args[1]);
+  if (!flt && !op.is(PrimId::Abs)) {
+    // Other math functions of integers, as the interpreter computes them: in double,
+    // the result truncated and saturated to the type (NaN gives 0).
+    if (op.is(PrimId::Floor) || op.is(PrimId::Ceil)) return args[0];
+    std::vector<CExpr> dargs;
+    for (const CExpr& a : args) dargs.push_back(c_cast("double", a));
+    CExpr d = op.is(PrimId::Rsqrt) ? c_binary(c_atom("1.0"), "/", c_call("sqrt", dargs), kPrecMul)
+              : op.is(PrimId::Mod) ? c_call("fmod", dargs)
+                                   : c_call(op.name, dargs);
+    return c_call(int_from_double(t->scalar), {d});
+  }
   if (op.is(PrimId::Rsqrt))
     return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
   if (op.is(PrimId::Abs)) {
     if (flt) return c_call("fabs" + sfx, args);
-    if (t->scalar == rise::ScalarKind::I64) return c_call("llabs", args);
     if (rise::is_unsigned_int(t->scalar)) return args[0];
-    return c_call("abs", args);
+    // In the unsigned type of the width, converted back: the least value is its own
+    // absolute value, as in the interpreter (C's abs of it is undefined).
+    std::string u = "uint" + std::to_string(rise::scalar_bits(t->scalar)) + "_t";
+    return c_cast(scalar_c(t->scalar),
+                  c_cond(c_binary(args[0], "<", c_atom("0"), kPrecRel),
+                         c_unary("-", c_cast(u, args[0])), c_cast(u, args[0])));
   }
-  if (!flt)
-    user_error("the math function " + op.name + " needs f32 or f64 arguments in generated code");
   if (op.is(PrimId::Mod)) return c_call("fmod" + sfx, args);
   return c_call(op.name + sfx, args);
 }

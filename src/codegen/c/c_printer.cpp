@@ -89,6 +89,13 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       return;
     }
     case Command::If: {
+      if (c->exp) {
+        std::vector<CStmtP> then, orelse;
+        gen(c->body[0], then);
+        gen(c->body[1], orelse);
+        out.push_back(c_if(read(c->exp, {}), std::move(then), std::move(orelse)));
+        return;
+      }
       if (auto v = c->cond.as_const()) {
         gen(c->body[*v ? 0 : 1], out);
         return;

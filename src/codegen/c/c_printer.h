@@ -129,7 +129,8 @@ class CPrinter {
                             const std::vector<CExpr>& args);
   std::string foreign_function(const rise::ForeignFun& f);
   static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
-  std::string checked_division(const rise::PrimitiveInfo& op, rise::ScalarKind k);
+  std::string checked_division(const rise::PrimitiveInfo& op, const Type& t);
+  std::string int_from_double(rise::ScalarKind k);
 
   // ---- view resolution: reads and writes (c_backend.cpp)
   CExpr var_access(const std::string& name, const Path& path);

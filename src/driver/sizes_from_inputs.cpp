@@ -1,0 +1,136 @@
+// Sizes from the shapes of --input files (see sizes_from_inputs.h).
+#include "driver/sizes_from_inputs.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "driver/run.h"
+#include "runtime/npy.h"
+#include "support/diagnostics.h"
+
+namespace risec::driver {
+
+namespace {
+
+// One extent of one input: the parameter's dimension (a Nat over the sizes) and the
+// file's value for it.
+struct Extent {
+  arith::Nat dim;
+  int64_t value = 0;
+  std::string where;  // "--input x=a.npy (dimension 0)"
+};
+
+// The dimensions of a parameter type as a .npy file holds them: one per array level,
+// then the lanes of a vector (rise/interp.h: from_ndarray). Pairs are exchanged
+// otherwise and end the list (nullopt: the rank is not known).
+std::optional<std::vector<arith::Nat>> dims_of(const rise::Type& t) {
+  std::vector<arith::Nat> out;
+  rise::Type cur = t;
+  while (cur->kind == rise::TypeKind::Array) {
+    out.push_back(cur->size);
+    cur = cur->a;
+  }
+  if (cur->kind == rise::TypeKind::Vector)
+    out.push_back(cur->size);
+  else if (cur->kind == rise::TypeKind::Pair)
+    return std::nullopt;
+  return out;
+}
+
+[[noreturn]] void fail(const std::string& msg) {
+  throw Error(ErrorKind::User, msg);
+}
+
+}  // namespace
+
+void sizes_from_inputs(const rise::Program& program, const std::string& entry,
+                       const std::map<std::string, std::string>& files, rise::SizeMap* sizes) {
+  if (files.empty()) return;
+  // The entry generic in its sizes; those given with --size are known.
+  rise::Checked c = rise::check_program(program, entry);
+  std::vector<std::string> unknown;
+  rise::Type t = c.type;
+  while (t->kind == rise::TypeKind::DepFun) {
+    if (t->binder_kind == rise::Kind::Nat && !sizes->count(t->name)) unknown.push_back(t->name);
+    t = t->b;
+  }
+  const std::vector<EntryParam> params = value_parameters(c);
+  if (unknown.empty()) return;
+  std::vector<std::string> names;
+  for (const EntryParam& param : params) names.push_back(param.name);
+  check_input_names(names, files);
+
+  std::vector<Extent> extents;
+  for (const auto& [name, type] : params) {
+    auto it = files.find(name);
+    if (it == files.end()) continue;
+    const std::string opt = "--input " + name + "=" + it->second;
+    std::vector<int64_t> shape;
+    try {
+      shape = runtime::read_npy_shape(it->second);
+    } catch (const Error& e) {
+      throw Error(e.kind(), opt + ": " + e.message());
+    }
+    std::optional<std::vector<arith::Nat>> dims = dims_of(type);
+    if (!dims) continue;
+    if (dims->size() != shape.size())
+      fail(opt + ": the parameter " + name + ": " + rise::print(type) + " has " +
+           std::to_string(dims->size()) + " dimension(s), the file's shape " +
+           runtime::shape_string(shape) + " has " + std::to_string(shape.size()));
+    for (size_t d = 0; d < shape.size(); ++d)
+      extents.push_back({(*dims)[d], shape[d], opt + " (dimension " + std::to_string(d) + ")"});
+  }
+
+  // Solve extent by extent while one determines a size; then check them all.
+  std::map<std::string, std::string> source;  // size -> the extent that gave it
+  arith::Substitution known;
+  for (const auto& [v, value] : *sizes) {
+    known.emplace(v, arith::Nat(value));
+    source[v] = "--size";
+  }
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (const Extent& e : extents) {
+      arith::Nat d = arith::substitute(e.dim, known);
+      auto vars = arith::free_vars(d);
+      if (vars.size() != 1) continue;
+      const std::string& v = vars.begin()->first;
+      arith::Solution s = arith::solve(d, arith::Nat(e.value), v);
+      auto value = s.value.as_const();
+      if (s.status != arith::Solution::Status::Solved || !value) continue;
+      bool exact = true;
+      for (const arith::Divisibility& dv : s.conditions) {
+        auto a = arith::substitute(dv.dividend, {{v, s.value}}).as_const();
+        auto b = arith::substitute(dv.divisor, {{v, s.value}}).as_const();
+        exact &= a && b && *b != 0 && *a % *b == 0;
+      }
+      if (!exact || *value < 1) continue;
+      known.emplace(v, arith::Nat(*value));
+      (*sizes)[v] = *value;
+      source[v] = e.where;
+      progress = true;
+    }
+  }
+  for (const Extent& e : extents) {
+    arith::Nat d = arith::substitute(e.dim, known);
+    auto value = d.as_const();
+    if (!value || *value == e.value) continue;
+    std::string from;
+    for (const auto& [v, _] : arith::free_vars(e.dim))
+      if (auto it = source.find(v); it != source.end())
+        from += (from.empty() ? "" : ", ") + v + " = " + std::to_string((*sizes)[v]) + " from " +
+                it->second;
+    const std::string needs =
+        e.dim.is_const() ? std::to_string(*value)
+                         : e.dim.to_string() + " = " + std::to_string(*value) + " (" + from + ")";
+    fail(e.where + ": the extent is " + std::to_string(e.value) + ", but the parameter's type " +
+         "needs " + needs);
+  }
+  for (const std::string& v : unknown)
+    if (!sizes->count(v))
+      fail("size " + v + " has no value: it is not given with --size and the shapes of the " +
+           "--input files do not determine it; pass --size " + v + "=...");
+}
+
+}  // namespace risec::driver

@@ -1,0 +1,24 @@
+// Sizes from the shapes of --input files (spec/cli.md, Additions): `risec eval` and
+// `risec run` without --size values for some sizes of the entry read them from the
+// inputs' .npy headers, e.g. x: n.k.f32 given as a (64, 32) array gives n = 64 and
+// k = 32. An extent that is an expression of one unknown size (n + 2, 2 * n, n / 4)
+// determines it where it is exactly solvable.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "rise/check.h"
+
+namespace risec::driver {
+
+// Adds to `sizes` the entry's sizes that it lacks, from the shapes of `files`
+// (parameter name -> .npy path; only headers are read). risec::Error (User) when two
+// inputs disagree on a size, or disagree with a size given with --size (naming the
+// inputs, dimensions and values); when an input's rank is not its parameter's; and,
+// where inputs are given, naming a size that neither --size nor the inputs determine.
+// Does nothing when `files` is empty (the checker then names a missing size).
+void sizes_from_inputs(const rise::Program& program, const std::string& entry,
+                       const std::map<std::string, std::string>& files, rise::SizeMap* sizes);
+
+}  // namespace risec::driver
