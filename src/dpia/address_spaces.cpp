@@ -37,17 +37,7 @@ bool is_gpu_map(const Phrase& p) {
 std::optional<Space> explicit_space(const PhraseNode& n) {
   for (const rise::TypeArg& t : n.targs) {
     const auto* a = std::get_if<rise::Addr>(&t);
-    if (!a || !a->space) continue;
-    switch (*a->space) {
-      case rise::AddrSpace::Global:
-        return Space::Global;
-      case rise::AddrSpace::Local:
-        return Space::Local;
-      case rise::AddrSpace::Private:
-        return Space::Private;
-      case rise::AddrSpace::Constant:
-        return Space::Constant;
-    }
+    if (a && a->space) return to_space(*a->space);
   }
   return std::nullopt;
 }

@@ -52,6 +52,20 @@ std::string print(const PType& t) {
   return "?";
 }
 
+Space to_space(rise::AddrSpace a) {
+  switch (a) {
+    case rise::AddrSpace::Global:
+      return Space::Global;
+    case rise::AddrSpace::Local:
+      return Space::Local;
+    case rise::AddrSpace::Private:
+      return Space::Private;
+    case rise::AddrSpace::Constant:
+      return Space::Constant;
+  }
+  return Space::Default;
+}
+
 const char* loop_kind_name(LoopKind k) {
   switch (k) {
     case LoopKind::None:

@@ -47,6 +47,8 @@ const char* loop_kind_name(LoopKind k);
 // and static, heap otherwise).
 enum class Space { Default, Global, Local, Private, Constant };
 const char* space_name(Space s);
+// DPIA's space for a RISE address space (oclToMem(a), oclReduceSeq(a)).
+Space to_space(rise::AddrSpace a);
 
 struct PhraseNode;
 using Phrase = std::shared_ptr<const PhraseNode>;

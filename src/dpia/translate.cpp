@@ -131,16 +131,7 @@ class Translator {
         if (!a->space)
           user_error(p->name + ": the address space '" + a->var + "' must be known to compile",
                      p->span);
-        switch (*a->space) {
-          case rise::AddrSpace::Global:
-            return Space::Global;
-          case rise::AddrSpace::Local:
-            return Space::Local;
-          case rise::AddrSpace::Private:
-            return Space::Private;
-          case rise::AddrSpace::Constant:
-            return Space::Constant;
-        }
+        return to_space(*a->space);
       }
     return otherwise;
   }
