@@ -18,6 +18,12 @@ echo "\$ risec run examples/mv/mv.rise --strategy examples/mv/fused.elv --size n
   --check --repeat 5 --output /tmp/risec-mv-out.npy
 
 echo
+echo "== the same product as the RISE & Shine paper's Listing 4 (work groups of rows), OpenCL on the installed platform"
+echo "\$ risec run examples/mv/mv.rise --strategy examples/mv/listing4.elv --target opencl --size n=4096,m=4096 --check --repeat 5"
+./build/risec run examples/mv/mv.rise --strategy examples/mv/listing4.elv --target opencl \
+  --size n=4096,m=4096 --check --repeat 5 --output /tmp/risec-mv-ocl-out.npy
+
+echo
 echo "== matrix product, parallel step of the ladder (examples/mm/parallel.elv), OpenMP, 2 threads"
 echo "\$ risec run examples/mm/mm.rise --strategy examples/mm/parallel.elv --target openmp --size n=1024,m=1024,k=1024 --check --repeat 10 --flops 2*n*m*k"
 OMP_NUM_THREADS=2 ./build/risec run examples/mm/mm.rise --strategy examples/mm/parallel.elv \
