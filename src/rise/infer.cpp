@@ -950,30 +950,44 @@ class Inferer {
     }
   }
 
-  // An index literal `value` of type idx[size] must be below `size`. A constant size
-  // is decided now; a symbolic one becomes the side condition size - value - 1 >= 0,
-  // like the length a `take` needs: --size values that violate it are refused before
-  // anything runs, and generic code checks it on entry.
-  void require_index_in_range(int64_t value, const Nat& size0, const Span& span) {
+  // An index literal `value` of type idx[size] must be below `size`.
+  void require_index_in_range(int64_t value, const Nat& size, const Span& span) {
+    require_below(
+        value, size, "index literal " + std::to_string(value),
+        [](const std::string& n) { return "idx[" + n + "]"; }, span);
+  }
+
+  // `what` (a constant `value`) must be below `size`, the bound of `range(size)`. A
+  // constant size is decided now; a symbolic one becomes the side condition
+  // size - value - 1 >= 0, like the length a `take` needs: --size values that violate
+  // it are refused before anything runs, and generic code checks it on entry.
+  void require_below(int64_t value, const Nat& size0, const std::string& what,
+                     const std::function<std::string(const std::string&)>& range,
+                     const Span& span) {
     Nat size = zonk(size0);
-    if (value < 0) user_error("index literal " + std::to_string(value) + " is negative", span);
+    if (value < 0) user_error(what + " is negative", span);
     if (auto n = size.as_const()) {
-      if (value >= *n)
-        user_error("index literal " + std::to_string(value) + " is out of range for idx[" +
-                       std::to_string(*n) + "]",
-                   span);
+      if (value >= *n) user_error(what + " is out of range for " + range(std::to_string(*n)), span);
       return;
     }
     Nat need = size - Nat(value + 1);
     if (arith::provably_le(Nat(0), need)) return;
     if (arith::provably_lt(need, Nat(0)))
-      user_error("index literal " + std::to_string(value) + " is out of range for idx[" +
-                     size.to_string() + "] for every size",
+      user_error(what + " is out of range for " + range(size.to_string()) + " for every size",
                  span);
-    nonneg_.push_back({need,
-                       "index literal " + std::to_string(value) + " (needs " +
-                           std::to_string(value) + " < " + size.to_string() + ")",
-                       span});
+    nonneg_.push_back(
+        {need, what + " (needs " + std::to_string(value) + " < " + size.to_string() + ")", span});
+  }
+
+  // lane(i) applied to a vec[t, n]: i is a constant below n.
+  void check_lane(const Expr& e, const Nat& i0, const Type& fn_type) {
+    Nat i = zonk(i0);
+    auto v = i.as_const();
+    if (!v) user_error("lane needs a constant lane index, not " + i.to_string(), e->span);
+    if (fn_type->kind != TypeKind::Fun || fn_type->a->kind != TypeKind::Vector) return;
+    require_below(
+        *v, fn_type->a->size, "lane " + std::to_string(*v),
+        [](const std::string& n) { return "a vector of " + n + " lanes"; }, e->span);
   }
 
   bool has_meta(const Type& t) {
@@ -1020,6 +1034,8 @@ class Inferer {
         // Primitives carry their fully instantiated type through their dependent
         // applications.
         Spine sp = spine(e);
+        if (e->fn->kind == ExprKind::Primitive && e->fn->prim && e->fn->prim->is(PrimId::Lane))
+          check_lane(e, std::get<Nat>(n->type_arg), n->type);
         if (sp.head->kind == ExprKind::Primitive && n->type->kind != TypeKind::DepFun) {
           std::function<Expr(const Expr&)> retype = [&](const Expr& x) -> Expr {
             auto c = std::make_shared<ExprNode>(*x);

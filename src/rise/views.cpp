@@ -281,6 +281,17 @@ Value view_eval_AsScalar(const PrimCall& call) {
   return b.finish();
 }
 
+// lane(i)(v): lane i of the vector v (i < n is checked by type inference).
+Value view_eval_Lane(const PrimCall& call) {
+  const int64_t i = call.dep_nat(0);
+  const Value& v = call.args.at(0);
+  if (i < 0 || i >= v.lane_count())
+    fail("lane(" + std::to_string(i) + ") of a vector of " + std::to_string(v.lane_count()) +
+             " lanes",
+         call.span);
+  return v.lane(i);
+}
+
 // ---- index maps ----
 
 // split(n)(x): x: (m*n).t, result m.n.t
@@ -380,6 +391,11 @@ Path view_write_Reorder(const ViewSite& s, int, const Path& p) {
 // whole vectors, which the backends decide (dpia Acceptor::AsVector).
 std::vector<ViewAccess> view_read_AsScalar(const ViewSite& s, const Path& p) {
   return always(0, unflatten(p, s.inputs[0]->a->size, "asScalar"));
+}
+
+// lane(i)(v) = v[i]: a scalar, read at lane i of its vector.
+std::vector<ViewAccess> view_read_Lane(const ViewSite& s, const Path& p) {
+  return always(0, prepend(at(s.nats[0]), p));
 }
 
 // asVector(n)(x) written into an m.vec[t, n] destination: x[k] lands at lane k % n

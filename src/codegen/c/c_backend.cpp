@@ -60,7 +60,7 @@ CExpr CPrinter::leaf_access(CExpr base, Type t, const Path& path, size_t from) {
       base = c_member(base, "_2");
       t = t->b;
     } else if (t->kind == TypeKind::Vector) {
-      base = c_index(base, nat_expr(e.i));
+      base = vector_lane(base, e.i);
       t = t->a;
     } else {
       internal_error("C backend: index into " + rise::print(t));

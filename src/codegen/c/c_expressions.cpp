@@ -422,6 +422,10 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
   return c_call(op.name + sfx, args);
 }
 
+CExpr CPrinter::vector_lane(CExpr v, const Nat& i) {
+  return c_index(std::move(v), nat_expr(i));
+}
+
 // A math function on a vector: a lane loop the C compiler vectorises.
 CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                             const std::vector<CExpr>& args) {

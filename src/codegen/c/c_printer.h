@@ -124,6 +124,8 @@ class CPrinter {
   static bool is_float_type(const Type& t);
   CExpr scalar_op(const ExpressionP& e, const Path& p);
   CExpr math_call(const rise::PrimitiveInfo& op, const Type& t, const std::vector<CExpr>& args);
+  // Lane i of a vector: v[i] in GNU C; OpenCL names a constant lane v.sI.
+  virtual CExpr vector_lane(CExpr v, const Nat& i);
   // A math function on a vector: C has none (a lane loop); OpenCL's are overloaded.
   virtual CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                             const std::vector<CExpr>& args);

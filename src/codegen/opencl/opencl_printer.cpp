@@ -105,6 +105,14 @@ std::string OpenCLPrinter::vector_type(const Type& t) {
   return name;
 }
 
+// A constant lane is the component v.s0 .. v.sf (OpenCL C has no subscript on
+// vectors); a lane known only at run time keeps v[i] (a Clang extension).
+CExpr OpenCLPrinter::vector_lane(CExpr v, const Nat& i) {
+  auto k = i.as_const();
+  if (!k || *k < 0 || *k > 15) return CPrinter::vector_lane(std::move(v), i);
+  return c_member(std::move(v), std::string("s") + "0123456789abcdef"[*k]);
+}
+
 CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                                  const std::vector<CExpr>& args) {
   vector_type(vt);

@@ -44,6 +44,7 @@ class OpenCLPrinter : public CPrinter {
                         dpia::Space space, dpia::Placement placement, bool restrict_ptr) override;
   CStmtP declare_variable(const std::string& decl, dpia::Space space) override;
   std::string vector_type(const Type& t) override;
+  CExpr vector_lane(CExpr v, const Nat& i) override;
   CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                     const std::vector<CExpr>& args) override;
 
