@@ -555,6 +555,18 @@ TEST(InterpArray, ZipUnzipPairs) {
       "zip");
 }
 
+TEST(InterpScalar, LaneReadsOneLane) {
+  Type v4 = vector(ScalarKind::I32, Nat(4));
+  Value v = Value::vector(ScalarKind::I32, {i(1), i(-2), i(3), i(40)});
+  const int64_t want[] = {1, -2, 3, 40};
+  for (int64_t l = 0; l < 4; ++l) {
+    Value got = call("lane", fn({v4, I32}), {v}, {Nat(l)});
+    EXPECT_EQ(got.as_i64(), want[l]);
+  }
+  // type checking refuses this; the interpreter still reports it, located
+  expect_user_error([&] { call("lane", fn({v4, I32}), {v}, {Nat(4)}); }, "lane(4)");
+}
+
 TEST(InterpArray, AsVectorAsScalar) {
   Type v2 = vector(ScalarKind::F32, Nat(2));
   Value x = vf({1, 2, 3, 4, 5, 6});
