@@ -47,6 +47,7 @@ const char* kPrograms[] = {
     "def f = fun(x: 16.f32 => x |> asVectorAligned(4) |> mapSeq(fun(v => v * "
     "vectorFromScalar(2.0f))) |> asScalar |> toMem |> asVector(4) |> mapSeq(fun(v => v + v)) |> "
     "asScalar)",
+    "def f = fun(x: 4.vec[f32, 4] => x |> mapSeq(fun(v => lane(0)(v) + lane(3)(v))))",
     // memory: let (a value that must be written, bound by a lambda) and toMem
     "def f = fun(x: 8.f32 => (fun(y => y |> mapSeq(fun(a => a + 1.0f))))(x |> mapSeq(fun(a => a * "
     "2.0f))) |> toMem |> map(fun(a => a)))",
