@@ -9,6 +9,7 @@
 
 #include "dpia/address_spaces.h"
 #include "dpia/target.h"
+#include "support/stack.h"
 
 namespace risec::dpia {
 
@@ -215,6 +216,7 @@ class Converter {
   // Not on ExprVisitor: it translates into DPIA phrases, application spines at once
   // (a primitive needs all its arguments).
   Phrase conv(const Expr& e) {
+    check_stack_depth(e->span);
     switch (e->kind) {
       case ExprKind::Ident: {
         const Binding* b = lookup(e->name);
