@@ -120,21 +120,19 @@ CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
 }
 
 // A scalar inside a kernel is a work item's own: private. A local or global one
-// would be one variable that every work item writes at once.
+// (one variable every work item writes at once) is refused by the address-space check.
 CStmtP OpenCLPrinter::declare_variable(const std::string& decl, dpia::Space space) {
   if (space == Space::Local || space == Space::Global)
-    user_error("`" + decl + "` in " + dpia::space_name(space) +
-               " memory inside a kernel would be written by every work item at once: keep "
-               "scalars (accumulators) Private, or store an array per work item");
+    internal_error("OpenCL printer: `" + decl + "` in " + dpia::space_name(space) +
+                   " memory inside a kernel passed the address-space check");
   return c_decl(decl);
 }
 
 CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string& elem,
                                      const Nat& count, dpia::Space space, dpia::Placement placement,
                                      bool) {
-  if (space == Space::Global)
-    user_error("global memory cannot be allocated inside a kernel (" + name +
-               "): allocate it outside the parallel maps");
+  if (space == Space::Global)  // refused, located, by the address-space check
+    internal_error("OpenCL printer: global memory " + name + " allocated inside a kernel");
   auto n = count.as_const();
   if (space == Space::Local) {
     if (!n)
@@ -204,17 +202,15 @@ void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
     size = "get_local_size";
   }
   // Levels the hardware runs: work groups, then their work items; or global threads.
-  // A level inside itself in the same dimension, or global threads mixed with groups,
-  // would be strided over the same ids twice and skip work.
+  // DPIA's address-space check (dpia/address_spaces.cpp) refuses, located, any other
+  // nesting, which would stride over the same ids twice and skip work.
   for (const Command* outer : gpu_loops_) {
     bool same = outer->loop == c.loop && outer->dim == c.dim;
     bool mixed = (outer->loop == LoopKind::Global) != (c.loop == LoopKind::Global);
     bool inverted = outer->loop == LoopKind::Local && c.loop == LoopKind::WorkGroup;
     if (same || mixed || inverted)
-      user_error(map_name(c.loop) + "(" + d + ") inside " + map_name(outer->loop) + "(" +
-                 std::to_string(outer->dim) +
-                 ") cannot run on OpenCL's hierarchy (work groups contain work items; global "
-                 "threads are a level of their own, one loop per dimension)");
+      internal_error("OpenCL printer: " + map_name(c.loop) + "(" + d + ") inside " +
+                     map_name(outer->loop) + " passed the address-space check");
   }
   // The work items of an outermost mapLocal write local memory that others read next:
   // a barrier after it; and one before it when what it overwrites was read since the
@@ -278,8 +274,8 @@ void OpenCLPrinter::split(const CommandP& c) {
         launches_.push_back(std::move(l));
         return;
       }
-      if (c->loop == LoopKind::Local)
-        user_error("mapLocal must be inside a mapWorkGroup (the work items of a group)");
+      if (c->loop == LoopKind::Local)  // refused, located, by the address-space check
+        internal_error("OpenCL printer: a mapLocal outside every mapWorkGroup");
       break;
     default:
       break;
