@@ -230,110 +230,6 @@ std::unique_ptr<Measurer> make_measurer(const rise::SizeMap& sizes, uint64_t see
 
 namespace {
 
-// Points as indices into each parameter's value list.
-using Genome = std::vector<size_t>;
-
-// Proposes untried points. The evolutionary search is steady-state: a parent is the
-// best of three measured points drawn at random (tournament selection), sometimes
-// crossed with a second parent (each parameter from either), then mutated by moving
-// one or two parameters to a neighbouring value in their list (±1, sometimes ±2
-// places). Parameter lists are ordered (tile sizes, widths), and a good point's
-// neighbours tend to be good, so this spends the budget near the best points found,
-// while one proposal in five is uniform at random so that it keeps exploring.
-class Searcher {
- public:
-  Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind, uint64_t seed)
-      : params_(params), kind_(kind), rng_(seed) {
-    space_ = 1;
-    for (const auto& p : params_) {
-      space_ *= static_cast<double>(p.values.size());
-    }
-  }
-
-  void record(const Genome& g, bool measured, double time_ms) {
-    tried_.insert(g);
-    if (measured) measured_.push_back({time_ms, g});
-  }
-  bool exhausted() const { return static_cast<double>(tried_.size()) >= space_; }
-  bool tried(const Genome& g) const { return tried_.count(g) > 0; }
-
-  // The next untried point, or nullopt when every point has been tried.
-  std::optional<Genome> propose() {
-    if (exhausted()) return std::nullopt;
-    if (kind_ == SearchKind::Evolutionary) {
-      // The template's own values first (the author's guess).
-      Genome first(params_.size(), 0);
-      if (!tried(first)) return first;
-      if (measured_.size() >= 2 && uniform() >= 0.2) {
-        for (int attempt = 0; attempt < 64; ++attempt) {
-          Genome child = tournament();
-          if (uniform() < 0.3) {
-            Genome other = tournament();
-            for (size_t i = 0; i < child.size(); ++i)
-              if (uniform() < 0.5) child[i] = other[i];
-          }
-          mutate(child);
-          if (!tried(child)) return child;
-        }
-      }
-    }
-    return random_untried();
-  }
-
- private:
-  const std::vector<elevate::StrategyParam>& params_;
-  SearchKind kind_;
-  std::mt19937_64 rng_;
-  double space_ = 1;
-  std::set<Genome> tried_;
-  std::vector<std::pair<double, Genome>> measured_;
-
-  double uniform() { return std::uniform_real_distribution<double>(0, 1)(rng_); }
-  size_t below(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
-
-  Genome tournament() {
-    const std::pair<double, Genome>* best = nullptr;
-    for (int k = 0; k < 3; ++k) {
-      const auto& c = measured_[below(measured_.size())];
-      if (!best || c.first < best->first) best = &c;
-    }
-    return best->second;
-  }
-
-  void mutate(Genome& g) {
-    int changes = uniform() < 0.7 ? 1 : 2;
-    for (int c = 0; c < changes; ++c) {
-      size_t i = below(g.size());
-      const size_t n = params_[i].values.size();
-      if (n < 2) continue;
-      const long step = uniform() < 0.8 ? 1 : 2;
-      long to = static_cast<long>(g[i]) + (uniform() < 0.5 ? -step : step);
-      to = std::clamp(to, 0L, static_cast<long>(n) - 1);
-      g[i] = static_cast<size_t>(to);
-    }
-  }
-
-  Genome random_untried() {
-    Genome g(params_.size());
-    // Rejection sampling while the space is mostly untried, else enumerate.
-    if (static_cast<double>(tried_.size()) < space_ / 2) {
-      for (;;) {
-        for (size_t i = 0; i < g.size(); ++i) g[i] = below(params_[i].values.size());
-        if (!tried(g)) return g;
-      }
-    }
-    std::vector<Genome> left;
-    std::fill(g.begin(), g.end(), 0);
-    for (;;) {
-      if (!tried(g)) left.push_back(g);
-      size_t i = 0;
-      while (i < g.size() && ++g[i] == params_[i].values.size()) g[i++] = 0;
-      if (i == g.size()) break;
-    }
-    return left[below(left.size())];
-  }
-};
-
 TunePoint to_point(const std::vector<elevate::StrategyParam>& params, const Genome& g) {
   TunePoint p;
   for (size_t i = 0; i < g.size(); ++i) p.push_back(params[i].values[g[i]]);
@@ -392,6 +288,95 @@ class Progress {
 };
 
 }  // namespace
+
+Searcher::Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind,
+                   uint64_t seed)
+    : params_(params), kind_(kind), rng_(seed) {
+  for (const auto& p : params_) space_ *= static_cast<double>(p.values.size());
+}
+
+void Searcher::record(const Genome& g, bool measured, double time_ms) {
+  tried_.insert(g);
+  if (measured) measured_.push_back({time_ms, g});
+}
+
+// The evolutionary search is steady-state: a parent is the best of three measured
+// points drawn at random (tournament selection), sometimes crossed with a second
+// parent (each parameter from either), then mutated by moving one or two parameters
+// to a neighbouring value in their list (one place, sometimes two). Parameter lists
+// are ordered (tile sizes, widths) and a good point's neighbours tend to be good, so
+// this spends the budget near the best points found, while one proposal in five is
+// uniform at random so that the search keeps exploring (docs/tuning.md).
+std::optional<Genome> Searcher::propose() {
+  if (exhausted()) return std::nullopt;
+  if (kind_ == SearchKind::Evolutionary) {
+    // The template's own values first (the author's guess).
+    Genome first(params_.size(), 0);
+    if (!tried(first)) return first;
+    if (measured_.size() >= 2 && uniform() >= 0.2) {
+      for (int attempt = 0; attempt < 64; ++attempt) {
+        Genome child = tournament();
+        if (uniform() < 0.3) {
+          Genome other = tournament();
+          for (size_t i = 0; i < child.size(); ++i)
+            if (uniform() < 0.5) child[i] = other[i];
+        }
+        mutate(child);
+        if (!tried(child)) return child;
+      }
+    }
+  }
+  return random_untried();
+}
+
+double Searcher::uniform() {
+  return std::uniform_real_distribution<double>(0, 1)(rng_);
+}
+size_t Searcher::below(size_t n) {
+  return std::uniform_int_distribution<size_t>(0, n - 1)(rng_);
+}
+
+Genome Searcher::tournament() {
+  const std::pair<double, Genome>* best = nullptr;
+  for (int k = 0; k < 3; ++k) {
+    const auto& c = measured_[below(measured_.size())];
+    if (!best || c.first < best->first) best = &c;
+  }
+  return best->second;
+}
+
+void Searcher::mutate(Genome& g) {
+  const int changes = uniform() < 0.7 ? 1 : 2;
+  for (int c = 0; c < changes; ++c) {
+    const size_t i = below(g.size());
+    const size_t n = params_[i].values.size();
+    if (n < 2) continue;
+    const long step = uniform() < 0.8 ? 1 : 2;
+    long to = static_cast<long>(g[i]) + (uniform() < 0.5 ? -step : step);
+    g[i] = static_cast<size_t>(std::clamp(to, 0L, static_cast<long>(n) - 1));
+  }
+}
+
+Genome Searcher::random_untried() {
+  Genome g(params_.size());
+  // Rejection sampling while most of the space is untried, else a pick among the
+  // untried points enumerated.
+  if (static_cast<double>(tried_.size()) < space_ / 2) {
+    for (;;) {
+      for (size_t i = 0; i < g.size(); ++i) g[i] = below(params_[i].values.size());
+      if (!tried(g)) return g;
+    }
+  }
+  std::vector<Genome> left;
+  std::fill(g.begin(), g.end(), 0);
+  for (;;) {
+    if (!tried(g)) left.push_back(g);
+    size_t i = 0;
+    while (i < g.size() && ++g[i] == params_[i].values.size()) g[i++] = 0;
+    if (i == g.size()) break;
+  }
+  return left[below(left.size())];
+}
 
 std::string study_key(const std::string& program_text, const std::string& strategy_text,
                       const rise::SizeMap& sizes, const std::string& target,

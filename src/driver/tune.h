@@ -15,6 +15,8 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,36 @@ std::unique_ptr<Measurer> make_measurer(const rise::SizeMap& sizes, uint64_t see
 enum class SearchKind {
   Evolutionary,  // a steady-state genetic search over the value lists (tune.cpp)
   Random,        // uniform over the untried points (the baseline)
+};
+
+// Points as indices into each parameter's value list.
+using Genome = std::vector<size_t>;
+
+// Proposes untried points (the search; tune.cpp describes the evolutionary one).
+// Deterministic given the seed and the sequence of records.
+class Searcher {
+ public:
+  Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind, uint64_t seed);
+  // A point tried: measured (with its time), or pruned/failed.
+  void record(const Genome& g, bool measured, double time_ms);
+  bool tried(const Genome& g) const { return tried_.count(g) > 0; }
+  bool exhausted() const { return static_cast<double>(tried_.size()) >= space_; }
+  // The next untried point, or nullopt when every point has been tried.
+  std::optional<Genome> propose();
+
+ private:
+  const std::vector<elevate::StrategyParam>& params_;
+  SearchKind kind_;
+  std::mt19937_64 rng_;
+  double space_ = 1;
+  std::set<Genome> tried_;
+  std::vector<std::pair<double, Genome>> measured_;
+
+  double uniform();
+  size_t below(size_t n);
+  Genome tournament();
+  void mutate(Genome& g);
+  Genome random_untried();
 };
 
 struct TuneConfig {
