@@ -292,7 +292,14 @@ class Progress {
 Searcher::Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind,
                    uint64_t seed)
     : params_(params), kind_(kind), rng_(seed) {
-  for (const auto& p : params_) space_ *= static_cast<double>(p.values.size());
+  for (const auto& p : params_) {
+    space_ *= static_cast<double>(p.values.size());
+    std::vector<size_t> order(p.values.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return p.values[a] < p.values[b]; });
+    by_value_.push_back(std::move(order));
+  }
 }
 
 void Searcher::record(const Genome& g, bool measured, double time_ms) {
@@ -300,11 +307,12 @@ void Searcher::record(const Genome& g, bool measured, double time_ms) {
   if (measured) measured_.push_back({time_ms, g});
 }
 
-// The evolutionary search is steady-state: a parent is the best of three measured
-// points drawn at random (tournament selection), sometimes crossed with a second
+// The evolutionary search is steady-state. After the template's own point and a
+// first population of random points, a parent is the best of three measured points
+// drawn at random (tournament selection), sometimes crossed with a second
 // parent (each parameter from either), then mutated by moving one or two parameters
-// to a neighbouring value in their list (one place, sometimes two). Parameter lists
-// are ordered (tile sizes, widths) and a good point's neighbours tend to be good, so
+// to a neighbouring value (by value, one place, sometimes two). Parameters are
+// sizes (tiles, widths) and a good point's neighbours tend to be good, so
 // this spends the budget near the best points found, while one proposal in five is
 // uniform at random so that the search keeps exploring (docs/tuning.md).
 std::optional<Genome> Searcher::propose() {
@@ -313,7 +321,7 @@ std::optional<Genome> Searcher::propose() {
     // The template's own values first (the author's guess).
     Genome first(params_.size(), 0);
     if (!tried(first)) return first;
-    if (measured_.size() >= 2 && uniform() >= 0.2) {
+    if (measured_.size() >= kInitialPopulation && uniform() >= 0.2) {
       for (int attempt = 0; attempt < 64; ++attempt) {
         Genome child = tournament();
         if (uniform() < 0.3) {
@@ -349,11 +357,14 @@ void Searcher::mutate(Genome& g) {
   const int changes = uniform() < 0.7 ? 1 : 2;
   for (int c = 0; c < changes; ++c) {
     const size_t i = below(g.size());
-    const size_t n = params_[i].values.size();
+    const std::vector<size_t>& order = by_value_[i];
+    const size_t n = order.size();
     if (n < 2) continue;
+    // Neighbours by value: the list's order puts the default first, not in order.
+    const long at = std::find(order.begin(), order.end(), g[i]) - order.begin();
     const long step = uniform() < 0.8 ? 1 : 2;
-    long to = static_cast<long>(g[i]) + (uniform() < 0.5 ? -step : step);
-    g[i] = static_cast<size_t>(std::clamp(to, 0L, static_cast<long>(n) - 1));
+    const long to = std::clamp(at + (uniform() < 0.5 ? -step : step), 0L, long(n) - 1);
+    g[i] = order[static_cast<size_t>(to)];
   }
 }
 

@@ -110,6 +110,9 @@ class Searcher {
   double space_ = 1;
   std::set<Genome> tried_;
   std::vector<std::pair<double, Genome>> measured_;
+  std::vector<std::vector<size_t>> by_value_;  // per parameter: value indices, by value
+  // Random points measured before the evolution starts.
+  static constexpr size_t kInitialPopulation = 6;
 
   double uniform();
   size_t below(size_t n);
