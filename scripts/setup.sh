@@ -11,6 +11,8 @@ PACKAGES=(
   libopenblas-dev
   libomp-dev
   clang-format
+  # the tuning database of `risec tune` (docs/tuning.md)
+  libsqlite3-dev sqlite3
   # the libFuzzer targets (fuzz/, docs/fuzzing.md): clang with its sanitizer and
   # libFuzzer runtimes
   clang libclang-rt-14-dev

@@ -1,11 +1,11 @@
 // gemv for the OpenMP target with the rows in blocks of 4, as OpenBLAS's kernel does:
 // the 4 rows of a block run through x together, in one loop with 4 vector
-// accumulators (16 lanes each), so that every load of x serves 4 rows. Blocks run in
-// parallel. Rows whose length 16 does not divide use 8 lanes; when 4 does not divide
+// accumulators (`lanes` floats each: 16 with AVX-512), so that every load of x serves 4 rows. Blocks run in
+// parallel. Rows whose length lanes does not divide use 8 lanes; when 4 does not divide
 // the number of rows, the rows run one at a time. Without --size the code is generic
-// and checks 4 | n and 16 | m when it is called.
+// and checks 4 | n and lanes | m when it is called.
 //
-// rowDot          each row's dot product with x into a 16-lane accumulator, then its
+// rowDot          each row's dot product with x into a `lanes`-wide accumulator, then its
 //                 lanes (vectorizeReduction leaves vector loop; [acc]; asScalar; sum)
 // splitJoin(4)    the row map as blocks of 4 rows
 // mapFissionZip   within a block: the dot products as a map of their own, zipped with
@@ -16,7 +16,7 @@
 //                 an array of 4 vector accumulators
 // mapFusion       the lane sums back into one map
 // unroll          the 4-row map inside the loop, so the accumulators live in registers
-let rowDot = (vectorizeReduction(16) <+ vectorizeReduction(8)) @ innermost(isFullyApplied(isReduce));
+let rowDot = (vectorizeReduction(lanes) <+ vectorizeReduction(8)) @ innermost(isFullyApplied(isReduce));
 let fission = (mapFission @ innermost(isFullyApplied(isMap))) ; DFNF;
 let blockRows =
   (splitJoin(4) @ outermost(isFullyApplied(isMap))) ; DFNF ;

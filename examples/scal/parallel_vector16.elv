@@ -1,2 +1,2 @@
-// scal for the OpenMP target: 16-lane vectors, the vector loop in parallel.
-let main = (vectorize(16) @ outermost(isApplied(isMap))) ; (parallel @ outermost(isApplied(isMap))) ; lowerToC;
+// scal for the OpenMP target: vectors of `lanes` floats, the vector loop in parallel.
+let main = (vectorize(lanes) @ outermost(isApplied(isMap))) ; (parallel @ outermost(isApplied(isMap))) ; lowerToC;

@@ -1,2 +1,3 @@
-// scal with 16-lane vectors: alpha broadcast, x loaded 16 floats at a time.
-let main = (vectorize(16) @ outermost(isApplied(isMap))) ; lowerToC;
+// scal with vectors as wide as the machine's (`lanes`: 16 floats with AVX-512, 8 with
+// AVX2): alpha broadcast, x loaded `lanes` floats at a time.
+let main = (vectorize(lanes) @ outermost(isApplied(isMap))) ; lowerToC;

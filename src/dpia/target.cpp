@@ -4,18 +4,11 @@
 #include <algorithm>
 #include <thread>
 
+#include "support/cpu.h"
+
 namespace risec::dpia {
 
 namespace {
-
-int host_lanes() {
-#if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx512f")) return 16;
-  if (__builtin_cpu_supports("avx2")) return 8;
-  if (__builtin_cpu_supports("sse")) return 4;
-#endif
-  return 1;
-}
 
 int host_cores() {
   unsigned n = std::thread::hardware_concurrency();
@@ -34,7 +27,7 @@ bool Target::has(Space s) const {
 
 Target Target::host() {
   Target t;
-  t.vector_lanes = host_lanes();
+  t.vector_lanes = static_cast<int>(machine_lanes());
   t.cores = host_cores();
   return t;
 }

@@ -16,7 +16,7 @@ namespace risec::dpia {
 
 struct Target {
   std::string name = "c";
-  int vector_lanes = 1;  // f32 lanes of the widest vector unit (16 avx512f, 8 avx2, 4 sse)
+  int vector_lanes = 1;  // f32 lanes of the widest vector unit (support/cpu.h)
   int cores = 1;         // hardware threads
   std::vector<Space> spaces{Space::Default};
   std::vector<LoopKind> loops{LoopKind::Seq, LoopKind::SeqUnroll};

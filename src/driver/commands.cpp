@@ -96,11 +96,7 @@ std::string format_ndarray(const runtime::NdArray& a) {
 }  // namespace
 
 rise::Program load_program(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::User, "cannot read '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto src = std::make_shared<SourceFile>(SourceFile{path, ss.str()});
+  auto src = std::make_shared<SourceFile>(SourceFile{path, read_text_file(path)});
   return rise::parse_program(src);
 }
 
@@ -256,12 +252,18 @@ int cmd_rules(const Options&) {
   return 0;
 }
 
-elevate::Strategy load_strategy(const std::string& path) {
+std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::User, "cannot read '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
-  return elevate::parse_strategy_file(std::make_shared<SourceFile>(SourceFile{path, ss.str()}));
+  return ss.str();
+}
+
+elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
+  return elevate::parse_strategy_file(
+      std::make_shared<SourceFile>(SourceFile{path, read_text_file(path)}),
+      elevate::parse_param_values(params));
 }
 
 rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace) {
@@ -308,7 +310,7 @@ int cmd_rewrite(const Options& o) {
   if (o.strategy.empty()) usage("risec rewrite needs --strategy S.elv");
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
-  elevate::Strategy s = load_strategy(o.strategy);
+  elevate::Strategy s = load_strategy(o.strategy, o.params);
   rise::Checked c = rise::check_program(p, o.entry, sizes.empty() ? nullptr : &sizes);
   rise::Checked r = apply_strategy(s, c, o.trace);
   rise::PrintOptions opts;
@@ -326,7 +328,7 @@ int cmd_compile(const Options& o) {
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   std::optional<elevate::Strategy> s;
-  if (!o.strategy.empty()) s = load_strategy(o.strategy);
+  if (!o.strategy.empty()) s = load_strategy(o.strategy, o.params);
   CompileRequest req;
   req.program = &p;
   req.entry = o.entry;

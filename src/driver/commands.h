@@ -20,7 +20,8 @@ struct Options {
   std::vector<std::string> inputs;      // "NAME=FILE.npy"
   std::string output;
   std::string seed_text;
-  std::string strategy;  // --strategy S.elv
+  std::string strategy;             // --strategy S.elv
+  std::vector<std::string> params;  // --param ti=32,v=16 (repeatable)
   std::string target = "c";
   bool dump_dpia = false;
   bool trace = false;
@@ -34,6 +35,11 @@ struct Options {
   std::string flops;        // --flops EXPR
   std::string global;       // --global N[,M,..] (OpenCL launch size)
   std::string local;        // --local N[,M,..] (OpenCL work-group size)
+  // risec tune (driver/tune.h)
+  std::string budget_text;   // --budget N
+  std::string db;            // --db FILE
+  std::string workers_text;  // --workers K
+  std::string search;        // --search evolutionary|random
 };
 
 int cmd_check(const Options& o);
@@ -47,7 +53,11 @@ int cmd_compile(const Options& o);
 rise::Program load_program(const std::string& path);
 rise::SizeMap parse_sizes(const std::vector<std::string>& texts);
 uint64_t parse_seed(const std::string& text);
-elevate::Strategy load_strategy(const std::string& path);
+// The strategy file at `path` with its parameters' values given as --param texts.
+elevate::Strategy load_strategy(const std::string& path,
+                                const std::vector<std::string>& params = {});
+// The text of a file (User error "cannot read" when it cannot be read).
+std::string read_text_file(const std::string& path);
 // Print a result (or write it to `output` as .npy; a result of several arrays, from
 // pairs, as output_0.npy, output_1.npy, ...).
 void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output);

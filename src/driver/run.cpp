@@ -293,6 +293,14 @@ std::vector<rise::Value> make_inputs(const rise::Checked& checked,
 // Execution
 // ---------------------------------------------------------------------------------
 
+runtime::CompileOptions c_compile_options(const Compiled& c, const ExecOptions& options) {
+  runtime::CompileOptions co;
+  co.openmp = c.unit.uses_openmp;
+  co.extra_flags = options.extra_cflags;
+  if (c.unit.uses_opencl) co.libs.push_back("-lOpenCL");
+  return co;
+}
+
 Execution execute(const Compiled& c, const rise::SizeMap& sizes,
                   const std::vector<rise::Value>& inputs, const ExecOptions& options) {
   if (options.repeat < 1) internal_error("execute: repeat must be at least 1");
@@ -331,10 +339,7 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
                std::to_string(out_layout.align) + "-byte alignment; the runtime provides " +
                std::to_string(runtime::AlignedBuffer::kAlignment));
 
-  runtime::CompileOptions co;
-  co.openmp = c.unit.uses_openmp;
-  co.extra_flags = options.extra_cflags;
-  if (c.unit.uses_opencl) co.libs.push_back("-lOpenCL");
+  const runtime::CompileOptions co = c_compile_options(c, options);
   // The host function reads the launch sizes from its environment (inherited by the
   // child that runs it), set for this call only.
   EnvOverride global_size("RISEC_OPENCL_GLOBAL", options.global);
@@ -465,7 +470,7 @@ int cmd_run(const Options& o) {
     check_memory_needs(c, /*with_interpreter=*/o.check);
   }
   std::optional<elevate::Strategy> s;
-  if (!o.strategy.empty()) s = load_strategy(o.strategy);
+  if (!o.strategy.empty()) s = load_strategy(o.strategy, o.params);
   CompileRequest req;
   req.program = &p;
   req.entry = o.entry;

@@ -12,6 +12,7 @@
 #include "driver/compile.h"
 #include "rise/check.h"
 #include "rise/value.h"
+#include "runtime/jit.h"
 
 namespace risec::driver {
 
@@ -77,6 +78,10 @@ struct Execution {
   bool kernel_times = false;
   std::string device;
 };
+
+// The C compiler's options execute() uses for the unit (so that building it ahead,
+// e.g. in parallel, fills the cache execute() reads).
+runtime::CompileOptions c_compile_options(const Compiled& c, const ExecOptions& options = {});
 
 // Run the compiled unit on `inputs` (values of the entry's parameter types), with
 // the sizes the unit still has as parameters taken from `sizes`. Errors:

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "elevate/library.h"
+#include "support/cpu.h"
 
 namespace risec::elevate {
 
@@ -125,12 +126,12 @@ using SPtr = std::shared_ptr<const SNode>;
 struct SNode {
   enum Kind { Call, Seq, Choice, At, Int, List } kind;
   Span span;
-  std::string name;           // Call
-  std::vector<SPtr> args;     // Call: all argument groups flattened
-  std::vector<SPtr> parts;    // Seq, Choice: `p0 ; p1 ; ...`, `p0 <+ p1 <+ ...`
-  SPtr a, b;                  // At (a @ b)
-  int64_t value = 0;          // Int
-  std::vector<int64_t> list;  // List
+  std::string name;         // Call
+  std::vector<SPtr> args;   // Call: all argument groups flattened
+  std::vector<SPtr> parts;  // Seq, Choice: `p0 ; p1 ; ...`, `p0 <+ p1 <+ ...`
+  SPtr a, b;                // At (a @ b)
+  int64_t value = 0;        // Int
+  std::vector<SPtr> items;  // List: numbers (Int) or names of numbers (Call)
 };
 
 struct LetDef {
@@ -140,22 +141,87 @@ struct LetDef {
   Span span;
 };
 
+// The built-in number (support/cpu.h).
+constexpr const char* kLanes = "lanes";
+
+struct ParsedFile {
+  std::vector<StrategyParam> params;
+  std::vector<LetDef> lets;
+  SPtr main;
+};
+
 class Parser {
  public:
   Parser(SourceRef src) : src_(std::move(src)), toks_(lex(src_)) {}
 
-  std::pair<std::vector<LetDef>, SPtr> file() {
-    std::vector<LetDef> lets;
-    SPtr main;
+  const std::vector<Tok>& tokens() const { return toks_; }
+
+  // `param NAME in [V1, ...];` declarations, at the start of the file.
+  std::vector<StrategyParam> params() {
+    std::vector<StrategyParam> out;
+    while (peek().kind == T::Name && peek().text == "param" && peek(1).kind == T::Name) {
+      next();
+      Tok name = next();
+      StrategyParam p{name.text, {}, span(name)};
+      if (p.name == kLanes)
+        user_error(
+            "'lanes' is built in (the machine's float lanes); name the parameter "
+            "differently",
+            p.span);
+      for (const StrategyParam& q : out)
+        if (q.name == p.name) user_error("parameter '" + p.name + "' is declared twice", p.span);
+      Tok in = expect(T::Name, "'in' after the parameter's name");
+      if (in.text != "in") user_error("expected 'in' after the parameter's name", span(in));
+      Tok open = expect(T::LBracket, "'[' starting the parameter's values");
+      if (peek().kind == T::RBracket)
+        user_error("parameter '" + p.name + "' has no values", span(open));
+      do {
+        Tok v = expect(T::Int, "a number in the parameter's values");
+        int64_t x = std::stoll(v.text);
+        for (int64_t y : p.values)
+          if (y == x)
+            user_error("value " + v.text + " is listed twice for parameter '" + p.name + "'",
+                       span(v));
+        p.values.push_back(x);
+      } while (accept(T::Comma));
+      expect(T::RBracket, "']' or ',' in the parameter's values");
+      expect(T::Semi, "';' after the parameter declaration");
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+  ParsedFile file() {
+    ParsedFile f;
+    f.params = params();
+    auto is_number_name = [&](const std::string& n) {
+      if (n == kLanes) return true;
+      for (const StrategyParam& p : f.params)
+        if (p.name == n) return true;
+      return false;
+    };
+    auto not_a_number_name = [&](const Tok& t) {
+      if (is_number_name(t.text))
+        user_error("'" + t.text + "' is " +
+                       (t.text == kLanes ? std::string("the built-in number of lanes")
+                                         : std::string("a strategy parameter")) +
+                       "; choose another name",
+                   span(t));
+    };
+    std::vector<LetDef>& lets = f.lets;
+    SPtr& main = f.main;
     while (peek().kind == T::Let) {
       next();
       LetDef d;
       Tok name = expect(T::Name, "a name after 'let'");
+      not_a_number_name(name);
       d.name = name.text;
       d.span = span(name);
       if (accept(T::LParen)) {
         do {
-          d.params.push_back(expect(T::Name, "a parameter name").text);
+          Tok pn = expect(T::Name, "a parameter name");
+          not_a_number_name(pn);
+          d.params.push_back(pn.text);
         } while (accept(T::Comma));
         expect(T::RParen, "')' after the parameters");
       }
@@ -168,7 +234,7 @@ class Parser {
         SNode n{SNode::Call, lets.back().span};
         n.name = lets.back().name;
         main = std::make_shared<SNode>(n);
-        return {std::move(lets), main};
+        return f;
       }
     }
     if (peek().kind == T::End) user_error("the strategy file is empty", span(peek()));
@@ -177,7 +243,7 @@ class Parser {
     if (peek().kind != T::End)
       user_error("expected end of file after the strategy, found " + describe(peek()),
                  span(peek()));
-    return {std::move(lets), main};
+    return f;
   }
 
  private:
@@ -290,8 +356,17 @@ class Parser {
       SNode n{SNode::List, span(open)};
       if (peek().kind != T::RBracket) {
         do {
+          if (peek().kind == T::Name) {
+            Tok t = next();
+            SNode item{SNode::Call, span(t)};
+            item.name = t.text;
+            n.items.push_back(std::make_shared<SNode>(item));
+            continue;
+          }
           Tok t = expect(T::Int, "a number in the list");
-          n.list.push_back(std::stoll(t.text));
+          SNode item{SNode::Int, span(t)};
+          item.value = std::stoll(t.text);
+          n.items.push_back(std::make_shared<SNode>(item));
         } while (accept(T::Comma));
       }
       Tok close = expect(T::RBracket, "']' or ',' in the list");
@@ -318,7 +393,8 @@ Strategy located_strategy(Strategy s, const Span& where) {
 
 class Evaluator {
  public:
-  explicit Evaluator(std::vector<LetDef> lets) : lets_(std::move(lets)) {}
+  Evaluator(std::vector<LetDef> lets, std::map<std::string, int64_t> numbers)
+      : lets_(std::move(lets)), numbers_(std::move(numbers)) {}
 
   Strategy eval(const SPtr& n, const std::map<std::string, Arg>& params, int depth) {
     if (depth > kMaxLetExpansion)
@@ -353,7 +429,8 @@ class Evaluator {
 
  private:
   std::vector<LetDef> lets_;
-  size_t visible_ = 0;  // lets [0, visible_) are in scope
+  std::map<std::string, int64_t> numbers_;  // strategy parameters' values and lanes
+  size_t visible_ = 0;                      // lets [0, visible_) are in scope
 
  public:
   void set_visible(size_t n) { visible_ = n; }
@@ -373,9 +450,17 @@ class Evaluator {
                const std::map<std::string, Arg>& params, int depth, const std::string& callee,
                size_t index) {
     auto where = [&] { return "argument " + std::to_string(index + 1) + " of '" + callee + "'"; };
-    // A bare name may be a let parameter or an address space.
+    // A bare name may be a let parameter, a strategy parameter, lanes or an address
+    // space.
     if (a->kind == SNode::Call && a->args.empty()) {
       if (auto it = params.find(a->name); it != params.end()) return it->second;
+      if (auto it = numbers_.find(a->name); it != numbers_.end()) {
+        if (kind && *kind != ParamKind::Nat)
+          user_error(where() + " must be " +
+                         (*kind == ParamKind::IntList ? "a list of numbers" : "no number"),
+                     a->span);
+        return it->second;
+      }
       if (auto sp = rise::addr_from_name(a->name)) {
         if (!kind || *kind == ParamKind::Addr) return *sp;
       }
@@ -388,7 +473,7 @@ class Evaluator {
         case ParamKind::IntList:
           if (a->kind != SNode::List)
             user_error(where() + " must be a list of numbers such as [1, 2, 3]", a->span);
-          return a->list;
+          return list_values(*a, params);
         case ParamKind::Addr:
           user_error(where() + " must be an address space (Global, Local, Private, Constant)",
                      a->span);
@@ -400,11 +485,34 @@ class Evaluator {
       }
     } else {
       if (a->kind == SNode::Int) return a->value;
-      if (a->kind == SNode::List) return a->list;
+      if (a->kind == SNode::List) return list_values(*a, params);
     }
     if (a->kind == SNode::Int || a->kind == SNode::List)
       user_error(where() + " must be a strategy", a->span);
     return eval(a, params, depth);
+  }
+
+  // A list's numbers: literals, or names of numbers (let parameters bound to numbers,
+  // strategy parameters, lanes).
+  std::vector<int64_t> list_values(const SNode& list, const std::map<std::string, Arg>& params) {
+    std::vector<int64_t> out;
+    for (const SPtr& item : list.items) {
+      if (item->kind == SNode::Int) {
+        out.push_back(item->value);
+        continue;
+      }
+      if (auto it = params.find(item->name); it != params.end()) {
+        if (auto v = std::get_if<int64_t>(&it->second)) {
+          out.push_back(*v);
+          continue;
+        }
+      } else if (auto num = numbers_.find(item->name); num != numbers_.end()) {
+        out.push_back(num->second);
+        continue;
+      }
+      user_error("'" + item->name + "' is not a number", item->span);
+    }
+    return out;
   }
 
   Strategy call(const SNode& n, const std::map<std::string, Arg>& params, int depth,
@@ -418,6 +526,7 @@ class Evaluator {
       if (auto s = std::get_if<Strategy>(&it->second)) return *s;
       user_error("'" + n.name + "' is a number or list here, not a strategy", n.span);
     }
+    if (numbers_.count(n.name)) user_error("'" + n.name + "' is a number, not a strategy", n.span);
     // A let definition (the latest visible one).
     for (size_t i = visible_; i-- > 0;) {
       const LetDef& d = lets_[i];
@@ -463,13 +572,118 @@ class Evaluator {
 
 }  // namespace
 
-Strategy parse_strategy_file(const SourceRef& src) {
+std::vector<StrategyParam> strategy_params(const SourceRef& src) {
   Parser p(src);
-  auto [lets, main] = p.file();
-  size_t count = lets.size();
-  Evaluator ev(std::move(lets));
+  return p.params();
+}
+
+ParamValues parse_param_values(const std::vector<std::string>& texts) {
+  ParamValues out;
+  for (const std::string& text : texts) {
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t comma = text.find(',', start);
+      std::string item =
+          text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      start = comma == std::string::npos ? text.size() + 1 : comma + 1;
+      if (item.empty()) continue;
+      size_t eq = item.find('=');
+      std::string name = item.substr(0, eq);
+      std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+      if (eq == std::string::npos || name.empty() || value.empty() || value.size() > 15 ||
+          value.find_first_not_of("0123456789") != std::string::npos)
+        throw Error(ErrorKind::Usage,
+                    "--param expects NAME=NUMBER[,NAME=NUMBER...], got '" + item + "'");
+      if (out.count(name)) throw Error(ErrorKind::Usage, "--param gives '" + name + "' twice");
+      out[name] = std::stoll(value);
+    }
+  }
+  return out;
+}
+
+ParamValues complete_param_values(const std::vector<StrategyParam>& params,
+                                  const ParamValues& values) {
+  ParamValues out;
+  std::vector<std::string> names{kLanes};
+  for (const StrategyParam& p : params) names.push_back(p.name);
+  for (const auto& [name, value] : values) {
+    if (name == kLanes) {
+      if (value < 1) throw Error(ErrorKind::Usage, "--param lanes must be positive");
+      out[name] = value;
+      continue;
+    }
+    const StrategyParam* decl = nullptr;
+    for (const StrategyParam& p : params)
+      if (p.name == name) decl = &p;
+    if (!decl) {
+      std::string msg = "--param " + name + ": the strategy declares no parameter '" + name + "'";
+      std::string near = nearest_name(name, names);
+      if (!near.empty() && near != kLanes) msg += "; did you mean '" + near + "'?";
+      if (params.empty()) msg += " (it declares none)";
+      throw Error(ErrorKind::Usage, msg);
+    }
+    bool listed = false;
+    std::string list;
+    for (int64_t v : decl->values) {
+      listed = listed || v == value;
+      list += (list.empty() ? "" : ", ") + std::to_string(v);
+    }
+    if (!listed)
+      throw Error(ErrorKind::Usage, "--param " + name + "=" + std::to_string(value) +
+                                        ": not one of the parameter's values [" + list +
+                                        "] (declared at " + location(decl->span) + ")");
+    out[name] = value;
+  }
+  for (const StrategyParam& p : params) out.emplace(p.name, p.values.front());
+  return out;
+}
+
+std::string substitute_params(const SourceRef& src, const ParamValues& values) {
+  Parser p(src);
+  std::vector<StrategyParam> params = p.params();
+  ParamValues complete = complete_param_values(params, values);
+  if (!values.count(kLanes)) complete.erase(kLanes);
+  // The declarations end at the ';' after the last one; uses are name tokens after it.
+  const std::vector<Tok>& toks = p.tokens();
+  size_t first = 0;
+  if (!params.empty()) {
+    while (toks[first].begin < params.back().span.begin) ++first;
+    while (toks[first].kind != T::Semi) ++first;
+    ++first;
+  }
+  const std::string& text = src->text;
+  size_t body_begin = first < toks.size() ? toks[first].begin : text.size();
+  // Keep the comments before the first declaration, drop the declarations.
+  size_t decl_begin = body_begin;
+  if (!params.empty()) {
+    size_t k = 0;
+    while (toks[k].begin < params.front().span.begin) ++k;
+    decl_begin = toks[k - 1].begin;  // the 'param' keyword
+  }
+  std::string out = text.substr(0, decl_begin);
+  // Skip the blank line the declarations leave.
+  while (body_begin < text.size() && (text[body_begin] == '\n')) ++body_begin;
+  size_t at = body_begin;
+  for (size_t k = first; k < toks.size(); ++k) {
+    if (toks[k].kind != T::Name) continue;
+    auto it = complete.find(toks[k].text);
+    if (it == complete.end()) continue;
+    out += text.substr(at, toks[k].begin - at) + std::to_string(it->second);
+    at = toks[k].end;
+  }
+  out += text.substr(at);
+  return out;
+}
+
+Strategy parse_strategy_file(const SourceRef& src, const ParamValues& values) {
+  Parser p(src);
+  ParsedFile f = p.file();
+  ParamValues numbers = complete_param_values(f.params, values);
+  if (!numbers.count(kLanes)) numbers[kLanes] = machine_lanes();
+  size_t count = f.lets.size();
+  Evaluator ev(std::move(f.lets), std::move(numbers));
   ev.set_visible(count);
-  Strategy s = ev.eval(main, {}, 0);
+  Strategy s = ev.eval(f.main, {}, 0);
   return Strategy(src->name, s);
 }
 

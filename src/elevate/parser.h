@@ -8,6 +8,10 @@
 // last definition.
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "elevate/strategy.h"
 #include "support/diagnostics.h"
 
@@ -19,11 +23,43 @@ namespace risec::elevate {
 inline constexpr int kMaxStrategyNesting = 200;  // nested parentheses and arguments
 inline constexpr int kMaxLetExpansion = 64;      // lets whose bodies use lets, ...
 
+// A tunable parameter declared by `param NAME in [V1, V2, ...];` before the lets
+// (spec/strategies.md, "Tunable parameters"): its name, its candidate values in the
+// order written, and where it is declared.
+struct StrategyParam {
+  std::string name;
+  std::vector<int64_t> values;
+  Span span;
+};
+// Values chosen for parameters, by name (`--param ti=32,v=16`). `lanes` may be given
+// too: it overrides the detected width of the machine (support/cpu.h).
+using ParamValues = std::map<std::string, int64_t>;
+
+// The parameters a strategy file declares, in order (syntax errors are located User
+// errors: a repeated parameter, an empty or repeated value list, a reserved name).
+std::vector<StrategyParam> strategy_params(const SourceRef& src);
+
+// "ti=32,v=16" texts (repeatable) as values. Usage errors: a malformed item, a
+// parameter given twice.
+ParamValues parse_param_values(const std::vector<std::string>& texts);
+
+// Check `values` against the declared parameters and fill in the rest with each
+// parameter's first value. Usage errors name an unknown parameter (with the nearest
+// declared name), or a value not in the parameter's list (listing it).
+ParamValues complete_param_values(const std::vector<StrategyParam>& params,
+                                  const ParamValues& values);
+
+// The strategy file's text with the parameters' values substituted: the declarations
+// removed and every use replaced by its value (`lanes` stays, unless given).
+std::string substitute_params(const SourceRef& src, const ParamValues& values);
+
 // Parse and evaluate a strategy file. Errors (syntax, unknown names with a
 // suggestion, wrong argument counts or kinds) are risec::Error (User) located in
 // the file. A strategy built this way reports failures located at the call in
 // the file that failed (Failure::where).
-Strategy parse_strategy_file(const SourceRef& src);
+// `values` chooses the parameters' values (complete_param_values checks them; a
+// parameter not given takes its first value).
+Strategy parse_strategy_file(const SourceRef& src, const ParamValues& values = {});
 
 // Convenience: a strategy from text (the name is used in messages).
 Strategy parse_strategy(const std::string& text, const std::string& name = "<strategy>");

@@ -3,6 +3,7 @@
 // vector types, and the located errors for programs that cannot be compiled.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <regex>
 #include <set>
 
@@ -275,9 +276,12 @@ TEST(Golden, GemvRowBlocksShareEachLoadOfX) {
     return runtime::read_file(std::string(RISEC_SOURCE_DIR) + "/" + rel);
   };
 
+  // The strategy's vectors are `lanes` wide: 16 here, as on an AVX-512 machine.
+  setenv("RISEC_LANES", "16", 1);
   driver::Compiled c =
       compile(read("examples/gemv/gemv.rise"), read("examples/gemv/parallel_rows4.elv"),
               {{"n", 64}, {"m", 128}}, "openmp");
+  unsetenv("RISEC_LANES");
   const std::string& src = c.unit.source;
   EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
   // One loop over x (128 / 16 steps) with four vector accumulators, unrolled: four

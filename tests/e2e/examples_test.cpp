@@ -1,11 +1,11 @@
 // End-to-end over the examples: every example, with the default lowering and with
 // every strategy file in its folder, is compiled, run on seeded random inputs and
 // compared with the interpreter — as a shared object, and as a standalone program
-// under -fsanitize=address,undefined. Strategy files with "parallel" in their name
-// target OpenMP; those whose text uses a GPU primitive (mapGlobal, mapWorkGroup,
-// mapLocal, toGlobal, toLocal, toPrivate, oclReduceSeq) target OpenCL (on PoCL here). The mm ladder
-// is also checked at 1024x1024x1024 against a plain C loop nest (the interpreter would take a
-// minute there).
+// under -fsanitize=address,undefined. Strategy files with "parallel" in their name or
+// using `(parallel @` (mm's tune.elv) target OpenMP; those whose text uses a GPU primitive
+// (mapGlobal, mapWorkGroup, mapLocal, toGlobal, toLocal, toPrivate, oclReduceSeq) target OpenCL (on
+// PoCL here). The mm ladder is also checked at 1024x1024x1024 against a plain C loop nest (the
+// interpreter would take a minute there).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -77,9 +77,12 @@ std::vector<Case> all_cases() {
     std::sort(elvs.begin(), elvs.end());
     for (const fs::path& elv : elvs) {
       std::string stem = elv.stem().string();
-      std::string target = stem.find("parallel") != std::string::npos ? "openmp" : "c";
       std::ifstream in(elv);
       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::string target = stem.find("parallel") != std::string::npos ||
+                                   text.find("(parallel @") != std::string::npos
+                               ? "openmp"
+                               : "c";
       for (const char* gpu : {"mapGlobal", "mapWorkGroup", "mapLocal", "toGlobal", "toLocal",
                               "toPrivate", "oclReduceSeq"})
         if (text.find(gpu) != std::string::npos) target = "opencl";

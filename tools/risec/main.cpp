@@ -10,6 +10,7 @@
 
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/tune.h"
 #include "support/diagnostics.h"
 #include "support/stack.h"
 
@@ -45,15 +46,17 @@ const Command kCommands[] = {
      "combinators and predicates, each with a one-line description.\n",
      risec::driver::cmd_rules},
     {"rewrite",
-     "risec rewrite FILE.rise --strategy S.elv [--entry NAME] [--size n=..] [--trace] [--types]",
+     "risec rewrite FILE.rise --strategy S.elv [--param NAME=V,..] [--entry NAME] [--size n=..] "
+     "[--trace] [--types]",
      "Apply the strategy in S.elv to the entry and print the rewritten program. With\n"
      "--trace, each rule applied and the subterm it rewrote are printed on stderr. A\n"
      "failing strategy reports the rule that failed, located in S.elv, and the subterm\n"
-     "it was tried on. --size specialises the program first.\n",
+     "it was tried on. --size specialises the program first. --param gives values to the\n"
+     "strategy's parameters (`param NAME in [..];`; each defaults to its first value).\n",
      risec::driver::cmd_rewrite},
     {"compile",
-     "risec compile FILE.rise [--strategy S.elv] [--target c|openmp|opencl] [--entry NAME] "
-     "[--size n=..] [-o OUT.c]",
+     "risec compile FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
+     "[--entry NAME] [--size n=..] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering (lowerToC)\n"
      "is applied. Without --size the code is generic in the sizes (int parameters,\n"
@@ -63,7 +66,8 @@ const Command kCommands[] = {
      "the C target's signature, which embeds and launches them) and OUT.h.\n",
      risec::driver::cmd_compile},
     {"run",
-     "risec run FILE.rise [--strategy S.elv] [--target c|openmp|opencl] --size n=..,m=.. "
+     "risec run FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
+     "--size n=..,m=.. "
      "[--input NAME=FILE.npy ...] [--output FILE.npy] [--seed N] [--check [--rtol R] "
      "[--atol A]] [--repeat K] [--flops EXPR] [--global N[,M..]] [--local N[,M..]] "
      "[--entry NAME]",
@@ -82,6 +86,20 @@ const Command kCommands[] = {
      "the kernels' time (profiling events); --global/--local set the launch sizes per\n"
      "dimension instead of the program's (see docs/targets.md).\n",
      risec::driver::cmd_run},
+    {"tune",
+     "risec tune FILE.rise --strategy TEMPLATE.elv --size n=..,m=.. [--target c|openmp] "
+     "[--budget N] [--db FILE] [--workers K] [--search evolutionary|random] [--seed S] "
+     "[--repeat R] [--entry NAME] [-o BEST.elv]",
+     "Search the values of the template's parameters (`param NAME in [..];`) by measuring.\n"
+     "Points the rewrite or the type checker rejects (a tile size that does not divide a\n"
+     "size) are pruned before the C compiler runs; candidates are compiled K at a time\n"
+     "(default: the number of cores) and measured one at a time (the median of R runs,\n"
+     "default 5, as `risec run --repeat`). The search is evolutionary (docs/tuning.md);\n"
+     "--search random is the baseline. --budget N (default 50) counts the trials measured\n"
+     "in the study, including earlier runs stored in --db FILE (SQLite; without it, in\n"
+     "memory): a second run with the same database resumes. Progress goes to stderr; the\n"
+     "best strategy, with its values substituted, to stdout and to -o BEST.elv.\n",
+     risec::driver::cmd_tune},
 };
 
 const char* kVersionLine = "risec " RISEC_VERSION;
@@ -130,6 +148,16 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.sizes_text.push_back(get());
     } else if (a == "--strategy") {
       o.strategy = get();
+    } else if (a == "--param") {
+      o.params.push_back(get());
+    } else if (a == "--budget") {
+      o.budget_text = get();
+    } else if (a == "--db") {
+      o.db = get();
+    } else if (a == "--workers") {
+      o.workers_text = get();
+    } else if (a == "--search") {
+      o.search = get();
     } else if (a == "--target") {
       o.target = get();
     } else if (a == "--dump-dpia") {

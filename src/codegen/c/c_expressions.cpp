@@ -120,8 +120,7 @@ std::string CPrinter::vector_type(const Type& t) {
     std::string bytes = std::to_string(*lanes * rise::scalar_bits(t->a->scalar) / 8);
     std::string esize = std::to_string(rise::scalar_bits(t->a->scalar) / 8);
     // Loads and stores go through may_alias types (any alignment for the unaligned
-    // ones), which GCC compiles to single vector moves; a broadcast is a vector
-    // operation with a scalar operand.
+    // ones), which GCC compiles to single vector moves.
     std::string def =
         "typedef " + elem + " " + name + " __attribute__((vector_size(" + bytes + ")));\n";
     def += "typedef " + elem + " " + name + "_u __attribute__((vector_size(" + bytes +
@@ -134,8 +133,26 @@ std::string CPrinter::vector_type(const Type& t) {
            "* p) { return *(const " + name + "_a*)p; }\n";
     def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name +
            "_u*)p = v; }\n";
-    def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { return (" + name +
-           "){0} + x; }\n";
+    // A broadcast is a vector operation with a scalar operand, except for the vector
+    // size x86 has a machine mode for but the target does not enable (32 bytes without
+    // AVX, 64 without AVX-512F): GCC 12 builds `(v){0} + x` of that size lane by lane
+    // through the stack (40x slower mm with vec[f32, 16] on AVX2), so there it lists
+    // the scalar once per lane, which it compiles to broadcast instructions. (The list
+    // is no general answer: on AVX-512 it makes 128-byte broadcasts from 32-byte pieces
+    // that the 64-byte loads then wait for.) docs/performance.md, "The vectorize(16)
+    // cliff".
+    const int64_t nbytes = *lanes * rise::scalar_bits(t->a->scalar) / 8;
+    const char* isa = nbytes == 64 ? "__AVX512F__" : nbytes == 32 ? "__AVX__" : nullptr;
+    const std::string head = "static inline " + name + " " + name + "_broadcast(" + elem +
+                             " x) { return (" + name + "){";
+    if (isa) {
+      std::string copies;
+      for (int64_t k = 0; k < *lanes; ++k) copies += k ? ", x" : "x";
+      def += std::string("#if defined(__x86_64__) && !defined(") + isa + ")\n" + head + copies +
+             "}; }\n#else\n";
+    }
+    def += head + "0} + x; }\n";
+    if (isa) def += "#endif\n";
     typedef_text_ += def;
   }
   return name;

@@ -1,0 +1,32 @@
+// Matrix multiplication: the template `risec tune` starts from (docs/tuning.md). It is
+// the last step of the hand-tuned ladder (parallel.elv: TVM's schedule, 32 x 32 blocks
+// of C, k split by 4, B packed in 32-wide blocks, the 32-wide j.i loop vectorised, the
+// row blocks in parallel) with its sizes made parameters. The first value of each list
+// is the ladder's, so without --param this file is parallel.elv.
+//
+//   risec tune examples/mm/mm.rise --strategy examples/mm/tune.elv --target openmp \
+//     --size n=1024,m=1024,k=1024 --budget 40 --db mm.db -o best.elv
+//
+// Points whose sizes do not fit are pruned before compiling (a block that does not
+// divide n or m, a vector wider than its block).
+param ti in [32, 8, 16, 64, 128];  // rows of C per block (i.i)
+param tj in [32, 16, 64, 128];     // columns of C per block (j.i) = the packed block of B
+param kk in [4, 2, 8, 16];         // the k.i loop, unrolled
+param v in [32, 8, 16, 64];        // floats per vector in the j.i loop (a divisor of tj)
+let baseline = DFNF ; (fuseReduceMap @ topDown);
+let loopPerm = baseline
+  ; (tile(ti, tj) @ outermost(mapNest(2)))
+  ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq))))
+  ; (splitStrategy(kk) @ innermost(isFullyApplied(isReduce)))
+  ; reorder([1, 2, 5, 3, 6, 4])
+  ; (vectorize(v) @ innermost(isFullyApplied(isMap)));
+let packB = (blockTranspose(tj) @ outermost(isApplied(isTranspose)))
+  ; storeInMemory(isApplied(isTranspose),
+      idAfter ; normalize(liftId)
+      ; (vectorize(v) @ innermost(isFullyApplied(isMap)))
+      ; (parallel @ outermost(isApplied(isMap)))
+      ; lowerToC);
+let par = packB ; loopPerm
+  ; (parallel @ outermost(isApplied(isMap)))
+  ; (unroll @ innermost(isFullyApplied(isReduceSeq)));
+let tunedToC = par ; lowerToC;

@@ -1,0 +1,160 @@
+// `risec tune` (spec/cli.md, docs/tuning.md): search a strategy template's parameters
+// (`param NAME in [...]`) by compiling and measuring.
+//
+// Each step proposes a batch of points (one value per parameter), rewrites and
+// generates code for each one in turn (a point the rewrite or the type checker
+// rejects, e.g. a tile size that does not divide the array, is pruned there, before
+// the C compiler runs), builds the surviving candidates in parallel (the C compiler,
+// `workers` at a time), then measures them one at a time. Every trial is stored in a
+// SQLite database, so a second search of the same study resumes: it skips the
+// points already tried and counts them in its budget.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "driver/commands.h"
+#include "driver/compile.h"
+#include "elevate/parser.h"
+
+namespace risec::driver {
+
+// One point of the search: a value per declared parameter, in declaration order.
+using TunePoint = std::vector<int64_t>;
+
+struct Trial {
+  enum class Status { Measured, Invalid, Failed };
+  TunePoint point;
+  Status status = Status::Measured;
+  double time_ms = 0;  // Measured: the median time
+  std::string error;   // Invalid (the rewrite's or checker's reason), Failed (the C
+                       // compiler's or the program's)
+  int number = 0;      // order in the study, from 1
+};
+
+// "ti=32,v=16" for a point of `params`.
+std::string point_text(const std::vector<elevate::StrategyParam>& params, const TunePoint& p);
+
+// The trial database (SQLite). A study is one (program, template, sizes, target,
+// entry, lanes) combination, named by a key; tables `studies` and `trials`
+// (docs/tuning.md lists their columns, for querying with the sqlite3 shell).
+class TrialDb {
+ public:
+  // ":memory:" or an empty path: a database that lives as long as this object.
+  // Throws risec::Error (User) when the file cannot be opened or is no database.
+  explicit TrialDb(const std::string& path);
+  ~TrialDb();
+  TrialDb(const TrialDb&) = delete;
+  TrialDb& operator=(const TrialDb&) = delete;
+
+  void add_study(const std::string& key, const std::string& description);
+  // The study's trials in the order they were made.
+  std::vector<Trial> load(const std::string& key,
+                          const std::vector<elevate::StrategyParam>& params);
+  void add(const std::string& key, const std::vector<elevate::StrategyParam>& params,
+           const Trial& t);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// How candidates are built and timed. The real one (make_measurer) runs the C
+// compiler and `risec run --repeat`'s timing; tests inject a fake.
+class Measurer {
+ public:
+  virtual ~Measurer() = default;
+  // Called from worker threads, several at once: build what measuring needs. An
+  // Error marks the trial Failed.
+  virtual void prepare(const Compiled& c) = 0;
+  // Called one at a time: the candidate's time in milliseconds (an Error marks the
+  // trial Failed).
+  virtual double measure(const Compiled& c, const TunePoint& point) = 0;
+};
+
+// Builds with $CC (runtime/jit.h) and times `repeat` calls on seeded inputs,
+// returning the median.
+std::unique_ptr<Measurer> make_measurer(const rise::SizeMap& sizes, uint64_t seed, int repeat);
+
+enum class SearchKind {
+  Evolutionary,  // a steady-state genetic search over the value lists (tune.cpp)
+  Random,        // uniform over the untried points (the baseline)
+};
+
+// Points as indices into each parameter's value list.
+using Genome = std::vector<size_t>;
+
+// Proposes untried points (the search; tune.cpp describes the evolutionary one).
+// Deterministic given the seed and the sequence of records.
+class Searcher {
+ public:
+  Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind, uint64_t seed);
+  // A point tried: measured (with its time), or pruned/failed.
+  void record(const Genome& g, bool measured, double time_ms);
+  bool tried(const Genome& g) const { return tried_.count(g) > 0; }
+  bool exhausted() const { return static_cast<double>(tried_.size()) >= space_; }
+  // The next untried point, or nullopt when every point has been tried.
+  std::optional<Genome> propose();
+
+ private:
+  const std::vector<elevate::StrategyParam>& params_;
+  SearchKind kind_;
+  std::mt19937_64 rng_;
+  double space_ = 1;
+  std::set<Genome> tried_;
+  std::vector<std::pair<double, Genome>> measured_;
+  std::vector<std::vector<size_t>> by_value_;  // per parameter: value indices, by value
+  // Random points measured before the evolution starts.
+  static constexpr size_t kInitialPopulation = 6;
+
+  double uniform();
+  size_t below(size_t n);
+  Genome tournament();
+  void mutate(Genome& g);
+  Genome random_untried();
+};
+
+struct TuneConfig {
+  const rise::Program* program = nullptr;
+  std::string entry;
+  rise::SizeMap sizes;
+  std::string target = "c";
+  SourceRef strategy;     // the template
+  std::string study_key;  // TrialDb key (study_key() below)
+  int budget = 50;        // trials measured (or failed) in the study, earlier runs included
+  int workers = 2;        // C compilations at once
+  uint64_t seed = 0;
+  SearchKind search = SearchKind::Evolutionary;
+  std::ostream* progress = nullptr;  // progress on this stream (null: silent)
+  bool tty = false;                  // a redrawn bar instead of one line per trial
+};
+
+struct TuneResult {
+  std::vector<elevate::StrategyParam> params;
+  std::vector<Trial> trials;  // the whole study, earlier runs first
+  int new_trials = 0;         // measured or failed in this run
+  std::optional<Trial> best;
+  std::string best_strategy;  // the template with the best point's values substituted
+};
+
+// Identifies a study: a hash of the program's and the template's text, the sizes, the
+// target, the entry and lanes.
+std::string study_key(const std::string& program_text, const std::string& strategy_text,
+                      const rise::SizeMap& sizes, const std::string& target,
+                      const std::string& entry);
+
+// Runs the search. Throws risec::Error (User) when the template declares no
+// parameters or when no point survives the rewrite.
+TuneResult tune(const TuneConfig& config, TrialDb& db, Measurer& measurer);
+
+// The `tune` subcommand.
+int cmd_tune(const Options& o);
+
+}  // namespace risec::driver

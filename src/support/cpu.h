@@ -1,0 +1,15 @@
+// The machine risec runs on, as strategies see it: `lanes` (spec/strategies.md,
+// "Tunable parameters"), the float lanes of its widest vector registers.
+#pragma once
+
+#include <cstdint>
+
+namespace risec {
+
+// $RISEC_LANES when set to a positive number (cross-compiling for another machine),
+// else detected at run time: 16 with AVX-512F, 8 with AVX or AVX2 (256-bit float
+// registers), 4 otherwise (SSE, NEON, or an unknown CPU). A malformed $RISEC_LANES is
+// a Usage error.
+int64_t machine_lanes();
+
+}  // namespace risec

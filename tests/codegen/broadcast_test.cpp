@@ -1,0 +1,60 @@
+// Vector broadcasts in generated C (docs/performance.md, "The vectorize(16) cliff"):
+// `(v){0} + x`, except for the vector size x86 has a machine mode for but the target
+// may not enable (32 bytes without AVX, 64 without AVX-512F), where GCC 12 built the
+// vector lane by lane through the stack; there the scalar is listed once per lane.
+// The compiled code is checked against the interpreter with AVX2 only (-march=haswell,
+// which this machine runs when it has AVX2), where the cliff was.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "compile_util.h"
+#include "driver/run.h"
+
+namespace risec::test {
+namespace {
+
+const char* kScal =
+    "def scal = depFun(n: Nat => fun(alpha: f32 => fun(x: n.f32 =>\n"
+    "  x |> map(fun(xi => alpha * xi)))))\n";
+
+std::string broadcast_of(int lanes) {
+  driver::Compiled c = compile_rise(kScal,
+                                    "(vectorize(" + std::to_string(lanes) +
+                                        ") @ outermost(isApplied(isMap))) ; "
+                                        "lowerToC",
+                                    {{"n", 256}});
+  return c.unit.source;
+}
+
+TEST(Broadcast, ListsTheScalarOnlyForTheSizesWithADisabledMode) {
+  std::string x16 = broadcast_of(16);
+  EXPECT_NE(x16.find("#if defined(__x86_64__) && !defined(__AVX512F__)\n"), std::string::npos)
+      << x16;
+  EXPECT_NE(x16.find("{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}"), std::string::npos);
+  EXPECT_NE(x16.find("#else\n"), std::string::npos);
+  EXPECT_NE(x16.find("(risec_f32x16){0} + x;"), std::string::npos);
+  EXPECT_NE(broadcast_of(8).find("!defined(__AVX__)"), std::string::npos);
+  for (int lanes : {4, 32, 64}) {
+    std::string b = broadcast_of(lanes);
+    EXPECT_EQ(b.find("!defined(__AVX"), std::string::npos) << b;
+    EXPECT_NE(b.find("){0} + x;"), std::string::npos) << b;
+  }
+}
+
+TEST(Broadcast, SixteenLanesWithAvx2OnlyComputeTheRightValues) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "needs a CPU with AVX2";
+  driver::Compiled c =
+      compile_rise(kScal, "(vectorize(16) @ outermost(isApplied(isMap))) ; lowerToC", {{"n", 64}});
+  std::vector<rise::Value> in = driver::make_inputs(c.high, {}, 3);
+  driver::ExecOptions eo;
+  eo.extra_cflags = {"-march=haswell"};
+  driver::Execution ex = driver::execute(c, {{"n", 64}}, in, eo);
+  driver::Comparison cmp = driver::compare_values(ex.output, driver::interpret(c.high, in),
+                                                  driver::entry_result_type(c.high));
+  EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
+  EXPECT_EQ(cmp.elements, 64);
+}
+
+}  // namespace
+}  // namespace risec::test

@@ -1,0 +1,225 @@
+// `risec tune` (driver/tune.h) with an injected fake timer: the search finds the
+// known best of a tiny program, invalid points are pruned before anything is built,
+// the database round-trips and a second run resumes, and the evolutionary search
+// needs fewer trials than random search on a smooth cost.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "driver/tune.h"
+#include "elevate/parser.h"
+#include "rise/parser.h"
+#include "support/diagnostics.h"
+
+namespace risec::driver {
+namespace {
+
+// scal on 48 floats; vectorize(v) needs v to divide 48 and to be a power of two,
+// so v = 32, 64 and 3 are pruned by the rewrite.
+const char* kProgram =
+    "def scal = depFun(n: Nat => fun(alpha: f32 => fun(x: n.f32 =>\n"
+    "  x |> map(fun(xi => alpha * xi)))))\n";
+const char* kTemplate =
+    "param v in [2, 4, 8, 16, 32, 64, 3];\n"
+    "param u in [1, 2, 3, 4, 5];\n"
+    "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;\n";
+
+// Time as a function of the point (v, u): best at v = 8, u = 4. Counts what it is
+// asked to do.
+class FakeTimer : public Measurer {
+ public:
+  void prepare(const Compiled& c) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++prepared;
+    EXPECT_FALSE(c.unit.source.empty());
+  }
+  double measure(const Compiled&, const TunePoint& p) override {
+    ++measured;
+    points.push_back(p);
+    return 1.0 + std::abs(std::log2(static_cast<double>(p[0])) - 3) + std::abs(p[1] - 4.0);
+  }
+  int prepared = 0, measured = 0;
+  std::vector<TunePoint> points;
+
+ private:
+  std::mutex mu_;
+};
+
+struct Fixture {
+  rise::Program program =
+      rise::parse_program(std::make_shared<SourceFile>(SourceFile{"scal.rise", kProgram}));
+  TuneConfig config() {
+    TuneConfig c;
+    c.program = &program;
+    c.sizes = {{"n", 48}};
+    c.strategy = std::make_shared<SourceFile>(SourceFile{"t.elv", kTemplate});
+    c.study_key = study_key(kProgram, kTemplate, c.sizes, c.target, "");
+    c.workers = 3;
+    return c;
+  }
+};
+
+TEST(Tune, FindsTheKnownBestAndPrunesInvalidPoints) {
+  Fixture f;
+  TuneConfig c = f.config();
+  c.budget = 20;  // of the 4 x 5 valid points
+  TrialDb db("");
+  FakeTimer timer;
+  TuneResult r = tune(c, db, timer);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->point, (TunePoint{8, 4}));
+  EXPECT_DOUBLE_EQ(r.best->time_ms, 1.0);
+  EXPECT_EQ(timer.measured, 20);
+  EXPECT_EQ(timer.prepared, 20);  // pruned points are never built
+  int invalid = 0;
+  for (const Trial& t : r.trials) {
+    if (t.status != Trial::Status::Invalid) continue;
+    ++invalid;
+    EXPECT_TRUE(t.point[0] == 32 || t.point[0] == 64 || t.point[0] == 3)
+        << point_text(r.params, t.point);
+    EXPECT_NE(t.error.find("vectorize"), std::string::npos) << t.error;
+  }
+  EXPECT_GT(invalid, 0);
+  for (const TunePoint& p : timer.points) EXPECT_TRUE(p[0] <= 16 && p[0] != 3);
+  // The best strategy has the values substituted and compiles as written.
+  EXPECT_EQ(r.best_strategy,
+            "let main = (vectorize(8) @ outermost(isApplied(isMap))) ; lowerToC;\n");
+}
+
+TEST(Tune, DeterministicGivenTheSeed) {
+  auto run = [](uint64_t seed) {
+    Fixture f;
+    TuneConfig c = f.config();
+    c.budget = 8;
+    c.seed = seed;
+    TrialDb db("");
+    FakeTimer timer;
+    tune(c, db, timer);
+    return timer.points;
+  };
+  EXPECT_EQ(run(7), run(7));
+  EXPECT_NE(run(7), run(8));
+}
+
+TEST(Tune, DatabaseRoundTripsAndResumes) {
+  namespace fs = std::filesystem;
+  fs::path path =
+      fs::temp_directory_path() / ("risec_tune_test_" + std::to_string(getpid()) + ".db");
+  fs::remove(path);
+  Fixture f;
+  TuneConfig c = f.config();
+  c.budget = 6;
+  std::vector<Trial> first;
+  {
+    TrialDb db(path.string());
+    db.add_study(c.study_key, "scal");
+    FakeTimer timer;
+    first = tune(c, db, timer).trials;
+    EXPECT_EQ(timer.measured, 6);
+  }
+  {
+    // The stored trials read back as they were made.
+    TrialDb db(path.string());
+    std::vector<Trial> back = db.load(c.study_key, elevate::strategy_params(c.strategy));
+    ASSERT_EQ(back.size(), first.size());
+    for (size_t i = 0; i < back.size(); ++i) {
+      EXPECT_EQ(back[i].point, first[i].point);
+      EXPECT_EQ(back[i].status, first[i].status);
+      EXPECT_EQ(back[i].number, first[i].number);
+      EXPECT_DOUBLE_EQ(back[i].time_ms, first[i].time_ms);
+      EXPECT_EQ(back[i].error, first[i].error);
+    }
+    // Another study in the same database is separate.
+    EXPECT_TRUE(db.load("other", elevate::strategy_params(c.strategy)).empty());
+  }
+  {
+    // A second run with a larger budget measures only the new points.
+    TrialDb db(path.string());
+    c.budget = 10;
+    FakeTimer timer;
+    TuneResult r = tune(c, db, timer);
+    EXPECT_EQ(timer.measured, 4);
+    EXPECT_EQ(r.new_trials, 4);
+    for (const TunePoint& p : timer.points)
+      for (const Trial& t : first) EXPECT_NE(p, t.point);
+    // The same budget again: nothing new, the same best.
+    FakeTimer again;
+    TuneResult r2 = tune(c, db, again);
+    EXPECT_EQ(again.measured, 0);
+    EXPECT_EQ(r2.best->point, r.best->point);
+  }
+  fs::remove(path);
+}
+
+TEST(Tune, NoParametersOrNoValidPointIsAnError) {
+  Fixture f;
+  TuneConfig c = f.config();
+  TrialDb db("");
+  FakeTimer timer;
+  c.strategy = std::make_shared<SourceFile>(SourceFile{"t.elv", "let main = lowerToC;"});
+  EXPECT_THROW(tune(c, db, timer), Error);
+  c.strategy = std::make_shared<SourceFile>(SourceFile{
+      "t.elv", "param v in [32, 64];\nlet main = (vectorize(v) @ outermost(isApplied(isMap)));"});
+  try {
+    tune(c, db, timer);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::User);
+    EXPECT_NE(std::string(e.what()).find("no point"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(timer.prepared, 0);
+}
+
+// On a smooth cost over 3 parameters of 10 values each, the evolutionary search finds
+// the best point in fewer trials than random search, on average over seeds.
+TEST(Tune, EvolutionaryNeedsFewerTrialsThanRandom) {
+  std::vector<elevate::StrategyParam> params;
+  for (const char* n : {"a", "b", "c"}) {
+    elevate::StrategyParam p{n, {}, {}};
+    for (int64_t v = 0; v < 10; ++v) p.values.push_back(v);
+    params.push_back(p);
+  }
+  auto cost = [](const Genome& g) {
+    return std::pow(double(g[0]) - 7, 2) + std::pow(double(g[1]) - 2, 2) +
+           std::pow(double(g[2]) - 5, 2);
+  };
+  auto trials_to_best = [&](SearchKind kind, uint64_t seed) {
+    Searcher s(params, kind, seed);
+    for (int n = 1;; ++n) {
+      Genome g = *s.propose();
+      EXPECT_FALSE(s.tried(g));
+      if (cost(g) == 0) return n;
+      s.record(g, true, cost(g));
+    }
+  };
+  double evo = 0, random = 0;
+  const int seeds = 20;
+  for (uint64_t seed = 0; seed < seeds; ++seed) {
+    evo += trials_to_best(SearchKind::Evolutionary, seed);
+    random += trials_to_best(SearchKind::Random, seed);
+  }
+  evo /= seeds;
+  random /= seeds;
+  EXPECT_LT(evo * 3, random) << "evolutionary " << evo << ", random " << random;
+}
+
+TEST(Tune, SearcherEnumeratesTheWholeSpaceOnce) {
+  std::vector<elevate::StrategyParam> params = {{"a", {1, 2, 3}, {}}, {"b", {4, 5}, {}}};
+  for (SearchKind kind : {SearchKind::Evolutionary, SearchKind::Random}) {
+    Searcher s(params, kind, 3);
+    std::set<Genome> seen;
+    while (auto g = s.propose()) {
+      EXPECT_TRUE(seen.insert(*g).second);
+      s.record(*g, true, double((*g)[0]));
+    }
+    EXPECT_EQ(seen.size(), 6u);
+  }
+}
+
+}  // namespace
+}  // namespace risec::driver

@@ -1,0 +1,143 @@
+// Strategy parameters (spec/strategies.md, "Tunable parameters"): `param NAME in
+// [..];` declarations, their values from --param, the built-in `lanes`, located errors,
+// and the substitution of values into the file's text (what `risec tune` writes).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "elevate/parser.h"
+#include "rewrite_test_util.h"
+#include "support/cpu.h"
+
+namespace risec::elevate::testing {
+namespace {
+
+SourceRef source(const std::string& text) {
+  return std::make_shared<SourceFile>(SourceFile{"t.elv", text});
+}
+
+// The error a parse of `text` with `values` throws (kind and located text).
+Error error_of(const std::string& text, const ParamValues& values = {}) {
+  try {
+    parse_strategy_file(source(text), values);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return Error(ErrorKind::Internal, "none");
+}
+
+const char* kTemplate =
+    "// a template\n"
+    "param ti in [8, 16, 32];\n"
+    "param order in [1, 2];\n"
+    "let t(a) = tile(a, ti);\n"
+    "let main = (t(ti) @ outermost(mapNest(2))) ; reorder([order, 2]) ; lowerToC;\n";
+
+TEST(StrategyParams, DeclarationsInOrder) {
+  std::vector<StrategyParam> ps = strategy_params(source(kTemplate));
+  ASSERT_EQ(ps.size(), 2u);
+  EXPECT_EQ(ps[0].name, "ti");
+  EXPECT_EQ(ps[0].values, (std::vector<int64_t>{8, 16, 32}));
+  EXPECT_EQ(ps[1].name, "order");
+  EXPECT_EQ(location(ps[0].span), "t.elv:2:7");
+  EXPECT_TRUE(strategy_params(source("let main = lowerToC;")).empty());
+}
+
+TEST(StrategyParams, ValuesReachTheRules) {
+  // The same rewrite as the literal strategy, for the default and a given value.
+  rise::Expr p =
+      typed("def f = fun(A: 64.64.f32 => A |> map(fun(r => r |> map(fun(x => x)))))").expr;
+  const std::string tmpl =
+      "param ti in [8, 16, 32];\n"
+      "let t(a) = tile(a, ti);\n"
+      "let main = (t(ti) @ outermost(mapNest(2))) ; lowerToC;\n";
+  auto rewritten = [&](const std::string& text, const ParamValues& v) {
+    Result r = parse_strategy_file(source(text), v)(p, Env{});
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.failure().reason);
+    return r.ok() ? rise::print_expr(r.expr()) : "";
+  };
+  const std::string literal = "let main = (tile(8, 8) @ outermost(mapNest(2))) ; lowerToC;";
+  EXPECT_EQ(rewritten(tmpl, {}), rewritten(literal, {}));
+  EXPECT_NE(rewritten(tmpl, {}), rewritten(tmpl, {{"ti", 32}}));
+  EXPECT_EQ(rewritten(tmpl, {{"ti", 32}}),
+            rewritten("let main = (tile(32, 32) @ outermost(mapNest(2))) ; lowerToC;", {}));
+  // lanes: detected, or given (a cross-compile), also inside a list.
+  EXPECT_EQ(
+      rewritten("let main = (tile(lanes, 8) @ outermost(mapNest(2))) ; lowerToC;", {{"lanes", 16}}),
+      rewritten("let main = (tile(16, 8) @ outermost(mapNest(2))) ; lowerToC;", {}));
+}
+
+TEST(StrategyParams, LanesIsTheMachinesOrTheEnvironments) {
+  int64_t lanes = machine_lanes();
+  EXPECT_TRUE(lanes == 4 || lanes == 8 || lanes == 16) << lanes;
+  setenv("RISEC_LANES", "8", 1);
+  EXPECT_EQ(machine_lanes(), 8);
+  setenv("RISEC_LANES", "eight", 1);
+  EXPECT_THROW(machine_lanes(), Error);
+  unsetenv("RISEC_LANES");
+  EXPECT_EQ(machine_lanes(), lanes);
+}
+
+TEST(StrategyParams, LocatedDeclarationErrors) {
+  struct Case {
+    std::string text, message, where;
+  };
+  const Case cases[] = {
+      {"param a in [1];\nparam a in [2];\nlet main = id;", "declared twice", "t.elv:2:7"},
+      {"param a in [];\nlet main = id;", "has no values", "t.elv:1:12"},
+      {"param a in [4, 4];\nlet main = id;", "listed twice", "t.elv:1:16"},
+      {"param lanes in [4];\nlet main = id;", "built in", "t.elv:1:7"},
+      {"param a of [4];\nlet main = id;", "expected 'in'", "t.elv:1:9"},
+      {"param a in [4];\nlet a = id;\nlet main = a;", "a strategy parameter", "t.elv:2:5"},
+      {"param a in [4];\nlet f(a) = id;\nlet main = f(id);", "a strategy parameter", "t.elv:2:7"},
+      {"param a in [4];\nlet main = a;", "a number, not a strategy", "t.elv:2:12"},
+      {"let main = reorder([1, nope]);", "'nope' is not a number", "t.elv:1:24"},
+  };
+  for (const Case& c : cases) {
+    Error e = error_of(c.text);
+    EXPECT_EQ(e.kind(), ErrorKind::User) << c.text;
+    EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << c.text << "\n"
+                                                                        << e.what();
+    EXPECT_EQ(location(e.span()), c.where) << c.text;
+  }
+}
+
+TEST(StrategyParams, ValueErrorsAreUsageErrors) {
+  auto usage_error = [](const std::string& text, const ParamValues& v, const std::string& msg) {
+    Error e = error_of(text, v);
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find(msg), std::string::npos) << e.what();
+  };
+  usage_error(kTemplate, {{"tj", 8}}, "declares no parameter 'tj'; did you mean 'ti'?");
+  usage_error(kTemplate, {{"ti", 12}}, "not one of the parameter's values [8, 16, 32]");
+  usage_error(kTemplate, {{"lanes", 0}}, "must be positive");
+  EXPECT_EQ(parse_param_values({"ti=32,order=2", "lanes=8"}),
+            (ParamValues{{"ti", 32}, {"order", 2}, {"lanes", 8}}));
+  for (const char* bad : {"ti", "ti=", "=3", "ti=-1", "ti=x"}) {
+    try {
+      parse_param_values({bad});
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage) << bad;
+    }
+  }
+  EXPECT_THROW(parse_param_values({"ti=8", "ti=16"}), Error);
+}
+
+TEST(StrategyParams, SubstitutionGivesAParameterFreeFile) {
+  std::string out = substitute_params(source(kTemplate), {{"ti", 16}});
+  EXPECT_EQ(out,
+            "// a template\n"
+            "let t(a) = tile(a, 16);\n"
+            "let main = (t(16) @ outermost(mapNest(2))) ; reorder([1, 2]) ; lowerToC;\n");
+  EXPECT_TRUE(strategy_params(source(out)).empty());
+  // lanes stays portable unless it was given.
+  EXPECT_EQ(substitute_params(source("let main = tile(lanes, 4);"), {}),
+            "let main = tile(lanes, 4);");
+  EXPECT_EQ(substitute_params(source("let main = tile(lanes, 4);"), {{"lanes", 8}}),
+            "let main = tile(8, 4);");
+}
+
+}  // namespace
+}  // namespace risec::elevate::testing
