@@ -10,7 +10,7 @@
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s embedding.rise\n", argv[0]);
+    std::fprintf(stderr, "usage: %s saxpy.rise\n", argv[0]);
     return 2;
   }
   try {

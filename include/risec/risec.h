@@ -247,10 +247,10 @@ class Kernel {
   // Call the function: `output` receives the result, `inputs` are the data inputs in
   // order, `sizes` gives every size the function still takes as a parameter. Each
   // buffer's byte size (and element type, when known) must match its parameter at
-  // these sizes: a mismatch, a missing size or a wrong number of inputs is an Error
-  // (Usage) naming the parameter. A size that breaks a condition the program needs
-  // (4 divides n) ends the process, as the generated function documents. The code
-  // runs in this process: a fault in it (a division by zero in your data) is yours.
+  // these sizes: a mismatch, a missing size, sizes that break a condition the
+  // program needs (4 divides n) or a wrong number of inputs is an Error (Usage)
+  // naming the parameter or condition. The code runs in this process: a fault in it
+  // (an integer division by zero in your data) is yours.
   void operator()(const Buffer& output, const std::vector<Buffer>& inputs,
                   const Sizes& sizes = {}) const;
 

@@ -347,6 +347,34 @@ std::vector<int> size_arguments(const Source::Impl& s, const Sizes& sizes) {
   return out;
 }
 
+// The program's side conditions on the sizes (4 divides n), checked here so that a
+// breaking size is an Error rather than the generated code's abort().
+void check_conditions(const Source::Impl& s, const Sizes& sizes) {
+  arith::Assignment env(sizes.begin(), sizes.end());
+  for (const auto& [name, value] : s.fixed_sizes) env.emplace(name, value);
+  for (const rise::Checked* c : {&s.compiled.high, &s.compiled.low})
+    for (const rise::SideCondition& sc : c->conditions) {
+      bool ok = true;
+      try {
+        if (sc.kind == rise::SideCondition::Kind::Divides) {
+          int64_t d = arith::evaluate(sc.divides.divisor, env);
+          ok = d != 0 && arith::evaluate(sc.divides.dividend, env) % d == 0;
+        } else {
+          ok = arith::evaluate(sc.value, env) >= 0;
+        }
+      } catch (const arith::ArithError&) {
+        ok = false;
+      }
+      if (ok) continue;
+      std::string at = sc.span.known() ? " at " + location(sc.span) : "";
+      std::string given;
+      for (const auto& [name, value] : sizes)
+        given += (given.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+      bad_argument("the sizes (" + given + ") break a condition of " + s.compiled.unit.name + ": " +
+                   sc.describe() + " (" + sc.primitive + at + ")");
+    }
+}
+
 size_t bytes_at(const rise::Type& t, const Source::Impl& s, const Sizes& sizes) {
   arith::Substitution at;
   for (const std::string& n : s.compiled.size_names)
@@ -376,6 +404,7 @@ void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
     bad_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) + " input(s), " +
                  std::to_string(inputs.size()) + " given");
   std::vector<int> size_args = size_arguments(s, sizes);
+  check_conditions(s, sizes);
   auto check = [&](const Buffer& b, const Parameter& p, const rise::Type& t) {
     if (!b.data) bad_argument("the buffer for " + p.name + " of " + fn + " is null");
     if (b.element && p.element && *b.element != *p.element)

@@ -237,6 +237,19 @@ TEST(Api, KernelRefusesMismatchedBuffersAndSizes) {
             }).find("positive"),
             std::string::npos);
   EXPECT_NE(usage([&] { k.bytes("z", n8); }).find("no parameter 'z'"), std::string::npos);
+  // A size breaking the program's condition is refused before the code runs (the
+  // generated code would abort the process).
+  risec::CompileOptions o;
+  o.strategy = risec::Strategy::load(path("examples/scal/vector16.elv"));
+  risec::Kernel v = risec::jit(risec::Program::parse(kScal, "scal.rise"), o);
+  std::vector<float> x20(20), y20(20);
+  std::string m = usage([&] { v(y20, {risec::Buffer(&alpha, 1), x20}, {{"n", 20}}); });
+  EXPECT_NE(m.find("n = 20"), std::string::npos) << m;
+  EXPECT_NE(m.find("16 divides n"), std::string::npos) << m;
+  EXPECT_NE(m.find("scal.rise:"), std::string::npos) << m;
+  std::vector<float> x32(32), y32(32, -1.0f);
+  v(y32, {risec::Buffer(&alpha, 1), x32}, {{"n", 32}});
+  EXPECT_EQ(y32[31], 0.0f);
   // Raw bytes are checked by size only.
   k(risec::Buffer(static_cast<void*>(y.data()), y.size() * 4),
     {risec::Buffer(static_cast<void*>(&alpha), 4), x}, n8);
