@@ -91,6 +91,18 @@ TEST(Graph, CommandLineBeforeAndAfterParsedByDot) {
   EXPECT_EQ(f.exit_code, 1) << f.err;
   EXPECT_NE(f.err.find("strategy failed: mapFusion"), std::string::npos) << f.err;
 
+  // Without dot on the PATH, rendering is an external tool's failure (exit 4) that
+  // still leaves the .dot file.
+  runtime::ProcessOptions no_dot;
+  no_dot.env = {"PATH=/nonexistent"};
+  runtime::ProcessResult m =
+      runtime::run_process({std::string(RISEC_BINARY_DIR) + "/risec", "graph",
+                            src("examples/scal/scal.rise"), "-o", dir.path() + "/nodot.png"},
+                           no_dot);
+  EXPECT_EQ(m.exit_code, 4) << m.err;
+  EXPECT_NE(m.err.find("cannot run 'dot'"), std::string::npos) << m.err;
+  EXPECT_TRUE(fs::exists(dir.path() + "/nodot.dot"));
+
   if (!have_dot()) GTEST_SKIP() << "dot (Graphviz) is not installed: the DOT text was not parsed";
   runtime::ProcessResult parsed = runtime::run_process({"dot", "-Tcanon", out});
   EXPECT_TRUE(parsed.ok()) << parsed.err;
