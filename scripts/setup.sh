@@ -19,6 +19,9 @@ PACKAGES=(
   # the OpenCL target (docs/targets.md): the ICD loader and headers to build and run
   # against, and PoCL, which runs OpenCL kernels on the CPU when there is no GPU
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  # `risec graph` renders its DOT output to SVG/PNG with Graphviz's dot, and its test
+  # checks the output parses (docs/cli.md)
+  graphviz
 )
 
 missing=()

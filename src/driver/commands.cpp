@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "driver/api_impl.h"
 #include "driver/compile.h"
 #include "driver/memory_check.h"
 #include "driver/run.h"
@@ -125,12 +126,10 @@ uint64_t parse_seed(const std::string& text) {
 }
 
 int cmd_check(const Options& o) {
-  rise::Program p = load_program(o.file);
-  rise::SizeMap sizes = parse_sizes(o.sizes_text);
-  rise::Checked c = rise::check_program(p, o.entry, sizes.empty() ? nullptr : &sizes);
-  std::cout << rise::print(c.type) << "\n";
-  for (const auto& sc : c.conditions)
-    std::cout << "requires: " << sc.describe() << " (" << sc.primitive << ")\n";
+  // Through the public API (include/risec/risec.h), as an embedding program would.
+  risec::Function f = api::wrap(load_program(o.file)).check(o.entry, parse_sizes(o.sizes_text));
+  std::cout << f.type() << "\n";
+  for (const std::string& r : f.requirements()) std::cout << "requires: " << r << "\n";
   return 0;
 }
 
@@ -325,30 +324,26 @@ int cmd_rewrite(const Options& o) {
 }
 
 int cmd_compile(const Options& o) {
-  rise::Program p = load_program(o.file);
-  rise::SizeMap sizes = parse_sizes(o.sizes_text);
-  std::optional<elevate::Strategy> s;
-  if (!o.strategy.empty()) s = load_strategy(o.strategy, o.params);
-  CompileRequest req;
-  req.program = &p;
-  req.entry = o.entry;
-  req.sizes = sizes.empty() ? nullptr : &sizes;
-  req.strategy = s ? &*s : nullptr;
-  req.target = o.target;
-  req.trace = o.trace;
-  Compiled c = compile(req);
-  if (o.dump_dpia) std::cerr << dpia::print(c.dpia);
+  // Through the public API (include/risec/risec.h), as an embedding program would.
+  risec::CompileOptions co;
+  co.entry = o.entry;
+  co.sizes = parse_sizes(o.sizes_text);
+  if (!o.strategy.empty()) co.strategy = api::wrap(load_strategy(o.strategy, o.params));
+  co.target = o.target;
+  co.trace = o.trace;
+  risec::Source c = risec::compile(api::wrap(load_program(o.file)), co);
+  if (o.dump_dpia) std::cerr << c.dpia();
   if (o.output.empty()) {
     // The OpenCL target: the kernels, then the host function (which embeds them).
-    if (c.unit.uses_opencl) std::cout << c.unit.kernel_source << "\n";
-    std::cout << c.unit.source;
+    if (!c.kernels().empty()) std::cout << c.kernels() << "\n";
+    std::cout << c.code();
     return 0;
   }
   std::string base = o.output;
   if (base.size() > 2 && base.substr(base.size() - 2) == ".c") base.resize(base.size() - 2);
-  std::vector<std::pair<std::string, std::string>> files = {{base + ".c", c.unit.source},
-                                                            {base + ".h", c.unit.header}};
-  if (c.unit.uses_opencl) files.push_back({base + ".cl", c.unit.kernel_source});
+  std::vector<std::pair<std::string, std::string>> files = {{base + ".c", c.code()},
+                                                            {base + ".h", c.header()}};
+  if (!c.kernels().empty()) files.push_back({base + ".cl", c.kernels()});
   for (const auto& [path, text] : files) {
     std::ofstream out(path, std::ios::binary);
     if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");

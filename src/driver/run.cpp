@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "driver/api_impl.h"
 #include "driver/memory_check.h"
 #include "driver/sizes_from_inputs.h"
 #include "rise/interp.h"
@@ -469,16 +470,15 @@ int cmd_run(const Options& o) {
     entry_parameters(c);
     check_memory_needs(c, /*with_interpreter=*/o.check);
   }
-  std::optional<elevate::Strategy> s;
-  if (!o.strategy.empty()) s = load_strategy(o.strategy, o.params);
-  CompileRequest req;
-  req.program = &p;
-  req.entry = o.entry;
-  req.sizes = &sizes;
-  req.strategy = s ? &*s : nullptr;
-  req.target = o.target;
-  req.trace = o.trace;
-  Compiled c = compile(req);
+  // Compiled through the public API (include/risec/risec.h), as `risec compile` is.
+  risec::CompileOptions co;
+  co.entry = o.entry;
+  co.sizes = sizes;
+  if (!o.strategy.empty()) co.strategy = api::wrap(load_strategy(o.strategy, o.params));
+  co.target = o.target;
+  co.trace = o.trace;
+  const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
+  const Compiled& c = source.impl().compiled;
   if (o.dump_dpia) std::cerr << dpia::print(c.dpia);
 
   std::vector<rise::Value> inputs = make_inputs(c.high, files, seed);

@@ -49,6 +49,7 @@ const std::map<std::string, std::string> kSizes = {
     {"mv", "n=64,m=32"},
     {"nbody", "n=32"},
     {"nn", "n=32"},
+    {"saxpy", "n=64"},
     {"scal", "n=64"},
     {"treesum", "m=3,k=4"},
 };
@@ -68,6 +69,8 @@ std::vector<Case> all_cases() {
     if (d.is_directory()) dirs.push_back(d.path());
   std::sort(dirs.begin(), dirs.end());
   for (const fs::path& dir : dirs) {
+    // A CMake project using the installed package (embedding), not a program.
+    if (fs::exists(dir / "CMakeLists.txt")) continue;
     std::string name = dir.filename().string();
     std::string file = "examples/" + name + "/" + name + ".rise";
     out.push_back({name, file, "", "c"});

@@ -296,6 +296,7 @@ const std::vector<Example>& examples() {
       {"mv", {{"n", 4}, {"m", 6}}},
       {"nbody", {{"n", 4}}},
       {"nn", {{"n", 8}}},
+      {"saxpy", {{"n", 8}}},
       {"scal", {{"n", 8}}},
       {"treesum", {{"m", 2}, {"k", 3}}},
   };

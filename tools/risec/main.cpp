@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "driver/commands.h"
+#include "driver/graph.h"
 #include "driver/run.h"
 #include "driver/tune.h"
 #include "support/diagnostics.h"
@@ -100,6 +101,15 @@ const Command kCommands[] = {
      "memory): a second run with the same database resumes. Progress goes to stderr; the\n"
      "best strategy, with its values substituted, to stdout and to -o BEST.elv.\n",
      risec::driver::cmd_tune},
+    {"graph",
+     "risec graph FILE.rise [--strategy S.elv] [--entry NAME] [--size n=..] [-o OUT.dot|.svg|.png]",
+     "Draw the entry as a Graphviz graph (DOT): a node per primitive application (with\n"
+     "an edge to each argument, in order), lambda, variable and literal, each with its\n"
+     "type; a subterm shared in memory is drawn once. With --strategy, two clusters: the\n"
+     "program before and after it. -o OUT.dot writes the DOT text (without -o it is\n"
+     "printed); -o OUT.svg or OUT.png writes OUT.dot and renders it with Graphviz's\n"
+     "`dot` (exit 4 when dot is not installed).\n",
+     risec::driver::cmd_graph},
 };
 
 const char* kVersionLine = "risec " RISEC_VERSION;

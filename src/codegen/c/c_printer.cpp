@@ -367,7 +367,13 @@ std::string CPrinter::header_text(const std::string& entry_name, const std::stri
       h << " *   " << d << "\n";
     }
   }
-  h << " */\n" << sig << ";\n";
+  // C++ can include the header too (the C++ API's embedding example does): C
+  // linkage, and `restrict` spelled as C++ compilers accept it, for this line only.
+  h << " */\n#ifdef __cplusplus\nextern \"C\" {\n#ifndef restrict\n#define restrict "
+       "__restrict\n#define RISEC_UNDEF_RESTRICT\n#endif\n#endif\n";
+  h << sig << ";\n";
+  h << "#ifdef __cplusplus\n#ifdef RISEC_UNDEF_RESTRICT\n#undef restrict\n#undef "
+       "RISEC_UNDEF_RESTRICT\n#endif\n}\n#endif\n";
   return h.str();
 }
 

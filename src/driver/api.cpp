@@ -1,0 +1,433 @@
+// The public C++ API (include/risec/risec.h): thin wrappers over the driver's
+// pipeline, which the command line uses too, so both give the same results and the
+// same errors.
+#include <algorithm>
+#include <optional>
+#include <sstream>
+#include <type_traits>
+
+#include "driver/api_impl.h"
+#include "driver/commands.h"
+#include "driver/run.h"
+#include "elevate/library.h"
+#include "elevate/parser.h"
+#include "rise/parser.h"
+#include "rise/printer.h"
+#include "runtime/jit.h"
+#include "runtime/layout.h"
+#include "support/stack.h"
+
+namespace risec {
+
+namespace {
+
+// Runs a compiler call on a thread with a large stack (support/stack.h), as the
+// command line does, and hands back its result or rethrows its error.
+template <class F>
+auto on_large_stack(F&& f) -> decltype(f()) {
+  std::optional<decltype(f())> out;
+  run_with_large_stack([&] {
+    out.emplace(f());
+    return 0;
+  });
+  return std::move(*out);
+}
+
+[[noreturn]] void bad_argument(const std::string& msg) {
+  throw Error(ErrorKind::Usage, msg);
+}
+
+std::optional<ScalarType> element_of(const rise::Type& t) {
+  switch (t->kind) {
+    case rise::TypeKind::Scalar:
+    case rise::TypeKind::Vector:
+      return static_cast<ScalarType>(t->scalar);
+    case rise::TypeKind::Array:
+      return element_of(t->a);
+    case rise::TypeKind::Index:
+    case rise::TypeKind::NatData:
+      return ScalarType::I32;  // a C int
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string join(const std::vector<std::string>& xs) {
+  std::string out;
+  for (const auto& x : xs) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+}  // namespace
+
+static_assert(static_cast<int>(ScalarType::F64) == static_cast<int>(rise::ScalarKind::F64) &&
+                  static_cast<int>(ScalarType::Bool) == static_cast<int>(rise::ScalarKind::Bool),
+              "ScalarType mirrors rise::ScalarKind");
+
+std::string scalar_type_name(ScalarType t) {
+  return rise::scalar_name(static_cast<rise::ScalarKind>(t));
+}
+
+std::string version() {
+  return RISEC_VERSION;
+}
+
+// ---- strategies ----
+
+Strategy api::wrap(elevate::Strategy s) {
+  return Strategy(std::make_shared<const Strategy::Impl>(Strategy::Impl{std::move(s)}));
+}
+
+Strategy Strategy::parse(const std::string& text, const std::string& name,
+                         const std::vector<std::string>& params) {
+  return api::wrap(on_large_stack([&] {
+    return elevate::parse_strategy_file(std::make_shared<SourceFile>(SourceFile{name, text}),
+                                        elevate::parse_param_values(params));
+  }));
+}
+
+Strategy Strategy::load(const std::string& path, const std::vector<std::string>& params) {
+  return api::wrap(on_large_stack([&] { return driver::load_strategy(path, params); }));
+}
+
+Strategy Strategy::library(const std::string& name, const std::vector<StrategyArg>& args) {
+  std::vector<elevate::Arg> out;
+  for (const StrategyArg& a : args) {
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, Strategy>) {
+            out.push_back(v.impl().strategy);
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            // An address space where the entry takes one, else a name.
+            const elevate::LibraryEntry* e = elevate::find_entry(name);
+            size_t i = out.size();
+            if (e && i < e->params.size() && e->params[i] == elevate::ParamKind::Addr) {
+              std::optional<rise::AddrSpace> sp = rise::addr_from_name(v);
+              if (!sp)
+                throw Error(ErrorKind::User, name + ": '" + v +
+                                                 "' is not an address space (global, local, "
+                                                 "private, constant)");
+              out.push_back(*sp);
+            } else {
+              out.push_back(v);
+            }
+          } else {
+            out.push_back(v);
+          }
+        },
+        a);
+  }
+  return api::wrap(elevate::make_strategy(name, out));
+}
+
+const std::string& Strategy::name() const {
+  return impl_->strategy.name();
+}
+
+namespace strategies {
+Strategy id() {
+  return api::wrap(elevate::id());
+}
+Strategy seq(const Strategy& a, const Strategy& b) {
+  return api::wrap(elevate::seq(a.impl().strategy, b.impl().strategy));
+}
+Strategy lchoice(const Strategy& a, const Strategy& b) {
+  return api::wrap(elevate::lchoice(a.impl().strategy, b.impl().strategy));
+}
+Strategy try_(const Strategy& s) {
+  return api::wrap(elevate::try_(s.impl().strategy));
+}
+Strategy repeat(const Strategy& s) {
+  return api::wrap(elevate::repeat(s.impl().strategy));
+}
+Strategy top_down(const Strategy& s) {
+  return api::wrap(elevate::top_down(s.impl().strategy));
+}
+Strategy bottom_up(const Strategy& s) {
+  return api::wrap(elevate::bottom_up(s.impl().strategy));
+}
+Strategy normalize(const Strategy& s) {
+  return api::wrap(elevate::normalize(s.impl().strategy));
+}
+Strategy body(const Strategy& s) {
+  return api::wrap(elevate::body(s.impl().strategy));
+}
+Strategy outermost(const Strategy& pred, const Strategy& s) {
+  return api::wrap(elevate::outermost(pred.impl().strategy, s.impl().strategy));
+}
+Strategy innermost(const Strategy& pred, const Strategy& s) {
+  return api::wrap(elevate::innermost(pred.impl().strategy, s.impl().strategy));
+}
+Strategy lower_to_c() {
+  return api::wrap(elevate::make_strategy("lowerToC"));
+}
+}  // namespace strategies
+
+Strategy operator>>(const Strategy& a, const Strategy& b) {
+  return strategies::seq(a, b);
+}
+Strategy operator|(const Strategy& a, const Strategy& b) {
+  return strategies::lchoice(a, b);
+}
+
+// ---- programs ----
+
+Program api::wrap(rise::Program p) {
+  return Program(std::make_shared<const Program::Impl>(Program::Impl{std::move(p)}));
+}
+
+Program Program::parse(const std::string& text, const std::string& name) {
+  return api::wrap(on_large_stack([&] {
+    return rise::parse_program(std::make_shared<SourceFile>(SourceFile{name, text}));
+  }));
+}
+
+Program Program::load(const std::string& path) {
+  return api::wrap(on_large_stack([&] { return driver::load_program(path); }));
+}
+
+std::vector<std::string> Program::definitions() const {
+  std::vector<std::string> out;
+  for (const auto& d : impl_->program.defs) out.push_back(d.name);
+  return out;
+}
+
+std::string Program::print() const {
+  return on_large_stack([&] { return rise::print_program(impl_->program); });
+}
+
+Function Program::check(const std::string& entry, const Sizes& sizes) const {
+  return on_large_stack([&] {
+    const rise::Program& p = impl_->program;
+    if (p.defs.empty()) throw Error(ErrorKind::User, "the program has no definitions");
+    rise::Checked c = rise::check_program(p, entry, sizes.empty() ? nullptr : &sizes);
+    std::string name = entry.empty() ? p.defs.back().name : entry;
+    return Function(std::make_shared<const Function::Impl>(Function::Impl{name, std::move(c)}));
+  });
+}
+
+const std::string& Function::name() const {
+  return impl_->name;
+}
+
+std::string Function::type() const {
+  return rise::print(impl_->checked.type);
+}
+
+std::vector<std::string> Function::requirements() const {
+  std::vector<std::string> out;
+  for (const auto& sc : impl_->checked.conditions)
+    out.push_back(sc.describe() + " (" + sc.primitive + ")");
+  return out;
+}
+
+std::string Function::print(bool types) const {
+  return on_large_stack([&] {
+    rise::PrintOptions opts;
+    opts.types = types;
+    return "def " + impl_->name + " = " + rise::print_expr(impl_->checked.expr, opts);
+  });
+}
+
+Function Function::rewrite(const Strategy& s) const {
+  return on_large_stack([&] {
+    rise::Checked r = driver::apply_strategy(s.impl().strategy, impl_->checked, false);
+    return Function(std::make_shared<const Function::Impl>(Function::Impl{impl_->name, r}));
+  });
+}
+
+// ---- code generation ----
+
+Source compile(const Program& program, const CompileOptions& options) {
+  return on_large_stack([&] {
+    if (program.impl().program.defs.empty())
+      throw Error(ErrorKind::User, "the program has no definitions");
+    auto impl = std::make_shared<Source::Impl>();
+    driver::CompileRequest req;
+    req.program = &program.impl().program;
+    req.entry = options.entry;
+    req.sizes = options.sizes.empty() ? nullptr : &options.sizes;
+    req.strategy = options.strategy ? &options.strategy->impl().strategy : nullptr;
+    req.target = options.target;
+    req.trace = options.trace;
+    impl->compiled = driver::compile(req);
+    impl->target = options.target;
+    impl->fixed_sizes = options.sizes;
+    rise::Type t = impl->compiled.high.type;
+    while (t->kind == rise::TypeKind::DepFun) t = t->b;
+    for (const driver::EntryParam& p : driver::value_parameters(impl->compiled.high)) {
+      impl->input_types.push_back(p.type);
+      impl->inputs.push_back({p.name, rise::print(p.type), element_of(p.type)});
+      t = t->b;
+    }
+    impl->output_type = t;
+    impl->output = {"output", rise::print(t), element_of(t)};
+    return Source(std::move(impl));
+  });
+}
+
+const std::string& Source::name() const {
+  return impl_->compiled.unit.name;
+}
+const std::string& Source::target() const {
+  return impl_->target;
+}
+const std::string& Source::code() const {
+  return impl_->compiled.unit.source;
+}
+const std::string& Source::header() const {
+  return impl_->compiled.unit.header;
+}
+const std::string& Source::kernels() const {
+  return impl_->compiled.unit.kernel_source;
+}
+std::vector<std::string> Source::size_parameters() const {
+  return impl_->compiled.size_names;
+}
+std::vector<Parameter> Source::inputs() const {
+  return impl_->inputs;
+}
+Parameter Source::output() const {
+  return impl_->output;
+}
+std::string Source::dpia() const {
+  return dpia::print(impl_->compiled.dpia);
+}
+
+// ---- running ----
+
+struct Kernel::Impl {
+  Source source;
+  runtime::Module module;
+};
+
+Kernel::Kernel(const Source& source) {
+  const Source::Impl& s = source.impl();
+  runtime::CompileOptions co;
+  co.openmp = s.compiled.unit.uses_openmp;
+  if (s.compiled.unit.uses_opencl) co.libs.push_back("-lOpenCL");
+  // Code using OpenMP stays loaded (runtime/jit.h: unloading libgomp while its
+  // threads wait crashes the process).
+  runtime::Artifact a = runtime::build_shared_object(s.compiled.unit.source, co);
+  runtime::Module m(a.path, s.compiled.unit.name, runtime::uses_openmp_runtime(co));
+  impl_ = std::make_shared<const Impl>(Impl{source, std::move(m)});
+}
+
+const Source& Kernel::source() const {
+  return impl_->source;
+}
+
+namespace {
+
+// The sizes of the unit's parameters, checked: every one given, each fitting a C
+// int; a size that was fixed at compile time may be repeated with the same value.
+std::vector<int> size_arguments(const Source::Impl& s, const Sizes& sizes) {
+  const std::vector<std::string>& names = s.compiled.size_names;
+  for (const auto& [name, value] : sizes) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    auto fixed = s.fixed_sizes.find(name);
+    if (fixed != s.fixed_sizes.end() && fixed->second == value) continue;
+    if (fixed != s.fixed_sizes.end())
+      bad_argument("size " + name + " was fixed to " + std::to_string(fixed->second) +
+                   " at compile time, " + std::to_string(value) + " given");
+    bad_argument(
+        "the kernel " + s.compiled.unit.name + " has no size parameter '" + name + "'" +
+        (names.empty() ? std::string(" (it takes none)") : " (its sizes: " + join(names) + ")"));
+  }
+  std::vector<int> out;
+  for (const std::string& name : names) {
+    auto it = sizes.find(name);
+    if (it == sizes.end())
+      bad_argument("size " + name + " has no value; the kernel " + s.compiled.unit.name +
+                   " takes the sizes " + join(names));
+    if (it->second < 1 || it->second > INT32_MAX)
+      bad_argument("size " + name + " = " + std::to_string(it->second) +
+                   " must be positive and fit in a C int");
+    out.push_back(static_cast<int>(it->second));
+  }
+  return out;
+}
+
+// The program's side conditions on the sizes (4 divides n), checked here so that a
+// breaking size is an Error rather than the generated code's abort().
+void check_conditions(const Source::Impl& s, const Sizes& sizes) {
+  arith::Assignment env(sizes.begin(), sizes.end());
+  for (const auto& [name, value] : s.fixed_sizes) env.emplace(name, value);
+  for (const rise::Checked* c : {&s.compiled.high, &s.compiled.low})
+    for (const rise::SideCondition& sc : c->conditions) {
+      bool ok = true;
+      try {
+        if (sc.kind == rise::SideCondition::Kind::Divides) {
+          int64_t d = arith::evaluate(sc.divides.divisor, env);
+          ok = d != 0 && arith::evaluate(sc.divides.dividend, env) % d == 0;
+        } else {
+          ok = arith::evaluate(sc.value, env) >= 0;
+        }
+      } catch (const arith::ArithError&) {
+        ok = false;
+      }
+      if (ok) continue;
+      std::string at = sc.span.known() ? " at " + location(sc.span) : "";
+      std::string given;
+      for (const auto& [name, value] : sizes)
+        given += (given.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+      bad_argument("the sizes (" + given + ") break a condition of " + s.compiled.unit.name + ": " +
+                   sc.describe() + " (" + sc.primitive + at + ")");
+    }
+}
+
+size_t bytes_at(const rise::Type& t, const Source::Impl& s, const Sizes& sizes) {
+  arith::Substitution at;
+  for (const std::string& n : s.compiled.size_names)
+    if (auto it = sizes.find(n); it != sizes.end()) at.emplace(n, arith::Nat(it->second));
+  return runtime::c_layout(rise::substitute(t, rise::TypeSubst{at, {}, {}, {}})).size;
+}
+
+}  // namespace
+
+size_t Kernel::bytes(const std::string& parameter, const Sizes& sizes) const {
+  const Source::Impl& s = impl_->source.impl();
+  size_arguments(s, sizes);
+  if (parameter == "output") return bytes_at(s.output_type, s, sizes);
+  for (size_t i = 0; i < s.inputs.size(); ++i)
+    if (s.inputs[i].name == parameter) return bytes_at(s.input_types[i], s, sizes);
+  std::vector<std::string> names = {"output"};
+  for (const auto& p : s.inputs) names.push_back(p.name);
+  bad_argument("the kernel " + s.compiled.unit.name + " has no parameter '" + parameter +
+               "' (its parameters: " + join(names) + ")");
+}
+
+void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
+                        const Sizes& sizes) const {
+  const Source::Impl& s = impl_->source.impl();
+  const std::string& fn = s.compiled.unit.name;
+  if (inputs.size() != s.inputs.size())
+    bad_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) + " input(s), " +
+                 std::to_string(inputs.size()) + " given");
+  std::vector<int> size_args = size_arguments(s, sizes);
+  check_conditions(s, sizes);
+  auto check = [&](const Buffer& b, const Parameter& p, const rise::Type& t) {
+    if (!b.data) bad_argument("the buffer for " + p.name + " of " + fn + " is null");
+    if (b.element && p.element && *b.element != *p.element)
+      bad_argument("the buffer for " + p.name + " of " + fn + " holds " +
+                   scalar_type_name(*b.element) + ", the parameter has type " + p.type);
+    size_t want = bytes_at(t, s, sizes);
+    if (b.bytes != want)
+      bad_argument("the buffer for " + p.name + " of " + fn + " has " + std::to_string(b.bytes) +
+                   " bytes, the parameter (" + p.type + ") needs " + std::to_string(want));
+  };
+  check(output, s.output, s.output_type);
+  std::vector<void*> buffers = {output.data};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    check(inputs[i], s.inputs[i], s.input_types[i]);
+    buffers.push_back(inputs[i].data);
+  }
+  impl_->module.call(buffers, size_args);
+}
+
+Kernel jit(const Program& program, const CompileOptions& options) {
+  return Kernel(compile(program, options));
+}
+
+}  // namespace risec
