@@ -677,6 +677,198 @@ void type_shapes(const Type& elem_t, Arr* a) {
   w.go(elem_t, dims);
 }
 
+// ---- blocks: a map's scalar body over many elements at once ----
+//
+// A map over scalars or views whose body is f32/f64 arithmetic (+ - * /, neg, the
+// one-argument math builtins, `let`, pairs of results) on the element's scalars,
+// constant-index reads of the element's views (a stencil's nbh[1][2]), short sums and
+// dot products of a window (conv1d's zip with the weights), constants and values bound
+// outside the map is evaluated a block of elements at a time: each operation is one
+// loop over the block instead of a node call per element. Each element still gets the
+// same operations in the same order (the operations are elementwise and never fail),
+// so the results are the same bits.
+
+inline constexpr int kBlock = 128;
+
+// An array leaf that a reduction in the body reads: the map element's view (`view`,
+// the cursor's view index), or an array in a slot the loop does not write (`slot`).
+struct BSource {
+  int view = -1;
+  int slot = -1;
+};
+
+struct BIns {
+  enum class K : uint8_t { Elem, View, Bcast, Bin, Un, Reduce } k = K::Bcast;
+  bool f64 = false;
+  int dst = 0, x = -1, y = -1;        // registers
+  PrimId op = PrimId::Add;            // Bin
+  double (*math1)(double) = nullptr;  // Un: null means neg (or abs)
+  bool abs = false;
+  int leaf = 0;                // Elem: the cursor's scalar; View: the cursor's view
+  std::vector<int64_t> cidx;   // View: constant indices
+  const Node* node = nullptr;  // Bcast: evaluated once per run (a constant, an outer value)
+  BSource a, b;                // Reduce: dst = x (init), then dst + a[j] (* b[j]), j < n
+  bool prod = false;
+  int64_t n = 0;
+};
+
+struct BatchProgram {
+  std::vector<BIns> ins;
+  std::vector<int> out;  // the registers of the result's scalar leaves
+  int nregs = 0;
+
+  // Where an instruction reads, for one run: a byte pointer for element 0 and the step
+  // per element (and per reduction index j).
+  struct Prep {
+    const std::byte* p = nullptr;
+    int64_t step = 0, jstep = 0;
+    const std::byte* pb = nullptr;
+    int64_t stepb = 0, jstepb = 0;
+    Sc v{};
+  };
+
+  void run(Ctx& c, const Cursors& cur, Arr* res, int64_t lo, int64_t hi) const {
+    if (hi <= lo) return;
+    std::vector<Prep> prep(ins.size());
+    auto source = [&](const BSource& s, const std::byte*& p, int64_t& step, int64_t& jstep) {
+      if (s.view >= 0) {
+        const Arr& v = *cur.v[s.view].dst;
+        const auto es = static_cast<int64_t>(scalar_size(v.sk));
+        p = v.st->data() + cur.v[s.view].off0 * es;
+        step = cur.v[s.view].step * es;
+        jstep = v.stride[0] * es;
+      } else {
+        const Arr& v = c.a[s.slot];
+        const auto es = static_cast<int64_t>(scalar_size(v.sk));
+        p = v.st->data() + v.off * es;
+        step = 0;
+        jstep = v.stride[0] * es;
+      }
+    };
+    for (size_t k = 0; k < ins.size(); ++k) {
+      const BIns& in = ins[k];
+      Prep& pr = prep[k];
+      switch (in.k) {
+        case BIns::K::Elem:
+          pr.p = cur.c[in.leaf].p;
+          pr.step = cur.c[in.leaf].step;
+          break;
+        case BIns::K::View: {
+          const Arr& v = *cur.v[in.leaf].dst;
+          const auto es = static_cast<int64_t>(scalar_size(v.sk));
+          int64_t e = cur.v[in.leaf].off0;
+          for (size_t d = 0; d < in.cidx.size(); ++d) e += in.cidx[d] * v.stride[d];
+          pr.p = v.st->data() + e * es;
+          pr.step = cur.v[in.leaf].step * es;
+          break;
+        }
+        case BIns::K::Bcast:
+          pr.v = in.node->scalar(c);
+          break;
+        case BIns::K::Reduce:
+          source(in.a, pr.p, pr.step, pr.jstep);
+          if (in.prod) source(in.b, pr.pb, pr.stepb, pr.jstepb);
+          break;
+        default:
+          break;
+      }
+    }
+    std::vector<std::byte> regs(static_cast<size_t>(nregs) * kRegBytes);
+    for (int64_t i0 = lo; i0 < hi; i0 += kBlock) {
+      const int cnt = static_cast<int>(std::min<int64_t>(kBlock, hi - i0));
+      for (size_t k = 0; k < ins.size(); ++k) {
+        if (ins[k].f64)
+          exec<double>(ins[k], prep[k], regs.data(), i0, cnt);
+        else
+          exec<float>(ins[k], prep[k], regs.data(), i0, cnt);
+      }
+      for (size_t o = 0; o < out.size(); ++o) {
+        const Arr& r = res[o];
+        const auto es = static_cast<int64_t>(scalar_size(r.sk));
+        std::memcpy(r.st->data() + (r.off + i0) * es, reg(regs.data(), out[o]),
+                    static_cast<size_t>(cnt * es));
+      }
+    }
+  }
+
+  static constexpr size_t kRegBytes = kBlock * sizeof(double);
+  static std::byte* reg(std::byte* regs, int r) {
+    return regs + static_cast<size_t>(r) * kRegBytes;
+  }
+
+  template <class T>
+  static void exec(const BIns& in, const Prep& pr, std::byte* regs, int64_t i0, int cnt) {
+    // a register holds kBlock values of T
+    T* d = reinterpret_cast<T*>(reg(regs, in.dst));
+    auto src = [&](int r) { return reinterpret_cast<const T*>(reg(regs, r)); };
+    switch (in.k) {
+      case BIns::K::Elem:
+      case BIns::K::View: {
+        const std::byte* p = pr.p + i0 * pr.step;
+        for (int t = 0; t < cnt; ++t) std::memcpy(d + t, p + t * pr.step, sizeof(T));
+        return;
+      }
+      case BIns::K::Bcast: {
+        T v;
+        if constexpr (std::is_same_v<T, float>)
+          v = pr.v.f;
+        else
+          v = pr.v.d;
+        for (int t = 0; t < cnt; ++t) d[t] = v;
+        return;
+      }
+      case BIns::K::Bin: {
+        const T* x = src(in.x);
+        const T* y = src(in.y);
+        switch (in.op) {
+          case PrimId::Add:
+            for (int t = 0; t < cnt; ++t) d[t] = x[t] + y[t];
+            return;
+          case PrimId::Sub:
+            for (int t = 0; t < cnt; ++t) d[t] = x[t] - y[t];
+            return;
+          case PrimId::Mul:
+            for (int t = 0; t < cnt; ++t) d[t] = x[t] * y[t];
+            return;
+          default:
+            for (int t = 0; t < cnt; ++t) d[t] = x[t] / y[t];
+            return;
+        }
+      }
+      case BIns::K::Un: {
+        const T* x = src(in.x);
+        if (in.abs)
+          for (int t = 0; t < cnt; ++t) d[t] = std::fabs(x[t]);
+        else if (in.math1)
+          for (int t = 0; t < cnt; ++t) d[t] = static_cast<T>(in.math1(static_cast<double>(x[t])));
+        else
+          for (int t = 0; t < cnt; ++t) d[t] = -x[t];
+        return;
+      }
+      case BIns::K::Reduce: {
+        const T* init = src(in.x);
+        for (int t = 0; t < cnt; ++t) d[t] = init[t];
+        const std::byte* pa = pr.p + i0 * pr.step;
+        const std::byte* pb = in.prod ? pr.pb + i0 * pr.stepb : nullptr;
+        for (int64_t j = 0; j < in.n; ++j) {
+          for (int t = 0; t < cnt; ++t) {
+            T a;
+            std::memcpy(&a, pa + t * pr.step + j * pr.jstep, sizeof a);
+            if (in.prod) {
+              T b;
+              std::memcpy(&b, pb + t * pr.stepb + j * pr.jstepb, sizeof b);
+              d[t] = d[t] + a * b;
+            } else {
+              d[t] = d[t] + a;
+            }
+          }
+        }
+        return;
+      }
+    }
+  }
+};
+
 // map(f)(xs) (and generate(f), with the index as the element): the loop with f's body
 // inlined, its parameter in frame slots.
 struct Map final : Node {
@@ -709,7 +901,10 @@ struct Map final : Node {
     }
     Cursors cur;
     const bool fast = xs && n > 0 && cur.init(c.a + x_a0, x_elem, c.s + p_s0, c.a + p_a0);
-    if (fast && run_kernel(c, cur, a, 0, n)) return;
+    if (fast && batch) {
+      batch->run(c, cur, a, 0, n);
+      return;
+    }
     if (fast && out_elem.size() == 1 && !out_elem[0].arr) {
       // one scalar per element: stored straight into the result
       const ScalarKind sk = a[0].sk;
@@ -736,65 +931,7 @@ struct Map final : Node {
   }
   Type elem_type() const { return t->a; }
   void run_parallel(Ctx& c, Arr* a) const;
-
-  // map(fun(x => p op q)) over scalars, where p and q are each the element, a
-  // constant or a variable bound outside the map, and op is f32/f64 +, -, * or /
-  // (scal's alpha * x): a plain loop doing the same operation on each element,
-  // without a node call per element. False when the map is not of that form.
-  bool run_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
-    if (cur.n != 1 || cur.nv != 0 || out_elem.size() != 1 || out_elem[0].arr ||
-        cur.c[0].sk != a[0].sk || a[0].rank != 1 || a[0].stride[0] != 1)
-      return false;
-    if (a[0].sk == ScalarKind::F32) return binary_kernel<float>(c, cur, a, lo, hi);
-    if (a[0].sk == ScalarKind::F64) return binary_kernel<double>(c, cur, a, lo, hi);
-    return false;
-  }
-  template <class T>
-  bool binary_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
-    return op_kernel<T, PrimId::Add>(c, cur, a, lo, hi) ||
-           op_kernel<T, PrimId::Sub>(c, cur, a, lo, hi) ||
-           op_kernel<T, PrimId::Mul>(c, cur, a, lo, hi) ||
-           op_kernel<T, PrimId::Div>(c, cur, a, lo, hi);
-  }
-  template <class T, PrimId Op>
-  bool op_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
-    using Bin = FloatBin<T, Op>;
-    auto* fb = dynamic_cast<const Bin*>(body.get());
-    if (!fb) return false;
-    // An operand: the element (is_elem) or a value that does not change in the loop
-    // (nothing in the body binds or writes a slot but the element's).
-    auto operand = [&](const Node* x, bool& is_elem, T& v) {
-      if (auto* var = dynamic_cast<const Var*>(x); var && var->ns == 1 && var->na == 0) {
-        is_elem = c.s + var->s0 == cur.c[0].dst;
-        v = Bin::get(c.s[var->s0]);
-        return true;
-      }
-      if (auto* k = dynamic_cast<const Const*>(x)) {
-        is_elem = false;
-        v = Bin::get(k->v);
-        return true;
-      }
-      return false;
-    };
-    bool ex = false, ey = false;
-    T vx{}, vy{};
-    if (!operand(fb->x.get(), ex, vx) || !operand(fb->y.get(), ey, vy)) return false;
-    const std::byte* p = cur.c[0].p;
-    const int64_t step = cur.c[0].step;
-    std::byte* out = a[0].st->data() + a[0].off * static_cast<int64_t>(sizeof(T));
-    for (int64_t i = lo; i < hi; ++i) {
-      T e;
-      std::memcpy(&e, p + i * step, sizeof e);
-      const T x = ex ? e : vx, y = ey ? e : vy;
-      T r;
-      if constexpr (Op == PrimId::Add) r = x + y;
-      if constexpr (Op == PrimId::Sub) r = x - y;
-      if constexpr (Op == PrimId::Mul) r = x * y;
-      if constexpr (Op == PrimId::Div) r = x / y;
-      std::memcpy(out + i * static_cast<int64_t>(sizeof(T)), &r, sizeof r);
-    }
-    return true;
-  }
+  std::unique_ptr<BatchProgram> batch;  // the body a block at a time (null: not of that form)
 };
 
 // Each thread works on its own copy of the frame and a contiguous block of indices;
@@ -812,7 +949,10 @@ void Map::run_parallel(Ctx& c, Arr* a) const {
       Cursors cur;
       const bool fast =
           xs && hi > lo && cur.init(mine.a + x_a0, x_elem, mine.s + p_s0, mine.a + p_a0);
-      if (fast && run_kernel(mine, cur, a, lo, hi)) return;
+      if (fast && batch) {
+        batch->run(mine, cur, a, lo, hi);
+        return;
+      }
       for (int64_t i = lo; i < hi; ++i) {
         if (fast)
           cur.load_at(i);
@@ -1659,10 +1799,141 @@ class Translator {
     n->out_elem = layout(rt->a);
     n->b_s0 = new_s(n->body->ns);
     n->b_a0 = new_a(n->body->na);
+    n->batch = batch_of(*n);
     maps.push_back(n.get());
     return n;
   }
   std::vector<Map*> maps;
+
+  // The block form of a map's body (see BatchProgram), or null when the body is not
+  // of that form.
+  static std::unique_ptr<BatchProgram> batch_of(const Map& m) {
+    if (!m.xs || m.x_elem.size() > 8) return nullptr;
+    for (const Leaf& l : m.out_elem)
+      if (l.arr || !is_float(l.sk)) return nullptr;
+    BatchBuilder b{m};
+    for (const Leaf& l : m.x_elem) (l.arr ? b.nview : b.nscalar)++;
+    try {
+      b.results(m.body.get());
+    } catch (const BatchBuilder::No&) {
+      return nullptr;
+    }
+    if (b.prog.out.size() != m.out_elem.size()) return nullptr;
+    return std::make_unique<BatchProgram>(std::move(b.prog));
+  }
+  struct BatchBuilder {
+    struct No {};
+    const Map& m;
+    BatchProgram prog;
+    std::vector<std::pair<int, int>> lets;  // a let's slot and its register
+    int nscalar = 0, nview = 0;             // the element's leaves
+
+    int emit(BIns in) {
+      in.dst = prog.nregs++;
+      prog.ins.push_back(std::move(in));
+      return prog.ins.back().dst;
+    }
+    int elem_scalar(int slot) const {
+      return slot >= m.p_s0 && slot < m.p_s0 + nscalar ? slot - m.p_s0 : -1;
+    }
+    int elem_view(int slot) const {
+      return slot >= m.p_a0 && slot < m.p_a0 + nview ? slot - m.p_a0 : -1;
+    }
+    void results(const Node* x) {
+      if (auto* p = dynamic_cast<const MakePair*>(x)) {
+        results(p->x.get());
+        results(p->y.get());
+        return;
+      }
+      prog.out.push_back(expr(x));
+    }
+    template <class T>
+    bool bin(const Node* x, BIns& in) {
+      auto one = [&]<PrimId Op>() {
+        auto* b = dynamic_cast<const FloatBin<T, Op>*>(x);
+        if (!b) return false;
+        in.k = BIns::K::Bin;
+        in.op = Op;
+        in.x = expr(b->x.get());
+        in.y = expr(b->y.get());
+        return true;
+      };
+      return one.template operator()<PrimId::Add>() || one.template operator()<PrimId::Sub>() ||
+             one.template operator()<PrimId::Mul>() || one.template operator()<PrimId::Div>();
+    }
+    template <class T>
+    bool unary(const Node* x, BIns& in) {
+      auto* u = dynamic_cast<const FloatUnary<T>*>(x);
+      if (!u) return false;
+      in.k = BIns::K::Un;
+      in.math1 = u->math1;
+      in.abs = u->abs;
+      in.x = expr(u->x.get());
+      return true;
+    }
+    // The array slots of a reduction's input (variables and zips of them).
+    static void array_slots(const Node* x, std::vector<int>& out) {
+      if (auto* v = dynamic_cast<const Var*>(x); v && v->ns == 0) {
+        out.insert(out.end(), v->aslots.begin(), v->aslots.end());
+      } else if (auto* p = dynamic_cast<const MakePair*>(x)) {
+        array_slots(p->x.get(), out);
+        array_slots(p->y.get(), out);
+      } else if (auto* s = dynamic_cast<const Same*>(x)) {
+        array_slots(s->x.get(), out);
+      } else {
+        throw No{};
+      }
+    }
+    BSource source(int slot) const {
+      BSource s;
+      if ((s.view = elem_view(slot)) < 0) s.slot = slot;
+      return s;
+    }
+    int expr(const Node* x) {
+      if (x->t->kind != TypeKind::Scalar || !is_float(x->t->scalar)) throw No{};
+      BIns in;
+      in.f64 = x->t->scalar == ScalarKind::F64;
+      if (dynamic_cast<const Const*>(x)) {
+        in.node = x;  // Bcast
+      } else if (auto* v = dynamic_cast<const Var*>(x)) {
+        for (const auto& [slot, r] : lets)
+          if (slot == v->s0) return r;
+        if ((in.leaf = elem_scalar(v->s0)) >= 0)
+          in.k = BIns::K::Elem;
+        else
+          in.node = x;  // bound outside the map
+      } else if (auto* vi = dynamic_cast<const VarIdx*>(x)) {
+        for (int64_t i : vi->cidx)
+          if (i < 0) throw No{};
+        if ((in.leaf = elem_view(vi->slot)) >= 0) {
+          in.k = BIns::K::View;
+          in.cidx = vi->cidx;
+        } else {
+          in.node = x;  // an array bound outside the map
+        }
+      } else if (auto* l = dynamic_cast<const Let*>(x)) {
+        if (l->value->ns != 1 || l->value->na != 0) throw No{};
+        lets.emplace_back(l->s0, expr(l->value.get()));
+        return expr(l->body.get());
+      } else if (auto* r = dynamic_cast<const Reduce*>(x)) {
+        using RK = Reduce::Kernel;
+        if (!r->scalar_acc || (r->kernel != RK::Sum && r->kernel != RK::SumProd)) throw No{};
+        std::vector<int> slots;
+        array_slots(r->xs.get(), slots);
+        if (slots.size() != r->x_elem.size()) throw No{};
+        in.k = BIns::K::Reduce;
+        in.x = expr(r->init.get());
+        in.a = source(slots[static_cast<size_t>(r->ki)]);
+        in.prod = r->kernel == RK::SumProd;
+        if (in.prod) in.b = source(slots[static_cast<size_t>(r->kj)]);
+        in.n = r->n;
+      } else if (!(in.f64 ? bin<double>(x, in) || unary<double>(x, in)
+                          : bin<float>(x, in) || unary<float>(x, in))) {
+        throw No{};
+      }
+      return emit(std::move(in));
+    }
+  };
 
   // The slot a scalar variable node reads (-1 for any other node).
   static int var_slot(const Node* x) {
