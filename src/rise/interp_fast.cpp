@@ -2174,4 +2174,10 @@ Value fast_run(const FastProgram& p, const std::vector<Value>& inputs, int threa
   return output_value(p.root->t, ps, pa);
 }
 
+int fast_block_maps(const FastProgram& p) {
+  int k = 0;
+  for (const Map* m : p.tr->maps) k += m->batch != nullptr;
+  return k;
+}
+
 }  // namespace risec::rise
