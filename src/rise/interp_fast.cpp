@@ -1103,6 +1103,18 @@ struct Cached final : Node {
 };
 
 // padCst / padClamp / concat / makeArray: a new contiguous array per leaf.
+
+// Copy the arrays `in` (element layout `elem`) to positions [at, at + n) of the
+// contiguous arrays `out`.
+void put_range(Arr* out, const std::vector<Leaf>& elem, int64_t at, const Arr* in) {
+  for (size_t k = 0; k < elem.size(); ++k) {
+    Arr& o = out[k];
+    const auto es = static_cast<int64_t>(scalar_size(o.sk));
+    std::byte* p = o.st->data() + (o.off + at * o.stride[0]) * es;
+    if (in[k].count() > 0) copy_out(in[k], 0, in[k].off, p);
+  }
+}
+
 struct Pad final : Node {
   NodeP x, cst;  // cst: padCst's value (null for padClamp)
   int64_t l = 0, r = 0;
@@ -1121,18 +1133,18 @@ struct Pad final : Node {
       if (elem[static_cast<size_t>(k)].arr) shapes.push_back(e);
     }
     alloc_result(a, elem, l + n + r, shapes.data());
+    put_range(a, elem, l, in);
     std::vector<Sc> es(elem.size());
     std::vector<Arr> ea(elem.size());
-    for (int64_t i = 0; i < l + n + r; ++i) {
-      const int64_t j = i - l;
-      if (j >= 0 && j < n) {
-        elements(in, elem, j, es.data(), ea.data());
-        put_element(a, elem, i, es.data(), ea.data());
-      } else if (cst) {
-        put_element(a, elem, i, c.s + c_s0, c.a + c_a0);
-      } else {
-        elements(in, elem, j < 0 ? 0 : n - 1, es.data(), ea.data());
-        put_element(a, elem, i, es.data(), ea.data());
+    for (int side = 0; side < 2; ++side) {
+      const int64_t from = side ? l + n : 0, to = side ? l + n + r : l;
+      if (from == to) continue;
+      if (!cst) elements(in, elem, side ? n - 1 : 0, es.data(), ea.data());
+      for (int64_t i = from; i < to; ++i) {
+        if (cst)
+          put_element(a, elem, i, c.s + c_s0, c.a + c_a0);
+        else
+          put_element(a, elem, i, es.data(), ea.data());
       }
     }
   }
@@ -1151,12 +1163,8 @@ struct Concat final : Node {
     std::vector<Arr> shapes(elem.size());
     type_shapes(t->a, shapes.data());
     alloc_result(a, elem, n + m, shapes.data());
-    std::vector<Sc> es(elem.size());
-    std::vector<Arr> ea(elem.size());
-    for (int64_t i = 0; i < n + m; ++i) {
-      elements(i < n ? xa : ya, elem, i < n ? i : i - n, es.data(), ea.data());
-      put_element(a, elem, i, es.data(), ea.data());
-    }
+    put_range(a, elem, 0, xa);
+    put_range(a, elem, n, ya);
   }
 };
 
