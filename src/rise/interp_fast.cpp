@@ -1168,6 +1168,26 @@ struct Concat final : Node {
   }
 };
 
+// iterate: each step's body reads the previous step's result from its input slots.
+struct Iterate final : Node {
+  NodeP x;
+  struct Step {
+    int s0 = 0, a0 = 0;  // the step's input
+    NodeP body;
+  };
+  std::vector<Step> steps;
+  void run(Ctx& c, Sc* s, Arr* a) const override {
+    if (steps.empty()) {
+      x->run(c, s, a);
+      return;
+    }
+    x->run(c, c.s + steps[0].s0, c.a + steps[0].a0);
+    for (size_t j = 0; j + 1 < steps.size(); ++j)
+      steps[j].body->run(c, c.s + steps[j + 1].s0, c.a + steps[j + 1].a0);
+    steps.back().body->run(c, s, a);
+  }
+};
+
 struct MakeArray final : Node {
   std::vector<NodeP> xs;
   int e_s0 = 0, e_a0 = 0;
@@ -1278,6 +1298,7 @@ class Translator {
   StaticFn fn_of(const Expr& e, const CEnv* env) {
     switch (e->kind) {
       case ExprKind::Lambda:
+      case ExprKind::DepLambda:  // (iterate's step function)
         return StaticFn{e, env, {}, e->span, false};
       case ExprKind::Primitive:
         return StaticFn{e, env, {}, e->span, true};
@@ -1294,7 +1315,7 @@ class Translator {
         if (e->kind == ExprKind::App)
           f.args.push_back(CArg{false, {}, e->arg, env, nullptr});
         else
-          f.args.push_back(CArg{true, e->type_arg, nullptr, env, nullptr});
+          f.args.push_back(CArg{true, ty(e->type_arg), nullptr, env, nullptr});
         if (f.syntactic && e->span.known()) f.span = e->span;
         return f;
       }
@@ -1317,14 +1338,15 @@ class Translator {
       if (b->is_fn) unsupported();
       return var_node(b);
     }
-    if (!e->type || !is_data(e->type)) unsupported();
+    const Type et = ty(e->type);
+    if (!et || !is_data(et)) unsupported();
     switch (e->kind) {
       case ExprKind::Literal:
-        return literal(e);
+        return literal(e, et);
       case ExprKind::App:
       case ExprKind::DepApp: {
-        NodeP n = call(fn_of(e, env), {}, e->type);
-        if (e->type->kind != TypeKind::Array || !invariant(e, env)) return n;
+        NodeP n = call(fn_of(e, env), {}, et);
+        if (et->kind != TypeKind::Array || !invariant(e, env)) return n;
         auto c = std::make_unique<Cached>();
         set_type(*c, n->t);
         c->x = std::move(n);
@@ -1350,15 +1372,20 @@ class Translator {
   }
   std::vector<const CEnv*> inputs;  // the entry's parameters
   int depth = 0;
+  // Sizes bound while translating one step of iterate (its function's size parameter):
+  // applied to every type read from the expression.
+  TypeSubst sub;
+  Type ty(const Type& t) const { return t && !sub.empty() ? substitute(t, sub) : t; }
+  TypeArg ty(const TypeArg& a) const { return sub.empty() ? a : substitute(a, sub); }
   static constexpr int kMaxDepth = 400;
   std::vector<int> flags;  // Cached nodes' flags
 
-  NodeP literal(const Expr& e) {
-    if (e->type->kind != TypeKind::Scalar && e->type->kind != TypeKind::Index) unsupported();
-    std::optional<Value> v = literal_value(*e, e->type);
+  NodeP literal(const Expr& e, const Type& et) {
+    if (et->kind != TypeKind::Scalar && et->kind != TypeKind::Index) unsupported();
+    std::optional<Value> v = literal_value(*e, et);
     if (!v) unsupported();
     auto c = std::make_unique<Const>();
-    set_type(*c, e->type);
+    set_type(*c, et);
     if (v->kind() == ValueKind::Index)
       c->v.i = v->index_value();
     else if (v->kind() == ValueKind::Scalar)
@@ -1386,7 +1413,7 @@ class Translator {
       if (k == args.size()) unsupported();  // a function-typed result
       const CArg& a = args[k++];
       if (a.dep) unsupported();
-      const Type pt = head->type ? head->type->a : nullptr;
+      const Type pt = head->type ? ty(head->type->a) : nullptr;
       if (!pt) unsupported();
       if (!is_data(pt)) {
         env = bind_fn(head->name, a.e ? fn_of(a.e, a.env) : unsupported_fn(), env);
@@ -1637,10 +1664,54 @@ class Translator {
       case PrimId::ReduceSeqUnroll:
       case PrimId::ReducePar:
         return reduce(vals, rt);
+      case PrimId::Iterate:
+        return iterate(deps, vals, rt);
       default:
         unsupported();
     }
   }
+
+  // iterate(k)(f)(x): k steps, each f's body translated with its size parameter bound
+  // to the step's length divided by f's factor (as the boxed evaluator instantiates f).
+  NodeP iterate(const std::vector<TypeArg>& deps, std::vector<CArg>& vals, const Type& rt) {
+    if (!sub.empty()) unsupported();  // (one iterate inside another: left to the boxed one)
+    int64_t k = -1;
+    for (size_t i = deps.size(); i-- > 0 && k < 0;)
+      if (std::holds_alternative<Nat>(deps[i])) k = const_nat(std::get<Nat>(deps[i]));
+    if (k < 0 || k > kMaxIterate || !vals[0].e) unsupported();
+    StaticFn f = fn_of(vals[0].e, vals[0].env);
+    const Type ft = vals[0].e->type;
+    if (f.head->kind != ExprKind::DepLambda || f.head->binder_kind != Kind::Nat ||
+        !f.args.empty() || !ft || ft->kind != TypeKind::DepFun)
+      unsupported();
+    const Type step = instantiate(ft, Nat(1));
+    if (step->kind != TypeKind::Fun || step->a->kind != TypeKind::Array) unsupported();
+    const int64_t factor = const_nat(step->a->size);
+    auto it = std::make_unique<Iterate>();
+    it->x = arg_node(vals[1]);
+    if (it->x->t->kind != TypeKind::Array || factor <= 0) unsupported();
+    set_type(*it, rt);
+    const Type elem = it->x->t->a;
+    int64_t len = const_nat(it->x->t->size);
+    for (int64_t j = 0; j < k; ++j) {
+      if (len % factor != 0) unsupported();  // (the boxed evaluator reports it)
+      Iterate::Step st;
+      const CEnv* in = bind_data(fresh(), array(Nat(len), elem), nullptr, &st.s0, &st.a0);
+      len /= factor;
+      const Type out = array(Nat(len), elem);
+      sub.nats[f.head->name] = Nat(len);
+      struct Reset {
+        TypeSubst& s;
+        ~Reset() { s = TypeSubst{}; }
+      } reset{sub};
+      st.body = apply_bound(fn_of(f.head->fn, f.env), {in}, out);
+      if (!equal(st.body->t, out)) unsupported();
+      it->steps.push_back(std::move(st));
+    }
+    if (!equal(rt, array(Nat(len), elem))) unsupported();
+    return it;
+  }
+  static constexpr int64_t kMaxIterate = 64;
 
   // An index literal's value (-1 for a computed index).
   static int64_t const_index(const Node* i) {
@@ -2007,7 +2078,7 @@ class Translator {
       n->x_elem = layout(n->xs->t->a);
       eb = bind_data(fresh(), n->xs->t->a, nullptr, &n->e_s0, &n->e_a0);
       StaticFn g = fn_of(sp.args[0].value, vals[2].env);
-      n->g = apply_bound(g, {eb}, arr->type->a);
+      n->g = apply_bound(g, {eb}, ty(arr->type)->a);
       yb = bind_data(fresh(), n->g->t, nullptr, &n->y_s0, &n->y_a0);
       if (n->g->ns != static_cast<int>(yb->sslots.size())) unsupported();
     } else {
