@@ -1924,7 +1924,16 @@ class Translator {
         results(p->y.get());
         return;
       }
+      if (auto* l = dynamic_cast<const Let*>(x)) {  // lets around a pair
+        bind(*l);
+        results(l->body.get());
+        return;
+      }
       prog.out.push_back(expr(x));
+    }
+    void bind(const Let& l) {
+      if (l.value->ns != 1 || l.value->na != 0) throw No{};
+      lets.emplace_back(l.s0, expr(l.value.get()));
     }
     template <class T>
     bool bin(const Node* x, BIns& in) {
@@ -1991,8 +2000,7 @@ class Translator {
           in.node = x;  // an array bound outside the map
         }
       } else if (auto* l = dynamic_cast<const Let*>(x)) {
-        if (l->value->ns != 1 || l->value->na != 0) throw No{};
-        lets.emplace_back(l->s0, expr(l->value.get()));
+        bind(*l);
         return expr(l->body.get());
       } else if (auto* r = dynamic_cast<const Reduce*>(x)) {
         using RK = Reduce::Kernel;

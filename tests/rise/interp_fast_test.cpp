@@ -355,9 +355,10 @@ TEST(InterpFast, BlockMapsAgreeWithTheBoxedEvaluator) {
                     2) +
                "))))";
         break;
-      case 3:  // pairs of results from zipped rows
-        body = "zip(x)(y) |> map(fun(p => zip(p._1)(p._2) |> map(fun(e => (" +
-               expr({"e._1", "e._2", "s"}, 3) + ", " + expr({"e._1", "e._2"}, 3) + ")))))";
+      case 3:  // pairs of results from zipped rows, under a let
+        body =
+            "zip(x)(y) |> map(fun(p => zip(p._1)(p._2) |> map(fun(e => let d = e._1 - e._2 in (" +
+            expr({"e._1", "e._2", "s", "d"}, 3) + ", " + expr({"e._1", "d"}, 3) + ")))))";
         break;
       default:  // the element and an outer row's value
         body = "x |> map(fun(r => let c = r[0] in r |> map(fun(v => " + expr({"v", "c", "s"}, 3) +
