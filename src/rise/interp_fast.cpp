@@ -1977,28 +1977,50 @@ class Translator {
       if ((s.view = elem_view(slot)) < 0) s.slot = slot;
       return s;
     }
+    // Whether x has the same value for every element: arithmetic on constants and
+    // values bound outside the map (`sqrt(2.0f)`, `0.5f * vol * vol`). It is computed
+    // once per run, with the same operations (they cannot fail).
+    bool invariant(const Node* x) const {
+      if (dynamic_cast<const Const*>(x)) return true;
+      if (auto* v = dynamic_cast<const Var*>(x)) {
+        if (v->ns != 1 || v->na != 0 || elem_scalar(v->s0) >= 0) return false;
+        for (const auto& l : lets)
+          if (l.first == v->s0) return false;
+        return true;
+      }
+      if (auto* vi = dynamic_cast<const VarIdx*>(x)) {
+        for (int64_t i : vi->cidx)
+          if (i < 0) return false;
+        return elem_view(vi->slot) < 0;
+      }
+      auto bin = [&]<class T>(T*) {
+        auto one = [&]<PrimId Op>() {
+          auto* b = dynamic_cast<const FloatBin<T, Op>*>(x);
+          return b && invariant(b->x.get()) && invariant(b->y.get());
+        };
+        if (auto* u = dynamic_cast<const FloatUnary<T>*>(x)) return invariant(u->x.get());
+        return one.template operator()<PrimId::Add>() || one.template operator()<PrimId::Sub>() ||
+               one.template operator()<PrimId::Mul>() || one.template operator()<PrimId::Div>();
+      };
+      return bin(static_cast<float*>(nullptr)) || bin(static_cast<double*>(nullptr));
+    }
     int expr(const Node* x) {
       if (x->t->kind != TypeKind::Scalar || !is_float(x->t->scalar)) throw No{};
       BIns in;
       in.f64 = x->t->scalar == ScalarKind::F64;
-      if (dynamic_cast<const Const*>(x)) {
+      if (invariant(x)) {
         in.node = x;  // Bcast
       } else if (auto* v = dynamic_cast<const Var*>(x)) {
         for (const auto& [slot, r] : lets)
           if (slot == v->s0) return r;
-        if ((in.leaf = elem_scalar(v->s0)) >= 0)
-          in.k = BIns::K::Elem;
-        else
-          in.node = x;  // bound outside the map
+        if ((in.leaf = elem_scalar(v->s0)) < 0) throw No{};
+        in.k = BIns::K::Elem;
       } else if (auto* vi = dynamic_cast<const VarIdx*>(x)) {
         for (int64_t i : vi->cidx)
           if (i < 0) throw No{};
-        if ((in.leaf = elem_view(vi->slot)) >= 0) {
-          in.k = BIns::K::View;
-          in.cidx = vi->cidx;
-        } else {
-          in.node = x;  // an array bound outside the map
-        }
+        if ((in.leaf = elem_view(vi->slot)) < 0) throw No{};
+        in.k = BIns::K::View;
+        in.cidx = vi->cidx;
       } else if (auto* l = dynamic_cast<const Let*>(x)) {
         bind(*l);
         return expr(l->body.get());
