@@ -805,7 +805,10 @@ struct BatchProgram {
       case BIns::K::Elem:
       case BIns::K::View: {
         const std::byte* p = pr.p + i0 * pr.step;
-        for (int t = 0; t < cnt; ++t) std::memcpy(d + t, p + t * pr.step, sizeof(T));
+        if (pr.step == sizeof(T))
+          std::memcpy(d, p, cnt * sizeof(T));
+        else
+          for (int t = 0; t < cnt; ++t) std::memcpy(d + t, p + t * pr.step, sizeof(T));
         return;
       }
       case BIns::K::Bcast: {
