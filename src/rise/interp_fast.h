@@ -22,8 +22,8 @@
 // of interp_prims.h on scalar Values, so both paths share one definition.
 //
 // What the fast path does not cover (vectors, natType, index arithmetic, an iterate
-// inside another, scans, gather/scatter, reorder, mapFst/mapSnd, ...) makes `compile` return null, and
-// Interpreter::run then uses the boxed evaluator for the whole program.
+// inside another, scans, gather/scatter, reorder, mapFst/mapSnd, ...) makes `compile` return null,
+// and Interpreter::run then uses the boxed evaluator for the whole program.
 #pragma once
 
 #include <memory>
