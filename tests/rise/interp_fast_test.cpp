@@ -315,27 +315,15 @@ TEST(InterpFast, BlockMapsAgreeWithTheBoxedEvaluator) {
         return pick(5) == 0 ? lit()
                             : vars[static_cast<size_t>(pick(static_cast<int>(vars.size())))];
       const std::string a = expr(vars, depth - 1), b = expr(vars, depth - 1);
-      switch (pick(8)) {
-        case 0:
-          return "(" + a + " - " + b + ")";
-        case 1:
-          return "(" + a + " * " + b + ")";
-        case 2:
-          return "(" + a + " / " + b + ")";
-        case 3:
-          return "neg(" + a + ")";
-        case 4:
-          return "sqrt(abs(" + a + "))";
-        case 5:
-          return "exp(" + a + " / 8" + (t == "f32" ? ".0f" : ".0") + ")";
-        case 6: {
-          std::vector<std::string> more = vars;
-          more.push_back("q" + std::to_string(depth));
-          return "(let " + more.back() + " = " + a + " in " + expr(more, depth - 1) + ")";
-        }
-        default:
-          return "(" + a + " + " + b + ")";
-      }
+      static const char* const kOps[] = {" + ", " - ", " * ", " / "};
+      if (pick(2)) return "(" + a + kOps[pick(4)] + b + ")";
+      const int op = pick(4);
+      if (op == 0) return "neg(" + a + ")";
+      if (op == 1) return "sqrt(abs(" + a + "))";
+      if (op == 2) return "exp(" + a + " / 8" + (t == "f32" ? ".0f" : ".0") + ")";
+      std::vector<std::string> more = vars;
+      more.push_back("q" + std::to_string(depth));
+      return "(let " + more.back() + " = " + a + " in " + expr(more, depth - 1) + ")";
     };
     std::string body;
     switch (seed % 5) {
