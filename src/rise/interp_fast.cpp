@@ -677,6 +677,201 @@ void type_shapes(const Type& elem_t, Arr* a) {
   w.go(elem_t, dims);
 }
 
+// ---- blocks: a map's scalar body over many elements at once ----
+//
+// A map over scalars or views whose body is f32/f64 arithmetic (+ - * /, neg, the
+// one-argument math builtins, `let`, pairs of results) on the element's scalars,
+// constant-index reads of the element's views (a stencil's nbh[1][2]), short sums and
+// dot products of a window (conv1d's zip with the weights), constants and values bound
+// outside the map is evaluated a block of elements at a time: each operation is one
+// loop over the block instead of a node call per element. Each element still gets the
+// same operations in the same order (the operations are elementwise and never fail),
+// so the results are the same bits.
+
+inline constexpr int kBlock = 128;
+
+// An array leaf that a reduction in the body reads: the map element's view (`view`,
+// the cursor's view index), or an array in a slot the loop does not write (`slot`).
+struct BSource {
+  int view = -1;
+  int slot = -1;
+};
+
+struct BIns {
+  enum class K : uint8_t { Elem, View, Bcast, Bin, Un, Reduce } k = K::Bcast;
+  bool f64 = false;
+  int dst = 0, x = -1, y = -1;        // registers
+  PrimId op = PrimId::Add;            // Bin
+  double (*math1)(double) = nullptr;  // Un: null means neg (or abs)
+  bool abs = false;
+  int leaf = 0;                // Elem: the cursor's scalar; View: the cursor's view
+  std::vector<int64_t> cidx;   // View: constant indices
+  const Node* node = nullptr;  // Bcast: evaluated once per run (a constant, an outer value)
+  BSource a, b;                // Reduce: dst = x (init), then dst + a[j] (* b[j]), j < n
+  bool prod = false;
+  int64_t n = 0;
+};
+
+struct BatchProgram {
+  std::vector<BIns> ins;
+  std::vector<int> out;  // the registers of the result's scalar leaves
+  int nregs = 0;
+
+  // Where an instruction reads, for one run: a byte pointer for element 0 and the step
+  // per element (and per reduction index j).
+  struct Prep {
+    const std::byte* p = nullptr;
+    int64_t step = 0, jstep = 0;
+    const std::byte* pb = nullptr;
+    int64_t stepb = 0, jstepb = 0;
+    Sc v{};
+  };
+
+  void run(Ctx& c, const Cursors& cur, Arr* res, int64_t lo, int64_t hi) const {
+    if (hi <= lo) return;
+    std::vector<Prep> prep(ins.size());
+    auto source = [&](const BSource& s, const std::byte*& p, int64_t& step, int64_t& jstep) {
+      if (s.view >= 0) {
+        const Arr& v = *cur.v[s.view].dst;
+        const auto es = static_cast<int64_t>(scalar_size(v.sk));
+        p = v.st->data() + cur.v[s.view].off0 * es;
+        step = cur.v[s.view].step * es;
+        jstep = v.stride[0] * es;
+      } else {
+        const Arr& v = c.a[s.slot];
+        const auto es = static_cast<int64_t>(scalar_size(v.sk));
+        p = v.st->data() + v.off * es;
+        step = 0;
+        jstep = v.stride[0] * es;
+      }
+    };
+    for (size_t k = 0; k < ins.size(); ++k) {
+      const BIns& in = ins[k];
+      Prep& pr = prep[k];
+      switch (in.k) {
+        case BIns::K::Elem:
+          pr.p = cur.c[in.leaf].p;
+          pr.step = cur.c[in.leaf].step;
+          break;
+        case BIns::K::View: {
+          const Arr& v = *cur.v[in.leaf].dst;
+          const auto es = static_cast<int64_t>(scalar_size(v.sk));
+          int64_t e = cur.v[in.leaf].off0;
+          for (size_t d = 0; d < in.cidx.size(); ++d) e += in.cidx[d] * v.stride[d];
+          pr.p = v.st->data() + e * es;
+          pr.step = cur.v[in.leaf].step * es;
+          break;
+        }
+        case BIns::K::Bcast:
+          pr.v = in.node->scalar(c);
+          break;
+        case BIns::K::Reduce:
+          source(in.a, pr.p, pr.step, pr.jstep);
+          if (in.prod) source(in.b, pr.pb, pr.stepb, pr.jstepb);
+          break;
+        default:
+          break;
+      }
+    }
+    std::vector<std::byte> regs(static_cast<size_t>(nregs) * kRegBytes);
+    for (int64_t i0 = lo; i0 < hi; i0 += kBlock) {
+      const int cnt = static_cast<int>(std::min<int64_t>(kBlock, hi - i0));
+      for (size_t k = 0; k < ins.size(); ++k) {
+        if (ins[k].f64)
+          exec<double>(ins[k], prep[k], regs.data(), i0, cnt);
+        else
+          exec<float>(ins[k], prep[k], regs.data(), i0, cnt);
+      }
+      for (size_t o = 0; o < out.size(); ++o) {
+        const Arr& r = res[o];
+        const auto es = static_cast<int64_t>(scalar_size(r.sk));
+        std::memcpy(r.st->data() + (r.off + i0) * es, reg(regs.data(), out[o]),
+                    static_cast<size_t>(cnt * es));
+      }
+    }
+  }
+
+  static constexpr size_t kRegBytes = kBlock * sizeof(double);
+  static std::byte* reg(std::byte* regs, int r) {
+    return regs + static_cast<size_t>(r) * kRegBytes;
+  }
+
+  template <class T>
+  static void exec(const BIns& in, const Prep& pr, std::byte* regs, int64_t i0, int cnt) {
+    // a register holds kBlock values of T
+    T* d = reinterpret_cast<T*>(reg(regs, in.dst));
+    auto src = [&](int r) { return reinterpret_cast<const T*>(reg(regs, r)); };
+    switch (in.k) {
+      case BIns::K::Elem:
+      case BIns::K::View: {
+        const std::byte* p = pr.p + i0 * pr.step;
+        if (pr.step == sizeof(T))
+          std::memcpy(d, p, cnt * sizeof(T));
+        else
+          for (int t = 0; t < cnt; ++t) std::memcpy(d + t, p + t * pr.step, sizeof(T));
+        return;
+      }
+      case BIns::K::Bcast: {
+        T v;
+        if constexpr (std::is_same_v<T, float>)
+          v = pr.v.f;
+        else
+          v = pr.v.d;
+        for (int t = 0; t < cnt; ++t) d[t] = v;
+        return;
+      }
+      case BIns::K::Bin: {
+        const T* x = src(in.x);
+        const T* y = src(in.y);
+        switch (in.op) {
+          case PrimId::Add:
+            for (int t = 0; t < cnt; ++t) d[t] = x[t] + y[t];
+            return;
+          case PrimId::Sub:
+            for (int t = 0; t < cnt; ++t) d[t] = x[t] - y[t];
+            return;
+          case PrimId::Mul:
+            for (int t = 0; t < cnt; ++t) d[t] = x[t] * y[t];
+            return;
+          default:
+            for (int t = 0; t < cnt; ++t) d[t] = x[t] / y[t];
+            return;
+        }
+      }
+      case BIns::K::Un: {
+        const T* x = src(in.x);
+        if (in.abs)
+          for (int t = 0; t < cnt; ++t) d[t] = std::fabs(x[t]);
+        else if (in.math1)
+          for (int t = 0; t < cnt; ++t) d[t] = static_cast<T>(in.math1(static_cast<double>(x[t])));
+        else
+          for (int t = 0; t < cnt; ++t) d[t] = -x[t];
+        return;
+      }
+      case BIns::K::Reduce: {
+        const T* init = src(in.x);
+        for (int t = 0; t < cnt; ++t) d[t] = init[t];
+        const std::byte* pa = pr.p + i0 * pr.step;
+        const std::byte* pb = in.prod ? pr.pb + i0 * pr.stepb : nullptr;
+        for (int64_t j = 0; j < in.n; ++j) {
+          for (int t = 0; t < cnt; ++t) {
+            T a;
+            std::memcpy(&a, pa + t * pr.step + j * pr.jstep, sizeof a);
+            if (in.prod) {
+              T b;
+              std::memcpy(&b, pb + t * pr.stepb + j * pr.jstepb, sizeof b);
+              d[t] = d[t] + a * b;
+            } else {
+              d[t] = d[t] + a;
+            }
+          }
+        }
+        return;
+      }
+    }
+  }
+};
+
 // map(f)(xs) (and generate(f), with the index as the element): the loop with f's body
 // inlined, its parameter in frame slots.
 struct Map final : Node {
@@ -709,7 +904,10 @@ struct Map final : Node {
     }
     Cursors cur;
     const bool fast = xs && n > 0 && cur.init(c.a + x_a0, x_elem, c.s + p_s0, c.a + p_a0);
-    if (fast && run_kernel(c, cur, a, 0, n)) return;
+    if (fast && batch) {
+      batch->run(c, cur, a, 0, n);
+      return;
+    }
     if (fast && out_elem.size() == 1 && !out_elem[0].arr) {
       // one scalar per element: stored straight into the result
       const ScalarKind sk = a[0].sk;
@@ -736,65 +934,7 @@ struct Map final : Node {
   }
   Type elem_type() const { return t->a; }
   void run_parallel(Ctx& c, Arr* a) const;
-
-  // map(fun(x => p op q)) over scalars, where p and q are each the element, a
-  // constant or a variable bound outside the map, and op is f32/f64 +, -, * or /
-  // (scal's alpha * x): a plain loop doing the same operation on each element,
-  // without a node call per element. False when the map is not of that form.
-  bool run_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
-    if (cur.n != 1 || cur.nv != 0 || out_elem.size() != 1 || out_elem[0].arr ||
-        cur.c[0].sk != a[0].sk || a[0].rank != 1 || a[0].stride[0] != 1)
-      return false;
-    if (a[0].sk == ScalarKind::F32) return binary_kernel<float>(c, cur, a, lo, hi);
-    if (a[0].sk == ScalarKind::F64) return binary_kernel<double>(c, cur, a, lo, hi);
-    return false;
-  }
-  template <class T>
-  bool binary_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
-    return op_kernel<T, PrimId::Add>(c, cur, a, lo, hi) ||
-           op_kernel<T, PrimId::Sub>(c, cur, a, lo, hi) ||
-           op_kernel<T, PrimId::Mul>(c, cur, a, lo, hi) ||
-           op_kernel<T, PrimId::Div>(c, cur, a, lo, hi);
-  }
-  template <class T, PrimId Op>
-  bool op_kernel(Ctx& c, const Cursors& cur, Arr* a, int64_t lo, int64_t hi) const {
-    using Bin = FloatBin<T, Op>;
-    auto* fb = dynamic_cast<const Bin*>(body.get());
-    if (!fb) return false;
-    // An operand: the element (is_elem) or a value that does not change in the loop
-    // (nothing in the body binds or writes a slot but the element's).
-    auto operand = [&](const Node* x, bool& is_elem, T& v) {
-      if (auto* var = dynamic_cast<const Var*>(x); var && var->ns == 1 && var->na == 0) {
-        is_elem = c.s + var->s0 == cur.c[0].dst;
-        v = Bin::get(c.s[var->s0]);
-        return true;
-      }
-      if (auto* k = dynamic_cast<const Const*>(x)) {
-        is_elem = false;
-        v = Bin::get(k->v);
-        return true;
-      }
-      return false;
-    };
-    bool ex = false, ey = false;
-    T vx{}, vy{};
-    if (!operand(fb->x.get(), ex, vx) || !operand(fb->y.get(), ey, vy)) return false;
-    const std::byte* p = cur.c[0].p;
-    const int64_t step = cur.c[0].step;
-    std::byte* out = a[0].st->data() + a[0].off * static_cast<int64_t>(sizeof(T));
-    for (int64_t i = lo; i < hi; ++i) {
-      T e;
-      std::memcpy(&e, p + i * step, sizeof e);
-      const T x = ex ? e : vx, y = ey ? e : vy;
-      T r;
-      if constexpr (Op == PrimId::Add) r = x + y;
-      if constexpr (Op == PrimId::Sub) r = x - y;
-      if constexpr (Op == PrimId::Mul) r = x * y;
-      if constexpr (Op == PrimId::Div) r = x / y;
-      std::memcpy(out + i * static_cast<int64_t>(sizeof(T)), &r, sizeof r);
-    }
-    return true;
-  }
+  std::unique_ptr<BatchProgram> batch;  // the body a block at a time (null: not of that form)
 };
 
 // Each thread works on its own copy of the frame and a contiguous block of indices;
@@ -812,7 +952,10 @@ void Map::run_parallel(Ctx& c, Arr* a) const {
       Cursors cur;
       const bool fast =
           xs && hi > lo && cur.init(mine.a + x_a0, x_elem, mine.s + p_s0, mine.a + p_a0);
-      if (fast && run_kernel(mine, cur, a, lo, hi)) return;
+      if (fast && batch) {
+        batch->run(mine, cur, a, lo, hi);
+        return;
+      }
       for (int64_t i = lo; i < hi; ++i) {
         if (fast)
           cur.load_at(i);
@@ -963,6 +1106,18 @@ struct Cached final : Node {
 };
 
 // padCst / padClamp / concat / makeArray: a new contiguous array per leaf.
+
+// Copy the arrays `in` (element layout `elem`) to positions [at, at + n) of the
+// contiguous arrays `out`.
+void put_range(Arr* out, const std::vector<Leaf>& elem, int64_t at, const Arr* in) {
+  for (size_t k = 0; k < elem.size(); ++k) {
+    Arr& o = out[k];
+    const auto es = static_cast<int64_t>(scalar_size(o.sk));
+    std::byte* p = o.st->data() + (o.off + at * o.stride[0]) * es;
+    if (in[k].count() > 0) copy_out(in[k], 0, in[k].off, p);
+  }
+}
+
 struct Pad final : Node {
   NodeP x, cst;  // cst: padCst's value (null for padClamp)
   int64_t l = 0, r = 0;
@@ -981,18 +1136,18 @@ struct Pad final : Node {
       if (elem[static_cast<size_t>(k)].arr) shapes.push_back(e);
     }
     alloc_result(a, elem, l + n + r, shapes.data());
+    put_range(a, elem, l, in);
     std::vector<Sc> es(elem.size());
     std::vector<Arr> ea(elem.size());
-    for (int64_t i = 0; i < l + n + r; ++i) {
-      const int64_t j = i - l;
-      if (j >= 0 && j < n) {
-        elements(in, elem, j, es.data(), ea.data());
-        put_element(a, elem, i, es.data(), ea.data());
-      } else if (cst) {
-        put_element(a, elem, i, c.s + c_s0, c.a + c_a0);
-      } else {
-        elements(in, elem, j < 0 ? 0 : n - 1, es.data(), ea.data());
-        put_element(a, elem, i, es.data(), ea.data());
+    for (int side = 0; side < 2; ++side) {
+      const int64_t from = side ? l + n : 0, to = side ? l + n + r : l;
+      if (from == to) continue;
+      if (!cst) elements(in, elem, side ? n - 1 : 0, es.data(), ea.data());
+      for (int64_t i = from; i < to; ++i) {
+        if (cst)
+          put_element(a, elem, i, c.s + c_s0, c.a + c_a0);
+        else
+          put_element(a, elem, i, es.data(), ea.data());
       }
     }
   }
@@ -1011,12 +1166,28 @@ struct Concat final : Node {
     std::vector<Arr> shapes(elem.size());
     type_shapes(t->a, shapes.data());
     alloc_result(a, elem, n + m, shapes.data());
-    std::vector<Sc> es(elem.size());
-    std::vector<Arr> ea(elem.size());
-    for (int64_t i = 0; i < n + m; ++i) {
-      elements(i < n ? xa : ya, elem, i < n ? i : i - n, es.data(), ea.data());
-      put_element(a, elem, i, es.data(), ea.data());
+    put_range(a, elem, 0, xa);
+    put_range(a, elem, n, ya);
+  }
+};
+
+// iterate: each step's body reads the previous step's result from its input slots.
+struct Iterate final : Node {
+  NodeP x;
+  struct Step {
+    int s0 = 0, a0 = 0;  // the step's input
+    NodeP body;
+  };
+  std::vector<Step> steps;
+  void run(Ctx& c, Sc* s, Arr* a) const override {
+    if (steps.empty()) {
+      x->run(c, s, a);
+      return;
     }
+    x->run(c, c.s + steps[0].s0, c.a + steps[0].a0);
+    for (size_t j = 0; j + 1 < steps.size(); ++j)
+      steps[j].body->run(c, c.s + steps[j + 1].s0, c.a + steps[j + 1].a0);
+    steps.back().body->run(c, s, a);
   }
 };
 
@@ -1130,6 +1301,7 @@ class Translator {
   StaticFn fn_of(const Expr& e, const CEnv* env) {
     switch (e->kind) {
       case ExprKind::Lambda:
+      case ExprKind::DepLambda:  // (iterate's step function)
         return StaticFn{e, env, {}, e->span, false};
       case ExprKind::Primitive:
         return StaticFn{e, env, {}, e->span, true};
@@ -1146,7 +1318,7 @@ class Translator {
         if (e->kind == ExprKind::App)
           f.args.push_back(CArg{false, {}, e->arg, env, nullptr});
         else
-          f.args.push_back(CArg{true, e->type_arg, nullptr, env, nullptr});
+          f.args.push_back(CArg{true, ty(e->type_arg), nullptr, env, nullptr});
         if (f.syntactic && e->span.known()) f.span = e->span;
         return f;
       }
@@ -1169,14 +1341,15 @@ class Translator {
       if (b->is_fn) unsupported();
       return var_node(b);
     }
-    if (!e->type || !is_data(e->type)) unsupported();
+    const Type et = ty(e->type);
+    if (!et || !is_data(et)) unsupported();
     switch (e->kind) {
       case ExprKind::Literal:
-        return literal(e);
+        return literal(e, et);
       case ExprKind::App:
       case ExprKind::DepApp: {
-        NodeP n = call(fn_of(e, env), {}, e->type);
-        if (e->type->kind != TypeKind::Array || !invariant(e, env)) return n;
+        NodeP n = call(fn_of(e, env), {}, et);
+        if (et->kind != TypeKind::Array || !invariant(e, env)) return n;
         auto c = std::make_unique<Cached>();
         set_type(*c, n->t);
         c->x = std::move(n);
@@ -1202,15 +1375,20 @@ class Translator {
   }
   std::vector<const CEnv*> inputs;  // the entry's parameters
   int depth = 0;
+  // Sizes bound while translating one step of iterate (its function's size parameter):
+  // applied to every type read from the expression.
+  TypeSubst sub;
+  Type ty(const Type& t) const { return t && !sub.empty() ? substitute(t, sub) : t; }
+  TypeArg ty(const TypeArg& a) const { return sub.empty() ? a : substitute(a, sub); }
   static constexpr int kMaxDepth = 400;
   std::vector<int> flags;  // Cached nodes' flags
 
-  NodeP literal(const Expr& e) {
-    if (e->type->kind != TypeKind::Scalar && e->type->kind != TypeKind::Index) unsupported();
-    std::optional<Value> v = literal_value(*e, e->type);
+  NodeP literal(const Expr& e, const Type& et) {
+    if (et->kind != TypeKind::Scalar && et->kind != TypeKind::Index) unsupported();
+    std::optional<Value> v = literal_value(*e, et);
     if (!v) unsupported();
     auto c = std::make_unique<Const>();
-    set_type(*c, e->type);
+    set_type(*c, et);
     if (v->kind() == ValueKind::Index)
       c->v.i = v->index_value();
     else if (v->kind() == ValueKind::Scalar)
@@ -1238,7 +1416,7 @@ class Translator {
       if (k == args.size()) unsupported();  // a function-typed result
       const CArg& a = args[k++];
       if (a.dep) unsupported();
-      const Type pt = head->type ? head->type->a : nullptr;
+      const Type pt = head->type ? ty(head->type->a) : nullptr;
       if (!pt) unsupported();
       if (!is_data(pt)) {
         env = bind_fn(head->name, a.e ? fn_of(a.e, a.env) : unsupported_fn(), env);
@@ -1489,10 +1667,54 @@ class Translator {
       case PrimId::ReduceSeqUnroll:
       case PrimId::ReducePar:
         return reduce(vals, rt);
+      case PrimId::Iterate:
+        return iterate(deps, vals, rt);
       default:
         unsupported();
     }
   }
+
+  // iterate(k)(f)(x): k steps, each f's body translated with its size parameter bound
+  // to the step's length divided by f's factor (as the boxed evaluator instantiates f).
+  NodeP iterate(const std::vector<TypeArg>& deps, std::vector<CArg>& vals, const Type& rt) {
+    if (!sub.empty()) unsupported();  // (one iterate inside another: left to the boxed one)
+    int64_t k = -1;
+    for (size_t i = deps.size(); i-- > 0 && k < 0;)
+      if (std::holds_alternative<Nat>(deps[i])) k = const_nat(std::get<Nat>(deps[i]));
+    if (k < 0 || k > kMaxIterate || !vals[0].e) unsupported();
+    StaticFn f = fn_of(vals[0].e, vals[0].env);
+    const Type ft = vals[0].e->type;
+    if (f.head->kind != ExprKind::DepLambda || f.head->binder_kind != Kind::Nat ||
+        !f.args.empty() || !ft || ft->kind != TypeKind::DepFun)
+      unsupported();
+    const Type step = instantiate(ft, Nat(1));
+    if (step->kind != TypeKind::Fun || step->a->kind != TypeKind::Array) unsupported();
+    const int64_t factor = const_nat(step->a->size);
+    auto it = std::make_unique<Iterate>();
+    it->x = arg_node(vals[1]);
+    if (it->x->t->kind != TypeKind::Array || factor <= 0) unsupported();
+    set_type(*it, rt);
+    const Type elem = it->x->t->a;
+    int64_t len = const_nat(it->x->t->size);
+    for (int64_t j = 0; j < k; ++j) {
+      if (len % factor != 0) unsupported();  // (the boxed evaluator reports it)
+      Iterate::Step st;
+      const CEnv* in = bind_data(fresh(), array(Nat(len), elem), nullptr, &st.s0, &st.a0);
+      len /= factor;
+      const Type out = array(Nat(len), elem);
+      sub.nats[f.head->name] = Nat(len);
+      struct Reset {
+        TypeSubst& s;
+        ~Reset() { s = TypeSubst{}; }
+      } reset{sub};
+      st.body = apply_bound(fn_of(f.head->fn, f.env), {in}, out);
+      if (!equal(st.body->t, out)) unsupported();
+      it->steps.push_back(std::move(st));
+    }
+    if (!equal(rt, array(Nat(len), elem))) unsupported();
+    return it;
+  }
+  static constexpr int64_t kMaxIterate = 64;
 
   // An index literal's value (-1 for a computed index).
   static int64_t const_index(const Node* i) {
@@ -1659,10 +1881,171 @@ class Translator {
     n->out_elem = layout(rt->a);
     n->b_s0 = new_s(n->body->ns);
     n->b_a0 = new_a(n->body->na);
+    n->batch = batch_of(*n);
     maps.push_back(n.get());
     return n;
   }
   std::vector<Map*> maps;
+
+  // The block form of a map's body (see BatchProgram), or null when the body is not
+  // of that form.
+  static std::unique_ptr<BatchProgram> batch_of(const Map& m) {
+    if (!m.xs || m.x_elem.size() > 8) return nullptr;
+    for (const Leaf& l : m.out_elem)
+      if (l.arr || !is_float(l.sk)) return nullptr;
+    BatchBuilder b{m};
+    for (const Leaf& l : m.x_elem) (l.arr ? b.nview : b.nscalar)++;
+    try {
+      b.results(m.body.get());
+    } catch (const BatchBuilder::No&) {
+      return nullptr;
+    }
+    if (b.prog.out.size() != m.out_elem.size()) return nullptr;
+    return std::make_unique<BatchProgram>(std::move(b.prog));
+  }
+  struct BatchBuilder {
+    struct No {};
+    const Map& m;
+    BatchProgram prog;
+    std::vector<std::pair<int, int>> lets;  // a let's slot and its register
+    int nscalar = 0, nview = 0;             // the element's leaves
+
+    int emit(BIns in) {
+      in.dst = prog.nregs++;
+      prog.ins.push_back(std::move(in));
+      return prog.ins.back().dst;
+    }
+    int elem_scalar(int slot) const {
+      return slot >= m.p_s0 && slot < m.p_s0 + nscalar ? slot - m.p_s0 : -1;
+    }
+    int elem_view(int slot) const {
+      return slot >= m.p_a0 && slot < m.p_a0 + nview ? slot - m.p_a0 : -1;
+    }
+    void results(const Node* x) {
+      if (auto* p = dynamic_cast<const MakePair*>(x)) {
+        results(p->x.get());
+        results(p->y.get());
+        return;
+      }
+      if (auto* l = dynamic_cast<const Let*>(x)) {  // lets around a pair
+        bind(*l);
+        results(l->body.get());
+        return;
+      }
+      prog.out.push_back(expr(x));
+    }
+    void bind(const Let& l) {
+      if (l.value->ns != 1 || l.value->na != 0) throw No{};
+      lets.emplace_back(l.s0, expr(l.value.get()));
+    }
+    template <class T>
+    bool bin(const Node* x, BIns& in) {
+      auto one = [&]<PrimId Op>() {
+        auto* b = dynamic_cast<const FloatBin<T, Op>*>(x);
+        if (!b) return false;
+        in.k = BIns::K::Bin;
+        in.op = Op;
+        in.x = expr(b->x.get());
+        in.y = expr(b->y.get());
+        return true;
+      };
+      return one.template operator()<PrimId::Add>() || one.template operator()<PrimId::Sub>() ||
+             one.template operator()<PrimId::Mul>() || one.template operator()<PrimId::Div>();
+    }
+    template <class T>
+    bool unary(const Node* x, BIns& in) {
+      auto* u = dynamic_cast<const FloatUnary<T>*>(x);
+      if (!u) return false;
+      in.k = BIns::K::Un;
+      in.math1 = u->math1;
+      in.abs = u->abs;
+      in.x = expr(u->x.get());
+      return true;
+    }
+    // The array slots of a reduction's input (variables and zips of them).
+    static void array_slots(const Node* x, std::vector<int>& out) {
+      if (auto* v = dynamic_cast<const Var*>(x); v && v->ns == 0) {
+        out.insert(out.end(), v->aslots.begin(), v->aslots.end());
+      } else if (auto* p = dynamic_cast<const MakePair*>(x)) {
+        array_slots(p->x.get(), out);
+        array_slots(p->y.get(), out);
+      } else if (auto* s = dynamic_cast<const Same*>(x)) {
+        array_slots(s->x.get(), out);
+      } else {
+        throw No{};
+      }
+    }
+    BSource source(int slot) const {
+      BSource s;
+      if ((s.view = elem_view(slot)) < 0) s.slot = slot;
+      return s;
+    }
+    // Whether x has the same value for every element: arithmetic on constants and
+    // values bound outside the map (`sqrt(2.0f)`, `0.5f * vol * vol`). It is computed
+    // once per run, with the same operations (they cannot fail).
+    bool invariant(const Node* x) const {
+      if (dynamic_cast<const Const*>(x)) return true;
+      if (auto* v = dynamic_cast<const Var*>(x)) {
+        if (v->ns != 1 || v->na != 0 || elem_scalar(v->s0) >= 0) return false;
+        for (const auto& l : lets)
+          if (l.first == v->s0) return false;
+        return true;
+      }
+      if (auto* vi = dynamic_cast<const VarIdx*>(x)) {
+        for (int64_t i : vi->cidx)
+          if (i < 0) return false;
+        return elem_view(vi->slot) < 0;
+      }
+      auto bin = [&]<class T>(T*) {
+        auto one = [&]<PrimId Op>() {
+          auto* b = dynamic_cast<const FloatBin<T, Op>*>(x);
+          return b && invariant(b->x.get()) && invariant(b->y.get());
+        };
+        if (auto* u = dynamic_cast<const FloatUnary<T>*>(x)) return invariant(u->x.get());
+        return one.template operator()<PrimId::Add>() || one.template operator()<PrimId::Sub>() ||
+               one.template operator()<PrimId::Mul>() || one.template operator()<PrimId::Div>();
+      };
+      return bin(static_cast<float*>(nullptr)) || bin(static_cast<double*>(nullptr));
+    }
+    int expr(const Node* x) {
+      if (x->t->kind != TypeKind::Scalar || !is_float(x->t->scalar)) throw No{};
+      BIns in;
+      in.f64 = x->t->scalar == ScalarKind::F64;
+      if (invariant(x)) {
+        in.node = x;  // Bcast
+      } else if (auto* v = dynamic_cast<const Var*>(x)) {
+        for (const auto& [slot, r] : lets)
+          if (slot == v->s0) return r;
+        if ((in.leaf = elem_scalar(v->s0)) < 0) throw No{};
+        in.k = BIns::K::Elem;
+      } else if (auto* vi = dynamic_cast<const VarIdx*>(x)) {
+        for (int64_t i : vi->cidx)
+          if (i < 0) throw No{};
+        if ((in.leaf = elem_view(vi->slot)) < 0) throw No{};
+        in.k = BIns::K::View;
+        in.cidx = vi->cidx;
+      } else if (auto* l = dynamic_cast<const Let*>(x)) {
+        bind(*l);
+        return expr(l->body.get());
+      } else if (auto* r = dynamic_cast<const Reduce*>(x)) {
+        using RK = Reduce::Kernel;
+        if (!r->scalar_acc || (r->kernel != RK::Sum && r->kernel != RK::SumProd)) throw No{};
+        std::vector<int> slots;
+        array_slots(r->xs.get(), slots);
+        if (slots.size() != r->x_elem.size()) throw No{};
+        in.k = BIns::K::Reduce;
+        in.x = expr(r->init.get());
+        in.a = source(slots[static_cast<size_t>(r->ki)]);
+        in.prod = r->kernel == RK::SumProd;
+        if (in.prod) in.b = source(slots[static_cast<size_t>(r->kj)]);
+        in.n = r->n;
+      } else if (!(in.f64 ? bin<double>(x, in) || unary<double>(x, in)
+                          : bin<float>(x, in) || unary<float>(x, in))) {
+        throw No{};
+      }
+      return emit(std::move(in));
+    }
+  };
 
   // The slot a scalar variable node reads (-1 for any other node).
   static int var_slot(const Node* x) {
@@ -1728,7 +2111,7 @@ class Translator {
       n->x_elem = layout(n->xs->t->a);
       eb = bind_data(fresh(), n->xs->t->a, nullptr, &n->e_s0, &n->e_a0);
       StaticFn g = fn_of(sp.args[0].value, vals[2].env);
-      n->g = apply_bound(g, {eb}, arr->type->a);
+      n->g = apply_bound(g, {eb}, ty(arr->type)->a);
       yb = bind_data(fresh(), n->g->t, nullptr, &n->y_s0, &n->y_a0);
       if (n->g->ns != static_cast<int>(yb->sslots.size())) unsupported();
     } else {
@@ -1901,6 +2284,12 @@ Value fast_run(const FastProgram& p, const std::vector<Value>& inputs, int threa
   const Sc* ps = rs.data();
   const Arr* pa = ra.data();
   return output_value(p.root->t, ps, pa);
+}
+
+int fast_block_maps(const FastProgram& p) {
+  int k = 0;
+  for (const Map* m : p.tr->maps) k += m->batch != nullptr;
+  return k;
 }
 
 }  // namespace risec::rise

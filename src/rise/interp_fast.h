@@ -12,16 +12,18 @@
 // redex is inlined where it is applied, so `reduce(add)(0)(map(f)(zip(a)(b)))` is one
 // loop with f's body inside and no temporary array. Closed array-valued
 // subexpressions (a constant weight table inside a stencil's lambda) are evaluated
-// once and shared.
+// once and shared. A map whose body is only f32/f64 arithmetic on the element
+// (stencils, window dot products, blackscholes) runs a block of elements per
+// operation, each element computed exactly as one at a time.
 //
 // Scalar operations are the boxed evaluator's: f32/f64 arithmetic and comparisons are
 // the same C++ expressions on float/double, everything else (integer arithmetic with
 // its wrap-around and division checks, math builtins, casts) calls the boxed helpers
 // of interp_prims.h on scalar Values, so both paths share one definition.
 //
-// What the fast path does not cover (vectors, natType, index arithmetic, iterate,
-// scans, gather/scatter, reorder, mapFst/mapSnd, ...) makes `compile` return null, and
-// Interpreter::run then uses the boxed evaluator for the whole program.
+// What the fast path does not cover (vectors, natType, index arithmetic, an iterate
+// inside another, scans, gather/scatter, reorder, mapFst/mapSnd, ...) makes `compile` return null,
+// and Interpreter::run then uses the boxed evaluator for the whole program.
 #pragma once
 
 #include <memory>
@@ -42,5 +44,9 @@ std::shared_ptr<FastProgram> fast_compile(const Expr& closed_typed_entry);
 // `threads` > 1 spreads the outermost map over that many threads (the result does not
 // depend on it). Returns none when an input's representation is not covered.
 Value fast_run(const FastProgram& p, const std::vector<Value>& inputs, int threads = 1);
+
+// How many of the program's maps run their body a block of elements at a time (f32/f64
+// arithmetic on the element: see interp_fast.cpp, BatchProgram); for tests.
+int fast_block_maps(const FastProgram& p);
 
 }  // namespace risec::rise

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -69,8 +70,9 @@ void expect_same(const Outcome& a, const Outcome& b, const std::string& what) {
 
 // Checks `text` at `sizes`, runs it both ways on inputs drawn with `seed`; returns
 // whether the fast path covered the program.
+// `blocks`: where to store how many maps run a block at a time.
 bool cross_check(const std::string& name, const std::string& text, const SizeMap& sizes,
-                 uint64_t seed) {
+                 uint64_t seed, int* blocks = nullptr) {
   auto src = std::make_shared<SourceFile>(SourceFile{name, text});
   Checked c = check_program(parse_program(src), "", &sizes);
   EntrySignature sig = entry_signature(c.type);
@@ -82,7 +84,9 @@ bool cross_check(const std::string& name, const std::string& text, const SizeMap
   Outcome boxed = evaluate(c, inputs, false, 1);
   expect_same(boxed, evaluate(c, inputs, true, 1), what + " (1 thread)");
   expect_same(boxed, evaluate(c, inputs, true, 2), what + " (2 threads)");
-  return fast_compile(c.expr) != nullptr;
+  auto fast = fast_compile(c.expr);
+  if (blocks) *blocks = fast ? fast_block_maps(*fast) : 0;
+  return fast != nullptr;
 }
 
 TEST(InterpFast, ExamplesAgreeWithTheBoxedEvaluator) {
@@ -92,13 +96,11 @@ TEST(InterpFast, ExamplesAgreeWithTheBoxedEvaluator) {
     bool covered;
   };
   const std::vector<Ex> examples = {
-      {"mm", {"n", "m", "k"}, true},  {"mv", {"n", "m"}, true},
-      {"gemv", {"n", "m"}, true},     {"jacobi3", {"n", "m"}, true},
-      {"jacobi5", {"n", "m"}, true},  {"gaussian", {"n", "m"}, true},
-      {"conv1d", {"n"}, true},        {"dot", {"n"}, true},
-      {"asum", {"n"}, true},          {"scal", {"n"}, true},
-      {"blackscholes", {"n"}, true},  {"concatpad", {"n", "m"}, true},
-      {"treesum", {"m", "k"}, false},
+      {"mm", {"n", "m", "k"}, true}, {"mv", {"n", "m"}, true},      {"gemv", {"n", "m"}, true},
+      {"jacobi3", {"n", "m"}, true}, {"jacobi5", {"n", "m"}, true}, {"gaussian", {"n", "m"}, true},
+      {"conv1d", {"n"}, true},       {"dot", {"n"}, true},          {"asum", {"n"}, true},
+      {"scal", {"n"}, true},         {"blackscholes", {"n"}, true}, {"concatpad", {"n", "m"}, true},
+      {"treesum", {"m", "k"}, true},
   };
   std::mt19937 rng(7);
   for (const Ex& ex : examples) {
@@ -294,6 +296,127 @@ TEST(InterpFast, ScalarMapKernelsAgreeWithTheBoxedEvaluator) {
           EXPECT_TRUE(cross_check("kernel", text, {{"n", n}, {"m", 3}}, static_cast<uint64_t>(n)));
       }
     }
+  }
+}
+
+// Maps whose bodies run a block of elements at a time (f32/f64 arithmetic, lets,
+// constant-index reads of 1-D and 2-D windows, window sums and dot products with a
+// weight vector, pairs of results, values bound outside the map): random bodies of
+// each form, with row lengths around the block size (128) and the two-thread split.
+TEST(InterpFast, BlockMapsAgreeWithTheBoxedEvaluator) {
+  for (uint64_t seed = 0; seed < 80; ++seed) {
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    const std::string t = seed % 2 ? "f64" : "f32";
+    auto lit = [&] { return std::to_string(pick(4)) + (t == "f32" ? ".5f" : ".25"); };
+    std::function<std::string(const std::vector<std::string>&, int)> expr =
+        [&](const std::vector<std::string>& vars, int depth) -> std::string {
+      if (depth <= 0 || pick(4) == 0)
+        return pick(5) == 0 ? lit()
+                            : vars[static_cast<size_t>(pick(static_cast<int>(vars.size())))];
+      const std::string a = expr(vars, depth - 1), b = expr(vars, depth - 1);
+      static const char* const kOps[] = {" + ", " - ", " * ", " / "};
+      if (pick(2)) return "(" + a + kOps[pick(4)] + b + ")";
+      const int op = pick(4);
+      if (op == 0) return "neg(" + a + ")";
+      if (op == 1) return "sqrt(abs(" + a + "))";
+      if (op == 2) return "exp(" + a + " / 8" + (t == "f32" ? ".0f" : ".0") + ")";
+      std::vector<std::string> more = vars;
+      more.push_back("q" + std::to_string(depth));
+      return "(let " + more.back() + " = " + a + " in " + expr(more, depth - 1) + ")";
+    };
+    std::string body;
+    switch (seed % 5) {
+      case 0:  // a 2-D stencil
+        body = "x |> padClamp2D(1)(1) |> slide2D(3)(1) |> map2D(fun(w => " +
+               expr({"w[0][1]", "w[1][1]", "w[2][2]", "w[1][0]", "s"}, 3) + "))";
+        break;
+      case 1:  // a 1-D stencil on each row
+        body = "x |> map(fun(r => r |> padClamp(1)(1) |> slide(3)(1) |> map(fun(w => " +
+               expr({"w[0]", "w[1]", "w[2]", "s"}, 3) + "))))";
+        break;
+      case 2:  // window dot products with the weights, then arithmetic on the sum
+        body = "x |> map(fun(r => r |> padCst(2)(2)(" + lit() +
+               ") |> slide(5)(1) |> map(fun(win => " +
+               expr({"(zip(win)(wt) |> map(fun(p => p._1 * p._2)) |> reduce(add)(" + lit() + "))",
+                     "(win |> reduce(add)(s))", "win[4]"},
+                    2) +
+               "))))";
+        break;
+      case 3:  // pairs of results from zipped rows, under a let
+        body =
+            "zip(x)(y) |> map(fun(p => zip(p._1)(p._2) |> map(fun(e => let d = e._1 - e._2 in (" +
+            expr({"e._1", "e._2", "s", "d"}, 3) + ", " + expr({"e._1", "d"}, 3) + ")))))";
+        break;
+      default:  // the element and an outer row's value
+        body = "x |> map(fun(r => let c = r[0] in r |> map(fun(v => " + expr({"v", "c", "s"}, 3) +
+               "))))";
+        break;
+    }
+    const std::string text = "def f = depFun((n: Nat, m: Nat) =>\n  fun(x: n.m." + t +
+                             " => fun(y: n.m." + t + " => fun(wt: 5." + t + " => fun(s: " + t +
+                             " =>\n    " + body + ")))))\n";
+    SCOPED_TRACE(text);
+    const int64_t ms[] = {1, 2, 127, 128, 129, 300};
+    const SizeMap sizes{{"n", 1 + pick(3)}, {"m", ms[pick(6)]}};
+    int blocks = 0;
+    try {
+      EXPECT_TRUE(cross_check("block" + std::to_string(seed), text, sizes, seed, &blocks));
+    } catch (const Error& e) {
+      ADD_FAILURE() << "the generator made a program that does not check: " << e.message();
+    }
+    EXPECT_GE(blocks, 1) << "no map ran a block at a time";
+    if (HasFailure()) break;
+  }
+}
+
+// iterate: random step functions (sums, products, divisions with zeros in integer
+// data, rows as elements), factors 1 to 3 and 0 to 4 steps, each step translated for
+// its own length; an iterate nested in a step is left to the boxed evaluator.
+TEST(InterpFast, IterateAgreesWithTheBoxedEvaluator) {
+  const std::vector<std::string> types = {"f32", "i32", "f64", "u8"};
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    const std::string& t = types[seed % types.size()];
+    const int f = 1 + pick(3);
+    const std::string lit = t == "f32" ? "1.5f" : t == "f64" ? "0.25" : t == "u8" ? "3u8" : "3";
+    const std::string F = std::to_string(f), last = std::to_string(f - 1);
+    std::string elem = t, body;
+    bool nested = false;
+    switch (pick(5)) {
+      case 0:
+        body = "p |> reduce(add)(s)";
+        break;
+      case 1:
+        body = "p[0] * s + p[" + last + "]";
+        break;
+      case 2:
+        body = "p |> reduce(fun(u, v => u / v - " + lit + "))(s)";
+        break;
+      case 3:
+        elem = "3." + t;
+        body = "zip(p[0])(p[" + last + "]) |> map(fun(q => q._1 * q._2 + s))";
+        break;
+      default:
+        nested = true;
+        body = "p |> iterate(1)(depFun((l2: Nat) => fun(b: (l2*" + F + ")." + t +
+               " => b |> split(" + F + ") |> map(fun(r => r[0])))))";
+        body = "(" + body + ")[0]";
+        break;
+    }
+    const std::string text =
+        "def f = depFun((m: Nat, k: Nat) =>\n  fun(x: (m*(" + F + "^k))." + elem +
+        " => fun(s: " + t + " =>\n    x |> iterate(k)(depFun((l: Nat) => fun(a: (l*" + F + ")." +
+        elem + " =>\n      a |> split(" + F + ") |> map(fun(p => " + body + "))))))))\n";
+    SCOPED_TRACE(text);
+    const SizeMap sizes{{"m", 1 + pick(3)}, {"k", 1 + pick(4)}};
+    try {
+      EXPECT_EQ(cross_check("iterate" + std::to_string(seed), text, sizes, seed), !nested);
+    } catch (const Error& e) {
+      ADD_FAILURE() << "the generator made a program that does not check: " << e.message();
+    }
+    if (HasFailure()) break;
   }
 }
 
