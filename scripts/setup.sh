@@ -17,6 +17,9 @@ PACKAGES=(
   # the OpenCL target (docs/targets.md): the ICD loader and headers to build and run
   # against, and PoCL, which runs OpenCL kernels on the CPU when there is no GPU
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  # the image-processing peers of bench/image (docs/performance.md): Halide 14 (JIT)
+  # and OpenCV's imgproc; the benchmark is built only where they are found
+  libhalide14-0-dev libopencv-imgproc-dev
 )
 
 missing=()

@@ -451,8 +451,9 @@ class Lowerer {
       auto k = len ? len->as_const() : std::nullopt;
       bool unrolled = k && *k <= kUnrollReduction;
       head = reduce_head(unrolled);
-      p = &rise::primitive(in_kernel() ? (unrolled ? PrimId::OclReduceSeqUnroll : PrimId::OclReduceSeq)
-                                       : (unrolled ? PrimId::ReduceSeqUnroll : PrimId::ReduceSeq));
+      p = &rise::primitive(in_kernel()
+                               ? (unrolled ? PrimId::OclReduceSeqUnroll : PrimId::OclReduceSeq)
+                               : (unrolled ? PrimId::ReduceSeqUnroll : PrimId::ReduceSeq));
     }
     int arity = c->head->prim ? c->head->prim->arity : 0;
     bool full = static_cast<int>(na) == arity && !is(PrimId::MakeArray);
