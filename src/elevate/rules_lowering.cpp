@@ -442,7 +442,7 @@ class Lowerer {
       // Reduce-map fusion: the mapped function is applied as each element is
       // reduced, so no array of its results is stored.
       if (auto m = util::match_map(args[2]); m && map_fn_computes(m->first)) {
-        args[0] = util::fold_after_map(args[0], m->first);
+        args[0] = util::beta_normalize_sharing(util::fold_after_map(args[0], m->first));
         args[2] = m->second;
       }
     }

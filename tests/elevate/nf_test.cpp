@@ -285,6 +285,8 @@ const std::vector<Example>& examples() {
       {"conv2d", {{"n", 4}, {"m", 3}}},
       {"dot", {{"n", 8}}},
       {"gaussian", {{"n", 6}, {"m", 5}}},
+      {"blur3", {{"n", 6}, {"m", 5}}},
+      {"blur5", {{"n", 7}, {"m", 5}}},
       {"gemv", {{"n", 4}, {"m", 6}}},
       {"gesummv", {{"n", 4}}},
       {"jacobi3", {{"n", 4}, {"m", 6}}},
