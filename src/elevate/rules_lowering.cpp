@@ -317,8 +317,9 @@ Strategy sliding_buffer(const std::string& name) {
 
 enum class Pos { Write, Read };
 
-// Reductions over arrays of at most this constant length are unrolled.
-constexpr int64_t kUnrollReduction = 8;
+// Reductions over arrays of at most this constant length (a 3 x 3 window) are
+// unrolled.
+constexpr int64_t kUnrollReduction = 9;
 
 // Views whose result, when written, is written in place: their data arguments are
 // written into (a view of) the same destination (writable views, and primitives that
@@ -584,6 +585,14 @@ Expr hoist_constant_arrays(const Expr& e) {
     Expr b = hoist_constant_arrays(e->fn);
     return b == e->fn ? e : rise::with_children(e, b, nullptr);
   }
+  // A let of a closed value around the body (constants hoisted before): the body.
+  if (auto let = util::match_prim(e, "let", 2);
+      let && let->args[1]->kind == ExprKind::Lambda && rise::free_vars(let->args[0]).empty()) {
+    const Expr& f = let->args[1];
+    Expr b = hoist_constant_arrays(f->fn);
+    if (b == f->fn) return e;
+    return call("let", {let->args[0], rise::with_children(f, b, nullptr)});
+  }
   if (!rise::any_subexpr(e, is_make_array)) return e;
   std::vector<Expr> consts;
   collect_constant_arrays(e, false, consts);
@@ -602,7 +611,9 @@ Expr hoist_constant_arrays(const Expr& e) {
 Strategy lower_to_c() {
   return util::whole_term("lowerToC", [](const Expr& e, const Env&) -> Result {
     Lowerer l;
-    return l.lower(util::beta_normalize_sharing(hoist_constant_arrays(e)), Pos::Write);
+    // Hoisting after beta reduction: a definition applied to a constant array
+    // (conv3x3(sobelX)) puts the array under the lambdas that use it.
+    return l.lower(hoist_constant_arrays(util::beta_normalize_sharing(e)), Pos::Write);
   });
 }
 

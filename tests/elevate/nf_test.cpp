@@ -287,6 +287,7 @@ const std::vector<Example>& examples() {
       {"gaussian", {{"n", 6}, {"m", 5}}},
       {"blur3", {{"n", 6}, {"m", 5}}},
       {"blur5", {{"n", 7}, {"m", 5}}},
+      {"harris", {{"n", 6}, {"m", 5}}},
       {"gemv", {{"n", 4}, {"m", 6}}},
       {"gesummv", {{"n", 4}}},
       {"jacobi3", {{"n", 4}, {"m", 6}}},
