@@ -4,7 +4,9 @@
 //          zero border), against Halide 14 (JIT, an expert schedule) and OpenCV 4.6
 //          (cv::sepFilter2D, BORDER_CONSTANT);
 //   blur3: examples/blur3 (3-tap box, clamped border), against the same peers
-//          (Halide repeat_edge, OpenCV BORDER_REPLICATE).
+//          (Halide repeat_edge, OpenCV BORDER_REPLICATE);
+//   harris: examples/harris (Sobel, products, 3 x 3 box sums, corner response, no
+//          padding) against Halide with every stage computed per output tile.
 // risec uses its default lowering (no strategy), as a user who writes the blur gets.
 //
 //   ./build/bench/bench_image            # 4096x4096
@@ -78,7 +80,79 @@ struct HalideBlur {
     by.realize(ob);
   }
 };
+
+// Harris as examples/harris computes it, on an (m+4) x (n+4) image, output m x n:
+// every stage vectorised by 8 and computed per 256 x 32 tile of the output.
+struct HalideHarris {
+  Halide::ImageParam in{Halide::Float(32), 2};
+  Halide::Func ix, iy, sxx, sxy, syy, out;
+  Halide::Var x, y, xo, yo, xi, yi;
+  HalideHarris() {
+    const float sx[3][3] = {{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}};
+    const float sy[3][3] = {{-1, -2, -1}, {0, 0, 0}, {1, 2, 1}};
+    Halide::Expr gx = 0.0f, gy = 0.0f;
+    for (int dy = 0; dy < 3; ++dy)
+      for (int dx = 0; dx < 3; ++dx) {
+        gx = gx + in(x + dx, y + dy) * sx[dy][dx];
+        gy = gy + in(x + dx, y + dy) * sy[dy][dx];
+      }
+    ix(x, y) = gx;
+    iy(x, y) = gy;
+    Halide::Expr a = 0.0f, b = 0.0f, c = 0.0f;
+    for (int dy = 0; dy < 3; ++dy)
+      for (int dx = 0; dx < 3; ++dx) {
+        a = a + ix(x + dx, y + dy) * ix(x + dx, y + dy);
+        b = b + ix(x + dx, y + dy) * iy(x + dx, y + dy);
+        c = c + iy(x + dx, y + dy) * iy(x + dx, y + dy);
+      }
+    sxx(x, y) = a;
+    sxy(x, y) = b;
+    syy(x, y) = c;
+    out(x, y) = (sxx(x, y) * syy(x, y) - sxy(x, y) * sxy(x, y)) -
+                0.04f * (sxx(x, y) + syy(x, y)) * (sxx(x, y) + syy(x, y));
+    out.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
+    ix.compute_at(out, xo).vectorize(x, 8);
+    iy.compute_at(out, xo).vectorize(x, 8);
+    out.compile_jit(Halide::get_host_target());
+  }
+  void run(float* o, const float* img, int n, int m) {
+    Halide::Buffer<float> ib(const_cast<float*>(img), m + 4, n + 4);
+    Halide::Buffer<float> ob(o, m, n);
+    in.set(ib);
+    out.realize(ob);
+  }
+};
 #endif
+
+// A variant writing into an output buffer of its own.
+void add_variant(std::vector<Variant>& vs, std::vector<std::unique_ptr<Buffer>>& outs, size_t count,
+                 const std::string& name, std::function<void(float*)> f) {
+  outs.push_back(std::make_unique<Buffer>(count));
+  float* o = outs.back()->data();
+  Variant v;
+  v.name = name;
+  v.run = [f, o] { f(o); };
+  vs.push_back(std::move(v));
+}
+
+// Times the variants side by side and adds their rows to the table; outputs are
+// compared with the first variant's (max |x - ref| / max(1, |ref|) < tol).
+void time_and_report(risec::bench::Table& table, const std::string& what, std::vector<Variant>& vs,
+                     const std::vector<std::unique_ptr<Buffer>>& outs, const TimingPolicy& policy,
+                     double tol) {
+  std::fprintf(stderr, "  %s: timing %zu variants side by side\n", what.c_str(), vs.size());
+  risec::bench::time_interleaved(vs, policy);
+  double t0 = vs[0].timing.median_s;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    std::string check = "reference";
+    if (i > 0) {
+      double e = risec::bench::max_rel_error(*outs[i], *outs[0]);
+      check = e < tol ? std::string("ok") : "MISMATCH (" + fmt("%.2g", e) + ")";
+    }
+    table.add({what, vs[i].name, fmt("%.3f", vs[i].timing.median_s * 1e3),
+               fmt("%.3f", vs[i].timing.median_s / t0), std::to_string(vs[i].timing.reps), check});
+  }
+}
 
 }  // namespace
 
@@ -109,7 +183,8 @@ int main(int argc, char** argv) {
   std::printf("source %s; load average at start: %s\n", risec::bench::source_revision().c_str(),
               risec::bench::load_average().c_str());
   std::fflush(stdout);
-  risec::bench::Table table({"blur", "variant", "median ms", "ratio to risec", "calls", "check"});
+  risec::bench::Table table(
+      {"program", "variant", "median ms", "ratio to risec", "calls", "check"});
   risec::bench::LoadMonitor load;
   load.start();
   std::vector<Blur> blurs = {{"blur5", {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f}, false},
@@ -122,12 +197,7 @@ int main(int argc, char** argv) {
       std::vector<std::unique_ptr<Buffer>> outs;
       std::vector<Variant> vs;
       auto add = [&](const std::string& name, std::function<void(float*)> f) {
-        outs.push_back(std::make_unique<Buffer>(count));
-        float* o = outs.back()->data();
-        Variant v;
-        v.name = name;
-        v.run = [f, o] { f(o); };
-        vs.push_back(std::move(v));
+        add_variant(vs, outs, count, name, std::move(f));
       };
       risec::rise::SizeMap sizes{{"n", n}, {"m", m}};
       auto mod = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
@@ -147,19 +217,28 @@ int main(int argc, char** argv) {
                         b.clamp ? cv::BORDER_REPLICATE : cv::BORDER_CONSTANT);
       });
 #endif
-      std::fprintf(stderr, "  %s: timing %zu variants side by side\n", b.name.c_str(), vs.size());
-      risec::bench::time_interleaved(vs, policy);
-      double t0 = vs[0].timing.median_s;
-      for (size_t i = 0; i < vs.size(); ++i) {
-        std::string check = "reference";
-        if (i > 0) {
-          double e = risec::bench::max_rel_error(*outs[i], *outs[0]);
-          check = e < 1e-5 ? std::string("ok") : "MISMATCH (" + fmt("%.2g", e) + ")";
-        }
-        table.add({b.name, vs[i].name, fmt("%.3f", vs[i].timing.median_s * 1e3),
-                   fmt("%.3f", vs[i].timing.median_s / t0), std::to_string(vs[i].timing.reps),
-                   check});
-      }
+      time_and_report(table, b.name, vs, outs, policy, 1e-5);
+    }
+    // Harris: the default lowering against Halide (the output is 4 pixels smaller).
+    {
+      int hn = n - 4, hm = m - 4;
+      Buffer A(size_t(n) * m);
+      risec::bench::fill_random(A, 4242);
+      size_t count = size_t(hn) * hm;
+      std::vector<std::unique_ptr<Buffer>> outs;
+      std::vector<Variant> vs;
+      risec::rise::SizeMap sizes{{"n", hn}, {"m", hm}};
+      auto mod = std::make_shared<risec::runtime::Module>(
+          risec::bench::compile_example("examples/harris/harris.rise", "", sizes, "c"));
+      add_variant(vs, outs, count, "risec (lowerToC)", [mod, &A](float* o) {
+        mod->call({o, A.data()}, {});
+      });
+#ifdef RISEC_HAVE_HALIDE
+      auto hh = std::make_shared<HalideHarris>();
+      add_variant(vs, outs, count, "Halide 14 (JIT, expert schedule)",
+                  [hh, &A, hn, hm](float* o) { hh->run(o, A.data(), hn, hm); });
+#endif
+      time_and_report(table, "harris", vs, outs, policy, 1e-3);
     }
 #ifdef RISEC_HAVE_HALIDE
   } catch (const Halide::Error& e) {
