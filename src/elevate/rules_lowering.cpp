@@ -491,7 +491,7 @@ class Lowerer {
       fn_arg(1, pos);
     } else if (family(Family::Memory)) {
       data_arg(0, Pos::Write);
-    } else if (is(PrimId::PadCst)) {
+    } else if (is(PrimId::PadCst) || is(PrimId::Scatter)) {
       data_arg(0, Pos::Read);
       data_arg(1, pos);
     } else if (is(PrimId::Generate)) {

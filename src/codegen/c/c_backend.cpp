@@ -152,7 +152,12 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
 
 // A write through destination views (resolved by dpia/view_resolution.h).
 CPrinter::Target CPrinter::write_target(const AcceptorP& dest, const Path& path) {
-  auto [a, p] = dpia::resolve_write(dest, path);
+  // A scatter destination's index is read from its index array, like gather's.
+  auto dynamic = [&](const dpia::Acceptor& s, const Nat& i) {
+    CExpr ix = read(s.indices, {at(i)});
+    return Nat::var("(" + ix.text + ")", Nat(0), s.inner->dt->size);
+  };
+  auto [a, p] = dpia::resolve_write(dest, path, dynamic);
   if (a->kind == Acceptor::Var) {
     Target t{var_access(a->name, p)};
     if (record_) record_->named.back().write = true;
