@@ -22,6 +22,9 @@ PACKAGES=(
   # `risec graph` renders its DOT output to SVG/PNG with Graphviz's dot, and its test
   # checks the output parses (docs/cli.md)
   graphviz
+  # the image-processing peers of bench/image (docs/performance.md): Halide 14 (JIT)
+  # and OpenCV's imgproc; the benchmark is built only where they are found
+  libhalide14-0-dev libopencv-imgproc-dev
 )
 
 missing=()

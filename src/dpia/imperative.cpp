@@ -154,6 +154,13 @@ ExpressionP ex_view(const rise::PrimitiveInfo& prim, Type dt, std::vector<arith:
   return ex_make(std::move(e));
 }
 
+AcceptorP ac_scatter(const AcceptorP& inner, ExpressionP indices, Type x_type) {
+  Acceptor a{Acceptor::Scatter, std::move(x_type)};
+  a.inner = inner;
+  a.indices = std::move(indices);
+  return ac_make(std::move(a));
+}
+
 AcceptorP ac_view(const rise::PrimitiveInfo& prim, int input, std::vector<Type> inputs,
                   std::vector<arith::Nat> nats, std::vector<rise::NatFun> funs,
                   const AcceptorP& inner) {
@@ -268,6 +275,8 @@ std::string print(const AcceptorP& a) {
       return "mapAcc(_ => " + print(a->tmpl) + ", " + print(a->inner) + ")";
     case Acceptor::Hole:
       return "_";
+    case Acceptor::Scatter:
+      return "scatterAcc(" + print(a->indices) + ", " + print(a->inner) + ")";
   }
   return "?";
 }

@@ -79,6 +79,9 @@ struct Acceptor {
     // Indexing instantiates the template (ac_idx), so it is rarely seen unindexed.
     MapView,
     Hole,  // the element acceptor in a MapView template
+    // Write an n.t array whose element i lands at inner[indices[i]] (scatter): a
+    // data-dependent index, read from the n.idx[m] expression `indices`.
+    Scatter,
   } kind;
   Type dt;  // the data type written through this acceptor
   std::string name;
@@ -90,6 +93,7 @@ struct Acceptor {
   std::vector<arith::Nat> nats;               // View
   std::vector<rise::NatFun> funs;             // View
   std::vector<Type> inputs;                   // View
+  std::shared_ptr<const Expression> indices;  // Scatter
 };
 
 // A MapView template with `element` in place of its Hole.
@@ -156,6 +160,9 @@ ExpressionP ex_nat(arith::Nat v, Type dt);
 ExpressionP ex_make(Expression e);
 AcceptorP ac_var(const std::string& name, Type dt);
 AcceptorP ac_make(Acceptor a);
+// The destination of scatter(indices)(x) written into `inner`: x's element i lands at
+// inner[indices[i]].
+AcceptorP ac_scatter(const AcceptorP& inner, ExpressionP indices, Type x_type);
 CommandP cm_seq(std::vector<CommandP> items);
 CommandP cm_assign(AcceptorP a, ExpressionP e);
 CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body, int dim = 0);

@@ -24,6 +24,30 @@ void collect_breakpoints(const Nat& t, const Nat& var, std::vector<Nat>& out) {
   for (const Nat& a : n.args) collect_breakpoints(a, var, out);
 }
 
+void collect_breakpoints(const arith::Cond& c, const Nat& var, std::vector<Nat>& out) {
+  const arith::CondNode& n = c.node();
+  for (const arith::Cond& a : n.args) collect_breakpoints(a, var, out);
+  if (n.kind != arith::CondKind::Lt && n.kind != arith::CondKind::Le &&
+      n.kind != arith::CondKind::Eq)
+    return;
+  Nat d = n.a - n.b;
+  if (!arith::occurs(var.var_name(), d)) return;
+  arith::Solution s = arith::solve(n.a, n.b, var.var_name());
+  if (s.status != arith::Solution::Status::Solved || !s.conditions.empty()) return;
+  // a - b is zero at s; its sign just after s says on which side the comparison holds.
+  Nat after = arith::substitute(d, {{var.var_name(), s.value + Nat(1)}});
+  bool increasing = arith::provably_lt(Nat(0), after);
+  if (!increasing && !arith::provably_lt(after, Nat(0))) return;
+  if (n.kind == arith::CondKind::Eq) {
+    out.push_back(s.value);
+    out.push_back(s.value + Nat(1));
+  } else if ((n.kind == arith::CondKind::Lt) == increasing) {
+    out.push_back(s.value);  // a < b up to s (excluded), or a <= b from s on
+  } else {
+    out.push_back(s.value + Nat(1));  // a <= b up to s (included), or a < b after s
+  }
+}
+
 namespace {
 
 bool has_parallel_loop(const CommandP& c) {
@@ -48,7 +72,10 @@ std::optional<std::vector<LoopPart>> split_at_clamps(const Command& c,
   } collect(var, raw);
   collect.visit(c.body[0]);
   // Clamps also appear while views are resolved (padClamp).
-  for (const Nat& f : body_indices(c.body[0])) collect_breakpoints(f, var, raw);
+  BodyAccesses accesses = body_indices(c.body[0]);
+  for (const Nat& f : accesses.indices) collect_breakpoints(f, var, raw);
+  // Guards of padCst and concat reads.
+  for (const arith::Cond& g : accesses.guards) collect_breakpoints(g, var, raw);
   if (raw.empty()) return std::nullopt;
   // Keep points provably inside (0, n), distinct and totally ordered.
   std::vector<Nat> points;

@@ -1,6 +1,7 @@
 // Index-set splitting: a sequential loop whose indices clamp the loop variable
-// (min/max from padClamp, boundary handling) is split at the points where a clamp
-// changes side, so that each part has plain indices (the interior vectorises; the
+// (min/max from padClamp, boundary handling) or whose reads are guarded by a
+// comparison with it (padCst, concat) is split at the points where a clamp changes
+// side or a guard changes value, so that each part has plain indices (the interior vectorises; the
 // borders are short): for i in [0, n) with min(i + 1, n - 1) becomes [0, n-1) and
 // [n-1, n). The indices are those in the body's DPIA and those its views produce
 // when they are resolved, which the caller supplies (the C backend resolves views
@@ -25,8 +26,20 @@ struct LoopPart {
   CommandP body;
 };
 
-// The flat indices a body produces once its views are resolved.
-using BodyIndices = std::function<std::vector<arith::Nat>(const CommandP& body)>;
+// What a body's accesses produce once its views are resolved: the flat indices, and
+// the guards of conditional views (padCst, concat) that choose between sources.
+struct BodyAccesses {
+  std::vector<arith::Nat> indices;
+  std::vector<arith::Cond> guards;
+  // Every access to a memory variable: its name, flat index, and whether it stores.
+  struct Access {
+    std::string name;
+    arith::Nat flat;
+    bool write = false;
+  };
+  std::vector<Access> named;
+};
+using BodyIndices = std::function<BodyAccesses(const CommandP& body)>;
 
 // The parts of the sequential loop `loop`, or none when it has no clamp to split
 // at (or contains a parallel loop, or too many or unordered points).
@@ -35,5 +48,7 @@ std::optional<std::vector<LoopPart>> split_at_clamps(const Command& loop,
 
 // The points (values of `var`) where a min/max in `t` changes side, appended to out.
 void collect_breakpoints(const arith::Nat& t, const arith::Nat& var, std::vector<arith::Nat>& out);
+// The points (values of `var`) where a comparison in `c` changes value, appended to out.
+void collect_breakpoints(const arith::Cond& c, const arith::Nat& var, std::vector<arith::Nat>& out);
 
 }  // namespace risec::dpia

@@ -301,6 +301,26 @@ class Translator {
         parts.push_back(acc(a[i], view_input_acceptor(e, static_cast<int>(i), A)));
       return cm_seq(std::move(parts));
     }
+    if (pr.is(PrimId::Scatter)) {
+      // Positions no index names are zero (docs/language.md): the destination is
+      // cleared, then x's elements are written where their indices say, in order
+      // (a repeated index keeps the last write).
+      Nat m = size_of(e->type);
+      Type t = e->type->a;
+      if (t->kind != rise::TypeKind::Scalar)
+        user_error("scatter of elements that are not scalars (" + rise::print(t) +
+                       ") cannot be compiled yet",
+                   e->span);
+      std::string i = fresh("i");
+      Expression zero{Expression::Lit, t};
+      zero.lit.kind = rise::LitKind::Scalar;
+      zero.lit.scalar = t->scalar;
+      CommandP clear = cm_for(i, m, LoopKind::Seq,
+                              cm_assign(ac_idx(A, loop_var(i, m)), ex_make(std::move(zero))));
+      return con(a[0], [&, clear](const ExpressionP& ix) {
+        return cm_seq({clear, acc(a[1], ac_scatter(A, ix, a[1]->type))});
+      });
+    }
     if (pr.is(PrimId::MakeArray)) {
       std::vector<CommandP> items;
       for (size_t i = 0; i < a.size(); ++i)
@@ -765,7 +785,7 @@ class Translator {
         return k(ex_make(std::move(m)));
       });
     }
-    if (pr.is(PrimId::MakeArray)) return materialize(e, k);
+    if (pr.is(PrimId::MakeArray) || pr.is(PrimId::Scatter)) return materialize(e, k);
     if (pr.is(PrimId::MapFst) || pr.is(PrimId::MapSnd)) {
       return con(a[1], [&](const ExpressionP& x) -> CommandP {
         bool first = pr.is(PrimId::MapFst);

@@ -58,6 +58,7 @@ void Visitor::visit_acceptor(const Acceptor& a) {
   for (const Type& t : a.inputs) visit_type(t);
   visit(a.inner);
   visit(a.tmpl);
+  visit(a.indices);
 }
 
 void Visitor::visit_command(const Command& c) {
@@ -104,8 +105,9 @@ AcceptorP Mutator::mutate_acceptor(const AcceptorP& a) {
   n.n = mutate_nat(a->n);
   n.inner = mutate(a->inner);
   n.tmpl = mutate(a->tmpl);
+  n.indices = mutate(a->indices);
   bool changed = n.dt != a->dt || !same(n.idx, a->idx) || !same(n.n, a->n) || n.inner != a->inner ||
-                 n.tmpl != a->tmpl;
+                 n.tmpl != a->tmpl || n.indices != a->indices;
   mutate_each(
       n.nats, [&](const arith::Nat& v) { return mutate_nat(v); }, changed);
   mutate_each(

@@ -76,7 +76,7 @@ ResolvedReadP resolve_read(const ExpressionP& e, const Path& p) {
   }
 }
 
-ResolvedWrite resolve_write(const AcceptorP& a0, const Path& p0) {
+ResolvedWrite resolve_write(const AcceptorP& a0, const Path& p0, const DynamicIndex& dynamic) {
   AcceptorP a = a0;
   Path p = p0;
   for (;;) {
@@ -115,6 +115,13 @@ ResolvedWrite resolve_write(const AcceptorP& a0, const Path& p0) {
       }
       case Acceptor::Hole:
         internal_error("view resolution: a map-view template outside its map");
+      case Acceptor::Scatter: {
+        if (!dynamic) internal_error("view resolution: a scatter destination without its indices");
+        Nat i = path_need_index(p, 0, "scatterAcc");
+        p = path_prepend(path_index(dynamic(*a, i)), path_rest(p, 1));
+        a = a->inner;
+        break;
+      }
     }
   }
 }

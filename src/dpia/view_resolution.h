@@ -5,6 +5,7 @@
 // resolved accesses and none re-implements a view.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -37,7 +38,10 @@ struct ResolvedWrite {
   AcceptorP target;
   Path path;
 };
-ResolvedWrite resolve_write(const AcceptorP& a, const Path& path);
+// `dynamic` gives the index, as a Nat the backend can print, of the element that a
+// data-dependent destination (scatter: element i lands at indices[i]) writes to.
+using DynamicIndex = std::function<arith::Nat(const Acceptor& scatter, const arith::Nat& i)>;
+ResolvedWrite resolve_write(const AcceptorP& a, const Path& path, const DynamicIndex& dynamic = {});
 
 // The flat (row-major) index of the element at `path` of an array with dimensions
 // `dims` (outermost first); the path's remaining elements (vector lanes, pair

@@ -203,6 +203,12 @@ Expr apply_fn(const Expr& f, const Expr& arg) {
   return rise::app(f, arg);
 }
 
+Expr fold_after_map(const Expr& op, const Expr& f) {
+  return fun2("acc", "y", [&](const Expr& acc, const Expr& y) {
+    return apply_fn(apply_fn(op, acc), apply_fn(f, y));
+  });
+}
+
 Expr as_lambda(const Expr& f) {
   if (f->kind == ExprKind::Lambda) return f;
   return fun("x", [&](const Expr& x) { return rise::app(f, x); });

@@ -101,6 +101,9 @@ Expr eta_reduced(const Expr& f);
 Expr mk_map(const Expr& f, const Expr& x);
 // fun(a => map(as_lambda(f))(a)): the function map(f) in data-flow normal form.
 Expr mk_map_fn(const Expr& f);
+// fun(acc, y => op(acc)(f(y))): the operator of a sequential reduction that reduces
+// map(f)(x) while reading x (reduce-map fusion: no array of f's results).
+Expr fold_after_map(const Expr& op, const Expr& f);
 
 // ---------------------------------------------------------------- variables
 

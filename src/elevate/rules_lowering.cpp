@@ -317,6 +317,10 @@ Strategy sliding_buffer(const std::string& name) {
 
 enum class Pos { Write, Read };
 
+// Reductions over arrays of at most this constant length (a 3 x 3 window) are
+// unrolled.
+constexpr int64_t kUnrollReduction = 9;
+
 // Views whose result, when written, is written in place: their data arguments are
 // written into (a view of) the same destination (writable views, and primitives that
 // build their result in its destination).
@@ -365,9 +369,12 @@ class Lowerer {
 
   // The sequential reduction lowerToC chooses: in a kernel its accumulator is
   // explicitly private.
-  Expr reduce_head() const {
-    if (!in_kernel()) return util::prim("reduceSeq");
-    return with_space("oclReduceSeq", rise::AddrSpace::Private);
+  // A reduction over a short array of constant length (the window of a stencil)
+  // is unrolled, so that its reads have constant offsets: constant weights are
+  // read as literals and the loop around it splits into border and interior parts.
+  Expr reduce_head(bool unrolled = false) const {
+    if (!in_kernel()) return util::prim(unrolled ? "reduceSeqUnroll" : "reduceSeq");
+    return with_space(unrolled ? "oclReduceSeqUnroll" : "oclReduceSeq", rise::AddrSpace::Private);
   }
 
   // The store lowerToC puts around a computed array that is read. In a kernel it is
@@ -432,9 +439,22 @@ class Lowerer {
       head = util::prim("mapSeq");
       p = &rise::primitive(PrimId::MapSeq);
     }
+    if (is(PrimId::Reduce) && na == 3) {
+      // Reduce-map fusion: the mapped function is applied as each element is
+      // reduced, so no array of its results is stored.
+      if (auto m = util::match_map(args[2]); m && map_fn_computes(m->first)) {
+        args[0] = util::beta_normalize_sharing(util::fold_after_map(args[0], m->first));
+        args[2] = m->second;
+      }
+    }
     if (is(PrimId::Reduce)) {
-      head = reduce_head();
-      p = &rise::primitive(in_kernel() ? PrimId::OclReduceSeq : PrimId::ReduceSeq);
+      auto len = na == 3 ? util::array_size(args[2]->type) : std::nullopt;
+      auto k = len ? len->as_const() : std::nullopt;
+      bool unrolled = k && *k <= kUnrollReduction;
+      head = reduce_head(unrolled);
+      p = &rise::primitive(in_kernel()
+                               ? (unrolled ? PrimId::OclReduceSeqUnroll : PrimId::OclReduceSeq)
+                               : (unrolled ? PrimId::ReduceSeqUnroll : PrimId::ReduceSeq));
     }
     int arity = c->head->prim ? c->head->prim->arity : 0;
     bool full = static_cast<int>(na) == arity && !is(PrimId::MakeArray);
@@ -471,7 +491,7 @@ class Lowerer {
       fn_arg(1, pos);
     } else if (family(Family::Memory)) {
       data_arg(0, Pos::Write);
-    } else if (is(PrimId::PadCst)) {
+    } else if (is(PrimId::PadCst) || is(PrimId::Scatter)) {
       data_arg(0, Pos::Read);
       data_arg(1, pos);
     } else if (is(PrimId::Generate)) {
@@ -499,10 +519,101 @@ class Lowerer {
   }
 };
 
+// ---------------------------------------------------------------- constant arrays
+
+// Arrays of at most this many elements that depend on nothing (built from array
+// literals) are computed once per call instead of once per use.
+constexpr int64_t kMaxHoisted = 4096;
+
+bool is_make_array(const Expr& e) {
+  return e->kind == ExprKind::Primitive && e->prim && e->prim->is(PrimId::MakeArray);
+}
+
+// The number of scalars of a data type whose sizes are constants (nullopt otherwise).
+std::optional<int64_t> constant_elements(const rise::Type& t) {
+  if (!t) return std::nullopt;
+  int64_t count = 1;
+  rise::Type d = t;
+  while (auto n = util::array_size(d)) {
+    auto k = n->as_const();
+    if (!k || *k > kMaxHoisted) return std::nullopt;
+    count *= *k;
+    d = util::array_elem(d);
+  }
+  if (d->kind != rise::TypeKind::Scalar || count > kMaxHoisted || t == d) return std::nullopt;
+  return count;
+}
+
+// The closed array expressions built from array literals (the weights of a stencil)
+// under a lambda of `body`, one per class of alpha-equal ones.
+void collect_constant_arrays(const Expr& e, bool under_lambda, std::vector<Expr>& out) {
+  if (under_lambda && constant_elements(e->type) && rise::any_subexpr(e, is_make_array) &&
+      rise::free_vars(e).empty()) {
+    for (const Expr& o : out)
+      if (rise::alpha_equal(o, e)) return;
+    out.push_back(e);
+    return;
+  }
+  bool lam = under_lambda || e->kind == ExprKind::Lambda;
+  for (const Expr& k : rise::children(e))
+    if (k) collect_constant_arrays(k, lam, out);
+}
+
+// body with every occurrence of `consts[k]` replaced by `vars[k]`.
+Expr replace_constant_arrays(const Expr& body, const std::vector<Expr>& consts,
+                             const std::vector<Expr>& vars) {
+  struct Replace : rise::ExprMutator {
+    const std::vector<Expr>& consts;
+    const std::vector<Expr>& vars;
+    Replace(const std::vector<Expr>& c, const std::vector<Expr>& v) : consts(c), vars(v) {}
+    Expr mutate(const Expr& e) override {
+      if (constant_elements(e->type))
+        for (size_t k = 0; k < consts.size(); ++k)
+          if (rise::alpha_equal(consts[k], e)) return vars[k];
+      return ExprMutator::mutate(e);
+    }
+  } r(consts, vars);
+  return r.mutate(body);
+}
+
+// Hoisting: each constant array used inside a loop body (under a lambda of the
+// entry's body) becomes the value of a `let` around the body, so it is written once
+// per call and read where it was used; no loop iteration rebuilds it.
+Expr hoist_constant_arrays(const Expr& e) {
+  if (e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda ||
+      e->kind == ExprKind::Annotation) {
+    Expr b = hoist_constant_arrays(e->fn);
+    return b == e->fn ? e : rise::with_children(e, b, nullptr);
+  }
+  // A let of a closed value around the body (constants hoisted before): the body.
+  if (auto let = util::match_prim(e, "let", 2);
+      let && let->args[1]->kind == ExprKind::Lambda && rise::free_vars(let->args[0]).empty()) {
+    const Expr& f = let->args[1];
+    Expr b = hoist_constant_arrays(f->fn);
+    if (b == f->fn) return e;
+    return call("let", {let->args[0], rise::with_children(f, b, nullptr)});
+  }
+  if (!rise::any_subexpr(e, is_make_array)) return e;
+  std::vector<Expr> consts;
+  collect_constant_arrays(e, false, consts);
+  if (consts.empty()) return e;
+  std::vector<Expr> vars;
+  std::function<Expr(size_t)> wrap = [&](size_t k) -> Expr {
+    if (k == consts.size()) return replace_constant_arrays(e, consts, vars);
+    return call("let", {consts[k], fun("w", [&](const Expr& w) {
+                          vars.push_back(w);
+                          return wrap(k + 1);
+                        })});
+  };
+  return wrap(0);
+}
+
 Strategy lower_to_c() {
   return util::whole_term("lowerToC", [](const Expr& e, const Env&) -> Result {
     Lowerer l;
-    return l.lower(util::beta_normalize_sharing(e), Pos::Write);
+    // Hoisting after beta reduction: a definition applied to a constant array
+    // (conv3x3(sobelX)) puts the array under the lambdas that use it.
+    return l.lower(hoist_constant_arrays(util::beta_normalize_sharing(e)), Pos::Write);
   });
 }
 

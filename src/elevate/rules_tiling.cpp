@@ -162,11 +162,7 @@ std::optional<Expr> fuse_reduce_map(const Expr& e) {
   if (!r) return std::nullopt;
   auto m = util::match_map(r->data);
   if (!m) return std::nullopt;
-  Expr op = r->op, f = m->first;
-  Expr fused = util::fun2("acc", "y", [&](const Expr& acc, const Expr& y) {
-    return util::apply_fn(util::apply_fn(op, acc), util::apply_fn(f, y));
-  });
-  return call("reduceSeq", {fused, r->init, m->second});
+  return call("reduceSeq", {util::fold_after_map(r->op, m->first), r->init, m->second});
 }
 
 Strategy fuse_reduce_map_rule() {

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "compile_util.h"
 #include "driver/compile.h"
@@ -324,4 +326,67 @@ TEST(Golden, OpenCLHostHasTheCSignature) {
   // A program without parallel maps is one kernel run by one work item.
   EXPECT_NE(cl.unit.kernel_source.find("__kernel void mv_k0("), std::string::npos);
   EXPECT_EQ(cl.unit.kernel_source.find("get_global_id"), std::string::npos);
+}
+
+namespace {
+
+std::string read_example(const std::string& relative) {
+  std::ifstream in(std::string(RISEC_SOURCE_DIR) + "/" + relative);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The innermost loops of a function body: (loop variable, body text).
+std::vector<std::pair<std::string, std::string>> innermost_loops(const std::string& body) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::regex head(R"(for \(int (\w+) = 0; \w+ < \d+; \w+ \+= 1\) \{)");
+  for (std::sregex_iterator it(body.begin(), body.end(), head), end; it != end; ++it) {
+    size_t open = static_cast<size_t>(it->position(0) + it->length(0));
+    int depth = 1;
+    size_t k = open;
+    for (; k < body.size() && depth > 0; ++k) depth += body[k] == '{' ? 1 : body[k] == '}' ? -1 : 0;
+    std::string inner = body.substr(open, k - open);
+    if (inner.find("for (") == std::string::npos) out.emplace_back((*it)[1], inner);
+  }
+  return out;
+}
+
+}  // namespace
+
+// The separable blur as users write it (rows, transpose, rows, transpose; padCst,
+// slide, zip with a literal weight array, reduce), with no strategy: the products
+// are fused into the reductions, the weights are built once (not per pixel), the
+// borders are split off so no conditional is left, and every innermost loop stores
+// consecutive elements (the column pass is interchanged).
+TEST(Golden, DefaultLoweringOfASeparableBlur) {
+  for (const char* ex : {"examples/blur5/blur5.rise", "examples/blur3/blur3.rise"}) {
+    driver::Compiled c = compile(read_example(ex), "lowerToC", {{"n", 64}, {"m", 48}});
+    std::string body = function_body(c);
+    EXPECT_EQ(body.find('?'), std::string::npos) << ex << "\n" << body;
+    EXPECT_EQ(body.find("risec_min"), std::string::npos) << ex << "\n" << body;
+    // Small arrays (the weights, and the literal they are computed from) are
+    // declared before any loop: none is built per pixel.
+    size_t first_loop = body.find("for (");
+    std::regex stack_array(R"(float \w+\[\d+\])");
+    int arrays = 0;
+    for (std::sregex_iterator it(body.begin(), body.end(), stack_array), end; it != end; ++it) {
+      ++arrays;
+      EXPECT_LT(static_cast<size_t>(it->position(0)), first_loop) << ex << "\n" << body;
+    }
+    EXPECT_GE(arrays, 1) << ex << "\n" << body;
+    auto loops = innermost_loops(body);
+    ASSERT_FALSE(loops.empty()) << body;
+    for (const auto& [var, inner] : loops) {
+      std::regex store(R"((\w+)\[([^\]]*)\] = )");
+      int stores = 0;
+      for (std::sregex_iterator it(inner.begin(), inner.end(), store), end; it != end; ++it) {
+        std::string idx = (*it)[2];
+        ++stores;
+        EXPECT_NE(idx.find(var), std::string::npos) << var << ": " << inner;
+        EXPECT_EQ(idx.find("*" + var), std::string::npos) << var << ": " << inner;
+      }
+      EXPECT_GT(stores, 0) << inner;
+    }
+  }
 }

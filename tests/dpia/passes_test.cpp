@@ -69,7 +69,7 @@ TEST(SplitLoop, SplitsWhereAClampChangesSide) {
       cm_assign(ac_idx(ac_var("y", rise::array(n, f32())), i),
                 ex_idx(ex_var("x", rise::array(n, f32())), arith::min(i + Nat(1), n - Nat(1))));
   Command loop = *cm_for("i", n, LoopKind::Seq, body);
-  auto parts = split_at_clamps(loop, [](const CommandP&) { return std::vector<Nat>{}; });
+  auto parts = split_at_clamps(loop, [](const CommandP&) { return BodyAccesses{}; });
   ASSERT_TRUE(parts);
   ASSERT_EQ(parts->size(), 2u);
   // i + 1 < 15 below i = 14; from there on the index is 15.
@@ -78,12 +78,36 @@ TEST(SplitLoop, SplitsWhereAClampChangesSide) {
   EXPECT_EQ(print((*parts)[1].body).find("min"), std::string::npos) << print((*parts)[1].body);
   // Without a clamp there is nothing to split; indices the caller supplies count too.
   Command plain = *cm_for("i", n, LoopKind::Seq, copy_elem(i, n));
-  auto none = [](const CommandP&) { return std::vector<Nat>{}; };
+  auto none = [](const CommandP&) { return BodyAccesses{}; };
   EXPECT_FALSE(split_at_clamps(plain, none));
   auto clamped = [&](const CommandP&) {
-    return std::vector<Nat>{arith::min(i + Nat(1), n - Nat(1))};
+    return BodyAccesses{{arith::min(i + Nat(1), n - Nat(1))}, {}};
   };
   EXPECT_TRUE(split_at_clamps(plain, clamped));
+}
+
+TEST(SplitLoop, SplitsWhereAGuardChangesValue) {
+  // The guards of padCst(2)(2) read at i + 3 (i in [0, 16), the padded array 20 long):
+  // 2 <= i + 3 always holds; i + 3 < 18 holds below i = 15.
+  Nat n(16);
+  Nat i = Nat::var("i", Nat(0), n);
+  Command plain = *cm_for("i", n, LoopKind::Seq, copy_elem(i, n));
+  auto guarded = [&](const CommandP&) {
+    return BodyAccesses{{}, {arith::le(Nat(2), i + Nat(3)) && arith::lt(i + Nat(3), Nat(18))}};
+  };
+  auto parts = split_at_clamps(plain, guarded);
+  ASSERT_TRUE(parts);
+  ASSERT_EQ(parts->size(), 2u);
+  EXPECT_TRUE((*parts)[0].len.is_const(15));
+  EXPECT_TRUE((*parts)[1].len.is_const(1));
+  // The variable on either side: 4 <= i holds from 4 on;
+  // i <= 9 holds up to 9, so the next part starts at 10.
+  std::vector<Nat> pts;
+  collect_breakpoints(arith::le(Nat(4), i), i, pts);
+  collect_breakpoints(arith::le(i, Nat(9)), i, pts);
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_TRUE(pts[0].is_const(4));
+  EXPECT_TRUE(pts[1].is_const(10));
 }
 
 TEST(MemoryPlacement, StackUpToTheNamedLimit) {

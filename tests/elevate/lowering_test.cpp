@@ -252,10 +252,32 @@ TEST(LowerToC, StoresAMapThatAnotherMapReads) {
   EXPECT_EQ(count(r, "toMem"), 1) << rise::print_expr(r);
 }
 
-TEST(LowerToC, StoresAMapThatAReductionReadsInsideAMap) {
+// A reduction of a computing map is fused (no array of the map's results); a short
+// reduction of constant length is unrolled. The tests below put a view (reverse)
+// between a map and its reduction so that the map is still stored.
+TEST(LowerToC, FusesAReductionOfAMapAndUnrollsShortOnes) {
   rise::Expr r = lowered(prog(R"(
 def mv = depFun((n: Nat, m: Nat) => fun(M: n.m.f32 => fun(x: m.f32 =>
   M |> map(fun(row => zip(row)(x) |> map(fun(ax => ax._1 * ax._2)) |> reduce(add)(0.0f))))))
+)",
+                              {{"n", 4}, {"m", 6}}));
+  EXPECT_EQ(count(r, "mapSeq"), 1) << rise::print_expr(r);
+  EXPECT_EQ(count(r, "reduceSeqUnroll"), 1) << rise::print_expr(r);
+  EXPECT_EQ(count(r, "toMem"), 0) << rise::print_expr(r);
+  rise::Expr big = lowered(prog(R"(
+def mv = depFun((n: Nat, m: Nat) => fun(M: n.m.f32 => fun(x: m.f32 =>
+  M |> map(fun(row => zip(row)(x) |> map(fun(ax => ax._1 * ax._2)) |> reduce(add)(0.0f))))))
+)",
+                                {{"n", 4}, {"m", 64}}));
+  EXPECT_EQ(count(big, "reduceSeqUnroll"), 0) << rise::print_expr(big);
+  EXPECT_EQ(count(big, "reduceSeq"), 1) << rise::print_expr(big);
+  EXPECT_EQ(count(big, "toMem"), 0) << rise::print_expr(big);
+}
+
+TEST(LowerToC, StoresAMapThatAReductionReadsInsideAMap) {
+  rise::Expr r = lowered(prog(R"(
+def mv = depFun((n: Nat, m: Nat) => fun(M: n.m.f32 => fun(x: m.f32 =>
+  M |> map(fun(row => zip(row)(x) |> map(fun(ax => ax._1 * ax._2)) |> reverse |> reduce(add)(0.0f))))))
 )",
                               {{"n", 4}, {"m", 6}}));
   EXPECT_EQ(count(r, "mapSeq"), 2) << rise::print_expr(r);
@@ -392,37 +414,37 @@ TEST(GpuMemory, OclReduceSeqKeepsTheAccumulatorInItsSpace) {
 // lowerToC in kernels: every choice it makes there is explicit and private.
 TEST(GpuMemory, LowerToCMakesKernelChoicesPrivate) {
   // a global thread per row: its reduction and the array it reads are private
-  rise::Expr g = lowered(
-      two_d("x |> mapGlobal(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
-  EXPECT_EQ(count(g, "oclReduceSeq(Private)"), 1) << rise::print_expr(g);
+  rise::Expr g = lowered(two_d(
+      "x |> mapGlobal(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> reverse |> reduce(add)(0.0f)))"));
+  EXPECT_EQ(count(g, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(g);
   EXPECT_EQ(count(g, "oclToMem(Private)"), 1) << rise::print_expr(g);
   EXPECT_EQ(plain_to_mem(g), 0) << rise::print_expr(g);
   // local threads of a work group: the same per work item
   rise::Expr l = lowered(
       three_d("x |> mapWorkGroup(0)(fun(m => m |> mapLocal(0)(fun(r => r |> map(fun(a => a + "
-              "1.0f)) |> reduce(fmax)(0.0f)))))"));
-  EXPECT_EQ(count(l, "oclReduceSeq(Private)"), 1) << rise::print_expr(l);
+              "1.0f)) |> reverse |> reduce(fmax)(0.0f)))))"));
+  EXPECT_EQ(count(l, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(l);
   EXPECT_EQ(count(l, "oclToMem(Private)"), 1) << rise::print_expr(l);
   // sequential code of a work group (every work item runs it): private
   rise::Expr s =
       lowered(two_d("x |> mapWorkGroup(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> "
-                    "reduce(add)(0.0f)))"));
+                    "reverse |> reduce(add)(0.0f)))"));
   EXPECT_EQ(count(s, "oclToMem(Private)"), 1) << rise::print_expr(s);
-  EXPECT_EQ(count(s, "oclReduceSeq(Private)"), 1) << rise::print_expr(s);
+  EXPECT_EQ(count(s, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(s);
   // nothing is local unless the strategy said so: an array the local threads
   // compute together is stored without a choice (DPIA then asks for toLocal)
   rise::Expr w = lowered(two_d(
       "x |> mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
   EXPECT_EQ(count(w, "Local)"), 0) << rise::print_expr(w);
   EXPECT_EQ(plain_to_mem(w), 1) << rise::print_expr(w);
-  EXPECT_EQ(count(w, "oclReduceSeq(Private)"), 1) << rise::print_expr(w);
+  EXPECT_EQ(count(w, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(w);
   // outside kernels lowerToC is the C lowering
   rise::Expr h = lowered(
-      two_d("x |> mapGlobal(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f))) |> "
-            "map(fun(b => b + 1.0f)) |> reduce(add)(0.0f)"));
-  EXPECT_EQ(count(h, "reduceSeq(add)"), 1) << rise::print_expr(h);
+      two_d("x |> mapGlobal(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> reverse |> "
+            "reduce(add)(0.0f))) |> map(fun(b => b + 1.0f)) |> reverse |> reduce(add)(0.0f)"));
+  EXPECT_EQ(count(h, "reduceSeqUnroll(add)"), 1) << rise::print_expr(h);
   EXPECT_EQ(plain_to_mem(h), 2) << rise::print_expr(h);
-  EXPECT_EQ(count(h, "oclReduceSeq(Private)"), 1) << rise::print_expr(h);
+  EXPECT_EQ(count(h, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(h);
 }
 
 TEST(GpuMemory, LowerToCKeepsTheStrategysChoices) {

@@ -123,7 +123,8 @@ TEST(PrimitiveTable, ViewsHaveIndexMaps) {
     // Views that DPIA keeps as nodes of their own, because no index map expresses
     // them (dpia/imperative.h says why for each): an element of an array (idx), a
     // data-dependent index (gather), vector loads and stores (asVector, asScalar's
-    // destination), pairs of arrays (unzip); scatter and padEmpty must be lowered.
+    // destination), pairs of arrays (unzip); padEmpty must be lowered. (scatter is no
+    // view: it writes its result in its destination, a data-dependent index.)
     if (p.is(PrimId::Idx) || p.is(PrimId::Gather) || p.is(PrimId::Unzip) ||
         p.is(PrimId::AsVector) || p.is(PrimId::AsVectorAligned) || p.has(kMustLower)) {
       ++with_read;

@@ -32,7 +32,10 @@ CExpr CPrinter::var_access(const std::string& name, const Path& path) {
   Nat flat = dpia::flat_index(ds, path, name);
   CExpr base = c_atom(cname(name));
   if (s.pointer) base = c_index(base, nat_expr(flat));
-  if (record_) record_->push_back(flat);
+  if (record_) {
+    record_->indices.push_back(flat);
+    record_->named.push_back({name, flat, false});
+  }
   CExpr r = leaf_access(base, leaf(s.dt), path, ds.size());
   last_loc_ =
       Loc{name, flat, path.size() > ds.size() || leaf(s.dt)->kind != TypeKind::Scalar, r.text};
@@ -75,8 +78,10 @@ CExpr CPrinter::read(const ExpressionP& e, const Path& p) {
 }
 
 CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
-  if (!r.is_leaf())
+  if (!r.is_leaf()) {
+    if (record_) record_->guards.push_back(r.guard);
     return c_cond(cond_expr(r.guard), read_resolved(*r.then), read_resolved(*r.orelse));
+  }
   const ExpressionP& e = r.source;
   const Path& p = r.path;
   switch (e->kind) {
@@ -147,8 +152,17 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
 
 // A write through destination views (resolved by dpia/view_resolution.h).
 CPrinter::Target CPrinter::write_target(const AcceptorP& dest, const Path& path) {
-  auto [a, p] = dpia::resolve_write(dest, path);
-  if (a->kind == Acceptor::Var) return Target{var_access(a->name, p)};
+  // A scatter destination's index is read from its index array, like gather's.
+  auto dynamic = [&](const dpia::Acceptor& s, const Nat& i) {
+    CExpr ix = read(s.indices, {at(i)});
+    return Nat::var("(" + ix.text + ")", Nat(0), s.inner->dt->size);
+  };
+  auto [a, p] = dpia::resolve_write(dest, path, dynamic);
+  if (a->kind == Acceptor::Var) {
+    Target t{var_access(a->name, p)};
+    if (record_) record_->named.back().write = true;
+    return t;
+  }
   if (a->kind != Acceptor::AsVector)
     internal_error("C backend: unresolved acceptor " + dpia::print(a));
   // A vector element i of an m.vec acceptor over an (m*n).t buffer.

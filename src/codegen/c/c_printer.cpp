@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "codegen/c/c_names.h"
+#include "dpia/interchange.h"
 #include "dpia/split_loop.h"
 
 namespace risec::codegen {
@@ -160,6 +161,12 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
 }
 
 void CPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
+  if (c.loop == dpia::LoopKind::Seq && c.body[0]->kind == Command::For) {
+    if (auto swapped = dpia::interchange_for_contiguity(c, accesses(c.body[0]->body[0]))) {
+      emit_loop(**swapped, out);
+      return;
+    }
+  }
   if (c.loop == dpia::LoopKind::Seq && split_loop(c, out)) return;
   std::vector<CStmtP> body;
   gen(c.body[0], body);
@@ -181,18 +188,22 @@ CStmtP CPrinter::declare_buffer(const std::string& name, const std::string& elem
 }
 
 // ------------------------------------------------------------ index-set splitting
+
+// The accesses of `body` once its views are resolved (generated once, then dropped).
+dpia::BodyAccesses CPrinter::accesses(const CommandP& body) {
+  dpia::BodyAccesses found;
+  std::vector<CStmtP> scratch;
+  auto* saved = record_;
+  record_ = &found;
+  gen(body, scratch);
+  record_ = saved;
+  return found;
+}
+
 // dpia/split_loop decides the parts; the indices that views produce come from
 // generating the body once (views are resolved while printing).
 bool CPrinter::split_loop(const Command& c, std::vector<CStmtP>& out) {
-  auto parts = dpia::split_at_clamps(c, [&](const CommandP& body) {
-    std::vector<Nat> flats;
-    std::vector<CStmtP> scratch;
-    auto* saved = record_;
-    record_ = &flats;
-    gen(body, scratch);
-    record_ = saved;
-    return flats;
-  });
+  auto parts = dpia::split_at_clamps(c, [&](const CommandP& body) { return accesses(body); });
   if (!parts) return false;
   for (const dpia::LoopPart& p : *parts) {
     if (p.len.is_const(1)) {

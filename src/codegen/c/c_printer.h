@@ -19,6 +19,7 @@
 #include "codegen/c/c_backend.h"
 #include "codegen/c_ast.h"
 #include "dpia/imperative.h"
+#include "dpia/split_loop.h"
 #include "dpia/view_resolution.h"
 
 namespace risec::codegen {
@@ -108,6 +109,7 @@ class CPrinter {
   void gen(const CommandP& c, std::vector<CStmtP>& out);
   void gen_copy(const CommandP& body, std::vector<CStmtP>& out);
   bool split_loop(const Command& c, std::vector<CStmtP>& out);
+  dpia::BodyAccesses accesses(const CommandP& body);
   std::string cname(const std::string& var);
 
   // ---- types, literals, scalar operations (c_expressions.cpp)
@@ -145,7 +147,7 @@ class CPrinter {
     std::string text;
   };
   std::optional<Loc> last_loc_;
-  std::vector<Nat>* record_ = nullptr;  // collects the flat indices generated (split_loop)
+  dpia::BodyAccesses* record_ = nullptr;  // collects the indices and guards generated (split_loop)
   bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes);
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
   CExpr read(const ExpressionP& e, const Path& p);

@@ -1,0 +1,257 @@
+// bench_image: separable image blurs, risec against the image-processing peers, in
+// one run, single-threaded:
+//   blur5: examples/blur5 (5-tap binomial [1 4 6 4 1]/16 along rows then columns,
+//          zero border), against Halide 14 (JIT, an expert schedule) and OpenCV 4.6
+//          (cv::sepFilter2D, BORDER_CONSTANT);
+//   blur3: examples/blur3 (3-tap box, clamped border), against the same peers
+//          (Halide repeat_edge, OpenCV BORDER_REPLICATE);
+//   harris: examples/harris (Sobel, products, 3 x 3 box sums, corner response, no
+//          padding) against Halide with every stage computed per output tile.
+// risec uses its default lowering (no strategy), as a user who writes the blur gets.
+//
+//   ./build/bench/bench_image            # 4096x4096
+//   ./build/bench/bench_image --quick    # 1024x1024, fewer repetitions
+//
+// The variants of one blur are timed side by side (bench_util.h: a warm-up call each,
+// then rounds calling each once; median). Outputs are compared with risec's:
+// "ok" when max |x - ref| / max(1, |ref|) < 1e-5 (the peers add in other orders).
+// Halide's intermediate is computed per tile of 256 x 32 outputs and both stages are
+// vectorised by 8 lanes (the schedule of Halide's blur tutorial, on one thread);
+// OpenCV runs with cv::setNumThreads(1).
+//
+// Never fails on time; exits non-zero only when something cannot be compiled.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/common/bench_util.h"
+#include "support/diagnostics.h"
+
+#ifdef RISEC_HAVE_HALIDE
+#include <Halide.h>
+#endif
+#ifdef RISEC_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace {
+
+using risec::bench::Buffer;
+using risec::bench::fmt;
+using risec::bench::TimingPolicy;
+using risec::bench::Variant;
+
+struct Blur {
+  std::string name;      // the example
+  std::vector<float> w;  // the 1-D weights, in the order of the taps
+  bool clamp;            // clamped border (else zero)
+};
+
+#ifdef RISEC_HAVE_HALIDE
+// The blur as a Halide pipeline over an m x n image (x the column), both passes
+// summing w[k] * value left to right as the RISE program does.
+struct HalideBlur {
+  Halide::ImageParam in{Halide::Float(32), 2};
+  Halide::Func bx, by;
+  Halide::Var x, y, xo, yo, xi, yi;
+  explicit HalideBlur(const Blur& b) {
+    Halide::Func padded = b.clamp ? Halide::BoundaryConditions::repeat_edge(in)
+                                  : Halide::BoundaryConditions::constant_exterior(in, 0.0f);
+    int r = static_cast<int>(b.w.size()) / 2;
+    Halide::Expr sx = 0.0f, sy = 0.0f;
+    for (int k = 0; k < static_cast<int>(b.w.size()); ++k) sx = sx + padded(x + k - r, y) * b.w[k];
+    bx(x, y) = sx;
+    Halide::Func bxp = b.clamp ? Halide::BoundaryConditions::repeat_edge(
+                                     bx, {{0, in.dim(0).extent()}, {0, in.dim(1).extent()}})
+                               : Halide::BoundaryConditions::constant_exterior(
+                                     bx, 0.0f, {{0, in.dim(0).extent()}, {0, in.dim(1).extent()}});
+    for (int k = 0; k < static_cast<int>(b.w.size()); ++k) sy = sy + bxp(x, y + k - r) * b.w[k];
+    by(x, y) = sy;
+    by.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
+    bx.compute_at(by, xo).vectorize(x, 8);
+    by.compile_jit(Halide::get_host_target());
+  }
+  void run(float* out, const float* img, int n, int m) {
+    Halide::Buffer<float> ib(const_cast<float*>(img), m, n);
+    Halide::Buffer<float> ob(out, m, n);
+    in.set(ib);
+    by.realize(ob);
+  }
+};
+
+// Harris as examples/harris computes it, on an (m+4) x (n+4) image, output m x n:
+// every stage vectorised by 8 and computed per 256 x 32 tile of the output.
+struct HalideHarris {
+  Halide::ImageParam in{Halide::Float(32), 2};
+  Halide::Func ix, iy, sxx, sxy, syy, out;
+  Halide::Var x, y, xo, yo, xi, yi;
+  HalideHarris() {
+    const float sx[3][3] = {{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}};
+    const float sy[3][3] = {{-1, -2, -1}, {0, 0, 0}, {1, 2, 1}};
+    Halide::Expr gx = 0.0f, gy = 0.0f;
+    for (int dy = 0; dy < 3; ++dy)
+      for (int dx = 0; dx < 3; ++dx) {
+        gx = gx + in(x + dx, y + dy) * sx[dy][dx];
+        gy = gy + in(x + dx, y + dy) * sy[dy][dx];
+      }
+    ix(x, y) = gx;
+    iy(x, y) = gy;
+    Halide::Expr a = 0.0f, b = 0.0f, c = 0.0f;
+    for (int dy = 0; dy < 3; ++dy)
+      for (int dx = 0; dx < 3; ++dx) {
+        a = a + ix(x + dx, y + dy) * ix(x + dx, y + dy);
+        b = b + ix(x + dx, y + dy) * iy(x + dx, y + dy);
+        c = c + iy(x + dx, y + dy) * iy(x + dx, y + dy);
+      }
+    sxx(x, y) = a;
+    sxy(x, y) = b;
+    syy(x, y) = c;
+    out(x, y) = (sxx(x, y) * syy(x, y) - sxy(x, y) * sxy(x, y)) -
+                0.04f * (sxx(x, y) + syy(x, y)) * (sxx(x, y) + syy(x, y));
+    out.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
+    ix.compute_at(out, xo).vectorize(x, 8);
+    iy.compute_at(out, xo).vectorize(x, 8);
+    out.compile_jit(Halide::get_host_target());
+  }
+  void run(float* o, const float* img, int n, int m) {
+    Halide::Buffer<float> ib(const_cast<float*>(img), m + 4, n + 4);
+    Halide::Buffer<float> ob(o, m, n);
+    in.set(ib);
+    out.realize(ob);
+  }
+};
+#endif
+
+// A variant writing into an output buffer of its own.
+void add_variant(std::vector<Variant>& vs, std::vector<std::unique_ptr<Buffer>>& outs, size_t count,
+                 const std::string& name, std::function<void(float*)> f) {
+  outs.push_back(std::make_unique<Buffer>(count));
+  float* o = outs.back()->data();
+  Variant v;
+  v.name = name;
+  v.run = [f, o] { f(o); };
+  vs.push_back(std::move(v));
+}
+
+// Times the variants side by side and adds their rows to the table; outputs are
+// compared with the first variant's (max |x - ref| / max(1, |ref|) < tol).
+void time_and_report(risec::bench::Table& table, const std::string& what, std::vector<Variant>& vs,
+                     const std::vector<std::unique_ptr<Buffer>>& outs, const TimingPolicy& policy,
+                     double tol) {
+  std::fprintf(stderr, "  %s: timing %zu variants side by side\n", what.c_str(), vs.size());
+  risec::bench::time_interleaved(vs, policy);
+  double t0 = vs[0].timing.median_s;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    std::string check = "reference";
+    if (i > 0) {
+      double e = risec::bench::max_rel_error(*outs[i], *outs[0]);
+      check = e < tol ? std::string("ok") : "MISMATCH (" + fmt("%.2g", e) + ")";
+    }
+    table.add({what, vs[i].name, fmt("%.3f", vs[i].timing.median_s * 1e3),
+               fmt("%.3f", vs[i].timing.median_s / t0), std::to_string(vs[i].timing.reps), check});
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+    } else if (a == "--help" || a == "-h") {
+      std::printf("usage: bench_image [--quick]\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "bench_image: unknown option '%s' (try --help)\n", a.c_str());
+      return 2;
+    }
+  }
+  TimingPolicy policy;
+  policy.min_reps = quick ? 5 : 10;
+  policy.max_reps = quick ? 20 : 100;
+  policy.budget_s = quick ? 0.3 : 1.5;
+  int n = quick ? 1024 : 4096, m = n;
+#ifdef RISEC_HAVE_OPENCV
+  cv::setNumThreads(1);
+#endif
+  std::printf("bench_image: separable blurs, f32, %dx%d, one thread; %s\n", n, m,
+              risec::bench::machine_description().c_str());
+  std::printf("source %s; load average at start: %s\n", risec::bench::source_revision().c_str(),
+              risec::bench::load_average().c_str());
+  std::fflush(stdout);
+  risec::bench::Table table(
+      {"program", "variant", "median ms", "ratio to risec", "calls", "check"});
+  risec::bench::LoadMonitor load;
+  load.start();
+  std::vector<Blur> blurs = {{"blur5", {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f}, false},
+                             {"blur3", {1.0f / 3, 1.0f / 3, 1.0f / 3}, true}};
+  try {
+    for (const Blur& b : blurs) {
+      size_t count = size_t(n) * m;
+      Buffer A(count);
+      risec::bench::fill_random(A, 4242);
+      std::vector<std::unique_ptr<Buffer>> outs;
+      std::vector<Variant> vs;
+      auto add = [&](const std::string& name, std::function<void(float*)> f) {
+        add_variant(vs, outs, count, name, std::move(f));
+      };
+      risec::rise::SizeMap sizes{{"n", n}, {"m", m}};
+      auto mod = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
+          "examples/" + b.name + "/" + b.name + ".rise", "", sizes, "c"));
+      add("risec (lowerToC)", [mod, &A](float* o) { mod->call({o, A.data()}, {}); });
+#ifdef RISEC_HAVE_HALIDE
+      auto hb = std::make_shared<HalideBlur>(b);
+      add("Halide 14 (JIT, expert schedule)",
+          [hb, &A, n, m](float* o) { hb->run(o, A.data(), n, m); });
+#endif
+#ifdef RISEC_HAVE_OPENCV
+      std::vector<float> w = b.w;
+      add("OpenCV sepFilter2D", [w, &A, n, m, &b](float* o) {
+        cv::Mat src(n, m, CV_32F, A.data()), dst(n, m, CV_32F, o);
+        cv::Mat k(1, static_cast<int>(w.size()), CV_32F, const_cast<float*>(w.data()));
+        cv::sepFilter2D(src, dst, CV_32F, k, k, cv::Point(-1, -1), 0,
+                        b.clamp ? cv::BORDER_REPLICATE : cv::BORDER_CONSTANT);
+      });
+#endif
+      time_and_report(table, b.name, vs, outs, policy, 1e-5);
+    }
+    // Harris: the default lowering against Halide (the output is 4 pixels smaller).
+    {
+      int hn = n - 4, hm = m - 4;
+      Buffer A(size_t(n) * m);
+      risec::bench::fill_random(A, 4242);
+      size_t count = size_t(hn) * hm;
+      std::vector<std::unique_ptr<Buffer>> outs;
+      std::vector<Variant> vs;
+      risec::rise::SizeMap sizes{{"n", hn}, {"m", hm}};
+      auto mod = std::make_shared<risec::runtime::Module>(
+          risec::bench::compile_example("examples/harris/harris.rise", "", sizes, "c"));
+      add_variant(vs, outs, count, "risec (lowerToC)", [mod, &A](float* o) {
+        mod->call({o, A.data()}, {});
+      });
+#ifdef RISEC_HAVE_HALIDE
+      auto hh = std::make_shared<HalideHarris>();
+      add_variant(vs, outs, count, "Halide 14 (JIT, expert schedule)",
+                  [hh, &A, hn, hm](float* o) { hh->run(o, A.data(), hn, hm); });
+#endif
+      time_and_report(table, "harris", vs, outs, policy, 1e-3);
+    }
+#ifdef RISEC_HAVE_HALIDE
+  } catch (const Halide::Error& e) {
+    std::fprintf(stderr, "bench_image: Halide: %s\n", e.what());
+    return 1;
+#endif
+  } catch (const risec::Error& e) {
+    std::fprintf(stderr, "bench_image: %s", risec::format_error(e).c_str());
+    return 1;
+  }
+  std::printf("\n");
+  table.print();
+  std::printf("load average at end: %s; CPU used by other processes during the run: %s\n",
+              risec::bench::load_average().c_str(), load.describe().c_str());
+  return 0;
+}
