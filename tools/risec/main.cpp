@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "driver/commands.h"
+#include "driver/explore.h"
 #include "driver/run.h"
 #include "driver/tune.h"
 #include "support/diagnostics.h"
@@ -100,6 +101,17 @@ const Command kCommands[] = {
      "memory): a second run with the same database resumes. Progress goes to stderr; the\n"
      "best strategy, with its values substituted, to stdout and to -o BEST.elv.\n",
      risec::driver::cmd_tune},
+    {"explore",
+     "risec explore FILE.rise --size n=..,m=.. [--target c|openmp] [--budget N] "
+     "[--search model|random] [--seed S] [--repeat R] [--entry NAME] [-o BEST.elv]",
+     "Explore where intermediate arrays are stored in memory or kept as views (fused):\n"
+     "from the program in RNF (every intermediate stored), each variant fuses some maps\n"
+     "into the map or reduction that reads them. Variants are ranked by a cost model\n"
+     "(bytes stored and read back, bytes allocated; docs/tuning.md), all of them when\n"
+     "there are at most 256, else by a beam search; --search random draws random walks\n"
+     "instead. The first N (default 5) are compiled and measured (the median of R runs,\n"
+     "default 5); the fastest variant's strategy goes to stdout and to -o BEST.elv.\n",
+     risec::driver::cmd_explore},
 };
 
 const char* kVersionLine = "risec " RISEC_VERSION;
