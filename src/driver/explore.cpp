@@ -289,9 +289,14 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
     }
     if (v.time_ms && (!r.best || *v.time_ms < *ex.variants[*r.best].time_ms)) r.best = i;
   }
-  if (!r.best)
+  if (!r.best) {
+    std::string why;
+    for (size_t i : r.measured)
+      why = ex.variants[i].error.substr(0, ex.variants[i].error.find('\n'));
     throw Error(ErrorKind::User, "no variant of the program could be measured (" +
-                                     std::to_string(r.measured.size()) + " tried)");
+                                     std::to_string(r.measured.size()) + " tried)" +
+                                     (why.empty() ? "" : "; last reason: " + why));
+  }
   const Variant& b = ex.variants[*r.best];
   std::ostringstream head;
   head << "// risec explore: " << format_time(*b.time_ms) << ", the fastest of "
