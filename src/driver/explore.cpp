@@ -161,8 +161,6 @@ namespace {
 
 class Explorer {
  public:
-  explicit Explorer(const ExploreConfig& cfg) : cfg_(cfg) {}
-
   // The variant `from` followed by a fusion at `step`: its index and whether it is
   // new (nullopt when the step or the lowering fails).
   std::optional<std::pair<size_t, bool>> add(const Variant& from, const FusionSite& step) {
@@ -210,7 +208,6 @@ class Explorer {
   std::vector<Variant> variants;
 
  private:
-  const ExploreConfig& cfg_;
   std::map<std::string, size_t> index_;
 };
 
@@ -218,7 +215,7 @@ class Explorer {
 
 ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
   ExploreResult r;
-  Explorer ex(cfg);
+  Explorer ex;
   rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
   Variant start;
   start.program = apply_strategy(elevate::make_strategy("RNF"), high, false);
