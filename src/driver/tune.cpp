@@ -36,12 +36,6 @@ std::string first_line(const std::string& s) {
   return line.size() > 200 ? line.substr(0, 200) + " ..." : line;
 }
 
-std::string format_time(double ms) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(ms < 10 ? 3 : 1) << ms << " ms";
-  return out.str();
-}
-
 const char* status_name(Trial::Status s) {
   switch (s) {
     case Trial::Status::Measured:
@@ -532,9 +526,13 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
 // The subcommand
 // ---------------------------------------------------------------------------------
 
-namespace {
+std::string format_time(double ms) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(ms < 10 ? 3 : 1) << ms << " ms";
+  return out.str();
+}
 
-int positive(const std::string& text, const std::string& flag, int fallback) {
+int positive_option(const std::string& text, const std::string& flag, int fallback) {
   if (text.empty()) return fallback;
   int v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -543,16 +541,15 @@ int positive(const std::string& text, const std::string& flag, int fallback) {
   return v;
 }
 
-}  // namespace
-
 int cmd_tune(const Options& o) {
   if (o.strategy.empty()) usage("risec tune needs --strategy TEMPLATE.elv");
   if (!o.params.empty()) usage("risec tune chooses the parameters itself; remove --param");
   TuneConfig cfg;
-  cfg.budget = positive(o.budget_text, "--budget", 50);
-  cfg.workers = positive(o.workers_text, "--workers",
-                         static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  const int repeat = positive(o.repeat_text, "--repeat", 5);
+  cfg.budget = positive_option(o.budget_text, "--budget", 50);
+  cfg.workers =
+      positive_option(o.workers_text, "--workers",
+                      static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  const int repeat = positive_option(o.repeat_text, "--repeat", 5);
   if (o.search.empty() || o.search == "evolutionary")
     cfg.search = SearchKind::Evolutionary;
   else if (o.search == "random")

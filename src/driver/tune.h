@@ -154,6 +154,12 @@ std::string study_key(const std::string& program_text, const std::string& strate
 // parameters or when no point survives the rewrite.
 TuneResult tune(const TuneConfig& config, TrialDb& db, Measurer& measurer);
 
+// "1.234 ms" (progress and reports).
+std::string format_time(double ms);
+// The value of a positive integer option, `fallback` when it is empty (Usage error
+// naming the flag otherwise).
+int positive_option(const std::string& text, const std::string& flag, int fallback);
+
 // The `tune` subcommand.
 int cmd_tune(const Options& o);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "driver/commands.h"
+#include "driver/explore.h"
 #include "driver/graph.h"
 #include "driver/run.h"
 #include "driver/tune.h"
@@ -110,6 +111,17 @@ const Command kCommands[] = {
      "printed); -o OUT.svg or OUT.png writes OUT.dot and renders it with Graphviz's\n"
      "`dot` (exit 4 when dot is not installed).\n",
      risec::driver::cmd_graph},
+    {"explore",
+     "risec explore FILE.rise --size n=..,m=.. [--target c|openmp] [--budget N] "
+     "[--search model|random] [--seed S] [--repeat R] [--entry NAME] [-o BEST.elv]",
+     "Explore where intermediate arrays are stored in memory or kept as views (fused):\n"
+     "from the program in RNF (every intermediate stored), each variant fuses some maps\n"
+     "into the map or reduction that reads them. Variants are ranked by a cost model\n"
+     "(bytes stored and read back, bytes allocated; docs/tuning.md), all of them when\n"
+     "there are at most 256, else by a beam search; --search random draws random walks\n"
+     "instead. The first N (default 5) are compiled and measured (the median of R runs,\n"
+     "default 5); the fastest variant's strategy goes to stdout and to -o BEST.elv.\n",
+     risec::driver::cmd_explore},
 };
 
 const char* kVersionLine = "risec " RISEC_VERSION;

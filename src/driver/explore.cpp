@@ -1,0 +1,353 @@
+// `risec explore` (see explore.h and docs/tuning.md).
+#include "driver/explore.h"
+
+#include <algorithm>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "driver/run.h"
+#include "elevate/library.h"
+#include "elevate/parser.h"
+#include "rise/primitives.h"
+#include "rise/printer.h"
+#include "support/diagnostics.h"
+
+namespace risec::driver {
+
+using rise::Expr;
+using rise::ExprKind;
+
+std::string site_strategy(const FusionSite& s) {
+  std::string text = s.rule;
+  for (auto it = s.path.rbegin(); it != s.path.rend(); ++it) text = *it + "(" + text + ")";
+  return text;
+}
+
+namespace {
+
+elevate::Strategy parse_main(const std::string& text) {
+  return elevate::parse_strategy_file(
+      std::make_shared<SourceFile>(SourceFile{"explore.elv", "let main = " + text + ";\n"}));
+}
+
+// The primitive at the head of a fully applied call and its value arguments.
+const rise::PrimitiveInfo* head_prim(const Expr& e, std::vector<Expr>* args) {
+  rise::Spine sp = rise::spine(e);
+  if (sp.head->kind != ExprKind::Primitive || !sp.head->prim) return nullptr;
+  args->clear();
+  for (const auto& a : sp.args)
+    if (!a.dep) args->push_back(a.value);
+  return sp.head->prim;
+}
+
+bool is_map_call(const Expr& e) {
+  std::vector<Expr> args;
+  const rise::PrimitiveInfo* p = head_prim(e, &args);
+  return p && p->name == "map" && args.size() == 2;
+}
+
+// Candidate sites by their form; each is confirmed by applying the rule.
+void collect(const Expr& e, std::vector<std::string>& path, std::vector<FusionSite>& out) {
+  if (e->kind == ExprKind::App) {
+    std::vector<Expr> args;
+    const rise::PrimitiveInfo* p = head_prim(e, &args);
+    if (p && p->name == "map" && args.size() == 2 && is_map_call(args[1]))
+      out.push_back({"mapFusion", path, location(e->span)});
+    if (p && p->name == "reduce" && args.size() == 3 && is_map_call(args[2]))
+      out.push_back({"fuseReduceMap", path, location(e->span)});
+  }
+  auto down = [&](const char* step, const Expr& child) {
+    path.push_back(step);
+    collect(child, path, out);
+    path.pop_back();
+  };
+  switch (e->kind) {
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda:
+      down("body", e->fn);
+      break;
+    case ExprKind::App:
+      down("function", e->fn);
+      down("argument", e->arg);
+      break;
+    case ExprKind::DepApp:
+      down("function", e->fn);
+      break;
+    default:
+      break;
+  }
+}
+
+// Bytes of a data type with constant sizes (0 when a size is not constant).
+int64_t data_bytes(const rise::Type& t) {
+  switch (t->kind) {
+    case rise::TypeKind::Scalar:
+      return std::max(1, rise::scalar_bits(t->scalar) / 8);
+    case rise::TypeKind::Index:
+    case rise::TypeKind::NatData:
+      return 4;
+    case rise::TypeKind::Array:
+    case rise::TypeKind::Vector: {
+      std::optional<int64_t> n = t->size.as_const();
+      return n ? *n * data_bytes(t->a) : 0;
+    }
+    case rise::TypeKind::Pair:
+      return data_bytes(t->a) + data_bytes(t->b);
+    default:
+      return 0;
+  }
+}
+
+void cost_of(const Expr& e, int64_t trips, MemoryCost& c) {
+  std::vector<Expr> args;
+  const rise::PrimitiveInfo* p = e->kind == ExprKind::App ? head_prim(e, &args) : nullptr;
+  if (p && p->family == rise::Family::Memory && p->name != "let" && args.size() == 1) {
+    const int64_t bytes = data_bytes(args[0]->type);
+    c.allocated += bytes;
+    c.traffic += 2 * bytes * trips;
+    ++c.stores;
+    cost_of(args[0], trips, c);
+    return;
+  }
+  const bool loop = p && (p->family == rise::Family::Map || p->family == rise::Family::Reduce ||
+                          p->family == rise::Family::Scan);
+  if (loop && args.size() >= 2 && args.back()->type &&
+      args.back()->type->kind == rise::TypeKind::Array) {
+    const int64_t n = args.back()->type->size.as_const().value_or(1);
+    cost_of(args[0], trips * n, c);
+    for (size_t i = 1; i < args.size(); ++i) cost_of(args[i], trips, c);
+    return;
+  }
+  for (const Expr& k : rise::children(e)) cost_of(k, trips, c);
+}
+
+}  // namespace
+
+std::vector<FusionSite> fusion_sites(const rise::Checked& c) {
+  std::vector<FusionSite> found, sites;
+  std::vector<std::string> path;
+  collect(c.expr, path, found);
+  for (FusionSite& s : found) {
+    try {
+      apply_strategy(parse_main(site_strategy(s)), c, false);
+      sites.push_back(std::move(s));
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::User) throw;
+    }
+  }
+  return sites;
+}
+
+MemoryCost memory_cost(const rise::Checked& lowered) {
+  MemoryCost c;
+  cost_of(lowered.expr, 1, c);
+  return c;
+}
+
+std::string variant_strategy(const Variant& v, const std::string& header) {
+  std::string out = header;
+  out += "let main = RNF";
+  for (const FusionSite& s : v.steps) out += "\n  ; " + site_strategy(s) + "  // at " + s.where;
+  out += "\n  ; lowerToC;\n";
+  return out;
+}
+
+namespace {
+
+class Explorer {
+ public:
+  // The variant `from` followed by a fusion at `step`: its index and whether it is
+  // new (nullopt when the step or the lowering fails).
+  std::optional<std::pair<size_t, bool>> add(const Variant& from, const FusionSite& step) {
+    Variant v;
+    v.steps = from.steps;
+    v.steps.push_back(step);
+    try {
+      v.program = apply_strategy(parse_main(site_strategy(step)), from.program, false);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::User) throw;
+      return std::nullopt;
+    }
+    return insert(std::move(v));
+  }
+
+  std::optional<std::pair<size_t, bool>> insert(Variant v) {
+    v.key = rise::print_expr(v.program.expr);
+    auto it = index_.find(v.key);
+    if (it != index_.end()) return std::pair{it->second, false};
+    try {
+      v.cost = memory_cost(apply_strategy(elevate::make_strategy("lowerToC"), v.program, false));
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::User) throw;
+      return std::nullopt;
+    }
+    index_[v.key] = variants.size();
+    variants.push_back(std::move(v));
+    return std::pair{variants.size() - 1, true};
+  }
+
+  std::vector<size_t> children(size_t i) {
+    std::vector<size_t> out;
+    const Variant from = variants[i];
+    for (const FusionSite& s : fusion_sites(from.program))
+      if (auto k = add(from, s); k && k->second) out.push_back(k->first);
+    return out;
+  }
+
+  bool better(size_t a, size_t b) const {
+    const Variant &x = variants[a], &y = variants[b];
+    if (x.cost < y.cost || y.cost < x.cost) return x.cost < y.cost;
+    return x.key < y.key;
+  }
+
+  std::vector<Variant> variants;
+
+ private:
+  std::map<std::string, size_t> index_;
+};
+
+}  // namespace
+
+ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
+  ExploreResult r;
+  Explorer ex;
+  rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
+  Variant start;
+  start.program = apply_strategy(elevate::make_strategy("RNF"), high, false);
+  r.start_sites = fusion_sites(start.program);
+  if (!ex.insert(start)) throw Error(ErrorKind::User, "the program cannot be lowered after RNF");
+  std::vector<size_t> order;  // candidates for measurement, best first
+  if (cfg.search == ExploreSearch::Model) {
+    // Breadth first over every variant while there are few; past `exhaustive`, only
+    // the `beam` best of each level by the model are expanded.
+    std::vector<size_t> level{0};
+    while (!level.empty()) {
+      std::vector<size_t> next;
+      for (size_t i : level)
+        for (size_t k : ex.children(i)) next.push_back(k);
+      if (ex.variants.size() > cfg.exhaustive) {
+        std::sort(next.begin(), next.end(), [&](size_t a, size_t b) { return ex.better(a, b); });
+        if (next.size() > cfg.beam) next.resize(cfg.beam);
+      }
+      level = std::move(next);
+    }
+    for (size_t i = 0; i < ex.variants.size(); ++i) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ex.better(a, b); });
+  } else {
+    // Random walks: from the start, stop with probability 1/(sites+1), else fuse at a
+    // site drawn uniformly. Each walk's end is a candidate, in the order drawn.
+    std::mt19937_64 rng(cfg.seed);
+    std::set<size_t> seen;
+    for (size_t w = 0; w < cfg.walks; ++w) {
+      size_t at = 0;
+      for (;;) {
+        std::vector<FusionSite> sites = fusion_sites(ex.variants[at].program);
+        std::uniform_int_distribution<size_t> pick(0, sites.size());
+        size_t k = pick(rng);
+        if (k == sites.size()) break;
+        auto next = ex.add(ex.variants[at], sites[k]);
+        if (!next) break;
+        at = next->first;
+      }
+      if (seen.insert(at).second) order.push_back(at);
+    }
+  }
+  // Measure the first `budget` candidates that compile.
+  for (size_t i : order) {
+    if (static_cast<int>(r.measured.size()) >= cfg.budget) break;
+    Variant& v = ex.variants[i];
+    elevate::Strategy s = elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"explore.elv", variant_strategy(v)}));
+    CompileRequest req;
+    req.program = cfg.program;
+    req.entry = cfg.entry;
+    req.sizes = &cfg.sizes;
+    req.strategy = &s;
+    req.target = cfg.target;
+    try {
+      Compiled c = compile(req);
+      measurer.prepare(c);
+      v.time_ms = measurer.measure(c, TunePoint{static_cast<int64_t>(i)});
+    } catch (const Error& e) {
+      v.error = e.what();
+    }
+    r.measured.push_back(i);
+    if (cfg.progress) {
+      *cfg.progress << "explore: " << r.measured.size() << "/" << cfg.budget << ": "
+                    << v.steps.size() << " fusion(s), " << v.cost.stores << " store(s), traffic "
+                    << v.cost.traffic << " B, allocated " << v.cost.allocated
+                    << " B: " << (v.time_ms ? format_time(*v.time_ms) : "failed: " + v.error)
+                    << "\n";
+    }
+    if (v.time_ms && (!r.best || *v.time_ms < *ex.variants[*r.best].time_ms)) r.best = i;
+  }
+  if (!r.best) {
+    std::string why;
+    for (size_t i : r.measured)
+      why = ex.variants[i].error.substr(0, ex.variants[i].error.find('\n'));
+    throw Error(ErrorKind::User, "no variant of the program could be measured (" +
+                                     std::to_string(r.measured.size()) + " tried)" +
+                                     (why.empty() ? "" : "; last reason: " + why));
+  }
+  const Variant& b = ex.variants[*r.best];
+  std::ostringstream head;
+  head << "// risec explore: " << format_time(*b.time_ms) << ", the fastest of "
+       << r.measured.size() << " measured of " << ex.variants.size() << " variants\n"
+       << "// model: " << b.cost.stores << " store(s), traffic " << b.cost.traffic
+       << " bytes, allocated " << b.cost.allocated << " bytes\n";
+  r.best_strategy = variant_strategy(b, head.str());
+  // Report in model order; indices follow.
+  std::vector<size_t> by_model(ex.variants.size());
+  for (size_t i = 0; i < by_model.size(); ++i) by_model[i] = i;
+  std::sort(by_model.begin(), by_model.end(), [&](size_t a, size_t c) { return ex.better(a, c); });
+  std::vector<size_t> where(by_model.size());
+  for (size_t i = 0; i < by_model.size(); ++i) where[by_model[i]] = i;
+  for (size_t i : by_model) r.variants.push_back(std::move(ex.variants[i]));
+  for (size_t& m : r.measured) m = where[m];
+  r.best = where[*r.best];
+  return r;
+}
+
+int cmd_explore(const Options& o) {
+  ExploreConfig cfg;
+  cfg.budget = positive_option(o.budget_text, "--budget", 5);
+  const int repeat = positive_option(o.repeat_text, "--repeat", 5);
+  if (o.search.empty() || o.search == "model")
+    cfg.search = ExploreSearch::Model;
+  else if (o.search == "random")
+    cfg.search = ExploreSearch::Random;
+  else
+    throw Error(ErrorKind::Usage, "--search must be model or random, got '" + o.search + "'");
+  if (!o.strategy.empty())
+    throw Error(ErrorKind::Usage, "risec explore makes its own strategies; remove --strategy");
+  cfg.seed = parse_seed(o.seed_text);
+  rise::Program p = load_program(o.file);
+  cfg.program = &p;
+  cfg.entry = o.entry;
+  cfg.sizes = parse_sizes(o.sizes_text);
+  cfg.target = o.target;
+  {
+    rise::Checked c = rise::check_program(p, o.entry, &cfg.sizes);
+    entry_parameters(c);  // every size known
+  }
+  cfg.progress = &std::cerr;
+  auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
+  ExploreResult r = explore(cfg, *measurer);
+  std::cerr << "explore: " << r.start_sites.size() << " site(s) in the RNF program, "
+            << r.variants.size() << " variant(s); best "
+            << format_time(*r.variants[*r.best].time_ms) << "\n";
+  std::cout << r.best_strategy;
+  if (!o.output.empty()) {
+    std::ofstream out(o.output, std::ios::binary);
+    if (!out || !(out << r.best_strategy))
+      throw Error(ErrorKind::User, "cannot write '" + o.output + "'");
+  }
+  return 0;
+}
+
+}  // namespace risec::driver

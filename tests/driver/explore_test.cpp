@@ -1,0 +1,173 @@
+// `risec explore` (driver/explore.h): the sites of a small program, every variant
+// compiled and checked against the interpreter, the cost model's order on obvious
+// cases, and determinism given the seed (with an injected fake timer).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "driver/explore.h"
+#include "driver/run.h"
+#include "elevate/library.h"
+#include "rise/parser.h"
+
+namespace risec::driver {
+namespace {
+
+// Matrix-vector product: in RNF, three maps and a map of reductions; every
+// intermediate (the zipped rows, the products) is stored.
+const char* kMv =
+    "def mv = depFun((n: Nat, m: Nat) => fun(M: n.m.f32 => fun(x: m.f32 =>\n"
+    "  M |> map(fun(row => zip(row)(x) |> map(fun(ax => fst(ax) * snd(ax)))\n"
+    "                     |> reduce(add)(0.0f))))))\n";
+
+rise::Program program() {
+  return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"mv.rise", kMv}));
+}
+
+// Times from the generated code (its length): deterministic, and unrelated to the
+// model, so the measurement decides.
+class FakeTimer : public Measurer {
+ public:
+  void prepare(const Compiled& c) override { EXPECT_FALSE(c.unit.source.empty()); }
+  double measure(const Compiled& c, const TunePoint&) override {
+    ++measured;
+    return static_cast<double>(c.unit.source.size());
+  }
+  int measured = 0;
+};
+
+ExploreConfig config(const rise::Program& p) {
+  ExploreConfig c;
+  c.program = &p;
+  c.sizes = {{"n", 4}, {"m", 3}};
+  return c;
+}
+
+TEST(Explore, SitesOfTheStartProgramAreExact) {
+  rise::Program p = program();
+  rise::SizeMap sizes{{"n", 4}, {"m", 3}};
+  rise::Checked start =
+      apply_strategy(elevate::make_strategy("RNF"), rise::check_program(p, "", &sizes), false);
+  std::vector<FusionSite> sites = fusion_sites(start);
+  // map(reduce)(map(map(mul))(map(zip)(M))): the map of reductions may fuse with the
+  // map of products, and that one with the map of zips. No reduction reads a map yet.
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_EQ(sites[0].rule, "mapFusion");
+  EXPECT_EQ(sites[0].path, (std::vector<std::string>{"body", "body"}));
+  EXPECT_EQ(sites[1].rule, "mapFusion");
+  EXPECT_EQ(sites[1].path, (std::vector<std::string>{"body", "body", "argument"}));
+  EXPECT_EQ(site_strategy(sites[1]), "body(body(argument(mapFusion)))");
+}
+
+TEST(Explore, EnumeratesEveryVariantAndEachMatchesTheInterpreter) {
+  rise::Program p = program();
+  ExploreConfig c = config(p);
+  c.budget = 100;  // measure them all
+  FakeTimer timer;
+  ExploreResult r = explore(c, timer);
+  // The start, either fusion, both (in either order: one program), then the
+  // reduction fused with the products once they share a row function: after the
+  // outer fusion alone and after both.
+  std::multiset<std::string> rules;
+  for (const Variant& v : r.variants)
+    for (const FusionSite& f : v.steps) rules.insert(f.rule);
+  EXPECT_EQ(rules.count("fuseReduceMap"), 2u);
+  EXPECT_EQ(r.variants.size(), 6u);
+  EXPECT_EQ(timer.measured, 6);
+  ASSERT_EQ(r.measured.size(), 6u);
+  // The result is the fastest measured (the fake timer's shortest code).
+  double fastest = 1e300;
+  for (size_t i : r.measured) fastest = std::min(fastest, r.variants[i].time_ms.value());
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.variants[*r.best].time_ms.value(), fastest);
+  // The best by the model stores nothing: everything fused into one loop nest.
+  EXPECT_EQ(r.variants[0].cost.stores, 0);
+  EXPECT_EQ(r.variants[0].cost.traffic, 0);
+  // Each variant's strategy, compiled from the source, computes what the
+  // interpreter computes.
+  rise::Checked high = rise::check_program(p, "", &c.sizes);
+  std::vector<rise::Value> inputs = make_inputs(high, {}, 7);
+  rise::Value expected = interpret(high, inputs);
+  for (const Variant& v : r.variants) {
+    elevate::Strategy s = elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"v.elv", variant_strategy(v)}));
+    CompileRequest req;
+    req.program = &p;
+    req.sizes = &c.sizes;
+    req.strategy = &s;
+    Compiled compiled = compile(req);
+    Execution ex = execute(compiled, c.sizes, inputs);
+    Comparison cmp = compare_values(ex.output, expected, entry_result_type(high));
+    EXPECT_TRUE(cmp.ok) << variant_strategy(v) << cmp.first_mismatch;
+  }
+}
+
+TEST(Explore, CostModelOrdersObviousCases) {
+  rise::Program p = program();
+  ExploreConfig c = config(p);
+  c.budget = 1;
+  FakeTimer timer;
+  ExploreResult r = explore(c, timer);
+  auto find = [&](size_t steps, int stores, int64_t allocated) -> const Variant* {
+    for (const Variant& v : r.variants)
+      if (v.steps.size() == steps && v.cost.stores == stores && v.cost.allocated == allocated)
+        return &v;
+    return nullptr;
+  };
+  // (The map of zips is a view: only the products are ever stored.)
+  const Variant* start = find(0, 1, 4 * 3 * 4);  // the products, n.m floats, stored once
+  const Variant* row_local = find(1, 1, 3 * 4);  // one row's products, n times
+  const Variant* fused = find(2, 0, 0);          // nothing stored
+  ASSERT_TRUE(start && fused && row_local);
+  // Fused beats stored.
+  EXPECT_TRUE(fused->cost < start->cost);
+  EXPECT_TRUE(fused->cost < row_local->cost);
+  // The row store writes and reads as many bytes as the n.m array but allocates n
+  // times less: it ranks first.
+  EXPECT_EQ(row_local->cost.traffic, start->cost.traffic);
+  EXPECT_EQ(start->cost.traffic, 2 * 4 * 3 * 4);
+  EXPECT_TRUE(row_local->cost < start->cost);
+  // Sizes enter the model: twice as many rows, twice the traffic.
+  ExploreConfig big = config(p);
+  big.sizes["n"] = 8;
+  big.budget = 1;
+  ExploreResult rb = explore(big, timer);
+  EXPECT_EQ(rb.variants.back().cost.traffic, 2 * r.variants.back().cost.traffic);
+}
+
+TEST(Explore, RandomSearchIsDeterministicGivenTheSeed) {
+  rise::Program p = program();
+  auto run = [&](uint64_t seed) {
+    ExploreConfig c = config(p);
+    c.search = ExploreSearch::Random;
+    c.seed = seed;
+    c.walks = 6;
+    c.budget = 3;
+    FakeTimer timer;
+    ExploreResult r = explore(c, timer);
+    std::vector<std::string> seq;
+    for (size_t i : r.measured) seq.push_back(variant_strategy(r.variants[i]));
+    seq.push_back(r.best_strategy);
+    return seq;
+  };
+  std::vector<std::string> a = run(11), b = run(11);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), 4u);  // three distinct walk ends measured, and the best
+}
+
+TEST(Explore, ModelSearchMeasuresTheBestByTheModelFirst) {
+  rise::Program p = program();
+  ExploreConfig c = config(p);
+  c.budget = 2;
+  FakeTimer timer;
+  ExploreResult r = explore(c, timer);
+  ASSERT_EQ(r.measured.size(), 2u);
+  EXPECT_EQ(r.measured[0], 0u);
+  EXPECT_EQ(r.measured[1], 1u);
+  for (size_t i = 1; i < r.variants.size(); ++i)
+    EXPECT_FALSE(r.variants[i].cost < r.variants[i - 1].cost);
+}
+
+}  // namespace
+}  // namespace risec::driver
