@@ -13,8 +13,6 @@
 
 namespace risec::codegen::opencl {
 
-using dpia::LoopKind;
-
 namespace {
 
 // The host's OpenCL set-up and launch helpers, shared by every kernel.
@@ -159,9 +157,6 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
          << "\", &err);\n    RISEC_CL(err);\n";
   body << "  }\n  cl_int err;\n";
   // Buffers: the output, the inputs (copied in), the temporaries between launches.
-  auto bytes = [&](const Type& dt) {
-    return "sizeof(" + c_type(dt) + ") * (size_t)(" + nat_expr(count(dt)).text + ")";
-  };
   auto buffer = [&](const std::string& m, const Type& dt, const std::string& flags,
                     const std::string& host) {
     body << "  cl_mem risec_b_" << cname(m) << " = clCreateBuffer(risec_ctx, " << flags << ", "
@@ -182,26 +177,12 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
     for (const std::string& s : sizes)
       body << "  RISEC_CL(clSetKernelArg(" << kern << ", " << arg++ << ", sizeof "
            << c_identifier(s) << ", &" << c_identifier(s) << "));\n";
-    bool grouped = l.level == LoopKind::WorkGroup;
-    std::string g[3], lo[3];
-    for (int d = 0; d < 3; ++d) {
-      std::string groups = l.groups[d].empty() ? "1" : "(size_t)(" + l.groups[d] + ")";
-      // Work items per group: the mapLocal's length; 64 where it depends on more than
-      // the sizes (any number is correct: the loops are strided).
-      lo[d] = !grouped || !l.has_local[d] ? "1"
-              : l.local[d].empty()        ? "64"
-                                          : "(size_t)(" + l.local[d] + ")";
-      if (l.level == LoopKind::Global)
-        g[d] = l.global[d].empty() ? "1" : "(size_t)(" + l.global[d] + ")";
-      else if (grouped)
-        g[d] = groups + " * " + lo[d];
-      else
-        g[d] = "1";
-    }
-    body << "  {\n    size_t global[3] = {" << g[0] << ", " << g[1] << ", " << g[2]
-         << "}, local[3] = {" << lo[0] << ", " << lo[1] << ", " << lo[2] << "};\n";
-    body << "    risec_launch(" << kern << ", " << (l.level == LoopKind::None ? 1 : l.dims)
-         << ", global, local, " << (grouped ? 1 : 0) << ", &risec_ev[" << k << "]);\n  }\n";
+    Shape sh = shape(l);
+    body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
+         << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
+         << sh.local[2] << "};\n";
+    body << "    risec_launch(" << kern << ", " << sh.dims << ", global, local, "
+         << (sh.grouped ? 1 : 0) << ", &risec_ev[" << k << "]);\n  }\n";
   }
   body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_" << cname(output)
        << ", CL_TRUE, 0, " << bytes(out_dt) << ", " << cname(output) << ", 0, NULL, NULL));\n";
