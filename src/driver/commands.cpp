@@ -342,9 +342,12 @@ int cmd_compile(const Options& o) {
     std::cout << c.unit.source;
     return 0;
   }
+  // OUT.c (OUT.cu for CUDA), OUT.h, and OUT.cl for OpenCL; -o may name the .c/.cu.
   std::string base = o.output;
-  if (base.size() > 2 && base.substr(base.size() - 2) == ".c") base.resize(base.size() - 2);
-  std::vector<std::pair<std::string, std::string>> files = {{base + ".c", c.unit.source},
+  const std::string ext = c.unit.uses_cuda ? ".cu" : ".c";
+  if (base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext)
+    base.resize(base.size() - ext.size());
+  std::vector<std::pair<std::string, std::string>> files = {{base + ext, c.unit.source},
                                                             {base + ".h", c.unit.header}};
   if (c.unit.uses_opencl) files.push_back({base + ".cl", c.unit.kernel_source});
   for (const auto& [path, text] : files) {

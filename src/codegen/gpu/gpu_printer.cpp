@@ -13,6 +13,51 @@ namespace risec::codegen::gpu {
 using dpia::LoopKind;
 using dpia::Space;
 
+const char* const kLaunchSizeHelpers = R"(/* Entry d of the comma-separated list in $var, or 0. */
+static size_t risec_env_size(const char* var, int d) {
+  const char* s = getenv(var);
+  for (int i = 0; s && *s; ++i) {
+    char* end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s) return 0;
+    if (i == d) return (size_t)v;
+    s = *end == ',' ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+/* The launch: global[d] work items (from the program, or $global_var), in groups of
+   local[d] (when grouped: from the program or $local_var, at most what the device
+   allows); a global size is rounded up to whole groups (the loops are strided, so
+   every size is correct). Returns whether the launch has a group size. */
+static int risec_launch_size(const char* global_var, const char* local_var, unsigned dims,
+                             size_t* global, size_t* local, int grouped, size_t max_group,
+                             const size_t* max_items) {
+  int given_local = 0;
+  for (unsigned d = 0; d < dims; ++d) {
+    size_t g = risec_env_size(global_var, (int)d), l = risec_env_size(local_var, (int)d);
+    if (g) global[d] = g;
+    if (l) { local[d] = l; given_local = 1; }
+    if (global[d] == 0) global[d] = 1;
+    if (local[d] == 0) local[d] = 1;
+    if (local[d] > max_items[d]) local[d] = max_items[d];
+  }
+  if (!grouped && !given_local) return 0;
+  for (;;) {
+    size_t total = 1;
+    unsigned widest = 0;
+    for (unsigned d = 0; d < dims; ++d) {
+      total *= local[d];
+      if (local[d] > local[widest]) widest = d;
+    }
+    if (total <= max_group) break;
+    local[widest] = (local[widest] + 1) / 2;
+  }
+  for (unsigned d = 0; d < dims; ++d) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+  return 1;
+}
+)";
+
 namespace {
 
 // Whether a command runs GPU-level loops (mapGlobal, mapWorkGroup, mapLocal).
@@ -60,14 +105,14 @@ CStmtP GpuPrinter::declare_buffer(const std::string& name, const std::string& el
     // At kernel scope (as OpenCL 1.2 requires), once per work group; once per kernel
     // too (the unrolled copies of a loop share it).
     if (local_cnames_.insert(name).second)
-      local_decls_.push_back(c_decl(local_array(elem, name, *n)));
+      local_decls_.push_back(c_decl(kernel_array(space, elem, name, *n)));
     return c_block({});
   }
   if (placement != dpia::Placement::Stack || !n)
     user_error("the temporary " + name + " of " + count.to_string() +
                " elements is too large for private memory inside a kernel: store it in global "
                "memory (toGlobal) outside the parallel maps");
-  return c_decl(elem + " " + name + "[" + std::to_string(*n) + "]");
+  return c_decl(kernel_array(space, elem, name, *n));
 }
 
 // Whether `c` writes (reads) local memory.

@@ -29,6 +29,14 @@
 
 namespace risec::codegen::gpu {
 
+// The host's launch-size helpers (C, also valid C++): risec_env_size(var, d) reads
+// entry d of "N,M,..." in $var; risec_launch_size(global_var, local_var, dims, global,
+// local, grouped, max_group, max_items) applies those overrides to the program's
+// sizes, clamps the group to what the device allows (halving its widest dimension)
+// and rounds the global size up to whole groups; it returns whether there is a group
+// size (grouped, or one given in $local_var).
+extern const char* const kLaunchSizeHelpers;
+
 class GpuPrinter : public CPrinter {
  public:
   using CPrinter::CPrinter;
@@ -42,8 +50,10 @@ class GpuPrinter : public CPrinter {
   // The first index and the stride of a parallel loop of `kind` in dimension `dim`.
   virtual CExpr loop_start(dpia::LoopKind kind, int dim) = 0;
   virtual CExpr loop_step(dpia::LoopKind kind, int dim) = 0;
-  // The declaration of a local-memory array of `n` elements (without `;`).
-  virtual std::string local_array(const std::string& elem, const std::string& name, int64_t n) = 0;
+  // The declaration of an array of `n` elements in local (once per kernel) or
+  // private memory (per work item), without `;`.
+  virtual std::string kernel_array(dpia::Space space, const std::string& elem,
+                                   const std::string& name, int64_t n) = 0;
   // A kernel parameter pointing to global memory of element type `type`.
   virtual std::string global_param(const std::string& type, const std::string& name,
                                    bool written) = 0;

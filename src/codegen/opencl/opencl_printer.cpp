@@ -106,9 +106,10 @@ CExpr OpenCLPrinter::loop_step(LoopKind kind, int dim) {
   return c_call(size, {c_atom(std::to_string(dim))});
 }
 
-std::string OpenCLPrinter::local_array(const std::string& elem, const std::string& name,
-                                       int64_t n) {
-  return "__local " + elem + " " + name + "[" + std::to_string(n) + "]";
+std::string OpenCLPrinter::kernel_array(dpia::Space space, const std::string& elem,
+                                        const std::string& name, int64_t n) {
+  return (space == dpia::Space::Local ? "__local " : "") + elem + " " + name + "[" +
+         std::to_string(n) + "]";
 }
 
 std::string OpenCLPrinter::global_param(const std::string& type, const std::string& name,

@@ -29,7 +29,8 @@ class OpenCLPrinter : public gpu::GpuPrinter {
   std::string barrier() const override { return "barrier(CLK_LOCAL_MEM_FENCE)"; }
   CExpr loop_start(dpia::LoopKind kind, int dim) override;
   CExpr loop_step(dpia::LoopKind kind, int dim) override;
-  std::string local_array(const std::string& elem, const std::string& name, int64_t n) override;
+  std::string kernel_array(dpia::Space space, const std::string& elem, const std::string& name,
+                           int64_t n) override;
   std::string global_param(const std::string& type, const std::string& name, bool written) override;
   std::string kernel_head() const override { return "__kernel void "; }
   std::string vector_type(const Type& t) override;
