@@ -11,32 +11,12 @@ using dpia::LoopKind;
 
 namespace {
 
-// CUDA's name of a scalar type in its vector types (float4, int2, ...).
-const char* cuda_scalar(rise::ScalarKind k) {
-  switch (k) {
-    case rise::ScalarKind::I8:
-      return "char";
-    case rise::ScalarKind::U8:
-      return "uchar";
-    case rise::ScalarKind::I16:
-      return "short";
-    case rise::ScalarKind::U16:
-      return "ushort";
-    case rise::ScalarKind::I32:
-      return "int";
-    case rise::ScalarKind::U32:
-      return "uint";
-    case rise::ScalarKind::I64:
-      return "longlong";
-    case rise::ScalarKind::U64:
-      return "ulonglong";
-    case rise::ScalarKind::F32:
-      return "float";
-    case rise::ScalarKind::F64:
-      return "double";
-    default:
-      return nullptr;
-  }
+// CUDA's name of a number type in its vector types (float4, int2, longlong2, ...).
+std::string cuda_scalar(rise::ScalarKind k) {
+  const char* name = gpu::vector_scalar(k);
+  if (!name) return "";
+  std::string s = name;
+  return s == "long" || s == "ulong" ? s + "long" : s;
 }
 
 const char* const kLanes[] = {"x", "y", "z", "w"};
@@ -115,9 +95,9 @@ std::string CudaPrinter::global_param(const std::string& type, const std::string
 
 std::string CudaPrinter::vector_type(const Type& t) {
   auto lanes = t->size.as_const();
-  const char* elem = t->a->kind == TypeKind::Scalar ? cuda_scalar(t->a->scalar) : nullptr;
-  bool wide = elem && rise::scalar_bits(t->a->scalar) == 64;
-  if (!lanes || !elem || (*lanes != 2 && *lanes != 4) || (wide && *lanes == 4))
+  std::string elem = t->a->kind == TypeKind::Scalar ? cuda_scalar(t->a->scalar) : "";
+  bool wide = !elem.empty() && rise::scalar_bits(t->a->scalar) == 64;
+  if (!lanes || elem.empty() || (*lanes != 2 && *lanes != 4) || (wide && *lanes == 4))
     user_error("CUDA has no vector type for " + rise::print(t) +
                " (2 or 4 lanes of a number type; 2 of a 64-bit one)");
   const int64_t n = *lanes;

@@ -58,6 +58,33 @@ static int risec_launch_size(const char* global_var, const char* local_var, unsi
 }
 )";
 
+const char* vector_scalar(rise::ScalarKind k) {
+  switch (k) {
+    case rise::ScalarKind::I8:
+      return "char";
+    case rise::ScalarKind::U8:
+      return "uchar";
+    case rise::ScalarKind::I16:
+      return "short";
+    case rise::ScalarKind::U16:
+      return "ushort";
+    case rise::ScalarKind::I32:
+      return "int";
+    case rise::ScalarKind::U32:
+      return "uint";
+    case rise::ScalarKind::I64:
+      return "long";
+    case rise::ScalarKind::U64:
+      return "ulong";
+    case rise::ScalarKind::F32:
+      return "float";
+    case rise::ScalarKind::F64:
+      return "double";
+    default:
+      return nullptr;
+  }
+}
+
 namespace {
 
 // Whether a command runs GPU-level loops (mapGlobal, mapWorkGroup, mapLocal).

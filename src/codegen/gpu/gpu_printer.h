@@ -37,6 +37,10 @@ namespace risec::codegen::gpu {
 // size (grouped, or one given in $local_var).
 extern const char* const kLaunchSizeHelpers;
 
+// OpenCL's name of a number type in its vector types (float for float4, long for
+// long2, ...), or null for other types; CUDA's are the same but for 64-bit integers.
+const char* vector_scalar(rise::ScalarKind k);
+
 class GpuPrinter : public CPrinter {
  public:
   using CPrinter::CPrinter;

@@ -10,34 +10,6 @@ using dpia::LoopKind;
 
 namespace {
 
-// OpenCL's name of a scalar type (for vector types: float4, int8, ...).
-const char* opencl_scalar(rise::ScalarKind k) {
-  switch (k) {
-    case rise::ScalarKind::I8:
-      return "char";
-    case rise::ScalarKind::U8:
-      return "uchar";
-    case rise::ScalarKind::I16:
-      return "short";
-    case rise::ScalarKind::U16:
-      return "ushort";
-    case rise::ScalarKind::I32:
-      return "int";
-    case rise::ScalarKind::U32:
-      return "uint";
-    case rise::ScalarKind::I64:
-      return "long";
-    case rise::ScalarKind::U64:
-      return "ulong";
-    case rise::ScalarKind::F32:
-      return "float";
-    case rise::ScalarKind::F64:
-      return "double";
-    default:
-      return nullptr;
-  }
-}
-
 // The C99 names generated code uses, in OpenCL C: fixed-width integers, the libm
 // spellings with an `f` suffix (OpenCL's math builtins are overloaded instead), and
 // the helpers' failure hooks (a kernel cannot print or abort).
@@ -60,7 +32,7 @@ std::string kernel_prelude() {
 // ------------------------------------------------------------ hooks
 std::string OpenCLPrinter::vector_type(const Type& t) {
   auto lanes = t->size.as_const();
-  const char* elem = t->a->kind == TypeKind::Scalar ? opencl_scalar(t->a->scalar) : nullptr;
+  const char* elem = t->a->kind == TypeKind::Scalar ? gpu::vector_scalar(t->a->scalar) : nullptr;
   if (!lanes || !elem || (*lanes != 2 && *lanes != 4 && *lanes != 8 && *lanes != 16))
     user_error("OpenCL has no vector type for " + rise::print(t) +
                " (2, 4, 8 or 16 lanes of a number type)");
