@@ -117,8 +117,8 @@ const std::pair<const char*, const char*> kPrograms[] = {
 };
 
 // Every GPU example (generic in the sizes, or at its test sizes where the strategy
-// needs them) and the programs above as .cu files, compiled by nvcc -arch=sm_90 with every warning an
-// error, in two batches at once.
+// needs them) and the programs above as .cu files, compiled by nvcc -arch=sm_90 with every warning
+// an error, in two batches at once.
 TEST(Cuda, EveryGpuProgramCompilesWithNvccWithoutWarnings) {
   auto cc = nvcc();
   if (!cc) GTEST_SKIP() << "nvcc not found (set $NVCC): the CUDA output is not compiled";
@@ -305,6 +305,39 @@ TEST(Cuda, RunWithoutAGpuOrNvccFailsClearly) {
   EXPECT_EQ(r.exit_code, 4) << e2e::show(r);
   EXPECT_NE(r.err.find("no CUDA GPU: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the CUDA target needs an NVIDIA GPU"), std::string::npos) << r.err;
+}
+
+// The address-space and nesting rules are OpenCL's, located the same way; names C++
+// or CUDA reserve are renamed.
+TEST(Cuda, ProgramsTheHardwareCannotRunAreRefusedAsForOpenCL) {
+  std::string nest = e2e::write_scratch("cunest.rise", R"(def cunest = depFun((n: Nat, m: Nat) =>
+  fun(x: n.m.f32 => x |> mapGlobal(0)(fun(r => r |> mapGlobal(0)(fun(v => v + 1.0f))))))
+)");
+  std::string local = e2e::write_scratch("culocal.rise", R"(def culocal = depFun(n: Nat =>
+  fun(x: n.f32 => x |> mapLocal(0)(fun(v => v + 1.0f))))
+)");
+  for (const std::string& file : {nest, local}) {
+    e2e::CliResult cl = e2e::run_risec({"compile", file, "--target", "opencl"});
+    e2e::CliResult cu = e2e::run_risec({"compile", file, "--target", "cuda"});
+    EXPECT_EQ(cl.exit_code, 1) << cl.err;
+    EXPECT_EQ(cu.exit_code, 1) << cu.err;
+    EXPECT_EQ(cu.err, cl.err);
+  }
+  std::string names = e2e::write_scratch("cunames.rise", R"(def cunames = depFun(n: Nat =>
+  fun(new: n.f32 => fun(threadIdx: n.f32 =>
+    zip(new)(threadIdx) |> mapGlobal(0)(fun(p => p._1 + p._2)))))
+)");
+  auto cc = nvcc();
+  driver::Compiled c = compile(names, "", "n=8");
+  EXPECT_NE(c.unit.source.find("const float* __restrict__ risec_u_new"), std::string::npos)
+      << c.unit.source;
+  if (!cc) GTEST_SKIP() << "nvcc not found: the renamed program is not compiled";
+  std::string cu = e2e::write_scratch("cunames.cu", c.unit.source);
+  std::vector<std::string> argv = *cc;
+  argv.insert(argv.end(), {"-arch=sm_90", "-c", "-Werror", "all-warnings", "-o",
+                           e2e::scratch_path("cunames.o"), cu});
+  runtime::ProcessResult r = runtime::run_process(argv);
+  EXPECT_TRUE(r.ok()) << r.err << r.out;
 }
 
 // On a GPU: every GPU example matches the interpreter, and so do the programs above.
