@@ -272,7 +272,7 @@ TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
       EXPECT_NE(line.find("RISEC_CUDA("), std::string::npos) << line;
     }
   EXPECT_GE(calls, 10u);
-  EXPECT_EQ(count(host, "<<<grid, block>>>"), 2u);
+  EXPECT_EQ(count(host, "<<<risec_grid["), 2u);
   EXPECT_EQ(count(host, "RISEC_CUDA(cudaGetLastError());"), 2u);
   EXPECT_NE(host.find("cudaEventElapsedTime"), std::string::npos);
   // compile -o writes OUT.cu and OUT.h.

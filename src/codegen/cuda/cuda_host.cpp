@@ -21,6 +21,7 @@ using dpia::LoopKind;
 namespace {
 
 const char* const kHostRuntime = R"C(static int risec_ready;
+static struct cudaDeviceProp risec_prop;
 
 static void risec_cuda_fail(cudaError_t e, const char* what) {
   fprintf(stderr, "CUDA error in %s: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
@@ -39,9 +40,9 @@ static void risec_cuda_init(char* device_text, size_t device_len) {
   }
   int dev = 0;
   RISEC_CUDA(cudaGetDevice(&dev));
-  struct cudaDeviceProp prop;
-  RISEC_CUDA(cudaGetDeviceProperties(&prop, dev));
-  snprintf(device_text, device_len, "device %d, %s (sm_%d%d)", dev, prop.name, prop.major, prop.minor);
+  RISEC_CUDA(cudaGetDeviceProperties(&risec_prop, dev));
+  snprintf(device_text, device_len, "device %d, %s (sm_%d%d)", dev, risec_prop.name,
+           risec_prop.major, risec_prop.minor);
   risec_ready = 1;
 }
 
@@ -54,18 +55,14 @@ static void risec_shape(const void* kernel, unsigned dims, size_t* global, size_
                         dim3* grid, dim3* block) {
   struct cudaFuncAttributes attr;
   RISEC_CUDA(cudaFuncGetAttributes(&attr, kernel));
-  int dev = 0;
-  RISEC_CUDA(cudaGetDevice(&dev));
-  struct cudaDeviceProp prop;
-  RISEC_CUDA(cudaGetDeviceProperties(&prop, dev));
-  size_t max_items[3] = {(size_t)prop.maxThreadsDim[0], (size_t)prop.maxThreadsDim[1],
-                         (size_t)prop.maxThreadsDim[2]};
+  size_t max_items[3] = {(size_t)risec_prop.maxThreadsDim[0], (size_t)risec_prop.maxThreadsDim[1],
+                         (size_t)risec_prop.maxThreadsDim[2]};
   risec_launch_size("RISEC_CUDA_GLOBAL", "RISEC_CUDA_LOCAL", dims, global, local, 1,
                     (size_t)attr.maxThreadsPerBlock, max_items);
   unsigned g[3] = {1, 1, 1}, b[3] = {1, 1, 1};
   for (unsigned d = 0; d < dims; ++d) {
     size_t blocks = global[d] / local[d];
-    if (blocks > (size_t)prop.maxGridSize[d]) blocks = (size_t)prop.maxGridSize[d];
+    if (blocks > (size_t)risec_prop.maxGridSize[d]) blocks = (size_t)risec_prop.maxGridSize[d];
     g[d] = (unsigned)blocks;
     b[d] = (unsigned)local[d];
   }
@@ -101,11 +98,11 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   buffer(output, out_dt, false);
   for (const auto& in : inputs) buffer(in.name, in.dt, true);
   for (const HostBuffer& b : host_buffers_) buffer(b.name, b.dt, false);
-  body << "  cudaEvent_t risec_start, risec_stop;\n"
-       << "  RISEC_CUDA(cudaEventCreate(&risec_start));\n"
-       << "  RISEC_CUDA(cudaEventCreate(&risec_stop));\n"
-       << "  RISEC_CUDA(cudaEventRecord(risec_start, 0));\n";
-  for (const Launch& l : launches_) {
+  // Every launch's shape first: the events then time the kernels, not the host's work.
+  const std::string n = std::to_string(launches_.size());
+  body << "  dim3 risec_grid[" << n << "], risec_block[" << n << "];\n";
+  for (size_t k = 0; k < launches_.size(); ++k) {
+    const Launch& l = launches_[k];
     Shape sh = shape(l);
     // A mapGlobal launch has no group size of its own: 256 threads a block (32 x 8
     // in two or more dimensions); one thread for a sequential kernel.
@@ -116,17 +113,25 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
                       : d == 0       ? "32"
                       : d == 1       ? "8"
                                      : "1";
+    body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
+         << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
+         << sh.local[2] << "};\n";
+    body << "    risec_shape((const void*)" << l.kernel << ", " << sh.dims
+         << ", global, local, &risec_grid[" << k << "], &risec_block[" << k << "]);\n  }\n";
+  }
+  body << "  cudaEvent_t risec_start, risec_stop;\n"
+       << "  RISEC_CUDA(cudaEventCreate(&risec_start));\n"
+       << "  RISEC_CUDA(cudaEventCreate(&risec_stop));\n"
+       << "  RISEC_CUDA(cudaEventRecord(risec_start, 0));\n";
+  for (size_t k = 0; k < launches_.size(); ++k) {
+    const Launch& l = launches_[k];
     std::string args;
     for (const std::string& m : l.memory)
       args += (args.empty() ? "" : ", ") + ("risec_b_" + cname(m));
     for (const std::string& s : sizes) args += (args.empty() ? "" : ", ") + c_identifier(s);
-    body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
-         << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
-         << sh.local[2] << "};\n";
-    body << "    dim3 grid, block;\n    risec_shape((const void*)" << l.kernel << ", " << sh.dims
-         << ", global, local, &grid, &block);\n";
-    body << "    " << l.kernel << "<<<grid, block>>>(" << args << ");\n";
-    body << "    RISEC_CUDA(cudaGetLastError());\n  }\n";
+    body << "  " << l.kernel << "<<<risec_grid[" << k << "], risec_block[" << k << "]>>>(" << args
+         << ");\n";
+    body << "  RISEC_CUDA(cudaGetLastError());\n";
   }
   body << "  RISEC_CUDA(cudaEventRecord(risec_stop, 0));\n"
        << "  RISEC_CUDA(cudaEventSynchronize(risec_stop));\n"
