@@ -94,7 +94,7 @@ size_t count(const std::string& text, const std::string& what) {
 }
 
 // Programs beyond the examples: local memory refilled by a sequential loop, a private
-// array, float4 memory, scalar memory read as float4, vector math.
+// array, float4 memory, scalar memory read as float4, lanes, vector math.
 const std::pair<const char*, const char*> kPrograms[] = {
     {"seqlocal", R"(def seqlocal = depFun(n: Nat => fun(x: (n*256).f32 =>
   x |> split(256) |> mapWorkGroup(0)(fun(g => g |> split(64) |> mapSeq(fun(b =>
@@ -110,6 +110,9 @@ const std::pair<const char*, const char*> kPrograms[] = {
 )"},
     {"vscale2", R"(def vscale2 = depFun(n: Nat => fun(x: (n*4).f32 =>
   x |> asVector(4) |> mapGlobal(0)(fun(v => v * vectorFromScalar(2.0f))) |> asScalar))
+)"},
+    {"lanes", R"(def lanes = depFun(n: Nat => fun(x: n.vec[f32, 4] => x |> mapGlobal(0)(fun(v =>
+  lane(0)(v) + lane(3)(v) * (v |> lane(2)) - lane(0)(v * vectorFromScalar(2.0f))))))
 )"},
     {"vexp", R"(def vexp = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
   x |> mapGlobal(0)(fun(v => exp(v) + sqrt(v) - v / vectorFromScalar(3.0f)))))
