@@ -231,7 +231,9 @@ TEST(Cuda, VectorsAreFloat4) {
         return compile(e2e::write_scratch(std::string(name) + ".rise", text), "", "n=8");
     return driver::Compiled{};
   };
-  std::string k = kernels(by_name("vscale"));
+  driver::Compiled typed = by_name("vscale");
+  EXPECT_EQ(typed.unit.header.rfind("#include <vector_types.h>\n", 0), 0u) << typed.unit.header;
+  std::string k = kernels(typed);
   EXPECT_NE(k.find("const float4* __restrict__ x"), std::string::npos) << k;
   EXPECT_NE(k.find("float4* __restrict__ output"), std::string::npos) << k;
   driver::Compiled scalar = by_name("vscale2");

@@ -182,6 +182,8 @@ CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP
   cu << kernels << host_text(sig, output, out_dt, inputs, sizes);
   u.source = cu.str();
   u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);
+  // The vector types (float4, ...) of the interface are CUDA's.
+  if (!vector_text_.empty()) u.header = "#include <vector_types.h>\n" + u.header;
   return u;
 }
 
