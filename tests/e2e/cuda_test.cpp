@@ -204,6 +204,24 @@ TEST(Cuda, TiledMMStagesRowsInSharedMemoryBetweenTwoSyncs) {
   EXPECT_NE(k.find("float acc8[4];"), std::string::npos) << k;  // the private register block
 }
 
+// Shared memory refilled by a sequential loop the whole block runs: __syncthreads()
+// after the writing threadIdx loop and at the end of the loop body (the next
+// iteration overwrites what was just read), as OpenCL's barriers.
+TEST(Cuda, SequentialLoopsOverSharedMemoryEndWithASync) {
+  std::string file = e2e::write_scratch("seqlocal.rise", kPrograms[0].second);
+  std::string k = kernels(compile(file, "", "n=5"));
+  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 1u) << k;
+  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  size_t seq = k.find("i2 < 4; i2 += 1) {");
+  ASSERT_NE(seq, std::string::npos) << k;
+  size_t write = k.find("threadIdx.x", seq);
+  size_t first = k.find("__syncthreads();", seq);
+  size_t read = k.find("threadIdx.x", write + 1);
+  EXPECT_LT(write, first) << k;
+  EXPECT_LT(first, read) << k;
+  EXPECT_NE(k.find("__syncthreads();\n    }\n  }\n}"), std::string::npos) << k;
+}
+
 // Global maps are strided over the whole grid; 2-D launches use y for dimension 1.
 TEST(Cuda, GlobalMapsStrideOverTheGridInEachDimension) {
   std::string k =
