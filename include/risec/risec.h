@@ -166,9 +166,10 @@ struct Parameter {
 // Generated code: what `risec compile` writes.
 class Source {
  public:
-  const std::string& name() const;     // the C function's name
-  const std::string& target() const;   // "c", "openmp" or "opencl"
-  const std::string& code() const;     // the .c translation unit (OpenCL: the host code)
+  const std::string& name() const;    // the C function's name
+  const std::string& target() const;  // "c", "openmp", "opencl" or "cuda"
+  const std::string& code()
+      const;  // the .c translation unit (OpenCL: the host code; CUDA: the .cu)
   const std::string& header() const;   // the .h declaring the function
   const std::string& kernels() const;  // OpenCL: the .cl kernels ("" otherwise)
   // The sizes the function still takes as int parameters, in order.

@@ -2,6 +2,7 @@
 // (see docs/architecture.md, "Adding a backend").
 #include "codegen/c/c_backend.h"
 #include "codegen/c/c_printer.h"
+#include "codegen/cuda/cuda_printer.h"
 #include "codegen/opencl/opencl_printer.h"
 #include "codegen/openmp/openmp_printer.h"
 #include "dpia/memory_placement.h"
@@ -17,12 +18,19 @@ CUnit generate_c(const std::string& entry_name, const dpia::CommandP& program,
   // unrolling (copies keep their placement). Index-set splitting needs the indices
   // that views produce, so the printer asks dpia/split_loop as it meets each loop.
   dpia::CommandP placed = dpia::unroll(dpia::place_memory(program));
-  if (options.target.runs(dpia::LoopKind::Global))
-    return opencl::OpenCLPrinter(options).print_opencl_unit(entry_name, placed, output, out_dt,
-                                                            inputs, sizes);
-  if (options.target.runs(dpia::LoopKind::Par))
-    return openmp::OpenMPPrinter(options).print_unit(entry_name, placed, output, out_dt, inputs,
-                                                     sizes);
+  switch (options.target.backend) {
+    case dpia::Target::Backend::Cuda:
+      return cuda::CudaPrinter(options).print_cuda_unit(entry_name, placed, output, out_dt, inputs,
+                                                        sizes);
+    case dpia::Target::Backend::OpenCL:
+      return opencl::OpenCLPrinter(options).print_opencl_unit(entry_name, placed, output, out_dt,
+                                                              inputs, sizes);
+    case dpia::Target::Backend::OpenMP:
+      return openmp::OpenMPPrinter(options).print_unit(entry_name, placed, output, out_dt, inputs,
+                                                       sizes);
+    case dpia::Target::Backend::C:
+      break;
+  }
   return CPrinter(options).print_unit(entry_name, placed, output, out_dt, inputs, sizes);
 }
 

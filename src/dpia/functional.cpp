@@ -397,13 +397,15 @@ class Converter {
                        " lanes cannot be compiled (C vector types have a power of two lanes: 1, "
                        "2, 4, 8, 16, ...)",
                    head->span);
-    // OpenCL's vector types have 2, 4, 8 or 16 lanes.
-    if (target_.runs(LoopKind::Global))
+    // OpenCL's vector types have 2, 4, 8 or 16 lanes, CUDA's 2 or 4.
+    if (int most = target_.max_vector_lanes)
       for (const Type& t : {e->type, head->type})
-        if (auto lanes = vector_lanes_where(t, [](int64_t n) { return n > 16; }))
+        if (auto lanes = vector_lanes_where(t, [most](int64_t n) { return n > most; }))
           user_error(name + ": a vector of " + std::to_string(*lanes) +
-                         " lanes cannot be compiled for OpenCL (its vector types have 2, 4, 8 "
-                         "or 16 lanes)",
+                         " lanes cannot be compiled for " +
+                         (target_.backend == Target::Backend::Cuda
+                              ? std::string("CUDA (its vector types have 2 or 4 lanes)")
+                              : std::string("OpenCL (its vector types have 2, 4, 8 or 16 lanes)")),
                      head->span);
     Cat cat = category(*info);
     if (cat == Cat::NotLowered && info->has(rise::kHighLevel))

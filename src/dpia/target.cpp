@@ -37,13 +37,17 @@ std::optional<Target> Target::named(const std::string& name) {
   if (name == "c") return t;
   if (name == "openmp") {
     t.name = name;
+    t.backend = Target::Backend::OpenMP;
     t.loops.push_back(LoopKind::Par);
     return t;
   }
-  if (name == "opencl") {
-    // Kernels launched by a C host function: the GPU levels of parallelism and the
-    // OpenCL address spaces.
+  if (name == "opencl" || name == "cuda") {
+    // Kernels launched by a host function: the GPU levels of parallelism and the
+    // OpenCL address spaces (CUDA's global, __shared__ and per-thread memory), the
+    // same rules for both.
     t.name = name;
+    t.backend = name == "cuda" ? Target::Backend::Cuda : Target::Backend::OpenCL;
+    t.max_vector_lanes = name == "cuda" ? 4 : 16;
     t.loops.insert(t.loops.end(), {LoopKind::Global, LoopKind::WorkGroup, LoopKind::Local});
     t.spaces = {Space::Default, Space::Global, Space::Local, Space::Private};
     return t;
@@ -52,7 +56,7 @@ std::optional<Target> Target::named(const std::string& name) {
 }
 
 std::vector<std::string> Target::names() {
-  return {"c", "openmp", "opencl"};
+  return {"c", "openmp", "opencl", "cuda"};
 }
 
 }  // namespace risec::dpia

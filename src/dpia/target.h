@@ -15,7 +15,12 @@
 namespace risec::dpia {
 
 struct Target {
+  // Which printer prints it (codegen/printers.cpp).
+  enum class Backend { C, OpenMP, OpenCL, Cuda };
   std::string name = "c";
+  Backend backend = Backend::C;
+  // The GPU targets' widest vector type (OpenCL 16 lanes, CUDA 4); 0: any power of two.
+  int max_vector_lanes = 0;
   int vector_lanes = 1;  // f32 lanes of the widest vector unit (support/cpu.h)
   int cores = 1;         // hardware threads
   std::vector<Space> spaces{Space::Default};
@@ -24,7 +29,7 @@ struct Target {
   bool runs(LoopKind k) const;
   bool has(Space s) const;
 
-  // The target called `name` ("c", "openmp", "opencl") on this machine, or none.
+  // The target called `name` ("c", "openmp", "opencl", "cuda") on this machine, or none.
   static std::optional<Target> named(const std::string& name);
   // The plain C target with the host's vector width and core count.
   static Target host();

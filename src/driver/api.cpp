@@ -304,9 +304,7 @@ struct Kernel::Impl {
 
 Kernel::Kernel(const Source& source) {
   const Source::Impl& s = source.impl();
-  runtime::CompileOptions co;
-  co.openmp = s.compiled.unit.uses_openmp;
-  if (s.compiled.unit.uses_opencl) co.libs.push_back("-lOpenCL");
+  const runtime::CompileOptions co = driver::c_compile_options(s.compiled);
   // Code using OpenMP stays loaded (runtime/jit.h: unloading libgomp while its
   // threads wait crashes the process).
   runtime::Artifact a = runtime::build_shared_object(s.compiled.unit.source, co);

@@ -339,9 +339,12 @@ int cmd_compile(const Options& o) {
     std::cout << c.code();
     return 0;
   }
+  // OUT.c (OUT.cu for CUDA), OUT.h, and OUT.cl for OpenCL; -o may name the .c/.cu.
   std::string base = o.output;
-  if (base.size() > 2 && base.substr(base.size() - 2) == ".c") base.resize(base.size() - 2);
-  std::vector<std::pair<std::string, std::string>> files = {{base + ".c", c.code()},
+  const std::string ext = c.target() == "cuda" ? ".cu" : ".c";
+  if (base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext)
+    base.resize(base.size() - ext.size());
+  std::vector<std::pair<std::string, std::string>> files = {{base + ext, c.code()},
                                                             {base + ".h", c.header()}};
   if (!c.kernels().empty()) files.push_back({base + ".cl", c.kernels()});
   for (const auto& [path, text] : files) {

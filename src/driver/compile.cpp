@@ -15,8 +15,8 @@ namespace risec::driver {
 Compiled compile(const CompileRequest& req) {
   std::optional<dpia::Target> target = dpia::Target::named(req.target);
   if (!target)
-    throw Error(ErrorKind::Usage, "unknown target '" + req.target +
-                                      "' (available: c, openmp, opencl; cuda is planned)");
+    throw Error(ErrorKind::Usage,
+                "unknown target '" + req.target + "' (available: c, openmp, opencl, cuda)");
   Compiled out;
   const rise::Program& p = *req.program;
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;

@@ -298,6 +298,7 @@ runtime::CompileOptions c_compile_options(const Compiled& c, const ExecOptions& 
   runtime::CompileOptions co;
   co.openmp = c.unit.uses_openmp;
   co.extra_flags = options.extra_cflags;
+  co.cuda = c.unit.uses_cuda;
   if (c.unit.uses_opencl) co.libs.push_back("-lOpenCL");
   return co;
 }
@@ -343,8 +344,9 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   const runtime::CompileOptions co = c_compile_options(c, options);
   // The host function reads the launch sizes from its environment (inherited by the
   // child that runs it), set for this call only.
-  EnvOverride global_size("RISEC_OPENCL_GLOBAL", options.global);
-  EnvOverride local_size("RISEC_OPENCL_LOCAL", options.local);
+  const bool cuda = c.unit.uses_cuda;
+  EnvOverride global_size(cuda ? "RISEC_CUDA_GLOBAL" : "RISEC_OPENCL_GLOBAL", options.global);
+  EnvOverride local_size(cuda ? "RISEC_CUDA_LOCAL" : "RISEC_OPENCL_LOCAL", options.local);
   Execution ex;
   using Clock = std::chrono::steady_clock;
   if (options.mode == ExecMode::SharedObject) {
@@ -487,8 +489,8 @@ int cmd_run(const Options& o) {
   for (const auto& [flag, text] :
        {std::pair{"--global", &o.global}, std::pair{"--local", &o.local}}) {
     if (text->empty()) continue;
-    if (!c.unit.uses_opencl)
-      usage(std::string(flag) + " sets an OpenCL launch size: add --target opencl");
+    if (!c.unit.uses_opencl && !c.unit.uses_cuda)
+      usage(std::string(flag) + " sets a GPU launch size: add --target opencl or --target cuda");
     // Up to three comma-separated positive numbers (no empty part, no leading 0).
     std::istringstream parts(*text + ",");
     int count = 0;
@@ -507,7 +509,8 @@ int cmd_run(const Options& o) {
 
   // The result, as eval writes or prints it.
   emit_result(rise::to_ndarrays(ex.output, out_type), o.output);
-  if (!ex.device.empty()) std::cout << "opencl: " << ex.device << "\n";
+  if (!ex.device.empty())
+    std::cout << (c.unit.uses_cuda ? "cuda: " : "opencl: ") << ex.device << "\n";
 
   std::vector<double> sorted = ex.times_ms;
   std::sort(sorted.begin(), sorted.end());

@@ -48,12 +48,11 @@ struct Hasher {
   }
 };
 
-// The executable a command word names (searched in PATH), as "path size mtime", so
-// that upgrading the compiler invalidates the cache; the word itself when not found.
-std::string program_identity(const std::string& word) {
+// The executable a command word names (searched in PATH), or "" when there is none.
+std::string find_program(const std::string& word) {
   std::string path;
   if (word.find('/') != std::string::npos) {
-    path = word;
+    path = ::access(word.c_str(), X_OK) == 0 ? word : "";
   } else {
     const char* env = std::getenv("PATH");
     std::string dirs = env ? env : "/usr/bin:/bin";
@@ -70,6 +69,13 @@ std::string program_identity(const std::string& word) {
       start = end + 1;
     }
   }
+  return path;
+}
+
+// The executable a command word names (searched in PATH), as "path size mtime", so
+// that upgrading the compiler invalidates the cache; the word itself when not found.
+std::string program_identity(const std::string& word) {
+  std::string path = find_program(word);
   struct stat st;
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return word;
   return path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
@@ -128,7 +134,7 @@ struct SourceFileText {
 
 Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions& options,
                bool shared) {
-  std::vector<std::string> cc = c_compiler();
+  std::vector<std::string> cc = options.cuda ? nvcc_compiler() : c_compiler();
   std::vector<std::string> flags = compile_flags(options, shared);
   Hasher h;
   h.add("risec-jit 1 " RISEC_VERSION);
@@ -166,7 +172,8 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   std::string main_source;
   for (size_t i = 0; i < sources.size(); ++i) {
     std::string staged = tmp.path() + "/" + sources[i].name;
-    std::string kept = dir + "/" + key + (i == 0 ? std::string(".c") : "." + sources[i].name);
+    const std::string& name = sources[i].name;
+    std::string kept = dir + "/" + key + (i == 0 ? name.substr(name.rfind('.')) : "." + name);
     write_file(staged, *sources[i].text);
     if (std::rename(staged.c_str(), kept.c_str()) != 0)
       external("cannot write '" + kept + "': " + std::strerror(errno));
@@ -174,12 +181,12 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
     argv.push_back(kept);
   }
   argv.insert(argv.end(), options.libs.begin(), options.libs.end());
-  argv.push_back("-lmvec");  // glibc's vector math (AVX-512 variants of expf, ...)
+  if (!options.cuda) argv.push_back("-lmvec");  // glibc's vector math (AVX-512 expf, ...)
   argv.push_back("-lm");
   ProcessResult r = run_process(argv);
   if (!r.ok() || !is_regular_file(out)) {
-    std::string msg = "the C compiler failed (" + r.describe() + ") on " + main_source +
-                      "\ncommand: " + format_command(argv);
+    std::string msg = std::string(options.cuda ? "nvcc" : "the C compiler") + " failed (" +
+                      r.describe() + ") on " + main_source + "\ncommand: " + format_command(argv);
     std::string output = r.err + r.out;
     if (!output.empty()) msg += "\n" + output;
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
@@ -206,7 +213,31 @@ std::vector<std::string> c_compiler() {
   return words;
 }
 
+std::vector<std::string> nvcc_compiler() {
+  std::vector<std::string> words = split_words(env_or_empty("NVCC"));
+  if (!words.empty()) {
+    if (find_program(words[0]).empty())
+      external("$NVCC names '" + words[0] +
+               "', which is not an executable: the CUDA target compiles with nvcc (the CUDA "
+               "toolkit's compiler)");
+    return words;
+  }
+  if (!find_program("nvcc").empty()) return {"nvcc"};
+  if (!find_program("/usr/local/cuda/bin/nvcc").empty()) return {"/usr/local/cuda/bin/nvcc"};
+  external(
+      "nvcc, the CUDA compiler, was not found (not in PATH nor /usr/local/cuda/bin): install the "
+      "CUDA toolkit, or set $NVCC");
+}
+
 std::vector<std::string> compile_flags(const CompileOptions& options, bool shared_object) {
+  if (options.cuda) {
+    std::string arch = env_or_empty("RISEC_CUDA_ARCH");
+    std::vector<std::string> f = {"-O3", "-std=c++17", "-arch=" + (arch.empty() ? "native" : arch)};
+    if (shared_object) f.insert(f.end(), {"-shared", "-Xcompiler", "-fPIC"});
+    for (auto& w : split_words(env_or_empty("RISEC_NVCCFLAGS"))) f.push_back(std::move(w));
+    f.insert(f.end(), options.extra_flags.begin(), options.extra_flags.end());
+    return f;
+  }
   // gnu99: the generated code is C99 with GNU vector extensions, which GCC optimises
   // fully only in its GNU dialect (in strict -std=c99 mode the same vector code keeps
   // spilling to the stack, 3x slower on the mm ladder).
@@ -256,7 +287,7 @@ std::string cache_dir() {
 }
 
 Artifact build_shared_object(const std::string& source, const CompileOptions& options) {
-  return build({{"unit.c", &source}}, options, true);
+  return build({{options.cuda ? "unit.cu" : "unit.c", &source}}, options, true);
 }
 
 Artifact build_executable(const std::string& source, const std::string& entry,

@@ -33,15 +33,23 @@ namespace risec::runtime {
 
 struct CompileOptions {
   bool openmp = false;                   // add -fopenmp (compiling and linking)
+  bool cuda = false;                     // CUDA C++ (a .cu file), compiled by nvcc_compiler()
   std::vector<std::string> extra_flags;  // after the defaults and $RISEC_CFLAGS
   std::vector<std::string> libs;         // linked after the sources (-lOpenCL)
 };
 
 // The compiler command: the words of $CC, or {"cc"}.
 std::vector<std::string> c_compiler();
+// The CUDA compiler command: the words of $NVCC, else `nvcc` found in PATH, else
+// /usr/local/cuda/bin/nvcc. Throws risec::Error (External) saying how to provide one
+// when it is not there.
+std::vector<std::string> nvcc_compiler();
 // The flags for a shared object or an executable, in order: the defaults (-O3
 // -march=native -ffp-contract=fast -fno-math-errno -std=gnu99, then -shared -fPIC for a shared
 // object), -fopenmp when asked, the words of $RISEC_CFLAGS, then options.extra_flags.
+// CUDA: -O3 -std=c++17 -arch=native (the GPU present; $RISEC_CUDA_ARCH replaces
+// "native"), -shared -Xcompiler -fPIC, the words of $RISEC_NVCCFLAGS, then
+// options.extra_flags.
 std::vector<std::string> compile_flags(const CompileOptions& options, bool shared_object);
 // Flags that build a sanitized executable whose first error ends it with a report on
 // stderr and a non-zero exit status: -fsanitize=address,undefined

@@ -135,13 +135,19 @@ TEST(Target, NamedTargetsAndLoopKinds) {
   EXPECT_TRUE(Target::named("c"));
   EXPECT_FALSE(Target::named("c")->runs(LoopKind::Par));
   EXPECT_TRUE(Target::named("openmp")->runs(LoopKind::Par));
-  EXPECT_FALSE(Target::named("cuda"));
-  std::optional<Target> cl = Target::named("opencl");
-  ASSERT_TRUE(cl);
-  EXPECT_FALSE(cl->runs(LoopKind::Par));
-  for (LoopKind gpu : {LoopKind::Global, LoopKind::WorkGroup, LoopKind::Local})
-    EXPECT_TRUE(cl->runs(gpu));
-  EXPECT_TRUE(cl->has(Space::Local) && cl->has(Space::Private) && cl->has(Space::Global));
+  EXPECT_FALSE(Target::named("vulkan"));
+  // The GPU targets: the same loop kinds and address spaces; CUDA's vectors are narrower.
+  for (const char* name : {"opencl", "cuda"}) {
+    std::optional<Target> cl = Target::named(name);
+    ASSERT_TRUE(cl);
+    EXPECT_FALSE(cl->runs(LoopKind::Par));
+    for (LoopKind gpu : {LoopKind::Global, LoopKind::WorkGroup, LoopKind::Local})
+      EXPECT_TRUE(cl->runs(gpu));
+    EXPECT_TRUE(cl->has(Space::Local) && cl->has(Space::Private) && cl->has(Space::Global));
+  }
+  EXPECT_EQ(Target::named("cuda")->backend, Target::Backend::Cuda);
+  EXPECT_EQ(Target::named("cuda")->max_vector_lanes, 4);
+  EXPECT_EQ(Target::named("opencl")->max_vector_lanes, 16);
   EXPECT_FALSE(Target::named("openmp")->runs(LoopKind::Global));
   EXPECT_GE(Target::host().vector_lanes, 1);
   EXPECT_GE(Target::host().cores, 1);

@@ -158,8 +158,11 @@ TEST(RunCli, UsageErrors) {
   CliResult d = run({"--flops", "2*n*q"});
   EXPECT_EQ(d.exit_code, 2) << show(d);
   EXPECT_NE(d.err.find("'q' is not a size"), std::string::npos) << show(d);
-  CliResult e = run({"--target", "cuda"});
+  CliResult e = run({"--target", "vulkan"});
   EXPECT_EQ(e.exit_code, 2) << show(e);
+  EXPECT_NE(e.err.find("unknown target 'vulkan' (available: c, openmp, opencl, cuda)"),
+            std::string::npos)
+      << show(e);
   CliResult f = run_risec({"run", "examples/mv/mv.rise", "--size", "n=4"});
   EXPECT_EQ(f.exit_code, 1) << show(f);
   EXPECT_NE(f.err.find("size m has no value; pass --size"), std::string::npos) << show(f);

@@ -1,8 +1,11 @@
 // Helpers for end-to-end tests (see e2e_util.h).
 #include "e2e_util.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -63,6 +66,52 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 std::string source_path(const std::string& relative) {
   if (!relative.empty() && relative[0] == '/') return relative;
   return std::string(RISEC_SOURCE_DIR) + "/" + relative;
+}
+
+// Small sizes satisfying each example's constraints (multiples of 16 where a
+// strategy vectorises or tiles by 16 or 32).
+const std::map<std::string, std::string>& example_sizes() {
+  static const std::map<std::string, std::string> sizes = {
+      {"asum", "n=64"},         {"atax", "m=64,n=16"},
+      {"blackscholes", "n=64"}, {"blur3", "n=9,m=7"},
+      {"blur5", "n=11,m=7"},    {"concatpad", "n=5,m=3"},
+      {"conv1d", "n=37"},       {"conv2d", "n=16,m=16"},
+      {"dot", "n=64"},          {"gaussian", "n=9,m=7"},
+      {"gemv", "n=64,m=24"},    {"gesummv", "n=64"},
+      {"harris", "n=12,m=8"},   {"jacobi3", "n=9,m=7"},
+      {"jacobi5", "n=9,m=7"},   {"kmeans", "n=32,k=3,f=4"},
+      {"md", "n=32,k=8"},       {"mm", "n=64,m=64,k=64"},
+      {"mriq", "n=32,k=16"},    {"mv", "n=64,m=32"},
+      {"nbody", "n=32"},        {"nn", "n=32"},
+      {"saxpy", "n=64"},        {"scal", "n=64"},
+      {"treesum", "m=3,k=4"},
+  };
+  return sizes;
+}
+
+bool uses_gpu_primitives(const std::string& strategy_text) {
+  for (const char* gpu : {"mapGlobal", "mapWorkGroup", "mapLocal", "toGlobal", "toLocal",
+                          "toPrivate", "oclReduceSeq"})
+    if (strategy_text.find(gpu) != std::string::npos) return true;
+  return false;
+}
+
+std::vector<GpuStrategy> gpu_strategies() {
+  namespace fs = std::filesystem;
+  std::vector<GpuStrategy> out;
+  for (const auto& [example, sizes] : example_sizes()) {
+    std::vector<fs::path> elvs;
+    for (const auto& f : fs::directory_iterator(source_path("examples/" + example)))
+      if (f.path().extension() == ".elv") elvs.push_back(f.path());
+    std::sort(elvs.begin(), elvs.end());
+    for (const fs::path& elv : elvs) {
+      std::ifstream in(elv);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (uses_gpu_primitives(text))
+        out.push_back({example, "examples/" + example + "/" + elv.filename().string(), sizes});
+    }
+  }
+  return out;
 }
 
 const std::vector<ExampleSizes>& fuzz_examples() {

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,23 @@ struct ExampleSizes {
   const char* sizes;
 };
 const std::vector<ExampleSizes>& fuzz_examples();
+
+// Small sizes satisfying each example's constraints (multiples of 16 where a
+// strategy vectorises or tiles by 16 or 32), by example name: every example has one.
+const std::map<std::string, std::string>& example_sizes();
+
+// Whether a strategy's text uses a GPU primitive (mapGlobal, mapWorkGroup, mapLocal,
+// toGlobal, toLocal, toPrivate, oclReduceSeq): it targets OpenCL or CUDA.
+bool uses_gpu_primitives(const std::string& strategy_text);
+
+// Every GPU strategy of the examples (examples/NAME/S.elv using a GPU primitive),
+// with the example's sizes, in order of example and file name.
+struct GpuStrategy {
+  std::string example;   // NAME; the program is examples/NAME/NAME.rise
+  std::string strategy;  // examples/NAME/S.elv
+  std::string sizes;     // example_sizes() of NAME
+};
+std::vector<GpuStrategy> gpu_strategies();
 
 // A file in a per-process scratch directory (created on first use, removed at exit).
 std::string scratch_path(const std::string& name);

@@ -27,24 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Small sizes satisfying each example's constraints (multiples of 16 where a
-// strategy vectorises or tiles by 16 or 32).
-const std::map<std::string, std::string> kSizes = {
-    {"asum", "n=64"},         {"atax", "m=64,n=16"},
-    {"blackscholes", "n=64"}, {"blur3", "n=9,m=7"},
-    {"blur5", "n=11,m=7"},    {"concatpad", "n=5,m=3"},
-    {"conv1d", "n=37"},       {"conv2d", "n=16,m=16"},
-    {"dot", "n=64"},          {"gaussian", "n=9,m=7"},
-    {"gemv", "n=64,m=24"},    {"gesummv", "n=64"},
-    {"harris", "n=12,m=8"},   {"jacobi3", "n=9,m=7"},
-    {"jacobi5", "n=9,m=7"},   {"kmeans", "n=32,k=3,f=4"},
-    {"md", "n=32,k=8"},       {"mm", "n=64,m=64,k=64"},
-    {"mriq", "n=32,k=16"},    {"mv", "n=64,m=32"},
-    {"nbody", "n=32"},        {"nn", "n=32"},
-    {"saxpy", "n=64"},        {"scal", "n=64"},
-    {"treesum", "m=3,k=4"},
-};
-
 struct Case {
   std::string example;   // folder name
   std::string file;      // examples/NAME/NAME.rise
@@ -77,9 +59,7 @@ std::vector<Case> all_cases() {
                                    text.find("(parallel @") != std::string::npos
                                ? "openmp"
                                : "c";
-      for (const char* gpu : {"mapGlobal", "mapWorkGroup", "mapLocal", "toGlobal", "toLocal",
-                              "toPrivate", "oclReduceSeq"})
-        if (text.find(gpu) != std::string::npos) target = "opencl";
+      if (uses_gpu_primitives(text)) target = "opencl";
       out.push_back({name, file, "examples/" + name + "/" + elv.filename().string(), target});
     }
   }
@@ -99,15 +79,16 @@ class Examples : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Examples, MatchesTheInterpreter) {
   const Case& c = GetParam();
-  auto it = kSizes.find(c.example);
-  ASSERT_NE(it, kSizes.end()) << "add sizes for the new example " << c.example << " to kSizes";
+  auto it = example_sizes().find(c.example);
+  ASSERT_NE(it, example_sizes().end())
+      << "add sizes for the new example " << c.example << " to example_sizes() (e2e_util.cpp)";
   EXPECT_TRUE(compile_and_check(c.file, c.strategy, it->second, c.target));
 }
 
 TEST_P(Examples, MatchesTheInterpreterUnderSanitizers) {
   const Case& c = GetParam();
-  auto it = kSizes.find(c.example);
-  ASSERT_NE(it, kSizes.end());
+  auto it = example_sizes().find(c.example);
+  ASSERT_NE(it, example_sizes().end());
   // The OpenCL runtime (PoCL) is not built with the sanitizers: its own threads and
   // allocations would be reported. The kernels run on PoCL in the test above.
   if (c.target == "opencl") GTEST_SKIP() << "OpenCL host code is not run under sanitizers";
@@ -119,8 +100,8 @@ TEST_P(Examples, MatchesTheInterpreterUnderSanitizers) {
 // the size checks (-DRISEC_NO_CHECKS: a size only they use must not become unused).
 TEST_P(Examples, CompilesWithoutWarnings) {
   const Case& c = GetParam();
-  auto it = kSizes.find(c.example);
-  ASSERT_NE(it, kSizes.end());
+  auto it = example_sizes().find(c.example);
+  ASSERT_NE(it, example_sizes().end());
   rise::Program p = driver::load_program(source_path(c.file));
   std::optional<elevate::Strategy> s;
   if (!c.strategy.empty()) s = driver::load_strategy(source_path(c.strategy));
@@ -165,7 +146,7 @@ TEST_P(Examples, CompilesWithoutWarnings) {
 INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::ValuesIn(all_cases()), case_name);
 
 TEST(ExamplesList, EveryExampleHasSizes) {
-  for (const Case& c : all_cases()) EXPECT_TRUE(kSizes.count(c.example)) << c.example;
+  for (const Case& c : all_cases()) EXPECT_TRUE(example_sizes().count(c.example)) << c.example;
 }
 
 // ---------------------------------------------------------------- mm at 1024

@@ -33,6 +33,9 @@ struct CUnit {
   // launches; linked with -lOpenCL.
   std::string kernel_source;
   bool uses_opencl = false;
+  // The CUDA target: `source` is CUDA C++ (OUT.cu: the kernels and the host
+  // function), compiled by nvcc.
+  bool uses_cuda = false;
 };
 
 // A condition on the symbolic sizes the program needs (4 | n for split(4) on an

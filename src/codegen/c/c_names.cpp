@@ -40,6 +40,20 @@ const char* const kOpenCLWords[] = {
     "read_write",   "sampler_t",    "uchar",          "uint",           "ulong",
     "ushort",       "write_only"};
 
+// C++ keywords and the CUDA built-ins and types generated .cu files use: the CUDA
+// target prints the same names into C++ (codegen/cuda).
+const char* const kCudaWords[] = {
+    "and",       "bitand",      "bitor",      "blockDim",     "blockIdx",    "catch",
+    "char16_t",  "char32_t",    "char8_t",    "class",        "compl",       "concept",
+    "consteval", "constinit",   "const_cast", "co_await",     "co_return",   "co_yield",
+    "decltype",  "delete",      "dim3",       "dynamic_cast", "explicit",    "export",
+    "float2",    "float4",      "friend",     "gridDim",      "make_float2", "make_float4",
+    "mutable",   "namespace",   "new",        "noexcept",     "not",         "not_eq",
+    "operator",  "or",          "or_eq",      "protected",    "public",      "reinterpret_cast",
+    "requires",  "static_cast", "template",   "this",         "threadIdx",   "throw",
+    "try",       "typeid",      "typename",   "using",        "virtual",     "warpSize",
+    "wchar_t",   "xor",         "xor_eq"};
+
 bool starts_with_ci(const std::string& s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
@@ -61,6 +75,8 @@ bool c_name_reserved(const std::string& name) {
   for (const char* k : kKeywords)
     if (name == k) return true;
   for (const char* k : kOpenCLWords)
+    if (name == k) return true;
+  for (const char* k : kCudaWords)
     if (name == k) return true;
   return std::binary_search(std::begin(kLibraryNames), std::end(kLibraryNames), name,
                             [](std::string_view a, std::string_view b) { return a < b; });

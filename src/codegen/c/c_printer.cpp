@@ -45,7 +45,8 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
         std::string tmp = "risec_v" + std::to_string(++tmp_counter_);
         std::vector<CStmtP> block{c_decl(t.vtype + " " + tmp + " = " + v.at(kPrecAssign))};
         for (size_t l = 0; l < t.lanes.size(); ++l)
-          block.push_back(c_assign(t.lanes[l], c_atom(tmp + "[" + std::to_string(l) + "]")));
+          block.push_back(
+              c_assign(t.lanes[l], vector_lane(c_atom(tmp), Nat(static_cast<int64_t>(l)))));
         out.push_back(c_raw("{"));
         for (auto& b : block) b->text = "  " + b->text;
         out.insert(out.end(), block.begin(), block.end());

@@ -13,8 +13,6 @@
 
 namespace risec::codegen::opencl {
 
-using dpia::LoopKind;
-
 namespace {
 
 // The host's OpenCL set-up and launch helpers, shared by every kernel.
@@ -77,51 +75,15 @@ static void risec_cl_init(const char* source, char* device_text, size_t device_l
   risec_ready = 1;
 }
 
-/* Entry d of the comma-separated list in $var, or 0. */
-static size_t risec_env_size(const char* var, int d) {
-  const char* s = getenv(var);
-  for (int i = 0; s && *s; ++i) {
-    char* end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s) return 0;
-    if (i == d) return (size_t)v;
-    s = *end == ',' ? end + 1 : NULL;
-  }
-  return 0;
-}
-
-/* Launch kernel k: global[d] work items (from the program, or $RISEC_OPENCL_GLOBAL),
-   in groups of local[d] (when grouped: from the program or $RISEC_OPENCL_LOCAL, at
-   most what the device allows); a global size is rounded up to whole groups (the
-   loops are strided, so every size is correct). */
+/* Launch kernel k with the sizes risec_launch_size decides; no group size (the
+   platform chooses) when neither the program nor $RISEC_OPENCL_LOCAL gives one. */
 static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local, int grouped,
                          cl_event* ev) {
   size_t max_group = 1, max_items[16] = {1, 1, 1};
   RISEC_CL(clGetKernelWorkGroupInfo(k, risec_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL));
   RISEC_CL(clGetDeviceInfo(risec_dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof max_items, max_items, NULL));
-  int given_local = 0;
-  for (cl_uint d = 0; d < dims; ++d) {
-    size_t g = risec_env_size("RISEC_OPENCL_GLOBAL", (int)d), l = risec_env_size("RISEC_OPENCL_LOCAL", (int)d);
-    if (g) global[d] = g;
-    if (l) { local[d] = l; given_local = 1; }
-    if (global[d] == 0) global[d] = 1;
-    if (local[d] == 0) local[d] = 1;
-    if (local[d] > max_items[d]) local[d] = max_items[d];
-  }
-  if (grouped || given_local) {
-    for (;;) {
-      size_t total = 1;
-      cl_uint widest = 0;
-      for (cl_uint d = 0; d < dims; ++d) {
-        total *= local[d];
-        if (local[d] > local[widest]) widest = d;
-      }
-      if (total <= max_group) break;
-      local[widest] = (local[widest] + 1) / 2;
-    }
-    for (cl_uint d = 0; d < dims; ++d) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
-  }
-  RISEC_CL(clEnqueueNDRangeKernel(risec_queue, k, dims, NULL, global, grouped || given_local ? local : NULL, 0, NULL, ev));
+  int sized = risec_launch_size("RISEC_OPENCL_GLOBAL", "RISEC_OPENCL_LOCAL", dims, global, local, grouped, max_group, max_items);
+  RISEC_CL(clEnqueueNDRangeKernel(risec_queue, k, dims, NULL, global, sized ? local : NULL, 0, NULL, ev));
 }
 )";
 
@@ -147,7 +109,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   src << "  ;\n\n";
   src << "/* The kernels' time in the last call (profiling events), and where they ran. */\n";
   src << "double " << fn << "__risec_kernel_ms;\nchar " << fn << "__risec_device[512];\n\n";
-  src << kHostRuntime << "\n";
+  src << gpu::kLaunchSizeHelpers << kHostRuntime << "\n";
   src << "static cl_kernel risec_kernels[" << launches_.size() << "];\n\n";
 
   std::ostringstream body;
@@ -159,9 +121,6 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
          << "\", &err);\n    RISEC_CL(err);\n";
   body << "  }\n  cl_int err;\n";
   // Buffers: the output, the inputs (copied in), the temporaries between launches.
-  auto bytes = [&](const Type& dt) {
-    return "sizeof(" + c_type(dt) + ") * (size_t)(" + nat_expr(count(dt)).text + ")";
-  };
   auto buffer = [&](const std::string& m, const Type& dt, const std::string& flags,
                     const std::string& host) {
     body << "  cl_mem risec_b_" << cname(m) << " = clCreateBuffer(risec_ctx, " << flags << ", "
@@ -182,26 +141,12 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
     for (const std::string& s : sizes)
       body << "  RISEC_CL(clSetKernelArg(" << kern << ", " << arg++ << ", sizeof "
            << c_identifier(s) << ", &" << c_identifier(s) << "));\n";
-    bool grouped = l.level == LoopKind::WorkGroup;
-    std::string g[3], lo[3];
-    for (int d = 0; d < 3; ++d) {
-      std::string groups = l.groups[d].empty() ? "1" : "(size_t)(" + l.groups[d] + ")";
-      // Work items per group: the mapLocal's length; 64 where it depends on more than
-      // the sizes (any number is correct: the loops are strided).
-      lo[d] = !grouped || !l.has_local[d] ? "1"
-              : l.local[d].empty()        ? "64"
-                                          : "(size_t)(" + l.local[d] + ")";
-      if (l.level == LoopKind::Global)
-        g[d] = l.global[d].empty() ? "1" : "(size_t)(" + l.global[d] + ")";
-      else if (grouped)
-        g[d] = groups + " * " + lo[d];
-      else
-        g[d] = "1";
-    }
-    body << "  {\n    size_t global[3] = {" << g[0] << ", " << g[1] << ", " << g[2]
-         << "}, local[3] = {" << lo[0] << ", " << lo[1] << ", " << lo[2] << "};\n";
-    body << "    risec_launch(" << kern << ", " << (l.level == LoopKind::None ? 1 : l.dims)
-         << ", global, local, " << (grouped ? 1 : 0) << ", &risec_ev[" << k << "]);\n  }\n";
+    Shape sh = shape(l);
+    body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
+         << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
+         << sh.local[2] << "};\n";
+    body << "    risec_launch(" << kern << ", " << sh.dims << ", global, local, "
+         << (sh.grouped ? 1 : 0) << ", &risec_ev[" << k << "]);\n  }\n";
   }
   body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_" << cname(output)
        << ", CL_TRUE, 0, " << bytes(out_dt) << ", " << cname(output) << ", 0, NULL, NULL));\n";

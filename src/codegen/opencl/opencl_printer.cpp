@@ -1,69 +1,14 @@
-// The OpenCL printer (see opencl_printer.h): kernels in opencl_printer.cpp, the host
-// function in opencl_host.cpp.
+// The OpenCL printer (see opencl_printer.h): the kernel language's hooks and the
+// unit in opencl_printer.cpp, the host function in opencl_host.cpp.
 #include "codegen/opencl/opencl_printer.h"
 
 #include <sstream>
 
-#include "codegen/c/c_names.h"
-#include "dpia/outline.h"
-#include "dpia/traverse.h"
-
 namespace risec::codegen::opencl {
 
 using dpia::LoopKind;
-using dpia::Space;
 
 namespace {
-
-const char* const kBarrier = "barrier(CLK_LOCAL_MEM_FENCE)";
-
-// Whether a command runs GPU-level loops (mapGlobal, mapWorkGroup, mapLocal).
-bool has_gpu_loops(const CommandP& c) {
-  struct Finder : dpia::Visitor {
-    bool found = false;
-    void visit_command(const Command& c) override {
-      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) found = true;
-      if (!found) dpia::Visitor::visit_command(c);
-    }
-  } f;
-  f.visit(c);
-  return f.found;
-}
-
-// The map primitive of a GPU level (mapGlobal, mapWorkGroup, mapLocal), for messages.
-std::string map_name(LoopKind k) {
-  for (const rise::PrimitiveInfo& p : rise::primitives())
-    if (p.family == rise::Family::Map && p.loop == k) return p.name;
-  return dpia::loop_kind_name(k);
-}
-
-// OpenCL's name of a scalar type (for vector types: float4, int8, ...).
-const char* opencl_scalar(rise::ScalarKind k) {
-  switch (k) {
-    case rise::ScalarKind::I8:
-      return "char";
-    case rise::ScalarKind::U8:
-      return "uchar";
-    case rise::ScalarKind::I16:
-      return "short";
-    case rise::ScalarKind::U16:
-      return "ushort";
-    case rise::ScalarKind::I32:
-      return "int";
-    case rise::ScalarKind::U32:
-      return "uint";
-    case rise::ScalarKind::I64:
-      return "long";
-    case rise::ScalarKind::U64:
-      return "ulong";
-    case rise::ScalarKind::F32:
-      return "float";
-    case rise::ScalarKind::F64:
-      return "double";
-    default:
-      return nullptr;
-  }
-}
 
 // The C99 names generated code uses, in OpenCL C: fixed-width integers, the libm
 // spellings with an `f` suffix (OpenCL's math builtins are overloaded instead), and
@@ -87,7 +32,7 @@ std::string kernel_prelude() {
 // ------------------------------------------------------------ hooks
 std::string OpenCLPrinter::vector_type(const Type& t) {
   auto lanes = t->size.as_const();
-  const char* elem = t->a->kind == TypeKind::Scalar ? opencl_scalar(t->a->scalar) : nullptr;
+  const char* elem = t->a->kind == TypeKind::Scalar ? gpu::vector_scalar(t->a->scalar) : nullptr;
   if (!lanes || !elem || (*lanes != 2 && *lanes != 4 && *lanes != 8 && *lanes != 16))
     user_error("OpenCL has no vector type for " + rise::print(t) +
                " (2, 4, 8 or 16 lanes of a number type)");
@@ -119,238 +64,29 @@ CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
   return math_call(op, vt->a, args);  // the builtins take vectors too (the `f` names alias)
 }
 
-// A scalar inside a kernel is a work item's own: private. A local or global one
-// (one variable every work item writes at once) is refused by the address-space check.
-CStmtP OpenCLPrinter::declare_variable(const std::string& decl, dpia::Space space) {
-  if (space == Space::Local || space == Space::Global)
-    internal_error("OpenCL printer: `" + decl + "` in " + dpia::space_name(space) +
-                   " memory inside a kernel passed the address-space check");
-  return c_decl(decl);
+CExpr OpenCLPrinter::loop_start(LoopKind kind, int dim) {
+  const char* id = kind == LoopKind::WorkGroup ? "get_group_id"
+                   : kind == LoopKind::Local   ? "get_local_id"
+                                               : "get_global_id";
+  return c_call(id, {c_atom(std::to_string(dim))});
 }
 
-CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string& elem,
-                                     const Nat& count, dpia::Space space, dpia::Placement placement,
-                                     bool) {
-  if (space == Space::Global)  // refused, located, by the address-space check
-    internal_error("OpenCL printer: global memory " + name + " allocated inside a kernel");
-  auto n = count.as_const();
-  if (space == Space::Local) {
-    if (!n)
-      user_error("local memory (" + name + ") needs a size known at compile time, not " +
-                 count.to_string());
-    // At kernel scope (OpenCL 1.2), once per work group; once per kernel too (the
-    // unrolled copies of a loop share it).
-    if (local_cnames_.insert(name).second)
-      local_decls_.push_back(
-          c_decl("__local " + elem + " " + name + "[" + std::to_string(*n) + "]"));
-    return c_block({});
-  }
-  if (placement != dpia::Placement::Stack || !n)
-    user_error("the temporary " + name + " of " + count.to_string() +
-               " elements is too large for private memory inside a kernel: store it in global "
-               "memory (toGlobal) outside the parallel maps");
-  return c_decl(elem + " " + name + "[" + std::to_string(*n) + "]");
+CExpr OpenCLPrinter::loop_step(LoopKind kind, int dim) {
+  const char* size = kind == LoopKind::WorkGroup ? "get_num_groups"
+                     : kind == LoopKind::Local   ? "get_local_size"
+                                                 : "get_global_size";
+  return c_call(size, {c_atom(std::to_string(dim))});
 }
 
-// Whether `c` writes (reads) local memory.
-bool OpenCLPrinter::touches_local(const Command& c, bool written) {
-  dpia::Captures u = dpia::captures(c);
-  for (const std::string& v : written ? u.written : u.read)
-    if (local_vars_.count(v)) return true;
-  return false;
+std::string OpenCLPrinter::kernel_array(dpia::Space space, const std::string& elem,
+                                        const std::string& name, int64_t n) {
+  return (space == dpia::Space::Local ? "__local " : "") + elem + " " + name + "[" +
+         std::to_string(n) + "]";
 }
 
-// Code run by all the work items of a group alike: inside a mapWorkGroup, outside
-// its mapLocal loops. Only there can a barrier be placed.
-bool OpenCLPrinter::group_uniform() const {
-  bool group = false;
-  for (const Command* l : gpu_loops_) {
-    if (l->loop == LoopKind::Local) return false;
-    group = group || l->loop == LoopKind::WorkGroup;
-  }
-  return group;
-}
-
-// The end of the body of a loop the whole group runs: when the body writes local
-// memory that was read since the last barrier, its next iteration would overwrite
-// it while work items may still read it.
-void OpenCLPrinter::end_of_group_loop(const Command& loop, std::vector<CStmtP>& body) {
-  if (!reads_pending_ || !touches_local(loop, true)) return;
-  body.push_back(c_expr_stmt(kBarrier));
-  reads_pending_ = false;
-}
-
-void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
-  if (!dpia::is_gpu_loop(c.loop)) {
-    if (!in_kernel_ || !group_uniform() || !touches_local(c, true))
-      return CPrinter::emit_loop(c, out);
-    // A sequential loop of the whole group (over tiles, say) refilling local memory.
-    std::vector<CStmtP> body;
-    gen(c.body[0], body);
-    end_of_group_loop(c, body);
-    out.push_back(c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_));
-    return;
-  }
-  if (!in_kernel_) internal_error("OpenCL printer: a parallel loop outside a kernel");
-  std::string d = std::to_string(c.dim);
-  const char *id = "get_global_id", *size = "get_global_size";
-  if (c.loop == LoopKind::WorkGroup) {
-    id = "get_group_id";
-    size = "get_num_groups";
-  } else if (c.loop == LoopKind::Local) {
-    id = "get_local_id";
-    size = "get_local_size";
-  }
-  // Levels the hardware runs: work groups, then their work items; or global threads.
-  // DPIA's address-space check (dpia/address_spaces.cpp) refuses, located, any other
-  // nesting, which would stride over the same ids twice and skip work.
-  for (const Command* outer : gpu_loops_) {
-    bool same = outer->loop == c.loop && outer->dim == c.dim;
-    bool mixed = (outer->loop == LoopKind::Global) != (c.loop == LoopKind::Global);
-    bool inverted = outer->loop == LoopKind::Local && c.loop == LoopKind::WorkGroup;
-    if (same || mixed || inverted)
-      internal_error("OpenCL printer: " + map_name(c.loop) + "(" + d + ") inside " +
-                     map_name(outer->loop) + " passed the address-space check");
-  }
-  // The work items of an outermost mapLocal write local memory that others read next:
-  // a barrier after it; and one before it when what it overwrites was read since the
-  // last barrier (an unrolled copy after the previous one).
-  bool outer_local = c.loop == LoopKind::Local && group_uniform();
-  bool writes = outer_local && touches_local(c, true);
-  if (writes && reads_pending_) out.push_back(c_expr_stmt(kBarrier));
-  gpu_loops_.push_back(&c);
-  std::vector<CStmtP> body;
-  gen(c.body[0], body);
-  if (c.loop == LoopKind::WorkGroup) end_of_group_loop(c, body);
-  gpu_loops_.pop_back();
-  CStmtP loop = c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_);
-  loop->init = c_cast(idx_type_, c_call(id, {c_atom(d)}));
-  loop->step = c_cast(idx_type_, c_call(size, {c_atom(d)}));
-  out.push_back(loop);
-  if (writes) {
-    out.push_back(c_expr_stmt(kBarrier));
-    reads_pending_ = false;
-  } else if (outer_local && touches_local(c, false)) {
-    reads_pending_ = true;
-  }
-}
-
-// ------------------------------------------------------------ launches
-void OpenCLPrinter::split(const CommandP& c) {
-  auto single = [&] {
-    Launch l;
-    l.body = c;
-    launches_.push_back(std::move(l));
-  };
-  switch (c->kind) {
-    case Command::Skip:
-    case Command::Comment:
-      return;
-    case Command::Seq:
-      for (const CommandP& x : c->body) split(x);
-      return;
-    case Command::New:
-      // Kept inside one kernel unless launches share it or it is too large for a
-      // work item's private memory (then a global buffer, like the ones shared).
-      if (!has_gpu_loops(c->body[0]) &&
-          !(c->placement == dpia::Placement::Heap &&
-            (c->space == Space::Default || c->space == Space::Global)))
-        return single();
-      if (c->dt->kind != TypeKind::Array || c->space == Space::Local || c->space == Space::Private)
-        user_error("the OpenCL target keeps " + rise::print(c->dt) + " in " +
-                   dpia::space_name(c->space) +
-                   " memory between kernel launches, which it cannot: only arrays in global "
-                   "memory live across launches (" +
-                   c->var + ")");
-      host_buffers_.push_back({c->var, c->dt});
-      storage_[c->var] = Storage{c->dt, true};
-      split(c->body[0]);
-      return;
-    case Command::For:
-      if (c->loop == LoopKind::Global || c->loop == LoopKind::WorkGroup) {
-        Launch l;
-        l.body = c;
-        l.level = c->loop;
-        launches_.push_back(std::move(l));
-        return;
-      }
-      if (c->loop == LoopKind::Local)  // refused, located, by the address-space check
-        internal_error("OpenCL printer: a mapLocal outside every mapWorkGroup");
-      break;
-    default:
-      break;
-  }
-  if (has_gpu_loops(c))
-    user_error(
-        "the OpenCL target launches a kernel per top-level parallel map: parallel maps "
-        "(mapGlobal, mapWorkGroup) inside a sequential loop or condition at the top of the "
-        "program are not supported; make the parallel map the outermost loop");
-  single();
-}
-
-// The trip counts of the program's parallel loops, as far as they depend on the
-// sizes only, size the launch.
-void OpenCLPrinter::launch_sizes(const CommandP& c, Launch& l) {
-  struct Walk : dpia::Visitor {
-    OpenCLPrinter& p;
-    Launch& l;
-    Walk(OpenCLPrinter& p, Launch& l) : p(p), l(l) {}
-    void visit_command(const Command& c) override {
-      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
-        l.dims = std::max(l.dims, c.dim + 1);
-        l.has_local[c.dim] = l.has_local[c.dim] || c.loop == LoopKind::Local;
-        bool known = true;
-        for (const auto& [name, range] : arith::free_vars(c.n))
-          known = known && p.size_names_.count(name);
-        std::string* slot = c.loop == LoopKind::Global      ? &l.global[c.dim]
-                            : c.loop == LoopKind::WorkGroup ? &l.groups[c.dim]
-                                                            : &l.local[c.dim];
-        if (known && slot->empty()) *slot = nat_expr(c.n).text;
-      }
-      dpia::Visitor::visit_command(c);
-    }
-  } w(*this, l);
-  w.visit(c);
-}
-
-std::string OpenCLPrinter::kernel_text(Launch& l, const std::vector<std::string>& sizes) {
-  in_kernel_ = true;
-  local_decls_.clear();
-  reads_pending_ = false;
-  // The kernel's local arrays, known before printing decides barriers by them.
-  struct Locals : dpia::Visitor {
-    std::set<std::string>& out;
-    explicit Locals(std::set<std::string>& o) : out(o) {}
-    void visit_command(const Command& c) override {
-      if (c.kind == Command::New && c.space == Space::Local) out.insert(c.var);
-      if (c.kind == Command::NewDoubleBuffer)
-        user_error(
-            "iterate (double buffering between two buffers swapped by pointer) is not "
-            "supported by the OpenCL target yet: compile it for the C or OpenMP target");
-      dpia::Visitor::visit_command(c);
-    }
-  } locals(local_vars_);
-  locals.visit(l.body);
-  std::vector<CStmtP> body;
-  gen(l.body, body);
-  in_kernel_ = false;
-  Command wrap{Command::For};
-  wrap.body = {l.body};
-  dpia::Captures u = dpia::captures(wrap);
-  std::string params;
-  auto param = [&](const std::string& p) { params += (params.empty() ? "" : ", ") + p; };
-  for (const std::string& m : host_order_) {
-    if (!u.read.count(m) && !u.written.count(m)) continue;
-    l.memory.push_back(m);
-    param("__global " + std::string(u.written.count(m) ? "" : "const ") +
-          c_type(storage_.at(m).dt) + "* restrict " + cname(m));
-  }
-  for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
-  launch_sizes(l.body, l);
-  std::string text = "__kernel void " + l.kernel + "(" + params + ") {\n";
-  std::string body_text = print(c_block(body), 1);
-  text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
-  return text;
+std::string OpenCLPrinter::global_param(const std::string& type, const std::string& name,
+                                        bool written) {
+  return "__global " + std::string(written ? "" : "const ") + type + "* restrict " + name;
 }
 
 CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const CommandP& program,
@@ -358,22 +94,8 @@ CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const Comm
                                        const std::vector<dpia::Input>& inputs,
                                        const std::vector<std::string>& sizes) {
   CUnit u;
-  u.name = c_entry_name(entry_name);
   u.uses_opencl = true;
-  bind_parameters(output, out_dt, inputs, sizes);
-  function_name_ = u.name;
-  idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
-  size_names_.insert(sizes.begin(), sizes.end());
-  host_order_.push_back(output);
-  for (const auto& in : inputs) host_order_.push_back(in.name);
-  split(program);
-  if (launches_.empty()) launches_.push_back({"", program});  // nothing to compute: one no-op
-  for (const HostBuffer& b : host_buffers_) host_order_.push_back(b.name);
-  std::string kernels;
-  for (size_t k = 0; k < launches_.size(); ++k) {
-    launches_[k].kernel = u.name + "_k" + std::to_string(k);
-    kernels += kernel_text(launches_[k], sizes);
-  }
+  std::string kernels = this->kernels(u, entry_name, program, output, out_dt, inputs, sizes);
   std::ostringstream cl;
   cl << "/* Generated by risec " RISEC_VERSION " from '" << entry_name
      << "': OpenCL C kernels, launched in order by " << u.name << " (" << u.name

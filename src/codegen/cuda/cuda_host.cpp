@@ -1,0 +1,153 @@
+// The CUDA target's host function (see cuda_printer.h): the C target's signature,
+// extern "C"; it checks that there is a GPU (a clear message and abort() when
+// cudaGetDeviceCount fails or finds none), allocates device buffers, copies the
+// inputs in, launches the kernels in order on the default stream, copies the output
+// back and frees what it allocated. Every CUDA call is checked: a failure prints the
+// call, CUDA's error name and message, and aborts (risec run reports it, exit 4).
+// Launch sizes come from the program's parallel loops unless $RISEC_CUDA_GLOBAL /
+// $RISEC_CUDA_LOCAL ("N" or "N,M,...", threads in all and per block, as OpenCL's
+// global and local sizes) say otherwise. It exports the kernels' time of the last
+// call (CUDA events around the launches) as NAME__risec_kernel_ms and the device as
+// NAME__risec_device.
+#include <sstream>
+
+#include "codegen/c/c_names.h"
+#include "codegen/cuda/cuda_printer.h"
+
+namespace risec::codegen::cuda {
+
+using dpia::LoopKind;
+
+namespace {
+
+const char* const kHostRuntime = R"C(static int risec_ready;
+static struct cudaDeviceProp risec_prop;
+
+static void risec_cuda_fail(cudaError_t e, const char* what) {
+  fprintf(stderr, "CUDA error in %s: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
+  abort();
+}
+#define RISEC_CUDA(call) do { cudaError_t risec_e = (call); if (risec_e != cudaSuccess) risec_cuda_fail(risec_e, #call); } while (0)
+
+/* The current device (CUDA_VISIBLE_DEVICES chooses), once there is one. */
+static void risec_cuda_init(char* device_text, size_t device_len) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    fprintf(stderr, "no CUDA GPU: %s; the CUDA target needs an NVIDIA GPU and its driver\n",
+            e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found no device");
+    abort();
+  }
+  int dev = 0;
+  RISEC_CUDA(cudaGetDevice(&dev));
+  RISEC_CUDA(cudaGetDeviceProperties(&risec_prop, dev));
+  snprintf(device_text, device_len, "device %d, %s (sm_%d%d)", dev, risec_prop.name,
+           risec_prop.major, risec_prop.minor);
+  risec_ready = 1;
+}
+
+/* The grid and blocks of a launch of `kernel`: global[d] threads (the program's, or
+   $RISEC_CUDA_GLOBAL) in blocks of local[d] (the program's work items per group, or
+   $RISEC_CUDA_LOCAL; 256 threads, or 32 x 8, for a mapGlobal launch), at most what
+   the kernel and the device allow; the grid is clamped to the device's limits (the
+   loops are strided, so every size is correct). */
+static void risec_shape(const void* kernel, unsigned dims, size_t* global, size_t* local,
+                        dim3* grid, dim3* block) {
+  struct cudaFuncAttributes attr;
+  RISEC_CUDA(cudaFuncGetAttributes(&attr, kernel));
+  size_t max_items[3] = {(size_t)risec_prop.maxThreadsDim[0], (size_t)risec_prop.maxThreadsDim[1],
+                         (size_t)risec_prop.maxThreadsDim[2]};
+  risec_launch_size("RISEC_CUDA_GLOBAL", "RISEC_CUDA_LOCAL", dims, global, local, 1,
+                    (size_t)attr.maxThreadsPerBlock, max_items);
+  unsigned g[3] = {1, 1, 1}, b[3] = {1, 1, 1};
+  for (unsigned d = 0; d < dims; ++d) {
+    size_t blocks = global[d] / local[d];
+    if (blocks > (size_t)risec_prop.maxGridSize[d]) blocks = (size_t)risec_prop.maxGridSize[d];
+    g[d] = (unsigned)blocks;
+    b[d] = (unsigned)local[d];
+  }
+  *grid = dim3(g[0], g[1], g[2]);
+  *block = dim3(b[0], b[1], b[2]);
+}
+)C";
+
+}  // namespace
+
+std::string CudaPrinter::host_text(const std::string& sig, const std::string& output,
+                                   const Type& out_dt, const std::vector<dpia::Input>& inputs,
+                                   const std::vector<std::string>& sizes) {
+  const std::string& fn = function_name_;
+  std::ostringstream src;
+  src << "/* The kernels' time in the last call (CUDA events), and where they ran. */\n";
+  src << "extern \"C\" {\ndouble " << fn << "__risec_kernel_ms;\nchar " << fn
+      << "__risec_device[512];\n}\n\n";
+  src << gpu::kLaunchSizeHelpers << kHostRuntime << "\n";
+
+  std::ostringstream body;
+  body << "  if (!risec_ready) risec_cuda_init(" << fn << "__risec_device, sizeof " << fn
+       << "__risec_device);\n";
+  // Buffers: the output, the inputs (copied in), the temporaries between launches.
+  auto buffer = [&](const std::string& m, const Type& dt, bool copy) {
+    std::string b = "risec_b_" + cname(m);
+    body << "  " << c_type(dt) << "* " << b << " = NULL;\n";
+    body << "  RISEC_CUDA(cudaMalloc((void**)&" << b << ", " << bytes(dt) << "));\n";
+    if (copy)
+      body << "  RISEC_CUDA(cudaMemcpy(" << b << ", " << cname(m) << ", " << bytes(dt)
+           << ", cudaMemcpyHostToDevice));\n";
+  };
+  buffer(output, out_dt, false);
+  for (const auto& in : inputs) buffer(in.name, in.dt, true);
+  for (const HostBuffer& b : host_buffers_) buffer(b.name, b.dt, false);
+  // Every launch's shape first: the events then time the kernels, not the host's work.
+  const std::string n = std::to_string(launches_.size());
+  body << "  dim3 risec_grid[" << n << "], risec_block[" << n << "];\n";
+  for (size_t k = 0; k < launches_.size(); ++k) {
+    const Launch& l = launches_[k];
+    Shape sh = shape(l);
+    // A mapGlobal launch has no group size of its own: 256 threads a block (32 x 8
+    // in two or more dimensions); one thread for a sequential kernel.
+    if (l.level == LoopKind::Global)
+      for (int d = 0; d < 3; ++d)
+        sh.local[d] = d >= sh.dims   ? "1"
+                      : sh.dims == 1 ? "256"
+                      : d == 0       ? "32"
+                      : d == 1       ? "8"
+                                     : "1";
+    body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
+         << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
+         << sh.local[2] << "};\n";
+    body << "    risec_shape((const void*)" << l.kernel << ", " << sh.dims
+         << ", global, local, &risec_grid[" << k << "], &risec_block[" << k << "]);\n  }\n";
+  }
+  body << "  cudaEvent_t risec_start, risec_stop;\n"
+       << "  RISEC_CUDA(cudaEventCreate(&risec_start));\n"
+       << "  RISEC_CUDA(cudaEventCreate(&risec_stop));\n"
+       << "  RISEC_CUDA(cudaEventRecord(risec_start, 0));\n";
+  for (size_t k = 0; k < launches_.size(); ++k) {
+    const Launch& l = launches_[k];
+    std::string args;
+    for (const std::string& m : l.memory)
+      args += (args.empty() ? "" : ", ") + ("risec_b_" + cname(m));
+    for (const std::string& s : sizes) args += (args.empty() ? "" : ", ") + c_identifier(s);
+    body << "  " << l.kernel << "<<<risec_grid[" << k << "], risec_block[" << k << "]>>>(" << args
+         << ");\n";
+    body << "  RISEC_CUDA(cudaGetLastError());\n";
+  }
+  body << "  RISEC_CUDA(cudaEventRecord(risec_stop, 0));\n"
+       << "  RISEC_CUDA(cudaEventSynchronize(risec_stop));\n"
+       << "  float risec_ms = 0;\n"
+       << "  RISEC_CUDA(cudaEventElapsedTime(&risec_ms, risec_start, risec_stop));\n"
+       << "  " << fn << "__risec_kernel_ms = risec_ms;\n";
+  body << "  RISEC_CUDA(cudaMemcpy(" << cname(output) << ", risec_b_" << cname(output) << ", "
+       << bytes(out_dt) << ", cudaMemcpyDeviceToHost));\n";
+  body << "  RISEC_CUDA(cudaEventDestroy(risec_start));\n"
+       << "  RISEC_CUDA(cudaEventDestroy(risec_stop));\n";
+  for (const std::string& m : host_order_)
+    body << "  RISEC_CUDA(cudaFree(risec_b_" << cname(m) << "));\n";
+
+  src << "extern \"C\" " << sig << " {\n" << function_prologue(fn, sizes) << body.str() << "}\n\n";
+  src << "extern \"C\" {\n" << call_wrapper(fn, sig, out_dt, inputs, sizes) << "}\n";
+  return src.str();
+}
+
+}  // namespace risec::codegen::cuda

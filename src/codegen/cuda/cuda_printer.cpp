@@ -1,0 +1,190 @@
+// The CUDA printer (see cuda_printer.h): the kernel language's hooks and the unit in
+// cuda_printer.cpp, the host function in cuda_host.cpp.
+#include "codegen/cuda/cuda_printer.h"
+
+#include <functional>
+#include <sstream>
+
+namespace risec::codegen::cuda {
+
+using dpia::LoopKind;
+
+namespace {
+
+// CUDA's name of a number type in its vector types (float4, int2, longlong2, ...).
+std::string cuda_scalar(rise::ScalarKind k) {
+  const char* name = gpu::vector_scalar(k);
+  if (!name) return "";
+  std::string s = name;
+  return s == "long" || s == "ulong" ? s + "long" : s;
+}
+
+const char* const kLanes[] = {"x", "y", "z", "w"};
+
+// The dimension's member of CUDA's dim3 built-ins.
+std::string axis(int dim) {
+  return std::string(".") + "xyz"[dim];
+}
+
+// What the kernels need besides CUDA's headers: C's `restrict`, the helpers' hooks
+// (a failed integer division in a kernel prints and traps: the launch fails and the
+// host reports it), and a lane of a vector chosen at run time.
+const char* const kPrelude = R"(#include <cuda_runtime.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define restrict __restrict__
+#define RISEC_SIMD_LOOP
+#ifdef __CUDA_ARCH__
+#define RISEC_ARITHMETIC_FAILED(fn, what) (printf("%s: %s\n", (fn), (what)), __trap())
+#endif
+template <class V>
+__device__ __forceinline__ auto& risec_lane(V& v, int i) { return (&v.x)[i]; }
+template <class V>
+__device__ __forceinline__ auto risec_lane(const V& v, int i) { return (&v.x)[i]; }
+)";
+
+// C helpers (index arithmetic, checked division, foreign functions, conversions)
+// callable from kernels and from the host function alike; inline rather than static
+// inline, which nvcc reports when unused.
+std::string host_device(const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("static inline ", 0) == 0)
+      line.replace(0, 14, "inline __host__ __device__ ");
+    else if (line.rfind("static ", 0) == 0)
+      line.insert(7, "__host__ __device__ ");
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+CExpr CudaPrinter::loop_start(LoopKind kind, int dim) {
+  std::string a = axis(dim);
+  if (kind == LoopKind::WorkGroup) return c_atom("blockIdx" + a);
+  if (kind == LoopKind::Local) return c_atom("threadIdx" + a);
+  return c_binary(c_binary(c_atom("blockIdx" + a), "*", c_atom("blockDim" + a), kPrecMul), "+",
+                  c_atom("threadIdx" + a), kPrecAdd);
+}
+
+CExpr CudaPrinter::loop_step(LoopKind kind, int dim) {
+  std::string a = axis(dim);
+  if (kind == LoopKind::WorkGroup) return c_atom("gridDim" + a);
+  if (kind == LoopKind::Local) return c_atom("blockDim" + a);
+  return c_binary(c_atom("gridDim" + a), "*", c_atom("blockDim" + a), kPrecMul);
+}
+
+// 16-byte aligned, so that aligned vector loads (float4) may read them.
+std::string CudaPrinter::kernel_array(dpia::Space space, const std::string& elem,
+                                      const std::string& name, int64_t n) {
+  return (space == dpia::Space::Local ? "__shared__ " : "") + std::string("__align__(16) ") + elem +
+         " " + name + "[" + std::to_string(n) + "]";
+}
+
+std::string CudaPrinter::global_param(const std::string& type, const std::string& name,
+                                      bool written) {
+  return (written ? "" : "const ") + type + "* __restrict__ " + name;
+}
+
+std::string CudaPrinter::vector_type(const Type& t) {
+  auto lanes = t->size.as_const();
+  std::string elem = t->a->kind == TypeKind::Scalar ? cuda_scalar(t->a->scalar) : "";
+  bool wide = !elem.empty() && rise::scalar_bits(t->a->scalar) == 64;
+  if (!lanes || elem.empty() || (*lanes != 2 && *lanes != 4) || (wide && *lanes == 4))
+    user_error("CUDA has no vector type for " + rise::print(t) +
+               " (2 or 4 lanes of a number type; 2 of a 64-bit one)");
+  const int64_t n = *lanes;
+  std::string name = elem + std::to_string(n);
+  if (!typedefs_.insert(name).second) return name;
+  std::string e = scalar_c(t->a->scalar);
+  // make_float4(f(0), f(1), ...) for a lane expression f of the lane's index.
+  auto make = [&](const std::function<std::string(int64_t)>& lane) {
+    std::string s = "make_" + name + "(";
+    for (int64_t l = 0; l < n; ++l) s += (l ? ", " : "") + lane(l);
+    return s + ")";
+  };
+  const std::string fn = "inline __device__ ";
+  std::string& v = vector_text_;
+  v += fn + name + " " + name + "_load(const " + e + "* p) { return " +
+       make([](int64_t l) { return "p[" + std::to_string(l) + "]"; }) + "; }\n";
+  v += fn + name + " " + name + "_load_aligned(const " + e + "* p) { return *(const " + name +
+       "*)p; }\n";
+  v += fn + "void " + name + "_store(" + e + "* p, " + name + " v) {";
+  for (int64_t l = 0; l < n; ++l) v += " p[" + std::to_string(l) + "] = v." + kLanes[l] + ";";
+  v += " }\n";
+  v += fn + name + " " + name + "_broadcast(" + e + " x) { return " +
+       make([](int64_t) { return std::string("x"); }) + "; }\n";
+  // CUDA's vector types have no arithmetic: lane-wise operators.
+  for (const char* op : {"+", "-", "*", "/"})
+    v += fn + name + " operator" + op + "(" + name + " a, " + name + " b) { return " +
+         make([&](int64_t l) {
+           return "(" + e + ")(a." + kLanes[l] + " " + op + " b." + kLanes[l] + ")";
+         }) +
+         "; }\n";
+  v += fn + name + " operator-(" + name + " a) { return " +
+       make([&](int64_t l) { return "(" + e + ")(-a." + kLanes[l] + ")"; }) + "; }\n";
+  return name;
+}
+
+// A constant lane is the member v.x .. v.w; a lane known only at run time is
+// risec_lane(v, i).
+CExpr CudaPrinter::vector_lane(CExpr v, const Nat& i) {
+  auto k = i.as_const();
+  if (k && *k >= 0 && *k < 4) return c_member(std::move(v), kLanes[*k]);
+  return c_call("risec_lane", {std::move(v), nat_expr(i)});
+}
+
+// CUDA's math functions take scalars: a helper applying one lane by lane.
+CExpr CudaPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
+                               const std::vector<CExpr>& args) {
+  std::string name = vector_type(vt);
+  std::string fn = name + "_" + (op.is(PrimId::Mod) ? std::string("fmod") : op.name);
+  if (typedefs_.insert(fn).second) {
+    std::string params, lanes;
+    for (size_t i = 0; i < args.size(); ++i)
+      params += (i ? ", " : "") + name + " a" + std::to_string(i);
+    for (int64_t l = 0; l < *vt->size.as_const(); ++l) {
+      std::vector<CExpr> lane_args;
+      for (size_t i = 0; i < args.size(); ++i)
+        lane_args.push_back(c_atom("a" + std::to_string(i) + "." + kLanes[l]));
+      lanes += (l ? ", " : "") + math_call(op, vt->a, lane_args).text;
+    }
+    vector_text_ += "inline __device__ " + name + " " + fn + "(" + params + ") { return make_" +
+                    name + "(" + lanes + "); }\n";
+  }
+  return c_call(fn, args);
+}
+
+CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP& program,
+                                   const std::string& output, const Type& out_dt,
+                                   const std::vector<dpia::Input>& inputs,
+                                   const std::vector<std::string>& sizes) {
+  CUnit u;
+  u.uses_cuda = true;
+  std::string kernels = this->kernels(u, entry_name, program, output, out_dt, inputs, sizes);
+  std::string sig = signature(u, output, out_dt, inputs, sizes);
+  std::ostringstream cu;
+  cu << "/* Generated by risec " RISEC_VERSION " from '" << entry_name
+     << "': CUDA kernels and the host function " << u.name
+     << " that launches them in order. Do not edit. */\n";
+  cu << kPrelude << "\n" << host_device(index_helpers(idx_type_));
+  if (!sizes.empty()) cu << kPreconditionHelper;
+  cu << host_device(typedef_text_) << vector_text_ << "\n";
+  if (!arith_text_.empty()) cu << host_device(arith_text_) << "\n";
+  if (!foreign_text_.empty()) cu << host_device(foreign_text_) << "\n";
+  cu << kernels << host_text(sig, output, out_dt, inputs, sizes);
+  u.source = cu.str();
+  u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);
+  // The vector types (float4, ...) of the interface are CUDA's.
+  if (!vector_text_.empty()) u.header = "#include <vector_types.h>\n" + u.header;
+  return u;
+}
+
+}  // namespace risec::codegen::cuda

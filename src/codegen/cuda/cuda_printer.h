@@ -1,0 +1,52 @@
+// The CUDA target's printer: imperative DPIA as one CUDA C++ file (the unit's
+// source, OUT.cu) holding the kernels and an extern "C" host function with the C
+// target's signature that allocates device buffers, copies the inputs, launches the
+// kernels in order, times them with CUDA events and copies the output back; every
+// CUDA call's error is checked and reported (a message and abort()). Launches,
+// parallel loops, local memory and barriers are the GPU printer's
+// (codegen/gpu/gpu_printer.h), the same as OpenCL's; what is CUDA's:
+// threadIdx/blockIdx/blockDim/gridDim loops, `__shared__` memory, __syncthreads(),
+// vector types (float4, with the operators CUDA lacks) and the host code
+// (cuda_host.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/gpu/gpu_printer.h"
+
+namespace risec::codegen::cuda {
+
+class CudaPrinter : public gpu::GpuPrinter {
+ public:
+  using GpuPrinter::GpuPrinter;
+
+  // The unit: source (the .cu file) and header (the C declaration).
+  CUnit print_cuda_unit(const std::string& entry_name, const dpia::CommandP& program,
+                        const std::string& output, const rise::Type& out_dt,
+                        const std::vector<dpia::Input>& inputs,
+                        const std::vector<std::string>& sizes);
+
+ protected:
+  std::string gpu_name() const override { return "CUDA"; }
+  std::string barrier() const override { return "__syncthreads()"; }
+  CExpr loop_start(dpia::LoopKind kind, int dim) override;
+  CExpr loop_step(dpia::LoopKind kind, int dim) override;
+  std::string kernel_array(dpia::Space space, const std::string& elem, const std::string& name,
+                           int64_t n) override;
+  std::string global_param(const std::string& type, const std::string& name, bool written) override;
+  std::string kernel_head() const override { return "__global__ void "; }
+  std::string vector_type(const Type& t) override;
+  CExpr vector_lane(CExpr v, const Nat& i) override;
+  CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
+                    const std::vector<CExpr>& args) override;
+
+ private:
+  std::string host_text(const std::string& sig, const std::string& output, const Type& out_dt,
+                        const std::vector<dpia::Input>& inputs,
+                        const std::vector<std::string>& sizes);
+
+  std::string vector_text_;  // the vector helpers (float4_load, operators, ...)
+};
+
+}  // namespace risec::codegen::cuda

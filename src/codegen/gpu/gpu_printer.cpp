@@ -1,0 +1,384 @@
+// The GPU targets' shared printer (see gpu_printer.h): launches, kernels, parallel
+// loops, local memory and barriers.
+#include "codegen/gpu/gpu_printer.h"
+
+#include <sstream>
+
+#include "codegen/c/c_names.h"
+#include "dpia/outline.h"
+#include "dpia/traverse.h"
+
+namespace risec::codegen::gpu {
+
+using dpia::LoopKind;
+using dpia::Space;
+
+const char* const kLaunchSizeHelpers = R"(/* Entry d of the comma-separated list in $var, or 0. */
+static size_t risec_env_size(const char* var, int d) {
+  const char* s = getenv(var);
+  for (int i = 0; s && *s; ++i) {
+    char* end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s) return 0;
+    if (i == d) return (size_t)v;
+    s = *end == ',' ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+/* The launch: global[d] work items (from the program, or $global_var), in groups of
+   local[d] (when grouped: from the program or $local_var, at most what the device
+   allows); a global size is rounded up to whole groups (the loops are strided, so
+   every size is correct). Returns whether the launch has a group size. */
+static int risec_launch_size(const char* global_var, const char* local_var, unsigned dims,
+                             size_t* global, size_t* local, int grouped, size_t max_group,
+                             const size_t* max_items) {
+  int given_local = 0;
+  for (unsigned d = 0; d < dims; ++d) {
+    size_t g = risec_env_size(global_var, (int)d), l = risec_env_size(local_var, (int)d);
+    if (g) global[d] = g;
+    if (l) { local[d] = l; given_local = 1; }
+    if (global[d] == 0) global[d] = 1;
+    if (local[d] == 0) local[d] = 1;
+    if (local[d] > max_items[d]) local[d] = max_items[d];
+  }
+  if (!grouped && !given_local) return 0;
+  for (;;) {
+    size_t total = 1;
+    unsigned widest = 0;
+    for (unsigned d = 0; d < dims; ++d) {
+      total *= local[d];
+      if (local[d] > local[widest]) widest = d;
+    }
+    if (total <= max_group) break;
+    local[widest] = (local[widest] + 1) / 2;
+  }
+  for (unsigned d = 0; d < dims; ++d) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+  return 1;
+}
+)";
+
+const char* vector_scalar(rise::ScalarKind k) {
+  switch (k) {
+    case rise::ScalarKind::I8:
+      return "char";
+    case rise::ScalarKind::U8:
+      return "uchar";
+    case rise::ScalarKind::I16:
+      return "short";
+    case rise::ScalarKind::U16:
+      return "ushort";
+    case rise::ScalarKind::I32:
+      return "int";
+    case rise::ScalarKind::U32:
+      return "uint";
+    case rise::ScalarKind::I64:
+      return "long";
+    case rise::ScalarKind::U64:
+      return "ulong";
+    case rise::ScalarKind::F32:
+      return "float";
+    case rise::ScalarKind::F64:
+      return "double";
+    default:
+      return nullptr;
+  }
+}
+
+namespace {
+
+// Whether a command runs GPU-level loops (mapGlobal, mapWorkGroup, mapLocal).
+bool has_gpu_loops(const CommandP& c) {
+  struct Finder : dpia::Visitor {
+    bool found = false;
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) found = true;
+      if (!found) dpia::Visitor::visit_command(c);
+    }
+  } f;
+  f.visit(c);
+  return f.found;
+}
+
+// The map primitive of a GPU level (mapGlobal, mapWorkGroup, mapLocal), for messages.
+std::string map_name(LoopKind k) {
+  for (const rise::PrimitiveInfo& p : rise::primitives())
+    if (p.family == rise::Family::Map && p.loop == k) return p.name;
+  return dpia::loop_kind_name(k);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ hooks
+// A scalar inside a kernel is a work item's own: private. A local or global one
+// (one variable every work item writes at once) is refused by the address-space check.
+CStmtP GpuPrinter::declare_variable(const std::string& decl, dpia::Space space) {
+  if (space == Space::Local || space == Space::Global)
+    internal_error(gpu_name() + " printer: `" + decl + "` in " + dpia::space_name(space) +
+                   " memory inside a kernel passed the address-space check");
+  return c_decl(decl);
+}
+
+CStmtP GpuPrinter::declare_buffer(const std::string& name, const std::string& elem,
+                                  const Nat& count, dpia::Space space, dpia::Placement placement,
+                                  bool) {
+  if (space == Space::Global)  // refused, located, by the address-space check
+    internal_error(gpu_name() + " printer: global memory " + name + " allocated inside a kernel");
+  auto n = count.as_const();
+  if (space == Space::Local) {
+    if (!n)
+      user_error("local memory (" + name + ") needs a size known at compile time, not " +
+                 count.to_string());
+    // At kernel scope (as OpenCL 1.2 requires), once per work group; once per kernel
+    // too (the unrolled copies of a loop share it).
+    if (local_cnames_.insert(name).second)
+      local_decls_.push_back(c_decl(kernel_array(space, elem, name, *n)));
+    return c_block({});
+  }
+  if (placement != dpia::Placement::Stack || !n)
+    user_error("the temporary " + name + " of " + count.to_string() +
+               " elements is too large for private memory inside a kernel: store it in global "
+               "memory (toGlobal) outside the parallel maps");
+  return c_decl(kernel_array(space, elem, name, *n));
+}
+
+// Whether `c` writes (reads) local memory.
+bool GpuPrinter::touches_local(const Command& c, bool written) {
+  dpia::Captures u = dpia::captures(c);
+  for (const std::string& v : written ? u.written : u.read)
+    if (local_vars_.count(v)) return true;
+  return false;
+}
+
+// Code run by all the work items of a group alike: inside a mapWorkGroup, outside
+// its mapLocal loops. Only there can a barrier be placed.
+bool GpuPrinter::group_uniform() const {
+  bool group = false;
+  for (const Command* l : gpu_loops_) {
+    if (l->loop == LoopKind::Local) return false;
+    group = group || l->loop == LoopKind::WorkGroup;
+  }
+  return group;
+}
+
+// The end of the body of a loop the whole group runs: when the body writes local
+// memory that was read since the last barrier, its next iteration would overwrite
+// it while work items may still read it.
+void GpuPrinter::end_of_group_loop(const Command& loop, std::vector<CStmtP>& body) {
+  if (!reads_pending_ || !touches_local(loop, true)) return;
+  body.push_back(c_expr_stmt(barrier()));
+  reads_pending_ = false;
+}
+
+void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
+  if (!dpia::is_gpu_loop(c.loop)) {
+    if (!in_kernel_ || !group_uniform() || !touches_local(c, true))
+      return CPrinter::emit_loop(c, out);
+    // A sequential loop of the whole group (over tiles, say) refilling local memory.
+    std::vector<CStmtP> body;
+    gen(c.body[0], body);
+    end_of_group_loop(c, body);
+    out.push_back(c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_));
+    return;
+  }
+  if (!in_kernel_) internal_error(gpu_name() + " printer: a parallel loop outside a kernel");
+  std::string d = std::to_string(c.dim);
+  // Levels the hardware runs: work groups, then their work items; or global threads.
+  // DPIA's address-space check (dpia/address_spaces.cpp) refuses, located, any other
+  // nesting, which would stride over the same ids twice and skip work.
+  for (const Command* outer : gpu_loops_) {
+    bool same = outer->loop == c.loop && outer->dim == c.dim;
+    bool mixed = (outer->loop == LoopKind::Global) != (c.loop == LoopKind::Global);
+    bool inverted = outer->loop == LoopKind::Local && c.loop == LoopKind::WorkGroup;
+    if (same || mixed || inverted)
+      internal_error(gpu_name() + " printer: " + map_name(c.loop) + "(" + d + ") inside " +
+                     map_name(outer->loop) + " passed the address-space check");
+  }
+  // The work items of an outermost mapLocal write local memory that others read next:
+  // a barrier after it; and one before it when what it overwrites was read since the
+  // last barrier (an unrolled copy after the previous one).
+  bool outer_local = c.loop == LoopKind::Local && group_uniform();
+  bool writes = outer_local && touches_local(c, true);
+  if (writes && reads_pending_) out.push_back(c_expr_stmt(barrier()));
+  gpu_loops_.push_back(&c);
+  std::vector<CStmtP> body;
+  gen(c.body[0], body);
+  if (c.loop == LoopKind::WorkGroup) end_of_group_loop(c, body);
+  gpu_loops_.pop_back();
+  CStmtP loop = c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_);
+  loop->init = c_cast(idx_type_, loop_start(c.loop, c.dim));
+  loop->step = c_cast(idx_type_, loop_step(c.loop, c.dim));
+  out.push_back(loop);
+  if (writes) {
+    out.push_back(c_expr_stmt(barrier()));
+    reads_pending_ = false;
+  } else if (outer_local && touches_local(c, false)) {
+    reads_pending_ = true;
+  }
+}
+
+// ------------------------------------------------------------ launches
+void GpuPrinter::split(const CommandP& c) {
+  auto single = [&] {
+    Launch l;
+    l.body = c;
+    launches_.push_back(std::move(l));
+  };
+  switch (c->kind) {
+    case Command::Skip:
+    case Command::Comment:
+      return;
+    case Command::Seq:
+      for (const CommandP& x : c->body) split(x);
+      return;
+    case Command::New:
+      // Kept inside one kernel unless launches share it or it is too large for a
+      // work item's private memory (then a global buffer, like the ones shared).
+      if (!has_gpu_loops(c->body[0]) &&
+          !(c->placement == dpia::Placement::Heap &&
+            (c->space == Space::Default || c->space == Space::Global)))
+        return single();
+      if (c->dt->kind != TypeKind::Array || c->space == Space::Local || c->space == Space::Private)
+        user_error("the " + gpu_name() + " target keeps " + rise::print(c->dt) + " in " +
+                   dpia::space_name(c->space) +
+                   " memory between kernel launches, which it cannot: only arrays in global "
+                   "memory live across launches (" +
+                   c->var + ")");
+      host_buffers_.push_back({c->var, c->dt});
+      storage_[c->var] = Storage{c->dt, true};
+      split(c->body[0]);
+      return;
+    case Command::For:
+      if (c->loop == LoopKind::Global || c->loop == LoopKind::WorkGroup) {
+        Launch l;
+        l.body = c;
+        l.level = c->loop;
+        launches_.push_back(std::move(l));
+        return;
+      }
+      if (c->loop == LoopKind::Local)  // refused, located, by the address-space check
+        internal_error(gpu_name() + " printer: a mapLocal outside every mapWorkGroup");
+      break;
+    default:
+      break;
+  }
+  if (has_gpu_loops(c))
+    user_error("the " + gpu_name() +
+               " target launches a kernel per top-level parallel map: parallel maps "
+               "(mapGlobal, mapWorkGroup) inside a sequential loop or condition at the top of the "
+               "program are not supported; make the parallel map the outermost loop");
+  single();
+}
+
+// The trip counts of the program's parallel loops, as far as they depend on the
+// sizes only, size the launch.
+void GpuPrinter::launch_sizes(const CommandP& c, Launch& l) {
+  struct Walk : dpia::Visitor {
+    GpuPrinter& p;
+    Launch& l;
+    Walk(GpuPrinter& p, Launch& l) : p(p), l(l) {}
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
+        l.dims = std::max(l.dims, c.dim + 1);
+        l.has_local[c.dim] = l.has_local[c.dim] || c.loop == LoopKind::Local;
+        bool known = true;
+        for (const auto& [name, range] : arith::free_vars(c.n))
+          known = known && p.size_names_.count(name);
+        std::string* slot = c.loop == LoopKind::Global      ? &l.global[c.dim]
+                            : c.loop == LoopKind::WorkGroup ? &l.groups[c.dim]
+                                                            : &l.local[c.dim];
+        if (known && slot->empty()) *slot = nat_expr(c.n).text;
+      }
+      dpia::Visitor::visit_command(c);
+    }
+  } w(*this, l);
+  w.visit(c);
+}
+
+std::string GpuPrinter::kernel_text(Launch& l, const std::vector<std::string>& sizes) {
+  in_kernel_ = true;
+  local_decls_.clear();
+  reads_pending_ = false;
+  // The kernel's local arrays, known before printing decides barriers by them.
+  struct Locals : dpia::Visitor {
+    std::set<std::string>& out;
+    std::string target;
+    Locals(std::set<std::string>& o, std::string t) : out(o), target(std::move(t)) {}
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::New && c.space == Space::Local) out.insert(c.var);
+      if (c.kind == Command::NewDoubleBuffer)
+        user_error(
+            "iterate (double buffering between two buffers swapped by pointer) is not "
+            "supported by the " +
+            target + " target yet: compile it for the C or OpenMP target");
+      dpia::Visitor::visit_command(c);
+    }
+  } locals(local_vars_, gpu_name());
+  locals.visit(l.body);
+  std::vector<CStmtP> body;
+  gen(l.body, body);
+  in_kernel_ = false;
+  Command wrap{Command::For};
+  wrap.body = {l.body};
+  dpia::Captures u = dpia::captures(wrap);
+  std::string params;
+  auto param = [&](const std::string& p) { params += (params.empty() ? "" : ", ") + p; };
+  for (const std::string& m : host_order_) {
+    if (!u.read.count(m) && !u.written.count(m)) continue;
+    l.memory.push_back(m);
+    param(global_param(c_type(storage_.at(m).dt), cname(m), u.written.count(m) > 0));
+  }
+  for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
+  launch_sizes(l.body, l);
+  std::string text = kernel_head() + l.kernel + "(" + params + ") {\n";
+  std::string body_text = print(c_block(body), 1);
+  text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
+  return text;
+}
+
+std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const CommandP& program,
+                                const std::string& output, const Type& out_dt,
+                                const std::vector<dpia::Input>& inputs,
+                                const std::vector<std::string>& sizes) {
+  u.name = c_entry_name(entry_name);
+  bind_parameters(output, out_dt, inputs, sizes);
+  function_name_ = u.name;
+  idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
+  size_names_.insert(sizes.begin(), sizes.end());
+  host_order_.push_back(output);
+  for (const auto& in : inputs) host_order_.push_back(in.name);
+  split(program);
+  if (launches_.empty()) launches_.push_back({"", program});  // nothing to compute: one no-op
+  for (const HostBuffer& b : host_buffers_) host_order_.push_back(b.name);
+  std::string text;
+  for (size_t k = 0; k < launches_.size(); ++k) {
+    launches_[k].kernel = u.name + "_k" + std::to_string(k);
+    text += kernel_text(launches_[k], sizes);
+  }
+  return text;
+}
+
+GpuPrinter::Shape GpuPrinter::shape(const Launch& l) {
+  Shape s;
+  s.grouped = l.level == LoopKind::WorkGroup;
+  s.dims = l.level == LoopKind::None ? 1 : l.dims;
+  for (int d = 0; d < 3; ++d) {
+    std::string groups = l.groups[d].empty() ? "1" : "(size_t)(" + l.groups[d] + ")";
+    s.local[d] = !s.grouped || !l.has_local[d] ? "1"
+                 : l.local[d].empty()          ? "64"
+                                               : "(size_t)(" + l.local[d] + ")";
+    if (l.level == LoopKind::Global)
+      s.global[d] = l.global[d].empty() ? "1" : "(size_t)(" + l.global[d] + ")";
+    else if (s.grouped)
+      s.global[d] = groups + " * " + s.local[d];
+    else
+      s.global[d] = "1";
+  }
+  return s;
+}
+
+std::string GpuPrinter::bytes(const Type& dt) {
+  return "sizeof(" + c_type(dt) + ") * (size_t)(" + nat_expr(count(dt)).text + ")";
+}
+
+}  // namespace risec::codegen::gpu

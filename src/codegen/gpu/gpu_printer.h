@@ -1,0 +1,133 @@
+// What the GPU targets (OpenCL, CUDA) print alike: imperative DPIA split into kernel
+// launches, strided parallel loops, local (shared) memory declared once per kernel,
+// private arrays per work item, barriers, and the launch sizes the host function
+// uses. It extends the C printer: commands, views and scalar code print as C. The
+// two printers (codegen/opencl, codegen/cuda) differ only in the hooks below (the
+// spelling of ids, barriers, address spaces and kernel heads) and in their host code.
+//
+// Launch model (docs/targets.md): the program's top-level commands are split into
+// launches, one kernel each, run in sequence: a mapGlobal or mapWorkGroup loop at the
+// top (with what it contains) is a parallel launch; any other top-level command (a
+// sequential computation) is a kernel run by one work item. Allocations at the top
+// are global buffers the host creates and passes to the kernels that use them.
+// Parallel loops are strided: `for (i = <id>(d); i < n; i += <size>(d))` over global
+// ids, work groups or work items in a group, so any launch size computes the whole
+// result. Local memory is declared once per kernel (at kernel scope), private arrays
+// per work item.
+// A barrier follows the outermost mapLocal that writes local memory (other work
+// items read it next), precedes one that overwrites local memory read since the last
+// barrier, and ends the body of a loop the whole group runs (mapWorkGroup, or a
+// sequential loop inside it) whose next iteration would overwrite local memory still
+// being read.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/c/c_printer.h"
+
+namespace risec::codegen::gpu {
+
+// The host's launch-size helpers (C, also valid C++): risec_env_size(var, d) reads
+// entry d of "N,M,..." in $var; risec_launch_size(global_var, local_var, dims, global,
+// local, grouped, max_group, max_items) applies those overrides to the program's
+// sizes, clamps the group to what the device allows (halving its widest dimension)
+// and rounds the global size up to whole groups; it returns whether there is a group
+// size (grouped, or one given in $local_var).
+extern const char* const kLaunchSizeHelpers;
+
+// OpenCL's name of a number type in its vector types (float for float4, long for
+// long2, ...), or null for other types; CUDA's are the same but for 64-bit integers.
+const char* vector_scalar(rise::ScalarKind k);
+
+class GpuPrinter : public CPrinter {
+ public:
+  using CPrinter::CPrinter;
+
+ protected:
+  // ---- hooks of the kernel language
+  // "OpenCL", "CUDA": for messages.
+  virtual std::string gpu_name() const = 0;
+  // The barrier statement of a work group (without `;`).
+  virtual std::string barrier() const = 0;
+  // The first index and the stride of a parallel loop of `kind` in dimension `dim`.
+  virtual CExpr loop_start(dpia::LoopKind kind, int dim) = 0;
+  virtual CExpr loop_step(dpia::LoopKind kind, int dim) = 0;
+  // The declaration of an array of `n` elements in local (once per kernel) or
+  // private memory (per work item), without `;`.
+  virtual std::string kernel_array(dpia::Space space, const std::string& elem,
+                                   const std::string& name, int64_t n) = 0;
+  // A kernel parameter pointing to global memory of element type `type`.
+  virtual std::string global_param(const std::string& type, const std::string& name,
+                                   bool written) = 0;
+  // What precedes the kernel's name and parameters ("__kernel void ").
+  virtual std::string kernel_head() const = 0;
+
+  // ---- C printer hooks, the same for both
+  void emit_loop(const Command& loop, std::vector<CStmtP>& out) override;
+  CStmtP declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
+                        dpia::Space space, dpia::Placement placement, bool restrict_ptr) override;
+  CStmtP declare_variable(const std::string& decl, dpia::Space space) override;
+
+  // One kernel launch (see above).
+  struct Launch {
+    std::string kernel;  // the kernel's name
+    CommandP body;
+    dpia::LoopKind level = dpia::LoopKind::None;  // Global, WorkGroup, or None: one work item
+    std::vector<std::string> memory;              // the buffers it uses (DPIA names), in order
+    // Per dimension: the trip counts that size the launch (global threads; work
+    // groups and work items per group), as C expressions over the sizes ("" when
+    // the program does not say).
+    std::string global[3], groups[3], local[3];
+    bool has_local[3] = {false, false, false};  // a mapLocal runs in the dimension
+    int dims = 1;
+  };
+  struct HostBuffer {
+    std::string name;  // DPIA name
+    Type dt;
+  };
+  // The launch size of `l` for the host, per dimension, as C expressions of type
+  // size_t: global work items (grouped: groups times items per group) and items per
+  // group. Work items per group are the mapLocal's length, 64 where it depends on
+  // more than the sizes (any number is correct: the loops are strided).
+  struct Shape {
+    std::string global[3], local[3];
+    bool grouped = false;
+    int dims = 1;
+  };
+  static Shape shape(const Launch& l);
+
+  // Binds the parameters, splits `program` into launches_ (named NAME_kK) and prints
+  // their kernels, which it returns; sets u.name.
+  std::string kernels(CUnit& u, const std::string& entry_name, const dpia::CommandP& program,
+                      const std::string& output, const rise::Type& out_dt,
+                      const std::vector<dpia::Input>& inputs,
+                      const std::vector<std::string>& sizes);
+  // Bytes of a value of type `dt` on the host, as a C expression.
+  std::string bytes(const Type& dt);
+
+  std::vector<Launch> launches_;
+  std::vector<HostBuffer> host_buffers_;
+  std::vector<std::string> host_order_;  // kernel parameter order: output, inputs, buffers
+
+ private:
+  void split(const CommandP& c);
+  std::string kernel_text(Launch& l, const std::vector<std::string>& sizes);
+  void launch_sizes(const CommandP& c, Launch& l);
+  bool touches_local(const Command& c, bool written);
+  bool group_uniform() const;
+  void end_of_group_loop(const Command& loop, std::vector<CStmtP>& body);
+
+  std::set<std::string> size_names_;
+  std::set<std::string> local_cnames_;  // local arrays declared (C names)
+  std::set<std::string> local_vars_;    // local arrays of the program (DPIA names)
+  std::vector<CStmtP> local_decls_;     // of the kernel being printed
+  // Local memory was read by the group's work items since the last barrier (in the
+  // order the kernel is printed).
+  bool reads_pending_ = false;
+  bool in_kernel_ = false;
+  std::vector<const Command*> gpu_loops_;  // the GPU-level loops around the code printed
+};
+
+}  // namespace risec::codegen::gpu

@@ -1,0 +1,402 @@
+// The CUDA target (docs/targets.md): every GPU strategy of the examples, and programs
+// with local tiles, private arrays and float4 vectors, compile to .cu files that
+// `nvcc -arch=sm_90` compiles with warnings as errors (one batch per core: nvcc
+// starts slowly); golden checks of the kernels' shape (threadIdx/blockIdx loops,
+// __shared__, __syncthreads() where the OpenCL target puts its barriers) and of the
+// host function; `run` without a GPU fails clearly (exit 4). The runs against the
+// interpreter need an NVIDIA GPU: without one they are skipped, and say so.
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "driver/commands.h"
+#include "e2e_util.h"
+#include "runtime/jit.h"
+#include "runtime/process.h"
+#include "support/diagnostics.h"
+
+using namespace risec;
+
+namespace {
+
+// Why there is no CUDA GPU to run on, or "" when there is one. Asked in a child
+// process: a process that initialised CUDA cannot use it in the children it forks
+// (as risec run's isolation does).
+std::string no_gpu_reason() {
+  static const std::string reason = [] {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      void* h = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+      if (!h) ::_exit(2);
+      auto init = reinterpret_cast<int (*)(unsigned)>(::dlsym(h, "cuInit"));
+      auto count = reinterpret_cast<int (*)(int*)>(::dlsym(h, "cuDeviceGetCount"));
+      int n = 0;
+      ::_exit(init && count && init(0) == 0 && count(&n) == 0 && n > 0 ? 0 : 3);
+    }
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+      return std::string("the GPU check could not run");
+    switch (WEXITSTATUS(status)) {
+      case 0:
+        return std::string();
+      case 2:
+        return std::string("no CUDA driver (libcuda.so.1 cannot be loaded)");
+      default:
+        return std::string("the CUDA driver finds no GPU");
+    }
+  }();
+  return reason;
+}
+
+// The nvcc command, or none (then the tests that need it are skipped, saying so).
+std::optional<std::vector<std::string>> nvcc() {
+  try {
+    return runtime::nvcc_compiler();
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+driver::Compiled compile(const std::string& file, const std::string& strategy,
+                         const std::string& sizes, const std::string& target = "cuda") {
+  rise::Program p = driver::load_program(e2e::source_path(file));
+  std::optional<elevate::Strategy> s;
+  if (!strategy.empty()) s = driver::load_strategy(e2e::source_path(strategy));
+  rise::SizeMap known = driver::parse_sizes({sizes});
+  driver::CompileRequest req;
+  req.program = &p;
+  req.sizes = sizes.empty() ? nullptr : &known;
+  req.strategy = s ? &*s : nullptr;
+  req.target = target;
+  return driver::compile(req);
+}
+
+// The kernels of a unit: from the first kernel to the host code.
+std::string kernels(const driver::Compiled& c) {
+  const std::string& s = c.unit.uses_cuda ? c.unit.source : c.unit.kernel_source;
+  size_t first = s.find(c.unit.uses_cuda ? "__global__ void " : "__kernel void ");
+  size_t end = c.unit.uses_cuda ? s.find("/* The kernels' time") : s.size();
+  return first == std::string::npos ? "" : s.substr(first, end - first);
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Programs beyond the examples: local memory refilled by a sequential loop, a private
+// array, float4 memory, scalar memory read as float4, lanes, vector math.
+const std::pair<const char*, const char*> kPrograms[] = {
+    {"seqlocal", R"(def seqlocal = depFun(n: Nat => fun(x: (n*256).f32 =>
+  x |> split(256) |> mapWorkGroup(0)(fun(g => g |> split(64) |> mapSeq(fun(b =>
+    oclToMem(Local)(b |> mapLocal(0)(fun(v => v * 2.0f))) |> reverse
+      |> mapLocal(0)(fun(v => v + 1.0f)))) |> join)) |> join))
+)"},
+    {"revpriv", R"(def revpriv = depFun(n: Nat => fun(x: n.4.f32 =>
+  x |> mapGlobal(0)(fun(r => oclToMem(Private)(r |> mapSeq(fun(v => v * 2.0f))) |> reverse
+    |> mapSeq(fun(v => v + 1.0f))))))
+)"},
+    {"vscale", R"(def vscale = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
+  x |> mapGlobal(0)(fun(v => v * vectorFromScalar(2.0f)))))
+)"},
+    {"vscale2", R"(def vscale2 = depFun(n: Nat => fun(x: (n*4).f32 =>
+  x |> asVector(4) |> mapGlobal(0)(fun(v => v * vectorFromScalar(2.0f))) |> asScalar))
+)"},
+    {"lanes", R"(def lanes = depFun(n: Nat => fun(x: n.vec[f32, 4] => x |> mapGlobal(0)(fun(v =>
+  lane(0)(v) + lane(3)(v) * (v |> lane(2)) - lane(0)(v * vectorFromScalar(2.0f))))))
+)"},
+    {"vexp", R"(def vexp = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
+  x |> mapGlobal(0)(fun(v => exp(v) + sqrt(v) - v / vectorFromScalar(3.0f)))))
+)"},
+};
+
+// Every GPU example (generic in the sizes, or at its test sizes where the strategy
+// needs them) and the programs above as .cu files, compiled by nvcc -arch=sm_90 with every warning
+// an error, in two batches at once.
+TEST(Cuda, EveryGpuProgramCompilesWithNvccWithoutWarnings) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The generated text is the same in both builds; nvcc's time is spent once.
+  GTEST_SKIP() << "the sanitizer build does not compile the CUDA output again: the Release "
+                  "suite does";
+#endif
+  auto cc = nvcc();
+  if (!cc) GTEST_SKIP() << "nvcc not found (set $NVCC): the CUDA output is not compiled";
+  std::vector<std::string> files;
+  auto add = [&](const std::string& name, const driver::Compiled& c) {
+    files.push_back(e2e::write_scratch("cu_" + name + ".cu", c.unit.source));
+  };
+  std::vector<e2e::GpuStrategy> gpu = e2e::gpu_strategies();
+  ASSERT_GE(gpu.size(), 10u);
+  for (const e2e::GpuStrategy& g : gpu) {
+    SCOPED_TRACE(g.strategy);
+    std::string file = "examples/" + g.example + "/" + g.example + ".rise";
+    std::string name = g.example + "_" + g.strategy.substr(g.strategy.rfind('/') + 1);
+    name.resize(name.size() - 4);
+    // Generic in the sizes (symbolic bounds, 64-bit indices) where the strategy allows.
+    try {
+      add(name, compile(file, g.strategy, ""));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::User) << e.message();  // a strategy needing known sizes
+      add(name, compile(file, g.strategy, g.sizes));
+    }
+  }
+  for (const auto& [name, text] : kPrograms)
+    add(name, compile(e2e::write_scratch(std::string(name) + ".rise", text), "", "n=8"));
+  std::vector<runtime::ProcessResult> results(2);
+  std::vector<std::thread> jobs;
+  for (size_t b = 0; b < results.size(); ++b)
+    jobs.emplace_back([&, b] {
+      std::vector<std::string> argv = *cc;
+      argv.insert(argv.end(),
+                  {"-arch=sm_90", "-std=c++17", "-c", "-Werror", "all-warnings", "-Xcompiler",
+                   "-Wall,-Wextra,-Werror", "-odir", e2e::scratch_path("")});
+      for (size_t i = b; i < files.size(); i += results.size()) argv.push_back(files[i]);
+      results[b] = runtime::run_process(argv);
+    });
+  for (std::thread& j : jobs) j.join();
+  for (const runtime::ProcessResult& r : results)
+    EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err << r.out;
+}
+
+// The shape of each GPU example's kernels is OpenCL's: as many kernels, local arrays
+// and barriers, in the same places.
+TEST(Cuda, KernelsHaveTheOpenCLTargetsLaunchesSharedMemoryAndBarriers) {
+  for (const e2e::GpuStrategy& g : e2e::gpu_strategies()) {
+    SCOPED_TRACE(g.strategy);
+    std::string file = "examples/" + g.example + "/" + g.example + ".rise";
+    std::string cu = kernels(compile(file, g.strategy, g.sizes));
+    std::string cl = kernels(compile(file, g.strategy, g.sizes, "opencl"));
+    EXPECT_EQ(count(cu, "__global__ void "), count(cl, "__kernel void ")) << cu;
+    EXPECT_EQ(count(cu, "__shared__ "), count(cl, "__local ")) << cu;
+    EXPECT_EQ(count(cu, "__syncthreads();"), count(cl, "barrier(CLK_LOCAL_MEM_FENCE);")) << cu;
+    EXPECT_EQ(count(cu, "threadIdx."), count(cl, "get_global_id(") + count(cl, "get_local_id("))
+        << cu;
+    EXPECT_EQ(count(cu, "blockIdx."), count(cl, "get_global_id(") + count(cl, "get_group_id("))
+        << cu;
+  }
+}
+
+// mm tiled: A's rows of the block in one __shared__ array, copied by the block's
+// threads; __syncthreads() after the copy (the threads then read rows others copied)
+// and at the end of the block's iteration, no other; 4 private accumulators.
+TEST(Cuda, TiledMMStagesRowsInSharedMemoryBetweenTwoSyncs) {
+  std::string k =
+      kernels(compile("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv", "n=64,m=64,k=64"));
+  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 1u) << k;
+  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  size_t shared = k.find("__shared__");
+  size_t groups = k.find("for (int i1 = (int)blockIdx.x; i1 < 8; i1 += (int)gridDim.x) {");
+  size_t first_sync = k.find("__syncthreads();");
+  size_t compute = k.find("(int)threadIdx.x;");
+  EXPECT_LT(shared, groups) << k;
+  EXPECT_LT(groups, first_sync) << k;
+  EXPECT_LT(first_sync, compute) << "the copy must be complete before the products read it";
+  EXPECT_NE(k.find("__syncthreads();\n  }\n}"), std::string::npos) << k;
+  EXPECT_NE(k.find("float acc8[4];"), std::string::npos) << k;  // the private register block
+}
+
+// Shared memory refilled by a sequential loop the whole block runs: __syncthreads()
+// after the writing threadIdx loop and at the end of the loop body (the next
+// iteration overwrites what was just read), as OpenCL's barriers.
+TEST(Cuda, SequentialLoopsOverSharedMemoryEndWithASync) {
+  std::string file = e2e::write_scratch("seqlocal.rise", kPrograms[0].second);
+  std::string k = kernels(compile(file, "", "n=5"));
+  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 1u) << k;
+  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  size_t seq = k.find("i2 < 4; i2 += 1) {");
+  ASSERT_NE(seq, std::string::npos) << k;
+  size_t write = k.find("threadIdx.x", seq);
+  size_t first = k.find("__syncthreads();", seq);
+  size_t read = k.find("threadIdx.x", write + 1);
+  EXPECT_LT(write, first) << k;
+  EXPECT_LT(first, read) << k;
+  EXPECT_NE(k.find("__syncthreads();\n    }\n  }\n}"), std::string::npos) << k;
+}
+
+// Global maps are strided over the whole grid; 2-D launches use y for dimension 1.
+TEST(Cuda, GlobalMapsStrideOverTheGridInEachDimension) {
+  std::string k =
+      kernels(compile("examples/conv2d/conv2d.rise", "examples/conv2d/opencl.elv", "n=32,m=32"));
+  EXPECT_NE(k.find("(int)(blockIdx.y * blockDim.y + threadIdx.y); "), std::string::npos) << k;
+  EXPECT_NE(k.find("+= (int)(gridDim.y * blockDim.y)"), std::string::npos) << k;
+  EXPECT_NE(k.find("(int)(blockIdx.x * blockDim.x + threadIdx.x); "), std::string::npos) << k;
+  // Row blocks: blocks over rows, threads over the rows of a block; nothing shared.
+  k = kernels(compile("examples/gemv/gemv.rise", "examples/gemv/opencl.elv", "n=128,m=32"));
+  EXPECT_EQ(count(k, "(int)blockIdx.x;"), 1u) << k;
+  EXPECT_EQ(count(k, "(int)threadIdx.x;"), 1u) << k;
+  EXPECT_EQ(count(k, "__syncthreads"), 0u) << k;
+  // atax: two launches in sequence.
+  k = kernels(compile("examples/atax/atax.rise", "examples/atax/opencl.elv", "m=128,n=64"));
+  EXPECT_NE(k.find("__global__ void atax_k0("), std::string::npos) << k;
+  EXPECT_NE(k.find("__global__ void atax_k1("), std::string::npos) << k;
+}
+
+// vec[f32, 4] is float4: typed pointers where the memory holds vectors, float4_load /
+// float4_store over scalar memory, lane-wise math.
+TEST(Cuda, VectorsAreFloat4) {
+  auto by_name = [](const char* want) {
+    for (const auto& [name, text] : kPrograms)
+      if (std::string(name) == want)
+        return compile(e2e::write_scratch(std::string(name) + ".rise", text), "", "n=8");
+    return driver::Compiled{};
+  };
+  driver::Compiled typed = by_name("vscale");
+  EXPECT_EQ(typed.unit.header.rfind("#include <vector_types.h>\n", 0), 0u) << typed.unit.header;
+  std::string k = kernels(typed);
+  EXPECT_NE(k.find("const float4* __restrict__ x"), std::string::npos) << k;
+  EXPECT_NE(k.find("float4* __restrict__ output"), std::string::npos) << k;
+  driver::Compiled scalar = by_name("vscale2");
+  k = kernels(scalar);
+  EXPECT_NE(k.find("const float* __restrict__ x"), std::string::npos) << k;
+  EXPECT_NE(k.find("float4_load("), std::string::npos) << k;
+  EXPECT_NE(k.find("float4_store("), std::string::npos) << k;
+  EXPECT_NE(scalar.unit.source.find("inline __device__ float4 operator*(float4 a, float4 b)"),
+            std::string::npos);
+  driver::Compiled math = by_name("vexp");
+  EXPECT_NE(math.unit.source.find(
+                "float4 float4_exp(float4 a0) { return make_float4(expf(a0.x), expf(a0.y), "
+                "expf(a0.z), expf(a0.w)); }"),
+            std::string::npos)
+      << math.unit.source;
+  // CUDA's vector types have at most 4 lanes: refused at the primitive.
+  std::string wide =
+      e2e::write_scratch("wide8.rise", R"(def wide8 = depFun(n: Nat => fun(x: (n*8).f32 =>
+  x |> asVector(8) |> mapGlobal(0)(fun(v => v + vectorFromScalar(1.0f))) |> asScalar))
+)");
+  e2e::CliResult r = e2e::run_risec({"compile", wide, "--target", "cuda"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("wide8.rise:2:77: error: asScalar: a vector of 8 lanes cannot be compiled "
+                       "for CUDA"),
+            std::string::npos)
+      << r.err;
+}
+
+// The host function: the C target's signature, extern "C"; every CUDA runtime call's
+// status checked; kernels launched with <<<grid, block>>> and their errors read.
+TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
+  driver::Compiled cu = compile("examples/atax/atax.rise", "examples/atax/opencl.elv", "");
+  driver::Compiled c = compile("examples/atax/atax.rise", "", "", "c");
+  size_t at = c.unit.source.find("\nvoid atax(");
+  ASSERT_NE(at, std::string::npos) << c.unit.source;
+  std::string sig = c.unit.source.substr(at + 1, c.unit.source.find(" {", at) - at - 1);
+  EXPECT_NE(cu.unit.source.find("extern \"C\" " + sig + " {"), std::string::npos) << sig << "\n"
+                                                                                  << cu.unit.source;
+  std::string host = cu.unit.source.substr(cu.unit.source.find("extern \"C\" " + sig));
+  std::regex call(R"(\bcuda[A-Z]\w*\()");
+  size_t calls = 0;
+  std::istringstream lines(host);
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_search(line, call)) {
+      ++calls;
+      EXPECT_NE(line.find("RISEC_CUDA("), std::string::npos) << line;
+    }
+  EXPECT_GE(calls, 10u);
+  EXPECT_EQ(count(host, "<<<risec_grid["), 2u);
+  EXPECT_EQ(count(host, "RISEC_CUDA(cudaGetLastError());"), 2u);
+  EXPECT_NE(host.find("cudaEventElapsedTime"), std::string::npos);
+  // compile -o writes OUT.cu and OUT.h.
+  std::string out = e2e::scratch_path("atax_cli");
+  e2e::CliResult r =
+      e2e::run_risec({"compile", "examples/atax/atax.rise", "--strategy",
+                      "examples/atax/opencl.elv", "--target", "cuda", "-o", out + ".cu"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::ifstream(out + ".cu").good());
+  EXPECT_TRUE(std::ifstream(out + ".h").good());
+  EXPECT_FALSE(std::ifstream(out + ".c").good());
+}
+
+// Without a GPU, run fails with a clear message and exit 4 (an external tool), never a
+// crash; so does a missing nvcc.
+TEST(Cuda, RunWithoutAGpuOrNvccFailsClearly) {
+  std::vector<std::string> args = {"run",        "examples/scal/scal.rise",
+                                   "--strategy", "examples/scal/global.elv",
+                                   "--target",   "cuda",
+                                   "--size",     "n=64"};
+  e2e::CliResult r = e2e::run_risec(args, {"NVCC=/nonexistent/nvcc"});
+  EXPECT_EQ(r.exit_code, 4) << e2e::show(r);
+  EXPECT_NE(r.err.find("$NVCC names '/nonexistent/nvcc', which is not an executable"),
+            std::string::npos)
+      << r.err;
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found: the run without a GPU is not tested";
+  if (no_gpu_reason().empty())
+    GTEST_SKIP() << "a CUDA GPU is present: the message for a machine without one is not tested";
+  r = e2e::run_risec(args);
+  EXPECT_EQ(r.exit_code, 4) << e2e::show(r);
+  EXPECT_NE(r.err.find("no CUDA GPU: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the CUDA target needs an NVIDIA GPU"), std::string::npos) << r.err;
+}
+
+// The address-space and nesting rules are OpenCL's, located the same way; names C++
+// or CUDA reserve are renamed.
+TEST(Cuda, ProgramsTheHardwareCannotRunAreRefusedAsForOpenCL) {
+  std::string nest = e2e::write_scratch("cunest.rise", R"(def cunest = depFun((n: Nat, m: Nat) =>
+  fun(x: n.m.f32 => x |> mapGlobal(0)(fun(r => r |> mapGlobal(0)(fun(v => v + 1.0f))))))
+)");
+  std::string local = e2e::write_scratch("culocal.rise", R"(def culocal = depFun(n: Nat =>
+  fun(x: n.f32 => x |> mapLocal(0)(fun(v => v + 1.0f))))
+)");
+  for (const std::string& file : {nest, local}) {
+    e2e::CliResult cl = e2e::run_risec({"compile", file, "--target", "opencl"});
+    e2e::CliResult cu = e2e::run_risec({"compile", file, "--target", "cuda"});
+    EXPECT_EQ(cl.exit_code, 1) << cl.err;
+    EXPECT_EQ(cu.exit_code, 1) << cu.err;
+    EXPECT_EQ(cu.err, cl.err);
+  }
+  std::string names = e2e::write_scratch("cunames.rise", R"(def cunames = depFun(n: Nat =>
+  fun(new: n.f32 => fun(threadIdx: n.f32 =>
+    zip(new)(threadIdx) |> mapGlobal(0)(fun(p => p._1 + p._2)))))
+)");
+  auto cc = nvcc();
+  driver::Compiled c = compile(names, "", "n=8");
+  EXPECT_NE(c.unit.source.find("const float* __restrict__ risec_u_new"), std::string::npos)
+      << c.unit.source;
+  if (!cc) GTEST_SKIP() << "nvcc not found: the renamed program is not compiled";
+  std::string cu = e2e::write_scratch("cunames.cu", c.unit.source);
+  std::vector<std::string> argv = *cc;
+  argv.insert(argv.end(), {"-arch=sm_90", "-c", "-Werror", "all-warnings", "-o",
+                           e2e::scratch_path("cunames.o"), cu});
+  runtime::ProcessResult r = runtime::run_process(argv);
+  EXPECT_TRUE(r.ok()) << r.err << r.out;
+}
+
+// On a GPU: every GPU example matches the interpreter, and so do the programs above.
+TEST(Cuda, GpuExamplesMatchTheInterpreter) {
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found: the CUDA runs are not tested";
+  std::string why = no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "no CUDA GPU (" << why << "): the CUDA runs are not tested";
+  for (const e2e::GpuStrategy& g : e2e::gpu_strategies()) {
+    SCOPED_TRACE(g.strategy);
+    EXPECT_TRUE(e2e::compile_and_check("examples/" + g.example + "/" + g.example + ".rise",
+                                       g.strategy, g.sizes, "cuda"));
+  }
+  for (const auto& [name, text] : kPrograms)
+    EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch(std::string(name) + ".rise", text), "",
+                                       "n=9", "cuda"));
+}
+
+// On a GPU: --global/--local override the launch (the loops are strided, so any size
+// is correct), and run names the device and reports the kernels' time.
+TEST(Cuda, LaunchSizesCanBeOverriddenOnAGpu) {
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found: the CUDA runs are not tested";
+  std::string why = no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "no CUDA GPU (" << why << "): the CUDA runs are not tested";
+  e2e::CliResult r =
+      e2e::run_risec({"run", "examples/gemv/gemv.rise", "--strategy", "examples/gemv/opencl.elv",
+                      "--target", "cuda", "--size", "n=4096,m=4096", "--check", "--repeat", "2",
+                      "--global", "96", "--local", "32"});
+  EXPECT_EQ(r.exit_code, 0) << e2e::show(r);
+  EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cuda: device "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel time"), std::string::npos) << r.out;
+}
+
+}  // namespace
