@@ -259,6 +259,11 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
+}
+
 elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
   return elevate::parse_strategy_file(
       std::make_shared<SourceFile>(SourceFile{path, read_text_file(path)}),
@@ -347,10 +352,7 @@ int cmd_compile(const Options& o) {
   std::vector<std::pair<std::string, std::string>> files = {{base + ext, c.code()},
                                                             {base + ".h", c.header()}};
   if (!c.kernels().empty()) files.push_back({base + ".cl", c.kernels()});
-  for (const auto& [path, text] : files) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
-  }
+  for (const auto& [path, text] : files) write_text_file(path, text);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "driver/commands.h"
 #include "driver/run.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
@@ -342,11 +343,7 @@ int cmd_explore(const Options& o) {
             << r.variants.size() << " variant(s); best "
             << format_time(*r.variants[*r.best].time_ms) << "\n";
   std::cout << r.best_strategy;
-  if (!o.output.empty()) {
-    std::ofstream out(o.output, std::ios::binary);
-    if (!out || !(out << r.best_strategy))
-      throw Error(ErrorKind::User, "cannot write '" + o.output + "'");
-  }
+  if (!o.output.empty()) write_text_file(o.output, r.best_strategy);
   return 0;
 }
 

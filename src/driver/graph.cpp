@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "driver/commands.h"
 #include "rise/check.h"
 #include "rise/printer.h"
 #include "runtime/process.h"
@@ -113,11 +114,6 @@ class DotWriter {
   int next_ = 0;
 };
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
-}
-
 }  // namespace
 
 std::string to_dot(const std::vector<std::pair<std::string, rise::Expr>>& clusters) {
@@ -155,11 +151,11 @@ int cmd_graph(const Options& o) {
   std::string out = o.output;
   std::string ext = out.size() > 4 ? out.substr(out.size() - 4) : "";
   if (ext != ".svg" && ext != ".png") {
-    write_file(out, dot);
+    write_text_file(out, dot);
     return 0;
   }
   std::string dot_path = out.substr(0, out.size() - 4) + ".dot";
-  write_file(dot_path, dot);
+  write_text_file(dot_path, dot);
   runtime::ProcessResult r;
   try {
     r = runtime::run_process({"dot", "-T" + ext.substr(1), "-o", out, dot_path});

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "driver/commands.h"
 #include "driver/run.h"
 #include "rise/check.h"
 #include "support/cpu.h"
@@ -593,11 +594,7 @@ int cmd_tune(const Options& o) {
   std::cout << "// risec tune: best " << format_time(r.best->time_ms) << " with "
             << point_text(r.params, r.best->point) << "\n"
             << r.best_strategy;
-  if (!o.output.empty()) {
-    std::ofstream out(o.output, std::ios::binary);
-    if (!out || !(out << r.best_strategy))
-      throw Error(ErrorKind::User, "cannot write '" + o.output + "'");
-  }
+  if (!o.output.empty()) write_text_file(o.output, r.best_strategy);
   return 0;
 }
 
