@@ -90,9 +90,10 @@ def main(argv=None):
     if not ps:
         print(f"plot_results: no timed rows in {a.results}", file=sys.stderr)
         return 1
-    cols = min(len(ps), 4)
-    nrows = (len(ps) + cols - 1) // cols
     widest = max(len(bars) for _, bars in ps)
+    # Panels side by side while they are narrow; wide panels two to a row.
+    cols = min(len(ps), 4 if widest <= 3 else 2)
+    nrows = (len(ps) + cols - 1) // cols
     fig, axes = plt.subplots(nrows, cols, figsize=(max(3.2, 0.9 * widest + 1.2) * cols,
                                                    3.9 * nrows), squeeze=False)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
