@@ -55,7 +55,7 @@ def panels(rows):
             t = number(r.get(time_key))
             if t is None:
                 continue
-            group = " ".join(r[k] for k in group_keys) or "all"
+            group = " ".join(r[k] for k in group_keys)
             label = r["variant"]
             if "threads" in r and r["threads"].strip():
                 label += f" ({r['threads']} thr)"
