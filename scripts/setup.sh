@@ -25,6 +25,8 @@ PACKAGES=(
   # the image-processing peers of bench/image (docs/performance.md): Halide 14 (JIT)
   # and OpenCV's imgproc; the benchmark is built only where they are found
   libhalide14-0-dev libopencv-imgproc-dev
+  # the bar charts of scripts/bench.sh (bench/plot_results.py) and its test
+  python3-matplotlib
 )
 
 missing=()

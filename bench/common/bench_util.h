@@ -1,6 +1,7 @@
 // Helpers shared by the benchmark programs (bench/mm, bench/stencil): aligned
 // buffers, median timing with a warm-up, compiling an example with risec and loading
-// it, and printing a table. Header-only; the programs link risec_core.
+// it, and printing a table (also as JSON lines, for scripts/bench.sh). Header-only;
+// the programs link risec_core.
 //
 // Timing method (docs/performance.md): the variants compared in one table are timed
 // side by side (time_interleaved): a warm-up call each, then rounds calling every
@@ -195,9 +196,50 @@ class Table {
     std::printf("%s\n", sep.c_str());
     for (size_t i = 1; i < rows_.size(); ++i) line(rows_[i]);
     std::fflush(stdout);
+    write_json_lines();
+  }
+
+  // When RISEC_BENCH_JSONL names a file (scripts/bench.sh sets it), appends the rows
+  // there as JSON lines, one object per row keyed by the header, all values strings,
+  // plus "table": the number of the table within this run (bench/plot_results.py
+  // draws them).
+  void write_json_lines() const {
+    const char* path = std::getenv("RISEC_BENCH_JSONL");
+    if (!path || !*path) return;
+    std::FILE* f = std::fopen(path, "a");
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", path);
+      return;
+    }
+    static int tables = 0;
+    const int table = tables++;
+    for (size_t i = 1; i < rows_.size(); ++i) {
+      std::string s = "{\"table\": " + std::to_string(table);
+      for (size_t c = 0; c < rows_[0].size(); ++c)
+        s += ", " + json_string(rows_[0][c]) + ": " +
+             json_string(c < rows_[i].size() ? rows_[i][c] : "");
+      std::fprintf(f, "%s}\n", s.c_str());
+    }
+    std::fclose(f);
   }
 
  private:
+  static std::string json_string(const std::string& v) {
+    std::string out = "\"";
+    for (char ch : v) {
+      if (ch == '"' || ch == '\\') {
+        out += '\\';
+        out += ch;
+      } else if (static_cast<unsigned char>(ch) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
+        out += buf;
+      } else {
+        out += ch;
+      }
+    }
+    return out + "\"";
+  }
   std::vector<std::vector<std::string>> rows_;
 };
 
