@@ -25,6 +25,9 @@ PACKAGES=(
   # the image-processing peers of bench/image (docs/performance.md): Halide 14 (JIT)
   # and OpenCV's imgproc; the benchmark is built only where they are found
   libhalide14-0-dev libopencv-imgproc-dev
+  # the Python package (python/, docs/python.md): a venv to build it in with pip
+  # (nanobind, scikit-build-core, numpy and pytest come from PyPI) and the headers
+  python3-venv python3-dev
 )
 
 missing=()
