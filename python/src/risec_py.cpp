@@ -62,9 +62,8 @@ risec::Sizes sizes_from(const risec::Program& program, const std::string& entry,
     by_name[names[i]] = shapes[i];
   }
   risec::driver::sizes_from_shapes(
-      program.impl().program, entry, where,
-      [&](const std::string& n) { return by_name.at(n); }, &sizes,
-      "the arrays' shapes do not determine it; pass sizes={'n': ...}, e.g. sizes=");
+      program.impl().program, entry, where, [&](const std::string& n) { return by_name.at(n); },
+      &sizes, "the arrays' shapes do not determine it; pass sizes={'n': ...}, e.g. sizes=");
   return sizes;
 }
 
@@ -106,7 +105,8 @@ class PyKernel {
       o.strategy = strategy_is_path ? risec::Strategy::load(*strategy, params)
                                     : risec::Strategy::parse(*strategy, "<strategy>", params);
     else if (!params.empty())
-      throw risec::Error(risec::ErrorKind::Usage, "params= needs a strategy with param declarations");
+      throw risec::Error(risec::ErrorKind::Usage,
+                         "params= needs a strategy with param declarations");
     kernel_.emplace(risec::compile(program_, o));
   }
 
@@ -173,8 +173,7 @@ std::vector<ArrayData> eval(const std::string& program, bool is_path, const std:
       names.push_back(param.name);
     if (names.size() != arrays.size())
       throw Error(ErrorKind::Usage, "the entry takes " + std::to_string(names.size()) +
-                                        " array(s), " + std::to_string(arrays.size()) +
-                                        " given");
+                                        " array(s), " + std::to_string(arrays.size()) + " given");
     std::vector<std::vector<int64_t>> shapes;
     for (const auto& a : arrays) shapes.push_back(std::get<1>(a));
     rise::SizeMap sizes = sizes_from(p, entry, names, shapes, given);
@@ -215,15 +214,14 @@ NB_MODULE(_risec, m) {
     try {
       std::rethrow_exception(p);
     } catch (const risec::Error& e) {
-      nb::object exc = error(risec::format_error(e), e.message(),
-                             risec::exit_code(e.kind()));
+      nb::object exc = error(risec::format_error(e), e.message(), risec::exit_code(e.kind()));
       PyErr_SetObject(error.ptr(), exc.ptr());
     }
   });
 
   m.def("version", &risec::version);
-  m.def("eval", &eval, nb::arg("program"), nb::arg("is_path"), nb::arg("entry"),
-        nb::arg("arrays"), nb::arg("sizes"));
+  m.def("eval", &eval, nb::arg("program"), nb::arg("is_path"), nb::arg("entry"), nb::arg("arrays"),
+        nb::arg("sizes"));
 
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, bool, const std::optional<std::string>&, bool,
