@@ -62,10 +62,7 @@ def _argument(i: int, name: str) -> str:
 
 def _check_array(i: int, name: str, rtype: str, element: Optional[str], a: object) -> np.ndarray:
     if not isinstance(a, np.ndarray):
-        a = np.asarray(a)
-        if a.dtype == np.float64 and element == "f32":
-            raise Error(f"{_argument(i, name)}: expected a NumPy array of {element} ({rtype}), "
-                        f"got a {type(a).__name__}", exit_code=2)
+        a = np.asarray(a)  # a NumPy scalar (np.float32(2)); its dtype is checked below
     if element is None:
         raise Error(f"{_argument(i, name)}: the parameter's type {rtype} holds pairs, which "
                     "the Python package does not exchange", exit_code=2)

@@ -50,6 +50,16 @@ def test_scalar_argument():
     x, y = rand(7), rand(7)
     a = np.array(3.0, dtype=np.float32)
     np.testing.assert_allclose(k(a, x, y), 3.0 * x + y, rtol=1e-6)
+    np.testing.assert_allclose(k(np.float32(2), x, y), 2.0 * x + y, rtol=1e-6)
+    with pytest.raises(risec.Error, match=r"argument 1 \(a\).*float64"):
+        k(2.0, x, y)
+
+
+def test_interpreter_errors():
+    with pytest.raises(risec.Error, match="takes 2 array"):
+        risec.eval(MM, rand(2, 2))
+    with pytest.raises(risec.Error, match=r"argument 2 \(B\) \(dimension 0\)"):
+        risec.eval(MM, rand(2, 3), rand(4, 2))
 
 
 def test_interpreter_agrees():
