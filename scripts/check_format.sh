@@ -8,7 +8,7 @@ cd "$root"
 bad=()
 while IFS= read -r -d '' f; do
   if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
-done < <(find src tests bench tools fuzz \( -name '*.cpp' -o -name '*.h' \) -print0 | sort -z)
+done < <(find src tests bench tools fuzz python/src \( -name '*.cpp' -o -name '*.h' \) -print0 | sort -z)
 if [ "${#bad[@]}" -gt 0 ]; then
   echo "not formatted with .clang-format (run clang-format -i on them):"
   printf '  %s\n' "${bad[@]}"

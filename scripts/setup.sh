@@ -27,6 +27,9 @@ PACKAGES=(
   libhalide14-0-dev libopencv-imgproc-dev
   # the bar charts of scripts/bench.sh (bench/plot_results.py) and its test
   python3-matplotlib
+  # the Python package (python/, docs/python.md): a venv to build it in with pip
+  # (nanobind, scikit-build-core, numpy and pytest come from PyPI) and the headers
+  python3-venv python3-dev
 )
 
 missing=()

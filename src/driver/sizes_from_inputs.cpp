@@ -46,7 +46,24 @@ std::optional<std::vector<arith::Nat>> dims_of(const rise::Type& t) {
 
 void sizes_from_inputs(const rise::Program& program, const std::string& entry,
                        const std::map<std::string, std::string>& files, rise::SizeMap* sizes) {
-  if (files.empty()) return;
+  std::map<std::string, std::string> where;
+  for (const auto& [name, path] : files) where[name] = "--input " + name + "=" + path;
+  auto shape_of = [&](const std::string& name) {
+    try {
+      return runtime::read_npy_shape(files.at(name));
+    } catch (const Error& e) {
+      throw Error(e.kind(), where.at(name) + ": " + e.message());
+    }
+  };
+  sizes_from_shapes(program, entry, where, shape_of, sizes,
+                    "the shapes of the --input files do not determine it; pass --size");
+}
+
+void sizes_from_shapes(const rise::Program& program, const std::string& entry,
+                       const std::map<std::string, std::string>& where,
+                       const std::function<std::vector<int64_t>(const std::string&)>& shape_of,
+                       rise::SizeMap* sizes, const std::string& hint) {
+  if (where.empty()) return;
   // The entry generic in its sizes; those given with --size are known.
   rise::Checked c = rise::check_program(program, entry);
   std::vector<std::string> unknown;
@@ -59,24 +76,20 @@ void sizes_from_inputs(const rise::Program& program, const std::string& entry,
   if (unknown.empty()) return;
   std::vector<std::string> names;
   for (const EntryParam& param : params) names.push_back(param.name);
-  check_input_names(names, files);
+  check_input_names(names, where);
 
   std::vector<Extent> extents;
   for (const auto& [name, type] : params) {
-    auto it = files.find(name);
-    if (it == files.end()) continue;
-    const std::string opt = "--input " + name + "=" + it->second;
-    std::vector<int64_t> shape;
-    try {
-      shape = runtime::read_npy_shape(it->second);
-    } catch (const Error& e) {
-      throw Error(e.kind(), opt + ": " + e.message());
-    }
+    auto it = where.find(name);
+    if (it == where.end()) continue;
+    const std::string& opt = it->second;
+    const std::vector<int64_t> shape = shape_of(name);
     std::optional<std::vector<arith::Nat>> dims = dims_of(type);
     if (!dims) continue;
     if (dims->size() != shape.size())
       fail(opt + ": the parameter " + name + ": " + rise::print(type) + " has " +
-           std::to_string(dims->size()) + " dimension(s), the file's shape " +
+           std::to_string(dims->size()) + " dimension(s), the " +
+           (opt.rfind("--input", 0) == 0 ? "file's " : "array's ") + "shape " +
            runtime::shape_string(shape) + " has " + std::to_string(shape.size()));
     for (size_t d = 0; d < shape.size(); ++d)
       extents.push_back({(*dims)[d], shape[d], opt + " (dimension " + std::to_string(d) + ")"});
@@ -129,8 +142,8 @@ void sizes_from_inputs(const rise::Program& program, const std::string& entry,
   }
   for (const std::string& v : unknown)
     if (!sizes->count(v))
-      fail("size " + v + " has no value: it is not given with --size and the shapes of the " +
-           "--input files do not determine it; pass --size " + v + "=...");
+      fail("size " + v + " has no value: it is not given with --size and " + hint + " " + v +
+           "=...");
 }
 
 }  // namespace risec::driver

@@ -5,8 +5,11 @@
 // determines it where it is exactly solvable.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "rise/check.h"
 
@@ -20,5 +23,15 @@ namespace risec::driver {
 // Does nothing when `files` is empty (the checker then names a missing size).
 void sizes_from_inputs(const rise::Program& program, const std::string& entry,
                        const std::map<std::string, std::string>& files, rise::SizeMap* sizes);
+
+// The same from shapes in memory (the Python package's NumPy arrays): `where` maps
+// each given parameter to where its value comes from, used in messages ("--input
+// x=a.npy", "argument 1 (x)"); `shape_of(name)` gives its shape (called only when
+// some size is unknown). `hint` ends the message naming a size nothing determines
+// ("... pass --size" + " n=..."). Does nothing when `where` is empty.
+void sizes_from_shapes(const rise::Program& program, const std::string& entry,
+                       const std::map<std::string, std::string>& where,
+                       const std::function<std::vector<int64_t>(const std::string&)>& shape_of,
+                       rise::SizeMap* sizes, const std::string& hint);
 
 }  // namespace risec::driver

@@ -1,0 +1,169 @@
+"""risec from Python: compile RISE programs with ELEVATE strategies and call the
+generated code on NumPy arrays, or run the interpreter on them (docs/python.md)."""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _risec
+
+__all__ = ["Error", "Kernel", "compile", "eval", "version"]
+
+
+class Error(Exception):
+    """An error of risec: `str(e)` is the located message as the command line prints
+    it (file:line:col, the source line and a caret); `message` is the bare message and
+    `exit_code` the code `risec` would exit with (1 program/strategy, 2 usage, 4 an
+    external tool such as the C compiler)."""
+
+    def __init__(self, text: str, message: str = "", exit_code: int = 1) -> None:
+        super().__init__(text)
+        self.message = message or text
+        self.exit_code = exit_code
+
+
+_risec._set_error_type(Error)
+
+# NumPy dtype of each RISE scalar type name.
+_DTYPES = {
+    "bool": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "u8": np.dtype(np.uint8),
+    "u16": np.dtype(np.uint16),
+    "u32": np.dtype(np.uint32),
+    "u64": np.dtype(np.uint64),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+}
+_NAMES = {v: k for k, v in _DTYPES.items()}
+
+PathOrText = Union[str, os.PathLike]
+
+
+def _text_or_path(x: PathOrText) -> tuple[str, bool]:
+    """A path (an os.PathLike, or a str naming an existing file) or a program text."""
+    if isinstance(x, os.PathLike):
+        return os.fspath(x), True
+    if not isinstance(x, str):
+        raise TypeError(f"expected a program text or path, got {type(x).__name__}")
+    is_path = "\n" not in x and len(x) < 4096 and os.path.isfile(x)
+    return x, is_path
+
+
+def _argument(i: int, name: str) -> str:
+    return f"argument {i + 1} ({name})"
+
+
+def _check_array(i: int, name: str, rtype: str, element: Optional[str], a: object) -> np.ndarray:
+    if not isinstance(a, np.ndarray):
+        a = np.asarray(a)  # a NumPy scalar (np.float32(2)); its dtype is checked below
+    if element is None:
+        raise Error(f"{_argument(i, name)}: the parameter's type {rtype} holds pairs, which "
+                    "the Python package does not exchange", exit_code=2)
+    want = _DTYPES[element]
+    if a.dtype != want:
+        raise Error(f"{_argument(i, name)}: the parameter {name}: {rtype} needs dtype {want} "
+                    f"({element}), the array has dtype {a.dtype}", exit_code=2)
+    if not a.flags.c_contiguous:
+        raise Error(f"{_argument(i, name)}: the array is not C-contiguous (row-major); pass "
+                    "numpy.ascontiguousarray(x)", exit_code=2)
+    return a
+
+
+class Kernel:
+    """Generated code compiled with the C compiler and loaded into this process.
+    Call it with the entry's data inputs as NumPy arrays, in order: the sizes come
+    from their shapes, and the result is a new array."""
+
+    def __init__(self, native: "_risec.Kernel") -> None:
+        self._k = native
+
+    @property
+    def name(self) -> str:
+        """The generated C function's name."""
+        return self._k.name
+
+    @property
+    def target(self) -> str:
+        return self._k.target
+
+    @property
+    def source(self) -> str:
+        """The generated code (the .c translation unit)."""
+        return self._k.source
+
+    @property
+    def header(self) -> str:
+        """The generated .h declaring the function."""
+        return self._k.header
+
+    @property
+    def inputs(self) -> list[tuple[str, str, Optional[str]]]:
+        """(name, RISE type, element type) of each data input, in order."""
+        return list(self._k.inputs)
+
+    def __call__(self, *arrays: np.ndarray, sizes: Optional[Mapping[str, int]] = None) -> np.ndarray:
+        params = self._k.inputs
+        if len(arrays) != len(params):
+            names = ", ".join(f"{n}: {t}" for n, t, _ in params)
+            raise Error(f"{self.name} takes {len(params)} array(s) ({names}), "
+                        f"{len(arrays)} given", exit_code=2)
+        checked = [_check_array(i, n, t, e, a) for i, ((n, t, e), a) in enumerate(zip(params, arrays))]
+        s = self._k.sizes([list(a.shape) for a in checked], dict(sizes or {}))
+        oname, otype, oelem = self._k.output
+        if oelem is None:
+            raise Error(f"the result's type {otype} holds pairs, which the Python package does "
+                        "not exchange", exit_code=2)
+        out = np.empty(self._k.output_shape(s), dtype=_DTYPES[oelem])
+        self._k.call(out.ctypes.data, out.nbytes, [(a.ctypes.data, a.nbytes) for a in checked], s)
+        return out
+
+
+def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
+            target: str = "c", params: Union[Mapping[str, object], Sequence[str], None] = None,
+            entry: str = "", sizes: Optional[Mapping[str, int]] = None) -> Kernel:
+    """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
+    lowerToC when None) for `target` ("c" or "openmp"), then compile the C code and
+    load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
+    or ["ts=32"], as --param); `entry` picks the definition (the last by default);
+    `sizes` fixes sizes at compile time (the others come from the arrays' shapes at
+    each call)."""
+    text, is_path = _text_or_path(program)
+    stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
+    if params is None:
+        plist: list[str] = []
+    elif isinstance(params, Mapping):
+        plist = [f"{k}={v}" for k, v in params.items()]
+    else:
+        plist = [str(p) for p in params]
+    return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
+                                dict(sizes or {})))
+
+
+def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",
+         sizes: Optional[Mapping[str, int]] = None) -> Union[np.ndarray, tuple[np.ndarray, ...]]:
+    """Run the interpreter (the reference semantics, as `risec eval`) on the entry's
+    data inputs: sizes from the arrays' shapes; the result as a new array (a tuple of
+    arrays for a result holding pairs)."""
+    text, is_path = _text_or_path(program)
+    data = []
+    for i, a in enumerate(arrays):
+        a = np.ascontiguousarray(a)
+        if a.dtype not in _NAMES:
+            raise Error(f"{_argument(i, 'input')}: dtype {a.dtype} is no RISE scalar type",
+                        exit_code=2)
+        data.append((_NAMES[a.dtype], list(a.shape), a.tobytes()))
+    outs = [np.frombuffer(b, dtype=_DTYPES[d]).reshape(shape).copy()
+            for d, shape, b in _risec.eval(text, is_path, entry, data, dict(sizes or {}))]
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def version() -> str:
+    """The version of the compiler."""
+    return _risec.version()

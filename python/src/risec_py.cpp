@@ -1,0 +1,246 @@
+// The native half of the Python package (python/risec/__init__.py is the other):
+// compiling and calling kernels through the public API (include/risec/risec.h), and
+// the pieces it does not show (sizes from shapes, the interpreter) through the
+// driver. Arrays cross as raw addresses and byte counts; the Python side checks
+// NumPy dtypes and layout and allocates results (docs/python.md).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "arith/nat.h"
+#include "driver/api_impl.h"
+#include "driver/run.h"
+#include "driver/sizes_from_inputs.h"
+#include "rise/interp.h"
+#include "risec/risec.h"
+#include "support/buffer.h"
+#include "support/stack.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+// (name, RISE type, element type name or None) of a parameter.
+using ParamInfo = std::tuple<std::string, std::string, std::optional<std::string>>;
+// (element type name, shape, bytes) of an array crossing to or from Python.
+using ArrayData = std::tuple<std::string, std::vector<int64_t>, nb::bytes>;
+
+ParamInfo info(const risec::Parameter& p) {
+  std::optional<std::string> e;
+  if (p.element) e = risec::scalar_type_name(*p.element);
+  return {p.name, p.type, e};
+}
+
+risec::Program load_program(const std::string& text, bool is_path) {
+  return is_path ? risec::Program::load(text) : risec::Program::parse(text);
+}
+
+// "argument 1 (x)" for the i-th (0-based) parameter, as messages name it.
+std::string argument_name(size_t i, const std::string& name) {
+  return "argument " + std::to_string(i + 1) + " (" + name + ")";
+}
+
+// Sizes of `entry` from the shapes of its data arguments, in parameter order.
+risec::Sizes sizes_from(const risec::Program& program, const std::string& entry,
+                        const std::vector<std::string>& names,
+                        const std::vector<std::vector<int64_t>>& shapes, risec::Sizes sizes) {
+  std::map<std::string, std::string> where;
+  std::map<std::string, std::vector<int64_t>> by_name;
+  for (size_t i = 0; i < names.size() && i < shapes.size(); ++i) {
+    where[names[i]] = argument_name(i, names[i]);
+    by_name[names[i]] = shapes[i];
+  }
+  risec::driver::sizes_from_shapes(
+      program.impl().program, entry, where, [&](const std::string& n) { return by_name.at(n); },
+      &sizes, "the arrays' shapes do not determine it; pass sizes={'n': ...}, e.g. sizes=");
+  return sizes;
+}
+
+// The dimensions of a value of type `t` as an array holds them (array levels, then
+// vector lanes) at `sizes`.
+std::vector<int64_t> shape_of(const risec::rise::Type& type, const risec::Sizes& sizes) {
+  using risec::rise::TypeKind;
+  risec::arith::Substitution known;
+  for (const auto& [v, value] : sizes) known.emplace(v, risec::arith::Nat(value));
+  std::vector<int64_t> out;
+  risec::rise::Type t = type;
+  auto extent = [&](const risec::arith::Nat& n) {
+    auto v = risec::arith::substitute(n, known).as_const();
+    if (!v)
+      throw risec::Error(risec::ErrorKind::Usage,
+                         "the extent " + n.to_string() + " has no value at these sizes");
+    out.push_back(*v);
+  };
+  while (t->kind == TypeKind::Array) {
+    extent(t->size);
+    t = t->a;
+  }
+  if (t->kind == TypeKind::Vector) extent(t->size);
+  return out;
+}
+
+class PyKernel {
+ public:
+  PyKernel(const std::string& program, bool program_is_path,
+           const std::optional<std::string>& strategy, bool strategy_is_path,
+           const std::vector<std::string>& params, const std::string& target,
+           const std::string& entry, const risec::Sizes& sizes)
+      : program_(load_program(program, program_is_path)), entry_(entry), fixed_(sizes) {
+    risec::CompileOptions o;
+    o.entry = entry;
+    o.target = target;
+    o.sizes = sizes;
+    if (strategy)
+      o.strategy = strategy_is_path ? risec::Strategy::load(*strategy, params)
+                                    : risec::Strategy::parse(*strategy, "<strategy>", params);
+    else if (!params.empty())
+      throw risec::Error(risec::ErrorKind::Usage,
+                         "params= needs a strategy with param declarations");
+    kernel_.emplace(risec::compile(program_, o));
+  }
+
+  const risec::Source& source() const { return kernel_->source(); }
+
+  std::vector<ParamInfo> inputs() const {
+    std::vector<ParamInfo> out;
+    for (const auto& p : source().inputs()) out.push_back(info(p));
+    return out;
+  }
+  ParamInfo output() const { return info(source().output()); }
+
+  risec::Sizes sizes(const std::vector<std::vector<int64_t>>& shapes,
+                     const risec::Sizes& given) const {
+    std::vector<std::string> names;
+    for (const auto& p : source().inputs()) names.push_back(p.name);
+    risec::Sizes s = fixed_;
+    for (const auto& [k, v] : given) s[k] = v;
+    return sizes_from(program_, entry_, names, shapes, s);
+  }
+
+  std::vector<int64_t> output_shape(const risec::Sizes& sizes) const {
+    return shape_of(source().impl().output_type, sizes);
+  }
+
+  size_t bytes(const std::string& parameter, const risec::Sizes& sizes) const {
+    return kernel_->bytes(parameter, only_parameters(sizes));
+  }
+
+  void call(uintptr_t out, size_t out_bytes, const std::vector<std::pair<uintptr_t, size_t>>& ins,
+            const risec::Sizes& sizes) const {
+    std::vector<risec::Buffer> buffers;
+    for (const auto& [p, n] : ins) buffers.emplace_back(reinterpret_cast<void*>(p), n);
+    risec::Sizes s = only_parameters(sizes);
+    nb::gil_scoped_release release;
+    (*kernel_)(risec::Buffer(reinterpret_cast<void*>(out), out_bytes), buffers, s);
+  }
+
+ private:
+  // The sizes the generated function still takes (the rest were fixed at compile time).
+  risec::Sizes only_parameters(const risec::Sizes& sizes) const {
+    risec::Sizes s;
+    for (const std::string& n : source().size_parameters())
+      if (auto it = sizes.find(n); it != sizes.end()) s[n] = it->second;
+    return s;
+  }
+
+  risec::Program program_;
+  std::string entry_;
+  risec::Sizes fixed_;
+  std::optional<risec::Kernel> kernel_;
+};
+
+// The interpreter on arrays: the data inputs of `entry`, in order.
+std::vector<ArrayData> eval(const std::string& program, bool is_path, const std::string& entry,
+                            const std::vector<ArrayData>& arrays, const risec::Sizes& given) {
+  using namespace risec;
+  Program p = load_program(program, is_path);
+  std::vector<ArrayData> result;
+  run_with_large_stack([&] {
+    const rise::Program& rp = p.impl().program;
+    std::vector<std::string> names;
+    for (const auto& param : driver::value_parameters(rise::check_program(rp, entry)))
+      names.push_back(param.name);
+    if (names.size() != arrays.size())
+      throw Error(ErrorKind::Usage, "the entry takes " + std::to_string(names.size()) +
+                                        " array(s), " + std::to_string(arrays.size()) + " given");
+    std::vector<std::vector<int64_t>> shapes;
+    for (const auto& a : arrays) shapes.push_back(std::get<1>(a));
+    rise::SizeMap sizes = sizes_from(p, entry, names, shapes, given);
+    rise::Checked c = rise::check_program(rp, entry, &sizes);
+    std::vector<driver::EntryParam> params = driver::entry_parameters(c);
+    std::vector<rise::Value> inputs;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& [dtype, shape, data] = arrays[i];
+      runtime::NdArray a;
+      a.dtype = *runtime::dtype_from_name(dtype);
+      a.shape = shape;
+      a.data = runtime::AlignedBuffer(data.size());
+      if (data.size()) std::memcpy(a.data.data(), data.c_str(), data.size());
+      try {
+        inputs.push_back(rise::from_ndarray(a, params[i].type));
+      } catch (const Error& e) {
+        throw Error(e.kind(), argument_name(i, params[i].name) + ": " + e.message(), e.span(),
+                    e.note());
+      }
+    }
+    rise::Interpreter interp;
+    rise::Value f = interp.run(c.expr, inputs);
+    for (const runtime::NdArray& a : rise::to_ndarrays(f, driver::entry_result_type(c)))
+      result.emplace_back(runtime::dtype_name(a.dtype), a.shape,
+                          nb::bytes(reinterpret_cast<const char*>(a.data.data()), a.nbytes()));
+    return 0;
+  });
+  return result;
+}
+
+}  // namespace
+
+NB_MODULE(_risec, m) {
+  m.doc() = "The native part of the risec Python package (use `import risec`).";
+  static nb::object error = nb::borrow(PyExc_RuntimeError);
+  m.def("_set_error_type", [](nb::object e) { error = e; });
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const risec::Error& e) {
+      nb::object exc = error(risec::format_error(e), e.message(), risec::exit_code(e.kind()));
+      PyErr_SetObject(error.ptr(), exc.ptr());
+    }
+  });
+
+  m.def("version", &risec::version);
+  m.def("eval", &eval, nb::arg("program"), nb::arg("is_path"), nb::arg("entry"), nb::arg("arrays"),
+        nb::arg("sizes"));
+
+  nb::class_<PyKernel>(m, "Kernel")
+      .def(nb::init<const std::string&, bool, const std::optional<std::string>&, bool,
+                    const std::vector<std::string>&, const std::string&, const std::string&,
+                    const risec::Sizes&>(),
+           nb::arg("program"), nb::arg("program_is_path"), nb::arg("strategy").none(),
+           nb::arg("strategy_is_path"), nb::arg("params"), nb::arg("target"), nb::arg("entry"),
+           nb::arg("sizes"))
+      .def_prop_ro("name", [](const PyKernel& k) { return k.source().name(); })
+      .def_prop_ro("target", [](const PyKernel& k) { return k.source().target(); })
+      .def_prop_ro("source", [](const PyKernel& k) { return k.source().code(); })
+      .def_prop_ro("header", [](const PyKernel& k) { return k.source().header(); })
+      .def_prop_ro("size_parameters",
+                   [](const PyKernel& k) { return k.source().size_parameters(); })
+      .def_prop_ro("inputs", &PyKernel::inputs)
+      .def_prop_ro("output", &PyKernel::output)
+      .def("sizes", &PyKernel::sizes)
+      .def("output_shape", &PyKernel::output_shape)
+      .def("bytes", &PyKernel::bytes)
+      .def("call", &PyKernel::call);
+}

@@ -1,0 +1,110 @@
+"""The Python package (docs/python.md): compile and call on NumPy arrays, checked
+against NumPy and the interpreter; shape, dtype and layout errors; located errors."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import risec
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MM = ROOT / "examples" / "mm" / "mm.rise"
+SAXPY = """
+def saxpy = depFun(n: Nat => fun(a: f32 => fun(x: n.f32 => fun(y: n.f32 =>
+  zip(x)(y) |> map(fun(p => a * p._1 + p._2))))))
+"""
+SCALE = """
+def scale = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v * 2.0f))))
+"""
+rng = np.random.default_rng(7)
+
+
+def rand(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def test_mm_openmp_tuned_strategy_matches_numpy():
+    k = risec.compile(MM, strategy=ROOT / "examples" / "mm" / "tune.elv", target="openmp",
+                      params={"ti": 8, "tj": 16, "kk": 4, "v": 8})
+    A, B = rand(16, 12), rand(12, 32)
+    C = k(A, B)
+    assert C.shape == (16, 32) and C.dtype == np.float32
+    np.testing.assert_allclose(C, A @ B, rtol=1e-4, atol=1e-4)
+    assert "#pragma omp" in k.source
+    assert k.target == "openmp"
+
+
+def test_program_text_and_default_lowering():
+    k = risec.compile(SCALE)
+    x = rand(10)
+    np.testing.assert_array_equal(k(x), x * 2)
+    # A different size at the next call: sizes come from the shapes each time.
+    y = rand(3)
+    np.testing.assert_array_equal(k(y), y * 2)
+    assert "void" in k.source and k.name in k.header
+
+
+def test_scalar_argument():
+    k = risec.compile(SAXPY)
+    x, y = rand(7), rand(7)
+    a = np.array(3.0, dtype=np.float32)
+    np.testing.assert_allclose(k(a, x, y), 3.0 * x + y, rtol=1e-6)
+    np.testing.assert_allclose(k(np.float32(2), x, y), 2.0 * x + y, rtol=1e-6)
+    with pytest.raises(risec.Error, match=r"argument 1 \(a\).*float64"):
+        k(2.0, x, y)
+
+
+def test_interpreter_errors():
+    with pytest.raises(risec.Error, match="takes 2 array"):
+        risec.eval(MM, rand(2, 2))
+    with pytest.raises(risec.Error, match=r"argument 2 \(B\) \(dimension 0\)"):
+        risec.eval(MM, rand(2, 3), rand(4, 2))
+
+
+def test_interpreter_agrees():
+    A, B = rand(4, 3), rand(3, 5)
+    C = risec.eval(MM, A, B)
+    np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(risec.compile(MM)(A, B), C, rtol=1e-5, atol=1e-5)
+
+
+def test_shape_mismatch_is_an_error():
+    k = risec.compile(MM)
+    with pytest.raises(risec.Error) as e:
+        k(rand(4, 3), rand(5, 2))
+    assert "argument 2 (B) (dimension 0)" in str(e.value)
+    assert "the extent is 5" in str(e.value)
+    with pytest.raises(risec.Error, match="dimension"):
+        k(rand(4, 3, 2), rand(3, 2))
+
+
+def test_dtype_layout_and_count_errors():
+    k = risec.compile(MM)
+    with pytest.raises(risec.Error, match=r"argument 1 \(A\).*needs dtype float32.*float64"):
+        k(np.ones((2, 2)), rand(2, 2))
+    with pytest.raises(risec.Error, match="not C-contiguous"):
+        k(rand(2, 4)[:, ::2], rand(2, 2))
+    with pytest.raises(risec.Error, match="takes 2 array"):
+        k(rand(2, 2))
+
+
+def test_located_error_for_a_bad_program():
+    bad = "def f = depFun(n: Nat => fun(x: n.f32 =>\n  x |> map(fun(v => v + 1))))\n"
+    with pytest.raises(risec.Error) as e:
+        risec.compile(bad)
+    text = str(e.value)
+    assert "<program>:2:" in text and "error:" in text and "^" in text
+    assert e.value.exit_code == 1
+
+
+def test_bad_strategy_and_target():
+    with pytest.raises(risec.Error, match="<strategy>:1:"):
+        risec.compile(SCALE, strategy="let main = ;")
+    with pytest.raises(risec.Error) as e:
+        risec.compile(SCALE, target="fortran")
+    assert e.value.exit_code == 2
+
+
+def test_version():
+    assert risec.version() == "0.1.0"
