@@ -234,7 +234,11 @@ class Translator {
     if (pr.family == Family::Reduce) {
       // An array accumulator is kept in the destination itself when the destination
       // is plain memory: no temporary, no copies per step.
-      if (e->type->kind == TypeKind::Array)
+      // An accumulator the program places in private or local memory (register
+      // blocking: oclReduceSeq(Private)) keeps that place.
+      Space chosen = addr_space(e, Space::Default);
+      bool placed = chosen == Space::Private || chosen == Space::Local;
+      if (e->type->kind == TypeKind::Array && !placed)
         if (ExpressionP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
       return reduce(e, [&](const ExpressionP& r) { return copy(A, r); });
     }
