@@ -153,6 +153,12 @@ class Checker {
       case PhraseNode::Prim:
         break;
     }
+    // A store that is the result of a map's or a reduction's function allocates
+    // nothing: the function's result is written into the map's destination or the
+    // accumulator (whose own check covers it).
+    bool loop_map = p->prim->family == Family::Map && !p->prim->has(rise::kHighLevel);
+    if ((loop_map || p->prim->family == Family::Reduce) && !p->args.empty())
+      stores_through_views(innermost_body(p->args[0]), operator_results_);
     if (is_gpu_map(p)) {
       check_nesting(*p);
       if (p->prim->loop == LoopKind::Local && p->args.size() > 1)
@@ -164,10 +170,6 @@ class Checker {
       stack_.pop_back();
       return;
     }
-    // A store that is a reduction operator's result allocates nothing: the step
-    // writes into the accumulator, whose own check covers it.
-    if (p->prim->family == Family::Reduce && !p->args.empty())
-      stores_through_views(innermost_body(p->args[0]), operator_results_);
     check_allocation(p);
     for (const Phrase& a : p->args) visit(a);
   }
@@ -176,7 +178,7 @@ class Checker {
   std::vector<Enclosing> stack_;  // the GPU maps around, outermost first
   // Reductions whose results a mapLocal reads (through views), element by element.
   std::set<const PhraseNode*> read_by_local_;
-  // Stores that are a reduction operator's result (toMem around the step).
+  // Stores that are the result of a loop map's or a reduction's function.
   std::set<const PhraseNode*> operator_results_;
 
   // A private accumulator at work-group level distributed over the work items (the

@@ -7,6 +7,7 @@
 
 #include "driver/commands.h"
 #include "e2e_util.h"
+#include "support/diagnostics.h"
 
 using namespace risec;
 
@@ -101,6 +102,55 @@ TEST(OpenCLSuite, LargeLocalTilesAreNotFreed) {
   EXPECT_EQ(k.find("free("), std::string::npos) << k;
   EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv",
                                      "n=16,m=32,k=1024", "opencl"));
+}
+
+// GPU mm with a register block per work item kept across the k-tiles: the work-group
+// level accumulator is a private array declared before the work items' loops, updated
+// and copied out only by mapLocals; checked against the interpreter at several sizes.
+TEST(OpenCLSuite, GpuTiledMMKeepsAPrivateAccumulatorAcrossKTiles) {
+  std::string k = kernels("mm", "gpu_tiled", "n=64,m=64,k=64");
+  size_t acc = k.find("float acc");
+  ASSERT_NE(acc, std::string::npos) << k;
+  EXPECT_NE(k.find("[1024];", acc), std::string::npos) << k;  // the 32 x 32 block
+  EXPECT_LT(acc, k.find("get_local_id(1)")) << "declared at work-group level";
+  EXPECT_EQ(occurrences(k, "get_local_id(1)"), 2u) << "the k-tile step and the copy-out" << k;
+  for (const char* sizes : {"n=64,m=64,k=64", "n=96,m=32,k=24", "n=32,m=128,k=8"})
+    EXPECT_TRUE(
+        e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", sizes, "opencl"))
+        << sizes;
+}
+
+// Without the copy-out by mapLocals, every work item would copy the whole accumulator,
+// most of it other work items' blocks: refused, located.
+TEST(OpenCLSuite, DistributedAccumulatorReadByTheGroupIsRefused) {
+  std::string strategy = e2e::write_scratch("gpu_tiled_no_copy.elv", R"(
+let computing = isApplied(isMap) ; containsComputation;
+let main = DFNF ; (fuseReduceMap @ topDown)
+  ; (tile(32, 32) @ outermost(mapNest(2)))
+  ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq))))
+  ; (splitStrategy(8) @ innermost(isFullyApplied(isReduce)))
+  ; reorder([1, 2, 5, 3, 4, 6])
+  ; (mapWorkGroup(1) @ outermost(computing)) ; (mapWorkGroup(0) @ outermost(computing))
+  ; (tile(4, 4) @ outermost(mapNest(2)))
+  ; (mapLocal(1) @ outermost(computing)) ; (mapLocal(0) @ outermost(computing))
+  ; normalize(oclReduceSeq(Private)) ; lowerToC;
+)");
+  rise::Program p = driver::load_program(e2e::source_path("examples/mm/mm.rise"));
+  elevate::Strategy s = driver::load_strategy(strategy);
+  rise::SizeMap known = driver::parse_sizes({"n=64,m=64,k=64"});
+  driver::CompileRequest req;
+  req.program = &p;
+  req.sizes = &known;
+  req.strategy = &s;
+  req.target = "opencl";
+  try {
+    driver::compile(req);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("private memory shared between work items"), std::string::npos)
+        << e.message();
+    EXPECT_TRUE(e.span().known());
+  }
 }
 
 }  // namespace

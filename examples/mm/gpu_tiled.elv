@@ -1,0 +1,39 @@
+// Matrix multiplication for the GPU targets, register-blocked with a private
+// accumulator per work item that lives across the loop over k-tiles (the shape of
+// Lift's and Shine's tiled mm; docs/strategies.md "GPU mm"). Sizes (edit together):
+//   32 x 32  the block of C of a work group   (tile(32, 32); needs 32 | n, 32 | m)
+//   8        the k-tile                       (splitStrategy(8); needs 8 | k)
+//   4 x 4    the register block of a work item (tile(4, 4), twice: compute and copy-out)
+// so a work group is 8 x 8 work items (32 / 4 in each dimension).
+//   - blocks of C: rows over mapWorkGroup(1), columns over mapWorkGroup(0);
+//   - the reduction over k-tiles is at work-group level, its 32 x 32 accumulator
+//     oclReduceSeq(Private): each work item updates its own 4 x 4 block of it in each
+//     k-tile (mapLocal(1) x mapLocal(0) over the blocks);
+//   - after the last k-tile each work item copies its own 4 x 4 block to C (the same
+//     tiling and mapLocals over the result, so it reads only what it wrote).
+// The address-space check accepts the accumulator because only mapLocals write and
+// read it (docs/targets.md "Address spaces", distributed accumulators).
+let computing = isApplied(isMap) ; containsComputation;
+let copyOut = isFullyApplied(isMap) ; argument(isFullyApplied(isReduceSeq));
+let resultBlocks = isFullyApplied(isPrimitive(split)) ; argument(isFullyApplied(isReduceSeq));
+let main = DFNF ; (fuseReduceMap @ topDown)
+  // blocks of C, the k reduction split into k-tiles and moved outside the block's maps
+  ; (tile(32, 32) @ outermost(mapNest(2)))
+  ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq))))
+  ; (splitStrategy(8) @ innermost(isFullyApplied(isReduce)))
+  ; reorder([1, 2, 5, 3, 4, 6])
+  ; (mapWorkGroup(1) @ outermost(computing))
+  ; (mapWorkGroup(0) @ outermost(computing))
+  // register blocks of 4 x 4 in each k-tile step, 8 x 8 work items
+  ; (tile(4, 4) @ outermost(mapNest(2)))
+  ; (mapLocal(1) @ outermost(computing))
+  ; (mapLocal(0) @ outermost(computing))
+  // the copy of the accumulator to C, tiled and distributed the same way
+  ; DFNF ; (idAfter @ outermost(isFullyApplied(isReduceSeq)))
+  ; (idToCopy @ topDown)
+  ; (function(argument(body(idAfter ; idToCopy))) @ outermost(copyOut))
+  ; (tile(4, 4) @ outermost(copyOut)) ; DFNF
+  ; (function(mapLocal(1)) @ outermost(isFullyApplied(isMap) ; argument(resultBlocks)))
+  ; (function(argument(body(function(mapLocal(0)))))
+       @ outermost(isFullyApplied(isPrimitive(mapLocal)) ; argument(resultBlocks)))
+  ; normalize(oclReduceSeq(Private)) ; lowerToC;
