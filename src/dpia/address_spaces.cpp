@@ -116,11 +116,13 @@ void reductions_viewed(const Phrase& p, std::set<const PhraseNode*>& out) {
 }
 
 // The stores (toMem, oclToMem) whose values p is, through destination views (join,
-// map(transpose), ...): written where p is written.
+// map(transpose), ...) and let bodies: written where p is written.
 void stores_through_views(const Phrase& p, std::set<const PhraseNode*>& out) {
   if (p->kind != PhraseNode::Prim) return;
   const rise::PrimitiveInfo& info = *p->prim;
-  if (info.family == Family::Memory && !info.is(PrimId::Let)) {
+  if (info.is(PrimId::Let)) {
+    if (p->args.size() > 1) stores_through_views(innermost_body(p->args[1]), out);
+  } else if (info.family == Family::Memory) {
     out.insert(p.get());
   } else if (info.family == Family::View) {
     for (const Phrase& a : p->args) stores_through_views(a, out);

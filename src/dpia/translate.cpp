@@ -407,8 +407,11 @@ class Translator {
     }
     std::string t = fresh(f->display.empty() ? "tmp" : f->display);
     Type dt = v->type;
-    return cm_new(t, dt, dt->kind == TypeKind::Array ? Space::Default : Space::Private,
-                  cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
+    // The let's memory is the one its value chooses (let(oclToMem(Local)(x))), if any.
+    Space space = dt->kind == TypeKind::Array ? Space::Default : Space::Private;
+    if (v->kind == PhraseNode::Prim && v->prim->family == Family::Memory)
+      space = addr_space(v, space);
+    return cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
   }
 
   // reduceSeq(f)(init)(x): an accumulator in memory, updated in a loop.
