@@ -9,6 +9,9 @@
 //   - the reduction over k-tiles is at work-group level, its 32 x 32 accumulator
 //     oclReduceSeq(Private): each work item updates its own 4 x 4 block of it in each
 //     k-tile (mapLocal(1) x mapLocal(0) over the blocks);
+//   - in each k-tile step the group first copies the 32 x 8 tiles of A and B into
+//     local memory (storeInMemory with a mapLocal(1) x mapLocal(0) copy, toLocal): a
+//     barrier after both copies, one at the end of the step;
 //   - after the last k-tile each work item copies its own 4 x 4 block to C (the same
 //     tiling and mapLocals over the result, so it reads only what it wrote).
 // The address-space check accepts the accumulator because only mapLocals write and
@@ -16,6 +19,9 @@
 let computing = isApplied(isMap) ; containsComputation;
 let copyOut = isFullyApplied(isMap) ; argument(isFullyApplied(isReduceSeq));
 let resultBlocks = isFullyApplied(isPrimitive(split)) ; argument(isFullyApplied(isReduceSeq));
+let copyToLocal = idAfter ; idToCopy
+  ; function(argument(body(idAfter ; idToCopy ; function(mapLocal(0)))))
+  ; function(mapLocal(1)) ; toLocal;
 let main = DFNF ; (fuseReduceMap @ topDown)
   // blocks of C, the k reduction split into k-tiles and moved outside the block's maps
   ; (tile(32, 32) @ outermost(mapNest(2)))
@@ -36,4 +42,9 @@ let main = DFNF ; (fuseReduceMap @ topDown)
   ; (function(mapLocal(1)) @ outermost(isFullyApplied(isMap) ; argument(resultBlocks)))
   ; (function(argument(body(function(mapLocal(0)))))
        @ outermost(isFullyApplied(isPrimitive(mapLocal)) ; argument(resultBlocks)))
+  // the k-tiles of A and B copied into local memory by the work group in each step
+  ; (function(function(argument(storeInMemory(isFullyApplied(isPrimitive(fst)), copyToLocal))))
+       @ outermost(isFullyApplied(isReduceSeq)))
+  ; (function(function(argument(storeInMemory(isFullyApplied(isPrimitive(snd)), copyToLocal))))
+       @ outermost(isFullyApplied(isReduceSeq)))
   ; normalize(oclReduceSeq(Private)) ; lowerToC;

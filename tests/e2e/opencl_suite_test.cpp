@@ -106,14 +106,24 @@ TEST(OpenCLSuite, LargeLocalTilesAreNotFreed) {
 
 // GPU mm with a register block per work item kept across the k-tiles: the work-group
 // level accumulator is a private array declared before the work items' loops, updated
-// and copied out only by mapLocals; checked against the interpreter at several sizes.
+// and copied out only by mapLocals, from tiles of A and B the group copies into local
+// memory in each step; checked against the interpreter at several sizes.
 TEST(OpenCLSuite, GpuTiledMMKeepsAPrivateAccumulatorAcrossKTiles) {
   std::string k = kernels("mm", "gpu_tiled", "n=64,m=64,k=64");
   size_t acc = k.find("float acc");
   ASSERT_NE(acc, std::string::npos) << k;
   EXPECT_NE(k.find("[1024];", acc), std::string::npos) << k;  // the 32 x 32 block
   EXPECT_LT(acc, k.find("get_local_id(1)")) << "declared at work-group level";
-  EXPECT_EQ(occurrences(k, "get_local_id(1)"), 2u) << "the k-tile step and the copy-out" << k;
+  // the tile copies, the k-tile step and the copy-out
+  EXPECT_EQ(occurrences(k, "get_local_id(1)"), 4u) << k;
+  // A's and B's k-tiles in local memory, both copies before one barrier, and one at the
+  // end of the step: two per k-tile, none elsewhere
+  EXPECT_EQ(occurrences(k, "__local float "), 2u) << k;
+  EXPECT_EQ(occurrences(k, "barrier(CLK_LOCAL_MEM_FENCE)"), 2u) << k;
+  size_t step = k.find("for (int", k.find("] = 0.0f;"));
+  size_t first = k.find("barrier(", step);
+  EXPECT_LT(k.find("= A[", step), first) << k;
+  EXPECT_LT(k.find("= B[", step), first) << k;
   for (const char* sizes : {"n=64,m=64,k=64", "n=96,m=32,k=24", "n=32,m=128,k=8"})
     EXPECT_TRUE(
         e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", sizes, "opencl"))

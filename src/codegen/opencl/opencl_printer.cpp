@@ -2,6 +2,7 @@
 // function in opencl_host.cpp.
 #include "codegen/opencl/opencl_printer.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "codegen/c/c_names.h"
@@ -154,10 +155,21 @@ CStmtP OpenCLPrinter::declare_buffer(const std::string& name, const std::string&
 
 // Whether `c` writes (reads) local memory.
 bool OpenCLPrinter::touches_local(const Command& c, bool written) {
+  return !locals_touched(c, written).empty();
+}
+
+std::set<std::string> OpenCLPrinter::locals_touched(const Command& c, bool written) const {
   dpia::Captures u = dpia::captures(c);
+  std::set<std::string> out;
   for (const std::string& v : written ? u.written : u.read)
-    if (local_vars_.count(v)) return true;
-  return false;
+    if (local_vars_.count(v)) out.insert(v);
+  return out;
+}
+
+void OpenCLPrinter::barrier(std::vector<CStmtP>& out) {
+  out.push_back(c_expr_stmt(kBarrier));
+  reads_pending_ = false;
+  unsynced_writes_.clear();
 }
 
 // Code run by all the work items of a group alike: inside a mapWorkGroup, outside
@@ -175,9 +187,8 @@ bool OpenCLPrinter::group_uniform() const {
 // memory that was read since the last barrier, its next iteration would overwrite
 // it while work items may still read it.
 void OpenCLPrinter::end_of_group_loop(const Command& loop, std::vector<CStmtP>& body) {
-  if (!reads_pending_ || !touches_local(loop, true)) return;
-  body.push_back(c_expr_stmt(kBarrier));
-  reads_pending_ = false;
+  // Writes not yet synchronised would meet the next iteration's reads and writes.
+  if ((reads_pending_ && touches_local(loop, true)) || !unsynced_writes_.empty()) barrier(body);
 }
 
 void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
@@ -212,12 +223,22 @@ void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
       internal_error("OpenCL printer: " + map_name(c.loop) + "(" + d + ") inside " +
                      map_name(outer->loop) + " passed the address-space check");
   }
-  // The work items of an outermost mapLocal write local memory that others read next:
-  // a barrier after it; and one before it when what it overwrites was read since the
-  // last barrier (an unrolled copy after the previous one).
+  // The work items of an outermost mapLocal write local memory that others read
+  // later: a barrier before the next mapLocal that reads (or rewrites) it, so that
+  // copies of several tiles share one; and one before a mapLocal that overwrites local
+  // memory read since the last barrier (an unrolled copy after the previous one).
   bool outer_local = c.loop == LoopKind::Local && group_uniform();
-  bool writes = outer_local && touches_local(c, true);
-  if (writes && reads_pending_) out.push_back(c_expr_stmt(kBarrier));
+  std::set<std::string> written, read;
+  if (outer_local) {
+    written = locals_touched(c, true);
+    read = locals_touched(c, false);
+  }
+  auto unsynced = [&](const std::set<std::string>& vars) {
+    return std::any_of(vars.begin(), vars.end(),
+                       [&](const std::string& v) { return unsynced_writes_.count(v) > 0; });
+  };
+  bool writes = !written.empty();
+  if (unsynced(read) || unsynced(written) || (writes && reads_pending_)) barrier(out);
   gpu_loops_.push_back(&c);
   std::vector<CStmtP> body;
   gen(c.body[0], body);
@@ -227,12 +248,8 @@ void OpenCLPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   loop->init = c_cast(idx_type_, c_call(id, {c_atom(d)}));
   loop->step = c_cast(idx_type_, c_call(size, {c_atom(d)}));
   out.push_back(loop);
-  if (writes) {
-    out.push_back(c_expr_stmt(kBarrier));
-    reads_pending_ = false;
-  } else if (outer_local && touches_local(c, false)) {
-    reads_pending_ = true;
-  }
+  unsynced_writes_.insert(written.begin(), written.end());
+  if (!read.empty()) reads_pending_ = true;
 }
 
 // ------------------------------------------------------------ launches
@@ -317,6 +334,7 @@ std::string OpenCLPrinter::kernel_text(Launch& l, const std::vector<std::string>
   in_kernel_ = true;
   local_decls_.clear();
   reads_pending_ = false;
+  unsynced_writes_.clear();
   // The kernel's local arrays, known before printing decides barriers by them.
   struct Locals : dpia::Visitor {
     std::set<std::string>& out;

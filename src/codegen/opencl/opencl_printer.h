@@ -75,6 +75,10 @@ class OpenCLPrinter : public CPrinter {
                         const std::vector<dpia::Input>& inputs,
                         const std::vector<std::string>& sizes);
   bool touches_local(const Command& c, bool written);
+  // The local arrays c writes (or reads).
+  std::set<std::string> locals_touched(const Command& c, bool written) const;
+  // A barrier: every write and read of local memory so far is synchronised.
+  void barrier(std::vector<CStmtP>& out);
   bool group_uniform() const;
   void end_of_group_loop(const Command& loop, std::vector<CStmtP>& body);
 
@@ -91,6 +95,10 @@ class OpenCLPrinter : public CPrinter {
   // Local memory was read by the group's work items since the last barrier (in the
   // order the kernel is printed).
   bool reads_pending_ = false;
+  // Local arrays written by the work items of a group since the last barrier: a
+  // barrier comes before the next mapLocal that reads (or rewrites) one of them, so
+  // copies of several tiles share one barrier.
+  std::set<std::string> unsynced_writes_;
   bool in_kernel_ = false;
   std::vector<const Command*> gpu_loops_;  // the GPU-level loops around the code printed
 };
