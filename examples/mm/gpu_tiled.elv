@@ -12,13 +12,21 @@
 //   - in each k-tile step the group first copies the 32 x 8 tiles of A and B into
 //     local memory (storeInMemory with a mapLocal(1) x mapLocal(0) copy, toLocal): a
 //     barrier after both copies, one at the end of the step;
-//   - after the last k-tile each work item copies its own 4 x 4 block to C (the same
-//     tiling and mapLocals over the result, so it reads only what it wrote).
+//   - each work item also zeroes its own block first, and after the last k-tile copies
+//     it to C (the same tiling and mapLocals over the initial value and the result):
+//     it touches only its own 4 x 4 block of the accumulator.
 // The address-space check accepts the accumulator because only mapLocals write and
 // read it (docs/targets.md "Address spaces", distributed accumulators).
 let computing = isApplied(isMap) ; containsComputation;
 let copyOut = isFullyApplied(isMap) ; argument(isFullyApplied(isReduceSeq));
-let resultBlocks = isFullyApplied(isPrimitive(split)) ; argument(isFullyApplied(isReduceSeq));
+// A copy tiled into 4 x 4 blocks of the array p (split(4)(p) |> map(...)): its blocks over
+// mapLocal(1) x mapLocal(0).
+let overWorkItems(p) =
+  (function(mapLocal(1)) @ outermost(isFullyApplied(isMap)
+                                     ; argument(isFullyApplied(isPrimitive(split)) ; argument(p))))
+  ; (function(argument(body(function(mapLocal(0)))))
+       @ outermost(isFullyApplied(isPrimitive(mapLocal))
+                   ; argument(isFullyApplied(isPrimitive(split)) ; argument(p))));
 let copyToLocal = idAfter ; idToCopy
   ; function(argument(body(idAfter ; idToCopy ; function(mapLocal(0)))))
   ; function(mapLocal(1)) ; toLocal;
@@ -39,12 +47,14 @@ let main = DFNF ; (fuseReduceMap @ topDown)
   ; (idToCopy @ topDown)
   ; (function(argument(body(idAfter ; idToCopy))) @ outermost(copyOut))
   ; (tile(4, 4) @ outermost(copyOut)) ; DFNF
-  ; (function(mapLocal(1)) @ outermost(isFullyApplied(isMap) ; argument(resultBlocks)))
-  ; (function(argument(body(function(mapLocal(0)))))
-       @ outermost(isFullyApplied(isPrimitive(mapLocal)) ; argument(resultBlocks)))
+  ; overWorkItems(isFullyApplied(isReduceSeq))
   // the k-tiles of A and B copied into local memory by the work group in each step
   ; (function(function(argument(storeInMemory(isFullyApplied(isPrimitive(fst)), copyToLocal))))
        @ outermost(isFullyApplied(isReduceSeq)))
   ; (function(function(argument(storeInMemory(isFullyApplied(isPrimitive(snd)), copyToLocal))))
        @ outermost(isFullyApplied(isReduceSeq)))
+  // the initial accumulator (zeros) written by the work items, each its own block
+  ; (function(argument(idAfter ; idToCopy ; function(argument(body(idAfter ; idToCopy)))
+                       ; tile(4, 4))) @ outermost(isFullyApplied(isReduceSeq)))
+  ; DFNF ; overWorkItems(isFullyApplied(isPrimitive(generate)))
   ; normalize(oclReduceSeq(Private)) ; lowerToC;

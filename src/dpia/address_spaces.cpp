@@ -155,12 +155,14 @@ class Checker {
       case PhraseNode::Prim:
         break;
     }
-    // A store that is the result of a map's or a reduction's function allocates
-    // nothing: the function's result is written into the map's destination or the
-    // accumulator (whose own check covers it).
+    // A store that is the result of a map's or a reduction's function, or a
+    // reduction's initial value, allocates nothing: it is written into the map's
+    // destination or the accumulator (whose own check covers it).
     bool loop_map = p->prim->family == Family::Map && !p->prim->has(rise::kHighLevel);
     if ((loop_map || p->prim->family == Family::Reduce) && !p->args.empty())
       stores_through_views(innermost_body(p->args[0]), operator_results_);
+    if (p->prim->family == Family::Reduce && p->args.size() > 1)
+      stores_through_views(p->args[1], operator_results_);  // the initial value
     if (is_gpu_map(p)) {
       check_nesting(*p);
       if (p->prim->loop == LoopKind::Local && p->args.size() > 1)

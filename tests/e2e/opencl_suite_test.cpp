@@ -114,8 +114,8 @@ TEST(OpenCLSuite, GpuTiledMMKeepsAPrivateAccumulatorAcrossKTiles) {
   ASSERT_NE(acc, std::string::npos) << k;
   EXPECT_NE(k.find("[1024];", acc), std::string::npos) << k;  // the 32 x 32 block
   EXPECT_LT(acc, k.find("get_local_id(1)")) << "declared at work-group level";
-  // the tile copies, the k-tile step and the copy-out
-  EXPECT_EQ(occurrences(k, "get_local_id(1)"), 4u) << k;
+  // the zeroing, the tile copies, the k-tile step and the copy-out
+  EXPECT_EQ(occurrences(k, "get_local_id(1)"), 5u) << k;
   // A's and B's k-tiles in local memory, both copies before one barrier, and one at the
   // end of the step: two per k-tile, none elsewhere
   EXPECT_EQ(occurrences(k, "__local float "), 2u) << k;
