@@ -105,14 +105,17 @@ TEST(OpenCLSuite, LargeLocalTilesAreNotFreed) {
 }
 
 // GPU mm with a register block per work item kept across the k-tiles: the work-group
-// level accumulator is a private array declared before the work items' loops, updated
-// and copied out only by mapLocals, from tiles of A and B the group copies into local
+// level accumulator is a private array declared before the work items' loops (each
+// work item's 4 x 4 part of it: dpia/distribute), zeroed, updated and copied out only
+// by mapLocals, from tiles of A and B the group copies into local
 // memory in each step; checked against the interpreter at several sizes.
 TEST(OpenCLSuite, GpuTiledMMKeepsAPrivateAccumulatorAcrossKTiles) {
   std::string k = kernels("mm", "gpu_tiled", "n=64,m=64,k=64");
   size_t acc = k.find("float acc");
   ASSERT_NE(acc, std::string::npos) << k;
-  EXPECT_NE(k.find("[1024];", acc), std::string::npos) << k;  // the 32 x 32 block
+  // each work item holds only its 4 x 4 block of the 32 x 32 accumulator
+  EXPECT_EQ(k.find("[1024];"), std::string::npos) << k;
+  EXPECT_EQ(k.find("[16];", acc) + 4, k.find(';', acc)) << k;
   EXPECT_LT(acc, k.find("get_local_id(1)")) << "declared at work-group level";
   // the zeroing, the tile copies, the k-tile step and the copy-out
   EXPECT_EQ(occurrences(k, "get_local_id(1)"), 5u) << k;
@@ -128,6 +131,18 @@ TEST(OpenCLSuite, GpuTiledMMKeepsAPrivateAccumulatorAcrossKTiles) {
     EXPECT_TRUE(
         e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", sizes, "opencl"))
         << sizes;
+}
+
+// Each work item's block is its part of the accumulator: a launch with fewer work items
+// than blocks (--local 4,4 for 8 x 8 blocks) would compute wrong results; it stops with
+// a message instead.
+TEST(OpenCLSuite, DistributedAccumulatorNeedsAWorkItemPerBlock) {
+  e2e::CliResult r =
+      e2e::run_risec({"run", "examples/mm/mm.rise", "--strategy", "examples/mm/gpu_tiled.elv",
+                      "--target", "opencl", "--size", "n=32,m=32,k=8", "--local", "4,4"});
+  EXPECT_NE(r.exit_code, 0) << e2e::show(r);
+  EXPECT_NE(r.err.find("needs at least 8 work items in dimension"), std::string::npos)
+      << e2e::show(r);
 }
 
 // Without the copy-out by mapLocals, every work item would copy the whole accumulator,

@@ -95,7 +95,7 @@ static size_t risec_env_size(const char* var, int d) {
    most what the device allows); a global size is rounded up to whole groups (the
    loops are strided, so every size is correct). */
 static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local, int grouped,
-                         cl_event* ev) {
+                         const size_t* need, cl_event* ev) {
   size_t max_group = 1, max_items[16] = {1, 1, 1};
   RISEC_CL(clGetKernelWorkGroupInfo(k, risec_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL));
   RISEC_CL(clGetDeviceInfo(risec_dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof max_items, max_items, NULL));
@@ -121,6 +121,13 @@ static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* loca
     }
     for (cl_uint d = 0; d < dims; ++d) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
   }
+  /* A private array distributed over the work items needs each of its parts' work items. */
+  for (cl_uint d = 0; d < dims; ++d)
+    if (local[d] < need[d]) {
+      fprintf(stderr, "risec: the kernel needs at least %lu work items in dimension %u of a work group (a private array is distributed over them), but the launch has %lu (RISEC_OPENCL_LOCAL or the device's limit)\n",
+              (unsigned long)need[d], (unsigned)d, (unsigned long)local[d]);
+      abort();
+    }
   RISEC_CL(clEnqueueNDRangeKernel(risec_queue, k, dims, NULL, global, grouped || given_local ? local : NULL, 0, NULL, ev));
 }
 )";
@@ -198,10 +205,14 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
       else
         g[d] = "1";
     }
+    std::string need[3];
+    for (int d = 0; d < 3; ++d)
+      need[d] = grouped && !l.need_local[d].empty() ? "(size_t)(" + l.need_local[d] + ")" : "0";
     body << "  {\n    size_t global[3] = {" << g[0] << ", " << g[1] << ", " << g[2]
-         << "}, local[3] = {" << lo[0] << ", " << lo[1] << ", " << lo[2] << "};\n";
+         << "}, local[3] = {" << lo[0] << ", " << lo[1] << ", " << lo[2] << "}, need[3] = {"
+         << need[0] << ", " << need[1] << ", " << need[2] << "};\n";
     body << "    risec_launch(" << kern << ", " << (l.level == LoopKind::None ? 1 : l.dims)
-         << ", global, local, " << (grouped ? 1 : 0) << ", &risec_ev[" << k << "]);\n  }\n";
+         << ", global, local, " << (grouped ? 1 : 0) << ", need, &risec_ev[" << k << "]);\n  }\n";
   }
   body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_" << cname(output)
        << ", CL_TRUE, 0, " << bytes(out_dt) << ", " << cname(output) << ", 0, NULL, NULL));\n";

@@ -313,6 +313,13 @@ void OpenCLPrinter::launch_sizes(const CommandP& c, Launch& l) {
     Launch& l;
     Walk(OpenCLPrinter& p, Launch& l) : p(p), l(l) {}
     void visit_command(const Command& c) override {
+      // A distributed private array needs one work item per iteration of the
+      // mapLocals that distribute it: those iterations size the group.
+      if (c.kind == Command::New && c.distribution)
+        for (const auto& [dim, n] : c.distribution->work_items) {
+          l.local[dim] = nat_expr(n).text;
+          l.need_local[dim] = l.local[dim];
+        }
       if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
         l.dims = std::max(l.dims, c.dim + 1);
         l.has_local[c.dim] = l.has_local[c.dim] || c.loop == LoopKind::Local;

@@ -60,6 +60,9 @@ class OpenCLPrinter : public CPrinter {
     // the program does not say).
     std::string global[3], groups[3], local[3];
     bool has_local[3] = {false, false, false};  // a mapLocal runs in the dimension
+    // The fewest work items per group a private array distributed over them needs
+    // (dpia/distribute.h), as C expressions ("" when none).
+    std::string need_local[3];
     int dims = 1;
   };
   struct HostBuffer {
