@@ -10,13 +10,18 @@
 //     oclReduceSeq(Private): each work item updates its own 4 x 4 block of it in each
 //     k-tile (mapLocal(1) x mapLocal(0) over the blocks);
 //   - in each k-tile step the group first copies the 32 x 8 tiles of A and B into
-//     local memory (storeInMemory with a mapLocal(1) x mapLocal(0) copy, toLocal): a
-//     barrier after both copies, one at the end of the step;
+//     local memory (storeInMemory with a copy over mapLocal(1) x mapLocal(0), toLocal):
+//     a barrier after both copies, one at the end of the step. A's rows are 8
+//     consecutive floats: read as float4 (vectorize(4), vload4/vstore4); B's tile is
+//     read along its rows of m floats (its columns over mapLocal(0), so neighbouring
+//     work items read neighbouring floats), which the tile's transposed layout
+//     (column, k) keeps from being vectorised;
 //   - each work item also zeroes its own block first, and after the last k-tile copies
 //     it to C (the same tiling and mapLocals over the initial value and the result):
 //     it touches only its own 4 x 4 block of the accumulator.
 // The address-space check accepts the accumulator because only mapLocals write and
-// read it (docs/targets.md "Address spaces", distributed accumulators).
+// read it, and each work item's private copy is shrunk to its 4 x 4 part, indexed
+// without the local ids (docs/targets.md "Address spaces", distributed accumulators).
 let computing = isApplied(isMap) ; containsComputation;
 let copyOut = isFullyApplied(isMap) ; argument(isFullyApplied(isReduceSeq));
 // A copy tiled into 4 x 4 blocks of the array p (split(4)(p) |> map(...)): its blocks over
@@ -27,8 +32,14 @@ let overWorkItems(p) =
   ; (function(argument(body(function(mapLocal(0)))))
        @ outermost(isFullyApplied(isPrimitive(mapLocal))
                    ; argument(isFullyApplied(isPrimitive(split)) ; argument(p))));
-let copyToLocal = idAfter ; idToCopy
-  ; function(argument(body(idAfter ; idToCopy ; function(mapLocal(0)))))
+// Copies of a tile into local memory: B's with its columns (the outer map) over
+// mapLocal(0), A's with its rows over mapLocal(1) and each row as 2 float4 over
+// mapLocal(0).
+let copyToLocalT = idAfter ; idToCopy
+  ; function(argument(body(idAfter ; idToCopy ; function(mapLocal(1)))))
+  ; function(mapLocal(0)) ; toLocal;
+let copyToLocal4 = idAfter ; idToCopy
+  ; function(argument(body(idAfter ; idToCopy ; vectorize(4) ; argument(function(mapLocal(0))))))
   ; function(mapLocal(1)) ; toLocal;
 let main = DFNF ; (fuseReduceMap @ topDown)
   // blocks of C, the k reduction split into k-tiles and moved outside the block's maps
@@ -49,9 +60,9 @@ let main = DFNF ; (fuseReduceMap @ topDown)
   ; (tile(4, 4) @ outermost(copyOut)) ; DFNF
   ; overWorkItems(isFullyApplied(isReduceSeq))
   // the k-tiles of A and B copied into local memory by the work group in each step
-  ; (function(function(argument(storeInMemory(isFullyApplied(isPrimitive(fst)), copyToLocal))))
+  ; (function(function(argument(storeInMemory(isFullyApplied(isPrimitive(fst)), copyToLocal4))))
        @ outermost(isFullyApplied(isReduceSeq)))
-  ; (function(function(argument(storeInMemory(isFullyApplied(isPrimitive(snd)), copyToLocal))))
+  ; (function(function(argument(storeInMemory(isFullyApplied(isPrimitive(snd)), copyToLocalT))))
        @ outermost(isFullyApplied(isReduceSeq)))
   // the initial accumulator (zeros) written by the work items, each its own block
   ; (function(argument(idAfter ; idToCopy ; function(argument(body(idAfter ; idToCopy)))
