@@ -103,6 +103,20 @@ int64_t occurrences(const Phrase& p, const std::string& name) {
   return n;
 }
 
+// How often the variable `name` occurs in p as data read through views only (zip,
+// split, transpose, pair components, maps of those), element by element.
+int64_t viewed_occurrences(const Phrase& p, const std::string& name) {
+  if (p->kind == PhraseNode::Var) return p->name == name ? 1 : 0;
+  if (p->kind != PhraseNode::Prim) return 0;
+  const rise::PrimitiveInfo& info = *p->prim;
+  if (info.family == Family::Map && info.has(rise::kHighLevel))  // a map of views
+    return p->args.size() > 1 ? viewed_occurrences(p->args[1], name) : 0;
+  if (info.family != Family::View && info.family != Family::Pair) return 0;
+  int64_t n = 0;
+  for (const Phrase& a : p->args) n += viewed_occurrences(a, name);
+  return n;
+}
+
 // The reductions whose results p reads through views only (zip, split, join, ...):
 // the values a map over p distributes element by element.
 void reductions_viewed(const Phrase& p, std::set<const PhraseNode*>& out) {
@@ -189,8 +203,8 @@ class Checker {
   // register blocks of a tiled matrix multiplication): every work item keeps its own
   // copy and touches only the elements of it that it computes. It is, when the
   // operator's result is written by mapLocals only, the operator reads the
-  // accumulator only in those mapLocals' inputs (each work item reads the elements
-  // it then writes, element by element), and the reduction's result is read by a
+  // accumulator only in those mapLocals' inputs, through views (each work item reads
+  // the elements it then writes, element by element), and the reduction's result is read by a
   // mapLocal (each work item copies out its own part, not the group's sequential
   // code reading every work item's part).
   bool distributed_accumulator(const PhraseNode& n, const std::vector<Phrase>& writers) const {
@@ -202,7 +216,7 @@ class Checker {
     int64_t in_inputs = 0;
     for (const Phrase& w : writers) {
       if (w->prim->loop != LoopKind::Local) return false;
-      if (w->args.size() > 1) in_inputs += occurrences(w->args[1], acc);
+      if (w->args.size() > 1) in_inputs += viewed_occurrences(w->args[1], acc);
       if (occurrences(w->args[0], acc) > 0) return false;
     }
     return in_inputs == occurrences(innermost_body(op), acc);

@@ -153,8 +153,12 @@ CommandP distribute_private(const CommandP& program) {
 Path work_item_path(const Distribution& d, const Path& path, const std::string& name) {
   Path out = path;
   auto refuse = [&](const std::string& why) -> Path {
-    internal_error("the private array " + name +
-                   " is distributed over the work items, but an access " + why);
+    user_error("the private array " + name +
+               " is distributed over the work items of a group (each keeps its own part), "
+               "but an access " +
+               why +
+               ": read a distributed accumulator only in mapLocals over the same blocks as "
+               "the ones writing it (docs/targets.md, \"Distributed accumulators\")");
   };
   if (path.size() < d.dims.size()) return refuse("takes more than one element");
   for (size_t k = 0; k < d.dims.size(); ++k) {
