@@ -3,6 +3,8 @@
 // interpreter): the parallelism and memory each strategy chose show in the kernel.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "driver/commands.h"
@@ -144,6 +146,29 @@ TEST(OpenCLSuite, DistributedAccumulatorNeedsAWorkItemPerBlock) {
   EXPECT_NE(r.exit_code, 0) << e2e::show(r);
   EXPECT_NE(r.err.find("needs at least 8 work items in dimension"), std::string::npos)
       << e2e::show(r);
+}
+
+// A copy-out over other blocks than the step's (rows and columns straight over
+// mapLocal(1) x mapLocal(0), 32 x 32 iterations for 8 x 8 work items) would read other
+// work items' parts of the accumulator: refused (exit 1), naming the array.
+TEST(OpenCLSuite, DistributedAccumulatorReadOverOtherBlocksIsRefused) {
+  std::ifstream in(e2e::source_path("examples/mm/gpu_tiled.elv"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("(tile(4, 4) @ outermost(copyOut))", "(function(mapLocal(1)) @ outermost(copyOut))");
+  replace("overWorkItems(isFullyApplied(isReduceSeq))",
+          "(function(argument(body(function(mapLocal(0))))) @ "
+          "outermost(isFullyApplied(isPrimitive(mapLocal)) ; "
+          "argument(isFullyApplied(isReduceSeq))))");
+  std::string strategy = e2e::write_scratch("gpu_tiled_strided_copy.elv", text);
+  e2e::CliResult r = e2e::run_risec({"compile", "examples/mm/mm.rise", "--strategy", strategy,
+                                     "--target", "opencl", "--size", "n=64,m=64,k=64"});
+  EXPECT_EQ(r.exit_code, 1) << e2e::show(r);
+  EXPECT_NE(r.err.find("is distributed over the work items"), std::string::npos) << e2e::show(r);
 }
 
 // Without the copy-out by mapLocals, every work item would copy the whole accumulator,
