@@ -8,7 +8,8 @@
 //   - blocks of C: rows over mapWorkGroup(1), columns over mapWorkGroup(0);
 //   - the reduction over k-tiles is at work-group level, its 32 x 32 accumulator
 //     oclReduceSeq(Private): each work item updates its own 4 x 4 block of it in each
-//     k-tile (mapLocal(1) x mapLocal(0) over the blocks);
+//     k-tile (mapLocal(1) x mapLocal(0) over the blocks), with the loop over the
+//     k-tile outside the block (16 unrolled multiply-adds per 8 values read);
 //   - in each k-tile step the group first copies the 32 x 8 tiles of A and B into
 //     local memory (storeInMemory with a copy over mapLocal(1) x mapLocal(0), toLocal):
 //     a barrier after both copies, one at the end of the step. A's rows are 8
@@ -53,6 +54,11 @@ let main = DFNF ; (fuseReduceMap @ topDown)
   ; (tile(4, 4) @ outermost(mapNest(2)))
   ; (mapLocal(1) @ outermost(computing))
   ; (mapLocal(0) @ outermost(computing))
+  // register blocking: the loop over the k-tile's 8 columns moved outside the 4 x 4
+  // block (twice mapReduceInterchange), so each value read from local memory serves
+  // 4 multiply-adds; the block's loops are unrolled at the end
+  ; (mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF
+  ; (mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF
   // the copy of the accumulator to C, tiled and distributed the same way
   ; DFNF ; (idAfter @ outermost(isFullyApplied(isReduceSeq)))
   ; (idToCopy @ topDown)
@@ -68,4 +74,5 @@ let main = DFNF ; (fuseReduceMap @ topDown)
   ; (function(argument(idAfter ; idToCopy ; function(argument(body(idAfter ; idToCopy)))
                        ; tile(4, 4))) @ outermost(isFullyApplied(isReduceSeq)))
   ; DFNF ; overWorkItems(isFullyApplied(isPrimitive(generate)))
-  ; normalize(oclReduceSeq(Private)) ; lowerToC;
+  ; normalize(oclReduceSeq(Private)) ; lowerToC
+  ; normalize(isFullyApplied(isMapSeq) ; unroll);
