@@ -14,8 +14,7 @@
 // Needs 8 | n and 32 | m; the local tile is 8 rows of k floats (32 KiB at k = 1024).
 // Lift and CLBlast also tile k, staging k-slices of A and B in local memory inside a
 // work-group-level loop whose accumulators stay spread over the work items: that is
-// gpu_tiled.elv (a distributed accumulator); on PoCL's CPU device this file's fewer
-// barriers make it the faster one.
+// gpu_tiled.elv (a distributed accumulator).
 let computing = isApplied(isMap) ; containsComputation;
 let atFirstComputing(s) = topDown(isFullyApplied(isMap) ; function(containsComputation) ; s);
 let main = DFNF
