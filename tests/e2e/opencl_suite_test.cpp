@@ -148,6 +148,30 @@ TEST(OpenCLSuite, DistributedAccumulatorNeedsAWorkItemPerBlock) {
       << e2e::show(r);
 }
 
+// gpu_tiled.elv without its zeroing by the work items: the group's sequential code
+// writes the whole accumulator, so it is not distributed: every work item keeps all of
+// it (1024 floats), which is larger but still correct.
+TEST(OpenCLSuite, AccumulatorWrittenByTheGroupIsKeptWhole) {
+  std::ifstream in(e2e::source_path("examples/mm/gpu_tiled.elv"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t from = text.find("  ; (function(argument(idAfter ; idToCopy ;");
+  size_t to = text.find("  ; normalize(oclReduceSeq(Private))");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to);
+  text.erase(from, to - from);
+  std::string strategy = e2e::write_scratch("gpu_tiled_group_zeroes.elv", text);
+  rise::Program p = driver::load_program(e2e::source_path("examples/mm/mm.rise"));
+  elevate::Strategy s = driver::load_strategy(strategy);
+  rise::SizeMap known = driver::parse_sizes({"n=64,m=64,k=64"});
+  driver::CompileRequest req;
+  req.program = &p;
+  req.sizes = &known;
+  req.strategy = &s;
+  req.target = "opencl";
+  std::string k = driver::compile(req).unit.kernel_source;
+  EXPECT_NE(k.find("[1024];"), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", strategy, "n=64,m=32,k=16", "opencl"));
+}
+
 // A copy-out over other blocks than the step's (rows and columns straight over
 // mapLocal(1) x mapLocal(0), 32 x 32 iterations for 8 x 8 work items) would read other
 // work items' parts of the accumulator: refused (exit 1), naming the array.
