@@ -757,6 +757,8 @@ int main(int argc, char** argv) {
        [&](const Cl& cl, int r) { return hand_mm(cl, r, mmn, mmn, mmn); }},
       {"mm", "opencl_tiled", "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
        [&](const Cl& cl, int r) { return hand_mm(cl, r, mmn, mmn, mmn); }},
+      {"mm", "gpu_tiled", "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
+       [&](const Cl& cl, int r) { return hand_mm(cl, r, mmn, mmn, mmn); }},
       {"conv2d", "opencl", "n=" + S(img) + ",m=" + S(img),
        [&](const Cl& cl, int r) { return hand_conv2d(cl, r, img, img); }},
       {"nbody", "opencl", "n=" + S(bodies),

@@ -13,9 +13,8 @@
 //     whatever m is), so neighbouring work items read neighbouring elements of B.
 // Needs 8 | n and 32 | m; the local tile is 8 rows of k floats (32 KiB at k = 1024).
 // Lift and CLBlast also tile k, staging k-slices of A and B in local memory inside a
-// work-group-level loop whose accumulators stay spread over the work items; risec's
-// address-space rules refuse such a loop (its accumulator would be private memory
-// written by the work items of a mapLocal), so A's rows are staged whole instead.
+// work-group-level loop whose accumulators stay spread over the work items: that is
+// gpu_tiled.elv (a distributed accumulator).
 let computing = isApplied(isMap) ; containsComputation;
 let atFirstComputing(s) = topDown(isFullyApplied(isMap) ; function(containsComputation) ; s);
 let main = DFNF

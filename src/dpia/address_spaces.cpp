@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,56 @@ void gpu_writers(const Phrase& p, std::vector<Phrase>& out) {
   for (const Phrase& a : p->args) gpu_writers(a, out);
 }
 
+// How often the variable `name` occurs in p (binders are unique).
+int64_t occurrences(const Phrase& p, const std::string& name) {
+  if (p->kind == PhraseNode::Var) return p->name == name ? 1 : 0;
+  int64_t n = 0;
+  for (const Phrase& a : p->args) n += occurrences(a, name);
+  return n;
+}
+
+// How often the variable `name` occurs in p as data read through views only (zip,
+// split, transpose, pair components, maps of those), element by element.
+int64_t viewed_occurrences(const Phrase& p, const std::string& name) {
+  if (p->kind == PhraseNode::Var) return p->name == name ? 1 : 0;
+  if (p->kind != PhraseNode::Prim) return 0;
+  const rise::PrimitiveInfo& info = *p->prim;
+  if (info.family == Family::Map && info.has(rise::kHighLevel))  // a map of views
+    return p->args.size() > 1 ? viewed_occurrences(p->args[1], name) : 0;
+  if (info.family != Family::View && info.family != Family::Pair) return 0;
+  int64_t n = 0;
+  for (const Phrase& a : p->args) n += viewed_occurrences(a, name);
+  return n;
+}
+
+// The reductions whose results p reads through views only (zip, split, join, ...):
+// the values a map over p distributes element by element.
+void reductions_viewed(const Phrase& p, std::set<const PhraseNode*>& out) {
+  if (p->kind != PhraseNode::Prim) return;
+  if (p->prim->family == Family::Reduce) {
+    out.insert(p.get());
+    return;
+  }
+  if (p->prim->family != Family::View) return;
+  for (const Phrase& a : p->args) reductions_viewed(a, out);
+}
+
+// The stores (toMem, oclToMem) whose values p is, through destination views (join,
+// map(transpose), ...) and let bodies: written where p is written.
+void stores_through_views(const Phrase& p, std::set<const PhraseNode*>& out) {
+  if (p->kind != PhraseNode::Prim) return;
+  const rise::PrimitiveInfo& info = *p->prim;
+  if (info.is(PrimId::Let)) {
+    if (p->args.size() > 1) stores_through_views(innermost_body(p->args[1]), out);
+  } else if (info.family == Family::Memory) {
+    out.insert(p.get());
+  } else if (info.family == Family::View) {
+    for (const Phrase& a : p->args) stores_through_views(a, out);
+  } else if (info.family == Family::Map && info.has(rise::kHighLevel) && p->args.size() > 1) {
+    stores_through_views(p->args[1], out);
+  }
+}
+
 struct Enclosing {
   LoopKind kind;
   std::optional<int64_t> dim;
@@ -118,8 +169,18 @@ class Checker {
       case PhraseNode::Prim:
         break;
     }
+    // A store that is the result of a map's or a reduction's function, or a
+    // reduction's initial value, allocates nothing: it is written into the map's
+    // destination or the accumulator (whose own check covers it).
+    bool loop_map = p->prim->family == Family::Map && !p->prim->has(rise::kHighLevel);
+    if ((loop_map || p->prim->family == Family::Reduce) && !p->args.empty())
+      stores_through_views(innermost_body(p->args[0]), operator_results_);
+    if (p->prim->family == Family::Reduce && p->args.size() > 1)
+      stores_through_views(p->args[1], operator_results_);  // the initial value
     if (is_gpu_map(p)) {
       check_nesting(*p);
+      if (p->prim->loop == LoopKind::Local && p->args.size() > 1)
+        reductions_viewed(p->args[1], read_by_local_);
       // the input is computed around the map, the function inside it
       if (p->args.size() > 1) visit(p->args[1]);
       stack_.push_back(Enclosing{p->prim->loop, dimension(*p), where(*p), p->prim->name});
@@ -133,6 +194,33 @@ class Checker {
 
  private:
   std::vector<Enclosing> stack_;  // the GPU maps around, outermost first
+  // Reductions whose results a mapLocal reads (through views), element by element.
+  std::set<const PhraseNode*> read_by_local_;
+  // Stores that are the result of a loop map's or a reduction's function.
+  std::set<const PhraseNode*> operator_results_;
+
+  // A private accumulator at work-group level distributed over the work items (the
+  // register blocks of a tiled matrix multiplication): every work item keeps its own
+  // copy and touches only the elements of it that it computes. It is, when the
+  // operator's result is written by mapLocals only, the operator reads the
+  // accumulator only in those mapLocals' inputs, through views (each work item reads
+  // the elements it then writes, element by element), and the reduction's result is read by a
+  // mapLocal (each work item copies out its own part, not the group's sequential
+  // code reading every work item's part).
+  bool distributed_accumulator(const PhraseNode& n, const std::vector<Phrase>& writers) const {
+    if (n.prim->family != Family::Reduce || n.args.empty() || !read_by_local_.count(&n))
+      return false;
+    const Phrase& op = n.args[0];
+    if (op->kind != PhraseNode::Lambda) return false;
+    const std::string& acc = op->name;
+    int64_t in_inputs = 0;
+    for (const Phrase& w : writers) {
+      if (w->prim->loop != LoopKind::Local) return false;
+      if (w->args.size() > 1) in_inputs += viewed_occurrences(w->args[1], acc);
+      if (occurrences(w->args[0], acc) > 0) return false;
+    }
+    return in_inputs == occurrences(innermost_body(op), acc);
+  }
 
   const Enclosing* innermost(LoopKind k) const {
     for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
@@ -216,6 +304,13 @@ class Checker {
     } else {
       for (const Phrase& a : n.args) gpu_writers(a, writers);
     }
+    // A reduction's step stored (toMem around it, through views) is written into the
+    // accumulator all the same.
+    if (n.prim->family == Family::Reduce) {
+      std::set<const PhraseNode*> stores;
+      stores_through_views(innermost_body(n.args[0]), stores);
+      for (const PhraseNode* s : stores) gpu_writers(s->args.back(), writers);
+    }
     return writers;
   }
 
@@ -225,6 +320,7 @@ class Checker {
     bool reduction = info.family == Family::Reduce;
     std::optional<Space> chosen = explicit_space(*p);
     if (!memory && !reduction && !info.is(PrimId::Let) && !chosen) return;
+    if (operator_results_.count(p.get())) return;
     if (memory && !p->args.empty() && already_in_memory(p->args.back()))
       throw Error(ErrorKind::User,
                   info.name +
@@ -292,7 +388,7 @@ class Checker {
                       where(*p));
         if (work_item()) return;
         std::vector<Phrase> writers = gpu_writers_of(*p);
-        if (writers.empty()) return;
+        if (writers.empty() || (accumulator && distributed_accumulator(*p, writers))) return;
         std::string loc = location(where(*writers.front()));
         throw Error(ErrorKind::User,
                     "private memory shared between work items: " + what +

@@ -102,6 +102,7 @@ AcceptorP ac_instantiate(const AcceptorP& tmpl, const AcceptorP& element);
 // ---------------------------------------------------------------- commands
 struct Command;
 using CommandP = std::shared_ptr<const Command>;
+struct Distribution;  // dpia/distribute.h
 
 // Where an allocation lives (decided by dpia/memory_placement.h before printing).
 enum class Placement {
@@ -146,6 +147,9 @@ struct Command {
   // other loops.
   const rise::PrimitiveInfo* reduction = nullptr;
   std::string reduction_var;
+  // New: a private array distributed over the work items of a group (dt is one work
+  // item's part; dpia/distribute.h); null for others.
+  std::shared_ptr<const Distribution> distribution;
 };
 
 // Whether a loop kind is a level of the GPU's thread hierarchy (its loops carry a

@@ -234,7 +234,11 @@ class Translator {
     if (pr.family == Family::Reduce) {
       // An array accumulator is kept in the destination itself when the destination
       // is plain memory: no temporary, no copies per step.
-      if (e->type->kind == TypeKind::Array)
+      // An accumulator the program places in private or local memory (register
+      // blocking: oclReduceSeq(Private)) keeps that place.
+      Space chosen = addr_space(e, Space::Default);
+      bool placed = chosen == Space::Private || chosen == Space::Local;
+      if (e->type->kind == TypeKind::Array && !placed)
         if (ExpressionP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
       return reduce(e, [&](const ExpressionP& r) { return copy(A, r); });
     }
@@ -423,8 +427,11 @@ class Translator {
     }
     std::string t = fresh(f->display.empty() ? "tmp" : f->display);
     Type dt = v->type;
-    return cm_new(t, dt, dt->kind == TypeKind::Array ? Space::Default : Space::Private,
-                  cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
+    // The let's memory is the one its value chooses (let(oclToMem(Local)(x))), if any.
+    Space space = dt->kind == TypeKind::Array ? Space::Default : Space::Private;
+    if (v->kind == PhraseNode::Prim && v->prim->family == Family::Memory)
+      space = addr_space(v, space);
+    return cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
   }
 
   // reduceSeq(f)(init)(x): an accumulator in memory, updated in a loop.

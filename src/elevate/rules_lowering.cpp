@@ -255,7 +255,8 @@ std::optional<Expr> find_hoistable(const Expr& e, const Env& env, const Strategy
 // storeInMemory(p, s): the first subterm t where p holds (that does not depend on
 // variables bound below the location) is rewritten with s and computed once into
 // memory: let(toMem(s(t)))(fun(m => body[t := m])), placed inside the leading
-// lambdas of the location.
+// lambdas of the location; when s(t) is a store already (s ends with toLocal, say),
+// let(s(t)) keeps the memory s chose.
 Strategy store_in_memory(Strategy p, Strategy s) {
   std::string name = "storeInMemory(" + p.name() + ", " + s.name() + ")";
   return Strategy(name, [name, p, s](const Expr& e, const Env& env) -> Result {
@@ -279,7 +280,10 @@ Strategy store_in_memory(Strategy p, Strategy s) {
     for (const std::string& v : rise::free_vars(*t)) fv.insert(v);
     std::string m = rise::fresh_name("mem");
     Expr replaced = replace_all(body, *t, fv, rise::ident(m), bound);
-    Expr out = call("let", {call("toMem", {stored.expr()}), rise::lambda(m, replaced)});
+    // s may choose the memory itself (a copy ending in toLocal): then it is the store.
+    Expr value = stored.expr();
+    bool stores = util::match_prim(value, "toMem", 1) || util::match_prim(value, "oclToMem", 1);
+    Expr out = call("let", {stores ? value : call("toMem", {value}), rise::lambda(m, replaced)});
     for (size_t i = binders.size(); i-- > 0;) out = rise::with_children(binders[i], out, nullptr);
     Result typed = retype("storeInMemory", out, env.ctx, e->type, e);
     if (typed.ok() && env.tracer && env.tracer->on_rule)

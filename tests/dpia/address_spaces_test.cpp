@@ -387,6 +387,39 @@ TEST(AddressSpaces, ReductionAccumulators) {
       "mapGlobal(0)(fun(p => p._1 + p._2)))))(generate(fun(i => 0.0f))))");
 }
 
+// A private accumulator at work-group level spread over the work items (a tiled
+// matrix product's register blocks): accepted when mapLocals write the step, the step
+// reads the accumulator only in their inputs, and a mapLocal reads the result.
+TEST(AddressSpaces, DistributedAccumulators) {
+  auto program = [](const std::string& step, const std::string& after) {
+    return "def f = fun(x: 2.4.4.f32 => x |> mapWorkGroup(0)(fun(m => m |> "
+           "oclReduceSeq(Private)(fun(acc => fun(row => " +
+           step + ")))(generate(fun(i => 0.0f)))" + after + ")))";
+  };
+  const std::string step = "zip(acc)(row) |> mapLocal(0)(fun(p => p._1 + p._2))";
+  const std::string copy_out = " |> mapLocal(0)(fun(a => a))";
+  expect_accepted(program(step, copy_out));
+  // the step stored first (lowerToC's toMem), through a view
+  expect_accepted(
+      program("zip(acc)(row) |> mapLocal(0)(fun(p => p._1 + p._2)) |> toMem |> "
+              "split(2) |> join",
+              copy_out));
+  // the group's sequential code copies the result out: every work item would copy
+  // every work item's part
+  expect_refused(program(step, ""), "shared between work items");
+  expect_refused(program(step, " |> mapSeq(fun(a => a))"), "shared between work items");
+  // the step reads the accumulator in a work item's function, not element by element
+  expect_refused(program("zip(acc)(row) |> mapLocal(0)(fun(p => p._1 + p._2 + (acc |> "
+                         "oclReduceSeq(Private)(add)(0.0f))))",
+                         copy_out),
+                 "shared between work items");
+  // or at work-group level, outside the mapLocals
+  expect_refused(program("zip(acc |> mapSeq(fun(a => a * 2.0f)) |> toMem)(row) |> "
+                         "mapLocal(0)(fun(p => p._1 + p._2))",
+                         copy_out),
+                 "shared between work items");
+}
+
 // The whole of a typical GPU program (the paper's Listing 4 shape) passes.
 TEST(AddressSpaces, ListingFourShapeIsAccepted) {
   expect_accepted(

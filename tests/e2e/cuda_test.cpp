@@ -204,6 +204,36 @@ TEST(Cuda, TiledMMStagesRowsInSharedMemoryBetweenTwoSyncs) {
   EXPECT_NE(k.find("float acc8[4];"), std::string::npos) << k;  // the private register block
 }
 
+// GPU mm with register blocking (examples/mm/gpu_tiled.elv, also compiled by nvcc
+// above): each thread keeps only its 4 x 4 part of the block's 32 x 32 accumulator in
+// a private array (dpia/distribute), A's and B's k-tiles are in two __shared__ arrays,
+// and both copies share one __syncthreads(), with one more at the end of the k-tile
+// step: two in all. The host launches at least the 8 x 8 threads the accumulator is
+// split over (stopping otherwise), as the OpenCL host does.
+TEST(Cuda, GpuTiledMMKeepsAPrivateAccumulatorSplitOverTheBlock) {
+  driver::Compiled c =
+      compile("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", "n=64,m=64,k=64");
+  std::string k = kernels(c);
+  size_t acc = k.find("float acc");
+  ASSERT_NE(acc, std::string::npos) << k;
+  EXPECT_EQ(k.find("[1024];"), std::string::npos) << k;
+  EXPECT_EQ(k.find("[16];", acc) + 4, k.find(';', acc)) << k;
+  EXPECT_LT(acc, k.find("threadIdx.y")) << "declared at block level";
+  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 2u) << k;
+  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  size_t step = k.find("for (int", k.find("] = 0.0f;"));
+  ASSERT_NE(step, std::string::npos) << k;
+  size_t first = k.find("__syncthreads();", step);
+  EXPECT_LT(k.find("= B[", step), first) << "both copies before the first sync\n" << k;
+  size_t second = k.find("__syncthreads();", first + 1);
+  ASSERT_NE(second, std::string::npos) << k;
+  EXPECT_EQ(k.find_first_not_of(" \n", second + 16), k.find('}', second)) << "one ends the step\n"
+                                                                          << k;
+  const std::string& host = c.unit.source;
+  EXPECT_NE(host.find("need[3] = {(size_t)(8), (size_t)(8), 0}"), std::string::npos) << host;
+  EXPECT_NE(host.find("needs at least %lu work items"), std::string::npos) << host;
+}
+
 // Shared memory refilled by a sequential loop the whole block runs: __syncthreads()
 // after the writing threadIdx loop and at the end of the loop body (the next
 // iteration overwrites what was just read), as OpenCL's barriers.

@@ -3,10 +3,13 @@
 // interpreter): the parallelism and memory each strategy chose show in the kernel.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "driver/commands.h"
 #include "e2e_util.h"
+#include "support/diagnostics.h"
 
 using namespace risec;
 
@@ -101,6 +104,128 @@ TEST(OpenCLSuite, LargeLocalTilesAreNotFreed) {
   EXPECT_EQ(k.find("free("), std::string::npos) << k;
   EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv",
                                      "n=16,m=32,k=1024", "opencl"));
+}
+
+// GPU mm with a register block per work item kept across the k-tiles: the work-group
+// level accumulator is a private array declared before the work items' loops (each
+// work item's 4 x 4 part of it: dpia/distribute), zeroed, updated and copied out only
+// by mapLocals, from tiles of A and B the group copies into local
+// memory in each step; checked against the interpreter at several sizes.
+TEST(OpenCLSuite, GpuTiledMMKeepsAPrivateAccumulatorAcrossKTiles) {
+  std::string k = kernels("mm", "gpu_tiled", "n=64,m=64,k=64");
+  size_t acc = k.find("float acc");
+  ASSERT_NE(acc, std::string::npos) << k;
+  // each work item holds only its 4 x 4 block of the 32 x 32 accumulator
+  EXPECT_EQ(k.find("[1024];"), std::string::npos) << k;
+  EXPECT_EQ(k.find("[16];", acc) + 4, k.find(';', acc)) << k;
+  EXPECT_LT(acc, k.find("get_local_id(1)")) << "declared at work-group level";
+  // the zeroing, the tile copies, the k-tile step and the copy-out
+  EXPECT_EQ(occurrences(k, "get_local_id(1)"), 5u) << k;
+  // A's and B's k-tiles in local memory, both copies before one barrier, and one at the
+  // end of the step: two per k-tile, none elsewhere
+  EXPECT_EQ(occurrences(k, "__local float "), 2u) << k;
+  EXPECT_EQ(occurrences(k, "barrier(CLK_LOCAL_MEM_FENCE)"), 2u) << k;
+  size_t step = k.find("for (int", k.find("] = 0.0f;"));
+  size_t first = k.find("barrier(", step);
+  EXPECT_LT(k.find("= B[", step), first) << k;
+  // A's rows are read as float4 (B's tile, read along B's rows, is not contiguous per row)
+  EXPECT_LT(k.find("float4_load(&A["), first) << k;
+  for (const char* sizes : {"n=64,m=64,k=64", "n=96,m=32,k=24", "n=32,m=128,k=8"})
+    EXPECT_TRUE(
+        e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", sizes, "opencl"))
+        << sizes;
+}
+
+// Each work item's block is its part of the accumulator: a launch with fewer work items
+// than blocks (--local 4,4 for 8 x 8 blocks) would compute wrong results; it stops with
+// a message instead.
+TEST(OpenCLSuite, DistributedAccumulatorNeedsAWorkItemPerBlock) {
+  e2e::CliResult r =
+      e2e::run_risec({"run", "examples/mm/mm.rise", "--strategy", "examples/mm/gpu_tiled.elv",
+                      "--target", "opencl", "--size", "n=32,m=32,k=8", "--local", "4,4"});
+  EXPECT_NE(r.exit_code, 0) << e2e::show(r);
+  EXPECT_NE(r.err.find("needs at least 8 work items in dimension"), std::string::npos)
+      << e2e::show(r);
+}
+
+// gpu_tiled.elv without its zeroing by the work items: the group's sequential code
+// writes the whole accumulator, so it is not distributed: every work item keeps all of
+// it (1024 floats), which is larger but still correct.
+TEST(OpenCLSuite, AccumulatorWrittenByTheGroupIsKeptWhole) {
+  std::ifstream in(e2e::source_path("examples/mm/gpu_tiled.elv"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t from = text.find("  ; (function(argument(idAfter ; idToCopy ;");
+  size_t to = text.find("  ; normalize(oclReduceSeq(Private))");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to);
+  text.erase(from, to - from);
+  std::string strategy = e2e::write_scratch("gpu_tiled_group_zeroes.elv", text);
+  rise::Program p = driver::load_program(e2e::source_path("examples/mm/mm.rise"));
+  elevate::Strategy s = driver::load_strategy(strategy);
+  rise::SizeMap known = driver::parse_sizes({"n=64,m=64,k=64"});
+  driver::CompileRequest req;
+  req.program = &p;
+  req.sizes = &known;
+  req.strategy = &s;
+  req.target = "opencl";
+  std::string k = driver::compile(req).unit.kernel_source;
+  EXPECT_NE(k.find("[1024];"), std::string::npos) << k;
+  EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", strategy, "n=64,m=32,k=16", "opencl"));
+}
+
+// A copy-out over other blocks than the step's (rows and columns straight over
+// mapLocal(1) x mapLocal(0), 32 x 32 iterations for 8 x 8 work items) would read other
+// work items' parts of the accumulator: refused (exit 1), naming the array.
+TEST(OpenCLSuite, DistributedAccumulatorReadOverOtherBlocksIsRefused) {
+  std::ifstream in(e2e::source_path("examples/mm/gpu_tiled.elv"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("(tile(4, 4) @ outermost(copyOut))", "(function(mapLocal(1)) @ outermost(copyOut))");
+  replace("overWorkItems(isFullyApplied(isReduceSeq))",
+          "(function(argument(body(function(mapLocal(0))))) @ "
+          "outermost(isFullyApplied(isPrimitive(mapLocal)) ; "
+          "argument(isFullyApplied(isReduceSeq))))");
+  std::string strategy = e2e::write_scratch("gpu_tiled_strided_copy.elv", text);
+  e2e::CliResult r = e2e::run_risec({"compile", "examples/mm/mm.rise", "--strategy", strategy,
+                                     "--target", "opencl", "--size", "n=64,m=64,k=64"});
+  EXPECT_EQ(r.exit_code, 1) << e2e::show(r);
+  EXPECT_NE(r.err.find("is distributed over the work items"), std::string::npos) << e2e::show(r);
+}
+
+// Without the copy-out by mapLocals, every work item would copy the whole accumulator,
+// most of it other work items' blocks: refused, located.
+TEST(OpenCLSuite, DistributedAccumulatorReadByTheGroupIsRefused) {
+  std::string strategy = e2e::write_scratch("gpu_tiled_no_copy.elv", R"(
+let computing = isApplied(isMap) ; containsComputation;
+let main = DFNF ; (fuseReduceMap @ topDown)
+  ; (tile(32, 32) @ outermost(mapNest(2)))
+  ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq))))
+  ; (splitStrategy(8) @ innermost(isFullyApplied(isReduce)))
+  ; reorder([1, 2, 5, 3, 4, 6])
+  ; (mapWorkGroup(1) @ outermost(computing)) ; (mapWorkGroup(0) @ outermost(computing))
+  ; (tile(4, 4) @ outermost(mapNest(2)))
+  ; (mapLocal(1) @ outermost(computing)) ; (mapLocal(0) @ outermost(computing))
+  ; normalize(oclReduceSeq(Private)) ; lowerToC;
+)");
+  rise::Program p = driver::load_program(e2e::source_path("examples/mm/mm.rise"));
+  elevate::Strategy s = driver::load_strategy(strategy);
+  rise::SizeMap known = driver::parse_sizes({"n=64,m=64,k=64"});
+  driver::CompileRequest req;
+  req.program = &p;
+  req.sizes = &known;
+  req.strategy = &s;
+  req.target = "opencl";
+  try {
+    driver::compile(req);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("private memory shared between work items"), std::string::npos)
+        << e.message();
+    EXPECT_TRUE(e.span().known());
+  }
 }
 
 }  // namespace

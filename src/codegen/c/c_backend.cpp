@@ -5,6 +5,7 @@
 
 #include "codegen/c/c_names.h"
 #include "codegen/c/c_printer.h"
+#include "dpia/distribute.h"
 #include "dpia/traverse.h"
 
 namespace risec::codegen {
@@ -24,10 +25,12 @@ const auto need_index = rise::path_need_index;
 }  // namespace
 
 // ------------------------------------------------------------ reads
-CExpr CPrinter::var_access(const std::string& name, const Path& path) {
+CExpr CPrinter::var_access(const std::string& name, const Path& element) {
   auto it = storage_.find(name);
   if (it == storage_.end()) internal_error("C backend: unknown variable " + name);
   const Storage& s = it->second;
+  // A distributed private array holds only the work item's part.
+  Path path = s.distribution ? dpia::work_item_path(*s.distribution, element, name) : element;
   std::vector<Nat> ds = dims(s.dt);
   Nat flat = dpia::flat_index(ds, path, name);
   CExpr base = c_atom(cname(name));

@@ -69,7 +69,7 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       std::string name = cname(c->var);
       const Type& dt = c->dt;
       bool array = dt->kind == TypeKind::Array;
-      storage_[c->var] = Storage{dt, array};
+      storage_[c->var] = Storage{dt, array, c->distribution};
       std::string ty = c_type(dt);
       std::vector<CStmtP> body;
       if (!array) {

@@ -18,6 +18,7 @@
 
 #include "codegen/c/c_backend.h"
 #include "codegen/c_ast.h"
+#include "dpia/distribute.h"
 #include "dpia/imperative.h"
 #include "dpia/split_loop.h"
 #include "dpia/view_resolution.h"
@@ -52,6 +53,9 @@ CExpr nat_expr(const arith::Nat& n);
 struct Storage {
   rise::Type dt;
   bool pointer;  // accessed as name[flat index] (buffers and arrays); else a plain variable
+  // A private array distributed over the work items (dpia/distribute.h): dt is one work
+  // item's part, indexed through dpia::work_item_path.
+  std::shared_ptr<const dpia::Distribution> distribution = nullptr;
 };
 
 class CPrinter {

@@ -49,15 +49,15 @@ static void risec_cuda_init(char* device_text, size_t device_len) {
 /* The grid and blocks of a launch of `kernel`: global[d] threads (the program's, or
    $RISEC_CUDA_GLOBAL) in blocks of local[d] (the program's work items per group, or
    $RISEC_CUDA_LOCAL; 256 threads, or 32 x 8, for a mapGlobal launch), at most what
-   the kernel and the device allow; the grid is clamped to the device's limits (the
-   loops are strided, so every size is correct). */
+   the kernel and the device allow, but at least need[d] (else it stops); the grid is
+   clamped to the device's limits (the loops are strided, so every size is correct). */
 static void risec_shape(const void* kernel, unsigned dims, size_t* global, size_t* local,
-                        dim3* grid, dim3* block) {
+                        const size_t* need, dim3* grid, dim3* block) {
   struct cudaFuncAttributes attr;
   RISEC_CUDA(cudaFuncGetAttributes(&attr, kernel));
   size_t max_items[3] = {(size_t)risec_prop.maxThreadsDim[0], (size_t)risec_prop.maxThreadsDim[1],
                          (size_t)risec_prop.maxThreadsDim[2]};
-  risec_launch_size("RISEC_CUDA_GLOBAL", "RISEC_CUDA_LOCAL", dims, global, local, 1,
+  risec_launch_size("RISEC_CUDA_GLOBAL", "RISEC_CUDA_LOCAL", dims, global, local, need, 1,
                     (size_t)attr.maxThreadsPerBlock, max_items);
   unsigned g[3] = {1, 1, 1}, b[3] = {1, 1, 1};
   for (unsigned d = 0; d < dims; ++d) {
@@ -115,9 +115,10 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
                                      : "1";
     body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
          << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
-         << sh.local[2] << "};\n";
+         << sh.local[2] << "}, need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
+         << sh.need[2] << "};\n";
     body << "    risec_shape((const void*)" << l.kernel << ", " << sh.dims
-         << ", global, local, &risec_grid[" << k << "], &risec_block[" << k << "]);\n  }\n";
+         << ", global, local, need, &risec_grid[" << k << "], &risec_block[" << k << "]);\n  }\n";
   }
   body << "  cudaEvent_t risec_start, risec_stop;\n"
        << "  RISEC_CUDA(cudaEventCreate(&risec_start));\n"

@@ -2,6 +2,7 @@
 // loops, local memory and barriers.
 #include "codegen/gpu/gpu_printer.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "codegen/c/c_names.h"
@@ -29,10 +30,11 @@ static size_t risec_env_size(const char* var, int d) {
 /* The launch: global[d] work items (from the program, or $global_var), in groups of
    local[d] (when grouped: from the program or $local_var, at most what the device
    allows); a global size is rounded up to whole groups (the loops are strided, so
-   every size is correct). Returns whether the launch has a group size. */
+   every size is correct). Stops with a message when a group has fewer than need[d]
+   work items. Returns whether the launch has a group size. */
 static int risec_launch_size(const char* global_var, const char* local_var, unsigned dims,
-                             size_t* global, size_t* local, int grouped, size_t max_group,
-                             const size_t* max_items) {
+                             size_t* global, size_t* local, const size_t* need, int grouped,
+                             size_t max_group, const size_t* max_items) {
   int given_local = 0;
   for (unsigned d = 0; d < dims; ++d) {
     size_t g = risec_env_size(global_var, (int)d), l = risec_env_size(local_var, (int)d);
@@ -54,6 +56,13 @@ static int risec_launch_size(const char* global_var, const char* local_var, unsi
     local[widest] = (local[widest] + 1) / 2;
   }
   for (unsigned d = 0; d < dims; ++d) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+  /* A private array distributed over the work items needs each of its parts' work items. */
+  for (unsigned d = 0; d < dims; ++d)
+    if (local[d] < need[d]) {
+      fprintf(stderr, "risec: the kernel needs at least %lu work items in dimension %u of a work group (a private array is distributed over them), but the launch has %lu ($%s or the device's limit)\n",
+              (unsigned long)need[d], d, (unsigned long)local[d], local_var);
+      abort();
+    }
   return 1;
 }
 )";
@@ -143,11 +152,22 @@ CStmtP GpuPrinter::declare_buffer(const std::string& name, const std::string& el
 }
 
 // Whether `c` writes (reads) local memory.
-bool GpuPrinter::touches_local(const Command& c, bool written) {
+bool GpuPrinter::touches_local(const Command& c, bool written) const {
+  return !locals_touched(c, written).empty();
+}
+
+std::set<std::string> GpuPrinter::locals_touched(const Command& c, bool written) const {
   dpia::Captures u = dpia::captures(c);
+  std::set<std::string> out;
   for (const std::string& v : written ? u.written : u.read)
-    if (local_vars_.count(v)) return true;
-  return false;
+    if (local_vars_.count(v)) out.insert(v);
+  return out;
+}
+
+void GpuPrinter::synchronise(std::vector<CStmtP>& out) {
+  out.push_back(c_expr_stmt(barrier()));
+  reads_pending_ = false;
+  unsynced_writes_.clear();
 }
 
 // Code run by all the work items of a group alike: inside a mapWorkGroup, outside
@@ -165,9 +185,8 @@ bool GpuPrinter::group_uniform() const {
 // memory that was read since the last barrier, its next iteration would overwrite
 // it while work items may still read it.
 void GpuPrinter::end_of_group_loop(const Command& loop, std::vector<CStmtP>& body) {
-  if (!reads_pending_ || !touches_local(loop, true)) return;
-  body.push_back(c_expr_stmt(barrier()));
-  reads_pending_ = false;
+  // Writes not yet synchronised would meet the next iteration's reads and writes.
+  if ((reads_pending_ && touches_local(loop, true)) || !unsynced_writes_.empty()) synchronise(body);
 }
 
 void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
@@ -194,12 +213,21 @@ void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
       internal_error(gpu_name() + " printer: " + map_name(c.loop) + "(" + d + ") inside " +
                      map_name(outer->loop) + " passed the address-space check");
   }
-  // The work items of an outermost mapLocal write local memory that others read next:
-  // a barrier after it; and one before it when what it overwrites was read since the
-  // last barrier (an unrolled copy after the previous one).
+  // The work items of an outermost mapLocal write local memory that others read
+  // later: a barrier before the next mapLocal that reads (or rewrites) it, so that
+  // copies of several tiles share one; and one before a mapLocal that overwrites local
+  // memory read since the last barrier (an unrolled copy after the previous one).
   bool outer_local = c.loop == LoopKind::Local && group_uniform();
-  bool writes = outer_local && touches_local(c, true);
-  if (writes && reads_pending_) out.push_back(c_expr_stmt(barrier()));
+  std::set<std::string> written, read;
+  if (outer_local) {
+    written = locals_touched(c, true);
+    read = locals_touched(c, false);
+  }
+  auto unsynced = [&](const std::set<std::string>& vars) {
+    return std::any_of(vars.begin(), vars.end(),
+                       [&](const std::string& v) { return unsynced_writes_.count(v) > 0; });
+  };
+  if (unsynced(read) || unsynced(written) || (!written.empty() && reads_pending_)) synchronise(out);
   gpu_loops_.push_back(&c);
   std::vector<CStmtP> body;
   gen(c.body[0], body);
@@ -209,12 +237,8 @@ void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   loop->init = c_cast(idx_type_, loop_start(c.loop, c.dim));
   loop->step = c_cast(idx_type_, loop_step(c.loop, c.dim));
   out.push_back(loop);
-  if (writes) {
-    out.push_back(c_expr_stmt(barrier()));
-    reads_pending_ = false;
-  } else if (outer_local && touches_local(c, false)) {
-    reads_pending_ = true;
-  }
+  unsynced_writes_.insert(written.begin(), written.end());
+  if (!read.empty()) reads_pending_ = true;
 }
 
 // ------------------------------------------------------------ launches
@@ -278,6 +302,13 @@ void GpuPrinter::launch_sizes(const CommandP& c, Launch& l) {
     Launch& l;
     Walk(GpuPrinter& p, Launch& l) : p(p), l(l) {}
     void visit_command(const Command& c) override {
+      // A distributed private array needs one work item per iteration of the
+      // mapLocals that distribute it: those iterations size the group.
+      if (c.kind == Command::New && c.distribution)
+        for (const auto& [dim, n] : c.distribution->work_items) {
+          l.local[dim] = nat_expr(n).text;
+          l.need_local[dim] = l.local[dim];
+        }
       if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
         l.dims = std::max(l.dims, c.dim + 1);
         l.has_local[c.dim] = l.has_local[c.dim] || c.loop == LoopKind::Local;
@@ -299,6 +330,7 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::vector<std::string>& s
   in_kernel_ = true;
   local_decls_.clear();
   reads_pending_ = false;
+  unsynced_writes_.clear();
   // The kernel's local arrays, known before printing decides barriers by them.
   struct Locals : dpia::Visitor {
     std::set<std::string>& out;
@@ -367,6 +399,7 @@ GpuPrinter::Shape GpuPrinter::shape(const Launch& l) {
     s.local[d] = !s.grouped || !l.has_local[d] ? "1"
                  : l.local[d].empty()          ? "64"
                                                : "(size_t)(" + l.local[d] + ")";
+    s.need[d] = s.grouped && !l.need_local[d].empty() ? "(size_t)(" + l.need_local[d] + ")" : "0";
     if (l.level == LoopKind::Global)
       s.global[d] = l.global[d].empty() ? "1" : "(size_t)(" + l.global[d] + ")";
     else if (s.grouped)

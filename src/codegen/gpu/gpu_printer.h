@@ -14,11 +14,14 @@
 // ids, work groups or work items in a group, so any launch size computes the whole
 // result. Local memory is declared once per kernel (at kernel scope), private arrays
 // per work item.
-// A barrier follows the outermost mapLocal that writes local memory (other work
-// items read it next), precedes one that overwrites local memory read since the last
-// barrier, and ends the body of a loop the whole group runs (mapWorkGroup, or a
-// sequential loop inside it) whose next iteration would overwrite local memory still
-// being read.
+// Barriers: the local memory an outermost mapLocal writes (other work items read it
+// later) is synchronised before the next mapLocal that reads or rewrites it, so copies
+// of several tiles share one barrier; a barrier also precedes a mapLocal that
+// overwrites local memory read since the last barrier, and ends the body of a loop the
+// whole group runs (mapWorkGroup, or a sequential loop inside it) when writes are not
+// yet synchronised or its next iteration would overwrite local memory still being read.
+// A private array distributed over the work items (dpia/distribute.h) sizes the group
+// by its distributing mapLocals, and the host stops when fewer work items are launched.
 #pragma once
 
 #include <set>
@@ -31,10 +34,11 @@ namespace risec::codegen::gpu {
 
 // The host's launch-size helpers (C, also valid C++): risec_env_size(var, d) reads
 // entry d of "N,M,..." in $var; risec_launch_size(global_var, local_var, dims, global,
-// local, grouped, max_group, max_items) applies those overrides to the program's
+// local, need, grouped, max_group, max_items) applies those overrides to the program's
 // sizes, clamps the group to what the device allows (halving its widest dimension)
-// and rounds the global size up to whole groups; it returns whether there is a group
-// size (grouped, or one given in $local_var).
+// and rounds the global size up to whole groups; it stops with a message when a group
+// has fewer than need[d] work items (a distributed private array's), and returns
+// whether there is a group size (grouped, or one given in $local_var).
 extern const char* const kLaunchSizeHelpers;
 
 // OpenCL's name of a number type in its vector types (float for float4, long for
@@ -81,6 +85,9 @@ class GpuPrinter : public CPrinter {
     // the program does not say).
     std::string global[3], groups[3], local[3];
     bool has_local[3] = {false, false, false};  // a mapLocal runs in the dimension
+    // The fewest work items per group a private array distributed over them needs
+    // (dpia/distribute.h), as C expressions ("" when none).
+    std::string need_local[3];
     int dims = 1;
   };
   struct HostBuffer {
@@ -90,9 +97,10 @@ class GpuPrinter : public CPrinter {
   // The launch size of `l` for the host, per dimension, as C expressions of type
   // size_t: global work items (grouped: groups times items per group) and items per
   // group. Work items per group are the mapLocal's length, 64 where it depends on
-  // more than the sizes (any number is correct: the loops are strided).
+  // more than the sizes (any number is correct: the loops are strided). need: the
+  // fewest work items per group the launch runs correctly with ("0": any).
   struct Shape {
-    std::string global[3], local[3];
+    std::string global[3], local[3], need[3];
     bool grouped = false;
     int dims = 1;
   };
@@ -115,7 +123,11 @@ class GpuPrinter : public CPrinter {
   void split(const CommandP& c);
   std::string kernel_text(Launch& l, const std::vector<std::string>& sizes);
   void launch_sizes(const CommandP& c, Launch& l);
-  bool touches_local(const Command& c, bool written);
+  bool touches_local(const Command& c, bool written) const;
+  // The local arrays c writes (or reads).
+  std::set<std::string> locals_touched(const Command& c, bool written) const;
+  // A barrier: every write and read of local memory so far is synchronised.
+  void synchronise(std::vector<CStmtP>& out);
   bool group_uniform() const;
   void end_of_group_loop(const Command& loop, std::vector<CStmtP>& body);
 
@@ -126,6 +138,10 @@ class GpuPrinter : public CPrinter {
   // Local memory was read by the group's work items since the last barrier (in the
   // order the kernel is printed).
   bool reads_pending_ = false;
+  // Local arrays written by the work items of a group since the last barrier: a
+  // barrier comes before the next mapLocal that reads (or rewrites) one of them, so
+  // copies of several tiles share one barrier.
+  std::set<std::string> unsynced_writes_;
   bool in_kernel_ = false;
   std::vector<const Command*> gpu_loops_;  // the GPU-level loops around the code printed
 };

@@ -77,12 +77,12 @@ static void risec_cl_init(const char* source, char* device_text, size_t device_l
 
 /* Launch kernel k with the sizes risec_launch_size decides; no group size (the
    platform chooses) when neither the program nor $RISEC_OPENCL_LOCAL gives one. */
-static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local, int grouped,
-                         cl_event* ev) {
+static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local,
+                         const size_t* need, int grouped, cl_event* ev) {
   size_t max_group = 1, max_items[16] = {1, 1, 1};
   RISEC_CL(clGetKernelWorkGroupInfo(k, risec_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL));
   RISEC_CL(clGetDeviceInfo(risec_dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof max_items, max_items, NULL));
-  int sized = risec_launch_size("RISEC_OPENCL_GLOBAL", "RISEC_OPENCL_LOCAL", dims, global, local, grouped, max_group, max_items);
+  int sized = risec_launch_size("RISEC_OPENCL_GLOBAL", "RISEC_OPENCL_LOCAL", dims, global, local, need, grouped, max_group, max_items);
   RISEC_CL(clEnqueueNDRangeKernel(risec_queue, k, dims, NULL, global, sized ? local : NULL, 0, NULL, ev));
 }
 )";
@@ -144,8 +144,9 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
     Shape sh = shape(l);
     body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
          << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
-         << sh.local[2] << "};\n";
-    body << "    risec_launch(" << kern << ", " << sh.dims << ", global, local, "
+         << sh.local[2] << "}, need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
+         << sh.need[2] << "};\n";
+    body << "    risec_launch(" << kern << ", " << sh.dims << ", global, local, need, "
          << (sh.grouped ? 1 : 0) << ", &risec_ev[" << k << "]);\n  }\n";
   }
   body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_" << cname(output)
