@@ -1,12 +1,12 @@
 // Simplification (family "simplify"), after "Compiling with Arrays" (a first cut):
 //
 //   partialEval  beta reduction without duplicating work (util::beta_normalize_sharing),
-//                lets of a variable or literal inlined, scalar operations on literals
-//                folded with the interpreter's own scalar semantics (rise::scalar_op:
-//                integer wrap-around, float rounding; an operation the interpreter
-//                rejects, such as an integer division by zero, stays unfolded),
-//                fst/snd of makePair resolved and idx of a literal index into a
-//                makeArray resolved.
+//                lets of a variable or literal inlined, `let x = v in x` made v, scalar
+//                operations on literals folded with the interpreter's own scalar
+//                semantics (rise::scalar_op: integer wrap-around, float rounding; an
+//                operation the interpreter rejects, such as an integer division by
+//                zero, stays unfolded), fst/snd of makePair resolved and idx of a
+//                literal index into a makeArray resolved.
 //   dce          lets whose variable is unused removed; a let of a pair (or of a map
 //                producing pairs) of which only one component is ever read keeps only
 //                that component.
@@ -37,6 +37,10 @@ namespace {
 
 bool is_let(const util::PrimCall& c) {
   return c.name() == "let" && c.args.size() == 2 && c.args[1]->kind == ExprKind::Lambda;
+}
+
+bool is_var(const Expr& e, const std::string& x) {
+  return e->kind == ExprKind::Ident && e->name == x;
 }
 
 bool trivial_value(const Expr& v) {
@@ -110,9 +114,10 @@ class Folder : public rise::ExprMutator {
       if (k < 0 || k >= static_cast<int64_t>(arr->args.size())) return std::nullopt;
       return arr->args[static_cast<size_t>(k)];
     }
-    if (is_let(*c) && trivial_value(c->args[0])) {
+    if (is_let(*c)) {
       const Expr& f = c->args[1];
-      return util::substitute(f->fn, f->name, c->args[0]);
+      if (trivial_value(c->args[0])) return util::substitute(f->fn, f->name, c->args[0]);
+      if (is_var(f->fn, f->name)) return c->args[0];  // let x = v in x
     }
     return std::nullopt;
   }
@@ -144,10 +149,6 @@ std::string projection_fn(const Expr& f) {
   auto u = util::match_unary_fn(f);
   if (u && u->deps.empty() && (u->name() == "fst" || u->name() == "snd")) return u->name();
   return "";
-}
-
-bool is_var(const Expr& e, const std::string& x) {
-  return e->kind == ExprKind::Ident && e->name == x;
 }
 
 // Whether every free occurrence of x in e is projected as `mapped` says; records

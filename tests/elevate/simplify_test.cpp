@@ -186,6 +186,7 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
 )");
   EXPECT_EQ(count(r, "exp("), 1) << r;
   EXPECT_FALSE(has(r, "makePair")) << r;
+  EXPECT_FALSE(has(r, "let")) << r;  // let y = map(exp)(x) in y is map(exp)(x)
 }
 
 TEST(Simplify, ConstantsFoldedThenShared) {
