@@ -357,6 +357,9 @@ class Sharing : public rise::ExprMutator {
   Expr visit_lambda(const Expr& e) override {
     Expr m = mutate_children(e);
     Expr body = m->fn;
+    // A let has a data type: the body of a curried operator's outer lambda (a
+    // function) gets none; its inner body does.
+    if (!e->fn->type || !rise::is_data(e->fn->type)) return m;
     bool changed = false;
     for (int step = 0; step < 64; ++step) {
       auto r = share_once(body);

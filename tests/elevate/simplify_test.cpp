@@ -176,6 +176,16 @@ def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
   EXPECT_FALSE(has(r, "let")) << r;
 }
 
+TEST(Cse, SharesInsideAReductionOperator) {
+  // acc * acc is repeated in the operator's inner body; no let may go between its
+  // two lambdas (a let's result is data, not a function).
+  std::string r = after("cse", R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  x |> reduce(fun(acc => fun(y => exp(acc * 0.5f) + y * exp(acc * 0.5f))))(0.0f)))
+)");
+  EXPECT_EQ(count(r, "exp("), 1) << r;
+}
+
 // ---------------------------------------------------------------- simplify
 
 // The issue's example: a map computing a pair of which only the first part is used.
