@@ -162,8 +162,18 @@ bool projected_uses(const Expr& e, const std::string& x, bool mapped, ProjUse& u
     if (!mapped && (c->name() == "fst" || c->name() == "snd") && c->args.size() == 1 &&
         is_var(c->args[0], x))
       proj = c->name();
-    if (mapped && c->name() == "map" && c->args.size() == 2 && is_var(c->args[1], x))
+    if (mapped && c->name() == "map" && c->args.size() == 2 && is_var(c->args[1], x)) {
       proj = projection_fn(c->args[0]);
+      // map(fun(p => B))(x) with p only projected one way in B
+      const Expr& g = c->args[0];
+      if (proj.empty() && g->kind == ExprKind::Lambda && g->name != x) {
+        ProjUse inner;
+        if (!projected_uses(g->fn, g->name, false, inner) || inner.all_fst == inner.all_snd)
+          return false;
+        proj = inner.all_fst ? "fst" : "snd";
+        if (!projected_uses(g->fn, x, mapped, use)) return false;
+      }
+    }
     if (!proj.empty()) {
       (proj == "fst" ? use.all_snd : use.all_fst) = false;
       return true;
@@ -181,6 +191,11 @@ Expr drop_projections(const Expr& e, const std::string& x, bool mapped) {
   if (c && c->args.size() == (mapped ? 2u : 1u) && is_var(c->args.back(), x)) {
     if (!mapped && (c->name() == "fst" || c->name() == "snd")) return c->args[0];
     if (mapped && c->name() == "map" && !projection_fn(c->args[0]).empty()) return c->args[1];
+    if (mapped && c->name() == "map" && c->args[0]->kind == ExprKind::Lambda) {
+      const Expr& g = c->args[0];  // its parameter is projected (projected_uses)
+      Expr b = drop_projections(drop_projections(g->fn, g->name, false), x, mapped);
+      return util::mk_map(rise::lambda(g->name, b), c->args[1]);
+    }
   }
   std::vector<Expr> kids = children(e);
   for (Expr& k : kids) k = drop_projections(k, x, mapped);

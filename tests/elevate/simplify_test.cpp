@@ -126,6 +126,28 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
   EXPECT_FALSE(has(r, "fst")) << r;
 }
 
+TEST(Dce, KeepsOnlyTheComponentAMapFunctionReads) {
+  std::string r = after("dce", R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  let y = x |> map(fun(a => makePair(exp(a))(log(a)))) in
+  y |> map(fun(p => snd(p) * snd(p) + 1.0f))))
+)");
+  EXPECT_FALSE(has(r, "exp")) << r;
+  EXPECT_EQ(count(r, "log"), 1) << r;
+  EXPECT_FALSE(has(r, "snd")) << r;
+}
+
+TEST(Dce, KeepsBothComponentsWhenAMapFunctionReadsBoth) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  let y = x |> map(fun(a => makePair(exp(a))(log(a)))) in
+  y |> map(fun(p => fst(p) * snd(p)))))
+)",
+                      n8);
+  rise::Expr r = apply_ok(lib("dce"), p);
+  EXPECT_TRUE(rise::alpha_equal(p, r)) << rise::print_expr(r);
+}
+
 TEST(Dce, KeepsOnlyTheUsedComponentOfAPair) {
   std::string r = after("dce", R"(
 def f = depFun(n: Nat => fun(x: n.f32 =>
