@@ -47,6 +47,7 @@ std::vector<NamedStrategy> strategies() {
       "(tile(2, 2) @ outermost(mapNest(2))) ; lowerToC",
       "lowerToC ; (unroll @ innermost(isFullyApplied(isReduceSeq)))",
       "DFNF ; normalize(mapFusion) ; lowerToC",
+      "simplify ; lowerToC",
   };
   const std::filesystem::path examples = std::filesystem::path(RISEC_SOURCE_DIR) / "examples";
   std::vector<std::filesystem::path> files;

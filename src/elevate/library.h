@@ -52,8 +52,9 @@ void register_normal_forms(Registry& r);  // normal_forms.cpp
 void register_algorithmic(Registry& r);   // rules_algorithmic.cpp
 void register_movement(Registry& r);      // rules_movement.cpp
 void register_lowering(Registry& r);      // rules_lowering.cpp (incl. memory rules)
-void register_tiling(Registry& r);  // rules_tiling.cpp (tile, tileND, reorder, blocked reduce)
-void register_vector(Registry& r);  // rules_vector.cpp
+void register_tiling(Registry& r);    // rules_tiling.cpp (tile, tileND, reorder, blocked reduce)
+void register_vector(Registry& r);    // rules_vector.cpp
+void register_simplify(Registry& r);  // simplify.cpp (partialEval, dce, cse, simplify)
 
 // Argument accessors for `make` functions.
 Strategy arg_strategy(const std::vector<Arg>& a, size_t i);

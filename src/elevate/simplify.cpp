@@ -1,0 +1,437 @@
+// Simplification (family "simplify"), after "Compiling with Arrays" (a first cut):
+//
+//   partialEval  beta reduction without duplicating work (util::beta_normalize_sharing),
+//                lets of a variable or literal inlined, `let x = v in x` made v, scalar
+//                operations on literals folded with the interpreter's own scalar
+//                semantics (rise::scalar_op: integer wrap-around, float rounding; an
+//                operation the interpreter rejects, such as an integer division by
+//                zero, stays unfolded), fst/snd of makePair resolved and idx of a
+//                literal index into a makeArray resolved.
+//   dce          lets whose variable is unused removed; a let of a pair (or of a map
+//                producing pairs) of which only one component is ever read keeps only
+//                that component.
+//   cse          identical computing data subterms of a lambda body (alpha-equivalent,
+//                with the same free variables in scope) shared by one let at that
+//                body; candidates are found by hashing, largest first.
+//   simplify     (partialEval ; dce ; cse) repeated until nothing changes
+//
+// Each is a whole-term pass (util::whole_term): it always succeeds, re-types its result
+// once and returns the program unchanged when there is nothing to do.
+#include <map>
+#include <set>
+
+#include "elevate/library.h"
+#include "elevate/rule_util.h"
+#include "rise/interp.h"
+#include "rise/interp_prims.h"
+#include "rise/primitives.h"
+
+namespace risec::elevate {
+
+using rise::ExprKind;
+using util::call;
+
+namespace {
+
+// ---------------------------------------------------------------- partialEval
+
+bool is_let(const util::PrimCall& c) {
+  return c.name() == "let" && c.args.size() == 2 && c.args[1]->kind == ExprKind::Lambda;
+}
+
+bool is_var(const Expr& e, const std::string& x) {
+  return e->kind == ExprKind::Ident && e->name == x;
+}
+
+bool trivial_value(const Expr& v) {
+  return v->kind == ExprKind::Ident || v->kind == ExprKind::Literal;
+}
+
+// A typed scalar literal holding the scalar value v (of type t).
+std::optional<Expr> value_literal(const rise::Value& v, const Type& t) {
+  if (v.kind() != rise::ValueKind::Scalar || !t || t->kind != rise::TypeKind::Scalar)
+    return std::nullopt;
+  rise::ScalarKind k = v.scalar_kind();
+  Expr lit;
+  if (k == rise::ScalarKind::F32)
+    lit = rise::scalar_lit(k, 0, static_cast<double>(v.as_f32()));
+  else if (k == rise::ScalarKind::F64)
+    lit = rise::scalar_lit(k, 0, v.as_f64());
+  else if (k == rise::ScalarKind::Bool)
+    lit = rise::bool_lit(v.as_bool());
+  else
+    lit = rise::scalar_lit(k, v.as_i64(), 0.0);
+  return rise::with_type(lit, t);
+}
+
+// The value of a typed literal node (nullopt when it is symbolic or untyped).
+std::optional<rise::Value> literal_of(const Expr& e) {
+  if (e->kind != ExprKind::Literal || !e->type) return std::nullopt;
+  try {
+    return rise::literal_value(*e, e->type);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// Folds a typed term bottom-up: scalar operations on literals, projections of pairs,
+// indexing of literal arrays, trivial lets. Types of untouched nodes are kept.
+class Folder : public rise::ExprMutator {
+ protected:
+  Expr visit_app(const Expr& e) override {
+    Expr m = mutate_children(e);
+    if (auto r = fold(m)) return *r;
+    return m;
+  }
+
+ private:
+  std::optional<Expr> fold(const Expr& e) {
+    auto c = util::as_prim_call(e);
+    if (!c || !c->head->prim) return std::nullopt;
+    if (rise::ScalarOp op = rise::scalar_op_of(c->head->prim)) {
+      size_t arity = rise::is_unary(op) ? 1 : 2;
+      if (c->args.size() != arity || !c->deps.empty()) return std::nullopt;
+      auto a = literal_of(c->args[0]);
+      auto b = arity == 2 ? literal_of(c->args[1]) : a;
+      if (!a || !b) return std::nullopt;
+      try {
+        return value_literal(rise::scalar_op(op, *a, *b, e->span), e->type);
+      } catch (const Error&) {
+        return std::nullopt;  // the interpreter rejects it (division by zero): left as is
+      }
+    }
+    const std::string& n = c->name();
+    if ((n == "fst" || n == "snd") && c->args.size() == 1) {
+      if (auto p = util::match_prim(c->args[0], "makePair", 2)) return p->args[n == "fst" ? 0 : 1];
+      return std::nullopt;
+    }
+    if (n == "idx" && c->args.size() == 2) {
+      auto arr = util::as_prim_call(c->args[1]);
+      auto i = literal_of(c->args[0]);
+      if (!arr || arr->name() != "makeArray" || !i || i->kind() != rise::ValueKind::Index)
+        return std::nullopt;
+      int64_t k = i->index_value();
+      if (k < 0 || k >= static_cast<int64_t>(arr->args.size())) return std::nullopt;
+      return arr->args[static_cast<size_t>(k)];
+    }
+    if (is_let(*c)) {
+      const Expr& f = c->args[1];
+      if (trivial_value(c->args[0])) return util::substitute(f->fn, f->name, c->args[0]);
+      if (is_var(f->fn, f->name)) return c->args[0];  // let x = v in x
+    }
+    return std::nullopt;
+  }
+};
+
+Result partial_eval(const Expr& e, const Env& env) {
+  Expr cur = e;
+  for (int round = 0; round < 8; ++round) {
+    Expr next = Folder().mutate(util::beta_normalize_sharing(cur));
+    if (next == cur) break;
+    Result t = retype("partialEval", next, env.ctx, e->type, e);
+    if (!t.ok()) return t;
+    if (rise::alpha_equal(t.expr(), cur)) break;
+    cur = t.expr();
+  }
+  return cur;
+}
+
+// ---------------------------------------------------------------- dce
+
+// How a let-bound variable x is used: only as fst(x) / snd(x) (`scalar`), or only
+// as map(fst)(x) / map(snd)(x) (`mapped`, with any spelling of the projection).
+struct ProjUse {
+  bool all_fst = true, all_snd = true;
+};
+
+// The projection `f` is (fst or snd, possibly eta-expanded), or "".
+std::string projection_fn(const Expr& f) {
+  auto u = util::match_unary_fn(f);
+  if (u && u->deps.empty() && (u->name() == "fst" || u->name() == "snd")) return u->name();
+  return "";
+}
+
+// Whether every free occurrence of x in e is projected as `mapped` says; records
+// which projections. Stops (false) at a binder of x.
+bool projected_uses(const Expr& e, const std::string& x, bool mapped, ProjUse& use) {
+  if (is_var(e, x)) return false;  // a bare use: both components needed
+  if ((e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda) && e->name == x) return true;
+  auto c = util::as_prim_call(e);
+  if (c) {
+    std::string proj;
+    if (!mapped && (c->name() == "fst" || c->name() == "snd") && c->args.size() == 1 &&
+        is_var(c->args[0], x))
+      proj = c->name();
+    if (mapped && c->name() == "map" && c->args.size() == 2 && is_var(c->args[1], x)) {
+      proj = projection_fn(c->args[0]);
+      // map(fun(p => B))(x) with p only projected one way in B
+      const Expr& g = c->args[0];
+      if (proj.empty() && g->kind == ExprKind::Lambda && g->name != x) {
+        ProjUse inner;
+        if (!projected_uses(g->fn, g->name, false, inner) || inner.all_fst == inner.all_snd)
+          return false;
+        proj = inner.all_fst ? "fst" : "snd";
+        if (!projected_uses(g->fn, x, mapped, use)) return false;
+      }
+    }
+    if (!proj.empty()) {
+      (proj == "fst" ? use.all_snd : use.all_fst) = false;
+      return true;
+    }
+  }
+  for (const Expr& k : children(e))
+    if (!projected_uses(k, x, mapped, use)) return false;
+  return true;
+}
+
+// e with every projection of x (as checked by projected_uses) replaced by x.
+Expr drop_projections(const Expr& e, const std::string& x, bool mapped) {
+  if ((e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda) && e->name == x) return e;
+  auto c = util::as_prim_call(e);
+  if (c && c->args.size() == (mapped ? 2u : 1u) && is_var(c->args.back(), x)) {
+    if (!mapped && (c->name() == "fst" || c->name() == "snd")) return c->args[0];
+    if (mapped && c->name() == "map" && !projection_fn(c->args[0]).empty()) return c->args[1];
+    if (mapped && c->name() == "map" && c->args[0]->kind == ExprKind::Lambda) {
+      const Expr& g = c->args[0];  // its parameter is projected (projected_uses)
+      Expr b = drop_projections(drop_projections(g->fn, g->name, false), x, mapped);
+      return util::mk_map(rise::lambda(g->name, b), c->args[1]);
+    }
+  }
+  std::vector<Expr> kids = children(e);
+  for (Expr& k : kids) k = drop_projections(k, x, mapped);
+  return rebuild(e, kids);
+}
+
+// The value of a let of which only component `keep` (0 fst, 1 snd) is used, or nullopt.
+std::optional<Expr> keep_component(const Expr& v, int keep, bool mapped) {
+  if (!mapped) {
+    if (auto p = util::match_prim(v, "makePair", 2)) return p->args[keep];
+    return std::nullopt;
+  }
+  auto m = util::match_map(v);
+  if (!m || m->first->kind != ExprKind::Lambda) return std::nullopt;
+  auto p = util::match_prim(m->first->fn, "makePair", 2);
+  if (!p) return std::nullopt;
+  return util::mk_map(rise::lambda(m->first->name, p->args[keep], m->first->annot), m->second);
+}
+
+class DeadCode : public rise::ExprMutator {
+ protected:
+  Expr visit_app(const Expr& e) override {
+    Expr m = mutate_children(e);
+    auto c = util::as_prim_call(m);
+    if (!c || !is_let(*c)) return m;
+    const Expr& f = c->args[1];
+    if (!util::occurs_free(f->name, f->fn)) return f->fn;  // unused
+    for (bool mapped : {false, true}) {
+      ProjUse use;
+      if (!projected_uses(f->fn, f->name, mapped, use) || use.all_fst == use.all_snd) continue;
+      auto v = keep_component(c->args[0], use.all_fst ? 0 : 1, mapped);
+      if (!v) continue;
+      Expr body = drop_projections(f->fn, f->name, mapped);
+      return call("let", {*v, rise::lambda(f->name, body)});
+    }
+    return m;
+  }
+};
+
+Result dce(const Expr& e, const Env&) {
+  Expr cur = e;
+  for (int round = 0; round < 8; ++round) {
+    Expr next = DeadCode().mutate(cur);
+    if (next == cur) break;
+    cur = next;
+  }
+  return cur;
+}
+
+// ---------------------------------------------------------------- cse
+
+// A structural hash up to renaming of bound variables (bound ones by de Bruijn level).
+size_t hash_expr(const Expr& e, std::vector<std::string>& bound) {
+  size_t h = static_cast<size_t>(e->kind) * 1000003u;
+  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  switch (e->kind) {
+    case ExprKind::Ident: {
+      for (size_t i = bound.size(); i-- > 0;)
+        if (bound[i] == e->name) {
+          mix(i);
+          return h;
+        }
+      mix(std::hash<std::string>()(e->name));
+      return h;
+    }
+    case ExprKind::Literal:
+      mix(std::hash<int64_t>()(e->lit.i));
+      mix(std::hash<double>()(e->lit.f));
+      return h;
+    case ExprKind::Primitive:
+    case ExprKind::Foreign:
+      mix(std::hash<std::string>()(e->name));
+      mix(static_cast<size_t>(e->count));
+      return h;
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda: {
+      bound.push_back(e->name);
+      mix(hash_expr(e->fn, bound));
+      bound.pop_back();
+      return h;
+    }
+    default:
+      for (const Expr& k : children(e)) mix(hash_expr(k, bound));
+      return h;
+  }
+}
+
+size_t expr_size(const Expr& e) {
+  size_t n = 1;
+  for (const Expr& k : children(e)) n += expr_size(k);
+  return n;
+}
+
+bool candidate(const Expr& e) {
+  if (e->kind != ExprKind::App || !e->type || !rise::is_data(e->type)) return false;
+  return rise::any_subexpr(e, [](const Expr& s) { return util::computes(s); });
+}
+
+struct Occ {
+  Expr e;
+  std::set<std::string> bound_above;  // binders between the scope and the occurrence
+};
+
+// Data subterms of a scope's body, grouped by hash; dependent lambdas are not
+// entered (their sizes cannot move out).
+void collect(const Expr& e, std::set<std::string>& bound, std::map<size_t, std::vector<Occ>>& out) {
+  if (e->kind == ExprKind::DepLambda) return;
+  if (candidate(e)) {
+    std::vector<std::string> b;
+    out[hash_expr(e, b)].push_back({e, bound});
+  }
+  if (e->kind == ExprKind::Lambda) {
+    bool fresh = bound.insert(e->name).second;
+    collect(e->fn, bound, out);
+    if (fresh) bound.erase(e->name);
+    return;
+  }
+  for (const Expr& k : children(e)) collect(k, bound, out);
+}
+
+// Alpha-equal with the same type (literals take their type from context).
+bool same_term(const Expr& a, const Expr& b) {
+  if (a->type && b->type && !rise::equal(a->type, b->type)) return false;
+  return rise::alpha_equal(a, b);
+}
+
+bool escapes(const Occ& o) {
+  for (const std::string& v : rise::free_vars(o.e))
+    if (o.bound_above.count(v)) return true;
+  return false;
+}
+
+// body with every occurrence alpha-equal to c (and not below a binder of one of
+// c's free variables) replaced by the variable x.
+Expr replace_occ(const Expr& e, const Expr& c, const std::set<std::string>& fv, const Expr& x) {
+  if (e->kind == ExprKind::DepLambda) return e;
+  if ((e->kind == ExprKind::Lambda) && fv.count(e->name)) return e;
+  if (e->kind == ExprKind::App && same_term(e, c)) return x;
+  std::vector<Expr> kids = children(e);
+  for (Expr& k : kids) k = replace_occ(k, c, fv, x);
+  return rebuild(e, kids);
+}
+
+// One sharing step in the body of a lambda: the largest repeated candidate.
+std::optional<Expr> share_once(const Expr& body) {
+  std::map<size_t, std::vector<Occ>> groups;
+  std::set<std::string> bound;
+  collect(body, bound, groups);
+  Expr best;
+  size_t best_size = 0;
+  for (auto& [h, occs] : groups) {
+    for (size_t i = 0; i < occs.size(); ++i) {
+      if (escapes(occs[i])) continue;
+      size_t same = 0;
+      for (size_t j = 0; j < occs.size(); ++j)
+        if (!escapes(occs[j]) && same_term(occs[i].e, occs[j].e)) ++same;
+      size_t sz = expr_size(occs[i].e);
+      if (same >= 2 && sz > best_size) {
+        best = occs[i].e;
+        best_size = sz;
+      }
+    }
+  }
+  if (!best) return std::nullopt;
+  std::vector<std::string> fvs = rise::free_vars(best);
+  std::set<std::string> fv(fvs.begin(), fvs.end());
+  std::string x = rise::fresh_name("cse");
+  Expr shared = replace_occ(body, best, fv, rise::ident(x));
+  return call("let", {best, rise::lambda(x, shared)});
+}
+
+class Sharing : public rise::ExprMutator {
+ protected:
+  Expr visit_lambda(const Expr& e) override {
+    Expr m = mutate_children(e);
+    Expr body = m->fn;
+    // A let has a data type: the body of a curried operator's outer lambda (a
+    // function) gets none; its inner body does.
+    if (!e->fn->type || !rise::is_data(e->fn->type)) return m;
+    bool changed = false;
+    for (int step = 0; step < 64; ++step) {
+      auto r = share_once(body);
+      if (!r) break;
+      body = *r;
+      changed = true;
+    }
+    return changed ? rebuild(m, body, nullptr) : m;
+  }
+};
+
+Result cse(const Expr& e, const Env&) {
+  return Sharing().mutate(e);
+}
+
+LibraryEntry entry(const std::string& name, const std::string& description, Strategy s) {
+  LibraryEntry e;
+  e.name = name;
+  e.description = description;
+  e.cls = EntryClass::Rule;
+  e.family = "simplify";
+  e.make = [s](const std::vector<Arg>&) { return s; };
+  return e;
+}
+
+}  // namespace
+
+void register_simplify(Registry& r) {
+  Strategy pe = util::whole_term("partialEval", partial_eval);
+  Strategy dc = util::whole_term("dce", dce);
+  Strategy cs = util::whole_term("cse", cse);
+  r.add(entry("partialEval",
+              "beta reduction, lets of variables/literals inlined, scalar operations on literals "
+              "folded (interpreter semantics), fst/snd of makePair and idx of makeArray resolved",
+              pe));
+  r.add(entry("dce",
+              "unused lets removed; a let of a pair (or map producing pairs) of which one "
+              "component is read keeps only that component",
+              dc));
+  r.add(entry("cse",
+              "identical computing subterms of a lambda body shared by one let (hashing, "
+              "largest first)",
+              cs));
+  // One round can enable another (an inlined let leaves a let unused, whose removal
+  // leaves literals to fold): rounds until nothing changes, at most 8.
+  Strategy round = seq_all({pe, dc, cs});
+  r.add(entry("simplify", "(partialEval ; dce ; cse) until nothing changes",
+              Strategy("simplify", [round](const Expr& e, const Env& env) -> Result {
+                Expr cur = e;
+                for (int i = 0; i < 8; ++i) {
+                  Result next = round(cur, env);
+                  if (!next.ok()) return next;
+                  if (next.expr() == cur || rise::alpha_equal(next.expr(), cur)) break;
+                  cur = next.expr();
+                }
+                return cur;
+              })));
+}
+
+}  // namespace risec::elevate
