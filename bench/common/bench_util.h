@@ -358,6 +358,26 @@ class LoadMonitor {
   std::chrono::steady_clock::time_point t0_;
 };
 
+// The command line of a benchmark whose only option is --quick: sets `quick` and
+// returns nothing to go on, or the exit code to return at once (0 after --help, 2 for
+// an unknown option).
+inline std::optional<int> parse_quick_option(int argc, char** argv, const char* name, bool& quick) {
+  quick = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+    } else if (a == "--help" || a == "-h") {
+      std::printf("usage: %s [--quick]\n", name);
+      return 0;
+    } else {
+      std::fprintf(stderr, "%s: unknown option '%s' (try --help)\n", name, a.c_str());
+      return 2;
+    }
+  }
+  return std::nullopt;
+}
+
 inline std::string fmt(const char* f, double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, x);

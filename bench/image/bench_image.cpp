@@ -22,6 +22,7 @@
 // Never fails on time; exits non-zero only when something cannot be compiled.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ namespace {
 
 using risec::bench::Buffer;
 using risec::bench::fmt;
+using risec::bench::parse_quick_option;
 using risec::bench::TimingPolicy;
 using risec::bench::Variant;
 
@@ -158,18 +160,8 @@ void time_and_report(risec::bench::Table& table, const std::string& what, std::v
 
 int main(int argc, char** argv) {
   bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--quick") {
-      quick = true;
-    } else if (a == "--help" || a == "-h") {
-      std::printf("usage: bench_image [--quick]\n");
-      return 0;
-    } else {
-      std::fprintf(stderr, "bench_image: unknown option '%s' (try --help)\n", a.c_str());
-      return 2;
-    }
-  }
+  if (std::optional<int> exit_code = parse_quick_option(argc, argv, "bench_image", quick))
+    return *exit_code;
   TimingPolicy policy;
   policy.min_reps = quick ? 5 : 10;
   policy.max_reps = quick ? 20 : 100;

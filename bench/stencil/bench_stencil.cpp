@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ namespace {
 
 using risec::bench::Buffer;
 using risec::bench::fmt;
+using risec::bench::parse_quick_option;
 using risec::bench::TimingPolicy;
 using risec::bench::Variant;
 
@@ -94,18 +96,8 @@ std::vector<std::string> strategies_of(const std::string& example) {
 
 int main(int argc, char** argv) {
   bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--quick") {
-      quick = true;
-    } else if (a == "--help" || a == "-h") {
-      std::printf("usage: bench_stencil [--quick]\n");
-      return 0;
-    } else {
-      std::fprintf(stderr, "bench_stencil: unknown option '%s' (try --help)\n", a.c_str());
-      return 2;
-    }
-  }
+  if (std::optional<int> exit_code = parse_quick_option(argc, argv, "bench_stencil", quick))
+    return *exit_code;
   TimingPolicy policy;
   policy.min_reps = quick ? 5 : 10;
   policy.max_reps = quick ? 20 : 200;
