@@ -126,6 +126,17 @@ const std::vector<LibraryEntry>& library() {
   return all;
 }
 
+LibraryEntry fixed_rule(const std::string& family, const std::string& name,
+                        const std::string& description, Strategy s) {
+  LibraryEntry e;
+  e.name = name;
+  e.description = description;
+  e.cls = EntryClass::Rule;
+  e.family = family;
+  e.make = [s](const std::vector<Arg>&) { return s; };
+  return e;
+}
+
 const LibraryEntry* find_entry(const std::string& name) {
   for (const LibraryEntry& e : library()) {
     if (e.name == name) return &e;

@@ -37,6 +37,10 @@ const LibraryEntry* find_entry(const std::string& name);  // by name or alias
 // the name is unknown or the arguments do not fit.
 Strategy make_strategy(const std::string& name, const std::vector<Arg>& args = {});
 
+// A rule of `family` that takes no arguments and always builds the strategy `s`.
+LibraryEntry fixed_rule(const std::string& family, const std::string& name,
+                        const std::string& description, Strategy s);
+
 // Registration, called once per family while the library is built.
 class Registry {
  public:

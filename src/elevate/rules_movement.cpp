@@ -20,13 +20,7 @@ using util::PrimCall;
 namespace {
 
 LibraryEntry entry(const std::string& name, const std::string& description, Strategy s) {
-  LibraryEntry e;
-  e.name = name;
-  e.description = description;
-  e.cls = EntryClass::Rule;
-  e.family = "movement";
-  e.make = [s](const std::vector<Arg>&) { return s; };
-  return e;
+  return fixed_rule("movement", name, description, std::move(s));
 }
 
 // slide(sz)(sp)(y) or split(n)(y)

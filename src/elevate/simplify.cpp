@@ -391,13 +391,7 @@ Result cse(const Expr& e, const Env&) {
 }
 
 LibraryEntry entry(const std::string& name, const std::string& description, Strategy s) {
-  LibraryEntry e;
-  e.name = name;
-  e.description = description;
-  e.cls = EntryClass::Rule;
-  e.family = "simplify";
-  e.make = [s](const std::vector<Arg>&) { return s; };
-  return e;
+  return fixed_rule("simplify", name, description, std::move(s));
 }
 
 }  // namespace
