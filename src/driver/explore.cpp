@@ -330,12 +330,8 @@ int cmd_explore(const Options& o) {
   rise::Program p = load_program(o.file);
   cfg.program = &p;
   cfg.entry = o.entry;
-  cfg.sizes = parse_sizes(o.sizes_text);
+  cfg.sizes = search_sizes(p, o);
   cfg.target = o.target;
-  {
-    rise::Checked c = rise::check_program(p, o.entry, &cfg.sizes);
-    entry_parameters(c);  // every size known
-  }
   cfg.progress = &std::cerr;
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   ExploreResult r = explore(cfg, *measurer);

@@ -542,6 +542,13 @@ int positive_option(const std::string& text, const std::string& flag, int fallba
   return v;
 }
 
+rise::SizeMap search_sizes(const rise::Program& p, const Options& o) {
+  rise::SizeMap sizes = parse_sizes(o.sizes_text);
+  rise::Checked c = rise::check_program(p, o.entry, &sizes);
+  entry_parameters(c);  // every size known
+  return sizes;
+}
+
 int cmd_tune(const Options& o) {
   if (o.strategy.empty()) usage("risec tune needs --strategy TEMPLATE.elv");
   if (!o.params.empty()) usage("risec tune chooses the parameters itself; remove --param");
@@ -562,13 +569,8 @@ int cmd_tune(const Options& o) {
   rise::Program p = load_program(o.file);
   cfg.program = &p;
   cfg.entry = o.entry;
-  cfg.sizes = parse_sizes(o.sizes_text);
+  cfg.sizes = search_sizes(p, o);
   cfg.target = o.target;
-  {
-    // Every size must be known before the search starts.
-    rise::Checked c = rise::check_program(p, o.entry, &cfg.sizes);
-    entry_parameters(c);
-  }
   cfg.strategy = std::make_shared<SourceFile>(SourceFile{o.strategy, read_text_file(o.strategy)});
   cfg.study_key = study_key(program_text, cfg.strategy->text, cfg.sizes, cfg.target, o.entry);
   cfg.progress = &std::cerr;

@@ -159,6 +159,9 @@ std::string format_time(double ms);
 // The value of a positive integer option, `fallback` when it is empty (Usage error
 // naming the flag otherwise).
 int positive_option(const std::string& text, const std::string& flag, int fallback);
+// The --size values for the program's entry, which a search measures at: the entry
+// is checked with them and every size must be known (located errors otherwise).
+rise::SizeMap search_sizes(const rise::Program& p, const Options& o);
 
 // The `tune` subcommand.
 int cmd_tune(const Options& o);
