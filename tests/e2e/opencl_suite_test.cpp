@@ -15,22 +15,35 @@ using namespace risec;
 
 namespace {
 
-// The kernels of an example compiled with one of its strategies for OpenCL.
-std::string kernels(const std::string& example, const std::string& strategy,
-                    const std::string& sizes) {
-  rise::Program p =
-      driver::load_program(e2e::source_path("examples/" + example + "/" + example + ".rise"));
-  elevate::Strategy s =
-      driver::load_strategy(e2e::source_path("examples/" + example + "/" + strategy + ".elv"));
+// A program (path from the source root) compiled with a strategy (an absolute path or
+// one from the source root) for OpenCL at the given sizes.
+driver::Compiled compile_opencl(const std::string& program, const std::string& strategy,
+                                const std::string& sizes) {
+  rise::Program p = driver::load_program(e2e::source_path(program));
+  elevate::Strategy s = driver::load_strategy(e2e::source_path(strategy));
   rise::SizeMap known = driver::parse_sizes({sizes});
   driver::CompileRequest req;
   req.program = &p;
   req.sizes = &known;
   req.strategy = &s;
   req.target = "opencl";
-  std::string source = driver::compile(req).unit.kernel_source;
+  return driver::compile(req);
+}
+
+// The kernels of an example compiled with one of its strategies for OpenCL.
+std::string kernels(const std::string& example, const std::string& strategy,
+                    const std::string& sizes) {
+  std::string source = compile_opencl("examples/" + example + "/" + example + ".rise",
+                                      "examples/" + example + "/" + strategy + ".elv", sizes)
+                           .unit.kernel_source;
   size_t first = source.find("__kernel ");  // after the preamble's helpers
   return first == std::string::npos ? "" : source.substr(first);
+}
+
+// The text of examples/mm/gpu_tiled.elv, for variants of it.
+std::string gpu_tiled_text() {
+  std::ifstream in(e2e::source_path("examples/mm/gpu_tiled.elv"));
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 size_t occurrences(const std::string& text, const std::string& what) {
@@ -152,22 +165,14 @@ TEST(OpenCLSuite, DistributedAccumulatorNeedsAWorkItemPerBlock) {
 // writes the whole accumulator, so it is not distributed: every work item keeps all of
 // it (1024 floats), which is larger but still correct.
 TEST(OpenCLSuite, AccumulatorWrittenByTheGroupIsKeptWhole) {
-  std::ifstream in(e2e::source_path("examples/mm/gpu_tiled.elv"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = gpu_tiled_text();
   size_t from = text.find("  ; (function(argument(idAfter ; idToCopy ;");
   size_t to = text.find("  ; normalize(oclReduceSeq(Private))");
   ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to);
   text.erase(from, to - from);
   std::string strategy = e2e::write_scratch("gpu_tiled_group_zeroes.elv", text);
-  rise::Program p = driver::load_program(e2e::source_path("examples/mm/mm.rise"));
-  elevate::Strategy s = driver::load_strategy(strategy);
-  rise::SizeMap known = driver::parse_sizes({"n=64,m=64,k=64"});
-  driver::CompileRequest req;
-  req.program = &p;
-  req.sizes = &known;
-  req.strategy = &s;
-  req.target = "opencl";
-  std::string k = driver::compile(req).unit.kernel_source;
+  std::string k =
+      compile_opencl("examples/mm/mm.rise", strategy, "n=64,m=64,k=64").unit.kernel_source;
   EXPECT_NE(k.find("[1024];"), std::string::npos) << k;
   EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", strategy, "n=64,m=32,k=16", "opencl"));
 }
@@ -176,8 +181,7 @@ TEST(OpenCLSuite, AccumulatorWrittenByTheGroupIsKeptWhole) {
 // mapLocal(1) x mapLocal(0), 32 x 32 iterations for 8 x 8 work items) would read other
 // work items' parts of the accumulator: refused (exit 1), naming the array.
 TEST(OpenCLSuite, DistributedAccumulatorReadOverOtherBlocksIsRefused) {
-  std::ifstream in(e2e::source_path("examples/mm/gpu_tiled.elv"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = gpu_tiled_text();
   auto replace = [&](const std::string& from, const std::string& to) {
     size_t at = text.find(from);
     ASSERT_NE(at, std::string::npos) << from;
@@ -210,16 +214,8 @@ let main = DFNF ; (fuseReduceMap @ topDown)
   ; (mapLocal(1) @ outermost(computing)) ; (mapLocal(0) @ outermost(computing))
   ; normalize(oclReduceSeq(Private)) ; lowerToC;
 )");
-  rise::Program p = driver::load_program(e2e::source_path("examples/mm/mm.rise"));
-  elevate::Strategy s = driver::load_strategy(strategy);
-  rise::SizeMap known = driver::parse_sizes({"n=64,m=64,k=64"});
-  driver::CompileRequest req;
-  req.program = &p;
-  req.sizes = &known;
-  req.strategy = &s;
-  req.target = "opencl";
   try {
-    driver::compile(req);
+    compile_opencl("examples/mm/mm.rise", strategy, "n=64,m=64,k=64");
     FAIL() << "accepted";
   } catch (const Error& e) {
     EXPECT_NE(e.message().find("private memory shared between work items"), std::string::npos)
