@@ -16,6 +16,8 @@
 // recorded with the primitive and span that needed them.
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -78,6 +80,7 @@ class Inferer {
     default_int_literals();
     default_float_literals();
     default_nat_values();
+    check_index_arithmetic();
     Expr out = finalize(typed);
     Checked c;
     c.expr = out;
@@ -896,6 +899,12 @@ class Inferer {
       return dep_apply(e, f, tf, arg);
     }
     Expr a = infer(e->arg);
+    if (tf->kind == TypeKind::Fun && f->kind == ExprKind::Primitive && f->prim &&
+        f->prim->is(PrimId::Idx)) {
+      Type want = zonk(tf->a);
+      if (want->kind == TypeKind::Index && zonk(a->type)->kind == TypeKind::NatData)
+        a = index_from_nat(a, want->size, e->arg->span);
+    }
     if (tf->kind == TypeKind::Fun) {
       unify(tf->a, a->type,
             Ctx{e->arg->span, tf->a, a->type,
@@ -910,6 +919,83 @@ class Inferer {
     }
     user_error("this is applied to an argument but it is not a function: it has type " + show(tf),
                e->fn->span);
+  }
+
+  // ---------------------------------------------------------------- index arithmetic
+  // x[v] with v a natType (a with-loop index name, or arithmetic on one): v becomes
+  // natAsIndex(n)(v) for the n of x, and check_index_arithmetic proves it in bounds.
+  struct IndexCheck {
+    Expr value;
+    Nat size;
+    Span span;
+  };
+  std::vector<IndexCheck> index_checks_;
+
+  Expr index_from_nat(const Expr& v, const Nat& size, const Span& span) {
+    Expr p = infer(primitive("natAsIndex", span));
+    Expr d = dep_apply(dep_app(p, TypeArg(size), span), p, p->type, TypeArg(size));
+    index_checks_.push_back({v, size, span});
+    return typed(app(d, v, span), index_type(size), d, v);
+  }
+
+  // The value of index arithmetic as a term: numbers, sizes, indexAsNat of an index
+  // variable (ranging over its idx[n]) and + - * of those.
+  std::optional<Nat> symbolic_nat(const Expr& e, std::map<std::string, Nat>& vars) {
+    if (e->kind == ExprKind::Literal) {
+      if (e->lit.kind == LitKind::Int) return Nat(e->lit.i);
+      if (e->lit.kind == LitKind::NatVal || e->lit.kind == LitKind::Index) return zonk(e->lit.nat);
+      return std::nullopt;
+    }
+    Spine sp = spine(e);
+    if (sp.head->kind != ExprKind::Primitive || !sp.head->prim) return std::nullopt;
+    for (const Spine::Arg& a : sp.args)
+      if (a.dep) return std::nullopt;
+    const PrimitiveInfo& p = *sp.head->prim;
+    if (p.is(PrimId::IndexAsNat) && sp.args.size() == 1) {
+      const Expr& x = sp.args[0].value;
+      if (x->kind == ExprKind::Literal) return symbolic_nat(x, vars);
+      Type t = zonk(x->type);
+      if (x->kind != ExprKind::Ident || t->kind != TypeKind::Index) return std::nullopt;
+      auto it = vars.find(x->name);
+      if (it == vars.end())
+        it = vars.emplace(x->name, Nat::var("index_" + std::to_string(++counter_), Nat(0), t->size))
+                 .first;
+      return it->second;
+    }
+    if (sp.args.size() != 2 || !(p.is(PrimId::Add) || p.is(PrimId::Sub) || p.is(PrimId::Mul)))
+      return std::nullopt;
+    auto a = symbolic_nat(sp.args[0].value, vars), b = symbolic_nat(sp.args[1].value, vars);
+    if (!a || !b) return std::nullopt;
+    if (p.is(PrimId::Add)) return *a + *b;
+    if (p.is(PrimId::Sub)) return *a - *b;
+    return *a * *b;
+  }
+
+  void check_index_arithmetic() {
+    for (const IndexCheck& c : index_checks_) {
+      std::map<std::string, Nat> vars;
+      std::optional<Nat> v = symbolic_nat(c.value, vars);
+      Nat n = zonk(c.size);
+      std::string text = c.span.file
+                             ? c.span.file->text.substr(c.span.begin, c.span.end - c.span.begin)
+                             : "this index";
+      if (!v)
+        user_error("cannot prove the index '" + text +
+                       "' in bounds: index arithmetic is + - * of with-loop index names, "
+                       "sizes and numbers",
+                   c.span);
+      auto show_range = [&] {
+        auto lo = arith::lower_bound(*v), hi = arith::upper_bound(*v);
+        return " (it ranges over [" + (lo ? lo->to_string() : std::string("?")) + ", " +
+               (hi ? hi->to_string() : std::string("?")) + "])";
+      };
+      if (!arith::provably_nonneg(*v))
+        user_error("the index '" + text + "' may be negative" + show_range(), c.span);
+      if (!arith::provably_lt(*v, n))
+        user_error("the index '" + text + "' may be out of bounds of idx[" + n.to_string() + "]" +
+                       show_range(),
+                   c.span);
+    }
   }
 
   // ---------------------------------------------------------------- finishing

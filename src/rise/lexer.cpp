@@ -44,7 +44,7 @@ const Punct kPuncts[] = {
     {",", Tok::Comma},     {":", Tok::Colon},    {".", Tok::Dot},    {"+", Tok::Plus},
     {"-", Tok::Minus},     {"*", Tok::Star},     {"/", Tok::Slash},  {"%", Tok::Percent},
     {"^", Tok::Caret},     {"<", Tok::Lt},       {">", Tok::Gt},     {"!", Tok::Bang},
-    {"=", Tok::Eq},
+    {"=", Tok::Eq},        {";", Tok::Semi},
 };
 
 class Lexer {

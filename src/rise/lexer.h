@@ -66,6 +66,7 @@ enum class Tok {
   Ne,
   Bang,
   Eq,
+  Semi,  // ; (ends a with-loop part)
 };
 
 struct Token {

@@ -26,6 +26,7 @@
 #include "arith/nat.h"
 #include "rise/lexer.h"
 #include "rise/primitives.h"
+#include "rise/withloop.h"
 #include "support/stack.h"
 
 namespace risec::rise {
@@ -453,6 +454,7 @@ class Parser {
       case Tok::Ident: {
         if (t.text == "inf" || t.text == "inff" || t.text == "nan")
           return special_float(false, t.begin);
+        if (t.text == "with" && kind_at(1) == Tok::LBrace) return with_loop();
         Token n = take();
         return ident(n.text, span(n));
       }
@@ -480,6 +482,93 @@ class Parser {
       default:
         fail("expected an expression, found " + describe(t));
     }
+  }
+
+  // ---- with-loops (withloop.h) ----
+
+  // '[' size-expression { ',' size-expression } ']'
+  std::vector<Expr> nat_vec(const std::string& what) {
+    Token open = expect(Tok::LBracket, what);
+    std::vector<Expr> v;
+    for (;;) {
+      v.push_back(sum());
+      if (!accept(Tok::Comma)) break;
+    }
+    expect_close(Tok::RBracket, open, what);
+    return v;
+  }
+
+  bool at_word(const char* w) { return at(Tok::Ident) && peek().text == w; }
+
+  WithPart with_part() {
+    Token open = expect(Tok::LParen, "to start a with-loop part");
+    WithPart p;
+    p.lb = nat_vec("for the lower bound");
+    expect(Tok::Le, "after the lower bound");
+    Token names_open = expect(Tok::LBracket, "before the index names");
+    for (;;) {
+      p.names.push_back(expect_name("as an index name").text);
+      if (!accept(Tok::Comma)) break;
+    }
+    expect_close(Tok::RBracket, names_open, "the index names");
+    expect(Tok::Lt, "after the index names (generators are lb <= [i, ...] < ub)");
+    p.ub = nat_vec("for the upper bound");
+    if (at_word("step")) {
+      unsigned b = take().begin;
+      p.step = nat_vec("after 'step'");
+      p.step_span = from(b);
+    }
+    if (at_word("width")) {
+      unsigned b = take().begin;
+      p.width = nat_vec("after 'width'");
+      p.width_span = from(b);
+    }
+    expect_close(Tok::RParen, open, "the generator");
+    p.span = from(open.begin);
+    expect(Tok::Colon, "after the generator");
+    p.body = expr();
+    expect(Tok::Semi, "after the part's expression");
+    return p;
+  }
+
+  Expr with_loop() {
+    Nest nest(*this);
+    unsigned begin = take().begin;  // with
+    Token open = take();            // {
+    WithLoop w;
+    while (!at(Tok::RBrace)) {
+      if (!at(Tok::LParen))
+        fail("expected a with-loop part '(lb <= [i] < ub) : expr;' or '}', found " +
+             describe(peek()));
+      w.parts.push_back(with_part());
+    }
+    if (w.parts.empty()) fail("a with-loop needs at least one part");
+    expect_close(Tok::RBrace, open, "the with-loop parts");
+    expect(Tok::Colon, "after the with-loop parts");
+    unsigned op_begin = peek().begin;
+    if (!at(Tok::Ident)) fail("expected genarray, modarray or fold, found " + describe(peek()));
+    Token op = take();
+    Token args = expect(Tok::LParen, "after " + op.text);
+    if (op.text == "genarray") {
+      w.op = WithLoop::Op::Genarray;
+      w.shape = nat_vec("for the genarray shape");
+      expect(Tok::Comma, "after the genarray shape (genarray(shape, default))");
+      w.deflt = expr();
+    } else if (op.text == "modarray") {
+      w.op = WithLoop::Op::Modarray;
+      w.array = expr();
+    } else if (op.text == "fold") {
+      w.op = WithLoop::Op::Fold;
+      w.fold_op = expr();
+      expect(Tok::Comma, "after the fold operator (fold(op, neutral))");
+      w.neutral = expr();
+    } else {
+      user_error("expected genarray, modarray or fold, found name '" + op.text + "'", span(op));
+    }
+    expect_close(Tok::RParen, args, "the with-loop operation");
+    w.op_span = from(op_begin);
+    w.span = from(begin);
+    return reg(desugar_with_loop(w));
   }
 
   Expr paren_expr() {

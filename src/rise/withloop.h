@@ -1,0 +1,51 @@
+// With-loops (spec/rise-syntax.md, "With-loops"; docs/language.md): the parser reads
+// one into a WithLoop and desugar_with_loop turns it into RISE primitives, so that
+// the interpreter, strategies and DPIA see ordinary RISE.
+//
+// A genarray or modarray becomes a concatenation of regions, dimension by
+// dimension: the generators' bounds cut each dimension into slabs (take/drop of the
+// default array: a generate of the default value, or the modified array), a slab
+// covered by a part is a generate whose body is the part's expression, and a
+// stepped part is split(step) into blocks whose first `width` rows are the part and
+// the rest the default (concat, then join). No region tests a condition. A fold is
+// a chain of reduces, one per part in source order, each over the part's indices in
+// row-major order: ((neutral op v0) op v1) ... (docs/language.md, "Fold order").
+//
+// Index names are values of type natType inside the bodies; indexing with them
+// (`a[i - 1]`) is index arithmetic, converted by type inference to natAsIndex and
+// proven in bounds there (infer.cpp, check_index_arithmetic).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rise/expr.h"
+
+namespace risec::rise {
+
+struct WithPart {
+  Span span;  // the generator, `(... )`
+  std::vector<std::string> names;
+  std::vector<Expr> lb, ub, step, width;  // step/width empty when not given
+  Span step_span, width_span;
+  Expr body;
+};
+
+struct WithLoop {
+  enum class Op { Genarray, Modarray, Fold };
+  Span span;     // the whole with-loop
+  Span op_span;  // the operation
+  Op op = Op::Genarray;
+  std::vector<WithPart> parts;
+  std::vector<Expr> shape;  // genarray
+  Expr deflt;               // genarray
+  Expr array;               // modarray
+  Expr fold_op, neutral;    // fold
+};
+
+// The with-loop as RISE; refuses (located, exit 1) overlapping parts, generators whose
+// rank differs from the shape's, bounds it cannot order and unsupported mixes of
+// stepped parts.
+Expr desugar_with_loop(const WithLoop& w);
+
+}  // namespace risec::rise
