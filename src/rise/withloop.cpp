@@ -114,13 +114,23 @@ class Desugar {
         if (!s) user_error("'width' needs a 'step'", wp.width_span);
         wd = bound(wp.width[d]);
       }
-      if (s && s->nat.is_const(1) && (!wd || wd->nat.is_const(1))) s.reset(), wd.reset();
-      if (s && !wd) wd = s;
+      // Without a width, a step takes one index per block (SaC's default).
+      if (s && !wd) wd = Bound{Nat(1), int_lit(1, wp.step[d]->span)};
+      if (s && s->nat.is_const(1) && wd->nat.is_const(1)) s.reset(), wd.reset();
       if (s) {
         if (!arith::provably_pos(s->nat)) user_error("a step must be positive", wp.step[d]->span);
         if (!arith::provably_pos(wd->nat) || !arith::provably_le(wd->nat, s->nat))
           user_error("a width must be positive and at most the step (" + s->nat.to_string() + ")",
-                     wp.width[d]->span);
+                     wd->expr->span);
+      }
+      if (s) {
+        auto len = (p.ub[d].nat - p.lb[d].nat).as_const(), st = s->nat.as_const();
+        if (len && st && *len % *st != 0)
+          user_error("the step " + std::to_string(*st) +
+                         " does not divide the generator's extent " + std::to_string(*len) +
+                         " (upper minus lower bound) in dimension " + std::to_string(d) +
+                         "; stepped generators cover whole blocks",
+                     wp.step[d]->span);
       }
       p.step.push_back(s);
       p.width.push_back(wd);
@@ -325,7 +335,10 @@ class Desugar {
    protected:
     Expr visit_ident(const Expr& e) override {
       auto it = values_.find(e->name);
-      return it == values_.end() ? e : it->second;
+      if (it == values_.end()) return e;
+      auto n = std::make_shared<ExprNode>(*it->second);
+      n->span = e->span;  // errors about the index point at the name
+      return n;
     }
     Expr visit_lambda(const Expr& e) override {
       auto it = values_.find(e->name);
