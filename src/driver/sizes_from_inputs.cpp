@@ -42,6 +42,15 @@ std::optional<std::vector<arith::Nat>> dims_of(const rise::Type& t) {
   throw Error(ErrorKind::User, msg);
 }
 
+// Where the entry binds the size `v` (its depFun), for errors about it.
+Span binder_span(const rise::Program& program, const std::string& entry, const std::string& v) {
+  const rise::Definition* d =
+      entry.empty() ? (program.defs.empty() ? nullptr : &program.defs.back()) : program.find(entry);
+  for (rise::Expr e = d ? d->body : nullptr; e && e->kind == rise::ExprKind::DepLambda; e = e->fn)
+    if (e->name == v) return e->span;
+  return Span{};
+}
+
 }  // namespace
 
 void sizes_from_inputs(const rise::Program& program, const std::string& entry,
@@ -142,8 +151,9 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
   }
   for (const std::string& v : unknown)
     if (!sizes->count(v))
-      fail("size " + v + " has no value: it is not given with --size and " + hint + " " + v +
-           "=...");
+      user_error(
+          "size " + v + " has no value: it is not given with --size and " + hint + " " + v + "=...",
+          binder_span(program, entry, v));
 }
 
 }  // namespace risec::driver

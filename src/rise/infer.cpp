@@ -962,10 +962,17 @@ class Inferer {
                  .first;
       return it->second;
     }
-    if (sp.args.size() != 2 || !(p.is(PrimId::Add) || p.is(PrimId::Sub) || p.is(PrimId::Mul)))
+    if (sp.args.size() != 2 || !(p.is(PrimId::Add) || p.is(PrimId::Sub) || p.is(PrimId::Mul) ||
+                                 p.is(PrimId::Div) || p.is(PrimId::Mod)))
       return std::nullopt;
     auto a = symbolic_nat(sp.args[0].value, vars), b = symbolic_nat(sp.args[1].value, vars);
     if (!a || !b) return std::nullopt;
+    if (p.is(PrimId::Div) || p.is(PrimId::Mod)) {
+      // C's / and % agree with floor division on the non-negative values proven below
+      if (!b->as_const() || *b->as_const() <= 0) return std::nullopt;
+      if (!arith::provably_nonneg(*a)) return std::nullopt;
+      return p.is(PrimId::Div) ? arith::floordiv(*a, *b) : arith::mod(*a, *b);
+    }
     if (p.is(PrimId::Add)) return *a + *b;
     if (p.is(PrimId::Sub)) return *a - *b;
     return *a * *b;
@@ -982,7 +989,7 @@ class Inferer {
       if (!v)
         user_error("cannot prove the index '" + text +
                        "' in bounds: index arithmetic is + - * of with-loop index names, "
-                       "sizes and numbers",
+                       "sizes and numbers, and / % by a positive number",
                    c.span);
       auto show_range = [&] {
         auto lo = arith::lower_bound(*v), hi = arith::upper_bound(*v);

@@ -91,6 +91,8 @@ TEST(RunCli, SizesFromInputShapes) {
     r = run_risec({cmd, "examples/mm/mm.rise", "--input", "A=" + a});
     EXPECT_EQ(r.exit_code, 1) << show(r);
     EXPECT_NE(r.err.find("size m has no value"), std::string::npos) << show(r);
+    // located at the entry's size parameters
+    EXPECT_NE(r.err.find("examples/mm/mm.rise:4:"), std::string::npos) << show(r);
     r = run_risec({cmd, "examples/mm/mm.rise", "--input", "A=" + a, "--input", "b=" + b});
     EXPECT_EQ(r.exit_code, 2) << show(r);
     EXPECT_NE(r.err.find("no parameter named 'b'"), std::string::npos) << show(r);

@@ -80,11 +80,12 @@ const std::map<std::string, std::string>& example_sizes() {
       {"gemv", "n=64,m=24"},    {"gesummv", "n=64"},
       {"harris", "n=12,m=8"},   {"jacobi3", "n=9,m=7"},
       {"jacobi5", "n=9,m=7"},   {"kmeans", "n=32,k=3,f=4"},
-      {"md", "n=32,k=8"},       {"mm", "n=64,m=64,k=64"},
-      {"mriq", "n=32,k=16"},    {"mv", "n=64,m=32"},
-      {"nbody", "n=32"},        {"nn", "n=32"},
-      {"saxpy", "n=64"},        {"scal", "n=64"},
-      {"treesum", "m=3,k=4"},
+      {"life", "n=9,m=7"},      {"multigrid", "n=4,m=3"},
+      {"pde1", "n=6,m=5,k=4"},  {"md", "n=32,k=8"},
+      {"mm", "n=64,m=64,k=64"}, {"mriq", "n=32,k=16"},
+      {"mv", "n=64,m=32"},      {"nbody", "n=32"},
+      {"nn", "n=32"},           {"saxpy", "n=64"},
+      {"scal", "n=64"},         {"treesum", "m=3,k=4"},
   };
   return sizes;
 }
