@@ -21,6 +21,7 @@
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "rise/check.h"
 #include "rise/infer.h"
@@ -716,7 +717,15 @@ class Inferer {
     check_stack_depth(e->span);
     switch (e->kind) {
       case ExprKind::Ident: {
-        if (const Type* t = find_value(e->name)) return typed(e, *t);
+        if (const Type* t = find_value(e->name)) {
+          Expr r = typed(e, *t);
+          for (auto it = known_values_.rbegin(); it != known_values_.rend(); ++it)
+            if (it->first == e->name) {
+              if (it->second) ident_values_[r.get()] = it->second;
+              break;
+            }
+          return r;
+        }
         if (auto tl = find_tl(e->name); tl && std::get<1>(*tl) == Kind::Nat) {
           // A size where a value is expected: its value, as the number type the
           // context needs (natType when nothing decides).
@@ -789,9 +798,12 @@ class Inferer {
         return typed(e, t);
       }
       case ExprKind::Lambda: {
-        Type pt = e->annot ? written_type(e->annot, e->span) : fresh_data();
+        Expr known = std::exchange(redex_arg_, nullptr);
+        Type pt = e->annot ? written_type(e->annot, e->span) : known ? known->type : fresh_data();
         env_.emplace_back(e->name, pt);
+        known_values_.emplace_back(e->name, known);
         Expr body = infer(e->fn);
+        known_values_.pop_back();
         env_.pop_back();
         auto n = std::make_shared<ExprNode>(*e);
         if (e->annot) n->annot = pt;
@@ -890,7 +902,14 @@ class Inferer {
   }
 
   Expr infer_app(const Expr& e) {
+    // A redex (fun(x => b))(v): v first, so that index arithmetic in b sees x's value.
+    Expr pre_arg;
+    if (e->fn->kind == ExprKind::Lambda) {
+      pre_arg = infer(e->arg);
+      redex_arg_ = pre_arg;
+    }
     Expr f = infer(e->fn);
+    redex_arg_ = nullptr;
     Type tf = instantiate_implicits(zonk(f->type));
     std::string head = head_name(e->fn);
     std::string who = head.empty() ? "this function" : "'" + head + "'";
@@ -898,7 +917,7 @@ class Inferer {
       TypeArg arg = expr_to_arg(e->arg, tf->binder_kind, who);
       return dep_apply(e, f, tf, arg);
     }
-    Expr a = infer(e->arg);
+    Expr a = pre_arg ? pre_arg : infer(e->arg);
     if (tf->kind == TypeKind::Fun && f->kind == ExprKind::Primitive && f->prim &&
         f->prim->is(PrimId::Idx)) {
       Type want = zonk(tf->a);
@@ -930,6 +949,11 @@ class Inferer {
     Span span;
   };
   std::vector<IndexCheck> index_checks_;
+  // Lambda binders in scope with the argument of the redex they belong to (or null),
+  // and the identifiers typed under them: index arithmetic sees through redexes.
+  Expr redex_arg_;
+  std::vector<std::pair<std::string, Expr>> known_values_;
+  std::unordered_map<const ExprNode*, Expr> ident_values_;
 
   Expr index_from_nat(const Expr& v, const Nat& size, const Span& span) {
     Expr p = infer(primitive("natAsIndex", span));
@@ -941,6 +965,11 @@ class Inferer {
   // The value of index arithmetic as a term: numbers, sizes, indexAsNat of an index
   // variable (ranging over its idx[n]) and + - * of those.
   std::optional<Nat> symbolic_nat(const Expr& e, std::map<std::string, Nat>& vars) {
+    if (e->kind == ExprKind::Ident) {
+      auto it = ident_values_.find(e.get());
+      if (it == ident_values_.end()) return std::nullopt;
+      return symbolic_nat(it->second, vars);
+    }
     if (e->kind == ExprKind::Literal) {
       if (e->lit.kind == LitKind::Int) return Nat(e->lit.i);
       if (e->lit.kind == LitKind::NatVal || e->lit.kind == LitKind::Index) return zonk(e->lit.nat);

@@ -500,6 +500,9 @@ class Printer {
     if (e->kind != ExprKind::App) return false;
     std::vector<Expr> vals;
     if (sugar_form(v, vals)) return false;
+    // A redex (fun(x => body))(v) reads as `v |> fun(x => body)`: the value before its
+    // use (with-loop bodies are such redexes, withloop.cpp).
+    if (e->fn->kind == ExprKind::Lambda) return true;
     return pipe_ok(e, v) || deep_arg_chain(e);
   }
 

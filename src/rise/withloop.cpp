@@ -139,7 +139,13 @@ class Desugar {
   }
 
   // ---- expression builders ----
-  Expr P(const char* name) const { return primitive(name, sp_); }
+  // Operators are primitives (as the parser makes them), named primitives identifiers
+  // (as the parser reads them), so that the printed program reads back the same.
+  Expr P(const char* name) const {
+    std::string n = name;
+    if (n == "add" || n == "sub" || n == "mul" || n == "idx") return primitive(name, sp_);
+    return ident(name, sp_);
+  }
   Expr A(Expr f, Expr x) const { return app(std::move(f), std::move(x), sp_); }
   Expr A2(const char* f, Expr x, Expr y) const { return A(A(P(f), std::move(x)), std::move(y)); }
   Expr generate(const std::string& k, const Nat& n, Expr body) const {
@@ -320,14 +326,23 @@ class Desugar {
     return A(A(A(P("reduce"), w_.fold_op), acc), x);
   }
 
+  // The part's body applied to its index values: (fun(i => body))(value), so that the
+  // printed program stays readable; inference sees through such redexes when it
+  // proves index arithmetic in bounds.
   Expr body(size_t p) {
-    std::map<std::string, Expr> values;
-    for (size_t d = 0; d < rank_; ++d) values[parts_[p].src->names[d]] = gidx_[p][d];
-    return IndexNames(values, sp_).mutate(parts_[p].src->body);
+    std::map<std::string, Expr> renamed;
+    std::vector<std::string> fresh;
+    for (size_t d = 0; d < rank_; ++d) {
+      fresh.push_back(fresh_name(parts_[p].src->names[d]));
+      renamed[parts_[p].src->names[d]] = ident(fresh.back(), sp_);
+    }
+    Expr r = IndexNames(renamed, sp_).mutate(parts_[p].src->body);
+    for (size_t d = rank_; d-- > 0;) r = A(lambda(fresh[d], r, nullptr, sp_), gidx_[p][d]);
+    return r;
   }
 
-  // The part's body with its index names replaced by their values (natType);
-  // natAsScalar(i) becomes a cast of the value.
+  // The part's body with its index names renamed (to the redex's binders);
+  // natAsScalar(i) becomes a cast of the index.
   class IndexNames : public ExprMutator {
    public:
     IndexNames(std::map<std::string, Expr> values, Span sp) : values_(std::move(values)), sp_(sp) {}
@@ -354,9 +369,9 @@ class Desugar {
           !values_.count("natAsScalar") && e->arg->kind == ExprKind::Ident &&
           values_.count(e->arg->name)) {
         Expr v = values_[e->arg->name];
-        Expr as_i64 = annotation(app(primitive("cast", e->span), v, e->span),
-                                 scalar(ScalarKind::I64), e->span);
-        return app(primitive("cast", e->span), as_i64, e->span);
+        Expr as_i64 =
+            annotation(app(ident("cast", e->span), v, e->span), scalar(ScalarKind::I64), e->span);
+        return app(ident("cast", e->span), as_i64, e->span);
       }
       return mutate_children(e);
     }
