@@ -425,6 +425,11 @@ class Translator {
     if (v->access() == Access::Rd && v->type->kind == TypeKind::Array) {
       if (auto x = pure(v)) return with_param(f, *x, k);
     }
+    // Index arithmetic stays symbolic (a with-loop's index names are such lets once
+    // lowered), so that indices simplify and need no variable.
+    if (v->type->kind == TypeKind::NatData || v->type->kind == TypeKind::Index) {
+      if (auto x = pure(v); x && (*x)->kind == Expression::Nat) return with_param(f, *x, k);
+    }
     std::string t = fresh(f->display.empty() ? "tmp" : f->display);
     Type dt = v->type;
     // The let's memory is the one its value chooses (let(oclToMem(Local)(x))), if any.
@@ -861,6 +866,15 @@ class Translator {
           Nat r = pr.is(PrimId::Add)   ? xs[0]->idx + xs[1]->idx
                   : pr.is(PrimId::Sub) ? xs[0]->idx - xs[1]->idx
                                        : xs[0]->idx * xs[1]->idx;
+          return k(ex_nat(r, e->type));
+        }
+        // Division and modulo of a non-negative index by a positive constant (C's / and %
+        // are floor division there) stay symbolic too, so that arith simplifies them.
+        if (xs.size() == 2 && xs[0]->kind == Expression::Nat && xs[1]->kind == Expression::Nat &&
+            (pr.is(PrimId::Div) || pr.is(PrimId::Mod)) && xs[1]->idx.as_const() &&
+            *xs[1]->idx.as_const() > 0 && arith::provably_nonneg(xs[0]->idx)) {
+          Nat r = pr.is(PrimId::Div) ? arith::floordiv(xs[0]->idx, xs[1]->idx)
+                                     : arith::mod(xs[0]->idx, xs[1]->idx);
           return k(ex_nat(r, e->type));
         }
         // Arithmetic is an operator (unary: neg, not); a math builtin is a call.
