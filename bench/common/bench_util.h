@@ -384,4 +384,35 @@ inline std::string fmt(const char* f, double x) {
   return buf;
 }
 
+// The rows of variants timed side by side: `prefix` (e.g. the example and size), then
+// the name, median time, ratio to the first variant (the reference), calls, and "ok"
+// when the output is within 1e-6 (relative) of the first variant's.
+inline void add_timed_rows(Table& table, const std::vector<std::string>& prefix,
+                           const std::vector<Variant>& vs,
+                           const std::vector<std::unique_ptr<Buffer>>& outs) {
+  double th = vs[0].timing.median_s;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    std::string check = "reference";
+    if (i > 0) {
+      double e = max_rel_error(*outs[i], *outs[0]);
+      check = e < 1e-6 ? std::string("ok") : "MISMATCH (" + fmt("%.2g", e) + ")";
+    }
+    std::vector<std::string> row = prefix;
+    for (std::string c :
+         {vs[i].name, fmt("%.3f", vs[i].timing.median_s * 1e3),
+          fmt("%.3f", vs[i].timing.median_s / th), std::to_string(vs[i].timing.reps), check})
+      row.push_back(std::move(c));
+    table.add(std::move(row));
+  }
+}
+
+// The end of a benchmark program: the table and the load during the run; returns 0.
+inline int print_results(const Table& table, const LoadMonitor& load) {
+  std::printf("\n");
+  table.print();
+  std::printf("load average at end: %s; CPU used by other processes during the run: %s\n",
+              load_average().c_str(), load.describe().c_str());
+  return 0;
+}
+
 }  // namespace risec::bench

@@ -241,9 +241,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_image: %s", risec::format_error(e).c_str());
     return 1;
   }
-  std::printf("\n");
-  table.print();
-  std::printf("load average at end: %s; CPU used by other processes during the run: %s\n",
-              risec::bench::load_average().c_str(), load.describe().c_str());
-  return 0;
+  return risec::bench::print_results(table, load);
 }

@@ -197,25 +197,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "  %s %s: timing %zu variants side by side\n", pr.example,
                    pr.size.c_str(), vs.size());
       risec::bench::time_interleaved(vs, policy);
-      double th = vs[0].timing.median_s;
-      for (size_t i = 0; i < vs.size(); ++i) {
-        std::string check = "reference";
-        if (i > 0) {
-          double e = risec::bench::max_rel_error(*outs[i], *outs[0]);
-          check = e < 1e-6 ? std::string("ok") : "MISMATCH (" + fmt("%.2g", e) + ")";
-        }
-        table.add({pr.example, pr.size, vs[i].name, fmt("%.3f", vs[i].timing.median_s * 1e3),
-                   fmt("%.3f", vs[i].timing.median_s / th), std::to_string(vs[i].timing.reps),
-                   check});
-      }
+      risec::bench::add_timed_rows(table, {pr.example, pr.size}, vs, outs);
     }
   } catch (const risec::Error& e) {
     std::fprintf(stderr, "bench_withloop: %s", risec::format_error(e).c_str());
     return 1;
   }
-  std::printf("\n");
-  table.print();
-  std::printf("load average at end: %s; CPU used by other processes during the run: %s\n",
-              risec::bench::load_average().c_str(), load.describe().c_str());
-  return 0;
+  return risec::bench::print_results(table, load);
 }

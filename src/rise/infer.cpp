@@ -998,7 +998,7 @@ class Inferer {
     if (!a || !b) return std::nullopt;
     if (p.is(PrimId::Div) || p.is(PrimId::Mod)) {
       // C's / and % agree with floor division on the non-negative values proven below
-      if (!b->as_const() || *b->as_const() <= 0) return std::nullopt;
+      if (!arith::provably_pos(*b)) return std::nullopt;
       if (!arith::provably_nonneg(*a)) return std::nullopt;
       return p.is(PrimId::Div) ? arith::floordiv(*a, *b) : arith::mod(*a, *b);
     }
@@ -1018,7 +1018,7 @@ class Inferer {
       if (!v)
         user_error("cannot prove the index '" + text +
                        "' in bounds: index arithmetic is + - * of with-loop index names, "
-                       "sizes and numbers, and / % by a positive number",
+                       "sizes and numbers, and / % by a positive size",
                    c.span);
       auto show_range = [&] {
         auto lo = arith::lower_bound(*v), hi = arith::upper_bound(*v);

@@ -514,9 +514,8 @@ class Parser {
     expect(Tok::Lt, "after the index names (generators are lb <= [i, ...] < ub)");
     p.ub = nat_vec("for the upper bound");
     if (at_word("step")) {
-      unsigned b = take().begin;
+      take();
       p.step = nat_vec("after 'step'");
-      p.step_span = from(b);
     }
     if (at_word("width")) {
       unsigned b = take().begin;

@@ -336,7 +336,7 @@ class Desugar {
       fresh.push_back(fresh_name(parts_[p].src->names[d]));
       renamed[parts_[p].src->names[d]] = ident(fresh.back(), sp_);
     }
-    Expr r = IndexNames(renamed, sp_).mutate(parts_[p].src->body);
+    Expr r = IndexNames(renamed).mutate(parts_[p].src->body);
     for (size_t d = rank_; d-- > 0;) r = A(lambda(fresh[d], r, nullptr, sp_), gidx_[p][d]);
     return r;
   }
@@ -345,7 +345,7 @@ class Desugar {
   // natAsScalar(i) becomes a cast of the index.
   class IndexNames : public ExprMutator {
    public:
-    IndexNames(std::map<std::string, Expr> values, Span sp) : values_(std::move(values)), sp_(sp) {}
+    explicit IndexNames(std::map<std::string, Expr> values) : values_(std::move(values)) {}
 
    protected:
     Expr visit_ident(const Expr& e) override {
@@ -378,7 +378,6 @@ class Desugar {
 
    private:
     std::map<std::string, Expr> values_;
-    Span sp_;
   };
 };
 

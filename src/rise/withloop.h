@@ -27,7 +27,7 @@ struct WithPart {
   Span span;  // the generator, `(... )`
   std::vector<std::string> names;
   std::vector<Expr> lb, ub, step, width;  // step/width empty when not given
-  Span step_span, width_span;
+  Span width_span;
   Expr body;
 };
 

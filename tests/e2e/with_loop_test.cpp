@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "e2e_util.h"
+#include "runtime/npy.h"
 
 namespace risec::e2e {
 namespace {
@@ -211,6 +212,29 @@ TEST_P(BadWithLoops, AreRefusedLocatedWithExitCode1) {
 
 INSTANTIATE_TEST_SUITE_P(All, BadWithLoops, ::testing::ValuesIn(kBad),
                          [](const ::testing::TestParamInfo<Bad>& i) { return i.param.name; });
+
+// Without --size, run takes the sizes from the input's shape (n = 7, m = 9 here),
+// compiles the with-loop for them and checks it against the interpreter; a size the
+// inputs do not determine is an error naming it, located at the entry's size
+// parameters (exit 1).
+TEST(WithLoopCli, SizesFromTheInputShape) {
+  std::string file = write_scratch("life_sizes.rise", kCases[0].program);
+  std::string a = scratch_path("a_7x9.npy");
+  runtime::write_npy(a, runtime::make_array(runtime::DType::F32, {7, 9}));
+  CliResult r = run_risec({"run", file, "--input", "a=" + a, "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("f32(7, 9) = "), std::string::npos) << show(r);
+  EXPECT_NE(r.out.find("check: passed (63 elements"), std::string::npos) << show(r);
+  std::string two = write_scratch("two_sizes.rise",
+                                  "def f = depFun((n: Nat, k: Nat) => fun(a: n.f32 =>\n"
+                                  "  with { ([0] <= [i] < [k]) : a[i % n]; } : fold(add, 0.0f)))");
+  std::string x = scratch_path("x_5.npy");
+  runtime::write_npy(x, runtime::make_array(runtime::DType::F32, {5}));
+  r = run_risec({"run", two, "--input", "a=" + x});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_NE(r.err.find("two_sizes.rise:1:25: error: size k has no value"), std::string::npos)
+      << show(r);
+}
 
 }  // namespace
 }  // namespace risec::e2e
