@@ -428,11 +428,27 @@ class FloatLets : public rise::ExprMutator {
  protected:
   Expr visit_app(const Expr& e) override {
     Expr m = mutate_children(e);
-    auto l = as_let(m->arg);
-    if (!l) return m;
-    std::string y = rise::fresh_name(l->name);
-    Expr inner = rebuild(m, m->fn, util::substitute(l->body, l->name, rise::ident(y)));
-    return mk_let(l->value, y, visit_app(inner));
+    // only out of a fully applied primitive (a data result): a let around a partial
+    // application would stand in function position
+    if (!is_data_typed(e)) return m;
+    return floated(m);
+  }
+
+ private:
+  static Expr floated(const Expr& m) {
+    auto c = util::as_prim_call(m);
+    if (!c) return m;
+    for (size_t i = 0; i < c->args.size(); ++i) {
+      auto l = as_let(c->args[i]);
+      if (!l) continue;
+      std::string y = rise::fresh_name(l->name);
+      std::vector<Expr> args = c->args;
+      args[i] = util::substitute(l->body, l->name, rise::ident(y));
+      Expr head = c->head;
+      for (const rise::TypeArg& d : c->deps) head = rise::dep_app(head, d);
+      return mk_let(l->value, y, floated(rise::apps(head, args)));
+    }
+    return m;
   }
 };
 
@@ -488,7 +504,8 @@ Result ainf(const Expr& e, const Env&) {
 // The binders of loop functions: the lambdas given to a map-like or reduce-like
 // primitive (a reduction operator's two curried lambdas both count).
 bool loop_primitive(const util::PrimCall& c) {
-  return c.head->prim && (util::is_map_like(c.head->prim) || util::is_reduce_like(c.head->prim));
+  const rise::PrimitiveInfo* p = c.head->prim;
+  return p && (p->family == rise::Family::Map || util::is_reduce_like(p));
 }
 
 // The largest computing data subterms of `e` that mention none of `inner` (the
@@ -518,7 +535,8 @@ class Hoisting : public rise::ExprMutator {
   Expr visit_app(const Expr& e) override {
     Expr m = mutate_children(e);
     auto c = util::as_prim_call(m);
-    if (!c || !loop_primitive(*c)) return m;
+    // only a fully applied loop (a data result) has a place for the let
+    if (!c || !loop_primitive(*c) || !is_data_typed(e)) return m;
     std::vector<Expr> terms;
     for (const Expr& a : c->args) {
       if (a->kind != ExprKind::Lambda) continue;
