@@ -420,6 +420,21 @@ bool is_data_typed(const Expr& e) {
   return e->type && rise::is_data(e->type);
 }
 
+// A known data type made of scalars and pairs only (no arrays, no type variables).
+bool flat_data(const Type& t) {
+  if (!t) return false;
+  if (t->kind == rise::TypeKind::Scalar || t->kind == rise::TypeKind::Index) return true;
+  if (t->kind == rise::TypeKind::Pair) return flat_data(t->a) && flat_data(t->b);
+  return false;
+}
+
+// An array (of a known type) whose elements are flat: the maps that fission and
+// re-fusion take apart and put together, so that no array of pairs of arrays is
+// ever left for code generation.
+bool flat_elements(const Expr& arr) {
+  return arr->type && flat_data(util::array_elem(arr->type));
+}
+
 // The let-let and let-argument commuting conversions: a let in an argument position
 // floats out of the application (its variable renamed fresh, so nothing in the rest
 // of the application is captured). RISE is pure and the argument is evaluated once
@@ -468,7 +483,8 @@ class Fission : public rise::ExprMutator {
     if (!mp || mp->first->kind != ExprKind::Lambda) return m;
     const Expr& f = mp->first;
     const Expr& xs = mp->second;
-    if (auto l = as_let(f->fn); l && is_data_typed(l->value)) {
+    if (!flat_elements(xs)) return m;
+    if (auto l = as_let(f->fn); l && flat_data(l->value->type)) {
       if (!util::occurs_free(f->name, l->value)) {  // invariant: out of the loop
         std::string y = rise::fresh_name(l->name);
         Expr body = util::substitute(l->body, l->name, rise::ident(y));
@@ -484,8 +500,8 @@ class Fission : public rise::ExprMutator {
       return mk_let(first, ys, visit_app(util::mk_map(rise::lambda(q, rest), rise::ident(ys))));
     }
     auto pr = util::match_prim(f->fn, "makePair", 2);
-    if (pr && util::computes(pr->args[0]) && util::computes(pr->args[1]) &&
-        (xs->kind == ExprKind::Ident || !util::computes(xs))) {
+    if (pr && flat_data(f->fn->type) && util::computes(pr->args[0]) &&
+        util::computes(pr->args[1]) && (xs->kind == ExprKind::Ident || !util::computes(xs))) {
       std::string a = rise::fresh_name("ys"), b = rise::fresh_name("ys");
       Expr ma = visit_app(util::mk_map(rise::lambda(f->name, pr->args[0], f->annot), xs));
       Expr mb = visit_app(util::mk_map(rise::lambda(f->name, pr->args[1], f->annot), xs));
@@ -633,7 +649,8 @@ class Refusion : public rise::ExprMutator {
       if (a && b && projection_fn(a->first) == "fst" && projection_fn(b->first) == "snd" &&
           a->second->kind == ExprKind::Ident && is_var(b->second, a->second->name))
         return a->second;
-      if (a && b && util::computes(a->first) && util::computes(b->first) &&
+      if (a && b && flat_elements(z->args[0]) && flat_elements(z->args[1]) &&
+          util::computes(a->first) && util::computes(b->first) &&
           rise::alpha_equal(a->second, b->second) && !util::computes(a->second))
         return paired(a->first, b->first, a->second);
       return std::nullopt;
@@ -660,8 +677,8 @@ class Refusion : public rise::ExprMutator {
       for (const std::string& v : rise::free_vars(k->value))
         independent = independent && !between.count(v);
       for (const std::string& v : xfv) independent = independent && !between.count(v);
-      if (mk && independent && util::computes(mk->first) &&
-          rise::alpha_equal(mk->second, mp->second)) {
+      if (mk && independent && util::computes(mk->first) && flat_elements(l->value) &&
+          flat_elements(k->value) && rise::alpha_equal(mk->second, mp->second)) {
         std::string ab = rise::fresh_name("fused");
         Expr fst = util::mk_map(util::prim("fst"), rise::ident(ab));
         Expr snd = util::mk_map(util::prim("snd"), rise::ident(ab));
