@@ -22,11 +22,10 @@ Compiled compile(const CompileRequest& req) {
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
   out.high = rise::check_program(p, req.entry, req.sizes);
   // The default lowering simplifies first (docs/cli.md, --no-simplify).
-  elevate::Strategy lower = req.strategy ? *req.strategy
-                            : req.simplify
-                                ? elevate::seq(elevate::make_strategy("simplify"),
-                                               elevate::make_strategy("lowerToC"))
-                                : elevate::make_strategy("lowerToC");
+  elevate::Strategy lower = req.strategy   ? *req.strategy
+                            : req.simplify ? elevate::seq(elevate::make_strategy("simplify"),
+                                                          elevate::make_strategy("lowerToC"))
+                                           : elevate::make_strategy("lowerToC");
   out.low = apply_strategy(lower, out.high, req.trace);
 
   // Remaining size parameters become int parameters of the C function.

@@ -61,7 +61,8 @@ const Command kCommands[] = {
      "[--entry NAME] [--size n=..] [--no-simplify] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering is applied:\n"
-     "simplify ; lowerToC (lowerToC alone with --no-simplify). Without --size the code is generic in the sizes (int parameters,\n"
+     "simplify ; lowerToC (lowerToC alone with --no-simplify). Without --size the code is generic "
+     "in the sizes (int parameters,\n"
      "whose preconditions, e.g. 4 divides n, are checked on entry; see docs/codegen.md);\n"
      "with it, sizes are constants. --dump-dpia prints the imperative DPIA on stderr.\n"
      "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
