@@ -511,8 +511,18 @@ class Fission : public rise::ExprMutator {
   }
 };
 
-Result ainf(const Expr& e, const Env&) {
-  return FloatLets().mutate(Fission().mutate(FloatLets().mutate(e)));
+// Fission needs the types of the values it splits (only flat ones): it is repeated,
+// re-typed, until every loop it created has been split in turn.
+Result ainf(const Expr& e, const Env& env) {
+  Expr cur = e;
+  for (int round = 0; round < 16; ++round) {
+    Expr next = FloatLets().mutate(Fission().mutate(FloatLets().mutate(cur)));
+    if (next == cur) break;
+    Result t = retype("AiNF", next, env.ctx, e->type, e);
+    if (!t.ok()) return t;
+    cur = t.expr();
+  }
+  return cur;
 }
 
 // ---------------------------------------------------------------- licm
