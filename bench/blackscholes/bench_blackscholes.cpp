@@ -1,7 +1,10 @@
 // Black-Scholes (examples/blackscholes) on 2^22 options: risec's scalar and 16-lane
 // vector strategies on one core, against a hand-written C loop of the same formula
 // compiled through the same runtime path (-O3 -march=native), plus the parallel
-// 16-lane strategy on two threads.
+// 16-lane strategy on two threads. Last, the default lowering (simplify ; lowerToC)
+// on the hand-shared program and on examples/bsnaive (calls and puts as separate maps,
+// nothing named), which simplify should bring within 5% of the shared one, and the
+// naive program with --no-simplify (lowerToC alone).
 //
 // The vector strategy's exp, log and erf run as 16-lane loops under `omp simd`
 // (RISEC_SIMD_LOOP in the generated C), which GCC turns into calls to glibc's vector
@@ -20,6 +23,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,7 +117,12 @@ struct Config {
   std::string strategy;  // examples/blackscholes/*.elv; "" for the hand-written loop
   std::string target;    // c | openmp
   std::vector<std::string> extra_flags;
-  std::string threads;  // for the table
+  std::string threads;                   // for the table
+  std::string program = "blackscholes";  // examples/NAME/NAME.rise
+  bool default_lowering = false;         // no strategy: the default lowering
+  bool simplify = true;                  // ... with simplify first (else --no-simplify)
+
+  bool hand() const { return strategy.empty() && !default_lowering; }
 };
 
 std::string join(const std::vector<std::string>& words) {
@@ -153,6 +163,9 @@ int main(int argc, char** argv) {
       {"hand-written C loop, omp simd", "", "c", {"-DRISEC_BENCH_SIMD", "-ffast-math"}, "1"},
       {"risec parallel_vector16.elv", dir + "parallel_vector16.elv", "openmp", {}, "2"},
       {"risec parallel_vector16.elv", dir + "parallel_vector16.elv", "openmp", no_errno, "2"},
+      {"risec default lowering, shared", "", "c", {}, "1", "blackscholes", true},
+      {"risec default lowering, bsnaive", "", "c", {}, "1", "bsnaive", true},
+      {"risec --no-simplify, bsnaive", "", "c", {}, "1", "bsnaive", true, false},
   };
 
   std::printf("# Black-Scholes: risec scalar vs 16-lane vectors vs hand-written C\n\n");
@@ -172,8 +185,10 @@ int main(int argc, char** argv) {
     fill_uniform(K, 12, 10.0f, 100.0f);
     fill_uniform(T, 13, 0.1f, 2.0f);
     float r = 0.02f, v = 0.3f;
-    risec::rise::Program program =
-        risec::driver::load_program(risec::bench::source_path(dir + "blackscholes.rise"));
+    std::map<std::string, risec::rise::Program> programs;
+    for (const char* name : {"blackscholes", "bsnaive"})
+      programs[name] = risec::driver::load_program(
+          risec::bench::source_path(std::string("examples/") + name + "/" + name + ".rise"));
     risec::rise::SizeMap sizes{{"n", n}};
 
     std::vector<risec::runtime::Module> modules;
@@ -183,15 +198,17 @@ int main(int argc, char** argv) {
       risec::runtime::CompileOptions opts;
       opts.openmp = c.target == "openmp";
       opts.extra_flags = c.extra_flags;
-      if (c.strategy.empty()) {
+      if (c.hand()) {
         modules.push_back(risec::runtime::jit_compile(kHandSource, "bs_hand", opts));
       } else {
-        risec::elevate::Strategy s =
-            risec::driver::load_strategy(risec::bench::source_path(c.strategy));
+        std::optional<risec::elevate::Strategy> s;
+        if (!c.default_lowering)
+          s = risec::driver::load_strategy(risec::bench::source_path(c.strategy));
         risec::driver::CompileRequest req;
-        req.program = &program;
+        req.program = &programs.at(c.program);
         req.sizes = &sizes;
-        req.strategy = &s;
+        req.strategy = s ? &*s : nullptr;
+        req.simplify = c.simplify;
         req.target = c.target;
         risec::driver::Compiled compiled = risec::driver::compile(req);
         modules.push_back(
@@ -206,7 +223,7 @@ int main(int argc, char** argv) {
     std::vector<risec::kernel_bench::Turn> variants;
     for (size_t i = 0; i < configs.size(); ++i) {
       std::vector<int> args;
-      if (configs[i].strategy.empty()) args.push_back(n);
+      if (configs[i].hand()) args.push_back(n);
       const risec::runtime::Module* m = &modules[i];
       const Buffer* out = &outputs[i];
       variants.push_back({configs[i].name, [=, &S, &K, &T, &r, &v] {

@@ -147,6 +147,7 @@ struct CompileOptions {
   std::optional<Strategy> strategy;  // how to compute it; none: lowerToC
   std::string target = "c";          // "c", "openmp" or "opencl"
   bool trace = false;                // report each rule applied on stderr (--trace)
+  bool simplify = true;              // without a strategy: simplify before lowerToC
 };
 
 // The element types of buffers (RISE's scalar types).

@@ -251,6 +251,7 @@ Source compile(const Program& program, const CompileOptions& options) {
     req.strategy = options.strategy ? &options.strategy->impl().strategy : nullptr;
     req.target = options.target;
     req.trace = options.trace;
+    req.simplify = options.simplify;
     impl->compiled = driver::compile(req);
     impl->target = options.target;
     impl->fixed_sizes = options.sizes;

@@ -25,6 +25,7 @@ struct Options {
   std::string target = "c";
   bool dump_dpia = false;
   bool trace = false;
+  bool no_simplify = false;  // --no-simplify: the default lowering is lowerToC alone
   bool types = false;
   bool help = false;
   // risec run

@@ -12,6 +12,27 @@
 
 namespace risec::driver {
 
+namespace {
+
+// The default lowering's limit for simplify (expression nodes of the checked entry).
+constexpr size_t kSimplifyNodes = 600;
+
+// Whether e has at most `limit` nodes (counted without recursion: programs may be
+// thousands of levels deep).
+bool at_most_nodes(const rise::Expr& e, size_t limit) {
+  std::vector<rise::Expr> todo = {e};
+  size_t n = 0;
+  while (!todo.empty()) {
+    rise::Expr t = todo.back();
+    todo.pop_back();
+    if (++n > limit) return false;
+    for (const rise::Expr& k : rise::children(t)) todo.push_back(k);
+  }
+  return true;
+}
+
+}  // namespace
+
 Compiled compile(const CompileRequest& req) {
   std::optional<dpia::Target> target = dpia::Target::named(req.target);
   if (!target)
@@ -21,7 +42,14 @@ Compiled compile(const CompileRequest& req) {
   const rise::Program& p = *req.program;
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
   out.high = rise::check_program(p, req.entry, req.sizes);
-  elevate::Strategy lower = req.strategy ? *req.strategy : elevate::make_strategy("lowerToC");
+  // The default lowering simplifies first (docs/cli.md, --no-simplify), programs of
+  // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
+  // length, and long generated chains gain nothing from them.
+  bool simplify = req.simplify && !req.strategy && at_most_nodes(out.high.expr, kSimplifyNodes);
+  elevate::Strategy lower = req.strategy ? *req.strategy
+                            : simplify   ? elevate::seq(elevate::make_strategy("simplify"),
+                                                        elevate::make_strategy("lowerToC"))
+                                         : elevate::make_strategy("lowerToC");
   out.low = apply_strategy(lower, out.high, req.trace);
 
   // Remaining size parameters become int parameters of the C function.

@@ -16,9 +16,10 @@ struct CompileRequest {
   const rise::Program* program = nullptr;
   std::string entry;                            // empty: the last definition
   const rise::SizeMap* sizes = nullptr;         // fixes sizes (specialisation)
-  const elevate::Strategy* strategy = nullptr;  // null: lowerToC
+  const elevate::Strategy* strategy = nullptr;  // null: the default lowering
   std::string target = "c";                     // c | openmp
   bool trace = false;
+  bool simplify = true;  // without a strategy: `simplify ; lowerToC` (else lowerToC)
 };
 
 struct Compiled {

@@ -479,6 +479,7 @@ int cmd_run(const Options& o) {
   if (!o.strategy.empty()) co.strategy = api::wrap(load_strategy(o.strategy, o.params));
   co.target = o.target;
   co.trace = o.trace;
+  co.simplify = !o.no_simplify;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
   const Compiled& c = source.impl().compiled;
   if (o.dump_dpia) std::cerr << dpia::print(c.dpia);

@@ -74,8 +74,15 @@ std::optional<rise::Value> literal_of(const Expr& e) {
   }
 }
 
+// The projection `f` is (fst or snd, possibly eta-expanded), or "".
+std::string projection_fn(const Expr& f) {
+  auto u = util::match_unary_fn(f);
+  if (u && u->deps.empty() && (u->name() == "fst" || u->name() == "snd")) return u->name();
+  return "";
+}
+
 // Folds a typed term bottom-up: scalar operations on literals, projections of pairs,
-// indexing of literal arrays, trivial lets. Types of untouched nodes are kept.
+// indexing of literal arrays, projections of zips, trivial lets. Types of untouched nodes are kept.
 class Folder : public rise::ExprMutator {
  protected:
   Expr visit_app(const Expr& e) override {
@@ -103,6 +110,12 @@ class Folder : public rise::ExprMutator {
     const std::string& n = c->name();
     if ((n == "fst" || n == "snd") && c->args.size() == 1) {
       if (auto p = util::match_prim(c->args[0], "makePair", 2)) return p->args[n == "fst" ? 0 : 1];
+      return std::nullopt;
+    }
+    if (n == "map" && c->args.size() == 2) {  // map(fst)(zip(a)(b)) is a
+      std::string proj = projection_fn(c->args[0]);
+      auto z = util::match_prim(c->args[1], "zip", 2);
+      if (!proj.empty() && z) return z->args[proj == "fst" ? 0 : 1];
       return std::nullopt;
     }
     if (n == "idx" && c->args.size() == 2) {
@@ -143,13 +156,6 @@ Result partial_eval(const Expr& e, const Env& env) {
 struct ProjUse {
   bool all_fst = true, all_snd = true;
 };
-
-// The projection `f` is (fst or snd, possibly eta-expanded), or "".
-std::string projection_fn(const Expr& f) {
-  auto u = util::match_unary_fn(f);
-  if (u && u->deps.empty() && (u->name() == "fst" || u->name() == "snd")) return u->name();
-  return "";
-}
 
 // Whether every free occurrence of x in e is projected as `mapped` says; records
 // which projections. Stops (false) at a binder of x.
@@ -208,6 +214,7 @@ std::optional<Expr> keep_component(const Expr& v, int keep, bool mapped) {
     if (auto p = util::match_prim(v, "makePair", 2)) return p->args[keep];
     return std::nullopt;
   }
+  if (auto z = util::match_prim(v, "zip", 2)) return z->args[keep];
   auto m = util::match_map(v);
   if (!m || m->first->kind != ExprKind::Lambda) return std::nullopt;
   auto p = util::match_prim(m->first->fn, "makePair", 2);
@@ -390,6 +397,323 @@ Result cse(const Expr& e, const Env&) {
   return Sharing().mutate(e);
 }
 
+// ---------------------------------------------------------------- AiNF
+
+Expr mk_let(const Expr& v, const std::string& x, const Expr& body) {
+  return call("let", {v, rise::lambda(x, body)});
+}
+
+// let x = v in b, as (v, x, b).
+struct Let {
+  Expr value;
+  std::string name;
+  Expr body;
+};
+
+std::optional<Let> as_let(const Expr& e) {
+  auto c = util::as_prim_call(e);
+  if (!c || !is_let(*c) || !c->deps.empty()) return std::nullopt;
+  return Let{c->args[0], c->args[1]->name, c->args[1]->fn};
+}
+
+bool is_data_typed(const Expr& e) {
+  return e->type && rise::is_data(e->type);
+}
+
+// A known data type made of scalars and pairs only (no arrays, no type variables).
+bool flat_data(const Type& t) {
+  if (!t) return false;
+  if (t->kind == rise::TypeKind::Scalar || t->kind == rise::TypeKind::Index) return true;
+  if (t->kind == rise::TypeKind::Pair) return flat_data(t->a) && flat_data(t->b);
+  return false;
+}
+
+// An array (of a known type) whose elements are flat: the maps that fission and
+// re-fusion take apart and put together, so that no array of pairs of arrays is
+// ever left for code generation.
+bool flat_elements(const Expr& arr) {
+  return arr->type && flat_data(util::array_elem(arr->type));
+}
+
+// The let-let and let-argument commuting conversions: a let in an argument position
+// floats out of the application (its variable renamed fresh, so nothing in the rest
+// of the application is captured). RISE is pure and the argument is evaluated once
+// either way, so this is always safe.
+class FloatLets : public rise::ExprMutator {
+ protected:
+  Expr visit_app(const Expr& e) override {
+    Expr m = mutate_children(e);
+    // only out of a fully applied primitive (a data result): a let around a partial
+    // application would stand in function position
+    if (!is_data_typed(e)) return m;
+    return floated(m);
+  }
+
+ private:
+  static Expr floated(const Expr& m) {
+    auto c = util::as_prim_call(m);
+    if (!c) return m;
+    for (size_t i = 0; i < c->args.size(); ++i) {
+      auto l = as_let(c->args[i]);
+      if (!l) continue;
+      std::string y = rise::fresh_name(l->name);
+      std::vector<Expr> args = c->args;
+      args[i] = util::substitute(l->body, l->name, rise::ident(y));
+      Expr head = c->head;
+      for (const rise::TypeArg& d : c->deps) head = rise::dep_app(head, d);
+      return mk_let(l->value, y, floated(rise::apps(head, args)));
+    }
+    return m;
+  }
+};
+
+// Maximal fission of a map (the let-for conversion): each let of a map body that
+// depends on the element becomes a loop of its own, which carries the element along
+// with the value so that the next loop reads both:
+//   map(fun(p => let y = e1 in e2))(xs)
+//     ~>  let ys = map(fun(p => makePair(p)(e1)))(xs) in map(fun(q => e2[p := q._1, y :=
+//     q._2]))(ys)
+// A let that does not depend on the element moves out of the loop; a map producing a
+// pair of two computations becomes two maps, one per component (zipped).
+class Fission : public rise::ExprMutator {
+ protected:
+  Expr visit_app(const Expr& e) override {
+    Expr m = mutate_children(e);
+    auto mp = util::match_map(m);
+    if (!mp || mp->first->kind != ExprKind::Lambda) return m;
+    const Expr& f = mp->first;
+    const Expr& xs = mp->second;
+    if (!flat_elements(xs)) return m;
+    if (auto l = as_let(f->fn); l && flat_data(l->value->type)) {
+      if (!util::occurs_free(f->name, l->value)) {  // invariant: out of the loop
+        std::string y = rise::fresh_name(l->name);
+        Expr body = util::substitute(l->body, l->name, rise::ident(y));
+        return mk_let(l->value, y,
+                      visit_app(util::mk_map(rise::lambda(f->name, body, f->annot), xs)));
+      }
+      std::string ys = rise::fresh_name("ys");
+      std::string q = rise::fresh_name("q");
+      Expr first = util::mk_map(
+          rise::lambda(f->name, call("makePair", {rise::ident(f->name), l->value}), f->annot), xs);
+      Expr rest = util::substitute(l->body, l->name, call("snd", {rise::ident(q)}));
+      rest = util::substitute(rest, f->name, call("fst", {rise::ident(q)}));
+      return mk_let(first, ys, visit_app(util::mk_map(rise::lambda(q, rest), rise::ident(ys))));
+    }
+    auto pr = util::match_prim(f->fn, "makePair", 2);
+    if (pr && flat_data(f->fn->type) && util::computes(pr->args[0]) &&
+        util::computes(pr->args[1]) && (xs->kind == ExprKind::Ident || !util::computes(xs))) {
+      std::string a = rise::fresh_name("ys"), b = rise::fresh_name("ys");
+      Expr ma = visit_app(util::mk_map(rise::lambda(f->name, pr->args[0], f->annot), xs));
+      Expr mb = visit_app(util::mk_map(rise::lambda(f->name, pr->args[1], f->annot), xs));
+      return mk_let(ma, a, mk_let(mb, b, call("zip", {rise::ident(a), rise::ident(b)})));
+    }
+    return m;
+  }
+};
+
+// Fission needs the types of the values it splits (only flat ones): it is repeated,
+// re-typed, until every loop it created has been split in turn.
+Result ainf(const Expr& e, const Env& env) {
+  Expr cur = e;
+  for (int round = 0; round < 16; ++round) {
+    Expr next = FloatLets().mutate(Fission().mutate(FloatLets().mutate(cur)));
+    if (next == cur) break;
+    Result t = retype("AiNF", next, env.ctx, e->type, e);
+    if (!t.ok()) return t;
+    cur = t.expr();
+  }
+  return cur;
+}
+
+// ---------------------------------------------------------------- licm
+
+// The binders of loop functions: the lambdas given to a map-like or reduce-like
+// primitive (a reduction operator's two curried lambdas both count).
+bool loop_primitive(const util::PrimCall& c) {
+  const rise::PrimitiveInfo* p = c.head->prim;
+  return p && (p->family == rise::Family::Map || util::is_reduce_like(p));
+}
+
+// The largest computing data subterms of `e` that mention none of `inner` (the
+// variables bound inside the loop function); dependent lambdas are not entered.
+void invariant_terms(const Expr& e, std::set<std::string>& inner, std::vector<Expr>& out) {
+  if (e->kind == ExprKind::DepLambda) return;
+  if (candidate(e)) {
+    bool inv = true;
+    for (const std::string& v : rise::free_vars(e))
+      if (inner.count(v)) inv = false;
+    if (inv) {
+      out.push_back(e);
+      return;
+    }
+  }
+  if (e->kind == ExprKind::Lambda) {
+    bool fresh = inner.insert(e->name).second;
+    invariant_terms(e->fn, inner, out);
+    if (fresh) inner.erase(e->name);
+    return;
+  }
+  for (const Expr& k : children(e)) invariant_terms(k, inner, out);
+}
+
+class Hoisting : public rise::ExprMutator {
+ protected:
+  Expr visit_app(const Expr& e) override {
+    Expr m = mutate_children(e);
+    auto c = util::as_prim_call(m);
+    // only a fully applied loop (a data result) has a place for the let
+    if (!c || !loop_primitive(*c) || !is_data_typed(e)) return m;
+    std::vector<Expr> terms;
+    for (const Expr& a : c->args) {
+      if (a->kind != ExprKind::Lambda) continue;
+      std::set<std::string> inner;
+      invariant_terms(a, inner, terms);
+    }
+    if (terms.empty()) return m;
+    // Each distinct term once, replaced in the whole call (it is invariant there).
+    Expr out = m;
+    std::vector<std::pair<std::string, Expr>> lets;
+    for (const Expr& t : terms) {
+      bool seen = false;
+      for (auto& [n, v] : lets) seen = seen || same_term(v, t);
+      if (seen) continue;
+      std::vector<std::string> fvs = rise::free_vars(t);
+      std::string x = rise::fresh_name("inv");
+      out = replace_occ(out, t, std::set<std::string>(fvs.begin(), fvs.end()), rise::ident(x));
+      lets.emplace_back(x, t);
+    }
+    for (size_t i = lets.size(); i-- > 0;) out = mk_let(lets[i].second, lets[i].first, out);
+    return out;
+  }
+};
+
+Result licm(const Expr& e, const Env&) {
+  return Hoisting().mutate(e);
+}
+
+// ---------------------------------------------------------------- re-fusion
+
+// Whether x occurs in e exactly once, as the array of a plain map (map(g)(x)) that
+// is not inside a loop function (a lambda other than a let's body): the position
+// where fusing x's producing map costs no recomputation.
+bool fusible_use(const Expr& e, const std::string& x) {
+  if (util::count_free(x, e) != 1) return false;
+  // find the path to the occurrence
+  std::function<bool(const Expr&, bool)> ok = [&](const Expr& t, bool in_loop) -> bool {
+    if (!util::occurs_free(x, t)) return true;
+    if (auto mp = util::match_map(t); mp && is_var(mp->second, x)) return !in_loop;
+    if (auto l = as_let(t)) return ok(l->value, in_loop) && ok(l->body, in_loop);
+    if (t->kind == ExprKind::Lambda) return ok(t->fn, true);
+    if (is_var(t, x)) return false;
+    for (const Expr& k : children(t))
+      if (!ok(k, in_loop)) return false;
+    return true;
+  };
+  return ok(e, false);
+}
+
+// f(p) as a term: f's body with its parameter renamed to p.
+Expr body_at(const Expr& f, const std::string& p) {
+  Expr g = util::as_lambda(f);
+  return util::substitute(g->fn, g->name, rise::ident(p));
+}
+
+// map(g)(x) (the fusible use) replaced by map(fun(p => let q = f(p) in g(q)))(X).
+Expr fuse_into(const Expr& e, const std::string& x, const Expr& f, const Expr& X) {
+  if (!util::occurs_free(x, e)) return e;
+  if (auto mp = util::match_map(e); mp && is_var(mp->second, x)) {
+    std::string p = rise::fresh_name("p"), q = rise::fresh_name("q");
+    Expr body = mk_let(body_at(f, p), q, body_at(mp->first, q));
+    return util::mk_map(rise::lambda(p, body), X);
+  }
+  if ((e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda) && e->name == x) return e;
+  std::vector<Expr> kids = children(e);
+  for (Expr& k : kids) k = fuse_into(k, x, f, X);
+  return rebuild(e, kids);
+}
+
+// Re-fusion: the loops that fission separated, or that were written separately over
+// the same array, become one loop again where that saves memory traffic:
+//   vertical    let ys = map(f)(X) in .. map(g)(ys) ..   (ys read once, not in a loop)
+//                 ~>  .. map(fun(p => let q = f(p) in g(q)))(X) ..
+//   horizontal  let a = map(f)(X) in .. let b = map(g)(X) in C
+//                 ~>  let ab = map(fun(p => makePair(f(p))(g(p))))(X) in
+//                     .. C[a := map(fst)(ab), b := map(snd)(ab)]
+//               (also zip(map(f)(X))(map(g)(X)), and zip(map(fst)(x))(map(snd)(x)) is x)
+//   pairs       let q = makePair(a)(b) in E  ~>  let q1 = a in let q2 = b in E[q :=
+//   makePair(q1)(q2)]
+//               (projections of the pair then resolved)
+class Refusion : public rise::ExprMutator {
+ protected:
+  Expr visit_app(const Expr& e) override {
+    Expr m = mutate_children(e);
+    if (auto r = step(m)) return mutate(*r);
+    return m;
+  }
+
+ private:
+  static std::optional<Expr> step(const Expr& m) {
+    if (auto z = util::match_prim(m, "zip", 2)) {
+      auto a = util::match_map(z->args[0]);
+      auto b = util::match_map(z->args[1]);
+      if (a && b && projection_fn(a->first) == "fst" && projection_fn(b->first) == "snd" &&
+          a->second->kind == ExprKind::Ident && is_var(b->second, a->second->name))
+        return a->second;
+      if (a && b && flat_elements(z->args[0]) && flat_elements(z->args[1]) &&
+          util::computes(a->first) && util::computes(b->first) &&
+          rise::alpha_equal(a->second, b->second) && !util::computes(a->second))
+        return paired(a->first, b->first, a->second);
+      return std::nullopt;
+    }
+    auto l = as_let(m);
+    if (!l) return std::nullopt;
+    if (auto pr = util::match_prim(l->value, "makePair", 2)) {
+      std::string q1 = rise::fresh_name(l->name), q2 = rise::fresh_name(l->name);
+      Expr pair = call("makePair", {rise::ident(q1), rise::ident(q2)});
+      Expr b = Folder().mutate(util::substitute(l->body, l->name, pair));
+      return mk_let(pr->args[0], q1, mk_let(pr->args[1], q2, b));
+    }
+    auto mp = util::match_map(l->value);
+    if (!mp || !util::computes(mp->first)) return std::nullopt;
+    if (fusible_use(l->body, l->name)) return fuse_into(l->body, l->name, mp->first, mp->second);
+    // horizontal: a later let of the chain mapping over the same array
+    std::set<std::string> between = {l->name};
+    std::vector<std::string> xfv = rise::free_vars(mp->second);
+    std::vector<Let> chain;
+    Expr cur = l->body;
+    while (auto k = as_let(cur)) {
+      auto mk = util::match_map(k->value);
+      bool independent = true;
+      for (const std::string& v : rise::free_vars(k->value))
+        independent = independent && !between.count(v);
+      for (const std::string& v : xfv) independent = independent && !between.count(v);
+      if (mk && independent && util::computes(mk->first) && flat_elements(l->value) &&
+          flat_elements(k->value) && rise::alpha_equal(mk->second, mp->second)) {
+        std::string ab = rise::fresh_name("fused");
+        Expr fst = util::mk_map(util::prim("fst"), rise::ident(ab));
+        Expr snd = util::mk_map(util::prim("snd"), rise::ident(ab));
+        Expr rest = util::substitute(k->body, k->name, snd);
+        for (size_t i = chain.size(); i-- > 0;) rest = mk_let(chain[i].value, chain[i].name, rest);
+        rest = util::substitute(rest, l->name, fst);
+        return mk_let(paired(mp->first, mk->first, mp->second), ab, rest);
+      }
+      between.insert(k->name);
+      chain.push_back(*k);
+      cur = k->body;
+    }
+    return std::nullopt;
+  }
+
+  static Expr paired(const Expr& f, const Expr& g, const Expr& X) {
+    std::string p = rise::fresh_name("p");
+    return util::mk_map(rise::lambda(p, call("makePair", {body_at(f, p), body_at(g, p)})), X);
+  }
+};
+
+Result refuse(const Expr& e, const Env&) {
+  return Refusion().mutate(e);
+}
+
 LibraryEntry entry(const std::string& name, const std::string& description, Strategy s) {
   return fixed_rule("simplify", name, description, std::move(s));
 }
@@ -400,22 +724,38 @@ void register_simplify(Registry& r) {
   Strategy pe = util::whole_term("partialEval", partial_eval);
   Strategy dc = util::whole_term("dce", dce);
   Strategy cs = util::whole_term("cse", cse);
+  Strategy an = util::whole_term("AiNF", ainf);
+  Strategy li = util::whole_term("licm", licm);
+  Strategy rf = util::whole_term("refuse", refuse);
   r.add(entry("partialEval",
               "beta reduction, lets of variables/literals inlined, scalar operations on literals "
               "folded (interpreter semantics), fst/snd of makePair and idx of makeArray resolved",
               pe));
+  r.add(entry("AiNF",
+              "lets floated out of arguments (let-let normal), maps maximally fissioned: one loop "
+              "per let of a map body and per component of a pair",
+              an));
   r.add(entry("dce",
               "unused lets removed; a let of a pair (or map producing pairs) of which one "
               "component is read keeps only that component",
               dc));
   r.add(entry("cse",
               "identical computing subterms of a lambda body shared by one let (hashing, "
-              "largest first)",
+              "largest first), across loops after AiNF",
               cs));
+  r.add(entry("licm",
+              "loop-invariant computations of a map or reduce function computed once, outside",
+              li));
+  r.add(entry("refuse",
+              "loops fused again: an array read once by a map fused into it, maps over the same "
+              "array fused into one producing a pair",
+              rf));
   // One round can enable another (an inlined let leaves a let unused, whose removal
   // leaves literals to fold): rounds until nothing changes, at most 8.
-  Strategy round = seq_all({pe, dc, cs});
-  r.add(entry("simplify", "(partialEval ; dce ; cse) until nothing changes",
+  Strategy round = seq_all({pe, an, cs, dc, li, rf, pe, cs, dc});
+  r.add(entry("simplify",
+              "(partialEval ; AiNF ; cse ; dce ; licm ; refuse ; partialEval ; cse ; dce) until "
+              "nothing changes",
               Strategy("simplify", [round](const Expr& e, const Env& env) -> Result {
                 Expr cur = e;
                 for (int i = 0; i < 8; ++i) {

@@ -1,6 +1,6 @@
-// Tests of the simplification passes (partialEval, dce, cse, simplify): exact results
-// on small terms, and on the examples and generated programs that simplify keeps
-// the interpreter's results, keeps programs well typed and is idempotent.
+// Tests of the simplification passes (partialEval, AiNF, dce, cse, licm, refuse, simplify): exact
+// results on small terms, and on the examples and generated programs that simplify keeps the
+// interpreter's results, keeps programs well typed and is idempotent.
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -25,6 +25,17 @@ std::string after(const std::string& s, const std::string& text, const rise::Siz
   return rise::print_expr(r);
 }
 
+// The same after a sequence of passes.
+std::string after_all(const std::vector<const char*>& passes, const std::string& text) {
+  std::vector<Strategy> parts;
+  for (const char* p : passes) parts.push_back(lib(p));
+  rise::Expr p = prog(text, n8);
+  rise::Expr r = apply_ok(seq_all(parts), p);
+  EXPECT_TRUE(well_typed(r));
+  EXPECT_TRUE(same_semantics(p, r));
+  return rise::print_expr(r);
+}
+
 int count(const std::string& s, const std::string& what) {
   int n = 0;
   for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
@@ -36,7 +47,7 @@ bool has(const std::string& s, const std::string& what) {
 }
 
 TEST(SimplifyLibrary, Registered) {
-  for (const char* name : {"partialEval", "dce", "cse", "simplify"}) {
+  for (const char* name : {"partialEval", "AiNF", "dce", "cse", "licm", "refuse", "simplify"}) {
     SCOPED_TRACE(name);
     const LibraryEntry* e = find_entry(name);
     ASSERT_NE(e, nullptr);
@@ -208,6 +219,94 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
   EXPECT_EQ(count(r, "exp("), 1) << r;
 }
 
+// ---------------------------------------------------------------- AiNF
+
+// A let of a map body that depends on the element becomes its own loop.
+TEST(AiNF, FissionsEachLetOfAMapBody) {
+  std::string r = after("AiNF", R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  x |> map(fun(a => let b = exp(a) in let c = log(b + a) in b * c))))
+)");
+  EXPECT_EQ(count(r, "map("), 3) << r;  // exp, log, product: one loop each
+  EXPECT_TRUE(has(r, "let ys = x |> map(fun(a => (a, exp(a))))")) << r;
+}
+
+// A map producing a pair becomes one map per component.
+TEST(AiNF, FissionsAMapOfPairs) {
+  std::string r = after("AiNF", R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => makePair(exp(a))(log(a))))))
+)");
+  EXPECT_EQ(count(r, "map("), 2) << r;
+  EXPECT_TRUE(has(r, "zip(")) << r;
+  EXPECT_FALSE(has(r, "makePair")) << r;
+}
+
+// Lets float out of argument positions: let-let normal form.
+TEST(AiNF, FloatsLetsOutOfArguments) {
+  std::string r = after("AiNF", R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  let y = (let z = x |> map(fun(a => exp(a))) in z |> map(fun(b => b + 1.0f))) in y))
+)");
+  EXPECT_TRUE(r.find("let z") < r.find("let y")) << r;
+}
+
+// After fission, cse shares the loops that two maps had in common.
+TEST(AiNF, ThenCseSharesAcrossLoops) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  let u = x |> map(fun(a => let e = exp(a) in e + 1.0f)) in
+  let w = x |> map(fun(a => let e = exp(a) in e * 2.0f)) in zip(u)(w)))
+)",
+                      n8);
+  rise::Expr r = apply_ok(seq_all({lib("AiNF"), lib("cse"), lib("partialEval")}), p);
+  std::string s = rise::print_expr(r);
+  EXPECT_EQ(count(s, "exp("), 1) << s;
+  EXPECT_TRUE(same_semantics(p, r));
+}
+
+// ---------------------------------------------------------------- licm
+
+// A weight array built inside the loop that uses it is computed once, outside.
+TEST(Licm, HoistsAConstantWeightArray) {
+  std::string r = after("licm", R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(w: 4.f32 =>
+  x |> map(fun(a => w |> map(fun(c => c * 0.5f)) |> map(fun(c => c * a)) |> reduce(add)(0.0f))))))
+)");
+  // the scaled weights are bound before the loop over x
+  EXPECT_TRUE(r.find("c * 0.5f") < r.find("x |> map")) << r;
+  EXPECT_TRUE(has(r, "let inv")) << r;
+}
+
+TEST(Licm, KeepsTermsOfTheElement) {
+  std::string r = after("licm", R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => exp(a) + 1.0f))))
+)");
+  EXPECT_FALSE(has(r, "let")) << r;
+}
+
+// ---------------------------------------------------------------- refuse
+
+// Two maps over the same array become one loop producing a pair.
+TEST(Refuse, FusesMapsOverTheSameArray) {
+  std::string r = after_all({"refuse", "partialEval"}, R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  let u = x |> map(fun(a => exp(a))) in let w = x |> map(fun(a => log(a))) in zip(u)(w)))
+)");
+  EXPECT_EQ(count(r, "map("), 1) << r;
+  EXPECT_FALSE(has(r, "zip(")) << r;
+}
+
+// An array read once by a map is fused into it; fission's pairs are taken apart again.
+TEST(Refuse, UndoesFission) {
+  const char* text = R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  x |> map(fun(a => let b = exp(a) in let c = log(b + a) in b * c))))
+)";
+  rise::Expr p = prog(text, n8);
+  rise::Expr r = apply_ok(seq_all({lib("AiNF"), lib("refuse"), lib("partialEval")}), p);
+  EXPECT_TRUE(rise::alpha_equal(r, p)) << rise::print_expr(r);
+}
+
 // ---------------------------------------------------------------- simplify
 
 // The issue's example: a map computing a pair of which only the first part is used.
@@ -248,7 +347,7 @@ TEST(Simplify, ExamplesKeepTheirResultsAndSimplifyIsIdempotent) {
     std::stringstream ss;
     ss << in.rdbuf();
     rise::Expr p = prog(ss.str(), sizes);
-    for (const char* pass : {"partialEval", "dce", "cse", "simplify"}) {
+    for (const char* pass : {"partialEval", "AiNF", "dce", "cse", "licm", "refuse", "simplify"}) {
       SCOPED_TRACE(pass);
       rise::Expr r = apply_ok(lib(pass), p);
       EXPECT_TRUE(well_typed(r));
@@ -276,7 +375,7 @@ TEST(Simplify, GeneratedProgramsKeepTheirResults) {
     std::string text = risec::fuzz::generate_program(in);
     SCOPED_TRACE(text);
     rise::Expr p = prog(text, {{"n", 3}});
-    for (const char* pass : {"partialEval", "dce", "cse", "simplify"}) {
+    for (const char* pass : {"partialEval", "AiNF", "dce", "cse", "licm", "refuse", "simplify"}) {
       SCOPED_TRACE(pass);
       rise::Expr r = apply_ok(lib(pass), p);
       if (r == p) continue;

@@ -58,10 +58,11 @@ const Command kCommands[] = {
      risec::driver::cmd_rewrite},
     {"compile",
      "risec compile FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
-     "[--entry NAME] [--size n=..] [-o OUT.c]",
+     "[--entry NAME] [--size n=..] [--no-simplify] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
-     "a header OUT.h next to OUT.c). Without --strategy the default lowering (lowerToC)\n"
-     "is applied. Without --size the code is generic in the sizes (int parameters,\n"
+     "a header OUT.h next to OUT.c). Without --strategy the default lowering is applied:\n"
+     "simplify ; lowerToC (lowerToC alone with --no-simplify). Without --size the code is generic "
+     "in the sizes (int parameters,\n"
      "whose preconditions, e.g. 4 divides n, are checked on entry; see docs/codegen.md);\n"
      "with it, sizes are constants. --dump-dpia prints the imperative DPIA on stderr.\n"
      "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
@@ -186,6 +187,8 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.dump_dpia = true;
     } else if (a == "--trace") {
       o.trace = true;
+    } else if (a == "--no-simplify") {
+      o.no_simplify = true;
     } else if (a == "--types") {
       o.types = true;
     } else if (a == "--input") {
