@@ -150,6 +150,41 @@ TEST(GeneratedNames, EntriesNamedLikeLibrarySymbolsRunCorrectly) {
   EXPECT_GE(tested, 50) << "too few names were accepted by RISE";
 }
 
+// Every library symbol RISE accepts as a definition name, as the entry's name: the
+// generated unit (not compiled by a C compiler: the test above runs a sample) exports
+// only the entry function and its runtime wrapper, and neither is a library symbol.
+TEST(GeneratedNames, EveryLibrarySymbolAsAnEntryNameExportsNoLibrarySymbol) {
+  std::vector<std::string> lib = library_symbols();
+  if (lib.empty()) GTEST_SKIP() << "nm is not installed";
+  const std::set<std::string> taken(lib.begin(), lib.end());
+  rise::SizeMap sm = driver::parse_sizes({"n=8"});
+  int tested = 0;
+  for (const std::string& n : lib) {
+    if (!rise_accepts(n)) continue;
+    ++tested;
+    auto src = std::make_shared<SourceFile>(SourceFile{
+        "t.rise",
+        "def " + n + " = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v + 1.0f))))"});
+    rise::Program p = rise::parse_program(src);
+    driver::CompileRequest req;
+    req.program = &p;
+    req.sizes = &sm;
+    driver::Compiled c = driver::compile(req);
+    EXPECT_EQ(c.unit.name, "risec_entry_" + n);
+    // Top-level definitions that are not static: the unit's exported symbols.
+    std::set<std::string> exported;
+    std::istringstream lines(c.unit.source);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.rfind("void ", 0) != 0) continue;
+      exported.insert(line.substr(5, line.find('(') - 5));
+    }
+    EXPECT_EQ(exported, (std::set<std::string>{c.unit.name, c.unit.name + "__risec_call"})) << n;
+    for (const std::string& e : exported) EXPECT_FALSE(taken.count(e)) << e;
+  }
+  EXPECT_GE(tested, 1000) << "too few names were accepted by RISE";
+}
+
 // Sizes, inputs and binders named like C library functions and macros, used beside
 // the math functions they shadow, for both targets.
 TEST(GeneratedNames, ParametersAndBindersNamedLikeLibraryNames) {
