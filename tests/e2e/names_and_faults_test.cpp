@@ -359,3 +359,41 @@ TEST(ProgramFaults, CommandLineReportsTheProgramsFault) {
   r = e2e::run_risec({"run", g, "--size", "n=8", "--check"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
+
+// Whatever ends the generated code early is the program's error (exit 4, saying what
+// happened), never a signal of risec and never a success: foreign functions that
+// crash, trap, abort or exit (with status 0 too: the output is then incomplete, and
+// used to be reported as the result), on both targets.
+TEST(ProgramFaults, EveryWayTheProgramEndsEarlyIsReported) {
+  struct Case {
+    const char* body;
+    const char* what;
+  };
+  const Case cases[] = {
+      {"{ return x + *(volatile float*)0; }", "killed by SIGSEGV"},
+      {"{ if (x >= 0.0f) __builtin_trap(); return x; }", "killed by SIGILL"},
+      {"{ if (x >= 0.0f) abort(); return x; }", "killed by SIGABRT"},
+      {"{ if (x >= 0.0f) exit(3); return x; }", "exited with status 3"},
+      {"{ if (x >= 0.0f) exit(0); return x; }", "before its call returned"},
+      {"{ if (x >= 0.0f) _Exit(0); return x; }", "before its call returned"},
+  };
+  runtime::TempDir dir("risec-end-");
+  int i = 0;
+  for (const Case& c : cases) {
+    std::string f = write_temp(
+        dir.path(), "end" + std::to_string(i++) + ".rise",
+        std::string("foreign def boom(x: f32): f32 = \"") + c.body +
+            "\"\ndef main = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => boom(v)))))\n");
+    for (const char* target : {"c", "openmp"}) {
+      std::vector<std::string> args = {"run", f, "--size", "n=64", "--target", target};
+      if (std::string(target) == "openmp") {
+        args.push_back("--strategy");
+        args.push_back(write_temp(dir.path(), "par.elv",
+                                  "(parallel @ outermost(isApplied(isMap))) ; lowerToC\n"));
+      }
+      e2e::CliResult r = e2e::run_risec(args);
+      EXPECT_EQ(r.exit_code, 4) << c.body << " (" << target << "): " << r.err;
+      EXPECT_NE(r.err.find(c.what), std::string::npos) << c.body << ": " << r.err;
+    }
+  }
+}
