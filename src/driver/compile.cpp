@@ -8,6 +8,7 @@
 #include "dpia/target.h"
 #include "dpia/translate.h"
 #include "driver/commands.h"
+#include "driver/memory_check.h"
 #include "elevate/library.h"
 
 namespace risec::driver {
@@ -42,6 +43,7 @@ Compiled compile(const CompileRequest& req) {
   const rise::Program& p = *req.program;
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
   out.high = rise::check_program(p, req.entry, req.sizes);
+  check_addressable(out.high);
   // The default lowering simplifies first (docs/cli.md, --no-simplify), programs of
   // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
   // length, and long generated chains gain nothing from them.
@@ -51,6 +53,7 @@ Compiled compile(const CompileRequest& req) {
                                                         elevate::make_strategy("lowerToC"))
                                          : elevate::make_strategy("lowerToC");
   out.low = apply_strategy(lower, out.high, req.trace);
+  check_addressable(out.low);
 
   // Remaining size parameters become int parameters of the C function.
   rise::Expr e = out.low.expr;

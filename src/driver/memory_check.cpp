@@ -1,6 +1,7 @@
 // The memory needs of an entry at its sizes (memory_check.h).
 #include "driver/memory_check.h"
 
+#include <cstdint>
 #include <unordered_set>
 
 #include "driver/run.h"
@@ -57,7 +58,23 @@ struct Largest {
   }
 };
 
+// The location of a value's subterm, for messages.
+std::string where(const Largest& l) {
+  return l.where.known() ? location(l.where) : std::string("an inner term");
+}
+
 }  // namespace
+
+void check_addressable(const rise::Checked& checked) {
+  Largest largest;
+  largest.visit(checked.expr);
+  if (largest.bytes > static_cast<uint64_t>(INT64_MAX))
+    throw Error(ErrorKind::Usage,
+                "at these sizes a value the program computes, at " + where(largest) + " (" +
+                    rise::print(largest.type) + "), needs " + format_bytes(largest.bytes) +
+                    ": generated code addresses memory with 64-bit signed indices, which "
+                    "cannot reach 2^63 bytes; use smaller --size values");
+}
 
 void check_memory_needs(const rise::Checked& checked, bool with_interpreter) {
   const uint64_t limit = memory_limit_bytes();
@@ -88,10 +105,7 @@ void check_memory_needs(const rise::Checked& checked, bool with_interpreter) {
   Largest largest;
   largest.visit(checked.expr);
   if (largest.bytes > limit)
-    refuse("a value the program computes, at " +
-               (largest.where.known() ? location(largest.where) : std::string("an inner term")) +
-               ",",
-           largest.type, largest.bytes);
+    refuse("a value the program computes, at " + where(largest) + ",", largest.type, largest.bytes);
 }
 
 }  // namespace risec::driver

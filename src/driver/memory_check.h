@@ -23,4 +23,9 @@ std::optional<uint64_t> data_bytes(const rise::Type& t);
 // evaluating). `with_interpreter` counts the latter (eval, run --check).
 void check_memory_needs(const rise::Checked& checked, bool with_interpreter);
 
+// Throws a Usage error (exit 2) when a value of the checked entry, at its sizes, needs
+// 2^63 bytes or more: no 64-bit index of the generated code could address it (the
+// flat index of n.m.f32 with n = m = 2^32 would overflow). `compile` checks it.
+void check_addressable(const rise::Checked& checked);
+
 }  // namespace risec::driver

@@ -376,8 +376,23 @@ class Inferer {
     Nat d = a - b;
     if (d.is_const(0)) return;
     bool has_meta = false;
-    for (auto& [name, v] : arith::free_vars(d)) {
-      if (!is_meta_name(name)) continue;
+    // Solve first for an unknown that needs no divisibility condition: in
+    // a * (n + 4) = b + 1 with both unknown, b = a * (n + 4) - 1 keeps the equation
+    // solvable once a is known, while a = (b + 1) / (n + 4) leaves a quotient that a
+    // later a = 1 cannot be unified with (a let or map body inferred before its
+    // argument's type; the pipeline fuzzer found such a well-typed program refused).
+    std::vector<std::pair<std::string, Nat>> metas;
+    for (auto& [name, v] : arith::free_vars(d))
+      if (is_meta_name(name)) metas.emplace_back(name, v);
+    std::stable_partition(metas.begin(), metas.end(), [&](const auto& m) {
+      try {
+        arith::Solution s = arith::solve(a, b, m.first);
+        return s.status == arith::Solution::Status::Solved && s.conditions.empty();
+      } catch (const arith::ArithError&) {
+        return false;
+      }
+    });
+    for (auto& [name, v] : metas) {
       has_meta = true;
       arith::Solution s;
       try {

@@ -36,6 +36,10 @@ struct Report {
   char message[4096];
   int kernel_times = 0;  // the times are the unit's own (CallInfo)
   char device[512];
+  // Set by the child just before it exits by itself: a child that exits with status 0
+  // without it was ended by the program (exit() or _Exit() in a foreign function),
+  // whose output is then incomplete.
+  int finished = 0;
 };
 constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
 
@@ -63,8 +67,10 @@ constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
   } catch (const std::exception& e) {
     report->status = 1;
     std::snprintf(report->message, sizeof report->message, "%s", e.what());
+    report->finished = 1;
     ::_exit(0);
   }
+  report->finished = 1;
   // No destructors, no atexit handlers, no flushing of the parent's stdio buffers:
   // they belong to the parent. (The Module stays loaded until the process ends.)
   ::_exit(0);
@@ -176,6 +182,8 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
     what = "the program was killed by " + describe_program_signal(WTERMSIG(status));
   else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
     what = "the program exited with status " + std::to_string(WEXITSTATUS(status));
+  else if (!report->finished)
+    what = "the program exited (status 0) before its call returned, so its output is incomplete";
   if (!what.empty()) external(what + (err.empty() ? "" : "; it wrote:\n" + err));
   if (report->status != 0) {
     if (load_failed) *load_failed = true;

@@ -344,6 +344,33 @@ TEST(SizeLimits, HugeSizesAreRefusedBeforeAllocating) {
   EXPECT_NE(bad.err.find("RISEC_MAX_MEMORY"), std::string::npos) << bad.err;
 }
 
+// `compile` allocates nothing, but the code it writes must be able to index every
+// value: an n.m.f32 of 2^61 elements or more (2^63 bytes) would overflow the 64-bit
+// flat index, so such sizes are refused (exit 2) whichever factor is large; one step
+// below, the code compiles with 64-bit loops.
+TEST(SizeLimits, ValuesBeyondSixtyFourBitIndicesAreRefusedByCompile) {
+  const std::string mm = "examples/mm/mm.rise";
+  int refused = 0;
+  for (int a = 1; a <= 60; a += 3) {
+    for (int total : {60, 61}) {  // log2 of the elements of the n.m result (or input)
+      const int b = total - a;
+      const std::string n = std::to_string(int64_t{1} << a), m = std::to_string(int64_t{1} << b);
+      SCOPED_TRACE("n = 2^" + std::to_string(a) + ", m = 2^" + std::to_string(b));
+      for (const std::string& sizes : {"n=" + n + ",m=" + m + ",k=2", "n=2,m=" + m + ",k=" + n}) {
+        CliResult r = run_risec({"compile", mm, "--size", sizes, "-o", scratch_path("huge")});
+        if (total == 60) {
+          EXPECT_EQ(r.exit_code, 0) << sizes << ": " << r.err;
+        } else {
+          EXPECT_EQ(r.exit_code, 2) << sizes << ": " << r.err;
+          EXPECT_NE(r.err.find("64-bit signed indices"), std::string::npos) << r.err;
+          ++refused;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(refused, 40);
+}
+
 // A version 1.0 .npy header for `shape` (a Python tuple's text) of f32.
 std::string npy_header(const std::string& shape) {
   std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";

@@ -150,6 +150,41 @@ TEST(GeneratedNames, EntriesNamedLikeLibrarySymbolsRunCorrectly) {
   EXPECT_GE(tested, 50) << "too few names were accepted by RISE";
 }
 
+// Every library symbol RISE accepts as a definition name, as the entry's name: the
+// generated unit (not compiled by a C compiler: the test above runs a sample) exports
+// only the entry function and its runtime wrapper, and neither is a library symbol.
+TEST(GeneratedNames, EveryLibrarySymbolAsAnEntryNameExportsNoLibrarySymbol) {
+  std::vector<std::string> lib = library_symbols();
+  if (lib.empty()) GTEST_SKIP() << "nm is not installed";
+  const std::set<std::string> taken(lib.begin(), lib.end());
+  rise::SizeMap sm = driver::parse_sizes({"n=8"});
+  int tested = 0;
+  for (const std::string& n : lib) {
+    if (!rise_accepts(n)) continue;
+    ++tested;
+    auto src = std::make_shared<SourceFile>(SourceFile{
+        "t.rise",
+        "def " + n + " = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v + 1.0f))))"});
+    rise::Program p = rise::parse_program(src);
+    driver::CompileRequest req;
+    req.program = &p;
+    req.sizes = &sm;
+    driver::Compiled c = driver::compile(req);
+    EXPECT_EQ(c.unit.name, "risec_entry_" + n);
+    // Top-level definitions that are not static: the unit's exported symbols.
+    std::set<std::string> exported;
+    std::istringstream lines(c.unit.source);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.rfind("void ", 0) != 0) continue;
+      exported.insert(line.substr(5, line.find('(') - 5));
+    }
+    EXPECT_EQ(exported, (std::set<std::string>{c.unit.name, c.unit.name + "__risec_call"})) << n;
+    for (const std::string& e : exported) EXPECT_FALSE(taken.count(e)) << e;
+  }
+  EXPECT_GE(tested, 1000) << "too few names were accepted by RISE";
+}
+
 // Sizes, inputs and binders named like C library functions and macros, used beside
 // the math functions they shadow, for both targets.
 TEST(GeneratedNames, ParametersAndBindersNamedLikeLibraryNames) {
@@ -323,4 +358,42 @@ TEST(ProgramFaults, CommandLineReportsTheProgramsFault) {
                  "def g = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v / 0.0f))))\n");
   r = e2e::run_risec({"run", g, "--size", "n=8", "--check"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// Whatever ends the generated code early is the program's error (exit 4, saying what
+// happened), never a signal of risec and never a success: foreign functions that
+// crash, trap, abort or exit (with status 0 too: the output is then incomplete, and
+// used to be reported as the result), on both targets.
+TEST(ProgramFaults, EveryWayTheProgramEndsEarlyIsReported) {
+  struct Case {
+    const char* body;
+    const char* what;
+  };
+  const Case cases[] = {
+      {"{ return x + *(volatile float*)0; }", "killed by SIGSEGV"},
+      {"{ if (x >= 0.0f) __builtin_trap(); return x; }", "killed by SIGILL"},
+      {"{ if (x >= 0.0f) abort(); return x; }", "killed by SIGABRT"},
+      {"{ if (x >= 0.0f) exit(3); return x; }", "exited with status 3"},
+      {"{ if (x >= 0.0f) exit(0); return x; }", "before its call returned"},
+      {"{ if (x >= 0.0f) _Exit(0); return x; }", "before its call returned"},
+  };
+  runtime::TempDir dir("risec-end-");
+  int i = 0;
+  for (const Case& c : cases) {
+    std::string f = write_temp(
+        dir.path(), "end" + std::to_string(i++) + ".rise",
+        std::string("foreign def boom(x: f32): f32 = \"") + c.body +
+            "\"\ndef main = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => boom(v)))))\n");
+    for (const char* target : {"c", "openmp"}) {
+      std::vector<std::string> args = {"run", f, "--size", "n=64", "--target", target};
+      if (std::string(target) == "openmp") {
+        args.push_back("--strategy");
+        args.push_back(write_temp(dir.path(), "par.elv",
+                                  "(parallel @ outermost(isApplied(isMap))) ; lowerToC\n"));
+      }
+      e2e::CliResult r = e2e::run_risec(args);
+      EXPECT_EQ(r.exit_code, 4) << c.body << " (" << target << "): " << r.err;
+      EXPECT_NE(r.err.find(c.what), std::string::npos) << c.body << ": " << r.err;
+    }
+  }
 }

@@ -382,3 +382,34 @@ TEST(Infer, ExactDivisionInWrittenSizesIsASideCondition) {
     }
   }
 }
+
+// A lambda whose parameter's type is known only after its body was inferred (a let's
+// body, a map's function) may relate two unknown sizes by a product: `join` of the
+// parameter gives a * b elements, `slide(sz)(sp)` reads sp * w + sz - sp of them.
+// Solved for the unknown with a coefficient of 1, the equation stays solvable when the
+// parameter's type arrives; solved for a, it left a quotient (a = (w + 1)/(n + 4))
+// that could not be unified with a = 1, and well-typed programs were refused (the
+// pipeline fuzzer's finding). Every offset, window and form of the class checks.
+TEST(Infer, ProductsOfUnknownSizesInLambdaBodies) {
+  int checked = 0;
+  for (int c = 1; c <= 6; ++c) {
+    for (int sz = 1; sz <= 3; ++sz) {
+      const std::string len = "(n+" + std::to_string(c + sz) + ")";
+      const std::string body = "l |> join |> slide(" + std::to_string(sz) +
+                               ")(1) |> slide(1)(1) |> reverse |> join |> take(1)";
+      const std::string out = "1." + std::to_string(sz) + ".f32";
+      const std::string let_form =
+          "def f = depFun(n: Nat => fun(x: 1." + len + ".f32 => let l = x in (" + body + ")))";
+      const std::string map_form = "def f = depFun(n: Nat => fun(x: 3.1." + len +
+                                   ".f32 => x |> map(fun(l => " + body + "))))";
+      const std::string n_len = "(n + " + std::to_string(c + sz) + ")";
+      EXPECT_EQ(type_of(let_form), "(n: Nat) -> 1." + n_len + ".f32 -> " + out) << let_form;
+      EXPECT_EQ(type_of(map_form), "(n: Nat) -> 3.1." + n_len + ".f32 -> 3." + out) << map_form;
+      // With the size given, the same programs specialise.
+      EXPECT_EQ(type_of(let_form, {{"n", 5}}),
+                "1." + std::to_string(5 + c + sz) + ".f32 -> " + out);
+      checked += 3;
+    }
+  }
+  EXPECT_EQ(checked, 54);
+}
