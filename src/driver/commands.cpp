@@ -336,6 +336,7 @@ int cmd_compile(const Options& o) {
   if (!o.strategy.empty()) co.strategy = api::wrap(load_strategy(o.strategy, o.params));
   co.target = o.target;
   co.trace = o.trace;
+  co.bind = parse_input_options(o.binds, "--bind");
   risec::Source c = risec::compile(api::wrap(load_program(o.file)), co);
   if (o.dump_dpia) std::cerr << c.dpia();
   if (o.output.empty()) {
