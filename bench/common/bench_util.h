@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,9 +141,11 @@ inline void time_interleaved(std::vector<Variant>& vs, const TimingPolicy& p,
 // strategy file `strategy` (a path in the source tree; "" for the default lowering)
 // for `target` (c | openmp), and load the generated C compiled by the runtime
 // (-O3 -march=native ...). `source_out`, when given, receives the generated C.
+// `bind`, when given, binds inputs to .npy files (--bind, docs/cli.md).
 inline runtime::Module compile_example(const std::string& program, const std::string& strategy,
                                        const rise::SizeMap& sizes, const std::string& target,
-                                       std::string* source_out = nullptr) {
+                                       std::string* source_out = nullptr,
+                                       const std::map<std::string, std::string>* bind = nullptr) {
   rise::Program p = driver::load_program(source_path(program));
   std::optional<elevate::Strategy> s;
   if (!strategy.empty()) s = driver::load_strategy(source_path(strategy));
@@ -151,6 +154,7 @@ inline runtime::Module compile_example(const std::string& program, const std::st
   req.sizes = &sizes;
   req.strategy = s ? &*s : nullptr;
   req.target = target;
+  req.bind = bind;
   driver::Compiled c = driver::compile(req);
   if (source_out) *source_out = c.unit.source;
   runtime::CompileOptions opts;
