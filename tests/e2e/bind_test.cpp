@@ -43,48 +43,34 @@ std::vector<float> weights(int count, uint64_t seed) {
   return w;
 }
 
-struct Outcome {
-  driver::Compiled compiled;
-  rise::Value output;
-};
-
 // Compiles `file` (with `strategy`, "" for the default lowering) at `sizes`, binding
-// `bind`, and runs it on `inputs` by name; every other parameter gets seeded data.
-// The result is checked against the interpreter on the program compiled (for a bound
-// program: with the bound values in it), as `run --check` does.
-Outcome compile_run(const std::string& file, const std::string& strategy,
-                    const rise::SizeMap& sizes, const std::map<std::string, std::string>& bind,
-                    const std::map<std::string, std::string>& inputs,
-                    const std::string& target = "c") {
-  rise::Program p = driver::load_program(source_path(file));
-  std::optional<elevate::Strategy> s;
-  if (!strategy.empty()) s = driver::load_strategy(source_path(strategy));
-  driver::CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.strategy = s ? &*s : nullptr;
-  req.target = target;
-  req.bind = &bind;
-  Outcome out{driver::compile(req), {}};
-  std::vector<rise::Value> in = driver::make_inputs(out.compiled.high, inputs, 3);
-  out.output = driver::execute(out.compiled, sizes, in).output;
-  rise::Value expected = driver::interpret(out.compiled.high, in);
-  driver::Comparison cmp =
-      driver::compare_values(out.output, expected, driver::entry_result_type(out.compiled.high));
-  EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
-  return out;
+// `bind`, and runs it on `inputs` by name (every other parameter gets seeded data),
+// checked against the interpreter on the program compiled (for a bound program: with
+// the bound values in it), as `run --check` does.
+CheckReport compile_run(const std::string& file, const std::string& strategy,
+                        const std::string& sizes, const std::map<std::string, std::string>& bind,
+                        const std::map<std::string, std::string>& inputs,
+                        const std::string& target = "c") {
+  CheckOptions o;
+  o.target = target;
+  o.bind = bind;
+  o.inputs = inputs;
+  o.seed = 3;
+  CheckReport r = run_and_compare(file, strategy, sizes, o);
+  EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch;
+  return r;
 }
 
 // The bound program's result equals the generic program's on the same values.
 void expect_same_as_unbound(const std::string& file, const std::string& strategy,
-                            const rise::SizeMap& sizes, const std::string& weight_name,
+                            const std::string& sizes, const std::string& weight_name,
                             const std::string& weight_file, const std::string& data_name,
                             const std::string& data_file, const std::string& target = "c") {
-  Outcome generic = compile_run(file, strategy, sizes, {},
-                                {{weight_name, weight_file}, {data_name, data_file}}, target);
-  Outcome bound = compile_run(file, strategy, sizes, {{weight_name, weight_file}},
-                              {{data_name, data_file}}, target);
-  driver::Comparison cmp = driver::compare_values(bound.output, generic.output,
+  CheckReport generic = compile_run(file, strategy, sizes, {},
+                                    {{weight_name, weight_file}, {data_name, data_file}}, target);
+  CheckReport bound = compile_run(file, strategy, sizes, {{weight_name, weight_file}},
+                                  {{data_name, data_file}}, target);
+  driver::Comparison cmp = driver::compare_values(bound.execution.output, generic.execution.output,
                                                   driver::entry_result_type(generic.compiled.high));
   EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
   EXPECT_GT(cmp.elements, 0);
@@ -106,7 +92,8 @@ TEST(Bind, Conv1dEqualsTheGenericProgram) {
   for (int n : {1, 7, 64}) {
     SCOPED_TRACE(n);
     const std::string x = npy("x1_" + std::to_string(n), {n + 4}, ramp(n + 4));
-    expect_same_as_unbound("examples/conv1d/conv1d.rise", "", {{"n", n}}, "w", w, "x", x);
+    expect_same_as_unbound("examples/conv1d/conv1d.rise", "", "n=" + std::to_string(n), "w", w, "x",
+                           x);
   }
 }
 
@@ -115,10 +102,9 @@ TEST(Bind, Conv2dEqualsTheGenericProgram) {
   for (uint64_t seed : {1u, 2u}) {
     SCOPED_TRACE(seed);
     const std::string w = npy("w2_" + std::to_string(seed), {5, 5}, weights(25, seed));
-    expect_same_as_unbound("examples/conv2d/conv2d.rise", "", {{"n", 12}, {"m", 9}}, "w", w, "img",
-                           img);
+    expect_same_as_unbound("examples/conv2d/conv2d.rise", "", "n=12,m=9", "w", w, "img", img);
     expect_same_as_unbound("examples/conv2d/conv2d.rise", "examples/conv2d/parallel.elv",
-                           {{"n", 12}, {"m", 9}}, "w", w, "img", img, "openmp");
+                           "n=12,m=9", "w", w, "img", img, "openmp");
   }
 }
 
@@ -135,9 +121,9 @@ TEST(Bind, SeparableBlurEqualsTheGenericProgram) {
   const std::string file = write_scratch("blur_w.rise", kBlurWithWeights);
   const std::string img = npy("bimg", {10, 11}, ramp(110));
   const std::string w = npy("bw", {5}, {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f});
-  expect_same_as_unbound(file, "", {{"n", 10}, {"m", 11}}, "w", w, "img", img);
+  expect_same_as_unbound(file, "", "n=10,m=11", "w", w, "img", img);
   const std::string w0 = npy("bw0", {5}, {0.0f, 0.5f, 0.0f, 0.5f, 0.0f});
-  expect_same_as_unbound(file, "", {{"n", 10}, {"m", 11}}, "w", w0, "img", img);
+  expect_same_as_unbound(file, "", "n=10,m=11", "w", w0, "img", img);
 }
 
 // Golden: conv1d bound to weights with zeros is one loop over the outputs whose body
@@ -145,7 +131,7 @@ TEST(Bind, SeparableBlurEqualsTheGenericProgram) {
 // loop or accumulator over the taps, no multiplication by 0 or 1.
 TEST(Bind, ZeroWeightsVanishAndTheTapLoopIsUnrolled) {
   const std::string w = npy("wg", {5}, {1.0f, 0.0f, 2.0f, 0.0f, 0.5f});
-  Outcome o = compile_run("examples/conv1d/conv1d.rise", "", {{"n", 32}}, {{"w", w}}, {});
+  CheckReport o = compile_run("examples/conv1d/conv1d.rise", "", "n=32", {{"w", w}}, {});
   const std::string& c = o.compiled.unit.source;
   EXPECT_NE(c.find("output[i1] = x[i1] + x[i1 + 2] * 2.0f + x[i1 + 4] * 0.5f;"), std::string::npos)
       << c;
@@ -160,8 +146,8 @@ TEST(Bind, ZeroWeightsVanishAndTheTapLoopIsUnrolled) {
   std::vector<float> w2 = weights(25, 5);
   int nonzero = 0;
   for (float v : w2) nonzero += v != 0.0f;
-  Outcome o2 = compile_run("examples/conv2d/conv2d.rise", "", {{"n", 8}, {"m", 8}},
-                           {{"w", npy("wg2", {5, 5}, w2)}}, {});
+  CheckReport o2 = compile_run("examples/conv2d/conv2d.rise", "", "n=8,m=8",
+                               {{"w", npy("wg2", {5, 5}, w2)}}, {});
   const std::string& c2 = o2.compiled.unit.source;
   EXPECT_GT(nonzero, 0);
   EXPECT_LT(nonzero, 25);
