@@ -388,4 +388,29 @@ inline std::string fmt(const char* f, double x) {
   return buf;
 }
 
+// The rounds of a side-by-side table (bench_stencil, bench_conv): 10 to `max_reps` of
+// about 1.5 s per variant, or 5 to 20 of about 0.3 s with --quick.
+inline TimingPolicy side_by_side_policy(bool quick, int max_reps = 200) {
+  TimingPolicy p;
+  p.min_reps = quick ? 5 : 10;
+  p.max_reps = quick ? 20 : max_reps;
+  p.budget_s = quick ? 0.3 : 1.5;
+  return p;
+}
+
+// The lines such a table starts with: `title` and the machine, the source revision
+// and the load, and how each `unit` (grid, case) is timed, the ratio being the time
+// over the `reference` variant's.
+inline void print_side_by_side_header(const std::string& title, const TimingPolicy& p,
+                                      const std::string& unit, const std::string& reference) {
+  std::printf("%s; %s\n", title.c_str(), machine_description().c_str());
+  std::printf("source %s; load average at start: %s\n", source_revision().c_str(),
+              load_average().c_str());
+  std::printf(
+      "per %s: one warm-up call per variant, then %d-%d rounds calling each variant once "
+      "(about %.1f s per variant); median time; ratio = time / %s time\n",
+      unit.c_str(), p.min_reps, p.max_reps, p.budget_s, reference.c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace risec::bench

@@ -72,22 +72,11 @@ int main(int argc, char** argv) {
   bool quick = false;
   if (std::optional<int> exit_code = parse_quick_option(argc, argv, "bench_conv", quick))
     return *exit_code;
-  TimingPolicy policy;
-  policy.min_reps = quick ? 5 : 10;
-  policy.max_reps = quick ? 20 : 200;
-  policy.budget_s = quick ? 0.3 : 1.5;
-
-  std::printf(
-      "bench_conv: convolutions with their weights bound (--bind) vs read at run time, "
-      "f32, one thread; %s\n",
-      risec::bench::machine_description().c_str());
-  std::printf("source %s; load average at start: %s\n", risec::bench::source_revision().c_str(),
-              risec::bench::load_average().c_str());
-  std::printf(
-      "per case: one warm-up call per variant, then %d-%d rounds calling each variant once "
-      "(about %.1f s per variant); median time; ratio = time / generic time\n",
-      policy.min_reps, policy.max_reps, policy.budget_s);
-  std::fflush(stdout);
+  const TimingPolicy policy = risec::bench::side_by_side_policy(quick);
+  risec::bench::print_side_by_side_header(
+      "bench_conv: convolutions with their weights bound (--bind) vs read at run time, f32, one "
+      "thread",
+      policy, "case", "generic");
 
   const int64_t side = quick ? 512 : 2048;
   const int64_t len = quick ? (int64_t{1} << 20) : (int64_t{1} << 24);
