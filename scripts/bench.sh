@@ -12,7 +12,7 @@
 #   --build DIR    build folder (default build-bench: Release, RISEC_BUILD_BENCH=ON)
 #   --no-setup     do not run scripts/setup.sh (the peers must be installed already)
 #   --list         print the benchmark names and exit
-# Benchmarks: mm stencil blas blackscholes image opencl (default: all that were
+# Benchmarks: mm stencil conv blas blackscholes image opencl (default: all that were
 # built; bench_image needs Halide or OpenCV, bench_opencl the OpenCL loader).
 #
 # Each program's table goes to NAME.md (with the header lines it prints), its rows as
@@ -22,7 +22,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-ALL=(mm stencil blas blackscholes image opencl)
+ALL=(mm stencil conv blas blackscholes image opencl)
 
 usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,9 +141,11 @@ inline void time_interleaved(std::vector<Variant>& vs, const TimingPolicy& p,
 // strategy file `strategy` (a path in the source tree; "" for the default lowering)
 // for `target` (c | openmp), and load the generated C compiled by the runtime
 // (-O3 -march=native ...). `source_out`, when given, receives the generated C.
+// `bind`, when given, binds inputs to .npy files (--bind, docs/cli.md).
 inline runtime::Module compile_example(const std::string& program, const std::string& strategy,
                                        const rise::SizeMap& sizes, const std::string& target,
-                                       std::string* source_out = nullptr) {
+                                       std::string* source_out = nullptr,
+                                       const std::map<std::string, std::string>* bind = nullptr) {
   rise::Program p = driver::load_program(source_path(program));
   std::optional<elevate::Strategy> s;
   if (!strategy.empty()) s = driver::load_strategy(source_path(strategy));
@@ -151,6 +154,7 @@ inline runtime::Module compile_example(const std::string& program, const std::st
   req.sizes = &sizes;
   req.strategy = s ? &*s : nullptr;
   req.target = target;
+  req.bind = bind;
   driver::Compiled c = driver::compile(req);
   if (source_out) *source_out = c.unit.source;
   runtime::CompileOptions opts;
@@ -413,6 +417,31 @@ inline int print_results(const Table& table, const LoadMonitor& load) {
   std::printf("load average at end: %s; CPU used by other processes during the run: %s\n",
               load_average().c_str(), load.describe().c_str());
   return 0;
+}
+
+// The rounds of a side-by-side table (bench_stencil, bench_conv): 10 to `max_reps` of
+// about 1.5 s per variant, or 5 to 20 of about 0.3 s with --quick.
+inline TimingPolicy side_by_side_policy(bool quick, int max_reps = 200) {
+  TimingPolicy p;
+  p.min_reps = quick ? 5 : 10;
+  p.max_reps = quick ? 20 : max_reps;
+  p.budget_s = quick ? 0.3 : 1.5;
+  return p;
+}
+
+// The lines such a table starts with: `title` and the machine, the source revision
+// and the load, and how each `unit` (grid, case) is timed, the ratio being the time
+// over the `reference` variant's.
+inline void print_side_by_side_header(const std::string& title, const TimingPolicy& p,
+                                      const std::string& unit, const std::string& reference) {
+  std::printf("%s; %s\n", title.c_str(), machine_description().c_str());
+  std::printf("source %s; load average at start: %s\n", source_revision().c_str(),
+              load_average().c_str());
+  std::printf(
+      "per %s: one warm-up call per variant, then %d-%d rounds calling each variant once "
+      "(about %.1f s per variant); median time; ratio = time / %s time\n",
+      unit.c_str(), p.min_reps, p.max_reps, p.budget_s, reference.c_str());
+  std::fflush(stdout);
 }
 
 }  // namespace risec::bench

@@ -98,20 +98,10 @@ int main(int argc, char** argv) {
   bool quick = false;
   if (std::optional<int> exit_code = parse_quick_option(argc, argv, "bench_stencil", quick))
     return *exit_code;
-  TimingPolicy policy;
-  policy.min_reps = quick ? 5 : 10;
-  policy.max_reps = quick ? 20 : 200;
-  policy.budget_s = quick ? 0.3 : 1.5;
-
-  std::printf("bench_stencil: 2-D Jacobi stencils with clamped borders, f32; %s\n",
-              risec::bench::machine_description().c_str());
-  std::printf("source %s; load average at start: %s\n", risec::bench::source_revision().c_str(),
-              risec::bench::load_average().c_str());
-  std::printf(
-      "per grid: one warm-up call per variant, then %d-%d rounds calling each variant once "
-      "(about %.1f s per variant); median time; ratio = time / hand-written time\n",
-      policy.min_reps, policy.max_reps, policy.budget_s);
-  std::fflush(stdout);
+  const TimingPolicy policy = risec::bench::side_by_side_policy(quick);
+  risec::bench::print_side_by_side_header(
+      "bench_stencil: 2-D Jacobi stencils with clamped borders, f32", policy, "grid",
+      "hand-written");
 
   risec::bench::Table table(
       {"stencil", "size", "variant", "median ms", "ratio to hand-written", "calls", "check"});

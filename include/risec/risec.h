@@ -148,6 +148,10 @@ struct CompileOptions {
   std::string target = "c";          // "c", "openmp" or "opencl"
   bool trace = false;                // report each rule applied on stderr (--trace)
   bool simplify = true;              // without a strategy: simplify before lowerToC
+  // Inputs known at compile time (--bind): parameter name -> .npy file. Each one's
+  // values become constants folded into the code and the parameter leaves the
+  // function's inputs; the sizes its shape determines are fixed (docs/cli.md).
+  std::map<std::string, std::string> bind;
 };
 
 // The element types of buffers (RISE's scalar types).

@@ -389,24 +389,23 @@ class Converter {
       user_error(
           name + " needs an OpenCL or CUDA target; the " + target_.name + " target cannot run it",
           head->span);
-    // C vector types need a power of two lanes.
-    for (const Type& t : {e->type, head->type})
-      if (auto lanes =
-              vector_lanes_where(t, [](int64_t n) { return n <= 0 || (n & (n - 1)) != 0; }))
-        user_error(name + ": a vector of " + std::to_string(*lanes) +
-                       " lanes cannot be compiled (C vector types have a power of two lanes: 1, "
-                       "2, 4, 8, 16, ...)",
-                   head->span);
-    // OpenCL's vector types have 2, 4, 8 or 16 lanes, CUDA's 2 or 4.
-    if (int most = target_.max_vector_lanes)
+    // Vector types of any width exist on the C targets (padded to a power of two
+    // lanes); OpenCL's have 2, 3, 4, 8 or 16 lanes, CUDA's 2 or 4.
+    if (int most = target_.max_vector_lanes) {
+      const bool cuda = target_.backend == Target::Backend::Cuda;
+      auto no_type = [most, cuda](int64_t n) {
+        const bool pow2 = n > 1 && (n & (n - 1)) == 0;
+        return n > most || !(pow2 || (n == 3 && !cuda));
+      };
       for (const Type& t : {e->type, head->type})
-        if (auto lanes = vector_lanes_where(t, [most](int64_t n) { return n > most; }))
+        if (auto lanes = vector_lanes_where(t, no_type))
           user_error(name + ": a vector of " + std::to_string(*lanes) +
                          " lanes cannot be compiled for " +
-                         (target_.backend == Target::Backend::Cuda
-                              ? std::string("CUDA (its vector types have 2 or 4 lanes)")
-                              : std::string("OpenCL (its vector types have 2, 4, 8 or 16 lanes)")),
+                         (cuda ? std::string("CUDA (its vector types have 2 or 4 lanes)")
+                               : std::string("OpenCL (its vector types have 2, 3, 4, 8 or 16 "
+                                             "lanes)")),
                      head->span);
+    }
     Cat cat = category(*info);
     if (cat == Cat::NotLowered && info->has(rise::kHighLevel))
       user_error(name +

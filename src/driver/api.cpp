@@ -252,9 +252,10 @@ Source compile(const Program& program, const CompileOptions& options) {
     req.target = options.target;
     req.trace = options.trace;
     req.simplify = options.simplify;
+    req.bind = &options.bind;
     impl->compiled = driver::compile(req);
     impl->target = options.target;
-    impl->fixed_sizes = options.sizes;
+    impl->fixed_sizes = impl->compiled.sizes;
     rise::Type t = impl->compiled.high.type;
     while (t->kind == rise::TypeKind::DepFun) t = t->b;
     for (const driver::EntryParam& p : driver::value_parameters(impl->compiled.high)) {

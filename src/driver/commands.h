@@ -18,6 +18,7 @@ struct Options {
   std::string entry;
   std::vector<std::string> sizes_text;  // "n=1024,m=512" (repeatable)
   std::vector<std::string> inputs;      // "NAME=FILE.npy"
+  std::vector<std::string> binds;       // --bind "NAME=FILE.npy" (compile, run)
   std::string output;
   std::string seed_text;
   std::string strategy;             // --strategy S.elv

@@ -7,8 +7,10 @@
 #include "dpia/passes.h"
 #include "dpia/target.h"
 #include "dpia/translate.h"
+#include "driver/bind.h"
 #include "driver/commands.h"
 #include "driver/memory_check.h"
+#include "driver/sizes_from_inputs.h"
 #include "elevate/library.h"
 
 namespace risec::driver {
@@ -42,8 +44,14 @@ Compiled compile(const CompileRequest& req) {
   Compiled out;
   const rise::Program& p = *req.program;
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
-  out.high = rise::check_program(p, req.entry, req.sizes);
+  // Bound inputs fix the sizes their shapes determine, replace their parameters by
+  // their values before the strategy, and are folded into the code after it.
+  const bool binding = req.bind && !req.bind->empty();
+  if (req.sizes) out.sizes = *req.sizes;
+  if (binding) sizes_from_inputs(p, req.entry, {}, &out.sizes, *req.bind, false);
+  out.high = rise::check_program(p, req.entry, req.sizes || binding ? &out.sizes : nullptr);
   check_addressable(out.high);
+  if (binding) out.high = bind_inputs(out.high, *req.bind);
   // The default lowering simplifies first (docs/cli.md, --no-simplify), programs of
   // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
   // length, and long generated chains gain nothing from them.
@@ -53,6 +61,7 @@ Compiled compile(const CompileRequest& req) {
                                                         elevate::make_strategy("lowerToC"))
                                          : elevate::make_strategy("lowerToC");
   out.low = apply_strategy(lower, out.high, req.trace);
+  if (binding) out.low = apply_strategy(elevate::make_strategy("specialise"), out.low, req.trace);
   check_addressable(out.low);
 
   // Remaining size parameters become int parameters of the C function.

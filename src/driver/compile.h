@@ -3,6 +3,7 @@
 // target.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -20,11 +21,14 @@ struct CompileRequest {
   std::string target = "c";                     // c | openmp
   bool trace = false;
   bool simplify = true;  // without a strategy: `simplify ; lowerToC` (else lowerToC)
+  // --bind: parameter name -> .npy file whose values become constants (driver/bind.h)
+  const std::map<std::string, std::string>* bind = nullptr;
 };
 
 struct Compiled {
   std::string entry_name;
-  rise::Checked high;                   // the program as checked (specialised)
+  rise::SizeMap sizes;                  // the sizes fixed (--size, and the --bind shapes)
+  rise::Checked high;                   // the program as checked (specialised, bound)
   rise::Checked low;                    // after the strategy
   std::vector<std::string> size_names;  // symbolic sizes, in C parameter order
   codegen::CUnit unit;

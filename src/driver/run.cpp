@@ -243,24 +243,25 @@ rise::Type entry_result_type(const rise::Checked& checked) {
   return rise::entry_signature(checked.type).result;
 }
 
-std::map<std::string, std::string> parse_input_options(const std::vector<std::string>& texts) {
+std::map<std::string, std::string> parse_input_options(const std::vector<std::string>& texts,
+                                                       const std::string& flag) {
   std::map<std::string, std::string> out;
   for (const std::string& in : texts) {
     size_t eq = in.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == in.size())
-      usage("--input expects NAME=FILE.npy, got '" + in + "'");
+      usage(flag + " expects NAME=FILE.npy, got '" + in + "'");
     std::string name = in.substr(0, eq);
-    if (!out.emplace(name, in.substr(eq + 1)).second) usage("--input " + name + " is given twice");
+    if (!out.emplace(name, in.substr(eq + 1)).second) usage(flag + " " + name + " is given twice");
   }
   return out;
 }
 
 void check_input_names(const std::vector<std::string>& params,
-                       const std::map<std::string, std::string>& files) {
+                       const std::map<std::string, std::string>& files, const std::string& flag) {
   for (const auto& [name, file] : files) {
     if (std::find(params.begin(), params.end(), name) != params.end()) continue;
     std::string near = nearest_name(name, params);
-    usage("--input " + name + ": the entry has no parameter named '" + name + "'" +
+    usage(flag + " " + name + ": the entry has no parameter named '" + name + "'" +
           (near.empty() ? std::string("") : " (did you mean '" + near + "'?)"));
   }
 }
@@ -460,18 +461,21 @@ int cmd_run(const Options& o) {
   const int repeat = o.repeat_text.empty() ? 1 : parse_repeat(o.repeat_text);
   const uint64_t seed = parse_seed(o.seed_text);
   const std::map<std::string, std::string> files = parse_input_options(o.inputs);
+  const std::map<std::string, std::string> binds = parse_input_options(o.binds, "--bind");
+  for (const auto& [name, file] : binds)
+    if (files.count(name))
+      usage("--bind " + name + ": the parameter " + name + " is also given with --input; " +
+            "give it once");
 
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
-  sizes_from_inputs(p, o.entry, files, &sizes);
+  sizes_from_inputs(p, o.entry, files, &sizes, binds);
   double flops = 0;
   if (!o.flops.empty()) flops = eval_size_expr(o.flops, sizes);
-  {
-    // Every size must be known before spending time on the strategy.
-    rise::Checked c = rise::check_program(p, o.entry, &sizes);
-    entry_parameters(c);
-    check_memory_needs(c, /*with_interpreter=*/o.check);
-  }
+  // Every size must be known before spending time on the strategy.
+  const rise::Checked unbound = rise::check_program(p, o.entry, &sizes);
+  const std::vector<EntryParam> all_params = entry_parameters(unbound);
+  check_memory_needs(unbound, /*with_interpreter=*/o.check);
   // Compiled through the public API (include/risec/risec.h), as `risec compile` is.
   risec::CompileOptions co;
   co.entry = o.entry;
@@ -480,11 +484,18 @@ int cmd_run(const Options& o) {
   co.target = o.target;
   co.trace = o.trace;
   co.simplify = !o.no_simplify;
+  co.bind = binds;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
   const Compiled& c = source.impl().compiled;
   if (o.dump_dpia) std::cerr << dpia::print(c.dpia);
 
-  std::vector<rise::Value> inputs = make_inputs(c.high, files, seed);
+  // The inputs the program without --bind would get (the same seeded data), less the
+  // bound ones, which are constants of the compiled program (and of c.high, the
+  // interpreter's program).
+  std::vector<rise::Value> inputs;
+  const std::vector<rise::Value> all_inputs = make_inputs(unbound, files, seed);
+  for (size_t i = 0; i < all_params.size(); ++i)
+    if (!binds.count(all_params[i].name)) inputs.push_back(all_inputs[i]);
   ExecOptions eo;
   eo.repeat = repeat;
   for (const auto& [flag, text] :

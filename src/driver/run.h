@@ -35,13 +35,16 @@ std::vector<EntryParam> value_parameters(const rise::Checked& checked);
 // The entry's result type (same conditions).
 rise::Type entry_result_type(const rise::Checked& checked);
 
-// "NAME=FILE.npy" texts of --input as a map (Usage error when malformed or repeated).
-std::map<std::string, std::string> parse_input_options(const std::vector<std::string>& texts);
+// "NAME=FILE.npy" texts of --input (or `flag`: --bind) as a map (Usage error when
+// malformed or repeated).
+std::map<std::string, std::string> parse_input_options(const std::vector<std::string>& texts,
+                                                       const std::string& flag = "--input");
 
 // A Usage error naming a key of `files` that is none of the parameter names `params`
-// (with the nearest name as a suggestion).
+// (with the nearest name as a suggestion), as an error of the option `flag`.
 void check_input_names(const std::vector<std::string>& params,
-                       const std::map<std::string, std::string>& files);
+                       const std::map<std::string, std::string>& files,
+                       const std::string& flag = "--input");
 
 // The inputs exactly as `risec eval` makes them: parameter i is read from
 // files[name] when given (risec::Error User naming the option and file when its

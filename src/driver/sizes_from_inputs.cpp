@@ -54,18 +54,25 @@ Span binder_span(const rise::Program& program, const std::string& entry, const s
 }  // namespace
 
 void sizes_from_inputs(const rise::Program& program, const std::string& entry,
-                       const std::map<std::string, std::string>& files, rise::SizeMap* sizes) {
-  std::map<std::string, std::string> where;
-  for (const auto& [name, path] : files) where[name] = "--input " + name + "=" + path;
+                       const std::map<std::string, std::string>& files, rise::SizeMap* sizes,
+                       const std::map<std::string, std::string>& bound, bool require_all) {
+  std::map<std::string, std::string> where, paths;
+  for (const auto& [flag, given] : {std::pair{"--input", &files}, std::pair{"--bind", &bound}})
+    for (const auto& [name, path] : *given) {
+      // The same name in both is refused by the caller (bound twice); --input wins here.
+      if (!where.emplace(name, std::string(flag) + " " + name + "=" + path).second) continue;
+      paths[name] = path;
+    }
   auto shape_of = [&](const std::string& name) {
     try {
-      return runtime::read_npy_shape(files.at(name));
+      return runtime::read_npy_shape(paths.at(name));
     } catch (const Error& e) {
       throw Error(e.kind(), where.at(name) + ": " + e.message());
     }
   };
-  sizes_from_shapes(program, entry, where, shape_of, sizes,
-                    "the shapes of the --input files do not determine it; pass --size");
+  sizes_from_shapes(
+      program, entry, where, shape_of, sizes,
+      require_all ? "the shapes of the --input files do not determine it; pass --size" : "");
 }
 
 void sizes_from_shapes(const rise::Program& program, const std::string& entry,
@@ -85,7 +92,8 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
   if (unknown.empty()) return;
   std::vector<std::string> names;
   for (const EntryParam& param : params) names.push_back(param.name);
-  check_input_names(names, where);
+  for (const auto& [name, opt] : where)  // named as the option that gave it
+    check_input_names(names, {{name, opt}}, opt.substr(0, opt.find(' ')));
 
   std::vector<Extent> extents;
   for (const auto& [name, type] : params) {
@@ -98,7 +106,7 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
     if (dims->size() != shape.size())
       fail(opt + ": the parameter " + name + ": " + rise::print(type) + " has " +
            std::to_string(dims->size()) + " dimension(s), the " +
-           (opt.rfind("--input", 0) == 0 ? "file's " : "array's ") + "shape " +
+           (opt.rfind("--", 0) == 0 ? "file's " : "array's ") + "shape " +
            runtime::shape_string(shape) + " has " + std::to_string(shape.size()));
     for (size_t d = 0; d < shape.size(); ++d)
       extents.push_back({(*dims)[d], shape[d], opt + " (dimension " + std::to_string(d) + ")"});
@@ -150,7 +158,7 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
          "needs " + needs);
   }
   for (const std::string& v : unknown)
-    if (!sizes->count(v))
+    if (!hint.empty() && !sizes->count(v))
       user_error(
           "size " + v + " has no value: it is not given with --size and " + hint + " " + v + "=...",
           binder_span(program, entry, v));

@@ -21,14 +21,20 @@ namespace risec::driver {
 // inputs, dimensions and values); when an input's rank is not its parameter's; and,
 // where inputs are given, naming a size that neither --size nor the inputs determine.
 // Does nothing when `files` is empty (the checker then names a missing size).
+// `bound` are the --bind files (docs/cli.md), whose shapes fix sizes the same way;
+// without `require_all` (`risec compile`, whose code may stay generic in the sizes)
+// sizes nothing determines are left out instead of being an error.
 void sizes_from_inputs(const rise::Program& program, const std::string& entry,
-                       const std::map<std::string, std::string>& files, rise::SizeMap* sizes);
+                       const std::map<std::string, std::string>& files, rise::SizeMap* sizes,
+                       const std::map<std::string, std::string>& bound = {},
+                       bool require_all = true);
 
 // The same from shapes in memory (the Python package's NumPy arrays): `where` maps
 // each given parameter to where its value comes from, used in messages ("--input
 // x=a.npy", "argument 1 (x)"); `shape_of(name)` gives its shape (called only when
 // some size is unknown). `hint` ends the message naming a size nothing determines
-// ("... pass --size" + " n=..."). Does nothing when `where` is empty.
+// ("... pass --size" + " n=..."); an empty `hint` leaves such sizes out instead.
+// Does nothing when `where` is empty.
 void sizes_from_shapes(const rise::Program& program, const std::string& entry,
                        const std::map<std::string, std::string>& where,
                        const std::function<std::vector<int64_t>(const std::string&)>& shape_of,

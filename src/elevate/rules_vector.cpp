@@ -178,14 +178,12 @@ Expr scalar_data(const Expr& y, const Type& res) {
   return rise::app(util::fun("v", parts), y);
 }
 
-// Why a width cannot be a C vector type (GCC/Clang vector extensions need a power of
-// two lanes), or nothing. Odd widths are refused here, located at the rule, rather
-// than producing C that does not compile.
+// Why a width cannot be a vector width, or nothing. Any positive width can: the C
+// targets pad widths that are not a power of two to the next one (docs/targets.md,
+// "Vectors"); the GPU targets refuse the widths they have no type for, located at the
+// primitive, when the program is compiled.
 std::optional<std::string> width_refusal(int64_t n) {
   if (n <= 0) return "the vector width must be positive";
-  if ((n & (n - 1)) != 0)
-    return "the vector width " + std::to_string(n) +
-           " is not a power of two (C vector types have 1, 2, 4, 8, 16, ... lanes)";
   return std::nullopt;
 }
 

@@ -91,7 +91,6 @@ class Folder : public rise::ExprMutator {
     return m;
   }
 
- private:
   std::optional<Expr> fold(const Expr& e) {
     auto c = util::as_prim_call(e);
     if (!c || !c->head->prim) return std::nullopt;
@@ -136,17 +135,215 @@ class Folder : public rise::ExprMutator {
   }
 };
 
-Result partial_eval(const Expr& e, const Env& env) {
+// Rounds of beta reduction followed by `mutator`, each re-typed, until nothing
+// changes (at most `rounds`).
+template <class Mutator>
+Result fold_rounds(const char* name, int rounds, const Expr& e, const Env& env) {
   Expr cur = e;
-  for (int round = 0; round < 8; ++round) {
-    Expr next = Folder().mutate(util::beta_normalize_sharing(cur));
+  for (int round = 0; round < rounds; ++round) {
+    Expr next = Mutator().mutate(util::beta_normalize_sharing(cur));
     if (next == cur) break;
-    Result t = retype("partialEval", next, env.ctx, e->type, e);
+    Result t = retype(name, next, env.ctx, e->type, e);
     if (!t.ok()) return t;
     if (rise::alpha_equal(t.expr(), cur)) break;
     cur = t.expr();
   }
   return cur;
+}
+
+Result partial_eval(const Expr& e, const Env& env) {
+  return fold_rounds<Folder>("partialEval", 8, e, env);
+}
+
+// ---------------------------------------------------------------- specialise
+
+// Reductions over constant arrays of at most this many elements are unrolled (the
+// limit of the code generator's own unrolling, dpia::kMaxUnroll).
+constexpr int64_t kMaxSpecialiseUnroll = 64;
+
+bool is_make_array(const util::PrimCall& c) {
+  return c.head->prim && c.head->prim->is(rise::PrimId::MakeArray) &&
+         static_cast<int>(c.args.size()) == c.head->count;
+}
+
+// An array literal whose elements are literals or such arrays (a bound input).
+bool constant_array(const Expr& e) {
+  auto c = util::as_prim_call(e);
+  if (!c || !is_make_array(*c)) return false;
+  for (const Expr& a : c->args)
+    if (a->kind != ExprKind::Literal && !constant_array(a)) return false;
+  return true;
+}
+
+// Whether `e` is built of variables, literals, constant arrays, pairs, projections
+// and indexing only
+// (what unrolling a reduction leaves as the element of a zip): free to duplicate.
+bool element_view(const Expr& e) {
+  if (e->kind == ExprKind::Ident || e->kind == ExprKind::Literal || constant_array(e)) return true;
+  auto c = util::as_prim_call(e);
+  if (!c || !c->deps.empty()) return false;
+  const std::string& n = c->name();
+  if (n != "makePair" && n != "fst" && n != "snd" && n != "idx") return false;
+  for (const Expr& a : c->args)
+    if (!element_view(a)) return false;
+  return true;
+}
+
+// The zero (or one) of a literal operand, for the identities below.
+bool literal_is(const Expr& e, double v) {
+  if (!e->type || e->type->kind != rise::TypeKind::Scalar) return false;
+  auto l = literal_of(e);
+  return l && l->kind() == rise::ValueKind::Scalar && l->to_double() == v;
+}
+
+// partialEval, plus what specialising on known values needs (`--bind`): lets of
+// constant arrays are tracked and indexing them with a literal index resolved;
+// reductions (any of the reduce family) with a scalar or vector accumulator over an
+// array of at most kMaxSpecialiseUnroll elements that zips or maps a constant array
+// are unrolled into op(..op(op(init, xs[0]), xs[1]).., xs[N-1]), indexing pushed
+// through zip and maps; lets of element views are inlined; maps of a closed
+// function over a constant array become array literals; and x * 0 and 0 * x become
+// 0, x + 0, 0 + x, x - 0, x * 1 and 1 * x become x. The last identities hold for
+// finite x (x * 0 is NaN for an infinite or NaN x): a documented assumption.
+class Specialiser : public Folder {
+ protected:
+  Expr visit_lambda(const Expr& e) override {
+    auto it = consts_.find(e->name);  // a binder shadows a constant of that name
+    if (it == consts_.end()) return Folder::visit_lambda(e);
+    Expr saved = it->second;
+    consts_.erase(it);
+    Expr r = Folder::visit_lambda(e);
+    consts_[e->name] = saved;
+    return r;
+  }
+
+  Expr visit_app(const Expr& e) override {
+    if (auto c = util::as_prim_call(e); c && is_let(*c)) {
+      Expr v = mutate(c->args[0]);
+      if (constant_array(v)) {
+        const Expr& f = c->args[1];
+        std::optional<Expr> saved;
+        if (auto it = consts_.find(f->name); it != consts_.end()) saved = it->second;
+        consts_[f->name] = v;
+        Expr body = mutate(f->fn);
+        if (saved)
+          consts_[f->name] = *saved;
+        else
+          consts_.erase(f->name);
+        if (!util::occurs_free(f->name, body)) return body;  // every use folded
+        if (v == c->args[0] && body == f->fn) return e;
+        return call("let", {v, rise::lambda(f->name, body, f->annot, f->span)});
+      }
+    }
+    Expr m = Folder::visit_app(e);
+    if (auto r = specialise(m)) return *r;
+    return m;
+  }
+
+ private:
+  std::map<std::string, Expr> consts_;  // let-bound constant arrays in scope
+
+  // The constant array `e` is (a literal, or a variable bound to one).
+  std::optional<Expr> constant(const Expr& e) const {
+    if (e->kind == ExprKind::Ident) {
+      auto it = consts_.find(e->name);
+      if (it != consts_.end()) return it->second;
+      return std::nullopt;
+    }
+    if (constant_array(e)) return e;
+    return std::nullopt;
+  }
+
+  // Whether `xs` zips or maps a constant array (so that unrolling folds something).
+  bool mentions_constant(const Expr& xs) const {
+    if (constant(xs)) return true;
+    auto c = util::as_prim_call(xs);
+    if (!c || !c->head->prim) return false;
+    if (c->name() == "zip" && c->args.size() == 2)
+      return mentions_constant(c->args[0]) || mentions_constant(c->args[1]);
+    if ((c->name() == "map" || util::is_map_like(c->head->prim)) && c->args.size() == 2)
+      return mentions_constant(c->args[1]);
+    return false;
+  }
+
+  // Element k of the array `xs` of length n: pushed through zips and maps into
+  // constant arrays, else `xs[k]` for a term that computes nothing.
+  std::optional<Expr> element(const Expr& xs, int64_t k, int64_t n) const {
+    if (auto a = constant(xs)) return util::as_prim_call(*a)->args[static_cast<size_t>(k)];
+    auto c = util::as_prim_call(xs);
+    if (c && c->head->prim && c->args.size() == 2) {
+      if (c->name() == "zip") {
+        auto a = element(c->args[0], k, n), b = element(c->args[1], k, n);
+        if (!a || !b) return std::nullopt;
+        return call("makePair", {*a, *b});
+      }
+      if (c->name() == "map" || util::is_map_like(c->head->prim)) {
+        auto y = element(c->args[1], k, n);
+        if (!y) return std::nullopt;
+        return rise::app(c->args[0], *y);
+      }
+    }
+    if (rise::any_subexpr(xs, [](const Expr& s) { return util::computes(s); })) return std::nullopt;
+    rise::Literal l;
+    l.kind = rise::LitKind::Index;
+    l.nat = arith::Nat(k);
+    l.size = arith::Nat(n);
+    return call("idx", {rise::literal(l, xs->span), xs});
+  }
+
+  std::optional<Expr> specialise(const Expr& e) {
+    auto c = util::as_prim_call(e);
+    if (!c || !c->head->prim) return std::nullopt;
+    const std::string& n = c->name();
+    if (is_let(*c) && element_view(c->args[0]))
+      return util::substitute(c->args[1]->fn, c->args[1]->name, c->args[0]);
+    if (n == "idx" && c->args.size() == 2) {
+      auto i = literal_of(c->args[0]);
+      auto a = constant(c->args[1]);
+      if (!i || i->kind() != rise::ValueKind::Index || !a) return std::nullopt;
+      return util::as_prim_call(*a)->args[static_cast<size_t>(i->index_value())];
+    }
+    if ((n == "add" || n == "sub" || n == "mul") && c->args.size() == 2) {
+      const Expr &a = c->args[0], &b = c->args[1];
+      if (n == "mul" && literal_is(a, 0)) return a;
+      if (n == "mul" && literal_is(b, 0)) return b;
+      if (n == "mul" && literal_is(a, 1)) return b;
+      if ((n == "mul" && literal_is(b, 1)) || (n != "mul" && literal_is(b, 0))) return a;
+      if (n == "add" && literal_is(a, 0)) return b;
+      return std::nullopt;
+    }
+    if ((n == "map" || util::is_map_like(c->head->prim)) && c->args.size() == 2) {
+      const Expr& f = c->args[0];
+      auto a = constant(c->args[1]);
+      if (!a || f->kind != ExprKind::Lambda || !rise::free_vars(f).empty()) return std::nullopt;
+      const std::vector<Expr> elems = util::as_prim_call(*a)->args;
+      Expr out = rise::make_array_prim(static_cast<int>(elems.size()), e->span);
+      for (const Expr& x : elems) out = rise::app(out, rise::app(f, x));
+      return out;
+    }
+    if (!util::is_reduce_like(c->head->prim) || c->args.size() != 3) return std::nullopt;
+    const Expr &op = c->args[0], &init = c->args[1], &xs = c->args[2];
+    if (!e->type ||
+        (e->type->kind != rise::TypeKind::Scalar && e->type->kind != rise::TypeKind::Vector))
+      return std::nullopt;
+    auto len = xs->type ? util::array_size(xs->type) : std::nullopt;
+    auto count = len ? len->as_const() : std::nullopt;
+    if (!count || *count < 1 || *count > kMaxSpecialiseUnroll || !mentions_constant(xs))
+      return std::nullopt;
+    Expr acc = init;
+    for (int64_t k = 0; k < *count; ++k) {
+      auto x = element(xs, k, *count);
+      if (!x) return std::nullopt;
+      acc = rise::app(rise::app(op, acc), *x);
+    }
+    return acc;
+  }
+};
+
+Result specialise(const Expr& e, const Env& env) {
+  // Nested reductions need a round to unroll, one to beta-reduce and one to fold per
+  // level: 16 rounds cover four levels.
+  return fold_rounds<Specialiser>("specialise", 16, e, env);
 }
 
 // ---------------------------------------------------------------- dce
@@ -735,6 +932,11 @@ void register_simplify(Registry& r) {
               "lets floated out of arguments (let-let normal), maps maximally fissioned: one loop "
               "per let of a map body and per component of a pair",
               an));
+  r.add(entry("specialise",
+              "partialEval, plus reductions over constant arrays (array literals, inputs "
+              "bound with --bind) of at most 64 elements unrolled and x * 0 -> 0, x + 0 -> x, "
+              "x * 1 -> x (assuming finite values)",
+              util::whole_term("specialise", specialise)));
   r.add(entry("dce",
               "unused lets removed; a let of a pair (or map producing pairs) of which one "
               "component is read keeps only that component",

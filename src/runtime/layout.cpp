@@ -35,11 +35,16 @@ rise::ScalarKind vector_lane_kind(const Type& t) {
 }
 
 // Nested arrays down to a scalar or vector leaf: the layout of NdArrays and of the
-// interpreter's dense arrays, which is also C's.
+// interpreter's dense arrays, which is also C's, except for vectors whose width is
+// not a power of two (C pads them to the next one).
 bool dense_c(const Type& t) {
   Type x = t;
   while (x->kind == TypeKind::Array) x = x->a;
-  return x->kind == TypeKind::Scalar || x->kind == TypeKind::Vector;
+  if (x->kind == TypeKind::Vector) {
+    const auto lanes = static_cast<uint64_t>(rise::const_size(x->size));
+    return std::has_single_bit(lanes);
+  }
+  return x->kind == TypeKind::Scalar;
 }
 
 DType dtype_of(rise::ScalarKind k) {
@@ -59,9 +64,12 @@ CLayout c_layout(const Type& t) {
       return {sizeof(int), alignof(int)};
     case TypeKind::Vector: {
       size_t lanes = static_cast<size_t>(rise::const_size(t->size));
-      size_t s = checked_mul(lanes, rise::scalar_size(vector_lane_kind(t)), t);
-      // GCC aligns a vector_size(N) type to N (N is a power of two there).
-      return {s, std::bit_ceil(s == 0 ? size_t{1} : s)};
+      // A width that is not a power of two is padded to the next one, as the C
+      // targets' vector types (and OpenCL's 3-lane types) are; GCC aligns a
+      // vector_size(N) type to N.
+      size_t s = checked_mul(std::bit_ceil(lanes == 0 ? size_t{1} : lanes),
+                             rise::scalar_size(vector_lane_kind(t)), t);
+      return {s, s};
     }
     case TypeKind::Pair: {
       CLayout a = c_layout(t->a), b = c_layout(t->b);

@@ -148,6 +148,7 @@ CheckReport run_and_compare(const std::string& file, const std::string& strategy
   req.sizes = &size_map;
   req.strategy = s ? &*s : nullptr;
   req.target = options.target;
+  req.bind = &options.bind;
 
   CheckReport r;
   driver::ExecOptions eo;
@@ -165,7 +166,7 @@ CheckReport run_and_compare(const std::string& file, const std::string& strategy
   } else {
     r.compiled = driver::compile(req);
   }
-  r.inputs = driver::make_inputs(r.compiled.high, {}, options.seed);
+  r.inputs = driver::make_inputs(r.compiled.high, options.inputs, options.seed);
   r.execution = driver::execute(r.compiled, size_map, r.inputs, eo);
   r.expected = driver::interpret(r.compiled.high, r.inputs);
   r.comparison = driver::compare_values(r.execution.output, r.expected,

@@ -38,6 +38,9 @@ struct CheckOptions {
   // interpreter runs the program specialised to them. A violated precondition is an
   // Error (Internal, holding the program's message).
   bool generic = false;
+  // --input and --bind: parameter name -> .npy file (driver/bind.h); the other
+  // inputs are drawn from `seed`.
+  std::map<std::string, std::string> inputs, bind;
 };
 
 struct CheckReport {

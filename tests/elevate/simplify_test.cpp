@@ -1,6 +1,6 @@
-// Tests of the simplification passes (partialEval, AiNF, dce, cse, licm, refuse, simplify): exact
-// results on small terms, and on the examples and generated programs that simplify keeps the
-// interpreter's results, keeps programs well typed and is idempotent.
+// Tests of the simplification passes (partialEval, specialise, AiNF, dce, cse, licm, refuse,
+// simplify): exact results on small terms, and on the examples and generated programs that simplify
+// keeps the interpreter's results, keeps programs well typed and is idempotent.
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -47,7 +47,8 @@ bool has(const std::string& s, const std::string& what) {
 }
 
 TEST(SimplifyLibrary, Registered) {
-  for (const char* name : {"partialEval", "AiNF", "dce", "cse", "licm", "refuse", "simplify"}) {
+  for (const char* name :
+       {"partialEval", "specialise", "AiNF", "dce", "cse", "licm", "refuse", "simplify"}) {
     SCOPED_TRACE(name);
     const LibraryEntry* e = find_entry(name);
     ASSERT_NE(e, nullptr);
@@ -113,6 +114,54 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
 )");
   EXPECT_FALSE(has(r, "let")) << r;
   EXPECT_TRUE(has(r, "3.0f")) << r;
+}
+
+// ---------------------------------------------------------------- specialise
+
+// A reduction over a zip with a literal array is unrolled; zero weights vanish, the
+// weight 1 is no multiplication; the rest stays a sum of taps (high-level program).
+TEST(Specialise, UnrollsAReductionOverALiteralAndDropsZeroWeights) {
+  std::string r = after("specialise", R"(
+def f = depFun(n: Nat => fun(x: (n+4).f32 => x |> slide(5)(1) |> map(fun(win =>
+  zip(win)([1.0f, 0.0f, 2.0f, 0.0f, 0.5f]) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f)))))
+)");
+  EXPECT_FALSE(has(r, "reduce")) << r;
+  EXPECT_FALSE(has(r, "0.0f")) << r;
+  EXPECT_FALSE(has(r, "lidx(1, 5)")) << r;
+  EXPECT_FALSE(has(r, "lidx(3, 5)")) << r;
+  EXPECT_TRUE(has(r, "win[lidx(0, 5)] + win[lidx(2, 5)] * 2.0f + win[lidx(4, 5)] * 0.5f")) << r;
+}
+
+// After the default lowering: the literal is a let of the lowered program, the
+// reduction a reduceSeqUnroll with a fused operator; nested reductions (a 2-D window)
+// unroll level by level, and the let goes once every use is folded.
+TEST(Specialise, WorksOnLoweredProgramsAndNestedReductions) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.3.3.f32 => x |> map(fun(win =>
+  zip(win)([[0.0f, 1.0f, 0.0f], [1.0f, -4.0f, 1.0f], [0.0f, 1.0f, 0.0f]]) |> map(fun(rows =>
+    zip(rows._1)(rows._2) |> map(fun(q => q._1 * q._2)) |> reduce(add)(0.0f)))
+    |> reduce(add)(0.0f)))))
+)",
+                      n8);
+  rise::Expr low = apply_ok(lib("lowerToC"), p);
+  rise::Expr r = apply_ok(lib("specialise"), low);
+  EXPECT_TRUE(well_typed(r));
+  EXPECT_TRUE(same_semantics(p, r));
+  std::string s = rise::print_expr(r);
+  EXPECT_FALSE(has(s, "reduce")) << s;
+  EXPECT_FALSE(has(s, "let")) << s;
+  EXPECT_EQ(count(s, "win["), 5) << s;  // the five non-zero taps
+}
+
+// Without a literal there is nothing to specialise: the program is unchanged.
+TEST(Specialise, LeavesReductionsOverInputsAlone) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.5.f32 => fun(w: 5.f32 => x |> map(fun(win =>
+  zip(win)(w) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f))))))
+)",
+                      n8);
+  rise::Expr r = apply_ok(lib("specialise"), p);
+  EXPECT_TRUE(rise::alpha_equal(r, p)) << rise::print_expr(r);
 }
 
 // ---------------------------------------------------------------- dce

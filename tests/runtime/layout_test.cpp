@@ -161,6 +161,22 @@ void expect_round_trip(const Type& t, uint64_t seed) {
   EXPECT_TRUE(rise::values_equal(v, back));
 }
 
+// A vector whose width is not a power of two is padded to the next one, as C's
+// vector types are: 3 floats take 16 bytes, 6 take 32; values survive the padding.
+TEST(Layout, OddWidthVectorsArePadded) {
+  EXPECT_EQ(c_layout(vec(ScalarKind::F32, 3)).size, 16u);
+  EXPECT_EQ(c_layout(vec(ScalarKind::F32, 3)).align, 16u);
+  EXPECT_EQ(c_layout(vec(ScalarKind::F32, 6)).size, 32u);
+  EXPECT_EQ(c_layout(vec(ScalarKind::F64, 12)).size, 128u);
+  EXPECT_EQ(c_layout(arr(5, vec(ScalarKind::F32, 3))).size, 80u);
+  uint64_t seed = 11;
+  for (int64_t w : {3, 5, 6, 7, 12}) {
+    expect_round_trip(vec(ScalarKind::F32, w), seed++);
+    expect_round_trip(arr(4, vec(ScalarKind::F32, w)), seed++);
+    expect_round_trip(arr(2, arr(3, vec(ScalarKind::I32, w))), seed++);
+  }
+}
+
 TEST(Layout, RoundTrips) {
   uint64_t seed = 1;
   for (const Type& t : std::vector<Type>{

@@ -58,27 +58,33 @@ const Command kCommands[] = {
      risec::driver::cmd_rewrite},
     {"compile",
      "risec compile FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
-     "[--entry NAME] [--size n=..] [--no-simplify] [-o OUT.c]",
+     "[--entry NAME] [--size n=..] [--bind NAME=FILE.npy ...] [--no-simplify] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering is applied:\n"
      "simplify ; lowerToC (lowerToC alone with --no-simplify). Without --size the code is generic "
      "in the sizes (int parameters,\n"
      "whose preconditions, e.g. 4 divides n, are checked on entry; see docs/codegen.md);\n"
-     "with it, sizes are constants. --dump-dpia prints the imperative DPIA on stderr.\n"
+     "with it, sizes are constants. --bind NAME=FILE.npy makes the input NAME a constant:\n"
+     "its values are folded into the code (reductions over them unrolled, zero weights\n"
+     "removed), NAME leaves the function's parameters and the sizes its shape determines\n"
+     "are fixed. --dump-dpia prints the imperative DPIA on stderr.\n"
      "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
      "the C target's signature, which embeds and launches them) and OUT.h.\n",
      risec::driver::cmd_compile},
     {"run",
      "risec run FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
      "--size n=..,m=.. "
-     "[--input NAME=FILE.npy ...] [--output FILE.npy] [--seed N] [--check [--rtol R] "
+     "[--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] [--no-simplify] [--output FILE.npy] "
+     "[--seed N] "
+     "[--check [--rtol R] "
      "[--atol A]] [--repeat K] [--flops EXPR] [--global N[,M..]] [--local N[,M..]] "
      "[--entry NAME]",
      "Compile the entry as `risec compile` does (specialised to --size), compile the C\n"
      "with $CC (default cc) -O3 -march=native -ffp-contract=fast and $RISEC_CFLAGS, load\n"
      "it and run it once (K times with --repeat, printing the min and median time) on the\n"
      "inputs `risec eval` would use: --input files by parameter name, the others drawn\n"
-     "from --seed. The result is written to --output as .npy, or printed. --check runs\n"
+     "from --seed; --bind inputs are compiled in as constants (as for compile). The\n"
+     "result is written to --output as .npy, or printed. --check runs\n"
      "the reference interpreter on the same inputs and compares element by element:\n"
      "|got - expected| <= atol + rtol * max(|got|, |expected|) for floats (defaults\n"
      "--rtol 1e-4 --atol 1e-5), exact for other types; a mismatch exits with code 3.\n"
@@ -193,6 +199,8 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.types = true;
     } else if (a == "--input") {
       o.inputs.push_back(get());
+    } else if (a == "--bind") {
+      o.binds.push_back(get());
     } else if (a == "--output" || a == "-o") {
       o.output = get();
     } else if (a == "--seed") {

@@ -1,6 +1,7 @@
 // The C printer's types, literals and scalar operations (see c_printer.h): GCC/Clang
 // vector-extension types for SIMD vectors, structs for pairs, math builtins with
 // their float/double names and lane loops for vector math.
+#include <bit>
 #include <cmath>
 #include <cstdio>
 
@@ -117,22 +118,36 @@ std::string CPrinter::vector_type(const Type& t) {
       "risec_" + std::string(rise::scalar_name(t->a->scalar)) + "x" + std::to_string(*lanes);
   if (!typedefs_.count(name)) {
     typedefs_.insert(name);
-    std::string bytes = std::to_string(*lanes * rise::scalar_bits(t->a->scalar) / 8);
-    std::string esize = std::to_string(rise::scalar_bits(t->a->scalar) / 8);
-    // Loads and stores go through may_alias types (any alignment for the unaligned
-    // ones), which GCC compiles to single vector moves.
+    const int64_t esize = rise::scalar_bits(t->a->scalar) / 8;
+    // C vector types have a power of two lanes: another width is the next power of two,
+    // whose last lanes are padding (zero after a load, never stored).
+    const auto padded = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(*lanes)));
+    std::string bytes = std::to_string(padded * esize);
     std::string def =
         "typedef " + elem + " " + name + " __attribute__((vector_size(" + bytes + ")));\n";
-    def += "typedef " + elem + " " + name + "_u __attribute__((vector_size(" + bytes +
-           "), aligned(" + esize + "), may_alias));\n";
-    def += "typedef " + elem + " " + name + "_a __attribute__((vector_size(" + bytes +
-           "), may_alias));\n";
-    def += "static inline " + name + " " + name + "_load(const " + elem + "* p) { return *(const " +
-           name + "_u*)p; }\n";
-    def += "static inline " + name + " " + name + "_load_aligned(const " + elem +
-           "* p) { return *(const " + name + "_a*)p; }\n";
-    def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name +
-           "_u*)p = v; }\n";
+    if (padded != *lanes) {
+      // Loads and stores move the lanes only (memcpy, a few moves for GCC).
+      std::string used = std::to_string(*lanes * esize);
+      def += "static inline " + name + " " + name + "_load(const " + elem + "* p) { " + name +
+             " v = {0}; memcpy(&v, p, " + used + "); return v; }\n";
+      def += "static inline " + name + " " + name + "_load_aligned(const " + elem +
+             "* p) { return " + name + "_load(p); }\n";
+      def += "static inline void " + name + "_store(" + elem + "* p, " + name +
+             " v) { memcpy(p, &v, " + used + "); }\n";
+    } else {
+      // Loads and stores go through may_alias types (any alignment for the unaligned
+      // ones), which GCC compiles to single vector moves.
+      def += "typedef " + elem + " " + name + "_u __attribute__((vector_size(" + bytes +
+             "), aligned(" + std::to_string(esize) + "), may_alias));\n";
+      def += "typedef " + elem + " " + name + "_a __attribute__((vector_size(" + bytes +
+             "), may_alias));\n";
+      def += "static inline " + name + " " + name + "_load(const " + elem +
+             "* p) { return *(const " + name + "_u*)p; }\n";
+      def += "static inline " + name + " " + name + "_load_aligned(const " + elem +
+             "* p) { return *(const " + name + "_a*)p; }\n";
+      def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name +
+             "_u*)p = v; }\n";
+    }
     // A broadcast is a vector operation with a scalar operand, except for the vector
     // size x86 has a machine mode for but the target does not enable (32 bytes without
     // AVX, 64 without AVX-512F): GCC 12 builds `(v){0} + x` of that size lane by lane
@@ -141,13 +156,13 @@ std::string CPrinter::vector_type(const Type& t) {
     // is no general answer: on AVX-512 it makes 128-byte broadcasts from 32-byte pieces
     // that the 64-byte loads then wait for.) docs/performance.md, "The vectorize(16)
     // cliff".
-    const int64_t nbytes = *lanes * rise::scalar_bits(t->a->scalar) / 8;
+    const int64_t nbytes = padded * esize;
     const char* isa = nbytes == 64 ? "__AVX512F__" : nbytes == 32 ? "__AVX__" : nullptr;
     const std::string head = "static inline " + name + " " + name + "_broadcast(" + elem +
                              " x) { return (" + name + "){";
     if (isa) {
       std::string copies;
-      for (int64_t k = 0; k < *lanes; ++k) copies += k ? ", x" : "x";
+      for (int64_t k = 0; k < padded; ++k) copies += k ? ", x" : "x";
       def += std::string("#if defined(__x86_64__) && !defined(") + isa + ")\n" + head + copies +
              "}; }\n#else\n";
     }

@@ -33,9 +33,9 @@ std::string kernel_prelude() {
 std::string OpenCLPrinter::vector_type(const Type& t) {
   auto lanes = t->size.as_const();
   const char* elem = t->a->kind == TypeKind::Scalar ? gpu::vector_scalar(t->a->scalar) : nullptr;
-  if (!lanes || !elem || (*lanes != 2 && *lanes != 4 && *lanes != 8 && *lanes != 16))
+  if (!lanes || !elem || (*lanes != 2 && *lanes != 3 && *lanes != 4 && *lanes != 8 && *lanes != 16))
     user_error("OpenCL has no vector type for " + rise::print(t) +
-               " (2, 4, 8 or 16 lanes of a number type)");
+               " (2, 3, 4, 8 or 16 lanes of a number type)");
   std::string n = std::to_string(*lanes);
   std::string name = elem + n;
   if (typedefs_.insert(name).second) {

@@ -1,0 +1,110 @@
+// Inputs known at compile time (see bind.h).
+#include "driver/bind.h"
+
+#include <vector>
+
+#include "driver/run.h"
+#include "elevate/rule_util.h"
+#include "rise/interp.h"
+#include "runtime/npy.h"
+
+namespace risec::driver {
+
+namespace {
+
+using rise::Expr;
+using rise::ExprKind;
+
+// The literal of a value of type t (a scalar, or an array of such, concrete).
+Expr literal_of_value(const rise::Value& v, const rise::Type& t) {
+  if (t->kind == rise::TypeKind::Array) {
+    const int64_t n = v.size();
+    Expr e = rise::make_array_prim(static_cast<int>(n));
+    for (int64_t i = 0; i < n; ++i) e = rise::app(e, literal_of_value(v.at(i), t->a));
+    return e;
+  }
+  const rise::ScalarKind k = t->scalar;
+  if (k == rise::ScalarKind::F32) return rise::scalar_lit(k, 0, static_cast<double>(v.as_f32()));
+  if (k == rise::ScalarKind::F64) return rise::scalar_lit(k, 0, v.as_f64());
+  if (k == rise::ScalarKind::Bool) return rise::bool_lit(v.as_bool());
+  return rise::scalar_lit(k, v.as_i64(), 0.0);
+}
+
+// The number of scalars of a type made of arrays over a scalar (nullopt otherwise,
+// or when an extent is not a known constant).
+std::optional<int64_t> scalar_count(const rise::Type& t) {
+  if (t->kind == rise::TypeKind::Scalar) return 1;
+  if (t->kind != rise::TypeKind::Array) return std::nullopt;
+  auto n = t->size.as_const();
+  auto inner = scalar_count(t->a);
+  if (!n || !inner) return std::nullopt;
+  return *n * *inner;
+}
+
+[[noreturn]] void refuse(const std::string& opt, const std::string& msg) {
+  throw Error(ErrorKind::User, opt + ": " + msg);
+}
+
+}  // namespace
+
+rise::Checked bind_inputs(const rise::Checked& checked,
+                          const std::map<std::string, std::string>& files) {
+  if (files.empty()) return checked;
+  std::vector<std::string> names;
+  for (const EntryParam& p : value_parameters(checked)) names.push_back(p.name);
+  check_input_names(names, files, "--bind");
+
+  // depFun(..) binders, then fun(..) binders, then the body.
+  std::vector<Expr> dep_binders, binders;
+  Expr body = checked.expr;
+  while (body->kind == ExprKind::DepLambda) {
+    dep_binders.push_back(body);
+    body = body->fn;
+  }
+  while (body->kind == ExprKind::Lambda) {
+    binders.push_back(body);
+    body = body->fn;
+  }
+  std::vector<Expr> kept;
+  for (const Expr& lam : binders) {
+    auto it = files.find(lam->name);
+    if (it == files.end()) {
+      kept.push_back(lam);
+      continue;
+    }
+    const std::string opt = "--bind " + it->first + "=" + it->second;
+    const rise::Type& t = lam->type->a;
+    std::optional<int64_t> count = scalar_count(t);
+    if (!count) {
+      rise::Type base = t;
+      while (base->kind == rise::TypeKind::Array) base = base->a;
+      refuse(opt, "the parameter " + lam->name + ": " + rise::print(t) +
+                      (base->kind == rise::TypeKind::Scalar
+                           ? " has an extent that is not known at compile time (pass its "
+                             "sizes with --size)"
+                           : " cannot be bound: only scalars and arrays of scalars can"));
+    }
+    if (*count > kMaxBoundElements)
+      refuse(opt, "the parameter " + lam->name + ": " + rise::print(t) + " has " +
+                      std::to_string(*count) + " values; at most " +
+                      std::to_string(kMaxBoundElements) +
+                      " can be bound (they become code); pass it with --input instead");
+    rise::Value v;
+    try {
+      v = rise::from_ndarray(runtime::read_npy(it->second), t);
+    } catch (const Error& e) {
+      throw Error(e.kind(), opt + ": " + e.message(), e.span(), e.note());
+    }
+    body = elevate::util::substitute(body, lam->name, literal_of_value(v, t));
+  }
+  // Rebuilt with the kept parameters annotated (inference must not generalise them).
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it)
+    body = rise::lambda((*it)->name, body, (*it)->type->a, (*it)->span);
+  for (auto it = dep_binders.rbegin(); it != dep_binders.rend(); ++it)
+    body = rise::dep_lambda((*it)->binder_kind, (*it)->name, body, (*it)->span);
+  rise::Checked out = rise::infer_expr(body);
+  for (const rise::SideCondition& sc : checked.conditions) out.conditions.push_back(sc);
+  return out;
+}
+
+}  // namespace risec::driver

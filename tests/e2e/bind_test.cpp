@@ -1,0 +1,236 @@
+// `--bind NAME=FILE.npy` (driver/bind.h, docs/cli.md "Binding inputs"): a convolution
+// compiled with its weights bound computes what the generic program computes on the
+// same weights (conv1d, conv2d with the default lowering and with the example's
+// OpenMP strategy, a separable blur with weights as a parameter), and what the
+// interpreter computes on the bound program (`run --check`); the generated code has
+// the weights as constants, zero weights gone and no loop over the weights; errors
+// name the option.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "driver/bind.h"
+#include "e2e_util.h"
+#include "rise/interp.h"
+#include "runtime/npy.h"
+#include "support/random.h"
+
+namespace risec::e2e {
+namespace {
+
+// A .npy file of f32 values with the shape, in the scratch directory.
+std::string npy(const std::string& name, const std::vector<int64_t>& shape,
+                const std::vector<float>& values) {
+  runtime::NdArray a = runtime::make_array(runtime::DType::F32, shape);
+  EXPECT_EQ(a.count(), static_cast<int64_t>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) a.as<float>()[i] = values[i];
+  std::string path = scratch_path(name + ".npy");
+  runtime::write_npy(path, a);
+  return path;
+}
+
+// A weight array of `count` values, about half of them 0, the others small integers
+// and halves (so that zero weights have something to vanish from).
+std::vector<float> weights(int count, uint64_t seed) {
+  std::vector<float> w(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    uint64_t r = runtime::derive_seed(seed, static_cast<uint64_t>(i)) % 7;
+    w[static_cast<size_t>(i)] = r < 3 ? 0.0f : static_cast<float>(r) * 0.5f - 2.0f;
+  }
+  return w;
+}
+
+// Compiles `file` (with `strategy`, "" for the default lowering) at `sizes`, binding
+// `bind`, and runs it on `inputs` by name (every other parameter gets seeded data),
+// checked against the interpreter on the program compiled (for a bound program: with
+// the bound values in it), as `run --check` does.
+CheckReport compile_run(const std::string& file, const std::string& strategy,
+                        const std::string& sizes, const std::map<std::string, std::string>& bind,
+                        const std::map<std::string, std::string>& inputs,
+                        const std::string& target = "c") {
+  CheckOptions o;
+  o.target = target;
+  o.bind = bind;
+  o.inputs = inputs;
+  o.seed = 3;
+  CheckReport r = run_and_compare(file, strategy, sizes, o);
+  EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch;
+  return r;
+}
+
+// The bound program's result equals the generic program's on the same values.
+void expect_same_as_unbound(const std::string& file, const std::string& strategy,
+                            const std::string& sizes, const std::string& weight_name,
+                            const std::string& weight_file, const std::string& data_name,
+                            const std::string& data_file, const std::string& target = "c") {
+  CheckReport generic = compile_run(file, strategy, sizes, {},
+                                    {{weight_name, weight_file}, {data_name, data_file}}, target);
+  CheckReport bound = compile_run(file, strategy, sizes, {{weight_name, weight_file}},
+                                  {{data_name, data_file}}, target);
+  driver::Comparison cmp = driver::compare_values(bound.execution.output, generic.execution.output,
+                                                  driver::entry_result_type(generic.compiled.high));
+  EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
+  EXPECT_GT(cmp.elements, 0);
+  // The bound parameter left the signature: one input less.
+  EXPECT_EQ(driver::value_parameters(bound.compiled.high).size() + 1,
+            driver::value_parameters(generic.compiled.high).size());
+  EXPECT_EQ(bound.compiled.unit.source.find("restrict " + weight_name), std::string::npos)
+      << bound.compiled.unit.source;
+}
+
+std::vector<float> ramp(int count) {
+  std::vector<float> v(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i % 13) * 0.25f;
+  return v;
+}
+
+TEST(Bind, Conv1dEqualsTheGenericProgram) {
+  const std::string w = npy("w1", {5}, {1.0f, 0.0f, 2.0f, 0.0f, 0.5f});
+  for (int n : {1, 7, 64}) {
+    SCOPED_TRACE(n);
+    const std::string x = npy("x1_" + std::to_string(n), {n + 4}, ramp(n + 4));
+    expect_same_as_unbound("examples/conv1d/conv1d.rise", "", "n=" + std::to_string(n), "w", w, "x",
+                           x);
+  }
+}
+
+TEST(Bind, Conv2dEqualsTheGenericProgram) {
+  const std::string img = npy("img", {12, 9}, ramp(12 * 9));
+  for (uint64_t seed : {1u, 2u}) {
+    SCOPED_TRACE(seed);
+    const std::string w = npy("w2_" + std::to_string(seed), {5, 5}, weights(25, seed));
+    expect_same_as_unbound("examples/conv2d/conv2d.rise", "", "n=12,m=9", "w", w, "img", img);
+    expect_same_as_unbound("examples/conv2d/conv2d.rise", "examples/conv2d/parallel.elv",
+                           "n=12,m=9", "w", w, "img", img, "openmp");
+  }
+}
+
+// blur5 with its weights as a parameter instead of a literal.
+const char* kBlurWithWeights = R"(
+def blurRows = fun(w: 5.f32 => map(fun(row =>
+  row |> padCst(2)(2)(0.0f) |> slide(5)(1) |> map(fun(nbh =>
+    zip(nbh)(w) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f))))))
+def blur = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 => fun(w: 5.f32 =>
+  img |> blurRows(w) |> transpose |> blurRows(w) |> transpose)))
+)";
+
+TEST(Bind, SeparableBlurEqualsTheGenericProgram) {
+  const std::string file = write_scratch("blur_w.rise", kBlurWithWeights);
+  const std::string img = npy("bimg", {10, 11}, ramp(110));
+  const std::string w = npy("bw", {5}, {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f});
+  expect_same_as_unbound(file, "", "n=10,m=11", "w", w, "img", img);
+  const std::string w0 = npy("bw0", {5}, {0.0f, 0.5f, 0.0f, 0.5f, 0.0f});
+  expect_same_as_unbound(file, "", "n=10,m=11", "w", w0, "img", img);
+}
+
+// Golden: conv1d bound to weights with zeros is one loop over the outputs whose body
+// is the sum of the non-zero taps with the weights as constants: no weight array, no
+// loop or accumulator over the taps, no multiplication by 0 or 1.
+TEST(Bind, ZeroWeightsVanishAndTheTapLoopIsUnrolled) {
+  const std::string w = npy("wg", {5}, {1.0f, 0.0f, 2.0f, 0.0f, 0.5f});
+  CheckReport o = compile_run("examples/conv1d/conv1d.rise", "", "n=32", {{"w", w}}, {});
+  const std::string& c = o.compiled.unit.source;
+  EXPECT_NE(c.find("output[i1] = x[i1] + x[i1 + 2] * 2.0f + x[i1 + 4] * 0.5f;"), std::string::npos)
+      << c;
+  EXPECT_EQ(c.find("0.0f"), std::string::npos) << c;  // no zero weight, no accumulator start
+  EXPECT_EQ(c.find("x[i1 + 1]"), std::string::npos) << c;
+  EXPECT_EQ(c.find("x[i1 + 3]"), std::string::npos) << c;
+  size_t loops = 0;
+  for (size_t i = c.find("for ("); i != std::string::npos; i = c.find("for (", i + 1)) ++loops;
+  EXPECT_EQ(loops, 1u) << c;
+
+  // conv2d: the 25 taps become the non-zero ones only.
+  std::vector<float> w2 = weights(25, 5);
+  int nonzero = 0;
+  for (float v : w2) nonzero += v != 0.0f;
+  CheckReport o2 = compile_run("examples/conv2d/conv2d.rise", "", "n=8,m=8",
+                               {{"w", npy("wg2", {5, 5}, w2)}}, {});
+  const std::string& c2 = o2.compiled.unit.source;
+  EXPECT_GT(nonzero, 0);
+  EXPECT_LT(nonzero, 25);
+  // Each pixel's sum reads the image once per non-zero weight, in the interior (the
+  // largest sums; at the borders, reads of the zero padding are literals).
+  size_t most = 0;
+  std::istringstream lines(c2);
+  for (std::string line; std::getline(lines, line);) {
+    size_t reads = 0;
+    for (size_t i = line.find("img["); i != std::string::npos; i = line.find("img[", i + 1))
+      ++reads;
+    most = std::max(most, reads);
+  }
+  EXPECT_EQ(most, static_cast<size_t>(nonzero)) << c2;
+  EXPECT_EQ(c2.find("acc"), std::string::npos) << c2;
+}
+
+// Binding with sizes left out: the sizes the bound file determines are fixed, the
+// others stay parameters of the generic code.
+TEST(Bind, TheBoundShapeFixesSizes) {
+  const char* prog =
+      "def f = depFun((n: Nat, k: Nat) => fun(x: n.f32 => fun(w: k.f32 =>\n"
+      "  x |> map(fun(a => zip(w)(w) |> map(fun(p => p._1 * p._2 * a)) |> reduce(add)(0.0f))))))";
+  const std::string file = write_scratch("fix.rise", prog);
+  rise::Program p = driver::load_program(file);
+  std::map<std::string, std::string> bind = {{"w", npy("wk", {3}, {1.0f, 0.0f, 2.0f})}};
+  driver::CompileRequest req;
+  req.program = &p;
+  req.bind = &bind;
+  driver::Compiled c = driver::compile(req);
+  EXPECT_EQ(c.size_names, std::vector<std::string>{"n"});
+  EXPECT_EQ(c.sizes, (rise::SizeMap{{"k", 3}}));
+}
+
+TEST(Bind, ErrorsNameTheOption) {
+  const std::string w5 = npy("we5", {5}, {1, 2, 3, 4, 5});
+  const std::string w6 = npy("we6", {6}, {1, 2, 3, 4, 5, 6});
+  const std::string conv1d = "examples/conv1d/conv1d.rise";
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"compile", conv1d, "--bind", "v=" + w5},
+       2,
+       "--bind v: the entry has no parameter named 'v' (did you mean 'w'?)"},
+      {{"compile", conv1d, "--bind", "w=" + w6},
+       1,
+       "--bind w=" + w6 + " (dimension 0): the extent is 6, but the parameter's type needs 5"},
+      {{"compile", "examples/conv2d/conv2d.rise", "--bind", "w=" + w5},
+       1,
+       "--bind w=" + w5 + ": the parameter w: 5.5.f32 has 2 dimension(s), the file's shape (5,)"},
+      {{"compile", conv1d, "--bind", "w=" + w5, "--bind", "w=" + w5}, 2, "--bind w is given twice"},
+      {{"run", conv1d, "--size", "n=4", "--bind", "w=" + w5, "--input", "w=" + w5},
+       2,
+       "--bind w: the parameter w is also given with --input; give it once"},
+      {{"compile", conv1d, "--bind", "w"}, 2, "--bind expects NAME=FILE.npy, got 'w'"},
+      {{"compile", conv1d, "--bind", "w=/nonexistent.npy"}, 1, "--bind w=/nonexistent.npy: "},
+  };
+  for (const Case& k : cases) {
+    CliResult r = run_risec(k.args);
+    EXPECT_EQ(r.exit_code, k.code) << show(r);
+    EXPECT_NE(r.err.find(k.message), std::string::npos) << show(r);
+  }
+  // A dtype that is not the parameter's.
+  runtime::NdArray ints = runtime::make_array(runtime::DType::I32, {5});
+  const std::string wi = scratch_path("wi.npy");
+  runtime::write_npy(wi, ints);
+  CliResult r = run_risec({"compile", conv1d, "--bind", "w=" + wi});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_NE(r.err.find("--bind w=" + wi + ": an input of type 5.f32 needs elements of type f32"),
+            std::string::npos)
+      << show(r);
+}
+
+TEST(Bind, RunChecksTheBoundProgram) {
+  const std::string w = npy("wr", {5, 5}, weights(25, 9));
+  CliResult r = run_risec(
+      {"run", "examples/conv2d/conv2d.rise", "--size", "n=6,m=7", "--bind", "w=" + w, "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("check: passed (42 elements"), std::string::npos) << show(r);
+}
+
+}  // namespace
+}  // namespace risec::e2e
