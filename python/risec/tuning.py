@@ -91,8 +91,10 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
     (default `study_name(...)`, so workers agree without being told). `budget`: the
     number of measured or failed trials the *study* should reach, all workers
     together (a worker stops when the study has them; points the rewrite or the
-    checker rejects are pruned trials and do not count). `sampler`: an Optuna sampler
-    (default TPESampler(seed=seed)). `output`: a path to write the best strategy to.
+    checker rejects are pruned trials and do not count; a point another trial
+    measured already is not measured again, its time is reused). `sampler`: an
+    Optuna sampler (default TPESampler, seeded by `seed`, and by the process id too
+    when the storage is shared). `output`: a path to write the best strategy to.
 
     Each trial records `status` (measured, invalid, failed), `strategy` (the template
     with the trial's values), `worker` (host:pid) and, when not measured, `error` as

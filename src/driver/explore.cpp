@@ -303,32 +303,25 @@ void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measure
   const std::string text = variant_strategy(v, "", cfg.finish ? cfg.finish->text : "");
   auto file =
       std::make_shared<SourceFile>(SourceFile{cfg.finish ? cfg.finish->name : "explore.elv", text});
+  TuneConfig t;
+  t.program = cfg.program;
+  t.entry = cfg.entry;
+  t.sizes = cfg.sizes;
+  t.target = cfg.target;
+  t.strategy = file;
+  t.study_key = "explore";
+  t.budget = cfg.trials;
+  t.workers = 1;
+  t.seed = cfg.seed;
   try {
     if (cfg.finish && !elevate::strategy_params(file).empty()) {
-      TuneConfig t;
-      t.program = cfg.program;
-      t.entry = cfg.entry;
-      t.sizes = cfg.sizes;
-      t.target = cfg.target;
-      t.strategy = file;
-      t.study_key = "explore";
-      t.budget = cfg.trials;
-      t.workers = 1;
-      t.seed = cfg.seed;
       TrialDb db(":memory:");
       TuneResult tr = tune(t, db, measurer);
       v.time_ms = tr.best->time_ms;
       v.tuned = "// " + point_text(tr.params, tr.best->point) + "\n" + tr.best_strategy;
       return;
     }
-    elevate::Strategy s = elevate::parse_strategy_file(file);
-    CompileRequest req;
-    req.program = cfg.program;
-    req.entry = cfg.entry;
-    req.sizes = &cfg.sizes;
-    req.strategy = &s;
-    req.target = cfg.target;
-    Compiled c = compile(req);
+    Compiled c = compile_point(t, {}, {});  // no parameters: the strategy as it is
     measurer.prepare(c);
     v.time_ms = measurer.measure(c, TunePoint{id});
   } catch (const Error& e) {
