@@ -4,6 +4,8 @@
 //   ./build/bench/bench_mm            # n = m = k = 1024, f32
 //   ./build/bench/bench_mm --quick    # n = 512, fewer repetitions (smoke run)
 //   ./build/bench/bench_mm --openblas-coretype Zen   # another OpenBLAS kernel
+//   ./build/bench/bench_mm --parallel-only --tuned best.elv   # a `risec tune` result
+//   ./build/bench/bench_mm --n 2048 ...   # another size (tune at the size measured)
 //
 // Timing: everything is compiled and loaded first; then every variant is called
 // once untimed (warm-up), and 5-10 rounds (3-5 with --quick) call every variant once,
@@ -21,6 +23,9 @@
 //     |x - ref| / max(1, |ref|) below 1e-4 prints "ok".
 //   - the seven steps, compiled by risec from examples/mm/STEP.elv at fixed sizes;
 //     parallel.elv for the openmp target, at 1 thread and at 2 threads.
+//   - with --tuned FILE.elv, that strategy (e.g. what `risec tune` wrote with -o) for
+//     the openmp target, at 1 and at 2 threads ("risec tuned"); OpenBLAS's 1-thread
+//     row is then timed even with --parallel-only.
 //   - OpenBLAS cblas_sgemm at 1 and 2 threads (openblas_set_num_threads before each
 //     call), loaded with dlopen("libopenblas.so.0") after
 //     setting OPENBLAS_CORETYPE=SkylakeX on CPUs with avx512f only (DESIGN.md: there
@@ -133,6 +138,8 @@ int main(int argc, char** argv) {
   bool quick = false;
   bool parallel_only = false;  // the README's main job: the parallel step beside OpenBLAS
   std::string coretype = risec::bench::default_openblas_coretype();
+  std::string tuned;  // --tuned FILE.elv
+  int size = 0;       // --n N
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -141,8 +148,18 @@ int main(int argc, char** argv) {
       parallel_only = true;
     } else if (a == "--openblas-coretype" && i + 1 < argc) {
       coretype = argv[++i];
+    } else if (a == "--tuned" && i + 1 < argc) {
+      tuned = argv[++i];
+    } else if (a == "--n" && i + 1 < argc) {
+      size = std::atoi(argv[++i]);
+      if (size < 64 || size % 64) {
+        std::fprintf(stderr, "bench_mm: --n must be a multiple of 64\n");
+        return 2;
+      }
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: bench_mm [--quick] [--parallel-only] [--openblas-coretype NAME]\n");
+      std::printf(
+          "usage: bench_mm [--quick] [--parallel-only] [--tuned FILE.elv] [--n N] "
+          "[--openblas-coretype NAME]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench_mm: unknown option '%s' (try --help)\n", a.c_str());
@@ -153,7 +170,7 @@ int main(int argc, char** argv) {
   setenv("OMP_NUM_THREADS", "2", 1);
   if (!coretype.empty()) setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
 
-  const int n = quick ? 512 : 1024;
+  const int n = size ? size : quick ? 512 : 1024;
   TimingPolicy policy;
   policy.min_reps = quick ? 3 : 5;
   policy.max_reps = quick ? 5 : 10;
@@ -186,6 +203,9 @@ int main(int argc, char** argv) {
     }
     risec::runtime::Module par = risec::bench::compile_example(
         "examples/mm/mm.rise", "examples/mm/parallel.elv", sizes, "openmp");
+    std::optional<risec::runtime::Module> par_tuned;
+    if (!tuned.empty())
+      par_tuned = risec::bench::compile_example("examples/mm/mm.rise", tuned, sizes, "openmp");
     // The same strategy compiled without --size: generic in n, m, k (which it checks
     // are multiples of its tiles on entry), called with the sizes.
     std::optional<risec::runtime::Module> par_generic;
@@ -228,7 +248,9 @@ int main(int argc, char** argv) {
     };
 
     add("naive C (i, j, k)", 1, call(naive));
-    if (blas.sgemm && !parallel_only) add("OpenBLAS sgemm", 1, sgemm_run, blas_threads(1));
+    if (blas.sgemm && (!parallel_only || par_tuned))
+      add("OpenBLAS sgemm", 1, sgemm_run, blas_threads(1));
+    if (par_tuned && omp.set_threads) add("risec tuned", 1, call(*par_tuned), omp_threads(1));
     for (size_t i = 0; i < steps.size(); ++i)
       add(std::string("risec ") + sequential[i], 1, call(steps[i]));
     if (omp.set_threads && !parallel_only) add("risec parallel", 1, call(par), omp_threads(1));
@@ -240,6 +262,7 @@ int main(int argc, char** argv) {
             m.call({c, A.data(), B.data()}, {n, n, n});
           },
           omp_threads(2));
+    if (par_tuned) add("risec tuned", 2, call(*par_tuned), omp_threads(2));
     if (blas.sgemm) add("OpenBLAS sgemm", 2, sgemm_run, blas_threads(2));
 
     std::fprintf(stderr, "timing %zu variants side by side...\n", vs.size());

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -21,8 +22,10 @@
 
 #include "arith/nat.h"
 #include "driver/api_impl.h"
+#include "driver/commands.h"
 #include "driver/run.h"
 #include "driver/sizes_from_inputs.h"
+#include "driver/tune.h"
 #include "rise/interp.h"
 #include "risec/risec.h"
 #include "support/buffer.h"
@@ -205,6 +208,95 @@ std::vector<ArrayData> eval(const std::string& program, bool is_path, const std:
   return result;
 }
 
+// One template's trials for a search engine outside risec (python/risec/tuning.py
+// drives it from Optuna): the points come from Python, each is compiled and measured
+// by the driver's own code (risec tune's compile_point, Measurer), so a trial here is
+// the same as a trial of `risec tune`.
+class PyTuner {
+ public:
+  PyTuner(const std::string& program, bool program_is_path, const std::string& strategy,
+          bool strategy_is_path, const std::string& target, const std::string& entry,
+          const risec::Sizes& sizes, int repeat, uint64_t seed)
+      : program_(load_program(program, program_is_path)) {
+    using namespace risec;
+    run_with_large_stack([&] {
+      const std::string program_text = program_is_path ? driver::read_text_file(program) : program;
+      const rise::Program& p = program_.impl().program;
+      cfg_.program = &p;
+      cfg_.entry = entry;
+      cfg_.sizes = driver::search_sizes(p, entry, sizes);
+      cfg_.target = target;
+      cfg_.strategy = std::make_shared<SourceFile>(
+          strategy_is_path ? SourceFile{strategy, driver::read_text_file(strategy)}
+                           : SourceFile{"<strategy>", strategy});
+      params_ = elevate::strategy_params(cfg_.strategy);
+      if (params_.empty())
+        throw Error(ErrorKind::User,
+                    "the strategy declares no parameters to tune (add e.g. `param ti in [16, "
+                    "32];` before its lets)",
+                    Span{cfg_.strategy, 0, 0});
+      cfg_.study_key =
+          driver::study_key(program_text, cfg_.strategy->text, cfg_.sizes, target, entry);
+      measurer_ = driver::make_measurer(cfg_.sizes, seed, repeat);
+      return 0;
+    });
+  }
+
+  // (name, values) per parameter, in declaration order (the first value is the default).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> params() const {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> out;
+    for (const auto& p : params_) out.emplace_back(p.name, p.values);
+    return out;
+  }
+  const std::string& key() const { return cfg_.study_key; }
+
+  // (status, time in ms, error): "measured", "invalid" (pruned by the rewrite or the
+  // checker) or "failed".
+  std::tuple<std::string, double, std::string> trial(const std::map<std::string, int64_t>& v) {
+    risec::driver::TunePoint point = point_of(v);
+    risec::driver::Trial t;
+    {
+      nb::gil_scoped_release release;
+      risec::run_with_large_stack([&] {
+        t = risec::driver::run_trial(cfg_, params_, point, *measurer_);
+        return 0;
+      });
+    }
+    const char* status = t.status == risec::driver::Trial::Status::Measured  ? "measured"
+                         : t.status == risec::driver::Trial::Status::Invalid ? "invalid"
+                                                                             : "failed";
+    return {status, t.time_ms, t.error};
+  }
+
+  // The template with these values substituted (declarations removed).
+  std::string strategy(const std::map<std::string, int64_t>& v) const {
+    const risec::driver::TunePoint point = point_of(v);
+    risec::elevate::ParamValues values;
+    for (size_t i = 0; i < params_.size(); ++i) values[params_[i].name] = point[i];
+    return risec::elevate::substitute_params(cfg_.strategy, values);
+  }
+
+ private:
+  risec::driver::TunePoint point_of(const std::map<std::string, int64_t>& v) const {
+    risec::driver::TunePoint point;
+    for (const auto& p : params_) {
+      auto it = v.find(p.name);
+      if (it == v.end())
+        throw risec::Error(risec::ErrorKind::Usage, "no value for the parameter " + p.name);
+      point.push_back(it->second);
+    }
+    if (v.size() != params_.size())
+      throw risec::Error(risec::ErrorKind::Usage,
+                         "values given for parameters the strategy does not declare");
+    return point;
+  }
+
+  risec::Program program_;
+  risec::driver::TuneConfig cfg_;
+  std::vector<risec::elevate::StrategyParam> params_;
+  std::unique_ptr<risec::driver::Measurer> measurer_;
+};
+
 }  // namespace
 
 NB_MODULE(_risec, m) {
@@ -223,6 +315,17 @@ NB_MODULE(_risec, m) {
   m.def("version", &risec::version);
   m.def("eval", &eval, nb::arg("program"), nb::arg("is_path"), nb::arg("entry"), nb::arg("arrays"),
         nb::arg("sizes"));
+
+  nb::class_<PyTuner>(m, "Tuner")
+      .def(nb::init<const std::string&, bool, const std::string&, bool, const std::string&,
+                    const std::string&, const risec::Sizes&, int, uint64_t>(),
+           nb::arg("program"), nb::arg("program_is_path"), nb::arg("strategy"),
+           nb::arg("strategy_is_path"), nb::arg("target"), nb::arg("entry"), nb::arg("sizes"),
+           nb::arg("repeat"), nb::arg("seed"))
+      .def_prop_ro("params", &PyTuner::params)
+      .def_prop_ro("key", &PyTuner::key)
+      .def("trial", &PyTuner::trial)
+      .def("strategy", &PyTuner::strategy);
 
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, bool, const std::optional<std::string>&, bool,

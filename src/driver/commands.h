@@ -42,6 +42,8 @@ struct Options {
   std::string db;            // --db FILE
   std::string workers_text;  // --workers K
   std::string search;        // --search evolutionary|random
+  // risec explore (driver/explore.h)
+  std::string trials_text;  // --trials T: points tuned per variant with --strategy
 };
 
 int cmd_check(const Options& o);

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -23,7 +24,7 @@ namespace risec::driver {
 using rise::Expr;
 using rise::ExprKind;
 
-std::string site_strategy(const FusionSite& s) {
+std::string site_strategy(const Site& s) {
   std::string text = s.rule;
   for (auto it = s.path.rbegin(); it != s.path.rend(); ++it) text = *it + "(" + text + ")";
   return text;
@@ -52,15 +53,86 @@ bool is_map_call(const Expr& e) {
   return p && p->name == "map" && args.size() == 2;
 }
 
-// Candidate sites by their form; each is confirmed by applying the rule.
-void collect(const Expr& e, std::vector<std::string>& path, std::vector<FusionSite>& out) {
+}  // namespace
+
+// The copy that materialises a view (as examples/jacobi3/padded_row.elv writes it).
+const char* const kCopy = "idAfter ; normalize(liftId) ; lowerToC";
+const std::string kStoreRule = std::string("storeInMemory(isApplied(id), ") + kCopy + ")";
+
+namespace {
+
+// Views worth storing: they rearrange or re-read their input, so their readers
+// compute indices (a clamp, a transposition) or read elements several times (the
+// windows of slide); zip, split, join and friends only rename.
+bool storable_view(const rise::PrimitiveInfo& p) {
+  static const std::set<std::string> names{"transpose", "padCst", "padClamp",
+                                           "slide",     "gather", "reorder"};
+  return p.family == rise::Family::View && names.count(p.name) > 0;
+}
+
+// A call of `e` that a hoist or a store could materialise: a full map or reduction,
+// or a storable view, of data type. The predicate that selects it and the strategy
+// that computes it (a view needs a copy to be computed).
+std::optional<std::pair<std::string, std::string>> storable(const Expr& e) {
+  if (e->kind != ExprKind::App || !e->type || !rise::is_data(e->type)) return std::nullopt;
+  std::vector<Expr> args;
+  const rise::PrimitiveInfo* p = head_prim(e, &args);
+  if (!p) return std::nullopt;
+  if (p->name == "map" && args.size() == 2) return std::pair{"isFullyApplied(isMap)", "id"};
+  if (p->name == "reduce" && args.size() == 3) return std::pair{"isFullyApplied(isReduce)", "id"};
+  if (storable_view(*p) && e->type->kind == rise::TypeKind::Array)
+    return std::pair{"isFullyApplied(isPrimitive(" + p->name + "))", std::string(kCopy)};
+  return std::nullopt;
+}
+
+bool is_stored(const Expr& e) {
+  std::vector<Expr> args;
+  const rise::PrimitiveInfo* p = e->kind == ExprKind::App ? head_prim(e, &args) : nullptr;
+  return p && p->family == rise::Family::Memory && p->name != "let";
+}
+
+// The predicates and strategies of the subterms of `e` (a loop's function) that do
+// not use `bound` (the loop's variable and those bound inside it): what a hoist at
+// the loop may move out. Stored data is left alone.
+void invariants(const Expr& e, std::vector<std::string>& bound,
+                std::set<std::pair<std::string, std::string>>& out) {
+  if (is_stored(e)) return;
+  if (auto what = storable(e)) {
+    bool local = false;
+    for (const std::string& v : rise::free_vars(e))
+      local = local || std::find(bound.begin(), bound.end(), v) != bound.end();
+    if (!local) {
+      out.insert(*what);
+      return;
+    }
+  }
+  if (e->kind == ExprKind::Lambda) bound.push_back(e->name);
+  for (const Expr& k : rise::children(e)) invariants(k, bound, out);
+  if (e->kind == ExprKind::Lambda) bound.pop_back();
+}
+
+// Candidate sites by their form; each is confirmed by applying its rule. Stored data
+// (under toMem) is not looked into: it is stored already, and this keeps the
+// variants finite.
+void collect(const Expr& e, std::vector<std::string>& path, std::vector<Site>& out) {
+  if (is_stored(e)) return;
   if (e->kind == ExprKind::App) {
     std::vector<Expr> args;
     const rise::PrimitiveInfo* p = head_prim(e, &args);
+    const std::string at = location(e->span);
     if (p && p->name == "map" && args.size() == 2 && is_map_call(args[1]))
-      out.push_back({"mapFusion", path, location(e->span)});
+      out.push_back({Site::Kind::Fusion, "mapFusion", path, at});
     if (p && p->name == "reduce" && args.size() == 3 && is_map_call(args[2]))
-      out.push_back({"fuseReduceMap", path, location(e->span)});
+      out.push_back({Site::Kind::Fusion, "fuseReduceMap", path, at});
+    if (p && storable_view(*p) && e->type && e->type->kind == rise::TypeKind::Array)
+      out.push_back({Site::Kind::Store, kStoreRule, path, at});
+    if (p && p->name == "map" && args.size() == 2 && args[0]->kind == ExprKind::Lambda) {
+      std::vector<std::string> bound;
+      std::set<std::pair<std::string, std::string>> found;
+      invariants(args[0], bound, found);
+      for (const auto& [pred, how] : found)
+        out.push_back({Site::Kind::Hoist, "hoist(" + pred + ", " + how + ")", path, at});
+    }
   }
   auto down = [&](const char* step, const Expr& child) {
     path.push_back(step);
@@ -120,6 +192,7 @@ void cost_of(const Expr& e, int64_t trips, MemoryCost& c) {
   if (loop && args.size() >= 2 && args.back()->type &&
       args.back()->type->kind == rise::TypeKind::Array) {
     const int64_t n = args.back()->type->size.as_const().value_or(1);
+    c.iterations += trips * n;
     cost_of(args[0], trips * n, c);
     for (size_t i = 1; i < args.size(); ++i) cost_of(args[i], trips, c);
     return;
@@ -129,11 +202,11 @@ void cost_of(const Expr& e, int64_t trips, MemoryCost& c) {
 
 }  // namespace
 
-std::vector<FusionSite> fusion_sites(const rise::Checked& c) {
-  std::vector<FusionSite> found, sites;
+std::vector<Site> find_sites(const rise::Checked& c) {
+  std::vector<Site> found, sites;
   std::vector<std::string> path;
   collect(c.expr, path, found);
-  for (FusionSite& s : found) {
+  for (Site& s : found) {
     try {
       apply_strategy(parse_main(site_strategy(s)), c, false);
       sites.push_back(std::move(s));
@@ -150,11 +223,18 @@ MemoryCost memory_cost(const rise::Checked& lowered) {
   return c;
 }
 
-std::string variant_strategy(const Variant& v, const std::string& header) {
+std::string variant_strategy(const Variant& v, const std::string& header,
+                             const std::string& finish) {
   std::string out = header;
+  if (!finish.empty()) {
+    // The template's main, renamed: `let main =` at the start of a line.
+    static const std::regex main_let(R"((^|\n)(\s*)let(\s+)main(\s*)=)");
+    out += std::regex_replace(finish, main_let, "$1$2let$3finish$4=");
+    if (out.back() != '\n') out += '\n';
+  }
   out += "let main = RNF";
-  for (const FusionSite& s : v.steps) out += "\n  ; " + site_strategy(s) + "  // at " + s.where;
-  out += "\n  ; lowerToC;\n";
+  for (const Site& s : v.steps) out += "\n  ; " + site_strategy(s) + "  // at " + s.where;
+  out += finish.empty() ? "\n  ; lowerToC;\n" : "\n  ; finish;\n";
   return out;
 }
 
@@ -164,7 +244,7 @@ class Explorer {
  public:
   // The variant `from` followed by a fusion at `step`: its index and whether it is
   // new (nullopt when the step or the lowering fails).
-  std::optional<std::pair<size_t, bool>> add(const Variant& from, const FusionSite& step) {
+  std::optional<std::pair<size_t, bool>> add(const Variant& from, const Site& step) {
     Variant v;
     v.steps = from.steps;
     v.steps.push_back(step);
@@ -195,7 +275,7 @@ class Explorer {
   std::vector<size_t> children(size_t i) {
     std::vector<size_t> out;
     const Variant from = variants[i];
-    for (const FusionSite& s : fusion_sites(from.program))
+    for (const Site& s : find_sites(from.program))
       if (auto k = add(from, s); k && k->second) out.push_back(k->first);
     return out;
   }
@@ -214,13 +294,50 @@ class Explorer {
 
 }  // namespace
 
+namespace {
+
+// Measures a variant: its strategy compiled and timed, or, with a template, the
+// template's parameters tuned on this structure (`risec tune`'s search, in memory)
+// and the best point's time.
+void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measurer) {
+  const std::string text = variant_strategy(v, "", cfg.finish ? cfg.finish->text : "");
+  auto file =
+      std::make_shared<SourceFile>(SourceFile{cfg.finish ? cfg.finish->name : "explore.elv", text});
+  TuneConfig t;
+  t.program = cfg.program;
+  t.entry = cfg.entry;
+  t.sizes = cfg.sizes;
+  t.target = cfg.target;
+  t.strategy = file;
+  t.study_key = "explore";
+  t.budget = cfg.trials;
+  t.workers = 1;
+  t.seed = cfg.seed;
+  try {
+    if (cfg.finish && !elevate::strategy_params(file).empty()) {
+      TrialDb db(":memory:");
+      TuneResult tr = tune(t, db, measurer);
+      v.time_ms = tr.best->time_ms;
+      v.tuned = "// " + point_text(tr.params, tr.best->point) + "\n" + tr.best_strategy;
+      return;
+    }
+    Compiled c = compile_point(t, {}, {});  // no parameters: the strategy as it is
+    measurer.prepare(c);
+    v.time_ms = measurer.measure(c, TunePoint{id});
+  } catch (const Error& e) {
+    v.error = e.what();
+  }
+}
+
+}  // namespace
+
 ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
   ExploreResult r;
   Explorer ex;
   rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
   Variant start;
   start.program = apply_strategy(elevate::make_strategy("RNF"), high, false);
-  r.start_sites = fusion_sites(start.program);
+  r.start_sites = find_sites(start.program);
   if (!ex.insert(start)) throw Error(ErrorKind::User, "the program cannot be lowered after RNF");
   std::vector<size_t> order;  // candidates for measurement, best first
   if (cfg.search == ExploreSearch::Model) {
@@ -247,7 +364,7 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
     for (size_t w = 0; w < cfg.walks; ++w) {
       size_t at = 0;
       for (;;) {
-        std::vector<FusionSite> sites = fusion_sites(ex.variants[at].program);
+        std::vector<Site> sites = find_sites(ex.variants[at].program);
         std::uniform_int_distribution<size_t> pick(0, sites.size());
         size_t k = pick(rng);
         if (k == sites.size()) break;
@@ -262,28 +379,24 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
   for (size_t i : order) {
     if (static_cast<int>(r.measured.size()) >= cfg.budget) break;
     Variant& v = ex.variants[i];
-    elevate::Strategy s = elevate::parse_strategy_file(
-        std::make_shared<SourceFile>(SourceFile{"explore.elv", variant_strategy(v)}));
-    CompileRequest req;
-    req.program = cfg.program;
-    req.entry = cfg.entry;
-    req.sizes = &cfg.sizes;
-    req.strategy = &s;
-    req.target = cfg.target;
-    try {
-      Compiled c = compile(req);
-      measurer.prepare(c);
-      v.time_ms = measurer.measure(c, TunePoint{static_cast<int64_t>(i)});
-    } catch (const Error& e) {
-      v.error = e.what();
-    }
+    measure(cfg, v, static_cast<int64_t>(i), measurer);
     r.measured.push_back(i);
     if (cfg.progress) {
-      *cfg.progress << "explore: " << r.measured.size() << "/" << cfg.budget << ": "
-                    << v.steps.size() << " fusion(s), " << v.cost.stores << " store(s), traffic "
-                    << v.cost.traffic << " B, allocated " << v.cost.allocated
-                    << " B: " << (v.time_ms ? format_time(*v.time_ms) : "failed: " + v.error)
-                    << "\n";
+      int fusions = 0, stores = 0, hoists = 0;
+      for (const Site& st : v.steps) {
+        fusions += st.kind == Site::Kind::Fusion;
+        stores += st.kind == Site::Kind::Store;
+        hoists += st.kind == Site::Kind::Hoist;
+      }
+      *cfg.progress << "explore: " << r.measured.size() << "/" << cfg.budget << ": " << fusions
+                    << " fusion(s), " << stores << " store(s) added, " << hoists
+                    << " hoist(s); model: " << v.cost.stores << " store(s), traffic "
+                    << v.cost.traffic << " B, allocated " << v.cost.allocated << " B, "
+                    << v.cost.iterations << " iterations: "
+                    << (v.time_ms ? format_time(*v.time_ms) : "failed: " + v.error);
+      if (!v.tuned.empty())
+        *cfg.progress << " (" << v.tuned.substr(0, v.tuned.find('\n')).substr(3) << ")";
+      *cfg.progress << "\n";
     }
     if (v.time_ms && (!r.best || *v.time_ms < *ex.variants[*r.best].time_ms)) r.best = i;
   }
@@ -301,7 +414,7 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
        << r.measured.size() << " measured of " << ex.variants.size() << " variants\n"
        << "// model: " << b.cost.stores << " store(s), traffic " << b.cost.traffic
        << " bytes, allocated " << b.cost.allocated << " bytes\n";
-  r.best_strategy = variant_strategy(b, head.str());
+  r.best_strategy = b.tuned.empty() ? variant_strategy(b, head.str()) : head.str() + b.tuned;
   // Report in model order; indices follow.
   std::vector<size_t> by_model(ex.variants.size());
   for (size_t i = 0; i < by_model.size(); ++i) by_model[i] = i;
@@ -325,7 +438,8 @@ int cmd_explore(const Options& o) {
   else
     throw Error(ErrorKind::Usage, "--search must be model or random, got '" + o.search + "'");
   if (!o.strategy.empty())
-    throw Error(ErrorKind::Usage, "risec explore makes its own strategies; remove --strategy");
+    cfg.finish = std::make_shared<SourceFile>(SourceFile{o.strategy, read_text_file(o.strategy)});
+  cfg.trials = positive_option(o.trials_text, "--trials", 8);
   cfg.seed = parse_seed(o.seed_text);
   rise::Program p = load_program(o.file);
   cfg.program = &p;

@@ -1,16 +1,26 @@
 // `risec explore` (docs/tuning.md, "Exploring views and materialisation"): search the
-// places where an intermediate array is stored in memory or kept as a view (fused
-// into its consumer), in the spirit of Lin's exploration (the DPS/views thesis,
-// chapter 6).
+// places where an intermediate array is stored in memory or kept as a view, in the
+// spirit of Lin's exploration (the DPS/views thesis, chapter 6).
 //
 // The start is the program in RNF (maps fissioned as far as possible): every
 // intermediate array that a map or a reduction computes is stored (lowerToC wraps it
-// in toMem). A *site* is a place where the producer of an intermediate can be fused
-// into its consumer: `map(f)(map(g)(x))` (mapFusion) or `reduce(op)(z)(map(g)(x))`
-// (fuseReduceMap). A *variant* is the program after a sequence of such fusions, each
-// at a site of the program before it; fusing one site can uncover another (fusing two
-// maps brings a reduction next to the map it reads). A variant is a strategy:
-// `RNF ; <fusion at a path> ; ... ; lowerToC`.
+// in toMem), and views (transpose, pad, slide, ...) are read through index
+// expressions wherever they are used. A *site* is a place where one step changes
+// that:
+//   - a fusion: the producer of an intermediate fused into its consumer,
+//     `map(f)(map(g)(x))` (mapFusion) or `reduce(op)(z)(map(g)(x))` (fuseReduceMap):
+//     one store less;
+//   - a store: a view that rearranges or re-reads its input (transpose, a pad, slide,
+//     gather, reorder) materialised where it is (kStoreRule, a copy):
+//     one store more, so that its readers read memory instead of recomputing indices;
+//   - a hoist: a computation or such a view inside a loop that does not depend on
+//     the loop's variable, computed once before the loop into memory
+//     (hoist(p, s)): a store, and the work of all but one iteration removed.
+// A *variant* is the program after a sequence of steps, each at a site of the program
+// before it; a step can uncover another (fusing two maps brings a reduction next to
+// the map it reads). A variant is a strategy: `RNF ; <step at a path> ; ... ;
+// lowerToC` (or the --strategy template's main in place of lowerToC, whose parameters
+// are then tuned for each measured variant).
 //
 // Variants are ranked by a cost model computed from the types and the sizes of the
 // lowered program (memory_cost below), searched exhaustively when there are few,
@@ -28,48 +38,64 @@
 
 namespace risec::driver {
 
-// A place to fuse in a program: the rule and the path to the node, as the ELEVATE
-// traversals `body`, `function` and `argument` name it.
-struct FusionSite {
-  std::string rule;               // mapFusion | fuseReduceMap
+// A place for a step in a program: the strategy applied there (a rule such as
+// mapFusion, or storeInMemory(..)/hoist(..) with its arguments) and the path to the
+// node, as the ELEVATE traversals `body`, `function` and `argument` name it.
+struct Site {
+  enum class Kind { Fusion, Store, Hoist };
+  Kind kind = Kind::Fusion;
+  std::string rule;               // the strategy text applied at the node
   std::vector<std::string> path;  // from the root: "body", "function", "argument"
-  std::string where;              // line:col of the consumer in the source
-  bool operator==(const FusionSite& o) const { return rule == o.rule && path == o.path; }
+  std::string where;              // line:col of the node in the source
+  bool operator==(const Site& o) const { return rule == o.rule && path == o.path; }
 };
 
-// The strategy text applying `rule` at `path`: body(argument(mapFusion)).
-std::string site_strategy(const FusionSite& s);
+// A store site's rule: the view at the site copied into memory where it is.
+extern const std::string kStoreRule;
 
-// The sites of a checked program where a fusion applies (each one tried), in
+// The strategy text applying the site's rule at its path: body(argument(mapFusion)).
+std::string site_strategy(const Site& s);
+
+// The sites of a checked program where a step applies (each one tried), in
 // pre-order.
-std::vector<FusionSite> fusion_sites(const rise::Checked& c);
+std::vector<Site> find_sites(const rise::Checked& c);
 
 // The cost model (docs/tuning.md): over the arrays the lowered program stores in
 // memory (toMem, oclToMem), `allocated` sums their sizes in bytes and `traffic` the
 // bytes written and read again: twice the size times the number of times the store
 // executes (the product of the lengths of the maps and reductions around it). Lower
 // is better; traffic first, then the allocation.
+// `iterations` counts the loop iterations the program executes (each map or
+// reduction's length times the trips of the loops around it): the work a hoist
+// removes, and a fusion too. The score puts both in bytes, an iteration as one
+// 4-byte element passed over: score = traffic + 4 * iterations.
 struct MemoryCost {
   int64_t traffic = 0;
   int64_t allocated = 0;
+  int64_t iterations = 0;
   int stores = 0;
+  int64_t score() const { return traffic + 4 * iterations; }
   bool operator<(const MemoryCost& o) const {
-    return traffic != o.traffic ? traffic < o.traffic : allocated < o.allocated;
+    return score() != o.score() ? score() < o.score() : allocated < o.allocated;
   }
 };
 MemoryCost memory_cost(const rise::Checked& lowered);
 
 struct Variant {
-  std::vector<FusionSite> steps;  // the fusions, in order
+  std::vector<Site> steps;        // in order
   rise::Checked program;          // after the steps, before lowering
   MemoryCost cost;                // of the program after lowerToC
   std::string key;                // the printed program (variants are told apart by it)
-  std::optional<double> time_ms;  // when measured
+  std::optional<double> time_ms;  // when measured (with a template: its best point's)
   std::string error;              // the measurement's failure
+  std::string tuned;              // with a template: the best point's whole strategy
 };
 
-// The whole strategy of a variant.
-std::string variant_strategy(const Variant& v, const std::string& header = "");
+// The whole strategy of a variant: `RNF ; steps ; lowerToC`, or with a template
+// `finish` (a strategy file, possibly with parameters), that file with its `main`
+// renamed `finish` and `let main = RNF ; steps ; finish;` appended.
+std::string variant_strategy(const Variant& v, const std::string& header = "",
+                             const std::string& finish = "");
 
 enum class ExploreSearch {
   Model,   // every variant when there are at most `exhaustive` of them, else a beam
@@ -88,14 +114,19 @@ struct ExploreConfig {
   size_t beam = 4;          // Model: variants kept per step of the beam search
   size_t walks = 32;        // Random: random walks drawn
   uint64_t seed = 0;
+  // A template applied after each variant's steps instead of lowerToC; its
+  // parameters are searched by `risec tune` (evolutionary, `trials` points measured)
+  // for each variant measured, and a variant's time is its best point's.
+  SourceRef finish;
+  int trials = 8;
   std::ostream* progress = nullptr;
 };
 
 struct ExploreResult {
-  std::vector<FusionSite> start_sites;  // the sites of the start program
-  std::vector<Variant> variants;        // every variant seen, best by the model first
-  std::vector<size_t> measured;         // indices into variants, in measurement order
-  std::optional<size_t> best;           // the fastest measured
+  std::vector<Site> start_sites;  // the sites of the start program
+  std::vector<Variant> variants;  // every variant seen, best by the model first
+  std::vector<size_t> measured;   // indices into variants, in measurement order
+  std::optional<size_t> best;     // the fastest measured
   std::string best_strategy;
 };
 

@@ -449,15 +449,7 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
       Candidate c{to_point(params, *g), std::nullopt, {}};
       // Rewrite and generate code: the checker and the rules prune invalid points.
       try {
-        elevate::Strategy s =
-            elevate::parse_strategy_file(cfg.strategy, to_values(params, c.point));
-        CompileRequest req;
-        req.program = cfg.program;
-        req.entry = cfg.entry;
-        req.sizes = &cfg.sizes;
-        req.strategy = &s;
-        req.target = cfg.target;
-        c.compiled = compile(req);
+        c.compiled = compile_point(cfg, params, c.point);
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::User) throw;
         search.record(*g, false, 0);
@@ -523,6 +515,41 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
   return r;
 }
 
+Compiled compile_point(const TuneConfig& cfg, const std::vector<elevate::StrategyParam>& params,
+                       const TunePoint& point) {
+  elevate::Strategy s = elevate::parse_strategy_file(cfg.strategy, to_values(params, point));
+  CompileRequest req;
+  req.program = cfg.program;
+  req.entry = cfg.entry;
+  req.sizes = &cfg.sizes;
+  req.strategy = &s;
+  req.target = cfg.target;
+  return compile(req);
+}
+
+Trial run_trial(const TuneConfig& cfg, const std::vector<elevate::StrategyParam>& params,
+                const TunePoint& point, Measurer& measurer) {
+  Trial t;
+  t.point = point;
+  std::optional<Compiled> c;
+  try {
+    c = compile_point(cfg, params, point);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::User) throw;
+    t.status = Trial::Status::Invalid;
+    t.error = e.what();
+    return t;
+  }
+  try {
+    measurer.prepare(*c);
+    t.time_ms = measurer.measure(*c, point);
+  } catch (const Error& e) {
+    t.status = Trial::Status::Failed;
+    t.error = e.what();
+  }
+  return t;
+}
+
 // ---------------------------------------------------------------------------------
 // The subcommand
 // ---------------------------------------------------------------------------------
@@ -543,8 +570,11 @@ int positive_option(const std::string& text, const std::string& flag, int fallba
 }
 
 rise::SizeMap search_sizes(const rise::Program& p, const Options& o) {
-  rise::SizeMap sizes = parse_sizes(o.sizes_text);
-  rise::Checked c = rise::check_program(p, o.entry, &sizes);
+  return search_sizes(p, o.entry, parse_sizes(o.sizes_text));
+}
+
+rise::SizeMap search_sizes(const rise::Program& p, const std::string& entry, rise::SizeMap sizes) {
+  rise::Checked c = rise::check_program(p, entry, &sizes);
   entry_parameters(c);  // every size known
   return sizes;
 }

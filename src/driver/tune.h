@@ -154,6 +154,20 @@ std::string study_key(const std::string& program_text, const std::string& strate
 // parameters or when no point survives the rewrite.
 TuneResult tune(const TuneConfig& config, TrialDb& db, Measurer& measurer);
 
+// One point of the template compiled as a search compiles it: the strategy with the
+// point's values, then the whole `risec compile` pipeline at config.sizes. Throws
+// risec::Error (User) when the rewrite or the type checker rejects the point (the
+// search prunes it).
+Compiled compile_point(const TuneConfig& config, const std::vector<elevate::StrategyParam>& params,
+                       const TunePoint& point);
+
+// One trial outside a search (the Python package's `risec.tuning`, where another
+// engine proposes the points): compile_point, then the measurer's prepare and
+// measure. Status Invalid with the reason when the point is pruned, Failed when the C
+// compiler or the run fails, else Measured with the time.
+Trial run_trial(const TuneConfig& config, const std::vector<elevate::StrategyParam>& params,
+                const TunePoint& point, Measurer& measurer);
+
 // "1.234 ms" (progress and reports).
 std::string format_time(double ms);
 // The value of a positive integer option, `fallback` when it is empty (Usage error
@@ -162,6 +176,7 @@ int positive_option(const std::string& text, const std::string& flag, int fallba
 // The --size values for the program's entry, which a search measures at: the entry
 // is checked with them and every size must be known (located errors otherwise).
 rise::SizeMap search_sizes(const rise::Program& p, const Options& o);
+rise::SizeMap search_sizes(const rise::Program& p, const std::string& entry, rise::SizeMap sizes);
 
 // The `tune` subcommand.
 int cmd_tune(const Options& o);

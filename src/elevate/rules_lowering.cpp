@@ -231,10 +231,10 @@ Expr replace_all(const Expr& e, const Expr& t, const std::set<std::string>& fv_t
 }
 
 // The first subterm (pre-order) of e that satisfies p, is data, and uses no
-// variable bound inside e.
+// variable bound inside e; e itself is a candidate only when `self`.
 std::optional<Expr> find_hoistable(const Expr& e, const Env& env, const Strategy& p,
-                                   std::vector<std::string>& bound) {
-  if (e->type && rise::is_data(e->type) && p(e, env).ok()) {
+                                   std::vector<std::string>& bound, bool self = true) {
+  if (self && e->type && rise::is_data(e->type) && p(e, env).ok()) {
     bool local = false;
     for (const std::string& v : rise::free_vars(e))
       if (std::find(bound.begin(), bound.end(), v) != bound.end()) local = true;
@@ -257,9 +257,13 @@ std::optional<Expr> find_hoistable(const Expr& e, const Env& env, const Strategy
 // memory: let(toMem(s(t)))(fun(m => body[t := m])), placed inside the leading
 // lambdas of the location; when s(t) is a store already (s ends with toLocal, say),
 // let(s(t)) keeps the memory s chose.
-Strategy store_in_memory(Strategy p, Strategy s) {
-  std::string name = "storeInMemory(" + p.name() + ", " + s.name() + ")";
-  return Strategy(name, [name, p, s](const Expr& e, const Env& env) -> Result {
+// hoist(p, s) (`hoist`): the same, except that the location itself is never the
+// subterm stored, so at a loop `map(fun(x => ..t..))(y)` it moves a t that does not
+// use x out of the loop: computed once instead of once per iteration.
+Strategy store_in_memory(Strategy p, Strategy s, bool hoist) {
+  const char* rule = hoist ? "hoist" : "storeInMemory";
+  std::string name = std::string(rule) + "(" + p.name() + ", " + s.name() + ")";
+  return Strategy(name, [rule, p, s, hoist](const Expr& e, const Env& env) -> Result {
     std::vector<Expr> binders;
     Expr body = e;
     Env benv = env;
@@ -269,9 +273,9 @@ Strategy store_in_memory(Strategy p, Strategy s) {
       body = body->fn;
     }
     std::vector<std::string> bound;
-    auto t = find_hoistable(body, benv, p, bound);
+    auto t = find_hoistable(body, benv, p, bound, !hoist);
     if (!t)
-      return fail_at("storeInMemory", e,
+      return fail_at(rule, e,
                      "no subterm satisfies " + p.name() +
                          " (data that does not depend on variables bound inside the term)");
     Result stored = s(*t, benv);
@@ -285,9 +289,8 @@ Strategy store_in_memory(Strategy p, Strategy s) {
     bool stores = util::match_prim(value, "toMem", 1) || util::match_prim(value, "oclToMem", 1);
     Expr out = call("let", {stores ? value : call("toMem", {value}), rise::lambda(m, replaced)});
     for (size_t i = binders.size(); i-- > 0;) out = rise::with_children(binders[i], out, nullptr);
-    Result typed = retype("storeInMemory", out, env.ctx, e->type, e);
-    if (typed.ok() && env.tracer && env.tracer->on_rule)
-      env.tracer->on_rule("storeInMemory", e, typed.expr());
+    Result typed = retype(rule, out, env.ctx, e->type, e);
+    if (typed.ok() && env.tracer && env.tracer->on_rule) env.tracer->on_rule(rule, e, typed.expr());
     return typed;
   });
 }
@@ -678,7 +681,14 @@ void register_lowering(Registry& r) {
               "bound in the term) -> let(toMem(s(t)))(fun(m => ...m...)) inside the leading "
               "lambdas; every occurrence of t is replaced",
               M, [](const std::vector<Arg>& a) {
-                return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1));
+                return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1), false);
+              }));
+  r.add(entry("hoist", {P::Strategy, P::Strategy},
+              "hoist(p, s): storeInMemory(p, s) where the location itself is never the stored "
+              "subterm: at map(fun(x => ..t..))(y), a t satisfying p that does not use x is "
+              "computed once before the loop (loop-invariant code motion)",
+              M, [](const std::vector<Arg>& a) {
+                return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1), true);
               }));
   r.add(simple("circularBuffer",
                "slide(sz)(1)(map(f)(x)) -> circularBuffer(sz)(sz)(f)(x); slide(sz)(1)(x) -> "

@@ -37,6 +37,24 @@ class FakeTimer : public Measurer {
   int measured = 0;
 };
 
+// The strategy text, compiled and run, computes what the interpreter computes.
+void expect_matches_interpreter(const rise::Program& p, const rise::SizeMap& sizes,
+                                const std::string& strategy) {
+  rise::Checked high = rise::check_program(p, "", &sizes);
+  std::vector<rise::Value> inputs = make_inputs(high, {}, 7);
+  rise::Value expected = interpret(high, inputs);
+  elevate::Strategy s =
+      elevate::parse_strategy_file(std::make_shared<SourceFile>(SourceFile{"v.elv", strategy}));
+  CompileRequest req;
+  req.program = &p;
+  req.sizes = &sizes;
+  req.strategy = &s;
+  Compiled compiled = compile(req);
+  Execution ex = execute(compiled, sizes, inputs);
+  Comparison cmp = compare_values(ex.output, expected, entry_result_type(high));
+  EXPECT_TRUE(cmp.ok) << strategy << cmp.first_mismatch;
+}
+
 ExploreConfig config(const rise::Program& p) {
   ExploreConfig c;
   c.program = &p;
@@ -49,7 +67,7 @@ TEST(Explore, SitesOfTheStartProgramAreExact) {
   rise::SizeMap sizes{{"n", 4}, {"m", 3}};
   rise::Checked start =
       apply_strategy(elevate::make_strategy("RNF"), rise::check_program(p, "", &sizes), false);
-  std::vector<FusionSite> sites = fusion_sites(start);
+  std::vector<Site> sites = find_sites(start);
   // map(reduce)(map(map(mul))(map(zip)(M))): the map of reductions may fuse with the
   // map of products, and that one with the map of zips. No reduction reads a map yet.
   ASSERT_EQ(sites.size(), 2u);
@@ -71,7 +89,7 @@ TEST(Explore, EnumeratesEveryVariantAndEachMatchesTheInterpreter) {
   // outer fusion alone and after both.
   std::multiset<std::string> rules;
   for (const Variant& v : r.variants)
-    for (const FusionSite& f : v.steps) rules.insert(f.rule);
+    for (const Site& f : v.steps) rules.insert(f.rule);
   EXPECT_EQ(rules.count("fuseReduceMap"), 2u);
   EXPECT_EQ(r.variants.size(), 6u);
   EXPECT_EQ(timer.measured, 6);
@@ -86,21 +104,7 @@ TEST(Explore, EnumeratesEveryVariantAndEachMatchesTheInterpreter) {
   EXPECT_EQ(r.variants[0].cost.traffic, 0);
   // Each variant's strategy, compiled from the source, computes what the
   // interpreter computes.
-  rise::Checked high = rise::check_program(p, "", &c.sizes);
-  std::vector<rise::Value> inputs = make_inputs(high, {}, 7);
-  rise::Value expected = interpret(high, inputs);
-  for (const Variant& v : r.variants) {
-    elevate::Strategy s = elevate::parse_strategy_file(
-        std::make_shared<SourceFile>(SourceFile{"v.elv", variant_strategy(v)}));
-    CompileRequest req;
-    req.program = &p;
-    req.sizes = &c.sizes;
-    req.strategy = &s;
-    Compiled compiled = compile(req);
-    Execution ex = execute(compiled, c.sizes, inputs);
-    Comparison cmp = compare_values(ex.output, expected, entry_result_type(high));
-    EXPECT_TRUE(cmp.ok) << variant_strategy(v) << cmp.first_mismatch;
-  }
+  for (const Variant& v : r.variants) expect_matches_interpreter(p, c.sizes, variant_strategy(v));
 }
 
 TEST(Explore, CostModelOrdersObviousCases) {
@@ -167,6 +171,77 @@ TEST(Explore, ModelSearchMeasuresTheBestByTheModelFirst) {
   EXPECT_EQ(r.measured[1], 1u);
   for (size_t i = 1; i < r.variants.size(); ++i)
     EXPECT_FALSE(r.variants[i].cost < r.variants[i - 1].cost);
+}
+
+// Each column of the result reads transpose(A) (a view worth storing) and the
+// doubled w, which does not depend on the column: a hoist moves it out of the loop.
+const char* kHoist =
+    "def h = depFun((n: Nat, m: Nat) => fun(A: n.m.f32 => fun(w: n.f32 =>\n"
+    "  transpose(A) |> map(fun(col => zip(col)(w |> map(fun(x => x * 2.0f)))\n"
+    "                    |> map(fun(p => fst(p) * snd(p))))))))\n";
+
+TEST(Explore, StoresViewsAndHoistsInvariantsAndEachMatchesTheInterpreter) {
+  rise::Program p = rise::parse_program(std::make_shared<SourceFile>(SourceFile{"h.rise", kHoist}));
+  ExploreConfig c = config(p);
+  rise::Checked start =
+      apply_strategy(elevate::make_strategy("RNF"), rise::check_program(p, "", &c.sizes), false);
+  std::vector<Site> sites = find_sites(start);
+  auto has = [&](const std::vector<Site>& ss, Site::Kind k, const std::string& rule) {
+    return std::any_of(ss.begin(), ss.end(),
+                       [&](const Site& s) { return s.kind == k && s.rule == rule; });
+  };
+  EXPECT_TRUE(has(sites, Site::Kind::Store, kStoreRule));
+  EXPECT_TRUE(has(sites, Site::Kind::Hoist, "hoist(isFullyApplied(isMap), id)"));
+  c.budget = 1;
+  FakeTimer timer;
+  ExploreResult r = explore(c, timer);
+  // The model's best hoists the doubling (n iterations instead of n per column).
+  ASSERT_FALSE(r.variants.empty());
+  EXPECT_TRUE(has(r.variants[0].steps, Site::Kind::Hoist, "hoist(isFullyApplied(isMap), id)"))
+      << variant_strategy(r.variants[0]);
+  const Variant* start_v = nullptr;
+  for (const Variant& v : r.variants)
+    if (v.steps.empty()) start_v = &v;
+  ASSERT_TRUE(start_v);
+  EXPECT_TRUE(r.variants[0].cost < start_v->cost);
+  EXPECT_LT(r.variants[0].cost.iterations, start_v->cost.iterations);
+  // Every variant (stores, hoists, fusions and their combinations) computes what the
+  // interpreter computes.
+  bool stored = false;
+  for (const Variant& v : r.variants) {
+    stored = stored || has(v.steps, Site::Kind::Store, kStoreRule);
+    expect_matches_interpreter(p, c.sizes, variant_strategy(v));
+  }
+  EXPECT_TRUE(stored);
+}
+
+TEST(Explore, ATemplateEndsEachVariantAndItsParametersAreTuned) {
+  rise::Program p = rise::parse_program(std::make_shared<SourceFile>(
+      SourceFile{"s.rise",
+                 "def s = depFun(n: Nat => fun(x: n.f32 =>\n"
+                 "  x |> map(fun(a => a * 3.0f)) |> map(fun(b => b + 1.0f))))\n"}));
+  ExploreConfig c;
+  c.program = &p;
+  c.sizes = {{"n", 16}};
+  c.budget = 2;
+  c.trials = 3;
+  // v = 3 does not divide 16: pruned in every variant.
+  c.finish = std::make_shared<SourceFile>(
+      SourceFile{"t.elv",
+                 "param v in [4, 3, 8];\nlet main = (vectorize(v) @ outermost(isApplied(isMap))) ; "
+                 "lowerToC;\n"});
+  FakeTimer timer;
+  ExploreResult r = explore(c, timer);
+  ASSERT_EQ(r.measured.size(), 2u);
+  ASSERT_TRUE(r.best);
+  const Variant& b = r.variants[*r.best];
+  EXPECT_TRUE(b.time_ms.has_value());
+  // Two points of each variant measured (v = 4 and 8), v = 3 pruned.
+  EXPECT_EQ(timer.measured, 4);
+  EXPECT_NE(r.best_strategy.find("let finish ="), std::string::npos) << r.best_strategy;
+  EXPECT_NE(r.best_strategy.find("; finish;"), std::string::npos) << r.best_strategy;
+  EXPECT_EQ(r.best_strategy.find("param "), std::string::npos) << r.best_strategy;
+  expect_matches_interpreter(p, c.sizes, r.best_strategy);
 }
 
 }  // namespace

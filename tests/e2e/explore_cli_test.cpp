@@ -39,9 +39,7 @@ TEST(ExploreCli, Errors) {
        2,
        "--search must be model or random"},
       {{"explore", "examples/mv/mv.rise", "--size", "n=16,m=8", "--budget", "0"}, 2, "--budget"},
-      {{"explore", "examples/mv/mv.rise", "--size", "n=16,m=8", "--strategy", "x.elv"},
-       2,
-       "remove --strategy"},
+      {{"explore", "examples/mv/mv.rise", "--size", "n=16,m=8", "--trials", "0"}, 2, "--trials"},
       {{"explore", "examples/mv/mv.rise", "--size", "n=16"}, 1, "size m has no value"},
   };
   for (const Case& c : cases) {

@@ -120,14 +120,19 @@ const Command kCommands[] = {
      risec::driver::cmd_graph},
     {"explore",
      "risec explore FILE.rise --size n=..,m=.. [--target c|openmp] [--budget N] "
-     "[--search model|random] [--seed S] [--repeat R] [--entry NAME] [-o BEST.elv]",
-     "Explore where intermediate arrays are stored in memory or kept as views (fused):\n"
-     "from the program in RNF (every intermediate stored), each variant fuses some maps\n"
-     "into the map or reduction that reads them. Variants are ranked by a cost model\n"
-     "(bytes stored and read back, bytes allocated; docs/tuning.md), all of them when\n"
-     "there are at most 256, else by a beam search; --search random draws random walks\n"
-     "instead. The first N (default 5) are compiled and measured (the median of R runs,\n"
-     "default 5); the fastest variant's strategy goes to stdout and to -o BEST.elv.\n",
+     "[--search model|random] [--seed S] [--repeat R] [--entry NAME] "
+     "[--strategy TEMPLATE.elv [--trials T]] [-o BEST.elv]",
+     "Explore where intermediate arrays are stored in memory or kept as views: from the\n"
+     "program in RNF (every computed intermediate stored), each variant fuses maps into\n"
+     "the map or reduction that reads them, stores views that are read many times\n"
+     "(transpose, pad, slide) or hoists loop-invariant computations out of loops.\n"
+     "Variants are ranked by a cost model (bytes stored and read back, loop iterations,\n"
+     "bytes allocated; docs/tuning.md), all of them when there are at most 256, else by\n"
+     "a beam search; --search random draws random walks instead. The first N (default\n"
+     "5) are compiled and measured (the median of R runs, default 5); the fastest\n"
+     "variant's strategy goes to stdout and to -o BEST.elv. With --strategy, the\n"
+     "template's main ends each variant instead of lowerToC and its parameters are tuned\n"
+     "for each measured variant (T points, default 8, by risec tune's search).\n",
      risec::driver::cmd_explore},
 };
 
@@ -183,6 +188,8 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.budget_text = get();
     } else if (a == "--db") {
       o.db = get();
+    } else if (a == "--trials") {
+      o.trials_text = get();
     } else if (a == "--workers") {
       o.workers_text = get();
     } else if (a == "--search") {
