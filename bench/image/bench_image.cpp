@@ -74,12 +74,31 @@ void autoschedule(Halide::Func out) {
                   Halide::MachineParams(2, 32 * 1024 * 1024, 40));
 }
 
+// Schedules the pipeline of `out` (m x n outputs, the input `halo` larger in each
+// dimension): 0 the expert schedule (`producers` computed per 256 x 32 output tile,
+// every stage vectorised by 8 lanes) on one thread, 1 the same with the rows of tiles
+// parallel, 2 Mullapudi2016's.
+void schedule_pipeline(Halide::ImageParam& in, Halide::Func out,
+                       const std::vector<Halide::Func>& producers, int schedule, int halo, int n,
+                       int m) {
+  if (schedule == 2) {
+    in.set_estimates({{0, m + halo}, {0, n + halo}});
+    out.set_estimates({{0, m}, {0, n}});
+    autoschedule(out);
+    return;
+  }
+  Halide::Var x = out.args()[0], y = out.args()[1], xo, yo, xi, yi;
+  out.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
+  if (schedule == 1) out.parallel(yo);
+  for (Halide::Func f : producers) f.compute_at(out, xo).vectorize(f.args()[0], 8);
+}
+
 // The blur as a Halide pipeline over an m x n image (x the column), both passes
 // summing w[k] * value left to right as the RISE program does.
 struct HalideBlur {
   Halide::ImageParam in{Halide::Float(32), 2};
   Halide::Func bx, by;
-  Halide::Var x, y, xo, yo, xi, yi;
+  Halide::Var x, y;
   // schedule: 0 the expert schedule on one thread, 1 the same with the tile rows
   // parallel, 2 Mullapudi2016's autoschedule (parallel).
   HalideBlur(const Blur& b, int schedule, int n, int m) {
@@ -95,15 +114,7 @@ struct HalideBlur {
                                      bx, 0.0f, {{0, in.dim(0).extent()}, {0, in.dim(1).extent()}});
     for (int k = 0; k < static_cast<int>(b.w.size()); ++k) sy = sy + bxp(x, y + k - r) * b.w[k];
     by(x, y) = sy;
-    if (schedule == 2) {
-      in.set_estimates({{0, m}, {0, n}});
-      by.set_estimates({{0, m}, {0, n}});
-      autoschedule(by);
-    } else {
-      by.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
-      if (schedule == 1) by.parallel(yo);
-      bx.compute_at(by, xo).vectorize(x, 8);
-    }
+    schedule_pipeline(in, by, {bx}, schedule, 0, n, m);
     by.compile_jit(Halide::get_host_target());
   }
   void run(float* out, const float* img, int n, int m) {
@@ -119,7 +130,7 @@ struct HalideBlur {
 struct HalideHarris {
   Halide::ImageParam in{Halide::Float(32), 2};
   Halide::Func ix, iy, sxx, sxy, syy, out;
-  Halide::Var x, y, xo, yo, xi, yi;
+  Halide::Var x, y;
   HalideHarris(int schedule, int n, int m) {
     const float sx[3][3] = {{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}};
     const float sy[3][3] = {{-1, -2, -1}, {0, 0, 0}, {1, 2, 1}};
@@ -143,16 +154,7 @@ struct HalideHarris {
     syy(x, y) = c;
     out(x, y) = (sxx(x, y) * syy(x, y) - sxy(x, y) * sxy(x, y)) -
                 0.04f * (sxx(x, y) + syy(x, y)) * (sxx(x, y) + syy(x, y));
-    if (schedule == 2) {
-      in.set_estimates({{0, m + 4}, {0, n + 4}});
-      out.set_estimates({{0, m}, {0, n}});
-      autoschedule(out);
-    } else {
-      out.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
-      if (schedule == 1) out.parallel(yo);
-      ix.compute_at(out, xo).vectorize(x, 8);
-      iy.compute_at(out, xo).vectorize(x, 8);
-    }
+    schedule_pipeline(in, out, {ix, iy}, schedule, 4, n, m);
     out.compile_jit(Halide::get_host_target());
   }
   void run(float* o, const float* img, int n, int m) {
