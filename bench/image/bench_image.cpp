@@ -1,26 +1,34 @@
-// bench_image: separable image blurs, risec against the image-processing peers, in
-// one run, single-threaded:
+// bench_image: image pipelines, risec against the image-processing peers, in one
+// run, on 1 and 2 threads:
 //   blur5: examples/blur5 (5-tap binomial [1 4 6 4 1]/16 along rows then columns,
-//          zero border), against Halide 14 (JIT, an expert schedule) and OpenCV 4.6
-//          (cv::sepFilter2D, BORDER_CONSTANT);
+//          zero border), against Halide 14 (JIT) and OpenCV 4.6 (cv::sepFilter2D,
+//          BORDER_CONSTANT);
 //   blur3: examples/blur3 (3-tap box, clamped border), against the same peers
 //          (Halide repeat_edge, OpenCV BORDER_REPLICATE);
 //   harris: examples/harris (Sobel, products, 3 x 3 box sums, corner response, no
-//          padding) against Halide with every stage computed per output tile.
-// risec uses its default lowering (no strategy), as a user who writes the blur gets.
+//          padding) against Halide.
+// risec: the default lowering (no strategy, one thread), as a user who writes the
+// blur gets, and the examples' inline.elv (every stage inlined, parallel rows; the
+// openmp target on 1 and 2 threads).
 //
 //   ./build/bench/bench_image            # 4096x4096
 //   ./build/bench/bench_image --quick    # 1024x1024, fewer repetitions
 //
-// The variants of one blur are timed side by side (bench_util.h: a warm-up call each,
-// then rounds calling each once; median). Outputs are compared with risec's:
-// "ok" when max |x - ref| / max(1, |ref|) < 1e-5 (the peers add in other orders).
-// Halide's intermediate is computed per tile of 256 x 32 outputs and both stages are
-// vectorised by 8 lanes (the schedule of Halide's blur tutorial, on one thread);
-// OpenCV runs with cv::setNumThreads(1).
+// The variants of one program are timed side by side (bench_util.h: a warm-up call
+// each, then rounds calling each once; median, and the fastest call, which on the
+// loaded shared machine is the better estimate of the time without other load). Outputs are
+// compared with risec's: "ok" when max |x - ref| / max(1, |ref|) < 1e-5 (1e-3 for Harris; the peers
+// add in other orders). Halide's expert schedule computes the intermediates per tile of 256 x 32
+// outputs, every stage vectorised by 8 lanes (the schedule of Halide's blur tutorial), on one
+// thread, or with the rows of tiles parallel on 2 threads; the Mullapudi2016 autoscheduler (the
+// plugin of libhalide14-0-dev) chooses its own, parallel, schedule for 2 cores. Threads:
+// omp_set_num_threads and cv::setNumThreads before each call, HL_NUM_THREADS=2 for Halide.
 //
 // Never fails on time; exits non-zero only when something cannot be compiled.
+#include <dlfcn.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,13 +60,48 @@ struct Blur {
 };
 
 #ifdef RISEC_HAVE_HALIDE
+// Halide 14's Mullapudi2016 autoscheduler (the plugin Debian's libhalide14-0-dev
+// ships), told of 2 cores and a 32 MiB last-level cache, schedules the pipeline of
+// `out` (estimates set by the caller).
+void autoschedule(Halide::Func out) {
+  static bool loaded = false;
+  if (!loaded) {
+    Halide::load_plugin(RISEC_HALIDE_AUTOSCHEDULER);
+    loaded = true;
+  }
+  Halide::Pipeline p(out);
+  p.auto_schedule("Mullapudi2016", Halide::get_host_target(),
+                  Halide::MachineParams(2, 32 * 1024 * 1024, 40));
+}
+
+// Schedules the pipeline of `out` (m x n outputs, the input `halo` larger in each
+// dimension): 0 the expert schedule (`producers` computed per 256 x 32 output tile,
+// every stage vectorised by 8 lanes) on one thread, 1 the same with the rows of tiles
+// parallel, 2 Mullapudi2016's.
+void schedule_pipeline(Halide::ImageParam& in, Halide::Func out,
+                       const std::vector<Halide::Func>& producers, int schedule, int halo, int n,
+                       int m) {
+  if (schedule == 2) {
+    in.set_estimates({{0, m + halo}, {0, n + halo}});
+    out.set_estimates({{0, m}, {0, n}});
+    autoschedule(out);
+    return;
+  }
+  Halide::Var x = out.args()[0], y = out.args()[1], xo, yo, xi, yi;
+  out.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
+  if (schedule == 1) out.parallel(yo);
+  for (Halide::Func f : producers) f.compute_at(out, xo).vectorize(f.args()[0], 8);
+}
+
 // The blur as a Halide pipeline over an m x n image (x the column), both passes
 // summing w[k] * value left to right as the RISE program does.
 struct HalideBlur {
   Halide::ImageParam in{Halide::Float(32), 2};
   Halide::Func bx, by;
-  Halide::Var x, y, xo, yo, xi, yi;
-  explicit HalideBlur(const Blur& b) {
+  Halide::Var x, y;
+  // schedule: 0 the expert schedule on one thread, 1 the same with the tile rows
+  // parallel, 2 Mullapudi2016's autoschedule (parallel).
+  HalideBlur(const Blur& b, int schedule, int n, int m) {
     Halide::Func padded = b.clamp ? Halide::BoundaryConditions::repeat_edge(in)
                                   : Halide::BoundaryConditions::constant_exterior(in, 0.0f);
     int r = static_cast<int>(b.w.size()) / 2;
@@ -71,8 +114,7 @@ struct HalideBlur {
                                      bx, 0.0f, {{0, in.dim(0).extent()}, {0, in.dim(1).extent()}});
     for (int k = 0; k < static_cast<int>(b.w.size()); ++k) sy = sy + bxp(x, y + k - r) * b.w[k];
     by(x, y) = sy;
-    by.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
-    bx.compute_at(by, xo).vectorize(x, 8);
+    schedule_pipeline(in, by, {bx}, schedule, 0, n, m);
     by.compile_jit(Halide::get_host_target());
   }
   void run(float* out, const float* img, int n, int m) {
@@ -88,8 +130,8 @@ struct HalideBlur {
 struct HalideHarris {
   Halide::ImageParam in{Halide::Float(32), 2};
   Halide::Func ix, iy, sxx, sxy, syy, out;
-  Halide::Var x, y, xo, yo, xi, yi;
-  HalideHarris() {
+  Halide::Var x, y;
+  HalideHarris(int schedule, int n, int m) {
     const float sx[3][3] = {{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}};
     const float sy[3][3] = {{-1, -2, -1}, {0, 0, 0}, {1, 2, 1}};
     Halide::Expr gx = 0.0f, gy = 0.0f;
@@ -112,9 +154,7 @@ struct HalideHarris {
     syy(x, y) = c;
     out(x, y) = (sxx(x, y) * syy(x, y) - sxy(x, y) * sxy(x, y)) -
                 0.04f * (sxx(x, y) + syy(x, y)) * (sxx(x, y) + syy(x, y));
-    out.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
-    ix.compute_at(out, xo).vectorize(x, 8);
-    iy.compute_at(out, xo).vectorize(x, 8);
+    schedule_pipeline(in, out, {ix, iy}, schedule, 4, n, m);
     out.compile_jit(Halide::get_host_target());
   }
   void run(float* o, const float* img, int n, int m) {
@@ -127,12 +167,29 @@ struct HalideHarris {
 #endif
 
 // A variant writing into an output buffer of its own.
+// Sets the thread count of OpenMP (risec's openmp target: the libgomp the module
+// loaded) and OpenCV before each call; Halide's thread pool has 2 threads
+// (HL_NUM_THREADS) and only its parallel schedules use them.
+void set_threads(int t) {
+  using SetThreadsFn = void (*)(int);
+  static SetThreadsFn omp = [] {
+    void* h = dlopen("libgomp.so.1", RTLD_NOW);
+    return h ? reinterpret_cast<SetThreadsFn>(dlsym(h, "omp_set_num_threads")) : nullptr;
+  }();
+  if (omp) omp(t);
+#ifdef RISEC_HAVE_OPENCV
+  cv::setNumThreads(t);
+#endif
+}
+
 void add_variant(std::vector<Variant>& vs, std::vector<std::unique_ptr<Buffer>>& outs, size_t count,
-                 const std::string& name, std::function<void(float*)> f) {
+                 const std::string& name, int threads, std::function<void(float*)> f) {
   outs.push_back(std::make_unique<Buffer>(count));
   float* o = outs.back()->data();
   Variant v;
   v.name = name;
+  v.threads = threads;
+  v.before = [threads] { set_threads(threads); };
   v.run = [f, o] { f(o); };
   vs.push_back(std::move(v));
 }
@@ -151,7 +208,8 @@ void time_and_report(risec::bench::Table& table, const std::string& what, std::v
       double e = risec::bench::max_rel_error(*outs[i], *outs[0]);
       check = e < tol ? std::string("ok") : "MISMATCH (" + fmt("%.2g", e) + ")";
     }
-    table.add({what, vs[i].name, fmt("%.3f", vs[i].timing.median_s * 1e3),
+    table.add({what, vs[i].name, std::to_string(vs[i].threads),
+               fmt("%.3f", vs[i].timing.median_s * 1e3), fmt("%.3f", vs[i].timing.min_s * 1e3),
                fmt("%.3f", vs[i].timing.median_s / t0), std::to_string(vs[i].timing.reps), check});
   }
 }
@@ -162,25 +220,25 @@ int main(int argc, char** argv) {
   bool quick = false;
   if (std::optional<int> exit_code = parse_quick_option(argc, argv, "bench_image", quick))
     return *exit_code;
+  setenv("HL_NUM_THREADS", "2", 1);  // before Halide's runtime starts its pool
   TimingPolicy policy;
   policy.min_reps = quick ? 5 : 10;
   policy.max_reps = quick ? 20 : 100;
   policy.budget_s = quick ? 0.3 : 1.5;
   int n = quick ? 1024 : 4096, m = n;
-#ifdef RISEC_HAVE_OPENCV
-  cv::setNumThreads(1);
-#endif
-  std::printf("bench_image: separable blurs, f32, %dx%d, one thread; %s\n", n, m,
+  std::printf("bench_image: image pipelines, f32, %dx%d, 1 and 2 threads; %s\n", n, m,
               risec::bench::machine_description().c_str());
   std::printf("source %s; load average at start: %s\n", risec::bench::source_revision().c_str(),
               risec::bench::load_average().c_str());
   std::fflush(stdout);
   risec::bench::Table table(
-      {"program", "variant", "median ms", "ratio to risec", "calls", "check"});
+      {"program", "variant", "threads", "median ms", "min ms", "ratio to risec", "calls", "check"});
   risec::bench::LoadMonitor load;
   load.start();
   std::vector<Blur> blurs = {{"blur5", {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f}, false},
                              {"blur3", {1.0f / 3, 1.0f / 3, 1.0f / 3}, true}};
+  const std::string expert = "Halide 14 (JIT, expert schedule)";
+  const std::string autosched = "Halide 14 (JIT, Mullapudi2016)";
   try {
     for (const Blur& b : blurs) {
       size_t count = size_t(n) * m;
@@ -188,30 +246,41 @@ int main(int argc, char** argv) {
       risec::bench::fill_random(A, 4242);
       std::vector<std::unique_ptr<Buffer>> outs;
       std::vector<Variant> vs;
-      auto add = [&](const std::string& name, std::function<void(float*)> f) {
-        add_variant(vs, outs, count, name, std::move(f));
+      auto add = [&](const std::string& name, int threads, std::function<void(float*)> f) {
+        add_variant(vs, outs, count, name, threads, std::move(f));
       };
       risec::rise::SizeMap sizes{{"n", n}, {"m", m}};
-      auto mod = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
-          "examples/" + b.name + "/" + b.name + ".rise", "", sizes, "c"));
-      add("risec (lowerToC)", [mod, &A](float* o) { mod->call({o, A.data()}, {}); });
+      std::string dir = "examples/" + b.name + "/";
+      auto mod = std::make_shared<risec::runtime::Module>(
+          risec::bench::compile_example(dir + b.name + ".rise", "", sizes, "c"));
+      add("risec (lowerToC)", 1, [mod, &A](float* o) { mod->call({o, A.data()}, {}); });
+      if (b.name == "blur5") {
+        auto inl = std::make_shared<risec::runtime::Module>(
+            risec::bench::compile_example(dir + "blur5.rise", dir + "inline.elv", sizes, "openmp"));
+        for (int t : {1, 2})
+          add("risec inline.elv", t, [inl, &A](float* o) { inl->call({o, A.data()}, {}); });
+      }
 #ifdef RISEC_HAVE_HALIDE
-      auto hb = std::make_shared<HalideBlur>(b);
-      add("Halide 14 (JIT, expert schedule)",
-          [hb, &A, n, m](float* o) { hb->run(o, A.data(), n, m); });
+      for (int sched : {0, 1, 2}) {
+        auto hb = std::make_shared<HalideBlur>(b, sched, n, m);
+        add(sched == 2 ? autosched : expert, sched == 0 ? 1 : 2,
+            [hb, &A, n, m](float* o) { hb->run(o, A.data(), n, m); });
+      }
 #endif
 #ifdef RISEC_HAVE_OPENCV
       std::vector<float> w = b.w;
-      add("OpenCV sepFilter2D", [w, &A, n, m, &b](float* o) {
-        cv::Mat src(n, m, CV_32F, A.data()), dst(n, m, CV_32F, o);
-        cv::Mat k(1, static_cast<int>(w.size()), CV_32F, const_cast<float*>(w.data()));
-        cv::sepFilter2D(src, dst, CV_32F, k, k, cv::Point(-1, -1), 0,
-                        b.clamp ? cv::BORDER_REPLICATE : cv::BORDER_CONSTANT);
-      });
+      for (int t : {1, 2})
+        add("OpenCV sepFilter2D", t, [w, &A, n, m, &b](float* o) {
+          cv::Mat src(n, m, CV_32F, A.data()), dst(n, m, CV_32F, o);
+          cv::Mat k(1, static_cast<int>(w.size()), CV_32F, const_cast<float*>(w.data()));
+          cv::sepFilter2D(src, dst, CV_32F, k, k, cv::Point(-1, -1), 0,
+                          b.clamp ? cv::BORDER_REPLICATE : cv::BORDER_CONSTANT);
+        });
 #endif
       time_and_report(table, b.name, vs, outs, policy, 1e-5);
     }
-    // Harris: the default lowering against Halide (the output is 4 pixels smaller).
+    // Harris: the default lowering and inline.elv against Halide (the output is 4
+    // pixels smaller).
     {
       int hn = n - 4, hm = m - 4;
       Buffer A(size_t(n) * m);
@@ -222,13 +291,21 @@ int main(int argc, char** argv) {
       risec::rise::SizeMap sizes{{"n", hn}, {"m", hm}};
       auto mod = std::make_shared<risec::runtime::Module>(
           risec::bench::compile_example("examples/harris/harris.rise", "", sizes, "c"));
-      add_variant(vs, outs, count, "risec (lowerToC)", [mod, &A](float* o) {
+      add_variant(vs, outs, count, "risec (lowerToC)", 1, [mod, &A](float* o) {
         mod->call({o, A.data()}, {});
       });
+      auto inl = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
+          "examples/harris/harris.rise", "examples/harris/inline.elv", sizes, "openmp"));
+      for (int t : {1, 2})
+        add_variant(vs, outs, count, "risec inline.elv", t, [inl, &A](float* o) {
+          inl->call({o, A.data()}, {});
+        });
 #ifdef RISEC_HAVE_HALIDE
-      auto hh = std::make_shared<HalideHarris>();
-      add_variant(vs, outs, count, "Halide 14 (JIT, expert schedule)",
-                  [hh, &A, hn, hm](float* o) { hh->run(o, A.data(), hn, hm); });
+      for (int sched : {0, 1, 2}) {
+        auto hh = std::make_shared<HalideHarris>(sched, hn, hm);
+        add_variant(vs, outs, count, sched == 2 ? autosched : expert, sched == 0 ? 1 : 2,
+                    [hh, &A, hn, hm](float* o) { hh->run(o, A.data(), hn, hm); });
+      }
 #endif
       time_and_report(table, "harris", vs, outs, policy, 1e-3);
     }

@@ -51,7 +51,9 @@ bool reorderable(const CommandP& c, std::set<std::string>& declared) {
 
 std::optional<CommandP> interchange_for_contiguity(const Command& loop,
                                                    const BodyAccesses& accesses) {
-  if (loop.kind != Command::For || loop.loop != LoopKind::Seq) return std::nullopt;
+  if (loop.kind != Command::For) return std::nullopt;
+  bool parallel = loop.loop == LoopKind::Par;
+  if (loop.loop != LoopKind::Seq && (!parallel || loop.reduction)) return std::nullopt;
   const CommandP& inner = loop.body[0];
   if (inner->kind != Command::For || inner->loop != LoopKind::Seq) return std::nullopt;
   if (arith::occurs(loop.var, inner->n)) return std::nullopt;
@@ -68,8 +70,11 @@ std::optional<CommandP> interchange_for_contiguity(const Command& loop,
     auto outer = coefficient(a.flat, loop.var);
     auto in = coefficient(a.flat, inner->var);
     if (!outer || !in || !unit(*outer) || unit(*in) || *in == 0) return std::nullopt;
+    // The new parallel loop's iterations must write disjoint elements: the outer
+    // variable's range fits between two values of the inner one.
+    if (parallel && !arith::provably_le(loop.n, Nat(*in < 0 ? -*in : *in))) return std::nullopt;
   }
-  return cm_for(inner->var, inner->n, LoopKind::Seq,
+  return cm_for(inner->var, inner->n, loop.loop,
                 cm_for(loop.var, loop.n, LoopKind::Seq, inner->body[0]));
 }
 

@@ -3,7 +3,10 @@
 // stride along the inner one (a map over the columns of a transposed view, as in
 // `rows |> transpose |> map(...) |> transpose`) is swapped, so that the innermost
 // loop stores (and usually reads) consecutive elements and the C compiler can
-// vectorise it. The indices are those the body's views produce (the caller resolves
+// vectorise it. A parallel outer loop (without a reduction) is swapped too when each
+// iteration of the new outer loop writes elements of its own (the outer trip count is
+// at most the inner stride): the parallel loop then runs over the former inner
+// variable. The indices are those the body's views produce (the caller resolves
 // them, as for index-set splitting, dpia/split_loop.h).
 #pragma once
 

@@ -56,6 +56,98 @@ Strategy map_fusion() {
   });
 }
 
+// ---------------------------------------------------------------- expandReduce
+
+// idx(lidx(k, n))(e) for an array term e of type n.t.
+Expr index_at(const Expr& e, int64_t k, const Nat& n) {
+  rise::Literal l;
+  l.kind = rise::LitKind::Index;
+  l.nat = Nat(k);
+  l.size = n;
+  return call("idx", {rise::literal(l), e});
+}
+
+// The element e[path[0]][path[1]]... of the typed array term e, looked through the
+// views that name their elements (zip, join of rows of constant length, makeArray,
+// map of a lambda), so that a window's weights become literals and its products
+// plain scalar terms; any other array is indexed with idx.
+Expr element_at(const Expr& e, const std::vector<int64_t>& path) {
+  if (path.empty()) return e;
+  std::vector<int64_t> rest(path.begin() + 1, path.end());
+  if (auto a = util::as_prim_call(e);
+      a && a->name() == "makeArray" && static_cast<size_t>(path[0]) < a->args.size())
+    return element_at(a->args[static_cast<size_t>(path[0])], rest);
+  if (auto z = util::match_prim(e, "zip", 2); z && rest.empty())
+    return call("makePair", {element_at(z->args[0], path), element_at(z->args[1], path)});
+  if (auto j = util::match_prim(e, "join", 1)) {
+    auto m = util::array_size(util::array_elem(j->args[0]->type));
+    if (m && m->is_const() && *m->as_const() > 0) {
+      std::vector<int64_t> p = {path[0] / *m->as_const(), path[0] % *m->as_const()};
+      p.insert(p.end(), rest.begin(), rest.end());
+      return element_at(j->args[0], p);
+    }
+  }
+  if (auto mp = util::match_map(e); mp && rest.empty() && mp->first->kind == ExprKind::Lambda)
+    return util::substitute(mp->first->fn, mp->first->name, element_at(mp->second, path));
+  Expr r = e;
+  Type t = e->type;
+  for (int64_t k : path) {
+    r = index_at(r, k, *util::array_size(t));
+    t = util::array_elem(t);
+  }
+  return r;
+}
+
+// reduce(op)(init)(xs) with xs of constant length k -> op(..op(op(init)(xs[0]))(xs[1])..)(xs[k-1])
+// as one scalar term (elements through element_at). With the reduction a plain term,
+// a map of it is a view that code generation inlines where it is read.
+Strategy expand_reduce() {
+  return rule("expandReduce", [](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || c->args.size() != 3 ||
+        (c->name() != "reduce" && c->name() != "reduceSeq" && c->name() != "reduceSeqUnroll"))
+      return fail_at("expandReduce", e, "expected reduce(op)(init)(xs)");
+    auto n = util::array_size(c->args[2]->type);
+    if (!n || !n->is_const() || *n->as_const() > 64)
+      return fail_at("expandReduce", e,
+                     "the reduced array's length is not a constant of at most 64");
+    const Expr& op = c->args[0];
+    const Expr* body = nullptr;
+    std::string acc, y;
+    if (op->kind == ExprKind::Lambda && op->fn->kind == ExprKind::Lambda) {
+      acc = op->name;
+      y = op->fn->name;
+      body = &op->fn->fn;
+      if (util::count_free(acc, *body) > 1)
+        return fail_at("expandReduce", e,
+                       "the operator uses its accumulator more than once (the term would grow "
+                       "exponentially)");
+    }
+    Expr cur = c->args[1];
+    for (int64_t k = 0; k < *n->as_const(); ++k) {
+      Expr x = element_at(c->args[2], {k});
+      if (body)
+        cur = util::substitute(util::substitute(*body, y, x), acc, cur);
+      else
+        cur = rise::app(rise::app(op, cur), x);
+    }
+    return cur;
+  });
+}
+
+// let(v)(fun(x => b)) -> b with v for x: the value is recomputed at every use (with
+// `map`s left high-level, code generation reads them as views, so a stage inlined
+// into a stencil is recomputed per window instead of stored: recompute fusion).
+Strategy inline_let() {
+  return rule("inlineLet", [](const Expr& e, const Context&) -> Result {
+    auto c = util::match_prim(e, "let", 2);
+    if (!c || c->args[1]->kind != ExprKind::Lambda)
+      return fail_at("inlineLet", e, "expected let(v)(fun(x => b))");
+    const Expr& f = c->args[1];
+    return util::substitute(f->fn, f->name, c->args[0]);
+  });
+}
+
 }  // namespace
 
 namespace util {
@@ -516,6 +608,15 @@ Strategy separate_dot(bool hv) {
 
 void register_algorithmic(Registry& r) {
   r.add(simple("mapFusion", "map(f)(map(g)(x)) -> map(fun(y => f(g(y))))(x)", map_fusion()));
+  r.add(simple("expandReduce",
+               "reduce(op)(init)(xs) with xs of constant length k <= 64 -> "
+               "op(..op(op(init)(xs[0]))(xs[1])..)(xs[k-1]), the elements read through zip, join, "
+               "makeArray and map (a plain term: a map of it is inlined where it is read)",
+               expand_reduce()));
+  r.add(simple("inlineLet",
+               "let(v)(fun(x => b)) -> b with v for x (v recomputed at every use: recompute "
+               "fusion of a stage into its consumers)",
+               inline_let()));
   r.add(simple("mapFission",
                "map(fun(x => f(g(x)))) -> map(f) after map(fun(x => g(x))) when f does not use x "
                "(applied to data or not)",

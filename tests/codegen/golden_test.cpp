@@ -390,3 +390,29 @@ TEST(Golden, DefaultLoweringOfASeparableBlur) {
     }
   }
 }
+
+// blur5 with inline.elv on the openmp target: the parallel map over the transposed
+// columns is swapped with the column loop inside (the parallel loop runs over rows,
+// the stores are contiguous) and split at the padded rows: the outlined parallel body
+// has no conditional and its innermost loops store along rows; nothing is stored but
+// the output.
+TEST(Golden, InlinedBlurRunsInParallelOverRowsWithoutConditionals) {
+  driver::Compiled c =
+      compile(read_example("examples/blur5/blur5.rise"), read_example("examples/blur5/inline.elv"),
+              {{"n", 64}, {"m", 48}}, "openmp");
+  const std::string& src = c.unit.source;
+  size_t par = src.find("static void blur5__par");
+  ASSERT_NE(par, std::string::npos) << src;
+  std::string body = src.substr(par, src.find("\n}\n", par) - par);
+  EXPECT_EQ(body.find('?'), std::string::npos) << body;
+  EXPECT_EQ(src.find("risec_alloc"), std::string::npos) << src;
+  auto loops = innermost_loops(body);
+  ASSERT_FALSE(loops.empty()) << body;
+  for (const auto& [var, inner] : loops) {
+    std::regex store(R"(output\[([^\]]*)\] = )");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(inner, m, store)) << inner;
+    EXPECT_NE(std::string(m[1]).find(var), std::string::npos) << var << ": " << inner;
+    EXPECT_EQ(std::string(m[1]).find("*" + var), std::string::npos) << var << ": " << inner;
+  }
+}

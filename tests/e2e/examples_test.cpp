@@ -2,10 +2,10 @@
 // every strategy file in its folder, is compiled, run on seeded random inputs and
 // compared with the interpreter — as a shared object, and as a standalone program
 // under -fsanitize=address,undefined. Strategy files with "parallel" in their name or
-// using `(parallel @` (mm's tune.elv) target OpenMP; those whose text uses a GPU primitive
-// (mapGlobal, mapWorkGroup, mapLocal, toGlobal, toLocal, toPrivate, oclReduceSeq) target OpenCL (on
-// PoCL here). The mm ladder is also checked at 1024x1024x1024 against a plain C loop nest (the
-// interpreter would take a minute there).
+// using `(parallel @` (mm's tune.elv) or `mapPar` target OpenMP; those whose text uses a GPU
+// primitive (mapGlobal, mapWorkGroup, mapLocal, toGlobal, toLocal, toPrivate, oclReduceSeq) target
+// OpenCL (on PoCL here). The mm ladder is also checked at 1024x1024x1024 against a plain C loop
+// nest (the interpreter would take a minute there).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -56,7 +56,8 @@ std::vector<Case> all_cases() {
       std::ifstream in(elv);
       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       std::string target = stem.find("parallel") != std::string::npos ||
-                                   text.find("(parallel @") != std::string::npos
+                                   text.find("(parallel @") != std::string::npos ||
+                                   text.find("mapPar") != std::string::npos
                                ? "openmp"
                                : "c";
       if (uses_gpu_primitives(text)) target = "opencl";

@@ -34,7 +34,7 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
        {"mapFusion", "mapFission", "splitJoin", "idAfter", "liftId", "idToCopy",
         "createTransposePair", "transposePairAfter", "removeTransposePair", "mapOutsideZip",
         "zipSame", "fstReduction", "sndReduction", "slideOverlap", "separateDotHV", "separateDotVH",
-        "mapFissionZip"}},
+        "mapFissionZip", "inlineLet", "expandReduce"}},
       {"movement",
        {"mapMapFBeforeTranspose", "transposeBeforeMapMapF", "slideBeforeMap", "slideBeforeMapMapF",
         "splitBeforeMap", "joinBeforeMapF", "mapMapFBeforeJoin", "dropBeforeMap", "takeBeforeMap",
@@ -477,6 +477,40 @@ TEST(SeparateDot, SeparatesTheGaussianKernel) {
   // also from betaEtaNF (reduce(add) not eta-expanded)
   check_rewrite(top_down(lib("separateDotHV")),
                 apply_ok(lib("betaEtaNF"), prog(read_example("gaussian"), {{"n", 6}, {"m", 5}})));
+}
+
+TEST(InlineLet, RecomputesTheValueAtEveryUse) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  let y = x |> map(fun(a => a * 2.0f)) in zip(y)(y) |> map(fun(p => p._1 + p._2))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(normalize(lib("inlineLet")), p);
+  EXPECT_FALSE(contains(r, "let")) << rise::print_expr(r);
+  EXPECT_EQ(count(r, "a * 2.0f"), 2) << rise::print_expr(r);
+  check_fails(top_down(lib("inlineLet")), prog(kPairs, n8));
+}
+
+TEST(ExpandReduce, TurnsAWeightedWindowIntoOneTerm) {
+  rise::Expr p = apply_ok(lib("DFNF"), prog(read_example("blur5"), {{"n", 6}, {"m", 5}}));
+  rise::Expr r = check_rewrite(seq(normalize(lib("expandReduce")), lib("partialEval")), p);
+  EXPECT_FALSE(contains(r, "reduce")) << rise::print_expr(r);
+  EXPECT_FALSE(contains(r, "zip")) << rise::print_expr(r);
+  EXPECT_TRUE(contains(r, "* 0.375f")) << rise::print_expr(r);  // the weight is a literal
+}
+
+TEST(ExpandReduce, RefusesLongReductionsAndRepeatedAccumulators) {
+  const char* sum = R"(
+def f = depFun(n: Nat => fun(x: n.f32 => reduce(fun(a, b => a + b))(0.0f)(x)))
+)";
+  check_rewrite(body(lib("expandReduce")), prog(sum, n8));
+  check_fails(body(lib("expandReduce")), prog(sum, {{"n", 100}}), "at most 64");
+  check_fails(body(lib("expandReduce")),
+              prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => reduce(fun(a, b => a * a + b))(0.0f)(x)))
+)",
+                   n8),
+              "more than once");
 }
 
 const char* kStencil = R"(

@@ -2,6 +2,7 @@
 #include "codegen/openmp/openmp_printer.h"
 
 #include "codegen/openmp/openmp.h"
+#include "dpia/interchange.h"
 #include "dpia/outline.h"
 
 namespace risec::codegen::openmp {
@@ -9,6 +10,23 @@ namespace risec::codegen::openmp {
 void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   // Nested parallel loops run sequentially inside the outer parallel one.
   if (c.loop != dpia::LoopKind::Par || in_parallel_) return CPrinter::emit_loop(c, out);
+  // A parallel loop over the columns of a transposed view walks its stores down the
+  // columns: swapped, it runs in parallel over the rows with contiguous stores inside.
+  if (!c.reduction && c.body[0]->kind == Command::For)
+    if (auto swapped = dpia::interchange_for_contiguity(c, accesses(c.body[0]->body[0])))
+      return emit_loop(**swapped, out);
+  // Split at the borders of padCst/padClamp reads like a sequential loop: a part of
+  // one iteration runs in the calling thread, every longer part is a parallel loop.
+  if (!c.reduction)
+    if (auto parts = dpia::split_at_clamps(c, [&](const CommandP& b) { return accesses(b); })) {
+      for (const dpia::LoopPart& p : *parts) {
+        if (p.len.is_const(1))
+          gen_copy(p.body, out);
+        else
+          emit_loop(*dpia::cm_for(p.var, p.len, dpia::LoopKind::Par, p.body), out);
+      }
+      return;
+    }
   std::string v = cname(c.var);
   std::string clause;
   if (c.reduction) clause = " " + reduction_clause(*c.reduction, c.reduction_var);
