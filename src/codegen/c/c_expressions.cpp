@@ -533,7 +533,10 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                      "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));
-    if (!simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
+    // (libmvec has none for fmin and fmax: declaring them would make GCC call variants
+    // that do not exist)
+    const bool has_variants = !op.is(PrimId::Fmin) && !op.is(PrimId::Fmax);
+    if (has_variants && !simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
       simd_decls_.insert(c_fn);
       std::string proto =
           elem + " " + c_fn + "(" + elem + (args.size() == 2 ? ", " + elem : "") + ")";
