@@ -28,18 +28,20 @@ void mandel_hand__risec_call(void* const* b, const int* s) {
   float* out = (float*)b[0];
   const float* cr = (const float*)b[1];
   const float* ci = (const float*)b[2];
-  const int n = s[0], k = s[1];
+  const int n = s[0], blocks = s[1];
 #ifdef RISEC_BENCH_SIMD
 #pragma omp simd
 #endif
   for (int i = 0; i < n; ++i) {
     float x = 0.0f, y = 0.0f, count = 0.0f;
-    for (int step = 0; step < k; ++step) {
-      int active = x * x + y * y < 4.0f;
-      float nx = x * x - y * y + cr[i], ny = 2.0f * x * y + ci[i];
-      x = active ? nx : x;
-      y = active ? ny : y;
-      count = active ? count + 1.0f : count;
+    for (int block = 0; block < blocks; ++block) {
+      for (int step = 0; step < 8; ++step) {
+        int active = x * x + y * y < 4.0f;
+        float nx = x * x - y * y + cr[i], ny = 2.0f * x * y + ci[i];
+        x = active ? nx : x;
+        y = active ? ny : y;
+        count = active ? count + 1.0f : count;
+      }
     }
     out[i] = count;
   }
@@ -79,6 +81,7 @@ void binomial_hand__risec_call(void* const* b, const int* s) {
 
 struct Bench {
   std::string example;      // examples/NAME/NAME.rise
+  std::string size2;        // the name of its second size (k)
   const char* hand_source;  // the hand-written kernel
   const char* hand_name;    // its entry
   std::vector<const Buffer*> inputs;
@@ -88,7 +91,7 @@ struct Bench {
 
 bool run(const Bench& b, bool quick) {
   const std::string dir = "examples/" + b.example + "/";
-  risec::rise::SizeMap sizes{{"n", b.n}, {"k", b.k}};
+  risec::rise::SizeMap sizes{{"n", b.n}, {b.size2, b.k}};
   struct Config {
     std::string name;
     std::string strategy;  // "" for a hand-written loop
@@ -126,17 +129,34 @@ bool run(const Bench& b, bool quick) {
   if (quick) policy = {2, 3, 0.5};
   risec::bench::time_interleaved(variants, policy);
 
-  std::printf("## %s\n\n%s; n = %d, k = %d\n\n", b.example.c_str(), b.what.c_str(), b.n, b.k);
-  risec::bench::Table table(
-      {"variant", "median (ms)", "min (ms)", "speedup vs risec scalar", "max error"});
+  std::printf("## %s\n\n%s; n = %d, %s = %d\n\n", b.example.c_str(), b.what.c_str(), b.n,
+              b.size2.c_str(), b.k);
+  risec::bench::Table table({"variant", "median (ms)", "min (ms)", "speedup vs risec scalar",
+                             "error vs hand-written loop"});
   bool ok = true;
   const size_t reference = 2;
   for (size_t i = 0; i < configs.size(); ++i) {
-    double err = risec::bench::max_rel_error(outputs[i], outputs[reference]);
-    std::string e = fmt("%.1e", err);
-    if (!(err <= 1e-3)) {
-      e += " FAIL";
-      ok = false;
+    // Mandelbrot's counts: points near the set's border diverge at the rounding of
+    // one step (an FMA here and not there), so the share of points whose count differs
+    // is reported (at most 1%); binomial: the max relative error.
+    std::string e;
+    if (b.example == "mandelbrot") {
+      size_t differ = 0;
+      for (size_t p = 0; p < outputs[i].size(); ++p)
+        differ += outputs[i][p] != outputs[reference][p];
+      double share = double(differ) / double(outputs[i].size());
+      e = fmt("%.2f%% of counts differ", 100.0 * share);
+      if (!(share <= 0.01)) {
+        e += " FAIL";
+        ok = false;
+      }
+    } else {
+      double err = risec::bench::max_rel_error(outputs[i], outputs[reference]);
+      e = fmt("%.1e", err);
+      if (!(err <= 1e-3)) {
+        e += " FAIL";
+        ok = false;
+      }
     }
     table.add({configs[i].name, fmt("%.2f", variants[i].timing.median_s * 1e3),
                fmt("%.2f", variants[i].timing.min_s * 1e3),
@@ -172,14 +192,16 @@ int main(int argc, char** argv) {
     risec::bench::fill_random(x, 22);
     risec::bench::fill_random(t, 23);
     bool ok = run({"mandelbrot",
+                   "b",
                    kMandelbrotSource,
                    "mandel_hand",
                    {&cr, &ci},
                    w * w,
-                   256,
-                   "escape counts (at most k steps) of a grid over [-2, 1] x [-1.5, 1.5]"},
+                   32,
+                   "escape counts (at most 8*b steps) of a grid over [-2, 1] x [-1.5, 1.5]"},
                   quick);
     ok &= run({"binomial",
+               "k",
                kBinomialSource,
                "binomial_hand",
                {&s, &x, &t},

@@ -181,7 +181,28 @@ class Lifter {
       if (!la) return nullptr;
       out = rise::app(out, la);
     }
+    if (is(PrimId::Select) && sp.args.size() == 3 && uses_lanes(sp.args[0].value))
+      return shortcut(out);
     return out;
+  }
+
+  static bool has_loop(const Expr& e) {
+    if (e->kind == ExprKind::Primitive && e->prim && e->prim->family == rise::Family::Reduce)
+      return true;
+    for (const Expr& k : rise::children(e))
+      if (has_loop(k)) return true;
+    return false;
+  }
+
+  // A blend select(m)(a)(b) whose a runs a loop: select(any(m))(select(m)(a)(b))(b), so
+  // that the loop is skipped when no lane is active (Sierra's dynamic shortcut of a
+  // varying if; a loop of such blocks stops working once every lane is done).
+  static Expr shortcut(const Expr& blend) {
+    rise::Spine sp = rise::spine(blend);
+    if (sp.args.size() != 3 || !has_loop(sp.args[1].value)) return blend;
+    const Expr& m = sp.args[0].value;
+    const Expr& b = sp.args[2].value;
+    return call("select", {call("any", {m}), blend, b});
   }
 };
 

@@ -92,8 +92,8 @@ class Inferer {
     solve_masks(false);
     default_int_literals();
     default_float_literals();
-    default_nat_values();
     solve_masks(true);
+    default_nat_values();
     Expr out = finalize(typed);
     Checked c;
     c.expr = out;
