@@ -157,6 +157,16 @@ class Lifter {
     bool ok = (h->prim && h->prim->has(rise::kLaneWise)) || is(PrimId::Fst) || is(PrimId::Snd) ||
               is(PrimId::MakePair) || is(PrimId::Let) || is(PrimId::Select) || is(PrimId::Gt) ||
               is(PrimId::Lt) || is(PrimId::Equal) || is(PrimId::Not);
+    if (is(PrimId::Let) && sp.args.size() == 2 && !uses_lanes(sp.args[0].value) &&
+        sp.args[1].value->kind == ExprKind::Lambda) {
+      // a value the same in every lane stays a scalar (broadcast where it meets lanes)
+      const Expr& f = sp.args[1].value;
+      bool was_lane = lanes_.erase(f->name) > 0;
+      Expr b = lift(f->fn);
+      if (was_lane) lanes_.insert(f->name);
+      if (!b) return nullptr;
+      return rise::app(rise::app(h, sp.args[0].value), rise::lambda(f->name, b));
+    }
     if (!ok) {
       if (is(PrimId::Reduce) || is(PrimId::ReduceSeq)) return lift_reduction(sp);
       if (h->prim && h->prim->family == rise::Family::Reduce) return fail("it uses a reduction");

@@ -73,7 +73,7 @@ std::string source_path(const std::string& relative) {
 const std::map<std::string, std::string>& example_sizes() {
   static const std::map<std::string, std::string> sizes = {
       {"asum", "n=64"},          {"atax", "m=64,n=16"},
-      {"binomial", "n=37,k=33"}, {"mandelbrot", "n=37,b=4"},
+      {"binomial", "n=37,k=33"}, {"mandelbrot", "n=40,b=4"},
       {"blackscholes", "n=64"},  {"blur3", "n=9,m=7"},
       {"blur5", "n=11,m=7"},     {"concatpad", "n=5,m=3"},
       {"conv1d", "n=37"},        {"conv2d", "n=16,m=16"},

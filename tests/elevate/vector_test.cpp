@@ -133,6 +133,13 @@ TEST(Vectorize, LoopsWithALaneDependentAccumulator) {
       "1.0f))(acc)))((x, 0.0f)) |> fun(r => r._2))))");
   Expr out = check(innermost_map(vec(4)), p.expr);
   EXPECT_EQ(count(out, "reduceSeq"), 1);
+  EXPECT_EQ(count(out, "any"), 0);
+  // a loop under a lane-dependent condition runs only when some lane needs it
+  auto blocks = typed(
+      "def f = fun(xs: 16.f32 => xs |> map(fun(x => select(x > 0.5f)(generate(fun(i: idx[4] => "
+      "1.0f)) |> reduceSeq(fun(a, s => a * x + s))(x))(x))))");
+  Expr skipped = check(innermost_map(vec(4)), blocks.expr);
+  EXPECT_EQ(count(skipped, "any"), 1);
 }
 
 TEST(Vectorize, NamesTheConditionThatDoesNotHold) {
