@@ -375,7 +375,8 @@ TEST(InterpScalar, VectorsAreLaneWise) {
   EXPECT_EQ(S(call("equal", fn({v4, v4, m4}), {a, c})), "<true, false, true, false>");
   EXPECT_EQ(S(call("lt", fn({v4, v4, m4}), {a, c})), "<false, false, false, true>");
   Value m = call("gt", fn({v4, v4, m4}), {a, c});
-  EXPECT_EQ(S(call("not", fn({m4, m4}), {m})), "<true, false, true, false>");
+  EXPECT_EQ(S(m), "<false, true, false, false>");
+  EXPECT_EQ(S(call("not", fn({m4, m4}), {m})), "<true, false, true, true>");
   EXPECT_EQ(S(call("select", fn({m4, v4, v4, v4}), {m, a, b})), "<10f, 2f, 30f, 40f>");
   EXPECT_TRUE(call("any", fn({m4, BOOL}), {m}).as_bool());
   EXPECT_FALSE(call("all", fn({m4, BOOL}), {m}).as_bool());
