@@ -72,20 +72,15 @@ std::string source_path(const std::string& relative) {
 // strategy vectorises or tiles by 16 or 32).
 const std::map<std::string, std::string>& example_sizes() {
   static const std::map<std::string, std::string> sizes = {
-      {"asum", "n=64"},          {"atax", "m=64,n=16"},
-      {"binomial", "n=37,k=33"}, {"mandelbrot", "n=40,b=4"},
-      {"blackscholes", "n=64"},  {"blur3", "n=9,m=7"},
-      {"blur5", "n=11,m=7"},     {"concatpad", "n=5,m=3"},
-      {"conv1d", "n=37"},        {"conv2d", "n=16,m=16"},
-      {"dot", "n=64"},           {"gaussian", "n=9,m=7"},
-      {"gemv", "n=64,m=24"},     {"gesummv", "n=64"},
-      {"harris", "n=12,m=8"},    {"jacobi3", "n=9,m=7"},
-      {"jacobi5", "n=9,m=7"},    {"kmeans", "n=32,k=3,f=4"},
-      {"md", "n=32,k=8"},        {"mm", "n=64,m=64,k=64"},
-      {"mriq", "n=32,k=16"},     {"mv", "n=64,m=32"},
-      {"nbody", "n=32"},         {"nn", "n=32"},
-      {"saxpy", "n=64"},         {"scal", "n=64"},
-      {"treesum", "m=3,k=4"},
+      {"asum", "n=64"},           {"atax", "m=64,n=16"},    {"binomial", "n=37,k=33"},
+      {"mandelbrot", "n=40,b=4"}, {"blackscholes", "n=64"}, {"blur3", "n=9,m=7"},
+      {"blur5", "n=11,m=7"},      {"concatpad", "n=5,m=3"}, {"conv1d", "n=37"},
+      {"conv2d", "n=16,m=16"},    {"dot", "n=64"},          {"gaussian", "n=9,m=7"},
+      {"gemv", "n=64,m=24"},      {"gesummv", "n=64"},      {"harris", "n=12,m=8"},
+      {"jacobi3", "n=9,m=7"},     {"jacobi5", "n=9,m=7"},   {"kmeans", "n=32,k=3,f=4"},
+      {"md", "n=32,k=8"},         {"mm", "n=64,m=64,k=64"}, {"mriq", "n=32,k=16"},
+      {"mv", "n=64,m=32"},        {"nbody", "n=32"},        {"nn", "n=32"},
+      {"saxpy", "n=64"},          {"scal", "n=64"},         {"treesum", "m=3,k=4"},
   };
   return sizes;
 }
