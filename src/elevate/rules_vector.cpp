@@ -76,10 +76,45 @@ class Lifter {
 
   // Not on ExprMutator: lifting fails (nullptr) on what it cannot vectorise, and it
   // rebuilds whole application spines.
+  // A value that does not depend on the lanes, for every lane: scalars (and bools, as
+  // masks) broadcast, pairs of them component-wise.
+  static Expr broadcast(const Expr& e) {
+    if (!e->type) return e;
+    if (e->type->kind == TypeKind::Scalar) return call("vectorFromScalar", {e});
+    if (e->type->kind != TypeKind::Pair || !scalar_tree(e->type)) return e;
+    if (auto p = util::match_prim(e, "makePair", 2))
+      return call("makePair", {broadcast(p->args[0]), broadcast(p->args[1])});
+    return call("makePair", {broadcast(rise::with_type(call("fst", {e}), e->type->a)),
+                             broadcast(rise::with_type(call("snd", {e}), e->type->b))});
+  }
+
+  // reduceSeq(op)(init)(xs) (or reduce) over an array that does not depend on the lanes,
+  // with an accumulator that does: a loop whose accumulator is a vector (a loop that
+  // runs as often in every lane, made to do a lane-dependent amount of work by selects
+  // on masks in op). op's accumulator is a lane, its element is not.
+  Expr lift_reduction(const rise::Spine& sp) {
+    if (sp.args.size() != 3 || uses_lanes(sp.args[2].value))
+      return fail("it uses a reduction over the lanes");
+    const Expr& op = sp.args[0].value;
+    if (op->kind != ExprKind::Lambda || op->fn->kind != ExprKind::Lambda)
+      return fail("it uses a reduction whose operator is not written fun(acc, x => ...)");
+    lanes_.insert(op->name);
+    bool elem_lane = lanes_.count(op->fn->name) > 0;
+    lanes_.erase(op->fn->name);
+    Expr body = lift(op->fn->fn);
+    if (elem_lane) lanes_.insert(op->fn->name);
+    if (!body) return nullptr;
+    Expr init = lift(sp.args[1].value);
+    if (!init) return nullptr;
+    Expr fv = rise::lambda(op->name, rise::lambda(op->fn->name, body));
+    return call("reduceSeq", {fv, init, sp.args[2].value});
+  }
+
   Expr lift(const Expr& e) {
     if (!uses_lanes(e)) {
       // computed once and broadcast to every lane
-      if (e->type && lane_scalar(e->type)) return call("vectorFromScalar", {e});
+      if (e->type && (e->type->kind == TypeKind::Scalar || scalar_tree(e->type)))
+        return broadcast(e);
       return e;
     }
     switch (e->kind) {
@@ -118,14 +153,25 @@ class Lifter {
     auto is = [&](PrimId id) { return h->prim && h->prim->is(id); };
     // lane-wise primitives, and those that pass lanes through (pairs, let) or choose
     // between them (select)
+    // (comparisons give masks, vec[bool, n]; a select on a mask blends lane-wise)
     bool ok = (h->prim && h->prim->has(rise::kLaneWise)) || is(PrimId::Fst) || is(PrimId::Snd) ||
-              is(PrimId::MakePair) || is(PrimId::Let) || is(PrimId::Select);
+              is(PrimId::MakePair) || is(PrimId::Let) || is(PrimId::Select) || is(PrimId::Gt) ||
+              is(PrimId::Lt) || is(PrimId::Equal) || is(PrimId::Not);
+    if (is(PrimId::Let) && sp.args.size() == 2 && !uses_lanes(sp.args[0].value) &&
+        sp.args[1].value->kind == ExprKind::Lambda) {
+      // a value the same in every lane stays a scalar (broadcast where it meets lanes)
+      const Expr& f = sp.args[1].value;
+      bool was_lane = lanes_.erase(f->name) > 0;
+      Expr b = lift(f->fn);
+      if (was_lane) lanes_.insert(f->name);
+      if (!b) return nullptr;
+      return rise::app(rise::app(h, sp.args[0].value), rise::lambda(f->name, b));
+    }
     if (!ok) {
+      if (is(PrimId::Reduce) || is(PrimId::ReduceSeq)) return lift_reduction(sp);
       if (h->prim && h->prim->family == rise::Family::Reduce) return fail("it uses a reduction");
       if (is(PrimId::Idx) || is(PrimId::Generate) || is(PrimId::Take) || is(PrimId::Drop))
         return fail("it indexes arrays with the lanes");
-      if (is(PrimId::Gt) || is(PrimId::Lt) || is(PrimId::Equal) || is(PrimId::Not))
-        return fail("it compares values (comparisons are not lane-wise)");
       if (is(PrimId::Cast)) return fail("it casts values (casts are not vectorised)");
       return fail("it uses '" + n + "', which does not apply lane-wise");
     }
@@ -136,9 +182,8 @@ class Lifter {
         out = rise::dep_app(out, a.type_arg);
         continue;
       }
-      if (is(PrimId::Select) && i == 0) {
-        if (uses_lanes(a.value))
-          return fail("it selects with a condition that depends on the lanes");
+      if (is(PrimId::Select) && i == 0 && !uses_lanes(a.value)) {
+        // a condition the same in every lane stays a scalar (a branch in C)
         out = rise::app(out, a.value);
         continue;
       }
@@ -146,7 +191,28 @@ class Lifter {
       if (!la) return nullptr;
       out = rise::app(out, la);
     }
+    if (is(PrimId::Select) && sp.args.size() == 3 && uses_lanes(sp.args[0].value))
+      return shortcut(out);
     return out;
+  }
+
+  static bool has_loop(const Expr& e) {
+    if (e->kind == ExprKind::Primitive && e->prim && e->prim->family == rise::Family::Reduce)
+      return true;
+    for (const Expr& k : rise::children(e))
+      if (has_loop(k)) return true;
+    return false;
+  }
+
+  // A blend select(m)(a)(b) whose a runs a loop: select(any(m))(select(m)(a)(b))(b), so
+  // that the loop is skipped when no lane is active (Sierra's dynamic shortcut of a
+  // varying if; a loop of such blocks stops working once every lane is done).
+  static Expr shortcut(const Expr& blend) {
+    rise::Spine sp = rise::spine(blend);
+    if (sp.args.size() != 3 || !has_loop(sp.args[1].value)) return blend;
+    const Expr& m = sp.args[0].value;
+    const Expr& b = sp.args[2].value;
+    return call("select", {call("any", {m}), blend, b});
   }
 };
 

@@ -48,6 +48,9 @@ struct Literal {
   // Scalar: `inf`, `-inf` and `nan`, whose floating-point type (f64 by default) comes
   // from context; inference sets `scalar`.
   bool float_from_context = false;
+  // Scalar bool: the false/true of `a && b` and `a || b`, which is a mask of all-false
+  // (all-true) lanes when a is a vector mask (inference makes it a vectorFromScalar).
+  bool mask_from_context = false;
   // NatVal: the size as a number of a scalar type (natAsScalar), not natType.
   bool scalar_value = false;
 };

@@ -61,6 +61,20 @@ struct PendingNonNegative {
   Span span;
 };
 
+// A primitive that is polymorphic over bool and vector masks (vec[bool, n]), solved
+// once the types around it are known:
+//   Compare: t -> t -> mask, mask = bool, or vec[bool, n] when t = vec[s, n];
+//   Mask:    mask is bool or vec[bool, n] (not, and the false/true of && and ||);
+//   Select:  mask -> t -> t -> t, mask = bool (any t), or vec[bool, n] when t is a
+//            vector of n lanes (or pairs of such), chosen lane-wise.
+struct MaskUse {
+  enum Kind { Compare, Mask, Select } kind;
+  Type operand;  // Compare: t; Select: t
+  Type mask;
+  Span span;
+  std::string what;
+};
+
 struct IntLit {
   std::string meta;
   int64_t value;
@@ -78,8 +92,10 @@ class Inferer {
     if (expected)
       unify(expected, typed->type, Ctx{e->span, expected, typed->type, "rewritten term"});
     solve_postponed(true);
+    solve_masks(false);
     default_int_literals();
     default_float_literals();
+    solve_masks(true);
     default_nat_values();
     check_index_arithmetic();
     Expr out = finalize(typed);
@@ -108,6 +124,7 @@ class Inferer {
   std::vector<PendingCondition> conditions_;
   std::vector<PendingNonNegative> nonneg_;
   std::vector<IntLit> int_lits_;
+  std::vector<MaskUse> masks_;
   std::vector<IntLit> float_lits_;  // inf and nan: f32 or f64 from context
   std::vector<IntLit> nat_values_;  // sizes used as values: a number type or natType
   std::set<std::string> int_metas_;
@@ -473,6 +490,113 @@ class Inferer {
     return arith::substitute(z, s).to_string();
   }
 
+  // ---------------------------------------------------------------- masks
+  bool is_meta(const Type& t) { return t->kind == TypeKind::Var && is_meta_name(t->name); }
+
+  // The type of a comparison, not, select (or a && / || literal) with its bool
+  // replaced by a mask to be solved (MaskUse).
+  Type mask_polymorphic(const PrimitiveInfo& p, const Type& inst, const Span& span) {
+    if (inst->kind != TypeKind::Fun) return inst;
+    Type m = fresh_data();
+    if (p.is(PrimId::Gt) || p.is(PrimId::Lt) || p.is(PrimId::Equal)) {
+      masks_.push_back({MaskUse::Compare, inst->a, m, span, "'" + p.name + "'"});
+      return fun(inst->a, fun(inst->a, m));
+    }
+    if (p.is(PrimId::Not)) {
+      masks_.push_back({MaskUse::Mask, nullptr, m, span, "the argument of not"});
+      return fun(m, m);
+    }
+    if (p.is(PrimId::Select)) {
+      masks_.push_back({MaskUse::Select, inst->b->a, m, span, "the condition of select"});
+      return fun(m, inst->b);
+    }
+    return inst;
+  }
+
+  void solve_masks(bool final) {
+    for (bool progress = true; progress && !masks_.empty();) {
+      progress = false;
+      std::vector<MaskUse> todo;
+      todo.swap(masks_);
+      for (size_t i = 0; i < todo.size(); ++i) {
+        if (solve_mask(todo[i], false)) {
+          progress = true;
+        } else {
+          masks_.push_back(todo[i]);
+        }
+      }
+    }
+    if (!final) return;
+    // What nothing decided is bool (a scalar condition).
+    std::vector<MaskUse> todo;
+    todo.swap(masks_);
+    for (const MaskUse& u : todo) solve_mask(u, true);
+  }
+
+  // Whether t is a vector of `lanes` lanes or pairs of such (what a mask selects).
+  void require_lanes(const Type& t0, const Nat& lanes, const MaskUse& u) {
+    Type t = zonk(t0);
+    if (is_meta(t)) {
+      unify(t, vector_of(fresh_data(), lanes), Ctx{u.span, nullptr, nullptr, ""});
+      return;
+    }
+    if (t->kind == TypeKind::Pair) {
+      require_lanes(t->a, lanes, u);
+      require_lanes(t->b, lanes, u);
+      return;
+    }
+    if (t->kind != TypeKind::Vector)
+      user_error("select on a mask of " + show_nat(lanes) +
+                     " lanes chooses lane-wise between vectors of as many lanes, not " + show(t),
+                 u.span);
+    unify_nat(t->size, lanes,
+              Ctx{u.span, vector_of(t->a, lanes), t, "the branches of a select on a mask"});
+  }
+
+  bool solve_mask(const MaskUse& u, bool final) {
+    const Type b = scalar(ScalarKind::Bool);
+    Type m = zonk(u.mask);
+    Ctx ctx{u.span, b, m, u.what};
+    switch (u.kind) {
+      case MaskUse::Mask:
+        if (m->kind == TypeKind::Vector) {
+          unify(b, m->a, Ctx{u.span, vector_of(b, m->size), m, u.what});
+          return true;
+        }
+        if (is_meta(m) && !final) return false;
+        unify(b, m, ctx);
+        return true;
+      case MaskUse::Compare: {
+        Type t = zonk(u.operand);
+        if (t->kind == TypeKind::Vector) {
+          unify(vector_of(b, t->size), m, Ctx{u.span, vector_of(b, t->size), m, u.what});
+          return true;
+        }
+        if (!is_meta(t)) {
+          unify(b, m, Ctx{u.span, b, m, u.what + " of " + show(t)});
+          return true;
+        }
+        if (m->kind == TypeKind::Vector) {
+          unify(t, vector_of(fresh_data(), m->size), ctx);
+          return true;
+        }
+        if (!final) return false;
+        unify(b, m, ctx);
+        return true;
+      }
+      case MaskUse::Select:
+        if (m->kind == TypeKind::Vector) {
+          unify(b, m->a, Ctx{u.span, vector_of(b, m->size), m, u.what});
+          require_lanes(u.operand, m->size, u);
+          return true;
+        }
+        if (is_meta(m) && !final) return false;
+        unify(b, m, ctx);
+        return true;
+    }
+    return true;
+  }
+
   // ---------------------------------------------------------------- scopes
   // The type-level names in scope, for the types written in the program: their
   // values come from outside those types, so binders there must not capture them.
@@ -778,6 +902,11 @@ class Inferer {
               float_lits_.push_back({m->name, 0, e->span});
               return typed(e, m);
             }
+            if (e->lit.mask_from_context) {
+              Type m = fresh_data();
+              masks_.push_back({MaskUse::Mask, nullptr, m, e->span, "this operand"});
+              return typed(e, m);
+            }
             return typed(e, scalar(e->lit.scalar));
           case LitKind::Index: {
             auto n = std::make_shared<ExprNode>(*e);
@@ -798,6 +927,7 @@ class Inferer {
                                                   : e->prim->type;
         if (!t) internal_error("primitive '" + e->name + "' without a type", e->span);
         Type inst = instantiate_implicits(t);
+        if (e->prim) inst = mask_polymorphic(*e->prim, inst, e->span);
         // A cast's target type is decided only by context, often an annotation that
         // checking removed: when a rewrite re-infers a checked cast, it keeps its
         // scalar target (scalars do not depend on the sizes the rewrite changes).
@@ -1192,6 +1322,18 @@ class Inferer {
         if (e->lit.float_from_context && n->type->kind == TypeKind::Scalar)
           n->lit.scalar = n->type->scalar;
         if (e->lit.kind == LitKind::NatVal) n->lit.nat = zonk(e->lit.nat);
+        if (e->lit.mask_from_context && n->type->kind == TypeKind::Vector) {
+          // all lanes of a mask: vectorFromScalar(b)
+          Type bool_t = scalar(ScalarKind::Bool);
+          auto lit = std::make_shared<ExprNode>(*n);
+          lit->type = bool_t;
+          lit->lit.mask_from_context = false;
+          auto bcast = std::make_shared<ExprNode>(*primitive("vectorFromScalar", e->span));
+          bcast->type = fun(bool_t, n->type);
+          auto out = std::make_shared<ExprNode>(*app(bcast, lit, e->span));
+          out->type = n->type;
+          return out;
+        }
         if (e->lit.kind == LitKind::NatVal && n->type->kind == TypeKind::Scalar) {
           n->lit.scalar = n->type->scalar;
           n->lit.scalar_value = true;

@@ -596,6 +596,9 @@ Value eval_prim(Interpreter& I, const CNode* n, const Env& env) {
       }
       case Fast::Select: {
         Value c = eval(I, n->vargs[0], env);
+        // a mask: lane-wise, both branches computed
+        if (c.kind() == ValueKind::Vector)
+          return blend(c, eval(I, n->vargs[1], env), eval(I, n->vargs[2], env));
         if (c.kind() != ValueKind::Scalar || c.scalar_kind() != ScalarKind::Bool)
           internal_error("interpreter: select on " + c.to_string(), n->span);
         return eval(I, c.raw_int() ? n->vargs[1] : n->vargs[2], env);

@@ -267,7 +267,7 @@ Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
       return float_op<double>(op, a.raw_f64(), unary ? 0.0 : b.raw_f64(), span);
     return int_op(op, k, a.raw_int(), unary ? 0 : b.raw_int(), span);
   }
-  if (op->is(PrimId::Equal)) {
+  if (op->is(PrimId::Equal) && a.kind() != ValueKind::Vector) {
     if (a.kind() == ValueKind::Index || a.kind() == ValueKind::Nat)
       return Value::boolean(a.raw_int() == b.raw_int());
     return Value::boolean(values_equal(a, b));
@@ -278,8 +278,6 @@ Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
     return index_op(op, a, unary ? a : b, span);
   }
   if (a.kind() == ValueKind::Vector) {
-    if (op->is(PrimId::Gt) || op->is(PrimId::Lt))
-      fail(op->name + " is not defined on vectors", span);
     const int64_t n = a.lane_count();
     if (!unary && (b.kind() != ValueKind::Vector || b.lane_count() != n))
       internal_error(std::string("interpreter: ") + op->name + " on vectors of different shapes");
@@ -380,9 +378,42 @@ Value eval_scalar_op(const PrimCall& call) {
 // interpreter's inline path evaluates only the branch it picks.
 Value eval_select(const PrimCall& call) {
   const Value& c = call.args.at(0);
+  if (c.kind() == ValueKind::Vector) return blend(c, call.args.at(1), call.args.at(2));
   if (c.kind() != ValueKind::Scalar || c.scalar_kind() != ScalarKind::Bool)
     internal_error("interpreter: select on a non-bool condition " + c.to_string());
   return c.raw_int() ? call.args.at(1) : call.args.at(2);
+}
+
+Value blend(const Value& mask, const Value& a, const Value& b) {
+  if (a.kind() == ValueKind::Pair)
+    return Value::pair(blend(mask, a.first(), b.first()), blend(mask, a.second(), b.second()));
+  const int64_t n = mask.lane_count();
+  if (a.kind() != ValueKind::Vector || b.kind() != ValueKind::Vector || a.lane_count() != n ||
+      b.lane_count() != n)
+    internal_error("interpreter: select on a mask of " + std::to_string(n) + " lanes between " +
+                   a.to_string() + " and " + b.to_string());
+  std::vector<Value> lanes;
+  lanes.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) lanes.push_back(mask.lane(i).raw_int() ? a.lane(i) : b.lane(i));
+  return Value::vector(a.scalar_kind(), std::move(lanes));
+}
+
+namespace {
+Value any_all(const PrimCall& call, bool all) {
+  const Value& m = call.args.at(0);
+  if (m.kind() != ValueKind::Vector) internal_error("interpreter: any/all of " + m.to_string());
+  for (int64_t i = 0; i < m.lane_count(); ++i)
+    if ((m.lane(i).raw_int() != 0) != all) return Value::boolean(!all);
+  return Value::boolean(all);
+}
+}  // namespace
+
+// any(m): some lane of the mask is true; all(m): every lane is.
+Value eval_any(const PrimCall& call) {
+  return any_all(call, false);
+}
+Value eval_all(const PrimCall& call) {
+  return any_all(call, true);
 }
 
 // cast: C conversions between scalar kinds (see value.h), lane-wise on vectors, and

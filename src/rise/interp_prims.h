@@ -20,6 +20,8 @@ Value eval_id(const PrimCall& call);  // also toMem, oclToMem
 // neg, add, ..., equal, not and every math builtin (the default eval of family Math)
 Value eval_scalar_op(const PrimCall& call);
 Value eval_select(const PrimCall& call);
+Value eval_any(const PrimCall& call);
+Value eval_all(const PrimCall& call);
 Value eval_cast(const PrimCall& call);
 Value eval_indexAsNat(const PrimCall& call);
 Value eval_natAsIndex(const PrimCall& call);
@@ -69,6 +71,9 @@ inline bool is_unary(ScalarOp op) {
 Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span);
 // cast to the scalar, index, natType or vector type `to`.
 Value cast_value(const Value& v, const Type& to, const Span& span);
+// select on a mask: lane i of a (or of each vector of a pair) where lane i of the mask
+// is true, else of b.
+Value blend(const Value& mask, const Value& a, const Value& b);
 // x[i] with a range check.
 Value index_array(const Value& arr, const Value& i, const Span& span);
 

@@ -296,7 +296,7 @@ class Parser {
       Token op = take();
       Expr b = logic_and();
       Span sp = from(begin_of(e));
-      e = App(App(App(primitive("select", span(op)), e, sp), bool_lit(true, span(op)), sp), b, sp);
+      e = App(App(App(primitive("select", span(op)), e, sp), mask_lit(true, span(op)), sp), b, sp);
     }
     return e;
   }
@@ -307,9 +307,16 @@ class Parser {
       Token op = take();
       Expr b = compare();
       Span sp = from(begin_of(e));
-      e = App(App(App(primitive("select", span(op)), e, sp), b, sp), bool_lit(false, span(op)), sp);
+      e = App(App(App(primitive("select", span(op)), e, sp), b, sp), mask_lit(false, span(op)), sp);
     }
     return e;
+  }
+
+  // The constant operand of && and ||: bool, or all lanes of a mask.
+  static Expr mask_lit(bool b, Span sp) {
+    auto n = std::make_shared<ExprNode>(*bool_lit(b, sp));
+    n->lit.mask_from_context = true;
+    return n;
   }
 
   static bool is_comparison(Tok k) {

@@ -49,9 +49,9 @@
 // float to integer truncates towards zero and, where C is undefined, saturates to the
 // target's range (NaN becomes 0). Built-in math on f32 uses the float functions
 // (sqrtf, expf, ...); rsqrt(x) is 1/sqrt(x); on integers it goes through double and
-// is cast back. All scalar operations apply lane-wise to vectors; select takes a bool
-// scalar and picks a whole vector. gt/lt on vectors are errors; equal compares any
-// two data values structurally.
+// is cast back. All scalar operations apply lane-wise to vectors (comparisons give
+// masks, vectors of bools); select on a bool picks a whole vector, on a mask it picks
+// lane by lane. equal on other data compares two values structurally.
 #pragma once
 
 #include <cstdint>

@@ -273,6 +273,31 @@ TEST(Golden, VectorizeProducesVectorTypesNotScalarLoops) {
   EXPECT_NE(src.find("RISEC_SIMD_LOOP"), std::string::npos);
 }
 
+// Sierra's varying control flow: vectorised Mandelbrot tests the escape of 8 points at
+// once (a vector comparison giving a mask) and updates them with blends on the mask; no
+// loop runs over the lanes and no scalar conditional chooses per lane; a block of steps
+// is skipped when no lane is active.
+TEST(Golden, VectorisedMandelbrotComparesAndBlendsVectors) {
+  std::string text =
+      runtime::read_file(std::string(RISEC_SOURCE_DIR) + "/examples/mandelbrot/mandelbrot.rise");
+  driver::Compiled c = compile(text, "(vectorize(8) @ outermost(isFullyApplied(isMap))) ; lowerToC",
+                               {{"n", 64}, {"b", 4}});
+  std::string body = function_body(c);
+  EXPECT_NE(body.find("risec_boolx8 "), std::string::npos) << body;
+  EXPECT_NE(body.find(" < risec_f32x8_broadcast(4.0f)"), std::string::npos) << body;
+  EXPECT_NE(body.find("risec_f32x8_blend("), std::string::npos) << body;
+  EXPECT_EQ(body.find(" ? "), std::string::npos) << body;
+  // three loops: over the vectors of points, the blocks and the steps; none over lanes
+  size_t loops = 0;
+  for (size_t at = body.find("for ("); at != std::string::npos; at = body.find("for (", at + 1))
+    ++loops;
+  EXPECT_EQ(loops, 3u) << body;
+  // a block runs only while some lane is active
+  EXPECT_NE(body.find("if (risec_boolx8_any("), std::string::npos) << body;
+  EXPECT_NE(c.unit.source.find("typedef int32_t risec_boolx8 __attribute__((vector_size(32)))"),
+            std::string::npos);
+}
+
 TEST(Golden, GemvRowBlocksShareEachLoadOfX) {
   auto read = [](const std::string& rel) {
     return runtime::read_file(std::string(RISEC_SOURCE_DIR) + "/" + rel);

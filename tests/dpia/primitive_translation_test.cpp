@@ -49,6 +49,9 @@ const char* kPrograms[] = {
     "vectorFromScalar(2.0f))) |> asScalar |> toMem |> asVector(4) |> mapSeq(fun(v => v + v)) |> "
     "asScalar)",
     "def f = fun(x: 4.vec[f32, 4] => x |> mapSeq(fun(v => lane(0)(v) + lane(3)(v))))",
+    // masks: any and all lanes of a vector comparison
+    "def f = fun(x: 4.vec[f32, 4] => x |> mapSeq(fun(v => select(any(v < vectorFromScalar(0.5f)) "
+    "&& all(v > vectorFromScalar(0.0f)))(1.0f)(0.0f))))",
     // memory: let (a value that must be written, bound by a lambda) and toMem
     "def f = fun(x: 8.f32 => (fun(y => y |> mapSeq(fun(a => a + 1.0f))))(x |> mapSeq(fun(a => a * "
     "2.0f))) |> toMem |> map(fun(a => a)))",

@@ -287,6 +287,8 @@ const std::vector<Example>& examples() {
       {"conv1d", {{"n", 8}}},
       {"conv2d", {{"n", 4}, {"m", 3}}},
       {"dot", {{"n", 8}}},
+      {"mandelbrot", {{"n", 5}, {"b", 2}}},
+      {"binomial", {{"n", 3}, {"k", 5}}},
       {"gaussian", {{"n", 6}, {"m", 5}}},
       {"blur3", {{"n", 6}, {"m", 5}}},
       {"blur5", {{"n", 7}, {"m", 5}}},

@@ -369,7 +369,17 @@ TEST(InterpScalar, VectorsAreLaneWise) {
   EXPECT_EQ(S(bin("mul", a, b, v4)), "<10f, 40f, 90f, 160f>");
   EXPECT_EQ(S(call("neg", fn({v4, v4}), {a})), "<-1f, -2f, -3f, -4f>");
   EXPECT_EQ(S(call("sqrt", fn({v4, v4}), {b})).substr(0, 12), "<3.1622777f,");
-  EXPECT_TRUE(call("equal", fn({v4, v4, BOOL}), {a, a}).as_bool());
+  // comparisons of vectors are masks (vectors of bools), lane by lane
+  Type m4 = vector(ScalarKind::Bool, Nat(4));
+  Value c = Value::vector(ScalarKind::F32, {f(1), f(0), f(3), f(5)});
+  EXPECT_EQ(S(call("equal", fn({v4, v4, m4}), {a, c})), "<true, false, true, false>");
+  EXPECT_EQ(S(call("lt", fn({v4, v4, m4}), {a, c})), "<false, false, false, true>");
+  Value m = call("gt", fn({v4, v4, m4}), {a, c});
+  EXPECT_EQ(S(m), "<false, true, false, false>");
+  EXPECT_EQ(S(call("not", fn({m4, m4}), {m})), "<true, false, true, true>");
+  EXPECT_EQ(S(call("select", fn({m4, v4, v4, v4}), {m, a, b})), "<10f, 2f, 30f, 40f>");
+  EXPECT_TRUE(call("any", fn({m4, BOOL}), {m}).as_bool());
+  EXPECT_FALSE(call("all", fn({m4, BOOL}), {m}).as_bool());
   Type w = vector(ScalarKind::I32, Nat(2));
   expect_error(
       ErrorKind::External,

@@ -124,6 +124,10 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
       return c_atom(lits + "}");
     }
     case Expression::Broadcast:
+      // a mask's lanes are 0 or -1
+      if (e->dt->a->scalar == rise::ScalarKind::Bool)
+        return c_call(vector_type(e->dt) + "_broadcast",
+                      {c_unary("-", c_cast("int32_t", read(e->args[0], {})))});
       return c_call(vector_type(e->dt) + "_broadcast", {read(e->args[0], {})});
     case Expression::Gather: {
       Nat i = need_index(p, 0, "gather");
@@ -133,8 +137,21 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
     }
     case Expression::Select:
       // select on pairs (or arrays): the component at `p` of the chosen branch
-      if (e->dt->kind != TypeKind::Scalar && e->dt->kind != TypeKind::Vector)
+      if (e->dt->kind != TypeKind::Scalar && e->dt->kind != TypeKind::Vector) {
+        if (e->args[0]->dt->kind == TypeKind::Vector) {
+          // a mask choosing pairs of vectors: the component at `p` blended (or one lane)
+          Type t = e->dt;
+          size_t k = 0;
+          for (; k < p.size() && t->kind == TypeKind::Pair; ++k)
+            t = p[k].kind == rise::PathElem::Fst ? t->a : t->b;
+          if (k == p.size())
+            return vector_blend(t,
+                                {read(e->args[0], {}), read(e->args[1], p), read(e->args[2], p)});
+          return c_cond(read(e->args[0], rise::path_rest(p, k)), read(e->args[1], p),
+                        read(e->args[2], p));
+        }
         return c_cond(read(e->args[0], {}), read(e->args[1], p), read(e->args[2], p));
+      }
       return scalar_op(e, p);
     case Expression::Unary:
     case Expression::Binary:

@@ -113,12 +113,16 @@ std::string CPrinter::vector_type(const Type& t) {
   if (!lanes)
     user_error("vector widths must be constants to generate C (vec[" + rise::print(t->a) + ", " +
                t->size.to_string() + "])");
-  std::string elem = scalar_c(t->a->scalar);
+  // A mask (vec[bool, n], from comparisons of vectors) has 32-bit lanes, 0 or -1: what
+  // GCC's comparisons of f32 and i32 vectors give.
+  const bool mask = t->a->scalar == rise::ScalarKind::Bool;
+  const int bits = mask ? 32 : rise::scalar_bits(t->a->scalar);
+  std::string elem = mask ? "int32_t" : scalar_c(t->a->scalar);
   std::string name =
       "risec_" + std::string(rise::scalar_name(t->a->scalar)) + "x" + std::to_string(*lanes);
   if (!typedefs_.count(name)) {
     typedefs_.insert(name);
-    const int64_t esize = rise::scalar_bits(t->a->scalar) / 8;
+    const int64_t esize = bits / 8;
     // C vector types have a power of two lanes: another width is the next power of two,
     // whose last lanes are padding (zero after a load, never stored).
     const auto padded = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(*lanes)));
@@ -195,6 +199,8 @@ CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
   if (t->kind == TypeKind::Vector && p.empty()) {
     Expression scalar_lit = *e;
     scalar_lit.dt = t->a;
+    if (t->a->scalar == rise::ScalarKind::Bool)  // a mask's lanes are 0 or -1
+      return c_call(vector_type(t) + "_broadcast", {c_atom(e->lit.i ? "-1" : "0")});
     return c_call(vector_type(t) + "_broadcast", {literal(dpia::ex_make(scalar_lit), {})});
   }
   rise::ScalarKind k = t->kind == TypeKind::Scalar
@@ -278,7 +284,9 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
         return c_cast(scalar_c(elem_t->scalar), c_unary("-", c_cast(u, args[0])));
       }
       if (e->prim->is(PrimId::Neg)) return wrap(c_unary("-", args[0]));
-      if (e->prim->is(PrimId::Not)) return c_unary("!", args[0]);
+      if (e->prim->is(PrimId::Not)) return c_unary(vector ? "~" : "!", args[0]);
+      if (e->prim->is(PrimId::Any) || e->prim->is(PrimId::All))
+        return mask_reduction(e->prim->is(PrimId::All), e->args[0]->dt, args[0]);
       break;
     case Expression::Binary:
       // Integer division and modulo, of scalars or whole vectors, fail located.
@@ -301,10 +309,16 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
           if (vector) return vector_math(*e->prim, e->dt, args);
           return math_call(*e->prim, arg_t, args);
         case PrimId::Lt:
+          if (vector)
+            return vector_compare(c_binary(args[0], "<", args[1], kPrecRel), arg_t, e->dt);
           return c_binary(args[0], "<", args[1], kPrecRel);
         case PrimId::Gt:
+          if (vector)
+            return vector_compare(c_binary(args[0], ">", args[1], kPrecRel), arg_t, e->dt);
           return c_binary(args[0], ">", args[1], kPrecRel);
         case PrimId::Equal:
+          if (vector)
+            return vector_compare(c_binary(args[0], "==", args[1], kPrecEq), arg_t, e->dt);
           return c_binary(args[0], "==", args[1], kPrecEq);
         default:
           break;
@@ -315,6 +329,7 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       if (vector) return vector_math(*e->prim, e->dt, args);
       return math_call(*e->prim, elem_t, args);
     case Expression::Select:
+      if (vector && e->args[0]->dt->kind == TypeKind::Vector) return vector_blend(e->dt, args);
       return c_cond(args[0], args[1], args[2]);
     case Expression::Cast:
       // Float to integer saturates (NaN gives 0) as in the interpreter; C's conversion
@@ -454,6 +469,58 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
   return c_call(op.name + sfx, args);
 }
 
+// ---- masks: comparisons of vectors give vec[bool, n], 32-bit lanes of 0 or -1
+
+namespace {
+// The signed integer type as wide as a lane of `k` (a mask lane is 32 bits).
+std::string lane_int(rise::ScalarKind k) {
+  int bits = k == rise::ScalarKind::Bool ? 32 : rise::scalar_bits(k);
+  return "int" + std::to_string(bits) + "_t";
+}
+}  // namespace
+
+// GCC's comparison of two vectors has integer lanes as wide as the operands'; the mask
+// type has 32-bit lanes, so other widths are converted (lane values 0 and -1 kept).
+CExpr CPrinter::vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t) {
+  std::string mt = vector_type(mask_t);
+  if (lane_int(arg_vt->a->scalar) == "int32_t") return cmp;
+  return c_call("__builtin_convertvector", {cmp, c_atom(mt)});
+}
+
+// select on a mask: the lanes of a where the mask is set, else of b, by bit operations
+// on the lanes as integers (GCC's C has no ?: on vectors); compiles to and/andnot/or
+// or a blend instruction.
+CExpr CPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
+  std::string name = vector_type(vt);
+  std::string fn = name + "_blend";
+  if (typedefs_.insert(fn).second) {
+    Type mask_t = rise::vector_of(rise::scalar(rise::ScalarKind::Bool), vt->size);
+    std::string mt = vector_type(mask_t);
+    std::string li = lane_int(vt->a->scalar);
+    auto lanes = vt->size.as_const();
+    int bits = vt->a->scalar == rise::ScalarKind::Bool ? 32 : rise::scalar_bits(vt->a->scalar);
+    std::string bytes = std::to_string(*lanes * bits / 8);
+    std::string m = li == "int32_t" ? "m" : "__builtin_convertvector(m, I)";
+    typedef_text_ += "static inline " + name + " " + fn + "(" + mt + " m, " + name + " a, " + name +
+                     " b) {\n  typedef " + li + " I __attribute__((vector_size(" + bytes +
+                     ")));\n  I k = " + m + ";\n  return (" + name +
+                     ")(((I)a & k) | ((I)b & ~k));\n}\n";
+  }
+  return c_call(fn, args);
+}
+
+// any/all lanes of a mask: a lane loop that ORs (ANDs) them.
+CExpr CPrinter::mask_reduction(bool all, const Type& mask_t, CExpr m) {
+  std::string name = vector_type(mask_t);
+  std::string fn = name + (all ? "_all" : "_any");
+  if (typedefs_.insert(fn).second)
+    typedef_text_ += "static inline bool " + fn + "(" + name +
+                     " m) {\n  int32_t r = " + (all ? "-1" : "0") + ";\n  for (int l = 0; l < " +
+                     mask_t->size.to_string() + "; ++l) r " + (all ? "&" : "|") +
+                     "= m[l];\n  return r != 0;\n}\n";
+  return c_call(fn, {std::move(m)});
+}
+
 CExpr CPrinter::vector_lane(CExpr v, const Nat& i) {
   return c_index(std::move(v), nat_expr(i));
 }
@@ -481,7 +548,10 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                      "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));
-    if (!simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
+    // (libmvec has none for fmin and fmax: declaring them would make GCC call variants
+    // that do not exist)
+    const bool has_variants = !op.is(PrimId::Fmin) && !op.is(PrimId::Fmax);
+    if (has_variants && !simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
       simd_decls_.insert(c_fn);
       std::string proto =
           elem + " " + c_fn + "(" + elem + (args.size() == 2 ? ", " + elem : "") + ")";

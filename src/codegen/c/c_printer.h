@@ -135,6 +135,11 @@ class CPrinter {
   // A math function on a vector: C has none (a lane loop); OpenCL's are overloaded.
   virtual CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                             const std::vector<CExpr>& args);
+  // Masks (vec[bool, n]): a comparison of vectors `cmp` as a mask, a lane-wise select
+  // (args: mask, a, b), and any/all lanes of a mask.
+  virtual CExpr vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t);
+  virtual CExpr vector_blend(const Type& vt, const std::vector<CExpr>& args);
+  virtual CExpr mask_reduction(bool all, const Type& mask_t, CExpr m);
   std::string foreign_function(const rise::ForeignFun& f);
   static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
   std::string checked_division(const rise::PrimitiveInfo& op, const Type& t);

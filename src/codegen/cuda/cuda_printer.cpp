@@ -95,15 +95,20 @@ std::string CudaPrinter::global_param(const std::string& type, const std::string
 
 std::string CudaPrinter::vector_type(const Type& t) {
   auto lanes = t->size.as_const();
-  std::string elem = t->a->kind == TypeKind::Scalar ? cuda_scalar(t->a->scalar) : "";
-  bool wide = !elem.empty() && rise::scalar_bits(t->a->scalar) == 64;
+  // a mask (vec[bool, n]) is intN, lanes 0 or -1
+  const bool mask = t->a->kind == TypeKind::Scalar && t->a->scalar == rise::ScalarKind::Bool;
+  const rise::ScalarKind sk = mask ? rise::ScalarKind::I32 : t->a->scalar;
+  std::string elem = t->a->kind == TypeKind::Scalar ? cuda_scalar(sk) : "";
+  bool wide = !elem.empty() && rise::scalar_bits(sk) == 64;
   if (!lanes || elem.empty() || (*lanes != 2 && *lanes != 4) || (wide && *lanes == 4))
     user_error("CUDA has no vector type for " + rise::print(t) +
                " (2 or 4 lanes of a number type; 2 of a 64-bit one)");
   const int64_t n = *lanes;
   std::string name = elem + std::to_string(n);
   if (!typedefs_.insert(name).second) return name;
-  std::string e = scalar_c(t->a->scalar);
+  std::string e = scalar_c(sk);
+  // comparisons give masks: declared before the operators that return them
+  std::string mt = vector_type(rise::vector_of(rise::scalar(rise::ScalarKind::Bool), t->size));
   // make_float4(f(0), f(1), ...) for a lane expression f of the lane's index.
   auto make = [&](const std::function<std::string(int64_t)>& lane) {
     std::string s = "make_" + name + "(";
@@ -130,7 +135,49 @@ std::string CudaPrinter::vector_type(const Type& t) {
          "; }\n";
   v += fn + name + " operator-(" + name + " a) { return " +
        make([&](int64_t l) { return "(" + e + ")(-a." + kLanes[l] + ")"; }) + "; }\n";
+  // masks: lane-wise comparisons (0 or -1), blends, ~, any/all
+  for (const char* op : {"<", ">", "=="})
+    v += fn + mt + " operator" + op + "(" + name + " a, " + name + " b) { return make_" + mt + "(" +
+         [&] {
+           std::string lanes_text;
+           for (int64_t l = 0; l < n; ++l)
+             lanes_text += std::string(l ? ", " : "") + "-(int)(a." + kLanes[l] + " " + op + " b." +
+                           kLanes[l] + ")";
+           return lanes_text;
+         }() +
+         "); }\n";
+  v += fn + name + " risec_blend(" + mt + " m, " + name + " a, " + name + " b) { return " +
+       make([&](int64_t l) {
+         return "m." + std::string(kLanes[l]) + " ? a." + kLanes[l] + " : b." + kLanes[l];
+       }) +
+       "; }\n";
+  if (name == mt) {
+    v += fn + name + " operator~(" + name + " a) { return " +
+         make([&](int64_t l) { return "~a." + std::string(kLanes[l]); }) + "; }\n";
+    for (const char* f : {"any", "all"}) {
+      std::string test;
+      for (int64_t l = 0; l < n; ++l)
+        test += std::string(l ? (f[1] == 'n' ? " || " : " && ") : "") + "m." + kLanes[l] + " != 0";
+      v += fn + "bool risec_" + f + "(" + name + " m) { return " + test + "; }\n";
+    }
+  }
   return name;
+}
+
+// The comparison operators above give the mask type already.
+CExpr CudaPrinter::vector_compare(CExpr cmp, const Type&, const Type& mask_t) {
+  vector_type(mask_t);
+  return cmp;
+}
+
+CExpr CudaPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
+  vector_type(vt);
+  return c_call("risec_blend", args);
+}
+
+CExpr CudaPrinter::mask_reduction(bool all, const Type& mask_t, CExpr m) {
+  vector_type(mask_t);
+  return c_call(all ? "risec_all" : "risec_any", {std::move(m)});
 }
 
 // A constant lane is the member v.x .. v.w; a lane known only at run time is

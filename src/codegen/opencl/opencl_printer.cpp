@@ -32,7 +32,11 @@ std::string kernel_prelude() {
 // ------------------------------------------------------------ hooks
 std::string OpenCLPrinter::vector_type(const Type& t) {
   auto lanes = t->size.as_const();
-  const char* elem = t->a->kind == TypeKind::Scalar ? gpu::vector_scalar(t->a->scalar) : nullptr;
+  // a mask (vec[bool, n]) is intN, lanes 0 or -1, what OpenCL's comparisons give
+  const bool mask = t->a->kind == TypeKind::Scalar && t->a->scalar == rise::ScalarKind::Bool;
+  const char* elem = mask                             ? "int"
+                     : t->a->kind == TypeKind::Scalar ? gpu::vector_scalar(t->a->scalar)
+                                                      : nullptr;
   if (!lanes || !elem || (*lanes != 2 && *lanes != 3 && *lanes != 4 && *lanes != 8 && *lanes != 16))
     user_error("OpenCL has no vector type for " + rise::print(t) +
                " (2, 3, 4, 8 or 16 lanes of a number type)");
@@ -56,6 +60,38 @@ CExpr OpenCLPrinter::vector_lane(CExpr v, const Nat& i) {
   auto k = i.as_const();
   if (!k || *k < 0 || *k > 15) return CPrinter::vector_lane(std::move(v), i);
   return c_member(std::move(v), std::string("s") + "0123456789abcdef"[*k]);
+}
+
+namespace {
+// The width of a lane of `k` in bits (a mask lane: 32).
+int lane_bits(rise::ScalarKind k) {
+  return k == rise::ScalarKind::Bool ? 32 : rise::scalar_bits(k);
+}
+}  // namespace
+
+// OpenCL's comparison of vectors has integer lanes (0 or -1) as wide as the operands'.
+CExpr OpenCLPrinter::vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t) {
+  std::string mt = vector_type(mask_t);
+  if (lane_bits(arg_vt->a->scalar) == 32) return cmp;
+  return c_call("convert_" + mt, {cmp});
+}
+
+// OpenCL's select(b, a, m) takes lanes of a where m's lane has its top bit set; m's
+// lanes must be as wide as a's.
+CExpr OpenCLPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
+  vector_type(vt);
+  CExpr m = args[0];
+  int bits = lane_bits(vt->a->scalar);
+  if (bits != 32) {
+    const char* li = bits == 8 ? "char" : bits == 16 ? "short" : "long";
+    m = c_call("convert_" + std::string(li) + vt->size.to_string(), {m});
+  }
+  return c_call("select", {args[2], args[1], m});
+}
+
+CExpr OpenCLPrinter::mask_reduction(bool all, const Type& mask_t, CExpr m) {
+  vector_type(mask_t);
+  return c_call(all ? "all" : "any", {std::move(m)});
 }
 
 CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,

@@ -35,6 +35,9 @@ class OpenCLPrinter : public gpu::GpuPrinter {
   std::string kernel_head() const override { return "__kernel void "; }
   std::string vector_type(const Type& t) override;
   CExpr vector_lane(CExpr v, const Nat& i) override;
+  CExpr vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t) override;
+  CExpr vector_blend(const Type& vt, const std::vector<CExpr>& args) override;
+  CExpr mask_reduction(bool all, const Type& mask_t, CExpr m) override;
   CExpr vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                     const std::vector<CExpr>& args) override;
 
