@@ -2,6 +2,7 @@
 #include "driver/commands.h"
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -265,8 +266,14 @@ void write_text_file(const std::string& path, const std::string& text) {
 }
 
 elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
+  // `--strategy simplify`: a library strategy without arguments may be named instead
+  // of a file, when no file of that name exists (docs/cli.md).
+  std::error_code ec;
+  const elevate::LibraryEntry* e = elevate::find_entry(path);
+  const bool named = e && e->params.empty() && !std::filesystem::exists(path, ec);
   return elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{path, read_text_file(path)}),
+      std::make_shared<SourceFile>(SourceFile{named ? "<--strategy " + path + ">" : path,
+                                              named ? path : read_text_file(path)}),
       elevate::parse_param_values(params));
 }
 

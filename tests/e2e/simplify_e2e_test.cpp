@@ -171,5 +171,24 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
       << show(r);
 }
 
+// `--strategy simplify` names the library strategy when no file of that name exists.
+TEST(SimplifyE2E, StrategyMayBeALibraryName) {
+  std::string prog = write_scratch("pairs_named.rise", R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  let y = x |> map(fun(a => makePair(exp(a))(exp(a)))) in y |> map(fst)))
+)");
+  CliResult r = run_risec({"rewrite", prog, "--strategy", "simplify"});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_EQ(r.out, "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => exp(a)))))\n")
+      << show(r);
+  // A name that is no library strategy is still read as a file, and its error says so.
+  CliResult bad = run_risec({"rewrite", prog, "--strategy", "simplfy"});
+  EXPECT_EQ(bad.exit_code, 1) << show(bad);
+  EXPECT_NE(bad.err.find("cannot read 'simplfy'"), std::string::npos) << show(bad);
+  // A strategy that takes arguments needs a file.
+  CliResult args = run_risec({"rewrite", prog, "--strategy", "tile"});
+  EXPECT_EQ(args.exit_code, 1) << show(args);
+}
+
 }  // namespace
 }  // namespace risec::e2e
