@@ -15,13 +15,13 @@ import risec
 import risec.tuning
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-# scal on 48 floats: vectorize(v) needs v to divide 48 and be a power of two, so
-# v = 3 and v = 32 are pruned by the rewrite before anything is built.
+# scal on 48 floats: vectorize(v) needs v to divide 48, so v = 5 and v = 32 are
+# pruned by the rewrite before anything is built.
 SCAL = """
 def scal = depFun(n: Nat => fun(alpha: f32 => fun(x: n.f32 =>
   x |> map(fun(xi => alpha * xi)))))
 """
-TEMPLATE = """param v in [4, 2, 8, 16, 32, 3];
+TEMPLATE = """param v in [4, 2, 8, 16, 32, 5];
 param u in [1, 2];
 let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;
 """
@@ -87,13 +87,13 @@ def test_invalid_points_are_pruned_before_measuring(tmp_path):
     url = f"sqlite:///{tmp_path / 'study.db'}"
     name = "scal-pruned"
     study = optuna.create_study(study_name=name, storage=url)
-    study.enqueue_trial({"v": 3, "u": 1})
+    study.enqueue_trial({"v": 5, "u": 1})
     study.enqueue_trial({"v": 32, "u": 2})
     r = risec.tuning.tune(SCAL, TEMPLATE, sizes=SIZES, storage=url, study=name, budget=2,
                           repeat=1, output=tmp_path / "best.elv")
     trials = optuna.load_study(study_name=name, storage=url).get_trials(deepcopy=False)
     pruned = [t for t in trials if t.state == States.PRUNED]
-    assert {(t.params["v"], t.params["u"]) for t in pruned} >= {(3, 1), (32, 2)}
+    assert {(t.params["v"], t.params["u"]) for t in pruned} >= {(5, 1), (32, 2)}
     for t in pruned:
         assert t.user_attrs["status"] == "invalid" and t.user_attrs["error"]
     assert len([t for t in trials if t.state == States.COMPLETE]) == 2
