@@ -5,7 +5,11 @@
 # and prints the GPU, the date and the results as Markdown, ready to paste into
 # docs/performance.md ("CUDA"). Builds what it needs in build/ (with the benchmarks).
 #
-#   scripts/gpu-check.sh [--size N] [--repeat R]     (bench_cuda's size, 4096 by default)
+#   scripts/gpu-check.sh [--size N] [--repeat R] [--no-build]
+#
+# --size is bench_cuda's size (4096 by default). --no-build uses build/risec and
+# build/bench/bench_cuda as they are (built on another machine with the same CUDA
+# toolkit, e.g. when the GPU machine has no compiler for the host's dependencies).
 #
 # Exits 1 when a check fails, 4 when there is no GPU or no nvcc.
 set -uo pipefail
@@ -13,11 +17,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 size=4096
 repeat=10
+build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
-    *) echo "usage: scripts/gpu-check.sh [--size N] [--repeat R]" >&2; exit 2 ;;
+    --no-build) build=0; shift ;;
+    *) echo "usage: scripts/gpu-check.sh [--size N] [--repeat R] [--no-build]" >&2; exit 2 ;;
   esac
 done
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -29,11 +35,16 @@ if ! gpu="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   echo "gpu-check: no NVIDIA GPU: $gpu" >&2
   exit 4
 fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRISEC_BUILD_BENCH=ON >/dev/null &&
-  cmake --build build --target risec bench_cuda >/dev/null || {
-  echo "gpu-check: the build failed" >&2
+if [ "$build" = 1 ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRISEC_BUILD_BENCH=ON >/dev/null &&
+    cmake --build build --target risec bench_cuda >/dev/null || {
+    echo "gpu-check: the build failed" >&2
+    exit 4
+  }
+elif [ ! -x build/risec ] || [ ! -x build/bench/bench_cuda ]; then
+  echo "gpu-check: --no-build needs build/risec and build/bench/bench_cuda" >&2
   exit 4
-}
+fi
 
 # The test sizes of each example (tests/e2e/e2e_util.cpp, example_sizes()).
 sizes_of() {
