@@ -284,6 +284,38 @@ class Translator {
     return ac_make(std::move(m));
   }
 
+  // Whether writes through `a` go through a scatter's destination.
+  static bool through_scatter(const AcceptorP& a) {
+    for (AcceptorP p = a; p; p = p->inner)
+      if (p->kind == Acceptor::Scatter) return true;
+    return false;
+  }
+
+  // Zeros of any data type of scalars, pairs and arrays written into `a` (scatter's
+  // positions that no index names).
+  CommandP zeros(const AcceptorP& a, const Span& where) {
+    const Type& t = a->dt;
+    switch (t->kind) {
+      case TypeKind::Array: {
+        std::string i = fresh("i");
+        Nat iv = loop_var(i, t->size);
+        return cm_for(i, t->size, LoopKind::Seq, zeros(ac_idx(a, iv), where));
+      }
+      case TypeKind::Pair:
+        return cm_seq({zeros(ac_view(Acceptor::Pair1, t->a, a), where),
+                       zeros(ac_view(Acceptor::Pair2, t->b, a), where)});
+      case TypeKind::Scalar: {
+        Expression zero{Expression::Lit, t};
+        zero.lit.kind = rise::LitKind::Scalar;
+        zero.lit.scalar = t->scalar;
+        return cm_assign(a, ex_make(std::move(zero)));
+      }
+      default:
+        user_error("scatter of elements of type " + rise::print(t) + " cannot be compiled yet",
+                   where);
+    }
+  }
+
   // ------------------------------------------------------------ accT
   CommandP acc(const Phrase& e, const AcceptorP& A) {
     check_stack_depth(e->span);
@@ -311,6 +343,16 @@ class Translator {
         if (!d || *d < 0 || *d > 2)
           user_error(pr.name + ": the dimension must be 0, 1 or 2", e->span);
         dim = static_cast<int>(*d);
+      }
+      // A loop writing through scatter's destination stays sequential: two of its
+      // elements may have the same index, and the last one must win.
+      if (kind != LoopKind::Seq && kind != LoopKind::SeqUnroll && through_scatter(A)) {
+        if (is_gpu_loop(kind))
+          user_error(pr.name +
+                         " writes through scatter, whose repeated indices keep the last write: "
+                         "it must be a sequential map (mapSeq)",
+                     e->span);
+        kind = LoopKind::Seq;
       }
       return con(a[1], [&, kind, dim](const ExpressionP& x) {
         Nat n = size_of(x->dt);
@@ -404,19 +446,9 @@ class Translator {
     if (pr.is(PrimId::Scatter)) {
       // Positions no index names are zero (docs/language.md): the destination is
       // cleared, then x's elements are written where their indices say, in order
-      // (a repeated index keeps the last write).
-      Nat m = size_of(e->type);
-      Type t = e->type->a;
-      if (t->kind != rise::TypeKind::Scalar)
-        user_error("scatter of elements that are not scalars (" + rise::print(t) +
-                       ") cannot be compiled yet",
-                   e->span);
-      std::string i = fresh("i");
-      Expression zero{Expression::Lit, t};
-      zero.lit.kind = rise::LitKind::Scalar;
-      zero.lit.scalar = t->scalar;
-      CommandP clear = cm_for(i, m, LoopKind::Seq,
-                              cm_assign(ac_idx(A, loop_var(i, m)), ex_make(std::move(zero))));
+      // (a repeated index keeps the last write; the loops writing through the
+      // scatter stay sequential, see the map case).
+      CommandP clear = zeros(A, e->span);
       return con(a[0], [&, clear](const ExpressionP& ix) {
         return cm_seq({clear, acc(a[1], ac_scatter(A, ix, a[1]->type))});
       });
