@@ -453,6 +453,16 @@ class Translator {
         return cm_seq({clear, acc(a[1], ac_scatter(A, ix, a[1]->type))});
       });
     }
+    if (pr.is(PrimId::Update)) {
+      // At^D, a point update: x is written into the destination, then v into
+      // element i of it, so no element is tested against i and nothing is copied
+      // twice (a computed x is written in place).
+      Nat n = size_of(e->type);
+      return cm_seq({acc(a[2], A), con(a[0], [&, n](const ExpressionP& i) {
+                       return with_nat(i, n,
+                                       [&](const Nat& iv) { return acc(a[1], ac_idx(A, iv)); });
+                     })});
+    }
     if (pr.is(PrimId::MakeArray)) {
       std::vector<CommandP> items;
       for (size_t i = 0; i < a.size(); ++i)
@@ -952,7 +962,8 @@ class Translator {
         return k(ex_make(std::move(m)));
       });
     }
-    if (pr.is(PrimId::MakeArray) || pr.is(PrimId::Scatter)) return materialize(e, k);
+    if (pr.is(PrimId::MakeArray) || pr.is(PrimId::Scatter) || pr.is(PrimId::Update))
+      return materialize(e, k);
     if (pr.is(PrimId::MapFst) || pr.is(PrimId::MapSnd)) {
       return con(a[1], [&](const ExpressionP& x) -> CommandP {
         bool first = pr.is(PrimId::MapFst);
