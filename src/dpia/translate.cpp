@@ -178,9 +178,9 @@ class Translator {
     return false;
   }
 
-  // Repeat^D: `first` writes a value into dst[0]; the value is then copied from there
-  // into dst[1..count] (computed once, written count+1 times). `dst` must be
-  // readable back (`back`).
+  // Repeat^D (the thesis's Unrepeat): the value already written at dst[from] is
+  // copied into dst[to_first .. to_first + count), read back through `back`, the
+  // readable expression for dst; computed once, written count + 1 times.
   CommandP repeat_into(const AcceptorP& dst, const ExpressionP& back, const Nat& from,
                        const Nat& to_first, const Nat& count) {
     if (count.is_const(0)) return nullptr;
