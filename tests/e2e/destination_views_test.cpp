@@ -162,6 +162,33 @@ TEST(DestinationViews, RepeatedElementIsComputedOnce) {
   }
 }
 
+// On the OpenCL target (PoCL), where the interior is written by a GPU map and the
+// borders by the loops after it, or inside each work item.
+TEST(DestinationViews, PaddingAndPointUpdatesOnOpenCL) {
+  const Case gpu[] = {
+      {"gpuPadClamp2D",
+       "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+       "  x |> mapGlobal(0)(mapSeq(fun(a => a * 2.0f))) |> padClamp2D(1)(1)))",
+       "n=16,m=8"},
+      {"gpuPadCst2D",
+       "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+       "  x |> mapGlobal(0)(mapSeq(fun(a => a * 2.0f))) |> padCst2D(1)(2)(0.5f)))",
+       "n=16,m=8"},
+      {"gpuPadClampPerWorkItem",
+       "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+       "  x |> mapGlobal(0)(fun(r => r |> mapSeq(fun(a => a + 1.0f)) |> padClamp(2)(1)))))",
+       "n=16,m=8"},
+      {"gpuUpdate",
+       "def f = depFun((n: Nat) => fun(i: idx[n] => fun(x: n.f32 =>\n"
+       "  x |> mapGlobal(0)(fun(a => a * 2.0f)) |> update(i)(7.0f))))",
+       "n=16"},
+  };
+  for (const Case& c : gpu)
+    EXPECT_TRUE(compile_and_check(write_scratch(std::string(c.name) + ".rise", c.program), "",
+                                  c.sizes, "opencl"))
+        << c.name;
+}
+
 // Where the destination cannot be read back (a transposed output), padClamp and a
 // repeated element fall back to a temporary; still the interpreter's values.
 TEST(DestinationViews, FallbacksMatchTheInterpreter) {
