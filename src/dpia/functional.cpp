@@ -140,9 +140,11 @@ Cat category(const rise::PrimitiveInfo& p) {
 
 // Views whose result, when it must be written, can be written through an
 // acceptor (a destination view), and the primitives that build their result in
-// its destination.
+// its destination. padClamp is one too: its input is written into the interior and
+// the edges are repeated from there (translate.cpp; it reads its input when its
+// destination cannot be read back).
 bool writable_view(const rise::PrimitiveInfo& p) {
-  return p.has(rise::kWritableView) || p.has(rise::kDestination);
+  return p.has(rise::kWritableView) || p.has(rise::kDestination) || p.is(rise::PrimId::PadClamp);
 }
 
 struct Binding {
@@ -496,8 +498,7 @@ class Converter {
         if (acc == Access::Wr && !writable_view(*n.prim)) {
           for (const Phrase& a : n.args) readable(a, n.name);
         }
-        // A map view reads its input. (padClamp reads its input's edges: it is no
-        // writable view, so the loop above already required a readable input.)
+        // A map view reads its input.
         if (n.prim->family == rise::Family::Map) readable(n.args.back(), n.name);
         return acc;
       }

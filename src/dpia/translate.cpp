@@ -165,37 +165,155 @@ class Translator {
   }
 
   // ------------------------------------------------------------ destination views
+  // Commands that complete a destination after the value written through a view
+  // acceptor is in place: padCst's constant borders, padClamp's repeated edges
+  // (the thesis's Map^D over padding views). Run in order, after the value.
+  using Fills = std::vector<CommandP>;
+
+  // Whether `e` mentions the variable `name`.
+  static bool mentions(const Phrase& e, const std::string& name) {
+    if (e->kind == PhraseNode::Var) return e->name == name;
+    for (const Phrase& a : e->args)
+      if (mentions(a, name)) return true;
+    return false;
+  }
+
+  // Repeat^D (the thesis's Unrepeat): the value already written at dst[from] is
+  // copied into dst[to_first .. to_first + count), read back through `back`, the
+  // readable expression for dst; computed once, written count + 1 times.
+  CommandP repeat_into(const AcceptorP& dst, const ExpressionP& back, const Nat& from,
+                       const Nat& to_first, const Nat& count) {
+    if (count.is_const(0)) return nullptr;
+    std::string i = fresh("i");
+    Nat iv = loop_var(i, count);
+    return cm_for(i, count, LoopKind::Seq, copy(ac_idx(dst, to_first + iv), ex_idx(back, from)));
+  }
+
+  // padCst(l)(r)(c) of an n-array written into B: the borders.
+  CommandP pad_cst_borders(const AcceptorP& B, const Nat& l, const Nat& r, const Nat& n,
+                           const ExpressionP& c) {
+    std::string i = fresh("i"), j = fresh("i");
+    Nat iv = loop_var(i, l), jv = loop_var(j, r);
+    return cm_seq(
+        {l.is_const(0) ? nullptr : cm_for(i, l, LoopKind::Seq, copy(ac_idx(B, iv), c)),
+         r.is_const(0) ? nullptr : cm_for(j, r, LoopKind::Seq, copy(ac_idx(B, l + n + jv), c))});
+  }
+
+  // padClamp(l)(r) of an n-array written into B, once its interior is: the edges are
+  // read back from B and repeated into the borders (Repeat^D, the thesis's
+  // Unrepeat). Null when B cannot be read back.
+  CommandP pad_clamp_borders(const AcceptorP& B, const Nat& l, const Nat& r, const Nat& n) {
+    ExpressionP back = readback(B);
+    if (!back) return nullptr;
+    return cm_seq(
+        {repeat_into(B, back, l, Nat(0), l), repeat_into(B, back, l + n - Nat(1), l + n, r)});
+  }
+
+  // The acceptor for padClamp's or padCst's input: element i lands at B[l + i].
+  AcceptorP pad_interior(const Phrase& pad, const AcceptorP& B) {
+    if (pad->prim->is(PrimId::PadCst)) return view_input_acceptor(pad, 1, B);
+    const Type& x = pad->args[0]->type;
+    return dpia::ac_view(rise::primitive(PrimId::PadCst), 1, {x->a, x}, view_nats(pad), {}, B);
+  }
+
   // The acceptor through which `x` (the parameter `param`, or a view of it) is
   // written when `body` is written into B, for a body built from views only:
   // transpose(x) into B is x into transposeAcc(B), and so on. Null when the body
-  // computes or is not a view of the parameter.
-  AcceptorP view_acceptor(const Phrase& body, const std::string& param, const AcceptorP& B) {
+  // computes or is not a view of the parameter. With `fills`, B is the real
+  // destination and the commands that complete it are appended (padCst, padClamp);
+  // without, B may be a map-view template's Hole and only the acceptor is built.
+  AcceptorP view_acceptor(const Phrase& body, const std::string& param, const AcceptorP& B,
+                          Fills* fills) {
     if (body->kind == PhraseNode::Var) return body->name == param ? B : nullptr;
     if (body->kind != PhraseNode::Prim || body->args.empty()) return nullptr;
     const Phrase& x = body->args.back();
+    // Padding views: the input goes to the interior, the borders are filled after it.
+    bool pad_cst = body->prim->is(PrimId::PadCst) && body->args.size() == 2;
+    if (pad_cst || (body->prim->is(PrimId::PadClamp) && body->args.size() == 1)) {
+      std::optional<ExpressionP> c;
+      if (pad_cst) {
+        if (mentions(body->args[0], param) || !(c = pure(body->args[0]))) return nullptr;
+      }
+      Fills inner;
+      AcceptorP through = view_acceptor(x, param, pad_interior(body, B), fills ? &inner : nullptr);
+      if (!through || !fills) return through;
+      Nat l = targ_nat(body, 0), r = targ_nat(body, 1), n = size_of(x->type);
+      CommandP own = pad_cst ? pad_cst_borders(B, l, r, n, *c) : pad_clamp_borders(B, l, r, n);
+      if (!own) return nullptr;
+      fills->insert(fills->end(), inner.begin(), inner.end());
+      fills->push_back(own);
+      return through;
+    }
     if (writes_through_map(body) && body->args.size() == 1)
-      return view_acceptor(x, param, view_input_acceptor(body, 0, B));
+      return view_acceptor(x, param, view_input_acceptor(body, 0, B), fills);
     // asScalar's destination stores whole vectors (Acceptor::AsVector).
     if (body->prim && body->prim->is(rise::PrimId::AsScalar) && body->args.size() == 1)
-      return view_acceptor(x, param, ac_view(Acceptor::AsVector, x->type, B, size_of(x->type->a)));
+      return view_acceptor(x, param, ac_view(Acceptor::AsVector, x->type, B, size_of(x->type->a)),
+                           fills);
     if (body->prim->is(PrimId::Map) && body->args.size() == 2) {
-      AcceptorP m = map_view_acceptor(body->args[0], x->type, B);
-      return m ? view_acceptor(x, param, m) : nullptr;
+      Fills own;
+      AcceptorP m = map_view_acceptor(body->args[0], x->type, B, fills ? &own : nullptr);
+      if (!m) return nullptr;
+      AcceptorP through = view_acceptor(x, param, m, fills);
+      if (through && fills) fills->insert(fills->end(), own.begin(), own.end());
+      return through;
     }
     return nullptr;
   }
 
   // The acceptor for x when map(f)(x), x: n.s, is written into B and f is a view
   // function: element i of x goes through f's acceptor into B[i]. Null otherwise.
-  AcceptorP map_view_acceptor(const Phrase& f, const Type& x_type, const AcceptorP& B) {
+  // With `fills`, f's fills for every element (a loop over i) are appended.
+  AcceptorP map_view_acceptor(const Phrase& f, const Type& x_type, const AcceptorP& B,
+                              Fills* fills) {
     if (f->kind != PhraseNode::Lambda || x_type->kind != TypeKind::Array) return nullptr;
     Acceptor hole{Acceptor::Hole, B->dt->a};
-    AcceptorP tmpl = view_acceptor(f->body(), f->name, ac_make(std::move(hole)));
+    AcceptorP tmpl = view_acceptor(f->body(), f->name, ac_make(std::move(hole)), nullptr);
     if (!tmpl) return nullptr;
+    if (fills) {
+      Nat n = size_of(x_type);
+      std::string i = fresh("i");
+      Nat iv = loop_var(i, n);
+      Fills each;
+      if (!view_acceptor(f->body(), f->name, ac_idx(B, iv), &each)) return nullptr;
+      if (!each.empty()) fills->push_back(cm_for(i, n, LoopKind::Seq, cm_seq(std::move(each))));
+    }
     Acceptor m{Acceptor::MapView, x_type};
     m.inner = B;
     m.tmpl = tmpl;
     return ac_make(std::move(m));
+  }
+
+  // Whether writes through `a` go through a scatter's destination.
+  static bool through_scatter(const AcceptorP& a) {
+    for (AcceptorP p = a; p; p = p->inner)
+      if (p->kind == Acceptor::Scatter) return true;
+    return false;
+  }
+
+  // Zeros of any data type of scalars, pairs and arrays written into `a` (scatter's
+  // positions that no index names).
+  CommandP zeros(const AcceptorP& a, const Span& where) {
+    const Type& t = a->dt;
+    switch (t->kind) {
+      case TypeKind::Array: {
+        std::string i = fresh("i");
+        Nat iv = loop_var(i, t->size);
+        return cm_for(i, t->size, LoopKind::Seq, zeros(ac_idx(a, iv), where));
+      }
+      case TypeKind::Pair:
+        return cm_seq({zeros(ac_view(Acceptor::Pair1, t->a, a), where),
+                       zeros(ac_view(Acceptor::Pair2, t->b, a), where)});
+      case TypeKind::Scalar: {
+        Expression zero{Expression::Lit, t};
+        zero.lit.kind = rise::LitKind::Scalar;
+        zero.lit.scalar = t->scalar;
+        return cm_assign(a, ex_make(std::move(zero)));
+      }
+      default:
+        user_error("scatter of elements of type " + rise::print(t) + " cannot be compiled yet",
+                   where);
+    }
   }
 
   // ------------------------------------------------------------ accT
@@ -207,8 +325,13 @@ class Translator {
     const auto& a = e->args;
     // A map of views (map(transpose), map(join), ...) writes its input through the
     // views, element by element, instead of through a temporary and a copy.
-    if (pr.is(PrimId::Map))
-      if (AcceptorP through = map_view_acceptor(a[0], a[1]->type, A)) return acc(a[1], through);
+    if (pr.is(PrimId::Map)) {
+      Fills fills;
+      if (AcceptorP through = map_view_acceptor(a[0], a[1]->type, A, &fills)) {
+        fills.insert(fills.begin(), acc(a[1], through));
+        return cm_seq(std::move(fills));
+      }
+    }
     if (pr.family == Family::Map) {
       LoopKind kind = pr.loop;
       if (a[1]->kind == PhraseNode::Prim && a[1]->prim->family == Family::Sliding)
@@ -220,6 +343,16 @@ class Translator {
         if (!d || *d < 0 || *d > 2)
           user_error(pr.name + ": the dimension must be 0, 1 or 2", e->span);
         dim = static_cast<int>(*d);
+      }
+      // A loop writing through scatter's destination stays sequential: two of its
+      // elements may have the same index, and the last one must win.
+      if (kind != LoopKind::Seq && kind != LoopKind::SeqUnroll && through_scatter(A)) {
+        if (is_gpu_loop(kind))
+          user_error(pr.name +
+                         " writes through scatter, whose repeated indices keep the last write: "
+                         "it must be a sequential map (mapSeq)",
+                     e->span);
+        kind = LoopKind::Seq;
       }
       return con(a[1], [&, kind, dim](const ExpressionP& x) {
         Nat n = size_of(x->dt);
@@ -280,6 +413,11 @@ class Translator {
     }
     if (pr.is(PrimId::PadClamp)) {
       Nat l = targ_nat(e, 0), r = targ_nat(e, 1);
+      // A computed input is written straight into the interior, and its edges are
+      // repeated from there into the borders (Repeat^D): no temporary, no copy.
+      if (ExpressionP back = readback(A); back && !pure(a[0]))
+        return cm_seq(
+            {acc(a[0], pad_interior(e, A)), pad_clamp_borders(A, l, r, size_of(a[0]->type))});
       return con(a[0], [&, l, r](const ExpressionP& x) {
         Nat n = size_of(x->dt);
         std::string i = fresh("i"), j = fresh("i"), k = fresh("i");
@@ -308,22 +446,22 @@ class Translator {
     if (pr.is(PrimId::Scatter)) {
       // Positions no index names are zero (docs/language.md): the destination is
       // cleared, then x's elements are written where their indices say, in order
-      // (a repeated index keeps the last write).
-      Nat m = size_of(e->type);
-      Type t = e->type->a;
-      if (t->kind != rise::TypeKind::Scalar)
-        user_error("scatter of elements that are not scalars (" + rise::print(t) +
-                       ") cannot be compiled yet",
-                   e->span);
-      std::string i = fresh("i");
-      Expression zero{Expression::Lit, t};
-      zero.lit.kind = rise::LitKind::Scalar;
-      zero.lit.scalar = t->scalar;
-      CommandP clear = cm_for(i, m, LoopKind::Seq,
-                              cm_assign(ac_idx(A, loop_var(i, m)), ex_make(std::move(zero))));
+      // (a repeated index keeps the last write; the loops writing through the
+      // scatter stay sequential, see the map case).
+      CommandP clear = zeros(A, e->span);
       return con(a[0], [&, clear](const ExpressionP& ix) {
         return cm_seq({clear, acc(a[1], ac_scatter(A, ix, a[1]->type))});
       });
+    }
+    if (pr.is(PrimId::Update)) {
+      // At^D, a point update: x is written into the destination, then v into
+      // element i of it, so no element is tested against i and nothing is copied
+      // twice (a computed x is written in place).
+      Nat n = size_of(e->type);
+      return cm_seq({acc(a[2], A), con(a[0], [&, n](const ExpressionP& i) {
+                       return with_nat(i, n,
+                                       [&](const Nat& iv) { return acc(a[1], ac_idx(A, iv)); });
+                     })});
     }
     if (pr.is(PrimId::MakeArray)) {
       std::vector<CommandP> items;
@@ -333,6 +471,13 @@ class Translator {
     }
     if (pr.is(PrimId::Generate)) {
       Nat n = size_of(e->type);
+      // Repeat^D: an element that needs commands (a reduction, a loop) and does not
+      // depend on the index is computed once, into A[0], and copied from there.
+      const Phrase& f = a[0];
+      if (f->kind == PhraseNode::Lambda && !mentions(f->body(), f->name))
+        if (ExpressionP back = readback(A); back && !pure(f->body()))
+          return cm_seq({acc(f->body(), ac_idx(A, Nat(0))),
+                         repeat_into(A, back, Nat(0), Nat(1), n - Nat(1))});
       std::string i = fresh("i");
       Nat iv = loop_var(i, n);
       return cm_for(i, n, LoopKind::Seq,
@@ -515,6 +660,26 @@ class Translator {
       return inner ? ex_idx(inner, a->idx) : nullptr;
     }
     return nullptr;
+  }
+
+  // Like acceptor_as_exp, also through the interiors of padded destinations (the
+  // acceptor padCst and padClamp write their input through): what the destination
+  // views of the padding views read back.
+  static ExpressionP readback(const AcceptorP& a) {
+    if (a->kind == Acceptor::Idx) {
+      ExpressionP inner = readback(a->inner);
+      return inner ? ex_idx(inner, a->idx) : nullptr;
+    }
+    if (a->kind == Acceptor::View && a->prim->is(PrimId::PadCst) && a->input == 1) {
+      ExpressionP inner = readback(a->inner);
+      if (!inner) return nullptr;
+      const Nat& l = a->nats[0];
+      Nat n = size_of(a->dt);
+      Type rest = rise::array(size_of(inner->dt) - l, a->dt->a);
+      ExpressionP dropped = dpia::ex_view(rise::primitive(PrimId::Drop), rest, {l}, {}, {inner});
+      return dpia::ex_view(rise::primitive(PrimId::Take), a->dt, {n}, {}, {dropped});
+    }
+    return acceptor_as_exp(a);
   }
 
   // A memory location with projections through zips and pairs taken out:
@@ -797,7 +962,8 @@ class Translator {
         return k(ex_make(std::move(m)));
       });
     }
-    if (pr.is(PrimId::MakeArray) || pr.is(PrimId::Scatter)) return materialize(e, k);
+    if (pr.is(PrimId::MakeArray) || pr.is(PrimId::Scatter) || pr.is(PrimId::Update))
+      return materialize(e, k);
     if (pr.is(PrimId::MapFst) || pr.is(PrimId::MapSnd)) {
       return con(a[1], [&](const ExpressionP& x) -> CommandP {
         bool first = pr.is(PrimId::MapFst);

@@ -25,10 +25,11 @@
 //     reduction, the value of a `let`, the argument of toMem, and, transitively, the
 //     data arguments of views written in place (join, split, transpose, asScalar,
 //     asVector, asVectorAligned, zip, makePair, concat, reorder, makeArray, id, the
-//     array of padCst) and the body of a generate or of a map of views that is
-//     written. The input of any map is read. Reductions keep their result in their
-//     accumulator, circularBuffer/rotateValues their windows in their own buffer:
-//     they are never wrapped.
+//     array of padCst, the input of padClamp, the value and the array of update)
+//     and the body of a generate or of a map of views that is written. The input of
+//     any map is read. Reductions keep their result in their accumulator,
+//     circularBuffer/rotateValues their windows in their own buffer: they are never
+//     wrapped.
 //  4. inside a kernel (under a mapGlobal or mapWorkGroup) the choices it makes are
 //     explicit and private to a work item: reduce becomes oclReduceSeq(Private) and
 //     the store of step 3 oclToMem(Private) — except an array computed together by
@@ -501,6 +502,12 @@ class Lowerer {
     } else if (is(PrimId::PadCst) || is(PrimId::Scatter)) {
       data_arg(0, Pos::Read);
       data_arg(1, pos);
+    } else if (is(PrimId::Update)) {
+      data_arg(0, Pos::Read);
+      data_arg(1, pos);
+      data_arg(2, pos);
+    } else if (is(PrimId::PadClamp)) {
+      data_arg(0, pos);
     } else if (is(PrimId::Generate)) {
       fn_arg(0, pos);
     } else if (is_writable_view(p)) {

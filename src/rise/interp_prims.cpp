@@ -507,6 +507,21 @@ Value eval_scatter(const PrimCall& call) {
   return array_of(rt->a, out);
 }
 
+// update(i)(v)(x) = x with element i replaced by v (a point update).
+Value eval_update(const PrimCall& call) {
+  const int64_t i = call.args.at(0).raw_int();
+  const Value& v = call.args.at(1);
+  const Value& x = call.args.at(2);
+  if (i < 0 || i >= x.size())
+    fail("update: index " + std::to_string(i) + " is out of range for an array of " +
+             std::to_string(x.size()) + " elements",
+         call.span);
+  std::vector<Value> out;
+  out.reserve(static_cast<size_t>(x.size()));
+  for (int64_t j = 0; j < x.size(); ++j) out.push_back(j == i ? v : x.at(j));
+  return array_of(call.result_type()->a, out);
+}
+
 // padEmpty(r)(x) = [x..., r unspecified elements]; the interpreter fills them with
 // the zero of the element type.
 Value eval_padEmpty(const PrimCall& call) {

@@ -33,6 +33,7 @@ Value eval_generate(const PrimCall& call);
 Value eval_idx(const PrimCall& call);
 Value eval_gather(const PrimCall& call);
 Value eval_scatter(const PrimCall& call);
+Value eval_update(const PrimCall& call);
 Value eval_padEmpty(const PrimCall& call);
 Value eval_unzip(const PrimCall& call);
 // pairs

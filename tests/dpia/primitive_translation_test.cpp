@@ -42,6 +42,8 @@ const char* kPrograms[] = {
     "reorder(4)(fun(i => 3 - i))(fun(i => 3 - i)) |> mapSeqUnroll(fun(a => a))))",
     "def f = fun(x: 8.f32 => x |> reverse |> mapSeq(fun(a => a)))",
     "def f = fun(ixs: 8.idx[6] => fun(x: 8.f32 => scatter(ixs)(x |> mapSeq(fun(a => a)))))",
+    "def f = fun(i: idx[8] => fun(x: 8.f32 => update(i)(x |> reduceSeq(add)(0.0f))(x |> "
+    "mapSeq(fun(a => a)))))",
     "def f = fun(x: 8.f32 => fun(y: 8.f32 => unzip(zip(x)(y)) |> fun(p => zip(fst(p))(snd(p))) |> "
     "mapSeq(fun(q => q._1 + q._2))))",
     // vectors

@@ -104,6 +104,7 @@ const std::map<std::string, std::string>& example_sizes() {
       {"pde1", "n=6,m=5,k=4"},
       {"saxpy", "n=64"},
       {"scal", "n=64"},
+      {"seidelpad", "n=9,m=7"},
       {"treesum", "m=3,k=4"},
   };
   return sizes;

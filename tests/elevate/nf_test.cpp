@@ -297,6 +297,7 @@ const std::vector<Example>& examples() {
       {"gesummv", {{"n", 4}}},
       {"jacobi3", {{"n", 4}, {"m", 6}}},
       {"jacobi5", {{"n", 5}, {"m", 6}}},
+      {"seidelpad", {{"n", 5}, {"m", 4}}},
       {"life", {{"n", 5}, {"m", 6}}},
       {"multigrid", {{"n", 3}, {"m", 2}}},
       {"pde1", {{"n", 5}, {"m", 4}, {"k", 4}}},

@@ -500,6 +500,15 @@ TEST(InterpArray, GatherScatterReorder) {
   EXPECT_EQ(S(call("scatter", fn({arr(3, idx(5)), arr(3, I32), arr(5, I32)}),
                    {indices({4, 1, 4}, 5), vi({7, 8, 9})})),
             "[0, 8, 0, 0, 9]");
+  // update(i)(v)(x): x with element i replaced by v; an index out of range is an error.
+  EXPECT_EQ(
+      S(call("update", fn({idx(4), I32, arr(4, I32), arr(4, I32)}), {Value::index(2, 4), i(7), x})),
+      "[10, 20, 7, 40]");
+  expect_user_error(
+      [&] {
+        call("update", fn({idx(4), I32, arr(4, I32), arr(4, I32)}), {Value::index(5, 6), i(7), x});
+      },
+      "out of range");
   // reorder(n)(f)(finv): result[i] = x[f(i)]
   NatFun rev{"i", Nat(3) - Nat::var("i")};
   Value r = call("reorder", fn({arr(4, I32), arr(4, I32)}), {x}, {Nat(4), rev, rev});
