@@ -145,10 +145,11 @@ inline void time_interleaved(std::vector<Variant>& vs, const TimingPolicy& p,
 inline runtime::Module compile_example(const std::string& program, const std::string& strategy,
                                        const rise::SizeMap& sizes, const std::string& target,
                                        std::string* source_out = nullptr,
-                                       const std::map<std::string, std::string>* bind = nullptr) {
+                                       const std::map<std::string, std::string>* bind = nullptr,
+                                       const std::vector<std::string>& params = {}) {
   rise::Program p = driver::load_program(source_path(program));
   std::optional<elevate::Strategy> s;
-  if (!strategy.empty()) s = driver::load_strategy(source_path(strategy));
+  if (!strategy.empty()) s = driver::load_strategy(source_path(strategy), params);
   driver::CompileRequest req;
   req.program = &p;
   req.sizes = &sizes;

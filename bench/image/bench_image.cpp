@@ -6,10 +6,16 @@
 //   blur3: examples/blur3 (3-tap box, clamped border), against the same peers
 //          (Halide repeat_edge, OpenCV BORDER_REPLICATE);
 //   harris: examples/harris (Sobel, products, 3 x 3 box sums, corner response, no
-//          padding) against Halide.
+//          padding) against Halide;
+//   jacobi5, jacobi3: examples/jacobi5 (5-point cross, clamped border) and
+//          examples/jacobi3 (3 points along rows, clamped), against Halide and OpenCV
+//          (cv::filter2D with the cross kernel or the 1 x 3 row, BORDER_REPLICATE).
 // risec: the default lowering (no strategy, one thread), as a user who writes the
 // blur gets, and the examples' inline.elv (every stage inlined, parallel rows; the
-// openmp target on 1 and 2 threads).
+// openmp target on 1 and 2 threads); for Harris also line_buffer.elv (a ring of
+// gradient-products rows, one thread) and line_buffer_parallel.elv (a ring per chunk
+// of rows, 1 and 2 threads), for the Jacobi stencils their strategy files (one
+// thread).
 //
 //   ./build/bench/bench_image            # 4096x4096
 //   ./build/bench/bench_image --quick    # 1024x1024, fewer repetitions
@@ -164,6 +170,30 @@ struct HalideHarris {
     out.realize(ob);
   }
 };
+
+// The Jacobi stencils on an m x n grid with clamped borders: jacobi5 sums
+// N + S + E + W + C and multiplies by 0.2, jacobi3 sums W + C + E and divides by 3, as
+// the RISE programs do; scheduled as the other pipelines (no producers).
+struct HalideJacobi {
+  Halide::ImageParam in{Halide::Float(32), 2};
+  Halide::Func out;
+  Halide::Var x, y;
+  HalideJacobi(bool five, int schedule, int n, int m) {
+    Halide::Func c = Halide::BoundaryConditions::repeat_edge(in);
+    if (five)
+      out(x, y) = 0.2f * (c(x, y - 1) + c(x, y + 1) + c(x + 1, y) + c(x - 1, y) + c(x, y));
+    else
+      out(x, y) = (c(x - 1, y) + c(x, y) + c(x + 1, y)) / 3.0f;
+    schedule_pipeline(in, out, {}, schedule, 0, n, m);
+    out.compile_jit(Halide::get_host_target());
+  }
+  void run(float* o, const float* a, int n, int m) {
+    Halide::Buffer<float> ib(const_cast<float*>(a), m, n);
+    Halide::Buffer<float> ob(o, m, n);
+    in.set(ib);
+    out.realize(ob);
+  }
+};
 #endif
 
 // A variant writing into an output buffer of its own.
@@ -300,6 +330,21 @@ int main(int argc, char** argv) {
         add_variant(vs, outs, count, "risec inline.elv", t, [inl, &A](float* o) {
           inl->call({o, A.data()}, {});
         });
+      auto lb = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
+          "examples/harris/harris.rise", "examples/harris/line_buffer.elv", sizes, "c"));
+      add_variant(vs, outs, count, "risec line_buffer.elv", 1, [lb, &A](float* o) {
+        lb->call({o, A.data()}, {});
+      });
+      // chunks of u - 2 output rows: 30 divides 1020, 33 divides 4092
+      std::vector<std::string> chunk{quick ? "u=32" : "u=35"};
+      auto lbp = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
+          "examples/harris/harris.rise", "examples/harris/line_buffer_parallel.elv", sizes,
+          "openmp", nullptr, nullptr, chunk));
+      for (int t : {1, 2})
+        add_variant(vs, outs, count, "risec line_buffer_parallel.elv (" + chunk[0] + ")", t,
+                    [lbp, &A](float* o) {
+                      lbp->call({o, A.data()}, {});
+                    });
 #ifdef RISEC_HAVE_HALIDE
       for (int sched : {0, 1, 2}) {
         auto hh = std::make_shared<HalideHarris>(sched, hn, hm);
@@ -308,6 +353,46 @@ int main(int argc, char** argv) {
       }
 #endif
       time_and_report(table, "harris", vs, outs, policy, 1e-3);
+    }
+    // The Jacobi stencils: the default lowering and the examples' strategy files
+    // against Halide and OpenCV's filter2D.
+    for (const char* name : {"jacobi5", "jacobi3"}) {
+      bool five = std::string(name) == "jacobi5";
+      size_t count = size_t(n) * m;
+      Buffer A(count);
+      risec::bench::fill_random(A, 4242);
+      std::vector<std::unique_ptr<Buffer>> outs;
+      std::vector<Variant> vs;
+      auto add = [&](const std::string& v, int threads, std::function<void(float*)> f) {
+        add_variant(vs, outs, count, v, threads, std::move(f));
+      };
+      risec::rise::SizeMap sizes{{"n", n}, {"m", m}};
+      std::string dir = std::string("examples/") + name + "/";
+      std::string prog = dir + name + ".rise";
+      auto mod = std::make_shared<risec::runtime::Module>(
+          risec::bench::compile_example(prog, "", sizes, "c"));
+      add("risec (lowerToC)", 1, [mod, &A](float* o) { mod->call({o, A.data()}, {}); });
+      std::string elv = five ? "line_buffer.elv" : "padded_row.elv";
+      auto st = std::make_shared<risec::runtime::Module>(
+          risec::bench::compile_example(prog, dir + elv, sizes, "c"));
+      add("risec " + elv, 1, [st, &A](float* o) { st->call({o, A.data()}, {}); });
+#ifdef RISEC_HAVE_HALIDE
+      for (int sched : {0, 1, 2}) {
+        auto hj = std::make_shared<HalideJacobi>(five, sched, n, m);
+        add(sched == 2 ? autosched : expert, sched == 0 ? 1 : 2,
+            [hj, &A, n, m](float* o) { hj->run(o, A.data(), n, m); });
+      }
+#endif
+#ifdef RISEC_HAVE_OPENCV
+      for (int t : {1, 2})
+        add("OpenCV filter2D", t, [five, &A, n, m](float* o) {
+          cv::Mat src(n, m, CV_32F, A.data()), dst(n, m, CV_32F, o);
+          cv::Mat k = five ? (cv::Mat_<float>(3, 3) << 0, 0.2f, 0, 0.2f, 0.2f, 0.2f, 0, 0.2f, 0)
+                           : (cv::Mat_<float>(1, 3) << 1.0f / 3, 1.0f / 3, 1.0f / 3);
+          cv::filter2D(src, dst, CV_32F, k, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+        });
+#endif
+      time_and_report(table, name, vs, outs, policy, 1e-5);
     }
 #ifdef RISEC_HAVE_HALIDE
   } catch (const Halide::Error& e) {

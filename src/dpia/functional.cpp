@@ -475,8 +475,15 @@ class Converter {
         for (const Phrase& a : data_args()) readable(a, n.name);
         return Access::Rd;
       case Cat::Compute: {
-        // The array input(s) must be readable; the function body may write.
-        for (const Phrase& a : data_args()) readable(a, n.name);
+        // The array input(s) must be readable; the function body may write. A map over
+        // the windows of circularBuffer / rotateValues loads each element into the
+        // rolling buffer itself (translate's `sliding`), so their load function may
+        // compute.
+        for (const Phrase& a : data_args()) {
+          bool windows = n.prim->family == rise::Family::Map && a->kind == PhraseNode::Prim &&
+                         a->prim->family == rise::Family::Sliding;
+          if (!windows) readable(a, n.name);
+        }
         return Access::Wr;
       }
       case Cat::Reduce: {

@@ -378,6 +378,60 @@ Strategy zip_same() {
   });
 }
 
+// zip(slide(n)(s)(a))(slide(n)(s)(b)) -> map(fun(w => (map(fst)(w), map(snd)(w))))(
+//   slide(n)(s)(zip(a)(b))): the windows of a and b slid together, as windows of the
+// pairs, so that one rolling buffer (circularBuffer) can hold both.
+Strategy slide_outside_zip() {
+  return rule("slideOutsideZip", [](const Expr& e, const Context&) -> Result {
+    const char* form = "expected zip(slide(n)(s)(a))(slide(n)(s)(b))";
+    auto z = util::match_prim(e, "zip", 2);
+    if (!z) return fail_at("slideOutsideZip", e, form);
+    auto sa = util::match_prim(z->args[0], "slide", 1);
+    auto sb = util::match_prim(z->args[1], "slide", 1);
+    if (!sa || !sb) return fail_at("slideOutsideZip", e, form);
+    Nat n = *sa->dep_nat(0), s = *sa->dep_nat(1);
+    if (!arith::provably_eq(n, *sb->dep_nat(0)) || !arith::provably_eq(s, *sb->dep_nat(1)))
+      return fail_at("slideOutsideZip", e,
+                     "the two slides have different windows: slide(" + n.to_string() + ")(" +
+                         s.to_string() + ") and slide(" + sb->dep_nat(0)->to_string() + ")(" +
+                         sb->dep_nat(1)->to_string() + ")");
+    auto proj = [](const char* which) {
+      return fun("q", [which](const Expr& q) { return call(which, {q}); });
+    };
+    Expr unzip = fun("w", [&](const Expr& w) {
+      return call("makePair", {call("map", {proj("fst"), w}), call("map", {proj("snd"), w})});
+    });
+    return call("map", {unzip, call("slide", {n, s}, {call("zip", {sa->args[0], sb->args[0]})})});
+  });
+}
+
+// zip(a)(b) of two arrays of rows -> map(fun(q => (map(fst)(q), map(snd)(q))))(
+//   map(fun(r => zip(r._1)(r._2)))(zip(a)(b))): pairs of rows become rows of pairs
+// (which memory can hold: a circularBuffer of rows of pairs of scalars), read back
+// through views.
+Strategy zip_rows() {
+  return rule("zipRows", [](const Expr& e, const Context&) -> Result {
+    auto z = util::match_prim(e, "zip", 2);
+    if (!z) return fail_at("zipRows", e, "expected zip(a)(b)");
+    auto row = [](const Expr& x) {
+      const Type& t = x->type;
+      return t && t->kind == rise::TypeKind::Array && t->a && t->a->kind == rise::TypeKind::Array;
+    };
+    if (!row(z->args[0]) || !row(z->args[1]))
+      return fail_at("zipRows", e, "the zipped arrays are not both arrays of rows");
+    auto proj = [](const char* which) {
+      return fun("y", [which](const Expr& y) { return call(which, {y}); });
+    };
+    Expr unzip = fun("q", [&](const Expr& q) {
+      return call("makePair", {call("map", {proj("fst"), q}), call("map", {proj("snd"), q})});
+    });
+    Expr zipRow = fun("r", [](const Expr& r) {
+      return call("zip", {call("fst", {r}), call("snd", {r})});
+    });
+    return call("map", {unzip, call("map", {zipRow, e})});
+  });
+}
+
 // Replace every projection proj(x) of the variable x (where x is not shadowed) by
 // the variable y; nullopt when x also occurs otherwise.
 std::optional<Expr> replace_projection(const Expr& e, const std::string& x, const std::string& proj,
@@ -643,6 +697,14 @@ void register_algorithmic(Registry& r) {
                "zip(map(f)(a))(map(g)(b)) -> map(fun(p => (f(p._1), g(p._2))))(zip(a)(b))",
                map_outside_zip()));
   r.add(simple("zipSame", "zip(a)(a) -> map(fun(x => (x, x)))(a)", zip_same()));
+  r.add(simple("slideOutsideZip",
+               "zip(slide(n)(s)(a))(slide(n)(s)(b)) -> map(fun(w => (map(fst)(w), "
+               "map(snd)(w))))(slide(n)(s)(zip(a)(b))) (one slide over the pairs)",
+               slide_outside_zip()));
+  r.add(simple("zipRows",
+               "zip(a)(b) of arrays of rows -> map(fun(q => (map(fst)(q), map(snd)(q))))("
+               "map(fun(r => zip(r._1)(r._2)))(zip(a)(b))) (rows of pairs, read as pairs of rows)",
+               zip_rows()));
   r.add(
       simple("fstReduction",
              "fst(makePair(a)(b)) -> a; fst(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "

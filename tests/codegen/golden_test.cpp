@@ -441,3 +441,54 @@ TEST(Golden, InlinedBlurRunsInParallelOverRowsWithoutConditionals) {
     EXPECT_EQ(std::string(m[1]).find("*" + var), std::string::npos) << var << ": " << inner;
   }
 }
+
+// Harris with line_buffer.elv: each row of gradient products is computed once, into a
+// ring of three rows (allocated once); the loop of an output row reads only the ring,
+// never the image, so no gradient is computed inside a 3 x 3 window. The innermost
+// loops that fill the ring are the prologue's two rows and one per step.
+TEST(Golden, HarrisLineBufferComputesEachGradientRowOnce) {
+  driver::Compiled c =
+      compile(read_example("examples/harris/harris.rise"),
+              read_example("examples/harris/line_buffer.elv"), {{"n", 20}, {"m", 29}});
+  std::string body = function_body(c);
+  // the ring of (ix*ix, (ix*iy, iy*iy)), one array per component: win_1, win_2_1, win_2_2
+  std::regex ring(R"(\b(win\d*)_2_1\[)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(body, m, ring)) << body;
+  std::string win = m[1];
+  int fills = 0, outputs = 0;
+  for (const auto& [var, inner] : innermost_loops(body)) {
+    if (inner.find("output[") != std::string::npos) {
+      ++outputs;
+      EXPECT_EQ(inner.find("img["), std::string::npos) << inner;
+      EXPECT_NE(inner.find(win + "_1["), std::string::npos) << inner;
+    } else if (inner.find(win + "_1[") != std::string::npos) {
+      ++fills;
+      EXPECT_NE(inner.find("img["), std::string::npos) << inner;
+    }
+  }
+  EXPECT_EQ(outputs, 1) << body;
+  EXPECT_EQ(fills, 3) << body;
+  // structure of arrays: no member of a struct is read or written
+  EXPECT_EQ(body.find("]._"), std::string::npos) << body;
+}
+
+// line_buffer_parallel.elv: the same per chunk of rows, in the outlined parallel body.
+TEST(Golden, HarrisParallelLineBuffersHaveARingPerChunk) {
+  driver::Compiled c = compile(read_example("examples/harris/harris.rise"),
+                               read_example("examples/harris/line_buffer_parallel.elv"),
+                               {{"n", 60}, {"m", 29}}, "openmp");
+  const std::string& src = c.unit.source;
+  size_t par = src.find("static void harris__par");
+  ASSERT_NE(par, std::string::npos) << src;
+  std::string body = src.substr(par, src.find("\n}\n", par) - par);
+  ASSERT_NE(body.find("win"), std::string::npos) << body;
+  int outputs = 0;
+  for (const auto& [var, inner] : innermost_loops(body))
+    if (inner.find("output[") != std::string::npos) {
+      ++outputs;
+      EXPECT_EQ(inner.find("img["), std::string::npos) << inner;
+    }
+  EXPECT_EQ(outputs, 1) << body;
+  EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
+}

@@ -88,7 +88,7 @@ const std::map<std::string, std::string>& example_sizes() {
       {"gaussian", "n=9,m=7"},
       {"gemv", "n=64,m=24"},
       {"gesummv", "n=64"},
-      {"harris", "n=12,m=8"},
+      {"harris", "n=60,m=8"},
       {"jacobi3", "n=9,m=7"},
       {"jacobi5", "n=9,m=7"},
       {"kmeans", "n=32,k=3,f=4"},

@@ -31,10 +31,27 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
   const std::vector<Family> families = {
       {"normal form", {"betaEtaNF", "BENF", "DFNF", "RNF", "betaReduction", "etaReduction"}},
       {"algorithmic",
-       {"mapFusion", "mapFission", "splitJoin", "idAfter", "liftId", "idToCopy",
-        "createTransposePair", "transposePairAfter", "removeTransposePair", "mapOutsideZip",
-        "zipSame", "fstReduction", "sndReduction", "slideOverlap", "separateDotHV", "separateDotVH",
-        "mapFissionZip", "inlineLet", "expandReduce"}},
+       {"mapFusion",
+        "mapFission",
+        "splitJoin",
+        "idAfter",
+        "liftId",
+        "idToCopy",
+        "createTransposePair",
+        "transposePairAfter",
+        "removeTransposePair",
+        "mapOutsideZip",
+        "zipSame",
+        "slideOutsideZip",
+        "zipRows",
+        "fstReduction",
+        "sndReduction",
+        "slideOverlap",
+        "separateDotHV",
+        "separateDotVH",
+        "mapFissionZip",
+        "inlineLet",
+        "expandReduce"}},
       {"movement",
        {"mapMapFBeforeTranspose", "transposeBeforeMapMapF", "slideBeforeMap", "slideBeforeMapMapF",
         "splitBeforeMap", "joinBeforeMapF", "mapMapFBeforeJoin", "dropBeforeMap", "takeBeforeMap",
@@ -363,6 +380,51 @@ def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => zip(x)(y) |> map(fun(p 
                       n8);
   check_fails(top_down(lib("zipSame")), p);
   check_fails(body(body(argument(lib("zipSame")))), p, "not the same");
+}
+
+// ---------------------------------------------------------------- slideOutsideZip, zipRows
+
+TEST(SlideOutsideZip, SlidesTwoArraysTogether) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: (n+2).f32 => fun(y: (n+2).f32 =>
+  zip(x |> slide(3)(1))(y |> slide(3)(1)) |> map(fun(p => p._1[0] * p._2[2])))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("slideOutsideZip")), p);
+  EXPECT_EQ(count(r, "slide("), 1) << rise::print_expr(r);
+  EXPECT_TRUE(contains(r, "zip(x)(y)")) << rise::print_expr(r);
+}
+
+TEST(SlideOutsideZip, FailsOnDifferentWindows) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: (n+2).f32 => fun(y: (n+1).f32 =>
+  zip(x |> slide(3)(1))(y |> slide(2)(1)) |> map(fun(p => p._1[0] * p._2[1])))))
+)",
+                      n8);
+  check_fails(body(body(argument(lib("slideOutsideZip")))), p, "different windows");
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => zip(x)(y) |> map(fun(p => p._1 * p._2)))))
+)",
+                      n8);
+  check_fails(top_down(lib("slideOutsideZip")), q);
+}
+
+TEST(ZipRows, MakesRowsOfPairs) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => fun(y: n.m.f32 =>
+  zip(x)(y) |> map(fun(p => zip(p._1)(p._2) |> map(fun(q => q._1 - q._2)))))))
+)",
+                      nm);
+  rise::Expr r = check_rewrite(body(body(argument(lib("zipRows")))), p);
+  EXPECT_TRUE(contains(r, "zip(r._1)(r._2)")) << rise::print_expr(r);
+}
+
+TEST(ZipRows, FailsOnArraysOfScalars) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => zip(x)(y) |> map(fun(p => p._1 * p._2)))))
+)",
+                      n8);
+  check_fails(body(body(argument(lib("zipRows")))), p, "arrays of rows");
 }
 
 const char* kPairs = R"(

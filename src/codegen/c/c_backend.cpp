@@ -33,6 +33,7 @@ CExpr CPrinter::var_access(const std::string& name, const Path& element) {
   Path path = s.distribution ? dpia::work_item_path(*s.distribution, element, name) : element;
   std::vector<Nat> ds = dims(s.dt);
   Nat flat = dpia::flat_index(ds, path, name);
+  if (s.soa) return soa_access(name, s, flat, path, ds.size());
   CExpr base = c_atom(cname(name));
   if (s.pointer) base = c_index(base, nat_expr(flat));
   if (record_) {
@@ -42,6 +43,57 @@ CExpr CPrinter::var_access(const std::string& name, const Path& element) {
   CExpr r = leaf_access(base, leaf(s.dt), path, ds.size());
   last_loc_ =
       Loc{name, flat, path.size() > ds.size() || leaf(s.dt)->kind != TypeKind::Scalar, r.text};
+  return r;
+}
+
+std::vector<std::pair<std::string, Type>> CPrinter::soa_components(const Type& t) {
+  if (!t || t->kind != TypeKind::Pair) return {};
+  std::vector<std::pair<std::string, Type>> out;
+  for (const auto& [suffix, part] : {std::pair{std::string("_1"), t->a}, {"_2", t->b}}) {
+    if (part->kind == TypeKind::Scalar) {
+      out.emplace_back(suffix, part);
+      continue;
+    }
+    auto inner = soa_components(part);
+    if (inner.empty()) return {};
+    for (auto& [s, ty] : inner) out.emplace_back(suffix + s, ty);
+  }
+  return out;
+}
+
+// An element of a structure-of-arrays buffer: a scalar component is name_SUFFIX[flat];
+// a whole pair (or a part that is a pair) is read as a compound literal of its
+// components.
+CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat& flat,
+                           const Path& path, size_t from) {
+  std::string suffix;
+  Type t = leaf(s.dt);
+  for (size_t k = from; k < path.size(); ++k) {
+    if (path[k].kind == PathElem::Fst) {
+      suffix += "_1";
+      t = t->a;
+    } else if (path[k].kind == PathElem::Snd) {
+      suffix += "_2";
+      t = t->b;
+    } else {
+      internal_error("C backend: index into " + rise::print(t));
+    }
+  }
+  if (record_) {
+    record_->indices.push_back(flat);
+    record_->named.push_back({name, flat, false});
+  }
+  CExpr r;
+  if (t->kind == TypeKind::Scalar) {
+    r = c_index(c_atom(cname(name) + suffix), nat_expr(flat));
+  } else {
+    std::string parts;
+    for (const auto& [sfx, ty] : soa_components(t))
+      parts += (parts.empty() ? "" : ", ") +
+               c_index(c_atom(cname(name) + suffix + sfx), nat_expr(flat)).text;
+    r = c_atom("((" + c_type(t) + "){" + parts + "})");
+  }
+  last_loc_ = Loc{name + suffix, flat, t->kind != TypeKind::Scalar, r.text};
   return r;
 }
 

@@ -79,6 +79,19 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       }
       if (c->placement == dpia::Placement::Unplaced)
         internal_error("C backend: an allocation without a placement");
+      // An array of pairs of scalars in the CPU's memory: one array per component.
+      auto parts = c->distribution ? decltype(soa_components(dt)){} : soa_components(leaf(dt));
+      if (!parts.empty() && soa_arrays_) {
+        storage_[c->var].soa = true;
+        for (const auto& [suffix, t] : parts)
+          out.push_back(
+              declare_buffer(name + suffix, c_type(t), count(dt), c->space, c->placement, true));
+        gen(c->body[0], out);
+        if (c->placement != dpia::Placement::Stack)
+          for (const auto& [suffix, t] : parts)
+            out.push_back(c_expr_stmt("free(" + name + suffix + ")"));
+        return;
+      }
       out.push_back(declare_buffer(name, ty, count(dt), c->space, c->placement, true));
       // Local memory (OpenCL) is declared once per kernel, never on the heap, whatever
       // its size.

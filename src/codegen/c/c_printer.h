@@ -56,6 +56,10 @@ struct Storage {
   // A private array distributed over the work items (dpia/distribute.h): dt is one work
   // item's part, indexed through dpia::work_item_path.
   std::shared_ptr<const dpia::Distribution> distribution = nullptr;
+  // An array of pairs of scalars stored as one scalar array per component (structure
+  // of arrays: name_1, name_2_1, ...), so that a component is read and written
+  // contiguously and loops over it vectorise without shuffles.
+  bool soa = false;
 };
 
 class CPrinter {
@@ -159,6 +163,11 @@ class CPrinter {
   dpia::BodyAccesses* record_ = nullptr;  // collects the indices and guards generated (split_loop)
   bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes);
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
+  // The components of a pair of scalars (nested pairs flattened): the C name suffix
+  // (_1, _2_1, ...) and the scalar type of each; empty when t is no such pair.
+  static std::vector<std::pair<std::string, Type>> soa_components(const Type& t);
+  CExpr soa_access(const std::string& name, const Storage& s, const Nat& flat, const Path& path,
+                   size_t from);
   CExpr read(const ExpressionP& e, const Path& p);
   CExpr read_resolved(const dpia::ResolvedRead& r);
   struct Target {
@@ -185,6 +194,9 @@ class CPrinter {
   int tmp_counter_ = 0;
   std::string function_name_;
   bool uses_alloc_ = false;
+  // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU
+  // printers; the GPU printers keep arrays of structs (their buffers cross the host).
+  bool soa_arrays_ = true;
   bool uses_openmp_ = false;
   // The C type of loop variables, size parameters and the index helpers: int where
   // every size, index and array length is known and below 2^31, else int64_t

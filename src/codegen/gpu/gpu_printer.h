@@ -47,7 +47,7 @@ const char* vector_scalar(rise::ScalarKind k);
 
 class GpuPrinter : public CPrinter {
  public:
-  using CPrinter::CPrinter;
+  explicit GpuPrinter(const CGenOptions& opts) : CPrinter(opts) { soa_arrays_ = false; }
 
  protected:
   // ---- hooks of the kernel language

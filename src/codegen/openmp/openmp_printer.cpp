@@ -96,6 +96,7 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
     auto it = storage_.find(m);
     if (it == storage_.end()) return nullptr;
     const Storage& st = it->second;
+    if (st.soa) return nullptr;  // one array per component: not passed as one pointer
     bool written = u.written.count(m) > 0;
     std::string ty = c_type(st.dt);
     if (st.pointer) {
