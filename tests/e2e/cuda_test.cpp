@@ -234,6 +234,47 @@ TEST(Cuda, GpuTiledMMKeepsAPrivateAccumulatorSplitOverTheBlock) {
   EXPECT_NE(host.find("needs at least %lu work items"), std::string::npos) << host;
 }
 
+// Symbolic sizes: each kernel twice, with `int` index arithmetic (64-bit integers are
+// emulated on NVIDIA GPUs) and with int64_t (NAME_kK_i64); the host runs the 32-bit
+// one when every quantity over the sizes (lengths, element counts, trip counts) is
+// below 2^31. Known sizes below 2^31 give only the `int` kernel.
+TEST(Cuda, KernelsIndexWithIntWhereTheHostFindsTheSizesFit) {
+  driver::Compiled c = compile("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", "");
+  std::string k = kernels(c);
+  size_t wide = k.find("__global__ void mm_k0_i64(");
+  ASSERT_NE(wide, std::string::npos) << k;
+  std::string narrow = k.substr(0, wide);
+  EXPECT_NE(narrow.find("__global__ void mm_k0(float* __restrict__ output, const float* "
+                        "__restrict__ A, const float* __restrict__ B, int n, int m, int k)"),
+            std::string::npos)
+      << narrow;
+  EXPECT_EQ(narrow.find("int64_t"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("for (int i4 = (int)blockIdx.y; i4 < n/32; i4 += (int)gridDim.y)"),
+            std::string::npos)
+      << narrow;
+  EXPECT_GE(count(narrow, "for (int "), 10u) << narrow;
+  std::string wide_text = k.substr(wide);
+  EXPECT_EQ(count(wide_text, "for (int "), 0u) << wide_text;
+  EXPECT_EQ(count(wide_text, "for (int64_t "), count(narrow, "for (int ")) << wide_text;
+  // The host: the sizes and the arrays' element counts checked, then the choice.
+  const std::string& host = c.unit.source;
+  for (const char* bound : {"risec_fits_int(n)", "risec_fits_int(m*n)", "risec_fits_int(k*n)",
+                            "risec_fits_int(k*m)"})
+    EXPECT_NE(host.find(std::string("risec_narrow = risec_narrow && ") + bound), std::string::npos)
+        << bound << "\n"
+        << host;
+  EXPECT_NE(host.find("if (risec_narrow)\n    mm_k0<<<"), std::string::npos) << host;
+  EXPECT_NE(host.find("else\n    mm_k0_i64<<<"), std::string::npos) << host;
+  EXPECT_NE(host.find("risec_shape((risec_narrow ? (const void*)mm_k0 : (const void*)mm_k0_i64)"),
+            std::string::npos)
+      << host;
+  // Known sizes: one kernel, int.
+  std::string known =
+      kernels(compile("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", "n=64,m=64,k=64"));
+  EXPECT_EQ(known.find("_i64"), std::string::npos) << known;
+  EXPECT_EQ(known.find("int64_t"), std::string::npos) << known;
+}
+
 // Shared memory refilled by a sequential loop the whole block runs: __syncthreads()
 // after the writing threadIdx loop and at the end of the loop body (the next
 // iteration overwrites what was just read), as OpenCL's barriers.
@@ -330,7 +371,9 @@ TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
       EXPECT_NE(line.find("RISEC_CUDA("), std::string::npos) << line;
     }
   EXPECT_GE(calls, 10u);
-  EXPECT_EQ(count(host, "<<<risec_grid["), 2u);
+  // Two launches, each of a 32-bit kernel or its int64_t twin (symbolic sizes).
+  EXPECT_EQ(count(host, "<<<risec_grid["), 4u);
+  EXPECT_EQ(count(host, "if (risec_narrow)"), 2u);
   EXPECT_EQ(count(host, "RISEC_CUDA(cudaGetLastError());"), 2u);
   EXPECT_NE(host.find("cudaEventElapsedTime"), std::string::npos);
   // compile -o writes OUT.cu and OUT.h.

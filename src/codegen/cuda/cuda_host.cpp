@@ -29,6 +29,9 @@ static void risec_cuda_fail(cudaError_t e, const char* what) {
 }
 #define RISEC_CUDA(call) do { cudaError_t risec_e = (call); if (risec_e != cudaSuccess) risec_cuda_fail(risec_e, #call); } while (0)
 
+/* Whether a quantity over the sizes fits the 32-bit kernels' index arithmetic. */
+inline int risec_fits_int(int64_t x) { return x < INT64_C(2147483648) && x > -INT64_C(2147483648); }
+
 /* The current device (CUDA_VISIBLE_DEVICES chooses), once there is one. */
 static void risec_cuda_init(char* device_text, size_t device_len) {
   int n = 0;
@@ -98,6 +101,18 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   buffer(output, out_dt, false);
   for (const auto& in : inputs) buffer(in.name, in.dt, true);
   for (const HostBuffer& b : host_buffers_) buffer(b.name, b.dt, false);
+  // 32-bit kernels when every quantity over the sizes fits (dual_width_kernels).
+  if (dual_width_) {
+    body << "  int risec_narrow = 1;\n";
+    for (const Nat& b : narrow_bounds_) {
+      body << "  risec_narrow = risec_narrow && risec_fits_int(" << nat_expr(b).text << ");\n";
+    }
+  }
+  // The kernel of launch k (of the width chosen).
+  auto kernel = [&](const Launch& l) {
+    return dual_width_ ? "(risec_narrow ? (const void*)" + l.kernel + " : (const void*)" + l.kernel + "_i64)"
+                       : "(const void*)" + l.kernel;
+  };
   // Every launch's shape first: the events then time the kernels, not the host's work.
   const std::string n = std::to_string(launches_.size());
   body << "  dim3 risec_grid[" << n << "], risec_block[" << n << "];\n";
@@ -117,7 +132,7 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
          << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
          << sh.local[2] << "}, need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
          << sh.need[2] << "};\n";
-    body << "    risec_shape((const void*)" << l.kernel << ", " << sh.dims
+    body << "    risec_shape(" << kernel(l) << ", " << sh.dims
          << ", global, local, need, &risec_grid[" << k << "], &risec_block[" << k << "]);\n  }\n";
   }
   body << "  cudaEvent_t risec_start, risec_stop;\n"
@@ -130,8 +145,14 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
     for (const std::string& m : l.memory)
       args += (args.empty() ? "" : ", ") + ("risec_b_" + cname(m));
     for (const std::string& s : sizes) args += (args.empty() ? "" : ", ") + c_identifier(s);
-    body << "  " << l.kernel << "<<<risec_grid[" << k << "], risec_block[" << k << "]>>>(" << args
-         << ");\n";
+    std::string launch =
+        "<<<risec_grid[" + std::to_string(k) + "], risec_block[" + std::to_string(k) + "]>>>(" +
+        args + ");\n";
+    if (dual_width_)
+      body << "  if (risec_narrow)\n    " << l.kernel << launch << "  else\n    " << l.kernel
+           << "_i64" << launch;
+    else
+      body << "  " << l.kernel << launch;
     body << "  RISEC_CUDA(cudaGetLastError());\n";
   }
   body << "  RISEC_CUDA(cudaEventRecord(risec_stop, 0));\n"

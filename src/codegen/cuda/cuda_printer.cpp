@@ -48,6 +48,16 @@ template <class V>
 __device__ __forceinline__ auto risec_lane(const V& v, int i) { return (&v.x)[i]; }
 )";
 
+// The index helpers for 32-bit kernels (dual_width_kernels): templates, so that a call
+// with two ints takes them and one with an int64_t the unit's int64_t functions (a
+// second set of int overloads would make a call mixing int64_t and int ambiguous).
+const char* const kNarrowIndexHelpers = R"(template <class T> __host__ __device__ inline T risec_min(T a, T b) { return a < b ? a : b; }
+template <class T> __host__ __device__ inline T risec_max(T a, T b) { return a > b ? a : b; }
+template <class T> __host__ __device__ inline T risec_floordiv(T a, T b) { T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+template <class T> __host__ __device__ inline T risec_floormod(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+template <class T> __host__ __device__ inline T risec_pow(T b, T e) { T r = 1; while (e-- > 0) r *= b; return r; }
+)";
+
 // C helpers (index arithmetic, checked division, foreign functions, conversions)
 // callable from kernels and from the host function alike; inline rather than static
 // inline, which nvcc reports when unused.
@@ -222,6 +232,7 @@ CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP
      << "': CUDA kernels and the host function " << u.name
      << " that launches them in order. Do not edit. */\n";
   cu << kPrelude << "\n" << host_device(index_helpers(idx_type_));
+  if (dual_width_) cu << kNarrowIndexHelpers;
   if (!sizes.empty()) cu << kPreconditionHelper;
   cu << host_device(typedef_text_) << vector_text_ << "\n";
   if (!arith_text_.empty()) cu << host_device(arith_text_) << "\n";

@@ -36,6 +36,7 @@ class CudaPrinter : public gpu::GpuPrinter {
                            int64_t n) override;
   std::string global_param(const std::string& type, const std::string& name, bool written) override;
   std::string kernel_head() const override { return "__global__ void "; }
+  bool dual_width_kernels() const override { return true; }
   std::string vector_type(const Type& t) override;
   CExpr vector_lane(CExpr v, const Nat& i) override;
   CExpr vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t) override;

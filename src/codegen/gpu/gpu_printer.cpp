@@ -326,9 +326,12 @@ void GpuPrinter::launch_sizes(const CommandP& c, Launch& l) {
   w.visit(c);
 }
 
-std::string GpuPrinter::kernel_text(Launch& l, const std::vector<std::string>& sizes) {
+std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
+                                    const std::vector<std::string>& sizes) {
   in_kernel_ = true;
   local_decls_.clear();
+  local_cnames_.clear();
+  l.memory.clear();
   reads_pending_ = false;
   unsynced_writes_.clear();
   // The kernel's local arrays, known before printing decides barriers by them.
@@ -362,7 +365,7 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::vector<std::string>& s
   }
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
   launch_sizes(l.body, l);
-  std::string text = kernel_head() + l.kernel + "(" + params + ") {\n";
+  std::string text = kernel_head() + name + "(" + params + ") {\n";
   std::string body_text = print(c_block(body), 1);
   text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
   return text;
@@ -376,6 +379,10 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   bind_parameters(output, out_dt, inputs, sizes);
   function_name_ = u.name;
   idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
+  // Wide only because the sizes are symbolic: 32-bit kernels too, for the sizes that fit.
+  dual_width_ = dual_width_kernels() && idx_type_ == "int64_t" &&
+                !needs_wide_indices(program, out_dt, inputs, {});
+  if (dual_width_) narrow_bounds_ = narrow_index_bounds(program, out_dt, inputs, sizes);
   size_names_.insert(sizes.begin(), sizes.end());
   host_order_.push_back(output);
   for (const auto& in : inputs) host_order_.push_back(in.name);
@@ -385,7 +392,14 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   std::string text;
   for (size_t k = 0; k < launches_.size(); ++k) {
     launches_[k].kernel = u.name + "_k" + std::to_string(k);
-    text += kernel_text(launches_[k], sizes);
+    if (!dual_width_) {
+      text += kernel_text(launches_[k], launches_[k].kernel, sizes);
+      continue;
+    }
+    idx_type_ = "int";
+    text += kernel_text(launches_[k], launches_[k].kernel, sizes);
+    idx_type_ = "int64_t";
+    text += kernel_text(launches_[k], launches_[k].kernel + "_i64", sizes);
   }
   return text;
 }

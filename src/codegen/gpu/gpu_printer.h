@@ -67,6 +67,11 @@ class GpuPrinter : public CPrinter {
                                    bool written) = 0;
   // What precedes the kernel's name and parameters ("__kernel void ").
   virtual std::string kernel_head() const = 0;
+  // Whether a program with symbolic sizes gets each kernel twice: with 32-bit index
+  // arithmetic (`int`: 64-bit integer arithmetic is emulated, and slow, on GPUs) and
+  // with int64_t (NAME_kK_i64), the host choosing by its sizes (narrow_bounds_).
+  // CUDA does (its helpers are overloaded for both); OpenCL keeps int64_t (`long`).
+  virtual bool dual_width_kernels() const { return false; }
 
   // ---- C printer hooks, the same for both
   void emit_loop(const Command& loop, std::vector<CStmtP>& out) override;
@@ -117,11 +122,16 @@ class GpuPrinter : public CPrinter {
 
   std::vector<Launch> launches_;
   std::vector<HostBuffer> host_buffers_;
+  // When the kernels come in both widths (dual_width_kernels): the quantities over the
+  // sizes that must stay below 2^31 for the 32-bit kernels (narrow_index_bounds);
+  // empty when there is one width.
+  std::vector<Nat> narrow_bounds_;
+  bool dual_width_ = false;
   std::vector<std::string> host_order_;  // kernel parameter order: output, inputs, buffers
 
  private:
   void split(const CommandP& c);
-  std::string kernel_text(Launch& l, const std::vector<std::string>& sizes);
+  std::string kernel_text(Launch& l, const std::string& name, const std::vector<std::string>& sizes);
   void launch_sizes(const CommandP& c, Launch& l);
   bool touches_local(const Command& c, bool written) const;
   // The local arrays c writes (or reads).
