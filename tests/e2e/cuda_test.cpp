@@ -258,8 +258,8 @@ TEST(Cuda, KernelsIndexWithIntWhereTheHostFindsTheSizesFit) {
   EXPECT_EQ(count(wide_text, "for (int64_t "), count(narrow, "for (int ")) << wide_text;
   // The host: the sizes and the arrays' element counts checked, then the choice.
   const std::string& host = c.unit.source;
-  for (const char* bound : {"risec_fits_int(n)", "risec_fits_int(m*n)", "risec_fits_int(k*n)",
-                            "risec_fits_int(k*m)"})
+  for (const char* bound :
+       {"risec_fits_int(n)", "risec_fits_int(m*n)", "risec_fits_int(k*n)", "risec_fits_int(k*m)"})
     EXPECT_NE(host.find(std::string("risec_narrow = risec_narrow && ") + bound), std::string::npos)
         << bound << "\n"
         << host;
@@ -273,6 +273,72 @@ TEST(Cuda, KernelsIndexWithIntWhereTheHostFindsTheSizesFit) {
       kernels(compile("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", "n=64,m=64,k=64"));
   EXPECT_EQ(known.find("_i64"), std::string::npos) << known;
   EXPECT_EQ(known.find("int64_t"), std::string::npos) << known;
+}
+
+// examples/mm/cuda_tiled.elv: 256 threads, 8 x 8 accumulators each, both k-tiles
+// (16 x 128) in shared memory as [k][128], so that a thread's reads of one k are 8
+// consecutive floats of each (nvcc loads them as float4), A's copy transposing it.
+TEST(Cuda, CudaTiledMMKeepsBothTilesAsRowsOfK) {
+  driver::Compiled c =
+      compile("examples/mm/mm.rise", "examples/mm/cuda_tiled.elv", "n=256,m=128,k=64");
+  std::string k = kernels(c);
+  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 2u) << k;
+  EXPECT_EQ(count(k, "[2048];"), 2u) << k;
+  EXPECT_NE(k.find("float acc9[64];"), std::string::npos) << k;
+  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  // The copies: B's rows and A's columns of the tile as rows of 128 floats in shared memory.
+  std::regex copy_b(R"(mem__\w+\[128\*i\d+ \+ i\d+\] = B\[)");
+  std::regex copy_a(R"(mem__\w+\[128\*i\d+ \+ i\d+\] = A\[)");
+  EXPECT_TRUE(std::regex_search(k, copy_b)) << k;
+  EXPECT_TRUE(std::regex_search(k, copy_a)) << k;
+  // The products read row i31 (the k in the tile) of both at 8 * the thread's index.
+  std::regex product(
+      R"(acc\d+\[63\] = acc\d+\[63\] \+ mem__\w+\[8\*i\d+ \+ 128\*i\d+ \+ 7\] \* mem__\w+\[8\*i\d+ \+ 128\*i\d+ \+ 7\];)");
+  EXPECT_TRUE(std::regex_search(k, product)) << k;
+  EXPECT_NE(c.unit.source.find("need[3] = {(size_t)(16), (size_t)(16), 0}"), std::string::npos);
+}
+
+// Shared memory beyond CUDA's 48 KiB of static shared memory (opencl_tiled.elv's rows
+// of A at k = 4096: 128 KiB) is dynamic: parts of one extern __shared__ buffer, the
+// kernel's limit raised to it and the size given at the launch; the host stops with
+// a message naming the kernel and the arrays when the device allows less. Smaller
+// tiles stay static.
+TEST(Cuda, SharedMemoryBeyond48KiBIsDynamic) {
+  driver::Compiled c =
+      compile("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv", "n=4096,m=4096,k=4096");
+  std::string k = kernels(c);
+  EXPECT_EQ(k.find("__shared__ __align__(16) float "), std::string::npos) << k;
+  EXPECT_NE(k.find("extern __shared__ __align__(16) unsigned char risec_shared[];"),
+            std::string::npos)
+      << k;
+  std::regex part(R"(float\* const (\w+) = \(float\*\)\(risec_shared \+ 0\);)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(k, m, part)) << k;
+  const std::string& host = c.unit.source;
+  std::string bytes = "(size_t)(0 + (sizeof(float) * 32768 + 15) / 16 * 16)";
+  EXPECT_NE(host.find("RISEC_CUDA(cudaFuncSetAttribute((const void*)mm_k0, "
+                      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" +
+                      bytes + ")));"),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("risec_shared_bytes(\"mm_k0\", \"" + m[1].str() + "[32768]\", " + bytes),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("mm_k0<<<risec_grid[0], risec_block[0], " + bytes + ">>>("),
+            std::string::npos)
+      << host;
+  std::string small =
+      kernels(compile("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv", "n=64,m=64,k=64"));
+  EXPECT_EQ(small.find("extern __shared__"), std::string::npos) << small;
+  auto cc = nvcc();
+  if (!cc) GTEST_SKIP() << "nvcc not found (set $NVCC): the dynamic shared memory is not compiled";
+  std::string cu = e2e::write_scratch("dynshared.cu", host);
+  std::vector<std::string> argv = *cc;
+  argv.insert(argv.end(),
+              {"-arch=sm_90", "-std=c++17", "-c", "-Werror", "all-warnings", "-Xcompiler",
+               "-Wall,-Wextra,-Werror", "-o", e2e::scratch_path("dynshared.o"), cu});
+  runtime::ProcessResult r = runtime::run_process(argv);
+  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err << r.out;
 }
 
 // Shared memory refilled by a sequential loop the whole block runs: __syncthreads()

@@ -87,8 +87,7 @@ class BoundCollector : public dpia::Visitor {
 
 }  // namespace
 
-std::vector<arith::Nat> narrow_index_bounds(const dpia::CommandP& program,
-                                            const rise::Type& out_dt,
+std::vector<arith::Nat> narrow_index_bounds(const dpia::CommandP& program, const rise::Type& out_dt,
                                             const std::vector<dpia::Input>& inputs,
                                             const std::vector<std::string>& sizes) {
   BoundCollector c(sizes);

@@ -32,6 +32,16 @@ static void risec_cuda_fail(cudaError_t e, const char* what) {
 /* Whether a quantity over the sizes fits the 32-bit kernels' index arithmetic. */
 inline int risec_fits_int(int64_t x) { return x < INT64_C(2147483648) && x > -INT64_C(2147483648); }
 
+/* Stops, with a message naming the kernel and its arrays, when the device cannot give
+   a block `bytes` of shared memory (its opt-in limit per block). */
+inline void risec_shared_bytes(const char* kernel, const char* arrays, size_t bytes) {
+  if (bytes > (size_t)risec_prop.sharedMemPerBlockOptin) {
+    fprintf(stderr, "risec: the kernel %s needs %lu bytes of shared memory (%s), more than the %lu a block of %s may have\n",
+            kernel, (unsigned long)bytes, arrays, (unsigned long)risec_prop.sharedMemPerBlockOptin, risec_prop.name);
+    abort();
+  }
+}
+
 /* The current device (CUDA_VISIBLE_DEVICES chooses), once there is one. */
 static void risec_cuda_init(char* device_text, size_t device_len) {
   int n = 0;
@@ -110,7 +120,8 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   }
   // The kernel of launch k (of the width chosen).
   auto kernel = [&](const Launch& l) {
-    return dual_width_ ? "(risec_narrow ? (const void*)" + l.kernel + " : (const void*)" + l.kernel + "_i64)"
+    return dual_width_ ? "(risec_narrow ? (const void*)" + l.kernel + " : (const void*)" +
+                             l.kernel + "_i64)"
                        : "(const void*)" + l.kernel;
   };
   // Every launch's shape first: the events then time the kernels, not the host's work.
@@ -132,6 +143,17 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
          << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
          << sh.local[2] << "}, need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
          << sh.need[2] << "};\n";
+    // Shared memory beyond 48 KiB: dynamic, the kernel's limit raised to it.
+    if (!l.dynamic_local.empty()) {
+      std::vector<std::string> names = {l.kernel};
+      if (dual_width_) names.push_back(l.kernel + "_i64");
+      body << "    risec_shared_bytes(\"" << l.kernel << "\", \"" << l.dynamic_local_names << "\", "
+           << l.dynamic_local << ");\n";
+      for (const std::string& kn : names)
+        body << "    RISEC_CUDA(cudaFuncSetAttribute((const void*)" << kn
+             << ", cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" << l.dynamic_local
+             << ")));\n";
+    }
     body << "    risec_shape(" << kernel(l) << ", " << sh.dims
          << ", global, local, need, &risec_grid[" << k << "], &risec_block[" << k << "]);\n  }\n";
   }
@@ -145,9 +167,9 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
     for (const std::string& m : l.memory)
       args += (args.empty() ? "" : ", ") + ("risec_b_" + cname(m));
     for (const std::string& s : sizes) args += (args.empty() ? "" : ", ") + c_identifier(s);
-    std::string launch =
-        "<<<risec_grid[" + std::to_string(k) + "], risec_block[" + std::to_string(k) + "]>>>(" +
-        args + ");\n";
+    std::string shared = l.dynamic_local.empty() ? "" : ", " + l.dynamic_local;
+    std::string launch = "<<<risec_grid[" + std::to_string(k) + "], risec_block[" +
+                         std::to_string(k) + "]" + shared + ">>>(" + args + ");\n";
     if (dual_width_)
       body << "  if (risec_narrow)\n    " << l.kernel << launch << "  else\n    " << l.kernel
            << "_i64" << launch;

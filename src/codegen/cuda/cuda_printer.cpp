@@ -51,7 +51,8 @@ __device__ __forceinline__ auto risec_lane(const V& v, int i) { return (&v.x)[i]
 // The index helpers for 32-bit kernels (dual_width_kernels): templates, so that a call
 // with two ints takes them and one with an int64_t the unit's int64_t functions (a
 // second set of int overloads would make a call mixing int64_t and int ambiguous).
-const char* const kNarrowIndexHelpers = R"(template <class T> __host__ __device__ inline T risec_min(T a, T b) { return a < b ? a : b; }
+const char* const kNarrowIndexHelpers =
+    R"(template <class T> __host__ __device__ inline T risec_min(T a, T b) { return a < b ? a : b; }
 template <class T> __host__ __device__ inline T risec_max(T a, T b) { return a > b ? a : b; }
 template <class T> __host__ __device__ inline T risec_floordiv(T a, T b) { T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 template <class T> __host__ __device__ inline T risec_floormod(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
@@ -96,6 +97,51 @@ std::string CudaPrinter::kernel_array(dpia::Space space, const std::string& elem
                                       const std::string& name, int64_t n) {
   return (space == dpia::Space::Local ? "__shared__ " : "") + std::string("__align__(16) ") + elem +
          " " + name + "[" + std::to_string(n) + "]";
+}
+
+namespace {
+
+// The bytes of an element of a local array, by its C type, to decide between static
+// and dynamic shared memory; 16 (the widest vector) for a type not listed, which can
+// only make a kernel use dynamic shared memory where static would do.
+int64_t element_bytes(const std::string& elem) {
+  static const std::pair<const char*, int64_t> known[] = {
+      {"float", 4},   {"int", 4},     {"int32_t", 4},  {"uint32_t", 4}, {"unsigned", 4},
+      {"double", 8},  {"int64_t", 8}, {"uint64_t", 8}, {"float2", 8},   {"int2", 8},
+      {"float4", 16}, {"int4", 16},   {"double2", 16}, {"bool", 1},     {"int8_t", 1},
+      {"uint8_t", 1}, {"char", 1},    {"int16_t", 2},  {"uint16_t", 2}, {"short", 2},
+  };
+  for (const auto& [name, bytes] : known)
+    if (elem == name) return bytes;
+  return 16;
+}
+
+// Static shared memory is limited to 48 KiB per block.
+constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
+}  // namespace
+
+// Up to 48 KiB, static __shared__ arrays; beyond, the arrays are parts of one
+// dynamic (extern __shared__) buffer, 16-byte aligned each, whose size the host sets
+// at the launch after raising the kernel's limit to it
+// (cudaFuncAttributeMaxDynamicSharedMemorySize; up to the device's opt-in limit).
+std::vector<std::string> CudaPrinter::local_memory(const std::vector<LocalArray>& arrays,
+                                                   Launch& l) {
+  int64_t total = 0;
+  for (const LocalArray& a : arrays) total += (a.n * element_bytes(a.elem) + 15) / 16 * 16;
+  if (total <= kStaticSharedLimit) return GpuPrinter::local_memory(arrays, l);
+  std::vector<std::string> out = {"extern __shared__ __align__(16) unsigned char risec_shared[]"};
+  std::string offset = "0";
+  for (const LocalArray& a : arrays) {
+    out.push_back(a.elem + "* const " + a.name + " = (" + a.elem + "*)(risec_shared + " + offset +
+                  ")");
+    offset =
+        "(" + offset + " + (sizeof(" + a.elem + ") * " + std::to_string(a.n) + " + 15) / 16 * 16)";
+    l.dynamic_local_names +=
+        (l.dynamic_local_names.empty() ? "" : ", ") + a.name + "[" + std::to_string(a.n) + "]";
+  }
+  l.dynamic_local = "(size_t)" + offset;
+  return out;
 }
 
 std::string CudaPrinter::global_param(const std::string& type, const std::string& name,

@@ -35,6 +35,7 @@ class CudaPrinter : public gpu::GpuPrinter {
   std::string kernel_array(dpia::Space space, const std::string& elem, const std::string& name,
                            int64_t n) override;
   std::string global_param(const std::string& type, const std::string& name, bool written) override;
+  std::vector<std::string> local_memory(const std::vector<LocalArray>& arrays, Launch& l) override;
   std::string kernel_head() const override { return "__global__ void "; }
   bool dual_width_kernels() const override { return true; }
   std::string vector_type(const Type& t) override;

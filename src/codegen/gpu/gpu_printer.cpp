@@ -140,8 +140,7 @@ CStmtP GpuPrinter::declare_buffer(const std::string& name, const std::string& el
                  count.to_string());
     // At kernel scope (as OpenCL 1.2 requires), once per work group; once per kernel
     // too (the unrolled copies of a loop share it).
-    if (local_cnames_.insert(name).second)
-      local_decls_.push_back(c_decl(kernel_array(space, elem, name, *n)));
+    if (local_cnames_.insert(name).second) local_arrays_.push_back({elem, name, *n});
     return c_block({});
   }
   if (placement != dpia::Placement::Stack || !n)
@@ -149,6 +148,12 @@ CStmtP GpuPrinter::declare_buffer(const std::string& name, const std::string& el
                " elements is too large for private memory inside a kernel: store it in global "
                "memory (toGlobal) outside the parallel maps");
   return c_decl(kernel_array(space, elem, name, *n));
+}
+
+std::vector<std::string> GpuPrinter::local_memory(const std::vector<LocalArray>& arrays, Launch&) {
+  std::vector<std::string> out;
+  for (const LocalArray& a : arrays) out.push_back(kernel_array(Space::Local, a.elem, a.name, a.n));
+  return out;
 }
 
 // Whether `c` writes (reads) local memory.
@@ -330,6 +335,7 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
                                     const std::vector<std::string>& sizes) {
   in_kernel_ = true;
   local_decls_.clear();
+  local_arrays_.clear();
   local_cnames_.clear();
   l.memory.clear();
   reads_pending_ = false;
@@ -353,6 +359,7 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
   std::vector<CStmtP> body;
   gen(l.body, body);
   in_kernel_ = false;
+  for (const std::string& d : local_memory(local_arrays_, l)) local_decls_.push_back(c_decl(d));
   Command wrap{Command::For};
   wrap.body = {l.body};
   dpia::Captures u = dpia::captures(wrap);

@@ -94,7 +94,19 @@ class GpuPrinter : public CPrinter {
     // (dpia/distribute.h), as C expressions ("" when none).
     std::string need_local[3];
     int dims = 1;
+    // Bytes of dynamic local (shared) memory the launch needs, as a C expression; ""
+    // when its local arrays are static.
+    std::string dynamic_local;
+    std::string dynamic_local_names;  // those arrays, for messages
   };
+  // A kernel's local arrays, in the order they are declared.
+  struct LocalArray {
+    std::string elem, name;
+    int64_t n = 0;
+  };
+  // The declarations (without `;`) of a kernel's local arrays; the default declares
+  // each with kernel_array. May set l.dynamic_local (CUDA, above 48 KiB).
+  virtual std::vector<std::string> local_memory(const std::vector<LocalArray>& arrays, Launch& l);
   struct HostBuffer {
     std::string name;  // DPIA name
     Type dt;
@@ -131,7 +143,8 @@ class GpuPrinter : public CPrinter {
 
  private:
   void split(const CommandP& c);
-  std::string kernel_text(Launch& l, const std::string& name, const std::vector<std::string>& sizes);
+  std::string kernel_text(Launch& l, const std::string& name,
+                          const std::vector<std::string>& sizes);
   void launch_sizes(const CommandP& c, Launch& l);
   bool touches_local(const Command& c, bool written) const;
   // The local arrays c writes (or reads).
@@ -142,9 +155,10 @@ class GpuPrinter : public CPrinter {
   void end_of_group_loop(const Command& loop, std::vector<CStmtP>& body);
 
   std::set<std::string> size_names_;
-  std::set<std::string> local_cnames_;  // local arrays declared (C names)
-  std::set<std::string> local_vars_;    // local arrays of the program (DPIA names)
-  std::vector<CStmtP> local_decls_;     // of the kernel being printed
+  std::set<std::string> local_cnames_;    // local arrays declared (C names)
+  std::set<std::string> local_vars_;      // local arrays of the program (DPIA names)
+  std::vector<CStmtP> local_decls_;       // of the kernel being printed
+  std::vector<LocalArray> local_arrays_;  // of the kernel being printed
   // Local memory was read by the group's work items since the last barrier (in the
   // order the kernel is printed).
   bool reads_pending_ = false;
