@@ -263,9 +263,16 @@ TEST(Cuda, KernelsIndexWithIntWhereTheHostFindsTheSizesFit) {
     EXPECT_NE(host.find(std::string("risec_narrow = risec_narrow && ") + bound), std::string::npos)
         << bound << "\n"
         << host;
-  EXPECT_NE(host.find("if (risec_narrow)\n    mm_k0<<<"), std::string::npos) << host;
-  EXPECT_NE(host.find("else\n    mm_k0_i64<<<"), std::string::npos) << host;
-  EXPECT_NE(host.find("risec_shape((risec_narrow ? (const void*)mm_k0 : (const void*)mm_k0_i64)"),
+  EXPECT_NE(host.find("if (risec_narrow) {\n    if (risec_block[0].x == 8 && risec_block[0].y == 8 "
+                      "&& risec_block[0].z == 1)\n      mm_k0<8, 8, 1><<<"),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("} else {\n    if (risec_block[0].x == 8 && risec_block[0].y == 8 && "
+                      "risec_block[0].z == 1)\n      mm_k0_i64<8, 8, 1><<<"),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("risec_shape((risec_narrow ? (const void*)(mm_k0<0, 0, 0>) : (const "
+                      "void*)(mm_k0_i64<0, 0, 0>))"),
             std::string::npos)
       << host;
   // Known sizes: one kernel, int.
@@ -296,6 +303,21 @@ TEST(Cuda, CudaTiledMMKeepsBothTilesAsRowsOfK) {
       R"(acc\d+\[63\] = acc\d+\[63\] \+ mem__\w+\[8\*i\d+ \+ 128\*i\d+ \+ 7\] \* mem__\w+\[8\*i\d+ \+ 128\*i\d+ \+ 7\];)");
   EXPECT_TRUE(std::regex_search(k, product)) << k;
   EXPECT_NE(c.unit.source.find("need[3] = {(size_t)(16), (size_t)(16), 0}"), std::string::npos);
+  // The block size is the program's (16 x 16): the kernel is a template over it, whose
+  // instance for 16 x 16 strides by constants and unrolls the copies (8 iterations).
+  EXPECT_NE(c.unit.source.find(
+                "template <int RISEC_BX, int RISEC_BY, int RISEC_BZ>\n__global__ void mm_k0("),
+            std::string::npos);
+  EXPECT_NE(
+      k.find("#pragma unroll\n          for (int i16 = (int)risec_thread<RISEC_BX>(threadIdx.x); "
+             "i16 < 128; i16 += (int)(RISEC_BX > 0 ? RISEC_BX : (int)blockDim.x))"),
+      std::string::npos)
+      << k;
+  EXPECT_NE(c.unit.source.find("if (risec_block[0].x == 16 && risec_block[0].y == 16 && "
+                               "risec_block[0].z == 1)\n    mm_k0<16, 16, 1><<<"),
+            std::string::npos)
+      << c.unit.source;
+  EXPECT_NE(c.unit.source.find("else\n    mm_k0<0, 0, 0><<<"), std::string::npos);
 }
 
 // Shared memory beyond CUDA's 48 KiB of static shared memory (opencl_tiled.elv's rows
@@ -316,15 +338,19 @@ TEST(Cuda, SharedMemoryBeyond48KiBIsDynamic) {
   ASSERT_TRUE(std::regex_search(k, m, part)) << k;
   const std::string& host = c.unit.source;
   std::string bytes = "(size_t)(0 + (sizeof(float) * 32768 + 15) / 16 * 16)";
-  EXPECT_NE(host.find("RISEC_CUDA(cudaFuncSetAttribute((const void*)mm_k0, "
-                      "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" +
-                      bytes + ")));"),
-            std::string::npos)
-      << host;
+  for (const char* instance : {"mm_k0<32, 8, 1>", "mm_k0<0, 0, 0>"}) {
+    EXPECT_NE(host.find("RISEC_CUDA(cudaFuncSetAttribute((const void*)(" + std::string(instance) +
+                        "), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" + bytes + ")));"),
+              std::string::npos)
+        << instance << "\n"
+        << host;
+    EXPECT_NE(
+        host.find(std::string(instance) + "<<<risec_grid[0], risec_block[0], " + bytes + ">>>("),
+        std::string::npos)
+        << instance << "\n"
+        << host;
+  }
   EXPECT_NE(host.find("risec_shared_bytes(\"mm_k0\", \"" + m[1].str() + "[32768]\", " + bytes),
-            std::string::npos)
-      << host;
-  EXPECT_NE(host.find("mm_k0<<<risec_grid[0], risec_block[0], " + bytes + ">>>("),
             std::string::npos)
       << host;
   std::string small =
@@ -369,7 +395,7 @@ TEST(Cuda, GlobalMapsStrideOverTheGridInEachDimension) {
   // Row blocks: blocks over rows, threads over the rows of a block; nothing shared.
   k = kernels(compile("examples/gemv/gemv.rise", "examples/gemv/opencl.elv", "n=128,m=32"));
   EXPECT_EQ(count(k, "(int)blockIdx.x;"), 1u) << k;
-  EXPECT_EQ(count(k, "(int)threadIdx.x;"), 1u) << k;
+  EXPECT_EQ(count(k, "(int)risec_thread<RISEC_BX>(threadIdx.x);"), 1u) << k;
   EXPECT_EQ(count(k, "__syncthreads"), 0u) << k;
   // atax: two launches in sequence.
   k = kernels(compile("examples/atax/atax.rise", "examples/atax/opencl.elv", "m=128,n=64"));
@@ -437,8 +463,9 @@ TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
       EXPECT_NE(line.find("RISEC_CUDA("), std::string::npos) << line;
     }
   EXPECT_GE(calls, 10u);
-  // Two launches, each of a 32-bit kernel or its int64_t twin (symbolic sizes).
-  EXPECT_EQ(count(host, "<<<risec_grid["), 4u);
+  // Two launches, each of a 32-bit kernel or its int64_t twin (symbolic sizes), the
+  // first (work groups of 64) also of the instance for its fixed block size or any.
+  EXPECT_EQ(count(host, "<<<risec_grid["), 6u);
   EXPECT_EQ(count(host, "if (risec_narrow)"), 2u);
   EXPECT_EQ(count(host, "RISEC_CUDA(cudaGetLastError());"), 2u);
   EXPECT_NE(host.find("cudaEventElapsedTime"), std::string::npos);

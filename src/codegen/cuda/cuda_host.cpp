@@ -118,11 +118,31 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
       body << "  risec_narrow = risec_narrow && risec_fits_int(" << nat_expr(b).text << ");\n";
     }
   }
-  // The kernel of launch k (of the width chosen).
+  // The instances of launch l's kernel: of either width (dual_width_), and a template
+  // over the block size (fixed: the program's; else <0, 0, 0>, reading blockDim).
+  auto fixed_block = [](const Launch& l) {
+    return std::to_string(l.info.block[0]) + ", " + std::to_string(l.info.block[1]) + ", " +
+           std::to_string(l.info.block[2]);
+  };
+  auto instance = [&](const Launch& l, bool narrow, bool fixed) {
+    std::string name = narrow || !dual_width_ ? l.kernel : l.kernel + "_i64";
+    if (l.info.block[0] == 0) return name;
+    return name + "<" + (fixed ? fixed_block(l) : std::string("0, 0, 0")) + ">";
+  };
+  auto instances = [&](const Launch& l) {
+    std::vector<std::string> out;
+    for (bool narrow : {true, false}) {
+      if (!narrow && !dual_width_) continue;
+      for (bool fixed : {true, false})
+        if (!fixed || l.info.block[0] > 0) out.push_back(instance(l, narrow, fixed));
+    }
+    return out;
+  };
+  // The instance sizing the launch: any block size.
   auto kernel = [&](const Launch& l) {
-    return dual_width_ ? "(risec_narrow ? (const void*)" + l.kernel + " : (const void*)" +
-                             l.kernel + "_i64)"
-                       : "(const void*)" + l.kernel;
+    return dual_width_ ? "(risec_narrow ? (const void*)(" + instance(l, true, false) +
+                             ") : (const void*)(" + instance(l, false, false) + "))"
+                       : "(const void*)(" + instance(l, true, false) + ")";
   };
   // Every launch's shape first: the events then time the kernels, not the host's work.
   const std::string n = std::to_string(launches_.size());
@@ -145,13 +165,11 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
          << sh.need[2] << "};\n";
     // Shared memory beyond 48 KiB: dynamic, the kernel's limit raised to it.
     if (!l.dynamic_local.empty()) {
-      std::vector<std::string> names = {l.kernel};
-      if (dual_width_) names.push_back(l.kernel + "_i64");
       body << "    risec_shared_bytes(\"" << l.kernel << "\", \"" << l.dynamic_local_names << "\", "
            << l.dynamic_local << ");\n";
-      for (const std::string& kn : names)
-        body << "    RISEC_CUDA(cudaFuncSetAttribute((const void*)" << kn
-             << ", cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" << l.dynamic_local
+      for (const std::string& kn : instances(l))
+        body << "    RISEC_CUDA(cudaFuncSetAttribute((const void*)(" << kn
+             << "), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" << l.dynamic_local
              << ")));\n";
     }
     body << "    risec_shape(" << kernel(l) << ", " << sh.dims
@@ -170,11 +188,22 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
     std::string shared = l.dynamic_local.empty() ? "" : ", " + l.dynamic_local;
     std::string launch = "<<<risec_grid[" + std::to_string(k) + "], risec_block[" +
                          std::to_string(k) + "]" + shared + ">>>(" + args + ");\n";
+    // Of the width chosen, and the instance for the block size when it is the program's.
+    auto of_width = [&](bool narrow, const std::string& pad) {
+      if (l.info.block[0] == 0) return pad + instance(l, narrow, false) + launch;
+      std::string b = "risec_block[" + std::to_string(k) + "]";
+      return pad + "if (" + b + ".x == " + std::to_string(l.info.block[0]) + " && " + b +
+             ".y == " + std::to_string(l.info.block[1]) + " && " + b +
+             ".z == " + std::to_string(l.info.block[2]) + ")\n" + pad + "  " +
+             instance(l, narrow, true) + launch + pad + "else\n" + pad + "  " +
+             instance(l, narrow, false) + launch;
+    };
     if (dual_width_)
-      body << "  if (risec_narrow)\n    " << l.kernel << launch << "  else\n    " << l.kernel
-           << "_i64" << launch;
+      body << "  if (risec_narrow) {\n"
+           << of_width(true, "    ") << "  } else {\n"
+           << of_width(false, "    ") << "  }\n";
     else
-      body << "  " << l.kernel << launch;
+      body << of_width(true, "  ");
     body << "  RISEC_CUDA(cudaGetLastError());\n";
   }
   body << "  RISEC_CUDA(cudaEventRecord(risec_stop, 0));\n"

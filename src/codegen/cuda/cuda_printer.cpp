@@ -46,6 +46,11 @@ template <class V>
 __device__ __forceinline__ auto& risec_lane(V& v, int i) { return (&v.x)[i]; }
 template <class V>
 __device__ __forceinline__ auto risec_lane(const V& v, int i) { return (&v.x)[i]; }
+template <int B>
+__device__ __forceinline__ unsigned risec_thread(unsigned id) {
+  if constexpr (B > 0) __builtin_assume(id < (unsigned)B);
+  return id;
+}
 )";
 
 // The index helpers for 32-bit kernels (dual_width_kernels): templates, so that a call
@@ -77,9 +82,38 @@ std::string host_device(const std::string& text) {
 
 }  // namespace
 
+// A kernel whose block size the program fixes is a template over it: the instance
+// for that size (the host launches it when the block has that size) strides its
+// thread loops by constants and tells the compiler the thread ids' bounds, so that
+// the loops copying tiles unroll (their loads in flight together); the instance
+// <0, 0, 0> reads blockDim, for any other launch.
+void CudaPrinter::begin_kernel(const gpu::LaunchInfo& info) {
+  info_ = info;
+  block_template_ = info.block[0] > 0;
+}
+
+std::string CudaPrinter::kernel_prefix() const {
+  return (block_template_ ? "template <int RISEC_BX, int RISEC_BY, int RISEC_BZ>\n" : "") +
+         kernel_head();
+}
+
+// Full unrolling of a thread loop of at most 16 iterations at the fixed block size.
+void CudaPrinter::before_parallel_loop(const Command& loop, std::vector<CStmtP>& out) {
+  if (!block_template_ || loop.loop != LoopKind::Local) return;
+  auto n = loop.n.as_const();
+  int64_t b = info_.block[loop.dim];
+  if (n && b > 0 && (*n + b - 1) / b <= 16) out.push_back(c_pragma("unroll"));
+}
+
+namespace {
+const char* const kBlockParam[] = {"RISEC_BX", "RISEC_BY", "RISEC_BZ"};
+}  // namespace
+
 CExpr CudaPrinter::loop_start(LoopKind kind, int dim) {
   std::string a = axis(dim);
   if (kind == LoopKind::WorkGroup) return c_atom("blockIdx" + a);
+  if (kind == LoopKind::Local && block_template_)
+    return c_call(std::string("risec_thread<") + kBlockParam[dim] + ">", {c_atom("threadIdx" + a)});
   if (kind == LoopKind::Local) return c_atom("threadIdx" + a);
   return c_binary(c_binary(c_atom("blockIdx" + a), "*", c_atom("blockDim" + a), kPrecMul), "+",
                   c_atom("threadIdx" + a), kPrecAdd);
@@ -88,6 +122,10 @@ CExpr CudaPrinter::loop_start(LoopKind kind, int dim) {
 CExpr CudaPrinter::loop_step(LoopKind kind, int dim) {
   std::string a = axis(dim);
   if (kind == LoopKind::WorkGroup) return c_atom("gridDim" + a);
+  if (kind == LoopKind::Local && block_template_) {
+    std::string b = kBlockParam[dim];
+    return c_atom("(" + b + " > 0 ? " + b + " : (int)blockDim" + a + ")");
+  }
   if (kind == LoopKind::Local) return c_atom("blockDim" + a);
   return c_binary(c_atom("gridDim" + a), "*", c_atom("blockDim" + a), kPrecMul);
 }

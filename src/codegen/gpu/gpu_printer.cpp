@@ -241,6 +241,7 @@ void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   CStmtP loop = c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_);
   loop->init = c_cast(idx_type_, loop_start(c.loop, c.dim));
   loop->step = c_cast(idx_type_, loop_step(c.loop, c.dim));
+  before_parallel_loop(c, out);
   out.push_back(loop);
   unsynced_writes_.insert(written.begin(), written.end());
   if (!read.empty()) reads_pending_ = true;
@@ -356,6 +357,21 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
     }
   } locals(local_vars_, gpu_name());
   locals.visit(l.body);
+  launch_sizes(l.body, l);
+  // The default group size, where the program fixes it.
+  l.info = LaunchInfo{};
+  bool fixed = l.level == LoopKind::WorkGroup;
+  for (int d = 0; d < 3 && fixed; ++d) {
+    if (!l.has_local[d]) {
+      l.info.block[d] = 1;
+      continue;
+    }
+    const std::string& t = l.local[d];
+    fixed = !t.empty() && t.find_first_not_of("0123456789") == std::string::npos && t.size() < 6;
+    if (fixed) l.info.block[d] = std::stoll(t);
+  }
+  if (!fixed) l.info = LaunchInfo{};
+  begin_kernel(l.info);
   std::vector<CStmtP> body;
   gen(l.body, body);
   in_kernel_ = false;
@@ -371,8 +387,7 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
     param(global_param(c_type(storage_.at(m).dt), cname(m), u.written.count(m) > 0));
   }
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
-  launch_sizes(l.body, l);
-  std::string text = kernel_head() + name + "(" + params + ") {\n";
+  std::string text = kernel_prefix() + name + "(" + params + ") {\n";
   std::string body_text = print(c_block(body), 1);
   text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
   return text;

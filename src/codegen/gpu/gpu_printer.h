@@ -45,6 +45,13 @@ extern const char* const kLaunchSizeHelpers;
 // long2, ...), or null for other types; CUDA's are the same but for 64-bit integers.
 const char* vector_scalar(rise::ScalarKind k);
 
+// What a kernel's printing may depend on: the work items per group its launch has
+// by default in each dimension, when the program fixes them (0: it does not, or the
+// launch has no groups).
+struct LaunchInfo {
+  int64_t block[3] = {0, 0, 0};
+};
+
 class GpuPrinter : public CPrinter {
  public:
   using CPrinter::CPrinter;
@@ -67,6 +74,15 @@ class GpuPrinter : public CPrinter {
                                    bool written) = 0;
   // What precedes the kernel's name and parameters ("__kernel void ").
   virtual std::string kernel_head() const = 0;
+  // Called before a kernel's body is printed (its launch sizes known), and what
+  // precedes its name (kernel_head() unless a target adds to it).
+  virtual void begin_kernel(const LaunchInfo& info) { (void)info; }
+  virtual std::string kernel_prefix() const { return kernel_head(); }
+  // Statements before a parallel loop (a pragma).
+  virtual void before_parallel_loop(const Command& loop, std::vector<CStmtP>& out) {
+    (void)loop;
+    (void)out;
+  }
   // Whether a program with symbolic sizes gets each kernel twice: with 32-bit index
   // arithmetic (`int`: 64-bit integer arithmetic is emulated, and slow, on GPUs) and
   // with int64_t (NAME_kK_i64), the host choosing by its sizes (narrow_bounds_).
@@ -98,6 +114,7 @@ class GpuPrinter : public CPrinter {
     // when its local arrays are static.
     std::string dynamic_local;
     std::string dynamic_local_names;  // those arrays, for messages
+    LaunchInfo info;
   };
   // A kernel's local arrays, in the order they are declared.
   struct LocalArray {
