@@ -284,10 +284,28 @@ Strategy store_in_memory(Strategy p, Strategy s, bool hoist) {
     std::set<std::string> fv;
     for (const std::string& v : rise::free_vars(*t)) fv.insert(v);
     std::string m = rise::fresh_name("mem");
-    Expr replaced = replace_all(body, *t, fv, rise::ident(m), bound);
     // s may choose the memory itself (a copy ending in toLocal): then it is the store.
+    // A store seen through transposes (s = transposePairAfter ; argument(copy ; toLocal),
+    // to keep a tile transposed in memory) stores the inner value and reads it through
+    // the transposes.
     Expr value = stored.expr();
-    bool stores = util::match_prim(value, "toMem", 1) || util::match_prim(value, "oclToMem", 1);
+    auto is_store = [](const Expr& v) {
+      return util::match_prim(v, "toMem", 1) || util::match_prim(v, "oclToMem", 1);
+    };
+    int transposes = 0;
+    for (Expr v = value; auto tr = util::match_prim(v, "transpose", 1);) {
+      v = tr->args[0];
+      ++transposes;
+      if (is_store(v)) {
+        value = v;
+        break;
+      }
+    }
+    bool stores = is_store(value);
+    if (!stores) transposes = 0;
+    Expr use = rise::ident(m);
+    for (int i = 0; i < transposes; ++i) use = call("transpose", {use});
+    Expr replaced = replace_all(body, *t, fv, use, bound);
     Expr out = call("let", {stores ? value : call("toMem", {value}), rise::lambda(m, replaced)});
     for (size_t i = binders.size(); i-- > 0;) out = rise::with_children(binders[i], out, nullptr);
     Result typed = retype(rule, out, env.ctx, e->type, e);

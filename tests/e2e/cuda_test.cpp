@@ -234,6 +234,139 @@ TEST(Cuda, GpuTiledMMKeepsAPrivateAccumulatorSplitOverTheBlock) {
   EXPECT_NE(host.find("needs at least %lu work items"), std::string::npos) << host;
 }
 
+// Symbolic sizes: each kernel twice, with `int` index arithmetic (64-bit integers are
+// emulated on NVIDIA GPUs) and with int64_t (NAME_kK_i64); the host runs the 32-bit
+// one when every quantity over the sizes (lengths, element counts, trip counts) is
+// below 2^31. Known sizes below 2^31 give only the `int` kernel.
+TEST(Cuda, KernelsIndexWithIntWhereTheHostFindsTheSizesFit) {
+  driver::Compiled c = compile("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", "");
+  std::string k = kernels(c);
+  size_t wide = k.find("__global__ void mm_k0_i64(");
+  ASSERT_NE(wide, std::string::npos) << k;
+  std::string narrow = k.substr(0, wide);
+  EXPECT_NE(narrow.find("__global__ void mm_k0(float* __restrict__ output, const float* "
+                        "__restrict__ A, const float* __restrict__ B, int n, int m, int k)"),
+            std::string::npos)
+      << narrow;
+  EXPECT_EQ(narrow.find("int64_t"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("for (int i4 = (int)blockIdx.y; i4 < n/32; i4 += (int)gridDim.y)"),
+            std::string::npos)
+      << narrow;
+  EXPECT_GE(count(narrow, "for (int "), 10u) << narrow;
+  std::string wide_text = k.substr(wide);
+  EXPECT_EQ(count(wide_text, "for (int "), 0u) << wide_text;
+  EXPECT_EQ(count(wide_text, "for (int64_t "), count(narrow, "for (int ")) << wide_text;
+  // The host: the sizes and the arrays' element counts checked, then the choice.
+  const std::string& host = c.unit.source;
+  for (const char* bound :
+       {"risec_fits_int(n)", "risec_fits_int(m*n)", "risec_fits_int(k*n)", "risec_fits_int(k*m)"})
+    EXPECT_NE(host.find(std::string("risec_narrow = risec_narrow && ") + bound), std::string::npos)
+        << bound << "\n"
+        << host;
+  EXPECT_NE(host.find("if (risec_narrow) {\n    if (risec_block[0].x == 8 && risec_block[0].y == 8 "
+                      "&& risec_block[0].z == 1)\n      mm_k0<8, 8, 1><<<"),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("} else {\n    if (risec_block[0].x == 8 && risec_block[0].y == 8 && "
+                      "risec_block[0].z == 1)\n      mm_k0_i64<8, 8, 1><<<"),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("risec_shape((risec_narrow ? (const void*)(mm_k0<0, 0, 0>) : (const "
+                      "void*)(mm_k0_i64<0, 0, 0>))"),
+            std::string::npos)
+      << host;
+  // Known sizes: one kernel, int.
+  std::string known =
+      kernels(compile("examples/mm/mm.rise", "examples/mm/gpu_tiled.elv", "n=64,m=64,k=64"));
+  EXPECT_EQ(known.find("_i64"), std::string::npos) << known;
+  EXPECT_EQ(known.find("int64_t"), std::string::npos) << known;
+}
+
+// examples/mm/cuda_tiled.elv: 256 threads, 8 x 8 accumulators each, both k-tiles
+// (16 x 128) in shared memory as [k][128], so that a thread's reads of one k are 8
+// consecutive floats of each (nvcc loads them as float4), A's copy transposing it.
+TEST(Cuda, CudaTiledMMKeepsBothTilesAsRowsOfK) {
+  driver::Compiled c =
+      compile("examples/mm/mm.rise", "examples/mm/cuda_tiled.elv", "n=256,m=128,k=64");
+  std::string k = kernels(c);
+  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 2u) << k;
+  EXPECT_EQ(count(k, "[2048];"), 2u) << k;
+  EXPECT_NE(k.find("float acc9[64];"), std::string::npos) << k;
+  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  // The copies: B's rows and A's columns of the tile as rows of 128 floats in shared memory.
+  std::regex copy_b(R"(mem__\w+\[128\*i\d+ \+ i\d+\] = B\[)");
+  std::regex copy_a(R"(mem__\w+\[128\*i\d+ \+ i\d+\] = A\[)");
+  EXPECT_TRUE(std::regex_search(k, copy_b)) << k;
+  EXPECT_TRUE(std::regex_search(k, copy_a)) << k;
+  // The products read row i31 (the k in the tile) of both at 8 * the thread's index.
+  std::regex product(
+      R"(acc\d+\[63\] = acc\d+\[63\] \+ mem__\w+\[8\*i\d+ \+ 128\*i\d+ \+ 7\] \* mem__\w+\[8\*i\d+ \+ 128\*i\d+ \+ 7\];)");
+  EXPECT_TRUE(std::regex_search(k, product)) << k;
+  EXPECT_NE(c.unit.source.find("need[3] = {(size_t)(16), (size_t)(16), 0}"), std::string::npos);
+  // The block size is the program's (16 x 16): the kernel is a template over it, whose
+  // instance for 16 x 16 strides by constants and unrolls the copies (8 iterations).
+  EXPECT_NE(c.unit.source.find(
+                "template <int RISEC_BX, int RISEC_BY, int RISEC_BZ>\n__global__ void mm_k0("),
+            std::string::npos);
+  EXPECT_NE(
+      k.find("#pragma unroll\n          for (int i16 = (int)risec_thread<RISEC_BX>(threadIdx.x); "
+             "i16 < 128; i16 += (int)(RISEC_BX > 0 ? RISEC_BX : (int)blockDim.x))"),
+      std::string::npos)
+      << k;
+  EXPECT_NE(c.unit.source.find("if (risec_block[0].x == 16 && risec_block[0].y == 16 && "
+                               "risec_block[0].z == 1)\n    mm_k0<16, 16, 1><<<"),
+            std::string::npos)
+      << c.unit.source;
+  EXPECT_NE(c.unit.source.find("else\n    mm_k0<0, 0, 0><<<"), std::string::npos);
+}
+
+// Shared memory beyond CUDA's 48 KiB of static shared memory (opencl_tiled.elv's rows
+// of A at k = 4096: 128 KiB) is dynamic: parts of one extern __shared__ buffer, the
+// kernel's limit raised to it and the size given at the launch; the host stops with
+// a message naming the kernel and the arrays when the device allows less. Smaller
+// tiles stay static.
+TEST(Cuda, SharedMemoryBeyond48KiBIsDynamic) {
+  driver::Compiled c =
+      compile("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv", "n=4096,m=4096,k=4096");
+  std::string k = kernels(c);
+  EXPECT_EQ(k.find("__shared__ __align__(16) float "), std::string::npos) << k;
+  EXPECT_NE(k.find("extern __shared__ __align__(16) unsigned char risec_shared[];"),
+            std::string::npos)
+      << k;
+  std::regex part(R"(float\* const (\w+) = \(float\*\)\(risec_shared \+ 0\);)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(k, m, part)) << k;
+  const std::string& host = c.unit.source;
+  std::string bytes = "(size_t)(0 + (sizeof(float) * 32768 + 15) / 16 * 16)";
+  for (const char* instance : {"mm_k0<32, 8, 1>", "mm_k0<0, 0, 0>"}) {
+    EXPECT_NE(host.find("RISEC_CUDA(cudaFuncSetAttribute((const void*)(" + std::string(instance) +
+                        "), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" + bytes + ")));"),
+              std::string::npos)
+        << instance << "\n"
+        << host;
+    EXPECT_NE(
+        host.find(std::string(instance) + "<<<risec_grid[0], risec_block[0], " + bytes + ">>>("),
+        std::string::npos)
+        << instance << "\n"
+        << host;
+  }
+  EXPECT_NE(host.find("risec_shared_bytes(\"mm_k0\", \"" + m[1].str() + "[32768]\", " + bytes),
+            std::string::npos)
+      << host;
+  std::string small =
+      kernels(compile("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv", "n=64,m=64,k=64"));
+  EXPECT_EQ(small.find("extern __shared__"), std::string::npos) << small;
+  auto cc = nvcc();
+  if (!cc) GTEST_SKIP() << "nvcc not found (set $NVCC): the dynamic shared memory is not compiled";
+  std::string cu = e2e::write_scratch("dynshared.cu", host);
+  std::vector<std::string> argv = *cc;
+  argv.insert(argv.end(),
+              {"-arch=sm_90", "-std=c++17", "-c", "-Werror", "all-warnings", "-Xcompiler",
+               "-Wall,-Wextra,-Werror", "-o", e2e::scratch_path("dynshared.o"), cu});
+  runtime::ProcessResult r = runtime::run_process(argv);
+  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err << r.out;
+}
+
 // Shared memory refilled by a sequential loop the whole block runs: __syncthreads()
 // after the writing threadIdx loop and at the end of the loop body (the next
 // iteration overwrites what was just read), as OpenCL's barriers.
@@ -262,7 +395,7 @@ TEST(Cuda, GlobalMapsStrideOverTheGridInEachDimension) {
   // Row blocks: blocks over rows, threads over the rows of a block; nothing shared.
   k = kernels(compile("examples/gemv/gemv.rise", "examples/gemv/opencl.elv", "n=128,m=32"));
   EXPECT_EQ(count(k, "(int)blockIdx.x;"), 1u) << k;
-  EXPECT_EQ(count(k, "(int)threadIdx.x;"), 1u) << k;
+  EXPECT_EQ(count(k, "(int)risec_thread<RISEC_BX>(threadIdx.x);"), 1u) << k;
   EXPECT_EQ(count(k, "__syncthreads"), 0u) << k;
   // atax: two launches in sequence.
   k = kernels(compile("examples/atax/atax.rise", "examples/atax/opencl.elv", "m=128,n=64"));
@@ -330,7 +463,10 @@ TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
       EXPECT_NE(line.find("RISEC_CUDA("), std::string::npos) << line;
     }
   EXPECT_GE(calls, 10u);
-  EXPECT_EQ(count(host, "<<<risec_grid["), 2u);
+  // Two launches, each of a 32-bit kernel or its int64_t twin (symbolic sizes), the
+  // first (work groups of 64) also of the instance for its fixed block size or any.
+  EXPECT_EQ(count(host, "<<<risec_grid["), 6u);
+  EXPECT_EQ(count(host, "if (risec_narrow)"), 2u);
   EXPECT_EQ(count(host, "RISEC_CUDA(cudaGetLastError());"), 2u);
   EXPECT_NE(host.find("cudaEventElapsedTime"), std::string::npos);
   // compile -o writes OUT.cu and OUT.h.

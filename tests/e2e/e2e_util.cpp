@@ -95,7 +95,7 @@ const std::map<std::string, std::string>& example_sizes() {
       {"life", "n=9,m=7"},
       {"mandelbrot", "n=40,b=4"},
       {"md", "n=32,k=8"},
-      {"mm", "n=64,m=64,k=64"},
+      {"mm", "n=128,m=128,k=32"},
       {"mriq", "n=32,k=16"},
       {"multigrid", "n=4,m=3"},
       {"mv", "n=64,m=32"},

@@ -210,4 +210,12 @@ bool needs_wide_indices(const dpia::CommandP& program, const rise::Type& out_dt,
                         const std::vector<dpia::Input>& inputs,
                         const std::vector<std::string>& sizes);
 
+// What must stay below 2^31 in magnitude for a program with symbolic sizes to index
+// with 32-bit ints: every quantity over the sizes only in its commands and types (trip
+// counts, array lengths, element counts). Flat indices into an array are below its
+// element count, so a host that checks these may run kernels printed with `int`.
+std::vector<arith::Nat> narrow_index_bounds(const dpia::CommandP& program, const rise::Type& out_dt,
+                                            const std::vector<dpia::Input>& inputs,
+                                            const std::vector<std::string>& sizes);
+
 }  // namespace risec::codegen

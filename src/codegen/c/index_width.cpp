@@ -5,6 +5,8 @@
 #include "codegen/c/c_printer.h"
 #include "dpia/traverse.h"
 
+#include <set>
+
 namespace risec::codegen {
 
 namespace {
@@ -44,7 +46,56 @@ class WideFinder : public dpia::Visitor {
   void visit_type(const Type& t) override { wide = wide || type_is_wide(t); }
 };
 
+// The symbolic quantities over the sizes: every Nat of the program and every array
+// length and element count of its types, as far as they depend on the sizes only.
+class BoundCollector : public dpia::Visitor {
+ public:
+  explicit BoundCollector(const std::vector<std::string>& sizes)
+      : sizes_(sizes.begin(), sizes.end()) {}
+  std::vector<arith::Nat> bounds;
+  void visit_nat(const arith::Nat& n) override { add(n); }
+  void visit_type(const Type& t) override { add_type(t, 1); }
+  void add_type(const rise::Type& t, const arith::Nat& outer) {
+    rise::Type x = t;
+    arith::Nat total = outer;
+    while (x && (x->kind == TypeKind::Array || x->kind == TypeKind::Vector)) {
+      add(x->size);
+      total = total * x->size;
+      add(total);
+      x = x->a;
+    }
+    if (x && x->kind == TypeKind::Pair) {
+      add_type(x->a, total);
+      add_type(x->b, total);
+    }
+    if (x && x->kind == TypeKind::Index) add(x->size);
+  }
+
+ private:
+  void add(const arith::Nat& n) {
+    if (n.as_const()) return;
+    auto vars = arith::free_vars(n);
+    if (vars.empty()) return;
+    for (const auto& [name, range] : vars)
+      if (!sizes_.count(name)) return;
+    std::string key = n.to_string();
+    if (seen_.insert(key).second) bounds.push_back(n);
+  }
+  std::set<std::string> sizes_;
+  std::set<std::string> seen_;
+};
+
 }  // namespace
+
+std::vector<arith::Nat> narrow_index_bounds(const dpia::CommandP& program, const rise::Type& out_dt,
+                                            const std::vector<dpia::Input>& inputs,
+                                            const std::vector<std::string>& sizes) {
+  BoundCollector c(sizes);
+  c.add_type(out_dt, 1);
+  for (const dpia::Input& in : inputs) c.add_type(in.dt, 1);
+  c.visit(program);
+  return c.bounds;
+}
 
 bool needs_wide_indices(const dpia::CommandP& program, const rise::Type& out_dt,
                         const std::vector<dpia::Input>& inputs,

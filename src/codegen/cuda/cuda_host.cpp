@@ -29,6 +29,19 @@ static void risec_cuda_fail(cudaError_t e, const char* what) {
 }
 #define RISEC_CUDA(call) do { cudaError_t risec_e = (call); if (risec_e != cudaSuccess) risec_cuda_fail(risec_e, #call); } while (0)
 
+/* Whether a quantity over the sizes fits the 32-bit kernels' index arithmetic. */
+inline int risec_fits_int(int64_t x) { return x < INT64_C(2147483648) && x > -INT64_C(2147483648); }
+
+/* Stops, with a message naming the kernel and its arrays, when the device cannot give
+   a block `bytes` of shared memory (its opt-in limit per block). */
+inline void risec_shared_bytes(const char* kernel, const char* arrays, size_t bytes) {
+  if (bytes > (size_t)risec_prop.sharedMemPerBlockOptin) {
+    fprintf(stderr, "risec: the kernel %s needs %lu bytes of shared memory (%s), more than the %lu a block of %s may have\n",
+            kernel, (unsigned long)bytes, arrays, (unsigned long)risec_prop.sharedMemPerBlockOptin, risec_prop.name);
+    abort();
+  }
+}
+
 /* The current device (CUDA_VISIBLE_DEVICES chooses), once there is one. */
 static void risec_cuda_init(char* device_text, size_t device_len) {
   int n = 0;
@@ -98,6 +111,39 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   buffer(output, out_dt, false);
   for (const auto& in : inputs) buffer(in.name, in.dt, true);
   for (const HostBuffer& b : host_buffers_) buffer(b.name, b.dt, false);
+  // 32-bit kernels when every quantity over the sizes fits (dual_width_kernels).
+  if (dual_width_) {
+    body << "  int risec_narrow = 1;\n";
+    for (const Nat& b : narrow_bounds_) {
+      body << "  risec_narrow = risec_narrow && risec_fits_int(" << nat_expr(b).text << ");\n";
+    }
+  }
+  // The instances of launch l's kernel: of either width (dual_width_), and a template
+  // over the block size (fixed: the program's; else <0, 0, 0>, reading blockDim).
+  auto fixed_block = [](const Launch& l) {
+    return std::to_string(l.info.block[0]) + ", " + std::to_string(l.info.block[1]) + ", " +
+           std::to_string(l.info.block[2]);
+  };
+  auto instance = [&](const Launch& l, bool narrow, bool fixed) {
+    std::string name = narrow || !dual_width_ ? l.kernel : l.kernel + "_i64";
+    if (l.info.block[0] == 0) return name;
+    return name + "<" + (fixed ? fixed_block(l) : std::string("0, 0, 0")) + ">";
+  };
+  auto instances = [&](const Launch& l) {
+    std::vector<std::string> out;
+    for (bool narrow : {true, false}) {
+      if (!narrow && !dual_width_) continue;
+      for (bool fixed : {true, false})
+        if (!fixed || l.info.block[0] > 0) out.push_back(instance(l, narrow, fixed));
+    }
+    return out;
+  };
+  // The instance sizing the launch: any block size.
+  auto kernel = [&](const Launch& l) {
+    return dual_width_ ? "(risec_narrow ? (const void*)(" + instance(l, true, false) +
+                             ") : (const void*)(" + instance(l, false, false) + "))"
+                       : "(const void*)(" + instance(l, true, false) + ")";
+  };
   // Every launch's shape first: the events then time the kernels, not the host's work.
   const std::string n = std::to_string(launches_.size());
   body << "  dim3 risec_grid[" << n << "], risec_block[" << n << "];\n";
@@ -117,7 +163,16 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
          << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
          << sh.local[2] << "}, need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
          << sh.need[2] << "};\n";
-    body << "    risec_shape((const void*)" << l.kernel << ", " << sh.dims
+    // Shared memory beyond 48 KiB: dynamic, the kernel's limit raised to it.
+    if (!l.dynamic_local.empty()) {
+      body << "    risec_shared_bytes(\"" << l.kernel << "\", \"" << l.dynamic_local_names << "\", "
+           << l.dynamic_local << ");\n";
+      for (const std::string& kn : instances(l))
+        body << "    RISEC_CUDA(cudaFuncSetAttribute((const void*)(" << kn
+             << "), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" << l.dynamic_local
+             << ")));\n";
+    }
+    body << "    risec_shape(" << kernel(l) << ", " << sh.dims
          << ", global, local, need, &risec_grid[" << k << "], &risec_block[" << k << "]);\n  }\n";
   }
   body << "  cudaEvent_t risec_start, risec_stop;\n"
@@ -130,8 +185,25 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
     for (const std::string& m : l.memory)
       args += (args.empty() ? "" : ", ") + ("risec_b_" + cname(m));
     for (const std::string& s : sizes) args += (args.empty() ? "" : ", ") + c_identifier(s);
-    body << "  " << l.kernel << "<<<risec_grid[" << k << "], risec_block[" << k << "]>>>(" << args
-         << ");\n";
+    std::string shared = l.dynamic_local.empty() ? "" : ", " + l.dynamic_local;
+    std::string launch = "<<<risec_grid[" + std::to_string(k) + "], risec_block[" +
+                         std::to_string(k) + "]" + shared + ">>>(" + args + ");\n";
+    // Of the width chosen, and the instance for the block size when it is the program's.
+    auto of_width = [&](bool narrow, const std::string& pad) {
+      if (l.info.block[0] == 0) return pad + instance(l, narrow, false) + launch;
+      std::string b = "risec_block[" + std::to_string(k) + "]";
+      return pad + "if (" + b + ".x == " + std::to_string(l.info.block[0]) + " && " + b +
+             ".y == " + std::to_string(l.info.block[1]) + " && " + b +
+             ".z == " + std::to_string(l.info.block[2]) + ")\n" + pad + "  " +
+             instance(l, narrow, true) + launch + pad + "else\n" + pad + "  " +
+             instance(l, narrow, false) + launch;
+    };
+    if (dual_width_)
+      body << "  if (risec_narrow) {\n"
+           << of_width(true, "    ") << "  } else {\n"
+           << of_width(false, "    ") << "  }\n";
+    else
+      body << of_width(true, "  ");
     body << "  RISEC_CUDA(cudaGetLastError());\n";
   }
   body << "  RISEC_CUDA(cudaEventRecord(risec_stop, 0));\n"

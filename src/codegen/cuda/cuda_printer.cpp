@@ -46,6 +46,22 @@ template <class V>
 __device__ __forceinline__ auto& risec_lane(V& v, int i) { return (&v.x)[i]; }
 template <class V>
 __device__ __forceinline__ auto risec_lane(const V& v, int i) { return (&v.x)[i]; }
+template <int B>
+__device__ __forceinline__ unsigned risec_thread(unsigned id) {
+  if constexpr (B > 0) __builtin_assume(id < (unsigned)B);
+  return id;
+}
+)";
+
+// The index helpers for 32-bit kernels (dual_width_kernels): templates, so that a call
+// with two ints takes them and one with an int64_t the unit's int64_t functions (a
+// second set of int overloads would make a call mixing int64_t and int ambiguous).
+const char* const kNarrowIndexHelpers =
+    R"(template <class T> __host__ __device__ inline T risec_min(T a, T b) { return a < b ? a : b; }
+template <class T> __host__ __device__ inline T risec_max(T a, T b) { return a > b ? a : b; }
+template <class T> __host__ __device__ inline T risec_floordiv(T a, T b) { T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+template <class T> __host__ __device__ inline T risec_floormod(T a, T b) { T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+template <class T> __host__ __device__ inline T risec_pow(T b, T e) { T r = 1; while (e-- > 0) r *= b; return r; }
 )";
 
 // C helpers (index arithmetic, checked division, foreign functions, conversions)
@@ -66,9 +82,38 @@ std::string host_device(const std::string& text) {
 
 }  // namespace
 
+// A kernel whose block size the program fixes is a template over it: the instance
+// for that size (the host launches it when the block has that size) strides its
+// thread loops by constants and tells the compiler the thread ids' bounds, so that
+// the loops copying tiles unroll (their loads in flight together); the instance
+// <0, 0, 0> reads blockDim, for any other launch.
+void CudaPrinter::begin_kernel(const gpu::LaunchInfo& info) {
+  info_ = info;
+  block_template_ = info.block[0] > 0;
+}
+
+std::string CudaPrinter::kernel_prefix() const {
+  return (block_template_ ? "template <int RISEC_BX, int RISEC_BY, int RISEC_BZ>\n" : "") +
+         kernel_head();
+}
+
+// Full unrolling of a thread loop of at most 16 iterations at the fixed block size.
+void CudaPrinter::before_parallel_loop(const Command& loop, std::vector<CStmtP>& out) {
+  if (!block_template_ || loop.loop != LoopKind::Local) return;
+  auto n = loop.n.as_const();
+  int64_t b = info_.block[loop.dim];
+  if (n && b > 0 && (*n + b - 1) / b <= 16) out.push_back(c_pragma("unroll"));
+}
+
+namespace {
+const char* const kBlockParam[] = {"RISEC_BX", "RISEC_BY", "RISEC_BZ"};
+}  // namespace
+
 CExpr CudaPrinter::loop_start(LoopKind kind, int dim) {
   std::string a = axis(dim);
   if (kind == LoopKind::WorkGroup) return c_atom("blockIdx" + a);
+  if (kind == LoopKind::Local && block_template_)
+    return c_call(std::string("risec_thread<") + kBlockParam[dim] + ">", {c_atom("threadIdx" + a)});
   if (kind == LoopKind::Local) return c_atom("threadIdx" + a);
   return c_binary(c_binary(c_atom("blockIdx" + a), "*", c_atom("blockDim" + a), kPrecMul), "+",
                   c_atom("threadIdx" + a), kPrecAdd);
@@ -77,6 +122,10 @@ CExpr CudaPrinter::loop_start(LoopKind kind, int dim) {
 CExpr CudaPrinter::loop_step(LoopKind kind, int dim) {
   std::string a = axis(dim);
   if (kind == LoopKind::WorkGroup) return c_atom("gridDim" + a);
+  if (kind == LoopKind::Local && block_template_) {
+    std::string b = kBlockParam[dim];
+    return c_atom("(" + b + " > 0 ? " + b + " : (int)blockDim" + a + ")");
+  }
   if (kind == LoopKind::Local) return c_atom("blockDim" + a);
   return c_binary(c_atom("gridDim" + a), "*", c_atom("blockDim" + a), kPrecMul);
 }
@@ -86,6 +135,51 @@ std::string CudaPrinter::kernel_array(dpia::Space space, const std::string& elem
                                       const std::string& name, int64_t n) {
   return (space == dpia::Space::Local ? "__shared__ " : "") + std::string("__align__(16) ") + elem +
          " " + name + "[" + std::to_string(n) + "]";
+}
+
+namespace {
+
+// The bytes of an element of a local array, by its C type, to decide between static
+// and dynamic shared memory; 16 (the widest vector) for a type not listed, which can
+// only make a kernel use dynamic shared memory where static would do.
+int64_t element_bytes(const std::string& elem) {
+  static const std::pair<const char*, int64_t> known[] = {
+      {"float", 4},   {"int", 4},     {"int32_t", 4},  {"uint32_t", 4}, {"unsigned", 4},
+      {"double", 8},  {"int64_t", 8}, {"uint64_t", 8}, {"float2", 8},   {"int2", 8},
+      {"float4", 16}, {"int4", 16},   {"double2", 16}, {"bool", 1},     {"int8_t", 1},
+      {"uint8_t", 1}, {"char", 1},    {"int16_t", 2},  {"uint16_t", 2}, {"short", 2},
+  };
+  for (const auto& [name, bytes] : known)
+    if (elem == name) return bytes;
+  return 16;
+}
+
+// Static shared memory is limited to 48 KiB per block.
+constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
+}  // namespace
+
+// Up to 48 KiB, static __shared__ arrays; beyond, the arrays are parts of one
+// dynamic (extern __shared__) buffer, 16-byte aligned each, whose size the host sets
+// at the launch after raising the kernel's limit to it
+// (cudaFuncAttributeMaxDynamicSharedMemorySize; up to the device's opt-in limit).
+std::vector<std::string> CudaPrinter::local_memory(const std::vector<LocalArray>& arrays,
+                                                   Launch& l) {
+  int64_t total = 0;
+  for (const LocalArray& a : arrays) total += (a.n * element_bytes(a.elem) + 15) / 16 * 16;
+  if (total <= kStaticSharedLimit) return GpuPrinter::local_memory(arrays, l);
+  std::vector<std::string> out = {"extern __shared__ __align__(16) unsigned char risec_shared[]"};
+  std::string offset = "0";
+  for (const LocalArray& a : arrays) {
+    out.push_back(a.elem + "* const " + a.name + " = (" + a.elem + "*)(risec_shared + " + offset +
+                  ")");
+    offset =
+        "(" + offset + " + (sizeof(" + a.elem + ") * " + std::to_string(a.n) + " + 15) / 16 * 16)";
+    l.dynamic_local_names +=
+        (l.dynamic_local_names.empty() ? "" : ", ") + a.name + "[" + std::to_string(a.n) + "]";
+  }
+  l.dynamic_local = "(size_t)" + offset;
+  return out;
 }
 
 std::string CudaPrinter::global_param(const std::string& type, const std::string& name,
@@ -222,6 +316,7 @@ CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP
      << "': CUDA kernels and the host function " << u.name
      << " that launches them in order. Do not edit. */\n";
   cu << kPrelude << "\n" << host_device(index_helpers(idx_type_));
+  if (dual_width_) cu << kNarrowIndexHelpers;
   if (!sizes.empty()) cu << kPreconditionHelper;
   cu << host_device(typedef_text_) << vector_text_ << "\n";
   if (!arith_text_.empty()) cu << host_device(arith_text_) << "\n";

@@ -35,7 +35,12 @@ class CudaPrinter : public gpu::GpuPrinter {
   std::string kernel_array(dpia::Space space, const std::string& elem, const std::string& name,
                            int64_t n) override;
   std::string global_param(const std::string& type, const std::string& name, bool written) override;
+  std::vector<std::string> local_memory(const std::vector<LocalArray>& arrays, Launch& l) override;
   std::string kernel_head() const override { return "__global__ void "; }
+  bool dual_width_kernels() const override { return true; }
+  void begin_kernel(const gpu::LaunchInfo& info) override;
+  std::string kernel_prefix() const override;
+  void before_parallel_loop(const Command& loop, std::vector<CStmtP>& out) override;
   std::string vector_type(const Type& t) override;
   CExpr vector_lane(CExpr v, const Nat& i) override;
   CExpr vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t) override;
@@ -50,6 +55,11 @@ class CudaPrinter : public gpu::GpuPrinter {
                         const std::vector<std::string>& sizes);
 
   std::string vector_text_;  // the vector helpers (float4_load, operators, ...)
+  // The kernel being printed is a template over its block size (RISEC_BX, RISEC_BY,
+  // RISEC_BZ; 0 for the instance that reads blockDim): its group size is fixed by the
+  // program (info_.block).
+  gpu::LaunchInfo info_;
+  bool block_template_ = false;
 };
 
 }  // namespace risec::codegen::cuda

@@ -140,8 +140,7 @@ CStmtP GpuPrinter::declare_buffer(const std::string& name, const std::string& el
                  count.to_string());
     // At kernel scope (as OpenCL 1.2 requires), once per work group; once per kernel
     // too (the unrolled copies of a loop share it).
-    if (local_cnames_.insert(name).second)
-      local_decls_.push_back(c_decl(kernel_array(space, elem, name, *n)));
+    if (local_cnames_.insert(name).second) local_arrays_.push_back({elem, name, *n});
     return c_block({});
   }
   if (placement != dpia::Placement::Stack || !n)
@@ -149,6 +148,12 @@ CStmtP GpuPrinter::declare_buffer(const std::string& name, const std::string& el
                " elements is too large for private memory inside a kernel: store it in global "
                "memory (toGlobal) outside the parallel maps");
   return c_decl(kernel_array(space, elem, name, *n));
+}
+
+std::vector<std::string> GpuPrinter::local_memory(const std::vector<LocalArray>& arrays, Launch&) {
+  std::vector<std::string> out;
+  for (const LocalArray& a : arrays) out.push_back(kernel_array(Space::Local, a.elem, a.name, a.n));
+  return out;
 }
 
 // Whether `c` writes (reads) local memory.
@@ -236,6 +241,7 @@ void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   CStmtP loop = c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_);
   loop->init = c_cast(idx_type_, loop_start(c.loop, c.dim));
   loop->step = c_cast(idx_type_, loop_step(c.loop, c.dim));
+  before_parallel_loop(c, out);
   out.push_back(loop);
   unsynced_writes_.insert(written.begin(), written.end());
   if (!read.empty()) reads_pending_ = true;
@@ -326,9 +332,13 @@ void GpuPrinter::launch_sizes(const CommandP& c, Launch& l) {
   w.visit(c);
 }
 
-std::string GpuPrinter::kernel_text(Launch& l, const std::vector<std::string>& sizes) {
+std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
+                                    const std::vector<std::string>& sizes) {
   in_kernel_ = true;
   local_decls_.clear();
+  local_arrays_.clear();
+  local_cnames_.clear();
+  l.memory.clear();
   reads_pending_ = false;
   unsynced_writes_.clear();
   // The kernel's local arrays, known before printing decides barriers by them.
@@ -347,9 +357,25 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::vector<std::string>& s
     }
   } locals(local_vars_, gpu_name());
   locals.visit(l.body);
+  launch_sizes(l.body, l);
+  // The default group size, where the program fixes it.
+  l.info = LaunchInfo{};
+  bool fixed = l.level == LoopKind::WorkGroup;
+  for (int d = 0; d < 3 && fixed; ++d) {
+    if (!l.has_local[d]) {
+      l.info.block[d] = 1;
+      continue;
+    }
+    const std::string& t = l.local[d];
+    fixed = !t.empty() && t.find_first_not_of("0123456789") == std::string::npos && t.size() < 6;
+    if (fixed) l.info.block[d] = std::stoll(t);
+  }
+  if (!fixed) l.info = LaunchInfo{};
+  begin_kernel(l.info);
   std::vector<CStmtP> body;
   gen(l.body, body);
   in_kernel_ = false;
+  for (const std::string& d : local_memory(local_arrays_, l)) local_decls_.push_back(c_decl(d));
   Command wrap{Command::For};
   wrap.body = {l.body};
   dpia::Captures u = dpia::captures(wrap);
@@ -361,8 +387,7 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::vector<std::string>& s
     param(global_param(c_type(storage_.at(m).dt), cname(m), u.written.count(m) > 0));
   }
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
-  launch_sizes(l.body, l);
-  std::string text = kernel_head() + l.kernel + "(" + params + ") {\n";
+  std::string text = kernel_prefix() + name + "(" + params + ") {\n";
   std::string body_text = print(c_block(body), 1);
   text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
   return text;
@@ -376,6 +401,10 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   bind_parameters(output, out_dt, inputs, sizes);
   function_name_ = u.name;
   idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
+  // Wide only because the sizes are symbolic: 32-bit kernels too, for the sizes that fit.
+  dual_width_ = dual_width_kernels() && idx_type_ == "int64_t" &&
+                !needs_wide_indices(program, out_dt, inputs, {});
+  if (dual_width_) narrow_bounds_ = narrow_index_bounds(program, out_dt, inputs, sizes);
   size_names_.insert(sizes.begin(), sizes.end());
   host_order_.push_back(output);
   for (const auto& in : inputs) host_order_.push_back(in.name);
@@ -385,7 +414,14 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   std::string text;
   for (size_t k = 0; k < launches_.size(); ++k) {
     launches_[k].kernel = u.name + "_k" + std::to_string(k);
-    text += kernel_text(launches_[k], sizes);
+    if (!dual_width_) {
+      text += kernel_text(launches_[k], launches_[k].kernel, sizes);
+      continue;
+    }
+    idx_type_ = "int";
+    text += kernel_text(launches_[k], launches_[k].kernel, sizes);
+    idx_type_ = "int64_t";
+    text += kernel_text(launches_[k], launches_[k].kernel + "_i64", sizes);
   }
   return text;
 }

@@ -45,6 +45,13 @@ extern const char* const kLaunchSizeHelpers;
 // long2, ...), or null for other types; CUDA's are the same but for 64-bit integers.
 const char* vector_scalar(rise::ScalarKind k);
 
+// What a kernel's printing may depend on: the work items per group its launch has
+// by default in each dimension, when the program fixes them (0: it does not, or the
+// launch has no groups).
+struct LaunchInfo {
+  int64_t block[3] = {0, 0, 0};
+};
+
 class GpuPrinter : public CPrinter {
  public:
   explicit GpuPrinter(const CGenOptions& opts) : CPrinter(opts) { soa_arrays_ = false; }
@@ -67,6 +74,20 @@ class GpuPrinter : public CPrinter {
                                    bool written) = 0;
   // What precedes the kernel's name and parameters ("__kernel void ").
   virtual std::string kernel_head() const = 0;
+  // Called before a kernel's body is printed (its launch sizes known), and what
+  // precedes its name (kernel_head() unless a target adds to it).
+  virtual void begin_kernel(const LaunchInfo& info) { (void)info; }
+  virtual std::string kernel_prefix() const { return kernel_head(); }
+  // Statements before a parallel loop (a pragma).
+  virtual void before_parallel_loop(const Command& loop, std::vector<CStmtP>& out) {
+    (void)loop;
+    (void)out;
+  }
+  // Whether a program with symbolic sizes gets each kernel twice: with 32-bit index
+  // arithmetic (`int`: 64-bit integer arithmetic is emulated, and slow, on GPUs) and
+  // with int64_t (NAME_kK_i64), the host choosing by its sizes (narrow_bounds_).
+  // CUDA does (its helpers are overloaded for both); OpenCL keeps int64_t (`long`).
+  virtual bool dual_width_kernels() const { return false; }
 
   // ---- C printer hooks, the same for both
   void emit_loop(const Command& loop, std::vector<CStmtP>& out) override;
@@ -89,7 +110,20 @@ class GpuPrinter : public CPrinter {
     // (dpia/distribute.h), as C expressions ("" when none).
     std::string need_local[3];
     int dims = 1;
+    // Bytes of dynamic local (shared) memory the launch needs, as a C expression; ""
+    // when its local arrays are static.
+    std::string dynamic_local;
+    std::string dynamic_local_names;  // those arrays, for messages
+    LaunchInfo info;
   };
+  // A kernel's local arrays, in the order they are declared.
+  struct LocalArray {
+    std::string elem, name;
+    int64_t n = 0;
+  };
+  // The declarations (without `;`) of a kernel's local arrays; the default declares
+  // each with kernel_array. May set l.dynamic_local (CUDA, above 48 KiB).
+  virtual std::vector<std::string> local_memory(const std::vector<LocalArray>& arrays, Launch& l);
   struct HostBuffer {
     std::string name;  // DPIA name
     Type dt;
@@ -117,11 +151,17 @@ class GpuPrinter : public CPrinter {
 
   std::vector<Launch> launches_;
   std::vector<HostBuffer> host_buffers_;
+  // When the kernels come in both widths (dual_width_kernels): the quantities over the
+  // sizes that must stay below 2^31 for the 32-bit kernels (narrow_index_bounds);
+  // empty when there is one width.
+  std::vector<Nat> narrow_bounds_;
+  bool dual_width_ = false;
   std::vector<std::string> host_order_;  // kernel parameter order: output, inputs, buffers
 
  private:
   void split(const CommandP& c);
-  std::string kernel_text(Launch& l, const std::vector<std::string>& sizes);
+  std::string kernel_text(Launch& l, const std::string& name,
+                          const std::vector<std::string>& sizes);
   void launch_sizes(const CommandP& c, Launch& l);
   bool touches_local(const Command& c, bool written) const;
   // The local arrays c writes (or reads).
@@ -132,9 +172,10 @@ class GpuPrinter : public CPrinter {
   void end_of_group_loop(const Command& loop, std::vector<CStmtP>& body);
 
   std::set<std::string> size_names_;
-  std::set<std::string> local_cnames_;  // local arrays declared (C names)
-  std::set<std::string> local_vars_;    // local arrays of the program (DPIA names)
-  std::vector<CStmtP> local_decls_;     // of the kernel being printed
+  std::set<std::string> local_cnames_;    // local arrays declared (C names)
+  std::set<std::string> local_vars_;      // local arrays of the program (DPIA names)
+  std::vector<CStmtP> local_decls_;       // of the kernel being printed
+  std::vector<LocalArray> local_arrays_;  // of the kernel being printed
   // Local memory was read by the group's work items since the last barrier (in the
   // order the kernel is printed).
   bool reads_pending_ = false;
