@@ -499,7 +499,10 @@ CExpr CPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
     std::string li = lane_int(vt->a->scalar);
     auto lanes = vt->size.as_const();
     int bits = vt->a->scalar == rise::ScalarKind::Bool ? 32 : rise::scalar_bits(vt->a->scalar);
-    std::string bytes = std::to_string(*lanes * bits / 8);
+    // as many lanes as the vector type, padding included (docs/targets.md, "Widths that
+    // are not a power of two")
+    const auto padded = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(*lanes)));
+    std::string bytes = std::to_string(padded * bits / 8);
     std::string m = li == "int32_t" ? "m" : "__builtin_convertvector(m, I)";
     typedef_text_ += "static inline " + name + " " + fn + "(" + mt + " m, " + name + " a, " + name +
                      " b) {\n  typedef " + li + " I __attribute__((vector_size(" + bytes +
