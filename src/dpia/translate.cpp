@@ -503,10 +503,10 @@ class Translator {
     if (test != direct) {
       std::string go = fresh("go");
       Type bt = a[0]->body()->type;
-      test = cm_new(go, bt, Space::Private,
-                    cm_seq({with_param(a[0], state,
-                                       [&](const Phrase& b) { return acc(b, ac_var(go, bt)); }),
-                            leave_unless(ex_var(go, bt))}));
+      test = cm_new(
+          go, bt, Space::Private,
+          cm_seq({with_param(a[0], state, [&](const Phrase& b) { return acc(b, ac_var(go, bt)); }),
+                  leave_unless(ex_var(go, bt))}));
     }
     // A state of several components (a pair, an array) is written to a temporary
     // first: its parts are read while the new state is written.
@@ -514,12 +514,13 @@ class Translator {
       if (t->kind == TypeKind::Scalar || t->kind == TypeKind::Vector) return acc(b, ac_var(v, t));
       std::string next = fresh("next");
       Space ns = t->kind == TypeKind::Array ? Space::Default : Space::Private;
-      return cm_new(next, t, ns, cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
+      return cm_new(next, t, ns,
+                    cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
     });
     Space space = addr_space(e, t->kind == TypeKind::Array ? Space::Default : Space::Private);
-    return cm_new(v, t, space,
-                  cm_seq({acc(a[2], ac_var(v, t)), cm_for_exiting(i, n, cm_seq({test, step})),
-                          k(state)}));
+    return cm_new(
+        v, t, space,
+        cm_seq({acc(a[2], ac_var(v, t)), cm_for_exiting(i, n, cm_seq({test, step})), k(state)}));
   }
 
   // The operator of a parallel reduction: fun(a => fun(b => op(a)(b))) with op an

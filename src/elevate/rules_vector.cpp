@@ -147,10 +147,9 @@ class Lifter {
     if (!init) return nullptr;
     Expr vcond = rise::lambda(cond->name, call("any", {test}));
     // the mask is computed once per step (a let), and blends each part of the state
-    Expr vstep = rise::lambda(
-        x, call("let", {mask, util::fun("active", [&](const Expr& m) {
-                          return call("select", {m, next, rise::ident(x)});
-                        })}));
+    Expr vstep = rise::lambda(x, call("let", {mask, util::fun("active", [&](const Expr& m) {
+                                                return call("select", {m, next, rise::ident(x)});
+                                              })}));
     return rise::apps(out, {vcond, vstep, init});
   }
 

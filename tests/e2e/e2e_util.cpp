@@ -94,6 +94,7 @@ const std::map<std::string, std::string>& example_sizes() {
       {"kmeans", "n=32,k=3,f=4"},
       {"life", "n=9,m=7"},
       {"mandelbrot", "n=40,b=4"},
+      {"mandelwhile", "n=43,k=64"},
       {"md", "n=32,k=8"},
       {"mm", "n=64,m=64,k=64"},
       {"mriq", "n=32,k=16"},
