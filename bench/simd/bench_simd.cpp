@@ -1,5 +1,6 @@
 // Sierra's benchmarks with control flow that varies per lane (issue 19), on one core:
-// Mandelbrot (examples/mandelbrot: points escape after different numbers of steps) and
+// Mandelbrot (examples/mandelbrot: points escape after different numbers of steps; and
+// examples/mandelwhile, whose loop leaves early, iterateWhile) and
 // binomial options pricing (examples/binomial: one reduction over a tree's leaves per
 // option, with a payoff that is zero for some leaves). For each, risec's scalar.elv and
 // vector.elv (`lanes` lanes: masks from vector comparisons, blends on them) against the
@@ -42,6 +43,31 @@ void mandel_hand__risec_call(void* const* b, const int* s) {
         y = active ? ny : y;
         count = active ? count + 1.0f : count;
       }
+    }
+    out[i] = count;
+  }
+}
+)";
+
+// Mandelbrot with an early exit (examples/mandelwhile): the loop over the steps leaves
+// when the point escapes.
+const char* kMandelWhileSource = R"(
+void mandelwhile_hand__risec_call(void* const* b, const int* s) {
+  float* out = (float*)b[0];
+  const float* cr = (const float*)b[1];
+  const float* ci = (const float*)b[2];
+  const int n = s[0], k = s[1];
+#ifdef RISEC_BENCH_SIMD
+#pragma omp simd
+#endif
+  for (int i = 0; i < n; ++i) {
+    float x = 0.0f, y = 0.0f, count = 0.0f;
+    for (int step = 0; step < k; ++step) {
+      if (!(x * x + y * y < 4.0f)) break;
+      float nx = x * x - y * y + cr[i], ny = 2.0f * x * y + ci[i];
+      x = nx;
+      y = ny;
+      count = count + 1.0f;
     }
     out[i] = count;
   }
@@ -140,7 +166,7 @@ bool run(const Bench& b, bool quick) {
     // one step (an FMA here and not there), so the share of points whose count differs
     // is reported (at most 1%); binomial: the max relative error.
     std::string e;
-    if (b.example == "mandelbrot") {
+    if (b.example == "mandelbrot" || b.example == "mandelwhile") {
       size_t differ = 0;
       for (size_t p = 0; p < outputs[i].size(); ++p)
         differ += outputs[i][p] != outputs[reference][p];
@@ -200,6 +226,16 @@ int main(int argc, char** argv) {
                    32,
                    "escape counts (at most 8*b steps) of a grid over [-2, 1] x [-1.5, 1.5]"},
                   quick);
+    ok &= run({"mandelwhile",
+               "k",
+               kMandelWhileSource,
+               "mandelwhile_hand",
+               {&cr, &ci},
+               w * w,
+               256,
+               "the same escape counts (at most k steps), each point's loop left when it escapes "
+               "(iterateWhile; vectors: when no lane is active)"},
+              quick);
     ok &= run({"binomial",
                "k",
                kBinomialSource,

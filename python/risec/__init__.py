@@ -4,6 +4,7 @@ generated code on NumPy arrays, or run the interpreter on them (docs/python.md).
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -127,14 +128,34 @@ class Kernel:
 
 def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             target: str = "c", params: Union[Mapping[str, object], Sequence[str], None] = None,
-            entry: str = "", sizes: Optional[Mapping[str, int]] = None) -> Kernel:
+            entry: str = "", sizes: Optional[Mapping[str, int]] = None,
+            bind: Optional[Mapping[str, object]] = None) -> Kernel:
     """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
     lowerToC when None) for `target` ("c" or "openmp"), then compile the C code and
     load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
     or ["ts=32"], as --param); `entry` picks the definition (the last by default);
     `sizes` fixes sizes at compile time (the others come from the arrays' shapes at
-    each call)."""
+    each call). `bind` makes inputs known at compile time, as --bind: parameter name ->
+    a NumPy array (or a .npy path); their values are folded into the code, the
+    parameters leave the kernel's arguments and the sizes their shapes give are fixed."""
     text, is_path = _text_or_path(program)
+    with tempfile.TemporaryDirectory(prefix="risec-bind-") as tmp:
+        files: dict[str, str] = {}
+        for name, value in (bind or {}).items():
+            if isinstance(value, (str, os.PathLike)):
+                files[name] = os.fspath(value)
+                continue
+            a = np.ascontiguousarray(value)
+            if a.dtype not in _NAMES:
+                raise Error(f"bind {name}: dtype {a.dtype} is no RISE scalar type", exit_code=2)
+            files[name] = os.path.join(tmp, f"bind{len(files)}.npy")
+            np.save(files[name], a)
+        return _compile(text, is_path, strategy, target, params, entry, sizes, files)
+
+
+def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: str,
+             params: Union[Mapping[str, object], Sequence[str], None], entry: str,
+             sizes: Optional[Mapping[str, int]], bind: dict[str, str]) -> Kernel:
     stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
     if params is None:
         plist: list[str] = []
@@ -143,7 +164,7 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     else:
         plist = [str(p) for p in params]
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
-                                dict(sizes or {})))
+                                dict(sizes or {}), bind))
 
 
 def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",

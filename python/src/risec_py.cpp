@@ -99,12 +99,14 @@ class PyKernel {
   PyKernel(const std::string& program, bool program_is_path,
            const std::optional<std::string>& strategy, bool strategy_is_path,
            const std::vector<std::string>& params, const std::string& target,
-           const std::string& entry, const risec::Sizes& sizes)
+           const std::string& entry, const risec::Sizes& sizes,
+           const std::map<std::string, std::string>& bind)
       : program_(load_program(program, program_is_path)), entry_(entry), fixed_(sizes) {
     risec::CompileOptions o;
     o.entry = entry;
     o.target = target;
     o.sizes = sizes;
+    o.bind = bind;
     if (strategy)
       o.strategy = strategy_is_path ? risec::Strategy::load(*strategy, params)
                                     : risec::Strategy::parse(*strategy, "<strategy>", params);
@@ -112,6 +114,8 @@ class PyKernel {
       throw risec::Error(risec::ErrorKind::Usage,
                          "params= needs a strategy with param declarations");
     kernel_.emplace(risec::compile(program_, o));
+    // The sizes the bound inputs' shapes fixed are no longer the calls' to give.
+    for (const auto& [k, v] : source().impl().compiled.sizes) fixed_.emplace(k, v);
   }
 
   const risec::Source& source() const { return kernel_->source(); }
@@ -330,10 +334,10 @@ NB_MODULE(_risec, m) {
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, bool, const std::optional<std::string>&, bool,
                     const std::vector<std::string>&, const std::string&, const std::string&,
-                    const risec::Sizes&>(),
+                    const risec::Sizes&, const std::map<std::string, std::string>&>(),
            nb::arg("program"), nb::arg("program_is_path"), nb::arg("strategy").none(),
            nb::arg("strategy_is_path"), nb::arg("params"), nb::arg("target"), nb::arg("entry"),
-           nb::arg("sizes"))
+           nb::arg("sizes"), nb::arg("bind"))
       .def_prop_ro("name", [](const PyKernel& k) { return k.source().name(); })
       .def_prop_ro("target", [](const PyKernel& k) { return k.source().target(); })
       .def_prop_ro("source", [](const PyKernel& k) { return k.source().code(); })

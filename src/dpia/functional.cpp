@@ -110,6 +110,7 @@ enum class Cat {
   Scalar,      // computes on readable values; result readable
   Compute,     // produces an array that must be written (mapSeq, ...)
   Reduce,      // accumulates in memory; result readable
+  Loop,        // iterateWhile: a state in memory, updated until it exits; result readable
   Memory,      // toMem, oclToMem: result readable
   Let,         // let: value stored, result as the body
   NotLowered,  // kMustLower: no translation (high level, or interpreter only)
@@ -129,6 +130,8 @@ Cat category(const rise::PrimitiveInfo& p) {
       return Cat::Compute;
     case Family::Reduce:
       return Cat::Reduce;
+    case Family::Loop:
+      return Cat::Loop;
     case Family::Memory:
       return p.is(rise::PrimId::Let) ? Cat::Let : Cat::Memory;
     case Family::Vector:
@@ -492,6 +495,7 @@ class Converter {
         if (!d.empty()) readable(d.back(), n.name);
         return Access::Rd;
       }
+      case Cat::Loop:  // the initial state is written into the state's memory
       case Cat::Memory:
         return Access::Rd;
       case Cat::Let:

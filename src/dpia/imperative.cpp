@@ -75,6 +75,20 @@ CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body) {
   return std::make_shared<const Command>(std::move(c));
 }
 
+CommandP cm_for_exiting(const std::string& var, arith::Nat n, CommandP body) {
+  Command c{Command::For};
+  c.var = var;
+  c.n = std::move(n);
+  c.loop = LoopKind::Seq;
+  c.exits = true;
+  c.body = {std::move(body)};
+  return std::make_shared<const Command>(std::move(c));
+}
+
+CommandP cm_break() {
+  return std::make_shared<const Command>(Command{Command::Break});
+}
+
 CommandP cm_comment(const std::string& text) {
   Command c{Command::Comment};
   c.text = text;
@@ -310,6 +324,7 @@ static void print_into(std::string& out, const CommandP& c, int indent) {
       out += std::string(loop_kind_name(c->loop));
       if (is_gpu_loop(c->loop)) out += "(" + std::to_string(c->dim) + ")";
       out += " " + c->var + " < " + arith::print(c->n);
+      if (c->exits) out += " (exits)";
       block(c->body[0]);
       break;
     case Command::New:
@@ -335,6 +350,9 @@ static void print_into(std::string& out, const CommandP& c, int indent) {
       break;
     case Command::Comment:
       out += "// " + c->text;
+      break;
+    case Command::Break:
+      out += "break";
       break;
     case Command::Call:
       out += print(c->exp);

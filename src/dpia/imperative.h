@@ -129,6 +129,7 @@ struct Command {
     Call,   // an expression statement (unused so far)
     Block,  // body[0] in a scope of its own: names it declares are not seen after it
             // (an unrolled copy of a loop body, see dpia/unroll.h)
+    Break,  // leave the innermost enclosing For, which has `exits` set (iterateWhile)
   } kind;
   std::vector<CommandP> body;  // Seq: items; For/New: {body}
   AcceptorP acc;               // Assign
@@ -136,6 +137,9 @@ struct Command {
   std::string var;             // For/New variable
   arith::Nat n;                // For: trip count
   LoopKind loop = LoopKind::Seq;
+  // For: the body may leave the loop early (a Break in it, not inside a nested For), so
+  // the loop is never unrolled, split or interchanged: it runs as written.
+  bool exits = false;
   int dim = 0;  // For over a GPU level (Global, WorkGroup, Local): the dimension (0, 1, 2)
   Type dt;      // New
   Space space = Space::Default;
@@ -172,6 +176,9 @@ CommandP cm_assign(AcceptorP a, ExpressionP e);
 CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body, int dim = 0);
 CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body);
 CommandP cm_comment(const std::string& text);
+// A sequential loop of at most n iterations whose body may leave it with cm_break().
+CommandP cm_for_exiting(const std::string& var, arith::Nat n, CommandP body);
+CommandP cm_break();
 CommandP cm_if(arith::Cond cond, CommandP then, CommandP orelse);
 // A conditional on the run-time value `cond` (a scalar bool): only the branch taken runs.
 CommandP cm_if(ExpressionP cond, CommandP then, CommandP orelse);

@@ -39,6 +39,7 @@ bool reorderable(const CommandP& c, std::set<std::string>& declared) {
         ok = false;
       if (c.kind == Command::NewDoubleBuffer || c.kind == Command::Swap || c.kind == Command::Done)
         ok = false;
+      if (c.kind == Command::Break || c.exits) ok = false;  // a loop that leaves early
       if (c.kind == Command::New) declared.insert(c.var);
       Visitor::visit_command(c);
     }
@@ -56,6 +57,7 @@ std::optional<CommandP> interchange_for_contiguity(const Command& loop,
   if (loop.loop != LoopKind::Seq && (!parallel || loop.reduction)) return std::nullopt;
   const CommandP& inner = loop.body[0];
   if (inner->kind != Command::For || inner->loop != LoopKind::Seq) return std::nullopt;
+  if (loop.exits || inner->exits) return std::nullopt;
   if (arith::occurs(loop.var, inner->n)) return std::nullopt;
   std::set<std::string> declared;
   if (!reorderable(inner->body[0], declared)) return std::nullopt;

@@ -61,7 +61,7 @@ bool has_parallel_loop(const CommandP& c) {
 
 std::optional<std::vector<LoopPart>> split_at_clamps(const Command& c,
                                                      const BodyIndices& body_indices) {
-  if (has_parallel_loop(c.body[0])) return std::nullopt;
+  if (c.exits || has_parallel_loop(c.body[0])) return std::nullopt;
   Nat var = Nat::var(c.var, Nat(0), c.n);
   std::vector<Nat> raw;
   struct Collect : Visitor {

@@ -375,6 +375,8 @@ class Translator {
         if (ExpressionP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
       return reduce(e, [&](const ExpressionP& r) { return copy(A, r); });
     }
+    if (pr.family == Family::Loop)
+      return iterate_while(e, [&](const ExpressionP& r) { return copy(A, r); });
     if (pr.family == Family::Scan) {
       return con(a[2], [&](const ExpressionP& x) {
         Nat n = size_of(x->dt);
@@ -610,6 +612,60 @@ class Translator {
       if (kind == LoopKind::Par) loop = with_reduction(loop, reduction_operator(a[0]), v, e);
       return cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))}));
     });
+  }
+
+  // iterateWhile(k)(cond)(step)(init): the state in memory, a loop of at most k
+  // iterations that leaves when cond of the state is false and otherwise sets the
+  // state to step of it:
+  //   state := init; for (i < k) { if (!cond(state)) break; state := step(state) }
+  CommandP iterate_while(const Phrase& e, const Cont& k) {
+    const auto& a = e->args;
+    std::optional<Nat> bound;
+    for (const rise::TypeArg& ta : e->targs)
+      if (const Nat* x = std::get_if<Nat>(&ta)) {
+        bound = *x;
+        break;
+      }
+    if (!bound) internal_error("DPIA: iterateWhile lacks its bound", e->span);
+    const Nat n = *bound;
+    Type t = e->type;
+    std::string v = fresh("state");
+    std::string i = fresh("i");
+    ExpressionP state = ex_var(v, t);
+    auto leave_unless = [&](const ExpressionP& c) {
+      Expression neg{Expression::Unary, c->dt};
+      neg.prim = &rise::primitive(PrimId::Not);
+      neg.args = {c};
+      return cm_if(ex_make(std::move(neg)), cm_break(), cm_seq({}));
+    };
+    // The test reads the condition directly where it is an expression; one that needs
+    // commands (a reduction) is computed into a variable first, so that the break is
+    // never inside a loop of its own.
+    CommandP direct;
+    CommandP test = with_param(a[0], state, [&](const Phrase& b) {
+      return con(b, [&](const ExpressionP& c) { return direct = leave_unless(c); });
+    });
+    if (test != direct) {
+      std::string go = fresh("go");
+      Type bt = a[0]->body()->type;
+      test = cm_new(
+          go, bt, Space::Private,
+          cm_seq({with_param(a[0], state, [&](const Phrase& b) { return acc(b, ac_var(go, bt)); }),
+                  leave_unless(ex_var(go, bt))}));
+    }
+    // A state of several components (a pair, an array) is written to a temporary
+    // first: its parts are read while the new state is written.
+    CommandP step = with_param(a[1], state, [&](const Phrase& b) {
+      if (t->kind == TypeKind::Scalar || t->kind == TypeKind::Vector) return acc(b, ac_var(v, t));
+      std::string next = fresh("next");
+      Space ns = t->kind == TypeKind::Array ? Space::Default : Space::Private;
+      return cm_new(next, t, ns,
+                    cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
+    });
+    Space space = addr_space(e, t->kind == TypeKind::Array ? Space::Default : Space::Private);
+    return cm_new(
+        v, t, space,
+        cm_seq({acc(a[2], ac_var(v, t)), cm_for_exiting(i, n, cm_seq({test, step})), k(state)}));
   }
 
   // The operator of a parallel reduction: fun(a => fun(b => op(a)(b))) with op an
@@ -873,6 +929,7 @@ class Translator {
     if (pr.family == Family::Memory) return materialize(a.back(), k, addr_space(e, Space::Default));
     if (pr.is(PrimId::Id)) return con(a[0], k);
     if (pr.family == Family::Reduce) return reduce(e, k);
+    if (pr.family == Family::Loop) return iterate_while(e, k);
     if (e->access() == Access::Wr) {
       // Only reachable for the entry's output or inside acc; reading it needs memory.
       return materialize(e, k);

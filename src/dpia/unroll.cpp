@@ -17,6 +17,7 @@ CommandP block(CommandP body) {
 
 std::optional<CommandP> unroll_loop(const Command& c) {
   if (c.kind != Command::For || c.n.is_const(0)) return std::nullopt;
+  if (c.exits) return std::nullopt;  // a loop that leaves early runs as written
   if (c.loop == LoopKind::SeqUnroll) {
     if (auto n = c.n.as_const(); n && *n <= kMaxUnroll) {
       std::vector<CommandP> copies;

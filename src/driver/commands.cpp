@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "driver/api_impl.h"
+#include "driver/bind.h"
 #include "driver/compile.h"
 #include "driver/memory_check.h"
 #include "driver/run.h"
@@ -154,10 +155,15 @@ int cmd_eval(const Options& o) {
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   uint64_t seed = parse_seed(o.seed_text);
   const std::map<std::string, std::string> files = parse_input_options(o.inputs);
-  sizes_from_inputs(p, o.entry, files, &sizes);
+  const std::map<std::string, std::string> binds = parse_input_options(o.binds, "--bind");
+  check_bound_not_input(files, binds);
+  sizes_from_inputs(p, o.entry, files, &sizes, binds);
   rise::Checked c = rise::check_program(p, o.entry, &sizes);
   check_memory_needs(c, /*with_interpreter=*/true);
-  std::vector<rise::Value> inputs = make_inputs(c, files, seed);
+  // Bound inputs are constants of the program the interpreter runs (as for `run
+  // --check`); the others are what the program without --bind would get.
+  std::vector<rise::Value> inputs = unbound_inputs(c, files, binds, seed);
+  if (!binds.empty()) c = bind_inputs(c, binds);
   rise::Interpreter interp;
   rise::Value f = interp.run(c.expr, inputs);
   emit_result(rise::to_ndarrays(f, entry_result_type(c)), o.output);
@@ -322,8 +328,14 @@ int cmd_rewrite(const Options& o) {
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   elevate::Strategy s = load_strategy(o.strategy, o.params);
+  // --bind as for compile: the sizes the files' shapes fix, the values in place of the
+  // parameters before the strategy, and `specialise` after it.
+  const std::map<std::string, std::string> binds = parse_input_options(o.binds, "--bind");
+  if (!binds.empty()) sizes_from_inputs(p, o.entry, {}, &sizes, binds, false);
   rise::Checked c = rise::check_program(p, o.entry, sizes.empty() ? nullptr : &sizes);
+  if (!binds.empty()) c = bind_inputs(c, binds);
   rise::Checked r = apply_strategy(s, c, o.trace);
+  if (!binds.empty()) r = apply_strategy(elevate::make_strategy("specialise"), r, o.trace);
   rise::PrintOptions opts;
   opts.types = o.types;
   std::string name = o.entry.empty() ? p.defs.back().name : o.entry;

@@ -452,6 +452,26 @@ double eval_size_expr(const std::string& expr, const rise::SizeMap& sizes) {
 // The subcommand
 // ---------------------------------------------------------------------------------
 
+void check_bound_not_input(const std::map<std::string, std::string>& files,
+                           const std::map<std::string, std::string>& binds) {
+  for (const auto& [name, file] : binds)
+    if (files.count(name))
+      usage("--bind " + name + ": the parameter " + name + " is also given with --input; " +
+            "give it once");
+}
+
+std::vector<rise::Value> unbound_inputs(const rise::Checked& unbound,
+                                        const std::map<std::string, std::string>& files,
+                                        const std::map<std::string, std::string>& binds,
+                                        uint64_t seed) {
+  const std::vector<EntryParam> params = entry_parameters(unbound);
+  const std::vector<rise::Value> all = make_inputs(unbound, files, seed);
+  std::vector<rise::Value> inputs;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!binds.count(params[i].name)) inputs.push_back(all[i]);
+  return inputs;
+}
+
 int cmd_run(const Options& o) {
   if (!o.check && (!o.rtol_text.empty() || !o.atol_text.empty()))
     usage("--rtol and --atol set the tolerance of --check; add --check");
@@ -462,10 +482,7 @@ int cmd_run(const Options& o) {
   const uint64_t seed = parse_seed(o.seed_text);
   const std::map<std::string, std::string> files = parse_input_options(o.inputs);
   const std::map<std::string, std::string> binds = parse_input_options(o.binds, "--bind");
-  for (const auto& [name, file] : binds)
-    if (files.count(name))
-      usage("--bind " + name + ": the parameter " + name + " is also given with --input; " +
-            "give it once");
+  check_bound_not_input(files, binds);
 
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
@@ -474,7 +491,7 @@ int cmd_run(const Options& o) {
   if (!o.flops.empty()) flops = eval_size_expr(o.flops, sizes);
   // Every size must be known before spending time on the strategy.
   const rise::Checked unbound = rise::check_program(p, o.entry, &sizes);
-  const std::vector<EntryParam> all_params = entry_parameters(unbound);
+  entry_parameters(unbound);
   check_memory_needs(unbound, /*with_interpreter=*/o.check);
   // Compiled through the public API (include/risec/risec.h), as `risec compile` is.
   risec::CompileOptions co;
@@ -489,13 +506,9 @@ int cmd_run(const Options& o) {
   const Compiled& c = source.impl().compiled;
   if (o.dump_dpia) std::cerr << dpia::print(c.dpia);
 
-  // The inputs the program without --bind would get (the same seeded data), less the
-  // bound ones, which are constants of the compiled program (and of c.high, the
+  // The bound inputs are constants of the compiled program (and of c.high, the
   // interpreter's program).
-  std::vector<rise::Value> inputs;
-  const std::vector<rise::Value> all_inputs = make_inputs(unbound, files, seed);
-  for (size_t i = 0; i < all_params.size(); ++i)
-    if (!binds.count(all_params[i].name)) inputs.push_back(all_inputs[i]);
+  std::vector<rise::Value> inputs = unbound_inputs(unbound, files, binds, seed);
   ExecOptions eo;
   eo.repeat = repeat;
   for (const auto& [flag, text] :

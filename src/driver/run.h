@@ -40,6 +40,17 @@ rise::Type entry_result_type(const rise::Checked& checked);
 std::map<std::string, std::string> parse_input_options(const std::vector<std::string>& texts,
                                                        const std::string& flag = "--input");
 
+// A Usage error naming a parameter given both with --bind (`binds`) and --input.
+void check_bound_not_input(const std::map<std::string, std::string>& files,
+                           const std::map<std::string, std::string>& binds);
+
+// The inputs of the program without --bind (make_inputs of `unbound`: the same seeded
+// data), less the bound ones, which are constants of the bound program.
+std::vector<rise::Value> unbound_inputs(const rise::Checked& unbound,
+                                        const std::map<std::string, std::string>& files,
+                                        const std::map<std::string, std::string>& binds,
+                                        uint64_t seed);
+
 // A Usage error naming a key of `files` that is none of the parameter names `params`
 // (with the nearest name as a suggestion), as an error of the option `flag`.
 void check_input_names(const std::vector<std::string>& params,

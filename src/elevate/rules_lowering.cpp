@@ -505,6 +505,11 @@ class Lowerer {
       data_arg(1, Pos::Write);
       data_arg(2, Pos::Read);
       computed_array = full;
+    } else if (family(Family::Loop)) {
+      // iterateWhile(k)(cond)(step)(init): the step and the initial state are written
+      // into the loop's state; the condition is read
+      fn_arg(1, Pos::Write);
+      data_arg(2, Pos::Write);
     } else if (family(Family::Iterate)) {
       fn_arg(0, Pos::Write);
       data_arg(1, Pos::Read);

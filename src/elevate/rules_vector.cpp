@@ -110,6 +110,49 @@ class Lifter {
     return call("reduceSeq", {fv, init, sp.args[2].value});
   }
 
+  // iterateWhile(k)(cond)(step)(init) whose state depends on the lanes (Sierra's varying
+  // while): the state becomes vectors, and the loop runs while any lane's condition
+  // holds; a lane whose condition is false keeps its state (the step is a blend on the
+  // mask), so it stays false and the lane is frozen:
+  //   iterateWhile(k)(fun(x => any(m(x))))(fun(x => select(m(x))(step'(x))(x)))(init')
+  // Lane i runs exactly the steps the scalar loop runs for it (at most k), so the
+  // results are the scalar ones; the loop ends when no lane is active.
+  Expr lift_while(const rise::Spine& sp) {
+    Expr out = sp.head;
+    std::vector<Expr> vals;
+    for (const auto& a : sp.args) {
+      if (a.dep)
+        out = rise::dep_app(out, a.type_arg);
+      else
+        vals.push_back(a.value);
+    }
+    if (vals.size() != 3)
+      return fail("it uses iterateWhile without its condition, step and initial state");
+    const Expr& cond = vals[0];
+    const Expr& step = vals[1];
+    if (cond->kind != ExprKind::Lambda || step->kind != ExprKind::Lambda)
+      return fail("it uses iterateWhile whose condition or step is not written fun(x => ...)");
+    if (!vals[2]->type || !scalar_tree(vals[2]->type))
+      return fail("it uses iterateWhile whose state is not a scalar (or pairs of scalars)");
+    const std::string& x = step->name;
+    lanes_.insert(cond->name);
+    lanes_.insert(x);
+    Expr mask = lift(util::substitute(cond->fn, cond->name, rise::ident(x)));
+    if (!mask) return nullptr;
+    Expr test = lift(cond->fn);
+    if (!test) return nullptr;
+    Expr next = lift(step->fn);
+    if (!next) return nullptr;
+    Expr init = lift(vals[2]);
+    if (!init) return nullptr;
+    Expr vcond = rise::lambda(cond->name, call("any", {test}));
+    // the mask is computed once per step (a let), and blends each part of the state
+    Expr vstep = rise::lambda(x, call("let", {mask, util::fun("active", [&](const Expr& m) {
+                                                return call("select", {m, next, rise::ident(x)});
+                                              })}));
+    return rise::apps(out, {vcond, vstep, init});
+  }
+
   Expr lift(const Expr& e) {
     if (!uses_lanes(e)) {
       // computed once and broadcast to every lane
@@ -169,6 +212,7 @@ class Lifter {
     }
     if (!ok) {
       if (is(PrimId::Reduce) || is(PrimId::ReduceSeq)) return lift_reduction(sp);
+      if (is(PrimId::IterateWhile)) return lift_while(sp);
       if (h->prim && h->prim->family == rise::Family::Reduce) return fail("it uses a reduction");
       if (is(PrimId::Idx) || is(PrimId::Generate) || is(PrimId::Take) || is(PrimId::Drop))
         return fail("it indexes arrays with the lanes");
@@ -197,7 +241,8 @@ class Lifter {
   }
 
   static bool has_loop(const Expr& e) {
-    if (e->kind == ExprKind::Primitive && e->prim && e->prim->family == rise::Family::Reduce)
+    if (e->kind == ExprKind::Primitive && e->prim &&
+        (e->prim->family == rise::Family::Reduce || e->prim->family == rise::Family::Loop))
       return true;
     for (const Expr& k : rise::children(e))
       if (has_loop(k)) return true;

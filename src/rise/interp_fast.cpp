@@ -1073,6 +1073,30 @@ struct Reduce final : Node {
   }
 };
 
+// iterateWhile(k)(cond)(step)(init): the state in frame slots (both functions'
+// parameter); at most k times, while cond of it holds, step of it replaces it.
+struct IterateWhile final : Node {
+  NodeP init, cond, step;
+  int64_t k = 0;
+  int st_s0 = 0, st_a0 = 0;  // the state
+  int r_s0 = 0, r_a0 = 0;    // step's result
+  void run(Ctx& c, Sc* s, Arr* a) const override {
+    init->run(c, c.s + st_s0, c.a + st_a0);
+    for (int64_t i = 0; i < k && cond->scalar(c).i; ++i) {
+      step->run(c, c.s + r_s0, c.a + r_a0);
+      for (int j = 0; j < ns; ++j) c.s[st_s0 + j] = c.s[r_s0 + j];
+      for (int j = 0; j < na; ++j) c.a[st_a0 + j] = c.a[r_a0 + j];
+    }
+    for (int j = 0; j < ns; ++j) s[j] = c.s[st_s0 + j];
+    for (int j = 0; j < na; ++j) a[j] = c.a[st_a0 + j];
+  }
+  Sc scalar(Ctx& c) const override {
+    Sc r;
+    run(c, &r, nullptr);
+    return r;
+  }
+};
+
 // An array-valued subexpression whose free variables are the entry's inputs (a
 // constant weight table, transpose(B) in a matrix product): evaluated once per run
 // and kept in frame slots (`flag` says whether it is there). A strided view that
@@ -1669,9 +1693,32 @@ class Translator {
         return reduce(vals, rt);
       case PrimId::Iterate:
         return iterate(deps, vals, rt);
+      case PrimId::IterateWhile:
+        return iterate_while(deps, vals, rt);
       default:
         unsupported();
     }
+  }
+
+  // iterateWhile(k)(cond)(step)(init): both functions read the state's slots.
+  NodeP iterate_while(const std::vector<TypeArg>& deps, std::vector<CArg>& vals, const Type& rt) {
+    int64_t k = -1;
+    for (size_t i = 0; i < deps.size() && k < 0; ++i)
+      if (std::holds_alternative<Nat>(deps[i])) k = const_nat(std::get<Nat>(deps[i]));
+    if (k < 0 || !vals[0].e || !vals[1].e) unsupported();
+    auto n = std::make_unique<IterateWhile>();
+    set_type(*n, rt);
+    n->k = k;
+    n->init = arg_node(vals[2]);
+    if (!equal(n->init->t, rt)) unsupported();
+    const CEnv* st = bind_data(fresh(), rt, nullptr, &n->st_s0, &n->st_a0);
+    n->cond = apply_bound(fn_of(vals[0].e, vals[0].env), {st}, rise::scalar(ScalarKind::Bool));
+    if (n->cond->ns != 1 || n->cond->na != 0) unsupported();
+    n->step = apply_bound(fn_of(vals[1].e, vals[1].env), {st}, rt);
+    if (!equal(n->step->t, rt)) unsupported();
+    n->r_s0 = new_s(n->ns);
+    n->r_a0 = new_a(n->na);
+    return n;
   }
 
   // iterate(k)(f)(x): k steps, each f's body translated with its size parameter bound

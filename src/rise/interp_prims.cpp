@@ -641,6 +641,25 @@ Value eval_reduce(const PrimCall& call) {
   return acc;
 }
 
+// iterateWhile(k)(cond)(step)(init): the state starts as init; while cond holds of it,
+// at most k times, it becomes step of it.
+Value eval_iterateWhile(const PrimCall& call) {
+  Interpreter local;
+  Interpreter& interp = interp_ref(call, local);
+  const int64_t k = last_dep_nat(call);
+  Applier cond(interp, call.args.at(0));
+  Applier step(interp, call.args.at(1));
+  Value x = call.args.at(2);
+  for (int64_t i = 0; i < k; ++i) {
+    Value c = cond(x);
+    if (c.kind() != ValueKind::Scalar || c.scalar_kind() != ScalarKind::Bool)
+      internal_error("interpreter: iterateWhile's condition gave " + c.to_string());
+    if (!c.raw_int()) break;
+    x = step(x);
+  }
+  return x;
+}
+
 // scanSeq(f)(init)(x)[i] = the accumulator after element i, where the accumulator
 // starts as init and becomes f(x[i])(acc).
 Value eval_scanSeq(const PrimCall& call) {

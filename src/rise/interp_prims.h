@@ -53,6 +53,7 @@ Value eval_reduce(const PrimCall& call);
 // iterate, oclIterate
 Value eval_iterate(const PrimCall& call);
 Value eval_scanSeq(const PrimCall& call);
+Value eval_iterateWhile(const PrimCall& call);
 Value eval_circularBuffer(const PrimCall& call);
 Value eval_rotateValues(const PrimCall& call);
 

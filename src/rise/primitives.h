@@ -42,6 +42,7 @@ enum class Family : uint8_t {
   Iterate,  // iterate, oclIterate
   Scan,     // scanSeq
   Sliding,  // circularBuffer, rotateValues
+  Loop,     // iterateWhile: a sequential loop that leaves early (a data-dependent exit)
 };
 
 // Traits (bit flags).
@@ -158,6 +159,7 @@ struct PrimitiveInfo {
       case Family::Scan:
       case Family::Iterate:
       case Family::Sliding:
+      case Family::Loop:
         return true;
       case Family::Map:
         return !has(kHighLevel);

@@ -298,6 +298,37 @@ TEST(Golden, VectorisedMandelbrotComparesAndBlendsVectors) {
             std::string::npos);
 }
 
+// Sierra's varying while: vectorised Mandelbrot with an early exit (iterateWhile) runs
+// one loop over the steps of 8 points at once; it leaves when no lane's escape test
+// (a vector comparison) holds, and updates the lanes with blends on that mask, so the
+// escaped lanes keep their values. No loop runs over the lanes, none per point.
+TEST(Golden, VectorisedMandelbrotWhileLeavesWhenNoLaneIsActive) {
+  std::string text =
+      runtime::read_file(std::string(RISEC_SOURCE_DIR) + "/examples/mandelwhile/mandelwhile.rise");
+  driver::Compiled c = compile(text, "(vectorize(8) @ outermost(isFullyApplied(isMap))) ; lowerToC",
+                               {{"n", 64}, {"k", 100}});
+  std::string body = function_body(c);
+  EXPECT_NE(body.find(" < risec_f32x8_broadcast(4.0f)"), std::string::npos) << body;
+  EXPECT_NE(body.find("risec_boolx8 "), std::string::npos) << body;
+  EXPECT_NE(body.find("risec_f32x8_blend("), std::string::npos) << body;
+  // the exit: no lane active
+  EXPECT_NE(body.find("if (!risec_boolx8_any("), std::string::npos) << body;
+  EXPECT_NE(body.find("break;"), std::string::npos) << body;
+  EXPECT_EQ(body.find(" ? "), std::string::npos) << body;
+  // two loops: over the vectors of points (64/8) and over the steps (at most 100)
+  size_t loops = 0;
+  for (size_t at = body.find("for ("); at != std::string::npos; at = body.find("for (", at + 1))
+    ++loops;
+  EXPECT_EQ(loops, 2u) << body;
+  EXPECT_NE(body.find("< 8;"), std::string::npos) << body;
+  EXPECT_NE(body.find("< 100;"), std::string::npos) << body;
+  // the scalar program leaves its loop per point, with a scalar test
+  driver::Compiled s = compile(text, "lowerToC", {{"n", 64}, {"k", 100}});
+  std::string scalar = function_body(s);
+  EXPECT_NE(scalar.find("break;"), std::string::npos) << scalar;
+  EXPECT_EQ(scalar.find("risec_f32x"), std::string::npos) << scalar;
+}
+
 TEST(Golden, GemvRowBlocksShareEachLoadOfX) {
   auto read = [](const std::string& rel) {
     return runtime::read_file(std::string(RISEC_SOURCE_DIR) + "/" + rel);

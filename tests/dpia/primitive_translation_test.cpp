@@ -65,6 +65,11 @@ const char* kPrograms[] = {
     "def f = fun(x: 10.f32 => x |> circularBuffer(3)(3)(fun(a => a)) |> "
     "mapSeq(reduceSeq(add)(0.0f)))",
     "def f = fun(x: 10.f32 => x |> rotateValues(3)(fun(a => a)) |> mapSeq(reduceSeq(add)(0.0f)))",
+    // a loop that leaves early: scalar state, and an array state whose test is a reduction
+    "def f = fun(x: 8.f32 => x |> mapSeq(fun(a => a |> iterateWhile(9)(fun(v => v < 100.0f))("
+    "fun(v => v * 2.0f)))))",
+    "def f = fun(x: 8.f32 => x |> iterateWhile(5)(fun(a => (a |> reduceSeq(add)(0.0f)) > 1.0f))("
+    "fun(a => a |> mapSeq(fun(v => v * 0.5f)))))",
     "def f = fun(x: 10.f32 => x |> mapPar(fun(a => a * 2.0f)) |> toMem |> reducePar(add)(0.0f))",
     // OpenCL forms (translated; no backend prints them yet)
     "def f = fun(x: 4.4.f32 => x |> mapWorkGroup(0)(mapLocal(0)(fun(a => a))) |> oclToMem(Global) "

@@ -232,5 +232,44 @@ TEST(Bind, RunChecksTheBoundProgram) {
   EXPECT_NE(r.out.find("check: passed (42 elements"), std::string::npos) << show(r);
 }
 
+// `eval --bind` interprets the bound program: what `eval --input` prints on the same
+// file (the other inputs drawn as without --bind); `rewrite --bind` prints the
+// specialised program (the weights folded in, the parameter gone); the commands that
+// do not take --bind refuse it instead of ignoring it.
+TEST(Bind, EvalAndRewriteHonourIt) {
+  const std::string w = npy("wev", {5}, {1, 0, 2, 0, 0.5f});
+  const std::string conv1d = "examples/conv1d/conv1d.rise";
+  CliResult bound = run_risec({"eval", conv1d, "--size", "n=9", "--seed", "4", "--bind", "w=" + w});
+  CliResult given =
+      run_risec({"eval", conv1d, "--size", "n=9", "--seed", "4", "--input", "w=" + w});
+  CliResult drawn = run_risec({"eval", conv1d, "--size", "n=9", "--seed", "4"});
+  EXPECT_EQ(bound.exit_code, 0) << show(bound);
+  EXPECT_EQ(bound.out, given.out) << show(bound) << show(given);
+  EXPECT_NE(bound.out, drawn.out) << show(bound);
+  // sizes from the bound shape and the other inputs: n from x's extent (n + 4)
+  const std::string x = npy("xev", {13}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
+  CliResult from_shapes = run_risec({"eval", conv1d, "--bind", "w=" + w, "--input", "x=" + x});
+  EXPECT_EQ(from_shapes.exit_code, 0) << show(from_shapes);
+  // 1*x[i] + 2*x[i+2] + 0.5*x[i+4] for x[i] = i + 1: 3.5 i + 9.5
+  EXPECT_NE(from_shapes.out.find("f32(9,) = [9.5, 13, 16.5"), std::string::npos)
+      << show(from_shapes);
+  CliResult twice =
+      run_risec({"eval", conv1d, "--size", "n=9", "--bind", "w=" + w, "--input", "w=" + w});
+  EXPECT_EQ(twice.exit_code, 2) << show(twice);
+
+  CliResult rw = run_risec({"rewrite", conv1d, "--strategy", "lowerToC", "--bind", "w=" + w});
+  EXPECT_EQ(rw.exit_code, 0) << show(rw);
+  EXPECT_EQ(rw.out.find("w: 5.f32"), std::string::npos) << show(rw);   // w is no parameter
+  EXPECT_NE(rw.out.find("0.5f"), std::string::npos) << show(rw);       // its values are code
+  EXPECT_EQ(rw.out.find("reduceSeq"), std::string::npos) << show(rw);  // the taps unrolled
+  EXPECT_NE(rw.out.find("depFun(n"), std::string::npos) << show(rw);   // n stays a size
+
+  for (const char* cmd : {"check", "print", "graph"}) {
+    CliResult r = run_risec({cmd, conv1d, "--bind", "w=" + w});
+    EXPECT_EQ(r.exit_code, 2) << cmd << show(r);
+    EXPECT_NE(r.err.find("does not take --bind"), std::string::npos) << show(r);
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e

@@ -94,6 +94,8 @@ const std::map<std::string, std::string>& example_sizes() {
       {"kmeans", "n=32,k=3,f=4"},
       {"life", "n=9,m=7"},
       {"mandelbrot", "n=40,b=4"},
+      // 4 divides n (global_vector4), 8 and 16 do not (a remainder for vector.elv)
+      {"mandelwhile", "n=44,k=64"},
       {"md", "n=32,k=8"},
       {"mm", "n=128,m=128,k=32"},
       {"mriq", "n=32,k=16"},

@@ -288,6 +288,7 @@ const std::vector<Example>& examples() {
       {"conv2d", {{"n", 4}, {"m", 3}}},
       {"dot", {{"n", 8}}},
       {"mandelbrot", {{"n", 5}, {"b", 2}}},
+      {"mandelwhile", {{"n", 5}, {"k", 16}}},
       {"binomial", {{"n", 3}, {"k", 5}}},
       {"gaussian", {{"n", 6}, {"m", 5}}},
       {"blur3", {{"n", 6}, {"m", 5}}},

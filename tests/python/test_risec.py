@@ -108,3 +108,39 @@ def test_bad_strategy_and_target():
 
 def test_version():
     assert risec.version() == "0.1.0"
+
+
+WEIGHTED = """
+def weighted = depFun((n: Nat, k: Nat) => fun(x: n.k.f32 => fun(w: k.f32 =>
+  x |> map(fun(row => zip(row)(w) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f))))))
+"""
+
+
+def test_bind_folds_an_input_into_the_code(tmp_path):
+    w = np.array([1.0, 0.0, 2.0, 0.0], dtype=np.float32)
+    x = rand(6, 4)
+    generic = risec.compile(WEIGHTED)
+    bound = risec.compile(WEIGHTED, bind={"w": w})
+    # w left the kernel's arguments, k is fixed by its shape, its values are constants
+    assert [name for name, _, _ in bound.inputs] == ["x"]
+    assert "w[" not in bound.source and "2.0f" in bound.source
+    y = bound(x)
+    np.testing.assert_allclose(y, x @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(y, generic(x, w))
+    np.testing.assert_array_equal(y, risec.eval(WEIGHTED, x, w))
+    # a .npy path as --bind takes
+    path = tmp_path / "w.npy"
+    np.save(path, w)
+    np.testing.assert_array_equal(risec.compile(WEIGHTED, bind={"w": path})(x), y)
+
+
+def test_bind_errors():
+    with pytest.raises(risec.Error) as e:
+        risec.compile(WEIGHTED, bind={"v": np.zeros(4, np.float32)})
+    assert e.value.exit_code == 2 and "'w'" in e.value.message
+    with pytest.raises(risec.Error) as e:
+        risec.compile(WEIGHTED, bind={"w": np.zeros(4, np.float64)})
+    assert e.value.exit_code == 1 and "f32" in e.value.message
+    with pytest.raises(risec.Error) as e:
+        risec.compile(WEIGHTED, bind={"w": np.zeros(4, np.complex64)})
+    assert e.value.exit_code == 2

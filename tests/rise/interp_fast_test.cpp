@@ -96,11 +96,13 @@ TEST(InterpFast, ExamplesAgreeWithTheBoxedEvaluator) {
     bool covered;
   };
   const std::vector<Ex> examples = {
-      {"mm", {"n", "m", "k"}, true}, {"mv", {"n", "m"}, true},      {"gemv", {"n", "m"}, true},
-      {"jacobi3", {"n", "m"}, true}, {"jacobi5", {"n", "m"}, true}, {"gaussian", {"n", "m"}, true},
-      {"conv1d", {"n"}, true},       {"dot", {"n"}, true},          {"asum", {"n"}, true},
-      {"scal", {"n"}, true},         {"blackscholes", {"n"}, true}, {"concatpad", {"n", "m"}, true},
-      {"treesum", {"m", "k"}, true},
+      {"mm", {"n", "m", "k"}, true}, {"mv", {"n", "m"}, true},
+      {"gemv", {"n", "m"}, true},    {"jacobi3", {"n", "m"}, true},
+      {"jacobi5", {"n", "m"}, true}, {"gaussian", {"n", "m"}, true},
+      {"conv1d", {"n"}, true},       {"dot", {"n"}, true},
+      {"asum", {"n"}, true},         {"scal", {"n"}, true},
+      {"blackscholes", {"n"}, true}, {"concatpad", {"n", "m"}, true},
+      {"treesum", {"m", "k"}, true}, {"mandelwhile", {"n", "k"}, true},
   };
   std::mt19937 rng(7);
   for (const Ex& ex : examples) {
@@ -115,6 +117,22 @@ TEST(InterpFast, ExamplesAgreeWithTheBoxedEvaluator) {
       const bool covered = cross_check(path, text, sizes, static_cast<uint64_t>(round));
       EXPECT_EQ(covered, ex.covered) << ex.name;
     }
+  }
+}
+
+// iterateWhile with an array state whose test is a reduction, and with a pair state
+// of integers, runs in the fast evaluator with the boxed one's results.
+TEST(InterpFast, LoopsThatLeaveEarlyAgreeWithTheBoxedEvaluator) {
+  const std::string halve =
+      "def h = depFun(n: Nat => fun(x: n.f32 => x |> iterateWhile(40)(fun(a => (a |> "
+      "reduce(add)(0.0f)) > 1.0f))(fun(a => a |> map(fun(v => v * 0.5f))))))";
+  const std::string collatz =
+      "def c = depFun(n: Nat => fun(x: n.i32 => x |> map(fun(v => (v + 1, 0) |> "
+      "iterateWhile(200)(fun(s => s._1 != 1))(fun(s => (select(s._1 % 2 == 0)(s._1 / 2)(3 * "
+      "s._1 + 1), s._2 + 1))) |> fun(s => s._2)))))";
+  for (uint64_t seed = 0; seed < 3; ++seed) {
+    EXPECT_TRUE(cross_check("halve", halve, {{"n", 12}}, seed));
+    EXPECT_TRUE(cross_check("collatz", collatz, {{"n", 17}}, seed));
   }
 }
 

@@ -37,11 +37,13 @@ const Command kCommands[] = {
      "parameters are annotated with their inferred types.\n",
      risec::driver::cmd_print},
     {"eval",
-     "risec eval FILE.rise --size n=..,m=.. [--input NAME=FILE.npy ...] [--output FILE.npy] "
-     "[--seed N] [--entry NAME]",
+     "risec eval FILE.rise --size n=..,m=.. [--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] "
+     "[--output FILE.npy] [--seed N] [--entry NAME]",
      "Run the reference interpreter on the entry. Inputs are the entry's fun parameters\n"
      "in order; missing ones are generated from --seed (floats in [0,1), integers in\n"
-     "[0,100), booleans fair). The result is written to --output as .npy, or printed.\n",
+     "[0,100), booleans fair). --bind NAME=FILE.npy puts the file's values in the program\n"
+     "in place of NAME (as compile does; the other inputs are drawn as without it). The\n"
+     "result is written to --output as .npy, or printed.\n",
      risec::driver::cmd_eval},
     {"rules", "risec rules",
      "List the strategy library: rewrite rules, normal forms, traversals,\n"
@@ -49,12 +51,14 @@ const Command kCommands[] = {
      risec::driver::cmd_rules},
     {"rewrite",
      "risec rewrite FILE.rise --strategy S.elv [--param NAME=V,..] [--entry NAME] [--size n=..] "
-     "[--trace] [--types]",
+     "[--bind NAME=FILE.npy ...] [--trace] [--types]",
      "Apply the strategy in S.elv to the entry and print the rewritten program. With\n"
      "--trace, each rule applied and the subterm it rewrote are printed on stderr. A\n"
      "failing strategy reports the rule that failed, located in S.elv, and the subterm\n"
      "it was tried on. --size specialises the program first. --param gives values to the\n"
-     "strategy's parameters (`param NAME in [..];`; each defaults to its first value).\n",
+     "strategy's parameters (`param NAME in [..];`; each defaults to its first value).\n"
+     "--bind NAME=FILE.npy specialises the program on the file's values as compile does\n"
+     "(the values in place of NAME, then the strategy, then `specialise`).\n",
      risec::driver::cmd_rewrite},
     {"compile",
      "risec compile FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
@@ -264,6 +268,11 @@ int main(int argc, char** argv) {
       }
       if (o.file.empty() && std::strcmp(c.name, "rules") != 0)
         usage(std::string("risec ") + c.name + " needs a FILE.rise argument");
+      // --bind is honoured by the commands whose synopsis has it; the others refuse it
+      // rather than ignore it.
+      if (!o.binds.empty() && !std::strstr(c.synopsis, "--bind"))
+        usage(std::string("risec ") + c.name +
+              " does not take --bind (compile, run, eval and rewrite do)");
       // The compiler's recursive passes run on a large stack (support/stack.h).
       return risec::run_with_large_stack([&] { return c.run(o); });
     }

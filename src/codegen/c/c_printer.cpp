@@ -32,6 +32,9 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
     case Command::Comment:
       out.push_back(c_comment(c->text));
       return;
+    case Command::Break:
+      out.push_back(c_expr_stmt("break"));
+      return;
     case Command::Seq:
       for (const CommandP& x : c->body) gen(x, out);
       return;
