@@ -1,7 +1,10 @@
 // Vector broadcasts in generated C (docs/performance.md, "The vectorize(16) cliff"):
-// `(v){0} + x`, except for the vector size x86 has a machine mode for but the target
-// may not enable (32 bytes without AVX, 64 without AVX-512F), where GCC 12 built the
-// vector lane by lane through the stack; there the scalar is listed once per lane.
+// `x - (v){0}` for the sizes of a register, `(v){0} + x` for wider vectors, except for
+// the vector size x86 has a machine mode for but the target may not enable (32 bytes
+// without AVX, 64 without AVX-512F), where GCC 12 built the vector lane by lane through
+// the stack; there the scalar is listed once per lane. Vector loads of a register's size
+// pass through an empty asm on x86, so that GCC does not fold them into each use
+// (docs/performance.md, "Loads folded into FMAs").
 // The compiled code is checked against the interpreter with AVX2 only (-march=haswell,
 // which this machine runs when it has AVX2), where the cliff was.
 #include <gtest/gtest.h>
@@ -33,13 +36,25 @@ TEST(Broadcast, ListsTheScalarOnlyForTheSizesWithADisabledMode) {
       << x16;
   EXPECT_NE(x16.find("{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}"), std::string::npos);
   EXPECT_NE(x16.find("#else\n"), std::string::npos);
-  EXPECT_NE(x16.find("(risec_f32x16){0} + x;"), std::string::npos);
+  EXPECT_NE(x16.find("return x - (risec_f32x16){0};"), std::string::npos);
   EXPECT_NE(broadcast_of(8).find("!defined(__AVX__)"), std::string::npos);
+  EXPECT_NE(broadcast_of(4).find("return x - (risec_f32x4){0};"), std::string::npos);
   for (int lanes : {4, 32, 64}) {
     std::string b = broadcast_of(lanes);
     EXPECT_EQ(b.find("!defined(__AVX"), std::string::npos) << b;
-    EXPECT_NE(b.find("){0} + x;"), std::string::npos) << b;
   }
+  for (int lanes : {32, 64}) EXPECT_NE(broadcast_of(lanes).find("){0} + x;"), std::string::npos);
+}
+
+TEST(Broadcast, RegisterSizedLoadsPassThroughAnEmptyAsmOnX86Only) {
+  std::string x16 = broadcast_of(16);
+  EXPECT_NE(x16.find("#if defined(__x86_64__) && defined(__AVX512F__)\n"), std::string::npos)
+      << x16;
+  EXPECT_NE(x16.find("__asm__(\"\" : \"+v\"(v)); return v; }"), std::string::npos) << x16;
+  EXPECT_NE(broadcast_of(8).find("#if defined(__x86_64__) && defined(__AVX__)\n"),
+            std::string::npos);
+  // 128 bytes are no register: no asm (its constraint could not be met).
+  EXPECT_EQ(broadcast_of(32).find("__asm__"), std::string::npos);
 }
 
 TEST(Broadcast, SixteenLanesWithAvx2OnlyComputeTheRightValues) {
