@@ -151,7 +151,7 @@ std::string CPrinter::vector_type(const Type& t) {
       // a memory operand, so a register block of C (mm, 4 rows x 4 vectors) reloads each
       // vector of B once per row instead of once: 16 loads per 16 FMAs instead of 4,
       // which on Zen 4 limits the FMAs to about 0.8 of their rate. docs/performance.md,
-      // "Loads folded into FMAs".
+      // "Loads folded into FMAs". (-DRISEC_FOLD_LOADS in RISEC_CFLAGS turns it off.)
       const std::string plain_load = "static inline " + name + " " + name + "_load(const " + elem +
                                      "* p) { return *(const " + name + "_u*)p; }\n" +
                                      "static inline " + name + " " + name + "_load_aligned(const " +
@@ -162,7 +162,8 @@ std::string CPrinter::vector_type(const Type& t) {
                             : vbytes == 16 ? "defined(__SSE2__)"
                                            : nullptr;
       if (reg_isa) {
-        def += std::string("#if defined(__x86_64__) && ") + reg_isa + "\n";
+        def += std::string("#if defined(__x86_64__) && ") + reg_isa +
+               " && !defined(RISEC_FOLD_LOADS)\n";
         for (const char* suffix : {"_u", "_a"}) {
           def += "static inline " + name + " " + name +
                  (std::string(suffix) == "_u" ? "_load" : "_load_aligned") + "(const " + elem +
