@@ -5,15 +5,17 @@
 //   risec tune examples/gemv/gemv.rise --strategy examples/gemv/tune.elv --target openmp \
 //     --size n=4096,m=4096 --budget 12 -o best.elv
 //
-// A point whose block does not divide n, or whose width does not divide m, is pruned
-// (no fallback here, unlike parallel_rows4.elv).
+// As in parallel_rows4.elv, a width that does not divide m falls back to 8 lanes and a
+// block that does not divide n to one row at a time (so at such sizes several points
+// are the same program; at the sizes tuned for, e.g. 4096, every point is its own).
 param r in [4, 2, 8, 16];     // rows per block, sharing each load of x
 param v in [16, 8, 32, 64];   // floats per vector of each row's dot product
-let rowDot = vectorizeReduction(v) @ innermost(isFullyApplied(isReduce));
+let rowDot = (vectorizeReduction(v) <+ vectorizeReduction(8)) @ innermost(isFullyApplied(isReduce));
 let fission = (mapFission @ innermost(isFullyApplied(isMap))) ; DFNF;
 let blockRows =
   (splitJoin(r) @ outermost(isFullyApplied(isMap))) ; DFNF ;
   (mapFissionZip @ innermost(isFullyApplied(isMap))) ; DFNF ; repeatN(3, fission) ;
   (mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF ; normalize(mapFusion) ; DFNF;
 let lower = (parallel @ outermost(isApplied(isMap))) ; lowerToC;
-let main = DFNF ; body(rowDot) ; blockRows ; lower ; (unroll @ innermost(isFullyApplied(isMapSeq)));
+let main = DFNF ; body(rowDot) ;
+  ((blockRows ; lower ; (unroll @ innermost(isFullyApplied(isMapSeq)))) <+ lower);

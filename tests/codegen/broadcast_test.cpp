@@ -4,7 +4,7 @@
 // without AVX, 64 without AVX-512F), where GCC 12 built the vector lane by lane through
 // the stack; there the scalar is listed once per lane. Vector loads of a register's size
 // pass through an empty asm on x86, so that GCC does not fold them into each use
-// (docs/performance.md, "Loads folded into FMAs").
+// (docs/performance.md, "Tuned mm on Zen 4").
 // The compiled code is checked against the interpreter with AVX2 only (-march=haswell,
 // which this machine runs when it has AVX2), where the cliff was.
 #include <gtest/gtest.h>

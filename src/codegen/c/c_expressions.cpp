@@ -147,11 +147,11 @@ std::string CPrinter::vector_type(const Type& t) {
              "), may_alias));\n";
       // Where the vector fits one register of the target (x86: 16 bytes, 32 with AVX,
       // 64 with AVX-512F), the loaded value passes through an empty asm that says it is
-      // in a register. Without it GCC folds every use of a load into its instruction as
-      // a memory operand, so a register block of C (mm, 4 rows x 4 vectors) reloads each
-      // vector of B once per row instead of once: 16 loads per 16 FMAs instead of 4,
-      // which on Zen 4 limits the FMAs to about 0.8 of their rate. docs/performance.md,
-      // "Loads folded into FMAs". (-DRISEC_FOLD_LOADS in RISEC_CFLAGS turns it off.)
+      // in a register. Without it GCC turns each use of a loaded vector into a memory
+      // operand of its instruction, so a register block of C (mm, 4 rows x 4 vectors)
+      // reloads each vector of B once per row: 16 loads per 16 FMAs instead of 4, which
+      // on Zen 4 held the FMAs to about 0.8 of their rate (docs/performance.md, "Tuned
+      // mm on Zen 4"). -DRISEC_FOLD_LOADS in RISEC_CFLAGS turns it off.
       const std::string plain_load = "static inline " + name + " " + name + "_load(const " + elem +
                                      "* p) { return *(const " + name + "_u*)p; }\n" +
                                      "static inline " + name + " " + name + "_load_aligned(const " +
@@ -199,8 +199,8 @@ std::string CPrinter::vector_type(const Type& t) {
     // as `x - (v){0}`, which is x in every lane exactly (also -0.0), so GCC broadcasts x
     // directly; `(v){0} + x` made it add 0.0f to the scalar first (x + 0 is not x for
     // -0.0), one more instruction per broadcast. Wider vectors keep `(v){0} + x`, which
-    // GCC splits into register-sized broadcasts better than the subtraction (mm with
-    // vec[f32, 32] on AVX-512: 1.7x slower with the subtraction).
+    // GCC splits into register-sized broadcasts better than the subtraction (mm's
+    // parallel.elv, vec[f32, 32], on Zen 4: 83 against 50 ms in one loaded run).
     if (isa || nbytes == 16)
       def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { return x - (" +
              name + "){0}; }\n";
