@@ -6,10 +6,12 @@
 //   ./build/bench/bench_mm --openblas-coretype Zen   # another OpenBLAS kernel
 //   ./build/bench/bench_mm --parallel-only --tuned best.elv   # a `risec tune` result
 //   ./build/bench/bench_mm --n 2048 ...   # another size (tune at the size measured)
+//   ./build/bench/bench_mm --reps 30 ...  # exactly 30 timed rounds (a loaded machine)
 //
 // Timing: everything is compiled and loaded first; then every variant is called
 // once untimed (warm-up), and 5-10 rounds (3-5 with --quick) call every variant once,
-// in table order, each call timed alone; the table gives each variant's median.
+// in table order, each call timed alone; the table gives each variant's median and
+// its fastest call (min), each with its ratio to OpenBLAS at the same threads.
 // Interleaving makes a change of load on the shared machine hit all variants alike.
 // After each round the program sleeps 0.2 s: OpenBLAS's worker threads spin for a
 // while after a 2-thread call and would otherwise take a core from the next variant.
@@ -140,6 +142,7 @@ int main(int argc, char** argv) {
   std::string coretype = risec::bench::default_openblas_coretype();
   std::string tuned;  // --tuned FILE.elv
   int size = 0;       // --n N
+  int reps = 0;       // --reps R: exactly R timed rounds (a loaded machine wants more)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -156,10 +159,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_mm: --n must be a multiple of 64\n");
         return 2;
       }
+    } else if (a == "--reps" && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+      if (reps < 1) {
+        std::fprintf(stderr, "bench_mm: --reps must be positive\n");
+        return 2;
+      }
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: bench_mm [--quick] [--parallel-only] [--tuned FILE.elv] [--n N] "
-          "[--openblas-coretype NAME]\n");
+          "[--reps R] [--openblas-coretype NAME]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench_mm: unknown option '%s' (try --help)\n", a.c_str());
@@ -175,6 +184,10 @@ int main(int argc, char** argv) {
   policy.min_reps = quick ? 3 : 5;
   policy.max_reps = quick ? 5 : 10;
   policy.budget_s = quick ? 0.3 : 2.0;
+  if (reps) {
+    policy.min_reps = policy.max_reps = reps;
+    policy.budget_s = 1e9;
+  }
   const double flop = 2.0 * n * double(n) * n;
   const size_t count = size_t(n) * n;
 
@@ -275,32 +288,37 @@ int main(int argc, char** argv) {
     });
 
     // Ratios to OpenBLAS at the same number of threads.
-    auto blas_time = [&](int threads) -> double {
+    // Also by the fastest call of each: on a loaded machine the minimum is the call that
+    // was disturbed least.
+    auto blas_timing = [&](int threads) -> risec::bench::Timing {
       for (const Variant& v : vs)
-        if (v.name == "OpenBLAS sgemm" && v.threads == threads) return v.timing.median_s;
-      return 0;
+        if (v.name == "OpenBLAS sgemm" && v.threads == threads) return v.timing;
+      return {};
     };
-    risec::bench::Table table(
-        {"variant", "threads", "median ms", "GFLOP/s", "vs OpenBLAS (same threads)", "check"});
+    risec::bench::Table table({"variant", "threads", "median ms", "GFLOP/s",
+                               "vs OpenBLAS (same threads)", "min ms", "vs OpenBLAS (min)",
+                               "check"});
     for (size_t i = 0; i < vs.size(); ++i) {
       const Variant& v = vs[i];
       double gflops = flop / v.timing.median_s * 1e-9;
-      double b = blas_time(v.threads);
+      risec::bench::Timing bt = blas_timing(v.threads);
+      double b = bt.median_s;
       std::string ratio = b > 0 ? fmt("%.3f", b / v.timing.median_s) : "n/a";
+      std::string ratio_min = bt.min_s > 0 ? fmt("%.3f", bt.min_s / v.timing.min_s) : "n/a";
       std::string check = "reference";
       if (i > 0) {
         double e = risec::bench::max_rel_error(*outs[i], ref);
         check = e < 1e-4 ? std::string("ok") : "MISMATCH (" + fmt("%.2g", e) + ")";
       }
       table.add({v.name, std::to_string(v.threads), fmt("%.2f", v.timing.median_s * 1e3),
-                 fmt("%.1f", gflops), ratio, check});
+                 fmt("%.1f", gflops), ratio, fmt("%.2f", v.timing.min_s * 1e3), ratio_min, check});
     }
     if (!blas.sgemm)
       for (int t : {1, 2})
-        table.add({"OpenBLAS sgemm", std::to_string(t), "n/a", "n/a", "n/a", "n/a"});
+        table.add({"OpenBLAS sgemm", std::to_string(t), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"});
     std::printf(
-        "median of %d timed calls per variant after one warm-up, variants interleaved; "
-        "GFLOP/s = 2 n^3 / median\n\n",
+        "median (and min) of %d timed calls per variant after one warm-up, variants "
+        "interleaved; GFLOP/s = 2 n^3 / median\n\n",
         vs.front().timing.reps);
     table.print();
     std::printf("load average at end: %s; CPU used by other processes while timing: %s\n",

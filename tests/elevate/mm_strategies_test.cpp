@@ -170,6 +170,44 @@ TEST(MMStrategies, ParallelOuterLoopIsTheProductsOuterLoop) {
   EXPECT_NE(std::string(mm::steps().back().file).find("parallel"), std::string::npos);
 }
 
+// examples/mm/tune.elv's loop orders (o1, o2, o4, o5): the block loops either way round,
+// k.i inside the rows (TVM's order) or outside them (a 4 x 32 register block updated
+// across all of k), each with its loop nest and computing what mm computes. A point whose
+// order is no permutation is rejected by the rewrite (risec tune prunes it).
+TEST(MMStrategies, TuneTemplateLoopOrders) {
+  std::string path = example("tune.elv");
+  auto src = std::make_shared<SourceFile>(SourceFile{path, read(path)});
+  const rise::Checked& p = mm(64);
+  struct Order {
+    int64_t o1, o2, o4, o5;
+    const char* loops;
+  };
+  const Order orders[] = {
+      {1, 2, 3, 6,
+       "mapPar[2](mapSeq[64](mapSeq[2])) "
+       "mapPar[16](mapSeq[2](reduceSeq[16](mapSeq[4](reduceSeqUnroll[4](mapSeq[2])))))"},
+      {1, 2, 6, 3,
+       "mapPar[2](mapSeq[64](mapSeq[2])) "
+       "mapPar[16](mapSeq[2](reduceSeq[16](reduceSeqUnroll[4](mapSeq[4](mapSeq[2])))))"},
+      {2, 1, 6, 3,
+       "mapPar[2](mapSeq[64](mapSeq[2])) "
+       "mapPar[2](mapSeq[16](reduceSeq[16](reduceSeqUnroll[4](mapSeq[4](mapSeq[2])))))"},
+  };
+  for (const Order& o : orders) {
+    elevate::ParamValues v = {{"ti", 4},    {"tj", 32},   {"kk", 4},    {"v", 16},
+                              {"o1", o.o1}, {"o2", o.o2}, {"o4", o.o4}, {"o5", o.o5}};
+    Expr out = apply_ok(parse_strategy_file(src, v), p.expr);
+    EXPECT_TRUE(well_typed(out));
+    EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5, 2));
+    EXPECT_EQ(loops(out), o.loops) << o.o1 << o.o2 << o.o4 << o.o5;
+    EXPECT_GE(vector_loops(out, 16), 1);
+  }
+  Result bad = parse_strategy_file(src, {{"o1", 1}, {"o2", 1}})(p.expr, Env{});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.failure().reason.find("not a permutation"), std::string::npos)
+      << bad.failure().reason;
+}
+
 TEST(MMStrategies, TimeAt1024) {
   auto t0 = std::chrono::steady_clock::now();
   const rise::Checked& p = mm(1024);

@@ -145,10 +145,35 @@ std::string CPrinter::vector_type(const Type& t) {
              "), aligned(" + std::to_string(esize) + "), may_alias));\n";
       def += "typedef " + elem + " " + name + "_a __attribute__((vector_size(" + bytes +
              "), may_alias));\n";
-      def += "static inline " + name + " " + name + "_load(const " + elem +
-             "* p) { return *(const " + name + "_u*)p; }\n";
-      def += "static inline " + name + " " + name + "_load_aligned(const " + elem +
-             "* p) { return *(const " + name + "_a*)p; }\n";
+      // Where the vector fits one register of the target (x86: 16 bytes, 32 with AVX,
+      // 64 with AVX-512F), the loaded value passes through an empty asm that says it is
+      // in a register. Without it GCC turns each use of a loaded vector into a memory
+      // operand of its instruction, so a register block of C (mm, 4 rows x 4 vectors)
+      // reloads each vector of B once per row: 16 loads per 16 FMAs instead of 4, which
+      // on Zen 4 held the FMAs to about 0.8 of their rate (docs/performance.md, "Tuned
+      // mm on Zen 4"). -DRISEC_FOLD_LOADS in RISEC_CFLAGS turns it off.
+      const std::string plain_load = "static inline " + name + " " + name + "_load(const " + elem +
+                                     "* p) { return *(const " + name + "_u*)p; }\n" +
+                                     "static inline " + name + " " + name + "_load_aligned(const " +
+                                     elem + "* p) { return *(const " + name + "_a*)p; }\n";
+      const int64_t vbytes = padded * esize;
+      const char* reg_isa = vbytes == 64   ? "defined(__AVX512F__)"
+                            : vbytes == 32 ? "defined(__AVX__)"
+                            : vbytes == 16 ? "defined(__SSE2__)"
+                                           : nullptr;
+      if (reg_isa) {
+        def += std::string("#if defined(__x86_64__) && ") + reg_isa +
+               " && !defined(RISEC_FOLD_LOADS)\n";
+        for (const char* suffix : {"_u", "_a"}) {
+          def += "static inline " + name + " " + name +
+                 (std::string(suffix) == "_u" ? "_load" : "_load_aligned") + "(const " + elem +
+                 "* p) { " + name + " v = *(const " + name + suffix +
+                 "*)p; __asm__(\"\" : \"+v\"(v)); return v; }\n";
+        }
+        def += "#else\n" + plain_load + "#endif\n";
+      } else {
+        def += plain_load;
+      }
       def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name +
              "_u*)p = v; }\n";
     }
@@ -170,7 +195,17 @@ std::string CPrinter::vector_type(const Type& t) {
       def += std::string("#if defined(__x86_64__) && !defined(") + isa + ")\n" + head + copies +
              "}; }\n#else\n";
     }
-    def += head + "0} + x; }\n";
+    // Sizes that are a register (16 bytes, or a mode listed above when enabled) broadcast
+    // as `x - (v){0}`, which is x in every lane exactly (also -0.0), so GCC broadcasts x
+    // directly; `(v){0} + x` made it add 0.0f to the scalar first (x + 0 is not x for
+    // -0.0), one more instruction per broadcast. Wider vectors keep `(v){0} + x`, which
+    // GCC splits into register-sized broadcasts better than the subtraction (mm's
+    // parallel.elv, vec[f32, 32], on Zen 4: 83 against 50 ms in one loaded run).
+    if (isa || nbytes == 16)
+      def += "static inline " + name + " " + name + "_broadcast(" + elem + " x) { return x - (" +
+             name + "){0}; }\n";
+    else
+      def += head + "0} + x; }\n";
     if (isa) def += "#endif\n";
     typedef_text_ += def;
   }
