@@ -1,8 +1,9 @@
 // Fuzz target: the .elv strategy parser and the evaluation of the strategy it makes,
-// applied to two fixed small programs (scal with a symbolic size, mm at 8x8x8).
+// applied to four fixed small programs: scal with a symbolic size, mm at 8x8x8, the
+// with-loop Game of Life at 9x7 and the masked Mandelbrot at 16 points (2 blocks).
 // Invariants: only user-facing errors; a strategy that succeeds yields a program that
-// type-checks again with the same type and, for mm, computes the same results on
-// random inputs. The work of one run is bounded by counting rule applications.
+// type-checks again with the same type and, for the programs of fixed sizes, computes
+// the same results on random inputs. The work of one run is bounded by counting rule applications.
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -75,11 +76,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const rise::SizeMap mm_sizes = {{"n", 8}, {"m", 8}, {"k", 8}};
   static const rise::Checked scal = load("scal", nullptr);
   static const rise::Checked mm = load("mm", &mm_sizes);
+  static const rise::SizeMap life_sizes = {{"n", 9}, {"m", 7}};
+  static const rise::Checked life = load("life", &life_sizes);
+  static const rise::SizeMap mandelbrot_sizes = {{"n", 16}, {"b", 2}};
+  static const rise::Checked mandelbrot = load("mandelbrot", &mandelbrot_sizes);
   const std::string text(reinterpret_cast<const char*>(data), size);
   fuzz::guarded(text, [&] {
     elevate::Strategy s = elevate::parse_strategy_file(fuzz::source("fuzz.elv", text));
     apply(s, scal, false, text);
     apply(s, mm, true, text);
+    apply(s, life, true, text);
+    apply(s, mandelbrot, true, text);
   });
   return 0;
 }

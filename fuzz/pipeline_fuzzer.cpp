@@ -4,6 +4,10 @@
 // the program parses, prints back to the same program and type-checks; compiling
 // fails only with user-facing errors; and where the size is fixed, the rewritten
 // program computes what the original computes (reference interpreter, random inputs).
+// Where the size is fixed, the input y is also bound now and then (`--bind`,
+// driver/bind.h) to values with many zeros and ones: the program compiled with y as
+// constants (the strategy, then `specialise`) computes what the original computes on
+// the same y.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -15,12 +19,15 @@
 #include <vector>
 
 #include "driver/compile.h"
+#include "driver/run.h"
 #include "elevate/parser.h"
 #include "fuzz_util.h"
 #include "program_gen.h"
 #include "rise/interp.h"
 #include "rise/parser.h"
 #include "rise/printer.h"
+#include "runtime/npy.h"
+#include "runtime/process.h"
 #include "support/random.h"
 
 using namespace risec;
@@ -79,9 +86,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const NamedStrategy& strategy = list[in.ConsumeIntegralInRange<size_t>(0, list.size() - 1)];
   const std::string target = in.ConsumeBool() ? "openmp" : "c";
   const int n = in.ConsumeIntegralInRange(0, 4);  // 0: the size stays symbolic
+  const bool bind = n > 0 && in.ConsumeIntegralInRange(0, 3) == 0;
+  // The bound y's values: 0, 1, -1, 0.5 or 2 by turns, from this seed.
+  const uint32_t bind_pattern = in.ConsumeIntegral<uint32_t>();
   const std::string text = fuzz::generate_program(in);
   const std::string report = text + "--- strategy ---\n" + strategy.text + "\n--- target " +
-                             target + ", n = " + std::to_string(n);
+                             target + ", n = " + std::to_string(n) +
+                             (bind ? ", y bound, pattern " + std::to_string(bind_pattern) : "");
 
   rise::Program p;
   try {
@@ -129,6 +140,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fuzz::bug("the strategy changed the results: " + where + "\nafter:\n" +
                     rise::print_expr(c.low.expr),
                 report);
+    if (!bind) return;
+    // y (input 1 of x, y, alpha) as constants.
+    const std::vector<driver::EntryParam> params = driver::entry_parameters(c.high);
+    std::vector<rise::Value> inputs;
+    for (size_t i = 0; i < params.size(); ++i)
+      inputs.push_back(rise::random_input(params[i].type, runtime::derive_seed(7, i)));
+    runtime::NdArray y = rise::to_ndarray(inputs[1], params[1].type);
+    static const float kValues[] = {0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 0.0f, 1.0f, 0.25f};
+    float* ys = y.as<float>();
+    for (int64_t i = 0; i < y.count(); ++i) ys[i] = kValues[(bind_pattern >> (i % 30)) & 7];
+    inputs[1] = rise::from_ndarray(y, params[1].type);
+    static const runtime::TempDir dir("risec-fuzz-bind-");
+    const std::string file = dir.path() + "/y.npy";
+    runtime::write_npy(file, y);
+    const std::map<std::string, std::string> files = {{"y", file}};
+    req.bind = &files;
+    driver::Compiled b = driver::compile(req);
+    if (verbose) std::fprintf(stderr, "--> compiled with y bound\n");
+    rise::Interpreter interp;
+    const rise::Value expected = interp.run(c.high.expr, inputs);
+    const rise::Value got = interp.run(b.low.expr, {inputs[0], inputs[2]});
+    if (!rise::values_close(expected, got, 1e-3, 1e-3, &where))
+      fuzz::bug(
+          "binding y changed the results: " + where + "\nafter:\n" + rise::print_expr(b.low.expr),
+          report);
   });
   return 0;
 }

@@ -4,6 +4,7 @@
 #include "program_gen.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace risec::fuzz {
@@ -107,7 +108,7 @@ class Generator {
 
   Term scalar_step(const Term& t) {
     std::string o = scalar_operand();
-    switch (pick(0, 6)) {
+    switch (pick(0, 7)) {
       case 0:
         return {paren(t.text + " + " + o), t.ty};
       case 1:
@@ -124,9 +125,123 @@ class Generator {
       }
       case 5:
         return {paren("-" + t.text), t.ty};
+      case 6: {  // a condition of &&, || and ! (a mask once vectorized)
+        std::string s = fresh("s");
+        std::string o2 = scalar_operand();
+        return {paren("let " + s + " = " + t.text + " in select((" + s + " > " + o + " && !(" + s +
+                      " < " + o2 + ")) || " + s + " == " + o2 + ")(" + s + " * " + o2 + ")(" + s +
+                      " - " + o + ")"),
+                t.ty};
+      }
       default:
         return {paren("let " + fresh("s") + " = " + t.text + " in " + o), t.ty};
     }
+  }
+
+  // A with-loop over `t` (rank 1 or 2, scalar elements) bound to a fresh name: a
+  // modarray, genarray or fold whose main part reads neighbours within its bounds (index
+  // arithmetic proven in bounds), with a border part or a step now and then.
+  std::optional<Term> with_loop(const Term& t) {
+    const size_t rank = t.ty.dims.size();
+    if (rank < 1 || rank > 2) return std::nullopt;
+    const std::string l = fresh("l");
+    std::vector<std::string> idx;
+    std::vector<int> lo, hi;
+    for (size_t d = 0; d < rank; ++d) {
+      idx.push_back(fresh("i"));
+      lo.push_back(pick(0, 1));
+      hi.push_back(pick(0, 1));
+      // the part is not empty for any n >= 1
+      if (t.ty.dims[d].at_one() < lo[d] + hi[d] + 1) lo[d] = hi[d] = 0;
+    }
+    auto bounds = [&](const std::vector<int>& lower, const std::vector<std::string>& upper) {
+      std::string lb, ub, ix;
+      for (size_t d = 0; d < rank; ++d) {
+        lb += (d ? ", " : "") + std::to_string(lower[d]);
+        ub += (d ? ", " : "") + upper[d];
+        ix += (d ? ", " : "") + idx[d];
+      }
+      return "([" + lb + "] <= [" + ix + "] < [" + ub + "])";
+    };
+    auto read = [&](size_t dim, int offset) {
+      std::string s = l;
+      for (size_t d = 0; d < rank; ++d) {
+        std::string i = idx[d];
+        if (d == dim && offset > 0) i += " + " + std::to_string(offset);
+        if (d == dim && offset < 0) i += " - " + std::to_string(-offset);
+        s += "[" + i + "]";
+      }
+      return s;
+    };
+    std::string body = read(0, 0);
+    for (size_t d = 0; d < rank; ++d) {
+      if (lo[d] > 0 && in_.ConsumeBool()) body += " + " + read(d, -1);
+      if (hi[d] > 0 && in_.ConsumeBool()) body += " * " + read(d, 1);
+    }
+    if (in_.ConsumeBool()) body += " - natAsScalar(" + idx[0] + ")";
+    std::vector<std::string> upper;
+    for (size_t d = 0; d < rank; ++d)
+      upper.push_back(dim_text(t.ty.dims[d]) + (hi[d] ? " - " + std::to_string(hi[d]) : ""));
+    std::string main = bounds(lo, upper);
+    // A step of 2 along a single dimension, where 2 divides the range for every n.
+    const Dim& d0 = t.ty.dims[0];
+    if (rank == 1 && d0.a % 2 == 0 && (d0.b - lo[0] - hi[0]) % 2 == 0 && in_.ConsumeBool())
+      main.insert(main.size() - 1, in_.ConsumeBool() ? " step [2]" : " step [2] width [1]");
+    std::string parts = main + " : " + body + ";";
+    // The first rows, when the main part leaves them, as a second part.
+    if (lo[0] > 0 && in_.ConsumeBool()) {
+      std::vector<int> zero(rank, 0);
+      std::vector<std::string> up = upper;
+      up[0] = std::to_string(lo[0]);
+      for (size_t d = 1; d < rank; ++d) zero[d] = lo[d];
+      parts = bounds(zero, up) + " : " + scalar_operand() + "; " + parts;
+    }
+    std::string head = "let " + l + " = " + t.text + " in with { " + parts + " } : ";
+    switch (pick(0, 2)) {
+      case 0:
+        return Term{paren(head + "modarray(" + l + ")"), t.ty};
+      case 1: {
+        std::string shape;
+        for (size_t d = 0; d < rank; ++d) shape += (d ? ", " : "") + dim_text(t.ty.dims[d]);
+        return Term{paren(head + "genarray([" + shape + "], " + scalar_operand() + ")"), t.ty};
+      }
+      default:
+        return Term{paren(head + (in_.ConsumeBool() ? "fold(add, 0.0f)"
+                                                    : "fold(fun(acc, e => acc * 0.5f + e), 1.0f)")),
+                    Ty{}};
+    }
+  }
+
+  // Vectors of w lanes over a 1-D array (padded at the end, or its first w elements,
+  // where w does not divide its length for every n): a mask from comparisons, &&, ||
+  // and !, a blend, and any/all of the mask; back to scalars.
+  std::optional<Term> masked_vectors(const Term& t) {
+    if (t.ty.dims.size() != 1) return std::nullopt;
+    const int w = pick(0, 1) ? 4 : 2;
+    Dim d0 = t.ty.dims[0];
+    std::string src = t.text;
+    if (d0.a % w == 0 && d0.b % w != 0) {
+      const int pad = w - d0.b % w;
+      src = paren(src + " |> padClamp(0)(" + std::to_string(pad) + ")");
+      d0.b += pad;
+    } else if (d0.a % w != 0) {
+      if (d0.at_one() < w) return std::nullopt;
+      src = paren(src + " |> take(" + std::to_string(w) + ")");
+      d0 = Dim{0, w};
+    }
+    auto vec = [&](const std::string& s) { return "vectorFromScalar(" + s + ")"; };
+    std::string v = fresh("w"), m = fresh("m");
+    std::string o1 = scalar_operand(), o2 = scalar_operand(), o3 = scalar_operand();
+    std::string mask = "(" + v + " > " + vec(o1) + " && !(" + v + " < " + vec(o2) + ")) || " + v +
+                       " == " + vec(o3);
+    std::string body = "let " + m + " = " + mask + " in select(" + m + ")(" + v + " * " + vec(o2) +
+                       ")(" + v + " - " + vec(o1) + ")";
+    if (in_.ConsumeBool())
+      body += std::string(" + select(") + (in_.ConsumeBool() ? "any" : "all") + "(" + m + "))(" +
+              v + ")(" + vec(o3) + ")";
+    return Term{paren(src + " |> asVector(" + std::to_string(w) + ") |> map(fun(" + v + " => " +
+                      body + ")) |> asScalar"),
+                Ty{{d0}}};
   }
 
   // The body of a lambda over a fresh variable of type `param`.
@@ -147,7 +262,7 @@ class Generator {
       outer.insert(outer.end(), rest.begin(), rest.end());
       return Ty{outer};
     };
-    switch (pick(0, 12)) {
+    switch (pick(0, 14)) {
       case 0:
       case 1: {  // map
         if (depth <= 0) break;
@@ -235,6 +350,12 @@ class Generator {
       }
       case 11:
         return {paren(t.text + " |> reverse"), t.ty};
+      case 12:
+        if (auto w = with_loop(t)) return *w;
+        break;
+      case 13:
+        if (auto m = masked_vectors(t)) return *m;
+        break;
       default:
         break;
     }

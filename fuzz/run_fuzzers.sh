@@ -31,7 +31,7 @@ cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
 seed() {  # seed TARGET DIR: copy the target's seeds into DIR (named by their folder too)
   local files=()
   case "$1" in
-    rise_check_fuzzer) files=(examples/*/*.rise src/rise/prelude.rise) ;;
+    rise_check_fuzzer) files=(examples/*/*.rise src/rise/prelude.rise fuzz/seeds/rise/*.rise) ;;
     elv_strategy_fuzzer) files=(examples/*/*.elv) ;;
     npy_fuzzer) files=(fuzz/seeds/npy/*.npy) ;;
     pipeline_fuzzer) files=(examples/*/*.rise) ;;  # any bytes drive the generator
@@ -52,9 +52,15 @@ for t in "${targets[@]}"; do
   # Several jobs: libFuzzer's fork mode (stops at the first crash).
   parallel=()
   if [ "$jobs" -gt 1 ]; then parallel=(-fork="$jobs"); fi
+  # The text targets get their language's tokens (with-loops, masks, strategy names).
+  dict=()
+  case "$t" in
+    rise_check_fuzzer) dict=(-dict=fuzz/rise.dict) ;;
+    elv_strategy_fuzzer) dict=(-dict=fuzz/elv.dict) ;;
+  esac
   if ! ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
        "build-fuzz/fuzz/$t" -max_total_time="$seconds" -max_len=4096 -timeout=20 \
-         -rss_limit_mb=4096 "${parallel[@]}" -print_final_stats=1 \
+         -rss_limit_mb=4096 "${parallel[@]}" "${dict[@]}" -print_final_stats=1 \
          -artifact_prefix="$crashes/" "$corpus" >"build-fuzz/$t.log" 2>&1; then
     echo "fuzz: $t FOUND A CRASH (log: build-fuzz/$t.log, inputs: $crashes/)"
     tail -n 40 "build-fuzz/$t.log"

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <utility>
 
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +45,14 @@ struct Report {
 };
 constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
 
+// In the child, registered last so that it runs first when the program calls exit():
+// the process ends with the program's status and nothing else of the parent's runs,
+// neither its atexit handlers and static destructors (a sanitizer's leak check among
+// them, which changes the status) nor a flush of its stdio buffers.
+void end_with_programs_status(int status, void*) {
+  ::_exit(status);
+}
+
 // In the child: load, call, time; never returns.
 [[noreturn]] void child_main(Report* report, double* times_ms, int err_fd, const std::string& path,
                              const std::string& entry, bool keep_loaded,
@@ -50,6 +60,11 @@ constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
                              int repeat) {
   ::dup2(err_fd, STDERR_FILENO);
   ::close(err_fd);
+  // A fault of the program ends the child with its signal, for the parent to report,
+  // whatever handlers the parent installed (AddressSanitizer's turn SIGSEGV into a
+  // report and exit status 1; an embedding application may have its own).
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) ::signal(sig, SIG_DFL);
+  ::on_exit(end_with_programs_status, nullptr);
   try {
     Module m(path, entry, keep_loaded);
     using Clock = std::chrono::steady_clock;
@@ -74,6 +89,23 @@ constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
   // No destructors, no atexit handlers, no flushing of the parent's stdio buffers:
   // they belong to the parent. (The Module stays loaded until the process ends.)
   ::_exit(0);
+}
+
+// GNU OpenMP keeps the threads of a thread's parallel regions in a pool, per thread,
+// for the next region, and does not survive fork(): a child forked by a thread that
+// had run parallel regions finds that pool but not its threads, and its first
+// parallel region waits for them forever. The parent never loads generated code
+// itself, but a process embedding risec may have (risec::Kernel, the Python package,
+// the test suite's in-process calls): when libgomp is loaded, the calling thread's
+// pool is released before the fork (OpenMP 5.0 omp_pause_resource_all; its threads
+// end, and the next parallel region of this thread starts new ones).
+void release_openmp_threads() {
+  void* gomp = ::dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!gomp) return;
+  using Pause = int (*)(int);
+  if (auto pause = reinterpret_cast<Pause>(::dlsym(gomp, "omp_pause_resource_all")))
+    pause(2);  // omp_pause_hard
+  ::dlclose(gomp);
 }
 
 }  // namespace
@@ -146,6 +178,7 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
   int fds[2];
   if (::pipe(fds) != 0) external(std::string("cannot create a pipe: ") + std::strerror(errno));
   std::fflush(nullptr);
+  release_openmp_threads();
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);

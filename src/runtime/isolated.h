@@ -8,6 +8,11 @@
 // MAP_SHARED before the fork, so the parent sees it without a copy either. A signal
 // (SIGFPE, SIGSEGV, ...) or a non-zero exit of the child becomes a risec::Error
 // (External: exit 4) saying what happened, with what the program wrote on stderr.
+// The child is the program's alone: the fault signals get their default action
+// (whatever handlers the parent had, e.g. AddressSanitizer's), an exit() of the
+// program ends it at once with the program's status (none of the parent's atexit
+// handlers or destructors run), and a process that ran OpenMP code itself releases its
+// thread's OpenMP threads before the fork (a child cannot use them).
 #pragma once
 
 #include <cstddef>

@@ -439,5 +439,36 @@ TEST(Simplify, GeneratedProgramsKeepTheirResults) {
 #endif
 }
 
+// The generator reaches the language's later additions (with-loops, masks on
+// vectors, && / || / !), and the passes keep the results of those programs too.
+TEST(Simplify, GeneratedWithLoopsAndMasksKeepTheirResults) {
+#ifndef RISEC_HAVE_PROGRAM_GEN
+  GTEST_SKIP() << "fuzz/program_gen needs clang's FuzzedDataProvider.h, not found at configure";
+#else
+  std::mt19937_64 rng(20261126);
+  int with_loops = 0, vector_masks = 0, scalar_conditions = 0;
+  for (int trial = 0; trial < 400 && (with_loops < 12 || vector_masks < 4); ++trial) {
+    std::vector<uint8_t> bytes(64 + rng() % 192);
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+    FuzzedDataProvider in(bytes.data(), bytes.size());
+    std::string text = risec::fuzz::generate_program(in);
+    const bool with = text.find("with {") != std::string::npos;
+    const bool masks = text.find("asVector(") != std::string::npos;
+    scalar_conditions += text.find("&&") != std::string::npos && !masks;
+    if (!with && !masks) continue;
+    with_loops += with;
+    vector_masks += masks;
+    SCOPED_TRACE(text);
+    rise::Expr p = prog(text, {{"n", 2}});
+    rise::Expr r = apply_ok(lib("simplify"), p);
+    EXPECT_TRUE(well_typed(r));
+    EXPECT_TRUE(same_semantics(p, r, 1e-3, 1e-4, 1));
+  }
+  EXPECT_GE(with_loops, 12);
+  EXPECT_GE(vector_masks, 4);
+  EXPECT_GT(scalar_conditions, 0);
+#endif
+}
+
 }  // namespace
 }  // namespace risec::elevate::testing
