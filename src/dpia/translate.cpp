@@ -620,14 +620,7 @@ class Translator {
   //   state := init; for (i < k) { if (!cond(state)) break; state := step(state) }
   CommandP iterate_while(const Phrase& e, const Cont& k) {
     const auto& a = e->args;
-    std::optional<Nat> bound;
-    for (const rise::TypeArg& ta : e->targs)
-      if (const Nat* x = std::get_if<Nat>(&ta)) {
-        bound = *x;
-        break;
-      }
-    if (!bound) internal_error("DPIA: iterateWhile lacks its bound", e->span);
-    const Nat n = *bound;
+    const Nat n = targ_nat(e, 0);
     Type t = e->type;
     std::string v = fresh("state");
     std::string i = fresh("i");

@@ -194,6 +194,11 @@ struct Node {
     run(c, &r, nullptr);
     return r;
   }
+  // Copy a value of this node's type from the leaves at (ss, sa) to (ds, da).
+  void copy_value(Sc* ds, Arr* da, const Sc* ss, const Arr* sa) const {
+    for (int k = 0; k < ns; ++k) ds[k] = ss[k];
+    for (int k = 0; k < na; ++k) da[k] = sa[k];
+  }
 };
 using NodeP = std::unique_ptr<Node>;
 
@@ -1059,17 +1064,10 @@ struct Reduce final : Node {
         c.s[acc_s0] = f->scalar(c);
       } else {
         f->run(c, c.s + r_s0, c.a + r_a0);
-        for (int k = 0; k < ns; ++k) c.s[acc_s0 + k] = c.s[r_s0 + k];
-        for (int k = 0; k < na; ++k) c.a[acc_a0 + k] = c.a[r_a0 + k];
+        copy_value(c.s + acc_s0, c.a + acc_a0, c.s + r_s0, c.a + r_a0);
       }
     }
-    for (int k = 0; k < ns; ++k) s[k] = c.s[acc_s0 + k];
-    for (int k = 0; k < na; ++k) a[k] = c.a[acc_a0 + k];
-  }
-  Sc scalar(Ctx& c) const override {
-    Sc r;
-    run(c, &r, nullptr);
-    return r;
+    copy_value(s, a, c.s + acc_s0, c.a + acc_a0);
   }
 };
 
@@ -1084,16 +1082,9 @@ struct IterateWhile final : Node {
     init->run(c, c.s + st_s0, c.a + st_a0);
     for (int64_t i = 0; i < k && cond->scalar(c).i; ++i) {
       step->run(c, c.s + r_s0, c.a + r_a0);
-      for (int j = 0; j < ns; ++j) c.s[st_s0 + j] = c.s[r_s0 + j];
-      for (int j = 0; j < na; ++j) c.a[st_a0 + j] = c.a[r_a0 + j];
+      copy_value(c.s + st_s0, c.a + st_a0, c.s + r_s0, c.a + r_a0);
     }
-    for (int j = 0; j < ns; ++j) s[j] = c.s[st_s0 + j];
-    for (int j = 0; j < na; ++j) a[j] = c.a[st_a0 + j];
-  }
-  Sc scalar(Ctx& c) const override {
-    Sc r;
-    run(c, &r, nullptr);
-    return r;
+    copy_value(s, a, c.s + st_s0, c.a + st_a0);
   }
 };
 
