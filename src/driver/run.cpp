@@ -491,7 +491,7 @@ int cmd_run(const Options& o) {
   if (!o.flops.empty()) flops = eval_size_expr(o.flops, sizes);
   // Every size must be known before spending time on the strategy.
   const rise::Checked unbound = rise::check_program(p, o.entry, &sizes);
-  entry_parameters(unbound);
+  rise::entry_signature(unbound.type);  // the error naming a size without a value
   check_memory_needs(unbound, /*with_interpreter=*/o.check);
   // Compiled through the public API (include/risec/risec.h), as `risec compile` is.
   risec::CompileOptions co;
