@@ -5,10 +5,21 @@
 
 namespace risec::dpia {
 
+namespace {
+// The elements counted for a value of type t: an array's elements, and for a pair that
+// holds arrays (stored one array per component) those of its components.
+arith::Nat elements(const Type& t) {
+  if (t->kind == rise::TypeKind::Array) return t->size * elements(t->a);
+  if (t->kind == rise::TypeKind::Pair) {
+    arith::Nat a = elements(t->a), b = elements(t->b);
+    if (!a.is_const(1) || !b.is_const(1)) return a + b;
+  }
+  return arith::Nat(1);
+}
+}  // namespace
+
 Placement place(const Type& dt, int64_t stack_limit_bytes) {
-  arith::Nat count(1);
-  for (Type x = dt; x->kind == rise::TypeKind::Array; x = x->a) count = count * x->size;
-  auto k = count.as_const();
+  auto k = elements(dt).as_const();
   return k && *k * 8 <= stack_limit_bytes ? Placement::Stack : Placement::Heap;
 }
 

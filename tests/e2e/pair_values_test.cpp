@@ -82,5 +82,36 @@ TEST(PairValues, SelectReduceAndOutputsMatchTheInterpreter) {
   }
 }
 
+// Arrays of pairs that hold arrays, kept in memory: a circularBuffer's ring of (row,
+// row) or (row of pairs, scalar) elements, and a temporary written by one loop and
+// read by the next. They stopped with an internal error (an index into a struct's
+// array member); they are now stored as one array per component, the arrays inside
+// the pair becoming inner dimensions.
+TEST(PairValues, ArraysOfPairsOfArraysMatchTheInterpreter) {
+  const std::string sig = "def main = depFun(n: Nat => fun(x: (n+2).4.f32 =>\n";
+  const std::vector<std::string> ps = {
+      sig + "x |> circularBuffer(3)(3)(fun(a => makePair(a)(a |> map(fun(v => v * 2.0f))))) " +
+          "|> mapSeq(fun(w => zip(w[2]._2)(w[0]._1) |> map(fun(p => p._1 - p._2 + w[1]._1[3])))))" +
+          ")",
+      sig + "x |> circularBuffer(4)(3)(fun(a => makePair(a |> map(fun(v => makePair(v)(v * " +
+          "3.0f))))(a |> reduceSeq(fun(s => fun(v => s + v)))(0.0f)))) |> mapSeq(fun(w => " +
+          "w[2]._1 |> map(fun(p => p._2 + w[0]._2 - p._1))))))",
+      sig + "x |> mapSeq(fun(a => makePair(a)(a |> mapSeq(fun(v => v * 2.0f))))) |> toMem " +
+          "|> mapSeq(fun(w => zip(w._1)(w._2) |> mapSeq(fun(p => p._1 + p._2))))))",
+  };
+  int count = 0;
+  for (const std::string& p : ps) {
+    for (const char* target : {"c", "openmp"}) {
+      std::string path = write_program("ring" + std::to_string(count++), p);
+      ASSERT_FALSE(path.empty());
+      CheckOptions o;
+      o.target = target;
+      o.seed = static_cast<uint64_t>(count);
+      EXPECT_TRUE(compile_and_check(path, "id", count % 2 ? "n=1" : "n=9", o)) << p;
+      EXPECT_TRUE(compile_and_check(path, "", "n=5", o)) << p;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e

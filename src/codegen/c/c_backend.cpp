@@ -3,6 +3,8 @@
 // flat, row-major buffer, and the index is simplified by arith.
 #include "codegen/c/c_backend.h"
 
+#include <functional>
+
 #include "codegen/c/c_names.h"
 #include "codegen/c/c_printer.h"
 #include "dpia/distribute.h"
@@ -46,54 +48,84 @@ CExpr CPrinter::var_access(const std::string& name, const Path& element) {
   return r;
 }
 
-std::vector<std::pair<std::string, Type>> CPrinter::soa_components(const Type& t) {
-  if (!t || t->kind != TypeKind::Pair) return {};
-  std::vector<std::pair<std::string, Type>> out;
-  for (const auto& [suffix, part] : {std::pair{std::string("_1"), t->a}, {"_2", t->b}}) {
-    if (part->kind == TypeKind::Scalar) {
-      out.emplace_back(suffix, part);
-      continue;
-    }
-    auto inner = soa_components(part);
-    if (inner.empty()) return {};
-    for (auto& [s, ty] : inner) out.emplace_back(suffix + s, ty);
-  }
+namespace {
+bool holds_array(const Type& t) {
+  if (t->kind == TypeKind::Array) return true;
+  return t->kind == TypeKind::Pair && (holds_array(t->a) || holds_array(t->b));
+}
+bool scalar_pair(const Type& t) {
+  auto part = [](const Type& p) { return p->kind == TypeKind::Scalar || scalar_pair(p); };
+  return t->kind == TypeKind::Pair && part(t->a) && part(t->b);
+}
+}  // namespace
+
+bool CPrinter::soa_split(const Type& t) const {
+  return t->kind == TypeKind::Pair && (holds_array(t) || (soa_arrays_ && scalar_pair(t)));
+}
+
+std::vector<CPrinter::SoaPart> CPrinter::soa_parts(const Type& t) const {
+  if (!soa_split(t)) return {};
+  std::vector<SoaPart> out;
+  std::function<void(const Type&, const std::string&, std::vector<Nat>)> walk =
+      [&](const Type& x, const std::string& suffix, std::vector<Nat> ds) {
+        if (x->kind == TypeKind::Array) {
+          ds.push_back(x->size);
+          walk(x->a, suffix, std::move(ds));
+        } else if (soa_split(x)) {
+          walk(x->a, suffix + "_1", ds);
+          walk(x->b, suffix + "_2", std::move(ds));
+        } else {
+          out.push_back({suffix, std::move(ds), x});
+        }
+      };
+  walk(t, "", {});
   return out;
 }
 
-// An element of a structure-of-arrays buffer: a scalar component is name_SUFFIX[flat];
-// a whole pair (or a part that is a pair) is read as a compound literal of its
-// components.
+// An element of a structure-of-arrays buffer: a component is name_SUFFIX[index], the
+// index running over the outer dimensions and then the arrays inside the element
+// (Storage::soa); a whole pair of scalars (or a part that is one) is read as a
+// compound literal of its components.
 CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat& flat,
                            const Path& path, size_t from) {
   std::string suffix;
   Type t = leaf(s.dt);
-  for (size_t k = from; k < path.size(); ++k) {
-    if (path[k].kind == PathElem::Fst) {
-      suffix += "_1";
+  Nat index = flat;
+  size_t k = from;
+  for (; k < path.size(); ++k) {
+    if (t->kind == TypeKind::Array) {
+      if (path[k].kind != PathElem::Index)
+        internal_error("C backend: a projection of " + rise::print(t));
+      index = index * t->size + path[k].i;
       t = t->a;
-    } else if (path[k].kind == PathElem::Snd) {
-      suffix += "_2";
-      t = t->b;
+    } else if (soa_split(t)) {
+      if (path[k].kind == PathElem::Index)
+        internal_error("C backend: index into " + rise::print(t));
+      suffix += path[k].kind == PathElem::Fst ? "_1" : "_2";
+      t = path[k].kind == PathElem::Fst ? t->a : t->b;
     } else {
-      internal_error("C backend: index into " + rise::print(t));
+      break;
     }
   }
   if (record_) {
-    record_->indices.push_back(flat);
-    record_->named.push_back({name, flat, false});
+    record_->indices.push_back(index);
+    record_->named.push_back({name, index, false});
   }
   CExpr r;
-  if (t->kind == TypeKind::Scalar) {
-    r = c_index(c_atom(cname(name) + suffix), nat_expr(flat));
-  } else {
+  if (soa_split(t)) {
     std::string parts;
-    for (const auto& [sfx, ty] : soa_components(t))
+    for (const SoaPart& p : soa_parts(t)) {
+      if (!p.dims.empty()) internal_error("C backend: a whole " + rise::print(t) + " read");
       parts += (parts.empty() ? "" : ", ") +
-               c_index(c_atom(cname(name) + suffix + sfx), nat_expr(flat)).text;
+               c_index(c_atom(cname(name) + suffix + p.suffix), nat_expr(index)).text;
+    }
     r = c_atom("((" + c_type(t) + "){" + parts + "})");
+  } else if (t->kind == TypeKind::Array) {
+    internal_error("C backend: a whole " + rise::print(t) + " read");
+  } else {
+    r = leaf_access(c_index(c_atom(cname(name) + suffix), nat_expr(index)), t, path, k);
   }
-  last_loc_ = Loc{name + suffix, flat, t->kind != TypeKind::Scalar, r.text};
+  last_loc_ = Loc{name + suffix, index, k < path.size() || t->kind != TypeKind::Scalar, r.text};
   return r;
 }
 

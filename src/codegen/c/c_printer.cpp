@@ -82,17 +82,21 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       }
       if (c->placement == dpia::Placement::Unplaced)
         internal_error("C backend: an allocation without a placement");
-      // An array of pairs of scalars in the CPU's memory: one array per component.
-      auto parts = c->distribution ? decltype(soa_components(dt)){} : soa_components(leaf(dt));
-      if (!parts.empty() && soa_arrays_) {
+      // An array of pairs of scalars in the CPU's memory, or of pairs holding arrays:
+      // one array per component.
+      auto parts = c->distribution ? std::vector<SoaPart>{} : soa_parts(leaf(dt));
+      if (!parts.empty()) {
         storage_[c->var].soa = true;
-        for (const auto& [suffix, t] : parts)
+        for (const SoaPart& p : parts) {
+          Nat n = count(dt);
+          for (const Nat& d : p.dims) n = n * d;
           out.push_back(
-              declare_buffer(name + suffix, c_type(t), count(dt), c->space, c->placement, true));
+              declare_buffer(name + p.suffix, c_type(p.leaf), n, c->space, c->placement, true));
+        }
         gen(c->body[0], out);
         if (c->placement != dpia::Placement::Stack)
-          for (const auto& [suffix, t] : parts)
-            out.push_back(c_expr_stmt("free(" + name + suffix + ")"));
+          for (const SoaPart& p : parts)
+            out.push_back(c_expr_stmt("free(" + name + p.suffix + ")"));
         return;
       }
       out.push_back(declare_buffer(name, ty, count(dt), c->space, c->placement, true));

@@ -56,9 +56,11 @@ struct Storage {
   // A private array distributed over the work items (dpia/distribute.h): dt is one work
   // item's part, indexed through dpia::work_item_path.
   std::shared_ptr<const dpia::Distribution> distribution = nullptr;
-  // An array of pairs of scalars stored as one scalar array per component (structure
-  // of arrays: name_1, name_2_1, ...), so that a component is read and written
-  // contiguously and loops over it vectorise without shuffles.
+  // An array of pairs stored as one array per component (structure of arrays: name_1,
+  // name_2_1, ...; CPrinter::soa_parts): pairs of scalars, so that a component is read
+  // and written contiguously and loops over it vectorise without shuffles, and pairs
+  // holding arrays, which have no other layout (an array inside a pair becomes inner
+  // dimensions of its component's array).
   bool soa = false;
 };
 
@@ -163,9 +165,20 @@ class CPrinter {
   dpia::BodyAccesses* record_ = nullptr;  // collects the indices and guards generated (split_loop)
   bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes);
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
-  // The components of a pair of scalars (nested pairs flattened): the C name suffix
-  // (_1, _2_1, ...) and the scalar type of each; empty when t is no such pair.
-  static std::vector<std::pair<std::string, Type>> soa_components(const Type& t);
+  // A component of an array element stored apart (Storage::soa): the C name suffix
+  // (_1, _2_1, ...), the extents of the arrays inside the element above it, and its
+  // type (a scalar, or a vector or pair of scalars kept whole).
+  struct SoaPart {
+    std::string suffix;
+    std::vector<Nat> dims;
+    Type leaf;
+  };
+  // Whether a pair is stored one component apart from the other: always when it holds
+  // an array (C has no flat layout for it), and when it is a pair of scalars on the
+  // printers that store those so (soa_arrays_).
+  bool soa_split(const Type& t) const;
+  // The components of an element of type t; empty when t is no pair stored apart.
+  std::vector<SoaPart> soa_parts(const Type& t) const;
   CExpr soa_access(const std::string& name, const Storage& s, const Nat& flat, const Path& path,
                    size_t from);
   CExpr read(const ExpressionP& e, const Path& p);
