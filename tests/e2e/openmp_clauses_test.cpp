@@ -5,6 +5,7 @@
 // a parallel map runs sequentially.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 
 #include "e2e_util.h"
@@ -82,6 +83,29 @@ TEST(OpenMPClauses, InnerParallelMapRunsSequentially) {
                       "n=6,m=9");
   const std::string& src = r.compiled.unit.source;
   EXPECT_EQ(count(src, "#pragma omp parallel"), 1u) << src;
+}
+
+// An array stored one array per component (pairs of scalars, pairs of rows) declared
+// outside the parallel loop reaches the outlined body as one restrict pointer per
+// component; the body used to stay inline, where GCC's outlining drops restrict.
+TEST(OpenMPClauses, ComponentArraysReachTheOutlinedBodyAsRestrictPointers) {
+  const std::string sig = "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n";
+  const std::string programs[] = {
+      sig + "  x |> map(map(fun(a => makePair(a)(a * 2.0f)))) |> toMem |>\n" +
+          "    mapPar(mapSeq(fun(p => p._1 + p._2 * p._1)))))",
+      sig + "  x |> map(fun(r => makePair(r)(r |> map(fun(a => a - 1.0f))))) |> toMem |>\n" +
+          "    mapPar(fun(p => zip(p._1)(p._2) |> mapSeq(fun(q => q._1 * q._2))))))",
+  };
+  int k = 0;
+  for (const std::string& p : programs) {
+    CheckReport r = run("soa" + std::to_string(k++), p, "n=9,m=6", "lowerToC");
+    const std::string& src = r.compiled.unit.source;
+    EXPECT_TRUE(std::regex_search(
+        src, std::regex(R"(static void f__par1\([^)]*const float\* restrict (\w+)_1, )"
+                        R"(const float\* restrict \1_2\))")))
+        << src;
+    EXPECT_EQ(count(src, "#pragma omp parallel for\n"), 1u) << src;
+  }
 }
 
 }  // namespace

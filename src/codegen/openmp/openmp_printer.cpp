@@ -96,8 +96,15 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
     auto it = storage_.find(m);
     if (it == storage_.end()) return nullptr;
     const Storage& st = it->second;
-    if (st.soa) return nullptr;  // one array per component: not passed as one pointer
     bool written = u.written.count(m) > 0;
+    if (st.soa) {  // one array per component: a restrict pointer for each
+      for (const SoaPart& p : soa_parts(leaf(st.dt))) {
+        params.push_back((written ? "" : "const ") + c_type(p.leaf) + "* restrict " + cname(m) +
+                         p.suffix);
+        args.push_back(cname(m) + p.suffix);
+      }
+      continue;
+    }
     std::string ty = c_type(st.dt);
     if (st.pointer) {
       params.push_back((written ? "" : "const ") + ty + "* restrict " + cname(m));
