@@ -5,7 +5,7 @@ machines: risec.tuning").
 
 Optuna proposes the points (its TPE sampler by default); each trial is compiled and
 measured by the compiler's own code, the same as a trial of `risec tune` (the rewrite
-and the type checker prune invalid points before the C compiler runs; the median of
+and the type checker prune invalid points before the C compiler runs; the fastest of
 `repeat` runs on seeded inputs). Every process that calls `tune` with the same
 program, template, sizes, target and storage joins the same study; the storage is
 any Optuna RDB URL: ``sqlite:///tune.db`` on one machine, ``postgresql://...`` for
@@ -39,7 +39,7 @@ __all__ = ["TuneResult", "tune", "study_name", "main"]
 @dataclass
 class TuneResult:
     """The outcome of `tune`: the best point of the whole study (every process's
-    trials), its median time, and the template with its values substituted."""
+    trials), its fastest time, and the template with its values substituted."""
 
     study: "object"  # optuna.Study
     params: dict[str, int]

@@ -33,7 +33,7 @@ struct Trial {
   enum class Status { Measured, Invalid, Failed };
   TunePoint point;
   Status status = Status::Measured;
-  double time_ms = 0;  // Measured: the median time
+  double time_ms = 0;  // Measured: the fastest run's time
   std::string error;   // Invalid (the rewrite's or checker's reason), Failed (the C
                        // compiler's or the program's)
   int number = 0;      // order in the study, from 1
@@ -80,7 +80,7 @@ class Measurer {
 };
 
 // Builds with $CC (runtime/jit.h) and times `repeat` calls on seeded inputs,
-// returning the median.
+// returning the fastest.
 std::unique_ptr<Measurer> make_measurer(const rise::SizeMap& sizes, uint64_t seed, int repeat);
 
 enum class SearchKind {
