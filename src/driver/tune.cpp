@@ -623,10 +623,11 @@ int cmd_tune(const Options& o) {
   std::cerr << "tune: " << measured << " measured, " << invalid << " pruned, " << failed
             << " failed; best " << format_time(r.best->time_ms) << " with "
             << point_text(r.params, r.best->point) << "\n";
-  std::cout << "// risec tune: best " << format_time(r.best->time_ms) << " with "
-            << point_text(r.params, r.best->point) << "\n"
-            << r.best_strategy;
-  if (!o.output.empty()) write_text_file(o.output, r.best_strategy);
+  // The same text on stdout and in -o: the comment line, then the strategy.
+  std::string best = "// risec tune: best " + format_time(r.best->time_ms) + " with " +
+                     point_text(r.params, r.best->point) + "\n" + r.best_strategy;
+  std::cout << best;
+  if (!o.output.empty()) write_text_file(o.output, best);
   return 0;
 }
 

@@ -13,10 +13,13 @@
 namespace risec::e2e {
 namespace {
 
+// Comments before, between, beside and after the declarations (which tune strips).
 const char* kTemplate =
     "// scal, tuned\n"
-    "param v in [4, 8, 32, 3];\n"
-    "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;\n";
+    "param v in [4, 8, 32, 3];  // floats per vector\n"
+    "/* a block\n   comment */ param u in [1];\n"
+    "// the strategy\n"
+    "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC; // u unused\n";
 
 TEST(TuneCli, SearchesWritesAndResumes) {
   std::string tmpl = write_scratch("scal_tune.elv", kTemplate);
@@ -37,6 +40,10 @@ TEST(TuneCli, SearchesWritesAndResumes) {
   EXPECT_NE(r.out.find("// risec tune: best "), std::string::npos) << show(r);
   std::string written = runtime::read_file(best);
   EXPECT_EQ(written.find("param"), std::string::npos) << written;
+  // The file is what stdout shows: the comment line with the best point, then the
+  // template with the values substituted.
+  EXPECT_EQ(written.rfind("// risec tune: best ", 0), 0u) << written;
+  EXPECT_NE(r.out.find(written), std::string::npos) << show(r) << written;
   EXPECT_NE(written.find("let main = (vectorize("), std::string::npos) << written;
   CliResult run = run_risec(
       {"run", "examples/scal/scal.rise", "--strategy", best, "--size", "n=64", "--check"});
