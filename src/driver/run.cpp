@@ -350,7 +350,11 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   EnvOverride local_size(cuda ? "RISEC_CUDA_LOCAL" : "RISEC_OPENCL_LOCAL", options.local);
   Execution ex;
   using Clock = std::chrono::steady_clock;
-  if (options.mode == ExecMode::SharedObject) {
+  // A GPU program forked from a process that started OpenCL or CUDA itself would wait
+  // forever for the platform's threads (runtime::gpu_runtime_loaded): it runs as a
+  // fresh process instead, timed per process run.
+  const bool fresh_process = (c.unit.uses_opencl || cuda) && runtime::gpu_runtime_loaded();
+  if (options.mode == ExecMode::SharedObject && !fresh_process) {
     // In a forked child, so that a fault of the program is reported as its own
     // (runtime/isolated.h); the result is written straight into shared memory.
     runtime::SharedBuffer out_buf(out_layout.size);

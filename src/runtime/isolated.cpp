@@ -110,6 +110,16 @@ void release_openmp_threads() {
 
 }  // namespace
 
+bool gpu_runtime_loaded() {
+  for (const char* lib : {"libOpenCL.so.1", "libOpenCL.so", "libcuda.so.1", "libcuda.so"}) {
+    if (void* h = ::dlopen(lib, RTLD_NOW | RTLD_NOLOAD)) {
+      ::dlclose(h);
+      return true;
+    }
+  }
+  return false;
+}
+
 SharedBuffer::SharedBuffer(size_t size) : size_(size), mapped_(page_rounded(size ? size : 1)) {
   void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {

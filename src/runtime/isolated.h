@@ -60,6 +60,14 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
                                   const std::vector<int>& sizes, int repeat,
                                   bool* load_failed = nullptr, CallInfo* info = nullptr);
 
+// Whether this process has loaded an OpenCL or CUDA driver (libOpenCL.so.1,
+// libcuda.so.1), e.g. through an in-process call of generated code (the C++ API's
+// Kernel, the Python module). A child forked after the platform started inherits its
+// state but not its worker threads: PoCL's first launch there waits forever, and CUDA
+// does not support a fork after its initialisation. Such programs must run in a fresh
+// process (driver::execute then runs the standalone executable).
+bool gpu_runtime_loaded();
+
 // What a signal that ended generated code probably means, e.g. "SIGFPE (integer
 // division by zero or overflow?)".
 std::string describe_program_signal(int sig);
