@@ -257,7 +257,11 @@ std::optional<int> parse_options(int argc, char** argv, bool& quick, std::set<st
     std::string a = argv[i];
     if (a == "--quick") {
       quick = true;
-    } else if (a == "--only" && i + 1 < argc) {
+    } else if (a == "--only") {
+      if (i + 1 == argc) {
+        std::fprintf(stderr, "bench_image: --only needs a list of programs (try --help)\n");
+        return 2;
+      }
       std::string list = argv[++i];
       for (size_t b = 0; b <= list.size();) {
         size_t e = std::min(list.find(',', b), list.size());
