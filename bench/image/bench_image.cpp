@@ -6,7 +6,10 @@
 //   blur3: examples/blur3 (3-tap box, clamped border), against the same peers
 //          (Halide repeat_edge, OpenCV BORDER_REPLICATE);
 //   harris: examples/harris (Sobel, products, 3 x 3 box sums, corner response, no
-//          padding) against Halide;
+//          padding) against Halide and OpenCV (cv::cornerHarris, ksize 3, blockSize 3,
+//          k = 0.04: its Sobel sums are scaled by 1/12, so its response is risec's
+//          / 12^4; it is rescaled and its interior, where its border handling does
+//          not reach, compared);
 //   jacobi5, jacobi3: examples/jacobi5 (5-point cross, clamped border) and
 //          examples/jacobi3 (3 points along rows, clamped), against Halide and OpenCV
 //          (cv::filter2D with the cross kernel or the 1 x 3 row, BORDER_REPLICATE).
@@ -19,6 +22,7 @@
 //
 //   ./build/bench/bench_image            # 4096x4096
 //   ./build/bench/bench_image --quick    # 1024x1024, fewer repetitions
+//   ./build/bench/bench_image --only harris   # only these programs (comma-separated)
 //
 // The variants of one program are timed side by side (bench_util.h: a warm-up call
 // each, then rounds calling each once; median, and the fastest call, which on the
@@ -37,6 +41,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,7 +60,6 @@ namespace {
 
 using risec::bench::Buffer;
 using risec::bench::fmt;
-using risec::bench::parse_quick_option;
 using risec::bench::TimingPolicy;
 using risec::bench::Variant;
 
@@ -225,12 +229,14 @@ void add_variant(std::vector<Variant>& vs, std::vector<std::unique_ptr<Buffer>>&
 }
 
 // Times the variants side by side and adds their rows to the table; outputs are
-// compared with the first variant's (max |x - ref| / max(1, |ref|) < tol).
+// compared with the first variant's (max |x - ref| / max(1, |ref|) < tol) after
+// `before_check` (untimed: e.g. a peer's result rescaled into its output buffer).
 void time_and_report(risec::bench::Table& table, const std::string& what, std::vector<Variant>& vs,
                      const std::vector<std::unique_ptr<Buffer>>& outs, const TimingPolicy& policy,
-                     double tol) {
+                     double tol, const std::function<void()>& before_check = {}) {
   std::fprintf(stderr, "  %s: timing %zu variants side by side\n", what.c_str(), vs.size());
   risec::bench::time_interleaved(vs, policy);
+  if (before_check) before_check();
   double t0 = vs[0].timing.median_s;
   for (size_t i = 0; i < vs.size(); ++i) {
     std::string check = "reference";
@@ -244,12 +250,52 @@ void time_and_report(risec::bench::Table& table, const std::string& what, std::v
   }
 }
 
+// --quick, --only NAME[,NAME..] (the programs to run: blur5 blur3 harris jacobi5 jacobi3).
+std::optional<int> parse_options(int argc, char** argv, bool& quick, std::set<std::string>& only) {
+  const std::set<std::string> programs = {"blur5", "blur3", "harris", "jacobi5", "jacobi3"};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+    } else if (a == "--only") {
+      if (i + 1 == argc) {
+        std::fprintf(stderr, "bench_image: --only needs a list of programs (try --help)\n");
+        return 2;
+      }
+      std::string list = argv[++i];
+      for (size_t b = 0; b <= list.size();) {
+        size_t e = std::min(list.find(',', b), list.size());
+        std::string name = list.substr(b, e - b);
+        if (!programs.count(name)) {
+          std::fprintf(stderr,
+                       "bench_image: --only: unknown program '%s' (blur5, blur3, "
+                       "harris, jacobi5, jacobi3)\n",
+                       name.c_str());
+          return 2;
+        }
+        only.insert(name);
+        b = e + 1;
+      }
+    } else if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: bench_image [--quick] [--only PROGRAM[,PROGRAM..]]\n"
+          "  PROGRAM: blur5 blur3 harris jacobi5 jacobi3 (default: all)\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "bench_image: unknown option '%s' (try --help)\n", a.c_str());
+      return 2;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
-  if (std::optional<int> exit_code = parse_quick_option(argc, argv, "bench_image", quick))
-    return *exit_code;
+  std::set<std::string> only;
+  if (std::optional<int> exit_code = parse_options(argc, argv, quick, only)) return *exit_code;
+  auto wanted = [&only](const std::string& name) { return only.empty() || only.count(name) > 0; };
   setenv("HL_NUM_THREADS", "2", 1);  // before Halide's runtime starts its pool
   TimingPolicy policy;
   policy.min_reps = quick ? 5 : 10;
@@ -271,6 +317,7 @@ int main(int argc, char** argv) {
   const std::string autosched = "Halide 14 (JIT, Mullapudi2016)";
   try {
     for (const Blur& b : blurs) {
+      if (!wanted(b.name)) continue;
       size_t count = size_t(n) * m;
       Buffer A(count);
       risec::bench::fill_random(A, 4242);
@@ -310,8 +357,8 @@ int main(int argc, char** argv) {
       time_and_report(table, b.name, vs, outs, policy, 1e-5);
     }
     // Harris: the default lowering and inline.elv against Halide (the output is 4
-    // pixels smaller).
-    {
+    // pixels smaller), and OpenCV's cornerHarris.
+    if (wanted("harris")) {
       int hn = n - 4, hm = m - 4;
       Buffer A(size_t(n) * m);
       risec::bench::fill_random(A, 4242);
@@ -352,11 +399,34 @@ int main(int argc, char** argv) {
                     [hh, &A, hn, hm](float* o) { hh->run(o, A.data(), hn, hm); });
       }
 #endif
-      time_and_report(table, "harris", vs, outs, policy, 1e-3);
+      std::function<void()> rescale;
+#ifdef RISEC_HAVE_OPENCV
+      // cornerHarris on the whole (n+4) x (m+4) image (BORDER_DEFAULT: reflected); its
+      // Sobel results carry a factor 1/12 (1 / (2^(ksize-1) * blockSize)), so its
+      // response is risec's / 12^4. Output pixel (i, j) of risec is the image pixel
+      // (i + 2, j + 2), whose 5 x 5 neighbourhood lies inside the image: no border.
+      std::vector<std::pair<std::shared_ptr<cv::Mat>, float*>> cv_results;
+      for (int t : {1, 2}) {
+        auto r = std::make_shared<cv::Mat>(n, m, CV_32F);
+        add_variant(vs, outs, count, "OpenCV cornerHarris", t, [r, &A, n, m](float*) {
+          cv::Mat src(n, m, CV_32F, A.data());
+          cv::cornerHarris(src, *r, 3, 3, 0.04);
+        });
+        cv_results.emplace_back(r, outs.back()->data());
+      }
+      rescale = [cv_results, hn, hm] {
+        const float s = 12.0f * 12.0f * 12.0f * 12.0f;
+        for (const auto& [r, o] : cv_results)
+          for (int i = 0; i < hn; ++i)
+            for (int j = 0; j < hm; ++j) o[size_t(i) * hm + j] = r->at<float>(i + 2, j + 2) * s;
+      };
+#endif
+      time_and_report(table, "harris", vs, outs, policy, 1e-3, rescale);
     }
     // The Jacobi stencils: the default lowering and the examples' strategy files
     // against Halide and OpenCV's filter2D.
     for (const char* name : {"jacobi5", "jacobi3"}) {
+      if (!wanted(name)) continue;
       bool five = std::string(name) == "jacobi5";
       size_t count = size_t(n) * m;
       Buffer A(count);
