@@ -100,6 +100,9 @@ class Searcher {
   void record(const Genome& g, bool measured, double time_ms);
   bool tried(const Genome& g) const { return tried_.count(g) > 0; }
   bool exhausted() const { return static_cast<double>(tried_.size()) >= space_; }
+  // The number of points: the product of the plain parameters' list lengths and k!
+  // for each permutation of k values.
+  double space() const { return space_; }
   // The next untried point, or nullopt when every point has been tried.
   std::optional<Genome> propose();
 
