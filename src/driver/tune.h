@@ -88,7 +88,8 @@ enum class SearchKind {
   Random,        // uniform over the untried points (the baseline)
 };
 
-// Points as indices into each parameter's value list.
+// Points as indices into each parameter's value list (the names of a permutation
+// hold distinct indices into their shared list).
 using Genome = std::vector<size_t>;
 
 // Proposes untried points (the search; tune.cpp describes the evolutionary one).
