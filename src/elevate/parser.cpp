@@ -723,8 +723,9 @@ std::string substitute_params(const SourceRef& src, const ParamValues& values) {
   if (!params.empty()) {
     size_t k = 0;
     while (toks[k].begin < params.front().span.begin) ++k;
-    while (toks[k].text != "param") --k;  // the 'param' keyword (before any '(')
-    decl_begin = toks[k].begin;
+    --k;
+    if (toks[k].kind == T::LParen) --k;  // `param (a, b) in permutations(...)`
+    decl_begin = toks[k].begin;          // the 'param' keyword
   }
   std::string out = text.substr(0, decl_begin);
   // Skip the blank line the declarations leave.
