@@ -8,21 +8,21 @@
 //     --size n=1024,m=1024,k=1024 --budget 40 --db mm.db -o best.elv
 //
 // Points whose sizes do not fit are pruned before compiling (a block that does not
-// divide n or m, a vector wider than its block).
+// divide n or m, a vector wider than its block). The space has 7 x 4 x 4 x 4 x 2 x 2
+// = 1792 points, every one a valid loop order.
 param ti in [32, 2, 4, 8, 16, 64, 128];  // rows of C per block (i.i)
 param tj in [32, 16, 64, 128];     // columns of C per block (j.i) = the packed block of B
 param kk in [4, 2, 8, 16];         // the k.i loop, unrolled
 param v in [32, 8, 16, 64];        // floats per vector in the j.i loop (a divisor of tj)
 // The loop order, reorder([o1, o2, 5, o4, o5, 4]) of the loops 1 = i.o, 2 = j.o,
-// 3 = i.i, 4 = j.i, 5 = k.o, 6 = k.i (a point that is not a permutation is pruned):
-// o1, o2 say which block loop is outermost (and parallel); o4, o5 whether k.i runs
-// inside each row (3, 6: TVM's order, each row of the accumulator loaded and stored
-// once per k.o step) or outside the rows (6, 3: the ti x tj accumulator is a register
-// block updated across all of k, each vector of B loaded once for ti rows; for small ti).
-param o1 in [1, 2];
-param o2 in [2, 1];
-param o4 in [3, 6];
-param o5 in [6, 3];
+// 3 = i.i, 4 = j.i, 5 = k.o, 6 = k.i, with two permutation parameters (our extension,
+// docs/strategies.md), so every point is a valid order: (o1, o2) says which block loop
+// is outermost (and parallel); (o4, o5) whether k.i runs inside each row (3, 6: TVM's
+// order, each row of the accumulator loaded and stored once per k.o step) or outside
+// the rows (6, 3: the ti x tj accumulator is a register block updated across all of k,
+// each vector of B loaded once for ti rows; for small ti).
+param (o1, o2) in permutations([1, 2]);
+param (o4, o5) in permutations([3, 6]);
 let baseline = DFNF ; (fuseReduceMap @ topDown);
 let loopPerm = baseline
   ; (tile(ti, tj) @ outermost(mapNest(2)))

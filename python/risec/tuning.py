@@ -20,6 +20,7 @@ Run from a shell on each machine (the same command everywhere):
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import socket
@@ -106,6 +107,7 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
         raise Error("budget must be at least 1", exit_code=2)
     tuner = _tuner(program, strategy, sizes, target, entry, repeat, seed)
     params = dict(tuner.params)
+    dims = _dimensions(params, tuner.permutations)
     if not progress:
         optuna.logging.set_verbosity(optuna.logging.WARNING)
     if sampler is None:
@@ -114,7 +116,7 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
         worker_seed = seed if storage is None else seed * 1_000_003 + os.getpid()
         sampler = optuna.samplers.TPESampler(seed=worker_seed)
     s = _open_study(optuna, study or "risec-" + tuner.key, storage, sampler)
-    s.enqueue_trial({name: values[0] for name, values in params.items()}, skip_if_exists=True)
+    s.enqueue_trial({name: choices[0] for name, choices in dims.items()}, skip_if_exists=True)
     States = optuna.trial.TrialState
     counted = (States.COMPLETE, States.FAIL)
     worker = f"{socket.gethostname()}:{os.getpid()}"
@@ -123,12 +125,13 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
 
     def objective(trial: "optuna.Trial") -> float:
         made.append(trial.number)
-        values = {name: trial.suggest_categorical(name, vs) for name, vs in params.items()}
+        chosen = {name: trial.suggest_categorical(name, cs) for name, cs in dims.items()}
+        values = _values(chosen)
         trial.set_user_attr("strategy", tuner.strategy(values))
         trial.set_user_attr("worker", worker)
         # A point measured before (by any worker): its time, without measuring again.
         for t in trial.study.get_trials(deepcopy=False, states=(States.COMPLETE,)):
-            if t.params == values and t.number != trial.number:
+            if t.params == chosen and t.number != trial.number:
                 trial.set_user_attr("status", "measured")
                 trial.set_user_attr("repeat_of", t.number)
                 return t.value
@@ -141,7 +144,7 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
             raise optuna.TrialPruned(err.split("\n")[0])
         return math.nan  # Optuna records the trial as FAIL
 
-    space = math.prod(len(v) for v in params.values())
+    space = math.prod(len(c) for c in dims.values())
     if len(s.get_trials(deepcopy=False, states=counted)) < budget:
         # The callback stops this worker when the study has `budget` counted trials;
         # n_trials bounds a worker whose proposals keep being pruned or repeated.
@@ -155,12 +158,43 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
         last = next((r for r in reversed(reasons) if r), "")
         raise Error("no point of the template could be measured" +
                     (f"; last reason: {last}" if last else "")) from None
-    text = best.user_attrs.get("strategy") or tuner.strategy(best.params)
+    best_values = _values(best.params)
+    text = best.user_attrs.get("strategy") or tuner.strategy(best_values)
     if output is not None:
         with open(output, "w") as f:
             f.write(text)
-    return TuneResult(study=s, params=dict(best.params), time_ms=best.value, strategy=text,
+    return TuneResult(study=s, params=best_values, time_ms=best.value, strategy=text,
                       new_trials=len(made))
+
+
+def _dimensions(params: dict[str, list[int]],
+                permutations: list[list[str]]) -> dict[str, list]:
+    """Optuna's categorical parameters, in declaration order, defaults first: a plain
+    parameter's values, and for a permutation declaration (names a, b, ...) one
+    parameter "a,b" whose choices are its orders as text ("1,2", "2,1"), the list as
+    written first (itertools gives them in the list's order), so only orders are
+    proposed."""
+    grouped = {names[0]: names for names in permutations}
+    member = {n for names in permutations for n in names}
+    dims: dict[str, list] = {}
+    for name, values in params.items():
+        if name in grouped:
+            dims[",".join(grouped[name])] = [",".join(map(str, p))
+                                             for p in itertools.permutations(values)]
+        elif name not in member:
+            dims[name] = list(values)
+    return dims
+
+
+def _values(chosen: dict) -> dict[str, int]:
+    """Each template parameter's value from Optuna's parameters (_dimensions)."""
+    out = {}
+    for name, choice in chosen.items():
+        if "," in name:
+            out.update(zip(name.split(","), map(int, choice.split(","))))
+        else:
+            out[name] = choice
+    return out
 
 
 def _sizes(text: str) -> dict[str, int]:

@@ -252,6 +252,17 @@ class PyTuner {
     for (const auto& p : params_) out.emplace_back(p.name, p.values);
     return out;
   }
+  // The names of each `param (a, b, ...) in permutations([...])` declaration (they take
+  // a permutation of their values, docs/strategies.md), in declaration order.
+  std::vector<std::vector<std::string>> permutations() const {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& p : params_) {
+      if (p.group < 0) continue;
+      if (p.position == 0) out.emplace_back();
+      out.back().push_back(p.name);
+    }
+    return out;
+  }
   const std::string& key() const { return cfg_.study_key; }
 
   // (status, time in ms, error): "measured", "invalid" (pruned by the rewrite or the
@@ -327,6 +338,7 @@ NB_MODULE(_risec, m) {
            nb::arg("strategy_is_path"), nb::arg("target"), nb::arg("entry"), nb::arg("sizes"),
            nb::arg("repeat"), nb::arg("seed"))
       .def_prop_ro("params", &PyTuner::params)
+      .def_prop_ro("permutations", &PyTuner::permutations)
       .def_prop_ro("key", &PyTuner::key)
       .def("trial", &PyTuner::trial)
       .def("strategy", &PyTuner::strategy);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
@@ -231,6 +233,13 @@ TunePoint to_point(const std::vector<elevate::StrategyParam>& params, const Geno
   return p;
 }
 
+// The number of parameters from `i` on that are one unit of the search: 1 for a
+// plain parameter, the whole declaration for the first name of a permutation.
+size_t unit_size(const std::vector<elevate::StrategyParam>& params, size_t i) {
+  if (params[i].group < 0) return 1;
+  return params[i].values.size();
+}
+
 std::optional<Genome> to_genome(const std::vector<elevate::StrategyParam>& params,
                                 const TunePoint& p) {
   Genome g;
@@ -238,6 +247,12 @@ std::optional<Genome> to_genome(const std::vector<elevate::StrategyParam>& param
     auto it = std::find(params[i].values.begin(), params[i].values.end(), p[i]);
     if (it == params[i].values.end()) return std::nullopt;
     g.push_back(static_cast<size_t>(it - params[i].values.begin()));
+  }
+  // A permutation's names hold distinct values.
+  for (size_t i = 0; i < params.size(); i += unit_size(params, i)) {
+    const size_t k = unit_size(params, i);
+    std::set<size_t> seen(g.begin() + long(i), g.begin() + long(i + k));
+    if (seen.size() != k) return std::nullopt;
   }
   return g;
 }
@@ -288,7 +303,8 @@ Searcher::Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind
                    uint64_t seed)
     : params_(params), kind_(kind), rng_(seed) {
   for (const auto& p : params_) {
-    space_ *= static_cast<double>(p.values.size());
+    // A permutation of k values: k! points, a factor k - position per name.
+    space_ *= static_cast<double>(p.group < 0 ? p.values.size() : p.values.size() - p.position);
     std::vector<size_t> order(p.values.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(),
@@ -306,7 +322,8 @@ void Searcher::record(const Genome& g, bool measured, double time_ms) {
 // first population of random points, a parent is the best of three measured points
 // drawn at random (tournament selection), sometimes crossed with a second
 // parent (each parameter from either), then mutated by moving one or two parameters
-// to a neighbouring value (by value, one place, sometimes two). Parameters are
+// to a neighbouring value (by value, one place, sometimes two; a permutation swaps
+// two of its names' values, and a crossover takes it whole). Parameters are
 // sizes (tiles, widths) and a good point's neighbours tend to be good, so
 // this spends the budget near the best points found, while one proposal in five is
 // uniform at random so that the search keeps exploring (docs/tuning.md).
@@ -315,14 +332,17 @@ std::optional<Genome> Searcher::propose() {
   if (kind_ == SearchKind::Evolutionary) {
     // The template's own values first (the author's guess).
     Genome first(params_.size(), 0);
+    for (size_t i = 0; i < first.size(); ++i)
+      first[i] = params_[i].group < 0 ? 0 : params_[i].position;
     if (!tried(first)) return first;
     if (measured_.size() >= kInitialPopulation && uniform() >= 0.2) {
       for (int attempt = 0; attempt < 64; ++attempt) {
         Genome child = tournament();
         if (uniform() < 0.3) {
           Genome other = tournament();
-          for (size_t i = 0; i < child.size(); ++i)
-            if (uniform() < 0.5) child[i] = other[i];
+          for (size_t i = 0; i < child.size(); i += unit_size(params_, i))
+            if (uniform() < 0.5)
+              std::copy_n(other.begin() + long(i), unit_size(params_, i), child.begin() + long(i));
         }
         mutate(child);
         if (!tried(child)) return child;
@@ -352,6 +372,15 @@ void Searcher::mutate(Genome& g) {
   const int changes = uniform() < 0.7 ? 1 : 2;
   for (int c = 0; c < changes; ++c) {
     const size_t i = below(g.size());
+    if (params_[i].group >= 0) {
+      // A permutation: swap this name's value with another name's of the declaration.
+      const size_t first = i - params_[i].position, k = unit_size(params_, first);
+      if (k < 2) continue;
+      size_t j = first + below(k - 1);
+      if (j >= i) ++j;
+      std::swap(g[i], g[j]);
+      continue;
+    }
     const std::vector<size_t>& order = by_value_[i];
     const size_t n = order.size();
     if (n < 2) continue;
@@ -369,16 +398,35 @@ Genome Searcher::random_untried() {
   // untried points enumerated.
   if (static_cast<double>(tried_.size()) < space_ / 2) {
     for (;;) {
-      for (size_t i = 0; i < g.size(); ++i) g[i] = below(params_[i].values.size());
+      for (size_t i = 0; i < g.size(); i += unit_size(params_, i)) {
+        if (params_[i].group < 0) {
+          g[i] = below(params_[i].values.size());
+          continue;
+        }
+        const auto begin = g.begin() + long(i), end = begin + long(unit_size(params_, i));
+        std::iota(begin, end, size_t{0});
+        std::shuffle(begin, end, rng_);
+      }
       if (!tried(g)) return g;
     }
   }
+  // Every point in turn: an odometer whose digits are the plain parameters' indices
+  // and the permutations (in lexicographic order, from the identity).
   std::vector<Genome> left;
-  std::fill(g.begin(), g.end(), 0);
+  for (size_t i = 0; i < g.size(); ++i) g[i] = params_[i].group < 0 ? 0 : params_[i].position;
   for (;;) {
     if (!tried(g)) left.push_back(g);
     size_t i = 0;
-    while (i < g.size() && ++g[i] == params_[i].values.size()) g[i++] = 0;
+    for (; i < g.size(); i += unit_size(params_, i)) {
+      if (params_[i].group >= 0) {
+        const auto begin = g.begin() + long(i);
+        if (std::next_permutation(begin, begin + long(unit_size(params_, i)))) break;
+      } else if (++g[i] < params_[i].values.size()) {
+        break;
+      } else {
+        g[i] = 0;
+      }
+    }
     if (i == g.size()) break;
   }
   return left[below(left.size())];
@@ -422,6 +470,9 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
                   : std::string();
   };
   Progress progress(cfg.progress, cfg.tty, cfg.budget);
+  if (cfg.progress)
+    *cfg.progress << "tune: " << std::llround(search.space())
+                  << " point(s) in the template's space\n";
   if (cfg.progress && counted > 0)
     *cfg.progress << "tune: resuming: " << r.trials.size() << " trial(s) in the database\n";
 

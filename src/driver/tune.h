@@ -88,7 +88,8 @@ enum class SearchKind {
   Random,        // uniform over the untried points (the baseline)
 };
 
-// Points as indices into each parameter's value list.
+// Points as indices into each parameter's value list (the names of a permutation
+// hold distinct indices into their shared list).
 using Genome = std::vector<size_t>;
 
 // Proposes untried points (the search; tune.cpp describes the evolutionary one).
@@ -100,6 +101,9 @@ class Searcher {
   void record(const Genome& g, bool measured, double time_ms);
   bool tried(const Genome& g) const { return tried_.count(g) > 0; }
   bool exhausted() const { return static_cast<double>(tried_.size()) >= space_; }
+  // The number of points: the product of the plain parameters' list lengths and k!
+  // for each permutation of k values.
+  double space() const { return space_; }
   // The next untried point, or nullopt when every point has been tried.
   std::optional<Genome> propose();
 

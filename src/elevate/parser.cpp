@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "elevate/library.h"
 #include "support/cpu.h"
@@ -156,37 +157,76 @@ class Parser {
 
   const std::vector<Tok>& tokens() const { return toks_; }
 
-  // `param NAME in [V1, ...];` declarations, at the start of the file.
+  // `param NAME in [V1, ...];` and `param (N1, ..., Nk) in permutations([V1, ..., Vk]);`
+  // declarations, at the start of the file.
   std::vector<StrategyParam> params() {
     std::vector<StrategyParam> out;
-    while (peek().kind == T::Name && peek().text == "param" && peek(1).kind == T::Name) {
+    int groups = 0;
+    while (peek().kind == T::Name && peek().text == "param" &&
+           (peek(1).kind == T::Name || peek(1).kind == T::LParen)) {
       next();
-      Tok name = next();
-      StrategyParam p{name.text, {}, span(name)};
-      if (p.name == kLanes)
-        user_error(
-            "'lanes' is built in (the machine's float lanes); name the parameter "
-            "differently",
-            p.span);
-      for (const StrategyParam& q : out)
-        if (q.name == p.name) user_error("parameter '" + p.name + "' is declared twice", p.span);
+      // The names: one, or a parenthesised list bound to a permutation.
+      const bool permutation = accept(T::LParen);
+      std::vector<Tok> names;
+      do {
+        Tok name = expect(T::Name, "the parameter's name");
+        if (name.text == kLanes)
+          user_error(
+              "'lanes' is built in (the machine's float lanes); name the parameter "
+              "differently",
+              span(name));
+        for (const StrategyParam& q : out)
+          if (q.name == name.text)
+            user_error("parameter '" + name.text + "' is declared twice", span(name));
+        for (const Tok& q : names)
+          if (q.text == name.text)
+            user_error("parameter '" + name.text + "' is named twice in the declaration",
+                       span(name));
+        names.push_back(name);
+      } while (permutation && accept(T::Comma));
+      Tok close = names.back();
+      if (permutation) close = expect(T::RParen, "')' or ',' after the parameters' names");
       Tok in = expect(T::Name, "'in' after the parameter's name");
       if (in.text != "in") user_error("expected 'in' after the parameter's name", span(in));
+      const std::string what = permutation ? "the permutation of (" + join_names(names) + ")"
+                                           : "parameter '" + names[0].text + "'";
+      if (permutation) {
+        Tok f = expect(T::Name,
+                       "'permutations' after 'in' (a parenthesised list of names "
+                       "takes `permutations([...])`)");
+        if (f.text != "permutations")
+          user_error("expected 'permutations([...])' after the parenthesised names", span(f));
+        expect(T::LParen, "'(' after 'permutations'");
+      }
       Tok open = expect(T::LBracket, "'[' starting the parameter's values");
-      if (peek().kind == T::RBracket)
-        user_error("parameter '" + p.name + "' has no values", span(open));
+      if (peek().kind == T::RBracket) user_error(what + " has no values", span(open));
+      std::vector<int64_t> values;
       do {
         Tok v = expect(T::Int, "a number in the parameter's values");
         int64_t x = std::stoll(v.text);
-        for (int64_t y : p.values)
-          if (y == x)
-            user_error("value " + v.text + " is listed twice for parameter '" + p.name + "'",
-                       span(v));
-        p.values.push_back(x);
+        for (int64_t y : values)
+          if (y == x) user_error("value " + v.text + " is listed twice for " + what, span(v));
+        values.push_back(x);
       } while (accept(T::Comma));
-      expect(T::RBracket, "']' or ',' in the parameter's values");
+      Tok end = expect(T::RBracket, "']' or ',' in the parameter's values");
+      if (permutation) {
+        expect(T::RParen, "')' closing 'permutations('");
+        if (values.size() > kMaxPermutationLength)
+          user_error(what + " permutes " + std::to_string(values.size()) + " values; at most " +
+                         std::to_string(kMaxPermutationLength) + " are allowed (" +
+                         std::to_string(kMaxPermutationLength) + "! orders)",
+                     span(open, end));
+        if (values.size() != names.size())
+          user_error(std::to_string(names.size()) + " name(s) (" + join_names(names) +
+                         ") cannot hold a permutation of " + std::to_string(values.size()) +
+                         " values: give one name per value",
+                     span(names.front(), close));
+      }
       expect(T::Semi, "';' after the parameter declaration");
-      out.push_back(std::move(p));
+      for (size_t i = 0; i < names.size(); ++i)
+        out.push_back(
+            StrategyParam{names[i].text, values, span(names[i]), permutation ? groups : -1, i});
+      groups += permutation;
     }
     return out;
   }
@@ -260,6 +300,12 @@ class Parser {
     return true;
   }
   Span span(const Tok& t) const { return Span{src_, t.begin, t.end}; }
+  Span span(const Tok& from, const Tok& to) const { return Span{src_, from.begin, to.end}; }
+  static std::string join_names(const std::vector<Tok>& names) {
+    std::string out;
+    for (const Tok& n : names) out += (out.empty() ? "" : ", ") + n.text;
+    return out;
+  }
   std::string describe(const Tok& t) const {
     return t.kind == T::End ? "end of file" : "'" + t.text + "'";
   }
@@ -634,7 +680,26 @@ ParamValues complete_param_values(const std::vector<StrategyParam>& params,
                                         "] (declared at " + location(decl->span) + ")");
     out[name] = value;
   }
-  for (const StrategyParam& p : params) out.emplace(p.name, p.values.front());
+  for (const StrategyParam& p : params) out.emplace(p.name, p.default_value());
+  // The names of a permutation take distinct values (each one is in the list).
+  for (size_t i = 0; i < params.size(); ++i) {
+    const StrategyParam& p = params[i];
+    if (p.group < 0 || p.position != 0) continue;
+    std::string names, given, list;
+    std::set<int64_t> seen;
+    for (size_t j = i; j < params.size() && params[j].group == p.group; ++j) {
+      int64_t v = out[params[j].name];
+      seen.insert(v);
+      names += (j > i ? ", " : "") + params[j].name;
+      given += (j > i ? "," : "") + params[j].name + "=" + std::to_string(v);
+    }
+    if (seen.size() == p.values.size()) continue;
+    for (int64_t v : p.values) list += (list.empty() ? "" : ", ") + std::to_string(v);
+    throw Error(ErrorKind::Usage, "--param " + given + ": (" + names +
+                                      ") must be a permutation of [" + list +
+                                      "], each value once (declared at " + location(p.span) +
+                                      "; a name not given takes its place in the list)");
+  }
   return out;
 }
 
@@ -658,7 +723,9 @@ std::string substitute_params(const SourceRef& src, const ParamValues& values) {
   if (!params.empty()) {
     size_t k = 0;
     while (toks[k].begin < params.front().span.begin) ++k;
-    decl_begin = toks[k - 1].begin;  // the 'param' keyword
+    --k;
+    if (toks[k].kind == T::LParen) --k;  // `param (a, b) in permutations(...)`
+    decl_begin = toks[k].begin;          // the 'param' keyword
   }
   std::string out = text.substr(0, decl_begin);
   // Skip the blank line the declarations leave.

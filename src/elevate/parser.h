@@ -20,16 +20,28 @@ namespace risec::elevate {
 // Limits on a strategy file (docs/strategies.md, "Limits"); beyond them the file is
 // refused with a located "nesting too deep" error. Sequences and choices of any
 // length (`a ; b ; ...`) are not nesting: they are lists.
-inline constexpr int kMaxStrategyNesting = 200;  // nested parentheses and arguments
-inline constexpr int kMaxLetExpansion = 64;      // lets whose bodies use lets, ...
+inline constexpr int kMaxStrategyNesting = 200;     // nested parentheses and arguments
+inline constexpr int kMaxLetExpansion = 64;         // lets whose bodies use lets, ...
+inline constexpr size_t kMaxPermutationLength = 8;  // `permutations([...])`: 8! orders
 
 // A tunable parameter declared by `param NAME in [V1, V2, ...];` before the lets
 // (spec/strategies.md, "Tunable parameters"): its name, its candidate values in the
 // order written, and where it is declared.
+//
+// Our extension (docs/strategies.md): `param (N1, ..., Nk) in permutations([V1, ...,
+// Vk]);` declares k parameters that together take a permutation of the list, one
+// value each, all distinct (a loop order for `reorder`). Each name is a parameter
+// here with the whole list as its values; `group` numbers the declaration (the
+// names of one share it, -1 for a plain parameter) and `position` is the name's
+// place in it, so its default is values[position] (the list as written).
 struct StrategyParam {
   std::string name;
   std::vector<int64_t> values;
   Span span;
+  int group = -1;
+  size_t position = 0;
+
+  int64_t default_value() const { return values[group < 0 ? 0 : position]; }
 };
 // Values chosen for parameters, by name (`--param ti=32,v=16`). `lanes` may be given
 // too: it overrides the detected width of the machine (support/cpu.h).
@@ -44,8 +56,9 @@ std::vector<StrategyParam> strategy_params(const SourceRef& src);
 ParamValues parse_param_values(const std::vector<std::string>& texts);
 
 // Check `values` against the declared parameters and fill in the rest with each
-// parameter's first value. Usage errors name an unknown parameter (with the nearest
-// declared name), or a value not in the parameter's list (listing it).
+// parameter's default (default_value()). Usage errors name an unknown parameter (with
+// the nearest declared name), a value not in the parameter's list (listing it), or
+// the names of a permutation whose values (given or defaults) are not a permutation.
 ParamValues complete_param_values(const std::vector<StrategyParam>& params,
                                   const ParamValues& values);
 
@@ -58,7 +71,7 @@ std::string substitute_params(const SourceRef& src, const ParamValues& values);
 // the file. A strategy built this way reports failures located at the call in
 // the file that failed (Failure::where).
 // `values` chooses the parameters' values (complete_param_values checks them; a
-// parameter not given takes its first value).
+// parameter not given takes its default).
 Strategy parse_strategy_file(const SourceRef& src, const ParamValues& values = {});
 
 // Convenience: a strategy from text (the name is used in messages).

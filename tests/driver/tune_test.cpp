@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "driver/tune.h"
 #include "elevate/parser.h"
@@ -219,6 +220,84 @@ TEST(Tune, SearcherEnumeratesTheWholeSpaceOnce) {
     }
     EXPECT_EQ(seen.size(), 6u);
   }
+  // With a permutation of 3 (b, c, d): 2 x 3! points, each an order (distinct indices),
+  // the first one the template's own.
+  std::vector<elevate::StrategyParam> perm = {{"a", {1, 2}, {}},
+                                              {"b", {7, 8, 9}, {}, 0, 0},
+                                              {"c", {7, 8, 9}, {}, 0, 1},
+                                              {"d", {7, 8, 9}, {}, 0, 2}};
+  for (SearchKind kind : {SearchKind::Evolutionary, SearchKind::Random}) {
+    Searcher s(perm, kind, 5);
+    EXPECT_EQ(s.space(), 12.0);
+    std::vector<Genome> order;
+    std::set<Genome> seen;
+    while (auto g = s.propose()) {
+      EXPECT_TRUE(seen.insert(*g).second);
+      EXPECT_EQ(std::set<size_t>(g->begin() + 1, g->end()).size(), 3u);
+      order.push_back(*g);
+      s.record(*g, true, double((*g)[1] * 3 + (*g)[0]));
+    }
+    EXPECT_EQ(seen.size(), 12u);
+    if (kind == SearchKind::Evolutionary) {
+      EXPECT_EQ(order.front(), (Genome{0, 0, 1, 2}));
+    }
+  }
+}
+
+// A tiled 2D map nest in every loop order: tile(3, 3) does not divide 8 and is pruned;
+// every point proposed is a permutation, and the search covers the 2 x 24 valid ones.
+TEST(Tune, PermutationParameterProposesOnlyOrders) {
+  const char* program =
+      "def sq = depFun(n: Nat => fun(A: n.n.f32 =>\n"
+      "  A |> map(fun(r => r |> map(fun(x => x * x))))))\n";
+  const char* tmpl =
+      "param t in [2, 3, 4];\n"
+      "param (a, b, c, d) in permutations([1, 2, 3, 4]);\n"
+      "let main = (tile(t, t) @ outermost(mapNest(2))) ; reorder([a, b, c, d]) ; lowerToC;\n";
+  rise::Program prog =
+      rise::parse_program(std::make_shared<SourceFile>(SourceFile{"sq.rise", program}));
+  TuneConfig c;
+  c.program = &prog;
+  c.sizes = {{"n", 8}};
+  c.strategy = std::make_shared<SourceFile>(SourceFile{"t.elv", tmpl});
+  c.study_key = study_key(program, tmpl, c.sizes, c.target, "");
+  c.budget = 60;  // more than the 48 valid points
+  TrialDb db("");
+  // Best at t = 4 in the order (3, 1, 4, 2).
+  class OrderTimer : public Measurer {
+   public:
+    void prepare(const Compiled&) override {}
+    double measure(const Compiled&, const TunePoint& p) override {
+      ++measured;
+      double cost = p[0] == 4 ? 1 : 2;
+      const TunePoint best = {3, 1, 4, 2};
+      for (size_t i = 0; i < 4; ++i) cost += p[i + 1] != best[i];
+      return cost;
+    }
+    int measured = 0;
+  } timer;
+  TuneResult r = tune(c, db, timer);
+  EXPECT_EQ(timer.measured, 48);
+  EXPECT_EQ(r.trials.size(), 72u);
+  std::set<TunePoint> seen;
+  for (const Trial& t : r.trials) {
+    EXPECT_TRUE(seen.insert(t.point).second) << point_text(r.params, t.point);
+    EXPECT_EQ(std::set<int64_t>(t.point.begin() + 1, t.point.end()),
+              (std::set<int64_t>{1, 2, 3, 4}))
+        << point_text(r.params, t.point);
+    EXPECT_EQ(t.status == Trial::Status::Invalid, t.point[0] == 3)
+        << point_text(r.params, t.point) << ": " << t.error;
+  }
+  EXPECT_EQ(r.trials.front().point, (TunePoint{2, 1, 2, 3, 4}));  // the template's own
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(point_text(r.params, r.best->point), "t=4,a=3,b=1,c=4,d=2");
+  EXPECT_EQ(r.best_strategy,
+            "let main = (tile(4, 4) @ outermost(mapNest(2))) ; reorder([3, 1, 4, 2]) ; "
+            "lowerToC;\n");
+  // The database keeps the names one by one; a second search resumes with nothing left.
+  TuneResult again = tune(c, db, timer);
+  EXPECT_EQ(timer.measured, 48);
+  EXPECT_EQ(again.trials.size(), 72u);
 }
 
 }  // namespace

@@ -56,6 +56,38 @@ TEST(TuneCli, SearchesWritesAndResumes) {
   EXPECT_EQ(runtime::read_file(best), written);
 }
 
+// A permutation parameter (our extension): every point is a loop order; the result
+// runs against the interpreter, and --param takes the names one by one.
+TEST(TuneCli, PermutationSearchAndParam) {
+  std::string prog = write_scratch("sq_perm.rise",
+                                   "def sq = depFun(n: Nat => fun(A: n.n.f32 =>\n"
+                                   "  A |> map(fun(r => r |> map(fun(x => x * x))))))\n");
+  std::string tmpl = write_scratch(
+      "sq_perm.elv",
+      "param t in [2, 4];\n"
+      "param (a, b, c, d) in permutations([1, 2, 3, 4]);\n"
+      "let main = (tile(t, t) @ outermost(mapNest(2))) ; reorder([a, b, c, d]) ; lowerToC;\n");
+  std::string best = scratch_path("sq_perm_best.elv");
+  CliResult r = run_risec({"tune", prog, "--strategy", tmpl, "--size", "n=8", "--budget", "3",
+                           "--repeat", "1", "-o", best});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.err.find("tune: 48 point(s) in the template's space"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("tune: 3 measured, 0 pruned"), std::string::npos) << show(r);
+  std::string written = runtime::read_file(best);
+  EXPECT_EQ(written.find("param"), std::string::npos) << written;
+  EXPECT_NE(written.find("reorder(["), std::string::npos) << written;
+  CliResult run = run_risec({"run", prog, "--strategy", best, "--size", "n=8", "--check"});
+  EXPECT_EQ(run.exit_code, 0) << show(run);
+  CliResult given = run_risec(
+      {"run", prog, "--strategy", tmpl, "--size", "n=8", "--param", "a=4,b=3,c=2,d=1", "--check"});
+  EXPECT_EQ(given.exit_code, 0) << show(given);
+  CliResult bad = run_risec(
+      {"compile", prog, "--strategy", tmpl, "--size", "n=8", "--param", "a=2,b=2,c=3,d=4"});
+  EXPECT_EQ(bad.exit_code, 2) << show(bad);
+  EXPECT_NE(bad.err.find("(a, b, c, d) must be a permutation of [1, 2, 3, 4]"), std::string::npos)
+      << show(bad);
+}
+
 TEST(TuneCli, ParamAndErrors) {
   std::string tmpl = write_scratch("scal_tune2.elv", kTemplate);
   CliResult ok = run_risec({"run", "examples/scal/scal.rise", "--strategy", tmpl, "--size", "n=64",

@@ -173,7 +173,7 @@ TEST(MMStrategies, ParallelOuterLoopIsTheProductsOuterLoop) {
 // examples/mm/tune.elv's loop orders (o1, o2, o4, o5): the block loops either way round,
 // k.i inside the rows (TVM's order) or outside them (a 4 x 32 register block updated
 // across all of k), each with its loop nest and computing what mm computes. A point whose
-// order is no permutation is rejected by the rewrite (risec tune prunes it).
+// order is no permutation is refused (a usage error; reorder's own check stays).
 TEST(MMStrategies, TuneTemplateLoopOrders) {
   std::string path = example("tune.elv");
   auto src = std::make_shared<SourceFile>(SourceFile{path, read(path)});
@@ -202,7 +202,17 @@ TEST(MMStrategies, TuneTemplateLoopOrders) {
     EXPECT_EQ(loops(out), o.loops) << o.o1 << o.o2 << o.o4 << o.o5;
     EXPECT_GE(vector_loops(out, 16), 1);
   }
-  Result bad = parse_strategy_file(src, {{"o1", 1}, {"o2", 1}})(p.expr, Env{});
+  // The orders are permutation parameters: a non-permutation is refused before any
+  // rewrite (a usage error, as for --param), and reorder itself still refuses one.
+  try {
+    parse_strategy_file(src, {{"o1", 1}, {"o2", 1}});
+    ADD_FAILURE() << "o1 = o2 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("must be a permutation of [1, 2]"), std::string::npos)
+        << e.what();
+  }
+  Result bad = parse_strategy("let main = reorder([1, 1, 5, 3, 6, 4]);")(p.expr, Env{});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.failure().reason.find("not a permutation"), std::string::npos)
       << bad.failure().reason;

@@ -44,6 +44,35 @@ TEST(StrategyParams, DeclarationsInOrder) {
   EXPECT_TRUE(strategy_params(source("let main = lowerToC;")).empty());
 }
 
+// Our extension: names bound to a permutation of a list (a loop order).
+const char* kPermTemplate =
+    "param ti in [8, 16];\n"
+    "param (o1, o2) in permutations([1, 2]);\n"
+    "param (o3, o4) in permutations([3, 4]);\n"
+    "let main = (tile(ti, ti) @ outermost(mapNest(2))) ; reorder([o1, o2, o3, o4]) ; "
+    "lowerToC;\n";
+
+TEST(StrategyParams, PermutationDeclarationBindsEachName) {
+  std::vector<StrategyParam> ps = strategy_params(source(kPermTemplate));
+  ASSERT_EQ(ps.size(), 5u);
+  const char* names[] = {"ti", "o1", "o2", "o3", "o4"};
+  const int groups[] = {-1, 0, 0, 1, 1};
+  const int64_t defaults[] = {8, 1, 2, 3, 4};
+  for (size_t i = 0; i < ps.size(); ++i) {
+    EXPECT_EQ(ps[i].name, names[i]);
+    EXPECT_EQ(ps[i].group, groups[i]) << names[i];
+    EXPECT_EQ(ps[i].default_value(), defaults[i]) << names[i];
+  }
+  EXPECT_EQ(ps[2].values, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(ps[2].position, 1u);
+  EXPECT_EQ(location(ps[2].span), "t.elv:2:12");
+  // Defaults are the list as written; a given permutation replaces it.
+  EXPECT_EQ(complete_param_values(ps, {}),
+            (ParamValues{{"ti", 8}, {"o1", 1}, {"o2", 2}, {"o3", 3}, {"o4", 4}}));
+  EXPECT_EQ(complete_param_values(ps, {{"o1", 2}, {"o2", 1}}),
+            (ParamValues{{"ti", 8}, {"o1", 2}, {"o2", 1}, {"o3", 3}, {"o4", 4}}));
+}
+
 TEST(StrategyParams, ValuesReachTheRules) {
   // The same rewrite as the literal strategy, for the default and a given value.
   rise::Expr p =
@@ -93,6 +122,23 @@ TEST(StrategyParams, LocatedDeclarationErrors) {
       {"param a in [4];\nlet f(a) = id;\nlet main = f(id);", "a strategy parameter", "t.elv:2:7"},
       {"param a in [4];\nlet main = a;", "a number, not a strategy", "t.elv:2:12"},
       {"let main = reorder([1, nope]);", "'nope' is not a number", "t.elv:1:24"},
+      // Permutations (our extension).
+      {"param (a, b) in permutations([1, 1]);\nlet main = id;", "listed twice", "t.elv:1:34"},
+      {"param (a, a) in permutations([1, 2]);\nlet main = id;", "named twice", "t.elv:1:11"},
+      {"param b in [1];\nparam (a, b) in permutations([1, 2]);\nlet main = id;", "declared twice",
+       "t.elv:2:11"},
+      {"param (a, b) in permutations([]);\nlet main = id;", "has no values", "t.elv:1:30"},
+      {"param (a, b) in permutations([1, 2, 3]);\nlet main = id;", "give one name per value",
+       "t.elv:1:8"},
+      {"param (a, b, c, d, e, f, g, h, i) in permutations([1, 2, 3, 4, 5, 6, 7, 8, 9]);\n"
+       "let main = id;",
+       "at most 8", "t.elv:1:51"},
+      {"param (a, b) in [1, 2];\nlet main = id;", "'permutations' after 'in'", "t.elv:1:17"},
+      {"param (a, b) in orders([1, 2]);\nlet main = id;", "permutations([...])", "t.elv:1:17"},
+      {"param (a b) in permutations([1, 2]);\nlet main = id;", "')' or ','", "t.elv:1:10"},
+      {"param (a, lanes) in permutations([1, 2]);\nlet main = id;", "built in", "t.elv:1:11"},
+      {"param (a, b) in permutations([1, 2];\nlet main = id;", "closing 'permutations('",
+       "t.elv:1:36"},
   };
   for (const Case& c : cases) {
     Error e = error_of(c.text);
@@ -112,6 +158,11 @@ TEST(StrategyParams, ValueErrorsAreUsageErrors) {
   usage_error(kTemplate, {{"tj", 8}}, "declares no parameter 'tj'; did you mean 'ti'?");
   usage_error(kTemplate, {{"ti", 12}}, "not one of the parameter's values [8, 16, 32]");
   usage_error(kTemplate, {{"lanes", 0}}, "must be positive");
+  // A permutation's names: every value once (a name not given keeps its default).
+  usage_error(kPermTemplate, {{"o1", 1}, {"o2", 1}},
+              "--param o1=1,o2=1: (o1, o2) must be a permutation of [1, 2]");
+  usage_error(kPermTemplate, {{"o1", 2}}, "--param o1=2,o2=2: (o1, o2) must be a permutation");
+  usage_error(kPermTemplate, {{"o3", 1}}, "not one of the parameter's values [3, 4]");
   EXPECT_EQ(parse_param_values({"ti=32,order=2", "lanes=8"}),
             (ParamValues{{"ti", 32}, {"order", 2}, {"lanes", 8}}));
   for (const char* bad : {"ti", "ti=", "=3", "ti=-1", "ti=x"}) {
@@ -123,6 +174,28 @@ TEST(StrategyParams, ValueErrorsAreUsageErrors) {
     }
   }
   EXPECT_THROW(parse_param_values({"ti=8", "ti=16"}), Error);
+}
+
+TEST(StrategyParams, PermutationValuesReachReorder) {
+  rise::Expr p =
+      typed("def f = fun(A: 16.16.f32 => A |> map(fun(r => r |> map(fun(x => x)))))").expr;
+  auto rewritten = [&](const std::string& text, const ParamValues& v) {
+    Result r = parse_strategy_file(source(text), v)(p, Env{});
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.failure().reason);
+    return r.ok() ? rise::print_expr(r.expr()) : "";
+  };
+  auto literal = [](const std::string& order) {
+    return "let main = (tile(8, 8) @ outermost(mapNest(2))) ; reorder([" + order + "]) ; lowerToC;";
+  };
+  EXPECT_EQ(rewritten(kPermTemplate, {}), rewritten(literal("1, 2, 3, 4"), {}));
+  EXPECT_EQ(rewritten(kPermTemplate, {{"o1", 2}, {"o2", 1}, {"o3", 4}, {"o4", 3}}),
+            rewritten(literal("2, 1, 4, 3"), {}));
+  EXPECT_NE(rewritten(kPermTemplate, {{"o1", 2}, {"o2", 1}}), rewritten(kPermTemplate, {}));
+  // The substituted file has no declarations left.
+  std::string out = substitute_params(source(kPermTemplate), {{"o3", 4}, {"o4", 3}});
+  EXPECT_EQ(out,
+            "let main = (tile(8, 8) @ outermost(mapNest(2))) ; reorder([1, 2, 4, 3]) ; "
+            "lowerToC;\n");
 }
 
 TEST(StrategyParams, SubstitutionGivesAParameterFreeFile) {

@@ -102,6 +102,34 @@ def test_invalid_points_are_pruned_before_measuring(tmp_path):
     check_valid(r.strategy)
 
 
+SQUARE = """
+def sq = depFun(n: Nat => fun(A: n.n.f32 =>
+  A |> map(fun(r => r |> map(fun(x => x * x))))))
+"""
+PERM_TEMPLATE = """param (a, b, c) in permutations([1, 2, 3]);
+let main = (tile(4, 4) @ outermost(mapNest(2))) ; reorder([a, b, c, 4]) ; lowerToC;
+"""
+
+
+def test_a_permutation_is_one_categorical_over_its_orders(tmp_path):
+    url = f"sqlite:///{tmp_path / 'perm.db'}"
+    r = risec.tuning.tune(SQUARE, PERM_TEMPLATE, sizes={"n": 8}, storage=url, study="perm",
+                          budget=4, repeat=1)
+    trials = optuna.load_study(study_name="perm", storage=url).get_trials(deepcopy=False)
+    assert trials[0].params == {"a,b,c": "1,2,3"}  # the template's own order first
+    for t in trials:
+        assert set(t.params) == {"a,b,c"}
+        assert sorted(t.params["a,b,c"].split(",")) == ["1", "2", "3"]
+        assert t.state == States.COMPLETE, t.user_attrs.get("error")
+    assert sorted(r.params) == ["a", "b", "c"]
+    assert sorted(r.params.values()) == [1, 2, 3]
+    order = ", ".join(str(r.params[n]) for n in "abc")
+    assert f"reorder([{order}, 4])" in r.strategy
+    k = risec.compile(SQUARE, strategy=r.strategy, sizes={"n": 8})
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    np.testing.assert_allclose(k(x), x * x)
+
+
 def test_a_template_without_parameters_is_an_error():
     with pytest.raises(risec.Error, match="declares no parameters"):
         risec.tuning.tune(SCAL, "let main = lowerToC;\n", sizes=SIZES, budget=1)
