@@ -597,9 +597,32 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
     for (size_t i = 0; i < args.size(); ++i)
       lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
     CExpr body = math_call(op, vt->a, lane_args);
-    typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
-                     " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                     "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
+    const rise::ScalarKind k = vt->a->scalar;
+    if (op.is(PrimId::Exp) && (k == rise::ScalarKind::F32 || k == rise::ScalarKind::F64)) {
+      // glibc's vector exp leaves its vector path for lanes whose result is near or past
+      // the type's range (|x| > 87.3 for float, 708 for double) and calls the scalar exp
+      // lane by lane, eight to ten times the cost of the whole vector (log-domain weights
+      // that underflow hit it on most calls). Such lanes compute exp(x/2)^2 instead, with
+      // x/2 clamped to the fast range: the square underflows to 0 or overflows to inf
+      // where exp(x) does, and NaN lanes still take glibc's path.
+      const bool f32 = k == rise::ScalarKind::F32;
+      std::string lim = f32 ? "87.0f" : "700.0", clamp = f32 ? "174.0f" : "1400.0";
+      std::string half = f32 ? "0.5f" : "0.5",
+                  big = "(a0[l] > " + lim + " || a0[l] < -" + lim + ")";
+      typedef_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
+                       " y, r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                       "; ++l) {\n    " + elem + " x = a0[l] < -" + clamp + " ? -" + clamp +
+                       " : a0[l];\n    x = x > " + clamp + " ? " + clamp +
+                       " : x;\n    y[l] = " + big + " ? x * " + half +
+                       " : x;\n  }\n  RISEC_SIMD_LOOP\n" + "  for (int l = 0; l < " + lanes +
+                       "; ++l) r[l] = " + math_call(op, vt->a, {c_atom("y[l]")}).text +
+                       ";\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                       "; ++l) r[l] = " + big + " ? r[l] * r[l] : r[l];\n  return r;\n}\n";
+    } else {
+      typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
+                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                       "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
+    }
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));
     // (libmvec has none for fmin and fmax: declaring them would make GCC call variants
