@@ -71,10 +71,11 @@ TEST(VectorWidths, StrategiesPolymorphicInTheWidth) {
   }
 }
 
-// exp on vectors outside glibc's vector range (|x| > 87 for f32, 700 for double):
-// arguments from -200 to 200 (f32) and -1500 to 1500 (f64) give zeros, subnormals and
-// infinities, computed as exp(x/2)^2 by the vector helper, as the interpreter does, at
-// widths with and without padding and lengths the width does not divide.
+// exp on vectors over the whole range, where results underflow to subnormals and 0
+// and overflow to inf: arguments from -200 to 200 for f32 lanes (the inline exp,
+// clamped to [-104, 89]) and -1500 to 1500 for f64 (glibc's vector exp, exp(x/2)^2
+// past |x| > 700), at widths with and without padding and lengths the width does not
+// divide.
 TEST(VectorWidths, ExpOutsideTheVectorRangeMatchesTheInterpreter) {
   for (const char* t : {"f32", "f64"}) {
     const bool f32 = std::string(t) == "f32";

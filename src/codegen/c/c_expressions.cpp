@@ -626,16 +626,50 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
       lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
     CExpr body = math_call(op, vt->a, lane_args);
     const rise::ScalarKind k = vt->a->scalar;
-    if (op.is(PrimId::Exp) && (k == rise::ScalarKind::F32 || k == rise::ScalarKind::F64)) {
+    if (op.is(PrimId::Exp) && k == rise::ScalarKind::F32) {
+      // exp of float lanes computed inline, as ISPC's standard library does, rather than
+      // by a call to glibc's vector expf: a call clobbers every vector register (the
+      // loop around it spills and reloads its state) and keeps the compiler from
+      // overlapping independent exps. exp(x) = 2^n e^r with n = round(x log2 e) (the
+      // 1.5 * 2^23 trick), r = x - n ln 2 in two parts (the high part exact for |n| <=
+      // 255), e^r by its Taylor polynomial of degree 7 (|r| <= 0.35: truncation 6e-9,
+      // within 1 ulp in all), 2^n applied as two factors so that results below 2^-126
+      // round into subnormals; x is clamped to [-104, 89], where exp is 0 and inf.
+      typedef_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
+                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes + "; ++l) {\n" +
+                       R"(    float x = a0[l] < -104.0f ? -104.0f : a0[l];
+    x = x > 89.0f ? 89.0f : x;
+    float t = x * 1.44269504f + 12582912.0f, n = t - 12582912.0f;
+    int32_t ni;
+    memcpy(&ni, &t, sizeof ni);
+    ni -= 0x4B400000;
+    float q = x - n * 0.693145752f;
+    q = q - n * 1.42860677e-06f;
+    float p = 1.0f / 5040.0f;
+    p = p * q + 1.0f / 720.0f;
+    p = p * q + 1.0f / 120.0f;
+    p = p * q + 1.0f / 24.0f;
+    p = p * q + 1.0f / 6.0f;
+    p = p * q + 0.5f;
+    p = p * q + 1.0f;
+    p = p * q + 1.0f;
+    int32_t b1 = ((ni >> 1) + 127) << 23, b2 = ((ni - (ni >> 1)) + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    r[l] = p * s1 * s2;
+  }
+  return r;
+}
+)";
+    } else if (op.is(PrimId::Exp) && k == rise::ScalarKind::F64) {
       // glibc's vector exp leaves its vector path for lanes whose result is near or past
-      // the type's range (|x| > 87.3 for float, 708 for double) and calls the scalar exp
+      // the type's range (|x| > 708 for double, 87.3 for float) and calls the scalar exp
       // lane by lane, eight to ten times the cost of the whole vector (log-domain weights
       // that underflow hit it on most calls). Such lanes compute exp(x/2)^2 instead, with
       // x/2 clamped to the fast range: the square underflows to 0 or overflows to inf
       // where exp(x) does, and NaN lanes still take glibc's path.
-      const bool f32 = k == rise::ScalarKind::F32;
-      std::string lim = f32 ? "87.0f" : "700.0", clamp = f32 ? "174.0f" : "1400.0";
-      std::string half = f32 ? "0.5f" : "0.5",
+      std::string lim = "700.0", clamp = "1400.0", half = "0.5",
                   big = "(a0[l] > " + lim + " || a0[l] < -" + lim + ")";
       typedef_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
                        " y, r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
