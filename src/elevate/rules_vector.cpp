@@ -460,6 +460,29 @@ Expr replace_node(const Expr& e, const rise::ExprNode* target, const Expr& by) {
   }
 }
 
+// body with the lets that bind a value computing nothing (a literal, a pair of them, a
+// variable) inlined where a loop of it reads them: fun(c => let zero = (0, 0) in
+// reduceSeq(..)(zero)(..)) then has a loop whose free variables are c's and the
+// enclosing term's.
+Expr inline_value_lets(const Expr& e) {
+  if (!e) return e;
+  if (auto c = util::as_prim_call(e); c && c->name() == "let" && c->args.size() == 2 &&
+                                      c->args[1]->kind == ExprKind::Lambda &&
+                                      !util::computes(c->args[0]))
+    return inline_value_lets(util::substitute(c->args[1]->fn, c->args[1]->name, c->args[0]));
+  switch (e->kind) {
+    case ExprKind::App:
+      return rise::with_children(e, inline_value_lets(e->fn), inline_value_lets(e->arg));
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation:
+      return rise::with_children(e, inline_value_lets(e->fn), e->arg);
+    default:
+      return e;
+  }
+}
+
 // p[k] for a pair of elements p : 2.t
 Expr element_of_two(const Expr& p, int64_t k) {
   rise::Literal l;
@@ -480,7 +503,9 @@ Expr element_of_two(const Expr& p, int64_t k) {
 // whose condition failed stays as it is, as when its loop has left). Each step of the
 // one loop advances two independent dependency chains, which the processor overlaps.
 // A length not provably even keeps its last element apart: concat(the pairs, map(f) of
-// the rest), as vectorizeRemainder does.
+// the rest), as vectorizeRemainder does. Lets of the mapped function binding values
+// that compute nothing are inlined first; a loop that reads a value computed inside
+// the mapped function is refused.
 Strategy unroll_jam2_rule() {
   const std::string name = "unrollJam2";
   return rule(name, [name](const Expr& e, const Context&) -> Result {
@@ -490,7 +515,7 @@ Strategy unroll_jam2_rule() {
     if (f->kind != ExprKind::Lambda)
       return fail_at(name, e, "the mapped function must be a lambda, fun(c => ...)");
     const std::string c = f->name;
-    const Expr& body = f->fn;
+    const Expr body = inline_value_lets(f->fn);
     Expr l_expr = first_loop(body);
     if (!l_expr)
       return fail_at(name, e, "the mapped function contains no reduction or iterateWhile");
@@ -502,7 +527,7 @@ Strategy unroll_jam2_rule() {
       if (v != c && !util::occurs_free(v, e))
         return fail_at(name, e,
                        "the loop uses '" + v +
-                           "', bound inside the mapped function: inline it first (inlineLet)");
+                           "', computed inside the mapped function: inline it first (inlineLet)");
     auto len = util::array_size(m->second->type);
     if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
     const bool even = arith::provably_divides(Nat(2), *len);
