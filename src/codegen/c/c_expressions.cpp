@@ -630,8 +630,9 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
       // exp of float lanes computed inline rather than by a call to glibc's vector
       // expf: a call clobbers every vector register (the loop around it spills and
       // reloads its state) and keeps the compiler from overlapping independent exps.
-      // exp(x) = 2^n e^r with n = round(x log2 e) (read from the bits of x log2 e +
-      // 1.5 * 2^23, so that no reassociation can fold the rounding away), r = x - n ln 2
+      // exp(x) = 2^n e^r with n = round(x log2 e) (x log2 e + 1.5 * 2^23 - 1.5 * 2^23,
+      // which -ffast-math's reassociation would break; n = (float)ni kept GCC 12 from
+      // vectorising the loop, 9x slower), r = x - n ln 2
       // in two parts (the high part exact for |n| <= 255), e^r by its Taylor polynomial
       // of degree 7 (|r| <= 0.35: truncation 6e-9, within 1 ulp in all), 2^n applied as
       // two factors so that results below 2^-126 round into subnormals; x is clamped to
@@ -640,11 +641,10 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                        " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes + "; ++l) {\n" +
                        R"(    float x = a0[l] < -104.0f ? -104.0f : a0[l];
     x = x > 89.0f ? 89.0f : x;
-    float t = x * 1.44269504f + 12582912.0f;
+    float t = x * 1.44269504f + 12582912.0f, n = t - 12582912.0f;
     int32_t ni;
     memcpy(&ni, &t, sizeof ni);
     ni -= 0x4B400000;
-    float n = (float)ni;
     float q = x - n * 0.693145752f;
     q = q - n * 1.42860677e-06f;
     float p = 1.0f / 5040.0f;
