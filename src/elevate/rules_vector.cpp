@@ -504,8 +504,8 @@ Expr element_of_two(const Expr& p, int64_t k) {
 // one loop advances two independent dependency chains, which the processor overlaps.
 // A length not provably even keeps its last element apart: concat(the pairs, map(f) of
 // the rest), as vectorizeRemainder does. Lets of the mapped function binding values
-// that compute nothing are inlined first; a loop that reads a value computed inside
-// the mapped function is refused.
+// that compute nothing are inlined first; a loop that reads another value bound
+// inside the mapped function is refused.
 Strategy unroll_jam2_rule() {
   const std::string name = "unrollJam2";
   return rule(name, [name](const Expr& e, const Context&) -> Result {
@@ -527,7 +527,8 @@ Strategy unroll_jam2_rule() {
       if (v != c && !util::occurs_free(v, e))
         return fail_at(name, e,
                        "the loop uses '" + v +
-                           "', computed inside the mapped function: inline it first (inlineLet)");
+                           "', bound inside the mapped function (a let of a computed value is "
+                           "not inlined: inlineLet first)");
     auto len = util::array_size(m->second->type);
     if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
     const bool even = arith::provably_divides(Nat(2), *len);

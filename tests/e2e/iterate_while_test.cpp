@@ -125,7 +125,7 @@ TEST(IterateWhile, VectorisedLoopsMatchTheInterpreterAtAnyWidthAndLength) {
 // (each element stepping while its own condition holds), at even and odd numbers of
 // vectors (the last one by the map) and with a single vector (try leaves the map);
 // all match the interpreter. The jammed loop reads both vectors of a pair and tests
-// each one's lanes; a loop that uses a value computed inside the mapped function is
+// each one's lanes; a loop that uses a value bound inside the mapped function is
 // refused, naming it (Mandelbrot's `let zero = (0.0f, (0.0f, 0.0f))` computes nothing
 // and is inlined).
 TEST(IterateWhile, UnrollJam2RunsTwoLoopsInOneAndMatchesTheInterpreter) {
@@ -162,7 +162,7 @@ TEST(IterateWhile, UnrollJam2RunsTwoLoopsInOneAndMatchesTheInterpreter) {
       run_risec({"rewrite", "examples/binomial/binomial.rise", "--strategy",
                  write_scratch("jam.elv", "let main = " + scalar + ";\n"), "--size", "n=8,k=8"});
   EXPECT_EQ(b.exit_code, 1) << show(b);
-  EXPECT_NE(b.err.find("unrollJam2: the loop uses 'lspot', computed inside the mapped function"),
+  EXPECT_NE(b.err.find("unrollJam2: the loop uses 'lspot', bound inside the mapped function"),
             std::string::npos)
       << show(b);
 }
