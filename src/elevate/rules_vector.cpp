@@ -419,6 +419,163 @@ Strategy vectorize_reduction_rule(int64_t n) {
   });
 }
 
+// ---------------------------------------------------------------- unrollJam2
+
+// The first (pre-order) fully applied reduce, reduceSeq or iterateWhile in e.
+Expr first_loop(const Expr& e) {
+  if (!e) return nullptr;
+  if (auto c = util::as_prim_call(e);
+      c && (c->name() == "reduce" || c->name() == "reduceSeq" || c->name() == "iterateWhile") &&
+      c->args.size() == 3)
+    return e;
+  switch (e->kind) {
+    case ExprKind::App:
+      if (Expr r = first_loop(e->fn)) return r;
+      return first_loop(e->arg);
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation:
+      return first_loop(e->fn);
+    default:
+      return nullptr;
+  }
+}
+
+// e with the node `target` replaced by `by`.
+Expr replace_node(const Expr& e, const rise::ExprNode* target, const Expr& by) {
+  if (!e) return e;
+  if (e.get() == target) return by;
+  switch (e->kind) {
+    case ExprKind::App:
+      return rise::with_children(e, replace_node(e->fn, target, by),
+                                 replace_node(e->arg, target, by));
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation:
+      return rise::with_children(e, replace_node(e->fn, target, by), e->arg);
+    default:
+      return e;
+  }
+}
+
+// body with the lets that bind a value computing nothing (a literal, a pair of them, a
+// variable) inlined where a loop of it reads them: fun(c => let zero = (0, 0) in
+// reduceSeq(..)(zero)(..)) then has a loop whose free variables are c's and the
+// enclosing term's.
+Expr inline_value_lets(const Expr& e) {
+  if (!e) return e;
+  if (auto c = util::as_prim_call(e); c && c->name() == "let" && c->args.size() == 2 &&
+                                      c->args[1]->kind == ExprKind::Lambda &&
+                                      !util::computes(c->args[0]))
+    return inline_value_lets(util::substitute(c->args[1]->fn, c->args[1]->name, c->args[0]));
+  switch (e->kind) {
+    case ExprKind::App:
+      return rise::with_children(e, inline_value_lets(e->fn), inline_value_lets(e->arg));
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation:
+      return rise::with_children(e, inline_value_lets(e->fn), e->arg);
+    default:
+      return e;
+  }
+}
+
+// p[k] for a pair of elements p : 2.t
+Expr element_of_two(const Expr& p, int64_t k) {
+  rise::Literal l;
+  l.kind = rise::LitKind::Index;
+  l.nat = Nat(k);
+  l.size = Nat(2);
+  return call("idx", {rise::literal(l), p});
+}
+
+// Unroll and jam by 2: map(fun(c => B[L_c]))(ys), L_c the first loop of the mapped
+// function, a reduction reduce(op)(init)(xs) with xs the same for every c or a loop
+// iterateWhile(k)(cond)(step)(init), and ys of even length ->
+//   join(map(fun(p => let r = L2 in makeArray(B[c:=p[0]][r._1], B[c:=p[1]][r._2])))
+//   (split(2)(ys)))
+// where L2 runs both elements' loops in one: reduceSeq(fun(acc, x => (op[c:=p[0]](acc._1)
+// (x), op[c:=p[1]](acc._2)(x))))((init[c:=p[0]], init[c:=p[1]]))(xs), or iterateWhile(k)
+// while either condition holds, each state stepping only while its own holds (a state
+// whose condition failed stays as it is, as when its loop has left). Each step of the
+// one loop advances two independent dependency chains, which the processor overlaps.
+// A length not provably even keeps its last element apart: concat(the pairs, map(f) of
+// the rest), as vectorizeRemainder does. Lets of the mapped function binding values
+// that compute nothing are inlined first; a loop that reads another value bound
+// inside the mapped function is refused.
+Strategy unroll_jam2_rule() {
+  const std::string name = "unrollJam2";
+  return rule(name, [name](const Expr& e, const Context&) -> Result {
+    auto m = util::match_map(e);
+    if (!m) return fail_at(name, e, "expected a map applied to data, map(f)(ys)");
+    const Expr& f = m->first;
+    if (f->kind != ExprKind::Lambda)
+      return fail_at(name, e, "the mapped function must be a lambda, fun(c => ...)");
+    const std::string c = f->name;
+    const Expr body = inline_value_lets(f->fn);
+    Expr l_expr = first_loop(body);
+    if (!l_expr)
+      return fail_at(name, e, "the mapped function contains no reduction or iterateWhile");
+    auto lc = util::as_prim_call(l_expr);
+    const bool loop = lc->name() == "iterateWhile";
+    if (!loop && util::occurs_free(c, lc->args[2]))
+      return fail_at(name, e, "the reduced array depends on the mapped element");
+    for (const std::string& v : rise::free_vars(l_expr))
+      if (v != c && !util::occurs_free(v, e))
+        return fail_at(name, e,
+                       "the loop uses '" + v +
+                           "', bound inside the mapped function (a let of a computed value is "
+                           "not inlined: inlineLet first)");
+    auto len = util::array_size(m->second->type);
+    if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
+    const bool even = arith::provably_divides(Nat(2), *len);
+    Nat q = *len - arith::mod(*len, Nat(2));
+    if (q.is_const(0)) return fail_at(name, e, "fewer than two elements: nothing to interleave");
+    Expr per_pair = util::fun("p", [&](const Expr& p) {
+      Expr p0 = element_of_two(p, 0), p1 = element_of_two(p, 1);
+      auto at0 = [&](const Expr& x) { return util::substitute(x, c, p0); };
+      auto at1 = [&](const Expr& x) { return util::substitute(x, c, p1); };
+      const Expr& init = loop ? lc->args[2] : lc->args[1];
+      Expr start = call("makePair", {at0(init), at1(init)});
+      Expr both;
+      if (loop) {
+        Expr c0 = at0(lc->args[0]), c1 = at1(lc->args[0]);
+        Expr s0 = at0(lc->args[1]), s1 = at1(lc->args[1]);
+        Expr cond = util::fun("s", [&](const Expr& st) {
+          return call("select", {util::apply_fn(c0, call("fst", {st})), rise::bool_lit(true),
+                                 util::apply_fn(c1, call("snd", {st}))});
+        });
+        auto one = [](const Expr& cnd, const Expr& step, const Expr& part) {
+          return call("select", {util::apply_fn(cnd, part), util::apply_fn(step, part), part});
+        };
+        Expr step = util::fun("s", [&](const Expr& st) {
+          return call("makePair", {one(c0, s0, call("fst", {st})), one(c1, s1, call("snd", {st}))});
+        });
+        both = call("iterateWhile", lc->deps, {cond, step, start});
+      } else {
+        Expr op0 = at0(lc->args[0]), op1 = at1(lc->args[0]);
+        Expr step = util::fun2("acc", "x", [&](const Expr& acc, const Expr& x) {
+          return call("makePair", {util::apply_fn(util::apply_fn(op0, call("fst", {acc})), x),
+                                   util::apply_fn(util::apply_fn(op1, call("snd", {acc})), x)});
+        });
+        both = call("reduceSeq", {step, start, lc->args[2]});
+      }
+      return call("let", {both, util::fun("r", [&](const Expr& r) {
+                            Expr b0 = at0(replace_node(body, l_expr.get(), call("fst", {r})));
+                            Expr b1 = at1(replace_node(body, l_expr.get(), call("snd", {r})));
+                            return rise::apps(rise::make_array_prim(2), {b0, b1});
+                          })});
+    });
+    if (even) return call("join", {util::mk_map(per_pair, call("split", {Nat(2)}, {m->second}))});
+    Expr pairs = call("split", {Nat(2)}, {call("take", {q}, {m->second})});
+    return call("concat", {call("join", {util::mk_map(per_pair, pairs)}),
+                           call("map", {f, call("drop", {q}, {m->second})})});
+  });
+}
+
 }  // namespace
 
 namespace {
@@ -439,6 +596,20 @@ LibraryEntry lanes_rule(const std::string& name, const std::string& description,
 }  // namespace
 
 void register_vector(Registry& r) {
+  {
+    LibraryEntry e;
+    e.name = "unrollJam2";
+    e.description =
+        "map(fun(c => B[L]))(ys), L a reduction over an array independent of c or an "
+        "iterateWhile -> split(2) >> map(fun(p => one loop advancing L of p[0] and of p[1] "
+        "together (a pair state; iterateWhile while either runs, each stepping while its own "
+        "condition holds), then makeArray(B[p[0]], B[p[1]]))) >> join, an odd last element "
+        "by the map (concat): two independent dependency chains per loop step";
+    e.cls = EntryClass::Rule;
+    e.family = "vector";
+    e.make = [](const std::vector<Arg>&) { return unroll_jam2_rule(); };
+    r.add(e);
+  }
   r.add(lanes_rule(
       "vectorizeReduction",
       "reduce(op)(init)(map(f)(x)) over scalars, op add or mul with its neutral init -> a "

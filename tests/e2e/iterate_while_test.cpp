@@ -119,6 +119,54 @@ TEST(IterateWhile, VectorisedLoopsMatchTheInterpreterAtAnyWidthAndLength) {
                         "n=43,k=64", "openmp"));
 }
 
+// unrollJam2 (after vectorizeRemainder, as examples/mandelbrot and mandelwhile's
+// vector.elv do, or on the scalar map) runs the loops of two elements in one: the
+// block reductions of Mandelbrot, the early-exit loops of mandelwhile and collatz
+// (each element stepping while its own condition holds), at even and odd numbers of
+// vectors (the last one by the map) and with a single vector (try leaves the map);
+// all match the interpreter. The jammed loop reads both vectors of a pair and tests
+// each one's lanes; a loop that uses a value bound inside the mapped function is
+// refused, naming it (Mandelbrot's `let zero = (0.0f, (0.0f, 0.0f))` computes nothing
+// and is inlined).
+TEST(IterateWhile, UnrollJam2RunsTwoLoopsInOneAndMatchesTheInterpreter) {
+  const std::string collatz = write_scratch("collatz_jam.rise", kCollatz);
+  auto jam = [](int w) {
+    return "(vectorizeRemainder(" + std::to_string(w) +
+           ") @ outermost(isFullyApplied(isMap))) ; try(unrollJam2 @ "
+           "outermost(isFullyApplied(isMap))) ; lowerToC";
+  };
+  for (int w : {4, 16}) {
+    SCOPED_TRACE(w);
+    for (const char* n : {"16", "43", "59"}) {
+      SCOPED_TRACE(n);
+      EXPECT_TRUE(compile_and_check("examples/mandelwhile/mandelwhile.rise", jam(w),
+                                    std::string("n=") + n + ",k=64", "c"));
+      EXPECT_TRUE(compile_and_check("examples/mandelbrot/mandelbrot.rise", jam(w),
+                                    std::string("n=") + n + ",b=4", "c"));
+      EXPECT_TRUE(compile_and_check(collatz, jam(w), std::string("n=") + n, "c"));
+    }
+  }
+  const std::string scalar = "(unrollJam2 @ outermost(isFullyApplied(isMap))) ; lowerToC";
+  EXPECT_TRUE(compile_and_check("examples/mandelwhile/mandelwhile.rise", scalar, "n=7,k=40", "c"));
+  EXPECT_TRUE(compile_and_check("examples/mandelbrot/mandelbrot.rise", scalar, "n=9,b=3", "c"));
+  CheckReport r = run_and_compare("examples/mandelwhile/mandelwhile.rise", jam(16), "n=64,k=64");
+  EXPECT_TRUE(r.comparison.ok);
+  const std::string& src = r.compiled.unit.source;
+  EXPECT_NE(src.find("[32*i1 + 16]"), std::string::npos) << src;
+  size_t tests = 0;
+  for (size_t at = src.find("if (risec_boolx16_any("); at != std::string::npos;
+       at = src.find("if (risec_boolx16_any(", at + 1))
+    ++tests;
+  EXPECT_EQ(tests, 2u) << src;
+  CliResult b =
+      run_risec({"rewrite", "examples/binomial/binomial.rise", "--strategy",
+                 write_scratch("jam.elv", "let main = " + scalar + ";\n"), "--size", "n=8,k=8"});
+  EXPECT_EQ(b.exit_code, 1) << show(b);
+  EXPECT_NE(b.err.find("unrollJam2: the loop uses 'lspot', bound inside the mapped function"),
+            std::string::npos)
+      << show(b);
+}
+
 TEST(IterateWhile, MandelbrotWithAnExitEqualsMandelbrotInBlocks) {
   // k = 8*b steps at most in both; the same seed draws the same cr and ci (10 points:
   // eval prints them all).

@@ -71,6 +71,25 @@ TEST(VectorWidths, StrategiesPolymorphicInTheWidth) {
   }
 }
 
+// exp on vectors over the whole range, where results underflow to subnormals and 0
+// and overflow to inf: arguments from -200 to 200 for f32 lanes (the inline exp,
+// clamped to [-104, 89]) and -1500 to 1500 for f64 (glibc's vector exp, exp(x/2)^2
+// past |x| > 700), at widths with and without padding and lengths the width does not
+// divide.
+TEST(VectorWidths, ExpOutsideTheVectorRangeMatchesTheInterpreter) {
+  for (const char* t : {"f32", "f64"}) {
+    const bool f32 = std::string(t) == "f32";
+    const std::string path = write_scratch(
+        std::string("wide_exp_") + t + ".rise",
+        std::string("def f = depFun(n: Nat => fun(x: n.") + t + " => x |> map(fun(a => exp(" +
+            (f32 ? "400.0f * a - 200.0f" : "3000.0 * a - 1500.0") + ")))))\n");
+    for (int w : {6, 8, 16})
+      EXPECT_TRUE(compile_and_check(path, strategy("vectorizeRemainder", w, "c"),
+                                    "n=" + std::to_string(20 * w + 3)))
+          << t << ", width " << w;
+  }
+}
+
 TEST(VectorWidths, ReductionsIntoOddWidthAccumulators) {
   for (int w : {3, 5, 6, 12})
     for (int len : {w, 9 * w}) {

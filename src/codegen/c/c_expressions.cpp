@@ -522,9 +522,9 @@ CExpr CPrinter::vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t
   return c_call("__builtin_convertvector", {cmp, c_atom(mt)});
 }
 
-// select on a mask: the lanes of a where the mask is set, else of b, by bit operations
-// on the lanes as integers (GCC's C has no ?: on vectors); compiles to and/andnot/or
-// or a blend instruction.
+// select on a mask: the lanes of a where the mask is set, else of b: a lane loop under
+// omp simd, else bit operations on the lanes as integers (GCC's C has no ?: on
+// vectors), which compile to and/andnot/or or a blend instruction.
 CExpr CPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
   std::string name = vector_type(vt);
   std::string fn = name + "_blend";
@@ -539,10 +539,15 @@ CExpr CPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
     const auto padded = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(*lanes)));
     std::string bytes = std::to_string(padded * bits / 8);
     std::string m = li == "int32_t" ? "m" : "__builtin_convertvector(m, I)";
+    // Under omp simd the blend is a lane loop of ?:, which GCC vectorises into a masked
+    // move that it then folds into the arithmetic producing a lane (AVX-512: one
+    // merge-masked add instead of two xors after it, a shorter dependency chain).
     typedef_text_ += "static inline " + name + " " + fn + "(" + mt + " m, " + name + " a, " + name +
-                     " b) {\n  typedef " + li + " I __attribute__((vector_size(" + bytes +
-                     ")));\n  I k = " + m + ";\n  return (" + name +
-                     ")(((I)a & k) | ((I)b & ~k));\n}\n";
+                     " b) {\n#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n  " + name +
+                     " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + std::to_string(padded) +
+                     "; ++l) r[l] = m[l] ? a[l] : b[l];\n  return r;\n#else\n  typedef " + li +
+                     " I __attribute__((vector_size(" + bytes + ")));\n  I k = " + m +
+                     ";\n  return (" + name + ")(((I)a & k) | ((I)b & ~k));\n#endif\n}\n";
   }
   return c_call(fn, args);
 }
@@ -558,12 +563,35 @@ CExpr CPrinter::mask_reduction(bool all, const Type& mask_t, CExpr m) {
       // memory, which GCC vectorises into a few ORs (ANDs) of halves; a loop over the
       // lanes of the vector value became an extract per lane (45 instructions for 16
       // lanes, more than a Mandelbrot step).
+      // On x86, masks of one register (4, 8 or 16 lanes of 32 bits) are tested by one
+      // instruction instead (vptestmd + kortest on AVX-512, vptest on AVX, SSE4.1):
+      // the loop still took 20 instructions for 16 lanes, more than the Mandelbrot step
+      // it guards in an early-exit loop.
       std::string words = std::to_string(*lanes / 2);
-      typedef_text_ +=
-          "static inline bool " + fn + "(" + name + " m) {\n  uint64_t w[" + words +
-          "];\n  memcpy(w, &m, sizeof m);\n  uint64_t r = " + (all ? "~(uint64_t)0" : "0") +
-          ";\n  for (int i = 0; i < " + words + "; ++i) r " + (all ? "&" : "|") +
-          "= w[i];\n  return r " + (all ? "== ~(uint64_t)0" : "!= 0") + ";\n}\n";
+      std::string test;
+      if (*lanes == 16)
+        test = "defined(__AVX512F__)\n  return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) " +
+               std::string(all ? "== 0xFFFF" : "!= 0");
+      else if (*lanes == 8)
+        test = std::string("defined(__AVX__)\n  return ") +
+               (all ? "_mm256_movemask_ps((__m256)m) == 0xFF"
+                    : "!_mm256_testz_si256((__m256i)m, (__m256i)m)");
+      else if (*lanes == 4)
+        test = std::string("defined(__SSE4_1__)\n  return ") +
+               (all ? "_mm_movemask_ps((__m128)m) == 0xF"
+                    : "!_mm_testz_si128((__m128i)m, (__m128i)m)");
+      if (!test.empty())
+        typedef_text_ +=
+            "#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n#endif\n";
+      typedef_text_ += "static inline bool " + fn + "(" + name + " m) {\n";
+      if (!test.empty())
+        typedef_text_ += "#if (defined(__x86_64__) || defined(__i386__)) && " + test + ";\n#else\n";
+      typedef_text_ += "  uint64_t w[" + words + "];\n  memcpy(w, &m, sizeof m);\n  uint64_t r = " +
+                       (all ? "~(uint64_t)0" : "0") + ";\n  for (int i = 0; i < " + words +
+                       "; ++i) r " + (all ? "&" : "|") + "= w[i];\n  return r " +
+                       (all ? "== ~(uint64_t)0" : "!= 0") + ";\n";
+      if (!test.empty()) typedef_text_ += "#endif\n";
+      typedef_text_ += "}\n";
     } else {
       // A width padded to a power of two: only the first lanes count.
       typedef_text_ += "static inline bool " + fn + "(" + name +
@@ -597,9 +625,68 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
     for (size_t i = 0; i < args.size(); ++i)
       lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
     CExpr body = math_call(op, vt->a, lane_args);
-    typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
-                     " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                     "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
+    const rise::ScalarKind k = vt->a->scalar;
+    if (op.is(PrimId::Exp) && k == rise::ScalarKind::F32) {
+      // exp of float lanes computed inline rather than by a call to glibc's vector
+      // expf: a call clobbers every vector register (the loop around it spills and
+      // reloads its state) and keeps the compiler from overlapping independent exps.
+      // exp(x) = 2^n e^r with n = round(x log2 e) (x log2 e + 1.5 * 2^23 - 1.5 * 2^23,
+      // which -ffast-math's reassociation would break; n = (float)ni kept GCC 12 from
+      // vectorising the loop, 9x slower), r = x - n ln 2
+      // in two parts (the high part exact for |n| <= 255), e^r by its Taylor polynomial
+      // of degree 7 (|r| <= 0.35: truncation 6e-9, within 1 ulp in all), 2^n applied as
+      // two factors so that results below 2^-126 round into subnormals; x is clamped to
+      // [-104, 89], where exp is 0 and inf.
+      typedef_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
+                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes + "; ++l) {\n" +
+                       R"(    float x = a0[l] < -104.0f ? -104.0f : a0[l];
+    x = x > 89.0f ? 89.0f : x;
+    float t = x * 1.44269504f + 12582912.0f, n = t - 12582912.0f;
+    int32_t ni;
+    memcpy(&ni, &t, sizeof ni);
+    ni -= 0x4B400000;
+    float q = x - n * 0.693145752f;
+    q = q - n * 1.42860677e-06f;
+    float p = 1.0f / 5040.0f;
+    p = p * q + 1.0f / 720.0f;
+    p = p * q + 1.0f / 120.0f;
+    p = p * q + 1.0f / 24.0f;
+    p = p * q + 1.0f / 6.0f;
+    p = p * q + 0.5f;
+    p = p * q + 1.0f;
+    p = p * q + 1.0f;
+    int32_t b1 = ((ni >> 1) + 127) << 23, b2 = ((ni - (ni >> 1)) + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    r[l] = p * s1 * s2;
+  }
+  return r;
+}
+)";
+    } else if (op.is(PrimId::Exp) && k == rise::ScalarKind::F64) {
+      // glibc's vector exp leaves its vector path for lanes whose result is near or past
+      // the type's range (|x| > 708 for double, 87.3 for float) and calls the scalar exp
+      // lane by lane, eight to ten times the cost of the whole vector (log-domain weights
+      // that underflow hit it on most calls). Such lanes compute exp(x/2)^2 instead, with
+      // x/2 clamped to the fast range: the square underflows to 0 or overflows to inf
+      // where exp(x) does, and NaN lanes still take glibc's path.
+      std::string lim = "700.0", clamp = "1400.0", half = "0.5",
+                  big = "(a0[l] > " + lim + " || a0[l] < -" + lim + ")";
+      typedef_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
+                       " y, r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                       "; ++l) {\n    " + elem + " x = a0[l] < -" + clamp + " ? -" + clamp +
+                       " : a0[l];\n    x = x > " + clamp + " ? " + clamp +
+                       " : x;\n    y[l] = " + big + " ? x * " + half +
+                       " : x;\n  }\n  RISEC_SIMD_LOOP\n" + "  for (int l = 0; l < " + lanes +
+                       "; ++l) r[l] = " + math_call(op, vt->a, {c_atom("y[l]")}).text +
+                       ";\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                       "; ++l) r[l] = " + big + " ? r[l] * r[l] : r[l];\n  return r;\n}\n";
+    } else {
+      typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
+                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                       "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
+    }
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));
     // (libmvec has none for fmin and fmax: declaring them would make GCC call variants
