@@ -378,6 +378,32 @@ Strategy zip_same() {
   });
 }
 
+// zip(x)(zip(a)(b)) with x the same expression as a (or b) -> map(fun(p => (p._1, p)))(
+// zip(a)(b)) (or p._2), and zip(zip(a)(b))(x) the same way: the array zipped twice is
+// read once (e.g. Harris' ix next to the pairs (ix, iy), so that one ring holds both).
+Strategy zip_shared() {
+  return rule("zipShared", [](const Expr& e, const Context&) -> Result {
+    const char* form = "expected zip(a)(zip(a)(b)) or zip(zip(a)(b))(b) (a or b on either side)";
+    auto z = util::match_prim(e, "zip", 2);
+    if (!z) return fail_at("zipShared", e, form);
+    for (int side = 1; side >= 0; --side) {
+      auto inner = util::match_prim(z->args[side], "zip", 2);
+      if (!inner) continue;
+      const Expr& other = z->args[1 - side];
+      for (int k = 0; k < 2; ++k) {
+        if (!rise::alpha_equal(other, inner->args[k])) continue;
+        const char* proj = k == 0 ? "fst" : "snd";
+        Expr f = fun("p", [&](const Expr& p) {
+          Expr single = call(proj, {p});
+          return side == 1 ? call("makePair", {single, p}) : call("makePair", {p, single});
+        });
+        return call("map", {f, z->args[side]});
+      }
+    }
+    return fail_at("zipShared", e, form);
+  });
+}
+
 // zip(slide(n)(s)(a))(slide(n)(s)(b)) -> map(fun(w => (map(fst)(w), map(snd)(w))))(
 //   slide(n)(s)(zip(a)(b))): the windows of a and b slid together, as windows of the
 // pairs, so that one rolling buffer (circularBuffer) can hold both.
@@ -697,6 +723,11 @@ void register_algorithmic(Registry& r) {
                "zip(map(f)(a))(map(g)(b)) -> map(fun(p => (f(p._1), g(p._2))))(zip(a)(b))",
                map_outside_zip()));
   r.add(simple("zipSame", "zip(a)(a) -> map(fun(x => (x, x)))(a)", zip_same()));
+  r.add(simple("zipShared",
+               "zip(a)(zip(a)(b)) -> map(fun(p => (p._1, p)))(zip(a)(b)), zip(zip(a)(b))(b) -> "
+               "map(fun(p => (p, p._2)))(zip(a)(b)) (likewise with b beside zip(a)(b) or a "
+               "after it): the array zipped twice read once",
+               zip_shared()));
   r.add(simple("slideOutsideZip",
                "zip(slide(n)(s)(a))(slide(n)(s)(b)) -> map(fun(w => (map(fst)(w), "
                "map(snd)(w))))(slide(n)(s)(zip(a)(b))) (one slide over the pairs)",

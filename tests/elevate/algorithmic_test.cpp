@@ -42,6 +42,7 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
         "removeTransposePair",
         "mapOutsideZip",
         "zipSame",
+        "zipShared",
         "slideOutsideZip",
         "zipRows",
         "fstReduction",
@@ -380,6 +381,33 @@ def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => zip(x)(y) |> map(fun(p 
                       n8);
   check_fails(top_down(lib("zipSame")), p);
   check_fails(body(body(argument(lib("zipSame")))), p, "not the same");
+}
+
+// zipShared: x next to zip(x)(y) (or zip(x)(y) next to y) reads x once, through the pairs.
+TEST(ZipShared, ReadsTheArrayZippedTwiceOnce) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  zip(x)(zip(x)(y)) |> map(fun(p => p._1 * p._2._2 - p._2._1)))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("zipShared")), p);
+  EXPECT_EQ(count(r, "zip("), 1) << rise::print_expr(r);
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  zip(zip(x)(y))(y) |> map(fun(p => p._1._1 * p._2 - p._1._2 * 2.0f)))))
+)",
+                      n8);
+  rise::Expr rq = check_rewrite(top_down(lib("zipShared")), q);
+  EXPECT_EQ(count(rq, "zip("), 1) << rise::print_expr(rq);
+}
+
+TEST(ZipShared, FailsWhenNoArrayIsShared) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => fun(z: n.f32 =>
+  zip(x)(zip(y)(z)) |> map(fun(p => p._1 * p._2._2 - p._2._1))))))
+)",
+                      n8);
+  check_fails(body(body(body(argument(lib("zipShared"))))), p, "expected zip(a)(zip(a)(b))");
 }
 
 // ---------------------------------------------------------------- slideOutsideZip, zipRows
