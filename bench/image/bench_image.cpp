@@ -16,8 +16,9 @@
 // risec: the default lowering (no strategy, one thread), as a user who writes the
 // blur gets, and the examples' inline.elv (every stage inlined, parallel rows; the
 // openmp target on 1 and 2 threads); for Harris also line_buffer.elv (a ring of
-// gradient-products rows, one thread) and line_buffer_parallel.elv (a ring per chunk
-// of rows, 1 and 2 threads), for the Jacobi stencils their strategy files (one
+// gradient-products rows, one thread), line_buffer_parallel.elv (a ring per chunk
+// of rows, 1 and 2 threads) and line_buffer_grad_parallel.elv (the same with a ring
+// of gradients, the products in the output loop), for the Jacobi stencils their strategy files (one
 // thread).
 //
 //   ./build/bench/bench_image            # 4096x4096
@@ -391,6 +392,14 @@ int main(int argc, char** argv) {
         add_variant(vs, outs, count, "risec line_buffer_parallel.elv (" + chunk[0] + ")", t,
                     [lbp, &A](float* o) {
                       lbp->call({o, A.data()}, {});
+                    });
+      auto lbg = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
+          "examples/harris/harris.rise", "examples/harris/line_buffer_grad_parallel.elv", sizes,
+          "openmp", nullptr, nullptr, chunk));
+      for (int t : {1, 2})
+        add_variant(vs, outs, count, "risec line_buffer_grad_parallel.elv (" + chunk[0] + ")", t,
+                    [lbg, &A](float* o) {
+                      lbg->call({o, A.data()}, {});
                     });
 #ifdef RISEC_HAVE_HALIDE
       for (int sched : {0, 1, 2}) {
