@@ -523,3 +523,38 @@ TEST(Golden, HarrisParallelLineBuffersHaveARingPerChunk) {
   EXPECT_EQ(outputs, 1) << body;
   EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
 }
+
+// line_buffer_grad_parallel.elv: the ring per chunk holds the gradients (ix, iy), two
+// arrays, not the three products; the output loop multiplies values read from the ring
+// (ix*iy among them) and never reads the image. The ring is filled by one loop per
+// gradient for each of the prologue's two rows and for each step.
+TEST(Golden, HarrisGradientRingHoldsTwoArrays) {
+  driver::Compiled c = compile(read_example("examples/harris/harris.rise"),
+                               read_example("examples/harris/line_buffer_grad_parallel.elv"),
+                               {{"n", 60}, {"m", 29}}, "openmp");
+  const std::string& src = c.unit.source;
+  size_t par = src.find("static void harris__par");
+  ASSERT_NE(par, std::string::npos) << src;
+  std::string body = src.substr(par, src.find("\n}\n", par) - par);
+  std::regex ring(R"(\b(win\d*)_2\[)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(body, m, ring)) << body;
+  std::string win = m[1];
+  EXPECT_EQ(body.find(win + "_2_"), std::string::npos) << body;  // no third component
+  EXPECT_EQ(body.find(win + "_3"), std::string::npos) << body;
+  std::regex mixed(win + R"(_1\[[^\]]*\] \* )" + win + R"(_2\[)");
+  int fills = 0, outputs = 0;
+  for (const auto& [var, inner] : innermost_loops(body)) {
+    if (inner.find("output[") != std::string::npos) {
+      ++outputs;
+      EXPECT_EQ(inner.find("img["), std::string::npos) << inner;
+      EXPECT_TRUE(std::regex_search(inner, mixed)) << inner;
+    } else if (inner.find(win + "_") != std::string::npos) {
+      ++fills;
+      EXPECT_NE(inner.find("img["), std::string::npos) << inner;
+    }
+  }
+  EXPECT_EQ(outputs, 1) << body;
+  EXPECT_EQ(fills, 6) << body;
+  EXPECT_EQ(body.find("]._"), std::string::npos) << body;
+}
