@@ -22,7 +22,7 @@ let ringOfPairs = argument(argument(zipRows) ; slideBeforeMap)
 let gradients = tryAll(mapOutsideZip ; argument(zipSame)) ; normalize(mapFusion);
 let clean = normalize(betaReduction <+ fstReduction <+ sndReduction);
 let lineBuffers = rows ; stages ; ringOfPairs ; normalize(mapFusion) ; gradients ; clean
-  ; normalize(mapFusion) ; clean;
+  ; normalize(mapFusion) ; clean ; gradients;
 let main = lineBuffers
   ; (argument(circularBuffer) @ outermost(isFullyApplied(isMap)))
   ; DFNF ; normalize(expandReduce) ; specialise

@@ -18,7 +18,9 @@
 //               program is zip(ix)(iy) |> slide(3)(1) |> map(output row).
 //   ringOfPairs zipRows on zip(ix)(iy) (rows of pairs, which a ring can hold) and
 //               slideBeforeMap; gradients: mapOutsideZip and zipSame compute the rows
-//               of ix and iy from the same three image rows. Now the program is
+//               of ix and iy from the same three image rows, and after mapFusion once
+//               more both gradients of a pixel from the same windows (one loop fills
+//               both arrays of the ring). Now the program is
 //               img |> slide(3)(1) |> map(gradient row) |> slide(3)(1) |> map(output row),
 //               and the chunks, circularBuffer and the lowering are line_buffer_parallel.elv's.
 param u in [32, 35, 17];
@@ -40,7 +42,7 @@ let ringOfPairs = argument(argument(zipRows) ; slideBeforeMap)
 let gradients = tryAll(mapOutsideZip ; argument(zipSame)) ; normalize(mapFusion);
 let clean = normalize(betaReduction <+ fstReduction <+ sndReduction);
 let lineBuffers = rows ; stages ; ringOfPairs ; normalize(mapFusion) ; gradients ; clean
-  ; normalize(mapFusion) ; clean;
+  ; normalize(mapFusion) ; clean ; gradients;
 let chunks = (argument(slideOverlap(u)) @ outermost(isFullyApplied(isMap)))
   ; (joinBeforeMapF @ outermost(isFullyApplied(isMap)))
   ; (argument(mapFusion) @ outermost(isApplied(isPrimitive(join))))
