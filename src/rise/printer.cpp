@@ -506,12 +506,22 @@ class Printer {
     return pipe_ok(e, v) || deep_arg_chain(e);
   }
 
-  // select(a)(b)(false) is printed a && b, select(a)(true)(b) a || b (what they parse to).
+  // select(a)(b)(false) is printed a && b, select(a)(true)(b) a || b (what they parse to);
+  // applied to more arguments (a select of functions), (a || b)(x).
   static std::optional<Printed> logic_doc(const AppView& v, Printer& p) {
     const ExprNode& h = *v.sp.head;
     if (h.kind != ExprKind::Primitive || !h.prim || !h.prim->is(PrimId::Select) ||
-        v.sp.args.size() != 3)
+        v.sp.args.size() < 3)
       return std::nullopt;
+    if (v.sp.args.size() > 3) {
+      AppView three = v;
+      three.sp.args.resize(3);
+      auto inner = logic_doc(three, p);
+      if (!inner) return std::nullopt;
+      std::vector<DocP> parts{text("("), inner->doc, text(")")};
+      for (size_t i = 3; i < v.sp.args.size(); ++i) parts.push_back(p.arg_doc(v.sp.args[i]));
+      return Printed{cat(std::move(parts)), kPostfix};
+    }
     for (const auto& a : v.sp.args)
       if (a.dep) return std::nullopt;
     auto is_bool = [](const Expr& x, bool b) {

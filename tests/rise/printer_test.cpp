@@ -138,6 +138,16 @@ TEST(Printer, RoundTripSpecExamples) {
   for (const char* p : kSpecPrograms) check_program_round_trip(p, "spec");
 }
 
+// A || or && whose operands are functions, applied further (the fuzzer's
+// `[..] |> asVect || or(4)`): printed as (a || b)(x), whose `true`/`false` parse back as
+// the operator's constant; written out as select(a)(true)(b)(x), they did not.
+TEST(Printer, LogicOperatorsAppliedFurtherRoundTrip) {
+  check_program_round_trip("def f = fun(a, b, x => x |> a || b)", "or applied");
+  check_program_round_trip("def g = fun(a, b, x => x |> a && b)", "and applied");
+  EXPECT_NE(print_program(pp("def f = fun(a, b, x => x |> a || b)")).find("(a || b)(x)"),
+            std::string::npos);
+}
+
 TEST(Printer, SpecExamplesLayout) {
   std::string mv = print_program(pp(kSpecPrograms[0]));
   EXPECT_EQ(mv,
