@@ -385,22 +385,17 @@ int main(int argc, char** argv) {
       });
       // chunks of u - 2 output rows: 30 divides 1020, 33 divides 4092
       std::vector<std::string> chunk{quick ? "u=32" : "u=35"};
-      auto lbp = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
-          "examples/harris/harris.rise", "examples/harris/line_buffer_parallel.elv", sizes,
-          "openmp", nullptr, nullptr, chunk));
-      for (int t : {1, 2})
-        add_variant(vs, outs, count, "risec line_buffer_parallel.elv (" + chunk[0] + ")", t,
-                    [lbp, &A](float* o) {
-                      lbp->call({o, A.data()}, {});
-                    });
-      auto lbg = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
-          "examples/harris/harris.rise", "examples/harris/line_buffer_grad_parallel.elv", sizes,
-          "openmp", nullptr, nullptr, chunk));
-      for (int t : {1, 2})
-        add_variant(vs, outs, count, "risec line_buffer_grad_parallel.elv (" + chunk[0] + ")", t,
-                    [lbg, &A](float* o) {
-                      lbg->call({o, A.data()}, {});
-                    });
+      // the ring of products and the ring of gradients, on 1 and 2 threads
+      for (const char* elv : {"line_buffer_parallel.elv", "line_buffer_grad_parallel.elv"}) {
+        auto m = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
+            "examples/harris/harris.rise", std::string("examples/harris/") + elv, sizes, "openmp",
+            nullptr, nullptr, chunk));
+        for (int t : {1, 2})
+          add_variant(vs, outs, count, std::string("risec ") + elv + " (" + chunk[0] + ")", t,
+                      [m, &A](float* o) {
+                        m->call({o, A.data()}, {});
+                      });
+      }
 #ifdef RISEC_HAVE_HALIDE
       for (int sched : {0, 1, 2}) {
         auto hh = std::make_shared<HalideHarris>(sched, hn, hm);
