@@ -23,8 +23,15 @@ let gradients = tryAll(mapOutsideZip ; argument(zipSame)) ; normalize(mapFusion)
 let clean = normalize(betaReduction <+ fstReduction <+ sndReduction);
 let lineBuffers = rows ; stages ; ringOfPairs ; normalize(mapFusion) ; gradients ; clean
   ; normalize(mapFusion) ; clean ; gradients;
+// The Sobel dot products (reductions over a map of the window zipped with the
+// weights) unrolled; the three box sums of the output row (reductions over join(nbh))
+// fused into one unrolled reduction carrying (sxx, (sxy, syy)): each tap's three
+// products are added side by side (mapOutsideZip and mapFusion gather the sums of a
+// pixel into one map body; fuseReductions pairs them).
+let sobel = normalize(argument(isApplied(isApplied(isPrimitive(map)))) ; expandReduce);
+let sums = normalize(mapOutsideZip) ; normalize(mapFusion) ; normalize(fuseReductions ; unroll);
 let main = lineBuffers
   ; (argument(circularBuffer) @ outermost(isFullyApplied(isMap)))
-  ; DFNF ; normalize(expandReduce) ; specialise
+  ; DFNF ; sobel ; sums ; specialise
   ; (mapSeq @ outermost(isFullyApplied(isMap)))
   ; (mapSeq @ outermost(isFullyApplied(isMap)));

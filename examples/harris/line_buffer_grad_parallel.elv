@@ -2,7 +2,8 @@
 // but the ring holds the pairs (ix, iy) (two rows of scalars each: one array per
 // component) instead of the three products, and the output loop computes ix*ix, ix*iy
 // and iy*iy from its 3 x 3 windows of gradients (18 loads and 27 products per output
-// pixel instead of 27 loads; the form of Halide's Mullapudi2016 schedule). Chunks of
+// pixel instead of 27 loads; the form of Halide's Mullapudi2016 schedule), the three
+// box sums side by side in one unrolled reduction (sobel and sums below). Chunks of
 // u - 2 output rows: u - 2 must divide n (u = 32 for n = 60 or 1020, u = 35 for 4092).
 // The steps (docs/strategies.md, "A ring of gradients for Harris"):
 //   rows        inlineLet and DFNF; at each 2-D stencil stage the row slide moves first
@@ -48,9 +49,16 @@ let chunks = (argument(slideOverlap(u)) @ outermost(isFullyApplied(isMap)))
   ; (argument(mapFusion) @ outermost(isApplied(isPrimitive(join))))
   ; (argument(argument(slideBeforeMap)) @ outermost(isApplied(isPrimitive(join))))
   ; (argument(mapFusion) @ outermost(isApplied(isPrimitive(join))));
+// The Sobel dot products (reductions over a map of the window zipped with the
+// weights) unrolled; the three box sums of the output row (reductions over join(nbh))
+// fused into one unrolled reduction carrying (sxx, (sxy, syy)): each tap's three
+// products are added side by side (mapOutsideZip and mapFusion gather the sums of a
+// pixel into one map body; fuseReductions pairs them).
+let sobel = normalize(argument(isApplied(isApplied(isPrimitive(map)))) ; expandReduce);
+let sums = normalize(mapOutsideZip) ; normalize(mapFusion) ; normalize(fuseReductions ; unroll);
 let main = lineBuffers ; chunks
   ; (function(argument(body(argument(circularBuffer)))) @ outermost(isFullyApplied(isMap)))
-  ; DFNF ; normalize(expandReduce) ; specialise
+  ; DFNF ; sobel ; sums ; specialise
   ; (mapPar @ outermost(isFullyApplied(isMap)))
   ; (mapSeq @ outermost(isFullyApplied(isMap)))
   ; (mapSeq @ outermost(isFullyApplied(isMap)));

@@ -525,6 +525,54 @@ Strategy projection_reduction(const std::string& name, const std::string& proj, 
   });
 }
 
+// makePair(R1(f)(a)(xs))(R2(g)(b)(ys)), R1 and R2 reductions (reduce, reduceSeq or
+// reduceSeqUnroll) over arrays of the same length -> one sequential reduction over
+// zip(xs)(ys) (or over xs alone when ys is the same expression) that carries the pair
+// of accumulators: reduceSeq(fun(acc, p => (f(acc._1)(p._1), g(acc._2)(p._2))))(
+// (a, b))(zip(xs)(ys)). The reverse of fstReduction/sndReduction: both reductions
+// advance in the same loop step, so the code computes them side by side (Harris'
+// three box sums per tap instead of three sums one after the other). reduceSeqUnroll
+// when both were unrolled, else reduceSeq (the combined operator is not associative).
+Strategy fuse_reductions() {
+  return rule("fuseReductions", [](const Expr& e, const Context&) -> Result {
+    const char* form = "expected makePair(reduce(f)(a)(xs))(reduce(g)(b)(ys))";
+    auto pair = util::match_prim(e, "makePair", 2);
+    if (!pair) return fail_at("fuseReductions", e, form);
+    std::optional<util::PrimCall> r[2];
+    for (int k = 0; k < 2; ++k) {
+      r[k] = util::as_prim_call(pair->args[k]);
+      if (!r[k] || r[k]->args.size() != 3 ||
+          (r[k]->name() != "reduce" && r[k]->name() != "reduceSeq" &&
+           r[k]->name() != "reduceSeqUnroll"))
+        return fail_at("fuseReductions", e,
+                       std::string(form) + ": the " + (k == 0 ? "first" : "second") +
+                           " component is not a fully applied reduction");
+    }
+    const Expr& xs = r[0]->args[2];
+    const Expr& ys = r[1]->args[2];
+    const Type& tx = xs->type;
+    const Type& ty = ys->type;
+    if (!tx || !ty || tx->kind != rise::TypeKind::Array || ty->kind != rise::TypeKind::Array)
+      return fail_at("fuseReductions", e, "the reduced arrays are not typed arrays");
+    if (!arith::provably_eq(tx->size, ty->size))
+      return fail_at("fuseReductions", e,
+                     "the reductions run over arrays of different lengths (" +
+                         tx->size.to_string() + " and " + ty->size.to_string() + ")");
+    bool same = rise::alpha_equal(xs, ys);
+    Expr op = util::fun2("acc", "p", [&](const Expr& acc, const Expr& p) {
+      Expr x = same ? p : call("fst", {p});
+      Expr y = same ? p : call("snd", {p});
+      return call("makePair",
+                  {util::apply_fn(util::apply_fn(r[0]->args[0], call("fst", {acc})), x),
+                   util::apply_fn(util::apply_fn(r[1]->args[0], call("snd", {acc})), y)});
+    });
+    bool unrolled = r[0]->name() == "reduceSeqUnroll" && r[1]->name() == "reduceSeqUnroll";
+    return call(
+        unrolled ? "reduceSeqUnroll" : "reduceSeq",
+        {op, call("makePair", {r[0]->args[1], r[1]->args[1]}), same ? xs : call("zip", {xs, ys})});
+  });
+}
+
 // ---------------------------------------------------------------- overlapped tiling
 
 // slide(n)(m) -> slide(u)(u+m-n) >> map(slide(n)(m)) >> join
@@ -746,6 +794,12 @@ void register_algorithmic(Registry& r) {
              "snd(makePair(a)(b)) -> b; snd(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
              "reduce(e2 on second components)(snd(i))(map(snd)(xs)) when e2 uses only acc._2, y._2",
              projection_reduction("sndReduction", "snd", 1)));
+  r.add(simple("fuseReductions",
+               "(reduce(f)(a)(xs), reduce(g)(b)(ys)) -> reduceSeq(fun(acc, p => (f(acc._1)(p._1), "
+               "g(acc._2)(p._2))))((a, b))(zip(xs)(ys)) for xs, ys of the same length (over xs "
+               "alone when ys is xs): both reductions in one loop; the reverse of "
+               "fstReduction/sndReduction",
+               fuse_reductions()));
   r.add(entry("slideOverlap", {ParamKind::Nat},
               "slide(n)(m) -> slide(u)(u+m-n) >> map(slide(n)(m)) >> join (overlapped tiling "
               "with outer windows u; needs n <= u, m | u-n and u+m-n | length-u)",

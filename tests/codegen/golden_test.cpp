@@ -549,6 +549,13 @@ TEST(Golden, HarrisGradientRingHoldsTwoArrays) {
       ++outputs;
       EXPECT_EQ(inner.find("img["), std::string::npos) << inner;
       EXPECT_TRUE(std::regex_search(inner, mixed)) << inner;
+      // the three box sums advance side by side, one statement each per tap
+      // (fuseReductions): 9 steps of (sxx, (sxy, syy)), not three sums in a row
+      std::regex step(
+          R"((\w+)\._1 = (\w+)\._1 \+ [^;]*;\s*\1\._2\._1 = \2\._2\._1 \+ [^;]*;\s*\1\._2\._2 = \2\._2\._2 \+)");
+      auto steps = std::distance(std::sregex_iterator(inner.begin(), inner.end(), step),
+                                 std::sregex_iterator());
+      EXPECT_EQ(steps, 9) << inner;
     } else if (inner.find(win + "_") != std::string::npos) {
       ++fills;
       EXPECT_NE(inner.find("img["), std::string::npos) << inner;

@@ -47,6 +47,7 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
         "zipRows",
         "fstReduction",
         "sndReduction",
+        "fuseReductions",
         "slideOverlap",
         "separateDotHV",
         "separateDotVH",
@@ -519,6 +520,83 @@ def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => zip(x)(y) |> map(fun(p 
                       n8);
   check_fails(top_down(lib("fstReduction")), p);
   check_fails(top_down(lib("sndReduction")), p);
+}
+
+// ---------------------------------------------------------------- fuseReductions
+
+TEST(FuseReductions, FusesTwoReductionsOverOneArray) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  (x |> reduce(add)(0.0f), x |> map(fun(a => a * a)) |> reduce(add)(0.0f)) |> (fun(s => s._1 * s._2))))
+)",
+                      n8);
+  // the second reduction reads map(..)(x), not x: a zip of the two arrays
+  rise::Expr r = check_rewrite(top_down(lib("fuseReductions")), p);
+  EXPECT_EQ(count(r, "reduceSeq("), 1) << rise::print_expr(r);
+  EXPECT_EQ(count(r, "reduce("), 0) << rise::print_expr(r);
+  EXPECT_EQ(count(r, "zip("), 1) << rise::print_expr(r);
+  // the same array on both sides: no zip
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  (x |> reduce(add)(0.0f), x |> reduce(fun(a, b => a + b * b))(1.0f)) |> (fun(s => s._1 - s._2))))
+)",
+                      n8);
+  rise::Expr rq = check_rewrite(top_down(lib("fuseReductions")), q);
+  EXPECT_EQ(count(rq, "zip("), 0) << rise::print_expr(rq);
+  EXPECT_EQ(count(rq, "reduceSeq("), 1) << rise::print_expr(rq);
+}
+
+// Harris' three box sums: the inner pair first, then the outer one; unrolled as the
+// strategy does (fuseReductions ; unroll) and compiled: the three sums advance in one
+// reduceSeqUnroll.
+TEST(FuseReductions, FusesThreeSumsIntoOneUnrolledReduction) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.9.f32 => fun(y: n.9.f32 =>
+  zip(x)(y) |> map(fun(w =>
+    (w._1 |> map(fun(a => a * a)) |> reduce(add)(0.0f),
+     (zip(w._1)(w._2) |> map(fun(q => q._1 * q._2)) |> reduce(add)(0.0f),
+      w._2 |> map(fun(b => b * b)) |> reduce(add)(0.0f)))
+    |> (fun(s => s._1 * s._2._2 - s._2._1 * s._2._1)))))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(normalize(seq(lib("fuseReductions"), lib("unroll"))), p);
+  EXPECT_EQ(count(r, "reduceSeqUnroll("), 1) << rise::print_expr(r);
+  EXPECT_EQ(count(r, "reduce("), 0) << rise::print_expr(r);
+}
+
+TEST(FuseReductions, KeepsUnrollingOnlyWhenBothAreUnrolled) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  (x |> reduceSeqUnroll(add)(0.0f), x |> reduceSeqUnroll(mul)(1.0f)) |> (fun(s => s._1 + s._2))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("fuseReductions")), p);
+  EXPECT_EQ(count(r, "reduceSeqUnroll("), 1) << rise::print_expr(r);
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  (x |> reduceSeqUnroll(add)(0.0f), x |> reduce(mul)(1.0f)) |> (fun(s => s._1 + s._2))))
+)",
+                      n8);
+  rise::Expr rq = check_rewrite(top_down(lib("fuseReductions")), q);
+  EXPECT_EQ(count(rq, "reduceSeqUnroll("), 0) << rise::print_expr(rq);
+  EXPECT_EQ(count(rq, "reduceSeq("), 1) << rise::print_expr(rq);
+}
+
+TEST(FuseReductions, FailsOnDifferentLengthsAndOtherPairs) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: (n+1).f32 =>
+  (x |> reduce(add)(0.0f), y |> reduce(add)(0.0f)) |> (fun(s => s._1 + s._2)))))
+)",
+                      n8);
+  check_fails(top_down(lib("fuseReductions")), p);
+  check_fails(body(body(argument(lib("fuseReductions")))), p, "different lengths");
+  rise::Expr q = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  (x |> reduce(add)(0.0f), 2.0f) |> (fun(s => s._1 + s._2))))
+)",
+                      n8);
+  check_fails(top_down(lib("fuseReductions")), q);
+  check_fails(body(argument(lib("fuseReductions"))), q, "second component");
 }
 
 // ---------------------------------------------------------------- slideOverlap
