@@ -23,6 +23,7 @@
 #include "driver/commands.h"
 #include "driver/run.h"
 #include "rise/check.h"
+#include "runtime/jit.h"
 #include "support/cpu.h"
 #include "support/diagnostics.h"
 
@@ -435,8 +436,12 @@ Genome Searcher::random_untried() {
 std::string study_key(const std::string& program_text, const std::string& strategy_text,
                       const rise::SizeMap& sizes, const std::string& target,
                       const std::string& entry) {
+  // The CPU (its model and feature flags) and the statistic timed are part of the
+  // study: timings from another machine, or medians from before tune timed the
+  // minimum, are not comparable with this run's.
   std::string all = program_text + '\0' + strategy_text + '\0' + target + '\0' + entry + '\0' +
-                    std::to_string(machine_lanes());
+                    std::to_string(machine_lanes()) + '\0' + runtime::host_cpu() +
+                    "\0statistic=min";
   for (const auto& [n, v] : sizes) all += '\0' + n + "=" + std::to_string(v);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016zx", std::hash<std::string>{}(all));

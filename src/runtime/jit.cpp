@@ -82,18 +82,6 @@ std::string program_identity(const std::string& word) {
          std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_ino);
 }
 
-// The host CPU (model and feature flags), which -march=native code depends on: a
-// cache shared between machines must not hand one machine's code to another.
-std::string host_cpu() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, model, flags;
-  while (std::getline(in, line) && (model.empty() || flags.empty())) {
-    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
-    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
-  }
-  return model + "\n" + flags;
-}
-
 bool is_regular_file(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -206,6 +194,16 @@ bool valid_c_identifier(const std::string& s) {
 }
 
 }  // namespace
+
+std::string host_cpu() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+  }
+  return model + "\n" + flags;
+}
 
 std::vector<std::string> c_compiler() {
   std::vector<std::string> words = split_words(env_or_empty("CC"));

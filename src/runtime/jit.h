@@ -38,6 +38,12 @@ struct CompileOptions {
   std::vector<std::string> libs;         // linked after the sources (-lOpenCL)
 };
 
+// The host CPU as /proc/cpuinfo names it: its model name and feature flags lines,
+// which -march=native code depends on (a cache or a tuning database shared between
+// machines must not hand one CPU's code or timings to another). Empty where there is
+// no /proc/cpuinfo.
+std::string host_cpu();
+
 // The compiler command: the words of $CC, or {"cc"}.
 std::vector<std::string> c_compiler();
 // The CUDA compiler command: the words of $NVCC, else `nvcc` found in PATH, else
