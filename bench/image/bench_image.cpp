@@ -29,10 +29,11 @@
 // each, then rounds calling each once; median, and the fastest call, which on the
 // loaded shared machine is the better estimate of the time without other load). Outputs are
 // compared with risec's: "ok" when max |x - ref| / max(1, |ref|) < 1e-5 (1e-3 for Harris; the peers
-// add in other orders). Halide's expert schedule computes the intermediates per tile of 256 x 32
-// outputs, every stage vectorised by 8 lanes (the schedule of Halide's blur tutorial), on one
-// thread, or with the rows of tiles parallel on 2 threads; the Mullapudi2016 autoscheduler (the
-// plugin of libhalide14-0-dev) chooses its own, parallel, schedule for 2 cores. Threads:
+// add in other orders). Halide's expert schedule computes the intermediates per tile of 512 x 32
+// outputs (128 x 32 for Harris), every stage vectorised by the host's natural float width (16
+// lanes with AVX-512, 8 with AVX2), and the Jacobi stencils by strips of 32 rows, on one
+// thread, or with the rows of tiles (strips) parallel on 2 threads; the Mullapudi2016 autoscheduler
+// (the plugin of libhalide14-0-dev) chooses its own, parallel, schedule for 2 cores. Threads:
 // omp_set_num_threads and cv::setNumThreads before each call, HL_NUM_THREADS=2 for Halide.
 //
 // Never fails on time; exits non-zero only when something cannot be compiled.
@@ -86,22 +87,33 @@ void autoschedule(Halide::Func out) {
 }
 
 // Schedules the pipeline of `out` (m x n outputs, the input `halo` larger in each
-// dimension): 0 the expert schedule (`producers` computed per 256 x 32 output tile,
-// every stage vectorised by 8 lanes) on one thread, 1 the same with the rows of tiles
-// parallel, 2 Mullapudi2016's.
+// dimension): 0 the expert schedule on one thread, 1 the same with the rows of tiles (or
+// strips) parallel, 2 Mullapudi2016's. The expert schedule vectorises every stage by the
+// host's natural float width (8 lanes with AVX2, 16 with AVX-512, as Mullapudi2016 does)
+// and computes the `producers` per tile_w x 32 output tile (the blurs 512 wide, Harris,
+// whose two gradients are each read by three 3x3 sums, 128 wide: each the fastest of the
+// tiles tried, docs/performance.md). A pipeline without producers is not tiled but split
+// into strips of 32 rows: there a tile has nothing to keep in cache, its loads at the
+// image's border are clamped lane by lane across the whole border tile (Halide partitions
+// the loop over tiles, not the one inside), and jacobi3 tiled took twice as long.
 void schedule_pipeline(Halide::ImageParam& in, Halide::Func out,
                        const std::vector<Halide::Func>& producers, int schedule, int halo, int n,
-                       int m) {
+                       int m, int tile_w) {
   if (schedule == 2) {
     in.set_estimates({{0, m + halo}, {0, n + halo}});
     out.set_estimates({{0, m}, {0, n}});
     autoschedule(out);
     return;
   }
+  const int lanes = Halide::get_host_target().natural_vector_size<float>();
   Halide::Var x = out.args()[0], y = out.args()[1], xo, yo, xi, yi;
-  out.tile(x, y, xo, yo, xi, yi, 256, 32).vectorize(xi, 8);
+  if (producers.empty()) {
+    out.split(y, yo, yi, 32).vectorize(x, lanes);
+  } else {
+    out.tile(x, y, xo, yo, xi, yi, tile_w, 32).vectorize(xi, lanes);
+    for (Halide::Func f : producers) f.compute_at(out, xo).vectorize(f.args()[0], lanes);
+  }
   if (schedule == 1) out.parallel(yo);
-  for (Halide::Func f : producers) f.compute_at(out, xo).vectorize(f.args()[0], 8);
 }
 
 // The blur as a Halide pipeline over an m x n image (x the column), both passes
@@ -125,7 +137,7 @@ struct HalideBlur {
                                      bx, 0.0f, {{0, in.dim(0).extent()}, {0, in.dim(1).extent()}});
     for (int k = 0; k < static_cast<int>(b.w.size()); ++k) sy = sy + bxp(x, y + k - r) * b.w[k];
     by(x, y) = sy;
-    schedule_pipeline(in, by, {bx}, schedule, 0, n, m);
+    schedule_pipeline(in, by, {bx}, schedule, 0, n, m, 512);
     by.compile_jit(Halide::get_host_target());
   }
   void run(float* out, const float* img, int n, int m) {
@@ -136,8 +148,9 @@ struct HalideBlur {
   }
 };
 
-// Harris as examples/harris computes it, on an (m+4) x (n+4) image, output m x n:
-// every stage vectorised by 8 and computed per 256 x 32 tile of the output.
+// Harris as examples/harris computes it, on an (m+4) x (n+4) image, output m x n: the
+// gradients computed per 128 x 32 tile of the output, every stage vectorised by the
+// natural width (schedule_pipeline).
 struct HalideHarris {
   Halide::ImageParam in{Halide::Float(32), 2};
   Halide::Func ix, iy, sxx, sxy, syy, out;
@@ -165,7 +178,7 @@ struct HalideHarris {
     syy(x, y) = c;
     out(x, y) = (sxx(x, y) * syy(x, y) - sxy(x, y) * sxy(x, y)) -
                 0.04f * (sxx(x, y) + syy(x, y)) * (sxx(x, y) + syy(x, y));
-    schedule_pipeline(in, out, {ix, iy}, schedule, 4, n, m);
+    schedule_pipeline(in, out, {ix, iy}, schedule, 4, n, m, 128);
     out.compile_jit(Halide::get_host_target());
   }
   void run(float* o, const float* img, int n, int m) {
@@ -178,7 +191,7 @@ struct HalideHarris {
 
 // The Jacobi stencils on an m x n grid with clamped borders: jacobi5 sums
 // N + S + E + W + C and multiplies by 0.2, jacobi3 sums W + C + E and divides by 3, as
-// the RISE programs do; scheduled as the other pipelines (no producers).
+// the RISE programs do; scheduled as the other pipelines (no producers: strips of rows).
 struct HalideJacobi {
   Halide::ImageParam in{Halide::Float(32), 2};
   Halide::Func out;
@@ -189,7 +202,7 @@ struct HalideJacobi {
       out(x, y) = 0.2f * (c(x, y - 1) + c(x, y + 1) + c(x + 1, y) + c(x - 1, y) + c(x, y));
     else
       out(x, y) = (c(x - 1, y) + c(x, y) + c(x + 1, y)) / 3.0f;
-    schedule_pipeline(in, out, {}, schedule, 0, n, m);
+    schedule_pipeline(in, out, {}, schedule, 0, n, m, 0);
     out.compile_jit(Halide::get_host_target());
   }
   void run(float* o, const float* a, int n, int m) {
