@@ -84,18 +84,15 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
         internal_error("C backend: an allocation without a placement");
       // An array of pairs of scalars in the CPU's memory, or of pairs holding arrays:
       // one array per component.
-      auto parts = c->distribution ? std::vector<SoaPart>{} : soa_parts(leaf(dt));
-      if (!parts.empty()) {
+      if (!c->distribution && !soa_parts(leaf(dt)).empty()) {
         storage_[c->var].soa = true;
-        for (const SoaPart& p : parts) {
-          Nat n = count(dt);
-          for (const Nat& d : p.dims) n = n * d;
-          out.push_back(
-              declare_buffer(name + p.suffix, c_type(p.leaf), n, c->space, c->placement, true));
-        }
+        std::vector<BufferPart> parts = buffer_parts(c->var);
+        for (const BufferPart& p : parts)
+          out.push_back(declare_buffer(name + p.suffix, c_type(p.leaf), p.count, c->space,
+                                       c->placement, true));
         gen(c->body[0], out);
         if (c->placement != dpia::Placement::Stack)
-          for (const SoaPart& p : parts)
+          for (const BufferPart& p : parts)
             out.push_back(c_expr_stmt("free(" + name + p.suffix + ")"));
         return;
       }

@@ -167,7 +167,8 @@ class CPrinter {
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
   // A component of an array element stored apart (Storage::soa): the C name suffix
   // (_1, _2_1, ...), the extents of the arrays inside the element above it, and its
-  // type (a scalar, or a vector or pair of scalars kept whole).
+  // type (a scalar or a vector: below a pair stored apart every pair is, so that the
+  // parts of a type are the same on every target).
   struct SoaPart {
     std::string suffix;
     std::vector<Nat> dims;
@@ -181,6 +182,18 @@ class CPrinter {
   std::vector<SoaPart> soa_parts(const Type& t) const;
   CExpr soa_access(const std::string& name, const Storage& s, const Nat& flat, const Path& path,
                    size_t from);
+  // The arrays holding buffer `var` (the output, an input or a temporary): one per
+  // component when it is stored per component (Storage::soa), else one, suffix "".
+  // The GPU targets pass each to the kernels and create each on the host.
+  struct BufferPart {
+    std::string suffix;  // of the C name
+    Type leaf;           // the element type
+    Nat count;           // the number of elements
+    // Bytes from the start of an input or output stored per component: the parts one
+    // after another, each aligned for its elements (runtime/layout.h).
+    Nat offset;
+  };
+  std::vector<BufferPart> buffer_parts(const std::string& var) const;
   CExpr read(const ExpressionP& e, const Path& p);
   CExpr read_resolved(const dpia::ResolvedRead& r);
   struct Target {
