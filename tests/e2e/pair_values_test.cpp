@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "e2e_util.h"
+#include "support/diagnostics.h"
 
 namespace risec::e2e {
 namespace {
@@ -111,6 +112,92 @@ TEST(PairValues, ArraysOfPairsOfArraysMatchTheInterpreter) {
       EXPECT_TRUE(compile_and_check(path, "", "n=5", o)) << p;
     }
   }
+}
+
+// The same data on the GPU targets and in the interface: a temporary between two
+// kernel launches whose elements are pairs holding arrays (one global buffer per
+// component), outputs and inputs of such types (one buffer, one array per component:
+// runtime/layout.h), nested pairs and mixed element types, private and local memory,
+// and a circularBuffer ring inside a work item. The launches' temporaries and the
+// interface stopped with an internal error on every target. Run on the OpenCL target
+// (PoCL here) and on C, each compared with the interpreter; skipped, saying so, only
+// where there is no OpenCL platform.
+TEST(PairValues, PairsHoldingArraysOnTheGpuTargetsAndInTheInterface) {
+  const std::string gpu_sig = "def main = depFun(n: Nat => fun(x: n.4.f32 =>\n";
+  const std::string pairs =
+      "x |> mapGlobal(0)(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(a |> mapSeq(fun(v "
+      "=> v + 1.0f)))))";
+  const std::vector<std::string> ps = {
+      // a temporary between launches, then the output
+      gpu_sig + pairs + " |> oclToMem(Global) |> mapGlobal(0)(fun(w => zip(w._1)(w._2) |> " +
+          "mapSeq(fun(p => p._1 - p._2))))))",
+      // nested pairs in the temporary, read whole and by component
+      gpu_sig + "x |> mapGlobal(0)(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(makePair(" +
+          "a[1])(a[2] + 1.0f)))) |> oclToMem(Global) |> mapGlobal(0)(fun(w => w._1 |> " +
+          "mapSeq(fun(v => v * w._2._1 - w._2._2))))))",
+      // the output an array of pairs of arrays, a pair of arrays, an unzipped array
+      gpu_sig + pairs + "))",
+      gpu_sig + "makePair(x |> mapGlobal(0)(fun(a => a |> mapSeq(fun(v => v * 2.0f)))))(x |> " +
+          "mapGlobal(0)(fun(a => a |> mapSeq(fun(v => v - 1.0f)))))))",
+      gpu_sig + pairs + " |> unzip))",
+      // inputs of pairs holding arrays, mixed element types (aligned components)
+      "def main = depFun(n: Nat => fun(x: n.(3.i8, (f64, i16)) => fun(y: (n.u8, n.f32) =>\n"
+      "  zip(x)(zip(y._1)(y._2)) |> mapGlobal(0)(fun(p =>\n"
+      "    makePair(p._1._1 |> mapSeq(fun(b => (cast(b): f64) + p._1._2._1 + (cast(p._2._1): "
+      "f64))))\n"
+      "            (makePair(p._2._2 * 2.0f)(p._1._2._2)))))))",
+      // private and local memory, a ring of pairs of rows per work item
+      "def main = depFun(n: Nat => fun(x: (n*4).4.f32 =>\n  x |> split(4) |> mapGlobal(0)(fun(b "
+      "=> oclToMem(Private)(b |> mapSeq(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(a "
+      "|> mapSeq(fun(v => v + 1.0f)))))) |> mapSeq(fun(w => zip(w._1)(w._2) |> mapSeq(fun(p => "
+      "p._1 - p._2)))))) |> join))",
+      "def main = depFun(n: Nat => fun(x: (n*8).4.f32 =>\n  x |> split(8) |> mapWorkGroup(0)(fun(b "
+      "=> oclToMem(Local)(b |> mapLocal(0)(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(a "
+      "|> mapSeq(fun(v => v + 1.0f)))))) |> reverse |> mapLocal(0)(fun(w => zip(w._1)(w._2) |> "
+      "mapSeq(fun(p => p._1 - p._2)))))) |> join))",
+      "def main = depFun(n: Nat => fun(x: n.(8+2).4.f32 =>\n  x |> mapGlobal(0)(fun(img => img |> "
+      "circularBuffer(3)(3)(fun(a => makePair(a)(a |> map(fun(v => v * 2.0f))))) |> "
+      "mapSeq(fun(w => zip(w[2]._2)(w[0]._1) |> mapSeq(fun(p => p._1 - p._2 + "
+      "w[1]._1[3]))))))))",
+  };
+  // The CPU version: sequential maps, the temporaries in plain memory.
+  auto cpu = [](std::string p) {
+    for (const char* gpu : {"mapGlobal(0)", "mapWorkGroup(0)", "mapLocal(0)"})
+      for (size_t at = p.find(gpu); at != std::string::npos; at = p.find(gpu))
+        p.replace(at, std::string(gpu).size(), "mapSeq");
+    for (const char* mem : {"oclToMem(Global)", "oclToMem(Private)", "oclToMem(Local)"})
+      for (size_t at = p.find(mem); at != std::string::npos; at = p.find(mem))
+        p.replace(at, std::string(mem).size(), "toMem");
+    return p;
+  };
+  // Whether there is an OpenCL platform: the first program, run once.
+  std::string no_opencl;
+  try {
+    CheckOptions o;
+    o.target = "opencl";
+    run_and_compare(write_program("gpupairs_probe", ps[0]), "", "n=2", o);
+  } catch (const Error& e) {
+    if (e.message().find("no OpenCL platform") != std::string::npos ||
+        e.message().find("clGetPlatformIDs") != std::string::npos)
+      no_opencl = e.message();
+  }
+  int count = 0;
+  for (const std::string& p : ps) {
+    ++count;
+    for (const std::string target : {"opencl", "c", "openmp"}) {
+      if (target == "opencl" && !no_opencl.empty()) continue;
+      std::string text = target == "opencl" ? p : cpu(p);
+      std::string path = write_program("gpupairs" + std::to_string(count) + target, text);
+      ASSERT_FALSE(path.empty());
+      CheckOptions o;
+      o.target = target;
+      o.seed = static_cast<uint64_t>(count);
+      EXPECT_TRUE(compile_and_check(path, "", count % 2 ? "n=3" : "n=8", o)) << text;
+    }
+  }
+  if (!no_opencl.empty())
+    GTEST_SKIP() << "no OpenCL platform: the OpenCL runs were skipped, C and OpenMP ran ("
+                 << no_opencl << ")";
 }
 
 }  // namespace

@@ -99,6 +99,11 @@ std::vector<CPrinter::SoaPart> CPrinter::soa_parts(const Type& t) const {
   return out;
 }
 
+bool CPrinter::interface_split(const Type& dt) {
+  Type x = leaf(dt);
+  return x->kind == TypeKind::Pair && holds_array(x);
+}
+
 std::vector<CPrinter::BufferPart> CPrinter::buffer_parts(const std::string& var) const {
   const Storage& s = storage_.at(var);
   if (!s.soa) return {{"", leaf(s.dt), count(s.dt), Nat(0)}};

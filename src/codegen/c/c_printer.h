@@ -194,6 +194,15 @@ class CPrinter {
     Nat offset;
   };
   std::vector<BufferPart> buffer_parts(const std::string& var) const;
+  // Whether an input or output of type dt is passed one array per component, in one
+  // buffer (its elements are pairs holding arrays; runtime/layout.h): its parameter is
+  // a void pointer, and the code reads the components at buffer_parts' offsets.
+  static bool interface_split(const Type& dt);
+  // The C type a parameter of type dt points to.
+  std::string param_type(const Type& dt);
+  // Declarations of the component pointers of the inputs and the output passed so,
+  // those that `body_text` mentions.
+  std::string interface_parts(const std::string& body_text);
   CExpr read(const ExpressionP& e, const Path& p);
   CExpr read_resolved(const dpia::ResolvedRead& r);
   struct Target {
@@ -208,6 +217,7 @@ class CPrinter {
   const CGenOptions& opts_;
   std::map<std::string, Storage> storage_;
   std::map<std::string, std::string> cnames_;
+  std::vector<std::string> interface_;  // the output, then the inputs (bind_parameters)
   std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
   std::set<std::string> typedefs_;
   std::string typedef_text_;
