@@ -160,11 +160,12 @@ TEST(PairValues, PairsHoldingArraysOnTheGpuTargetsAndInTheInterface) {
       "mapSeq(fun(w => zip(w[2]._2)(w[0]._1) |> mapSeq(fun(p => p._1 - p._2 + "
       "w[1]._1[3]))))))))",
   };
-  // The CPU version: sequential maps, the temporaries in plain memory.
-  auto cpu = [](std::string p) {
+  // The CPU versions: sequential maps (C) or parallel ones (OpenMP: outlined bodies
+  // take a pointer per component), the temporaries in plain memory.
+  auto cpu = [](std::string p, const std::string& map) {
     for (const char* gpu : {"mapGlobal(0)", "mapWorkGroup(0)", "mapLocal(0)"})
       for (size_t at = p.find(gpu); at != std::string::npos; at = p.find(gpu))
-        p.replace(at, std::string(gpu).size(), "mapSeq");
+        p.replace(at, std::string(gpu).size(), map);
     for (const char* mem : {"oclToMem(Global)", "oclToMem(Private)", "oclToMem(Local)"})
       for (size_t at = p.find(mem); at != std::string::npos; at = p.find(mem))
         p.replace(at, std::string(mem).size(), "toMem");
@@ -186,7 +187,7 @@ TEST(PairValues, PairsHoldingArraysOnTheGpuTargetsAndInTheInterface) {
     ++count;
     for (const std::string target : {"opencl", "c", "openmp"}) {
       if (target == "opencl" && !no_opencl.empty()) continue;
-      std::string text = target == "opencl" ? p : cpu(p);
+      std::string text = target == "opencl" ? p : cpu(p, target == "c" ? "mapSeq" : "mapPar");
       std::string path = write_program("gpupairs" + std::to_string(count) + target, text);
       ASSERT_FALSE(path.empty());
       CheckOptions o;
