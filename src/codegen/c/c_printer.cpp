@@ -461,7 +461,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   std::string body_text = print(c_block(body), 1);
   src << sig << " {\n"
       << function_prologue(u.name, sizes) << unused_sizes(body_text, sizes)
-      << interface_parts(body_text + before_function()) << body_text << "}\n\n";
+      << interface_parts(body_text) << body_text << "}\n\n";
   src << call_wrapper(u.name, sig, out_dt, inputs, sizes);
   u.source = src.str();
   u.uses_openmp = g.uses_openmp_;

@@ -274,7 +274,7 @@ void GpuPrinter::split(const CommandP& c) {
                    " memory between kernel launches, which it cannot: only arrays in global "
                    "memory live across launches (" +
                    c->var + ")");
-      host_buffers_.push_back({c->var, c->dt});
+      host_buffers_.push_back({c->var});
       storage_[c->var] = Storage{c->dt, true};
       // An array of pairs holding arrays: one buffer per component, as on the CPU.
       storage_[c->var].soa = !soa_parts(leaf(c->dt)).empty();

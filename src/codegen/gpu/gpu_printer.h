@@ -124,9 +124,9 @@ class GpuPrinter : public CPrinter {
   // The declarations (without `;`) of a kernel's local arrays; the default declares
   // each with kernel_array. May set l.dynamic_local (CUDA, above 48 KiB).
   virtual std::vector<std::string> local_memory(const std::vector<LocalArray>& arrays, Launch& l);
+  // A temporary between launches (its storage_ says its type and layout).
   struct HostBuffer {
     std::string name;  // DPIA name
-    Type dt;
   };
   // The launch size of `l` for the host, per dimension, as C expressions of type
   // size_t: global work items (grouped: groups times items per group) and items per
