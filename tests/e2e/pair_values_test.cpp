@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <unistd.h>
@@ -114,6 +116,27 @@ TEST(PairValues, ArraysOfPairsOfArraysMatchTheInterpreter) {
   }
 }
 
+// Why there is no OpenCL platform to run on, or "" when there is one: a small program
+// run once.
+std::string no_opencl_reason() {
+  static const std::string reason = [] {
+    try {
+      CheckOptions o;
+      o.target = "opencl";
+      run_and_compare(write_program("opencl_probe",
+                                    "def main = depFun(n: Nat => fun(x: n.f32 => x |> "
+                                    "mapGlobal(0)(fun(v => v + 1.0f))))"),
+                      "", "n=2", o);
+    } catch (const Error& e) {
+      if (e.message().find("no OpenCL platform") != std::string::npos ||
+          e.message().find("clGetPlatformIDs") != std::string::npos)
+        return e.message();
+    }
+    return std::string();
+  }();
+  return reason;
+}
+
 // The same data on the GPU targets and in the interface: a temporary between two
 // kernel launches whose elements are pairs holding arrays (one global buffer per
 // component), outputs and inputs of such types (one buffer, one array per component:
@@ -171,17 +194,7 @@ TEST(PairValues, PairsHoldingArraysOnTheGpuTargetsAndInTheInterface) {
         p.replace(at, std::string(mem).size(), "toMem");
     return p;
   };
-  // Whether there is an OpenCL platform: the first program, run once.
-  std::string no_opencl;
-  try {
-    CheckOptions o;
-    o.target = "opencl";
-    run_and_compare(write_program("gpupairs_probe", ps[0]), "", "n=2", o);
-  } catch (const Error& e) {
-    if (e.message().find("no OpenCL platform") != std::string::npos ||
-        e.message().find("clGetPlatformIDs") != std::string::npos)
-      no_opencl = e.message();
-  }
+  const std::string no_opencl = no_opencl_reason();
   int count = 0;
   for (const std::string& p : ps) {
     ++count;
@@ -199,6 +212,25 @@ TEST(PairValues, PairsHoldingArraysOnTheGpuTargetsAndInTheInterface) {
   if (!no_opencl.empty())
     GTEST_SKIP() << "no OpenCL platform: the OpenCL runs were skipped, C and OpenMP ran ("
                  << no_opencl << ")";
+}
+
+// Harris's line buffers (a ring of gradient products, a ring of gradient pairs: rows
+// of pairs stored one array per component) with one work item per chunk of rows
+// (mapGlobal where the CPU strategies say mapPar): each chunk's ring is private.
+TEST(PairValues, HarrisLineBuffersRunOnOpenCL) {
+  const std::string why = no_opencl_reason();
+  if (!why.empty()) GTEST_SKIP() << "no OpenCL platform: Harris is not run on it (" << why << ")";
+  for (const char* file : {"line_buffer_parallel.elv", "line_buffer_grad_parallel.elv"}) {
+    std::ifstream in(source_path(std::string("examples/harris/") + file));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string par = "(mapPar @ outermost";
+    size_t at = text.find(par);
+    ASSERT_NE(at, std::string::npos) << file;
+    text.replace(at, par.size(), "(mapGlobal(0) @ outermost");
+    CheckOptions o;
+    o.target = "opencl";
+    EXPECT_TRUE(compile_and_check("examples/harris/harris.rise", text, "n=60,m=60", o)) << file;
+  }
 }
 
 }  // namespace
