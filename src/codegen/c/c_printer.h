@@ -231,7 +231,8 @@ class CPrinter {
   std::string function_name_;
   bool uses_alloc_ = false;
   // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU
-  // printers; the GPU printers keep arrays of structs (their buffers cross the host).
+  // printers; the GPU printers keep arrays of structs of scalars (pairs holding arrays are
+  // stored per component on every target).
   bool soa_arrays_ = true;
   bool uses_openmp_ = false;
   // The C type of loop variables, size parameters and the index helpers: int where
