@@ -51,9 +51,100 @@ DType dtype_of(rise::ScalarKind k) {
   return static_cast<DType>(static_cast<int>(k));
 }
 
+bool holds_array(const Type& t) {
+  if (t->kind == TypeKind::Array) return true;
+  return t->kind == TypeKind::Pair && (holds_array(t->a) || holds_array(t->b));
+}
+
+// Data whose elements are pairs holding arrays, stored one array per component (see
+// layout.h): its components, in order, with their element type and count.
+struct Part {
+  Type leaf;
+  size_t count;
+};
+bool split(const Type& t) {
+  Type x = t;
+  while (x->kind == TypeKind::Array) x = x->a;
+  return x->kind == TypeKind::Pair && holds_array(x);
+}
+void parts_of(const Type& t, size_t count, std::vector<Part>& out) {
+  if (t->kind == TypeKind::Array)
+    return parts_of(t->a, checked_mul(count, static_cast<size_t>(rise::const_size(t->size)), t),
+                    out);
+  if (t->kind == TypeKind::Pair) {
+    parts_of(t->a, count, out);
+    return parts_of(t->b, count, out);
+  }
+  out.push_back({t, count});
+}
+// The parts and their byte offsets; the total size and alignment.
+CLayout split_layout(const Type& t, std::vector<Part>* parts, std::vector<size_t>* offsets) {
+  std::vector<Part> ps;
+  parts_of(t, 1, ps);
+  CLayout l{0, 1};
+  for (const Part& p : ps) {
+    CLayout e = c_layout(p.leaf);
+    l.size = round_up(l.size, e.align);
+    if (offsets) offsets->push_back(l.size);
+    l.size += checked_mul(p.count, e.size, t);
+    l.align = std::max(l.align, e.align);
+  }
+  l.size = round_up(l.size, l.align);
+  if (parts) *parts = std::move(ps);
+  return l;
+}
+
+// Writes (reads) the components of v: part k's next element at cursors[k].
+void scatter(const Value& v, const Type& t, std::vector<std::byte*>& cursors, size_t& k) {
+  if (t->kind == TypeKind::Array) {
+    const size_t first = k;
+    for (int64_t i = 0; i < rise::const_size(t->size); ++i) {
+      k = first;
+      scatter(v.at(i), t->a, cursors, k);
+    }
+    if (rise::const_size(t->size) == 0) {
+      std::vector<Part> ps;
+      parts_of(t->a, 1, ps);
+      k = first + ps.size();
+    }
+    return;
+  }
+  if (t->kind == TypeKind::Pair) {
+    scatter(v.first(), t->a, cursors, k);
+    return scatter(v.second(), t->b, cursors, k);
+  }
+  write_c(v, t, cursors[k]);
+  cursors[k++] += c_layout(t).size;
+}
+Value gather(const Type& t, std::vector<const std::byte*>& cursors, size_t& k) {
+  if (t->kind == TypeKind::Array) {
+    const size_t first = k;
+    const int64_t n = rise::const_size(t->size);
+    rise::ArrayBuilder b(t->a, n);
+    for (int64_t i = 0; i < n; ++i) {
+      k = first;
+      b.push(gather(t->a, cursors, k));
+    }
+    if (n == 0) {
+      std::vector<Part> ps;
+      parts_of(t->a, 1, ps);
+      k = first + ps.size();
+    }
+    return b.finish();
+  }
+  if (t->kind == TypeKind::Pair) {
+    Value a = gather(t->a, cursors, k);
+    return Value::pair(std::move(a), gather(t->b, cursors, k));
+  }
+  Value x = from_c_bytes(cursors[k], t);
+  cursors[k++] += c_layout(t).size;
+  return x;
+}
+
 }  // namespace
 
 CLayout c_layout(const Type& t) {
+  if (split(t)) return split_layout(t, nullptr, nullptr);
   switch (t->kind) {
     case TypeKind::Scalar: {
       size_t s = rise::scalar_size(t->scalar);
@@ -93,6 +184,14 @@ size_t pair_second_offset(const Type& t) {
 }
 
 void write_c(const Value& v, const Type& t, std::byte* dst) {
+  if (split(t)) {
+    std::vector<size_t> offsets;
+    split_layout(t, nullptr, &offsets);
+    std::vector<std::byte*> cursors;
+    for (size_t o : offsets) cursors.push_back(dst + o);
+    size_t k = 0;
+    return scatter(v, t, cursors, k);
+  }
   switch (t->kind) {
     case TypeKind::Scalar:
       rise::store_scalar(t->scalar, dst, v);
@@ -154,6 +253,14 @@ AlignedBuffer to_c_buffer(const Value& v, const Type& t) {
 }
 
 Value from_c_bytes(const std::byte* src, const Type& t) {
+  if (split(t)) {
+    std::vector<size_t> offsets;
+    split_layout(t, nullptr, &offsets);
+    std::vector<const std::byte*> cursors;
+    for (size_t o : offsets) cursors.push_back(src + o);
+    size_t k = 0;
+    return gather(t, cursors, k);
+  }
   switch (t->kind) {
     case TypeKind::Scalar:
       return rise::load_scalar(t->scalar, src);

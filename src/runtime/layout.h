@@ -10,7 +10,11 @@
 //     up to the struct's alignment);
 //   - n.t: n elements of t back to back (row-major, flattened), no padding between
 //     them (a C type's size is a multiple of its alignment).
-// A pair whose components are arrays is laid out as a struct holding those arrays.
+// Data whose elements are pairs holding arrays (n.(m.f32, k.i32), (n.f32, n.f32)) is
+// stored one array per component, as the generated code stores it: the components in
+// order (_1 before _2, nested pairs split too), each an array over the outer
+// dimensions and then the arrays inside the element, each starting at the next offset
+// aligned for its elements (for (n.f32, n.f32): n floats, then n floats).
 #pragma once
 
 #include <cstddef>

@@ -114,6 +114,18 @@ const std::pair<const char*, const char*> kPrograms[] = {
     {"lanes", R"(def lanes = depFun(n: Nat => fun(x: n.vec[f32, 4] => x |> mapGlobal(0)(fun(v =>
   lane(0)(v) + lane(3)(v) * (v |> lane(2)) - lane(0)(v * vectorFromScalar(2.0f))))))
 )"},
+    // Pairs holding arrays: a temporary between launches and an input and an output
+    // (one buffer per component on the device).
+    {"pairtmp", R"(def pairtmp = depFun(n: Nat => fun(x: n.4.f32 =>
+  x |> mapGlobal(0)(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(makePair(a[1])(a[2]))))
+    |> oclToMem(Global) |> mapGlobal(0)(fun(w => w._1 |> mapSeq(fun(v => v * w._2._1 - w._2._2))))))
+)"},
+    {"pairio",
+     R"(def pairio = depFun(n: Nat => fun(x: n.(3.i8, (f64, i16)) => fun(y: (n.u8, n.f32) =>
+  zip(x)(zip(y._1)(y._2)) |> mapGlobal(0)(fun(p =>
+    makePair(p._1._1 |> mapSeq(fun(b => (cast(b): f64) + p._1._2._1 + (cast(p._2._1): f64))))
+            (makePair(p._2._2 * 2.0f)(p._1._2._2)))))))
+)"},
     {"vexp", R"(def vexp = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
   x |> mapGlobal(0)(fun(v => exp(v) + sqrt(v) - v / vectorFromScalar(3.0f)))))
 )"},

@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <unistd.h>
 #include <vector>
 
 #include "e2e_util.h"
+#include "support/diagnostics.h"
 
 namespace risec::e2e {
 namespace {
@@ -110,6 +113,123 @@ TEST(PairValues, ArraysOfPairsOfArraysMatchTheInterpreter) {
       EXPECT_TRUE(compile_and_check(path, "id", count % 2 ? "n=1" : "n=9", o)) << p;
       EXPECT_TRUE(compile_and_check(path, "", "n=5", o)) << p;
     }
+  }
+}
+
+// Why there is no OpenCL platform to run on, or "" when there is one: a small program
+// run once.
+std::string no_opencl_reason() {
+  static const std::string reason = [] {
+    try {
+      CheckOptions o;
+      o.target = "opencl";
+      run_and_compare(write_program("opencl_probe",
+                                    "def main = depFun(n: Nat => fun(x: n.f32 => x |> "
+                                    "mapGlobal(0)(fun(v => v + 1.0f))))"),
+                      "", "n=2", o);
+    } catch (const Error& e) {
+      if (e.message().find("no OpenCL platform") != std::string::npos ||
+          e.message().find("clGetPlatformIDs") != std::string::npos)
+        return e.message();
+    }
+    return std::string();
+  }();
+  return reason;
+}
+
+// The same data on the GPU targets and in the interface: a temporary between two
+// kernel launches whose elements are pairs holding arrays (one global buffer per
+// component), outputs and inputs of such types (one buffer, one array per component:
+// runtime/layout.h), nested pairs and mixed element types, private and local memory,
+// and a circularBuffer ring inside a work item. The launches' temporaries and the
+// interface stopped with an internal error on every target. Run on the OpenCL target
+// (PoCL here) and on C, each compared with the interpreter; skipped, saying so, only
+// where there is no OpenCL platform.
+TEST(PairValues, PairsHoldingArraysOnTheGpuTargetsAndInTheInterface) {
+  const std::string gpu_sig = "def main = depFun(n: Nat => fun(x: n.4.f32 =>\n";
+  const std::string pairs =
+      "x |> mapGlobal(0)(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(a |> mapSeq(fun(v "
+      "=> v + 1.0f)))))";
+  const std::vector<std::string> ps = {
+      // a temporary between launches, then the output
+      gpu_sig + pairs + " |> oclToMem(Global) |> mapGlobal(0)(fun(w => zip(w._1)(w._2) |> " +
+          "mapSeq(fun(p => p._1 - p._2))))))",
+      // nested pairs in the temporary, read whole and by component
+      gpu_sig + "x |> mapGlobal(0)(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(makePair(" +
+          "a[1])(a[2] + 1.0f)))) |> oclToMem(Global) |> mapGlobal(0)(fun(w => w._1 |> " +
+          "mapSeq(fun(v => v * w._2._1 - w._2._2))))))",
+      // the output an array of pairs of arrays, a pair of arrays, an unzipped array
+      gpu_sig + pairs + "))",
+      gpu_sig + "makePair(x |> mapGlobal(0)(fun(a => a |> mapSeq(fun(v => v * 2.0f)))))(x |> " +
+          "mapGlobal(0)(fun(a => a |> mapSeq(fun(v => v - 1.0f)))))))",
+      gpu_sig + pairs + " |> unzip))",
+      // inputs of pairs holding arrays, mixed element types (aligned components)
+      "def main = depFun(n: Nat => fun(x: n.(3.i8, (f64, i16)) => fun(y: (n.u8, n.f32) =>\n"
+      "  zip(x)(zip(y._1)(y._2)) |> mapGlobal(0)(fun(p =>\n"
+      "    makePair(p._1._1 |> mapSeq(fun(b => (cast(b): f64) + p._1._2._1 + (cast(p._2._1): "
+      "f64))))\n"
+      "            (makePair(p._2._2 * 2.0f)(p._1._2._2)))))))",
+      // private and local memory, a ring of pairs of rows per work item
+      "def main = depFun(n: Nat => fun(x: (n*4).4.f32 =>\n  x |> split(4) |> mapGlobal(0)(fun(b "
+      "=> oclToMem(Private)(b |> mapSeq(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(a "
+      "|> mapSeq(fun(v => v + 1.0f)))))) |> mapSeq(fun(w => zip(w._1)(w._2) |> mapSeq(fun(p => "
+      "p._1 - p._2)))))) |> join))",
+      "def main = depFun(n: Nat => fun(x: (n*8).4.f32 =>\n  x |> split(8) |> mapWorkGroup(0)(fun(b "
+      "=> oclToMem(Local)(b |> mapLocal(0)(fun(a => makePair(a |> mapSeq(fun(v => v * 2.0f)))(a "
+      "|> mapSeq(fun(v => v + 1.0f)))))) |> reverse |> mapLocal(0)(fun(w => zip(w._1)(w._2) |> "
+      "mapSeq(fun(p => p._1 - p._2)))))) |> join))",
+      "def main = depFun(n: Nat => fun(x: n.(8+2).4.f32 =>\n  x |> mapGlobal(0)(fun(img => img |> "
+      "circularBuffer(3)(3)(fun(a => makePair(a)(a |> map(fun(v => v * 2.0f))))) |> "
+      "mapSeq(fun(w => zip(w[2]._2)(w[0]._1) |> mapSeq(fun(p => p._1 - p._2 + "
+      "w[1]._1[3]))))))))",
+  };
+  // The CPU versions: sequential maps (C) or parallel ones (OpenMP: outlined bodies
+  // take a pointer per component), the temporaries in plain memory.
+  auto cpu = [](std::string p, const std::string& map) {
+    for (const char* gpu : {"mapGlobal(0)", "mapWorkGroup(0)", "mapLocal(0)"})
+      for (size_t at = p.find(gpu); at != std::string::npos; at = p.find(gpu))
+        p.replace(at, std::string(gpu).size(), map);
+    for (const char* mem : {"oclToMem(Global)", "oclToMem(Private)", "oclToMem(Local)"})
+      for (size_t at = p.find(mem); at != std::string::npos; at = p.find(mem))
+        p.replace(at, std::string(mem).size(), "toMem");
+    return p;
+  };
+  const std::string no_opencl = no_opencl_reason();
+  int count = 0;
+  for (const std::string& p : ps) {
+    ++count;
+    for (const std::string target : {"opencl", "c", "openmp"}) {
+      if (target == "opencl" && !no_opencl.empty()) continue;
+      std::string text = target == "opencl" ? p : cpu(p, target == "c" ? "mapSeq" : "mapPar");
+      std::string path = write_program("gpupairs" + std::to_string(count) + target, text);
+      ASSERT_FALSE(path.empty());
+      CheckOptions o;
+      o.target = target;
+      o.seed = static_cast<uint64_t>(count);
+      EXPECT_TRUE(compile_and_check(path, "", count % 2 ? "n=3" : "n=8", o)) << text;
+    }
+  }
+  if (!no_opencl.empty())
+    GTEST_SKIP() << "no OpenCL platform: the OpenCL runs were skipped, C and OpenMP ran ("
+                 << no_opencl << ")";
+}
+
+// Harris's line buffers (a ring of gradient products, a ring of gradient pairs: rows
+// of pairs stored one array per component) with one work item per chunk of rows
+// (mapGlobal where the CPU strategies say mapPar): each chunk's ring is private.
+TEST(PairValues, HarrisLineBuffersRunOnOpenCL) {
+  const std::string why = no_opencl_reason();
+  if (!why.empty()) GTEST_SKIP() << "no OpenCL platform: Harris is not run on it (" << why << ")";
+  for (const char* file : {"line_buffer_parallel.elv", "line_buffer_grad_parallel.elv"}) {
+    std::ifstream in(source_path(std::string("examples/harris/") + file));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string par = "(mapPar @ outermost";
+    size_t at = text.find(par);
+    ASSERT_NE(at, std::string::npos) << file;
+    text.replace(at, par.size(), "(mapGlobal(0) @ outermost");
+    CheckOptions o;
+    o.target = "opencl";
+    EXPECT_TRUE(compile_and_check("examples/harris/harris.rise", text, "n=60,m=60", o)) << file;
   }
 }
 

@@ -63,7 +63,7 @@ TEST(Layout, VectorsArraysPairs) {
   Type q = pr(sc(ScalarKind::F64), sc(ScalarKind::Bool));
   EXPECT_EQ(c_layout(q).size, 16u);
   EXPECT_EQ(c_layout(arr(10, q)).size, 160u);
-  // A pair of arrays: a struct holding the arrays.
+  // A pair of arrays: one array after the other, the second aligned for its elements.
   Type pa = pr(arr(3, sc(ScalarKind::I8)), arr(2, f32()));
   EXPECT_EQ(pair_second_offset(pa), 4u);
   EXPECT_EQ(c_layout(pa).size, 12u);
@@ -210,6 +210,38 @@ TEST(Layout, BytesOfAnArrayOfPairs) {
   std::memcpy(&x, p + 12, 4);
   EXPECT_EQ(x, -2.0f);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 64, 0u);
+}
+
+// Elements that are pairs holding arrays: one array per component (nested pairs split
+// too), each over the outer dimensions and then the inner ones, aligned for its elements.
+TEST(Layout, ArraysOfPairsHoldingArraysAreOneArrayPerComponent) {
+  Type e = pr(arr(3, sc(ScalarKind::I8)), pr(sc(ScalarKind::F64), sc(ScalarKind::I16)));
+  Type t = arr(2, e);
+  // i8[6] at 0, f64[2] at 8, i16[2] at 24; 28 bytes rounded up to 8.
+  EXPECT_EQ(c_layout(t).size, 32u);
+  EXPECT_EQ(c_layout(t).align, 8u);
+  Value v = rise::random_input(t, 5);
+  AlignedBuffer b = to_c_buffer(v, t);
+  const std::byte* p = b.data();
+  for (int64_t i = 0; i < 2; ++i) {
+    Value x = v.at(i);
+    for (int64_t j = 0; j < 3; ++j)
+      EXPECT_TRUE(rise::values_equal(
+          rise::load_scalar(ScalarKind::I8, p + static_cast<size_t>(3 * i + j)), x.first().at(j)));
+    EXPECT_TRUE(
+        rise::values_equal(rise::load_scalar(ScalarKind::F64, p + 8 + static_cast<size_t>(8 * i)),
+                           x.second().first()));
+    EXPECT_TRUE(
+        rise::values_equal(rise::load_scalar(ScalarKind::I16, p + 24 + static_cast<size_t>(2 * i)),
+                           x.second().second()));
+  }
+  uint64_t seed = 40;
+  for (const Type& u :
+       std::vector<Type>{t, e, pr(arr(5, sc(ScalarKind::U8)), arr(5, f32())),
+                         arr(3, pr(arr(2, vec(ScalarKind::F32, 4)), sc(ScalarKind::I8))),
+                         pr(arr(2, pr(f32(), arr(3, sc(ScalarKind::I16)))), sc(ScalarKind::F64)),
+                         arr(0, pr(arr(2, f32()), f32()))})
+    expect_round_trip(u, seed++);
 }
 
 TEST(Layout, IndicesAreCheckedOnTheWayBack) {

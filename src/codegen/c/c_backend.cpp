@@ -3,12 +3,14 @@
 // flat, row-major buffer, and the index is simplified by arith.
 #include "codegen/c/c_backend.h"
 
+#include <bit>
 #include <functional>
 
 #include "codegen/c/c_names.h"
 #include "codegen/c/c_printer.h"
 #include "dpia/distribute.h"
 #include "dpia/traverse.h"
+#include "rise/value.h"
 
 namespace risec::codegen {
 
@@ -53,6 +55,21 @@ bool holds_array(const Type& t) {
   if (t->kind == TypeKind::Array) return true;
   return t->kind == TypeKind::Pair && (holds_array(t->a) || holds_array(t->b));
 }
+// The bytes of a part's element, which is also its alignment (runtime/layout.h).
+size_t element_bytes(const Type& t) {
+  switch (t->kind) {
+    case TypeKind::Scalar:
+      return rise::scalar_size(t->scalar);
+    case TypeKind::Vector: {
+      auto lanes = t->size.as_const();
+      if (!lanes || t->a->kind != TypeKind::Scalar)
+        internal_error("C backend: the bytes of " + rise::print(t));
+      return std::bit_ceil(static_cast<uint64_t>(*lanes)) * rise::scalar_size(t->a->scalar);
+    }
+    default:  // idx[n], natType: int
+      return sizeof(int);
+  }
+}
 bool scalar_pair(const Type& t) {
   auto part = [](const Type& p) { return p->kind == TypeKind::Scalar || scalar_pair(p); };
   return t->kind == TypeKind::Pair && part(t->a) && part(t->b);
@@ -71,7 +88,7 @@ std::vector<CPrinter::SoaPart> CPrinter::soa_parts(const Type& t) const {
         if (x->kind == TypeKind::Array) {
           ds.push_back(x->size);
           walk(x->a, suffix, std::move(ds));
-        } else if (soa_split(x)) {
+        } else if (x->kind == TypeKind::Pair) {
           walk(x->a, suffix + "_1", ds);
           walk(x->b, suffix + "_2", std::move(ds));
         } else {
@@ -79,6 +96,28 @@ std::vector<CPrinter::SoaPart> CPrinter::soa_parts(const Type& t) const {
         }
       };
   walk(t, "", {});
+  return out;
+}
+
+bool CPrinter::interface_split(const Type& dt) {
+  Type x = leaf(dt);
+  return x->kind == TypeKind::Pair && holds_array(x);
+}
+
+std::vector<CPrinter::BufferPart> CPrinter::buffer_parts(const std::string& var) const {
+  const Storage& s = storage_.at(var);
+  if (!s.soa) return {{"", leaf(s.dt), count(s.dt), Nat(0)}};
+  std::vector<BufferPart> out;
+  Nat offset(0);
+  for (const SoaPart& p : soa_parts(leaf(s.dt))) {
+    Nat n = count(s.dt);
+    for (const Nat& d : p.dims) n = n * d;
+    // A scalar's or a vector's alignment is its size (runtime/layout.h).
+    Nat size(static_cast<int64_t>(element_bytes(p.leaf)));
+    offset = arith::floordiv(offset + size - Nat(1), size) * size;
+    out.push_back({p.suffix, p.leaf, n, offset});
+    offset = offset + n * size;
+  }
   return out;
 }
 
@@ -98,7 +137,7 @@ CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat&
         internal_error("C backend: a projection of " + rise::print(t));
       index = index * t->size + path[k].i;
       t = t->a;
-    } else if (soa_split(t)) {
+    } else if (t->kind == TypeKind::Pair) {
       if (path[k].kind == PathElem::Index)
         internal_error("C backend: index into " + rise::print(t));
       suffix += path[k].kind == PathElem::Fst ? "_1" : "_2";
@@ -112,14 +151,18 @@ CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat&
     record_->named.push_back({name, index, false});
   }
   CExpr r;
-  if (soa_split(t)) {
-    std::string parts;
-    for (const SoaPart& p : soa_parts(t)) {
-      if (!p.dims.empty()) internal_error("C backend: a whole " + rise::print(t) + " read");
-      parts += (parts.empty() ? "" : ", ") +
-               c_index(c_atom(cname(name) + suffix + p.suffix), nat_expr(index)).text;
-    }
-    r = c_atom("((" + c_type(t) + "){" + parts + "})");
+  if (t->kind == TypeKind::Pair) {
+    // A compound literal of the components (nested for nested pairs).
+    std::function<std::string(const Type&, const std::string&)> whole =
+        [&](const Type& x, const std::string& sfx) {
+          if (x->kind == TypeKind::Pair)
+            return "((" + c_type(x) + "){" + whole(x->a, sfx + "_1") + ", " +
+                   whole(x->b, sfx + "_2") + "})";
+          if (x->kind == TypeKind::Array)
+            internal_error("C backend: a whole " + rise::print(t) + " read");
+          return c_index(c_atom(cname(name) + sfx), nat_expr(index)).text;
+        };
+    r = c_atom(whole(t, suffix));
   } else if (t->kind == TypeKind::Array) {
     internal_error("C backend: a whole " + rise::print(t) + " read");
   } else {

@@ -84,18 +84,15 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
         internal_error("C backend: an allocation without a placement");
       // An array of pairs of scalars in the CPU's memory, or of pairs holding arrays:
       // one array per component.
-      auto parts = c->distribution ? std::vector<SoaPart>{} : soa_parts(leaf(dt));
-      if (!parts.empty()) {
+      if (!c->distribution && !soa_parts(leaf(dt)).empty()) {
         storage_[c->var].soa = true;
-        for (const SoaPart& p : parts) {
-          Nat n = count(dt);
-          for (const Nat& d : p.dims) n = n * d;
-          out.push_back(
-              declare_buffer(name + p.suffix, c_type(p.leaf), n, c->space, c->placement, true));
-        }
+        std::vector<BufferPart> parts = buffer_parts(c->var);
+        for (const BufferPart& p : parts)
+          out.push_back(declare_buffer(name + p.suffix, c_type(p.leaf), p.count, c->space,
+                                       c->placement, true));
         gen(c->body[0], out);
         if (c->placement != dpia::Placement::Stack)
-          for (const SoaPart& p : parts)
+          for (const BufferPart& p : parts)
             out.push_back(c_expr_stmt("free(" + name + p.suffix + ")"));
         return;
       }
@@ -328,10 +325,14 @@ void CPrinter::bind_parameters(const std::string& output, const Type& out_dt,
                                const std::vector<dpia::Input>& inputs,
                                const std::vector<std::string>& sizes) {
   storage_[output] = Storage{out_dt, true};
+  storage_[output].soa = interface_split(out_dt);
   for (const auto& in : inputs) {
     storage_[in.name] = Storage{in.dt, true};
+    storage_[in.name].soa = interface_split(in.dt);
     cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
   }
+  interface_ = {output};
+  for (const auto& in : inputs) interface_.push_back(in.name);
   // The output parameter's C name must not be an input's or a size's.
   std::set<std::string> taken;
   for (const auto& s : sizes) taken.insert(c_identifier(s));
@@ -342,14 +343,14 @@ void CPrinter::bind_parameters(const std::string& output, const Type& out_dt,
 std::string CPrinter::signature(CUnit& u, const std::string& output, const Type& out_dt,
                                 const std::vector<dpia::Input>& inputs,
                                 const std::vector<std::string>& sizes) {
-  std::string sig = "void " + u.name + "(" + c_type(out_dt) + "* restrict " + cname(output);
+  std::string sig = "void " + u.name + "(" + param_type(out_dt) + "* restrict " + cname(output);
   u.params.push_back({output, out_dt, false});
   for (const auto& s : sizes) {
     sig += ", " + idx_type_ + " " + c_identifier(s);
     u.params.push_back({s, nullptr, true});
   }
   for (const auto& in : inputs) {
-    sig += ", const " + c_type(in.dt) + "* restrict " + cname(in.name);
+    sig += ", const " + param_type(in.dt) + "* restrict " + cname(in.name);
     u.params.push_back({in.name, in.dt, false});
   }
   return sig + ")";
@@ -367,10 +368,10 @@ std::string CPrinter::call_wrapper(const std::string& fn, const std::string& sig
   src << "void " << fn << "__risec_call(void* const* buffers, const int* sizes) {\n  ";
   if (sizes.empty()) src << "(void)sizes;\n  ";
   src << "risec_local_entry(";
-  src << "(" << c_type(out_dt) << "*)buffers[0]";
+  src << "(" << param_type(out_dt) << "*)buffers[0]";
   for (size_t i = 0; i < sizes.size(); ++i) src << ", sizes[" << i << "]";
   for (size_t i = 0; i < inputs.size(); ++i)
-    src << ", (const " << c_type(inputs[i].dt) << "*)buffers[" << i + 1 << "]";
+    src << ", (const " << param_type(inputs[i].dt) << "*)buffers[" << i + 1 << "]";
   src << ");\n}\n";
   return src.str();
 }
@@ -384,9 +385,20 @@ std::string CPrinter::header_text(const std::string& entry_name, const std::stri
   h << "#pragma once\n#include <stdbool.h>\n#include <stdint.h>\n\n";
   h << "#include <string.h>\n" << types << "\n";
   h << "/* Arrays are flat, row-major buffers:\n";
-  h << " *   output: " << rise::print(out_dt) << "\n";
-  for (const auto& in : inputs)
-    h << " *   " << cname(in.name) << ": " << rise::print(in.dt) << "\n";
+  // Elements that are pairs holding arrays: one array per component, in one buffer.
+  auto layout = [&](const std::string& var, const std::string& name, const Type& dt) {
+    h << " *   " << name << ": " << rise::print(dt);
+    if (storage_.count(var) == 0 || !storage_.at(var).soa) {
+      h << "\n";
+      return;
+    }
+    h << ", one array per component:\n";
+    for (const BufferPart& p : buffer_parts(var))
+      h << " *     " << c_type(p.leaf) << "[" << p.count.to_string() << "] at byte "
+        << p.offset.to_string() << "\n";
+  };
+  layout(interface_.empty() ? "" : interface_[0], "output", out_dt);
+  for (const auto& in : inputs) layout(in.name, cname(in.name), in.dt);
   if (!sizes.empty()) {
     h << " * Preconditions on the sizes, checked on entry unless compiled with -DRISEC_NO_CHECKS\n"
          " * (a violation calls RISEC_PRECONDITION_FAILED(function, what): by default a message\n"
@@ -448,12 +460,36 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   src << before_function();
   std::string body_text = print(c_block(body), 1);
   src << sig << " {\n"
-      << function_prologue(u.name, sizes) << unused_sizes(body_text, sizes) << body_text << "}\n\n";
+      << function_prologue(u.name, sizes) << unused_sizes(body_text, sizes)
+      << interface_parts(body_text) << body_text << "}\n\n";
   src << call_wrapper(u.name, sig, out_dt, inputs, sizes);
   u.source = src.str();
   u.uses_openmp = g.uses_openmp_;
   u.header = header_text(entry_name, sig, g.typedef_text_, out_dt, inputs, sizes);
   return u;
+}
+
+std::string CPrinter::param_type(const Type& dt) {
+  return interface_split(dt) ? "void" : c_type(dt);
+}
+
+std::string CPrinter::interface_parts(const std::string& body_text) {
+  std::string out;
+  for (size_t k = 0; k < interface_.size(); ++k) {
+    const std::string& m = interface_[k];
+    if (!storage_.at(m).soa) continue;
+    const std::string q = k == 0 ? "" : "const ";
+    for (const BufferPart& p : buffer_parts(m)) {
+      std::string name = cname(m) + p.suffix;
+      if (!mentions_identifier(body_text, name)) continue;
+      std::string at = p.offset.is_const(0)
+                           ? cname(m)
+                           : "(" + q + "char*)" + cname(m) + " + " + nat_expr(p.offset).text;
+      out += "  " + q + c_type(p.leaf) + "* restrict " + name + " = (" + q + c_type(p.leaf) +
+             "*)(" + at + ");\n";
+    }
+  }
+  return out;
 }
 
 // A size only the checks mention is unused when they are compiled out.

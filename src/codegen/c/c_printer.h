@@ -167,7 +167,8 @@ class CPrinter {
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
   // A component of an array element stored apart (Storage::soa): the C name suffix
   // (_1, _2_1, ...), the extents of the arrays inside the element above it, and its
-  // type (a scalar, or a vector or pair of scalars kept whole).
+  // type (a scalar or a vector: below a pair stored apart every pair is, so that the
+  // parts of a type are the same on every target).
   struct SoaPart {
     std::string suffix;
     std::vector<Nat> dims;
@@ -181,6 +182,27 @@ class CPrinter {
   std::vector<SoaPart> soa_parts(const Type& t) const;
   CExpr soa_access(const std::string& name, const Storage& s, const Nat& flat, const Path& path,
                    size_t from);
+  // The arrays holding buffer `var` (the output, an input or a temporary): one per
+  // component when it is stored per component (Storage::soa), else one, suffix "".
+  // The GPU targets pass each to the kernels and create each on the host.
+  struct BufferPart {
+    std::string suffix;  // of the C name
+    Type leaf;           // the element type
+    Nat count;           // the number of elements
+    // Bytes from the start of an input or output stored per component: the parts one
+    // after another, each aligned for its elements (runtime/layout.h).
+    Nat offset;
+  };
+  std::vector<BufferPart> buffer_parts(const std::string& var) const;
+  // Whether an input or output of type dt is passed one array per component, in one
+  // buffer (its elements are pairs holding arrays; runtime/layout.h): its parameter is
+  // a void pointer, and the code reads the components at buffer_parts' offsets.
+  static bool interface_split(const Type& dt);
+  // The C type a parameter of type dt points to.
+  std::string param_type(const Type& dt);
+  // Declarations of the component pointers of the inputs and the output passed so,
+  // those that `body_text` mentions.
+  std::string interface_parts(const std::string& body_text);
   CExpr read(const ExpressionP& e, const Path& p);
   CExpr read_resolved(const dpia::ResolvedRead& r);
   struct Target {
@@ -195,6 +217,7 @@ class CPrinter {
   const CGenOptions& opts_;
   std::map<std::string, Storage> storage_;
   std::map<std::string, std::string> cnames_;
+  std::vector<std::string> interface_;  // the output, then the inputs (bind_parameters)
   std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
   std::set<std::string> typedefs_;
   std::string typedef_text_;
@@ -208,7 +231,8 @@ class CPrinter {
   std::string function_name_;
   bool uses_alloc_ = false;
   // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU
-  // printers; the GPU printers keep arrays of structs (their buffers cross the host).
+  // printers; the GPU printers keep arrays of structs of scalars (pairs holding arrays are
+  // stored per component on every target).
   bool soa_arrays_ = true;
   bool uses_openmp_ = false;
   // The C type of loop variables, size parameters and the index helpers: int where

@@ -100,17 +100,18 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   body << "  if (!risec_ready) risec_cuda_init(" << fn << "__risec_device, sizeof " << fn
        << "__risec_device);\n";
   // Buffers: the output, the inputs (copied in), the temporaries between launches.
-  auto buffer = [&](const std::string& m, const Type& dt, bool copy) {
-    std::string b = "risec_b_" + cname(m);
-    body << "  " << c_type(dt) << "* " << b << " = NULL;\n";
-    body << "  RISEC_CUDA(cudaMalloc((void**)&" << b << ", " << bytes(dt) << "));\n";
-    if (copy)
-      body << "  RISEC_CUDA(cudaMemcpy(" << b << ", " << cname(m) << ", " << bytes(dt)
-           << ", cudaMemcpyHostToDevice));\n";
+  auto buffer = [&](const std::string& m, bool copy) {
+    for (const DeviceBuffer& b : device_buffers(m)) {
+      body << "  " << b.elem << "* " << b.name << " = NULL;\n";
+      body << "  RISEC_CUDA(cudaMalloc((void**)&" << b.name << ", " << b.bytes << "));\n";
+      if (copy)
+        body << "  RISEC_CUDA(cudaMemcpy(" << b.name << ", " << b.host << ", " << b.bytes
+             << ", cudaMemcpyHostToDevice));\n";
+    }
   };
-  buffer(output, out_dt, false);
-  for (const auto& in : inputs) buffer(in.name, in.dt, true);
-  for (const HostBuffer& b : host_buffers_) buffer(b.name, b.dt, false);
+  buffer(output, false);
+  for (const auto& in : inputs) buffer(in.name, true);
+  for (const HostBuffer& b : host_buffers_) buffer(b.name, false);
   // 32-bit kernels when every quantity over the sizes fits (dual_width_kernels).
   if (dual_width_) {
     body << "  int risec_narrow = 1;\n";
@@ -183,7 +184,7 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
     const Launch& l = launches_[k];
     std::string args;
     for (const std::string& m : l.memory)
-      args += (args.empty() ? "" : ", ") + ("risec_b_" + cname(m));
+      for (const DeviceBuffer& b : device_buffers(m)) args += (args.empty() ? "" : ", ") + b.name;
     for (const std::string& s : sizes) args += (args.empty() ? "" : ", ") + c_identifier(s);
     std::string shared = l.dynamic_local.empty() ? "" : ", " + l.dynamic_local;
     std::string launch = "<<<risec_grid[" + std::to_string(k) + "], risec_block[" +
@@ -211,12 +212,14 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
        << "  float risec_ms = 0;\n"
        << "  RISEC_CUDA(cudaEventElapsedTime(&risec_ms, risec_start, risec_stop));\n"
        << "  " << fn << "__risec_kernel_ms = risec_ms;\n";
-  body << "  RISEC_CUDA(cudaMemcpy(" << cname(output) << ", risec_b_" << cname(output) << ", "
-       << bytes(out_dt) << ", cudaMemcpyDeviceToHost));\n";
+  for (const DeviceBuffer& b : device_buffers(output))
+    body << "  RISEC_CUDA(cudaMemcpy(" << b.host << ", " << b.name << ", " << b.bytes
+         << ", cudaMemcpyDeviceToHost));\n";
   body << "  RISEC_CUDA(cudaEventDestroy(risec_start));\n"
        << "  RISEC_CUDA(cudaEventDestroy(risec_stop));\n";
   for (const std::string& m : host_order_)
-    body << "  RISEC_CUDA(cudaFree(risec_b_" << cname(m) << "));\n";
+    for (const DeviceBuffer& b : device_buffers(m))
+      body << "  RISEC_CUDA(cudaFree(" << b.name << "));\n";
 
   src << "extern \"C\" " << sig << " {\n" << function_prologue(fn, sizes) << body.str() << "}\n\n";
   src << "extern \"C\" {\n" << call_wrapper(fn, sig, out_dt, inputs, sizes) << "}\n";

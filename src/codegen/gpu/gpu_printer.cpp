@@ -274,8 +274,10 @@ void GpuPrinter::split(const CommandP& c) {
                    " memory between kernel launches, which it cannot: only arrays in global "
                    "memory live across launches (" +
                    c->var + ")");
-      host_buffers_.push_back({c->var, c->dt});
+      host_buffers_.push_back({c->var});
       storage_[c->var] = Storage{c->dt, true};
+      // An array of pairs holding arrays: one buffer per component, as on the CPU.
+      storage_[c->var].soa = !soa_parts(leaf(c->dt)).empty();
       split(c->body[0]);
       return;
     case Command::For:
@@ -384,7 +386,8 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
   for (const std::string& m : host_order_) {
     if (!u.read.count(m) && !u.written.count(m)) continue;
     l.memory.push_back(m);
-    param(global_param(c_type(storage_.at(m).dt), cname(m), u.written.count(m) > 0));
+    for (const BufferPart& p : buffer_parts(m))
+      param(global_param(c_type(p.leaf), cname(m) + p.suffix, u.written.count(m) > 0));
   }
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
   std::string text = kernel_prefix() + name + "(" + params + ") {\n";
@@ -446,8 +449,20 @@ GpuPrinter::Shape GpuPrinter::shape(const Launch& l) {
   return s;
 }
 
-std::string GpuPrinter::bytes(const Type& dt) {
-  return "sizeof(" + c_type(dt) + ") * (size_t)(" + nat_expr(count(dt)).text + ")";
+std::vector<GpuPrinter::DeviceBuffer> GpuPrinter::device_buffers(const std::string& m) {
+  std::vector<DeviceBuffer> out;
+  const bool output = !host_order_.empty() && host_order_[0] == m;
+  for (const BufferPart& p : buffer_parts(m)) {
+    DeviceBuffer b;
+    b.name = "risec_b_" + cname(m) + p.suffix;
+    b.elem = c_type(p.leaf);
+    b.bytes = "sizeof(" + b.elem + ") * (size_t)(" + nat_expr(p.count).text + ")";
+    b.host = p.offset.is_const(0) ? cname(m)
+                                  : "((" + std::string(output ? "" : "const ") + "char*)" +
+                                        cname(m) + " + " + nat_expr(p.offset).text + ")";
+    out.push_back(std::move(b));
+  }
+  return out;
 }
 
 }  // namespace risec::codegen::gpu

@@ -124,9 +124,9 @@ class GpuPrinter : public CPrinter {
   // The declarations (without `;`) of a kernel's local arrays; the default declares
   // each with kernel_array. May set l.dynamic_local (CUDA, above 48 KiB).
   virtual std::vector<std::string> local_memory(const std::vector<LocalArray>& arrays, Launch& l);
+  // A temporary between launches (its storage_ says its type and layout).
   struct HostBuffer {
     std::string name;  // DPIA name
-    Type dt;
   };
   // The launch size of `l` for the host, per dimension, as C expressions of type
   // size_t: global work items (grouped: groups times items per group) and items per
@@ -146,8 +146,16 @@ class GpuPrinter : public CPrinter {
                       const std::string& output, const rise::Type& out_dt,
                       const std::vector<dpia::Input>& inputs,
                       const std::vector<std::string>& sizes);
-  // Bytes of a value of type `dt` on the host, as a C expression.
-  std::string bytes(const Type& dt);
+  // The device buffers of buffer `m` (the output, an input or a temporary between
+  // launches): one per component where it is stored so (CPrinter::buffer_parts), each
+  // a kernel parameter of its own.
+  struct DeviceBuffer {
+    std::string name;   // risec_b_NAME, risec_b_NAME_1, ...
+    std::string elem;   // the C element type
+    std::string bytes;  // its size, a C expression of type size_t
+    std::string host;   // its part of the output's or an input's host memory
+  };
+  std::vector<DeviceBuffer> device_buffers(const std::string& m);
 
   std::vector<Launch> launches_;
   std::vector<HostBuffer> host_buffers_;

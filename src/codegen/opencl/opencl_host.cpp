@@ -121,23 +121,23 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
          << "\", &err);\n    RISEC_CL(err);\n";
   body << "  }\n  cl_int err;\n";
   // Buffers: the output, the inputs (copied in), the temporaries between launches.
-  auto buffer = [&](const std::string& m, const Type& dt, const std::string& flags,
-                    const std::string& host) {
-    body << "  cl_mem risec_b_" << cname(m) << " = clCreateBuffer(risec_ctx, " << flags << ", "
-         << bytes(dt) << ", " << host << ", &err);\n  RISEC_CL(err);\n";
+  auto buffer = [&](const std::string& m, const std::string& flags, bool copy) {
+    for (const DeviceBuffer& b : device_buffers(m))
+      body << "  cl_mem " << b.name << " = clCreateBuffer(risec_ctx, " << flags << ", " << b.bytes
+           << ", " << (copy ? "(void*)" + b.host : "NULL") << ", &err);\n  RISEC_CL(err);\n";
   };
-  buffer(output, out_dt, "CL_MEM_READ_WRITE", "NULL");
-  for (const auto& in : inputs)
-    buffer(in.name, in.dt, "CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR", "(void*)" + cname(in.name));
-  for (const HostBuffer& b : host_buffers_) buffer(b.name, b.dt, "CL_MEM_READ_WRITE", "NULL");
+  buffer(output, "CL_MEM_READ_WRITE", false);
+  for (const auto& in : inputs) buffer(in.name, "CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR", true);
+  for (const HostBuffer& b : host_buffers_) buffer(b.name, "CL_MEM_READ_WRITE", false);
   body << "  cl_event risec_ev[" << launches_.size() << "];\n";
   for (size_t k = 0; k < launches_.size(); ++k) {
     const Launch& l = launches_[k];
     std::string kern = "risec_kernels[" + std::to_string(k) + "]";
     int arg = 0;
     for (const std::string& m : l.memory)
-      body << "  RISEC_CL(clSetKernelArg(" << kern << ", " << arg++ << ", sizeof(cl_mem), &risec_b_"
-           << cname(m) << "));\n";
+      for (const DeviceBuffer& b : device_buffers(m))
+        body << "  RISEC_CL(clSetKernelArg(" << kern << ", " << arg++ << ", sizeof(cl_mem), &"
+             << b.name << "));\n";
     for (const std::string& s : sizes)
       body << "  RISEC_CL(clSetKernelArg(" << kern << ", " << arg++ << ", sizeof "
            << c_identifier(s) << ", &" << c_identifier(s) << "));\n";
@@ -149,8 +149,9 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
     body << "    risec_launch(" << kern << ", " << sh.dims << ", global, local, need, "
          << (sh.grouped ? 1 : 0) << ", &risec_ev[" << k << "]);\n  }\n";
   }
-  body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_" << cname(output)
-       << ", CL_TRUE, 0, " << bytes(out_dt) << ", " << cname(output) << ", 0, NULL, NULL));\n";
+  for (const DeviceBuffer& b : device_buffers(output))
+    body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, " << b.name << ", CL_TRUE, 0, " << b.bytes
+         << ", " << b.host << ", 0, NULL, NULL));\n";
   body
       << "  double risec_ms = 0;\n  for (int k = 0; k < " << launches_.size() << "; ++k) {\n"
       << "    cl_ulong t0 = 0, t1 = 0;\n"
@@ -161,7 +162,8 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
       << "    risec_ms += (double)(t1 - t0) * 1e-6;\n    clReleaseEvent(risec_ev[k]);\n  }\n";
   body << "  " << fn << "__risec_kernel_ms = risec_ms;\n";
   for (const std::string& m : host_order_)
-    body << "  clReleaseMemObject(risec_b_" << cname(m) << ");\n";
+    for (const DeviceBuffer& b : device_buffers(m))
+      body << "  clReleaseMemObject(" << b.name << ");\n";
 
   src << sig << " {\n" << function_prologue(fn, sizes) << body.str() << "}\n\n";
   src << call_wrapper(fn, sig, out_dt, inputs, sizes);
