@@ -301,16 +301,55 @@ class Progress {
 }  // namespace
 
 Searcher::Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind,
-                   uint64_t seed)
-    : params_(params), kind_(kind), rng_(seed) {
+                   uint64_t seed, const std::vector<elevate::StrategyConstraint>& constraints,
+                   int64_t lanes)
+    : params_(params), kind_(kind), rng_(seed), constraints_(constraints), lanes_(lanes) {
   for (const auto& p : params_) {
     // A permutation of k values: k! points, a factor k - position per name.
-    space_ *= static_cast<double>(p.group < 0 ? p.values.size() : p.values.size() - p.position);
+    full_space_ *=
+        static_cast<double>(p.group < 0 ? p.values.size() : p.values.size() - p.position);
     std::vector<size_t> order(p.values.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(),
               [&](size_t a, size_t b) { return p.values[a] < p.values[b]; });
     by_value_.push_back(std::move(order));
+  }
+  space_ = full_space_;
+  if (constraints_.empty()) return;
+  // The points that satisfy the constraints, counted when there are few enough.
+  counted_ = full_space_ <= kEnumerable;
+  if (!counted_) return;
+  size_t valid_points = 0;
+  for_each_point([&](const Genome& g) { valid_points += valid(g); });
+  space_ = static_cast<double>(valid_points);
+}
+
+bool Searcher::valid(const Genome& g) const {
+  if (constraints_.empty()) return true;
+  elevate::ParamValues v = to_values(params_, to_point(params_, g));
+  v["lanes"] = lanes_;
+  return elevate::violated_constraint(constraints_, v) == nullptr;
+}
+
+void Searcher::for_each_point(const std::function<void(const Genome&)>& f) const {
+  // An odometer whose digits are the plain parameters' indices and the permutations
+  // (in lexicographic order, from the identity).
+  Genome g(params_.size());
+  for (size_t i = 0; i < g.size(); ++i) g[i] = params_[i].group < 0 ? 0 : params_[i].position;
+  for (;;) {
+    f(g);
+    size_t i = 0;
+    for (; i < g.size(); i += unit_size(params_, i)) {
+      if (params_[i].group >= 0) {
+        const auto begin = g.begin() + long(i);
+        if (std::next_permutation(begin, begin + long(unit_size(params_, i)))) break;
+      } else if (++g[i] < params_[i].values.size()) {
+        break;
+      } else {
+        g[i] = 0;
+      }
+    }
+    if (i == g.size()) break;
   }
 }
 
@@ -335,7 +374,7 @@ std::optional<Genome> Searcher::propose() {
     Genome first(params_.size(), 0);
     for (size_t i = 0; i < first.size(); ++i)
       first[i] = params_[i].group < 0 ? 0 : params_[i].position;
-    if (!tried(first)) return first;
+    if (!tried(first) && valid(first)) return first;
     if (measured_.size() >= kInitialPopulation && uniform() >= 0.2) {
       for (int attempt = 0; attempt < 64; ++attempt) {
         Genome child = tournament();
@@ -346,7 +385,7 @@ std::optional<Genome> Searcher::propose() {
               std::copy_n(other.begin() + long(i), unit_size(params_, i), child.begin() + long(i));
         }
         mutate(child);
-        if (!tried(child)) return child;
+        if (!tried(child) && valid(child)) return child;
       }
     }
   }
@@ -393,12 +432,14 @@ void Searcher::mutate(Genome& g) {
   }
 }
 
-Genome Searcher::random_untried() {
+std::optional<Genome> Searcher::random_untried() {
   Genome g(params_.size());
   // Rejection sampling while most of the space is untried, else a pick among the
-  // untried points enumerated.
+  // untried points enumerated. Constraints reject points too: sampling gives up
+  // after kDraws draws (then enumerates the space if it is small enough).
+  constexpr int kDraws = 200000;
   if (static_cast<double>(tried_.size()) < space_ / 2) {
-    for (;;) {
+    for (int draw = 0; draw < kDraws; ++draw) {
       for (size_t i = 0; i < g.size(); i += unit_size(params_, i)) {
         if (params_[i].group < 0) {
           g[i] = below(params_[i].values.size());
@@ -408,28 +449,16 @@ Genome Searcher::random_untried() {
         std::iota(begin, end, size_t{0});
         std::shuffle(begin, end, rng_);
       }
-      if (!tried(g)) return g;
+      if (!tried(g) && valid(g)) return g;
     }
+    if (full_space_ > kEnumerable) return std::nullopt;
   }
-  // Every point in turn: an odometer whose digits are the plain parameters' indices
-  // and the permutations (in lexicographic order, from the identity).
+  // Every point in turn.
   std::vector<Genome> left;
-  for (size_t i = 0; i < g.size(); ++i) g[i] = params_[i].group < 0 ? 0 : params_[i].position;
-  for (;;) {
-    if (!tried(g)) left.push_back(g);
-    size_t i = 0;
-    for (; i < g.size(); i += unit_size(params_, i)) {
-      if (params_[i].group >= 0) {
-        const auto begin = g.begin() + long(i);
-        if (std::next_permutation(begin, begin + long(unit_size(params_, i)))) break;
-      } else if (++g[i] < params_[i].values.size()) {
-        break;
-      } else {
-        g[i] = 0;
-      }
-    }
-    if (i == g.size()) break;
-  }
+  for_each_point([&](const Genome& p) {
+    if (!tried(p) && valid(p)) left.push_back(p);
+  });
+  if (left.empty()) return std::nullopt;
   return left[below(left.size())];
 }
 
@@ -450,7 +479,8 @@ std::string study_key(const std::string& program_text, const std::string& strate
 
 TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
   TuneResult r;
-  r.params = elevate::strategy_params(cfg.strategy);
+  elevate::StrategyDeclarations decls = elevate::strategy_declarations(cfg.strategy);
+  r.params = decls.params;
   const auto& params = r.params;
   if (params.empty())
     throw Error(ErrorKind::User,
@@ -458,7 +488,13 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
                 "before its lets)",
                 Span{cfg.strategy, 0, 0});
   if (cfg.budget < 1) usage("--budget must be at least 1");
-  Searcher search(params, cfg.search, cfg.seed);
+  Searcher search(params, cfg.search, cfg.seed, decls.constraints, machine_lanes());
+  if (search.space() == 0)
+    throw Error(ErrorKind::User,
+                "no point of the template's space (" +
+                    std::to_string(std::llround(search.unconstrained_space())) +
+                    " points) satisfies its constraints",
+                decls.constraints.front().span);
   r.trials = db.load(cfg.study_key, params);
   int counted = 0;  // measured or failed: what the budget counts
   for (const Trial& t : r.trials) {
@@ -475,9 +511,17 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
                   : std::string();
   };
   Progress progress(cfg.progress, cfg.tty, cfg.budget);
-  if (cfg.progress)
+  if (cfg.progress) {
     *cfg.progress << "tune: " << std::llround(search.space())
-                  << " point(s) in the template's space\n";
+                  << " point(s) in the template's space";
+    if (!decls.constraints.empty())
+      *cfg.progress << (search.space_counted()
+                            ? " that satisfy its constraints (" +
+                                  std::to_string(std::llround(search.unconstrained_space())) +
+                                  " without them)"
+                            : " (too many to count those that satisfy its constraints)");
+    *cfg.progress << "\n";
+  }
   if (cfg.progress && counted > 0)
     *cfg.progress << "tune: resuming: " << r.trials.size() << " trial(s) in the database\n";
 
@@ -587,6 +631,16 @@ Trial run_trial(const TuneConfig& cfg, const std::vector<elevate::StrategyParam>
                 const TunePoint& point, Measurer& measurer) {
   Trial t;
   t.point = point;
+  // A point that violates a constraint is pruned before the rewrite.
+  const elevate::StrategyDeclarations decls = elevate::strategy_declarations(cfg.strategy);
+  elevate::ParamValues values = to_values(params, point);
+  values["lanes"] = machine_lanes();
+  if (const elevate::StrategyConstraint* v =
+          elevate::violated_constraint(decls.constraints, values)) {
+    t.status = Trial::Status::Invalid;
+    t.error = "violates the constraint `" + v->text + "` (" + location(v->span) + ")";
+    return t;
+  }
   std::optional<Compiled> c;
   try {
     c = compile_point(cfg, params, point);

@@ -96,14 +96,23 @@ using Genome = std::vector<size_t>;
 // Deterministic given the seed and the sequence of records.
 class Searcher {
  public:
-  Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind, uint64_t seed);
+  // Only points that satisfy `constraints` (with `lanes` = `lanes`) are proposed.
+  Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind, uint64_t seed,
+           const std::vector<elevate::StrategyConstraint>& constraints = {}, int64_t lanes = 8);
   // A point tried: measured (with its time), or pruned/failed.
   void record(const Genome& g, bool measured, double time_ms);
   bool tried(const Genome& g) const { return tried_.count(g) > 0; }
   bool exhausted() const { return static_cast<double>(tried_.size()) >= space_; }
   // The number of points: the product of the plain parameters' list lengths and k!
-  // for each permutation of k values.
+  // for each permutation of k values, less the points that violate a constraint
+  // (counted when the whole space has at most kEnumerable points, else not
+  // subtracted: space_counted() is false).
   double space() const { return space_; }
+  double unconstrained_space() const { return full_space_; }
+  bool space_counted() const { return counted_; }
+  // Whether the point satisfies every constraint.
+  bool valid(const Genome& g) const;
+  static constexpr double kEnumerable = 1 << 20;
   // The next untried point, or nullopt when every point has been tried.
   std::optional<Genome> propose();
 
@@ -111,7 +120,10 @@ class Searcher {
   const std::vector<elevate::StrategyParam>& params_;
   SearchKind kind_;
   std::mt19937_64 rng_;
-  double space_ = 1;
+  double space_ = 1, full_space_ = 1;
+  bool counted_ = true;
+  std::vector<elevate::StrategyConstraint> constraints_;
+  int64_t lanes_;
   std::set<Genome> tried_;
   std::vector<std::pair<double, Genome>> measured_;
   std::vector<std::vector<size_t>> by_value_;  // per parameter: value indices, by value
@@ -122,7 +134,9 @@ class Searcher {
   size_t below(size_t n);
   Genome tournament();
   void mutate(Genome& g);
-  Genome random_untried();
+  std::optional<Genome> random_untried();
+  // Every point, in odometer order, passed to `f`.
+  void for_each_point(const std::function<void(const Genome&)>& f) const;
 };
 
 struct TuneConfig {

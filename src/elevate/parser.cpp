@@ -1,9 +1,12 @@
 // The `.elv` strategy-file parser and evaluator (see parser.h).
 #include "elevate/parser.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "elevate/library.h"
@@ -28,7 +31,8 @@ enum class T {
   Choice,
   At,
   Eq,
-  Let
+  Let,
+  Op  // an operator of a constraint: + - * / % == != < <= > >= && || !
 };
 
 struct Tok {
@@ -77,6 +81,19 @@ std::vector<Tok> lex(const SourceRef& src) {
       while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
       if (j - i > 15) err("number too large", i, j);
       push(T::Int, j - i);
+      continue;
+    }
+    // Constraints' operators (`<+` is the choice, below).
+    if (i + 1 < s.size()) {
+      const std::string two = s.substr(i, 2);
+      if (two == "==" || two == "!=" || two == "<=" || two == ">=" || two == "&&" || two == "||") {
+        push(T::Op, 2);
+        continue;
+      }
+    }
+    if (std::string("+-*/%>!").find(c) != std::string::npos ||
+        (c == '<' && (i + 1 >= s.size() || s[i + 1] != '+'))) {
+      push(T::Op, 1);
       continue;
     }
     switch (c) {
@@ -145,8 +162,74 @@ struct LetDef {
 // The built-in number (support/cpu.h).
 constexpr const char* kLanes = "lanes";
 
+}  // namespace
+
+// A constraint's expression: a number or a condition (`boolean`), type-checked as it is
+// parsed.
+struct ConstraintExpr {
+  enum Kind { Int, Name, Not, Neg, Binary } kind;
+  Span span;
+  bool boolean = false;
+  int64_t value = 0;  // Int
+  std::string name;   // Name
+  std::string op;     // Binary
+  std::shared_ptr<const ConstraintExpr> a, b;
+};
+
+namespace {
+
+using CPtr = std::shared_ptr<const ConstraintExpr>;
+
+// The value (a condition as 0 or 1), or nullopt after a division by zero or an overflow.
+std::optional<int64_t> evaluate(const ConstraintExpr& e, const ParamValues& values) {
+  switch (e.kind) {
+    case ConstraintExpr::Int:
+      return e.value;
+    case ConstraintExpr::Name: {
+      auto it = values.find(e.name);
+      if (it == values.end()) return std::nullopt;
+      return it->second;
+    }
+    case ConstraintExpr::Not: {
+      auto a = evaluate(*e.a, values);
+      if (!a) return std::nullopt;
+      return *a == 0;
+    }
+    case ConstraintExpr::Neg: {
+      auto a = evaluate(*e.a, values);
+      int64_t r;
+      if (!a || __builtin_sub_overflow(int64_t{0}, *a, &r)) return std::nullopt;
+      return r;
+    }
+    case ConstraintExpr::Binary:
+      break;
+  }
+  auto a = evaluate(*e.a, values);
+  if (!a) return std::nullopt;
+  // && and || evaluate their right operand only when it decides.
+  if (e.op == "&&" && *a == 0) return 0;
+  if (e.op == "||" && *a != 0) return 1;
+  auto b = evaluate(*e.b, values);
+  if (!b) return std::nullopt;
+  const int64_t x = *a, y = *b;
+  int64_t r = 0;
+  if (e.op == "&&" || e.op == "||") return y != 0;
+  if (e.op == "==") return x == y;
+  if (e.op == "!=") return x != y;
+  if (e.op == "<") return x < y;
+  if (e.op == "<=") return x <= y;
+  if (e.op == ">") return x > y;
+  if (e.op == ">=") return x >= y;
+  if (e.op == "+") return __builtin_add_overflow(x, y, &r) ? std::nullopt : std::optional(r);
+  if (e.op == "-") return __builtin_sub_overflow(x, y, &r) ? std::nullopt : std::optional(r);
+  if (e.op == "*") return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional(r);
+  if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt;
+  return e.op == "/" ? x / y : x % y;
+}
+
 struct ParsedFile {
   std::vector<StrategyParam> params;
+  std::vector<StrategyConstraint> constraints;
   std::vector<LetDef> lets;
   SPtr main;
 };
@@ -157,13 +240,24 @@ class Parser {
 
   const std::vector<Tok>& tokens() const { return toks_; }
 
-  // `param NAME in [V1, ...];` and `param (N1, ..., Nk) in permutations([V1, ..., Vk]);`
-  // declarations, at the start of the file.
-  std::vector<StrategyParam> params() {
-    std::vector<StrategyParam> out;
+  // `param NAME in [V1, ...];`, `param (N1, ..., Nk) in permutations([V1, ..., Vk]);`
+  // and `constraint EXPR;` declarations, at the start of the file. decl_begin_ and
+  // decl_end_ are set to the tokens of the first one and after the last one.
+  StrategyDeclarations decls() {
+    StrategyDeclarations d;
+    std::vector<StrategyParam>& out = d.params;
     int groups = 0;
-    while (peek().kind == T::Name && peek().text == "param" &&
-           (peek(1).kind == T::Name || peek(1).kind == T::LParen)) {
+    decl_begin_ = decl_end_ = pos_;
+    for (;;) {
+      if (peek().kind == T::Name && peek().text == "constraint") {
+        next();
+        d.constraints.push_back(constraint(out));
+        decl_end_ = pos_;
+        continue;
+      }
+      if (!(peek().kind == T::Name && peek().text == "param" &&
+            (peek(1).kind == T::Name || peek(1).kind == T::LParen)))
+        break;
       next();
       // The names: one, or a parenthesised list bound to a permutation.
       const bool permutation = accept(T::LParen);
@@ -223,17 +317,23 @@ class Parser {
                      span(names.front(), close));
       }
       expect(T::Semi, "';' after the parameter declaration");
+      decl_end_ = pos_;
       for (size_t i = 0; i < names.size(); ++i)
         out.push_back(
             StrategyParam{names[i].text, values, span(names[i]), permutation ? groups : -1, i});
       groups += permutation;
     }
-    return out;
+    return d;
   }
+  std::vector<StrategyParam> params() { return decls().params; }
+  size_t decl_begin() const { return decl_begin_; }
+  size_t decl_end() const { return decl_end_; }
 
   ParsedFile file() {
     ParsedFile f;
-    f.params = params();
+    StrategyDeclarations d = decls();
+    f.params = std::move(d.params);
+    f.constraints = std::move(d.constraints);
     auto is_number_name = [&](const std::string& n) {
       if (n == kLanes) return true;
       for (const StrategyParam& p : f.params)
@@ -291,6 +391,120 @@ class Parser {
   std::vector<Tok> toks_;
   size_t pos_ = 0;
   int depth_ = 0;
+  size_t decl_begin_ = 0, decl_end_ = 0;
+
+  // `constraint EXPR;` after the keyword: EXPR over the parameters declared so far.
+  StrategyConstraint constraint(const std::vector<StrategyParam>& params) {
+    const Tok& first = peek();
+    if (first.kind == T::Semi || first.kind == T::End)
+      user_error("expected a condition after 'constraint'", span(first));
+    CPtr e = c_binary(0, params);
+    StrategyConstraint c{src_->text.substr(e->span.begin, e->span.end - e->span.begin), e->span, e};
+    if (!e->boolean)
+      user_error(
+          "the constraint `" + c.text + "` is a number, not a condition (write e.g. `tj % v == 0`)",
+          e->span);
+    expect(T::Semi, "';' or an operator after the constraint");
+    return c;
+  }
+
+  // Binary operators by precedence, loosest first; all associate to the left.
+  static const std::vector<std::string>& c_level(size_t level) {
+    static const std::vector<std::vector<std::string>> levels = {
+        {"||"}, {"&&"}, {"==", "!="}, {"<", "<=", ">", ">="}, {"+", "-"}, {"*", "/", "%"}};
+    return levels[level];
+  }
+  static constexpr size_t kConstraintLevels = 6;
+
+  CPtr c_binary(size_t level, const std::vector<StrategyParam>& params) {
+    if (level == kConstraintLevels) return c_unary(params);
+    CPtr left = c_binary(level + 1, params);
+    for (;;) {
+      const Tok& t = peek();
+      const std::vector<std::string>& ops = c_level(level);
+      if (t.kind != T::Op || std::find(ops.begin(), ops.end(), t.text) == ops.end()) return left;
+      Tok op = next();
+      CPtr right = c_binary(level + 1, params);
+      const bool logic = op.text == "&&" || op.text == "||";
+      const bool equality = op.text == "==" || op.text == "!=";
+      auto operand_error = [&](const CPtr& e, const char* side, const char* wants) {
+        user_error("'" + op.text + "' takes " + wants + ", but its " + side + " operand `" +
+                       text_of(*e) + "` is " + (e->boolean ? "a condition" : "a number"),
+                   e->span);
+      };
+      if (equality) {
+        if (left->boolean != right->boolean)
+          user_error("'" + op.text + "' compares a " + (left->boolean ? "condition" : "number") +
+                         " with a " + (right->boolean ? "condition" : "number"),
+                     span(op));
+      } else {
+        const bool want = logic;
+        const char* wants = logic ? "conditions" : "numbers";
+        if (left->boolean != want) operand_error(left, "left", wants);
+        if (right->boolean != want) operand_error(right, "right", wants);
+      }
+      ConstraintExpr n{ConstraintExpr::Binary, Span{src_, left->span.begin, right->span.end}};
+      n.boolean = logic || equality || level == 3;
+      n.op = op.text;
+      n.a = left;
+      n.b = right;
+      left = std::make_shared<ConstraintExpr>(n);
+    }
+  }
+
+  CPtr c_unary(const std::vector<StrategyParam>& params) {
+    if (++depth_ > kMaxStrategyNesting)
+      user_error("nesting too deep (limit " + std::to_string(kMaxStrategyNesting) +
+                     " nested parentheses or operators)",
+                 span(peek()));
+    Tok t = next();
+    CPtr out;
+    if (t.kind == T::Op && (t.text == "!" || t.text == "-")) {
+      CPtr a = c_unary(params);
+      const bool is_not = t.text == "!";
+      if (a->boolean != is_not)
+        user_error("'" + t.text + "' takes a " + (is_not ? "condition" : "number") + ", but `" +
+                       text_of(*a) + "` is " + (a->boolean ? "a condition" : "a number"),
+                   a->span);
+      ConstraintExpr n{is_not ? ConstraintExpr::Not : ConstraintExpr::Neg,
+                       Span{src_, t.begin, a->span.end}};
+      n.boolean = is_not;
+      n.a = a;
+      out = std::make_shared<ConstraintExpr>(n);
+    } else if (t.kind == T::Int) {
+      ConstraintExpr n{ConstraintExpr::Int, span(t)};
+      n.value = std::stoll(t.text);
+      out = std::make_shared<ConstraintExpr>(n);
+    } else if (t.kind == T::Name) {
+      std::vector<std::string> names{kLanes};
+      for (const StrategyParam& p : params) names.push_back(p.name);
+      if (std::find(names.begin(), names.end(), t.text) == names.end()) {
+        std::string msg = "unknown name '" + t.text + "' in the constraint";
+        std::string near = nearest_name(t.text, names);
+        if (!near.empty()) msg += "; did you mean '" + near + "'?";
+        user_error(msg + " (a constraint uses the parameters declared above it and lanes)",
+                   span(t));
+      }
+      ConstraintExpr n{ConstraintExpr::Name, span(t)};
+      n.name = t.text;
+      out = std::make_shared<ConstraintExpr>(n);
+    } else if (t.kind == T::LParen) {
+      CPtr inner = c_binary(0, params);
+      Tok close = expect(T::RParen, "')' or an operator in the constraint");
+      ConstraintExpr n = *inner;
+      n.span = span(t, close);  // the parentheses belong to the operand
+      out = std::make_shared<ConstraintExpr>(n);
+    } else {
+      user_error(
+          "expected a number, a parameter, '!', '-' or '(' in the constraint, found " + describe(t),
+          span(t));
+    }
+    --depth_;
+    return out;
+  }
+  std::string text_of(const ConstraintExpr& e) const {
+    return src_->text.substr(e.span.begin, e.span.end - e.span.begin);
+  }
 
   const Tok& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
   Tok next() { return toks_[std::min(pos_++, toks_.size() - 1)]; }
@@ -623,6 +837,23 @@ std::vector<StrategyParam> strategy_params(const SourceRef& src) {
   return p.params();
 }
 
+StrategyDeclarations strategy_declarations(const SourceRef& src) {
+  Parser p(src);
+  return p.decls();
+}
+
+bool StrategyConstraint::holds(const ParamValues& values) const {
+  std::optional<int64_t> v = evaluate(*expr, values);
+  return v && *v != 0;
+}
+
+const StrategyConstraint* violated_constraint(const std::vector<StrategyConstraint>& constraints,
+                                              const ParamValues& values) {
+  for (const StrategyConstraint& c : constraints)
+    if (!c.holds(values)) return &c;
+  return nullptr;
+}
+
 ParamValues parse_param_values(const std::vector<std::string>& texts) {
   ParamValues out;
   for (const std::string& text : texts) {
@@ -710,23 +941,11 @@ std::string substitute_params(const SourceRef& src, const ParamValues& values) {
   if (!values.count(kLanes)) complete.erase(kLanes);
   // The declarations end at the ';' after the last one; uses are name tokens after it.
   const std::vector<Tok>& toks = p.tokens();
-  size_t first = 0;
-  if (!params.empty()) {
-    while (toks[first].begin < params.back().span.begin) ++first;
-    while (toks[first].kind != T::Semi) ++first;
-    ++first;
-  }
+  const size_t first = p.decl_end();
   const std::string& text = src->text;
   size_t body_begin = first < toks.size() ? toks[first].begin : text.size();
   // Keep the comments before the first declaration, drop the declarations.
-  size_t decl_begin = body_begin;
-  if (!params.empty()) {
-    size_t k = 0;
-    while (toks[k].begin < params.front().span.begin) ++k;
-    --k;
-    if (toks[k].kind == T::LParen) --k;  // `param (a, b) in permutations(...)`
-    decl_begin = toks[k].begin;          // the 'param' keyword
-  }
+  const size_t decl_begin = first > p.decl_begin() ? toks[p.decl_begin()].begin : body_begin;
   std::string out = text.substr(0, decl_begin);
   // Skip the blank line the declarations leave.
   while (body_begin < text.size() && (text[body_begin] == '\n')) ++body_begin;
@@ -747,6 +966,20 @@ Strategy parse_strategy_file(const SourceRef& src, const ParamValues& values) {
   ParsedFile f = p.file();
   ParamValues numbers = complete_param_values(f.params, values);
   if (!numbers.count(kLanes)) numbers[kLanes] = machine_lanes();
+  if (const StrategyConstraint* c = violated_constraint(f.constraints, numbers)) {
+    std::string point;
+    for (const StrategyParam& q : f.params)
+      point += (point.empty() ? "" : ",") + q.name + "=" + std::to_string(numbers[q.name]);
+    bool given = false;
+    for (const auto& [name, value] : values) given = given || name != kLanes;
+    if (given)
+      throw Error(ErrorKind::Usage, "--param: the point " + point + " violates the constraint `" +
+                                        c->text + "` (declared at " + location(c->span) + ")");
+    user_error("the default point (each parameter's first value: " + point +
+                   ") violates the constraint `" + c->text +
+                   "`; choose values with --param, or list a value that satisfies it first",
+               c->span);
+  }
   size_t count = f.lets.size();
   Evaluator ev(std::move(f.lets), std::move(numbers));
   ev.set_visible(count);

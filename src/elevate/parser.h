@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,39 @@ struct StrategyParam {
 // too: it overrides the detected width of the machine (support/cpu.h).
 using ParamValues = std::map<std::string, int64_t>;
 
+// Our extension (docs/strategies.md): `constraint EXPR;` after the parameters it uses
+// (and before the lets) restricts the points of the space to those where EXPR, a
+// condition over the parameters, `lanes` and integer literals, holds. `text` is EXPR
+// as written and `span` where it is.
+struct ConstraintExpr;
+struct StrategyConstraint {
+  std::string text;
+  Span span;
+  std::shared_ptr<const ConstraintExpr> expr;
+
+  // Whether the constraint holds for these values (every parameter it uses and
+  // `lanes` given). A division or modulo by zero, or an overflow, in a part that is
+  // evaluated (&& and || stop early) makes it false.
+  bool holds(const ParamValues& values) const;
+};
+
+// A template's declarations: its parameters and constraints, in order.
+struct StrategyDeclarations {
+  std::vector<StrategyParam> params;
+  std::vector<StrategyConstraint> constraints;
+};
+
 // The parameters a strategy file declares, in order (syntax errors are located User
 // errors: a repeated parameter, an empty or repeated value list, a reserved name).
 std::vector<StrategyParam> strategy_params(const SourceRef& src);
+// The parameters and the constraints (syntax, unknown names and type errors in a
+// constraint are located User errors).
+StrategyDeclarations strategy_declarations(const SourceRef& src);
+
+// The first constraint that `values` (complete: every parameter and `lanes`)
+// violates, or null.
+const StrategyConstraint* violated_constraint(const std::vector<StrategyConstraint>& constraints,
+                                              const ParamValues& values);
 
 // "ti=32,v=16" texts (repeatable) as values. Usage errors: a malformed item, a
 // parameter given twice.
@@ -63,7 +94,8 @@ ParamValues complete_param_values(const std::vector<StrategyParam>& params,
                                   const ParamValues& values);
 
 // The strategy file's text with the parameters' values substituted: the declarations
-// removed and every use replaced by its value (`lanes` stays, unless given).
+// (parameters and constraints) removed and every use replaced by its value (`lanes` stays, unless
+// given).
 std::string substitute_params(const SourceRef& src, const ParamValues& values);
 
 // Parse and evaluate a strategy file. Errors (syntax, unknown names with a
@@ -71,7 +103,9 @@ std::string substitute_params(const SourceRef& src, const ParamValues& values);
 // the file. A strategy built this way reports failures located at the call in
 // the file that failed (Failure::where).
 // `values` chooses the parameters' values (complete_param_values checks them; a
-// parameter not given takes its default).
+// parameter not given takes its default). The point must satisfy the constraints: a
+// violation is a Usage error naming the constraint when `values` gives a parameter,
+// else (the default point) a User error located at the constraint.
 Strategy parse_strategy_file(const SourceRef& src, const ParamValues& values = {});
 
 // Convenience: a strategy from text (the name is used in messages).

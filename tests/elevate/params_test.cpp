@@ -212,5 +212,109 @@ TEST(StrategyParams, SubstitutionGivesAParameterFreeFile) {
             "let main = tile(8, 4);");
 }
 
+// Our extension: `constraint EXPR;` restricts the points of the space.
+const char* kConstrained =
+    "// a constrained template\n"
+    "param tj in [32, 16, 64];\n"
+    "param v in [8, 16, 64, 0];\n"
+    "constraint tj % v == 0;\n"
+    "constraint v <= lanes * 8 || !(tj > 32) && -tj < 0;\n"
+    "let main = (tile(tj, v) @ outermost(mapNest(2))) ; lowerToC;\n";
+
+TEST(StrategyConstraints, ParsedWithTheirTextAndEvaluated) {
+  StrategyDeclarations d = strategy_declarations(source(kConstrained));
+  ASSERT_EQ(d.params.size(), 2u);
+  ASSERT_EQ(d.constraints.size(), 2u);
+  EXPECT_EQ(d.constraints[0].text, "tj % v == 0");
+  EXPECT_EQ(location(d.constraints[0].span), "t.elv:4:12");
+  EXPECT_EQ(d.constraints[1].text, "v <= lanes * 8 || !(tj > 32) && -tj < 0");
+  auto holds = [&](size_t k, int64_t tj, int64_t v, int64_t lanes = 8) {
+    return d.constraints[k].holds({{"tj", tj}, {"v", v}, {"lanes", lanes}});
+  };
+  EXPECT_TRUE(holds(0, 32, 8));
+  EXPECT_TRUE(holds(0, 64, 64));
+  EXPECT_FALSE(holds(0, 16, 64));
+  EXPECT_FALSE(holds(0, 32, 0));  // modulo by zero: false, no crash
+  EXPECT_TRUE(holds(1, 64, 64));  // 64 <= 8 * 8
+  EXPECT_FALSE(holds(1, 64, 64, 4));
+  EXPECT_TRUE(holds(1, 32, 64, 4));  // && binds tighter than ||
+  // && and || stop early: the guarded division is not evaluated.
+  StrategyDeclarations g =
+      strategy_declarations(source("param a in [0, 2];\nconstraint a == 0 || 8 / a == 4;\n"
+                                   "constraint 8 / a > 1 || a == 0;\nconstraint 999999999999999 * "
+                                   "999999999999999 > 0 || a == 0;\nlet main = id;"));
+  EXPECT_TRUE(g.constraints[0].holds({{"a", 0}, {"lanes", 8}}));
+  EXPECT_TRUE(g.constraints[0].holds({{"a", 2}, {"lanes", 8}}));
+  EXPECT_FALSE(g.constraints[1].holds({{"a", 0}, {"lanes", 8}}));  // 8 / 0 evaluated first
+  EXPECT_FALSE(g.constraints[2].holds({{"a", 0}, {"lanes", 8}}));  // overflow: false
+  EXPECT_EQ(violated_constraint(g.constraints, {{"a", 2}, {"lanes", 8}}), &g.constraints[2]);
+  EXPECT_EQ(violated_constraint(g.constraints, {{"a", 0}, {"lanes", 8}}), &g.constraints[1]);
+}
+
+TEST(StrategyConstraints, ErrorsAreLocated) {
+  struct Case {
+    const char* decl;
+    const char* message;
+    const char* where;
+  } cases[] = {
+      {"constraint ti + (v < 2) > 0;", "'+' takes numbers, but its right operand `(v < 2)`",
+       "t.elv:3:17"},
+      {"constraint tx % v == 0;", "unknown name 'tx' in the constraint; did you mean 'ti'?",
+       "t.elv:3:12"},
+      {"constraint ti % v;", "is a number, not a condition", "t.elv:3:12"},
+      {"constraint ti < 2 == 3;", "'==' compares a condition with a number", "t.elv:3:19"},
+      {"constraint !ti;", "'!' takes a condition, but `ti` is a number", "t.elv:3:13"},
+      {"constraint ti && v > 1;", "'&&' takes conditions, but its left operand `ti`", "t.elv:3:12"},
+      {"constraint (ti < v;", "expected ')' or an operator in the constraint", "t.elv:3:19"},
+      {"constraint ti < ;", "expected a number, a parameter", "t.elv:3:17"},
+      {"constraint ti < v v;", "expected ';' or an operator after the constraint", "t.elv:3:19"},
+      {"constraint ;", "expected a condition after 'constraint'", "t.elv:3:12"},
+      {"constraint ti & v;", "unexpected character '&'", "t.elv:3:15"},
+      {"constraint later > 1;\nparam later in [1];", "unknown name 'later'", "t.elv:3:12"},
+  };
+  for (const Case& c : cases) {
+    std::string text = std::string("param ti in [8, 16];\nparam v in [4, 8];\n") + c.decl +
+                       "\nlet main = lowerToC;\n";
+    Error e = error_of(text);
+    EXPECT_EQ(e.kind(), ErrorKind::User) << c.decl;
+    EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+    EXPECT_EQ(location(e.span()), c.where) << c.decl << ": " << e.what();
+  }
+  // Deep nesting is refused, not a stack overflow.
+  std::string deep = "param a in [1];\nconstraint " + std::string(5000, '(') + "a > 0" +
+                     std::string(5000, ')') + ";\nlet main = id;";
+  EXPECT_NE(std::string(error_of(deep).what()).find("nesting too deep"), std::string::npos);
+}
+
+TEST(StrategyConstraints, ValuesMustSatisfyThem) {
+  // The default point (tj=32, v=8) satisfies both.
+  parse_strategy_file(source(kConstrained), {});
+  parse_strategy_file(source(kConstrained), {{"tj", 64}, {"v", 64}});
+  // Given values that violate one: a usage error naming it and where it is.
+  Error e = error_of(kConstrained, {{"tj", 16}, {"v", 64}});
+  EXPECT_EQ(e.kind(), ErrorKind::Usage);
+  EXPECT_NE(std::string(e.what()).find("tj=16,v=64 violates the constraint `tj % v == 0` "
+                                       "(declared at t.elv:4:12)"),
+            std::string::npos)
+      << e.what();
+  EXPECT_EQ(error_of(kConstrained, {{"v", 0}}).kind(), ErrorKind::Usage);
+  // lanes takes part: 64 > 2 * 8 and tj = 64 > 32.
+  EXPECT_EQ(error_of(kConstrained, {{"tj", 64}, {"v", 64}, {"lanes", 2}}).kind(), ErrorKind::Usage);
+  // A default point that violates one: a located user error.
+  Error d = error_of(
+      "param tj in [16, 32];\nparam v in [32, 8];\nconstraint tj % v == 0;\nlet main = id;");
+  EXPECT_EQ(d.kind(), ErrorKind::User);
+  EXPECT_NE(std::string(d.what()).find("default point (each parameter's first value: "
+                                       "tj=16,v=32) violates the constraint `tj % v == 0`"),
+            std::string::npos)
+      << d.what();
+  EXPECT_EQ(location(d.span()), "t.elv:3:12");
+  // The substituted file drops the constraints with the parameters.
+  std::string out = substitute_params(source(kConstrained), {{"tj", 64}});
+  EXPECT_EQ(out,
+            "// a constrained template\n"
+            "let main = (tile(64, 8) @ outermost(mapNest(2))) ; lowerToC;\n");
+}
+
 }  // namespace
 }  // namespace risec::elevate::testing
