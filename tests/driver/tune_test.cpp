@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "driver/tune.h"
 #include "elevate/parser.h"
@@ -174,6 +175,92 @@ TEST(Tune, NoParametersOrNoValidPointIsAnError) {
     EXPECT_NE(std::string(e.what()).find("no point"), std::string::npos) << e.what();
   }
   EXPECT_EQ(timer.prepared, 0);
+}
+
+// Our extension: with constraints, only points that satisfy them are proposed: none is
+// pruned by the rewrite (v = 32, 64, 5 and u = 3 are excluded beforehand), none counts
+// as a trial, and the space counts the 4 x 4 valid points of 35.
+TEST(Tune, ConstraintsExcludePointsBeforeTheSearchProposesThem) {
+  Fixture f;
+  TuneConfig c = f.config();
+  const std::string tmpl =
+      "param v in [2, 4, 8, 16, 32, 64, 5];\n"
+      "param u in [1, 2, 3, 4, 5];\n"
+      "constraint 48 % v == 0 && v < 32;\n"
+      "constraint u != 3;\n"
+      "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;\n";
+  c.strategy = std::make_shared<SourceFile>(SourceFile{"t.elv", tmpl});
+  c.study_key = study_key(kProgram, tmpl, c.sizes, c.target, "");
+  c.budget = 100;  // more than the space
+  std::ostringstream progress;
+  c.progress = &progress;
+  TrialDb db("");
+  FakeTimer timer;
+  TuneResult r = tune(c, db, timer);
+  EXPECT_EQ(timer.measured, 16);
+  EXPECT_EQ(r.trials.size(), 16u);
+  for (const Trial& t : r.trials) {
+    EXPECT_EQ(t.status, Trial::Status::Measured) << point_text(r.params, t.point) << t.error;
+    EXPECT_TRUE(48 % t.point[0] == 0 && t.point[0] < 32 && t.point[1] != 3)
+        << point_text(r.params, t.point);
+  }
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->point, (TunePoint{8, 4}));
+  EXPECT_NE(progress.str().find("16 point(s) in the template's space that satisfy its "
+                                "constraints (35 without them)"),
+            std::string::npos)
+      << progress.str();
+  // run_trial (the Python integration's) prunes a violating point before compiling.
+  Trial t = run_trial(c, r.params, {8, 3}, timer);
+  EXPECT_EQ(t.status, Trial::Status::Invalid);
+  EXPECT_NE(t.error.find("violates the constraint `u != 3` (t.elv:4:12)"), std::string::npos)
+      << t.error;
+  EXPECT_EQ(timer.prepared, 16);
+  // No point satisfies them: a located error before anything is built.
+  const std::string none =
+      "param v in [2, 4];\nconstraint v > lanes * 100;\n"
+      "let main = (vectorize(v) @ outermost(isApplied(isMap)));\n";
+  c.strategy = std::make_shared<SourceFile>(SourceFile{"t.elv", none});
+  try {
+    tune(c, db, timer);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::User);
+    EXPECT_NE(std::string(e.what()).find("no point of the template's space (2 points) satisfies "
+                                         "its constraints"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(location(e.span()), "t.elv:2:12");
+  }
+  EXPECT_EQ(timer.prepared, 16);
+}
+
+TEST(Tune, SearcherWithConstraintsProposesEachValidPointOnce) {
+  // a + b even, over a permutation too: (c, d) in permutations([1, 2]) with c == 2.
+  std::vector<elevate::StrategyParam> params = {{"a", {1, 2, 3}, {}},
+                                                {"b", {4, 5, 6, 7}, {}},
+                                                {"c", {1, 2}, {}, 0, 0},
+                                                {"d", {1, 2}, {}, 0, 1}};
+  elevate::StrategyDeclarations d = elevate::strategy_declarations(std::make_shared<SourceFile>(
+      SourceFile{"t.elv",
+                 "param a in [1, 2, 3];\nparam b in [4, 5, 6, 7];\n"
+                 "param (c, d) in permutations([1, 2]);\n"
+                 "constraint (a + b) % 2 == 0;\nconstraint c == 2;\nlet main = id;"}));
+  for (SearchKind kind : {SearchKind::Evolutionary, SearchKind::Random}) {
+    Searcher s(params, kind, 7, d.constraints, 8);
+    EXPECT_EQ(s.unconstrained_space(), 24.0);
+    EXPECT_EQ(s.space(), 6.0);
+    std::set<Genome> seen;
+    while (auto g = s.propose()) {
+      EXPECT_TRUE(seen.insert(*g).second);
+      EXPECT_TRUE(s.valid(*g));
+      const int64_t a = params[0].values[(*g)[0]], b = params[1].values[(*g)[1]];
+      EXPECT_EQ((a + b) % 2, 0);
+      EXPECT_EQ(params[2].values[(*g)[2]], 2);
+      s.record(*g, true, double(a));
+    }
+    EXPECT_EQ(seen.size(), 6u);
+  }
 }
 
 // On a smooth cost over 3 parameters of 10 values each, the evolutionary search finds
