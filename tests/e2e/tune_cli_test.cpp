@@ -88,6 +88,76 @@ TEST(TuneCli, PermutationSearchAndParam) {
       << show(bad);
 }
 
+// Constraints (our extension): tune proposes only the points that satisfy them and
+// counts the space without the others; --param and the default point are checked; a
+// constraint's errors are located.
+TEST(TuneCli, Constraints) {
+  std::string tmpl = write_scratch("scal_con.elv",
+                                   "param v in [4, 8, 32, 3];\n"
+                                   "param u in [1, 2];\n"
+                                   "constraint 64 % v == 0 && v <= 8;\n"
+                                   "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; "
+                                   "lowerToC;\n");
+  std::string best = scratch_path("scal_con_best.elv");
+  CliResult r = run_risec({"tune", "examples/scal/scal.rise", "--strategy", tmpl, "--size", "n=64",
+                           "--budget", "10", "--repeat", "1", "--workers", "1", "-o", best});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.err.find("tune: 4 point(s) in the template's space that satisfy its constraints "
+                       "(8 without them)"),
+            std::string::npos)
+      << show(r);
+  EXPECT_NE(r.err.find("tune: 4 measured, 0 pruned, 0 failed"), std::string::npos) << show(r);
+  EXPECT_EQ(r.err.find("v=32"), std::string::npos) << show(r);
+  EXPECT_EQ(r.err.find("v=3,"), std::string::npos) << show(r);
+  std::string written = runtime::read_file(best);
+  EXPECT_EQ(written.find("constraint"), std::string::npos) << written;
+  CliResult run = run_risec(
+      {"run", "examples/scal/scal.rise", "--strategy", best, "--size", "n=64", "--check"});
+  EXPECT_EQ(run.exit_code, 0) << show(run);
+  CliResult given = run_risec({"run", "examples/scal/scal.rise", "--strategy", tmpl, "--size",
+                               "n=64", "--param", "v=8,u=2", "--check"});
+  EXPECT_EQ(given.exit_code, 0) << show(given);
+  CliResult bad = run_risec({"compile", "examples/scal/scal.rise", "--strategy", tmpl, "--size",
+                             "n=64", "--param", "v=32"});
+  EXPECT_EQ(bad.exit_code, 2) << show(bad);
+  EXPECT_NE(bad.err.find("v=32,u=1 violates the constraint `64 % v == 0 && v <= 8` (declared at " +
+                         tmpl + ":3:12)"),
+            std::string::npos)
+      << show(bad);
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"param v in [3, 4];\nconstraint 64 % v == 0;\nlet main = lowerToC;\n",
+       ":2:12: error: the default point (each parameter's first value: v=3) violates"},
+      {"param v in [4];\nconstraint v + (v < 2) > 1;\nlet main = lowerToC;\n",
+       ":2:16: error: '+' takes numbers"},
+      {"param v in [4];\nconstraint w > 1;\nlet main = lowerToC;\n",
+       ":2:12: error: unknown name 'w'"},
+      {"param v in [4];\nconstraint v >> 1;\nlet main = lowerToC;\n",
+       ":2:15: error: expected a number, a parameter"},
+  };
+  for (const Case& c : cases) {
+    std::string bad_tmpl = write_scratch("scal_con_bad.elv", c.text);
+    CliResult e =
+        run_risec({"run", "examples/scal/scal.rise", "--strategy", bad_tmpl, "--size", "n=64"});
+    EXPECT_EQ(e.exit_code, 1) << show(e);
+    EXPECT_NE(e.err.find(bad_tmpl + c.message), std::string::npos) << show(e);
+  }
+  std::string none =
+      write_scratch("scal_con_none.elv",
+                    "param v in [4, 8];\nconstraint v > 8;\nlet main = (vectorize(v) @ "
+                    "outermost(isApplied(isMap))) ; lowerToC;\n");
+  CliResult n =
+      run_risec({"tune", "examples/scal/scal.rise", "--strategy", none, "--size", "n=64"});
+  EXPECT_EQ(n.exit_code, 1) << show(n);
+  EXPECT_NE(n.err.find(none + ":2:12: error: no point of the template's space (2 points) "
+                              "satisfies its constraints"),
+            std::string::npos)
+      << show(n);
+}
+
 TEST(TuneCli, ParamAndErrors) {
   std::string tmpl = write_scratch("scal_tune2.elv", kTemplate);
   CliResult ok = run_risec({"run", "examples/scal/scal.rise", "--strategy", tmpl, "--size", "n=64",
