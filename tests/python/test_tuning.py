@@ -102,6 +102,34 @@ def test_invalid_points_are_pruned_before_measuring(tmp_path):
     check_valid(r.strategy)
 
 
+CONSTRAINED = """param v in [4, 2, 8, 16, 32, 5];
+param u in [1, 2];
+constraint 48 % v == 0 && v < 32;
+let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;
+"""
+
+
+def test_points_that_violate_a_constraint_are_pruned_before_the_rewrite(tmp_path):
+    url = f"sqlite:///{tmp_path / 'constrained.db'}"
+    name = "scal-constrained"
+    study = optuna.create_study(study_name=name, storage=url)
+    study.enqueue_trial({"v": 5, "u": 1})
+    study.enqueue_trial({"v": 32, "u": 2})
+    r = risec.tuning.tune(SCAL, CONSTRAINED, sizes=SIZES, storage=url, study=name, budget=2,
+                          repeat=1)
+    trials = optuna.load_study(study_name=name, storage=url).get_trials(deepcopy=False)
+    pruned = [t for t in trials if t.state == States.PRUNED]
+    assert {(t.params["v"], t.params["u"]) for t in pruned} >= {(5, 1), (32, 2)}
+    for t in pruned:
+        if t.params["v"] in (5, 32):
+            assert "violates the constraint `48 % v == 0 && v < 32`" in t.user_attrs["error"]
+    for t in trials:
+        if t.state == States.COMPLETE:
+            assert 48 % t.params["v"] == 0 and t.params["v"] < 32
+    assert "constraint" not in r.strategy
+    check_valid(r.strategy)
+
+
 SQUARE = """
 def sq = depFun(n: Nat => fun(A: n.n.f32 =>
   A |> map(fun(r => r |> map(fun(x => x * x))))))
