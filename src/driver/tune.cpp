@@ -606,6 +606,8 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
     std::string why;
     for (const Trial& t : r.trials)
       if (!t.error.empty()) why = first_line(t.error);
+    if (r.trials.empty() && !decls.constraints.empty())
+      why = "no point that satisfies the constraints was found among random draws";
     throw Error(ErrorKind::User,
                 "no point of the template could be measured (" + std::to_string(r.trials.size()) +
                     " tried)" + (why.empty() ? "" : "; last reason: " + why),
