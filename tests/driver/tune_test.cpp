@@ -261,6 +261,25 @@ TEST(Tune, SearcherWithConstraintsProposesEachValidPointOnce) {
     }
     EXPECT_EQ(seen.size(), 6u);
   }
+  // A space too large to count (4^11 points): not counted, but still only valid points.
+  std::string big;
+  std::vector<elevate::StrategyParam> many;
+  for (int i = 0; i < 11; ++i) {
+    big += "param p" + std::to_string(i) + " in [1, 2, 3, 4];\n";
+    many.push_back({"p" + std::to_string(i), {1, 2, 3, 4}, {}});
+  }
+  elevate::StrategyDeclarations bd = elevate::strategy_declarations(std::make_shared<SourceFile>(
+      SourceFile{"t.elv", big + "constraint p0 * p1 == 6 && p10 <= lanes / 4;\nlet main = id;"}));
+  Searcher s(many, SearchKind::Evolutionary, 1, bd.constraints, 8);
+  EXPECT_FALSE(s.space_counted());
+  EXPECT_EQ(s.space(), std::pow(4.0, 11));
+  for (int k = 0; k < 20; ++k) {
+    std::optional<Genome> g = s.propose();
+    ASSERT_TRUE(g);
+    EXPECT_EQ((((*g)[0] + 1) * ((*g)[1] + 1)), 6u);
+    EXPECT_LE((*g)[10], 1u);  // p10 <= 8 / 4
+    s.record(*g, true, double(k));
+  }
 }
 
 // On a smooth cost over 3 parameters of 10 values each, the evolutionary search finds
