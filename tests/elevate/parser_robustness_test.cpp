@@ -150,8 +150,8 @@ TEST(StrategyFileRobustness, RandomMutationsParseOrFailCleanlyAndApply) {
   const char* seed = std::getenv("RISEC_FUZZ_SEED");  // other mutations, locally
   std::mt19937_64 rng(seed ? std::strtoull(seed, nullptr, 10) : 20261121);
   // Under AddressSanitizer applying a strategy is 20-30 times slower: a third of the
-  // mutations there (the Release build runs all of them). Every kind of edit and of
-  // file still comes up hundreds of times, and the thresholds below scale with it.
+  // mutations there (the Release build runs all of them). Each kind of edit still
+  // comes up over a hundred times, and the thresholds below scale with the count.
 #if defined(__SANITIZE_ADDRESS__)
   constexpr int kMutations = 500;
 #else
