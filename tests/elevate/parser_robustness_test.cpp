@@ -149,8 +149,16 @@ TEST(StrategyFileRobustness, RandomMutationsParseOrFailCleanlyAndApply) {
                                           "storeInMemory("};
   const char* seed = std::getenv("RISEC_FUZZ_SEED");  // other mutations, locally
   std::mt19937_64 rng(seed ? std::strtoull(seed, nullptr, 10) : 20261121);
+  // Under AddressSanitizer applying a strategy is 20-30 times slower: a third of the
+  // mutations there (the Release build runs all of them). Each kind of edit still
+  // comes up over a hundred times, and the thresholds below scale with the count.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr int kMutations = 500;
+#else
+  constexpr int kMutations = 1500;
+#endif
   int applied = 0;
-  for (int iter = 0; iter < 1500; ++iter) {
+  for (int iter = 0; iter < kMutations; ++iter) {
     const ElvFile& f = files[rng() % files.size()];
     std::string text = f.text;
     int edits = 1 + static_cast<int>(rng() % 3);
@@ -182,9 +190,9 @@ TEST(StrategyFileRobustness, RandomMutationsParseOrFailCleanlyAndApply) {
       return;
     }
   }
-  EXPECT_GT(applied, 300);
+  EXPECT_GT(applied, kMutations / 5);
   // Mutations that still parse must be common enough to exercise the rewriting too.
-  EXPECT_GT(g_ran, 60) << "of " << applied;
+  EXPECT_GT(g_ran, kMutations / 25) << "of " << applied;
 }
 
 }  // namespace
