@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -109,20 +110,38 @@ constexpr bool kCheckWarnings = false;
 constexpr bool kCheckWarnings = true;
 #endif
 
+// A case's program, strategy and sizes, loaded (the compile requests point into it).
+struct Loaded {
+  rise::Program program;
+  std::optional<elevate::Strategy> strategy;
+  std::string size_text;
+  rise::SizeMap sizes;
+};
+
+std::unique_ptr<Loaded> load_case(const Case& c) {
+  auto it = example_sizes().find(c.example);
+  if (it == example_sizes().end()) return nullptr;
+  auto l = std::make_unique<Loaded>();
+  l->program = driver::load_program(source_path(c.file));
+  if (!c.strategy.empty()) l->strategy = driver::load_strategy(source_path(c.strategy));
+  l->size_text = it->second;
+  l->sizes = driver::parse_sizes({it->second});
+  return l;
+}
+
 TEST_P(Examples, CompilesWithoutWarnings) {
   const Case& c = GetParam();
-  auto it = example_sizes().find(c.example);
-  ASSERT_NE(it, example_sizes().end());
-  rise::Program p = driver::load_program(source_path(c.file));
-  std::optional<elevate::Strategy> s;
-  if (!c.strategy.empty()) s = driver::load_strategy(source_path(c.strategy));
-  rise::SizeMap known = driver::parse_sizes({it->second});
+  std::unique_ptr<Loaded> l = load_case(c);
+  ASSERT_NE(l, nullptr);
+  const rise::Program& p = l->program;
+  const std::optional<elevate::Strategy>& s = l->strategy;
+  const rise::SizeMap& known = l->sizes;
   std::vector<std::string> targets{"openmp"};
   if (c.target == "c") targets.push_back("c");
   if (c.target == "opencl") targets = {"opencl"};  // the host function
   for (const std::string& target : targets) {
     for (bool generic : {true, false}) {
-      SCOPED_TRACE(target + (generic ? " generic" : " " + it->second));
+      SCOPED_TRACE(target + (generic ? " generic" : " " + l->size_text));
       driver::CompileRequest req;
       req.program = &p;
       req.sizes = generic ? nullptr : &known;
@@ -165,16 +184,12 @@ TEST_P(Examples, CompilesWithoutWarnings) {
 TEST_P(Examples, LaneLoopsAreVectorised) {
   const Case& c = GetParam();
   if (c.target == "opencl") GTEST_SKIP() << "OpenCL kernels are compiled by the OpenCL driver";
-  auto it = example_sizes().find(c.example);
-  ASSERT_NE(it, example_sizes().end());
-  rise::Program p = driver::load_program(source_path(c.file));
-  std::optional<elevate::Strategy> s;
-  if (!c.strategy.empty()) s = driver::load_strategy(source_path(c.strategy));
-  rise::SizeMap known = driver::parse_sizes({it->second});
+  std::unique_ptr<Loaded> l = load_case(c);
+  ASSERT_NE(l, nullptr);
   driver::CompileRequest req;
-  req.program = &p;
-  req.sizes = &known;
-  req.strategy = s ? &*s : nullptr;
+  req.program = &l->program;
+  req.sizes = &l->sizes;
+  req.strategy = l->strategy ? &*l->strategy : nullptr;
   req.target = c.target;
   driver::Compiled out = driver::compile(req);
   const std::string& src = out.unit.source;
