@@ -463,6 +463,11 @@ int main(int argc, char** argv) {
       auto st = std::make_shared<risec::runtime::Module>(
           risec::bench::compile_example(prog, dir + elv, sizes, "c"));
       add("risec " + elv, 1, [st, &A](float* o) { st->call({o, A.data()}, {}); });
+      // parallel.elv: the default lowering with parallel output rows
+      auto par = std::make_shared<risec::runtime::Module>(
+          risec::bench::compile_example(prog, dir + "parallel.elv", sizes, "openmp"));
+      for (int t : {1, 2})
+        add("risec parallel.elv", t, [par, &A](float* o) { par->call({o, A.data()}, {}); });
 #ifdef RISEC_HAVE_HALIDE
       for (int sched : {0, 1, 2}) {
         auto hj = std::make_shared<HalideJacobi>(five, sched, n, m);
