@@ -181,6 +181,17 @@ bool is_data(const Type& t) {
   return t->kind != TypeKind::Fun && t->kind != TypeKind::DepFun;
 }
 
+bool holds_array(const Type& t) {
+  if (t->kind == TypeKind::Array) return true;
+  return t->kind == TypeKind::Pair && (holds_array(t->a) || holds_array(t->b));
+}
+
+bool stored_per_component(const Type& t) {
+  Type x = t;
+  while (x->kind == TypeKind::Array) x = x->a;
+  return x->kind == TypeKind::Pair && holds_array(x);
+}
+
 TypeArg binder_arg(Kind k, const std::string& name) {
   switch (k) {
     case Kind::Nat:

@@ -91,6 +91,11 @@ Type fun(Type param, Type result);
 Type dep_fun(Kind kind, const std::string& binder, Type body, bool implicit);
 
 bool is_data(const Type& t);  // not a function or dependent function type
+// An array, or a pair with an array somewhere inside.
+bool holds_array(const Type& t);
+// Data whose elements (under its arrays) are pairs holding arrays: the generated code
+// and the run-time layout store it one array per component (runtime/layout.h).
+bool stored_per_component(const Type& t);
 
 // Structural equality (binders of dependent functions compared up to renaming).
 bool equal(const Type& a, const Type& b);

@@ -51,22 +51,12 @@ DType dtype_of(rise::ScalarKind k) {
   return static_cast<DType>(static_cast<int>(k));
 }
 
-bool holds_array(const Type& t) {
-  if (t->kind == TypeKind::Array) return true;
-  return t->kind == TypeKind::Pair && (holds_array(t->a) || holds_array(t->b));
-}
-
 // Data whose elements are pairs holding arrays, stored one array per component (see
 // layout.h): its components, in order, with their element type and count.
 struct Part {
   Type leaf;
   size_t count;
 };
-bool split(const Type& t) {
-  Type x = t;
-  while (x->kind == TypeKind::Array) x = x->a;
-  return x->kind == TypeKind::Pair && holds_array(x);
-}
 void parts_of(const Type& t, size_t count, std::vector<Part>& out) {
   if (t->kind == TypeKind::Array)
     return parts_of(t->a, checked_mul(count, static_cast<size_t>(rise::const_size(t->size)), t),
@@ -76,6 +66,12 @@ void parts_of(const Type& t, size_t count, std::vector<Part>& out) {
     return parts_of(t->b, count, out);
   }
   out.push_back({t, count});
+}
+// The number of parts of t (an empty array's elements still skip theirs).
+size_t part_count(const Type& t) {
+  std::vector<Part> ps;
+  parts_of(t, 1, ps);
+  return ps.size();
 }
 // The parts and their byte offsets; the total size and alignment.
 CLayout split_layout(const Type& t, std::vector<Part>* parts, std::vector<size_t>* offsets) {
@@ -102,11 +98,7 @@ void scatter(const Value& v, const Type& t, std::vector<std::byte*>& cursors, si
       k = first;
       scatter(v.at(i), t->a, cursors, k);
     }
-    if (rise::const_size(t->size) == 0) {
-      std::vector<Part> ps;
-      parts_of(t->a, 1, ps);
-      k = first + ps.size();
-    }
+    if (rise::const_size(t->size) == 0) k = first + part_count(t->a);
     return;
   }
   if (t->kind == TypeKind::Pair) {
@@ -125,11 +117,7 @@ Value gather(const Type& t, std::vector<const std::byte*>& cursors, size_t& k) {
       k = first;
       b.push(gather(t->a, cursors, k));
     }
-    if (n == 0) {
-      std::vector<Part> ps;
-      parts_of(t->a, 1, ps);
-      k = first + ps.size();
-    }
+    if (n == 0) k = first + part_count(t->a);
     return b.finish();
   }
   if (t->kind == TypeKind::Pair) {
@@ -144,7 +132,7 @@ Value gather(const Type& t, std::vector<const std::byte*>& cursors, size_t& k) {
 }  // namespace
 
 CLayout c_layout(const Type& t) {
-  if (split(t)) return split_layout(t, nullptr, nullptr);
+  if (rise::stored_per_component(t)) return split_layout(t, nullptr, nullptr);
   switch (t->kind) {
     case TypeKind::Scalar: {
       size_t s = rise::scalar_size(t->scalar);
@@ -184,7 +172,7 @@ size_t pair_second_offset(const Type& t) {
 }
 
 void write_c(const Value& v, const Type& t, std::byte* dst) {
-  if (split(t)) {
+  if (rise::stored_per_component(t)) {
     std::vector<size_t> offsets;
     split_layout(t, nullptr, &offsets);
     std::vector<std::byte*> cursors;
@@ -253,7 +241,7 @@ AlignedBuffer to_c_buffer(const Value& v, const Type& t) {
 }
 
 Value from_c_bytes(const std::byte* src, const Type& t) {
-  if (split(t)) {
+  if (rise::stored_per_component(t)) {
     std::vector<size_t> offsets;
     split_layout(t, nullptr, &offsets);
     std::vector<const std::byte*> cursors;

@@ -51,10 +51,6 @@ CExpr CPrinter::var_access(const std::string& name, const Path& element) {
 }
 
 namespace {
-bool holds_array(const Type& t) {
-  if (t->kind == TypeKind::Array) return true;
-  return t->kind == TypeKind::Pair && (holds_array(t->a) || holds_array(t->b));
-}
 // The bytes of a part's element, which is also its alignment (runtime/layout.h).
 size_t element_bytes(const Type& t) {
   switch (t->kind) {
@@ -77,7 +73,7 @@ bool scalar_pair(const Type& t) {
 }  // namespace
 
 bool CPrinter::soa_split(const Type& t) const {
-  return t->kind == TypeKind::Pair && (holds_array(t) || (soa_arrays_ && scalar_pair(t)));
+  return t->kind == TypeKind::Pair && (rise::holds_array(t) || (soa_arrays_ && scalar_pair(t)));
 }
 
 std::vector<CPrinter::SoaPart> CPrinter::soa_parts(const Type& t) const {
@@ -97,11 +93,6 @@ std::vector<CPrinter::SoaPart> CPrinter::soa_parts(const Type& t) const {
       };
   walk(t, "", {});
   return out;
-}
-
-bool CPrinter::interface_split(const Type& dt) {
-  Type x = leaf(dt);
-  return x->kind == TypeKind::Pair && holds_array(x);
 }
 
 std::vector<CPrinter::BufferPart> CPrinter::buffer_parts(const std::string& var) const {

@@ -325,10 +325,10 @@ void CPrinter::bind_parameters(const std::string& output, const Type& out_dt,
                                const std::vector<dpia::Input>& inputs,
                                const std::vector<std::string>& sizes) {
   storage_[output] = Storage{out_dt, true};
-  storage_[output].soa = interface_split(out_dt);
+  storage_[output].soa = rise::stored_per_component(out_dt);
   for (const auto& in : inputs) {
     storage_[in.name] = Storage{in.dt, true};
-    storage_[in.name].soa = interface_split(in.dt);
+    storage_[in.name].soa = rise::stored_per_component(in.dt);
     cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
   }
   interface_ = {output};
@@ -470,7 +470,13 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
 }
 
 std::string CPrinter::param_type(const Type& dt) {
-  return interface_split(dt) ? "void" : c_type(dt);
+  return rise::stored_per_component(dt) ? "void" : c_type(dt);
+}
+
+std::string CPrinter::part_address(const std::string& var, const BufferPart& p, bool writable) {
+  if (p.offset.is_const(0)) return cname(var);
+  return "((" + std::string(writable ? "" : "const ") + "char*)" + cname(var) + " + " +
+         nat_expr(p.offset).text + ")";
 }
 
 std::string CPrinter::interface_parts(const std::string& body_text) {
@@ -482,11 +488,8 @@ std::string CPrinter::interface_parts(const std::string& body_text) {
     for (const BufferPart& p : buffer_parts(m)) {
       std::string name = cname(m) + p.suffix;
       if (!mentions_identifier(body_text, name)) continue;
-      std::string at = p.offset.is_const(0)
-                           ? cname(m)
-                           : "(" + q + "char*)" + cname(m) + " + " + nat_expr(p.offset).text;
-      out += "  " + q + c_type(p.leaf) + "* restrict " + name + " = (" + q + c_type(p.leaf) +
-             "*)(" + at + ");\n";
+      out += "  " + q + c_type(p.leaf) + "* restrict " + name + " = (" + q + c_type(p.leaf) + "*)" +
+             part_address(m, p, k == 0) + ";\n";
     }
   }
   return out;

@@ -194,11 +194,12 @@ class CPrinter {
     Nat offset;
   };
   std::vector<BufferPart> buffer_parts(const std::string& var) const;
-  // Whether an input or output of type dt is passed one array per component, in one
-  // buffer (its elements are pairs holding arrays; runtime/layout.h): its parameter is
-  // a void pointer, and the code reads the components at buffer_parts' offsets.
-  static bool interface_split(const Type& dt);
-  // The C type a parameter of type dt points to.
+  // Where part p of the output or an input `var` starts in the one buffer passed for it
+  // (a C expression: the parameter, or a char pointer offset to the part).
+  std::string part_address(const std::string& var, const BufferPart& p, bool writable);
+  // The C type a parameter of type dt points to: void for data stored per component
+  // (rise::stored_per_component), passed in one buffer whose components the code reads
+  // at buffer_parts' offsets (runtime/layout.h).
   std::string param_type(const Type& dt);
   // Declarations of the component pointers of the inputs and the output passed so,
   // those that `body_text` mentions.

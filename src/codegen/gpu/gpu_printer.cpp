@@ -457,9 +457,7 @@ std::vector<GpuPrinter::DeviceBuffer> GpuPrinter::device_buffers(const std::stri
     b.name = "risec_b_" + cname(m) + p.suffix;
     b.elem = c_type(p.leaf);
     b.bytes = "sizeof(" + b.elem + ") * (size_t)(" + nat_expr(p.count).text + ")";
-    b.host = p.offset.is_const(0) ? cname(m)
-                                  : "((" + std::string(output ? "" : "const ") + "char*)" +
-                                        cname(m) + " + " + nat_expr(p.offset).text + ")";
+    b.host = part_address(m, p, output);
     out.push_back(std::move(b));
   }
   return out;
