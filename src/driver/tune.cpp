@@ -488,7 +488,7 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
                 "before its lets)",
                 Span{cfg.strategy, 0, 0});
   if (cfg.budget < 1) usage("--budget must be at least 1");
-  Searcher search(params, cfg.search, cfg.seed, decls.constraints, machine_lanes());
+  Searcher search(params, cfg.search, cfg.seed, decls.constraints);
   if (search.space() == 0)
     throw Error(ErrorKind::User,
                 "no point of the template's space (" +

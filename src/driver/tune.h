@@ -23,6 +23,7 @@
 #include "driver/commands.h"
 #include "driver/compile.h"
 #include "elevate/parser.h"
+#include "support/cpu.h"
 
 namespace risec::driver {
 
@@ -96,9 +97,11 @@ using Genome = std::vector<size_t>;
 // Deterministic given the seed and the sequence of records.
 class Searcher {
  public:
-  // Only points that satisfy `constraints` (with `lanes` = `lanes`) are proposed.
+  // Only points that satisfy `constraints` (`lanes` in them is `lanes`, by default
+  // this machine's) are proposed.
   Searcher(const std::vector<elevate::StrategyParam>& params, SearchKind kind, uint64_t seed,
-           const std::vector<elevate::StrategyConstraint>& constraints = {}, int64_t lanes = 8);
+           const std::vector<elevate::StrategyConstraint>& constraints = {},
+           int64_t lanes = machine_lanes());
   // A point tried: measured (with its time), or pruned/failed.
   void record(const Genome& g, bool measured, double time_ms);
   bool tried(const Genome& g) const { return tried_.count(g) > 0; }

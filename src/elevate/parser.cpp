@@ -399,7 +399,7 @@ class Parser {
     if (first.kind == T::Semi || first.kind == T::End)
       user_error("expected a condition after 'constraint'", span(first));
     CPtr e = c_binary(0, params);
-    StrategyConstraint c{src_->text.substr(e->span.begin, e->span.end - e->span.begin), e->span, e};
+    StrategyConstraint c{text_of(*e), e->span, e};
     if (!e->boolean)
       user_error(
           "the constraint `" + c.text + "` is a number, not a condition (write e.g. `tj % v == 0`)",
@@ -427,6 +427,7 @@ class Parser {
       CPtr right = c_binary(level + 1, params);
       const bool logic = op.text == "&&" || op.text == "||";
       const bool equality = op.text == "==" || op.text == "!=";
+      const bool order = op.text == "<" || op.text == "<=" || op.text == ">" || op.text == ">=";
       auto operand_error = [&](const CPtr& e, const char* side, const char* wants) {
         user_error("'" + op.text + "' takes " + wants + ", but its " + side + " operand `" +
                        text_of(*e) + "` is " + (e->boolean ? "a condition" : "a number"),
@@ -444,7 +445,7 @@ class Parser {
         if (right->boolean != want) operand_error(right, "right", wants);
       }
       ConstraintExpr n{ConstraintExpr::Binary, Span{src_, left->span.begin, right->span.end}};
-      n.boolean = logic || equality || level == 3;
+      n.boolean = logic || equality || order;
       n.op = op.text;
       n.a = left;
       n.b = right;
