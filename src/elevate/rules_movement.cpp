@@ -11,6 +11,7 @@
 
 namespace risec::elevate {
 
+using rise::Nat;
 using util::call;
 using util::fun;
 using util::mk_map;
@@ -165,6 +166,57 @@ void register_movement(Registry& r) {
                            return std::nullopt;
                          return mk_map(transpose_fn(),
                                        with_arg(*s, call("transpose", {m->second})));
+                       })));
+  // S >> *T -> T >> *S >> T
+  r.add(entry("slideBeforeMapTranspose",
+              "map(transpose)(S(y)) -> transpose(map(S)(transpose(y))) for S = slide(sz)(sp) or "
+              "split(n)  (S >> *T -> T >> *S >> T)",
+              movement("slideBeforeMapTranspose",
+                       "map(transpose)(slide(sz)(sp)(y)) or map(transpose)(split(n)(y))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto m = util::match_map(e);
+                         auto t = m ? util::match_unary_fn(m->first) : std::nullopt;
+                         if (!t || t->name() != "transpose" || !t->deps.empty())
+                           return std::nullopt;
+                         auto s = match_split_or_slide(m->second);
+                         if (!s) return std::nullopt;
+                         PrimCall sc = *s;
+                         Expr mapped_s = fun("a", [&](const Expr& a) { return with_arg(sc, a); });
+                         return call("transpose",
+                                     {mk_map(mapped_s, call("transpose", {s->args[0]}))});
+                       })));
+  // *J >> T -> T >> *T >> J
+  r.add(entry("mapJoinBeforeTranspose",
+              "transpose(map(join)(y)) -> join(map(transpose)(transpose(y)))  "
+              "(*J >> T -> T >> *T >> J)",
+              movement("mapJoinBeforeTranspose", "transpose(map(join)(y))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto t = util::match_prim(e, "transpose", 1);
+                         auto m = t ? util::match_map(t->args[0]) : std::nullopt;
+                         auto j = m ? util::match_unary_fn(m->first) : std::nullopt;
+                         if (!j || j->name() != "join") return std::nullopt;
+                         return call("join",
+                                     {mk_map(transpose_fn(), call("transpose", {m->second}))});
+                       })));
+  // slide(a)(s) >> slide(k)(j) -> slide((a-1)*j+k)(s*j) >> *slide(k)(j): windows of
+  // a consecutive windows are the windows of one larger window of the input.
+  r.add(entry("slideOfSlide",
+              "slide(a)(s)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((a-1)*j+k)(s*j)(x)) "
+              "(windows of windows read as windows of larger windows of x)",
+              movement("slideOfSlide", "slide(a)(s)(slide(k)(j)(x))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto outer = util::match_prim(e, "slide", 1);
+                         auto inner =
+                             outer ? util::match_prim(outer->args[0], "slide", 1) : std::nullopt;
+                         if (!inner) return std::nullopt;
+                         auto a = outer->dep_nat(0), s = outer->dep_nat(1);
+                         auto k = inner->dep_nat(0), j = inner->dep_nat(1);
+                         if (!a || !s || !k || !j) return std::nullopt;
+                         PrimCall ic = *inner;
+                         Expr slide_k = fun("w", [&](const Expr& w) { return with_arg(ic, w); });
+                         Nat size = (*a - Nat(1)) * *j + *k;
+                         Nat step = *s * *j;
+                         return mk_map(slide_k, call("slide", {size, step}, {inner->args[0]}));
                        })));
 }
 

@@ -162,5 +162,57 @@ TEST(MapSlideBeforeTranspose, FailsWithoutAMappedSlide) {
               two_d("x |> map(map(fun(a => a * 2.0f))) |> transpose"));
 }
 
+TEST(SlideBeforeMapTranspose, TransposesBeforeSliding) {
+  rise::Expr p = two_d("x |> slide(3)(1) |> map(transpose)");
+  rise::Expr r = check_rewrite(top_down(lib("slideBeforeMapTranspose")), p);
+  // The result is the left-hand side of mapSlideBeforeTranspose once the transposes
+  // are read back: transpose(map(S)(transpose(x))).
+  EXPECT_TRUE(top_down(lib("mapSlideBeforeTranspose"))(r).ok());
+  check_rewrite(in_dfnf("slideBeforeMapTranspose"), p);
+  check_rewrite(top_down(lib("slideBeforeMapTranspose")), two_d("x |> split(2) |> map(transpose)"));
+}
+
+TEST(SlideBeforeMapTranspose, FailsWithoutASlideUnderTheTransposes) {
+  check_fails(top_down(lib("slideBeforeMapTranspose")), two_d("x |> split(2) |> map(fun(r => r))"));
+  check_fails(top_down(lib("slideBeforeMapTranspose")),
+              prog("def f = depFun((n: Nat, m: Nat) => fun(x: n.m.4.f32 => x |> map(transpose)))",
+                   {{"n", 4}, {"m", 6}}));
+}
+
+// ---------------------------------------------------------------- join and transpose
+
+TEST(MapJoinBeforeTranspose, JoinsAfterTransposing) {
+  rise::Expr p =
+      prog("def f = depFun((n: Nat, m: Nat) => fun(x: n.m.3.f32 => x |> map(join) |> transpose))",
+           {{"n", 4}, {"m", 5}});
+  check_rewrite(top_down(lib("mapJoinBeforeTranspose")), p);
+  check_rewrite(in_dfnf("mapJoinBeforeTranspose"), p);
+}
+
+TEST(MapJoinBeforeTranspose, FailsWithoutAMappedJoin) {
+  check_fails(top_down(lib("mapJoinBeforeTranspose")), two_d("x |> map(fun(r => r)) |> transpose"));
+}
+
+// ---------------------------------------------------------------- slide of slide
+
+TEST(SlideOfSlide, ReadsWindowsOfWindowsFromLargerWindows) {
+  // Windows of 4 consecutive 3-windows, every second one: 6-windows with step 2.
+  rise::Expr p = one_d("(2*n+6).f32", "x |> slide(3)(1) |> slide(4)(2)");
+  check_rewrite(top_down(lib("slideOfSlide")), p);
+  check_rewrite(in_dfnf("slideOfSlide"), p);
+  // An inner step of 2: pairs of 3-windows taken every 2 elements are 5-windows.
+  check_rewrite(top_down(lib("slideOfSlide")),
+                one_d("(2*n+3).f32", "x |> slide(3)(2) |> slide(2)(1)"));
+  // Tiles of windows (the overlapped tiling of a stencil's output).
+  check_rewrite(top_down(lib("slideOfSlide")),
+                one_d("(4*n+2).f32", "x |> slide(3)(1) |> slide(4)(4)"));
+}
+
+TEST(SlideOfSlide, FailsWithoutTwoSlides) {
+  check_fails(top_down(lib("slideOfSlide")), one_d("(n+2).f32", "x |> slide(3)(1)"));
+  check_fails(top_down(lib("slideOfSlide")),
+              one_d("(n+2).f32", "x |> slide(3)(1) |> map(fun(w => w[0]))"));
+}
+
 }  // namespace
 }  // namespace risec::elevate::testing
