@@ -14,6 +14,8 @@
 
 namespace risec::elevate {
 
+struct ConstraintExpr;
+
 namespace {
 
 // ---------------------------------------------------------------- tokens
@@ -142,14 +144,15 @@ struct SNode;
 using SPtr = std::shared_ptr<const SNode>;
 
 struct SNode {
-  enum Kind { Call, Seq, Choice, At, Int, List } kind;
+  enum Kind { Call, Seq, Choice, At, Int, List, Arith } kind;
   Span span;
-  std::string name;         // Call
-  std::vector<SPtr> args;   // Call: all argument groups flattened
-  std::vector<SPtr> parts;  // Seq, Choice: `p0 ; p1 ; ...`, `p0 <+ p1 <+ ...`
-  SPtr a, b;                // At (a @ b)
-  int64_t value = 0;        // Int
-  std::vector<SPtr> items;  // List: numbers (Int) or names of numbers (Call)
+  std::string name;                            // Call
+  std::vector<SPtr> args;                      // Call: all argument groups flattened
+  std::vector<SPtr> parts;                     // Seq, Choice: `p0 ; p1 ; ...`, `p0 <+ p1 <+ ...`
+  SPtr a, b;                                   // At (a @ b)
+  int64_t value = 0;                           // Int
+  std::vector<SPtr> items;                     // List: numbers (Int) or names of numbers (Call)
+  std::shared_ptr<const ConstraintExpr> expr;  // Arith: `tw + 2` over parameters and lanes
 };
 
 struct LetDef {
@@ -334,6 +337,7 @@ class Parser {
     StrategyDeclarations d = decls();
     f.params = std::move(d.params);
     f.constraints = std::move(d.constraints);
+    declared_ = f.params;
     auto is_number_name = [&](const std::string& n) {
       if (n == kLanes) return true;
       for (const StrategyParam& p : f.params)
@@ -392,6 +396,10 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;
   size_t decl_begin_ = 0, decl_end_ = 0;
+  // The strategy parameters, which arithmetic in arguments may use.
+  std::vector<StrategyParam> declared_;
+  // What an expression is part of, for messages: a constraint or an argument.
+  const char* expr_context_ = "constraint";
 
   // `constraint EXPR;` after the keyword: EXPR over the parameters declared so far.
   StrategyConstraint constraint(const std::vector<StrategyParam>& params) {
@@ -480,10 +488,11 @@ class Parser {
       std::vector<std::string> names{kLanes};
       for (const StrategyParam& p : params) names.push_back(p.name);
       if (std::find(names.begin(), names.end(), t.text) == names.end()) {
-        std::string msg = "unknown name '" + t.text + "' in the constraint";
+        std::string msg = "unknown name '" + t.text + "' in the " + expr_context_;
         std::string near = nearest_name(t.text, names);
         if (!near.empty()) msg += "; did you mean '" + near + "'?";
-        user_error(msg + " (a constraint uses the parameters declared above it and lanes)",
+        user_error(msg + " (" + (expr_context_[0] == 'a' ? "an " : "a ") + expr_context_ +
+                       " uses the parameters declared above it and lanes)",
                    span(t));
       }
       ConstraintExpr n{ConstraintExpr::Name, span(t)};
@@ -491,14 +500,14 @@ class Parser {
       out = std::make_shared<ConstraintExpr>(n);
     } else if (t.kind == T::LParen) {
       CPtr inner = c_binary(0, params);
-      Tok close = expect(T::RParen, "')' or an operator in the constraint");
+      Tok close = expect(T::RParen, std::string("')' or an operator in the ") + expr_context_);
       ConstraintExpr n = *inner;
       n.span = span(t, close);  // the parentheses belong to the operand
       out = std::make_shared<ConstraintExpr>(n);
     } else {
-      user_error(
-          "expected a number, a parameter, '!', '-' or '(' in the constraint, found " + describe(t),
-          span(t));
+      user_error(std::string("expected a number, a parameter, '!', '-' or '(' in the ") +
+                     expr_context_ + ", found " + describe(t),
+                 span(t));
     }
     --depth_;
     return out;
@@ -605,7 +614,23 @@ class Parser {
     return std::make_shared<SNode>(n);
   }
 
+  // Binary operators on numbers: the levels of c_level from kArithmeticLevel on.
+  static constexpr size_t kArithmeticLevel = 4;
+  static bool is_arithmetic(const Tok& t) {
+    return t.kind == T::Op &&
+           (t.text == "+" || t.text == "-" || t.text == "*" || t.text == "/" || t.text == "%");
+  }
+
   SPtr arg() {
+    // A number computed from numbers and parameters, such as `tw + 2`.
+    if ((peek().kind == T::Int || peek().kind == T::Name) && is_arithmetic(peek(1))) {
+      expr_context_ = "argument";
+      CPtr e = c_binary(kArithmeticLevel, declared_);
+      expr_context_ = "constraint";
+      SNode n{SNode::Arith, e->span};
+      n.expr = e;
+      return std::make_shared<SNode>(n);
+    }
     if (peek().kind == T::Int) {
       Tok t = next();
       SNode n{SNode::Int, span(t)};
@@ -683,6 +708,7 @@ class Evaluator {
         return call(*n, params, depth, nullptr);
       case SNode::Int:
       case SNode::List:
+      case SNode::Arith:
         user_error("expected a strategy, found a number", n->span);
     }
     user_error("bad strategy", n->span);
@@ -711,6 +737,18 @@ class Evaluator {
                const std::map<std::string, Arg>& params, int depth, const std::string& callee,
                size_t index) {
     auto where = [&] { return "argument " + std::to_string(index + 1) + " of '" + callee + "'"; };
+    if (a->kind == SNode::Arith) {
+      if (kind && *kind != ParamKind::Nat)
+        user_error(where() + " must be " +
+                       (*kind == ParamKind::IntList    ? std::string("a list of numbers")
+                        : *kind == ParamKind::Strategy ? std::string("a strategy, not a number")
+                                                       : std::string("no number")),
+                   a->span);
+      std::optional<int64_t> v = evaluate(*a->expr, numbers_);
+      if (!v)
+        user_error(where() + " overflows or divides by zero with these parameter values", a->span);
+      return *v;
+    }
     // A bare name may be a let parameter, a strategy parameter, lanes or an address
     // space.
     if (a->kind == SNode::Call && a->args.empty()) {

@@ -212,6 +212,59 @@ TEST(StrategyParams, SubstitutionGivesAParameterFreeFile) {
             "let main = tile(8, 4);");
 }
 
+// Our extension: a number argument may be computed from numbers, parameters and
+// lanes (`+ - * / %`, precedence as in C), e.g. `slideOverlap(tw + 2)`.
+TEST(StrategyParams, ArithmeticArgumentsAreEvaluated) {
+  rise::Expr p =
+      typed("def f = fun(A: 64.64.f32 => A |> map(fun(r => r |> map(fun(x => x)))))").expr;
+  auto rewritten = [&](const std::string& text, const ParamValues& v) {
+    Result r = parse_strategy_file(source(text), v)(p, Env{});
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.failure().reason);
+    return r.ok() ? rise::print_expr(r.expr()) : "";
+  };
+  const std::string tmpl =
+      "param ti in [8, 16];\n"
+      "let main = (tile(ti * 3 - ti, 64 / ti + ti % 8) @ outermost(mapNest(2))) ; lowerToC;\n";
+  // ti = 8: tile(16, 8 + 0); ti = 16: tile(32, 4 + 0).
+  EXPECT_EQ(rewritten(tmpl, {}),
+            rewritten("let main = (tile(16, 8) @ outermost(mapNest(2))) ; lowerToC;", {}));
+  EXPECT_EQ(rewritten(tmpl, {{"ti", 16}}),
+            rewritten("let main = (tile(32, 4) @ outermost(mapNest(2))) ; lowerToC;", {}));
+  EXPECT_EQ(rewritten("let main = (tile(lanes * 2, 8) @ outermost(mapNest(2))) ; lowerToC;",
+                      {{"lanes", 4}}),
+            rewritten("let main = (tile(8, 8) @ outermost(mapNest(2))) ; lowerToC;", {}));
+  // tune's substitution leaves arithmetic on literals, which parses to the same.
+  std::string out = substitute_params(source(tmpl), {{"ti", 16}});
+  EXPECT_NE(out.find("tile(16 * 3 - 16, 64 / 16 + 16 % 8)"), std::string::npos) << out;
+  EXPECT_EQ(rewritten(out, {}), rewritten(tmpl, {{"ti", 16}}));
+}
+
+TEST(StrategyParams, ArithmeticArgumentErrorsAreLocated) {
+  struct Case {
+    const char* text;
+    const char* message;
+    const char* where;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"param a in [4];\nlet main = topDown(slideOverlap(a * b));",
+            "unknown name 'b' in the argument; did you mean 'a'? (an argument uses the parameters",
+            "t.elv:2:37"},
+           {"param a in [4];\nlet main = topDown(slideOverlap(a / 0));",
+            "argument 1 of 'slideOverlap' overflows or divides by zero", "t.elv:2:33"},
+           {"param a in [4];\nlet main = storeInMemory(a + 1, id);",
+            "argument 1 of 'storeInMemory' must be a strategy, not a number", "t.elv:2:26"},
+           {"param a in [4];\nlet main = reorder(a + 1);",
+            "argument 1 of 'reorder' must be a list of numbers", "t.elv:2:20"},
+           {"param a in [4];\nlet main = tile(a + , 2);", "expected a number, a parameter",
+            "t.elv:2:21"},
+       }) {
+    Error e = error_of(c.text);
+    EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << c.text << "\n"
+                                                                        << e.what();
+    EXPECT_EQ(location(e.span()), c.where) << c.text;
+  }
+}
+
 // Our extension: `constraint EXPR;` restricts the points of the space.
 const char* kConstrained =
     "// a constrained template\n"
