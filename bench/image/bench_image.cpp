@@ -18,7 +18,8 @@
 // openmp target on 1 and 2 threads); for Harris also line_buffer.elv (a ring of
 // gradient-products rows, one thread), line_buffer_parallel.elv (a ring per chunk
 // of rows, 1 and 2 threads) and line_buffer_grad_parallel.elv (the same with a ring
-// of gradients, the products in the output loop), for the Jacobi stencils their strategy files (one
+// of gradients, the products in the output loop) and tiles_parallel.elv (2-D tiles,
+// each storing its gradients), for the Jacobi stencils their strategy files (one
 // thread).
 //
 //   ./build/bench/bench_image            # 4096x4096
@@ -409,6 +410,17 @@ int main(int argc, char** argv) {
                         m->call({o, A.data()}, {});
                       });
       }
+      // 2-D tiles: chunks of u - 2 rows in tiles of tw columns (44 | 4092, 124 | 4092;
+      // 30 | 1020, 102 | 1020)
+      std::vector<std::string> tiles{quick ? "u=32" : "u=46", quick ? "tw=102" : "tw=124"};
+      auto tm = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
+          "examples/harris/harris.rise", "examples/harris/tiles_parallel.elv", sizes, "openmp",
+          nullptr, nullptr, tiles));
+      for (int t : {1, 2})
+        add_variant(vs, outs, count, "risec tiles_parallel.elv (" + tiles[0] + "," + tiles[1] + ")",
+                    t, [tm, &A](float* o) {
+                      tm->call({o, A.data()}, {});
+                    });
 #ifdef RISEC_HAVE_HALIDE
       for (int sched : {0, 1, 2}) {
         auto hh = std::make_shared<HalideHarris>(sched, hn, hm);

@@ -215,12 +215,14 @@ TEST(PairValues, PairsHoldingArraysOnTheGpuTargetsAndInTheInterface) {
 }
 
 // Harris's line buffers (a ring of gradient products, a ring of gradient pairs: rows
-// of pairs stored one array per component) with one work item per chunk of rows
+// of pairs stored one array per component) and 2-D tiles (each tile's gradients in a
+// private pair of arrays) with one work item per chunk of rows
 // (mapGlobal where the CPU strategies say mapPar): each chunk's ring is private.
 TEST(PairValues, HarrisLineBuffersRunOnOpenCL) {
   const std::string why = no_opencl_reason();
   if (!why.empty()) GTEST_SKIP() << "no OpenCL platform: Harris is not run on it (" << why << ")";
-  for (const char* file : {"line_buffer_parallel.elv", "line_buffer_grad_parallel.elv"}) {
+  for (const char* file :
+       {"line_buffer_parallel.elv", "line_buffer_grad_parallel.elv", "tiles_parallel.elv"}) {
     std::ifstream in(source_path(std::string("examples/harris/") + file));
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::string par = "(mapPar @ outermost";
