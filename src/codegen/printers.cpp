@@ -16,10 +16,12 @@ CUnit generate_c(const std::string& entry_name, const dpia::CommandP& program,
                  const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes,
                  const CGenOptions& options) {
   // The backend-neutral passes that decide before printing: private arrays
-  // distributed over work items shrunk to one work item's part, memory placement, then
-  // unrolling (copies keep their placement). Index-set splitting needs the indices
-  // that views produce, so the printer asks dpia/split_loop as it meets each loop.
-  dpia::CommandP placed = dpia::unroll(dpia::place_memory(dpia::distribute_private(program)));
+  // distributed over work items shrunk to one work item's part, memory placement,
+  // heap arrays hoisted out of sequential loops, then unrolling (copies keep their
+  // placement). Index-set splitting needs the indices that views produce, so the
+  // printer asks dpia/split_loop as it meets each loop.
+  dpia::CommandP placed =
+      dpia::unroll(dpia::hoist_allocations(dpia::place_memory(dpia::distribute_private(program))));
   switch (options.target.backend) {
     case dpia::Target::Backend::Cuda:
       return cuda::CudaPrinter(options).print_cuda_unit(entry_name, placed, output, out_dt, inputs,

@@ -43,4 +43,54 @@ CommandP place_memory(const CommandP& c, int64_t stack_limit_bytes) {
   return pass.mutate(c);
 }
 
+namespace {
+
+// The heap arrays a sequential loop's body allocates at its top level (the body itself,
+// or an item of its Seq) with a size that does not depend on the loop variable.
+bool hoistable(const CommandP& c, const std::string& loop_var) {
+  return c->kind == Command::New && c->placement == Placement::Heap && c->space == Space::Default &&
+         !c->distribution && !arith::free_vars(elements(c->dt)).count(loop_var);
+}
+
+}  // namespace
+
+CommandP hoist_allocations(const CommandP& c) {
+  struct Hoist : Mutator {
+    CommandP mutate_command(const CommandP& c) override {
+      CommandP r = Mutator::mutate_command(c);
+      if (r->kind != Command::For || r->loop != LoopKind::Seq || r->exits) return r;
+      // The allocations leave the loop; the loop keeps what they enclosed.
+      std::vector<CommandP> news;
+      auto unwrap = [&](const CommandP& item) {
+        CommandP x = item;
+        while (hoistable(x, r->var)) {
+          news.push_back(x);
+          x = x->body[0];
+        }
+        return x;
+      };
+      CommandP body = r->body[0];
+      if (body->kind == Command::Seq) {
+        std::vector<CommandP> items;
+        for (const CommandP& item : body->body) items.push_back(unwrap(item));
+        if (news.empty()) return r;
+        body = cm_seq(std::move(items));
+      } else {
+        body = unwrap(body);
+        if (news.empty()) return r;
+      }
+      Command loop = *r;
+      loop.body = {body};
+      CommandP out = std::make_shared<const Command>(std::move(loop));
+      for (auto it = news.rbegin(); it != news.rend(); ++it) {
+        Command n = **it;
+        n.body = {out};
+        out = std::make_shared<const Command>(std::move(n));
+      }
+      return out;
+    }
+  } pass;
+  return pass.mutate(c);
+}
+
 }  // namespace risec::dpia

@@ -20,4 +20,12 @@ Placement place(const Type& dt, int64_t stack_limit_bytes = kStackLimitBytes);
 // Every New of an array and every NewDoubleBuffer, placed.
 CommandP place_memory(const CommandP& c, int64_t stack_limit_bytes = kStackLimitBytes);
 
+// Heap arrays allocated at the top of a sequential loop's body, whose size does not
+// depend on the loop variable, allocated once around the loop instead: a fresh array
+// holds nothing the body may read, so one array serves every iteration. Parallel and
+// GPU loops keep theirs (each iteration needs its own), as do loops that may exit
+// early and arrays in other address spaces. Per-tile buffers (a 2-D tiled stencil's
+// intermediate tile) then cost one allocation per thread instead of one per tile.
+CommandP hoist_allocations(const CommandP& c);
+
 }  // namespace risec::dpia

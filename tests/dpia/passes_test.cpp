@@ -119,6 +119,54 @@ TEST(MemoryPlacement, StackUpToTheNamedLimit) {
   EXPECT_EQ(place_memory(prog)->placement, Placement::Stack);
 }
 
+// A heap array allocated at the top of a sequential loop's body moves around the loop
+// when its size does not depend on the loop variable; not out of a parallel loop, a
+// loop that may exit early, or when the size depends on the variable.
+TEST(MemoryPlacement, HeapArraysLeaveSequentialLoops) {
+  Nat n = Nat::size_var("n");
+  Nat i = Nat::var("i", Nat(0), n);
+  Type big = rise::array(Nat(kStackLimitBytes), f32());
+  auto loop = [&](LoopKind kind, const Type& dt, bool seq_body) {
+    CommandP alloc = cm_new("t", dt, Space::Default, copy_elem(i, n));
+    CommandP body = seq_body ? cm_seq({copy_elem(i, n), alloc}) : alloc;
+    return place_memory(cm_for("i", n, kind, body));
+  };
+  for (bool seq_body : {false, true}) {
+    CommandP h = hoist_allocations(loop(LoopKind::Seq, big, seq_body));
+    ASSERT_EQ(h->kind, Command::New) << seq_body;
+    EXPECT_EQ(h->var, "t");
+    EXPECT_EQ(h->placement, Placement::Heap);
+    ASSERT_EQ(h->body[0]->kind, Command::For);
+    // the loop body keeps what the allocation enclosed
+    const CommandP& b = h->body[0]->body[0];
+    if (seq_body) {
+      ASSERT_EQ(b->kind, Command::Seq);
+      ASSERT_EQ(b->body.size(), 2u);
+      EXPECT_EQ(b->body[1]->kind, Command::Assign);
+    } else {
+      EXPECT_EQ(b->kind, Command::Assign);
+    }
+  }
+  EXPECT_EQ(hoist_allocations(loop(LoopKind::Par, big, false))->kind, Command::For);
+  // a size that depends on the loop variable, and a stack array, stay
+  Type per_i = rise::array(Nat::size_var("i") + Nat(kStackLimitBytes), f32());
+  EXPECT_EQ(hoist_allocations(loop(LoopKind::Seq, per_i, false))->kind, Command::For);
+  EXPECT_EQ(hoist_allocations(loop(LoopKind::Seq, rise::array(Nat(4), f32()), false))->kind,
+            Command::For);
+  // a loop that may leave early (iterateWhile) runs as written
+  CommandP exiting =
+      place_memory(cm_for_exiting("i", n, cm_new("t", big, Space::Default, copy_elem(i, n))));
+  EXPECT_EQ(hoist_allocations(exiting)->kind, Command::For);
+  // nested sequential loops: the array leaves both
+  CommandP nested = place_memory(
+      cm_for("j", n, LoopKind::Seq,
+             cm_for("i", n, LoopKind::Seq, cm_new("t", big, Space::Default, copy_elem(i, n)))));
+  CommandP h = hoist_allocations(nested);
+  ASSERT_EQ(h->kind, Command::New);
+  EXPECT_EQ(h->body[0]->var, "j");
+  EXPECT_EQ(h->body[0]->body[0]->var, "i");
+}
+
 TEST(Outline, CapturesWhatTheBodyUsesFromOutside) {
   Nat n = Nat::size_var("n");
   Nat i = Nat::var("i", Nat(0), n);
