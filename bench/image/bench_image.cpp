@@ -14,8 +14,9 @@
 //          examples/jacobi3 (3 points along rows, clamped), against Halide and OpenCV
 //          (cv::filter2D with the cross kernel or the 1 x 3 row, BORDER_REPLICATE).
 // risec: the default lowering (no strategy, one thread), as a user who writes the
-// blur gets, and the examples' inline.elv (every stage inlined, parallel rows; the
-// openmp target on 1 and 2 threads); for Harris also line_buffer.elv (a ring of
+// blur gets, the examples' inline.elv (every stage inlined, parallel rows; the
+// openmp target on 1 and 2 threads) and chunks_parallel.elv (chunks of rows, each
+// with its own row pass; 1 and 2 threads); for Harris also line_buffer.elv (a ring of
 // gradient-products rows, one thread), line_buffer_parallel.elv (a ring per chunk
 // of rows, 1 and 2 threads) and line_buffer_grad_parallel.elv (the same with a ring
 // of gradients, the products in the output loop) and tiles_parallel.elv (2-D tiles,
@@ -352,6 +353,17 @@ int main(int argc, char** argv) {
         for (int t : {1, 2})
           add("risec inline.elv", t, [inl, &A](float* o) { inl->call({o, A.data()}, {}); });
       }
+      // chunks of u - 4 (blur5) or u - 2 (blur3) rows, each with its own row pass: 64 rows
+      // (32 with --quick)
+      const int halo = b.name == "blur5" ? 4 : 2;
+      std::vector<std::string> chunk{"u=" + std::to_string((quick ? 32 : 64) + halo)};
+      auto ch = std::make_shared<risec::runtime::Module>(
+          risec::bench::compile_example(dir + b.name + ".rise", dir + "chunks_parallel.elv", sizes,
+                                        "openmp", nullptr, nullptr, chunk));
+      for (int t : {1, 2})
+        add("risec chunks_parallel.elv (" + chunk[0] + ")", t, [ch, &A](float* o) {
+          ch->call({o, A.data()}, {});
+        });
 #ifdef RISEC_HAVE_HALIDE
       for (int sched : {0, 1, 2}) {
         auto hb = std::make_shared<HalideBlur>(b, sched, n, m);

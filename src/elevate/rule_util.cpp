@@ -598,4 +598,21 @@ Strategy whole_term(const std::string& name,
   });
 }
 
+// A typed scalar literal holding the scalar value v (of type t).
+std::optional<Expr> value_literal(const rise::Value& v, const Type& t) {
+  if (v.kind() != rise::ValueKind::Scalar || !t || t->kind != rise::TypeKind::Scalar)
+    return std::nullopt;
+  rise::ScalarKind k = v.scalar_kind();
+  Expr lit;
+  if (k == rise::ScalarKind::F32)
+    lit = rise::scalar_lit(k, 0, static_cast<double>(v.as_f32()));
+  else if (k == rise::ScalarKind::F64)
+    lit = rise::scalar_lit(k, 0, v.as_f64());
+  else if (k == rise::ScalarKind::Bool)
+    lit = rise::bool_lit(v.as_bool());
+  else
+    lit = rise::scalar_lit(k, v.as_i64(), 0.0);
+  return rise::with_type(lit, t);
+}
+
 }  // namespace risec::elevate::util

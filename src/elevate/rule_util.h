@@ -17,6 +17,7 @@
 #include "rise/expr.h"
 #include "rise/primitives.h"
 #include "rise/type.h"
+#include "rise/value.h"
 
 namespace risec::elevate::util {
 
@@ -178,6 +179,10 @@ Strategy whole_term(const std::string& name,
 // primitive fully applied and every function argument of a primitive a lambda
 // (with one lambda per parameter). Untyped where it changed.
 Expr dfnf_expand(const Expr& e);
+
+// A typed scalar literal holding the scalar value v (of type t); nullopt for other
+// values or types.
+std::optional<Expr> value_literal(const rise::Value& v, const Type& t);
 
 // mapFission (rules_algorithmic.cpp); with `applied_only`, only the form applied to
 // data, map(fun(x => f(g(x))))(d), matches (the form RNF uses).

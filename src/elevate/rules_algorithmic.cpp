@@ -5,11 +5,14 @@
 // location; the forms matched are written in the descriptions (the forms fusion
 // rules see in DFNF: compositions applied to data). The reduce rules of this family
 // (reduceMapFusion, reduceMapFission, blockedReduce) live with the tiling rules.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "elevate/library.h"
 #include "elevate/rule_util.h"
+#include "rise/infer.h"
 #include "rise/interp.h"
 
 namespace risec::elevate {
@@ -732,6 +735,109 @@ Strategy separate_dot(bool hv) {
   });
 }
 
+// ---------------------------------------------------------------- padding through a map
+
+// The scalar leaves of v (arrays, pairs and vectors walked), in order.
+void scalar_leaves(const rise::Value& v, std::vector<rise::Value>& out) {
+  switch (v.kind()) {
+    case rise::ValueKind::Array:
+      for (int64_t i = 0; i < v.size(); ++i) scalar_leaves(v.at(i), out);
+      return;
+    case rise::ValueKind::Pair:
+      scalar_leaves(v.first(), out);
+      scalar_leaves(v.second(), out);
+      return;
+    case rise::ValueKind::Vector:
+      for (int64_t i = 0; i < v.lane_count(); ++i) scalar_leaves(v.lane(i), out);
+      return;
+    default:
+      out.push_back(v);
+  }
+}
+
+// Two scalars with the same kind and the same bits (so -0.0 differs from 0.0).
+bool same_scalar(const rise::Value& a, const rise::Value& b) {
+  if (a.kind() != rise::ValueKind::Scalar || b.kind() != rise::ValueKind::Scalar ||
+      a.scalar_kind() != b.scalar_kind())
+    return false;
+  if (a.scalar_kind() == rise::ScalarKind::F32) {
+    float x = a.as_f32(), y = b.as_f32();
+    return std::memcmp(&x, &y, sizeof x) == 0;
+  }
+  if (a.scalar_kind() == rise::ScalarKind::F64) {
+    double x = a.as_f64(), y = b.as_f64();
+    return std::memcmp(&x, &y, sizeof x) == 0;
+  }
+  return a.as_u64() == b.as_u64();
+}
+
+// A value of type t whose every scalar is the literal `s` (t's scalars of s's kind):
+// the literal, or generate(fun(i => ...)) for arrays; nullopt for other types.
+std::optional<Expr> filled(const Type& t, const rise::Value& s) {
+  if (t->kind == rise::TypeKind::Scalar) {
+    if (t->scalar != s.scalar_kind()) return std::nullopt;
+    return util::value_literal(s, t);
+  }
+  if (t->kind == rise::TypeKind::Array) {
+    auto inner = filled(t->a, s);
+    if (!inner) return std::nullopt;
+    return call("generate", {fun("i", [&](const Expr&) { return *inner; })});
+  }
+  return std::nullopt;
+}
+
+// padCst(l)(r)(c)(map(f)(x)) -> map(f)(padCst(l)(r)(c')(x)) when c is uniform (one
+// scalar s everywhere), c' is x's element filled with s, and f(c') evaluates to
+// exactly c: the padding of f's results is f's result on padding, so it can be
+// computed by f (a zero row of a blur is the blur of a zero row).
+Strategy pad_cst_before_map() {
+  const std::string name = "padCstBeforeMap";
+  return rule(name, [name](const Expr& e, const Context&) -> Result {
+    auto p = util::match_prim(e, "padCst", 2);
+    auto m = p ? util::match_map(p->args[1]) : std::nullopt;
+    if (!m) return fail_at(name, e, "expected padCst(l)(r)(c)(map(f)(x))");
+    const Expr& c = p->args[0];
+    const Expr& f = m->first;
+    if (!rise::free_vars(c).empty() || !rise::free_vars(f).empty())
+      return fail_at(name, e,
+                     "the padding value and the mapped function must not use variables bound "
+                     "outside them (they are evaluated to compare them)");
+    Type elem = util::array_elem(m->second->type);
+    if (!elem || !c->type) return fail_at(name, e, "the types of the padding are unknown");
+    try {
+      rise::Interpreter interp;
+      rise::Value vc = interp.eval(c);
+      std::vector<rise::Value> leaves;
+      scalar_leaves(vc, leaves);
+      if (leaves.empty() || !std::all_of(leaves.begin(), leaves.end(), [&](const rise::Value& v) {
+            return same_scalar(v, leaves[0]);
+          }))
+        return fail_at(name, e, "the padding " + vc.to_string() + " is not one scalar repeated");
+      auto fill = filled(elem, leaves[0]);
+      if (!fill)
+        return fail_at(name, e,
+                       "the mapped function's input (" + rise::print(elem) +
+                           ") is not an array or scalar of the padding's scalar type");
+      rise::Checked typed = rise::infer_in_context(util::apply_fn(f, *fill), {}, c->type);
+      rise::Value vf = interp.eval(typed.expr);
+      std::vector<rise::Value> got;
+      scalar_leaves(vf, got);
+      bool same = got.size() == leaves.size();
+      for (size_t i = 0; same && i < got.size(); ++i) same = same_scalar(got[i], leaves[i]);
+      if (!same)
+        return fail_at(name, e,
+                       "the mapped function does not map the padding of its input to the padding "
+                       "(f of " +
+                           leaves[0].to_string() + "s is " + vf.to_string() + ")");
+      return mk_map(f, call("padCst", p->deps, {*fill, m->second}));
+    } catch (const Error& err) {
+      return fail_at(
+          name, e,
+          "the padding cannot be evaluated (sizes must be known, --size): " + err.message());
+    }
+  });
+}
+
 }  // namespace
 
 void register_algorithmic(Registry& r) {
@@ -804,6 +910,11 @@ void register_algorithmic(Registry& r) {
               "slide(n)(m) -> slide(u)(u+m-n) >> map(slide(n)(m)) >> join (overlapped tiling "
               "with outer windows u; needs n <= u, m | u-n and u+m-n | length-u)",
               [](const std::vector<Arg>& a) { return slide_overlap(arg_nat(a, 0)); }));
+  r.add(simple("padCstBeforeMap",
+               "padCst(l)(r)(c)(map(f)(x)) -> map(f)(padCst(l)(r)(c')(x)) with c one scalar s "
+               "repeated and c' the input element filled with s, when f(c') evaluates to exactly "
+               "c (checked with the interpreter; sizes must be known)",
+               pad_cst_before_map()));
   r.add(simple("separateDotHV",
                "reduce(add)(0)(map(fun(p => p._1*p._2))(zip(join(nbh))(join(W)))) with W a "
                "constant rank-1 2-D array v x h -> dot of each row with h, then dot with v",

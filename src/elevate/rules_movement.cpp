@@ -185,6 +185,36 @@ void register_movement(Registry& r) {
                          return call("transpose",
                                      {mk_map(mapped_s, call("transpose", {s->args[0]}))});
                        })));
+  // *P >> T -> T >> P' (P pads each row; P' pads the rows dimension of the transpose)
+  r.add(entry(
+      "mapPadBeforeTranspose",
+      "transpose(map(padCst(l)(r)(c))(y)) -> padCst(l)(r)(generate(fun(i => c)))(transpose(y)), "
+      "transpose(map(padClamp(l)(r))(y)) -> padClamp(l)(r)(transpose(y))  (*P >> T -> T >> P: "
+      "the padded columns become padded rows)",
+      movement("mapPadBeforeTranspose",
+               "transpose(map(padCst(l)(r)(c))(y)) or transpose(map(padClamp(l)(r))(y))",
+               [](const Expr& e) -> std::optional<Expr> {
+                 auto t = util::match_prim(e, "transpose", 1);
+                 auto m = t ? util::match_map(t->args[0]) : std::nullopt;
+                 auto p = m ? util::match_unary_fn(m->first) : std::nullopt;
+                 if (!p || (p->name() != "padCst" && p->name() != "padClamp")) return std::nullopt;
+                 Expr ty = call("transpose", {m->second});
+                 if (p->name() == "padClamp") return call("padClamp", p->deps, {ty});
+                 Expr c = p->args[0];
+                 Expr row = call("generate", {fun("i", [&](const Expr&) { return c; })});
+                 return call("padCst", p->deps, {row, ty});
+               })));
+  // *f >> padClamp -> padClamp >> *f (the repeated edge element is f of the edge)
+  r.add(entry("padClampBeforeMap",
+              "padClamp(l)(r)(map(f)(y)) -> map(f)(padClamp(l)(r)(y))  (*f >> P -> P >> *f: "
+              "the repeated edge result is f of the repeated edge)",
+              movement("padClampBeforeMap", "padClamp(l)(r)(map(f)(y))",
+                       [](const Expr& e) -> std::optional<Expr> {
+                         auto p = util::match_prim(e, "padClamp", 1);
+                         auto m = p ? util::match_map(p->args[0]) : std::nullopt;
+                         if (!m) return std::nullopt;
+                         return mk_map(m->first, with_arg(*p, m->second));
+                       })));
   // *J >> T -> T >> *T >> J
   r.add(entry("mapJoinBeforeTranspose",
               "transpose(map(join)(y)) -> join(map(transpose)(transpose(y)))  "

@@ -47,23 +47,6 @@ bool trivial_value(const Expr& v) {
   return v->kind == ExprKind::Ident || v->kind == ExprKind::Literal;
 }
 
-// A typed scalar literal holding the scalar value v (of type t).
-std::optional<Expr> value_literal(const rise::Value& v, const Type& t) {
-  if (v.kind() != rise::ValueKind::Scalar || !t || t->kind != rise::TypeKind::Scalar)
-    return std::nullopt;
-  rise::ScalarKind k = v.scalar_kind();
-  Expr lit;
-  if (k == rise::ScalarKind::F32)
-    lit = rise::scalar_lit(k, 0, static_cast<double>(v.as_f32()));
-  else if (k == rise::ScalarKind::F64)
-    lit = rise::scalar_lit(k, 0, v.as_f64());
-  else if (k == rise::ScalarKind::Bool)
-    lit = rise::bool_lit(v.as_bool());
-  else
-    lit = rise::scalar_lit(k, v.as_i64(), 0.0);
-  return rise::with_type(lit, t);
-}
-
 // The value of a typed literal node (nullopt when it is symbolic or untyped).
 std::optional<rise::Value> literal_of(const Expr& e) {
   if (e->kind != ExprKind::Literal || !e->type) return std::nullopt;
@@ -101,7 +84,7 @@ class Folder : public rise::ExprMutator {
       auto b = arity == 2 ? literal_of(c->args[1]) : a;
       if (!a || !b) return std::nullopt;
       try {
-        return value_literal(rise::scalar_op(op, *a, *b, e->span), e->type);
+        return util::value_literal(rise::scalar_op(op, *a, *b, e->span), e->type);
       } catch (const Error&) {
         return std::nullopt;  // the interpreter rejects it (division by zero): left as is
       }

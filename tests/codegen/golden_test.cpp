@@ -568,6 +568,37 @@ TEST(Golden, HarrisGradientRingHoldsTwoArrays) {
   EXPECT_EQ(body.find("]._"), std::string::npos) << body;
 }
 
+// chunks_parallel.elv (blur5, blur3): each parallel chunk stores the row pass of the
+// u rows it reads (u x m floats: nothing else is stored) and its output loop reads
+// only that buffer.
+TEST(Golden, BlurChunksStoreTheirRowPass) {
+  for (const auto& [ex, u] : std::vector<std::pair<std::string, int>>{{"blur5", 8}, {"blur3", 5}}) {
+    driver::Compiled c = compile(read_example("examples/" + ex + "/" + ex + ".rise"),
+                                 read_example("examples/" + ex + "/chunks_parallel.elv"),
+                                 {{"n", 24}, {"m", 20}}, "openmp");
+    const std::string& src = c.unit.source;
+    size_t par = src.find("static void " + ex + "__par");
+    ASSERT_NE(par, std::string::npos) << src;
+    std::string body = src.substr(par, src.find("\n}\n", par) - par);
+    std::smatch m;
+    std::regex buffer(R"(float (\w+)\[(\d+)\] __attribute__)");
+    ASSERT_TRUE(std::regex_search(body, m, buffer)) << body;
+    EXPECT_EQ(std::stoi(m[2]), u * 20) << body;
+    std::string tmp = m[1];
+    EXPECT_EQ(body.find("__attribute__"), body.rfind("__attribute__")) << body;  // one buffer
+    EXPECT_EQ(body.find("risec_alloc"), std::string::npos) << body;
+    int outputs = 0;
+    for (const auto& [var, inner] : innermost_loops(body))
+      if (inner.find("output[") != std::string::npos) {
+        ++outputs;
+        EXPECT_EQ(inner.find("img["), std::string::npos) << ex << "\n" << inner;
+        EXPECT_NE(inner.find(tmp + "["), std::string::npos) << ex << "\n" << inner;
+      }
+    EXPECT_GE(outputs, 1) << body;
+    EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
+  }
+}
+
 // tiles_parallel.elv: each chunk of rows in tiles of columns. A tile stores its
 // gradients (ix, iy) in two arrays of u x (tw + 2) floats, one pair per tile (no ring:
 // no index modulo 3), filled by one loop reading the image; the output loop reads only

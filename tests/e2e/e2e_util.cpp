@@ -77,7 +77,7 @@ const std::map<std::string, std::string>& example_sizes() {
       {"binomial", "n=37,k=33"},
       {"blackscholes", "n=64"},
       {"blur3", "n=9,m=7"},
-      {"blur5", "n=11,m=7"},
+      {"blur5", "n=12,m=7"},
       {"bsnaive", "n=64"},
       {"concatpad", "n=5,m=3"},
       {"conv1d", "n=37"},

@@ -524,6 +524,55 @@ def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 => zip(x)(y) |> map(fun(p 
 
 // ---------------------------------------------------------------- fuseReductions
 
+// padCstBeforeMap: a padding of f's results that f computes from a padding of its
+// inputs (zero rows of a row blur) moves before the map; checked by evaluation.
+TEST(PadCstBeforeMap, MovesAZeroBorderBeforeARowBlur) {
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(x: n.6.f32 =>
+  x |> map(fun(row => row |> padCst(1)(1)(0.0f) |> slide(3)(1) |> map(fun(w => w[lidx(0, 3)] * 0.25f + w[lidx(1, 3)] * 0.5f + w[lidx(2, 3)] * 0.25f))))
+    |> padCst(2)(2)(generate(fun(i => 0.0f)))))
+)",
+                      n8);
+  rise::Expr r = check_rewrite(top_down(lib("padCstBeforeMap")), p);
+  // the input rows are padded, then blurred
+  std::string text = rise::print_expr(r);
+  EXPECT_NE(text.find("x |> padCst(2)(2)(generate"), std::string::npos) << text;
+  // scalars: a map that keeps zero (x * 3) under a border of zeros
+  check_rewrite(top_down(lib("padCstBeforeMap")),
+                prog("def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => a * 3.0f)) |> "
+                     "padCst(2)(1)(0.0f)))",
+                     n8));
+}
+
+TEST(PadCstBeforeMap, RefusesWhatItCannotProve) {
+  // f(0) = 1: the border would change
+  check_fails(body(lib("padCstBeforeMap")),
+              prog("def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => a + 1.0f)) |> "
+                   "padCst(2)(1)(0.0f)))",
+                   n8),
+              "does not map the padding");
+  // -0.0 is not 0.0 (bits compared): a * -1 maps 0.0 to -0.0
+  check_fails(body(lib("padCstBeforeMap")),
+              prog("def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => a * -1.0f)) |> "
+                   "padCst(2)(1)(0.0f)))",
+                   n8),
+              "does not map the padding");
+  // a padding that is not one scalar repeated
+  check_fails(body(lib("padCstBeforeMap")),
+              prog("def f = depFun(n: Nat => fun(x: n.2.f32 => x |> map(fun(r => r)) |> "
+                   "padCst(1)(1)([0.0f, 1.0f])))",
+                   n8),
+              "not one scalar repeated");
+  // the function uses a variable bound outside it
+  check_fails(body(body(lib("padCstBeforeMap"))),
+              prog("def f = depFun(n: Nat => fun(x: n.f32 => fun(k: f32 => x |> map(fun(a => a * "
+                   "k)) |> padCst(2)(1)(0.0f))))",
+                   n8),
+              "variables bound outside");
+  check_fails(body(lib("padCstBeforeMap")),
+              prog("def f = depFun(n: Nat => fun(x: n.f32 => x |> padCst(2)(1)(0.0f)))", n8));
+}
+
 TEST(FuseReductions, FusesTwoReductionsOverOneArray) {
   rise::Expr p = prog(R"(
 def f = depFun(n: Nat => fun(x: n.f32 =>

@@ -179,6 +179,26 @@ TEST(SlideBeforeMapTranspose, FailsWithoutASlideUnderTheTransposes) {
                    {{"n", 4}, {"m", 6}}));
 }
 
+TEST(MapPadBeforeTranspose, PadsRowsAfterTransposing) {
+  rise::Expr p = two_d("x |> map(padCst(2)(1)(0.5f)) |> transpose");
+  check_rewrite(top_down(lib("mapPadBeforeTranspose")), p);
+  check_rewrite(in_dfnf("mapPadBeforeTranspose"), p);
+  check_rewrite(top_down(lib("mapPadBeforeTranspose")),
+                two_d("x |> map(padClamp(1)(2)) |> transpose"));
+}
+
+TEST(MapPadBeforeTranspose, FailsWithoutAMappedPadding) {
+  check_fails(top_down(lib("mapPadBeforeTranspose")), two_d("x |> map(slide(2)(1)) |> transpose"));
+  check_fails(top_down(lib("mapPadBeforeTranspose")), two_d("x |> padClamp(1)(1) |> transpose"));
+}
+
+TEST(PadClampBeforeMap, ClampsBeforeMapping) {
+  rise::Expr p = one_d("n.f32", "x |> map(fun(a => a * 2.0f + 1.0f)) |> padClamp(2)(1)");
+  check_rewrite(top_down(lib("padClampBeforeMap")), p);
+  check_rewrite(in_dfnf("padClampBeforeMap"), p);
+  check_fails(top_down(lib("padClampBeforeMap")), one_d("n.f32", "x |> padClamp(2)(1)"));
+}
+
 // ---------------------------------------------------------------- join and transpose
 
 TEST(MapJoinBeforeTranspose, JoinsAfterTransposing) {
