@@ -242,6 +242,48 @@ TEST(Golden, ClampedBordersAreSplitOffTheInteriorLoop) {
   EXPECT_NE(body.find("< 45;"), std::string::npos) << body;
 }
 
+// Innermost map loops of a constant trip count that 16 f32 lanes do not divide run as
+// blocks of 16 with the last one shifted inwards (dpia/shift_tail.h); loops that read
+// what they write, and loops without a tail, stay plain.
+TEST(Golden, ShiftedTailsOnlyForIdempotentLoopsWithATail) {
+  const std::regex shifted(
+      R"(for \(int (\w+)_b = 0; \1_b < 126; \1_b \+= 16\) \{\n *int \1_base = \1_b < 110 \? )"
+      R"(\1_b : 110;\n *for \(int \1_l = 0; \1_l < 16; \1_l \+= 1\) \{\n *int \1 = \1_base \+ )"
+      R"(\1_l;\n *output\[\1\] = x\[\1\] \* 2\.0f;)");
+  for (const char* target : {"c", "openmp"}) {
+    std::string map = function_body(
+        compile("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))", "lowerToC", {}, target));
+    EXPECT_TRUE(std::regex_search(map, shifted)) << map;
+  }
+  // Off when asked (--no-shift-tails).
+  rise::Program p = test::parse_rise("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))");
+  driver::CompileRequest req;
+  req.program = &p;
+  req.shift_tails = false;
+  std::string plain = function_body(driver::compile(req));
+  EXPECT_EQ(plain.find("_base"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("< 126;"), std::string::npos) << plain;
+  // A multiple of the width: no tail.
+  std::string whole =
+      function_body(compile("def f = fun(x: 128.f32 => x |> map(fun(a => a * 2.0f)))", "lowerToC"));
+  EXPECT_EQ(whole.find("_base"), std::string::npos) << whole;
+  // A reduction: the accumulator is read and written.
+  std::string sum =
+      function_body(compile("def f = fun(x: 126.f32 => x |> reduce(add)(0.0f))", "lowerToC"));
+  EXPECT_EQ(sum.find("_base"), std::string::npos) << sum;
+  EXPECT_NE(sum.find("< 126;"), std::string::npos) << sum;
+  // An in-place update: column sums into the output row by row; only the loop that
+  // zeroes it is shifted.
+  std::string cols = function_body(
+      compile("def f = depFun(n: Nat => fun(x: n.126.f32 =>\n"
+              "  x |> reduce(fun(acc => fun(row => zip(acc)(row) |> map(fun(p => p._1 + p._2)))))\n"
+              "    (generate(fun(j => 0.0f)))))",
+              "lowerToC"));
+  EXPECT_EQ(std::count(cols.begin(), cols.end(), '?'), 1) << cols;
+  EXPECT_TRUE(std::regex_search(cols, std::regex(R"(_base \+ \w+_l;\n *output\[\w+\] = 0\.0f;)")))
+      << cols;
+}
+
 TEST(Golden, MapParIsAnOpenMPParallelLoop) {
   driver::Compiled c = compile(
       "def f = depFun(n: Nat => fun(x: n.4.f32 =>\n"
