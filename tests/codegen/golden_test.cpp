@@ -248,12 +248,19 @@ TEST(Golden, ClampedBordersAreSplitOffTheInteriorLoop) {
 TEST(Golden, ShiftedTailsOnlyForIdempotentLoopsWithATail) {
   const std::regex shifted(
       R"(for \(int (\w+)_b = 0; \1_b < 126; \1_b \+= 16\) \{\n *int \1_base = \1_b < 110 \? )"
-      R"(\1_b : 110;\n *for \(int \1_l = 0; \1_l < 16; \1_l \+= 1\) \{\n *int \1 = \1_base \+ )"
+      R"(\1_b : 110;\n *RISEC_BLOCK_LOOP\n *for \(int \1_l = 0; \1_l < 16; \1_l \+= 1\) \{\n *)"
+      R"(int \1 = \1_base \+ )"
       R"(\1_l;\n *output\[\1\] = x\[\1\] \* 2\.0f;)");
   for (const char* target : {"c", "openmp"}) {
     std::string map = function_body(
         compile("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))", "lowerToC", {}, target));
     EXPECT_TRUE(std::regex_search(map, shifted)) << map;
+    // Defined (a GCC pragma that keeps a block one vector loop) only where used.
+    const std::string& src =
+        compile("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))", "lowerToC", {}, target)
+            .unit.source;
+    EXPECT_NE(src.find("#define RISEC_BLOCK_LOOP _Pragma(\"GCC unroll 1\")"), std::string::npos)
+        << src;
   }
   // Off when asked (--no-shift-tails).
   rise::Program p = test::parse_rise("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))");
@@ -262,6 +269,7 @@ TEST(Golden, ShiftedTailsOnlyForIdempotentLoopsWithATail) {
   req.shift_tails = false;
   std::string plain = function_body(driver::compile(req));
   EXPECT_EQ(plain.find("_base"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("RISEC_BLOCK_LOOP"), std::string::npos) << plain;
   EXPECT_NE(plain.find("< 126;"), std::string::npos) << plain;
   // A multiple of the width: no tail.
   std::string whole =

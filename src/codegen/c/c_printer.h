@@ -235,6 +235,7 @@ class CPrinter {
   int tmp_counter_ = 0;
   std::string function_name_;
   bool uses_alloc_ = false;
+  bool uses_block_loops_ = false;  // a loop with a shifted tail (RISEC_BLOCK_LOOP)
   // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU
   // printers; the GPU printers keep arrays of structs of scalars (pairs holding arrays are
   // stored per component on every target).
