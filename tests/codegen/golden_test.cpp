@@ -252,15 +252,14 @@ TEST(Golden, ShiftedTailsOnlyForIdempotentLoopsWithATail) {
       R"(int \1 = \1_base \+ )"
       R"(\1_l;\n *output\[\1\] = x\[\1\] \* 2\.0f;)");
   for (const char* target : {"c", "openmp"}) {
-    std::string map = function_body(
-        compile("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))", "lowerToC", {}, target));
+    driver::Compiled c =
+        compile("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))", "lowerToC", {}, target);
+    std::string map = function_body(c);
     EXPECT_TRUE(std::regex_search(map, shifted)) << map;
     // Defined (a GCC pragma that keeps a block one vector loop) only where used.
-    const std::string& src =
-        compile("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))", "lowerToC", {}, target)
-            .unit.source;
-    EXPECT_NE(src.find("#define RISEC_BLOCK_LOOP _Pragma(\"GCC unroll 1\")"), std::string::npos)
-        << src;
+    EXPECT_NE(c.unit.source.find("#define RISEC_BLOCK_LOOP _Pragma(\"GCC unroll 1\")"),
+              std::string::npos)
+        << c.unit.source;
   }
   // Off when asked (--no-shift-tails).
   rise::Program p = test::parse_rise("def f = fun(x: 126.f32 => x |> map(fun(a => a * 2.0f)))");
