@@ -82,7 +82,7 @@ std::optional<int64_t> shifted_tail_width(const Command& loop, const BodyIndices
   scan.visit(loop.body[0]);
   if (scan.refuse || scan.widest == 0) return std::nullopt;
   int64_t v = kShiftTailBytes / scan.widest;
-  if (*n <= v || *n % v == 0) return std::nullopt;
+  if (*n <= v || *n % v == 0 || *n > kShiftTailMaxBlocks * v) return std::nullopt;
   // Idempotent: nothing written (outside the body's own variables) is read.
   BodyAccesses accesses = body_accesses(loop.body[0]);
   std::set<std::string> read;

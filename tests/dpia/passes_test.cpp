@@ -185,6 +185,10 @@ TEST(ShiftTail, MapLoopsOfNonMultipleLengthQualify) {
   EXPECT_FALSE(shifted_tail_width(copy_loop(128, f32()), map));
   EXPECT_FALSE(shifted_tail_width(copy_loop(16, f32()), map));
   EXPECT_FALSE(shifted_tail_width(copy_loop(12, f32()), map));
+  // Short loops only: at most kShiftTailMaxBlocks blocks.
+  EXPECT_EQ(shifted_tail_width(copy_loop(16 * kShiftTailMaxBlocks - 2, f32()), map), 16);
+  EXPECT_FALSE(shifted_tail_width(copy_loop(16 * kShiftTailMaxBlocks + 2, f32()), map));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(4094, f32()), map));
   // Only sequential loops of a constant count without an early exit.
   Command par = copy_loop(126, f32());
   par.loop = LoopKind::Par;
