@@ -1,5 +1,5 @@
-// Shifted tails: an innermost sequential loop of a constant trip count n that is not a
-// multiple of the vector width V runs as blocks of V iterations whose last block is
+// Shifted tails: a short innermost sequential loop of a constant trip count n that is
+// not a multiple of the vector width V runs as blocks of V iterations whose last block is
 // shifted inwards to start at n - V, so it overlaps the block before it and runs some
 // iterations twice:
 //   for (b = 0; b < n; b += V) { base = b < n - V ? b : n - V; for l in [0, V): body(base + l) }
@@ -32,10 +32,11 @@ constexpr int64_t kShiftTailBytes = 64;
 constexpr int64_t kShiftTailMaxBlocks = 32;
 
 // The block width V for running `loop` with a shifted tail, or none when it does not
-// qualify: a sequential loop without early exit, with a constant trip count n > V that
-// V does not divide and n <= kShiftTailMaxBlocks * V, whose body has no loop left (it is innermost
-// once unrolled), stores scalars only (V = kShiftTailBytes / the widest of them) and is idempotent
-// (see above). `body_accesses` is asked only for a loop that passes the other checks.
+// qualify: a sequential loop without early exit, with a constant trip count n that V
+// does not divide, V < n <= kShiftTailMaxBlocks * V, whose body has no loop left (it
+// is innermost once unrolled), stores scalars only (V = kShiftTailBytes / the widest
+// of them) and is idempotent (see above). `body_accesses` is asked only for a loop
+// that passes the other checks.
 std::optional<int64_t> shifted_tail_width(const Command& loop, const BodyIndices& body_accesses);
 
 }  // namespace risec::dpia

@@ -73,8 +73,8 @@ const Command kCommands[] = {
      "its values are folded into the code (reductions over them unrolled, zero weights\n"
      "removed), NAME leaves the function's parameters and the sizes its shape determines\n"
      "are fixed. --dump-dpia prints the imperative DPIA on stderr. --no-shift-tails keeps\n"
-     "innermost loops plain (c, openmp: by default a loop whose trip count the vector width\n"
-     "does not divide runs as blocks with the last one shifted inwards; docs/codegen.md).\n"
+     "innermost loops plain (c, openmp: by default a short loop whose trip count the vector\n"
+     "width does not divide runs as blocks, the last one shifted inwards; docs/codegen.md).\n"
      "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
      "the C target's signature, which embeds and launches them) and OUT.h.\n",
      risec::driver::cmd_compile},
