@@ -148,6 +148,9 @@ struct CompileOptions {
   std::string target = "c";          // "c", "openmp" or "opencl"
   bool trace = false;                // report each rule applied on stderr (--trace)
   bool simplify = true;              // without a strategy: simplify before lowerToC
+  // c and openmp: short innermost loops whose trip count the vector width does not
+  // divide run as blocks, the last one shifted inwards (docs/codegen.md; --no-shift-tails)
+  bool shift_tails = true;
   // Inputs known at compile time (--bind): parameter name -> .npy file. Each one's
   // values become constants folded into the code and the parameter leaves the
   // function's inputs; the sizes its shape determines are fixed (docs/cli.md).

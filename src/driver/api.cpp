@@ -252,6 +252,7 @@ Source compile(const Program& program, const CompileOptions& options) {
     req.target = options.target;
     req.trace = options.trace;
     req.simplify = options.simplify;
+    req.shift_tails = options.shift_tails;
     req.bind = &options.bind;
     impl->compiled = driver::compile(req);
     impl->target = options.target;

@@ -26,7 +26,8 @@ struct Options {
   std::string target = "c";
   bool dump_dpia = false;
   bool trace = false;
-  bool no_simplify = false;  // --no-simplify: the default lowering is lowerToC alone
+  bool no_simplify = false;     // --no-simplify: the default lowering is lowerToC alone
+  bool no_shift_tails = false;  // --no-shift-tails: plain innermost loops (c, openmp)
   bool types = false;
   bool help = false;
   // risec run

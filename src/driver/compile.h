@@ -21,6 +21,8 @@ struct CompileRequest {
   std::string target = "c";                     // c | openmp
   bool trace = false;
   bool simplify = true;  // without a strategy: `simplify ; lowerToC` (else lowerToC)
+  // c and openmp: innermost loops with shifted tails (dpia/shift_tail.h; else --no-shift-tails)
+  bool shift_tails = true;
   // --bind: parameter name -> .npy file whose values become constants (driver/bind.h)
   const std::map<std::string, std::string>* bind = nullptr;
 };

@@ -515,6 +515,7 @@ int cmd_run(const Options& o) {
   co.target = o.target;
   co.trace = o.trace;
   co.simplify = !o.no_simplify;
+  co.shift_tails = !o.no_shift_tails;
   co.bind = binds;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
   const Compiled& c = source.impl().compiled;

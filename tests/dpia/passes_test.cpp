@@ -4,6 +4,7 @@
 
 #include "dpia/memory_placement.h"
 #include "dpia/outline.h"
+#include "dpia/shift_tail.h"
 #include "dpia/split_loop.h"
 #include "dpia/target.h"
 #include "dpia/unroll.h"
@@ -202,3 +203,86 @@ TEST(Target, NamedTargetsAndLoopKinds) {
 }
 
 }  // namespace
+
+namespace {
+
+// y[i] := x[i] over n elements of type t, with the accesses the C backend reports.
+Command copy_loop(int64_t n, Type t, const std::string& y = "y", const std::string& x = "x") {
+  Nat i = Nat::var("i", Nat(0), Nat(n));
+  return *cm_for("i", Nat(n), LoopKind::Seq,
+                 cm_assign(ac_idx(ac_var(y, rise::array(Nat(n), t)), i),
+                           ex_idx(ex_var(x, rise::array(Nat(n), t)), i)));
+}
+
+BodyIndices accesses_of(std::vector<BodyAccesses::Access> named) {
+  return [named](const CommandP&) {
+    BodyAccesses a;
+    a.named = named;
+    return a;
+  };
+}
+
+}  // namespace
+
+TEST(ShiftTail, MapLoopsOfNonMultipleLengthQualify) {
+  BodyIndices map = accesses_of({{"x", Nat(0), false}, {"y", Nat(0), true}});
+  // 64 bytes of the widest scalar stored: 16 f32, 8 f64.
+  EXPECT_EQ(shifted_tail_width(copy_loop(126, f32()), map), 16);
+  EXPECT_EQ(shifted_tail_width(copy_loop(126, rise::scalar(rise::ScalarKind::F64)), map), 8);
+  // A multiple of the width has no tail; a loop of at most one block has no interior.
+  EXPECT_FALSE(shifted_tail_width(copy_loop(128, f32()), map));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(16, f32()), map));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(12, f32()), map));
+  // Short loops only: at most kShiftTailMaxBlocks blocks.
+  EXPECT_EQ(shifted_tail_width(copy_loop(16 * kShiftTailMaxBlocks - 2, f32()), map), 16);
+  EXPECT_FALSE(shifted_tail_width(copy_loop(16 * kShiftTailMaxBlocks + 2, f32()), map));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(4094, f32()), map));
+  // Only sequential loops of a constant count without an early exit.
+  Command par = copy_loop(126, f32());
+  par.loop = LoopKind::Par;
+  EXPECT_FALSE(shifted_tail_width(par, map));
+  Command exits = copy_loop(126, f32());
+  exits.exits = true;
+  EXPECT_FALSE(shifted_tail_width(exits, map));
+  Nat n = Nat::var("n");
+  Nat i = Nat::var("i", Nat(0), n);
+  EXPECT_FALSE(shifted_tail_width(*cm_for("i", n, LoopKind::Seq, copy_elem(i, n)), map));
+}
+
+TEST(ShiftTail, BodiesThatAreNotIdempotentDoNotQualify) {
+  // An accumulator: acc := acc + x[i] reads what it writes.
+  EXPECT_FALSE(shifted_tail_width(
+      copy_loop(126, f32()),
+      accesses_of({{"acc", Nat(0), false}, {"x", Nat(0), false}, {"acc", Nat(0), true}})));
+  // An in-place update x[i] := f(x[i]); also a read of another part of the output.
+  EXPECT_FALSE(shifted_tail_width(copy_loop(126, f32(), "x", "x"),
+                                  accesses_of({{"x", Nat(0), false}, {"x", Nat(0), true}})));
+  // A temporary the body declares is private to the iteration.
+  Nat i = Nat::var("i", Nat(0), Nat(126));
+  CommandP with_tmp = cm_new(
+      "t", f32(), Space::Default,
+      cm_seq(
+          {cm_assign(ac_var("t", f32()), ex_idx(ex_var("x", rise::array(Nat(126), f32())), i)),
+           cm_assign(ac_idx(ac_var("y", rise::array(Nat(126), f32())), i), ex_var("t", f32()))}));
+  BodyIndices tmp = accesses_of(
+      {{"x", Nat(0), false}, {"t", Nat(0), true}, {"t", Nat(0), false}, {"y", Nat(0), true}});
+  EXPECT_EQ(shifted_tail_width(*cm_for("i", Nat(126), LoopKind::Seq, with_tmp), tmp), 16);
+  // A loop left in the body: not innermost.
+  EXPECT_FALSE(shifted_tail_width(
+      *cm_for("j", Nat(126), LoopKind::Seq, cm_for("i", Nat(126), LoopKind::Seq, with_tmp)), tmp));
+  // Vector stores: explicit vector code keeps its loops.
+  Type v4 = rise::vector(rise::ScalarKind::F32, Nat(4));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(126, v4), tmp));
+  // A foreign function may have effects.
+  auto ff = std::make_shared<rise::ForeignFun>();
+  ff->name = "effect";
+  ff->result = f32();
+  Expression call;
+  call.kind = Expression::Call;
+  call.dt = f32();
+  call.name = "effect";
+  call.foreign = ff;
+  CommandP calls = cm_assign(ac_idx(ac_var("y", rise::array(Nat(126), f32())), i), ex_make(call));
+  EXPECT_FALSE(shifted_tail_width(*cm_for("i", Nat(126), LoopKind::Seq, calls),
+                                  accesses_of({{"y", Nat(0), true}})));
+}

@@ -174,6 +174,7 @@ CheckReport run_and_compare(const std::string& file, const std::string& strategy
   req.strategy = s ? &*s : nullptr;
   req.target = options.target;
   req.bind = &options.bind;
+  req.shift_tails = options.shift_tails;
 
   CheckReport r;
   driver::ExecOptions eo;

@@ -41,6 +41,8 @@ struct CheckOptions {
   // --input and --bind: parameter name -> .npy file (driver/bind.h); the other
   // inputs are drawn from `seed`.
   std::map<std::string, std::string> inputs, bind;
+  // Innermost loops with shifted tails (dpia/shift_tail.h; --no-shift-tails when false).
+  bool shift_tails = true;
 };
 
 struct CheckReport {

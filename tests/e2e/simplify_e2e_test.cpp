@@ -137,9 +137,13 @@ TEST(SimplifyE2E, Figure2ExamplesCompileLikeTheirSharedVersions) {
     std::string shared_file = f.shared
                                   ? write_scratch(std::string(f.example) + "_shared.rise", f.shared)
                                   : "examples/blackscholes/blackscholes.rise";
-    CheckReport naive = run_and_compare(file, "", f.sizes);
-    CheckReport plain = run_and_compare(file, "lowerToC", f.sizes);
-    CheckReport shared = run_and_compare(shared_file, "", f.sizes);
+    // Loops counted as written: without the blocks of shifted tails, which only the
+    // innermost loops get (the naive code's, not its unsimplified version's).
+    CheckOptions o;
+    o.shift_tails = false;
+    CheckReport naive = run_and_compare(file, "", f.sizes, o);
+    CheckReport plain = run_and_compare(file, "lowerToC", f.sizes, o);
+    CheckReport shared = run_and_compare(shared_file, "", f.sizes, o);
     EXPECT_TRUE(naive.comparison.ok);
     EXPECT_TRUE(plain.comparison.ok);
     EXPECT_TRUE(shared.comparison.ok);

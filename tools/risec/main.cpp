@@ -62,7 +62,8 @@ const Command kCommands[] = {
      risec::driver::cmd_rewrite},
     {"compile",
      "risec compile FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
-     "[--entry NAME] [--size n=..] [--bind NAME=FILE.npy ...] [--no-simplify] [-o OUT.c]",
+     "[--entry NAME] [--size n=..] [--bind NAME=FILE.npy ...] [--no-simplify] [--no-shift-tails] "
+     "[-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering is applied:\n"
      "simplify ; lowerToC (lowerToC alone with --no-simplify). Without --size the code is generic "
@@ -71,14 +72,17 @@ const Command kCommands[] = {
      "with it, sizes are constants. --bind NAME=FILE.npy makes the input NAME a constant:\n"
      "its values are folded into the code (reductions over them unrolled, zero weights\n"
      "removed), NAME leaves the function's parameters and the sizes its shape determines\n"
-     "are fixed. --dump-dpia prints the imperative DPIA on stderr.\n"
+     "are fixed. --dump-dpia prints the imperative DPIA on stderr. --no-shift-tails keeps\n"
+     "innermost loops plain (c, openmp: by default a short loop whose trip count the vector\n"
+     "width does not divide runs as blocks, the last one shifted inwards; docs/codegen.md).\n"
      "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
      "the C target's signature, which embeds and launches them) and OUT.h.\n",
      risec::driver::cmd_compile},
     {"run",
      "risec run FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
      "--size n=..,m=.. "
-     "[--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] [--no-simplify] [--output FILE.npy] "
+     "[--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] [--no-simplify] [--no-shift-tails] "
+     "[--output FILE.npy] "
      "[--seed N] "
      "[--check [--rtol R] "
      "[--atol A]] [--repeat K] [--flops EXPR] [--global N[,M..]] [--local N[,M..]] "
@@ -206,6 +210,8 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.trace = true;
     } else if (a == "--no-simplify") {
       o.no_simplify = true;
+    } else if (a == "--no-shift-tails") {
+      o.no_shift_tails = true;
     } else if (a == "--types") {
       o.types = true;
     } else if (a == "--input") {

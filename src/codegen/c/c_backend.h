@@ -53,6 +53,10 @@ struct CGenOptions {
   // (unless compiled with -DRISEC_NO_CHECKS); a violation calls
   // RISEC_PRECONDITION_FAILED(function, description), by default a message and abort().
   std::vector<SizeCondition> size_conditions;
+  // Short innermost sequential loops of a constant trip count that the vector width
+  // does not divide run as blocks whose last one is shifted inwards (dpia/shift_tail.h). For the
+  // CPU targets (c, openmp); `--no-shift-tails` turns it off.
+  bool shift_tails = false;
 };
 
 // Generate C for an imperative program writing `output` (data type `out_dt`) from

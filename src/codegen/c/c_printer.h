@@ -77,8 +77,9 @@ class CPrinter {
  protected:
   // ---- hooks for backends that extend C
   // A loop that is not unrolled (trip count not 0 or 1). C: a sequential loop is split
-  // at clamps (dpia/split_loop) where it can be; every kind is a plain `for` (a
-  // parallel loop runs sequentially).
+  // at clamps (dpia/split_loop) where it can be, and an innermost one (or the parts of
+  // a split one) may run with a shifted tail (dpia/shift_tail); every kind is a plain
+  // `for` otherwise (a parallel loop runs sequentially).
   virtual void emit_loop(const Command& loop, std::vector<CStmtP>& out);
   // The declaration of a buffer of `count` elements of C type `elem` in `space`:
   // a local array (Stack) or allocated memory (Heap, freed by the caller's code).
@@ -119,6 +120,9 @@ class CPrinter {
   void gen(const CommandP& c, std::vector<CStmtP>& out);
   void gen_copy(const CommandP& body, std::vector<CStmtP>& out);
   bool split_loop(const Command& c, std::vector<CStmtP>& out);
+  // A sequential loop with its last block of iterations shifted inwards
+  // (dpia/shift_tail.h), when the options ask for it and the loop qualifies.
+  bool shifted_tail(const Command& c, std::vector<CStmtP>& out);
   dpia::BodyAccesses accesses(const CommandP& body);
   std::string cname(const std::string& var);
 
@@ -231,6 +235,7 @@ class CPrinter {
   int tmp_counter_ = 0;
   std::string function_name_;
   bool uses_alloc_ = false;
+  bool uses_block_loops_ = false;  // a loop with a shifted tail (RISEC_BLOCK_LOOP)
   // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU
   // printers; the GPU printers keep arrays of structs of scalars (pairs holding arrays are
   // stored per component on every target).
