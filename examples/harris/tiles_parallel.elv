@@ -24,7 +24,7 @@
 //                Sobel dot products unrolled, the three box sums in one unrolled
 //                reduction, parallel chunks; lowerToC stores each tile's gradients
 //                (the only array another primitive reads).
-param u in [32, 35, 46, 33, 64];
+param u in [32, 35, 46, 33, 64, 68];
 param tw in [4, 124, 132, 186, 62, 102];
 let slideOfRowSlides = argument(function(argument(body(isApplied(isPrimitive(slide))))));
 let isSlide = isApplied(isPrimitive(slide));
