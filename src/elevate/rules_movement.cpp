@@ -39,6 +39,11 @@ Expr transpose_fn() {
   return fun("a", [](const Expr& a) { return call("transpose", {a}); });
 }
 
+// The function fun(a => c(a)): the call `c` waiting for its array.
+Expr as_fn(const PrimCall& c) {
+  return fun("a", [&](const Expr& a) { return with_arg(c, a); });
+}
+
 // A movement rule: `match` returns the rewritten term or nullopt.
 Strategy movement(const std::string& name, const std::string& form,
                   std::function<std::optional<Expr>(const Expr&)> match) {
@@ -148,9 +153,7 @@ void register_movement(Registry& r) {
                  auto s = match_split_or_slide(e);
                  auto t = s ? util::match_prim(s->args[0], "transpose", 1) : std::nullopt;
                  if (!t) return std::nullopt;
-                 PrimCall sc = *s;
-                 Expr mapped_s = fun("a", [&](const Expr& a) { return with_arg(sc, a); });
-                 return mk_map(transpose_fn(), call("transpose", {mk_map(mapped_s, t->args[0])}));
+                 return mk_map(transpose_fn(), call("transpose", {mk_map(as_fn(*s), t->args[0])}));
                })));
   // *S >> T -> T >> S >> *T
   r.add(entry("mapSlideBeforeTranspose",
@@ -180,10 +183,8 @@ void register_movement(Registry& r) {
                            return std::nullopt;
                          auto s = match_split_or_slide(m->second);
                          if (!s) return std::nullopt;
-                         PrimCall sc = *s;
-                         Expr mapped_s = fun("a", [&](const Expr& a) { return with_arg(sc, a); });
                          return call("transpose",
-                                     {mk_map(mapped_s, call("transpose", {s->args[0]}))});
+                                     {mk_map(as_fn(*s), call("transpose", {s->args[0]}))});
                        })));
   // *P >> T -> T >> P' (P pads each row; P' pads the rows dimension of the transpose)
   r.add(entry(
@@ -230,24 +231,22 @@ void register_movement(Registry& r) {
                        })));
   // slide(a)(s) >> slide(k)(j) -> slide((a-1)*j+k)(s*j) >> *slide(k)(j): windows of
   // a consecutive windows are the windows of one larger window of the input.
-  r.add(entry("slideOfSlide",
-              "slide(a)(s)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((a-1)*j+k)(s*j)(x)) "
-              "(windows of windows read as windows of larger windows of x)",
-              movement("slideOfSlide", "slide(a)(s)(slide(k)(j)(x))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto outer = util::match_prim(e, "slide", 1);
-                         auto inner =
-                             outer ? util::match_prim(outer->args[0], "slide", 1) : std::nullopt;
-                         if (!inner) return std::nullopt;
-                         auto a = outer->dep_nat(0), s = outer->dep_nat(1);
-                         auto k = inner->dep_nat(0), j = inner->dep_nat(1);
-                         if (!a || !s || !k || !j) return std::nullopt;
-                         PrimCall ic = *inner;
-                         Expr slide_k = fun("w", [&](const Expr& w) { return with_arg(ic, w); });
-                         Nat size = (*a - Nat(1)) * *j + *k;
-                         Nat step = *s * *j;
-                         return mk_map(slide_k, call("slide", {size, step}, {inner->args[0]}));
-                       })));
+  r.add(entry(
+      "slideOfSlide",
+      "slide(a)(s)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((a-1)*j+k)(s*j)(x)) "
+      "(windows of windows read as windows of larger windows of x)",
+      movement("slideOfSlide", "slide(a)(s)(slide(k)(j)(x))",
+               [](const Expr& e) -> std::optional<Expr> {
+                 auto outer = util::match_prim(e, "slide", 1);
+                 auto inner = outer ? util::match_prim(outer->args[0], "slide", 1) : std::nullopt;
+                 if (!inner) return std::nullopt;
+                 auto a = outer->dep_nat(0), s = outer->dep_nat(1);
+                 auto k = inner->dep_nat(0), j = inner->dep_nat(1);
+                 if (!a || !s || !k || !j) return std::nullopt;
+                 Nat size = (*a - Nat(1)) * *j + *k;
+                 Nat step = *s * *j;
+                 return mk_map(as_fn(*inner), call("slide", {size, step}, {inner->args[0]}));
+               })));
 }
 
 }  // namespace risec::elevate

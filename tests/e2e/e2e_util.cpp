@@ -68,6 +68,12 @@ std::string source_path(const std::string& relative) {
   return std::string(RISEC_SOURCE_DIR) + "/" + relative;
 }
 
+int occurrences(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
+  return n;
+}
+
 // Small sizes satisfying each example's constraints (multiples of 16 where a
 // strategy vectorises or tiles by 16 or 32).
 const std::map<std::string, std::string>& example_sizes() {

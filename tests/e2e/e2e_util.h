@@ -26,6 +26,9 @@ namespace risec::e2e {
 // A path in the source tree ("examples/mv/mv.rise"); absolute paths are unchanged.
 std::string source_path(const std::string& relative);
 
+// How often `what` occurs in `s` (overlapping occurrences counted).
+int occurrences(const std::string& s, const std::string& what);
+
 struct CheckOptions {
   std::string target = "c";  // c | openmp
   bool sanitize = false;     // standalone program under -fsanitize=address,undefined

@@ -11,12 +11,6 @@
 namespace risec::e2e {
 namespace {
 
-int occurrences(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
-  return n;
-}
-
 // The number of loops with a shifted tail in the generated C.
 int shifted_loops(const CheckReport& r) {
   return occurrences(r.compiled.unit.source, "_base = ");

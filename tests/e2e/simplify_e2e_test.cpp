@@ -12,12 +12,6 @@
 namespace risec::e2e {
 namespace {
 
-int occurrences(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
-  return n;
-}
-
 // Black-Scholes written naively: calls and puts as separate maps, no shared names.
 const char* kNaiveBlackScholes = R"(
 def cnd = fun(x => 0.5f * (1.0f + erf(x / sqrt(2.0f))))
