@@ -44,6 +44,20 @@ Expr as_fn(const PrimCall& c) {
   return fun("a", [&](const Expr& a) { return with_arg(c, a); });
 }
 
+// transpose(map(P)(y)) with P a primitive call waiting for its array (map(slide(3)(1)),
+// map(join), map(padCst(l)(r)(c)), also as fun(a => P(a))): P and y.
+struct MappedUnderTranspose {
+  PrimCall p;
+  Expr y;
+};
+std::optional<MappedUnderTranspose> match_mapped_under_transpose(const Expr& e) {
+  auto t = util::match_prim(e, "transpose", 1);
+  auto m = t ? util::match_map(t->args[0]) : std::nullopt;
+  auto p = m ? util::match_unary_fn(m->first) : std::nullopt;
+  if (!p) return std::nullopt;
+  return MappedUnderTranspose{*p, m->second};
+}
+
 // A movement rule: `match` returns the rewritten term or nullopt.
 Strategy movement(const std::string& name, const std::string& form,
                   std::function<std::optional<Expr>(const Expr&)> match) {
@@ -162,13 +176,10 @@ void register_movement(Registry& r) {
               movement("mapSlideBeforeTranspose",
                        "transpose(map(slide(sz)(sp))(y)) or transpose(map(split(n))(y))",
                        [](const Expr& e) -> std::optional<Expr> {
-                         auto t = util::match_prim(e, "transpose", 1);
-                         auto m = t ? util::match_map(t->args[0]) : std::nullopt;
-                         auto s = m ? util::match_unary_fn(m->first) : std::nullopt;
-                         if (!s || (s->name() != "slide" && s->name() != "split"))
+                         auto m = match_mapped_under_transpose(e);
+                         if (!m || (m->p.name() != "slide" && m->p.name() != "split"))
                            return std::nullopt;
-                         return mk_map(transpose_fn(),
-                                       with_arg(*s, call("transpose", {m->second})));
+                         return mk_map(transpose_fn(), with_arg(m->p, call("transpose", {m->y})));
                        })));
   // S >> *T -> T >> *S >> T
   r.add(entry("slideBeforeMapTranspose",
@@ -195,15 +206,14 @@ void register_movement(Registry& r) {
       movement("mapPadBeforeTranspose",
                "transpose(map(padCst(l)(r)(c))(y)) or transpose(map(padClamp(l)(r))(y))",
                [](const Expr& e) -> std::optional<Expr> {
-                 auto t = util::match_prim(e, "transpose", 1);
-                 auto m = t ? util::match_map(t->args[0]) : std::nullopt;
-                 auto p = m ? util::match_unary_fn(m->first) : std::nullopt;
-                 if (!p || (p->name() != "padCst" && p->name() != "padClamp")) return std::nullopt;
-                 Expr ty = call("transpose", {m->second});
-                 if (p->name() == "padClamp") return call("padClamp", p->deps, {ty});
-                 Expr c = p->args[0];
+                 auto m = match_mapped_under_transpose(e);
+                 if (!m || (m->p.name() != "padCst" && m->p.name() != "padClamp"))
+                   return std::nullopt;
+                 Expr ty = call("transpose", {m->y});
+                 if (m->p.name() == "padClamp") return with_arg(m->p, ty);
+                 Expr c = m->p.args[0];
                  Expr row = call("generate", {fun("i", [&](const Expr&) { return c; })});
-                 return call("padCst", p->deps, {row, ty});
+                 return call("padCst", m->p.deps, {row, ty});
                })));
   // *f >> padClamp -> padClamp >> *f (the repeated edge element is f of the edge)
   r.add(entry("padClampBeforeMap",
@@ -222,12 +232,9 @@ void register_movement(Registry& r) {
               "(*J >> T -> T >> *T >> J)",
               movement("mapJoinBeforeTranspose", "transpose(map(join)(y))",
                        [](const Expr& e) -> std::optional<Expr> {
-                         auto t = util::match_prim(e, "transpose", 1);
-                         auto m = t ? util::match_map(t->args[0]) : std::nullopt;
-                         auto j = m ? util::match_unary_fn(m->first) : std::nullopt;
-                         if (!j || j->name() != "join") return std::nullopt;
-                         return call("join",
-                                     {mk_map(transpose_fn(), call("transpose", {m->second}))});
+                         auto m = match_mapped_under_transpose(e);
+                         if (!m || m->p.name() != "join") return std::nullopt;
+                         return call("join", {mk_map(transpose_fn(), call("transpose", {m->y}))});
                        })));
   // slide(a)(s) >> slide(k)(j) -> slide((a-1)*j+k)(s*j) >> *slide(k)(j): windows of
   // a consecutive windows are the windows of one larger window of the input.
