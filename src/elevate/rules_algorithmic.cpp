@@ -7,7 +7,6 @@
 // (reduceMapFusion, reduceMapFission, blockedReduce) live with the tiling rules.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 
 #include "elevate/library.h"
@@ -755,22 +754,6 @@ void scalar_leaves(const rise::Value& v, std::vector<rise::Value>& out) {
   }
 }
 
-// Two scalars with the same kind and the same bits (so -0.0 differs from 0.0).
-bool same_scalar(const rise::Value& a, const rise::Value& b) {
-  if (a.kind() != rise::ValueKind::Scalar || b.kind() != rise::ValueKind::Scalar ||
-      a.scalar_kind() != b.scalar_kind())
-    return false;
-  if (a.scalar_kind() == rise::ScalarKind::F32) {
-    float x = a.as_f32(), y = b.as_f32();
-    return std::memcmp(&x, &y, sizeof x) == 0;
-  }
-  if (a.scalar_kind() == rise::ScalarKind::F64) {
-    double x = a.as_f64(), y = b.as_f64();
-    return std::memcmp(&x, &y, sizeof x) == 0;
-  }
-  return a.as_u64() == b.as_u64();
-}
-
 // A value of type t whose every scalar is the literal `s` (t's scalars of s's kind):
 // the literal, or generate(fun(i => ...)) for arrays; nullopt for other types.
 std::optional<Expr> filled(const Type& t, const rise::Value& s) {
@@ -810,7 +793,7 @@ Strategy pad_cst_before_map() {
       std::vector<rise::Value> leaves;
       scalar_leaves(vc, leaves);
       if (leaves.empty() || !std::all_of(leaves.begin(), leaves.end(), [&](const rise::Value& v) {
-            return same_scalar(v, leaves[0]);
+            return rise::values_identical(v, leaves[0]);
           }))
         return fail_at(name, e, "the padding " + vc.to_string() + " is not one scalar repeated");
       auto fill = filled(elem, leaves[0]);
@@ -820,11 +803,7 @@ Strategy pad_cst_before_map() {
                            ") is not an array or scalar of the padding's scalar type");
       rise::Checked typed = rise::infer_in_context(util::apply_fn(f, *fill), {}, c->type);
       rise::Value vf = interp.eval(typed.expr);
-      std::vector<rise::Value> got;
-      scalar_leaves(vf, got);
-      bool same = got.size() == leaves.size();
-      for (size_t i = 0; same && i < got.size(); ++i) same = same_scalar(got[i], leaves[i]);
-      if (!same)
+      if (!rise::values_identical(vf, vc))
         return fail_at(name, e,
                        "the mapped function does not map the padding of its input to the padding "
                        "(f of " +

@@ -721,15 +721,23 @@ Value zero_value(const Type& t) {
   }
 }
 
-bool values_equal(const Value& a, const Value& b) {
+namespace {
+// Structural equality; floats compared with == or, when `bits`, by their bits.
+bool equal_values(const Value& a, const Value& b, bool bits) {
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case ValueKind::None:
       return true;
     case ValueKind::Scalar:
       if (a.scalar_kind() != b.scalar_kind()) return false;
-      if (a.scalar_kind() == ScalarKind::F32) return a.raw_f32() == b.raw_f32();
-      if (a.scalar_kind() == ScalarKind::F64) return a.raw_f64() == b.raw_f64();
+      if (a.scalar_kind() == ScalarKind::F32) {
+        float x = a.raw_f32(), y = b.raw_f32();
+        return bits ? std::memcmp(&x, &y, sizeof x) == 0 : x == y;
+      }
+      if (a.scalar_kind() == ScalarKind::F64) {
+        double x = a.raw_f64(), y = b.raw_f64();
+        return bits ? std::memcmp(&x, &y, sizeof x) == 0 : x == y;
+      }
       return a.raw_int() == b.raw_int();
     case ValueKind::Index:
     case ValueKind::Nat:
@@ -737,19 +745,28 @@ bool values_equal(const Value& a, const Value& b) {
     case ValueKind::Vector:
       if (a.lane_count() != b.lane_count()) return false;
       for (int64_t i = 0; i < a.lane_count(); ++i)
-        if (!values_equal(a.lane(i), b.lane(i))) return false;
+        if (!equal_values(a.lane(i), b.lane(i), bits)) return false;
       return true;
     case ValueKind::Pair:
-      return values_equal(a.first(), b.first()) && values_equal(a.second(), b.second());
+      return equal_values(a.first(), b.first(), bits) && equal_values(a.second(), b.second(), bits);
     case ValueKind::Array:
       if (a.size() != b.size()) return false;
       for (int64_t i = 0; i < a.size(); ++i)
-        if (!values_equal(a.at(i), b.at(i))) return false;
+        if (!equal_values(a.at(i), b.at(i), bits)) return false;
       return true;
     case ValueKind::Function:
       return a.obj() == b.obj();
   }
   return false;
+}
+}  // namespace
+
+bool values_equal(const Value& a, const Value& b) {
+  return equal_values(a, b, false);
+}
+
+bool values_identical(const Value& a, const Value& b) {
+  return equal_values(a, b, true);
 }
 
 // ---------------------------------------------------------------------------------

@@ -339,6 +339,9 @@ Value zero_value(const Type& t);
 
 // Structural equality of data values (floats compared with ==).
 bool values_equal(const Value& a, const Value& b);
+// The same with floats compared by their bits (-0.0 differs from 0.0, a NaN equals
+// the same NaN): the same value in every use.
+bool values_identical(const Value& a, const Value& b);
 
 // ---- primitive calls ----
 

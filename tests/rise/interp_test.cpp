@@ -974,6 +974,19 @@ TEST(InterpConvert, PairsAreLeaves) {
   EXPECT_EQ(parts3[2].as<float>()[1], 4.0f);
 }
 
+// values_identical compares floats by their bits: -0.0 is not 0.0, a NaN is itself.
+TEST(InterpConvert, IdenticalValuesCompareBits) {
+  Value zero = Value::f32(0.0f), neg = Value::f32(-0.0f);
+  Value nan = Value::f32(std::numeric_limits<float>::quiet_NaN());
+  EXPECT_TRUE(values_equal(zero, neg));
+  EXPECT_FALSE(values_identical(zero, neg));
+  EXPECT_FALSE(values_equal(nan, nan));
+  EXPECT_TRUE(values_identical(nan, nan));
+  EXPECT_TRUE(
+      values_identical(Value::pair(zero, Value::f64(1.5)), Value::pair(zero, Value::f64(1.5))));
+  EXPECT_FALSE(values_identical(Value::pair(zero, zero), Value::pair(zero, neg)));
+}
+
 TEST(InterpConvert, RandomInputs) {
   Type t = arr(4, arr(3, F32));
   Value a = random_input(t, 7), b = random_input(t, 7), c = random_input(t, 8);
