@@ -83,7 +83,8 @@ Compiled compile(const CompileRequest& req) {
   for (size_t i = 0; i < inputs.size(); ++i) out_dt = out_dt->b;
   codegen::CGenOptions opts;
   opts.target = *target;
-  opts.shift_tails = req.shift_tails && (req.target == "c" || req.target == "openmp");
+  opts.shift_tails = req.shift_tails && (target->backend == dpia::Target::Backend::C ||
+                                         target->backend == dpia::Target::Backend::OpenMP);
   // The program's side conditions on symbolic sizes (those the strategy's result
   // needs too, once each), checked when the function is called. A condition on
   // anything but the entry's size parameters cannot be checked there: an error.
