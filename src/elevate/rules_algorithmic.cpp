@@ -348,6 +348,31 @@ Strategy remove_transpose_pair() {
   });
 }
 
+// split(n)(join(x)) -> x when the rows of x have n elements; join(split(n)(x)) -> x.
+// (blockedReduce(n) of a reduction over join(x) leaves the first form: the rows of x
+// summed one by one.)
+Strategy remove_split_join() {
+  return rule("removeSplitJoin", [](const Expr& e, const Context&) -> Result {
+    const char* form = "expected split(n)(join(x)) or join(split(n)(x))";
+    if (auto s = util::match_prim(e, "split", 1)) {
+      auto j = util::match_prim(s->args[0], "join", 1);
+      auto n = s->dep_nat(0);
+      if (!j || !n) return fail_at("removeSplitJoin", e, form);
+      auto row = util::array_size(util::array_elem(j->args[0]->type));
+      if (!row) return fail_at("removeSplitJoin", e, "the joined rows' length is unknown");
+      if (!(*row == *n))
+        return fail_at("removeSplitJoin", e,
+                       "split(" + n->to_string() + ") of rows of " + row->to_string() +
+                           " elements: the split does not undo the join");
+      return j->args[0];
+    }
+    auto j = util::match_prim(e, "join", 1);
+    auto s = j ? util::match_prim(j->args[0], "split", 1) : std::nullopt;
+    if (!s) return fail_at("removeSplitJoin", e, form);
+    return s->args[0];
+  });
+}
+
 // ---------------------------------------------------------------- zips and pairs
 
 Strategy map_outside_zip() {
@@ -852,6 +877,9 @@ void register_algorithmic(Registry& r) {
   r.add(simple("transposePairAfter", "x -> transpose(transpose(x)) for a 2-D array x",
                transpose_pair_after()));
   r.add(simple("removeTransposePair", "transpose(transpose(x)) -> x", remove_transpose_pair()));
+  r.add(simple("removeSplitJoin",
+               "split(n)(join(x)) -> x when the rows of x have n elements; join(split(n)(x)) -> x",
+               remove_split_join()));
   r.add(simple("mapOutsideZip",
                "zip(map(f)(a))(map(g)(b)) -> map(fun(p => (f(p._1), g(p._2))))(zip(a)(b))",
                map_outside_zip()));

@@ -40,6 +40,7 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
         "createTransposePair",
         "transposePairAfter",
         "removeTransposePair",
+        "removeSplitJoin",
         "mapOutsideZip",
         "zipSame",
         "zipShared",
@@ -343,6 +344,49 @@ def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> transpose |> map(map(f
 )",
                       nm);
   check_fails(top_down(lib("removeTransposePair")), p);
+}
+
+TEST(RemoveSplitJoin, RemovesASplitThatUndoesAJoin) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> join |> split(m) |> map(map(fun(a => a + 1.0f)))))
+)",
+                      nm);
+  rise::Expr r = check_rewrite(top_down(lib("removeSplitJoin")), p);
+  EXPECT_FALSE(contains(r, "split")) << rise::print_expr(r);
+  EXPECT_FALSE(contains(r, "join")) << rise::print_expr(r);
+}
+
+TEST(RemoveSplitJoin, RemovesAJoinOfASplit) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat) => fun(x: (4*n).f32 => x |> split(4) |> join |> map(fun(a => a * 2.0f))))
+)",
+                      {{"n", 3}});
+  rise::Expr r = check_rewrite(top_down(lib("removeSplitJoin")), p);
+  EXPECT_FALSE(contains(r, "split")) << rise::print_expr(r);
+}
+
+TEST(RemoveSplitJoin, RefusesASplitOfAnotherWidth) {
+  rise::Expr p = prog(R"(
+def f = fun(x: 4.6.f32 => x |> join |> split(3) |> map(map(fun(a => a + 1.0f))))
+)",
+                      {});
+  check_fails(body(argument(lib("removeSplitJoin"))), p, "does not undo the join");
+}
+
+// A sum over the join of a window's rows, blocked by the rows' length, is the sum of
+// the rows' sums (a 3 x 3 box sum as three row sums).
+TEST(RemoveSplitJoin, LeavesTheRowSumsOfABlockedReduction) {
+  rise::Expr p = prog(R"(
+def f = depFun((n: Nat) => fun(x: n.3.3.f32 => x |> map(fun(w => w |> join |> sum))))
+)",
+                      {{"n", 5}});
+  rise::Expr r = check_rewrite(
+      top_down(seq(lib("blockedReduce", {int64_t{3}}), argument(argument(lib("removeSplitJoin"))))),
+      p);
+  EXPECT_FALSE(contains(r, "split")) << rise::print_expr(r);
+  EXPECT_FALSE(contains(r, "join")) << rise::print_expr(r);
+  EXPECT_EQ(count(r, "reduce"), 2) << rise::print_expr(r);
 }
 
 // ---------------------------------------------------------------- zips and pairs
