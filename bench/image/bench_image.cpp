@@ -422,14 +422,16 @@ int main(int argc, char** argv) {
                         m->call({o, A.data()}, {});
                       });
       }
-      // 2-D tiles: chunks of u - 2 rows in tiles of tw columns (44 | 4092, 124 | 4092;
-      // 30 | 1020, 102 | 1020)
-      std::vector<std::string> tiles{quick ? "u=32" : "u=46", quick ? "tw=102" : "tw=124"};
+      // 2-D tiles: chunks of u - 2 rows in tiles of tw columns, j output rows side by
+      // side (44 | 4092, 124 | 4092, 4 | 44; 30 | 1020, 102 | 1020, 2 | 30)
+      std::vector<std::string> tiles{quick ? "u=32" : "u=46", quick ? "tw=102" : "tw=124",
+                                     quick ? "j=2" : "j=4"};
       auto tm = std::make_shared<risec::runtime::Module>(risec::bench::compile_example(
           "examples/harris/harris.rise", "examples/harris/tiles_parallel.elv", sizes, "openmp",
           nullptr, nullptr, tiles));
       for (int t : {1, 2})
-        add_variant(vs, outs, count, "risec tiles_parallel.elv (" + tiles[0] + "," + tiles[1] + ")",
+        add_variant(vs, outs, count,
+                    "risec tiles_parallel.elv (" + tiles[0] + "," + tiles[1] + "," + tiles[2] + ")",
                     t, [tm, &A](float* o) {
                       tm->call({o, A.data()}, {});
                     });

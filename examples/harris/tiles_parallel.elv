@@ -2,7 +2,8 @@
 // u - 2 rows (parallel), each chunk in tiles of tw columns; a tile stores the Sobel
 // gradients (ix, iy) of its (u) x (tw + 2) pixels, then computes its (u - 2) x tw
 // outputs from them. Nothing but the tile's gradients is stored, and they stay in L1.
-// u - 2 must divide n and tw must divide m (n = m = 4092: u = 46, tw = 124).
+// u - 2 must divide n and tw must divide m, and j must divide u - 2 (n = m = 4092:
+// u = 46, tw = 124, j = 4).
 // The steps (docs/strategies.md, "2-D tiles for Harris"):
 //   lineBuffers  line_buffer_grad_parallel.elv's derivation up to
 //                img |> slide(3)(1) |> map(gradient row) |> slide(3)(1) |> map(output row)
@@ -19,13 +20,25 @@
 //                tile of image columns (slideBeforeMap, transposeBeforeSlide,
 //                slideOfSlide): each tile is then
 //                  tile |> map(gradient row) |> slide(3)(1) |> map(output row)
+//   rowSums      (with rs = 1) each 3 x 3 box sum summed as the sum of its three row
+//                sums (blockedReduce(3), removeSplitJoin): f32 sums in another order, so
+//                the result moves by rounding (compare with --atol 1e-3; rs = 0 keeps the
+//                program's order)
 //   lowering     specialise (it reduces the redexes the derivation left without copying
 //                the box sums into each of their uses in the response, as DFNF would),
 //                Sobel dot products unrolled, the three box sums in one unrolled
 //                reduction, parallel chunks; lowerToC stores each tile's gradients
 //                (the only array another primitive reads).
+//   jamRows      the output rows of a tile in groups of j (splitJoin(j)), the j rows of
+//                a group computed side by side in one loop over the columns
+//                (transposePairAfter, mapMapFBeforeTranspose, mapSeqUnroll): the rows'
+//                windows overlap, so the C compiler loads each gradient once for the j
+//                rows, and with rs = 1 computes each row sum once for the up to three
+//                outputs that read it.
 param u in [32, 35, 46, 33, 64, 68];
 param tw in [4, 124, 132, 186, 62, 102];
+param j in [2, 4, 3, 6];
+param rs in [1, 0];
 let slideOfRowSlides = argument(function(argument(body(isApplied(isPrimitive(slide))))));
 let isSlide = isApplied(isPrimitive(slide));
 let isProduct = isApplied(isApplied(isPrimitive(mul)));
@@ -85,5 +98,19 @@ let columnTiles = inChunk(outputTiles ; tilesOutside ; imageTiles);
 let sobel = normalize(argument(isApplied(isApplied(isPrimitive(map)))) ; expandReduce);
 let sums = normalize(mapFusion) ; normalize(mapMapFBeforeJoin) ; normalize(fuseReduceMap)
   ; normalize(fuseReductions ; unroll);
-let main = lineBuffers ; uniformRows ; chunks ; columnTiles ; specialise ; sobel ; sums ; specialise
+// Each box sum, a reduction over the join of its window's rows, as the sum of the
+// rows' sums.
+let rowSums = tryAll(isFullyApplied(isReduce) ; argument(isApplied(isPrimitive(join)))
+  ; blockedReduce(3) ; argument(argument(removeSplitJoin)))
+  ; normalize(mapFusion);
+let unrollRowSums = tryAll(isApplied(isApplied(isApplied(isPrimitive(reduceSeq))))
+  ; reduceSeqUnroll);
+// The map over a tile's output rows: map(output row)(slide(3)(1)(map(gradient row)(y))).
+let outputRows = isFullyApplied(isMap)
+  ; argument(isApplied(isPrimitive(slide)) ; argument(isFullyApplied(isMap)));
+let jamRows = splitJoin(j) ; argument(function(argument(body(
+    mapFission ; transposePairAfter ; argument(mapMapFBeforeTranspose)
+  ; argument(function(argument(body(mapSeqUnroll))))))));
+let main = lineBuffers ; uniformRows ; chunks ; columnTiles ; specialise ; sobel
+  ; repeatN(rs, rowSums) ; sums ; unrollRowSums ; specialise ; topDown(outputRows ; jamRows)
   ; (mapPar @ outermost(isFullyApplied(isMap))) ; lowerToC;

@@ -668,56 +668,76 @@ TEST(Golden, BlurChunksStoreTheirRowPass) {
 // tiles_parallel.elv: each chunk of rows in tiles of columns. A tile stores its
 // gradients (ix, iy) in two arrays of u x (tw + 2) floats, one pair per tile (no ring:
 // no index modulo 3), filled by one loop reading the image; the output loop reads only
-// them, the three box sums side by side.
+// them and computes j = 2 output rows side by side, the three box sums of each side by
+// side: with rs = 1 as three row sums each (9 sums of 3 products per output), with
+// rs = 0 in the program's order (9 steps of the three sums per output).
 TEST(Golden, HarrisTilesStoreOnlyTheirGradients) {
-  std::string strategy = read_example("examples/harris/tiles_parallel.elv");
-  // tw = 62: two tiles of the 124 columns
-  const std::string tw = "param tw in [";
-  ASSERT_NE(strategy.find(tw), std::string::npos);
-  strategy.insert(strategy.find(tw), "param tw in [62];\n//");
-  driver::Compiled c = compile(read_example("examples/harris/harris.rise"), strategy,
-                               {{"n", 60}, {"m", 124}}, "openmp");
-  const std::string& src = c.unit.source;
-  size_t par = src.find("static void harris__par");
-  ASSERT_NE(par, std::string::npos) << src;
-  std::string body = src.substr(par, src.find("\n}\n", par) - par);
-  // u = 32 rows of tw + 2 = 64 gradients, twice (one array per component), on the
-  // stack or the heap; nothing else is stored
-  std::regex alloc(
-      R"((\w+)_[12](\[2048\] __attribute__|\s*=\s*\(float\*\)risec_alloc\(sizeof\(float\) \* \(size_t\)\(2048\)\)))");
-  auto allocs =
-      std::distance(std::sregex_iterator(body.begin(), body.end(), alloc), std::sregex_iterator());
-  EXPECT_EQ(allocs, 2) << body;
-  size_t all_allocs = 0;
-  for (const char* store : {"risec_alloc(", "__attribute__((aligned"})
-    for (size_t at = body.find(store); at != std::string::npos; at = body.find(store, at + 1))
-      ++all_allocs;
-  EXPECT_EQ(all_allocs, 2u) << body;
-  EXPECT_EQ(body.find("%3"), std::string::npos) << body;
-  EXPECT_EQ(body.find("% 3"), std::string::npos) << body;
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(body, m, alloc)) << body;
-  std::string tile = m[1];
-  int fills = 0, outputs = 0;
-  for (const auto& [var, inner] : innermost_loops(body)) {
-    if (inner.find("output[") != std::string::npos) {
-      ++outputs;
-      EXPECT_EQ(inner.find("img["), std::string::npos) << inner;
-      EXPECT_NE(inner.find(tile + "_1["), std::string::npos) << inner;
-      EXPECT_NE(inner.find(tile + "_2["), std::string::npos) << inner;
-      std::regex step(
-          R"((\w+)\._1 = (\w+)\._1 \+ [^;]*;\s*\1\._2\._1 = \2\._2\._1 \+ [^;]*;\s*\1\._2\._2 = \2\._2\._2 \+)");
-      EXPECT_EQ(std::distance(std::sregex_iterator(inner.begin(), inner.end(), step),
-                              std::sregex_iterator()),
-                9)
-          << inner;
-    } else if (inner.find(tile + "_1[") != std::string::npos) {
-      ++fills;
-      EXPECT_NE(inner.find("img["), std::string::npos) << inner;
-      EXPECT_NE(inner.find(tile + "_2["), std::string::npos) << inner;
+  for (int rs : {1, 0}) {
+    SCOPED_TRACE("rs = " + std::to_string(rs));
+    std::string strategy = read_example("examples/harris/tiles_parallel.elv");
+    // tw = 62: two tiles of the 124 columns; the declarations of tw and rs replaced
+    for (const auto& [name, value] : {std::pair<std::string, int>{"tw", 62}, {"rs", rs}}) {
+      const std::string decl = "param " + name + " in [";
+      ASSERT_NE(strategy.find(decl), std::string::npos) << decl;
+      strategy.insert(strategy.find(decl), decl + std::to_string(value) + "];\n//");
     }
+    driver::Compiled c = compile(read_example("examples/harris/harris.rise"), strategy,
+                                 {{"n", 60}, {"m", 124}}, "openmp");
+    const std::string& src = c.unit.source;
+    size_t par = src.find("static void harris__par");
+    ASSERT_NE(par, std::string::npos) << src;
+    std::string body = src.substr(par, src.find("\n}\n", par) - par);
+    // u = 32 rows of tw + 2 = 64 gradients, twice (one array per component), on the
+    // stack or the heap; nothing else is stored
+    std::regex alloc(
+        R"((\w+)_[12](\[2048\] __attribute__|\s*=\s*\(float\*\)risec_alloc\(sizeof\(float\) \* \(size_t\)\(2048\)\)))");
+    auto allocs = std::distance(std::sregex_iterator(body.begin(), body.end(), alloc),
+                                std::sregex_iterator());
+    EXPECT_EQ(allocs, 2) << body;
+    size_t all_allocs = 0;
+    for (const char* store : {"risec_alloc(", "__attribute__((aligned"})
+      for (size_t at = body.find(store); at != std::string::npos; at = body.find(store, at + 1))
+        ++all_allocs;
+    EXPECT_EQ(all_allocs, 2u) << body;
+    EXPECT_EQ(body.find("%3"), std::string::npos) << body;
+    EXPECT_EQ(body.find("% 3"), std::string::npos) << body;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(body, m, alloc)) << body;
+    std::string tile = m[1];
+    auto count = [](const std::string& text, const std::string& pattern) {
+      std::regex r(pattern);
+      return std::distance(std::sregex_iterator(text.begin(), text.end(), r),
+                           std::sregex_iterator());
+    };
+    int fills = 0, outputs = 0;
+    for (const auto& [var, inner] : innermost_loops(body)) {
+      if (inner.find("output[") != std::string::npos) {
+        ++outputs;
+        EXPECT_EQ(inner.find("img["), std::string::npos) << inner;
+        EXPECT_NE(inner.find(tile + "_1["), std::string::npos) << inner;
+        EXPECT_NE(inner.find(tile + "_2["), std::string::npos) << inner;
+        EXPECT_EQ(count(inner, R"(output\[)"), 2) << inner;  // two rows side by side
+        // rs = 0: nine steps of the three sums per output, a product each
+        if (rs == 0) {
+          EXPECT_EQ(count(inner, R"((\w+)\._1 = (\w+)\._1 \+ [^;]*;\s*\1\._2\._1 = \2\._2\._1 \+)"),
+                    18)
+              << inner;
+        } else {
+          // a row sum: acc = acc + t[..] * t[..], three times per sum, 9 sums per output
+          std::string prod =
+              R"((\w+) = \1 \+ )" + tile + R"(_[12]\[[^\]]*\] \* )" + tile + "_[12]\\[";
+          EXPECT_EQ(count(inner, prod), 2 * 9 * 3) << inner;
+          // each output adds its three rows' sums to the three accumulators
+          EXPECT_EQ(count(inner, R"(\w+\._2\._2 = \w+\._2\._2 \+ \w+;)"), 2 * 3) << inner;
+        }
+      } else if (inner.find(tile + "_1[") != std::string::npos) {
+        ++fills;
+        EXPECT_NE(inner.find("img["), std::string::npos) << inner;
+        EXPECT_NE(inner.find(tile + "_2["), std::string::npos) << inner;
+      }
+    }
+    EXPECT_EQ(outputs, 1) << body;
+    EXPECT_EQ(fills, 1) << body;
+    EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
   }
-  EXPECT_EQ(outputs, 1) << body;
-  EXPECT_EQ(fills, 1) << body;
-  EXPECT_NE(src.find("#pragma omp parallel for"), std::string::npos) << src;
 }
