@@ -30,6 +30,7 @@ struct Options {
   bool no_shift_tails = false;  // --no-shift-tails: plain innermost loops (c, openmp)
   bool types = false;
   bool help = false;
+  std::vector<std::string> given;  // the options as written (before any `=value`)
   // risec run
   bool check = false;       // --check
   std::string rtol_text;    // --rtol R

@@ -313,6 +313,7 @@ void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measure
   t.budget = cfg.trials;
   t.workers = 1;
   t.seed = cfg.seed;
+  t.shift_tails = cfg.shift_tails;
   try {
     if (cfg.finish && !elevate::strategy_params(file).empty()) {
       TrialDb db(":memory:");
@@ -447,6 +448,7 @@ int cmd_explore(const Options& o) {
   cfg.sizes = search_sizes(p, o);
   cfg.target = o.target;
   cfg.progress = &std::cerr;
+  cfg.shift_tails = !o.no_shift_tails;
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   ExploreResult r = explore(cfg, *measurer);
   std::cerr << "explore: " << r.start_sites.size() << " site(s) in the RNF program, "

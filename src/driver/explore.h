@@ -120,6 +120,7 @@ struct ExploreConfig {
   SourceRef finish;
   int trials = 8;
   std::ostream* progress = nullptr;
+  bool shift_tails = true;  // c, openmp: shifted tails (--no-shift-tails: plain loops)
 };
 
 struct ExploreResult {

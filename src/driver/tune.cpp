@@ -626,6 +626,7 @@ Compiled compile_point(const TuneConfig& cfg, const std::vector<elevate::Strateg
   req.sizes = &cfg.sizes;
   req.strategy = &s;
   req.target = cfg.target;
+  req.shift_tails = cfg.shift_tails;
   return compile(req);
 }
 
@@ -714,7 +715,11 @@ int cmd_tune(const Options& o) {
   cfg.sizes = search_sizes(p, o);
   cfg.target = o.target;
   cfg.strategy = std::make_shared<SourceFile>(SourceFile{o.strategy, read_text_file(o.strategy)});
-  cfg.study_key = study_key(program_text, cfg.strategy->text, cfg.sizes, cfg.target, o.entry);
+  cfg.shift_tails = !o.no_shift_tails;
+  // Plain loops time differently: a study of their own (the default's key is unchanged,
+  // so databases of earlier runs resume).
+  const std::string code = cfg.target + (cfg.shift_tails ? "" : " --no-shift-tails");
+  cfg.study_key = study_key(program_text, cfg.strategy->text, cfg.sizes, code, o.entry);
   cfg.progress = &std::cerr;
   cfg.tty = isatty(STDERR_FILENO) != 0;
   TrialDb db(o.db);
@@ -722,7 +727,7 @@ int cmd_tune(const Options& o) {
   for (const auto& [n, v] : cfg.sizes)
     sizes += (sizes.empty() ? "" : ",") + n + "=" + std::to_string(v);
   db.add_study(cfg.study_key, o.file + " --strategy " + o.strategy + " --size " + sizes +
-                                  " --target " + o.target + " (lanes " +
+                                  " --target " + code + " (lanes " +
                                   std::to_string(machine_lanes()) + ")");
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   TuneResult r = tune(cfg, db, *measurer);

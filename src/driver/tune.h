@@ -155,6 +155,7 @@ struct TuneConfig {
   SearchKind search = SearchKind::Evolutionary;
   std::ostream* progress = nullptr;  // progress on this stream (null: silent)
   bool tty = false;                  // a redrawn bar instead of one line per trial
+  bool shift_tails = true;           // c, openmp: shifted tails (--no-shift-tails: plain loops)
 };
 
 struct TuneResult {

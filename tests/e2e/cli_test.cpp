@@ -173,6 +173,40 @@ TEST(RunCli, UsageErrors) {
   EXPECT_NE(h.out.find("--check"), std::string::npos) << show(h);
 }
 
+// An option that a command's synopsis and help do not name is refused, not ignored;
+// the ones they name are taken (-o and --output alike).
+TEST(Cli, OptionsACommandDoesNotTakeAreRefused) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string flag;
+  };
+  const std::vector<Case> refused = {
+      {{"check", "examples/mv/mv.rise", "--target", "openmp"}, "--target"},
+      {{"print", "examples/mv/mv.rise", "--check"}, "--check"},
+      {{"eval", "examples/mv/mv.rise", "--size", "n=4,m=3", "--strategy", "lowerToC"},
+       "--strategy"},
+      {{"rewrite", "examples/mv/mv.rise", "--strategy", "lowerToC", "--no-shift-tails"},
+       "--no-shift-tails"},
+      {{"compile", "examples/mv/mv.rise", "--repeat=3"}, "--repeat"},
+      {{"graph", "examples/mv/mv.rise", "--db", "x.db"}, "--db"},
+  };
+  for (const Case& c : refused) {
+    CliResult r = run_risec(c.args);
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_NE(r.err.find("risec " + c.args[0] + " does not take " + c.flag), std::string::npos)
+        << show(r);
+  }
+  std::string out = scratch_path("mv_options.c");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"compile", "examples/mv/mv.rise", "--trace", "--dump-dpia", "-o", out},
+           {"compile", "examples/mv/mv.rise", "--output=" + out},
+           {"graph", "examples/mv/mv.rise", "--strategy", "lowerToC", "--trace"},
+           {"print", "examples/mv/mv.rise", "--types"}}) {
+    CliResult r = run_risec(args);
+    EXPECT_EQ(r.exit_code, 0) << show(r);
+  }
+}
+
 TEST(RunCli, MismatchIsExitCode3NamingTheFirstElement) {
   // A header forced in through $RISEC_CFLAGS replaces erff, which blackscholes uses,
   // by a constant: the compiled results are wrong, deterministically.

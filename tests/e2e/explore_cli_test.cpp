@@ -26,6 +26,9 @@ TEST(ExploreCli, ExploresAndWritesARunnableStrategy) {
   CliResult run = run_risec(
       {"run", "examples/mv/mv.rise", "--strategy", best, "--size", "n=16,m=8", "--check"});
   EXPECT_EQ(run.exit_code, 0) << show(run);
+  CliResult plain = run_risec({"explore", "examples/mv/mv.rise", "--size", "n=16,m=8", "--budget",
+                               "1", "--repeat", "1", "--no-shift-tails"});
+  EXPECT_EQ(plain.exit_code, 0) << show(plain);
 }
 
 TEST(ExploreCli, Errors) {

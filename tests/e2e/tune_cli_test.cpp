@@ -54,6 +54,12 @@ TEST(TuneCli, SearchesWritesAndResumes) {
   EXPECT_NE(again.err.find("resuming"), std::string::npos) << show(again);
   EXPECT_EQ(again.err.find("tune: ["), std::string::npos) << show(again);
   EXPECT_EQ(runtime::read_file(best), written);
+  // Plain innermost loops are a study of their own in the same database.
+  args.push_back("--no-shift-tails");
+  CliResult plain = run_risec(args);
+  ASSERT_EQ(plain.exit_code, 0) << show(plain);
+  EXPECT_EQ(plain.err.find("resuming"), std::string::npos) << show(plain);
+  EXPECT_NE(plain.err.find("tune: 2 measured"), std::string::npos) << show(plain);
 }
 
 // A permutation parameter (our extension): every point is a loop order; the result

@@ -72,7 +72,8 @@ const Command kCommands[] = {
      "with it, sizes are constants. --bind NAME=FILE.npy makes the input NAME a constant:\n"
      "its values are folded into the code (reductions over them unrolled, zero weights\n"
      "removed), NAME leaves the function's parameters and the sizes its shape determines\n"
-     "are fixed. --dump-dpia prints the imperative DPIA on stderr. --no-shift-tails keeps\n"
+     "are fixed. --dump-dpia prints the imperative DPIA on stderr, --trace each rule the\n"
+     "strategy applied (as for rewrite). --no-shift-tails keeps\n"
      "innermost loops plain (c, openmp: by default a short loop whose trip count the vector\n"
      "width does not divide runs as blocks, the last one shifted inwards; docs/codegen.md).\n"
      "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
@@ -101,12 +102,13 @@ const Command kCommands[] = {
      "--target opencl links -lOpenCL, prints the platform and device used (pick the\n"
      "platform with $RISEC_OPENCL_PLATFORM, an index or part of its name) and reports\n"
      "the kernels' time (profiling events); --global/--local set the launch sizes per\n"
-     "dimension instead of the program's (see docs/targets.md).\n",
+     "dimension instead of the program's (see docs/targets.md). --trace and --dump-dpia\n"
+     "print what they print for compile.\n",
      risec::driver::cmd_run},
     {"tune",
      "risec tune FILE.rise --strategy TEMPLATE.elv --size n=..,m=.. [--target c|openmp] "
      "[--budget N] [--db FILE] [--workers K] [--search evolutionary|random] [--seed S] "
-     "[--repeat R] [--entry NAME] [-o BEST.elv]",
+     "[--repeat R] [--entry NAME] [--no-shift-tails] [-o BEST.elv]",
      "Search the values of the template's parameters (`param NAME in [..];`) by measuring.\n"
      "Points the rewrite or the type checker rejects (a tile size that does not divide a\n"
      "size) are pruned before the C compiler runs; candidates are compiled K at a time\n"
@@ -115,10 +117,14 @@ const Command kCommands[] = {
      "--search random is the baseline. --budget N (default 50) counts the trials measured\n"
      "in the study, including earlier runs stored in --db FILE (SQLite; without it, in\n"
      "memory): a second run with the same database resumes. Progress goes to stderr; the\n"
-     "best strategy, with its values substituted, to stdout and to -o BEST.elv.\n",
+     "best strategy, with its values substituted, to stdout and to -o BEST.elv.\n"
+     "--no-shift-tails compiles every candidate with plain innermost loops (as for\n"
+     "compile; a study of its own in --db). The values are tune's to choose: --param is\n"
+     "refused.\n",
      risec::driver::cmd_tune},
     {"graph",
-     "risec graph FILE.rise [--strategy S.elv] [--entry NAME] [--size n=..] [-o OUT.dot|.svg|.png]",
+     "risec graph FILE.rise [--strategy S.elv [--param NAME=V,..]] [--entry NAME] [--size n=..] "
+     "[--trace] [-o OUT.dot|.svg|.png]",
      "Draw the entry as a Graphviz graph (DOT): a node per primitive application (with\n"
      "an edge to each argument, in order), lambda, variable and literal, each with its\n"
      "type; a subterm shared in memory is drawn once. With --strategy, two clusters: the\n"
@@ -129,7 +135,7 @@ const Command kCommands[] = {
     {"explore",
      "risec explore FILE.rise --size n=..,m=.. [--target c|openmp] [--budget N] "
      "[--search model|random] [--seed S] [--repeat R] [--entry NAME] "
-     "[--strategy TEMPLATE.elv [--trials T]] [-o BEST.elv]",
+     "[--strategy TEMPLATE.elv [--trials T]] [--no-shift-tails] [-o BEST.elv]",
      "Explore where intermediate arrays are stored in memory or kept as views: from the\n"
      "program in RNF (every computed intermediate stored), each variant fuses maps into\n"
      "the map or reduction that reads them, stores views that are read many times\n"
@@ -140,7 +146,8 @@ const Command kCommands[] = {
      "5) are compiled and measured (the median of R runs, default 5); the fastest\n"
      "variant's strategy goes to stdout and to -o BEST.elv. With --strategy, the\n"
      "template's main ends each variant instead of lowerToC and its parameters are tuned\n"
-     "for each measured variant (T points, default 8, by risec tune's search).\n",
+     "for each measured variant (T points, default 8, by risec tune's search).\n"
+     "--no-shift-tails compiles every variant with plain innermost loops.\n",
      risec::driver::cmd_explore},
 };
 
@@ -182,6 +189,7 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       }
     }
     auto get = [&]() { return has_inline ? inline_value : value(i, a); };
+    if (!a.empty() && a[0] == '-') o.given.push_back(a);
     if (a == "--help" || a == "-h") {
       o.help = true;
     } else if (a == "--entry") {
@@ -248,6 +256,34 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
   return o;
 }
 
+// `flag` written in `text` as a word of its own (followed by a space, `]`, `=`, `.`,
+// `,` or the end), e.g. "--size" in "[--size n=..]" but not in "--sizes".
+bool mentions(const std::string& text, const std::string& flag) {
+  for (size_t at = text.find(flag); at != std::string::npos; at = text.find(flag, at + 1)) {
+    size_t end = at + flag.size();
+    bool starts = at == 0 || text[at - 1] == ' ' || text[at - 1] == '[' || text[at - 1] == '\n';
+    bool ends = end == text.size() || std::strchr(" ]=.,)\n", text[end]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// The options a command's synopsis or help names are the ones it honours; any other
+// is refused rather than ignored (`risec check --target opencl` would otherwise
+// succeed and do nothing with it).
+void refuse_unknown_options(const Command& c, const Options& o) {
+  const std::string text = std::string(c.synopsis) + "\n" + c.help;
+  for (const std::string& flag : o.given) {
+    if (flag == "--help" || flag == "-h") continue;
+    bool ok = flag == "-o" || flag == "--output"
+                  ? mentions(text, "-o") || mentions(text, "--output")
+                  : mentions(text, flag);
+    if (!ok)
+      usage("risec " + std::string(c.name) + " does not take " + flag + " (see risec " + c.name +
+            " --help)");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -274,11 +310,7 @@ int main(int argc, char** argv) {
       }
       if (o.file.empty() && std::strcmp(c.name, "rules") != 0)
         usage(std::string("risec ") + c.name + " needs a FILE.rise argument");
-      // --bind is honoured by the commands whose synopsis has it; the others refuse it
-      // rather than ignore it.
-      if (!o.binds.empty() && !std::strstr(c.synopsis, "--bind"))
-        usage(std::string("risec ") + c.name +
-              " does not take --bind (compile, run, eval and rewrite do)");
+      refuse_unknown_options(c, o);
       // The compiler's recursive passes run on a large stack (support/stack.h).
       return risec::run_with_large_stack([&] { return c.run(o); });
     }
