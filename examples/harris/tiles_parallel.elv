@@ -4,7 +4,8 @@
 // outputs from them. Nothing but the tile's gradients is stored, and they stay in L1.
 // u - 2 must divide n and tw must divide m, and j must divide u - 2 (n = m = 4092:
 // u = 46, tw = 124, j = 4).
-// The steps (docs/strategies.md, "2-D tiles for Harris"):
+// The steps (docs/strategies.md, "2-D tiles for Harris"; lineBuffers, chunks and sobel
+// are line_buffer_grad_parallel.elv's, imported):
 //   lineBuffers  line_buffer_grad_parallel.elv's derivation up to
 //                img |> slide(3)(1) |> map(gradient row) |> slide(3)(1) |> map(output row)
 //   uniformRows  the output row becomes one column stencil, as the gradient row is:
@@ -35,34 +36,11 @@
 //                windows overlap, so the C compiler loads each gradient once for the j
 //                rows, and with rs = 1 computes each row sum once for the up to three
 //                outputs that read it.
+import "line_buffer_grad_parallel.elv";
 param u in [32, 35, 46, 33, 64, 68];
 param tw in [4, 124, 132, 186, 62, 102];
 param j in [2, 4, 3, 6];
 param rs in [1, 0];
-let slideOfRowSlides = argument(function(argument(body(isApplied(isPrimitive(slide))))));
-let isSlide = isApplied(isPrimitive(slide));
-let isProduct = isApplied(isApplied(isPrimitive(mul)));
-let productRows = function(argument(body(function(argument(body(isProduct))))));
-let zippedRows = function(argument(body(isApplied(isApplied(isPrimitive(zip))))));
-let rows = normalize(inlineLet) ; DFNF
-  ; tryAll(slideOfRowSlides ; slideBeforeMap)
-  ; tryAll(isSlide ; argument(productRows) ; slideBeforeMap)
-  ; tryAll(isSlide ; argument(zippedRows) ; slideBeforeMap)
-  ; normalize(mapFusion);
-let joinStages = mapOutsideZip
-  ; argument(slideOutsideZip ; argument(argument(zipShared)) ; argument(slideBeforeMap));
-let stages = repeat(bottomUp(joinStages) ; normalize(mapFusion));
-let ringOfPairs = argument(argument(zipRows) ; slideBeforeMap)
-  @ outermost(isFullyApplied(isMap));
-let gradients = tryAll(mapOutsideZip ; argument(zipSame)) ; normalize(mapFusion);
-let clean = normalize(betaReduction <+ fstReduction <+ sndReduction);
-let lineBuffers = rows ; stages ; ringOfPairs ; normalize(mapFusion) ; gradients ; clean
-  ; normalize(mapFusion) ; clean ; gradients;
-let chunks = (argument(slideOverlap(u)) @ outermost(isFullyApplied(isMap)))
-  ; (joinBeforeMapF @ outermost(isFullyApplied(isMap)))
-  ; (argument(mapFusion) @ outermost(isApplied(isPrimitive(join))))
-  ; (argument(argument(slideBeforeMap)) @ outermost(isApplied(isPrimitive(join))))
-  ; (argument(mapFusion) @ outermost(isApplied(isPrimitive(join))));
 let uniformRows = body(function(argument(
     tryAll(slideBeforeMap) ; tryAll(mapFission) ; tryAll(mapMapFBeforeTranspose)
   ; normalize(mapFusion)
@@ -92,10 +70,8 @@ let imageTiles = argument(argument(argument(
   ; argument(mapFission) ; mapMapFBeforeTranspose)))
   ; argument(argument(mapFusion));
 let columnTiles = inChunk(outputTiles ; tilesOutside ; imageTiles);
-// The Sobel dot products (reductions over the window zipped with the weights)
-// unrolled; the box sums' products fused into their reductions (mapMapFBeforeJoin,
+// The box sums' products fused into their reductions (mapMapFBeforeJoin,
 // fuseReduceMap) and the three sums advanced side by side (fuseReductions).
-let sobel = normalize(argument(isApplied(isApplied(isPrimitive(map)))) ; expandReduce);
 let sums = normalize(mapFusion) ; normalize(mapMapFBeforeJoin) ; normalize(fuseReduceMap)
   ; normalize(fuseReductions ; unroll);
 // Each box sum, a reduction over the join of its window's rows, as the sum of the

@@ -415,7 +415,13 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
        << r.measured.size() << " measured of " << ex.variants.size() << " variants\n"
        << "// model: " << b.cost.stores << " store(s), traffic " << b.cost.traffic
        << " bytes, allocated " << b.cost.allocated << " bytes\n";
-  r.best_strategy = b.tuned.empty() ? variant_strategy(b, head.str()) : head.str() + b.tuned;
+  // The template as measured, its imports made absolute (the result may be written
+  // anywhere).
+  r.best_strategy =
+      b.tuned.empty()
+          ? variant_strategy(b, head.str(),
+                             cfg.finish ? elevate::with_absolute_imports(cfg.finish) : "")
+          : head.str() + b.tuned;
   // Report in model order; indices follow.
   std::vector<size_t> by_model(ex.variants.size());
   for (size_t i = 0; i < by_model.size(); ++i) by_model[i] = i;

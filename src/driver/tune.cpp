@@ -719,7 +719,11 @@ int cmd_tune(const Options& o) {
   // Plain loops time differently: a study of their own (the default's key is unchanged,
   // so databases of earlier runs resume).
   const std::string code = cfg.target + (cfg.shift_tails ? "" : " --no-shift-tails");
-  cfg.study_key = study_key(program_text, cfg.strategy->text, cfg.sizes, code, o.entry);
+  // The files the template imports are part of it: editing one starts a new study.
+  std::string strategy_text = cfg.strategy->text;
+  for (const SourceRef& f : elevate::strategy_imports(cfg.strategy))
+    strategy_text += '\0' + f->name + '\0' + f->text;
+  cfg.study_key = study_key(program_text, strategy_text, cfg.sizes, code, o.entry);
   cfg.progress = &std::cerr;
   cfg.tty = isatty(STDERR_FILENO) != 0;
   TrialDb db(o.db);

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,7 +38,8 @@ enum class T {
   At,
   Eq,
   Let,
-  Op  // an operator of a constraint: + - * / % == != < <= > >= && || !
+  Op,  // an operator of a constraint: + - * / % == != < <= > >= && || !
+  Str  // a string: `import "PATH";` (text is PATH, without the quotes)
 };
 
 struct Tok {
@@ -76,6 +81,15 @@ std::vector<Tok> lex(const SourceRef& src) {
       while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
       std::string w = s.substr(i, j - i);
       push(w == "let" ? T::Let : T::Name, j - i);
+      continue;
+    }
+    if (c == '"') {
+      size_t j = i + 1;
+      while (j < s.size() && s[j] != '"' && s[j] != '\n') ++j;
+      if (j >= s.size() || s[j] != '"')
+        err("unterminated string (it ends at the line's end)", i, j);
+      out.push_back({T::Str, b, static_cast<unsigned>(j + 1), s.substr(i + 1, j - i - 1)});
+      i = j + 1;
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
@@ -230,6 +244,21 @@ std::optional<int64_t> evaluate(const ConstraintExpr& e, const ParamValues& valu
   return e.op == "/" ? x / y : x % y;
 }
 
+// The first name of an expression with no value in `values` (a parameter an imported
+// let uses that the importing file does not declare), or "".
+std::string missing_name(const ConstraintExpr& e, const ParamValues& values) {
+  if (e.kind == ConstraintExpr::Name) return values.count(e.name) ? "" : e.name;
+  std::string m = e.a ? missing_name(*e.a, values) : "";
+  if (m.empty() && e.b) m = missing_name(*e.b, values);
+  return m;
+}
+
+// `import "PATH";` as written: PATH and where it is.
+struct Import {
+  std::string path;
+  Span span;
+};
+
 struct ParsedFile {
   std::vector<StrategyParam> params;
   std::vector<StrategyConstraint> constraints;
@@ -250,8 +279,19 @@ class Parser {
     StrategyDeclarations d;
     std::vector<StrategyParam>& out = d.params;
     int groups = 0;
+    imports_.clear();
+    while (is_import()) {
+      next();
+      Tok path = next();
+      if (path.text.empty()) user_error("the imported file's path is empty", span(path));
+      imports_.push_back(Import{path.text, span(path)});
+      expect(T::Semi, "';' after the import");
+    }
+    imports_end_ = pos_;
     decl_begin_ = decl_end_ = pos_;
     for (;;) {
+      if (is_import())
+        user_error("an import comes before the parameters and constraints", span(peek()));
       if (peek().kind == T::Name && peek().text == "constraint") {
         next();
         d.constraints.push_back(constraint(out));
@@ -331,6 +371,9 @@ class Parser {
   std::vector<StrategyParam> params() { return decls().params; }
   size_t decl_begin() const { return decl_begin_; }
   size_t decl_end() const { return decl_end_; }
+  // The imports decls() read, in order, and the token after the last one.
+  const std::vector<Import>& imports() const { return imports_; }
+  size_t imports_end() const { return imports_end_; }
 
   ParsedFile file() {
     ParsedFile f;
@@ -354,7 +397,10 @@ class Parser {
     };
     std::vector<LetDef>& lets = f.lets;
     SPtr& main = f.main;
-    while (peek().kind == T::Let) {
+    while (peek().kind == T::Let || is_import()) {
+      if (is_import())
+        user_error("an import comes first in the file, before the parameters and the lets",
+                   span(peek()));
       next();
       LetDef d;
       Tok name = expect(T::Name, "a name after 'let'");
@@ -396,6 +442,8 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;
   size_t decl_begin_ = 0, decl_end_ = 0;
+  std::vector<Import> imports_;
+  size_t imports_end_ = 0;
   // The strategy parameters, which arithmetic in arguments may use.
   std::vector<StrategyParam> declared_;
   // What an expression is part of, for messages: a constraint or an argument.
@@ -530,7 +578,11 @@ class Parser {
     for (const Tok& n : names) out += (out.empty() ? "" : ", ") + n.text;
     return out;
   }
+  bool is_import() const {
+    return peek().kind == T::Name && peek().text == "import" && peek(1).kind == T::Str;
+  }
   std::string describe(const Tok& t) const {
+    if (t.kind == T::Str) return "\"" + t.text + "\"";
     return t.kind == T::End ? "end of file" : "'" + t.text + "'";
   }
   Tok expect(T k, const std::string& what) {
@@ -542,6 +594,8 @@ class Parser {
   // In a let body, a ';' followed by 'let' or the end of the file ends the body.
   bool seq_continues(bool in_let) const {
     if (peek().kind != T::Semi) return false;
+    // A misplaced import ends the let, to be refused as such.
+    if (peek(1).kind == T::Name && peek(1).text == "import" && peek(2).kind == T::Str) return false;
     if (!in_let) return peek(1).kind != T::End;
     return peek(1).kind != T::Let && peek(1).kind != T::End;
   }
@@ -744,6 +798,10 @@ class Evaluator {
                         : *kind == ParamKind::Strategy ? std::string("a strategy, not a number")
                                                        : std::string("no number")),
                    a->span);
+      if (std::string m = missing_name(*a->expr, numbers_); !m.empty())
+        user_error("'" + m + "' has no value: the strategy declares no parameter '" + m +
+                       "' (a let imported from another file uses it; declare it with `param`)",
+                   a->span);
       std::optional<int64_t> v = evaluate(*a->expr, numbers_);
       if (!v)
         user_error(where() + " overflows or divides by zero with these parameter values", a->span);
@@ -767,6 +825,10 @@ class Evaluator {
     if (kind) {
       switch (*kind) {
         case ParamKind::Nat:
+          if (a->kind == SNode::Call && a->args.empty() && !find_entry(a->name))
+            user_error(where() + " must be a number; '" + a->name +
+                           "' is no parameter of the strategy (declare it with `param`)",
+                       a->span);
           if (a->kind != SNode::Int) user_error(where() + " must be a number", a->span);
           return a->value;
         case ParamKind::IntList:
@@ -869,7 +931,98 @@ class Evaluator {
   }
 };
 
+// ---------------------------------------------------------------- imports
+
+namespace fs = std::filesystem;
+
+// An imported file's path: relative to the directory of the file that imports it (to
+// the current directory for a strategy given as text).
+std::string resolve_import(const SourceRef& from, const std::string& path) {
+  fs::path p(path);
+  if (p.is_relative()) p = fs::path(from->name).parent_path() / p;
+  return p.lexically_normal().string();
+}
+
+// A file's identity for cycles and repeated imports.
+std::string file_key(const std::string& path) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(path, ec);
+  return ec ? path : c.string();
+}
+
+// The files `p` (parsed from `src`) imports, each after the files it imports, each once
+// (`seen`); `stack` holds the files being imported, for cycles. `visit` gets each
+// file's source and parsed contents.
+void visit_imports(const Parser& p, const SourceRef& src, std::vector<std::string>& stack,
+                   std::set<std::string>& seen,
+                   const std::function<void(const SourceRef&, ParsedFile&)>& visit) {
+  for (const Import& imp : p.imports()) {
+    const std::string path = resolve_import(src, imp.path);
+    const std::string key = file_key(path);
+    if (std::find(stack.begin(), stack.end(), key) != stack.end()) {
+      std::string chain;
+      for (const std::string& s : stack) chain += fs::path(s).filename().string() + " imports ";
+      user_error("import cycle: " + chain + fs::path(key).filename().string(), imp.span);
+    }
+    if (seen.count(key)) continue;
+    if (stack.size() > kMaxImportDepth)
+      user_error("imports nested too deep (limit " + std::to_string(kMaxImportDepth) + ")",
+                 imp.span);
+    // A regular file of bounded size (not a device such as /dev/zero, which never ends).
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      user_error("cannot read the imported strategy file '" + path + "'" +
+                     (fs::exists(path, ec) ? " (not a regular file)" : ""),
+                 imp.span);
+    if (fs::file_size(path, ec) > kMaxImportBytes)
+      user_error("the imported strategy file '" + path + "' is larger than " +
+                     std::to_string(kMaxImportBytes >> 20) + " MiB",
+                 imp.span);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) user_error("cannot read the imported strategy file '" + path + "'", imp.span);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto file = std::make_shared<SourceFile>(SourceFile{path, std::move(text)});
+    Parser sub(file);
+    ParsedFile f = sub.file();
+    stack.push_back(key);
+    visit_imports(sub, file, stack, seen, visit);
+    stack.pop_back();
+    seen.insert(key);
+    visit(file, f);
+  }
+}
+
+void visit_imports(const Parser& p, const SourceRef& src,
+                   const std::function<void(const SourceRef&, ParsedFile&)>& visit) {
+  std::vector<std::string> stack{file_key(src->name)};
+  std::set<std::string> seen;
+  visit_imports(p, src, stack, seen, visit);
+}
+
 }  // namespace
+
+std::vector<SourceRef> strategy_imports(const SourceRef& src) {
+  Parser p(src);
+  p.file();
+  std::vector<SourceRef> out;
+  visit_imports(p, src, [&](const SourceRef& file, ParsedFile&) { out.push_back(file); });
+  return out;
+}
+
+std::string with_absolute_imports(const SourceRef& src) {
+  Parser p(src);
+  p.decls();
+  const std::vector<Tok>& toks = p.tokens();
+  std::string out;
+  size_t at = 0;
+  for (size_t k = 0; k < p.imports_end(); ++k) {
+    if (toks[k].kind != T::Str) continue;
+    out += src->text.substr(at, toks[k].begin - at) + "\"" +
+           fs::absolute(resolve_import(src, toks[k].text)).lexically_normal().string() + "\"";
+    at = toks[k].end;
+  }
+  return out + src->text.substr(at);
+}
 
 std::vector<StrategyParam> strategy_params(const SourceRef& src) {
   Parser p(src);
@@ -986,6 +1139,17 @@ std::string substitute_params(const SourceRef& src, const ParamValues& values) {
   // Keep the comments before the first declaration, drop the declarations.
   const size_t decl_begin = first > p.decl_begin() ? toks[p.decl_begin()].begin : body_begin;
   std::string out = text.substr(0, decl_begin);
+  if (!p.imports().empty()) {
+    // The imported lets use the parameters by name: each keeps a declaration of its one
+    // value (constraints, then moot, are dropped), and the imports become absolute
+    // paths, so the result runs from any directory.
+    out = text.substr(0, toks[0].begin);
+    for (const Import& imp : p.imports())
+      out += "import \"" + fs::absolute(resolve_import(src, imp.path)).lexically_normal().string() +
+             "\";\n";
+    for (const StrategyParam& q : params)
+      out += "param " + q.name + " in [" + std::to_string(complete.at(q.name)) + "];\n";
+  }
   // Skip the blank line the declarations leave.
   while (body_begin < text.size() && (text[body_begin] == '\n')) ++body_begin;
   size_t at = body_begin;
@@ -1019,8 +1183,15 @@ Strategy parse_strategy_file(const SourceRef& src, const ParamValues& values) {
                    "`; choose values with --param, or list a value that satisfies it first",
                c->span);
   }
-  size_t count = f.lets.size();
-  Evaluator ev(std::move(f.lets), std::move(numbers));
+  // The imported files' lets come first: the file's own lets see them and may redefine
+  // their names.
+  std::vector<LetDef> lets;
+  visit_imports(p, src, [&](const SourceRef&, ParsedFile& g) {
+    for (LetDef& d : g.lets) lets.push_back(std::move(d));
+  });
+  for (LetDef& d : f.lets) lets.push_back(std::move(d));
+  size_t count = lets.size();
+  Evaluator ev(std::move(lets), std::move(numbers));
   ev.set_visible(count);
   Strategy s = ev.eval(f.main, {}, 0);
   return Strategy(src->name, s);

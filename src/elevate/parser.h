@@ -24,6 +24,8 @@ namespace risec::elevate {
 inline constexpr int kMaxStrategyNesting = 200;     // nested parentheses and arguments
 inline constexpr int kMaxLetExpansion = 64;         // lets whose bodies use lets, ...
 inline constexpr size_t kMaxPermutationLength = 8;  // `permutations([...])`: 8! orders
+inline constexpr size_t kMaxImportDepth = 16;       // files importing files importing ...
+inline constexpr size_t kMaxImportBytes = 1 << 20;  // an imported file's size
 
 // A tunable parameter declared by `param NAME in [V1, V2, ...];` before the lets
 // (spec/strategies.md, "Tunable parameters"): its name, its candidate values in the
@@ -69,6 +71,20 @@ struct StrategyDeclarations {
   std::vector<StrategyParam> params;
   std::vector<StrategyConstraint> constraints;
 };
+
+// Our extension (docs/strategies.md, "Imports"): `import "PATH";` statements, first in
+// a file, make the lets of another strategy file (and of the files it imports) visible
+// to the file's lets, before them: a let of the file redefines an imported name. PATH is
+// relative to the importing file's directory (to the current directory for a strategy
+// given as text). The imported files' parameters, constraints and strategies are not
+// imported: an imported let uses the importing file's parameters of the same names.
+// The files a strategy file imports, directly or not, each once, in the order their
+// lets are seen (Errors: a file that cannot be read, an import cycle, located at the
+// import).
+std::vector<SourceRef> strategy_imports(const SourceRef& src);
+
+// The file's text with its imports' paths made absolute (unchanged without imports).
+std::string with_absolute_imports(const SourceRef& src);
 
 // The parameters a strategy file declares, in order (syntax errors are located User
 // errors: a repeated parameter, an empty or repeated value list, a reserved name).

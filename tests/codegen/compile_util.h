@@ -17,13 +17,16 @@ inline rise::Program parse_rise(const std::string& text) {
 }
 
 // The compiled unit of the last definition of `text` (sizes specialised when given).
+// `strategy_name` names the strategy text in messages and is where its imports are
+// resolved from (an example's path for an edited copy of it).
 inline driver::Compiled compile_rise(const std::string& text, const std::string& strategy,
                                      const rise::SizeMap& sizes = {},
-                                     const std::string& target = "c") {
+                                     const std::string& target = "c",
+                                     const std::string& strategy_name = "<strategy>") {
   // the compiled unit refers into its program, which therefore lives to the end
   static std::vector<std::unique_ptr<rise::Program>> keep;
   keep.push_back(std::make_unique<rise::Program>(parse_rise(text)));
-  elevate::Strategy s = elevate::parse_strategy(strategy);
+  elevate::Strategy s = elevate::parse_strategy(strategy, strategy_name);
   driver::CompileRequest req;
   req.program = keep.back().get();
   req.sizes = sizes.empty() ? nullptr : &sizes;

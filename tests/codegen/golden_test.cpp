@@ -19,8 +19,9 @@ using namespace risec;
 namespace {
 
 driver::Compiled compile(const std::string& text, const std::string& strategy,
-                         const rise::SizeMap& sizes = {}, const std::string& target = "c") {
-  return test::compile_rise(text, strategy, sizes, target);
+                         const rise::SizeMap& sizes = {}, const std::string& target = "c",
+                         const std::string& strategy_name = "<strategy>") {
+  return test::compile_rise(text, strategy, sizes, target, strategy_name);
 }
 
 // The body of the generated function (without helpers and typedefs, and without
@@ -639,9 +640,10 @@ TEST(Golden, HarrisGradientRingHoldsTwoArrays) {
 // only that buffer.
 TEST(Golden, BlurChunksStoreTheirRowPass) {
   for (const auto& [ex, u] : std::vector<std::pair<std::string, int>>{{"blur5", 8}, {"blur3", 5}}) {
-    driver::Compiled c = compile(read_example("examples/" + ex + "/" + ex + ".rise"),
-                                 read_example("examples/" + ex + "/chunks_parallel.elv"),
-                                 {{"n", 24}, {"m", 20}}, "openmp");
+    const std::string elv = "examples/" + ex + "/chunks_parallel.elv";
+    driver::Compiled c =
+        compile(read_example("examples/" + ex + "/" + ex + ".rise"), read_example(elv),
+                {{"n", 24}, {"m", 20}}, "openmp", std::string(RISEC_SOURCE_DIR) + "/" + elv);
     const std::string& src = c.unit.source;
     size_t par = src.find("static void " + ex + "__par");
     ASSERT_NE(par, std::string::npos) << src;
@@ -681,8 +683,9 @@ TEST(Golden, HarrisTilesStoreOnlyTheirGradients) {
       ASSERT_NE(strategy.find(decl), std::string::npos) << decl;
       strategy.insert(strategy.find(decl), decl + std::to_string(value) + "];\n//");
     }
-    driver::Compiled c = compile(read_example("examples/harris/harris.rise"), strategy,
-                                 {{"n", 60}, {"m", 124}}, "openmp");
+    driver::Compiled c =
+        compile(read_example("examples/harris/harris.rise"), strategy, {{"n", 60}, {"m", 124}},
+                "openmp", std::string(RISEC_SOURCE_DIR) + "/examples/harris/tiles_parallel.elv");
     const std::string& src = c.unit.source;
     size_t par = src.find("static void harris__par");
     ASSERT_NE(par, std::string::npos) << src;

@@ -172,7 +172,9 @@ CheckReport run_and_compare(const std::string& file, const std::string& strategy
   if (ends_with(strategy, ".elv"))
     s = driver::load_strategy(source_path(strategy));
   else if (!strategy.empty())
-    s = elevate::parse_strategy(strategy);
+    s = elevate::parse_strategy(strategy, options.strategy_name == "<strategy>"
+                                              ? options.strategy_name
+                                              : source_path(options.strategy_name));
   driver::CompileRequest req;
   req.program = &program;
   req.entry = options.entry;

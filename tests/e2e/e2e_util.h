@@ -46,6 +46,9 @@ struct CheckOptions {
   std::map<std::string, std::string> inputs, bind;
   // Innermost loops with shifted tails (dpia/shift_tail.h; --no-shift-tails when false).
   bool shift_tails = true;
+  // A strategy given as text: its name in messages, and where its imports are resolved
+  // from (a source path such as an example's, for an edited copy of it).
+  std::string strategy_name = "<strategy>";
 };
 
 struct CheckReport {

@@ -29,6 +29,16 @@ TEST(ExploreCli, ExploresAndWritesARunnableStrategy) {
   CliResult plain = run_risec({"explore", "examples/mv/mv.rise", "--size", "n=16,m=8", "--budget",
                                "1", "--repeat", "1", "--no-shift-tails"});
   EXPECT_EQ(plain.exit_code, 0) << show(plain);
+  // A template without parameters ends the strategy written, as it ended the one
+  // measured (it was once replaced by lowerToC in the output).
+  std::string finish = write_scratch("mv_finish.elv",
+                                     "let main = (parallel @ outermost(isApplied(isMap))) ; "
+                                     "lowerToC;\n");
+  CliResult fin = run_risec({"explore", "examples/mv/mv.rise", "--size", "n=16,m=8", "--budget",
+                             "1", "--repeat", "1", "--target", "openmp", "--strategy", finish});
+  ASSERT_EQ(fin.exit_code, 0) << show(fin);
+  EXPECT_NE(fin.out.find("let finish = (parallel @"), std::string::npos) << show(fin);
+  EXPECT_NE(fin.out.find("; finish;"), std::string::npos) << show(fin);
 }
 
 TEST(ExploreCli, Errors) {

@@ -231,6 +231,7 @@ TEST(PairValues, HarrisLineBuffersRunOnOpenCL) {
     text.replace(at, par.size(), "(mapGlobal(0) @ outermost");
     CheckOptions o;
     o.target = "opencl";
+    o.strategy_name = std::string("examples/harris/") + file;  // its imports
     EXPECT_TRUE(compile_and_check("examples/harris/harris.rise", text, "n=60,m=60", o)) << file;
   }
 }

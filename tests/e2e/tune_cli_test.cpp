@@ -4,6 +4,7 @@
 // codes of spec/cli.md.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,43 @@ TEST(TuneCli, SearchesWritesAndResumes) {
   ASSERT_EQ(plain.exit_code, 0) << show(plain);
   EXPECT_EQ(plain.err.find("resuming"), std::string::npos) << show(plain);
   EXPECT_NE(plain.err.find("tune: 2 measured"), std::string::npos) << show(plain);
+}
+
+// A template that imports a file: the result, written elsewhere, runs (its import made
+// absolute, its value kept for the imported let), and editing the imported file starts a
+// new study in the same database.
+TEST(TuneCli, TemplateWithImports) {
+  std::filesystem::create_directories(scratch_path("tune_imports/lib"));
+  std::filesystem::create_directories(scratch_path("tune_imports/out"));
+  std::string lib = write_scratch("tune_imports/lib/vec.elv",
+                                  "let vec = vectorize(v) @ outermost(isApplied(isMap));\n");
+  std::string tmpl = write_scratch("tune_imports/t.elv",
+                                   "import \"lib/vec.elv\";\n"
+                                   "param v in [4, 8];\n"
+                                   "let main = vec ; lowerToC;\n");
+  std::string db = scratch_path("tune_imports/t.db");
+  std::string best = scratch_path("tune_imports/out/best.elv");
+  std::vector<std::string> args = {"tune",       "examples/scal/scal.rise",
+                                   "--strategy", tmpl,
+                                   "--size",     "n=64",
+                                   "--budget",   "2",
+                                   "--repeat",   "1",
+                                   "--db",       db,
+                                   "-o",         best};
+  CliResult r = run_risec(args);
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  std::string written = runtime::read_file(best);
+  EXPECT_NE(written.find("import \"/"), std::string::npos) << written;
+  EXPECT_NE(written.find("param v in ["), std::string::npos) << written;
+  CliResult run = run_risec(
+      {"run", "examples/scal/scal.rise", "--strategy", best, "--size", "n=64", "--check"});
+  EXPECT_EQ(run.exit_code, 0) << show(run);
+  CliResult again = run_risec(args);
+  EXPECT_NE(again.err.find("resuming"), std::string::npos) << show(again);
+  runtime::write_file(lib, "let vec = vectorize(v) @ outermost(isApplied(isMap)) ; id;\n");
+  CliResult edited = run_risec(args);
+  ASSERT_EQ(edited.exit_code, 0) << show(edited);
+  EXPECT_EQ(edited.err.find("resuming"), std::string::npos) << show(edited);
 }
 
 // A permutation parameter (our extension): every point is a loop order; the result
