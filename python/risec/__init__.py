@@ -129,7 +129,7 @@ class Kernel:
 def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             target: str = "c", params: Union[Mapping[str, object], Sequence[str], None] = None,
             entry: str = "", sizes: Optional[Mapping[str, int]] = None,
-            bind: Optional[Mapping[str, object]] = None) -> Kernel:
+            bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True) -> Kernel:
     """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
     lowerToC when None) for `target` ("c" or "openmp"), then compile the C code and
     load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
@@ -137,7 +137,8 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     `sizes` fixes sizes at compile time (the others come from the arrays' shapes at
     each call). `bind` makes inputs known at compile time, as --bind: parameter name ->
     a NumPy array (or a .npy path); their values are folded into the code, the
-    parameters leave the kernel's arguments and the sizes their shapes give are fixed."""
+    parameters leave the kernel's arguments and the sizes their shapes give are fixed.
+    `shift_tails=False` keeps innermost loops plain, as --no-shift-tails."""
     text, is_path = _text_or_path(program)
     with tempfile.TemporaryDirectory(prefix="risec-bind-") as tmp:
         files: dict[str, str] = {}
@@ -150,12 +151,13 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
                 raise Error(f"bind {name}: dtype {a.dtype} is no RISE scalar type", exit_code=2)
             files[name] = os.path.join(tmp, f"bind{len(files)}.npy")
             np.save(files[name], a)
-        return _compile(text, is_path, strategy, target, params, entry, sizes, files)
+        return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails)
 
 
 def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: str,
              params: Union[Mapping[str, object], Sequence[str], None], entry: str,
-             sizes: Optional[Mapping[str, int]], bind: dict[str, str]) -> Kernel:
+             sizes: Optional[Mapping[str, int]], bind: dict[str, str],
+             shift_tails: bool = True) -> Kernel:
     stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
     if params is None:
         plist: list[str] = []
@@ -164,7 +166,7 @@ def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: s
     else:
         plist = [str(p) for p in params]
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
-                                dict(sizes or {}), bind))
+                                dict(sizes or {}), bind, shift_tails))
 
 
 def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",

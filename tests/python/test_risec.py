@@ -144,3 +144,14 @@ def test_bind_errors():
     with pytest.raises(risec.Error) as e:
         risec.compile(WEIGHTED, bind={"w": np.zeros(4, np.complex64)})
     assert e.value.exit_code == 2
+
+
+def test_shift_tails_can_be_turned_off():
+    # 100 elements: 16-float blocks, the last one shifted inwards, unless turned off
+    x = rand(100)
+    shifted = risec.compile(SCALE, sizes={"n": 100})
+    plain = risec.compile(SCALE, sizes={"n": 100}, shift_tails=False)
+    assert "RISEC_BLOCK_LOOP\n" in shifted.source.split("void scale(")[1]
+    assert "RISEC_BLOCK_LOOP\n" not in plain.source.split("void scale(")[1]
+    np.testing.assert_array_equal(shifted(x), x * 2)
+    np.testing.assert_array_equal(plain(x), x * 2)
