@@ -578,8 +578,9 @@ class Parser {
     for (const Tok& n : names) out += (out.empty() ? "" : ", ") + n.text;
     return out;
   }
-  bool is_import() const {
-    return peek().kind == T::Name && peek().text == "import" && peek(1).kind == T::Str;
+  // `import "..."` at the k-th token from here.
+  bool is_import(size_t k = 0) const {
+    return peek(k).kind == T::Name && peek(k).text == "import" && peek(k + 1).kind == T::Str;
   }
   std::string describe(const Tok& t) const {
     if (t.kind == T::Str) return "\"" + t.text + "\"";
@@ -595,7 +596,7 @@ class Parser {
   bool seq_continues(bool in_let) const {
     if (peek().kind != T::Semi) return false;
     // A misplaced import ends the let, to be refused as such.
-    if (peek(1).kind == T::Name && peek(1).text == "import" && peek(2).kind == T::Str) return false;
+    if (is_import(1)) return false;
     if (!in_let) return peek(1).kind != T::End;
     return peek(1).kind != T::Let && peek(1).kind != T::End;
   }
@@ -943,6 +944,11 @@ std::string resolve_import(const SourceRef& from, const std::string& path) {
   return p.lexically_normal().string();
 }
 
+// The same, absolute (for a strategy written elsewhere: what tune and explore write).
+std::string absolute_import(const SourceRef& from, const std::string& path) {
+  return fs::absolute(resolve_import(from, path)).lexically_normal().string();
+}
+
 // A file's identity for cycles and repeated imports.
 std::string file_key(const std::string& path) {
   std::error_code ec;
@@ -1017,8 +1023,8 @@ std::string with_absolute_imports(const SourceRef& src) {
   size_t at = 0;
   for (size_t k = 0; k < p.imports_end(); ++k) {
     if (toks[k].kind != T::Str) continue;
-    out += src->text.substr(at, toks[k].begin - at) + "\"" +
-           fs::absolute(resolve_import(src, toks[k].text)).lexically_normal().string() + "\"";
+    out +=
+        src->text.substr(at, toks[k].begin - at) + "\"" + absolute_import(src, toks[k].text) + "\"";
     at = toks[k].end;
   }
   return out + src->text.substr(at);
@@ -1145,8 +1151,7 @@ std::string substitute_params(const SourceRef& src, const ParamValues& values) {
     // paths, so the result runs from any directory.
     out = text.substr(0, toks[0].begin);
     for (const Import& imp : p.imports())
-      out += "import \"" + fs::absolute(resolve_import(src, imp.path)).lexically_normal().string() +
-             "\";\n";
+      out += "import \"" + absolute_import(src, imp.path) + "\";\n";
     for (const StrategyParam& q : params)
       out += "param " + q.name + " in [" + std::to_string(complete.at(q.name)) + "];\n";
   }
