@@ -61,16 +61,20 @@ std::vector<NamedStrategy> strategies() {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(examples))
     if (entry.path().extension() == ".elv") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
+  // Each file's text is named by its path, from which its imports are resolved.
+  std::vector<std::string> names(texts.size(), "list.elv");
   for (const auto& f : files) {
     std::ifstream in(f);
     std::stringstream ss;
     ss << in.rdbuf();
     texts.push_back(ss.str());
+    names.push_back(f.string());
   }
   std::vector<NamedStrategy> out;
-  for (const std::string& t : texts) {
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string& t = texts[i];
     try {
-      out.push_back({t, elevate::parse_strategy(t, "list.elv")});
+      out.push_back({t, elevate::parse_strategy(t, names[i])});
     } catch (const Error& e) {
       fuzz::bug("a listed strategy does not parse: " + format_error(e), t);
     }
