@@ -13,7 +13,7 @@
 //   map(fun(a => map(fun(b => e))(ys)))(xs)
 //   splitJoin(n) at the outer map, splitJoin(m) at the inner one:
 //     join(map(fun(a' => map(fun(a => join(map(fun(b' => map(fun(b => e))(b')))(Y))))(a')))(X))
-//   (a split of a join that merged rows of n or m elements is the unjoined input)
+//   (a split of a join that merged rows of n or m elements is the unjoined input: removeSplitJoin)
 //   mapFission takes the inner join out of the element map:
 //     .. map(join)(map(fun(a => map(fun(b' => ..))(Y)))(a')) ..
 //   the element map and the block map over Y (here Y does not read a) interchange:
@@ -90,21 +90,6 @@ Strategy view_map_interchange() {
   });
 }
 
-// split(n)(join(y)) -> y when y: k.n.t: the blocks split takes are the rows join
-// merged (a packed, already blocked input).
-Strategy split_of_join() {
-  const char* name = "splitOfJoin";
-  return rule(name, [name](const Expr& e, const Context&) -> Result {
-    auto s = util::match_prim(e, "split", 1);
-    auto j = s ? util::match_prim(s->args[0], "join", 1) : std::nullopt;
-    auto rows = j ? util::array_size(util::array_elem(j->args[0]->type)) : std::nullopt;
-    auto n = util::array_size(util::array_elem(e->type));
-    if (!rows || !n || !(*rows == *n))
-      return fail_at(name, e, "expected split(n)(join(y)) with rows of n elements in y");
-    return j->args[0];
-  });
-}
-
 }  // namespace
 
 Strategy composed_tile2(const std::string& name, int64_t n, int64_t m) {
@@ -112,9 +97,9 @@ Strategy composed_tile2(const std::string& name, int64_t n, int64_t m) {
   // element map, "afab" that element map, "a" the outer block map.
   std::vector<Strategy> steps = {
       make_strategy("splitJoin", {n}),
-      try_(at_path("aa", split_of_join())),
+      try_(at_path("aa", make_strategy("removeSplitJoin"))),
       at_path("afabfab", make_strategy("splitJoin", {m})),
-      try_(at_path("afabfabaa", split_of_join())),
+      try_(at_path("afabfabaa", make_strategy("removeSplitJoin"))),
       at_path("afab", util::map_fission_rule(true)),
       at_path("afaba", lchoice(independent_map_interchange(), view_map_interchange())),
       at_path("a", util::map_fission_rule(true)),
