@@ -1009,7 +1009,7 @@ void visit_imports(const Parser& p, const SourceRef& src,
 
 std::vector<SourceRef> strategy_imports(const SourceRef& src) {
   Parser p(src);
-  p.file();
+  p.decls();
   std::vector<SourceRef> out;
   visit_imports(p, src, [&](const SourceRef& file, ParsedFile&) { out.push_back(file); });
   return out;
@@ -1142,10 +1142,11 @@ std::string substitute_params(const SourceRef& src, const ParamValues& values) {
   const size_t first = p.decl_end();
   const std::string& text = src->text;
   size_t body_begin = first < toks.size() ? toks[first].begin : text.size();
-  // Keep the comments before the first declaration, drop the declarations.
-  const size_t decl_begin = first > p.decl_begin() ? toks[p.decl_begin()].begin : body_begin;
-  std::string out = text.substr(0, decl_begin);
-  if (!p.imports().empty()) {
+  std::string out;
+  if (p.imports().empty()) {
+    // Keep the comments before the first declaration, drop the declarations.
+    out = text.substr(0, first > p.decl_begin() ? toks[p.decl_begin()].begin : body_begin);
+  } else {
     // The imported lets use the parameters by name: each keeps a declaration of its one
     // value (constraints, then moot, are dropped), and the imports become absolute
     // paths, so the result runs from any directory.

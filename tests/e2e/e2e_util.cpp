@@ -172,8 +172,8 @@ CheckReport run_and_compare(const std::string& file, const std::string& strategy
   if (ends_with(strategy, ".elv"))
     s = driver::load_strategy(source_path(strategy));
   else if (!strategy.empty())
-    s = elevate::parse_strategy(strategy, options.strategy_name == "<strategy>"
-                                              ? options.strategy_name
+    s = elevate::parse_strategy(strategy, options.strategy_name.empty()
+                                              ? "<strategy>"
                                               : source_path(options.strategy_name));
   driver::CompileRequest req;
   req.program = &program;

@@ -48,7 +48,7 @@ struct CheckOptions {
   bool shift_tails = true;
   // A strategy given as text: its name in messages, and where its imports are resolved
   // from (a source path such as an example's, for an edited copy of it).
-  std::string strategy_name = "<strategy>";
+  std::string strategy_name;  // "": <strategy>, imports from the current directory
 };
 
 struct CheckReport {
