@@ -98,8 +98,28 @@ TEST(Api, AFailingStrategyNamesItsRule) {
   EXPECT_NE(e.message().find("strategy failed: mapFusion"), std::string::npos) << e.message();
 }
 
+// Sets $RISEC_LANES (the documented override of the machine's vector width) for one
+// test, so that expectations written for 16 lanes hold on AVX2 and AVX-512 hosts alike.
+class SixteenLanes {
+ public:
+  SixteenLanes() {
+    if (const char* v = ::getenv("RISEC_LANES")) saved_ = v;
+    ::setenv("RISEC_LANES", "16", 1);
+  }
+  ~SixteenLanes() {
+    if (saved_.empty())
+      ::unsetenv("RISEC_LANES");
+    else
+      ::setenv("RISEC_LANES", saved_.c_str(), 1);
+  }
+
+ private:
+  std::string saved_;
+};
+
 TEST(Api, StrategiesFromTextFilesAndCombinatorsAgree) {
   using namespace risec::strategies;
+  SixteenLanes lanes;  // vector16.elv says `vectorize(lanes)`
   risec::Program p = risec::Program::load(path("examples/scal/scal.rise"));
   risec::Strategy text = risec::Strategy::parse(
       "let main = (vectorize(16) @ outermost(isApplied(isMap))) ; lowerToC;");
@@ -261,6 +281,7 @@ TEST(Api, KernelRefusesMismatchedBuffersAndSizes) {
   EXPECT_NE(usage([&] { k.bytes("z", n8); }).find("no parameter 'z'"), std::string::npos);
   // A size breaking the program's condition is refused before the code runs (the
   // generated code would abort the process).
+  SixteenLanes lanes;
   risec::CompileOptions o;
   o.strategy = risec::Strategy::load(path("examples/scal/vector16.elv"));
   risec::Kernel v = risec::jit(risec::Program::parse(kScal, "scal.rise"), o);

@@ -17,6 +17,10 @@ struct Case {
   const char* program;
   const char* sizes;
 };
+// How ctest and gtest name a case's parameter (else: "N-byte object <...>").
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 const Case kCases[] = {
     {"anInput",

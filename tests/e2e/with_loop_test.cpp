@@ -36,6 +36,10 @@ struct Case {
   Reference reference;
   bool no_conditionals;  // the genarray tiles its shape: no `?` and no `if` in the loops
 };
+// How ctest and gtest name a case's parameter (else: "N-byte object <...>").
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 constexpr int N = 10, M = 12;
 
@@ -161,6 +165,10 @@ struct Bad {
   const char* message;   // part of the error
   const char* location;  // "file:line:col"
 };
+// How ctest and gtest name a case's parameter (else: "N-byte object <...>").
+void PrintTo(const Bad& c, std::ostream* os) {
+  *os << c.name;
+}
 
 const Bad kBad[] = {
     {"indexBelowZero",
