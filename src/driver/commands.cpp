@@ -1,6 +1,7 @@
 // The check, print and eval subcommands (spec/cli.md).
 #include "driver/commands.h"
 
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -38,8 +39,9 @@ int64_t parse_int(const std::string& s, const std::string& what) {
   return v;
 }
 
-// numpy-like text for an array: shape, dtype and values (elided when long).
-std::string format_ndarray(const runtime::NdArray& a) {
+// numpy-like text for an array: shape, dtype and values (elided when long, unless
+// `full`).
+std::string format_ndarray(const runtime::NdArray& a, bool full) {
   std::ostringstream out;
   out << runtime::dtype_name(a.dtype) << runtime::shape_string(a.shape) << " = ";
   auto elem = [&](int64_t i) {
@@ -83,6 +85,27 @@ std::string format_ndarray(const runtime::NdArray& a) {
   };
   int64_t n = a.count();
   if (a.shape.empty()) return out.str() + elem(0);
+  if (full) {
+    // Every element, nested by dimension as NumPy prints it, the rows of the last
+    // dimension one per line: [[1, 2],\n [3, 4]].
+    const size_t rank = a.shape.size();
+    std::vector<int64_t> at(rank, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      // the dimensions that start a new row here (all at i = 0)
+      size_t open = rank;
+      while (open > 0 && at[open - 1] == 0) --open;
+      if (i > 0) out << (open < rank ? ",\n" + std::string(open, ' ') : ", ");
+      out << std::string(rank - open, '[') << elem(i);
+      // advance the index, closing the dimensions that end
+      size_t d = rank;
+      while (d > 0 && ++at[d - 1] == a.shape[d - 1]) {
+        at[d - 1] = 0;
+        out << "]";
+        --d;
+      }
+    }
+    return out.str();
+  }
   out << "[";
   for (int64_t i = 0; i < n; ++i) {
     if (n > 20 && i == 10) {
@@ -166,16 +189,16 @@ int cmd_eval(const Options& o) {
   if (!binds.empty()) c = bind_inputs(c, binds);
   rise::Interpreter interp;
   rise::Value f = interp.run(c.expr, inputs);
-  emit_result(rise::to_ndarrays(f, entry_result_type(c)), o.output);
+  emit_result(rise::to_ndarrays(f, entry_result_type(c)), o.output, o.full);
   return 0;
 }
 
-void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output) {
+void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output, bool full) {
   if (outs.size() == 1) {
     if (!output.empty()) {
       runtime::write_npy(output, outs[0]);
     } else {
-      std::cout << format_ndarray(outs[0]) << "\n";
+      std::cout << format_ndarray(outs[0], full) << "\n";
     }
     return;
   }
@@ -188,7 +211,7 @@ void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& o
       runtime::write_npy(path, outs[i]);
       std::cout << "wrote " << path << "\n";
     } else {
-      std::cout << "[" << i << "] " << format_ndarray(outs[i]) << "\n";
+      std::cout << "[" << i << "] " << format_ndarray(outs[i], full) << "\n";
     }
   }
 }
@@ -271,16 +294,32 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
 }
 
-elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
+SourceRef strategy_source(const std::string& arg) {
+  std::error_code ec;
+  if (std::filesystem::exists(arg, ec))
+    return std::make_shared<SourceFile>(SourceFile{arg, read_text_file(arg)});
   // `--strategy simplify`: a library strategy without arguments may be named instead
   // of a file, when no file of that name exists (docs/cli.md).
-  std::error_code ec;
-  const elevate::LibraryEntry* e = elevate::find_entry(path);
-  const bool named = e && e->params.empty() && !std::filesystem::exists(path, ec);
-  return elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{named ? "<--strategy " + path + ">" : path,
-                                              named ? path : read_text_file(path)}),
-      elevate::parse_param_values(params));
+  const elevate::LibraryEntry* e = elevate::find_entry(arg);
+  if (e && e->params.empty())
+    return std::make_shared<SourceFile>(SourceFile{"<--strategy " + arg + ">", arg});
+  // Inline text (`--strategy 'vectorize(8) @ outermost(isApplied(isMap)) ; lowerToC'`).
+  // A file name has none of these characters; a missing file is reported as one.
+  if (arg.find_first_of(" \t\n;@()<+") == std::string::npos) read_text_file(arg);
+  const bool whole = arg.find("let ") != std::string::npos ||
+                     arg.find("param ") != std::string::npos ||
+                     arg.find("import ") != std::string::npos;
+  if (whole) return std::make_shared<SourceFile>(SourceFile{"<--strategy>", arg});
+  // The expression on a line of its own, so that errors point at its own columns.
+  std::string expr = arg;
+  while (!expr.empty() &&
+         (expr.back() == ';' || std::isspace(static_cast<unsigned char>(expr.back()))))
+    expr.pop_back();
+  return std::make_shared<SourceFile>(SourceFile{"<--strategy>", "let main =\n" + expr + "\n;"});
+}
+
+elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
+  return elevate::parse_strategy_file(strategy_source(path), elevate::parse_param_values(params));
 }
 
 rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace) {

@@ -444,8 +444,7 @@ int cmd_explore(const Options& o) {
     cfg.search = ExploreSearch::Random;
   else
     throw Error(ErrorKind::Usage, "--search must be model or random, got '" + o.search + "'");
-  if (!o.strategy.empty())
-    cfg.finish = std::make_shared<SourceFile>(SourceFile{o.strategy, read_text_file(o.strategy)});
+  if (!o.strategy.empty()) cfg.finish = strategy_source(o.strategy);
   cfg.trials = positive_option(o.trials_text, "--trials", 8);
   cfg.seed = parse_seed(o.seed_text);
   rise::Program p = load_program(o.file);

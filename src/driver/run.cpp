@@ -548,7 +548,7 @@ int cmd_run(const Options& o) {
   const rise::Type out_type = entry_result_type(c.high);
 
   // The result, as eval writes or prints it.
-  emit_result(rise::to_ndarrays(ex.output, out_type), o.output);
+  emit_result(rise::to_ndarrays(ex.output, out_type), o.output, o.full);
   if (!ex.device.empty())
     std::cout << (c.unit.uses_cuda ? "cuda: " : "opencl: ") << ex.device << "\n";
 

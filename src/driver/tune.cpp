@@ -714,7 +714,7 @@ int cmd_tune(const Options& o) {
   cfg.entry = o.entry;
   cfg.sizes = search_sizes(p, o);
   cfg.target = o.target;
-  cfg.strategy = std::make_shared<SourceFile>(SourceFile{o.strategy, read_text_file(o.strategy)});
+  cfg.strategy = strategy_source(o.strategy);
   cfg.shift_tails = !o.no_shift_tails;
   // Plain loops time differently: a study of their own (the default's key is unchanged,
   // so databases of earlier runs resume).

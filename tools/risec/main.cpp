@@ -38,12 +38,14 @@ const Command kCommands[] = {
      risec::driver::cmd_print},
     {"eval",
      "risec eval FILE.rise --size n=..,m=.. [--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] "
-     "[--output FILE.npy] [--seed N] [--entry NAME]",
+     "[--output FILE.npy] [--full] [--seed N] [--entry NAME]",
      "Run the reference interpreter on the entry. Inputs are the entry's fun parameters\n"
      "in order; missing ones are generated from --seed (floats in [0,1), integers in\n"
      "[0,100), booleans fair). --bind NAME=FILE.npy puts the file's values in the program\n"
      "in place of NAME (as compile does; the other inputs are drawn as without it). The\n"
-     "result is written to --output as .npy, or printed.\n",
+     "result is written to --output as .npy, or printed with its type and shape: the\n"
+     "first and last 10 values of more than 20, or with --full every value, one row of\n"
+     "the last dimension per line.\n",
      risec::driver::cmd_eval},
     {"rules", "risec rules",
      "List the strategy library: rewrite rules, normal forms, traversals,\n"
@@ -83,7 +85,7 @@ const Command kCommands[] = {
      "risec run FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
      "--size n=..,m=.. "
      "[--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] [--no-simplify] [--no-shift-tails] "
-     "[--output FILE.npy] "
+     "[--output FILE.npy] [--full] "
      "[--seed N] "
      "[--check [--rtol R] "
      "[--atol A]] [--repeat K] [--flops EXPR] [--global N[,M..]] [--local N[,M..]] "
@@ -93,7 +95,8 @@ const Command kCommands[] = {
      "it and run it once (K times with --repeat, printing the min and median time) on the\n"
      "inputs `risec eval` would use: --input files by parameter name, the others drawn\n"
      "from --seed; --bind inputs are compiled in as constants (as for compile). The\n"
-     "result is written to --output as .npy, or printed. --check runs\n"
+     "result is written to --output as .npy, or printed (every value with --full, as for\n"
+     "eval). --check runs\n"
      "the reference interpreter on the same inputs and compares element by element:\n"
      "|got - expected| <= atol + rtol * max(|got|, |expected|) for floats (defaults\n"
      "--rtol 1e-4 --atol 1e-5), exact for other types; a mismatch exits with code 3.\n"
@@ -222,6 +225,8 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.no_shift_tails = true;
     } else if (a == "--types") {
       o.types = true;
+    } else if (a == "--full") {
+      o.full = true;
     } else if (a == "--input") {
       o.inputs.push_back(get());
     } else if (a == "--bind") {
