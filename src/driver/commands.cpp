@@ -20,6 +20,7 @@
 #include "rise/parser.h"
 #include "rise/printer.h"
 #include "runtime/npy.h"
+#include "support/files.h"
 #include "support/random.h"
 
 namespace risec::driver {
@@ -99,7 +100,7 @@ std::string format_ndarray(const runtime::NdArray& a) {
 }  // namespace
 
 rise::Program load_program(const std::string& path) {
-  auto src = std::make_shared<SourceFile>(SourceFile{path, read_text_file(path)});
+  auto src = std::make_shared<SourceFile>(SourceFile{path, read_text_file(path, "the program")});
   return rise::parse_program(src);
 }
 
@@ -182,15 +183,16 @@ void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& o
   // A result holding pairs is several arrays: out.npy -> out_0.npy, out_1.npy, ...
   std::string stem = output;
   if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".npy") stem.resize(stem.size() - 4);
-  for (size_t i = 0; i < outs.size(); ++i) {
-    if (!output.empty()) {
-      std::string path = stem + "_" + std::to_string(i) + ".npy";
-      runtime::write_npy(path, outs[i]);
-      std::cout << "wrote " << path << "\n";
-    } else {
+  if (output.empty()) {
+    for (size_t i = 0; i < outs.size(); ++i)
       std::cout << "[" << i << "] " << format_ndarray(outs[i]) << "\n";
-    }
+    return;
   }
+  std::vector<OutputFile> files;
+  for (size_t i = 0; i < outs.size(); ++i)
+    files.push_back({stem + "_" + std::to_string(i) + ".npy", runtime::serialize_npy(outs[i])});
+  write_output_files(files);  // all checked against the inputs before any is written
+  for (const OutputFile& f : files) std::cout << "wrote " << f.path << "\n";
 }
 
 int cmd_rules(const Options&) {
@@ -258,17 +260,13 @@ int cmd_rules(const Options&) {
   return 0;
 }
 
-std::string read_text_file(const std::string& path) {
+std::string read_text_file(const std::string& path, const std::string& role) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::User, "cannot read '" + path + "'");
+  note_input(path, role);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
 }
 
 elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
@@ -279,7 +277,7 @@ elevate::Strategy load_strategy(const std::string& path, const std::vector<std::
   const bool named = e && e->params.empty() && !std::filesystem::exists(path, ec);
   return elevate::parse_strategy_file(
       std::make_shared<SourceFile>(SourceFile{named ? "<--strategy " + path + ">" : path,
-                                              named ? path : read_text_file(path)}),
+                                              named ? path : read_text_file(path, "the strategy")}),
       elevate::parse_param_values(params));
 }
 
@@ -371,10 +369,9 @@ int cmd_compile(const Options& o) {
   const std::string ext = c.target() == "cuda" ? ".cu" : ".c";
   if (base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext)
     base.resize(base.size() - ext.size());
-  std::vector<std::pair<std::string, std::string>> files = {{base + ext, c.code()},
-                                                            {base + ".h", c.header()}};
+  std::vector<OutputFile> files = {{base + ext, c.code()}, {base + ".h", c.header()}};
   if (!c.kernels().empty()) files.push_back({base + ".cl", c.kernels()});
-  for (const auto& [path, text] : files) write_text_file(path, text);
+  write_output_files(files);  // all checked against the inputs before any is written
   return 0;
 }
 

@@ -62,10 +62,9 @@ uint64_t parse_seed(const std::string& text);
 // The strategy file at `path` with its parameters' values given as --param texts.
 elevate::Strategy load_strategy(const std::string& path,
                                 const std::vector<std::string>& params = {});
-// The text of a file (User error "cannot read" when it cannot be read).
-std::string read_text_file(const std::string& path);
-// Write `text` to the file at `path` (User error "cannot write" when it cannot).
-void write_text_file(const std::string& path, const std::string& text);
+// The text of a file (User error "cannot read" when it cannot be read), noted as an
+// input of the command (`role` in messages: "the program"; support/files.h).
+std::string read_text_file(const std::string& path, const std::string& role = "an input");
 // Print a result (or write it to `output` as .npy; a result of several arrays, from
 // pairs, as output_0.npy, output_1.npy, ...).
 void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output);

@@ -18,6 +18,7 @@
 #include "rise/primitives.h"
 #include "rise/printer.h"
 #include "support/diagnostics.h"
+#include "support/files.h"
 
 namespace risec::driver {
 
@@ -445,7 +446,8 @@ int cmd_explore(const Options& o) {
   else
     throw Error(ErrorKind::Usage, "--search must be model or random, got '" + o.search + "'");
   if (!o.strategy.empty())
-    cfg.finish = std::make_shared<SourceFile>(SourceFile{o.strategy, read_text_file(o.strategy)});
+    cfg.finish = std::make_shared<SourceFile>(
+        SourceFile{o.strategy, read_text_file(o.strategy, "--strategy")});
   cfg.trials = positive_option(o.trials_text, "--trials", 8);
   cfg.seed = parse_seed(o.seed_text);
   rise::Program p = load_program(o.file);
@@ -455,13 +457,16 @@ int cmd_explore(const Options& o) {
   cfg.target = o.target;
   cfg.progress = &std::cerr;
   cfg.shift_tails = !o.no_shift_tails;
+  // Before the search, which may take long: -o is none of the files read above.
+  if (cfg.finish) (void)elevate::strategy_imports(cfg.finish);
+  if (!o.output.empty()) check_outputs({o.output});
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   ExploreResult r = explore(cfg, *measurer);
   std::cerr << "explore: " << r.start_sites.size() << " site(s) in the RNF program, "
             << r.variants.size() << " variant(s); best "
             << format_time(*r.variants[*r.best].time_ms) << "\n";
   std::cout << r.best_strategy;
-  if (!o.output.empty()) write_text_file(o.output, r.best_strategy);
+  if (!o.output.empty()) write_output_file(o.output, r.best_strategy);
   return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "elevate/library.h"
 #include "support/cpu.h"
+#include "support/files.h"
 
 namespace risec::elevate {
 
@@ -987,6 +988,7 @@ void visit_imports(const Parser& p, const SourceRef& src, std::vector<std::strin
     std::ifstream in(path, std::ios::binary);
     if (!in) user_error("cannot read the imported strategy file '" + path + "'", imp.span);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    note_input(path, "imported by " + src->name);
     auto file = std::make_shared<SourceFile>(SourceFile{path, std::move(text)});
     Parser sub(file);
     ParsedFile f = sub.file();
