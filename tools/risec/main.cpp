@@ -17,6 +17,7 @@
 #include "support/diagnostics.h"
 #include "support/files.h"
 #include "support/stack.h"
+#include "support/words.h"
 
 namespace {
 
@@ -317,6 +318,8 @@ int main(int argc, char** argv) {
       // write beyond the file size limit fails (EFBIG, a located error) rather than
       // killing risec (support/files.h).
       risec::InputScope inputs;
+      // Messages name options as the command line spells them (support/words.h).
+      risec::InterfaceScope words(risec::Interface::CommandLine);
       std::signal(SIGXFSZ, SIG_IGN);
       // The compiler's recursive passes run on a large stack (support/stack.h).
       return risec::run_with_large_stack([&] { return c.run(o); });
