@@ -204,8 +204,9 @@ def _write_output(path: str, text: str, inputs: list[tuple[str, str]]) -> None:
     _check_output(path, inputs)
     target = os.path.realpath(path)
     folder = os.path.dirname(target) or "."
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(target) + ".risec-")
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(target) + ".risec-")
         with os.fdopen(fd, "w") as f:
             f.write(text)
             f.flush()
@@ -218,10 +219,11 @@ def _write_output(path: str, text: str, inputs: list[tuple[str, str]]) -> None:
             os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise Error(f"cannot write {path!r}: {e.strerror or e}", exit_code=4) from None
 
 

@@ -149,3 +149,28 @@ def test_an_empty_vector_is_refused():
             call()
         assert "argument 1 (x) (dimension 0): the extent is 0, which makes n = 0" in \
             e.value.message, e.value.message
+
+
+def test_tuning_output_is_never_an_input_and_is_written_whole(tmp_path):
+    from risec import tuning
+
+    prog = tmp_path / "scale.rise"
+    prog.write_text(SCALE)
+    db = tmp_path / "study.db"
+    db.write_bytes(b"SQLite format 3\0")
+    (tmp_path / "link.rise").symlink_to(prog)
+    inputs = tuning._inputs(str(prog), "let main = lowerToC;\n", f"sqlite:///{db}")
+    for out in (prog, tmp_path / "link.rise", tmp_path / "." / "study.db"):
+        with pytest.raises(risec.Error) as e:
+            tuning._write_output(str(out), "clobbered", inputs)
+        assert e.value.exit_code == 2 and "same file as the input" in str(e.value)
+    assert prog.read_text() == SCALE and db.read_bytes() == b"SQLite format 3\0"
+    best = tmp_path / "best.elv"
+    best.write_text("old")
+    tuning._write_output(str(best), "let main = lowerToC;\n", inputs)
+    assert best.read_text() == "let main = lowerToC;\n"
+    with pytest.raises(risec.Error) as e:
+        tuning._write_output(str(tmp_path / "missing" / "best.elv"), "x", inputs)
+    assert e.value.exit_code == 4
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["best.elv", "link.rise", "scale.rise",
+                                                          "study.db"]
