@@ -7,6 +7,7 @@
 #include "elevate/rule_util.h"
 #include "rise/interp.h"
 #include "runtime/npy.h"
+#include "support/words.h"
 
 namespace risec::driver {
 
@@ -52,7 +53,7 @@ rise::Checked bind_inputs(const rise::Checked& checked,
   if (files.empty()) return checked;
   std::vector<std::string> names;
   for (const EntryParam& p : value_parameters(checked)) names.push_back(p.name);
-  check_input_names(names, files, "--bind");
+  check_input_names(names, files, bind_word());
 
   // depFun(..) binders, then fun(..) binders, then the body.
   std::vector<Expr> dep_binders, binders;
@@ -72,7 +73,7 @@ rise::Checked bind_inputs(const rise::Checked& checked,
       kept.push_back(lam);
       continue;
     }
-    const std::string opt = "--bind " + it->first + "=" + it->second;
+    const std::string opt = bind_given(it->first, it->second);
     const rise::Type& t = lam->type->a;
     std::optional<int64_t> count = scalar_count(t);
     if (!count) {
@@ -80,15 +81,17 @@ rise::Checked bind_inputs(const rise::Checked& checked,
       while (base->kind == rise::TypeKind::Array) base = base->a;
       refuse(opt, "the parameter " + lam->name + ": " + rise::print(t) +
                       (base->kind == rise::TypeKind::Scalar
-                           ? " has an extent that is not known at compile time (pass its "
-                             "sizes with --size)"
+                           ? " has an extent that is not known at compile time (give its "
+                             "sizes with " +
+                                 sizes_word() + ")"
                            : " cannot be bound: only scalars and arrays of scalars can"));
     }
     if (*count > kMaxBoundElements)
-      refuse(opt, "the parameter " + lam->name + ": " + rise::print(t) + " has " +
-                      std::to_string(*count) + " values; at most " +
-                      std::to_string(kMaxBoundElements) +
-                      " can be bound (they become code); pass it with --input instead");
+      refuse(opt,
+             "the parameter " + lam->name + ": " + rise::print(t) + " has " +
+                 std::to_string(*count) + " values; at most " + std::to_string(kMaxBoundElements) +
+                 " can be bound (they become code); pass it " +
+                 (input_word() == "--input" ? "with --input" : "as " + input_word()) + " instead");
     rise::Value v;
     try {
       v = rise::from_ndarray(runtime::read_npy(it->second), t);

@@ -21,6 +21,7 @@
 #include "rise/parser.h"
 #include "rise/printer.h"
 #include "runtime/npy.h"
+#include "support/files.h"
 #include "support/random.h"
 
 namespace risec::driver {
@@ -122,7 +123,7 @@ std::string format_ndarray(const runtime::NdArray& a, bool full) {
 }  // namespace
 
 rise::Program load_program(const std::string& path) {
-  auto src = std::make_shared<SourceFile>(SourceFile{path, read_text_file(path)});
+  auto src = std::make_shared<SourceFile>(SourceFile{path, read_text_file(path, "the program")});
   return rise::parse_program(src);
 }
 
@@ -205,15 +206,16 @@ void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& o
   // A result holding pairs is several arrays: out.npy -> out_0.npy, out_1.npy, ...
   std::string stem = output;
   if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".npy") stem.resize(stem.size() - 4);
-  for (size_t i = 0; i < outs.size(); ++i) {
-    if (!output.empty()) {
-      std::string path = stem + "_" + std::to_string(i) + ".npy";
-      runtime::write_npy(path, outs[i]);
-      std::cout << "wrote " << path << "\n";
-    } else {
+  if (output.empty()) {
+    for (size_t i = 0; i < outs.size(); ++i)
       std::cout << "[" << i << "] " << format_ndarray(outs[i], full) << "\n";
-    }
+    return;
   }
+  std::vector<OutputFile> files;
+  for (size_t i = 0; i < outs.size(); ++i)
+    files.push_back({stem + "_" + std::to_string(i) + ".npy", runtime::serialize_npy(outs[i])});
+  write_output_files(files);  // all checked against the inputs before any is written
+  for (const OutputFile& f : files) std::cout << "wrote " << f.path << "\n";
 }
 
 int cmd_rules(const Options&) {
@@ -281,23 +283,19 @@ int cmd_rules(const Options&) {
   return 0;
 }
 
-std::string read_text_file(const std::string& path) {
+std::string read_text_file(const std::string& path, const std::string& role) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::User, "cannot read '" + path + "'");
+  note_input(path, role);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
-}
-
 SourceRef strategy_source(const std::string& arg) {
   std::error_code ec;
   if (std::filesystem::exists(arg, ec))
-    return std::make_shared<SourceFile>(SourceFile{arg, read_text_file(arg)});
+    return std::make_shared<SourceFile>(SourceFile{arg, read_text_file(arg, "the strategy")});
   // `--strategy simplify`: a library strategy without arguments may be named instead
   // of a file, when no file of that name exists (docs/cli.md).
   const elevate::LibraryEntry* e = elevate::find_entry(arg);
@@ -305,7 +303,7 @@ SourceRef strategy_source(const std::string& arg) {
     return std::make_shared<SourceFile>(SourceFile{"<--strategy " + arg + ">", arg});
   // Inline text (`--strategy 'vectorize(8) @ outermost(isApplied(isMap)) ; lowerToC'`).
   // A file name has none of these characters; a missing file is reported as one.
-  if (arg.find_first_of(" \t\n;@()<+") == std::string::npos) read_text_file(arg);
+  if (arg.find_first_of(" \t\n;@()<+") == std::string::npos) read_text_file(arg, "the strategy");
   const bool whole = arg.find("let ") != std::string::npos ||
                      arg.find("param ") != std::string::npos ||
                      arg.find("import ") != std::string::npos;
@@ -410,10 +408,9 @@ int cmd_compile(const Options& o) {
   const std::string ext = c.target() == "cuda" ? ".cu" : ".c";
   if (base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext)
     base.resize(base.size() - ext.size());
-  std::vector<std::pair<std::string, std::string>> files = {{base + ext, c.code()},
-                                                            {base + ".h", c.header()}};
+  std::vector<OutputFile> files = {{base + ext, c.code()}, {base + ".h", c.header()}};
   if (!c.kernels().empty()) files.push_back({base + ".cl", c.kernels()});
-  for (const auto& [path, text] : files) write_text_file(path, text);
+  write_output_files(files);  // all checked against the inputs before any is written
   return 0;
 }
 

@@ -71,10 +71,9 @@ SourceRef strategy_source(const std::string& arg);
 // given as --param texts.
 elevate::Strategy load_strategy(const std::string& path,
                                 const std::vector<std::string>& params = {});
-// The text of a file (User error "cannot read" when it cannot be read).
-std::string read_text_file(const std::string& path);
-// Write `text` to the file at `path` (User error "cannot write" when it cannot).
-void write_text_file(const std::string& path, const std::string& text);
+// The text of a file (User error "cannot read" when it cannot be read), noted as an
+// input of the command (`role` in messages: "the program"; support/files.h).
+std::string read_text_file(const std::string& path, const std::string& role = "an input");
 // Print a result (or write it to `output` as .npy; a result of several arrays, from
 // pairs, as output_0.npy, output_1.npy, ...): its dtype, shape and values, the first
 // and last 10 of more than 20, or with `full` every value, nested by dimension.

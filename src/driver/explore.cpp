@@ -18,6 +18,7 @@
 #include "rise/primitives.h"
 #include "rise/printer.h"
 #include "support/diagnostics.h"
+#include "support/files.h"
 
 namespace risec::driver {
 
@@ -454,13 +455,16 @@ int cmd_explore(const Options& o) {
   cfg.target = o.target;
   cfg.progress = &std::cerr;
   cfg.shift_tails = !o.no_shift_tails;
+  // Before the search, which may take long: -o is none of the files read above.
+  if (cfg.finish) (void)elevate::strategy_imports(cfg.finish);
+  if (!o.output.empty()) check_outputs({o.output});
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   ExploreResult r = explore(cfg, *measurer);
   std::cerr << "explore: " << r.start_sites.size() << " site(s) in the RNF program, "
             << r.variants.size() << " variant(s); best "
             << format_time(*r.variants[*r.best].time_ms) << "\n";
   std::cout << r.best_strategy;
-  if (!o.output.empty()) write_text_file(o.output, r.best_strategy);
+  if (!o.output.empty()) write_output_file(o.output, r.best_strategy);
   return 0;
 }
 

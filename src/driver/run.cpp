@@ -23,6 +23,7 @@
 #include "runtime/npy.h"
 #include "support/diagnostics.h"
 #include "support/random.h"
+#include "support/words.h"
 
 namespace risec::driver {
 
@@ -261,7 +262,12 @@ void check_input_names(const std::vector<std::string>& params,
   for (const auto& [name, file] : files) {
     if (std::find(params.begin(), params.end(), name) != params.end()) continue;
     std::string near = nearest_name(name, params);
-    usage(flag + " " + name + ": the entry has no parameter named '" + name + "'" +
+    // The API's bind= names the parameter as its interface does (support/words.h);
+    // another `flag` is the whole of how it was given.
+    const std::string given = flag.rfind("--", 0) == 0 ? flag + " " + name
+                              : flag == bind_word()    ? bind_given(name, file)
+                                                       : flag;
+    usage(given + ": the entry has no parameter named '" + name + "'" +
           (near.empty() ? std::string("") : " (did you mean '" + near + "'?)"));
   }
 }

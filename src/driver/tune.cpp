@@ -26,6 +26,7 @@
 #include "runtime/jit.h"
 #include "support/cpu.h"
 #include "support/diagnostics.h"
+#include "support/files.h"
 
 namespace risec::driver {
 
@@ -708,7 +709,7 @@ int cmd_tune(const Options& o) {
   else
     usage("--search must be evolutionary or random, got '" + o.search + "'");
   cfg.seed = parse_seed(o.seed_text);
-  const std::string program_text = read_text_file(o.file);
+  const std::string program_text = read_text_file(o.file, "the program");
   rise::Program p = load_program(o.file);
   cfg.program = &p;
   cfg.entry = o.entry;
@@ -727,6 +728,9 @@ int cmd_tune(const Options& o) {
   cfg.progress = &std::cerr;
   cfg.tty = isatty(STDERR_FILENO) != 0;
   TrialDb db(o.db);
+  if (!o.db.empty()) note_input(o.db, "--db");
+  // Before the search, which may take long: -o is none of the files read above.
+  if (!o.output.empty()) check_outputs({o.output});
   std::string sizes;
   for (const auto& [n, v] : cfg.sizes)
     sizes += (sizes.empty() ? "" : ",") + n + "=" + std::to_string(v);
@@ -748,7 +752,7 @@ int cmd_tune(const Options& o) {
   std::string best = "// risec tune: best " + format_time(r.best->time_ms) + " with " +
                      point_text(r.params, r.best->point) + "\n" + r.best_strategy;
   std::cout << best;
-  if (!o.output.empty()) write_text_file(o.output, best);
+  if (!o.output.empty()) write_output_file(o.output, best);
   return 0;
 }
 

@@ -51,8 +51,10 @@ def test_scalar_argument():
     a = np.array(3.0, dtype=np.float32)
     np.testing.assert_allclose(k(a, x, y), 3.0 * x + y, rtol=1e-6)
     np.testing.assert_allclose(k(np.float32(2), x, y), 2.0 * x + y, rtol=1e-6)
+    # a Python number is a value of the scalar parameter's type (docs/python.md)
+    np.testing.assert_allclose(k(2.0, x, y), 2.0 * x + y, rtol=1e-6)
     with pytest.raises(risec.Error, match=r"argument 1 \(a\).*float64"):
-        k(2.0, x, y)
+        k(np.float64(2.0), x, y)
 
 
 def test_interpreter_errors():

@@ -1,6 +1,7 @@
 // The risec command line (spec/cli.md): argument parsing, then calls into the
 // driver library. Every error reaches the user as `file:line:col: error: ...` with
 // the exit code of its kind; nothing here aborts.
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -14,7 +15,9 @@
 #include "driver/run.h"
 #include "driver/tune.h"
 #include "support/diagnostics.h"
+#include "support/files.h"
 #include "support/stack.h"
+#include "support/words.h"
 
 namespace {
 
@@ -316,6 +319,13 @@ int main(int argc, char** argv) {
       if (o.file.empty() && std::strcmp(c.name, "rules") != 0)
         usage(std::string("risec ") + c.name + " needs a FILE.rise argument");
       refuse_unknown_options(c, o);
+      // The files the command reads are its inputs, which no output may overwrite; a
+      // write beyond the file size limit fails (EFBIG, a located error) rather than
+      // killing risec (support/files.h).
+      risec::InputScope inputs;
+      // Messages name options as the command line spells them (support/words.h).
+      risec::InterfaceScope words(risec::Interface::CommandLine);
+      std::signal(SIGXFSZ, SIG_IGN);
       // The compiler's recursive passes run on a large stack (support/stack.h).
       return risec::run_with_large_stack([&] { return c.run(o); });
     }
