@@ -56,10 +56,13 @@ Compiled compile(const CompileRequest& req) {
   // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
   // length, and long generated chains gain nothing from them.
   bool simplify = req.simplify && !req.strategy && at_most_nodes(out.high.expr, kSimplifyNodes);
-  elevate::Strategy lower = req.strategy ? *req.strategy
-                            : simplify   ? elevate::seq(elevate::make_strategy("simplify"),
-                                                        elevate::make_strategy("lowerToC"))
-                                         : elevate::make_strategy("lowerToC");
+  // For OpenMP, the map that writes the result runs in parallel when there is one
+  // (parallelOutput; docs/cli.md "The default lowering").
+  elevate::Strategy lower = elevate::make_strategy("lowerToC");
+  if (req.target == "openmp")
+    lower = elevate::seq(elevate::try_(elevate::make_strategy("parallelOutput")), lower);
+  if (simplify) lower = elevate::seq(elevate::make_strategy("simplify"), lower);
+  if (req.strategy) lower = *req.strategy;
   out.low = apply_strategy(lower, out.high, req.trace);
   if (binding) out.low = apply_strategy(elevate::make_strategy("specialise"), out.low, req.trace);
   check_addressable(out.low);
