@@ -9,9 +9,10 @@
 // - a ```text block right after a ```sh block of one command is what that command
 //   prints: each of its lines must appear in the output (stdout, then stderr), in
 //   order; a line holding `...` only needs to start an output line with the text
-//   before the `...` (times, random values and long results are abbreviated so);
-// - `risec run --target cuda` needs an NVIDIA GPU: without one (exit 4, "no CUDA GPU"
-//   or no nvcc) the command is skipped, and the test says so;
+//   before the `...` (times, what depends on the machine and long results are
+//   abbreviated so);
+// - `risec run --target cuda` needs an NVIDIA GPU: those commands are a test of their
+//   own (TutorialCuda), skipped, saying why, without a GPU or nvcc (exit 4);
 // - every .rise and .elv file of the lesson's folder is used by a command, and every
 //   strategy is run with --check or tuned.
 #include <gtest/gtest.h>
