@@ -96,7 +96,7 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
     check_input_names(names, {{name, opt}}, opt.substr(0, opt.find(' ')));
 
   std::vector<Extent> extents;
-  for (const auto& [name, type] : params) {
+  for (const auto& [name, type, span] : params) {
     auto it = where.find(name);
     if (it == where.end()) continue;
     const std::string& opt = it->second;
