@@ -295,9 +295,8 @@ class Desugar {
           const Point& y = j < pts.size() ? pts[j] : pts[j - 1];
           user_error("cannot order the with-loop bounds " + x.b.nat.to_string() + " and " +
                          y.b.nat.to_string() + " (dimension " + std::to_string(d) +
-                         "); bounds of different parts must be ordered, provably or (not in a "
-                         "fold) for large "
-                         "sizes",
+                         "); bounds of different parts must be ordered, provably or (not in "
+                         "a fold) for large sizes",
                      parts_[p].src->span);
         }
         pts.insert(pts.begin() + static_cast<std::ptrdiff_t>(j), x);
