@@ -653,7 +653,7 @@ class Inferer {
   }
   TypeArg written_type(const TypeArg& a, const Span& span) {
     if (auto t = std::get_if<Type>(&a)) return written_type(*t, span);
-    if (auto n = std::get_if<Nat>(&a)) require_bound_names(*n, {}, span);
+    if (auto n = std::get_if<Nat>(&a)) require_bound_names(*n, span);
     TypeArg r = substitute(a, tl_subst());
     if (auto n = std::get_if<Nat>(&r)) {
       require_whole(*n, "in this size argument", span);
@@ -665,33 +665,13 @@ class Inferer {
   // or by a binder of the type itself ((k: Nat) -> k.f32). A name bound nowhere
   // (fun(x: k.f32 => x) with no k in scope) would be an unknown size that nothing
   // ever fixes.
-  void require_bound_names(const Type& t, const Span& span, std::vector<std::string> bound = {}) {
-    if (!t) return;
-    switch (t->kind) {
-      case TypeKind::Array:
-      case TypeKind::Vector:
-      case TypeKind::Index:
-        require_bound_names(t->size, bound, span);
-        if (t->kind != TypeKind::Index) require_bound_names(t->a, span, bound);
-        break;
-      case TypeKind::Pair:
-      case TypeKind::Fun:
-        require_bound_names(t->a, span, bound);
-        require_bound_names(t->b, span, bound);
-        break;
-      case TypeKind::DepFun:
-        bound.push_back(t->name);
-        require_bound_names(t->b, span, bound);
-        break;
-      default:
-        break;
-    }
+  void require_bound_names(const Type& t, const Span& span) {
+    for (const auto& [name, v] : free_nat_vars(t)) require_bound_names(v, span);
   }
-  void require_bound_names(const Nat& n, const std::vector<std::string>& bound, const Span& span) {
+  void require_bound_names(const Nat& n, const Span& span) {
     if (!closed) return;
     for (const auto& [name, v] : arith::free_vars(n)) {
-      if (is_meta_name(name) || std::find(bound.begin(), bound.end(), name) != bound.end())
-        continue;
+      if (is_meta_name(name)) continue;
       if (auto tl = find_tl(name); tl && std::get<1>(*tl) == Kind::Nat) continue;
       user_error("the size '" + name +
                      "' is bound nowhere: size names come from a depFun around this type "
@@ -980,8 +960,8 @@ class Inferer {
             return typed(e, scalar(e->lit.scalar));
           case LitKind::Index: {
             // lidx(v, n): n (and v) are sizes in scope, as in a written type
-            require_bound_names(e->lit.size, {}, e->span);
-            require_bound_names(e->lit.nat, {}, e->span);
+            require_bound_names(e->lit.size, e->span);
+            require_bound_names(e->lit.nat, e->span);
             auto n = std::make_shared<ExprNode>(*e);
             n->lit.size = arith::substitute(e->lit.size, tl_subst().nats);
             n->lit.nat = arith::substitute(e->lit.nat, tl_subst().nats);
