@@ -1,6 +1,7 @@
 // With-loops as RISE primitives; see withloop.h for the scheme.
 #include "rise/withloop.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -93,6 +94,10 @@ class Desugar {
       region(0, all, nullptr, false);  // only the checks: order and overlap
       Expr acc = w_.neutral;
       for (size_t p = 0; p < parts_.size(); ++p) acc = fold_part(p, acc);
+      // The lengths between bounds whose order was taken for large sizes, as natType
+      // values bound around the fold (unused): the checker requires them >= 0.
+      for (const Nat& len : unproven_)
+        acc = A(lambda(fresh_name("_"), acc, nullptr, sp_), nat_literal(len, sp_));
       return acc;
     }
     Expr src = w_.array;
@@ -119,6 +124,7 @@ class Desugar {
   std::vector<Bound> extent_;            // genarray: the shape
   std::vector<std::vector<Expr>> gidx_;  // [part][dim]: the index value (natType)
   std::vector<Nat> at_;                  // region: the first index of the slabs being built
+  std::vector<Nat> unproven_;            // fold: lengths between bounds not provably >= 0
 
   static Bound bound(const Expr& e) { return Bound{to_nat(e), e}; }
 
@@ -234,10 +240,13 @@ class Desugar {
   Expr index_value(const Bound& lo, Expr off) const {
     if (lo.nat.is_const(0)) return off;
     if (arith::provably_nonneg(lo.nat)) return A2("add", std::move(off), lo.expr);
+    return A2("add", std::move(off), nat_literal(lo.nat, lo.expr->span));
+  }
+  static Expr nat_literal(const Nat& n, const Span& span) {
     Literal l;
     l.kind = LitKind::NatVal;
-    l.nat = lo.nat;
-    return A2("add", std::move(off), literal(l, lo.expr->span));
+    l.nat = n;
+    return literal(l, span);
   }
   Expr stepped_offset(const std::string& b, const Bound& s, const std::string& w) const {
     return A2("add", A2("mul", as_nat(b), s.expr), as_nat(w));
@@ -255,8 +264,9 @@ class Desugar {
   // the checker requires to be non-negative (a written idx[len], take(len)), so
   // the assumed order becomes a side condition (n - 2 >= 0), checked with the sizes
   // or on entry. 0 is first: a bound not provably negative is assumed >= 0, and a
-  // part's lower bound at most its upper bound, the same way (in a fold, by the
-  // index values and the loops' ranges).
+  // part's lower bound at most its upper bound, the same way. A fold builds no slabs:
+  // there the lengths are natType values bound around it (unproven_), and the
+  // index values and loop ranges check 0 <= lb <= ub.
   bool known_le(const Point& x, const Point& y, size_t) const {
     if (x.b.nat == y.b.nat || arith::provably_le(x.b.nat, y.b.nat)) return true;
     if (arith::provably_lt(y.b.nat, x.b.nat)) return false;
@@ -270,8 +280,6 @@ class Desugar {
       if (!upper)
         for (auto [q, up2] : x.of)
           if (q == p && up2) return false;
-    // A fold builds no slabs, so nothing would check an order taken for large sizes.
-    if (w_.op == WithLoop::Op::Fold) return false;
     return le_for_large_sizes(x.b.nat, y.b.nat).value_or(false);
   }
 
@@ -295,8 +303,8 @@ class Desugar {
           const Point& y = j < pts.size() ? pts[j] : pts[j - 1];
           user_error("cannot order the with-loop bounds " + x.b.nat.to_string() + " and " +
                          y.b.nat.to_string() + " (dimension " + std::to_string(d) +
-                         "); bounds of different parts must be ordered, provably or (not in "
-                         "a fold) for large sizes",
+                         "); bounds of different parts must be ordered, provably or for large "
+                         "sizes",
                      parts_[p].src->span);
         }
         pts.insert(pts.begin() + static_cast<std::ptrdiff_t>(j), x);
@@ -342,6 +350,9 @@ class Desugar {
         if (position(pts, p, false) <= i && position(pts, p, true) >= i + 1) here.push_back(p);
       Bound len = diff(pts[i + 1].b, pts[i].b);
       Expr slab_src = build ? take(len, drop(pts[i].b, src)) : nullptr;
+      if (!build && !arith::provably_nonneg(len.nat) &&
+          std::find(unproven_.begin(), unproven_.end(), len.nat) == unproven_.end())
+        unproven_.push_back(len.nat);
       if (here.empty()) {
         if (build) slabs.push_back(slab_src);
         continue;
