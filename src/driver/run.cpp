@@ -224,13 +224,15 @@ std::vector<EntryParam> value_parameters(const rise::Checked& checked) {
   while (x && x->kind == rise::ExprKind::DepLambda) x = x->fn;
   for (size_t i = 0; t->kind == rise::TypeKind::Fun; ++i, t = t->b) {
     std::string name = "input" + std::to_string(i);
+    Span span;
     if (x && x->kind == rise::ExprKind::Lambda) {
       name = x->name;
+      span = x->span;
       x = x->fn;
     } else {
       x = nullptr;
     }
-    out.push_back({name, t->a});
+    out.push_back({name, t->a, span});
   }
   return out;
 }
@@ -272,6 +274,22 @@ void check_input_names(const std::vector<std::string>& params,
   }
 }
 
+// Whether no value has type t: idx[0], or an array, vector or pair with such elements
+// (arrays of inputs are never empty: sizes are positive).
+static bool has_no_values(const rise::Type& t) {
+  switch (t->kind) {
+    case rise::TypeKind::Index:
+      return t->size.is_const(0);
+    case rise::TypeKind::Array:
+    case rise::TypeKind::Vector:
+      return !t->size.is_const(0) && has_no_values(t->a);
+    case rise::TypeKind::Pair:
+      return has_no_values(t->a) || has_no_values(t->b);
+    default:
+      return false;
+  }
+}
+
 std::vector<rise::Value> make_inputs(const rise::Checked& checked,
                                      const std::map<std::string, std::string>& files,
                                      uint64_t seed) {
@@ -282,6 +300,11 @@ std::vector<rise::Value> make_inputs(const rise::Checked& checked,
   std::vector<rise::Value> out;
   for (size_t i = 0; i < params.size(); ++i) {
     const EntryParam& p = params[i];
+    if (has_no_values(p.type))
+      throw Error(ErrorKind::Usage,
+                  "the input '" + p.name + "' has type " + rise::print(p.type) +
+                      ", which has no values (idx[0] has none), so no input can be given",
+                  p.span);
     auto it = files.find(p.name);
     if (it == files.end()) {
       out.push_back(rise::random_input(p.type, runtime::derive_seed(seed, i)));

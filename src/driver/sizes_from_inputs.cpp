@@ -100,7 +100,7 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
                       opt.rfind("--", 0) == 0 ? opt.substr(0, opt.find(' ')) : opt);
 
   std::vector<Extent> extents;
-  for (const auto& [name, type] : params) {
+  for (const auto& [name, type, span] : params) {
     auto it = where.find(name);
     if (it == where.end()) continue;
     const std::string& opt = it->second;

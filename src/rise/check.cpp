@@ -66,7 +66,7 @@ Checked check_program(const Program& program, const std::string& entry, const Si
                     size_given(name) + " = " + std::to_string(value) + ": sizes must be positive");
     }
   }
-  return infer_entry(resolved, sizes);
+  return infer_entry(resolved, sizes, true);
 }
 
 Checked infer_expr(const Expr& e) {
