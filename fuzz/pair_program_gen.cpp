@@ -12,11 +12,12 @@
 namespace risec::fuzz {
 namespace {
 
-// A value type made of f32 and pairs.
+// A value type made of f32, i32 (counts) and pairs.
 struct PTy;
 using PTyRef = std::shared_ptr<const PTy>;
 struct PTy {
-  PTyRef a, b;  // both null: f32
+  PTyRef a, b;           // both null: a scalar
+  bool integer = false;  // a scalar: i32 rather than f32
   bool scalar() const { return !a; }
 };
 
@@ -25,17 +26,22 @@ PTyRef f32() {
   return t;
 }
 
+PTyRef i32() {
+  static const PTyRef t = std::make_shared<const PTy>(PTy{nullptr, nullptr, true});
+  return t;
+}
+
 PTyRef pair(PTyRef a, PTyRef b) {
   return std::make_shared<const PTy>(PTy{std::move(a), std::move(b)});
 }
 
 bool same(const PTyRef& x, const PTyRef& y) {
-  if (x->scalar() || y->scalar()) return x->scalar() && y->scalar();
+  if (x->scalar() || y->scalar()) return x->scalar() && y->scalar() && x->integer == y->integer;
   return same(x->a, y->a) && same(x->b, y->b);
 }
 
 std::string type_text(const PTyRef& t) {
-  if (t->scalar()) return "f32";
+  if (t->scalar()) return t->integer ? "i32" : "f32";
   return "(" + type_text(t->a) + ", " + type_text(t->b) + ")";
 }
 
@@ -102,7 +108,7 @@ class PairGenerator {
 
   // A random value type of at most `leaves` scalars.
   PTyRef random_type(int leaves) {
-    if (leaves <= 1 || pick(0, 2) == 0) return f32();
+    if (leaves <= 1 || pick(0, 2) == 0) return pick(0, 3) == 0 ? i32() : f32();
     int left = pick(1, leaves - 1);
     return pair(random_type(left), random_type(leaves - left));
   }
@@ -158,7 +164,27 @@ class PairGenerator {
     }
   }
 
+  // An i32 (a count): a variable, a literal whose type comes from context, a step.
+  std::string count(int depth) {
+    std::string v = var_of(i32());
+    if (depth <= 0 || --budget_ <= 0 || pick(0, 2) == 0)
+      return !v.empty() ? v : pick(0, 1) ? "0" : "1";
+    switch (pick(0, 2)) {
+      case 0:
+        return "(" + count(depth - 1) + " + 1)";
+      case 1:
+        return "select(" + cond(depth - 1) + ")(" + count(depth - 1) + ")(" + count(depth - 1) +
+               ")";
+      default:
+        return "(" + count(depth - 1) + " - " + count(depth - 1) + ")";
+    }
+  }
+
   std::string cond(int depth) {
+    if (pick(0, 5) == 0) {
+      std::string v = var_of(i32());
+      if (!v.empty()) return "(" + v + " < " + count(depth - 1) + ")";
+    }
     if (depth <= 0 || pick(0, 3) != 0)
       return "(" + scalar(depth - 1) + (in_.ConsumeBool() ? " < " : " > ") + scalar(depth - 1) +
              ")";
@@ -185,6 +211,7 @@ class PairGenerator {
 
   // A value of type t.
   std::string value(const PTyRef& t, int depth) {
+    if (t->scalar() && t->integer) return count(depth);
     if (depth <= 0 || --budget_ <= 0) {
       std::string v = var_of(t);
       if (!v.empty()) return v;
@@ -272,6 +299,7 @@ class PairGenerator {
       }
       case 2: {  // an argmax-like reduction over the results, then one element per input
         std::string a = fresh("a"), p = fresh("p"), q = fresh("q");
+        if (path_to(p, res, f32()).empty()) return m;  // only counts: no key
         PTyRef st = pair(f32(), res);
         scope_.push_back({a, st});
         scope_.push_back({p, res});

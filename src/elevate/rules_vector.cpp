@@ -182,10 +182,10 @@ class Lifter {
     if (!next) return nullptr;
     Expr init = lift(vals[2]);
     if (!init) return nullptr;
-    std::string tm = rise::fresh_name("m");
-    Expr vcond = lane_lambda(
-        cond->name, param_type(cond),
-        call("let", {test, rise::lambda(tm, call("any", {rise::ident(tm)}), mask_type())}));
+    // a condition the same in every lane stays a scalar (any of its broadcast)
+    Expr vcond = uses_lanes(cond->fn)
+                     ? lane_lambda(cond->name, param_type(cond), call("any", {test}))
+                     : lane_lambda(cond->name, param_type(cond), cond->fn);
     // the mask is computed once per step (a let), and blends each part of the state
     Expr vstep = lane_lambda(x, param_type(step),
                              call("let", {mask, util::fun("active", [&](const Expr& m) {

@@ -75,7 +75,7 @@ def mandel = depFun((n: Nat, k: Nat) => fun(cr: n.f32 => fun(ci: n.f32 =>
     |> fun(s => (s._2._1, s._1._1)))))))
 )";
 
-TEST(PairLowering, MandelbrotWithPairStates) {
+TEST(PairPipeline, MandelbrotWithPairStates) {
   NoContraction nc;
   for (const char* text : {kMandelPairs, kMandelShared}) {
     std::string file = write_scratch("mandel_pairs.rise", text);
@@ -95,7 +95,7 @@ TEST(PairLowering, MandelbrotWithPairStates) {
   }
 }
 
-TEST(PairLowering, GeneratedProgramsCompileOrAreRefusedLocated) {
+TEST(PairPipeline, GeneratedProgramsCompileOrAreRefusedLocated) {
 #ifndef RISEC_HAVE_PROGRAM_GEN
   GTEST_SKIP() << "fuzz/program_gen needs clang's FuzzedDataProvider.h, not found at configure";
 #else
@@ -131,8 +131,9 @@ TEST(PairLowering, GeneratedProgramsCompileOrAreRefusedLocated) {
         EXPECT_TRUE(e.span().known()) << e.message();
         EXPECT_EQ(e.message().find("ill-typed"), std::string::npos) << e.message();
         // a width that does not divide the length is refused for that reason
-        if (n % w != 0)
+        if (n % w != 0) {
           EXPECT_NE(e.message().find("not divisible"), std::string::npos) << e.message();
+        }
       }
     }
   }

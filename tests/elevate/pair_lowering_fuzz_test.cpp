@@ -38,6 +38,7 @@ TEST(PairLowering, GeneratedProgramsLowerAndVectorizeWellTyped) {
   for (int trial = 0; trial < 150; ++trial) {
     std::string text = generated(rng);
     SCOPED_TRACE(text);
+    if (std::getenv("RISEC_FUZZ_VERBOSE")) std::printf("%s", text.c_str());
     // a width from 2 to 16 that divides the length two times in three
     const int64_t w = 2 + static_cast<int64_t>(rng() % 15);
     const int64_t n = rng() % 3 ? w * (1 + static_cast<int64_t>(rng() % 3))
