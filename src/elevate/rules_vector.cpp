@@ -278,7 +278,7 @@ class Lifter {
       }
       Expr la = lift(a.value);
       if (!la) return nullptr;
-      if ((is(PrimId::Fst) || is(PrimId::Snd)) && la->kind != ExprKind::Ident) {
+      if ((is(PrimId::Fst) || is(PrimId::Snd)) && !projection_path(la)) {
         // the part the projection drops may hold lanes nothing else determines: the
         // pair is bound by a let that says its type
         std::string t = rise::fresh_name("t");
@@ -290,6 +290,14 @@ class Lifter {
     if (is(PrimId::Select) && sp.args.size() == 3 && uses_lanes(sp.args[0].value))
       return shortcut(out, lane_type(e->type, n_));
     return out;
+  }
+
+  // A variable or a projection of one (z._2._1): its type is the variable's part.
+  static bool projection_path(const Expr& e) {
+    if (e->kind == ExprKind::Ident) return true;
+    auto c = util::as_prim_call(e);
+    return c && (c->name() == "fst" || c->name() == "snd") && c->args.size() == 1 &&
+           projection_path(c->args[0]);
   }
 
   static bool has_loop(const Expr& e) {
