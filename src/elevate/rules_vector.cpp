@@ -278,9 +278,9 @@ class Lifter {
       }
       Expr la = lift(a.value);
       if (!la) return nullptr;
-      if ((is(PrimId::Fst) || is(PrimId::Snd)) && !projection_path(la)) {
+      if ((is(PrimId::Fst) || is(PrimId::Snd)) && !projection_path(la) && !loop_result(la)) {
         // the part the projection drops may hold lanes nothing else determines: the
-        // pair is bound by a let that says its type
+        // pair is bound by a let that says its type (a loop's state says it already)
         std::string t = rise::fresh_name("t");
         return call("let", {la, rise::lambda(t, rise::app(out, rise::ident(t)),
                                              lane_type(a.value->type, n_))});
@@ -298,6 +298,13 @@ class Lifter {
     auto c = util::as_prim_call(e);
     return c && (c->name() == "fst" || c->name() == "snd") && c->args.size() == 1 &&
            projection_path(c->args[0]);
+  }
+
+  // The result of a reduction or loop, whose state's type its lifted operator says.
+  static bool loop_result(const Expr& e) {
+    const Expr& h = rise::spine(e).head;
+    return h->kind == ExprKind::Primitive && h->prim &&
+           (h->prim->family == rise::Family::Reduce || h->prim->family == rise::Family::Loop);
   }
 
   static bool has_loop(const Expr& e) {
