@@ -95,6 +95,27 @@ TEST(PairPipeline, MandelbrotWithPairStates) {
   }
 }
 
+// Forms the generator found that vectorize refused as ill-typed: a let whose body
+// mentions only its own (lane) variable besides a literal, left unlifted; and a map
+// whose function is the same in every lane (the broadcast's width fixed by nothing
+// once `simplify` has moved the map under a reduction).
+TEST(PairPipeline, VectorizeKeepsWidthsNothingElseFixes) {
+  NoContraction nc;
+  std::string let_body = write_scratch("let_body.rise", R"(
+def pairs = depFun((n: Nat) => fun(x: n.f32 => fun(alpha: f32 =>
+  x |> map(fun(p => let q = alpha + p in (-2.0f, q))))))
+)");
+  EXPECT_TRUE(compile_and_check(let_body, vectorize(8), "n=16"));
+  std::string constant = write_scratch("constant_map.rise", R"(
+def counts = depFun((n: Nat) => fun(x: n.f32 => fun(alpha: f32 =>
+  x |> map(fun(c => alpha))
+    |> fun(q => q |> reduceSeq(fun(a, p => select(a._1 < alpha)((p, p))(a)))((-1000.0f, alpha))
+    |> fun(a => q |> map(fun(p => (p + a._1, a._2))))))))
+)");
+  EXPECT_TRUE(compile_and_check(
+      constant, "simplify ; (vectorize(8) @ outermost(isFullyApplied(isMap))) ; lowerToC", "n=16"));
+}
+
 TEST(PairPipeline, GeneratedProgramsCompileOrAreRefusedLocated) {
 #ifndef RISEC_HAVE_PROGRAM_GEN
   GTEST_SKIP() << "fuzz/program_gen needs clang's FuzzedDataProvider.h, not found at configure";
