@@ -142,6 +142,15 @@ class Translator {
     return std::get<Nat>(p->targs[i]);
   }
 
+  // Whether the Nat value v fits its type: a natType value always (it stays
+  // symbolic), an idx[n] value when it is provably in [0, n). Index arithmetic and
+  // natAsIndex whose result is not proven so stay run-time operations, which the
+  // backends check (docs/architecture.md, "Bounds checks").
+  static bool in_bounds(const Nat& v, const Type& t) {
+    return t->kind != TypeKind::Index ||
+           (arith::provably_nonneg(v) && arith::provably_lt(v, t->size));
+  }
+
   // A readable value as a Nat (index arithmetic stays symbolic where it can).
   CommandP with_nat(const ExpressionP& v, const Nat& bound,
                     const std::function<CommandP(const Nat&)>& k) {
@@ -1027,17 +1036,15 @@ class Translator {
         });
       });
     }
-    if (pr.family == Family::Index) {
+    if (pr.family == Family::Index || pr.is(PrimId::Cast)) {
+      // An index made from a value (natAsIndex, a cast to idx[n]) is a Cast that the
+      // backends check against n (docs/architecture.md, "Bounds checks"); one that is
+      // a Nat proven in [0, n) stays symbolic.
       return con(a[0], [&](const ExpressionP& x) {
-        if (x->kind == Expression::Nat) return k(ex_nat(x->idx, e->type));
+        if (x->kind == Expression::Nat && in_bounds(x->idx, e->type))
+          return k(ex_nat(x->idx, e->type));
         Expression c{Expression::Cast, e->type};
-        c.args = {x};
-        return k(ex_make(std::move(c)));
-      });
-    }
-    if (pr.is(PrimId::Cast)) {
-      return con(a[0], [&](const ExpressionP& x) {
-        Expression c{Expression::Cast, e->type};
+        c.prim = &pr;
         c.args = {x};
         return k(ex_make(std::move(c)));
       });
@@ -1082,7 +1089,7 @@ class Translator {
           Nat r = pr.is(PrimId::Add)   ? xs[0]->idx + xs[1]->idx
                   : pr.is(PrimId::Sub) ? xs[0]->idx - xs[1]->idx
                                        : xs[0]->idx * xs[1]->idx;
-          return k(ex_nat(r, e->type));
+          if (in_bounds(r, e->type)) return k(ex_nat(r, e->type));
         }
         // Division and modulo of a non-negative index by a positive constant (C's / and %
         // are floor division there) stay symbolic too, so that arith simplifies them.
@@ -1091,7 +1098,7 @@ class Translator {
             *xs[1]->idx.as_const() > 0 && arith::provably_nonneg(xs[0]->idx)) {
           Nat r = pr.is(PrimId::Div) ? arith::floordiv(xs[0]->idx, xs[1]->idx)
                                      : arith::mod(xs[0]->idx, xs[1]->idx);
-          return k(ex_nat(r, e->type));
+          if (in_bounds(r, e->type)) return k(ex_nat(r, e->type));
         }
         // Arithmetic is an operator (unary: neg, not); a math builtin is a call.
         bool math = pr.family == Family::Math;

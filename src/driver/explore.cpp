@@ -314,6 +314,7 @@ void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measure
   t.workers = 1;
   t.seed = cfg.seed;
   t.shift_tails = cfg.shift_tails;
+  t.bounds_checks = cfg.bounds_checks;
   try {
     if (cfg.finish && !elevate::strategy_params(file).empty()) {
       TrialDb db(":memory:");
@@ -455,6 +456,7 @@ int cmd_explore(const Options& o) {
   cfg.target = o.target;
   cfg.progress = &std::cerr;
   cfg.shift_tails = !o.no_shift_tails;
+  cfg.bounds_checks = !o.no_bounds_checks;
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   ExploreResult r = explore(cfg, *measurer);
   std::cerr << "explore: " << r.start_sites.size() << " site(s) in the RNF program, "

@@ -493,11 +493,14 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
   if (!g.arith_text_.empty()) src << g.arith_text_ << "\n";
+  const std::string input_checks = input_index_checks(inputs);
+  if (g.uses_index_checks_ || !input_checks.empty()) src << kBoundsCodes << kBoundsHostHelper;
+  if (g.uses_index_checks_) src << index_check_helper() << "\n";
   if (!g.foreign_text_.empty()) src << g.foreign_text_ << "\n";
   src << before_function();
   std::string body_text = print(c_block(body), 1);
   src << sig << " {\n"
-      << function_prologue(u.name, sizes) << unused_sizes(body_text, sizes)
+      << function_prologue(u.name, sizes) << input_checks << unused_sizes(body_text, sizes)
       << interface_parts(body_text) << body_text << "}\n\n";
   src << call_wrapper(u.name, sig, out_dt, inputs, sizes);
   u.source = src.str();

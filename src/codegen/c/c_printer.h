@@ -45,6 +45,10 @@ const char* scalar_c(rise::ScalarKind k);
 std::string index_helpers(const std::string& t);
 // The default RISEC_PRECONDITION_FAILED (a message and abort()), unless defined.
 extern const char* const kPreconditionHelper;
+// The codes of bounds failures and risec_bounds_fail, the host's report of one
+// (bounds_checks.cpp).
+extern const char* const kBoundsCodes;
+extern const char* const kBoundsHostHelper;
 // A C string literal for plain text.
 std::string c_string(const std::string& text);
 // A Nat printed as C, with its precedence.
@@ -155,6 +159,16 @@ class CPrinter {
   std::string checked_division(const rise::PrimitiveInfo& op, const Type& t);
   std::string int_from_double(rise::ScalarKind k);
 
+  // ---- bounds checks of data-dependent indices (bounds_checks.cpp)
+  // The checked form of an index made from data (a Cast to idx[n], index arithmetic),
+  // or none when the options turn checks off or the value is in range by its type.
+  std::optional<CExpr> checked_index(const ExpressionP& e, const std::vector<CExpr>& args);
+  // The definition of risec_index(v, n, kind), which the checked forms call: in C, a
+  // call of risec_bounds_fail when v is outside [0, n).
+  virtual std::string index_check_helper();
+  // The host's checks, on entry, of inputs with idx[n] (or natType) elements.
+  std::string input_index_checks(const std::vector<dpia::Input>& inputs);
+
   // ---- view resolution: reads and writes (c_backend.cpp)
   CExpr var_access(const std::string& name, const Path& path);
   // The memory location behind the most recent variable access (to decide whether
@@ -235,7 +249,8 @@ class CPrinter {
   int tmp_counter_ = 0;
   std::string function_name_;
   bool uses_alloc_ = false;
-  bool uses_block_loops_ = false;  // a loop with a shifted tail (RISEC_BLOCK_LOOP)
+  bool uses_index_checks_ = false;  // a checked_index was printed (risec_index)
+  bool uses_block_loops_ = false;   // a loop with a shifted tail (RISEC_BLOCK_LOOP)
   // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU
   // printers; the GPU printers keep arrays of structs of scalars (pairs holding arrays are
   // stored per component on every target).

@@ -38,6 +38,7 @@ class CudaPrinter : public gpu::GpuPrinter {
   std::vector<std::string> local_memory(const std::vector<LocalArray>& arrays, Launch& l) override;
   std::string kernel_head() const override { return "__global__ void "; }
   bool dual_width_kernels() const override { return true; }
+  std::string index_check_helper() override;
   void begin_kernel(const gpu::LaunchInfo& info) override;
   std::string kernel_prefix() const override;
   void before_parallel_loop(const Command& loop, std::vector<CStmtP>& out) override;

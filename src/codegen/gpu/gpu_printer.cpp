@@ -390,8 +390,12 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
       param(global_param(c_type(p.leaf), cname(m) + p.suffix, u.written.count(m) > 0));
   }
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
-  std::string text = kernel_prefix() + name + "(" + params + ") {\n";
   std::string body_text = print(c_block(body), 1);
+  // A kernel that checks indices records a failure in the fault buffer (if the target
+  // passes one: fault_param).
+  l.fault = !fault_param().empty() && body_text.find("risec_index(") != std::string::npos;
+  if (l.fault) param(fault_param());
+  std::string text = kernel_prefix() + name + "(" + params + ") {\n";
   text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
   return text;
 }
