@@ -60,6 +60,32 @@ class Translator {
 
   // ------------------------------------------------------------ copies
   // Write a readable value of any data type into an acceptor, element by element.
+  // An array literal (nested makeArray) of more scalar literals than specialise
+  // unrolls over (kTableMin) is a table of constants (Command::table): bound data
+  // (--bind) of thousands of values becomes one static array, not a store per
+  // element. Smaller ones keep their stores, which the C compiler folds.
+  static constexpr size_t kTableMin = 65;
+  static bool table_scalars(const Phrase& e, std::vector<rise::Literal>& out) {
+    if (e->kind == PhraseNode::Literal) {
+      if (e->type->kind != TypeKind::Scalar) return false;
+      rise::Literal l = e->lit;
+      l.scalar = e->type->scalar;
+      out.push_back(l);
+      return true;
+    }
+    if (e->kind != PhraseNode::Prim || !e->prim || !e->prim->is(PrimId::MakeArray)) return false;
+    for (const Phrase& a : e->args)
+      if (!table_scalars(a, out)) return false;
+    return true;
+  }
+  static std::shared_ptr<const std::vector<rise::Literal>> table_of(const Phrase& e) {
+    std::vector<rise::Literal> out;
+    if (!e->prim || !e->prim->is(PrimId::MakeArray) || !table_scalars(e, out) ||
+        out.size() < kTableMin)
+      return nullptr;
+    return std::make_shared<const std::vector<rise::Literal>>(std::move(out));
+  }
+
   CommandP copy(const AcceptorP& a, const ExpressionP& v) {
     const Type& t = a->dt;
     switch (t->kind) {
@@ -475,6 +501,10 @@ class Translator {
                      })});
     }
     if (pr.is(PrimId::MakeArray)) {
+      if (auto table = table_of(e)) {
+        std::string t = fresh("tmp");
+        return cm_new_table(t, e->type, table, copy(A, ex_var(t, e->type)));
+      }
       std::vector<CommandP> items;
       for (size_t i = 0; i < a.size(); ++i)
         items.push_back(acc(a[i], ac_idx(A, Nat(static_cast<int64_t>(i)))));
@@ -1021,6 +1051,11 @@ class Translator {
         return k(ex_make(std::move(m)));
       });
     }
+    if (pr.is(PrimId::MakeArray))
+      if (auto table = table_of(e)) {
+        std::string t = fresh("tmp");
+        return cm_new_table(t, e->type, table, k(ex_var(t, e->type)));
+      }
     if (pr.is(PrimId::MakeArray) || pr.is(PrimId::Scatter) || pr.is(PrimId::Update))
       return materialize(e, k);
     if (pr.is(PrimId::MapFst) || pr.is(PrimId::MapSnd)) {

@@ -94,6 +94,14 @@ class CPrinter {
   virtual CStmtP declare_variable(const std::string& decl, dpia::Space space);
   // Text between the typedefs and the function (outlined functions, declarations).
   virtual std::string before_function() { return ""; }
+  // The declaration, before the function, of a table of constants (Command::table)
+  // named `name` of `count` elements of C type `elem` with initialiser `values`
+  // ("1.0f, 2.0f, ..."): C `static const`.
+  virtual std::string table_declaration(const std::string& elem, const std::string& name,
+                                        size_t count, const std::string& values);
+  // Registers the table of constants of New command c (its storage and C name) and
+  // declares it once in table_text_.
+  void declare_table(const Command& c);
   // The statements at the entry of the function (C: checks of size preconditions).
   virtual std::string function_prologue(const std::string& fn,
                                         const std::vector<std::string>& sizes);
@@ -244,6 +252,8 @@ class CPrinter {
   std::string foreign_text_;  // definitions of the foreign functions called
   std::set<std::string> arith_helpers_;
   std::string arith_text_;  // checked integer division and modulo (checked_division)
+  std::set<std::string> tables_;
+  std::string table_text_;  // the tables of constants (declare_table)
   std::set<std::string> simd_decls_;
   std::string simd_text_;
   int tmp_counter_ = 0;

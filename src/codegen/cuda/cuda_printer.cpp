@@ -338,6 +338,7 @@ CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP
     cu << kBoundsCodes << kBoundsHostHelper;
   if (uses_index_checks_) cu << index_check_helper() << "\n";
   if (!foreign_text_.empty()) cu << host_device(foreign_text_) << "\n";
+  cu << table_text_;
   cu << kernels << host_text(sig, output, out_dt, inputs, sizes);
   u.source = cu.str();
   u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);

@@ -262,6 +262,13 @@ void GpuPrinter::split(const CommandP& c) {
       for (const CommandP& x : c->body) split(x);
       return;
     case Command::New:
+      // A table of constants is declared once for every kernel (CPrinter::declare_table;
+      // OpenCL `__constant`), never a buffer the host fills.
+      if (c->table) {
+        declare_table(*c);
+        split(c->body[0]);
+        return;
+      }
       // Kept inside one kernel unless launches share it or it is too large for a
       // work item's private memory (then a global buffer, like the ones shared).
       if (!has_gpu_loops(c->body[0]) &&

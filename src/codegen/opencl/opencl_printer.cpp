@@ -156,7 +156,7 @@ CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const Comm
   if (!arith_text_.empty()) cl << arith_text_ << "\n";
   if (uses_index_checks_) cl << kBoundsCodes << index_check_helper() << "\n";
   if (!foreign_text_.empty()) cl << foreign_text_ << "\n";
-  cl << kernels;
+  cl << table_text_ << kernels;
   u.kernel_source = cl.str();
   kernel_source_ = u.kernel_source;
   std::string sig = signature(u, output, out_dt, inputs, sizes);
