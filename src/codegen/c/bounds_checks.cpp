@@ -2,7 +2,8 @@
 // An idx[n] value is in [0, n) by construction wherever it is made: a literal or a
 // loop index is proven so, and the places where one is made from data are checked
 // here, once, where the value is computed:
-//   - natAsIndex(n)(v) and cast(v): idx[n] of a value that is not a proven Nat;
+//   - natAsIndex(n)(v) and cast(v): idx[n] of a value that is not a proven Nat, and a
+//     cast of a signed integer to natType (not negative);
 //   - index arithmetic (add, sub, mul, div, mod on indices) not proven in bounds;
 //   - inputs of idx[n] (and natType) elements: the whole array once, on entry, before
 //     any loop runs (a hoisted check; the host does it for the GPU targets).
@@ -29,6 +30,7 @@ const char* const kBoundsCodes = R"(#define RISEC_IDX_NAT_AS_INDEX 1
 #define RISEC_IDX_MUL 7
 #define RISEC_IDX_DIV 8
 #define RISEC_IDX_MOD 9
+#define RISEC_IDX_NAT_CAST 10
 )";
 
 // The host's report of a failure with the interpreter's text.
@@ -46,6 +48,8 @@ __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, in
     snprintf(what, sizeof what, "cast: %lld is out of range for idx[%lld]", v, n);
   else if (kind == RISEC_IDX_INPUT)
     snprintf(what, sizeof what, "input value %lld is out of range for idx[%lld]", v, n);
+  else if (kind == RISEC_IDX_NAT_CAST)
+    snprintf(what, sizeof what, "cast: the negative value %lld to natType", v);
   else if (kind == RISEC_IDX_NAT_INPUT)
     snprintf(what, sizeof what, "natType input value %lld is negative", v);
   else
@@ -82,7 +86,17 @@ const char* index_op_code(PrimId op) {
 }  // namespace
 
 std::optional<CExpr> CPrinter::checked_index(const ExpressionP& e, const std::vector<CExpr>& args) {
-  if (!opts_.bounds_checks || e->dt->kind != TypeKind::Index) return std::nullopt;
+  if (!opts_.bounds_checks) return std::nullopt;
+  // A signed integer cast to natType must not be negative (natAsIndex of it checks
+  // the rest).
+  if (e->dt->kind == TypeKind::NatData && e->kind == Expression::Cast) {
+    const Type& from = e->args[0]->dt;
+    if (from->kind != TypeKind::Scalar || !rise::is_signed_int(from->scalar)) return std::nullopt;
+    uses_index_checks_ = true;
+    return c_call("risec_index",
+                  {c_cast("int64_t", args[0]), c_atom("INT64_MAX"), c_atom("RISEC_IDX_NAT_CAST")});
+  }
+  if (e->dt->kind != TypeKind::Index) return std::nullopt;
   const Nat& n = e->dt->size;
   CExpr value;
   std::string code;
