@@ -31,6 +31,8 @@ const char* const kBoundsCodes = R"(#define RISEC_IDX_NAT_AS_INDEX 1
 #define RISEC_IDX_DIV 8
 #define RISEC_IDX_MOD 9
 #define RISEC_IDX_NAT_CAST 10
+#define RISEC_IDX_NAT_AS_INDEX_OF_CAST 11
+#define RISEC_IDX_CAST_OF_CAST 12
 )";
 
 // The host's report of a failure with the interpreter's text.
@@ -42,6 +44,13 @@ __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, in
                                                               long long v, long long n) {
   static const char* const ops[] = {"add", "sub", "mul", "div", "mod"};
   char what[160];
+  /* natAsIndex(n)(cast(v)) of a signed v, checked at once: the cast fails first */
+  if ((kind == RISEC_IDX_NAT_AS_INDEX_OF_CAST || kind == RISEC_IDX_CAST_OF_CAST) && v < 0)
+    kind = RISEC_IDX_NAT_CAST;
+  else if (kind == RISEC_IDX_NAT_AS_INDEX_OF_CAST)
+    kind = RISEC_IDX_NAT_AS_INDEX;
+  else if (kind == RISEC_IDX_CAST_OF_CAST)
+    kind = RISEC_IDX_CAST;
   if (kind == RISEC_IDX_NAT_AS_INDEX)
     snprintf(what, sizeof what, "natAsIndex(%lld): %lld is out of range", n, v);
   else if (kind == RISEC_IDX_CAST)
@@ -61,7 +70,7 @@ __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, in
 
 std::string CPrinter::index_check_helper() {
   return "static inline int risec_index(int64_t v, int64_t n, int kind) {\n"
-         "  if (__builtin_expect(v < 0 || v >= n, 0)) {\n"
+         "  if (__builtin_expect((uint64_t)v >= (uint64_t)n, 0)) {\n"
          "    risec_bounds_fail(" +
          c_string(function_name_) +
          ", kind, v, n);\n"
@@ -108,7 +117,17 @@ std::optional<CExpr> CPrinter::checked_index(const ExpressionP& e, const std::ve
         (from->kind != TypeKind::Scalar || !rise::is_integer(from->scalar)))
       return std::nullopt;
     value = c_cast("int64_t", args[0]);
-    code = e->prim && e->prim->is(PrimId::NatAsIndex) ? "RISEC_IDX_NAT_AS_INDEX" : "RISEC_IDX_CAST";
+    const bool nat_as_index = e->prim && e->prim->is(PrimId::NatAsIndex);
+    code = nat_as_index ? "RISEC_IDX_NAT_AS_INDEX" : "RISEC_IDX_CAST";
+    // Of a signed integer cast to natType (natAsIndex(m)(cast(v))): one check of v,
+    // which reports the cast's failure for a negative v (one comparison, not two).
+    const ExpressionP& inner = e->args[0];
+    if (inner->kind == Expression::Cast && inner->dt->kind == TypeKind::NatData &&
+        inner->args[0]->dt->kind == TypeKind::Scalar &&
+        rise::is_signed_int(inner->args[0]->dt->scalar)) {
+      value = c_cast("int64_t", read(inner->args[0], {}));
+      code = nat_as_index ? "RISEC_IDX_NAT_AS_INDEX_OF_CAST" : "RISEC_IDX_CAST_OF_CAST";
+    }
   } else if (e->kind == Expression::Binary && args.size() == 2) {
     const char* op = e->prim->is(PrimId::Add)   ? "+"
                      : e->prim->is(PrimId::Sub) ? "-"

@@ -310,7 +310,7 @@ CExpr CudaPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
 std::string CudaPrinter::index_check_helper() {
   return "__device__ long long risec_fault[3];\n"
          "__device__ inline int risec_index(int64_t v, int64_t n, int kind) {\n"
-         "  if (v < 0 || v >= n) {\n"
+         "  if ((uint64_t)v >= (uint64_t)n) {\n"
          "    if (atomicCAS((unsigned long long*)&risec_fault[0], 0ull, (unsigned long "
          "long)kind) == 0ull) {\n"
          "      risec_fault[1] = v;\n      risec_fault[2] = n;\n    }\n"

@@ -132,7 +132,7 @@ std::string OpenCLPrinter::global_param(const std::string& type, const std::stri
 std::string OpenCLPrinter::index_check_helper() {
   return "#define risec_index(v, n, kind) risec_index_cl((v), (n), (kind), risec_fault)\n"
          "int risec_index_cl(long v, long n, int kind, __global long* f) {\n"
-         "  if (v < 0 || v >= n) {\n"
+         "  if ((ulong)v >= (ulong)n) {\n"
          "    if (atomic_cmpxchg((volatile __global int*)f, 0, kind) == 0) { f[1] = v; f[2] = n; "
          "}\n"
          "    return 0;\n  }\n  return (int)v;\n}\n";
