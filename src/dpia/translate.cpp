@@ -58,8 +58,6 @@ class Translator {
     return with_param(lam, a, [&](const Phrase& inner) { return with_param(inner, b, f); });
   }
 
-  // ------------------------------------------------------------ copies
-  // Write a readable value of any data type into an acceptor, element by element.
   // An array literal (nested makeArray) of more scalar literals than specialise
   // unrolls over (kTableMin) is a table of constants (Command::table): bound data
   // (--bind) of thousands of values becomes one static array, not a store per
@@ -86,6 +84,8 @@ class Translator {
     return std::make_shared<const std::vector<rise::Literal>>(std::move(out));
   }
 
+  // ------------------------------------------------------------ copies
+  // Write a readable value of any data type into an acceptor, element by element.
   CommandP copy(const AcceptorP& a, const ExpressionP& v) {
     const Type& t = a->dt;
     switch (t->kind) {
