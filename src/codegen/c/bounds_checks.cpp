@@ -36,8 +36,8 @@ const char* const kBoundsCodes = R"(#define RISEC_IDX_NAT_AS_INDEX 1
 )";
 
 // The host's report of a failure with the interpreter's text.
-const char* const kBoundsHostHelper = R"(#ifndef RISEC_BOUNDS_FAILED
-#include <stdio.h>
+const char* const kBoundsHostHelper = R"(#include <stdio.h>
+#ifndef RISEC_BOUNDS_FAILED
 #define RISEC_BOUNDS_FAILED(fn, what) (fprintf(stderr, "%s: %s\n", fn, what), abort())
 #endif
 __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, int kind,
