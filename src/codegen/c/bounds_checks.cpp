@@ -44,6 +44,7 @@ __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, in
                                                               long long v, long long n) {
   static const char* const ops[] = {"add", "sub", "mul", "div", "mod"};
   char what[160];
+  (void)fn; /* a RISEC_BOUNDS_FAILED of the user's may not use it */
   /* natAsIndex(n)(cast(v)) of a signed v, checked at once: the cast fails first */
   if ((kind == RISEC_IDX_NAT_AS_INDEX_OF_CAST || kind == RISEC_IDX_CAST_OF_CAST) && v < 0)
     kind = RISEC_IDX_NAT_CAST;
