@@ -1075,6 +1075,13 @@ class Translator {
       // An index made from a value (natAsIndex, a cast to idx[n]) is a Cast that the
       // backends check against n (docs/architecture.md, "Bounds checks"); one that is
       // a Nat proven in [0, n) stays symbolic.
+      const Type& from = a[0]->type;
+      if ((e->type->kind == TypeKind::Index || e->type->kind == TypeKind::NatData) &&
+          from->kind == TypeKind::Scalar && rise::is_float(from->scalar))
+        user_error("cast of a " + rise::print(from) + " value to " + rise::print(e->type) +
+                       " (the interpreter refuses it when it runs): cast it to an integer "
+                       "type first",
+                   e->span);
       return con(a[0], [&](const ExpressionP& x) {
         if (x->kind == Expression::Nat && in_bounds(x->idx, e->type))
           return k(ex_nat(x->idx, e->type));

@@ -153,6 +153,22 @@ TEST(BoundsChecks, AHistogramWithTooFewBinsStops) {
       << show(r);
 }
 
+// A float cast to an index or natType has no meaning (the interpreter refuses it when
+// it runs): compiling it is a located error, not a C conversion.
+TEST(BoundsChecks, AFloatCastToAnIndexIsRefusedLocated) {
+  for (const char* body : {"idx(cast(v):idx[m])(x)", "idx(natAsIndex(m)(cast(v):natType))(x)"}) {
+    const std::string path = write_scratch(
+        "bounds_float.rise",
+        std::string("def f = depFun((n: Nat, m: Nat) => fun(xs: n.f32 => fun(x: m.f32 =>\n"
+                    "  xs |> map(fun(v => ") +
+            body + ")))))");
+    CliResult r = run_risec({"compile", path, "--size", "n=4,m=4"});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_NE(r.err.find("bounds_float.rise:2:"), std::string::npos) << show(r);
+    EXPECT_NE(r.err.find("cast it to an integer type first"), std::string::npos) << show(r);
+  }
+}
+
 // The shape of the code: checks where an index is made from data, none with
 // --no-bounds-checks, none where the index is proven in range, and inputs of indices
 // checked once on entry (before any loop), on every target's host.
