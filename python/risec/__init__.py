@@ -160,7 +160,8 @@ def _as_c_array(value: object) -> np.ndarray:
 def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             target: str = "c", params: Union[Mapping[str, object], Sequence[str], None] = None,
             entry: str = "", sizes: Optional[Mapping[str, int]] = None,
-            bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True) -> Kernel:
+            bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True,
+            bounds_checks: bool = True) -> Kernel:
     """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
     lowerToC when None) for `target` ("c" or "openmp"), then compile the C code and
     load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
@@ -169,7 +170,9 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     each call). `bind` makes inputs known at compile time, as --bind: parameter name ->
     a NumPy array (or a .npy path); their values are folded into the code, the
     parameters leave the kernel's arguments and the sizes their shapes give are fixed.
-    `shift_tails=False` keeps innermost loops plain, as --no-shift-tails."""
+    `shift_tails=False` keeps innermost loops plain, as --no-shift-tails.
+    `bounds_checks=False` leaves indices made from data unchecked, as
+    --no-bounds-checks (by default an index out of range raises risec.Error)."""
     text, is_path = _text_or_path(program)
     with tempfile.TemporaryDirectory(prefix="risec-bind-") as tmp:
         files: dict[str, str] = {}
@@ -190,13 +193,14 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
                 raise Error(f"bind {name}: dtype {a.dtype} is no RISE scalar type", exit_code=2)
             files[name] = os.path.join(tmp, f"bind{len(files)}.npy")
             np.save(files[name], a)
-        return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails)
+        return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails,
+                        bounds_checks)
 
 
 def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: str,
              params: Union[Mapping[str, object], Sequence[str], None], entry: str,
              sizes: Optional[Mapping[str, int]], bind: dict[str, str],
-             shift_tails: bool = True) -> Kernel:
+             shift_tails: bool = True, bounds_checks: bool = True) -> Kernel:
     stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
     if params is None:
         plist: list[str] = []
@@ -205,7 +209,7 @@ def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: s
     else:
         plist = [str(p) for p in params]
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
-                                dict(sizes or {}), bind, shift_tails))
+                                dict(sizes or {}), bind, shift_tails, bounds_checks))
 
 
 def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",

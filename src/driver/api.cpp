@@ -258,6 +258,7 @@ Source compile(const Program& program, const CompileOptions& options) {
     req.trace = options.trace;
     req.simplify = options.simplify;
     req.shift_tails = options.shift_tails;
+    req.bounds_checks = options.bounds_checks;
     req.bind = &options.bind;
     impl->compiled = driver::compile(req);
     impl->target = options.target;

@@ -16,13 +16,38 @@ namespace {
 using rise::Expr;
 using rise::ExprKind;
 
+// The widest array literal bind writes: longer arrays are rows of this many elements,
+// joined (and a shorter last part concatenated), so that no makeArray has more
+// arguments than this. Type inference and rewriting walk an application's spine, so
+// one makeArray of 4,096 arguments took quadratic time (issue 32).
+constexpr size_t kWidestLiteral = 64;
+
+// An array literal of `elems`: one makeArray, or join(rows) ++ rest (see above).
+Expr array_literal(const std::vector<Expr>& elems) {
+  if (elems.size() <= kWidestLiteral) {
+    Expr e = rise::make_array_prim(static_cast<int>(elems.size()));
+    for (const Expr& x : elems) e = rise::app(e, x);
+    return e;
+  }
+  const size_t whole = elems.size() / kWidestLiteral * kWidestLiteral;
+  std::vector<Expr> rows;
+  for (size_t r = 0; r < whole; r += kWidestLiteral)
+    rows.push_back(array_literal(
+        std::vector<Expr>(elems.begin() + static_cast<ptrdiff_t>(r),
+                          elems.begin() + static_cast<ptrdiff_t>(r + kWidestLiteral))));
+  Expr joined = rise::app(rise::primitive("join"), array_literal(rows));
+  if (whole == elems.size()) return joined;
+  Expr rest =
+      array_literal(std::vector<Expr>(elems.begin() + static_cast<ptrdiff_t>(whole), elems.end()));
+  return rise::app(rise::app(rise::primitive("concat"), joined), rest);
+}
+
 // The literal of a value of type t (a scalar, or an array of such, concrete).
 Expr literal_of_value(const rise::Value& v, const rise::Type& t) {
   if (t->kind == rise::TypeKind::Array) {
-    const int64_t n = v.size();
-    Expr e = rise::make_array_prim(static_cast<int>(n));
-    for (int64_t i = 0; i < n; ++i) e = rise::app(e, literal_of_value(v.at(i), t->a));
-    return e;
+    std::vector<Expr> elems;
+    for (int64_t i = 0; i < v.size(); ++i) elems.push_back(literal_of_value(v.at(i), t->a));
+    return array_literal(elems);
   }
   const rise::ScalarKind k = t->scalar;
   if (k == rise::ScalarKind::F32) return rise::scalar_lit(k, 0, static_cast<double>(v.as_f32()));

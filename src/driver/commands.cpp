@@ -394,6 +394,7 @@ int cmd_compile(const Options& o) {
   co.trace = o.trace;
   co.simplify = !o.no_simplify;
   co.shift_tails = !o.no_shift_tails;
+  co.bounds_checks = !o.no_bounds_checks;
   co.bind = parse_input_options(o.binds, "--bind");
   risec::Source c = risec::compile(api::wrap(load_program(o.file)), co);
   if (o.dump_dpia) std::cerr << c.dpia();

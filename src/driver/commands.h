@@ -26,8 +26,9 @@ struct Options {
   std::string target = "c";
   bool dump_dpia = false;
   bool trace = false;
-  bool no_simplify = false;     // --no-simplify: the default lowering is lowerToC alone
-  bool no_shift_tails = false;  // --no-shift-tails: plain innermost loops (c, openmp)
+  bool no_simplify = false;       // --no-simplify: the default lowering is lowerToC alone
+  bool no_shift_tails = false;    // --no-shift-tails: plain innermost loops (c, openmp)
+  bool no_bounds_checks = false;  // --no-bounds-checks: data-dependent indices unchecked
   bool types = false;
   bool full = false;  // --full (eval, run): print every element of the result
   bool help = false;

@@ -86,6 +86,7 @@ Compiled compile(const CompileRequest& req) {
   for (size_t i = 0; i < inputs.size(); ++i) out_dt = out_dt->b;
   codegen::CGenOptions opts;
   opts.target = *target;
+  opts.bounds_checks = req.bounds_checks;
   opts.shift_tails = req.shift_tails && (target->backend == dpia::Target::Backend::C ||
                                          target->backend == dpia::Target::Backend::OpenMP);
   // The program's side conditions on symbolic sizes (those the strategy's result

@@ -315,6 +315,7 @@ void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measure
   t.workers = 1;
   t.seed = cfg.seed;
   t.shift_tails = cfg.shift_tails;
+  t.bounds_checks = cfg.bounds_checks;
   try {
     if (cfg.finish && !elevate::strategy_params(file).empty()) {
       TrialDb db(":memory:");
@@ -455,6 +456,7 @@ int cmd_explore(const Options& o) {
   cfg.target = o.target;
   cfg.progress = &std::cerr;
   cfg.shift_tails = !o.no_shift_tails;
+  cfg.bounds_checks = !o.no_bounds_checks;
   // Before the search, which may take long: -o is none of the files read above.
   if (cfg.finish) (void)elevate::strategy_imports(cfg.finish);
   if (!o.output.empty()) check_outputs({o.output});

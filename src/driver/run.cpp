@@ -545,6 +545,7 @@ int cmd_run(const Options& o) {
   co.trace = o.trace;
   co.simplify = !o.no_simplify;
   co.shift_tails = !o.no_shift_tails;
+  co.bounds_checks = !o.no_bounds_checks;
   co.bind = binds;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
   const Compiled& c = source.impl().compiled;

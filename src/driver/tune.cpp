@@ -628,6 +628,7 @@ Compiled compile_point(const TuneConfig& cfg, const std::vector<elevate::Strateg
   req.strategy = &s;
   req.target = cfg.target;
   req.shift_tails = cfg.shift_tails;
+  req.bounds_checks = cfg.bounds_checks;
   return compile(req);
 }
 
@@ -717,9 +718,11 @@ int cmd_tune(const Options& o) {
   cfg.target = o.target;
   cfg.strategy = strategy_source(o.strategy);
   cfg.shift_tails = !o.no_shift_tails;
-  // Plain loops time differently: a study of their own (the default's key is unchanged,
-  // so databases of earlier runs resume).
-  const std::string code = cfg.target + (cfg.shift_tails ? "" : " --no-shift-tails");
+  cfg.bounds_checks = !o.no_bounds_checks;
+  // Plain loops, or no index checks, time differently: a study of their own (the
+  // default's key is unchanged, so databases of earlier runs resume).
+  const std::string code = cfg.target + (cfg.shift_tails ? "" : " --no-shift-tails") +
+                           (cfg.bounds_checks ? "" : " --no-bounds-checks");
   // The files the template imports are part of it: editing one starts a new study.
   std::string strategy_text = cfg.strategy->text;
   for (const SourceRef& f : elevate::strategy_imports(cfg.strategy))

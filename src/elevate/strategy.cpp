@@ -239,13 +239,17 @@ Strategy repeat(Strategy s) {
   });
 }
 
-Strategy repeat_n(int n, Strategy s) {
+// A step that changes nothing would change nothing again (strategies are
+// deterministic), so the remaining steps are skipped, as repeat does: repeatN of a
+// huge count of `id` ends at once.
+Strategy repeat_n(int64_t n, Strategy s) {
   return Strategy("repeatN(" + std::to_string(n) + ", " + s.name() + ")",
                   [n, s](const Expr& e, const Env& env) -> Result {
                     Expr cur = e;
-                    for (int i = 0; i < n; ++i) {
+                    for (int64_t i = 0; i < n; ++i) {
                       Result r = s(cur, env);
                       if (!r.ok()) return r;
+                      if (r.expr() == cur) return cur;
                       cur = r.expr();
                     }
                     return cur;

@@ -68,7 +68,7 @@ const Command kCommands[] = {
     {"compile",
      "risec compile FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
      "[--entry NAME] [--size n=..] [--bind NAME=FILE.npy ...] [--no-simplify] [--no-shift-tails] "
-     "[-o OUT.c]",
+     "[--no-bounds-checks] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering is applied:\n"
      "simplify ; lowerToC (lowerToC alone with --no-simplify). Without --size the code is generic "
@@ -81,6 +81,8 @@ const Command kCommands[] = {
      "strategy applied (as for rewrite). --no-shift-tails keeps\n"
      "innermost loops plain (c, openmp: by default a short loop whose trip count the vector\n"
      "width does not divide runs as blocks, the last one shifted inwards; docs/codegen.md).\n"
+     "Indices made from data (natAsIndex, casts to idx[n], index arithmetic, inputs of\n"
+     "indices) are checked where they are made; --no-bounds-checks leaves them unchecked.\n"
      "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
      "the C target's signature, which embeds and launches them) and OUT.h.\n",
      risec::driver::cmd_compile},
@@ -88,7 +90,7 @@ const Command kCommands[] = {
      "risec run FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
      "--size n=..,m=.. "
      "[--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] [--no-simplify] [--no-shift-tails] "
-     "[--output FILE.npy] [--full] "
+     "[--no-bounds-checks] [--output FILE.npy] [--full] "
      "[--seed N] "
      "[--check [--rtol R] "
      "[--atol A]] [--repeat K] [--flops EXPR] [--global N[,M..]] [--local N[,M..]] "
@@ -114,7 +116,7 @@ const Command kCommands[] = {
     {"tune",
      "risec tune FILE.rise --strategy TEMPLATE.elv --size n=..,m=.. [--target c|openmp] "
      "[--budget N] [--db FILE] [--workers K] [--search evolutionary|random] [--seed S] "
-     "[--repeat R] [--entry NAME] [--no-shift-tails] [-o BEST.elv]",
+     "[--repeat R] [--entry NAME] [--no-shift-tails] [--no-bounds-checks] [-o BEST.elv]",
      "Search the values of the template's parameters (`param NAME in [..];`) by measuring.\n"
      "Points the rewrite or the type checker rejects (a tile size that does not divide a\n"
      "size) are pruned before the C compiler runs; candidates are compiled K at a time\n"
@@ -125,7 +127,8 @@ const Command kCommands[] = {
      "memory): a second run with the same database resumes. Progress goes to stderr; the\n"
      "best strategy, with its values substituted, to stdout and to -o BEST.elv.\n"
      "--no-shift-tails compiles every candidate with plain innermost loops (as for\n"
-     "compile; a study of its own in --db). The values are tune's to choose: --param is\n"
+     "compile; a study of its own in --db), --no-bounds-checks without index checks. The values "
+     "are tune's to choose: --param is\n"
      "refused.\n",
      risec::driver::cmd_tune},
     {"graph",
@@ -141,7 +144,7 @@ const Command kCommands[] = {
     {"explore",
      "risec explore FILE.rise --size n=..,m=.. [--target c|openmp] [--budget N] "
      "[--search model|random] [--seed S] [--repeat R] [--entry NAME] "
-     "[--strategy TEMPLATE.elv [--trials T]] [--no-shift-tails] [-o BEST.elv]",
+     "[--strategy TEMPLATE.elv [--trials T]] [--no-shift-tails] [--no-bounds-checks] [-o BEST.elv]",
      "Explore where intermediate arrays are stored in memory or kept as views: from the\n"
      "program in RNF (every computed intermediate stored), each variant fuses maps into\n"
      "the map or reduction that reads them, stores views that are read many times\n"
@@ -153,7 +156,8 @@ const Command kCommands[] = {
      "variant's strategy goes to stdout and to -o BEST.elv. With --strategy, the\n"
      "template's main ends each variant instead of lowerToC and its parameters are tuned\n"
      "for each measured variant (T points, default 8, by risec tune's search).\n"
-     "--no-shift-tails compiles every variant with plain innermost loops.\n",
+     "--no-shift-tails compiles every variant with plain innermost loops,\n"
+     "--no-bounds-checks without index checks.\n",
      risec::driver::cmd_explore},
 };
 
@@ -226,6 +230,8 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.no_simplify = true;
     } else if (a == "--no-shift-tails") {
       o.no_shift_tails = true;
+    } else if (a == "--no-bounds-checks") {
+      o.no_bounds_checks = true;
     } else if (a == "--types") {
       o.types = true;
     } else if (a == "--full") {

@@ -313,6 +313,7 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
     return c_cast(scalar_c(elem_t->scalar),
                   c_binary(c_cast(u, args[0]), op, c_cast(u, args[1]), prec));
   };
+  if (std::optional<CExpr> checked = checked_index(e, args)) return *checked;
   switch (e->kind) {
     case Expression::Unary:
       if (e->prim->is(PrimId::Neg) && signed_wide) {
