@@ -154,6 +154,12 @@ struct Command {
   // New: a private array distributed over the work items of a group (dt is one work
   // item's part; dpia/distribute.h); null for others.
   std::shared_ptr<const Distribution> distribution;
+  // For over a parallel kind (Par, Global, WorkGroup, Local): the primitive that made
+  // the loop parallel (mapPar, mapGlobal, reducePar, ...) and where it is in the
+  // program, for the disjoint-writes check's errors (dpia/disjoint_check.h); null and
+  // unknown for loops the translation builds itself.
+  const rise::PrimitiveInfo* origin = nullptr;
+  Span span;
 };
 
 // Whether a loop kind is a level of the GPU's thread hierarchy (its loops carry a
