@@ -52,6 +52,10 @@ struct Alloc {
   bool local = false;        // GPU local memory (shared by a work group)
   bool private_ = false;     // GPU private memory (one work item's own)
   bool distributed = false;  // private, distributed over the work items (distribute.h)
+  // A reduction's accumulator at work-group level, which the address-space check
+  // accepts written by mapLocals only as a distributed accumulator (each work item
+  // keeps a copy and touches only its own blocks of it).
+  bool group_accumulator = false;
 };
 
 // A write to shared memory that several work items of a launch run alike (it is
@@ -127,6 +131,8 @@ class Checker {
         a.local = kernel && c->space == Space::Local;
         a.private_ = kernel && c->space != Space::Local;
         a.distributed = c->distribution != nullptr;
+        a.group_accumulator =
+            a.private_ && c->origin && c->origin->family == rise::Family::Reduce && in_group_only();
         allocs_[c->var] = a;
         walk(c->body[0]);
         allocs_.erase(c->var);
@@ -172,6 +178,16 @@ class Checker {
   std::map<const Command*, std::vector<Write>> writes_;
   std::optional<Launch> launch_;
   int opaque_ = 0;
+
+  // Inside a mapWorkGroup, outside its mapLocals: the work group's code.
+  bool in_group_only() const {
+    bool group = false;
+    for (const Command* l : loops_) {
+      if (l->loop == LoopKind::Local) return false;
+      group = group || l->loop == LoopKind::WorkGroup;
+    }
+    return group;
+  }
 
   size_t gpu_depth() const {
     size_t n = 0;
@@ -279,15 +295,18 @@ class Checker {
       // A work item's private memory written by the iterations of a GPU loop around
       // which it is allocated: each work item's copy gets its own iterations only.
       for (const Command* l : between)
-        if (is_gpu_loop(l->loop) && !alloc.distributed)
+        if (is_gpu_loop(l->loop) && !alloc.distributed &&
+            !(alloc.group_accumulator && l->loop == LoopKind::Local))
           throw Error(
               ErrorKind::User,
               loop_name(*l) + " writes private memory allocated around it (" + memory +
                   "): private memory belongs to one work item, so each work item would write "
                   "its own iterations into a copy of its own and no copy would hold the whole "
                   "value; compute the value inside the " +
-                  loop_name(*l) + "'s function (one copy per work item), or store it in local " +
-                  "memory (toLocal) and let a mapLocal write it",
+                  loop_name(*l) + "'s function (one copy per work item)" +
+                  (l->loop == LoopKind::Local
+                       ? ", or store it in local memory (toLocal), which the work group shares"
+                       : ", or store it in global memory outside the kernel (toGlobal)"),
               l->span);
       return;
     }

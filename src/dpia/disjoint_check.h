@@ -22,9 +22,11 @@
 //     accumulator row inside mapGlobal(1) but outside mapGlobal(0));
 //  3. on the GPU targets, private memory (a work item's own) is written inside a GPU
 //     loop around which it is allocated only when dpia/distribute.h distributes it
-//     (each work item keeps and touches its own part): otherwise each work item would
-//     write its iterations into a copy of its own, and the array read back is none of
-//     them whole.
+//     (each work item keeps and touches its own part), or when it is a reduction's
+//     accumulator at work-group level written by mapLocals, which the address-space
+//     check accepts only as a distributed accumulator (address_spaces.h): otherwise
+//     each work item would write its iterations into a copy of its own, and the array
+//     read back is none of them whole.
 //
 // Vector lanes need no check: a vector store writes its lanes to distinct places by
 // construction (one vector, its n consecutive elements).

@@ -156,8 +156,9 @@ struct Command {
   std::shared_ptr<const Distribution> distribution;
   // For over a parallel kind (Par, Global, WorkGroup, Local): the primitive that made
   // the loop parallel (mapPar, mapGlobal, reducePar, ...) and where it is in the
-  // program, for the disjoint-writes check's errors (dpia/disjoint_check.h); null and
-  // unknown for loops the translation builds itself.
+  // program, for the disjoint-writes check's errors (dpia/disjoint_check.h); New: the
+  // reduction whose accumulator it is. Null and unknown for what the translation
+  // builds itself.
   const rise::PrimitiveInfo* origin = nullptr;
   Span span;
 };

@@ -41,11 +41,11 @@ class Translator {
 
   Nat loop_var(const std::string& name, const Nat& n) { return Nat::var(name, Nat(0), n); }
 
-  // A loop that the primitive `e` made (a map's or a reduction's), knowing it: where a
-  // parallel loop's writes cannot be proven disjoint, the error names the primitive
-  // and points at it (dpia/disjoint_check.h).
+  // A loop (or an accumulator) that the primitive `e` made (a map's or a reduction's),
+  // knowing it: where a parallel loop's writes cannot be proven disjoint, the error
+  // names the primitive and points at it (dpia/disjoint_check.h).
   static CommandP made_by(CommandP loop, const Phrase& e) {
-    if (!loop || loop->kind != Command::For) return loop;
+    if (!loop || (loop->kind != Command::For && loop->kind != Command::New)) return loop;
     Command c = *loop;
     c.origin = e->prim;
     c.span = e->head_span.known() ? e->head_span : e->span;
@@ -622,7 +622,8 @@ class Translator {
       Space space = addr_space(e, t->kind == TypeKind::Array ? Space::Default : Space::Private);
       CommandP loop = made_by(cm_for(i, n, kind, step), e);
       if (kind == LoopKind::Par) loop = with_reduction(loop, reduction_operator(a[0]), v, e);
-      return cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))}));
+      return made_by(cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))})),
+                     e);
     });
   }
 
