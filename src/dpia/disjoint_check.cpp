@@ -289,6 +289,7 @@ class Checker {
     w.loops = loops_;
     Alloc alloc;  // inputs and the output: global memory around everything
     if (auto it = allocs_.find(memory); it != allocs_.end()) alloc = it->second;
+    if (launch_) launch_->sites[memory]++;
     std::vector<const Command*> between(loops_.begin() + static_cast<long>(alloc.depth),
                                         loops_.end());
     if (alloc.private_) {
@@ -321,7 +322,6 @@ class Checker {
   // loop over every dimension of the launch that shares the memory. Checked when the
   // launch ends (end_launch), since one kind of such write is accepted there.
   void every_work_item(const Command& c, const Write& w, const Alloc& alloc) {
-    launch_->sites[w.memory]++;
     std::set<std::pair<LoopKind, int>> bound;
     const Command* innermost = nullptr;
     for (const Command* l : loops_)
@@ -343,18 +343,16 @@ class Checker {
 
   // The writes that several work items run alike are refused, unless each is a copy:
   // the only write to its memory in the launch, of a value read from memory the launch
-  // does not write, each place once (its sequential loops write apart places), so that
-  // every work item writes the same values to the same places and nothing else does.
+  // does not write, each place once (every sequential loop around it writes apart
+  // places), so that every work item writes the same values to the same places and
+  // nothing else does.
   static void end_launch(const Launch& l) {
     for (const Redundant& r : l.redundant) {
       bool copy = l.sites.at(r.write.memory) == 1;
       for (const std::string& m : r.reads) copy = copy && !l.sites.count(m);
-      bool inside = false;
-      for (const Command* x : r.write.loops) {
-        if (x == r.innermost) inside = true;
-        if (copy && inside && x != r.innermost && !arith::provably_le(x->n, Nat(1)))
+      for (const Command* x : r.write.loops)
+        if (copy && !is_parallel(x->loop) && !arith::provably_le(x->n, Nat(1)))
           copy = apart(*x, r.write, r.write);
-      }
       if (copy) continue;
       const Command& at = *r.innermost;
       throw Error(ErrorKind::User,
