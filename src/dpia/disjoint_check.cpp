@@ -96,15 +96,11 @@ std::string loop_at(const Command& c) {
   return "the " + loop_name(c) + (loc.empty() ? "" : " at " + loc);
 }
 
+// The map primitive of a GPU level (mapGlobal, mapWorkGroup, mapLocal), from the table.
 std::string level_word(LoopKind k) {
-  switch (k) {
-    case LoopKind::Global:
-      return "mapGlobal";
-    case LoopKind::WorkGroup:
-      return "mapWorkGroup";
-    default:
-      return "mapLocal";
-  }
+  for (const rise::PrimitiveInfo& p : rise::primitives())
+    if (p.family == rise::Family::Map && p.loop == k) return p.name;
+  return loop_kind_name(k);
 }
 
 class Checker {
