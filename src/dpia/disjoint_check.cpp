@@ -4,7 +4,6 @@
 // write; each loop's writes are then compared pairwise with arith's range reasoning.
 #include "dpia/disjoint_check.h"
 
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
