@@ -159,6 +159,13 @@ struct Command {
   // static constant array (C: `static const float NAME[] = {...}`; OpenCL
   // `__constant`), not as one store per element. Null for other variables.
   std::shared_ptr<const std::vector<rise::Literal>> table;
+  // For over a parallel kind (Par, Global, WorkGroup, Local): the primitive that made
+  // the loop parallel (mapPar, mapGlobal, reducePar, ...) and where it is in the
+  // program, for the disjoint-writes check's errors (dpia/disjoint_check.h); New: the
+  // reduction whose accumulator it is. Null and unknown for what the translation
+  // builds itself.
+  const rise::PrimitiveInfo* origin = nullptr;
+  Span span;
 };
 
 // Whether a loop kind is a level of the GPU's thread hierarchy (its loops carry a

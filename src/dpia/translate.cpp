@@ -41,6 +41,17 @@ class Translator {
 
   Nat loop_var(const std::string& name, const Nat& n) { return Nat::var(name, Nat(0), n); }
 
+  // A loop (or an accumulator) that the primitive `e` made (a map's or a reduction's),
+  // knowing it: where a parallel loop's writes cannot be proven disjoint, the error
+  // names the primitive and points at it (dpia/disjoint_check.h).
+  static CommandP made_by(CommandP loop, const Phrase& e) {
+    if (!loop || (loop->kind != Command::For && loop->kind != Command::New)) return loop;
+    Command c = *loop;
+    c.origin = e->prim;
+    c.span = e->head_span.known() ? e->head_span : e->span;
+    return std::make_shared<const Command>(std::move(c));
+  }
+
   // Bind a lambda's parameter to a value and translate with `f`.
   template <class Fn>
   CommandP with_param(const Phrase& lam, const ExpressionP& v, Fn&& f) {
@@ -393,10 +404,11 @@ class Translator {
         Nat n = size_of(x->dt);
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
-        return cm_for(
-            i, n, kind,
-            with_param(a[0], ex_idx(x, iv), [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); }),
-            dim);
+        return made_by(cm_for(i, n, kind,
+                              with_param(a[0], ex_idx(x, iv),
+                                         [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); }),
+                              dim),
+                       e);
       });
     }
     if (pr.family == Family::Reduce) {
@@ -647,9 +659,10 @@ class Translator {
         return acc(b, ac_var(v, t));
       });
       Space space = addr_space(e, t->kind == TypeKind::Array ? Space::Default : Space::Private);
-      CommandP loop = cm_for(i, n, kind, step);
+      CommandP loop = made_by(cm_for(i, n, kind, step), e);
       if (kind == LoopKind::Par) loop = with_reduction(loop, reduction_operator(a[0]), v, e);
-      return cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))}));
+      return made_by(cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))})),
+                     e);
     });
   }
 
@@ -810,7 +823,7 @@ class Translator {
       // reduction continuing its parent's accumulator).
       std::optional<ExpressionP> start = pure(a[1]);
       CommandP init = start && same_memory(*start, readback) ? nullptr : acc(a[1], A);
-      return cm_seq({init, cm_for(i, n, kind, step)});
+      return cm_seq({init, made_by(cm_for(i, n, kind, step), e)});
     });
   }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "dpia/disjoint_check.h"
 #include "dpia/functional.h"
 #include "dpia/passes.h"
 #include "dpia/target.h"
@@ -81,6 +82,8 @@ Compiled compile(const CompileRequest& req) {
   std::vector<dpia::Input> inputs;
   dpia::CommandP prog = dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs));
   dpia::check(prog);
+  // Parallel loops write disjoint places, or the program is refused (exit 1).
+  dpia::check_disjoint_writes(prog);
   out.dpia = prog;
   rise::Type out_dt = e->type;
   for (size_t i = 0; i < inputs.size(); ++i) out_dt = out_dt->b;
