@@ -76,7 +76,8 @@ Compiled compile(const CompileRequest& req) {
   dpia::Phrase f = dpia::from_rise(e, *target);
   dpia::check(f);
   std::vector<dpia::Input> inputs;
-  dpia::CommandP prog = dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs));
+  dpia::CommandP prog =
+      dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs, out.size_names));
   dpia::check(prog);
   out.dpia = prog;
   rise::Type out_dt = e->type;

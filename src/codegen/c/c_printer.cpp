@@ -222,7 +222,9 @@ dpia::BodyAccesses CPrinter::accesses(const CommandP& body) {
 // dpia/split_loop decides the parts; the indices that views produce come from
 // generating the body once (views are resolved while printing).
 bool CPrinter::split_loop(const Command& c, std::vector<CStmtP>& out) {
-  auto parts = dpia::split_at_clamps(c, [&](const CommandP& body) { return accesses(body); });
+  auto parts = dpia::split_at_clamps(
+      c, [&](const CommandP& body) { return accesses(body); },
+      [&](const std::string& part) { return derived_name(part); });
   if (!parts) return false;
   for (const dpia::LoopPart& p : *parts) {
     if (p.len.is_const(1)) {
@@ -253,7 +255,8 @@ bool CPrinter::shifted_tail(const Command& c, std::vector<CStmtP>& out) {
   std::optional<int64_t> v =
       dpia::shifted_tail_width(c, [&](const CommandP& body) { return accesses(body); });
   if (!v) return false;
-  const std::string i = cname(c.var), b = i + "_b", base = i + "_base", l = i + "_l";
+  const std::string i = cname(c.var), b = derived_name(i + "_b"), base = derived_name(i + "_base"),
+                    l = derived_name(i + "_l");
   const std::string last = std::to_string(*c.n.as_const() - *v);
   std::vector<CStmtP> lane{c_decl(idx_type_ + " " + i + " = " + base + " + " + l)};
   gen(c.body[0], lane);
@@ -359,18 +362,40 @@ void CPrinter::bind_parameters(const std::string& output, const Type& out_dt,
                                const std::vector<std::string>& sizes) {
   storage_[output] = Storage{out_dt, true};
   storage_[output].soa = rise::stored_per_component(out_dt);
+  // The parameters keep the user's names (sanitised, c_identifier), which must differ
+  // from each other: a size first, then an input named like an earlier parameter
+  // (a size, or an input it shadows) gets a fresh name, as does the output.
+  std::set<std::string> params;
+  for (const auto& s : sizes) params.insert(c_identifier(s));
   for (const auto& in : inputs) {
     storage_[in.name] = Storage{in.dt, true};
     storage_[in.name].soa = rise::stored_per_component(in.dt);
-    cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
+    std::string c = c_identifier(in.display.empty() ? in.name : in.display);
+    if (!params.insert(c).second) {
+      c = names_.fresh(c + "_");
+      params.insert(c);
+    }
+    cnames_[in.name] = c;
   }
   interface_ = {output};
   for (const auto& in : inputs) interface_.push_back(in.name);
-  // The output parameter's C name must not be an input's or a size's.
-  std::set<std::string> taken;
-  for (const auto& s : sizes) taken.insert(c_identifier(s));
-  for (const auto& in : inputs) taken.insert(cname(in.name));
-  if (taken.count(c_identifier(output))) cnames_[output] = "risec_output";
+  if (params.count(c_identifier(output))) cnames_[output] = "risec_output";
+}
+
+void CPrinter::reserve_names(const CommandP& program, const std::vector<dpia::Input>& inputs,
+                             const std::vector<std::string>& sizes) {
+  // Every name of the program (its variables are printed as their c_identifier) and
+  // of its interface.
+  dpia::reserve_names(names_, program);
+  for (const auto& s : sizes) names_.reserve(c_identifier(s));
+  for (const auto& in : inputs)
+    names_.reserve(c_identifier(in.display.empty() ? in.name : in.display));
+}
+
+std::string CPrinter::derived_name(const std::string& name) {
+  auto [it, added] = derived_.emplace(name, "");
+  if (added) it->second = names_.claim(name);
+  return it->second;
 }
 
 std::string CPrinter::signature(CUnit& u, const std::string& output, const Type& out_dt,
@@ -461,6 +486,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   CPrinter& g = *this;
   CUnit u;
   u.name = c_entry_name(entry_name);
+  g.reserve_names(program, inputs, sizes);
   g.bind_parameters(output, out_dt, inputs, sizes);
   g.function_name_ = u.name;
   g.idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";

@@ -401,6 +401,7 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
                                 const std::vector<dpia::Input>& inputs,
                                 const std::vector<std::string>& sizes) {
   u.name = c_entry_name(entry_name);
+  reserve_names(program, inputs, sizes);
   bind_parameters(output, out_dt, inputs, sizes);
   function_name_ = u.name;
   idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";

@@ -18,7 +18,9 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   // Split at the borders of padCst/padClamp reads like a sequential loop: a part of
   // one iteration runs in the calling thread, every longer part is a parallel loop.
   if (!c.reduction)
-    if (auto parts = dpia::split_at_clamps(c, [&](const CommandP& b) { return accesses(b); })) {
+    if (auto parts = dpia::split_at_clamps(
+            c, [&](const CommandP& b) { return accesses(b); },
+            [&](const std::string& part) { return derived_name(part); })) {
       for (const dpia::LoopPart& p : *parts) {
         if (p.len.is_const(1))
           gen_copy(p.body, out);
