@@ -89,12 +89,12 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
         storage_[c->var].soa = true;
         std::vector<BufferPart> parts = buffer_parts(c->var);
         for (const BufferPart& p : parts)
-          out.push_back(declare_buffer(name + p.suffix, c_type(p.leaf), p.count, c->space,
-                                       c->placement, true));
+          out.push_back(declare_buffer(part_name(c->var, p.suffix), c_type(p.leaf), p.count,
+                                       c->space, c->placement, true));
         gen(c->body[0], out);
         if (c->placement != dpia::Placement::Stack)
           for (const BufferPart& p : parts)
-            out.push_back(c_expr_stmt("free(" + name + p.suffix + ")"));
+            out.push_back(c_expr_stmt("free(" + part_name(c->var, p.suffix) + ")"));
         return;
       }
       out.push_back(declare_buffer(name, ty, count(dt), c->space, c->placement, true));
@@ -131,7 +131,8 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       // flag saying which buffer the next iteration writes.
       std::string db = c_identifier(c->var);
       std::string ty = c_type(c->dt);
-      std::string b1 = db + "_buf1", b2 = db + "_buf2";
+      std::string b1 = derived_name(db + "_buf1"), b2 = derived_name(db + "_buf2"),
+                  flag = derived_name(db + "_flag");
       Type buf_t = rise::array(c->n, c->dt);
       Nat total = count(buf_t);
       bool heap = c->placement == dpia::Placement::Heap;
@@ -148,7 +149,7 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       std::string first_out = loop.kind == Command::For && loop.n.is_const(1) ? output : b1;
       out.push_back(c_decl(ty + "* " + cname(in) + " = (" + ty + "*)" + cname(c->exp->name)));
       out.push_back(c_decl(ty + "* " + cname(outp) + " = " + first_out));
-      out.push_back(c_decl("unsigned char " + db + "_flag = 1"));
+      out.push_back(c_decl("unsigned char " + flag + " = 1"));
       storage_[in] = Storage{rise::array(c->n, c->dt), true};
       storage_[outp] = Storage{rise::array(c->n, c->dt), true};
       double_buffers_[c->var] = output;
@@ -164,11 +165,12 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       std::string db = c_identifier(c->var);
       std::string in = cname(dpia::double_buffer_in(c->var)),
                   outp = cname(dpia::double_buffer_out(c->var));
-      out.push_back(c_assign(c_atom(in), c_atom(db + "_flag ? " + db + "_buf1 : " + db + "_buf2")));
+      std::string b1 = derived_name(db + "_buf1"), b2 = derived_name(db + "_buf2"),
+                  flag = derived_name(db + "_flag");
+      out.push_back(c_assign(c_atom(in), c_atom(flag + " ? " + b1 + " : " + b2)));
       if (c->kind == Command::Swap) {
-        out.push_back(
-            c_assign(c_atom(outp), c_atom(db + "_flag ? " + db + "_buf2 : " + db + "_buf1")));
-        out.push_back(c_expr_stmt(db + "_flag ^= 1"));
+        out.push_back(c_assign(c_atom(outp), c_atom(flag + " ? " + b2 + " : " + b1)));
+        out.push_back(c_expr_stmt(flag + " ^= 1"));
       } else {
         out.push_back(c_assign(c_atom(outp), c_atom(double_buffers_[c->var])));
       }
@@ -392,6 +394,10 @@ void CPrinter::reserve_names(const CommandP& program, const std::vector<dpia::In
     names_.reserve(c_identifier(in.display.empty() ? in.name : in.display));
 }
 
+std::string CPrinter::part_name(const std::string& var, const std::string& suffix) {
+  return suffix.empty() ? cname(var) : derived_name(cname(var) + suffix);
+}
+
 std::string CPrinter::derived_name(const std::string& name) {
   auto [it, added] = derived_.emplace(name, "");
   if (added) it->second = names_.claim(name);
@@ -549,7 +555,7 @@ std::string CPrinter::interface_parts(const std::string& body_text) {
     if (!storage_.at(m).soa) continue;
     const std::string q = k == 0 ? "" : "const ";
     for (const BufferPart& p : buffer_parts(m)) {
-      std::string name = cname(m) + p.suffix;
+      std::string name = part_name(m, p.suffix);
       if (!mentions_identifier(body_text, name)) continue;
       out += "  " + q + c_type(p.leaf) + "* restrict " + name + " = (" + q + c_type(p.leaf) + "*)" +
              part_address(m, p, k == 0) + ";\n";

@@ -105,6 +105,9 @@ class CPrinter {
   // over i1), or a split loop's part: `name` unless something in scope has it, then a
   // fresh one; the same for the same `name` within the function.
   std::string derived_name(const std::string& name);
+  // The C name of the array holding one component (`suffix`: `_1`, `_2_1`, ...) of a
+  // memory variable stored one array per component: a derived name of its own.
+  std::string part_name(const std::string& var, const std::string& suffix);
   void bind_parameters(const std::string& output, const Type& out_dt,
                        const std::vector<dpia::Input>& inputs,
                        const std::vector<std::string>& sizes);

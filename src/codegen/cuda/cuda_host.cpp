@@ -126,7 +126,7 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
            std::to_string(l.info.block[2]);
   };
   auto instance = [&](const Launch& l, bool narrow, bool fixed) {
-    std::string name = narrow || !dual_width_ ? l.kernel : l.kernel + "_i64";
+    std::string name = narrow || !dual_width_ ? l.kernel : l.kernel_wide;
     if (l.info.block[0] == 0) return name;
     return name + "<" + (fixed ? fixed_block(l) : std::string("0, 0, 0")) + ">";
   };

@@ -101,9 +101,9 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
     bool written = u.written.count(m) > 0;
     if (st.soa) {  // one array per component: a restrict pointer for each
       for (const SoaPart& p : soa_parts(leaf(st.dt))) {
-        params.push_back((written ? "" : "const ") + c_type(p.leaf) + "* restrict " + cname(m) +
-                         p.suffix);
-        args.push_back(cname(m) + p.suffix);
+        params.push_back((written ? "" : "const ") + c_type(p.leaf) + "* restrict " +
+                         part_name(m, p.suffix));
+        args.push_back(part_name(m, p.suffix));
       }
       continue;
     }
@@ -122,7 +122,8 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
   in_parallel_ = true;
   gen(loop.body[0], body);
   in_parallel_ = saved;
-  std::string fn = function_name_ + "__par" + std::to_string(++outlined_counter_);
+  // A derived name: no parameter of the entry may hide it.
+  std::string fn = derived_name(function_name_ + "__par" + std::to_string(++outlined_counter_));
   std::string sig = "static void " + fn + "(";
   for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
   sig += ")";
