@@ -70,12 +70,6 @@ Compiled compile(const CompileRequest& req) {
     if (e->binder_kind != rise::Kind::Nat)
       user_error("the entry's type parameter '" + e->name + "' must be given to compile it",
                  e->span);
-    // Sizes are C parameters and index variables by name: two of one name could not
-    // be told apart.
-    if (std::find(out.size_names.begin(), out.size_names.end(), e->name) != out.size_names.end())
-      user_error("the entry has two sizes named '" + e->name +
-                     "': give them different names to compile it",
-                 e->span);
     out.size_names.push_back(e->name);
     e = e->fn;
   }
