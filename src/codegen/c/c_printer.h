@@ -96,7 +96,6 @@ class CPrinter {
                                         const std::vector<std::string>& sizes);
 
   // ---- the unit's parts (c_printer.cpp), shared by backends with a C host function
-  // Storage and C names of the output and inputs.
   // Tells the name supply every name in scope (dpia/name_supply.h): the program's and
   // the parameters'. Before bind_parameters.
   void reserve_names(const CommandP& program, const std::vector<dpia::Input>& inputs,
@@ -108,6 +107,7 @@ class CPrinter {
   // The C name of the array holding one component (`suffix`: `_1`, `_2_1`, ...) of a
   // memory variable stored one array per component: a derived name of its own.
   std::string part_name(const std::string& var, const std::string& suffix);
+  // Storage and C names of the output and inputs.
   void bind_parameters(const std::string& output, const Type& out_dt,
                        const std::vector<dpia::Input>& inputs,
                        const std::vector<std::string>& sizes);
