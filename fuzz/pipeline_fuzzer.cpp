@@ -93,7 +93,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool bind = n > 0 && in.ConsumeIntegralInRange(0, 3) == 0;
   // The bound y's values: 0, 1, -1, 0.5 or 2 by turns, from this seed.
   const uint32_t bind_pattern = in.ConsumeIntegral<uint32_t>();
-  const std::string text = fuzz::generate_program(in);
+  // one program in four is pair-heavy (reductions with pair states, selects, zips of
+  // pairs; sizes n and k)
+  const bool pairs = in.ConsumeIntegralInRange(0, 3) == 0;
+  const std::string text = pairs ? fuzz::generate_pair_program(in) : fuzz::generate_program(in);
   const std::string report = text + "--- strategy ---\n" + strategy.text + "\n--- target " +
                              target + ", n = " + std::to_string(n) +
                              (bind ? ", y bound, pattern " + std::to_string(bind_pattern) : "");
@@ -112,7 +115,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const Error& e) {
     fuzz::bug("the printed program does not parse: " + format_error(e) + "\n" + printed, report);
   }
-  const rise::SizeMap sizes = {{"n", n}};
+  rise::SizeMap sizes = {{"n", n}};
+  if (pairs) sizes["k"] = 2;
   try {
     rise::check_program(p, "", n > 0 ? &sizes : nullptr);
   } catch (const Error& e) {
@@ -145,7 +149,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     rise::print_expr(c.low.expr),
                 report);
     if (!bind) return;
-    // y (input 1 of x, y, alpha) as constants.
+    // y (input 1 of x, y, ... in both generators) as constants.
     const std::vector<driver::EntryParam> params = driver::entry_parameters(c.high);
     std::vector<rise::Value> inputs;
     for (size_t i = 0; i < params.size(); ++i)
@@ -164,7 +168,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (verbose) std::fprintf(stderr, "--> compiled with y bound\n");
     rise::Interpreter interp;
     const rise::Value expected = interp.run(c.high.expr, inputs);
-    const rise::Value got = interp.run(b.low.expr, {inputs[0], inputs[2]});
+    std::vector<rise::Value> rest = inputs;  // every input but y
+    rest.erase(rest.begin() + 1);
+    const rise::Value got = interp.run(b.low.expr, rest);
     if (!rise::values_close(expected, got, 1e-3, 1e-3, &where))
       fuzz::bug(
           "binding y changed the results: " + where + "\nafter:\n" + rise::print_expr(b.low.expr),

@@ -18,4 +18,12 @@ namespace risec::fuzz {
 // The text of one `def`, named `generated`.
 std::string generate_program(FuzzedDataProvider& in);
 
+// A pair-heavy program (fuzz/pair_program_gen.cpp), also a `def` named `generated`,
+// with sizes n and k and inputs x, y: n.f32, ps: n.(f32, f32), alpha: f32: a map over
+// an array of scalars or pairs whose function builds values of scalars and pairs
+// through sequential reductions with such states (nested, Mandelbrot-like selects
+// of the whole state), lets of pairs and projections; after it, now and then, a map
+// of its pairs, a zip of them with an input, or a reduction with a pair state.
+std::string generate_pair_program(FuzzedDataProvider& in);
+
 }  // namespace risec::fuzz

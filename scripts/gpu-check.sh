@@ -3,7 +3,8 @@
 # `risec run --target cuda --check` (compared with the interpreter) and the CUDA
 # benchmark (bench_cuda: risec's mm against cuBLAS SGEMM and a hand-written kernel),
 # and prints the GPU, the date and the results as Markdown, ready to paste into
-# docs/performance.md ("CUDA"). Builds what it needs in build/ (with the benchmarks).
+# docs/performance.md ("CUDA"), the run itself recorded in bench/results/journal/.
+# Builds what it needs in build/ (with the benchmarks).
 #
 #   scripts/gpu-check.sh [--size N] [--repeat R] [--no-build]
 #

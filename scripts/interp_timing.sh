@@ -2,8 +2,8 @@
 # Times the reference interpreter (`risec eval`) on every example at its benchmark
 # size, with the boxed evaluator (RISEC_INTERP=boxed), the fast path on one thread and
 # the fast path on all hardware threads, checks that all three give the same bytes,
-# and prints a Markdown table (docs/performance.md, "The interpreter"). A measurement,
-# not a test: numbers depend on the machine and its load.
+# and prints a Markdown table (docs/performance.md, "The reference interpreter"). A
+# measurement, not a test: numbers depend on the machine and its load.
 #   scripts/interp_timing.sh [--quick] [EXAMPLE...]
 #   (--quick: smaller sizes, to run in seconds; EXAMPLEs: only those rows)
 # RISEC (default build/risec) names the binary.

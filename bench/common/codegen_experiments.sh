@@ -1,6 +1,7 @@
 #!/bin/sh
-# Experiments behind the analysis in docs/performance.md: what the generated C of the
-# mm ladder and of jacobi5 would gain from small code-generation changes. Each
+# Experiments behind the analysis in bench/results/journal/2026-11-21-mm-ladder.md and
+# 2026-11-21-stencils.md: what the generated C of the mm ladder and of jacobi5 would
+# gain from small code-generation changes. Each
 # change is applied to risec's output with sed or a small Python edit (the generated
 # code is otherwise unchanged), every variant is compiled with the runtime's flags
 # (cc -O3 -march=native -ffp-contract=fast -std=gnu99, see src/runtime/jit.h) and

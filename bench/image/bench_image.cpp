@@ -94,10 +94,11 @@ void autoschedule(Halide::Func out) {
 // host's natural float width (8 lanes with AVX2, 16 with AVX-512, as Mullapudi2016 does)
 // and computes the `producers` per tile_w x 32 output tile (the blurs 512 wide, Harris,
 // whose two gradients are each read by three 3x3 sums, 128 wide: each the fastest of the
-// tiles tried, docs/performance.md). A pipeline without producers is not tiled but split
-// into strips of 32 rows: there a tile has nothing to keep in cache, its loads at the
-// image's border are clamped lane by lane across the whole border tile (Halide partitions
-// the loop over tiles, not the one inside), and jacobi3 tiled took twice as long.
+// tiles tried, bench/results/journal/2026-11-27-image-halide-expert-schedule.md). A
+// pipeline without producers is not tiled but split into strips of 32 rows: there a tile
+// has nothing to keep in cache, its loads at the image's border are clamped lane by lane
+// across the whole border tile (Halide partitions the loop over tiles, not the one
+// inside), and jacobi3 tiled took twice as long.
 void schedule_pipeline(Halide::ImageParam& in, Halide::Func out,
                        const std::vector<Halide::Func>& producers, int schedule, int halo, int n,
                        int m, int tile_w) {

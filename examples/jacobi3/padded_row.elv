@@ -1,7 +1,7 @@
 // jacobi3 with each padded row stored in memory: for every row, the clamped row of m+2
 // floats is copied once into a buffer, and the 3-point stencil reads it without
 // clamping (the default lowering clamps the column index in the innermost loop, which
-// GCC vectorises with gathers; see docs/performance.md, "Stencils").
+// GCC vectorises with gathers; see bench/results/journal/2026-11-21-stencils.md).
 // Navigation, from the outermost map, map(fun(row => map(f)(slide(3)(1)(padClamp(1)(1)(row)))))(A):
 //   function, argument   the lambda fun(row => ...)
 //   body                 map(f)(slide(3)(1)(padClamp(1)(1)(row)))

@@ -2,7 +2,7 @@
 // the clamped, padded grid is computed once into a circular buffer of 3 rows of m+2
 // floats, and the 5-point stencil reads its neighbours from there without clamping
 // (the default lowering clamps the column index in the innermost loop, which GCC
-// vectorises with gathers; see docs/performance.md, "Stencils").
+// vectorises with gathers; see bench/results/journal/2026-11-21-stencils.md).
 // Steps, after the data-flow normal form:
 //   slideBeforeMap   slide(3)(1)(map(slide(3)(1))(P)) -> map(map(slide(3)(1)))(slide(3)(1)(P)):
 //                    slide the 3-row windows over the padded rows P before sliding along

@@ -151,6 +151,10 @@ struct CompileOptions {
   // c and openmp: short innermost loops whose trip count the vector width does not
   // divide run as blocks, the last one shifted inwards (docs/codegen.md; --no-shift-tails)
   bool shift_tails = true;
+  // Data-dependent indices (natAsIndex, casts to idx[n], index arithmetic, inputs of
+  // indices) are checked in the generated code: a failure stops the program with the
+  // interpreter's message (docs/guarantees.md; --no-bounds-checks turns it off)
+  bool bounds_checks = true;
   // Inputs known at compile time (--bind): parameter name -> .npy file. Each one's
   // values become constants folded into the code and the parameter leaves the
   // function's inputs; the sizes its shape determines are fixed (docs/cli.md).

@@ -61,7 +61,31 @@ def _argument(i: int, name: str) -> str:
     return f"argument {i + 1} ({name})"
 
 
+def _python_scalar(where: str, element: Optional[str], value: object) -> Optional[np.ndarray]:
+    """A Python bool, int or float given for a scalar parameter, as a 0-d array of the
+    parameter's element type; None for anything else (a NumPy array or scalar, whose
+    dtype must be the parameter's). A value the type cannot hold exactly is refused:
+    a float for an integer type, an int out of the type's range, a bool for a number."""
+    if element is None or not isinstance(value, (bool, int, float)) or \
+            isinstance(value, np.generic):  # numpy.float64 is a float: its dtype counts
+        return None
+    want = _DTYPES[element]
+    ok = (want == np.bool_) == isinstance(value, bool)
+    if ok and isinstance(value, float):
+        ok = want.kind == "f"
+    elif ok and isinstance(value, int) and not isinstance(value, bool) and want.kind in "iu":
+        info = np.iinfo(want)
+        ok = info.min <= value <= info.max
+    if not ok:
+        raise Error(f"{where}: the Python {type(value).__name__} {value!r} is not a value of "
+                    f"{element}; pass numpy.array(..., dtype=numpy.{want})", exit_code=2)
+    return np.array(value, dtype=want)
+
+
 def _check_array(i: int, name: str, rtype: str, element: Optional[str], a: object) -> np.ndarray:
+    scalar = _python_scalar(_argument(i, name), element, a) if rtype == element else None
+    if scalar is not None:
+        return scalar
     if not isinstance(a, np.ndarray):
         a = np.asarray(a)  # a NumPy scalar (np.float32(2)); its dtype is checked below
     if element is None:
@@ -126,10 +150,18 @@ class Kernel:
         return out
 
 
+def _as_c_array(value: object) -> np.ndarray:
+    """`value` as a C-contiguous array, keeping its rank: a 0-d array (a scalar) stays
+    0-d (numpy.ascontiguousarray would make it 1-d)."""
+    a = np.asarray(value)
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
 def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             target: str = "c", params: Union[Mapping[str, object], Sequence[str], None] = None,
             entry: str = "", sizes: Optional[Mapping[str, int]] = None,
-            bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True) -> Kernel:
+            bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True,
+            bounds_checks: bool = True) -> Kernel:
     """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
     lowerToC when None) for `target` ("c" or "openmp"), then compile the C code and
     load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
@@ -138,26 +170,37 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     each call). `bind` makes inputs known at compile time, as --bind: parameter name ->
     a NumPy array (or a .npy path); their values are folded into the code, the
     parameters leave the kernel's arguments and the sizes their shapes give are fixed.
-    `shift_tails=False` keeps innermost loops plain, as --no-shift-tails."""
+    `shift_tails=False` keeps innermost loops plain, as --no-shift-tails.
+    `bounds_checks=False` leaves indices made from data unchecked, as
+    --no-bounds-checks (by default an index out of range raises risec.Error)."""
     text, is_path = _text_or_path(program)
     with tempfile.TemporaryDirectory(prefix="risec-bind-") as tmp:
         files: dict[str, str] = {}
+        types = None
         for name, value in (bind or {}).items():
             if isinstance(value, (str, os.PathLike)):
                 files[name] = os.fspath(value)
                 continue
-            a = np.ascontiguousarray(value)
+            if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+                types = types or {n: (t, e) for n, t, e in _risec.parameters(text, is_path, entry)}
+                rtype, element = types.get(name, ("", None))
+                a = _python_scalar(f"bind['{name}']", element, value) if rtype == element else None
+                if a is None:
+                    a = np.asarray(value)
+            else:
+                a = _as_c_array(value)
             if a.dtype not in _NAMES:
                 raise Error(f"bind {name}: dtype {a.dtype} is no RISE scalar type", exit_code=2)
             files[name] = os.path.join(tmp, f"bind{len(files)}.npy")
             np.save(files[name], a)
-        return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails)
+        return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails,
+                        bounds_checks)
 
 
 def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: str,
              params: Union[Mapping[str, object], Sequence[str], None], entry: str,
              sizes: Optional[Mapping[str, int]], bind: dict[str, str],
-             shift_tails: bool = True) -> Kernel:
+             shift_tails: bool = True, bounds_checks: bool = True) -> Kernel:
     stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
     if params is None:
         plist: list[str] = []
@@ -166,7 +209,7 @@ def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: s
     else:
         plist = [str(p) for p in params]
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
-                                dict(sizes or {}), bind, shift_tails))
+                                dict(sizes or {}), bind, shift_tails, bounds_checks))
 
 
 def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",
@@ -176,8 +219,14 @@ def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",
     arrays for a result holding pairs)."""
     text, is_path = _text_or_path(program)
     data = []
+    params = _risec.parameters(text, is_path, entry) if any(
+        isinstance(a, (bool, int, float)) and not isinstance(a, np.generic)
+        for a in arrays) else []
     for i, a in enumerate(arrays):
-        a = np.ascontiguousarray(a)
+        if i < len(params) and params[i][1] == params[i][2]:
+            scalar = _python_scalar(_argument(i, params[i][0]), params[i][2], a)
+            a = scalar if scalar is not None else a
+        a = _as_c_array(a)
         if a.dtype not in _NAMES:
             raise Error(f"{_argument(i, 'input')}: dtype {a.dtype} is no RISE scalar type",
                         exit_code=2)

@@ -13,7 +13,8 @@ def eval(program: str, is_path: bool, entry: str, arrays: list[ArrayData],
 class Kernel:
     def __init__(self, program: str, program_is_path: bool, strategy: Optional[str],
                  strategy_is_path: bool, params: list[str], target: str, entry: str,
-                 sizes: dict[str, int], bind: dict[str, str], shift_tails: bool) -> None: ...
+                 sizes: dict[str, int], bind: dict[str, str], shift_tails: bool,
+                 bounds_checks: bool) -> None: ...
     @property
     def name(self) -> str: ...
     @property

@@ -25,6 +25,7 @@ import math
 import os
 import socket
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Mapping, Optional
@@ -106,6 +107,8 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
     if budget < 1:
         raise Error("budget must be at least 1", exit_code=2)
     tuner = _tuner(program, strategy, sizes, target, entry, repeat, seed)
+    if output is not None:  # before the search: the output is none of the inputs
+        _check_output(os.fspath(output), _inputs(program, strategy, storage))
     params = dict(tuner.params)
     dims = _dimensions(params, tuner.permutations)
     if not progress:
@@ -161,10 +164,67 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
     best_values = _values(best.params)
     text = best.user_attrs.get("strategy") or tuner.strategy(best_values)
     if output is not None:
-        with open(output, "w") as f:
-            f.write(text)
+        _write_output(os.fspath(output), text, _inputs(program, strategy, storage))
     return TuneResult(study=s, params=best_values, time_ms=best.value, strategy=text,
                       new_trials=len(made))
+
+
+def _inputs(program: PathOrText, strategy: PathOrText,
+            storage: Optional[str]) -> list[tuple[str, str]]:
+    """(path, role) of the files `tune` reads: the program, the template and a SQLite
+    storage."""
+    out = []
+    for x, role in ((program, "the program"), (strategy, "the strategy")):
+        text, is_path = _text_or_path(x)
+        if is_path:
+            out.append((text, role))
+    if storage and storage.startswith("sqlite:///"):
+        out.append((storage[len("sqlite:///"):], "storage="))
+    return out
+
+
+def _check_output(path: str, inputs: list[tuple[str, str]]) -> None:
+    """Refuses an output that is the same file as an input (compared as the command
+    line does: the same device and inode, so links and other spellings are caught)."""
+    for given, role in inputs:
+        try:
+            same = os.path.samefile(path, given)
+        except OSError:  # one of them does not exist
+            same = False
+        if same:
+            raise Error(f"output={path!r} is the same file as the input {given!r} ({role}); "
+                        "risec does not overwrite its inputs: choose another output",
+                        exit_code=2)
+
+
+def _write_output(path: str, text: str, inputs: list[tuple[str, str]]) -> None:
+    """Writes `text` to `path` as the command line writes its outputs: a temporary file
+    in the same folder, flushed to disk, renamed over the target, so that a failed
+    write leaves the old file as it was."""
+    _check_output(path, inputs)
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target) or "."
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(target) + ".risec-")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if os.path.exists(target):
+            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except OSError as e:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise Error(f"cannot write {path!r}: {e.strerror or e}", exit_code=4) from None
 
 
 def _dimensions(params: dict[str, list[int]],

@@ -11,6 +11,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -29,7 +30,9 @@
 #include "rise/interp.h"
 #include "risec/risec.h"
 #include "support/buffer.h"
+#include "support/diagnostics.h"
 #include "support/stack.h"
+#include "support/words.h"
 
 namespace nb = nanobind;
 
@@ -67,7 +70,7 @@ risec::Sizes sizes_from(const risec::Program& program, const std::string& entry,
   }
   risec::driver::sizes_from_shapes(
       program.impl().program, entry, where, [&](const std::string& n) { return by_name.at(n); },
-      &sizes, "the arrays' shapes do not determine it; pass sizes={'n': ...}, e.g. sizes=");
+      &sizes, "the arrays' shapes do not determine it");
   return sizes;
 }
 
@@ -100,14 +103,16 @@ class PyKernel {
            const std::optional<std::string>& strategy, bool strategy_is_path,
            const std::vector<std::string>& params, const std::string& target,
            const std::string& entry, const risec::Sizes& sizes,
-           const std::map<std::string, std::string>& bind, bool shift_tails)
+           const std::map<std::string, std::string>& bind, bool shift_tails, bool bounds_checks)
       : program_(load_program(program, program_is_path)), entry_(entry), fixed_(sizes) {
+    risec::InterfaceScope words(risec::Interface::Python);  // messages in Python's words
     risec::CompileOptions o;
     o.entry = entry;
     o.target = target;
     o.sizes = sizes;
     o.bind = bind;
     o.shift_tails = shift_tails;
+    o.bounds_checks = bounds_checks;
     if (strategy)
       o.strategy = strategy_is_path ? risec::Strategy::load(*strategy, params)
                                     : risec::Strategy::parse(*strategy, "<strategy>", params);
@@ -130,10 +135,30 @@ class PyKernel {
 
   risec::Sizes sizes(const std::vector<std::vector<int64_t>>& shapes,
                      const risec::Sizes& given) const {
+    risec::InterfaceScope words(risec::Interface::Python);
     std::vector<std::string> names;
     for (const auto& p : source().inputs()) names.push_back(p.name);
     risec::Sizes s = fixed_;
-    for (const auto& [k, v] : given) s[k] = v;
+    // Every size given is one of the entry's, and one fixed at compile time keeps its value.
+    std::vector<std::string> known = source().size_parameters();
+    for (const auto& [k, v] : fixed_) known.push_back(k);
+    for (const auto& [k, v] : given) {
+      if (std::find(known.begin(), known.end(), k) == known.end()) {
+        const std::string near = risec::nearest_name(k, known);
+        throw risec::Error(risec::ErrorKind::Usage,
+                           "sizes['" + k + "']: the kernel " + source().name() +
+                               " has no size named '" + k + "'" +
+                               (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
+      }
+      if (v < 1)
+        throw risec::Error(risec::ErrorKind::Usage, "sizes['" + k + "'] = " + std::to_string(v) +
+                                                        ": sizes must be positive");
+      if (auto f = fixed_.find(k); f != fixed_.end() && f->second != v)
+        throw risec::Error(risec::ErrorKind::Usage,
+                           "sizes['" + k + "'] = " + std::to_string(v) + ", but " + k +
+                               " was fixed to " + std::to_string(f->second) + " at compile time");
+      s[k] = v;
+    }
     return sizes_from(program_, entry_, names, shapes, s);
   }
 
@@ -169,10 +194,31 @@ class PyKernel {
   std::optional<risec::Kernel> kernel_;
 };
 
+// (name, RISE type, element type of a scalar parameter) of each data input of `entry`,
+// for the Python side's conversion of Python numbers.
+std::vector<ParamInfo> parameters(const std::string& program, bool is_path,
+                                  const std::string& entry) {
+  using namespace risec;
+  InterfaceScope words(Interface::Python);
+  Program p = load_program(program, is_path);
+  std::vector<ParamInfo> out;
+  run_with_large_stack([&] {
+    for (const auto& param :
+         driver::value_parameters(rise::check_program(p.impl().program, entry))) {
+      std::optional<std::string> e;
+      if (param.type->kind == rise::TypeKind::Scalar) e = rise::scalar_name(param.type->scalar);
+      out.emplace_back(param.name, rise::print(param.type), e);
+    }
+    return 0;
+  });
+  return out;
+}
+
 // The interpreter on arrays: the data inputs of `entry`, in order.
 std::vector<ArrayData> eval(const std::string& program, bool is_path, const std::string& entry,
                             const std::vector<ArrayData>& arrays, const risec::Sizes& given) {
   using namespace risec;
+  InterfaceScope words(Interface::Python);
   Program p = load_program(program, is_path);
   std::vector<ArrayData> result;
   run_with_large_stack([&] {
@@ -224,6 +270,7 @@ class PyTuner {
           const risec::Sizes& sizes, int repeat, uint64_t seed)
       : program_(load_program(program, program_is_path)) {
     using namespace risec;
+    InterfaceScope words(Interface::Python);
     run_with_large_stack([&] {
       const std::string program_text = program_is_path ? driver::read_text_file(program) : program;
       const rise::Program& p = program_.impl().program;
@@ -329,6 +376,7 @@ NB_MODULE(_risec, m) {
   });
 
   m.def("version", &risec::version);
+  m.def("parameters", &parameters, nb::arg("program"), nb::arg("is_path"), nb::arg("entry"));
   m.def("eval", &eval, nb::arg("program"), nb::arg("is_path"), nb::arg("entry"), nb::arg("arrays"),
         nb::arg("sizes"));
 
@@ -347,10 +395,10 @@ NB_MODULE(_risec, m) {
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, bool, const std::optional<std::string>&, bool,
                     const std::vector<std::string>&, const std::string&, const std::string&,
-                    const risec::Sizes&, const std::map<std::string, std::string>&, bool>(),
+                    const risec::Sizes&, const std::map<std::string, std::string>&, bool, bool>(),
            nb::arg("program"), nb::arg("program_is_path"), nb::arg("strategy").none(),
            nb::arg("strategy_is_path"), nb::arg("params"), nb::arg("target"), nb::arg("entry"),
-           nb::arg("sizes"), nb::arg("bind"), nb::arg("shift_tails"))
+           nb::arg("sizes"), nb::arg("bind"), nb::arg("shift_tails"), nb::arg("bounds_checks"))
       .def_prop_ro("name", [](const PyKernel& k) { return k.source().name(); })
       .def_prop_ro("target", [](const PyKernel& k) { return k.source().target(); })
       .def_prop_ro("source", [](const PyKernel& k) { return k.source().code(); })

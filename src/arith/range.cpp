@@ -511,7 +511,25 @@ std::optional<Nat> upper_bound(const Nat& t) {
 
 // Terms are integer-valued, so the decision may round: t > -1 means t >= 0.
 bool provably_nonneg(const Nat& t) {
-  return nonneg(t, true);
+  if (nonneg(t, true)) return true;
+  // A min or max term is one of its operands: t is non-negative when it is with the
+  // term replaced by every operand, and already when it is with one operand where
+  // that gives a smaller t (min(a, b) <= a subtracted, max(a, b) >= a added). So
+  // r - min(w, r) >= 0 (as r - r) and r - max(0, r - 1) >= 0 for r >= 0.
+  return or_unknown(false, [&] {
+    for (const auto& [c, m] : sum_form(t).terms) {
+      if (m.kind() != Kind::Min && m.kind() != Kind::Max) continue;
+      bool any = (m.kind() == Kind::Min) == (c.sign() < 0);
+      bool all = true;
+      for (const Nat& arg : m.node().args) {
+        bool ok = nonneg(t - scale(c, m) + scale(c, arg), true);
+        if (ok && any) return true;
+        all = all && ok;
+      }
+      if (!any && all) return true;
+    }
+    return false;
+  });
 }
 
 bool provably_pos(const Nat& t) {

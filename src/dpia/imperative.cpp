@@ -75,6 +75,16 @@ CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body) {
   return std::make_shared<const Command>(std::move(c));
 }
 
+CommandP cm_new_table(const std::string& var, Type dt,
+                      std::shared_ptr<const std::vector<rise::Literal>> table, CommandP body) {
+  Command c{Command::New};
+  c.var = var;
+  c.dt = std::move(dt);
+  c.table = std::move(table);
+  c.body = {std::move(body)};
+  return std::make_shared<const Command>(std::move(c));
+}
+
 CommandP cm_for_exiting(const std::string& var, arith::Nat n, CommandP body) {
   Command c{Command::For};
   c.var = var;

@@ -154,6 +154,18 @@ struct Command {
   // New: a private array distributed over the work items of a group (dt is one work
   // item's part; dpia/distribute.h); null for others.
   std::shared_ptr<const Distribution> distribution;
+  // New: a read-only table of constants (an array literal of many scalars, such as
+  // --bind data), its scalars in row-major order; the body only reads it. Printed as a
+  // static constant array (C: `static const float NAME[] = {...}`; OpenCL
+  // `__constant`), not as one store per element. Null for other variables.
+  std::shared_ptr<const std::vector<rise::Literal>> table;
+  // For over a parallel kind (Par, Global, WorkGroup, Local): the primitive that made
+  // the loop parallel (mapPar, mapGlobal, reducePar, ...) and where it is in the
+  // program, for the disjoint-writes check's errors (dpia/disjoint_check.h); New: the
+  // reduction whose accumulator it is. Null and unknown for what the translation
+  // builds itself.
+  const rise::PrimitiveInfo* origin = nullptr;
+  Span span;
 };
 
 // Whether a loop kind is a level of the GPU's thread hierarchy (its loops carry a
@@ -175,6 +187,9 @@ CommandP cm_seq(std::vector<CommandP> items);
 CommandP cm_assign(AcceptorP a, ExpressionP e);
 CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body, int dim = 0);
 CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body);
+// new var: dt holding the constants `table` (Command::table); body reads it
+CommandP cm_new_table(const std::string& var, Type dt,
+                      std::shared_ptr<const std::vector<rise::Literal>> table, CommandP body);
 CommandP cm_comment(const std::string& text);
 // A sequential loop of at most n iterations whose body may leave it with cm_break().
 CommandP cm_for_exiting(const std::string& var, arith::Nat n, CommandP body);

@@ -28,7 +28,8 @@ namespace risec::dpia {
 constexpr int64_t kShiftTailBytes = 64;
 // Loops of at most this many blocks: in longer ones the remainder is a small part of
 // the work, and the blocked form measured 5-12% slower than GCC's own long loop (rows
-// of 2044 to 4094 floats on Zen 4; 8-18% faster at 124 to 510; docs/performance.md).
+// of 2044 to 4094 floats on Zen 4; 8-18% faster at 124 to 510;
+// bench/results/journal/2026-11-27-shifted-tails.md).
 constexpr int64_t kShiftTailMaxBlocks = 32;
 
 // The block width V for running `loop` with a shifted tail, or none when it does not

@@ -50,6 +50,17 @@ class Translator {
 
   Nat loop_var(const std::string& name, const Nat& n) { return Nat::var(name, Nat(0), n); }
 
+  // A loop (or an accumulator) that the primitive `e` made (a map's or a reduction's),
+  // knowing it: where a parallel loop's writes cannot be proven disjoint, the error
+  // names the primitive and points at it (dpia/disjoint_check.h).
+  static CommandP made_by(CommandP loop, const Phrase& e) {
+    if (!loop || (loop->kind != Command::For && loop->kind != Command::New)) return loop;
+    Command c = *loop;
+    c.origin = e->prim;
+    c.span = e->head_span.known() ? e->head_span : e->span;
+    return std::make_shared<const Command>(std::move(c));
+  }
+
   // Bind a lambda's parameter to a value and translate with `f`.
   template <class Fn>
   CommandP with_param(const Phrase& lam, const ExpressionP& v, Fn&& f) {
@@ -65,6 +76,32 @@ class Translator {
   template <class Fn>
   CommandP with_params(const Phrase& lam, const ExpressionP& a, const ExpressionP& b, Fn&& f) {
     return with_param(lam, a, [&](const Phrase& inner) { return with_param(inner, b, f); });
+  }
+
+  // An array literal (nested makeArray) of more scalar literals than specialise
+  // unrolls over (kTableMin) is a table of constants (Command::table): bound data
+  // (--bind) of thousands of values becomes one static array, not a store per
+  // element. Smaller ones keep their stores, which the C compiler folds.
+  static constexpr size_t kTableMin = 65;
+  static bool table_scalars(const Phrase& e, std::vector<rise::Literal>& out) {
+    if (e->kind == PhraseNode::Literal) {
+      if (e->type->kind != TypeKind::Scalar) return false;
+      rise::Literal l = e->lit;
+      l.scalar = e->type->scalar;
+      out.push_back(l);
+      return true;
+    }
+    if (e->kind != PhraseNode::Prim || !e->prim || !e->prim->is(PrimId::MakeArray)) return false;
+    for (const Phrase& a : e->args)
+      if (!table_scalars(a, out)) return false;
+    return true;
+  }
+  static std::shared_ptr<const std::vector<rise::Literal>> table_of(const Phrase& e) {
+    std::vector<rise::Literal> out;
+    if (!e->prim || !e->prim->is(PrimId::MakeArray) || !table_scalars(e, out) ||
+        out.size() < kTableMin)
+      return nullptr;
+    return std::make_shared<const std::vector<rise::Literal>>(std::move(out));
   }
 
   // ------------------------------------------------------------ copies
@@ -149,6 +186,15 @@ class Translator {
     if (i >= p->targs.size() || !std::holds_alternative<Nat>(p->targs[i]))
       internal_error("DPIA: " + p->name + " lacks its size argument");
     return std::get<Nat>(p->targs[i]);
+  }
+
+  // Whether the Nat value v fits its type: a natType value always (it stays
+  // symbolic), an idx[n] value when it is provably in [0, n). Index arithmetic and
+  // natAsIndex whose result is not proven so stay run-time operations, which the
+  // backends check (docs/architecture.md, "Bounds checks").
+  static bool in_bounds(const Nat& v, const Type& t) {
+    return t->kind != TypeKind::Index ||
+           (arith::provably_nonneg(v) && arith::provably_lt(v, t->size));
   }
 
   // A readable value as a Nat (index arithmetic stays symbolic where it can).
@@ -367,10 +413,11 @@ class Translator {
         Nat n = size_of(x->dt);
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
-        return cm_for(
-            i, n, kind,
-            with_param(a[0], ex_idx(x, iv), [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); }),
-            dim);
+        return made_by(cm_for(i, n, kind,
+                              with_param(a[0], ex_idx(x, iv),
+                                         [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); }),
+                              dim),
+                       e);
       });
     }
     if (pr.family == Family::Reduce) {
@@ -475,6 +522,10 @@ class Translator {
                      })});
     }
     if (pr.is(PrimId::MakeArray)) {
+      if (auto table = table_of(e)) {
+        std::string t = fresh("tmp");
+        return cm_new_table(t, e->type, table, copy(A, ex_var(t, e->type)));
+      }
       std::vector<CommandP> items;
       for (size_t i = 0; i < a.size(); ++i)
         items.push_back(acc(a[i], ac_idx(A, Nat(static_cast<int64_t>(i)))));
@@ -617,9 +668,10 @@ class Translator {
         return acc(b, ac_var(v, t));
       });
       Space space = addr_space(e, t->kind == TypeKind::Array ? Space::Default : Space::Private);
-      CommandP loop = cm_for(i, n, kind, step);
+      CommandP loop = made_by(cm_for(i, n, kind, step), e);
       if (kind == LoopKind::Par) loop = with_reduction(loop, reduction_operator(a[0]), v, e);
-      return cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))}));
+      return made_by(cm_new(v, t, space, cm_seq({acc(a[1], ac_var(v, t)), loop, k(ex_var(v, t))})),
+                     e);
     });
   }
 
@@ -780,7 +832,7 @@ class Translator {
       // reduction continuing its parent's accumulator).
       std::optional<ExpressionP> start = pure(a[1]);
       CommandP init = start && same_memory(*start, readback) ? nullptr : acc(a[1], A);
-      return cm_seq({init, cm_for(i, n, kind, step)});
+      return cm_seq({init, made_by(cm_for(i, n, kind, step), e)});
     });
   }
 
@@ -1021,6 +1073,11 @@ class Translator {
         return k(ex_make(std::move(m)));
       });
     }
+    if (pr.is(PrimId::MakeArray))
+      if (auto table = table_of(e)) {
+        std::string t = fresh("tmp");
+        return cm_new_table(t, e->type, table, k(ex_var(t, e->type)));
+      }
     if (pr.is(PrimId::MakeArray) || pr.is(PrimId::Scatter) || pr.is(PrimId::Update))
       return materialize(e, k);
     if (pr.is(PrimId::MapFst) || pr.is(PrimId::MapSnd)) {
@@ -1036,17 +1093,22 @@ class Translator {
         });
       });
     }
-    if (pr.family == Family::Index) {
+    if (pr.family == Family::Index || pr.is(PrimId::Cast)) {
+      // An index made from a value (natAsIndex, a cast to idx[n]) is a Cast that the
+      // backends check against n (docs/architecture.md, "Bounds checks"); one that is
+      // a Nat proven in [0, n) stays symbolic.
+      const Type& from = a[0]->type;
+      if ((e->type->kind == TypeKind::Index || e->type->kind == TypeKind::NatData) &&
+          from->kind == TypeKind::Scalar && rise::is_float(from->scalar))
+        user_error("cast of a " + rise::print(from) + " value to " + rise::print(e->type) +
+                       " (the interpreter refuses it when it runs): cast it to an integer "
+                       "type first",
+                   e->span);
       return con(a[0], [&](const ExpressionP& x) {
-        if (x->kind == Expression::Nat) return k(ex_nat(x->idx, e->type));
+        if (x->kind == Expression::Nat && in_bounds(x->idx, e->type))
+          return k(ex_nat(x->idx, e->type));
         Expression c{Expression::Cast, e->type};
-        c.args = {x};
-        return k(ex_make(std::move(c)));
-      });
-    }
-    if (pr.is(PrimId::Cast)) {
-      return con(a[0], [&](const ExpressionP& x) {
-        Expression c{Expression::Cast, e->type};
+        c.prim = &pr;
         c.args = {x};
         return k(ex_make(std::move(c)));
       });
@@ -1091,7 +1153,7 @@ class Translator {
           Nat r = pr.is(PrimId::Add)   ? xs[0]->idx + xs[1]->idx
                   : pr.is(PrimId::Sub) ? xs[0]->idx - xs[1]->idx
                                        : xs[0]->idx * xs[1]->idx;
-          return k(ex_nat(r, e->type));
+          if (in_bounds(r, e->type)) return k(ex_nat(r, e->type));
         }
         // Division and modulo of a non-negative index by a positive constant (C's / and %
         // are floor division there) stay symbolic too, so that arith simplifies them.
@@ -1100,7 +1162,7 @@ class Translator {
             *xs[1]->idx.as_const() > 0 && arith::provably_nonneg(xs[0]->idx)) {
           Nat r = pr.is(PrimId::Div) ? arith::floordiv(xs[0]->idx, xs[1]->idx)
                                      : arith::mod(xs[0]->idx, xs[1]->idx);
-          return k(ex_nat(r, e->type));
+          if (in_bounds(r, e->type)) return k(ex_nat(r, e->type));
         }
         // Arithmetic is an operator (unary: neg, not); a math builtin is a call.
         bool math = pr.family == Family::Math;

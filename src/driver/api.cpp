@@ -15,7 +15,9 @@
 #include "rise/printer.h"
 #include "runtime/jit.h"
 #include "runtime/layout.h"
+#include "support/diagnostics.h"
 #include "support/stack.h"
+#include "support/words.h"
 
 namespace risec {
 
@@ -25,6 +27,9 @@ namespace {
 // command line does, and hands back its result or rethrows its error.
 template <class F>
 auto on_large_stack(F&& f) -> decltype(f()) {
+  // Messages name the API's arguments (sizes["n"]), unless a caller (the command
+  // line, the Python package) chose its own words (support/words.h).
+  InterfaceScope words(Interface::Cpp, /*unless_set=*/true);
   std::optional<decltype(f())> out;
   run_with_large_stack([&] {
     out.emplace(f());
@@ -253,6 +258,7 @@ Source compile(const Program& program, const CompileOptions& options) {
     req.trace = options.trace;
     req.simplify = options.simplify;
     req.shift_tails = options.shift_tails;
+    req.bounds_checks = options.bounds_checks;
     req.bind = &options.bind;
     impl->compiled = driver::compile(req);
     impl->target = options.target;
@@ -332,8 +338,12 @@ std::vector<int> size_arguments(const Source::Impl& s, const Sizes& sizes) {
     if (fixed != s.fixed_sizes.end())
       bad_argument("size " + name + " was fixed to " + std::to_string(fixed->second) +
                    " at compile time, " + std::to_string(value) + " given");
+    std::vector<std::string> known = names;
+    for (const auto& [n, v] : s.fixed_sizes) known.push_back(n);
+    const std::string near = nearest_name(name, known);
     bad_argument(
         "the kernel " + s.compiled.unit.name + " has no size parameter '" + name + "'" +
+        (near.empty() ? std::string() : "; did you mean '" + near + "'?") +
         (names.empty() ? std::string(" (it takes none)") : " (its sizes: " + join(names) + ")"));
   }
   std::vector<int> out;

@@ -7,6 +7,7 @@
 #include "elevate/rule_util.h"
 #include "rise/interp.h"
 #include "runtime/npy.h"
+#include "support/words.h"
 
 namespace risec::driver {
 
@@ -15,13 +16,38 @@ namespace {
 using rise::Expr;
 using rise::ExprKind;
 
+// The widest array literal bind writes: longer arrays are rows of this many elements,
+// joined (and a shorter last part concatenated), so that no makeArray has more
+// arguments than this. Type inference and rewriting walk an application's spine, so
+// one makeArray of 4,096 arguments took quadratic time (issue 32).
+constexpr size_t kWidestLiteral = 64;
+
+// An array literal of `elems`: one makeArray, or join(rows) ++ rest (see above).
+Expr array_literal(const std::vector<Expr>& elems) {
+  if (elems.size() <= kWidestLiteral) {
+    Expr e = rise::make_array_prim(static_cast<int>(elems.size()));
+    for (const Expr& x : elems) e = rise::app(e, x);
+    return e;
+  }
+  const size_t whole = elems.size() / kWidestLiteral * kWidestLiteral;
+  std::vector<Expr> rows;
+  for (size_t r = 0; r < whole; r += kWidestLiteral)
+    rows.push_back(array_literal(
+        std::vector<Expr>(elems.begin() + static_cast<ptrdiff_t>(r),
+                          elems.begin() + static_cast<ptrdiff_t>(r + kWidestLiteral))));
+  Expr joined = rise::app(rise::primitive("join"), array_literal(rows));
+  if (whole == elems.size()) return joined;
+  Expr rest =
+      array_literal(std::vector<Expr>(elems.begin() + static_cast<ptrdiff_t>(whole), elems.end()));
+  return rise::app(rise::app(rise::primitive("concat"), joined), rest);
+}
+
 // The literal of a value of type t (a scalar, or an array of such, concrete).
 Expr literal_of_value(const rise::Value& v, const rise::Type& t) {
   if (t->kind == rise::TypeKind::Array) {
-    const int64_t n = v.size();
-    Expr e = rise::make_array_prim(static_cast<int>(n));
-    for (int64_t i = 0; i < n; ++i) e = rise::app(e, literal_of_value(v.at(i), t->a));
-    return e;
+    std::vector<Expr> elems;
+    for (int64_t i = 0; i < v.size(); ++i) elems.push_back(literal_of_value(v.at(i), t->a));
+    return array_literal(elems);
   }
   const rise::ScalarKind k = t->scalar;
   if (k == rise::ScalarKind::F32) return rise::scalar_lit(k, 0, static_cast<double>(v.as_f32()));
@@ -52,7 +78,7 @@ rise::Checked bind_inputs(const rise::Checked& checked,
   if (files.empty()) return checked;
   std::vector<std::string> names;
   for (const EntryParam& p : value_parameters(checked)) names.push_back(p.name);
-  check_input_names(names, files, "--bind");
+  check_input_names(names, files, bind_word());
 
   // depFun(..) binders, then fun(..) binders, then the body.
   std::vector<Expr> dep_binders, binders;
@@ -72,7 +98,7 @@ rise::Checked bind_inputs(const rise::Checked& checked,
       kept.push_back(lam);
       continue;
     }
-    const std::string opt = "--bind " + it->first + "=" + it->second;
+    const std::string opt = bind_given(it->first, it->second);
     const rise::Type& t = lam->type->a;
     std::optional<int64_t> count = scalar_count(t);
     if (!count) {
@@ -80,15 +106,17 @@ rise::Checked bind_inputs(const rise::Checked& checked,
       while (base->kind == rise::TypeKind::Array) base = base->a;
       refuse(opt, "the parameter " + lam->name + ": " + rise::print(t) +
                       (base->kind == rise::TypeKind::Scalar
-                           ? " has an extent that is not known at compile time (pass its "
-                             "sizes with --size)"
+                           ? " has an extent that is not known at compile time (give its "
+                             "sizes with " +
+                                 sizes_word() + ")"
                            : " cannot be bound: only scalars and arrays of scalars can"));
     }
     if (*count > kMaxBoundElements)
-      refuse(opt, "the parameter " + lam->name + ": " + rise::print(t) + " has " +
-                      std::to_string(*count) + " values; at most " +
-                      std::to_string(kMaxBoundElements) +
-                      " can be bound (they become code); pass it with --input instead");
+      refuse(opt,
+             "the parameter " + lam->name + ": " + rise::print(t) + " has " +
+                 std::to_string(*count) + " values; at most " + std::to_string(kMaxBoundElements) +
+                 " can be bound (they become code); pass it " +
+                 (input_word() == "--input" ? "with --input" : "as " + input_word()) + " instead");
     rise::Value v;
     try {
       v = rise::from_ndarray(runtime::read_npy(it->second), t);

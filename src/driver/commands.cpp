@@ -1,6 +1,7 @@
 // The check, print and eval subcommands (spec/cli.md).
 #include "driver/commands.h"
 
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "rise/parser.h"
 #include "rise/printer.h"
 #include "runtime/npy.h"
+#include "support/files.h"
 #include "support/random.h"
 
 namespace risec::driver {
@@ -38,8 +40,9 @@ int64_t parse_int(const std::string& s, const std::string& what) {
   return v;
 }
 
-// numpy-like text for an array: shape, dtype and values (elided when long).
-std::string format_ndarray(const runtime::NdArray& a) {
+// numpy-like text for an array: shape, dtype and values (elided when long, unless
+// `full`).
+std::string format_ndarray(const runtime::NdArray& a, bool full) {
   std::ostringstream out;
   out << runtime::dtype_name(a.dtype) << runtime::shape_string(a.shape) << " = ";
   auto elem = [&](int64_t i) {
@@ -83,6 +86,27 @@ std::string format_ndarray(const runtime::NdArray& a) {
   };
   int64_t n = a.count();
   if (a.shape.empty()) return out.str() + elem(0);
+  if (full) {
+    // Every element, nested by dimension as NumPy prints it, the rows of the last
+    // dimension one per line: [[1, 2],\n [3, 4]].
+    const size_t rank = a.shape.size();
+    std::vector<int64_t> at(rank, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      // the dimensions that start a new row here (all at i = 0)
+      size_t open = rank;
+      while (open > 0 && at[open - 1] == 0) --open;
+      if (i > 0) out << (open < rank ? ",\n" + std::string(open, ' ') : ", ");
+      out << std::string(rank - open, '[') << elem(i);
+      // advance the index, closing the dimensions that end
+      size_t d = rank;
+      while (d > 0 && ++at[d - 1] == a.shape[d - 1]) {
+        at[d - 1] = 0;
+        out << "]";
+        --d;
+      }
+    }
+    return out.str();
+  }
   out << "[";
   for (int64_t i = 0; i < n; ++i) {
     if (n > 20 && i == 10) {
@@ -99,7 +123,7 @@ std::string format_ndarray(const runtime::NdArray& a) {
 }  // namespace
 
 rise::Program load_program(const std::string& path) {
-  auto src = std::make_shared<SourceFile>(SourceFile{path, read_text_file(path)});
+  auto src = std::make_shared<SourceFile>(SourceFile{path, read_text_file(path, "the program")});
   return rise::parse_program(src);
 }
 
@@ -166,31 +190,32 @@ int cmd_eval(const Options& o) {
   if (!binds.empty()) c = bind_inputs(c, binds);
   rise::Interpreter interp;
   rise::Value f = interp.run(c.expr, inputs);
-  emit_result(rise::to_ndarrays(f, entry_result_type(c)), o.output);
+  emit_result(rise::to_ndarrays(f, entry_result_type(c)), o.output, o.full);
   return 0;
 }
 
-void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output) {
+void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output, bool full) {
   if (outs.size() == 1) {
     if (!output.empty()) {
       runtime::write_npy(output, outs[0]);
     } else {
-      std::cout << format_ndarray(outs[0]) << "\n";
+      std::cout << format_ndarray(outs[0], full) << "\n";
     }
     return;
   }
   // A result holding pairs is several arrays: out.npy -> out_0.npy, out_1.npy, ...
   std::string stem = output;
   if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".npy") stem.resize(stem.size() - 4);
-  for (size_t i = 0; i < outs.size(); ++i) {
-    if (!output.empty()) {
-      std::string path = stem + "_" + std::to_string(i) + ".npy";
-      runtime::write_npy(path, outs[i]);
-      std::cout << "wrote " << path << "\n";
-    } else {
-      std::cout << "[" << i << "] " << format_ndarray(outs[i]) << "\n";
-    }
+  if (output.empty()) {
+    for (size_t i = 0; i < outs.size(); ++i)
+      std::cout << "[" << i << "] " << format_ndarray(outs[i], full) << "\n";
+    return;
   }
+  std::vector<OutputFile> files;
+  for (size_t i = 0; i < outs.size(); ++i)
+    files.push_back({stem + "_" + std::to_string(i) + ".npy", runtime::serialize_npy(outs[i])});
+  write_output_files(files);  // all checked against the inputs before any is written
+  for (const OutputFile& f : files) std::cout << "wrote " << f.path << "\n";
 }
 
 int cmd_rules(const Options&) {
@@ -258,29 +283,41 @@ int cmd_rules(const Options&) {
   return 0;
 }
 
-std::string read_text_file(const std::string& path) {
+std::string read_text_file(const std::string& path, const std::string& role) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::User, "cannot read '" + path + "'");
+  note_input(path, role);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text)) throw Error(ErrorKind::User, "cannot write '" + path + "'");
+SourceRef strategy_source(const std::string& arg) {
+  std::error_code ec;
+  if (std::filesystem::exists(arg, ec))
+    return std::make_shared<SourceFile>(SourceFile{arg, read_text_file(arg, "the strategy")});
+  // `--strategy simplify`: a library strategy without arguments may be named instead
+  // of a file, when no file of that name exists (docs/cli.md).
+  const elevate::LibraryEntry* e = elevate::find_entry(arg);
+  if (e && e->params.empty())
+    return std::make_shared<SourceFile>(SourceFile{"<--strategy " + arg + ">", arg});
+  // Inline text (`--strategy 'vectorize(8) @ outermost(isApplied(isMap)) ; lowerToC'`).
+  // A file name has none of these characters; a missing file is reported as one.
+  if (arg.find_first_of(" \t\n;@()<+") == std::string::npos) read_text_file(arg, "the strategy");
+  const bool whole = arg.find("let ") != std::string::npos ||
+                     arg.find("param ") != std::string::npos ||
+                     arg.find("import ") != std::string::npos;
+  if (whole) return std::make_shared<SourceFile>(SourceFile{"<--strategy>", arg});
+  // The expression on a line of its own, so that errors point at its own columns.
+  std::string expr = arg;
+  while (!expr.empty() &&
+         (expr.back() == ';' || std::isspace(static_cast<unsigned char>(expr.back()))))
+    expr.pop_back();
+  return std::make_shared<SourceFile>(SourceFile{"<--strategy>", "let main =\n" + expr + "\n;"});
 }
 
 elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
-  // `--strategy simplify`: a library strategy without arguments may be named instead
-  // of a file, when no file of that name exists (docs/cli.md).
-  std::error_code ec;
-  const elevate::LibraryEntry* e = elevate::find_entry(path);
-  const bool named = e && e->params.empty() && !std::filesystem::exists(path, ec);
-  return elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{named ? "<--strategy " + path + ">" : path,
-                                              named ? path : read_text_file(path)}),
-      elevate::parse_param_values(params));
+  return elevate::parse_strategy_file(strategy_source(path), elevate::parse_param_values(params));
 }
 
 rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace) {
@@ -357,6 +394,7 @@ int cmd_compile(const Options& o) {
   co.trace = o.trace;
   co.simplify = !o.no_simplify;
   co.shift_tails = !o.no_shift_tails;
+  co.bounds_checks = !o.no_bounds_checks;
   co.bind = parse_input_options(o.binds, "--bind");
   risec::Source c = risec::compile(api::wrap(load_program(o.file)), co);
   if (o.dump_dpia) std::cerr << c.dpia();
@@ -371,10 +409,9 @@ int cmd_compile(const Options& o) {
   const std::string ext = c.target() == "cuda" ? ".cu" : ".c";
   if (base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext)
     base.resize(base.size() - ext.size());
-  std::vector<std::pair<std::string, std::string>> files = {{base + ext, c.code()},
-                                                            {base + ".h", c.header()}};
+  std::vector<OutputFile> files = {{base + ext, c.code()}, {base + ".h", c.header()}};
   if (!c.kernels().empty()) files.push_back({base + ".cl", c.kernels()});
-  for (const auto& [path, text] : files) write_text_file(path, text);
+  write_output_files(files);  // all checked against the inputs before any is written
   return 0;
 }
 

@@ -26,9 +26,11 @@ struct Options {
   std::string target = "c";
   bool dump_dpia = false;
   bool trace = false;
-  bool no_simplify = false;     // --no-simplify: the default lowering is lowerToC alone
-  bool no_shift_tails = false;  // --no-shift-tails: plain innermost loops (c, openmp)
+  bool no_simplify = false;       // --no-simplify: the default lowering is lowerToC alone
+  bool no_shift_tails = false;    // --no-shift-tails: plain innermost loops (c, openmp)
+  bool no_bounds_checks = false;  // --no-bounds-checks: data-dependent indices unchecked
   bool types = false;
+  bool full = false;  // --full (eval, run): print every element of the result
   bool help = false;
   std::vector<std::string> given;  // the options as written (before any `=value`)
   // risec run
@@ -59,16 +61,25 @@ int cmd_compile(const Options& o);
 rise::Program load_program(const std::string& path);
 rise::SizeMap parse_sizes(const std::vector<std::string>& texts);
 uint64_t parse_seed(const std::string& text);
-// The strategy file at `path` with its parameters' values given as --param texts.
+// What --strategy ARG names, as a source: the file ARG when it exists; else a library
+// strategy without arguments named ARG (`simplify`); else ARG itself as strategy text
+// when it looks like one (it has a space or one of `;@()<+`): a whole file's text
+// (`let main = ...;`), or one strategy expression, read as `let main = ARG;`. Its
+// name in messages is `<--strategy>`, and its imports are relative to the current
+// directory. Anything else is the User error "cannot read 'ARG'".
+SourceRef strategy_source(const std::string& arg);
+// The strategy --strategy ARG names (strategy_source) with its parameters' values
+// given as --param texts.
 elevate::Strategy load_strategy(const std::string& path,
                                 const std::vector<std::string>& params = {});
-// The text of a file (User error "cannot read" when it cannot be read).
-std::string read_text_file(const std::string& path);
-// Write `text` to the file at `path` (User error "cannot write" when it cannot).
-void write_text_file(const std::string& path, const std::string& text);
+// The text of a file (User error "cannot read" when it cannot be read), noted as an
+// input of the command (`role` in messages: "the program"; support/files.h).
+std::string read_text_file(const std::string& path, const std::string& role = "an input");
 // Print a result (or write it to `output` as .npy; a result of several arrays, from
-// pairs, as output_0.npy, output_1.npy, ...).
-void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output);
+// pairs, as output_0.npy, output_1.npy, ...): its dtype, shape and values, the first
+// and last 10 of more than 20, or with `full` every value, nested by dimension.
+void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& output,
+                 bool full = false);
 // Apply a strategy to a checked program; a failure becomes a located risec::Error
 // naming the rule and showing the subterm. With `trace`, each rule applied is
 // reported on stderr.

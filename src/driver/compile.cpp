@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "dpia/disjoint_check.h"
 #include "dpia/functional.h"
 #include "dpia/passes.h"
 #include "dpia/target.h"
@@ -56,10 +57,13 @@ Compiled compile(const CompileRequest& req) {
   // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
   // length, and long generated chains gain nothing from them.
   bool simplify = req.simplify && !req.strategy && at_most_nodes(out.high.expr, kSimplifyNodes);
-  elevate::Strategy lower = req.strategy ? *req.strategy
-                            : simplify   ? elevate::seq(elevate::make_strategy("simplify"),
-                                                        elevate::make_strategy("lowerToC"))
-                                         : elevate::make_strategy("lowerToC");
+  // For OpenMP, the map that writes the result runs in parallel when there is one
+  // (parallelOutput; docs/cli.md "The default lowering").
+  elevate::Strategy lower = elevate::make_strategy("lowerToC");
+  if (req.target == "openmp")
+    lower = elevate::seq(elevate::try_(elevate::make_strategy("parallelOutput")), lower);
+  if (simplify) lower = elevate::seq(elevate::make_strategy("simplify"), lower);
+  if (req.strategy) lower = *req.strategy;
   out.low = apply_strategy(lower, out.high, req.trace);
   if (binding) out.low = apply_strategy(elevate::make_strategy("specialise"), out.low, req.trace);
   check_addressable(out.low);
@@ -79,11 +83,14 @@ Compiled compile(const CompileRequest& req) {
   dpia::CommandP prog =
       dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs, out.size_names));
   dpia::check(prog);
+  // Parallel loops write disjoint places, or the program is refused (exit 1).
+  dpia::check_disjoint_writes(prog);
   out.dpia = prog;
   rise::Type out_dt = e->type;
   for (size_t i = 0; i < inputs.size(); ++i) out_dt = out_dt->b;
   codegen::CGenOptions opts;
   opts.target = *target;
+  opts.bounds_checks = req.bounds_checks;
   opts.shift_tails = req.shift_tails && (target->backend == dpia::Target::Backend::C ||
                                          target->backend == dpia::Target::Backend::OpenMP);
   // The program's side conditions on symbolic sizes (those the strategy's result

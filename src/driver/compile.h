@@ -23,6 +23,9 @@ struct CompileRequest {
   bool simplify = true;  // without a strategy: `simplify ; lowerToC` (else lowerToC)
   // c and openmp: innermost loops with shifted tails (dpia/shift_tail.h; else --no-shift-tails)
   bool shift_tails = true;
+  // every target: data-dependent indices are checked (codegen/c/bounds_checks.cpp;
+  // else --no-bounds-checks)
+  bool bounds_checks = true;
   // --bind: parameter name -> .npy file whose values become constants (driver/bind.h)
   const std::map<std::string, std::string>* bind = nullptr;
 };

@@ -18,6 +18,7 @@
 #include "rise/primitives.h"
 #include "rise/printer.h"
 #include "support/diagnostics.h"
+#include "support/files.h"
 
 namespace risec::driver {
 
@@ -314,6 +315,7 @@ void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measure
   t.workers = 1;
   t.seed = cfg.seed;
   t.shift_tails = cfg.shift_tails;
+  t.bounds_checks = cfg.bounds_checks;
   try {
     if (cfg.finish && !elevate::strategy_params(file).empty()) {
       TrialDb db(":memory:");
@@ -444,8 +446,7 @@ int cmd_explore(const Options& o) {
     cfg.search = ExploreSearch::Random;
   else
     throw Error(ErrorKind::Usage, "--search must be model or random, got '" + o.search + "'");
-  if (!o.strategy.empty())
-    cfg.finish = std::make_shared<SourceFile>(SourceFile{o.strategy, read_text_file(o.strategy)});
+  if (!o.strategy.empty()) cfg.finish = strategy_source(o.strategy);
   cfg.trials = positive_option(o.trials_text, "--trials", 8);
   cfg.seed = parse_seed(o.seed_text);
   rise::Program p = load_program(o.file);
@@ -455,13 +456,17 @@ int cmd_explore(const Options& o) {
   cfg.target = o.target;
   cfg.progress = &std::cerr;
   cfg.shift_tails = !o.no_shift_tails;
+  cfg.bounds_checks = !o.no_bounds_checks;
+  // Before the search, which may take long: -o is none of the files read above.
+  if (cfg.finish) (void)elevate::strategy_imports(cfg.finish);
+  if (!o.output.empty()) check_outputs({o.output});
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   ExploreResult r = explore(cfg, *measurer);
   std::cerr << "explore: " << r.start_sites.size() << " site(s) in the RNF program, "
             << r.variants.size() << " variant(s); best "
             << format_time(*r.variants[*r.best].time_ms) << "\n";
   std::cout << r.best_strategy;
-  if (!o.output.empty()) write_text_file(o.output, r.best_strategy);
+  if (!o.output.empty()) write_output_file(o.output, r.best_strategy);
   return 0;
 }
 

@@ -120,7 +120,8 @@ struct ExploreConfig {
   SourceRef finish;
   int trials = 8;
   std::ostream* progress = nullptr;
-  bool shift_tails = true;  // c, openmp: shifted tails (--no-shift-tails: plain loops)
+  bool shift_tails = true;    // c, openmp: shifted tails (--no-shift-tails: plain loops)
+  bool bounds_checks = true;  // index checks (--no-bounds-checks: none)
 };
 
 struct ExploreResult {

@@ -10,6 +10,7 @@
 #include "rise/check.h"
 #include "rise/printer.h"
 #include "runtime/process.h"
+#include "support/files.h"
 #include "support/stack.h"
 
 namespace risec::driver {
@@ -151,14 +152,16 @@ int cmd_graph(const Options& o) {
   std::string out = o.output;
   std::string ext = out.size() > 4 ? out.substr(out.size() - 4) : "";
   if (ext != ".svg" && ext != ".png") {
-    write_text_file(out, dot);
+    write_output_file(out, dot);
     return 0;
   }
   std::string dot_path = out.substr(0, out.size() - 4) + ".dot";
-  write_text_file(dot_path, dot);
+  check_outputs({dot_path, out});
+  write_output_file(dot_path, dot);
+  // dot's picture comes on its stdout, and is written as every output is (atomically).
   runtime::ProcessResult r;
   try {
-    r = runtime::run_process({"dot", "-T" + ext.substr(1), "-o", out, dot_path});
+    r = runtime::run_process({"dot", "-T" + ext.substr(1), dot_path});
   } catch (const Error& e) {
     throw Error(ErrorKind::External, "wrote " + dot_path + ", but cannot render " + out + ": " +
                                          e.message() + " (install Graphviz: scripts/setup.sh)");
@@ -166,6 +169,7 @@ int cmd_graph(const Options& o) {
   if (!r.ok())
     throw Error(ErrorKind::External,
                 "dot failed to render " + dot_path + " (" + r.describe() + "):\n" + r.err);
+  write_output_file(out, r.out);
   std::cout << "wrote " << dot_path << " and " << out << "\n";
   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "driver/run.h"
 #include "support/memory.h"
+#include "support/words.h"
 
 namespace risec::driver {
 
@@ -73,7 +74,8 @@ void check_addressable(const rise::Checked& checked) {
                 "at these sizes a value the program computes, at " + where(largest) + " (" +
                     rise::print(largest.type) + "), needs " + format_bytes(largest.bytes) +
                     ": generated code addresses memory with 64-bit signed indices, which "
-                    "cannot reach 2^63 bytes; use smaller --size values");
+                    "cannot reach 2^63 bytes; use smaller " +
+                    sizes_word() + " values");
 }
 
 void check_memory_needs(const rise::Checked& checked, bool with_interpreter) {
@@ -82,7 +84,7 @@ void check_memory_needs(const rise::Checked& checked, bool with_interpreter) {
     throw Error(ErrorKind::Usage, "at these sizes " + what + " (" + rise::print(t) + ") needs " +
                                       format_bytes(bytes) + ", more than the memory limit of " +
                                       format_bytes(limit) + " (" + memory_limit_source() +
-                                      "); use smaller --size values");
+                                      "); use smaller " + sizes_word() + " values");
   };
   uint64_t total = 0;
   for (const EntryParam& p : entry_parameters(checked)) {
@@ -100,7 +102,7 @@ void check_memory_needs(const rise::Checked& checked, bool with_interpreter) {
     throw Error(ErrorKind::Usage,
                 "at these sizes the inputs and the result need " + format_bytes(total) +
                     " together, more than the memory limit of " + format_bytes(limit) + " (" +
-                    memory_limit_source() + "); use smaller --size values");
+                    memory_limit_source() + "); use smaller " + sizes_word() + " values");
   if (!with_interpreter) return;
   Largest largest;
   largest.visit(checked.expr);

@@ -23,6 +23,7 @@
 #include "runtime/npy.h"
 #include "support/diagnostics.h"
 #include "support/random.h"
+#include "support/words.h"
 
 namespace risec::driver {
 
@@ -223,13 +224,15 @@ std::vector<EntryParam> value_parameters(const rise::Checked& checked) {
   while (x && x->kind == rise::ExprKind::DepLambda) x = x->fn;
   for (size_t i = 0; t->kind == rise::TypeKind::Fun; ++i, t = t->b) {
     std::string name = "input" + std::to_string(i);
+    Span span;
     if (x && x->kind == rise::ExprKind::Lambda) {
       name = x->name;
+      span = x->span;
       x = x->fn;
     } else {
       x = nullptr;
     }
-    out.push_back({name, t->a});
+    out.push_back({name, t->a, span});
   }
   return out;
 }
@@ -261,8 +264,29 @@ void check_input_names(const std::vector<std::string>& params,
   for (const auto& [name, file] : files) {
     if (std::find(params.begin(), params.end(), name) != params.end()) continue;
     std::string near = nearest_name(name, params);
-    usage(flag + " " + name + ": the entry has no parameter named '" + name + "'" +
+    // The API's bind= names the parameter as its interface does (support/words.h);
+    // another `flag` is the whole of how it was given.
+    const std::string given = flag.rfind("--", 0) == 0 ? flag + " " + name
+                              : flag == bind_word()    ? bind_given(name, file)
+                                                       : flag;
+    usage(given + ": the entry has no parameter named '" + name + "'" +
           (near.empty() ? std::string("") : " (did you mean '" + near + "'?)"));
+  }
+}
+
+// Whether no value has type t: idx[0], or an array, vector or pair with such elements
+// (arrays of inputs are never empty: sizes are positive).
+static bool has_no_values(const rise::Type& t) {
+  switch (t->kind) {
+    case rise::TypeKind::Index:
+      return t->size.is_const(0);
+    case rise::TypeKind::Array:
+    case rise::TypeKind::Vector:
+      return !t->size.is_const(0) && has_no_values(t->a);
+    case rise::TypeKind::Pair:
+      return has_no_values(t->a) || has_no_values(t->b);
+    default:
+      return false;
   }
 }
 
@@ -276,6 +300,11 @@ std::vector<rise::Value> make_inputs(const rise::Checked& checked,
   std::vector<rise::Value> out;
   for (size_t i = 0; i < params.size(); ++i) {
     const EntryParam& p = params[i];
+    if (has_no_values(p.type))
+      throw Error(ErrorKind::Usage,
+                  "the input '" + p.name + "' has type " + rise::print(p.type) +
+                      ", which has no values (idx[0] has none), so no input can be given",
+                  p.span);
     auto it = files.find(p.name);
     if (it == files.end()) {
       out.push_back(rise::random_input(p.type, runtime::derive_seed(seed, i)));
@@ -516,6 +545,7 @@ int cmd_run(const Options& o) {
   co.trace = o.trace;
   co.simplify = !o.no_simplify;
   co.shift_tails = !o.no_shift_tails;
+  co.bounds_checks = !o.no_bounds_checks;
   co.bind = binds;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
   const Compiled& c = source.impl().compiled;
@@ -548,7 +578,7 @@ int cmd_run(const Options& o) {
   const rise::Type out_type = entry_result_type(c.high);
 
   // The result, as eval writes or prints it.
-  emit_result(rise::to_ndarrays(ex.output, out_type), o.output);
+  emit_result(rise::to_ndarrays(ex.output, out_type), o.output, o.full);
   if (!ex.device.empty())
     std::cout << (c.unit.uses_cuda ? "cuda: " : "opencl: ") << ex.device << "\n";
 

@@ -25,6 +25,7 @@ inline constexpr double kDefaultAtol = 1e-5;
 struct EntryParam {
   std::string name;
   rise::Type type;
+  Span span = {};  // the parameter's lambda, when the entry names it
 };
 // The value parameters of a checked entry whose sizes are all given. Throws
 // risec::Error (User) "size n has no value; pass --size" when one is missing.

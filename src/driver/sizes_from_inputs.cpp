@@ -8,6 +8,7 @@
 #include "driver/run.h"
 #include "runtime/npy.h"
 #include "support/diagnostics.h"
+#include "support/words.h"
 
 namespace risec::driver {
 
@@ -60,7 +61,10 @@ void sizes_from_inputs(const rise::Program& program, const std::string& entry,
   for (const auto& [flag, given] : {std::pair{"--input", &files}, std::pair{"--bind", &bound}})
     for (const auto& [name, path] : *given) {
       // The same name in both is refused by the caller (bound twice); --input wins here.
-      if (!where.emplace(name, std::string(flag) + " " + name + "=" + path).second) continue;
+      const std::string given = std::string(flag) == "--bind"
+                                    ? bind_given(name, path)
+                                    : std::string(flag) + " " + name + "=" + path;
+      if (!where.emplace(name, given).second) continue;
       paths[name] = path;
     }
   auto shape_of = [&](const std::string& name) {
@@ -70,9 +74,8 @@ void sizes_from_inputs(const rise::Program& program, const std::string& entry,
       throw Error(e.kind(), where.at(name) + ": " + e.message());
     }
   };
-  sizes_from_shapes(
-      program, entry, where, shape_of, sizes,
-      require_all ? "the shapes of the --input files do not determine it; pass --size" : "");
+  sizes_from_shapes(program, entry, where, shape_of, sizes,
+                    require_all ? "the shapes of the --input files do not determine it" : "");
 }
 
 void sizes_from_shapes(const rise::Program& program, const std::string& entry,
@@ -93,10 +96,11 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
   std::vector<std::string> names;
   for (const EntryParam& param : params) names.push_back(param.name);
   for (const auto& [name, opt] : where)  // named as the option that gave it
-    check_input_names(names, {{name, opt}}, opt.substr(0, opt.find(' ')));
+    check_input_names(names, {{name, opt}},
+                      opt.rfind("--", 0) == 0 ? opt.substr(0, opt.find(' ')) : opt);
 
   std::vector<Extent> extents;
-  for (const auto& [name, type] : params) {
+  for (const auto& [name, type, span] : params) {
     auto it = where.find(name);
     if (it == where.end()) continue;
     const std::string& opt = it->second;
@@ -117,7 +121,7 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
   arith::Substitution known;
   for (const auto& [v, value] : *sizes) {
     known.emplace(v, arith::Nat(value));
-    source[v] = "--size";
+    source[v] = sizes_word();
   }
   for (bool progress = true; progress;) {
     progress = false;
@@ -135,7 +139,12 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
         auto b = arith::substitute(dv.divisor, {{v, s.value}}).as_const();
         exact &= a && b && *b != 0 && *a % *b == 0;
       }
-      if (!exact || *value < 1) continue;
+      if (!exact) continue;
+      // An empty array would make the size 0 (or less): sizes are positive.
+      if (*value < 1)
+        fail(e.where + ": the extent is " + std::to_string(e.value) + ", which makes " + v + " = " +
+             std::to_string(*value) + ", but sizes are positive (an array with no elements " +
+             "cannot be given)");
       known.emplace(v, arith::Nat(*value));
       (*sizes)[v] = *value;
       source[v] = e.where;
@@ -159,9 +168,9 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
   }
   for (const std::string& v : unknown)
     if (!hint.empty() && !sizes->count(v))
-      user_error(
-          "size " + v + " has no value: it is not given with --size and " + hint + " " + v + "=...",
-          binder_span(program, entry, v));
+      user_error("size " + v + " has no value: it is not given with " + sizes_word() + " and " +
+                     hint + "; " + how_to_give_size(v),
+                 binder_span(program, entry, v));
 }
 
 }  // namespace risec::driver

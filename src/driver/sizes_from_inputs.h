@@ -32,8 +32,9 @@ void sizes_from_inputs(const rise::Program& program, const std::string& entry,
 // The same from shapes in memory (the Python package's NumPy arrays): `where` maps
 // each given parameter to where its value comes from, used in messages ("--input
 // x=a.npy", "argument 1 (x)"); `shape_of(name)` gives its shape (called only when
-// some size is unknown). `hint` ends the message naming a size nothing determines
-// ("... pass --size" + " n=..."); an empty `hint` leaves such sizes out instead.
+// some size is unknown). `hint` says why a size nothing determines has no value ("the
+// arrays' shapes do not determine it"); an empty `hint` leaves such sizes out instead.
+// An extent that makes a size 0 or less (an empty array) is an error naming it.
 // Does nothing when `where` is empty.
 void sizes_from_shapes(const rise::Program& program, const std::string& entry,
                        const std::map<std::string, std::string>& where,

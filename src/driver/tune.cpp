@@ -26,6 +26,7 @@
 #include "runtime/jit.h"
 #include "support/cpu.h"
 #include "support/diagnostics.h"
+#include "support/files.h"
 
 namespace risec::driver {
 
@@ -627,6 +628,7 @@ Compiled compile_point(const TuneConfig& cfg, const std::vector<elevate::Strateg
   req.strategy = &s;
   req.target = cfg.target;
   req.shift_tails = cfg.shift_tails;
+  req.bounds_checks = cfg.bounds_checks;
   return compile(req);
 }
 
@@ -708,17 +710,19 @@ int cmd_tune(const Options& o) {
   else
     usage("--search must be evolutionary or random, got '" + o.search + "'");
   cfg.seed = parse_seed(o.seed_text);
-  const std::string program_text = read_text_file(o.file);
+  const std::string program_text = read_text_file(o.file, "the program");
   rise::Program p = load_program(o.file);
   cfg.program = &p;
   cfg.entry = o.entry;
   cfg.sizes = search_sizes(p, o);
   cfg.target = o.target;
-  cfg.strategy = std::make_shared<SourceFile>(SourceFile{o.strategy, read_text_file(o.strategy)});
+  cfg.strategy = strategy_source(o.strategy);
   cfg.shift_tails = !o.no_shift_tails;
-  // Plain loops time differently: a study of their own (the default's key is unchanged,
-  // so databases of earlier runs resume).
-  const std::string code = cfg.target + (cfg.shift_tails ? "" : " --no-shift-tails");
+  cfg.bounds_checks = !o.no_bounds_checks;
+  // Plain loops, or no index checks, time differently: a study of their own (the
+  // default's key is unchanged, so databases of earlier runs resume).
+  const std::string code = cfg.target + (cfg.shift_tails ? "" : " --no-shift-tails") +
+                           (cfg.bounds_checks ? "" : " --no-bounds-checks");
   // The files the template imports are part of it: editing one starts a new study.
   std::string strategy_text = cfg.strategy->text;
   for (const SourceRef& f : elevate::strategy_imports(cfg.strategy))
@@ -727,6 +731,9 @@ int cmd_tune(const Options& o) {
   cfg.progress = &std::cerr;
   cfg.tty = isatty(STDERR_FILENO) != 0;
   TrialDb db(o.db);
+  if (!o.db.empty()) note_input(o.db, "--db");
+  // Before the search, which may take long: -o is none of the files read above.
+  if (!o.output.empty()) check_outputs({o.output});
   std::string sizes;
   for (const auto& [n, v] : cfg.sizes)
     sizes += (sizes.empty() ? "" : ",") + n + "=" + std::to_string(v);
@@ -748,7 +755,7 @@ int cmd_tune(const Options& o) {
   std::string best = "// risec tune: best " + format_time(r.best->time_ms) + " with " +
                      point_text(r.params, r.best->point) + "\n" + r.best_strategy;
   std::cout << best;
-  if (!o.output.empty()) write_text_file(o.output, best);
+  if (!o.output.empty()) write_output_file(o.output, best);
   return 0;
 }
 

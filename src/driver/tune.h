@@ -156,6 +156,7 @@ struct TuneConfig {
   std::ostream* progress = nullptr;  // progress on this stream (null: silent)
   bool tty = false;                  // a redrawn bar instead of one line per trial
   bool shift_tails = true;           // c, openmp: shifted tails (--no-shift-tails: plain loops)
+  bool bounds_checks = true;         // index checks (--no-bounds-checks: none)
 };
 
 struct TuneResult {

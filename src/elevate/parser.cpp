@@ -15,6 +15,8 @@
 
 #include "elevate/library.h"
 #include "support/cpu.h"
+#include "support/files.h"
+#include "support/words.h"
 
 namespace risec::elevate {
 
@@ -987,6 +989,7 @@ void visit_imports(const Parser& p, const SourceRef& src, std::vector<std::strin
     std::ifstream in(path, std::ios::binary);
     if (!in) user_error("cannot read the imported strategy file '" + path + "'", imp.span);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    note_input(path, "imported by " + src->name);
     auto file = std::make_shared<SourceFile>(SourceFile{path, std::move(text)});
     Parser sub(file);
     ParsedFile f = sub.file();
@@ -1068,8 +1071,9 @@ ParamValues parse_param_values(const std::vector<std::string>& texts) {
       if (eq == std::string::npos || name.empty() || value.empty() || value.size() > 15 ||
           value.find_first_not_of("0123456789") != std::string::npos)
         throw Error(ErrorKind::Usage,
-                    "--param expects NAME=NUMBER[,NAME=NUMBER...], got '" + item + "'");
-      if (out.count(name)) throw Error(ErrorKind::Usage, "--param gives '" + name + "' twice");
+                    params_word() + " expects NAME=NUMBER[,NAME=NUMBER...], got '" + item + "'");
+      if (out.count(name))
+        throw Error(ErrorKind::Usage, params_word() + " gives '" + name + "' twice");
       out[name] = std::stoll(value);
     }
   }
@@ -1083,7 +1087,7 @@ ParamValues complete_param_values(const std::vector<StrategyParam>& params,
   for (const StrategyParam& p : params) names.push_back(p.name);
   for (const auto& [name, value] : values) {
     if (name == kLanes) {
-      if (value < 1) throw Error(ErrorKind::Usage, "--param lanes must be positive");
+      if (value < 1) throw Error(ErrorKind::Usage, params_word() + " lanes must be positive");
       out[name] = value;
       continue;
     }
@@ -1091,7 +1095,8 @@ ParamValues complete_param_values(const std::vector<StrategyParam>& params,
     for (const StrategyParam& p : params)
       if (p.name == name) decl = &p;
     if (!decl) {
-      std::string msg = "--param " + name + ": the strategy declares no parameter '" + name + "'";
+      std::string msg =
+          params_word() + " " + name + ": the strategy declares no parameter '" + name + "'";
       std::string near = nearest_name(name, names);
       if (!near.empty() && near != kLanes) msg += "; did you mean '" + near + "'?";
       if (params.empty()) msg += " (it declares none)";
@@ -1104,7 +1109,7 @@ ParamValues complete_param_values(const std::vector<StrategyParam>& params,
       list += (list.empty() ? "" : ", ") + std::to_string(v);
     }
     if (!listed)
-      throw Error(ErrorKind::Usage, "--param " + name + "=" + std::to_string(value) +
+      throw Error(ErrorKind::Usage, params_word() + " " + name + "=" + std::to_string(value) +
                                         ": not one of the parameter's values [" + list +
                                         "] (declared at " + location(decl->span) + ")");
     out[name] = value;
@@ -1124,7 +1129,7 @@ ParamValues complete_param_values(const std::vector<StrategyParam>& params,
     }
     if (seen.size() == p.values.size()) continue;
     for (int64_t v : p.values) list += (list.empty() ? "" : ", ") + std::to_string(v);
-    throw Error(ErrorKind::Usage, "--param " + given + ": (" + names +
+    throw Error(ErrorKind::Usage, params_word() + " " + given + ": (" + names +
                                       ") must be a permutation of [" + list +
                                       "], each value once (declared at " + location(p.span) +
                                       "; a name not given takes its place in the list)");
@@ -1182,11 +1187,12 @@ Strategy parse_strategy_file(const SourceRef& src, const ParamValues& values) {
     bool given = false;
     for (const auto& [name, value] : values) given = given || name != kLanes;
     if (given)
-      throw Error(ErrorKind::Usage, "--param: the point " + point + " violates the constraint `" +
-                                        c->text + "` (declared at " + location(c->span) + ")");
+      throw Error(ErrorKind::Usage, params_word() + ": the point " + point +
+                                        " violates the constraint `" + c->text + "` (declared at " +
+                                        location(c->span) + ")");
     user_error("the default point (each parameter's first value: " + point +
-                   ") violates the constraint `" + c->text +
-                   "`; choose values with --param, or list a value that satisfies it first",
+                   ") violates the constraint `" + c->text + "`; choose values with " +
+                   params_word() + ", or list a value that satisfies it first",
                c->span);
   }
   // The imported files' lets come first: the file's own lets see them and may redefine

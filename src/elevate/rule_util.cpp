@@ -450,6 +450,14 @@ bool shareable(const Expr& lam, const Expr& arg) {
   return arg->type && rise::is_data(arg->type) && lam->fn->type && rise::is_data(lam->fn->type);
 }
 
+// A redex fun(x: T => b)(a) whose parameter says its type is kept as let(a)(fun(x: T =>
+// b)) in every mode: substituting would lose what the annotation determines (the
+// vectorizer's widths of lanes nothing else fixes, docs/architecture.md).
+bool keeps_annotation(const Expr& lam, const Expr& arg) {
+  return lam->annot && !is_trivial(arg) && arg->type && rise::is_data(arg->type) && lam->fn->type &&
+         rise::is_data(lam->fn->type);
+}
+
 class Normalizer : public rise::ExprMutator {
  public:
   explicit Normalizer(BetaMode mode) : mode_(mode) {}
@@ -466,7 +474,8 @@ class Normalizer : public rise::ExprMutator {
     Expr f = mutate(e->fn);
     Expr a = mutate(e->arg);
     if (f->kind == ExprKind::Lambda) {
-      if (mode_ == BetaMode::Sharing && shareable(f, a)) return call("let", {a, f});
+      if ((mode_ == BetaMode::Sharing && shareable(f, a)) || keeps_annotation(f, a))
+        return call("let", {a, f});
       Expr r = substitute(f->fn, f->name, a);
       // f's body and a are normal; substituting makes a new redex only where a
       // (a lambda) lands in a function position. Normalising again otherwise would
@@ -517,6 +526,37 @@ int array_rank(const Type& t) {
 Type fun_param(const Type& t) {
   if (t && t->kind == TypeKind::Fun) return t->a;
   return nullptr;
+}
+
+namespace {
+
+// Whether t is fully known (ground) and mentions a vector.
+bool ground_with_vectors(const Type& t, bool& vectors) {
+  if (!t) return false;
+  switch (t->kind) {
+    case TypeKind::Scalar:
+    case TypeKind::NatData:
+      return true;
+    case TypeKind::Index:
+      return t->size.as_const().has_value();
+    case TypeKind::Vector:
+      vectors = true;
+      return t->size.as_const().has_value() && (!t->a || ground_with_vectors(t->a, vectors));
+    case TypeKind::Array:
+      return t->size.as_const().has_value() && ground_with_vectors(t->a, vectors);
+    case TypeKind::Pair:
+      return ground_with_vectors(t->a, vectors) && ground_with_vectors(t->b, vectors);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Type vector_annotation(const Expr& v) {
+  bool vectors = false;
+  if (!v->type || !ground_with_vectors(v->type, vectors) || !vectors) return nullptr;
+  return v->type;
 }
 
 // ---------------------------------------------------------------- classification

@@ -140,6 +140,11 @@ Type array_elem(const Type& t);
 int array_rank(const Type& t);
 // The parameter type of a function type (null for other types or null).
 Type fun_param(const Type& t);
+// The type of v when it holds vectors and is fully known (no type variables, no
+// symbolic sizes), else nullptr: what a rule writes on the binder of a let it
+// introduces for v, so that the widths stay in the program's text (a width that
+// nothing but v's own past typing fixed cannot be inferred again).
+Type vector_annotation(const Expr& v);
 
 // ---------------------------------------------------------------- classification
 

@@ -180,6 +180,62 @@ Strategy parallel() {
   });
 }
 
+// The map whose iterations write the program's result, made mapPar: found from the
+// entry's body through its lambdas, the body of a let, a store (toMem) and views of
+// the result (join, split, transpose, ...), and through maps that only rearrange;
+// not into a reduction's, scan's or iteration's argument, whose elements are
+// consumed, not stored (a parallel map there would store what the sequential loop
+// reads without storing). nullopt when there is no such map.
+std::optional<Expr> parallelise_output(const Expr& e) {
+  using rise::ExprKind;
+  if (e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda) {
+    std::vector<Expr> kids = rise::children(e);
+    if (kids.empty()) return std::nullopt;
+    std::optional<Expr> body = parallelise_output(kids.back());
+    if (!body) return std::nullopt;
+    kids.back() = *body;
+    return rise::rebuild(e, kids);
+  }
+  auto c = util::as_prim_call(e);
+  if (!c) return std::nullopt;
+  // Descend into argument `i` of the call, rebuilding the call around the result.
+  auto into = [&](size_t i) -> std::optional<Expr> {
+    if (i >= c->args.size()) return std::nullopt;
+    std::optional<Expr> a = parallelise_output(c->args[i]);
+    if (!a) return std::nullopt;
+    util::PrimCall copy = *c;
+    copy.args[i] = *a;
+    return util::rebuild_call(copy, c->head);
+  };
+  const rise::PrimitiveInfo* info = rise::find_primitive(c->name());
+  if (!info) return std::nullopt;
+  if (c->name() == "map" && c->args.size() == 2) {
+    if (map_fn_computes(c->args[0])) return util::rebuild_call(*c, util::prim("mapPar"));
+    return into(1);  // map(transpose)(y): the writes are y's
+  }
+  if (c->name() == "let" && c->args.size() == 2) {
+    // let(v)(fun(x => body)): the result is the body's
+    std::optional<Expr> f = parallelise_output(c->args[1]);
+    if (!f) return std::nullopt;
+    util::PrimCall copy = *c;
+    copy.args[1] = *f;
+    return util::rebuild_call(copy, c->head);
+  }
+  if (c->name() == "toMem" && c->args.size() == 1) return into(0);
+  // A view of one array (its last argument; zip and concat combine several)
+  if (info->has(rise::kView) && info->arity == 1 && c->args.size() == 1) return into(0);
+  return std::nullopt;
+}
+
+Strategy parallel_output() {
+  return rule("parallelOutput", [](const Expr& e, const Context&) -> Result {
+    if (std::optional<Expr> r = parallelise_output(e)) return *r;
+    return fail_at("parallelOutput", e,
+                   "no map writes the result (it is a reduction, an iteration, a scalar, or "
+                   "its maps only rearrange data)");
+  });
+}
+
 // ---------------------------------------------------------------- memory
 
 Strategy to_mem_after() {
@@ -697,6 +753,12 @@ void register_lowering(Registry& r) {
                "map(f) -> mapPar(f) when f computes (arithmetic, a reduction, a foreign function "
                "or a copy); use as parallel @ outermost(isApplied(isMap))",
                L, parallel()));
+  r.add(simple("parallelOutput",
+               "the map whose iterations write the program's result -> mapPar, found through "
+               "lambdas, let bodies, toMem, views of one array and maps that only rearrange (not "
+               "inside a reduction's argument); what the default lowering does for --target "
+               "openmp",
+               L, parallel_output()));
   r.add(simple("toMemAfter", "x -> toMem(x): store the data x in memory", M, to_mem_after()));
   r.add(simple("toGlobal", "x -> oclToMem(Global)(x): store the data x in global memory", M,
                to_space("toGlobal", rise::AddrSpace::Global)));

@@ -20,6 +20,7 @@
 
 #include "elevate/library.h"
 #include "elevate/rule_util.h"
+#include "rise/infer.h"
 #include "rise/primitives.h"
 #include "rise/printer.h"
 
@@ -43,30 +44,55 @@ bool scalar_tree(const Type& t) {
   return t && t->kind == TypeKind::Pair && scalar_tree(t->a) && scalar_tree(t->b);
 }
 
-// f lifted from scalars to vectors of lanes.
+// A scalar tree type with every scalar a vector of n lanes (nullptr for other types).
+Type lane_type(const Type& t, int64_t n) {
+  if (!t) return nullptr;
+  if (t->kind == TypeKind::Scalar) return rise::vector_of(t, Nat(n));
+  if (t->kind != TypeKind::Pair) return nullptr;
+  Type a = lane_type(t->a, n), b = lane_type(t->b, n);
+  return a && b ? rise::pair(a, b) : nullptr;
+}
+
+// The parameter type of a typed function (nullptr when unknown).
+Type param_type(const Expr& f) {
+  return f->type && f->type->kind == TypeKind::Fun ? f->type->a : nullptr;
+}
+
+// f lifted from scalars to vectors of lanes. Every lambda whose parameter becomes lanes
+// is annotated with the parameter's vector type, and so is every broadcast: the widths
+// of values that never meet a lane (a part of a reduction's state, of a let-bound pair
+// or of the result that is the same in every lane) are then written in the program,
+// and every later rule re-infers them (annotations of lambdas are kept by inference).
 class Lifter {
  public:
+  explicit Lifter(int64_t n) : n_(n) {}
   std::string why;
 
   Expr lift_fn(const Expr& f) {
     if (f->kind == ExprKind::Lambda) {
       lanes_.insert(f->name);
       Expr b = lift(f->fn);
-      return b ? rise::lambda(f->name, b) : nullptr;
+      return b ? lane_lambda(f->name, param_type(f), b) : nullptr;
     }
     std::string x = rise::fresh_name("x");
     lanes_.insert(x);
     Expr b = lift(rise::app(f, rise::ident(x)));
-    return b ? rise::lambda(x, b) : nullptr;
+    return b ? lane_lambda(x, param_type(f), b) : nullptr;
   }
 
  private:
+  int64_t n_;  // the lanes
   std::set<std::string> lanes_;
 
   bool uses_lanes(const Expr& e) const {
     for (const std::string& v : rise::free_vars(e))
       if (lanes_.count(v)) return true;
     return false;
+  }
+
+  // fun(x => body) where x holds lanes: annotated with the lanes of its scalar type.
+  Expr lane_lambda(const std::string& x, const Type& scalar_param, const Expr& body) const {
+    return rise::lambda(x, body, lane_type(scalar_param, n_));
   }
 
   Expr fail(const std::string& reason) {
@@ -77,15 +103,25 @@ class Lifter {
   // Not on ExprMutator: lifting fails (nullptr) on what it cannot vectorise, and it
   // rebuilds whole application spines.
   // A value that does not depend on the lanes, for every lane: scalars (and bools, as
-  // masks) broadcast, pairs of them component-wise.
-  static Expr broadcast(const Expr& e) {
+  // masks) broadcast, pairs of them component-wise. Each broadcast says its width (an
+  // annotation, checked and dropped by type inference): a value that never meets a
+  // lane, such as the part of a result or of a reduction's state that is the same in
+  // every lane, has no other way to know it.
+  Expr broadcast(const Expr& e) {
     if (!e->type) return e;
-    if (e->type->kind == TypeKind::Scalar) return call("vectorFromScalar", {e});
+    if (e->type->kind == TypeKind::Scalar)
+      return rise::annotation(call("vectorFromScalar", {e}), rise::vector_of(e->type, Nat(n_)));
     if (e->type->kind != TypeKind::Pair || !scalar_tree(e->type)) return e;
     if (auto p = util::match_prim(e, "makePair", 2))
       return call("makePair", {broadcast(p->args[0]), broadcast(p->args[1])});
-    return call("makePair", {broadcast(rise::with_type(call("fst", {e}), e->type->a)),
-                             broadcast(rise::with_type(call("snd", {e}), e->type->b))});
+    auto parts = [&](const Expr& v) {
+      return call("makePair", {broadcast(rise::with_type(call("fst", {v}), e->type->a)),
+                               broadcast(rise::with_type(call("snd", {v}), e->type->b))});
+    };
+    if (!util::computes(e)) return parts(e);
+    // computed once, then taken apart
+    std::string x = rise::fresh_name("b");
+    return call("let", {e, rise::lambda(x, parts(rise::with_type(rise::ident(x), e->type)))});
   }
 
   // reduceSeq(op)(init)(xs) (or reduce) over an array that does not depend on the lanes,
@@ -106,7 +142,8 @@ class Lifter {
     if (!body) return nullptr;
     Expr init = lift(sp.args[1].value);
     if (!init) return nullptr;
-    Expr fv = rise::lambda(op->name, rise::lambda(op->fn->name, body));
+    Expr fv =
+        lane_lambda(op->name, param_type(op), rise::lambda(op->fn->name, body, op->fn->annot));
     return call("reduceSeq", {fv, init, sp.args[2].value});
   }
 
@@ -145,15 +182,28 @@ class Lifter {
     if (!next) return nullptr;
     Expr init = lift(vals[2]);
     if (!init) return nullptr;
-    Expr vcond = rise::lambda(cond->name, call("any", {test}));
+    // a condition the same in every lane stays a scalar (any of its broadcast)
+    Expr vcond = uses_lanes(cond->fn)
+                     ? lane_lambda(cond->name, param_type(cond), call("any", {test}))
+                     : lane_lambda(cond->name, param_type(cond), cond->fn);
     // the mask is computed once per step (a let), and blends each part of the state
-    Expr vstep = rise::lambda(x, call("let", {mask, util::fun("active", [&](const Expr& m) {
-                                                return call("select", {m, next, rise::ident(x)});
-                                              })}));
+    Expr vstep = lane_lambda(x, param_type(step),
+                             call("let", {mask, util::fun("active", [&](const Expr& m) {
+                                            return call("select", {m, next, rise::ident(x)});
+                                          })}));
     return rise::apps(out, {vcond, vstep, init});
   }
 
   Expr lift(const Expr& e) {
+    // A lambda met here is a let's body or a beta-redex's function, whose argument is
+    // lifted (a lane, or broadcast to one): its parameter is a lane even where its
+    // body mentions nothing else of the lanes (`let q = x + c in (1.0f, q)`).
+    if (e->kind == ExprKind::Lambda) {
+      bool fresh = lanes_.insert(e->name).second;
+      Expr b = lift(e->fn);
+      if (fresh) lanes_.erase(e->name);
+      return b ? lane_lambda(e->name, param_type(e), b) : nullptr;
+    }
     if (!uses_lanes(e)) {
       // computed once and broadcast to every lane
       if (e->type && (e->type->kind == TypeKind::Scalar || scalar_tree(e->type)))
@@ -163,11 +213,6 @@ class Lifter {
     switch (e->kind) {
       case ExprKind::Ident:
         return e;
-      case ExprKind::Lambda: {
-        lanes_.insert(e->name);
-        Expr b = lift(e->fn);
-        return b ? rise::lambda(e->name, b) : nullptr;
-      }
       case ExprKind::App:
         break;
       default:
@@ -233,11 +278,33 @@ class Lifter {
       }
       Expr la = lift(a.value);
       if (!la) return nullptr;
+      if ((is(PrimId::Fst) || is(PrimId::Snd)) && !projection_path(la) && !loop_result(la)) {
+        // the part the projection drops may hold lanes nothing else determines: the
+        // pair is bound by a let that says its type (a loop's state says it already)
+        std::string t = rise::fresh_name("t");
+        return call("let", {la, rise::lambda(t, rise::app(out, rise::ident(t)),
+                                             lane_type(a.value->type, n_))});
+      }
       out = rise::app(out, la);
     }
     if (is(PrimId::Select) && sp.args.size() == 3 && uses_lanes(sp.args[0].value))
-      return shortcut(out);
+      return shortcut(out, lane_type(e->type, n_));
     return out;
+  }
+
+  // A variable or a projection of one (z._2._1): its type is the variable's part.
+  static bool projection_path(const Expr& e) {
+    if (e->kind == ExprKind::Ident) return true;
+    auto c = util::as_prim_call(e);
+    return c && (c->name() == "fst" || c->name() == "snd") && c->args.size() == 1 &&
+           projection_path(c->args[0]);
+  }
+
+  // The result of a reduction or loop, whose state's type its lifted operator says.
+  static bool loop_result(const Expr& e) {
+    const Expr& h = rise::spine(e).head;
+    return h->kind == ExprKind::Primitive && h->prim &&
+           (h->prim->family == rise::Family::Reduce || h->prim->family == rise::Family::Loop);
   }
 
   static bool has_loop(const Expr& e) {
@@ -252,13 +319,27 @@ class Lifter {
   // A blend select(m)(a)(b) whose a runs a loop: select(any(m))(select(m)(a)(b))(b), so
   // that the loop is skipped when no lane is active (Sierra's dynamic shortcut of a
   // varying if; a loop of such blocks stops working once every lane is done).
-  static Expr shortcut(const Expr& blend) {
+  // The mask (and b, unless a variable) is bound once, by lets that say their types.
+  Expr shortcut(const Expr& blend, const Type& type) const {
     rise::Spine sp = rise::spine(blend);
     if (sp.args.size() != 3 || !has_loop(sp.args[1].value)) return blend;
-    const Expr& m = sp.args[0].value;
     const Expr& b = sp.args[2].value;
-    return call("select", {call("any", {m}), blend, b});
+    std::string m = rise::fresh_name("m");
+    auto with_b = [&](const Expr& bv) {
+      return call("select", {call("any", {rise::ident(m)}),
+                             call("select", {rise::ident(m), sp.args[1].value, bv}), bv});
+    };
+    Expr body;
+    if (b->kind == ExprKind::Ident) {
+      body = with_b(b);
+    } else {
+      std::string x = rise::fresh_name("b");
+      body = call("let", {b, rise::lambda(x, with_b(rise::ident(x)), type)});
+    }
+    return call("let", {sp.args[0].value, rise::lambda(m, body, mask_type())});
   }
+
+  Type mask_type() const { return rise::vector_of(rise::scalar(rise::ScalarKind::Bool), Nat(n_)); }
 };
 
 // The array x of elements `elem` (scalars or pairs) as an array of vectors (of pairs
@@ -278,15 +359,36 @@ Expr vec_data(const Expr& x, const Type& elem, int64_t n) {
 
 // The array y of vectors (or pairs of vectors) back as an array of scalars (or pairs
 // of scalars): asScalar, component-wise for pairs (y is computed once and shared).
-Expr scalar_data(const Expr& y, const Type& res) {
+Expr scalar_data(const Expr& y, const Type& res, int64_t n) {
   if (lane_scalar(res)) return call("asScalar", {y});
   auto parts = [&](const Expr& v) {
-    Expr first = call("map", {util::fun("p", [](const Expr& p) { return call("fst", {p}); }), v});
-    Expr second = call("map", {util::fun("p", [](const Expr& p) { return call("snd", {p}); }), v});
-    return call("zip", {scalar_data(first, res->a), scalar_data(second, res->b)});
+    // the projections' parameters say the vectors' type (as lifted lambdas do)
+    auto proj = [&](const char* which) {
+      std::string p = rise::fresh_name("p");
+      return call("map", {rise::lambda(p, call(which, {rise::ident(p)}), lane_type(res, n)), v});
+    };
+    return call("zip", {scalar_data(proj("fst"), res->a, n), scalar_data(proj("snd"), res->b, n)});
   };
   if (!util::computes(y)) return parts(y);
   return rise::app(util::fun("v", parts), y);
+}
+
+// A lifted function whose result does not follow from its parameter (lanes that are
+// the same in every lane, `fun(c => alpha)`) computes it into a let that says its type:
+// nothing else in the program would determine the result's width.
+Expr with_known_result(const Expr& fv, const Type& result, const Context& ctx) {
+  // without the broadcasts' annotations, which type inference drops
+  struct Unannotated : rise::ExprMutator {
+    Expr visit_annotation(const Expr& e) override { return mutate(e->fn); }
+  };
+  try {
+    rise::infer_in_context(Unannotated().mutate(fv), ctx.vars, nullptr);
+    return fv;
+  } catch (const Error&) {
+  }
+  std::string r = rise::fresh_name("r");
+  return rise::lambda(fv->name, call("let", {fv->fn, rise::lambda(r, rise::ident(r), result)}),
+                      fv->annot);
 }
 
 // Why a width cannot be a vector width, or nothing. Any positive width can: the C
@@ -324,11 +426,12 @@ Strategy vectorize_rule(int64_t n) {
           "the function's result is " + rise::print(res) + ", not a scalar (or a pair of scalars)");
     if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
       return fail_at(name, e, *why + " (the mapped array)");
-    Lifter lifter;
+    Lifter lifter(n);
     Expr fv = lifter.lift_fn(c->args[0]);
     if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
+    fv = with_known_result(fv, lane_type(res, n), ctx);
     auto build = [&](const Expr& x) {
-      return scalar_data(call("map", {fv, vec_data(x, elem, n)}), res);
+      return scalar_data(call("map", {fv, vec_data(x, elem, n)}), res, n);
     };
     if (applied) return build(c->args[1]);
     return util::fun("x", build);
@@ -404,7 +507,7 @@ Strategy vectorize_reduction_rule(int64_t n) {
     if (auto why = util::divisibility_refusal(Nat(n), *len, ctx)) return fail_at(name, e, *why);
     Expr fv;
     if (f) {
-      Lifter lifter;
+      Lifter lifter(n);
       fv = lifter.lift_fn(f);
       if (!fv) return fail_at(name, e, "the mapped function cannot be vectorised: " + lifter.why);
     }

@@ -112,7 +112,8 @@ class Folder : public rise::ExprMutator {
     if (is_let(*c)) {
       const Expr& f = c->args[1];
       if (trivial_value(c->args[0])) return util::substitute(f->fn, f->name, c->args[0]);
-      if (is_var(f->fn, f->name)) return c->args[0];  // let x = v in x
+      // let x = v in x; kept where x says its type (a vector's width nothing else fixes)
+      if (is_var(f->fn, f->name) && !f->annot) return c->args[0];
     }
     return std::nullopt;
   }
@@ -551,7 +552,7 @@ std::optional<Expr> share_once(const Expr& body) {
   std::set<std::string> fv(fvs.begin(), fvs.end());
   std::string x = rise::fresh_name("cse");
   Expr shared = replace_occ(body, best, fv, rise::ident(x));
-  return call("let", {best, rise::lambda(x, shared)});
+  return call("let", {best, rise::lambda(x, shared, util::vector_annotation(best))});
 }
 
 class Sharing : public rise::ExprMutator {
@@ -580,7 +581,7 @@ Result cse(const Expr& e, const Env&) {
 // ---------------------------------------------------------------- AiNF
 
 Expr mk_let(const Expr& v, const std::string& x, const Expr& body) {
-  return call("let", {v, rise::lambda(x, body)});
+  return call("let", {v, rise::lambda(x, body, util::vector_annotation(v))});
 }
 
 // let x = v in b, as (v, x, b).

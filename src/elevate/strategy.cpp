@@ -183,6 +183,44 @@ Strategy try_(Strategy s) {
   return Strategy("try(" + s.name() + ")", lchoice(s, id()));
 }
 
+// Whether the step from `before` to `after` rewrote a subterm x into a term that
+// contains x itself (idAfter: x -> id(x)): a rule that does not look at its context
+// applies to that x again at the next step, growing the program forever. The
+// rewritten site is found by descending while all children but one are unchanged.
+static bool wraps_what_it_rewrote(const Expr& before, const Expr& after) {
+  Expr b = before, a = after;
+  // The innermost differing pair whose old term is not a leaf: the rewritten term is
+  // compared whole (liftId turns id(x) into map(fun(y => id(y)))(x), where the
+  // primitive id reappears but id(x) does not).
+  Expr site_b, site_a;
+  for (int depth = 0; depth < 100000; ++depth) {
+    if (!children(b).empty()) site_b = b, site_a = a;
+    if (b->kind != a->kind) break;
+    std::vector<Expr> kb = children(b), ka = children(a);
+    if (kb.size() != ka.size() || kb.empty()) break;
+    int differing = -1;
+    bool several = false;
+    for (size_t i = 0; i < kb.size(); ++i)
+      if (kb[i] != ka[i] && !rise::alpha_equal(kb[i], ka[i])) {
+        several = differing >= 0;
+        differing = static_cast<int>(i);
+      }
+    if (differing < 0 || several) break;
+    b = kb[differing];
+    a = ka[differing];
+  }
+  if (!children(b).empty()) site_b = b, site_a = a;
+  if (!site_b) return false;
+  std::vector<Expr> todo = children(site_a);
+  while (!todo.empty()) {
+    Expr n = todo.back();
+    todo.pop_back();
+    if (rise::alpha_equal(n, site_b)) return true;
+    for (const Expr& k : children(n)) todo.push_back(k);
+  }
+  return false;
+}
+
 Strategy repeat(Strategy s) {
   return Strategy("repeat(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     Expr cur = e;
@@ -190,19 +228,28 @@ Strategy repeat(Strategy s) {
       Result r = s(cur, env);
       if (!r.ok()) return cur;
       if (r.expr() == cur) return cur;  // no progress: stop rather than loop forever
+      if (wraps_what_it_rewrote(cur, r.expr()))
+        return fail_at("repeat", e,
+                       "repeat(" + s.name() +
+                           ") does not terminate: a step rewrote a term into one that contains "
+                           "it, where the next step applies again (bound it with repeatN(k, s))");
       cur = r.expr();
     }
     return fail_at("repeat", e, "repeat(" + s.name() + ") did not terminate after 100000 steps");
   });
 }
 
-Strategy repeat_n(int n, Strategy s) {
+// A step that changes nothing would change nothing again (strategies are
+// deterministic), so the remaining steps are skipped, as repeat does: repeatN of a
+// huge count of `id` ends at once.
+Strategy repeat_n(int64_t n, Strategy s) {
   return Strategy("repeatN(" + std::to_string(n) + ", " + s.name() + ")",
                   [n, s](const Expr& e, const Env& env) -> Result {
                     Expr cur = e;
-                    for (int i = 0; i < n; ++i) {
+                    for (int64_t i = 0; i < n; ++i) {
                       Result r = s(cur, env);
                       if (!r.ok()) return r;
+                      if (r.expr() == cur) return cur;
                       cur = r.expr();
                     }
                     return cur;

@@ -111,7 +111,7 @@ Strategy seq_all(std::vector<Strategy> parts);
 Strategy lchoice_all(std::vector<Strategy> parts);
 Strategy try_(Strategy s);
 Strategy repeat(Strategy s);
-Strategy repeat_n(int n, Strategy s);
+Strategy repeat_n(int64_t n, Strategy s);
 
 // ---- traversals ----
 Strategy body(Strategy s);

@@ -7,6 +7,7 @@
 #include "rise/parser.h"
 #include "rise/prelude_text.h"
 #include "rise/resolve.h"
+#include "support/words.h"
 
 namespace risec::rise {
 
@@ -53,7 +54,7 @@ Checked check_program(const Program& program, const std::string& entry, const Si
     std::set<std::string> params = leading_sizes(resolved);
     for (const auto& [name, value] : *sizes) {
       if (!params.count(name)) {
-        std::string msg = "--size " + name + ": the entry '" + program.defs[index].name +
+        std::string msg = size_given(name) + ": the entry '" + program.defs[index].name +
                           "' has no size parameter named '" + name + "'";
         std::string near =
             nearest_name(name, std::vector<std::string>(params.begin(), params.end()));
@@ -62,10 +63,10 @@ Checked check_program(const Program& program, const std::string& entry, const Si
       }
       if (value < 1)
         throw Error(ErrorKind::Usage,
-                    "--size " + name + "=" + std::to_string(value) + ": sizes must be positive");
+                    size_given(name) + " = " + std::to_string(value) + ": sizes must be positive");
     }
   }
-  return infer_entry(resolved, sizes);
+  return infer_entry(resolved, sizes, true);
 }
 
 Checked infer_expr(const Expr& e) {

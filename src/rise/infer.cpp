@@ -25,6 +25,7 @@
 
 #include "rise/check.h"
 #include "rise/infer.h"
+#include "rise/lexer.h"
 #include "rise/primitives.h"
 #include "support/stack.h"
 
@@ -79,11 +80,13 @@ struct IntLit {
   std::string meta;
   int64_t value;
   Span span;
+  Nat nat = Nat(0);  // nat_values_: the size
 };
 
 class Inferer {
  public:
   explicit Inferer(const SizeMap* sizes) : sizes_(sizes) {}
+  bool closed = false;  // a whole program: every size name written is bound in it
 
   Checked run(const Expr& e, const std::vector<std::pair<std::string, Type>>* vars = nullptr,
               const Type& expected = nullptr) {
@@ -641,34 +644,84 @@ class Inferer {
   // k.k.f32).
   // Its sizes' divisions are exact (spec: `/` on sizes): the divisibility they need is
   // a side condition, located at `span` (n/2 with --size n=9 is an error there).
-  Type written_type(const Type& annot, const Span& span) {
+  Type written_type(const Type& annot, const Span& span,
+                    const std::string& what = "in the type written here") {
+    require_bound_names(annot, span);
     Type t = separate_binders(substitute(annot, tl_subst()));
-    require_whole_sizes(t, span);
+    require_whole_sizes(t, span, what);
     return t;
   }
   TypeArg written_type(const TypeArg& a, const Span& span) {
     if (auto t = std::get_if<Type>(&a)) return written_type(*t, span);
+    if (auto n = std::get_if<Nat>(&a)) require_bound_names(*n, span);
     TypeArg r = substitute(a, tl_subst());
-    if (auto n = std::get_if<Nat>(&r)) require_whole(*n, "in this size argument", span);
+    if (auto n = std::get_if<Nat>(&r)) {
+      require_whole(*n, "in this size argument", span);
+      require_size(*n, 0, "in this size argument", span);
+    }
     return r;
   }
-  void require_whole_sizes(const Type& t, const Span& span) {
+  // Every size name of a type written in the program is bound: by a depFun around it
+  // or by a binder of the type itself ((k: Nat) -> k.f32). A name bound nowhere
+  // (fun(x: k.f32 => x) with no k in scope) would be an unknown size that nothing
+  // ever fixes.
+  void require_bound_names(const Type& t, const Span& span) {
+    for (const auto& [name, v] : free_nat_vars(t)) require_bound_names(v, span);
+  }
+  void require_bound_names(const Nat& n, const Span& span) {
+    if (!closed) return;
+    for (const auto& [name, v] : arith::free_vars(n)) {
+      if (is_meta_name(name)) continue;
+      if (auto tl = find_tl(name); tl && std::get<1>(*tl) == Kind::Nat) continue;
+      user_error("the size '" + name +
+                     "' is bound nowhere: size names come from a depFun around this type "
+                     "(depFun(" +
+                     name + ": Nat => ...)) or from a binder of the type itself",
+                 span);
+    }
+  }
+  // A size must be at least `least` (0 for array lengths and index ranges, 1 for the
+  // lanes of a vector): a constant is decided now, a symbolic one becomes a side
+  // condition (size - least >= 0) checked with the sizes (--size, or on entry of
+  // generic code).
+  void require_size(const Nat& n, int64_t least, const std::string& what, const Span& span) {
+    Nat need = n - Nat(least);
+    if (auto k = n.as_const()) {
+      if (*k < least)
+        user_error(what + ": a size would be " + std::to_string(*k) +
+                       (least == 0 ? "; sizes cannot be negative"
+                                   : "; a vector has at least " + std::to_string(least) + " lane"),
+                   span);
+      return;
+    }
+    if (arith::provably_le(Nat(0), need)) return;
+    for (const auto& [name, v] : arith::free_vars(need))
+      if (is_meta_name(name)) return;
+    if (arith::provably_lt(need, Nat(0)))
+      user_error(what + ": the size " + n.to_string() + " is below " + std::to_string(least) +
+                     " for every value of the sizes",
+                 span);
+    nonneg_.push_back({need, what, span});
+  }
+  void require_whole_sizes(const Type& t, const Span& span, const std::string& what) {
     switch (t->kind) {
       case TypeKind::Array:
       case TypeKind::Vector:
-        require_whole(t->size, "in the type written here", span);
-        require_whole_sizes(t->a, span);
+        require_whole(t->size, what, span);
+        require_size(t->size, t->kind == TypeKind::Vector ? 1 : 0, what, span);
+        require_whole_sizes(t->a, span, what);
         break;
       case TypeKind::Index:
-        require_whole(t->size, "in the type written here", span);
+        require_whole(t->size, what, span);
+        require_size(t->size, 0, what, span);
         break;
       case TypeKind::Pair:
       case TypeKind::Fun:
-        require_whole_sizes(t->a, span);
-        require_whole_sizes(t->b, span);
+        require_whole_sizes(t->a, span, what);
+        require_whole_sizes(t->b, span, what);
         break;
       case TypeKind::DepFun:
-        require_whole_sizes(t->b, span);
+        require_whole_sizes(t->b, span, what);
         break;
       default:
         break;
@@ -765,14 +818,22 @@ class Inferer {
         if (sp.head->kind == ExprKind::Primitive && sp.head->prim &&
             sp.head->prim->is(PrimId::Neg) && sp.args.size() == 1)
           return -expr_to_nat(sp.args[0].value, who);
+        // min(a, b) and max(a, b) of sizes, as in types
+        if (sp.head->kind == ExprKind::Ident &&
+            (sp.head->name == "min" || sp.head->name == "max") && !find_value(sp.head->name) &&
+            sp.args.size() == 2 && !sp.args[0].dep && !sp.args[1].dep) {
+          Nat a = expr_to_nat(sp.args[0].value, who);
+          Nat b = expr_to_nat(sp.args[1].value, who);
+          return sp.head->name == "min" ? arith::min(a, b) : arith::max(a, b);
+        }
         break;
       }
       default:
         break;
     }
     user_error(who +
-                   " expects a size here (a number, a size name, or + - * / % of them), not this "
-                   "expression",
+                   " expects a size here (a number, a size name, or + - * / % min max of "
+                   "them), not this expression",
                e->span);
   }
 
@@ -865,19 +926,8 @@ class Inferer {
             }
           return r;
         }
-        if (auto tl = find_tl(e->name); tl && std::get<1>(*tl) == Kind::Nat) {
-          // A size where a value is expected: its value, as the number type the
-          // context needs (natType when nothing decides).
-          auto n = std::make_shared<ExprNode>(*e);
-          n->kind = ExprKind::Literal;
-          n->lit = Literal{};
-          n->lit.kind = LitKind::NatVal;
-          n->lit.nat = arith::substitute(std::get<Nat>(std::get<2>(*tl)), tl_subst().nats);
-          Type m = fresh_data();
-          nat_values_.push_back({m->name, 0, e->span});
-          n->type = m;
-          return n;
-        }
+        if (auto tl = find_tl(e->name); tl && std::get<1>(*tl) == Kind::Nat)
+          return size_value(e, arith::substitute(std::get<Nat>(std::get<2>(*tl)), tl_subst().nats));
         if (find_tl(e->name))
           user_error("'" + e->name +
                          "' is a type-level name (a size or type), not a value; pass it to a "
@@ -909,15 +959,34 @@ class Inferer {
             }
             return typed(e, scalar(e->lit.scalar));
           case LitKind::Index: {
+            // lidx(v, n): n (and v) are sizes in scope, as in a written type
+            require_bound_names(e->lit.size, e->span);
+            require_bound_names(e->lit.nat, e->span);
             auto n = std::make_shared<ExprNode>(*e);
             n->lit.size = arith::substitute(e->lit.size, tl_subst().nats);
+            n->lit.nat = arith::substitute(e->lit.nat, tl_subst().nats);
+            require_size(n->lit.size, 1, "the range of this index literal", e->span);
             n->type = index_type(n->lit.size);
-            if (auto v = n->lit.nat.as_const()) require_index_in_range(*v, n->lit.size, e->span);
+            if (auto v = n->lit.nat.as_const()) {
+              require_index_in_range(*v, n->lit.size, e->span);
+            } else {
+              std::string val = n->lit.nat.to_string(), size = n->lit.size.to_string();
+              require_size(n->lit.nat, 0, "index literal " + val, e->span);
+              require_size(n->lit.size - n->lit.nat, 1,
+                           "index literal " + val + " (needs " + val + " < " + size + ")", e->span);
+            }
             return n;
           }
-          case LitKind::NatVal:
+          case LitKind::NatVal: {
             if (e->lit.scalar_value) return typed(e, scalar(e->lit.scalar));
-            return typed(e, nat_data());
+            // A size as a natType value (the with-loops' index offsets): its names
+            // are the sizes in scope, and it is a natural number.
+            auto n = std::make_shared<ExprNode>(*e);
+            n->lit.nat = arith::substitute(e->lit.nat, tl_subst().nats);
+            n->type = nat_data();
+            require_size(n->lit.nat, 0, "this natType value", e->span);
+            return n;
+          }
         }
         break;
       }
@@ -944,7 +1013,14 @@ class Inferer {
       }
       case ExprKind::Lambda: {
         Expr known = std::exchange(redex_arg_, nullptr);
-        Type pt = e->annot ? written_type(e->annot, e->span) : known ? known->type : fresh_data();
+        // The loops a with-loop becomes (generated binders) run over the slabs
+        // between its bounds, whose lengths must not be negative.
+        Type pt = e->annot ? written_type(e->annot, e->span,
+                                          is_reserved_name(e->name)
+                                              ? "the order of the with-loop's bounds"
+                                              : "in the type written here")
+                  : known  ? known->type
+                           : fresh_data();
         env_.emplace_back(e->name, pt);
         known_values_.emplace_back(e->name, known);
         Expr body = infer(e->fn);
@@ -1046,7 +1122,27 @@ class Inferer {
     return n;
   }
 
+  // A size where a value is expected: its value, as the number type the context
+  // needs (natType when nothing decides).
+  Expr size_value(const Expr& e, const Nat& value) {
+    auto n = std::make_shared<ExprNode>(*e);
+    n->kind = ExprKind::Literal;
+    n->fn = n->arg = nullptr;
+    n->lit = Literal{};
+    n->lit.kind = LitKind::NatVal;
+    n->lit.nat = value;
+    Type m = fresh_data();
+    nat_values_.push_back({m->name, 0, e->span, n->lit.nat});
+    n->type = m;
+    return n;
+  }
+
   Expr infer_app(const Expr& e) {
+    // min(a, b) and max(a, b) of sizes used as a value, like a size name.
+    if (Spine sp = spine(e); sp.head->kind == ExprKind::Ident &&
+                             (sp.head->name == "min" || sp.head->name == "max") &&
+                             !find_value(sp.head->name))
+      return size_value(e, expr_to_nat(e, "'" + sp.head->name + "'"));
     // A redex (fun(x => b))(v): v first, so that index arithmetic in b sees x's value.
     Expr pre_arg;
     if (e->fn->kind == ExprKind::Lambda) {
@@ -1060,6 +1156,8 @@ class Inferer {
     std::string who = head.empty() ? "this function" : "'" + head + "'";
     if (tf->kind == TypeKind::DepFun) {
       TypeArg arg = expr_to_arg(e->arg, tf->binder_kind, who);
+      if (auto n = std::get_if<Nat>(&arg))
+        require_size(*n, 0, "in the size argument of " + who, e->arg->span);
       return dep_apply(e, f, tf, arg);
     }
     Expr a = pre_arg ? pre_arg : infer(e->arg);
@@ -1191,6 +1289,8 @@ class Inferer {
         user_error("a size used as a value is a number (natAsScalar), but " + show(t) +
                        " is expected here",
                    l.span);
+      // natType values are natural numbers.
+      if (t->kind == TypeKind::NatData) require_size(zonk(l.nat), 0, "this natType value", l.span);
     }
   }
 
@@ -1214,6 +1314,8 @@ class Inferer {
         bind_data(t->name, scalar(ScalarKind::I32), Ctx{l.span, nullptr, nullptr, ""});
       t = zonk(data_var(l.meta));
       if (t->kind == TypeKind::Index) require_index_in_range(l.value, t->size, l.span);
+      if (t->kind == TypeKind::NatData && l.value < 0)
+        user_error("a natType value is a natural number, not " + std::to_string(l.value), l.span);
     }
   }
 
@@ -1427,8 +1529,9 @@ Checked infer_in_context(const Expr& e, const std::vector<std::pair<std::string,
   }
 }
 
-Checked infer_entry(const Expr& resolved, const SizeMap* sizes) {
+Checked infer_entry(const Expr& resolved, const SizeMap* sizes, bool closed) {
   Inferer inf(sizes);
+  inf.closed = closed;
   try {
     return inf.run(resolved);
   } catch (const arith::ArithError& e) {

@@ -18,6 +18,7 @@
 #include "rise/interp_prims.h"
 #include "support/diagnostics.h"
 #include "support/random.h"
+#include "support/words.h"
 
 namespace risec::rise {
 
@@ -179,7 +180,7 @@ bool closed_arg(const TypeArg& a) {
 }
 
 [[noreturn]] void no_size_value(const std::string& what, const Span& span) {
-  throw Error(ErrorKind::User, "size " + what + " has no value; pass --size", span);
+  throw Error(ErrorKind::User, "size " + what + " has no value; " + how_to_give_size(what), span);
 }
 
 std::string first_free_name(const Type& t) {

@@ -49,7 +49,7 @@ uint64_t dag_size(const Expr& e, std::unordered_set<const ExprNode*>& seen) {
 
 bool is_type_level_builtin(const std::string& name) {
   return scalar_from_name(name).has_value() || addr_from_name(name).has_value() ||
-         name == "natType";
+         name == "natType" || name == "min" || name == "max";  // min, max: of sizes
 }
 
 // Replaces definition names by their (resolved) bodies and primitive names by

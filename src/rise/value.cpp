@@ -8,6 +8,7 @@
 
 #include "rise/primitives.h"
 #include "support/diagnostics.h"
+#include "support/words.h"
 
 namespace risec::rise {
 
@@ -777,7 +778,7 @@ int64_t const_size(const Nat& n, const Span& span) {
   if (auto c = n.as_const()) return *c;
   auto vars = arith::free_vars(n);
   std::string name = vars.empty() ? arith::print(n) : vars.begin()->first;
-  throw Error(ErrorKind::User, "size " + name + " has no value; pass --size", span);
+  throw Error(ErrorKind::User, "size " + name + " has no value; " + how_to_give_size(name), span);
 }
 
 Type PrimCall::result_type() const {

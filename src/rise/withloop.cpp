@@ -1,6 +1,7 @@
 // With-loops as RISE primitives; see withloop.h for the scheme.
 #include "rise/withloop.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -24,9 +25,12 @@ Nat to_nat(const Expr& e) {
   if (e->kind == ExprKind::Literal && e->lit.kind == LitKind::Int) return Nat(e->lit.i);
   if (e->kind == ExprKind::Ident) return Nat::size_var(e->name);
   Spine sp = spine(e);
-  if (sp.head->kind == ExprKind::Primitive && sp.args.size() == 2 && !sp.args[0].dep &&
+  bool minmax =
+      sp.head->kind == ExprKind::Ident && (sp.head->name == "min" || sp.head->name == "max");
+  if ((sp.head->kind == ExprKind::Primitive || minmax) && sp.args.size() == 2 && !sp.args[0].dep &&
       !sp.args[1].dep) {
     Nat a = to_nat(sp.args[0].value), b = to_nat(sp.args[1].value);
+    if (minmax) return sp.head->name == "min" ? arith::min(a, b) : arith::max(a, b);
     try {
       if (is_prim(sp.head, "add")) return a + b;
       if (is_prim(sp.head, "sub")) return a - b;
@@ -37,8 +41,30 @@ Nat to_nat(const Expr& e) {
       user_error(std::string("in a with-loop size: ") + err.what(), e->span);
     }
   }
-  user_error("a with-loop bound, step, width or shape is a size: numbers, size names and + - * / %",
-             e->span);
+  user_error(
+      "a with-loop bound, step, width or shape is a size: numbers, size names and + - * / % min "
+      "max",
+      e->span);
+}
+
+// Whether a <= b for large sizes, when it is not provable: a - b evaluated with every
+// size at two large values (one odd, one even) has the same strict sign at both.
+// nullopt when that does not decide.
+std::optional<bool> le_for_large_sizes(const Nat& a, const Nat& b) {
+  std::optional<bool> verdict;
+  for (int64_t big : {1000003, 1 << 20}) {
+    arith::Assignment env;
+    for (const auto& [name, v] : arith::free_vars(a - b)) env[name] = big;
+    int64_t d = 0;
+    try {
+      d = arith::evaluate(a - b, env);
+    } catch (const arith::ArithError&) {
+      return std::nullopt;
+    }
+    if (d == 0 || (verdict && *verdict != (d < 0))) return std::nullopt;
+    verdict = d < 0;
+  }
+  return verdict;
 }
 
 class Desugar {
@@ -53,6 +79,14 @@ class Desugar {
       user_error("the shape has " + std::to_string(w_.shape.size()) +
                      " dimensions but the generators have " + std::to_string(rank_),
                  w_.op_span);
+    if (w_.op == WithLoop::Op::Genarray)
+      for (const Part& p : parts_)
+        for (size_t d = 0; d < rank_; ++d)
+          if (arith::provably_lt(to_nat(w_.shape[d]), p.ub[d].nat))
+            user_error("the upper bound " + p.ub[d].nat.to_string() + " is outside the shape (" +
+                           to_nat(w_.shape[d]).to_string() + " in dimension " + std::to_string(d) +
+                           "): a generator lies within the shape",
+                       p.ub[d].expr->span);
     gidx_.assign(parts_.size(), std::vector<Expr>(rank_));
     std::vector<size_t> all;
     for (size_t p = 0; p < parts_.size(); ++p) all.push_back(p);
@@ -60,6 +94,10 @@ class Desugar {
       region(0, all, nullptr, false);  // only the checks: order and overlap
       Expr acc = w_.neutral;
       for (size_t p = 0; p < parts_.size(); ++p) acc = fold_part(p, acc);
+      // The lengths between bounds whose order was taken for large sizes, as natType
+      // values bound around the fold (unused): the checker requires them >= 0.
+      for (const Nat& len : unproven_)
+        acc = A(lambda(fresh_name("_"), acc, nullptr, sp_), nat_literal(len, sp_));
       return acc;
     }
     Expr src = w_.array;
@@ -85,6 +123,8 @@ class Desugar {
   std::vector<Part> parts_;
   std::vector<Bound> extent_;            // genarray: the shape
   std::vector<std::vector<Expr>> gidx_;  // [part][dim]: the index value (natType)
+  std::vector<Nat> at_;                  // region: the first index of the slabs being built
+  std::vector<Nat> unproven_;            // fold: lengths between bounds not provably >= 0
 
   static Bound bound(const Expr& e) { return Bound{to_nat(e), e}; }
 
@@ -123,17 +163,48 @@ class Desugar {
           user_error("a width must be positive and at most the step (" + s->nat.to_string() + ")",
                      wd->expr->span);
       }
-      if (s) {
-        auto len = (p.ub[d].nat - p.lb[d].nat).as_const(), st = s->nat.as_const();
-        if (len && st && *len % *st != 0)
-          user_error("the step " + std::to_string(*st) +
-                         " does not divide the generator's extent " + std::to_string(*len) +
-                         " (upper minus lower bound) in dimension " + std::to_string(d) +
-                         "; stepped generators cover whole blocks",
-                     wp.step[d]->span);
-      }
+      if (arith::provably_lt(p.lb[d].nat, Nat(0)))
+        user_error("the lower bound " + p.lb[d].nat.to_string() +
+                       " is below 0: a generator's indices are natural numbers within the shape",
+                   wp.lb[d]->span);
+      if (arith::provably_lt(p.ub[d].nat, p.lb[d].nat))
+        user_error("the upper bound " + p.ub[d].nat.to_string() + " is below the lower bound " +
+                       p.lb[d].nat.to_string() + " (an empty generator has lb = ub)",
+                   wp.ub[d]->span);
       p.step.push_back(s);
       p.width.push_back(wd);
+    }
+    add_part(std::move(p), 0);
+  }
+
+  // A stepped dimension whose step does not divide ub - lb (SaC: the indices
+  // lb + k*step + w < ub) becomes two parts: the whole blocks, [lb, ub - r) with
+  // r = (ub - lb) % step, and the tail's first min(width, r) indices, unstepped.
+  void add_part(Part p, size_t from) {
+    for (size_t d = from; d < rank_; ++d) {
+      if (!p.step[d]) continue;
+      const Bound &s = *p.step[d], &wd = *p.width[d];
+      Bound len = diff(p.ub[d], p.lb[d]);
+      Nat r = arith::mod(len.nat, s.nat);
+      if (r.is_const(0) || arith::provably_divides(s.nat, len.nat)) continue;
+      Span at = p.src->step[d]->span;
+      Expr r_expr = r.as_const() ? int_lit(*r.as_const(), at) : A2("mod", len.expr, s.expr);
+      Part whole = p, tail = p;
+      whole.ub[d] = Bound{p.ub[d].nat - r, A2("sub", p.ub[d].expr, r_expr)};
+      tail.lb[d] = whole.ub[d];
+      // ub - max(0, r - width): the tail's covered rows, written so that it is
+      // provably at most ub.
+      Nat gap = arith::max(Nat(0), r - wd.nat);
+      Expr gap_expr = gap.as_const()
+                          ? int_lit(*gap.as_const(), at)
+                          : A(A(ident("max", at), int_lit(0, at)), A2("sub", r_expr, wd.expr));
+      tail.ub[d] =
+          gap.is_const(0) ? p.ub[d] : Bound{p.ub[d].nat - gap, A2("sub", p.ub[d].expr, gap_expr)};
+      tail.step[d].reset();
+      tail.width[d].reset();
+      add_part(std::move(whole), d + 1);
+      add_part(std::move(tail), d + 1);
+      return;
     }
     parts_.push_back(std::move(p));
   }
@@ -143,7 +214,8 @@ class Desugar {
   // (as the parser reads them), so that the printed program reads back the same.
   Expr P(const char* name) const {
     std::string n = name;
-    if (n == "add" || n == "sub" || n == "mul" || n == "idx") return primitive(name, sp_);
+    if (n == "add" || n == "sub" || n == "mul" || n == "mod" || n == "idx")
+      return primitive(name, sp_);
     return ident(name, sp_);
   }
   Expr A(Expr f, Expr x) const { return app(std::move(f), std::move(x), sp_); }
@@ -162,9 +234,19 @@ class Desugar {
   }
   Expr as_nat(const std::string& k) const { return A(P("indexAsNat"), ident(k, sp_)); }
   // lo + k, or lo + step*b + w (natType).
+  // A lower bound that is not provably >= 0 (n - 3) is a natType literal of that size,
+  // which the checker requires to be a natural number (n - 3 >= 0), instead of a
+  // run-time subtraction.
   Expr index_value(const Bound& lo, Expr off) const {
     if (lo.nat.is_const(0)) return off;
-    return A2("add", std::move(off), lo.expr);
+    if (arith::provably_nonneg(lo.nat)) return A2("add", std::move(off), lo.expr);
+    return A2("add", std::move(off), nat_literal(lo.nat, lo.expr->span));
+  }
+  static Expr nat_literal(const Nat& n, const Span& span) {
+    Literal l;
+    l.kind = LitKind::NatVal;
+    l.nat = n;
+    return literal(l, span);
   }
   Expr stepped_offset(const std::string& b, const Bound& s, const std::string& w) const {
     return A2("add", A2("mul", as_nat(b), s.expr), as_nat(w));
@@ -176,16 +258,29 @@ class Desugar {
     std::vector<std::pair<size_t, bool>> of;  // (part, is upper bound)
   };
 
-  bool known_le(const Point& x, const Point& y, size_t d) const {
+  // Whether x comes before y. When that is not provable, the order that holds for
+  // large sizes is taken (the border rows [0, 1), [n - 1, n), [1, n - 1) of an
+  // n-array: 1 <= n - 1): every slab between consecutive bounds has a length that
+  // the checker requires to be non-negative (a written idx[len], take(len)), so
+  // the assumed order becomes a side condition (n - 2 >= 0), checked with the sizes
+  // or on entry. 0 is first: a bound not provably negative is assumed >= 0, and a
+  // part's lower bound at most its upper bound, the same way. A fold builds no slabs:
+  // there the lengths are natType values bound around it (unproven_), and the
+  // index values and loop ranges check 0 <= lb <= ub.
+  bool known_le(const Point& x, const Point& y, size_t) const {
     if (x.b.nat == y.b.nat || arith::provably_le(x.b.nat, y.b.nat)) return true;
+    if (arith::provably_lt(y.b.nat, x.b.nat)) return false;
     if (x.b.nat.is_const(0)) return true;
-    if (d < extent_.size() && y.b.nat == extent_[d].nat) return true;
-    // A generator's lower bound is at most its upper bound.
+    if (y.b.nat.is_const(0)) return false;
     for (auto [p, upper] : x.of)
       if (!upper)
         for (auto [q, up2] : y.of)
           if (q == p && up2) return true;
-    return false;
+    for (auto [p, upper] : y.of)
+      if (!upper)
+        for (auto [q, up2] : x.of)
+          if (q == p && up2) return false;
+    return le_for_large_sizes(x.b.nat, y.b.nat).value_or(false);
   }
 
   std::vector<Point> order(size_t d, const std::vector<size_t>& active) const {
@@ -208,7 +303,8 @@ class Desugar {
           const Point& y = j < pts.size() ? pts[j] : pts[j - 1];
           user_error("cannot order the with-loop bounds " + x.b.nat.to_string() + " and " +
                          y.b.nat.to_string() + " (dimension " + std::to_string(d) +
-                         "); bounds of different parts must be provably ordered",
+                         "); bounds of different parts must be ordered, provably or for large "
+                         "sizes",
                      parts_[p].src->span);
         }
         pts.insert(pts.begin() + static_cast<std::ptrdiff_t>(j), x);
@@ -224,11 +320,20 @@ class Desugar {
     return 0;
   }
 
+  // Parts p and q both cover the slabs at_ (dimensions 0 .. d): refused at the later
+  // one, naming the other and a common index (the slabs' first index; in the
+  // dimensions after d, the larger of the two lower bounds).
   [[noreturn]] void overlap(size_t p, size_t q) const {
+    if (parts_[q].src->span.begin < parts_[p].src->span.begin) std::swap(p, q);
+    std::string index;
+    for (size_t d = 0; d < rank_; ++d) {
+      Nat x = d < at_.size() ? at_[d] : arith::max(parts_[p].lb[d].nat, parts_[q].lb[d].nat);
+      index += (d ? ", " : "") + x.to_string();
+    }
     LineCol lc = parts_[p].src->span.start();
     user_error("with-loop parts overlap: this part and the part at line " +
                    std::to_string(lc.line) + ", column " + std::to_string(lc.col) +
-                   " cover common indices (parts must be disjoint)",
+                   " both cover the index [" + index + "] (parts must be disjoint)",
                parts_[q].src->span);
   }
 
@@ -238,11 +343,16 @@ class Desugar {
     std::vector<Point> pts = order(d, active);
     std::vector<Expr> slabs;
     for (size_t i = 0; i + 1 < pts.size(); ++i) {
+      at_.resize(d);
+      at_.push_back(pts[i].b.nat);
       std::vector<size_t> here;
       for (size_t p : active)
         if (position(pts, p, false) <= i && position(pts, p, true) >= i + 1) here.push_back(p);
       Bound len = diff(pts[i + 1].b, pts[i].b);
       Expr slab_src = build ? take(len, drop(pts[i].b, src)) : nullptr;
+      if (!build && !arith::provably_nonneg(len.nat) &&
+          std::find(unproven_.begin(), unproven_.end(), len.nat) == unproven_.end())
+        unproven_.push_back(len.nat);
       if (here.empty()) {
         if (build) slabs.push_back(slab_src);
         continue;
@@ -252,8 +362,11 @@ class Desugar {
       for (size_t p : here)
         if (parts_[p].step[d]) stepped = p;
       if (stepped) {
+        // Parts split from one generator (an inner dimension's tail, add_part) share
+        // this dimension's steps; any other part here overlaps.
         const Part& sp = parts_[*stepped];
-        if (here.size() > 1) overlap(here[0], here[1]);
+        for (size_t p : here)
+          if (!same_stepping(parts_[p], sp, d)) overlap(*stepped, p);
         if (!(sp.lb[d].nat == pts[i].b.nat) || !(sp.ub[d].nat == pts[i + 1].b.nat))
           user_error("a stepped generator's range may not contain another part's bounds",
                      sp.src->span);
@@ -262,7 +375,7 @@ class Desugar {
         if (d + 1 < rank_) region(d + 1, here, nullptr, false);
         continue;
       }
-      slabs.push_back(stepped ? stepped_slab(d, *stepped, pts[i].b, len, slab_src)
+      slabs.push_back(stepped ? stepped_slab(d, here, pts[i].b, len, slab_src)
                               : plain_slab(d, here, pts[i].b, len, slab_src));
     }
     if (!build) return nullptr;
@@ -287,17 +400,25 @@ class Desugar {
     return generate(k, len.nat, inner);
   }
 
-  // Rows of a stepped part: blocks of `step` rows whose first `width` are the part's.
-  Expr stepped_slab(size_t d, size_t p, const Bound& lo, const Bound& len, const Expr& slab_src) {
+  static bool same_stepping(const Part& a, const Part& b, size_t d) {
+    return a.src == b.src && a.step[d] && b.step[d] && a.lb[d].nat == b.lb[d].nat &&
+           a.ub[d].nat == b.ub[d].nat;
+  }
+
+  // Rows of a stepped part (or of the parts split from it, which differ only in
+  // later dimensions): blocks of `step` rows whose first `width` are the part's.
+  Expr stepped_slab(size_t d, const std::vector<size_t>& parts, const Bound& lo, const Bound& len,
+                    const Expr& slab_src) {
+    size_t p = parts[0];
     const Bound& s = *parts_[p].step[d];
     const Bound& wd = *parts_[p].width[d];
     std::string b = fresh_name("b"), w = fresh_name("w");
     Nat blocks = arith::exact_div(len.nat, s.nat);
     Expr blk = A(A(P("idx"), ident(b, sp_)), A(A(P("split"), s.expr), slab_src));
-    gidx_[p][d] = index_value(lo, stepped_offset(b, s, w));
+    for (size_t q : parts) gidx_[q][d] = index_value(lo, stepped_offset(b, s, w));
     Expr inner = d + 1 == rank_
                      ? body(p)
-                     : region(d + 1, {p}, A(A(P("idx"), ident(w, sp_)), take(wd, blk)), true);
+                     : region(d + 1, parts, A(A(P("idx"), ident(w, sp_)), take(wd, blk)), true);
     Expr covered = generate(w, wd.nat, inner);
     Expr block = wd.nat == s.nat ? covered : A2("concat", covered, drop(wd, blk));
     return A(P("join"), generate(b, blocks, block));

@@ -7,7 +7,8 @@
 // default array: a generate of the default value, or the modified array), a slab
 // covered by a part is a generate whose body is the part's expression, and a
 // stepped part is split(step) into blocks whose first `width` rows are the part and
-// the rest the default (concat, then join). No region tests a condition. A fold is
+// the rest the default (concat, then join); a step that does not divide the range
+// leaves a tail, a second (unstepped) part. No region tests a condition. A fold is
 // a chain of reduces, one per part in source order, each over the part's indices in
 // row-major order: ((neutral op v0) op v1) ... (docs/language.md, "Fold order").
 //
@@ -44,8 +45,11 @@ struct WithLoop {
 };
 
 // The with-loop as RISE; refuses (located, exit 1) overlapping parts, generators whose
-// rank differs from the shape's, bounds it cannot order and unsupported mixes of
-// stepped parts.
+// rank differs from the shape's, bounds provably outside the shape (or below 0, or
+// above their upper bound), bounds it cannot order and unsupported mixes of stepped
+// parts. What holds only for some sizes (a bound within the shape, an order of bounds
+// taken for large sizes) is left to the checker as side conditions: each slab's length
+// is a written idx[len] or a take(len), which must not be negative.
 Expr desugar_with_loop(const WithLoop& w);
 
 }  // namespace risec::rise

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "support/diagnostics.h"
+#include "support/files.h"
 #include "support/memory.h"
 
 namespace risec::runtime {
@@ -354,11 +355,13 @@ class StepReader {
 }  // namespace
 
 std::vector<int64_t> read_npy_shape(const std::string& path) {
+  note_input(path, "an array input");
   StepReader r(path);
   return r.read_layout().shape;
 }
 
 NdArray read_npy(const std::string& path) {
+  note_input(path, "an array input");
   StepReader r(path);
   const Layout l = r.read_layout();
   std::string& bytes = r.bytes;
@@ -422,12 +425,7 @@ std::string serialize_npy(const NdArray& array) {
 }
 
 void write_npy(const std::string& path, const NdArray& array) {
-  const std::string bytes = serialize_npy(array);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail(path, std::string("cannot open for writing: ") + std::strerror(errno));
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) fail(path, "write error");
+  write_output_file(path, serialize_npy(array));
 }
 
 }  // namespace risec::runtime

@@ -25,7 +25,8 @@ NdArray parse_npy(std::string_view bytes, const std::string& name_for_errors);
 
 // The bytes of a .npy file holding `array` (version 1.0, or 2.0 for long headers).
 std::string serialize_npy(const NdArray& array);
-// Writes serialize_npy(array) to `path`; throws risec::Error when it cannot.
+// Writes serialize_npy(array) to `path` as every output is written (support/files.h:
+// atomically, never over an input); throws risec::Error when it cannot.
 void write_npy(const std::string& path, const NdArray& array);
 
 }  // namespace risec::runtime

@@ -4,7 +4,10 @@
 #include <pthread.h>
 
 #include <exception>
+#include <optional>
 #include <string>
+
+#include "support/words.h"
 
 namespace risec {
 
@@ -27,12 +30,14 @@ uintptr_t stack_low_end() {
 
 struct Job {
   const std::function<int()>* work;
+  std::optional<Interface> interface;  // the caller's, for messages (support/words.h)
   int result = 0;
   std::exception_ptr error;
 };
 
 void* run_job(void* p) {
   Job* job = static_cast<Job*>(p);
+  InterfaceScope words(job->interface);
   try {
     job->result = (*job->work)();
   } catch (...) {
@@ -44,7 +49,7 @@ void* run_job(void* p) {
 }  // namespace
 
 int run_with_large_stack(const std::function<int()>& work, size_t stack_bytes) {
-  Job job{&work};
+  Job job{&work, current_interface()};
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return work();
   pthread_t thread;

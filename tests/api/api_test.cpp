@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -98,8 +99,28 @@ TEST(Api, AFailingStrategyNamesItsRule) {
   EXPECT_NE(e.message().find("strategy failed: mapFusion"), std::string::npos) << e.message();
 }
 
+// Sets $RISEC_LANES (the documented override of the machine's vector width) for one
+// test, so that expectations written for 16 lanes hold on AVX2 and AVX-512 hosts alike.
+class SixteenLanes {
+ public:
+  SixteenLanes() {
+    if (const char* v = ::getenv("RISEC_LANES")) saved_ = v;
+    ::setenv("RISEC_LANES", "16", 1);
+  }
+  ~SixteenLanes() {
+    if (saved_.empty())
+      ::unsetenv("RISEC_LANES");
+    else
+      ::setenv("RISEC_LANES", saved_.c_str(), 1);
+  }
+
+ private:
+  std::string saved_;
+};
+
 TEST(Api, StrategiesFromTextFilesAndCombinatorsAgree) {
   using namespace risec::strategies;
+  SixteenLanes lanes;  // vector16.elv says `vectorize(lanes)`
   risec::Program p = risec::Program::load(path("examples/scal/scal.rise"));
   risec::Strategy text = risec::Strategy::parse(
       "let main = (vectorize(16) @ outermost(isApplied(isMap))) ; lowerToC;");
@@ -261,6 +282,7 @@ TEST(Api, KernelRefusesMismatchedBuffersAndSizes) {
   EXPECT_NE(usage([&] { k.bytes("z", n8); }).find("no parameter 'z'"), std::string::npos);
   // A size breaking the program's condition is refused before the code runs (the
   // generated code would abort the process).
+  SixteenLanes lanes;
   risec::CompileOptions o;
   o.strategy = risec::Strategy::load(path("examples/scal/vector16.elv"));
   risec::Kernel v = risec::jit(risec::Program::parse(kScal, "scal.rise"), o);
@@ -275,6 +297,38 @@ TEST(Api, KernelRefusesMismatchedBuffersAndSizes) {
   // Raw bytes are checked by size only.
   k(risec::Buffer(static_cast<void*>(y.data()), y.size() * 4),
     {risec::Buffer(static_cast<void*>(&alpha), 4), x}, n8);
+}
+
+// Sizes the entry does not have are errors naming the nearest one, in the API's words
+// (sizes["nn"], never the command line's --size), at every call that takes sizes
+// (issue 32, item 9).
+TEST(Api, UnknownSizesAreNamedInTheApisWords) {
+  risec::Program p = risec::Program::parse(kScal);
+  std::vector<std::pair<std::string, std::function<void()>>> calls = {
+      {"check",
+       [&] {
+         p.check("", {{"nn", 8}});
+       }},
+      {"compile",
+       [&] {
+         risec::compile(p, {.sizes = {{"nn", 8}}});
+       }},
+      {"kernel", [&] {
+         std::vector<float> x(8), y(8);
+         float alpha = 1;
+         risec::jit(p)(y, {risec::Buffer(&alpha, 1), x}, {{"nn", 8}});
+       }}};
+  for (const auto& [what, call] : calls) {
+    SCOPED_TRACE(what);
+    risec::Error e = error_of(call);
+    EXPECT_EQ(e.kind(), risec::ErrorKind::Usage) << e.message();
+    EXPECT_NE(e.message().find("'nn'"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("did you mean 'n'?"), std::string::npos) << e.message();
+    EXPECT_EQ(e.message().find("--"), std::string::npos) << e.message();
+  }
+  risec::Error e = error_of([&] { p.check("", {{"n", 0}}); });
+  EXPECT_NE(e.message().find("sizes[\"n\"] = 0: sizes must be positive"), std::string::npos)
+      << e.message();
 }
 
 TEST(Api, CompilerFailureIsExternal) {

@@ -163,5 +163,20 @@ TEST_F(Range, DeepTermsStayFast) {
   EXPECT_TRUE(provably_nonneg(u));
 }
 
+// A min or max is one of its operands (the tail of a with-loop's step: r = n % 3 rows,
+// min(w, r) of them covered).
+TEST_F(Range, MinAndMaxAreOneOfTheirOperands) {
+  Nat r = mod(n, 3);
+  for (int w = 1; w <= 3; ++w) {
+    EXPECT_TRUE(provably_nonneg(r - min(Nat(w), r))) << w;
+    EXPECT_TRUE(provably_nonneg(r - max(Nat(0), r - w))) << w;
+    EXPECT_TRUE(provably_le(min(Nat(w), r), r)) << w;
+    EXPECT_FALSE(provably_nonneg(min(Nat(w), r) - r - 1)) << w;
+    EXPECT_FALSE(provably_nonneg(r - max(Nat(w), r))) << w;  // false at r = 0
+  }
+  EXPECT_TRUE(provably_nonneg(max(n, m) - m));
+  EXPECT_FALSE(provably_nonneg(min(n, m) - m));
+}
+
 }  // namespace
 }  // namespace risec::arith

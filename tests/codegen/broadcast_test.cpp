@@ -1,10 +1,10 @@
-// Vector broadcasts in generated C (docs/performance.md, "The vectorize(16) cliff"):
+// Vector broadcasts in generated C (bench/results/journal/2026-11-25-vectorize16-cliff.md):
 // `x - (v){0}` for the sizes of a register, `(v){0} + x` for wider vectors, except for
 // the vector size x86 has a machine mode for but the target may not enable (32 bytes
 // without AVX, 64 without AVX-512F), where GCC 12 built the vector lane by lane through
 // the stack; there the scalar is listed once per lane. Vector loads of a register's size
 // pass through an empty asm on x86, so that GCC does not fold them into each use
-// (docs/performance.md, "Tuned mm on Zen 4").
+// (bench/results/journal/2026-11-26-tune-mm-zen4.md).
 // The compiled code is checked against the interpreter with AVX2 only (-march=haswell,
 // which this machine runs when it has AVX2), where the cliff was.
 #include <gtest/gtest.h>

@@ -114,6 +114,12 @@ const std::pair<const char*, const char*> kPrograms[] = {
     {"lanes", R"(def lanes = depFun(n: Nat => fun(x: n.vec[f32, 4] => x |> mapGlobal(0)(fun(v =>
   lane(0)(v) + lane(3)(v) * (v |> lane(2)) - lane(0)(v * vectorFromScalar(2.0f))))))
 )"},
+    // Indices from data (issue 32): natAsIndex checked in the kernel (the fault
+    // variable the host reads back), an input of indices checked on entry.
+    {"bounds",
+     R"(def bounds = depFun(n: Nat => fun(xs: n.i32 => fun(ixs: n.idx[n] => fun(x: n.f32 =>
+  zip(xs)(gather(ixs)(x)) |> mapGlobal(0)(fun(p => idx(natAsIndex(n)(cast(p._1)))(x) - p._2))))))
+)"},
     // Pairs holding arrays: a temporary between launches and an input and an output
     // (one buffer per component on the device).
     {"pairtmp", R"(def pairtmp = depFun(n: Nat => fun(x: n.4.f32 =>

@@ -19,6 +19,10 @@ struct Case {
   const char* program;
   const char* sizes;
 };
+// How ctest and gtest name a case's parameter (else: "N-byte object <...>").
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 // Each program computes a 3-D array with mapSeq and returns a view of it.
 const Case kCases[] = {

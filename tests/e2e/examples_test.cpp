@@ -36,6 +36,14 @@ struct Case {
   std::string target;
 };
 
+// How ctest and gtest name a case's parameter (else: "128-byte object <...>").
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.example << " with "
+      << (c.strategy.empty() ? std::string("the default lowering")
+                             : fs::path(c.strategy).filename().string())
+      << " on " << c.target;
+}
+
 std::vector<Case> all_cases() {
   std::vector<Case> out;
   fs::path root = fs::path(source_path("examples"));

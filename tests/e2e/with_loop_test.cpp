@@ -36,6 +36,10 @@ struct Case {
   Reference reference;
   bool no_conditionals;  // the genarray tiles its shape: no `?` and no `if` in the loops
 };
+// How ctest and gtest name a case's parameter (else: "N-byte object <...>").
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 constexpr int N = 10, M = 12;
 
@@ -118,6 +122,36 @@ const Case kCases[] = {
        return std::vector<double>{acc};
      },
      false},
+    {"genarrayBorderRows",
+     // issue 32: the border rows of a matrix, ordered only for n >= 2 (a side
+     // condition), in an order that is not the rows'
+     "def f = depFun((n: Nat, m: Nat) => fun(a: n.m.f32 =>\n"
+     "  with {\n"
+     "    ([0, 0] <= [i, j] < [1, m]) : 1.0f;\n"
+     "    ([n - 1, 0] <= [i, j] < [n, m]) : 2.0f;\n"
+     "    ([1, 0] <= [i, j] < [n - 1, m]) : a[i][j];\n"
+     "  } : genarray([n, m], 0.0f)))",
+     "n=10,m=12",
+     [](const std::vector<double>& a) {
+       std::vector<double> r = a;
+       for (int j = 0; j < M; ++j) r[j] = 1.0, r[(N - 1) * M + j] = 2.0;
+       return r;
+     },
+     true},
+    {"modarrayStepNotDividing",
+     // issue 32: SaC's indices lb + k*step + w < ub; 3 does not divide 9 - 1, nor 4 12 - 2
+     "def f = depFun((n: Nat, m: Nat) => fun(a: n.m.f32 =>\n"
+     "  with { ([1, 2] <= [i, j] < [n - 1, m] step [3, 4] width [2, 3]) : a[i][j] + 10.0f; }\n"
+     "  : modarray(a)))",
+     "n=10,m=12",
+     [](const std::vector<double>& a) {
+       std::vector<double> r = a;  // rows 1, 2, 4, 5, 7, 8; columns 2..4, 6..8, 10..11
+       for (int i = 1; i < N - 1; ++i)
+         for (int j = 2; j < M; ++j)
+           if ((i - 1) % 3 < 2 && (j - 2) % 4 < 3) r[i * M + j] = a[i * M + j] + 10.0;
+       return r;
+     },
+     true},
     {"foldSum1D",
      "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
      "  with { ([1] <= [i] < [n - 1]) : a[i - 1] * a[i + 1]; } : fold(add, 0.0f)))",
@@ -161,6 +195,10 @@ struct Bad {
   const char* message;   // part of the error
   const char* location;  // "file:line:col"
 };
+// How ctest and gtest name a case's parameter (else: "N-byte object <...>").
+void PrintTo(const Bad& c, std::ostream* os) {
+  *os << c.name;
+}
 
 const Bad kBad[] = {
     {"indexBelowZero",
@@ -193,6 +231,26 @@ const Bad kBad[] = {
      "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
      "  with { ([0, 0] <= [i, j] < [n, 1]) : a[i]; } : modarray(a)))",
      "expected (_ + 1)._ but found f32", ":2:3:"},
+    {"negativeLowerBound",
+     // issue 32: genarray([n]) returned n + 1 elements
+     "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
+     "  with { ([-1] <= [i] < [n]) : 1.0f; } : genarray([n], 0.0f)))",
+     "the lower bound -1 is below 0", ":2:12:"},
+    {"upperBoundOutsideTheShape",
+     "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
+     "  with { ([0] <= [i] < [n + 1]) : 1.0f; } : genarray([n], 0.0f)))",
+     "the upper bound n + 1 is outside the shape", ":2:25:"},
+    {"borderRowsAtOneRow",
+     // ordered only for n >= 2: at n = 1 the first two rows are the same row
+     "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
+     "  with { ([0] <= [i] < [1]) : 1.0f; ([n - 1] <= [i] < [n]) : 2.0f;\n"
+     "         ([1] <= [i] < [n - 1]) : a[i]; } : genarray([n], 0.0f)))",
+     "a size would be", ":2:3:"},
+    {"overlapNamesAnIndex",
+     "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
+     "  with { ([0] <= [i] < [5]) : a[i]; ([2] <= [i] < [n] step [2]) : a[i]; }\n"
+     "  : genarray([n], 0.0f)))",
+     "both cover the index [2]", ":2:37:"},
     {"widthAboveStep",
      "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
      "  with { ([0] <= [i] < [n] step [2] width [3]) : a[i]; } : modarray(a)))",
@@ -204,7 +262,8 @@ class BadWithLoops : public ::testing::TestWithParam<Bad> {};
 TEST_P(BadWithLoops, AreRefusedLocatedWithExitCode1) {
   const Bad& b = GetParam();
   std::string file = write_scratch(std::string(b.name) + ".rise", b.program);
-  CliResult r = run_risec({"check", file, "--size", "n=8"});
+  CliResult r = run_risec(
+      {"check", file, "--size", std::string(b.name) == "borderRowsAtOneRow" ? "n=1" : "n=8"});
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_NE(r.err.find(b.message), std::string::npos) << show(r);
   EXPECT_NE(r.err.find(std::string(b.name) + ".rise" + b.location), std::string::npos) << show(r);
@@ -234,6 +293,24 @@ TEST(WithLoopCli, SizesFromTheInputShape) {
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_NE(r.err.find("two_sizes.rise:1:25: error: size k has no value"), std::string::npos)
       << show(r);
+}
+
+// issue 32: the border rows compile generic code with the precondition n - 2 >= 0,
+// which risec check prints and eval decides at the given size.
+TEST(WithLoopCli, OrderForLargeSizesIsAPrecondition) {
+  std::string file =
+      write_scratch("border.rise",
+                    "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
+                    "  with { ([0] <= [i] < [1]) : 1.0f; ([n - 1] <= [i] < [n]) : 2.0f;\n"
+                    "         ([1] <= [i] < [n - 1]) : a[i]; } : genarray([n], 0.0f)))");
+  CliResult r = run_risec({"check", file});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("requires: n - 2 >= 0"), std::string::npos) << show(r);
+  r = run_risec({"eval", file, "--size", "n=1"});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  r = run_risec({"run", file, "--size", "n=2", "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("= [1, 2]"), std::string::npos) << show(r);
 }
 
 }  // namespace

@@ -51,8 +51,10 @@ def test_scalar_argument():
     a = np.array(3.0, dtype=np.float32)
     np.testing.assert_allclose(k(a, x, y), 3.0 * x + y, rtol=1e-6)
     np.testing.assert_allclose(k(np.float32(2), x, y), 2.0 * x + y, rtol=1e-6)
+    # a Python number is a value of the scalar parameter's type (docs/python.md)
+    np.testing.assert_allclose(k(2.0, x, y), 2.0 * x + y, rtol=1e-6)
     with pytest.raises(risec.Error, match=r"argument 1 \(a\).*float64"):
-        k(2.0, x, y)
+        k(np.float64(2.0), x, y)
 
 
 def test_interpreter_errors():
@@ -155,3 +157,22 @@ def test_shift_tails_can_be_turned_off():
     assert "RISEC_BLOCK_LOOP\n" not in plain.source.split("void scale(")[1]
     np.testing.assert_array_equal(shifted(x), x * 2)
     np.testing.assert_array_equal(plain(x), x * 2)
+
+
+HIST = """
+def hist = depFun((n: Nat, m: Nat) => fun(xs: n.i32 =>
+  xs |> reduceSeq(fun(acc, v =>
+    update(natAsIndex(m)(cast(v)))(idx(natAsIndex(m)(cast(v)))(acc) + 1)(acc)))
+    (generate(fun(i => 0)))))
+"""
+
+
+def test_indices_from_data_are_checked_unless_turned_off():
+    k = risec.compile(HIST, sizes={"m": 4})
+    xs = np.array([0, 1, 3, 3, 1], dtype=np.int32)
+    np.testing.assert_array_equal(k(xs), risec.eval(HIST, xs, sizes={"m": 4}))
+    with pytest.raises(risec.Error) as e:
+        k(np.array([0, 1, 7, 3, 1], dtype=np.int32))
+    assert e.value.exit_code == 4 and "natAsIndex(4): 7 is out of range" in e.value.message
+    assert "risec_index" in k.source
+    assert "risec_index" not in risec.compile(HIST, sizes={"m": 4}, bounds_checks=False).source

@@ -333,7 +333,7 @@ TEST(InterpExamples, MissingSize) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::User);
-    EXPECT_EQ(e.message(), "size m has no value; pass --size");
+    EXPECT_EQ(e.message(), "size m has no value; pass --size m=...");
   }
 }
 

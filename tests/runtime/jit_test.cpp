@@ -145,8 +145,10 @@ TEST_F(JitTest, CompilerErrorIsExternalWithTheCompilersMessage) {
     EXPECT_NE(e.message().find("error"), std::string::npos) << e.message();
     // The compiler's own diagnostic, naming the construct it rejected.
     EXPECT_NE(e.message().find("broken"), std::string::npos) << e.message();
-    EXPECT_NE(e.message().find("-O3 -march=native -ffp-contract=fast -fno-math-errno -std=gnu99"),
-              std::string::npos)
+    EXPECT_NE(
+        e.message().find(
+            "-O3 -march=native -ffp-contract=fast -fno-math-errno -fno-trapping-math -std=gnu99"),
+        std::string::npos)
         << e.message();
     // The compiler's messages name the source kept in the cache.
     size_t at = e.message().find(cache_path() + "/");
@@ -201,12 +203,12 @@ TEST_F(JitTest, DefaultFlags) {
   o.extra_flags = {"-DX"};
   EXPECT_EQ(compile_flags(o, true),
             (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast",
-                                      "-fno-math-errno", "-std=gnu99", "-shared", "-fPIC",
-                                      "-fopenmp", "-DRISEC_OMP_SIMD", "-DX"}));
-  EXPECT_EQ(
-      compile_flags({}, false),
-      (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast", "-fno-math-errno",
-                                "-std=gnu99", "-fopenmp-simd", "-DRISEC_OMP_SIMD"}));
+                                      "-fno-math-errno", "-fno-trapping-math", "-std=gnu99",
+                                      "-shared", "-fPIC", "-fopenmp", "-DRISEC_OMP_SIMD", "-DX"}));
+  EXPECT_EQ(compile_flags({}, false),
+            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=fast",
+                                      "-fno-math-errno", "-fno-trapping-math", "-std=gnu99",
+                                      "-fopenmp-simd", "-DRISEC_OMP_SIMD"}));
 }
 
 TEST_F(JitTest, CacheDirectoryChoice) {

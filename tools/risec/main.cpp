@@ -1,6 +1,7 @@
 // The risec command line (spec/cli.md): argument parsing, then calls into the
 // driver library. Every error reaches the user as `file:line:col: error: ...` with
 // the exit code of its kind; nothing here aborts.
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -14,7 +15,9 @@
 #include "driver/run.h"
 #include "driver/tune.h"
 #include "support/diagnostics.h"
+#include "support/files.h"
 #include "support/stack.h"
+#include "support/words.h"
 
 namespace {
 
@@ -38,12 +41,14 @@ const Command kCommands[] = {
      risec::driver::cmd_print},
     {"eval",
      "risec eval FILE.rise --size n=..,m=.. [--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] "
-     "[--output FILE.npy] [--seed N] [--entry NAME]",
+     "[--output FILE.npy] [--full] [--seed N] [--entry NAME]",
      "Run the reference interpreter on the entry. Inputs are the entry's fun parameters\n"
      "in order; missing ones are generated from --seed (floats in [0,1), integers in\n"
      "[0,100), booleans fair). --bind NAME=FILE.npy puts the file's values in the program\n"
      "in place of NAME (as compile does; the other inputs are drawn as without it). The\n"
-     "result is written to --output as .npy, or printed.\n",
+     "result is written to --output as .npy, or printed with its type and shape: the\n"
+     "first and last 10 values of more than 20, or with --full every value, one row of\n"
+     "the last dimension per line.\n",
      risec::driver::cmd_eval},
     {"rules", "risec rules",
      "List the strategy library: rewrite rules, normal forms, traversals,\n"
@@ -63,7 +68,7 @@ const Command kCommands[] = {
     {"compile",
      "risec compile FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
      "[--entry NAME] [--size n=..] [--bind NAME=FILE.npy ...] [--no-simplify] [--no-shift-tails] "
-     "[-o OUT.c]",
+     "[--no-bounds-checks] [-o OUT.c]",
      "Generate C for the entry: one self-contained C99 translation unit (and, with -o,\n"
      "a header OUT.h next to OUT.c). Without --strategy the default lowering is applied:\n"
      "simplify ; lowerToC (lowerToC alone with --no-simplify). Without --size the code is generic "
@@ -76,6 +81,8 @@ const Command kCommands[] = {
      "strategy applied (as for rewrite). --no-shift-tails keeps\n"
      "innermost loops plain (c, openmp: by default a short loop whose trip count the vector\n"
      "width does not divide runs as blocks, the last one shifted inwards; docs/codegen.md).\n"
+     "Indices made from data (natAsIndex, casts to idx[n], index arithmetic, inputs of\n"
+     "indices) are checked where they are made; --no-bounds-checks leaves them unchecked.\n"
      "--target opencl writes OUT.cl (the kernels) beside OUT.c (the host function, with\n"
      "the C target's signature, which embeds and launches them) and OUT.h.\n",
      risec::driver::cmd_compile},
@@ -83,7 +90,7 @@ const Command kCommands[] = {
      "risec run FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl] "
      "--size n=..,m=.. "
      "[--input NAME=FILE.npy ...] [--bind NAME=FILE.npy ...] [--no-simplify] [--no-shift-tails] "
-     "[--output FILE.npy] "
+     "[--no-bounds-checks] [--output FILE.npy] [--full] "
      "[--seed N] "
      "[--check [--rtol R] "
      "[--atol A]] [--repeat K] [--flops EXPR] [--global N[,M..]] [--local N[,M..]] "
@@ -93,7 +100,8 @@ const Command kCommands[] = {
      "it and run it once (K times with --repeat, printing the min and median time) on the\n"
      "inputs `risec eval` would use: --input files by parameter name, the others drawn\n"
      "from --seed; --bind inputs are compiled in as constants (as for compile). The\n"
-     "result is written to --output as .npy, or printed. --check runs\n"
+     "result is written to --output as .npy, or printed (every value with --full, as for\n"
+     "eval). --check runs\n"
      "the reference interpreter on the same inputs and compares element by element:\n"
      "|got - expected| <= atol + rtol * max(|got|, |expected|) for floats (defaults\n"
      "--rtol 1e-4 --atol 1e-5), exact for other types; a mismatch exits with code 3.\n"
@@ -108,7 +116,7 @@ const Command kCommands[] = {
     {"tune",
      "risec tune FILE.rise --strategy TEMPLATE.elv --size n=..,m=.. [--target c|openmp] "
      "[--budget N] [--db FILE] [--workers K] [--search evolutionary|random] [--seed S] "
-     "[--repeat R] [--entry NAME] [--no-shift-tails] [-o BEST.elv]",
+     "[--repeat R] [--entry NAME] [--no-shift-tails] [--no-bounds-checks] [-o BEST.elv]",
      "Search the values of the template's parameters (`param NAME in [..];`) by measuring.\n"
      "Points the rewrite or the type checker rejects (a tile size that does not divide a\n"
      "size) are pruned before the C compiler runs; candidates are compiled K at a time\n"
@@ -119,7 +127,8 @@ const Command kCommands[] = {
      "memory): a second run with the same database resumes. Progress goes to stderr; the\n"
      "best strategy, with its values substituted, to stdout and to -o BEST.elv.\n"
      "--no-shift-tails compiles every candidate with plain innermost loops (as for\n"
-     "compile; a study of its own in --db). The values are tune's to choose: --param is\n"
+     "compile; a study of its own in --db), --no-bounds-checks without index checks. The values "
+     "are tune's to choose: --param is\n"
      "refused.\n",
      risec::driver::cmd_tune},
     {"graph",
@@ -135,7 +144,7 @@ const Command kCommands[] = {
     {"explore",
      "risec explore FILE.rise --size n=..,m=.. [--target c|openmp] [--budget N] "
      "[--search model|random] [--seed S] [--repeat R] [--entry NAME] "
-     "[--strategy TEMPLATE.elv [--trials T]] [--no-shift-tails] [-o BEST.elv]",
+     "[--strategy TEMPLATE.elv [--trials T]] [--no-shift-tails] [--no-bounds-checks] [-o BEST.elv]",
      "Explore where intermediate arrays are stored in memory or kept as views: from the\n"
      "program in RNF (every computed intermediate stored), each variant fuses maps into\n"
      "the map or reduction that reads them, stores views that are read many times\n"
@@ -147,7 +156,8 @@ const Command kCommands[] = {
      "variant's strategy goes to stdout and to -o BEST.elv. With --strategy, the\n"
      "template's main ends each variant instead of lowerToC and its parameters are tuned\n"
      "for each measured variant (T points, default 8, by risec tune's search).\n"
-     "--no-shift-tails compiles every variant with plain innermost loops.\n",
+     "--no-shift-tails compiles every variant with plain innermost loops,\n"
+     "--no-bounds-checks without index checks.\n",
      risec::driver::cmd_explore},
 };
 
@@ -220,8 +230,12 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.no_simplify = true;
     } else if (a == "--no-shift-tails") {
       o.no_shift_tails = true;
+    } else if (a == "--no-bounds-checks") {
+      o.no_bounds_checks = true;
     } else if (a == "--types") {
       o.types = true;
+    } else if (a == "--full") {
+      o.full = true;
     } else if (a == "--input") {
       o.inputs.push_back(get());
     } else if (a == "--bind") {
@@ -311,6 +325,13 @@ int main(int argc, char** argv) {
       if (o.file.empty() && std::strcmp(c.name, "rules") != 0)
         usage(std::string("risec ") + c.name + " needs a FILE.rise argument");
       refuse_unknown_options(c, o);
+      // The files the command reads are its inputs, which no output may overwrite; a
+      // write beyond the file size limit fails (EFBIG, a located error) rather than
+      // killing risec (support/files.h).
+      risec::InputScope inputs;
+      // Messages name options as the command line spells them (support/words.h).
+      risec::InterfaceScope words(risec::Interface::CommandLine);
+      std::signal(SIGXFSZ, SIG_IGN);
       // The compiler's recursive passes run on a large stack (support/stack.h).
       return risec::run_with_large_stack([&] { return c.run(o); });
     }

@@ -1,5 +1,5 @@
 // risec tune's best for mm 1024^3 (openmp, 1 thread) on the 2-core AVX-512 Xeon: ti=64,tj=64,kk=4,v=16
-// (bench/tune/results/evolutionary1.db resumed, 2026-11-25; docs/performance.md, "Tuned mm against OpenBLAS").
+// (bench/tune/results/evolutionary1.db resumed, 2026-11-25; bench/results/journal/2026-11-25-tune-mm-xeon.md).
 // Matrix multiplication: the template `risec tune` starts from (docs/tuning.md). It is
 // the last step of the hand-tuned ladder (parallel.elv: TVM's schedule, 32 x 32 blocks
 // of C, k split by 4, B packed in 32-wide blocks, the 32-wide j.i loop vectorised, the

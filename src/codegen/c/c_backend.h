@@ -57,6 +57,10 @@ struct CGenOptions {
   // does not divide run as blocks whose last one is shifted inwards (dpia/shift_tail.h). For the
   // CPU targets (c, openmp); `--no-shift-tails` turns it off.
   bool shift_tails = false;
+  // Data-dependent indices (natAsIndex, casts to idx[n], index arithmetic, inputs of
+  // indices) are checked in the generated code (codegen/c/bounds_checks.cpp);
+  // `--no-bounds-checks` turns it off.
+  bool bounds_checks = true;
 };
 
 // Generate C for an imperative program writing `output` (data type `out_dt`) from

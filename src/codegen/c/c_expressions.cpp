@@ -150,8 +150,9 @@ std::string CPrinter::vector_type(const Type& t) {
       // in a register. Without it GCC turns each use of a loaded vector into a memory
       // operand of its instruction, so a register block of C (mm, 4 rows x 4 vectors)
       // reloads each vector of B once per row: 16 loads per 16 FMAs instead of 4, which
-      // on Zen 4 held the FMAs to about 0.8 of their rate (docs/performance.md, "Tuned
-      // mm on Zen 4"). -DRISEC_FOLD_LOADS in RISEC_CFLAGS turns it off.
+      // on Zen 4 held the FMAs to about 0.8 of their rate
+      // (bench/results/journal/2026-11-26-tune-mm-zen4.md). -DRISEC_FOLD_LOADS in
+      // RISEC_CFLAGS turns it off.
       const std::string plain_load = "static inline " + name + " " + name + "_load(const " + elem +
                                      "* p) { return *(const " + name + "_u*)p; }\n" +
                                      "static inline " + name + " " + name + "_load_aligned(const " +
@@ -183,8 +184,8 @@ std::string CPrinter::vector_type(const Type& t) {
     // through the stack (40x slower mm with vec[f32, 16] on AVX2), so there it lists
     // the scalar once per lane, which it compiles to broadcast instructions. (The list
     // is no general answer: on AVX-512 it makes 128-byte broadcasts from 32-byte pieces
-    // that the 64-byte loads then wait for.) docs/performance.md, "The vectorize(16)
-    // cliff".
+    // that the 64-byte loads then wait for.)
+    // bench/results/journal/2026-11-25-vectorize16-cliff.md.
     const int64_t nbytes = padded * esize;
     const char* isa = nbytes == 64 ? "__AVX512F__" : nbytes == 32 ? "__AVX__" : nullptr;
     const std::string head = "static inline " + name + " " + name + "_broadcast(" + elem +
@@ -312,6 +313,7 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
     return c_cast(scalar_c(elem_t->scalar),
                   c_binary(c_cast(u, args[0]), op, c_cast(u, args[1]), prec));
   };
+  if (std::optional<CExpr> checked = checked_index(e, args)) return *checked;
   switch (e->kind) {
     case Expression::Unary:
       if (e->prim->is(PrimId::Neg) && signed_wide) {

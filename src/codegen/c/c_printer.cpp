@@ -70,6 +70,11 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       return;
     }
     case Command::New: {
+      if (c->table) {
+        declare_table(*c);
+        gen(c->body[0], out);
+        return;
+      }
       std::string name = cname(c->var);
       const Type& dt = c->dt;
       bool array = dt->kind == TypeKind::Array;
@@ -354,6 +359,28 @@ std::string size_checks(const std::string& fn, const std::vector<std::string>& s
 
 }  // namespace
 
+std::string CPrinter::table_declaration(const std::string& elem, const std::string& name,
+                                        size_t count, const std::string& values) {
+  return "static const " + elem + " " + name + "[" + std::to_string(count) + "] = {" + values +
+         "};\n";
+}
+
+void CPrinter::declare_table(const Command& c) {
+  const std::string name = "risec_table_" + c.var;
+  cnames_[c.var] = name;
+  storage_[c.var] = Storage{c.dt, true};
+  if (!tables_.insert(name).second) return;
+  const Type elem = leaf(c.dt);
+  std::string values;
+  for (size_t i = 0; i < c.table->size(); ++i) {
+    Expression lit{Expression::Lit, elem};
+    lit.lit = (*c.table)[i];
+    values += (i == 0 ? "" : i % 8 == 0 ? ",\n  " : ", ") + literal(dpia::ex_make(lit), {}).text;
+  }
+  if (c.table->size() > 8) values = "\n  " + values + "\n";
+  table_text_ += table_declaration(c_type(elem), name, c.table->size(), values);
+}
+
 std::string CPrinter::function_prologue(const std::string& fn,
                                         const std::vector<std::string>& sizes) {
   return size_checks(fn, sizes, opts_.size_conditions);
@@ -525,11 +552,14 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
   if (!g.arith_text_.empty()) src << g.arith_text_ << "\n";
+  const std::string input_checks = input_index_checks(inputs);
+  if (g.uses_index_checks_ || !input_checks.empty()) src << kBoundsCodes << kBoundsHostHelper;
+  if (g.uses_index_checks_) src << index_check_helper() << "\n";
   if (!g.foreign_text_.empty()) src << g.foreign_text_ << "\n";
-  src << before_function();
+  src << g.table_text_ << before_function();
   std::string body_text = print(c_block(body), 1);
   src << sig << " {\n"
-      << function_prologue(u.name, sizes) << unused_sizes(body_text, sizes)
+      << function_prologue(u.name, sizes) << input_checks << unused_sizes(body_text, sizes)
       << interface_parts(body_text) << body_text << "}\n\n";
   src << call_wrapper(u.name, sig, out_dt, inputs, sizes);
   u.source = src.str();

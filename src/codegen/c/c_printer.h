@@ -46,6 +46,10 @@ const char* scalar_c(rise::ScalarKind k);
 std::string index_helpers(const std::string& t);
 // The default RISEC_PRECONDITION_FAILED (a message and abort()), unless defined.
 extern const char* const kPreconditionHelper;
+// The codes of bounds failures and risec_bounds_fail, the host's report of one
+// (bounds_checks.cpp).
+extern const char* const kBoundsCodes;
+extern const char* const kBoundsHostHelper;
 // A C string literal for plain text.
 std::string c_string(const std::string& text);
 // A Nat printed as C, with its precedence.
@@ -91,6 +95,14 @@ class CPrinter {
   virtual CStmtP declare_variable(const std::string& decl, dpia::Space space);
   // Text between the typedefs and the function (outlined functions, declarations).
   virtual std::string before_function() { return ""; }
+  // The declaration, before the function, of a table of constants (Command::table)
+  // named `name` of `count` elements of C type `elem` with initialiser `values`
+  // ("1.0f, 2.0f, ..."): C `static const`.
+  virtual std::string table_declaration(const std::string& elem, const std::string& name,
+                                        size_t count, const std::string& values);
+  // Registers the table of constants of New command c (its storage and C name) and
+  // declares it once in table_text_.
+  void declare_table(const Command& c);
   // The statements at the entry of the function (C: checks of size preconditions).
   virtual std::string function_prologue(const std::string& fn,
                                         const std::vector<std::string>& sizes);
@@ -166,6 +178,16 @@ class CPrinter {
   static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
   std::string checked_division(const rise::PrimitiveInfo& op, const Type& t);
   std::string int_from_double(rise::ScalarKind k);
+
+  // ---- bounds checks of data-dependent indices (bounds_checks.cpp)
+  // The checked form of an index made from data (a Cast to idx[n], index arithmetic),
+  // or none when the options turn checks off or the value is in range by its type.
+  std::optional<CExpr> checked_index(const ExpressionP& e, const std::vector<CExpr>& args);
+  // The definition of risec_index(v, n, kind), which the checked forms call: in C, a
+  // call of risec_bounds_fail when v is outside [0, n).
+  virtual std::string index_check_helper();
+  // The host's checks, on entry, of inputs with idx[n] (or natType) elements.
+  std::string input_index_checks(const std::vector<dpia::Input>& inputs);
 
   // ---- view resolution: reads and writes (c_backend.cpp)
   CExpr var_access(const std::string& name, const Path& path);
@@ -244,12 +266,15 @@ class CPrinter {
   std::string foreign_text_;  // definitions of the foreign functions called
   std::set<std::string> arith_helpers_;
   std::string arith_text_;  // checked integer division and modulo (checked_division)
+  std::set<std::string> tables_;
+  std::string table_text_;  // the tables of constants (declare_table)
   std::set<std::string> simd_decls_;
   std::string simd_text_;
   int tmp_counter_ = 0;
   std::string function_name_;
   bool uses_alloc_ = false;
-  bool uses_block_loops_ = false;  // a loop with a shifted tail (RISEC_BLOCK_LOOP)
+  bool uses_index_checks_ = false;  // a checked_index was printed (risec_index)
+  bool uses_block_loops_ = false;   // a loop with a shifted tail (RISEC_BLOCK_LOOP)
   // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU
   // printers; the GPU printers keep arrays of structs of scalars (pairs holding arrays are
   // stored per component on every target).

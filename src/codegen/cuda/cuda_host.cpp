@@ -177,6 +177,10 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
          << ", risec_global, risec_local, risec_need, &risec_grid[" << k << "], &risec_block[" << k
          << "]);\n  }\n";
   }
+  // The kernels' index checks start with no failure (CudaPrinter::index_check_helper).
+  if (uses_index_checks_)
+    body << "  {\n    long long risec_zero[3] = {0, 0, 0};\n    RISEC_CUDA(cudaMemcpyToSymbol("
+            "risec_fault, risec_zero, sizeof risec_zero));\n  }\n";
   body << "  cudaEvent_t risec_start, risec_stop;\n"
        << "  RISEC_CUDA(cudaEventCreate(&risec_start));\n"
        << "  RISEC_CUDA(cudaEventCreate(&risec_stop));\n"
@@ -216,13 +220,18 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   for (const DeviceBuffer& b : device_buffers(output))
     body << "  RISEC_CUDA(cudaMemcpy(" << b.host << ", " << b.name << ", " << b.bytes
          << ", cudaMemcpyDeviceToHost));\n";
+  if (uses_index_checks_)
+    body << "  {\n    long long risec_f[3];\n    RISEC_CUDA(cudaMemcpyFromSymbol(risec_f, "
+            "risec_fault, sizeof risec_f));\n    if (risec_f[0] != 0) risec_bounds_fail("
+         << c_string(fn) << ", (int)risec_f[0], risec_f[1], risec_f[2]);\n  }\n";
   body << "  RISEC_CUDA(cudaEventDestroy(risec_start));\n"
        << "  RISEC_CUDA(cudaEventDestroy(risec_stop));\n";
   for (const std::string& m : host_order_)
     for (const DeviceBuffer& b : device_buffers(m))
       body << "  RISEC_CUDA(cudaFree(" << b.name << "));\n";
 
-  src << "extern \"C\" " << sig << " {\n" << function_prologue(fn, sizes) << body.str() << "}\n\n";
+  src << "extern \"C\" " << sig << " {\n"
+      << function_prologue(fn, sizes) << input_index_checks(inputs) << body.str() << "}\n\n";
   src << "extern \"C\" {\n" << call_wrapper(fn, sig, out_dt, inputs, sizes) << "}\n";
   return src.str();
 }

@@ -303,6 +303,20 @@ CExpr CudaPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
   return c_call(fn, args);
 }
 
+// The first failed index check in a kernel records its code, value and bound in the
+// device variable risec_fault (compare-and-swap on the code), which the host reads
+// after the launches and reports (cuda_host.cpp); the index used is 0, so that no
+// access goes out of bounds meanwhile.
+std::string CudaPrinter::index_check_helper() {
+  return "__device__ long long risec_fault[3];\n"
+         "__device__ inline int risec_index(int64_t v, int64_t n, int kind) {\n"
+         "  if ((uint64_t)v >= (uint64_t)n) {\n"
+         "    if (atomicCAS((unsigned long long*)&risec_fault[0], 0ull, (unsigned long "
+         "long)kind) == 0ull) {\n"
+         "      risec_fault[1] = v;\n      risec_fault[2] = n;\n    }\n"
+         "    return 0;\n  }\n  return (int)v;\n}\n";
+}
+
 CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP& program,
                                    const std::string& output, const Type& out_dt,
                                    const std::vector<dpia::Input>& inputs,
@@ -320,7 +334,11 @@ CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP
   if (!sizes.empty()) cu << kPreconditionHelper;
   cu << host_device(typedef_text_) << vector_text_ << "\n";
   if (!arith_text_.empty()) cu << host_device(arith_text_) << "\n";
+  if (uses_index_checks_ || !input_index_checks(inputs).empty())
+    cu << kBoundsCodes << kBoundsHostHelper;
+  if (uses_index_checks_) cu << index_check_helper() << "\n";
   if (!foreign_text_.empty()) cu << host_device(foreign_text_) << "\n";
+  cu << table_text_;
   cu << kernels << host_text(sig, output, out_dt, inputs, sizes);
   u.source = cu.str();
   u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);

@@ -38,6 +38,12 @@ class CudaPrinter : public gpu::GpuPrinter {
   std::vector<std::string> local_memory(const std::vector<LocalArray>& arrays, Launch& l) override;
   std::string kernel_head() const override { return "__global__ void "; }
   bool dual_width_kernels() const override { return true; }
+  std::string index_check_helper() override;
+  std::string table_declaration(const std::string& elem, const std::string& name, size_t count,
+                                const std::string& values) override {
+    return "__device__ const " + elem + " " + name + "[" + std::to_string(count) + "] = {" +
+           values + "};\n";
+  }
   void begin_kernel(const gpu::LaunchInfo& info) override;
   std::string kernel_prefix() const override;
   void before_parallel_loop(const Command& loop, std::vector<CStmtP>& out) override;

@@ -262,6 +262,13 @@ void GpuPrinter::split(const CommandP& c) {
       for (const CommandP& x : c->body) split(x);
       return;
     case Command::New:
+      // A table of constants is declared once for every kernel (CPrinter::declare_table;
+      // OpenCL `__constant`), never a buffer the host fills.
+      if (c->table) {
+        declare_table(*c);
+        split(c->body[0]);
+        return;
+      }
       // Kept inside one kernel unless launches share it or it is too large for a
       // work item's private memory (then a global buffer, like the ones shared).
       if (!has_gpu_loops(c->body[0]) &&
@@ -390,8 +397,12 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
       param(global_param(c_type(p.leaf), part_name(m, p.suffix), u.written.count(m) > 0));
   }
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
-  std::string text = kernel_prefix() + name + "(" + params + ") {\n";
   std::string body_text = print(c_block(body), 1);
+  // A kernel that checks indices records a failure in the fault buffer (if the target
+  // passes one: fault_param).
+  l.fault = !fault_param().empty() && body_text.find("risec_index(") != std::string::npos;
+  if (l.fault) param(fault_param());
+  std::string text = kernel_prefix() + name + "(" + params + ") {\n";
   text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
   return text;
 }

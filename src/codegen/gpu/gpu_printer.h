@@ -88,6 +88,9 @@ class GpuPrinter : public CPrinter {
   // with int64_t (NAME_kK_i64), the host choosing by its sizes (narrow_bounds_).
   // CUDA does (its helpers are overloaded for both); OpenCL keeps int64_t (`long`).
   virtual bool dual_width_kernels() const { return false; }
+  // The kernel parameter (last) through which a kernel that checks indices reports a
+  // failure to the host (OpenCL: a small buffer); "" when the target has none.
+  virtual std::string fault_param() const { return ""; }
 
   // ---- C printer hooks, the same for both
   void emit_loop(const Command& loop, std::vector<CStmtP>& out) override;
@@ -116,6 +119,7 @@ class GpuPrinter : public CPrinter {
     std::string dynamic_local;
     std::string dynamic_local_names;  // those arrays, for messages
     LaunchInfo info;
+    bool fault = false;  // it checks indices: its last parameter is fault_param()
   };
   // A kernel's local arrays, in the order they are declared.
   struct LocalArray {

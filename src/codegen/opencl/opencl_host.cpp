@@ -102,6 +102,10 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
          "#include <stdlib.h>\n#include <string.h>\n\n";
   src << index_helpers(idx_type_);
   if (!sizes.empty()) src << kPreconditionHelper;
+  const std::string input_checks = input_index_checks(inputs);
+  bool fault = false;
+  for (const Launch& l : launches_) fault |= l.fault;
+  if (fault || !input_checks.empty()) src << kBoundsCodes << kBoundsHostHelper;
   src << host_vector_text_ << typedef_text_ << "\n";
   src << "/* The kernels (" << fn << ".cl). */\nstatic const char risec_kernels_source[] =\n";
   std::istringstream lines(kernel_source_);
@@ -130,6 +134,12 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   buffer(output, "CL_MEM_READ_WRITE", false);
   for (const auto& in : inputs) buffer(in.name, "CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR", true);
   for (const HostBuffer& b : host_buffers_) buffer(b.name, "CL_MEM_READ_WRITE", false);
+  // The fault buffer of kernels that check indices: code, value, bound of the first
+  // failure (OpenCLPrinter::index_check_helper).
+  if (fault)
+    body << "  cl_long risec_fault[3] = {0, 0, 0};\n  cl_mem risec_b_fault = "
+            "clCreateBuffer(risec_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof "
+            "risec_fault, risec_fault, &risec_err);\n  RISEC_CL(risec_err);\n";
   body << "  cl_event risec_ev[" << launches_.size() << "];\n";
   for (size_t k = 0; k < launches_.size(); ++k) {
     const Launch& l = launches_[k];
@@ -142,6 +152,9 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
     for (const std::string& s : sizes)
       body << "  RISEC_CL(clSetKernelArg(" << kern << ", " << arg++ << ", sizeof "
            << c_identifier(s) << ", &" << c_identifier(s) << "));\n";
+    if (l.fault)
+      body << "  RISEC_CL(clSetKernelArg(" << kern << ", " << arg++
+           << ", sizeof(cl_mem), &risec_b_fault));\n";
     Shape sh = shape(l);
     body << "  {\n    size_t risec_global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
          << sh.global[2] << "}, risec_local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
@@ -154,6 +167,12 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   for (const DeviceBuffer& b : device_buffers(output))
     body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, " << b.name << ", CL_TRUE, 0, " << b.bytes
          << ", " << b.host << ", 0, NULL, NULL));\n";
+  if (fault)
+    body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_fault, CL_TRUE, 0, sizeof "
+            "risec_fault, risec_fault, 0, NULL, NULL));\n  clReleaseMemObject(risec_b_fault);\n"
+            "  if ((int)risec_fault[0] != 0) risec_bounds_fail("
+         << c_string(fn)
+         << ", (int)risec_fault[0], (long long)risec_fault[1], (long long)risec_fault[2]);\n";
   body << "  double risec_ms = 0;\n  for (int risec_k = 0; risec_k < " << launches_.size()
        << "; ++risec_k) {\n"
        << "    cl_ulong risec_t0 = 0, risec_t1 = 0;\n"
@@ -168,7 +187,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
     for (const DeviceBuffer& b : device_buffers(m))
       body << "  clReleaseMemObject(" << b.name << ");\n";
 
-  src << sig << " {\n" << function_prologue(fn, sizes) << body.str() << "}\n\n";
+  src << sig << " {\n" << function_prologue(fn, sizes) << input_checks << body.str() << "}\n\n";
   src << call_wrapper(fn, sig, out_dt, inputs, sizes);
   return src.str();
 }

@@ -19,7 +19,7 @@ std::string kernel_prelude() {
       "typedef ushort uint16_t;\ntypedef int int32_t;\ntypedef uint uint32_t;\n"
       "typedef long int64_t;\ntypedef ulong uint64_t;\n"
       "#define INT8_MIN CHAR_MIN\n#define INT16_MIN SHRT_MIN\n#define INT32_MIN INT_MIN\n"
-      "#define INT64_MIN LONG_MIN\n"
+      "#define INT64_MIN LONG_MIN\n#define INT64_MAX LONG_MAX\n"
       "#define RISEC_ARITHMETIC_FAILED(fn, what) ((void)0)\n#define RISEC_SIMD_LOOP\n"
       "#define llabs abs\n#define fabsf fabs\n#define fmodf fmod\n";
   for (const rise::PrimitiveInfo& p : rise::primitives())
@@ -125,6 +125,19 @@ std::string OpenCLPrinter::global_param(const std::string& type, const std::stri
   return "__global " + std::string(written ? "" : "const ") + type + "* restrict " + name;
 }
 
+// A kernel cannot print or abort: the first failed index check (compare-and-swap on
+// the code) records its code, value and bound in the fault buffer, which the host
+// reads after the launches and reports (opencl_host.cpp); the index used is 0, so
+// that no access goes out of bounds meanwhile.
+std::string OpenCLPrinter::index_check_helper() {
+  return "#define risec_index(v, n, kind) risec_index_cl((v), (n), (kind), risec_fault)\n"
+         "int risec_index_cl(long v, long n, int kind, __global long* f) {\n"
+         "  if ((ulong)v >= (ulong)n) {\n"
+         "    if (atomic_cmpxchg((volatile __global int*)f, 0, kind) == 0) { f[1] = v; f[2] = n; "
+         "}\n"
+         "    return 0;\n  }\n  return (int)v;\n}\n";
+}
+
 CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const CommandP& program,
                                        const std::string& output, const Type& out_dt,
                                        const std::vector<dpia::Input>& inputs,
@@ -141,8 +154,9 @@ CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const Comm
     cl << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   cl << kernel_prelude() << index_helpers(idx_type_) << vector_text_ << typedef_text_ << "\n";
   if (!arith_text_.empty()) cl << arith_text_ << "\n";
+  if (uses_index_checks_) cl << kBoundsCodes << index_check_helper() << "\n";
   if (!foreign_text_.empty()) cl << foreign_text_ << "\n";
-  cl << kernels;
+  cl << table_text_ << kernels;
   u.kernel_source = cl.str();
   kernel_source_ = u.kernel_source;
   std::string sig = signature(u, output, out_dt, inputs, sizes);

@@ -33,6 +33,13 @@ class OpenCLPrinter : public gpu::GpuPrinter {
                            int64_t n) override;
   std::string global_param(const std::string& type, const std::string& name, bool written) override;
   std::string kernel_head() const override { return "__kernel void "; }
+  std::string fault_param() const override { return "__global long* risec_fault"; }
+  std::string index_check_helper() override;
+  std::string table_declaration(const std::string& elem, const std::string& name, size_t count,
+                                const std::string& values) override {
+    return "__constant " + elem + " " + name + "[" + std::to_string(count) + "] = {" + values +
+           "};\n";
+  }
   std::string vector_type(const Type& t) override;
   CExpr vector_lane(CExpr v, const Nat& i) override;
   CExpr vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t) override;

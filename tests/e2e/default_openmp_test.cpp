@@ -1,0 +1,77 @@
+// The default lowering for --target openmp (issue 34): the map that writes the
+// program's result runs in parallel (parallelOutput), every example still matches the
+// interpreter, and reductions keep their sequential loop rather than storing what
+// they read.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "e2e_util.h"
+
+namespace risec::e2e {
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+TEST(DefaultOpenMP, EveryExampleMatchesTheInterpreter) {
+  size_t parallel = 0;
+  for (const auto& [name, sizes] : example_sizes()) {
+    std::string file = "examples/" + name + "/" + name + ".rise";
+    CliResult r = run_risec({"run", file, "--target", "openmp", "--size", sizes, "--check"});
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << show(r);
+    CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", sizes});
+    ASSERT_EQ(c.exit_code, 0) << name << "\n" << show(c);
+    // the result's loop only: one, or its parts where a stencil's border is split off
+    // (docs/codegen.md, loop splitting), each a loop of its own
+    EXPECT_LE(count(c.out, "#pragma omp parallel for"), 3u) << name << "\n" << c.out;
+    parallel += count(c.out, "#pragma omp parallel for") > 0;
+  }
+  // most examples compute their result with a map
+  EXPECT_GE(parallel, example_sizes().size() / 2);
+}
+
+TEST(DefaultOpenMP, TheResultsMapIsParallelNotAReductionsArgument) {
+  // mm: the loop over the rows of the result
+  CliResult mm = run_risec(
+      {"compile", "examples/mm/mm.rise", "--target", "openmp", "--size", "n=64,m=64,k=64"});
+  ASSERT_EQ(mm.exit_code, 0) << show(mm);
+  size_t pragma = mm.out.find("#pragma omp parallel for");
+  ASSERT_NE(pragma, std::string::npos) << mm.out;
+  EXPECT_NE(mm.out.find("< 64", pragma), std::string::npos) << mm.out;
+  // asum, dot: a reduction is the result; its argument's map is not stored to run in
+  // parallel (a temporary of n elements)
+  for (const char* ex : {"asum", "dot"}) {
+    std::string file = std::string("examples/") + ex + "/" + ex + ".rise";
+    CliResult r = run_risec({"compile", file, "--target", "openmp", "--size", "n=4096"});
+    ASSERT_EQ(r.exit_code, 0) << show(r);
+    EXPECT_EQ(r.out.find("#pragma omp parallel"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("[4096]"), std::string::npos) << r.out;
+  }
+  // The C target and an explicit strategy are unchanged: no parallel loop.
+  CliResult c = run_risec({"compile", "examples/mm/mm.rise", "--size", "n=64,m=64,k=64"});
+  EXPECT_EQ(c.out.find("#pragma omp"), std::string::npos) << c.out;
+  CliResult s = run_risec({"compile", "examples/mm/mm.rise", "--target", "openmp", "--strategy",
+                           "lowerToC", "--size", "n=64,m=64,k=64"});
+  EXPECT_EQ(s.out.find("#pragma omp parallel"), std::string::npos) << s.out;
+}
+
+TEST(DefaultOpenMP, ThroughViewsAndLets) {
+  // The result is a view (join, transpose) of a map, or the body of a let.
+  const std::string program =
+      "def f = depFun((n: Nat) => fun(x: n.4.f32 =>\n"
+      "  let s = x |> map(map(fun(a => a * 2.0f))) in\n"
+      "  s |> transpose |> map(map(fun(a => a + 1.0f))) |> join))\n";
+  std::string file = write_scratch("default_openmp_views.rise", program);
+  CliResult r = run_risec({"run", file, "--target", "openmp", "--size", "n=37", "--check"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", "n=37"});
+  ASSERT_EQ(c.exit_code, 0) << show(c);
+  EXPECT_EQ(count(c.out, "#pragma omp parallel for"), 1u) << c.out;
+}
+
+}  // namespace
+}  // namespace risec::e2e
