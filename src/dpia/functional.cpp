@@ -8,6 +8,7 @@
 #include <set>
 
 #include "dpia/address_spaces.h"
+#include "dpia/name_supply.h"
 #include "dpia/target.h"
 #include "support/stack.h"
 
@@ -158,18 +159,23 @@ class Converter {
  public:
   explicit Converter(const Target& target) : target_(target) {}
 
-  Phrase convert(const Expr& e) { return conv(e); }
+  Phrase convert(const Expr& e) {
+    reserve_names(names_, e);
+    return conv(e);
+  }
 
  private:
   const Target& target_;
   std::vector<std::pair<std::string, Binding>> env_;
-  int counter_ = 0;
+  // Binders are renamed apart from each other and from every name of the program
+  // (dpia/name_supply.h).
+  NameSupply names_;
 
   std::string fresh(const std::string& base) {
     std::string b = base;
     size_t cut = b.find("__");
     if (cut != std::string::npos) b = b.substr(0, cut);
-    return b + "_" + std::to_string(++counter_);
+    return names_.fresh(b + "_");
   }
 
   const Binding* lookup(const std::string& name) {

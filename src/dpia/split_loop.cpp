@@ -59,8 +59,9 @@ bool has_parallel_loop(const CommandP& c) {
 
 }  // namespace
 
-std::optional<std::vector<LoopPart>> split_at_clamps(const Command& c,
-                                                     const BodyIndices& body_indices) {
+std::optional<std::vector<LoopPart>> split_at_clamps(
+    const Command& c, const BodyIndices& body_indices,
+    const std::function<std::string(const std::string&)>& part_name) {
   if (c.exits || has_parallel_loop(c.body[0])) return std::nullopt;
   Nat var = Nat::var(c.var, Nat(0), c.n);
   std::vector<Nat> raw;
@@ -100,6 +101,7 @@ std::optional<std::vector<LoopPart>> split_at_clamps(const Command& c,
     Nat lo = bounds[k], len = bounds[k + 1] - bounds[k];
     // The part's own variable, from 0, with the original one at lo + it.
     std::string part = c.var + "_" + std::to_string(k);
+    if (part_name) part = part_name(part);
     Nat pv = Nat::var(part, Nat(0), len);
     CommandP body = substitute_nat(c.body[0], c.var, lo + pv);
     if (len.is_const(1)) body = substitute_nat(body, part, Nat(0));

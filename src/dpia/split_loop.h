@@ -43,8 +43,12 @@ using BodyIndices = std::function<BodyAccesses(const CommandP& body)>;
 
 // The parts of the sequential loop `loop`, or none when it has no clamp to split
 // at (or contains a parallel loop, or too many or unordered points).
-std::optional<std::vector<LoopPart>> split_at_clamps(const Command& loop,
-                                                     const BodyIndices& body_indices);
+// `part_name` gives each part's variable its name from the name the part would have
+// (`i1_0` for the first part of the loop over i1): the caller's name supply
+// (dpia/name_supply.h), so that it does not shadow a name in scope.
+std::optional<std::vector<LoopPart>> split_at_clamps(
+    const Command& loop, const BodyIndices& body_indices,
+    const std::function<std::string(const std::string&)>& part_name = nullptr);
 
 // The points (values of `var`) where a min/max in `t` changes side, appended to out.
 void collect_breakpoints(const arith::Nat& t, const arith::Nat& var, std::vector<arith::Nat>& out);

@@ -1,5 +1,6 @@
 // accT and conT (see translate.h).
 #include "dpia/translate.h"
+#include "dpia/name_supply.h"
 #include "support/stack.h"
 
 #include <functional>
@@ -22,7 +23,13 @@ Nat size_of(const Type& t) {
 
 class Translator {
  public:
-  CommandP run(const Phrase& entry, const std::string& out, std::vector<Input>* inputs) {
+  CommandP run(const Phrase& entry, const std::string& out, std::vector<Input>* inputs,
+               const std::vector<std::string>& in_scope) {
+    // Every name of the program, and those the caller's code uses, is in scope:
+    // the loops and temporaries invented below never shadow one.
+    reserve_names(names_, entry);
+    names_.reserve(out);
+    for (const std::string& n : in_scope) names_.reserve(n);
     Phrase body = entry;
     while (body->kind == PhraseNode::Lambda) {
       Type dt = body->type->a;
@@ -35,9 +42,11 @@ class Translator {
 
  private:
   std::map<std::string, ExpressionP> env_;
-  int counter_ = 0;
+  NameSupply names_;  // dpia/name_supply.h
 
-  std::string fresh(const std::string& base) { return base + std::to_string(++counter_); }
+  std::string fresh(const std::string& base, const std::vector<std::string>& suffixes = {}) {
+    return names_.fresh(base, suffixes);
+  }
 
   Nat loop_var(const std::string& name, const Nat& n) { return Nat::var(name, Nat(0), n); }
 
@@ -852,7 +861,7 @@ class Translator {
     }
     return con(input, [&, k, n, m, len](const ExpressionP& x0) -> CommandP {
       auto body_with = [&, k, n, m, len](const ExpressionP& x) -> CommandP {
-        std::string db = fresh("db");
+        std::string db = fresh("db", {double_buffer_in(""), double_buffer_out("")});
         std::string i = fresh("i");
         Nat iv = loop_var(i, k);
         Nat l = m * arith::pow(n, k - iv - Nat(1));
@@ -1173,10 +1182,10 @@ class Translator {
 
 }  // namespace
 
-CommandP translate(const Phrase& entry, const std::string& output_name,
-                   std::vector<Input>* inputs) {
+CommandP translate(const Phrase& entry, const std::string& output_name, std::vector<Input>* inputs,
+                   const std::vector<std::string>& in_scope) {
   Translator t;
-  return t.run(entry, output_name, inputs);
+  return t.run(entry, output_name, inputs, in_scope);
 }
 
 }  // namespace risec::dpia

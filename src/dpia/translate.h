@@ -18,7 +18,10 @@ struct Input {
 
 // Translate the entry (functional DPIA: a chain of lambdas over the inputs) into a
 // command writing the result into the acceptor variable `output_name`. The inputs
-// (the lambdas' parameters, as memory variables) are returned in `inputs`.
-CommandP translate(const Phrase& entry, const std::string& output_name, std::vector<Input>* inputs);
+// (the lambdas' parameters, as memory variables) are returned in `inputs`. The
+// variables it invents differ from every name of `entry`, from `output_name` and from
+// `in_scope` (the names the caller's code also uses: the sizes; dpia/name_supply.h).
+CommandP translate(const Phrase& entry, const std::string& output_name, std::vector<Input>* inputs,
+                   const std::vector<std::string>& in_scope = {});
 
 }  // namespace risec::dpia

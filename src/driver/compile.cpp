@@ -80,7 +80,8 @@ Compiled compile(const CompileRequest& req) {
   dpia::Phrase f = dpia::from_rise(e, *target);
   dpia::check(f);
   std::vector<dpia::Input> inputs;
-  dpia::CommandP prog = dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs));
+  dpia::CommandP prog =
+      dpia::remove_dead_temporaries(dpia::translate(f, "output", &inputs, out.size_names));
   dpia::check(prog);
   // Parallel loops write disjoint places, or the program is refused (exit 1).
   dpia::check_disjoint_writes(prog);

@@ -354,3 +354,22 @@ TEST(Api, Version) {
 }
 
 }  // namespace
+
+// Issue 32: parameters named like what risec generates (a size `i2`, an input `tmp1`)
+// are not shadowed by the generic code's loop counter and temporary.
+TEST(Api, KernelParametersNamedLikeGeneratedNames) {
+  const char* text = R"(def f = depFun(i2: Nat => fun(tmp1: i2.f32 => fun(y: i2.f32 =>
+  zip(tmp1)(y) |> map(fun(p => p._1 * p._2)) |> reduceSeq(fun(a => fun(v => a + v)))(0.0f)))))";
+  risec::Kernel k = risec::jit(risec::Program::parse(text));
+  for (int64_t n : {1, 5, 33}) {
+    std::vector<float> x(n), y(n);
+    std::iota(x.begin(), x.end(), 1.0f);
+    std::iota(y.begin(), y.end(), 2.0f);
+    float out = -1.0f, want = 0.0f;
+    for (int64_t i = 0; i < n; ++i) want += x[i] * y[i];
+    const std::vector<float>& cx = x;
+    const std::vector<float>& cy = y;
+    k(risec::Buffer(&out, 1), {cx, cy}, {{"i2", n}});
+    EXPECT_EQ(out, want) << "n " << n;
+  }
+}

@@ -151,13 +151,13 @@ CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat&
                    whole(x->b, sfx + "_2") + "})";
           if (x->kind == TypeKind::Array)
             internal_error("C backend: a whole " + rise::print(t) + " read");
-          return c_index(c_atom(cname(name) + sfx), nat_expr(index)).text;
+          return c_index(c_atom(part_name(name, sfx)), nat_expr(index)).text;
         };
     r = c_atom(whole(t, suffix));
   } else if (t->kind == TypeKind::Array) {
     internal_error("C backend: a whole " + rise::print(t) + " read");
   } else {
-    r = leaf_access(c_index(c_atom(cname(name) + suffix), nat_expr(index)), t, path, k);
+    r = leaf_access(c_index(c_atom(part_name(name, suffix)), nat_expr(index)), t, path, k);
   }
   last_loc_ = Loc{name + suffix, index, k < path.size() || t->kind != TypeKind::Scalar, r.text};
   return r;

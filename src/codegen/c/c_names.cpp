@@ -34,11 +34,26 @@ const char* const kKeywords[] = {
 // OpenCL C's keywords and type names, and the builtins generated kernels call: the
 // OpenCL target prints the same names into kernels (codegen/opencl).
 const char* const kOpenCLWords[] = {
-    "barrier",      "constant",     "event_t",        "get_global_id",  "get_global_size",
-    "get_group_id", "get_local_id", "get_local_size", "get_num_groups", "global",
-    "half",         "kernel",       "local",          "private",        "read_only",
-    "read_write",   "sampler_t",    "uchar",          "uint",           "ulong",
-    "ushort",       "write_only"};
+    "barrier",         "constant",     "event_t",      "get_global_id",
+    "get_global_size", "get_group_id", "get_local_id", "get_local_size",
+    "get_num_groups",  "global",       "half",         "kernel",
+    "local",           "private",      "read_only",    "read_write",
+    "sampler_t",       "uchar",        "uint",         "ulong",
+    "ushort",          "write_only",   "all",          "any"};
+
+// OpenCL C's vector types (float4, uchar16, ...) and conversions (convert_int4,
+// as_float, ...), which kernels name.
+bool opencl_vector_or_conversion(const std::string& name) {
+  if (name.rfind("convert_", 0) == 0 || name.rfind("as_", 0) == 0) return true;
+  for (const char* t : {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float",
+                        "double", "half", "bool"}) {
+    std::string base = t;
+    if (name.size() <= base.size() || name.compare(0, base.size(), base) != 0) continue;
+    std::string n = name.substr(base.size());
+    if (n == "2" || n == "3" || n == "4" || n == "8" || n == "16") return true;
+  }
+  return false;
+}
 
 // C++ keywords and the CUDA built-ins and types generated .cu files use: the CUDA
 // target prints the same names into C++ (codegen/cuda).
@@ -76,6 +91,7 @@ bool c_name_reserved(const std::string& name) {
     if (name == k) return true;
   for (const char* k : kOpenCLWords)
     if (name == k) return true;
+  if (opencl_vector_or_conversion(name)) return true;
   for (const char* k : kCudaWords)
     if (name == k) return true;
   return std::binary_search(std::begin(kLibraryNames), std::end(kLibraryNames), name,

@@ -94,12 +94,12 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
         storage_[c->var].soa = true;
         std::vector<BufferPart> parts = buffer_parts(c->var);
         for (const BufferPart& p : parts)
-          out.push_back(declare_buffer(name + p.suffix, c_type(p.leaf), p.count, c->space,
-                                       c->placement, true));
+          out.push_back(declare_buffer(part_name(c->var, p.suffix), c_type(p.leaf), p.count,
+                                       c->space, c->placement, true));
         gen(c->body[0], out);
         if (c->placement != dpia::Placement::Stack)
           for (const BufferPart& p : parts)
-            out.push_back(c_expr_stmt("free(" + name + p.suffix + ")"));
+            out.push_back(c_expr_stmt("free(" + part_name(c->var, p.suffix) + ")"));
         return;
       }
       out.push_back(declare_buffer(name, ty, count(dt), c->space, c->placement, true));
@@ -136,7 +136,8 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       // flag saying which buffer the next iteration writes.
       std::string db = c_identifier(c->var);
       std::string ty = c_type(c->dt);
-      std::string b1 = db + "_buf1", b2 = db + "_buf2";
+      std::string b1 = derived_name(db + "_buf1"), b2 = derived_name(db + "_buf2"),
+                  flag = derived_name(db + "_flag");
       Type buf_t = rise::array(c->n, c->dt);
       Nat total = count(buf_t);
       bool heap = c->placement == dpia::Placement::Heap;
@@ -153,7 +154,7 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       std::string first_out = loop.kind == Command::For && loop.n.is_const(1) ? output : b1;
       out.push_back(c_decl(ty + "* " + cname(in) + " = (" + ty + "*)" + cname(c->exp->name)));
       out.push_back(c_decl(ty + "* " + cname(outp) + " = " + first_out));
-      out.push_back(c_decl("unsigned char " + db + "_flag = 1"));
+      out.push_back(c_decl("unsigned char " + flag + " = 1"));
       storage_[in] = Storage{rise::array(c->n, c->dt), true};
       storage_[outp] = Storage{rise::array(c->n, c->dt), true};
       double_buffers_[c->var] = output;
@@ -169,11 +170,12 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       std::string db = c_identifier(c->var);
       std::string in = cname(dpia::double_buffer_in(c->var)),
                   outp = cname(dpia::double_buffer_out(c->var));
-      out.push_back(c_assign(c_atom(in), c_atom(db + "_flag ? " + db + "_buf1 : " + db + "_buf2")));
+      std::string b1 = derived_name(db + "_buf1"), b2 = derived_name(db + "_buf2"),
+                  flag = derived_name(db + "_flag");
+      out.push_back(c_assign(c_atom(in), c_atom(flag + " ? " + b1 + " : " + b2)));
       if (c->kind == Command::Swap) {
-        out.push_back(
-            c_assign(c_atom(outp), c_atom(db + "_flag ? " + db + "_buf2 : " + db + "_buf1")));
-        out.push_back(c_expr_stmt(db + "_flag ^= 1"));
+        out.push_back(c_assign(c_atom(outp), c_atom(flag + " ? " + b2 + " : " + b1)));
+        out.push_back(c_expr_stmt(flag + " ^= 1"));
       } else {
         out.push_back(c_assign(c_atom(outp), c_atom(double_buffers_[c->var])));
       }
@@ -227,7 +229,9 @@ dpia::BodyAccesses CPrinter::accesses(const CommandP& body) {
 // dpia/split_loop decides the parts; the indices that views produce come from
 // generating the body once (views are resolved while printing).
 bool CPrinter::split_loop(const Command& c, std::vector<CStmtP>& out) {
-  auto parts = dpia::split_at_clamps(c, [&](const CommandP& body) { return accesses(body); });
+  auto parts = dpia::split_at_clamps(
+      c, [&](const CommandP& body) { return accesses(body); },
+      [&](const std::string& part) { return derived_name(part); });
   if (!parts) return false;
   for (const dpia::LoopPart& p : *parts) {
     if (p.len.is_const(1)) {
@@ -258,7 +262,8 @@ bool CPrinter::shifted_tail(const Command& c, std::vector<CStmtP>& out) {
   std::optional<int64_t> v =
       dpia::shifted_tail_width(c, [&](const CommandP& body) { return accesses(body); });
   if (!v) return false;
-  const std::string i = cname(c.var), b = i + "_b", base = i + "_base", l = i + "_l";
+  const std::string i = cname(c.var), b = derived_name(i + "_b"), base = derived_name(i + "_base"),
+                    l = derived_name(i + "_l");
   const std::string last = std::to_string(*c.n.as_const() - *v);
   std::vector<CStmtP> lane{c_decl(idx_type_ + " " + i + " = " + base + " + " + l)};
   gen(c.body[0], lane);
@@ -386,18 +391,44 @@ void CPrinter::bind_parameters(const std::string& output, const Type& out_dt,
                                const std::vector<std::string>& sizes) {
   storage_[output] = Storage{out_dt, true};
   storage_[output].soa = rise::stored_per_component(out_dt);
+  // The parameters keep the user's names (sanitised, c_identifier), which must differ
+  // from each other: a size first, then an input named like an earlier parameter
+  // (a size, or an input it shadows) gets a fresh name, as does the output.
+  std::set<std::string> params;
+  for (const auto& s : sizes) params.insert(c_identifier(s));
   for (const auto& in : inputs) {
     storage_[in.name] = Storage{in.dt, true};
     storage_[in.name].soa = rise::stored_per_component(in.dt);
-    cnames_[in.name] = c_identifier(in.display.empty() ? in.name : in.display);
+    std::string c = c_identifier(in.display.empty() ? in.name : in.display);
+    if (!params.insert(c).second) {
+      c = names_.fresh(c + "_");
+      params.insert(c);
+    }
+    cnames_[in.name] = c;
   }
   interface_ = {output};
   for (const auto& in : inputs) interface_.push_back(in.name);
-  // The output parameter's C name must not be an input's or a size's.
-  std::set<std::string> taken;
-  for (const auto& s : sizes) taken.insert(c_identifier(s));
-  for (const auto& in : inputs) taken.insert(cname(in.name));
-  if (taken.count(c_identifier(output))) cnames_[output] = "risec_output";
+  if (params.count(c_identifier(output))) cnames_[output] = "risec_output";
+}
+
+void CPrinter::reserve_names(const CommandP& program, const std::vector<dpia::Input>& inputs,
+                             const std::vector<std::string>& sizes) {
+  // Every name of the program (its variables are printed as their c_identifier) and
+  // of its interface.
+  dpia::reserve_names(names_, program);
+  for (const auto& s : sizes) names_.reserve(c_identifier(s));
+  for (const auto& in : inputs)
+    names_.reserve(c_identifier(in.display.empty() ? in.name : in.display));
+}
+
+std::string CPrinter::part_name(const std::string& var, const std::string& suffix) {
+  return suffix.empty() ? cname(var) : derived_name(cname(var) + suffix);
+}
+
+std::string CPrinter::derived_name(const std::string& name) {
+  auto [it, added] = derived_.emplace(name, "");
+  if (added) it->second = names_.claim(name);
+  return it->second;
 }
 
 std::string CPrinter::signature(CUnit& u, const std::string& output, const Type& out_dt,
@@ -488,6 +519,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   CPrinter& g = *this;
   CUnit u;
   u.name = c_entry_name(entry_name);
+  g.reserve_names(program, inputs, sizes);
   g.bind_parameters(output, out_dt, inputs, sizes);
   g.function_name_ = u.name;
   g.idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
@@ -553,7 +585,7 @@ std::string CPrinter::interface_parts(const std::string& body_text) {
     if (!storage_.at(m).soa) continue;
     const std::string q = k == 0 ? "" : "const ";
     for (const BufferPart& p : buffer_parts(m)) {
-      std::string name = cname(m) + p.suffix;
+      std::string name = part_name(m, p.suffix);
       if (!mentions_identifier(body_text, name)) continue;
       out += "  " + q + c_type(p.leaf) + "* restrict " + name + " = (" + q + c_type(p.leaf) + "*)" +
              part_address(m, p, k == 0) + ";\n";

@@ -20,6 +20,7 @@
 #include "codegen/c_ast.h"
 #include "dpia/distribute.h"
 #include "dpia/imperative.h"
+#include "dpia/name_supply.h"
 #include "dpia/split_loop.h"
 #include "dpia/view_resolution.h"
 
@@ -107,6 +108,17 @@ class CPrinter {
                                         const std::vector<std::string>& sizes);
 
   // ---- the unit's parts (c_printer.cpp), shared by backends with a C host function
+  // Tells the name supply every name in scope (dpia/name_supply.h): the program's and
+  // the parameters'. Before bind_parameters.
+  void reserve_names(const CommandP& program, const std::vector<dpia::Input>& inputs,
+                     const std::vector<std::string>& sizes);
+  // A name the printer derives from a variable's (`i1_b` for the blocks of the loop
+  // over i1), or a split loop's part: `name` unless something in scope has it, then a
+  // fresh one; the same for the same `name` within the function.
+  std::string derived_name(const std::string& name);
+  // The C name of the array holding one component (`suffix`: `_1`, `_2_1`, ...) of a
+  // memory variable stored one array per component: a derived name of its own.
+  std::string part_name(const std::string& var, const std::string& suffix);
   // Storage and C names of the output and inputs.
   void bind_parameters(const std::string& output, const Type& out_dt,
                        const std::vector<dpia::Input>& inputs,
@@ -244,7 +256,9 @@ class CPrinter {
   const CGenOptions& opts_;
   std::map<std::string, Storage> storage_;
   std::map<std::string, std::string> cnames_;
-  std::vector<std::string> interface_;  // the output, then the inputs (bind_parameters)
+  dpia::NameSupply names_;                      // every name in scope (reserve_names)
+  std::map<std::string, std::string> derived_;  // derived_name's answers
+  std::vector<std::string> interface_;          // the output, then the inputs (bind_parameters)
   std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
   std::set<std::string> typedefs_;
   std::string typedef_text_;

@@ -126,7 +126,7 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
            std::to_string(l.info.block[2]);
   };
   auto instance = [&](const Launch& l, bool narrow, bool fixed) {
-    std::string name = narrow || !dual_width_ ? l.kernel : l.kernel + "_i64";
+    std::string name = narrow || !dual_width_ ? l.kernel : l.kernel_wide;
     if (l.info.block[0] == 0) return name;
     return name + "<" + (fixed ? fixed_block(l) : std::string("0, 0, 0")) + ">";
   };
@@ -160,9 +160,9 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
                       : d == 0       ? "32"
                       : d == 1       ? "8"
                                      : "1";
-    body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
-         << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
-         << sh.local[2] << "}, need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
+    body << "  {\n    size_t risec_global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
+         << sh.global[2] << "}, risec_local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
+         << sh.local[2] << "}, risec_need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
          << sh.need[2] << "};\n";
     // Shared memory beyond 48 KiB: dynamic, the kernel's limit raised to it.
     if (!l.dynamic_local.empty()) {
@@ -174,7 +174,8 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
              << ")));\n";
     }
     body << "    risec_shape(" << kernel(l) << ", " << sh.dims
-         << ", global, local, need, &risec_grid[" << k << "], &risec_block[" << k << "]);\n  }\n";
+         << ", risec_global, risec_local, risec_need, &risec_grid[" << k << "], &risec_block[" << k
+         << "]);\n  }\n";
   }
   // The kernels' index checks start with no failure (CudaPrinter::index_check_helper).
   if (uses_index_checks_)

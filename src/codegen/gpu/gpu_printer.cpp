@@ -394,7 +394,7 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
     if (!u.read.count(m) && !u.written.count(m)) continue;
     l.memory.push_back(m);
     for (const BufferPart& p : buffer_parts(m))
-      param(global_param(c_type(p.leaf), cname(m) + p.suffix, u.written.count(m) > 0));
+      param(global_param(c_type(p.leaf), part_name(m, p.suffix), u.written.count(m) > 0));
   }
   for (const std::string& s : sizes) param(idx_type_ + " " + c_identifier(s));
   std::string body_text = print(c_block(body), 1);
@@ -412,6 +412,7 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
                                 const std::vector<dpia::Input>& inputs,
                                 const std::vector<std::string>& sizes) {
   u.name = c_entry_name(entry_name);
+  reserve_names(program, inputs, sizes);
   bind_parameters(output, out_dt, inputs, sizes);
   function_name_ = u.name;
   idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
@@ -423,11 +424,14 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   host_order_.push_back(output);
   for (const auto& in : inputs) host_order_.push_back(in.name);
   split(program);
-  if (launches_.empty()) launches_.push_back({"", program});  // nothing to compute: one no-op
+  if (launches_.empty()) launches_.push_back({"", "", program});  // nothing to compute: one no-op
   for (const HostBuffer& b : host_buffers_) host_order_.push_back(b.name);
   std::string text;
   for (size_t k = 0; k < launches_.size(); ++k) {
-    launches_[k].kernel = u.name + "_k" + std::to_string(k);
+    // Derived names (CPrinter::derived_name): a parameter must not hide a kernel from
+    // the host (CUDA's is in the same unit).
+    launches_[k].kernel = derived_name(u.name + "_k" + std::to_string(k));
+    launches_[k].kernel_wide = derived_name(launches_[k].kernel + "_i64");
     if (!dual_width_) {
       text += kernel_text(launches_[k], launches_[k].kernel, sizes);
       continue;
@@ -435,7 +439,7 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
     idx_type_ = "int";
     text += kernel_text(launches_[k], launches_[k].kernel, sizes);
     idx_type_ = "int64_t";
-    text += kernel_text(launches_[k], launches_[k].kernel + "_i64", sizes);
+    text += kernel_text(launches_[k], launches_[k].kernel_wide, sizes);
   }
   return text;
 }
@@ -465,7 +469,7 @@ std::vector<GpuPrinter::DeviceBuffer> GpuPrinter::device_buffers(const std::stri
   const bool output = !host_order_.empty() && host_order_[0] == m;
   for (const BufferPart& p : buffer_parts(m)) {
     DeviceBuffer b;
-    b.name = "risec_b_" + cname(m) + p.suffix;
+    b.name = "risec_b_" + part_name(m, p.suffix);
     b.elem = c_type(p.leaf);
     b.bytes = "sizeof(" + b.elem + ") * (size_t)(" + nat_expr(p.count).text + ")";
     b.host = part_address(m, p, output);

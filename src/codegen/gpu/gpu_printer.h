@@ -100,7 +100,8 @@ class GpuPrinter : public CPrinter {
 
   // One kernel launch (see above).
   struct Launch {
-    std::string kernel;  // the kernel's name
+    std::string kernel;       // the kernel's name (NAME_kK, unless a parameter has that name)
+    std::string kernel_wide;  // its int64_t instance's (NAME_kK_i64), with dual_width_
     CommandP body;
     dpia::LoopKind level = dpia::LoopKind::None;  // Global, WorkGroup, or None: one work item
     std::vector<std::string> memory;              // the buffers it uses (DPIA names), in order

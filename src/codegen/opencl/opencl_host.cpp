@@ -119,16 +119,17 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   std::ostringstream body;
   body << "  if (!risec_ready) {\n    risec_cl_init(risec_kernels_source, " << fn
        << "__risec_device, sizeof " << fn << "__risec_device);\n";
-  body << "    cl_int err;\n";
+  body << "    cl_int risec_err;\n";
   for (size_t k = 0; k < launches_.size(); ++k)
     body << "    risec_kernels[" << k << "] = clCreateKernel(risec_prog, \"" << launches_[k].kernel
-         << "\", &err);\n    RISEC_CL(err);\n";
-  body << "  }\n  cl_int err;\n";
+         << "\", &risec_err);\n    RISEC_CL(risec_err);\n";
+  body << "  }\n  cl_int risec_err;\n";
   // Buffers: the output, the inputs (copied in), the temporaries between launches.
   auto buffer = [&](const std::string& m, const std::string& flags, bool copy) {
     for (const DeviceBuffer& b : device_buffers(m))
       body << "  cl_mem " << b.name << " = clCreateBuffer(risec_ctx, " << flags << ", " << b.bytes
-           << ", " << (copy ? "(void*)" + b.host : "NULL") << ", &err);\n  RISEC_CL(err);\n";
+           << ", " << (copy ? "(void*)" + b.host : "NULL")
+           << ", &risec_err);\n  RISEC_CL(risec_err);\n";
   };
   buffer(output, "CL_MEM_READ_WRITE", false);
   for (const auto& in : inputs) buffer(in.name, "CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR", true);
@@ -138,7 +139,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   if (fault)
     body << "  cl_long risec_fault[3] = {0, 0, 0};\n  cl_mem risec_b_fault = "
             "clCreateBuffer(risec_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof "
-            "risec_fault, risec_fault, &err);\n  RISEC_CL(err);\n";
+            "risec_fault, risec_fault, &risec_err);\n  RISEC_CL(risec_err);\n";
   body << "  cl_event risec_ev[" << launches_.size() << "];\n";
   for (size_t k = 0; k < launches_.size(); ++k) {
     const Launch& l = launches_[k];
@@ -155,12 +156,13 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
       body << "  RISEC_CL(clSetKernelArg(" << kern << ", " << arg++
            << ", sizeof(cl_mem), &risec_b_fault));\n";
     Shape sh = shape(l);
-    body << "  {\n    size_t global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
-         << sh.global[2] << "}, local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
-         << sh.local[2] << "}, need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
+    body << "  {\n    size_t risec_global[3] = {" << sh.global[0] << ", " << sh.global[1] << ", "
+         << sh.global[2] << "}, risec_local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
+         << sh.local[2] << "}, risec_need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
          << sh.need[2] << "};\n";
-    body << "    risec_launch(" << kern << ", " << sh.dims << ", global, local, need, "
-         << (sh.grouped ? 1 : 0) << ", &risec_ev[" << k << "]);\n  }\n";
+    body << "    risec_launch(" << kern << ", " << sh.dims
+         << ", risec_global, risec_local, risec_need, " << (sh.grouped ? 1 : 0) << ", &risec_ev["
+         << k << "]);\n  }\n";
   }
   for (const DeviceBuffer& b : device_buffers(output))
     body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, " << b.name << ", CL_TRUE, 0, " << b.bytes
@@ -171,14 +173,15 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
             "  if ((int)risec_fault[0] != 0) risec_bounds_fail("
          << c_string(fn)
          << ", (int)risec_fault[0], (long long)risec_fault[1], (long long)risec_fault[2]);\n";
-  body
-      << "  double risec_ms = 0;\n  for (int k = 0; k < " << launches_.size() << "; ++k) {\n"
-      << "    cl_ulong t0 = 0, t1 = 0;\n"
-      << "    RISEC_CL(clGetEventProfilingInfo(risec_ev[k], CL_PROFILING_COMMAND_START, sizeof t0, "
-         "&t0, NULL));\n"
-      << "    RISEC_CL(clGetEventProfilingInfo(risec_ev[k], CL_PROFILING_COMMAND_END, sizeof t1, "
-         "&t1, NULL));\n"
-      << "    risec_ms += (double)(t1 - t0) * 1e-6;\n    clReleaseEvent(risec_ev[k]);\n  }\n";
+  body << "  double risec_ms = 0;\n  for (int risec_k = 0; risec_k < " << launches_.size()
+       << "; ++risec_k) {\n"
+       << "    cl_ulong risec_t0 = 0, risec_t1 = 0;\n"
+       << "    RISEC_CL(clGetEventProfilingInfo(risec_ev[risec_k], CL_PROFILING_COMMAND_START, "
+          "sizeof risec_t0, &risec_t0, NULL));\n"
+       << "    RISEC_CL(clGetEventProfilingInfo(risec_ev[risec_k], CL_PROFILING_COMMAND_END, "
+          "sizeof risec_t1, &risec_t1, NULL));\n"
+       << "    risec_ms += (double)(risec_t1 - risec_t0) * 1e-6;\n    "
+          "clReleaseEvent(risec_ev[risec_k]);\n  }\n";
   body << "  " << fn << "__risec_kernel_ms = risec_ms;\n";
   for (const std::string& m : host_order_)
     for (const DeviceBuffer& b : device_buffers(m))

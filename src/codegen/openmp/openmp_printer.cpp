@@ -18,7 +18,9 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   // Split at the borders of padCst/padClamp reads like a sequential loop: a part of
   // one iteration runs in the calling thread, every longer part is a parallel loop.
   if (!c.reduction)
-    if (auto parts = dpia::split_at_clamps(c, [&](const CommandP& b) { return accesses(b); })) {
+    if (auto parts = dpia::split_at_clamps(
+            c, [&](const CommandP& b) { return accesses(b); },
+            [&](const std::string& part) { return derived_name(part); })) {
       for (const dpia::LoopPart& p : *parts) {
         if (p.len.is_const(1))
           gen_copy(p.body, out);
@@ -99,9 +101,9 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
     bool written = u.written.count(m) > 0;
     if (st.soa) {  // one array per component: a restrict pointer for each
       for (const SoaPart& p : soa_parts(leaf(st.dt))) {
-        params.push_back((written ? "" : "const ") + c_type(p.leaf) + "* restrict " + cname(m) +
-                         p.suffix);
-        args.push_back(cname(m) + p.suffix);
+        params.push_back((written ? "" : "const ") + c_type(p.leaf) + "* restrict " +
+                         part_name(m, p.suffix));
+        args.push_back(part_name(m, p.suffix));
       }
       continue;
     }
@@ -120,7 +122,8 @@ CStmtP OpenMPPrinter::outline_parallel_body(const Command& loop, const std::stri
   in_parallel_ = true;
   gen(loop.body[0], body);
   in_parallel_ = saved;
-  std::string fn = function_name_ + "__par" + std::to_string(++outlined_counter_);
+  // A derived name: no parameter of the entry may hide it.
+  std::string fn = derived_name(function_name_ + "__par" + std::to_string(++outlined_counter_));
   std::string sig = "static void " + fn + "(";
   for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
   sig += ")";
