@@ -15,7 +15,13 @@ CExpr c_binary(const CExpr& a, const std::string& op, const CExpr& b, int prec) 
 }
 
 CExpr c_unary(const std::string& op, const CExpr& a) {
-  return CExpr{op + a.at(kPrecUnary), kPrecUnary};
+  std::string operand = a.at(kPrecUnary);
+  // `-` before `-x` (or `+` before `+x`) would read as the decrement `--x`: the
+  // operand goes in parentheses, `-(-x)`.
+  if (!op.empty() && !operand.empty() && (op.back() == '-' || op.back() == '+') &&
+      operand.front() == op.back())
+    operand = "(" + operand + ")";
+  return CExpr{op + operand, kPrecUnary};
 }
 
 CExpr c_call(const std::string& fn, const std::vector<CExpr>& args) {

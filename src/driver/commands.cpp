@@ -284,12 +284,24 @@ int cmd_rules(const Options&) {
 }
 
 std::string read_text_file(const std::string& path, const std::string& role) {
+  // A program or strategy is text of at most this many bytes: /dev/zero, a huge or
+  // growing file is refused after reading that much, not read until memory runs out.
+  constexpr size_t kMaxTextBytes = size_t{16} << 20;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(ErrorKind::User, "cannot read '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::User, "cannot read '" + path + "'");
   note_input(path, role);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxTextBytes)
+      throw Error(ErrorKind::User, "cannot read '" + path + "': it is larger than 16 MiB (" + role +
+                                       " must be a text file)");
+  }
+  return text;
 }
 
 SourceRef strategy_source(const std::string& arg) {

@@ -29,6 +29,7 @@
 namespace risec::elevate {
 
 using rise::ExprKind;
+using rise::PrimId;
 using util::call;
 
 namespace {
@@ -188,7 +189,8 @@ bool literal_is(const Expr& e, double v) {
 // through zip and maps; lets of element views are inlined; maps of a closed
 // function over a constant array become array literals; and x * 0 and 0 * x become
 // 0, x + 0, 0 + x, x - 0, x * 1 and 1 * x become x. The last identities hold for
-// finite x (x * 0 is NaN for an infinite or NaN x): a documented assumption.
+// finite x (x * 0 is NaN for an infinite or NaN x) up to the sign of a zero (-0 + 0 is
+// +0): a documented assumption.
 class Specialiser : public Folder {
  protected:
   Expr visit_lambda(const Expr& e) override {
@@ -620,6 +622,32 @@ bool flat_elements(const Expr& arr) {
 // floats out of the application (its variable renamed fresh, so nothing in the rest
 // of the application is captured). RISE is pure and the argument is evaluated once
 // either way, so this is always safe.
+// Whether evaluating `e` can stop the program: integer division or modulo (by zero,
+// or the least value by -1), an index made from data (natAsIndex, a cast to idx[n] or
+// natType: out of range), a foreign function (any C code).
+bool may_fail(const Expr& e) {
+  return rise::any_subexpr(e, [](const Expr& s) {
+    if (s->kind == ExprKind::Foreign) return true;
+    auto c = util::as_prim_call(s);
+    if (!c || !c->head->prim) return false;
+    const rise::PrimitiveInfo& p = *c->head->prim;
+    if (p.is(PrimId::NatAsIndex)) return true;
+    if (p.is(PrimId::Div) || p.is(PrimId::Mod) || p.is(PrimId::Cast)) {
+      // the type of the operation's result (once applied to all its arguments)
+      const rise::Type& t = s->type;
+      if (!t || t->kind == rise::TypeKind::Fun || t->kind == rise::TypeKind::DepFun ||
+          t->kind == rise::TypeKind::Var)
+        return true;  // not known here: assume it can
+      rise::Type elem = t->kind == rise::TypeKind::Vector ? t->a : t;
+      if (!elem || elem->kind != rise::TypeKind::Scalar) return true;
+      if (p.is(PrimId::Cast)) return false;  // scalar targets saturate
+      return rise::is_integer(elem->scalar);
+    }
+    if (p.is(PrimId::Cast)) return true;  // to idx[n] or natType
+    return false;
+  });
+}
+
 class FloatLets : public rise::ExprMutator {
  protected:
   Expr visit_app(const Expr& e) override {
@@ -634,9 +662,13 @@ class FloatLets : public rise::ExprMutator {
   static Expr floated(const Expr& m) {
     auto c = util::as_prim_call(m);
     if (!c) return m;
+    const bool select = c->head->prim && c->head->prim->is(PrimId::Select);
     for (size_t i = 0; i < c->args.size(); ++i) {
       auto l = as_let(c->args[i]);
       if (!l) continue;
+      // out of a select's branch only what cannot stop the program (may_fail): the
+      // branch may not run
+      if (select && i > 0 && may_fail(l->value)) continue;
       std::string y = rise::fresh_name(l->name);
       std::vector<Expr> args = c->args;
       args[i] = util::substitute(l->body, l->name, rise::ident(y));
@@ -716,25 +748,39 @@ bool loop_primitive(const util::PrimCall& c) {
 }
 
 // The largest computing data subterms of `e` that mention none of `inner` (the
-// variables bound inside the loop function); dependent lambdas are not entered.
-void invariant_terms(const Expr& e, std::set<std::string>& inner, std::vector<Expr>& out) {
+// variables bound inside the loop function); dependent lambdas are not entered. Under
+// a condition (a select's branches, so also `&&` and `||`; an iterateWhile's step,
+// which may run no time) a term that can stop the program (may_fail) is not taken:
+// before the loop it would run where the program never runs it.
+void invariant_terms(const Expr& e, std::set<std::string>& inner, std::vector<Expr>& out,
+                     bool conditional = false) {
   if (e->kind == ExprKind::DepLambda) return;
   if (candidate(e)) {
     bool inv = true;
     for (const std::string& v : rise::free_vars(e))
       if (inner.count(v)) inv = false;
-    if (inv) {
+    if (inv && !(conditional && may_fail(e))) {
       out.push_back(e);
       return;
     }
   }
   if (e->kind == ExprKind::Lambda) {
     bool fresh = inner.insert(e->name).second;
-    invariant_terms(e->fn, inner, out);
+    invariant_terms(e->fn, inner, out, conditional);
     if (fresh) inner.erase(e->name);
     return;
   }
-  for (const Expr& k : children(e)) invariant_terms(k, inner, out);
+  if (auto c = util::as_prim_call(e); c && c->head->prim) {
+    const bool select = c->head->prim->is(PrimId::Select) && c->args.size() == 3;
+    const bool loop = c->head->prim->is(PrimId::IterateWhile);
+    if (select || loop) {
+      for (size_t i = 0; i < c->args.size(); ++i)
+        invariant_terms(c->args[i], inner, out,
+                        conditional || (select && i > 0) || (loop && i == 1));
+      return;
+    }
+  }
+  for (const Expr& k : children(e)) invariant_terms(k, inner, out, conditional);
 }
 
 class Hoisting : public rise::ExprMutator {

@@ -69,6 +69,27 @@ const char* const kCudaWords[] = {
     "try",       "typeid",      "typename",   "using",        "virtual",     "warpSize",
     "wchar_t",   "xor",         "xor_eq"};
 
+// The OpenCL and CUDA host and device APIs (clSetKernelArg, cl_mem, CL_SUCCESS,
+// CLK_LOCAL_MEM_FENCE, cudaMalloc, cudaSuccess, cuLaunchKernel, image2d_t) and macro
+// constants by their convention (FLT_MAX, INT_MIN, CHAR_MIN: capitals, digits and an
+// underscore): names the OpenCL host code, kernels and .cu files may see.
+bool gpu_api_or_macro(const std::string& name) {
+  auto upper_or_underscore = [&](size_t i) {
+    return i < name.size() && (std::isupper(static_cast<unsigned char>(name[i])) || name[i] == '_');
+  };
+  if (name.rfind("cl", 0) == 0 && upper_or_underscore(2)) return true;
+  if (name.rfind("CL", 0) == 0 || name.rfind("CU", 0) == 0) return true;
+  if (name.rfind("cuda", 0) == 0 && upper_or_underscore(4)) return true;
+  if (name.rfind("cu", 0) == 0 && upper_or_underscore(2)) return true;
+  if (name.rfind("image", 0) == 0 && name.size() > 7 && name.compare(name.size() - 2, 2, "_t") == 0)
+    return true;
+  bool macro = name.find('_') != std::string::npos;
+  for (char c : name)
+    macro = macro && (std::isupper(static_cast<unsigned char>(c)) ||
+                      std::isdigit(static_cast<unsigned char>(c)) || c == '_');
+  return macro;
+}
+
 bool starts_with_ci(const std::string& s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
@@ -91,7 +112,7 @@ bool c_name_reserved(const std::string& name) {
     if (name == k) return true;
   for (const char* k : kOpenCLWords)
     if (name == k) return true;
-  if (opencl_vector_or_conversion(name)) return true;
+  if (opencl_vector_or_conversion(name) || gpu_api_or_macro(name)) return true;
   for (const char* k : kCudaWords)
     if (name == k) return true;
   return std::binary_search(std::begin(kLibraryNames), std::end(kLibraryNames), name,

@@ -1,0 +1,135 @@
+// What a held-out tester found (issue 32), each as a class of inputs: negations of
+// negations printed as C's decrement, simplification moving a computation that can
+// stop the program out of a branch or a loop that never runs it, unbounded or
+// directory inputs, and input names of the OpenCL and CUDA APIs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "e2e_util.h"
+#include "runtime/npy.h"
+
+namespace risec::e2e {
+namespace {
+
+const char* const kCpuTargets[] = {"c", "openmp"};
+
+// -(-x) is x: C reads `--x` as a decrement, so nested negations (of variables,
+// inputs, literals, lets; f32 and f64; 2 to 4 deep) must print apart.
+TEST(HeldOut, NestedNegationsAreNotDecrements) {
+  // `@` stands for the literal suffix: `f` for f32, none for f64
+  const std::vector<std::string> bodies = {
+      "r |> reduceSeq(fun(acc, y => -(-acc) + y))(0.0@)",
+      "r |> map(fun(x => let t = x * 3.0@ in -(-t) + t)) |> reduce(add)(0.0@)",
+      "r |> map(fun(x => -(-x))) |> reduce(add)(0.0@)",
+      "r |> map(fun(x => x + -(-1.5@))) |> reduce(add)(0.0@)",
+      "r |> map(fun(x => -(-(-x)))) |> reduce(add)(0.0@)",
+      "r |> map(fun(x => neg(neg(neg(neg(x)))))) |> reduce(add)(0.0@)",
+      "r |> map(fun(x => x - -x)) |> reduce(add)(0.0@)"};
+  int k = 0;
+  for (const std::string& body : bodies) {
+    for (const std::string type : {"f32", "f64"}) {
+      std::string b = body;
+      for (size_t p = b.find('@'); p != std::string::npos; p = b.find('@'))
+        b.replace(p, 1, type == "f32" ? "f" : "");
+      std::string file = write_scratch("negneg" + std::to_string(k++) + ".rise",
+                                       "def f = depFun((n: Nat, m: Nat) => fun(a: n.m." + type +
+                                           " => a |> map(fun(r => " + b + "))))\n");
+      // the C printer is shared by every target: C for both types, OpenCL for f32
+      for (const char* target : {"c", "opencl"}) {
+        if (type == "f64" && std::string(target) == "opencl") continue;
+        CliResult r = run_risec({"run", file, "--size", "n=3,m=4", "--target", target, "--check"});
+        EXPECT_EQ(r.exit_code, 0) << b << " on " << target << "\n" << show(r);
+      }
+    }
+  }
+}
+
+// A computation that can stop the program (integer division, an index made from
+// data) under a select, `&&`, `||` or an iterateWhile step that never runs must not
+// run: the default lowering's simplification keeps it where it is.
+TEST(HeldOut, GuardedComputationsStayGuarded) {
+  runtime::NdArray zero = runtime::make_array(runtime::DType::I32, {});
+  std::string v0 = scratch_path("v_zero.npy");
+  runtime::write_npy(v0, zero);
+  runtime::NdArray nine = runtime::make_array(runtime::DType::I32, {});
+  nine.as<int32_t>()[0] = 9;
+  std::string k9 = scratch_path("k_nine.npy");
+  runtime::write_npy(k9, nine);
+  struct Case {
+    const char* program;
+    std::string input;
+    const char* sizes = "n=4";
+  };
+  const std::vector<Case> cases = {
+      // a is drawn from [0, 100): no element exceeds 1000, so no branch divides
+      {"def f = depFun(n: Nat => fun(a: n.i32 => fun(v: i32 => a |> map(fun(x => x > 1000 && "
+       "(100 / v > 3))))))",
+       "v=" + v0},
+      {"def f = depFun(n: Nat => fun(a: n.i32 => fun(v: i32 => a |> map(fun(x => x < 1000 || "
+       "(100 % v > 3))))))",
+       "v=" + v0},
+      {"def f = depFun(n: Nat => fun(a: n.i32 => fun(v: i32 => a |> map(fun(x => "
+       "select(v != 0)(x + 100 / v)(x))))))",
+       "v=" + v0},
+      {"def f = depFun(n: Nat => fun(a: n.i32 => fun(v: i32 => a |> map(fun(x => "
+       "select(x > 1000)(a |> map(fun(y => y / v)) |> reduce(add)(0))(x))))))",
+       "v=" + v0},
+      {"def f = depFun(n: Nat => fun(a: n.i32 => fun(v: i32 => a |> map(fun(x => x |> "
+       "iterateWhile(0)(fun(s => s > 1000))(fun(s => s + 100 / v)))))))",
+       "v=" + v0},
+      {"def f = depFun((n: Nat, m: Nat) => fun(a: n.f32 => fun(b: m.f32 => fun(v: i32 =>\n"
+       "  a |> map(fun(x => select(x > 100.0f)(b |> map(fun(y => y * "
+       "b[natAsIndex(m)(cast(v) : natType)])) |> reduce(add)(0.0f))(x)))))))",
+       "v=" + k9, "n=4,m=3"},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    std::string file = write_scratch("guarded" + std::to_string(k++) + ".rise", c.program);
+    for (const char* target : kCpuTargets) {
+      CliResult r = run_risec(
+          {"run", file, "--size", c.sizes, "--input", c.input, "--target", target, "--check"});
+      EXPECT_EQ(r.exit_code, 0) << c.program << " on " << target << "\n" << show(r);
+    }
+  }
+}
+
+// A program or strategy that is a directory, or endless (/dev/zero), is refused at
+// once (exit 1), not read until memory runs out.
+TEST(HeldOut, EndlessAndDirectoryInputsAreRefused) {
+  std::string dir = scratch_path("a_directory.rise");
+  std::filesystem::create_directories(dir);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"check", "/dev/zero"},
+        {"compile", "examples/scal/scal.rise", "--strategy", "/dev/zero"},
+        {"check", dir},
+        {"compile", "examples/scal/scal.rise", "--strategy", dir}}) {
+    CliResult r = run_risec(args);
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_NE(r.err.find("cannot read"), std::string::npos) << show(r);
+  }
+}
+
+// Input names that the OpenCL host code, kernels or CUDA files use themselves.
+TEST(HeldOut, GpuApiNamesAsInputs) {
+  for (const char* name : {"image2d_t", "image1d_buffer_t", "FLT_MAX", "INT_MIN", "CHAR_MIN",
+                           "CLK_LOCAL_MEM_FENCE", "cl_mem", "cl_int", "CL_SUCCESS",
+                           "CL_MEM_READ_ONLY", "clSetKernelArg", "cudaMalloc", "cudaSuccess"}) {
+    std::string n = name;
+    std::string file =
+        write_scratch("api_" + n + ".rise", "def f = depFun(n: Nat => fun(x: n.f32 => fun(" + n +
+                                                ": n.f32 => zip(x)(" + n +
+                                                ") |> map(fun(p => sin(p._1) + p._2)))))\n");
+    CliResult r =
+        run_risec({"run", file, "--size", "n=5", "--check", "--target", "opencl", "--strategy",
+                   "mapGlobal(0) @ outermost(isApplied(isMap)) ; lowerToC"});
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << show(r);
+    CliResult c = run_risec({"run", file, "--size", "n=5", "--check"});
+    EXPECT_EQ(c.exit_code, 0) << name << "\n" << show(c);
+  }
+}
+
+}  // namespace
+}  // namespace risec::e2e
