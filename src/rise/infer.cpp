@@ -33,6 +33,24 @@ namespace risec::rise {
 
 namespace {
 
+// An integer literal without a suffix takes its type from the context (`x + 300`
+// with x: u8); a value that type cannot hold is an error at the literal, as a
+// suffixed one is (`300u8`), not a silent wrap. Floating-point contexts take any.
+void check_int_literal_fits(int64_t v, ScalarKind k, Span span) {
+  if (!is_integer(k)) return;
+  const int bits = scalar_bits(k);
+  if (bits >= 64 && is_signed_int(k)) return;  // parsed as an int64_t already
+  bool fits;
+  if (is_unsigned_int(k))
+    fits = v >= 0 && (bits >= 64 || v <= (int64_t{1} << bits) - 1);
+  else
+    fits = v >= -(int64_t{1} << (bits - 1)) && v <= (int64_t{1} << (bits - 1)) - 1;
+  if (!fits)
+    user_error("integer literal " + std::to_string(v) + " does not fit in " + scalar_name(k) +
+                   ", the type its context gives it",
+               span);
+}
+
 bool is_meta_name(const std::string& n) {
   return !n.empty() && n[0] == '?';
 }
@@ -1418,7 +1436,10 @@ class Inferer {
       }
       case ExprKind::Literal:
         if (e->lit.kind == LitKind::Int) {
-          if (n->type->kind == TypeKind::Scalar) n->lit.scalar = n->type->scalar;
+          if (n->type->kind == TypeKind::Scalar) {
+            n->lit.scalar = n->type->scalar;
+            check_int_literal_fits(e->lit.i, n->type->scalar, e->span);
+          }
           if (n->type->kind == TypeKind::Index) n->lit.nat = Nat(e->lit.i);
         }
         if (e->lit.float_from_context && n->type->kind == TypeKind::Scalar)
