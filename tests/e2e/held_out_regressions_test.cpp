@@ -131,5 +131,32 @@ TEST(HeldOut, GpuApiNamesAsInputs) {
   }
 }
 
+// Integer division and modulo of vectors of any width (3, 5 and 6 lanes are stored
+// in vectors of 4 and 8 whose padding lanes must not be divided), on the C and OpenCL
+// targets (OpenCL names its vectors int4: the helper's name is risec's own).
+TEST(HeldOut, VectorIntegerDivisionAtAnyWidth) {
+  for (const char* op : {"/", "%"}) {
+    for (const char* type : {"i32", "u32", "i64", "i16"}) {
+      std::string t = type;
+      std::string file =
+          write_scratch(std::string("vdiv_") + (op[0] == '/' ? "div_" : "mod_") + t + ".rise",
+                        "def f = depFun(n: Nat => fun(a: n." + t + " => fun(b: n." + t +
+                            " => zip(a)(b) |> map(fun(p => p._1 " + op + " (p._2 + 1))))))\n");
+      for (int w : {3, 4, 5, 6}) {
+        std::string s = "vectorizeRemainder(" + std::to_string(w) +
+                        ") @ outermost(isFullyApplied(isMap)) ; lowerToC";
+        for (const char* target : {"c", "opencl"}) {
+          // OpenCL's vectors have 2, 3, 4, 8 or 16 lanes (a located error otherwise)
+          if (std::string(target) == "opencl" && (w == 5 || w == 6)) continue;
+          CliResult r = run_risec(
+              {"run", file, "--size", "n=13", "--target", target, "--strategy", s, "--check"});
+          EXPECT_EQ(r.exit_code, 0) << t << " " << op << " width " << w << " on " << target << "\n"
+                                    << show(r);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e

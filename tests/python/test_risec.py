@@ -2,6 +2,8 @@
 against NumPy and the interpreter; shape, dtype and layout errors; located errors."""
 
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -171,8 +173,20 @@ def test_indices_from_data_are_checked_unless_turned_off():
     k = risec.compile(HIST, sizes={"m": 4})
     xs = np.array([0, 1, 3, 3, 1], dtype=np.int32)
     np.testing.assert_array_equal(k(xs), risec.eval(HIST, xs, sizes={"m": 4}))
+    # The interpreter reports an index out of range as an error ...
     with pytest.raises(risec.Error) as e:
-        k(np.array([0, 1, 7, 3, 1], dtype=np.int32))
-    assert e.value.exit_code == 4 and "natAsIndex(4): 7 is out of range" in e.value.message
+        risec.eval(HIST, np.array([0, 1, 7, 3, 1], dtype=np.int32), sizes={"m": 4})
+    assert "natAsIndex(4): 7 is out of range" in e.value.message
+    # ... and a kernel, which runs in the calling process (docs/api.md), stops that
+    # process with the same message instead of writing past the array.
+    script = (
+        "import numpy as np, risec\n"
+        f"k = risec.compile({HIST!r}, sizes={{'m': 4}})\n"
+        "k(np.array([0, 1, 7, 3, 1], dtype=np.int32))\n"
+        "print('returned')\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode != 0 and "returned" not in r.stdout, r
+    assert "natAsIndex(4): 7 is out of range" in r.stderr, r.stderr
     assert "risec_index" in k.source
     assert "risec_index" not in risec.compile(HIST, sizes={"m": 4}, bounds_checks=False).source

@@ -265,10 +265,16 @@ CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
     }
     case rise::ScalarKind::Bool:
       return c_atom(e->lit.i ? "true" : "false");
+    // 64-bit literals with the L/UL suffix (long is 64 bits in LP64 C and C++, and
+    // in OpenCL C, which has no INT64_C), cast to the target's name of the type; the
+    // least i64 is not a literal of its own.
     case rise::ScalarKind::I64:
-      return c_atom("INT64_C(" + std::to_string(e->lit.i) + ")");
+      if (e->lit.i == std::numeric_limits<int64_t>::min())
+        return c_atom(std::string("((") + scalar_c(k) + ")(-9223372036854775807L - 1))");
+      return c_cast(scalar_c(k),
+                    CExpr{std::to_string(e->lit.i) + "L", e->lit.i < 0 ? kPrecUnary : kPrecAtom});
     case rise::ScalarKind::U64:
-      return c_atom("UINT64_C(" + std::to_string(static_cast<uint64_t>(e->lit.i)) + ")");
+      return c_cast(scalar_c(k), c_atom(std::to_string(static_cast<uint64_t>(e->lit.i)) + "UL"));
     case rise::ScalarKind::U32:
       return c_atom(std::to_string(static_cast<uint32_t>(e->lit.i)) + "u");
     default: {
@@ -401,7 +407,10 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
   const rise::ScalarKind k = vec ? t->a->scalar : t->scalar;
   bool div = op.is(PrimId::Div);
   std::string ty = vec ? vector_type(t) : scalar_c(k);
-  std::string name = "risec_" + op.name + "_" + (vec ? ty.substr(6) : rise::scalar_name(k));
+  // risec_div_i32, risec_div_i32x4 (whatever the target calls the vector type: OpenCL's
+  // is int4)
+  std::string name = "risec_" + op.name + "_" + rise::scalar_name(k) +
+                     (vec ? "x" + std::to_string(*t->size.as_const()) : "");
   if (!arith_helpers_.insert(name).second) return name;
   std::string fn = "\"" + function_name_ + "\"";
   if (arith_text_.empty())
@@ -418,19 +427,26 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
                        ", \"integer " + what + " by zero (" + rise::scalar_name(k) + ")\"); " +
                        fail + " }\n";
   if (rise::is_signed_int(k)) {
-    std::string least = "INT" + std::to_string(rise::scalar_bits(k)) + "_MIN";
+    // the least value written out (OpenCL C has no INT64_MIN): -(2^(bits-1) - 1) - 1
+    const int bits = rise::scalar_bits(k);
+    std::string least = std::string("((") + scalar_c(k) + ")(-" +
+                        std::to_string((uint64_t{1} << (bits - 1)) - 1) + ") - 1)";
     checks += pad + "if (" + b + " == -1 && " + a + " == " + least +
               ") { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer overflow: the least " +
               rise::scalar_name(k) + " " + (div ? "divided by" : "modulo") + " -1\"); " + fail +
               " }\n";
   }
   arith_text_ += "static inline " + ty + " " + name + "(" + ty + " a, " + ty + " b) {\n";
-  if (vec)
-    arith_text_ += "  for (int l = 0; l < " + std::to_string(*t->size.as_const()) + "; ++l) {\n" +
-                   checks + "  }\n";
-  else
-    arith_text_ += checks;
-  arith_text_ += "  return a " + std::string(div ? "/" : "%") + " b;\n}\n";
+  const std::string o = div ? "/" : "%";
+  if (vec) {
+    // Lane by lane: a vector of 5 or 3 lanes is stored in one of 8 or 4, whose
+    // padding lanes hold anything (zeros: a whole-vector a / b would trap on them).
+    arith_text_ += "  " + ty + " r = a;\n  for (int l = 0; l < " +
+                   std::to_string(*t->size.as_const()) + "; ++l) {\n" + checks +
+                   "    r[l] = a[l] " + o + " b[l];\n  }\n  return r;\n}\n";
+  } else {
+    arith_text_ += checks + "  return a " + o + " b;\n}\n";
+  }
   return name;
 }
 
