@@ -75,6 +75,12 @@ TEST(InlineStrategy, AMissingFileIsStillAMissingFile) {
     EXPECT_EQ(r.exit_code, 1) << name << "\n" << show(r);
     EXPECT_NE(r.err.find(std::string("cannot read '") + name + "'"), std::string::npos) << show(r);
   }
+  // Nothing to apply is a usage error, not the default lowering.
+  for (const char* empty : {"", " ", ";", " ; \n"}) {
+    CliResult e = run_risec({"compile", "examples/scal/scal.rise", "--strategy", empty});
+    EXPECT_EQ(e.exit_code, 2) << "'" << empty << "'\n" << show(e);
+    EXPECT_NE(e.err.find("--strategy needs"), std::string::npos) << show(e);
+  }
   // A library strategy without arguments is still found by its name.
   CliResult r = run_risec({"rewrite", "examples/scal/scal.rise", "--strategy", "lowerToC"});
   EXPECT_EQ(r.exit_code, 0) << show(r);

@@ -208,6 +208,9 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.sizes_text.push_back(get());
     } else if (a == "--strategy") {
       o.strategy = get();
+      if (o.strategy.find_first_not_of(" \t\n;") == std::string::npos)
+        usage("--strategy needs an .elv file, a library strategy or strategy text, got '" +
+              o.strategy + "'");
     } else if (a == "--param") {
       o.params.push_back(get());
     } else if (a == "--budget") {
