@@ -462,6 +462,7 @@ class Parser {
         if (t.text == "inf" || t.text == "inff" || t.text == "nan")
           return special_float(false, t.begin);
         if (t.text == "with" && kind_at(1) == Tok::LBrace) return with_loop();
+        if (t.text == "natType" && kind_at(1) == Tok::LParen) return nat_value_literal();
         Token n = take();
         return ident(n.text, span(n));
       }
@@ -688,6 +689,20 @@ class Parser {
     l.nat = value;
     l.size = size;
     return literal(l, sp);
+  }
+
+  // `natType(n - 3)`: a size expression as a natType value, which the checker requires
+  // to be a natural number (`requires: n - 3 >= 0` for symbolic sizes); how the
+  // printer writes such a value (with-loops desugar their bounds to it).
+  Expr nat_value_literal() {
+    Token kw = take();
+    Token open = expect(Tok::LParen, "after 'natType'");
+    Nat value = nat();
+    expect_close(Tok::RParen, open, "'natType('");
+    Literal l;
+    l.kind = LitKind::NatVal;
+    l.nat = value;
+    return literal(l, from(kw.begin));
   }
 
   // ---- lambdas ----

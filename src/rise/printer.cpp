@@ -765,11 +765,11 @@ std::string print_literal(const Literal& lit) {
     case LitKind::NatVal:
       // a size as a number of a scalar type (checked programs) or as natType
       if (lit.scalar_value) return "natAsScalar(" + arith::print(lit.nat) + ")";
-      // a compound size in parentheses: `(n - 3 : natType)` would read back as
-      // n - (3 : natType)
+      // a compound size as `natType(n - 3)`, which reads back as this literal
+      // (`((n - 3) : natType)` would read back as a run-time subtraction)
       if (lit.nat.is_var() || lit.nat.is_const())
         return "(" + arith::print(lit.nat) + " : natType)";
-      return "((" + arith::print(lit.nat) + ") : natType)";
+      return "natType(" + arith::print(lit.nat) + ")";
   }
   return "?";
 }
