@@ -180,9 +180,10 @@ Strategy parallel() {
   });
 }
 
-// The map whose iterations write the program's result, made mapPar: found from the
-// entry's body through its lambdas, the body of a let, a store (toMem) and views of
-// the result (join, split, transpose, ...), and through maps that only rearrange;
+// The map whose iterations write the program's result, made mapPar, and likewise the
+// map of each stage a let stores before it: found from the entry's body through its
+// lambdas, a let's value and body, a store (toMem) and views of the result (join,
+// split, transpose, ...), and through maps that only rearrange;
 // not into a reduction's, scan's or iteration's argument, whose elements are
 // consumed, not stored (a parallel map there would store what the sequential loop
 // reads without storing). nullopt when there is no such map.
@@ -214,11 +215,14 @@ std::optional<Expr> parallelise_output(const Expr& e) {
     return into(1);  // map(transpose)(y): the writes are y's
   }
   if (c->name() == "let" && c->args.size() == 2) {
-    // let(v)(fun(x => body)): the result is the body's
+    // let(v)(fun(x => body)): the result is the body's, and v is a stage computed
+    // (and stored) once before it: both get their writing map parallel
+    std::optional<Expr> v = parallelise_output(c->args[0]);
     std::optional<Expr> f = parallelise_output(c->args[1]);
-    if (!f) return std::nullopt;
+    if (!v && !f) return std::nullopt;
     util::PrimCall copy = *c;
-    copy.args[1] = *f;
+    if (v) copy.args[0] = *v;
+    if (f) copy.args[1] = *f;
     return util::rebuild_call(copy, c->head);
   }
   if (c->name() == "toMem" && c->args.size() == 1) return into(0);
@@ -754,8 +758,9 @@ void register_lowering(Registry& r) {
                "or a copy); use as parallel @ outermost(isApplied(isMap))",
                L, parallel()));
   r.add(simple("parallelOutput",
-               "the map whose iterations write the program's result -> mapPar, found through "
-               "lambdas, let bodies, toMem, views of one array and maps that only rearrange (not "
+               "the map whose iterations write the program's result, and each stage a let stores "
+               "-> mapPar, found through lambdas, lets, toMem, views of one array and maps that "
+               "only rearrange (not "
                "inside a reduction's argument); what the default lowering does for --target "
                "openmp",
                L, parallel_output()));
