@@ -2,6 +2,7 @@
 #include "e2e_util.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +117,52 @@ const std::map<std::string, std::string>& example_sizes() {
       {"treesum", "m=3,k=4"},
   };
   return sizes;
+}
+
+std::vector<ExampleStrategy> example_strategies() {
+  namespace fs = std::filesystem;
+  std::vector<ExampleStrategy> out;
+  std::vector<fs::path> dirs;
+  for (const auto& d : fs::directory_iterator(fs::path(source_path("examples"))))
+    if (d.is_directory() && !fs::exists(d.path() / "CMakeLists.txt")) dirs.push_back(d.path());
+  std::sort(dirs.begin(), dirs.end());
+  for (const fs::path& dir : dirs) {
+    std::string name = dir.filename().string();
+    std::string file = "examples/" + name + "/" + name + ".rise";
+    out.push_back({name, file, "", "c"});
+    std::vector<fs::path> elvs;
+    for (const auto& f : fs::directory_iterator(dir))
+      if (f.path().extension() == ".elv") elvs.push_back(f.path());
+    std::sort(elvs.begin(), elvs.end());
+    for (const fs::path& elv : elvs) {
+      std::ifstream in(elv);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      bool par = elv.stem().string().find("parallel") != std::string::npos ||
+                 text.find("(parallel @") != std::string::npos ||
+                 text.find("mapPar") != std::string::npos;
+      std::string target = uses_gpu_primitives(text) ? "opencl" : par ? "openmp" : "c";
+      out.push_back({name, file, "examples/" + name + "/" + elv.filename().string(), target});
+    }
+  }
+  return out;
+}
+
+std::string example_case_name(const std::string& example, const std::string& strategy) {
+  std::string s = example + "_" +
+                  (strategy.empty() ? "default" : std::filesystem::path(strategy).stem().string());
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+std::vector<double> flat_values(const rise::Value& v) {
+  if (v.kind() != rise::ValueKind::Array) return {v.to_double()};
+  std::vector<double> out;
+  for (int64_t i = 0; i < v.size(); ++i) {
+    std::vector<double> x = flat_values(v.at(i));
+    out.insert(out.end(), x.begin(), x.end());
+  }
+  return out;
 }
 
 bool uses_gpu_primitives(const std::string& strategy_text) {

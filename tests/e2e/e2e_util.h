@@ -100,6 +100,24 @@ const std::map<std::string, std::string>& example_sizes();
 // toGlobal, toLocal, toPrivate, oclReduceSeq): it targets OpenCL or CUDA.
 bool uses_gpu_primitives(const std::string& strategy_text);
 
+// Every program under examples/ (not the embedding project) with the default
+// lowering (strategy "", target "c") and then each of its .elv strategies, in order
+// of example and file name, with the target it runs on: opencl for a strategy using
+// a GPU primitive, openmp for a parallel one (its name says so, or it uses
+// `parallel @` or mapPar), else c.
+struct ExampleStrategy {
+  std::string example;   // folder name
+  std::string file;      // examples/NAME/NAME.rise
+  std::string strategy;  // "" for the default lowering, else examples/NAME/S.elv
+  std::string target;
+};
+std::vector<ExampleStrategy> example_strategies();
+// A gtest parameter name for one: "mm_parallel", "mm_default".
+std::string example_case_name(const std::string& example, const std::string& strategy);
+
+// The scalars of a value in row-major order (nested arrays flattened).
+std::vector<double> flat_values(const rise::Value& v);
+
 // Every GPU strategy of the examples (examples/NAME/S.elv using a GPU primitive),
 // with the example's sizes, in order of example and file name.
 struct GpuStrategy {

@@ -46,44 +46,13 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> out;
-  fs::path root = fs::path(source_path("examples"));
-  std::vector<fs::path> dirs;
-  for (const auto& d : fs::directory_iterator(root))
-    if (d.is_directory()) dirs.push_back(d.path());
-  std::sort(dirs.begin(), dirs.end());
-  for (const fs::path& dir : dirs) {
-    // A CMake project using the installed package (embedding), not a program.
-    if (fs::exists(dir / "CMakeLists.txt")) continue;
-    std::string name = dir.filename().string();
-    std::string file = "examples/" + name + "/" + name + ".rise";
-    out.push_back({name, file, "", "c"});
-    std::vector<fs::path> elvs;
-    for (const auto& f : fs::directory_iterator(dir))
-      if (f.path().extension() == ".elv") elvs.push_back(f.path());
-    std::sort(elvs.begin(), elvs.end());
-    for (const fs::path& elv : elvs) {
-      std::string stem = elv.stem().string();
-      std::ifstream in(elv);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      std::string target = stem.find("parallel") != std::string::npos ||
-                                   text.find("(parallel @") != std::string::npos ||
-                                   text.find("mapPar") != std::string::npos
-                               ? "openmp"
-                               : "c";
-      if (uses_gpu_primitives(text)) target = "opencl";
-      out.push_back({name, file, "examples/" + name + "/" + elv.filename().string(), target});
-    }
-  }
+  for (const ExampleStrategy& e : example_strategies())
+    out.push_back({e.example, e.file, e.strategy, e.target});
   return out;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string s =
-      info.param.example + "_" +
-      (info.param.strategy.empty() ? "default" : fs::path(info.param.strategy).stem().string());
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
+  return example_case_name(info.param.example, info.param.strategy);
 }
 
 class Examples : public ::testing::TestWithParam<Case> {};

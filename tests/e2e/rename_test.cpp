@@ -213,42 +213,17 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  std::vector<fs::path> dirs;
-  for (const auto& d : fs::directory_iterator(source_path("examples")))
-    if (d.is_directory() && !fs::exists(d.path() / "CMakeLists.txt")) dirs.push_back(d.path());
-  std::sort(dirs.begin(), dirs.end());
-  for (const fs::path& dir : dirs) {
-    std::string name = dir.filename().string();
-    out.push_back({name, "", "c", out.size() * 7});
-    std::vector<fs::path> elvs;
-    for (const auto& f : fs::directory_iterator(dir))
-      if (f.path().extension() == ".elv") elvs.push_back(f.path());
-    std::sort(elvs.begin(), elvs.end());
+  for (const ExampleStrategy& e : example_strategies()) {
     // The sanitizer build runs the default lowering only (docs/testing.md): the
     // strategies' code is printed by the same instrumented printers.
-    if (kSanitized) continue;
-    for (const fs::path& elv : elvs) {
-      std::string text = read_text(elv.string());
-      std::string stem = elv.stem().string();
-      bool par = stem.find("parallel") != std::string::npos ||
-                 text.find("(parallel @") != std::string::npos ||
-                 text.find("mapPar") != std::string::npos;
-      // GPU strategies run on OpenCL (PoCL here), like examples_test's.
-      std::string target = uses_gpu_primitives(text) ? "opencl" : par ? "openmp" : "c";
-      out.push_back(
-          {name, "examples/" + name + "/" + elv.filename().string(), target, out.size() * 7});
-    }
+    if (kSanitized && !e.strategy.empty()) continue;
+    out.push_back({e.example, e.strategy, e.target, out.size() * 7});
   }
   return out;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string s =
-      info.param.example + "_" +
-      (info.param.strategy.empty() ? "default" : fs::path(info.param.strategy).stem().string());
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
+  return example_case_name(info.param.example, info.param.strategy);
 }
 
 // Every identifier the strategy and the files it imports spell.

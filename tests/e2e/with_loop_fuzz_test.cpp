@@ -22,16 +22,6 @@
 namespace risec::e2e {
 namespace {
 
-std::vector<double> flat(const rise::Value& v) {
-  if (v.kind() != rise::ValueKind::Array) return {v.to_double()};
-  std::vector<double> out;
-  for (int64_t i = 0; i < v.size(); ++i) {
-    std::vector<double> x = flat(v.at(i));
-    out.insert(out.end(), x.begin(), x.end());
-  }
-  return out;
-}
-
 // A bound: c, or size + c (size "n" or "m"), as written and as a value.
 struct Bound {
   std::string size;  // "" for a constant
@@ -230,8 +220,8 @@ TEST(WithLoopFuzz, CompiledCodeAgreesWithTheMeaningOrIsRefusedLocated) {
       EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch;
       EXPECT_TRUE(valid) << "accepted a with-loop that leaves its shape or overlaps";
       if (valid) {
-        std::vector<double> want = c.reference(sets, flat(r.inputs.at(0)));
-        std::vector<double> got = flat(r.expected);
+        std::vector<double> want = c.reference(sets, flat_values(r.inputs.at(0)));
+        std::vector<double> got = flat_values(r.expected);
         ASSERT_EQ(got.size(), want.size());
         for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-3) << i;
       }

@@ -17,16 +17,6 @@
 namespace risec::e2e {
 namespace {
 
-std::vector<double> flat(const rise::Value& v) {
-  if (v.kind() != rise::ValueKind::Array) return {v.to_double()};
-  std::vector<double> out;
-  for (int64_t i = 0; i < v.size(); ++i) {
-    std::vector<double> x = flat(v.at(i));
-    out.insert(out.end(), x.begin(), x.end());
-  }
-  return out;
-}
-
 using Reference = std::function<std::vector<double>(const std::vector<double>& a)>;
 
 struct Case {
@@ -171,8 +161,8 @@ TEST_P(WithLoops, MatchTheReferenceAndTheInterpreter) {
   std::string file = write_scratch(std::string(c.name) + ".rise", c.program);
   CheckReport r = run_and_compare(file, "", c.sizes);
   EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch << "\n" << r.compiled.unit.source;
-  std::vector<double> got = flat(r.execution.output);
-  std::vector<double> want = c.reference(flat(r.inputs.at(0)));
+  std::vector<double> got = flat_values(r.execution.output);
+  std::vector<double> want = c.reference(flat_values(r.inputs.at(0)));
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i]))) << "element " << i;
