@@ -208,13 +208,13 @@ std::optional<Expr> parallelise_output(const Expr& e) {
     copy.args[i] = *a;
     return util::rebuild_call(copy, c->head);
   };
-  const rise::PrimitiveInfo* info = rise::find_primitive(c->name());
+  const rise::PrimitiveInfo* info = c->head->prim;
   if (!info) return std::nullopt;
-  if (c->name() == "map" && c->args.size() == 2) {
+  if (info->is(PrimId::Map) && c->args.size() == 2) {
     if (map_fn_computes(c->args[0])) return util::rebuild_call(*c, util::prim("mapPar"));
     return into(1);  // map(transpose)(y): the writes are y's
   }
-  if (c->name() == "let" && c->args.size() == 2) {
+  if (info->is(PrimId::Let) && c->args.size() == 2) {
     // let(v)(fun(x => body)): the result is the body's, and v is a stage computed
     // (and stored) once before it: both get their writing map parallel
     std::optional<Expr> v = parallelise_output(c->args[0]);
@@ -225,7 +225,7 @@ std::optional<Expr> parallelise_output(const Expr& e) {
     if (f) copy.args[1] = *f;
     return util::rebuild_call(copy, c->head);
   }
-  if (c->name() == "toMem" && c->args.size() == 1) return into(0);
+  if (info->is(PrimId::ToMem) && c->args.size() == 1) return into(0);
   // A view of one array (its last argument; zip and concat combine several)
   if (info->has(rise::kView) && info->arity == 1 && c->args.size() == 1) return into(0);
   return std::nullopt;
