@@ -7,6 +7,8 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ gcc make
   libgtest-dev libgmock-dev googletest
+  # the file tests (tests/filecheck, docs/testing.md): LLVM's lit and FileCheck
+  llvm-14-tools
   libbenchmark-dev
   libopenblas-dev
   libomp-dev
