@@ -32,6 +32,9 @@ PACKAGES=(
   # the Python package (python/, docs/python.md): a venv to build it in with pip
   # (nanobind, scikit-build-core, numpy and pytest come from PyPI) and the headers
   python3-venv python3-dev
+  # the browser test of `risec view` (tests/python/test_view.py): Debian's chromium,
+  # headless, and its WebDriver (Selenium itself comes from PyPI)
+  chromium chromium-driver
 )
 
 missing=()

@@ -34,7 +34,7 @@ fi
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 [ -x build/python-venv/bin/python ] || "$py" -m venv build/python-venv
-build/python-venv/bin/pip install -q scikit-build-core nanobind numpy pytest optuna
+build/python-venv/bin/pip install -q scikit-build-core nanobind numpy pytest optuna selenium
 build/python-venv/bin/pip install -q --no-build-isolation ./python \
   --config-settings=build-dir="$PWD/build/python-build" \
   --config-settings=cmake.define.RISEC_PREBUILT="$PWD/build"

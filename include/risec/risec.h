@@ -159,6 +159,9 @@ struct CompileOptions {
   // values become constants folded into the code and the parameter leaves the
   // function's inputs; the sizes its shape determines are fixed (docs/cli.md).
   std::map<std::string, std::string> bind;
+  // c and openmp: each top-level loop nest of the generated function times itself
+  // (`risec run --profile`, docs/cli.md); another target is a usage error
+  bool profile = false;
 };
 
 // The element types of buffers (RISE's scalar types).

@@ -307,17 +307,17 @@ std::string print(const AcceptorP& a) {
 
 // Appends to one string: returning and concatenating each block's text would copy
 // the inner blocks once per level (quadratic in the nesting of long programs).
-static void print_into(std::string& out, const CommandP& c, int indent) {
+static void print_into(std::string& out, const CommandP& c, int indent, bool located) {
   check_stack_depth();
   auto pad = [&] { out.append(static_cast<size_t>(indent), ' '); };
   auto block = [&](const CommandP& body) {
     out += " {\n";
-    print_into(out, body, indent + 2);
+    print_into(out, body, indent + 2, located);
     pad();
     out += "}";
   };
   if (c->kind == Command::Seq) {
-    for (const CommandP& x : c->body) print_into(out, x, indent);
+    for (const CommandP& x : c->body) print_into(out, x, indent, located);
     return;
   }
   pad();
@@ -335,6 +335,15 @@ static void print_into(std::string& out, const CommandP& c, int indent) {
       if (is_gpu_loop(c->loop)) out += "(" + std::to_string(c->dim) + ")";
       out += " " + c->var + " < " + arith::print(c->n);
       if (c->exits) out += " (exits)";
+      if (located && c->span.known()) {
+        // `// at FILE:L:C` ends the loop's line, after the block's opening brace.
+        std::string body;
+        print_into(body, c->body[0], indent + 2, located);
+        out += " {  // at " + location(c->span) + "\n" + body;
+        pad();
+        out += "}";
+        break;
+      }
       block(c->body[0]);
       break;
     case Command::New:
@@ -369,7 +378,7 @@ static void print_into(std::string& out, const CommandP& c, int indent) {
       break;
     case Command::Block:
       out += "{\n";
-      print_into(out, c->body[0], indent + 2);
+      print_into(out, c->body[0], indent + 2, located);
       pad();
       out += "}";
       break;
@@ -379,7 +388,13 @@ static void print_into(std::string& out, const CommandP& c, int indent) {
 
 std::string print(const CommandP& c, int indent) {
   std::string out;
-  print_into(out, c, indent);
+  print_into(out, c, indent, false);
+  return out;
+}
+
+std::string print_located(const CommandP& c) {
+  std::string out;
+  print_into(out, c, 0, true);
   return out;
 }
 

@@ -217,6 +217,8 @@ AcceptorP ac_view(const rise::PrimitiveInfo& prim, int input, std::vector<Type> 
 
 // Print imperative DPIA (for debugging and tests).
 std::string print(const CommandP& c, int indent = 0);
+// The same, each loop made by a primitive of the source followed by `// at FILE:L:C`.
+std::string print_located(const CommandP& c);
 std::string print(const ExpressionP& e);
 std::string print(const AcceptorP& a);
 

@@ -259,6 +259,7 @@ Source compile(const Program& program, const CompileOptions& options) {
     req.simplify = options.simplify;
     req.shift_tails = options.shift_tails;
     req.bounds_checks = options.bounds_checks;
+    req.profile = options.profile;
     req.bind = &options.bind;
     impl->compiled = driver::compile(req);
     impl->target = options.target;

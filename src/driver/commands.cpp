@@ -332,7 +332,8 @@ elevate::Strategy load_strategy(const std::string& path, const std::vector<std::
   return elevate::parse_strategy_file(strategy_source(path), elevate::parse_param_values(params));
 }
 
-rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace) {
+rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace,
+                             const elevate::Tracer* caller_tracer) {
   elevate::Tracer tracer;
   tracer.on_rule = [](const std::string& rule, const rise::Expr& before, const rise::Expr&) {
     std::string where = rise::print_expr(before);
@@ -343,6 +344,7 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
   };
   elevate::Env env;
   if (trace) env.tracer = &tracer;
+  if (caller_tracer) env.tracer = caller_tracer;
   elevate::Result r = s(c.expr, env);
   if (!r.ok()) {
     const elevate::Failure& f = r.failure();

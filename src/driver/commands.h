@@ -41,6 +41,7 @@ struct Options {
   std::string flops;        // --flops EXPR
   std::string global;       // --global N[,M,..] (OpenCL launch size)
   std::string local;        // --local N[,M,..] (OpenCL work-group size)
+  bool profile = false;     // --profile: time each stage (c, openmp)
   // risec tune (driver/tune.h)
   std::string budget_text;   // --budget N
   std::string db;            // --db FILE
@@ -83,6 +84,8 @@ void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& o
 // Apply a strategy to a checked program; a failure becomes a located risec::Error
 // naming the rule and showing the subterm. With `trace`, each rule applied is
 // reported on stderr.
-rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace);
+// `trace` reports each rule applied on stderr; `tracer`, when given, is called instead.
+rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace,
+                             const elevate::Tracer* tracer = nullptr);
 
 }  // namespace risec::driver

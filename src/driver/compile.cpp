@@ -42,6 +42,10 @@ Compiled compile(const CompileRequest& req) {
   if (!target)
     throw Error(ErrorKind::Usage,
                 "unknown target '" + req.target + "' (available: c, openmp, opencl, cuda)");
+  if (req.profile && target->backend != dpia::Target::Backend::C &&
+      target->backend != dpia::Target::Backend::OpenMP)
+    throw Error(ErrorKind::Usage, "--profile times the stages of the c and openmp targets; on " +
+                                      req.target + " `run` reports the kernels' time");
   Compiled out;
   const rise::Program& p = *req.program;
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
@@ -64,7 +68,7 @@ Compiled compile(const CompileRequest& req) {
     lower = elevate::seq(elevate::try_(elevate::make_strategy("parallelOutput")), lower);
   if (simplify) lower = elevate::seq(elevate::make_strategy("simplify"), lower);
   if (req.strategy) lower = *req.strategy;
-  out.low = apply_strategy(lower, out.high, req.trace);
+  out.low = apply_strategy(lower, out.high, req.trace, req.tracer);
   if (binding) out.low = apply_strategy(elevate::make_strategy("specialise"), out.low, req.trace);
   check_addressable(out.low);
 
@@ -91,6 +95,8 @@ Compiled compile(const CompileRequest& req) {
   codegen::CGenOptions opts;
   opts.target = *target;
   opts.bounds_checks = req.bounds_checks;
+  opts.profile = req.profile;
+  opts.annotate_sources = req.annotate_sources;
   opts.shift_tails = req.shift_tails && (target->backend == dpia::Target::Backend::C ||
                                          target->backend == dpia::Target::Backend::OpenMP);
   // The program's side conditions on symbolic sizes (those the strategy's result

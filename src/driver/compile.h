@@ -26,6 +26,12 @@ struct CompileRequest {
   // every target: data-dependent indices are checked (codegen/c/bounds_checks.cpp;
   // else --no-bounds-checks)
   bool bounds_checks = true;
+  // c and openmp: each top-level loop nest times itself (codegen/c/profile.cpp; --profile)
+  bool profile = false;
+  // `risec view`: each rule the strategy applies is reported here (instead of --trace's
+  // stderr), and the generated code and DPIA carry the source location of each loop
+  const elevate::Tracer* tracer = nullptr;
+  bool annotate_sources = false;
   // --bind: parameter name -> .npy file whose values become constants (driver/bind.h)
   const std::map<std::string, std::string>* bind = nullptr;
 };

@@ -407,6 +407,7 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
     }
     ex.kernel_times = info.kernel_times;
     ex.device = info.device;
+    ex.profile_ms = info.profile_ms;
     ex.output = runtime::from_c_bytes(out_buf.data(), out_type);
     return ex;
   }
@@ -515,6 +516,36 @@ std::vector<rise::Value> unbound_inputs(const rise::Checked& unbound,
   return inputs;
 }
 
+static_assert(runtime::kMaxProfileStages == codegen::kMaxProfileStages);
+
+// `run --profile`: each stage's mean time per call and share of the mean call, and the
+// time outside the stages (allocations, the entry's checks, scalar code).
+static void print_profile(const Compiled& c, const Execution& ex, std::ostream& out) {
+  const std::vector<codegen::ProfileStage>& stages = c.unit.profile_stages;
+  const double calls = static_cast<double>(ex.times_ms.size());
+  double call_ms = 0;
+  for (double t : ex.times_ms) call_ms += t;
+  call_ms /= calls;
+  out << "profile: " << stages.size() << (stages.size() == 1 ? " stage" : " stages")
+      << ", milliseconds per call (mean of " << ex.times_ms.size()
+      << (ex.times_ms.size() == 1 ? " call" : " calls") << ")\n";
+  double staged = 0;
+  auto row = [&](double ms, const std::string& what) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%12.4f %6.1f%%  ", ms, call_ms > 0 ? 100 * ms / call_ms : 0.0);
+    out << buf << what << "\n";
+  };
+  for (size_t k = 0; k < stages.size() && k < ex.profile_ms.size(); ++k) {
+    const double ms = ex.profile_ms[k] / calls;
+    staged += ms;
+    const codegen::ProfileStage& s = stages[k];
+    row(ms, s.what + (s.where.empty() ? " (made by the translation)" : " at " + s.where) +
+                (s.writes.empty() ? "" : " -> " + s.writes) +
+                (s.source.empty() ? "" : "  | " + s.source));
+  }
+  row(std::max(0.0, call_ms - staged), "outside the stages (allocation, checks, scalar code)");
+}
+
 int cmd_run(const Options& o) {
   if (!o.check && (!o.rtol_text.empty() || !o.atol_text.empty()))
     usage("--rtol and --atol set the tolerance of --check; add --check");
@@ -546,6 +577,7 @@ int cmd_run(const Options& o) {
   co.simplify = !o.no_simplify;
   co.shift_tails = !o.no_shift_tails;
   co.bounds_checks = !o.no_bounds_checks;
+  co.profile = o.profile;
   co.bind = binds;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
   const Compiled& c = source.impl().compiled;
@@ -593,6 +625,7 @@ int cmd_run(const Options& o) {
     std::cout << "time: min " << format_ms(sorted[0]) << " ms, median " << format_ms(median)
               << " ms (" << sorted.size() << (sorted.size() == 1 ? " run" : " runs")
               << (ex.kernel_times ? ", kernel time" : "") << ")\n";
+  if (o.profile) print_profile(c, ex, std::cout);
   if (!o.flops.empty()) {
     double gflops = median > 0 ? flops / (median * 1e6) : 0;
     std::cout << "performance: " << format_g(gflops, 4) << " GFLOP/s (" << format_g(flops, 4)

@@ -92,6 +92,9 @@ struct Execution {
   // ("platform NAME, device NAME"; SharedObject mode).
   bool kernel_times = false;
   std::string device;
+  // A unit compiled with profiling (SharedObject mode): each stage's milliseconds,
+  // summed over the calls (the stages are the unit's CUnit::profile_stages).
+  std::vector<double> profile_ms;
 };
 
 // The C compiler's options execute() uses for the unit (so that building it ahead,

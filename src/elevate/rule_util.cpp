@@ -127,6 +127,14 @@ Expr call(const std::string& name, const std::vector<TypeArg>& deps,
 
 Expr rebuild_call(const PrimCall& c, const Expr& new_head) {
   Expr e = new_head;
+  // A primitive replacing another (map -> mapPar, reduce -> reduceSeq) stands where the
+  // old one was written: errors about it, the disjoint-writes check and `run
+  // --profile` name that place rather than the place the strategy was applied at.
+  if (e->kind == rise::ExprKind::Primitive && !e->span.known() && c.head->span.known()) {
+    auto located = std::make_shared<rise::ExprNode>(*e);
+    located->span = c.head->span;
+    e = located;
+  }
   for (const TypeArg& d : c.deps) e = rise::dep_app(e, d);
   return rise::apps(e, c.args);
 }

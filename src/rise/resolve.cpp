@@ -47,6 +47,26 @@ uint64_t dag_size(const Expr& e, std::unordered_set<const ExprNode*>& seen) {
   return seen.size();
 }
 
+// A definition of the prelude as it is inlined at `use`: its nodes (those written in
+// the prelude's text) placed at the use, so that an error inside it, a loop it makes
+// (run --profile, risec view) and a rewrite of it point at the user's call rather
+// than into the prelude. The copy is per use; prelude definitions are small.
+Expr placed_at(const Expr& e, const SourceRef& file, const Span& use,
+               std::unordered_map<const ExprNode*, Expr>& done) {
+  if (!e) return e;
+  if (auto it = done.find(e.get()); it != done.end()) return it->second;
+  std::vector<Expr> kids = children(e);
+  for (Expr& k : kids) k = placed_at(k, file, use, done);
+  Expr r = kids.empty() ? e : rebuild(e, kids);
+  if (r->span.file == file) {
+    auto moved = std::make_shared<ExprNode>(*r);
+    moved->span = use;
+    r = moved;
+  }
+  done[e.get()] = r;
+  return r;
+}
+
 bool is_type_level_builtin(const std::string& name) {
   return scalar_from_name(name).has_value() || addr_from_name(name).has_value() ||
          name == "natType" || name == "min" || name == "max";  // min, max: of sizes
@@ -106,13 +126,17 @@ struct Resolver : ExprMutator {
     const Definition& d = p.defs[i];
     if (d.foreign) return foreign(d.foreign, use);
     auto key = std::make_pair(&p, i);
-    if (auto it = memo->bodies.find(key); it != memo->bodies.end()) return it->second;
-    check_stack_depth(use);
-    Resolver inner(p, i, prelude, depth + 1, memo);
-    Expr body = inner.mutate(d.body);
-    if (d.annot) body = annotation(body, d.annot, d.span);
-    memo->bodies[key] = body;
-    return body;
+    auto it = memo->bodies.find(key);
+    if (it == memo->bodies.end()) {
+      check_stack_depth(use);
+      Resolver inner(p, i, prelude, depth + 1, memo);
+      Expr body = inner.mutate(d.body);
+      if (d.annot) body = annotation(body, d.annot, d.span);
+      it = memo->bodies.emplace(key, body).first;
+    }
+    if (&p != prelude || p.defs.empty() || !use.known() || !d.span.known()) return it->second;
+    std::unordered_map<const ExprNode*, Expr> done;
+    return placed_at(it->second, d.span.file, use, done);
   }
 
   Expr visit_ident(const Expr& e) override {

@@ -1,6 +1,7 @@
 // Running generated code in a forked child (see isolated.h).
 #include "runtime/isolated.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -38,6 +39,10 @@ struct Report {
   char message[4096];
   int kernel_times = 0;  // the times are the unit's own (CallInfo)
   char device[512];
+  // A unit compiled with --profile exports its stages' totals (CallInfo::profile_ms):
+  // their number (-1: not profiled) and the first kMaxProfileStages of them.
+  int profile_stages = -1;
+  double profile_ms[kMaxProfileStages];
   // Set by the child just before it exits by itself: a child that exits with status 0
   // without it was ended by the program (exit() or _Exit() in a foreign function),
   // whose output is then incomplete.
@@ -77,6 +82,12 @@ void end_with_programs_status(int status, void*) {
           kernel_ms ? *kernel_ms : std::chrono::duration<double, std::milli>(t1 - t0).count();
     }
     report->kernel_times = kernel_ms != nullptr;
+    const auto* stages = static_cast<const int*>(m.symbol(entry + "__risec_profile_stages"));
+    const auto* stage_ms = static_cast<const double*>(m.symbol(entry + "__risec_profile_ms"));
+    if (stages && stage_ms) {
+      report->profile_stages = std::min(*stages, kMaxProfileStages);
+      std::copy(stage_ms, stage_ms + report->profile_stages, report->profile_ms);
+    }
     if (const auto* dev = static_cast<const char*>(m.symbol(entry + "__risec_device")))
       std::snprintf(report->device, sizeof report->device, "%s", dev);
   } catch (const std::exception& e) {
@@ -237,6 +248,9 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
   if (info) {
     info->kernel_times = report->kernel_times != 0;
     info->device = report->device;
+    info->profiled = report->profile_stages >= 0;
+    info->profile_ms.assign(report->profile_ms,
+                            report->profile_ms + std::max(report->profile_stages, 0));
   }
   return std::vector<double>(times_ms, times_ms + repeat);
 }

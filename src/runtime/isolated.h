@@ -45,9 +45,15 @@ class SharedBuffer {
 // What generated code reports beside its output, when it exports it: an OpenCL
 // unit's `entry`__risec_kernel_ms (the kernels' time of a call, which then replaces
 // the wall time) and `entry`__risec_device (the platform and device it ran on).
+// A unit compiled with --profile also exports `entry`__risec_profile_stages and
+// `entry`__risec_profile_ms (codegen/c/profile.cpp): the milliseconds each stage took,
+// summed over the calls of the child.
+constexpr int kMaxProfileStages = 256;  // codegen::kMaxProfileStages, checked in driver/run.cpp
 struct CallInfo {
   bool kernel_times = false;
   std::string device;
+  bool profiled = false;
+  std::vector<double> profile_ms;
 };
 
 // Calls `entry`__risec_call of the shared object at `path` `repeat` times in a

@@ -14,6 +14,7 @@
 #include "driver/graph.h"
 #include "driver/run.h"
 #include "driver/tune.h"
+#include "driver/view.h"
 #include "support/diagnostics.h"
 #include "support/files.h"
 #include "support/stack.h"
@@ -93,8 +94,8 @@ const Command kCommands[] = {
      "[--no-bounds-checks] [--output FILE.npy] [--full] "
      "[--seed N] "
      "[--check [--rtol R] "
-     "[--atol A]] [--repeat K] [--flops EXPR] [--global N[,M..]] [--local N[,M..]] "
-     "[--entry NAME]",
+     "[--atol A]] [--repeat K] [--profile] [--flops EXPR] [--global N[,M..]] "
+     "[--local N[,M..]] [--entry NAME]",
      "Compile the entry as `risec compile` does (specialised to --size), compile the C\n"
      "with $CC (default cc) -O3 -march=native -ffp-contract=fast and $RISEC_CFLAGS, load\n"
      "it and run it once (K times with --repeat, printing the min and median time) on the\n"
@@ -111,7 +112,9 @@ const Command kCommands[] = {
      "platform with $RISEC_OPENCL_PLATFORM, an index or part of its name) and reports\n"
      "the kernels' time (profiling events); --global/--local set the launch sizes per\n"
      "dimension instead of the program's (see docs/targets.md). --trace and --dump-dpia\n"
-     "print what they print for compile.\n",
+     "print what they print for compile. --profile (c, openmp) times each top-level loop\n"
+     "nest of the generated code, named after the primitive that made it and where it is\n"
+     "in the source, and prints each one's mean time per call and share of the call.\n",
      risec::driver::cmd_run},
     {"tune",
      "risec tune FILE.rise --strategy TEMPLATE.elv --size n=..,m=.. [--target c|openmp] "
@@ -141,6 +144,17 @@ const Command kCommands[] = {
      "printed); -o OUT.svg or OUT.png writes OUT.dot and renders it with Graphviz's\n"
      "`dot` (exit 4 when dot is not installed).\n",
      risec::driver::cmd_graph},
+    {"view",
+     "risec view FILE.rise [--strategy S.elv [--param NAME=V,..]] [--target c|openmp|opencl|cuda] "
+     "[--size n=..] [--entry NAME] [--no-simplify] [-o VIEW.html]",
+     "Write one HTML page (to -o, else stdout) that shows the program, the strategy and\n"
+     "each rule it applied (where, before and after), the program after it, the\n"
+     "imperative DPIA and the generated code, linked by source locations: a click on a\n"
+     "loop, a DPIA line or a step marks the line of the program it comes from, and a\n"
+     "click on a program line marks everything that comes from it. The code shown has a\n"
+     "`/* at FILE:LINE:COL */` comment before each loop; otherwise it is what compile\n"
+     "writes. The page needs no network and no files besides itself.\n",
+     risec::driver::cmd_view},
     {"explore",
      "risec explore FILE.rise --size n=..,m=.. [--target c|openmp] [--budget N] "
      "[--search model|random] [--seed S] [--repeat R] [--entry NAME] "
@@ -239,6 +253,8 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.types = true;
     } else if (a == "--full") {
       o.full = true;
+    } else if (a == "--profile") {
+      o.profile = true;
     } else if (a == "--input") {
       o.inputs.push_back(get());
     } else if (a == "--bind") {

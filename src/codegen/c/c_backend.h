@@ -23,6 +23,17 @@ struct CParam {
   bool is_size = false;
 };
 
+// A stage of a profiled unit: a top-level loop nest, named after the primitive that
+// made its outermost loop ("mapPar") and where that is in the source.
+struct ProfileStage {
+  std::string what;    // the primitive, or "loop" for one the translation made itself
+  std::string where;   // FILE:LINE:COL, or empty when the loop has no source
+  std::string source;  // that line of the source, trimmed
+  std::string writes;  // the variables it writes that exist before it, comma-separated
+};
+// At most this many stages are timed; later top-level loops count as "the rest".
+constexpr int kMaxProfileStages = 256;
+
 struct CUnit {
   std::string name;            // the exported C function (c_entry_name of the entry's name)
   std::string source;          // the .c translation unit
@@ -36,6 +47,9 @@ struct CUnit {
   // The CUDA target: `source` is CUDA C++ (OUT.cu: the kernels and the host
   // function), compiled by nvcc.
   bool uses_cuda = false;
+  // --profile (CGenOptions::profile): the stages the code times, in order
+  // (codegen/c/profile.cpp); empty otherwise.
+  std::vector<ProfileStage> profile_stages;
 };
 
 // A condition on the symbolic sizes the program needs (4 | n for split(4) on an
@@ -61,6 +75,13 @@ struct CGenOptions {
   // indices) are checked in the generated code (codegen/c/bounds_checks.cpp);
   // `--no-bounds-checks` turns it off.
   bool bounds_checks = true;
+  // Each top-level loop nest of the function times itself (run --profile; the c and
+  // openmp targets): `ENTRY__risec_profile_ms[k]` accumulates stage k's milliseconds
+  // over calls, `ENTRY__risec_profile_stages` is their number (codegen/c/profile.cpp).
+  bool profile = false;
+  // `risec view`: a comment `/* at FILE:LINE:COL (PRIMITIVE) */` before each loop that
+  // a primitive of the source made, for the viewer to link the loop to its source.
+  bool annotate_sources = false;
 };
 
 // Generate C for an imperative program writing `output` (data type `out_dt`) from

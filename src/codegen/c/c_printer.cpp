@@ -66,7 +66,13 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
     case Command::For: {
       // Loops to unroll are copies already (dpia/unroll, before printing).
       if (c->n.is_const(0)) return;
-      emit_loop(*c, out);
+      if (opts_.annotate_sources && c->span.known())
+        out.push_back(
+            c_comment("at " + location(c->span) + (c->origin ? " (" + c->origin->name + ")" : "")));
+      if (opts_.profile && profile_depth_ == 0)
+        emit_timed_stage(*c, out);
+      else
+        emit_loop(*c, out);
       return;
     }
     case Command::New: {
@@ -556,7 +562,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   if (g.uses_index_checks_ || !input_checks.empty()) src << kBoundsCodes << kBoundsHostHelper;
   if (g.uses_index_checks_) src << index_check_helper() << "\n";
   if (!g.foreign_text_.empty()) src << g.foreign_text_ << "\n";
-  src << g.table_text_ << before_function();
+  src << g.profile_text() << g.table_text_ << before_function();
   std::string body_text = print(c_block(body), 1);
   src << sig << " {\n"
       << function_prologue(u.name, sizes) << input_checks << unused_sizes(body_text, sizes)
@@ -564,6 +570,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   src << call_wrapper(u.name, sig, out_dt, inputs, sizes);
   u.source = src.str();
   u.uses_openmp = g.uses_openmp_;
+  u.profile_stages = g.profile_stages_;
   u.header = header_text(entry_name, sig, g.typedef_text_, out_dt, inputs, sizes);
   return u;
 }

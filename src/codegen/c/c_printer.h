@@ -86,6 +86,11 @@ class CPrinter {
   // a split one) may run with a shifted tail (dpia/shift_tail); every kind is a plain
   // `for` otherwise (a parallel loop runs sequentially).
   virtual void emit_loop(const Command& loop, std::vector<CStmtP>& out);
+  // A top-level loop under --profile: emitted by emit_loop between two readings of a
+  // clock, the difference added to its stage's total (profile.cpp).
+  void emit_timed_stage(const Command& loop, std::vector<CStmtP>& out);
+  // The clock and the stage totals the timed stages use, before the function.
+  std::string profile_text() const;
   // The declaration of a buffer of `count` elements of C type `elem` in `space`:
   // a local array (Stack) or allocated memory (Heap, freed by the caller's code).
   virtual CStmtP declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
@@ -272,6 +277,10 @@ class CPrinter {
   std::string simd_text_;
   int tmp_counter_ = 0;
   std::string function_name_;
+  // --profile (profile.cpp): the stages timed so far, and how deep in a timed loop
+  // nest the printer is (only top-level loops are timed).
+  std::vector<ProfileStage> profile_stages_;
+  int profile_depth_ = 0;
   bool uses_alloc_ = false;
   bool uses_index_checks_ = false;  // a checked_index was printed (risec_index)
   bool uses_block_loops_ = false;   // a loop with a shifted tail (RISEC_BLOCK_LOOP)
