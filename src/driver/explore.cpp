@@ -13,6 +13,7 @@
 
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/tune.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"

@@ -34,7 +34,10 @@
 #include <string>
 #include <vector>
 
-#include "driver/tune.h"
+#include "driver/commands.h"
+#include "driver/measure.h"
+#include "driver/search.h"
+#include "driver/trial_db.h"
 
 namespace risec::driver {
 
