@@ -139,6 +139,6 @@ struct ExploreResult {
 ExploreResult explore(const ExploreConfig& config, Measurer& measurer);
 
 // The `explore` subcommand.
-int cmd_explore(const Options& o);
+int cmd_explore(const ExploreArgs& o);
 
 }  // namespace risec::driver
