@@ -159,6 +159,12 @@ struct CompileOptions {
   // values become constants folded into the code and the parameter leaves the
   // function's inputs; the sizes its shape determines are fixed (docs/cli.md).
   std::map<std::string, std::string> bind;
+  // Use the best strategy `risec tune` recorded for this program, entry, sizes, target
+  // and CPU (docs/tuning.md, "Results reused"; --tuned); without a record, the default
+  // lowering after one note on stderr. Not together with `strategy` (Usage error).
+  bool tuned = false;
+  // The tuning database `tuned` reads; empty: tuning.db in the cache directory.
+  std::string tuning_db;
 };
 
 // The element types of buffers (RISE's scalar types).

@@ -515,7 +515,7 @@ std::vector<rise::Value> unbound_inputs(const rise::Checked& unbound,
   return inputs;
 }
 
-int cmd_run(const Options& o) {
+int cmd_run(const RunArgs& o) {
   if (!o.check && (!o.rtol_text.empty() || !o.atol_text.empty()))
     usage("--rtol and --atol set the tolerance of --check; add --check");
   const double rtol = o.rtol_text.empty() ? kDefaultRtol : parse_double(o.rtol_text, "--rtol");
@@ -547,6 +547,9 @@ int cmd_run(const Options& o) {
   co.shift_tails = !o.no_shift_tails;
   co.bounds_checks = !o.no_bounds_checks;
   co.bind = binds;
+  if (!o.db.empty() && !o.tuned) usage("--db names the tuning database of --tuned; add --tuned");
+  co.tuned = o.tuned;
+  co.tuning_db = o.db;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
   const Compiled& c = source.impl().compiled;
   if (o.dump_dpia) std::cerr << dpia::print(c.dpia);

@@ -61,6 +61,12 @@ struct TrialDb::Impl {
   void text(Stmt& st, int i, const std::string& v) {
     sqlite3_bind_text(st.s, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
+  // A TunedKey's fields as the first six values.
+  void key(Stmt& st, const TunedKey& k) {
+    int i = 0;
+    for (const std::string* v : {&k.program, &k.entry, &k.sizes, &k.target, &k.cpu, &k.version})
+      text(st, ++i, *v);
+  }
 };
 
 TrialDb::TrialDb(const std::string& path) : impl_(std::make_unique<Impl>()) {
@@ -80,7 +86,13 @@ TrialDb::TrialDb(const std::string& path) : impl_(std::make_unique<Impl>()) {
         "CREATE TABLE IF NOT EXISTS trials("
         "  study TEXT NOT NULL REFERENCES studies(study), number INTEGER NOT NULL,"
         "  point TEXT NOT NULL, status TEXT NOT NULL, time_ms REAL, error TEXT,"
-        "  created TEXT DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY(study, point));");
+        "  created TEXT DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY(study, point));"
+        "CREATE TABLE IF NOT EXISTS best("
+        "  program TEXT NOT NULL, entry TEXT NOT NULL, sizes TEXT NOT NULL,"
+        "  target TEXT NOT NULL, cpu TEXT NOT NULL, version TEXT NOT NULL,"
+        "  strategy TEXT NOT NULL, time_ms REAL NOT NULL, source TEXT,"
+        "  created TEXT DEFAULT CURRENT_TIMESTAMP,"
+        "  PRIMARY KEY(program, entry, sizes, target, cpu, version));");
   } catch (...) {
     sqlite3_close(impl_->db);
     throw;
@@ -150,6 +162,40 @@ void TrialDb::add(const std::string& key, const std::vector<elevate::StrategyPar
     sqlite3_bind_null(st.s, 5);
   impl_->text(st, 6, t.error);
   if (sqlite3_step(st.s) != SQLITE_DONE) impl_->fail("recording a trial");
+}
+
+bool TrialDb::record_best(const TunedKey& key, const TunedRecord& record) {
+  Impl::Stmt st;
+  impl_->prepare(st,
+                 "INSERT INTO best(program, entry, sizes, target, cpu, version, strategy, "
+                 "time_ms, source) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                 "ON CONFLICT(program, entry, sizes, target, cpu, version) DO UPDATE SET "
+                 "strategy = excluded.strategy, time_ms = excluded.time_ms, "
+                 "source = excluded.source, created = CURRENT_TIMESTAMP "
+                 "WHERE excluded.time_ms < best.time_ms");
+  impl_->key(st, key);
+  impl_->text(st, 7, record.strategy);
+  sqlite3_bind_double(st.s, 8, record.time_ms);
+  impl_->text(st, 9, record.source);
+  if (sqlite3_step(st.s) != SQLITE_DONE) impl_->fail("recording the best strategy");
+  return sqlite3_changes(impl_->db) > 0;
+}
+
+std::optional<TunedRecord> TrialDb::lookup_best(const TunedKey& key) {
+  Impl::Stmt st;
+  impl_->prepare(st,
+                 "SELECT strategy, time_ms, source FROM best WHERE program = ? AND entry = ? "
+                 "AND sizes = ? AND target = ? AND cpu = ? AND version = ?");
+  impl_->key(st, key);
+  const int rc = sqlite3_step(st.s);
+  if (rc == SQLITE_DONE) return std::nullopt;
+  if (rc != SQLITE_ROW) impl_->fail("reading the best strategy");
+  TunedRecord r;
+  r.strategy = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
+  r.time_ms = sqlite3_column_double(st.s, 1);
+  if (const unsigned char* s = sqlite3_column_text(st.s, 2))
+    r.source = reinterpret_cast<const char*>(s);
+  return r;
 }
 
 }  // namespace risec::driver

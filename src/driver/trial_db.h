@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,26 @@ struct Trial {
 // "ti=32,v=16" for a point of `params`.
 std::string point_text(const std::vector<elevate::StrategyParam>& params, const TunePoint& p);
 
+// What a tuning record is kept for: the program (a hash of its normalised text), the
+// entry, the sizes, the target (with the code generator's flags), the CPU model and
+// the risec version. driver/tuned.h makes one.
+struct TunedKey {
+  std::string program;  // 16 hex digits
+  std::string entry;    // the definition's name
+  std::string sizes;    // "k=32,m=64,n=128"
+  std::string target;   // "c", "openmp --no-shift-tails", ...
+  std::string cpu;      // support/cpu.h cpu_model()
+  std::string version;  // RISEC_VERSION
+};
+
+// The best strategy found for a key: its text (no parameters left), its time and
+// what found it ("risec tune scal.rise --strategy t.elv", for people reading the table).
+struct TunedRecord {
+  std::string strategy;
+  double time_ms = 0;
+  std::string source;
+};
+
 // The trial database (SQLite). A study is one (program, template, sizes, target,
 // entry, lanes) combination, named by a key; tables `studies` and `trials`
 // (docs/tuning.md lists their columns, for querying with the sqlite3 shell).
@@ -46,6 +67,12 @@ class TrialDb {
                           const std::vector<elevate::StrategyParam>& params);
   void add(const std::string& key, const std::vector<elevate::StrategyParam>& params,
            const Trial& t);
+
+  // The best strategy known for a key (table `best`, one row per key; tuned.h makes
+  // the keys). record_best keeps the faster of the stored record and this one and
+  // says whether this one was stored.
+  bool record_best(const TunedKey& key, const TunedRecord& record);
+  std::optional<TunedRecord> lookup_best(const TunedKey& key);
 
  private:
   struct Impl;

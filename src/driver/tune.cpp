@@ -10,6 +10,7 @@
 
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/tuned.h"
 #include "rise/check.h"
 #include "support/cpu.h"
 #include "support/diagnostics.h"
@@ -34,7 +35,7 @@ int positive_option(const std::string& text, const std::string& flag, int fallba
   return v;
 }
 
-rise::SizeMap search_sizes(const rise::Program& p, const Options& o) {
+rise::SizeMap search_sizes(const rise::Program& p, const TuneArgs& o) {
   return search_sizes(p, o.entry, parse_sizes(o.sizes_text));
 }
 
@@ -44,9 +45,8 @@ rise::SizeMap search_sizes(const rise::Program& p, const std::string& entry, ris
   return sizes;
 }
 
-int cmd_tune(const Options& o) {
+int cmd_tune(const TuneArgs& o) {
   if (o.strategy.empty()) usage("risec tune needs --strategy TEMPLATE.elv");
-  if (!o.params.empty()) usage("risec tune chooses the parameters itself; remove --param");
   TuneConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 50);
   cfg.workers =
@@ -71,8 +71,7 @@ int cmd_tune(const Options& o) {
   cfg.bounds_checks = !o.no_bounds_checks;
   // Plain loops, or no index checks, time differently: a study of their own (the
   // default's key is unchanged, so databases of earlier runs resume).
-  const std::string code = cfg.target + (cfg.shift_tails ? "" : " --no-shift-tails") +
-                           (cfg.bounds_checks ? "" : " --no-bounds-checks");
+  const std::string code = target_code(cfg.target, cfg.shift_tails, cfg.bounds_checks);
   // The files the template imports are part of it: editing one starts a new study.
   std::string strategy_text = cfg.strategy->text;
   for (const SourceRef& f : elevate::strategy_imports(cfg.strategy))
@@ -80,8 +79,10 @@ int cmd_tune(const Options& o) {
   cfg.study_key = study_key(program_text, strategy_text, cfg.sizes, code, o.entry);
   cfg.progress = &std::cerr;
   cfg.tty = isatty(STDERR_FILENO) != 0;
-  TrialDb db(o.db);
-  if (!o.db.empty()) note_input(o.db, "--db");
+  // The trials, and the best strategy for --tuned, persist: by default in the cache.
+  const std::string db_path = o.db.empty() ? default_db_path() : o.db;
+  TrialDb db(db_path);
+  note_input(db_path, o.db.empty() ? "the tuning database" : "--db");
   // Before the search, which may take long: -o is none of the files read above.
   if (!o.output.empty()) check_outputs({o.output});
   std::string sizes;
@@ -104,6 +105,14 @@ int cmd_tune(const Options& o) {
   // The same text on stdout and in -o: the comment line, then the strategy.
   std::string best = "// risec tune: best " + format_time(r.best->time_ms) + " with " +
                      point_text(r.params, r.best->point) + "\n" + r.best_strategy;
+  // The record `risec run --tuned` uses for this program, entry, sizes, target and CPU
+  // (tuned.h), unless a faster one is there.
+  const TunedRecord record{r.best_strategy, r.best->time_ms,
+                           "risec tune " + o.file + " --strategy " + o.strategy};
+  if (record_best(db, tuned_key(p, o.entry, cfg.sizes, code), record))
+    std::cerr << "tune: recorded for --tuned in " << db_path << "\n";
+  else
+    std::cerr << "tune: " << db_path << " keeps its record for --tuned (as fast or faster)\n";
   std::cout << best;
   if (!o.output.empty()) write_output_file(o.output, best);
   return 0;

@@ -21,10 +21,10 @@ namespace risec::driver {
 int positive_option(const std::string& text, const std::string& flag, int fallback);
 // The --size values for the program's entry, which a search measures at: the entry
 // is checked with them and every size must be known (located errors otherwise).
-rise::SizeMap search_sizes(const rise::Program& p, const Options& o);
+rise::SizeMap search_sizes(const rise::Program& p, const TuneArgs& o);
 rise::SizeMap search_sizes(const rise::Program& p, const std::string& entry, rise::SizeMap sizes);
 
 // The `tune` subcommand.
-int cmd_tune(const Options& o);
+int cmd_tune(const TuneArgs& o);
 
 }  // namespace risec::driver
