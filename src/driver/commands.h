@@ -1,6 +1,7 @@
-// The subcommands of the risec command line as library functions: each takes the
-// parsed options (options.h; cli.h parses them), prints its result on stdout and returns the exit
-// code; errors are thrown as risec::Error and turned into messages by the tool.
+// The subcommands of the risec command line as library functions: each takes its
+// parsed options (its struct of options.h, which cli.h parses), prints its result on
+// stdout and returns the exit code; errors are thrown as risec::Error and turned into
+// messages by the tool.
 #pragma once
 
 #include <string>
