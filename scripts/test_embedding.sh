@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ctest `package.embedding`: installs the build tree's risec package into a
 # temporary prefix, then configures, builds and runs examples/embedding against it
-# as a separate project would (find_package(risec), the C++ API, risec_add_kernel).
+# as a separate project would (find_package(risec), the C++ API with a tuning
+# database read through SQLite, risec_add_kernel).
 #   scripts/test_embedding.sh BUILD_DIR
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

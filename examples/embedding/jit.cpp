@@ -1,9 +1,16 @@
 // Compiling and calling a RISE program at run time through the risec C++ API
 // (docs/api.md): load saxpy, say how to compute it with a strategy built from the
 // library's combinators, generate OpenMP code, compile and load it, call it on our
-// own vectors and check the result. Exits 0 when every element is right.
+// own vectors and check the result; then compile with `tuned = true`, which reads a
+// tuning database (SQLite, a dependency the package declares). Exits 0 when every
+// element is right.
+#include <unistd.h>
 #include <cmath>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "risec/risec.h"
@@ -40,6 +47,21 @@ int main(int argc, char** argv) {
                      a * x[i] + y[i]);
         return 1;
       }
+
+    // The best strategy `risec tune` recorded, where there is one (docs/tuning.md,
+    // "Results reused"): this database has none, so the default lowering is used after
+    // a note on stderr. It reads the SQLite database, which the package links.
+    const std::string db = (std::filesystem::temp_directory_path() /
+                            ("risec-embedding-" + std::to_string(::getpid()) + ".db"))
+                               .string();
+    std::ofstream(db).flush();  // an empty file is an empty SQLite database
+    risec::CompileOptions tuned;
+    tuned.tuned = true;
+    tuned.tuning_db = db;
+    tuned.sizes = {{"n", n}};
+    risec::Source untuned = risec::compile(program, tuned);
+    std::filesystem::remove(db);
+    std::printf("jit: tuned without a record: %s\n", untuned.name().c_str());
 
     // Errors carry the command line's located messages.
     try {

@@ -162,6 +162,12 @@ struct CompileOptions {
   // c and openmp: each top-level loop nest of the generated function times itself
   // (`risec run --profile`, docs/cli.md); another target is a usage error
   bool profile = false;
+  // Use the best strategy `risec tune` recorded for this program, entry, sizes, target
+  // and CPU (docs/tuning.md, "Results reused"; --tuned); without a record, the default
+  // lowering after one note on stderr. Not together with `strategy` (Usage error).
+  bool tuned = false;
+  // The tuning database `tuned` reads; empty: tuning.db in the cache directory.
+  std::string tuning_db;
 };
 
 // The element types of buffers (RISE's scalar types).

@@ -161,7 +161,8 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             target: str = "c", params: Union[Mapping[str, object], Sequence[str], None] = None,
             entry: str = "", sizes: Optional[Mapping[str, int]] = None,
             bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True,
-            bounds_checks: bool = True) -> Kernel:
+            bounds_checks: bool = True, tuned: bool = False,
+            tuning_db: Optional[Union[str, os.PathLike]] = None) -> Kernel:
     """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
     lowerToC when None) for `target` ("c" or "openmp"), then compile the C code and
     load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
@@ -172,7 +173,11 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     parameters leave the kernel's arguments and the sizes their shapes give are fixed.
     `shift_tails=False` keeps innermost loops plain, as --no-shift-tails.
     `bounds_checks=False` leaves indices made from data unchecked, as
-    --no-bounds-checks (by default an index out of range raises risec.Error)."""
+    --no-bounds-checks (by default an index out of range raises risec.Error).
+    `tuned=True` compiles with the best strategy `risec tune` recorded for this
+    program, entry, sizes, target and CPU in `tuning_db` (default: tuning.db in the
+    cache directory), as --tuned: without a record, the default lowering after a note
+    on stderr; not together with `strategy`."""
     text, is_path = _text_or_path(program)
     with tempfile.TemporaryDirectory(prefix="risec-bind-") as tmp:
         files: dict[str, str] = {}
@@ -194,13 +199,14 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             files[name] = os.path.join(tmp, f"bind{len(files)}.npy")
             np.save(files[name], a)
         return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails,
-                        bounds_checks)
+                        bounds_checks, tuned, os.fspath(tuning_db) if tuning_db else "")
 
 
 def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: str,
              params: Union[Mapping[str, object], Sequence[str], None], entry: str,
              sizes: Optional[Mapping[str, int]], bind: dict[str, str],
-             shift_tails: bool = True, bounds_checks: bool = True) -> Kernel:
+             shift_tails: bool = True, bounds_checks: bool = True, tuned: bool = False,
+             tuning_db: str = "") -> Kernel:
     stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
     if params is None:
         plist: list[str] = []
@@ -209,7 +215,8 @@ def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: s
     else:
         plist = [str(p) for p in params]
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
-                                dict(sizes or {}), bind, shift_tails, bounds_checks))
+                                dict(sizes or {}), bind, shift_tails, bounds_checks, tuned,
+                                tuning_db))
 
 
 def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",

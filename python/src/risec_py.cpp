@@ -103,7 +103,8 @@ class PyKernel {
            const std::optional<std::string>& strategy, bool strategy_is_path,
            const std::vector<std::string>& params, const std::string& target,
            const std::string& entry, const risec::Sizes& sizes,
-           const std::map<std::string, std::string>& bind, bool shift_tails, bool bounds_checks)
+           const std::map<std::string, std::string>& bind, bool shift_tails, bool bounds_checks,
+           bool tuned, const std::string& tuning_db)
       : program_(load_program(program, program_is_path)), entry_(entry), fixed_(sizes) {
     risec::InterfaceScope words(risec::Interface::Python);  // messages in Python's words
     risec::CompileOptions o;
@@ -113,6 +114,8 @@ class PyKernel {
     o.bind = bind;
     o.shift_tails = shift_tails;
     o.bounds_checks = bounds_checks;
+    o.tuned = tuned;
+    o.tuning_db = tuning_db;
     if (strategy)
       o.strategy = strategy_is_path ? risec::Strategy::load(*strategy, params)
                                     : risec::Strategy::parse(*strategy, "<strategy>", params);
@@ -395,10 +398,12 @@ NB_MODULE(_risec, m) {
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, bool, const std::optional<std::string>&, bool,
                     const std::vector<std::string>&, const std::string&, const std::string&,
-                    const risec::Sizes&, const std::map<std::string, std::string>&, bool, bool>(),
+                    const risec::Sizes&, const std::map<std::string, std::string>&, bool, bool,
+                    bool, const std::string&>(),
            nb::arg("program"), nb::arg("program_is_path"), nb::arg("strategy").none(),
            nb::arg("strategy_is_path"), nb::arg("params"), nb::arg("target"), nb::arg("entry"),
-           nb::arg("sizes"), nb::arg("bind"), nb::arg("shift_tails"), nb::arg("bounds_checks"))
+           nb::arg("sizes"), nb::arg("bind"), nb::arg("shift_tails"), nb::arg("bounds_checks"),
+           nb::arg("tuned"), nb::arg("tuning_db"))
       .def_prop_ro("name", [](const PyKernel& k) { return k.source().name(); })
       .def_prop_ro("target", [](const PyKernel& k) { return k.source().target(); })
       .def_prop_ro("source", [](const PyKernel& k) { return k.source().code(); })

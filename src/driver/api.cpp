@@ -9,6 +9,7 @@
 #include "driver/api_impl.h"
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/tuned.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
@@ -254,6 +255,16 @@ Source compile(const Program& program, const CompileOptions& options) {
     req.entry = options.entry;
     req.sizes = options.sizes.empty() ? nullptr : &options.sizes;
     req.strategy = options.strategy ? &options.strategy->impl().strategy : nullptr;
+    std::optional<elevate::Strategy> tuned;
+    if (options.tuned) {
+      if (options.strategy) driver::tuned_with_strategy();
+      tuned = driver::tuned_strategy(
+          driver::tuned_key(
+              program.impl().program, options.entry, options.sizes,
+              driver::target_code(options.target, options.shift_tails, options.bounds_checks)),
+          options.tuning_db);
+      if (tuned) req.strategy = &*tuned;
+    }
     req.target = options.target;
     req.trace = options.trace;
     req.simplify = options.simplify;

@@ -151,7 +151,7 @@ uint64_t parse_seed(const std::string& text) {
   return static_cast<uint64_t>(v);
 }
 
-int cmd_check(const Options& o) {
+int cmd_check(const CheckArgs& o) {
   // Through the public API (include/risec/risec.h), as an embedding program would.
   risec::Function f = api::wrap(load_program(o.file)).check(o.entry, parse_sizes(o.sizes_text));
   std::cout << f.type() << "\n";
@@ -159,7 +159,7 @@ int cmd_check(const Options& o) {
   return 0;
 }
 
-int cmd_print(const Options& o) {
+int cmd_print(const PrintArgs& o) {
   rise::Program p = load_program(o.file);
   rise::PrintOptions opts;
   opts.types = o.types;
@@ -174,7 +174,7 @@ int cmd_print(const Options& o) {
   return 0;
 }
 
-int cmd_eval(const Options& o) {
+int cmd_eval(const EvalArgs& o) {
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   uint64_t seed = parse_seed(o.seed_text);
@@ -218,7 +218,7 @@ void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& o
   for (const OutputFile& f : files) std::cout << "wrote " << f.path << "\n";
 }
 
-int cmd_rules(const Options&) {
+int cmd_rules(const RulesArgs&) {
   using elevate::EntryClass;
   std::map<std::string, std::vector<const elevate::LibraryEntry*>> groups;
   for (const auto& e : elevate::library()) {
@@ -374,7 +374,7 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
   return out;
 }
 
-int cmd_rewrite(const Options& o) {
+int cmd_rewrite(const RewriteArgs& o) {
   if (o.strategy.empty()) usage("risec rewrite needs --strategy S.elv");
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
@@ -398,7 +398,7 @@ int cmd_rewrite(const Options& o) {
   return 0;
 }
 
-int cmd_compile(const Options& o) {
+int cmd_compile(const CompileArgs& o) {
   // Through the public API (include/risec/risec.h), as an embedding program would.
   risec::CompileOptions co;
   co.entry = o.entry;
@@ -410,6 +410,9 @@ int cmd_compile(const Options& o) {
   co.shift_tails = !o.no_shift_tails;
   co.bounds_checks = !o.no_bounds_checks;
   co.bind = parse_input_options(o.binds, "--bind");
+  if (!o.db.empty() && !o.tuned) usage("--db names the tuning database of --tuned; add --tuned");
+  co.tuned = o.tuned;
+  co.tuning_db = o.db;
   risec::Source c = risec::compile(api::wrap(load_program(o.file)), co);
   if (o.dump_dpia) std::cerr << c.dpia();
   if (o.output.empty()) {

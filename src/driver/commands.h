@@ -1,11 +1,13 @@
-// The subcommands of the risec command line as library functions: each takes the
-// parsed options, prints its result on stdout and returns the exit code; errors are
-// thrown as risec::Error and turned into messages by the tool.
+// The subcommands of the risec command line as library functions: each takes its
+// parsed options (its struct of options.h, which cli.h parses), prints its result on
+// stdout and returns the exit code; errors are thrown as risec::Error and turned into
+// messages by the tool.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "driver/options.h"
 #include "elevate/strategy.h"
 #include "rise/check.h"
 #include "rise/expr.h"
@@ -13,50 +15,12 @@
 
 namespace risec::driver {
 
-struct Options {
-  std::string file;
-  std::string entry;
-  std::vector<std::string> sizes_text;  // "n=1024,m=512" (repeatable)
-  std::vector<std::string> inputs;      // "NAME=FILE.npy"
-  std::vector<std::string> binds;       // --bind "NAME=FILE.npy" (compile, run)
-  std::string output;
-  std::string seed_text;
-  std::string strategy;             // --strategy S.elv
-  std::vector<std::string> params;  // --param ti=32,v=16 (repeatable)
-  std::string target = "c";
-  bool dump_dpia = false;
-  bool trace = false;
-  bool no_simplify = false;       // --no-simplify: the default lowering is lowerToC alone
-  bool no_shift_tails = false;    // --no-shift-tails: plain innermost loops (c, openmp)
-  bool no_bounds_checks = false;  // --no-bounds-checks: data-dependent indices unchecked
-  bool types = false;
-  bool full = false;  // --full (eval, run): print every element of the result
-  bool help = false;
-  std::vector<std::string> given;  // the options as written (before any `=value`)
-  // risec run
-  bool check = false;       // --check
-  std::string rtol_text;    // --rtol R
-  std::string atol_text;    // --atol A
-  std::string repeat_text;  // --repeat K
-  std::string flops;        // --flops EXPR
-  std::string global;       // --global N[,M,..] (OpenCL launch size)
-  std::string local;        // --local N[,M,..] (OpenCL work-group size)
-  bool profile = false;     // --profile: time each stage (c, openmp)
-  // risec tune (driver/tune.h)
-  std::string budget_text;   // --budget N
-  std::string db;            // --db FILE
-  std::string workers_text;  // --workers K
-  std::string search;        // --search evolutionary|random
-  // risec explore (driver/explore.h)
-  std::string trials_text;  // --trials T: points tuned per variant with --strategy
-};
-
-int cmd_check(const Options& o);
-int cmd_print(const Options& o);
-int cmd_eval(const Options& o);
-int cmd_rules(const Options& o);
-int cmd_rewrite(const Options& o);
-int cmd_compile(const Options& o);
+int cmd_check(const CheckArgs& o);
+int cmd_print(const PrintArgs& o);
+int cmd_eval(const EvalArgs& o);
+int cmd_rules(const RulesArgs& o);
+int cmd_rewrite(const RewriteArgs& o);
+int cmd_compile(const CompileArgs& o);
 
 // Helpers shared with tests.
 rise::Program load_program(const std::string& path);

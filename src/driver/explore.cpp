@@ -13,6 +13,7 @@
 
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/tune.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"
@@ -436,7 +437,7 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
   return r;
 }
 
-int cmd_explore(const Options& o) {
+int cmd_explore(const ExploreArgs& o) {
   ExploreConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 5);
   const int repeat = positive_option(o.repeat_text, "--repeat", 5);
@@ -452,7 +453,7 @@ int cmd_explore(const Options& o) {
   rise::Program p = load_program(o.file);
   cfg.program = &p;
   cfg.entry = o.entry;
-  cfg.sizes = search_sizes(p, o);
+  cfg.sizes = search_sizes(p, o.entry, parse_sizes(o.sizes_text));
   cfg.target = o.target;
   cfg.progress = &std::cerr;
   cfg.shift_tails = !o.no_shift_tails;

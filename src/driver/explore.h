@@ -34,7 +34,10 @@
 #include <string>
 #include <vector>
 
-#include "driver/tune.h"
+#include "driver/commands.h"
+#include "driver/measure.h"
+#include "driver/search.h"
+#include "driver/trial_db.h"
 
 namespace risec::driver {
 
@@ -136,6 +139,6 @@ struct ExploreResult {
 ExploreResult explore(const ExploreConfig& config, Measurer& measurer);
 
 // The `explore` subcommand.
-int cmd_explore(const Options& o);
+int cmd_explore(const ExploreArgs& o);
 
 }  // namespace risec::driver

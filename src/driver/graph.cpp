@@ -131,7 +131,7 @@ std::string to_dot(const std::vector<std::pair<std::string, rise::Expr>>& cluste
   return out.str();
 }
 
-int cmd_graph(const Options& o) {
+int cmd_graph(const GraphArgs& o) {
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   rise::Checked c = rise::check_program(p, o.entry, sizes.empty() ? nullptr : &sizes);

@@ -23,6 +23,6 @@ std::string to_dot(const std::vector<std::pair<std::string, rise::Expr>>& cluste
 // The subcommand: OUT.dot is written; OUT.svg or OUT.png also writes OUT.dot beside it
 // and renders it with Graphviz's `dot` (an External error, exit 4, when `dot` is
 // missing or fails). Without -o the DOT text is printed.
-int cmd_graph(const Options& o);
+int cmd_graph(const GraphArgs& o);
 
 }  // namespace risec::driver

@@ -546,7 +546,7 @@ static void print_profile(const Compiled& c, const Execution& ex, std::ostream& 
   row(std::max(0.0, call_ms - staged), "outside the stages (allocation, checks, scalar code)");
 }
 
-int cmd_run(const Options& o) {
+int cmd_run(const RunArgs& o) {
   if (!o.check && (!o.rtol_text.empty() || !o.atol_text.empty()))
     usage("--rtol and --atol set the tolerance of --check; add --check");
   const double rtol = o.rtol_text.empty() ? kDefaultRtol : parse_double(o.rtol_text, "--rtol");
@@ -579,6 +579,9 @@ int cmd_run(const Options& o) {
   co.bounds_checks = !o.no_bounds_checks;
   co.profile = o.profile;
   co.bind = binds;
+  if (!o.db.empty() && !o.tuned) usage("--db names the tuning database of --tuned; add --tuned");
+  co.tuned = o.tuned;
+  co.tuning_db = o.db;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
   const Compiled& c = source.impl().compiled;
   if (o.dump_dpia) std::cerr << dpia::print(c.dpia);

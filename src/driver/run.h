@@ -131,6 +131,6 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
 double eval_size_expr(const std::string& expr, const rise::SizeMap& sizes);
 
 // The `run` subcommand.
-int cmd_run(const Options& o);
+int cmd_run(const RunArgs& o);
 
 }  // namespace risec::driver

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "driver/commands.h"
 #include "driver/compile.h"
 #include "rise/printer.h"
 #include "support/files.h"
@@ -135,7 +136,7 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
-int cmd_view(const Options& o) {
+int cmd_view(const ViewArgs& o) {
   if (!o.output.empty()) check_outputs({o.output});
   const std::string program_text = read_text_file(o.file, "the program");
   rise::Program p = load_program(o.file);

@@ -8,11 +8,11 @@
 
 #include <string>
 
-#include "driver/commands.h"
+#include "driver/options.h"
 
 namespace risec::driver {
 
-int cmd_view(const Options& o);
+int cmd_view(const ViewArgs& o);
 
 // The HTML-escaped text (& < > " ').
 std::string html_escape(const std::string& text);

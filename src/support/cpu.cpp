@@ -2,6 +2,7 @@
 #include "support/cpu.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "support/diagnostics.h"
@@ -23,6 +24,26 @@ int64_t machine_lanes() {
   if (__builtin_cpu_supports("avx")) return 8;
 #endif
   return 4;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, implementer, part;
+  auto value = [&]() {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) return std::string();
+    size_t begin = line.find_first_not_of(" \t", colon + 1);
+    size_t end = line.find_last_not_of(" \t\r");
+    return begin == std::string::npos ? std::string() : line.substr(begin, end + 1 - begin);
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0 && !value().empty()) return value();
+    if (implementer.empty() && line.rfind("CPU implementer", 0) == 0) implementer = value();
+    if (part.empty() && line.rfind("CPU part", 0) == 0) part = value();
+  }
+  if (!implementer.empty() || !part.empty())
+    return "CPU implementer " + implementer + " part " + part;
+  return "unknown CPU";
 }
 
 }  // namespace risec

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace risec {
 
@@ -11,5 +12,10 @@ namespace risec {
 // registers), 4 otherwise (SSE, NEON, or an unknown CPU). A malformed $RISEC_LANES is
 // a Usage error.
 int64_t machine_lanes();
+
+// The CPU's model, as /proc/cpuinfo names it ("AMD EPYC 7B13"; on ARM, its
+// implementer and part numbers), or "unknown CPU". Tuning records are kept per model
+// (driver/tuned.h): a time measured on one CPU says nothing about another.
+std::string cpu_model();
 
 }  // namespace risec

@@ -349,6 +349,27 @@ TEST(Api, CompilerFailureIsExternal) {
   EXPECT_EQ(risec::exit_code(e.kind()), 4);
 }
 
+// CompileOptions::tuned (docs/tuning.md, "Results reused"): a database without a
+// record for the program gives the default lowering's code; with a strategy it is a
+// Usage error in the C++ API's words.
+TEST(Api, TunedWithoutARecordIsTheDefaultLowering) {
+  risec::Program p = risec::Program::parse(kScal, "scal.rise");
+  const std::string db = std::string(std::getenv("RISEC_CACHE_DIR")) + "/api_tuned.db";
+  std::filesystem::remove(db);
+  risec::CompileOptions plain;
+  plain.sizes = {{"n", 64}};
+  risec::CompileOptions tuned = plain;
+  tuned.tuned = true;
+  tuned.tuning_db = db;
+  EXPECT_EQ(risec::compile(p, tuned).code(), risec::compile(p, plain).code());
+  EXPECT_FALSE(std::filesystem::exists(db));  // looking up creates no database
+  tuned.strategy = risec::Strategy::library("lowerToC");
+  risec::Error e = error_of([&] { risec::compile(p, tuned); });
+  EXPECT_EQ(e.kind(), risec::ErrorKind::Usage);
+  EXPECT_NE(std::string(e.what()).find("leave CompileOptions::strategy unset"), std::string::npos)
+      << e.what();
+}
+
 TEST(Api, Version) {
   EXPECT_EQ(risec::version(), RISEC_VERSION);
 }

@@ -231,7 +231,7 @@ TEST(TuneCli, ParamAndErrors) {
        "--search must be evolutionary or random"},
       {{"tune", "examples/scal/scal.rise", "--strategy", tmpl, "--size", "n=64", "--param", "v=8"},
        2,
-       "remove --param"},
+       "risec tune does not take --param"},
       {{"tune", "examples/scal/scal.rise", "--strategy", "examples/scal/vector16.elv", "--size",
         "n=64"},
        1,

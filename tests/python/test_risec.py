@@ -110,6 +110,39 @@ def test_bad_strategy_and_target():
     assert e.value.exit_code == 2
 
 
+def test_tuned_uses_the_record_of_risec_tune(tmp_path, capfd):
+    """tuned=True (docs/tuning.md, "Results reused"): with no record, the default
+    lowering and one note; with the record `risec tune` writes, that strategy's code."""
+    db = tmp_path / "tuning.db"
+    db.write_bytes(b"")  # an empty SQLite database
+    plain = risec.compile(SCALE, sizes={"n": 64})
+    capfd.readouterr()
+    untuned = risec.compile(SCALE, sizes={"n": 64}, tuned=True, tuning_db=db)
+    assert untuned.source == plain.source
+    assert capfd.readouterr().err.count("note: no tuning record for this program on ") == 1
+    with pytest.raises(risec.Error) as e:
+        risec.compile(SCALE, strategy="lowerToC", tuned=True, tuning_db=db)
+    assert e.value.exit_code == 2 and "tuned=True" in str(e.value)
+    binary = ROOT / "build" / "risec"
+    if not binary.exists():
+        return
+    program = tmp_path / "scale.rise"
+    program.write_text(SCALE)
+    template = tmp_path / "t.elv"
+    template.write_text("param v in [4, 8];\n"
+                        "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;\n")
+    best = tmp_path / "best.elv"
+    subprocess.run([binary, "tune", program, "--strategy", template, "--size", "n=64",
+                    "--budget", "2", "--repeat", "1", "--db", db, "-o", best], check=True,
+                   capture_output=True)
+    capfd.readouterr()
+    tuned = risec.compile(SCALE, sizes={"n": 64}, tuned=True, tuning_db=db)
+    assert "note:" not in capfd.readouterr().err
+    assert tuned.source == risec.compile(SCALE, strategy=best, sizes={"n": 64}).source
+    x = rand(64)
+    np.testing.assert_array_equal(tuned(x), x * 2)
+
+
 def test_version():
     assert risec.version() == "0.1.0"
 

@@ -1,0 +1,30 @@
+// How `risec tune` and `risec explore` time a candidate: a Measurer builds it (in
+// parallel) and measures it (one at a time).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "driver/compile.h"
+#include "driver/trial_db.h"
+
+namespace risec::driver {
+
+// How candidates are built and timed. The real one (make_measurer) runs the C
+// compiler and `risec run --repeat`'s timing; tests inject a fake.
+class Measurer {
+ public:
+  virtual ~Measurer() = default;
+  // Called from worker threads, several at once: build what measuring needs. An
+  // Error marks the trial Failed.
+  virtual void prepare(const Compiled& c) = 0;
+  // Called one at a time: the candidate's time in milliseconds (an Error marks the
+  // trial Failed).
+  virtual double measure(const Compiled& c, const TunePoint& point) = 0;
+};
+
+// Builds with $CC (runtime/jit.h) and times `repeat` calls on seeded inputs,
+// returning the fastest.
+std::unique_ptr<Measurer> make_measurer(const rise::SizeMap& sizes, uint64_t seed, int repeat);
+
+}  // namespace risec::driver

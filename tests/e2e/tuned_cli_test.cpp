@@ -1,0 +1,137 @@
+// `--tuned` (docs/tuning.md, "Results reused"): the record `risec tune` writes is what
+// `run/compile --tuned` compile with, for the same program, entry, sizes, target and
+// CPU only; otherwise the default lowering after one note. Nothing here depends on
+// which candidate was faster: the record is compared with tune's own output.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "driver/commands.h"
+#include "driver/trial_db.h"
+#include "driver/tuned.h"
+#include "e2e_util.h"
+#include "runtime/process.h"
+
+namespace risec::e2e {
+namespace {
+
+const char* kNote = "note: no tuning record for this program on ";
+
+const char* kTemplate =
+    "param v in [4, 8];\n"
+    "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;\n";
+
+TEST(TunedCli, TuneRecordIsUsedByRunAndCompile) {
+  const std::string tmpl = write_scratch("tuned_scal.elv", kTemplate);
+  const std::string db = scratch_path("tuned_scal.db");
+  const std::string best = scratch_path("tuned_scal_best.elv");
+  CliResult t = run_risec({"tune", "examples/scal/scal.rise", "--strategy", tmpl, "--size", "n=64",
+                           "--budget", "2", "--repeat", "1", "--db", db, "-o", best});
+  ASSERT_EQ(t.exit_code, 0) << show(t);
+  EXPECT_NE(t.err.find("tune: recorded for --tuned in " + db), std::string::npos) << show(t);
+
+  // The code --tuned generates is the code of the strategy tune wrote.
+  CliResult with_best =
+      run_risec({"compile", "examples/scal/scal.rise", "--strategy", best, "--size", "n=64"});
+  ASSERT_EQ(with_best.exit_code, 0) << show(with_best);
+  CliResult tuned =
+      run_risec({"compile", "examples/scal/scal.rise", "--tuned", "--db", db, "--size", "n=64"});
+  ASSERT_EQ(tuned.exit_code, 0) << show(tuned);
+  EXPECT_EQ(tuned.err.find(kNote), std::string::npos) << show(tuned);
+  EXPECT_EQ(tuned.out, with_best.out);
+  // A program that differs in whitespace and comments only is the same program.
+  const std::string spaced = write_scratch(
+      "tuned_scal_spaced.rise", "// scal, reformatted\n" +
+                                    runtime::read_file(source_path("examples/scal/scal.rise")) +
+                                    "\n\n// the end\n");
+  CliResult same = run_risec({"compile", spaced, "--tuned", "--db", db, "--size", "n=64"});
+  ASSERT_EQ(same.exit_code, 0) << show(same);
+  EXPECT_EQ(same.err.find(kNote), std::string::npos) << show(same);
+  EXPECT_EQ(same.out, with_best.out);
+  CliResult run = run_risec(
+      {"run", "examples/scal/scal.rise", "--tuned", "--db", db, "--size", "n=64", "--check"});
+  EXPECT_EQ(run.exit_code, 0) << show(run);
+  EXPECT_EQ(run.err.find(kNote), std::string::npos) << show(run);
+
+  // Other sizes, another target or other code generator flags have no record: the
+  // default lowering, after the note.
+  for (const std::vector<std::string>& other :
+       std::vector<std::vector<std::string>>{{"--size", "n=32"},
+                                             {"--size", "n=64", "--target", "openmp"},
+                                             {"--size", "n=64", "--no-shift-tails"}}) {
+    std::vector<std::string> args = {"compile", "examples/scal/scal.rise", "--db", db};
+    args.insert(args.end(), other.begin(), other.end());
+    CliResult plain = run_risec(args);
+    args.push_back("--tuned");
+    CliResult r = run_risec(args);
+    ASSERT_EQ(r.exit_code, 0) << show(r);
+    EXPECT_EQ(plain.exit_code, 2) << show(plain);  // --db without --tuned
+    EXPECT_NE(r.err.find(kNote), std::string::npos) << show(r);
+    EXPECT_EQ(r.err.find(kNote), r.err.rfind(kNote)) << show(r);  // one note
+    args.pop_back();
+    args.erase(args.begin() + 2, args.begin() + 4);
+    CliResult d = run_risec(args);
+    ASSERT_EQ(d.exit_code, 0) << show(d);
+    EXPECT_EQ(r.out, d.out);
+  }
+}
+
+// A record keyed with another CPU, other sizes, another entry, target or version is
+// never used; the record of this machine's key is.
+TEST(TunedCli, RecordOfAnotherKeyIsNotUsed) {
+  const std::string file = "examples/scal/scal.rise";
+  const rise::Program p = driver::load_program(source_path(file));
+  const rise::SizeMap sizes = {{"n", 64}};
+  const driver::TunedKey mine = driver::tuned_key(p, "", sizes, "c");
+  const std::string strategy =
+      "let main = (vectorize(8) @ outermost(isApplied(isMap))) ; lowerToC;\n";
+  CliResult with_strategy = run_risec(
+      {"compile", file, "--strategy", write_scratch("tuned_v8.elv", strategy), "--size", "n=64"});
+  ASSERT_EQ(with_strategy.exit_code, 0) << show(with_strategy);
+  std::vector<driver::TunedKey> others(5, mine);
+  others[0].cpu += " (another)";
+  others[1].sizes = "n=128";
+  others[2].entry = "other";
+  others[3].target = "openmp";
+  others[4].version = "0.0.1";
+  for (size_t i = 0; i < others.size(); ++i) {
+    SCOPED_TRACE(i);
+    const std::string db = scratch_path("tuned_other_" + std::to_string(i) + ".db");
+    {
+      driver::TrialDb d(db);
+      ASSERT_TRUE(driver::record_best(d, others[i], {strategy, 1.0, "test"}));
+      EXPECT_FALSE(driver::lookup_best(d, mine));
+    }
+    CliResult r = run_risec({"compile", file, "--tuned", "--db", db, "--size", "n=64"});
+    ASSERT_EQ(r.exit_code, 0) << show(r);
+    EXPECT_NE(r.err.find(kNote + mine.cpu + "; using the default lowering"), std::string::npos)
+        << show(r);
+    EXPECT_NE(r.out, with_strategy.out);
+    {
+      driver::TrialDb d(db);
+      ASSERT_TRUE(driver::record_best(d, mine, {strategy, 1.0, "test"}));
+    }
+    CliResult used = run_risec({"compile", file, "--tuned", "--db", db, "--size", "n=64"});
+    ASSERT_EQ(used.exit_code, 0) << show(used);
+    EXPECT_EQ(used.err.find(kNote), std::string::npos) << show(used);
+    EXPECT_EQ(used.out, with_strategy.out);
+  }
+}
+
+TEST(TunedCli, UsageErrors) {
+  CliResult both = run_risec(
+      {"run", "examples/scal/scal.rise", "--tuned", "--strategy", "lowerToC", "--size", "n=64"});
+  EXPECT_EQ(both.exit_code, 2) << show(both);
+  EXPECT_NE(both.err.find("--tuned takes the strategy from the tuning database: remove --strategy"),
+            std::string::npos)
+      << show(both);
+  CliResult db = run_risec({"compile", "examples/scal/scal.rise", "--db", "x.db"});
+  EXPECT_EQ(db.exit_code, 2) << show(db);
+  EXPECT_NE(db.err.find("--db names the tuning database of --tuned; add --tuned"),
+            std::string::npos)
+      << show(db);
+}
+
+}  // namespace
+}  // namespace risec::e2e
