@@ -10,6 +10,7 @@
 #include "codegen/c/c_backend.h"
 #include "elevate/strategy.h"
 #include "rise/check.h"
+#include "support/buffer.h"
 
 namespace risec::driver {
 
@@ -28,6 +29,8 @@ struct CompileRequest {
   bool bounds_checks = true;
   // --bind: parameter name -> .npy file whose values become constants (driver/bind.h)
   const std::map<std::string, std::string>* bind = nullptr;
+  // The same from memory (the API's CompileOptions::bind_arrays)
+  const std::map<std::string, runtime::NdArray>* bind_arrays = nullptr;
 };
 
 struct Compiled {
