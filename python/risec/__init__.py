@@ -157,6 +157,11 @@ class Kernel:
         return self._k.header
 
     @property
+    def loaded(self) -> bool:
+        """Whether the code was built and loaded (compile(load=False): not)."""
+        return self._k.loaded
+
+    @property
     def kernels(self) -> str:
         """OpenCL: the kernels' source (the .cl file); "" for other targets."""
         return self._k.kernels
@@ -193,7 +198,7 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             target: str = "c", params: Union[Mapping[str, object], Sequence[str], None] = None,
             entry: str = "", sizes: Optional[Mapping[str, int]] = None,
             bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True,
-            bounds_checks: bool = True) -> Kernel:
+            bounds_checks: bool = True, load: bool = True) -> Kernel:
     """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
     lowerToC when None) for `target` ("c", "openmp", "opencl" or "cuda"), then compile
     the generated code and load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
@@ -205,7 +210,9 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     (arrays are read from memory, PyTorch tensors and __dlpack__ objects too).
     `shift_tails=False` keeps innermost loops plain, as --no-shift-tails.
     `bounds_checks=False` leaves indices made from data unchecked, as
-    --no-bounds-checks (by default an index out of range raises risec.Error)."""
+    --no-bounds-checks (by default an index out of range raises risec.Error).
+    `load=False` only generates the code (`source`, `header`, `kernels`): neither the
+    C compiler nor nvcc runs, so a CUDA kernel's code is made where there is no GPU."""
     text, is_path = _text_or_path(program)
     files: dict[str, str] = {}
     arrays: dict[str, object] = {}
@@ -222,14 +229,14 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
         else:
             arrays[name] = value if _array_like(value) else np.asarray(value)
     return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails,
-                    bounds_checks, arrays)
+                    bounds_checks, arrays, load)
 
 
 def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: str,
              params: Union[Mapping[str, object], Sequence[str], None], entry: str,
              sizes: Optional[Mapping[str, int]], bind: dict[str, str],
              shift_tails: bool = True, bounds_checks: bool = True,
-             bind_arrays: Optional[dict[str, object]] = None) -> Kernel:
+             bind_arrays: Optional[dict[str, object]] = None, load: bool = True) -> Kernel:
     stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
     if params is None:
         plist: list[str] = []
@@ -239,7 +246,7 @@ def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: s
         plist = [str(p) for p in params]
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
                                 dict(sizes or {}), bind, dict(bind_arrays or {}), shift_tails,
-                                bounds_checks))
+                                bounds_checks, load))
 
 
 def eval(program: PathOrText, *arrays: object, entry: str = "",

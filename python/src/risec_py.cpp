@@ -122,6 +122,23 @@ std::string dtype_name(nb::dlpack::dtype d) {
   return kind + std::to_string(d.bits) + (d.lanes != 1 ? "x" + std::to_string(d.lanes) : "");
 }
 
+// str(x).
+std::string text_of(nb::handle x) {
+  nb::object s = nb::steal(PyObject_Str(x.ptr()));
+  if (!s.is_valid()) {
+    PyErr_Clear();
+    return "?";
+  }
+  return nb::cast<std::string>(s);
+}
+
+// "numpy.ndarray", "list": the type of `x` as Python names it.
+std::string type_of(nb::handle x) {
+  const std::string module = text_of(nb::getattr(x.type(), "__module__", nb::str("")));
+  const std::string name = text_of(nb::getattr(x.type(), "__qualname__", nb::str("?")));
+  return module.empty() || module == "builtins" ? name : module + "." + name;
+}
+
 // An array of the caller's, imported without a copy.
 struct Imported {
   nb::object owner;  // the Python object (keeps the memory alive)
@@ -145,9 +162,9 @@ Imported import(const std::string& where, nb::handle obj) {
   Imported a;
   a.owner = nb::borrow(obj);
   if (!nb::try_cast<InArray>(obj, a.array, /*convert=*/false)) {
-    std::string what = nb::type_name(obj.type()).c_str();
-    if (nb::hasattr(obj, "dtype"))
-      what += " of dtype " + std::string(nb::str(obj.attr("dtype")).c_str());
+    PyErr_Clear();  // what the import tried (the buffer protocol) may have raised
+    std::string what = type_of(obj);
+    if (nb::hasattr(obj, "dtype")) what += " of dtype " + text_of(obj.attr("dtype"));
     usage(where + ": a " + what +
           " is not an array of numbers risec can read (a NumPy array, a PyTorch tensor or an "
           "object with __dlpack__, of bool, int8..int64, uint8..uint64, float32 or float64)");
@@ -185,7 +202,7 @@ class PyKernel {
            const std::string& entry, const risec::Sizes& sizes,
            const std::map<std::string, std::string>& bind,
            const std::map<std::string, nb::object>& bind_arrays, bool shift_tails,
-           bool bounds_checks) {
+           bool bounds_checks, bool load) {
     risec::WordsScope words(risec::Words::Python);  // messages in Python's words
     risec::CompileOptions o;
     o.entry = entry;
@@ -209,12 +226,13 @@ class PyKernel {
                                     : risec::Strategy::parse(*strategy, "<strategy>", params);
     else if (!params.empty())
       usage("params= needs a strategy with param declarations");
-    risec::Source source = risec::compile(load_program(program, program_is_path), o);
-    nb::gil_scoped_release release;  // the C compiler runs
-    kernel_.emplace(source);
+    source_.emplace(risec::compile(load_program(program, program_is_path), o));
+    if (!load) return;  // the code only (no GPU or nvcc needed for target="cuda")
+    nb::gil_scoped_release release;  // the C compiler (or nvcc) runs
+    kernel_.emplace(*source_);
   }
 
-  const risec::Source& source() const { return kernel_->source(); }
+  const risec::Source& source() const { return *source_; }
 
   std::vector<ParamInfo> inputs() const {
     std::vector<ParamInfo> out;
@@ -222,6 +240,7 @@ class PyKernel {
     return out;
   }
   ParamInfo output() const { return info(source().output()); }
+  bool loaded() const { return kernel_.has_value(); }
 
   // The call: `arrays` the data inputs (Python numbers already made 0-d arrays),
   // `out` the caller's result array or None, then `allocate(shape, element, like)`
@@ -230,6 +249,10 @@ class PyKernel {
   nb::object call(const std::vector<nb::object>& arrays, const risec::Sizes& given, nb::object out,
                   nb::object allocate) const {
     risec::WordsScope words(risec::Words::Python);
+    if (!kernel_)
+      usage("the kernel " + source().name() +
+            " was compiled with load=False: its code was generated, not built; compile it "
+            "again without load=False to call it");
     const std::vector<risec::Parameter> params = source().inputs();
     const bool cuda_kernel = source().target() == "cuda";
     std::vector<Imported> ins;
@@ -250,10 +273,12 @@ class PyKernel {
     }
     OutArray o;
     if (!nb::try_cast<OutArray>(out, o, /*convert=*/false)) {
+      PyErr_Clear();
       InArray read_only;
       if (nb::try_cast<InArray>(out, read_only, /*convert=*/false))
         usage("out=: the array is read-only");
-      usage("out=: a " + std::string(nb::type_name(out.type()).c_str()) +
+      PyErr_Clear();
+      usage("out=: a " + type_of(out) +
             " is not an array risec can write (a NumPy array, a PyTorch tensor or an object "
             "with __dlpack__)");
     }
@@ -293,6 +318,10 @@ class PyKernel {
     for (size_t i = 0; i < ins.size(); ++i) {
       const std::string where = argument_name(i, params[i].name);
       const std::vector<int64_t> want = kernel_->shape(params[i].name, sizes);
+      if (ins[i].on_cuda() && (params[i].type.find("idx[") != std::string::npos ||
+                               params[i].type.find("natType") != std::string::npos))
+        usage(where + ": the parameter " + params[i].name + ": " + params[i].type +
+              " holds indices, which the host checks before the launch: pass host memory");
       if (ins[i].shape != want)
         usage(where + ": the array has shape " + shape_text(ins[i].shape) + ", the parameter " +
               params[i].name + ": " + params[i].type + " needs " + shape_text(want));
@@ -323,7 +352,8 @@ class PyKernel {
             source().target() + ", which runs on the host; pass x.cpu() or compile for cuda");
   }
 
-  std::optional<risec::Kernel> kernel_;
+  std::optional<risec::Source> source_;
+  std::optional<risec::Kernel> kernel_;  // none with load=False
 };
 
 // (name, RISE type, element type of a scalar parameter) of each data input of `entry`,
@@ -485,11 +515,11 @@ NB_MODULE(_risec, m) {
       .def(nb::init<const std::string&, bool, const std::optional<std::string>&, bool,
                     const std::vector<std::string>&, const std::string&, const std::string&,
                     const risec::Sizes&, const std::map<std::string, std::string>&,
-                    const std::map<std::string, nb::object>&, bool, bool>(),
+                    const std::map<std::string, nb::object>&, bool, bool, bool>(),
            nb::arg("program"), nb::arg("program_is_path"), nb::arg("strategy").none(),
            nb::arg("strategy_is_path"), nb::arg("params"), nb::arg("target"), nb::arg("entry"),
            nb::arg("sizes"), nb::arg("bind"), nb::arg("bind_arrays"), nb::arg("shift_tails"),
-           nb::arg("bounds_checks"))
+           nb::arg("bounds_checks"), nb::arg("load"))
       .def_prop_ro("name", [](const PyKernel& k) { return k.source().name(); })
       .def_prop_ro("target", [](const PyKernel& k) { return k.source().target(); })
       .def_prop_ro("source", [](const PyKernel& k) { return k.source().code(); })
@@ -497,6 +527,7 @@ NB_MODULE(_risec, m) {
       .def_prop_ro("kernels", [](const PyKernel& k) { return k.source().kernels(); })
       .def_prop_ro("size_parameters",
                    [](const PyKernel& k) { return k.source().size_parameters(); })
+      .def_prop_ro("loaded", &PyKernel::loaded)
       .def_prop_ro("inputs", &PyKernel::inputs)
       .def_prop_ro("output", &PyKernel::output)
       .def("call", &PyKernel::call, nb::arg("arrays"), nb::arg("sizes"), nb::arg("out").none(),

@@ -101,6 +101,20 @@ Sizes infer(const rise::Program& program, const std::string& entry,
   return sizes;
 }
 
+// The bytes [first, last) an array's elements occupy (any strides, negative too).
+std::pair<uintptr_t, uintptr_t> byte_range(const ArrayRef& a) {
+  const auto base = reinterpret_cast<uintptr_t>(a.data);
+  const auto es = static_cast<int64_t>(scalar_type_size(a.element));
+  if (a.count() == 0) return {base, base};
+  if (a.row_major()) return {base, base + a.bytes()};
+  int64_t lo = 0, hi = 0;
+  for (size_t d = 0; d < a.shape.size(); ++d) {
+    const int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>(hi * es + es)};
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   return runtime::shape_string(shape);
 }
@@ -279,9 +293,16 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
     return Buffer(temporaries.back().data(), a.bytes());
   };
   check(output, s.output, s.output_type, "the output");
+  const auto [out_first, out_last] = byte_range(output);
   std::vector<Buffer> buffers;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    check(inputs[i], s.inputs[i], s.input_types[i], argument_given(i, s.inputs[i].name));
+    const std::string who = argument_given(i, s.inputs[i].name);
+    check(inputs[i], s.inputs[i], s.input_types[i], who);
+    // The generated code assumes its output is no input (docs/guarantees.md).
+    const auto [first, last] = byte_range(inputs[i]);
+    if (first < out_last && out_first < last)
+      bad_argument("the output shares memory with " + who +
+                   "; the kernel's output must be an array of its own");
     buffers.push_back(buffer(inputs[i]));
   }
   if (output.row_major()) {
