@@ -30,6 +30,10 @@ PACKAGES=(
   # the Python package (python/, docs/python.md): a venv to build it in with pip
   # (nanobind, scikit-build-core, numpy and pytest come from PyPI) and the headers
   python3-venv python3-dev
+  # PyTorch (CPU) for the package's tests of tensors in and out (docs/python.md): the
+  # test venv sees it through --system-site-packages (scripts/test.sh). About 48 MB
+  # to download and 160 packages with its dependencies.
+  python3-torch
 )
 
 missing=()
