@@ -227,7 +227,7 @@ class PyKernel {
     else if (!params.empty())
       usage("params= needs a strategy with param declarations");
     source_.emplace(risec::compile(load_program(program, program_is_path), o));
-    if (!load) return;  // the code only (no GPU or nvcc needed for target="cuda")
+    if (!load) return;               // the code only (no GPU or nvcc needed for target="cuda")
     nb::gil_scoped_release release;  // the C compiler (or nvcc) runs
     kernel_.emplace(*source_);
   }

@@ -3,9 +3,9 @@
 // cudaGetDeviceCount fails or finds none), allocates device buffers, copies the
 // inputs in (cudaMemcpyDefault: the caller's arrays may be host or device memory,
 // such as the Python package's CUDA tensors), launches the kernels in order on the
-// default stream, copies the output back and frees what it allocated. Every CUDA call is checked: a failure prints the
-// call, CUDA's error name and message, and aborts (risec run reports it, exit 4).
-// Launch sizes come from the program's parallel loops unless $RISEC_CUDA_GLOBAL /
+// default stream, copies the output back and frees what it allocated. Every CUDA call is checked: a
+// failure prints the call, CUDA's error name and message, and aborts (risec run reports it, exit
+// 4). Launch sizes come from the program's parallel loops unless $RISEC_CUDA_GLOBAL /
 // $RISEC_CUDA_LOCAL ("N" or "N,M,...", threads in all and per block, as OpenCL's
 // global and local sizes) say otherwise. It exports the kernels' time of the last
 // call (CUDA events around the launches) as NAME__risec_kernel_ms and the device as
