@@ -14,6 +14,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -328,6 +329,13 @@ class PyKernel {
       bufs.push_back(buffer(where, ins[i]));
     }
     const risec::Buffer ob = buffer("out=", res);
+    const auto o0 = reinterpret_cast<uintptr_t>(ob.data);
+    for (size_t i = 0; i < bufs.size(); ++i) {  // row-major: [data, data + bytes)
+      const auto b0 = reinterpret_cast<uintptr_t>(bufs[i].data);
+      if (b0 < o0 + ob.bytes && o0 < b0 + bufs[i].bytes)
+        usage("the output shares memory with " + argument_name(i, params[i].name) +
+              "; the kernel's output must be an array of its own");
+    }
     {
       nb::gil_scoped_release release;
       (*kernel_)(ob, bufs, sizes);
