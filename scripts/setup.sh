@@ -35,6 +35,10 @@ PACKAGES=(
   # the browser test of `risec view` (tests/python/test_view.py): Debian's chromium,
   # headless, and its WebDriver (Selenium itself comes from PyPI)
   chromium chromium-driver
+  # PyTorch (CPU) for the package's tests of tensors in and out (docs/python.md): the
+  # test venv sees it through --system-site-packages (scripts/test.sh). About 48 MB
+  # to download and 160 packages with its dependencies.
+  python3-torch
 )
 
 missing=()

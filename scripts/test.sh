@@ -31,10 +31,15 @@ fi
 # The Python package (docs/python.md): built in a venv against the build above
 # (RISEC_PREBUILT: only the module is compiled, into a kept build directory), then
 # its pytest suite; pytest's "no tests collected" (exit 5) fails like any failure.
+# The venv sees the system's packages: Debian's python3-torch (scripts/setup.sh) for
+# the tests of tensors; numpy stays below 2, the ABI that torch was built against (the
+# system's numpy satisfies it). A venv made before without them is switched over.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
-[ -x build/python-venv/bin/python ] || "$py" -m venv build/python-venv
-build/python-venv/bin/pip install -q scikit-build-core nanobind numpy pytest optuna selenium
+[ -x build/python-venv/bin/python ] || "$py" -m venv --system-site-packages build/python-venv
+sed -i 's/^include-system-site-packages = false$/include-system-site-packages = true/' \
+  build/python-venv/pyvenv.cfg
+build/python-venv/bin/pip install -q scikit-build-core nanobind "numpy<2" pytest optuna selenium
 build/python-venv/bin/pip install -q --no-build-isolation ./python \
   --config-settings=build-dir="$PWD/build/python-build" \
   --config-settings=cmake.define.RISEC_PREBUILT="$PWD/build"

@@ -30,6 +30,52 @@ namespace risec {
 using Sizes = std::map<std::string, int64_t>;
 
 // ---------------------------------------------------------------------------------
+// Element types, parameters and arrays
+// ---------------------------------------------------------------------------------
+
+// The element types of buffers (RISE's scalar types).
+enum class ScalarType { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64 };
+// "f32", "i64", ...
+std::string scalar_type_name(ScalarType t);
+// Bytes per element (a bool is one byte).
+size_t scalar_type_size(ScalarType t);
+
+// One data parameter of the generated function (or its output).
+struct Parameter {
+  std::string name;  // the RISE parameter name ("output" for the result)
+  std::string type;  // its RISE type, e.g. "n.m.f32"
+  // The scalar type of its elements (the lanes of a vector type); nullopt for
+  // pairs, which are C structs (pass them as raw bytes).
+  std::optional<ScalarType> element;
+};
+
+// A caller's n-dimensional array (a NumPy array, a DLPack tensor, a std::vector with
+// a shape): its element type, shape and strides. It is only a view: the memory stays
+// the caller's. Vector types (n.vec[f32, 4]) have their lanes as the last dimension.
+struct ArrayRef {
+  void* data = nullptr;
+  ScalarType element = ScalarType::F32;
+  std::vector<int64_t> shape;    // empty: a scalar (one element)
+  std::vector<int64_t> strides;  // in elements, per dimension; empty: row-major
+
+  int64_t count() const;  // the number of elements (the product of the shape)
+  size_t bytes() const;   // count() * scalar_type_size(element)
+  // Whether the elements lie row-major without gaps (strides of extents 1 ignored),
+  // as generated code reads and writes them.
+  bool row_major() const;
+  // Copy the elements, in row-major order, to `dst` (count() elements) / from `src`.
+  void copy_to(void* dst) const;
+  void copy_from(const void* src) const;
+};
+
+// An array the library made (the interpreter's results): row-major, owned.
+struct Array {
+  ScalarType element = ScalarType::F32;
+  std::vector<int64_t> shape;
+  std::vector<unsigned char> bytes;
+};
+
+// ---------------------------------------------------------------------------------
 // Strategies
 // ---------------------------------------------------------------------------------
 
@@ -106,6 +152,12 @@ class Program {
   // the sizes given specialised (sizes left out stay symbolic). Throws a located
   // Error (User) on a type error.
   Function check(const std::string& entry = "", const Sizes& sizes = {}) const;
+  // The sizes of `entry` that the shapes of its data inputs determine (one shape per
+  // input, in parameter order; an extent n + 2 or 2 * n gives n where exact), added to
+  // `given`. Error (User) naming the input and dimension when a rank or an extent
+  // disagrees, an extent makes a size 0, or a size stays unknown.
+  Sizes infer_sizes(const std::vector<std::vector<int64_t>>& shapes, const Sizes& given = {},
+                    const std::string& entry = "") const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }
@@ -123,6 +175,8 @@ class Function {
   std::string type() const;
   // The side conditions on symbolic sizes it needs, e.g. "4 divides n (split)".
   std::vector<std::string> requirements() const;
+  // Its data parameters, in order (types symbolic in the sizes not given to check).
+  std::vector<Parameter> parameters() const;
   // "def NAME = ..." in RISE syntax (with `types`, lambda parameters annotated).
   std::string print(bool types = false) const;
   // The function rewritten by `s`. Throws a located Error (User) naming the rule that
@@ -168,20 +222,10 @@ struct CompileOptions {
   bool tuned = false;
   // The tuning database `tuned` reads; empty: tuning.db in the cache directory.
   std::string tuning_db;
-};
-
-// The element types of buffers (RISE's scalar types).
-enum class ScalarType { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64 };
-// "f32", "i64", ...
-std::string scalar_type_name(ScalarType t);
-
-// One data parameter of the generated function (or its output).
-struct Parameter {
-  std::string name;  // the RISE parameter name ("output" for the result)
-  std::string type;  // its RISE type, e.g. "n.m.f32"
-  // The scalar type of its elements (the lanes of a vector type); nullopt for
-  // pairs, which are C structs (pass them as raw bytes).
-  std::optional<ScalarType> element;
+  // The same from memory (the Python package's arrays): parameter name -> the array,
+  // read (copied into the program) during compile(); no file is written. A name may
+  // not be in both maps.
+  std::map<std::string, ArrayRef> bind_arrays;
 };
 
 // Generated code: what `risec compile` writes.
@@ -197,6 +241,8 @@ class Source {
   std::vector<std::string> size_parameters() const;
   std::vector<Parameter> inputs() const;  // the data inputs, in order
   Parameter output() const;
+  // The sizes fixed at compile time (CompileOptions::sizes and the bound inputs' shapes).
+  Sizes fixed_sizes() const;
   // The imperative DPIA the code was printed from (--dump-dpia), for debugging.
   std::string dpia() const;
 
@@ -212,6 +258,12 @@ class Source {
 // the target. Throws a located Error (User) for errors of the program or strategy,
 // Error (Usage) for an unknown target.
 Source compile(const Program& program, const CompileOptions& options = {});
+
+// The reference interpreter (`risec eval`) on the entry's data inputs, in order, with
+// sizes from their shapes (and `sizes`): one array per result, or one per component
+// of a result holding pairs. The inputs are read where they are (any strides).
+std::vector<Array> interpret(const Program& program, const std::vector<ArrayRef>& inputs,
+                             const std::string& entry = "", const Sizes& sizes = {});
 
 // ---------------------------------------------------------------------------------
 // Running generated code
@@ -281,6 +333,20 @@ class Kernel {
 
   // The number of bytes the parameter needs at `sizes` (output: "output").
   size_t bytes(const std::string& parameter, const Sizes& sizes = {}) const;
+  // Its shape at `sizes` (array extents, then vector lanes; a scalar has none).
+  std::vector<int64_t> shape(const std::string& parameter, const Sizes& sizes = {}) const;
+
+  // Every size of a call: `given` (each a size of the kernel, positive, and equal to
+  // its value when fixed at compile time, else an Error (Usage) naming the nearest
+  // name), the fixed ones, and those the inputs' shapes determine (Program::infer_sizes).
+  Sizes sizes(const std::vector<std::vector<int64_t>>& shapes, const Sizes& given = {}) const;
+
+  // The call on arrays: each one's element type and shape are checked against its
+  // parameter at `sizes` (Error (Usage) naming it). Row-major arrays are passed as
+  // they are, without a copy; others are copied into a row-major temporary (an input)
+  // or written through one (the output). The memory must be the host's.
+  void call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
+            const Sizes& sizes = {}) const;
 
   struct Impl;
 
@@ -293,5 +359,22 @@ Kernel jit(const Program& program, const CompileOptions& options = {});
 
 // The version of the library ("0.1.0").
 std::string version();
+
+// The words messages use for what a caller gave: the C++ API's by default
+// (sizes["n"], bind["w"]); a binding to another language sets its own, for the calls
+// this thread makes while the scope lives (the Python package: sizes['n'], bind['w'],
+// argument 1 (x)).
+enum class Words { Cpp, Python };
+class WordsScope {
+ public:
+  explicit WordsScope(Words w);
+  ~WordsScope();
+  WordsScope(const WordsScope&) = delete;
+  WordsScope& operator=(const WordsScope&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace risec

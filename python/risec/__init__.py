@@ -1,10 +1,10 @@
 """risec from Python: compile RISE programs with ELEVATE strategies and call the
-generated code on NumPy arrays, or run the interpreter on them (docs/python.md)."""
+generated code on NumPy arrays, PyTorch tensors or any object with __dlpack__,
+without copies, or run the interpreter on them (docs/python.md)."""
 
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -42,7 +42,6 @@ _DTYPES = {
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
 }
-_NAMES = {v: k for k, v in _DTYPES.items()}
 
 PathOrText = Union[str, os.PathLike]
 
@@ -82,29 +81,58 @@ def _python_scalar(where: str, element: Optional[str], value: object) -> Optiona
     return np.array(value, dtype=want)
 
 
-def _check_array(i: int, name: str, rtype: str, element: Optional[str], a: object) -> np.ndarray:
+def _array_like(x: object) -> bool:
+    """Whether the native module takes `x` as it is (no conversion, no copy)."""
+    return isinstance(x, np.ndarray) or hasattr(x, "__dlpack__")
+
+
+def _argument_value(i: int, name: str, rtype: str, element: Optional[str], a: object) -> object:
+    """An argument as the native module takes it: arrays (NumPy, __dlpack__ objects
+    such as PyTorch tensors) as they are, a Python number for a scalar parameter as a
+    0-d array of its type, anything else through numpy.asarray (a NumPy scalar keeps
+    its dtype, which the native module checks)."""
     scalar = _python_scalar(_argument(i, name), element, a) if rtype == element else None
     if scalar is not None:
         return scalar
-    if not isinstance(a, np.ndarray):
-        a = np.asarray(a)  # a NumPy scalar (np.float32(2)); its dtype is checked below
     if element is None:
         raise Error(f"{_argument(i, name)}: the parameter's type {rtype} holds pairs, which "
                     "the Python package does not exchange", exit_code=2)
-    want = _DTYPES[element]
-    if a.dtype != want:
-        raise Error(f"{_argument(i, name)}: the parameter {name}: {rtype} needs dtype {want} "
-                    f"({element}), the array has dtype {a.dtype}", exit_code=2)
-    if not a.flags.c_contiguous:
-        raise Error(f"{_argument(i, name)}: the array is not C-contiguous (row-major); pass "
-                    "numpy.ascontiguousarray(x)", exit_code=2)
-    return a
+    return a if _array_like(a) else np.asarray(a)
+
+
+def _framework(x: object) -> str:
+    """"torch", "cupy" or "numpy": the kind of array a result like `x` is made as."""
+    module = type(x).__module__ or ""
+    if module.startswith("torch"):
+        return "torch"
+    if module.startswith("cupy"):
+        return "cupy"
+    return "numpy"
+
+
+def _allocate(shape: list[int], element: str, like: object) -> object:
+    """A new result array: a PyTorch tensor (on `like`'s device) or a CuPy array when
+    the first argument is one, else a NumPy array."""
+    kind = _framework(like)
+    if kind == "torch":
+        import torch
+        dtype = getattr(torch, np.dtype(_DTYPES[element]).name, None)
+        if dtype is None:
+            raise Error(f"PyTorch has no dtype {_DTYPES[element]} for the result ({element}); "
+                        "pass out=", exit_code=2)
+        return torch.empty(tuple(shape), dtype=dtype, device=like.device)
+    if kind == "cupy":
+        import cupy
+        with cupy.cuda.Device(like.device.id):
+            return cupy.empty(tuple(shape), dtype=_DTYPES[element])
+    return np.empty(shape, dtype=_DTYPES[element])
 
 
 class Kernel:
-    """Generated code compiled with the C compiler and loaded into this process.
-    Call it with the entry's data inputs as NumPy arrays, in order: the sizes come
-    from their shapes, and the result is a new array."""
+    """Generated code compiled with the C compiler (nvcc for CUDA) and loaded into
+    this process. Call it with the entry's data inputs, in order, as NumPy arrays,
+    PyTorch tensors or any objects with __dlpack__: the sizes come from their shapes,
+    and the result is a new array of the first argument's kind, or `out`."""
 
     def __init__(self, native: "_risec.Kernel") -> None:
         self._k = native
@@ -129,84 +157,93 @@ class Kernel:
         return self._k.header
 
     @property
+    def loaded(self) -> bool:
+        """Whether the code was built and loaded (compile(load=False): not)."""
+        return self._k.loaded
+
+    @property
+    def kernels(self) -> str:
+        """OpenCL: the kernels' source (the .cl file); "" for other targets."""
+        return self._k.kernels
+
+    @property
     def inputs(self) -> list[tuple[str, str, Optional[str]]]:
         """(name, RISE type, element type) of each data input, in order."""
         return list(self._k.inputs)
 
-    def __call__(self, *arrays: np.ndarray, sizes: Optional[Mapping[str, int]] = None) -> np.ndarray:
+    def __call__(self, *arrays: object, sizes: Optional[Mapping[str, int]] = None,
+                 out: object = None) -> object:
+        """Run the kernel. Arrays are read where they are (any strides; an array that
+        is not row-major is copied once, since the code reads row-major memory).
+        `out`: an array of the result's shape and dtype to write into (returned);
+        without it a new one is made."""
         params = self._k.inputs
         if len(arrays) != len(params):
             names = ", ".join(f"{n}: {t}" for n, t, _ in params)
             raise Error(f"{self.name} takes {len(params)} array(s) ({names}), "
                         f"{len(arrays)} given", exit_code=2)
-        checked = [_check_array(i, n, t, e, a) for i, ((n, t, e), a) in enumerate(zip(params, arrays))]
-        s = self._k.sizes([list(a.shape) for a in checked], dict(sizes or {}))
         oname, otype, oelem = self._k.output
         if oelem is None:
             raise Error(f"the result's type {otype} holds pairs, which the Python package does "
                         "not exchange", exit_code=2)
-        out = np.empty(self._k.output_shape(s), dtype=_DTYPES[oelem])
-        self._k.call(out.ctypes.data, out.nbytes, [(a.ctypes.data, a.nbytes) for a in checked], s)
-        return out
-
-
-def _as_c_array(value: object) -> np.ndarray:
-    """`value` as a C-contiguous array, keeping its rank: a 0-d array (a scalar) stays
-    0-d (numpy.ascontiguousarray would make it 1-d)."""
-    a = np.asarray(value)
-    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+        values = [_argument_value(i, n, t, e, a)
+                  for i, ((n, t, e), a) in enumerate(zip(params, arrays))]
+        if out is not None and not _array_like(out):
+            raise Error(f"out=: a {type(out).__name__} is not an array (a NumPy array, a "
+                        "PyTorch tensor or an object with __dlpack__)", exit_code=2)
+        return self._k.call(values, dict(sizes or {}), out, _allocate)
 
 
 def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             target: str = "c", params: Union[Mapping[str, object], Sequence[str], None] = None,
             entry: str = "", sizes: Optional[Mapping[str, int]] = None,
             bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True,
-            bounds_checks: bool = True, tuned: bool = False,
+            bounds_checks: bool = True, load: bool = True, tuned: bool = False,
             tuning_db: Optional[Union[str, os.PathLike]] = None) -> Kernel:
     """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
-    lowerToC when None) for `target` ("c" or "openmp"), then compile the C code and
-    load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
+    lowerToC when None) for `target` ("c", "openmp", "opencl" or "cuda"), then compile
+    the generated code and load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
     or ["ts=32"], as --param); `entry` picks the definition (the last by default);
     `sizes` fixes sizes at compile time (the others come from the arrays' shapes at
     each call). `bind` makes inputs known at compile time, as --bind: parameter name ->
     a NumPy array (or a .npy path); their values are folded into the code, the
-    parameters leave the kernel's arguments and the sizes their shapes give are fixed.
+    parameters leave the kernel's arguments and the sizes their shapes give are fixed
+    (arrays are read from memory, PyTorch tensors and __dlpack__ objects too).
     `shift_tails=False` keeps innermost loops plain, as --no-shift-tails.
     `bounds_checks=False` leaves indices made from data unchecked, as
     --no-bounds-checks (by default an index out of range raises risec.Error).
+    `load=False` only generates the code (`source`, `header`, `kernels`): neither the
+    C compiler nor nvcc runs, so a CUDA kernel's code is made where there is no GPU.
     `tuned=True` compiles with the best strategy `risec tune` recorded for this
     program, entry, sizes, target and CPU in `tuning_db` (default: tuning.db in the
     cache directory), as --tuned: without a record, the default lowering after a note
     on stderr; not together with `strategy`."""
     text, is_path = _text_or_path(program)
-    with tempfile.TemporaryDirectory(prefix="risec-bind-") as tmp:
-        files: dict[str, str] = {}
-        types = None
-        for name, value in (bind or {}).items():
-            if isinstance(value, (str, os.PathLike)):
-                files[name] = os.fspath(value)
-                continue
-            if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
-                types = types or {n: (t, e) for n, t, e in _risec.parameters(text, is_path, entry)}
-                rtype, element = types.get(name, ("", None))
-                a = _python_scalar(f"bind['{name}']", element, value) if rtype == element else None
-                if a is None:
-                    a = np.asarray(value)
-            else:
-                a = _as_c_array(value)
-            if a.dtype not in _NAMES:
-                raise Error(f"bind {name}: dtype {a.dtype} is no RISE scalar type", exit_code=2)
-            files[name] = os.path.join(tmp, f"bind{len(files)}.npy")
-            np.save(files[name], a)
-        return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails,
-                        bounds_checks, tuned, os.fspath(tuning_db) if tuning_db else "")
+    files: dict[str, str] = {}
+    arrays: dict[str, object] = {}
+    types = None
+    for name, value in (bind or {}).items():
+        if isinstance(value, (str, os.PathLike)):
+            files[name] = os.fspath(value)
+            continue
+        if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+            types = types or {n: (t, e) for n, t, e in _risec.parameters(text, is_path, entry)}
+            rtype, element = types.get(name, ("", None))
+            a = _python_scalar(f"bind['{name}']", element, value) if rtype == element else None
+            arrays[name] = np.asarray(value) if a is None else a
+        else:
+            arrays[name] = value if _array_like(value) else np.asarray(value)
+    return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails,
+                    bounds_checks, arrays, load, tuned,
+                    os.fspath(tuning_db) if tuning_db else "")
 
 
 def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: str,
              params: Union[Mapping[str, object], Sequence[str], None], entry: str,
              sizes: Optional[Mapping[str, int]], bind: dict[str, str],
-             shift_tails: bool = True, bounds_checks: bool = True, tuned: bool = False,
-             tuning_db: str = "") -> Kernel:
+             shift_tails: bool = True, bounds_checks: bool = True,
+             bind_arrays: Optional[dict[str, object]] = None, load: bool = True,
+             tuned: bool = False, tuning_db: str = "") -> Kernel:
     stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
     if params is None:
         plist: list[str] = []
@@ -215,15 +252,16 @@ def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: s
     else:
         plist = [str(p) for p in params]
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
-                                dict(sizes or {}), bind, shift_tails, bounds_checks, tuned,
-                                tuning_db))
+                                dict(sizes or {}), bind, dict(bind_arrays or {}), shift_tails,
+                                bounds_checks, load, tuned, tuning_db))
 
 
-def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",
+def eval(program: PathOrText, *arrays: object, entry: str = "",
          sizes: Optional[Mapping[str, int]] = None) -> Union[np.ndarray, tuple[np.ndarray, ...]]:
     """Run the interpreter (the reference semantics, as `risec eval`) on the entry's
-    data inputs: sizes from the arrays' shapes; the result as a new array (a tuple of
-    arrays for a result holding pairs)."""
+    data inputs (NumPy arrays, PyTorch CPU tensors, __dlpack__ objects, numbers):
+    sizes from the arrays' shapes; the result as a new NumPy array (a tuple of arrays
+    for a result holding pairs)."""
     text, is_path = _text_or_path(program)
     data = []
     params = _risec.parameters(text, is_path, entry) if any(
@@ -233,13 +271,8 @@ def eval(program: PathOrText, *arrays: np.ndarray, entry: str = "",
         if i < len(params) and params[i][1] == params[i][2]:
             scalar = _python_scalar(_argument(i, params[i][0]), params[i][2], a)
             a = scalar if scalar is not None else a
-        a = _as_c_array(a)
-        if a.dtype not in _NAMES:
-            raise Error(f"{_argument(i, 'input')}: dtype {a.dtype} is no RISE scalar type",
-                        exit_code=2)
-        data.append((_NAMES[a.dtype], list(a.shape), a.tobytes()))
-    outs = [np.frombuffer(b, dtype=_DTYPES[d]).reshape(shape).copy()
-            for d, shape, b in _risec.eval(text, is_path, entry, data, dict(sizes or {}))]
+        data.append(a if _array_like(a) else np.asarray(a))
+    outs = _risec.eval(text, is_path, entry, data, dict(sizes or {}))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 

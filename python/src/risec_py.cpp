@@ -1,9 +1,12 @@
 // The native half of the Python package (python/risec/__init__.py is the other):
-// compiling and calling kernels through the public API (include/risec/risec.h), and
-// the pieces it does not show (sizes from shapes, the interpreter) through the
-// driver. Arrays cross as raw addresses and byte counts; the Python side checks
-// NumPy dtypes and layout and allocates results (docs/python.md).
+// compiling and calling kernels, the interpreter and tuning, through the public API
+// only (include/risec/*.h; the ctest python.public_headers checks it). Arrays cross
+// as nanobind ndarrays (DLPack, or the buffer protocol): NumPy arrays, PyTorch
+// tensors and any object with __dlpack__ are read and written where they are, with
+// their strides; a copy is made only when a kernel needs a row-major layout the
+// array does not have (docs/python.md).
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -11,28 +14,18 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <algorithm>
-#include <cstring>
-#include <filesystem>
+#include <cstdint>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "arith/nat.h"
-#include "driver/api_impl.h"
-#include "driver/commands.h"
-#include "driver/run.h"
-#include "driver/sizes_from_inputs.h"
-#include "driver/tune.h"
-#include "rise/interp.h"
 #include "risec/risec.h"
-#include "support/buffer.h"
-#include "support/diagnostics.h"
-#include "support/stack.h"
-#include "support/words.h"
+#include "risec/tuning.h"
 
 namespace nb = nanobind;
 
@@ -40,8 +33,12 @@ namespace {
 
 // (name, RISE type, element type name or None) of a parameter.
 using ParamInfo = std::tuple<std::string, std::string, std::optional<std::string>>;
-// (element type name, shape, bytes) of an array crossing to or from Python.
-using ArrayData = std::tuple<std::string, std::vector<int64_t>, nb::bytes>;
+// An array as nanobind imports it (read-only: inputs; writable: out=).
+using InArray = nb::ndarray<nb::ro>;
+using OutArray = nb::ndarray<>;
+
+constexpr int kCpu = nb::device::cpu::value;
+constexpr int kCuda = nb::device::cuda::value;
 
 ParamInfo info(const risec::Parameter& p) {
   std::optional<std::string> e;
@@ -49,8 +46,20 @@ ParamInfo info(const risec::Parameter& p) {
   return {p.name, p.type, e};
 }
 
+[[noreturn]] void usage(const std::string& msg) {
+  throw risec::Error(risec::ErrorKind::Usage, msg);
+}
+
 risec::Program load_program(const std::string& text, bool is_path) {
   return is_path ? risec::Program::load(text) : risec::Program::parse(text);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) usage("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 // "argument 1 (x)" for the i-th (0-based) parameter, as messages name it.
@@ -58,43 +67,132 @@ std::string argument_name(size_t i, const std::string& name) {
   return "argument " + std::to_string(i + 1) + " (" + name + ")";
 }
 
-// Sizes of `entry` from the shapes of its data arguments, in parameter order.
-risec::Sizes sizes_from(const risec::Program& program, const std::string& entry,
-                        const std::vector<std::string>& names,
-                        const std::vector<std::vector<int64_t>>& shapes, risec::Sizes sizes) {
-  std::map<std::string, std::string> where;
-  std::map<std::string, std::vector<int64_t>> by_name;
-  for (size_t i = 0; i < names.size() && i < shapes.size(); ++i) {
-    where[names[i]] = argument_name(i, names[i]);
-    by_name[names[i]] = shapes[i];
-  }
-  risec::driver::sizes_from_shapes(
-      program.impl().program, entry, where, [&](const std::string& n) { return by_name.at(n); },
-      &sizes, "the arrays' shapes do not determine it");
-  return sizes;
+// The NumPy name of a RISE element type ("float32" for f32).
+std::string numpy_name(risec::ScalarType t) {
+  static const char* const names[] = {"bool",   "int8",   "int16",  "int32",   "int64",  "uint8",
+                                      "uint16", "uint32", "uint64", "float32", "float64"};
+  return names[static_cast<int>(t)];
 }
 
-// The dimensions of a value of type `t` as an array holds them (array levels, then
-// vector lanes) at `sizes`.
-std::vector<int64_t> shape_of(const risec::rise::Type& type, const risec::Sizes& sizes) {
-  using risec::rise::TypeKind;
-  risec::arith::Substitution known;
-  for (const auto& [v, value] : sizes) known.emplace(v, risec::arith::Nat(value));
-  std::vector<int64_t> out;
-  risec::rise::Type t = type;
-  auto extent = [&](const risec::arith::Nat& n) {
-    auto v = risec::arith::substitute(n, known).as_const();
-    if (!v)
-      throw risec::Error(risec::ErrorKind::Usage,
-                         "the extent " + n.to_string() + " has no value at these sizes");
-    out.push_back(*v);
-  };
-  while (t->kind == TypeKind::Array) {
-    extent(t->size);
-    t = t->a;
+// The RISE element type of a DLPack dtype, if it is one.
+std::optional<risec::ScalarType> element_of(nb::dlpack::dtype d) {
+  using risec::ScalarType;
+  using C = nb::dlpack::dtype_code;
+  if (d.lanes != 1) return std::nullopt;
+  const auto code = static_cast<C>(d.code);
+  if (code == C::Bool && d.bits == 8) return ScalarType::Bool;
+  if (code == C::Float && d.bits == 32) return ScalarType::F32;
+  if (code == C::Float && d.bits == 64) return ScalarType::F64;
+  const ScalarType ints[] = {ScalarType::I8, ScalarType::I16, ScalarType::I32, ScalarType::I64};
+  const ScalarType uints[] = {ScalarType::U8, ScalarType::U16, ScalarType::U32, ScalarType::U64};
+  for (int i = 0; i < 4; ++i)
+    if (d.bits == 8 << i) {
+      if (code == C::Int) return ints[i];
+      if (code == C::UInt) return uints[i];
+    }
+  return std::nullopt;
+}
+
+// The NumPy-style name of any DLPack dtype ("float16", "complex64", "bfloat16").
+std::string dtype_name(nb::dlpack::dtype d) {
+  if (auto e = element_of(d)) return numpy_name(*e);
+  using C = nb::dlpack::dtype_code;
+  std::string kind;
+  switch (static_cast<C>(d.code)) {
+    case C::Int:
+      kind = "int";
+      break;
+    case C::UInt:
+      kind = "uint";
+      break;
+    case C::Float:
+      kind = "float";
+      break;
+    case C::Bfloat:
+      kind = "bfloat";
+      break;
+    case C::Complex:
+      kind = "complex";
+      break;
+    case C::Bool:
+      kind = "bool";
+      break;
+    default:
+      kind = "code" + std::to_string(d.code) + "_";
   }
-  if (t->kind == TypeKind::Vector) extent(t->size);
-  return out;
+  return kind + std::to_string(d.bits) + (d.lanes != 1 ? "x" + std::to_string(d.lanes) : "");
+}
+
+// str(x).
+std::string text_of(nb::handle x) {
+  nb::object s = nb::steal(PyObject_Str(x.ptr()));
+  if (!s.is_valid()) {
+    PyErr_Clear();
+    return "?";
+  }
+  return nb::cast<std::string>(s);
+}
+
+// "numpy.ndarray", "list": the type of `x` as Python names it.
+std::string type_of(nb::handle x) {
+  const std::string module = text_of(nb::getattr(x.type(), "__module__", nb::str("")));
+  const std::string name = text_of(nb::getattr(x.type(), "__qualname__", nb::str("?")));
+  return module.empty() || module == "builtins" ? name : module + "." + name;
+}
+
+// An array of the caller's, imported without a copy.
+struct Imported {
+  nb::object owner;  // the Python object (keeps the memory alive)
+  InArray array;
+  std::optional<risec::ScalarType> element;
+  std::vector<int64_t> shape;
+
+  bool on_cuda() const { return array.device_type() == kCuda; }
+  risec::ArrayRef ref() const {
+    risec::ArrayRef r;
+    r.data = const_cast<void*>(static_cast<const void*>(array.data()));
+    r.element = *element;
+    r.shape = shape;
+    for (size_t d = 0; d < array.ndim(); ++d) r.strides.push_back(array.stride(d));
+    return r;
+  }
+};
+
+// `obj` as an array, or a risec.Error saying why it is none (`where` names it).
+Imported import(const std::string& where, nb::handle obj) {
+  Imported a;
+  a.owner = nb::borrow(obj);
+  if (!nb::try_cast<InArray>(obj, a.array, /*convert=*/false)) {
+    PyErr_Clear();  // what the import tried (the buffer protocol) may have raised
+    std::string what = type_of(obj);
+    if (nb::hasattr(obj, "dtype")) what += " of dtype " + text_of(obj.attr("dtype"));
+    usage(where + ": a " + what +
+          " is not an array of numbers risec can read (a NumPy array, a PyTorch tensor or an "
+          "object with __dlpack__, of bool, int8..int64, uint8..uint64, float32 or float64)");
+  }
+  const int dev = a.array.device_type();
+  if (dev != kCpu && dev != kCuda)
+    usage(where + ": the array is on a device of DLPack type " + std::to_string(dev) +
+          "; risec reads host (CPU) memory, and CUDA memory for CUDA kernels");
+  a.element = element_of(a.array.dtype());
+  for (size_t d = 0; d < a.array.ndim(); ++d)
+    a.shape.push_back(static_cast<int64_t>(a.array.shape(d)));
+  return a;
+}
+
+// The element type of `a`, or an error naming its dtype.
+risec::ScalarType scalar_of(const std::string& where, const Imported& a) {
+  if (!a.element)
+    usage(where + ": dtype " + dtype_name(a.array.dtype()) + " is no RISE scalar type");
+  return *a.element;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? "," : "") +
+         (i + 1 < shape.size() ? " " : "");
+  return s + ")";
 }
 
 class PyKernel {
@@ -103,15 +201,25 @@ class PyKernel {
            const std::optional<std::string>& strategy, bool strategy_is_path,
            const std::vector<std::string>& params, const std::string& target,
            const std::string& entry, const risec::Sizes& sizes,
-           const std::map<std::string, std::string>& bind, bool shift_tails, bool bounds_checks,
-           bool tuned, const std::string& tuning_db)
-      : program_(load_program(program, program_is_path)), entry_(entry), fixed_(sizes) {
-    risec::InterfaceScope words(risec::Interface::Python);  // messages in Python's words
+           const std::map<std::string, std::string>& bind,
+           const std::map<std::string, nb::object>& bind_arrays, bool shift_tails,
+           bool bounds_checks, bool load, bool tuned, const std::string& tuning_db) {
+    risec::WordsScope words(risec::Words::Python);  // messages in Python's words
     risec::CompileOptions o;
     o.entry = entry;
     o.target = target;
     o.sizes = sizes;
     o.bind = bind;
+    // Bound arrays are read where they are (compile copies their values into the
+    // program); no file is written.
+    std::vector<Imported> keep;
+    for (const auto& [name, value] : bind_arrays) {
+      const std::string where = "bind['" + name + "']";
+      keep.push_back(import(where, value));
+      if (keep.back().on_cuda()) usage(where + ": bound values must be in host (CPU) memory");
+      scalar_of(where, keep.back());
+      o.bind_arrays.emplace(name, keep.back().ref());
+    }
     o.shift_tails = shift_tails;
     o.bounds_checks = bounds_checks;
     o.tuned = tuned;
@@ -120,14 +228,14 @@ class PyKernel {
       o.strategy = strategy_is_path ? risec::Strategy::load(*strategy, params)
                                     : risec::Strategy::parse(*strategy, "<strategy>", params);
     else if (!params.empty())
-      throw risec::Error(risec::ErrorKind::Usage,
-                         "params= needs a strategy with param declarations");
-    kernel_.emplace(risec::compile(program_, o));
-    // The sizes the bound inputs' shapes fixed are no longer the calls' to give.
-    for (const auto& [k, v] : source().impl().compiled.sizes) fixed_.emplace(k, v);
+      usage("params= needs a strategy with param declarations");
+    source_.emplace(risec::compile(load_program(program, program_is_path), o));
+    if (!load) return;               // the code only (no GPU or nvcc needed for target="cuda")
+    nb::gil_scoped_release release;  // the C compiler (or nvcc) runs
+    kernel_.emplace(*source_);
   }
 
-  const risec::Source& source() const { return kernel_->source(); }
+  const risec::Source& source() const { return *source_; }
 
   std::vector<ParamInfo> inputs() const {
     std::vector<ParamInfo> out;
@@ -135,232 +243,250 @@ class PyKernel {
     return out;
   }
   ParamInfo output() const { return info(source().output()); }
+  bool loaded() const { return kernel_.has_value(); }
 
-  risec::Sizes sizes(const std::vector<std::vector<int64_t>>& shapes,
-                     const risec::Sizes& given) const {
-    risec::InterfaceScope words(risec::Interface::Python);
-    std::vector<std::string> names;
-    for (const auto& p : source().inputs()) names.push_back(p.name);
-    risec::Sizes s = fixed_;
-    // Every size given is one of the entry's, and one fixed at compile time keeps its value.
-    std::vector<std::string> known = source().size_parameters();
-    for (const auto& [k, v] : fixed_) known.push_back(k);
-    for (const auto& [k, v] : given) {
-      if (std::find(known.begin(), known.end(), k) == known.end()) {
-        const std::string near = risec::nearest_name(k, known);
-        throw risec::Error(risec::ErrorKind::Usage,
-                           "sizes['" + k + "']: the kernel " + source().name() +
-                               " has no size named '" + k + "'" +
-                               (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
-      }
-      if (v < 1)
-        throw risec::Error(risec::ErrorKind::Usage, "sizes['" + k + "'] = " + std::to_string(v) +
-                                                        ": sizes must be positive");
-      if (auto f = fixed_.find(k); f != fixed_.end() && f->second != v)
-        throw risec::Error(risec::ErrorKind::Usage,
-                           "sizes['" + k + "'] = " + std::to_string(v) + ", but " + k +
-                               " was fixed to " + std::to_string(f->second) + " at compile time");
-      s[k] = v;
+  // The call: `arrays` the data inputs (Python numbers already made 0-d arrays),
+  // `out` the caller's result array or None, then `allocate(shape, element, like)`
+  // makes one (like: the first input, whose kind and device the result takes).
+  // Returns the result array.
+  nb::object call(const std::vector<nb::object>& arrays, const risec::Sizes& given, nb::object out,
+                  nb::object allocate) const {
+    risec::WordsScope words(risec::Words::Python);
+    if (!kernel_)
+      usage("the kernel " + source().name() +
+            " was compiled with load=False: its code was generated, not built; compile it "
+            "again without load=False to call it");
+    const std::vector<risec::Parameter> params = source().inputs();
+    const bool cuda_kernel = source().target() == "cuda";
+    std::vector<Imported> ins;
+    std::vector<std::vector<int64_t>> shapes;
+    for (size_t i = 0; i < arrays.size() && i < params.size(); ++i) {
+      const std::string where = argument_name(i, params[i].name);
+      ins.push_back(import(where, arrays[i]));
+      check_element(where, params[i], ins.back());
+      check_device(where, ins.back(), cuda_kernel);
+      shapes.push_back(ins.back().shape);
     }
-    return sizes_from(program_, entry_, names, shapes, s);
-  }
+    const risec::Sizes sizes = kernel_->sizes(shapes, given);
+    const std::vector<int64_t> shape = kernel_->shape("output", sizes);
+    const risec::Parameter result = source().output();
+    if (out.is_none()) {
+      nb::object like = arrays.empty() ? nb::none() : arrays[0];
+      out = allocate(shape, risec::scalar_type_name(*result.element), like);
+    }
+    OutArray o;
+    if (!nb::try_cast<OutArray>(out, o, /*convert=*/false)) {
+      PyErr_Clear();
+      InArray read_only;
+      if (nb::try_cast<InArray>(out, read_only, /*convert=*/false))
+        usage("out=: the array is read-only");
+      PyErr_Clear();
+      usage("out=: a " + type_of(out) +
+            " is not an array risec can write (a NumPy array, a PyTorch tensor or an object "
+            "with __dlpack__)");
+    }
+    Imported res;
+    res.owner = out;
+    res.array = InArray(o);
+    res.element = element_of(o.dtype());
+    for (size_t d = 0; d < o.ndim(); ++d) res.shape.push_back(static_cast<int64_t>(o.shape(d)));
+    check_element("out=", result, res);
+    check_device("out=", res, cuda_kernel);
+    if (res.shape != shape)
+      usage("out=: the array has shape " + shape_text(res.shape) + ", the result of " +
+            source().name() + " (" + result.type + ") has shape " + shape_text(shape));
 
-  std::vector<int64_t> output_shape(const risec::Sizes& sizes) const {
-    return shape_of(source().impl().output_type, sizes);
-  }
-
-  size_t bytes(const std::string& parameter, const risec::Sizes& sizes) const {
-    return kernel_->bytes(parameter, only_parameters(sizes));
-  }
-
-  void call(uintptr_t out, size_t out_bytes, const std::vector<std::pair<uintptr_t, size_t>>& ins,
-            const risec::Sizes& sizes) const {
-    std::vector<risec::Buffer> buffers;
-    for (const auto& [p, n] : ins) buffers.emplace_back(reinterpret_cast<void*>(p), n);
-    risec::Sizes s = only_parameters(sizes);
-    nb::gil_scoped_release release;
-    (*kernel_)(risec::Buffer(reinterpret_cast<void*>(out), out_bytes), buffers, s);
+    bool device = res.on_cuda();
+    for (const Imported& a : ins) device |= a.on_cuda();
+    if (!device) {
+      std::vector<risec::ArrayRef> refs;
+      for (const Imported& a : ins) refs.push_back(a.ref());
+      const risec::ArrayRef out_ref = res.ref();
+      {
+        nb::gil_scoped_release release;
+        kernel_->call(out_ref, refs, sizes);
+      }
+      return out;
+    }
+    // CUDA memory: passed as it is to the CUDA host function, which copies with
+    // cudaMemcpyDefault (host or device memory alike); it must be row-major.
+    auto buffer = [&](const std::string& where, const Imported& a) {
+      const risec::ArrayRef r = a.ref();
+      if (a.on_cuda() && !r.row_major())
+        usage(where + ": a CUDA array must be contiguous (row-major); pass x.contiguous()");
+      if (!r.row_major()) usage(where + ": with CUDA arrays, host arrays must be contiguous too");
+      return risec::Buffer(r.data, r.bytes());
+    };
+    std::vector<risec::Buffer> bufs;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const std::string where = argument_name(i, params[i].name);
+      const std::vector<int64_t> want = kernel_->shape(params[i].name, sizes);
+      if (ins[i].on_cuda() && (params[i].type.find("idx[") != std::string::npos ||
+                               params[i].type.find("natType") != std::string::npos))
+        usage(where + ": the parameter " + params[i].name + ": " + params[i].type +
+              " holds indices, which the host checks before the launch: pass host memory");
+      if (ins[i].shape != want)
+        usage(where + ": the array has shape " + shape_text(ins[i].shape) + ", the parameter " +
+              params[i].name + ": " + params[i].type + " needs " + shape_text(want));
+      bufs.push_back(buffer(where, ins[i]));
+    }
+    const risec::Buffer ob = buffer("out=", res);
+    const auto o0 = reinterpret_cast<uintptr_t>(ob.data);
+    for (size_t i = 0; i < bufs.size(); ++i) {  // row-major: [data, data + bytes)
+      const auto b0 = reinterpret_cast<uintptr_t>(bufs[i].data);
+      if (b0 < o0 + ob.bytes && o0 < b0 + bufs[i].bytes)
+        usage("the output shares memory with " + argument_name(i, params[i].name) +
+              "; the kernel's output must be an array of its own");
+    }
+    {
+      nb::gil_scoped_release release;
+      (*kernel_)(ob, bufs, sizes);
+    }
+    return out;
   }
 
  private:
-  // The sizes the generated function still takes (the rest were fixed at compile time).
-  risec::Sizes only_parameters(const risec::Sizes& sizes) const {
-    risec::Sizes s;
-    for (const std::string& n : source().size_parameters())
-      if (auto it = sizes.find(n); it != sizes.end()) s[n] = it->second;
-    return s;
+  void check_element(const std::string& where, const risec::Parameter& p, const Imported& a) const {
+    if (!p.element)
+      usage(where + ": the parameter's type " + p.type +
+            " holds pairs, which the Python package does not exchange");
+    if (a.element != p.element)
+      usage(where + ": the parameter " + p.name + ": " + p.type + " needs dtype " +
+            numpy_name(*p.element) + " (" + risec::scalar_type_name(*p.element) +
+            "), the array has dtype " + dtype_name(a.array.dtype()));
   }
 
-  risec::Program program_;
-  std::string entry_;
-  risec::Sizes fixed_;
-  std::optional<risec::Kernel> kernel_;
+  void check_device(const std::string& where, const Imported& a, bool cuda_kernel) const {
+    if (a.on_cuda() && !cuda_kernel)
+      usage(where + ": the array is in CUDA memory, but the kernel's target is " +
+            source().target() + ", which runs on the host; pass x.cpu() or compile for cuda");
+  }
+
+  std::optional<risec::Source> source_;
+  std::optional<risec::Kernel> kernel_;  // none with load=False
 };
 
 // (name, RISE type, element type of a scalar parameter) of each data input of `entry`,
 // for the Python side's conversion of Python numbers.
 std::vector<ParamInfo> parameters(const std::string& program, bool is_path,
                                   const std::string& entry) {
-  using namespace risec;
-  InterfaceScope words(Interface::Python);
-  Program p = load_program(program, is_path);
+  risec::WordsScope words(risec::Words::Python);
   std::vector<ParamInfo> out;
-  run_with_large_stack([&] {
-    for (const auto& param :
-         driver::value_parameters(rise::check_program(p.impl().program, entry))) {
-      std::optional<std::string> e;
-      if (param.type->kind == rise::TypeKind::Scalar) e = rise::scalar_name(param.type->scalar);
-      out.emplace_back(param.name, rise::print(param.type), e);
-    }
-    return 0;
-  });
+  for (const risec::Parameter& p : load_program(program, is_path).check(entry).parameters()) {
+    std::optional<std::string> e;
+    if (p.element && p.type == risec::scalar_type_name(*p.element))
+      e = risec::scalar_type_name(*p.element);
+    out.emplace_back(p.name, p.type, e);
+  }
   return out;
 }
 
-// The interpreter on arrays: the data inputs of `entry`, in order.
-std::vector<ArrayData> eval(const std::string& program, bool is_path, const std::string& entry,
-                            const std::vector<ArrayData>& arrays, const risec::Sizes& given) {
-  using namespace risec;
-  InterfaceScope words(Interface::Python);
-  Program p = load_program(program, is_path);
-  std::vector<ArrayData> result;
-  run_with_large_stack([&] {
-    const rise::Program& rp = p.impl().program;
-    std::vector<std::string> names;
-    for (const auto& param : driver::value_parameters(rise::check_program(rp, entry)))
-      names.push_back(param.name);
-    if (names.size() != arrays.size())
-      throw Error(ErrorKind::Usage, "the entry takes " + std::to_string(names.size()) +
-                                        " array(s), " + std::to_string(arrays.size()) + " given");
-    std::vector<std::vector<int64_t>> shapes;
-    for (const auto& a : arrays) shapes.push_back(std::get<1>(a));
-    rise::SizeMap sizes = sizes_from(p, entry, names, shapes, given);
-    rise::Checked c = rise::check_program(rp, entry, &sizes);
-    std::vector<driver::EntryParam> params = driver::entry_parameters(c);
-    std::vector<rise::Value> inputs;
-    for (size_t i = 0; i < params.size(); ++i) {
-      const auto& [dtype, shape, data] = arrays[i];
-      runtime::NdArray a;
-      a.dtype = *runtime::dtype_from_name(dtype);
-      a.shape = shape;
-      a.data = runtime::AlignedBuffer(data.size());
-      if (data.size()) std::memcpy(a.data.data(), data.c_str(), data.size());
-      try {
-        inputs.push_back(rise::from_ndarray(a, params[i].type));
-      } catch (const Error& e) {
-        throw Error(e.kind(), argument_name(i, params[i].name) + ": " + e.message(), e.span(),
-                    e.note());
-      }
-    }
-    rise::Interpreter interp;
-    rise::Value f = interp.run(c.expr, inputs);
-    for (const runtime::NdArray& a : rise::to_ndarrays(f, driver::entry_result_type(c)))
-      result.emplace_back(runtime::dtype_name(a.dtype), a.shape,
-                          nb::bytes(reinterpret_cast<const char*>(a.data.data()), a.nbytes()));
-    return 0;
-  });
-  return result;
+// A NumPy array owning the interpreter's result.
+nb::object to_numpy(risec::Array&& a) {
+  auto* owned = new risec::Array(std::move(a));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<risec::Array*>(p); });
+  std::vector<size_t> shape(owned->shape.begin(), owned->shape.end());
+  nb::dlpack::dtype d;
+  const risec::ScalarType e = owned->element;
+  using C = nb::dlpack::dtype_code;
+  d.code = static_cast<uint8_t>(
+      e == risec::ScalarType::Bool ? C::Bool
+      : (e == risec::ScalarType::F32 || e == risec::ScalarType::F64)
+          ? C::Float
+          : (e >= risec::ScalarType::U8 && e <= risec::ScalarType::U64 ? C::UInt : C::Int));
+  d.bits = static_cast<uint8_t>(8 * risec::scalar_type_size(e));
+  d.lanes = 1;
+  return nb::ndarray<nb::numpy>(owned->bytes.data(), shape.size(), shape.data(), owner, nullptr, d)
+      .cast();
+}
+
+// The interpreter on arrays: the data inputs of `entry`, in order; one NumPy array
+// per result (a result holding pairs gives one per component).
+std::vector<nb::object> eval(const std::string& program, bool is_path, const std::string& entry,
+                             const std::vector<nb::object>& arrays, const risec::Sizes& given) {
+  risec::WordsScope words(risec::Words::Python);
+  risec::Program p = load_program(program, is_path);
+  std::vector<Imported> ins;
+  std::vector<risec::ArrayRef> refs;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const std::string where = argument_name(i, "input");
+    ins.push_back(import(where, arrays[i]));
+    if (ins.back().on_cuda()) usage(where + ": the interpreter reads host (CPU) memory");
+    scalar_of(where, ins.back());
+    refs.push_back(ins.back().ref());
+  }
+  std::vector<risec::Array> results;
+  {
+    nb::gil_scoped_release release;
+    results = risec::interpret(p, refs, entry, given);
+  }
+  std::vector<nb::object> out;
+  for (risec::Array& a : results) out.push_back(to_numpy(std::move(a)));
+  return out;
 }
 
 // One template's trials for a search engine outside risec (python/risec/tuning.py
-// drives it from Optuna): the points come from Python, each is compiled and measured
-// by the driver's own code (risec tune's compile_point, Measurer), so a trial here is
-// the same as a trial of `risec tune`.
+// drives it from Optuna): risec::Tuner, so a trial here is a trial of `risec tune`.
 class PyTuner {
  public:
   PyTuner(const std::string& program, bool program_is_path, const std::string& strategy,
           bool strategy_is_path, const std::string& target, const std::string& entry,
-          const risec::Sizes& sizes, int repeat, uint64_t seed)
-      : program_(load_program(program, program_is_path)) {
-    using namespace risec;
-    InterfaceScope words(Interface::Python);
-    run_with_large_stack([&] {
-      const std::string program_text = program_is_path ? driver::read_text_file(program) : program;
-      const rise::Program& p = program_.impl().program;
-      cfg_.program = &p;
-      cfg_.entry = entry;
-      cfg_.sizes = driver::search_sizes(p, entry, sizes);
-      cfg_.target = target;
-      cfg_.strategy = std::make_shared<SourceFile>(
-          strategy_is_path ? SourceFile{strategy, driver::read_text_file(strategy)}
-                           : SourceFile{"<strategy>", strategy});
-      params_ = elevate::strategy_params(cfg_.strategy);
-      if (params_.empty())
-        throw Error(ErrorKind::User,
-                    "the strategy declares no parameters to tune (add e.g. `param ti in [16, "
-                    "32];` before its lets)",
-                    Span{cfg_.strategy, 0, 0});
-      cfg_.study_key =
-          driver::study_key(program_text, cfg_.strategy->text, cfg_.sizes, target, entry);
-      measurer_ = driver::make_measurer(cfg_.sizes, seed, repeat);
-      return 0;
-    });
+          const risec::Sizes& sizes, int repeat, uint64_t seed) {
+    risec::WordsScope words(risec::Words::Python);
+    if (program_is_path) risec::Program::load(program);  // its errors, named by the path
+    risec::TunerOptions o;
+    o.entry = entry;
+    o.sizes = sizes;
+    o.target = target;
+    o.repeat = repeat;
+    o.seed = seed;
+    tuner_ = std::make_unique<risec::Tuner>(program_is_path ? read_file(program) : program,
+                                            program_is_path ? program : "<program>",
+                                            strategy_is_path ? read_file(strategy) : strategy,
+                                            strategy_is_path ? strategy : "<strategy>", o);
   }
 
   // (name, values) per parameter, in declaration order (the first value is the default).
   std::vector<std::pair<std::string, std::vector<int64_t>>> params() const {
     std::vector<std::pair<std::string, std::vector<int64_t>>> out;
-    for (const auto& p : params_) out.emplace_back(p.name, p.values);
+    for (const auto& p : tuner_->parameters()) out.emplace_back(p.name, p.values);
     return out;
   }
   // The names of each `param (a, b, ...) in permutations([...])` declaration (they take
   // a permutation of their values, docs/strategies.md), in declaration order.
   std::vector<std::vector<std::string>> permutations() const {
     std::vector<std::vector<std::string>> out;
-    for (const auto& p : params_) {
+    for (const auto& p : tuner_->parameters()) {
       if (p.group < 0) continue;
       if (p.position == 0) out.emplace_back();
       out.back().push_back(p.name);
     }
     return out;
   }
-  const std::string& key() const { return cfg_.study_key; }
+  const std::string& key() const { return tuner_->key(); }
 
   // (status, time in ms, error): "measured", "invalid" (pruned by the rewrite or the
   // checker) or "failed".
   std::tuple<std::string, double, std::string> trial(const std::map<std::string, int64_t>& v) {
-    risec::driver::TunePoint point = point_of(v);
-    risec::driver::Trial t;
+    risec::WordsScope words(risec::Words::Python);
+    risec::TrialResult t;
     {
       nb::gil_scoped_release release;
-      risec::run_with_large_stack([&] {
-        t = risec::driver::run_trial(cfg_, params_, point, *measurer_);
-        return 0;
-      });
+      t = tuner_->trial(v);
     }
-    const char* status = t.status == risec::driver::Trial::Status::Measured  ? "measured"
-                         : t.status == risec::driver::Trial::Status::Invalid ? "invalid"
-                                                                             : "failed";
+    const char* status = t.status == risec::TrialResult::Status::Measured  ? "measured"
+                         : t.status == risec::TrialResult::Status::Invalid ? "invalid"
+                                                                           : "failed";
     return {status, t.time_ms, t.error};
   }
 
   // The template with these values substituted (declarations removed).
   std::string strategy(const std::map<std::string, int64_t>& v) const {
-    const risec::driver::TunePoint point = point_of(v);
-    risec::elevate::ParamValues values;
-    for (size_t i = 0; i < params_.size(); ++i) values[params_[i].name] = point[i];
-    return risec::elevate::substitute_params(cfg_.strategy, values);
+    return tuner_->strategy(v);
   }
 
  private:
-  risec::driver::TunePoint point_of(const std::map<std::string, int64_t>& v) const {
-    risec::driver::TunePoint point;
-    for (const auto& p : params_) {
-      auto it = v.find(p.name);
-      if (it == v.end())
-        throw risec::Error(risec::ErrorKind::Usage, "no value for the parameter " + p.name);
-      point.push_back(it->second);
-    }
-    if (v.size() != params_.size())
-      throw risec::Error(risec::ErrorKind::Usage,
-                         "values given for parameters the strategy does not declare");
-    return point;
-  }
-
-  risec::Program program_;
-  risec::driver::TuneConfig cfg_;
-  std::vector<risec::elevate::StrategyParam> params_;
-  std::unique_ptr<risec::driver::Measurer> measurer_;
+  std::unique_ptr<risec::Tuner> tuner_;
 };
 
 }  // namespace
@@ -398,22 +524,23 @@ NB_MODULE(_risec, m) {
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, bool, const std::optional<std::string>&, bool,
                     const std::vector<std::string>&, const std::string&, const std::string&,
-                    const risec::Sizes&, const std::map<std::string, std::string>&, bool, bool,
-                    bool, const std::string&>(),
+                    const risec::Sizes&, const std::map<std::string, std::string>&,
+                    const std::map<std::string, nb::object>&, bool, bool, bool, bool,
+                    const std::string&>(),
            nb::arg("program"), nb::arg("program_is_path"), nb::arg("strategy").none(),
            nb::arg("strategy_is_path"), nb::arg("params"), nb::arg("target"), nb::arg("entry"),
-           nb::arg("sizes"), nb::arg("bind"), nb::arg("shift_tails"), nb::arg("bounds_checks"),
-           nb::arg("tuned"), nb::arg("tuning_db"))
+           nb::arg("sizes"), nb::arg("bind"), nb::arg("bind_arrays"), nb::arg("shift_tails"),
+           nb::arg("bounds_checks"), nb::arg("load"), nb::arg("tuned"), nb::arg("tuning_db"))
       .def_prop_ro("name", [](const PyKernel& k) { return k.source().name(); })
       .def_prop_ro("target", [](const PyKernel& k) { return k.source().target(); })
       .def_prop_ro("source", [](const PyKernel& k) { return k.source().code(); })
       .def_prop_ro("header", [](const PyKernel& k) { return k.source().header(); })
+      .def_prop_ro("kernels", [](const PyKernel& k) { return k.source().kernels(); })
       .def_prop_ro("size_parameters",
                    [](const PyKernel& k) { return k.source().size_parameters(); })
+      .def_prop_ro("loaded", &PyKernel::loaded)
       .def_prop_ro("inputs", &PyKernel::inputs)
       .def_prop_ro("output", &PyKernel::output)
-      .def("sizes", &PyKernel::sizes)
-      .def("output_shape", &PyKernel::output_shape)
-      .def("bytes", &PyKernel::bytes)
-      .def("call", &PyKernel::call);
+      .def("call", &PyKernel::call, nb::arg("arrays"), nb::arg("sizes"), nb::arg("out").none(),
+           nb::arg("allocate"));
 }

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "driver/api_impl.h"
+#include "driver/bind.h"
 #include "driver/commands.h"
 #include "driver/run.h"
 #include "driver/tuned.h"
@@ -24,26 +25,21 @@ namespace risec {
 
 namespace {
 
-// Runs a compiler call on a thread with a large stack (support/stack.h), as the
-// command line does, and hands back its result or rethrows its error.
-template <class F>
-auto on_large_stack(F&& f) -> decltype(f()) {
-  // Messages name the API's arguments (sizes["n"]), unless a caller (the command
-  // line, the Python package) chose its own words (support/words.h).
-  InterfaceScope words(Interface::Cpp, /*unless_set=*/true);
-  std::optional<decltype(f())> out;
-  run_with_large_stack([&] {
-    out.emplace(f());
-    return 0;
-  });
-  return std::move(*out);
-}
-
 [[noreturn]] void bad_argument(const std::string& msg) {
   throw Error(ErrorKind::Usage, msg);
 }
 
-std::optional<ScalarType> element_of(const rise::Type& t) {
+std::string join(const std::vector<std::string>& xs) {
+  std::string out;
+  for (const auto& x : xs) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+}  // namespace
+
+using api::on_large_stack;
+
+std::optional<ScalarType> api::element_of(const rise::Type& t) {
   switch (t->kind) {
     case rise::TypeKind::Scalar:
     case rise::TypeKind::Vector:
@@ -57,14 +53,6 @@ std::optional<ScalarType> element_of(const rise::Type& t) {
       return std::nullopt;
   }
 }
-
-std::string join(const std::vector<std::string>& xs) {
-  std::string out;
-  for (const auto& x : xs) out += (out.empty() ? "" : ", ") + x;
-  return out;
-}
-
-}  // namespace
 
 static_assert(static_cast<int>(ScalarType::F64) == static_cast<int>(rise::ScalarKind::F64) &&
                   static_cast<int>(ScalarType::Bool) == static_cast<int>(rise::ScalarKind::Bool),
@@ -272,6 +260,19 @@ Source compile(const Program& program, const CompileOptions& options) {
     req.bounds_checks = options.bounds_checks;
     req.profile = options.profile;
     req.bind = &options.bind;
+    // Arrays bound from memory: copied row-major into the compiler's own arrays.
+    driver::BoundArrays arrays;
+    for (const auto& [name, a] : options.bind_arrays) {
+      runtime::NdArray nd;
+      nd.dtype = static_cast<runtime::DType>(a.element);
+      nd.shape = a.shape;
+      nd.data = runtime::AlignedBuffer(a.bytes());
+      if (a.count() > 0) a.copy_to(nd.data.data());
+      arrays.emplace(name, std::move(nd));
+    }
+    req.bind_arrays = &arrays;
+    impl->program = program.impl().program;
+    impl->entry = options.entry;
     impl->compiled = driver::compile(req);
     impl->target = options.target;
     impl->fixed_sizes = impl->compiled.sizes;
@@ -279,11 +280,11 @@ Source compile(const Program& program, const CompileOptions& options) {
     while (t->kind == rise::TypeKind::DepFun) t = t->b;
     for (const driver::EntryParam& p : driver::value_parameters(impl->compiled.high)) {
       impl->input_types.push_back(p.type);
-      impl->inputs.push_back({p.name, rise::print(p.type), element_of(p.type)});
+      impl->inputs.push_back({p.name, rise::print(p.type), api::element_of(p.type)});
       t = t->b;
     }
     impl->output_type = t;
-    impl->output = {"output", rise::print(t), element_of(t)};
+    impl->output = {"output", rise::print(t), api::element_of(t)};
     return Source(std::move(impl));
   });
 }
@@ -311,6 +312,9 @@ std::vector<Parameter> Source::inputs() const {
 }
 Parameter Source::output() const {
   return impl_->output;
+}
+Sizes Source::fixed_sizes() const {
+  return impl_->fixed_sizes;
 }
 std::string Source::dpia() const {
   return dpia::print(impl_->compiled.dpia);

@@ -4,6 +4,7 @@
 // (the imperative DPIA, the checked program) while going through the same calls.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "rise/check.h"
 #include "rise/expr.h"
 #include "risec/risec.h"
+#include "support/stack.h"
+#include "support/words.h"
 
 namespace risec {
 
@@ -29,6 +32,8 @@ struct Function::Impl {
 };
 
 struct Source::Impl {
+  rise::Program program;  // what it was compiled from (Kernel::sizes infers sizes on it)
+  std::string entry;
   driver::Compiled compiled;
   std::string target;
   rise::SizeMap fixed_sizes;            // sizes given at compile time
@@ -42,6 +47,24 @@ namespace api {
 // The API's calls with the compiler's objects, for the command line.
 Program wrap(rise::Program p);
 Strategy wrap(elevate::Strategy s);
+
+// The element type of a parameter's buffer (nullopt for pairs).
+std::optional<ScalarType> element_of(const rise::Type& t);
+
+// Runs a compiler call on a thread with a large stack (support/stack.h), as the
+// command line does, and hands back its result or rethrows its error.
+template <class F>
+auto on_large_stack(F&& f) -> decltype(f()) {
+  // Messages name the API's arguments (sizes["n"]), unless a caller (the command
+  // line, the Python package) chose its own words (support/words.h).
+  InterfaceScope words(Interface::Cpp, /*unless_set=*/true);
+  std::optional<decltype(f())> out;
+  run_with_large_stack([&] {
+    out.emplace(f());
+    return 0;
+  });
+  return std::move(*out);
+}
 }  // namespace api
 
 }  // namespace risec

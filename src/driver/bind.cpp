@@ -74,11 +74,16 @@ std::optional<int64_t> scalar_count(const rise::Type& t) {
 }  // namespace
 
 rise::Checked bind_inputs(const rise::Checked& checked,
-                          const std::map<std::string, std::string>& files) {
-  if (files.empty()) return checked;
+                          const std::map<std::string, std::string>& files,
+                          const BoundArrays& arrays) {
+  if (files.empty() && arrays.empty()) return checked;
   std::vector<std::string> names;
   for (const EntryParam& p : value_parameters(checked)) names.push_back(p.name);
-  check_input_names(names, files, bind_word());
+  std::map<std::string, std::string> given = files;  // name -> file ("" from memory)
+  for (const auto& [name, a] : arrays)
+    if (!given.emplace(name, "").second)
+      throw Error(ErrorKind::Usage, bind_given(name, "") + " is bound twice (a file and an array)");
+  check_input_names(names, given, bind_word());
 
   // depFun(..) binders, then fun(..) binders, then the body.
   std::vector<Expr> dep_binders, binders;
@@ -93,8 +98,8 @@ rise::Checked bind_inputs(const rise::Checked& checked,
   }
   std::vector<Expr> kept;
   for (const Expr& lam : binders) {
-    auto it = files.find(lam->name);
-    if (it == files.end()) {
+    auto it = given.find(lam->name);
+    if (it == given.end()) {
       kept.push_back(lam);
       continue;
     }
@@ -119,7 +124,9 @@ rise::Checked bind_inputs(const rise::Checked& checked,
                  (input_word() == "--input" ? "with --input" : "as " + input_word()) + " instead");
     rise::Value v;
     try {
-      v = rise::from_ndarray(runtime::read_npy(it->second), t);
+      auto in_memory = arrays.find(lam->name);
+      v = in_memory != arrays.end() ? rise::from_ndarray(in_memory->second, t)
+                                    : rise::from_ndarray(runtime::read_npy(it->second), t);
     } catch (const Error& e) {
       throw Error(e.kind(), opt + ": " + e.message(), e.span(), e.note());
     }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "rise/check.h"
+#include "support/buffer.h"
 
 namespace risec::driver {
 
@@ -24,7 +25,11 @@ inline constexpr int64_t kMaxBoundElements = 4096;
 // cannot be read, or whose shape or element type is not the parameter's type, for a
 // parameter whose type is not an array of scalars (or a scalar) or still depends on a
 // size not known at compile time, and for more than kMaxBoundElements values.
+// `arrays` are inputs bound from memory (the API's CompileOptions::bind_arrays), the
+// same way; a name may not be in both.
+using BoundArrays = std::map<std::string, runtime::NdArray>;
 rise::Checked bind_inputs(const rise::Checked& checked,
-                          const std::map<std::string, std::string>& files);
+                          const std::map<std::string, std::string>& files,
+                          const BoundArrays& arrays = {});
 
 }  // namespace risec::driver

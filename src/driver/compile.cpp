@@ -13,6 +13,7 @@
 #include "driver/memory_check.h"
 #include "driver/sizes_from_inputs.h"
 #include "elevate/library.h"
+#include "support/words.h"
 
 namespace risec::driver {
 
@@ -51,12 +52,23 @@ Compiled compile(const CompileRequest& req) {
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
   // Bound inputs fix the sizes their shapes determine, replace their parameters by
   // their values before the strategy, and are folded into the code after it.
-  const bool binding = req.bind && !req.bind->empty();
+  static const std::map<std::string, std::string> no_files;
+  static const BoundArrays no_arrays;
+  const auto& files = req.bind ? *req.bind : no_files;
+  const auto& arrays = req.bind_arrays ? *req.bind_arrays : no_arrays;
+  const bool binding = !files.empty() || !arrays.empty();
   if (req.sizes) out.sizes = *req.sizes;
-  if (binding) sizes_from_inputs(p, req.entry, {}, &out.sizes, *req.bind, false);
+  if (!files.empty()) sizes_from_inputs(p, req.entry, {}, &out.sizes, files, false);
+  if (!arrays.empty()) {
+    std::map<std::string, std::string> where;
+    for (const auto& [name, a] : arrays) where.emplace(name, bind_given(name, ""));
+    sizes_from_shapes(
+        p, req.entry, where, [&](const std::string& n) { return arrays.at(n).shape; }, &out.sizes,
+        "");
+  }
   out.high = rise::check_program(p, req.entry, req.sizes || binding ? &out.sizes : nullptr);
   check_addressable(out.high);
-  if (binding) out.high = bind_inputs(out.high, *req.bind);
+  if (binding) out.high = bind_inputs(out.high, files, arrays);
   // The default lowering simplifies first (docs/cli.md, --no-simplify), programs of
   // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
   // length, and long generated chains gain nothing from them.

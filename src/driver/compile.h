@@ -10,6 +10,7 @@
 #include "codegen/c/c_backend.h"
 #include "elevate/strategy.h"
 #include "rise/check.h"
+#include "support/buffer.h"
 
 namespace risec::driver {
 
@@ -34,6 +35,8 @@ struct CompileRequest {
   bool annotate_sources = false;
   // --bind: parameter name -> .npy file whose values become constants (driver/bind.h)
   const std::map<std::string, std::string>* bind = nullptr;
+  // The same from memory (the API's CompileOptions::bind_arrays)
+  const std::map<std::string, runtime::NdArray>* bind_arrays = nullptr;
 };
 
 struct Compiled {

@@ -61,11 +61,22 @@ std::string sizes_word() {
 std::string bind_given(const std::string& name, const std::string& file) {
   switch (now()) {
     case Interface::Cpp:
-      return "bind[\"" + name + "\"] (" + file + ")";
+      return "bind[\"" + name + "\"]" + (file.empty() ? "" : " (" + file + ")");
     case Interface::Python:
       return "bind['" + name + "']";
     default:
-      return "--bind " + name + "=" + file;
+      return "--bind " + name + (file.empty() ? "" : "=" + file);
+  }
+}
+
+std::string argument_given(size_t i, const std::string& name) {
+  switch (now()) {
+    case Interface::Cpp:
+      return "inputs[" + std::to_string(i) + "] (" + name + ")";
+    case Interface::Python:
+      return "argument " + std::to_string(i + 1) + " (" + name + ")";
+    default:
+      return "--input " + name;
   }
 }
 

@@ -8,6 +8,7 @@
 // line's words.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -39,8 +40,11 @@ std::string how_to_give_size(const std::string& name);
 // The sizes as a whole: "--size", "the sizes", "sizes=".
 std::string sizes_word();
 // How the input `name` was bound to `file`: "--bind w=w.npy", "bind[\"w\"] (w.npy)",
-// "bind['w']" (Python's arrays are saved to temporary files: the file is not named).
+// "bind['w']"; an input bound from memory has no file (""): "bind[\"w\"]".
 std::string bind_given(const std::string& name, const std::string& file);
+// The i-th (0-based) data input `name` of a call: "--input x", "inputs[0] (x)",
+// "argument 1 (x)".
+std::string argument_given(size_t i, const std::string& name);
 // The binding as a whole: "--bind", "bind", "bind=".
 std::string bind_word();
 // How to pass an input that cannot be bound: "--input", "an argument of the kernel".

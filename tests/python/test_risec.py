@@ -87,8 +87,9 @@ def test_dtype_layout_and_count_errors():
     k = risec.compile(MM)
     with pytest.raises(risec.Error, match=r"argument 1 \(A\).*needs dtype float32.*float64"):
         k(np.ones((2, 2)), rand(2, 2))
-    with pytest.raises(risec.Error, match="not C-contiguous"):
-        k(rand(2, 4)[:, ::2], rand(2, 2))
+    # a strided view is read where it is (docs/python.md); a wrong extent still fails
+    A = rand(2, 4)
+    np.testing.assert_allclose(k(A[:, ::2], np.eye(2, dtype=np.float32)), A[:, ::2], rtol=1e-6)
     with pytest.raises(risec.Error, match="takes 2 array"):
         k(rand(2, 2))
 

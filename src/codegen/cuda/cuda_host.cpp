@@ -1,10 +1,11 @@
 // The CUDA target's host function (see cuda_printer.h): the C target's signature,
 // extern "C"; it checks that there is a GPU (a clear message and abort() when
 // cudaGetDeviceCount fails or finds none), allocates device buffers, copies the
-// inputs in, launches the kernels in order on the default stream, copies the output
-// back and frees what it allocated. Every CUDA call is checked: a failure prints the
-// call, CUDA's error name and message, and aborts (risec run reports it, exit 4).
-// Launch sizes come from the program's parallel loops unless $RISEC_CUDA_GLOBAL /
+// inputs in (cudaMemcpyDefault: the caller's arrays may be host or device memory,
+// such as the Python package's CUDA tensors), launches the kernels in order on the
+// default stream, copies the output back and frees what it allocated. Every CUDA call is checked: a
+// failure prints the call, CUDA's error name and message, and aborts (risec run reports it, exit
+// 4). Launch sizes come from the program's parallel loops unless $RISEC_CUDA_GLOBAL /
 // $RISEC_CUDA_LOCAL ("N" or "N,M,...", threads in all and per block, as OpenCL's
 // global and local sizes) say otherwise. It exports the kernels' time of the last
 // call (CUDA events around the launches) as NAME__risec_kernel_ms and the device as
@@ -106,7 +107,7 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
       body << "  RISEC_CUDA(cudaMalloc((void**)&" << b.name << ", " << b.bytes << "));\n";
       if (copy)
         body << "  RISEC_CUDA(cudaMemcpy(" << b.name << ", " << b.host << ", " << b.bytes
-             << ", cudaMemcpyHostToDevice));\n";
+             << ", cudaMemcpyDefault));\n";
     }
   };
   buffer(output, false);
@@ -219,7 +220,7 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
        << "  " << fn << "__risec_kernel_ms = risec_ms;\n";
   for (const DeviceBuffer& b : device_buffers(output))
     body << "  RISEC_CUDA(cudaMemcpy(" << b.host << ", " << b.name << ", " << b.bytes
-         << ", cudaMemcpyDeviceToHost));\n";
+         << ", cudaMemcpyDefault));\n";
   if (uses_index_checks_)
     body << "  {\n    long long risec_f[3];\n    RISEC_CUDA(cudaMemcpyFromSymbol(risec_f, "
             "risec_fault, sizeof risec_f));\n    if (risec_f[0] != 0) risec_bounds_fail("

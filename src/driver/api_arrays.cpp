@@ -1,0 +1,328 @@
+// The public API on arrays in memory (include/risec/risec.h): strided views of the
+// caller's arrays, sizes from shapes, the interpreter, kernels called on arrays, and
+// the words of messages. Everything a binding to another language needs (the Python
+// package, python/src/risec_py.cpp), so that it includes only the public headers.
+#include <algorithm>
+#include <cstring>
+
+#include "driver/api_impl.h"
+#include "driver/run.h"
+#include "driver/sizes_from_inputs.h"
+#include "rise/interp.h"
+#include "rise/printer.h"
+#include "runtime/layout.h"
+#include "support/buffer.h"
+#include "support/diagnostics.h"
+
+namespace risec {
+
+static_assert(static_cast<int>(ScalarType::F64) == static_cast<int>(runtime::DType::F64) &&
+                  static_cast<int>(ScalarType::Bool) == static_cast<int>(runtime::DType::Bool),
+              "ScalarType mirrors runtime::DType");
+
+using api::on_large_stack;
+
+namespace {
+
+[[noreturn]] void bad_argument(const std::string& msg) {
+  throw Error(ErrorKind::Usage, msg);
+}
+
+// Copies between a strided array and row-major memory, one element at a time
+// (memcpy of the element size: no alignment is assumed on either side).
+void strided_copy(const ArrayRef& a, unsigned char* row, bool to_row) {
+  const size_t es = scalar_type_size(a.element);
+  if (a.row_major()) {
+    if (a.count() == 0) return;
+    if (to_row)
+      std::memcpy(row, a.data, a.bytes());
+    else
+      std::memcpy(a.data, row, a.bytes());
+    return;
+  }
+  const size_t rank = a.shape.size();
+  const int64_t n = a.count();
+  if (n == 0) return;
+  std::vector<int64_t> idx(rank, 0);
+  auto* base = static_cast<unsigned char*>(a.data);
+  const int64_t inner = a.shape[rank - 1];
+  const int64_t inner_stride = a.strides[rank - 1] * static_cast<int64_t>(es);
+  for (int64_t done = 0; done < n; done += inner) {
+    int64_t off = 0;
+    for (size_t d = 0; d + 1 < rank; ++d) off += idx[d] * a.strides[d];
+    unsigned char* p = base + off * static_cast<int64_t>(es);
+    for (int64_t i = 0; i < inner; ++i, row += es, p += inner_stride) {
+      if (to_row)
+        std::memcpy(row, p, es);
+      else
+        std::memcpy(p, row, es);
+    }
+    for (size_t d = rank - 1; d-- > 0;) {  // the odometer over the outer dimensions
+      if (++idx[d] < a.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// The dimensions of a value of type `t` (array extents, then vector lanes) at `sizes`.
+std::vector<int64_t> shape_at(const rise::Type& type, const Sizes& sizes) {
+  arith::Substitution known;
+  for (const auto& [v, value] : sizes) known.emplace(v, arith::Nat(value));
+  std::vector<int64_t> out;
+  rise::Type t = type;
+  auto extent = [&](const arith::Nat& n) {
+    auto v = arith::substitute(n, known).as_const();
+    if (!v)
+      bad_argument("the extent " + n.to_string() + " has no value at these sizes (" + sizes_word() +
+                   ")");
+    out.push_back(*v);
+  };
+  while (t->kind == rise::TypeKind::Array) {
+    extent(t->size);
+    t = t->a;
+  }
+  if (t->kind == rise::TypeKind::Vector) extent(t->size);
+  return out;
+}
+
+// Program::infer_sizes without its own large-stack thread.
+Sizes infer(const rise::Program& program, const std::string& entry,
+            const std::vector<std::string>& names, const std::vector<std::vector<int64_t>>& shapes,
+            Sizes sizes) {
+  std::map<std::string, std::string> where;
+  std::map<std::string, std::vector<int64_t>> by_name;
+  for (size_t i = 0; i < names.size() && i < shapes.size(); ++i) {
+    where[names[i]] = argument_given(i, names[i]);
+    by_name[names[i]] = shapes[i];
+  }
+  driver::sizes_from_shapes(
+      program, entry, where, [&](const std::string& n) { return by_name.at(n); }, &sizes,
+      "the arrays' shapes do not determine it");
+  return sizes;
+}
+
+// The bytes [first, last) an array's elements occupy (any strides, negative too).
+std::pair<uintptr_t, uintptr_t> byte_range(const ArrayRef& a) {
+  const auto base = reinterpret_cast<uintptr_t>(a.data);
+  const auto es = static_cast<int64_t>(scalar_type_size(a.element));
+  if (a.count() == 0) return {base, base};
+  if (a.row_major()) return {base, base + a.bytes()};
+  int64_t lo = 0, hi = 0;
+  for (size_t d = 0; d < a.shape.size(); ++d) {
+    const int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>(hi * es + es)};
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  return runtime::shape_string(shape);
+}
+
+}  // namespace
+
+// ---- arrays ----
+
+size_t scalar_type_size(ScalarType t) {
+  return runtime::dtype_size(static_cast<runtime::DType>(t));
+}
+
+int64_t ArrayRef::count() const {
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  return n;
+}
+
+size_t ArrayRef::bytes() const {
+  return static_cast<size_t>(count()) * scalar_type_size(element);
+}
+
+bool ArrayRef::row_major() const {
+  if (strides.empty() || count() == 0) return true;
+  if (strides.size() != shape.size())
+    bad_argument("an array of rank " + std::to_string(shape.size()) + " has " +
+                 std::to_string(strides.size()) + " strides");
+  int64_t expected = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1 && strides[d] != expected) return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+void ArrayRef::copy_to(void* dst) const {
+  strided_copy(*this, static_cast<unsigned char*>(dst), true);
+}
+
+void ArrayRef::copy_from(const void* src) const {
+  strided_copy(*this, static_cast<unsigned char*>(const_cast<void*>(src)), false);
+}
+
+// ---- programs ----
+
+Sizes Program::infer_sizes(const std::vector<std::vector<int64_t>>& shapes, const Sizes& given,
+                           const std::string& entry) const {
+  return on_large_stack([&] {
+    std::vector<std::string> names;
+    for (const auto& p : driver::value_parameters(rise::check_program(impl_->program, entry)))
+      names.push_back(p.name);
+    return infer(impl_->program, entry, names, shapes, given);
+  });
+}
+
+std::vector<Parameter> Function::parameters() const {
+  std::vector<Parameter> out;
+  for (const driver::EntryParam& p : driver::value_parameters(impl_->checked))
+    out.push_back({p.name, rise::print(p.type), api::element_of(p.type)});
+  return out;
+}
+
+std::vector<Array> interpret(const Program& program, const std::vector<ArrayRef>& inputs,
+                             const std::string& entry, const Sizes& sizes) {
+  return on_large_stack([&] {
+    const rise::Program& rp = program.impl().program;
+    if (rp.defs.empty()) throw Error(ErrorKind::User, "the program has no definitions");
+    std::vector<std::string> names;
+    for (const auto& p : driver::value_parameters(rise::check_program(rp, entry)))
+      names.push_back(p.name);
+    if (names.size() != inputs.size())
+      bad_argument("the entry takes " + std::to_string(names.size()) + " array(s), " +
+                   std::to_string(inputs.size()) + " given");
+    std::vector<std::vector<int64_t>> shapes;
+    for (const ArrayRef& a : inputs) shapes.push_back(a.shape);
+    rise::SizeMap s = infer(rp, entry, names, shapes, sizes);
+    rise::Checked c = rise::check_program(rp, entry, &s);
+    std::vector<driver::EntryParam> params = driver::entry_parameters(c);
+    std::vector<rise::Value> values;
+    for (size_t i = 0; i < params.size(); ++i) {
+      runtime::NdArray a;
+      a.dtype = static_cast<runtime::DType>(inputs[i].element);
+      a.shape = inputs[i].shape;
+      a.data = runtime::AlignedBuffer(inputs[i].bytes());
+      inputs[i].copy_to(a.data.data());
+      try {
+        values.push_back(rise::from_ndarray(a, params[i].type));
+      } catch (const Error& e) {
+        throw Error(e.kind(), argument_given(i, params[i].name) + ": " + e.message(), e.span(),
+                    e.note());
+      }
+    }
+    rise::Value f = driver::interpret(c, values);
+    std::vector<Array> out;
+    for (const runtime::NdArray& a : rise::to_ndarrays(f, driver::entry_result_type(c))) {
+      const auto* p = reinterpret_cast<const unsigned char*>(a.data.data());
+      out.push_back({static_cast<ScalarType>(a.dtype), a.shape,
+                     std::vector<unsigned char>(p, p + a.nbytes())});
+    }
+    return out;
+  });
+}
+
+// ---- kernels on arrays ----
+
+std::vector<int64_t> Kernel::shape(const std::string& parameter, const Sizes& sizes) const {
+  InterfaceScope words(Interface::Cpp, /*unless_set=*/true);
+  const Source::Impl& s = source().impl();
+  Sizes all = s.fixed_sizes;
+  for (const auto& [k, v] : sizes) all[k] = v;
+  if (parameter == "output") return shape_at(s.output_type, all);
+  for (size_t i = 0; i < s.inputs.size(); ++i)
+    if (s.inputs[i].name == parameter) return shape_at(s.input_types[i], all);
+  bad_argument("the kernel " + s.compiled.unit.name + " has no parameter '" + parameter + "'");
+}
+
+Sizes Kernel::sizes(const std::vector<std::vector<int64_t>>& shapes, const Sizes& given) const {
+  InterfaceScope words(Interface::Cpp, /*unless_set=*/true);
+  const Source::Impl& s = source().impl();
+  const std::string& fn = s.compiled.unit.name;
+  Sizes out = s.fixed_sizes;
+  // Every size given is one of the entry's, and one fixed at compile time keeps its value.
+  std::vector<std::string> known = s.compiled.size_names;
+  for (const auto& [k, v] : s.fixed_sizes) known.push_back(k);
+  for (const auto& [k, v] : given) {
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      const std::string near = nearest_name(k, known);
+      bad_argument(size_given(k) + ": the kernel " + fn + " has no size named '" + k + "'" +
+                   (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
+    }
+    if (v < 1) bad_argument(size_given(k) + " = " + std::to_string(v) + ": sizes must be positive");
+    if (auto f = s.fixed_sizes.find(k); f != s.fixed_sizes.end() && f->second != v)
+      bad_argument(size_given(k) + " = " + std::to_string(v) + ", but " + k + " was fixed to " +
+                   std::to_string(f->second) + " at compile time");
+    out[k] = v;
+  }
+  return on_large_stack([&] {
+    std::vector<std::string> names;
+    for (const Parameter& p : s.inputs) names.push_back(p.name);
+    return infer(s.program, s.entry, names, shapes, out);
+  });
+}
+
+void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
+                  const Sizes& sizes) const {
+  InterfaceScope words(Interface::Cpp, /*unless_set=*/true);
+  const Source::Impl& s = source().impl();
+  const std::string& fn = s.compiled.unit.name;
+  if (inputs.size() != s.inputs.size())
+    bad_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) + " input(s), " +
+                 std::to_string(inputs.size()) + " given");
+  // Each array's element type and shape; its row-major bytes must be the parameter's
+  // C layout (vectors of 3 lanes take 4 in C: such a parameter needs a Buffer).
+  auto check = [&](const ArrayRef& a, const Parameter& p, const rise::Type& t,
+                   const std::string& who) {
+    if (!a.data && a.count() > 0) bad_argument(who + ": the array has no data");
+    if (!p.element)
+      bad_argument(who + ": the parameter " + p.name + ": " + p.type +
+                   " holds pairs, which are passed as raw bytes (a Buffer)");
+    if (a.element != *p.element)
+      bad_argument(who + ": the parameter " + p.name + ": " + p.type + " holds " +
+                   scalar_type_name(*p.element) + ", the array holds " +
+                   scalar_type_name(a.element));
+    Sizes all = s.fixed_sizes;
+    for (const auto& [k, v] : sizes) all[k] = v;
+    const std::vector<int64_t> want = shape_at(t, all);
+    if (a.shape != want)
+      bad_argument(who + ": the array's shape is " + shape_text(a.shape) + ", the parameter " +
+                   p.name + ": " + p.type + " has shape " + shape_text(want) + " at these sizes");
+  };
+  std::vector<runtime::AlignedBuffer> temporaries;
+  auto buffer = [&](const ArrayRef& a) {
+    if (a.row_major()) return Buffer(a.data, a.bytes());
+    temporaries.emplace_back(a.bytes());
+    a.copy_to(temporaries.back().data());
+    return Buffer(temporaries.back().data(), a.bytes());
+  };
+  check(output, s.output, s.output_type, "the output");
+  const auto [out_first, out_last] = byte_range(output);
+  std::vector<Buffer> buffers;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string who = argument_given(i, s.inputs[i].name);
+    check(inputs[i], s.inputs[i], s.input_types[i], who);
+    // The generated code assumes its output is no input (docs/guarantees.md).
+    const auto [first, last] = byte_range(inputs[i]);
+    if (first < out_last && out_first < last)
+      bad_argument("the output shares memory with " + who +
+                   "; the kernel's output must be an array of its own");
+    buffers.push_back(buffer(inputs[i]));
+  }
+  if (output.row_major()) {
+    (*this)(Buffer(output.data, output.bytes()), buffers, sizes);
+    return;
+  }
+  runtime::AlignedBuffer out(output.bytes());
+  (*this)(Buffer(out.data(), out.size()), buffers, sizes);
+  output.copy_from(out.data());
+}
+
+// ---- words ----
+
+struct WordsScope::Impl {
+  InterfaceScope scope;
+};
+
+WordsScope::WordsScope(Words w)
+    : impl_(new Impl{InterfaceScope(w == Words::Python ? Interface::Python : Interface::Cpp)}) {}
+
+WordsScope::~WordsScope() = default;
+
+}  // namespace risec
