@@ -46,6 +46,7 @@ struct Options {
   std::string db;            // --db FILE
   std::string workers_text;  // --workers K
   std::string search;        // --search evolutionary|random
+  bool explain = false;      // --explain: without --strategy, the chosen schedule in words
   // risec explore (driver/explore.h)
   std::string trials_text;  // --trials T: points tuned per variant with --strategy
 };

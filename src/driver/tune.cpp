@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/run.h"
 #include "rise/check.h"
@@ -695,7 +696,8 @@ rise::SizeMap search_sizes(const rise::Program& p, const std::string& entry, ris
 }
 
 int cmd_tune(const Options& o) {
-  if (o.strategy.empty()) usage("risec tune needs --strategy TEMPLATE.elv");
+  // Without a template, the autoscheduler builds the space itself (autoschedule.h).
+  if (o.strategy.empty()) return cmd_autoschedule(o);
   if (!o.params.empty()) usage("risec tune chooses the parameters itself; remove --param");
   TuneConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 50);

@@ -114,10 +114,20 @@ const Command kCommands[] = {
      "print what they print for compile.\n",
      risec::driver::cmd_run},
     {"tune",
-     "risec tune FILE.rise --strategy TEMPLATE.elv --size n=..,m=.. [--target c|openmp] "
+     "risec tune FILE.rise [--strategy TEMPLATE.elv] --size n=..,m=.. [--target c|openmp] "
      "[--budget N] [--db FILE] [--workers K] [--search evolutionary|random] [--seed S] "
-     "[--repeat R] [--entry NAME] [--no-shift-tails] [--no-bounds-checks] [-o BEST.elv]",
-     "Search the values of the template's parameters (`param NAME in [..];`) by measuring.\n"
+     "[--repeat R] [--entry NAME] [--no-shift-tails] [--no-bounds-checks] [--explain] "
+     "[-o BEST.elv]",
+     "Without --strategy, the autoscheduler: risec builds the program's space of schedules\n"
+     "(fusion, stores and hoists, parallel loop, tiling, vectorisation, unrolled taps, loop\n"
+     "order), ranks it with a cost model, measures the default lowering and the best-ranked\n"
+     "candidates (--budget N of them, default 30), each checked against the interpreter,\n"
+     "and writes the fastest as a commented strategy (stdout, -o BEST.elv); --explain\n"
+     "prints the chosen schedule in words and the default's and the best's times on\n"
+     "stderr (docs/tuning.md, \"Without a template\"; --db, --workers and --search are\n"
+     "for templates).\n"
+     "With --strategy, search the values of the template's parameters (`param NAME in [..];`)\n"
+     "by measuring. "
      "Points the rewrite or the type checker rejects (a tile size that does not divide a\n"
      "size) are pruned before the C compiler runs; candidates are compiled K at a time\n"
      "(default: the number of cores) and measured one at a time (the median of R runs,\n"
@@ -229,6 +239,8 @@ Options parse_options(const Command& cmd, int argc, char** argv) {
       o.dump_dpia = true;
     } else if (a == "--trace") {
       o.trace = true;
+    } else if (a == "--explain") {
+      o.explain = true;
     } else if (a == "--no-simplify") {
       o.no_simplify = true;
     } else if (a == "--no-shift-tails") {
