@@ -1,8 +1,6 @@
 // The autoscheduler: `risec tune` without --strategy (see autoschedule.h).
 #include "driver/autoschedule.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <iomanip>
 #include <iostream>

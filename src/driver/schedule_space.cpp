@@ -3,12 +3,10 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <set>
 
 #include "driver/commands.h"
 #include "driver/explore.h"
-#include "elevate/library.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"
 #include "rise/printer.h"

@@ -22,8 +22,7 @@ void tune_and_check(const std::string& file, const std::string& sizes, const std
                           {"OMP_NUM_THREADS=2"});
   ASSERT_EQ(r.exit_code, 0) << show(r);
   // The default lowering is measured, first.
-  EXPECT_NE(r.err.find("autoschedule: [1/3] the default lowering: "), std::string::npos)
-      << show(r);
+  EXPECT_NE(r.err.find("autoschedule: [1/3] the default lowering: "), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("autoschedule: [3/3] "), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("autoschedule: the chosen schedule: "), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("  measured:   the default lowering "), std::string::npos) << show(r);
@@ -43,8 +42,8 @@ TEST(AutoscheduleCli, WritesAStrategyThatRunChecks) {
 }
 
 TEST(AutoscheduleCli, TemplateOptionsAreRefused) {
-  CliResult db = run_risec({"tune", "examples/scal/scal.rise", "--size", "n=64", "--db",
-                            scratch_path("as.db")});
+  CliResult db = run_risec(
+      {"tune", "examples/scal/scal.rise", "--size", "n=64", "--db", scratch_path("as.db")});
   EXPECT_EQ(db.exit_code, 2) << show(db);
   EXPECT_NE(db.err.find("--db needs --strategy"), std::string::npos) << show(db);
   CliResult param =
