@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "driver/commands.h"
 #include "driver/run.h"
@@ -155,39 +156,75 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   double best_ms = 0;
   int n = 0;
   const std::vector<size_t> order = measurement_order(r, cfg.budget);
-  for (size_t i : order) {
-    const ScheduleCandidate& c = r.space.candidates[i];
-    ScheduleMeasurement m;
-    m.candidate = i;
-    try {
-      Compiled compiled = compile_candidate(cfg, c);
-      measurer.prepare(compiled);
-      if (cfg.check) {
-        if (!inputs_v) {
-          inputs_v = make_inputs(compiled.high, {}, cfg.seed);
-          expected = interpret(compiled.high, *inputs_v);
-        }
-        Execution ex = execute(compiled, cfg.sizes, *inputs_v);
-        Comparison cmp = compare_values(ex.output, *expected, result_type);
-        if (!cmp.ok)
-          throw Error(ErrorKind::Internal,
-                      "the result differs from the interpreter's: " + cmp.first_mismatch);
+  // Batches of `workers` candidates: rewritten and generated one after the other, built
+  // by the C compiler in parallel (as risec tune does), then checked and measured one
+  // at a time.
+  const size_t workers = static_cast<size_t>(std::max(1, cfg.workers));
+  for (size_t at = 0; at < order.size(); at += workers) {
+    struct Job {
+      size_t i;
+      std::optional<Compiled> compiled;
+      std::string error;
+    };
+    std::vector<Job> batch;
+    for (size_t k = at; k < std::min(order.size(), at + workers); ++k) {
+      Job j{order[k], std::nullopt, {}};
+      try {
+        j.compiled = compile_candidate(cfg, r.space.candidates[j.i]);
+      } catch (const Error& e) {
+        j.error = first_line(e.what());
       }
-      m.time_ms = measurer.measure(compiled, TunePoint{static_cast<int64_t>(i)});
-    } catch (const Error& e) {
-      m.error = first_line(e.what());
+      batch.push_back(std::move(j));
     }
-    ++n;
-    if (m.time_ms && (!best || *m.time_ms < best_ms)) {
-      best = i;
-      best_ms = *m.time_ms;
+    {
+      std::vector<std::thread> threads;
+      for (Job& j : batch)
+        if (j.compiled)
+          threads.emplace_back([&measurer, &j] {
+            try {
+              measurer.prepare(*j.compiled);
+            } catch (const std::exception& e) {
+              j.error = first_line(e.what());
+            }
+          });
+      for (std::thread& t : threads) t.join();
     }
-    if (i == 0 && m.time_ms) r.default_ms = *m.time_ms;
-    if (cfg.progress)
-      *cfg.progress << "autoschedule: [" << n << "/" << order.size() << "] " << c.label() << ": "
-                    << (m.time_ms ? format_time(*m.time_ms) : "failed: " + m.error)
-                    << (best ? " (best " + format_time(best_ms) + ")" : std::string()) << "\n";
-    r.measured.push_back(std::move(m));
+    for (Job& j : batch) {
+      const size_t i = j.i;
+      const ScheduleCandidate& c = r.space.candidates[i];
+      ScheduleMeasurement m;
+      m.candidate = i;
+      m.error = j.error;
+      if (m.error.empty()) {
+        try {
+          if (cfg.check) {
+            if (!inputs_v) {
+              inputs_v = make_inputs(j.compiled->high, {}, cfg.seed);
+              expected = interpret(j.compiled->high, *inputs_v);
+            }
+            Execution ex = execute(*j.compiled, cfg.sizes, *inputs_v);
+            Comparison cmp = compare_values(ex.output, *expected, result_type);
+            if (!cmp.ok)
+              throw Error(ErrorKind::Internal,
+                          "the result differs from the interpreter's: " + cmp.first_mismatch);
+          }
+          m.time_ms = measurer.measure(*j.compiled, TunePoint{static_cast<int64_t>(i)});
+        } catch (const Error& e) {
+          m.error = first_line(e.what());
+        }
+      }
+      ++n;
+      if (m.time_ms && (!best || *m.time_ms < best_ms)) {
+        best = i;
+        best_ms = *m.time_ms;
+      }
+      if (i == 0 && m.time_ms) r.default_ms = *m.time_ms;
+      if (cfg.progress)
+        *cfg.progress << "autoschedule: [" << n << "/" << order.size() << "] " << c.label() << ": "
+                      << (m.time_ms ? format_time(*m.time_ms) : "failed: " + m.error)
+                      << (best ? " (best " + format_time(best_ms) + ")" : std::string()) << "\n";
+      r.measured.push_back(std::move(m));
+    }
   }
   if (!best) {
     std::string why = r.measured.empty() ? "" : r.measured.front().error;
@@ -210,11 +247,10 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
 int cmd_autoschedule(const Options& o) {
   if (!o.params.empty())
     throw Error(ErrorKind::Usage, "risec tune without --strategy takes no --param");
-  if (!o.search.empty() || !o.workers_text.empty())
+  if (!o.search.empty())
     throw Error(ErrorKind::Usage,
-                std::string(o.search.empty() ? "--workers" : "--search") +
-                    " needs --strategy: the autoscheduler measures the model's best "
-                    "candidates one at a time (docs/tuning.md)");
+                "--search needs --strategy: the autoscheduler measures the model's best "
+                "candidates (docs/tuning.md)");
   if (!o.db.empty())
     throw Error(ErrorKind::Usage,
                 "--db needs --strategy: the autoscheduler keeps no database yet (docs/tuning.md)");
@@ -225,6 +261,9 @@ int cmd_autoschedule(const Options& o) {
                     o.target + "' (docs/tuning.md)");
   AutoscheduleConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 30);
+  cfg.workers =
+      positive_option(o.workers_text, "--workers",
+                      static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const int repeat = positive_option(o.repeat_text, "--repeat", 5);
   cfg.seed = parse_seed(o.seed_text);
   rise::Program p = load_program(o.file);

@@ -26,6 +26,7 @@ struct AutoscheduleConfig {
   std::string target = "c";
   int budget = 30;  // candidates measured (the default lowering included)
   uint64_t seed = 0;
+  int workers = 2;    // C compilations at once
   bool check = true;  // each measured candidate's result against the interpreter
   std::ostream* progress = nullptr;
   bool shift_tails = true;
