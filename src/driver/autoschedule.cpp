@@ -92,9 +92,10 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
     o << "  no candidate measured faster than the default lowering, which is kept\n";
   }
   o << "  parallel:   "
-    << (b.parallel.empty() ? std::string("nothing (") + (cfg.target == "openmp"
-                                                             ? "no parallel candidate was faster)"
-                                                             : "--target c is sequential)")
+    << (b.parallel.empty()
+            ? std::string(cfg.target == "openmp"
+                              ? "no parallel loop (none in the fastest measured candidate)"
+                              : "no parallel loop (--target c is sequential)")
         : b.parallel == "parallelOutput"
             ? std::string("the loop writing the result (parallelOutput)")
             : std::string("the outermost computing map"))
@@ -118,7 +119,8 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
   double best_ms = 0;
   for (const ScheduleMeasurement& m : r.measured)
     if (m.candidate == r.best && m.time_ms) best_ms = *m.time_ms;
-  o << "  measured:   the default lowering " << format_time(r.default_ms) << ", the chosen "
+  o << "  measured:   the default lowering "
+    << (r.default_ms > 0 ? format_time(r.default_ms) : std::string("failed")) << ", the chosen "
     << format_time(best_ms) << " (" << std::fixed << std::setprecision(2)
     << (best_ms > 0 ? r.default_ms / best_ms : 0) << "x), " << r.measured.size()
     << " candidate(s) measured of " << r.space.candidates.size() << "\n";

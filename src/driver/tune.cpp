@@ -699,6 +699,7 @@ int cmd_tune(const Options& o) {
   // Without a template, the autoscheduler builds the space itself (autoschedule.h).
   if (o.strategy.empty()) return cmd_autoschedule(o);
   if (!o.params.empty()) usage("risec tune chooses the parameters itself; remove --param");
+  if (o.explain) usage("--explain is for risec tune without --strategy (the autoscheduler)");
   TuneConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 50);
   cfg.workers =

@@ -52,6 +52,18 @@ TEST(AutoscheduleCli, TemplateOptionsAreRefused) {
   CliResult gpu =
       run_risec({"tune", "examples/scal/scal.rise", "--size", "n=64", "--target", "opencl"});
   EXPECT_EQ(gpu.exit_code, 2) << show(gpu);
+  CliResult search =
+      run_risec({"tune", "examples/scal/scal.rise", "--size", "n=64", "--search", "random"});
+  EXPECT_EQ(search.exit_code, 2) << show(search);
+  // --explain is the autoscheduler's: with a template it is refused, not ignored.
+  CliResult explain =
+      run_risec({"tune", "examples/scal/scal.rise", "--size", "n=64", "--strategy",
+                 "param v in [4]; let main = vectorize(v) @ outermost(isApplied(isMap)) ; "
+                 "lowerToC;",
+                 "--explain"});
+  EXPECT_EQ(explain.exit_code, 2) << show(explain);
+  EXPECT_NE(explain.err.find("--explain is for risec tune without --strategy"), std::string::npos)
+      << show(explain);
 }
 
 }  // namespace
