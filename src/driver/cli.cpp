@@ -470,19 +470,26 @@ std::vector<Command> make_commands() {
   out.push_back(command(Spec<TuneArgs>{
       "tune",
       true,
-      "Search the values of the template's parameters (`param NAME in [..];`) by measuring "
-      "(docs/tuning.md). Points the rewrite or the type checker rejects (a tile size that does "
+      "Without --strategy, the autoscheduler: risec builds the program's space of schedules "
+      "(fusion, stores and hoists, parallel loop, tiling, vectorisation, unrolled taps, loop "
+      "order), ranks it with a cost model, measures the default lowering and the best-ranked "
+      "candidates (--budget N of them, default 30), each checked against the interpreter, "
+      "and writes the fastest as a commented strategy (docs/tuning.md, \"Without a "
+      "template\").\n\n"
+      "With --strategy, search the values of the template's parameters (`param NAME in [..];`) "
+      "by measuring (docs/tuning.md). Points the rewrite or the type checker rejects (a tile size that does "
       "not divide a size) are pruned before the C compiler runs; candidates are compiled "
       "--workers at a time and measured one at a time, a candidate's time being the fastest "
       "of its --repeat runs. Every trial is stored in the --db database: a second run of the "
       "same study resumes. Progress goes to stderr; the best strategy, with its values "
       "substituted, to stdout and to -o, and into the database as the record that "
       "`risec run/compile --tuned` use for this program, entry, sizes, target and CPU.",
-      {strategy<TuneArgs>("the template whose parameters are searched", true),
+      {strategy<TuneArgs>("the template whose parameters are searched (none: the autoscheduler)"),
        size<TuneArgs>("the sizes measured at (every size is needed)"),
        target<TuneArgs>("c (default) or openmp"),
        budget<TuneArgs>("the trials measured (or failed) in the study, earlier runs included "
-                        "(default 50)"),
+                        "(default 50); without --strategy the candidates measured, the "
+                        "default lowering included (default 30)"),
        text<TuneArgs>("--db", "FILE",
                       "the SQLite database of the trials and of the best strategies, which "
                       "--tuned reads (default: tuning.db in the cache directory, "
@@ -500,7 +507,11 @@ std::vector<Command> make_commands() {
                                 "its own in the database)"),
        no_bounds_checks<TuneArgs>("compile every candidate without index checks (a study of its "
                                   "own in the database)"),
-       output<TuneArgs>("BEST.elv", "also write the best strategy to this file")},
+       output<TuneArgs>("BEST.elv", "also write the best strategy to this file"),
+       flag<TuneArgs>("--explain",
+                      "(without --strategy) print the chosen schedule in words, the model's "
+                      "reasons and the default's and the best's times on stderr",
+                      &TuneArgs::explain)},
       cmd_tune}));
   out.push_back(command(Spec<GraphArgs>{
       "graph",

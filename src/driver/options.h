@@ -109,6 +109,7 @@ struct TuneArgs {
   bool no_shift_tails = false;
   bool no_bounds_checks = false;
   std::string output;
+  bool explain = false;  // --explain: the autoscheduler's choice in words
 };
 
 struct GraphArgs {

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/run.h"
 #include "driver/tuned.h"
@@ -46,7 +47,9 @@ rise::SizeMap search_sizes(const rise::Program& p, const std::string& entry, ris
 }
 
 int cmd_tune(const TuneArgs& o) {
-  if (o.strategy.empty()) usage("risec tune needs --strategy TEMPLATE.elv");
+  // Without a template, the autoscheduler builds the space itself (autoschedule.h).
+  if (o.strategy.empty()) return cmd_autoschedule(o);
+  if (o.explain) usage("--explain is for risec tune without --strategy (the autoscheduler)");
   TuneConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 50);
   cfg.workers =

@@ -1,0 +1,305 @@
+// The autoscheduler: `risec tune` without --strategy (see autoschedule.h).
+#include "driver/autoschedule.h"
+
+#include "driver/tuned.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "driver/commands.h"
+#include "driver/run.h"
+#include "driver/tuned.h"
+#include "elevate/parser.h"
+#include "runtime/jit.h"
+#include "support/cpu.h"
+#include "support/diagnostics.h"
+#include "support/files.h"
+
+namespace risec::driver {
+
+namespace {
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+// The CPU's model name ("model name : X" in /proc/cpuinfo), for the file's header.
+std::string cpu_name() {
+  std::string line = first_line(runtime::host_cpu());
+  const size_t colon = line.find(':');
+  if (colon != std::string::npos) line = line.substr(colon + 1);
+  const size_t start = line.find_first_not_of(" \t");
+  return start == std::string::npos ? "an unknown CPU" : line.substr(start);
+}
+
+// The number of array inputs of the entry (a tile reads each of them).
+int array_inputs(const rise::Checked& high) {
+  int n = 0;
+  for (const EntryParam& p : value_parameters(high))
+    n += p.type && p.type->kind == rise::TypeKind::Array;
+  return std::max(n, 1);
+}
+
+Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidate& c) {
+  CompileRequest req;
+  req.program = cfg.program;
+  req.entry = cfg.entry;
+  req.sizes = &cfg.sizes;
+  req.target = cfg.target;
+  req.shift_tails = cfg.shift_tails;
+  req.bounds_checks = cfg.bounds_checks;
+  std::optional<elevate::Strategy> s;
+  if (!c.is_default) {
+    s = elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", c.strategy_text()}));
+    req.strategy = &*s;
+  }
+  return compile(req);
+}
+
+// The candidates to measure, in order: the default lowering, then the model's best,
+// at most a third of the budget from one structure while others remain (the model
+// cannot tell structures apart well: measuring decides).
+std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
+  std::vector<size_t> order = {0}, later;
+  std::map<std::string, int> per_structure;
+  const int cap = std::max(2, (budget - 1) / 3);
+  for (size_t i : r.ranking) {
+    if (i == 0) continue;
+    const std::string& s = r.space.candidates[i].structure;
+    if (per_structure[s] >= cap) {
+      later.push_back(i);
+      continue;
+    }
+    ++per_structure[s];
+    order.push_back(i);
+  }
+  order.insert(order.end(), later.begin(), later.end());
+  if (static_cast<int>(order.size()) > budget) order.resize(static_cast<size_t>(budget));
+  return order;
+}
+
+std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) {
+  const ScheduleCandidate& b = r.space.candidates[r.best];
+  const CostFeatures& f = r.costs[r.best];
+  std::ostringstream o;
+  size_t rank = 0;
+  for (size_t i = 0; i < r.ranking.size(); ++i)
+    if (r.ranking[i] == r.best) rank = i + 1;
+  o << "autoschedule: the chosen schedule: " << b.label() << "\n";
+  if (b.is_default) {
+    o << "  no candidate measured faster than the default lowering, which is kept\n";
+  }
+  o << "  parallel:   "
+    << (b.parallel.empty()
+            ? std::string(cfg.target == "openmp"
+                              ? "no parallel loop (none in the fastest measured candidate)"
+                              : "no parallel loop (--target c is sequential)")
+        : b.parallel == "parallelOutput"
+            ? std::string("the loop writing the result (parallelOutput)")
+            : std::string("the outermost computing map"))
+    << "\n";
+  o << "  tiled:      "
+    << (b.tile ? std::to_string(b.tile) + " x " + std::to_string(b.tile) +
+                     " tiles of the outermost nest of two maps"
+               : std::string("no"))
+    << "\n";
+  o << "  vectorised: "
+    << (b.vector.empty() ? std::string("no vectorize step (the C compiler may still vectorise)")
+                         : "the innermost map, vectorize(" + b.vector +
+                               ") (lanes = " + std::to_string(machine_lanes()) + ")")
+    << "\n";
+  o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";
+  o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
+    << " bytes (structure: " << b.structure << ")\n";
+  o << "  model:      rank " << rank << " of " << r.ranking.size() << "; ";
+  for (size_t i = 0; i < f.reasons.size(); ++i) o << (i ? "; " : "") << f.reasons[i];
+  o << "\n";
+  double best_ms = 0;
+  for (const ScheduleMeasurement& m : r.measured)
+    if (m.candidate == r.best && m.time_ms) best_ms = *m.time_ms;
+  o << "  measured:   the default lowering "
+    << (r.default_ms > 0 ? format_time(r.default_ms) : std::string("failed")) << ", the chosen "
+    << format_time(best_ms) << " (" << std::fixed << std::setprecision(2)
+    << (best_ms > 0 ? r.default_ms / best_ms : 0) << "x), " << r.measured.size()
+    << " candidate(s) measured of " << r.space.candidates.size() << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measurer) {
+  if (cfg.budget < 1) throw Error(ErrorKind::Usage, "--budget must be at least 1");
+  AutoscheduleResult r;
+  const rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
+  SpaceOptions so = cfg.space;
+  so.target = cfg.target;
+  r.space = build_space(high, so);
+  const int inputs = array_inputs(high);
+  for (const ScheduleCandidate& c : r.space.candidates)
+    r.costs.push_back(estimate_cost(c.lowered, cfg.machine, c.tile, inputs));
+  for (size_t i = 0; i < r.space.candidates.size(); ++i) r.ranking.push_back(i);
+  std::stable_sort(r.ranking.begin(), r.ranking.end(),
+                   [&](size_t a, size_t b) { return r.costs[a].score < r.costs[b].score; });
+  if (cfg.progress)
+    *cfg.progress << "autoschedule: " << r.space.candidates.size() << " candidate(s) ("
+                  << r.space.dropped << " refused by a rule, " << r.space.duplicates
+                  << " duplicate(s)" << (r.space.truncated ? ", the space truncated" : "")
+                  << "); measuring "
+                  << std::min<size_t>(r.space.candidates.size(), static_cast<size_t>(cfg.budget))
+                  << ", the default lowering first\n";
+
+  // The reference: the interpreter on the inputs every candidate runs on.
+  std::optional<std::vector<rise::Value>> inputs_v;
+  std::optional<rise::Value> expected;
+  const rise::Type result_type = entry_result_type(high);
+  std::optional<size_t> best;
+  double best_ms = 0;
+  int n = 0;
+  const std::vector<size_t> order = measurement_order(r, cfg.budget);
+  // Batches of `workers` candidates: rewritten and generated one after the other, built
+  // by the C compiler in parallel (as risec tune does), then checked and measured one
+  // at a time.
+  const size_t workers = static_cast<size_t>(std::max(1, cfg.workers));
+  for (size_t at = 0; at < order.size(); at += workers) {
+    struct Job {
+      size_t i;
+      std::optional<Compiled> compiled;
+      std::string error;
+    };
+    std::vector<Job> batch;
+    for (size_t k = at; k < std::min(order.size(), at + workers); ++k) {
+      Job j{order[k], std::nullopt, {}};
+      try {
+        j.compiled = compile_candidate(cfg, r.space.candidates[j.i]);
+      } catch (const Error& e) {
+        j.error = first_line(e.what());
+      }
+      batch.push_back(std::move(j));
+    }
+    {
+      std::vector<std::thread> threads;
+      for (Job& j : batch)
+        if (j.compiled)
+          threads.emplace_back([&measurer, &j] {
+            try {
+              measurer.prepare(*j.compiled);
+            } catch (const std::exception& e) {
+              j.error = first_line(e.what());
+            }
+          });
+      for (std::thread& t : threads) t.join();
+    }
+    for (Job& j : batch) {
+      const size_t i = j.i;
+      const ScheduleCandidate& c = r.space.candidates[i];
+      ScheduleMeasurement m;
+      m.candidate = i;
+      m.error = j.error;
+      if (m.error.empty()) {
+        try {
+          if (cfg.check) {
+            if (!inputs_v) {
+              inputs_v = make_inputs(j.compiled->high, {}, cfg.seed);
+              expected = interpret(j.compiled->high, *inputs_v);
+            }
+            Execution ex = execute(*j.compiled, cfg.sizes, *inputs_v);
+            Comparison cmp = compare_values(ex.output, *expected, result_type);
+            if (!cmp.ok)
+              throw Error(ErrorKind::Internal,
+                          "the result differs from the interpreter's: " + cmp.first_mismatch);
+          }
+          m.time_ms = measurer.measure(*j.compiled, TunePoint{static_cast<int64_t>(i)});
+        } catch (const Error& e) {
+          m.error = first_line(e.what());
+        }
+      }
+      ++n;
+      if (m.time_ms && (!best || *m.time_ms < best_ms)) {
+        best = i;
+        best_ms = *m.time_ms;
+      }
+      if (i == 0 && m.time_ms) r.default_ms = *m.time_ms;
+      if (cfg.progress)
+        *cfg.progress << "autoschedule: [" << n << "/" << order.size() << "] " << c.label() << ": "
+                      << (m.time_ms ? format_time(*m.time_ms) : "failed: " + m.error)
+                      << (best ? " (best " + format_time(best_ms) + ")" : std::string()) << "\n";
+      r.measured.push_back(std::move(m));
+    }
+  }
+  if (!best) {
+    std::string why = r.measured.empty() ? "" : r.measured.front().error;
+    throw Error(ErrorKind::User, "no schedule of the program could be measured" +
+                                     (why.empty() ? std::string() : "; the default: " + why));
+  }
+  r.best = *best;
+  const ScheduleCandidate& b = r.space.candidates[r.best];
+  std::ostringstream head;
+  head << "// risec tune (autoschedule, " << cfg.target << "): " << b.label() << "\n"
+       << "// measured " << format_time(best_ms) << "; the default lowering "
+       << (r.default_ms > 0 ? format_time(r.default_ms) : std::string("failed")) << "; "
+       << r.measured.size() << " of " << r.space.candidates.size() << " candidate(s) measured, on "
+       << cpu_name() << " (lanes " << machine_lanes() << ")\n";
+  r.best_strategy = head.str() + b.strategy_text();
+  r.explanation = explain(cfg, r);
+  return r;
+}
+
+int cmd_autoschedule(const TuneArgs& o) {
+  if (!o.search.empty())
+    throw Error(ErrorKind::Usage,
+                "--search needs --strategy: the autoscheduler measures the model's best "
+                "candidates (docs/tuning.md)");
+  if (o.target != "c" && o.target != "openmp")
+    throw Error(ErrorKind::Usage,
+                "risec tune without --strategy supports --target c and openmp, "
+                "not '" +
+                    o.target + "' (docs/tuning.md)");
+  AutoscheduleConfig cfg;
+  cfg.budget = positive_option(o.budget_text, "--budget", 30);
+  cfg.workers =
+      positive_option(o.workers_text, "--workers",
+                      static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  const int repeat = positive_option(o.repeat_text, "--repeat", 5);
+  cfg.seed = parse_seed(o.seed_text);
+  rise::Program p = load_program(o.file);
+  cfg.program = &p;
+  cfg.entry = o.entry;
+  cfg.sizes = search_sizes(p, o);
+  cfg.target = o.target;
+  cfg.shift_tails = !o.no_shift_tails;
+  cfg.bounds_checks = !o.no_bounds_checks;
+  cfg.machine = host_cost_machine(o.target);
+  cfg.progress = &std::cerr;
+  // The best strategy becomes the record `risec run/compile --tuned` use for this
+  // program, entry, sizes, target and CPU (tuned.h), unless a faster one is there.
+  const std::string db_path = o.db.empty() ? default_db_path() : o.db;
+  TrialDb db(db_path);
+  note_input(db_path, o.db.empty() ? "the tuning database" : "--db");
+  if (!o.output.empty()) check_outputs({o.output});
+  auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
+  AutoscheduleResult r = autoschedule(cfg, *measurer);
+  if (o.explain) std::cerr << r.explanation;
+  const std::optional<double> best_ms = [&]() -> std::optional<double> {
+    for (const ScheduleMeasurement& m : r.measured)
+      if (m.candidate == r.best) return m.time_ms;
+    return std::nullopt;
+  }();
+  if (best_ms) {
+    const TunedRecord record{r.best_strategy, *best_ms, "risec tune " + o.file + " (autoscheduler)"};
+    const std::string code = target_code(o.target, cfg.shift_tails, cfg.bounds_checks);
+    if (record_best(db, tuned_key(p, o.entry, cfg.sizes, code), record))
+      std::cerr << "tune: recorded for --tuned in " << db_path << "\n";
+    else
+      std::cerr << "tune: " << db_path << " keeps its record for --tuned (as fast or faster)\n";
+  }
+  std::cout << r.best_strategy;
+  if (!o.output.empty()) write_output_file(o.output, r.best_strategy);
+  return 0;
+}
+
+}  // namespace risec::driver

@@ -1,0 +1,61 @@
+// `risec tune` without --strategy (docs/tuning.md, "Without a template"): the
+// autoscheduler. It builds the program's space of schedules (schedule_space.h),
+// ranks them with the analytical cost model (cost_model.h), measures the default
+// lowering first and then the best-ranked candidates within the budget, checks every
+// measured candidate's result against the reference interpreter, and returns the
+// fastest as an ordinary strategy text with comments. The default lowering is always
+// measured, so the result is never slower than it (on the measurements made).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/cost_model.h"
+#include "driver/schedule_space.h"
+#include "driver/tune.h"
+
+namespace risec::driver {
+
+struct AutoscheduleConfig {
+  const rise::Program* program = nullptr;
+  std::string entry;
+  rise::SizeMap sizes;
+  std::string target = "c";
+  int budget = 30;  // candidates measured (the default lowering included)
+  uint64_t seed = 0;
+  int workers = 2;    // C compilations at once
+  bool check = true;  // each measured candidate's result against the interpreter
+  std::ostream* progress = nullptr;
+  bool shift_tails = true;
+  bool bounds_checks = true;
+  SpaceOptions space;
+  CostMachine machine;
+};
+
+struct ScheduleMeasurement {
+  size_t candidate = 0;  // index into the space
+  std::optional<double> time_ms;
+  std::string error;  // the compilation's, the run's or the check's failure
+};
+
+struct AutoscheduleResult {
+  ScheduleSpace space;
+  std::vector<CostFeatures> costs;            // per candidate
+  std::vector<size_t> ranking;                // candidates, best by the model first
+  std::vector<ScheduleMeasurement> measured;  // in measurement order (the default first)
+  size_t best = 0;                            // the fastest measured candidate
+  double default_ms = 0;
+  std::string best_strategy;  // the .elv text written by -o
+  std::string explanation;    // --explain's text
+};
+
+// Runs the autoscheduler. Throws risec::Error (User) when nothing can be measured.
+AutoscheduleResult autoschedule(const AutoscheduleConfig& config, Measurer& measurer);
+
+// The `tune` subcommand without --strategy.
+int cmd_autoschedule(const TuneArgs& o);
+
+}  // namespace risec::driver

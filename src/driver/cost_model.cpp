@@ -1,0 +1,153 @@
+// The autoscheduler's cost model (see cost_model.h).
+#include "driver/cost_model.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+#include "rise/primitives.h"
+#include "support/cpu.h"
+
+namespace risec::driver {
+
+namespace {
+
+using rise::Expr;
+using rise::ExprKind;
+
+// Weights of the score, in operation units: a loop iteration's overhead (counter,
+// branch, index arithmetic), a byte stored and read back, starting a parallel loop.
+constexpr double kIteration = 0.5;
+constexpr double kByte = 0.125;
+constexpr double kParallelRegion = 5000;
+
+int64_t bytes_of(const rise::Type& t) {
+  switch (t->kind) {
+    case rise::TypeKind::Scalar:
+      return std::max(1, rise::scalar_bits(t->scalar) / 8);
+    case rise::TypeKind::Index:
+    case rise::TypeKind::NatData:
+      return 4;
+    case rise::TypeKind::Array:
+    case rise::TypeKind::Vector:
+      return t->size.as_const().value_or(1) * bytes_of(t->a);
+    case rise::TypeKind::Pair:
+      return bytes_of(t->a) + bytes_of(t->b);
+    default:
+      return 0;
+  }
+}
+
+struct Walk {
+  const CostMachine& m;
+  CostFeatures& f;
+  double traffic = 0;  // bytes, divided by the threads that share them
+
+  // `trips`: how often e runs; `div`: the threads it runs on (1 outside a parallel
+  // loop).
+  void visit(const Expr& e, double trips, double div) {
+    if (e->kind == ExprKind::App) {
+      rise::Spine sp = rise::spine(e);
+      const rise::PrimitiveInfo* p = sp.head->kind == ExprKind::Primitive ? sp.head->prim : nullptr;
+      std::vector<Expr> args;
+      for (const auto& a : sp.args)
+        if (!a.dep) args.push_back(a.value);
+      if (p && p->family == rise::Family::Memory && p->name != "let" && args.size() == 1 &&
+          args[0]->type) {
+        traffic += 2.0 * static_cast<double>(bytes_of(args[0]->type)) * trips / div;
+        visit(args[0], trips, div);
+        return;
+      }
+      const bool loop = p && (p->family == rise::Family::Map || p->family == rise::Family::Reduce ||
+                              p->family == rise::Family::Scan);
+      if (loop && args.size() >= 2 && args.back()->type &&
+          args.back()->type->kind == rise::TypeKind::Array) {
+        const double n = static_cast<double>(args.back()->type->size.as_const().value_or(1));
+        const bool unrolled = p->loop == rise::LoopKind::SeqUnroll;
+        double inner_div = div;
+        if (p->loop == rise::LoopKind::Par && div == 1) {
+          inner_div = std::min<double>(m.threads, n);
+          f.parallel_regions += trips;
+        }
+        f.iterations += trips * n / inner_div * (unrolled ? 0.25 : 1.0);
+        visit(args[0], trips * n, inner_div);
+        for (size_t i = 1; i < args.size(); ++i) visit(args[i], trips, div);
+        return;
+      }
+      if (p && (p->family == rise::Family::Arith || p->family == rise::Family::Math) &&
+          static_cast<int>(args.size()) == p->arity && e->type) {
+        const double lanes = e->type->kind == rise::TypeKind::Vector
+                                 ? static_cast<double>(e->type->size.as_const().value_or(1))
+                                 : 1.0;
+        f.ops += trips / div;
+        f.elements += trips * lanes / div;
+        if (lanes == 1) f.ops_scalar += trips / div;
+        if (div > 1) f.parallel_ops += trips / div;
+        for (const Expr& a : args) visit(a, trips, div);
+        return;
+      }
+    }
+    for (const Expr& k : rise::children(e)) visit(k, trips, div);
+  }
+};
+
+std::string percent(double x) {
+  std::ostringstream s;
+  s << static_cast<int>(x * 100 + 0.5) << "%";
+  return s.str();
+}
+
+}  // namespace
+
+CostMachine host_cost_machine(const std::string& target) {
+  CostMachine m;
+  m.lanes = machine_lanes();
+  m.threads = 1;
+  if (target == "openmp") {
+    m.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (const char* t = std::getenv("OMP_NUM_THREADS")) {
+      const int v = std::atoi(t);
+      if (v > 0) m.threads = v;
+    }
+  }
+  return m;
+}
+
+CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, int64_t tile,
+                           int inputs) {
+  CostFeatures f;
+  f.memory = memory_cost(lowered);
+  Walk w{m, f};
+  w.visit(lowered.expr, 1, 1);
+  // The operations run in parallel count a thread's share already (parallel_ops is
+  // what each thread does; make it a share of the whole for the fraction).
+  const double serial = f.ops - f.parallel_ops;
+  const double whole_parallel = f.parallel_ops * m.threads;
+  f.parallel_ops = whole_parallel;
+  f.ops = serial + whole_parallel;
+  f.score = (serial + whole_parallel / m.threads) + kIteration * f.iterations + kByte * w.traffic +
+            kParallelRegion * f.parallel_regions;
+  if (tile > 0) {
+    f.tile_footprint = tile * tile * 4 * (inputs + 1);
+    // A tile whose data leave the L2 cache gains nothing from tiling.
+    if (f.tile_footprint > m.l2) f.score *= 1.2;
+  }
+  f.reasons.push_back(percent(f.parallel_fraction()) + " of the arithmetic in parallel loops on " +
+                      std::to_string(m.threads) + " thread(s)");
+  f.reasons.push_back(percent(f.vector_fraction()) + " of the computed values on vectors");
+  f.reasons.push_back(std::to_string(f.memory.stores) + " array(s) stored, " +
+                      std::to_string(f.memory.traffic) + " bytes of memory traffic");
+  if (tile > 0)
+    f.reasons.push_back("a tile's data: " + std::to_string(f.tile_footprint) + " bytes (" +
+                        (f.tile_footprint <= m.l1   ? "fits the L1 cache"
+                         : f.tile_footprint <= m.l2 ? "fits the L2 cache"
+                                                    : "larger than the L2 cache: penalised") +
+                        ")");
+  if (f.parallel_regions > 1)
+    f.reasons.push_back(std::to_string(static_cast<int64_t>(f.parallel_regions)) +
+                        " parallel loops started (each a fork and join)");
+  return f;
+}
+
+}  // namespace risec::driver

@@ -1,0 +1,286 @@
+// The autoscheduler's search space (see schedule_space.h).
+#include "driver/schedule_space.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "driver/commands.h"
+#include "driver/explore.h"
+#include "elevate/parser.h"
+#include "rise/primitives.h"
+#include "rise/printer.h"
+#include "support/diagnostics.h"
+
+namespace risec::driver {
+
+namespace {
+
+using rise::Expr;
+using rise::ExprKind;
+
+// The longest constant-length reduction of `e` (0 when none).
+int64_t longest_reduction(const Expr& e) {
+  int64_t best = 0;
+  std::vector<Expr> todo = {e};
+  while (!todo.empty()) {
+    Expr t = todo.back();
+    todo.pop_back();
+    if (t->kind == ExprKind::App) {
+      rise::Spine sp = rise::spine(t);
+      if (sp.head->kind == ExprKind::Primitive && sp.head->prim &&
+          sp.head->prim->family == rise::Family::Reduce) {
+        std::vector<Expr> args;
+        for (const auto& a : sp.args)
+          if (!a.dep) args.push_back(a.value);
+        if (args.size() == 3 && args[2]->type && args[2]->type->kind == rise::TypeKind::Array)
+          best = std::max(best, args[2]->type->size.as_const().value_or(0));
+      }
+    }
+    for (const Expr& k : rise::children(t)) todo.push_back(k);
+  }
+  return best;
+}
+
+rise::Checked rewrite(const std::string& text, const rise::Checked& c) {
+  elevate::Strategy s = elevate::parse_strategy_file(
+      std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", "let main = " + text + ";\n"}));
+  return apply_strategy(s, c, false);
+}
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+// explore's best variants by its model (MemoryCost after lowerToC): a beam search of
+// width 2 over the fusion, store and hoist sites, at most 4 steps deep. Each is a
+// structure `RNF ; step ; ...`, with its steps.
+std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, size_t count) {
+  if (count == 0) return {};
+  struct Node {
+    std::vector<Site> steps;
+    rise::Checked program;
+    MemoryCost cost;
+  };
+  const rise::Checked start = rewrite("RNF", high);
+  std::vector<Node> level = {{{}, start, {}}}, all;
+  std::set<std::string> seen = {rise::print_expr(start.expr)};
+  for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
+    std::vector<Node> next;
+    for (const Node& n : level)
+      for (const Site& s : find_sites(n.program)) {
+        try {
+          Node k{n.steps, rewrite(site_strategy(s), n.program), {}};
+          k.steps.push_back(s);
+          if (!seen.insert(rise::print_expr(k.program.expr)).second) continue;
+          k.cost = memory_cost(rewrite("lowerToC", k.program));
+          next.push_back(std::move(k));
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::User) throw;
+        }
+      }
+    std::sort(next.begin(), next.end(),
+              [](const Node& a, const Node& b) { return a.cost < b.cost; });
+    if (next.size() > 2) next.resize(2);
+    for (const Node& n : next) all.push_back(n);
+    level = std::move(next);
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Node& a, const Node& b) { return a.cost < b.cost; });
+  std::vector<std::vector<Site>> out;
+  for (size_t i = 0; i < all.size() && out.size() < count; ++i) out.push_back(all[i].steps);
+  return out;
+}
+
+// One option of a decision: the candidate's fields it sets and its step.
+struct Option {
+  ScheduleStep step;  // empty strategy: the decision not taken
+  std::function<void(ScheduleCandidate&)> mark;
+};
+
+}  // namespace
+
+std::string default_strategy_text(const std::string& target) {
+  return target == "openmp" ? "simplify ; try(parallelOutput) ; lowerToC" : "simplify ; lowerToC";
+}
+
+std::string ScheduleCandidate::strategy_text() const {
+  std::string out = "let main =\n";
+  if (is_default) {
+    out += "  // the default lowering (risec compile without --strategy)\n  " +
+           std::string(parallel.empty() ? default_strategy_text("c")
+                                        : default_strategy_text("openmp")) +
+           ";\n";
+    return out;
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    out += "  // " + steps[i].decision + ": " + steps[i].comment + "\n";
+    out += std::string(i ? "  ; " : "    ") + steps[i].strategy + "\n";
+  }
+  out +=
+      "  // lower: the remaining maps sequential loops, reductions fused with the maps "
+      "they read, intermediates stored\n  ; lowerToC;\n";
+  return out;
+}
+
+std::string ScheduleCandidate::label() const {
+  if (is_default) return "the default lowering";
+  std::string out = "structure " + structure;
+  if (unrolled) out += ", taps unrolled";
+  if (reordered) out += ", reordered";
+  if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
+  if (!parallel.empty()) out += ", parallel " + parallel;
+  if (!vector.empty()) out += ", vectorize(" + vector + ")";
+  return out;
+}
+
+ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
+  ScheduleSpace space;
+  std::set<std::string> keys;
+  auto add = [&](ScheduleCandidate c) {
+    if (!keys.insert(rise::print_expr(c.lowered.expr)).second) {
+      ++space.duplicates;
+      return;
+    }
+    space.candidates.push_back(std::move(c));
+  };
+  // The default lowering: what `risec compile` does without a strategy.
+  {
+    ScheduleCandidate d;
+    d.is_default = true;
+    d.structure = "default";
+    if (opt.target == "openmp") d.parallel = "parallelOutput";
+    d.lowered = rewrite(default_strategy_text(opt.target), high);
+    add(std::move(d));
+  }
+
+  // The decisions, each a list of options (the first: not taken, except structure).
+  std::vector<std::vector<Option>> decisions;
+  std::vector<Option> structures = {
+      {{"structure", "simplify",
+        "simplify (as the default lowering): inline, common subexpressions, invariant code "
+        "moved out of loops"},
+       [](ScheduleCandidate& c) { c.structure = "simplify"; }},
+      {{"structure", "DFNF", "data-flow normal form: every map and reduction applied to its data"},
+       [](ScheduleCandidate& c) { c.structure = "DFNF"; }},
+      {{"structure", "DFNF ; normalize(fuseReduceMap)",
+        "every reduction fused with the map it reads (no array of products)"},
+       [](ScheduleCandidate& c) { c.structure = "fused reductions"; }},
+  };
+  size_t v = 0;
+  for (const std::vector<Site>& steps : explore_structures(high, opt.explore_variants)) {
+    std::string text = "RNF", what;
+    int fusions = 0, stores = 0, hoists = 0;
+    for (const Site& s : steps) {
+      text += " ; " + site_strategy(s);
+      fusions += s.kind == Site::Kind::Fusion;
+      stores += s.kind == Site::Kind::Store;
+      hoists += s.kind == Site::Kind::Hoist;
+    }
+    what = "explore's variant " + std::to_string(++v) + " (RNF, then " + std::to_string(fusions) +
+           " fusion(s), " + std::to_string(stores) + " store(s), " + std::to_string(hoists) +
+           " hoist(s): least memory traffic by explore's model)";
+    const std::string name = "explore variant " + std::to_string(v);
+    structures.push_back(
+        {{"structure", text, what}, [name](ScheduleCandidate& c) { c.structure = name; }});
+  }
+  decisions.push_back(std::move(structures));
+
+  auto none = [] { return Option{{}, [](ScheduleCandidate&) {}}; };
+  std::vector<Option> unroll = {none()};
+  const int64_t taps = longest_reduction(high.expr);
+  if (taps >= 2 && taps <= 25)
+    unroll.push_back({{"unroll", "normalize(expandReduce) ; partialEval",
+                       "every reduction of at most " + std::to_string(taps) +
+                           " elements expanded into one expression (constant offsets, no loop)"},
+                      [](ScheduleCandidate& c) { c.unrolled = true; }});
+  decisions.push_back(std::move(unroll));
+
+  decisions.push_back(
+      {none(),
+       {{"order", "reorder([1, 3, 2])",
+         "loop order: the reduction of the first nest moved outside its inner map (an array "
+         "accumulator; the inner map over contiguous elements)"},
+        [](ScheduleCandidate& c) { c.reordered = true; }}});
+
+  std::vector<Option> tiles = {none()};
+  for (int64_t t : opt.tiles)
+    tiles.push_back(
+        {{"tile",
+          "tile(" + std::to_string(t) + ", " + std::to_string(t) + ") @ outermost(mapNest(2))",
+          "the outermost nest of two maps in " + std::to_string(t) + " x " + std::to_string(t) +
+              " tiles (each tile's reads stay in cache)"},
+         [t](ScheduleCandidate& c) { c.tile = t; }});
+  decisions.push_back(std::move(tiles));
+
+  if (opt.target == "openmp")
+    decisions.push_back(
+        {none(),
+         {{"parallel", "parallelOutput",
+           "the map writing the result (and each stored stage) an OpenMP parallel loop"},
+          [](ScheduleCandidate& c) { c.parallel = "parallelOutput"; }},
+         {{"parallel", "parallel @ outermost(isApplied(isMap))",
+           "the outermost computing map an OpenMP parallel loop"},
+          [](ScheduleCandidate& c) { c.parallel = "outermost map"; }}});
+
+  decisions.push_back(
+      {none(),
+       {{"vectorize", "vectorize(lanes) @ innermost(isFullyApplied(isMap))",
+         "the innermost map over scalars on vectors of `lanes` floats (this machine's "
+         "registers)"},
+        [](ScheduleCandidate& c) { c.vector = "lanes"; }},
+       {{"vectorize", "vectorize(lanes * 2) @ innermost(isFullyApplied(isMap))",
+         "the innermost map over scalars on vectors of two registers (2 * lanes floats)"},
+        [](ScheduleCandidate& c) { c.vector = "lanes * 2"; }}});
+
+  // How many leaves are under one option of decision d (for counting drops).
+  auto leaves_below = [&](size_t d) {
+    int n = 1;
+    for (size_t k = d + 1; k < decisions.size(); ++k) n *= static_cast<int>(decisions[k].size());
+    return n;
+  };
+  auto refuse = [&](const Error& e, int leaves) {
+    if (e.kind() != ErrorKind::User) throw e;
+    space.dropped += leaves;
+    if (space.drop_reason.empty()) space.drop_reason = first_line(e.what());
+  };
+  std::function<void(size_t, const rise::Checked&, const ScheduleCandidate&)> grow =
+      [&](size_t d, const rise::Checked& at, const ScheduleCandidate& c) {
+        if (space.candidates.size() >= opt.max_candidates) {
+          space.truncated = true;
+          return;
+        }
+        if (d == decisions.size()) {
+          ScheduleCandidate done = c;
+          try {
+            done.lowered = rewrite("lowerToC", at);
+          } catch (const Error& e) {
+            refuse(e, 1);
+            return;
+          }
+          add(std::move(done));
+          return;
+        }
+        for (const Option& o : decisions[d]) {
+          if (o.step.strategy.empty()) {
+            grow(d + 1, at, c);
+            continue;
+          }
+          ScheduleCandidate next = c;
+          next.steps.push_back(o.step);
+          o.mark(next);
+          rise::Checked after;
+          try {
+            after = rewrite(o.step.strategy, at);
+          } catch (const Error& e) {
+            refuse(e, leaves_below(d));
+            continue;
+          }
+          grow(d + 1, after, next);
+        }
+      };
+  grow(0, high, ScheduleCandidate{});
+  return space;
+}
+
+}  // namespace risec::driver

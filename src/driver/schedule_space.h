@@ -1,0 +1,77 @@
+// The autoscheduler's search space (docs/tuning.md, "Without a template"): the
+// candidate schedules of one program, each an ordinary strategy text built from a few
+// decisions, in this order:
+//   structure  how the program is taken apart before the loops are chosen: simplify
+//              (the default lowering's start), DFNF, DFNF with every reduction fused
+//              with the map it reads, or one of the best variants of `risec explore`
+//              (RNF and its fusion, store and hoist sites, ranked by MemoryCost);
+//   unroll     reductions of at most 25 elements expanded (expandReduce: the taps of
+//              a window become one expression with constant offsets);
+//   order      the loops of the first nest reordered (reorder([1, 3, 2]): a
+//              reduction inside two maps moved outside the inner one);
+//   tile       the outermost nest of two maps tiled (tile(t, t), t from 8 to 128);
+//   parallel   (openmp) the loop writing the result parallel (parallelOutput), or
+//              the outermost map (parallel);
+//   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
+//              vectorize(lanes * 2)).
+// Each candidate's steps are rewritten and checked one decision at a time (the
+// candidates share their prefixes' rewrites); a step a rule refuses drops every
+// candidate under it (counted), and candidates whose lowered programs are the same
+// are kept once. The default lowering is always the first candidate.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rise/check.h"
+
+namespace risec::driver {
+
+// One decision of a candidate: the strategy text applied and what it does, in words
+// (the comment written above it in the .elv file).
+struct ScheduleStep {
+  std::string decision;  // structure, unroll, order, tile, parallel, vectorize
+  std::string strategy;
+  std::string comment;
+};
+
+struct ScheduleCandidate {
+  bool is_default = false;          // the default lowering (compiled without a strategy)
+  std::vector<ScheduleStep> steps;  // before lowerToC
+  rise::Checked lowered;            // after the steps and lowerToC
+  // The decisions, for reports: "" when not taken.
+  std::string structure;  // its short name
+  std::string parallel;   // "parallelOutput" or "outermost map"
+  int64_t tile = 0;
+  std::string vector;  // "lanes" or "lanes * 2"
+  bool unrolled = false;
+  bool reordered = false;
+  // The strategy text (steps, then lowerToC), one step a line with its comment.
+  std::string strategy_text() const;
+  // The decisions in a few words ("structure simplify, parallel parallelOutput, ...").
+  std::string label() const;
+};
+
+struct SpaceOptions {
+  std::string target = "c";     // openmp adds the parallel decision
+  size_t explore_variants = 2;  // explore's best variants used as structures
+  size_t max_candidates = 600;  // the enumeration stops there (counted as truncated)
+  std::vector<int64_t> tiles = {8, 16, 32, 64, 128};
+};
+
+struct ScheduleSpace {
+  std::vector<ScheduleCandidate> candidates;  // the default first
+  int dropped = 0;          // candidates whose rewrite a rule or the checker refused
+  int duplicates = 0;       // candidates whose lowered program another one has
+  bool truncated = false;   // max_candidates reached
+  std::string drop_reason;  // the first refusal's reason (its first line)
+};
+
+// The space of `high` (the checked program at the tuning sizes).
+ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& options);
+
+// The default lowering's strategy text for a target (compile.cpp's, written out).
+std::string default_strategy_text(const std::string& target);
+
+}  // namespace risec::driver

@@ -1,0 +1,213 @@
+// The autoscheduler (driver/autoschedule.h, schedule_space.h, cost_model.h): the space
+// of several programs is not empty, every candidate it proposes is a strategy text
+// that compiles to code computing what the interpreter computes (a property over
+// examples/ and bench/autoschedule/ programs at small sizes), the default lowering is
+// the first candidate measured and the result is never slower than it (an injected
+// fake timer: no real timing), and the model sees parallel and vector loops.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+
+#include "driver/autoschedule.h"
+#include "driver/run.h"
+#include "elevate/parser.h"
+#include "rise/parser.h"
+#include "support/files.h"
+
+namespace risec::driver {
+namespace {
+
+struct Case {
+  const char* file;
+  rise::SizeMap sizes;
+};
+
+// Programs of several kinds: stencils with clamped and zero borders, a pipeline of
+// two stages, reductions, a matrix product.
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"bench/autoschedule/sharpen.rise", {{"n", 8}, {"m", 16}}},
+      {"bench/autoschedule/morph5.rise", {{"n", 8}, {"m", 16}}},
+      {"examples/blur5/blur5.rise", {{"n", 8}, {"m", 16}}},
+      {"examples/gaussian/gaussian.rise", {{"n", 8}, {"m", 16}}},
+      {"examples/mv/mv.rise", {{"n", 8}, {"m", 16}}},
+      {"examples/mm/mm.rise", {{"n", 8}, {"m", 16}, {"k", 4}}},
+  };
+  return c;
+}
+
+// Small tiles, so that they divide the small sizes.
+SpaceOptions small_space(const std::string& target) {
+  SpaceOptions o;
+  o.target = target;
+  o.tiles = {4, 8};
+  o.explore_variants = 1;
+  return o;
+}
+
+Compiled compile_text(const rise::Program& p, const rise::SizeMap& sizes, const std::string& target,
+                      const ScheduleCandidate& c) {
+  CompileRequest req;
+  req.program = &p;
+  req.sizes = &sizes;
+  req.target = target;
+  std::optional<elevate::Strategy> s;
+  if (!c.is_default) {
+    s = elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
+    req.strategy = &*s;
+  }
+  return compile(req);
+}
+
+// Every candidate of the C target's space, and a seeded sample of the OpenMP one's
+// (whose space is three times larger: the C compiler dominates the test's time),
+// compiled from its text and checked against the interpreter.
+TEST(Autoschedule, EveryCandidateComputesWhatTheInterpreterComputes) {
+  for (const Case& k : cases()) {
+    rise::Program p = load_program(k.file);
+    rise::Checked high = rise::check_program(p, "", &k.sizes);
+    std::vector<rise::Value> inputs = make_inputs(high, {}, 3);
+    rise::Value expected = interpret(high, inputs);
+    const rise::Type type = entry_result_type(high);
+    for (const std::string target : {"c", "openmp"}) {
+      ScheduleSpace space = build_space(high, small_space(target));
+      ASSERT_GT(space.candidates.size(), 1u) << k.file << " " << target;
+      EXPECT_TRUE(space.candidates.front().is_default);
+      std::vector<size_t> chosen(space.candidates.size());
+      for (size_t i = 0; i < chosen.size(); ++i) chosen[i] = i;
+      if (target == std::string("openmp")) {
+        std::mt19937_64 rng(11);
+        std::shuffle(chosen.begin() + 1, chosen.end(), rng);
+        chosen.resize(std::min<size_t>(chosen.size(), 12));
+      } else {
+        // At most 40 per program: the space's first (untiled, unvectorised) and a
+        // spread over the rest.
+        const size_t n = chosen.size(), keep = std::min<size_t>(n, 40);
+        std::vector<size_t> spread;
+        for (size_t i = 0; i < keep; ++i) spread.push_back(i * n / keep);
+        chosen = spread;
+      }
+      for (size_t i : chosen) {
+        const ScheduleCandidate& c = space.candidates[i];
+        SCOPED_TRACE(std::string(k.file) + " " + target + ": " + c.label() + "\n" +
+                     c.strategy_text());
+        Compiled compiled = compile_text(p, k.sizes, target, c);
+        Execution ex = execute(compiled, k.sizes, inputs);
+        Comparison cmp = compare_values(ex.output, expected, type);
+        EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
+      }
+    }
+  }
+}
+
+// The decisions the space is built from show up: on a 2-D stencil, some candidate
+// is tiled, some parallel (openmp), some has its taps unrolled; and the candidates'
+// lowered programs are distinct.
+TEST(Autoschedule, SpaceHasEveryKindOfDecision) {
+  rise::Program p = load_program("bench/autoschedule/sharpen.rise");
+  rise::SizeMap sizes{{"n", 8}, {"m", 16}};
+  ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), small_space("openmp"));
+  bool tiled = false, parallel = false, unrolled = false, explored = false;
+  for (const ScheduleCandidate& c : space.candidates) {
+    tiled = tiled || c.tile > 0;
+    parallel = parallel || (!c.is_default && !c.parallel.empty());
+    unrolled = unrolled || c.unrolled;
+    explored = explored || c.structure.rfind("explore", 0) == 0;
+  }
+  EXPECT_TRUE(tiled && parallel && unrolled && explored);
+  EXPECT_GT(space.dropped, 0);  // e.g. vectorize on windows, which are not scalars
+  // mm's space has vectorised candidates (the loop order makes the inner map scalar).
+  rise::Program mm = load_program("examples/mm/mm.rise");
+  rise::SizeMap mms{{"n", 8}, {"m", 16}, {"k", 4}};
+  ScheduleSpace s2 = build_space(rise::check_program(mm, "", &mms), small_space("c"));
+  EXPECT_TRUE(std::any_of(s2.candidates.begin(), s2.candidates.end(),
+                          [](const ScheduleCandidate& c) { return !c.vector.empty(); }));
+}
+
+// Times from a table: the default lowering's is given, every other candidate's is
+// derived from its index (deterministic, no timing).
+class FakeTimer : public Measurer {
+ public:
+  explicit FakeTimer(double default_ms) : default_ms_(default_ms) {}
+  void prepare(const Compiled&) override {}
+  double measure(const Compiled&, const TunePoint& p) override {
+    order.push_back(p.at(0));
+    return p.at(0) == 0 ? default_ms_ : 10.0 + static_cast<double>(p.at(0) % 7);
+  }
+  std::vector<int64_t> order;
+
+ private:
+  double default_ms_;
+};
+
+AutoscheduleConfig config(const rise::Program& p, int budget) {
+  AutoscheduleConfig c;
+  c.program = &p;
+  c.sizes = {{"n", 8}, {"m", 16}};
+  c.target = "openmp";
+  c.budget = budget;
+  c.space = small_space("openmp");
+  c.machine.threads = 2;
+  return c;
+}
+
+TEST(Autoschedule, DefaultIsMeasuredFirstAndTheResultIsNeverSlower) {
+  rise::Program p = load_program("bench/autoschedule/morph5.rise");
+  for (double default_ms : {1.0, 1000.0}) {
+    FakeTimer t(default_ms);
+    AutoscheduleResult r = autoschedule(config(p, 4), t);
+    ASSERT_EQ(r.measured.size(), 4u);
+    EXPECT_EQ(t.order.front(), 0);
+    EXPECT_TRUE(r.space.candidates[r.measured.front().candidate].is_default);
+    for (const ScheduleMeasurement& m : r.measured) EXPECT_TRUE(m.time_ms) << m.error;
+    EXPECT_EQ(r.default_ms, default_ms);
+    // A default faster than every candidate is kept; else the fastest candidate.
+    if (default_ms < 10) {
+      EXPECT_EQ(r.best, 0u);
+      EXPECT_NE(r.explanation.find("default lowering, which is kept"), std::string::npos);
+    } else {
+      EXPECT_NE(r.best, 0u);
+    }
+    EXPECT_NE(r.explanation.find("parallel:"), std::string::npos) << r.explanation;
+    EXPECT_NE(r.explanation.find("measured:   the default lowering"), std::string::npos);
+    // The written strategy is an ordinary file that checks as a strategy.
+    EXPECT_NO_THROW(elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"best.elv", r.best_strategy})));
+  }
+}
+
+TEST(Autoschedule, ModelCountsParallelAndVectorWork) {
+  rise::Program p = load_program("examples/scal/scal.rise");
+  CostMachine m;
+  m.threads = 4;
+  m.lanes = 8;
+  rise::Checked high;
+  auto cost = [&](const std::string& text) {
+    elevate::Strategy s = elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"s.elv", "let main = " + text + ";"}));
+    return estimate_cost(apply_strategy(s, high, false), m);
+  };
+  // A parallel loop over 1024 floats costs more (a fork and join) than it saves.
+  rise::SizeMap small{{"n", 1024}};
+  high = rise::check_program(p, "", &small);
+  EXPECT_GT(cost("parallel @ outermost(isApplied(isMap)) ; lowerToC").score,
+            cost("lowerToC").score);
+  rise::SizeMap sizes{{"n", 1 << 20}};
+  high = rise::check_program(p, "", &sizes);
+  CostFeatures seq = cost("lowerToC");
+  CostFeatures par = cost("parallel @ outermost(isApplied(isMap)) ; lowerToC");
+  CostFeatures vec = cost("vectorize(8) @ outermost(isApplied(isMap)) ; lowerToC");
+  EXPECT_EQ(seq.parallel_fraction(), 0);
+  EXPECT_EQ(par.parallel_fraction(), 1);
+  EXPECT_GT(vec.vector_fraction(), 0.99);
+  EXPECT_LT(par.score, seq.score);
+  EXPECT_LT(vec.score, seq.score);
+}
+
+}  // namespace
+}  // namespace risec::driver
