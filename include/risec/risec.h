@@ -270,8 +270,12 @@ class Kernel {
   void operator()(const Buffer& output, const std::vector<Buffer>& inputs,
                   const Sizes& sizes = {}) const;
 
-  // The number of bytes the parameter needs at `sizes` (output: "output").
+  // The number of bytes the input parameter named `parameter` needs at `sizes`. The
+  // name "output" means the result only when no input has that name (an input may
+  // be called anything): output_bytes says it whatever the inputs are called.
   size_t bytes(const std::string& parameter, const Sizes& sizes = {}) const;
+  // The number of bytes the output (the result) needs at `sizes`.
+  size_t output_bytes(const Sizes& sizes = {}) const;
 
   struct Impl;
 
