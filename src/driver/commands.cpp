@@ -418,7 +418,7 @@ int cmd_compile(const Options& o) {
   }
   // OUT.c (OUT.cu for CUDA), OUT.h, and OUT.cl for OpenCL; -o may name the .c/.cu. A
   // directory or a device (-o /dev/null) is refused, not taken as the files' stem.
-  check_output_kind(o.output);
+  check_output_stem(o.output, "-o");
   std::string base = o.output;
   const std::string ext = c.target() == "cuda" ? ".cu" : ".c";
   if (base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext)
