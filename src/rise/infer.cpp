@@ -15,7 +15,6 @@
 // unknown are postponed until more is known. Side conditions (divisibility) are
 // recorded with the primitive and span that needed them.
 #include <algorithm>
-#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
@@ -28,6 +27,7 @@
 #include "rise/infer.h"
 #include "rise/lexer.h"
 #include "rise/primitives.h"
+#include "rise/withloop.h"
 #include "support/stack.h"
 
 namespace risec::rise {
@@ -898,19 +898,10 @@ class Inferer {
     return "";
   }
 
-  // Whether the head of e is a primitive the with-loop desugaring wrote
-  // (src/rise/withloop.cpp): those carry the with-loop's span, whose text starts with
-  // the keyword `with`. Messages then speak of the with-loop, not of the take, drop,
-  // concat or generate it became.
+  // Whether the head of e is a primitive the with-loop desugaring wrote.
   static bool from_with_loop(const Expr& e) {
     const Expr& h = spine(e).head;
-    const Span& s = h->span;
-    if (h->kind != ExprKind::Primitive || !s.known() || s.end < s.begin + 5 ||
-        s.end > s.file->text.size())
-      return false;
-    const std::string& t = s.file->text;
-    return t.compare(s.begin, 4, "with") == 0 &&
-           (std::isspace(static_cast<unsigned char>(t[s.begin + 4])) || t[s.begin + 4] == '{');
+    return h->kind == ExprKind::Primitive && written_by_with_loop(h->span);
   }
 
   // ---------------------------------------------------------------- expressions

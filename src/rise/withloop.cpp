@@ -2,6 +2,7 @@
 #include "rise/withloop.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <utility>
@@ -509,6 +510,13 @@ class Desugar {
 
 Expr desugar_with_loop(const WithLoop& w) {
   return Desugar(w).run();
+}
+
+bool written_by_with_loop(const Span& s) {
+  if (!s.known() || s.end < s.begin + 5 || s.end > s.file->text.size()) return false;
+  const std::string& t = s.file->text;
+  return t.compare(s.begin, 4, "with") == 0 &&
+         (std::isspace(static_cast<unsigned char>(t[s.begin + 4])) || t[s.begin + 4] == '{');
 }
 
 }  // namespace risec::rise

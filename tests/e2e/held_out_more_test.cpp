@@ -95,6 +95,16 @@ TEST(HeldOutMore, PairAccumulatorsHoldingArrays) {
       EXPECT_EQ(r.exit_code, 0) << a.step << " with " << m.strategy << "\n" << show(r);
     }
   }
+  // an iterateWhile state that is a pair holding an array
+  std::string state = write_scratch(
+      "pairstate.rise",
+      "def f = depFun((n: Nat, m: Nat) => fun(a: n.m.f32 => a |> map(fun(row => (row, 0.0f) |> "
+      "iterateWhile(5)(fun(s => s._2 < 3.0f))(fun(s => (s._1 |> map(fun(x => x * 2.0f)), s._2 + "
+      "1.0f)))))))\n");
+  for (const char* target : {"c", "openmp", "opencl"}) {
+    CliResult r = run_risec({"run", state, "--size", "n=3,m=4", "--target", target, "--check"});
+    EXPECT_EQ(r.exit_code, 0) << "iterateWhile on " << target << "\n" << show(r);
+  }
 }
 
 // A blend (select on a mask) computes both branches in every lane; an integer division
