@@ -331,7 +331,9 @@ class Kernel {
   void operator()(const Buffer& output, const std::vector<Buffer>& inputs,
                   const Sizes& sizes = {}) const;
 
-  // The number of bytes the parameter needs at `sizes` (output: "output").
+  // The number of bytes the input parameter named `parameter` needs at `sizes`. The
+  // name "output" means the result only when no input has that name (an input may
+  // be called anything): output_bytes says it whatever the inputs are called.
   size_t bytes(const std::string& parameter, const Sizes& sizes = {}) const;
   // Its shape at `sizes` (array extents, then vector lanes; a scalar has none).
   std::vector<int64_t> shape(const std::string& parameter, const Sizes& sizes = {}) const;
@@ -347,6 +349,9 @@ class Kernel {
   // or written through one (the output). The memory must be the host's.
   void call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
             const Sizes& sizes = {}) const;
+
+  // The number of bytes the output (the result) needs at `sizes`.
+  size_t output_bytes(const Sizes& sizes = {}) const;
 
   struct Impl;
 

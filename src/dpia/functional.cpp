@@ -170,6 +170,7 @@ class Converter {
   // Binders are renamed apart from each other and from every name of the program
   // (dpia/name_supply.h).
   NameSupply names_;
+  Span near_;  // the innermost known span around the node being converted
 
   std::string fresh(const std::string& base) {
     std::string b = base;
@@ -228,6 +229,15 @@ class Converter {
   // (a primitive needs all its arguments).
   Phrase conv(const Expr& e) {
     check_stack_depth(e->span);
+    // the innermost place known around what is converted, for errors at nodes a
+    // strategy wrote without one
+    Span outer = near_;
+    if (e->span.known()) near_ = e->span;
+    struct Restore {
+      Span& s;
+      Span v;
+      ~Restore() { s = v; }
+    } restore{near_, outer};
     switch (e->kind) {
       case ExprKind::Ident: {
         const Binding* b = lookup(e->name);
@@ -408,6 +418,9 @@ class Converter {
         const bool pow2 = n > 1 && (n & (n - 1)) == 0;
         return n > most || !(pow2 || (n == 3 && !cuda));
       };
+      // a primitive a strategy wrote (lowerToC's mapSeq) has no place of its own: the
+      // application's, or the nearest one around it, says where
+      const Span& at = head->span.known() ? head->span : e->span.known() ? e->span : near_;
       for (const Type& t : {e->type, head->type})
         if (auto lanes = vector_lanes_where(t, no_type))
           user_error(name + ": a vector of " + std::to_string(*lanes) +
@@ -415,7 +428,7 @@ class Converter {
                          (cuda ? std::string("CUDA (its vector types have 2 or 4 lanes)")
                                : std::string("OpenCL (its vector types have 2, 3, 4, 8 or 16 "
                                              "lanes)")),
-                     head->span);
+                     at);
     }
     Cat cat = category(*info);
     if (cat == Cat::NotLowered && info->has(rise::kHighLevel))

@@ -30,7 +30,9 @@ CommandP place_memory(const CommandP& c, int64_t stack_limit_bytes) {
     CommandP mutate_command(const CommandP& c) override {
       CommandP r = Mutator::mutate_command(c);
       Placement p = Placement::Unplaced;
-      if (r->kind == Command::New && r->dt->kind == rise::TypeKind::Array)
+      // Arrays, and pairs holding arrays (stored one buffer per component), are memory.
+      if (r->kind == Command::New &&
+          (r->dt->kind == rise::TypeKind::Array || rise::stored_per_component(r->dt)))
         p = place(r->dt, limit);
       else if (r->kind == Command::NewDoubleBuffer)
         p = place(rise::array(r->n, r->dt), limit);

@@ -416,13 +416,20 @@ size_t bytes_at(const rise::Type& t, const Source::Impl& s, const Sizes& sizes) 
 size_t Kernel::bytes(const std::string& parameter, const Sizes& sizes) const {
   const Source::Impl& s = impl_->source.impl();
   size_arguments(s, sizes);
-  if (parameter == "output") return bytes_at(s.output_type, s, sizes);
+  // An input's own name first: "output" is the result only when no input has it.
   for (size_t i = 0; i < s.inputs.size(); ++i)
     if (s.inputs[i].name == parameter) return bytes_at(s.input_types[i], s, sizes);
+  if (parameter == "output") return bytes_at(s.output_type, s, sizes);
   std::vector<std::string> names = {"output"};
   for (const auto& p : s.inputs) names.push_back(p.name);
   bad_argument("the kernel " + s.compiled.unit.name + " has no parameter '" + parameter +
                "' (its parameters: " + join(names) + ")");
+}
+
+size_t Kernel::output_bytes(const Sizes& sizes) const {
+  const Source::Impl& s = impl_->source.impl();
+  size_arguments(s, sizes);
+  return bytes_at(s.output_type, s, sizes);
 }
 
 void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,

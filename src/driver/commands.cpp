@@ -421,7 +421,9 @@ int cmd_compile(const CompileArgs& o) {
     std::cout << c.code();
     return 0;
   }
-  // OUT.c (OUT.cu for CUDA), OUT.h, and OUT.cl for OpenCL; -o may name the .c/.cu.
+  // OUT.c (OUT.cu for CUDA), OUT.h, and OUT.cl for OpenCL; -o may name the .c/.cu. A
+  // directory or a device (-o /dev/null) is refused, not taken as the files' stem.
+  check_output_stem(o.output, "-o");
   std::string base = o.output;
   const std::string ext = c.target() == "cuda" ? ".cu" : ".c";
   if (base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext)

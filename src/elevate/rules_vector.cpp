@@ -58,6 +58,42 @@ Type param_type(const Expr& f) {
   return f->type && f->type->kind == TypeKind::Fun ? f->type->a : nullptr;
 }
 
+// Integer division and modulo in a branch of a blend run in every lane, also in those
+// the mask does not choose, where the scalar program never divides: the divisor d of
+// each becomes select(c)(d)(1) in the branch taken when c is `when` (select(c)(1)(d) in
+// the other), d in the lanes that keep the branch and a harmless 1 in the others. The
+// scalar meaning is unchanged (where the branch is taken, c is `when`), so vector code
+// fails exactly where the scalar program does. A binder inside the branch that hides a
+// variable of c stops the guard there (c would mean something else below it).
+Expr guard_divisions(const Expr& branch, const Expr& c, bool when) {
+  struct Guard : rise::ExprMutator {
+    Expr c;
+    bool when = true;
+    std::set<std::string> c_vars;
+    Expr visit_lambda(const Expr& e) override {
+      return c_vars.count(e->name) ? e : mutate_children(e);
+    }
+    Expr visit_app(const Expr& e) override {
+      Expr r = mutate_children(e);
+      auto d = util::as_prim_call(r);
+      const Type& t = r->type;
+      if (!d || (d->name() != "div" && d->name() != "mod") || d->args.size() != 2 || !t ||
+          t->kind != TypeKind::Scalar || !rise::is_integer(t->scalar))
+        return r;
+      const Expr& divisor = d->args[1];
+      if (auto v = util::literal_value(divisor); v && *v != 0 && *v != -1) return r;
+      Expr one = rise::with_type(rise::scalar_lit(t->scalar, 1, 1.0), t);
+      Expr chosen =
+          rise::with_type(call("select", {c, when ? divisor : one, when ? one : divisor}), t);
+      return rise::with_type(rise::with_children(r, r->fn, chosen), t);
+    }
+  } guard;
+  guard.c = c;
+  guard.when = when;
+  for (const std::string& v : rise::free_vars(c)) guard.c_vars.insert(v);
+  return guard.mutate(branch);
+}
+
 // f lifted from scalars to vectors of lanes. Every lambda whose parameter becomes lanes
 // is annotated with the parameter's vector type, and so is every broadcast: the widths
 // of values that never meet a lane (a part of a reduction's state, of a let-bound pair
@@ -174,11 +210,13 @@ class Lifter {
     const std::string& x = step->name;
     lanes_.insert(cond->name);
     lanes_.insert(x);
-    Expr mask = lift(util::substitute(cond->fn, cond->name, rise::ident(x)));
+    Expr scalar_mask = util::substitute(cond->fn, cond->name, rise::ident(x));
+    Expr mask = lift(scalar_mask);
     if (!mask) return nullptr;
     Expr test = lift(cond->fn);
     if (!test) return nullptr;
-    Expr next = lift(step->fn);
+    // the step runs in every lane, also in the frozen ones the scalar loop left
+    Expr next = lift(guard_divisions(step->fn, scalar_mask, true));
     if (!next) return nullptr;
     Expr init = lift(vals[2]);
     if (!init) return nullptr;
@@ -263,6 +301,12 @@ class Lifter {
         return fail("it indexes arrays with the lanes");
       if (is(PrimId::Cast)) return fail("it casts values (casts are not vectorised)");
       return fail("it uses '" + n + "', which does not apply lane-wise");
+    }
+    if (is(PrimId::Select) && sp.args.size() == 3 && !sp.args[0].dep &&
+        uses_lanes(sp.args[0].value)) {
+      // a blend computes both branches in every lane
+      sp.args[1].value = guard_divisions(sp.args[1].value, sp.args[0].value, true);
+      sp.args[2].value = guard_divisions(sp.args[2].value, sp.args[0].value, false);
     }
     Expr out = h;
     for (size_t i = 0; i < sp.args.size(); ++i) {

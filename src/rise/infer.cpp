@@ -27,6 +27,7 @@
 #include "rise/infer.h"
 #include "rise/lexer.h"
 #include "rise/primitives.h"
+#include "rise/withloop.h"
 #include "support/stack.h"
 
 namespace risec::rise {
@@ -897,6 +898,12 @@ class Inferer {
     return "";
   }
 
+  // Whether the head of e is a primitive the with-loop desugaring wrote.
+  static bool from_with_loop(const Expr& e) {
+    const Expr& h = spine(e).head;
+    return h->kind == ExprKind::Primitive && written_by_with_loop(h->span);
+  }
+
   // ---------------------------------------------------------------- expressions
   Expr typed(const Expr& e, Type t, Expr fn = nullptr, Expr arg = nullptr) {
     auto n = std::make_shared<ExprNode>(*e);
@@ -1171,7 +1178,10 @@ class Inferer {
     redex_arg_ = nullptr;
     Type tf = instantiate_implicits(zonk(f->type));
     std::string head = head_name(e->fn);
-    std::string who = head.empty() ? "this function" : "'" + head + "'";
+    const bool with_loop = from_with_loop(e->fn);
+    std::string who = with_loop      ? "the with-loop"
+                      : head.empty() ? "this function"
+                                     : "'" + head + "'";
     if (tf->kind == TypeKind::DepFun) {
       TypeArg arg = expr_to_arg(e->arg, tf->binder_kind, who);
       if (auto n = std::get_if<Nat>(&arg))
@@ -1188,7 +1198,9 @@ class Inferer {
     if (tf->kind == TypeKind::Fun) {
       unify(tf->a, a->type,
             Ctx{e->arg->span, tf->a, a->type,
-                head.empty() ? "in this argument" : "in the argument of " + head});
+                with_loop      ? "in the with-loop"
+                : head.empty() ? "in this argument"
+                               : "in the argument of " + head});
       Type result = instantiate_implicits(tf->b);
       return typed(e, result, f, a);
     }
@@ -1286,12 +1298,35 @@ class Inferer {
         return " (it ranges over [" + (lo ? lo->to_string() : std::string("?")) + ", " +
                (hi ? hi->to_string() : std::string("?")) + "])";
       };
-      if (!arith::provably_nonneg(*v))
-        user_error("the index '" + text + "' may be negative" + show_range(), c.span);
-      if (!arith::provably_lt(*v, n))
-        user_error("the index '" + text + "' may be out of bounds of idx[" + n.to_string() + "]" +
-                       show_range(),
-                   c.span);
+      // Where only the sizes decide (the index ranges over [n - 3, n - 1]: in bounds when
+      // n >= 3), the bound is a side condition on the sizes, as a take's length is:
+      // checked at --size or on entry of generic code. A bound that still depends on
+      // the index variables, or none at all, is refused.
+      std::set<std::string> index_vars;
+      for (const auto& [x, iv] : vars)
+        for (const auto& [name, range] : arith::free_vars(iv)) index_vars.insert(name);
+      auto of_sizes = [&](const std::optional<Nat>& b) {
+        if (!b) return false;
+        for (const auto& [name, range] : arith::free_vars(*b))
+          if (index_vars.count(name) || is_meta_name(name)) return false;
+        return true;
+      };
+      const std::string what =
+          "index '" + text + "' (needs 0 <= " + text + " < " + n.to_string() + ")";
+      if (!arith::provably_nonneg(*v)) {
+        auto lo = arith::lower_bound(*v);
+        if (!of_sizes(lo) || arith::provably_lt(*lo, Nat(0)))
+          user_error("the index '" + text + "' may be negative" + show_range(), c.span);
+        nonneg_.push_back({*lo, what, c.span});
+      }
+      if (!arith::provably_lt(*v, n)) {
+        auto hi = arith::upper_bound(*v);
+        if (!of_sizes(hi) || arith::provably_le(n, *hi))
+          user_error("the index '" + text + "' may be out of bounds of idx[" + n.to_string() + "]" +
+                         show_range(),
+                     c.span);
+        nonneg_.push_back({n - Nat(1) - *hi, what, c.span});
+      }
     }
   }
 

@@ -31,6 +31,12 @@ namespace {
   throw Error(ErrorKind::External, what + (text.empty() ? "" : " in `" + text + "`"), span);
 }
 
+// An index made from data that is out of range: a run-time error of the program (exit
+// 4), as the checks of compiled code report it (docs/guarantees.md), in its words.
+[[noreturn]] void index_fault(const std::string& what, const Span& span) {
+  throw Error(ErrorKind::External, what, span);
+}
+
 [[noreturn]] void div_zero(const Span& span) {
   arith_fault("integer division by zero", span);
 }
@@ -193,9 +199,9 @@ Value index_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
   if (is_index) {
     int64_t n = a.index_bound();
     if (r < 0 || r >= n)
-      fail("index arithmetic: " + op->name + " gives " + std::to_string(r) +
-               ", out of range for idx[" + std::to_string(n) + "]",
-           span);
+      index_fault("index arithmetic: " + op->name + " gives " + std::to_string(r) +
+                      ", out of range for idx[" + std::to_string(n) + "]",
+                  span);
     return Value::index(r, n);
   }
   if (r < 0)
@@ -328,13 +334,15 @@ Value cast_value(const Value& v, const Type& to, const Span& span) {
         fail("cast of " + v.to_string() + " to " + print(to), span);
       }
       if (to->kind == TypeKind::NatData) {
-        if (x < 0) fail("cast: the negative value " + std::to_string(x) + " to natType", span);
+        if (x < 0)
+          index_fault("cast: the negative value " + std::to_string(x) + " to natType", span);
         return Value::nat(x);
       }
       int64_t n = const_size(to->size, span);
       if (x < 0 || x >= n)
-        fail("cast: " + std::to_string(x) + " is out of range for idx[" + std::to_string(n) + "]",
-             span);
+        index_fault(
+            "cast: " + std::to_string(x) + " is out of range for idx[" + std::to_string(n) + "]",
+            span);
       return Value::index(x, n);
     }
     default:
@@ -352,9 +360,9 @@ Value index_array(const Value& arr, const Value& i, const Span& span) {
     internal_error("interpreter: idx with a non-index " + i.to_string());
   int64_t n = arr.size();
   if (k < 0 || k >= n)
-    fail("index " + std::to_string(k) + " is out of range for an array of " + std::to_string(n) +
-             " elements",
-         span);
+    index_fault("index " + std::to_string(k) + " is out of range for an array of " +
+                    std::to_string(n) + " elements",
+                span);
   return arr.at(k);
 }
 
@@ -435,8 +443,8 @@ Value eval_natAsIndex(const PrimCall& call) {
   int64_t n = call.dep_nat(0);
   int64_t v = call.args.at(0).raw_int();
   if (v < 0 || v >= n)
-    fail("natAsIndex(" + std::to_string(n) + "): " + std::to_string(v) + " is out of range",
-         call.span);
+    index_fault("natAsIndex(" + std::to_string(n) + "): " + std::to_string(v) + " is out of range",
+                call.span);
   return Value::index(v, n);
 }
 
@@ -493,9 +501,9 @@ Value eval_scatter(const PrimCall& call) {
   for (int64_t i = 0; i < indices.size(); ++i) {
     int64_t j = indices.at(i).raw_int();
     if (j < 0 || j >= m)
-      fail("scatter: index " + std::to_string(j) + " is out of range for an array of " +
-               std::to_string(m) + " elements",
-           call.span);
+      index_fault("scatter: index " + std::to_string(j) + " is out of range for an array of " +
+                      std::to_string(m) + " elements",
+                  call.span);
     out[static_cast<size_t>(j)] = x.at(i);
   }
   Value zero;
@@ -513,9 +521,9 @@ Value eval_update(const PrimCall& call) {
   const Value& v = call.args.at(1);
   const Value& x = call.args.at(2);
   if (i < 0 || i >= x.size())
-    fail("update: index " + std::to_string(i) + " is out of range for an array of " +
-             std::to_string(x.size()) + " elements",
-         call.span);
+    index_fault("update: index " + std::to_string(i) + " is out of range for an array of " +
+                    std::to_string(x.size()) + " elements",
+                call.span);
   std::vector<Value> out;
   out.reserve(static_cast<size_t>(x.size()));
   for (int64_t j = 0; j < x.size(); ++j) out.push_back(j == i ? v : x.at(j));

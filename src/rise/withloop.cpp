@@ -2,6 +2,7 @@
 #include "rise/withloop.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <utility>
@@ -159,7 +160,10 @@ class Desugar {
       if (s && s->nat.is_const(1) && wd->nat.is_const(1)) s.reset(), wd.reset();
       if (s) {
         if (!arith::provably_pos(s->nat)) user_error("a step must be positive", wp.step[d]->span);
-        if (!arith::provably_pos(wd->nat) || !arith::provably_le(wd->nat, s->nat))
+        // A width and step of sizes (`step [s] width [2]`) that are ordered only for some
+        // sizes: the block's rest after the width, s - 2, is a side condition (checked at
+        // --size or on entry), as the desugared drop(width) of each block needs.
+        if (!arith::provably_pos(wd->nat) || arith::provably_lt(s->nat, wd->nat))
           user_error("a width must be positive and at most the step (" + s->nat.to_string() + ")",
                      wd->expr->span);
       }
@@ -506,6 +510,13 @@ class Desugar {
 
 Expr desugar_with_loop(const WithLoop& w) {
   return Desugar(w).run();
+}
+
+bool written_by_with_loop(const Span& s) {
+  if (!s.known() || s.end < s.begin + 5 || s.end > s.file->text.size()) return false;
+  const std::string& t = s.file->text;
+  return t.compare(s.begin, 4, "with") == 0 &&
+         (std::isspace(static_cast<unsigned char>(t[s.begin + 4])) || t[s.begin + 4] == '{');
 }
 
 }  // namespace risec::rise

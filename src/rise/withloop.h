@@ -52,4 +52,9 @@ struct WithLoop {
 // is a written idx[len] or a take(len), which must not be negative.
 Expr desugar_with_loop(const WithLoop& w);
 
+// Whether `s` is the span the desugaring gives the primitives it writes: the
+// with-loop's own, whose text starts with the keyword `with`. The checker's messages
+// then speak of the with-loop, not of the take, drop or concat it became.
+bool written_by_with_loop(const Span& s);
+
 }  // namespace risec::rise

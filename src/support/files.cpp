@@ -146,6 +146,15 @@ void note_input(const std::string& path, const std::string& role) {
   if (auto id = identity(path)) scopes.back().push_back({*id, path, role});
 }
 
+void check_output_stem(const std::string& path, const std::string& option) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  throw Error(ErrorKind::Usage, option + " " + path + ": it is " +
+                                    (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                                    ", but it names the files to write (" + path + ".c, " + path +
+                                    ".h, ...); name a file");
+}
+
 void check_outputs(const std::vector<std::string>& paths) {
   std::lock_guard<std::mutex> lock(mutex);
   if (scopes.empty()) return;

@@ -35,6 +35,12 @@ class InputScope {
 // in messages ("the program", "--db"). A path that does not exist is not noted.
 void note_input(const std::string& path, const std::string& role);
 
+// Refuses (risec::Error, Usage) a path that names several outputs by adding their
+// extensions (`compile -o OUT` writes OUT.c, OUT.h) when it exists and is not a
+// regular file (a directory, a device such as /dev/null): not a stem for files beside
+// it. `option` is how the user gave it ("-o").
+void check_output_stem(const std::string& path, const std::string& option);
+
 // Refuses (risec::Error, Usage) the first of `paths` that is the same file as a noted
 // input, naming both: "the output 'x.elv' is the input 'x.elv' (--strategy) ...".
 void check_outputs(const std::vector<std::string>& paths);

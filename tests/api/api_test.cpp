@@ -187,6 +187,29 @@ TEST(Api, KernelRunsOnCallerBuffersGenericInTheSizes) {
   }
 }
 
+// An input may be called `output`: bytes() names it, output_bytes() the result, and
+// the kernel runs with it (issue 32).
+TEST(Api, OutputBytesIsTheResultWhateverTheInputsAreCalled) {
+  for (int64_t n : {1, 3, 17}) {
+    risec::Kernel k = risec::jit(
+        risec::Program::parse("def f = depFun(n: Nat => fun(output: n.i32 => fun(v: f64 =>\n"
+                              "  output |> reduceSeq(fun(a, x => a + 1.0f))(0.0f))))\n"));
+    risec::Sizes sz = {{"n", n}};
+    EXPECT_EQ(k.bytes("output", sz), size_t(n) * 4) << n;
+    EXPECT_EQ(k.bytes("v", sz), size_t(8));
+    EXPECT_EQ(k.output_bytes(sz), size_t(4));
+    std::vector<int32_t> in(static_cast<size_t>(n), 1);
+    double v = 0.5;
+    float r = 0;
+    k(risec::Buffer(&r, 1), {in, risec::Buffer(&v, 1)}, sz);
+    EXPECT_EQ(r, static_cast<float>(n));
+  }
+  // Without an input of that name, "output" still names the result.
+  risec::Kernel s = risec::jit(risec::Program::parse(kScal));
+  EXPECT_EQ(s.bytes("output", {{"n", 5}}), s.output_bytes({{"n", 5}}));
+  EXPECT_EQ(s.output_bytes({{"n", 5}}), size_t(20));
+}
+
 TEST(Api, KernelWithAStrategyOnEachCpuTarget) {
   // dot: a reduction to a scalar, parallel and vectorised on OpenMP.
   risec::Program p = risec::Program::load(path("examples/dot/dot.rise"));

@@ -134,6 +134,13 @@ void expect_error(ErrorKind kind, F&& fn, const std::string& text) {
   }
 }
 
+// An index made from data out of range: a run-time error of the program (exit 4), as
+// compiled code reports it.
+template <class F>
+void expect_runtime_fault(F&& fn, const std::string& text) {
+  expect_error(ErrorKind::External, fn, text);
+}
+
 // Expect a risec::Error of kind User whose message contains `text`.
 template <class F>
 void expect_user_error(F&& fn, const std::string& text) {
@@ -311,7 +318,7 @@ TEST(InterpScalar, Casts) {
   EXPECT_EQ(cast(Value::index(3, 8), idx(8), I32).as_i64(), 3);
   EXPECT_EQ(cast(Value::nat(9), nat_data(), F32).as_f32(), 9.0f);
   EXPECT_EQ(cast(i(3), I32, idx(8)).index_value(), 3);
-  expect_user_error([&] { cast(i(8), I32, idx(8)); }, "out of range");
+  expect_runtime_fault([&] { cast(i(8), I32, idx(8)); }, "out of range");
   // the identity on equal types of any kind; other structured casts are errors
   EXPECT_EQ(S(cast(vf({1, 2}), arr(2, F32), arr(2, F32))), "[1f, 2f]");
   expect_user_error([&] { cast(vf({1, 2}), arr(2, F32), arr(2, I32)); }, "not supported");
@@ -325,7 +332,7 @@ TEST(InterpScalar, IndexAndNat) {
   Value r = call("natAsIndex", fn({nat_data(), idx(5)}), {Value::nat(4)}, {Nat(5)});
   EXPECT_EQ(r.index_value(), 4);
   EXPECT_EQ(r.index_bound(), 5);
-  expect_user_error(
+  expect_runtime_fault(
       [] {
         call("natAsIndex", fn({nat_data(), idx(5)}), {Value::nat(5)}, {Nat(5)});
       },
@@ -335,8 +342,8 @@ TEST(InterpScalar, IndexAndNat) {
   EXPECT_EQ(bin("add", Value::nat(2), Value::nat(3), nat_data()).nat_value(), 5);
   expect_user_error([] { bin("sub", Value::nat(2), Value::nat(3), nat_data()); }, "negative");
   EXPECT_EQ(bin("add", Value::index(1, 4), Value::index(2, 4), idx(4)).index_value(), 3);
-  expect_user_error([] { bin("add", Value::index(3, 4), Value::index(2, 4), idx(4)); },
-                    "out of range");
+  expect_runtime_fault([] { bin("add", Value::index(3, 4), Value::index(2, 4), idx(4)); },
+                       "out of range");
 }
 
 TEST(InterpScalar, MathF32UsesFloatFunctions) {
@@ -423,7 +430,7 @@ TEST(InterpArray, Idx) {
                    {Value::index(1, 2), mat(2, 3)})),
             "[10, 11, 12]");
   // An index whose bound disagrees with the array (a bug elsewhere) is caught.
-  expect_user_error([&] { call("idx", t, {Value::index(3, 4), x}); }, "out of range");
+  expect_runtime_fault([&] { call("idx", t, {Value::index(3, 4), x}); }, "out of range");
 }
 
 TEST(InterpArray, TakeDropConcat) {
@@ -504,7 +511,7 @@ TEST(InterpArray, GatherScatterReorder) {
   EXPECT_EQ(
       S(call("update", fn({idx(4), I32, arr(4, I32), arr(4, I32)}), {Value::index(2, 4), i(7), x})),
       "[10, 20, 7, 40]");
-  expect_user_error(
+  expect_runtime_fault(
       [&] {
         call("update", fn({idx(4), I32, arr(4, I32), arr(4, I32)}), {Value::index(5, 6), i(7), x});
       },
@@ -878,7 +885,7 @@ TEST(InterpExpr, DependentFunctionsBindSizes) {
       dep_fun(Kind::Nat, "n", fun(nat_data(), index_type(n)), false));
   Value r = interp.apply(interp.apply_dep(interp.eval(nai), Nat(7)), Value::nat(6));
   EXPECT_EQ(S(r), "lidx(6, 7)");
-  expect_user_error(
+  expect_runtime_fault(
       [&] { interp.apply(interp.apply_dep(interp.eval(nai), Nat(7)), Value::nat(7)); },
       "out of range");
 }

@@ -26,7 +26,20 @@ void CPrinter::gen_copy(const CommandP& body, std::vector<CStmtP>& out) {
   out.insert(out.end(), part.begin(), part.end());
 }
 
+// An error printing a command (a vector width the target has no type for, ...) that
+// does not say where it is points at the innermost primitive around it that made a
+// loop or an accumulator (Command::span).
 void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
+  if (!c->span.known()) return gen_command(c, out);
+  try {
+    gen_command(c, out);
+  } catch (const Error& e) {
+    if (e.span().known() || e.kind() != ErrorKind::User) throw;
+    throw e.at(c->span);
+  }
+}
+
+void CPrinter::gen_command(const CommandP& c, std::vector<CStmtP>& out) {
   switch (c->kind) {
     case Command::Skip:
       return;
@@ -83,7 +96,9 @@ void CPrinter::gen(const CommandP& c, std::vector<CStmtP>& out) {
       }
       std::string name = cname(c->var);
       const Type& dt = c->dt;
-      bool array = dt->kind == TypeKind::Array;
+      // A pair holding arrays (a reduceSeq's (row, count) accumulator) is memory like
+      // an array: one buffer per component (Storage::soa).
+      bool array = dt->kind == TypeKind::Array || rise::stored_per_component(dt);
       storage_[c->var] = Storage{dt, array, c->distribution};
       std::string ty = c_type(dt);
       std::vector<CStmtP> body;

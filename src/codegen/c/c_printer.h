@@ -147,6 +147,7 @@ class CPrinter {
 
   // ---- commands (c_printer.cpp)
   void gen(const CommandP& c, std::vector<CStmtP>& out);
+  void gen_command(const CommandP& c, std::vector<CStmtP>& out);
   void gen_copy(const CommandP& body, std::vector<CStmtP>& out);
   bool split_loop(const Command& c, std::vector<CStmtP>& out);
   // A sequential loop with its last block of iterations shifted inwards

@@ -23,6 +23,7 @@ namespace {
 
 const char* const kHostRuntime = R"C(static int risec_ready;
 static struct cudaDeviceProp risec_prop;
+static size_t risec_at_least_1(size_t bytes) { return bytes ? bytes : 1; }
 
 static void risec_cuda_fail(cudaError_t e, const char* what) {
   fprintf(stderr, "CUDA error in %s: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
@@ -104,7 +105,9 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   auto buffer = [&](const std::string& m, bool copy) {
     for (const DeviceBuffer& b : device_buffers(m)) {
       body << "  " << b.elem << "* " << b.name << " = NULL;\n";
-      body << "  RISEC_CUDA(cudaMalloc((void**)&" << b.name << ", " << b.bytes << "));\n";
+      // an empty array (a zero extent) gets one byte nothing reads, as on OpenCL
+      body << "  RISEC_CUDA(cudaMalloc((void**)&" << b.name << ", risec_at_least_1(" << b.bytes
+           << ")));\n";
       if (copy)
         body << "  RISEC_CUDA(cudaMemcpy(" << b.name << ", " << b.host << ", " << b.bytes
              << ", cudaMemcpyDefault));\n";

@@ -96,17 +96,22 @@ const char* vector_scalar(rise::ScalarKind k) {
 
 namespace {
 
-// Whether a command runs GPU-level loops (mapGlobal, mapWorkGroup, mapLocal).
-bool has_gpu_loops(const CommandP& c) {
+// The first GPU-level loop (mapGlobal, mapWorkGroup, mapLocal) a command runs, or null.
+const Command* first_gpu_loop(const CommandP& c) {
   struct Finder : dpia::Visitor {
-    bool found = false;
+    const Command* found = nullptr;
     void visit_command(const Command& c) override {
-      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) found = true;
+      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) found = &c;
       if (!found) dpia::Visitor::visit_command(c);
     }
   } f;
   f.visit(c);
   return f.found;
+}
+
+// Whether a command runs GPU-level loops.
+bool has_gpu_loops(const CommandP& c) {
+  return first_gpu_loop(c) != nullptr;
 }
 
 // The map primitive of a GPU level (mapGlobal, mapWorkGroup, mapLocal), for messages.
@@ -301,11 +306,12 @@ void GpuPrinter::split(const CommandP& c) {
     default:
       break;
   }
-  if (has_gpu_loops(c))
+  if (const Command* inner = first_gpu_loop(c))  // located at that parallel map
     user_error("the " + gpu_name() +
-               " target launches a kernel per top-level parallel map: parallel maps "
-               "(mapGlobal, mapWorkGroup) inside a sequential loop or condition at the top of the "
-               "program are not supported; make the parallel map the outermost loop");
+                   " target launches a kernel per top-level parallel map: parallel maps "
+                   "(mapGlobal, mapWorkGroup) inside a sequential loop or condition at the top "
+                   "of the program are not supported; make the parallel map the outermost loop",
+               inner->span);
   single();
 }
 

@@ -28,6 +28,21 @@ static void risec_cl_fail(cl_int err, const char* what) {
 }
 #define RISEC_CL(call) do { cl_int risec_e = (call); if (risec_e != CL_SUCCESS) risec_cl_fail(risec_e, #call); } while (0)
 
+/* Buffers of any size, an empty one too (an array with a zero extent: OpenCL refuses
+   buffers and transfers of 0 bytes): such a buffer has one byte nothing reads, and
+   nothing is copied into or out of it. */
+static cl_mem risec_cl_buffer(cl_mem_flags flags, size_t bytes, void* host) {
+  cl_int err;
+  cl_mem b = bytes ? clCreateBuffer(risec_ctx, flags, bytes, host, &err)
+                   : clCreateBuffer(risec_ctx, flags & ~(cl_mem_flags)CL_MEM_COPY_HOST_PTR, 1, NULL, &err);
+  if (err != CL_SUCCESS) risec_cl_fail(err, "clCreateBuffer");
+  return b;
+}
+static void risec_cl_read(cl_mem b, size_t bytes, void* host) {
+  if (bytes) RISEC_CL(clEnqueueReadBuffer(risec_queue, b, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
+  else RISEC_CL(clFinish(risec_queue)); /* the kernels ran, as a blocking read waits for them */
+}
+
 /* The platform: $RISEC_OPENCL_PLATFORM as an index or a part of its name, else the
    first one with a device. */
 static void risec_cl_init(const char* source, char* device_text, size_t device_len) {
@@ -127,9 +142,8 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   // Buffers: the output, the inputs (copied in), the temporaries between launches.
   auto buffer = [&](const std::string& m, const std::string& flags, bool copy) {
     for (const DeviceBuffer& b : device_buffers(m))
-      body << "  cl_mem " << b.name << " = clCreateBuffer(risec_ctx, " << flags << ", " << b.bytes
-           << ", " << (copy ? "(void*)" + b.host : "NULL")
-           << ", &risec_err);\n  RISEC_CL(risec_err);\n";
+      body << "  cl_mem " << b.name << " = risec_cl_buffer(" << flags << ", " << b.bytes << ", "
+           << (copy ? "(void*)" + b.host : "NULL") << ");\n";
   };
   buffer(output, "CL_MEM_READ_WRITE", false);
   for (const auto& in : inputs) buffer(in.name, "CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR", true);
@@ -165,8 +179,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
          << k << "]);\n  }\n";
   }
   for (const DeviceBuffer& b : device_buffers(output))
-    body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, " << b.name << ", CL_TRUE, 0, " << b.bytes
-         << ", " << b.host << ", 0, NULL, NULL));\n";
+    body << "  risec_cl_read(" << b.name << ", " << b.bytes << ", " << b.host << ");\n";
   if (fault)
     body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_fault, CL_TRUE, 0, sizeof "
             "risec_fault, risec_fault, 0, NULL, NULL));\n  clReleaseMemObject(risec_b_fault);\n"
