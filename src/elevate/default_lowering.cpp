@@ -3,10 +3,14 @@
 // unrollReductions(n). Unrolling a stencil's window reduction gives each tap a
 // constant offset; the C backend then splits the loops around it at the points where
 // the border's clamps or padding guards change (dpia/split_loop), so the interior has
-// plain indices and GCC vectorises it (docs/codegen.md, "The default lowering").
+// plain indices and GCC vectorises it (docs/cli.md, "The default lowering").
 #include "elevate/default_lowering.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "elevate/library.h"
 #include "elevate/rule_util.h"
@@ -19,6 +23,13 @@ using rise::Expr;
 using rise::PrimId;
 
 namespace {
+
+// a * b for counts of copies, saturated (trip counts may be any constant).
+int64_t times(int64_t a, int64_t b) {
+  constexpr int64_t kCap = int64_t{1} << 40;
+  if (a >= kCap || b >= kCap || (b > 0 && a > kCap / b)) return kCap;
+  return a * b;
+}
 
 // The most copies of one body the unrolled loops may make: the product of the trip
 // counts of the unrolled loops nested along any path.
@@ -56,11 +67,11 @@ struct Unroller {
       Expr head = c->head;
       int64_t copies = body;
       if (n && *n >= 1 && (map_unrolled || p->is(PrimId::ReduceSeqUnroll))) {
-        copies = *n * body;
-      } else if (n && *n >= 1 && p->is(PrimId::ReduceSeq) && *n * body <= limit) {
+        copies = times(*n, body);
+      } else if (n && *n >= 1 && p->is(PrimId::ReduceSeq) && times(*n, body) <= limit) {
         head = util::prim("reduceSeqUnroll");
         changed = true;
-        copies = *n * body;
+        copies = times(*n, body);
       }
       return {util::rebuild_call(copy, head), std::max(copies, once)};
     }
