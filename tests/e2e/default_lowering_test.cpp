@@ -36,9 +36,13 @@ TEST(DefaultLowering, NamedProgramsMatchTheInterpreter) {
   const std::vector<std::string> sizes = {"n=37,m=53", "n=1,m=1", "n=2,m=3", "n=4,m=5",
                                           "n=5,m=4",   "n=6,m=9", "n=3,m=40"};
   for (const std::string& p : kPrograms)
-    for (const std::string& s : sizes)
-      for (const char* target : {"c", "openmp"})
-        EXPECT_TRUE(compile_and_check(program_path(p), "", s, target)) << p << " " << s;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      EXPECT_TRUE(compile_and_check(program_path(p), "", sizes[i], "c")) << p << " " << sizes[i];
+      if (i % 2 == 0) {  // the openmp target (parallel rows) on every other size
+        EXPECT_TRUE(compile_and_check(program_path(p), "", sizes[i], "openmp"))
+            << p << " " << sizes[i];
+      }
+    }
   for (const char* s : {"n=9,m=11,o=13", "n=1,m=2,o=3", "n=2,m=1,o=1", "n=3,m=3,o=17"})
     for (const char* target : {"c", "openmp"})
       EXPECT_TRUE(compile_and_check(program_path("stencil7"), "", s, target)) << s;
