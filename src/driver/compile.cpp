@@ -12,6 +12,7 @@
 #include "driver/commands.h"
 #include "driver/memory_check.h"
 #include "driver/sizes_from_inputs.h"
+#include "elevate/default_lowering.h"
 #include "elevate/library.h"
 #include "support/words.h"
 
@@ -72,14 +73,20 @@ Compiled compile(const CompileRequest& req) {
   // The default lowering simplifies first (docs/cli.md, --no-simplify), programs of
   // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
   // length, and long generated chains gain nothing from them.
-  bool simplify = req.simplify && !req.strategy && at_most_nodes(out.high.expr, kSimplifyNodes);
+  const bool small = at_most_nodes(out.high.expr, kSimplifyNodes);
+  bool simplify = req.simplify && !req.strategy && small;
   // For OpenMP, the map that writes the result runs in parallel when there is one
-  // (parallelOutput; docs/cli.md "The default lowering").
-  elevate::Strategy lower = elevate::make_strategy("lowerToC");
-  if (req.target == "openmp")
-    lower = elevate::seq(elevate::try_(elevate::make_strategy("parallelOutput")), lower);
-  if (simplify) lower = elevate::seq(elevate::make_strategy("simplify"), lower);
-  if (req.strategy) lower = *req.strategy;
+  // (parallelOutput); on the CPU targets, reductions of up to 25 taps are unrolled, so
+  // that the C backend splits the borders off stencils (docs/cli.md "The default
+  // lowering"). The unrolling walks the program recursively: small programs only, as
+  // simplify.
+  elevate::DefaultLowering d;
+  d.simplify = simplify;
+  d.parallel = req.target == "openmp";
+  const bool cpu = target->backend == dpia::Target::Backend::C ||
+                   target->backend == dpia::Target::Backend::OpenMP;
+  if (!cpu || !small) d.unroll_taps = 0;
+  elevate::Strategy lower = req.strategy ? *req.strategy : elevate::default_lowering(d);
   out.low = apply_strategy(lower, out.high, req.trace, req.tracer);
   if (binding) out.low = apply_strategy(elevate::make_strategy("specialise"), out.low, req.trace);
   check_addressable(out.low);

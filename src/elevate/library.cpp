@@ -120,6 +120,7 @@ const std::vector<LibraryEntry>& library() {
     register_tiling(r);
     register_vector(r);
     register_simplify(r);
+    register_default_lowering(r);
     return std::move(r.entries());
   }();
   return all;

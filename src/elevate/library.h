@@ -59,6 +59,7 @@ void register_lowering(Registry& r);      // rules_lowering.cpp (incl. memory ru
 void register_tiling(Registry& r);    // rules_tiling.cpp (tile, tileND, reorder, blocked reduce)
 void register_vector(Registry& r);    // rules_vector.cpp
 void register_simplify(Registry& r);  // simplify.cpp (partialEval, dce, cse, simplify)
+void register_default_lowering(Registry& r);  // default_lowering.cpp (unrollReductions)
 
 // Argument accessors for `make` functions.
 Strategy arg_strategy(const std::vector<Arg>& a, size_t i);

@@ -413,7 +413,7 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
                      (vec ? "x" + std::to_string(*t->size.as_const()) : "");
   if (!arith_helpers_.insert(name).second) return name;
   std::string fn = "\"" + function_name_ + "\"";
-  if (arith_text_.empty())
+  if (arith_helpers_.insert("RISEC_ARITHMETIC_FAILED").second)
     arith_text_ +=
         "#ifndef RISEC_ARITHMETIC_FAILED\n#include <stdio.h>\n#define "
         "RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, \"%s: %s\\n\", fn, what), "
@@ -447,6 +447,20 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
   } else {
     arith_text_ += checks + "  return a " + o + " b;\n}\n";
   }
+  return name;
+}
+
+// The helper computing fmax (max) or fmin of two floats of kind k as the C library
+// does, with a comparison and a select that GCC vectorises: a NaN operand gives the
+// other one, and of equal operands the second is returned (as x86's maxss, glibc's
+// fmaxf on x86-64; +0 and -0 compare equal, so a zero's sign may differ from another
+// library's, never its value).
+std::string CPrinter::float_min_max(bool max, rise::ScalarKind k) {
+  std::string name = std::string("risec_") + (max ? "fmax_" : "fmin_") + rise::scalar_name(k);
+  if (!arith_helpers_.insert(name).second) return name;
+  std::string t = scalar_c(k);
+  arith_text_ += "static inline " + t + " " + name + "(" + t + " x, " + t +
+                 " y) { return y != y ? x : (x " + (max ? ">" : "<") + " y ? x : y); }\n";
   return name;
 }
 
@@ -506,6 +520,12 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
                                    : c_call(op.name, dargs);
     return c_call(int_from_double(t->scalar), {d});
   }
+  // fmax and fmin of floats on the CPU: comparisons GCC vectorises (the C library's
+  // functions are calls it cannot), with the library's results (float_min_max).
+  if ((op.is(PrimId::Fmax) || op.is(PrimId::Fmin)) && t->kind == TypeKind::Scalar &&
+      (opts_.target.backend == dpia::Target::Backend::C ||
+       opts_.target.backend == dpia::Target::Backend::OpenMP))
+    return c_call(float_min_max(op.is(PrimId::Fmax), t->scalar), args);
   if (op.is(PrimId::Rsqrt))
     return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
   if (op.is(PrimId::Abs)) {

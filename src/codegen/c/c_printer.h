@@ -184,6 +184,7 @@ class CPrinter {
   static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
   std::string checked_division(const rise::PrimitiveInfo& op, const Type& t);
   std::string int_from_double(rise::ScalarKind k);
+  std::string float_min_max(bool max, rise::ScalarKind k);
 
   // ---- bounds checks of data-dependent indices (bounds_checks.cpp)
   // The checked form of an index made from data (a Cast to idx[n], index arithmetic),

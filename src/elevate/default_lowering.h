@@ -1,0 +1,32 @@
+// The default lowering: the strategy `compile` and `run` apply without --strategy
+// (docs/cli.md, "The default lowering"), built in one place so that the driver and the
+// tuner (which always measures it as a candidate) apply the same one.
+#pragma once
+
+#include <cstdint>
+
+#include "elevate/strategy.h"
+
+namespace risec::elevate {
+
+// The taps of a stencil window (and other short reductions) the default unrolls: a
+// 5 x 5 window.
+inline constexpr int64_t kDefaultUnrollTaps = 25;
+
+struct DefaultLowering {
+  bool simplify = true;   // simplify first (small programs; --no-simplify)
+  bool parallel = false;  // try(parallelOutput): --target openmp
+  // try(unrollReductions(n)) after lowerToC (the CPU targets); 0 leaves it out
+  int64_t unroll_taps = kDefaultUnrollTaps;
+};
+
+// simplify ; try(parallelOutput) ; lowerToC ; try(unrollReductions(n)), each step as
+// `d` asks.
+Strategy default_lowering(const DefaultLowering& d);
+
+// unrollReductions(n): every reduceSeq over a constant length L whose unrolled code
+// (L times the copies the unrolled loops in its operator make) is at most n copies of
+// its body becomes reduceSeqUnroll, inner ones first; fails when none does.
+Strategy unroll_reductions(int64_t max_copies);
+
+}  // namespace risec::elevate
