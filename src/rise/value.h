@@ -213,19 +213,62 @@ inline size_t scalar_size(ScalarKind k) {
   }
 }
 
-struct DenseArray final : Obj {
-  DenseArray() : Obj(Tag::Dense) {}
+// A strided array of scalars: `rank` dimensions (shape, strides in elements) from
+// element `offset` of a shared typed buffer. The one strided array type of both
+// evaluators: the boxed evaluator holds it inside a Value as a DenseArray, the fast
+// path (interp_fast*.cpp) holds it directly as an array leaf. A view (split, join of
+// mergeable dimensions, transpose, slide, take, drop, row access) changes only the
+// shape, strides and offset; the buffer is shared, never written through a view.
+struct StridedArray {
   std::shared_ptr<Storage> store;
   ScalarKind sk = ScalarKind::F32;
   bool vec_last = false;  // the innermost dimension holds vector lanes
-  int rank = 1;           // dimensions, lanes included
+  int rank = 0;           // dimensions, lanes included
   int64_t offset = 0;     // in elements
   int64_t shape[kMaxDenseRank] = {};
   int64_t stride[kMaxDenseRank] = {};  // in elements
 
   const std::byte* base() const { return store->data(); }
+  // The address of element e of the buffer (e in elements, as offset and strides).
+  std::byte* ptr(int64_t e) const {
+    return store->data() + e * static_cast<int64_t>(scalar_size(sk));
+  }
+  int64_t count() const {
+    int64_t c = 1;
+    for (int d = 0; d < rank; ++d) c *= shape[d];
+    return c;
+  }
   // Whether the view covers a contiguous C-order block.
   bool contiguous() const;
+  // Row i (element i of dimension 0) of an array of rank > 1, as a view into `out`.
+  void row(int64_t i, StridedArray& out) const {
+    out.store = store;
+    out.sk = sk;
+    out.vec_last = vec_last;
+    out.rank = rank - 1;
+    out.offset = offset + i * stride[0];
+    for (int d = 1; d < rank; ++d) {
+      out.shape[d - 1] = shape[d];
+      out.stride[d - 1] = stride[d];
+    }
+  }
+  // Copy the elements in C order to dst (advanced past them).
+  void copy_to(std::byte*& dst) const;
+  // A C-order copy in a new buffer.
+  StridedArray c_order_copy() const;
+  // A new C-order array, zero-filled. `reuse`: an array whose buffer is taken instead
+  // (as it is, not zeroed) when nothing else refers to it and its size is the same
+  // (a loop's previous result, already consumed).
+  static StridedArray alloc(ScalarKind sk, int rank, const int64_t* shape, bool vec_last = false,
+                            const StridedArray* reuse = nullptr);
+  // Sets C-order strides for the shape; returns the element count.
+  int64_t set_c_order();
+};
+
+// A StridedArray held by a Value.
+struct DenseArray final : Obj, StridedArray {
+  DenseArray() : Obj(Tag::Dense) {}
+  explicit DenseArray(StridedArray a) : Obj(Tag::Dense), StridedArray(std::move(a)) {}
 };
 
 struct BoxedArray final : Obj {
@@ -300,6 +343,8 @@ std::optional<DenseLayout> dense_layout(const Type& t);
 // A view into `store` (a boxed array of dense views when rank > kMaxDenseRank).
 Value dense_view(std::shared_ptr<Storage> store, ScalarKind sk, bool vec_last, int rank,
                  const int64_t* shape, const int64_t* stride, int64_t offset);
+// The same for a strided array (rank at least 1).
+Value dense_view(StridedArray a);
 Value boxed_array(std::vector<Value> elems);
 Value zip_arrays(Value a, Value b);  // lengths must agree (internal error otherwise)
 
