@@ -118,58 +118,30 @@ void Idx::run(Ctx& c, Sc* s, StridedArray* a) const {
 }
 
 void View::apply(StridedArray& v) const {
-  const int D = depth;
-  auto insert_dim = [&](int at) {  // make room for a dimension at `at`
-    for (int d = v.rank; d-- > at;) {
-      v.shape[d + 1] = v.shape[d];
-      v.stride[d + 1] = v.stride[d];
-    }
-    v.rank++;
-  };
   switch (op) {
-    case ViewOp::Split: {
-      insert_dim(D + 1);
-      const int64_t s0 = v.stride[D];
-      v.shape[D + 1] = p1;
-      v.stride[D + 1] = s0;
-      v.shape[D] = v.shape[D] / p1;
-      v.stride[D] = s0 * p1;
+    case ViewOp::Split:
+      v.split(depth, p1);
       return;
-    }
-    case ViewOp::Join: {
-      if (v.stride[D] != v.shape[D + 1] * v.stride[D + 1]) v = v.c_order_copy();
-      v.shape[D] *= v.shape[D + 1];
-      v.stride[D] = v.stride[D + 1];
-      for (int d = D + 1; d + 1 < v.rank; ++d) {
-        v.shape[d] = v.shape[d + 1];
-        v.stride[d] = v.stride[d + 1];
+    case ViewOp::Join:
+      if (!v.join(depth)) {
+        v = v.c_order_copy();
+        v.join(depth);
       }
-      v.rank--;
       return;
-    }
     case ViewOp::Transpose:
-      std::swap(v.shape[D], v.shape[D + 1]);
-      std::swap(v.stride[D], v.stride[D + 1]);
+      v.transpose(depth);
       return;
-    case ViewOp::Slide: {
-      insert_dim(D + 1);
-      const int64_t s0 = v.stride[D];
-      v.shape[D] = (v.shape[D] - p1) / p2 + 1;
-      v.stride[D] = s0 * p2;
-      v.shape[D + 1] = p1;
-      v.stride[D + 1] = s0;
+    case ViewOp::Slide:
+      v.slide(depth, p1, p2, (v.shape[depth] - p1) / p2 + 1);
       return;
-    }
     case ViewOp::Take:
-      v.shape[D] = p1;
+      v.take(depth, p1);
       return;
     case ViewOp::Drop:
-      v.offset += p1 * v.stride[D];
-      v.shape[D] -= p1;
+      v.drop(depth, p1);
       return;
     case ViewOp::Reverse:
-      v.offset += (v.shape[D] - 1) * v.stride[D];
-      v.stride[D] = -v.stride[D];
+      v.reverse(depth);
       return;
   }
 }

@@ -677,12 +677,10 @@ Value array_slice(const Value& arr, int64_t start, int64_t len) {
                    std::to_string(start + len) + ") of an array of " + std::to_string(n));
   switch (arr.obj()->tag) {
     case Obj::Tag::Dense: {
-      const auto& d = static_cast<const DenseArray&>(*arr.obj());
-      int64_t shape[kMaxDenseRank];
-      std::copy(d.shape, d.shape + d.rank, shape);
-      shape[0] = len;
-      return dense_view(d.store, d.sk, d.vec_last, d.rank, shape, d.stride,
-                        d.offset + start * d.stride[0]);
+      StridedArray a = static_cast<const DenseArray&>(*arr.obj());
+      a.drop(0, start);
+      a.take(0, len);
+      return dense_view(std::move(a));
     }
     case Obj::Tag::Zip: {
       const auto& z = static_cast<const ZipArray&>(*arr.obj());

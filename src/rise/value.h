@@ -17,11 +17,12 @@
 //            ZipArray and the element index (so iterating over a zip allocates
 //            nothing; fst/snd read the component arrays directly).
 //   Array    one of three array objects:
-//            - DenseArray: a strided view (shape, strides in elements, offset) into a
-//              shared typed buffer, for arrays whose elements are scalars or vectors
-//              (any rank; with `vec_last` the innermost dimension holds vector
-//              lanes). split, join (when the dimensions merge), transpose, slide,
-//              take, drop, idx, row access, asVector and asScalar are views that copy
+//            - DenseArray: a StridedArray (a view: shape, strides in elements,
+//              offset, into a shared typed buffer; the fast path's array leaves are
+//              the same type) for arrays whose elements are scalars or vectors (any
+//              rank; with `vec_last` the innermost dimension holds vector lanes).
+//              split, join (when the dimensions merge), transpose, slide, take, drop,
+//              reverse, idx, row access, asVector and asScalar are views that copy
 //              nothing. Ranks above kMaxDenseRank become boxed arrays of dense ones.
 //            - ZipArray: a lazy zip of two arrays (unzip of a zip is free).
 //            - BoxedArray: a vector of element Values, for everything else (arrays
@@ -60,6 +61,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rise/expr.h"
@@ -252,6 +254,51 @@ struct StridedArray {
       out.stride[d - 1] = stride[d];
     }
   }
+  // The views, on dimension d (d > 0: the view mapped over the outer dimensions, as
+  // `map(transpose)` transposes dimensions 1 and 2). Both evaluators use these; the
+  // callers check the arguments (n divides the length, the windows fit, rank room).
+  // slide(sz)(sp): `count` windows of sz elements every sp elements (one more dimension).
+  void slide(int d, int64_t sz, int64_t sp, int64_t count) {
+    for (int k = rank; k-- > d + 1;) {
+      shape[k + 1] = shape[k];
+      stride[k + 1] = stride[k];
+    }
+    ++rank;
+    const int64_t s0 = stride[d];
+    shape[d] = count;
+    stride[d] = s0 * sp;
+    shape[d + 1] = sz;
+    stride[d + 1] = s0;
+  }
+  // split(n): rows of n consecutive elements, the windows of slide(n)(n).
+  void split(int d, int64_t n) { slide(d, n, n, shape[d] / n); }
+  // join: dimensions d and d + 1 merged. False, and nothing changed, when the rows are
+  // not one after the other in the buffer (the caller copies first).
+  bool join(int d) {
+    if (stride[d] != shape[d + 1] * stride[d + 1] && shape[d] > 1) return false;
+    shape[d] *= shape[d + 1];
+    stride[d] = stride[d + 1];
+    for (int k = d + 1; k + 1 < rank; ++k) {
+      shape[k] = shape[k + 1];
+      stride[k] = stride[k + 1];
+    }
+    --rank;
+    return true;
+  }
+  void transpose(int d) {
+    std::swap(shape[d], shape[d + 1]);
+    std::swap(stride[d], stride[d + 1]);
+  }
+  void take(int d, int64_t n) { shape[d] = n; }
+  void drop(int d, int64_t n) {
+    offset += n * stride[d];
+    shape[d] -= n;
+  }
+  void reverse(int d) {
+    offset += (shape[d] - 1) * stride[d];
+    stride[d] = -stride[d];
+  }
+
   // Copy the elements in C order to dst (advanced past them).
   void copy_to(std::byte*& dst) const;
   // A C-order copy in a new buffer.
