@@ -29,8 +29,10 @@ struct Unsupported {};
 // (__builtin_LINE, not std::source_location, which clang 14 lacks with libstdc++ 12.)
 [[noreturn]] inline void unsupported(const char* file = __builtin_FILE(),
                                      unsigned line = __builtin_LINE()) {
-  if (std::getenv("RISEC_FAST_TRACE"))
-    std::fprintf(stderr, "fast interpreter: not covered (%s:%u)\n", file, line);
+  if (std::getenv("RISEC_FAST_TRACE")) {
+    const char* base = std::strrchr(file, '/');
+    std::fprintf(stderr, "fast interpreter: not covered (%s:%u)\n", base ? base + 1 : file, line);
+  }
   throw Unsupported{};
 }
 
