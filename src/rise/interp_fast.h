@@ -46,7 +46,7 @@ std::shared_ptr<FastProgram> fast_compile(const Expr& closed_typed_entry);
 Value fast_run(const FastProgram& p, const std::vector<Value>& inputs, int threads = 1);
 
 // How many of the program's maps run their body a block of elements at a time (f32/f64
-// arithmetic on the element: see interp_fast.cpp, BatchProgram); for tests.
+// arithmetic on the element: see interp_fast_internal.h, BatchProgram); for tests.
 int fast_block_maps(const FastProgram& p);
 
 }  // namespace risec::rise

@@ -618,11 +618,11 @@ Value eval_asVector(const PrimCall& call) {
       for (int64_t i = 0; i < len; ++i) v.push_back(x.at(i));
       return v;
     }());
-  const auto& d = static_cast<const DenseArray&>(*x.obj());
-  if (d.rank != 1 || d.vec_last) internal_error("interpreter: asVector of a non-scalar array");
-  int64_t shape[2] = {len / n, n};
-  int64_t stride[2] = {n * d.stride[0], d.stride[0]};
-  return dense_view(d.store, d.sk, true, 2, shape, stride, d.offset);
+  StridedArray a = static_cast<const DenseArray&>(*x.obj());
+  if (a.rank != 1 || a.vec_last) internal_error("interpreter: asVector of a non-scalar array");
+  a.split(0, n);
+  a.vec_last = true;
+  return dense_view(std::move(a));
 }
 
 // ---------------------------------------------------------------------------------

@@ -340,29 +340,18 @@ void store_scalar(ScalarKind k, std::byte* p, const Value& v) {
   }
 }
 
-static Value dense_at(const Value& self, const DenseArray& d, int64_t i) {
-  (void)self;
+static Value dense_at(const DenseArray& d, int64_t i) {
   const int64_t off = d.offset + i * d.stride[0];
-  const size_t es = scalar_size(d.sk);
-  if (d.rank == 1) return load_scalar(d.sk, d.base() + off * static_cast<int64_t>(es));
+  if (d.rank == 1) return load_scalar(d.sk, d.ptr(off));
   if (d.rank == 2 && d.vec_last) {
     std::vector<Value> lanes;
     lanes.reserve(static_cast<size_t>(d.shape[1]));
     for (int64_t l = 0; l < d.shape[1]; ++l)
-      lanes.push_back(
-          load_scalar(d.sk, d.base() + (off + l * d.stride[1]) * static_cast<int64_t>(es)));
+      lanes.push_back(load_scalar(d.sk, d.ptr(off + l * d.stride[1])));
     return Value::vector(d.sk, std::move(lanes));
   }
   auto v = std::make_shared<DenseArray>();
-  v->store = d.store;
-  v->sk = d.sk;
-  v->vec_last = d.vec_last;
-  v->rank = d.rank - 1;
-  v->offset = off;
-  for (int k = 1; k < d.rank; ++k) {
-    v->shape[k - 1] = d.shape[k];
-    v->stride[k - 1] = d.stride[k];
-  }
+  d.row(i, *v);
   return Value::make_object(ValueKind::Array, std::move(v));
 }
 
@@ -373,7 +362,7 @@ Value Value::at_slow(int64_t i) const {
                    std::to_string(size()));
   switch (obj_->tag) {
     case Obj::Tag::Dense:
-      return dense_at(*this, static_cast<const DenseArray&>(*obj_), i);
+      return dense_at(static_cast<const DenseArray&>(*obj_), i);
     case Obj::Tag::Boxed:
       return static_cast<const BoxedArray&>(*obj_).elems[static_cast<size_t>(i)];
     case Obj::Tag::Zip:
@@ -443,13 +432,76 @@ std::string Value::to_string() const {
 // Arrays
 // ---------------------------------------------------------------------------------
 
-bool DenseArray::contiguous() const {
+bool StridedArray::contiguous() const {
   int64_t expect = 1;
   for (int k = rank - 1; k >= 0; --k) {
     if (shape[k] != 1 && stride[k] != expect) return false;
     expect *= shape[k];
   }
   return true;
+}
+
+int64_t StridedArray::set_c_order() {
+  int64_t n = 1;
+  for (int d = rank; d-- > 0;) {
+    stride[d] = n;
+    n *= shape[d];
+  }
+  return n;
+}
+
+StridedArray StridedArray::alloc(ScalarKind sk, int rank, const int64_t* shape, bool vec_last,
+                                 const StridedArray* reuse) {
+  StridedArray r;
+  r.sk = sk;
+  r.vec_last = vec_last;
+  r.rank = rank;
+  for (int d = 0; d < rank; ++d) r.shape[d] = shape[d];
+  const size_t bytes = static_cast<size_t>(r.set_c_order()) * scalar_size(sk);
+  if (reuse && reuse->store && reuse->store.use_count() == 1 && reuse->store->buf.size() == bytes)
+    r.store = reuse->store;
+  else
+    r.store = std::make_shared<Storage>(bytes);
+  return r;
+}
+
+// Copy the elements of dimensions dim.. from element `off`, in C order, to dst.
+static void copy_strided(const StridedArray& d, int dim, int64_t off, std::byte*& dst) {
+  const size_t es = scalar_size(d.sk);
+  const int64_t n = d.shape[dim];
+  const int64_t s = d.stride[dim];
+  if (dim == d.rank - 1) {
+    const std::byte* src = d.ptr(off);
+    if (s == 1) {
+      std::memcpy(dst, src, static_cast<size_t>(n) * es);
+      dst += static_cast<size_t>(n) * es;
+      return;
+    }
+    const int64_t step = s * static_cast<int64_t>(es);
+    switch (es) {
+      case 4:
+        for (int64_t i = 0; i < n; ++i, dst += 4) std::memcpy(dst, src + i * step, 4);
+        return;
+      case 8:
+        for (int64_t i = 0; i < n; ++i, dst += 8) std::memcpy(dst, src + i * step, 8);
+        return;
+      default:
+        for (int64_t i = 0; i < n; ++i, dst += es) std::memcpy(dst, src + i * step, es);
+        return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) copy_strided(d, dim + 1, off + i * s, dst);
+}
+
+void StridedArray::copy_to(std::byte*& dst) const {
+  if (count() > 0) copy_strided(*this, 0, offset, dst);
+}
+
+StridedArray StridedArray::c_order_copy() const {
+  StridedArray r = alloc(sk, rank, shape, vec_last);
+  std::byte* p = r.store->data();
+  copy_to(p);
+  return r;
 }
 
 std::optional<DenseLayout> dense_layout(const Type& t) {
@@ -488,18 +540,22 @@ Value dense_view(std::shared_ptr<Storage> store, ScalarKind sk, bool vec_last, i
           dense_view(store, sk, vec_last, rank - 1, shape + 1, stride + 1, offset + i * stride[0]));
     return boxed_array(std::move(elems));
   }
-  if (rank < 1) internal_error("dense_view of rank 0");
-  auto d = std::make_shared<DenseArray>();
-  d->store = std::move(store);
-  d->sk = sk;
-  d->vec_last = vec_last;
-  d->rank = rank;
-  d->offset = offset;
+  StridedArray a;
+  a.store = std::move(store);
+  a.sk = sk;
+  a.vec_last = vec_last;
+  a.rank = rank;
+  a.offset = offset;
   for (int k = 0; k < rank; ++k) {
-    d->shape[k] = shape[k];
-    d->stride[k] = stride[k];
+    a.shape[k] = shape[k];
+    a.stride[k] = stride[k];
   }
-  return Value::make_object(ValueKind::Array, std::move(d));
+  return dense_view(std::move(a));
+}
+
+Value dense_view(StridedArray a) {
+  if (a.rank < 1) internal_error("dense_view of rank 0");
+  return Value::make_object(ValueKind::Array, std::make_shared<DenseArray>(std::move(a)));
 }
 
 Value boxed_array(std::vector<Value> elems) {
@@ -517,34 +573,6 @@ Value zip_arrays(Value a, Value b) {
   z->a = std::move(a);
   z->b = std::move(b);
   return Value::make_object(ValueKind::Array, std::move(z));
-}
-
-// Copy the elements of a dense view, in C order, to dst (advanced past them).
-static void copy_dense(const DenseArray& d, int dim, int64_t off, std::byte*& dst) {
-  const size_t es = scalar_size(d.sk);
-  const int64_t n = d.shape[dim];
-  const int64_t s = d.stride[dim];
-  if (dim == d.rank - 1) {
-    const std::byte* src = d.base() + off * static_cast<int64_t>(es);
-    if (s == 1) {
-      std::memcpy(dst, src, static_cast<size_t>(n) * es);
-      dst += static_cast<size_t>(n) * es;
-      return;
-    }
-    const int64_t step = s * static_cast<int64_t>(es);
-    switch (es) {
-      case 4:
-        for (int64_t i = 0; i < n; ++i, dst += 4) std::memcpy(dst, src + i * step, 4);
-        return;
-      case 8:
-        for (int64_t i = 0; i < n; ++i, dst += 8) std::memcpy(dst, src + i * step, 8);
-        return;
-      default:
-        for (int64_t i = 0; i < n; ++i, dst += es) std::memcpy(dst, src + i * step, es);
-        return;
-    }
-  }
-  for (int64_t i = 0; i < n; ++i) copy_dense(d, dim + 1, off + i * s, dst);
 }
 
 // Write a data value of a dense type in C order to dst (advanced past it).
@@ -568,7 +596,7 @@ void write_dense(const Value& v, ScalarKind sk, std::byte*& dst) {
         if (d.sk != sk)
           internal_error(std::string("interpreter: array of ") + scalar_name(d.sk) + " where " +
                          scalar_name(sk) + " was expected");
-        copy_dense(d, 0, d.offset, dst);
+        d.copy_to(dst);
         return;
       }
       int64_t n = v.size();
@@ -625,16 +653,15 @@ Value ArrayBuilder::finish() {
     internal_error("ArrayBuilder: " + std::to_string(pushed_) + " of " + std::to_string(n_) +
                    " elements");
   if (!layout_) return boxed_array(std::move(boxed_));
-  int rank = 1 + static_cast<int>(layout_->dims.size());
-  int64_t shape[kMaxDenseRank], stride[kMaxDenseRank];
-  shape[0] = n_;
-  for (size_t k = 0; k < layout_->dims.size(); ++k) shape[k + 1] = layout_->dims[k];
-  int64_t s = 1;
-  for (int k = rank - 1; k >= 0; --k) {
-    stride[k] = s;
-    s *= shape[k];
-  }
-  return dense_view(std::move(store_), layout_->sk, layout_->vec, rank, shape, stride, 0);
+  StridedArray a;
+  a.store = std::move(store_);
+  a.sk = layout_->sk;
+  a.vec_last = layout_->vec;
+  a.rank = 1 + static_cast<int>(layout_->dims.size());
+  a.shape[0] = n_;
+  for (size_t k = 0; k < layout_->dims.size(); ++k) a.shape[k + 1] = layout_->dims[k];
+  a.set_c_order();
+  return dense_view(std::move(a));
 }
 
 Value array_of(const Type& elem, const std::vector<Value>& elems) {
@@ -650,12 +677,10 @@ Value array_slice(const Value& arr, int64_t start, int64_t len) {
                    std::to_string(start + len) + ") of an array of " + std::to_string(n));
   switch (arr.obj()->tag) {
     case Obj::Tag::Dense: {
-      const auto& d = static_cast<const DenseArray&>(*arr.obj());
-      int64_t shape[kMaxDenseRank];
-      std::copy(d.shape, d.shape + d.rank, shape);
-      shape[0] = len;
-      return dense_view(d.store, d.sk, d.vec_last, d.rank, shape, d.stride,
-                        d.offset + start * d.stride[0]);
+      StridedArray a = static_cast<const DenseArray&>(*arr.obj());
+      a.drop(0, start);
+      a.take(0, len);
+      return dense_view(std::move(a));
     }
     case Obj::Tag::Zip: {
       const auto& z = static_cast<const ZipArray&>(*arr.obj());
@@ -702,17 +727,11 @@ Value zero_value(const Type& t) {
       auto layout = dense_layout(t->a);
       if (layout && static_cast<int>(layout->dims.size()) + 1 <= kMaxDenseRank) {
         // AlignedBuffer is zero-initialised, and all-zero bytes are 0 of every kind.
-        int rank = 1 + static_cast<int>(layout->dims.size());
-        int64_t shape[kMaxDenseRank], stride[kMaxDenseRank];
+        int64_t shape[kMaxDenseRank];
         shape[0] = n;
         for (size_t k = 0; k < layout->dims.size(); ++k) shape[k + 1] = layout->dims[k];
-        int64_t s = 1;
-        for (int k = rank - 1; k >= 0; --k) {
-          stride[k] = s;
-          s *= shape[k];
-        }
-        auto store = std::make_shared<Storage>(static_cast<size_t>(s) * scalar_size(layout->sk));
-        return dense_view(std::move(store), layout->sk, layout->vec, rank, shape, stride, 0);
+        return dense_view(StridedArray::alloc(layout->sk, 1 + static_cast<int>(layout->dims.size()),
+                                              shape, layout->vec));
       }
       Value z = zero_value(t->a);
       return boxed_array(std::vector<Value>(static_cast<size_t>(n), z));

@@ -17,11 +17,12 @@
 //            ZipArray and the element index (so iterating over a zip allocates
 //            nothing; fst/snd read the component arrays directly).
 //   Array    one of three array objects:
-//            - DenseArray: a strided view (shape, strides in elements, offset) into a
-//              shared typed buffer, for arrays whose elements are scalars or vectors
-//              (any rank; with `vec_last` the innermost dimension holds vector
-//              lanes). split, join (when the dimensions merge), transpose, slide,
-//              take, drop, idx, row access, asVector and asScalar are views that copy
+//            - DenseArray: a StridedArray (a view: shape, strides in elements,
+//              offset, into a shared typed buffer; the fast path's array leaves are
+//              the same type) for arrays whose elements are scalars or vectors (any
+//              rank; with `vec_last` the innermost dimension holds vector lanes).
+//              split, join (when the dimensions merge), transpose, slide, take, drop,
+//              reverse, idx, row access, asVector and asScalar are views that copy
 //              nothing. Ranks above kMaxDenseRank become boxed arrays of dense ones.
 //            - ZipArray: a lazy zip of two arrays (unzip of a zip is free).
 //            - BoxedArray: a vector of element Values, for everything else (arrays
@@ -60,6 +61,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rise/expr.h"
@@ -213,19 +215,107 @@ inline size_t scalar_size(ScalarKind k) {
   }
 }
 
-struct DenseArray final : Obj {
-  DenseArray() : Obj(Tag::Dense) {}
+// A strided array of scalars: `rank` dimensions (shape, strides in elements) from
+// element `offset` of a shared typed buffer. The one strided array type of both
+// evaluators: the boxed evaluator holds it inside a Value as a DenseArray, the fast
+// path (interp_fast*.cpp) holds it directly as an array leaf. A view (split, join of
+// mergeable dimensions, transpose, slide, take, drop, row access) changes only the
+// shape, strides and offset; the buffer is shared, never written through a view.
+struct StridedArray {
   std::shared_ptr<Storage> store;
   ScalarKind sk = ScalarKind::F32;
   bool vec_last = false;  // the innermost dimension holds vector lanes
-  int rank = 1;           // dimensions, lanes included
+  int rank = 0;           // dimensions, lanes included
   int64_t offset = 0;     // in elements
   int64_t shape[kMaxDenseRank] = {};
   int64_t stride[kMaxDenseRank] = {};  // in elements
 
   const std::byte* base() const { return store->data(); }
+  // The address of element e of the buffer (e in elements, as offset and strides).
+  std::byte* ptr(int64_t e) const {
+    return store->data() + e * static_cast<int64_t>(scalar_size(sk));
+  }
+  int64_t count() const {
+    int64_t c = 1;
+    for (int d = 0; d < rank; ++d) c *= shape[d];
+    return c;
+  }
   // Whether the view covers a contiguous C-order block.
   bool contiguous() const;
+  // Row i (element i of dimension 0) of an array of rank > 1, as a view into `out`.
+  void row(int64_t i, StridedArray& out) const {
+    out.store = store;
+    out.sk = sk;
+    out.vec_last = vec_last;
+    out.rank = rank - 1;
+    out.offset = offset + i * stride[0];
+    for (int d = 1; d < rank; ++d) {
+      out.shape[d - 1] = shape[d];
+      out.stride[d - 1] = stride[d];
+    }
+  }
+  // The views, on dimension d (d > 0: the view mapped over the outer dimensions, as
+  // `map(transpose)` transposes dimensions 1 and 2). Both evaluators use these; the
+  // callers check the arguments (n divides the length, the windows fit, rank room).
+  // slide(sz)(sp): `count` windows of sz elements every sp elements (one more dimension).
+  void slide(int d, int64_t sz, int64_t sp, int64_t count) {
+    for (int k = rank; k-- > d + 1;) {
+      shape[k + 1] = shape[k];
+      stride[k + 1] = stride[k];
+    }
+    ++rank;
+    const int64_t s0 = stride[d];
+    shape[d] = count;
+    stride[d] = s0 * sp;
+    shape[d + 1] = sz;
+    stride[d + 1] = s0;
+  }
+  // split(n): rows of n consecutive elements, the windows of slide(n)(n).
+  void split(int d, int64_t n) { slide(d, n, n, shape[d] / n); }
+  // join: dimensions d and d + 1 merged. False, and nothing changed, when the rows are
+  // not one after the other in the buffer (the caller copies first).
+  bool join(int d) {
+    if (stride[d] != shape[d + 1] * stride[d + 1] && shape[d] > 1) return false;
+    shape[d] *= shape[d + 1];
+    stride[d] = stride[d + 1];
+    for (int k = d + 1; k + 1 < rank; ++k) {
+      shape[k] = shape[k + 1];
+      stride[k] = stride[k + 1];
+    }
+    --rank;
+    return true;
+  }
+  void transpose(int d) {
+    std::swap(shape[d], shape[d + 1]);
+    std::swap(stride[d], stride[d + 1]);
+  }
+  void take(int d, int64_t n) { shape[d] = n; }
+  void drop(int d, int64_t n) {
+    offset += n * stride[d];
+    shape[d] -= n;
+  }
+  void reverse(int d) {
+    offset += (shape[d] - 1) * stride[d];
+    stride[d] = -stride[d];
+  }
+
+  // Copy the elements in C order to dst (advanced past them).
+  void copy_to(std::byte*& dst) const;
+  // A C-order copy in a new buffer.
+  StridedArray c_order_copy() const;
+  // A new C-order array, zero-filled. `reuse`: an array whose buffer is taken instead
+  // (as it is, not zeroed) when nothing else refers to it and its size is the same
+  // (a loop's previous result, already consumed).
+  static StridedArray alloc(ScalarKind sk, int rank, const int64_t* shape, bool vec_last = false,
+                            const StridedArray* reuse = nullptr);
+  // Sets C-order strides for the shape; returns the element count.
+  int64_t set_c_order();
+};
+
+// A StridedArray held by a Value.
+struct DenseArray final : Obj, StridedArray {
+  DenseArray() : Obj(Tag::Dense) {}
+  explicit DenseArray(StridedArray a) : Obj(Tag::Dense), StridedArray(std::move(a)) {}
 };
 
 struct BoxedArray final : Obj {
@@ -300,6 +390,8 @@ std::optional<DenseLayout> dense_layout(const Type& t);
 // A view into `store` (a boxed array of dense views when rank > kMaxDenseRank).
 Value dense_view(std::shared_ptr<Storage> store, ScalarKind sk, bool vec_last, int rank,
                  const int64_t* shape, const int64_t* stride, int64_t offset);
+// The same for a strided array (rank at least 1).
+Value dense_view(StridedArray a);
 Value boxed_array(std::vector<Value> elems);
 Value zip_arrays(Value a, Value b);  // lengths must agree (internal error otherwise)
 

@@ -64,18 +64,11 @@ Value slide_array(const Value& x, int64_t sz, int64_t sp, int64_t count, const S
     fail("slide(" + std::to_string(sz) + ")(" + std::to_string(sp) + ") of an array of " +
              std::to_string(len) + " elements cannot give " + std::to_string(count) + " windows",
          span);
-  if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto& d = static_cast<const DenseArray&>(*x.obj());
-    int64_t shape[kMaxDenseRank + 1], stride[kMaxDenseRank + 1];
-    shape[0] = count;
-    stride[0] = sp * d.stride[0];
-    shape[1] = sz;
-    stride[1] = d.stride[0];
-    for (int k = 1; k < d.rank; ++k) {
-      shape[k + 1] = d.shape[k];
-      stride[k + 1] = d.stride[k];
-    }
-    return dense_view(d.store, d.sk, d.vec_last, d.rank + 1, shape, stride, d.offset);
+  if (x.obj()->tag == Obj::Tag::Dense &&
+      static_cast<const DenseArray&>(*x.obj()).rank < kMaxDenseRank) {
+    StridedArray a = static_cast<const DenseArray&>(*x.obj());
+    a.slide(0, sz, sp, count);
+    return dense_view(std::move(a));
   }
   std::vector<Value> windows;
   windows.reserve(static_cast<size_t>(count));
@@ -132,20 +125,13 @@ Value view_eval_Join(const PrimCall& call) {
   Value x = call.args.at(0);
   Type rt = call.result_type();
   if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto* d = &static_cast<const DenseArray&>(*x.obj());
-    if (d->rank >= 2 && !(d->rank == 2 && d->vec_last)) {
-      if (d->stride[0] != d->shape[1] * d->stride[1] && d->shape[0] > 1) {
-        x = make_contiguous(x, call.arg_type(0));
-        d = &static_cast<const DenseArray&>(*x.obj());
+    StridedArray a = static_cast<const DenseArray&>(*x.obj());
+    if (a.rank >= 2 && !(a.rank == 2 && a.vec_last)) {
+      if (!a.join(0)) {
+        a = a.c_order_copy();
+        a.join(0);
       }
-      int64_t shape[kMaxDenseRank], stride[kMaxDenseRank];
-      shape[0] = d->shape[0] * d->shape[1];
-      stride[0] = d->stride[1];
-      for (int k = 2; k < d->rank; ++k) {
-        shape[k - 1] = d->shape[k];
-        stride[k - 1] = d->stride[k];
-      }
-      return dense_view(d->store, d->sk, d->vec_last, d->rank - 1, shape, stride, d->offset);
+      return dense_view(std::move(a));
     }
   }
   const int64_t n = x.size();
@@ -167,14 +153,10 @@ Value view_eval_Transpose(const PrimCall& call) {
   const Value& x = call.args.at(0);
   Type rt = call.result_type();  // m.n.t
   if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto& d = static_cast<const DenseArray&>(*x.obj());
-    if (d.rank >= 2 && !(d.rank == 2 && d.vec_last)) {
-      int64_t shape[kMaxDenseRank], stride[kMaxDenseRank];
-      std::copy(d.shape, d.shape + d.rank, shape);
-      std::copy(d.stride, d.stride + d.rank, stride);
-      std::swap(shape[0], shape[1]);
-      std::swap(stride[0], stride[1]);
-      return dense_view(d.store, d.sk, d.vec_last, d.rank, shape, stride, d.offset);
+    StridedArray a = static_cast<const DenseArray&>(*x.obj());
+    if (a.rank >= 2 && !(a.rank == 2 && a.vec_last)) {
+      a.transpose(0);
+      return dense_view(std::move(a));
     }
   }
   const int64_t n = x.size();
@@ -265,11 +247,10 @@ Value view_eval_Zip(const PrimCall& call) {
 Value view_eval_AsScalar(const PrimCall& call) {
   const Value& x = call.args.at(0);
   if (x.obj()->tag == Obj::Tag::Dense) {
-    const auto& d = static_cast<const DenseArray&>(*x.obj());
-    if (d.rank == 2 && d.vec_last && d.stride[0] == d.shape[1] * d.stride[1]) {
-      int64_t shape[1] = {d.shape[0] * d.shape[1]};
-      int64_t stride[1] = {d.stride[1]};
-      return dense_view(d.store, d.sk, false, 1, shape, stride, d.offset);
+    StridedArray a = static_cast<const DenseArray&>(*x.obj());
+    if (a.rank == 2 && a.vec_last && a.join(0)) {
+      a.vec_last = false;
+      return dense_view(std::move(a));
     }
   }
   Type rt = call.result_type();
@@ -407,10 +388,16 @@ Path view_write_AsVectorAligned(const ViewSite& s, int input, const Path& p) {
   return view_write_AsVector(s, input, p);
 }
 
-// reverse(x)[i] = x[n - 1 - i]; written: x[i] lands at n - 1 - i.
+// reverse(x)[i] = x[n - 1 - i]; written: x[i] lands at n - 1 - i. A view for dense
+// arrays.
 Value view_eval_Reverse(const PrimCall& call) {
   const Value& x = call.args.at(0);
   const int64_t n = x.size();
+  if (x.obj()->tag == Obj::Tag::Dense && n > 0) {
+    StridedArray a = static_cast<const DenseArray&>(*x.obj());
+    a.reverse(0);
+    return dense_view(std::move(a));
+  }
   ArrayBuilder b(call.result_type()->a, n);
   for (int64_t i = n; i-- > 0;) b.push(x.at(i));
   return b.finish();
