@@ -19,7 +19,9 @@ such and skipped. Every output is compared with risec's default lowering
 (max |x - ref| / max(1, |ref|)).
 
 Times: min and median of K calls after a warm-up call, in ms. The script never fails
-on time: it exits 0 unless risec itself cannot run a program.
+on time: it exits 1 when risec cannot run a program, 3 when an output differs from
+risec's by more than 1e-3 (relative; a peer written wrong, or a risec bug), 77 without
+numpy, else 0.
 """
 import argparse
 import os
@@ -30,7 +32,11 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:
+    print("bench_peers: needs numpy (run it with Debian's /usr/bin/python3)", file=sys.stderr)
+    sys.exit(77)  # ctest's skip code
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -85,6 +91,21 @@ def run(cmd, env_extra, timeout=1800):
 def peer_times(out):
     m = re.search(r"min_ms ([0-9.]+) median_ms ([0-9.]+)", out)
     return (float(m.group(1)), float(m.group(2))) if m else None
+
+
+TOLERANCE = 1e-3
+mismatches = []
+
+
+def check(name, variant, x, ref):
+    """The error of x against risec's output, as a table cell; records a mismatch."""
+    if ref is None:
+        return "-"
+    e = rel_error(x, ref)
+    if not e <= TOLERANCE:
+        mismatches.append("%s: %s (%.2g)" % (name, variant, e))
+        return "MISMATCH %.1e" % e
+    return "%.1e" % e
 
 
 def rel_error(x, ref):
@@ -179,7 +200,7 @@ def main():
                 if ref is None:
                     ref = out
                 rows.append(("risec default (--target %s)" % target, threads, t,
-                             "reference" if out is ref else "%.1e" % rel_error(out, ref)))
+                             "reference" if out is ref else check(name, target, out, ref)))
             if args.risec_strategy:
                 elv = os.path.join(args.risec_strategy, name + ".elv")
                 if os.path.exists(elv):
@@ -187,7 +208,7 @@ def main():
                         t, out, err = risec_row(args, name, sizes, work, "openmp", threads, elv)
                         rows.append(("risec %s (--target openmp)" % os.path.basename(elv),
                                      threads, t, "failed: " + " ".join(err) if err else
-                                     "%.1e" % rel_error(out, ref) if ref is not None else "-"))
+                                     check(name, elv, out, ref)))
             if kind == "image":
                 if not os.path.exists(halide):
                     rows.append(("Halide 14", 0, None, "not built (%s)" % halide))
@@ -206,7 +227,7 @@ def main():
                                 continue
                             got = np.fromfile(o, dtype=np.float32)
                             rows.append((label, threads, peer_times(out),
-                                         "%.1e" % rel_error(got, ref) if ref is not None else "-"))
+                                         check(name, label, got, ref)))
             else:
                 for threads in (1, 2):
                     if torch is None:
@@ -232,7 +253,7 @@ def main():
                     ms.sort()
                     rows.append(("PyTorch %s" % torch.__version__, threads,
                                  (ms[0], ms[len(ms) // 2]),
-                                 "%.1e" % rel_error(got.numpy(), ref) if ref is not None else "-"))
+                                 check(name, "PyTorch", got.numpy(), ref)))
                 if not os.path.exists(dnnl):
                     rows.append(("oneDNN", 0, None, "not built (%s)" % dnnl))
                 else:
@@ -246,11 +267,15 @@ def main():
                             continue
                         got = np.fromfile(o, dtype=np.float32)
                         rows.append(("oneDNN", threads, peer_times(out),
-                                     "%.1e" % rel_error(got, ref) if ref is not None else "-"))
+                                     check(name, "oneDNN", got, ref)))
             report(say, name, sizes, rows)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write("\n".join(lines) + "\n")
+    if mismatches:
+        print("bench_peers: outputs differ from risec's: " + "; ".join(mismatches),
+              file=sys.stderr)
+        return 3
     return 1 if failed else 0
 
 
