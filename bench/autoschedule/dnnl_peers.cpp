@@ -22,7 +22,6 @@
 #include <fstream>
 #include <functional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace {

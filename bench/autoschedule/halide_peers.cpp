@@ -98,14 +98,14 @@ void lapband(Pipeline& p, int rows, int cols) {
   p.out_rows = rows;
 }
 
-bool schedule(Pipeline& p, const std::string& how, int rows, int cols, int threads) {
+void schedule(Pipeline& p, const std::string& how, int rows, int cols, int threads) {
   if (how == "expert") {
     const int lanes = Halide::get_host_target().natural_vector_size<float>();
     Var x = p.out.args()[0], y = p.out.args()[1], yo("yo"), yi("yi");
     // (a strip no taller than the output: Halide shifts the last strip inwards)
     p.out.split(y, yo, yi, std::min(32, p.out_rows)).parallel(yo).vectorize(x, lanes);
     for (Func f : p.producers) f.compute_at(p.out, yo).vectorize(f.args()[0], lanes);
-    return true;
+    return;
   }
   std::string plugin = "/usr/lib/x86_64-linux-gnu/halide14/libautoschedule_";
   for (char ch : how) plugin += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -115,7 +115,6 @@ bool schedule(Pipeline& p, const std::string& how, int rows, int cols, int threa
   p.out.set_estimates({{0, p.out_cols}, {0, p.out_rows}});
   Halide::Pipeline(p.out).auto_schedule(how, Halide::get_host_target(),
                                         Halide::MachineParams(threads, 32 * 1024 * 1024, 40));
-  return true;
 }
 
 }  // namespace
