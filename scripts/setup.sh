@@ -27,6 +27,9 @@ PACKAGES=(
   # the image-processing peers of bench/image (docs/performance.md): Halide 14 (JIT)
   # and OpenCV's imgproc; the benchmark is built only where they are found
   libhalide14-0-dev libopencv-imgproc-dev
+  # oneDNN, the ML-layer peer of bench/autoschedule (dnnl_peers: MLP, layer norm,
+  # softmax against risec and PyTorch); built only where it is found
+  libdnnl-dev
   # the bar charts of scripts/bench.sh (bench/plot_results.py) and its test
   python3-matplotlib
   # the Python package (python/, docs/python.md): a venv to build it in with pip
