@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "e2e_util.h"
+#include "mapping_gen.h"
 #include "support/diagnostics.h"
 
 namespace risec::e2e {
@@ -109,43 +110,6 @@ TEST(DisjointWrites, PrivateStoreWrittenByGlobalThreadsIsRefused) {
   EXPECT_NE(ok.out.find("check: passed"), std::string::npos) << show(ok);
 }
 
-// A random parallel mapping: the first few maps (outermost first) lowered to a nest the
-// hardware runs (for OpenMP: mapPar or mapSeq each; for the GPU: mapGlobal in one or two
-// dimensions, or mapWorkGroup with mapLocal or a second mapWorkGroup inside), after an
-// optional split of the outermost map into blocks of 4 (so that work groups and their
-// work items have a nest to take); maybe reductions made parallel or given a private
-// accumulator.
-std::string random_mapping(std::mt19937_64& rng, bool gpu) {
-  std::vector<std::string> levels;
-  if (!gpu) {
-    for (int k = 1 + static_cast<int>(rng() % 3); k > 0; --k)
-      levels.push_back(rng() % 3 ? "mapPar" : "mapSeq");
-  } else {
-    std::string d = rng() % 2 ? "0" : "1", e = d == "0" ? "1" : "0";
-    if (rng() % 2) {
-      levels = {"mapGlobal(" + d + ")"};
-      if (rng() % 3) levels.push_back(rng() % 3 ? "mapGlobal(" + e + ")" : "mapSeq");
-      if (rng() % 2) levels.push_back(rng() % 2 ? "mapGlobal(" + e + ")" : "mapSeq");
-    } else {
-      levels = {"mapWorkGroup(" + d + ")"};
-      static const char* const inner[] = {"mapLocal(D)", "mapLocal(E)", "mapWorkGroup(E)",
-                                          "mapSeq"};
-      for (int k = 1 + static_cast<int>(rng() % 2); k > 0; --k) {
-        std::string l = inner[rng() % 4];
-        if (l.back() == ')') l.replace(l.size() - 2, 1, l[l.size() - 2] == 'D' ? d : e);
-        levels.push_back(l);
-      }
-    }
-  }
-  std::string s = "DFNF";
-  if (rng() % 2) s += " ; try(topDown(fuseReduceMap))";
-  if (rng() % 2) s += " ; try(splitJoin(4) @ outermost(isApplied(isMap))) ; DFNF";
-  for (const std::string& l : levels) s += " ; try(" + l + " @ outermost(isApplied(isMap)))";
-  if (!gpu && rng() % 3 == 0) s += " ; try(reducePar @ outermost(isApplied(isReduce)))";
-  if (gpu && rng() % 3 == 0) s += " ; try(normalize(oclReduceSeq(Private)))";
-  return s + " ; lowerToC";
-}
-
 TEST(DisjointWrites, RandomParallelMappingsAreRefusedOrMatchTheInterpreter) {
   const char* seed = std::getenv("RISEC_FUZZ_SEED");
   std::mt19937_64 rng(seed ? std::strtoull(seed, nullptr, 10) : 20261128);
@@ -155,7 +119,7 @@ TEST(DisjointWrites, RandomParallelMappingsAreRefusedOrMatchTheInterpreter) {
   std::string rowsum = write_scratch("rowsum_fuzz.rise", kRowSum);
   int compiled = 0, refused = 0, by_check = 0;
   auto trial = [&](const std::string& file, const std::string& sizes, bool gpu) {
-    std::string strategy = random_mapping(rng, gpu);
+    std::string strategy = fuzz::random_mapping([&](uint64_t bound) { return rng() % bound; }, gpu);
     SCOPED_TRACE(file + " with " + strategy + (gpu ? " (opencl)" : " (openmp)"));
     if (std::getenv("RISEC_FUZZ_VERBOSE"))
       std::fprintf(stderr, "%s: %s\n", file.c_str(), strategy.c_str());
