@@ -267,6 +267,19 @@ std::vector<double> flat(const rise::Value& v) {
   return out;
 }
 
+// Whether the program, compiled for the job's sizes, is refused (located): then its
+// generic code may fail on entry (a precondition: a width that does not divide n).
+bool specialised_refused(driver::CompileRequest req, const Job& job) {
+  req.sizes = &job.sizes;
+  try {
+    driver::compile(req);
+  } catch (const Error& e) {
+    expect_located(e, job, "the specialised program was refused");
+    return true;
+  }
+  return false;
+}
+
 Result check_unguarded(const Job& job) {
   Result r;
   // The interpreter's side: the program specialised to the sizes. A with-loop's
@@ -317,7 +330,7 @@ Result check_unguarded(const Job& job) {
     r.got = driver::execute(r.compiled, job.sizes, r.inputs, eo).output;
   } catch (const Error& e) {
     if (verbose()) std::fprintf(stderr, "--> failed: %s\n", e.message().c_str());
-    if (interp_failed || job.may_fail) {
+    if (interp_failed || job.may_fail || (job.generic && specialised_refused(req, job))) {
       r.outcome = Outcome::Failed;
       return r;
     }
