@@ -1,8 +1,9 @@
 // Parallel loops write disjoint places (dpia/disjoint_check.h, docs/guarantees.md):
-// the two wrong answers of issue 32 are refused, located at the parallel map, while
-// their correct mappings run; and random parallel mappings of the examples (mapPar and
-// reducePar for OpenMP; mapGlobal, mapWorkGroup and mapLocal for OpenCL, run on PoCL)
-// are each either refused with a located error or equal to the interpreter.
+// the two wrong answers of issue 32 are refused, located at the parallel map and
+// naming the strategy step that made it, while their correct mappings run; and random
+// parallel mappings of the examples (mapPar and reducePar for OpenMP; mapGlobal,
+// mapWorkGroup and mapLocal for OpenCL, run on PoCL) are each either refused with a
+// located error naming the strategy step, or equal to the interpreter.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -60,6 +61,11 @@ TEST(DisjointWrites, ArrayAccumulatorUnderTwoGlobalDimensionsIsRefused) {
   EXPECT_NE(r.err.find("accrows.rise:2:"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("every work item of the mapGlobal(0)"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("inside the mapGlobal(1)"), std::string::npos) << show(r);
+  // ... and names the strategy step that made the loop it points at (issue 32: refused
+  // "located at the strategy step").
+  EXPECT_NE(r.err.find("made by the strategy step at " + scratch_path("accrows.elv") + ":1:13"),
+            std::string::npos)
+      << show(r);
   // One work item per block (its accumulator row its own) is right.
   CliResult ok = run_text("accrows1", kAccRows,
                           "let main = (mapGlobal(0) @ outermost(isApplied(isMap))) ; lowerToC;\n",
@@ -78,6 +84,9 @@ TEST(DisjointWrites, IterateWhileStateWrittenByMapLocalIsRefused) {
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_NE(r.err.find("halverows.rise:3:"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("mapLocal(0) writes private memory"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("made by the strategy step at " + scratch_path("halverows.elv") + ":2:6"),
+            std::string::npos)
+      << show(r);
   for (const char* strategy :
        {"let main = (mapGlobal(0) @ outermost(isApplied(isMap))) ; lowerToC;\n",
         "let main = (mapWorkGroup(0) @ outermost(isApplied(isMap))) ; lowerToC;\n"}) {
@@ -103,6 +112,9 @@ TEST(DisjointWrites, PrivateStoreWrittenByGlobalThreadsIsRefused) {
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_NE(r.err.find("rowsum.rise:3:"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("mapGlobal(0) writes private memory"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("made by the strategy step at " + scratch_path("rowsum.elv") + ":2:6"),
+            std::string::npos)
+      << show(r);
   CliResult ok = run_text("rowsum1", kRowSum,
                           "let main = (mapGlobal(0) @ outermost(isApplied(isMap))) ; lowerToC;\n",
                           {"n=4", "m=32"});
@@ -141,6 +153,10 @@ TEST(DisjointWrites, RandomParallelMappingsAreRefusedOrMatchTheInterpreter) {
         ++by_check;
         EXPECT_TRUE(e.span().known()) << e.message();
         EXPECT_TRUE(e.message().find("map") != std::string::npos) << e.message();
+        // Every parallel loop here comes from the strategy: the refusal names its step
+        // (a `try(mapX @ ...)` or `reducePar` of the one-line strategy).
+        EXPECT_NE(e.message().find("made by the strategy step at <strategy>:1:"), std::string::npos)
+            << e.message();
       }
       if (std::getenv("RISEC_FUZZ_VERBOSE"))
         std::fprintf(stderr, "  refused: %s\n", e.message().c_str());
