@@ -5,7 +5,7 @@
 #
 #   fuzz/run_fuzzers.sh [SECONDS_PER_TARGET] [JOBS] [TARGET...]
 #
-# Defaults: 10 s per target, 1 job, all four targets. The corpora grow across runs in
+# Defaults: 10 s per target, 1 job, all five targets. The corpora grow across runs in
 # build-fuzz/corpus/TARGET/ (the seeds are copied in on every run); with
 # RISEC_FUZZ_FRESH=1 (scripts/test.sh) each run starts from the seeds alone in a
 # temporary corpus, so that a short run stays short however long earlier runs were.
@@ -17,7 +17,7 @@ jobs="${2:-1}"
 shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-  targets=(rise_check_fuzzer elv_strategy_fuzzer npy_fuzzer pipeline_fuzzer)
+  targets=(rise_check_fuzzer elv_strategy_fuzzer npy_fuzzer pipeline_fuzzer differential_fuzzer)
 fi
 
 cc="$(command -v clang-14 || command -v clang)"
@@ -32,12 +32,14 @@ CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWith
 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
 
 seed() {  # seed TARGET DIR: copy the target's seeds into DIR (named by their folder too)
+  shopt -s nullglob
   local files=()
   case "$1" in
     rise_check_fuzzer) files=(examples/*/*.rise src/rise/prelude.rise fuzz/seeds/rise/*.rise) ;;
     elv_strategy_fuzzer) files=(examples/*/*.elv) ;;
     npy_fuzzer) files=(fuzz/seeds/npy/*.npy) ;;
     pipeline_fuzzer) files=(examples/*/*.rise) ;;  # any bytes drive the generator
+    differential_fuzzer) files=(examples/*/*.rise fuzz/seeds/differential/*) ;;
   esac
   for f in "${files[@]}"; do cp "$f" "$2/$(basename "$(dirname "$f")")_$(basename "$f")"; done
 }

@@ -90,6 +90,16 @@ std::string loop_name(const Command& c) {
   return name;
 }
 
+// A refusal of the loop `l`: located at the primitive that made it parallel (in the
+// program), and naming the strategy step that introduced that primitive, when a
+// strategy did (rise::ExprNode::step), where the user would change the mapping.
+Error refusal(const Command& l, std::string message) {
+  std::string step = location(l.step);
+  if (!step.empty())
+    message += " (the " + loop_name(l) + " was made by the strategy step at " + step + ")";
+  return Error(ErrorKind::User, std::move(message), l.span);
+}
+
 std::string loop_at(const Command& c) {
   std::string loc = location(c.span);
   return "the " + loop_name(c) + (loc.empty() ? "" : " at " + loc);
@@ -293,17 +303,15 @@ class Checker {
       for (const Command* l : between)
         if (is_gpu_loop(l->loop) && !alloc.distributed &&
             !(alloc.group_accumulator && l->loop == LoopKind::Local))
-          throw Error(
-              ErrorKind::User,
-              loop_name(*l) + " writes private memory allocated around it (" + memory +
-                  "): private memory belongs to one work item, so each work item would write "
-                  "its own iterations into a copy of its own and no copy would hold the whole "
-                  "value; compute the value inside the " +
-                  loop_name(*l) + "'s function (one copy per work item)" +
-                  (l->loop == LoopKind::Local
-                       ? ", or store it in local memory (toLocal), which the work group shares"
-                       : ", or store it in global memory outside the kernel (toGlobal)"),
-              l->span);
+          throw refusal(
+              *l, loop_name(*l) + " writes private memory allocated around it (" + memory +
+                      "): private memory belongs to one work item, so each work item would write "
+                      "its own iterations into a copy of its own and no copy would hold the whole "
+                      "value; compute the value inside the " +
+                      loop_name(*l) + "'s function (one copy per work item)" +
+                      (l->loop == LoopKind::Local
+                           ? ", or store it in local memory (toLocal), which the work group shares"
+                           : ", or store it in global memory outside the kernel (toGlobal)"));
       return;
     }
     if (launch_) every_work_item(c, w, alloc);
@@ -350,15 +358,14 @@ class Checker {
           copy = apart(*x, r.write, r.write);
       if (copy) continue;
       const Command& at = *r.innermost;
-      throw Error(ErrorKind::User,
-                  "every work item of the " + r.missing + " runs a write to " +
-                      (r.local ? "local memory " : "global memory ") + r.write.memory + " inside " +
-                      loop_at(at) +
-                      ": on the GPU each work item runs the code outside its parallel loops, so "
-                      "they would all write the same places, racing with each other and with "
-                      "the launch's other writes there; compute the value inside the " +
-                      r.missing + " (or in private memory, each work item its own)",
-                  at.span);
+      throw refusal(
+          at, "every work item of the " + r.missing + " runs a write to " +
+                  (r.local ? "local memory " : "global memory ") + r.write.memory + " inside " +
+                  loop_at(at) +
+                  ": on the GPU each work item runs the code outside its parallel loops, so "
+                  "they would all write the same places, racing with each other and with "
+                  "the launch's other writes there; compute the value inside the " +
+                  r.missing + " (or in private memory, each work item its own)");
     }
   }
 
@@ -409,15 +416,13 @@ class Checker {
         const Write& b = writes[y];
         if (a.memory != b.memory || apart(l, a, b)) continue;
         std::string what = a.place.unknown ? "a destination it cannot follow" : a.memory;
-        throw Error(ErrorKind::User,
-                    loop_name(l) +
-                        " is a parallel loop, but its iterations may write the same place of " +
-                        what +
-                        ": parallel loops must write disjoint parts of their output, and this "
-                        "could not be proven (different iterations would race); keep the loop "
-                        "sequential (mapSeq), or make each iteration write only its own part "
-                        "(the element of its index)",
-                    l.span);
+        throw refusal(
+            l, loop_name(l) +
+                   " is a parallel loop, but its iterations may write the same place of " + what +
+                   ": parallel loops must write disjoint parts of their output, and this "
+                   "could not be proven (different iterations would race); keep the loop "
+                   "sequential (mapSeq), or make each iteration write only its own part "
+                   "(the element of its index)");
       }
   }
 };

@@ -474,6 +474,7 @@ class Converter {
     n.name = name;
     n.prim = info;
     n.head_span = head->span;
+    n.step = head->step;
     n.count = head->count;
     n.targs = targs;
     for (size_t i = 0; i < vargs.size(); ++i) {

@@ -74,6 +74,7 @@ struct PhraseNode {
   rise::Literal lit;
   std::shared_ptr<const rise::ForeignFun> foreign;
   Span head_span;  // Prim: the primitive's name (where errors about it point)
+  Span step;       // Prim: the strategy step that introduced it (rise::ExprNode::step)
 
   Access access() const {
     return ptype && ptype->kind == PhraseType::Exp ? ptype->access : Access::Rd;

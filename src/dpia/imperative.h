@@ -166,6 +166,7 @@ struct Command {
   // builds itself.
   const rise::PrimitiveInfo* origin = nullptr;
   Span span;
+  Span step;  // the strategy step that introduced the primitive, when known
 };
 
 // Whether a loop kind is a level of the GPU's thread hierarchy (its loops carry a

@@ -58,6 +58,7 @@ class Translator {
     Command c = *loop;
     c.origin = e->prim;
     c.span = e->head_span.known() ? e->head_span : e->span;
+    c.step = e->step;
     return std::make_shared<const Command>(std::move(c));
   }
 

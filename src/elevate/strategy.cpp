@@ -82,6 +82,23 @@ Expr with_span(const Expr& e, const Span& span) {
 
 }  // namespace
 
+Env step_env(const Env& env, const Span& step) {
+  Env inner = env;
+  inner.step = step;
+  return inner;
+}
+
+// The rewrite's new part is what is still untyped (rules build new nodes around the
+// typed subterms they keep): its primitives are marked with the strategy step.
+static Expr mark_step(const Expr& e, const Span& step) {
+  if (!e || e->type) return e;
+  Expr fn = mark_step(e->fn, step), arg = mark_step(e->arg, step);
+  Expr out = fn == e->fn && arg == e->arg ? e : rise::with_children(e, fn, arg);
+  if (out->kind == rise::ExprKind::Primitive && !out->step.known())
+    out = rise::with_step(out, step);
+  return out;
+}
+
 Strategy rule(const std::string& name, RewriteFn rewrite) {
   return Strategy(name, [name, rewrite](const Expr& e, const Env& env) -> Result {
     Result r = rewrite(e, env.ctx);
@@ -91,7 +108,8 @@ Strategy rule(const std::string& name, RewriteFn rewrite) {
       if (!f.subterm) f.subterm = e;
       return f;
     }
-    Result typed = retype(name, r.expr(), env.ctx, e->type, e);
+    Expr rewritten = env.step.known() ? mark_step(r.expr(), env.step) : r.expr();
+    Result typed = retype(name, rewritten, env.ctx, e->type, e);
     if (!typed.ok()) return typed;
     Expr out = e->span.known() ? with_span(typed.expr(), e->span) : typed.expr();
     if (env.tracer && env.tracer->on_rule) env.tracer->on_rule(name, e, out);

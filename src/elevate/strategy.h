@@ -68,7 +68,15 @@ struct Tracer {
 struct Env {
   Context ctx;
   const Tracer* tracer = nullptr;
+  // The innermost call of a strategy file being evaluated (set by the parser's
+  // evaluation, elevate/parser.h): each rule marks the primitives its rewrite creates
+  // with it (rise::ExprNode::step), so that an error about such a primitive can name
+  // the strategy step that introduced it.
+  Span step;
 };
+
+// `env` with `step` as the current strategy step.
+Env step_env(const Env& env, const Span& step);
 
 using StrategyFn = std::function<Result(const Expr&, const Env&)>;
 

@@ -162,6 +162,12 @@ Expr with_type(const Expr& e, Type t) {
   return make(std::move(n));
 }
 
+Expr with_step(const Expr& e, Span step) {
+  ExprNode n = *e;
+  n.step = std::move(step);
+  return make(std::move(n));
+}
+
 Expr with_children(const Expr& e, Expr fn, Expr arg) {
   ExprNode n = *e;
   n.fn = std::move(fn);

@@ -79,6 +79,11 @@ struct ExprNode {
   const PrimitiveInfo* prim = nullptr;        // Primitive
   int count = 0;                              // Primitive makeArray: number of elements
   std::shared_ptr<const ForeignFun> foreign;  // Foreign
+  // Primitive: the strategy step (a call in a .elv file) whose rewrite introduced it,
+  // when a strategy made it (elevate/strategy.h, Env::step); unknown for what the
+  // program spells. Errors about what the primitive does (a parallel loop's writes,
+  // dpia/disjoint_check.h) name this step besides the primitive's place.
+  Span step;
 };
 
 // ---- constructors (span optional, type null) ----
@@ -104,6 +109,8 @@ Expr bool_lit(bool b, Span span = {});
 Expr with_type(const Expr& e, Type t);
 // A copy of `e` with new children (fn/arg), keeping everything else.
 Expr with_children(const Expr& e, Expr fn, Expr arg);
+// A copy of e (a primitive) with ExprNode::step set.
+Expr with_step(const Expr& e, Span step);
 
 // Application of a function to several arguments: f(a)(b)(c).
 Expr apps(Expr fn, const std::vector<Expr>& args);

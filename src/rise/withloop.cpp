@@ -91,15 +91,21 @@ class Desugar {
     gidx_.assign(parts_.size(), std::vector<Expr>(rank_));
     std::vector<size_t> all;
     for (size_t p = 0; p < parts_.size(); ++p) all.push_back(p);
+    // Each part's extent ub - lb where it is not provably >= 0 ([n] <= [i] < [1]): an
+    // order of the part's bounds assumed, checked like the others below, so that a
+    // generator the sizes invert is refused, never read as empty.
+    for (const Part& p : parts_)
+      for (size_t d = 0; d < rank_; ++d) {
+        Nat len = p.ub[d].nat - p.lb[d].nat;
+        if (!arith::provably_nonneg(len) &&
+            std::find(unproven_.begin(), unproven_.end(), len) == unproven_.end())
+          unproven_.push_back(len);
+      }
     if (w_.op == WithLoop::Op::Fold) {
       region(0, all, nullptr, false);  // only the checks: order and overlap
       Expr acc = w_.neutral;
       for (size_t p = 0; p < parts_.size(); ++p) acc = fold_part(p, acc);
-      // The lengths between bounds whose order was taken for large sizes, as natType
-      // values bound around the fold (unused): the checker requires them >= 0.
-      for (const Nat& len : unproven_)
-        acc = A(lambda(fresh_name("_"), acc, nullptr, sp_), nat_literal(len, sp_));
-      return acc;
+      return with_lengths(acc);
     }
     Expr src = w_.array;
     if (w_.op == WithLoop::Op::Genarray) {
@@ -109,10 +115,18 @@ class Desugar {
         src = generate(fresh_name("_"), extent_.front().nat, src);
       }
     }
-    return region(0, all, src, true);
+    return with_lengths(region(0, all, src, true));
   }
 
  private:
+  // The lengths between bounds whose order was taken for large sizes (unproven_), as
+  // natType values bound around `e` (unused): the checker requires them >= 0.
+  Expr with_lengths(Expr e) const {
+    for (const Nat& len : unproven_)
+      e = A(lambda(fresh_name("_"), e, nullptr, sp_), nat_literal(len, sp_));
+    return e;
+  }
+
   struct Part {
     const WithPart* src;
     std::vector<Bound> lb, ub;

@@ -1,8 +1,9 @@
 // Parallel loops write disjoint places (dpia/disjoint_check.h, docs/guarantees.md):
-// the two wrong answers of issue 32 are refused, located at the parallel map, while
-// their correct mappings run; and random parallel mappings of the examples (mapPar and
-// reducePar for OpenMP; mapGlobal, mapWorkGroup and mapLocal for OpenCL, run on PoCL)
-// are each either refused with a located error or equal to the interpreter.
+// the two wrong answers of issue 32 are refused, located at the parallel map and
+// naming the strategy step that made it, while their correct mappings run; and random
+// parallel mappings of the examples (mapPar and reducePar for OpenMP; mapGlobal,
+// mapWorkGroup and mapLocal for OpenCL, run on PoCL) are each either refused with a
+// located error naming the strategy step, or equal to the interpreter.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "e2e_util.h"
+#include "mapping_gen.h"
 #include "support/diagnostics.h"
 
 namespace risec::e2e {
@@ -59,6 +61,11 @@ TEST(DisjointWrites, ArrayAccumulatorUnderTwoGlobalDimensionsIsRefused) {
   EXPECT_NE(r.err.find("accrows.rise:2:"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("every work item of the mapGlobal(0)"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("inside the mapGlobal(1)"), std::string::npos) << show(r);
+  // ... and names the strategy step that made the loop it points at (issue 32: refused
+  // "located at the strategy step").
+  EXPECT_NE(r.err.find("made by the strategy step at " + scratch_path("accrows.elv") + ":1:13"),
+            std::string::npos)
+      << show(r);
   // One work item per block (its accumulator row its own) is right.
   CliResult ok = run_text("accrows1", kAccRows,
                           "let main = (mapGlobal(0) @ outermost(isApplied(isMap))) ; lowerToC;\n",
@@ -77,6 +84,9 @@ TEST(DisjointWrites, IterateWhileStateWrittenByMapLocalIsRefused) {
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_NE(r.err.find("halverows.rise:3:"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("mapLocal(0) writes private memory"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("made by the strategy step at " + scratch_path("halverows.elv") + ":2:6"),
+            std::string::npos)
+      << show(r);
   for (const char* strategy :
        {"let main = (mapGlobal(0) @ outermost(isApplied(isMap))) ; lowerToC;\n",
         "let main = (mapWorkGroup(0) @ outermost(isApplied(isMap))) ; lowerToC;\n"}) {
@@ -102,48 +112,14 @@ TEST(DisjointWrites, PrivateStoreWrittenByGlobalThreadsIsRefused) {
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_NE(r.err.find("rowsum.rise:3:"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("mapGlobal(0) writes private memory"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("made by the strategy step at " + scratch_path("rowsum.elv") + ":2:6"),
+            std::string::npos)
+      << show(r);
   CliResult ok = run_text("rowsum1", kRowSum,
                           "let main = (mapGlobal(0) @ outermost(isApplied(isMap))) ; lowerToC;\n",
                           {"n=4", "m=32"});
   EXPECT_EQ(ok.exit_code, 0) << show(ok);
   EXPECT_NE(ok.out.find("check: passed"), std::string::npos) << show(ok);
-}
-
-// A random parallel mapping: the first few maps (outermost first) lowered to a nest the
-// hardware runs (for OpenMP: mapPar or mapSeq each; for the GPU: mapGlobal in one or two
-// dimensions, or mapWorkGroup with mapLocal or a second mapWorkGroup inside), after an
-// optional split of the outermost map into blocks of 4 (so that work groups and their
-// work items have a nest to take); maybe reductions made parallel or given a private
-// accumulator.
-std::string random_mapping(std::mt19937_64& rng, bool gpu) {
-  std::vector<std::string> levels;
-  if (!gpu) {
-    for (int k = 1 + static_cast<int>(rng() % 3); k > 0; --k)
-      levels.push_back(rng() % 3 ? "mapPar" : "mapSeq");
-  } else {
-    std::string d = rng() % 2 ? "0" : "1", e = d == "0" ? "1" : "0";
-    if (rng() % 2) {
-      levels = {"mapGlobal(" + d + ")"};
-      if (rng() % 3) levels.push_back(rng() % 3 ? "mapGlobal(" + e + ")" : "mapSeq");
-      if (rng() % 2) levels.push_back(rng() % 2 ? "mapGlobal(" + e + ")" : "mapSeq");
-    } else {
-      levels = {"mapWorkGroup(" + d + ")"};
-      static const char* const inner[] = {"mapLocal(D)", "mapLocal(E)", "mapWorkGroup(E)",
-                                          "mapSeq"};
-      for (int k = 1 + static_cast<int>(rng() % 2); k > 0; --k) {
-        std::string l = inner[rng() % 4];
-        if (l.back() == ')') l.replace(l.size() - 2, 1, l[l.size() - 2] == 'D' ? d : e);
-        levels.push_back(l);
-      }
-    }
-  }
-  std::string s = "DFNF";
-  if (rng() % 2) s += " ; try(topDown(fuseReduceMap))";
-  if (rng() % 2) s += " ; try(splitJoin(4) @ outermost(isApplied(isMap))) ; DFNF";
-  for (const std::string& l : levels) s += " ; try(" + l + " @ outermost(isApplied(isMap)))";
-  if (!gpu && rng() % 3 == 0) s += " ; try(reducePar @ outermost(isApplied(isReduce)))";
-  if (gpu && rng() % 3 == 0) s += " ; try(normalize(oclReduceSeq(Private)))";
-  return s + " ; lowerToC";
 }
 
 TEST(DisjointWrites, RandomParallelMappingsAreRefusedOrMatchTheInterpreter) {
@@ -155,7 +131,7 @@ TEST(DisjointWrites, RandomParallelMappingsAreRefusedOrMatchTheInterpreter) {
   std::string rowsum = write_scratch("rowsum_fuzz.rise", kRowSum);
   int compiled = 0, refused = 0, by_check = 0;
   auto trial = [&](const std::string& file, const std::string& sizes, bool gpu) {
-    std::string strategy = random_mapping(rng, gpu);
+    std::string strategy = fuzz::random_mapping([&](uint64_t bound) { return rng() % bound; }, gpu);
     SCOPED_TRACE(file + " with " + strategy + (gpu ? " (opencl)" : " (openmp)"));
     if (std::getenv("RISEC_FUZZ_VERBOSE"))
       std::fprintf(stderr, "%s: %s\n", file.c_str(), strategy.c_str());
@@ -177,6 +153,10 @@ TEST(DisjointWrites, RandomParallelMappingsAreRefusedOrMatchTheInterpreter) {
         ++by_check;
         EXPECT_TRUE(e.span().known()) << e.message();
         EXPECT_TRUE(e.message().find("map") != std::string::npos) << e.message();
+        // Every parallel loop here comes from the strategy: the refusal names its step
+        // (a `try(mapX @ ...)` or `reducePar` of the one-line strategy).
+        EXPECT_NE(e.message().find("made by the strategy step at <strategy>:1:"), std::string::npos)
+            << e.message();
       }
       if (std::getenv("RISEC_FUZZ_VERBOSE"))
         std::fprintf(stderr, "  refused: %s\n", e.message().c_str());

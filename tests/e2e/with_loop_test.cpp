@@ -303,5 +303,35 @@ TEST(WithLoopCli, OrderForLargeSizesIsAPrecondition) {
   EXPECT_NE(r.out.find("= [1, 2]"), std::string::npos) << show(r);
 }
 
+// Found by differential_fuzzer (fuzz/seeds/differential/inverted_part): a part whose
+// bounds the sizes invert ([n] <= [i] < [1] at n = 6, lb > ub) was read as empty by
+// genarray and modarray, where the language requires lb <= ub; now its extent 1 - n is
+// a side condition like the other orders of bounds, for every operation.
+TEST(WithLoopCli, PartInvertedByTheSizesIsRefused) {
+  for (const char* op : {"genarray([n], 0.0f)", "modarray(a)", "fold(add, 0.0f)"}) {
+    for (const char* parts : {"([n] <= [i] < [1]) : 5.0f;",
+                              "([n] <= [i] < [1]) : 5.0f; ([n - 2] <= [i] < [n]) : 7.0f;"}) {
+      std::string text = std::string("def f = depFun(n: Nat => fun(a: n.f32 =>\n  with { ") +
+                         parts + " } : " + op + "))\n";
+      std::string file = write_scratch("inverted.rise", text);
+      SCOPED_TRACE(text);
+      CliResult r = run_risec({"check", file});
+      EXPECT_NE(r.out.find("-n + 1 >= 0"), std::string::npos) << show(r);
+      for (const char* cmd : {"eval", "run"}) {
+        r = run_risec({cmd, file, "--size", "n=6"});
+        EXPECT_EQ(r.exit_code, 1) << cmd << show(r);
+        EXPECT_NE(r.err.find("inverted.rise:2:3"), std::string::npos) << cmd << show(r);
+        EXPECT_NE(r.err.find("a size would be -5; sizes cannot be negative"), std::string::npos)
+            << cmd << show(r);
+      }
+      // At n = 1 the part is empty (lb = ub), and the program runs where it is valid.
+      if (std::string(parts).find("n - 2") == std::string::npos) {
+        r = run_risec({"run", file, "--size", "n=1", "--check"});
+        EXPECT_EQ(r.exit_code, 0) << show(r);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e
