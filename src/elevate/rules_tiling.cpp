@@ -62,6 +62,7 @@ namespace risec::elevate {
 
 using rise::ExprKind;
 using rise::Nat;
+using rise::PrimId;
 using util::call;
 using util::fun;
 
@@ -69,32 +70,24 @@ namespace {
 
 // ---------------------------------------------------------------- operators
 
-bool assoc_comm_op(const std::string& n) {
-  return n == "add" || n == "mul" || n == "fmin" || n == "fmax";
-}
-
-// add, mul, fmin, fmax given as the primitive or a lambda eta-equal to it.
-std::optional<std::string> known_op(const Expr& op) {
+// An associative and commutative operator of the primitive table (add, mul, fmin,
+// fmax) given as the primitive or a lambda eta-equal to it.
+std::optional<PrimId> known_op(const Expr& op) {
   auto b = util::match_binary_op(op);
-  if (b && assoc_comm_op(b->name)) return b->name;
+  if (b && b->prim && b->prim->has(rise::kAssocComm)) return b->prim->id;
   return std::nullopt;
 }
 
-const char* neutral_text(const std::string& op) {
-  if (op == "add") return "0";
-  if (op == "mul") return "1";
-  if (op == "fmin") return "+infinity";
-  return "-infinity";
+// The neutral element of `op` (the table's), as messages write it.
+std::string neutral_text(PrimId op) {
+  double v = rise::primitive(op).neutral;
+  if (std::isinf(v)) return v > 0 ? "+infinity" : "-infinity";
+  return std::to_string(static_cast<int64_t>(v));
 }
 
-bool is_neutral(const std::string& op, const Expr& init) {
+bool is_neutral(PrimId op, const Expr& init) {
   auto v = util::literal_value(init);
-  if (!v) return false;
-  if (op == "add") return *v == 0.0;
-  if (op == "mul") return *v == 1.0;
-  if (op == "fmin") return std::isinf(*v) && *v > 0;
-  if (op == "fmax") return std::isinf(*v) && *v < 0;
-  return false;
+  return v && *v == rise::primitive(op).neutral;
 }
 
 std::string show(const Expr& e) {
@@ -138,20 +131,19 @@ Lam2 lam2(const Expr& f) {
   return {outer.x, y, rise::app(inner, yi)};
 }
 
-bool is_fold_name(const std::string& n) {
-  return n == "reduce" || n == "reduceSeq";
+bool is_fold(const util::PrimCall& c) {
+  return c.is(PrimId::Reduce) || c.is(PrimId::ReduceSeq);
 }
 
-// reduce/reduceSeq(op)(init)(x): {name, op, init, x}
+// reduce/reduceSeq(op)(init)(x): {which, op, init, x}
 struct Fold {
-  std::string name;
+  PrimId prim;
   Expr op, init, data;
 };
 std::optional<Fold> match_fold(const Expr& e) {
   auto c = util::as_prim_call(e);
-  if (!c || !is_fold_name(c->name()) || c->args.size() != 3 || !c->deps.empty())
-    return std::nullopt;
-  return Fold{c->name(), c->args[0], c->args[1], c->args[2]};
+  if (!c || !is_fold(*c) || c->args.size() != 3 || !c->deps.empty()) return std::nullopt;
+  return Fold{c->id(), c->args[0], c->args[1], c->args[2]};
 }
 
 // ---------------------------------------------------------------- fusion, fission, blocking
@@ -162,7 +154,7 @@ std::optional<Expr> fuse_reduce_map(const Expr& e) {
   if (!r) return std::nullopt;
   auto m = util::match_map(r->data);
   if (!m) return std::nullopt;
-  return call("reduceSeq", {util::fold_after_map(r->op, m->first), r->init, m->second});
+  return call(PrimId::ReduceSeq, {util::fold_after_map(r->op, m->first), r->init, m->second});
 }
 
 Strategy fuse_reduce_map_rule() {
@@ -179,8 +171,7 @@ Strategy reduce_map_fission_rule() {
   const char* name = "reduceMapFission";
   return rule(name, [name](const Expr& e, const Context&) -> Result {
     auto c = util::as_prim_call(e);
-    if (!c || !is_fold_name(c->name()) || !c->deps.empty() ||
-        (c->args.size() != 2 && c->args.size() != 3))
+    if (!c || !is_fold(*c) || !c->deps.empty() || (c->args.size() != 2 && c->args.size() != 3))
       return fail_at(name, e,
                      "expected reduceSeq(fun(acc, y => op(acc)(g)))(init), applied to data or not");
     const Expr& f = c->args[0];
@@ -217,7 +208,8 @@ Strategy reduce_map_fission_rule() {
     auto kop = known_op(op);
     bool par = kop && is_neutral(*kop, init);
     auto build = [&](const Expr& x) {
-      return call(par ? "reduce" : "reduceSeq", {op, init, call("map", {mapf, x})});
+      return call(par ? PrimId::Reduce : PrimId::ReduceSeq,
+                  {op, init, call(PrimId::Map, {mapf, x})});
     };
     if (c->args.size() == 3) return build(c->args[2]);
     return fun("x", build);
@@ -237,8 +229,8 @@ Strategy blocked_reduce_rule(int64_t n) {
     if (!len) return fail_at(name, e, "the length of the reduced array is unknown");
     if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
       return fail_at(name, e, *why + " (the reduced array)");
-    Expr split = call("split", {Nat(n)}, {r->data});
-    if (r->name == "reduce") {
+    Expr split = call(PrimId::Split, {Nat(n)}, {r->data});
+    if (r->prim == PrimId::Reduce) {
       auto op = known_op(r->op);
       if (!op)
         return fail_at(name, e,
@@ -248,16 +240,18 @@ Strategy blocked_reduce_rule(int64_t n) {
       if (!is_neutral(*op, r->init))
         return fail_at(name, e,
                        "the initial value " + show(r->init) + " is not the neutral element " +
-                           neutral_text(*op) + " of " + *op +
+                           neutral_text(*op) + " of " + rise::prim_name(*op) +
                            ": blocking would count it once per block");
-      Expr inner = fun("c", [&](const Expr& c) { return call("reduce", {r->op, r->init, c}); });
-      return call("reduce", {r->op, r->init, call("map", {inner, split})});
+      Expr inner = fun("c", [&](const Expr& c) {
+        return call(PrimId::Reduce, {r->op, r->init, c});
+      });
+      return call(PrimId::Reduce, {r->op, r->init, call(PrimId::Map, {inner, split})});
     }
     Expr f = r->op;
     Expr outer = util::fun2("acc", "c", [&](const Expr& acc, const Expr& c) {
-      return call("reduceSeq", {f, acc, c});
+      return call(PrimId::ReduceSeq, {f, acc, c});
     });
-    return call("reduceSeq", {outer, r->init, split});
+    return call(PrimId::ReduceSeq, {outer, r->init, split});
   });
 }
 
@@ -323,15 +317,15 @@ Expr chain_expr(const Chain& c, Expr x);
 Expr view_expr(const View& v, const Expr& x) {
   switch (v.k) {
     case View::Split:
-      return call("split", {v.n}, {x});
+      return call(PrimId::Split, {v.n}, {x});
     case View::Join:
-      return call("join", {x});
+      return call(PrimId::Join, {x});
     case View::Transpose:
-      return call("transpose", {x});
+      return call(PrimId::Transpose, {x});
     case View::AsVector:
-      return call("asVector", {v.n}, {x});
+      return call(PrimId::AsVector, {v.n}, {x});
     case View::AsScalar:
-      return call("asScalar", {x});
+      return call(PrimId::AsScalar, {x});
     case View::Map:
       return util::mk_map(fun("v", [&](const Expr& y) { return chain_expr(v.inner, y); }), x);
   }
@@ -350,14 +344,14 @@ Expr at_depth(int p, const std::function<Expr(const Expr&)>& f, const Expr& x) {
 
 std::optional<View> unary_view(const util::PrimCall& c, size_t nargs) {
   if (c.args.size() != nargs) return std::nullopt;
-  const std::string& n = c.name();
-  if (n == "split" && c.deps.size() == 1 && c.dep_nat(0))
+  const PrimId n = c.id();
+  if (n == PrimId::Split && c.deps.size() == 1 && c.dep_nat(0))
     return View{View::Split, *c.dep_nat(0), {}};
-  if (n == "join" && c.deps.empty()) return View{View::Join, Nat(0), {}};
-  if (n == "transpose" && c.deps.empty()) return View{View::Transpose, Nat(0), {}};
-  if (n == "asVector" && c.deps.size() == 1 && c.dep_nat(0))
+  if (n == PrimId::Join && c.deps.empty()) return View{View::Join, Nat(0), {}};
+  if (n == PrimId::Transpose && c.deps.empty()) return View{View::Transpose, Nat(0), {}};
+  if (n == PrimId::AsVector && c.deps.size() == 1 && c.dep_nat(0))
     return View{View::AsVector, *c.dep_nat(0), {}};
-  if (n == "asScalar" && c.deps.empty()) return View{View::AsScalar, Nat(0), {}};
+  if (n == PrimId::AsScalar && c.deps.empty()) return View{View::AsScalar, Nat(0), {}};
   return std::nullopt;
 }
 
@@ -368,7 +362,7 @@ std::optional<std::pair<View, Expr>> view_app(const Expr& e) {
   auto c = util::as_prim_call(e);
   if (!c) return std::nullopt;
   if (auto v = unary_view(*c, 1)) return std::make_pair(*v, c->args[0]);
-  if (c->name() == "map" && c->args.size() == 2) {
+  if (c->is(PrimId::Map) && c->args.size() == 2) {
     if (auto ch = view_fn(c->args[0]))
       return std::make_pair(View{View::Map, Nat(0), *ch}, c->args[1]);
   }
@@ -393,7 +387,7 @@ std::optional<Chain> view_fn(const Expr& f) {
   auto c = util::as_prim_call(f);
   if (!c) return std::nullopt;
   if (auto v = unary_view(*c, 0)) return Chain{*v};
-  if (c->name() == "map" && c->args.size() == 1) {
+  if (c->is(PrimId::Map) && c->args.size() == 1) {
     if (auto ch = view_fn(c->args[0])) return Chain{View{View::Map, Nat(0), *ch}};
   }
   return std::nullopt;
@@ -522,7 +516,7 @@ struct Model {
   bool acc_in = false;
   Expr acc_root;
   std::vector<int> acc_dims;
-  std::vector<std::string> b_ops;  // operators of op(acc)(reduce from neutral) levels
+  std::vector<PrimId> b_ops;  // operators of op(acc)(reduce from neutral) levels
   Expr core;
   std::vector<std::vector<int>> out_groups;  // original output dims -> current ones
 
@@ -536,7 +530,7 @@ bool is_ident(const Expr& e, const std::string& x) {
 // Whether `b` (a term with accumulator `is_acc`) is acc ⊕ h for the operator `op`,
 // possibly through further levels (threaded reductions, maps over zip(acc)(..)).
 bool accumulates(const Expr& b, const std::function<bool(const Expr&)>& is_acc,
-                 const std::function<bool(const Expr&)>& uses_acc, const std::string& op) {
+                 const std::function<bool(const Expr&)>& uses_acc, PrimId op) {
   if (b->kind == ExprKind::App && b->fn->kind == ExprKind::App) {
     auto k = known_op(b->fn->fn);
     if (k && *k == op) {
@@ -572,18 +566,19 @@ bool accumulates(const Expr& b, const std::function<bool(const Expr&)>& is_acc,
   }
   if (auto m = util::match_map(b)) {
     Expr data = m->second;
-    auto z = util::match_prim(data, "zip", 2);
+    auto z = util::match_prim(data, PrimId::Zip, 2);
     if (z && is_acc(z->args[0]) && !uses_acc(z->args[1]) && !uses_acc(m->first)) {
       Lam1 l = lam1(m->first);
       std::string p = l.x;
       // the accumulator is fst(p); snd(p) is data
       auto acc_p = [p](const Expr& e) {
-        auto c = util::match_prim(e, "fst", 1);
+        auto c = util::match_prim(e, PrimId::Fst, 1);
         return c && is_ident(c->args[0], p);
       };
       auto uses_p = [p](const Expr& e) {
         std::function<bool(const Expr&)> go = [&](const Expr& t) -> bool {
-          if (auto c = util::match_prim(t, "snd", 1); c && is_ident(c->args[0], p)) return false;
+          if (auto c = util::match_prim(t, PrimId::Snd, 1); c && is_ident(c->args[0], p))
+            return false;
           if (t->kind == ExprKind::Ident) return t->name == p;
           if (t->kind == ExprKind::Lambda && t->name == p) return false;
           for (const Expr& k : children(t))
@@ -606,14 +601,15 @@ bool accumulates(const Expr& b, const std::function<bool(const Expr&)>& is_acc,
 }
 
 // The operator with which the model's core accumulates, if any.
-std::optional<std::string> core_op(const Model& m) {
+std::optional<PrimId> core_op(const Model& m) {
   if (!m.core) return std::nullopt;
   std::string a = m.acc_var;
-  for (const char* op : {"add", "mul", "fmin", "fmax"})
-    if (accumulates(
+  for (const rise::PrimitiveInfo& op : rise::primitives())
+    if (op.has(rise::kAssocComm) &&
+        accumulates(
             m.core, [a](const Expr& e) { return is_ident(e, a); },
-            [a](const Expr& e) { return util::occurs_free(a, e); }, op))
-      return std::string(op);
+            [a](const Expr& e) { return util::occurs_free(a, e); }, op.id))
+      return op.id;
   return std::nullopt;
 }
 
@@ -646,7 +642,7 @@ class Parser {
     if (m_.has_fold && !m_.acc_in) peel_init();
     if (!m_.b_ops.empty()) {
       auto op = core_op(m_);
-      for (const std::string& b : m_.b_ops)
+      for (PrimId b : m_.b_ops)
         if (!op || *op != b) return std::nullopt;
     }
     return m_;
@@ -681,8 +677,8 @@ class Parser {
     }
     auto c = util::as_prim_call(e);
     if (!c) return nullptr;
-    const std::string& n = c->name();
-    if ((n == "fst" || n == "snd") && c->args.size() == 1 && c->deps.empty()) {
+    const PrimId n = c->id();
+    if ((n == PrimId::Fst || n == PrimId::Snd) && c->args.size() == 1 && c->deps.empty()) {
       DT t = eval(c->args[0]);
       if (t && t->kind == DNode::Leaf && !t->dims.empty()) {
         // a component of a leaf's (pair) elements: the leaf read through map(fst)
@@ -691,9 +687,9 @@ class Parser {
         return mk_leaf(root, t->dims);
       }
       if (!t || t->kind != DNode::Zip || t->z != 0) return nullptr;
-      return n == "fst" ? t->l : t->r;
+      return n == PrimId::Fst ? t->l : t->r;
     }
-    if (n == "zip" && c->args.size() == 2 && c->deps.empty()) {
+    if (n == PrimId::Zip && c->args.size() == 2 && c->deps.empty()) {
       DT a = eval(c->args[0]), b = eval(c->args[1]);
       if (!a || !b || a->kind == DNode::Acc || b->kind == DNode::Acc) return nullptr;
       if ((a->kind == DNode::Zip && a->z < 1) || (b->kind == DNode::Zip && b->z < 1))
@@ -724,13 +720,15 @@ class Parser {
         return rise::ident(m_.acc_var);
       case DNode::Zip: {
         Expr l = rebuild(t->l), r = rebuild(t->r);
-        if (t->z == 0) return call("makePair", {l, r});
+        if (t->z == 0) return call(PrimId::MakePair, {l, r});
         std::function<Expr(int, Expr, Expr)> zipn = [&](int z, Expr a, Expr b) -> Expr {
-          if (z <= 1) return call("zip", {a, b});
-          return util::mk_map(
-              fun("q",
-                  [&](const Expr& q) { return zipn(z - 1, call("fst", {q}), call("snd", {q})); }),
-              call("zip", {a, b}));
+          if (z <= 1) return call(PrimId::Zip, {a, b});
+          return util::mk_map(fun("q",
+                                  [&](const Expr& q) {
+                                    return zipn(z - 1, call(PrimId::Fst, {q}),
+                                                call(PrimId::Snd, {q}));
+                                  }),
+                              call(PrimId::Zip, {a, b}));
         };
         return zipn(t->z, l, r);
       }
@@ -793,7 +791,7 @@ class Parser {
     Expr x = m_.init;
     for (size_t i = f + 1; i < m_.order.size(); ++i) {
       if (m_.dims[static_cast<size_t>(m_.order[i])].fold) continue;
-      auto g = util::match_prim(x, "generate", 1);
+      auto g = util::match_prim(x, PrimId::Generate, 1);
       const Expr fn = g ? g->args[0] : nullptr;
       if (!fn || fn->kind != ExprKind::Lambda || util::occurs_free(fn->name, fn->fn)) {
         m_.init_scalar = false;
@@ -836,7 +834,7 @@ class Parser {
     DT elem;
     Expr new_acc_root;
     if (acc_active) {
-      auto zc = util::match_prim(data, "zip", 2);
+      auto zc = util::match_prim(data, PrimId::Zip, 2);
       bool top = m_.acc_in && m_.order.empty();
       if (top) {
         // the incoming accumulator
@@ -947,13 +945,13 @@ void split_dim(Model& m, int id, int64_t n) {
     if (it == dims.end()) return;
     int p = static_cast<int>(it - dims.begin());
     // split(n)(join(y)) with y: m.n.t is y
-    auto j = util::match_prim(root, "join", 1);
+    auto j = util::match_prim(root, PrimId::Join, 1);
     auto inner = j ? util::array_size(util::array_elem(j->args[0]->type)) : std::nullopt;
     if (p == 0 && inner && *inner == Nat(n))
       root = j->args[0];
     else
       root = at_depth(
-          p, [&](const Expr& x) { return call("split", {Nat(n)}, {x}); }, root);
+          p, [&](const Expr& x) { return call(PrimId::Split, {Nat(n)}, {x}); }, root);
     *it = i;
     dims.insert(dims.begin() + p, o);
   };
@@ -991,7 +989,7 @@ Expr permute(Expr x, std::vector<int> cur, const std::vector<int>& target) {
     if (j == cur.size()) continue;
     while (j > i) {
       x = at_depth(
-          static_cast<int>(j - 1), [](const Expr& y) { return call("transpose", {y}); }, x);
+          static_cast<int>(j - 1), [](const Expr& y) { return call(PrimId::Transpose, {y}); }, x);
       std::swap(cur[j - 1], cur[j]);
       --j;
     }
@@ -1044,7 +1042,7 @@ class Emitter {
     for (const auto& g : m_.out_groups) {
       for (size_t k = 1; k < g.size(); ++k)
         body = at_depth(
-            p, [](const Expr& y) { return call("join", {y}); }, body);
+            p, [](const Expr& y) { return call(PrimId::Join, {y}); }, body);
       ++p;
     }
     return body;
@@ -1061,12 +1059,12 @@ class Emitter {
 
   static Expr zip_tree(const std::vector<Expr>& v, size_t from = 0) {
     if (from + 1 == v.size()) return v[from];
-    return call("zip", {v[from], zip_tree(v, from + 1)});
+    return call(PrimId::Zip, {v[from], zip_tree(v, from + 1)});
   }
   static Expr proj(const Expr& base, size_t j, size_t k) {
     if (k == 1) return base;
-    if (j == 0) return call("fst", {base});
-    return proj(call("snd", {base}), j - 1, k - 1);
+    if (j == 0) return call(PrimId::Fst, {base});
+    return proj(call(PrimId::Snd, {base}), j - 1, k - 1);
   }
 
   // The first reduction's initial accumulator over the maps in loop positions from..:
@@ -1090,7 +1088,7 @@ class Emitter {
         return v;
       if (r < rest.size() && rest[r] == maps[k])
         return util::mk_map(fun("v", [&](const Expr& y) { return gen(k + 1, y, r + 1); }), v);
-      return call("generate", {fun("i", [&](const Expr&) { return gen(k + 1, v, r); })});
+      return call(PrimId::Generate, {fun("i", [&](const Expr&) { return gen(k + 1, v, r); })});
     };
     return gen(0, x, 0);
   }
@@ -1131,13 +1129,13 @@ class Emitter {
       }
       Expr body = level(i + 1, rise::ident(a));
       if (!body) return nullptr;
-      return call("reduceSeq", {rise::lambda(a, rise::lambda(p, body)), init, data});
+      return call(PrimId::ReduceSeq, {rise::lambda(a, rise::lambda(p, body)), init, data});
     }
     Expr full, acc2, base = rise::ident(p);
     if (acc) {
-      full = data ? call("zip", {acc, data}) : acc;
-      acc2 = data ? call("fst", {rise::ident(p)}) : rise::ident(p);
-      if (data) base = call("snd", {rise::ident(p)});
+      full = data ? call(PrimId::Zip, {acc, data}) : acc;
+      acc2 = data ? call(PrimId::Fst, {rise::ident(p)}) : rise::ident(p);
+      if (data) base = call(PrimId::Snd, {rise::ident(p)});
     } else {
       if (!data) {
         why_ = "a map that only iterated over the accumulator would be outside the reduction";
@@ -1151,7 +1149,7 @@ class Emitter {
     }
     Expr body = level(i + 1, acc2);
     if (!body) return nullptr;
-    return call("map", {rise::lambda(p, body), full});
+    return call(PrimId::Map, {rise::lambda(p, body), full});
   }
 };
 
@@ -1167,7 +1165,8 @@ std::string kinds(const Model& m, size_t from, size_t n) {
   std::string s;
   for (size_t i = from; i < from + n && i < m.order.size(); ++i)
     s += std::string(i > from ? ", " : "") +
-         (m.dims[static_cast<size_t>(m.order[i])].fold ? "reduce" : "map");
+         rise::prim_name(m.dims[static_cast<size_t>(m.order[i])].fold ? PrimId::Reduce
+                                                                      : PrimId::Map);
   return s;
 }
 
@@ -1185,7 +1184,7 @@ Strategy tile_rule(const std::string& name, std::vector<int64_t> sizes) {
     Expr t = e;
     std::string x;
     if (!util::match_map(e)) {
-      auto c = util::match_prim(e, "map", 1);
+      auto c = util::match_prim(e, PrimId::Map, 1);
       if (!c)
         return fail_at(name, e,
                        "expected a nest of " + std::to_string(d) + " maps (mapNest(" +
@@ -1259,7 +1258,8 @@ bool loop_head(const Expr& e) {
 // are `a` and `b` (true: reduction) in either order.
 Strategy interchange_rule(const std::string& name, bool a, bool b) {
   return rule(name, [name, a, b](const Expr& e, const Context&) -> Result {
-    std::string want = std::string(a ? "reduce" : "map") + " and " + (b ? "reduce" : "map");
+    auto kind = [](bool fold) { return rise::prim_name(fold ? PrimId::Reduce : PrimId::Map); };
+    std::string want = kind(a) + " and " + kind(b);
     if (!loop_head(e)) return fail_at(name, e, "expected a nest of two loops (" + want + ")");
     auto m = analyze(e, 2);
     if (!m || m->depth() < 2)
@@ -1309,10 +1309,10 @@ Expr norm_for_reorder(const Expr& e) {
     if (!(r->kind == ExprKind::App && r->fn == x->fn && r->arg == x->arg))
       return norm_for_reorder(r);
   }
-  if (auto s = util::match_prim(x, "split", 1)) {
+  if (auto s = util::match_prim(x, PrimId::Split, 1)) {
     if (auto m = util::match_map(s->args[0]))
       return norm_for_reorder(
-          util::mk_map(util::mk_map_fn(m->first), call("split", s->deps, {m->second})));
+          util::mk_map(util::mk_map_fn(m->first), call(PrimId::Split, s->deps, {m->second})));
   }
   if (auto f = fuse_reduce_map(x)) return norm_for_reorder(*f);
   return x;
@@ -1397,7 +1397,7 @@ Strategy reorder_strategy(std::vector<int64_t> perm) {
 Strategy block_transpose_rule(int64_t n) {
   std::string name = "blockTranspose(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
-    auto c = util::match_prim(e, "transpose", 1);
+    auto c = util::match_prim(e, PrimId::Transpose, 1);
     if (!c) return fail_at(name, e, "expected transpose(x)");
     if (n <= 0) return fail_at(name, e, "the block size must be positive");
     const Expr& x = c->args[0];
@@ -1409,8 +1409,9 @@ Strategy block_transpose_rule(int64_t n) {
                          " of the transposed dimension is not "
                          "divisible by " +
                          std::to_string(n));
-    Expr blocked = call("transpose", {call("map", {call("split", {Nat(n)}, {}), x})});
-    return call("join", {call("map", {util::prim("transpose"), blocked})});
+    Expr blocked =
+        call(PrimId::Transpose, {call(PrimId::Map, {call(PrimId::Split, {Nat(n)}, {}), x})});
+    return call(PrimId::Join, {call(PrimId::Map, {util::prim(PrimId::Transpose), blocked})});
   });
 }
 

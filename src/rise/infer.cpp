@@ -1020,7 +1020,7 @@ class Inferer {
         // scalar target (scalars do not depend on the sizes the rewrite changes).
         if (e->prim && e->prim->is(PrimId::Cast) && e->type && e->type->kind == TypeKind::Fun &&
             e->type->b && e->type->b->kind == TypeKind::Scalar && inst->kind == TypeKind::Fun)
-          unify(inst->b, e->type->b, Ctx{e->span, inst->b, e->type->b, "cast"});
+          unify(inst->b, e->type->b, Ctx{e->span, inst->b, e->type->b, e->prim->name});
         return typed(e, inst);
       }
       case ExprKind::Foreign: {
@@ -1217,7 +1217,7 @@ class Inferer {
   std::unordered_map<const ExprNode*, Expr> ident_values_;
 
   Expr index_from_nat(const Expr& v, const Nat& size, const Span& span) {
-    Expr p = infer(primitive("natAsIndex", span));
+    Expr p = infer(prim_expr(PrimId::NatAsIndex, span));
     Expr d = dep_apply(dep_app(p, TypeArg(size), span), p, p->type, TypeArg(size));
     index_checks_.push_back({v, size, span});
     return typed(app(d, v, span), index_type(size), d, v);
@@ -1451,7 +1451,7 @@ class Inferer {
           auto lit = std::make_shared<ExprNode>(*n);
           lit->type = bool_t;
           lit->lit.mask_from_context = false;
-          auto bcast = std::make_shared<ExprNode>(*primitive("vectorFromScalar", e->span));
+          auto bcast = std::make_shared<ExprNode>(*prim_expr(PrimId::VectorFromScalar, e->span));
           bcast->type = fun(bool_t, n->type);
           auto out = std::make_shared<ExprNode>(*app(bcast, lit, e->span));
           out->type = n->type;
