@@ -59,7 +59,8 @@ TEST(Vectorize, MapOverScalarsAppliedToData) {
   EXPECT_EQ(count(out, "asScalar"), 1);
   EXPECT_EQ(count(out, "vectorFromScalar"), 2);  // the literals, broadcast
   // the map is now over vectors of 8 lanes
-  auto m = util::match_prim(util::match_prim(body_of(out), PrimId::AsScalar, 1)->args[0], "map", 2);
+  auto m = util::match_prim(util::match_prim(body_of(out), PrimId::AsScalar, 1)->args[0],
+                            PrimId::Map, 2);
   ASSERT_TRUE(m);
   EXPECT_EQ(rise::print(util::array_elem(m->args[1]->type)), "vec[f32, 8]");
 }

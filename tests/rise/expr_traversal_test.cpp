@@ -8,6 +8,7 @@
 
 #include "rise/expr.h"
 #include "rise/parser.h"
+#include "rise/primitives.h"
 #include "rise/printer.h"
 
 namespace risec::rise {
