@@ -23,10 +23,6 @@ const Span& where(const PhraseNode& n) {
   return n.head_span.known() ? n.head_span : n.span;
 }
 
-bool is_gpu_loop(LoopKind k) {
-  return k == LoopKind::Global || k == LoopKind::WorkGroup || k == LoopKind::Local;
-}
-
 // A low-level map running on the GPU hierarchy (mapGlobal, mapWorkGroup, mapLocal).
 bool is_gpu_map(const Phrase& p) {
   return p->kind == PhraseNode::Prim && p->prim && p->prim->family == Family::Map &&

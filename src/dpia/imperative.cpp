@@ -201,6 +201,8 @@ AcceptorP ac_view(const rise::PrimitiveInfo& prim, int input, std::vector<Type> 
 
 // ---------------------------------------------------------------- printing
 
+// DPIA node kinds (some are named as the primitives they come from)
+// prim-names: off
 static const char* ex_kind_name(Expression::Kind k) {
   switch (k) {
     case Expression::Var:
@@ -244,6 +246,7 @@ static const char* ex_kind_name(Expression::Kind k) {
   }
   return "?";
 }
+// prim-names: on
 
 std::string print(const ExpressionP& e) {
   switch (e->kind) {

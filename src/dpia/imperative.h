@@ -169,11 +169,7 @@ struct Command {
   Span step;  // the strategy step that introduced the primitive, when known
 };
 
-// Whether a loop kind is a level of the GPU's thread hierarchy (its loops carry a
-// dimension and run as work items, work groups or global threads).
-inline bool is_gpu_loop(LoopKind k) {
-  return k == LoopKind::Global || k == LoopKind::WorkGroup || k == LoopKind::Local;
-}
+using rise::is_gpu_loop;  // the loop kinds of the GPU's thread hierarchy
 
 // ---- constructors ----
 ExpressionP ex_var(const std::string& name, Type dt);

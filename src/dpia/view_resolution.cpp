@@ -62,7 +62,7 @@ ResolvedReadP resolve_read(const ExpressionP& e, const Path& p) {
     case Expression::AsVector:
       // One lane of a vector element is a scalar of the input.
       if (p.size() >= 2) {
-        Nat i = path_need_index(p, 0, "asVector");
+        Nat i = path_need_index(p, 0, rise::PrimId::AsVector);
         return resolve_read(e->args[0],
                             path_prepend(path_index(i * e->n + p[1].i), path_rest(p, 2)));
       }

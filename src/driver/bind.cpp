@@ -11,6 +11,8 @@
 
 namespace risec::driver {
 
+using rise::PrimId;
+
 namespace {
 
 using rise::Expr;
@@ -35,11 +37,11 @@ Expr array_literal(const std::vector<Expr>& elems) {
     rows.push_back(array_literal(
         std::vector<Expr>(elems.begin() + static_cast<ptrdiff_t>(r),
                           elems.begin() + static_cast<ptrdiff_t>(r + kWidestLiteral))));
-  Expr joined = rise::app(rise::primitive("join"), array_literal(rows));
+  Expr joined = rise::app(rise::prim_expr(PrimId::Join), array_literal(rows));
   if (whole == elems.size()) return joined;
   Expr rest =
       array_literal(std::vector<Expr>(elems.begin() + static_cast<ptrdiff_t>(whole), elems.end()));
-  return rise::app(rise::app(rise::primitive("concat"), joined), rest);
+  return rise::app(rise::app(rise::prim_expr(PrimId::Concat), joined), rest);
 }
 
 // The literal of a value of type t (a scalar, or an array of such, concrete).

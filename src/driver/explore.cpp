@@ -52,7 +52,7 @@ const rise::PrimitiveInfo* head_prim(const Expr& e, std::vector<Expr>* args) {
 bool is_map_call(const Expr& e) {
   std::vector<Expr> args;
   const rise::PrimitiveInfo* p = head_prim(e, &args);
-  return p && p->name == "map" && args.size() == 2;
+  return p && p->is(rise::PrimId::Map) && args.size() == 2;
 }
 
 }  // namespace
@@ -67,9 +67,11 @@ namespace {
 // compute indices (a clamp, a transposition) or read elements several times (the
 // windows of slide); zip, split, join and friends only rename.
 bool storable_view(const rise::PrimitiveInfo& p) {
-  static const std::set<std::string> names{"transpose", "padCst", "padClamp",
-                                           "slide",     "gather", "reorder"};
-  return p.family == rise::Family::View && names.count(p.name) > 0;
+  using rise::PrimId;
+  for (PrimId id : {PrimId::Transpose, PrimId::PadCst, PrimId::PadClamp, PrimId::Slide,
+                    PrimId::Gather, PrimId::Reorder})
+    if (p.is(id)) return true;
+  return false;
 }
 
 // A call of `e` that a hoist or a store could materialise: a full map or reduction,
@@ -80,8 +82,11 @@ std::optional<std::pair<std::string, std::string>> storable(const Expr& e) {
   std::vector<Expr> args;
   const rise::PrimitiveInfo* p = head_prim(e, &args);
   if (!p) return std::nullopt;
-  if (p->name == "map" && args.size() == 2) return std::pair{"isFullyApplied(isMap)", "id"};
-  if (p->name == "reduce" && args.size() == 3) return std::pair{"isFullyApplied(isReduce)", "id"};
+  const char* const unchanged = "id";  // the strategy, not a primitive
+  if (p->is(rise::PrimId::Map) && args.size() == 2)
+    return std::pair{"isFullyApplied(isMap)", unchanged};
+  if (p->is(rise::PrimId::Reduce) && args.size() == 3)
+    return std::pair{"isFullyApplied(isReduce)", unchanged};
   if (storable_view(*p) && e->type->kind == rise::TypeKind::Array)
     return std::pair{"isFullyApplied(isPrimitive(" + p->name + "))", std::string(kCopy)};
   return std::nullopt;
@@ -90,7 +95,7 @@ std::optional<std::pair<std::string, std::string>> storable(const Expr& e) {
 bool is_stored(const Expr& e) {
   std::vector<Expr> args;
   const rise::PrimitiveInfo* p = e->kind == ExprKind::App ? head_prim(e, &args) : nullptr;
-  return p && p->family == rise::Family::Memory && p->name != "let";
+  return p && p->family == rise::Family::Memory && !p->is(rise::PrimId::Let);
 }
 
 // The predicates and strategies of the subterms of `e` (a loop's function) that do
@@ -122,13 +127,13 @@ void collect(const Expr& e, std::vector<std::string>& path, std::vector<Site>& o
     std::vector<Expr> args;
     const rise::PrimitiveInfo* p = head_prim(e, &args);
     const std::string at = location(e->span);
-    if (p && p->name == "map" && args.size() == 2 && is_map_call(args[1]))
+    if (p && p->is(rise::PrimId::Map) && args.size() == 2 && is_map_call(args[1]))
       out.push_back({Site::Kind::Fusion, "mapFusion", path, at});
-    if (p && p->name == "reduce" && args.size() == 3 && is_map_call(args[2]))
+    if (p && p->is(rise::PrimId::Reduce) && args.size() == 3 && is_map_call(args[2]))
       out.push_back({Site::Kind::Fusion, "fuseReduceMap", path, at});
     if (p && storable_view(*p) && e->type && e->type->kind == rise::TypeKind::Array)
       out.push_back({Site::Kind::Store, kStoreRule, path, at});
-    if (p && p->name == "map" && args.size() == 2 && args[0]->kind == ExprKind::Lambda) {
+    if (p && p->is(rise::PrimId::Map) && args.size() == 2 && args[0]->kind == ExprKind::Lambda) {
       std::vector<std::string> bound;
       std::set<std::pair<std::string, std::string>> found;
       invariants(args[0], bound, found);
@@ -181,7 +186,7 @@ int64_t data_bytes(const rise::Type& t) {
 void cost_of(const Expr& e, int64_t trips, MemoryCost& c) {
   std::vector<Expr> args;
   const rise::PrimitiveInfo* p = e->kind == ExprKind::App ? head_prim(e, &args) : nullptr;
-  if (p && p->family == rise::Family::Memory && p->name != "let" && args.size() == 1) {
+  if (p && p->family == rise::Family::Memory && !p->is(rise::PrimId::Let) && args.size() == 1) {
     const int64_t bytes = data_bytes(args[0]->type);
     c.allocated += bytes;
     c.traffic += 2 * bytes * trips;

@@ -8,6 +8,8 @@
 
 namespace risec::elevate::util {
 
+using rise::PrimId;
+
 using rise::ExprKind;
 using rise::ExprNode;
 using rise::Kind;
@@ -29,6 +31,11 @@ std::optional<Nat> PrimCall::dep_nat(size_t i) const {
   return std::nullopt;
 }
 
+rise::PrimId PrimCall::id() const {
+  if (!head->prim) internal_error("a primitive node without its table row", head->span);
+  return head->prim->id;
+}
+
 std::optional<PrimCall> as_prim_call(const Expr& e) {
   if (!e) return std::nullopt;
   rise::Spine sp = rise::spine(e);
@@ -46,22 +53,22 @@ std::optional<PrimCall> as_prim_call(const Expr& e) {
   return c;
 }
 
-std::optional<PrimCall> match_prim(const Expr& e, const std::string& name, size_t nargs) {
+std::optional<PrimCall> match_prim(const Expr& e, rise::PrimId id, size_t nargs) {
   auto c = as_prim_call(e);
-  if (!c || c->name() != name || c->args.size() != nargs) return std::nullopt;
+  if (!c || !c->is(id) || c->args.size() != nargs) return std::nullopt;
   if (c->head->prim && static_cast<int>(c->deps.size()) != c->head->prim->dep_arity)
     return std::nullopt;
   return c;
 }
 
 std::optional<std::pair<Expr, Expr>> match_map(const Expr& e) {
-  auto c = match_prim(e, "map", 2);
+  auto c = match_prim(e, PrimId::Map, 2);
   if (!c) return std::nullopt;
   return std::make_pair(c->args[0], c->args[1]);
 }
 
 std::optional<Expr> match_map_fn(const Expr& f) {
-  if (auto c = match_prim(eta_reduced(f), "map", 1)) return c->args[0];
+  if (auto c = match_prim(eta_reduced(f), PrimId::Map, 1)) return c->args[0];
   return std::nullopt;
 }
 
@@ -82,13 +89,13 @@ std::optional<double> literal_value(const Expr& e) {
       return rise::is_float(l.scalar) ? l.f : static_cast<double>(l.i);
     return std::nullopt;
   }
-  if (auto c = match_prim(e, "cast", 1)) return literal_value(c->args[0]);
+  if (auto c = match_prim(e, PrimId::Cast, 1)) return literal_value(c->args[0]);
   return std::nullopt;
 }
 
 std::optional<BinaryOp> match_binary_op(const Expr& op) {
   Expr g = eta_reduced(op);
-  if (g->kind == ExprKind::Primitive) return BinaryOp{g->name, false};
+  if (g->kind == ExprKind::Primitive) return BinaryOp{g->prim, false};
   if (op->kind != ExprKind::Lambda || op->fn->kind != ExprKind::Lambda) return std::nullopt;
   const std::string& a = op->name;
   const std::string& b = op->fn->name;
@@ -99,8 +106,8 @@ std::optional<BinaryOp> match_binary_op(const Expr& op) {
   if (head->kind != ExprKind::Primitive) return std::nullopt;
   const Expr& x = body->fn->arg;
   const Expr& y = body->arg;
-  if (is_ident(x, a) && is_ident(y, b)) return BinaryOp{head->name, false};
-  if (is_ident(x, b) && is_ident(y, a)) return BinaryOp{head->name, true};
+  if (is_ident(x, a) && is_ident(y, b)) return BinaryOp{head->prim, false};
+  if (is_ident(x, b) && is_ident(y, a)) return BinaryOp{head->prim, true};
   return std::nullopt;
 }
 
@@ -110,17 +117,16 @@ bool is_identity_fn(const Expr& f) {
 
 // ---------------------------------------------------------------- building
 
-Expr prim(const std::string& name) {
-  return rise::primitive(name);
+Expr prim(rise::PrimId id) {
+  return rise::prim_expr(id);
 }
 
-Expr call(const std::string& name, const std::vector<Expr>& args) {
-  return rise::apps(prim(name), args);
+Expr call(rise::PrimId id, const std::vector<Expr>& args) {
+  return rise::apps(prim(id), args);
 }
 
-Expr call(const std::string& name, const std::vector<TypeArg>& deps,
-          const std::vector<Expr>& args) {
-  Expr e = prim(name);
+Expr call(rise::PrimId id, const std::vector<TypeArg>& deps, const std::vector<Expr>& args) {
+  Expr e = prim(id);
   for (const TypeArg& d : deps) e = rise::dep_app(e, d);
   return rise::apps(e, args);
 }
@@ -195,7 +201,7 @@ bool is_trivial(const Expr& e) {
     case ExprKind::App: {
       // projections of a variable: fst(p), snd(fst(p)), ...
       auto c = as_prim_call(e);
-      if (!c || (c->name() != "fst" && c->name() != "snd") || c->args.size() != 1) return false;
+      if (!c || (!c->is(PrimId::Fst) && !c->is(PrimId::Snd)) || c->args.size() != 1) return false;
       return c->args[0]->kind == ExprKind::Ident || is_trivial(c->args[0]);
     }
     default:
@@ -229,7 +235,7 @@ Expr eta_reduced(const Expr& f) {
 }
 
 Expr mk_map(const Expr& f, const Expr& x) {
-  return call("map", {as_lambda(f), x});
+  return call(PrimId::Map, {as_lambda(f), x});
 }
 
 Expr mk_map_fn(const Expr& f) {
@@ -483,7 +489,7 @@ class Normalizer : public rise::ExprMutator {
     Expr a = mutate(e->arg);
     if (f->kind == ExprKind::Lambda) {
       if ((mode_ == BetaMode::Sharing && shareable(f, a)) || keeps_annotation(f, a))
-        return call("let", {a, f});
+        return call(PrimId::Let, {a, f});
       Expr r = substitute(f->fn, f->name, a);
       // f's body and a are normal; substituting makes a new redex only where a
       // (a lambda) lands in a function position. Normalising again otherwise would

@@ -28,10 +28,12 @@ using rise::TypeArg;
 
 // A primitive applied to arguments: `split(4)(x)` has head split, deps {4}, args {x}.
 struct PrimCall {
-  Expr head;                  // the Primitive node
-  std::vector<TypeArg> deps;  // explicit dependent arguments, in order
-  std::vector<Expr> args;     // value arguments, in order
-  const std::string& name() const { return head->name; }
+  Expr head;                                              // the Primitive node
+  std::vector<TypeArg> deps;                              // explicit dependent arguments, in order
+  std::vector<Expr> args;                                 // value arguments, in order
+  const std::string& name() const { return head->name; }  // for messages
+  bool is(rise::PrimId id) const { return head->prim && head->prim->is(id); }
+  rise::PrimId id() const;
   // The i-th dependent argument as a Nat (nullopt when it is not a Nat).
   std::optional<Nat> dep_nat(size_t i) const;
 };
@@ -40,9 +42,10 @@ struct PrimCall {
 // has none); nullopt when the head of e's spine is not a primitive.
 std::optional<PrimCall> as_prim_call(const Expr& e);
 
-// `e` is the primitive `name` with all its explicit dependent arguments and exactly
-// `nargs` value arguments.
-std::optional<PrimCall> match_prim(const Expr& e, const std::string& name, size_t nargs);
+// `e` is the primitive `id` with all its explicit dependent arguments and exactly
+// `nargs` value arguments. Primitives are named by PrimId only: a misspelt one does
+// not compile.
+std::optional<PrimCall> match_prim(const Expr& e, rise::PrimId id, size_t nargs);
 
 // map(f)(x) with the high-level map: {f, x}.
 std::optional<std::pair<Expr, Expr>> match_map(const Expr& e);
@@ -61,9 +64,10 @@ std::optional<double> literal_value(const Expr& e);
 
 // A binary operator given as a primitive (`add`), as its eta-expansion
 // `fun(a => fun(b => add(a)(b)))`, or with the operands swapped; returns the
-// primitive's name and whether the operands are swapped.
+// primitive and whether the operands are swapped.
 struct BinaryOp {
-  std::string name;
+  const rise::PrimitiveInfo* prim = nullptr;
+  bool is(rise::PrimId id) const { return prim && prim->is(id); }
   bool swapped = false;
 };
 std::optional<BinaryOp> match_binary_op(const Expr& op);
@@ -73,11 +77,11 @@ bool is_identity_fn(const Expr& f);
 
 // ---------------------------------------------------------------- building
 
-Expr prim(const std::string& name);
-// name(a)(b)...
-Expr call(const std::string& name, const std::vector<Expr>& args);
-// name(d1)(d2)...(a)(b)... with explicit dependent arguments first.
-Expr call(const std::string& name, const std::vector<TypeArg>& deps, const std::vector<Expr>& args);
+Expr prim(rise::PrimId id);
+// id(a)(b)...
+Expr call(rise::PrimId id, const std::vector<Expr>& args);
+// id(d1)(d2)...(a)(b)... with explicit dependent arguments first.
+Expr call(rise::PrimId id, const std::vector<TypeArg>& deps, const std::vector<Expr>& args);
 // The call's dependent and value arguments applied to a different head, e.g. the
 // arguments of map(f)(x) to `mapSeq` or to `mapGlobal(0)`.
 Expr rebuild_call(const PrimCall& c, const Expr& new_head);

@@ -16,6 +16,8 @@
 
 namespace risec::elevate {
 
+using rise::PrimId;
+
 using rise::ExprKind;
 using rise::Nat;
 using util::call;
@@ -54,7 +56,7 @@ Strategy map_fusion() {
     const Expr& f = outer->first;
     const Expr& g = inner->first;
     Expr fused = fun("y", [&](const Expr& y) { return util::apply_fn(f, util::apply_fn(g, y)); });
-    return call("map", {fused, inner->second});
+    return call(PrimId::Map, {fused, inner->second});
   });
 }
 
@@ -66,7 +68,7 @@ Expr index_at(const Expr& e, int64_t k, const Nat& n) {
   l.kind = rise::LitKind::Index;
   l.nat = Nat(k);
   l.size = n;
-  return call("idx", {rise::literal(l), e});
+  return call(PrimId::Idx, {rise::literal(l), e});
 }
 
 // The element e[path[0]][path[1]]... of the typed array term e, looked through the
@@ -77,11 +79,11 @@ Expr element_at(const Expr& e, const std::vector<int64_t>& path) {
   if (path.empty()) return e;
   std::vector<int64_t> rest(path.begin() + 1, path.end());
   if (auto a = util::as_prim_call(e);
-      a && a->name() == "makeArray" && static_cast<size_t>(path[0]) < a->args.size())
+      a && a->is(PrimId::MakeArray) && static_cast<size_t>(path[0]) < a->args.size())
     return element_at(a->args[static_cast<size_t>(path[0])], rest);
-  if (auto z = util::match_prim(e, "zip", 2); z && rest.empty())
-    return call("makePair", {element_at(z->args[0], path), element_at(z->args[1], path)});
-  if (auto j = util::match_prim(e, "join", 1)) {
+  if (auto z = util::match_prim(e, PrimId::Zip, 2); z && rest.empty())
+    return call(PrimId::MakePair, {element_at(z->args[0], path), element_at(z->args[1], path)});
+  if (auto j = util::match_prim(e, PrimId::Join, 1)) {
     auto m = util::array_size(util::array_elem(j->args[0]->type));
     if (m && m->is_const() && *m->as_const() > 0) {
       std::vector<int64_t> p = {path[0] / *m->as_const(), path[0] % *m->as_const()};
@@ -107,7 +109,7 @@ Strategy expand_reduce() {
   return rule("expandReduce", [](const Expr& e, const Context&) -> Result {
     auto c = util::as_prim_call(e);
     if (!c || c->args.size() != 3 ||
-        (c->name() != "reduce" && c->name() != "reduceSeq" && c->name() != "reduceSeqUnroll"))
+        (!c->is(PrimId::Reduce) && !c->is(PrimId::ReduceSeq) && !c->is(PrimId::ReduceSeqUnroll)))
       return fail_at("expandReduce", e, "expected reduce(op)(init)(xs)");
     auto n = util::array_size(c->args[2]->type);
     if (!n || !n->is_const() || *n->as_const() > 64)
@@ -142,7 +144,7 @@ Strategy expand_reduce() {
 // into a stencil is recomputed per window instead of stored: recompute fusion).
 Strategy inline_let() {
   return rule("inlineLet", [](const Expr& e, const Context&) -> Result {
-    auto c = util::match_prim(e, "let", 2);
+    auto c = util::match_prim(e, PrimId::Let, 2);
     if (!c || c->args[1]->kind != ExprKind::Lambda)
       return fail_at("inlineLet", e, "expected let(v)(fun(x => b))");
     const Expr& f = c->args[1];
@@ -158,7 +160,7 @@ Strategy map_fission_rule(bool applied_only) {
   return rule("mapFission", [applied_only](const Expr& e, const Context&) -> Result {
     const char* form = "expected map(fun(x => f(g(x)))) (applied to data or not)";
     auto c = as_prim_call(e);
-    if (!c || c->name() != "map" || c->args.empty() || (applied_only && c->args.size() != 2))
+    if (!c || !c->is(PrimId::Map) || c->args.empty() || (applied_only && c->args.size() != 2))
       return fail_at("mapFission", e, form);
     const Expr& lam = c->args[0];
     if (lam->kind != ExprKind::Lambda) return fail_at("mapFission", e, form);
@@ -178,8 +180,8 @@ Strategy map_fission_rule(bool applied_only) {
     if (!gx->type || !rise::is_data(gx->type))
       return fail_at("mapFission", e, "the intermediate value g(x) is not data");
     Expr first = rise::lambda(x, gx, lam->annot);
-    if (c->args.size() == 2) return mk_map(f, call("map", {first, c->args[1]}));
-    return fun("z", [&](const Expr& z) { return mk_map(f, call("map", {first, z})); });
+    if (c->args.size() == 2) return mk_map(f, call(PrimId::Map, {first, c->args[1]}));
+    return fun("z", [&](const Expr& z) { return mk_map(f, call(PrimId::Map, {first, z})); });
   });
 }
 
@@ -235,7 +237,7 @@ Strategy map_fission_zip() {
   return rule("mapFissionZip", [](const Expr& e, const Context&) -> Result {
     const char* form = "expected map(fun(x => F[g(x), x])) with g(x) a loop (applied or not)";
     auto c = util::as_prim_call(e);
-    if (!c || c->name() != "map" || c->args.empty() || c->args.size() > 2)
+    if (!c || !c->is(PrimId::Map) || c->args.empty() || c->args.size() > 2)
       return fail_at("mapFissionZip", e, form);
     const Expr& lam = c->args[0];
     if (lam->kind != ExprKind::Lambda) return fail_at("mapFissionZip", e, form);
@@ -251,13 +253,13 @@ Strategy map_fission_zip() {
     Expr first = rise::lambda(x, g, lam->annot);
     bool keeps_x = util::occurs_free(x, rest);
     auto build = [&](const Expr& xs) {
-      Expr gs = call("map", {first, xs});
+      Expr gs = call(PrimId::Map, {first, xs});
       if (!keeps_x) return mk_map(rise::lambda(h, rest), gs);
       Expr second = fun("p", [&](const Expr& p) {
-        Expr b = util::substitute(rest, h, call("fst", {p}));
-        return util::substitute(b, x, call("snd", {p}));
+        Expr b = util::substitute(rest, h, call(PrimId::Fst, {p}));
+        return util::substitute(b, x, call(PrimId::Snd, {p}));
       });
-      return mk_map(second, call("zip", {gs, xs}));
+      return mk_map(second, call(PrimId::Zip, {gs, xs}));
     };
     if (c->args.size() == 2) return build(c->args[1]);
     return fun("z", build);
@@ -269,7 +271,7 @@ Strategy split_join(int64_t n) {
   std::string name = "splitJoin(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto c = util::as_prim_call(e);
-    if (!c || c->name() != "map" || c->args.empty() || c->args.size() > 2)
+    if (!c || !c->is(PrimId::Map) || c->args.empty() || c->args.size() > 2)
       return fail_at(name, e, "expected a map applied to its function, map(f)");
     if (n <= 0) return fail_at(name, e, "the split size must be positive");
     // Blocks of 1 only add a unit dimension, and would apply again to the map they
@@ -281,7 +283,7 @@ Strategy split_join(int64_t n) {
     if (auto why = util::divisibility_refusal(Nat(n), *len, ctx)) return fail_at(name, e, *why);
     const Expr& f = c->args[0];
     auto build = [&](const Expr& x) {
-      return call("join", {mk_map(mk_map_fn(f), call("split", {Nat(n)}, {x}))});
+      return call(PrimId::Join, {mk_map(mk_map_fn(f), call(PrimId::Split, {Nat(n)}, {x}))});
     };
     if (c->args.size() == 2) return build(c->args[1]);
     return fun("x", build);
@@ -297,23 +299,23 @@ bool data_typed(const Expr& e) {
 Strategy id_after() {
   return rule("idAfter", [](const Expr& e, const Context&) -> Result {
     if (!data_typed(e)) return fail_at("idAfter", e, "idAfter applies to data, not to a function");
-    return call("id", {e});
+    return call(PrimId::Id, {e});
   });
 }
 
 Strategy lift_id() {
   return rule("liftId", [](const Expr& e, const Context&) -> Result {
-    auto c = util::match_prim(e, "id", 1);
+    auto c = util::match_prim(e, PrimId::Id, 1);
     if (!c) return fail_at("liftId", e, "expected id(x)");
     if (!util::array_size(c->args[0]->type))
       return fail_at("liftId", e, "liftId needs id applied to an array");
-    return mk_map(fun("y", [](const Expr& y) { return call("id", {y}); }), c->args[0]);
+    return mk_map(fun("y", [](const Expr& y) { return call(PrimId::Id, {y}); }), c->args[0]);
   });
 }
 
 Strategy id_to_copy() {
   return rule("idToCopy", [](const Expr& e, const Context&) -> Result {
-    auto c = util::match_prim(e, "id", 1);
+    auto c = util::match_prim(e, PrimId::Id, 1);
     if (!c) return fail_at("idToCopy", e, "expected id(x)");
     if (!util::array_size(c->args[0]->type))
       return fail_at("idToCopy", e, "idToCopy needs id applied to an array");
@@ -323,11 +325,11 @@ Strategy id_to_copy() {
 
 Strategy create_transpose_pair() {
   return rule("createTransposePair", [](const Expr& e, const Context&) -> Result {
-    auto c = util::match_prim(e, "id", 1);
+    auto c = util::match_prim(e, PrimId::Id, 1);
     if (!c) return fail_at("createTransposePair", e, "expected id(x)");
     if (util::array_rank(c->args[0]->type) < 2)
       return fail_at("createTransposePair", e, "needs id(x) with x a 2-D array");
-    return call("transpose", {call("transpose", {c->args[0]})});
+    return call(PrimId::Transpose, {call(PrimId::Transpose, {c->args[0]})});
   });
 }
 
@@ -335,14 +337,14 @@ Strategy transpose_pair_after() {
   return rule("transposePairAfter", [](const Expr& e, const Context&) -> Result {
     if (util::array_rank(e->type) < 2)
       return fail_at("transposePairAfter", e, "needs a 2-D array (at least two dimensions)");
-    return call("transpose", {call("transpose", {e})});
+    return call(PrimId::Transpose, {call(PrimId::Transpose, {e})});
   });
 }
 
 Strategy remove_transpose_pair() {
   return rule("removeTransposePair", [](const Expr& e, const Context&) -> Result {
-    auto outer = util::match_prim(e, "transpose", 1);
-    auto inner = outer ? util::match_prim(outer->args[0], "transpose", 1) : std::nullopt;
+    auto outer = util::match_prim(e, PrimId::Transpose, 1);
+    auto inner = outer ? util::match_prim(outer->args[0], PrimId::Transpose, 1) : std::nullopt;
     if (!inner) return fail_at("removeTransposePair", e, "expected transpose(transpose(x))");
     return inner->args[0];
   });
@@ -354,8 +356,8 @@ Strategy remove_transpose_pair() {
 Strategy remove_split_join() {
   return rule("removeSplitJoin", [](const Expr& e, const Context&) -> Result {
     const char* form = "expected split(n)(join(x)) or join(split(n)(x))";
-    if (auto s = util::match_prim(e, "split", 1)) {
-      auto j = util::match_prim(s->args[0], "join", 1);
+    if (auto s = util::match_prim(e, PrimId::Split, 1)) {
+      auto j = util::match_prim(s->args[0], PrimId::Join, 1);
       auto n = s->dep_nat(0);
       if (!j || !n) return fail_at("removeSplitJoin", e, form);
       auto row = util::array_size(util::array_elem(j->args[0]->type));
@@ -366,8 +368,8 @@ Strategy remove_split_join() {
                            " elements: the split does not undo the join");
       return j->args[0];
     }
-    auto j = util::match_prim(e, "join", 1);
-    auto s = j ? util::match_prim(j->args[0], "split", 1) : std::nullopt;
+    auto j = util::match_prim(e, PrimId::Join, 1);
+    auto s = j ? util::match_prim(j->args[0], PrimId::Split, 1) : std::nullopt;
     if (!s) return fail_at("removeSplitJoin", e, form);
     return s->args[0];
   });
@@ -378,30 +380,30 @@ Strategy remove_split_join() {
 Strategy map_outside_zip() {
   return rule("mapOutsideZip", [](const Expr& e, const Context&) -> Result {
     const char* form = "expected zip(map(f)(a))(map(g)(b))";
-    auto z = util::match_prim(e, "zip", 2);
+    auto z = util::match_prim(e, PrimId::Zip, 2);
     if (!z) return fail_at("mapOutsideZip", e, form);
     auto ma = util::match_map(z->args[0]);
     auto mb = util::match_map(z->args[1]);
     if (!ma || !mb) return fail_at("mapOutsideZip", e, form);
     Expr f = fun("p", [&](const Expr& p) {
-      return call("makePair", {util::apply_fn(ma->first, call("fst", {p})),
-                               util::apply_fn(mb->first, call("snd", {p}))});
+      return call(PrimId::MakePair, {util::apply_fn(ma->first, call(PrimId::Fst, {p})),
+                                     util::apply_fn(mb->first, call(PrimId::Snd, {p}))});
     });
-    return call("map", {f, call("zip", {ma->second, mb->second})});
+    return call(PrimId::Map, {f, call(PrimId::Zip, {ma->second, mb->second})});
   });
 }
 
 Strategy zip_same() {
   return rule("zipSame", [](const Expr& e, const Context&) -> Result {
-    auto z = util::match_prim(e, "zip", 2);
+    auto z = util::match_prim(e, PrimId::Zip, 2);
     if (!z) return fail_at("zipSame", e, "expected zip(a)(a)");
     if (!rise::alpha_equal(z->args[0], z->args[1]))
       return fail_at("zipSame", e, "the two zipped arrays are not the same expression");
-    return call("map", {fun("x",
-                            [](const Expr& x) {
-                              return call("makePair", {x, x});
-                            }),
-                        z->args[0]});
+    return call(PrimId::Map, {fun("x",
+                                  [](const Expr& x) {
+                                    return call(PrimId::MakePair, {x, x});
+                                  }),
+                              z->args[0]});
   });
 }
 
@@ -411,20 +413,21 @@ Strategy zip_same() {
 Strategy zip_shared() {
   return rule("zipShared", [](const Expr& e, const Context&) -> Result {
     const char* form = "expected zip(a)(zip(a)(b)) or zip(zip(a)(b))(b) (a or b on either side)";
-    auto z = util::match_prim(e, "zip", 2);
+    auto z = util::match_prim(e, PrimId::Zip, 2);
     if (!z) return fail_at("zipShared", e, form);
     for (int side = 1; side >= 0; --side) {
-      auto inner = util::match_prim(z->args[side], "zip", 2);
+      auto inner = util::match_prim(z->args[side], PrimId::Zip, 2);
       if (!inner) continue;
       const Expr& other = z->args[1 - side];
       for (int k = 0; k < 2; ++k) {
         if (!rise::alpha_equal(other, inner->args[k])) continue;
-        const char* proj = k == 0 ? "fst" : "snd";
+        const PrimId proj = k == 0 ? PrimId::Fst : PrimId::Snd;
         Expr f = fun("p", [&](const Expr& p) {
           Expr single = call(proj, {p});
-          return side == 1 ? call("makePair", {single, p}) : call("makePair", {p, single});
+          return side == 1 ? call(PrimId::MakePair, {single, p})
+                           : call(PrimId::MakePair, {p, single});
         });
-        return call("map", {f, z->args[side]});
+        return call(PrimId::Map, {f, z->args[side]});
       }
     }
     return fail_at("zipShared", e, form);
@@ -437,10 +440,10 @@ Strategy zip_shared() {
 Strategy slide_outside_zip() {
   return rule("slideOutsideZip", [](const Expr& e, const Context&) -> Result {
     const char* form = "expected zip(slide(n)(s)(a))(slide(n)(s)(b))";
-    auto z = util::match_prim(e, "zip", 2);
+    auto z = util::match_prim(e, PrimId::Zip, 2);
     if (!z) return fail_at("slideOutsideZip", e, form);
-    auto sa = util::match_prim(z->args[0], "slide", 1);
-    auto sb = util::match_prim(z->args[1], "slide", 1);
+    auto sa = util::match_prim(z->args[0], PrimId::Slide, 1);
+    auto sb = util::match_prim(z->args[1], PrimId::Slide, 1);
     if (!sa || !sb) return fail_at("slideOutsideZip", e, form);
     Nat n = *sa->dep_nat(0), s = *sa->dep_nat(1);
     if (!arith::provably_eq(n, *sb->dep_nat(0)) || !arith::provably_eq(s, *sb->dep_nat(1)))
@@ -448,13 +451,15 @@ Strategy slide_outside_zip() {
                      "the two slides have different windows: slide(" + n.to_string() + ")(" +
                          s.to_string() + ") and slide(" + sb->dep_nat(0)->to_string() + ")(" +
                          sb->dep_nat(1)->to_string() + ")");
-    auto proj = [](const char* which) {
+    auto proj = [](PrimId which) {
       return fun("q", [which](const Expr& q) { return call(which, {q}); });
     };
     Expr unzip = fun("w", [&](const Expr& w) {
-      return call("makePair", {call("map", {proj("fst"), w}), call("map", {proj("snd"), w})});
+      return call(PrimId::MakePair, {call(PrimId::Map, {proj(PrimId::Fst), w}),
+                                     call(PrimId::Map, {proj(PrimId::Snd), w})});
     });
-    return call("map", {unzip, call("slide", {n, s}, {call("zip", {sa->args[0], sb->args[0]})})});
+    return call(PrimId::Map, {unzip, call(PrimId::Slide, {n, s},
+                                          {call(PrimId::Zip, {sa->args[0], sb->args[0]})})});
   });
 }
 
@@ -464,7 +469,7 @@ Strategy slide_outside_zip() {
 // through views.
 Strategy zip_rows() {
   return rule("zipRows", [](const Expr& e, const Context&) -> Result {
-    auto z = util::match_prim(e, "zip", 2);
+    auto z = util::match_prim(e, PrimId::Zip, 2);
     if (!z) return fail_at("zipRows", e, "expected zip(a)(b)");
     auto row = [](const Expr& x) {
       const Type& t = x->type;
@@ -472,28 +477,29 @@ Strategy zip_rows() {
     };
     if (!row(z->args[0]) || !row(z->args[1]))
       return fail_at("zipRows", e, "the zipped arrays are not both arrays of rows");
-    auto proj = [](const char* which) {
+    auto proj = [](PrimId which) {
       return fun("y", [which](const Expr& y) { return call(which, {y}); });
     };
     Expr unzip = fun("q", [&](const Expr& q) {
-      return call("makePair", {call("map", {proj("fst"), q}), call("map", {proj("snd"), q})});
+      return call(PrimId::MakePair, {call(PrimId::Map, {proj(PrimId::Fst), q}),
+                                     call(PrimId::Map, {proj(PrimId::Snd), q})});
     });
     Expr zipRow = fun("r", [](const Expr& r) {
-      return call("zip", {call("fst", {r}), call("snd", {r})});
+      return call(PrimId::Zip, {call(PrimId::Fst, {r}), call(PrimId::Snd, {r})});
     });
-    return call("map", {unzip, call("map", {zipRow, e})});
+    return call(PrimId::Map, {unzip, call(PrimId::Map, {zipRow, e})});
   });
 }
 
 // Replace every projection proj(x) of the variable x (where x is not shadowed) by
 // the variable y; nullopt when x also occurs otherwise.
-std::optional<Expr> replace_projection(const Expr& e, const std::string& x, const std::string& proj,
+std::optional<Expr> replace_projection(const Expr& e, const std::string& x, PrimId proj,
                                        const Expr& y) {
   struct Replacer : rise::ExprMutator {
     const std::string& x;
-    const std::string& proj;
+    PrimId proj;
     const Expr& y;
-    Replacer(const std::string& x_, const std::string& p, const Expr& y_) : x(x_), proj(p), y(y_) {}
+    Replacer(const std::string& x_, PrimId p, const Expr& y_) : x(x_), proj(p), y(y_) {}
     Expr mutate(const Expr& t) override {
       if (auto c = util::match_prim(t, proj, 1);
           c && c->args[0]->kind == ExprKind::Ident && c->args[0]->name == x)
@@ -511,28 +517,29 @@ std::optional<Expr> replace_projection(const Expr& e, const std::string& x, cons
 // -> reduce(fun(a, b => E1'))(proj(init))(map(proj)(xs)) when E1 (or E2) uses only
 // proj(acc) and proj(y): the component of a reduction over pairs is the reduction
 // of the components. With reduceSeq, y may also be used whole (xs is kept).
-Strategy projection_reduction(const std::string& name, const std::string& proj, size_t which) {
+Strategy projection_reduction(const std::string& name, PrimId proj, size_t which) {
   return rule(name, [=](const Expr& e, const Context&) -> Result {
-    std::string form = "expected " + proj + "(makePair(a)(b)) or " + proj +
+    const std::string& pn = rise::prim_name(proj);
+    std::string form = "expected " + pn + "(makePair(a)(b)) or " + pn +
                        "(reduce(fun(acc, y => (e1, e2)))(init)(xs))";
     auto p = util::match_prim(e, proj, 1);
     if (!p) return fail_at(name, e, form);
-    if (auto pair = util::match_prim(p->args[0], "makePair", 2)) return pair->args[which];
+    if (auto pair = util::match_prim(p->args[0], PrimId::MakePair, 2)) return pair->args[which];
     auto r = util::as_prim_call(p->args[0]);
-    if (!r || (r->name() != "reduce" && r->name() != "reduceSeq") || r->args.size() != 3)
+    if (!r || (!r->is(PrimId::Reduce) && !r->is(PrimId::ReduceSeq)) || r->args.size() != 3)
       return fail_at(name, e, form);
     const Expr& op = r->args[0];
     if (op->kind != ExprKind::Lambda || op->fn->kind != ExprKind::Lambda)
       return fail_at(name, e, form + ": the operator is not written fun(acc, y => ...)");
     const std::string& acc = op->name;
     const std::string& y = op->fn->name;
-    auto pair = util::match_prim(op->fn->fn, "makePair", 2);
+    auto pair = util::match_prim(op->fn->fn, PrimId::MakePair, 2);
     if (!pair) return fail_at(name, e, "the reduction's operator does not build a pair");
     std::string a1 = rise::fresh_name("a"), y1 = rise::fresh_name("y");
     auto comp = replace_projection(pair->args[which], acc, proj, rise::ident(a1));
     if (!comp)
       return fail_at(name, e,
-                     "the " + proj +
+                     "the " + pn +
                          " component of the operator depends on the other component "
                          "of the accumulator");
     auto only = replace_projection(*comp, y, proj, rise::ident(y1));
@@ -540,15 +547,15 @@ Strategy projection_reduction(const std::string& name, const std::string& proj, 
       Expr f = rise::lambda(a1, rise::lambda(y1, *only));
       Expr elems =
           util::mk_map(fun("p", [&](const Expr& q) { return call(proj, {q}); }), r->args[2]);
-      return call(r->name(), {f, call(proj, {r->args[1]}), elems});
+      return call(r->id(), {f, call(proj, {r->args[1]}), elems});
     }
-    if (r->name() != "reduceSeq")
+    if (!r->is(PrimId::ReduceSeq))
       return fail_at(name, e,
-                     "the " + proj +
+                     "the " + pn +
                          " component of the operator uses the whole element (only "
                          "possible with reduceSeq)");
     Expr f = rise::lambda(a1, rise::lambda(y, *comp));
-    return call("reduceSeq", {f, call(proj, {r->args[1]}), r->args[2]});
+    return call(PrimId::ReduceSeq, {f, call(proj, {r->args[1]}), r->args[2]});
   });
 }
 
@@ -563,14 +570,14 @@ Strategy projection_reduction(const std::string& name, const std::string& proj, 
 Strategy fuse_reductions() {
   return rule("fuseReductions", [](const Expr& e, const Context&) -> Result {
     const char* form = "expected makePair(reduce(f)(a)(xs))(reduce(g)(b)(ys))";
-    auto pair = util::match_prim(e, "makePair", 2);
+    auto pair = util::match_prim(e, PrimId::MakePair, 2);
     if (!pair) return fail_at("fuseReductions", e, form);
     std::optional<util::PrimCall> r[2];
     for (int k = 0; k < 2; ++k) {
       r[k] = util::as_prim_call(pair->args[k]);
       if (!r[k] || r[k]->args.size() != 3 ||
-          (r[k]->name() != "reduce" && r[k]->name() != "reduceSeq" &&
-           r[k]->name() != "reduceSeqUnroll"))
+          (!r[k]->is(PrimId::Reduce) && !r[k]->is(PrimId::ReduceSeq) &&
+           !r[k]->is(PrimId::ReduceSeqUnroll)))
         return fail_at("fuseReductions", e,
                        std::string(form) + ": the " + (k == 0 ? "first" : "second") +
                            " component is not a fully applied reduction");
@@ -587,16 +594,16 @@ Strategy fuse_reductions() {
                          tx->size.to_string() + " and " + ty->size.to_string() + ")");
     bool same = rise::alpha_equal(xs, ys);
     Expr op = util::fun2("acc", "p", [&](const Expr& acc, const Expr& p) {
-      Expr x = same ? p : call("fst", {p});
-      Expr y = same ? p : call("snd", {p});
-      return call("makePair",
-                  {util::apply_fn(util::apply_fn(r[0]->args[0], call("fst", {acc})), x),
-                   util::apply_fn(util::apply_fn(r[1]->args[0], call("snd", {acc})), y)});
+      Expr x = same ? p : call(PrimId::Fst, {p});
+      Expr y = same ? p : call(PrimId::Snd, {p});
+      return call(PrimId::MakePair,
+                  {util::apply_fn(util::apply_fn(r[0]->args[0], call(PrimId::Fst, {acc})), x),
+                   util::apply_fn(util::apply_fn(r[1]->args[0], call(PrimId::Snd, {acc})), y)});
     });
-    bool unrolled = r[0]->name() == "reduceSeqUnroll" && r[1]->name() == "reduceSeqUnroll";
-    return call(
-        unrolled ? "reduceSeqUnroll" : "reduceSeq",
-        {op, call("makePair", {r[0]->args[1], r[1]->args[1]}), same ? xs : call("zip", {xs, ys})});
+    bool unrolled = r[0]->is(PrimId::ReduceSeqUnroll) && r[1]->is(PrimId::ReduceSeqUnroll);
+    return call(unrolled ? PrimId::ReduceSeqUnroll : PrimId::ReduceSeq,
+                {op, call(PrimId::MakePair, {r[0]->args[1], r[1]->args[1]}),
+                 same ? xs : call(PrimId::Zip, {xs, ys})});
   });
 }
 
@@ -607,7 +614,7 @@ Strategy slide_overlap(int64_t u64) {
   std::string name = "slideOverlap(" + std::to_string(u64) + ")";
   return rule(name, [u64, name](const Expr& e, const Context&) -> Result {
     auto c = util::as_prim_call(e);
-    if (!c || c->name() != "slide" || c->deps.size() != 2 || c->args.size() > 1)
+    if (!c || !c->is(PrimId::Slide) || c->deps.size() != 2 || c->args.size() > 1)
       return fail_at(name, e, "expected slide(n)(m) (applied to data or not)");
     Nat n = *c->dep_nat(0), m = *c->dep_nat(1), u(u64);
     if (!arith::provably_le(n, u))
@@ -628,8 +635,8 @@ Strategy slide_overlap(int64_t u64) {
                          u.to_string() + " with step " + v.to_string() + " (needs " +
                          v.to_string() + " | length - " + u.to_string() + ")");
     auto build = [&](const Expr& x) {
-      Expr inner = fun("w", [&](const Expr& w) { return call("slide", {n, m}, {w}); });
-      return call("join", {call("map", {inner, call("slide", {u, v}, {x})})});
+      Expr inner = fun("w", [&](const Expr& w) { return call(PrimId::Slide, {n, m}, {w}); });
+      return call(PrimId::Join, {call(PrimId::Map, {inner, call(PrimId::Slide, {u, v}, {x})})});
     };
     if (c->args.size() == 1) return build(c->args[0]);
     return fun("x", build);
@@ -649,29 +656,29 @@ struct WeightedDot {
 bool is_pair_product(const Expr& f) {
   if (f->kind != ExprKind::Lambda) return false;
   const std::string& p = f->name;
-  auto m = util::match_prim(f->fn, "mul", 2);
+  auto m = util::match_prim(f->fn, PrimId::Mul, 2);
   if (!m) return false;
-  auto proj = [&](const Expr& x, const char* which) {
+  auto proj = [&](const Expr& x, PrimId which) {
     auto c = util::match_prim(x, which, 1);
     return c && c->args[0]->kind == ExprKind::Ident && c->args[0]->name == p;
   };
-  return (proj(m->args[0], "fst") && proj(m->args[1], "snd")) ||
-         (proj(m->args[0], "snd") && proj(m->args[1], "fst"));
+  return (proj(m->args[0], PrimId::Fst) && proj(m->args[1], PrimId::Snd)) ||
+         (proj(m->args[0], PrimId::Snd) && proj(m->args[1], PrimId::Fst));
 }
 
 std::optional<WeightedDot> match_weighted_dot(const Expr& e, std::string& why) {
   why = "expected reduce(add)(0)(map(fun(p => p._1 * p._2))(zip(join(nbh))(join(W))))";
-  auto r = util::match_prim(e, "reduce", 3);
+  auto r = util::match_prim(e, PrimId::Reduce, 3);
   if (!r) return std::nullopt;
   auto op = util::match_binary_op(r->args[0]);
   auto init = util::literal_value(r->args[1]);
-  if (!op || op->name != "add" || !init || *init != 0.0) return std::nullopt;
+  if (!op || !op->is(PrimId::Add) || !init || *init != 0.0) return std::nullopt;
   auto m = util::match_map(r->args[2]);
   if (!m || !is_pair_product(m->first)) return std::nullopt;
-  auto z = util::match_prim(m->second, "zip", 2);
+  auto z = util::match_prim(m->second, PrimId::Zip, 2);
   if (!z) return std::nullopt;
-  auto ja = util::match_prim(z->args[0], "join", 1);
-  auto jb = util::match_prim(z->args[1], "join", 1);
+  auto ja = util::match_prim(z->args[0], PrimId::Join, 1);
+  auto jb = util::match_prim(z->args[1], PrimId::Join, 1);
   if (!ja || !jb) return std::nullopt;
   const Expr& a = ja->args[0];
   const Expr& b = jb->args[0];
@@ -683,12 +690,12 @@ std::optional<WeightedDot> match_weighted_dot(const Expr& e, std::string& why) {
 
 Expr dot(const Expr& a, const Expr& b, const Expr& init) {
   Expr add = util::fun2("acc", "y", [](const Expr& acc, const Expr& y) {
-    return call("add", {acc, y});
+    return call(PrimId::Add, {acc, y});
   });
   Expr mul = fun("p", [](const Expr& p) {
-    return call("mul", {call("fst", {p}), call("snd", {p})});
+    return call(PrimId::Mul, {call(PrimId::Fst, {p}), call(PrimId::Snd, {p})});
   });
-  return call("reduce", {add, init, mk_map(mul, call("zip", {a, b}))});
+  return call(PrimId::Reduce, {add, init, mk_map(mul, call(PrimId::Zip, {a, b}))});
 }
 
 Expr literal_array(const std::vector<double>& v, rise::ScalarKind k) {
@@ -755,7 +762,7 @@ Strategy separate_dot(bool hv) {
       return dot(mk_map(rowsDot, d->nbh), vv, init);
     }
     Expr colsDot = fun("col", [&](const Expr& col) { return dot(col, vv, init); });
-    return dot(mk_map(colsDot, call("transpose", {d->nbh})), h, init);
+    return dot(mk_map(colsDot, call(PrimId::Transpose, {d->nbh})), h, init);
   });
 }
 
@@ -789,7 +796,7 @@ std::optional<Expr> filled(const Type& t, const rise::Value& s) {
   if (t->kind == rise::TypeKind::Array) {
     auto inner = filled(t->a, s);
     if (!inner) return std::nullopt;
-    return call("generate", {fun("i", [&](const Expr&) { return *inner; })});
+    return call(PrimId::Generate, {fun("i", [&](const Expr&) { return *inner; })});
   }
   return std::nullopt;
 }
@@ -801,7 +808,7 @@ std::optional<Expr> filled(const Type& t, const rise::Value& s) {
 Strategy pad_cst_before_map() {
   const std::string name = "padCstBeforeMap";
   return rule(name, [name](const Expr& e, const Context&) -> Result {
-    auto p = util::match_prim(e, "padCst", 2);
+    auto p = util::match_prim(e, PrimId::PadCst, 2);
     auto m = p ? util::match_map(p->args[1]) : std::nullopt;
     if (!m) return fail_at(name, e, "expected padCst(l)(r)(c)(map(f)(x))");
     const Expr& c = p->args[0];
@@ -833,7 +840,7 @@ Strategy pad_cst_before_map() {
                        "the mapped function does not map the padding of its input to the padding "
                        "(f of " +
                            leaves[0].to_string() + "s is " + vf.to_string() + ")");
-      return mk_map(f, call("padCst", p->deps, {*fill, m->second}));
+      return mk_map(f, call(PrimId::PadCst, p->deps, {*fill, m->second}));
     } catch (const Error& err) {
       return fail_at(
           name, e,
@@ -901,12 +908,12 @@ void register_algorithmic(Registry& r) {
       simple("fstReduction",
              "fst(makePair(a)(b)) -> a; fst(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
              "reduce(e1 on first components)(fst(i))(map(fst)(xs)) when e1 uses only acc._1, y._1",
-             projection_reduction("fstReduction", "fst", 0)));
+             projection_reduction("fstReduction", PrimId::Fst, 0)));
   r.add(
       simple("sndReduction",
              "snd(makePair(a)(b)) -> b; snd(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
              "reduce(e2 on second components)(snd(i))(map(snd)(xs)) when e2 uses only acc._2, y._2",
-             projection_reduction("sndReduction", "snd", 1)));
+             projection_reduction("sndReduction", PrimId::Snd, 1)));
   r.add(simple("fuseReductions",
                "(reduce(f)(a)(xs), reduce(g)(b)(ys)) -> reduceSeq(fun(acc, p => (f(acc._1)(p._1), "
                "g(acc._2)(p._2))))((a, b))(zip(xs)(ys)) for xs, ys of the same length (over xs "

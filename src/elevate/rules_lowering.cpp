@@ -80,37 +80,37 @@ LibraryEntry simple(const std::string& name, const std::string& description,
 // ---------------------------------------------------------------- maps and reductions
 
 // A primitive given its address space: oclToMem(Private), oclReduceSeq(Local).
-Expr with_space(const std::string& name, rise::AddrSpace a) {
-  return rise::dep_app(util::prim(name), rise::Addr{a, ""});
+Expr with_space(PrimId id, rise::AddrSpace a) {
+  return rise::dep_app(util::prim(id), rise::Addr{a, ""});
 }
 
 // The primitive at the head of e is `from` (bare or applied to at most `max_args`
 // value arguments): e with the head replaced by `to`.
-Strategy replace_head(const std::string& name, const std::vector<std::string>& from,
-                      size_t max_args, std::function<Expr()> to, const std::string& expected) {
+Strategy replace_head(const std::string& name, const std::vector<PrimId>& from, size_t max_args,
+                      std::function<Expr()> to, const std::string& expected) {
   return rule(name, [=](const Expr& e, const Context&) -> Result {
     auto c = util::as_prim_call(e);
     if (!c || c->args.size() > max_args ||
-        std::find(from.begin(), from.end(), c->name()) == from.end())
+        std::find(from.begin(), from.end(), c->id()) == from.end())
       return fail_at(name, e, "expected " + expected);
     return util::rebuild_call(*c, to());
   });
 }
 
-Strategy lower_map(const std::string& target) {
+Strategy lower_map(PrimId target) {
   return replace_head(
-      target, {"map"}, 2, [target] { return util::prim(target); },
+      rise::prim_name(target), {PrimId::Map}, 2, [target] { return util::prim(target); },
       "a map (map, map(f) or map(f)(x))");
 }
 
-Strategy lower_map_dim(const std::string& target, int64_t dim) {
-  std::string name = target + "(" + std::to_string(dim) + ")";
+Strategy lower_map_dim(PrimId target, int64_t dim) {
+  std::string name = rise::prim_name(target) + "(" + std::to_string(dim) + ")";
   if (dim < 0 || dim > 2)
     return rule(name, [name](const Expr& e, const Context&) -> Result {
       return fail_at(name, e, "the dimension must be 0, 1 or 2");
     });
   return replace_head(
-      name, {"map"}, 2, [target, dim] { return rise::dep_app(util::prim(target), Nat(dim)); },
+      name, {PrimId::Map}, 2, [target, dim] { return rise::dep_app(util::prim(target), Nat(dim)); },
       "a map (map, map(f) or map(f)(x))");
 }
 
@@ -119,11 +119,11 @@ Strategy lower_map_dim(const std::string& target, int64_t dim) {
 Strategy reduce_par() {
   return rule("reducePar", [](const Expr& e, const Context&) -> Result {
     auto c = util::as_prim_call(e);
-    if (!c || (c->name() != "reduce" && c->name() != "reduceSeq") || c->args.size() < 2)
+    if (!c || (!c->is(PrimId::Reduce) && !c->is(PrimId::ReduceSeq)) || c->args.size() < 2)
       return fail_at("reducePar", e,
                      "expected a reduction with its operator and initial value, reduce(op)(init)");
     auto op = util::match_binary_op(c->args[0]);
-    const rise::PrimitiveInfo* opp = op ? rise::find_primitive(op->name) : nullptr;
+    const rise::PrimitiveInfo* opp = op ? op->prim : nullptr;
     if (!opp || !opp->has(rise::kAssocComm))
       return fail_at("reducePar", e,
                      "reducePar needs an associative operator: the operator is not " +
@@ -136,20 +136,21 @@ Strategy reduce_par() {
                            : std::to_string(static_cast<int64_t>(opp->neutral));
     if (!neutral)
       return fail_at("reducePar", e,
-                     "reducePar needs the initial value to be the neutral element of " + op->name +
+                     "reducePar needs the initial value to be the neutral element of " + opp->name +
                          " (" + want + "), not " + rise::print_expr(c->args[1]));
-    return util::rebuild_call(*c, util::prim("reducePar"));
+    return util::rebuild_call(*c, util::prim(PrimId::ReducePar));
   });
 }
 
 Strategy unroll() {
   return rule("unroll", [](const Expr& e, const Context&) -> Result {
     auto c = util::as_prim_call(e);
-    if (c && c->name() == "mapSeq") return util::rebuild_call(*c, util::prim("mapSeqUnroll"));
-    if (c && c->name() == "reduceSeq") return util::rebuild_call(*c, util::prim("reduceSeqUnroll"));
+    if (c && c->is(PrimId::MapSeq)) return util::rebuild_call(*c, util::prim(PrimId::MapSeqUnroll));
+    if (c && c->is(PrimId::ReduceSeq))
+      return util::rebuild_call(*c, util::prim(PrimId::ReduceSeqUnroll));
     // oclReduceSeq(a) keeps its address space (the dependent argument is carried over)
-    if (c && c->name() == "oclReduceSeq" && !c->deps.empty())
-      return util::rebuild_call(*c, util::prim("oclReduceSeqUnroll"));
+    if (c && c->is(PrimId::OclReduceSeq) && !c->deps.empty())
+      return util::rebuild_call(*c, util::prim(PrimId::OclReduceSeqUnroll));
     return fail_at("unroll", e, "expected mapSeq, reduceSeq or oclReduceSeq(a) (bare or applied)");
   });
 }
@@ -159,7 +160,8 @@ Strategy unroll() {
 Strategy ocl_reduce_seq(rise::AddrSpace a) {
   std::string name = std::string("oclReduceSeq(") + rise::addr_name(a) + ")";
   return replace_head(
-      name, {"reduce", "reduceSeq"}, 3, [a] { return with_space("oclReduceSeq", a); },
+      name, {PrimId::Reduce, PrimId::ReduceSeq}, 3,
+      [a] { return with_space(PrimId::OclReduceSeq, a); },
       "a reduce or reduceSeq (bare or applied)");
 }
 
@@ -170,13 +172,13 @@ bool map_fn_computes(const Expr& f) {
 Strategy parallel() {
   return rule("parallel", [](const Expr& e, const Context&) -> Result {
     auto c = util::as_prim_call(e);
-    if (!c || c->name() != "map" || c->args.empty() || c->args.size() > 2)
+    if (!c || !c->is(PrimId::Map) || c->args.empty() || c->args.size() > 2)
       return fail_at("parallel", e, "expected a map applied to its function, map(f)");
     if (!map_fn_computes(c->args[0]))
       return fail_at("parallel", e,
                      "the map's function does not compute (it only rearranges data): nothing "
                      "to parallelise");
-    return util::rebuild_call(*c, util::prim("mapPar"));
+    return util::rebuild_call(*c, util::prim(PrimId::MapPar));
   });
 }
 
@@ -211,7 +213,7 @@ std::optional<Expr> parallelise_output(const Expr& e) {
   const rise::PrimitiveInfo* info = c->head->prim;
   if (!info) return std::nullopt;
   if (info->is(PrimId::Map) && c->args.size() == 2) {
-    if (map_fn_computes(c->args[0])) return util::rebuild_call(*c, util::prim("mapPar"));
+    if (map_fn_computes(c->args[0])) return util::rebuild_call(*c, util::prim(PrimId::MapPar));
     return into(1);  // map(transpose)(y): the writes are y's
   }
   if (info->is(PrimId::Let) && c->args.size() == 2) {
@@ -246,9 +248,9 @@ Strategy to_mem_after() {
   return rule("toMemAfter", [](const Expr& e, const Context&) -> Result {
     if (!e->type || !rise::is_data(e->type))
       return fail_at("toMemAfter", e, "toMemAfter applies to data, not to a function");
-    if (util::match_prim(e, "toMem", 1))
+    if (util::match_prim(e, PrimId::ToMem, 1))
       return fail_at("toMemAfter", e, "already stored in memory: toMem(x)");
-    return call("toMem", {e});
+    return call(PrimId::ToMem, {e});
   });
 }
 
@@ -257,9 +259,9 @@ Strategy to_space(const std::string& name, rise::AddrSpace a) {
   return rule(name, [name, a](const Expr& e, const Context&) -> Result {
     if (!e->type || !rise::is_data(e->type))
       return fail_at(name, e, name + " applies to data, not to a function");
-    if (util::match_prim(e, "toMem", 1) || util::match_prim(e, "oclToMem", 1))
+    if (util::match_prim(e, PrimId::ToMem, 1) || util::match_prim(e, PrimId::OclToMem, 1))
       return fail_at(name, e, "already stored in memory: " + rise::print_expr(e));
-    return rise::app(with_space("oclToMem", a), e);
+    return rise::app(with_space(PrimId::OclToMem, a), e);
   });
 }
 
@@ -350,10 +352,10 @@ Strategy store_in_memory(Strategy p, Strategy s, bool hoist) {
     // the transposes.
     Expr value = stored.expr();
     auto is_store = [](const Expr& v) {
-      return util::match_prim(v, "toMem", 1) || util::match_prim(v, "oclToMem", 1);
+      return util::match_prim(v, PrimId::ToMem, 1) || util::match_prim(v, PrimId::OclToMem, 1);
     };
     int transposes = 0;
-    for (Expr v = value; auto tr = util::match_prim(v, "transpose", 1);) {
+    for (Expr v = value; auto tr = util::match_prim(v, PrimId::Transpose, 1);) {
       v = tr->args[0];
       ++transposes;
       if (is_store(v)) {
@@ -364,9 +366,10 @@ Strategy store_in_memory(Strategy p, Strategy s, bool hoist) {
     bool stores = is_store(value);
     if (!stores) transposes = 0;
     Expr use = rise::ident(m);
-    for (int i = 0; i < transposes; ++i) use = call("transpose", {use});
+    for (int i = 0; i < transposes; ++i) use = call(PrimId::Transpose, {use});
     Expr replaced = replace_all(body, *t, fv, use, bound);
-    Expr out = call("let", {stores ? value : call("toMem", {value}), rise::lambda(m, replaced)});
+    Expr out = call(PrimId::Let,
+                    {stores ? value : call(PrimId::ToMem, {value}), rise::lambda(m, replaced)});
     for (size_t i = binders.size(); i-- > 0;) out = rise::with_children(binders[i], out, nullptr);
     Result typed = retype(rule, out, env.ctx, e->type, e);
     if (typed.ok() && env.tracer && env.tracer->on_rule) env.tracer->on_rule(rule, e, typed.expr());
@@ -376,10 +379,11 @@ Strategy store_in_memory(Strategy p, Strategy s, bool hoist) {
 
 // slide(sz)(1)(map(f)(x)) -> circularBuffer(sz)(sz)(f)(x), slide(sz)(1)(x) ->
 // circularBuffer(sz)(sz)(fun(y => y))(x); rotateValues likewise (f : t -> t).
-Strategy sliding_buffer(const std::string& name) {
-  bool rotate = name == "rotateValues";
+Strategy sliding_buffer(PrimId target) {
+  const std::string& name = rise::prim_name(target);
+  bool rotate = target == PrimId::RotateValues;
   return rule(name, [name, rotate](const Expr& e, const Context&) -> Result {
-    auto s = util::match_prim(e, "slide", 1);
+    auto s = util::match_prim(e, PrimId::Slide, 1);
     if (!s) return fail_at(name, e, "expected slide(sz)(1)(x)");
     Nat sz = *s->dep_nat(0), sp = *s->dep_nat(1);
     if (!sp.is_const(1))
@@ -394,8 +398,8 @@ Strategy sliding_buffer(const std::string& name) {
         x = m->second;
       }
     }
-    if (rotate) return call("rotateValues", {sz}, {f, x});
-    return call("circularBuffer", {sz, sz}, {f, x});
+    if (rotate) return call(PrimId::RotateValues, {sz}, {f, x});
+    return call(PrimId::CircularBuffer, {sz, sz}, {f, x});
   });
 }
 
@@ -459,8 +463,9 @@ class Lowerer {
   // is unrolled, so that its reads have constant offsets: constant weights are
   // read as literals and the loop around it splits into border and interior parts.
   Expr reduce_head(bool unrolled = false) const {
-    if (!in_kernel()) return util::prim(unrolled ? "reduceSeqUnroll" : "reduceSeq");
-    return with_space(unrolled ? "oclReduceSeqUnroll" : "oclReduceSeq", rise::AddrSpace::Private);
+    if (!in_kernel()) return util::prim(unrolled ? PrimId::ReduceSeqUnroll : PrimId::ReduceSeq);
+    return with_space(unrolled ? PrimId::OclReduceSeqUnroll : PrimId::OclReduceSeq,
+                      rise::AddrSpace::Private);
   }
 
   // The store lowerToC puts around a computed array that is read. In a kernel it is
@@ -468,12 +473,12 @@ class Lowerer {
   // (at work-group level): then no choice is made here (the strategy must say
   // toLocal, and DPIA's address-space check says so).
   Expr store(const Expr& computed) const {
-    if (!in_kernel()) return call("toMem", {computed});
+    if (!in_kernel()) return call(PrimId::ToMem, {computed});
     bool shared = !in_work_item() && rise::any_subexpr(computed, [](const Expr& s) {
       return s->kind == ExprKind::Primitive && s->prim && s->prim->loop == rise::LoopKind::Local;
     });
-    if (shared) return call("toMem", {computed});
-    return rise::app(with_space("oclToMem", rise::AddrSpace::Private), computed);
+    if (shared) return call(PrimId::ToMem, {computed});
+    return rise::app(with_space(PrimId::OclToMem, rise::AddrSpace::Private), computed);
   }
 
   // A function argument: its (innermost) body is in position `body_pos`.
@@ -522,7 +527,7 @@ class Lowerer {
     auto is = [&](PrimId id) { return p && p->is(id); };
     auto family = [&](Family f) { return p && p->family == f; };
     if (is(PrimId::Map) && na >= 1 && map_fn_computes(args[0])) {
-      head = util::prim("mapSeq");
+      head = util::prim(PrimId::MapSeq);
       p = &rise::primitive(PrimId::MapSeq);
     }
     if (is(PrimId::Reduce) && na == 3) {
@@ -549,8 +554,7 @@ class Lowerer {
       fn_arg(0, pos);
       data_arg(1, Pos::Read);
     } else if (util::is_map_like(p)) {
-      bool gpu = p->loop == rise::LoopKind::Global || p->loop == rise::LoopKind::WorkGroup ||
-                 p->loop == rise::LoopKind::Local;
+      bool gpu = rise::is_gpu_loop(p->loop);
       if (gpu) gpu_.push_back(p->loop);
       fn_arg(0, Pos::Write);
       if (gpu) gpu_.pop_back();
@@ -683,12 +687,12 @@ Expr hoist_constant_arrays(const Expr& e) {
     return b == e->fn ? e : rise::with_children(e, b, nullptr);
   }
   // A let of a closed value around the body (constants hoisted before): the body.
-  if (auto let = util::match_prim(e, "let", 2);
+  if (auto let = util::match_prim(e, PrimId::Let, 2);
       let && let->args[1]->kind == ExprKind::Lambda && rise::free_vars(let->args[0]).empty()) {
     const Expr& f = let->args[1];
     Expr b = hoist_constant_arrays(f->fn);
     if (b == f->fn) return e;
-    return call("let", {let->args[0], rise::with_children(f, b, nullptr)});
+    return call(PrimId::Let, {let->args[0], rise::with_children(f, b, nullptr)});
   }
   if (!rise::any_subexpr(e, is_make_array)) return e;
   std::vector<Expr> consts;
@@ -697,10 +701,10 @@ Expr hoist_constant_arrays(const Expr& e) {
   std::vector<Expr> vars;
   std::function<Expr(size_t)> wrap = [&](size_t k) -> Expr {
     if (k == consts.size()) return replace_constant_arrays(e, consts, vars);
-    return call("let", {consts[k], fun("w", [&](const Expr& w) {
-                          vars.push_back(w);
-                          return wrap(k + 1);
-                        })});
+    return call(PrimId::Let, {consts[k], fun("w", [&](const Expr& w) {
+                                vars.push_back(w);
+                                return wrap(k + 1);
+                              })});
   };
   return wrap(0);
 }
@@ -720,27 +724,31 @@ void register_lowering(Registry& r) {
   const std::string L = "lowering";
   const std::string M = "memory";
   using P = ParamKind;
-  r.add(simple("mapSeq", "map(f) -> mapSeq(f): a sequential loop", L, lower_map("mapSeq")));
+  r.add(simple("mapSeq", "map(f) -> mapSeq(f): a sequential loop", L, lower_map(PrimId::MapSeq)));
   r.add(simple("mapSeqUnroll", "map(f) -> mapSeqUnroll(f): a fully unrolled sequential loop", L,
-               lower_map("mapSeqUnroll")));
-  r.add(simple("mapPar", "map(f) -> mapPar(f): an OpenMP parallel loop", L, lower_map("mapPar")));
-  r.add(entry("mapGlobal", {P::Nat}, "map(f) -> mapGlobal(d)(f): global threads in dimension d", L,
-              [](const std::vector<Arg>& a) { return lower_map_dim("mapGlobal", arg_nat(a, 0)); }));
+               lower_map(PrimId::MapSeqUnroll)));
+  r.add(simple("mapPar", "map(f) -> mapPar(f): an OpenMP parallel loop", L,
+               lower_map(PrimId::MapPar)));
   r.add(entry(
-      "mapWorkGroup", {P::Nat}, "map(f) -> mapWorkGroup(d)(f): work groups in dimension d", L,
-      [](const std::vector<Arg>& a) { return lower_map_dim("mapWorkGroup", arg_nat(a, 0)); }));
-  r.add(entry("mapLocal", {P::Nat},
-              "map(f) -> mapLocal(d)(f): local threads of a work group in dimension d", L,
-              [](const std::vector<Arg>& a) { return lower_map_dim("mapLocal", arg_nat(a, 0)); }));
+      "mapGlobal", {P::Nat}, "map(f) -> mapGlobal(d)(f): global threads in dimension d", L,
+      [](const std::vector<Arg>& a) { return lower_map_dim(PrimId::MapGlobal, arg_nat(a, 0)); }));
+  r.add(entry("mapWorkGroup", {P::Nat}, "map(f) -> mapWorkGroup(d)(f): work groups in dimension d",
+              L, [](const std::vector<Arg>& a) {
+                return lower_map_dim(PrimId::MapWorkGroup, arg_nat(a, 0));
+              }));
+  r.add(entry(
+      "mapLocal", {P::Nat},
+      "map(f) -> mapLocal(d)(f): local threads of a work group in dimension d", L,
+      [](const std::vector<Arg>& a) { return lower_map_dim(PrimId::MapLocal, arg_nat(a, 0)); }));
   r.add(simple("reduceSeq", "reduce -> reduceSeq: a sequential reduction (bare or applied)", L,
                replace_head(
-                   "reduceSeq", {"reduce"}, 3, [] { return util::prim("reduceSeq"); },
+                   "reduceSeq", {PrimId::Reduce}, 3, [] { return util::prim(PrimId::ReduceSeq); },
                    "a reduce (bare or applied)")));
   r.add(simple("reduceSeqUnroll",
                "reduce or reduceSeq -> reduceSeqUnroll: a fully unrolled sequential reduction", L,
                replace_head(
-                   "reduceSeqUnroll", {"reduce", "reduceSeq"}, 3,
-                   [] { return util::prim("reduceSeqUnroll"); }, "a reduce or reduceSeq")));
+                   "reduceSeqUnroll", {PrimId::Reduce, PrimId::ReduceSeq}, 3,
+                   [] { return util::prim(PrimId::ReduceSeqUnroll); }, "a reduce or reduceSeq")));
   r.add(simple("reducePar",
                "reduce(op)(init) -> reducePar(op)(init); needs op in add, mul, fmin, fmax (assumed "
                "associative, also on floats) with init its neutral element 0, 1, +inf, -inf",
@@ -790,11 +798,11 @@ void register_lowering(Registry& r) {
   r.add(simple("circularBuffer",
                "slide(sz)(1)(map(f)(x)) -> circularBuffer(sz)(sz)(f)(x); slide(sz)(1)(x) -> "
                "circularBuffer(sz)(sz)(fun(y => y))(x)",
-               M, sliding_buffer("circularBuffer")));
+               M, sliding_buffer(PrimId::CircularBuffer)));
   r.add(simple("rotateValues",
                "slide(sz)(1)(map(f)(x)) -> rotateValues(sz)(f)(x) when f : t -> t; "
                "slide(sz)(1)(x) -> rotateValues(sz)(fun(y => y))(x)",
-               M, sliding_buffer("rotateValues")));
+               M, sliding_buffer(PrimId::RotateValues)));
   r.add(simple("lowerToC",
                "the default lowering: maps that compute -> mapSeq, reduce -> reduceSeq, redexes "
                "removed, toMem around computed arrays that another primitive reads; inside a "

@@ -11,6 +11,8 @@
 
 namespace risec::elevate {
 
+using rise::PrimId;
+
 using rise::Nat;
 using util::call;
 using util::fun;
@@ -26,17 +28,17 @@ LibraryEntry entry(const std::string& name, const std::string& description, Stra
 
 // slide(sz)(sp)(y) or split(n)(y)
 std::optional<PrimCall> match_split_or_slide(const Expr& e) {
-  if (auto c = util::match_prim(e, "slide", 1)) return c;
-  return util::match_prim(e, "split", 1);
+  if (auto c = util::match_prim(e, PrimId::Slide, 1)) return c;
+  return util::match_prim(e, PrimId::Split, 1);
 }
 
 // A call of S with a new argument.
 Expr with_arg(const PrimCall& c, const Expr& x) {
-  return call(c.name(), c.deps, {x});
+  return call(c.id(), c.deps, {x});
 }
 
 Expr transpose_fn() {
-  return fun("a", [](const Expr& a) { return call("transpose", {a}); });
+  return fun("a", [](const Expr& a) { return call(PrimId::Transpose, {a}); });
 }
 
 // The function fun(a => c(a)): the call `c` waiting for its array.
@@ -51,7 +53,7 @@ struct MappedUnderTranspose {
   Expr y;
 };
 std::optional<MappedUnderTranspose> match_mapped_under_transpose(const Expr& e) {
-  auto t = util::match_prim(e, "transpose", 1);
+  auto t = util::match_prim(e, PrimId::Transpose, 1);
   auto m = t ? util::match_map(t->args[0]) : std::nullopt;
   auto p = m ? util::match_unary_fn(m->first) : std::nullopt;
   if (!p) return std::nullopt;
@@ -75,11 +77,11 @@ void register_movement(Registry& r) {
               "transpose(map(map(f))(y)) -> map(map(f))(transpose(y))  (**f >> T -> T >> **f)",
               movement("mapMapFBeforeTranspose", "transpose(map(map(f))(y))",
                        [](const Expr& e) -> std::optional<Expr> {
-                         auto t = util::match_prim(e, "transpose", 1);
+                         auto t = util::match_prim(e, PrimId::Transpose, 1);
                          auto m = t ? util::match_map(t->args[0]) : std::nullopt;
                          auto g = m ? util::match_map_fn(m->first) : std::nullopt;
                          if (!g) return std::nullopt;
-                         return mk_map(mk_map_fn(*g), call("transpose", {m->second}));
+                         return mk_map(mk_map_fn(*g), call(PrimId::Transpose, {m->second}));
                        })));
   // T >> **f -> **f >> T
   r.add(entry("transposeBeforeMapMapF",
@@ -88,9 +90,10 @@ void register_movement(Registry& r) {
                        [](const Expr& e) -> std::optional<Expr> {
                          auto m = util::match_map(e);
                          auto g = m ? util::match_map_fn(m->first) : std::nullopt;
-                         auto t = g ? util::match_prim(m->second, "transpose", 1) : std::nullopt;
+                         auto t =
+                             g ? util::match_prim(m->second, PrimId::Transpose, 1) : std::nullopt;
                          if (!t) return std::nullopt;
-                         return call("transpose", {mk_map(mk_map_fn(*g), t->args[0])});
+                         return call(PrimId::Transpose, {mk_map(mk_map_fn(*g), t->args[0])});
                        })));
   // S >> **f -> *f >> S
   r.add(entry(
@@ -110,7 +113,7 @@ void register_movement(Registry& r) {
               "slide(sz)(sp)(map(f)(y)) -> map(map(f))(slide(sz)(sp)(y))  (*f >> S -> S >> **f)",
               movement("slideBeforeMap", "slide(sz)(sp)(map(f)(y))",
                        [](const Expr& e) -> std::optional<Expr> {
-                         auto s = util::match_prim(e, "slide", 1);
+                         auto s = util::match_prim(e, PrimId::Slide, 1);
                          auto m = s ? util::match_map(s->args[0]) : std::nullopt;
                          if (!m) return std::nullopt;
                          return mk_map(mk_map_fn(m->first), with_arg(*s, m->second));
@@ -119,7 +122,7 @@ void register_movement(Registry& r) {
   r.add(entry(
       "splitBeforeMap", "split(n)(map(f)(y)) -> map(map(f))(split(n)(y))  (*f >> S -> S >> **f)",
       movement("splitBeforeMap", "split(n)(map(f)(y))", [](const Expr& e) -> std::optional<Expr> {
-        auto s = util::match_prim(e, "split", 1);
+        auto s = util::match_prim(e, PrimId::Split, 1);
         auto m = s ? util::match_map(s->args[0]) : std::nullopt;
         if (!m) return std::nullopt;
         return mk_map(mk_map_fn(m->first), with_arg(*s, m->second));
@@ -129,29 +132,29 @@ void register_movement(Registry& r) {
       entry("joinBeforeMapF", "map(f)(join(y)) -> join(map(map(f))(y))  (J >> *f -> **f >> J)",
             movement("joinBeforeMapF", "map(f)(join(y))", [](const Expr& e) -> std::optional<Expr> {
               auto m = util::match_map(e);
-              auto j = m ? util::match_prim(m->second, "join", 1) : std::nullopt;
+              auto j = m ? util::match_prim(m->second, PrimId::Join, 1) : std::nullopt;
               if (!j) return std::nullopt;
-              return call("join", {mk_map(mk_map_fn(m->first), j->args[0])});
+              return call(PrimId::Join, {mk_map(mk_map_fn(m->first), j->args[0])});
             })));
   // **f >> J -> J >> *f
   r.add(entry("mapMapFBeforeJoin", "join(map(map(f))(y)) -> map(f)(join(y))  (**f >> J -> J >> *f)",
               movement("mapMapFBeforeJoin", "join(map(map(f))(y))",
                        [](const Expr& e) -> std::optional<Expr> {
-                         auto j = util::match_prim(e, "join", 1);
+                         auto j = util::match_prim(e, PrimId::Join, 1);
                          auto m = j ? util::match_map(j->args[0]) : std::nullopt;
                          auto g = m ? util::match_map_fn(m->first) : std::nullopt;
                          if (!g) return std::nullopt;
-                         return mk_map(*g, call("join", {m->second}));
+                         return mk_map(*g, call(PrimId::Join, {m->second}));
                        })));
   // *f >> drop n -> drop n >> *f ; *f >> take n -> take n >> *f
-  for (const char* prim : {"drop", "take"}) {
-    std::string p = prim;
+  for (PrimId prim : {PrimId::Drop, PrimId::Take}) {
+    const std::string& p = rise::prim_name(prim);
     std::string name = p + "BeforeMap";
     r.add(entry(
         name,
         p + "(n)(map(f)(y)) -> map(f)(" + p + "(n)(y))  (*f >> " + p + " n -> " + p + " n >> *f)",
-        movement(name, p + "(n)(map(f)(y))", [p](const Expr& e) -> std::optional<Expr> {
-          auto d = util::match_prim(e, p, 1);
+        movement(name, p + "(n)(map(f)(y))", [prim](const Expr& e) -> std::optional<Expr> {
+          auto d = util::match_prim(e, prim, 1);
           auto m = d ? util::match_map(d->args[0]) : std::nullopt;
           if (!m) return std::nullopt;
           return mk_map(m->first, with_arg(*d, m->second));
@@ -165,9 +168,10 @@ void register_movement(Registry& r) {
       movement("transposeBeforeSlide", "slide(sz)(sp)(transpose(y)) or split(n)(transpose(y))",
                [](const Expr& e) -> std::optional<Expr> {
                  auto s = match_split_or_slide(e);
-                 auto t = s ? util::match_prim(s->args[0], "transpose", 1) : std::nullopt;
+                 auto t = s ? util::match_prim(s->args[0], PrimId::Transpose, 1) : std::nullopt;
                  if (!t) return std::nullopt;
-                 return mk_map(transpose_fn(), call("transpose", {mk_map(as_fn(*s), t->args[0])}));
+                 return mk_map(transpose_fn(),
+                               call(PrimId::Transpose, {mk_map(as_fn(*s), t->args[0])}));
                })));
   // *S >> T -> T >> S >> *T
   r.add(entry("mapSlideBeforeTranspose",
@@ -177,9 +181,10 @@ void register_movement(Registry& r) {
                        "transpose(map(slide(sz)(sp))(y)) or transpose(map(split(n))(y))",
                        [](const Expr& e) -> std::optional<Expr> {
                          auto m = match_mapped_under_transpose(e);
-                         if (!m || (m->p.name() != "slide" && m->p.name() != "split"))
+                         if (!m || (!m->p.is(PrimId::Slide) && !m->p.is(PrimId::Split)))
                            return std::nullopt;
-                         return mk_map(transpose_fn(), with_arg(m->p, call("transpose", {m->y})));
+                         return mk_map(transpose_fn(),
+                                       with_arg(m->p, call(PrimId::Transpose, {m->y})));
                        })));
   // S >> *T -> T >> *S >> T
   r.add(entry("slideBeforeMapTranspose",
@@ -190,12 +195,12 @@ void register_movement(Registry& r) {
                        [](const Expr& e) -> std::optional<Expr> {
                          auto m = util::match_map(e);
                          auto t = m ? util::match_unary_fn(m->first) : std::nullopt;
-                         if (!t || t->name() != "transpose" || !t->deps.empty())
+                         if (!t || !t->is(PrimId::Transpose) || !t->deps.empty())
                            return std::nullopt;
                          auto s = match_split_or_slide(m->second);
                          if (!s) return std::nullopt;
-                         return call("transpose",
-                                     {mk_map(as_fn(*s), call("transpose", {s->args[0]}))});
+                         return call(PrimId::Transpose,
+                                     {mk_map(as_fn(*s), call(PrimId::Transpose, {s->args[0]}))});
                        })));
   // *P >> T -> T >> P' (P pads each row; P' pads the rows dimension of the transpose)
   r.add(entry(
@@ -207,13 +212,13 @@ void register_movement(Registry& r) {
                "transpose(map(padCst(l)(r)(c))(y)) or transpose(map(padClamp(l)(r))(y))",
                [](const Expr& e) -> std::optional<Expr> {
                  auto m = match_mapped_under_transpose(e);
-                 if (!m || (m->p.name() != "padCst" && m->p.name() != "padClamp"))
+                 if (!m || (!m->p.is(PrimId::PadCst) && !m->p.is(PrimId::PadClamp)))
                    return std::nullopt;
-                 Expr ty = call("transpose", {m->y});
-                 if (m->p.name() == "padClamp") return with_arg(m->p, ty);
+                 Expr ty = call(PrimId::Transpose, {m->y});
+                 if (m->p.is(PrimId::PadClamp)) return with_arg(m->p, ty);
                  Expr c = m->p.args[0];
-                 Expr row = call("generate", {fun("i", [&](const Expr&) { return c; })});
-                 return call("padCst", m->p.deps, {row, ty});
+                 Expr row = call(PrimId::Generate, {fun("i", [&](const Expr&) { return c; })});
+                 return call(PrimId::PadCst, m->p.deps, {row, ty});
                })));
   // *f >> padClamp -> padClamp >> *f (the repeated edge element is f of the edge)
   r.add(entry("padClampBeforeMap",
@@ -221,7 +226,7 @@ void register_movement(Registry& r) {
               "the repeated edge result is f of the repeated edge)",
               movement("padClampBeforeMap", "padClamp(l)(r)(map(f)(y))",
                        [](const Expr& e) -> std::optional<Expr> {
-                         auto p = util::match_prim(e, "padClamp", 1);
+                         auto p = util::match_prim(e, PrimId::PadClamp, 1);
                          auto m = p ? util::match_map(p->args[0]) : std::nullopt;
                          if (!m) return std::nullopt;
                          return mk_map(m->first, with_arg(*p, m->second));
@@ -233,8 +238,9 @@ void register_movement(Registry& r) {
               movement("mapJoinBeforeTranspose", "transpose(map(join)(y))",
                        [](const Expr& e) -> std::optional<Expr> {
                          auto m = match_mapped_under_transpose(e);
-                         if (!m || m->p.name() != "join") return std::nullopt;
-                         return call("join", {mk_map(transpose_fn(), call("transpose", {m->y}))});
+                         if (!m || !m->p.is(PrimId::Join)) return std::nullopt;
+                         return call(PrimId::Join,
+                                     {mk_map(transpose_fn(), call(PrimId::Transpose, {m->y}))});
                        })));
   // slide(a)(s) >> slide(k)(j) -> slide((a-1)*j+k)(s*j) >> *slide(k)(j): windows of
   // a consecutive windows are the windows of one larger window of the input.
@@ -242,18 +248,18 @@ void register_movement(Registry& r) {
       "slideOfSlide",
       "slide(a)(s)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((a-1)*j+k)(s*j)(x)) "
       "(windows of windows read as windows of larger windows of x)",
-      movement("slideOfSlide", "slide(a)(s)(slide(k)(j)(x))",
-               [](const Expr& e) -> std::optional<Expr> {
-                 auto outer = util::match_prim(e, "slide", 1);
-                 auto inner = outer ? util::match_prim(outer->args[0], "slide", 1) : std::nullopt;
-                 if (!inner) return std::nullopt;
-                 auto a = outer->dep_nat(0), s = outer->dep_nat(1);
-                 auto k = inner->dep_nat(0), j = inner->dep_nat(1);
-                 if (!a || !s || !k || !j) return std::nullopt;
-                 Nat size = (*a - Nat(1)) * *j + *k;
-                 Nat step = *s * *j;
-                 return mk_map(as_fn(*inner), call("slide", {size, step}, {inner->args[0]}));
-               })));
+      movement(
+          "slideOfSlide", "slide(a)(s)(slide(k)(j)(x))", [](const Expr& e) -> std::optional<Expr> {
+            auto outer = util::match_prim(e, PrimId::Slide, 1);
+            auto inner = outer ? util::match_prim(outer->args[0], PrimId::Slide, 1) : std::nullopt;
+            if (!inner) return std::nullopt;
+            auto a = outer->dep_nat(0), s = outer->dep_nat(1);
+            auto k = inner->dep_nat(0), j = inner->dep_nat(1);
+            if (!a || !s || !k || !j) return std::nullopt;
+            Nat size = (*a - Nat(1)) * *j + *k;
+            Nat step = *s * *j;
+            return mk_map(as_fn(*inner), call(PrimId::Slide, {size, step}, {inner->args[0]}));
+          })));
 }
 
 }  // namespace risec::elevate

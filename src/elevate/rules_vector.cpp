@@ -146,18 +146,20 @@ class Lifter {
   Expr broadcast(const Expr& e) {
     if (!e->type) return e;
     if (e->type->kind == TypeKind::Scalar)
-      return rise::annotation(call("vectorFromScalar", {e}), rise::vector_of(e->type, Nat(n_)));
+      return rise::annotation(call(PrimId::VectorFromScalar, {e}),
+                              rise::vector_of(e->type, Nat(n_)));
     if (e->type->kind != TypeKind::Pair || !scalar_tree(e->type)) return e;
-    if (auto p = util::match_prim(e, "makePair", 2))
-      return call("makePair", {broadcast(p->args[0]), broadcast(p->args[1])});
+    if (auto p = util::match_prim(e, PrimId::MakePair, 2))
+      return call(PrimId::MakePair, {broadcast(p->args[0]), broadcast(p->args[1])});
     auto parts = [&](const Expr& v) {
-      return call("makePair", {broadcast(rise::with_type(call("fst", {v}), e->type->a)),
-                               broadcast(rise::with_type(call("snd", {v}), e->type->b))});
+      return call(PrimId::MakePair,
+                  {broadcast(rise::with_type(call(PrimId::Fst, {v}), e->type->a)),
+                   broadcast(rise::with_type(call(PrimId::Snd, {v}), e->type->b))});
     };
     if (!util::computes(e)) return parts(e);
     // computed once, then taken apart
     std::string x = rise::fresh_name("b");
-    return call("let", {e, rise::lambda(x, parts(rise::with_type(rise::ident(x), e->type)))});
+    return call(PrimId::Let, {e, rise::lambda(x, parts(rise::with_type(rise::ident(x), e->type)))});
   }
 
   // reduceSeq(op)(init)(xs) (or reduce) over an array that does not depend on the lanes,
@@ -180,7 +182,7 @@ class Lifter {
     if (!init) return nullptr;
     Expr fv =
         lane_lambda(op->name, param_type(op), rise::lambda(op->fn->name, body, op->fn->annot));
-    return call("reduceSeq", {fv, init, sp.args[2].value});
+    return call(PrimId::ReduceSeq, {fv, init, sp.args[2].value});
   }
 
   // iterateWhile(k)(cond)(step)(init) whose state depends on the lanes (Sierra's varying
@@ -222,13 +224,14 @@ class Lifter {
     if (!init) return nullptr;
     // a condition the same in every lane stays a scalar (any of its broadcast)
     Expr vcond = uses_lanes(cond->fn)
-                     ? lane_lambda(cond->name, param_type(cond), call("any", {test}))
+                     ? lane_lambda(cond->name, param_type(cond), call(PrimId::Any, {test}))
                      : lane_lambda(cond->name, param_type(cond), cond->fn);
     // the mask is computed once per step (a let), and blends each part of the state
-    Expr vstep = lane_lambda(x, param_type(step),
-                             call("let", {mask, util::fun("active", [&](const Expr& m) {
-                                            return call("select", {m, next, rise::ident(x)});
-                                          })}));
+    Expr vstep =
+        lane_lambda(x, param_type(step),
+                    call(PrimId::Let, {mask, util::fun("active", [&](const Expr& m) {
+                                         return call(PrimId::Select, {m, next, rise::ident(x)});
+                                       })}));
     return rise::apps(out, {vcond, vstep, init});
   }
 
@@ -326,8 +329,8 @@ class Lifter {
         // the part the projection drops may hold lanes nothing else determines: the
         // pair is bound by a let that says its type (a loop's state says it already)
         std::string t = rise::fresh_name("t");
-        return call("let", {la, rise::lambda(t, rise::app(out, rise::ident(t)),
-                                             lane_type(a.value->type, n_))});
+        return call(PrimId::Let, {la, rise::lambda(t, rise::app(out, rise::ident(t)),
+                                                   lane_type(a.value->type, n_))});
       }
       out = rise::app(out, la);
     }
@@ -340,7 +343,7 @@ class Lifter {
   static bool projection_path(const Expr& e) {
     if (e->kind == ExprKind::Ident) return true;
     auto c = util::as_prim_call(e);
-    return c && (c->name() == "fst" || c->name() == "snd") && c->args.size() == 1 &&
+    return c && (c->is(PrimId::Fst) || c->is(PrimId::Snd)) && c->args.size() == 1 &&
            projection_path(c->args[0]);
   }
 
@@ -370,17 +373,18 @@ class Lifter {
     const Expr& b = sp.args[2].value;
     std::string m = rise::fresh_name("m");
     auto with_b = [&](const Expr& bv) {
-      return call("select", {call("any", {rise::ident(m)}),
-                             call("select", {rise::ident(m), sp.args[1].value, bv}), bv});
+      return call(PrimId::Select,
+                  {call(PrimId::Any, {rise::ident(m)}),
+                   call(PrimId::Select, {rise::ident(m), sp.args[1].value, bv}), bv});
     };
     Expr body;
     if (b->kind == ExprKind::Ident) {
       body = with_b(b);
     } else {
       std::string x = rise::fresh_name("b");
-      body = call("let", {b, rise::lambda(x, with_b(rise::ident(x)), type)});
+      body = call(PrimId::Let, {b, rise::lambda(x, with_b(rise::ident(x)), type)});
     }
-    return call("let", {sp.args[0].value, rise::lambda(m, body, mask_type())});
+    return call(PrimId::Let, {sp.args[0].value, rise::lambda(m, body, mask_type())});
   }
 
   Type mask_type() const { return rise::vector_of(rise::scalar(rise::ScalarKind::Bool), Nat(n_)); }
@@ -389,13 +393,13 @@ class Lifter {
 // The array x of elements `elem` (scalars or pairs) as an array of vectors (of pairs
 // of vectors).
 Expr vec_data(const Expr& x, const Type& elem, int64_t n) {
-  if (lane_scalar(elem)) return call("asVector", {Nat(n)}, {x});
-  if (auto z = util::match_prim(x, "zip", 2))
-    return call("zip", {vec_data(z->args[0], elem->a, n), vec_data(z->args[1], elem->b, n)});
+  if (lane_scalar(elem)) return call(PrimId::AsVector, {Nat(n)}, {x});
+  if (auto z = util::match_prim(x, PrimId::Zip, 2))
+    return call(PrimId::Zip, {vec_data(z->args[0], elem->a, n), vec_data(z->args[1], elem->b, n)});
   auto split = [&](const Expr& v) {
-    Expr u = call("unzip", {v});
-    return call("zip",
-                {vec_data(call("fst", {u}), elem->a, n), vec_data(call("snd", {u}), elem->b, n)});
+    Expr u = call(PrimId::Unzip, {v});
+    return call(PrimId::Zip, {vec_data(call(PrimId::Fst, {u}), elem->a, n),
+                              vec_data(call(PrimId::Snd, {u}), elem->b, n)});
   };
   if (!util::computes(x)) return split(x);
   return rise::app(util::fun("v", split), x);
@@ -404,14 +408,16 @@ Expr vec_data(const Expr& x, const Type& elem, int64_t n) {
 // The array y of vectors (or pairs of vectors) back as an array of scalars (or pairs
 // of scalars): asScalar, component-wise for pairs (y is computed once and shared).
 Expr scalar_data(const Expr& y, const Type& res, int64_t n) {
-  if (lane_scalar(res)) return call("asScalar", {y});
+  if (lane_scalar(res)) return call(PrimId::AsScalar, {y});
   auto parts = [&](const Expr& v) {
     // the projections' parameters say the vectors' type (as lifted lambdas do)
-    auto proj = [&](const char* which) {
+    auto proj = [&](PrimId which) {
       std::string p = rise::fresh_name("p");
-      return call("map", {rise::lambda(p, call(which, {rise::ident(p)}), lane_type(res, n)), v});
+      return call(PrimId::Map,
+                  {rise::lambda(p, call(which, {rise::ident(p)}), lane_type(res, n)), v});
     };
-    return call("zip", {scalar_data(proj("fst"), res->a, n), scalar_data(proj("snd"), res->b, n)});
+    return call(PrimId::Zip, {scalar_data(proj(PrimId::Fst), res->a, n),
+                              scalar_data(proj(PrimId::Snd), res->b, n)});
   };
   if (!util::computes(y)) return parts(y);
   return rise::app(util::fun("v", parts), y);
@@ -431,8 +437,8 @@ Expr with_known_result(const Expr& fv, const Type& result, const Context& ctx) {
   } catch (const Error&) {
   }
   std::string r = rise::fresh_name("r");
-  return rise::lambda(fv->name, call("let", {fv->fn, rise::lambda(r, rise::ident(r), result)}),
-                      fv->annot);
+  return rise::lambda(
+      fv->name, call(PrimId::Let, {fv->fn, rise::lambda(r, rise::ident(r), result)}), fv->annot);
 }
 
 // Why a width cannot be a vector width, or nothing. Any positive width can: the C
@@ -448,7 +454,7 @@ Strategy vectorize_rule(int64_t n) {
   std::string name = "vectorize(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto c = util::as_prim_call(e);
-    if (!c || c->name() != "map" || !c->deps.empty() || c->args.empty() || c->args.size() > 2)
+    if (!c || !c->is(PrimId::Map) || !c->deps.empty() || c->args.empty() || c->args.size() > 2)
       return fail_at(name, e, "expected map(f), applied to data or not");
     if (auto why = width_refusal(n)) return fail_at(name, e, *why);
     bool applied = c->args.size() == 2;
@@ -475,7 +481,7 @@ Strategy vectorize_rule(int64_t n) {
     if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
     fv = with_known_result(fv, lane_type(res, n), ctx);
     auto build = [&](const Expr& x) {
-      return scalar_data(call("map", {fv, vec_data(x, elem, n)}), res, n);
+      return scalar_data(call(PrimId::Map, {fv, vec_data(x, elem, n)}), res, n);
     };
     if (applied) return build(c->args[1]);
     return util::fun("x", build);
@@ -500,9 +506,9 @@ Strategy vectorize_remainder_rule(int64_t n) {
                      "the array (" + len->to_string() + " elements) is shorter than " +
                          std::to_string(n) + " lanes: there is nothing to vectorise");
     const Expr& x = m->second;
-    Expr body = call("map", {m->first, call("take", {q}, {x})});
-    Expr rest = call("map", {m->first, call("drop", {q}, {x})});
-    return call("concat", {body, rest});
+    Expr body = call(PrimId::Map, {m->first, call(PrimId::Take, {q}, {x})});
+    Expr rest = call(PrimId::Map, {m->first, call(PrimId::Drop, {q}, {x})});
+    return call(PrimId::Concat, {body, rest});
   });
   Strategy vec = vectorize_rule(n);
   // concat(a)(b): the vector part is the argument of the function concat(a)
@@ -526,17 +532,17 @@ Strategy vectorize_reduction_rule(int64_t n) {
   std::string name = "vectorizeReduction(" + std::to_string(n) + ")";
   return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
     auto c = util::as_prim_call(e);
-    if (!c || (c->name() != "reduce" && c->name() != "reduceSeq") || c->args.size() != 3)
+    if (!c || (!c->is(PrimId::Reduce) && !c->is(PrimId::ReduceSeq)) || c->args.size() != 3)
       return fail_at(name, e, "expected a fully applied reduce(op)(init)(x)");
     if (auto why = width_refusal(n)) return fail_at(name, e, *why);
     auto op = util::match_binary_op(c->args[0]);
     // add and mul: associative, and operators on C vectors (fmin and fmax are not)
-    const rise::PrimitiveInfo* opp = op ? rise::find_primitive(op->name) : nullptr;
+    const rise::PrimitiveInfo* opp = op ? op->prim : nullptr;
     if (!opp || !(opp->is(PrimId::Add) || opp->is(PrimId::Mul)))
       return fail_at(name, e, "the operator must be add or mul (associative, lane-wise)");
     auto init = util::literal_value(c->args[1]);
     if (!init || *init != opp->neutral)
-      return fail_at(name, e, "the initial value must be the neutral element of " + op->name);
+      return fail_at(name, e, "the initial value must be the neutral element of " + opp->name);
     Expr data = c->args[2];
     Expr f;  // the function mapped over the data, when there is one
     if (auto m = util::match_map(data)) {
@@ -555,14 +561,14 @@ Strategy vectorize_reduction_rule(int64_t n) {
       fv = lifter.lift_fn(f);
       if (!fv) return fail_at(name, e, "the mapped function cannot be vectorised: " + lifter.why);
     }
-    Expr acc_init = call("vectorFromScalar", {c->args[1]});
+    Expr acc_init = call(PrimId::VectorFromScalar, {c->args[1]});
     Expr step = util::fun2("acc", "v", [&](const Expr& acc, const Expr& v) {
       Expr val = fv ? rise::app(fv, v) : v;
-      return call(op->name, {acc, val});
+      return call(opp->id, {acc, val});
     });
-    Expr partial = call("reduceSeq", {step, acc_init, vec_data(data, elem, n)});
-    Expr lanes = call("asScalar", {rise::apps(rise::make_array_prim(1), {partial})});
-    return call("reduceSeq", {c->args[0], c->args[1], lanes});
+    Expr partial = call(PrimId::ReduceSeq, {step, acc_init, vec_data(data, elem, n)});
+    Expr lanes = call(PrimId::AsScalar, {rise::apps(rise::make_array_prim(1), {partial})});
+    return call(PrimId::ReduceSeq, {c->args[0], c->args[1], lanes});
   });
 }
 
@@ -572,7 +578,7 @@ Strategy vectorize_reduction_rule(int64_t n) {
 Expr first_loop(const Expr& e) {
   if (!e) return nullptr;
   if (auto c = util::as_prim_call(e);
-      c && (c->name() == "reduce" || c->name() == "reduceSeq" || c->name() == "iterateWhile") &&
+      c && (c->is(PrimId::Reduce) || c->is(PrimId::ReduceSeq) || c->is(PrimId::IterateWhile)) &&
       c->args.size() == 3)
     return e;
   switch (e->kind) {
@@ -613,7 +619,7 @@ Expr replace_node(const Expr& e, const rise::ExprNode* target, const Expr& by) {
 // enclosing term's.
 Expr inline_value_lets(const Expr& e) {
   if (!e) return e;
-  if (auto c = util::as_prim_call(e); c && c->name() == "let" && c->args.size() == 2 &&
+  if (auto c = util::as_prim_call(e); c && c->is(PrimId::Let) && c->args.size() == 2 &&
                                       c->args[1]->kind == ExprKind::Lambda &&
                                       !util::computes(c->args[0]))
     return inline_value_lets(util::substitute(c->args[1]->fn, c->args[1]->name, c->args[0]));
@@ -636,7 +642,7 @@ Expr element_of_two(const Expr& p, int64_t k) {
   l.kind = rise::LitKind::Index;
   l.nat = Nat(k);
   l.size = Nat(2);
-  return call("idx", {rise::literal(l), p});
+  return call(PrimId::Idx, {rise::literal(l), p});
 }
 
 // Unroll and jam by 2: map(fun(c => B[L_c]))(ys), L_c the first loop of the mapped
@@ -667,7 +673,7 @@ Strategy unroll_jam2_rule() {
     if (!l_expr)
       return fail_at(name, e, "the mapped function contains no reduction or iterateWhile");
     auto lc = util::as_prim_call(l_expr);
-    const bool loop = lc->name() == "iterateWhile";
+    const bool loop = lc->is(PrimId::IterateWhile);
     if (!loop && util::occurs_free(c, lc->args[2]))
       return fail_at(name, e, "the reduced array depends on the mapped element");
     for (const std::string& v : rise::free_vars(l_expr))
@@ -686,40 +692,47 @@ Strategy unroll_jam2_rule() {
       auto at0 = [&](const Expr& x) { return util::substitute(x, c, p0); };
       auto at1 = [&](const Expr& x) { return util::substitute(x, c, p1); };
       const Expr& init = loop ? lc->args[2] : lc->args[1];
-      Expr start = call("makePair", {at0(init), at1(init)});
+      Expr start = call(PrimId::MakePair, {at0(init), at1(init)});
       Expr both;
       if (loop) {
         Expr c0 = at0(lc->args[0]), c1 = at1(lc->args[0]);
         Expr s0 = at0(lc->args[1]), s1 = at1(lc->args[1]);
         Expr cond = util::fun("s", [&](const Expr& st) {
-          return call("select", {util::apply_fn(c0, call("fst", {st})), rise::bool_lit(true),
-                                 util::apply_fn(c1, call("snd", {st}))});
+          return call(PrimId::Select,
+                      {util::apply_fn(c0, call(PrimId::Fst, {st})), rise::bool_lit(true),
+                       util::apply_fn(c1, call(PrimId::Snd, {st}))});
         });
         auto one = [](const Expr& cnd, const Expr& step, const Expr& part) {
-          return call("select", {util::apply_fn(cnd, part), util::apply_fn(step, part), part});
+          return call(PrimId::Select,
+                      {util::apply_fn(cnd, part), util::apply_fn(step, part), part});
         };
         Expr step = util::fun("s", [&](const Expr& st) {
-          return call("makePair", {one(c0, s0, call("fst", {st})), one(c1, s1, call("snd", {st}))});
+          return call(PrimId::MakePair,
+                      {one(c0, s0, call(PrimId::Fst, {st})), one(c1, s1, call(PrimId::Snd, {st}))});
         });
-        both = call("iterateWhile", lc->deps, {cond, step, start});
+        both = call(PrimId::IterateWhile, lc->deps, {cond, step, start});
       } else {
         Expr op0 = at0(lc->args[0]), op1 = at1(lc->args[0]);
         Expr step = util::fun2("acc", "x", [&](const Expr& acc, const Expr& x) {
-          return call("makePair", {util::apply_fn(util::apply_fn(op0, call("fst", {acc})), x),
-                                   util::apply_fn(util::apply_fn(op1, call("snd", {acc})), x)});
+          return call(PrimId::MakePair,
+                      {util::apply_fn(util::apply_fn(op0, call(PrimId::Fst, {acc})), x),
+                       util::apply_fn(util::apply_fn(op1, call(PrimId::Snd, {acc})), x)});
         });
-        both = call("reduceSeq", {step, start, lc->args[2]});
+        both = call(PrimId::ReduceSeq, {step, start, lc->args[2]});
       }
-      return call("let", {both, util::fun("r", [&](const Expr& r) {
-                            Expr b0 = at0(replace_node(body, l_expr.get(), call("fst", {r})));
-                            Expr b1 = at1(replace_node(body, l_expr.get(), call("snd", {r})));
-                            return rise::apps(rise::make_array_prim(2), {b0, b1});
-                          })});
+      return call(PrimId::Let,
+                  {both, util::fun("r", [&](const Expr& r) {
+                     Expr b0 = at0(replace_node(body, l_expr.get(), call(PrimId::Fst, {r})));
+                     Expr b1 = at1(replace_node(body, l_expr.get(), call(PrimId::Snd, {r})));
+                     return rise::apps(rise::make_array_prim(2), {b0, b1});
+                   })});
     });
-    if (even) return call("join", {util::mk_map(per_pair, call("split", {Nat(2)}, {m->second}))});
-    Expr pairs = call("split", {Nat(2)}, {call("take", {q}, {m->second})});
-    return call("concat", {call("join", {util::mk_map(per_pair, pairs)}),
-                           call("map", {f, call("drop", {q}, {m->second})})});
+    if (even)
+      return call(PrimId::Join,
+                  {util::mk_map(per_pair, call(PrimId::Split, {Nat(2)}, {m->second}))});
+    Expr pairs = call(PrimId::Split, {Nat(2)}, {call(PrimId::Take, {q}, {m->second})});
+    return call(PrimId::Concat, {call(PrimId::Join, {util::mk_map(per_pair, pairs)}),
+                                 call(PrimId::Map, {f, call(PrimId::Drop, {q}, {m->second})})});
   });
 }
 

@@ -37,7 +37,7 @@ namespace {
 // ---------------------------------------------------------------- partialEval
 
 bool is_let(const util::PrimCall& c) {
-  return c.name() == "let" && c.args.size() == 2 && c.args[1]->kind == ExprKind::Lambda;
+  return c.is(PrimId::Let) && c.args.size() == 2 && c.args[1]->kind == ExprKind::Lambda;
 }
 
 bool is_var(const Expr& e, const std::string& x) {
@@ -58,11 +58,11 @@ std::optional<rise::Value> literal_of(const Expr& e) {
   }
 }
 
-// The projection `f` is (fst or snd, possibly eta-expanded), or "".
-std::string projection_fn(const Expr& f) {
+// The projection `f` is (fst or snd, possibly eta-expanded), or nullopt.
+std::optional<PrimId> projection_fn(const Expr& f) {
   auto u = util::match_unary_fn(f);
-  if (u && u->deps.empty() && (u->name() == "fst" || u->name() == "snd")) return u->name();
-  return "";
+  if (u && u->deps.empty() && (u->is(PrimId::Fst) || u->is(PrimId::Snd))) return u->id();
+  return std::nullopt;
 }
 
 // Folds a typed term bottom-up: scalar operations on literals, projections of pairs,
@@ -90,21 +90,22 @@ class Folder : public rise::ExprMutator {
         return std::nullopt;  // the interpreter rejects it (division by zero): left as is
       }
     }
-    const std::string& n = c->name();
-    if ((n == "fst" || n == "snd") && c->args.size() == 1) {
-      if (auto p = util::match_prim(c->args[0], "makePair", 2)) return p->args[n == "fst" ? 0 : 1];
+    const PrimId n = c->id();
+    if ((n == PrimId::Fst || n == PrimId::Snd) && c->args.size() == 1) {
+      if (auto p = util::match_prim(c->args[0], PrimId::MakePair, 2))
+        return p->args[n == PrimId::Fst ? 0 : 1];
       return std::nullopt;
     }
-    if (n == "map" && c->args.size() == 2) {  // map(fst)(zip(a)(b)) is a
-      std::string proj = projection_fn(c->args[0]);
-      auto z = util::match_prim(c->args[1], "zip", 2);
-      if (!proj.empty() && z) return z->args[proj == "fst" ? 0 : 1];
+    if (n == PrimId::Map && c->args.size() == 2) {  // map(fst)(zip(a)(b)) is a
+      std::optional<PrimId> proj = projection_fn(c->args[0]);
+      auto z = util::match_prim(c->args[1], PrimId::Zip, 2);
+      if (proj && z) return z->args[proj == PrimId::Fst ? 0 : 1];
       return std::nullopt;
     }
-    if (n == "idx" && c->args.size() == 2) {
+    if (n == PrimId::Idx && c->args.size() == 2) {
       auto arr = util::as_prim_call(c->args[1]);
       auto i = literal_of(c->args[0]);
-      if (!arr || arr->name() != "makeArray" || !i || i->kind() != rise::ValueKind::Index)
+      if (!arr || !arr->is(PrimId::MakeArray) || !i || i->kind() != rise::ValueKind::Index)
         return std::nullopt;
       int64_t k = i->index_value();
       if (k < 0 || k >= static_cast<int64_t>(arr->args.size())) return std::nullopt;
@@ -167,8 +168,9 @@ bool element_view(const Expr& e) {
   if (e->kind == ExprKind::Ident || e->kind == ExprKind::Literal || constant_array(e)) return true;
   auto c = util::as_prim_call(e);
   if (!c || !c->deps.empty()) return false;
-  const std::string& n = c->name();
-  if (n != "makePair" && n != "fst" && n != "snd" && n != "idx") return false;
+  const PrimId n = c->id();
+  if (n != PrimId::MakePair && n != PrimId::Fst && n != PrimId::Snd && n != PrimId::Idx)
+    return false;
   for (const Expr& a : c->args)
     if (!element_view(a)) return false;
   return true;
@@ -218,7 +220,7 @@ class Specialiser : public Folder {
           consts_.erase(f->name);
         if (!util::occurs_free(f->name, body)) return body;  // every use folded
         if (v == c->args[0] && body == f->fn) return e;
-        return call("let", {v, rise::lambda(f->name, body, f->annot, f->span)});
+        return call(PrimId::Let, {v, rise::lambda(f->name, body, f->annot, f->span)});
       }
     }
     Expr m = Folder::visit_app(e);
@@ -245,9 +247,9 @@ class Specialiser : public Folder {
     if (constant(xs)) return true;
     auto c = util::as_prim_call(xs);
     if (!c || !c->head->prim) return false;
-    if (c->name() == "zip" && c->args.size() == 2)
+    if (c->is(PrimId::Zip) && c->args.size() == 2)
       return mentions_constant(c->args[0]) || mentions_constant(c->args[1]);
-    if ((c->name() == "map" || util::is_map_like(c->head->prim)) && c->args.size() == 2)
+    if ((c->is(PrimId::Map) || util::is_map_like(c->head->prim)) && c->args.size() == 2)
       return mentions_constant(c->args[1]);
     return false;
   }
@@ -258,12 +260,12 @@ class Specialiser : public Folder {
     if (auto a = constant(xs)) return util::as_prim_call(*a)->args[static_cast<size_t>(k)];
     auto c = util::as_prim_call(xs);
     if (c && c->head->prim && c->args.size() == 2) {
-      if (c->name() == "zip") {
+      if (c->is(PrimId::Zip)) {
         auto a = element(c->args[0], k, n), b = element(c->args[1], k, n);
         if (!a || !b) return std::nullopt;
-        return call("makePair", {*a, *b});
+        return call(PrimId::MakePair, {*a, *b});
       }
-      if (c->name() == "map" || util::is_map_like(c->head->prim)) {
+      if (c->is(PrimId::Map) || util::is_map_like(c->head->prim)) {
         auto y = element(c->args[1], k, n);
         if (!y) return std::nullopt;
         return rise::app(c->args[0], *y);
@@ -274,31 +276,32 @@ class Specialiser : public Folder {
     l.kind = rise::LitKind::Index;
     l.nat = arith::Nat(k);
     l.size = arith::Nat(n);
-    return call("idx", {rise::literal(l, xs->span), xs});
+    return call(PrimId::Idx, {rise::literal(l, xs->span), xs});
   }
 
   std::optional<Expr> specialise(const Expr& e) {
     auto c = util::as_prim_call(e);
     if (!c || !c->head->prim) return std::nullopt;
-    const std::string& n = c->name();
+    const PrimId n = c->id();
     if (is_let(*c) && element_view(c->args[0]))
       return util::substitute(c->args[1]->fn, c->args[1]->name, c->args[0]);
-    if (n == "idx" && c->args.size() == 2) {
+    if (n == PrimId::Idx && c->args.size() == 2) {
       auto i = literal_of(c->args[0]);
       auto a = constant(c->args[1]);
       if (!i || i->kind() != rise::ValueKind::Index || !a) return std::nullopt;
       return util::as_prim_call(*a)->args[static_cast<size_t>(i->index_value())];
     }
-    if ((n == "add" || n == "sub" || n == "mul") && c->args.size() == 2) {
+    if ((n == PrimId::Add || n == PrimId::Sub || n == PrimId::Mul) && c->args.size() == 2) {
       const Expr &a = c->args[0], &b = c->args[1];
-      if (n == "mul" && literal_is(a, 0)) return a;
-      if (n == "mul" && literal_is(b, 0)) return b;
-      if (n == "mul" && literal_is(a, 1)) return b;
-      if ((n == "mul" && literal_is(b, 1)) || (n != "mul" && literal_is(b, 0))) return a;
-      if (n == "add" && literal_is(a, 0)) return b;
+      if (n == PrimId::Mul && literal_is(a, 0)) return a;
+      if (n == PrimId::Mul && literal_is(b, 0)) return b;
+      if (n == PrimId::Mul && literal_is(a, 1)) return b;
+      if ((n == PrimId::Mul && literal_is(b, 1)) || (n != PrimId::Mul && literal_is(b, 0)))
+        return a;
+      if (n == PrimId::Add && literal_is(a, 0)) return b;
       return std::nullopt;
     }
-    if ((n == "map" || util::is_map_like(c->head->prim)) && c->args.size() == 2) {
+    if ((n == PrimId::Map || util::is_map_like(c->head->prim)) && c->args.size() == 2) {
       const Expr& f = c->args[0];
       auto a = constant(c->args[1]);
       if (!a || f->kind != ExprKind::Lambda || !rise::free_vars(f).empty()) return std::nullopt;
@@ -347,24 +350,24 @@ bool projected_uses(const Expr& e, const std::string& x, bool mapped, ProjUse& u
   if ((e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda) && e->name == x) return true;
   auto c = util::as_prim_call(e);
   if (c) {
-    std::string proj;
-    if (!mapped && (c->name() == "fst" || c->name() == "snd") && c->args.size() == 1 &&
+    std::optional<PrimId> proj;
+    if (!mapped && (c->is(PrimId::Fst) || c->is(PrimId::Snd)) && c->args.size() == 1 &&
         is_var(c->args[0], x))
-      proj = c->name();
-    if (mapped && c->name() == "map" && c->args.size() == 2 && is_var(c->args[1], x)) {
+      proj = c->id();
+    if (mapped && c->is(PrimId::Map) && c->args.size() == 2 && is_var(c->args[1], x)) {
       proj = projection_fn(c->args[0]);
       // map(fun(p => B))(x) with p only projected one way in B
       const Expr& g = c->args[0];
-      if (proj.empty() && g->kind == ExprKind::Lambda && g->name != x) {
+      if (!proj && g->kind == ExprKind::Lambda && g->name != x) {
         ProjUse inner;
         if (!projected_uses(g->fn, g->name, false, inner) || inner.all_fst == inner.all_snd)
           return false;
-        proj = inner.all_fst ? "fst" : "snd";
+        proj = inner.all_fst ? PrimId::Fst : PrimId::Snd;
         if (!projected_uses(g->fn, x, mapped, use)) return false;
       }
     }
-    if (!proj.empty()) {
-      (proj == "fst" ? use.all_snd : use.all_fst) = false;
+    if (proj) {
+      (proj == PrimId::Fst ? use.all_snd : use.all_fst) = false;
       return true;
     }
   }
@@ -378,9 +381,9 @@ Expr drop_projections(const Expr& e, const std::string& x, bool mapped) {
   if ((e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda) && e->name == x) return e;
   auto c = util::as_prim_call(e);
   if (c && c->args.size() == (mapped ? 2u : 1u) && is_var(c->args.back(), x)) {
-    if (!mapped && (c->name() == "fst" || c->name() == "snd")) return c->args[0];
-    if (mapped && c->name() == "map" && !projection_fn(c->args[0]).empty()) return c->args[1];
-    if (mapped && c->name() == "map" && c->args[0]->kind == ExprKind::Lambda) {
+    if (!mapped && (c->is(PrimId::Fst) || c->is(PrimId::Snd))) return c->args[0];
+    if (mapped && c->is(PrimId::Map) && projection_fn(c->args[0])) return c->args[1];
+    if (mapped && c->is(PrimId::Map) && c->args[0]->kind == ExprKind::Lambda) {
       const Expr& g = c->args[0];  // its parameter is projected (projected_uses)
       Expr b = drop_projections(drop_projections(g->fn, g->name, false), x, mapped);
       return util::mk_map(rise::lambda(g->name, b), c->args[1]);
@@ -394,13 +397,13 @@ Expr drop_projections(const Expr& e, const std::string& x, bool mapped) {
 // The value of a let of which only component `keep` (0 fst, 1 snd) is used, or nullopt.
 std::optional<Expr> keep_component(const Expr& v, int keep, bool mapped) {
   if (!mapped) {
-    if (auto p = util::match_prim(v, "makePair", 2)) return p->args[keep];
+    if (auto p = util::match_prim(v, PrimId::MakePair, 2)) return p->args[keep];
     return std::nullopt;
   }
-  if (auto z = util::match_prim(v, "zip", 2)) return z->args[keep];
+  if (auto z = util::match_prim(v, PrimId::Zip, 2)) return z->args[keep];
   auto m = util::match_map(v);
   if (!m || m->first->kind != ExprKind::Lambda) return std::nullopt;
-  auto p = util::match_prim(m->first->fn, "makePair", 2);
+  auto p = util::match_prim(m->first->fn, PrimId::MakePair, 2);
   if (!p) return std::nullopt;
   return util::mk_map(rise::lambda(m->first->name, p->args[keep], m->first->annot), m->second);
 }
@@ -419,7 +422,7 @@ class DeadCode : public rise::ExprMutator {
       auto v = keep_component(c->args[0], use.all_fst ? 0 : 1, mapped);
       if (!v) continue;
       Expr body = drop_projections(f->fn, f->name, mapped);
-      return call("let", {*v, rise::lambda(f->name, body)});
+      return call(PrimId::Let, {*v, rise::lambda(f->name, body)});
     }
     return m;
   }
@@ -554,7 +557,7 @@ std::optional<Expr> share_once(const Expr& body) {
   std::set<std::string> fv(fvs.begin(), fvs.end());
   std::string x = rise::fresh_name("cse");
   Expr shared = replace_occ(body, best, fv, rise::ident(x));
-  return call("let", {best, rise::lambda(x, shared, util::vector_annotation(best))});
+  return call(PrimId::Let, {best, rise::lambda(x, shared, util::vector_annotation(best))});
 }
 
 class Sharing : public rise::ExprMutator {
@@ -583,7 +586,7 @@ Result cse(const Expr& e, const Env&) {
 // ---------------------------------------------------------------- AiNF
 
 Expr mk_let(const Expr& v, const std::string& x, const Expr& body) {
-  return call("let", {v, rise::lambda(x, body, util::vector_annotation(v))});
+  return call(PrimId::Let, {v, rise::lambda(x, body, util::vector_annotation(v))});
 }
 
 // let x = v in b, as (v, x, b).
@@ -707,18 +710,19 @@ class Fission : public rise::ExprMutator {
       std::string ys = rise::fresh_name("ys");
       std::string q = rise::fresh_name("q");
       Expr first = util::mk_map(
-          rise::lambda(f->name, call("makePair", {rise::ident(f->name), l->value}), f->annot), xs);
-      Expr rest = util::substitute(l->body, l->name, call("snd", {rise::ident(q)}));
-      rest = util::substitute(rest, f->name, call("fst", {rise::ident(q)}));
+          rise::lambda(f->name, call(PrimId::MakePair, {rise::ident(f->name), l->value}), f->annot),
+          xs);
+      Expr rest = util::substitute(l->body, l->name, call(PrimId::Snd, {rise::ident(q)}));
+      rest = util::substitute(rest, f->name, call(PrimId::Fst, {rise::ident(q)}));
       return mk_let(first, ys, visit_app(util::mk_map(rise::lambda(q, rest), rise::ident(ys))));
     }
-    auto pr = util::match_prim(f->fn, "makePair", 2);
+    auto pr = util::match_prim(f->fn, PrimId::MakePair, 2);
     if (pr && flat_data(f->fn->type) && util::computes(pr->args[0]) &&
         util::computes(pr->args[1]) && (xs->kind == ExprKind::Ident || !util::computes(xs))) {
       std::string a = rise::fresh_name("ys"), b = rise::fresh_name("ys");
       Expr ma = visit_app(util::mk_map(rise::lambda(f->name, pr->args[0], f->annot), xs));
       Expr mb = visit_app(util::mk_map(rise::lambda(f->name, pr->args[1], f->annot), xs));
-      return mk_let(ma, a, mk_let(mb, b, call("zip", {rise::ident(a), rise::ident(b)})));
+      return mk_let(ma, a, mk_let(mb, b, call(PrimId::Zip, {rise::ident(a), rise::ident(b)})));
     }
     return m;
   }
@@ -880,11 +884,12 @@ class Refusion : public rise::ExprMutator {
 
  private:
   static std::optional<Expr> step(const Expr& m) {
-    if (auto z = util::match_prim(m, "zip", 2)) {
+    if (auto z = util::match_prim(m, PrimId::Zip, 2)) {
       auto a = util::match_map(z->args[0]);
       auto b = util::match_map(z->args[1]);
-      if (a && b && projection_fn(a->first) == "fst" && projection_fn(b->first) == "snd" &&
-          a->second->kind == ExprKind::Ident && is_var(b->second, a->second->name))
+      if (a && b && projection_fn(a->first) == PrimId::Fst &&
+          projection_fn(b->first) == PrimId::Snd && a->second->kind == ExprKind::Ident &&
+          is_var(b->second, a->second->name))
         return a->second;
       if (a && b && flat_elements(z->args[0]) && flat_elements(z->args[1]) &&
           util::computes(a->first) && util::computes(b->first) &&
@@ -894,9 +899,9 @@ class Refusion : public rise::ExprMutator {
     }
     auto l = as_let(m);
     if (!l) return std::nullopt;
-    if (auto pr = util::match_prim(l->value, "makePair", 2)) {
+    if (auto pr = util::match_prim(l->value, PrimId::MakePair, 2)) {
       std::string q1 = rise::fresh_name(l->name), q2 = rise::fresh_name(l->name);
-      Expr pair = call("makePair", {rise::ident(q1), rise::ident(q2)});
+      Expr pair = call(PrimId::MakePair, {rise::ident(q1), rise::ident(q2)});
       Expr b = Folder().mutate(util::substitute(l->body, l->name, pair));
       return mk_let(pr->args[0], q1, mk_let(pr->args[1], q2, b));
     }
@@ -917,8 +922,8 @@ class Refusion : public rise::ExprMutator {
       if (mk && independent && util::computes(mk->first) && flat_elements(l->value) &&
           flat_elements(k->value) && rise::alpha_equal(mk->second, mp->second)) {
         std::string ab = rise::fresh_name("fused");
-        Expr fst = util::mk_map(util::prim("fst"), rise::ident(ab));
-        Expr snd = util::mk_map(util::prim("snd"), rise::ident(ab));
+        Expr fst = util::mk_map(util::prim(PrimId::Fst), rise::ident(ab));
+        Expr snd = util::mk_map(util::prim(PrimId::Snd), rise::ident(ab));
         Expr rest = util::substitute(k->body, k->name, snd);
         for (size_t i = chain.size(); i-- > 0;) rest = mk_let(chain[i].value, chain[i].name, rest);
         rest = util::substitute(rest, l->name, fst);
@@ -933,7 +938,7 @@ class Refusion : public rise::ExprMutator {
 
   static Expr paired(const Expr& f, const Expr& g, const Expr& X) {
     std::string p = rise::fresh_name("p");
-    return util::mk_map(rise::lambda(p, call("makePair", {body_at(f, p), body_at(g, p)})), X);
+    return util::mk_map(rise::lambda(p, call(PrimId::MakePair, {body_at(f, p), body_at(g, p)})), X);
   }
 };
 

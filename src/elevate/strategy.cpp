@@ -523,27 +523,29 @@ Strategy is_primitive(const std::string& name) {
   });
 }
 
-static Strategy named_prim(const std::string& pname, const std::string& sname) {
-  return predicate(sname, [pname](const Expr& e) {
-    const rise::ExprNode* p = prim_head(e);
-    return p && p->name == pname;
-  });
+// The primitive `id` at the head of e (under its dependent arguments).
+static bool has_prim_head(const rise::ExprNode* p, rise::PrimId id) {
+  return p && p->prim && p->prim->is(id);
+}
+
+static Strategy named_prim(rise::PrimId id, const std::string& sname) {
+  return predicate(sname, [id](const Expr& e) { return has_prim_head(prim_head(e), id); });
 }
 
 Strategy is_map() {
-  return named_prim("map", "isMap");
+  return named_prim(rise::PrimId::Map, "isMap");
 }
 Strategy is_reduce() {
-  return named_prim("reduce", "isReduce");
+  return named_prim(rise::PrimId::Reduce, "isReduce");
 }
 Strategy is_reduce_seq() {
-  return named_prim("reduceSeq", "isReduceSeq");
+  return named_prim(rise::PrimId::ReduceSeq, "isReduceSeq");
 }
 Strategy is_map_seq() {
-  return named_prim("mapSeq", "isMapSeq");
+  return named_prim(rise::PrimId::MapSeq, "isMapSeq");
 }
 Strategy is_transpose() {
-  return named_prim("transpose", "isTranspose");
+  return named_prim(rise::PrimId::Transpose, "isTranspose");
 }
 Strategy is_lambda() {
   return predicate("isLambda", [](const Expr& e) { return e->kind == ExprKind::Lambda; });
@@ -571,7 +573,7 @@ Strategy is_fully_applied(Strategy p) {
     int arity = -1;
     if (head->kind == ExprKind::Primitive) {
       arity = head->prim ? head->prim->arity : 0;
-      if (head->name == "makeArray") arity = head->count;
+      if (head->prim && head->prim->is(rise::PrimId::MakeArray)) arity = head->count;
     }
     if (r.ok() && arity >= 0 && value_args == arity) return e;
     return fail_at("isFullyApplied", e, "isFullyApplied(" + p.name() + ") does not hold here");
@@ -586,8 +588,8 @@ static bool map_nest_term(const Expr& e, int d) {
   if (e->kind != ExprKind::App) return false;
   // fully applied: map(f)(x)
   if (e->fn->kind == ExprKind::App) {
-    const rise::ExprNode* h = prim_head(e->fn->fn);
-    if (h && h->name == "map") return map_nest_fn(e->fn->arg, d - 1);
+    if (has_prim_head(prim_head(e->fn->fn), rise::PrimId::Map))
+      return map_nest_fn(e->fn->arg, d - 1);
   }
   return false;
 }
@@ -595,8 +597,7 @@ static bool map_nest_fn(const Expr& f, int d) {
   if (d <= 0) return true;
   if (f->kind == ExprKind::Lambda) return map_nest_term(f->fn, d);
   if (f->kind == ExprKind::App) {
-    const rise::ExprNode* h = prim_head(f->fn);
-    if (h && h->name == "map") return map_nest_fn(f->arg, d - 1);
+    if (has_prim_head(prim_head(f->fn), rise::PrimId::Map)) return map_nest_fn(f->arg, d - 1);
   }
   return false;
 }
@@ -604,8 +605,8 @@ static bool map_nest_fn(const Expr& f, int d) {
 Strategy map_nest(int depth) {
   return predicate("mapNest(" + std::to_string(depth) + ")", [depth](const Expr& e) {
     return map_nest_term(e, depth) ||
-           (depth > 0 && map_nest_fn(e, depth) && e->kind == ExprKind::App && prim_head(e->fn) &&
-            prim_head(e->fn)->name == "map");
+           (depth > 0 && map_nest_fn(e, depth) && e->kind == ExprKind::App &&
+            has_prim_head(prim_head(e->fn), rise::PrimId::Map));
   });
 }
 

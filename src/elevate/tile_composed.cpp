@@ -30,6 +30,8 @@
 
 namespace risec::elevate {
 
+using rise::PrimId;
+
 namespace {
 
 using rise::ExprKind;
@@ -64,7 +66,7 @@ Strategy independent_map_interchange() {
     Expr swapped = util::fun("y", [&](const Expr& y) {
       return util::mk_map(rise::lambda(x, util::apply_fn(g, y)), xs);
     });
-    return util::call("transpose", {util::mk_map(swapped, inner->second)});
+    return util::call(PrimId::Transpose, {util::mk_map(swapped, inner->second)});
   });
 }
 
@@ -86,7 +88,8 @@ Strategy view_map_interchange() {
       return fail_at(name, e, "the inner map's input is computed, not a view of the outer element");
     Expr views = util::mk_map(rise::lambda(x, inner->second), outer->second);
     Expr columns = util::fun("c", [&](const Expr& c) { return util::mk_map(inner->first, c); });
-    return util::call("transpose", {util::mk_map(columns, util::call("transpose", {views}))});
+    return util::call(PrimId::Transpose,
+                      {util::mk_map(columns, util::call(PrimId::Transpose, {views}))});
   });
 }
 

@@ -81,20 +81,20 @@ Expr literal(const Literal& lit, Span span) {
   return make(std::move(n));
 }
 
-Expr primitive(const std::string& name, Span span) {
-  const PrimitiveInfo* p = find_primitive(name);
-  if (!p) internal_error("unknown primitive '" + name + "'", span);
+Expr prim_expr(PrimId id, Span span) {
+  const PrimitiveInfo& p = primitive(id);
+  if (p.is(PrimId::MakeArray)) internal_error("makeArray needs its element count", span);
   ExprNode n = base(ExprKind::Primitive, std::move(span));
-  n.name = name;
-  n.prim = p;
+  n.name = p.name;
+  n.prim = &p;
   return make(std::move(n));
 }
 
 Expr make_array_prim(int count, Span span) {
   if (count < 0) internal_error("makeArray with a negative number of elements", span);
   ExprNode n = base(ExprKind::Primitive, std::move(span));
-  n.name = "makeArray";
   n.prim = &primitive(PrimId::MakeArray);  // its type comes from `count`
+  n.name = n.prim->name;
   n.count = count;
   return make(std::move(n));
 }
@@ -197,8 +197,8 @@ Spine spine(const Expr& e) {
   return s;
 }
 
-bool is_prim(const Expr& e, const char* name) {
-  return e && e->kind == ExprKind::Primitive && e->name == name;
+bool is_prim(const Expr& e, PrimId id) {
+  return e && e->kind == ExprKind::Primitive && e->prim && e->prim->is(id);
 }
 
 // ---- traversal ----

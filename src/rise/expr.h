@@ -4,6 +4,7 @@
 // carries its type. Rewriting builds new trees that share unchanged subtrees.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@ namespace risec::rise {
 struct ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;
 struct PrimitiveInfo;
+enum class PrimId : uint8_t;
 
 enum class ExprKind {
   Ident,       // a variable bound by a lambda (or, before resolution, a definition)
@@ -93,7 +95,9 @@ Expr app(Expr fn, Expr arg, Span span = {});
 Expr dep_lambda(Kind kind, const std::string& binder, Expr body, Span span = {});
 Expr dep_app(Expr fn, TypeArg arg, Span span = {});
 Expr literal(const Literal& lit, Span span = {});
-Expr primitive(const std::string& name, Span span = {});  // internal error if unknown
+// The primitive `id` of the table (rise/primitives.h). Primitives are named by PrimId
+// past the parser: a name from text is looked up with find_primitive first.
+Expr prim_expr(PrimId id, Span span = {});
 Expr make_array_prim(int count, Span span = {});
 Expr foreign(std::shared_ptr<const ForeignFun> f, Span span = {});
 Expr annotation(Expr e, Type t, Span span = {});
@@ -127,7 +131,8 @@ struct Spine {
 };
 Spine spine(const Expr& e);
 
-bool is_prim(const Expr& e, const char* name);
+// e is the primitive `id` (a Primitive node of that row).
+bool is_prim(const Expr& e, PrimId id);
 
 // Structural equality up to renaming of bound variables (alpha equivalence);
 // types are ignored.

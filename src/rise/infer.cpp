@@ -420,7 +420,7 @@ Expr Inferer::infer(const Expr& e) {
       // scalar target (scalars do not depend on the sizes the rewrite changes).
       if (e->prim && e->prim->is(PrimId::Cast) && e->type && e->type->kind == TypeKind::Fun &&
           e->type->b && e->type->b->kind == TypeKind::Scalar && inst->kind == TypeKind::Fun)
-        unify(inst->b, e->type->b, Ctx{e->span, inst->b, e->type->b, "cast"});
+        unify(inst->b, e->type->b, Ctx{e->span, inst->b, e->type->b, e->prim->name});
       return typed(e, inst);
     }
     case ExprKind::Foreign: {
@@ -605,7 +605,7 @@ Expr Inferer::infer_app(const Expr& e) {
 }
 
 Expr Inferer::index_from_nat(const Expr& v, const Nat& size, const Span& span) {
-  Expr p = infer(primitive("natAsIndex", span));
+  Expr p = infer(prim_expr(PrimId::NatAsIndex, span));
   Expr d = dep_apply(dep_app(p, TypeArg(size), span), p, p->type, TypeArg(size));
   index_checks_.push_back({v, size, span});
   return typed(app(d, v, span), index_type(size), d, v);

@@ -597,7 +597,7 @@ Expr Inferer::finalize(const Expr& e) {
         auto lit = std::make_shared<ExprNode>(*n);
         lit->type = bool_t;
         lit->lit.mask_from_context = false;
-        auto bcast = std::make_shared<ExprNode>(*primitive("vectorFromScalar", e->span));
+        auto bcast = std::make_shared<ExprNode>(*prim_expr(PrimId::VectorFromScalar, e->span));
         bcast->type = fun(bool_t, n->type);
         auto out = std::make_shared<ExprNode>(*app(bcast, lit, e->span));
         out->type = n->type;

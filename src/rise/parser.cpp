@@ -260,7 +260,7 @@ class Parser {
     expect(Tok::KwIn, "after the value of 'let " + name.text + "'");
     Expr body = expr();
     Expr lam = Lam(name.text, body, annot, from(name.begin));
-    Expr prim = primitive("let", span(kw));
+    Expr prim = prim_expr(PrimId::Let, span(kw));
     return App(App(prim, value, from(kw.begin)), lam, from(kw.begin));
   }
 
@@ -296,7 +296,8 @@ class Parser {
       Token op = take();
       Expr b = logic_and();
       Span sp = from(begin_of(e));
-      e = App(App(App(primitive("select", span(op)), e, sp), mask_lit(true, span(op)), sp), b, sp);
+      e = App(App(App(prim_expr(PrimId::Select, span(op)), e, sp), mask_lit(true, span(op)), sp), b,
+              sp);
     }
     return e;
   }
@@ -307,7 +308,8 @@ class Parser {
       Token op = take();
       Expr b = compare();
       Span sp = from(begin_of(e));
-      e = App(App(App(primitive("select", span(op)), e, sp), b, sp), mask_lit(false, span(op)), sp);
+      e = App(App(App(prim_expr(PrimId::Select, span(op)), e, sp), b, sp),
+              mask_lit(false, span(op)), sp);
     }
     return e;
   }
@@ -332,27 +334,27 @@ class Parser {
     if (is_comparison(peek().kind))
       fail("comparison operators do not chain: use parentheses, e.g. (a < b) == c");
     Span sp = from(begin_of(a));
-    auto bin = [&](const char* name) {
-      return App(App(primitive(name, span(op)), a, span(begin_of(a), op.end)), b, sp);
+    auto bin = [&](PrimId name) {
+      return App(App(prim_expr(name, span(op)), a, span(begin_of(a), op.end)), b, sp);
     };
     switch (op.kind) {
       case Tok::Lt:
-        return bin("lt");
+        return bin(PrimId::Lt);
       case Tok::Gt:
-        return bin("gt");
+        return bin(PrimId::Gt);
       case Tok::EqEq:
-        return bin("equal");
+        return bin(PrimId::Equal);
       case Tok::Le:
-        return App(primitive("not", span(op)), bin("gt"), sp);
+        return App(prim_expr(PrimId::Not, span(op)), bin(PrimId::Gt), sp);
       case Tok::Ge:
-        return App(primitive("not", span(op)), bin("lt"), sp);
+        return App(prim_expr(PrimId::Not, span(op)), bin(PrimId::Lt), sp);
       default:
-        return App(primitive("not", span(op)), bin("equal"), sp);
+        return App(prim_expr(PrimId::Not, span(op)), bin(PrimId::Equal), sp);
     }
   }
 
-  Expr binary(const Token& op, const char* prim, const Expr& a, const Expr& b) {
-    Expr partial = App(primitive(prim, span(op)), a, span(begin_of(a), op.end));
+  Expr binary(const Token& op, PrimId prim, const Expr& a, const Expr& b) {
+    Expr partial = App(prim_expr(prim, span(op)), a, span(begin_of(a), op.end));
     return App(partial, b, from(begin_of(a)));
   }
 
@@ -361,7 +363,7 @@ class Parser {
     while (at(Tok::Plus) || at(Tok::Minus)) {
       Token op = take();
       Expr b = product();
-      e = binary(op, op.kind == Tok::Plus ? "add" : "sub", e, b);
+      e = binary(op, op.kind == Tok::Plus ? PrimId::Add : PrimId::Sub, e, b);
     }
     return e;
   }
@@ -371,7 +373,9 @@ class Parser {
     while (at(Tok::Star) || at(Tok::Slash) || at(Tok::Percent)) {
       Token op = take();
       Expr b = unary();
-      const char* prim = op.kind == Tok::Star ? "mul" : op.kind == Tok::Slash ? "div" : "mod";
+      PrimId prim = op.kind == Tok::Star    ? PrimId::Mul
+                    : op.kind == Tok::Slash ? PrimId::Div
+                                            : PrimId::Mod;
       e = binary(op, prim, e, b);
     }
     return e;
@@ -393,13 +397,13 @@ class Parser {
         return postfix(special_float(true, op.begin));
       Nest nest(*this);
       Expr x = unary();
-      return App(primitive("neg", span(op)), x, from(op.begin));
+      return App(prim_expr(PrimId::Neg, span(op)), x, from(op.begin));
     }
     if (at(Tok::Bang)) {
       Token op = take();
       Nest nest(*this);
       Expr x = unary();
-      return App(primitive("not", span(op)), x, from(op.begin));
+      return App(prim_expr(PrimId::Not, span(op)), x, from(op.begin));
     }
     return postfix(atom());
   }
@@ -435,15 +439,15 @@ class Parser {
         Expr i = expr();
         expect_close(Tok::RBracket, open, "the index");
         Span brackets = from(open.begin);
-        e = App(App(primitive("idx", brackets), i, brackets), e, from(begin_of(e)));
+        e = App(App(prim_expr(PrimId::Idx, brackets), i, brackets), e, from(begin_of(e)));
       } else if (at(Tok::Dot)) {
         count();
         Token dot = take();
         if (!at(Tok::Ident) || (peek().text != "_1" && peek().text != "_2"))
           fail("expected '_1' or '_2' after '.', found " + describe(peek()));
         Token field = take();
-        const char* prim = field.text == "_1" ? "fst" : "snd";
-        e = App(primitive(prim, from(dot.begin)), e, from(begin_of(e)));
+        PrimId prim = field.text == "_1" ? PrimId::Fst : PrimId::Snd;
+        e = App(prim_expr(prim, from(dot.begin)), e, from(begin_of(e)));
       } else if (at(Tok::Colon)) {
         count();
         take();
@@ -587,7 +591,7 @@ class Parser {
         fail("a pair has exactly two components; nest pairs for more: (a, (b, c))");
       expect_close(Tok::RParen, open, "the pair");
       Span sp = from(open.begin);
-      return App(App(primitive("makePair", sp), a, sp), b, sp);
+      return App(App(prim_expr(PrimId::MakePair, sp), a, sp), b, sp);
     }
     expect_close(Tok::RParen, open, "the parenthesized expression");
     return a;

@@ -76,6 +76,10 @@ Path path_rest(const Path& p, size_t from) {
   return Path(p.begin() + static_cast<long>(from), p.end());
 }
 
+arith::Nat path_need_index(const Path& p, size_t k, PrimId what) {
+  return path_need_index(p, k, prim_name(what).c_str());
+}
+
 arith::Nat path_need_index(const Path& p, size_t k, const char* what) {
   if (p.size() <= k || p[k].kind != PathElem::Index)
     internal_error(std::string("view resolution: ") + what + " needs an index");
@@ -95,6 +99,10 @@ const PrimitiveInfo* find_primitive(const std::string& name) {
   for (const PrimitiveInfo& p : primitives())
     if (p.name == name && p.id != PrimId::MakeArray) return &p;
   return nullptr;
+}
+
+const std::string& prim_name(PrimId id) {
+  return primitive(id).name;
 }
 
 std::vector<std::string> primitive_names() {

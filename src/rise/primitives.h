@@ -72,6 +72,12 @@ enum class LoopKind : uint8_t {
   Local,      // OpenCL/CUDA local (thread in block)
 };
 
+// Whether a loop kind is a level of the GPU's thread hierarchy (its loops carry a
+// dimension and run as work items, work groups or global threads).
+inline bool is_gpu_loop(LoopKind k) {
+  return k == LoopKind::Global || k == LoopKind::WorkGroup || k == LoopKind::Local;
+}
+
 // ---- view index maps (family View) ----
 // A view is declared by two functions on paths (rise/views.cpp), from which DPIA
 // translation, view resolution and every backend derive what they need.
@@ -85,7 +91,9 @@ using Path = std::vector<PathElem>;
 PathElem path_index(arith::Nat i);
 Path path_prepend(PathElem e, const Path& p);
 Path path_rest(const Path& p, size_t from);
-// Index k of a path (an internal error naming `what` when it is missing or a projection).
+// Index k of a path (an internal error naming `what` when it is missing or a projection):
+// a view primitive, or another step of view resolution (an acceptor).
+arith::Nat path_need_index(const Path& p, size_t k, PrimId what);
 arith::Nat path_need_index(const Path& p, size_t k, const char* what);
 // A view applied in a program: its explicit Nat and Nat2Nat arguments in order, the
 // data types of its value arguments (in RISE order) and of its result.
@@ -174,6 +182,8 @@ struct PrimitiveInfo {
 const std::vector<PrimitiveInfo>& primitives();
 const PrimitiveInfo& primitive(PrimId id);
 const PrimitiveInfo* find_primitive(const std::string& name);
+// The name of primitive `id`, for messages and printing.
+const std::string& prim_name(PrimId id);
 std::vector<std::string> primitive_names();
 
 // The type of makeArray with `count` elements: {t: Data} -> t -> ... -> count.t

@@ -188,8 +188,10 @@ struct Printed {
   int prec;
 };
 
+// prim-names: off (let is a keyword too)
 const char* const kKeywords[] = {"def", "foreign", "fun",   "depFun", "let",
                                  "in",  "true",    "false", "lidx"};
+// prim-names: on
 
 bool is_identifier(const std::string& s) {
   if (s.empty()) return false;
@@ -205,14 +207,30 @@ bool is_identifier(const std::string& s) {
 // Primitives written with their own syntax, and how many value arguments that
 // syntax takes.
 int sugar_arity(const ExprNode& head) {
-  if (head.kind != ExprKind::Primitive) return -1;
-  const std::string& n = head.name;
-  if (n == "add" || n == "sub" || n == "mul" || n == "div" || n == "mod" || n == "lt" ||
-      n == "gt" || n == "equal" || n == "idx" || n == "makePair" || n == "let")
-    return 2;
-  if (n == "neg" || n == "not" || n == "fst" || n == "snd") return 1;
-  if (head.prim && head.prim->is(PrimId::MakeArray)) return head.count > 0 ? head.count : -1;
-  return -1;
+  if (head.kind != ExprKind::Primitive || !head.prim) return -1;
+  switch (head.prim->id) {
+    case PrimId::Add:
+    case PrimId::Sub:
+    case PrimId::Mul:
+    case PrimId::Div:
+    case PrimId::Mod:
+    case PrimId::Lt:
+    case PrimId::Gt:
+    case PrimId::Equal:
+    case PrimId::Idx:
+    case PrimId::MakePair:
+    case PrimId::Let:
+      return 2;
+    case PrimId::Neg:
+    case PrimId::Not:
+    case PrimId::Fst:
+    case PrimId::Snd:
+      return 1;
+    case PrimId::MakeArray:
+      return head.count > 0 ? head.count : -1;
+    default:
+      return -1;
+  }
 }
 
 enum class Param { Unknown, ExplicitDep, FunValue, DataValue };
@@ -287,7 +305,7 @@ bool sugar_form(const AppView& v, std::vector<Expr>& vals) {
     vals.push_back(v.sp.args[i].value);
   }
   if (static_cast<int>(vals.size()) != k) return false;
-  if (v.sp.head->name == "let" && vals[1]->kind != ExprKind::Lambda) return false;
+  if (v.sp.head->prim->is(PrimId::Let) && vals[1]->kind != ExprKind::Lambda) return false;
   return true;
 }
 
@@ -296,8 +314,9 @@ bool sugar_form(const Expr& e, std::vector<Expr>& vals) {
   return sugar_form(analyze(e), vals);
 }
 
-const std::string& sugar_name(const Expr& e) {
-  return spine(e).head->name;
+// The primitive of a term in sugar_form.
+PrimId sugar_prim(const Expr& e) {
+  return spine(e).head->prim->id;
 }
 
 class Printer {
@@ -541,7 +560,7 @@ class Printer {
   [[gnu::noinline]] Printed app_doc(const Expr& e) {
     AppView v = analyze(e);
     std::vector<Expr> vals;
-    if (sugar_form(v, vals)) return sugar_doc(e, sugar_name(e), vals);
+    if (sugar_form(v, vals)) return sugar_doc(e, sugar_prim(e), vals);
     if (auto l = logic_doc(v, *this)) return *l;
     if (piped(e, v)) return pipe_doc(e);
     size_t start = 0;
@@ -595,20 +614,31 @@ class Printer {
     return {group(cat(std::move(parts))), kPipe};
   }
 
-  static const char* infix_op(const std::string& n) {
-    if (n == "add") return "+";
-    if (n == "sub") return "-";
-    if (n == "mul") return "*";
-    if (n == "div") return "/";
-    if (n == "mod") return "%";
-    if (n == "lt") return "<";
-    if (n == "gt") return ">";
-    if (n == "equal") return "==";
-    return nullptr;
+  static const char* infix_op(PrimId n) {
+    switch (n) {
+      case PrimId::Add:
+        return "+";
+      case PrimId::Sub:
+        return "-";
+      case PrimId::Mul:
+        return "*";
+      case PrimId::Div:
+        return "/";
+      case PrimId::Mod:
+        return "%";
+      case PrimId::Lt:
+        return "<";
+      case PrimId::Gt:
+        return ">";
+      case PrimId::Equal:
+        return "==";
+      default:
+        return nullptr;
+    }
   }
-  static int infix_prec(const std::string& n) {
-    if (n == "add" || n == "sub") return kSum;
-    if (n == "mul" || n == "div" || n == "mod") return kProd;
+  static int infix_prec(PrimId n) {
+    if (n == PrimId::Add || n == PrimId::Sub) return kSum;
+    if (n == PrimId::Mul || n == PrimId::Div || n == PrimId::Mod) return kProd;
     return kCompare;
   }
 
@@ -618,8 +648,7 @@ class Printer {
             (x->lit.kind == LitKind::Scalar && x->lit.scalar != ScalarKind::Bool));
   }
 
-  [[gnu::noinline]] Printed sugar_doc(const Expr& e, const std::string& name,
-                                      const std::vector<Expr>& vals) {
+  [[gnu::noinline]] Printed sugar_doc(const Expr& e, PrimId name, const std::vector<Expr>& vals) {
     if (const char* op = infix_op(name)) {
       int prec = infix_prec(name);
       if (prec == kCompare)
@@ -630,9 +659,9 @@ class Printer {
       std::vector<std::pair<const char*, Expr>> rights{{op, vals[1]}};
       Expr left = vals[0];
       std::vector<Expr> lv;
-      while (sugar_form(left, lv) && infix_op(sugar_name(left)) &&
-             infix_prec(sugar_name(left)) == prec) {
-        rights.emplace_back(infix_op(sugar_name(left)), lv[1]);
+      while (sugar_form(left, lv) && infix_op(sugar_prim(left)) &&
+             infix_prec(sugar_prim(left)) == prec) {
+        rights.emplace_back(infix_op(sugar_prim(left)), lv[1]);
         left = lv[0];
       }
       std::vector<DocP> parts{print(left, prec)};
@@ -642,11 +671,14 @@ class Printer {
       }
       return {cat(std::move(parts)), prec};
     }
-    if (name == "not") {
+    if (name == PrimId::Not) {
       std::vector<Expr> inner;
       if (sugar_form(vals[0], inner)) {
-        const std::string& n = sugar_name(vals[0]);
-        const char* op = n == "gt" ? "<=" : n == "lt" ? ">=" : n == "equal" ? "!=" : nullptr;
+        PrimId n = sugar_prim(vals[0]);
+        const char* op = n == PrimId::Gt      ? "<="
+                         : n == PrimId::Lt    ? ">="
+                         : n == PrimId::Equal ? "!="
+                                              : nullptr;
         if (op)
           return {cat({print(inner[0], kSum), text(std::string(" ") + op + " "),
                        print(inner[1], kSum)}),
@@ -654,21 +686,21 @@ class Printer {
       }
       return {cat({text("!"), print(vals[0], kUnary)}), kUnary};
     }
-    if (name == "neg") {
+    if (name == PrimId::Neg) {
       // `-5` would read back as a negative literal, not neg(5).
       if (numeric_literal(vals[0]))
         return {cat({text("-("), print(vals[0], kExpr), text(")")}), kUnary};
       return {cat({text("-"), print(vals[0], kUnary)}), kUnary};
     }
-    if (name == "fst" || name == "snd")
-      return {cat({print(vals[0], kPostfix), text(name == "fst" ? "._1" : "._2")}), kPostfix};
-    if (name == "idx")
+    if (name == PrimId::Fst || name == PrimId::Snd)
+      return {cat({print(vals[0], kPostfix), text(name == PrimId::Fst ? "._1" : "._2")}), kPostfix};
+    if (name == PrimId::Idx)
       return {cat({print(vals[1], kPostfix), text("["), print(vals[0], kExpr), text("]")}),
               kPostfix};
-    if (name == "makePair")
+    if (name == PrimId::MakePair)
       return {cat({text("("), print(vals[0], kExpr), text(", "), print(vals[1], kExpr), text(")")}),
               kPostfix};
-    if (name == "makeArray") {
+    if (name == PrimId::MakeArray) {
       std::vector<DocP> items;
       for (size_t i = 0; i < vals.size(); ++i) {
         if (i > 0) {
@@ -695,7 +727,7 @@ class Printer {
       parts.push_back(text(" in"));
       parts.push_back(line());
       cur = lam->fn;
-      if (!(sugar_form(cur, lv) && sugar_name(cur) == "let")) break;
+      if (!(sugar_form(cur, lv) && sugar_prim(cur) == PrimId::Let)) break;
     }
     parts.push_back(print(cur, kExpr));
     unbind(bound);

@@ -143,7 +143,7 @@ struct Resolver : ExprMutator {
     const std::string& n = e->name;
     if (in_scope(n)) return e;
     if (auto d = lookup_definition(n, e->span)) return *d;
-    if (find_primitive(n)) return primitive(n, e->span);
+    if (const PrimitiveInfo* p = find_primitive(n)) return prim_expr(p->id, e->span);
     if (is_type_level_builtin(n)) return e;
     std::string msg = "unknown name '" + n + "'";
     std::string near = nearest_name(n, known_names());

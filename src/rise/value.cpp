@@ -832,8 +832,7 @@ int64_t PrimCall::dep_nat(int i) const {
 }
 
 const std::string& PrimCall::name() const {
-  static const std::string make_array = "makeArray";
-  return prim ? prim->name : make_array;
+  return prim ? prim->name : prim_name(PrimId::MakeArray);
 }
 
 }  // namespace risec::rise

@@ -33,11 +33,11 @@ Nat to_nat(const Expr& e) {
     Nat a = to_nat(sp.args[0].value), b = to_nat(sp.args[1].value);
     if (minmax) return sp.head->name == "min" ? arith::min(a, b) : arith::max(a, b);
     try {
-      if (is_prim(sp.head, "add")) return a + b;
-      if (is_prim(sp.head, "sub")) return a - b;
-      if (is_prim(sp.head, "mul")) return a * b;
-      if (is_prim(sp.head, "div")) return arith::exact_div(a, b);
-      if (is_prim(sp.head, "mod")) return arith::mod(a, b);
+      if (is_prim(sp.head, PrimId::Add)) return a + b;
+      if (is_prim(sp.head, PrimId::Sub)) return a - b;
+      if (is_prim(sp.head, PrimId::Mul)) return a * b;
+      if (is_prim(sp.head, PrimId::Div)) return arith::exact_div(a, b);
+      if (is_prim(sp.head, PrimId::Mod)) return arith::mod(a, b);
     } catch (const arith::ArithError& err) {
       user_error(std::string("in a with-loop size: ") + err.what(), e->span);
     }
@@ -206,18 +206,19 @@ class Desugar {
       Nat r = arith::mod(len.nat, s.nat);
       if (r.is_const(0) || arith::provably_divides(s.nat, len.nat)) continue;
       Span at = p.src->step[d]->span;
-      Expr r_expr = r.as_const() ? int_lit(*r.as_const(), at) : A2("mod", len.expr, s.expr);
+      Expr r_expr = r.as_const() ? int_lit(*r.as_const(), at) : A2(PrimId::Mod, len.expr, s.expr);
       Part whole = p, tail = p;
-      whole.ub[d] = Bound{p.ub[d].nat - r, A2("sub", p.ub[d].expr, r_expr)};
+      whole.ub[d] = Bound{p.ub[d].nat - r, A2(PrimId::Sub, p.ub[d].expr, r_expr)};
       tail.lb[d] = whole.ub[d];
       // ub - max(0, r - width): the tail's covered rows, written so that it is
       // provably at most ub.
       Nat gap = arith::max(Nat(0), r - wd.nat);
-      Expr gap_expr = gap.as_const()
-                          ? int_lit(*gap.as_const(), at)
-                          : A(A(ident("max", at), int_lit(0, at)), A2("sub", r_expr, wd.expr));
-      tail.ub[d] =
-          gap.is_const(0) ? p.ub[d] : Bound{p.ub[d].nat - gap, A2("sub", p.ub[d].expr, gap_expr)};
+      Expr gap_expr =
+          gap.as_const() ? int_lit(*gap.as_const(), at)
+                         : A(A(ident("max", at), int_lit(0, at)), A2(PrimId::Sub, r_expr, wd.expr));
+      tail.ub[d] = gap.is_const(0)
+                       ? p.ub[d]
+                       : Bound{p.ub[d].nat - gap, A2(PrimId::Sub, p.ub[d].expr, gap_expr)};
       tail.step[d].reset();
       tail.width[d].reset();
       add_part(std::move(whole), d + 1);
@@ -230,35 +231,35 @@ class Desugar {
   // ---- expression builders ----
   // Operators are primitives (as the parser makes them), named primitives identifiers
   // (as the parser reads them), so that the printed program reads back the same.
-  Expr P(const char* name) const {
-    std::string n = name;
-    if (n == "add" || n == "sub" || n == "mul" || n == "mod" || n == "idx")
-      return primitive(name, sp_);
-    return ident(name, sp_);
+  Expr P(PrimId id) const {
+    if (id == PrimId::Add || id == PrimId::Sub || id == PrimId::Mul || id == PrimId::Mod ||
+        id == PrimId::Idx)
+      return prim_expr(id, sp_);
+    return ident(prim_name(id), sp_);
   }
   Expr A(Expr f, Expr x) const { return app(std::move(f), std::move(x), sp_); }
-  Expr A2(const char* f, Expr x, Expr y) const { return A(A(P(f), std::move(x)), std::move(y)); }
+  Expr A2(PrimId f, Expr x, Expr y) const { return A(A(P(f), std::move(x)), std::move(y)); }
   Expr generate(const std::string& k, const Nat& n, Expr body) const {
-    return A(P("generate"), lambda(k, std::move(body), index_type(n), sp_));
+    return A(P(PrimId::Generate), lambda(k, std::move(body), index_type(n), sp_));
   }
   Bound diff(const Bound& hi, const Bound& lo) const {
     if (lo.nat.is_const(0)) return hi;
-    return Bound{hi.nat - lo.nat, A2("sub", hi.expr, lo.expr)};
+    return Bound{hi.nat - lo.nat, A2(PrimId::Sub, hi.expr, lo.expr)};
   }
-  Expr take(const Bound& n, Expr x) const { return A(A(P("take"), n.expr), std::move(x)); }
+  Expr take(const Bound& n, Expr x) const { return A(A(P(PrimId::Take), n.expr), std::move(x)); }
   Expr drop(const Bound& n, Expr x) const {
     if (n.nat.is_const(0)) return x;
-    return A(A(P("drop"), n.expr), std::move(x));
+    return A(A(P(PrimId::Drop), n.expr), std::move(x));
   }
-  Expr as_nat(const std::string& k) const { return A(P("indexAsNat"), ident(k, sp_)); }
+  Expr as_nat(const std::string& k) const { return A(P(PrimId::IndexAsNat), ident(k, sp_)); }
   // lo + k, or lo + step*b + w (natType).
   // A lower bound that is not provably >= 0 (n - 3) is a natType literal of that size,
   // which the checker requires to be a natural number (n - 3 >= 0), instead of a
   // run-time subtraction.
   Expr index_value(const Bound& lo, Expr off) const {
     if (lo.nat.is_const(0)) return off;
-    if (arith::provably_nonneg(lo.nat)) return A2("add", std::move(off), lo.expr);
-    return A2("add", std::move(off), nat_literal(lo.nat, lo.expr->span));
+    if (arith::provably_nonneg(lo.nat)) return A2(PrimId::Add, std::move(off), lo.expr);
+    return A2(PrimId::Add, std::move(off), nat_literal(lo.nat, lo.expr->span));
   }
   static Expr nat_literal(const Nat& n, const Span& span) {
     Literal l;
@@ -267,7 +268,7 @@ class Desugar {
     return literal(l, span);
   }
   Expr stepped_offset(const std::string& b, const Bound& s, const std::string& w) const {
-    return A2("add", A2("mul", as_nat(b), s.expr), as_nat(w));
+    return A2(PrimId::Add, A2(PrimId::Mul, as_nat(b), s.expr), as_nat(w));
   }
 
   // ---- ordering the bounds of one dimension ----
@@ -403,7 +404,7 @@ class Desugar {
                   (last.nat == extent_[d].nat || arith::provably_eq(last.nat, extent_[d].nat));
     if (!at_end) slabs.push_back(drop(last, src));
     Expr r = slabs.back();
-    for (size_t i = slabs.size() - 1; i-- > 0;) r = A2("concat", slabs[i], r);
+    for (size_t i = slabs.size() - 1; i-- > 0;) r = A2(PrimId::Concat, slabs[i], r);
     return r;
   }
 
@@ -414,7 +415,7 @@ class Desugar {
     for (size_t p : here) gidx_[p][d] = index_value(lo, as_nat(k));
     Expr inner = d + 1 == rank_
                      ? body(here[0])
-                     : region(d + 1, here, A(A(P("idx"), ident(k, sp_)), slab_src), true);
+                     : region(d + 1, here, A(A(P(PrimId::Idx), ident(k, sp_)), slab_src), true);
     return generate(k, len.nat, inner);
   }
 
@@ -432,14 +433,14 @@ class Desugar {
     const Bound& wd = *parts_[p].width[d];
     std::string b = fresh_name("b"), w = fresh_name("w");
     Nat blocks = arith::exact_div(len.nat, s.nat);
-    Expr blk = A(A(P("idx"), ident(b, sp_)), A(A(P("split"), s.expr), slab_src));
+    Expr blk = A(A(P(PrimId::Idx), ident(b, sp_)), A(A(P(PrimId::Split), s.expr), slab_src));
     for (size_t q : parts) gidx_[q][d] = index_value(lo, stepped_offset(b, s, w));
-    Expr inner = d + 1 == rank_
-                     ? body(p)
-                     : region(d + 1, parts, A(A(P("idx"), ident(w, sp_)), take(wd, blk)), true);
+    Expr inner = d + 1 == rank_ ? body(p)
+                                : region(d + 1, parts,
+                                         A(A(P(PrimId::Idx), ident(w, sp_)), take(wd, blk)), true);
     Expr covered = generate(w, wd.nat, inner);
-    Expr block = wd.nat == s.nat ? covered : A2("concat", covered, drop(wd, blk));
-    return A(P("join"), generate(b, blocks, block));
+    Expr block = wd.nat == s.nat ? covered : A2(PrimId::Concat, covered, drop(wd, blk));
+    return A(P(PrimId::Join), generate(b, blocks, block));
   }
 
   // A fold's part: its values in row-major order, reduced onto `acc`.
@@ -461,8 +462,8 @@ class Desugar {
     }
     Expr x = body(p);
     for (size_t l = loops.size(); l-- > 0;) x = generate(loops[l].first, loops[l].second, x);
-    for (size_t l = 1; l < loops.size(); ++l) x = A(P("join"), x);
-    return A(A(A(P("reduce"), w_.fold_op), acc), x);
+    for (size_t l = 1; l < loops.size(); ++l) x = A(P(PrimId::Join), x);
+    return A(A(A(P(PrimId::Reduce), w_.fold_op), acc), x);
   }
 
   // The part's body applied to its index values: (fun(i => body))(value), so that the
@@ -508,9 +509,9 @@ class Desugar {
           !values_.count("natAsScalar") && e->arg->kind == ExprKind::Ident &&
           values_.count(e->arg->name)) {
         Expr v = values_[e->arg->name];
-        Expr as_i64 =
-            annotation(app(ident("cast", e->span), v, e->span), scalar(ScalarKind::I64), e->span);
-        return app(ident("cast", e->span), as_i64, e->span);
+        Expr as_i64 = annotation(app(ident(prim_name(PrimId::Cast), e->span), v, e->span),
+                                 scalar(ScalarKind::I64), e->span);
+        return app(ident(prim_name(PrimId::Cast), e->span), as_i64, e->span);
       }
       return mutate_children(e);
     }

@@ -14,6 +14,8 @@
 #include "runtime/process.h"
 
 namespace risec::driver {
+
+using rise::PrimId;
 namespace {
 
 std::string src(const std::string& rel) {
@@ -58,8 +60,9 @@ TEST(Graph, NodesEdgesAndTypes) {
 
 TEST(Graph, SharedSubtermsAreDrawnOnce) {
   rise::Expr x = rise::ident("x");
-  rise::Expr shared = rise::app(rise::app(rise::primitive("add"), x), x);
-  rise::Expr e = rise::lambda("x", rise::app(rise::app(rise::primitive("mul"), shared), shared));
+  rise::Expr shared = rise::app(rise::app(rise::prim_expr(PrimId::Add), x), x);
+  rise::Expr e =
+      rise::lambda("x", rise::app(rise::app(rise::prim_expr(PrimId::Mul), shared), shared));
   std::string dot = to_dot({{"dag", e}});
   EXPECT_EQ(count(dot, "label=\"add\""), 1u) << dot;
   EXPECT_EQ(count(dot, "label=\"x\""), 1u) << dot;

@@ -8,6 +8,8 @@
 #include "rewrite_test_util.h"
 
 namespace risec::elevate::testing {
+
+using rise::PrimId;
 namespace {
 
 // x |> map(f) |> map(g) over 8 floats: two maps, one nested in the other's argument.
@@ -91,7 +93,7 @@ TEST(Traversals, AllOneSome) {
   EXPECT_TRUE(some(id())(app).ok());
   EXPECT_FALSE(some(fail())(app).ok());
   // A leaf has no children: all succeeds vacuously, one and some fail.
-  rise::Expr leaf = rise::primitive("add");
+  rise::Expr leaf = rise::prim_expr(PrimId::Add);
   EXPECT_TRUE(all(fail())(leaf).ok());
   EXPECT_FALSE(one(id())(leaf).ok());
   EXPECT_FALSE(some(id())(leaf).ok());

@@ -16,6 +16,8 @@
 #include "rewrite_test_util.h"
 
 namespace risec::elevate {
+
+using rise::PrimId;
 namespace {
 
 using testing::apply_ok;
@@ -56,7 +58,7 @@ int count(const Expr& e, const std::string& prim) {
 int vector_loops(const Expr& e, int64_t lanes) {
   int n = 0;
   auto c = util::as_prim_call(e);
-  if (c && c->args.size() == 2 && (c->name() == "mapSeq" || c->name() == "map")) {
+  if (c && c->args.size() == 2 && (c->is(PrimId::MapSeq) || c->is(PrimId::Map))) {
     Type el = util::array_elem(c->args[1]->type);
     std::function<bool(const Type&)> vec = [&](const Type& t) {
       if (!t) return false;
@@ -163,7 +165,7 @@ TEST(MMStrategies, ParallelOuterLoopIsTheProductsOuterLoop) {
   // let mem = toMem(packing copy) in ...: the product's outermost loop is mapPar
   Expr body = out;
   while (body->kind == rise::ExprKind::Lambda) body = body->fn;
-  auto let = util::match_prim(body, "let", 2);
+  auto let = util::match_prim(body, PrimId::Let, 2);
   ASSERT_TRUE(let) << rise::print_expr(out);
   EXPECT_EQ(loops(let->args[1]).rfind("mapPar[2](mapSeq[2](", 0), 0u) << loops(let->args[1]);
   EXPECT_EQ(loops(let->args[0]), "mapPar[2](mapSeq[64](mapSeq[1]))");

@@ -20,6 +20,8 @@
 
 namespace risec::elevate::testing {
 
+using rise::PrimId;
+
 // Parse `text` (one or more definitions) and type its last definition, with sizes.
 inline rise::Checked typed(const std::string& text, const rise::SizeMap& sizes = {}) {
   auto src = std::make_shared<SourceFile>(SourceFile{"<test>", text});
@@ -118,7 +120,7 @@ inline void loops_into(const rise::Expr& e, std::vector<std::string>& out) {
   static const std::set<std::string> maps = {"map", "mapSeq", "mapSeqUnroll", "mapPar"};
   static const std::set<std::string> reds = {"reduce", "reduceSeq", "reduceSeqUnroll", "reducePar"};
   if (c && ((maps.count(c->name()) && c->args.size() == 2 &&
-             (c->name() != "map" || util::computes(c->args[0]))) ||
+             (!c->is(PrimId::Map) || util::computes(c->args[0]))) ||
             (reds.count(c->name()) && c->args.size() == 3))) {
     auto n = util::array_size(c->args.back()->type);
     std::string s = c->name() + "[" + (n ? n->to_string() : "?") + "]";

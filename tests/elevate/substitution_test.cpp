@@ -8,6 +8,8 @@
 #include "rise/expr.h"
 
 namespace risec::elevate::util {
+
+using rise::PrimId;
 namespace {
 
 using rise::Expr;
@@ -15,7 +17,7 @@ using rise::ident;
 using rise::lambda;
 
 Expr add(const Expr& a, const Expr& b) {
-  return rise::apps(rise::primitive("add"), {a, b});
+  return rise::apps(rise::prim_expr(PrimId::Add), {a, b});
 }
 
 TEST(Substitution, ReplacesFreeOccurrences) {

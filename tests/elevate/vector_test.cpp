@@ -7,6 +7,8 @@
 #include "rewrite_test_util.h"
 
 namespace risec::elevate {
+
+using rise::PrimId;
 namespace {
 
 using testing::apply_ok;
@@ -57,7 +59,8 @@ TEST(Vectorize, MapOverScalarsAppliedToData) {
   EXPECT_EQ(count(out, "asScalar"), 1);
   EXPECT_EQ(count(out, "vectorFromScalar"), 2);  // the literals, broadcast
   // the map is now over vectors of 8 lanes
-  auto m = util::match_prim(util::match_prim(body_of(out), "asScalar", 1)->args[0], "map", 2);
+  auto m = util::match_prim(util::match_prim(body_of(out), PrimId::AsScalar, 1)->args[0],
+                            PrimId::Map, 2);
   ASSERT_TRUE(m);
   EXPECT_EQ(rise::print(util::array_elem(m->args[1]->type)), "vec[f32, 8]");
 }
@@ -174,7 +177,7 @@ TEST(Vectorize, NamesTheConditionThatDoesNotHold) {
   // already vectorised: a second vectorize finds a map over vectors
   auto ok = typed("def f = fun(xs: 64.f32 => xs |> map(fun(x => x * 2.0f)))");
   Expr once = apply_ok(innermost_map(vec(8)), ok.expr);
-  auto vmap = util::match_prim(body_of(once), "asScalar", 1);
+  auto vmap = util::match_prim(body_of(once), PrimId::AsScalar, 1);
   ASSERT_TRUE(vmap);
   EXPECT_TRUE(fails_with(vec(8), vmap->args[0], "over vectors already"));
 

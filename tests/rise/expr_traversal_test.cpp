@@ -8,6 +8,7 @@
 
 #include "rise/expr.h"
 #include "rise/parser.h"
+#include "rise/primitives.h"
 #include "rise/printer.h"
 
 namespace risec::rise {
@@ -28,7 +29,7 @@ TEST(ExprTraversal, ChildrenInOrder) {
   EXPECT_EQ(children(annotation(x, nullptr)), (std::vector<Expr>{x}));
   EXPECT_TRUE(children(x).empty());
   EXPECT_TRUE(children(int_lit(3)).empty());
-  EXPECT_TRUE(children(primitive("map")).empty());
+  EXPECT_TRUE(children(prim_expr(PrimId::Map)).empty());
 }
 
 TEST(ExprTraversal, RebuildSharesUnchangedNodes) {
@@ -103,7 +104,7 @@ class KindCount : public ExprVisitor {
 
 TEST(ExprTraversal, VisitorCountsNodes) {
   // fun(x => map(f)(x)) with f a free variable: 1 lambda, 2 apps, 2 idents, 1 primitive.
-  Expr e = lambda("x", app(app(primitive("map"), ident("f")), ident("x")));
+  Expr e = lambda("x", app(app(prim_expr(PrimId::Map), ident("f")), ident("x")));
   KindCount c;
   c.visit(e);
   EXPECT_EQ(c.count[ExprKind::Lambda], 1);

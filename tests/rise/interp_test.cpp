@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "rise/interp.h"
 #include "rise/interp_prims.h"
@@ -74,23 +75,29 @@ std::string S(const Value& v) {
 }
 
 // ---- primitive calls ----
-Value call(const std::string& name, const Type& fn_type, std::vector<Value> args,
+Value call(PrimId id, const Type& fn_type, std::vector<Value> args,
            std::vector<TypeArg> deps = {}) {
   PrimCall c;
-  c.prim = find_primitive(name);
-  if (!c.prim) ADD_FAILURE() << "no primitive " << name;
+  c.prim = &primitive(id);
   c.fn_type = fn_type;
   c.dep_args = std::move(deps);
   c.args = std::move(args);
   return c.prim->eval(c);
 }
+// By name, for tests that loop over primitives.
+Value call(const std::string& name, const Type& fn_type, std::vector<Value> args,
+           std::vector<TypeArg> deps = {}) {
+  const PrimitiveInfo* p = find_primitive(name);
+  if (!p) throw std::runtime_error("no primitive " + name);
+  return call(p->id, fn_type, std::move(args), std::move(deps));
+}
 Value bin(const std::string& name, const Value& a, const Value& b, const Type& t) {
-  return call(name, fn({t, t, t}), {a, b});
+  return call(find_primitive(name)->id, fn({t, t, t}), {a, b});
 }
 
 // A primitive as a function value (a partially applied primitive with no arguments).
 Value prim_value(const std::string& name, const Type& t, std::vector<TypeArg> deps = {}) {
-  Expr e = with_type(primitive(name), t);
+  Expr e = with_type(prim_expr(find_primitive(name)->id), t);
   for (const TypeArg& d : deps) e = with_type(dep_app(e, d), t);
   Interpreter interp;
   return interp.eval(e);
@@ -98,7 +105,7 @@ Value prim_value(const std::string& name, const Type& t, std::vector<TypeArg> de
 
 // ---- hand-typed expressions ----
 Expr P(const std::string& name, Type t) {
-  return with_type(primitive(name), std::move(t));
+  return with_type(prim_expr(find_primitive(name)->id), std::move(t));
 }
 Expr A(Expr f, Expr x) {
   Type r = f->type->b;
@@ -165,7 +172,7 @@ TEST(InterpScalar, IntegerArithmeticI32) {
   EXPECT_EQ(S(bin("div", i(-7), i(2), I32)), "-3");  // truncation towards zero
   EXPECT_EQ(S(bin("mod", i(-7), i(3), I32)), "-1");  // sign of the dividend
   EXPECT_EQ(S(bin("mod", i(7), i(-3), I32)), "1");
-  EXPECT_EQ(S(call("neg", fn({I32, I32}), {i(5)})), "-5");
+  EXPECT_EQ(S(call(PrimId::Neg, fn({I32, I32}), {i(5)})), "-5");
 }
 
 TEST(InterpScalar, SignedOverflowWraps) {
@@ -183,8 +190,8 @@ TEST(InterpScalar, SignedOverflowWraps) {
   expect_error(
       ErrorKind::External, [&] { bin("div", m, Value::integer(ScalarKind::I8, -1), I8); },
       "integer overflow");
-  EXPECT_EQ(call("neg", fn({I8, I8}), {m}).as_i64(), -128);
-  EXPECT_EQ(call("abs", fn({I32, I32}), {i(-2147483648LL)}).as_i64(), -2147483648LL);
+  EXPECT_EQ(call(PrimId::Neg, fn({I8, I8}), {m}).as_i64(), -128);
+  EXPECT_EQ(call(PrimId::Abs, fn({I32, I32}), {i(-2147483648LL)}).as_i64(), -2147483648LL);
   Type I64 = scalar(ScalarKind::I64);
   Value big = Value::integer(ScalarKind::I64, std::numeric_limits<int64_t>::min());
   expect_error(
@@ -199,21 +206,21 @@ TEST(InterpScalar, UnsignedWraparound) {
   EXPECT_EQ(bin("add", a, b, U8).as_i64(), 44);
   EXPECT_EQ(bin("sub", b, a, U8).as_i64(), 156);
   EXPECT_EQ(bin("mul", a, b, U8).as_i64(), (200 * 100) % 256);
-  EXPECT_EQ(call("neg", fn({U8, U8}), {Value::integer(ScalarKind::U8, 1)}).as_i64(), 255);
+  EXPECT_EQ(call(PrimId::Neg, fn({U8, U8}), {Value::integer(ScalarKind::U8, 1)}).as_i64(), 255);
   EXPECT_EQ(Value::integer(ScalarKind::U8, 300).as_i64(), 44);
   Value big = Value::integer(ScalarKind::U32, 4294967295LL);
   EXPECT_EQ(bin("add", big, Value::integer(ScalarKind::U32, 1), U32).as_i64(), 0);
   EXPECT_EQ(bin("div", big, Value::integer(ScalarKind::U32, 2), U32).as_i64(), 2147483647);
   EXPECT_TRUE(
-      call("gt", fn({U32, U32, BOOL}), {big, Value::integer(ScalarKind::U32, 1)}).as_bool());
+      call(PrimId::Gt, fn({U32, U32, BOOL}), {big, Value::integer(ScalarKind::U32, 1)}).as_bool());
   Type U64 = scalar(ScalarKind::U64);
   Value top = Value::from_u64(ScalarKind::U64, 0xFFFFFFFFFFFFFFFFull);
   Value two = Value::integer(ScalarKind::U64, 2);
   EXPECT_EQ(bin("div", top, two, U64).as_u64(), 0x7FFFFFFFFFFFFFFFull);
   EXPECT_EQ(bin("mod", top, Value::integer(ScalarKind::U64, 10), U64).as_u64(),
             0xFFFFFFFFFFFFFFFFull % 10);
-  EXPECT_TRUE(call("gt", fn({U64, U64, BOOL}), {top, two}).as_bool());
-  EXPECT_FALSE(call("lt", fn({U64, U64, BOOL}), {top, two}).as_bool());
+  EXPECT_TRUE(call(PrimId::Gt, fn({U64, U64, BOOL}), {top, two}).as_bool());
+  EXPECT_FALSE(call(PrimId::Lt, fn({U64, U64, BOOL}), {top, two}).as_bool());
   EXPECT_EQ(S(top), "18446744073709551615");
 }
 
@@ -253,7 +260,7 @@ TEST(InterpScalar, F32ArithmeticIsDoneInFloat) {
   EXPECT_EQ(bin("mul", f(1.1f), f(1.1f), F32).as_f32(), 1.1f * 1.1f);
   EXPECT_EQ(bin("div", f(1.0f), f(3.0f), F32).as_f32(), 1.0f / 3.0f);
   EXPECT_EQ(bin("mod", f(7.5f), f(2.0f), F32).as_f32(), 1.5f);
-  EXPECT_EQ(call("neg", fn({F32, F32}), {f(2.5f)}).as_f32(), -2.5f);
+  EXPECT_EQ(call(PrimId::Neg, fn({F32, F32}), {f(2.5f)}).as_f32(), -2.5f);
 }
 
 TEST(InterpScalar, BoolArithmeticFollowsC) {
@@ -261,41 +268,47 @@ TEST(InterpScalar, BoolArithmeticFollowsC) {
   EXPECT_TRUE(bin("add", t, t, BOOL).as_bool());
   EXPECT_FALSE(bin("sub", t, t, BOOL).as_bool());
   EXPECT_FALSE(bin("mul", t, fl, BOOL).as_bool());
-  EXPECT_FALSE(call("not", fn({BOOL, BOOL}), {t}).as_bool());
-  EXPECT_TRUE(call("not", fn({BOOL, BOOL}), {fl}).as_bool());
-  EXPECT_TRUE(call("equal", fn({BOOL, BOOL, BOOL}), {t, t}).as_bool());
+  EXPECT_FALSE(call(PrimId::Not, fn({BOOL, BOOL}), {t}).as_bool());
+  EXPECT_TRUE(call(PrimId::Not, fn({BOOL, BOOL}), {fl}).as_bool());
+  EXPECT_TRUE(call(PrimId::Equal, fn({BOOL, BOOL, BOOL}), {t, t}).as_bool());
 }
 
 TEST(InterpScalar, Comparisons) {
-  EXPECT_TRUE(call("gt", fn({I32, I32, BOOL}), {i(3), i(2)}).as_bool());
-  EXPECT_FALSE(call("lt", fn({I32, I32, BOOL}), {i(3), i(2)}).as_bool());
-  EXPECT_TRUE(call("lt", fn({I32, I32, BOOL}), {i(-3), i(2)}).as_bool());
-  EXPECT_TRUE(call("equal", fn({F32, F32, BOOL}), {f(1.5f), f(1.5f)}).as_bool());
+  EXPECT_TRUE(call(PrimId::Gt, fn({I32, I32, BOOL}), {i(3), i(2)}).as_bool());
+  EXPECT_FALSE(call(PrimId::Lt, fn({I32, I32, BOOL}), {i(3), i(2)}).as_bool());
+  EXPECT_TRUE(call(PrimId::Lt, fn({I32, I32, BOOL}), {i(-3), i(2)}).as_bool());
+  EXPECT_TRUE(call(PrimId::Equal, fn({F32, F32, BOOL}), {f(1.5f), f(1.5f)}).as_bool());
   float nan = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_FALSE(call("equal", fn({F32, F32, BOOL}), {f(nan), f(nan)}).as_bool());
-  EXPECT_FALSE(call("gt", fn({F32, F32, BOOL}), {f(nan), f(0)}).as_bool());
+  EXPECT_FALSE(call(PrimId::Equal, fn({F32, F32, BOOL}), {f(nan), f(nan)}).as_bool());
+  EXPECT_FALSE(call(PrimId::Gt, fn({F32, F32, BOOL}), {f(nan), f(0)}).as_bool());
   // equal on indices and on structured data
-  EXPECT_TRUE(call("equal", fn({idx(4), idx(4), BOOL}), {Value::index(2, 4), Value::index(2, 4)})
-                  .as_bool());
+  EXPECT_TRUE(
+      call(PrimId::Equal, fn({idx(4), idx(4), BOOL}), {Value::index(2, 4), Value::index(2, 4)})
+          .as_bool());
   Type pt = pair(I32, F32);
-  EXPECT_TRUE(call("equal", fn({pt, pt, BOOL}), {Value::pair(i(1), f(2)), Value::pair(i(1), f(2))})
-                  .as_bool());
-  EXPECT_FALSE(call("equal", fn({pt, pt, BOOL}), {Value::pair(i(1), f(2)), Value::pair(i(1), f(3))})
-                   .as_bool());
+  EXPECT_TRUE(
+      call(PrimId::Equal, fn({pt, pt, BOOL}), {Value::pair(i(1), f(2)), Value::pair(i(1), f(2))})
+          .as_bool());
+  EXPECT_FALSE(
+      call(PrimId::Equal, fn({pt, pt, BOOL}), {Value::pair(i(1), f(2)), Value::pair(i(1), f(3))})
+          .as_bool());
 }
 
 TEST(InterpScalar, Select) {
   Type t = fn({BOOL, F32, F32, F32});
-  EXPECT_EQ(call("select", t, {Value::boolean(true), f(1), f(2)}).as_f32(), 1.0f);
-  EXPECT_EQ(call("select", t, {Value::boolean(false), f(1), f(2)}).as_f32(), 2.0f);
+  EXPECT_EQ(call(PrimId::Select, t, {Value::boolean(true), f(1), f(2)}).as_f32(), 1.0f);
+  EXPECT_EQ(call(PrimId::Select, t, {Value::boolean(false), f(1), f(2)}).as_f32(), 2.0f);
   Type vt = vector(ScalarKind::F32, Nat(2));
   Value a = Value::vector(ScalarKind::F32, {f(1), f(2)});
   Value b = Value::vector(ScalarKind::F32, {f(3), f(4)});
-  EXPECT_EQ(S(call("select", fn({BOOL, vt, vt, vt}), {Value::boolean(false), a, b})), "<3f, 4f>");
+  EXPECT_EQ(S(call(PrimId::Select, fn({BOOL, vt, vt, vt}), {Value::boolean(false), a, b})),
+            "<3f, 4f>");
 }
 
 TEST(InterpScalar, Casts) {
-  auto cast = [](const Value& v, Type from, Type to) { return call("cast", fn({from, to}), {v}); };
+  auto cast = [](const Value& v, Type from, Type to) {
+    return call(PrimId::Cast, fn({from, to}), {v});
+  };
   EXPECT_EQ(cast(f(3.7f), F32, I32).as_i64(), 3);
   EXPECT_EQ(cast(f(-3.7f), F32, I32).as_i64(), -3);
   EXPECT_EQ(cast(i(300), I32, U8).as_i64(), 44);
@@ -328,13 +341,14 @@ TEST(InterpScalar, Casts) {
 }
 
 TEST(InterpScalar, IndexAndNat) {
-  EXPECT_EQ(call("indexAsNat", fn({idx(5), nat_data()}), {Value::index(3, 5)}).nat_value(), 3);
-  Value r = call("natAsIndex", fn({nat_data(), idx(5)}), {Value::nat(4)}, {Nat(5)});
+  EXPECT_EQ(call(PrimId::IndexAsNat, fn({idx(5), nat_data()}), {Value::index(3, 5)}).nat_value(),
+            3);
+  Value r = call(PrimId::NatAsIndex, fn({nat_data(), idx(5)}), {Value::nat(4)}, {Nat(5)});
   EXPECT_EQ(r.index_value(), 4);
   EXPECT_EQ(r.index_bound(), 5);
   expect_runtime_fault(
       [] {
-        call("natAsIndex", fn({nat_data(), idx(5)}), {Value::nat(5)}, {Nat(5)});
+        call(PrimId::NatAsIndex, fn({nat_data(), idx(5)}), {Value::nat(5)}, {Nat(5)});
       },
       "out of range");
   expect_user_error([] { Value::index(4, 4); }, "out of range");
@@ -364,8 +378,8 @@ TEST(InterpScalar, MathF32UsesFloatFunctions) {
   EXPECT_EQ(bin("fmin", f(2.0f), f(-1.0f), F32).as_f32(), -1.0f);
   EXPECT_EQ(bin("fmax", f(2.0f), f(-1.0f), F32).as_f32(), 2.0f);
   EXPECT_EQ(bin("fmin", f(std::nanf("")), f(1.0f), F32).as_f32(), 1.0f);  // C fminf
-  EXPECT_EQ(call("sqrt", fn({F64, F64}), {Value::f64(2.0)}).as_f64(), std::sqrt(2.0));
-  EXPECT_EQ(call("erf", fn({F64, F64}), {Value::f64(0.3)}).as_f64(), std::erf(0.3));
+  EXPECT_EQ(call(PrimId::Sqrt, fn({F64, F64}), {Value::f64(2.0)}).as_f64(), std::sqrt(2.0));
+  EXPECT_EQ(call(PrimId::Erf, fn({F64, F64}), {Value::f64(0.3)}).as_f64(), std::erf(0.3));
 }
 
 TEST(InterpScalar, VectorsAreLaneWise) {
@@ -374,19 +388,19 @@ TEST(InterpScalar, VectorsAreLaneWise) {
   Value b = Value::vector(ScalarKind::F32, {f(10), f(20), f(30), f(40)});
   EXPECT_EQ(S(bin("add", a, b, v4)), "<11f, 22f, 33f, 44f>");
   EXPECT_EQ(S(bin("mul", a, b, v4)), "<10f, 40f, 90f, 160f>");
-  EXPECT_EQ(S(call("neg", fn({v4, v4}), {a})), "<-1f, -2f, -3f, -4f>");
-  EXPECT_EQ(S(call("sqrt", fn({v4, v4}), {b})).substr(0, 12), "<3.1622777f,");
+  EXPECT_EQ(S(call(PrimId::Neg, fn({v4, v4}), {a})), "<-1f, -2f, -3f, -4f>");
+  EXPECT_EQ(S(call(PrimId::Sqrt, fn({v4, v4}), {b})).substr(0, 12), "<3.1622777f,");
   // comparisons of vectors are masks (vectors of bools), lane by lane
   Type m4 = vector(ScalarKind::Bool, Nat(4));
   Value c = Value::vector(ScalarKind::F32, {f(1), f(0), f(3), f(5)});
-  EXPECT_EQ(S(call("equal", fn({v4, v4, m4}), {a, c})), "<true, false, true, false>");
-  EXPECT_EQ(S(call("lt", fn({v4, v4, m4}), {a, c})), "<false, false, false, true>");
-  Value m = call("gt", fn({v4, v4, m4}), {a, c});
+  EXPECT_EQ(S(call(PrimId::Equal, fn({v4, v4, m4}), {a, c})), "<true, false, true, false>");
+  EXPECT_EQ(S(call(PrimId::Lt, fn({v4, v4, m4}), {a, c})), "<false, false, false, true>");
+  Value m = call(PrimId::Gt, fn({v4, v4, m4}), {a, c});
   EXPECT_EQ(S(m), "<false, true, false, false>");
-  EXPECT_EQ(S(call("not", fn({m4, m4}), {m})), "<true, false, true, true>");
-  EXPECT_EQ(S(call("select", fn({m4, v4, v4, v4}), {m, a, b})), "<10f, 2f, 30f, 40f>");
-  EXPECT_TRUE(call("any", fn({m4, BOOL}), {m}).as_bool());
-  EXPECT_FALSE(call("all", fn({m4, BOOL}), {m}).as_bool());
+  EXPECT_EQ(S(call(PrimId::Not, fn({m4, m4}), {m})), "<true, false, true, true>");
+  EXPECT_EQ(S(call(PrimId::Select, fn({m4, v4, v4, v4}), {m, a, b})), "<10f, 2f, 30f, 40f>");
+  EXPECT_TRUE(call(PrimId::Any, fn({m4, BOOL}), {m}).as_bool());
+  EXPECT_FALSE(call(PrimId::All, fn({m4, BOOL}), {m}).as_bool());
   Type w = vector(ScalarKind::I32, Nat(2));
   expect_error(
       ErrorKind::External,
@@ -395,7 +409,7 @@ TEST(InterpScalar, VectorsAreLaneWise) {
             Value::vector(ScalarKind::I32, {i(1), i(0)}), w);
       },
       "division by zero");
-  Value v = call("vectorFromScalar", fn({F32, v4}), {f(7)});
+  Value v = call(PrimId::VectorFromScalar, fn({F32, v4}), {f(7)});
   EXPECT_EQ(S(v), "<7f, 7f, 7f, 7f>");
 }
 
@@ -411,7 +425,7 @@ TEST(InterpArray, MakeArrayAndGenerate) {
   EXPECT_EQ(S(eval_makeArray(c)), "[4, 5, 6]");
   Value sq =
       Value::native("sq", [](const Value& x) { return i(x.index_value() * x.index_value()); });
-  EXPECT_EQ(S(call("generate", fn({fn({idx(4), I32}), arr(4, I32)}), {sq})), "[0, 1, 4, 9]");
+  EXPECT_EQ(S(call(PrimId::Generate, fn({fn({idx(4), I32}), arr(4, I32)}), {sq})), "[0, 1, 4, 9]");
   // arrays of arrays built by makeArray are dense
   PrimCall c2;
   c2.count = 2;
@@ -425,157 +439,163 @@ TEST(InterpArray, MakeArrayAndGenerate) {
 TEST(InterpArray, Idx) {
   Value x = vi({5, 6, 7});
   Type t = fn({idx(3), arr(3, I32), I32});
-  EXPECT_EQ(S(call("idx", t, {Value::index(2, 3), x})), "7");
-  EXPECT_EQ(S(call("idx", fn({idx(2), arr(2, arr(3, I32)), arr(3, I32)}),
+  EXPECT_EQ(S(call(PrimId::Idx, t, {Value::index(2, 3), x})), "7");
+  EXPECT_EQ(S(call(PrimId::Idx, fn({idx(2), arr(2, arr(3, I32)), arr(3, I32)}),
                    {Value::index(1, 2), mat(2, 3)})),
             "[10, 11, 12]");
   // An index whose bound disagrees with the array (a bug elsewhere) is caught.
-  expect_runtime_fault([&] { call("idx", t, {Value::index(3, 4), x}); }, "out of range");
+  expect_runtime_fault([&] { call(PrimId::Idx, t, {Value::index(3, 4), x}); }, "out of range");
 }
 
 TEST(InterpArray, TakeDropConcat) {
   Value x = vi({1, 2, 3, 4, 5});
-  EXPECT_EQ(S(call("take", fn({arr(5, I32), arr(2, I32)}), {x}, {Nat(2)})), "[1, 2]");
-  EXPECT_EQ(S(call("drop", fn({arr(5, I32), arr(3, I32)}), {x}, {Nat(2)})), "[3, 4, 5]");
-  EXPECT_EQ(S(call("drop", fn({arr(5, I32), arr(0, I32)}), {x}, {Nat(5)})), "[]");
-  EXPECT_EQ(
-      S(call("concat", fn({arr(2, I32), arr(3, I32), arr(5, I32)}), {vi({1, 2}), vi({3, 4, 5})})),
-      "[1, 2, 3, 4, 5]");
+  EXPECT_EQ(S(call(PrimId::Take, fn({arr(5, I32), arr(2, I32)}), {x}, {Nat(2)})), "[1, 2]");
+  EXPECT_EQ(S(call(PrimId::Drop, fn({arr(5, I32), arr(3, I32)}), {x}, {Nat(2)})), "[3, 4, 5]");
+  EXPECT_EQ(S(call(PrimId::Drop, fn({arr(5, I32), arr(0, I32)}), {x}, {Nat(5)})), "[]");
+  EXPECT_EQ(S(call(PrimId::Concat, fn({arr(2, I32), arr(3, I32), arr(5, I32)}),
+                   {vi({1, 2}), vi({3, 4, 5})})),
+            "[1, 2, 3, 4, 5]");
   // concat of 2-D arrays and of a view
   Value m = mat(2, 2);
-  Value t = call("transpose", fn({arr(2, arr(2, I32)), arr(2, arr(2, I32))}), {m});
-  EXPECT_EQ(S(call("concat", fn({arr(2, arr(2, I32)), arr(2, arr(2, I32)), arr(4, arr(2, I32))}),
-                   {m, t})),
+  Value t = call(PrimId::Transpose, fn({arr(2, arr(2, I32)), arr(2, arr(2, I32))}), {m});
+  EXPECT_EQ(S(call(PrimId::Concat,
+                   fn({arr(2, arr(2, I32)), arr(2, arr(2, I32)), arr(4, arr(2, I32))}), {m, t})),
             "[[0, 1], [10, 11], [0, 10], [1, 11]]");
 }
 
 TEST(InterpArray, SplitJoin) {
   Value x = vi({1, 2, 3, 4, 5, 6});
-  Value s = call("split", fn({arr(6, I32), arr(3, arr(2, I32))}), {x}, {Nat(2)});
+  Value s = call(PrimId::Split, fn({arr(6, I32), arr(3, arr(2, I32))}), {x}, {Nat(2)});
   EXPECT_EQ(S(s), "[[1, 2], [3, 4], [5, 6]]");
-  EXPECT_EQ(S(call("join", fn({arr(3, arr(2, I32)), arr(6, I32)}), {s})), "[1, 2, 3, 4, 5, 6]");
+  EXPECT_EQ(S(call(PrimId::Join, fn({arr(3, arr(2, I32)), arr(6, I32)}), {s})),
+            "[1, 2, 3, 4, 5, 6]");
   // join of a non-contiguous view (a transpose) copies
-  Value t = call("transpose", fn({arr(3, arr(2, I32)), arr(2, arr(3, I32))}), {s});
-  EXPECT_EQ(S(call("join", fn({arr(2, arr(3, I32)), arr(6, I32)}), {t})), "[1, 3, 5, 2, 4, 6]");
+  Value t = call(PrimId::Transpose, fn({arr(3, arr(2, I32)), arr(2, arr(3, I32))}), {s});
+  EXPECT_EQ(S(call(PrimId::Join, fn({arr(2, arr(3, I32)), arr(6, I32)}), {t})),
+            "[1, 3, 5, 2, 4, 6]");
   // split of a strided view (a column of a matrix)
   Value col =
-      call("idx", fn({idx(3), arr(3, arr(4, I32)), arr(4, I32)}),
+      call(PrimId::Idx, fn({idx(3), arr(3, arr(4, I32)), arr(4, I32)}),
            {Value::index(1, 3),
-            call("transpose", fn({arr(4, arr(3, I32)), arr(3, arr(4, I32))}), {mat(4, 3)})});
+            call(PrimId::Transpose, fn({arr(4, arr(3, I32)), arr(3, arr(4, I32))}), {mat(4, 3)})});
   EXPECT_EQ(S(col), "[1, 11, 21, 31]");
-  EXPECT_EQ(S(call("split", fn({arr(4, I32), arr(2, arr(2, I32))}), {col}, {Nat(2)})),
+  EXPECT_EQ(S(call(PrimId::Split, fn({arr(4, I32), arr(2, arr(2, I32))}), {col}, {Nat(2)})),
             "[[1, 11], [21, 31]]");
 }
 
 TEST(InterpArray, Slide) {
   Value x = vi({1, 2, 3, 4, 5});
-  EXPECT_EQ(S(call("slide", fn({arr(5, I32), arr(3, arr(3, I32))}), {x}, {Nat(3), Nat(1)})),
+  EXPECT_EQ(S(call(PrimId::Slide, fn({arr(5, I32), arr(3, arr(3, I32))}), {x}, {Nat(3), Nat(1)})),
             "[[1, 2, 3], [2, 3, 4], [3, 4, 5]]");
-  EXPECT_EQ(S(call("slide", fn({arr(5, I32), arr(2, arr(3, I32))}), {x}, {Nat(3), Nat(2)})),
+  EXPECT_EQ(S(call(PrimId::Slide, fn({arr(5, I32), arr(2, arr(3, I32))}), {x}, {Nat(3), Nat(2)})),
             "[[1, 2, 3], [3, 4, 5]]");
-  EXPECT_EQ(S(call("slide", fn({arr(5, I32), arr(2, arr(2, I32))}), {vi({1, 2, 3, 4, 5})},
+  EXPECT_EQ(S(call(PrimId::Slide, fn({arr(5, I32), arr(2, arr(2, I32))}), {vi({1, 2, 3, 4, 5})},
                    {Nat(2), Nat(3)})),
             "[[1, 2], [4, 5]]");
 }
 
 TEST(InterpArray, Transpose) {
   Value m = mat(2, 3);
-  Value t = call("transpose", fn({arr(2, arr(3, I32)), arr(3, arr(2, I32))}), {m});
+  Value t = call(PrimId::Transpose, fn({arr(2, arr(3, I32)), arr(3, arr(2, I32))}), {m});
   EXPECT_EQ(S(t), "[[0, 10], [1, 11], [2, 12]]");
   // three dimensions: swaps the outer two only
-  Value x3 = call("split", fn({arr(8, I32), arr(4, arr(2, I32))}), {vi({0, 1, 2, 3, 4, 5, 6, 7})},
-                  {Nat(2)});
-  x3 = call("split", fn({arr(4, arr(2, I32)), arr(2, arr(2, arr(2, I32)))}), {x3}, {Nat(2)});
+  Value x3 = call(PrimId::Split, fn({arr(8, I32), arr(4, arr(2, I32))}),
+                  {vi({0, 1, 2, 3, 4, 5, 6, 7})}, {Nat(2)});
+  x3 = call(PrimId::Split, fn({arr(4, arr(2, I32)), arr(2, arr(2, arr(2, I32)))}), {x3}, {Nat(2)});
   EXPECT_EQ(S(x3), "[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]");
   Type t3 = arr(2, arr(2, arr(2, I32)));
-  EXPECT_EQ(S(call("transpose", fn({t3, t3}), {x3})), "[[[0, 1], [4, 5]], [[2, 3], [6, 7]]]");
+  EXPECT_EQ(S(call(PrimId::Transpose, fn({t3, t3}), {x3})), "[[[0, 1], [4, 5]], [[2, 3], [6, 7]]]");
   // transposing boxed arrays (of pairs)
   Value z0 = zip_arrays(vi({1, 2}), vi({3, 4}));
   Value z1 = zip_arrays(vi({5, 6}), vi({7, 8}));
   Type pt = pair(I32, I32);
   Value zz = boxed_array({z0, z1});
-  EXPECT_EQ(S(call("transpose", fn({arr(2, arr(2, pt)), arr(2, arr(2, pt))}), {zz})),
+  EXPECT_EQ(S(call(PrimId::Transpose, fn({arr(2, arr(2, pt)), arr(2, arr(2, pt))}), {zz})),
             "[[(1, 3), (5, 7)], [(2, 4), (6, 8)]]");
 }
 
 TEST(InterpArray, GatherScatterReorder) {
   Value x = vi({10, 20, 30, 40});
-  EXPECT_EQ(
-      S(call("gather", fn({arr(3, idx(4)), arr(4, I32), arr(3, I32)}), {indices({3, 0, 3}, 4), x})),
-      "[40, 10, 40]");
+  EXPECT_EQ(S(call(PrimId::Gather, fn({arr(3, idx(4)), arr(4, I32), arr(3, I32)}),
+                   {indices({3, 0, 3}, 4), x})),
+            "[40, 10, 40]");
   // scatter: result[indices[i]] = x[i]; unset positions are zero; the last write wins.
-  EXPECT_EQ(S(call("scatter", fn({arr(3, idx(5)), arr(3, I32), arr(5, I32)}),
+  EXPECT_EQ(S(call(PrimId::Scatter, fn({arr(3, idx(5)), arr(3, I32), arr(5, I32)}),
                    {indices({4, 1, 4}, 5), vi({7, 8, 9})})),
             "[0, 8, 0, 0, 9]");
   // update(i)(v)(x): x with element i replaced by v; an index out of range is an error.
-  EXPECT_EQ(
-      S(call("update", fn({idx(4), I32, arr(4, I32), arr(4, I32)}), {Value::index(2, 4), i(7), x})),
-      "[10, 20, 7, 40]");
+  EXPECT_EQ(S(call(PrimId::Update, fn({idx(4), I32, arr(4, I32), arr(4, I32)}),
+                   {Value::index(2, 4), i(7), x})),
+            "[10, 20, 7, 40]");
   expect_runtime_fault(
       [&] {
-        call("update", fn({idx(4), I32, arr(4, I32), arr(4, I32)}), {Value::index(5, 6), i(7), x});
+        call(PrimId::Update, fn({idx(4), I32, arr(4, I32), arr(4, I32)}),
+             {Value::index(5, 6), i(7), x});
       },
       "out of range");
   // reorder(n)(f)(finv): result[i] = x[f(i)]
   NatFun rev{"i", Nat(3) - Nat::var("i")};
-  Value r = call("reorder", fn({arr(4, I32), arr(4, I32)}), {x}, {Nat(4), rev, rev});
+  Value r = call(PrimId::Reorder, fn({arr(4, I32), arr(4, I32)}), {x}, {Nat(4), rev, rev});
   EXPECT_EQ(S(r), "[40, 30, 20, 10]");
   NatFun rot{"i", arith::mod(Nat::var("i") + 1, Nat(4))};
   NatFun rotinv{"i", arith::mod(Nat::var("i") + 3, Nat(4))};
-  EXPECT_EQ(S(call("reorder", fn({arr(4, I32), arr(4, I32)}), {x}, {Nat(4), rot, rotinv})),
+  EXPECT_EQ(S(call(PrimId::Reorder, fn({arr(4, I32), arr(4, I32)}), {x}, {Nat(4), rot, rotinv})),
             "[20, 30, 40, 10]");
 }
 
 TEST(InterpArray, Padding) {
   Value x = vi({1, 2, 3});
-  EXPECT_EQ(S(call("padCst", fn({I32, arr(3, I32), arr(6, I32)}), {i(0), x}, {Nat(1), Nat(2)})),
-            "[0, 1, 2, 3, 0, 0]");
-  EXPECT_EQ(S(call("padClamp", fn({arr(3, I32), arr(7, I32)}), {x}, {Nat(2), Nat(2)})),
+  EXPECT_EQ(
+      S(call(PrimId::PadCst, fn({I32, arr(3, I32), arr(6, I32)}), {i(0), x}, {Nat(1), Nat(2)})),
+      "[0, 1, 2, 3, 0, 0]");
+  EXPECT_EQ(S(call(PrimId::PadClamp, fn({arr(3, I32), arr(7, I32)}), {x}, {Nat(2), Nat(2)})),
             "[1, 1, 1, 2, 3, 3, 3]");
-  EXPECT_EQ(S(call("padEmpty", fn({arr(3, I32), arr(5, I32)}), {x}, {Nat(2)})), "[1, 2, 3, 0, 0]");
+  EXPECT_EQ(S(call(PrimId::PadEmpty, fn({arr(3, I32), arr(5, I32)}), {x}, {Nat(2)})),
+            "[1, 2, 3, 0, 0]");
   // 2-D: padding the outer dimension repeats rows
   Value m = mat(2, 2);
   Type m22 = arr(2, arr(2, I32));
-  EXPECT_EQ(S(call("padClamp", fn({m22, arr(3, arr(2, I32))}), {m}, {Nat(0), Nat(1)})),
+  EXPECT_EQ(S(call(PrimId::PadClamp, fn({m22, arr(3, arr(2, I32))}), {m}, {Nat(0), Nat(1)})),
             "[[0, 1], [10, 11], [10, 11]]");
-  EXPECT_EQ(S(call("padCst", fn({arr(2, I32), m22, arr(3, arr(2, I32))}), {vi({-1, -1}), m},
+  EXPECT_EQ(S(call(PrimId::PadCst, fn({arr(2, I32), m22, arr(3, arr(2, I32))}), {vi({-1, -1}), m},
                    {Nat(1), Nat(0)})),
             "[[-1, -1], [0, 1], [10, 11]]");
   expect_user_error(
       [] {
-        call("padClamp", fn({arr(0, I32), arr(2, I32)}), {vi({})}, {Nat(1), Nat(1)});
+        call(PrimId::PadClamp, fn({arr(0, I32), arr(2, I32)}), {vi({})}, {Nat(1), Nat(1)});
       },
       "empty");
 }
 
 TEST(InterpArray, Reverse) {
   // reverse(x)[i] = x[n-1-i], on scalars and on rows
-  EXPECT_EQ(S(call("reverse", fn({arr(3, I32), arr(3, I32)}), {vi({1, 2, 3})})), "[3, 2, 1]");
+  EXPECT_EQ(S(call(PrimId::Reverse, fn({arr(3, I32), arr(3, I32)}), {vi({1, 2, 3})})), "[3, 2, 1]");
   Type m22 = arr(2, arr(2, I32));
-  EXPECT_EQ(S(call("reverse", fn({m22, m22}), {mat(2, 2)})), "[[10, 11], [0, 1]]");
-  EXPECT_EQ(S(call("reverse", fn({arr(0, I32), arr(0, I32)}), {vi({})})), "[]");
+  EXPECT_EQ(S(call(PrimId::Reverse, fn({m22, m22}), {mat(2, 2)})), "[[10, 11], [0, 1]]");
+  EXPECT_EQ(S(call(PrimId::Reverse, fn({arr(0, I32), arr(0, I32)}), {vi({})})), "[]");
 }
 
 TEST(InterpArray, ZipUnzipPairs) {
   Type pt = pair(I32, F32);
-  Value z = call("zip", fn({arr(2, I32), arr(2, F32), arr(2, pt)}), {vi({1, 2}), vf({0.5f, 1.5f})});
+  Value z =
+      call(PrimId::Zip, fn({arr(2, I32), arr(2, F32), arr(2, pt)}), {vi({1, 2}), vf({0.5f, 1.5f})});
   EXPECT_EQ(S(z), "[(1, 0.5f), (2, 1.5f)]");
-  Value u = call("unzip", fn({arr(2, pt), pair(arr(2, I32), arr(2, F32))}), {z});
+  Value u = call(PrimId::Unzip, fn({arr(2, pt), pair(arr(2, I32), arr(2, F32))}), {z});
   EXPECT_EQ(S(u), "([1, 2], [0.5f, 1.5f])");
   // unzip of a boxed array of pairs
   Value b = boxed_array({Value::pair(i(1), f(2)), Value::pair(i(3), f(4))});
-  EXPECT_EQ(S(call("unzip", fn({arr(2, pt), pair(arr(2, I32), arr(2, F32))}), {b})),
+  EXPECT_EQ(S(call(PrimId::Unzip, fn({arr(2, pt), pair(arr(2, I32), arr(2, F32))}), {b})),
             "([1, 3], [2f, 4f])");
-  Value p = call("makePair", fn({I32, F32, pt}), {i(1), f(2)});
-  EXPECT_EQ(S(call("fst", fn({pt, I32}), {p})), "1");
-  EXPECT_EQ(S(call("snd", fn({pt, F32}), {p})), "2f");
+  Value p = call(PrimId::MakePair, fn({I32, F32, pt}), {i(1), f(2)});
+  EXPECT_EQ(S(call(PrimId::Fst, fn({pt, I32}), {p})), "1");
+  EXPECT_EQ(S(call(PrimId::Snd, fn({pt, F32}), {p})), "2f");
   Value inc = Value::native("inc", [](const Value& x) { return i(x.as_i64() + 1); });
   Value dbl = Value::native("dbl", [](const Value& x) { return f(x.as_f32() * 2); });
-  EXPECT_EQ(S(call("mapFst", fn({fn({I32, I32}), pt, pt}), {inc, p})), "(2, 2f)");
-  EXPECT_EQ(S(call("mapSnd", fn({fn({F32, F32}), pt, pt}), {dbl, p})), "(1, 4f)");
+  EXPECT_EQ(S(call(PrimId::MapFst, fn({fn({I32, I32}), pt, pt}), {inc, p})), "(2, 2f)");
+  EXPECT_EQ(S(call(PrimId::MapSnd, fn({fn({F32, F32}), pt, pt}), {dbl, p})), "(1, 4f)");
   expect_user_error(
       [] {
-        call("zip", fn({arr(2, I32), arr(3, I32), arr(2, pair(I32, I32))}),
+        call(PrimId::Zip, fn({arr(2, I32), arr(3, I32), arr(2, pair(I32, I32))}),
              {vi({1, 2}), vi({1, 2, 3})});
       },
       "zip");
@@ -586,47 +606,47 @@ TEST(InterpScalar, LaneReadsOneLane) {
   Value v = Value::vector(ScalarKind::I32, {i(1), i(-2), i(3), i(40)});
   const int64_t want[] = {1, -2, 3, 40};
   for (int64_t l = 0; l < 4; ++l) {
-    Value got = call("lane", fn({v4, I32}), {v}, {Nat(l)});
+    Value got = call(PrimId::Lane, fn({v4, I32}), {v}, {Nat(l)});
     EXPECT_EQ(got.as_i64(), want[l]);
   }
   // type checking refuses this; the interpreter still reports it, located
-  expect_user_error([&] { call("lane", fn({v4, I32}), {v}, {Nat(4)}); }, "lane(4)");
+  expect_user_error([&] { call(PrimId::Lane, fn({v4, I32}), {v}, {Nat(4)}); }, "lane(4)");
 }
 
 TEST(InterpArray, AsVectorAsScalar) {
   Type v2 = vector(ScalarKind::F32, Nat(2));
   Value x = vf({1, 2, 3, 4, 5, 6});
-  Value v = call("asVector", fn({arr(6, F32), arr(3, v2)}), {x}, {Nat(2)});
+  Value v = call(PrimId::AsVector, fn({arr(6, F32), arr(3, v2)}), {x}, {Nat(2)});
   EXPECT_EQ(S(v), "[<1f, 2f>, <3f, 4f>, <5f, 6f>]");
-  EXPECT_EQ(S(call("asVectorAligned", fn({arr(6, F32), arr(3, v2)}), {x}, {Nat(2)})), S(v));
-  Value s = call("asScalar", fn({arr(3, v2), arr(6, F32)}), {v});
+  EXPECT_EQ(S(call(PrimId::AsVectorAligned, fn({arr(6, F32), arr(3, v2)}), {x}, {Nat(2)})), S(v));
+  Value s = call(PrimId::AsScalar, fn({arr(3, v2), arr(6, F32)}), {v});
   EXPECT_EQ(S(s), "[1f, 2f, 3f, 4f, 5f, 6f]");
   // a map over vectors gives a dense array of vectors, and back
   Value twice = prim_value("add", fn({v2, v2, v2}));
   Value mapped = call(
-      "map", fn({fn({v2, v2}), arr(3, v2), arr(3, v2)}),
+      PrimId::Map, fn({fn({v2, v2}), arr(3, v2), arr(3, v2)}),
       {Value::native("d", [&](const Value& a) { return Interpreter().apply(twice, a, a); }), v});
   EXPECT_EQ(mapped.obj()->tag, Obj::Tag::Dense);
-  EXPECT_EQ(S(call("asScalar", fn({arr(3, v2), arr(6, F32)}), {mapped})),
+  EXPECT_EQ(S(call(PrimId::AsScalar, fn({arr(3, v2), arr(6, F32)}), {mapped})),
             "[2f, 4f, 6f, 8f, 10f, 12f]");
   // asVector of a strided view
   Value col =
-      call("idx", fn({idx(2), arr(2, arr(4, I32)), arr(4, I32)}),
+      call(PrimId::Idx, fn({idx(2), arr(2, arr(4, I32)), arr(4, I32)}),
            {Value::index(0, 2),
-            call("transpose", fn({arr(4, arr(2, I32)), arr(2, arr(4, I32))}), {mat(4, 2)})});
+            call(PrimId::Transpose, fn({arr(4, arr(2, I32)), arr(2, arr(4, I32))}), {mat(4, 2)})});
   Type w2 = vector(ScalarKind::I32, Nat(2));
-  EXPECT_EQ(S(call("asVector", fn({arr(4, I32), arr(2, w2)}), {col}, {Nat(2)})),
+  EXPECT_EQ(S(call(PrimId::AsVector, fn({arr(4, I32), arr(2, w2)}), {col}, {Nat(2)})),
             "[<0, 10>, <20, 30>]");
 }
 
 TEST(InterpArray, EmptyArrays) {
   Value e = vi({});
   Value neg = prim_value("neg", fn({I32, I32}));
-  EXPECT_EQ(S(call("map", fn({fn({I32, I32}), arr(0, I32), arr(0, I32)}), {neg, e})), "[]");
-  Value s = call("split", fn({arr(0, I32), arr(0, arr(2, I32))}), {e}, {Nat(2)});
+  EXPECT_EQ(S(call(PrimId::Map, fn({fn({I32, I32}), arr(0, I32), arr(0, I32)}), {neg, e})), "[]");
+  Value s = call(PrimId::Split, fn({arr(0, I32), arr(0, arr(2, I32))}), {e}, {Nat(2)});
   EXPECT_EQ(S(s), "[]");
-  EXPECT_EQ(S(call("join", fn({arr(0, arr(2, I32)), arr(0, I32)}), {s})), "[]");
-  EXPECT_EQ(S(call("transpose", fn({arr(2, arr(0, I32)), arr(0, arr(2, I32))}), {mat(2, 0)})),
+  EXPECT_EQ(S(call(PrimId::Join, fn({arr(0, arr(2, I32)), arr(0, I32)}), {s})), "[]");
+  EXPECT_EQ(S(call(PrimId::Transpose, fn({arr(2, arr(0, I32)), arr(0, arr(2, I32))}), {mat(2, 0)})),
             "[]");
   EXPECT_EQ(S(zero_value(arr(0, arr(3, F32)))), "[]");
   EXPECT_EQ(S(zero_value(arr(2, pair(I32, idx(3))))), "[(0, lidx(0, 3)), (0, lidx(0, 3))]");
@@ -646,7 +666,7 @@ TEST(InterpPattern, MapVariants) {
     EXPECT_EQ(S(call(m, t, {neg, vi({1, 2, 3})}, {Nat(0)})), "[-1, -2, -3]") << m;
   // map producing arrays gives a dense 2-D array
   Value row = Value::native("row", [](const Value& x) { return vi({x.as_i64(), x.as_i64() * 2}); });
-  Value m2 = call("map", fn({fn({I32, arr(2, I32)}), arr(3, I32), arr(3, arr(2, I32))}),
+  Value m2 = call(PrimId::Map, fn({fn({I32, arr(2, I32)}), arr(3, I32), arr(3, arr(2, I32))}),
                   {row, vi({1, 2, 3})});
   EXPECT_EQ(S(m2), "[[1, 2], [2, 4], [3, 6]]");
   EXPECT_EQ(m2.obj()->tag, Obj::Tag::Dense);
@@ -659,24 +679,25 @@ TEST(InterpPattern, ReduceIsALeftFold) {
   for (const char* r : {"reduce", "reduceSeq", "reduceSeqUnroll", "reducePar"})
     EXPECT_EQ(S(call(r, t, {sub, i(0), vi({1, 2, 3})})), "-6") << r;
   Addr global{AddrSpace::Global, ""};
-  EXPECT_EQ(S(call("oclReduceSeq", t, {sub, i(100), vi({1, 2, 3})}, {global})), "94");
+  EXPECT_EQ(S(call(PrimId::OclReduceSeq, t, {sub, i(100), vi({1, 2, 3})}, {global})), "94");
   // reduceSeq's operator takes the accumulator first: acc * 10 + x
   Value horner = Value::native("h", [](const Value& acc) {
     return Value::native("h2", [acc](const Value& x) { return i(acc.as_i64() * 10 + x.as_i64()); });
   });
-  EXPECT_EQ(S(call("reduceSeq", t, {horner, i(0), vi({1, 2, 3})})), "123");
+  EXPECT_EQ(S(call(PrimId::ReduceSeq, t, {horner, i(0), vi({1, 2, 3})})), "123");
   // f32 sums are accumulated in float, in order
   Value add = prim_value("add", fn({F32, F32, F32}));
   float acc = 0.0f;
   std::vector<float> xs = {1e8f, 1.0f, -1e8f, 0.5f};
   for (float x : xs) acc += x;
-  EXPECT_EQ(call("reduce", fn({fn({F32, F32, F32}), F32, arr(4, F32), F32}), {add, f(0), vf(xs)})
-                .as_f32(),
-            acc);
-  // empty input gives init
   EXPECT_EQ(
-      S(call("reduce", fn({fn({I32, I32, I32}), I32, arr(0, I32), I32}), {sub, i(7), vi({})})),
-      "7");
+      call(PrimId::Reduce, fn({fn({F32, F32, F32}), F32, arr(4, F32), F32}), {add, f(0), vf(xs)})
+          .as_f32(),
+      acc);
+  // empty input gives init
+  EXPECT_EQ(S(call(PrimId::Reduce, fn({fn({I32, I32, I32}), I32, arr(0, I32), I32}),
+                   {sub, i(7), vi({})})),
+            "7");
 }
 
 TEST(InterpPattern, ScanSeq) {
@@ -684,7 +705,7 @@ TEST(InterpPattern, ScanSeq) {
   Value step = Value::native("s", [](const Value& x) {
     return Value::native("s2", [x](const Value& acc) { return i(acc.as_i64() * 10 + x.as_i64()); });
   });
-  EXPECT_EQ(S(call("scanSeq", fn({fn({I32, I32, I32}), I32, arr(3, I32), arr(3, I32)}),
+  EXPECT_EQ(S(call(PrimId::ScanSeq, fn({fn({I32, I32, I32}), I32, arr(3, I32), arr(3, I32)}),
                    {step, i(5), vi({1, 2, 3})})),
             "[51, 512, 5123]");
 }
@@ -694,17 +715,17 @@ TEST(InterpPattern, CircularBufferAndRotateValues) {
   Value x = vi({1, 2, 3, 4});
   // n = 2 windows of sz = 3 over map(neg)(x)
   Type t = fn({fn({I32, I32}), arr(4, I32), arr(2, arr(3, I32))});
-  EXPECT_EQ(S(call("circularBuffer", t, {neg, x}, {Nat(3), Nat(3)})),
+  EXPECT_EQ(S(call(PrimId::CircularBuffer, t, {neg, x}, {Nat(3), Nat(3)})),
             "[[-1, -2, -3], [-2, -3, -4]]");
-  EXPECT_EQ(S(call("rotateValues", t, {neg, x}, {Nat(3)})), "[[-1, -2, -3], [-2, -3, -4]]");
+  EXPECT_EQ(S(call(PrimId::RotateValues, t, {neg, x}, {Nat(3)})), "[[-1, -2, -3], [-2, -3, -4]]");
 }
 
 TEST(InterpPattern, LetAndId) {
   Value neg = prim_value("neg", fn({I32, I32}));
-  EXPECT_EQ(S(call("let", fn({I32, fn({I32, I32}), I32}), {i(4), neg})), "-4");
-  EXPECT_EQ(S(call("id", fn({I32, I32}), {i(4)})), "4");
-  EXPECT_EQ(S(call("toMem", fn({I32, I32}), {i(4)})), "4");
-  EXPECT_EQ(S(call("oclToMem", fn({I32, I32}), {i(4)}, {Addr{AddrSpace::Local, ""}})), "4");
+  EXPECT_EQ(S(call(PrimId::Let, fn({I32, fn({I32, I32}), I32}), {i(4), neg})), "-4");
+  EXPECT_EQ(S(call(PrimId::Id, fn({I32, I32}), {i(4)})), "4");
+  EXPECT_EQ(S(call(PrimId::ToMem, fn({I32, I32}), {i(4)})), "4");
+  EXPECT_EQ(S(call(PrimId::OclToMem, fn({I32, I32}), {i(4)}, {Addr{AddrSpace::Local, ""}})), "4");
 }
 
 // =================================================================================
@@ -870,12 +891,13 @@ TEST(InterpExpr, DependentFunctionsBindSizes) {
   Value g = interp.apply_dep(fv, Nat(3));
   EXPECT_EQ(S(interp.apply(g, vi({1, 2, 3, 4, 5, 6}))), "[3, 7, 11]");
   // iterate(k = 3)(f) on 8 elements: the sum of the whole array, in 1.i32
-  Value it = call("iterate", fn({stepT, arr(8, I32), arr(1, I32)}),
+  Value it = call(PrimId::Iterate, fn({stepT, arr(8, I32), arr(1, I32)}),
                   {fv, vi({1, 2, 3, 4, 5, 6, 7, 8})}, {Nat(3)});
   EXPECT_EQ(S(it), "[36]");
   // k = 0 is the identity
-  EXPECT_EQ(S(call("iterate", fn({stepT, arr(2, I32), arr(2, I32)}), {fv, vi({1, 2})}, {Nat(0)})),
-            "[1, 2]");
+  EXPECT_EQ(
+      S(call(PrimId::Iterate, fn({stepT, arr(2, I32), arr(2, I32)}), {fv, vi({1, 2})}, {Nat(0)})),
+      "[1, 2]");
   // natAsIndex with a size bound in scope: depFun(n => natAsIndex(n)(k))
   Nat n = Nat::var("n");
   Expr nai = with_type(
@@ -932,7 +954,7 @@ TEST(InterpConvert, NdArrayRoundTrip) {
   Value v = from_ndarray(a, t);
   EXPECT_EQ(S(v), "[[0.5f, 1.5f, 2.5f], [3.5f, 4.5f, 5.5f]]");
   // a transposed view comes back in C order of its own shape
-  Value tv = call("transpose", fn({t, arr(3, arr(2, F32))}), {v});
+  Value tv = call(PrimId::Transpose, fn({t, arr(3, arr(2, F32))}), {v});
   runtime::NdArray b = to_ndarray(tv, arr(3, arr(2, F32)));
   EXPECT_EQ(b.shape, (std::vector<int64_t>{3, 2}));
   EXPECT_EQ(b.as<float>()[1], 3.5f);
@@ -1014,8 +1036,10 @@ TEST(InterpConvert, RandomInputs) {
 
 TEST(InterpConvert, ValuesClose) {
   std::string where;
-  Value a = call("split", fn({arr(4, F32), arr(2, arr(2, F32))}), {vf({1, 2, 3, 4})}, {Nat(2)});
-  Value b = call("split", fn({arr(4, F32), arr(2, arr(2, F32))}), {vf({1, 2, 3, 4.5f})}, {Nat(2)});
+  Value a =
+      call(PrimId::Split, fn({arr(4, F32), arr(2, arr(2, F32))}), {vf({1, 2, 3, 4})}, {Nat(2)});
+  Value b =
+      call(PrimId::Split, fn({arr(4, F32), arr(2, arr(2, F32))}), {vf({1, 2, 3, 4.5f})}, {Nat(2)});
   EXPECT_TRUE(values_close(a, a, 0, 0, &where));
   EXPECT_FALSE(values_close(a, b, 1e-5, 1e-5, &where));
   EXPECT_EQ(where, "element [1][1]: 4 vs 4.5");

@@ -57,8 +57,11 @@ std::vector<fs::path> rise_files() {
 Expr id(const std::string& n) {
   return ident(n);
 }
+Expr prim(PrimId id) {
+  return prim_expr(id);
+}
 Expr prim(const std::string& n) {
-  return primitive(n);
+  return prim_expr(find_primitive(n)->id);
 }
 Expr bin(const std::string& op, Expr a, Expr b) {
   return apps(prim(op), {a, b});
@@ -156,7 +159,7 @@ TEST(Parser, SpecMatrixMultiplication) {
   ASSERT_EQ(e->kind, ExprKind::Lambda);
   EXPECT_TRUE(equal(e->annot, array(sv("n"), array(sv("k"), scalar(ScalarKind::F32)))));
   // p._1 * p._2 somewhere inside
-  Expr expected_mul = bin("mul", app(prim("fst"), id("p")), app(prim("snd"), id("p")));
+  Expr expected_mul = bin("mul", app(prim(PrimId::Fst), id("p")), app(prim(PrimId::Snd), id("p")));
   std::vector<Expr> stack{e};
   bool found = false;
   while (!stack.empty()) {
@@ -178,7 +181,7 @@ TEST(Parser, SpecBlur3) {
   e = e->fn;
   ASSERT_EQ(e->kind, ExprKind::Lambda);
   Expr w = id("w");
-  auto at = [&](int i) { return apps(prim("idx"), {int_lit(i), w}); };
+  auto at = [&](int i) { return apps(prim(PrimId::Idx), {int_lit(i), w}); };
   Expr avg = bin("div", bin("add", bin("add", at(0), at(1)), at(2)), f32_lit(3.0));
   Expr chain = app(app(id("map"), lambda("w", avg)),
                    app(apps(id("slide"), {int_lit(3), int_lit(1)}),
@@ -259,10 +262,10 @@ TEST(Parser, Arithmetic) {
   expect_same("a / b % c", bin("mod", bin("div", a, b), c));
   expect_same("(a - b) * c", bin("mul", bin("sub", a, b), c));
   expect_same("a - (b - c)", bin("sub", a, bin("sub", b, c)));
-  expect_same("-a * b", bin("mul", app(prim("neg"), a), b));
-  expect_same("- -a", app(prim("neg"), app(prim("neg"), a)));
-  expect_same("!a", app(prim("not"), a));
-  expect_same("!!a", app(prim("not"), app(prim("not"), a)));
+  expect_same("-a * b", bin("mul", app(prim(PrimId::Neg), a), b));
+  expect_same("- -a", app(prim(PrimId::Neg), app(prim(PrimId::Neg), a)));
+  expect_same("!a", app(prim(PrimId::Not), a));
+  expect_same("!!a", app(prim(PrimId::Not), app(prim(PrimId::Not), a)));
 }
 
 TEST(Parser, Comparisons) {
@@ -270,9 +273,9 @@ TEST(Parser, Comparisons) {
   expect_same("a < b", bin("lt", a, b));
   expect_same("a > b", bin("gt", a, b));
   expect_same("a == b", bin("equal", a, b));
-  expect_same("a <= b", app(prim("not"), bin("gt", a, b)));
-  expect_same("a >= b", app(prim("not"), bin("lt", a, b)));
-  expect_same("a != b", app(prim("not"), bin("equal", a, b)));
+  expect_same("a <= b", app(prim(PrimId::Not), bin("gt", a, b)));
+  expect_same("a >= b", app(prim(PrimId::Not), bin("lt", a, b)));
+  expect_same("a != b", app(prim(PrimId::Not), bin("equal", a, b)));
   expect_same("a + 1 < b * 2", bin("lt", bin("add", a, int_lit(1)), bin("mul", b, int_lit(2))));
 }
 
@@ -285,9 +288,9 @@ TEST(Parser, NegativeLiterals) {
   expect_same("a - -1", bin("sub", id("a"), int_lit(-1)));
   expect_same("-9223372036854775808", int_lit(std::numeric_limits<int64_t>::min()));
   // A '-' before a literal that is called, indexed or projected negates the result.
-  expect_same("-5[0]", app(prim("neg"), apps(prim("idx"), {int_lit(0), int_lit(5)})));
-  expect_same("-(5)", app(prim("neg"), int_lit(5)));
-  expect_same("-x", app(prim("neg"), id("x")));
+  expect_same("-5[0]", app(prim(PrimId::Neg), apps(prim(PrimId::Idx), {int_lit(0), int_lit(5)})));
+  expect_same("-(5)", app(prim(PrimId::Neg), int_lit(5)));
+  expect_same("-x", app(prim(PrimId::Neg), id("x")));
 }
 
 TEST(Parser, Postfix) {
@@ -295,12 +298,12 @@ TEST(Parser, Postfix) {
   expect_same("f(x)", app(f, x));
   expect_same("f(x, i)", app(app(f, x), i));
   expect_same("f(x)(i)", app(app(f, x), i));
-  expect_same("x[i]", apps(prim("idx"), {i, x}));
-  expect_same("x[i][0]", apps(prim("idx"), {int_lit(0), apps(prim("idx"), {i, x})}));
-  expect_same("p._1", app(prim("fst"), p));
-  expect_same("p._2._1", app(prim("fst"), app(prim("snd"), p)));
-  expect_same("f(x)._1[i]", apps(prim("idx"), {i, app(prim("fst"), app(f, x))}));
-  expect_same("-p._1", app(prim("neg"), app(prim("fst"), p)));
+  expect_same("x[i]", apps(prim(PrimId::Idx), {i, x}));
+  expect_same("x[i][0]", apps(prim(PrimId::Idx), {int_lit(0), apps(prim(PrimId::Idx), {i, x})}));
+  expect_same("p._1", app(prim(PrimId::Fst), p));
+  expect_same("p._2._1", app(prim(PrimId::Fst), app(prim(PrimId::Snd), p)));
+  expect_same("f(x)._1[i]", apps(prim(PrimId::Idx), {i, app(prim(PrimId::Fst), app(f, x))}));
+  expect_same("-p._1", app(prim(PrimId::Neg), app(prim(PrimId::Fst), p)));
 }
 
 TEST(Parser, Annotations) {
@@ -347,13 +350,15 @@ TEST(Parser, LambdasAndLet) {
   expect_same("fun(f: f32 -> f32 => f)", lambda("f", id("f"), fun(f32, f32)));
   expect_same("fun(x: Array[n, f32] => x)", lambda("x", id("x"), array(sv("n"), f32)));
   expect_same("let x = 1 in x + x",
-              apps(prim("let"), {int_lit(1), lambda("x", bin("add", id("x"), id("x")))}));
-  expect_same("let x = 1 in let y = x in y",
-              apps(prim("let"),
-                   {int_lit(1), lambda("x", apps(prim("let"), {id("x"), lambda("y", id("y"))}))}));
-  expect_same("let x: f32 = 1.0f in x", apps(prim("let"), {f32_lit(1), lambda("x", id("x"), f32)}));
+              apps(prim(PrimId::Let), {int_lit(1), lambda("x", bin("add", id("x"), id("x")))}));
+  expect_same(
+      "let x = 1 in let y = x in y",
+      apps(prim(PrimId::Let),
+           {int_lit(1), lambda("x", apps(prim(PrimId::Let), {id("x"), lambda("y", id("y"))}))}));
+  expect_same("let x: f32 = 1.0f in x",
+              apps(prim(PrimId::Let), {f32_lit(1), lambda("x", id("x"), f32)}));
   expect_same("f(let x = 1 in x)",
-              app(id("f"), apps(prim("let"), {int_lit(1), lambda("x", id("x"))})));
+              app(id("f"), apps(prim(PrimId::Let), {int_lit(1), lambda("x", id("x"))})));
   // Binders are alpha-renamable, names are not.
   EXPECT_TRUE(alpha_equal(pe("fun(a => a)"), pe("fun(b => b)")));
   EXPECT_FALSE(alpha_equal(pe("fun(a => c)"), pe("fun(b => d)")));
@@ -385,9 +390,9 @@ TEST(Parser, DependentLambdas) {
 }
 
 TEST(Parser, PairsAndArrays) {
-  expect_same("(a, b)", apps(prim("makePair"), {id("a"), id("b")}));
-  expect_same("((a, b), c)",
-              apps(prim("makePair"), {apps(prim("makePair"), {id("a"), id("b")}), id("c")}));
+  expect_same("(a, b)", apps(prim(PrimId::MakePair), {id("a"), id("b")}));
+  expect_same("((a, b), c)", apps(prim(PrimId::MakePair),
+                                  {apps(prim(PrimId::MakePair), {id("a"), id("b")}), id("c")}));
   expect_same("(a)", id("a"));
   expect_same("[1, 2, 3]", apps(make_array_prim(3), {int_lit(1), int_lit(2), int_lit(3)}));
   expect_same("[x]", app(make_array_prim(1), id("x")));

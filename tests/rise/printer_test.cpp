@@ -59,8 +59,11 @@ std::vector<fs::path> rise_files() {
 Expr id(const std::string& n) {
   return ident(n);
 }
+Expr prim(PrimId id) {
+  return prim_expr(id);
+}
 Expr prim(const std::string& n) {
-  return primitive(n);
+  return prim_expr(find_primitive(n)->id);
 }
 Expr bin(const std::string& op, Expr a, Expr b) {
   return apps(prim(op), {a, b});
@@ -202,17 +205,17 @@ TEST(Printer, Operators) {
   EXPECT_EQ(round_trip(bin("mod", bin("div", a, b), c)), "a / b % c");
   EXPECT_EQ(round_trip(bin("lt", bin("add", a, b), c)), "a + b < c");
   EXPECT_EQ(round_trip(bin("equal", bin("lt", a, b), c)), "(a < b) == c");
-  EXPECT_EQ(round_trip(app(prim("not"), bin("gt", a, b))), "a <= b");
-  EXPECT_EQ(round_trip(app(prim("not"), bin("lt", a, b))), "a >= b");
-  EXPECT_EQ(round_trip(app(prim("not"), bin("equal", a, b))), "a != b");
-  EXPECT_EQ(round_trip(app(prim("not"), a)), "!a");
-  EXPECT_EQ(round_trip(app(prim("not"), bin("add", a, b))), "!(a + b)");
-  EXPECT_EQ(round_trip(app(prim("neg"), a)), "-a");
-  EXPECT_EQ(round_trip(app(prim("neg"), app(prim("neg"), a))), "--a");
-  EXPECT_EQ(round_trip(app(prim("neg"), int_lit(5))), "-(5)");
-  EXPECT_EQ(round_trip(app(prim("neg"), int_lit(-5))), "-(-5)");
-  EXPECT_EQ(round_trip(bin("mul", app(prim("neg"), a), b)), "-a * b");
-  EXPECT_EQ(round_trip(app(prim("neg"), bin("mul", a, b))), "-(a * b)");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Not), bin("gt", a, b))), "a <= b");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Not), bin("lt", a, b))), "a >= b");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Not), bin("equal", a, b))), "a != b");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Not), a)), "!a");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Not), bin("add", a, b))), "!(a + b)");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), a)), "-a");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), app(prim(PrimId::Neg), a))), "--a");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), int_lit(5))), "-(5)");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), int_lit(-5))), "-(-5)");
+  EXPECT_EQ(round_trip(bin("mul", app(prim(PrimId::Neg), a), b)), "-a * b");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), bin("mul", a, b))), "-(a * b)");
   EXPECT_EQ(round_trip(bin("sub", a, int_lit(-1))), "a - -1");
   EXPECT_EQ(round_trip(bin("add", int_lit(-1), a)), "-1 + a");
   // Names of primitives written by the user stay calls.
@@ -221,20 +224,21 @@ TEST(Printer, Operators) {
 
 TEST(Printer, PostfixAndSugar) {
   Expr x = id("x"), i = id("i"), p = id("p");
-  EXPECT_EQ(round_trip(app(prim("fst"), p)), "p._1");
-  EXPECT_EQ(round_trip(app(prim("snd"), app(prim("fst"), p))), "p._1._2");
-  EXPECT_EQ(round_trip(app(prim("fst"), int_lit(-1))), "(-1)._1");
-  EXPECT_EQ(round_trip(app(prim("fst"), int_lit(1))), "1._1");
-  EXPECT_EQ(round_trip(apps(prim("idx"), {i, x})), "x[i]");
-  EXPECT_EQ(round_trip(apps(prim("idx"), {int_lit(1), apps(prim("idx"), {int_lit(0), x})})),
-            "x[0][1]");
-  EXPECT_EQ(round_trip(apps(prim("idx"), {i, bin("add", x, x)})), "(x + x)[i]");
-  EXPECT_EQ(round_trip(apps(prim("makePair"), {x, bin("add", x, x)})), "(x, x + x)");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Fst), p)), "p._1");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Snd), app(prim(PrimId::Fst), p))), "p._1._2");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Fst), int_lit(-1))), "(-1)._1");
+  EXPECT_EQ(round_trip(app(prim(PrimId::Fst), int_lit(1))), "1._1");
+  EXPECT_EQ(round_trip(apps(prim(PrimId::Idx), {i, x})), "x[i]");
+  EXPECT_EQ(
+      round_trip(apps(prim(PrimId::Idx), {int_lit(1), apps(prim(PrimId::Idx), {int_lit(0), x})})),
+      "x[0][1]");
+  EXPECT_EQ(round_trip(apps(prim(PrimId::Idx), {i, bin("add", x, x)})), "(x + x)[i]");
+  EXPECT_EQ(round_trip(apps(prim(PrimId::MakePair), {x, bin("add", x, x)})), "(x, x + x)");
   EXPECT_EQ(round_trip(apps(make_array_prim(3), {int_lit(1), int_lit(2), int_lit(3)})),
             "[1, 2, 3]");
-  EXPECT_EQ(round_trip(apps(prim("let"), {int_lit(1), lambda("y", bin("add", id("y"), x))})),
+  EXPECT_EQ(round_trip(apps(prim(PrimId::Let), {int_lit(1), lambda("y", bin("add", id("y"), x))})),
             "let y = 1 in y + x");
-  EXPECT_EQ(round_trip(bin("add", x, apps(prim("let"), {int_lit(1), lambda("y", id("y"))}))),
+  EXPECT_EQ(round_trip(bin("add", x, apps(prim(PrimId::Let), {int_lit(1), lambda("y", id("y"))}))),
             "x + (let y = 1 in y)");
   EXPECT_EQ(round_trip(annotation(x, scalar(ScalarKind::F32))), "(x : f32)");
   EXPECT_EQ(
@@ -245,7 +249,7 @@ TEST(Printer, PostfixAndSugar) {
   EXPECT_EQ(round_trip(app(lambda("y", id("y")), x)), "x |> (fun(y => y))");
   EXPECT_EQ(round_trip(app(bin("add", x, x), i)), "(x + x)(i)");
   // Over-applied sugar keeps its form and applies the rest.
-  EXPECT_EQ(round_trip(app(app(prim("fst"), p), x)), "p._1(x)");
+  EXPECT_EQ(round_trip(app(app(prim(PrimId::Fst), p), x)), "p._1(x)");
 }
 
 TEST(Printer, PipesForPatterns) {
@@ -266,19 +270,19 @@ TEST(Printer, PipesForPatterns) {
 TEST(Printer, DependentApplicationsAndLambdas) {
   Nat n = Nat::size_var("n");
   Expr x = id("x");
-  Expr split32 = dep_app(prim("split"), Nat(32));
+  Expr split32 = dep_app(prim(PrimId::Split), Nat(32));
   EXPECT_EQ(print_expr(app(split32, x)), "x |> split(32)");
-  EXPECT_EQ(print_expr(app(dep_app(prim("take"), n - 2), x)), "x |> take(n - 2)");
-  EXPECT_EQ(print_expr(dep_app(prim("take"), n - 2)), "take(n - 2)");
-  EXPECT_EQ(print_expr(app(dep_app(prim("oclToMem"), Addr{AddrSpace::Local, ""}), x)),
+  EXPECT_EQ(print_expr(app(dep_app(prim(PrimId::Take), n - 2), x)), "x |> take(n - 2)");
+  EXPECT_EQ(print_expr(dep_app(prim(PrimId::Take), n - 2)), "take(n - 2)");
+  EXPECT_EQ(print_expr(app(dep_app(prim(PrimId::OclToMem), Addr{AddrSpace::Local, ""}), x)),
             "x |> oclToMem(Local)");
   // Dependent arguments fill the explicit parameters (the checker never applies
   // implicit ones), as in the checked treesum example.
-  Expr iterate_k = dep_app(prim("iterate"), Nat::size_var("k"));
+  Expr iterate_k = dep_app(prim(PrimId::Iterate), Nat::size_var("k"));
   EXPECT_EQ(print_expr(apps(iterate_k, {id("f"), x})), "x |> iterate(k)(f)");
-  Expr map0 = dep_app(prim("mapGlobal"), Nat(0));
+  Expr map0 = dep_app(prim(PrimId::MapGlobal), Nat(0));
   EXPECT_EQ(print_expr(apps(map0, {id("f"), x})), "x |> mapGlobal(0)(f)");
-  Expr slide31 = dep_app(dep_app(prim("slide"), Nat(3)), Nat(1));
+  Expr slide31 = dep_app(dep_app(prim(PrimId::Slide), Nat(3)), Nat(1));
   EXPECT_EQ(print_expr(app(slide31, x)), "x |> slide(3)(1)");
   EXPECT_EQ(print_expr(dep_app(id("g"), scalar(ScalarKind::F32))), "g(f32)");
   Expr dl = dep_lambda(Kind::Nat, "n", dep_lambda(Kind::Data, "t", lambda("x", x)));
@@ -387,10 +391,11 @@ TEST(Printer, TypesOption) {
             "// double : f32 -> f32\ndef double = fun(x: f32 => x + x)\n");
   EXPECT_EQ(print_program(p), "def double = fun(x => x + x)\n");
   // A let binder with its type.
-  Expr let_e = apps(prim("let"), {f32_lit(1), with_type(lambda("y", id("y")), fun(f32, f32))});
+  Expr let_e =
+      apps(prim(PrimId::Let), {f32_lit(1), with_type(lambda("y", id("y")), fun(f32, f32))});
   EXPECT_EQ(print_expr(let_e, with_types), "let y: f32 = 1.0f in y");
   EXPECT_TRUE(alpha_equal(pe(print_expr(let_e, with_types)),
-                          apps(prim("let"), {f32_lit(1), lambda("y", id("y"), f32)})));
+                          apps(prim(PrimId::Let), {f32_lit(1), lambda("y", id("y"), f32)})));
 }
 
 // ---------------------------------------------------------------------------------
@@ -413,16 +418,16 @@ class Gen {
       }
       case 3: {
         static const char* ops[] = {"gt", "lt", "equal"};
-        return app(prim("not"), bin(ops[pick(3)], expr(depth - 1), expr(depth - 1)));
+        return app(prim(PrimId::Not), bin(ops[pick(3)], expr(depth - 1), expr(depth - 1)));
       }
       case 4:
         return app(prim(pick(2) ? "neg" : "not"), expr(depth - 1));
       case 5:
         return app(prim(pick(2) ? "fst" : "snd"), expr(depth - 1));
       case 6:
-        return apps(prim("idx"), {expr(depth - 1), expr(depth - 1)});
+        return apps(prim(PrimId::Idx), {expr(depth - 1), expr(depth - 1)});
       case 7:
-        return apps(prim("makePair"), {expr(depth - 1), expr(depth - 1)});
+        return apps(prim(PrimId::MakePair), {expr(depth - 1), expr(depth - 1)});
       case 8: {
         int n = 1 + pick(3);
         std::vector<Expr> xs;
@@ -430,7 +435,7 @@ class Gen {
         return apps(make_array_prim(n), xs);
       }
       case 9:
-        return apps(prim("let"), {expr(depth - 1), lambda(name(), expr(depth - 1), type())});
+        return apps(prim(PrimId::Let), {expr(depth - 1), lambda(name(), expr(depth - 1), type())});
       case 10:
         return lambda(name(), expr(depth - 1), type());
       case 11:

@@ -25,7 +25,7 @@ std::string c_identifier(const std::string& name) {
 
 namespace {
 const auto at = rise::path_index;
-const auto need_index = rise::path_need_index;
+using rise::path_need_index;
 }  // namespace
 
 // ------------------------------------------------------------ reads
@@ -214,17 +214,17 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
     case Expression::Lit:
       return literal(e, p);
     case Expression::Generate: {
-      Nat i = need_index(p, 0, "generate");
+      Nat i = path_need_index(p, 0, PrimId::Generate);
       return read(dpia::substitute_nat(e->args[0], e->name, i), rise::path_rest(p, 1));
     }
     case Expression::MapView: {
-      Nat i = need_index(p, 0, "map");
+      Nat i = path_need_index(p, 0, PrimId::Map);
       ExpressionP elem = dpia::ex_idx(e->args[1], i);
       return read(dpia::substitute_var(e->args[0], e->name, elem), rise::path_rest(p, 1));
     }
     case Expression::AsVector: {
       // A whole vector (one lane is resolved to its scalar).
-      Nat i = need_index(p, 0, "asVector");
+      Nat i = path_need_index(p, 0, PrimId::AsVector);
       Nat lanes = e->n;
       std::string vt = vector_type(e->dt->a);
       const ExpressionP& x = e->args[0];
@@ -248,7 +248,7 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
                       {c_unary("-", c_cast("int32_t", read(e->args[0], {})))});
       return c_call(vector_type(e->dt) + "_broadcast", {read(e->args[0], {})});
     case Expression::Gather: {
-      Nat i = need_index(p, 0, "gather");
+      Nat i = path_need_index(p, 0, PrimId::Gather);
       CExpr ix = read(e->args[0], {at(i)});
       Nat dyn = Nat::var("(" + ix.text + ")", Nat(0), e->args[1]->dt->size);
       return read(e->args[1], rise::path_prepend(at(dyn), rise::path_rest(p, 1)));
@@ -304,7 +304,7 @@ CPrinter::Target CPrinter::write_target(const AcceptorP& dest, const Path& path)
   if (a->kind != Acceptor::AsVector)
     internal_error("C backend: unresolved acceptor " + dpia::print(a));
   // A vector element i of an m.vec acceptor over an (m*n).t buffer.
-  Nat i = need_index(p, 0, "asVectorAcc");
+  Nat i = path_need_index(p, 0, "asVectorAcc");
   const auto& acc = a;  // a structured binding cannot be captured (clang 14)
   bool contiguous = consecutive(
       [&](const Nat& l) { return write_target(acc->inner, {at(i * acc->n + l)}).lvalue; }, a->n);

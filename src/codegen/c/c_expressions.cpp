@@ -505,6 +505,7 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
   bool f32 = t->kind == TypeKind::Scalar && t->scalar == rise::ScalarKind::F32;
   bool flt = t->kind == TypeKind::Scalar && rise::is_float(t->scalar);
   std::string sfx = f32 ? "f" : "";
+  const std::string c_sqrt = "sqrt";  // C's function, not a primitive
   // fmax and fmin of integers (an integer max reduction) compare; C has no function.
   if (!flt && (op.is(PrimId::Fmax) || op.is(PrimId::Fmin)))
     return c_cond(c_binary(args[0], op.is(PrimId::Fmax) ? ">" : "<", args[1], kPrecRel), args[0],
@@ -515,7 +516,7 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
     if (op.is(PrimId::Floor) || op.is(PrimId::Ceil)) return args[0];
     std::vector<CExpr> dargs;
     for (const CExpr& a : args) dargs.push_back(c_cast("double", a));
-    CExpr d = op.is(PrimId::Rsqrt) ? c_binary(c_atom("1.0"), "/", c_call("sqrt", dargs), kPrecMul)
+    CExpr d = op.is(PrimId::Rsqrt) ? c_binary(c_atom("1.0"), "/", c_call(c_sqrt, dargs), kPrecMul)
               : op.is(PrimId::Mod) ? c_call("fmod", dargs)
                                    : c_call(op.name, dargs);
     return c_call(int_from_double(t->scalar), {d});
@@ -527,7 +528,7 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
        opts_.target.backend == dpia::Target::Backend::OpenMP))
     return c_call(float_min_max(op.is(PrimId::Fmax), t->scalar), args);
   if (op.is(PrimId::Rsqrt))
-    return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call("sqrt" + sfx, args), kPrecMul);
+    return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call(c_sqrt + sfx, args), kPrecMul);
   if (op.is(PrimId::Abs)) {
     if (flt) return c_call("fabs" + sfx, args);
     if (rise::is_unsigned_int(t->scalar)) return args[0];

@@ -33,6 +33,7 @@ const char* const kKeywords[] = {
 
 // OpenCL C's keywords and type names, and the builtins generated kernels call: the
 // OpenCL target prints the same names into kernels (codegen/opencl).
+// prim-names: off (C, OpenCL and CUDA words)
 const char* const kOpenCLWords[] = {
     "barrier",         "constant",     "event_t",      "get_global_id",
     "get_global_size", "get_group_id", "get_local_id", "get_local_size",
@@ -40,6 +41,7 @@ const char* const kOpenCLWords[] = {
     "local",           "private",      "read_only",    "read_write",
     "sampler_t",       "uchar",        "uint",         "ulong",
     "ushort",          "write_only",   "all",          "any"};
+// prim-names: on
 
 // OpenCL C's vector types (float4, uchar16, ...) and conversions (convert_int4,
 // as_float, ...), which kernels name.
@@ -57,6 +59,7 @@ bool opencl_vector_or_conversion(const std::string& name) {
 
 // C++ keywords and the CUDA built-ins and types generated .cu files use: the CUDA
 // target prints the same names into C++ (codegen/cuda).
+// prim-names: off (C, OpenCL and CUDA words)
 const char* const kCudaWords[] = {
     "and",       "bitand",      "bitor",      "blockDim",     "blockIdx",    "catch",
     "char16_t",  "char32_t",    "char8_t",    "class",        "compl",       "concept",
@@ -68,6 +71,7 @@ const char* const kCudaWords[] = {
     "requires",  "static_cast", "template",   "this",         "threadIdx",   "throw",
     "try",       "typeid",      "typename",   "using",        "virtual",     "warpSize",
     "wchar_t",   "xor",         "xor_eq"};
+// prim-names: on
 
 // The OpenCL and CUDA host and device APIs (clSetKernelArg, cl_mem, CL_SUCCESS,
 // CLK_LOCAL_MEM_FENCE, cudaMalloc, cudaSuccess, cuLaunchKernel, image2d_t) and macro

@@ -248,7 +248,7 @@ std::string CudaPrinter::vector_type(const Type& t) {
   if (name == mt) {
     v += fn + name + " operator~(" + name + " a) { return " +
          make([&](int64_t l) { return "~a." + std::string(kLanes[l]); }) + "; }\n";
-    for (const char* f : {"any", "all"}) {
+    for (const char* f : {"any", "all"}) {  // CUDA's functions, not a primitive
       std::string test;
       for (int64_t l = 0; l < n; ++l)
         test += std::string(l ? (f[1] == 'n' ? " || " : " && ") : "") + "m." + kLanes[l] + " != 0";

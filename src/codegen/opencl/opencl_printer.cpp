@@ -86,12 +86,12 @@ CExpr OpenCLPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args
     const char* li = bits == 8 ? "char" : bits == 16 ? "short" : "long";
     m = c_call("convert_" + std::string(li) + vt->size.to_string(), {m});
   }
-  return c_call("select", {args[2], args[1], m});
+  return c_call("select", {args[2], args[1], m});  // OpenCL's select, not a primitive
 }
 
 CExpr OpenCLPrinter::mask_reduction(bool all, const Type& mask_t, CExpr m) {
   vector_type(mask_t);
-  return c_call(all ? "all" : "any", {std::move(m)});
+  return c_call(all ? "all" : "any", {std::move(m)});  // OpenCL's, not a primitive
 }
 
 CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
