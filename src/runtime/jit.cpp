@@ -322,25 +322,35 @@ Module::Module(const std::string& path, const std::string& entry, bool keep_load
     external(msg);
   }
   fn_ = reinterpret_cast<void (*)(void* const*, const int*)>(f);
+  release_ = reinterpret_cast<void (*)()>(::dlsym(handle_, (entry + "__risec_release").c_str()));
 }
 
 Module::Module(Module&& o) noexcept
     : handle_(std::exchange(o.handle_, nullptr)),
       fn_(std::exchange(o.fn_, nullptr)),
+      release_(std::exchange(o.release_, nullptr)),
       path_(std::move(o.path_)) {}
 
 Module& Module::operator=(Module&& o) noexcept {
   if (this != &o) {
-    if (handle_) ::dlclose(handle_);
+    unload();
     handle_ = std::exchange(o.handle_, nullptr);
     fn_ = std::exchange(o.fn_, nullptr);
+    release_ = std::exchange(o.release_, nullptr);
     path_ = std::move(o.path_);
   }
   return *this;
 }
 
 Module::~Module() {
+  unload();
+}
+
+void Module::unload() {
+  if (release_) release_();
+  release_ = nullptr;
   if (handle_) ::dlclose(handle_);
+  handle_ = nullptr;
 }
 
 void* Module::symbol(const std::string& name) const {

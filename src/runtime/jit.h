@@ -90,7 +90,10 @@ class Module {
   // dlopen(path, RTLD_NOW | RTLD_LOCAL) and dlsym(`entry`__risec_call). Throws
   // risec::Error (External) with dlerror()'s message. With `keep_loaded` the object
   // stays in memory after dlclose (RTLD_NODELETE): code using OpenMP must, since
-  // unloading libgomp while its worker threads wait crashes the process.
+  // unloading libgomp while its worker threads wait crashes the process. A GPU
+  // target's unit keeps its device buffers between calls: the destructor calls its
+  // `entry`__risec_release before dlclose (another Module of the same object, which
+  // shares them, then sets up again on its next call).
   Module(const std::string& path, const std::string& entry, bool keep_loaded = false);
   Module(Module&& other) noexcept;
   Module& operator=(Module&& other) noexcept;
@@ -106,8 +109,11 @@ class Module {
   void* symbol(const std::string& name) const;
 
  private:
+  void unload();  // release_, then dlclose
+
   void* handle_ = nullptr;
   void (*fn_)(void* const*, const int*) = nullptr;
+  void (*release_)() = nullptr;  // `entry`__risec_release, when the unit has one
   std::string path_;
 };
 

@@ -2,6 +2,7 @@
 strides, PyTorch tensors and __dlpack__ objects, `out=`, bound arrays from memory,
 the OpenCL target on PoCL and the CUDA target; results against the interpreter."""
 
+import gc
 import os
 import pathlib
 import shutil
@@ -239,6 +240,27 @@ def test_opencl_kernel_with_a_scalar_argument():
     for n in (1, 100, 1000):
         x = rand(n)
         close(k(3.0, x), risec.eval(scal, np.float32(3), x))
+
+
+def test_opencl_kernel_keeps_its_buffers_between_calls():
+    # The device buffers are kept between calls (re-allocated when the sizes change):
+    # new inputs at the same sizes, then other sizes, give the interpreter's results
+    # each time. Two kernels of the same code share the loaded code and its buffers:
+    # when one is destroyed (its release frees them), the other sets up again.
+    dot = ROOT / "examples" / "dot" / "dot.rise"
+    strategy = ROOT / "examples" / "dot" / "global_chunks.elv"
+    k1 = risec.compile(dot, strategy=strategy, target="opencl")
+    k2 = risec.compile(dot, strategy=strategy, target="opencl")
+    rng = np.random.default_rng(35)
+    for n in [64, 64, 32, 640, 640, 96, 64]:
+        for k in (k1, k2):
+            x = rng.integers(-8, 9, n).astype(np.float32)  # exact sums in any order
+            y = rng.integers(-8, 9, n).astype(np.float32)
+            assert k(x, y) == risec.eval(dot, x, y)
+    del k1
+    gc.collect()
+    x, y = np.full(128, 2, np.float32), np.full(128, -3, np.float32)
+    assert k2(x, y) == 128 * -6
 
 
 SIZES64 = {"n": 64, "m": 64, "k": 64}

@@ -527,7 +527,7 @@ std::string CPrinter::header_text(const std::string& entry_name, const std::stri
   // linkage, and `restrict` spelled as C++ compilers accept it, for this line only.
   h << " */\n#ifdef __cplusplus\nextern \"C\" {\n#ifndef restrict\n#define restrict "
        "__restrict\n#define RISEC_UNDEF_RESTRICT\n#endif\n#endif\n";
-  h << sig << ";\n";
+  h << sig << ";\n" << header_declarations(function_name_);
   h << "#ifdef __cplusplus\n#ifdef RISEC_UNDEF_RESTRICT\n#undef restrict\n#undef "
        "RISEC_UNDEF_RESTRICT\n#endif\n}\n#endif\n";
   return h.str();

@@ -1,9 +1,11 @@
 // The CUDA target's host function (see cuda_printer.h): the C target's signature,
 // extern "C"; it checks that there is a GPU (a clear message and abort() when
-// cudaGetDeviceCount fails or finds none), allocates device buffers, copies the
-// inputs in (cudaMemcpyDefault: the caller's arrays may be host or device memory,
-// such as the Python package's CUDA tensors), launches the kernels in order on the
-// default stream, copies the output back and frees what it allocated. Every CUDA call is checked: a
+// cudaGetDeviceCount fails or finds none), allocates device buffers (on the first
+// call, kept for the next ones and re-allocated when a size changes them, until
+// NAME__risec_release frees them; a lock serialises calls), copies the inputs in
+// (cudaMemcpyDefault: the caller's arrays may be host or device memory, such as the
+// Python package's CUDA tensors), launches the kernels in order on the default
+// stream and copies the output back. Every CUDA call is checked: a
 // failure prints the call, CUDA's error name and message, and aborts (risec run reports it, exit
 // 4). Launch sizes come from the program's parallel loops unless $RISEC_CUDA_GLOBAL /
 // $RISEC_CUDA_LOCAL ("N" or "N,M,...", threads in all and per block, as OpenCL's
@@ -61,6 +63,18 @@ static void risec_cuda_init(char* device_text, size_t device_len) {
   risec_ready = 1;
 }
 
+/* Makes *b a buffer of `bytes` bytes: the one of the last call when it has that size,
+   else a new one (counted in *created). */
+static void risec_buffer(void** b, size_t* have, size_t bytes, unsigned long* created) {
+  if (*b && *have == bytes) return;
+  if (*b) RISEC_CUDA(cudaFree(*b));
+  *b = NULL;
+  /* an empty array (a zero extent) gets one byte nothing reads, as on OpenCL */
+  RISEC_CUDA(cudaMalloc(b, risec_at_least_1(bytes)));
+  *have = bytes;
+  ++*created;
+}
+
 /* The grid and blocks of a launch of `kernel`: global[d] threads (the program's, or
    $RISEC_CUDA_GLOBAL) in blocks of local[d] (the program's work items per group, or
    $RISEC_CUDA_LOCAL; 256 threads, or 32 x 8, for a mapGlobal launch), at most what
@@ -96,18 +110,25 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   src << "/* The kernels' time in the last call (CUDA events), and where they ran. */\n";
   src << "extern \"C\" {\ndouble " << fn << "__risec_kernel_ms;\nchar " << fn
       << "__risec_device[512];\n}\n\n";
-  src << gpu::kLaunchSizeHelpers << kHostRuntime << "\n";
+  src << "#include <pthread.h>\n" << gpu::kLaunchSizeHelpers << kHostRuntime << "\n";
+  // The device buffers kept between calls, with their sizes.
+  const std::vector<DeviceBuffer> kept = all_device_buffers();
+  for (const DeviceBuffer& b : kept)
+    src << "static " << b.elem << "* " << b.name << ";\nstatic size_t " << kept_size(b) << ";\n";
+  src << "static pthread_mutex_t risec_lock = PTHREAD_MUTEX_INITIALIZER;\n";
+  const std::string created = fn + "__risec_buffers_created";
+  src << "extern \"C\" {\nunsigned long " << created << ";\n}\n\n";
 
   std::ostringstream body;
+  body << "  pthread_mutex_lock(&risec_lock);\n";
   body << "  if (!risec_ready) risec_cuda_init(" << fn << "__risec_device, sizeof " << fn
        << "__risec_device);\n";
-  // Buffers: the output, the inputs (copied in), the temporaries between launches.
+  // Buffers: the output, the inputs (copied in on every call: the caller's memory may
+  // have changed), the temporaries between launches.
   auto buffer = [&](const std::string& m, bool copy) {
     for (const DeviceBuffer& b : device_buffers(m)) {
-      body << "  " << b.elem << "* " << b.name << " = NULL;\n";
-      // an empty array (a zero extent) gets one byte nothing reads, as on OpenCL
-      body << "  RISEC_CUDA(cudaMalloc((void**)&" << b.name << ", risec_at_least_1(" << b.bytes
-           << ")));\n";
+      body << "  risec_buffer((void**)&" << b.name << ", &" << kept_size(b) << ", " << b.bytes
+           << ", &" << created << ");\n";
       if (copy)
         body << "  RISEC_CUDA(cudaMemcpy(" << b.name << ", " << b.host << ", " << b.bytes
              << ", cudaMemcpyDefault));\n";
@@ -225,18 +246,28 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
     body << "  RISEC_CUDA(cudaMemcpy(" << b.host << ", " << b.name << ", " << b.bytes
          << ", cudaMemcpyDefault));\n";
   if (uses_index_checks_)
-    body << "  {\n    long long risec_f[3];\n    RISEC_CUDA(cudaMemcpyFromSymbol(risec_f, "
-            "risec_fault, sizeof risec_f));\n    if (risec_f[0] != 0) risec_bounds_fail("
-         << c_string(fn) << ", (int)risec_f[0], risec_f[1], risec_f[2]);\n  }\n";
+    body << "  long long risec_f[3];\n  RISEC_CUDA(cudaMemcpyFromSymbol(risec_f, risec_fault, "
+            "sizeof risec_f));\n";
   body << "  RISEC_CUDA(cudaEventDestroy(risec_start));\n"
        << "  RISEC_CUDA(cudaEventDestroy(risec_stop));\n";
-  for (const std::string& m : host_order_)
-    for (const DeviceBuffer& b : device_buffers(m))
-      body << "  RISEC_CUDA(cudaFree(" << b.name << "));\n";
+  // Unlocked before a failure is reported: RISEC_BOUNDS_FAILED may return to the caller.
+  body << "  pthread_mutex_unlock(&risec_lock);\n";
+  if (uses_index_checks_)
+    body << "  if (risec_f[0] != 0) risec_bounds_fail(" << c_string(fn)
+         << ", (int)risec_f[0], risec_f[1], risec_f[2]);\n";
+  // The release frees the buffers, not checked: it may run as the process ends, after
+  // the CUDA runtime has shut down.
+  std::ostringstream release;
+  release << "void " << fn << "__risec_release(void) {\n  pthread_mutex_lock(&risec_lock);\n";
+  for (const DeviceBuffer& b : kept)
+    release << "  if (" << b.name << ") (void)cudaFree(" << b.name << ");\n  " << b.name
+            << " = NULL;\n  " << kept_size(b) << " = 0;\n";
+  release << "  pthread_mutex_unlock(&risec_lock);\n}\n";
 
   src << "extern \"C\" " << sig << " {\n"
       << function_prologue(fn, sizes) << input_index_checks(inputs) << body.str() << "}\n\n";
-  src << "extern \"C\" {\n" << call_wrapper(fn, sig, out_dt, inputs, sizes) << "}\n";
+  src << "extern \"C\" {\n"
+      << call_wrapper(fn, sig, out_dt, inputs, sizes) << release.str() << "}\n";
   return src.str();
 }
 

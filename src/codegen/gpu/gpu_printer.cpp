@@ -484,4 +484,30 @@ std::vector<GpuPrinter::DeviceBuffer> GpuPrinter::device_buffers(const std::stri
   return out;
 }
 
+std::vector<GpuPrinter::DeviceBuffer> GpuPrinter::all_device_buffers() {
+  std::vector<DeviceBuffer> out;
+  for (const std::string& m : host_order_)
+    for (DeviceBuffer& b : device_buffers(m)) out.push_back(std::move(b));
+  return out;
+}
+
+std::string GpuPrinter::kept_size(const DeviceBuffer& b) {
+  return "risec_size_" + b.name.substr(std::string("risec_b_").size());
+}
+
+std::string GpuPrinter::header_declarations(const std::string& fn) {
+  return "/* The device buffers (and the " + gpu_name() +
+         " objects the function creates on its first call) are kept\n"
+         " * between calls and reused while their sizes do not change; " +
+         fn +
+         "__risec_release()\n"
+         " * frees them all (the next call sets up again; calling it twice is harmless).\n"
+         " * Calls of " +
+         fn +
+         " from several threads are serialised by a lock. The number of\n"
+         " * device buffers created so far: " +
+         fn + "__risec_buffers_created. */\nvoid " + fn +
+         "__risec_release(void);\nextern unsigned long " + fn + "__risec_buffers_created;\n";
+}
+
 }  // namespace risec::codegen::gpu

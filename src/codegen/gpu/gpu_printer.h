@@ -161,6 +161,13 @@ class GpuPrinter : public CPrinter {
     std::string host;   // its part of the output's or an input's host memory
   };
   std::vector<DeviceBuffer> device_buffers(const std::string& m);
+  // Every device buffer of the unit (output, inputs, temporaries), in host_order_.
+  std::vector<DeviceBuffer> all_device_buffers();
+  // The name of the static variable holding the byte size of buffer b's allocation.
+  static std::string kept_size(const DeviceBuffer& b);
+  // The header's declarations of NAME__risec_release and NAME__risec_buffers_created:
+  // the device buffers are kept between calls (see docs/architecture.md).
+  std::string header_declarations(const std::string& fn) override;
 
   std::vector<Launch> launches_;
   std::vector<HostBuffer> host_buffers_;

@@ -1,8 +1,10 @@
 // The OpenCL target's host function (see opencl_printer.h): the C target's
 // signature; it embeds the kernels' source, builds them once (on the platform
 // $RISEC_OPENCL_PLATFORM names, by index or part of its name, else the first with a
-// device), copies the inputs into buffers, launches the kernels in order and reads
-// the output back. Launch sizes come from the program's parallel loops unless
+// device), copies the inputs into device buffers, launches the kernels in order and
+// reads the output back. The buffers are kept between calls (re-created when a size
+// changes them) until NAME__risec_release, which frees every OpenCL object; a lock
+// serialises calls. Launch sizes come from the program's parallel loops unless
 // $RISEC_OPENCL_GLOBAL / $RISEC_OPENCL_LOCAL ("N" or "N,M,...") say otherwise. It
 // exports the kernels' time of the last call (profiling events) as
 // NAME__risec_kernel_ms and the platform and device as NAME__risec_device.
@@ -28,16 +30,8 @@ static void risec_cl_fail(cl_int err, const char* what) {
 }
 #define RISEC_CL(call) do { cl_int risec_e = (call); if (risec_e != CL_SUCCESS) risec_cl_fail(risec_e, #call); } while (0)
 
-/* Buffers of any size, an empty one too (an array with a zero extent: OpenCL refuses
-   buffers and transfers of 0 bytes): such a buffer has one byte nothing reads, and
-   nothing is copied into or out of it. */
-static cl_mem risec_cl_buffer(cl_mem_flags flags, size_t bytes, void* host) {
-  cl_int err;
-  cl_mem b = bytes ? clCreateBuffer(risec_ctx, flags, bytes, host, &err)
-                   : clCreateBuffer(risec_ctx, flags & ~(cl_mem_flags)CL_MEM_COPY_HOST_PTR, 1, NULL, &err);
-  if (err != CL_SUCCESS) risec_cl_fail(err, "clCreateBuffer");
-  return b;
-}
+/* Reads a result back; an empty one (an array with a zero extent: OpenCL refuses
+   transfers of 0 bytes) is not read, but the kernels are waited for. */
 static void risec_cl_read(cl_mem b, size_t bytes, void* host) {
   if (bytes) RISEC_CL(clEnqueueReadBuffer(risec_queue, b, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
   else RISEC_CL(clFinish(risec_queue)); /* the kernels ran, as a blocking read waits for them */
@@ -90,6 +84,22 @@ static void risec_cl_init(const char* source, char* device_text, size_t device_l
   risec_ready = 1;
 }
 
+/* Makes *b a buffer of `bytes` bytes: the one of the last call when it has that size,
+   else a new one (counted in *created). An empty one (an array with a zero extent:
+   OpenCL refuses buffers of 0 bytes) has one byte nothing reads or writes. */
+static void risec_buffer(cl_mem* b, size_t* have, size_t bytes, cl_mem_flags flags,
+                         unsigned long* created) {
+  if (*b && *have == bytes) return;
+  if (*b) clReleaseMemObject(*b);
+  *b = NULL;
+  cl_int err;
+  cl_mem m = clCreateBuffer(risec_ctx, flags, bytes ? bytes : 1, NULL, &err);
+  RISEC_CL(err);
+  *b = m;
+  *have = bytes;
+  ++*created;
+}
+
 /* Launch kernel k with the sizes risec_launch_size decides; no group size (the
    platform chooses) when neither the program nor $RISEC_OPENCL_LOCAL gives one. */
 static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local,
@@ -114,7 +124,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
       << "': the OpenCL host function. Do not edit. */\n";
   src << "#define _POSIX_C_SOURCE 200112L\n#define CL_TARGET_OPENCL_VERSION 120\n";
   src << "#include <CL/cl.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdio.h>\n"
-         "#include <stdlib.h>\n#include <string.h>\n\n";
+         "#include <pthread.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
   src << index_helpers(idx_type_);
   if (!sizes.empty()) src << kPreconditionHelper;
   const std::string input_checks = input_index_checks(inputs);
@@ -129,31 +139,47 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   src << "/* The kernels' time in the last call (profiling events), and where they ran. */\n";
   src << "double " << fn << "__risec_kernel_ms;\nchar " << fn << "__risec_device[512];\n\n";
   src << gpu::kLaunchSizeHelpers << kHostRuntime << "\n";
-  src << "static cl_kernel risec_kernels[" << launches_.size() << "];\n\n";
+  src << "static cl_kernel risec_kernels[" << launches_.size() << "];\n";
+  // The device buffers kept between calls, with their sizes; the fault buffer of
+  // kernels that check indices (code, value, bound of the first failure:
+  // OpenCLPrinter::index_check_helper).
+  const std::vector<DeviceBuffer> kept = all_device_buffers();
+  for (const DeviceBuffer& b : kept)
+    src << "static cl_mem " << b.name << ";\nstatic size_t " << kept_size(b) << ";\n";
+  if (fault) src << "static cl_mem risec_b_fault;\nstatic size_t risec_size_fault;\n";
+  src << "static pthread_mutex_t risec_lock = PTHREAD_MUTEX_INITIALIZER;\n";
+  const std::string created = fn + "__risec_buffers_created";
+  src << "unsigned long " << created << ";\n\n";
 
   std::ostringstream body;
+  body << "  pthread_mutex_lock(&risec_lock);\n";
   body << "  if (!risec_ready) {\n    risec_cl_init(risec_kernels_source, " << fn
        << "__risec_device, sizeof " << fn << "__risec_device);\n";
   body << "    cl_int risec_err;\n";
   for (size_t k = 0; k < launches_.size(); ++k)
     body << "    risec_kernels[" << k << "] = clCreateKernel(risec_prog, \"" << launches_[k].kernel
          << "\", &risec_err);\n    RISEC_CL(risec_err);\n";
-  body << "  }\n  cl_int risec_err;\n";
-  // Buffers: the output, the inputs (copied in), the temporaries between launches.
+  body << "  }\n";
+  // Buffers: the output, the inputs (copied in on every call: the caller's memory may
+  // have changed), the temporaries between launches.
   auto buffer = [&](const std::string& m, const std::string& flags, bool copy) {
-    for (const DeviceBuffer& b : device_buffers(m))
-      body << "  cl_mem " << b.name << " = risec_cl_buffer(" << flags << ", " << b.bytes << ", "
-           << (copy ? "(void*)" + b.host : "NULL") << ");\n";
+    for (const DeviceBuffer& b : device_buffers(m)) {
+      body << "  risec_buffer(&" << b.name << ", &" << kept_size(b) << ", " << b.bytes << ", "
+           << flags << ", &" << created << ");\n";
+      if (copy)  // nothing into an empty buffer (OpenCL refuses transfers of 0 bytes)
+        body << "  if (" << b.bytes << ") RISEC_CL(clEnqueueWriteBuffer(risec_queue, " << b.name
+             << ", CL_FALSE, 0, " << b.bytes << ", " << b.host << ", 0, NULL, NULL));\n";
+    }
   };
   buffer(output, "CL_MEM_READ_WRITE", false);
-  for (const auto& in : inputs) buffer(in.name, "CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR", true);
+  for (const auto& in : inputs) buffer(in.name, "CL_MEM_READ_ONLY", true);
   for (const HostBuffer& b : host_buffers_) buffer(b.name, "CL_MEM_READ_WRITE", false);
-  // The fault buffer of kernels that check indices: code, value, bound of the first
-  // failure (OpenCLPrinter::index_check_helper).
   if (fault)
-    body << "  cl_long risec_fault[3] = {0, 0, 0};\n  cl_mem risec_b_fault = "
-            "clCreateBuffer(risec_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof "
-            "risec_fault, risec_fault, &risec_err);\n  RISEC_CL(risec_err);\n";
+    body << "  cl_long risec_fault[3] = {0, 0, 0};\n  risec_buffer(&risec_b_fault, "
+            "&risec_size_fault, sizeof risec_fault, CL_MEM_READ_WRITE, &"
+         << created
+         << ");\n  RISEC_CL(clEnqueueWriteBuffer(risec_queue, risec_b_fault, CL_FALSE, 0, sizeof "
+            "risec_fault, risec_fault, 0, NULL, NULL));\n";
   body << "  cl_event risec_ev[" << launches_.size() << "];\n";
   for (size_t k = 0; k < launches_.size(); ++k) {
     const Launch& l = launches_[k];
@@ -178,14 +204,12 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
          << ", risec_global, risec_local, risec_need, " << (sh.grouped ? 1 : 0) << ", &risec_ev["
          << k << "]);\n  }\n";
   }
+  // The reads block: the in-order queue has run the writes and kernels before them.
   for (const DeviceBuffer& b : device_buffers(output))
     body << "  risec_cl_read(" << b.name << ", " << b.bytes << ", " << b.host << ");\n";
   if (fault)
     body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_fault, CL_TRUE, 0, sizeof "
-            "risec_fault, risec_fault, 0, NULL, NULL));\n  clReleaseMemObject(risec_b_fault);\n"
-            "  if ((int)risec_fault[0] != 0) risec_bounds_fail("
-         << c_string(fn)
-         << ", (int)risec_fault[0], (long long)risec_fault[1], (long long)risec_fault[2]);\n";
+            "risec_fault, risec_fault, 0, NULL, NULL));\n";
   body << "  double risec_ms = 0;\n  for (int risec_k = 0; risec_k < " << launches_.size()
        << "; ++risec_k) {\n"
        << "    cl_ulong risec_t0 = 0, risec_t1 = 0;\n"
@@ -196,11 +220,31 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
        << "    risec_ms += (double)(risec_t1 - risec_t0) * 1e-6;\n    "
           "clReleaseEvent(risec_ev[risec_k]);\n  }\n";
   body << "  " << fn << "__risec_kernel_ms = risec_ms;\n";
-  for (const std::string& m : host_order_)
-    for (const DeviceBuffer& b : device_buffers(m))
-      body << "  clReleaseMemObject(" << b.name << ");\n";
+  // Unlocked before a failure is reported: RISEC_BOUNDS_FAILED may return to the caller.
+  body << "  pthread_mutex_unlock(&risec_lock);\n";
+  if (fault)
+    body << "  if ((int)risec_fault[0] != 0) risec_bounds_fail(" << c_string(fn)
+         << ", (int)risec_fault[0], (long long)risec_fault[1], (long long)risec_fault[2]);\n";
+
+  // The release: every buffer, then the kernels, program, queue and context.
+  std::ostringstream release;
+  release << "void " << fn << "__risec_release(void) {\n  pthread_mutex_lock(&risec_lock);\n";
+  auto free_buffer = [&](const std::string& name, const std::string& size) {
+    release << "  if (" << name << ") clReleaseMemObject(" << name << ");\n  " << name
+            << " = NULL;\n  " << size << " = 0;\n";
+  };
+  for (const DeviceBuffer& b : kept) free_buffer(b.name, kept_size(b));
+  if (fault) free_buffer("risec_b_fault", "risec_size_fault");
+  release << "  if (risec_ready) {\n    for (int risec_k = 0; risec_k < " << launches_.size()
+          << "; ++risec_k)\n      if (risec_kernels[risec_k]) "
+             "clReleaseKernel(risec_kernels[risec_k]);\n"
+          << "    memset(risec_kernels, 0, sizeof risec_kernels);\n"
+          << "    clReleaseProgram(risec_prog);\n    clReleaseCommandQueue(risec_queue);\n"
+          << "    clReleaseContext(risec_ctx);\n    risec_ready = 0;\n  }\n"
+          << "  pthread_mutex_unlock(&risec_lock);\n}\n\n";
 
   src << sig << " {\n" << function_prologue(fn, sizes) << input_checks << body.str() << "}\n\n";
+  src << release.str();
   src << call_wrapper(fn, sig, out_dt, inputs, sizes);
   return src.str();
 }
