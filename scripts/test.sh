@@ -40,9 +40,14 @@ py=/usr/bin/python3
 sed -i 's/^include-system-site-packages = false$/include-system-site-packages = true/' \
   build/python-venv/pyvenv.cfg
 build/python-venv/bin/pip install -q scikit-build-core nanobind "numpy<2" pytest optuna selenium
-build/python-venv/bin/pip install -q --no-build-isolation ./python \
+# The package is built as a wheel (a binary one: the module and the compiler's
+# libraries inside), and the tests run against that wheel installed, which pip does
+# without building anything (docs/python.md, "Installing").
+rm -rf build/wheels
+build/python-venv/bin/pip wheel -q --no-deps --no-build-isolation ./python -w build/wheels \
   --config-settings=build-dir="$PWD/build/python-build" \
   --config-settings=cmake.define.RISEC_PREBUILT="$PWD/build"
+build/python-venv/bin/pip install -q --force-reinstall --no-deps --no-index build/wheels/risec-*.whl
 build/python-venv/bin/python -m pytest -q tests/python
 
 # -O1 -g1 rather than RelWithDebInfo's -O2 -g: half the compile time of this, the

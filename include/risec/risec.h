@@ -353,6 +353,18 @@ class Kernel {
   // The number of bytes the output (the result) needs at `sizes`.
   size_t output_bytes(const Sizes& sizes = {}) const;
 
+  // CompileOptions::profile (c, openmp): each stage of the code (a top-level loop
+  // nest, as `risec run --profile` prints them) with the milliseconds it took, summed
+  // over the calls since the code was loaded; empty without profile.
+  struct Stage {
+    std::string what;    // the primitive that made its outermost loop ("mapPar")
+    std::string where;   // FILE:LINE:COL of that primitive, or empty
+    std::string source;  // that line of the program, trimmed
+    std::string writes;  // the arrays it writes (the generated code's names), comma-separated
+    double ms = 0;       // total over the calls
+  };
+  std::vector<Stage> profile() const;
+
   struct Impl;
 
  private:

@@ -156,6 +156,14 @@ class Kernel:
         """The generated .h declaring the function."""
         return self._k.header
 
+    def profile(self) -> list[dict]:
+        """With compile(..., profile=True) (c, openmp): one dict per stage of the code
+        (a top-level loop nest, as `risec run --profile` prints them): `what` (the
+        primitive that made it), `where` (FILE:LINE:COL), `source` (that line),
+        `writes` (the arrays it writes) and `ms`, summed over the calls so far."""
+        return [dict(what=w, where=at, source=src, writes=wr, ms=ms)
+                for w, at, src, wr, ms in self._k.profile()]
+
     @property
     def loaded(self) -> bool:
         """Whether the code was built and loaded (compile(load=False): not)."""
@@ -199,7 +207,7 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             entry: str = "", sizes: Optional[Mapping[str, int]] = None,
             bind: Optional[Mapping[str, object]] = None, shift_tails: bool = True,
             bounds_checks: bool = True, load: bool = True, tuned: bool = False,
-            tuning_db: Optional[Union[str, os.PathLike]] = None) -> Kernel:
+            tuning_db: Optional[Union[str, os.PathLike]] = None, profile: bool = False) -> Kernel:
     """Compile `program` (a .rise path or text) with `strategy` (a .elv path or text;
     lowerToC when None) for `target` ("c", "openmp", "opencl" or "cuda"), then compile
     the generated code and load it. `params` gives values to the strategy's `param` declarations ({"ts": 32}
@@ -217,7 +225,8 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     `tuned=True` compiles with the best strategy `risec tune` recorded for this
     program, entry, sizes, target and CPU in `tuning_db` (default: tuning.db in the
     cache directory), as --tuned: without a record, the default lowering after a note
-    on stderr; not together with `strategy`."""
+    on stderr; not together with `strategy`. `profile=True` (c, openmp) makes each
+    top-level loop nest time itself, as `risec run --profile`: `kernel.profile()`."""
     text, is_path = _text_or_path(program)
     files: dict[str, str] = {}
     arrays: dict[str, object] = {}
@@ -235,7 +244,7 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             arrays[name] = value if _array_like(value) else np.asarray(value)
     return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails,
                     bounds_checks, arrays, load, tuned,
-                    os.fspath(tuning_db) if tuning_db else "")
+                    os.fspath(tuning_db) if tuning_db else "", profile)
 
 
 def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: str,
@@ -243,7 +252,7 @@ def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: s
              sizes: Optional[Mapping[str, int]], bind: dict[str, str],
              shift_tails: bool = True, bounds_checks: bool = True,
              bind_arrays: Optional[dict[str, object]] = None, load: bool = True,
-             tuned: bool = False, tuning_db: str = "") -> Kernel:
+             tuned: bool = False, tuning_db: str = "", profile: bool = False) -> Kernel:
     stext, sis_path = (None, False) if strategy is None else _text_or_path(strategy)
     if params is None:
         plist: list[str] = []
@@ -253,7 +262,7 @@ def _compile(text: str, is_path: bool, strategy: Optional[PathOrText], target: s
         plist = [str(p) for p in params]
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry,
                                 dict(sizes or {}), bind, dict(bind_arrays or {}), shift_tails,
-                                bounds_checks, load, tuned, tuning_db))
+                                bounds_checks, load, tuned, tuning_db, profile))
 
 
 def eval(program: PathOrText, *arrays: object, entry: str = "",

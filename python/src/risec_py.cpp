@@ -203,7 +203,7 @@ class PyKernel {
            const std::string& entry, const risec::Sizes& sizes,
            const std::map<std::string, std::string>& bind,
            const std::map<std::string, nb::object>& bind_arrays, bool shift_tails,
-           bool bounds_checks, bool load, bool tuned, const std::string& tuning_db) {
+           bool bounds_checks, bool load, bool tuned, const std::string& tuning_db, bool profile) {
     risec::WordsScope words(risec::Words::Python);  // messages in Python's words
     risec::CompileOptions o;
     o.entry = entry;
@@ -223,6 +223,7 @@ class PyKernel {
     o.shift_tails = shift_tails;
     o.bounds_checks = bounds_checks;
     o.tuned = tuned;
+    o.profile = profile;
     o.tuning_db = tuning_db;
     if (strategy)
       o.strategy = strategy_is_path ? risec::Strategy::load(*strategy, params)
@@ -244,6 +245,16 @@ class PyKernel {
   }
   ParamInfo output() const { return info(source().output()); }
   bool loaded() const { return kernel_.has_value(); }
+  // CompileOptions::profile: (what, where, source, writes, ms) per stage, the ms summed
+  // over the calls so far.
+  std::vector<std::tuple<std::string, std::string, std::string, std::string, double>> profile()
+      const {
+    std::vector<std::tuple<std::string, std::string, std::string, std::string, double>> out;
+    if (kernel_)
+      for (const risec::Kernel::Stage& s : kernel_->profile())
+        out.emplace_back(s.what, s.where, s.source, s.writes, s.ms);
+    return out;
+  }
 
   // The call: `arrays` the data inputs (Python numbers already made 0-d arrays),
   // `out` the caller's result array or None, then `allocate(shape, element, like)`
@@ -526,11 +537,12 @@ NB_MODULE(_risec, m) {
                     const std::vector<std::string>&, const std::string&, const std::string&,
                     const risec::Sizes&, const std::map<std::string, std::string>&,
                     const std::map<std::string, nb::object>&, bool, bool, bool, bool,
-                    const std::string&>(),
+                    const std::string&, bool>(),
            nb::arg("program"), nb::arg("program_is_path"), nb::arg("strategy").none(),
            nb::arg("strategy_is_path"), nb::arg("params"), nb::arg("target"), nb::arg("entry"),
            nb::arg("sizes"), nb::arg("bind"), nb::arg("bind_arrays"), nb::arg("shift_tails"),
-           nb::arg("bounds_checks"), nb::arg("load"), nb::arg("tuned"), nb::arg("tuning_db"))
+           nb::arg("bounds_checks"), nb::arg("load"), nb::arg("tuned"), nb::arg("tuning_db"),
+           nb::arg("profile"))
       .def_prop_ro("name", [](const PyKernel& k) { return k.source().name(); })
       .def_prop_ro("target", [](const PyKernel& k) { return k.source().target(); })
       .def_prop_ro("source", [](const PyKernel& k) { return k.source().code(); })
@@ -539,6 +551,7 @@ NB_MODULE(_risec, m) {
       .def_prop_ro("size_parameters",
                    [](const PyKernel& k) { return k.source().size_parameters(); })
       .def_prop_ro("loaded", &PyKernel::loaded)
+      .def("profile", &PyKernel::profile)
       .def_prop_ro("inputs", &PyKernel::inputs)
       .def_prop_ro("output", &PyKernel::output)
       .def("call", &PyKernel::call, nb::arg("arrays"), nb::arg("sizes"), nb::arg("out").none(),

@@ -337,6 +337,19 @@ Kernel::Kernel(const Source& source) {
   impl_ = std::make_shared<const Impl>(Impl{source, std::move(m)});
 }
 
+std::vector<Kernel::Stage> Kernel::profile() const {
+  const std::string& name = impl_->source.impl().compiled.unit.name;
+  const auto& stages = impl_->source.impl().compiled.unit.profile_stages;
+  const auto* count =
+      static_cast<const int*>(impl_->module.symbol(name + "__risec_profile_stages"));
+  const auto* ms = static_cast<const double*>(impl_->module.symbol(name + "__risec_profile_ms"));
+  std::vector<Stage> out;
+  if (!count || !ms) return out;
+  for (size_t k = 0; k < stages.size() && k < static_cast<size_t>(*count); ++k)
+    out.push_back({stages[k].what, stages[k].where, stages[k].source, stages[k].writes, ms[k]});
+  return out;
+}
+
 const Source& Kernel::source() const {
   return impl_->source;
 }
