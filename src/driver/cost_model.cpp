@@ -53,7 +53,7 @@ struct Walk {
       std::vector<Expr> args;
       for (const auto& a : sp.args)
         if (!a.dep) args.push_back(a.value);
-      if (p && p->family == rise::Family::Memory && p->name != "let" && args.size() == 1 &&
+      if (p && p->family == rise::Family::Memory && !p->is(rise::PrimId::Let) && args.size() == 1 &&
           args[0]->type) {
         traffic += 2.0 * static_cast<double>(bytes_of(args[0]->type)) * trips / div;
         visit(args[0], trips, div);

@@ -69,7 +69,7 @@ struct Unroller {
       if (n && *n >= 1 && (map_unrolled || p->is(PrimId::ReduceSeqUnroll))) {
         copies = times(*n, body);
       } else if (n && *n >= 1 && p->is(PrimId::ReduceSeq) && times(*n, body) <= limit) {
-        head = util::prim("reduceSeqUnroll");
+        head = util::prim(PrimId::ReduceSeqUnroll);
         changed = true;
         copies = times(*n, body);
       }

@@ -77,14 +77,14 @@ Expr guard_divisions(const Expr& branch, const Expr& c, bool when) {
       Expr r = mutate_children(e);
       auto d = util::as_prim_call(r);
       const Type& t = r->type;
-      if (!d || (d->name() != "div" && d->name() != "mod") || d->args.size() != 2 || !t ||
+      if (!d || (!d->is(PrimId::Div) && !d->is(PrimId::Mod)) || d->args.size() != 2 || !t ||
           t->kind != TypeKind::Scalar || !rise::is_integer(t->scalar))
         return r;
       const Expr& divisor = d->args[1];
       if (auto v = util::literal_value(divisor); v && *v != 0 && *v != -1) return r;
       Expr one = rise::with_type(rise::scalar_lit(t->scalar, 1, 1.0), t);
       Expr chosen =
-          rise::with_type(call("select", {c, when ? divisor : one, when ? one : divisor}), t);
+          rise::with_type(call(PrimId::Select, {c, when ? divisor : one, when ? one : divisor}), t);
       return rise::with_type(rise::with_children(r, r->fn, chosen), t);
     }
   } guard;
