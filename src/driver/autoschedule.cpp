@@ -290,7 +290,8 @@ int cmd_autoschedule(const TuneArgs& o) {
     return std::nullopt;
   }();
   if (best_ms) {
-    const TunedRecord record{r.best_strategy, *best_ms, "risec tune " + o.file + " (autoscheduler)"};
+    const TunedRecord record{r.best_strategy, *best_ms,
+                             "risec tune " + o.file + " (autoscheduler)"};
     const std::string code = target_code(o.target, cfg.shift_tails, cfg.bounds_checks);
     if (record_best(db, tuned_key(p, o.entry, cfg.sizes, code), record))
       std::cerr << "tune: recorded for --tuned in " << db_path << "\n";

@@ -105,6 +105,11 @@ template <class A>
 Opt<A> output(const std::string& value, const std::string& help) {
   Opt<A> o = text<A>("--output", value, help, &A::output);
   o.alias = "-o";
+  // `-o ""` names no file: an error, not the same as leaving -o out.
+  o.set = [](A& a, const std::string& v) {
+    if (v.empty()) usage("-o/--output needs a file name, got an empty one");
+    a.output = v;
+  };
   return o;
 }
 template <class A>
@@ -477,7 +482,8 @@ std::vector<Command> make_commands() {
       "and writes the fastest as a commented strategy (docs/tuning.md, \"Without a "
       "template\").\n\n"
       "With --strategy, search the values of the template's parameters (`param NAME in [..];`) "
-      "by measuring (docs/tuning.md). Points the rewrite or the type checker rejects (a tile size that does "
+      "by measuring (docs/tuning.md). Points the rewrite or the type checker rejects (a tile size "
+      "that does "
       "not divide a size) are pruned before the C compiler runs; candidates are compiled "
       "--workers at a time and measured one at a time, a candidate's time being the fastest "
       "of its --repeat runs. Every trial is stored in the --db database: a second run of the "

@@ -328,6 +328,12 @@ SourceRef strategy_source(const std::string& arg) {
   return std::make_shared<SourceFile>(SourceFile{"<--strategy>", "let main =\n" + expr + "\n;"});
 }
 
+void require_strategy_for_params(const std::vector<std::string>& params,
+                                 const std::string& strategy) {
+  if (!params.empty() && strategy.empty())
+    usage("--param gives values to a strategy's parameters: add --strategy");
+}
+
 elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
   return elevate::parse_strategy_file(strategy_source(path), elevate::parse_param_values(params));
 }
@@ -399,6 +405,7 @@ int cmd_rewrite(const RewriteArgs& o) {
 }
 
 int cmd_compile(const CompileArgs& o) {
+  require_strategy_for_params(o.params, o.strategy);
   // Through the public API (include/risec/risec.h), as an embedding program would.
   risec::CompileOptions co;
   co.entry = o.entry;

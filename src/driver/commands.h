@@ -35,6 +35,9 @@ uint64_t parse_seed(const std::string& text);
 SourceRef strategy_source(const std::string& arg);
 // The strategy --strategy ARG names (strategy_source) with its parameters' values
 // given as --param texts.
+// --param without --strategy gives values to nothing: a usage error (exit 2).
+void require_strategy_for_params(const std::vector<std::string>& params,
+                                 const std::string& strategy);
 elevate::Strategy load_strategy(const std::string& path,
                                 const std::vector<std::string>& params = {});
 // The text of a file (User error "cannot read" when it cannot be read), noted as an

@@ -132,6 +132,7 @@ std::string to_dot(const std::vector<std::pair<std::string, rise::Expr>>& cluste
 }
 
 int cmd_graph(const GraphArgs& o) {
+  require_strategy_for_params(o.params, o.strategy);
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   rise::Checked c = rise::check_program(p, o.entry, sizes.empty() ? nullptr : &sizes);

@@ -543,10 +543,17 @@ static void print_profile(const Compiled& c, const Execution& ex, std::ostream& 
                 (s.writes.empty() ? "" : " -> " + s.writes) +
                 (s.source.empty() ? "" : "  | " + s.source));
   }
-  row(std::max(0.0, call_ms - staged), "outside the stages (allocation, checks, scalar code)");
+  row(std::max(0.0, call_ms - staged),
+      "outside the stages (allocation, checks, scalar code" +
+          (c.unit.profile_untimed
+               ? ", and " + std::to_string(c.unit.profile_untimed) + " loop nest(s) past the " +
+                     std::to_string(codegen::kMaxProfileStages) + " timed"
+               : std::string()) +
+          ")");
 }
 
 int cmd_run(const RunArgs& o) {
+  require_strategy_for_params(o.params, o.strategy);
   if (!o.check && (!o.rtol_text.empty() || !o.atol_text.empty()))
     usage("--rtol and --atol set the tolerance of --check; add --check");
   const double rtol = o.rtol_text.empty() ? kDefaultRtol : parse_double(o.rtol_text, "--rtol");

@@ -37,6 +37,7 @@ std::string point_text(const std::vector<elevate::StrategyParam>& params, const 
 struct TrialDb::Impl {
   sqlite3* db = nullptr;
   std::string path;
+  bool read_only = false;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw Error(ErrorKind::User, "tuning database '" + path + "': " + what + ": " +
@@ -69,15 +70,19 @@ struct TrialDb::Impl {
   }
 };
 
-TrialDb::TrialDb(const std::string& path) : impl_(std::make_unique<Impl>()) {
+TrialDb::TrialDb(const std::string& path, bool read_only) : impl_(std::make_unique<Impl>()) {
   impl_->path = path.empty() ? ":memory:" : path;
-  if (sqlite3_open(impl_->path.c_str(), &impl_->db) != SQLITE_OK) {
+  const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(impl_->path.c_str(), &impl_->db, flags, nullptr) != SQLITE_OK) {
     std::string msg = impl_->db ? sqlite3_errmsg(impl_->db) : "cannot open";
     sqlite3_close(impl_->db);
     impl_->db = nullptr;
     throw Error(ErrorKind::User, "cannot open the tuning database '" + path + "': " + msg);
   }
   sqlite3_busy_timeout(impl_->db, 10000);
+  // A lookup (read_only) writes nothing: a file without the tables holds no record.
+  impl_->read_only = read_only;
+  if (read_only) return;
   try {
     impl_->exec(
         "CREATE TABLE IF NOT EXISTS studies("
@@ -183,6 +188,13 @@ bool TrialDb::record_best(const TunedKey& key, const TunedRecord& record) {
 
 std::optional<TunedRecord> TrialDb::lookup_best(const TunedKey& key) {
   Impl::Stmt st;
+  if (impl_->read_only) {
+    // Opened for a lookup only: a database without the `best` table (an empty file,
+    // one of an older risec) has no record.
+    Impl::Stmt t;
+    impl_->prepare(t, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'best'");
+    if (sqlite3_step(t.s) != SQLITE_ROW) return std::nullopt;
+  }
   impl_->prepare(st,
                  "SELECT strategy, time_ms, source FROM best WHERE program = ? AND entry = ? "
                  "AND sizes = ? AND target = ? AND cpu = ? AND version = ?");

@@ -56,7 +56,8 @@ class TrialDb {
  public:
   // ":memory:" or an empty path: a database that lives as long as this object.
   // Throws risec::Error (User) when the file cannot be opened or is no database.
-  explicit TrialDb(const std::string& path);
+  // `read_only`: for lookup_best only; the file is neither created nor changed.
+  explicit TrialDb(const std::string& path, bool read_only = false);
   ~TrialDb();
   TrialDb(const TrialDb&) = delete;
   TrialDb& operator=(const TrialDb&) = delete;

@@ -67,7 +67,7 @@ std::optional<elevate::Strategy> tuned_strategy(const TunedKey& key, const std::
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
     note_input(path, "the tuning database");
-    TrialDb db(path);
+    TrialDb db(path, /*read_only=*/true);  // a lookup changes nothing
     r = lookup_best(db, key);
   }
   if (!r) {

@@ -137,6 +137,7 @@ std::string html_escape(const std::string& text) {
 }
 
 int cmd_view(const ViewArgs& o) {
+  require_strategy_for_params(o.params, o.strategy);
   if (!o.output.empty()) check_outputs({o.output});
   const std::string program_text = read_text_file(o.file, "the program");
   rise::Program p = load_program(o.file);
@@ -222,7 +223,7 @@ int cmd_view(const ViewArgs& o) {
     return 0;
   }
   write_output_file(o.output, h.str());
-  std::cout << "wrote " << o.output << "\n";
+  std::cerr << "view: wrote " << o.output << "\n";  // stderr: -o /dev/stdout stays HTML
   return 0;
 }
 

@@ -99,6 +99,27 @@ static Expr mark_step(const Expr& e, const Span& step) {
   return out;
 }
 
+// New primitives without a place (map(f >> g) that mapFusion builds) stand where the
+// term they replace was written: at its head primitive, else at the term. Errors,
+// the disjoint-writes check, `run --profile` and `risec view` then point at the
+// user's code rather than at the whole program the strategy was applied to.
+static Expr place_new(const Expr& e, const Span& at) {
+  if (!e || e->type) return e;
+  Expr fn = place_new(e->fn, at), arg = place_new(e->arg, at);
+  Expr out = fn == e->fn && arg == e->arg ? e : rise::with_children(e, fn, arg);
+  if (out->kind == rise::ExprKind::Primitive && !out->span.known()) {
+    auto placed = std::make_shared<rise::ExprNode>(*out);
+    placed->span = at;
+    out = placed;
+  }
+  return out;
+}
+
+static Span head_span(const Expr& e) {
+  const Expr& h = rise::spine(e).head;
+  return h->kind == rise::ExprKind::Primitive && h->span.known() ? h->span : e->span;
+}
+
 Strategy rule(const std::string& name, RewriteFn rewrite) {
   return Strategy(name, [name, rewrite](const Expr& e, const Env& env) -> Result {
     Result r = rewrite(e, env.ctx);
@@ -109,6 +130,7 @@ Strategy rule(const std::string& name, RewriteFn rewrite) {
       return f;
     }
     Expr rewritten = env.step.known() ? mark_step(r.expr(), env.step) : r.expr();
+    if (const Span at = head_span(e); at.known()) rewritten = place_new(rewritten, at);
     Result typed = retype(name, rewritten, env.ctx, e->type, e);
     if (!typed.ok()) return typed;
     Expr out = e->span.known() ? with_span(typed.expr(), e->span) : typed.expr();

@@ -173,6 +173,13 @@ void write_output_files(const std::vector<OutputFile>& files) {
   std::vector<std::string> paths;
   for (const OutputFile& f : files) paths.push_back(f.path);
   check_outputs(paths);
+  // A set of files is written whole or not at all where that can be known before:
+  // one that is a directory stops them all before the first is written.
+  for (const OutputFile& f : files) {
+    struct stat st;
+    if (::stat(f.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      cannot_write(f.path, "it is a directory", 0);
+  }
   for (const OutputFile& f : files) write_atomically(f.path, f.bytes);
 }
 

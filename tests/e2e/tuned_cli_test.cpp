@@ -119,6 +119,17 @@ TEST(TunedCli, RecordOfAnotherKeyIsNotUsed) {
   }
 }
 
+// A lookup changes nothing: an existing empty file (or any file without the tables)
+// holds no record and stays as it was.
+TEST(TunedCli, LookupWritesNothing) {
+  const std::string db = write_scratch("tuned_empty.db", "");
+  CliResult c =
+      run_risec({"compile", "examples/scal/scal.rise", "--size", "n=64", "--tuned", "--db", db});
+  EXPECT_EQ(c.exit_code, 0) << show(c);
+  EXPECT_NE(c.err.find(kNote), std::string::npos) << show(c);
+  EXPECT_EQ(runtime::read_file(db), "");
+}
+
 TEST(TunedCli, UsageErrors) {
   CliResult both = run_risec(
       {"run", "examples/scal/scal.rise", "--tuned", "--strategy", "lowerToC", "--size", "n=64"});

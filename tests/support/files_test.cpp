@@ -124,6 +124,16 @@ TEST(OutputFiles, AFailedWriteOfANewFileLeavesNothing) {
   EXPECT_TRUE(dir.entries().empty());
 }
 
+// A set of files (compile's OUT.c, OUT.h, OUT.cl) of which one is a directory: none
+// is written.
+TEST(OutputFiles, ASetWithADirectoryWritesNone) {
+  Folder dir;
+  fs::create_directory(dir / "out.h");
+  EXPECT_THROW(write_output_files({{dir / "out.c", "int x;\n"}, {dir / "out.h", "int y;\n"}}),
+               Error);
+  EXPECT_FALSE(fs::exists(dir / "out.c"));
+}
+
 TEST(OutputFiles, ErrorsNameTheFileAndTheReason) {
   Folder dir;
   try {

@@ -50,6 +50,7 @@ struct CUnit {
   // --profile (CGenOptions::profile): the stages the code times, in order
   // (codegen/c/profile.cpp); empty otherwise.
   std::vector<ProfileStage> profile_stages;
+  int profile_untimed = 0;  // top-level loops past kMaxProfileStages, not timed
 };
 
 // A condition on the symbolic sizes the program needs (4 | n for split(4) on an

@@ -586,6 +586,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   u.source = src.str();
   u.uses_openmp = g.uses_openmp_;
   u.profile_stages = g.profile_stages_;
+  u.profile_untimed = g.profile_untimed_;
   u.header = header_text(entry_name, sig, g.typedef_text_, out_dt, inputs, sizes);
   return u;
 }

@@ -285,6 +285,7 @@ class CPrinter {
   // nest the printer is (only top-level loops are timed).
   std::vector<ProfileStage> profile_stages_;
   int profile_depth_ = 0;
+  int profile_untimed_ = 0;  // top-level loops past kMaxProfileStages
   bool uses_alloc_ = false;
   bool uses_index_checks_ = false;  // a checked_index was printed (risec_index)
   bool uses_block_loops_ = false;   // a loop with a shifted tail (RISEC_BLOCK_LOOP)

@@ -37,6 +37,7 @@ ProfileStage stage_of(const Command& loop) {
 void CPrinter::emit_timed_stage(const Command& loop, std::vector<CStmtP>& out) {
   if (static_cast<int>(profile_stages_.size()) >= kMaxProfileStages) {
     // Past the limit, loops are not timed: their time shows as the rest of the call.
+    ++profile_untimed_;
     ++profile_depth_;
     emit_loop(loop, out);
     --profile_depth_;
