@@ -11,6 +11,7 @@
 #include "driver/graph.h"
 #include "rise/check.h"
 #include "rise/parser.h"
+#include "rise/primitives.h"
 #include "runtime/process.h"
 
 namespace risec::driver {
