@@ -108,6 +108,7 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                      " tiles of the outermost nest of two maps"
                : std::string("no"))
     << "\n";
+  if (!b.block.empty()) o << "  blocked:    " << b.block << " (" << b.block_reason << ")\n";
   o << "  vectorised: "
     << (b.vector.empty() ? std::string("no vectorize step (the C compiler may still vectorise)")
                          : "the innermost map, vectorize(" + b.vector +
@@ -138,13 +139,20 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   const rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
   SpaceOptions so = cfg.space;
   so.target = cfg.target;
+  so.threads = cfg.machine.threads;
   r.space = build_space(high, so);
   const int inputs = array_inputs(high);
   for (const ScheduleCandidate& c : r.space.candidates)
     r.costs.push_back(estimate_cost(c.lowered, cfg.machine, c.tile, inputs));
   for (size_t i = 0; i < r.space.candidates.size(); ++i) r.ranking.push_back(i);
-  std::stable_sort(r.ranking.begin(), r.ranking.end(),
-                   [&](size_t a, size_t b) { return r.costs[a].score < r.costs[b].score; });
+  // Register-blocked candidates first, in the order their own model (register block
+  // and cache footprint, schedule_blocked.h) gave them: the loop-count model cannot
+  // see a register block.
+  std::stable_sort(r.ranking.begin(), r.ranking.end(), [&](size_t a, size_t b) {
+    const bool ba = !r.space.candidates[a].block.empty(), bb = !r.space.candidates[b].block.empty();
+    if (ba != bb) return ba;
+    return !ba && r.costs[a].score < r.costs[b].score;
+  });
   if (cfg.progress)
     *cfg.progress << "autoschedule: " << r.space.candidates.size() << " candidate(s) ("
                   << r.space.dropped << " refused by a rule, " << r.space.duplicates
@@ -290,7 +298,8 @@ int cmd_autoschedule(const TuneArgs& o) {
     return std::nullopt;
   }();
   if (best_ms) {
-    const TunedRecord record{r.best_strategy, *best_ms, "risec tune " + o.file + " (autoscheduler)"};
+    const TunedRecord record{r.best_strategy, *best_ms,
+                             "risec tune " + o.file + " (autoscheduler)"};
     const std::string code = target_code(o.target, cfg.shift_tails, cfg.bounds_checks);
     if (record_best(db, tuned_key(p, o.entry, cfg.sizes, code), record))
       std::cerr << "tune: recorded for --tuned in " << db_path << "\n";
