@@ -63,15 +63,19 @@ Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidat
 
 // The candidates to measure, in order: the default lowering, then the model's best,
 // at most a third of the budget from one structure while others remain (the model
-// cannot tell structures apart well: measuring decides).
+// cannot tell structures apart well: measuring decides). The register-blocked
+// candidates (packed or not) count as one structure with two thirds: they are the
+// program's contraction scheduled as the mm template does, ranked by their own model.
 std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   std::vector<size_t> order = {0}, later;
   std::map<std::string, int> per_structure;
-  const int cap = std::max(2, (budget - 1) / 3);
+  const int cap = std::max(2, (budget - 1) / 3), block_cap = std::max(2, 2 * (budget - 1) / 3);
   for (size_t i : r.ranking) {
     if (i == 0) continue;
-    const std::string& s = r.space.candidates[i].structure;
-    if (per_structure[s] >= cap) {
+    const bool blocked = !r.space.candidates[i].block.empty();
+    const std::string s =
+        blocked ? std::string("register blocks") : r.space.candidates[i].structure;
+    if (per_structure[s] >= (blocked ? block_cap : cap)) {
       later.push_back(i);
       continue;
     }
