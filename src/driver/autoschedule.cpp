@@ -63,15 +63,19 @@ Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidat
 
 // The candidates to measure, in order: the default lowering, then the model's best,
 // at most a third of the budget from one structure while others remain (the model
-// cannot tell structures apart well: measuring decides).
+// cannot tell structures apart well: measuring decides). The register-blocked
+// candidates (packed or not) count as one structure with two thirds: they are the
+// program's contraction scheduled as the mm template does, ranked by their own model.
 std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   std::vector<size_t> order = {0}, later;
   std::map<std::string, int> per_structure;
-  const int cap = std::max(2, (budget - 1) / 3);
+  const int cap = std::max(2, (budget - 1) / 3), block_cap = std::max(2, 2 * (budget - 1) / 3);
   for (size_t i : r.ranking) {
     if (i == 0) continue;
-    const std::string& s = r.space.candidates[i].structure;
-    if (per_structure[s] >= cap) {
+    const bool blocked = !r.space.candidates[i].block.empty();
+    const std::string s =
+        blocked ? std::string("register blocks") : r.space.candidates[i].structure;
+    if (per_structure[s] >= (blocked ? block_cap : cap)) {
       later.push_back(i);
       continue;
     }
@@ -108,6 +112,7 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                      " tiles of the outermost nest of two maps"
                : std::string("no"))
     << "\n";
+  if (!b.block.empty()) o << "  blocked:    " << b.block << " (" << b.block_reason << ")\n";
   o << "  vectorised: "
     << (b.vector.empty() ? std::string("no vectorize step (the C compiler may still vectorise)")
                          : "the innermost map, vectorize(" + b.vector +
@@ -138,13 +143,20 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   const rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
   SpaceOptions so = cfg.space;
   so.target = cfg.target;
+  so.threads = cfg.machine.threads;
   r.space = build_space(high, so);
   const int inputs = array_inputs(high);
   for (const ScheduleCandidate& c : r.space.candidates)
     r.costs.push_back(estimate_cost(c.lowered, cfg.machine, c.tile, inputs));
   for (size_t i = 0; i < r.space.candidates.size(); ++i) r.ranking.push_back(i);
-  std::stable_sort(r.ranking.begin(), r.ranking.end(),
-                   [&](size_t a, size_t b) { return r.costs[a].score < r.costs[b].score; });
+  // Register-blocked candidates first, in the order their own model (register block
+  // and cache footprint, schedule_blocked.h) gave them: the loop-count model cannot
+  // see a register block.
+  std::stable_sort(r.ranking.begin(), r.ranking.end(), [&](size_t a, size_t b) {
+    const bool ba = !r.space.candidates[a].block.empty(), bb = !r.space.candidates[b].block.empty();
+    if (ba != bb) return ba;
+    return !ba && r.costs[a].score < r.costs[b].score;
+  });
   if (cfg.progress)
     *cfg.progress << "autoschedule: " << r.space.candidates.size() << " candidate(s) ("
                   << r.space.dropped << " refused by a rule, " << r.space.duplicates

@@ -5,11 +5,15 @@
 #include <functional>
 #include <set>
 
+#include <unistd.h>
+
 #include "driver/commands.h"
 #include "driver/explore.h"
+#include "driver/schedule_blocked.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"
 #include "rise/printer.h"
+#include "support/cpu.h"
 #include "support/diagnostics.h"
 
 namespace risec::driver {
@@ -128,6 +132,7 @@ std::string ScheduleCandidate::label() const {
   std::string out = "structure " + structure;
   if (unrolled) out += ", taps unrolled";
   if (reordered) out += ", reordered";
+  if (!block.empty()) out += ", " + block;
   if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
   if (!parallel.empty()) out += ", parallel " + parallel;
   if (!vector.empty()) out += ", vectorize(" + vector + ")";
@@ -152,6 +157,42 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     if (opt.target == "openmp") d.parallel = "parallelOutput";
     d.lowered = rewrite(default_strategy_text(opt.target), high);
     add(std::move(d));
+  }
+
+  // Register-blocked candidates, before the general decisions (which may truncate).
+  if (std::optional<Contraction> con = find_contraction(high)) {
+    BlockMachine bm;
+    bm.lanes = machine_lanes();               // what `lanes` means in the strategy text
+    bm.registers = bm.lanes >= 16 ? 32 : 16;  // AVX-512 has 32, AVX2 and SSE 16
+    bm.threads = opt.target == "openmp" ? std::max(1, opt.threads) : 1;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    if (long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE); l1 > 0) bm.l1 = l1;
+    if (long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0) bm.l2 = l2;
+#endif
+    for (const BlockPoint& pt : rank_block_points(*con, bm, opt.register_blocks)) {
+      ScheduleCandidate c;
+      c.structure = pt.pack ? "register blocks, packed" : "register blocks";
+      c.block = "block " + std::to_string(pt.ti) + "x" + std::to_string(pt.tj) + ", k split " +
+                std::to_string(pt.kk) +
+                (pt.register_block ? ", register block" : ", rows outside k.i") +
+                (pt.rows_outer ? "" : ", column blocks outer") + (pt.pack ? ", packed" : "");
+      c.vector = pt.width == 1 ? "lanes" : "lanes * 2";
+      if (opt.target == "openmp") c.parallel = "outermost map";
+      c.block_reason = pt.reason;
+      for (const BlockStep& b : block_steps(pt, opt.target))
+        c.steps.push_back({b.decision, b.strategy, b.comment});
+      std::string text;
+      for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
+      try {
+        c.lowered = rewrite(text + " ; lowerToC", high);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::User) throw;
+        ++space.dropped;
+        if (space.drop_reason.empty()) space.drop_reason = first_line(e.what());
+        continue;
+      }
+      add(std::move(c));
+    }
   }
 
   // The decisions, each a list of options (the first: not taken, except structure).

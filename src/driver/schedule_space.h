@@ -14,6 +14,9 @@
 //              the outermost map (parallel);
 //   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
 //              vectorize(lanes * 2)).
+// Programs with a reduction of products nested in two maps (matrix products) also
+// get register-blocked candidates (schedule_blocked.h: the mm template's decisions,
+// ranked by a register and cache model).
 // Each candidate's steps are rewritten and checked one decision at a time (the
 // candidates share their prefixes' rewrites); a step a rule refuses drops every
 // candidate under it (counted), and candidates whose lowered programs are the same
@@ -47,6 +50,8 @@ struct ScheduleCandidate {
   std::string vector;  // "lanes" or "lanes * 2"
   bool unrolled = false;
   bool reordered = false;
+  std::string block;         // a register-blocked candidate's point (schedule_blocked.h)
+  std::string block_reason;  // and the register and cache model's reason, in words
   // The strategy text (steps, then lowerToC), one step a line with its comment.
   std::string strategy_text() const;
   // The decisions in a few words ("structure simplify, parallel parallelOutput, ...").
@@ -58,6 +63,8 @@ struct SpaceOptions {
   size_t explore_variants = 2;  // explore's best variants used as structures
   size_t max_candidates = 600;  // the enumeration stops there (counted as truncated)
   std::vector<int64_t> tiles = {8, 16, 32, 64, 128};
+  size_t register_blocks = 32;  // register-blocked candidates kept (schedule_blocked.h)
+  int threads = 1;              // the threads the blocked candidates' model assumes
 };
 
 struct ScheduleSpace {

@@ -1,0 +1,67 @@
+// Register-blocked candidates of the autoscheduler's space (docs/tuning.md, "Without a
+// template"), for programs whose structure is a reduction nested in two maps (a
+// matrix product and its batched or transposed forms): the decisions of the mm
+// ladder's template (examples/mm/tune.elv) made from the program's sizes and the
+// host's vector registers instead of written by hand:
+//   block      the two maps tiled into ti x tj blocks (tile(ti, tj));
+//   split      the reduction split by kk (reduceMapFission, splitStrategy(kk));
+//   order      reorder([o1, o2, 5, o4, o5, 4]): which block loop is outermost, and
+//              (o4, o5) = (6, 3), the ti x tj accumulator a register block updated
+//              across the whole reduction, or (3, 6), TVM's order (a row of the
+//              accumulator loaded and stored once per k.o step);
+//   vectorize  the j.i loop on vectors of lanes or 2 * lanes floats;
+//   pack       the transposed operand stored once in blocks of tj (blockTranspose:
+//              TVM's packed B), when the program reads one through transpose;
+//   parallel   (openmp) the outermost block loop, and the packing loop.
+// Every point is ranked by a small analytical model (the accumulator's vector
+// registers against the host's, loads per multiply-add, the packed block's L1/L2
+// footprint, blocks per thread), and only the best few become candidates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rise/check.h"
+
+namespace risec::driver {
+
+// The sizes of the first reduction nested in (at least) two maps: rows (the outer
+// map), cols (the inner map), depth (the reduction). Found from the program's
+// structure, not its name; nullopt when it has none or a size is not constant.
+struct Contraction {
+  int64_t rows = 0, cols = 0, depth = 0;
+  bool transposed_operand = false;  // an operand read through transpose (packable)
+};
+std::optional<Contraction> find_contraction(const rise::Checked& high);
+
+struct BlockPoint {
+  int64_t ti = 0, tj = 0, kk = 0;
+  int width = 1;               // vector width in lanes: 1 (lanes) or 2 (2 * lanes)
+  bool rows_outer = true;      // (o1, o2) = (1, 2), else (2, 1)
+  bool register_block = true;  // (o4, o5) = (6, 3), else (3, 6)
+  bool pack = false;
+  double score = 0;    // the model's estimate, lower is better
+  std::string reason;  // the model's reason, in words
+};
+
+struct BlockMachine {
+  int64_t lanes = 8;
+  int64_t registers = 16;  // vector registers (32 with AVX-512)
+  int64_t l1 = 32768, l2 = 524288;
+  int threads = 1;
+};
+
+// The points of the space for `c` (every ti, tj, kk, width, order, pack that fits
+// the sizes), ranked by the model, best first; at most `keep`.
+std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachine& m, size_t keep);
+
+// A point's strategy steps (before lowerToC), one string each with its comment:
+// pairs of (decision, strategy, comment).
+struct BlockStep {
+  std::string decision, strategy, comment;
+};
+std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& target);
+
+}  // namespace risec::driver
