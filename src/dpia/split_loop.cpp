@@ -2,6 +2,7 @@
 #include "dpia/split_loop.h"
 
 #include <algorithm>
+#include <set>
 
 #include "dpia/traverse.h"
 #include "dpia/unroll.h"
@@ -57,6 +58,34 @@ bool has_parallel_loop(const CommandP& c) {
   return false;
 }
 
+// The size variables the body binds itself: inner loops' variables, the element
+// variables of generate and map views, and Nat functions' parameters. A split point
+// of the loop may not mention them, as its parts' bounds are printed before the body
+// (outside the scope where they exist); a clamp against an inner loop's variable
+// changes side inside that loop, not at a point of this one.
+std::set<std::string> bound_inside(const CommandP& body) {
+  struct Binders : Visitor {
+    std::set<std::string> names;
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::For) names.insert(c.var);
+      Visitor::visit_command(c);
+    }
+    void visit_expression(const Expression& e) override {
+      if (e.kind == Expression::Generate || e.kind == Expression::MapView) names.insert(e.name);
+      Visitor::visit_expression(e);
+    }
+    void visit_fn(const rise::NatFun& f) override { names.insert(f.param); }
+  } binders;
+  binders.visit(body);
+  return binders.names;
+}
+
+bool mentions_any(const Nat& p, const std::set<std::string>& names) {
+  for (const auto& [name, v] : arith::free_vars(p))
+    if (names.count(name)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::vector<LoopPart>> split_at_clamps(
@@ -78,9 +107,12 @@ std::optional<std::vector<LoopPart>> split_at_clamps(
   // Guards of padCst and concat reads.
   for (const arith::Cond& g : accesses.guards) collect_breakpoints(g, var, raw);
   if (raw.empty()) return std::nullopt;
-  // Keep points provably inside (0, n), distinct and totally ordered.
+  // Keep points provably inside (0, n), distinct and totally ordered, that mention only
+  // sizes and variables bound outside the loop.
+  const std::set<std::string> inner = bound_inside(c.body[0]);
   std::vector<Nat> points;
   for (const Nat& p : raw) {
+    if (mentions_any(p, inner)) continue;
     if (!arith::provably_lt(Nat(0), p) || !arith::provably_lt(p, c.n)) continue;
     bool dup = false;
     for (const Nat& q : points) dup |= (q == p);

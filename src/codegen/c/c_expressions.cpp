@@ -414,7 +414,7 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
   if (!arith_helpers_.insert(name).second) return name;
   std::string fn = "\"" + function_name_ + "\"";
   if (arith_helpers_.insert("RISEC_ARITHMETIC_FAILED").second)
-    arith_text_ +=
+    helper_text_ +=
         "#ifndef RISEC_ARITHMETIC_FAILED\n#include <stdio.h>\n#define "
         "RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, \"%s: %s\\n\", fn, what), "
         "abort())\n#endif\n";
@@ -436,16 +436,16 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
               rise::scalar_name(k) + " " + (div ? "divided by" : "modulo") + " -1\"); " + fail +
               " }\n";
   }
-  arith_text_ += "static inline " + ty + " " + name + "(" + ty + " a, " + ty + " b) {\n";
+  helper_text_ += "static inline " + ty + " " + name + "(" + ty + " a, " + ty + " b) {\n";
   const std::string o = div ? "/" : "%";
   if (vec) {
     // Lane by lane: a vector of 5 or 3 lanes is stored in one of 8 or 4, whose
     // padding lanes hold anything (zeros: a whole-vector a / b would trap on them).
-    arith_text_ += "  " + ty + " r = a;\n  for (int l = 0; l < " +
-                   std::to_string(*t->size.as_const()) + "; ++l) {\n" + checks +
-                   "    r[l] = a[l] " + o + " b[l];\n  }\n  return r;\n}\n";
+    helper_text_ += "  " + ty + " r = a;\n  for (int l = 0; l < " +
+                    std::to_string(*t->size.as_const()) + "; ++l) {\n" + checks +
+                    "    r[l] = a[l] " + o + " b[l];\n  }\n  return r;\n}\n";
   } else {
-    arith_text_ += checks + "  return a " + o + " b;\n}\n";
+    helper_text_ += checks + "  return a " + o + " b;\n}\n";
   }
   return name;
 }
@@ -459,8 +459,8 @@ std::string CPrinter::float_min_max(bool max, rise::ScalarKind k) {
   std::string name = std::string("risec_") + (max ? "fmax_" : "fmin_") + rise::scalar_name(k);
   if (!arith_helpers_.insert(name).second) return name;
   std::string t = scalar_c(k);
-  arith_text_ += "static inline " + t + " " + name + "(" + t + " x, " + t +
-                 " y) { return y != y ? x : (x " + (max ? ">" : "<") + " y ? x : y); }\n";
+  helper_text_ += "static inline " + t + " " + name + "(" + t + " x, " + t +
+                  " y) { return y != y ? x : (x " + (max ? ">" : "<") + " y ? x : y); }\n";
   return name;
 }
 
@@ -476,7 +476,7 @@ std::string CPrinter::int_from_double(rise::ScalarKind k) {
   std::string hi = (uns ? "UINT" : "INT") + bits + "_MAX";
   // 2^bits (unsigned) or 2^(bits-1) (signed) is exact in double; at or above it, hi.
   std::string limit = std::string("0x1p") + (uns ? bits : std::to_string(rise::scalar_bits(k) - 1));
-  arith_text_ +=
+  helper_text_ +=
       "static inline " + t + " " + name + "(double d) {\n  if (d != d) return 0;\n" +
       "  d = trunc(d);\n  if (d >= " + limit + ") return " + hi + ";\n" +
       (uns ? "  if (d <= 0) return 0;\n" : "  if (d < -" + limit + ") return " + lo + ";\n") +
@@ -581,12 +581,12 @@ CExpr CPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
     // Under omp simd the blend is a lane loop of ?:, which GCC vectorises into a masked
     // move that it then folds into the arithmetic producing a lane (AVX-512: one
     // merge-masked add instead of two xors after it, a shorter dependency chain).
-    typedef_text_ += "static inline " + name + " " + fn + "(" + mt + " m, " + name + " a, " + name +
-                     " b) {\n#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n  " + name +
-                     " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + std::to_string(padded) +
-                     "; ++l) r[l] = m[l] ? a[l] : b[l];\n  return r;\n#else\n  typedef " + li +
-                     " I __attribute__((vector_size(" + bytes + ")));\n  I k = " + m +
-                     ";\n  return (" + name + ")(((I)a & k) | ((I)b & ~k));\n#endif\n}\n";
+    helper_text_ += "static inline " + name + " " + fn + "(" + mt + " m, " + name + " a, " + name +
+                    " b) {\n#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n  " + name +
+                    " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + std::to_string(padded) +
+                    "; ++l) r[l] = m[l] ? a[l] : b[l];\n  return r;\n#else\n  typedef " + li +
+                    " I __attribute__((vector_size(" + bytes + ")));\n  I k = " + m +
+                    ";\n  return (" + name + ")(((I)a & k) | ((I)b & ~k));\n#endif\n}\n";
   }
   return c_call(fn, args);
 }
@@ -620,23 +620,23 @@ CExpr CPrinter::mask_reduction(bool all, const Type& mask_t, CExpr m) {
                (all ? "_mm_movemask_ps((__m128)m) == 0xF"
                     : "!_mm_testz_si128((__m128i)m, (__m128i)m)");
       if (!test.empty())
-        typedef_text_ +=
+        helper_text_ +=
             "#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n#endif\n";
-      typedef_text_ += "static inline bool " + fn + "(" + name + " m) {\n";
+      helper_text_ += "static inline bool " + fn + "(" + name + " m) {\n";
       if (!test.empty())
-        typedef_text_ += "#if (defined(__x86_64__) || defined(__i386__)) && " + test + ";\n#else\n";
-      typedef_text_ += "  uint64_t w[" + words + "];\n  memcpy(w, &m, sizeof m);\n  uint64_t r = " +
-                       (all ? "~(uint64_t)0" : "0") + ";\n  for (int i = 0; i < " + words +
-                       "; ++i) r " + (all ? "&" : "|") + "= w[i];\n  return r " +
-                       (all ? "== ~(uint64_t)0" : "!= 0") + ";\n";
-      if (!test.empty()) typedef_text_ += "#endif\n";
-      typedef_text_ += "}\n";
+        helper_text_ += "#if (defined(__x86_64__) || defined(__i386__)) && " + test + ";\n#else\n";
+      helper_text_ += "  uint64_t w[" + words + "];\n  memcpy(w, &m, sizeof m);\n  uint64_t r = " +
+                      (all ? "~(uint64_t)0" : "0") + ";\n  for (int i = 0; i < " + words +
+                      "; ++i) r " + (all ? "&" : "|") + "= w[i];\n  return r " +
+                      (all ? "== ~(uint64_t)0" : "!= 0") + ";\n";
+      if (!test.empty()) helper_text_ += "#endif\n";
+      helper_text_ += "}\n";
     } else {
       // A width padded to a power of two: only the first lanes count.
-      typedef_text_ += "static inline bool " + fn + "(" + name +
-                       " m) {\n  int32_t r = " + (all ? "-1" : "0") + ";\n  for (int l = 0; l < " +
-                       mask_t->size.to_string() + "; ++l) r " + (all ? "&" : "|") +
-                       "= m[l];\n  return r != 0;\n}\n";
+      helper_text_ += "static inline bool " + fn + "(" + name +
+                      " m) {\n  int32_t r = " + (all ? "-1" : "0") + ";\n  for (int l = 0; l < " +
+                      mask_t->size.to_string() + "; ++l) r " + (all ? "&" : "|") +
+                      "= m[l];\n  return r != 0;\n}\n";
     }
   }
   return c_call(fn, {std::move(m)});
@@ -676,9 +676,9 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
       // of degree 7 (|r| <= 0.35: truncation 6e-9, within 1 ulp in all), 2^n applied as
       // two factors so that results below 2^-126 round into subnormals; x is clamped to
       // [-104, 89], where exp is 0 and inf.
-      typedef_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
-                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes + "; ++l) {\n" +
-                       R"(    float x = a0[l] < -104.0f ? -104.0f : a0[l];
+      helper_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
+                      " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes + "; ++l) {\n" +
+                      R"(    float x = a0[l] < -104.0f ? -104.0f : a0[l];
     x = x > 89.0f ? 89.0f : x;
     float t = x * 1.44269504f + 12582912.0f, n = t - 12582912.0f;
     int32_t ni;
@@ -712,19 +712,19 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
       // where exp(x) does, and NaN lanes still take glibc's path.
       std::string lim = "700.0", clamp = "1400.0", half = "0.5",
                   big = "(a0[l] > " + lim + " || a0[l] < -" + lim + ")";
-      typedef_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
-                       " y, r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                       "; ++l) {\n    " + elem + " x = a0[l] < -" + clamp + " ? -" + clamp +
-                       " : a0[l];\n    x = x > " + clamp + " ? " + clamp +
-                       " : x;\n    y[l] = " + big + " ? x * " + half +
-                       " : x;\n  }\n  RISEC_SIMD_LOOP\n" + "  for (int l = 0; l < " + lanes +
-                       "; ++l) r[l] = " + math_call(op, vt->a, {c_atom("y[l]")}).text +
-                       ";\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                       "; ++l) r[l] = " + big + " ? r[l] * r[l] : r[l];\n  return r;\n}\n";
+      helper_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
+                      " y, r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                      "; ++l) {\n    " + elem + " x = a0[l] < -" + clamp + " ? -" + clamp +
+                      " : a0[l];\n    x = x > " + clamp + " ? " + clamp +
+                      " : x;\n    y[l] = " + big + " ? x * " + half +
+                      " : x;\n  }\n  RISEC_SIMD_LOOP\n" + "  for (int l = 0; l < " + lanes +
+                      "; ++l) r[l] = " + math_call(op, vt->a, {c_atom("y[l]")}).text +
+                      ";\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                      "; ++l) r[l] = " + big + " ? r[l] * r[l] : r[l];\n  return r;\n}\n";
     } else {
-      typedef_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
-                       " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                       "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
+      helper_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
+                      " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                      "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
     }
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));

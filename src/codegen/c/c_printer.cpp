@@ -572,7 +572,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
            "64, "
            "bytes ? bytes : 64) != 0) abort(); return p; }\n";
   src << g.typedef_text_ << "\n";
-  if (!g.arith_text_.empty()) src << g.arith_text_ << "\n";
+  if (!g.helper_text_.empty()) src << g.helper_text_ << "\n";
   const std::string input_checks = input_index_checks(inputs);
   if (g.uses_index_checks_ || !input_checks.empty()) src << kBoundsCodes << kBoundsHostHelper;
   if (g.uses_index_checks_) src << index_check_helper() << "\n";

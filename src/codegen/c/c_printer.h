@@ -270,11 +270,15 @@ class CPrinter {
   std::vector<std::string> interface_;          // the output, then the inputs (bind_parameters)
   std::map<std::string, std::string> double_buffers_;  // double buffer -> final output
   std::set<std::string> typedefs_;
-  std::string typedef_text_;
+  std::string typedef_text_;  // the types (vectors with their load/store/broadcast, pairs)
   std::set<std::string> foreigns_;
   std::string foreign_text_;  // definitions of the foreign functions called
   std::set<std::string> arith_helpers_;
-  std::string arith_text_;  // checked integer division and modulo (checked_division)
+  // The functions the generated code calls (checked division, fmin/fmax, int_from_double,
+  // vector lane math, blends, mask tests), printed after the types in the order
+  // appended. A helper is appended once its text is complete, and the helpers its body
+  // calls are made while that text is built, so each comes before its users.
+  std::string helper_text_;
   std::set<std::string> tables_;
   std::string table_text_;  // the tables of constants (declare_table)
   std::set<std::string> simd_decls_;

@@ -333,7 +333,7 @@ CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP
   if (dual_width_) cu << kNarrowIndexHelpers;
   if (!sizes.empty()) cu << kPreconditionHelper;
   cu << host_device(typedef_text_) << vector_text_ << "\n";
-  if (!arith_text_.empty()) cu << host_device(arith_text_) << "\n";
+  if (!helper_text_.empty()) cu << host_device(helper_text_) << "\n";
   if (uses_index_checks_ || !input_index_checks(inputs).empty())
     cu << kBoundsCodes << kBoundsHostHelper;
   if (uses_index_checks_) cu << index_check_helper() << "\n";
