@@ -1,12 +1,11 @@
 // The autoscheduler: `risec tune` without --strategy (see autoschedule.h).
 #include "driver/autoschedule.h"
 
-#include "driver/tuned.h"
-
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -44,6 +43,18 @@ int array_inputs(const rise::Checked& high) {
   return std::max(n, 1);
 }
 
+// Whether the program calls a `foreign def` (C code the interpreter does not run).
+bool uses_foreign(const rise::Expr& e) {
+  std::vector<rise::Expr> todo = {e};
+  while (!todo.empty()) {
+    rise::Expr t = todo.back();
+    todo.pop_back();
+    if (t->kind == rise::ExprKind::Foreign) return true;
+    for (const rise::Expr& k : rise::children(t)) todo.push_back(k);
+  }
+  return false;
+}
+
 Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidate& c) {
   CompileRequest req;
   req.program = cfg.program;
@@ -66,6 +77,7 @@ Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidat
 // cannot tell structures apart well: measuring decides). The register-blocked
 // candidates (packed or not) count as one structure with two thirds: they are the
 // program's contraction scheduled as the mm template does, ranked by their own model.
+// The budget counts the candidates measured, not the ones whose code an earlier one has.
 std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   std::vector<size_t> order = {0}, later;
   std::map<std::string, int> per_structure;
@@ -83,7 +95,6 @@ std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
     order.push_back(i);
   }
   order.insert(order.end(), later.begin(), later.end());
-  if (static_cast<int>(order.size()) > budget) order.resize(static_cast<size_t>(budget));
   return order;
 }
 
@@ -161,33 +172,47 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
     *cfg.progress << "autoschedule: " << r.space.candidates.size() << " candidate(s) ("
                   << r.space.dropped << " refused by a rule, " << r.space.duplicates
                   << " duplicate(s)" << (r.space.truncated ? ", the space truncated" : "")
-                  << "); measuring "
+                  << (r.space.reduced ? ", a long program: reduced space" : "") << "); measuring "
                   << std::min<size_t>(r.space.candidates.size(), static_cast<size_t>(cfg.budget))
                   << ", the default lowering first\n";
 
-  // The reference: the interpreter on the inputs every candidate runs on.
+  // The reference: the interpreter's result on the inputs every candidate runs on. A
+  // program calling a `foreign def` cannot be interpreted: its reference is the default
+  // lowering's result (measured first), which every other candidate must equal.
+  const bool foreign = uses_foreign(high.expr);
   std::optional<std::vector<rise::Value>> inputs_v;
   std::optional<rise::Value> expected;
+  std::string no_reference;  // why there is no reference, once that is known
   const rise::Type result_type = entry_result_type(high);
   std::optional<size_t> best;
   double best_ms = 0;
   int n = 0;
   const std::vector<size_t> order = measurement_order(r, cfg.budget);
+  const size_t budget = static_cast<size_t>(cfg.budget);
+  // Candidates whose generated code an earlier one has are skipped (not measured, not
+  // counted in the budget).
+  std::set<std::string> codes;
   // Batches of `workers` candidates: rewritten and generated one after the other, built
   // by the C compiler in parallel (as risec tune does), then checked and measured one
   // at a time.
   const size_t workers = static_cast<size_t>(std::max(1, cfg.workers));
-  for (size_t at = 0; at < order.size(); at += workers) {
+  for (size_t at = 0; at < order.size() && r.measured.size() < budget;) {
     struct Job {
       size_t i;
       std::optional<Compiled> compiled;
       std::string error;
     };
     std::vector<Job> batch;
-    for (size_t k = at; k < std::min(order.size(), at + workers); ++k) {
-      Job j{order[k], std::nullopt, {}};
+    for (; at < order.size() && batch.size() < workers && r.measured.size() + batch.size() < budget;
+         ++at) {
+      Job j{order[at], std::nullopt, {}};
       try {
         j.compiled = compile_candidate(cfg, r.space.candidates[j.i]);
+        const codegen::CUnit& u = j.compiled->unit;
+        if (!codes.insert(u.source + '\0' + u.kernel_source).second) {
+          ++r.same_code;
+          continue;
+        }
       } catch (const Error& e) {
         j.error = first_line(e.what());
       }
@@ -215,15 +240,32 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
       if (m.error.empty()) {
         try {
           if (cfg.check) {
-            if (!inputs_v) {
-              inputs_v = make_inputs(j.compiled->high, {}, cfg.seed);
-              expected = interpret(j.compiled->high, *inputs_v);
+            if (!inputs_v) inputs_v = make_inputs(j.compiled->high, {}, cfg.seed);
+            if (!foreign && !expected && no_reference.empty()) {
+              try {
+                expected = interpret(j.compiled->high, *inputs_v);
+              } catch (const Error& e) {
+                if (e.kind() != ErrorKind::User) throw;
+                no_reference = "the interpreter cannot run the program: " + first_line(e.what());
+              }
             }
             Execution ex = execute(*j.compiled, cfg.sizes, *inputs_v);
-            Comparison cmp = compare_values(ex.output, *expected, result_type);
-            if (!cmp.ok)
-              throw Error(ErrorKind::Internal,
-                          "the result differs from the interpreter's: " + cmp.first_mismatch);
+            if (foreign && c.is_default) {
+              expected = ex.output;
+            } else if (!expected) {
+              throw Error(ErrorKind::User,
+                          "no reference result to check it against (" +
+                              (no_reference.empty() ? std::string("the default lowering failed")
+                                                    : no_reference) +
+                              ")");
+            } else {
+              Comparison cmp = compare_values(ex.output, *expected, result_type);
+              if (!cmp.ok)
+                throw Error(ErrorKind::Internal,
+                            std::string("the result differs from the ") +
+                                (foreign ? "default lowering's" : "interpreter's") + ": " +
+                                cmp.first_mismatch);
+            }
           }
           m.time_ms = measurer.measure(*j.compiled, TunePoint{static_cast<int64_t>(i)});
         } catch (const Error& e) {
@@ -237,7 +279,8 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
       }
       if (i == 0 && m.time_ms) r.default_ms = *m.time_ms;
       if (cfg.progress)
-        *cfg.progress << "autoschedule: [" << n << "/" << order.size() << "] " << c.label() << ": "
+        *cfg.progress << "autoschedule: [" << n << "/" << std::min(order.size(), budget) << "] "
+                      << c.label() << ": "
                       << (m.time_ms ? format_time(*m.time_ms) : "failed: " + m.error)
                       << (best ? " (best " + format_time(best_ms) + ")" : std::string()) << "\n";
       r.measured.push_back(std::move(m));
@@ -292,7 +335,10 @@ int cmd_autoschedule(const TuneArgs& o) {
   const std::string db_path = o.db.empty() ? default_db_path() : o.db;
   TrialDb db(db_path);
   note_input(db_path, o.db.empty() ? "the tuning database" : "--db");
-  if (!o.output.empty()) check_outputs({o.output});
+  if (!o.output.empty()) {
+    check_output_file(o.output, "-o");
+    check_outputs({o.output});
+  }
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   AutoscheduleResult r = autoschedule(cfg, *measurer);
   if (o.explain) std::cerr << r.explanation;

@@ -2,7 +2,9 @@
 // autoscheduler. It builds the program's space of schedules (schedule_space.h),
 // ranks them with the analytical cost model (cost_model.h), measures the default
 // lowering first and then the best-ranked candidates within the budget, checks every
-// measured candidate's result against the reference interpreter, and returns the
+// measured candidate's result against the reference interpreter (against the default
+// lowering's result for a program calling a `foreign def`, which the interpreter cannot
+// run), skips candidates whose generated code an earlier one has, and returns the
 // fastest as an ordinary strategy text with comments. The default lowering is always
 // measured, so the result is never slower than it (on the measurements made).
 #pragma once
@@ -47,6 +49,7 @@ struct AutoscheduleResult {
   std::vector<size_t> ranking;                // candidates, best by the model first
   std::vector<ScheduleMeasurement> measured;  // in measurement order (the default first)
   size_t best = 0;                            // the fastest measured candidate
+  int same_code = 0;  // candidates skipped: an earlier one generated the same code
   double default_ms = 0;
   std::string best_strategy;  // the .elv text written by -o
   std::string explanation;    // --explain's text

@@ -39,6 +39,30 @@ bool at_most_nodes(const rise::Expr& e, size_t limit) {
 
 }  // namespace
 
+elevate::DefaultLowering default_lowering_for(const rise::Expr& high, const std::string& name,
+                                              bool simplify) {
+  std::optional<dpia::Target> target = dpia::Target::named(name);
+  if (!target)
+    throw Error(ErrorKind::Usage,
+                "unknown target '" + name + "' (available: c, openmp, opencl, cuda)");
+  // The default lowering simplifies first (docs/cli.md, --no-simplify), programs of
+  // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
+  // length, and long generated chains gain nothing from them.
+  const bool small = at_most_nodes(high, kSimplifyNodes);
+  // For OpenMP, the map that writes the result runs in parallel when there is one
+  // (parallelOutput); on the CPU targets, reductions of up to 25 taps are unrolled, so
+  // that the C backend splits the borders off stencils (docs/cli.md "The default
+  // lowering"). The unrolling walks the program recursively: small programs only, as
+  // simplify.
+  elevate::DefaultLowering d;
+  d.simplify = simplify && small;
+  d.parallel = target->backend == dpia::Target::Backend::OpenMP;
+  const bool cpu = target->backend == dpia::Target::Backend::C ||
+                   target->backend == dpia::Target::Backend::OpenMP;
+  if (!cpu || !small) d.unroll_taps = 0;
+  return d;
+}
+
 Compiled compile(const CompileRequest& req) {
   std::optional<dpia::Target> target = dpia::Target::named(req.target);
   if (!target)
@@ -71,23 +95,9 @@ Compiled compile(const CompileRequest& req) {
   out.high = rise::check_program(p, req.entry, req.sizes || binding ? &out.sizes : nullptr);
   check_addressable(out.high);
   if (binding) out.high = bind_inputs(out.high, files, arrays);
-  // The default lowering simplifies first (docs/cli.md, --no-simplify), programs of
-  // at most kSimplifyNodes nodes: simplify's passes are not linear in the program's
-  // length, and long generated chains gain nothing from them.
-  const bool small = at_most_nodes(out.high.expr, kSimplifyNodes);
-  bool simplify = req.simplify && !req.strategy && small;
-  // For OpenMP, the map that writes the result runs in parallel when there is one
-  // (parallelOutput); on the CPU targets, reductions of up to 25 taps are unrolled, so
-  // that the C backend splits the borders off stencils (docs/cli.md "The default
-  // lowering"). The unrolling walks the program recursively: small programs only, as
-  // simplify.
-  elevate::DefaultLowering d;
-  d.simplify = simplify;
-  d.parallel = req.target == "openmp";
-  const bool cpu = target->backend == dpia::Target::Backend::C ||
-                   target->backend == dpia::Target::Backend::OpenMP;
-  if (!cpu || !small) d.unroll_taps = 0;
-  elevate::Strategy lower = req.strategy ? *req.strategy : elevate::default_lowering(d);
+  elevate::Strategy lower = req.strategy ? *req.strategy
+                                         : elevate::default_lowering(default_lowering_for(
+                                               out.high.expr, req.target, req.simplify));
   out.low = apply_strategy(lower, out.high, req.trace, req.tracer);
   if (binding) out.low = apply_strategy(elevate::make_strategy("specialise"), out.low, req.trace);
   check_addressable(out.low);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codegen/c/c_backend.h"
+#include "elevate/default_lowering.h"
 #include "elevate/strategy.h"
 #include "rise/check.h"
 #include "support/buffer.h"
@@ -48,6 +49,13 @@ struct Compiled {
   codegen::CUnit unit;
   dpia::CommandP dpia;  // imperative DPIA; dpia::print it for --dump-dpia
 };
+
+// The default lowering `compile` applies without a strategy to the checked entry
+// `high` for `target` (simplify and the unrolling on small programs only; simplify
+// unless --no-simplify): the one decision compile and the autoscheduler's default
+// candidate share. Usage error for an unknown target.
+elevate::DefaultLowering default_lowering_for(const rise::Expr& high, const std::string& target,
+                                              bool simplify = true);
 
 // Throws risec::Error: User for program/strategy/memory errors, Usage for a bad
 // target name.

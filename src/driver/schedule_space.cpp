@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "driver/commands.h"
+#include "driver/compile.h"
 #include "driver/explore.h"
 #include "driver/schedule_blocked.h"
+#include "elevate/default_lowering.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"
 #include "rise/printer.h"
@@ -46,7 +48,8 @@ int64_t longest_reduction(const Expr& e) {
   return best;
 }
 
-rise::Checked rewrite(const std::string& text, const rise::Checked& c) {
+rise::Checked rewrite(const std::string& text, const rise::Checked& c, int* count) {
+  ++*count;
   elevate::Strategy s = elevate::parse_strategy_file(
       std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", "let main = " + text + ";\n"}));
   return apply_strategy(s, c, false);
@@ -59,14 +62,15 @@ std::string first_line(const std::string& s) {
 // explore's best variants by its model (MemoryCost after lowerToC): a beam search of
 // width 2 over the fusion, store and hoist sites, at most 4 steps deep. Each is a
 // structure `RNF ; step ; ...`, with its steps.
-std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, size_t count) {
+std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, size_t count,
+                                                  int* rewrites) {
   if (count == 0) return {};
   struct Node {
     std::vector<Site> steps;
     rise::Checked program;
     MemoryCost cost;
   };
-  const rise::Checked start = rewrite("RNF", high);
+  const rise::Checked start = rewrite("RNF", high, rewrites);
   std::vector<Node> level = {{{}, start, {}}}, all;
   std::set<std::string> seen = {rise::print_expr(start.expr)};
   for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
@@ -74,10 +78,10 @@ std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, siz
     for (const Node& n : level)
       for (const Site& s : find_sites(n.program)) {
         try {
-          Node k{n.steps, rewrite(site_strategy(s), n.program), {}};
+          Node k{n.steps, rewrite(site_strategy(s), n.program, rewrites), {}};
           k.steps.push_back(s);
           if (!seen.insert(rise::print_expr(k.program.expr)).second) continue;
-          k.cost = memory_cost(rewrite("lowerToC", k.program));
+          k.cost = memory_cost(rewrite("lowerToC", k.program, rewrites));
           next.push_back(std::move(k));
         } catch (const Error& e) {
           if (e.kind() != ErrorKind::User) throw;
@@ -104,22 +108,16 @@ struct Option {
 
 }  // namespace
 
-std::string default_strategy_text(const std::string& target) {
-  return target == "openmp" ? "simplify ; try(parallelOutput) ; lowerToC" : "simplify ; lowerToC";
-}
-
 std::string ScheduleCandidate::strategy_text() const {
   std::string out = "let main =\n";
   if (is_default) {
-    out += "  // the default lowering (risec compile without --strategy)\n  " +
-           std::string(parallel.empty() ? default_strategy_text("c")
-                                        : default_strategy_text("openmp")) +
-           ";\n";
+    out +=
+        "  // the default lowering (risec compile without --strategy)\n  " + default_text + ";\n";
     return out;
   }
   for (size_t i = 0; i < steps.size(); ++i) {
     out += "  // " + steps[i].decision + ": " + steps[i].comment + "\n";
-    out += std::string(i ? "  ; " : "    ") + steps[i].strategy + "\n";
+    out += std::string(i ? "  ; " : "  ") + steps[i].strategy + "\n";
   }
   out +=
       "  // lower: the remaining maps sequential loops, reductions fused with the maps "
@@ -155,7 +153,10 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     d.is_default = true;
     d.structure = "default";
     if (opt.target == "openmp") d.parallel = "parallelOutput";
-    d.lowered = rewrite(default_strategy_text(opt.target), high);
+    // Above the default's simplify limit the space is reduced (schedule_space.h).
+    space.reduced = !default_lowering_for(high.expr, opt.target).simplify;
+    d.default_text = elevate::default_lowering_text(default_lowering_for(high.expr, opt.target));
+    d.lowered = rewrite(d.default_text, high, &space.rewrites);
     add(std::move(d));
   }
 
@@ -197,19 +198,24 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
 
   // The decisions, each a list of options (the first: not taken, except structure).
   std::vector<std::vector<Option>> decisions;
-  std::vector<Option> structures = {
-      {{"structure", "simplify",
-        "simplify (as the default lowering): inline, common subexpressions, invariant code "
-        "moved out of loops"},
-       [](ScheduleCandidate& c) { c.structure = "simplify"; }},
+  std::vector<Option> structures;
+  if (!space.reduced)
+    structures.push_back(
+        {{"structure", "simplify",
+          "simplify (as the default lowering): inline, common subexpressions, invariant code "
+          "moved out of loops"},
+         [](ScheduleCandidate& c) { c.structure = "simplify"; }});
+  std::vector<Option> others = {
       {{"structure", "DFNF", "data-flow normal form: every map and reduction applied to its data"},
        [](ScheduleCandidate& c) { c.structure = "DFNF"; }},
       {{"structure", "DFNF ; normalize(fuseReduceMap)",
         "every reduction fused with the map it reads (no array of products)"},
        [](ScheduleCandidate& c) { c.structure = "fused reductions"; }},
   };
+  for (Option& o : others) structures.push_back(std::move(o));
   size_t v = 0;
-  for (const std::vector<Site>& steps : explore_structures(high, opt.explore_variants)) {
+  for (const std::vector<Site>& steps :
+       explore_structures(high, space.reduced ? 0 : opt.explore_variants, &space.rewrites)) {
     std::string text = "RNF", what;
     int fusions = 0, stores = 0, hoists = 0;
     for (const Site& s : steps) {
@@ -244,8 +250,11 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
          "accumulator; the inner map over contiguous elements)"},
         [](ScheduleCandidate& c) { c.reordered = true; }}});
 
+  // A reduced space tries one tile size (the middle one) and one vector width.
+  std::vector<int64_t> tile_sizes = opt.tiles;
+  if (space.reduced && tile_sizes.size() > 1) tile_sizes = {tile_sizes[tile_sizes.size() / 2]};
   std::vector<Option> tiles = {none()};
-  for (int64_t t : opt.tiles)
+  for (int64_t t : tile_sizes)
     tiles.push_back(
         {{"tile",
           "tile(" + std::to_string(t) + ", " + std::to_string(t) + ") @ outermost(mapNest(2))",
@@ -264,15 +273,18 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
            "the outermost computing map an OpenMP parallel loop"},
           [](ScheduleCandidate& c) { c.parallel = "outermost map"; }}});
 
-  decisions.push_back(
-      {none(),
-       {{"vectorize", "vectorize(lanes) @ innermost(isFullyApplied(isMap))",
-         "the innermost map over scalars on vectors of `lanes` floats (this machine's "
-         "registers)"},
-        [](ScheduleCandidate& c) { c.vector = "lanes"; }},
-       {{"vectorize", "vectorize(lanes * 2) @ innermost(isFullyApplied(isMap))",
-         "the innermost map over scalars on vectors of two registers (2 * lanes floats)"},
-        [](ScheduleCandidate& c) { c.vector = "lanes * 2"; }}});
+  std::vector<Option> vectors = {
+      none(),
+      {{"vectorize", "vectorize(lanes) @ innermost(isFullyApplied(isMap))",
+        "the innermost map over scalars on vectors of `lanes` floats (this machine's "
+        "registers)"},
+       [](ScheduleCandidate& c) { c.vector = "lanes"; }}};
+  if (!space.reduced)
+    vectors.push_back(
+        {{"vectorize", "vectorize(lanes * 2) @ innermost(isFullyApplied(isMap))",
+          "the innermost map over scalars on vectors of two registers (2 * lanes floats)"},
+         [](ScheduleCandidate& c) { c.vector = "lanes * 2"; }});
+  decisions.push_back(std::move(vectors));
 
   // How many leaves are under one option of decision d (for counting drops).
   auto leaves_below = [&](size_t d) {
@@ -294,7 +306,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
         if (d == decisions.size()) {
           ScheduleCandidate done = c;
           try {
-            done.lowered = rewrite("lowerToC", at);
+            done.lowered = rewrite("lowerToC", at, &space.rewrites);
           } catch (const Error& e) {
             refuse(e, 1);
             return;
@@ -312,7 +324,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           o.mark(next);
           rise::Checked after;
           try {
-            after = rewrite(o.step.strategy, at);
+            after = rewrite(o.step.strategy, at, &space.rewrites);
           } catch (const Error& e) {
             refuse(e, leaves_below(d));
             continue;

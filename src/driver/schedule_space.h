@@ -20,7 +20,13 @@
 // Each candidate's steps are rewritten and checked one decision at a time (the
 // candidates share their prefixes' rewrites); a step a rule refuses drops every
 // candidate under it (counted), and candidates whose lowered programs are the same
-// are kept once. The default lowering is always the first candidate.
+// are kept once. The default lowering is always the first candidate, with the text of
+// the strategy compile applies without one (default_lowering_for).
+// Programs above the default lowering's simplify limit (the default does not simplify
+// them either) get a reduced space: no simplify structure and no explore variants,
+// whose rewrites grow faster than the program, and one tile size and one vector
+// width; every other decision costs a fixed number of rewrites, so the space of any
+// program is built in a bounded number of rewrites (ScheduleSpace::rewrites, ::reduced).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +47,7 @@ struct ScheduleStep {
 
 struct ScheduleCandidate {
   bool is_default = false;          // the default lowering (compiled without a strategy)
+  std::string default_text;         // is_default: its strategy, compile's default as text
   std::vector<ScheduleStep> steps;  // before lowerToC
   rise::Checked lowered;            // after the steps and lowerToC
   // The decisions, for reports: "" when not taken.
@@ -73,12 +80,11 @@ struct ScheduleSpace {
   int duplicates = 0;       // candidates whose lowered program another one has
   bool truncated = false;   // max_candidates reached
   std::string drop_reason;  // the first refusal's reason (its first line)
+  int rewrites = 0;         // strategies applied to build it (each at most one program's size)
+  bool reduced = false;     // a large program: no simplify structure, no explore variants
 };
 
 // The space of `high` (the checked program at the tuning sizes).
 ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& options);
-
-// The default lowering's strategy text for a target (compile.cpp's, written out).
-std::string default_strategy_text(const std::string& target);
 
 }  // namespace risec::driver

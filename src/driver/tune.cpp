@@ -87,7 +87,10 @@ int cmd_tune(const TuneArgs& o) {
   TrialDb db(db_path);
   note_input(db_path, o.db.empty() ? "the tuning database" : "--db");
   // Before the search, which may take long: -o is none of the files read above.
-  if (!o.output.empty()) check_outputs({o.output});
+  if (!o.output.empty()) {
+    check_output_file(o.output, "-o");
+    check_outputs({o.output});
+  }
   std::string sizes;
   for (const auto& [n, v] : cfg.sizes)
     sizes += (sizes.empty() ? "" : ",") + n + "=" + std::to_string(v);

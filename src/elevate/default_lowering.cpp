@@ -103,13 +103,33 @@ Strategy unroll_reductions(int64_t max_copies) {
   });
 }
 
+namespace {
+
+// The default lowering's steps, each as a strategy and as its text: the one list both
+// forms are built from.
+std::vector<std::pair<std::string, Strategy>> default_steps(const DefaultLowering& d) {
+  std::vector<std::pair<std::string, Strategy>> steps;
+  if (d.simplify) steps.emplace_back("simplify", make_strategy("simplify"));
+  if (d.parallel) steps.emplace_back("try(parallelOutput)", try_(make_strategy("parallelOutput")));
+  steps.emplace_back("lowerToC", make_strategy("lowerToC"));
+  if (d.unroll_taps > 0)
+    steps.emplace_back("try(unrollReductions(" + std::to_string(d.unroll_taps) + "))",
+                       try_(unroll_reductions(d.unroll_taps)));
+  return steps;
+}
+
+}  // namespace
+
 Strategy default_lowering(const DefaultLowering& d) {
   std::vector<Strategy> steps;
-  if (d.simplify) steps.push_back(make_strategy("simplify"));
-  if (d.parallel) steps.push_back(try_(make_strategy("parallelOutput")));
-  steps.push_back(make_strategy("lowerToC"));
-  if (d.unroll_taps > 0) steps.push_back(try_(unroll_reductions(d.unroll_taps)));
+  for (auto& [text, s] : default_steps(d)) steps.push_back(std::move(s));
   return seq_all(std::move(steps));
+}
+
+std::string default_lowering_text(const DefaultLowering& d) {
+  std::string out;
+  for (const auto& [text, s] : default_steps(d)) out += (out.empty() ? "" : " ; ") + text;
+  return out;
 }
 
 void register_default_lowering(Registry& r) {

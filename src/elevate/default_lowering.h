@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "elevate/strategy.h"
 
@@ -23,6 +24,12 @@ struct DefaultLowering {
 // simplify ; try(parallelOutput) ; lowerToC ; try(unrollReductions(n)), each step as
 // `d` asks.
 Strategy default_lowering(const DefaultLowering& d);
+
+// The same strategy as text ("simplify ; lowerToC ; try(unrollReductions(25))"), built
+// from the same list of steps: parsed, it rewrites exactly as default_lowering(d) (the
+// autoscheduler writes it when the default wins, so that --tuned compiles what was
+// measured).
+std::string default_lowering_text(const DefaultLowering& d);
 
 // unrollReductions(n): every reduceSeq over a constant length L whose unrolled code
 // (L times the copies the unrolled loops in its operator make) is at most n copies of

@@ -155,6 +155,12 @@ void check_output_stem(const std::string& path, const std::string& option) {
                                     ".h, ...); name a file");
 }
 
+void check_output_file(const std::string& path, const std::string& option) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  throw Error(ErrorKind::Usage, option + " " + path + ": it is a directory; name a file");
+}
+
 void check_outputs(const std::vector<std::string>& paths) {
   std::lock_guard<std::mutex> lock(mutex);
   if (scopes.empty()) return;

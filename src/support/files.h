@@ -41,6 +41,11 @@ void note_input(const std::string& path, const std::string& role);
 // it. `option` is how the user gave it ("-o").
 void check_output_stem(const std::string& path, const std::string& option);
 
+// Refuses (risec::Error, Usage) an output file that is a directory, before the work
+// that produces it (a device such as /dev/stdout is written in place). `option` is how
+// the user gave it ("-o").
+void check_output_file(const std::string& path, const std::string& option);
+
 // Refuses (risec::Error, Usage) the first of `paths` that is the same file as a noted
 // input, naming both: "the output 'x.elv' is the input 'x.elv' (--strategy) ...".
 void check_outputs(const std::vector<std::string>& paths);

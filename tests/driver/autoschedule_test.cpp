@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "driver/autoschedule.h"
@@ -239,11 +240,13 @@ class FakeTimer : public Measurer {
  public:
   explicit FakeTimer(double default_ms) : default_ms_(default_ms) {}
   void prepare(const Compiled&) override {}
-  double measure(const Compiled&, const TunePoint& p) override {
+  double measure(const Compiled& c, const TunePoint& p) override {
     order.push_back(p.at(0));
+    codes.push_back(c.unit.source);
     return p.at(0) == 0 ? default_ms_ : 10.0 + static_cast<double>(p.at(0) % 7);
   }
   std::vector<int64_t> order;
+  std::vector<std::string> codes;  // the generated C of each measured candidate
 
  private:
   double default_ms_;
@@ -311,6 +314,129 @@ TEST(Autoschedule, ModelCountsParallelAndVectorWork) {
   EXPECT_GT(vec.vector_fraction(), 0.99);
   EXPECT_LT(par.score, seq.score);
   EXPECT_LT(vec.score, seq.score);
+}
+
+// The 5 x 5 max stencil of the issue: the default lowering unrolls its window.
+rise::Program max5() {
+  return rise::parse_program(std::make_shared<SourceFile>(
+      SourceFile{"max5.rise",
+                 "def f = depFun(n: Nat => depFun(m: Nat => fun(img: n.m.f32 =>\n"
+                 "  img |> padClamp2D(2)(2) |> slide2D(5)(1)\n"
+                 "      |> map2D(fun(win => win |> join |> reduce(fmax)(-inff))))))\n"}));
+}
+
+// When the default lowering wins, the written strategy is compile's default as text:
+// compiled with it, the code is byte for byte compile's without a strategy.
+TEST(Autoschedule, TheDefaultsTextIsCompilesDefault) {
+  rise::Program p = max5();
+  for (const std::string target : {"c", "openmp"}) {
+    FakeTimer t(1.0);  // the default fastest
+    AutoscheduleConfig cfg = config(p, 3);
+    cfg.target = target;
+    cfg.space = small_space(target);
+    AutoscheduleResult r = autoschedule(cfg, t);
+    ASSERT_EQ(r.best, 0u);
+    EXPECT_NE(r.best_strategy.find("unrollReductions(25)"), std::string::npos) << r.best_strategy;
+    elevate::Strategy s = elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"best.elv", r.best_strategy}));
+    CompileRequest req;
+    req.program = &p;
+    req.sizes = &cfg.sizes;
+    req.target = target;
+    const std::string plain = compile(req).unit.source;
+    req.strategy = &s;
+    EXPECT_EQ(compile(req).unit.source, plain) << target << "\n" << r.best_strategy;
+  }
+}
+
+// A program calling a `foreign def` (which the interpreter cannot run) is checked
+// against the default lowering's result: every candidate is measured, none fails.
+TEST(Autoschedule, ForeignFunctionsAreCheckedAgainstTheDefault) {
+  rise::Program p = rise::parse_program(std::make_shared<SourceFile>(SourceFile{
+      "fo2.rise",
+      "foreign def clampf(x: f32, lo: f32, hi: f32): f32 = \"{ return x < lo ? lo : (x > hi ? hi "
+      ": x); }\"\n"
+      "def g = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => clampf(v, 0.2f, 0.8f)))))\n"}));
+  for (const std::string target : {"c", "openmp"}) {
+    FakeTimer t(1000.0);
+    AutoscheduleConfig cfg = config(p, 4);
+    cfg.sizes = {{"n", 16}};
+    cfg.target = target;
+    cfg.space = small_space(target);
+    AutoscheduleResult r = autoschedule(cfg, t);
+    // the default and another candidate, measured or of the same code
+    EXPECT_GE(r.measured.size() + static_cast<size_t>(r.same_code), 2u);
+    for (const ScheduleMeasurement& m : r.measured) EXPECT_TRUE(m.time_ms) << m.error;
+  }
+}
+
+// Candidates with the same generated code are measured once: the codes measured are
+// distinct, and the budget is spent on distinct ones while any remain.
+TEST(Autoschedule, SameCodeIsMeasuredOnce) {
+  for (const char* file : {"bench/autoschedule/morph5.rise", "examples/scal/scal.rise"}) {
+    rise::Program p = load_program(file);
+    FakeTimer t(1000.0);
+    AutoscheduleConfig cfg = config(p, 12);
+    if (std::string(file).find("scal") != std::string::npos) cfg.sizes = {{"n", 64}};
+    AutoscheduleResult r = autoschedule(cfg, t);
+    std::set<std::string> distinct(t.codes.begin(), t.codes.end());
+    EXPECT_EQ(distinct.size(), t.codes.size()) << file;
+    EXPECT_EQ(r.measured.size(),
+              std::min<size_t>(12, r.space.candidates.size() - static_cast<size_t>(r.same_code)))
+        << file;
+  }
+}
+
+// Every candidate's text is laid out the same way: two spaces before each comment
+// and step, none deeper.
+TEST(Autoschedule, StrategyTextsAreIndentedAlike) {
+  rise::Program p = load_program("bench/autoschedule/sharpen.rise");
+  rise::SizeMap sizes{{"n", 8}, {"m", 16}};
+  ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), small_space("openmp"));
+  for (const ScheduleCandidate& c : space.candidates) {
+    std::istringstream in(c.strategy_text());
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "let main =");
+    while (std::getline(in, line)) {
+      EXPECT_EQ(line.rfind("  ", 0), 0u) << c.strategy_text();
+      EXPECT_NE(line[2], ' ') << c.strategy_text();
+    }
+  }
+}
+
+// A chain of `k` lets, each a map over the previous one.
+rise::Program chain(int k) {
+  std::string text =
+      "def f = depFun(n: Nat => fun(x: n.f32 =>\n  let a0 = x |> map(fun(v => v)) in\n";
+  for (int i = 1; i <= k; ++i)
+    text += "  let a" + std::to_string(i) + " = a" + std::to_string(i - 1) +
+            " |> map(fun(v => v * 1.001f + " + std::to_string(i) + ".0f)) in\n";
+  text += "  a" + std::to_string(k) + "))\n";
+  return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"chain.rise", text}));
+}
+
+// The space of a long program is built in a bounded number of rewrites: chains of
+// many lengths above the default's simplify limit all take the same number (no
+// search whose steps grow with the program), and it is reduced (said in `reduced`).
+TEST(Autoschedule, LongProgramsGetABoundedSpace) {
+  rise::SizeMap sizes{{"n", 16}};
+  std::set<int> counts;
+  for (int k : {150, 200, 300}) {
+    rise::Program p = chain(k);
+    for (const std::string target : {"c", "openmp"}) {
+      ScheduleSpace s = build_space(rise::check_program(p, "", &sizes), small_space(target));
+      EXPECT_TRUE(s.reduced) << k;
+      EXPECT_GE(s.candidates.size(), 2u) << k;
+      if (target == std::string("c")) counts.insert(s.rewrites);
+    }
+  }
+  EXPECT_EQ(counts.size(), 1u);
+  // A short chain's space is the full one.
+  rise::Program small = chain(3);
+  ScheduleSpace s = build_space(rise::check_program(small, "", &sizes), small_space("c"));
+  EXPECT_FALSE(s.reduced);
+  EXPECT_GT(s.rewrites, 0);
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // binary: a short search on small programs writes a strategy that `risec run
 // --strategy best.elv --check` accepts, the default lowering is among the measured
 // candidates, --explain says what was chosen, the best becomes the --tuned record, and
-// the options that need a template are refused with exit code 2. No assertion depends on the times measured.
+// the options that need a template are refused with exit code 2. No assertion depends on the times
+// measured.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -39,8 +41,8 @@ void tune_and_check(const std::string& file, const std::string& sizes, const std
   EXPECT_EQ(run.exit_code, 0) << show(run) << written;
   // The best is the record --tuned uses: the same code as with the strategy, no note.
   EXPECT_NE(r.err.find("tune: recorded for --tuned in " + db), std::string::npos) << show(r);
-  CliResult tuned = run_risec({"compile", file, "--size", sizes, "--target", target, "--tuned",
-                               "--db", db});
+  CliResult tuned =
+      run_risec({"compile", file, "--size", sizes, "--target", target, "--tuned", "--db", db});
   CliResult direct =
       run_risec({"compile", file, "--size", sizes, "--target", target, "--strategy", best});
   ASSERT_EQ(tuned.exit_code, 0) << show(tuned);
@@ -72,6 +74,60 @@ TEST(AutoscheduleCli, TemplateOptionsAreRefused) {
   EXPECT_EQ(explain.exit_code, 2) << show(explain);
   EXPECT_NE(explain.err.find("--explain is for risec tune without --strategy"), std::string::npos)
       << show(explain);
+}
+
+// With --budget 1 only the default lowering is measured, so it wins: --tuned then
+// compiles byte for byte what compile does without a strategy (the 5 x 5 max stencil,
+// whose default unrolls its window).
+TEST(AutoscheduleCli, TunedDefaultIsCompilesDefault) {
+  std::string file =
+      write_scratch("max5.rise",
+                    "def f = depFun(n: Nat => depFun(m: Nat => fun(img: n.m.f32 =>\n"
+                    "  img |> padClamp2D(2)(2) |> slide2D(5)(1)\n"
+                    "      |> map2D(fun(win => win |> join |> reduce(fmax)(-inff))))))\n");
+  for (const std::string target : {"c", "openmp"}) {
+    std::string db = scratch_path("max5_" + target + ".db");
+    std::remove(db.c_str());
+    CliResult r = run_risec({"tune", file, "--size", "n=16,m=16", "--target", target, "--budget",
+                             "1", "--repeat", "1", "--db", db},
+                            {"OMP_NUM_THREADS=2"});
+    ASSERT_EQ(r.exit_code, 0) << show(r);
+    CliResult tuned = run_risec(
+        {"compile", file, "--size", "n=16,m=16", "--target", target, "--tuned", "--db", db});
+    CliResult plain = run_risec({"compile", file, "--size", "n=16,m=16", "--target", target});
+    ASSERT_EQ(tuned.exit_code, 0) << show(tuned);
+    EXPECT_EQ(tuned.err.find("no tuning record"), std::string::npos) << show(tuned);
+    EXPECT_EQ(tuned.out, plain.out) << target << "\n" << r.out;
+  }
+}
+
+// A program calling a `foreign def` is tuned: its candidates are checked against the
+// default lowering's result (the interpreter does not run C code).
+TEST(AutoscheduleCli, ForeignFunctionsAreTuned) {
+  std::string file = write_scratch(
+      "fo2.rise",
+      "foreign def clampf(x: f32, lo: f32, hi: f32): f32 = \"{ return x < lo ? lo : (x > hi ? hi "
+      ": x); }\"\n"
+      "def g = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => clampf(v, 0.2f, 0.8f)))))\n");
+  std::string db = scratch_path("fo2.db");
+  std::remove(db.c_str());
+  CliResult r = run_risec({"tune", file, "--size", "n=16", "--target", "openmp", "--budget", "3",
+                           "--repeat", "1", "--db", db},
+                          {"OMP_NUM_THREADS=2"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << show(r);
+  EXPECT_EQ(r.err.find("failed:"), std::string::npos) << show(r);
+}
+
+// -o naming a directory is refused before the search (exit 2).
+TEST(AutoscheduleCli, OutputDirectoryIsRefusedUpFront) {
+  std::string dir = scratch_path("tune_out_dir");
+  std::filesystem::create_directories(dir);
+  CliResult r = run_risec({"tune", "examples/scal/scal.rise", "--size", "n=64", "--budget", "1",
+                           "--db", scratch_path("tune_out_dir.db"), "-o", dir});
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_NE(r.err.find("-o " + dir), std::string::npos) << show(r);
+  EXPECT_EQ(r.err.find("autoschedule: ["), std::string::npos) << show(r);
 }
 
 }  // namespace
