@@ -364,8 +364,12 @@ TEST(Autoschedule, ForeignFunctionsAreCheckedAgainstTheDefault) {
     cfg.target = target;
     cfg.space = small_space(target);
     AutoscheduleResult r = autoschedule(cfg, t);
-    // the default and another candidate, measured or of the same code
-    EXPECT_GE(r.measured.size() + static_cast<size_t>(r.same_code), 2u);
+    // every candidate up to the budget reached (measured, or of an earlier one's code)
+    EXPECT_GE(r.measured.size() + static_cast<size_t>(r.same_code),
+              std::min<size_t>(4, r.space.candidates.size()));
+    if (target == std::string("openmp")) {
+      EXPECT_GE(r.measured.size(), 2u);
+    }
     for (const ScheduleMeasurement& m : r.measured) EXPECT_TRUE(m.time_ms) << m.error;
   }
 }
