@@ -119,6 +119,22 @@ TEST(AutoscheduleCli, ForeignFunctionsAreTuned) {
   EXPECT_EQ(r.err.find("failed:"), std::string::npos) << show(r);
 }
 
+// Vectorised fmax and fmin compile (their lane-wise helpers call the scalar helpers,
+// printed before them) and compute what the interpreter computes, at several widths.
+TEST(AutoscheduleCli, VectorisedFmaxAndFminCompile) {
+  for (const std::string op : {"fmax", "fmin"}) {
+    std::string file = write_scratch(
+        "vec_" + op + ".rise",
+        "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => " + op + "(v, 0.5f)))))\n");
+    for (const std::string lanes : {"2", "4", "8"}) {
+      CliResult r =
+          run_risec({"run", file, "--size", "n=64", "--check", "--strategy",
+                     "vectorize(" + lanes + ") @ outermost(isApplied(isMap)) ; lowerToC"});
+      EXPECT_EQ(r.exit_code, 0) << op << " " << lanes << "\n" << show(r);
+    }
+  }
+}
+
 // -o naming a directory is refused before the search (exit 2).
 TEST(AutoscheduleCli, OutputDirectoryIsRefusedUpFront) {
   std::string dir = scratch_path("tune_out_dir");
