@@ -570,9 +570,7 @@ Expr Inferer::infer_app(const Expr& e) {
   Type tf = instantiate_implicits(zonk(f->type));
   std::string head = head_name(e->fn);
   const bool with_loop = from_with_loop(e->fn);
-  std::string who = with_loop      ? "the with-loop"
-                    : head.empty() ? "this function"
-                                   : "'" + head + "'";
+  std::string who = with_loop ? "the with-loop" : head.empty() ? "this function" : "'" + head + "'";
   if (tf->kind == TypeKind::DepFun) {
     TypeArg arg = expr_to_arg(e->arg, tf->binder_kind, who);
     if (auto n = std::get_if<Nat>(&arg))

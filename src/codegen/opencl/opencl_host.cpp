@@ -167,8 +167,8 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
       body << "  risec_buffer(&" << b.name << ", &" << kept_size(b) << ", " << b.bytes << ", "
            << flags << ", &" << created << ");\n";
       if (copy)  // nothing into an empty buffer (OpenCL refuses transfers of 0 bytes)
-        body << "  if (" << b.bytes << ") RISEC_CL(clEnqueueWriteBuffer(risec_queue, " << b.name
-             << ", CL_FALSE, 0, " << b.bytes << ", " << b.host << ", 0, NULL, NULL));\n";
+        body << "  if ((" << b.bytes << ") != 0) RISEC_CL(clEnqueueWriteBuffer(risec_queue, "
+             << b.name << ", CL_FALSE, 0, " << b.bytes << ", " << b.host << ", 0, NULL, NULL));\n";
     }
   };
   buffer(output, "CL_MEM_READ_WRITE", false);
