@@ -28,8 +28,9 @@ bool reads_pairs(const Expr& e, const std::string& outer, const std::string& inn
   const Expr xs = sp.args.back().value;
   if (!xs || xs->kind != ExprKind::App) return false;
   rise::Spine z = rise::spine(xs);
-  if (z.head->kind != ExprKind::Primitive || !z.head->prim || z.head->prim->name != "zip" ||
-      z.args.size() != 2 || !z.args[0].value || !z.args[1].value)
+  if (z.head->kind != ExprKind::Primitive || !z.head->prim ||
+      !z.head->prim->is(rise::PrimId::Zip) || z.args.size() != 2 || !z.args[0].value ||
+      !z.args[1].value)
     return false;
   auto reads = [](const Expr& x, const std::string& v) {
     const std::vector<std::string> fv = rise::free_vars(x);
@@ -59,7 +60,7 @@ struct Finder {
                    ? x->type->size.as_const().value_or(0)
                    : 0;
       };
-      if (p && p->name == "transpose") transposed = true;
+      if (p && p->is(rise::PrimId::Transpose)) transposed = true;
       // A reduction of products of a row of one operand and a column of the other.
       if (p && p->family == rise::Family::Reduce && args.size() == 3 && maps.size() >= 2 &&
           reads_pairs(args[2], params[params.size() - 2], params.back())) {
@@ -217,7 +218,7 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
                "data-flow normal form, each reduction fused with the map of products it reads"});
   s.push_back({"block", "tile(" + ti + ", " + tj + ") @ outermost(mapNest(2))",
                "the two maps around the reduction in " + ti + " x " + tj + " blocks"});
-  s.push_back({"split",
+  s.push_back({"split",  // a decision's name, not a primitive
                "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; "
                "(splitStrategy(" +
                    kk + ") @ innermost(isFullyApplied(isReduce)))",
