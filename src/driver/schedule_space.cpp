@@ -185,7 +185,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
       std::string text;
       for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
       try {
-        c.lowered = rewrite(text + " ; lowerToC", high);
+        c.lowered = rewrite(text + " ; lowerToC", high, &space.rewrites);
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::User) throw;
         ++space.dropped;
