@@ -6,6 +6,8 @@
 #include <sstream>
 #include <thread>
 
+#include "driver/memory_check.h"
+#include "elevate/rule_util.h"
 #include "rise/primitives.h"
 #include "support/cpu.h"
 
@@ -22,23 +24,6 @@ constexpr double kIteration = 0.5;
 constexpr double kByte = 0.125;
 constexpr double kParallelRegion = 5000;
 
-int64_t bytes_of(const rise::Type& t) {
-  switch (t->kind) {
-    case rise::TypeKind::Scalar:
-      return std::max(1, rise::scalar_bits(t->scalar) / 8);
-    case rise::TypeKind::Index:
-    case rise::TypeKind::NatData:
-      return 4;
-    case rise::TypeKind::Array:
-    case rise::TypeKind::Vector:
-      return t->size.as_const().value_or(1) * bytes_of(t->a);
-    case rise::TypeKind::Pair:
-      return bytes_of(t->a) + bytes_of(t->b);
-    default:
-      return 0;
-  }
-}
-
 struct Walk {
   const CostMachine& m;
   CostFeatures& f;
@@ -48,14 +33,12 @@ struct Walk {
   // loop).
   void visit(const Expr& e, double trips, double div) {
     if (e->kind == ExprKind::App) {
-      rise::Spine sp = rise::spine(e);
-      const rise::PrimitiveInfo* p = sp.head->kind == ExprKind::Primitive ? sp.head->prim : nullptr;
-      std::vector<Expr> args;
-      for (const auto& a : sp.args)
-        if (!a.dep) args.push_back(a.value);
+      const std::optional<elevate::util::PrimCall> call = elevate::util::as_prim_call(e);
+      const rise::PrimitiveInfo* p = call ? call->head->prim : nullptr;
+      const std::vector<Expr> args = call ? call->args : std::vector<Expr>{};
       if (p && p->family == rise::Family::Memory && !p->is(rise::PrimId::Let) && args.size() == 1 &&
           args[0]->type) {
-        traffic += 2.0 * static_cast<double>(bytes_of(args[0]->type)) * trips / div;
+        traffic += 2.0 * static_cast<double>(data_bytes(args[0]->type).value_or(0)) * trips / div;
         visit(args[0], trips, div);
         return;
       }

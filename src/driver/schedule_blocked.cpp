@@ -6,6 +6,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "elevate/rule_util.h"
 #include "rise/primitives.h"
 
 namespace risec::driver {
@@ -50,11 +51,9 @@ struct Finder {
   void visit(const Expr& e, std::vector<int64_t>& maps) {
     if (found) return;
     if (e->kind == ExprKind::App) {
-      rise::Spine sp = rise::spine(e);
-      const rise::PrimitiveInfo* p = sp.head->kind == ExprKind::Primitive ? sp.head->prim : nullptr;
-      std::vector<Expr> args;
-      for (const auto& a : sp.args)
-        if (!a.dep) args.push_back(a.value);
+      const std::optional<elevate::util::PrimCall> call = elevate::util::as_prim_call(e);
+      const rise::PrimitiveInfo* p = call ? call->head->prim : nullptr;
+      const std::vector<Expr> args = call ? call->args : std::vector<Expr>{};
       auto size_of = [](const Expr& x) -> int64_t {
         return x->type && x->type->kind == rise::TypeKind::Array
                    ? x->type->size.as_const().value_or(0)
