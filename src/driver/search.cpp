@@ -274,8 +274,8 @@ std::string study_key(const std::string& program_text, const std::string& strate
   // study: timings from another machine, or medians from before tune timed the
   // minimum, are not comparable with this run's.
   std::string all = program_text + '\0' + strategy_text + '\0' + target + '\0' + entry + '\0' +
-                    std::to_string(machine_lanes()) + '\0' + runtime::host_cpu() +
-                    "\0statistic=min";
+                    std::to_string(machine_lanes()) + '\0' + runtime::host_cpu() + '\0' +
+                    "statistic=min";
   for (const auto& [n, v] : sizes) all += '\0' + n + "=" + std::to_string(v);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016zx", std::hash<std::string>{}(all));
