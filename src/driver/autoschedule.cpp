@@ -11,6 +11,7 @@
 
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/schedule_gpu.h"
 #include "driver/tuned.h"
 #include "elevate/parser.h"
 #include "runtime/jit.h"
@@ -109,29 +110,34 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
   if (b.is_default) {
     o << "  no candidate measured faster than the default lowering, which is kept\n";
   }
-  o << "  parallel:   "
-    << (b.parallel.empty()
-            ? std::string(cfg.target == "openmp"
-                              ? "no parallel loop (none in the fastest measured candidate)"
-                              : "no parallel loop (--target c is sequential)")
-        : b.parallel == "parallelOutput"
-            ? std::string("the loop writing the result (parallelOutput)")
-            : std::string("the outermost computing map"))
-    << "\n";
-  o << "  tiled:      "
-    << (b.tile ? std::to_string(b.tile) + " x " + std::to_string(b.tile) +
-                     " tiles of the outermost nest of two maps"
-               : std::string("no"))
-    << "\n";
-  if (!b.block.empty()) o << "  blocked:    " << b.block << " (" << b.block_reason << ")\n";
-  o << "  vectorised: "
-    << (b.vector.empty() ? std::string("no vectorize step (the C compiler may still vectorise)")
-                         : "the innermost map, vectorize(" + b.vector +
-                               ") (lanes = " + std::to_string(machine_lanes()) + ")")
-    << "\n";
-  o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";
-  o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
-    << " bytes (structure: " << b.structure << ")\n";
+  if (is_gpu_target(cfg.target)) {
+    o << "  mapped:     " << b.gpu << "\n  device:     " << cfg.device.name << "\n";
+  } else {
+    o << "  parallel:   "
+      << (b.parallel.empty()
+              ? std::string(cfg.target == "openmp"
+                                ? "no parallel loop (none in the fastest measured candidate)"
+                                : "no parallel loop (--target c is sequential)")
+          : b.parallel == "parallelOutput"
+              ? std::string("the loop writing the result (parallelOutput)")
+              : std::string("the outermost computing map"))
+      << "\n";
+    o << "  tiled:      "
+      << (b.tile ? std::to_string(b.tile) + " x " + std::to_string(b.tile) +
+                       " tiles of the outermost nest of two maps"
+                 : std::string("no"))
+      << "\n";
+    if (!b.block.empty()) o << "  blocked:    " << b.block << " (" << b.block_reason << ")\n";
+    o << "  vectorised: "
+      << (b.vector.empty() ? std::string("no vectorize step (the C compiler may still vectorise)")
+                           : "the innermost map, vectorize(" + b.vector +
+                                 ") (lanes = " + std::to_string(machine_lanes()) + ")")
+      << "\n";
+    o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no")
+      << "\n";
+    o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
+      << " bytes (structure: " << b.structure << ")\n";
+  }
   o << "  model:      rank " << rank << " of " << r.ranking.size() << "; ";
   for (size_t i = 0; i < f.reasons.size(); ++i) o << (i ? "; " : "") << f.reasons[i];
   o << "\n";
@@ -152,13 +158,21 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   if (cfg.budget < 1) throw Error(ErrorKind::Usage, "--budget must be at least 1");
   AutoscheduleResult r;
   const rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
-  SpaceOptions so = cfg.space;
-  so.target = cfg.target;
-  so.threads = cfg.machine.threads;
-  r.space = build_space(high, so);
-  const int inputs = array_inputs(high);
-  for (const ScheduleCandidate& c : r.space.candidates)
-    r.costs.push_back(estimate_cost(c.lowered, cfg.machine, c.tile, inputs));
+  const bool gpu = is_gpu_target(cfg.target);
+  if (gpu) {
+    // The GPU space comes with its own model's costs (schedule_gpu.h).
+    GpuSpace g = build_gpu_space(high, cfg.target, cfg.device);
+    r.space = std::move(g.space);
+    r.costs = std::move(g.costs);
+  } else {
+    SpaceOptions so = cfg.space;
+    so.target = cfg.target;
+    so.threads = cfg.machine.threads;
+    r.space = build_space(high, so);
+    const int inputs = array_inputs(high);
+    for (const ScheduleCandidate& c : r.space.candidates)
+      r.costs.push_back(estimate_cost(c.lowered, cfg.machine, c.tile, inputs));
+  }
   for (size_t i = 0; i < r.space.candidates.size(); ++i) r.ranking.push_back(i);
   // Register-blocked candidates first, in the order their own model (register block
   // and cache footprint, schedule_blocked.h) gave them: the loop-count model cannot
@@ -214,6 +228,15 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
           continue;
         }
       } catch (const Error& e) {
+        // A candidate compile's checks refuse (a parallel loop whose writes are not
+        // disjoint, memory in the wrong address space) is skipped, not measured.
+        if (e.kind() == ErrorKind::User && !r.space.candidates[j.i].is_default) {
+          ++r.refused;
+          if (cfg.progress)
+            *cfg.progress << "autoschedule: skipped " << r.space.candidates[j.i].label() << ": "
+                          << first_line(e.what()) << "\n";
+          continue;
+        }
         j.error = first_line(e.what());
       }
       batch.push_back(std::move(j));
@@ -298,7 +321,8 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
        << "// measured " << format_time(best_ms) << "; the default lowering "
        << (r.default_ms > 0 ? format_time(r.default_ms) : std::string("failed")) << "; "
        << r.measured.size() << " of " << r.space.candidates.size() << " candidate(s) measured, on "
-       << cpu_name() << " (lanes " << machine_lanes() << ")\n";
+       << (gpu ? cfg.device.name : cpu_name() + " (lanes " + std::to_string(machine_lanes()) + ")")
+       << "\n";
   r.best_strategy = head.str() + b.strategy_text();
   r.explanation = explain(cfg, r);
   return r;
@@ -309,9 +333,9 @@ int cmd_autoschedule(const TuneArgs& o) {
     throw Error(ErrorKind::Usage,
                 "--search needs --strategy: the autoscheduler measures the model's best "
                 "candidates (docs/tuning.md)");
-  if (o.target != "c" && o.target != "openmp")
+  if (o.target != "c" && o.target != "openmp" && !is_gpu_target(o.target))
     throw Error(ErrorKind::Usage,
-                "risec tune without --strategy supports --target c and openmp, "
+                "risec tune without --strategy supports --target c, openmp, opencl and cuda, "
                 "not '" +
                     o.target + "' (docs/tuning.md)");
   AutoscheduleConfig cfg;
@@ -329,6 +353,19 @@ int cmd_autoschedule(const TuneArgs& o) {
   cfg.shift_tails = !o.no_shift_tails;
   cfg.bounds_checks = !o.no_bounds_checks;
   cfg.machine = host_cost_machine(o.target);
+  if (is_gpu_target(o.target)) {
+    // Every candidate is measured on the device: without one there is nothing to search.
+    std::string why;
+    std::optional<GpuDevice> d = probe_gpu_device(o.target, &why);
+    if (!d)
+      throw Error(ErrorKind::External,
+                  "tune --target " + o.target + ": no " + (o.target == "cuda" ? "CUDA" : "OpenCL") +
+                      " device to measure the candidates on (" + why +
+                      "); risec tune measures every candidate it proposes, so run it on the "
+                      "machine with the device (docs/tuning.md, \"GPU targets\")");
+    cfg.device = *d;
+    std::cerr << "autoschedule: measuring on " << d->name << "\n";
+  }
   cfg.progress = &std::cerr;
   // The best strategy becomes the record `risec run/compile --tuned` use for this
   // program, entry, sizes, target and CPU (tuned.h), unless a faster one is there.
