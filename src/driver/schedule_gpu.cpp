@@ -44,9 +44,16 @@ ScheduleStep fused() {
           "products)"};
 }
 
-ScheduleStep private_accumulators() {
-  return {"private", "normalize(oclReduceSeq(Private))",
-          "each reduction sequential in its work item, its accumulator in private memory"};
+ScheduleStep simplified() {
+  return {"structure", "simplify",
+          "simplify (as the default lowering): inline, common subexpressions, invariant code "
+          "moved out of loops"};
+}
+
+ScheduleStep lowered() {
+  return {"lower", "lowerToC ; try(unrollReductions(25))",
+          "the remaining maps sequential loops in the work item, each reduction's accumulator "
+          "private, reductions of at most 25 elements unrolled"};
 }
 
 std::string num(int64_t v) {
@@ -131,24 +138,27 @@ GpuPoint tile_point(int64_t T, int64_t K, int64_t R, double items, int64_t bytes
        "a work group per block (rows in dimension 1, columns in dimension 0)"},
       {"register block",
        "(tile(" + r + ", " + r + ") @ outermost(mapNest(2))) ; (mapLocal(1) @ outermost(" + comp +
-           ")) ; (mapLocal(0) @ outermost(" + comp +
-           ")) ; (mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF ; "
-           "(mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF",
-       "each work item an " + r + " x " + r +
-           " block of the accumulator, the k-tile's loop outside it (each value read from local "
-           "memory serves " +
-           r + " multiply-adds)"},
+           ")) ; (mapLocal(0) @ outermost(" + comp + "))",
+       "each work item an " + r + " x " + r + " block of the accumulator"},
+      {"register block",
+       "(mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF ; "
+       "(mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF",
+       "the k-tile's loop moved outside the block (each value read from local memory serves " + r +
+           " multiply-adds)"},
       {"copy out",
        "(idAfter @ outermost(isFullyApplied(isReduceSeq))) ; (idToCopy @ topDown) ; "
        "(function(argument(body(idAfter ; idToCopy))) @ outermost(" +
-           copy_out + ")) ; (tile(" + r + ", " + r + ") @ outermost(" + copy_out + ")) ; DFNF ; " +
+           copy_out + "))",
+       "the block's result copied to the output"},
+      {"copy out",
+       "(tile(" + r + ", " + r + ") @ outermost(" + copy_out + ")) ; DFNF ; " +
            over_items("isFullyApplied(isReduceSeq)"),
-       "the block's result copied to the output by the work items, each its own " + r + " x " + r +
-           " part"},
-      {"local memory", store("fst") + " ; " + store("snd"),
-       "each k-tile of both operands copied into local memory by the work group, stored "
+       "the copy by the work items, each its own " + r + " x " + r + " part"},
+      {"local memory", store("fst"),
+       "each k-tile of the first operand copied into local memory by the work group, stored "
        "[k][" +
            num(T) + "] (adjacent work items read adjacent floats)"},
+      {"local memory", store("snd"), "and the second operand's, the same way"},
       {"initial value",
        "(function(argument(idAfter ; idToCopy ; function(argument(body(idAfter ; idToCopy))) ; "
        "tile(" +
@@ -182,7 +192,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
                 {"map", "(" + global0("isApplied(isMap)") + ")",
                  "a work item per element of the outermost map (mapGlobal(0)); its inner loops "
                  "sequential"},
-                private_accumulators()},
+                lowered()},
                static_cast<double>(dims[0]),
                0,
                product(dims, 1)};
@@ -200,7 +210,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
              "the outermost map in groups of " + num(w) +
                  " elements: a work group per group (mapWorkGroup(0)), a work item per element "
                  "(mapLocal(0))"},
-            private_accumulators()},
+            lowered()},
            static_cast<double>(dims[0]),
            static_cast<double>(w),
            product(dims, 1)});
@@ -217,7 +227,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
                      "outermost(isApplied(isMap)))",
                      "a work item per element of the two outer maps, the inner one in dimension "
                      "0 (adjacent work items, adjacent elements)"},
-                    private_accumulators()},
+                    lowered()},
                    items,
                    0,
                    product(dims, 2)});
@@ -229,7 +239,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
                      "outermost(isApplied(isMap)))",
                      "a work item per element of the two outer maps, the outer one in dimension "
                      "0"},
-                    private_accumulators()},
+                    lowered()},
                    items,
                    0,
                    product(dims, 1)});
@@ -250,11 +260,20 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
                "the two outer maps in " + num(ty) + " x " + num(tx) +
                    " tiles: a work group per tile, a work item per element, columns in "
                    "dimension 0"},
-              private_accumulators()},
+              lowered()},
              items,
              static_cast<double>(tx * ty),
              product(dims, 2)});
       }
+  }
+  // Each mapping from two structures: the data-flow normal form with fused reductions
+  // (above), and simplify, the default lowering's start (a window's weights computed
+  // once, not per work item).
+  for (size_t i = 0, n = out.size(); i < n; ++i) {
+    GpuPoint g = out[i];
+    g.steps.front() = simplified();
+    g.words += ", after simplify";
+    out.push_back(std::move(g));
   }
   // A scalar result: its reduction in chunks, a work item per chunk.
   if (dims.empty()) {
@@ -340,11 +359,15 @@ CostFeatures gpu_cost(const GpuPoint& g, const rise::Checked& lowered, const Gpu
   if (g.tile > 0)
     loads = (1.0 - memory_share) + memory_share / static_cast<double>(g.tile) +
             0.1 / static_cast<double>(g.block);
-  f.score = work / parallel * coalescing * loads;
+  // Starting a work item costs a few operations on a GPU (its scheduler is hardware),
+  // more on a CPU device, which runs a work group's items as a loop around the kernel.
+  const double item_cost = dev.gpu ? 2.0 : 20.0;
+  f.score = (work * coalescing * loads + item_cost * g.items) / parallel;
   f.reasons.push_back(fixed(g.items, 0) + " work item(s), " + fixed(parallel, 0) + " of " +
                       fixed(lanes, 0) + " lanes busy (" + num(dev.compute_units) +
                       " compute unit(s) x " + fixed(per_unit, 0) + ")" +
                       (g.group > 0 ? ", groups of " + fixed(g.group, 0) : std::string()));
+  f.reasons.push_back(fixed(item_cost, 0) + " operation(s) to start a work item");
   f.reasons.push_back(g.stride <= 1
                           ? std::string("coalesced: adjacent work items touch adjacent elements")
                           : "adjacent work items " + fixed(g.stride, 0) + " elements apart (x" +

@@ -17,7 +17,7 @@
 //                     work item an R x R register block (examples/mm/cuda_tiled.elv's
 //                     steps with the numbers chosen from the sizes and the device);
 // everything else sequential inside a work item (lowerToC), the reductions' accumulators
-// private (oclReduceSeq(Private)). Every candidate is rewritten and lowered here; one a
+// private. Every candidate is rewritten and lowered here; one a
 // rule refuses is dropped (counted), and the autoscheduler skips those the
 // disjoint-writes or address-space checks refuse when it compiles them.
 //
@@ -26,7 +26,10 @@
 // device's lanes: compute units x lock-step width, fewer when work groups are smaller
 // than a warp or fewer than the compute units), times a coalescing penalty (work items
 // adjacent in dimension 0 that write elements `stride` apart) and, for local tiles, the
-// share of global loads left (2 / T per multiply-add instead of 2).
+// share of global loads left (2 / T per multiply-add instead of 2), plus a cost per work
+// item started (small on a GPU, larger on a CPU device that loops over them). Each
+// mapping is built from two structures: DFNF with fused reductions, and simplify (the
+// default lowering's start); then lowerToC and reductions of up to 25 taps unrolled.
 #pragma once
 
 #include <string>
