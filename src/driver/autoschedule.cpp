@@ -99,6 +99,32 @@ std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   return order;
 }
 
+// --explain for a GPU target: the mapping, the device, the model's reasons.
+std::string explain_gpu(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) {
+  const ScheduleCandidate& b = r.space.candidates[r.best];
+  const CostFeatures& f = r.costs[r.best];
+  size_t rank = 0;
+  for (size_t i = 0; i < r.ranking.size(); ++i)
+    if (r.ranking[i] == r.best) rank = i + 1;
+  double best_ms = 0;
+  for (const ScheduleMeasurement& m : r.measured)
+    if (m.candidate == r.best && m.time_ms) best_ms = *m.time_ms;
+  std::ostringstream o;
+  o << "autoschedule: the chosen schedule: " << b.label() << "\n";
+  if (b.is_default)
+    o << "  no candidate measured faster than the default lowering, which is kept\n";
+  o << "  mapped:     " << b.gpu << "\n  device:     " << cfg.device.name << "\n";
+  o << "  model:      rank " << rank << " of " << r.ranking.size() << "; ";
+  for (size_t i = 0; i < f.reasons.size(); ++i) o << (i ? "; " : "") << f.reasons[i];
+  o << "\n  measured:   the default lowering "
+    << (r.default_ms > 0 ? format_time(r.default_ms) : std::string("failed")) << ", the chosen "
+    << format_time(best_ms) << " (" << std::fixed << std::setprecision(2)
+    << (best_ms > 0 ? r.default_ms / best_ms : 0) << "x), " << r.measured.size()
+    << " candidate(s) measured of " << r.space.candidates.size() << ", " << r.refused
+    << " refused by compile's checks\n";
+  return o.str();
+}
+
 std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) {
   const ScheduleCandidate& b = r.space.candidates[r.best];
   const CostFeatures& f = r.costs[r.best];
@@ -110,34 +136,29 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
   if (b.is_default) {
     o << "  no candidate measured faster than the default lowering, which is kept\n";
   }
-  if (is_gpu_target(cfg.target)) {
-    o << "  mapped:     " << b.gpu << "\n  device:     " << cfg.device.name << "\n";
-  } else {
-    o << "  parallel:   "
-      << (b.parallel.empty()
-              ? std::string(cfg.target == "openmp"
-                                ? "no parallel loop (none in the fastest measured candidate)"
-                                : "no parallel loop (--target c is sequential)")
-          : b.parallel == "parallelOutput"
-              ? std::string("the loop writing the result (parallelOutput)")
-              : std::string("the outermost computing map"))
-      << "\n";
-    o << "  tiled:      "
-      << (b.tile ? std::to_string(b.tile) + " x " + std::to_string(b.tile) +
-                       " tiles of the outermost nest of two maps"
-                 : std::string("no"))
-      << "\n";
-    if (!b.block.empty()) o << "  blocked:    " << b.block << " (" << b.block_reason << ")\n";
-    o << "  vectorised: "
-      << (b.vector.empty() ? std::string("no vectorize step (the C compiler may still vectorise)")
-                           : "the innermost map, vectorize(" + b.vector +
-                                 ") (lanes = " + std::to_string(machine_lanes()) + ")")
-      << "\n";
-    o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no")
-      << "\n";
-    o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
-      << " bytes (structure: " << b.structure << ")\n";
-  }
+  o << "  parallel:   "
+    << (b.parallel.empty()
+            ? std::string(cfg.target == "openmp"
+                              ? "no parallel loop (none in the fastest measured candidate)"
+                              : "no parallel loop (--target c is sequential)")
+        : b.parallel == "parallelOutput"
+            ? std::string("the loop writing the result (parallelOutput)")
+            : std::string("the outermost computing map"))
+    << "\n";
+  o << "  tiled:      "
+    << (b.tile ? std::to_string(b.tile) + " x " + std::to_string(b.tile) +
+                     " tiles of the outermost nest of two maps"
+               : std::string("no"))
+    << "\n";
+  if (!b.block.empty()) o << "  blocked:    " << b.block << " (" << b.block_reason << ")\n";
+  o << "  vectorised: "
+    << (b.vector.empty() ? std::string("no vectorize step (the C compiler may still vectorise)")
+                         : "the innermost map, vectorize(" + b.vector +
+                               ") (lanes = " + std::to_string(machine_lanes()) + ")")
+    << "\n";
+  o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";
+  o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
+    << " bytes (structure: " << b.structure << ")\n";
   o << "  model:      rank " << rank << " of " << r.ranking.size() << "; ";
   for (size_t i = 0; i < f.reasons.size(); ++i) o << (i ? "; " : "") << f.reasons[i];
   o << "\n";
@@ -324,7 +345,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
        << (gpu ? cfg.device.name : cpu_name() + " (lanes " + std::to_string(machine_lanes()) + ")")
        << "\n";
   r.best_strategy = head.str() + b.strategy_text();
-  r.explanation = explain(cfg, r);
+  r.explanation = gpu ? explain_gpu(cfg, r) : explain(cfg, r);
   return r;
 }
 
