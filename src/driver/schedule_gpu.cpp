@@ -183,13 +183,12 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
   std::vector<GpuPoint> out;
   const std::vector<int64_t> dims = result_dims(high);
   const std::string comp = kComputing;
-  auto global0 = [](const std::string& at) { return "mapGlobal(0) @ outermost(" + at + ")"; };
   if (!dims.empty() && dims[0] > 0) {
     // A work item per element of the outer map.
     GpuPoint g{"global 1-D",
                "mapGlobal(0) over the outer map (" + num(dims[0]) + " work items)",
                {fused(),
-                {"map", "(" + global0("isApplied(isMap)") + ")",
+                {"map", "(mapGlobal(0) @ outermost(isApplied(isMap)))",
                  "a work item per element of the outermost map (mapGlobal(0)); its inner loops "
                  "sequential"},
                 lowered()},
