@@ -11,6 +11,7 @@
 
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/schedule_gpu.h"
 #include "driver/tuned.h"
 #include "elevate/parser.h"
 #include "runtime/jit.h"
@@ -98,6 +99,32 @@ std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   return order;
 }
 
+// --explain for a GPU target: the mapping, the device, the model's reasons.
+std::string explain_gpu(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) {
+  const ScheduleCandidate& b = r.space.candidates[r.best];
+  const CostFeatures& f = r.costs[r.best];
+  size_t rank = 0;
+  for (size_t i = 0; i < r.ranking.size(); ++i)
+    if (r.ranking[i] == r.best) rank = i + 1;
+  double best_ms = 0;
+  for (const ScheduleMeasurement& m : r.measured)
+    if (m.candidate == r.best && m.time_ms) best_ms = *m.time_ms;
+  std::ostringstream o;
+  o << "autoschedule: the chosen schedule: " << b.label() << "\n";
+  if (b.is_default)
+    o << "  no candidate measured faster than the default lowering, which is kept\n";
+  o << "  mapped:     " << b.gpu << "\n  device:     " << cfg.device.name << "\n";
+  o << "  model:      rank " << rank << " of " << r.ranking.size() << "; ";
+  for (size_t i = 0; i < f.reasons.size(); ++i) o << (i ? "; " : "") << f.reasons[i];
+  o << "\n  measured:   the default lowering "
+    << (r.default_ms > 0 ? format_time(r.default_ms) : std::string("failed")) << ", the chosen "
+    << format_time(best_ms) << " (" << std::fixed << std::setprecision(2)
+    << (best_ms > 0 ? r.default_ms / best_ms : 0) << "x), " << r.measured.size()
+    << " candidate(s) measured of " << r.space.candidates.size() << ", " << r.refused
+    << " refused by compile's checks\n";
+  return o.str();
+}
+
 std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) {
   const ScheduleCandidate& b = r.space.candidates[r.best];
   const CostFeatures& f = r.costs[r.best];
@@ -152,13 +179,21 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   if (cfg.budget < 1) throw Error(ErrorKind::Usage, "--budget must be at least 1");
   AutoscheduleResult r;
   const rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
-  SpaceOptions so = cfg.space;
-  so.target = cfg.target;
-  so.threads = cfg.machine.threads;
-  r.space = build_space(high, so);
-  const int inputs = array_inputs(high);
-  for (const ScheduleCandidate& c : r.space.candidates)
-    r.costs.push_back(estimate_cost(c.lowered, cfg.machine, c.tile, inputs));
+  const bool gpu = is_gpu_target(cfg.target);
+  if (gpu) {
+    // The GPU space comes with its own model's costs (schedule_gpu.h).
+    GpuSpace g = build_gpu_space(high, cfg.target, cfg.device);
+    r.space = std::move(g.space);
+    r.costs = std::move(g.costs);
+  } else {
+    SpaceOptions so = cfg.space;
+    so.target = cfg.target;
+    so.threads = cfg.machine.threads;
+    r.space = build_space(high, so);
+    const int inputs = array_inputs(high);
+    for (const ScheduleCandidate& c : r.space.candidates)
+      r.costs.push_back(estimate_cost(c.lowered, cfg.machine, c.tile, inputs));
+  }
   for (size_t i = 0; i < r.space.candidates.size(); ++i) r.ranking.push_back(i);
   // Register-blocked candidates first, in the order their own model (register block
   // and cache footprint, schedule_blocked.h) gave them: the loop-count model cannot
@@ -214,6 +249,15 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
           continue;
         }
       } catch (const Error& e) {
+        // A candidate compile's checks refuse (a parallel loop whose writes are not
+        // disjoint, memory in the wrong address space) is skipped, not measured.
+        if (e.kind() == ErrorKind::User && !r.space.candidates[j.i].is_default) {
+          ++r.refused;
+          if (cfg.progress)
+            *cfg.progress << "autoschedule: skipped " << r.space.candidates[j.i].label() << ": "
+                          << first_line(e.what()) << "\n";
+          continue;
+        }
         j.error = first_line(e.what());
       }
       batch.push_back(std::move(j));
@@ -298,9 +342,10 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
        << "// measured " << format_time(best_ms) << "; the default lowering "
        << (r.default_ms > 0 ? format_time(r.default_ms) : std::string("failed")) << "; "
        << r.measured.size() << " of " << r.space.candidates.size() << " candidate(s) measured, on "
-       << cpu_name() << " (lanes " << machine_lanes() << ")\n";
+       << (gpu ? cfg.device.name : cpu_name() + " (lanes " + std::to_string(machine_lanes()) + ")")
+       << "\n";
   r.best_strategy = head.str() + b.strategy_text();
-  r.explanation = explain(cfg, r);
+  r.explanation = gpu ? explain_gpu(cfg, r) : explain(cfg, r);
   return r;
 }
 
@@ -309,9 +354,9 @@ int cmd_autoschedule(const TuneArgs& o) {
     throw Error(ErrorKind::Usage,
                 "--search needs --strategy: the autoscheduler measures the model's best "
                 "candidates (docs/tuning.md)");
-  if (o.target != "c" && o.target != "openmp")
+  if (o.target != "c" && o.target != "openmp" && !is_gpu_target(o.target))
     throw Error(ErrorKind::Usage,
-                "risec tune without --strategy supports --target c and openmp, "
+                "risec tune without --strategy supports --target c, openmp, opencl and cuda, "
                 "not '" +
                     o.target + "' (docs/tuning.md)");
   AutoscheduleConfig cfg;
@@ -329,6 +374,19 @@ int cmd_autoschedule(const TuneArgs& o) {
   cfg.shift_tails = !o.no_shift_tails;
   cfg.bounds_checks = !o.no_bounds_checks;
   cfg.machine = host_cost_machine(o.target);
+  if (is_gpu_target(o.target)) {
+    // Every candidate is measured on the device: without one there is nothing to search.
+    std::string why;
+    std::optional<GpuDevice> d = probe_gpu_device(o.target, &why);
+    if (!d)
+      throw Error(ErrorKind::External,
+                  "tune --target " + o.target + ": no " + (o.target == "cuda" ? "CUDA" : "OpenCL") +
+                      " device to measure the candidates on (" + why +
+                      "); risec tune measures every candidate it proposes, so run it on the "
+                      "machine with the device (docs/tuning.md, \"GPU targets\")");
+    cfg.device = *d;
+    std::cerr << "autoschedule: measuring on " << d->name << "\n";
+  }
   cfg.progress = &std::cerr;
   // The best strategy becomes the record `risec run/compile --tuned` use for this
   // program, entry, sizes, target and CPU (tuned.h), unless a faster one is there.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "driver/cost_model.h"
+#include "driver/gpu_device.h"
 #include "driver/schedule_space.h"
 #include "driver/tune.h"
 
@@ -35,6 +36,7 @@ struct AutoscheduleConfig {
   bool bounds_checks = true;
   SpaceOptions space;
   CostMachine machine;
+  GpuDevice device;  // opencl and cuda: the device measured on (schedule_gpu.h's space)
 };
 
 struct ScheduleMeasurement {
@@ -50,6 +52,8 @@ struct AutoscheduleResult {
   std::vector<ScheduleMeasurement> measured;  // in measurement order (the default first)
   size_t best = 0;                            // the fastest measured candidate
   int same_code = 0;  // candidates skipped: an earlier one generated the same code
+  int refused = 0;    // candidates skipped: compile's checks refused them (disjoint writes,
+                      // address spaces)
   double default_ms = 0;
   std::string best_strategy;  // the .elv text written by -o
   std::string explanation;    // --explain's text

@@ -477,8 +477,10 @@ std::vector<Command> make_commands() {
       true,
       "Without --strategy, the autoscheduler: risec builds the program's space of schedules "
       "(fusion, stores and hoists, parallel loop, tiling, vectorisation, unrolled taps, loop "
-      "order), ranks it with a cost model, measures the default lowering and the best-ranked "
-      "candidates (--budget N of them, default 30), each checked against the interpreter, "
+      "order; on opencl and cuda the global, work-group and local mapping, local-memory "
+      "tiles and register blocks), ranks it with a cost model, measures the default lowering "
+      "and the best-ranked candidates (--budget N of them, default 30; on the OpenCL or CUDA "
+      "device present, an error when there is none), each checked against the interpreter, "
       "and writes the fastest as a commented strategy (docs/tuning.md, \"Without a "
       "template\").\n\n"
       "With --strategy, search the values of the template's parameters (`param NAME in [..];`) "
@@ -489,10 +491,11 @@ std::vector<Command> make_commands() {
       "of its --repeat runs. Every trial is stored in the --db database: a second run of the "
       "same study resumes. Progress goes to stderr; the best strategy, with its values "
       "substituted, to stdout and to -o, and into the database as the record that "
-      "`risec run/compile --tuned` use for this program, entry, sizes, target and CPU.",
+      "`risec run/compile --tuned` use for this program, entry, sizes, target and CPU (GPU "
+      "targets: the device).",
       {strategy<TuneArgs>("the template whose parameters are searched (none: the autoscheduler)"),
        size<TuneArgs>("the sizes measured at (every size is needed)"),
-       target<TuneArgs>("c (default) or openmp"),
+       target<TuneArgs>("c (default), openmp, opencl or cuda (measured on the device present)"),
        budget<TuneArgs>("the trials measured (or failed) in the study, earlier runs included "
                         "(default 50); without --strategy the candidates measured, the "
                         "default lowering included (default 30)"),

@@ -131,6 +131,7 @@ std::string ScheduleCandidate::label() const {
   if (unrolled) out += ", taps unrolled";
   if (reordered) out += ", reordered";
   if (!block.empty()) out += ", " + block;
+  if (!gpu.empty()) out += ", " + gpu;
   if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
   if (!parallel.empty()) out += ", parallel " + parallel;
   if (!vector.empty()) out += ", vectorize(" + vector + ")";

@@ -59,6 +59,7 @@ struct ScheduleCandidate {
   bool reordered = false;
   std::string block;         // a register-blocked candidate's point (schedule_blocked.h)
   std::string block_reason;  // and the register and cache model's reason, in words
+  std::string gpu;           // opencl and cuda: the mapping, in words (schedule_gpu.h)
   // The strategy text (steps, then lowerToC), one step a line with its comment.
   std::string strategy_text() const;
   // The decisions in a few words ("structure simplify, parallel parallelOutput, ...").

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "driver/gpu_device.h"
 #include "elevate/parser.h"
 #include "rise/printer.h"
 #include "runtime/jit.h"
@@ -48,7 +49,10 @@ TunedKey tuned_key(const rise::Program& program, const std::string& entry,
   for (const auto& [name, value] : sizes)
     k.sizes += (k.sizes.empty() ? "" : ",") + name + "=" + std::to_string(value);
   k.target = target_code;
-  k.cpu = cpu_model();
+  // A GPU target's time is the device's: its records are keyed by the device's name
+  // (gpu_device.h), not the CPU's.
+  const std::string target = target_code.substr(0, target_code.find(' '));
+  k.cpu = is_gpu_target(target) ? gpu_device_key(target) : cpu_model();
   k.version = RISEC_VERSION;
   return k;
 }
