@@ -1,4 +1,4 @@
-// risec's own f32 exp and log (codegen/c/float_math.h) against the C library's double
+// risec's own f32 exp, log and tanh (codegen/c/float_math.h) against the C library's double
 // functions, whose results rounded to float are what the interpreter computes: a
 // sweep over the float bit patterns (every 97th by default, all 2^32 with
 // RISEC_FULL_ULP_SWEEP=1, about a minute per function) must stay within the
@@ -29,7 +29,8 @@ namespace {
 // The sweep: the helper over blocks of bit patterns (a loop GCC vectorises), each
 // result compared with the double function's. Prints "MAXULP <ulp> AT <x>" and one
 // line "SPECIAL x got want" per special value the helper gets wrong (a NaN or an
-// infinity where the C library's rounded result has none, or the other way round).
+// infinity where the C library's rounded result has none, or the other way round, or
+// a zero of the other sign).
 const char* kSweep = R"(
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,8 @@ static void check(const float* in, const float* out, int n) {
   for (int j = 0; j < n; ++j) {
     double ref = REF((double)in[j]);
     float want = (float)ref, got = out[j];
+    if (want == 0 && got == 0 && signbit(want) != signbit(got))
+      printf("SPECIAL %a %a %a\n", in[j], got, want);
     if (isnan(want) || isnan(got) || isinf(want) || isinf(got)) {
       if (!(isnan(want) && isnan(got)) && want != got)
         printf("SPECIAL %a %a %a\n", in[j], got, want);
@@ -94,7 +97,8 @@ Sweep sweep(rise::PrimId id, const char* ref, unsigned long long step) {
   std::string dir = ::testing::TempDir() + "/risec_float_math_" + std::to_string(::getpid());
   std::string src = dir + "_" + h->name + ".c", exe = dir + "_" + h->name + ".exe";
   std::ofstream(src) << "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n"
-                     << h->text << "#define FN " << h->name << "\n#define REF " << ref << "\n"
+                     << codegen::float_math_definitions(id, rise::ScalarKind::F32) << "#define FN "
+                     << h->name << "\n#define REF " << ref << "\n"
                      << kSweep;
   std::vector<std::string> argv = runtime::c_compiler();
   for (const std::string& f : runtime::compile_flags({}, false)) argv.push_back(f);
@@ -138,11 +142,22 @@ TEST(FloatMath, LogWithinTheDocumentedUlpEverywhere) {
   std::printf("log: max %.4f ulp at %s\n", s.max_ulp, s.at.c_str());
 }
 
-// Only f32 exp and log have helpers: f64 and the other functions call the C library.
-TEST(FloatMath, OnlyF32ExpAndLog) {
+TEST(FloatMath, TanhWithinTheDocumentedUlpEverywhere) {
+  Sweep s = sweep(rise::PrimId::Tanh, "tanh", sweep_step());
+  EXPECT_GE(s.max_ulp, 0) << s.output;
+  EXPECT_LE(s.max_ulp, codegen::kFloatMathMaxUlp) << "at " << s.at;
+  EXPECT_EQ(s.specials, "");
+  std::printf("tanh: max %.4f ulp at %s\n", s.max_ulp, s.at.c_str());
+}
+
+// Only f32 exp, log and tanh have helpers: f64 and the other functions call the C library.
+TEST(FloatMath, OnlyF32ExpLogAndTanh) {
   EXPECT_FALSE(codegen::float_math_helper(rise::PrimId::Exp, rise::ScalarKind::F64));
   EXPECT_FALSE(codegen::float_math_helper(rise::PrimId::Sin, rise::ScalarKind::F32));
   EXPECT_TRUE(codegen::float_math_helper(rise::PrimId::Log, rise::ScalarKind::F32));
+  // tanh calls exp, whose definition comes first
+  std::string tanh = codegen::float_math_definitions(rise::PrimId::Tanh, rise::ScalarKind::F32);
+  EXPECT_LT(tanh.find("risec_exp_f32(float x)"), tanh.find("risec_tanh_f32(float x)"));
 }
 
 }  // namespace

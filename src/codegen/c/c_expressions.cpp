@@ -541,11 +541,14 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
                          c_unary("-", c_cast(u, args[0])), c_cast(u, args[0])));
   }
   if (op.is(PrimId::Mod)) return c_call("fmod" + sfx, args);
-  // exp and log of f32 on the CPU: risec's own branch-free helpers, which GCC inlines
+  // exp, log and tanh of f32 on the CPU: risec's own branch-free helpers, which GCC inlines
   // and vectorises (float_math.h); the C library's are calls it cannot.
   if (t->kind == TypeKind::Scalar && (opts_.target.backend == dpia::Target::Backend::C ||
                                       opts_.target.backend == dpia::Target::Backend::OpenMP))
     if (std::optional<FloatMathHelper> h = float_math_helper(op.id, t->scalar)) {
+      for (rise::PrimId u : h->uses)
+        if (std::optional<FloatMathHelper> d = float_math_helper(u, t->scalar))
+          if (arith_helpers_.insert(d->name).second) helper_text_ += d->text;
       if (arith_helpers_.insert(h->name).second) helper_text_ += h->text;
       return c_call(h->name, args);
     }
@@ -655,8 +658,8 @@ CExpr CPrinter::vector_lane(CExpr v, const Nat& i) {
   return c_index(std::move(v), nat_expr(i));
 }
 
-// A math function on a vector: a lane loop the C compiler vectorises (f32 exp and log
-// call risec's own helpers, which it inlines: float_math.h).
+// A math function on a vector: a lane loop the C compiler vectorises (f32 exp, log and
+// tanh call risec's own helpers, which it inlines: float_math.h).
 CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                             const std::vector<CExpr>& args) {
   std::string name = vector_type(vt);

@@ -1,10 +1,10 @@
-// risec's own f32 exp and log for the C and OpenMP backends (float_math.h). Each is a
+// risec's own f32 exp, log and tanh for the C and OpenMP backends (float_math.h). Each is a
 // straight line of arithmetic, integer operations on the bits and selects, with no
 // branch and no call, so that GCC's vectoriser takes a loop that calls it: exp by
 // range reduction to |r| <= ln2/2 and a polynomial, log by splitting off the exponent
 // and a series in s = f / (2 + f). The bit moves are memcpy (no aliasing questions),
-// shifts are done on unsigned integers (no signed overflow on any input, NaN
-// included: the code is also compiled under -fsanitize=undefined).
+// tanh by a series near 0 and from exp elsewhere. Shifts are done on unsigned integers (no signed
+// overflow on any input, NaN included: the code is also compiled under -fsanitize=undefined).
 #include "codegen/c/float_math.h"
 
 namespace risec::codegen {
@@ -80,13 +80,49 @@ const char* kLogF32 = R"(static inline float risec_log_f32(float x) {
 }
 )";
 
+// tanh(x): for |x| < 0.625 its Taylor series x + x^3 P(x^2) up to x^19 (the next term
+// is below 4e-9 relative there; -0 is returned as itself, which x + ... would turn
+// into +0); above, 1 - 2 / (e^(2|x|) + 1) with risec_exp_f32, where the quotient is at
+// most 0.44 so the subtraction loses no accuracy, and x's sign. Both are computed and
+// one is selected. e^(2|x|) overflowing to inf gives 1, exactly as tanh rounds there;
+// a NaN flows through the exp.
+const char* kTanhF32 = R"(static inline float risec_tanh_f32(float x) {
+  float a = fabsf(x);
+  float z = x * x;
+  float p = -2.391291142e-04f;
+  p = p * z + 5.900274409e-04f;
+  p = p * z - 1.455834387e-03f;
+  p = p * z + 3.592128037e-03f;
+  p = p * z - 8.863235530e-03f;
+  p = p * z + 2.186948854e-02f;
+  p = p * z - 5.396825397e-02f;
+  p = p * z + 1.333333333e-01f;
+  p = p * z - 3.333333333e-01f;
+  float small = x + x * z * p;
+  float big = 1.0f - 2.0f / (risec_exp_f32(2.0f * a) + 1.0f);
+  big = x < 0.0f ? -big : big;
+  float r = a < 0.625f ? small : big;
+  return x == 0.0f ? x : r;
+}
+)";
+
 }  // namespace
 
 std::optional<FloatMathHelper> float_math_helper(rise::PrimId id, rise::ScalarKind k) {
   if (k != rise::ScalarKind::F32) return std::nullopt;
   if (id == rise::PrimId::Exp) return FloatMathHelper{"risec_exp_f32", kExpF32};
   if (id == rise::PrimId::Log) return FloatMathHelper{"risec_log_f32", kLogF32};
+  if (id == rise::PrimId::Tanh)
+    return FloatMathHelper{"risec_tanh_f32", kTanhF32, {rise::PrimId::Exp}};
   return std::nullopt;
+}
+
+std::string float_math_definitions(rise::PrimId id, rise::ScalarKind k) {
+  std::optional<FloatMathHelper> h = float_math_helper(id, k);
+  if (!h) return "";
+  std::string text;
+  for (rise::PrimId u : h->uses) text += float_math_helper(u, k)->text;
+  return text + h->text;
 }
 
 }  // namespace risec::codegen
