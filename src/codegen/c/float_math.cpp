@@ -1,10 +1,11 @@
-// risec's own f32 exp, log and tanh for the C and OpenMP backends (float_math.h). Each is a
-// straight line of arithmetic, integer operations on the bits and selects, with no
-// branch and no call, so that GCC's vectoriser takes a loop that calls it: exp by
-// range reduction to |r| <= ln2/2 and a polynomial, log by splitting off the exponent
-// and a series in s = f / (2 + f). The bit moves are memcpy (no aliasing questions),
-// tanh by a series near 0 and from exp elsewhere. Shifts are done on unsigned integers (no signed
-// overflow on any input, NaN included: the code is also compiled under -fsanitize=undefined).
+// risec's own f32 exp, log and tanh for the C and OpenMP backends (float_math.h).
+// Each is a straight line of arithmetic, integer operations on the bits and selects,
+// with no branch and no call, so that GCC's vectoriser takes a loop that calls it:
+// exp by range reduction to |r| <= ln2/2 and a polynomial, log by splitting off the
+// exponent and a series in s = f / (2 + f), tanh by a series near 0 and from exp
+// elsewhere. The bit moves are memcpy (no aliasing questions); shifts are done on
+// unsigned integers (no signed overflow on any input, NaN included: the code is also
+// compiled under -fsanitize=undefined).
 #include "codegen/c/float_math.h"
 
 namespace risec::codegen {
