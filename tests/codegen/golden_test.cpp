@@ -319,7 +319,7 @@ TEST(Golden, VectorizeProducesVectorTypesNotScalarLoops) {
   EXPECT_NE(body.find("risec_f32x16_exp("), std::string::npos) << body;
   // The vector loop runs n/16 times.
   EXPECT_NE(body.find("< 64;"), std::string::npos) << body;
-  // exp on vectors is a lane loop under omp simd (libmvec), not a call per element.
+  // exp on vectors is a lane loop under omp simd (of risec_exp_f32), not a call per element.
   EXPECT_NE(src.find("RISEC_SIMD_LOOP"), std::string::npos);
 }
 

@@ -61,6 +61,17 @@ TEST(DefaultLowering, BordersAreSplitOffAndTheInteriorHasNoClamps) {
     EXPECT_EQ(occurrences(body, "fmaxf("), 0) << body;
     EXPECT_EQ(occurrences(body, " < 25; "), 0) << body;  // no loop over the taps
   }
+  // The same with a pair accumulator (bilateral's (w * q, w) sums over a 5 x 5
+  // window): unrolled, the borders split off, and its exp inline, not libm's expf.
+  CliResult b =
+      run_risec({"compile", "bench/autoschedule/programs/bilateral.rise", "--size", "n=37,m=53"});
+  ASSERT_EQ(b.exit_code, 0) << show(b);
+  const std::string body = b.out.substr(b.out.find("void bilateral("));
+  EXPECT_EQ(occurrences(body, "risec_min("), 0) << body;
+  EXPECT_EQ(occurrences(body, "risec_max("), 0) << body;
+  EXPECT_EQ(occurrences(body, " < 25; "), 0) << body;
+  EXPECT_EQ(occurrences(body, "expf("), 0) << body;
+  EXPECT_GT(occurrences(body, "risec_exp_f32("), 25) << body;
   // Without --strategy only: an explicit lowerToC keeps the 25 taps a loop.
   CliResult s = run_risec(
       {"compile", program_path("morph5"), "--strategy", "lowerToC", "--size", "n=37,m=53"});

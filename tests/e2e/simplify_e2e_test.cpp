@@ -42,7 +42,8 @@ TEST(SimplifyE2E, ExamplesCompileAndMatchTheInterpreter) {
 // Golden counts of calls in the generated C: AiNF's fission lets cse share d1 and
 // v*sqrt(T) across the call and put loops, and re-fusion makes them one loop again
 // whose body shares the discounted strike too: the hand-shared example's counts
-// (one logf, sqrtf and expf, four erff per option) and its number of loops.
+// (one log, sqrtf and exp, four erff per option) and its number of loops. f32 log and
+// exp call risec's helpers (docs/codegen.md), each also named once where it is defined.
 TEST(SimplifyE2E, NaiveBlackScholesSharesAcrossLoops) {
   std::string file = write_scratch("naive_bs.rise", kNaiveBlackScholes);
   CheckReport plain = run_and_compare(file, "lowerToC", "n=64");
@@ -54,14 +55,14 @@ TEST(SimplifyE2E, NaiveBlackScholesSharesAcrossLoops) {
   EXPECT_TRUE(shared.comparison.ok);
   const std::string& before = plain.compiled.unit.source;
   const std::string& after = simple.compiled.unit.source;
-  EXPECT_EQ(occurrences(before, "logf("), 4);
+  EXPECT_EQ(occurrences(before, "risec_log_f32("), 1 + 4);
   EXPECT_GT(occurrences(before, "for ("), occurrences(after, "for ("));
-  for (const char* f : {"logf(", "expf(", "erff(", "sqrtf(", "for ("}) {
+  for (const char* f : {"risec_log_f32(", "risec_exp_f32(", "erff(", "sqrtf(", "for ("}) {
     SCOPED_TRACE(f);
     EXPECT_EQ(occurrences(after, f), occurrences(shared.compiled.unit.source, f)) << after;
   }
-  EXPECT_EQ(occurrences(after, "logf("), 1) << after;
-  EXPECT_EQ(occurrences(after, "expf("), 1) << after;
+  EXPECT_EQ(occurrences(after, "risec_log_f32("), 1 + 1) << after;
+  EXPECT_EQ(occurrences(after, "risec_exp_f32("), 1 + 1) << after;
   EXPECT_EQ(occurrences(after, "erff("), 4) << after;
   EXPECT_EQ(occurrences(after, "sqrtf("), 1) << after;
   EXPECT_EQ(occurrences(after, "for ("), 1) << after;
@@ -145,7 +146,7 @@ TEST(SimplifyE2E, Figure2ExamplesCompileLikeTheirSharedVersions) {
     const std::string& p = plain.compiled.unit.source;
     const std::string& s = shared.compiled.unit.source;
     int work = 0, extra = 0;  // calls (weighted by nesting) the naive code does more
-    for (const char* fn : {"expf(", "logf(", "erff(", "sqrtf(", "for ("}) {
+    for (const char* fn : {"risec_exp_f32(", "risec_log_f32(", "erff(", "sqrtf(", "for ("}) {
       SCOPED_TRACE(fn);
       EXPECT_EQ(occurrences(a, fn), occurrences(s, fn)) << a;
       EXPECT_EQ(deepest(a, fn), deepest(s, fn)) << a;

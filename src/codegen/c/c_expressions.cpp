@@ -7,6 +7,7 @@
 
 #include "codegen/c/c_names.h"
 #include "codegen/c/c_printer.h"
+#include "codegen/c/float_math.h"
 
 namespace risec::codegen {
 
@@ -540,6 +541,17 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
                          c_unary("-", c_cast(u, args[0])), c_cast(u, args[0])));
   }
   if (op.is(PrimId::Mod)) return c_call("fmod" + sfx, args);
+  // exp, log and tanh of f32 on the CPU: risec's own branch-free helpers, which GCC inlines
+  // and vectorises (float_math.h); the C library's are calls it cannot.
+  if (t->kind == TypeKind::Scalar && (opts_.target.backend == dpia::Target::Backend::C ||
+                                      opts_.target.backend == dpia::Target::Backend::OpenMP))
+    if (std::optional<FloatMathHelper> h = float_math_helper(op.id, t->scalar)) {
+      for (rise::PrimId u : h->uses)
+        if (std::optional<FloatMathHelper> d = float_math_helper(u, t->scalar))
+          if (arith_helpers_.insert(d->name).second) helper_text_ += d->text;
+      if (arith_helpers_.insert(h->name).second) helper_text_ += h->text;
+      return c_call(h->name, args);
+    }
   return c_call(op.name + sfx, args);
 }
 
@@ -646,7 +658,8 @@ CExpr CPrinter::vector_lane(CExpr v, const Nat& i) {
   return c_index(std::move(v), nat_expr(i));
 }
 
-// A math function on a vector: a lane loop the C compiler vectorises.
+// A math function on a vector: a lane loop the C compiler vectorises (f32 exp, log and
+// tanh call risec's own helpers, which it inlines: float_math.h).
 CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                             const std::vector<CExpr>& args) {
   std::string name = vector_type(vt);
@@ -665,45 +678,7 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
       lane_args.push_back(c_atom("a" + std::to_string(i) + "[l]"));
     CExpr body = math_call(op, vt->a, lane_args);
     const rise::ScalarKind k = vt->a->scalar;
-    if (op.is(PrimId::Exp) && k == rise::ScalarKind::F32) {
-      // exp of float lanes computed inline rather than by a call to glibc's vector
-      // expf: a call clobbers every vector register (the loop around it spills and
-      // reloads its state) and keeps the compiler from overlapping independent exps.
-      // exp(x) = 2^n e^r with n = round(x log2 e) (x log2 e + 1.5 * 2^23 - 1.5 * 2^23,
-      // which -ffast-math's reassociation would break; n = (float)ni kept GCC 12 from
-      // vectorising the loop, 9x slower), r = x - n ln 2
-      // in two parts (the high part exact for |n| <= 255), e^r by its Taylor polynomial
-      // of degree 7 (|r| <= 0.35: truncation 6e-9, within 1 ulp in all), 2^n applied as
-      // two factors so that results below 2^-126 round into subnormals; x is clamped to
-      // [-104, 89], where exp is 0 and inf.
-      helper_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
-                      " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes + "; ++l) {\n" +
-                      R"(    float x = a0[l] < -104.0f ? -104.0f : a0[l];
-    x = x > 89.0f ? 89.0f : x;
-    float t = x * 1.44269504f + 12582912.0f, n = t - 12582912.0f;
-    int32_t ni;
-    memcpy(&ni, &t, sizeof ni);
-    ni -= 0x4B400000;
-    float q = x - n * 0.693145752f;
-    q = q - n * 1.42860677e-06f;
-    float p = 1.0f / 5040.0f;
-    p = p * q + 1.0f / 720.0f;
-    p = p * q + 1.0f / 120.0f;
-    p = p * q + 1.0f / 24.0f;
-    p = p * q + 1.0f / 6.0f;
-    p = p * q + 0.5f;
-    p = p * q + 1.0f;
-    p = p * q + 1.0f;
-    int32_t b1 = ((ni >> 1) + 127) << 23, b2 = ((ni - (ni >> 1)) + 127) << 23;
-    float s1, s2;
-    memcpy(&s1, &b1, sizeof s1);
-    memcpy(&s2, &b2, sizeof s2);
-    r[l] = p * s1 * s2;
-  }
-  return r;
-}
-)";
-    } else if (op.is(PrimId::Exp) && k == rise::ScalarKind::F64) {
+    if (op.is(PrimId::Exp) && k == rise::ScalarKind::F64) {
       // glibc's vector exp leaves its vector path for lanes whose result is near or past
       // the type's range (|x| > 708 for double, 87.3 for float) and calls the scalar exp
       // lane by lane, eight to ten times the cost of the whole vector (log-domain weights
@@ -729,8 +704,9 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));
     // (libmvec has none for fmin and fmax: declaring them would make GCC call variants
-    // that do not exist)
-    const bool has_variants = !op.is(PrimId::Fmin) && !op.is(PrimId::Fmax);
+    // that do not exist; nor for risec's own helpers, which are inlined)
+    const bool has_variants = !op.is(PrimId::Fmin) && !op.is(PrimId::Fmax) &&
+                              c_fn.rfind("risec_", 0) == std::string::npos;
     if (has_variants && !simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
       simd_decls_.insert(c_fn);
       std::string proto =

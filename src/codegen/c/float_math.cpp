@@ -1,0 +1,129 @@
+// risec's own f32 exp, log and tanh for the C and OpenMP backends (float_math.h).
+// Each is a straight line of arithmetic, integer operations on the bits and selects,
+// with no branch and no call, so that GCC's vectoriser takes a loop that calls it:
+// exp by range reduction to |r| <= ln2/2 and a polynomial, log by splitting off the
+// exponent and a series in s = f / (2 + f), tanh by a series near 0 and from exp
+// elsewhere. The bit moves are memcpy (no aliasing questions); shifts are done on
+// unsigned integers (no signed overflow on any input, NaN included: the code is also
+// compiled under -fsanitize=undefined).
+#include "codegen/c/float_math.h"
+
+namespace risec::codegen {
+
+namespace {
+
+// exp(x) = 2^n e^r. n = round(x log2 e): adding 1.5 * 2^23 rounds the product to an
+// integer, held in the low bits of the sum; n is taken from those bits (not by
+// subtracting the constant again, which reassociation under -ffast-math would fold
+// away). r = x - n ln 2 in two steps (ln 2's first part has 16 significant bits, so
+// n times it is exact for |n| <= 255), |r| <= 0.347; e^r by its Taylor polynomial of
+// degree 7 (truncation below 7e-9 relative). 2^n is applied as two factors 2^h and
+// 2^(n-h) built in the exponent field, so that a result below 2^-126 is rounded once,
+// into a subnormal, as the exact value would be. x is first clamped to [-104, 89]:
+// below, exp rounds to +0, above, it overflows to +inf through the product; a NaN
+// fails both comparisons and flows through the arithmetic to a NaN.
+const char* kExpF32 = R"(static inline float risec_exp_f32(float x) {
+  float c = x < -104.0f ? -104.0f : x;
+  c = c > 89.0f ? 89.0f : c;
+  float t = c * 1.44269504f + 12582912.0f;
+  int32_t ni;
+  memcpy(&ni, &t, sizeof ni);
+  ni -= 0x4B400000;
+  float n = (float)ni;
+  float r = c - n * 0.693145752f;
+  r = r - n * 1.42860677e-06f;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  int32_t h = ni >> 1;
+  uint32_t b1 = (uint32_t)(h + 127) << 23, b2 = (uint32_t)(ni - h + 127) << 23;
+  float s1, s2;
+  memcpy(&s1, &b1, sizeof s1);
+  memcpy(&s2, &b2, sizeof s2);
+  return p * s1 * s2;
+}
+)";
+
+// log(x) = k ln 2 + log(m), x = 2^k m with m in [2/3, 4/3): subtracting the bits of
+// 2/3 from x's moves the exponent boundary there, so k is the shifted difference and
+// m's bits are its low 23 bits plus those of 2/3 (a subnormal x is first scaled by
+// 2^23 and k corrected). With f = m - 1 and s = f / (2 + f) (|s| <= 1/5),
+// log(1 + f) = 2 atanh(s) = f - (f^2/2 - s (f^2/2 + R)), R = 2s^2/3 + 2s^4/5 + ...
+// (Taylor terms up to s^8; the rest is below 4e-9 absolute): the large part f - f^2/2
+// is formed last, so the rounding of the small corrections hardly shows. ln 2 is in
+// two parts as for exp. Selects give the special values: log(+-0) = -inf,
+// log(x < 0) = NaN, log(+inf) = +inf, log(NaN) = NaN.
+const char* kLogF32 = R"(static inline float risec_log_f32(float x) {
+  float y = x < 1.17549435e-38f ? x * 8388608.0f : x;
+  int32_t i;
+  memcpy(&i, &y, sizeof i);
+  uint32_t d = (uint32_t)i - 0x3F2AAAABu;
+  int32_t k = ((int32_t)d >> 23) - (x < 1.17549435e-38f ? 23 : 0);
+  uint32_t mi = (d & 0x007FFFFFu) + 0x3F2AAAABu;
+  float m;
+  memcpy(&m, &mi, sizeof m);
+  float f = m - 1.0f;
+  float s = f / (2.0f + f);
+  float z = s * s;
+  float R = z * (0.666666667f + z * (0.4f + z * (0.285714286f + z * 0.222222222f)));
+  float hf = 0.5f * f * f;
+  float kf = (float)k;
+  float r = kf * 0.693145752f + ((f - (hf - s * (hf + R))) + kf * 1.42860677e-06f);
+  r = x == 0.0f ? -INFINITY : r;
+  r = x < 0.0f ? NAN : r;
+  r = x == INFINITY ? x : r;
+  return x != x ? x : r;
+}
+)";
+
+// tanh(x): for |x| < 0.625 its Taylor series x + x^3 P(x^2) up to x^19 (the next term
+// is below 4e-9 relative there; -0 is returned as itself, which x + ... would turn
+// into +0); above, 1 - 2 / (e^(2|x|) + 1) with risec_exp_f32, where the quotient is at
+// most 0.44 so the subtraction loses no accuracy, and x's sign. Both are computed and
+// one is selected. e^(2|x|) overflowing to inf gives 1, exactly as tanh rounds there;
+// a NaN flows through the exp.
+const char* kTanhF32 = R"(static inline float risec_tanh_f32(float x) {
+  float a = fabsf(x);
+  float z = x * x;
+  float p = -2.391291142e-04f;
+  p = p * z + 5.900274409e-04f;
+  p = p * z - 1.455834387e-03f;
+  p = p * z + 3.592128037e-03f;
+  p = p * z - 8.863235530e-03f;
+  p = p * z + 2.186948854e-02f;
+  p = p * z - 5.396825397e-02f;
+  p = p * z + 1.333333333e-01f;
+  p = p * z - 3.333333333e-01f;
+  float small = x + x * z * p;
+  float big = 1.0f - 2.0f / (risec_exp_f32(2.0f * a) + 1.0f);
+  big = x < 0.0f ? -big : big;
+  float r = a < 0.625f ? small : big;
+  return x == 0.0f ? x : r;
+}
+)";
+
+}  // namespace
+
+std::optional<FloatMathHelper> float_math_helper(rise::PrimId id, rise::ScalarKind k) {
+  if (k != rise::ScalarKind::F32) return std::nullopt;
+  if (id == rise::PrimId::Exp) return FloatMathHelper{"risec_exp_f32", kExpF32};
+  if (id == rise::PrimId::Log) return FloatMathHelper{"risec_log_f32", kLogF32};
+  if (id == rise::PrimId::Tanh)
+    return FloatMathHelper{"risec_tanh_f32", kTanhF32, {rise::PrimId::Exp}};
+  return std::nullopt;
+}
+
+std::string float_math_definitions(rise::PrimId id, rise::ScalarKind k) {
+  std::optional<FloatMathHelper> h = float_math_helper(id, k);
+  if (!h) return "";
+  std::string text;
+  for (rise::PrimId u : h->uses) text += float_math_helper(u, k)->text;
+  return text + h->text;
+}
+
+}  // namespace risec::codegen
