@@ -15,7 +15,8 @@ Not checked:
   and parser_lex.cpp (its tokens);
 - the name of a strategy or rule (a rule may be named after the primitive it
   introduces, as mapSeq is): a literal that is the first argument of rule(, fail_at(,
-  Strategy(, entry(, simple(, core(, replace_head( or list(;
+  Strategy(, core(, replace_head( or list(, or the first field of a rule's
+  declaration, rule({ or normal_form({ (src/elevate/library.h);
 - a literal on a line whose comment says `not a primitive` (a C function or keyword
   of the same name, a DPIA node kind), and the lines between comments
   `prim-names: off` and `prim-names: on`.
@@ -35,7 +36,8 @@ EXCLUDED = {
     "src/elevate/parser.cpp",
     "src/elevate/parser_lex.cpp",
 }
-STRATEGY_NAMERS = {"rule", "fail_at", "Strategy", "entry", "simple", "core", "replace_head", "list"}
+STRATEGY_NAMERS = {"rule", "fail_at", "Strategy", "core", "replace_head", "list"}
+DECLARERS = {"rule", "normal_form"}  # r.rule({"mapSeq", ...}): a RuleDecl's name
 MARKER = "not a primitive"
 
 
@@ -112,7 +114,10 @@ def off_lines(comments):
 def names_strategy(before):
     """Whether the literal is the first argument of a strategy-naming call."""
     m = re.search(r"\b(\w+)\s*\(\s*$", before)
-    return bool(m) and m.group(1) in STRATEGY_NAMERS
+    if m and m.group(1) in STRATEGY_NAMERS:
+        return True
+    m = re.search(r"\b(\w+)\s*\(\s*\{\s*$", before)
+    return bool(m) and m.group(1) in DECLARERS
 
 
 def table_names(root):

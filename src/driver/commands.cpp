@@ -219,67 +219,7 @@ void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& o
 }
 
 int cmd_rules(const RulesArgs&) {
-  using elevate::EntryClass;
-  std::map<std::string, std::vector<const elevate::LibraryEntry*>> groups;
-  for (const auto& e : elevate::library()) {
-    std::string g;
-    switch (e.cls) {
-      case EntryClass::Combinator:
-        g = "combinators";
-        break;
-      case EntryClass::Traversal:
-        g = "traversals";
-        break;
-      case EntryClass::Predicate:
-        g = "predicates";
-        break;
-      case EntryClass::NormalForm:
-        g = "normal forms";
-        break;
-      case EntryClass::Rule:
-        g = "rules: " + (e.family.empty() ? std::string("other") : e.family);
-        break;
-    }
-    groups[g].push_back(&e);
-  }
-  for (const auto& [g, entries] : groups) {
-    std::cout << g << "\n";
-    for (const auto* e : entries) {
-      std::string sig = e->name;
-      if (!e->params.empty()) {
-        sig += "(";
-        for (size_t i = 0; i < e->params.size(); ++i) {
-          if (i) sig += ", ";
-          switch (e->params[i]) {
-            case elevate::ParamKind::Strategy:
-              sig += "s";
-              break;
-            case elevate::ParamKind::Nat:
-              sig += "n";
-              break;
-            case elevate::ParamKind::IntList:
-              sig += "[..]";
-              break;
-            case elevate::ParamKind::Addr:
-              sig += "addr";
-              break;
-            case elevate::ParamKind::Name:
-              sig += "name";
-              break;
-          }
-        }
-        sig += ")";
-      }
-      for (const auto& a : e->aliases) sig += " (alias " + a + ")";
-      std::cout << "  " << sig;
-      if (sig.size() < 34)
-        std::cout << std::string(34 - sig.size(), ' ');
-      else
-        std::cout << "\n  " << std::string(34, ' ');
-      std::cout << e->description << "\n";
-    }
-    std::cout << "\n";
-  }
+  std::cout << elevate::library_listing();
   return 0;
 }
 

@@ -133,17 +133,14 @@ std::string default_lowering_text(const DefaultLowering& d) {
 }
 
 void register_default_lowering(Registry& r) {
-  r.add(LibraryEntry{
-      "unrollReductions",
-      {},
-      {ParamKind::Nat},
-      "unrollReductions(n): after lowerToC, every reduceSeq over a constant length L becomes "
-      "reduceSeqUnroll when L times the copies of the unrolled loops inside its operator is at "
-      "most n (inner ones first); fails when none does. The default lowering's "
-      "unrollReductions(25): a 5 x 5 window's taps get constant offsets",
-      EntryClass::Rule,
-      "lowering",
-      [](const std::vector<Arg>& a) { return unroll_reductions(arg_nat(a, 0)); }});
+  r.rule({"unrollReductions",
+          RuleFamily::Lowering,
+          "unrollReductions(n): after lowerToC, every reduceSeq over a constant length L becomes "
+          "reduceSeqUnroll when L times the copies of the unrolled loops inside its operator is "
+          "at most n (inner ones first); fails when none does. The default lowering's "
+          "unrollReductions(25): a 5 x 5 window's taps get constant offsets",
+          {ParamKind::Nat},
+          [](const Args& a) { return unroll_reductions(arg_nat(a, 0)); }});
 }
 
 }  // namespace risec::elevate

@@ -2,6 +2,7 @@
 // predicates); rule families register themselves from rules_*.cpp.
 #include "elevate/library.h"
 
+#include <map>
 #include <mutex>
 
 namespace risec::elevate {
@@ -9,8 +10,7 @@ namespace risec::elevate {
 namespace {
 
 LibraryEntry core(const std::string& name, std::vector<ParamKind> params,
-                  const std::string& description, EntryClass cls,
-                  std::function<Strategy(const std::vector<Arg>&)> make) {
+                  const std::string& description, EntryClass cls, MakeStrategy make) {
   LibraryEntry e;
   e.name = name;
   e.params = std::move(params);
@@ -126,15 +126,42 @@ const std::vector<LibraryEntry>& library() {
   return all;
 }
 
-LibraryEntry fixed_rule(const std::string& family, const std::string& name,
-                        const std::string& description, Strategy s) {
+const char* family_name(RuleFamily f) {
+  switch (f) {
+    case RuleFamily::NormalForm:
+      return "normal form";
+    case RuleFamily::Algorithmic:
+      return "algorithmic";
+    case RuleFamily::Movement:
+      return "movement";
+    case RuleFamily::Tiling:
+      return "tiling";
+    case RuleFamily::Lowering:
+      return "lowering";
+    case RuleFamily::Memory:
+      return "memory";
+    case RuleFamily::Vector:
+      return "vector";
+    case RuleFamily::Simplify:
+      return "simplify";
+  }
+  return "other";
+}
+
+MakeStrategy fixed(Strategy s) {
+  return [s = std::move(s)](const Args&) { return s; };
+}
+
+void Registry::add(RuleDecl d, EntryClass cls) {
   LibraryEntry e;
-  e.name = name;
-  e.description = description;
-  e.cls = EntryClass::Rule;
-  e.family = family;
-  e.make = [s](const std::vector<Arg>&) { return s; };
-  return e;
+  e.name = std::move(d.name);
+  e.aliases = std::move(d.aliases);
+  e.params = std::move(d.params);
+  e.description = std::move(d.rewrite);
+  e.cls = cls;
+  e.family = d.family;
+  e.make = std::move(d.make);
+  entries_.push_back(std::move(e));
 }
 
 const LibraryEntry* find_entry(const std::string& name) {
@@ -153,6 +180,77 @@ Strategy make_strategy(const std::string& name, const std::vector<Arg>& args) {
     user_error("'" + name + "' takes " + std::to_string(e->params.size()) + " argument(s), got " +
                std::to_string(args.size()));
   return e->make(args);
+}
+
+namespace {
+
+// name(n, s, ..) (alias a): the call form of an entry.
+std::string signature(const LibraryEntry& e) {
+  std::string sig = e.name;
+  if (!e.params.empty()) {
+    sig += "(";
+    for (size_t i = 0; i < e.params.size(); ++i) {
+      if (i) sig += ", ";
+      switch (e.params[i]) {
+        case ParamKind::Strategy:
+          sig += "s";
+          break;
+        case ParamKind::Nat:
+          sig += "n";
+          break;
+        case ParamKind::IntList:
+          sig += "[..]";
+          break;
+        case ParamKind::Addr:
+          sig += "addr";
+          break;
+        case ParamKind::Name:
+          sig += "name";
+          break;
+      }
+    }
+    sig += ")";
+  }
+  for (const auto& a : e.aliases) sig += " (alias " + a + ")";
+  return sig;
+}
+
+std::string group_of(const LibraryEntry& e) {
+  switch (e.cls) {
+    case EntryClass::Combinator:
+      return "combinators";
+    case EntryClass::Traversal:
+      return "traversals";
+    case EntryClass::Predicate:
+      return "predicates";
+    case EntryClass::NormalForm:
+      return "normal forms";
+    case EntryClass::Rule:
+      break;
+  }
+  return std::string("rules: ") + family_name(e.family);
+}
+
+}  // namespace
+
+std::string library_listing() {
+  std::map<std::string, std::vector<const LibraryEntry*>> groups;
+  for (const LibraryEntry& e : library()) groups[group_of(e)].push_back(&e);
+  std::string out;
+  for (const auto& [g, entries] : groups) {
+    out += g + "\n";
+    for (const LibraryEntry* e : entries) {
+      std::string sig = signature(*e);
+      out += "  " + sig;
+      if (sig.size() < 34)
+        out += std::string(34 - sig.size(), ' ');
+      else
+        out += "\n  " + std::string(34, ' ');
+      out += e->description + "\n";
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace risec::elevate

@@ -19,35 +19,83 @@ using Arg = std::variant<Strategy, int64_t, std::vector<int64_t>, rise::AddrSpac
 
 enum class EntryClass { Combinator, Traversal, Predicate, NormalForm, Rule };
 
+// The families `risec rules` and docs/rules.md group the rules by.
+enum class RuleFamily {
+  NormalForm,
+  Algorithmic,
+  Movement,
+  Tiling,
+  Lowering,
+  Memory,
+  Vector,
+  Simplify
+};
+const char* family_name(RuleFamily f);  // "normal form", "algorithmic", ...
+
+using Args = std::vector<Arg>;
+using MakeStrategy = std::function<Strategy(const Args&)>;
+
 struct LibraryEntry {
   std::string name;
   std::vector<std::string> aliases;
   std::vector<ParamKind> params;  // in call order: tile(32, 32) has {Nat, Nat}
   std::string description;
   EntryClass cls = EntryClass::Rule;
-  std::string family;  // for rules: algorithmic, movement, tiling, lowering, vector, memory
-  std::function<Strategy(const std::vector<Arg>&)> make;
+  RuleFamily family = RuleFamily::Algorithmic;  // rules and normal forms only
+  MakeStrategy make;
 };
+
+// ------------------------------------------------------------------ declaring a rule
+// Every rule (and normal form) of the library is declared in this one form, in the
+// register_* function of its family's file:
+//
+//   r.rule({"splitJoin", RuleFamily::Algorithmic,
+//           "map(f) -> split(n) >> map(map(f)) >> join; fails when n cannot divide ..",
+//           {ParamKind::Nat}, [](const Args& a) { return split_join(arg_nat(a, 0)); }});
+//   r.rule({"idAfter", RuleFamily::Algorithmic, "x -> id(x) for data x", {}, fixed(id_after())});
+//
+//   name     what .elv files call it
+//   family   where `risec rules` and docs/rules.md list it
+//   rewrite  what it rewrites, as `lhs -> rhs` text followed by its conditions (in words
+//            for a pass over the whole term); `risec rules` prints it and docs/rules.md
+//            is generated from it (scripts/rules_doc.sh; a test checks they agree)
+//   params   the kinds of its arguments, in call order ({} for none)
+//   make     builds the strategy from the arguments; fixed(s) for a rule without any
+//   aliases  other names it answers to (optional)
+struct RuleDecl {
+  std::string name;
+  RuleFamily family;
+  std::string rewrite;
+  std::vector<ParamKind> params;
+  MakeStrategy make;
+  std::vector<std::string> aliases = {};
+};
+
+// `make` of a rule without arguments that always builds the strategy `s`.
+MakeStrategy fixed(Strategy s);
 
 // All entries (built on first use).
 const std::vector<LibraryEntry>& library();
 const LibraryEntry* find_entry(const std::string& name);  // by name or alias
 
+// `risec rules`: every entry with its call form and description, grouped (combinators,
+// traversals, predicates, normal forms, then the rules by family); docs/rules.md holds it.
+std::string library_listing();
+
 // Build a library strategy by name with arguments; throws risec::Error (User) when
 // the name is unknown or the arguments do not fit.
 Strategy make_strategy(const std::string& name, const std::vector<Arg>& args = {});
 
-// A rule of `family` that takes no arguments and always builds the strategy `s`.
-LibraryEntry fixed_rule(const std::string& family, const std::string& name,
-                        const std::string& description, Strategy s);
-
 // Registration, called once per family while the library is built.
 class Registry {
  public:
-  void add(LibraryEntry e) { entries_.push_back(std::move(e)); }
+  void rule(RuleDecl d) { add(std::move(d), EntryClass::Rule); }
+  void normal_form(RuleDecl d) { add(std::move(d), EntryClass::NormalForm); }
+  void add(LibraryEntry e) { entries_.push_back(std::move(e)); }  // the core's entries
   std::vector<LibraryEntry>& entries() { return entries_; }
 
  private:
+  void add(RuleDecl d, EntryClass cls);
   std::vector<LibraryEntry> entries_;
 };
 

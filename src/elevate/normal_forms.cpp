@@ -132,17 +132,6 @@ Expr dfnf_expand(const Expr& e) {
 
 namespace {
 
-LibraryEntry nf_entry(const std::string& name, const std::string& description, EntryClass cls,
-                      Strategy s) {
-  LibraryEntry e;
-  e.name = name;
-  e.description = description;
-  e.cls = cls;
-  e.family = "normal form";
-  e.make = [s](const std::vector<Arg>&) { return s; };
-  return e;
-}
-
 Strategy beta_reduction() {
   return rule("betaReduction", [](const Expr& e, const Context&) -> Result {
     if (auto r = util::beta_step(e)) return *r;
@@ -184,27 +173,36 @@ Strategy rnf() {
 }  // namespace
 
 void register_normal_forms(Registry& r) {
-  using C = EntryClass;
-  r.add(nf_entry("betaReduction",
-                 "fun(x => b)(a) -> b[x := a] (capture-avoiding); depFun(n => b)(N) -> b[n := N]",
-                 C::Rule, beta_reduction()));
-  r.add(nf_entry("etaReduction", "fun(x => f(x)) -> f when x is not free in f", C::Rule,
-                 eta_reduction()));
-  LibraryEntry benf_entry =
-      nf_entry("betaEtaNF",
-               "beta-eta normal form (BENF): no beta- or eta-redex anywhere (lambdas with a "
-               "declared parameter type are kept)",
-               C::NormalForm, benf());
-  benf_entry.aliases = {"BENF"};
-  r.add(benf_entry);
-  r.add(nf_entry("DFNF",
+  const RuleFamily F = RuleFamily::NormalForm;
+  r.rule({"betaReduction",
+          F,
+          "fun(x => b)(a) -> b[x := a] (capture-avoiding); depFun(n => b)(N) -> b[n := N]",
+          {},
+          fixed(beta_reduction())});
+  r.rule({"etaReduction",
+          F,
+          "fun(x => f(x)) -> f when x is not free in f",
+          {},
+          fixed(eta_reduction())});
+  r.normal_form({"betaEtaNF",
+                 F,
+                 "beta-eta normal form (BENF): no beta- or eta-redex anywhere (lambdas with a "
+                 "declared parameter type are kept)",
+                 {},
+                 fixed(benf()),
+                 {"BENF"}});
+  r.normal_form({"DFNF",
+                 F,
                  "data-flow normal form: BENF, every primitive fully applied (eta-expanded), "
                  "every function argument of a primitive a lambda",
-                 C::NormalForm, dfnf()));
-  r.add(nf_entry("RNF",
+                 {},
+                 fixed(dfnf())});
+  r.normal_form({"RNF",
+                 F,
                  "rewrite normal form: DFNF with every map fissioned (mapFission until none "
                  "applies), then DFNF",
-                 C::NormalForm, rnf()));
+                 {},
+                 fixed(rnf())});
 }
 
 }  // namespace risec::elevate

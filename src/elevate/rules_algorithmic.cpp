@@ -27,23 +27,6 @@ using util::mk_map_fn;
 
 namespace {
 
-LibraryEntry entry(const std::string& name, std::vector<ParamKind> params,
-                   const std::string& description,
-                   std::function<Strategy(const std::vector<Arg>&)> make) {
-  LibraryEntry e;
-  e.name = name;
-  e.params = std::move(params);
-  e.description = description;
-  e.cls = EntryClass::Rule;
-  e.family = "algorithmic";
-  e.make = std::move(make);
-  return e;
-}
-
-LibraryEntry simple(const std::string& name, const std::string& description, Strategy s) {
-  return entry(name, {}, description, [s](const std::vector<Arg>&) { return s; });
-}
-
 // ---------------------------------------------------------------- fusion / fission
 
 Strategy map_fusion() {
@@ -852,91 +835,148 @@ Strategy pad_cst_before_map() {
 }  // namespace
 
 void register_algorithmic(Registry& r) {
-  r.add(simple("mapFusion", "map(f)(map(g)(x)) -> map(fun(y => f(g(y))))(x)", map_fusion()));
-  r.add(simple("expandReduce",
-               "reduce(op)(init)(xs) with xs of constant length k <= 64 -> "
-               "op(..op(op(init)(xs[0]))(xs[1])..)(xs[k-1]), the elements read through zip, join, "
-               "makeArray and map (a plain term: a map of it is inlined where it is read)",
-               expand_reduce()));
-  r.add(simple("inlineLet",
-               "let(v)(fun(x => b)) -> b with v for x (v recomputed at every use: recompute "
-               "fusion of a stage into its consumers)",
-               inline_let()));
-  r.add(simple("mapFission",
-               "map(fun(x => f(g(x)))) -> map(f) after map(fun(x => g(x))) when f does not use x "
-               "(applied to data or not)",
-               util::map_fission_rule(false)));
-  r.add(simple("mapFissionZip",
-               "map(fun(x => F[g(x), x]))(xs) -> map(fun(p => F[p._1, p._2]))(zip(map(fun(x => "
-               "g(x)))(xs))(xs)) with g(x) the first loop (map or reduction) in the body that "
-               "depends on x alone; without the zip when F does not use x",
-               map_fission_zip()));
-  r.add(entry("splitJoin", {ParamKind::Nat},
-              "map(f) -> split(n) >> map(map(f)) >> join; fails when n cannot divide the array "
-              "length (a symbolic length gets the precondition n | length)",
-              [](const std::vector<Arg>& a) { return split_join(arg_nat(a, 0)); }));
-  r.add(simple("idAfter", "x -> id(x) for data x", id_after()));
-  r.add(simple("liftId", "id(x) -> map(fun(y => id(y)))(x) for an array x", lift_id()));
-  r.add(simple("idToCopy", "id(x) -> map(fun(y => y))(x) for an array x (an explicit copy)",
-               id_to_copy()));
-  r.add(simple("createTransposePair", "id(x) -> transpose(transpose(x)) for a 2-D array x",
-               create_transpose_pair()));
-  r.add(simple("transposePairAfter", "x -> transpose(transpose(x)) for a 2-D array x",
-               transpose_pair_after()));
-  r.add(simple("removeTransposePair", "transpose(transpose(x)) -> x", remove_transpose_pair()));
-  r.add(simple("removeSplitJoin",
-               "split(n)(join(x)) -> x when the rows of x have n elements; join(split(n)(x)) -> x",
-               remove_split_join()));
-  r.add(simple("mapOutsideZip",
-               "zip(map(f)(a))(map(g)(b)) -> map(fun(p => (f(p._1), g(p._2))))(zip(a)(b))",
-               map_outside_zip()));
-  r.add(simple("zipSame", "zip(a)(a) -> map(fun(x => (x, x)))(a)", zip_same()));
-  r.add(simple("zipShared",
-               "zip(a)(zip(a)(b)) -> map(fun(p => (p._1, p)))(zip(a)(b)), zip(zip(a)(b))(b) -> "
-               "map(fun(p => (p, p._2)))(zip(a)(b)) (likewise with b beside zip(a)(b) or a "
-               "after it): the array zipped twice read once",
-               zip_shared()));
-  r.add(simple("slideOutsideZip",
-               "zip(slide(n)(s)(a))(slide(n)(s)(b)) -> map(fun(w => (map(fst)(w), "
-               "map(snd)(w))))(slide(n)(s)(zip(a)(b))) (one slide over the pairs)",
-               slide_outside_zip()));
-  r.add(simple("zipRows",
-               "zip(a)(b) of arrays of rows -> map(fun(q => (map(fst)(q), map(snd)(q))))("
-               "map(fun(r => zip(r._1)(r._2)))(zip(a)(b))) (rows of pairs, read as pairs of rows)",
-               zip_rows()));
-  r.add(
-      simple("fstReduction",
-             "fst(makePair(a)(b)) -> a; fst(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
-             "reduce(e1 on first components)(fst(i))(map(fst)(xs)) when e1 uses only acc._1, y._1",
-             projection_reduction("fstReduction", PrimId::Fst, 0)));
-  r.add(
-      simple("sndReduction",
-             "snd(makePair(a)(b)) -> b; snd(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
-             "reduce(e2 on second components)(snd(i))(map(snd)(xs)) when e2 uses only acc._2, y._2",
-             projection_reduction("sndReduction", PrimId::Snd, 1)));
-  r.add(simple("fuseReductions",
-               "(reduce(f)(a)(xs), reduce(g)(b)(ys)) -> reduceSeq(fun(acc, p => (f(acc._1)(p._1), "
-               "g(acc._2)(p._2))))((a, b))(zip(xs)(ys)) for xs, ys of the same length (over xs "
-               "alone when ys is xs): both reductions in one loop; the reverse of "
-               "fstReduction/sndReduction",
-               fuse_reductions()));
-  r.add(entry("slideOverlap", {ParamKind::Nat},
-              "slide(n)(m) -> slide(u)(u+m-n) >> map(slide(n)(m)) >> join (overlapped tiling "
-              "with outer windows u; needs n <= u, m | u-n and u+m-n | length-u)",
-              [](const std::vector<Arg>& a) { return slide_overlap(arg_nat(a, 0)); }));
-  r.add(simple("padCstBeforeMap",
-               "padCst(l)(r)(c)(map(f)(x)) -> map(f)(padCst(l)(r)(c')(x)) with c one scalar s "
-               "repeated and c' the input element filled with s, when f(c') evaluates to exactly "
-               "c (checked with the interpreter; sizes must be known)",
-               pad_cst_before_map()));
-  r.add(simple("separateDotHV",
-               "reduce(add)(0)(map(fun(p => p._1*p._2))(zip(join(nbh))(join(W)))) with W a "
-               "constant rank-1 2-D array v x h -> dot of each row with h, then dot with v",
-               separate_dot(true)));
-  r.add(simple("separateDotVH",
-               "reduce(add)(0)(map(fun(p => p._1*p._2))(zip(join(nbh))(join(W)))) with W a "
-               "constant rank-1 2-D array v x h -> dot of each column with v, then dot with h",
-               separate_dot(false)));
+  r.rule({"mapFusion",
+          RuleFamily::Algorithmic,
+          "map(f)(map(g)(x)) -> map(fun(y => f(g(y))))(x)",
+          {},
+          fixed(map_fusion())});
+  r.rule({"expandReduce",
+          RuleFamily::Algorithmic,
+          "reduce(op)(init)(xs) with xs of constant length k <= 64 -> "
+          "op(..op(op(init)(xs[0]))(xs[1])..)(xs[k-1]), the elements read through zip, join, "
+          "makeArray and map (a plain term: a map of it is inlined where it is read)",
+          {},
+          fixed(expand_reduce())});
+  r.rule({"inlineLet",
+          RuleFamily::Algorithmic,
+          "let(v)(fun(x => b)) -> b with v for x (v recomputed at every use: recompute "
+          "fusion of a stage into its consumers)",
+          {},
+          fixed(inline_let())});
+  r.rule({"mapFission",
+          RuleFamily::Algorithmic,
+          "map(fun(x => f(g(x)))) -> map(f) after map(fun(x => g(x))) when f does not use x "
+          "(applied to data or not)",
+          {},
+          fixed(util::map_fission_rule(false))});
+  r.rule({"mapFissionZip",
+          RuleFamily::Algorithmic,
+          "map(fun(x => F[g(x), x]))(xs) -> map(fun(p => F[p._1, p._2]))(zip(map(fun(x => "
+          "g(x)))(xs))(xs)) with g(x) the first loop (map or reduction) in the body that "
+          "depends on x alone; without the zip when F does not use x",
+          {},
+          fixed(map_fission_zip())});
+  r.rule({"splitJoin",
+          RuleFamily::Algorithmic,
+          "map(f) -> split(n) >> map(map(f)) >> join; fails when n cannot divide the array "
+          "length (a symbolic length gets the precondition n | length)",
+          {ParamKind::Nat},
+          [](const std::vector<Arg>& a) { return split_join(arg_nat(a, 0)); }});
+  r.rule({"idAfter", RuleFamily::Algorithmic, "x -> id(x) for data x", {}, fixed(id_after())});
+  r.rule({"liftId",
+          RuleFamily::Algorithmic,
+          "id(x) -> map(fun(y => id(y)))(x) for an array x",
+          {},
+          fixed(lift_id())});
+  r.rule({"idToCopy",
+          RuleFamily::Algorithmic,
+          "id(x) -> map(fun(y => y))(x) for an array x (an explicit copy)",
+          {},
+          fixed(id_to_copy())});
+  r.rule({"createTransposePair",
+          RuleFamily::Algorithmic,
+          "id(x) -> transpose(transpose(x)) for a 2-D array x",
+          {},
+          fixed(create_transpose_pair())});
+  r.rule({"transposePairAfter",
+          RuleFamily::Algorithmic,
+          "x -> transpose(transpose(x)) for a 2-D array x",
+          {},
+          fixed(transpose_pair_after())});
+  r.rule({"removeTransposePair",
+          RuleFamily::Algorithmic,
+          "transpose(transpose(x)) -> x",
+          {},
+          fixed(remove_transpose_pair())});
+  r.rule({"removeSplitJoin",
+          RuleFamily::Algorithmic,
+          "split(n)(join(x)) -> x when the rows of x have n elements; join(split(n)(x)) -> x",
+          {},
+          fixed(remove_split_join())});
+  r.rule({"mapOutsideZip",
+          RuleFamily::Algorithmic,
+          "zip(map(f)(a))(map(g)(b)) -> map(fun(p => (f(p._1), g(p._2))))(zip(a)(b))",
+          {},
+          fixed(map_outside_zip())});
+  r.rule({"zipSame",
+          RuleFamily::Algorithmic,
+          "zip(a)(a) -> map(fun(x => (x, x)))(a)",
+          {},
+          fixed(zip_same())});
+  r.rule({"zipShared",
+          RuleFamily::Algorithmic,
+          "zip(a)(zip(a)(b)) -> map(fun(p => (p._1, p)))(zip(a)(b)), zip(zip(a)(b))(b) -> "
+          "map(fun(p => (p, p._2)))(zip(a)(b)) (likewise with b beside zip(a)(b) or a "
+          "after it): the array zipped twice read once",
+          {},
+          fixed(zip_shared())});
+  r.rule({"slideOutsideZip",
+          RuleFamily::Algorithmic,
+          "zip(slide(n)(s)(a))(slide(n)(s)(b)) -> map(fun(w => (map(fst)(w), "
+          "map(snd)(w))))(slide(n)(s)(zip(a)(b))) (one slide over the pairs)",
+          {},
+          fixed(slide_outside_zip())});
+  r.rule({"zipRows",
+          RuleFamily::Algorithmic,
+          "zip(a)(b) of arrays of rows -> map(fun(q => (map(fst)(q), map(snd)(q))))("
+          "map(fun(r => zip(r._1)(r._2)))(zip(a)(b))) (rows of pairs, read as pairs of rows)",
+          {},
+          fixed(zip_rows())});
+  r.rule({"fstReduction",
+          RuleFamily::Algorithmic,
+          "fst(makePair(a)(b)) -> a; fst(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
+          "reduce(e1 on first components)(fst(i))(map(fst)(xs)) when e1 uses only acc._1, y._1",
+          {},
+          fixed(projection_reduction("fstReduction", PrimId::Fst, 0))});
+  r.rule({"sndReduction",
+          RuleFamily::Algorithmic,
+          "snd(makePair(a)(b)) -> b; snd(reduce(fun(acc, y => (e1, e2)))(i)(xs)) -> "
+          "reduce(e2 on second components)(snd(i))(map(snd)(xs)) when e2 uses only acc._2, y._2",
+          {},
+          fixed(projection_reduction("sndReduction", PrimId::Snd, 1))});
+  r.rule({"fuseReductions",
+          RuleFamily::Algorithmic,
+          "(reduce(f)(a)(xs), reduce(g)(b)(ys)) -> reduceSeq(fun(acc, p => (f(acc._1)(p._1), "
+          "g(acc._2)(p._2))))((a, b))(zip(xs)(ys)) for xs, ys of the same length (over xs "
+          "alone when ys is xs): both reductions in one loop; the reverse of "
+          "fstReduction/sndReduction",
+          {},
+          fixed(fuse_reductions())});
+  r.rule({"slideOverlap",
+          RuleFamily::Algorithmic,
+          "slide(n)(m) -> slide(u)(u+m-n) >> map(slide(n)(m)) >> join (overlapped tiling "
+          "with outer windows u; needs n <= u, m | u-n and u+m-n | length-u)",
+          {ParamKind::Nat},
+          [](const std::vector<Arg>& a) { return slide_overlap(arg_nat(a, 0)); }});
+  r.rule({"padCstBeforeMap",
+          RuleFamily::Algorithmic,
+          "padCst(l)(r)(c)(map(f)(x)) -> map(f)(padCst(l)(r)(c')(x)) with c one scalar s "
+          "repeated and c' the input element filled with s, when f(c') evaluates to exactly "
+          "c (checked with the interpreter; sizes must be known)",
+          {},
+          fixed(pad_cst_before_map())});
+  r.rule({"separateDotHV",
+          RuleFamily::Algorithmic,
+          "reduce(add)(0)(map(fun(p => p._1*p._2))(zip(join(nbh))(join(W)))) with W a "
+          "constant rank-1 2-D array v x h -> dot of each row with h, then dot with v",
+          {},
+          fixed(separate_dot(true))});
+  r.rule({"separateDotVH",
+          RuleFamily::Algorithmic,
+          "reduce(add)(0)(map(fun(p => p._1*p._2))(zip(join(nbh))(join(W)))) with W a "
+          "constant rank-1 2-D array v x h -> dot of each column with v, then dot with h",
+          {},
+          fixed(separate_dot(false))});
 }
 
 }  // namespace risec::elevate

@@ -59,24 +59,6 @@ using util::PrimCall;
 
 namespace {
 
-LibraryEntry entry(const std::string& name, std::vector<ParamKind> params,
-                   const std::string& description, const std::string& family,
-                   std::function<Strategy(const std::vector<Arg>&)> make) {
-  LibraryEntry e;
-  e.name = name;
-  e.params = std::move(params);
-  e.description = description;
-  e.cls = EntryClass::Rule;
-  e.family = family;
-  e.make = std::move(make);
-  return e;
-}
-
-LibraryEntry simple(const std::string& name, const std::string& description,
-                    const std::string& family, Strategy s) {
-  return entry(name, {}, description, family, [s](const std::vector<Arg>&) { return s; });
-}
-
 // ---------------------------------------------------------------- maps and reductions
 
 // A primitive given its address space: oclToMem(Private), oclReduceSeq(Local).
@@ -721,93 +703,145 @@ Strategy lower_to_c() {
 }  // namespace
 
 void register_lowering(Registry& r) {
-  const std::string L = "lowering";
-  const std::string M = "memory";
   using P = ParamKind;
-  r.add(simple("mapSeq", "map(f) -> mapSeq(f): a sequential loop", L, lower_map(PrimId::MapSeq)));
-  r.add(simple("mapSeqUnroll", "map(f) -> mapSeqUnroll(f): a fully unrolled sequential loop", L,
-               lower_map(PrimId::MapSeqUnroll)));
-  r.add(simple("mapPar", "map(f) -> mapPar(f): an OpenMP parallel loop", L,
-               lower_map(PrimId::MapPar)));
-  r.add(entry(
-      "mapGlobal", {P::Nat}, "map(f) -> mapGlobal(d)(f): global threads in dimension d", L,
-      [](const std::vector<Arg>& a) { return lower_map_dim(PrimId::MapGlobal, arg_nat(a, 0)); }));
-  r.add(entry("mapWorkGroup", {P::Nat}, "map(f) -> mapWorkGroup(d)(f): work groups in dimension d",
-              L, [](const std::vector<Arg>& a) {
-                return lower_map_dim(PrimId::MapWorkGroup, arg_nat(a, 0));
-              }));
-  r.add(entry(
-      "mapLocal", {P::Nat},
-      "map(f) -> mapLocal(d)(f): local threads of a work group in dimension d", L,
-      [](const std::vector<Arg>& a) { return lower_map_dim(PrimId::MapLocal, arg_nat(a, 0)); }));
-  r.add(simple("reduceSeq", "reduce -> reduceSeq: a sequential reduction (bare or applied)", L,
-               replace_head(
-                   "reduceSeq", {PrimId::Reduce}, 3, [] { return util::prim(PrimId::ReduceSeq); },
-                   "a reduce (bare or applied)")));
-  r.add(simple("reduceSeqUnroll",
-               "reduce or reduceSeq -> reduceSeqUnroll: a fully unrolled sequential reduction", L,
-               replace_head(
-                   "reduceSeqUnroll", {PrimId::Reduce, PrimId::ReduceSeq}, 3,
-                   [] { return util::prim(PrimId::ReduceSeqUnroll); }, "a reduce or reduceSeq")));
-  r.add(simple("reducePar",
-               "reduce(op)(init) -> reducePar(op)(init); needs op in add, mul, fmin, fmax (assumed "
-               "associative, also on floats) with init its neutral element 0, 1, +inf, -inf",
-               L, reduce_par()));
-  r.add(entry("oclReduceSeq", {P::Addr},
-              "reduce or reduceSeq -> oclReduceSeq(a): a sequential reduction whose accumulator "
-              "lives in address space a (Private, Local, Global)",
-              L, [](const std::vector<Arg>& a) { return ocl_reduce_seq(arg_addr(a, 0)); }));
-  r.add(simple("unroll",
-               "mapSeq -> mapSeqUnroll, reduceSeq -> reduceSeqUnroll, oclReduceSeq(a) -> "
-               "oclReduceSeqUnroll(a) (bare or applied)",
-               L, unroll()));
-  r.add(simple("parallel",
-               "map(f) -> mapPar(f) when f computes (arithmetic, a reduction, a foreign function "
-               "or a copy); use as parallel @ outermost(isApplied(isMap))",
-               L, parallel()));
-  r.add(simple("parallelOutput",
-               "the map whose iterations write the program's result, and each stage a let stores "
-               "-> mapPar, found through lambdas, lets, toMem, views of one array and maps that "
-               "only rearrange (not "
-               "inside a reduction's argument); what the default lowering does for --target "
-               "openmp",
-               L, parallel_output()));
-  r.add(simple("toMemAfter", "x -> toMem(x): store the data x in memory", M, to_mem_after()));
-  r.add(simple("toGlobal", "x -> oclToMem(Global)(x): store the data x in global memory", M,
-               to_space("toGlobal", rise::AddrSpace::Global)));
-  r.add(simple("toLocal",
-               "x -> oclToMem(Local)(x): store the data x in the local memory of a work group", M,
-               to_space("toLocal", rise::AddrSpace::Local)));
-  r.add(simple("toPrivate",
-               "x -> oclToMem(Private)(x): store the data x in the private memory of a work item",
-               M, to_space("toPrivate", rise::AddrSpace::Private)));
-  r.add(entry("storeInMemory", {P::Strategy, P::Strategy},
-              "storeInMemory(p, s): the first subterm t satisfying p (not depending on variables "
-              "bound in the term) -> let(toMem(s(t)))(fun(m => ...m...)) inside the leading "
-              "lambdas; every occurrence of t is replaced",
-              M, [](const std::vector<Arg>& a) {
-                return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1), false);
-              }));
-  r.add(entry("hoist", {P::Strategy, P::Strategy},
-              "hoist(p, s): storeInMemory(p, s) where the location itself is never the stored "
-              "subterm: at map(fun(x => ..t..))(y), a t satisfying p that does not use x is "
-              "computed once before the loop (loop-invariant code motion)",
-              M, [](const std::vector<Arg>& a) {
-                return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1), true);
-              }));
-  r.add(simple("circularBuffer",
-               "slide(sz)(1)(map(f)(x)) -> circularBuffer(sz)(sz)(f)(x); slide(sz)(1)(x) -> "
-               "circularBuffer(sz)(sz)(fun(y => y))(x)",
-               M, sliding_buffer(PrimId::CircularBuffer)));
-  r.add(simple("rotateValues",
-               "slide(sz)(1)(map(f)(x)) -> rotateValues(sz)(f)(x) when f : t -> t; "
-               "slide(sz)(1)(x) -> rotateValues(sz)(fun(y => y))(x)",
-               M, sliding_buffer(PrimId::RotateValues)));
-  r.add(simple("lowerToC",
-               "the default lowering: maps that compute -> mapSeq, reduce -> reduceSeq, redexes "
-               "removed, toMem around computed arrays that another primitive reads; inside a "
-               "kernel oclReduceSeq(Private) and oclToMem(Private)",
-               L, lower_to_c()));
+  r.rule({"mapSeq",
+          RuleFamily::Lowering,
+          "map(f) -> mapSeq(f): a sequential loop",
+          {},
+          fixed(lower_map(PrimId::MapSeq))});
+  r.rule({"mapSeqUnroll",
+          RuleFamily::Lowering,
+          "map(f) -> mapSeqUnroll(f): a fully unrolled sequential loop",
+          {},
+          fixed(lower_map(PrimId::MapSeqUnroll))});
+  r.rule({"mapPar",
+          RuleFamily::Lowering,
+          "map(f) -> mapPar(f): an OpenMP parallel loop",
+          {},
+          fixed(lower_map(PrimId::MapPar))});
+  r.rule(
+      {"mapGlobal",
+       RuleFamily::Lowering,
+       "map(f) -> mapGlobal(d)(f): global threads in dimension d",
+       {P::Nat},
+       [](const std::vector<Arg>& a) { return lower_map_dim(PrimId::MapGlobal, arg_nat(a, 0)); }});
+  r.rule({"mapWorkGroup",
+          RuleFamily::Lowering,
+          "map(f) -> mapWorkGroup(d)(f): work groups in dimension d",
+          {P::Nat},
+          [](const std::vector<Arg>& a) {
+            return lower_map_dim(PrimId::MapWorkGroup, arg_nat(a, 0));
+          }});
+  r.rule(
+      {"mapLocal",
+       RuleFamily::Lowering,
+       "map(f) -> mapLocal(d)(f): local threads of a work group in dimension d",
+       {P::Nat},
+       [](const std::vector<Arg>& a) { return lower_map_dim(PrimId::MapLocal, arg_nat(a, 0)); }});
+  r.rule({"reduceSeq",
+          RuleFamily::Lowering,
+          "reduce -> reduceSeq: a sequential reduction (bare or applied)",
+          {},
+          fixed(replace_head(
+              "reduceSeq", {PrimId::Reduce}, 3, [] { return util::prim(PrimId::ReduceSeq); },
+              "a reduce (bare or applied)"))});
+  r.rule({"reduceSeqUnroll",
+          RuleFamily::Lowering,
+          "reduce or reduceSeq -> reduceSeqUnroll: a fully unrolled sequential reduction",
+          {},
+          fixed(replace_head(
+              "reduceSeqUnroll", {PrimId::Reduce, PrimId::ReduceSeq}, 3,
+              [] { return util::prim(PrimId::ReduceSeqUnroll); }, "a reduce or reduceSeq"))});
+  r.rule({"reducePar",
+          RuleFamily::Lowering,
+          "reduce(op)(init) -> reducePar(op)(init); needs op in add, mul, fmin, fmax (assumed "
+          "associative, also on floats) with init its neutral element 0, 1, +inf, -inf",
+          {},
+          fixed(reduce_par())});
+  r.rule({"oclReduceSeq",
+          RuleFamily::Lowering,
+          "reduce or reduceSeq -> oclReduceSeq(a): a sequential reduction whose accumulator "
+          "lives in address space a (Private, Local, Global)",
+          {P::Addr},
+          [](const std::vector<Arg>& a) { return ocl_reduce_seq(arg_addr(a, 0)); }});
+  r.rule({"unroll",
+          RuleFamily::Lowering,
+          "mapSeq -> mapSeqUnroll, reduceSeq -> reduceSeqUnroll, oclReduceSeq(a) -> "
+          "oclReduceSeqUnroll(a) (bare or applied)",
+          {},
+          fixed(unroll())});
+  r.rule({"parallel",
+          RuleFamily::Lowering,
+          "map(f) -> mapPar(f) when f computes (arithmetic, a reduction, a foreign function "
+          "or a copy); use as parallel @ outermost(isApplied(isMap))",
+          {},
+          fixed(parallel())});
+  r.rule({"parallelOutput",
+          RuleFamily::Lowering,
+          "the map whose iterations write the program's result, and each stage a let stores "
+          "-> mapPar, found through lambdas, lets, toMem, views of one array and maps that "
+          "only rearrange (not "
+          "inside a reduction's argument); what the default lowering does for --target "
+          "openmp",
+          {},
+          fixed(parallel_output())});
+  r.rule({"toMemAfter",
+          RuleFamily::Memory,
+          "x -> toMem(x): store the data x in memory",
+          {},
+          fixed(to_mem_after())});
+  r.rule({"toGlobal",
+          RuleFamily::Memory,
+          "x -> oclToMem(Global)(x): store the data x in global memory",
+          {},
+          fixed(to_space("toGlobal", rise::AddrSpace::Global))});
+  r.rule({"toLocal",
+          RuleFamily::Memory,
+          "x -> oclToMem(Local)(x): store the data x in the local memory of a work group",
+          {},
+          fixed(to_space("toLocal", rise::AddrSpace::Local))});
+  r.rule({"toPrivate",
+          RuleFamily::Memory,
+          "x -> oclToMem(Private)(x): store the data x in the private memory of a work item",
+          {},
+          fixed(to_space("toPrivate", rise::AddrSpace::Private))});
+  r.rule({"storeInMemory",
+          RuleFamily::Memory,
+          "storeInMemory(p, s): the first subterm t satisfying p (not depending on variables "
+          "bound in the term) -> let(toMem(s(t)))(fun(m => ...m...)) inside the leading "
+          "lambdas; every occurrence of t is replaced",
+          {P::Strategy, P::Strategy},
+          [](const std::vector<Arg>& a) {
+            return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1), false);
+          }});
+  r.rule({"hoist",
+          RuleFamily::Memory,
+          "hoist(p, s): storeInMemory(p, s) where the location itself is never the stored "
+          "subterm: at map(fun(x => ..t..))(y), a t satisfying p that does not use x is "
+          "computed once before the loop (loop-invariant code motion)",
+          {P::Strategy, P::Strategy},
+          [](const std::vector<Arg>& a) {
+            return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1), true);
+          }});
+  r.rule({"circularBuffer",
+          RuleFamily::Memory,
+          "slide(sz)(1)(map(f)(x)) -> circularBuffer(sz)(sz)(f)(x); slide(sz)(1)(x) -> "
+          "circularBuffer(sz)(sz)(fun(y => y))(x)",
+          {},
+          fixed(sliding_buffer(PrimId::CircularBuffer))});
+  r.rule({"rotateValues",
+          RuleFamily::Memory,
+          "slide(sz)(1)(map(f)(x)) -> rotateValues(sz)(f)(x) when f : t -> t; "
+          "slide(sz)(1)(x) -> rotateValues(sz)(fun(y => y))(x)",
+          {},
+          fixed(sliding_buffer(PrimId::RotateValues))});
+  r.rule({"lowerToC",
+          RuleFamily::Lowering,
+          "the default lowering: maps that compute -> mapSeq, reduce -> reduceSeq, redexes "
+          "removed, toMem around computed arrays that another primitive reads; inside a "
+          "kernel oclReduceSeq(Private) and oclToMem(Private)",
+          {},
+          fixed(lower_to_c())});
 }
 
 }  // namespace risec::elevate

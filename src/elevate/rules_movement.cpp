@@ -22,10 +22,6 @@ using util::PrimCall;
 
 namespace {
 
-LibraryEntry entry(const std::string& name, const std::string& description, Strategy s) {
-  return fixed_rule("movement", name, description, std::move(s));
-}
-
 // slide(sz)(sp)(y) or split(n)(y)
 std::optional<PrimCall> match_split_or_slide(const Expr& e) {
   if (auto c = util::match_prim(e, PrimId::Slide, 1)) return c;
@@ -73,193 +69,227 @@ Strategy movement(const std::string& name, const std::string& form,
 
 void register_movement(Registry& r) {
   // **f >> T -> T >> **f
-  r.add(entry("mapMapFBeforeTranspose",
-              "transpose(map(map(f))(y)) -> map(map(f))(transpose(y))  (**f >> T -> T >> **f)",
-              movement("mapMapFBeforeTranspose", "transpose(map(map(f))(y))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto t = util::match_prim(e, PrimId::Transpose, 1);
-                         auto m = t ? util::match_map(t->args[0]) : std::nullopt;
-                         auto g = m ? util::match_map_fn(m->first) : std::nullopt;
-                         if (!g) return std::nullopt;
-                         return mk_map(mk_map_fn(*g), call(PrimId::Transpose, {m->second}));
-                       })));
+  r.rule({"mapMapFBeforeTranspose",
+          RuleFamily::Movement,
+          "transpose(map(map(f))(y)) -> map(map(f))(transpose(y))  (**f >> T -> T >> **f)",
+          {},
+          fixed(movement("mapMapFBeforeTranspose", "transpose(map(map(f))(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto t = util::match_prim(e, PrimId::Transpose, 1);
+                           auto m = t ? util::match_map(t->args[0]) : std::nullopt;
+                           auto g = m ? util::match_map_fn(m->first) : std::nullopt;
+                           if (!g) return std::nullopt;
+                           return mk_map(mk_map_fn(*g), call(PrimId::Transpose, {m->second}));
+                         }))});
   // T >> **f -> **f >> T
-  r.add(entry("transposeBeforeMapMapF",
-              "map(map(f))(transpose(y)) -> transpose(map(map(f))(y))  (T >> **f -> **f >> T)",
-              movement("transposeBeforeMapMapF", "map(map(f))(transpose(y))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto m = util::match_map(e);
-                         auto g = m ? util::match_map_fn(m->first) : std::nullopt;
-                         auto t =
-                             g ? util::match_prim(m->second, PrimId::Transpose, 1) : std::nullopt;
-                         if (!t) return std::nullopt;
-                         return call(PrimId::Transpose, {mk_map(mk_map_fn(*g), t->args[0])});
-                       })));
+  r.rule({"transposeBeforeMapMapF",
+          RuleFamily::Movement,
+          "map(map(f))(transpose(y)) -> transpose(map(map(f))(y))  (T >> **f -> **f >> T)",
+          {},
+          fixed(movement("transposeBeforeMapMapF", "map(map(f))(transpose(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto m = util::match_map(e);
+                           auto g = m ? util::match_map_fn(m->first) : std::nullopt;
+                           auto t =
+                               g ? util::match_prim(m->second, PrimId::Transpose, 1) : std::nullopt;
+                           if (!t) return std::nullopt;
+                           return call(PrimId::Transpose, {mk_map(mk_map_fn(*g), t->args[0])});
+                         }))});
   // S >> **f -> *f >> S
-  r.add(entry(
-      "slideBeforeMapMapF",
-      "map(map(f))(S(y)) -> S(map(f)(y)) for S = slide(sz)(sp) or split(n)  "
-      "(S >> **f -> *f >> S)",
-      movement("slideBeforeMapMapF", "map(map(f))(slide(sz)(sp)(y)) or map(map(f))(split(n)(y))",
-               [](const Expr& e) -> std::optional<Expr> {
-                 auto m = util::match_map(e);
-                 auto g = m ? util::match_map_fn(m->first) : std::nullopt;
-                 auto s = g ? match_split_or_slide(m->second) : std::nullopt;
-                 if (!s) return std::nullopt;
-                 return with_arg(*s, mk_map(*g, s->args[0]));
-               })));
+  r.rule({"slideBeforeMapMapF",
+          RuleFamily::Movement,
+          "map(map(f))(S(y)) -> S(map(f)(y)) for S = slide(sz)(sp) or split(n)  "
+          "(S >> **f -> *f >> S)",
+          {},
+          fixed(movement("slideBeforeMapMapF",
+                         "map(map(f))(slide(sz)(sp)(y)) or map(map(f))(split(n)(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto m = util::match_map(e);
+                           auto g = m ? util::match_map_fn(m->first) : std::nullopt;
+                           auto s = g ? match_split_or_slide(m->second) : std::nullopt;
+                           if (!s) return std::nullopt;
+                           return with_arg(*s, mk_map(*g, s->args[0]));
+                         }))});
   // *f >> S -> S >> **f (slide)
-  r.add(entry("slideBeforeMap",
-              "slide(sz)(sp)(map(f)(y)) -> map(map(f))(slide(sz)(sp)(y))  (*f >> S -> S >> **f)",
-              movement("slideBeforeMap", "slide(sz)(sp)(map(f)(y))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto s = util::match_prim(e, PrimId::Slide, 1);
-                         auto m = s ? util::match_map(s->args[0]) : std::nullopt;
-                         if (!m) return std::nullopt;
-                         return mk_map(mk_map_fn(m->first), with_arg(*s, m->second));
-                       })));
+  r.rule({"slideBeforeMap",
+          RuleFamily::Movement,
+          "slide(sz)(sp)(map(f)(y)) -> map(map(f))(slide(sz)(sp)(y))  (*f >> S -> S >> **f)",
+          {},
+          fixed(movement("slideBeforeMap", "slide(sz)(sp)(map(f)(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto s = util::match_prim(e, PrimId::Slide, 1);
+                           auto m = s ? util::match_map(s->args[0]) : std::nullopt;
+                           if (!m) return std::nullopt;
+                           return mk_map(mk_map_fn(m->first), with_arg(*s, m->second));
+                         }))});
   // *f >> S -> S >> **f (split)
-  r.add(entry(
-      "splitBeforeMap", "split(n)(map(f)(y)) -> map(map(f))(split(n)(y))  (*f >> S -> S >> **f)",
-      movement("splitBeforeMap", "split(n)(map(f)(y))", [](const Expr& e) -> std::optional<Expr> {
-        auto s = util::match_prim(e, PrimId::Split, 1);
-        auto m = s ? util::match_map(s->args[0]) : std::nullopt;
-        if (!m) return std::nullopt;
-        return mk_map(mk_map_fn(m->first), with_arg(*s, m->second));
-      })));
+  r.rule({"splitBeforeMap",
+          RuleFamily::Movement,
+          "split(n)(map(f)(y)) -> map(map(f))(split(n)(y))  (*f >> S -> S >> **f)",
+          {},
+          fixed(movement("splitBeforeMap", "split(n)(map(f)(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto s = util::match_prim(e, PrimId::Split, 1);
+                           auto m = s ? util::match_map(s->args[0]) : std::nullopt;
+                           if (!m) return std::nullopt;
+                           return mk_map(mk_map_fn(m->first), with_arg(*s, m->second));
+                         }))});
   // J >> *f -> **f >> J
-  r.add(
-      entry("joinBeforeMapF", "map(f)(join(y)) -> join(map(map(f))(y))  (J >> *f -> **f >> J)",
-            movement("joinBeforeMapF", "map(f)(join(y))", [](const Expr& e) -> std::optional<Expr> {
-              auto m = util::match_map(e);
-              auto j = m ? util::match_prim(m->second, PrimId::Join, 1) : std::nullopt;
-              if (!j) return std::nullopt;
-              return call(PrimId::Join, {mk_map(mk_map_fn(m->first), j->args[0])});
-            })));
+  r.rule({"joinBeforeMapF",
+          RuleFamily::Movement,
+          "map(f)(join(y)) -> join(map(map(f))(y))  (J >> *f -> **f >> J)",
+          {},
+          fixed(movement("joinBeforeMapF", "map(f)(join(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto m = util::match_map(e);
+                           auto j = m ? util::match_prim(m->second, PrimId::Join, 1) : std::nullopt;
+                           if (!j) return std::nullopt;
+                           return call(PrimId::Join, {mk_map(mk_map_fn(m->first), j->args[0])});
+                         }))});
   // **f >> J -> J >> *f
-  r.add(entry("mapMapFBeforeJoin", "join(map(map(f))(y)) -> map(f)(join(y))  (**f >> J -> J >> *f)",
-              movement("mapMapFBeforeJoin", "join(map(map(f))(y))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto j = util::match_prim(e, PrimId::Join, 1);
-                         auto m = j ? util::match_map(j->args[0]) : std::nullopt;
-                         auto g = m ? util::match_map_fn(m->first) : std::nullopt;
-                         if (!g) return std::nullopt;
-                         return mk_map(*g, call(PrimId::Join, {m->second}));
-                       })));
+  r.rule({"mapMapFBeforeJoin",
+          RuleFamily::Movement,
+          "join(map(map(f))(y)) -> map(f)(join(y))  (**f >> J -> J >> *f)",
+          {},
+          fixed(movement("mapMapFBeforeJoin", "join(map(map(f))(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto j = util::match_prim(e, PrimId::Join, 1);
+                           auto m = j ? util::match_map(j->args[0]) : std::nullopt;
+                           auto g = m ? util::match_map_fn(m->first) : std::nullopt;
+                           if (!g) return std::nullopt;
+                           return mk_map(*g, call(PrimId::Join, {m->second}));
+                         }))});
   // *f >> drop n -> drop n >> *f ; *f >> take n -> take n >> *f
   for (PrimId prim : {PrimId::Drop, PrimId::Take}) {
     const std::string& p = rise::prim_name(prim);
     std::string name = p + "BeforeMap";
-    r.add(entry(
-        name,
-        p + "(n)(map(f)(y)) -> map(f)(" + p + "(n)(y))  (*f >> " + p + " n -> " + p + " n >> *f)",
-        movement(name, p + "(n)(map(f)(y))", [prim](const Expr& e) -> std::optional<Expr> {
-          auto d = util::match_prim(e, prim, 1);
-          auto m = d ? util::match_map(d->args[0]) : std::nullopt;
-          if (!m) return std::nullopt;
-          return mk_map(m->first, with_arg(*d, m->second));
-        })));
+    r.rule(
+        {name,
+         RuleFamily::Movement,
+         p + "(n)(map(f)(y)) -> map(f)(" + p + "(n)(y))  (*f >> " + p + " n -> " + p + " n >> *f)",
+         {},
+         fixed(movement(name, p + "(n)(map(f)(y))", [prim](const Expr& e) -> std::optional<Expr> {
+           auto d = util::match_prim(e, prim, 1);
+           auto m = d ? util::match_map(d->args[0]) : std::nullopt;
+           if (!m) return std::nullopt;
+           return mk_map(m->first, with_arg(*d, m->second));
+         }))});
   }
   // T >> S -> *S >> T >> *T
-  r.add(entry(
-      "transposeBeforeSlide",
-      "S(transpose(y)) -> map(transpose)(transpose(map(S)(y))) for S = slide(sz)(sp) or "
-      "split(n)  (T >> S -> *S >> T >> *T)",
-      movement("transposeBeforeSlide", "slide(sz)(sp)(transpose(y)) or split(n)(transpose(y))",
-               [](const Expr& e) -> std::optional<Expr> {
-                 auto s = match_split_or_slide(e);
-                 auto t = s ? util::match_prim(s->args[0], PrimId::Transpose, 1) : std::nullopt;
-                 if (!t) return std::nullopt;
-                 return mk_map(transpose_fn(),
-                               call(PrimId::Transpose, {mk_map(as_fn(*s), t->args[0])}));
-               })));
+  r.rule({"transposeBeforeSlide",
+          RuleFamily::Movement,
+          "S(transpose(y)) -> map(transpose)(transpose(map(S)(y))) for S = slide(sz)(sp) or "
+          "split(n)  (T >> S -> *S >> T >> *T)",
+          {},
+          fixed(movement(
+              "transposeBeforeSlide", "slide(sz)(sp)(transpose(y)) or split(n)(transpose(y))",
+              [](const Expr& e) -> std::optional<Expr> {
+                auto s = match_split_or_slide(e);
+                auto t = s ? util::match_prim(s->args[0], PrimId::Transpose, 1) : std::nullopt;
+                if (!t) return std::nullopt;
+                return mk_map(transpose_fn(),
+                              call(PrimId::Transpose, {mk_map(as_fn(*s), t->args[0])}));
+              }))});
   // *S >> T -> T >> S >> *T
-  r.add(entry("mapSlideBeforeTranspose",
-              "transpose(map(S)(y)) -> map(transpose)(S(transpose(y))) for S = slide(sz)(sp) or "
-              "split(n)  (*S >> T -> T >> S >> *T)",
-              movement("mapSlideBeforeTranspose",
-                       "transpose(map(slide(sz)(sp))(y)) or transpose(map(split(n))(y))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto m = match_mapped_under_transpose(e);
-                         if (!m || (!m->p.is(PrimId::Slide) && !m->p.is(PrimId::Split)))
-                           return std::nullopt;
-                         return mk_map(transpose_fn(),
-                                       with_arg(m->p, call(PrimId::Transpose, {m->y})));
-                       })));
+  r.rule({"mapSlideBeforeTranspose",
+          RuleFamily::Movement,
+          "transpose(map(S)(y)) -> map(transpose)(S(transpose(y))) for S = slide(sz)(sp) or "
+          "split(n)  (*S >> T -> T >> S >> *T)",
+          {},
+          fixed(movement("mapSlideBeforeTranspose",
+                         "transpose(map(slide(sz)(sp))(y)) or transpose(map(split(n))(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto m = match_mapped_under_transpose(e);
+                           if (!m || (!m->p.is(PrimId::Slide) && !m->p.is(PrimId::Split)))
+                             return std::nullopt;
+                           return mk_map(transpose_fn(),
+                                         with_arg(m->p, call(PrimId::Transpose, {m->y})));
+                         }))});
   // S >> *T -> T >> *S >> T
-  r.add(entry("slideBeforeMapTranspose",
-              "map(transpose)(S(y)) -> transpose(map(S)(transpose(y))) for S = slide(sz)(sp) or "
-              "split(n)  (S >> *T -> T >> *S >> T)",
-              movement("slideBeforeMapTranspose",
-                       "map(transpose)(slide(sz)(sp)(y)) or map(transpose)(split(n)(y))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto m = util::match_map(e);
-                         auto t = m ? util::match_unary_fn(m->first) : std::nullopt;
-                         if (!t || !t->is(PrimId::Transpose) || !t->deps.empty())
-                           return std::nullopt;
-                         auto s = match_split_or_slide(m->second);
-                         if (!s) return std::nullopt;
-                         return call(PrimId::Transpose,
-                                     {mk_map(as_fn(*s), call(PrimId::Transpose, {s->args[0]}))});
-                       })));
+  r.rule({"slideBeforeMapTranspose",
+          RuleFamily::Movement,
+          "map(transpose)(S(y)) -> transpose(map(S)(transpose(y))) for S = slide(sz)(sp) or "
+          "split(n)  (S >> *T -> T >> *S >> T)",
+          {},
+          fixed(movement("slideBeforeMapTranspose",
+                         "map(transpose)(slide(sz)(sp)(y)) or map(transpose)(split(n)(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto m = util::match_map(e);
+                           auto t = m ? util::match_unary_fn(m->first) : std::nullopt;
+                           if (!t || !t->is(PrimId::Transpose) || !t->deps.empty())
+                             return std::nullopt;
+                           auto s = match_split_or_slide(m->second);
+                           if (!s) return std::nullopt;
+                           return call(PrimId::Transpose,
+                                       {mk_map(as_fn(*s), call(PrimId::Transpose, {s->args[0]}))});
+                         }))});
   // *P >> T -> T >> P' (P pads each row; P' pads the rows dimension of the transpose)
-  r.add(entry(
-      "mapPadBeforeTranspose",
-      "transpose(map(padCst(l)(r)(c))(y)) -> padCst(l)(r)(generate(fun(i => c)))(transpose(y)), "
-      "transpose(map(padClamp(l)(r))(y)) -> padClamp(l)(r)(transpose(y))  (*P >> T -> T >> P: "
-      "the padded columns become padded rows)",
-      movement("mapPadBeforeTranspose",
-               "transpose(map(padCst(l)(r)(c))(y)) or transpose(map(padClamp(l)(r))(y))",
-               [](const Expr& e) -> std::optional<Expr> {
-                 auto m = match_mapped_under_transpose(e);
-                 if (!m || (!m->p.is(PrimId::PadCst) && !m->p.is(PrimId::PadClamp)))
-                   return std::nullopt;
-                 Expr ty = call(PrimId::Transpose, {m->y});
-                 if (m->p.is(PrimId::PadClamp)) return with_arg(m->p, ty);
-                 Expr c = m->p.args[0];
-                 Expr row = call(PrimId::Generate, {fun("i", [&](const Expr&) { return c; })});
-                 return call(PrimId::PadCst, m->p.deps, {row, ty});
-               })));
+  r.rule(
+      {"mapPadBeforeTranspose",
+       RuleFamily::Movement,
+       "transpose(map(padCst(l)(r)(c))(y)) -> padCst(l)(r)(generate(fun(i => c)))(transpose(y)), "
+       "transpose(map(padClamp(l)(r))(y)) -> padClamp(l)(r)(transpose(y))  (*P >> T -> T >> P: "
+       "the padded columns become padded rows)",
+       {},
+       fixed(movement("mapPadBeforeTranspose",
+                      "transpose(map(padCst(l)(r)(c))(y)) or transpose(map(padClamp(l)(r))(y))",
+                      [](const Expr& e) -> std::optional<Expr> {
+                        auto m = match_mapped_under_transpose(e);
+                        if (!m || (!m->p.is(PrimId::PadCst) && !m->p.is(PrimId::PadClamp)))
+                          return std::nullopt;
+                        Expr ty = call(PrimId::Transpose, {m->y});
+                        if (m->p.is(PrimId::PadClamp)) return with_arg(m->p, ty);
+                        Expr c = m->p.args[0];
+                        Expr row =
+                            call(PrimId::Generate, {fun("i", [&](const Expr&) { return c; })});
+                        return call(PrimId::PadCst, m->p.deps, {row, ty});
+                      }))});
   // *f >> padClamp -> padClamp >> *f (the repeated edge element is f of the edge)
-  r.add(entry("padClampBeforeMap",
-              "padClamp(l)(r)(map(f)(y)) -> map(f)(padClamp(l)(r)(y))  (*f >> P -> P >> *f: "
-              "the repeated edge result is f of the repeated edge)",
-              movement("padClampBeforeMap", "padClamp(l)(r)(map(f)(y))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto p = util::match_prim(e, PrimId::PadClamp, 1);
-                         auto m = p ? util::match_map(p->args[0]) : std::nullopt;
-                         if (!m) return std::nullopt;
-                         return mk_map(m->first, with_arg(*p, m->second));
-                       })));
+  r.rule({"padClampBeforeMap",
+          RuleFamily::Movement,
+          "padClamp(l)(r)(map(f)(y)) -> map(f)(padClamp(l)(r)(y))  (*f >> P -> P >> *f: "
+          "the repeated edge result is f of the repeated edge)",
+          {},
+          fixed(movement("padClampBeforeMap", "padClamp(l)(r)(map(f)(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto p = util::match_prim(e, PrimId::PadClamp, 1);
+                           auto m = p ? util::match_map(p->args[0]) : std::nullopt;
+                           if (!m) return std::nullopt;
+                           return mk_map(m->first, with_arg(*p, m->second));
+                         }))});
   // *J >> T -> T >> *T >> J
-  r.add(entry("mapJoinBeforeTranspose",
-              "transpose(map(join)(y)) -> join(map(transpose)(transpose(y)))  "
-              "(*J >> T -> T >> *T >> J)",
-              movement("mapJoinBeforeTranspose", "transpose(map(join)(y))",
-                       [](const Expr& e) -> std::optional<Expr> {
-                         auto m = match_mapped_under_transpose(e);
-                         if (!m || !m->p.is(PrimId::Join)) return std::nullopt;
-                         return call(PrimId::Join,
-                                     {mk_map(transpose_fn(), call(PrimId::Transpose, {m->y}))});
-                       })));
+  r.rule({"mapJoinBeforeTranspose",
+          RuleFamily::Movement,
+          "transpose(map(join)(y)) -> join(map(transpose)(transpose(y)))  "
+          "(*J >> T -> T >> *T >> J)",
+          {},
+          fixed(movement("mapJoinBeforeTranspose", "transpose(map(join)(y))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto m = match_mapped_under_transpose(e);
+                           if (!m || !m->p.is(PrimId::Join)) return std::nullopt;
+                           return call(PrimId::Join,
+                                       {mk_map(transpose_fn(), call(PrimId::Transpose, {m->y}))});
+                         }))});
   // slide(a)(s) >> slide(k)(j) -> slide((a-1)*j+k)(s*j) >> *slide(k)(j): windows of
   // a consecutive windows are the windows of one larger window of the input.
-  r.add(entry(
-      "slideOfSlide",
-      "slide(a)(s)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((a-1)*j+k)(s*j)(x)) "
-      "(windows of windows read as windows of larger windows of x)",
-      movement(
-          "slideOfSlide", "slide(a)(s)(slide(k)(j)(x))", [](const Expr& e) -> std::optional<Expr> {
-            auto outer = util::match_prim(e, PrimId::Slide, 1);
-            auto inner = outer ? util::match_prim(outer->args[0], PrimId::Slide, 1) : std::nullopt;
-            if (!inner) return std::nullopt;
-            auto a = outer->dep_nat(0), s = outer->dep_nat(1);
-            auto k = inner->dep_nat(0), j = inner->dep_nat(1);
-            if (!a || !s || !k || !j) return std::nullopt;
-            Nat size = (*a - Nat(1)) * *j + *k;
-            Nat step = *s * *j;
-            return mk_map(as_fn(*inner), call(PrimId::Slide, {size, step}, {inner->args[0]}));
-          })));
+  r.rule(
+      {"slideOfSlide",
+       RuleFamily::Movement,
+       "slide(a)(s)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((a-1)*j+k)(s*j)(x)) "
+       "(windows of windows read as windows of larger windows of x)",
+       {},
+       fixed(movement(
+           "slideOfSlide", "slide(a)(s)(slide(k)(j)(x))", [](const Expr& e) -> std::optional<Expr> {
+             auto outer = util::match_prim(e, PrimId::Slide, 1);
+             auto inner = outer ? util::match_prim(outer->args[0], PrimId::Slide, 1) : std::nullopt;
+             if (!inner) return std::nullopt;
+             auto a = outer->dep_nat(0), s = outer->dep_nat(1);
+             auto k = inner->dep_nat(0), j = inner->dep_nat(1);
+             if (!a || !s || !k || !j) return std::nullopt;
+             Nat size = (*a - Nat(1)) * *j + *k;
+             Nat step = *s * *j;
+             return mk_map(as_fn(*inner), call(PrimId::Slide, {size, step}, {inner->args[0]}));
+           }))});
 }
 
 }  // namespace risec::elevate

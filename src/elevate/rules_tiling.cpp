@@ -400,84 +400,89 @@ Strategy block_transpose_rule(int64_t n) {
   });
 }
 
-// ---------------------------------------------------------------- registration
-
-LibraryEntry entry(const std::string& name, std::vector<std::string> aliases,
-                   std::vector<ParamKind> params, const std::string& family,
-                   const std::string& description,
-                   std::function<Strategy(const std::vector<Arg>&)> make) {
-  LibraryEntry e;
-  e.name = name;
-  e.aliases = std::move(aliases);
-  e.params = std::move(params);
-  e.description = description;
-  e.cls = EntryClass::Rule;
-  e.family = family;
-  e.make = std::move(make);
-  return e;
-}
-
 }  // namespace
 
 void register_tiling(Registry& r) {
   using P = ParamKind;
-  r.add(entry("fuseReduceMap", {"reduceMapFusion"}, {}, "algorithmic",
-              "reduce(op)(init)(map(f)(x)) -> reduceSeq(fun(acc, y => op(acc)(f(y))))(init)(x) "
-              "(also for reduceSeq); the fused operator is not associative, so the result is "
-              "sequential",
-              [](auto&) { return fuse_reduce_map_rule(); }));
-  r.add(entry("reduceMapFission", {}, {}, "algorithmic",
-              "reduceSeq(fun(acc, y => op(acc)(g)))(init)(x) -> reduce(op)(init)(map(fun(y => "
-              "g))(x)) when op is add/mul/fmin/fmax and init its neutral element, else "
-              "reduceSeq(op)(init)(map(..)(x)); also the function reduceSeq(..)(init) alone",
-              [](auto&) { return reduce_map_fission_rule(); }));
-  r.add(entry(
-      "blockedReduce", {"splitStrategy"}, {P::Nat}, "algorithmic",
-      "reduce(op)(init)(x) -> reduce(op)(init)(map(fun(c => reduce(op)(init)(c)))(split(n)(x))), "
-      "checked: op add/mul/fmin/fmax, init its neutral literal, n divides the length; "
-      "reduceSeq(f)(init)(x) -> reduceSeq(fun(acc, c => reduceSeq(f)(acc)(c)))(init)(split(n)(x)) "
-      "(always valid; an extension over ELEVATE)",
-      [](auto& a) { return blocked_reduce_rule(arg_nat(a, 0)); }));
-  r.add(entry(
-      "tile", {}, {P::Nat, P::Nat}, "tiling",
-      "2-D tiling of a nest of two maps (mapNest(2)): the 4-deep nest over n-blocks x "
-      "m-blocks x n x m, joined back to the original shape; sizes checked",
-      [](auto& a) {
-        int64_t n = arg_nat(a, 0), m = arg_nat(a, 1);
-        return tile_strategy("tile(" + std::to_string(n) + ", " + std::to_string(m) + ")", {n, m});
-      }));
-  r.add(entry("tileND", {}, {P::IntList}, "tiling",
-              "tileND([s1, .., sd]): tiling of a nest of d maps with one tile size per level "
-              "(outer block levels, then inner levels), joined back; sizes checked",
-              [](auto& a) {
-                const auto& s = arg_list(a, 0);
-                return tile_strategy("tileND(" + ints(s) + ")", s);
-              }));
-  r.add(entry("reorder", {}, {P::IntList}, "tiling",
-              "reorder([perm]): permute the loops (maps and reductions) of the first nest found "
-              "top-down; position i gets original loop perm[i] (1-based, as in the ELEVATE "
-              "paper); a composition of checked map-map, map-reduce and reduce-reduce "
-              "interchanges (reductions interchange only for add/mul/fmin/fmax accumulation, "
-              "whose float rounding changes)",
-              [](auto& a) { return reorder_strategy(arg_list(a, 0)); }));
-  r.add(entry("mapMapInterchange", {}, {}, "tiling",
-              "map(fun(a => map(fun(b => e))(ys)))(xs) -> transpose(map(fun(b => map(fun(a => "
-              "e))(xs)))(ys)) (inner input a view of a, or independent of it)",
-              [](auto&) { return interchange_rule("mapMapInterchange", false, false); }));
-  r.add(entry("mapReduceInterchange", {}, {}, "tiling",
-              "map(fun(i => reduce(op)(init)(xs_i)))(..) <-> reduceSeq(fun(acc, row => "
-              "map(..)(zip(acc)(row))))(generate(init))(transpose(xs)): a reduction moved outside "
-              "maps carries an array accumulator (either direction; always valid)",
-              [](auto&) { return interchange_rule("mapReduceInterchange", false, true); }));
-  r.add(entry("reduceReduceInterchange", {}, {}, "tiling",
-              "interchange two nested reductions accumulating acc ⊕ h, ⊕ in add/mul/fmin/fmax "
-              "(associative and commutative; float rounding changes)",
-              [](auto&) { return interchange_rule("reduceReduceInterchange", true, true); }));
-  r.add(entry("blockTranspose", {}, {P::Nat}, "tiling",
-              "transpose(x) -> join(map(transpose)(transpose(map(split(n))(x)))): the transposed "
-              "array read through the blocked layout (m/n).k.n (to be stored by storeInMemory: "
-              "TVM's packing)",
-              [](auto& a) { return block_transpose_rule(arg_nat(a, 0)); }));
+  r.rule({"fuseReduceMap",
+          RuleFamily::Algorithmic,
+          "reduce(op)(init)(map(f)(x)) -> reduceSeq(fun(acc, y => op(acc)(f(y))))(init)(x) "
+          "(also for reduceSeq); the fused operator is not associative, so the result is "
+          "sequential",
+          {},
+          [](const Args&) { return fuse_reduce_map_rule(); },
+          {"reduceMapFusion"}});
+  r.rule({"reduceMapFission",
+          RuleFamily::Algorithmic,
+          "reduceSeq(fun(acc, y => op(acc)(g)))(init)(x) -> reduce(op)(init)(map(fun(y => "
+          "g))(x)) when op is add/mul/fmin/fmax and init its neutral element, else "
+          "reduceSeq(op)(init)(map(..)(x)); also the function reduceSeq(..)(init) alone",
+          {},
+          [](const Args&) { return reduce_map_fission_rule(); }});
+  r.rule(
+      {"blockedReduce",
+       RuleFamily::Algorithmic,
+       "reduce(op)(init)(x) -> reduce(op)(init)(map(fun(c => reduce(op)(init)(c)))(split(n)(x))), "
+       "checked: op add/mul/fmin/fmax, init its neutral literal, n divides the length; "
+       "reduceSeq(f)(init)(x) -> reduceSeq(fun(acc, c => reduceSeq(f)(acc)(c)))(init)(split(n)(x)) "
+       "(always valid; an extension over ELEVATE)",
+       {P::Nat},
+       [](const Args& a) { return blocked_reduce_rule(arg_nat(a, 0)); },
+       {"splitStrategy"}});
+  r.rule(
+      {"tile",
+       RuleFamily::Tiling,
+       "2-D tiling of a nest of two maps (mapNest(2)): the 4-deep nest over n-blocks x "
+       "m-blocks x n x m, joined back to the original shape; sizes checked",
+       {P::Nat, P::Nat},
+       [](const Args& a) {
+         int64_t n = arg_nat(a, 0), m = arg_nat(a, 1);
+         return tile_strategy("tile(" + std::to_string(n) + ", " + std::to_string(m) + ")", {n, m});
+       }});
+  r.rule({"tileND",
+          RuleFamily::Tiling,
+          "tileND([s1, .., sd]): tiling of a nest of d maps with one tile size per level "
+          "(outer block levels, then inner levels), joined back; sizes checked",
+          {P::IntList},
+          [](const Args& a) {
+            const auto& s = arg_list(a, 0);
+            return tile_strategy("tileND(" + ints(s) + ")", s);
+          }});
+  r.rule({"reorder",
+          RuleFamily::Tiling,
+          "reorder([perm]): permute the loops (maps and reductions) of the first nest found "
+          "top-down; position i gets original loop perm[i] (1-based, as in the ELEVATE "
+          "paper); a composition of checked map-map, map-reduce and reduce-reduce "
+          "interchanges (reductions interchange only for add/mul/fmin/fmax accumulation, "
+          "whose float rounding changes)",
+          {P::IntList},
+          [](const Args& a) { return reorder_strategy(arg_list(a, 0)); }});
+  r.rule({"mapMapInterchange",
+          RuleFamily::Tiling,
+          "map(fun(a => map(fun(b => e))(ys)))(xs) -> transpose(map(fun(b => map(fun(a => "
+          "e))(xs)))(ys)) (inner input a view of a, or independent of it)",
+          {},
+          [](const Args&) { return interchange_rule("mapMapInterchange", false, false); }});
+  r.rule({"mapReduceInterchange",
+          RuleFamily::Tiling,
+          "map(fun(i => reduce(op)(init)(xs_i)))(..) <-> reduceSeq(fun(acc, row => "
+          "map(..)(zip(acc)(row))))(generate(init))(transpose(xs)): a reduction moved outside "
+          "maps carries an array accumulator (either direction; always valid)",
+          {},
+          [](const Args&) { return interchange_rule("mapReduceInterchange", false, true); }});
+  r.rule({"reduceReduceInterchange",
+          RuleFamily::Tiling,
+          "interchange two nested reductions accumulating acc ⊕ h, ⊕ in add/mul/fmin/fmax "
+          "(associative and commutative; float rounding changes)",
+          {},
+          [](const Args&) { return interchange_rule("reduceReduceInterchange", true, true); }});
+  r.rule({"blockTranspose",
+          RuleFamily::Tiling,
+          "transpose(x) -> join(map(transpose)(transpose(map(split(n))(x)))): the transposed "
+          "array read through the blocked layout (m/n).k.n (to be stored by storeInMemory: "
+          "TVM's packing)",
+          {P::Nat},
+          [](const Args& a) { return block_transpose_rule(arg_nat(a, 0)); }});
 }
 
 }  // namespace risec::elevate

@@ -738,56 +738,38 @@ Strategy unroll_jam2_rule() {
 
 }  // namespace
 
-namespace {
-
-// A vector-family rule with one Nat parameter (the number of lanes).
-LibraryEntry lanes_rule(const std::string& name, const std::string& description,
-                        Strategy (*make)(int64_t)) {
-  LibraryEntry e;
-  e.name = name;
-  e.params = {ParamKind::Nat};
-  e.description = description;
-  e.cls = EntryClass::Rule;
-  e.family = "vector";
-  e.make = [make](const std::vector<Arg>& a) { return make(arg_nat(a, 0)); };
-  return e;
-}
-
-}  // namespace
-
 void register_vector(Registry& r) {
-  {
-    LibraryEntry e;
-    e.name = "unrollJam2";
-    e.description =
-        "map(fun(c => B[L]))(ys), L a reduction over an array independent of c or an "
-        "iterateWhile -> split(2) >> map(fun(p => one loop advancing L of p[0] and of p[1] "
-        "together (a pair state; iterateWhile while either runs, each stepping while its own "
-        "condition holds), then makeArray(B[p[0]], B[p[1]]))) >> join, an odd last element "
-        "by the map (concat): two independent dependency chains per loop step";
-    e.cls = EntryClass::Rule;
-    e.family = "vector";
-    e.make = [](const std::vector<Arg>&) { return unroll_jam2_rule(); };
-    r.add(e);
-  }
-  r.add(lanes_rule(
-      "vectorizeReduction",
-      "reduce(op)(init)(map(f)(x)) over scalars, op add or mul with its neutral init -> a "
-      "reduction into one vec[t, n] accumulator (f lifted lane-wise), then a reduction of its "
-      "n lanes; n must divide the length; the order of the operations changes",
-      vectorize_reduction_rule));
-  r.add(lanes_rule("vectorizeRemainder",
-                   "map(f)(x) of any length L -> the first L - L%n elements vectorised as by "
-                   "vectorize(n), the last L%n by the scalar map (concat of the two; symbolic L "
-                   "needs no precondition); vectorize(n) when n divides L",
-                   vectorize_remainder_rule));
-  r.add(lanes_rule(
-      "vectorize",
-      "map(f) over scalars (or zips of scalars) -> asVector(n) >> map(f on vec[t, n]) >> "
-      "asScalar (component-wise for pair results): lane-wise primitives and math, "
-      "lane-independent scalars broadcast with vectorFromScalar; n must divide the length (no "
-      "alignment assumed)",
-      vectorize_rule));
+  r.rule({"unrollJam2",
+          RuleFamily::Vector,
+          "map(fun(c => B[L]))(ys), L a reduction over an array independent of c or an "
+          "iterateWhile -> split(2) >> map(fun(p => one loop advancing L of p[0] and of p[1] "
+          "together (a pair state; iterateWhile while either runs, each stepping while its own "
+          "condition holds), then makeArray(B[p[0]], B[p[1]]))) >> join, an odd last element "
+          "by the map (concat): two independent dependency chains per loop step",
+          {},
+          [](const Args&) { return unroll_jam2_rule(); }});
+  r.rule({"vectorizeReduction",
+          RuleFamily::Vector,
+          "reduce(op)(init)(map(f)(x)) over scalars, op add or mul with its neutral init -> a "
+          "reduction into one vec[t, n] accumulator (f lifted lane-wise), then a reduction of its "
+          "n lanes; n must divide the length; the order of the operations changes",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0)); }});
+  r.rule({"vectorizeRemainder",
+          RuleFamily::Vector,
+          "map(f)(x) of any length L -> the first L - L%n elements vectorised as by "
+          "vectorize(n), the last L%n by the scalar map (concat of the two; symbolic L "
+          "needs no precondition); vectorize(n) when n divides L",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_remainder_rule(arg_nat(a, 0)); }});
+  r.rule({"vectorize",
+          RuleFamily::Vector,
+          "map(f) over scalars (or zips of scalars) -> asVector(n) >> map(f on vec[t, n]) >> "
+          "asScalar (component-wise for pair results): lane-wise primitives and math, "
+          "lane-independent scalars broadcast with vectorFromScalar; n must divide the length (no "
+          "alignment assumed)",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_rule(arg_nat(a, 0)); }});
 }
 
 }  // namespace risec::elevate

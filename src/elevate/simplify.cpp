@@ -946,10 +946,6 @@ Result refuse(const Expr& e, const Env&) {
   return Refusion().mutate(e);
 }
 
-LibraryEntry entry(const std::string& name, const std::string& description, Strategy s) {
-  return fixed_rule("simplify", name, description, std::move(s));
-}
-
 }  // namespace
 
 void register_simplify(Registry& r) {
@@ -959,50 +955,66 @@ void register_simplify(Registry& r) {
   Strategy an = util::whole_term("AiNF", ainf);
   Strategy li = util::whole_term("licm", licm);
   Strategy rf = util::whole_term("refuse", refuse);
-  r.add(entry("partialEval",
-              "beta reduction, lets of variables/literals inlined, scalar operations on literals "
-              "folded (interpreter semantics), fst/snd of makePair and idx of makeArray resolved",
-              pe));
-  r.add(entry("AiNF",
-              "lets floated out of arguments (let-let normal), maps maximally fissioned: one loop "
-              "per let of a map body and per component of a pair",
-              an));
-  r.add(entry("specialise",
-              "partialEval, plus reductions over constant arrays (array literals, inputs "
-              "bound with --bind) of at most 64 elements unrolled and x * 0 -> 0, x + 0 -> x, "
-              "x * 1 -> x (assuming finite values)",
-              util::whole_term("specialise", specialise)));
-  r.add(entry("dce",
-              "unused lets removed; a let of a pair (or map producing pairs) of which one "
-              "component is read keeps only that component",
-              dc));
-  r.add(entry("cse",
-              "identical computing subterms of a lambda body shared by one let (hashing, "
-              "largest first), across loops after AiNF",
-              cs));
-  r.add(entry("licm",
-              "loop-invariant computations of a map or reduce function computed once, outside",
-              li));
-  r.add(entry("refuse",
-              "loops fused again: an array read once by a map fused into it, maps over the same "
-              "array fused into one producing a pair",
-              rf));
+  r.rule({"partialEval",
+          RuleFamily::Simplify,
+          "beta reduction, lets of variables/literals inlined, scalar operations on literals "
+          "folded (interpreter semantics), fst/snd of makePair and idx of makeArray resolved",
+          {},
+          fixed(pe)});
+  r.rule({"AiNF",
+          RuleFamily::Simplify,
+          "lets floated out of arguments (let-let normal), maps maximally fissioned: one loop "
+          "per let of a map body and per component of a pair",
+          {},
+          fixed(an)});
+  r.rule({"specialise",
+          RuleFamily::Simplify,
+          "partialEval, plus reductions over constant arrays (array literals, inputs "
+          "bound with --bind) of at most 64 elements unrolled and x * 0 -> 0, x + 0 -> x, "
+          "x * 1 -> x (assuming finite values)",
+          {},
+          fixed(util::whole_term("specialise", specialise))});
+  r.rule({"dce",
+          RuleFamily::Simplify,
+          "unused lets removed; a let of a pair (or map producing pairs) of which one "
+          "component is read keeps only that component",
+          {},
+          fixed(dc)});
+  r.rule({"cse",
+          RuleFamily::Simplify,
+          "identical computing subterms of a lambda body shared by one let (hashing, "
+          "largest first), across loops after AiNF",
+          {},
+          fixed(cs)});
+  r.rule({"licm",
+          RuleFamily::Simplify,
+          "loop-invariant computations of a map or reduce function computed once, outside",
+          {},
+          fixed(li)});
+  r.rule({"refuse",
+          RuleFamily::Simplify,
+          "loops fused again: an array read once by a map fused into it, maps over the same "
+          "array fused into one producing a pair",
+          {},
+          fixed(rf)});
   // One round can enable another (an inlined let leaves a let unused, whose removal
   // leaves literals to fold): rounds until nothing changes, at most 8.
   Strategy round = seq_all({pe, an, cs, dc, li, rf, pe, cs, dc});
-  r.add(entry("simplify",
-              "(partialEval ; AiNF ; cse ; dce ; licm ; refuse ; partialEval ; cse ; dce) until "
-              "nothing changes",
-              Strategy("simplify", [round](const Expr& e, const Env& env) -> Result {
-                Expr cur = e;
-                for (int i = 0; i < 8; ++i) {
-                  Result next = round(cur, env);
-                  if (!next.ok()) return next;
-                  if (next.expr() == cur || rise::alpha_equal(next.expr(), cur)) break;
-                  cur = next.expr();
-                }
-                return cur;
-              })));
+  r.rule({"simplify",
+          RuleFamily::Simplify,
+          "(partialEval ; AiNF ; cse ; dce ; licm ; refuse ; partialEval ; cse ; dce) until "
+          "nothing changes",
+          {},
+          fixed(Strategy("simplify", [round](const Expr& e, const Env& env) -> Result {
+            Expr cur = e;
+            for (int i = 0; i < 8; ++i) {
+              Result next = round(cur, env);
+              if (!next.ok()) return next;
+              if (next.expr() == cur || rise::alpha_equal(next.expr(), cur)) break;
+              cur = next.expr();
+            }
+            return cur;
+          }))});
 }
 
 }  // namespace risec::elevate

@@ -71,7 +71,7 @@ TEST(RuleLibrary, RegistersEveryRuleOfTheSpec) {
       SCOPED_TRACE(name);
       const LibraryEntry* e = find_entry(name);
       ASSERT_NE(e, nullptr);
-      EXPECT_EQ(e->family, f.family);
+      EXPECT_STREQ(family_name(e->family), f.family);
       EXPECT_FALSE(e->description.empty());
     }
   EXPECT_EQ(find_entry("splitJoin")->params, std::vector<ParamKind>{ParamKind::Nat});

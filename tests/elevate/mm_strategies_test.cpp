@@ -1,16 +1,15 @@
 // The seven matrix-multiplication strategies of the ELEVATE paper (ICFP 2020; TVM's
-// CPU schedule), as C++ (elevate/mm_strategies.h) and as the files
-// examples/mm/<step>.elv: each applied to examples/mm/mm.rise with n = m = k = 64
-// succeeds, is well typed, computes what mm computes (interpreter, random inputs,
-// rtol 1e-4), and has the paper's structure: its loop nest (kinds, order and trip
-// counts), vectors of 32 lanes, B packed in memory, the outer loop parallel. The
-// .elv files give the same programs as the C++ strategies. The time the strategies
-// take at n = m = k = 1024 is printed (not asserted).
+// CPU schedule), read from their files examples/mm/<step>.elv (the ladder's only
+// definition): each applied to examples/mm/mm.rise with n = m = k = 64 succeeds, is
+// well typed, computes what mm computes (interpreter, random inputs, rtol 1e-4), and
+// has the paper's structure: its loop nest (kinds, order and trip counts), vectors of
+// 32 lanes, B packed in memory, the outer loop parallel. tune.elv at its default point
+// is parallel.elv. The time the strategies take at n = m = k = 1024 is printed (not
+// asserted).
 #include <chrono>
 #include <fstream>
 #include <sstream>
 
-#include "elevate/mm_strategies.h"
 #include "elevate/parser.h"
 #include "elevate/rule_util.h"
 #include "rewrite_test_util.h"
@@ -71,6 +70,38 @@ int vector_loops(const Expr& e, int64_t lanes) {
   return n;
 }
 
+// A step of the ladder: its name in the paper, its file, and the `let` of the file that
+// holds the step before lowerToC (the file's own strategy is that let ; lowerToC).
+struct Step {
+  const char* name;
+  const char* file;
+  const char* high_level;
+};
+const Step kSteps[] = {
+    {"baseline", "baseline.elv", "baseline"},
+    {"blocking", "blocking.elv", "blocking"},
+    {"vectorization", "vectorization.elv", "vectorization"},
+    {"loopPermutation", "loop_permutation.elv", "loopPerm"},
+    {"arrayPacking", "array_packing.elv", "arrayPacking"},
+    {"cacheBlocks", "cache_blocks.elv", "cacheBlocks"},
+    {"parallel", "parallel.elv", "par"},
+};
+
+Strategy load(const std::string& file, const std::string& extra = "") {
+  std::string path = example(file);
+  std::string text = read(path);
+  EXPECT_FALSE(text.empty()) << path;
+  return parse_strategy_file(std::make_shared<SourceFile>(SourceFile{path, text + extra}));
+}
+// The file's strategy (with lowerToC).
+Strategy lowered(const Step& s) {
+  return load(s.file);
+}
+// The step before lowerToC: the file's `let` of it, as the file's last definition.
+Strategy high_level(const Step& s) {
+  return load(s.file, std::string("\nlet highLevel = ") + s.high_level + ";\n");
+}
+
 struct Expected {
   const char* step;
   const char* loops;  // at n = m = k = 64, after lowerToC
@@ -102,13 +133,13 @@ const Expected kExpected[] = {
 
 class MMStrategy : public ::testing::TestWithParam<size_t> {
  protected:
-  const mm::Step& step() const { return mm::steps().at(GetParam()); }
+  const Step& step() const { return kSteps[GetParam()]; }
   const Expected& expected() const { return kExpected[GetParam()]; }
 };
 
 TEST_P(MMStrategy, HighLevelResultIsCorrect) {
   const rise::Checked& p = mm(64);
-  Expr out = apply_ok(step().make(), p.expr);
+  Expr out = apply_ok(high_level(step()), p.expr);
   EXPECT_TRUE(well_typed(out));
   EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5, 2));
 }
@@ -116,7 +147,7 @@ TEST_P(MMStrategy, HighLevelResultIsCorrect) {
 TEST_P(MMStrategy, LoweredProgramIsCorrectAndHasThePapersStructure) {
   ASSERT_STREQ(step().name, expected().step);
   const rise::Checked& p = mm(64);
-  Expr out = apply_ok(mm::lowered(step().make()), p.expr);
+  Expr out = apply_ok(lowered(step()), p.expr);
   EXPECT_TRUE(well_typed(out));
   EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5, 2));
   EXPECT_EQ(loops(out), expected().loops) << rise::print_expr(out);
@@ -138,30 +169,23 @@ TEST_P(MMStrategy, LoweredProgramIsCorrectAndHasThePapersStructure) {
   }
 }
 
-TEST_P(MMStrategy, ElvFileGivesTheSameProgram) {
-  std::string path = example(step().file);
-  std::string text = read(path);
-  ASSERT_FALSE(text.empty()) << path;
-  EXPECT_NE(text.find("lowerToC"), std::string::npos);
-  auto src = std::make_shared<SourceFile>(SourceFile{path, text});
-  Strategy s = parse_strategy_file(src);
+// Each file's strategy is its high-level step (the let the other tests apply alone)
+// followed by lowerToC.
+TEST_P(MMStrategy, FileIsItsStepThenLowerToC) {
   const rise::Checked& p = mm(64);
-  Expr from_file = apply_ok(s, p.expr);
-  Expr from_cpp = apply_ok(mm::lowered(step().make()), p.expr);
-  EXPECT_TRUE(rise::alpha_equal(from_file, from_cpp))
-      << "from " << step().file << ":\n"
-      << rise::print_expr(from_file) << "\nfrom C++:\n"
-      << rise::print_expr(from_cpp);
+  Expr whole = apply_ok(lowered(step()), p.expr);
+  Expr two = apply_ok(seq(high_level(step()), make_strategy("lowerToC")), p.expr);
+  EXPECT_TRUE(rise::alpha_equal(whole, two)) << step().file;
 }
 
 INSTANTIATE_TEST_SUITE_P(Steps, MMStrategy, ::testing::Range<size_t>(0, 7),
                          [](const ::testing::TestParamInfo<size_t>& i) {
-                           return std::string(mm::steps().at(i.param).name);
+                           return std::string(kSteps[i.param].name);
                          });
 
 TEST(MMStrategies, ParallelOuterLoopIsTheProductsOuterLoop) {
   const rise::Checked& p = mm(64);
-  Expr out = apply_ok(mm::lowered(mm::parallel()), p.expr);
+  Expr out = apply_ok(lowered(kSteps[6]), p.expr);
   // let mem = toMem(packing copy) in ...: the product's outermost loop is mapPar
   Expr body = out;
   while (body->kind == rise::ExprKind::Lambda) body = body->fn;
@@ -169,7 +193,17 @@ TEST(MMStrategies, ParallelOuterLoopIsTheProductsOuterLoop) {
   ASSERT_TRUE(let) << rise::print_expr(out);
   EXPECT_EQ(loops(let->args[1]).rfind("mapPar[2](mapSeq[2](", 0), 0u) << loops(let->args[1]);
   EXPECT_EQ(loops(let->args[0]), "mapPar[2](mapSeq[64](mapSeq[1]))");
-  EXPECT_NE(std::string(mm::steps().back().file).find("parallel"), std::string::npos);
+  EXPECT_STREQ(kSteps[6].name, "parallel");
+}
+
+// tune.elv is parallel.elv with its sizes made parameters, the ladder's values first:
+// without --param it gives parallel.elv's program.
+TEST(MMStrategies, TuneTemplateAtItsDefaultsIsParallel) {
+  const rise::Checked& p = mm(64);
+  Expr tuned = apply_ok(load("tune.elv"), p.expr);
+  Expr par = apply_ok(lowered(kSteps[6]), p.expr);
+  EXPECT_TRUE(rise::alpha_equal(tuned, par)) << rise::print_expr(tuned) << "\n"
+                                             << rise::print_expr(par);
 }
 
 // examples/mm/tune.elv's loop orders (o1, o2, o4, o5): the block loops either way round,
@@ -226,8 +260,8 @@ TEST(MMStrategies, TimeAt1024) {
   auto t1 = std::chrono::steady_clock::now();
   std::cout << "[ timing   ] typing mm at 1024: "
             << std::chrono::duration<double, std::milli>(t1 - t0).count() << " ms\n";
-  for (const mm::Step& st : mm::steps()) {
-    Strategy s = mm::lowered(st.make());
+  for (const Step& st : kSteps) {
+    Strategy s = lowered(st);
     auto a = std::chrono::steady_clock::now();
     Expr out = apply_ok(s, p.expr);
     auto b = std::chrono::steady_clock::now();
@@ -235,7 +269,7 @@ TEST(MMStrategies, TimeAt1024) {
               << std::chrono::duration<double, std::milli>(b - a).count() << " ms\n";
     EXPECT_TRUE(well_typed(out));
   }
-  Expr out = apply_ok(mm::lowered(mm::parallel()), p.expr);
+  Expr out = apply_ok(lowered(kSteps[6]), p.expr);
   EXPECT_EQ(loops(out),
             "mapPar[32](mapSeq[1024](mapSeq[1])) "
             "mapPar[32](mapSeq[32](reduceSeq[256](mapSeq[32](reduceSeqUnroll[4](mapSeq[1])))))");

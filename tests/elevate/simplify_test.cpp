@@ -52,7 +52,7 @@ TEST(SimplifyLibrary, Registered) {
     SCOPED_TRACE(name);
     const LibraryEntry* e = find_entry(name);
     ASSERT_NE(e, nullptr);
-    EXPECT_EQ(e->family, "simplify");
+    EXPECT_EQ(e->family, RuleFamily::Simplify);
     EXPECT_FALSE(e->description.empty());
   }
 }
