@@ -8,6 +8,7 @@
 
 #include "elevate/rule_util.h"
 #include "rise/primitives.h"
+#include "support/diagnostics.h"
 
 namespace risec::driver {
 
@@ -190,9 +191,20 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
 }  // namespace
 
 std::optional<Contraction> find_contraction(const rise::Checked& high) {
+  // Definitions applied to their arguments (a `dense` layer called with W1, the
+  // prelude's `dot` with a row and a column) read their parameters, not the maps'
+  // elements: the search runs on the beta normal form, typed again.
+  Expr e = high.expr;
+  if (Expr n = elevate::util::beta_eta_normalize(e, false); n != e) {
+    try {
+      e = rise::infer_expr(n).expr;
+    } catch (const Error&) {
+      // keep the program as checked: no contraction is found through a definition
+    }
+  }
   Finder f;
   std::vector<int64_t> maps;
-  f.visit(high.expr, maps);
+  f.visit(e, maps);
   if (f.found) f.found->transposed_operand = f.transposed;
   return f.found;
 }

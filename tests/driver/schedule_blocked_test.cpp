@@ -15,6 +15,7 @@
 #include "driver/run.h"
 #include "driver/schedule_blocked.h"
 #include "elevate/parser.h"
+#include "rise/parser.h"
 #include "support/files.h"
 
 namespace risec::driver {
@@ -137,6 +138,42 @@ TEST(ScheduleBlocked, SmallOperandsAreNotPenalisedAndTheReasonNamesTheStream) {
   ASSERT_FALSE(all.empty());
   EXPECT_NE(all.front().reason.find("read again for each"), std::string::npos)
       << all.front().reason;
+}
+
+}  // namespace
+}  // namespace risec::driver
+
+namespace risec::driver {
+namespace {
+
+// A dense layer with a bias and relu epilogue (the MLP of bench/autoschedule, and the
+// same with other names and the bias added first) is recognised by its structure:
+// the first layer's rows, columns and depth. (Its blocked candidates are still
+// refused: the epilogue sits between the column map and the reduction; see
+// bench/results/journal/2026-11-28-mmblas.md.)
+TEST(ScheduleBlocked, DenseLayersWithEpiloguesAreRecognised) {
+  const rise::Program mlp = load_program("bench/autoschedule/programs/mlp.rise");
+  const rise::SizeMap s{{"b", 8}, {"k", 16}, {"h", 32}, {"o", 64}};
+  std::optional<Contraction> c = find_contraction(rise::check_program(mlp, "", &s));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rows, 8);
+  EXPECT_EQ(c->cols, 32);
+  EXPECT_EQ(c->depth, 16);
+  EXPECT_TRUE(c->transposed_operand);
+  const rise::Program other = rise::parse_program(std::make_shared<SourceFile>(SourceFile{
+      "layer.rise",
+      "def layer = depFun((p: Nat, q: Nat, r: Nat) =>\n"
+      "  fun(inp: p.q.f32 => fun(wt: r.q.f32 => fun(bias: r.f32 =>\n"
+      "    inp |> map(fun(v => zip(bias)(wt) |> map(fun(bw =>\n"
+      "      fmax(bw._1 + (zip(v)(bw._2) |> map(fun(t => t._1 * t._2)) |> reduce(add)(0.0f)))"
+      "(0.0f)))))))))\n"}));
+  const rise::SizeMap s2{{"p", 4}, {"q", 8}, {"r", 16}};
+  c = find_contraction(rise::check_program(other, "", &s2));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rows, 4);
+  EXPECT_EQ(c->cols, 16);
+  EXPECT_EQ(c->depth, 8);
+  EXPECT_FALSE(c->transposed_operand);
 }
 
 }  // namespace
