@@ -100,8 +100,8 @@ constexpr double kLatency = 4;
 // The model's estimate for one point, in cycles per multiply-add on one float, and
 // its reason. An inner step (one k of the register block, or one k.o step of a row)
 // issues multiply-adds, two a cycle, loads, kLoadsPerCycle, and stores, one a cycle; an
-// accumulator that does not fit the vector registers is spilled (loaded and stored
-// at every multiply-add).
+// accumulator that does not fit the vector registers is spilled (kept in memory);
+// then the operands' re-reading by the block loops.
 void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
   const double L = static_cast<double>(m.lanes);
   const double vec_j = static_cast<double>(p.tj) / L;  // vectors across a row of the block
