@@ -18,6 +18,7 @@ BUDGET=${BUDGET:-40}
 REPS=${REPS:-10}
 OUT=${OUT:-build/mm_autoschedule}
 mkdir -p "$OUT"
+OUT=$(realpath --relative-to=. "$OUT")  # bench_mm reads --tuned relative to the root
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); $(nproc) CPUs;" \
   "source $(git rev-parse --short HEAD 2>/dev/null || echo '?'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for isa in $ISAS; do
