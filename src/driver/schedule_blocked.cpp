@@ -8,6 +8,7 @@
 
 #include "elevate/rule_util.h"
 #include "rise/primitives.h"
+#include "support/diagnostics.h"
 
 namespace risec::driver {
 
@@ -83,11 +84,24 @@ struct Finder {
   }
 };
 
+// Bytes a core reads per cycle from L2, and from beyond it (L3 or memory): fitted
+// to mm 1024^3 on an AVX-512 Xeon (Sapphire Rapids class), one thread, where the
+// time of three register blocks with B re-read from L3 grew linearly in the bytes
+// re-read per multiply-add (4 x 64: 3.0, 8 x 32: 1.6, 16 x 16: 1.3 x OpenBLAS).
+constexpr double kL2Bandwidth = 48;
+constexpr double kFarBandwidth = 10;
+// Vector loads and broadcasts a cycle, sustained: two ports, but TVM's order (a load
+// of B for every multiply-add, the accumulator row loaded and stored every kk) ran
+// at 0.76-0.79x of the register blocks on mm 1024^3 (AVX-512), which this rate gives.
+constexpr double kLoadsPerCycle = 1.5;
+// Cycles from one multiply-add to the next on the same accumulator.
+constexpr double kLatency = 4;
+
 // The model's estimate for one point, in cycles per multiply-add on one float, and
 // its reason. An inner step (one k of the register block, or one k.o step of a row)
-// issues multiply-adds and loads, two of each a cycle, and stores, one a cycle; an
-// accumulator that does not fit the vector registers is spilled (loaded and stored
-// at every multiply-add).
+// issues multiply-adds, two a cycle, loads, kLoadsPerCycle, and stores, one a cycle; an
+// accumulator that does not fit the vector registers is spilled (kept in memory);
+// then the operands' re-reading by the block loops.
 void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
   const double L = static_cast<double>(m.lanes);
   const double vec_j = static_cast<double>(p.tj) / L;  // vectors across a row of the block
@@ -100,8 +114,10 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
     loads = vec_j + ti;  // a row of the block of B, a broadcast of A per row
     const double need = acc + vec_j + 1;
     if (need > static_cast<double>(m.registers)) {
-      loads += acc;
-      stores += acc;
+      // GCC keeps such an accumulator in memory: measured 2.7x slower than one that
+      // fits (4 x 128 on AVX-512), more than one load and store per multiply-add give.
+      loads += 2 * acc;
+      stores += 2 * acc;
       why << "register block " << p.ti << " x " << p.tj << " needs " << need << " of "
           << m.registers << " vector registers (spilled)";
     } else {
@@ -114,24 +130,54 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
     stores = vec_j;
     why << "a row of " << p.tj << " accumulators loaded and stored every " << p.kk << " k";
   }
-  double cycles = std::max({fma / 2, loads / 2, stores}) + 0.5;  // + the loop's overhead
+  // A multiply-add waits kLatency cycles for its accumulator: with fewer independent
+  // accumulators than 2 * kLatency, their chains bound the step (TVM's order updates
+  // only the tj / lanes vectors of one row, kk times each).
+  const double chains = p.register_block ? fma : vec_j;
+  const double latency = fma * kLatency / std::max(1.0, chains);
+  double cycles =
+      std::max({fma / 2, loads / kLoadsPerCycle, stores, latency}) + 0.5;  // + the loop's overhead
   double score = cycles / (fma * L);
-  // The block of the transposed operand (the k x tj panel one block of rows reads)
-  // should stay in L2 while the row blocks run; packed, it is contiguous.
-  const int64_t panel = c.depth * p.tj * 4;
-  if (panel > m.l2) {
-    score *= 1.3;
-    why << "; the " << panel / 1024 << " KiB panel of B exceeds L2";
-  } else {
-    why << "; the " << panel / 1024 << " KiB panel of B fits " << (panel <= m.l1 ? "L1" : "L2");
-  }
-  // Among equal blocks, a smaller panel leaves more of L2 to A and C.
-  score *= 1.0 + 0.1 * static_cast<double>(panel) / static_cast<double>(m.l2);
+  // The operands' traffic from beyond the core, in cycles per multiply-add on one
+  // float (the measure of `score`). The outer block loop walks one operand's blocks
+  // and, inside it, the other loop walks all of the other operand: with the row
+  // blocks outermost, all of B (depth x cols) is read again for every block of ti
+  // rows (4 / ti bytes per multiply-add) and the row panel of A (ti x depth) for
+  // every block of columns (4 / tj bytes); with the column blocks outermost, the
+  // other way round. A stream that fits L1 costs nothing; one from L2 costs a byte
+  // per kL2Bandwidth of a cycle, one larger than L2 a byte per kFarBandwidth (L3 or
+  // memory). Measured on mm 1024^3 (AVX-512, one core): with B re-read from L3, the
+  // 4 x 64 block with the row blocks outermost ran at 0.33x OpenBLAS, the same block
+  // with the column blocks outermost at 1.0x: the loop order decides, not the block.
+  const double whole_b = static_cast<double>(c.depth * c.cols * 4);
+  const double whole_a = static_cast<double>(c.rows * c.depth * 4);
+  const double panel_a = static_cast<double>(p.ti * c.depth * 4);
+  const double panel_b = static_cast<double>(c.depth * p.tj * 4);
+  // (the operand re-read whole by the outer loop, its bytes per multiply-add), and the
+  // same for the panel of the other operand that the inner block loop re-reads.
+  const double far = p.rows_outer ? whole_b : whole_a;
+  const double far_bytes = 4.0 / static_cast<double>(p.rows_outer ? p.ti : p.tj);
+  const double near = p.rows_outer ? panel_a : panel_b;
+  const double near_bytes = 4.0 / static_cast<double>(p.rows_outer ? p.tj : p.ti);
+  auto stream = [&](double bytes, double per_fma) {
+    if (bytes <= static_cast<double>(m.l1)) return 0.0;
+    return per_fma / (bytes <= static_cast<double>(m.l2) ? kL2Bandwidth : kFarBandwidth);
+  };
+  const double traffic = stream(far, far_bytes) + stream(near, near_bytes);
+  score += traffic;
+  why << "; " << (p.rows_outer ? "B" : "A") << " (" << static_cast<int64_t>(far) / 1024
+      << " KiB) read again for each " << (p.rows_outer ? "row" : "column") << " block, the "
+      << static_cast<int64_t>(near) / 1024 << " KiB panel of " << (p.rows_outer ? "A" : "B")
+      << " for each " << (p.rows_outer ? "column" : "row") << " block ("
+      << static_cast<int>(100 * traffic / score + 0.5) << "% of the estimate)";
   // A vector of two registers gains no throughput and doubles the live registers of
   // each step (measured far slower with a register block on AVX-512).
   if (p.width == 2) score *= 1.1;
   if (c.transposed_operand && !p.pack) score *= 1.15;  // strided panel rows
-  if (!p.register_block && p.ti * p.tj * 4 > m.l1) score *= 1.2;
+  // TVM's order re-reads B for every multiply-add and the accumulator row every kk:
+  // measured 0.76-0.79x of the register blocks on mm 1024^3 (AVX-512, B packed)
+  // whatever the block, where the counts above give about 0.9x.
+  if (!p.register_block) score *= 1.3;
   if (m.threads > 1) {
     const double blocks = static_cast<double>(p.rows_outer ? c.rows / p.ti : c.cols / p.tj);
     const double rounds = std::ceil(blocks / m.threads);
@@ -145,9 +191,20 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
 }  // namespace
 
 std::optional<Contraction> find_contraction(const rise::Checked& high) {
+  // Definitions applied to their arguments (a `dense` layer called with W1, the
+  // prelude's `dot` with a row and a column) read their parameters, not the maps'
+  // elements: the search runs on the beta normal form, typed again.
+  Expr e = high.expr;
+  if (Expr n = elevate::util::beta_eta_normalize(e, false); n != e) {
+    try {
+      e = rise::infer_expr(n).expr;
+    } catch (const Error&) {
+      // keep the program as checked: no contraction is found through a definition
+    }
+  }
   Finder f;
   std::vector<int64_t> maps;
-  f.visit(high.expr, maps);
+  f.visit(e, maps);
   if (f.found) f.found->transposed_operand = f.transposed;
   return f.found;
 }
@@ -178,17 +235,18 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
   }
   std::stable_sort(points.begin(), points.end(),
                    [](const BlockPoint& a, const BlockPoint& b) { return a.score < b.score; });
-  // Diverse first: the best point of each block shape and loop order, in the
-  // model's order, then the best of each shape's remaining variants (k split,
-  // vector width, outer loop, packing) round by round: the model ranks shapes, the
+  // Diverse first: the best point of each block shape, loop order and outer block
+  // loop, in the model's order, then the best of each shape's remaining variants (k
+  // split, vector width, packing) round by round: the model ranks shapes, the
   // measurements decide among the variants it cannot tell apart.
   std::vector<BlockPoint> out;
   std::vector<bool> taken(points.size(), false);
   while (out.size() < std::min(keep, points.size())) {
-    std::vector<std::tuple<int64_t, int64_t, bool>> seen;
+    std::vector<std::tuple<int64_t, int64_t, bool, bool>> seen;
     for (size_t i = 0; i < points.size() && out.size() < keep; ++i) {
       if (taken[i]) continue;
-      const auto shape = std::make_tuple(points[i].ti, points[i].tj, points[i].register_block);
+      const auto shape = std::make_tuple(points[i].ti, points[i].tj, points[i].register_block,
+                                         points[i].rows_outer);
       if (std::find(seen.begin(), seen.end(), shape) != seen.end()) continue;
       seen.push_back(shape);
       taken[i] = true;

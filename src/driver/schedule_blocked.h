@@ -14,8 +14,9 @@
 //              TVM's packed B), when the program reads one through transpose;
 //   parallel   (openmp) the outermost block loop, and the packing loop.
 // Every point is ranked by a small analytical model (the accumulator's vector
-// registers against the host's, loads per multiply-add, the packed block's L1/L2
-// footprint, blocks per thread), and only the best few become candidates.
+// registers against the host's, loads per multiply-add, the accumulators' latency
+// chains, the operands' re-reading by the block loops from L2 or beyond, blocks per
+// thread), and only the best few become candidates.
 #pragma once
 
 #include <cstdint>
