@@ -311,7 +311,16 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
                                 cmp.first_mismatch);
             }
           }
-          m.time_ms = measurer.measure(*j.compiled, TunePoint{static_cast<int64_t>(i)});
+          // The default is timed in full; another candidate whose first call is
+          // more than kStopAboveBest times the best so far is not called again.
+          const TunePoint point{static_cast<int64_t>(i)};
+          if (best && !c.is_default) {
+            m.time_ms =
+                measurer.measure_unless_slower(*j.compiled, point, kStopAboveBest * best_ms);
+            m.stopped = *m.time_ms > kStopAboveBest * best_ms;
+          } else {
+            m.time_ms = measurer.measure(*j.compiled, point);
+          }
         } catch (const Error& e) {
           m.error = first_line(e.what());
         }
@@ -326,6 +335,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
         *cfg.progress << "autoschedule: [" << n << "/" << std::min(order.size(), budget) << "] "
                       << c.label() << ": "
                       << (m.time_ms ? format_time(*m.time_ms) : "failed: " + m.error)
+                      << (m.stopped ? " (one call: slower than 3x the best, not repeated)" : "")
                       << (best ? " (best " + format_time(best_ms) + ")" : std::string()) << "\n";
       r.measured.push_back(std::move(m));
     }

@@ -42,7 +42,8 @@ struct AutoscheduleConfig {
 struct ScheduleMeasurement {
   size_t candidate = 0;  // index into the space
   std::optional<double> time_ms;
-  std::string error;  // the compilation's, the run's or the check's failure
+  std::string error;     // the compilation's, the run's or the check's failure
+  bool stopped = false;  // timed by one call only (measure_unless_slower)
 };
 
 struct AutoscheduleResult {

@@ -21,7 +21,21 @@ class Measurer {
   // Called one at a time: the candidate's time in milliseconds (an Error marks the
   // trial Failed).
   virtual double measure(const Compiled& c, const TunePoint& point) = 0;
+  // As measure, but a candidate whose first call takes longer than `stop_above_ms`
+  // is not called again: it cannot be the fastest, and its time is that one call's
+  // (so a result above `stop_above_ms` says the candidate was stopped). A slow
+  // candidate then costs one call instead of `repeat` (an mm of 1024^3 in plain
+  // loops takes seconds a call). The default measures in full.
+  virtual double measure_unless_slower(const Compiled& c, const TunePoint& point,
+                                       double stop_above_ms) {
+    (void)stop_above_ms;
+    return measure(c, point);
+  }
 };
+
+// The factor over the best time so far above which tune and autoschedule stop timing
+// a candidate after its first call (measure_unless_slower).
+inline constexpr double kStopAboveBest = 3.0;
 
 // Builds with $CC (runtime/jit.h) and times `repeat` calls on seeded inputs,
 // returning the fastest.

@@ -390,7 +390,11 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
       t.point = c.point;
       if (c.error.empty()) {
         try {
-          t.time_ms = measurer.measure(*c.compiled, c.point);
+          // A point more than kStopAboveBest times slower than the best so far is
+          // called once, not `--repeat` times.
+          t.time_ms = r.best ? measurer.measure_unless_slower(*c.compiled, c.point,
+                                                              kStopAboveBest * r.best->time_ms)
+                             : measurer.measure(*c.compiled, c.point);
         } catch (const Error& e) {
           c.error = e.what();
         }

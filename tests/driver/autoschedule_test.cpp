@@ -288,6 +288,42 @@ TEST(Autoschedule, DefaultIsMeasuredFirstAndTheResultIsNeverSlower) {
   }
 }
 
+// The stop threshold: the default is timed in full; every later candidate may stop
+// after one call once it is kStopAboveBest times slower than the best so far, and a
+// stopped candidate is never the best.
+class StoppingTimer : public Measurer {
+ public:
+  void prepare(const Compiled&) override {}
+  double measure(const Compiled&, const TunePoint& p) override {
+    full.push_back(p.at(0));
+    return p.at(0) == 0 ? 10.0 : 4.0;
+  }
+  double measure_unless_slower(const Compiled&, const TunePoint& p, double stop) override {
+    stops.push_back(stop);
+    // Every second candidate is hopeless: its one call is above the threshold.
+    return p.at(0) % 2 ? stop * 2 : 5.0;
+  }
+  std::vector<int64_t> full;
+  std::vector<double> stops;
+};
+
+TEST(Autoschedule, SlowCandidatesAreCalledOnceAndNeverChosen) {
+  rise::Program p = load_program("bench/autoschedule/morph5.rise");
+  StoppingTimer t;
+  AutoscheduleResult r = autoschedule(config(p, 6), t);
+  ASSERT_EQ(t.full, std::vector<int64_t>{0});  // the default only
+  ASSERT_EQ(t.stops.size(), r.measured.size() - 1);
+  EXPECT_DOUBLE_EQ(t.stops.front(), kStopAboveBest * 10.0);
+  for (double s : t.stops) EXPECT_LE(s, kStopAboveBest * 10.0);
+  bool some_stopped = false;
+  for (const ScheduleMeasurement& m : r.measured) {
+    some_stopped |= m.stopped;
+    if (m.stopped) EXPECT_NE(m.candidate, r.best);
+  }
+  EXPECT_TRUE(some_stopped);
+  EXPECT_FALSE(r.space.candidates[r.best].is_default);
+}
+
 TEST(Autoschedule, ModelCountsParallelAndVectorWork) {
   rise::Program p = load_program("examples/scal/scal.rise");
   CostMachine m;
