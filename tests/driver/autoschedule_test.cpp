@@ -318,7 +318,9 @@ TEST(Autoschedule, SlowCandidatesAreCalledOnceAndNeverChosen) {
   bool some_stopped = false;
   for (const ScheduleMeasurement& m : r.measured) {
     some_stopped |= m.stopped;
-    if (m.stopped) EXPECT_NE(m.candidate, r.best);
+    if (m.stopped) {
+      EXPECT_NE(m.candidate, r.best);
+    }
   }
   EXPECT_TRUE(some_stopped);
   EXPECT_FALSE(r.space.candidates[r.best].is_default);
