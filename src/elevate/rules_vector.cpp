@@ -700,18 +700,18 @@ Strategy unroll_jam2_rule() {
 // fmin are idempotent and ignore NaN (a NaN operand gives the other one, as the
 // interpreter's std::fmax and the C helper risec_fmax_*): the accumulator starts at
 // init, and the result is the sequential one exactly (of equal zeros, the sign may be
-// another's). A constant length the vectors do not divide keeps its last L % (k n)
-// elements in a scalar loop that continues from the vector part's result:
-//   reduceSeq(op)(vector part of take(q)(x))(map(f)(drop(q)(x)));
-// a symbolic length not provably divisible is a precondition checked when the program
-// is called (as vectorize's). Refused: an array shorter than the vectors, and one
-// viewed from vectors already (asScalar: the lanes' reduction of an earlier rewrite,
-// so that normalize(vectorizeReduction(n)) ends).
+// another's). A length the vectors do not provably divide keeps its last L % (k n)
+// elements in a scalar loop that continues from the vector part's result (q = L - L %
+// (k n), symbolic as well: no precondition, as vectorizeRemainder):
+//   reduceSeq(op)(vector part of take(q)(x))(map(f)(drop(q)(x))).
+// Refused: an array shorter than the vectors, and one viewed from vectors already
+// (asScalar: the lanes' reduction of an earlier rewrite, so that
+// normalize(vectorizeReduction(n)) ends).
 Strategy vectorize_reduction_rule(int64_t n, int accumulators) {
   std::string name =
       std::string(accumulators == 2 ? "vectorizeReduction2(" : "vectorizeReduction(") +
       std::to_string(n) + ")";
-  return rule(name, [n, accumulators, name](const Expr& e, const Context& ctx) -> Result {
+  return rule(name, [n, accumulators, name](const Expr& e, const Context&) -> Result {
     auto c = util::as_prim_call(e);
     if (!c || (!c->is(PrimId::Reduce) && !c->is(PrimId::ReduceSeq)) || c->args.size() != 3)
       return fail_at(name, e, "expected a fully applied reduce(op)(init)(x)");
@@ -739,19 +739,14 @@ Strategy vectorize_reduction_rule(int64_t n, int accumulators) {
     if (!elem || !len || !scalar_tree(elem))
       return fail_at(name, e, "the reduced array's elements must be scalars (or pairs of scalars)");
     const int64_t block = n * accumulators;
-    Nat q = *len;  // the elements the vectors reduce
-    bool whole = true;
-    if (!arith::provably_divides(Nat(block), *len) && len->as_const()) {
-      q = *len - arith::mod(*len, Nat(block));
-      whole = false;
-      if (q.is_const(0))
-        return fail_at(name, e,
-                       "the array (" + len->to_string() + " elements) is shorter than " +
-                           std::to_string(accumulators) + " x " + std::to_string(n) +
-                           " lanes: there is nothing to vectorise");
-    } else if (auto why = util::divisibility_refusal(Nat(block), *len, ctx)) {
-      return fail_at(name, e, *why);
-    }
+    // the elements the vectors reduce: all when the vectors provably divide the length
+    const bool whole = arith::provably_divides(Nat(block), *len);
+    const Nat q = whole ? *len : *len - arith::mod(*len, Nat(block));
+    if (q.is_const(0))
+      return fail_at(name, e,
+                     "the array (" + len->to_string() + " elements) is shorter than " +
+                         (accumulators == 1 ? "" : std::to_string(accumulators) + " x ") +
+                         std::to_string(n) + " lanes: there is nothing to vectorise");
     Expr fv;
     if (f) {
       Lifter lifter(n);
