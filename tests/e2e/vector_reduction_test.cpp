@@ -24,9 +24,9 @@ std::string strategy(const std::string& rule, const std::string& target) {
 
 // The reduced length: at least one vector step (shorter ones are refused, tested in
 // tests/elevate).
-testing::ReductionCase next_case(std::mt19937& rng) {
+reduction_gen::ReductionCase next_case(std::mt19937& rng) {
   for (;;) {
-    testing::ReductionCase c = testing::random_reduction(rng, 90);
+    reduction_gen::ReductionCase c = reduction_gen::random_reduction(rng, 90);
     if (c.len >= c.vectors) return c;
   }
 }
@@ -34,7 +34,7 @@ testing::ReductionCase next_case(std::mt19937& rng) {
 TEST(VectorReduction, RandomReductionsCompiledForC) {
   std::mt19937 rng(7);
   for (int i = 0; i < 40; ++i) {
-    testing::ReductionCase c = next_case(rng);
+    reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_c" + std::to_string(i) + ".rise", c.program);
     EXPECT_TRUE(compile_and_check(path, strategy(c.rule, "c"), "")) << c.describe;
   }
@@ -43,7 +43,7 @@ TEST(VectorReduction, RandomReductionsCompiledForC) {
 TEST(VectorReduction, RandomReductionsCompiledForOpenMP) {
   std::mt19937 rng(8);
   for (int i = 0; i < 8; ++i) {
-    testing::ReductionCase c = next_case(rng);
+    reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_omp" + std::to_string(i) + ".rise", c.program);
     EXPECT_TRUE(compile_and_check(path, strategy(c.rule, "openmp"), "", "openmp")) << c.describe;
   }
@@ -52,7 +52,7 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenMP) {
 TEST(VectorReduction, RandomReductionsCompiledForOpenCL) {
   std::mt19937 rng(9);
   for (int i = 0; i < 8; ++i) {
-    testing::ReductionCase c = next_case(rng);
+    reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_ocl" + std::to_string(i) + ".rise", c.program);
     CliResult r = run_risec(
         {"run", path, "--target", "opencl", "--strategy", strategy(c.rule, "opencl"), "--check"});

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace risec::testing {
+namespace risec::reduction_gen {
 
 struct ReductionCase {
   std::string program;   // one definition, f, over two arrays rows.len.type
@@ -85,4 +85,4 @@ inline ReductionCase random_reduction(std::mt19937& rng, int64_t max_len = 70) {
   return c;
 }
 
-}  // namespace risec::testing
+}  // namespace risec::reduction_gen

@@ -13,6 +13,7 @@
 namespace risec::elevate {
 namespace {
 
+using rise::PrimId;
 using testing::apply_ok;
 using testing::fails_with;
 using testing::same_semantics;
@@ -41,7 +42,7 @@ TEST(VectorizeReduction, ManyRandomReductionsComputeWhatTheyDid) {
   std::mt19937 rng(20261128);
   int rewritten = 0, refused = 0, remainders = 0;
   for (int i = 0; i < 300; ++i) {
-    testing::ReductionCase c = testing::random_reduction(rng);
+    reduction_gen::ReductionCase c = reduction_gen::random_reduction(rng);
     SCOPED_TRACE(c.describe);
     rise::Checked p = typed(c.program);
     Strategy s = at_reduce(rule_of(c.rule));
@@ -56,12 +57,12 @@ TEST(VectorizeReduction, ManyRandomReductionsComputeWhatTheyDid) {
       EXPECT_TRUE(same_semantics(p.expr, out, 0, 0));
     else
       EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5));
-    EXPECT_EQ(count(out, PrimId::AsVector), 1) << rise::print_expr(out);
+    EXPECT_GE(count(out, PrimId::AsVector), 1) << rise::print_expr(out);
     const bool remainder = c.len % c.vectors != 0;
     EXPECT_EQ(count(out, PrimId::Drop), remainder ? 1 : 0) << rise::print_expr(out);
     remainders += remainder;
     // normalize ends: the lanes' reduction (over asScalar) is not vectorised again
-    Result again = S("normalize", {rule_of(c.rule)})(p.expr);
+    Result again = S("normalize", {Arg(rule_of(c.rule))})(p.expr);
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(rise::alpha_equal(again.expr(), out)) << rise::print_expr(again.expr());
     ++rewritten;
@@ -136,7 +137,8 @@ TEST(VectorizeReduction, RefusalsNameTheReason) {
                          "must be add, mul, fmax or fmin"));
   // the lanes' reduction of an earlier rewrite
   Expr once = apply_ok(v8, typed("def f = fun(xs: 64.f32 => xs |> reduce(add)(0.0f))").expr);
-  EXPECT_TRUE(fails_with(v8, once, "asScalar"));
+  ASSERT_EQ(once->kind, rise::ExprKind::Lambda);
+  EXPECT_TRUE(fails_with(S("vectorizeReduction", {Arg(int64_t{8})}), once->fn, "asScalar"));
   EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReduction", {Arg(int64_t{0})})),
                          typed("def f = fun(xs: 64.f32 => xs |> reduce(add)(0.0f))").expr,
                          "positive"));
