@@ -703,7 +703,7 @@ Strategy unroll_jam2_rule() {
 // another's). A length the vectors do not provably divide keeps its last L % (k n)
 // elements in a scalar loop that continues from the vector part's result (q = L - L %
 // (k n), symbolic as well: no precondition, as vectorizeRemainder):
-//   reduceSeq(op)(vector part of take(q)(x))(map(f)(drop(q)(x))).
+//   reduceSeq(fun(acc, y => op(acc)(f(y))))(vector part of take(q)(x))(drop(q)(x)).
 // Refused: an array shorter than the vectors, and one viewed from vectors already
 // (asScalar: the lanes' reduction of an earlier rewrite, so that
 // normalize(vectorizeReduction(n)) ends).
@@ -787,10 +787,13 @@ Strategy vectorize_reduction_rule(int64_t n, int accumulators) {
     Expr lanes = call(PrimId::AsScalar, {rise::apps(rise::make_array_prim(1), {acc})});
     Expr out = call(PrimId::ReduceSeq, {c->args[0], c->args[1], lanes});
     if (whole) return out;
-    // the last elements, continuing from the vectors' result
+    // the last elements, continuing from the vectors' result (f applied in the loop)
     Expr rest = call(PrimId::Drop, {q}, {data});
-    if (f) rest = call(PrimId::Map, {f, rest});
-    return call(PrimId::ReduceSeq, {c->args[0], out, rest});
+    if (!f) return call(PrimId::ReduceSeq, {c->args[0], out, rest});
+    Expr step = util::fun2("acc", "x", [&](const Expr& a, const Expr& x) {
+      return call(opp->id, {a, util::apply_fn(f, x)});
+    });
+    return call(PrimId::ReduceSeq, {step, out, rest});
   });
 }
 
@@ -832,7 +835,7 @@ void register_vector(Registry& r) {
       "vectorizeReduction",
       "reduce(op)(init)(map(f)(x)) over scalars, op add, mul, fmax or fmin -> a reduction into "
       "one vec[t, n] accumulator (f lifted lane-wise), then a reduction of its n lanes; a "
-      "constant length n does not divide keeps its last L%n elements in a scalar loop; add "
+      "length n does not provably divide keeps its last L%n elements in a scalar loop; add "
       "and mul change the order of the operations (rounding), fmax and fmin are exact",
       [](int64_t n) { return vectorize_reduction_rule(n, 1); }));
   r.add(lanes_rule("vectorizeReduction2",
