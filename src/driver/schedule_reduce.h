@@ -1,5 +1,5 @@
 // Vectorised reductions in the autoscheduler's space (docs/tuning.md, "Without a
-// template"): the `reduce` decision, offered when the program has a reduction of
+// template"): the `reductions` decision, offered when the program has a reduction of
 // add, mul, fmax or fmin over scalars (found by PrimId), whose options are every such
 // reduction kept in one vector accumulator of `lanes` lanes
 // (normalize(vectorizeReduction(lanes))) or in two (vectorizeReduction2: two
@@ -20,7 +20,7 @@ struct ReductionOption {
   std::string label;     // its short name in the candidate's label
 };
 
-// The options of the reduce decision for `high` (not taken is not among them); empty
+// The options of the reductions decision for `high` (not taken is not among them); empty
 // when `high` has no reduction the rules could vectorise.
 std::vector<ReductionOption> reduction_options(const rise::Checked& high);
 

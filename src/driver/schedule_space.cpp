@@ -279,7 +279,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   if (std::vector<ReductionOption> reds = reduction_options(high); !reds.empty()) {
     std::vector<Option> reduce = {none()};
     for (const ReductionOption& o : reds)
-      reduce.push_back({{"reduce", o.strategy, o.comment},
+      reduce.push_back({{"reductions", o.strategy, o.comment},
                         [label = o.label](ScheduleCandidate& c) { c.reduction = label; }});
     decisions.push_back(std::move(reduce));
   }

@@ -12,7 +12,7 @@
 //   tile       the outermost nest of two maps tiled (tile(t, t), t from 8 to 128);
 //   parallel   (openmp) the loop writing the result parallel (parallelOutput), or
 //              the outermost map (parallel);
-//   reduce     reductions of add, mul, fmax or fmin kept in one or two vector
+//   reductions reductions of add, mul, fmax or fmin kept in one or two vector
 //              accumulators (schedule_reduce.h: vectorizeReduction(lanes), ...2);
 //   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
 //              vectorize(lanes * 2)).
@@ -42,7 +42,7 @@ namespace risec::driver {
 // One decision of a candidate: the strategy text applied and what it does, in words
 // (the comment written above it in the .elv file).
 struct ScheduleStep {
-  std::string decision;  // structure, unroll, order, tile, parallel, reduce, vectorize
+  std::string decision;  // structure, unroll, order, tile, parallel, reductions, vectorize
   std::string strategy;
   std::string comment;
 };
