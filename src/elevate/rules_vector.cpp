@@ -763,26 +763,40 @@ Strategy vectorize_reduction_rule(int64_t n, int accumulators) {
     Expr start =
         rise::annotation(call(PrimId::VectorFromScalar, {first}), rise::vector_of(res, Nat(n)));
     auto value = [&](const Expr& v) { return fv ? rise::app(fv, v) : v; };
+    // op of the vector accumulator and a vector of values. fmax and fmin as the scalar
+    // helper computes them (risec_fmax_*: y != y ? acc : (acc > y ? acc : y)), with
+    // comparisons and blends of whole vectors, which every target has (a lane loop of
+    // the helper is not vectorised by the C compiler)
+    auto combine = [&](const Expr& a, const Expr& y) {
+      if (!exact) return call(opp->id, {a, y});
+      auto blend = [&](const Expr& yv) {
+        const PrimId cmp = opp->is(PrimId::Fmax) ? PrimId::Gt : PrimId::Lt;
+        Expr pick = call(PrimId::Select, {call(cmp, {a, yv}), a, yv});
+        Expr nan = call(PrimId::Not, {call(PrimId::Equal, {yv, yv})});
+        return call(PrimId::Select, {nan, a, pick});
+      };
+      // read or computed once (a let), a variable as it is
+      if (y->kind == ExprKind::Ident) return blend(y);
+      return call(PrimId::Let, {y, util::fun("y", blend)});
+    };
     Expr body = whole ? data : call(PrimId::Take, {q}, {data});
     Expr vectors = vec_data(body, elem, n);
     Expr acc;
     if (accumulators == 1) {
-      Expr step = util::fun2("acc", "v", [&](const Expr& a, const Expr& v) {
-        return call(opp->id, {a, value(v)});
-      });
+      Expr step = util::fun2("acc", "v",
+                             [&](const Expr& a, const Expr& v) { return combine(a, value(v)); });
       acc = call(PrimId::ReduceSeq, {step, start, vectors});
     } else {
       Expr step = util::fun2("acc", "p", [&](const Expr& a, const Expr& p) {
         return call(PrimId::MakePair,
-                    {call(opp->id, {call(PrimId::Fst, {a}), value(element_of_two(p, 0))}),
-                     call(opp->id, {call(PrimId::Snd, {a}), value(element_of_two(p, 1))})});
+                    {combine(call(PrimId::Fst, {a}), value(element_of_two(p, 0))),
+                     combine(call(PrimId::Snd, {a}), value(element_of_two(p, 1)))});
       });
       Expr both = call(PrimId::ReduceSeq, {step, call(PrimId::MakePair, {start, start}),
                                            call(PrimId::Split, {Nat(2)}, {vectors})});
-      acc = call(PrimId::Let,
-                 {both, util::fun("r", [&](const Expr& r) {
-                    return call(opp->id, {call(PrimId::Fst, {r}), call(PrimId::Snd, {r})});
-                  })});
+      acc = call(PrimId::Let, {both, util::fun("r", [&](const Expr& r) {
+                                 return combine(call(PrimId::Fst, {r}), call(PrimId::Snd, {r}));
+                               })});
     }
     Expr lanes = call(PrimId::AsScalar, {rise::apps(rise::make_array_prim(1), {acc})});
     Expr out = call(PrimId::ReduceSeq, {c->args[0], c->args[1], lanes});
