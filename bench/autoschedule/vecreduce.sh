@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Vectorised reductions on softmax and layernorm (issue 34; docs/performance.md):
 # the default lowering, the default with every reduction on vector accumulators
-# (vectorizeReduction2), the default with only softmax's max vectorised (exact: what
+# (vectorizeReduction2Remainder), the default with only softmax's max vectorised (exact: what
 # the default lowering could do), and `risec tune` without a template, each with
 # `risec run --repeat 20`, interleaved over ROUNDS rounds; the minimum of each
 # variant over the rounds, with the load average at the start and the end. Run from
@@ -25,8 +25,8 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), target $TARGET
   "OMP_NUM_THREADS=$OMP_NUM_THREADS"
 par=""
 [ "$TARGET" = openmp ] && par="try(parallelOutput) ; "
-vec2="simplify ; ${par}normalize(vectorizeReduction2(lanes)) ; lowerToC"
-max1="simplify ; ${par}try(vectorizeReduction(lanes) @ outermost(isFullyApplied(isReduce)))"
+vec2="simplify ; ${par}normalize(vectorizeReduction2Remainder(lanes)) ; lowerToC"
+max1="simplify ; ${par}try(vectorizeReductionRemainder(lanes) @ outermost(isFullyApplied(isReduce)))"
 max1="$max1 ; lowerToC"
 for p in softmax layernorm; do
   f=bench/autoschedule/programs/$p.rise
@@ -68,5 +68,5 @@ for p in softmax layernorm; do
     [ -n "${best[$k]:-}" ] && printf "%-10s %-8s min %s ms\n" "$p" "$v" "${best[$k]}"
   done
 done
-echo "(default: compile's default lowering; vec2: simplify ; normalize(vectorizeReduction2(lanes));"
+echo "(default: compile's default lowering; vec2: every reduction on two vector accumulators;"
 echo " max1: softmax's max alone on vectors (exact); tuned: risec tune without a template)"

@@ -42,12 +42,12 @@ bool has_vectorisable_reduction(const Expr& e) {
 std::vector<ReductionOption> reduction_options(const rise::Checked& high) {
   if (!has_vectorisable_reduction(high.expr)) return {};
   return {
-      {"normalize(vectorizeReduction(lanes))",
+      {"normalize(vectorizeReductionRemainder(lanes))",
        "every reduction of add, mul, fmax or fmin over scalars into a vector accumulator of "
-       "`lanes` lanes, then its lanes reduced (add and mul reassociated: checked within the "
-       "tolerance)",
+       "`lanes` lanes, then its lanes reduced, a remainder by a scalar loop (add and mul "
+       "reassociated: checked within the tolerance)",
        "lanes"},
-      {"normalize(vectorizeReduction2(lanes))",
+      {"normalize(vectorizeReduction2Remainder(lanes))",
        "every reduction of add, mul, fmax or fmin over scalars into two vector accumulators "
        "of `lanes` lanes (two dependency chains overlapped), then their lanes reduced",
        "2 x lanes"},

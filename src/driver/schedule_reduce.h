@@ -2,8 +2,9 @@
 // template"): the `reductions` decision, offered when the program has a reduction of
 // add, mul, fmax or fmin over scalars (found by PrimId), whose options are every such
 // reduction kept in one vector accumulator of `lanes` lanes
-// (normalize(vectorizeReduction(lanes))) or in two (vectorizeReduction2: two
-// dependency chains). add and mul are reassociated: the candidate's result is checked
+// (normalize(vectorizeReductionRemainder(lanes))) or in two
+// (vectorizeReduction2Remainder: two dependency chains), any length (a scalar loop for
+// the remainder). add and mul are reassociated: the candidate's result is checked
 // against the interpreter within the tolerance, as every candidate's is.
 #pragma once
 

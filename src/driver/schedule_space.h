@@ -13,7 +13,8 @@
 //   parallel   (openmp) the loop writing the result parallel (parallelOutput), or
 //              the outermost map (parallel);
 //   reductions reductions of add, mul, fmax or fmin kept in one or two vector
-//              accumulators (schedule_reduce.h: vectorizeReduction(lanes), ...2);
+//              accumulators (schedule_reduce.h: vectorizeReductionRemainder(lanes),
+//              vectorizeReduction2Remainder(lanes));
 //   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
 //              vectorize(lanes * 2)).
 // Programs with a reduction of products nested in two maps (matrix products) also

@@ -1,9 +1,9 @@
-// Vectorised reductions compiled (vectorizeReduction(n), vectorizeReduction2(n);
-// docs/strategies.md): random reductions of add, mul, fmax and fmin over rows
-// (tests/elevate/vector_reduction_gen.h: functions of the elements, pairs, NaN
-// elements for max and min, lengths the vectors do not divide) compiled for C, OpenMP
-// and OpenCL (PoCL) and compared with the interpreter; and the programs of the issue
-// (softmax, layernorm), whose every reduction the rule vectorises.
+// Vectorised reductions compiled (vectorizeReductionRemainder(n),
+// vectorizeReduction2Remainder(n): any length; docs/strategies.md): random reductions of add, mul,
+// fmax and fmin over rows (tests/elevate/vector_reduction_gen.h: functions of the elements, pairs,
+// NaN elements for max and min, lengths the vectors do not divide) compiled for C, OpenMP and
+// OpenCL (PoCL) and compared with the interpreter; and the programs of the issue (softmax,
+// layernorm), whose every reduction the rule vectorises.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -36,7 +36,9 @@ TEST(VectorReduction, RandomReductionsCompiledForC) {
   for (int i = 0; i < 40; ++i) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_c" + std::to_string(i) + ".rise", c.program);
-    EXPECT_TRUE(compile_and_check(path, strategy(c.rule, "c"), "")) << c.describe;
+    EXPECT_TRUE(compile_and_check(
+        path, strategy(c.rule + "Remainder(" + std::to_string(c.width) + ")", "c"), ""))
+        << c.describe;
   }
 }
 
@@ -45,7 +47,10 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenMP) {
   for (int i = 0; i < 8; ++i) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_omp" + std::to_string(i) + ".rise", c.program);
-    EXPECT_TRUE(compile_and_check(path, strategy(c.rule, "openmp"), "", "openmp")) << c.describe;
+    EXPECT_TRUE(compile_and_check(
+        path, strategy(c.rule + "Remainder(" + std::to_string(c.width) + ")", "openmp"), "",
+        "openmp"))
+        << c.describe;
   }
 }
 
@@ -55,7 +60,8 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenCL) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_ocl" + std::to_string(i) + ".rise", c.program);
     CliResult r = run_risec(
-        {"run", path, "--target", "opencl", "--strategy", strategy(c.rule, "opencl"), "--check"});
+        {"run", path, "--target", "opencl", "--strategy",
+         strategy(c.rule + "Remainder(" + std::to_string(c.width) + ")", "opencl"), "--check"});
     EXPECT_EQ(r.exit_code, 0) << c.describe << show(r);
     EXPECT_NE(r.out.find("check: passed"), std::string::npos) << c.describe << show(r);
   }
@@ -66,7 +72,8 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenCL) {
 TEST(VectorReduction, SoftmaxAndLayernorm) {
   for (const char* p : {"softmax", "layernorm"})
     for (const char* sizes : {"n=5,d=64", "n=3,d=37"})
-      for (const char* rule : {"vectorizeReduction(lanes)", "vectorizeReduction2(4)"}) {
+      for (const char* rule :
+           {"vectorizeReductionRemainder(lanes)", "vectorizeReduction2Remainder(4)"}) {
         const std::string file = std::string("bench/autoschedule/programs/") + p + ".rise";
         EXPECT_TRUE(compile_and_check(file, strategy(rule, "c"), sizes)) << p << " " << rule;
         EXPECT_TRUE(compile_and_check(file, strategy(rule, "openmp"), sizes, "openmp"))

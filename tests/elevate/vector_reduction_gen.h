@@ -17,7 +17,8 @@ namespace risec::reduction_gen {
 
 struct ReductionCase {
   std::string program;   // one definition, f, over two arrays rows.len.type
-  std::string rule;      // vectorizeReduction(w) or vectorizeReduction2(w)
+  std::string rule;      // vectorizeReduction or vectorizeReduction2
+  int64_t width = 0;     // its lanes, w
   int64_t len = 0;       // the reduced length
   int64_t vectors = 0;   // the elements one step of the vector loop reduces (w or 2w)
   bool exact = false;    // fmax or fmin: the rewrite computes the same values
@@ -75,13 +76,13 @@ inline ReductionCase random_reduction(std::mt19937& rng, int64_t max_len = 70) {
   c.len = 1 + static_cast<int64_t>(rng() % static_cast<unsigned>(max_len));
   c.vectors = two ? 2 * w : w;
   c.exact = minmax;
-  c.rule =
-      std::string(two ? "vectorizeReduction2(" : "vectorizeReduction(") + std::to_string(w) + ")";
+  c.rule = two ? "vectorizeReduction2" : "vectorizeReduction";
+  c.width = w;
   const std::string arr = std::to_string(1 + pick(3)) + "." + std::to_string(c.len) + "." + type;
   c.program = "def f = fun(xs: " + arr + " => fun(ys: " + arr +
               " => zip(xs)(ys) |> map(fun(rr => " + data + " |> reduce(" + opt + ")(" + init +
               ")))))\n";
-  c.describe = c.rule + " on " + c.program;
+  c.describe = c.rule + "(" + std::to_string(w) + ") on " + c.program;
   return c;
 }
 

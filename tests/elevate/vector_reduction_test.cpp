@@ -26,16 +26,18 @@ Strategy S(const std::string& name, const std::vector<Arg>& args = {}) {
 Strategy at_reduce(const Strategy& s) {
   return S("outermost", {S("isFullyApplied", {S("isReduce")}), s});
 }
-// "vectorizeReduction(8)" -> the strategy
-Strategy rule_of(const std::string& text) {
-  const size_t open = text.find('(');
-  return S(text.substr(0, open), {Arg(int64_t{std::stoll(text.substr(open + 1))})});
+Strategy rule_of(const std::string& name, int64_t width) {
+  return S(name, {Arg(width)});
 }
 
 int count(const Expr& e, PrimId id) {
   int n = e->kind == rise::ExprKind::Primitive && e->prim && e->prim->is(id) ? 1 : 0;
   for (const Expr& k : children(e)) n += count(k, id);
   return n;
+}
+
+bool pick_plain(std::mt19937& rng) {
+  return rng() % 2 == 0;
 }
 
 TEST(VectorizeReduction, ManyRandomReductionsComputeWhatTheyDid) {
@@ -45,7 +47,13 @@ TEST(VectorizeReduction, ManyRandomReductionsComputeWhatTheyDid) {
     reduction_gen::ReductionCase c = reduction_gen::random_reduction(rng);
     SCOPED_TRACE(c.describe);
     rise::Checked p = typed(c.program);
-    Strategy s = at_reduce(rule_of(c.rule));
+    const bool divides = c.len % c.vectors == 0;
+    // the plain rule: the vectors must divide the length
+    if (!divides) {
+      EXPECT_TRUE(fails_with(at_reduce(rule_of(c.rule, c.width)), p.expr, "is not divisible by"));
+    }
+    const std::string rule = divides && pick_plain(rng) ? c.rule : c.rule + "Remainder";
+    Strategy s = at_reduce(rule_of(rule, c.width));
     if (c.len < c.vectors) {
       EXPECT_TRUE(fails_with(s, p.expr, "there is nothing to vectorise"));
       ++refused;
@@ -58,11 +66,10 @@ TEST(VectorizeReduction, ManyRandomReductionsComputeWhatTheyDid) {
     else
       EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5));
     EXPECT_GE(count(out, PrimId::AsVector), 1) << rise::print_expr(out);
-    const bool remainder = c.len % c.vectors != 0;
-    EXPECT_EQ(count(out, PrimId::Drop), remainder ? 1 : 0) << rise::print_expr(out);
-    remainders += remainder;
+    EXPECT_EQ(count(out, PrimId::Drop), divides ? 0 : 1) << rise::print_expr(out);
+    remainders += !divides;
     // normalize ends: the lanes' reduction (over asScalar) is not vectorised again
-    Result again = S("normalize", {Arg(rule_of(c.rule))})(p.expr);
+    Result again = S("normalize", {Arg(rule_of(rule, c.width))})(p.expr);
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(rise::alpha_equal(again.expr(), out)) << rise::print_expr(again.expr());
     ++rewritten;
@@ -92,7 +99,7 @@ TEST(VectorizeReduction, SoftmaxBothReductions) {
 // result, with NaN elements (sqrt of negative numbers) in every lane.
 TEST(VectorizeReduction, MaxAndMinAreExactWithNaNs) {
   for (const char* op : {"fmax", "fmin"})
-    for (const char* rule : {"vectorizeReduction", "vectorizeReduction2"}) {
+    for (const char* rule : {"vectorizeReductionRemainder", "vectorizeReduction2Remainder"}) {
       SCOPED_TRACE(std::string(op) + " " + rule);
       rise::Checked p = typed(std::string("def f = fun(xs: 8.45.f32 => xs |> map(fun(r => r |> "
                                           "map(fun(v => sqrt(v - 0.5f))) |> reduce(") +
@@ -102,19 +109,25 @@ TEST(VectorizeReduction, MaxAndMinAreExactWithNaNs) {
     }
 }
 
-// A length the vectors do not divide: the last elements by a scalar loop continuing
-// from the vectors' result; a symbolic length needs no precondition.
+// A length the vectors do not divide: refused, or with the Remainder rules the last
+// elements by a scalar loop continuing from the vectors' result; a symbolic length
+// is a precondition, or with them none.
 TEST(VectorizeReduction, RemainderForAnyLength) {
   rise::Checked p = typed("def f = fun(xs: 30.f32 => xs |> reduce(fmax)(-inff))");
-  Expr out = apply_ok(at_reduce(S("vectorizeReduction2", {Arg(int64_t{4})})), p.expr);
+  EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReduction2", {Arg(int64_t{4})})), p.expr,
+                         "the length 30 is not divisible by 8"));
+  Expr out = apply_ok(at_reduce(S("vectorizeReduction2Remainder", {Arg(int64_t{4})})), p.expr);
   std::string text = rise::print_expr(out);
   EXPECT_NE(text.find("take(24)"), std::string::npos) << text;
   EXPECT_NE(text.find("drop(24)"), std::string::npos) << text;
   EXPECT_TRUE(same_semantics(p.expr, out, 0, 0));
   rise::Checked q = typed("def f = depFun(n: Nat => fun(xs: n.f32 => xs |> reduce(add)(0.0f)))");
-  Expr sym = apply_ok(at_reduce(S("vectorizeReduction", {Arg(int64_t{8})})), q.expr);
+  Expr sym = apply_ok(at_reduce(S("vectorizeReductionRemainder", {Arg(int64_t{8})})), q.expr);
   rise::Checked again = rise::infer_expr(sym);
   EXPECT_TRUE(again.conditions.empty()) << again.conditions[0].describe();
+  // the plain rule: a precondition, 8 divides n
+  Expr pre = apply_ok(at_reduce(S("vectorizeReduction", {Arg(int64_t{8})})), q.expr);
+  EXPECT_FALSE(rise::infer_expr(pre).conditions.empty());
   EXPECT_NE(rise::print_expr(sym).find("take(n - n%8)"), std::string::npos)
       << rise::print_expr(sym);
 }
@@ -124,9 +137,10 @@ TEST(VectorizeReduction, RefusalsNameTheReason) {
   EXPECT_TRUE(fails_with(
       v8, typed("def f = fun(xs: 32.f32 => xs |> reduce(fun(a, b => a - b))(0.0f))").expr,
       "the operator must be add, mul, fmax or fmin"));
-  EXPECT_TRUE(fails_with(v8, typed("def f = fun(xs: 5.f32 => xs |> reduce(add)(0.0f))").expr,
+  EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReductionRemainder", {Arg(int64_t{8})})),
+                         typed("def f = fun(xs: 5.f32 => xs |> reduce(add)(0.0f))").expr,
                          "shorter than 8 lanes"));
-  EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReduction2", {Arg(int64_t{8})})),
+  EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReduction2Remainder", {Arg(int64_t{8})})),
                          typed("def f = fun(xs: 12.f32 => xs |> reduce(add)(0.0f))").expr,
                          "shorter than 2 x 8 lanes"));
   EXPECT_TRUE(fails_with(v8,
