@@ -22,6 +22,11 @@ std::string strategy(const std::string& rule, const std::string& target) {
   return s + "lowerToC";
 }
 
+// The case's rule in its form for any length.
+std::string any_length(const reduction_gen::ReductionCase& c) {
+  return c.rule + "Remainder(" + std::to_string(c.width) + ")";
+}
+
 // The reduced length: at least one vector step (shorter ones are refused, tested in
 // tests/elevate).
 reduction_gen::ReductionCase next_case(std::mt19937& rng) {
@@ -36,9 +41,7 @@ TEST(VectorReduction, RandomReductionsCompiledForC) {
   for (int i = 0; i < 40; ++i) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_c" + std::to_string(i) + ".rise", c.program);
-    EXPECT_TRUE(compile_and_check(
-        path, strategy(c.rule + "Remainder(" + std::to_string(c.width) + ")", "c"), ""))
-        << c.describe;
+    EXPECT_TRUE(compile_and_check(path, strategy(any_length(c), "c"), "")) << c.describe;
   }
 }
 
@@ -47,9 +50,7 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenMP) {
   for (int i = 0; i < 8; ++i) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_omp" + std::to_string(i) + ".rise", c.program);
-    EXPECT_TRUE(compile_and_check(
-        path, strategy(c.rule + "Remainder(" + std::to_string(c.width) + ")", "openmp"), "",
-        "openmp"))
+    EXPECT_TRUE(compile_and_check(path, strategy(any_length(c), "openmp"), "", "openmp"))
         << c.describe;
   }
 }
@@ -59,9 +60,8 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenCL) {
   for (int i = 0; i < 8; ++i) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_ocl" + std::to_string(i) + ".rise", c.program);
-    CliResult r = run_risec(
-        {"run", path, "--target", "opencl", "--strategy",
-         strategy(c.rule + "Remainder(" + std::to_string(c.width) + ")", "opencl"), "--check"});
+    CliResult r = run_risec({"run", path, "--target", "opencl", "--strategy",
+                             strategy(any_length(c), "opencl"), "--check"});
     EXPECT_EQ(r.exit_code, 0) << c.describe << show(r);
     EXPECT_NE(r.out.find("check: passed"), std::string::npos) << c.describe << show(r);
   }
