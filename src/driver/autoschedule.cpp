@@ -156,6 +156,10 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                          : "the innermost map, vectorize(" + b.vector +
                                ") (lanes = " + std::to_string(machine_lanes()) + ")")
     << "\n";
+  if (!b.reduction.empty())
+    o << "  reductions: add, mul, fmax and fmin into vector accumulators ("
+      << (b.reduction == "lanes" ? "one" : "two") << " of lanes = " << machine_lanes()
+      << "), then their lanes reduced\n";
   o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";
   o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
     << " bytes (structure: " << b.structure << ")\n";

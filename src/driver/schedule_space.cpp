@@ -11,6 +11,7 @@
 #include "driver/compile.h"
 #include "driver/explore.h"
 #include "driver/schedule_blocked.h"
+#include "driver/schedule_reduce.h"
 #include "elevate/default_lowering.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"
@@ -134,6 +135,7 @@ std::string ScheduleCandidate::label() const {
   if (!gpu.empty()) out += ", " + gpu;
   if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
   if (!parallel.empty()) out += ", parallel " + parallel;
+  if (!reduction.empty()) out += ", reductions on vectors (" + reduction + ")";
   if (!vector.empty()) out += ", vectorize(" + vector + ")";
   return out;
 }
@@ -273,6 +275,15 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
          {{"parallel", "parallel @ outermost(isApplied(isMap))",
            "the outermost computing map an OpenMP parallel loop"},
           [](ScheduleCandidate& c) { c.parallel = "outermost map"; }}});
+
+  // Vectorised reductions (schedule_reduce.h), when the program has one.
+  if (std::vector<ReductionOption> reds = reduction_options(high); !reds.empty()) {
+    std::vector<Option> reduce = {none()};
+    for (const ReductionOption& o : reds)
+      reduce.push_back({{"reductions", o.strategy, o.comment},
+                        [label = o.label](ScheduleCandidate& c) { c.reduction = label; }});
+    decisions.push_back(std::move(reduce));
+  }
 
   std::vector<Option> vectors = {
       none(),

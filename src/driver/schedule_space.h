@@ -12,6 +12,9 @@
 //   tile       the outermost nest of two maps tiled (tile(t, t), t from 8 to 128);
 //   parallel   (openmp) the loop writing the result parallel (parallelOutput), or
 //              the outermost map (parallel);
+//   reductions reductions of add, mul, fmax or fmin kept in one or two vector
+//              accumulators (schedule_reduce.h: vectorizeReductionRemainder(lanes),
+//              vectorizeReduction2Remainder(lanes));
 //   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
 //              vectorize(lanes * 2)).
 // Programs with a reduction of products nested in two maps (matrix products) also
@@ -40,7 +43,7 @@ namespace risec::driver {
 // One decision of a candidate: the strategy text applied and what it does, in words
 // (the comment written above it in the .elv file).
 struct ScheduleStep {
-  std::string decision;  // structure, unroll, order, tile, parallel, vectorize
+  std::string decision;  // structure, unroll, order, tile, parallel, reductions, vectorize
   std::string strategy;
   std::string comment;
 };
@@ -54,7 +57,8 @@ struct ScheduleCandidate {
   std::string structure;  // its short name
   std::string parallel;   // "parallelOutput" or "outermost map"
   int64_t tile = 0;
-  std::string vector;  // "lanes" or "lanes * 2"
+  std::string vector;     // "lanes" or "lanes * 2"
+  std::string reduction;  // vectorised reductions: "lanes" or "2 x lanes"
   bool unrolled = false;
   bool reordered = false;
   std::string block;         // a register-blocked candidate's point (schedule_blocked.h)

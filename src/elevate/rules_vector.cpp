@@ -522,56 +522,6 @@ Strategy vectorize_remainder_rule(int64_t n) {
   });
 }
 
-// vectorizeReduction(n): reduce(op)(init)(map(f)(x)) over scalars, op add/mul/fmin/fmax
-// with init its neutral element, becomes n partial results kept in one vector
-// accumulator (lane l accumulates the elements l, l+n, l+2n, ...), then a reduction of
-// the n lanes: reduceSeq(op)(init)(asScalar([reduceSeq(fun(acc, v => op(acc)(f'(v))))
-// (vectorFromScalar(init))(asVector(n)(x))])). The order of the additions changes (as
-// for blockedReduce and reducePar).
-Strategy vectorize_reduction_rule(int64_t n) {
-  std::string name = "vectorizeReduction(" + std::to_string(n) + ")";
-  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
-    auto c = util::as_prim_call(e);
-    if (!c || (!c->is(PrimId::Reduce) && !c->is(PrimId::ReduceSeq)) || c->args.size() != 3)
-      return fail_at(name, e, "expected a fully applied reduce(op)(init)(x)");
-    if (auto why = width_refusal(n)) return fail_at(name, e, *why);
-    auto op = util::match_binary_op(c->args[0]);
-    // add and mul: associative, and operators on C vectors (fmin and fmax are not)
-    const rise::PrimitiveInfo* opp = op ? op->prim : nullptr;
-    if (!opp || !(opp->is(PrimId::Add) || opp->is(PrimId::Mul)))
-      return fail_at(name, e, "the operator must be add or mul (associative, lane-wise)");
-    auto init = util::literal_value(c->args[1]);
-    if (!init || *init != opp->neutral)
-      return fail_at(name, e, "the initial value must be the neutral element of " + opp->name);
-    Expr data = c->args[2];
-    Expr f;  // the function mapped over the data, when there is one
-    if (auto m = util::match_map(data)) {
-      f = m->first;
-      data = m->second;
-    }
-    Type elem = util::array_elem(data->type);
-    auto len = util::array_size(data->type);
-    if (!elem || !len || !scalar_tree(elem))
-      return fail_at(name, e, "the reduced array's elements must be scalars (or pairs of scalars)");
-    if (!lane_scalar(e->type)) return fail_at(name, e, "the reduction's result must be a scalar");
-    if (auto why = util::divisibility_refusal(Nat(n), *len, ctx)) return fail_at(name, e, *why);
-    Expr fv;
-    if (f) {
-      Lifter lifter(n);
-      fv = lifter.lift_fn(f);
-      if (!fv) return fail_at(name, e, "the mapped function cannot be vectorised: " + lifter.why);
-    }
-    Expr acc_init = call(PrimId::VectorFromScalar, {c->args[1]});
-    Expr step = util::fun2("acc", "v", [&](const Expr& acc, const Expr& v) {
-      Expr val = fv ? rise::app(fv, v) : v;
-      return call(opp->id, {acc, val});
-    });
-    Expr partial = call(PrimId::ReduceSeq, {step, acc_init, vec_data(data, elem, n)});
-    Expr lanes = call(PrimId::AsScalar, {rise::apps(rise::make_array_prim(1), {partial})});
-    return call(PrimId::ReduceSeq, {c->args[0], c->args[1], lanes});
-  });
-}
-
 // ---------------------------------------------------------------- unrollJam2
 
 // The first (pre-order) fully applied reduce, reduceSeq or iterateWhile in e.
@@ -736,6 +686,142 @@ Strategy unroll_jam2_rule() {
   });
 }
 
+// vectorizeReduction(n), vectorizeReduction2(n) and their Remainder forms:
+// reduce(op)(init)(map(f)(x)) (or reduce(op)(init)(x)) over scalars, op add, mul, fmax
+// or fmin (found by PrimId), becomes
+// partial results kept in one vector accumulator of n lanes (lane l accumulates the
+// elements l, l+n, l+2n, ...), or in two (vectorizeReduction2: the even and the odd
+// vectors, two independent dependency chains the processor overlaps), then a reduction
+// of the n lanes:
+//   reduceSeq(op)(init)(asScalar([reduceSeq(fun(acc, v => op(acc)(f'(v))))
+//     (start)(asVector(n)(x))]))
+// with f' f lifted lane-wise. For add and mul the vector accumulator starts at the
+// neutral element (init joins in the lanes' reduction): the order of the operations
+// changes, so the result's rounding does (as for blockedReduce and reducePar). fmax and
+// fmin are idempotent and ignore NaN (a NaN operand gives the other one, as the
+// interpreter's std::fmax and the C helper risec_fmax_*): the accumulator starts at
+// init, and the result is the sequential one exactly (of equal zeros, the sign may be
+// another's). The vectors must divide the length (a constant one; a symbolic one is a
+// precondition), as for vectorize(n). vectorizeReductionRemainder(n) and
+// vectorizeReduction2Remainder(n) take any length: the last L % (k n) elements in a
+// scalar loop that continues from the vector part's result (q = L - L % (k n),
+// symbolic as well: no precondition, as vectorizeRemainder):
+//   reduceSeq(fun(acc, y => op(acc)(f(y))))(vector part of take(q)(x))(drop(q)(x)).
+// Refused: an array shorter than the vectors, and one viewed from vectors already
+// (asScalar: the lanes' reduction of an earlier rewrite, so that
+// normalize(vectorizeReduction(n)) ends).
+Strategy vectorize_reduction_rule(int64_t n, int accumulators, bool remainder) {
+  std::string name = std::string(accumulators == 2 ? "vectorizeReduction2" : "vectorizeReduction") +
+                     (remainder ? "Remainder(" : "(") + std::to_string(n) + ")";
+  return rule(
+      name, [n, accumulators, remainder, name](const Expr& e, const Context& ctx) -> Result {
+        auto c = util::as_prim_call(e);
+        if (!c || (!c->is(PrimId::Reduce) && !c->is(PrimId::ReduceSeq)) || c->args.size() != 3)
+          return fail_at(name, e, "expected a fully applied reduce(op)(init)(x)");
+        if (auto why = width_refusal(n)) return fail_at(name, e, *why);
+        auto op = util::match_binary_op(c->args[0]);
+        const rise::PrimitiveInfo* opp = op ? op->prim : nullptr;
+        const bool exact = opp && (opp->is(PrimId::Fmax) || opp->is(PrimId::Fmin));
+        if (!opp || !(opp->is(PrimId::Add) || opp->is(PrimId::Mul) || exact))
+          return fail_at(name, e,
+                         "the operator must be add, mul, fmax or fmin (associative, commutative, "
+                         "lane-wise)");
+        if (!lane_scalar(e->type))
+          return fail_at(name, e, "the reduction's result must be a scalar");
+        Expr data = c->args[2];
+        Expr f;  // the function mapped over the data, when there is one
+        if (auto m = util::match_map(data)) {
+          f = m->first;
+          data = m->second;
+        }
+        if (util::match_prim(data, PrimId::AsScalar, 1))
+          return fail_at(name, e,
+                         "the reduced array is vectors viewed as scalars (asScalar) already: the "
+                         "lanes of an earlier vectorised reduction");
+        Type elem = util::array_elem(data->type);
+        auto len = util::array_size(data->type);
+        if (!elem || !len || !scalar_tree(elem))
+          return fail_at(name, e,
+                         "the reduced array's elements must be scalars (or pairs of scalars)");
+        const int64_t block = n * accumulators;
+        // the elements the vectors reduce: all when the vectors provably divide the length
+        // without the remainder, a length the vectors do not divide is refused (constant)
+        // or a precondition (symbolic), as vectorize(n)'s
+        if (!remainder)
+          if (auto why = util::divisibility_refusal(Nat(block), *len, ctx))
+            return fail_at(name, e, *why);
+        const bool whole = !remainder || arith::provably_divides(Nat(block), *len);
+        const Nat q = whole ? *len : *len - arith::mod(*len, Nat(block));
+        if (q.is_const(0))
+          return fail_at(name, e,
+                         "the array (" + len->to_string() + " elements) is shorter than " +
+                             (accumulators == 1 ? "" : std::to_string(accumulators) + " x ") +
+                             std::to_string(n) + " lanes: there is nothing to vectorise");
+        Expr fv;
+        if (f) {
+          Lifter lifter(n);
+          fv = lifter.lift_fn(f);
+          if (!fv)
+            return fail_at(name, e, "the mapped function cannot be vectorised: " + lifter.why);
+        }
+        const Type& res = e->type;
+        // add and mul: the accumulator starts at the neutral element; fmax and fmin at init
+        Expr first = exact ? c->args[1]
+                           : rise::with_type(
+                                 rise::scalar_lit(res->scalar, static_cast<int64_t>(opp->neutral),
+                                                  opp->neutral),
+                                 res);
+        Expr start =
+            rise::annotation(call(PrimId::VectorFromScalar, {first}), rise::vector_of(res, Nat(n)));
+        auto value = [&](const Expr& v) { return fv ? rise::app(fv, v) : v; };
+        // op of the vector accumulator and a vector of values. fmax and fmin as the scalar
+        // helper computes them (risec_fmax_*: y != y ? acc : (acc > y ? acc : y)), with
+        // comparisons and blends of whole vectors, which every target has (a lane loop of
+        // the helper is not vectorised by the C compiler)
+        auto combine = [&](const Expr& a, const Expr& y) {
+          if (!exact) return call(opp->id, {a, y});
+          auto blend = [&](const Expr& yv) {
+            const PrimId cmp = opp->is(PrimId::Fmax) ? PrimId::Gt : PrimId::Lt;
+            Expr pick = call(PrimId::Select, {call(cmp, {a, yv}), a, yv});
+            Expr nan = call(PrimId::Not, {call(PrimId::Equal, {yv, yv})});
+            return call(PrimId::Select, {nan, a, pick});
+          };
+          // read or computed once (a let), a variable as it is
+          if (y->kind == ExprKind::Ident) return blend(y);
+          return call(PrimId::Let, {y, util::fun("y", blend)});
+        };
+        Expr body = whole ? data : call(PrimId::Take, {q}, {data});
+        Expr vectors = vec_data(body, elem, n);
+        Expr acc;
+        if (accumulators == 1) {
+          Expr step = util::fun2(
+              "acc", "v", [&](const Expr& a, const Expr& v) { return combine(a, value(v)); });
+          acc = call(PrimId::ReduceSeq, {step, start, vectors});
+        } else {
+          Expr step = util::fun2("acc", "p", [&](const Expr& a, const Expr& p) {
+            return call(PrimId::MakePair,
+                        {combine(call(PrimId::Fst, {a}), value(element_of_two(p, 0))),
+                         combine(call(PrimId::Snd, {a}), value(element_of_two(p, 1)))});
+          });
+          Expr both = call(PrimId::ReduceSeq, {step, call(PrimId::MakePair, {start, start}),
+                                               call(PrimId::Split, {Nat(2)}, {vectors})});
+          acc = call(PrimId::Let, {both, util::fun("r", [&](const Expr& r) {
+                                     return combine(call(PrimId::Fst, {r}), call(PrimId::Snd, {r}));
+                                   })});
+        }
+        Expr lanes = call(PrimId::AsScalar, {rise::apps(rise::make_array_prim(1), {acc})});
+        Expr out = call(PrimId::ReduceSeq, {c->args[0], c->args[1], lanes});
+        if (whole) return out;
+        // the last elements, continuing from the vectors' result (f applied in the loop)
+        Expr rest = call(PrimId::Drop, {q}, {data});
+        if (!f) return call(PrimId::ReduceSeq, {c->args[0], out, rest});
+        Expr step = util::fun2("acc", "x", [&](const Expr& a, const Expr& x) {
+          return call(opp->id, {a, util::apply_fn(f, x)});
+        });
+        return call(PrimId::ReduceSeq, {step, out, rest});
+      });
+}
+
 }  // namespace
 
 void register_vector(Registry& r) {
@@ -750,11 +836,32 @@ void register_vector(Registry& r) {
           [](const Args&) { return unroll_jam2_rule(); }});
   r.rule({"vectorizeReduction",
           RuleFamily::Vector,
-          "reduce(op)(init)(map(f)(x)) over scalars, op add or mul with its neutral init -> a "
-          "reduction into one vec[t, n] accumulator (f lifted lane-wise), then a reduction of its "
-          "n lanes; n must divide the length; the order of the operations changes",
+          "reduce(op)(init)(map(f)(x)) over scalars, op add, mul, fmax or fmin -> a reduction "
+          "into one vec[t, n] accumulator (f lifted lane-wise), then a reduction of its n lanes; "
+          "n must divide the length; add and mul change the order of the operations (rounding), "
+          "fmax and fmin are exact",
           {ParamKind::Nat},
-          [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0)); }});
+          [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0), 1, false); }});
+  r.rule({"vectorizeReduction2",
+          RuleFamily::Vector,
+          "vectorizeReduction(n) with two vec[t, n] accumulators (the even and the odd vectors: "
+          "two dependency chains overlapped), combined lane-wise before the reduction of the "
+          "lanes; 2n must divide the length",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0), 2, false); }});
+  r.rule({"vectorizeReductionRemainder",
+          RuleFamily::Vector,
+          "vectorizeReduction(n) of any length L: the last L%n elements (symbolic L too) by a "
+          "scalar loop continuing from the vectors' result; vectorizeReduction(n) when n "
+          "divides L",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0), 1, true); }});
+  r.rule({"vectorizeReduction2Remainder",
+          RuleFamily::Vector,
+          "vectorizeReduction2(n) of any length L: the last L%2n elements by a scalar loop "
+          "continuing from the vectors' result",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0), 2, true); }});
   r.rule({"vectorizeRemainder",
           RuleFamily::Vector,
           "map(f)(x) of any length L -> the first L - L%n elements vectorised as by "

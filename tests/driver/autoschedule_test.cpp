@@ -38,6 +38,9 @@ const std::vector<Case>& cases() {
       {"examples/gaussian/gaussian.rise", {{"n", 8}, {"m", 16}}},
       {"examples/mv/mv.rise", {{"n", 8}, {"m", 16}}},
       {"examples/mm/mm.rise", {{"n", 8}, {"m", 16}, {"k", 4}}},
+      // max, sum and mean reductions of rows (vectorised reductions, with remainders)
+      {"bench/autoschedule/programs/softmax.rise", {{"n", 3}, {"d", 37}}},
+      {"bench/autoschedule/programs/layernorm.rise", {{"n", 3}, {"d", 40}}},
   };
   return c;
 }
@@ -352,6 +355,42 @@ TEST(Autoschedule, ModelCountsParallelAndVectorWork) {
   EXPECT_GT(vec.vector_fraction(), 0.99);
   EXPECT_LT(par.score, seq.score);
   EXPECT_LT(vec.score, seq.score);
+}
+
+// Softmax and layernorm (issue 34) get vectorised reductions, one and two
+// accumulators; the model ranks each below the same candidate with scalar reductions
+// (whatever the host's lanes: rows of 1024).
+TEST(Autoschedule, RowReductionsGetVectorAccumulators) {
+  for (const char* file :
+       {"bench/autoschedule/programs/softmax.rise", "bench/autoschedule/programs/layernorm.rise"}) {
+    SCOPED_TRACE(file);
+    rise::Program p = load_program(file);
+    rise::SizeMap sizes{{"n", 8}, {"d", 1024}};
+    ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), small_space("c"));
+    std::map<std::string, double> scalar;  // the label without the reduction -> score
+    std::vector<std::pair<std::string, double>> vectorised;
+    std::set<std::string> kinds;
+    for (const ScheduleCandidate& c : space.candidates) {
+      const double score = estimate_cost(c.lowered, CostMachine{}).score;
+      if (c.reduction.empty()) {
+        scalar[c.label()] = score;
+        continue;
+      }
+      kinds.insert(c.reduction);
+      EXPECT_NE(c.strategy_text().find("vectorizeReduction"), std::string::npos);
+      ScheduleCandidate plain = c;
+      plain.reduction.clear();
+      vectorised.push_back({plain.label(), score});
+    }
+    EXPECT_EQ(kinds, (std::set<std::string>{"lanes", "2 x lanes"}));
+    int compared = 0;
+    for (const auto& [label, score] : vectorised)
+      if (scalar.count(label)) {
+        EXPECT_LT(score, scalar[label]) << label;
+        ++compared;
+      }
+    EXPECT_GT(compared, 0);
+  }
 }
 
 // The 5 x 5 max stencil of the issue: the default lowering unrolls its window.

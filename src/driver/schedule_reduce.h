@@ -1,0 +1,28 @@
+// Vectorised reductions in the autoscheduler's space (docs/tuning.md, "Without a
+// template"): the `reductions` decision, offered when the program has a reduction of
+// add, mul, fmax or fmin over scalars (found by PrimId), whose options are every such
+// reduction kept in one vector accumulator of `lanes` lanes
+// (normalize(vectorizeReductionRemainder(lanes))) or in two
+// (vectorizeReduction2Remainder: two dependency chains), any length (a scalar loop for
+// the remainder). add and mul are reassociated: the candidate's result is checked
+// against the interpreter within the tolerance, as every candidate's is.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rise/check.h"
+
+namespace risec::driver {
+
+struct ReductionOption {
+  std::string strategy;  // the step's strategy text
+  std::string comment;   // what it does, in words
+  std::string label;     // its short name in the candidate's label
+};
+
+// The options of the reductions decision for `high` (not taken is not among them); empty
+// when `high` has no reduction the rules could vectorise.
+std::vector<ReductionOption> reduction_options(const rise::Checked& high);
+
+}  // namespace risec::driver
