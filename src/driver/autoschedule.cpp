@@ -116,6 +116,8 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                               : "no parallel loop (--target c is sequential)")
         : b.parallel == "parallelOutput"
             ? std::string("the loop writing the result (parallelOutput)")
+        : b.parallel == "every stage"
+            ? std::string("the outer loop of every stage, after lowering (parallelStages)")
             : std::string("the outermost computing map"))
     << "\n";
   o << "  tiled:      "

@@ -10,8 +10,9 @@
 //   order      the loops of the first nest reordered (reorder([1, 3, 2]): a
 //              reduction inside two maps moved outside the inner one);
 //   tile       the outermost nest of two maps tiled (tile(t, t), t from 8 to 128);
-//   parallel   (openmp) the loop writing the result parallel (parallelOutput), or
-//              the outermost map (parallel);
+//   parallel   (openmp) the loop writing the result parallel (parallelOutput), the
+//              outermost map (parallel), or, after lowerToC, the outer loop of every
+//              stage, those lowerToC stores included (parallelStages);
 //   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
 //              vectorize(lanes * 2)).
 // Programs with a reduction of products nested in two maps (matrix products) also
@@ -43,16 +44,17 @@ struct ScheduleStep {
   std::string decision;  // structure, unroll, order, tile, parallel, vectorize
   std::string strategy;
   std::string comment;
+  bool after_lowering = false;  // applied after lowerToC (parallelStages), not before
 };
 
 struct ScheduleCandidate {
   bool is_default = false;          // the default lowering (compiled without a strategy)
   std::string default_text;         // is_default: its strategy, compile's default as text
-  std::vector<ScheduleStep> steps;  // before lowerToC
+  std::vector<ScheduleStep> steps;  // before lowerToC, then those after_lowering
   rise::Checked lowered;            // after the steps and lowerToC
   // The decisions, for reports: "" when not taken.
   std::string structure;  // its short name
-  std::string parallel;   // "parallelOutput" or "outermost map"
+  std::string parallel;   // "parallelOutput", "outermost map" or "every stage"
   int64_t tile = 0;
   std::string vector;  // "lanes" or "lanes * 2"
   bool unrolled = false;
