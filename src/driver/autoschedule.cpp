@@ -131,6 +131,7 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                          : "the innermost map, vectorize(" + b.vector +
                                ") (lanes = " + std::to_string(machine_lanes()) + ")")
     << "\n";
+  if (b.inlined) o << "  stages:     computed where they are read (the lets inlined)\n";
   o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";
   o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
     << " bytes (structure: " << b.structure << ")\n";

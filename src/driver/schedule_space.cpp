@@ -11,6 +11,7 @@
 #include "driver/compile.h"
 #include "driver/explore.h"
 #include "driver/schedule_blocked.h"
+#include "driver/schedule_pipeline.h"
 #include "elevate/default_lowering.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"
@@ -141,6 +142,7 @@ std::string ScheduleCandidate::strategy_text() const {
 std::string ScheduleCandidate::label() const {
   if (is_default) return "the default lowering";
   std::string out = "structure " + structure;
+  if (inlined) out += ", stages inlined";
   if (unrolled) out += ", taps unrolled";
   if (reordered) out += ", reordered";
   if (!block.empty()) out += ", " + block;
@@ -247,6 +249,10 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   decisions.push_back(std::move(structures));
 
   auto none = [] { return Option{{}, [](ScheduleCandidate&) {}}; };
+  std::vector<Option> stages = {none()};
+  for (const ScheduleStep& st : stage_choices(high))
+    stages.push_back({st, [](ScheduleCandidate& c) { c.inlined = true; }});
+  decisions.push_back(std::move(stages));
   std::vector<Option> unroll = {none()};
   const int64_t taps = longest_reduction(high.expr);
   if (taps >= 2 && taps <= 25)

@@ -5,6 +5,8 @@
 //              (the default lowering's start), DFNF, DFNF with every reduction fused
 //              with the map it reads, or one of the best variants of `risec explore`
 //              (RNF and its fusion, store and hoist sites, ranked by MemoryCost);
+//   stages     (programs with a let) each stored stage computed where it is read
+//              instead: normalize(inlineLet) (schedule_pipeline.h);
 //   unroll     reductions of at most 25 elements expanded (expandReduce: the taps of
 //              a window become one expression with constant offsets);
 //   order      the loops of the first nest reordered (reorder([1, 3, 2]): a
@@ -41,7 +43,7 @@ namespace risec::driver {
 // One decision of a candidate: the strategy text applied and what it does, in words
 // (the comment written above it in the .elv file).
 struct ScheduleStep {
-  std::string decision;  // structure, unroll, order, tile, parallel, vectorize
+  std::string decision;  // structure, stages, unroll, order, tile, parallel, vectorize
   std::string strategy;
   std::string comment;
   bool after_lowering = false;  // applied after lowerToC (parallelStages), not before
@@ -56,7 +58,8 @@ struct ScheduleCandidate {
   std::string structure;  // its short name
   std::string parallel;   // "parallelOutput", "outermost map" or "every stage"
   int64_t tile = 0;
-  std::string vector;  // "lanes" or "lanes * 2"
+  std::string vector;    // "lanes" or "lanes * 2"
+  bool inlined = false;  // the lets' stages computed where they are read (schedule_pipeline.h)
   bool unrolled = false;
   bool reordered = false;
   std::string block;         // a register-blocked candidate's point (schedule_blocked.h)
