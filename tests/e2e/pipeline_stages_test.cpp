@@ -58,19 +58,25 @@ TEST(PipelineStages, RandomPipelinesMatchTheInterpreterUnderEveryStageDecision) 
   const std::string dir = tmpl;
   std::mt19937 rng(34);
   const std::vector<std::string> strategies = {
-      "", "simplify ; normalize(inlineLet) ; lowerToC", "simplify ; lowerToC ; parallelStages",
-      "DFNF ; normalize(inlineLet) ; normalize(expandReduce) ; partialEval ; lowerToC ; "
-      "parallelStages"};
+      "", "simplify ; normalize(inlineLet) ; normalize(zipMapFusion <+ mapFusion) ; lowerToC",
+      "simplify ; lowerToC ; parallelStages",
+      "DFNF ; normalize(inlineLet) ; normalize(zipMapFusion <+ mapFusion) ; "
+      "normalize(expandReduce) ; partialEval ; lowerToC ; parallelStages"};
   int checked = 0;
   for (int i = 0; i < 8; ++i) {
     Pipeline p = random_pipeline(rng);
     const std::string file = dir + "/stages" + std::to_string(i) + ".rise";
     std::ofstream(file) << p.text;
-    // h = 1 reads only the clamped border of the column stage; the others odd.
+    // h = 1 reads only the clamped border of the column stage; the others odd. The
+    // strategies with parallelStages get stages of at least 1024 elements (smaller
+    // ones it leaves sequential, and fails when all are).
     const int h = i == 0 ? 1 : 2 * std::uniform_int_distribution<int>(1, 6)(rng) + 1;
     const int m = 2 * std::uniform_int_distribution<int>(0, 6)(rng) + 1;
-    const std::string sizes = "h=" + std::to_string(h) + ",m=" + std::to_string(m);
+    const int big = 33 + 2 * std::uniform_int_distribution<int>(0, 5)(rng);
     for (size_t k = 0; k < strategies.size(); ++k) {
+      const bool parallel = strategies[k].find("parallelStages") != std::string::npos;
+      const std::string sizes = "h=" + std::to_string(parallel ? big : h) +
+                                ",m=" + std::to_string(parallel ? big + 2 * i : m);
       CheckOptions o;
       o.target = k == 1 ? "c" : "openmp";
       o.seed = static_cast<uint64_t>(i * 10 + k);
@@ -94,7 +100,7 @@ TEST(PipelineStages, ParallelStagesRefusesWhatItCannotParallelise) {
   // After lowering, both stages of pyrdown (the row pass lowerToC stores, and the
   // column pass writing the result) are OpenMP loops.
   CliResult after =
-      run_risec({"compile", "bench/autoschedule/programs/pyrdown.rise", "--size", "n=8,m=8",
+      run_risec({"compile", "bench/autoschedule/programs/pyrdown.rise", "--size", "n=64,m=64",
                  "--target", "openmp", "--strategy", "simplify ; lowerToC ; parallelStages"});
   ASSERT_EQ(after.exit_code, 0) << show(after);
   size_t pragmas = 0;
@@ -102,6 +108,29 @@ TEST(PipelineStages, ParallelStagesRefusesWhatItCannotParallelise) {
        at = after.out.find("omp parallel for", at + 1))
     ++pragmas;
   EXPECT_GE(pragmas, 2u) << after.out;
+}
+
+// The sharpen (a clamped 3 x 3 blur, then in + 0.75 * (in - blurred)): with
+// the stages inlined and fused through zip2D, the blurred image is never stored; the
+// default lowering stores it (a heap array at this size).
+TEST(PipelineStages, SharpenFusedThroughItsZipStoresNoImage) {
+  auto compile = [](const std::string& strategy) {
+    std::vector<std::string> args = {"compile", "bench/autoschedule/sharpen.rise", "--size",
+                                     "n=512,m=512"};
+    if (!strategy.empty()) args.insert(args.end(), {"--strategy", strategy});
+    return run_risec(args);
+  };
+  CliResult plain = compile("");
+  ASSERT_EQ(plain.exit_code, 0) << show(plain);
+  EXPECT_NE(plain.out.find("risec_alloc(sizeof"), std::string::npos) << plain.out;
+  CliResult fused =
+      compile("simplify ; normalize(inlineLet) ; normalize(zipMapFusion <+ mapFusion) ; lowerToC");
+  ASSERT_EQ(fused.exit_code, 0) << show(fused);
+  EXPECT_EQ(fused.out.find("risec_alloc(sizeof"), std::string::npos) << fused.out;
+  EXPECT_TRUE(compile_and_check(
+      "bench/autoschedule/sharpen.rise",
+      "simplify ; normalize(inlineLet) ; normalize(zipMapFusion <+ mapFusion) ; lowerToC",
+      "n=13,m=7"));
 }
 
 }  // namespace
