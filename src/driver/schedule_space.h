@@ -5,8 +5,9 @@
 //              (the default lowering's start), DFNF, DFNF with every reduction fused
 //              with the map it reads, or one of the best variants of `risec explore`
 //              (RNF and its fusion, store and hoist sites, ranked by MemoryCost);
-//   stages     (programs with a let) each stored stage computed where it is read
-//              instead: normalize(inlineLet) (schedule_pipeline.h);
+//   stages     (programs with a let or a zip) each stored stage computed where it
+//              is read instead: the lets inlined, then fused with their consumers
+//              through zips and maps (schedule_pipeline.h);
 //   unroll     reductions of at most 25 elements expanded (expandReduce: the taps of
 //              a window become one expression with constant offsets);
 //   order      the loops of the first nest reordered (reorder([1, 3, 2]): a
