@@ -2,6 +2,7 @@
 #include "dpia/split_loop.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "dpia/traverse.h"
@@ -11,6 +12,25 @@ namespace risec::dpia {
 
 using arith::Nat;
 
+namespace {
+
+// Where `d` (linear in `var` with a constant integer coefficient c, as a strided
+// index minus a bound is: 2*i + 4 - 2047) changes sign when its root is not an
+// integer: the first integer above the root, ceil(-d(0) / c). Below it d has one sign,
+// from it on the other, so a clamp or guard over d is constant on each side. None
+// when d is not of that form.
+std::optional<Nat> integer_crossing(const Nat& d, const Nat& var) {
+  const std::string& v = var.var_name();
+  Nat d0 = arith::substitute(d, {{v, Nat(0)}});
+  std::optional<int64_t> c = (arith::substitute(d, {{v, Nat(1)}}) - d0).as_const();
+  if (!c || *c == 0 || d != d0 + Nat(*c) * var) return std::nullopt;
+  // ceil(-d0 / c) = floor((-d0 + c - 1) / c) for c > 0, floor((d0 - c - 1) / -c) for c < 0.
+  if (*c > 0) return arith::floordiv(-d0 + Nat(*c - 1), Nat(*c));
+  return arith::floordiv(d0 + Nat(-*c - 1), Nat(-*c));
+}
+
+}  // namespace
+
 void collect_breakpoints(const Nat& t, const Nat& var, std::vector<Nat>& out) {
   const arith::Node& n = t.node();
   if ((n.kind == arith::Kind::Min || n.kind == arith::Kind::Max) &&
@@ -19,6 +39,8 @@ void collect_breakpoints(const Nat& t, const Nat& var, std::vector<Nat>& out) {
     if (s.status == arith::Solution::Status::Solved && s.conditions.empty()) {
       // Below the point one side is smaller, from it on the other (or equal).
       out.push_back(s.value);
+    } else if (std::optional<Nat> p = integer_crossing(n.args[0] - n.args[1], var)) {
+      out.push_back(*p);  // a strided index: the sides cross between two integers
     }
   }
   for (const auto& [c, m] : n.terms) collect_breakpoints(m, var, out);
@@ -34,7 +56,14 @@ void collect_breakpoints(const arith::Cond& c, const Nat& var, std::vector<Nat>&
   Nat d = n.a - n.b;
   if (!arith::occurs(var.var_name(), d)) return;
   arith::Solution s = arith::solve(n.a, n.b, var.var_name());
-  if (s.status != arith::Solution::Status::Solved || !s.conditions.empty()) return;
+  if (s.status != arith::Solution::Status::Solved || !s.conditions.empty()) {
+    // No integer root: a strided index crosses the bound between two integers, and
+    // a < b, a <= b change value at the first integer above the root (a == b never
+    // holds).
+    if (n.kind == arith::CondKind::Eq) return;
+    if (std::optional<Nat> p = integer_crossing(d, var)) out.push_back(*p);
+    return;
+  }
   // a - b is zero at s; its sign just after s says on which side the comparison holds.
   Nat after = arith::substitute(d, {{var.var_name(), s.value + Nat(1)}});
   bool increasing = arith::provably_lt(Nat(0), after);

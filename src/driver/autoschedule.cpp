@@ -75,19 +75,32 @@ Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidat
 
 // The candidates to measure, in order: the default lowering, then the model's best,
 // at most a third of the budget from one structure while others remain (the model
-// cannot tell structures apart well: measuring decides). The register-blocked
+// cannot tell structures apart well: measuring decides), or an equal share when
+// there are more than three structures, a structure with its stages inlined counting
+// as one of its own. The register-blocked
 // candidates (packed or not) count as one structure with two thirds: they are the
 // program's contraction scheduled as the mm template does, ranked by their own model.
 // The budget counts the candidates measured, not the ones whose code an earlier one has.
 std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   std::vector<size_t> order = {0}, later;
   std::map<std::string, int> per_structure;
-  const int cap = std::max(2, (budget - 1) / 3), block_cap = std::max(2, 2 * (budget - 1) / 3);
+  // A structure with its stages inlined is a group of its own (the model cannot tell
+  // a stored stage from a recomputed one well either); with more than three groups
+  // each gets an equal share.
+  auto group = [&](size_t i) {
+    const ScheduleCandidate& c = r.space.candidates[i];
+    if (!c.block.empty()) return std::string("register blocks");
+    return c.structure + (c.inlined ? ", stages inlined" : "");
+  };
+  std::set<std::string> groups;
+  for (size_t i = 1; i < r.space.candidates.size(); ++i)
+    if (r.space.candidates[i].block.empty()) groups.insert(group(i));
+  const int shares = std::max<int>(3, static_cast<int>(groups.size()));
+  const int cap = std::max(2, (budget - 1) / shares), block_cap = std::max(2, 2 * (budget - 1) / 3);
   for (size_t i : r.ranking) {
     if (i == 0) continue;
     const bool blocked = !r.space.candidates[i].block.empty();
-    const std::string s =
-        blocked ? std::string("register blocks") : r.space.candidates[i].structure;
+    const std::string s = group(i);
     if (per_structure[s] >= (blocked ? block_cap : cap)) {
       later.push_back(i);
       continue;
@@ -143,6 +156,8 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                               : "no parallel loop (--target c is sequential)")
         : b.parallel == "parallelOutput"
             ? std::string("the loop writing the result (parallelOutput)")
+        : b.parallel == "every stage"
+            ? std::string("the outer loop of every stage, after lowering (parallelStages)")
             : std::string("the outermost computing map"))
     << "\n";
   o << "  tiled:      "
@@ -160,6 +175,7 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
     o << "  reductions: add, mul, fmax and fmin into vector accumulators ("
       << (b.reduction == "lanes" ? "one" : "two") << " of lanes = " << machine_lanes()
       << "), then their lanes reduced\n";
+  if (b.inlined) o << "  stages:     computed where they are read (the lets inlined)\n";
   o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";
   o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
     << " bytes (structure: " << b.structure << ")\n";

@@ -42,6 +42,10 @@ struct Walk {
         visit(args[0], trips, div);
         return;
       }
+      // A let's array value is a stage stored whole and read back, as toMem's.
+      if (p && p->is(rise::PrimId::Let) && args.size() == 2 && args[0]->type &&
+          args[0]->type->kind == rise::TypeKind::Array)
+        traffic += 2.0 * static_cast<double>(data_bytes(args[0]->type).value_or(0)) * trips / div;
       const bool loop = p && (p->family == rise::Family::Map || p->family == rise::Family::Reduce ||
                               p->family == rise::Family::Scan);
       if (loop && args.size() >= 2 && args.back()->type &&

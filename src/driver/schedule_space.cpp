@@ -11,6 +11,7 @@
 #include "driver/compile.h"
 #include "driver/explore.h"
 #include "driver/schedule_blocked.h"
+#include "driver/schedule_pipeline.h"
 #include "driver/schedule_reduce.h"
 #include "elevate/default_lowering.h"
 #include "elevate/parser.h"
@@ -116,19 +117,33 @@ std::string ScheduleCandidate::strategy_text() const {
         "  // the default lowering (risec compile without --strategy)\n  " + default_text + ";\n";
     return out;
   }
-  for (size_t i = 0; i < steps.size(); ++i) {
-    out += "  // " + steps[i].decision + ": " + steps[i].comment + "\n";
-    out += std::string(i ? "  ; " : "  ") + steps[i].strategy + "\n";
+  // Each step under its comment, `;` before all but the first; lowerToC before the
+  // first step applied after lowering (or last).
+  bool first = true, lowered = false;
+  auto emit = [&](const std::string& comment, const std::string& strategy) {
+    out += "  // " + comment + "\n" + (first ? "  " : "  ; ") + strategy + "\n";
+    first = false;
+  };
+  auto lower = [&] {
+    emit(
+        "lower: the remaining maps sequential loops, reductions fused with the maps they "
+        "read, intermediates stored",
+        "lowerToC");
+    lowered = true;
+  };
+  for (const ScheduleStep& st : steps) {
+    if (st.after_lowering && !lowered) lower();
+    emit(st.decision + ": " + st.comment, st.strategy);
   }
-  out +=
-      "  // lower: the remaining maps sequential loops, reductions fused with the maps "
-      "they read, intermediates stored\n  ; lowerToC;\n";
+  if (!lowered) lower();
+  out.insert(out.size() - 1, ";");
   return out;
 }
 
 std::string ScheduleCandidate::label() const {
   if (is_default) return "the default lowering";
   std::string out = "structure " + structure;
+  if (inlined) out += ", stages inlined";
   if (unrolled) out += ", taps unrolled";
   if (reordered) out += ", reordered";
   if (!block.empty()) out += ", " + block;
@@ -237,6 +252,10 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   decisions.push_back(std::move(structures));
 
   auto none = [] { return Option{{}, [](ScheduleCandidate&) {}}; };
+  std::vector<Option> stages = {none()};
+  for (const ScheduleStep& st : stage_choices(high))
+    stages.push_back({st, [](ScheduleCandidate& c) { c.inlined = true; }});
+  decisions.push_back(std::move(stages));
   std::vector<Option> unroll = {none()};
   const int64_t taps = longest_reduction(high.expr);
   if (taps >= 2 && taps <= 25)
@@ -274,7 +293,13 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           [](ScheduleCandidate& c) { c.parallel = "parallelOutput"; }},
          {{"parallel", "parallel @ outermost(isApplied(isMap))",
            "the outermost computing map an OpenMP parallel loop"},
-          [](ScheduleCandidate& c) { c.parallel = "outermost map"; }}});
+          [](ScheduleCandidate& c) { c.parallel = "outermost map"; }},
+         {{"parallel", "parallelStages",
+           "after lowering, the outer loop of every stage an OpenMP parallel loop (the "
+           "result, each stored stage, and the arrays lowerToC stores: a transposed or "
+           "windowed intermediate)",
+           true},
+          [](ScheduleCandidate& c) { c.parallel = "every stage"; }}});
 
   // Vectorised reductions (schedule_reduce.h), when the program has one.
   if (std::vector<ReductionOption> reds = reduction_options(high); !reds.empty()) {
@@ -317,8 +342,11 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
         }
         if (d == decisions.size()) {
           ScheduleCandidate done = c;
+          std::string lower = "lowerToC";
+          for (const ScheduleStep& st : c.steps)
+            if (st.after_lowering) lower += " ; " + st.strategy;
           try {
-            done.lowered = rewrite("lowerToC", at, &space.rewrites);
+            done.lowered = rewrite(lower, at, &space.rewrites);
           } catch (const Error& e) {
             refuse(e, 1);
             return;
@@ -334,6 +362,10 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           ScheduleCandidate next = c;
           next.steps.push_back(o.step);
           o.mark(next);
+          if (o.step.after_lowering) {  // applied with lowerToC, at the leaves
+            grow(d + 1, at, next);
+            continue;
+          }
           rise::Checked after;
           try {
             after = rewrite(o.step.strategy, at, &space.rewrites);

@@ -5,13 +5,17 @@
 //              (the default lowering's start), DFNF, DFNF with every reduction fused
 //              with the map it reads, or one of the best variants of `risec explore`
 //              (RNF and its fusion, store and hoist sites, ranked by MemoryCost);
+//   stages     (programs with a let or a zip) each stored stage computed where it
+//              is read instead: the lets inlined, then fused with their consumers
+//              through zips and maps (schedule_pipeline.h);
 //   unroll     reductions of at most 25 elements expanded (expandReduce: the taps of
 //              a window become one expression with constant offsets);
 //   order      the loops of the first nest reordered (reorder([1, 3, 2]): a
 //              reduction inside two maps moved outside the inner one);
 //   tile       the outermost nest of two maps tiled (tile(t, t), t from 8 to 128);
-//   parallel   (openmp) the loop writing the result parallel (parallelOutput), or
-//              the outermost map (parallel);
+//   parallel   (openmp) the loop writing the result parallel (parallelOutput), the
+//              outermost map (parallel), or, after lowerToC, the outer loop of every
+//              stage, those lowerToC stores included (parallelStages);
 //   reductions reductions of add, mul, fmax or fmin kept in one or two vector
 //              accumulators (schedule_reduce.h: vectorizeReductionRemainder(lanes),
 //              vectorizeReduction2Remainder(lanes));
@@ -43,22 +47,25 @@ namespace risec::driver {
 // One decision of a candidate: the strategy text applied and what it does, in words
 // (the comment written above it in the .elv file).
 struct ScheduleStep {
-  std::string decision;  // structure, unroll, order, tile, parallel, reductions, vectorize
+  std::string decision;  // structure, stages, unroll, order, tile, parallel, reductions,
+                         // vectorize
   std::string strategy;
   std::string comment;
+  bool after_lowering = false;  // applied after lowerToC (parallelStages), not before
 };
 
 struct ScheduleCandidate {
   bool is_default = false;          // the default lowering (compiled without a strategy)
   std::string default_text;         // is_default: its strategy, compile's default as text
-  std::vector<ScheduleStep> steps;  // before lowerToC
+  std::vector<ScheduleStep> steps;  // before lowerToC, then those after_lowering
   rise::Checked lowered;            // after the steps and lowerToC
   // The decisions, for reports: "" when not taken.
   std::string structure;  // its short name
-  std::string parallel;   // "parallelOutput" or "outermost map"
+  std::string parallel;   // "parallelOutput", "outermost map" or "every stage"
   int64_t tile = 0;
   std::string vector;     // "lanes" or "lanes * 2"
   std::string reduction;  // vectorised reductions: "lanes" or "2 x lanes"
+  bool inlined = false;   // the lets' stages computed where they are read (schedule_pipeline.h)
   bool unrolled = false;
   bool reordered = false;
   std::string block;         // a register-blocked candidate's point (schedule_blocked.h)

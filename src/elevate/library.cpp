@@ -121,6 +121,7 @@ const std::vector<LibraryEntry>& library() {
     register_vector(r);
     register_simplify(r);
     register_default_lowering(r);
+    register_pipeline(r);
     return std::move(r.entries());
   }();
   return all;

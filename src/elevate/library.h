@@ -108,6 +108,7 @@ void register_tiling(Registry& r);    // rules_tiling.cpp (tile, tileND, reorder
 void register_vector(Registry& r);    // rules_vector.cpp
 void register_simplify(Registry& r);  // simplify.cpp (partialEval, dce, cse, simplify)
 void register_default_lowering(Registry& r);  // default_lowering.cpp (unrollReductions)
+void register_pipeline(Registry& r);          // rules_pipeline.cpp (zipMapFusion, parallelStages)
 
 // Argument accessors for `make` functions.
 Strategy arg_strategy(const std::vector<Arg>& a, size_t i);

@@ -1,6 +1,7 @@
 // The backend-neutral passes over imperative DPIA, on small programs: unrolling,
 // index-set splitting at clamps, memory placement and the outlining analysis.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include "dpia/memory_placement.h"
 #include "dpia/outline.h"
@@ -109,6 +110,62 @@ TEST(SplitLoop, SplitsWhereAGuardChangesValue) {
   ASSERT_EQ(pts.size(), 2u);
   EXPECT_TRUE(pts[0].is_const(4));
   EXPECT_TRUE(pts[1].is_const(10));
+}
+
+TEST(SplitLoop, StridedIndicesSplitAtTheFirstIntegerPastTheBound) {
+  // min(c*i + k, b), c*i + k < b and c*i + k <= b for strides c whose crossing with b
+  // falls between two integers (pyrdown's min(2*i + 4, 2047)) as well as on one: the
+  // clamp must take one side and each comparison one value on every part the points
+  // make, checked by evaluating every i of the loop (a tie of the clamp's sides may go
+  // either way).
+  const int64_t n = 24;
+  Nat i = Nat::var("i", Nat(0), Nat(n));
+  int crossings = 0, found = 0;
+  for (int64_t c : {-3, -2, -1, 1, 2, 3})
+    for (int64_t k = -6; k <= 6; k += 3)
+      for (int64_t b = -20; b <= 50; b += 7)
+        for (int form = 0; form < 3; ++form) {
+          Nat idx = Nat(c) * i + Nat(k);
+          auto value = [&](int64_t v) { return c * v + k; };
+          // The predicate that must be constant on each part (nullopt: a tie).
+          auto pred = [&](int64_t v) -> std::optional<bool> {
+            if (form == 0) return value(v) == b ? std::nullopt : std::optional(value(v) < b);
+            return form == 1 ? value(v) < b : value(v) <= b;
+          };
+          std::vector<Nat> pts;
+          if (form == 0) collect_breakpoints(arith::min(idx, Nat(b)), i, pts);
+          if (form == 1) collect_breakpoints(arith::lt(idx, Nat(b)), i, pts);
+          if (form == 2) collect_breakpoints(arith::le(idx, Nat(b)), i, pts);
+          std::vector<int64_t> bounds = {0};
+          for (const Nat& p : pts) {
+            std::optional<int64_t> at = p.as_const();
+            ASSERT_TRUE(at) << p;
+            if (*at > 0 && *at < n) bounds.push_back(*at);
+          }
+          std::sort(bounds.begin(), bounds.end());
+          bounds.push_back(n);
+          bool changes = false;
+          for (int64_t v = 1; v < n; ++v) changes |= pred(v) != pred(0) && pred(v) && pred(0);
+          crossings += changes;
+          found += bounds.size() > 2;
+          for (size_t part = 0; part + 1 < bounds.size(); ++part) {
+            std::optional<bool> first;
+            for (int64_t v = bounds[part]; v < bounds[part + 1]; ++v) {
+              if (!pred(v)) continue;
+              if (!first) first = pred(v);
+              EXPECT_EQ(pred(v), first) << "form " << form << ": " << c << "*i + " << k
+                                        << " against " << b << " at " << v;
+            }
+          }
+        }
+  EXPECT_GT(crossings, 0);
+  EXPECT_GE(found, crossings);
+  // The case: 2*j + 4 reaches 2047 between 1021 and 1022.
+  Nat j = Nat::var("j", Nat(0), Nat(1024));
+  std::vector<Nat> pts;
+  collect_breakpoints(arith::min(Nat(2047), Nat(2) * j + Nat(4)), j, pts);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_TRUE(pts[0].is_const(1022)) << pts[0];
 }
 
 TEST(MemoryPlacement, StackUpToTheNamedLimit) {

@@ -117,14 +117,35 @@ TEST(Autoschedule, SpaceHasEveryKindOfDecision) {
   rise::Program p = load_program("bench/autoschedule/sharpen.rise");
   rise::SizeMap sizes{{"n", 8}, {"m", 16}};
   ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), small_space("openmp"));
-  bool tiled = false, parallel = false, unrolled = false, explored = false;
+  bool tiled = false, parallel = false, unrolled = false, explored = false, inlined = false;
   for (const ScheduleCandidate& c : space.candidates) {
     tiled = tiled || c.tile > 0;
     parallel = parallel || (!c.is_default && !c.parallel.empty());
     unrolled = unrolled || c.unrolled;
     explored = explored || c.structure.rfind("explore", 0) == 0;
+    inlined = inlined || c.inlined;
   }
-  EXPECT_TRUE(tiled && parallel && unrolled && explored);
+  EXPECT_TRUE(tiled && parallel && unrolled && explored && inlined);
+  // A pyramid level's row pass is an array lowerToC stores (it is read through a
+  // transpose), which parallelOutput cannot reach: at sizes whose stages are worth a
+  // parallel loop (parallelStages leaves stages under 1024 elements sequential), some
+  // candidate makes every stage parallel after lowering; its text applies
+  // parallelStages after lowerToC, and it computes what the interpreter computes.
+  rise::Program pyr = load_program("bench/autoschedule/programs/pyrdown.rise");
+  rise::SizeMap big{{"n", 32}, {"m", 48}};
+  rise::Checked high = rise::check_program(pyr, "", &big);
+  ScheduleSpace wide = build_space(high, small_space("openmp"));
+  auto every = std::find_if(wide.candidates.begin(), wide.candidates.end(),
+                            [](const ScheduleCandidate& c) { return c.parallel == "every stage"; });
+  ASSERT_NE(every, wide.candidates.end());
+  const std::string text = every->strategy_text();
+  EXPECT_LT(text.find("lowerToC"), text.find("parallelStages")) << text;
+  std::vector<rise::Value> inputs = make_inputs(high, {}, 5);
+  Compiled compiled = compile_text(pyr, big, "openmp", *every);
+  EXPECT_NE(compiled.unit.source.find("omp parallel"), std::string::npos);
+  Comparison cmp = compare_values(execute(compiled, big, inputs).output, interpret(high, inputs),
+                                  entry_result_type(high));
+  EXPECT_TRUE(cmp.ok) << cmp.first_mismatch << "\n" << text;
   EXPECT_GT(space.dropped, 0);  // e.g. vectorize on windows, which are not scalars
   // mm's space has vectorised candidates (the loop order makes the inner map scalar).
   rise::Program mm = load_program("examples/mm/mm.rise");

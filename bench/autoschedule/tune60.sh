@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `risec tune --budget 60` (no template) on the image pipelines of issue 34 against
+# Halide (docs/performance.md, "The autoscheduler"): sharpen and morph5 (2048²) and
+# the pyramid programs pyrdown and lapband (n=m=1024). For each program tune writes
+# $OUT/NAME.elv (--target openmp, OMP_NUM_THREADS=2; skipped when the file exists and
+# REUSE=1); then the default lowering and the tuned strategy are timed interleaved,
+# ROUNDS rounds of `risec run --repeat 5`, and the minimum of each is printed with the
+# load average; then the Halide peers: bench_peers.py for pyrdown and lapband (expert
+# schedule and the three autoschedulers, with the tuned files as rows of their own),
+# bench_autoschedule_halide for sharpen and morph5 (Mullapudi2016). Run from the
+# repository root after building risec and the bench targets (-DRISEC_BUILD_BENCH=ON).
+# Never fails on time. Environment: RISEC (default build/risec), BENCH_DIR (default
+# build/bench), OUT, BUDGET (60), ROUNDS (10), REUSE, OMP_WAIT_POLICY (passed through:
+# on a loaded machine `passive` keeps an OpenMP barrier from spinning against the
+# other load).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=${RISEC:-build/risec}
+BENCH=${BENCH_DIR:-build/bench}
+OUT=${OUT:-build/tune60}
+BUDGET=${BUDGET:-60}
+ROUNDS=${ROUNDS:-10}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+mkdir -p "$OUT"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), OMP_NUM_THREADS=$OMP_NUM_THREADS," \
+  "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}, source $(git rev-parse --short HEAD), $(date -u)"
+file_of() { case $1 in sharpen | morph5) echo bench/autoschedule/$1.rise ;;
+  *) echo bench/autoschedule/programs/$1.rise ;; esac; }
+size_of() { case $1 in sharpen | morph5) echo n=2048,m=2048 ;; *) echo n=1024,m=1024 ;; esac; }
+PROGRAMS=${PROGRAMS:-"sharpen morph5 pyrdown lapband"}
+for p in $PROGRAMS; do
+  if [ "${REUSE:-0}" = 1 ] && [ -f "$OUT/$p.elv" ]; then continue; fi
+  start=$(date +%s)
+  $R tune "$(file_of $p)" --size "$(size_of $p)" --target openmp --budget "$BUDGET" \
+    --db "$OUT/tune.db" --explain -o "$OUT/$p.elv" > /dev/null 2> "$OUT/$p.tune.log" || true
+  echo "$p: tune took $(($(date +%s) - start)) s, load $(cut -d' ' -f1-3 /proc/loadavg);" \
+    "$(grep -m1 'chosen schedule' "$OUT/$p.tune.log" || echo 'no result')"
+done
+min_of() { sed -n 's/^time: min \([0-9.]*\) ms.*/\1/p'; }
+for p in $PROGRAMS; do
+  best_d="" best_t=""
+  for _ in $(seq "$ROUNDS"); do
+    d=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --repeat 5 | min_of)
+    t=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --repeat 5 \
+      --strategy "$OUT/$p.elv" | min_of)
+    best_d=$(printf '%s\n%s\n' "$best_d" "$d" | sed '/^$/d' | sort -g | head -1)
+    best_t=$(printf '%s\n%s\n' "$best_t" "$t" | sed '/^$/d' | sort -g | head -1)
+  done
+  echo "$p: default lowering min $best_d ms, tune --budget $BUDGET min $best_t ms" \
+    "($ROUNDS x 5 runs each, interleaved; load $(cut -d' ' -f1-3 /proc/loadavg))"
+done
+if [ -x "$BENCH/bench_autoschedule_halide" ]; then
+  HL_NUM_THREADS=$OMP_NUM_THREADS "$BENCH/bench_autoschedule_halide" 2048 20
+  echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
+else
+  echo "$BENCH/bench_autoschedule_halide not built: no Halide numbers for sharpen and morph5"
+fi
+/usr/bin/python3 bench/autoschedule/bench_peers.py --only pyrdown,lapband --risec "$R" \
+  --bench-dir "$BENCH" --risec-strategy "$OUT" --repeat 15 || true
+echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,0 +1,168 @@
+// Rules for pipelines of stages: zipMapFusion (family "algorithmic"), which computes
+// a producer's element where a consumer reads it through a zip, and parallelStages
+// (family "lowering", after lowerToC), which makes the outer loop of every stage an
+// OpenMP loop, including the stages lowerToC stores itself (an array read through a
+// transpose or by a window, wrapped in toMem), which parallelOutput, applied before
+// lowering, cannot see.
+#include "elevate/library.h"
+#include "elevate/rule_util.h"
+#include "rise/primitives.h"
+#include "support/stack.h"
+
+namespace risec::elevate {
+
+using rise::ExprKind;
+using rise::PrimId;
+
+namespace {
+
+// `e` (lowered) with the outermost mapSeq of every stage made mapPar: every mapSeq
+// that is not inside the function of another loop (a map's, reduction's, scan's or
+// iteration's function runs once per iteration; a let's runs once and is searched).
+// Data arguments are evaluated before the loop that reads them, so they are stages
+// of their own and are searched too.
+struct StageParalleliser {
+  int changed = 0;
+
+  // A stage of fewer than 1024 elements (a constant table of weights) costs more to
+  // fork and join than it computes: left sequential. Symbolic sizes count as large.
+  static bool small(const Expr& e) {
+    double elements = 1;
+    for (rise::Type t = e->type; t && t->kind == rise::TypeKind::Array; t = t->a) {
+      std::optional<int64_t> n = t->size.as_const();
+      if (!n) return false;
+      elements *= static_cast<double>(*n);
+    }
+    return elements < 1024;
+  }
+
+  Expr go(const Expr& e) {
+    check_stack_depth(e->span);
+    if (e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda ||
+        e->kind == ExprKind::Annotation) {
+      Expr b = go(e->fn);
+      return b == e->fn ? e : rise::with_children(e, b, nullptr);
+    }
+    std::optional<util::PrimCall> c = util::as_prim_call(e);
+    if (!c) return children(e);
+    const rise::PrimitiveInfo* p = c->head->prim;
+    if (!p) return children(e);
+    const bool let = p->is(PrimId::Let);
+    util::PrimCall copy = *c;
+    bool same = true;
+    for (size_t i = 0; i < copy.args.size(); ++i) {
+      const Expr& a = copy.args[i];
+      // A function argument of a loop is its body: not a stage.
+      if (!let && a->type && !rise::is_data(a->type)) continue;
+      Expr b = go(a);
+      same = same && b == a;
+      copy.args[i] = b;
+    }
+    if (p->is(PrimId::MapSeq) && c->args.size() == 2 && !small(e) &&
+        (util::computes(c->args[0]) || util::is_identity_fn(c->args[0]))) {
+      ++changed;
+      return util::rebuild_call(copy, util::prim(PrimId::MapPar));
+    }
+    return same ? e : util::rebuild_call(copy, c->head);
+  }
+
+  Expr children(const Expr& e) {
+    std::vector<Expr> kids = rise::children(e);
+    bool same = true;
+    for (Expr& k : kids) {
+      Expr b = go(k);
+      same = same && b == k;
+      k = b;
+    }
+    return same ? e : rise::rebuild(e, kids);
+  }
+};
+
+Strategy parallel_stages() {
+  return util::whole_term("parallelStages", [](const Expr& e, const Env&) -> Result {
+    StageParalleliser s;
+    Expr out = s.go(e);
+    if (!s.changed)
+      return fail_at("parallelStages", e,
+                     "no sequential map outside every loop (lower with lowerToC first; a "
+                     "program whose stages are reductions has none)");
+    return out;
+  });
+}
+
+// `e` with fst(makePair(a, b)) -> a and snd(makePair(a, b)) -> b everywhere.
+Expr project_pairs(const Expr& e) {
+  check_stack_depth(e->span);
+  std::vector<Expr> kids = rise::children(e);
+  bool same = true;
+  for (Expr& k : kids) {
+    Expr b = project_pairs(k);
+    same = same && b == k;
+    k = b;
+  }
+  Expr out = same ? e : rise::rebuild(e, kids);
+  for (PrimId proj : {PrimId::Fst, PrimId::Snd})
+    if (auto c = util::match_prim(out, proj, 1))
+      if (auto p = util::match_prim(c->args[0], PrimId::MakePair, 2))
+        return p->args[proj == PrimId::Fst ? 0 : 1];
+  return out;
+}
+
+// map(f)(zip(a)(map(g)(b))) -> map(fun(p => f((fst(p), g(snd(p))))))(zip(a)(b)), and
+// likewise for a map on the left or on both sides: the mapped function is computed
+// as each pair is read, so the consumer computes its producer's element instead of
+// reading it from a stored array (Halide's compute_inline through a zip). With f a
+// lambda, its parameter is replaced by the pair and the projections of that pair
+// are resolved, so a map in f's body over the pair's components is exposed in turn
+// (zip2D's rows: map(fun(rows => zip(rows._1)(rows._2))) becomes a zip of a row and
+// a mapped row, which this rule fuses again one level down).
+Strategy zip_map_fusion() {
+  return rule("zipMapFusion", [](const Expr& e, const Context&) -> Result {
+    const char* form = "expected map(f)(zip(a)(b)) with a or b a map";
+    auto outer = util::match_map(e);
+    if (!outer) return fail_at("zipMapFusion", e, form);
+    auto z = util::match_prim(outer->second, PrimId::Zip, 2);
+    if (!z) return fail_at("zipMapFusion", e, form);
+    auto ma = util::match_map(z->args[0]);
+    auto mb = util::match_map(z->args[1]);
+    if (!ma && !mb) return fail_at("zipMapFusion", e, form);
+    const Expr& f = outer->first;
+    Expr fused = util::fun("p", [&](const Expr& p) {
+      Expr a = util::call(PrimId::Fst, {p}), b = util::call(PrimId::Snd, {p});
+      Expr pair = util::call(PrimId::MakePair, {ma ? util::apply_fn(ma->first, a) : a,
+                                                mb ? util::apply_fn(mb->first, b) : b});
+      if (f->kind == ExprKind::Lambda) return project_pairs(util::substitute(f->fn, f->name, pair));
+      return rise::app(f, pair);
+    });
+    return util::call(PrimId::Map,
+                      {fused, util::call(PrimId::Zip, {ma ? ma->second : z->args[0],
+                                                       mb ? mb->second : z->args[1]})});
+  });
+}
+
+}  // namespace
+
+void register_pipeline(Registry& r) {
+  LibraryEntry z;
+  z.name = "zipMapFusion";
+  z.description =
+      "map(f)(zip(a)(map(g)(b))) -> map(fun(p => f((fst(p), g(snd(p))))))(zip(a)(b)) (a map on "
+      "either side or both): the consumer computes the mapped element as it reads the pair, "
+      "instead of reading a stored array; f's projections of the pair are resolved";
+  z.cls = EntryClass::Rule;
+  z.family = "algorithmic";
+  z.make = [](const std::vector<Arg>&) { return zip_map_fusion(); };
+  r.add(std::move(z));
+  LibraryEntry e;
+  e.name = "parallelStages";
+  e.description =
+      "after lowerToC: the outermost mapSeq of every stage (the result, each let, each array "
+      "lowerToC stores, anything not inside another loop's function) -> mapPar; fails when "
+      "there is none";
+  e.cls = EntryClass::Rule;
+  e.family = "lowering";
+  e.make = [](const std::vector<Arg>&) { return parallel_stages(); };
+  r.add(std::move(e));
+}
+
+}  // namespace risec::elevate
