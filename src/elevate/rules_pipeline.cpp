@@ -143,26 +143,20 @@ Strategy zip_map_fusion() {
 }  // namespace
 
 void register_pipeline(Registry& r) {
-  LibraryEntry z;
-  z.name = "zipMapFusion";
-  z.description =
-      "map(f)(zip(a)(map(g)(b))) -> map(fun(p => f((fst(p), g(snd(p))))))(zip(a)(b)) (a map on "
-      "either side or both): the consumer computes the mapped element as it reads the pair, "
-      "instead of reading a stored array; f's projections of the pair are resolved";
-  z.cls = EntryClass::Rule;
-  z.family = "algorithmic";
-  z.make = [](const std::vector<Arg>&) { return zip_map_fusion(); };
-  r.add(std::move(z));
-  LibraryEntry e;
-  e.name = "parallelStages";
-  e.description =
-      "after lowerToC: the outermost mapSeq of every stage (the result, each let, each array "
-      "lowerToC stores, anything not inside another loop's function) -> mapPar; fails when "
-      "there is none";
-  e.cls = EntryClass::Rule;
-  e.family = "lowering";
-  e.make = [](const std::vector<Arg>&) { return parallel_stages(); };
-  r.add(std::move(e));
+  r.rule({"zipMapFusion",
+          RuleFamily::Algorithmic,
+          "map(f)(zip(a)(map(g)(b))) -> map(fun(p => f((fst(p), g(snd(p))))))(zip(a)(b)) (a map "
+          "on either side or both): the consumer computes the mapped element as it reads the "
+          "pair, instead of reading a stored array; f's projections of the pair are resolved",
+          {},
+          fixed(zip_map_fusion())});
+  r.rule({"parallelStages",
+          RuleFamily::Lowering,
+          "after lowerToC: the outermost mapSeq of every stage (the result, each let, each array "
+          "lowerToC stores, anything not inside another loop's function) -> mapPar; fails when "
+          "there is none",
+          {},
+          fixed(parallel_stages())});
 }
 
 }  // namespace risec::elevate
