@@ -261,6 +261,13 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
   const std::string v = p.width == 1 ? "lanes" : "lanes * 2";
   const bool par = target == "openmp";
   std::vector<BlockStep> s;
+  // Definitions inlined and every reduction fused first: a layer's operand read
+  // through transpose is then no longer under the layer's lambda (storeInMemory
+  // refuses it there), and an epilogue (bias, activation) inside the column map is
+  // moved out of each product into a map over its result.
+  s.push_back({"structure", "DFNF ; normalize(fuseReduceMap) ; tryAll(productEpilogueFission)",
+               "data-flow normal form, each reduction fused with the map of products it reads, "
+               "each product's epilogue an elementwise map over its result"});
   if (p.pack)
     s.push_back(
         {"pack",
@@ -271,27 +278,37 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
              (par ? " ; (parallel @ outermost(isApplied(isMap)))" : "") + " ; lowerToC)",
          "the transposed operand stored once in blocks of " + tj +
              " columns (TVM's packed B: the vector loop reads consecutive floats)"});
-  s.push_back({"structure", "DFNF ; (fuseReduceMap @ topDown)",
-               "data-flow normal form, each reduction fused with the map of products it reads"});
-  s.push_back({"block", "tile(" + ti + ", " + tj + ") @ outermost(mapNest(2))",
-               "the two maps around the reduction in " + ti + " x " + tj + " blocks"});
-  s.push_back({"split",  // a decision's name, not a primitive
-               "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; "
-               "(splitStrategy(" +
-                   kk + ") @ innermost(isFullyApplied(isReduce)))",
-               "the reduction split into k.o and k.i = " + kk});
+  // The blocking of one product, applied at each product of the program
+  // (everywhere(isProductNest ; ..)): its steps aim at the product's own loops.
   const std::string o12 = p.rows_outer ? "1, 2" : "2, 1", o45 = p.register_block ? "6, 3" : "3, 6";
-  s.push_back({"order", "reorder([" + o12 + ", 5, " + o45 + ", 4])",
-               std::string(p.rows_outer ? "row blocks outermost" : "column blocks outermost") +
-                   (p.register_block ? "; k.i outside the rows: the " + ti + " x " + tj +
-                                           " accumulator is a register block"
-                                     : "; k.i inside each row (TVM's order)")});
-  s.push_back({"vectorize", "vectorize(" + v + ") @ innermost(isFullyApplied(isMap))",
-               "the j.i loop on vectors of " + v + " floats"});
+  std::vector<BlockStep> per = {
+      {"block", "tile(" + ti + ", " + tj + ")",
+       "the two maps around the reduction in " + ti + " x " + tj + " blocks"},
+      {"split",  // a decision's name, not a primitive
+       "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; (splitStrategy(" + kk +
+           ") @ innermost(isFullyApplied(isReduce)))",
+       "the reduction split into k.o and k.i = " + kk},
+      {"order", "reorder([" + o12 + ", 5, " + o45 + ", 4])",
+       std::string(p.rows_outer ? "row blocks outermost" : "column blocks outermost") +
+           (p.register_block ? "; k.i outside the rows: the " + ti + " x " + tj +
+                                   " accumulator is a register block"
+                             : "; k.i inside each row (TVM's order)")},
+      {"vectorize", "(vectorize(" + v + ") @ innermost(isFullyApplied(isMap)))",
+       "the j.i loop on vectors of " + v + " floats"}};
   if (par)
-    s.push_back({"parallel", "parallel @ outermost(isApplied(isMap))",
-                 "the outermost block loop an OpenMP parallel loop"});
-  s.push_back({"unroll", "unroll @ innermost(isFullyApplied(isReduceSeq))", "k.i unrolled"});
+    per.push_back({"parallel",
+                   "(parallel @ outermost(isApplied(isMap))) ; (toMemAfter @ "
+                   "outermost(isFullyApplied(isPrimitive(mapPar))))",
+                   "the outermost block loop an OpenMP parallel loop, its blocks stored (an "
+                   "epilogue reads them)"});
+  per.push_back({"unroll", "(unroll @ innermost(isFullyApplied(isReduceSeq)))", "k.i unrolled"});
+  BlockStep each{"block", "everywhere(isProductNest", "at each product: "};
+  for (size_t i = 0; i < per.size(); ++i) {
+    each.strategy += " ; " + per[i].strategy;
+    each.comment += (i ? "; " : "") + per[i].comment;
+  }
+  each.strategy += ")";
+  s.push_back(each);
   return s;
 }
 

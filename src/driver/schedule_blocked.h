@@ -13,6 +13,9 @@
 //   pack       the transposed operand stored once in blocks of tj (blockTranspose:
 //              TVM's packed B), when the program reads one through transpose;
 //   parallel   (openmp) the outermost block loop, and the packing loop.
+// The steps run after DFNF with every product's epilogue (a layer's bias and
+// activation) moved out of it (productEpilogueFission), and block every product of
+// the program (everywhere(isProductNest ; ..)): both layers of an MLP.
 // Every point is ranked by a small analytical model (the accumulator's vector
 // registers against the host's, loads per multiply-add, the accumulators' latency
 // chains, the operands' re-reading by the block loops from L2 or beyond, blocks per

@@ -118,6 +118,7 @@ const std::vector<LibraryEntry>& library() {
     register_movement(r);
     register_lowering(r);
     register_tiling(r);
+    register_product(r);
     register_vector(r);
     register_simplify(r);
     register_default_lowering(r);

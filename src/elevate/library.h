@@ -105,6 +105,7 @@ void register_algorithmic(Registry& r);   // rules_algorithmic.cpp
 void register_movement(Registry& r);      // rules_movement.cpp
 void register_lowering(Registry& r);      // rules_lowering.cpp (incl. memory rules)
 void register_tiling(Registry& r);    // rules_tiling.cpp (tile, tileND, reorder, blocked reduce)
+void register_product(Registry& r);   // rules_product.cpp (isProductNest, productEpilogueFission)
 void register_vector(Registry& r);    // rules_vector.cpp
 void register_simplify(Registry& r);  // simplify.cpp (partialEval, dce, cse, simplify)
 void register_default_lowering(Registry& r);  // default_lowering.cpp (unrollReductions)

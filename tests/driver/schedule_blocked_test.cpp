@@ -16,6 +16,7 @@
 #include "driver/schedule_blocked.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
+#include "rise/printer.h"
 #include "support/files.h"
 
 namespace risec::driver {
@@ -148,9 +149,7 @@ namespace {
 
 // A dense layer with a bias and relu epilogue (the MLP of bench/autoschedule, and the
 // same with other names and the bias added first) is recognised by its structure:
-// the first layer's rows, columns and depth. (Its blocked candidates are still
-// refused: the epilogue sits between the column map and the reduction; see
-// bench/results/journal/2026-11-28-mmblas.md.)
+// the first layer's rows, columns and depth.
 TEST(ScheduleBlocked, DenseLayersWithEpiloguesAreRecognised) {
   const rise::Program mlp = load_program("bench/autoschedule/programs/mlp.rise");
   const rise::SizeMap s{{"b", 8}, {"k", 16}, {"h", 32}, {"o", 64}};
@@ -174,6 +173,138 @@ TEST(ScheduleBlocked, DenseLayersWithEpiloguesAreRecognised) {
   EXPECT_EQ(c->cols, 16);
   EXPECT_EQ(c->depth, 8);
   EXPECT_FALSE(c->transposed_operand);
+}
+
+}  // namespace
+}  // namespace risec::driver
+
+namespace risec::driver {
+namespace {
+
+// One dense layer read from `in` (rows of depth `k`) with weights `w` (k x cols),
+// with or without a bias `b` (added before or after the product) and a relu, its
+// element names `row` and `col`.
+struct LayerText {
+  bool bias = false, bias_first = false, relu = false;
+  std::string row = "row", col = "col";
+};
+
+std::string layer(const std::string& in, const std::string& w, const std::string& b,
+                  const LayerText& t) {
+  const std::string colv = t.bias ? t.col + "._1" : t.col;
+  const std::string dot =
+      "(zip(" + t.row + ")(" + colv + ") |> map(fun(pr => pr._1 * pr._2)) |> reduce(add)(0.0f))";
+  std::string e = dot;
+  if (t.bias)
+    e = t.bias_first ? "(" + t.col + "._2 + " + dot + ")" : "(" + dot + " + " + t.col + "._2)";
+  if (t.relu) e = "fmax(" + e + ")(0.0f)";
+  const std::string cols = t.bias ? "zip(transpose(" + w + "))(" + b + ")" : "transpose(" + w + ")";
+  return in + " |> map(fun(" + t.row + " => " + cols + " |> map(fun(" + t.col + " => " + e + "))))";
+}
+
+// A program of one or two layers (x: b.k, the first layer's weights k.h, the second's
+// h.o), the first layer called through a definition when `through_def`.
+std::string mlp_text(const std::vector<LayerText>& layers, bool through_def) {
+  const bool two = layers.size() == 2;
+  std::string params = "fun(x: b.k.f32 => fun(wa: k.h.f32 => ";
+  std::string close = "))";
+  if (layers[0].bias) params += "fun(ba: h.f32 => ", close += ")";
+  if (two) params += "fun(wb: h.o.f32 => ", close += ")";
+  if (two && layers[1].bias) params += "fun(bb: o.f32 => ", close += ")";
+  std::string text;
+  std::string first = layer("x", "wa", "ba", layers[0]);
+  if (through_def) {
+    text += "def dense1 = fun(wq, bq, xq => " + layer("xq", "wq", "bq", layers[0]) + ")\n";
+    first = "dense1(wa, " + std::string(layers[0].bias ? "ba" : "wa") + ", x)";
+  }
+  std::string body = first;
+  if (two) body = "let hid = " + first + " in " + layer("hid", "wb", "bb", layers[1]);
+  text += "def net = depFun((b: Nat, k: Nat, h: Nat" + std::string(two ? ", o: Nat" : "") +
+          ") =>\n  " + params + body + close + ")\n";
+  return text;
+}
+
+// Occurrences of `word` in s.
+size_t count(const std::string& s, const std::string& word) {
+  size_t n = 0;
+  for (size_t at = s.find(word); at != std::string::npos; at = s.find(word, at + word.size())) ++n;
+  return n;
+}
+
+// The MLP of bench/autoschedule and seeded random dense networks (one or two layers,
+// with or without a bias, added first or last, with or without a relu, other names,
+// through a definition or not): every product of the program gets register-blocked
+// candidates, none is refused, each blocks every layer (its k.i loop unrolled), and
+// each computes what the interpreter computes, on the c and openmp targets.
+TEST(ScheduleBlocked, EveryLayerOfDenseNetworksIsBlockedAndMatchesTheInterpreter) {
+  struct Case {
+    std::string name, text;
+    size_t layers;
+    rise::Program program;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"bench mlp", "bench/autoschedule/programs/mlp.rise", 2,
+                   load_program("bench/autoschedule/programs/mlp.rise")});
+  std::mt19937_64 rng(34);
+  const std::vector<std::string> rows = {"row", "r_7", "xrow"}, cols = {"col", "cb", "w_col"};
+  for (int i = 0; i < 5; ++i) {
+    std::vector<LayerText> layers(1 + (i % 2));
+    for (size_t j = 0; j < layers.size(); ++j) {
+      LayerText& t = layers[j];
+      t.bias = (i + j) % 3 != 0;  // every combination of bias and relu among the cases
+      t.relu = (i + j) % 2 == 0;
+      t.bias_first = rng() % 2;
+      t.row = rows[rng() % rows.size()];
+      t.col = cols[rng() % cols.size()];
+    }
+    const std::string text = mlp_text(layers, i >= 3);
+    cases.push_back(
+        {"random " + std::to_string(i), text, layers.size(),
+         rise::parse_program(std::make_shared<SourceFile>(SourceFile{"net.rise", text}))});
+  }
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    const Case& cs = cases[ci];
+    SCOPED_TRACE(cs.name + ":\n" + cs.text);
+    const rise::Program& prog = cs.program;
+    const std::string entry = ci == 0 ? "mlp" : "net";
+    // Rows 4 or 8, depth 8 or 16, columns 64: every vector width divides them.
+    const int64_t n = 4 << (ci % 2), k = 8 << (ci / 2 % 2);
+    rise::SizeMap sizes{{"b", n}, {"k", k}, {"h", 64}};
+    if (cs.layers == 2) sizes["o"] = 64;
+    const rise::Checked high = rise::check_program(prog, entry, &sizes);
+    ASSERT_TRUE(find_contraction(high));
+    const std::vector<rise::Value> inputs = make_inputs(high, {}, 5 + ci);
+    const rise::Value expected = interpret(high, inputs);
+    const rise::Type type = entry_result_type(high);
+    for (const std::string target : {"c", "openmp"}) {
+      SpaceOptions o;
+      o.target = target;
+      o.threads = 2;
+      o.tiles = {};
+      o.explore_variants = 0;
+      o.register_blocks = 2;
+      const ScheduleSpace space = build_space(high, o);
+      size_t blocked = 0;
+      for (const ScheduleCandidate& c : space.candidates) {
+        if (c.block.empty()) continue;
+        ++blocked;
+        SCOPED_TRACE(target + ": " + c.label() + "\n" + c.strategy_text());
+        EXPECT_EQ(count(rise::print_expr(c.lowered.expr), "reduceSeqUnroll"), cs.layers);
+        CompileRequest req;
+        req.program = &prog;
+        req.sizes = &sizes;
+        req.target = target;
+        req.entry = entry;
+        elevate::Strategy s = elevate::parse_strategy_file(
+            std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
+        req.strategy = &s;
+        const Execution ex = execute(compile(req), sizes, inputs);
+        const Comparison cmp = compare_values(ex.output, expected, type);
+        EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
+      }
+      EXPECT_EQ(blocked, o.register_blocks) << target << ": " << space.drop_reason;
+    }
+  }
 }
 
 }  // namespace
