@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# `risec tune --budget 60` (no template) on the image pipelines of issue 34 against
-# Halide (docs/performance.md, "The autoscheduler"): sharpen and morph5 (2048²) and
-# the pyramid programs pyrdown and lapband (n=m=1024). For each program tune writes
+# `risec tune --budget 60` (no template) on the programs of issue 34 against their
+# peers (docs/performance.md, "The autoscheduler"): sharpen and morph5 (2048²), the
+# pyramid programs pyrdown and lapband and the bilateral stage (n=m=1024), the MLP,
+# layer norm and softmax (bench/autoschedule/programs/; PROGRAMS picks some). For each program tune writes
 # $OUT/NAME.elv (--target openmp, OMP_NUM_THREADS=2; skipped when the file exists and
 # REUSE=1); then the default lowering and the tuned strategy are timed interleaved,
 # ROUNDS rounds of `risec run --repeat 5`, and the minimum of each is printed with the
-# load average; then the Halide peers: bench_peers.py for pyrdown and lapband (expert
-# schedule and the three autoschedulers, with the tuned files as rows of their own),
+# load average; then the peers: bench_peers.py for the programs of programs/ (Halide's
+# expert schedule and three autoschedulers, PyTorch, oneDNN; the tuned files as rows
+# of their own),
 # bench_autoschedule_halide for sharpen and morph5 (Mullapudi2016). Run from the
 # repository root after building risec and the bench targets (-DRISEC_BUILD_BENCH=ON).
 # Never fails on time. Environment: RISEC (default build/risec), BENCH_DIR (default
@@ -26,8 +28,10 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), OMP_NUM_THREAD
   "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}, source $(git rev-parse --short HEAD), $(date -u)"
 file_of() { case $1 in sharpen | morph5) echo bench/autoschedule/$1.rise ;;
   *) echo bench/autoschedule/programs/$1.rise ;; esac; }
-size_of() { case $1 in sharpen | morph5) echo n=2048,m=2048 ;; *) echo n=1024,m=1024 ;; esac; }
-PROGRAMS=${PROGRAMS:-"sharpen morph5 pyrdown lapband"}
+size_of() { case $1 in sharpen | morph5) echo n=2048,m=2048 ;;
+  mlp) echo b=64,k=256,h=512,o=128 ;; layernorm | softmax) echo n=4096,d=1024 ;;
+  *) echo n=1024,m=1024 ;; esac; }
+PROGRAMS=${PROGRAMS:-"sharpen morph5 pyrdown lapband bilateral mlp layernorm softmax"}
 for p in $PROGRAMS; do
   if [ "${REUSE:-0}" = 1 ] && [ -f "$OUT/$p.elv" ]; then continue; fi
   start=$(date +%s)
@@ -55,6 +59,7 @@ if [ -x "$BENCH/bench_autoschedule_halide" ]; then
 else
   echo "$BENCH/bench_autoschedule_halide not built: no Halide numbers for sharpen and morph5"
 fi
-/usr/bin/python3 bench/autoschedule/bench_peers.py --only pyrdown,lapband --risec "$R" \
+peers=$(for p in $PROGRAMS; do [ -f bench/autoschedule/programs/$p.rise ] && echo -n "$p,"; done)
+/usr/bin/python3 bench/autoschedule/bench_peers.py --only "${peers%,}" --risec "$R" \
   --bench-dir "$BENCH" --risec-strategy "$OUT" --repeat 15 || true
 echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
