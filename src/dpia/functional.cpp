@@ -123,12 +123,10 @@ Cat category(const rise::PrimitiveInfo& p) {
   if (p.has(rise::kMustLower)) return Cat::NotLowered;
   if (p.is(rise::PrimId::Id)) return Cat::View;  // id passes its argument through
   switch (p.family) {
-    case Family::Map:
-      // a low-level map is a loop; the high-level map is read as a view
-      return p.has(rise::kHighLevel) ? Cat::View : Cat::Compute;
+    case Family::Map:  // a low-level map is a loop; the high-level map is read as a view
     case Family::Scan:
     case Family::Iterate:
-      return Cat::Compute;
+      return p.computes_array() ? Cat::Compute : Cat::View;
     case Family::Reduce:
       return Cat::Reduce;
     case Family::Loop:
@@ -140,15 +138,6 @@ Cat category(const rise::PrimitiveInfo& p) {
     default:
       return p.is_scalar() ? Cat::Scalar : Cat::View;  // views, pairs, arrays, sliding windows
   }
-}
-
-// Views whose result, when it must be written, can be written through an
-// acceptor (a destination view), and the primitives that build their result in
-// its destination. padClamp is one too: its input is written into the interior and
-// the edges are repeated from there (translate.cpp; it reads its input when its
-// destination cannot be read back).
-bool writable_view(const rise::PrimitiveInfo& p) {
-  return p.has(rise::kWritableView) || p.has(rise::kDestination) || p.is(rise::PrimId::PadClamp);
 }
 
 struct Binding {
@@ -526,7 +515,11 @@ class Converter {
           Access x = a->kind == PhraseNode::Lambda ? a->body()->access() : a->access();
           if (x == Access::Wr) acc = Access::Wr;
         }
-        if (acc == Access::Wr && !writable_view(*n.prim)) {
+        // A result that must be written can be when the row writes an argument
+        // (its access column): through an acceptor (a destination view), into the
+        // result's destination (makePair, generate, padClamp's interior, whose edges
+        // are repeated from there), or into a buffer of its own (circularBuffer).
+        if (acc == Access::Wr && !n.prim->writable()) {
           for (const Phrase& a : n.args) readable(a, n.name);
         }
         // A map view reads its input.

@@ -50,7 +50,6 @@
 namespace risec::elevate {
 
 using rise::ExprKind;
-using rise::Family;
 using rise::Nat;
 using rise::PrimId;
 using util::call;
@@ -393,13 +392,6 @@ enum class Pos { Write, Read };
 // unrolled.
 constexpr int64_t kUnrollReduction = 9;
 
-// Views whose result, when written, is written in place: their data arguments are
-// written into (a view of) the same destination (writable views, and primitives that
-// build their result in its destination).
-bool is_writable_view(const rise::PrimitiveInfo* p) {
-  return p && (p->has(rise::kWritableView) || p->has(rise::kDestination));
-}
-
 // Not an ExprMutator: each node is lowered for the position (read or write) that
 // its parent's primitive gives it.
 class Lowerer {
@@ -463,15 +455,6 @@ class Lowerer {
     return rise::app(with_space(PrimId::OclToMem, rise::AddrSpace::Private), computed);
   }
 
-  // A function argument: its (innermost) body is in position `body_pos`.
-  Expr lower_fn(const Expr& f, Pos body_pos) {
-    if (f->kind == ExprKind::Lambda || f->kind == ExprKind::DepLambda) {
-      Expr b = lower_fn(f->fn, body_pos);
-      return b == f->fn ? f : rise::with_children(f, b, nullptr);
-    }
-    return lower(f, body_pos);
-  }
-
   Expr lower_app(const Expr& e, Pos pos) {
     auto c = util::as_prim_call(e);
     if (!c) {
@@ -494,20 +477,7 @@ class Lowerer {
     Expr head = c->head;
     std::vector<Expr> args = c->args;
     const size_t na = args.size();
-    bool computed_array = false;  // a fully applied pattern computing an array
-    std::vector<bool> done(na, false);
-    auto fn_arg = [&](size_t i, Pos p) {
-      if (i >= na || done[i]) return;
-      args[i] = lower_fn(args[i], p);
-      done[i] = true;
-    };
-    auto data_arg = [&](size_t i, Pos p) {
-      if (i >= na || done[i]) return;
-      args[i] = lower(args[i], p);
-      done[i] = true;
-    };
     auto is = [&](PrimId id) { return p && p->is(id); };
-    auto family = [&](Family f) { return p && p->family == f; };
     if (is(PrimId::Map) && na >= 1 && map_fn_computes(args[0])) {
       head = util::prim(PrimId::MapSeq);
       p = &rise::primitive(PrimId::MapSeq);
@@ -531,64 +501,20 @@ class Lowerer {
     }
     int arity = c->head->prim ? c->head->prim->arity : 0;
     bool full = static_cast<int>(na) == arity && !is(PrimId::MakeArray);
-    if (is(PrimId::Map)) {
-      // a view map: its input is read (element by element)
-      fn_arg(0, pos);
-      data_arg(1, Pos::Read);
-    } else if (util::is_map_like(p)) {
-      bool gpu = rise::is_gpu_loop(p->loop);
-      if (gpu) gpu_.push_back(p->loop);
-      fn_arg(0, Pos::Write);
-      if (gpu) gpu_.pop_back();
-      data_arg(1, Pos::Read);
-      computed_array = full;
-    } else if (util::is_reduce_like(p)) {
-      fn_arg(0, Pos::Write);
-      data_arg(1, Pos::Write);
-      data_arg(2, Pos::Read);
-    } else if (family(Family::Scan)) {
-      fn_arg(0, Pos::Write);
-      data_arg(1, Pos::Write);
-      data_arg(2, Pos::Read);
-      computed_array = full;
-    } else if (family(Family::Loop)) {
-      // iterateWhile(k)(cond)(step)(init): the step and the initial state are written
-      // into the loop's state; the condition is read
-      fn_arg(1, Pos::Write);
-      data_arg(2, Pos::Write);
-    } else if (family(Family::Iterate)) {
-      fn_arg(0, Pos::Write);
-      data_arg(1, Pos::Read);
-      computed_array = full;
-    } else if (family(Family::Sliding)) {
-      fn_arg(0, Pos::Write);
-      data_arg(1, Pos::Read);
-    } else if (is(PrimId::Let)) {
-      data_arg(0, Pos::Write);
-      fn_arg(1, pos);
-    } else if (family(Family::Memory)) {
-      data_arg(0, Pos::Write);
-    } else if (is(PrimId::PadCst) || is(PrimId::Scatter)) {
-      data_arg(0, Pos::Read);
-      data_arg(1, pos);
-    } else if (is(PrimId::Update)) {
-      data_arg(0, Pos::Read);
-      data_arg(1, pos);
-      data_arg(2, pos);
-    } else if (is(PrimId::PadClamp)) {
-      data_arg(0, pos);
-    } else if (is(PrimId::Generate)) {
-      fn_arg(0, pos);
-    } else if (is_writable_view(p)) {
-      for (size_t i = 0; i < na; ++i) data_arg(i, pos);
-    }
-    // Everything else (other primitives, arguments beyond the ones above) is read.
+    // Each argument in the position its row's access column gives: read, written into
+    // the primitive's own memory, or in the call's own position. The function of a
+    // GPU map is lowered inside that level of the thread hierarchy.
+    const bool gpu = p && rise::is_gpu_loop(p->loop);
     for (size_t i = 0; i < na; ++i) {
-      if (args[i]->kind == ExprKind::Lambda || args[i]->kind == ExprKind::DepLambda)
-        fn_arg(i, Pos::Read);
-      else
-        data_arg(i, Pos::Read);
+      const rise::ArgAccess a = p ? p->arg_access(i) : rise::ArgAccess::Read;
+      const bool in_loop = gpu && a == rise::ArgAccess::Write;
+      if (in_loop) gpu_.push_back(p->loop);
+      args[i] = lower(args[i], a == rise::ArgAccess::Read    ? Pos::Read
+                               : a == rise::ArgAccess::Write ? Pos::Write
+                                                             : pos);
+      if (in_loop) gpu_.pop_back();
     }
+    const bool computed_array = full && p && p->computes_array();
     bool same = head == c->head;
     for (size_t i = 0; i < na; ++i) same = same && args[i] == c->args[i];
     Expr out = e;

@@ -16,10 +16,11 @@
 // (stencils, window dot products, blackscholes) runs a block of elements per
 // operation, each element computed exactly as one at a time.
 //
-// Scalar operations are the boxed evaluator's: f32/f64 arithmetic and comparisons are
-// the same C++ expressions on float/double, everything else (integer arithmetic with
-// its wrap-around and division checks, math builtins, casts) calls the boxed helpers
-// of interp_prims.h on scalar Values, so both paths share one definition.
+// Scalar operations are the boxed evaluator's: f32/f64 operators are the operator
+// functor of rise/scalar_ops.h on unboxed float/double (the boxed evaluator applies
+// the same functor), everything else (integer arithmetic with its wrap-around and
+// division checks, math builtins, casts) calls the boxed helpers of interp_prims.h on
+// scalar Values, so both paths share one definition.
 //
 // What the fast path does not cover (vectors, natType, index arithmetic, an iterate
 // inside another, scans, gather/scatter, reorder, mapFst/mapSnd, ...) makes `compile` return null,

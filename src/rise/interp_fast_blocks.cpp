@@ -37,29 +37,19 @@ void BatchProgram::exec(const BIns& in, const Prep& pr, std::byte* regs, int64_t
     case BIns::K::Bin: {
       const T* x = src(in.x);
       const T* y = src(in.y);
-      switch (in.op) {
-        case PrimId::Add:
-          for (int t = 0; t < cnt; ++t) d[t] = x[t] + y[t];
-          return;
-        case PrimId::Sub:
-          for (int t = 0; t < cnt; ++t) d[t] = x[t] - y[t];
-          return;
-        case PrimId::Mul:
-          for (int t = 0; t < cnt; ++t) d[t] = x[t] * y[t];
-          return;
-        default:
-          for (int t = 0; t < cnt; ++t) d[t] = x[t] / y[t];
-          return;
-      }
+      with_op(BlockOps{}, in.op, [&]<PrimId Op>() {
+        for (int t = 0; t < cnt; ++t) d[t] = apply_op<Op>(x[t], y[t]);
+      });
+      return;
     }
     case BIns::K::Un: {
       const T* x = src(in.x);
       if (in.abs)
-        for (int t = 0; t < cnt; ++t) d[t] = std::fabs(x[t]);
+        for (int t = 0; t < cnt; ++t) d[t] = apply_op<PrimId::Abs>(x[t], x[t]);
       else if (in.math1)
         for (int t = 0; t < cnt; ++t) d[t] = static_cast<T>(in.math1(static_cast<double>(x[t])));
       else
-        for (int t = 0; t < cnt; ++t) d[t] = -x[t];
+        for (int t = 0; t < cnt; ++t) d[t] = apply_op<PrimId::Neg>(x[t], x[t]);
       return;
     }
     case BIns::K::Reduce: {
@@ -74,9 +64,9 @@ void BatchProgram::exec(const BIns& in, const Prep& pr, std::byte* regs, int64_t
           if (in.prod) {
             T b;
             std::memcpy(&b, pb + t * pr.stepb + j * pr.jstepb, sizeof b);
-            d[t] = d[t] + a * b;
+            d[t] = apply_op<PrimId::Add>(d[t], apply_op<PrimId::Mul>(a, b));
           } else {
-            d[t] = d[t] + a;
+            d[t] = apply_op<PrimId::Add>(d[t], a);
           }
         }
       }
@@ -189,19 +179,25 @@ struct BatchBuilder {
     if (l.value->ns != 1 || l.value->na != 0) throw No{};
     lets.emplace_back(l.s0, expr(l.value.get()));
   }
+  // Whether x is a FloatBin<T, Op> node of an operator of the list: its operator and
+  // operands.
+  template <class T, PrimId... Ops>
+  static bool block_bin(const Node* x, OpList<Ops...>, PrimId& op, const Node*& a, const Node*& b) {
+    auto one = [&]<PrimId Op>() {
+      auto* n = dynamic_cast<const FloatBin<T, Op>*>(x);
+      if (n) op = Op, a = n->x.get(), b = n->y.get();
+      return n != nullptr;
+    };
+    return (one.template operator()<Ops>() || ...);
+  }
   template <class T>
   bool bin(const Node* x, BIns& in) {
-    auto one = [&]<PrimId Op>() {
-      auto* b = dynamic_cast<const FloatBin<T, Op>*>(x);
-      if (!b) return false;
-      in.k = BIns::K::Bin;
-      in.op = Op;
-      in.x = expr(b->x.get());
-      in.y = expr(b->y.get());
-      return true;
-    };
-    return one.template operator()<PrimId::Add>() || one.template operator()<PrimId::Sub>() ||
-           one.template operator()<PrimId::Mul>() || one.template operator()<PrimId::Div>();
+    const Node *a, *b;
+    if (!block_bin<T>(x, BlockOps{}, in.op, a, b)) return false;
+    in.k = BIns::K::Bin;
+    in.x = expr(a);
+    in.y = expr(b);
+    return true;
   }
   template <class T>
   bool unary(const Node* x, BIns& in) {
@@ -248,13 +244,10 @@ struct BatchBuilder {
       return elem_view(vi->slot) < 0;
     }
     auto bin = [&]<class T>(T*) {
-      auto one = [&]<PrimId Op>() {
-        auto* b = dynamic_cast<const FloatBin<T, Op>*>(x);
-        return b && invariant(b->x.get()) && invariant(b->y.get());
-      };
       if (auto* u = dynamic_cast<const FloatUnary<T>*>(x)) return invariant(u->x.get());
-      return one.template operator()<PrimId::Add>() || one.template operator()<PrimId::Sub>() ||
-             one.template operator()<PrimId::Mul>() || one.template operator()<PrimId::Div>();
+      PrimId op;
+      const Node *a, *b;
+      return block_bin<T>(x, BlockOps{}, op, a, b) && invariant(a) && invariant(b);
     };
     return bin(static_cast<float*>(nullptr)) || bin(static_cast<double*>(nullptr));
   }

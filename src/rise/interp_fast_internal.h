@@ -18,6 +18,7 @@
 
 #include "rise/interp_fast.h"
 #include "rise/interp_prims.h"
+#include "rise/scalar_ops.h"
 #include "rise/value.h"
 #include "support/diagnostics.h"
 
@@ -195,60 +196,59 @@ struct Var final : Node {
   int s0 = 0;  // sslots[0]
 };
 
-// Binary f32/f64 arithmetic and comparisons, as the boxed float_op computes them.
+// The binary f32/f64 operators that get an unboxed node (FloatBin), and those of them
+// a block program runs (BatchProgram).
+using FloatBinOps = OpList<PrimId::Add, PrimId::Sub, PrimId::Mul, PrimId::Div, PrimId::Mod,
+                           PrimId::Gt, PrimId::Lt, PrimId::Equal>;
+using BlockOps = OpList<PrimId::Add, PrimId::Sub, PrimId::Mul, PrimId::Div>;
+
+template <class T>
+T lane(Sc s) {
+  if constexpr (std::is_same_v<T, float>)
+    return s.f;
+  else
+    return s.d;
+}
+template <class T>
+Sc lane_sc(T v) {
+  Sc s{};
+  if constexpr (std::is_same_v<T, float>)
+    s.f = v;
+  else
+    s.d = v;
+  return s;
+}
+
+// A binary f32/f64 operator: the operator functor (rise/scalar_ops.h) on unboxed lanes.
 template <class T, PrimId Op>
 struct FloatBin final : ScalarNode {
   NodeP x, y;
-  static T get(Sc s) {
-    if constexpr (std::is_same_v<T, float>)
-      return s.f;
-    else
-      return s.d;
-  }
-  static Sc put(T v) {
-    Sc s;
-    if constexpr (std::is_same_v<T, float>)
-      s.f = v;
-    else
-      s.d = v;
-    return s;
-  }
   Sc scalar(Ctx& c) const override {
-    const T a = get(x->scalar(c));
-    const T b = get(y->scalar(c));
-    Sc r{};
-    if constexpr (Op == PrimId::Add) return put(a + b);
-    if constexpr (Op == PrimId::Sub) return put(a - b);
-    if constexpr (Op == PrimId::Mul) return put(a * b);
-    if constexpr (Op == PrimId::Div) return put(a / b);
-    if constexpr (Op == PrimId::Gt) r.i = a > b;
-    if constexpr (Op == PrimId::Lt) r.i = a < b;
-    if constexpr (Op == PrimId::Equal) r.i = a == b;
-    return r;
+    const T a = lane<T>(x->scalar(c));
+    const T b = lane<T>(y->scalar(c));
+    if constexpr (std::is_same_v<OpResult<Op, T>, bool>) {
+      Sc r{};
+      r.i = apply_op<Op>(a, b);
+      return r;
+    } else {
+      return lane_sc<T>(apply_op<Op>(a, b));
+    }
   }
 };
 
-// neg and the one-argument math builtins on f32/f64, as float_op computes them: neg
-// in the operand's type, a builtin in double rounded to it.
+// neg, abs and the other one-argument math builtins on f32/f64, as the reference
+// computes them: neg and abs by the operator functor in the operand's type, a builtin
+// in double rounded to it.
 template <class T>
 struct FloatUnary final : ScalarNode {
   NodeP x;
   double (*math1)(double) = nullptr;  // null: neg
-  bool abs = false;                   // math1 is abs: |x| in T directly (the same value, no call)
+  bool abs = false;                   // abs (math1 is its table function, not used)
   Sc scalar(Ctx& c) const override {
-    Sc a = x->scalar(c), r{};
-    if (abs) {
-      if constexpr (std::is_same_v<T, float>)
-        r.f = std::fabs(a.f);
-      else
-        r.d = std::fabs(a.d);
-      return r;
-    }
-    if constexpr (std::is_same_v<T, float>)
-      r.f = math1 ? static_cast<float>(math1(static_cast<double>(a.f))) : -a.f;
-    else
-      r.d = math1 ? math1(a.d) : -a.d;
-    return r;
+    const T a = lane<T>(x->scalar(c));
+    if (abs) return lane_sc<T>(apply_op<PrimId::Abs>(a, a));
+    if (!math1) return lane_sc<T>(apply_op<PrimId::Neg>(a, a));
+    return lane_sc<T>(static_cast<T>(math1(static_cast<double>(a))));
   }
 };
 

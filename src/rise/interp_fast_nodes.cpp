@@ -236,16 +236,16 @@ T Reduce::kernel_loop(const Cursors& cur, T acc) const {
     for (int64_t i = 0; i < n; ++i) {
       T x;
       std::memcpy(&x, pa + i * sa, sizeof x);
-      acc = acc + x;
+      acc = apply_op<PrimId::Add>(acc, x);
     }
     return acc;
   }
   if (kernel == Kernel::SumAbs) {
-    // acc + abs(x[i]): abs in double rounded to T is |x| exactly
+    // acc + abs(x[i])
     for (int64_t i = 0; i < n; ++i) {
       T x;
       std::memcpy(&x, pa + i * sa, sizeof x);
-      acc = acc + std::fabs(x);
+      acc = apply_op<PrimId::Add>(acc, apply_op<PrimId::Abs>(x, x));
     }
     return acc;
   }
@@ -253,7 +253,7 @@ T Reduce::kernel_loop(const Cursors& cur, T acc) const {
     for (int64_t i = 0; i < n; ++i) {
       T x;
       std::memcpy(&x, pa + i * sa, sizeof x);
-      acc = acc + static_cast<T>(math1(static_cast<double>(x)));
+      acc = apply_op<PrimId::Add>(acc, static_cast<T>(math1(static_cast<double>(x))));
     }
     return acc;
   }
@@ -261,7 +261,7 @@ T Reduce::kernel_loop(const Cursors& cur, T acc) const {
     T x, y;
     std::memcpy(&x, pa + i * sa, sizeof x);
     std::memcpy(&y, pb + i * sb, sizeof y);
-    acc = acc + x * y;
+    acc = apply_op<PrimId::Add>(acc, apply_op<PrimId::Mul>(x, y));
   }
   return acc;
 }

@@ -624,31 +624,15 @@ class Translator {
     if (x->t->kind != TypeKind::Scalar || (y && !equal(x->t, y->t))) unsupported();
     const ScalarKind k = x->t->scalar;
     auto fb = [&]<class T>(T*) -> NodeP {
-      auto make = [&]<PrimId Op>() -> NodeP {
+      NodeP out;
+      with_op(FloatBinOps{}, op->id, [&]<PrimId Op>() {
         auto n = std::make_unique<FloatBin<T, Op>>();
         n->x = std::move(x);
         n->y = std::move(y);
         set_type(*n, rt);
-        return n;
-      };
-      switch (op->id) {
-        case PrimId::Add:
-          return make.template operator()<PrimId::Add>();
-        case PrimId::Sub:
-          return make.template operator()<PrimId::Sub>();
-        case PrimId::Mul:
-          return make.template operator()<PrimId::Mul>();
-        case PrimId::Div:
-          return make.template operator()<PrimId::Div>();
-        case PrimId::Gt:
-          return make.template operator()<PrimId::Gt>();
-        case PrimId::Lt:
-          return make.template operator()<PrimId::Lt>();
-        case PrimId::Equal:
-          return make.template operator()<PrimId::Equal>();
-        default:
-          return nullptr;
-      }
+        out = std::move(n);
+      });
+      return out;
     };
     if (!y && is_float(k) && (op->is(PrimId::Neg) || op->math1)) {
       auto un = [&]<class T>(T*) -> NodeP {

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "rise/interp.h"
+#include "rise/scalar_ops.h"
 #include "rise/views.h"
 #include "support/diagnostics.h"
 
@@ -37,165 +39,92 @@ namespace {
   throw Error(ErrorKind::External, what, span);
 }
 
-[[noreturn]] void div_zero(const Span& span) {
-  arith_fault("integer division by zero", span);
+// A lane of kind k (a bool: a comparison's result, or a lane of kind bool).
+template <class T>
+Value make_lane(ScalarKind k, T x) {
+  if constexpr (std::is_same_v<T, bool>)
+    return Value::boolean(x);
+  else if constexpr (std::is_same_v<T, float>)
+    return Value::f32(x);
+  else if constexpr (std::is_same_v<T, double>)
+    return Value::f64(x);
+  else
+    return Value::from_u64(k, static_cast<uint64_t>(x));
 }
 
-// x / -1 and x % -1 where x is the least value of the signed type k: no result
-// (C leaves it undefined and x86 traps), so an error like division by zero.
-void check_div_overflow(ScalarKind k, int64_t x, int64_t y, const Span& span) {
-  if (y != -1 || !is_signed_int(k)) return;
-  const int64_t least = scalar_bits(k) == 64 ? INT64_MIN : -(int64_t{1} << (scalar_bits(k) - 1));
-  if (x == least)
+// The lane of a scalar value as T (its kind's lane type).
+template <class T>
+T lane_of(const Value& v) {
+  if constexpr (std::is_same_v<T, float>)
+    return v.raw_f32();
+  else if constexpr (std::is_same_v<T, double>)
+    return v.raw_f64();
+  else
+    return static_cast<T>(v.raw_int());
+}
+
+// The error of an operation without a result (integer division, rise/scalar_ops.h).
+void raise_fault(OpFault f, ScalarKind k, const Span& span) {
+  if (f == OpFault::DivByZero) arith_fault("integer division by zero", span);
+  if (f == OpFault::DivOverflow)
     arith_fault("integer overflow: the least " + std::string(scalar_name(k)) +
                     " divided by -1 has no result",
                 span);
 }
 
+// op on lanes x and y of type T through the operator functor (rise/scalar_ops.h),
+// its fault raised at `span`; nullopt when the functor does not define it on T.
 template <class T>
-Value make_float(T x) {
-  if constexpr (std::is_same_v<T, float>)
-    return Value::f32(x);
-  else
-    return Value::f64(x);
+std::optional<Value> functor_op(ScalarOp op, ScalarKind k, T x, T y, const Span& span) {
+  std::optional<Value> r;
+  with_op(ScalarOperators{}, op->id, [&]<PrimId Op>() {
+    if constexpr (op_defined<Op, T>()) {
+      raise_fault(op_fault<Op>(x, y), k, span);
+      r = make_lane(k, apply_op<Op>(x, y));
+    }
+  });
+  return r;
 }
 
-// Floating-point operations in the operand's own precision (float for f32); math
-// builtins evaluate their table function in double and round to the operand's type.
-template <class T>
-Value float_op(ScalarOp op, T x, T y, const Span& span) {
-  switch (op->id) {
-    case PrimId::Neg:
-      return make_float<T>(-x);
-    case PrimId::Add:
-      return make_float<T>(x + y);
-    case PrimId::Sub:
-      return make_float<T>(x - y);
-    case PrimId::Mul:
-      return make_float<T>(x * y);
-    case PrimId::Div:
-      return make_float<T>(x / y);
-    case PrimId::Mod:
-      return make_float<T>(std::fmod(x, y));
-    case PrimId::Gt:
-      return Value::boolean(x > y);
-    case PrimId::Lt:
-      return Value::boolean(x < y);
-    case PrimId::Equal:
-      return Value::boolean(x == y);
-    default:
-      break;
-  }
-  if (op->math1) return make_float<T>(static_cast<T>(op->math1(static_cast<double>(x))));
-  if (op->math2)
-    return make_float<T>(static_cast<T>(op->math2(static_cast<double>(x), static_cast<double>(y))));
-  fail(op->name + " is not defined on floating-point values", span);
+// Scalars of kind k: the operator functor; other math builtins evaluate their table
+// function in double and convert the result to k (floats: rounded to the operand's
+// precision; integers: as a cast does).
+Value lane_op(ScalarOp op, ScalarKind k, const Value& a, const Value& b, bool unary,
+              const Span& span) {
+  return with_lane_type(k, [&]<class T>() -> Value {
+    const T x = lane_of<T>(a), y = unary ? T{} : lane_of<T>(b);
+    if (std::optional<Value> r = functor_op(op, k, x, y, span)) return *r;
+    const auto fp = static_cast<double>(x), fq = static_cast<double>(y);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (op->math1) return make_lane(k, static_cast<T>(op->math1(fp)));
+      if (op->math2) return make_lane(k, static_cast<T>(op->math2(fp, fq)));
+      fail(op->name + " is not defined on floating-point values", span);
+    } else {
+      if (op->math1) return Value::from_double(k, op->math1(fp));
+      if (op->math2) return Value::from_double(k, op->math2(fp, fq));
+      fail(op->name + " is not defined on " + scalar_name(k), span);
+    }
+  });
 }
 
-// Integer (and bool) operations with C semantics on the exact width; overflow wraps.
-Value int_op(ScalarOp op, ScalarKind k, int64_t x, int64_t y, const Span& span) {
-  const bool uns = is_unsigned_int(k);
-  const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-  auto via_double = [&](double (*f)(double)) {
-    double d = uns ? static_cast<double>(ux) : static_cast<double>(x);
-    return Value::from_double(k, f(d));
-  };
-  switch (op->id) {
-    case PrimId::Neg:
-      return Value::from_u64(k, 0 - ux);
-    case PrimId::Add:
-      return Value::from_u64(k, ux + uy);
-    case PrimId::Sub:
-      return Value::from_u64(k, ux - uy);
-    case PrimId::Mul:
-      return Value::from_u64(k, ux * uy);
-    case PrimId::Div:
-      if (y == 0) div_zero(span);
-      if (uns) return Value::from_u64(k, ux / uy);
-      check_div_overflow(k, x, y, span);
-      if (y == -1) return Value::from_u64(k, 0 - ux);
-      return Value::integer(k, x / y);
-    case PrimId::Mod:
-      if (y == 0) div_zero(span);
-      if (uns) return Value::from_u64(k, ux % uy);
-      check_div_overflow(k, x, y, span);
-      if (y == -1) return Value::integer(k, 0);
-      return Value::integer(k, x % y);
-    case PrimId::Gt:
-      return Value::boolean(uns ? ux > uy : x > y);
-    case PrimId::Lt:
-      return Value::boolean(uns ? ux < uy : x < y);
-    case PrimId::Equal:
-      return Value::boolean(x == y);
-    case PrimId::Not:
-      if (k == ScalarKind::Bool) return Value::boolean(x == 0);
-      break;
-    case PrimId::Abs:
-      if (!uns && x < 0) return Value::from_u64(k, 0 - ux);
-      return Value::integer(k, x);
-    case PrimId::Floor:
-    case PrimId::Ceil:
-      return Value::integer(k, x);
-    case PrimId::Fmin:
-      return Value::integer(k, (uns ? ux < uy : x < y) ? x : y);
-    case PrimId::Fmax:
-      return Value::integer(k, (uns ? ux > uy : x > y) ? x : y);
-    default:
-      break;
-  }
-  // other math builtins: their table function, in double
-  if (op->math1) return via_double(op->math1);
-  if (op->math2) {
-    double a = uns ? static_cast<double>(ux) : static_cast<double>(x);
-    double b = uns ? static_cast<double>(uy) : static_cast<double>(y);
-    return Value::from_double(k, op->math2(a, b));
-  }
-  fail(op->name + " is not defined on " + scalar_name(k), span);
-}
-
-// Arithmetic on idx[n] (results must stay in [0, n)) and natType (results >= 0).
+// Arithmetic on idx[n] (results must stay in [0, n)) and natType (results >= 0): the
+// operator functor on int64_t.
 Value index_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
   const bool is_index = a.kind() == ValueKind::Index;
   const int64_t x = a.raw_int(), y = b.raw_int();
-  int64_t r;
-  switch (op->id) {
-    case PrimId::Gt:
-      return Value::boolean(x > y);
-    case PrimId::Lt:
-      return Value::boolean(x < y);
-    case PrimId::Equal:
-      return Value::boolean(x == y);
-    case PrimId::Add:
-      r = x + y;
-      break;
-    case PrimId::Sub:
-      r = x - y;
-      break;
-    case PrimId::Mul:
-      r = x * y;
-      break;
-    case PrimId::Div:
-      if (y == 0) div_zero(span);
-      r = x / y;
-      break;
-    case PrimId::Mod:
-      if (y == 0) div_zero(span);
-      r = x % y;
-      break;
-    case PrimId::Fmin:
-      r = std::min(x, y);
-      break;
-    case PrimId::Fmax:
-      r = std::max(x, y);
-      break;
-    case PrimId::Floor:
-    case PrimId::Ceil:
-    case PrimId::Abs:
-      r = x;
-      break;
-    default:
-      fail(op->name + " is not defined on " + (is_index ? "indices" : "natType values"), span);
-  }
+  std::optional<int64_t> result;
+  bool comparison = false;
+  with_op(ScalarOperators{}, op->id, [&]<PrimId Op>() {
+    if constexpr (op_defined<Op, int64_t>()) {
+      raise_fault(op_fault<Op>(x, y), ScalarKind::I64, span);  // (only by zero: x, y >= 0)
+      comparison = std::is_same_v<OpResult<Op, int64_t>, bool>;
+      result = static_cast<int64_t>(apply_op<Op>(x, y));
+    }
+  });
+  if (!result)
+    fail(op->name + " is not defined on " + (is_index ? "indices" : "natType values"), span);
+  const int64_t r = *result;
+  if (comparison) return Value::boolean(r != 0);
   if (is_index) {
     int64_t n = a.index_bound();
     if (r < 0 || r >= n)
@@ -267,11 +196,7 @@ Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
     if (!unary && b.scalar_kind() != k)
       internal_error(std::string("interpreter: ") + op->name + " on " + scalar_name(k) + " and " +
                      scalar_name(b.scalar_kind()));
-    if (k == ScalarKind::F32)
-      return float_op<float>(op, a.raw_f32(), unary ? 0.0f : b.raw_f32(), span);
-    if (k == ScalarKind::F64)
-      return float_op<double>(op, a.raw_f64(), unary ? 0.0 : b.raw_f64(), span);
-    return int_op(op, k, a.raw_int(), unary ? 0 : b.raw_int(), span);
+    return lane_op(op, k, a, b, unary, span);
   }
   if (op->is(PrimId::Equal) && a.kind() != ValueKind::Vector) {
     if (a.kind() == ValueKind::Index || a.kind() == ValueKind::Nat)

@@ -41,6 +41,21 @@ std::vector<PrimitiveInfo> build_table() {
     p.math2 = r.math2;
     p.read = r.read;
     p.write = r.write;
+    for (const char* a = r.access; *a; ++a) {
+      if (*a == '*' && a[1] == '\0' && a != r.access) {
+        p.access_repeats = true;
+        continue;
+      }
+      if (*a != 'r' && *a != 'w' && *a != 'p')
+        internal_error(std::string("primitive table: access '") + r.access + "' of " + r.name);
+      p.access.push_back(*a == 'r'   ? ArgAccess::Read
+                         : *a == 'w' ? ArgAccess::Write
+                                     : ArgAccess::Pass);
+    }
+    p.c_op = r.c_op;
+    p.c_prec = r.c_prec;
+    p.c_vector_op = r.c_vector_op ? r.c_vector_op : r.c_op;
+    p.omp_reduction = r.omp_reduction;
     if (!p.type_text.empty()) {  // makeArray's type depends on its element count
       p.type = parse_type(r.type);
       Type t = p.type;
@@ -53,6 +68,9 @@ std::vector<PrimitiveInfo> build_table() {
         t = node(t).b;
       }
     }
+    if (!p.access_repeats && !p.access.empty() && static_cast<int>(p.access.size()) != p.arity)
+      internal_error(std::string("primitive table: access '") + r.access + "' of " + r.name +
+                     " is not one letter per argument");
     out.push_back(std::move(p));
   }
   return out;

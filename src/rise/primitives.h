@@ -59,6 +59,8 @@ enum Trait : uint32_t {
   kHighLevel = 1u << 7,     // a high-level pattern (map, reduce): a strategy chooses its form
   kDestination = 1u << 8,   // not a view, but its result is built in its destination, so
                             // arguments that must be written can be written there (makePair)
+  kWraps = 1u << 9,         // on integers the result wraps around (two's complement), where
+                            // C's signed overflow is undefined: printed in the unsigned type
 };
 
 // The loop a map or reduction becomes (data, not code: backends decide how to emit it).
@@ -77,6 +79,22 @@ enum class LoopKind : uint8_t {
 inline bool is_gpu_loop(LoopKind k) {
   return k == LoopKind::Global || k == LoopKind::WorkGroup || k == LoopKind::Local;
 }
+
+// How a primitive uses one of its value arguments (the `access` column, one letter
+// per argument; for a function argument, how its body's result is used). Lowering
+// (elevate's lowerToC) stores a computed array given where it is read; DPIA's
+// translation checks that an argument that must be written is written somewhere.
+enum class ArgAccess : uint8_t {
+  Read,   // 'r': read, element by element (a computed array there is stored first)
+  Write,  // 'w': written into memory of the primitive's own: a map's output element,
+          // an accumulator, a loop's state, a let's or toMem's store
+  Pass,   // 'p': in the call's own position: written through the call's destination
+          // (a view of it) when the call is written, read when the call is read
+};
+
+// How tightly a scalar operator binds in C, as C's grammar ranks its levels (the
+// values are codegen::Prec's; the C printer checks that they agree).
+enum class OpPrec : uint8_t { None = 0, Eq = 9, Rel = 10, Add = 12, Mul = 13, Unary = 14 };
 
 // ---- view index maps (family View) ----
 // A view is declared by two functions on paths (rise/views.cpp), from which DPIA
@@ -133,6 +151,18 @@ struct PrimRow {
   double (*math2)(double, double) = nullptr;  // Math: two-argument function
   ViewReadMap read = nullptr;                 // View
   ViewWriteMap write = nullptr;               // kWritableView
+  // How each value argument is used: one letter per argument, 'r', 'w' or 'p' (see
+  // ArgAccess); a trailing '*' repeats the last letter (makeArray's elements). No
+  // column: every argument is read.
+  const char* access = "";
+  // Scalar operators: the C operator (prefix for one argument, infix for two), how
+  // tightly it binds, and its spelling on vectors (masks) where that differs. The C,
+  // OpenMP, OpenCL and CUDA printers use these; the meaning is rise/scalar_ops.h's.
+  const char* c_op = nullptr;
+  OpPrec c_prec = OpPrec::None;
+  const char* c_vector_op = nullptr;
+  // The identifier of an OpenMP reduction with this operator (kAssocComm rows).
+  const char* omp_reduction = nullptr;
 };
 
 // A row as the compiler uses it: the declaration plus what is derived from it.
@@ -149,6 +179,12 @@ struct PrimitiveInfo {
   double (*math2)(double, double) = nullptr;
   ViewReadMap read = nullptr;
   ViewWriteMap write = nullptr;
+  std::vector<ArgAccess> access;  // per value argument (makeArray: its one element access)
+  bool access_repeats = false;    // the last access applies to every further argument
+  const char* c_op = nullptr;
+  OpPrec c_prec = OpPrec::None;
+  const char* c_vector_op = nullptr;  // c_op when the row gives none
+  const char* omp_reduction = nullptr;
   Type type;          // parsed from type_text
   int arity = 0;      // value arguments (function arrows after the dependent binders)
   int dep_arity = 0;  // explicit dependent arguments
@@ -176,6 +212,28 @@ struct PrimitiveInfo {
     }
   }
   bool is(PrimId p) const { return id == p; }
+  // How value argument i is used (Read beyond the declared ones).
+  ArgAccess arg_access(size_t i) const {
+    if (i < access.size()) return access[i];
+    return access_repeats && !access.empty() ? access.back() : ArgAccess::Read;
+  }
+  // Whether the result can be written (not only read) when an argument must be
+  // written: some argument is written through the call's destination or into memory
+  // of the primitive's own (writable views, primitives that build their result in
+  // their destination, padClamp, loops, let, toMem).
+  bool writable() const {
+    for (ArgAccess a : access)
+      if (a != ArgAccess::Read) return true;
+    return false;
+  }
+  // Applied to all its arguments, it computes an array into memory, element by
+  // element: the low-level maps, scans and iterations.
+  bool computes_array() const {
+    return (family == Family::Map && !has(kHighLevel)) || family == Family::Scan ||
+           family == Family::Iterate;
+  }
+  // A comparison: two arguments, a bool (or mask) result.
+  bool compares() const { return c_prec == OpPrec::Rel || c_prec == OpPrec::Eq; }
 };
 
 // The table (built and type-parsed on first use; thread-safe), indexed by PrimId.

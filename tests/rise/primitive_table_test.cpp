@@ -94,6 +94,36 @@ TEST(PrimitiveTable, TraitsAgreeWithFamilies) {
   }
 }
 
+// The access column (how each value argument is used) agrees with the traits:
+// writable views and primitives that build their result in its destination write an
+// argument, scalar operations (but id) and views without a destination form only read
+// (but padClamp, whose input is written into the interior of its destination), loops
+// write their function's body into memory of their own and read their input.
+TEST(PrimitiveTable, ArgumentAccessAgreesWithTraits) {
+  for (const PrimitiveInfo& p : primitives()) {
+    if (!p.access_repeats && !p.access.empty()) {
+      EXPECT_EQ(static_cast<int>(p.access.size()), p.arity) << p.name;
+    }
+    if (p.has(kWritableView) || p.has(kDestination)) {
+      EXPECT_TRUE(p.writable()) << p.name;
+    }
+    if ((p.is_scalar() || p.family == Family::Vector) && !p.is(PrimId::Id)) {
+      EXPECT_FALSE(p.writable()) << p.name;
+    }
+    if (p.has(kView) && !p.has(kWritableView)) {
+      EXPECT_EQ(p.writable(), p.is(PrimId::PadClamp)) << p.name;
+    }
+    if (p.computes_array() || p.family == Family::Reduce) {
+      EXPECT_EQ(p.arg_access(0), ArgAccess::Write) << p.name << ": the function's body";
+      EXPECT_EQ(p.arg_access(static_cast<size_t>(p.arity - 1)), ArgAccess::Read)
+          << p.name << ": the input";
+    }
+    if (p.is(PrimId::MakeArray)) {
+      EXPECT_EQ(p.arg_access(7), ArgAccess::Pass);
+    }
+  }
+}
+
 // The neutral element of an associative operator is its unit (checked with the
 // interpreter's meaning of the operator, on f64).
 TEST(PrimitiveTable, NeutralElementsAreUnits) {

@@ -130,13 +130,8 @@ std::optional<CExpr> CPrinter::checked_index(const ExpressionP& e, const std::ve
       code = nat_as_index ? "RISEC_IDX_NAT_AS_INDEX_OF_CAST" : "RISEC_IDX_CAST_OF_CAST";
     }
   } else if (e->kind == Expression::Binary && args.size() == 2) {
-    const char* op = e->prim->is(PrimId::Add)   ? "+"
-                     : e->prim->is(PrimId::Sub) ? "-"
-                     : e->prim->is(PrimId::Mul) ? "*"
-                     : e->prim->is(PrimId::Div) ? "/"
-                                                : "%";
-    int prec = e->prim->is(PrimId::Add) || e->prim->is(PrimId::Sub) ? kPrecAdd : kPrecMul;
-    value = c_binary(c_cast("int64_t", args[0]), op, args[1], prec);
+    value =
+        c_binary(c_cast("int64_t", args[0]), e->prim->c_op, args[1], c_precedence(e->prim->c_prec));
     code = index_op_code(e->prim->id);
   } else {
     return std::nullopt;

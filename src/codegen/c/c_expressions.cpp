@@ -321,14 +321,17 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
                   c_binary(c_cast(u, args[0]), op, c_cast(u, args[1]), prec));
   };
   if (std::optional<CExpr> checked = checked_index(e, args)) return *checked;
+  // The operator of the primitive's row (rise/primitives.def), on vectors its vector
+  // spelling (casts, selects and foreign calls have no row).
+  const char* c_op = !e->prim ? nullptr : vector ? e->prim->c_vector_op : e->prim->c_op;
+  const bool wraps = e->prim && e->prim->has(rise::kWraps);
   switch (e->kind) {
     case Expression::Unary:
-      if (e->prim->is(PrimId::Neg) && signed_wide) {
+      if (c_op && wraps && signed_wide) {
         const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
-        return c_cast(scalar_c(elem_t->scalar), c_unary("-", c_cast(u, args[0])));
+        return c_cast(scalar_c(elem_t->scalar), c_unary(c_op, c_cast(u, args[0])));
       }
-      if (e->prim->is(PrimId::Neg)) return wrap(c_unary("-", args[0]));
-      if (e->prim->is(PrimId::Not)) return c_unary(vector ? "~" : "!", args[0]);
+      if (c_op) return wraps ? wrap(c_unary(c_op, args[0])) : c_unary(c_op, args[0]);
       if (e->prim->is(PrimId::Any) || e->prim->is(PrimId::All))
         return mask_reduction(e->prim->is(PrimId::All), e->args[0]->dt, args[0]);
       break;
@@ -339,35 +342,18 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
           !safe_divisor(e->args[1],
                         arg_t->kind == TypeKind::Vector ? arg_t->a->scalar : arg_t->scalar))
         return c_call(checked_division(*e->prim, arg_t), args);
-      switch (e->prim->id) {
-        case PrimId::Add:
-          return wrapping("+", kPrecAdd);
-        case PrimId::Sub:
-          return wrapping("-", kPrecAdd);
-        case PrimId::Mul:
-          return wrapping("*", kPrecMul);
-        case PrimId::Div:
-          return c_binary(args[0], "/", args[1], kPrecMul);
-        case PrimId::Mod:
-          if (!is_float_type(arg_t)) return c_binary(args[0], "%", args[1], kPrecMul);
-          if (vector) return vector_math(*e->prim, e->dt, args);
-          return math_call(*e->prim, arg_t, args);
-        case PrimId::Lt:
-          if (vector)
-            return vector_compare(c_binary(args[0], "<", args[1], kPrecRel), arg_t, e->dt);
-          return c_binary(args[0], "<", args[1], kPrecRel);
-        case PrimId::Gt:
-          if (vector)
-            return vector_compare(c_binary(args[0], ">", args[1], kPrecRel), arg_t, e->dt);
-          return c_binary(args[0], ">", args[1], kPrecRel);
-        case PrimId::Equal:
-          if (vector)
-            return vector_compare(c_binary(args[0], "==", args[1], kPrecEq), arg_t, e->dt);
-          return c_binary(args[0], "==", args[1], kPrecEq);
-        default:
-          break;
+      // C's % is for integers: fmod (a math function) for floats.
+      if (e->prim->is(PrimId::Mod) && is_float_type(arg_t)) {
+        if (vector) return vector_math(*e->prim, e->dt, args);
+        return math_call(*e->prim, arg_t, args);
       }
-      break;
+      if (!c_op) break;
+      if (e->prim->compares()) {
+        CExpr cmp = c_binary(args[0], c_op, args[1], c_precedence(e->prim->c_prec));
+        return vector ? vector_compare(cmp, arg_t, e->dt) : cmp;
+      }
+      if (wraps) return wrapping(c_op, c_precedence(e->prim->c_prec));
+      return c_binary(args[0], c_op, args[1], c_precedence(e->prim->c_prec));
     case Expression::Call:
       if (e->foreign) return c_call(foreign_function(*e->foreign), args);
       if (vector) return vector_math(*e->prim, e->dt, args);

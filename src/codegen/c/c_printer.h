@@ -54,6 +54,16 @@ extern const char* const kBoundsHostHelper;
 std::string c_string(const std::string& text);
 // A Nat printed as C, with its precedence.
 CExpr nat_expr(const arith::Nat& n);
+// The precedence of a scalar operator of the primitive table (its c_prec column,
+// which numbers C's levels as Prec does).
+constexpr Prec c_precedence(rise::OpPrec p) {
+  return static_cast<Prec>(p);
+}
+static_assert(c_precedence(rise::OpPrec::Eq) == kPrecEq &&
+              c_precedence(rise::OpPrec::Rel) == kPrecRel &&
+              c_precedence(rise::OpPrec::Add) == kPrecAdd &&
+              c_precedence(rise::OpPrec::Mul) == kPrecMul &&
+              c_precedence(rise::OpPrec::Unary) == kPrecUnary);
 
 struct Storage {
   rise::Type dt;

@@ -8,26 +8,11 @@ namespace risec::codegen::openmp {
 
 using rise::TypeKind;
 
-// OpenMP's spelling of a reduction operator; null for one it has no operator for.
-static const char* omp_operator(rise::PrimId op) {
-  switch (op) {
-    case rise::PrimId::Add:
-      return "+";
-    case rise::PrimId::Mul:
-      return "*";
-    case rise::PrimId::Fmin:
-      return "min";
-    case rise::PrimId::Fmax:
-      return "max";
-    default:
-      return nullptr;
-  }
-}
-
 Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, const rise::Type& dt,
                     const std::string& vector_c_type) {
   Reduction r;
-  const char* sym = omp_operator(op.id);
+  // OpenMP's spelling of the reduction operator (its row's omp_reduction column)
+  const char* sym = op.omp_reduction;
   if (sym && dt->kind == TypeKind::Scalar) {
     r.clause = "reduction(" + std::string(sym) + ":" + c_var + ")";
     return r;
