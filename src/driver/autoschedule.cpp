@@ -385,11 +385,6 @@ int cmd_autoschedule(const TuneArgs& o) {
     throw Error(ErrorKind::Usage,
                 "--search needs --strategy: the autoscheduler measures the model's best "
                 "candidates (docs/tuning.md)");
-  if (o.target != "c" && o.target != "openmp" && !is_gpu_target(o.target))
-    throw Error(ErrorKind::Usage,
-                "risec tune without --strategy supports --target c, openmp, opencl and cuda, "
-                "not '" +
-                    o.target + "' (docs/tuning.md)");
   AutoscheduleConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 30);
   cfg.workers =
