@@ -127,6 +127,10 @@ TEST(SearchPreflightCli, RunAgrees) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << show(r);
     EXPECT_EQ(r.err.find("time:"), std::string::npos) << show(r);  // refused before running
   }
+  CliResult e = run_risec({"eval", "examples/mm/mm.rise", "--size", "n=4,m=4,k=4", "--output",
+                           "/nonexistent-pf/x.npy"});
+  EXPECT_EQ(e.exit_code, 4) << show(e);
+  EXPECT_NE(e.err.find("does not exist"), std::string::npos) << show(e);
   CliResult c = run_risec(
       {"compile", "examples/mm/mm.rise", "--size", "n=4,m=4,k=4", "-o", "/nonexistent-pf/mm"});
   EXPECT_EQ(c.exit_code, 4) << show(c);
