@@ -12,6 +12,7 @@
 #include "driver/commands.h"
 #include "driver/run.h"
 #include "driver/schedule_gpu.h"
+#include "driver/search_preflight.h"
 #include "driver/tuned.h"
 #include "elevate/parser.h"
 #include "runtime/jit.h"
@@ -251,6 +252,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   // by the C compiler in parallel (as risec tune does), then checked and measured one
   // at a time.
   const size_t workers = static_cast<size_t>(std::max(1, cfg.workers));
+  SearchFailures failures;  // the run-time failure the final error reports
   for (size_t at = 0; at < order.size() && r.measured.size() < budget;) {
     struct Job {
       size_t i;
@@ -343,6 +345,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
           }
         } catch (const Error& e) {
           m.error = first_line(e.what());
+          failures.note(e, c.is_default);
         }
       }
       ++n;
@@ -360,11 +363,9 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
       r.measured.push_back(std::move(m));
     }
   }
-  if (!best) {
-    std::string why = r.measured.empty() ? "" : r.measured.front().error;
-    throw Error(ErrorKind::User, "no schedule of the program could be measured" +
-                                     (why.empty() ? std::string() : "; the default: " + why));
-  }
+  if (!best)
+    failures.fail("no schedule of the program could be measured",
+                  r.measured.empty() ? "" : "the default: " + r.measured.front().error);
   r.best = *best;
   const ScheduleCandidate& b = r.space.candidates[r.best];
   std::ostringstream head;
@@ -384,11 +385,6 @@ int cmd_autoschedule(const TuneArgs& o) {
     throw Error(ErrorKind::Usage,
                 "--search needs --strategy: the autoscheduler measures the model's best "
                 "candidates (docs/tuning.md)");
-  if (o.target != "c" && o.target != "openmp" && !is_gpu_target(o.target))
-    throw Error(ErrorKind::Usage,
-                "risec tune without --strategy supports --target c, openmp, opencl and cuda, "
-                "not '" +
-                    o.target + "' (docs/tuning.md)");
   AutoscheduleConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 30);
   cfg.workers =
@@ -404,16 +400,9 @@ int cmd_autoschedule(const TuneArgs& o) {
   cfg.shift_tails = !o.no_shift_tails;
   cfg.bounds_checks = !o.no_bounds_checks;
   cfg.machine = host_cost_machine(o.target);
-  if (is_gpu_target(o.target)) {
-    // Every candidate is measured on the device: without one there is nothing to search.
-    std::string why;
-    std::optional<GpuDevice> d = probe_gpu_device(o.target, &why);
-    if (!d)
-      throw Error(ErrorKind::External,
-                  "tune --target " + o.target + ": no " + (o.target == "cuda" ? "CUDA" : "OpenCL") +
-                      " device to measure the candidates on (" + why +
-                      "); risec tune measures every candidate it proposes, so run it on the "
-                      "machine with the device (docs/tuning.md, \"GPU targets\")");
+  // Before the search: the target, the sizes' memory, -o and the GPU device.
+  if (std::optional<GpuDevice> d =
+          check_before_search("tune", p, o.entry, cfg.sizes, o.target, o.output)) {
     cfg.device = *d;
     std::cerr << "autoschedule: measuring on " << d->name << "\n";
   }
@@ -423,10 +412,7 @@ int cmd_autoschedule(const TuneArgs& o) {
   const std::string db_path = o.db.empty() ? default_db_path() : o.db;
   TrialDb db(db_path);
   note_input(db_path, o.db.empty() ? "the tuning database" : "--db");
-  if (!o.output.empty()) {
-    check_output_file(o.output, "-o");
-    check_outputs({o.output});
-  }
+  if (!o.output.empty()) check_outputs({o.output});  // -o is not the database
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   AutoscheduleResult r = autoschedule(cfg, *measurer);
   if (o.explain) std::cerr << r.explanation;

@@ -184,6 +184,8 @@ int cmd_eval(const EvalArgs& o) {
   sizes_from_inputs(p, o.entry, files, &sizes, binds);
   rise::Checked c = rise::check_program(p, o.entry, &sizes);
   check_memory_needs(c, /*with_interpreter=*/true);
+  // Before the interpreter runs: an --output that is a directory, or cannot be written.
+  if (!o.output.empty()) check_output_file(o.output, "--output");
   // Bound inputs are constants of the program the interpreter runs (as for `run
   // --check`); the others are what the program without --bind would get.
   std::vector<rise::Value> inputs = unbound_inputs(c, files, binds, seed);

@@ -13,6 +13,7 @@
 
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/search_preflight.h"
 #include "driver/tune.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
@@ -306,7 +307,8 @@ namespace {
 // Measures a variant: its strategy compiled and timed, or, with a template, the
 // template's parameters tuned on this structure (`risec tune`'s search, in memory)
 // and the best point's time.
-void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measurer) {
+void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measurer,
+             SearchFailures& failures) {
   const std::string text = variant_strategy(v, "", cfg.finish ? cfg.finish->text : "");
   auto file =
       std::make_shared<SourceFile>(SourceFile{cfg.finish ? cfg.finish->name : "explore.elv", text});
@@ -335,6 +337,7 @@ void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measure
     v.time_ms = measurer.measure(c, TunePoint{id});
   } catch (const Error& e) {
     v.error = e.what();
+    failures.note(e, /*is_default=*/false);
   }
 }
 
@@ -343,6 +346,7 @@ void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measure
 ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
   ExploreResult r;
   Explorer ex;
+  SearchFailures failures;  // the run-time failure the final error reports
   rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
   Variant start;
   start.program = apply_strategy(elevate::make_strategy("RNF"), high, false);
@@ -388,7 +392,7 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
   for (size_t i : order) {
     if (static_cast<int>(r.measured.size()) >= cfg.budget) break;
     Variant& v = ex.variants[i];
-    measure(cfg, v, static_cast<int64_t>(i), measurer);
+    measure(cfg, v, static_cast<int64_t>(i), measurer, failures);
     r.measured.push_back(i);
     if (cfg.progress) {
       int fusions = 0, stores = 0, hoists = 0;
@@ -413,9 +417,9 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
     std::string why;
     for (size_t i : r.measured)
       why = ex.variants[i].error.substr(0, ex.variants[i].error.find('\n'));
-    throw Error(ErrorKind::User, "no variant of the program could be measured (" +
-                                     std::to_string(r.measured.size()) + " tried)" +
-                                     (why.empty() ? "" : "; last reason: " + why));
+    failures.fail("no variant of the program could be measured (" +
+                      std::to_string(r.measured.size()) + " tried)",
+                  why.empty() ? "" : "last reason: " + why);
   }
   const Variant& b = ex.variants[*r.best];
   std::ostringstream head;
@@ -465,7 +469,7 @@ int cmd_explore(const ExploreArgs& o) {
   cfg.bounds_checks = !o.no_bounds_checks;
   // Before the search, which may take long: -o is none of the files read above.
   if (cfg.finish) (void)elevate::strategy_imports(cfg.finish);
-  if (!o.output.empty()) check_outputs({o.output});
+  (void)check_before_search("explore", p, o.entry, cfg.sizes, o.target, o.output);
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);
   ExploreResult r = explore(cfg, *measurer);
   std::cerr << "explore: " << r.start_sites.size() << " site(s) in the RNF program, "

@@ -22,6 +22,7 @@
 #include "runtime/layout.h"
 #include "runtime/npy.h"
 #include "support/diagnostics.h"
+#include "support/files.h"
 #include "support/random.h"
 #include "support/words.h"
 
@@ -574,6 +575,8 @@ int cmd_run(const RunArgs& o) {
   const rise::Checked unbound = rise::check_program(p, o.entry, &sizes);
   rise::entry_signature(unbound.type);  // the error naming a size without a value
   check_memory_needs(unbound, /*with_interpreter=*/o.check);
+  // Before the work: an --output that is a directory, or in one that cannot be written.
+  if (!o.output.empty()) check_output_file(o.output, "--output");
   // Compiled through the public API (include/risec/risec.h), as `risec compile` is.
   risec::CompileOptions co;
   co.entry = o.entry;

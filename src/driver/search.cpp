@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "driver/search_preflight.h"
 #include "runtime/jit.h"
 #include "support/diagnostics.h"
 
@@ -301,7 +302,8 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
                     " points) satisfies its constraints",
                 decls.constraints.front().span);
   r.trials = db.load(cfg.study_key, params);
-  int counted = 0;  // measured or failed: what the budget counts
+  int counted = 0;          // measured or failed: what the budget counts
+  SearchFailures failures;  // the run-time failure the final error reports
   for (const Trial& t : r.trials) {
     if (auto g = to_genome(params, t.point))
       search.record(*g, t.status == Trial::Status::Measured, t.time_ms);
@@ -397,6 +399,7 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
                              : measurer.measure(*c.compiled, c.point);
         } catch (const Error& e) {
           c.error = e.what();
+          failures.note(e, /*is_default=*/false);
         }
       }
       if (!c.error.empty()) {
@@ -417,10 +420,9 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
       if (!t.error.empty()) why = first_line(t.error);
     if (r.trials.empty() && !decls.constraints.empty())
       why = "no point that satisfies the constraints was found among random draws";
-    throw Error(ErrorKind::User,
-                "no point of the template could be measured (" + std::to_string(r.trials.size()) +
-                    " tried)" + (why.empty() ? "" : "; last reason: " + why),
-                Span{cfg.strategy, 0, 0});
+    failures.fail("no point of the template could be measured (" + std::to_string(r.trials.size()) +
+                      " tried)",
+                  why.empty() ? "" : "last reason: " + why, Span{cfg.strategy, 0, 0});
   }
   r.best_strategy = elevate::substitute_params(cfg.strategy, to_values(params, r.best->point));
   return r;

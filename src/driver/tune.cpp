@@ -11,6 +11,7 @@
 #include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/run.h"
+#include "driver/search_preflight.h"
 #include "driver/tuned.h"
 #include "rise/check.h"
 #include "support/cpu.h"
@@ -69,6 +70,8 @@ int cmd_tune(const TuneArgs& o) {
   cfg.entry = o.entry;
   cfg.sizes = search_sizes(p, o);
   cfg.target = o.target;
+  // Before the search: the target, the sizes' memory, -o and the GPU device.
+  (void)check_before_search("tune", p, o.entry, cfg.sizes, o.target, o.output);
   cfg.strategy = strategy_source(o.strategy);
   cfg.shift_tails = !o.no_shift_tails;
   cfg.bounds_checks = !o.no_bounds_checks;
@@ -87,10 +90,7 @@ int cmd_tune(const TuneArgs& o) {
   TrialDb db(db_path);
   note_input(db_path, o.db.empty() ? "the tuning database" : "--db");
   // Before the search, which may take long: -o is none of the files read above.
-  if (!o.output.empty()) {
-    check_output_file(o.output, "-o");
-    check_outputs({o.output});
-  }
+  if (!o.output.empty()) check_outputs({o.output});
   std::string sizes;
   for (const auto& [n, v] : cfg.sizes)
     sizes += (sizes.empty() ? "" : ",") + n + "=" + std::to_string(v);

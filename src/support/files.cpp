@@ -146,9 +146,27 @@ void note_input(const std::string& path, const std::string& role) {
   if (auto id = identity(path)) scopes.back().push_back({*id, path, role});
 }
 
+// An output written through a temporary file beside it (a new file, or a regular file
+// replaced) needs its directory to exist and be writable: refused before the work that
+// produces it, as the write would fail after it (External, exit 4).
+static void check_output_directory(const std::string& path, const std::string& option) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return;  // a device: in place
+  const size_t slash = path.find_last_of('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error(ErrorKind::External, option + " " + path + ": cannot be written: the directory " +
+                                         dir + " does not exist");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error(ErrorKind::External, option + " " + path + ": cannot be written: the directory " +
+                                         dir + " is not writable (" + std::strerror(errno) + ")");
+}
+
 void check_output_stem(const std::string& path, const std::string& option) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode))
+    return check_output_directory(path, option);
   throw Error(ErrorKind::Usage, option + " " + path + ": it is " +
                                     (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
                                     ", but it names the files to write (" + path + ".c, " + path +
@@ -157,8 +175,9 @@ void check_output_stem(const std::string& path, const std::string& option) {
 
 void check_output_file(const std::string& path, const std::string& option) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
-  throw Error(ErrorKind::Usage, option + " " + path + ": it is a directory; name a file");
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error(ErrorKind::Usage, option + " " + path + ": it is a directory; name a file");
+  check_output_directory(path, option);
 }
 
 void check_outputs(const std::vector<std::string>& paths) {
