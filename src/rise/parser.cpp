@@ -17,7 +17,9 @@
 #include "rise/parser.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -637,20 +639,19 @@ class Parser {
     Span sp = span(begin, t.end);
     std::string shown = (negative ? "-" : "") + t.text;
     if (t.kind == Tok::Float) {
-      const char* first = t.number.data();
-      const char* last = first + t.number.size();
-      if (t.suffix == "f") {
-        float v = 0;
-        auto r = std::from_chars(first, last, v);
-        if (r.ec != std::errc() || r.ptr != last)
-          user_error("floating-point literal '" + shown + "' is out of range for f32", sp);
-        return f32_lit(static_cast<double>(negative ? -v : v), sp);
-      }
-      double v = 0;
-      auto r = std::from_chars(first, last, v);
-      if (r.ec != std::errc() || r.ptr != last)
-        user_error("floating-point literal '" + shown + "' is out of range for f64", sp);
-      return f64_lit(negative ? -v : v, sp);
+      // Rounded to the nearest float as strtof/strtod do (docs/language.md): a value
+      // too small for the type becomes a subnormal or 0; only one too large for it is
+      // refused. The lexer's digits are decimal, so strtod reads exactly them.
+      const bool f32 = t.suffix == "f";
+      char* end = nullptr;
+      double v = f32 ? static_cast<double>(std::strtof(t.number.c_str(), &end))
+                     : std::strtod(t.number.c_str(), &end);
+      if (end != t.number.c_str() + t.number.size() || std::isinf(v))
+        user_error(
+            "floating-point literal '" + shown + "' is out of range for " + (f32 ? "f32" : "f64"),
+            sp);
+      if (negative) v = -v;
+      return f32 ? f32_lit(v, sp) : f64_lit(v, sp);
     }
     uint64_t mag = 0;
     auto r = std::from_chars(t.number.data(), t.number.data() + t.number.size(), mag);
