@@ -16,6 +16,7 @@
 //   into INT `.` INT, so `3.4.f32` is Array[3, Array[4, f32]].
 #include "rise/parser.h"
 
+#include <locale.h>  // newlocale (POSIX), for strtof_l/strtod_l
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -640,12 +641,14 @@ class Parser {
     std::string shown = (negative ? "-" : "") + t.text;
     if (t.kind == Tok::Float) {
       // Rounded to the nearest float as strtof/strtod do (docs/language.md): a value
-      // too small for the type becomes a subnormal or 0; only one too large for it is
-      // refused. The lexer's digits are decimal, so strtod reads exactly them.
+      // too small for the type becomes a subnormal or 0 (std::from_chars refuses it);
+      // only one too large for it is refused. The lexer's digits are decimal, read in
+      // the "C" locale whatever the embedding program set.
+      static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
       const bool f32 = t.suffix == "f";
       char* end = nullptr;
-      double v = f32 ? static_cast<double>(std::strtof(t.number.c_str(), &end))
-                     : std::strtod(t.number.c_str(), &end);
+      double v = f32 ? static_cast<double>(strtof_l(t.number.c_str(), &end, c_locale))
+                     : strtod_l(t.number.c_str(), &end, c_locale);
       if (end != t.number.c_str() + t.number.size() || std::isinf(v))
         user_error(
             "floating-point literal '" + shown + "' is out of range for " + (f32 ? "f32" : "f64"),

@@ -155,3 +155,4 @@ TEST(CliSurprises, TuneProgressAccountsForEveryCandidate) {
 }
 
 }  // namespace
+}  // namespace risec::e2e
