@@ -1,7 +1,6 @@
 // The check, print and eval subcommands (spec/cli.md).
 #include "driver/commands.h"
 
-#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
