@@ -194,7 +194,7 @@ std::string Program::print() const {
 Function Program::check(const std::string& entry, const Sizes& sizes) const {
   return on_large_stack([&] {
     const rise::Program& p = impl_->program;
-    if (p.defs.empty()) throw Error(ErrorKind::User, "the program has no definitions");
+    rise::require_definitions(p);
     rise::Checked c = rise::check_program(p, entry, sizes.empty() ? nullptr : &sizes);
     std::string name = entry.empty() ? p.defs.back().name : entry;
     return Function(std::make_shared<const Function::Impl>(Function::Impl{name, std::move(c)}));
@@ -235,8 +235,7 @@ Function Function::rewrite(const Strategy& s) const {
 
 Source compile(const Program& program, const CompileOptions& options) {
   return on_large_stack([&] {
-    if (program.impl().program.defs.empty())
-      throw Error(ErrorKind::User, "the program has no definitions");
+    rise::require_definitions(program.impl().program);
     auto impl = std::make_shared<Source::Impl>();
     driver::CompileRequest req;
     req.program = &program.impl().program;

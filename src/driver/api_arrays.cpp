@@ -181,7 +181,7 @@ std::vector<Array> interpret(const Program& program, const std::vector<ArrayRef>
                              const std::string& entry, const Sizes& sizes) {
   return on_large_stack([&] {
     const rise::Program& rp = program.impl().program;
-    if (rp.defs.empty()) throw Error(ErrorKind::User, "the program has no definitions");
+    rise::require_definitions(rp);
     std::vector<std::string> names;
     for (const auto& p : driver::value_parameters(rise::check_program(rp, entry)))
       names.push_back(p.name);

@@ -37,7 +37,7 @@ Tuner::Tuner(const std::string& program_text, const std::string& program_name,
     Impl& t = *impl_;
     t.program =
         rise::parse_program(std::make_shared<SourceFile>(SourceFile{program_name, program_text}));
-    if (t.program.defs.empty()) throw Error(ErrorKind::User, "the program has no definitions");
+    rise::require_definitions(t.program);
     t.cfg.program = &t.program;
     t.cfg.entry = options.entry;
     t.cfg.sizes = driver::search_sizes(t.program, options.entry, options.sizes);

@@ -246,8 +246,9 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   const std::vector<size_t> order = measurement_order(r, cfg.budget);
   const size_t budget = static_cast<size_t>(cfg.budget);
   // Candidates whose generated code an earlier one has are skipped (not measured, not
-  // counted in the budget).
-  std::set<std::string> codes;
+  // counted in the budget), each with a progress line naming the earlier one, so that
+  // the [k/N] lines that do not appear are accounted for.
+  std::map<std::string, size_t> codes;
   // Batches of `workers` candidates: rewritten and generated one after the other, built
   // by the C compiler in parallel (as risec tune does), then checked and measured one
   // at a time.
@@ -266,8 +267,12 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
       try {
         j.compiled = compile_candidate(cfg, r.space.candidates[j.i]);
         const codegen::CUnit& u = j.compiled->unit;
-        if (!codes.insert(u.source + '\0' + u.kernel_source).second) {
+        auto [same, fresh] = codes.emplace(u.source + '\0' + u.kernel_source, j.i);
+        if (!fresh) {
           ++r.same_code;
+          if (cfg.progress)
+            *cfg.progress << "autoschedule: skipped " << r.space.candidates[j.i].label()
+                          << ": same code as " << r.space.candidates[same->second].label() << "\n";
           continue;
         }
       } catch (const Error& e) {

@@ -105,11 +105,6 @@ template <class A>
 Opt<A> output(const std::string& value, const std::string& help) {
   Opt<A> o = text<A>("--output", value, help, &A::output);
   o.alias = "-o";
-  // `-o ""` names no file: an error, not the same as leaving -o out.
-  o.set = [](A& a, const std::string& v) {
-    if (v.empty()) usage("-o/--output needs a file name, got an empty one");
-    a.output = v;
-  };
   return o;
 }
 template <class A>
@@ -315,7 +310,11 @@ A parse(const Spec<A>& s, const std::vector<std::string>& args) {
       continue;
     }
     if (!has_inline && i + 1 >= args.size()) usage(arg + " needs a value" + see);
-    o->set(a, has_inline ? inline_value : args[++i]);
+    const std::string value = has_inline ? inline_value : args[++i];
+    // An empty value (`--db ""`, `-o ""`) names nothing: refused for every option, never
+    // taken as the option left out (which would silently use its default).
+    if (value.empty()) usage(arg + " needs a value, got an empty one" + see);
+    o->set(a, value);
   }
   if constexpr (requires { a.file; }) {
     if (file.empty()) usage("risec " + s.name + " needs a FILE.rise argument");

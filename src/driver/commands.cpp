@@ -1,7 +1,6 @@
 // The check, print and eval subcommands (spec/cli.md).
 #include "driver/commands.h"
 
-#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -138,6 +137,9 @@ rise::SizeMap parse_sizes(const std::vector<std::string>& texts) {
       if (eq == std::string::npos || eq == 0)
         usage("--size expects NAME=VALUE[,NAME=VALUE...], got '" + item + "'");
       std::string name = item.substr(0, eq);
+      // A size given twice (in one --size or in two) is refused, as --input given twice is:
+      // silently keeping the last value hides a typo.
+      if (out.count(name)) usage("--size " + name + " is given twice");
       out[name] = parse_int(item.substr(eq + 1), "--size " + name);
     }
   }
@@ -258,16 +260,10 @@ SourceRef strategy_source(const std::string& arg) {
   // Inline text (`--strategy 'vectorize(8) @ outermost(isApplied(isMap)) ; lowerToC'`).
   // A file name has none of these characters; a missing file is reported as one.
   if (arg.find_first_of(" \t\n;@()<+") == std::string::npos) read_text_file(arg, "the strategy");
-  const bool whole = arg.find("let ") != std::string::npos ||
-                     arg.find("param ") != std::string::npos ||
-                     arg.find("import ") != std::string::npos;
-  if (whole) return std::make_shared<SourceFile>(SourceFile{"<--strategy>", arg});
-  // The expression on a line of its own, so that errors point at its own columns.
-  std::string expr = arg;
-  while (!expr.empty() &&
-         (expr.back() == ';' || std::isspace(static_cast<unsigned char>(expr.back()))))
-    expr.pop_back();
-  return std::make_shared<SourceFile>(SourceFile{"<--strategy>", "let main =\n" + expr + "\n;"});
+  // Whole file text or one strategy expression: the file grammar takes both (a file
+  // may be one expression, with an optional ';'), so the text is parsed as the user
+  // wrote it and every error points at the user's own line and column.
+  return std::make_shared<SourceFile>(SourceFile{"<--strategy>", arg});
 }
 
 void require_strategy_for_params(const std::vector<std::string>& params,

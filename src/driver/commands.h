@@ -29,7 +29,7 @@ uint64_t parse_seed(const std::string& text);
 // What --strategy ARG names, as a source: the file ARG when it exists; else a library
 // strategy without arguments named ARG (`simplify`); else ARG itself as strategy text
 // when it looks like one (it has a space or one of `;@()<+`): a whole file's text
-// (`let main = ...;`), or one strategy expression, read as `let main = ARG;`. Its
+// (`let main = ...;`), or one strategy expression, parsed as it is written. Its
 // name in messages is `<--strategy>`, and its imports are relative to the current
 // directory. Anything else is the User error "cannot read 'ARG'".
 SourceRef strategy_source(const std::string& arg);

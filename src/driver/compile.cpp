@@ -74,7 +74,7 @@ Compiled compile(const CompileRequest& req) {
                                       req.target + " `run` reports the kernels' time");
   Compiled out;
   const rise::Program& p = *req.program;
-  if (p.defs.empty()) user_error("the program has no definitions", {});
+  rise::require_definitions(p);
   out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
   // Bound inputs fix the sizes their shapes determine, replace their parameters by
   // their values before the strategy, and are folded into the code after it.

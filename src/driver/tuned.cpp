@@ -69,13 +69,17 @@ std::optional<elevate::Strategy> tuned_strategy(const TunedKey& key, const std::
   const std::string path = db_path.empty() ? default_db_path() : db_path;
   std::optional<TunedRecord> r;
   std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
+  const bool exists = std::filesystem::exists(path, ec);
+  if (exists) {
     note_input(path, "the tuning database");
     TrialDb db(path, /*read_only=*/true);  // a lookup changes nothing
     r = lookup_best(db, key);
   }
   if (!r) {
+    // A database that does not exist holds no record (docs/tuning.md); the note says
+    // so, since a mistyped --db is the likely cause.
     std::cerr << "note: no tuning record for this program on " << key.cpu
+              << (exists ? "" : " (the tuning database " + path + " does not exist)")
               << "; using the default lowering\n";
     return std::nullopt;
   }

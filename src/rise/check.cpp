@@ -27,8 +27,13 @@ static std::set<std::string> leading_sizes(const Expr& e) {
   return out;
 }
 
+void require_definitions(const Program& program) {
+  if (program.defs.empty())
+    user_error("the program has no definitions", Span{program.source, 0, 0});
+}
+
 Checked check_program(const Program& program, const std::string& entry, const SizeMap* sizes) {
-  if (program.defs.empty()) user_error("the program has no definitions", {});
+  require_definitions(program);
   size_t index = program.defs.size() - 1;
   if (!entry.empty()) {
     bool found = false;

@@ -45,6 +45,11 @@ using SizeMap = std::map<std::string, int64_t>;
 Checked check_program(const Program& program, const std::string& entry = "",
                       const SizeMap* sizes = nullptr);
 
+// The User error "the program has no definitions" for an empty program (or one of
+// comments only), located at the start of its file (FILE:1:1); nothing otherwise.
+// Every entry point that needs a definition calls it.
+void require_definitions(const Program& program);
+
 // Infer the type of a closed expression (no definitions), e.g. one built by a
 // rewrite rule. Throws risec::Error.
 Checked infer_expr(const Expr& e);

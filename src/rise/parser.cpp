@@ -16,8 +16,11 @@
 //   into INT `.` INT, so `3.4.f32` is Array[3, Array[4, f32]].
 #include "rise/parser.h"
 
+#include <locale.h>  // newlocale (POSIX), for strtof_l/strtod_l
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -637,20 +640,21 @@ class Parser {
     Span sp = span(begin, t.end);
     std::string shown = (negative ? "-" : "") + t.text;
     if (t.kind == Tok::Float) {
-      const char* first = t.number.data();
-      const char* last = first + t.number.size();
-      if (t.suffix == "f") {
-        float v = 0;
-        auto r = std::from_chars(first, last, v);
-        if (r.ec != std::errc() || r.ptr != last)
-          user_error("floating-point literal '" + shown + "' is out of range for f32", sp);
-        return f32_lit(static_cast<double>(negative ? -v : v), sp);
-      }
-      double v = 0;
-      auto r = std::from_chars(first, last, v);
-      if (r.ec != std::errc() || r.ptr != last)
-        user_error("floating-point literal '" + shown + "' is out of range for f64", sp);
-      return f64_lit(negative ? -v : v, sp);
+      // Rounded to the nearest float as strtof/strtod do (docs/language.md): a value
+      // too small for the type becomes a subnormal or 0 (std::from_chars refuses it);
+      // only one too large for it is refused. The lexer's digits are decimal, read in
+      // the "C" locale whatever the embedding program set.
+      static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
+      const bool f32 = t.suffix == "f";
+      char* end = nullptr;
+      double v = f32 ? static_cast<double>(strtof_l(t.number.c_str(), &end, c_locale))
+                     : strtod_l(t.number.c_str(), &end, c_locale);
+      if (end != t.number.c_str() + t.number.size() || std::isinf(v))
+        user_error(
+            "floating-point literal '" + shown + "' is out of range for " + (f32 ? "f32" : "f64"),
+            sp);
+      if (negative) v = -v;
+      return f32 ? f32_lit(v, sp) : f64_lit(v, sp);
     }
     uint64_t mag = 0;
     auto r = std::from_chars(t.number.data(), t.number.data() + t.number.size(), mag);

@@ -480,12 +480,25 @@ TEST(Autoschedule, SameCodeIsMeasuredOnce) {
     FakeTimer t(1000.0);
     AutoscheduleConfig cfg = config(p, 12);
     if (std::string(file).find("scal") != std::string::npos) cfg.sizes = {{"n", 64}};
+    std::ostringstream progress;
+    cfg.progress = &progress;
     AutoscheduleResult r = autoschedule(cfg, t);
     std::set<std::string> distinct(t.codes.begin(), t.codes.end());
     EXPECT_EQ(distinct.size(), t.codes.size()) << file;
     EXPECT_EQ(r.measured.size(),
               std::min<size_t>(12, r.space.candidates.size() - static_cast<size_t>(r.same_code)))
         << file;
+    // Each candidate skipped for its code has a progress line naming the earlier one
+    // (issue 32: fewer [k/N] lines than announced, unexplained), each measured one a
+    // [k/N] line.
+    const std::string text = progress.str();
+    auto count = [&](const std::string& what) {
+      size_t n = 0;
+      for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+      return n;
+    };
+    EXPECT_EQ(count(": same code as "), static_cast<size_t>(r.same_code)) << file << "\n" << text;
+    EXPECT_EQ(count("autoschedule: ["), r.measured.size()) << file << "\n" << text;
   }
 }
 

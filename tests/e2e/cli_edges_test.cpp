@@ -64,7 +64,7 @@ TEST(InlineStrategy, ErrorsPointIntoTheText) {
                            "vectorize(4) @ outermost(isApplied(isMaap)) ; lowerToC"});
   EXPECT_EQ(r.exit_code, 1) << show(r);
   // the column of `isMaap` in the text as given
-  EXPECT_NE(r.err.find("<--strategy>:2:36: error: unknown strategy 'isMaap'"), std::string::npos)
+  EXPECT_NE(r.err.find("<--strategy>:1:36: error: unknown strategy 'isMaap'"), std::string::npos)
       << show(r);
   EXPECT_NE(r.err.find("did you mean 'isMap'"), std::string::npos) << show(r);
 }
