@@ -231,6 +231,11 @@ CExpr CPrinter::cond_expr(const arith::Cond& c) {
   return CExpr{s, kPrecOr};
 }
 
+CExpr CPrinter::nonfinite_literal(double v, bool /*f64*/) {
+  if (std::isnan(v)) return c_atom("NAN");
+  return c_atom(v > 0 ? "INFINITY" : "(-INFINITY)");
+}
+
 CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
   const Type& t = e->dt;
   if (t->kind == TypeKind::Vector && p.empty()) {
@@ -247,8 +252,7 @@ CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
   switch (k) {
     case rise::ScalarKind::F32: {
       float f = static_cast<float>(e->lit.f);
-      if (std::isinf(f)) return c_atom(f > 0 ? "INFINITY" : "(-INFINITY)");
-      if (std::isnan(f)) return c_atom("NAN");
+      if (!std::isfinite(f)) return nonfinite_literal(f, false);
       std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
       std::string s = buf;
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
@@ -257,8 +261,7 @@ CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
     }
     case rise::ScalarKind::F64: {
       double d = e->lit.f;
-      if (std::isinf(d)) return c_atom(d > 0 ? "INFINITY" : "(-INFINITY)");
-      if (std::isnan(d)) return c_atom("NAN");
+      if (!std::isfinite(d)) return nonfinite_literal(d, true);
       std::snprintf(buf, sizeof buf, "%.17g", d);
       std::string s = buf;
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
