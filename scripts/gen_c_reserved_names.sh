@@ -55,7 +55,7 @@ printf '%s\n' "$ghdr" | decls -I"$CUDA_INC" >> "$tmp/names"
 # versions and extensions), and the types and macros of its default header.
 if ocl=$($CLANG -x cl -cl-std=CL3.0 -Xclang -finclude-default-header -E -P - </dev/null 2>/dev/null); then
   inc=$($CLANG -print-resource-dir)/include
-  grep -ho '__ovld[^;]*' "$inc/opencl-c.h" "$inc/opencl-c-base.h" | grep -o '[A-Za-z_][A-Za-z0-9_]*(' | sed 's/($//' >> "$tmp/names"
+  cat "$inc/opencl-c.h" "$inc/opencl-c-base.h" | tr '\n' ' ' | grep -o '__ovld[^;]*' | grep -o '[A-Za-z_][A-Za-z0-9_]*(' | sed 's/($//' >> "$tmp/names"
   printf '%s\n' "$ocl" | grep -o '^typedef .*;' | grep -o '[A-Za-z_][A-Za-z0-9_]*;' | tr -d ';' >> "$tmp/names"
   $CLANG -x cl -cl-std=CL3.0 -Xclang -finclude-default-header -dM -E - </dev/null | awk '{print $2}' | sed 's/(.*//' >> "$tmp/names"
 fi
