@@ -150,6 +150,12 @@ TEST(GeneratedNames, EveryOpenCLBuiltinAndHostHeaderNameIsReserved) {
                         "get_global_id",   "mad",
                         "native_exp",      "half_exp"})
     EXPECT_TRUE(codegen::c_name_reserved(k)) << k;
+  // The entry is a host function: OpenCL C's names are free for it, the host
+  // headers' are not.
+  EXPECT_EQ(codegen::c_entry_name("dot"), "dot");
+  EXPECT_EQ(codegen::c_entry_name("vload4"), "vload4");
+  EXPECT_EQ(codegen::c_entry_name("ptrdiff_t"), "risec_entry_ptrdiff_t");
+  EXPECT_EQ(codegen::c_entry_name("offsetof"), "risec_entry_offsetof");
   std::string dir;
   try {
     runtime::ProcessResult r = runtime::run_process({"clang", "-print-resource-dir"});

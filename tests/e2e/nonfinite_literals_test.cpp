@@ -51,7 +51,7 @@ std::string random_expr(std::mt19937& rng, int depth) {
 TEST(NonFiniteLiterals, RandomKernelsMatchTheInterpreterOnEveryTarget) {
   static const char* const pads[] = {"nan", "inff", "-inff", "-0.0f"};
   std::mt19937 rng(32);
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 16; ++i) {
     std::string pad = pads[rng() % std::size(pads)];
     std::string body = random_expr(rng, 3);
     // the element itself at least once, so that the kernel reads its input
