@@ -14,7 +14,10 @@
 #include <vector>
 
 #include "e2e_util.h"
+#include "runtime/jit.h"
 #include "runtime/npy.h"
+#include "runtime/process.h"
+#include "support/diagnostics.h"
 
 namespace risec::e2e {
 namespace {
@@ -124,6 +127,19 @@ TEST(NonFiniteLiterals, BoundTableOfSpecialValuesOnEveryTarget) {
   for (const char* target : kTargets)
     for (const std::string& f : {file, file2})
       expect_checked(f, {"--bind", "w=" + w, "--target", target}, std::string(target) + " " + f);
+  // CUDA: the .cu file with the table compiles (where nvcc is installed).
+  std::string out = scratch_path("bindnan_cuda");
+  CliResult r = run_risec({"compile", file2, "--bind", "w=" + w, "--target", "cuda", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  std::vector<std::string> nvcc;
+  try {
+    nvcc = runtime::nvcc_compiler();
+  } catch (const Error&) {
+    GTEST_SKIP() << "nvcc not found: the CUDA table is not compiled";
+  }
+  nvcc.insert(nvcc.end(), {"-c", out + ".cu", "-o", out + ".o"});
+  runtime::ProcessResult cc = runtime::run_process(nvcc);
+  EXPECT_EQ(cc.exit_code, 0) << cc.out << cc.err;
 }
 
 }  // namespace
