@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -127,6 +129,57 @@ TEST(GeneratedNames, EveryLibrarySymbolIsReserved) {
     EXPECT_TRUE(codegen::c_name_reserved(k)) << k;
   for (const char* ok : {"mv", "mm", "x", "acc2", "i1", "row", "f"})
     EXPECT_FALSE(codegen::c_name_reserved(ok)) << ok;
+}
+
+// Every builtin function of OpenCL C (each overloaded declaration in the installed
+// Clang's opencl-c.h: vload4, vstore_half8_rtz, get_global_id, ...) and the names of
+// the headers the OpenCL and CUDA host code include are reserved (issue 32: a
+// parameter vload4 broke a vectorised kernel, an entry ptrdiff_t the host code).
+TEST(GeneratedNames, EveryOpenCLBuiltinAndHostHeaderNameIsReserved) {
+  for (const char* k : {"ptrdiff_t",       "offsetof",
+                        "max_align_t",     "wchar_t",
+                        "size_t",          "NULL",
+                        "pthread_create",  "pthread_t",
+                        "cl_mem",          "clFinish",
+                        "vload4",          "vstore4",
+                        "vload8",          "vstore8",
+                        "vload16",         "vstore3",
+                        "vload_half",      "vload_half4",
+                        "vstore_half_rte", "vstore_half8_rtz",
+                        "vloada_half16",   "vstorea_half2_rtn",
+                        "get_global_id",   "mad",
+                        "native_exp",      "half_exp"})
+    EXPECT_TRUE(codegen::c_name_reserved(k)) << k;
+  // The entry is a host function: OpenCL C's names are free for it, the host
+  // headers' are not.
+  EXPECT_EQ(codegen::c_entry_name("dot"), "dot");
+  EXPECT_EQ(codegen::c_entry_name("vload4"), "vload4");
+  EXPECT_EQ(codegen::c_entry_name("ptrdiff_t"), "risec_entry_ptrdiff_t");
+  EXPECT_EQ(codegen::c_entry_name("offsetof"), "risec_entry_offsetof");
+  std::string dir;
+  try {
+    runtime::ProcessResult r = runtime::run_process({"clang", "-print-resource-dir"});
+    dir = r.out.substr(0, r.out.find('\n'));
+  } catch (const Error&) {
+  }
+  std::ifstream in(dir + "/include/opencl-c.h");
+  if (dir.empty() || !in) GTEST_SKIP() << "clang's opencl-c.h is not installed";
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::set<std::string> builtins;
+  for (size_t at = text.find("__ovld"); at != std::string::npos; at = text.find("__ovld", at + 1)) {
+    size_t paren = text.find('(', at), semi = text.find(';', at);
+    if (paren == std::string::npos || paren > semi) continue;
+    size_t start = paren;
+    while (start > at &&
+           (std::isalnum(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '_'))
+      --start;
+    std::string name = text.substr(start, paren - start);
+    if (!name.empty() && name[0] != '_') builtins.insert(name);
+  }
+  EXPECT_GT(builtins.size(), 500u);
+  for (const std::string& n : builtins)
+    EXPECT_TRUE(codegen::c_name_reserved(n))
+        << n << " (regenerate with scripts/gen_c_reserved_names.sh)";
 }
 
 // The reproducer (`j1`), then entries named after every 40th library symbol (all of

@@ -43,12 +43,14 @@ std::string read_text(const std::string& path) {
 // Names a binder may be given that look like what risec generates or uses, or that C,
 // OpenCL or the C library reserve.
 const std::vector<std::string> kAdversarial = {
-    "i1",     "tmp2",   "acc3",     "output", "state1", "win2",       "go1",          "next1",
-    "int",    "sin",    "malloc",   "main",   "i2",     "tmp1",       "acc2",         "j1",
-    "for",    "exp",    "restrict", "free",   "db1",    "u1",         "g1",           "sel1",
-    "ix1",    "w1",     "float",    "return", "while",  "abs",        "risec_output", "risec_x",
-    "i1_b",   "i2_0",   "x_1",      "n_2",    "err",    "need",       "global",       "local",
-    "kernel", "double", "static",   "y0",     "index",  "risec_u_i1", "j2",           "i3"};
+    "i1", "tmp2", "acc3", "output", "state1", "win2", "go1", "next1", "int", "sin", "malloc",
+    "main", "i2", "tmp1", "acc2", "j1", "for", "exp", "restrict", "free", "db1", "u1", "g1", "sel1",
+    "ix1", "w1", "float", "return", "while", "abs", "risec_output", "risec_x", "i1_b", "i2_0",
+    "x_1", "n_2", "err", "need", "global", "local", "kernel", "double", "static", "y0", "index",
+    "risec_u_i1", "j2", "i3",
+    // OpenCL C's vector loads and stores, and names the host code's headers declare
+    "vload4", "vstore4", "vload8", "vstore8", "vload_half", "vstore_half_rte", "vloada_half4",
+    "ptrdiff_t", "offsetof", "max_align_t", "wchar_t", "pthread_t", "clFinish", "dim3"};
 
 // The identifiers (C's, roughly: words of letters, digits and '_') in `text`.
 std::set<std::string> words(const std::string& text) {
@@ -337,6 +339,34 @@ TEST(GeneratedNames, UserNamesNeverShadowedByGeneratedOnes) {
       CheckOptions o;
       o.generic = generic;
       EXPECT_TRUE(compile_and_check(file, "", r.sizes, o)) << r.text;
+    }
+  }
+}
+
+// OpenCL: a parameter named like a vector load or store of a vectorised kernel, an
+// entry named like a type or macro of a header the host code includes (CL/cl.h
+// includes stddef.h), and the other GPU and C targets the same (issue 32).
+TEST(GeneratedNames, OpenCLBuiltinsAndHostHeaderNames) {
+  const std::string v4 = write_scratch(
+      "v4.elv", "let main = (vectorize(4) @ innermost(isFullyApplied(isMap))) ; lowerToC;");
+  for (const char* param : {"vload4", "vstore4", "vload8", "vstore8", "vload_half4"}) {
+    std::string file = write_scratch(std::string(param) + ".rise",
+                                     std::string("def f = depFun(n: Nat => fun(") + param +
+                                         ": n.f32 => " + param + " |> map(fun(v => exp(v)))))\n");
+    for (const char* target : {"opencl", "c"}) {
+      CheckOptions o;
+      o.target = target;
+      EXPECT_TRUE(compile_and_check(file, v4, "n=8", o)) << param << " " << target;
+    }
+  }
+  for (const char* entry : {"ptrdiff_t", "offsetof", "max_align_t", "NULL", "pthread_create"}) {
+    std::string file =
+        write_scratch(std::string("entry_") + entry + ".rise",
+                      std::string("def ") + entry +
+                          " = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => exp(v)))))\n");
+    for (const char* target : {"opencl", "c", "openmp"}) {
+      CliResult r = run_risec({"run", file, "--size", "n=8", "--target", target, "--check"});
+      EXPECT_EQ(r.exit_code, 0) << entry << " " << target << "\n" << show(r);
     }
   }
 }

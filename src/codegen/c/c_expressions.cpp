@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 #include "codegen/c/c_names.h"
 #include "codegen/c/c_printer.h"
@@ -231,6 +233,11 @@ CExpr CPrinter::cond_expr(const arith::Cond& c) {
   return CExpr{s, kPrecOr};
 }
 
+CExpr CPrinter::nonfinite_literal(double v, bool /*f64*/) {
+  if (std::isnan(v)) return c_atom("NAN");
+  return c_atom(v > 0 ? "INFINITY" : "(-INFINITY)");
+}
+
 CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
   const Type& t = e->dt;
   if (t->kind == TypeKind::Vector && p.empty()) {
@@ -247,8 +254,7 @@ CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
   switch (k) {
     case rise::ScalarKind::F32: {
       float f = static_cast<float>(e->lit.f);
-      if (std::isinf(f)) return c_atom(f > 0 ? "INFINITY" : "(-INFINITY)");
-      if (std::isnan(f)) return c_atom("NAN");
+      if (!std::isfinite(f)) return nonfinite_literal(f, false);
       std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
       std::string s = buf;
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
@@ -257,8 +263,7 @@ CExpr CPrinter::literal(const ExpressionP& e, const Path& p) {
     }
     case rise::ScalarKind::F64: {
       double d = e->lit.f;
-      if (std::isinf(d)) return c_atom(d > 0 ? "INFINITY" : "(-INFINITY)");
-      if (std::isnan(d)) return c_atom("NAN");
+      if (!std::isfinite(d)) return nonfinite_literal(d, true);
       std::snprintf(buf, sizeof buf, "%.17g", d);
       std::string s = buf;
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
@@ -293,7 +298,60 @@ bool CPrinter::is_float_type(const Type& t) {
   return false;
 }
 
+namespace {
+
+// The value of a scalar f32 or f64 expression made only of literals, the
+// arithmetic operators and the math builtins, computed as the interpreter does
+// (each step rounded to the type; the builtins' primitives.def functions); none for
+// anything else.
+std::optional<double> constant_float(const ExpressionP& e) {
+  if (e->dt->kind != TypeKind::Scalar ||
+      (e->dt->scalar != rise::ScalarKind::F32 && e->dt->scalar != rise::ScalarKind::F64))
+    return std::nullopt;
+  const bool f32 = e->dt->scalar == rise::ScalarKind::F32;
+  auto round = [&](double v) { return f32 ? static_cast<double>(static_cast<float>(v)) : v; };
+  if (e->kind == Expression::Lit) return round(e->lit.f);
+  if (!e->prim || e->foreign ||
+      (e->kind != Expression::Unary && e->kind != Expression::Binary &&
+       e->kind != Expression::Call))
+    return std::nullopt;
+  std::vector<double> a;
+  for (const ExpressionP& x : e->args) {
+    std::optional<double> v = constant_float(x);
+    if (!v) return std::nullopt;
+    a.push_back(*v);
+  }
+  const rise::PrimitiveInfo& op = *e->prim;
+  if (a.size() == 1 && op.is(PrimId::Neg)) return -a[0];
+  if (a.size() == 1 && op.math1) return round(op.math1(a[0]));
+  if (a.size() != 2) return std::nullopt;
+  if (op.math2) return round(op.math2(a[0], a[1]));
+  if (f32) {
+    const float x = static_cast<float>(a[0]), y = static_cast<float>(a[1]);
+    if (op.is(PrimId::Add)) return x + y;
+    if (op.is(PrimId::Sub)) return x - y;
+    if (op.is(PrimId::Mul)) return x * y;
+    if (op.is(PrimId::Div)) return x / y;
+    if (op.is(PrimId::Mod)) return std::fmod(x, y);
+    return std::nullopt;
+  }
+  if (op.is(PrimId::Add)) return a[0] + a[1];
+  if (op.is(PrimId::Sub)) return a[0] - a[1];
+  if (op.is(PrimId::Mul)) return a[0] * a[1];
+  if (op.is(PrimId::Div)) return a[0] / a[1];
+  if (op.is(PrimId::Mod)) return std::fmod(a[0], a[1]);
+  return std::nullopt;
+}
+
+}  // namespace
+
 CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
+  // A constant subexpression whose value is NaN (inff * 0.0f, exp(nan), a peeled
+  // padCst(nan) border in tanh) is printed as the target's NaN literal
+  // (nonfinite_literal): on OpenCL no NaN may be visible to the kernel compiler as a
+  // constant (docs/codegen.md, "Non-finite literals").
+  if (std::optional<double> v = constant_float(e); v && std::isnan(*v))
+    return nonfinite_literal(*v, e->dt->scalar == rise::ScalarKind::F64);
   // A lane of a vector operation is the operation on the lanes.
   std::vector<CExpr> args;
   for (const ExpressionP& a : e->args) {

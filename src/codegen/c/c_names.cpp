@@ -18,6 +18,12 @@ const char* const kLibraryNames[] = {
 #include "codegen/c/c_reserved_names.inc"
 };
 
+// OpenCL C's builtin functions, types and macros (opencl_names.inc, made by
+// scripts/gen_c_reserved_names.sh opencl; sorted): kernels see them, the host does not.
+const char* const kOpenCLNames[] = {
+#include "codegen/c/opencl_names.inc"
+};
+
 // Keywords of C89 to C23 and GNU C (some are also in the list above as macros).
 const char* const kKeywords[] = {
     "_Alignas",     "_Alignof",   "_Atomic",   "_BitInt",        "_Bool",         "_Complex",
@@ -108,9 +114,13 @@ bool valid_identifier(const std::string& s) {
   return true;
 }
 
-}  // namespace
+bool sorted_member(const char* const* begin, const char* const* end, const std::string& name) {
+  return std::binary_search(begin, end, name,
+                            [](std::string_view a, std::string_view b) { return a < b; });
+}
 
-bool c_name_reserved(const std::string& name) {
+// Reserved in host code (C, the OpenCL and CUDA hosts): all but OpenCL C's own names.
+bool host_name_reserved(const std::string& name) {
   if (name.empty() || name[0] == '_' || starts_with_ci(name, "risec")) return true;
   for (const char* k : kKeywords)
     if (name == k) return true;
@@ -119,20 +129,22 @@ bool c_name_reserved(const std::string& name) {
   if (opencl_vector_or_conversion(name) || gpu_api_or_macro(name)) return true;
   for (const char* k : kCudaWords)
     if (name == k) return true;
-  return std::binary_search(std::begin(kLibraryNames), std::end(kLibraryNames), name,
-                            [](std::string_view a, std::string_view b) { return a < b; });
+  return sorted_member(std::begin(kLibraryNames), std::end(kLibraryNames), name);
+}
+
+}  // namespace
+
+bool c_name_reserved(const std::string& name) {
+  return host_name_reserved(name) ||
+         sorted_member(std::begin(kOpenCLNames), std::end(kOpenCLNames), name);
 }
 
 std::string c_entry_name(const std::string& name) {
-  std::string id = c_identifier(name);
-  // c_identifier prefixes a reserved name as a variable; the entry's prefix says so.
-  if (id != name || c_name_reserved(name)) {
-    std::string plain;
-    for (char c : name)
-      plain += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-    return "risec_entry_" + plain;
-  }
-  return id;
+  // The entry is a host function: OpenCL C's builtins (dot, min) do not clash with it.
+  if (valid_identifier(name) && !host_name_reserved(name)) return name;
+  std::string plain;
+  for (char c : name) plain += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return "risec_entry_" + plain;
 }
 
 std::string c_foreign_name(const std::string& name) {

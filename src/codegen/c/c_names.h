@@ -7,8 +7,10 @@
 //   - a user's name is kept when it is not reserved;
 //   - a reserved name is a C keyword, any name starting with '_' or "risec"/"RISEC"
 //     (ours), `main`, any identifier the libraries export or their headers declare
-//     or define (c_reserved_names.inc, made by scripts/gen_c_reserved_names.sh), or
-//     an OpenCL C keyword or builtin the kernels use (`local`, `get_global_id`, ...),
+//     or define, and those the OpenCL and CUDA hosts' headers declare
+//     (c_reserved_names.inc, made by scripts/gen_c_reserved_names.sh), or an OpenCL C
+//     keyword, builtin function, type or macro (`local`, `vload4`, `dot`, ...:
+//     opencl_names.inc; these not for the entry, a host function),
 //     or a C++ keyword or CUDA built-in the .cu files use (`new`, `threadIdx`, ...);
 //   - reserved names get a prefix by role: the entry `risec_entry_NAME`, a variable
 //     or parameter `risec_u_NAME`; foreign functions are always `risec_foreign_NAME`

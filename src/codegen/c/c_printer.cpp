@@ -393,11 +393,13 @@ void CPrinter::declare_table(const Command& c) {
   if (!tables_.insert(name).second) return;
   const Type elem = leaf(c.dt);
   std::string values;
+  in_table_ = true;
   for (size_t i = 0; i < c.table->size(); ++i) {
     Expression lit{Expression::Lit, elem};
     lit.lit = (*c.table)[i];
     values += (i == 0 ? "" : i % 8 == 0 ? ",\n  " : ", ") + literal(dpia::ex_make(lit), {}).text;
   }
+  in_table_ = false;
   if (c.table->size() > 8) values = "\n  " + values + "\n";
   table_text_ += table_declaration(c_type(elem), name, c.table->size(), values);
 }

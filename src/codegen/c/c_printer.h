@@ -179,6 +179,9 @@ class CPrinter {
   std::string pair_type(const Type& t);
   CExpr cond_expr(const arith::Cond& c);
   CExpr literal(const ExpressionP& e, const Path& p);
+  // A NaN or an infinity of f32 or f64 (f64 set), in an expression or, while
+  // in_table_ is set, in a table's initialiser: C's NAN, INFINITY, -INFINITY.
+  virtual CExpr nonfinite_literal(double v, bool f64);
   static bool is_float_type(const Type& t);
   CExpr scalar_op(const ExpressionP& e, const Path& p);
   CExpr math_call(const rise::PrimitiveInfo& op, const Type& t, const std::vector<CExpr>& args);
@@ -291,6 +294,7 @@ class CPrinter {
   std::string helper_text_;
   std::set<std::string> tables_;
   std::string table_text_;  // the tables of constants (declare_table)
+  bool in_table_ = false;   // literals are printed into a table's initialiser
   std::set<std::string> simd_decls_;
   std::string simd_text_;
   int tmp_counter_ = 0;

@@ -2,6 +2,7 @@
 // unit in opencl_printer.cpp, the host function in opencl_host.cpp.
 #include "codegen/opencl/opencl_printer.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace risec::codegen::opencl {
@@ -52,6 +53,28 @@ std::string OpenCLPrinter::vector_type(const Type& t) {
     host_vector_text_ += "typedef cl_" + name + " " + name + ";\n";
   }
   return name;
+}
+
+// OpenCL C's NAN (and in some implementations INFINITY) is as_float(...), not a
+// constant expression: a table's initialiser divides by zero instead, which Clang
+// folds. In an expression a NaN is read from a volatile variable: a NaN that the
+// kernel compiler can see as a constant reaching exp or tanh makes PoCL (LLVM) drop
+// the kernel's stores (its builtins turn the NaN into poison), so no NaN literal is
+// ever visible to it; an infinity is harmless and stays INFINITY.
+CExpr OpenCLPrinter::nonfinite_literal(double v, bool f64) {
+  const std::string one = f64 ? "1.0" : "1.0f", zero = f64 ? "0.0" : "0.0f";
+  if (in_table_)
+    return c_atom("(" +
+                  std::string(std::isnan(v) ? zero
+                              : v > 0       ? one
+                                            : "-" + one) +
+                  " / " + zero + ")");
+  if (!std::isnan(v)) return c_atom(v > 0 ? "INFINITY" : "(-INFINITY)");
+  const std::string type = f64 ? "double" : "float", fn = "risec_nan_" + type;
+  if (nan_helpers_.insert(fn).second)
+    helper_text_ += "static inline " + type + " " + fn + "(void) { volatile " + type +
+                    " risec_v = " + (f64 ? "(double)NAN" : "NAN") + "; return risec_v; }\n";
+  return c_call(fn, {});
 }
 
 // A constant lane is the component v.s0 .. v.sf (OpenCL C has no subscript on

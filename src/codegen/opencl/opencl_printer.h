@@ -7,6 +7,7 @@
 // the host function (opencl_host.cpp).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ class OpenCLPrinter : public gpu::GpuPrinter {
     return "__constant " + elem + " " + name + "[" + std::to_string(count) + "] = {" + values +
            "};\n";
   }
+  CExpr nonfinite_literal(double v, bool f64) override;
   std::string vector_type(const Type& t) override;
   CExpr vector_lane(CExpr v, const Nat& i) override;
   CExpr vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t) override;
@@ -55,8 +57,9 @@ class OpenCLPrinter : public gpu::GpuPrinter {
                         const std::vector<std::string>& sizes);
 
   std::string kernel_source_;
-  std::string vector_text_;       // the kernels' vector helpers (float4_load, ...)
-  std::string host_vector_text_;  // the host's names for the vector types
+  std::string vector_text_;            // the kernels' vector helpers (float4_load, ...)
+  std::string host_vector_text_;       // the host's names for the vector types
+  std::set<std::string> nan_helpers_;  // the NaN helpers declared (nonfinite_literal)
 };
 
 }  // namespace risec::codegen::opencl
