@@ -113,9 +113,11 @@ GpuPoint tile_point(int64_t T, int64_t K, int64_t R, double items, int64_t bytes
   const std::string copy_transposed =
       "transposePairAfter ; argument(idAfter ; idToCopy ; function(argument(body(idAfter ; "
       "idToCopy ; function(mapLocal(0))))) ; function(mapLocal(1)) ; toLocal)";
-  auto store = [&](const std::string& which) {
-    return "(function(function(argument(storeInMemory(isFullyApplied(isPrimitive(" + which +
-           ")), " + copy_transposed + ")))) @ outermost(isFullyApplied(isReduceSeq)))";
+  // the k-tile of the first (fst of the zipped pair) or the second operand
+  auto store = [&](bool first) {
+    return "(function(function(argument(storeInMemory(isFullyApplied(isPrimitive(" +
+           rise::prim_name(first ? rise::PrimId::Fst : rise::PrimId::Snd) + ")), " +
+           copy_transposed + ")))) @ outermost(isFullyApplied(isReduceSeq)))";
   };
   GpuPoint g;
   g.structure = "local tiles";
@@ -154,11 +156,11 @@ GpuPoint tile_point(int64_t T, int64_t K, int64_t R, double items, int64_t bytes
        "(tile(" + r + ", " + r + ") @ outermost(" + copy_out + ")) ; DFNF ; " +
            over_items("isFullyApplied(isReduceSeq)"),
        "the copy by the work items, each its own " + r + " x " + r + " part"},
-      {"local memory", store("fst"),
+      {"local memory", store(true),
        "each k-tile of the first operand copied into local memory by the work group, stored "
        "[k][" +
            num(T) + "] (adjacent work items read adjacent floats)"},
-      {"local memory", store("snd"), "and the second operand's, the same way"},
+      {"local memory", store(false), "and the second operand's, the same way"},
       {"initial value",
        "(function(argument(idAfter ; idToCopy ; function(argument(body(idAfter ; idToCopy))) ; "
        "tile(" +
@@ -188,7 +190,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
     GpuPoint g{"global 1-D",
                "mapGlobal(0) over the outer map (" + num(dims[0]) + " work items)",
                {fused(),
-                {"map", "(mapGlobal(0) @ outermost(isApplied(isMap)))",
+                {"mapping", "(mapGlobal(0) @ outermost(isApplied(isMap)))",
                  "a work item per element of the outermost map (mapGlobal(0)); its inner loops "
                  "sequential"},
                 lowered()},
@@ -202,7 +204,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
           {"work groups 1-D",
            "work groups of " + num(w) + " (mapWorkGroup(0), mapLocal(0) over the outer map)",
            {fused(),
-            {"map",
+            {"mapping",
              "(splitJoin(" + num(w) +
                  ") @ outermost(isApplied(isMap))) ; (mapWorkGroup(0) @ "
                  "outermost(isApplied(isMap))) ; (mapLocal(0) @ outermost(isApplied(isMap)))",
@@ -221,7 +223,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
                    "mapGlobal(1) x mapGlobal(0) over the two outer maps (" + num(dims[0]) + " x " +
                        num(dims[1]) + " work items)",
                    {fused(),
-                    {"map",
+                    {"mapping",
                      "(mapGlobal(1) @ outermost(isApplied(isMap))) ; (mapGlobal(0) @ "
                      "outermost(isApplied(isMap)))",
                      "a work item per element of the two outer maps, the inner one in dimension "
@@ -233,7 +235,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
     out.push_back({"global 2-D",
                    "mapGlobal(0) x mapGlobal(1) over the two outer maps (dimension 0 on the rows)",
                    {fused(),
-                    {"map",
+                    {"mapping",
                      "(mapGlobal(0) @ outermost(isApplied(isMap))) ; (mapGlobal(1) @ "
                      "outermost(isApplied(isMap)))",
                      "a work item per element of the two outer maps, the outer one in dimension "
@@ -251,7 +253,7 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
              "work groups of " + num(ty) + " x " + num(tx) +
                  " (tile, mapWorkGroup(1, 0), mapLocal(1, 0))",
              {fused(),
-              {"map",
+              {"mapping",
                "(tile(" + num(ty) + ", " + num(tx) +
                    ") @ outermost(mapNest(2))) ; (mapWorkGroup(1) @ outermost(" + comp +
                    ")) ; (mapWorkGroup(0) @ outermost(" + comp + ")) ; (mapLocal(1) @ outermost(" +
