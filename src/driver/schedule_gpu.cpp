@@ -10,6 +10,7 @@
 #include "driver/compile.h"
 #include "driver/run.h"
 #include "driver/schedule_blocked.h"
+#include "driver/schedule_space.h"
 #include "elevate/default_lowering.h"
 #include "elevate/parser.h"
 #include "elevate/rule_util.h"
@@ -67,23 +68,6 @@ std::vector<int64_t> result_dims(const rise::Checked& high) {
   for (rise::Type t = entry_result_type(high); t && t->kind == rise::TypeKind::Array; t = t->a)
     dims.push_back(t->size.as_const().value_or(0));
   return dims;
-}
-
-// The length of the longest constant-length reduction (0 when none).
-int64_t longest_reduction(const Expr& e) {
-  int64_t best = 0;
-  std::vector<Expr> todo = {e};
-  while (!todo.empty()) {
-    Expr t = todo.back();
-    todo.pop_back();
-    if (auto call = elevate::util::as_prim_call(t);
-        call && call->head->prim && call->head->prim->family == rise::Family::Reduce &&
-        !call->args.empty() && call->args.back()->type &&
-        call->args.back()->type->kind == rise::TypeKind::Array)
-      best = std::max(best, call->args.back()->type->size.as_const().value_or(0));
-    for (const Expr& k : rise::children(t)) todo.push_back(k);
-  }
-  return best;
 }
 
 double product(const std::vector<int64_t>& dims, size_t from) {
@@ -316,13 +300,6 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
   return out;
 }
 
-rise::Checked rewrite(const std::string& text, const rise::Checked& c, int* count) {
-  ++*count;
-  elevate::Strategy s = elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", "let main = " + text + ";\n"}));
-  return apply_strategy(s, c, false);
-}
-
 std::string fixed(double v, int digits) {
   std::ostringstream o;
   o.setf(std::ios::fixed);
@@ -394,7 +371,7 @@ GpuSpace build_gpu_space(const rise::Checked& high, const std::string& target,
     d.structure = "default";
     d.gpu = "one work item (the default lowering: no parallel map)";
     d.default_text = elevate::default_lowering_text(default_lowering_for(high.expr, target));
-    d.lowered = rewrite(d.default_text, high, &space.rewrites);
+    d.lowered = rewrite_with(d.default_text, high, &space.rewrites);
     keys.insert(rise::print_expr(d.lowered.expr));
     GpuPoint one;
     out.costs.push_back(gpu_cost(one, d.lowered, device));
@@ -412,7 +389,7 @@ GpuSpace build_gpu_space(const rise::Checked& high, const std::string& target,
     std::string text;
     for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
     try {
-      c.lowered = rewrite(text + " ; lowerToC", high, &space.rewrites);
+      c.lowered = rewrite_with(text + " ; lowerToC", high, &space.rewrites);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::User) throw;
       ++space.dropped;

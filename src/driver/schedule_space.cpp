@@ -27,36 +27,6 @@ namespace {
 using rise::Expr;
 using rise::ExprKind;
 
-// The longest constant-length reduction of `e` (0 when none).
-int64_t longest_reduction(const Expr& e) {
-  int64_t best = 0;
-  std::vector<Expr> todo = {e};
-  while (!todo.empty()) {
-    Expr t = todo.back();
-    todo.pop_back();
-    if (t->kind == ExprKind::App) {
-      rise::Spine sp = rise::spine(t);
-      if (sp.head->kind == ExprKind::Primitive && sp.head->prim &&
-          sp.head->prim->family == rise::Family::Reduce) {
-        std::vector<Expr> args;
-        for (const auto& a : sp.args)
-          if (!a.dep) args.push_back(a.value);
-        if (args.size() == 3 && args[2]->type && args[2]->type->kind == rise::TypeKind::Array)
-          best = std::max(best, args[2]->type->size.as_const().value_or(0));
-      }
-    }
-    for (const Expr& k : rise::children(t)) todo.push_back(k);
-  }
-  return best;
-}
-
-rise::Checked rewrite(const std::string& text, const rise::Checked& c, int* count) {
-  ++*count;
-  elevate::Strategy s = elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", "let main = " + text + ";\n"}));
-  return apply_strategy(s, c, false);
-}
-
 std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
 }
@@ -72,7 +42,7 @@ std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, siz
     rise::Checked program;
     MemoryCost cost;
   };
-  const rise::Checked start = rewrite("RNF", high, rewrites);
+  const rise::Checked start = rewrite_with("RNF", high, rewrites);
   std::vector<Node> level = {{{}, start, {}}}, all;
   std::set<std::string> seen = {rise::print_expr(start.expr)};
   for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
@@ -80,10 +50,10 @@ std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, siz
     for (const Node& n : level)
       for (const Site& s : find_sites(n.program)) {
         try {
-          Node k{n.steps, rewrite(site_strategy(s), n.program, rewrites), {}};
+          Node k{n.steps, rewrite_with(site_strategy(s), n.program, rewrites), {}};
           k.steps.push_back(s);
           if (!seen.insert(rise::print_expr(k.program.expr)).second) continue;
-          k.cost = memory_cost(rewrite("lowerToC", k.program, rewrites));
+          k.cost = memory_cost(rewrite_with("lowerToC", k.program, rewrites));
           next.push_back(std::move(k));
         } catch (const Error& e) {
           if (e.kind() != ErrorKind::User) throw;
@@ -155,6 +125,35 @@ std::string ScheduleCandidate::label() const {
   return out;
 }
 
+int64_t longest_reduction(const Expr& e) {
+  int64_t best = 0;
+  std::vector<Expr> todo = {e};
+  while (!todo.empty()) {
+    Expr t = todo.back();
+    todo.pop_back();
+    if (t->kind == ExprKind::App) {
+      rise::Spine sp = rise::spine(t);
+      if (sp.head->kind == ExprKind::Primitive && sp.head->prim &&
+          sp.head->prim->family == rise::Family::Reduce) {
+        std::vector<Expr> args;
+        for (const auto& a : sp.args)
+          if (!a.dep) args.push_back(a.value);
+        if (args.size() == 3 && args[2]->type && args[2]->type->kind == rise::TypeKind::Array)
+          best = std::max(best, args[2]->type->size.as_const().value_or(0));
+      }
+    }
+    for (const Expr& k : rise::children(t)) todo.push_back(k);
+  }
+  return best;
+}
+
+rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count) {
+  ++*count;
+  elevate::Strategy s = elevate::parse_strategy_file(
+      std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", "let main = " + text + ";\n"}));
+  return apply_strategy(s, c, false);
+}
+
 ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   ScheduleSpace space;
   std::set<std::string> keys;
@@ -174,7 +173,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     // Above the default's simplify limit the space is reduced (schedule_space.h).
     space.reduced = !default_lowering_for(high.expr, opt.target).simplify;
     d.default_text = elevate::default_lowering_text(default_lowering_for(high.expr, opt.target));
-    d.lowered = rewrite(d.default_text, high, &space.rewrites);
+    d.lowered = rewrite_with(d.default_text, high, &space.rewrites);
     add(std::move(d));
   }
 
@@ -203,7 +202,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
       std::string text;
       for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
       try {
-        c.lowered = rewrite(text + " ; lowerToC", high, &space.rewrites);
+        c.lowered = rewrite_with(text + " ; lowerToC", high, &space.rewrites);
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::User) throw;
         ++space.dropped;
@@ -346,7 +345,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           for (const ScheduleStep& st : c.steps)
             if (st.after_lowering) lower += " ; " + st.strategy;
           try {
-            done.lowered = rewrite(lower, at, &space.rewrites);
+            done.lowered = rewrite_with(lower, at, &space.rewrites);
           } catch (const Error& e) {
             refuse(e, 1);
             return;
@@ -368,7 +367,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           }
           rise::Checked after;
           try {
-            after = rewrite(o.step.strategy, at, &space.rewrites);
+            after = rewrite_with(o.step.strategy, at, &space.rewrites);
           } catch (const Error& e) {
             refuse(e, leaves_below(d));
             continue;

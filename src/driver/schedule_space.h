@@ -99,4 +99,11 @@ struct ScheduleSpace {
 // The space of `high` (the checked program at the tuning sizes).
 ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& options);
 
+// Shared by the CPU and GPU spaces (schedule_gpu.h):
+// the length of the longest constant-length reduction of `e` (0 when none);
+int64_t longest_reduction(const rise::Expr& e);
+// `text`, a strategy expression, applied to `c`, counted in `*count` (the space's
+// rewrites).
+rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count);
+
 }  // namespace risec::driver
