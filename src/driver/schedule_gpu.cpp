@@ -386,16 +386,7 @@ GpuSpace build_gpu_space(const rise::Checked& high, const std::string& target,
     c.structure = g.structure;
     c.gpu = g.words;
     c.steps = g.steps;
-    std::string text;
-    for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
-    try {
-      c.lowered = rewrite_with(text + " ; lowerToC", high, &space.rewrites);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::User) throw;
-      ++space.dropped;
-      if (space.drop_reason.empty()) space.drop_reason = e.what();
-      continue;
-    }
+    if (!lower_candidate(c, high, space)) continue;
     if (!keys.insert(rise::print_expr(c.lowered.expr)).second) {
       ++space.duplicates;
       continue;

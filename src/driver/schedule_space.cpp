@@ -154,6 +154,20 @@ rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int*
   return apply_strategy(s, c, false);
 }
 
+bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSpace& space) {
+  std::string text;
+  for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
+  try {
+    c.lowered = rewrite_with(text + " ; lowerToC", high, &space.rewrites);
+    return true;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::User) throw;
+    ++space.dropped;
+    if (space.drop_reason.empty()) space.drop_reason = first_line(e.what());
+    return false;
+  }
+}
+
 ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   ScheduleSpace space;
   std::set<std::string> keys;
@@ -199,16 +213,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
       c.block_reason = pt.reason;
       for (const BlockStep& b : block_steps(pt, opt.target))
         c.steps.push_back({b.decision, b.strategy, b.comment});
-      std::string text;
-      for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
-      try {
-        c.lowered = rewrite_with(text + " ; lowerToC", high, &space.rewrites);
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::User) throw;
-        ++space.dropped;
-        if (space.drop_reason.empty()) space.drop_reason = first_line(e.what());
-        continue;
-      }
+      if (!lower_candidate(c, high, space)) continue;
       add(std::move(c));
     }
   }

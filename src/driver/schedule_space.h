@@ -105,5 +105,9 @@ int64_t longest_reduction(const rise::Expr& e);
 // `text`, a strategy expression, applied to `c`, counted in `*count` (the space's
 // rewrites).
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count);
+// Sets c.lowered to `high` rewritten by c's steps and lowerToC; a rule's or the
+// checker's refusal counts in space.dropped (the first one's reason kept) and gives
+// false.
+bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSpace& space);
 
 }  // namespace risec::driver
