@@ -693,7 +693,7 @@ TEST(Golden, HarrisTilesStoreOnlyTheirGradients) {
     // u = 32 rows of tw + 2 = 64 gradients, twice (one array per component), on the
     // stack or the heap; nothing else is stored
     std::regex alloc(
-        R"((\w+)_[12](\[2048\] __attribute__|\s*=\s*\(float\*\)risec_alloc\(sizeof\(float\) \* \(size_t\)\(2048\)\)))");
+        R"((\w+)_[12](\[2048\] __attribute__|\s*=\s*\(float\*\)risec_alloc\(&risec_site_\d+, sizeof\(float\) \* \(size_t\)\(2048\)\)))");
     auto allocs = std::distance(std::sregex_iterator(body.begin(), body.end(), alloc),
                                 std::sregex_iterator());
     EXPECT_EQ(allocs, 2) << body;

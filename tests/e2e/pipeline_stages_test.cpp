@@ -122,11 +122,11 @@ TEST(PipelineStages, SharpenFusedThroughItsZipStoresNoImage) {
   };
   CliResult plain = compile("");
   ASSERT_EQ(plain.exit_code, 0) << show(plain);
-  EXPECT_NE(plain.out.find("risec_alloc(sizeof"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("risec_alloc(&risec_site_"), std::string::npos) << plain.out;
   CliResult fused =
       compile("simplify ; normalize(inlineLet) ; normalize(zipMapFusion <+ mapFusion) ; lowerToC");
   ASSERT_EQ(fused.exit_code, 0) << show(fused);
-  EXPECT_EQ(fused.out.find("risec_alloc(sizeof"), std::string::npos) << fused.out;
+  EXPECT_EQ(fused.out.find("risec_alloc(&risec_site_"), std::string::npos) << fused.out;
   EXPECT_TRUE(compile_and_check(
       "bench/autoschedule/sharpen.rise",
       "simplify ; normalize(inlineLet) ; normalize(zipMapFusion <+ mapFusion) ; lowerToC",

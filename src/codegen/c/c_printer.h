@@ -105,6 +105,10 @@ class CPrinter {
   // a local array (Stack) or allocated memory (Heap, freed by the caller's code).
   virtual CStmtP declare_buffer(const std::string& name, const std::string& elem, const Nat& count,
                                 dpia::Space space, dpia::Placement placement, bool restrict_ptr);
+  // The statement freeing the heap buffer `name` declared by declare_buffer: its
+  // allocation site keeps the block for the next call (risec_release), or, for a
+  // buffer declared otherwise, free().
+  CStmtP free_buffer(const std::string& name);
   // The declaration `decl` ("float acc") of a scalar or vector variable in `space`:
   // in C a plain local variable.
   virtual CStmtP declare_variable(const std::string& decl, dpia::Space space);
@@ -305,6 +309,9 @@ class CPrinter {
   int profile_depth_ = 0;
   int profile_untimed_ = 0;  // top-level loops past kMaxProfileStages
   bool uses_alloc_ = false;
+  // The heap buffers' allocation sites (risec_site_K), by buffer name.
+  std::map<std::string, int> buffer_sites_;
+  int sites_ = 0;
   bool uses_index_checks_ = false;  // a checked_index was printed (risec_index)
   bool uses_block_loops_ = false;   // a loop with a shifted tail (RISEC_BLOCK_LOOP)
   // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU

@@ -1,6 +1,8 @@
 // OpenMP clauses for parallel loops (see openmp.h).
 #include "codegen/openmp/openmp.h"
 
+#include "codegen/c/c_printer.h"
+
 #include "rise/printer.h"
 #include "support/diagnostics.h"
 
@@ -9,10 +11,24 @@ namespace risec::codegen::openmp {
 using rise::TypeKind;
 
 Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, const rise::Type& dt,
-                    const std::string& vector_c_type) {
+                    const std::string& vector_c_type, const std::string& min_max_helper) {
   Reduction r;
   // OpenMP's spelling of the reduction operator (its row's omp_reduction column)
   const char* sym = op.omp_reduction;
+  if (!min_max_helper.empty() && dt->kind == TypeKind::Scalar) {
+    // Float fmin/fmax: OpenMP's min/max combine partial results with a comparison
+    // whose result for a NaN operand is unspecified, and start each thread at the
+    // least (greatest) value, -inf (inf), which is not fmax's identity when every
+    // element is NaN. A declared reduction combines with the C helper (a NaN operand
+    // gives the other one, as the interpreter's std::fmax) and starts at NaN, the
+    // identity of fmax and fmin: the result is the interpreter's whatever the split.
+    r.id = "risec_" + op.name + "_" + rise::scalar_name(dt->scalar) + "_reduction";
+    r.declaration = "#pragma omp declare reduction(" + r.id + " : " + scalar_c(dt->scalar) +
+                    " : omp_out = " + min_max_helper +
+                    "(omp_out, omp_in)) initializer(omp_priv = NAN)\n";
+    r.clause = "reduction(" + r.id + ":" + c_var + ")";
+    return r;
+  }
   if (sym && dt->kind == TypeKind::Scalar) {
     r.clause = "reduction(" + std::string(sym) + ":" + c_var + ")";
     return r;

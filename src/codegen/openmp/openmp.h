@@ -16,15 +16,18 @@ namespace risec::codegen::openmp {
 // with the primitive `op` (add, mul, fmin, fmax). Scalars use OpenMP's operators; vectors (GCC
 // vector types, which have no built-in reduction) a declared reduction named `id`,
 // whose `#pragma omp declare reduction` line is `declaration` (empty for scalars).
-// `vector_c_type` is the C type of a vector accumulator. Throws risec::Error (User)
-// for accumulators OpenMP cannot reduce (arrays, pairs, fmin/fmax on vectors).
+// `vector_c_type` is the C type of a vector accumulator; `min_max_helper` (for
+// fmin/fmax of a float scalar) the C printer's helper computing them as the
+// interpreter does, which a declared reduction combines partial results with (NaN
+// operands ignored, NaN the identity). Throws risec::Error (User) for accumulators
+// OpenMP cannot reduce (arrays, pairs, fmin/fmax on vectors).
 struct Reduction {
   std::string clause;
   std::string id;
   std::string declaration;
 };
 Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, const rise::Type& dt,
-                    const std::string& vector_c_type);
+                    const std::string& vector_c_type, const std::string& min_max_helper = "");
 
 // Whether the parallel loop `outer` and its body form a perfect nest of two parallel
 // loops without reductions, which `collapse(2)` runs as one iteration space.

@@ -61,7 +61,12 @@ std::string OpenMPPrinter::before_function() {
 std::string OpenMPPrinter::reduction_clause(const rise::PrimitiveInfo& op, const std::string& var) {
   const Storage& st = storage_.at(var);
   std::string vt = st.dt->kind == TypeKind::Vector ? vector_type(st.dt) : "";
-  openmp::Reduction r = reduction(op, cname(var), st.dt, vt);
+  std::string min_max;
+  const bool fmax = op.is(rise::PrimId::Fmax);
+  if ((fmax || op.is(rise::PrimId::Fmin)) && st.dt->kind == TypeKind::Scalar &&
+      rise::is_float(st.dt->scalar))
+    min_max = float_min_max(fmax, st.dt->scalar);
+  openmp::Reduction r = reduction(op, cname(var), st.dt, vt, min_max);
   if (!r.id.empty() && !typedefs_.count(r.id)) {
     typedefs_.insert(r.id);
     reductions_text_ += r.declaration;
