@@ -135,6 +135,16 @@ const std::pair<const char*, const char*> kPrograms[] = {
     {"vexp", R"(def vexp = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
   x |> mapGlobal(0)(fun(v => exp(v) + sqrt(v) - v / vectorFromScalar(3.0f)))))
 )"},
+    // Integer vectors: / and % by a constant (the operators) and by data (the checked
+    // helpers, lane by lane as a.x .. a.w: CUDA's vector structs have no subscript).
+    {"vidiv", R"(def vidiv = depFun(n: Nat => fun(x: n.vec[i32, 4] => fun(y: n.vec[i32, 4] =>
+  zip(x)(y) |> mapGlobal(0)(fun(p => p._1 % vectorFromScalar(7) + p._1 / vectorFromScalar(3)
+    + p._1 % p._2 - p._1 / p._2)))))
+)"},
+    {"vldiv", R"(def vldiv = depFun(n: Nat => fun(x: n.vec[i64, 2] => fun(y: n.vec[u16, 4] =>
+  zip(x)(y) |> mapGlobal(0)(fun(p => makePair(p._1 % vectorFromScalar(5i64) - p._1 / p._1)
+    (p._2 % p._2 + p._2 / vectorFromScalar(9u16)))))))
+)"},
 };
 
 // Every GPU example (generic in the sizes, or at its test sizes where the strategy

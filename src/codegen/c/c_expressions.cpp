@@ -464,33 +464,40 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
         "RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, \"%s: %s\\n\", fn, what), "
         "abort())\n#endif\n";
   std::string what = div ? "division" : "modulo";
-  // The checks on one scalar pair (lanes l of vectors).
-  std::string a = vec ? "a[l]" : "a", b = vec ? "b[l]" : "b";
-  std::string fail = vec ? "return a;" : "return 0;";
-  const std::string pad = vec ? "    " : "  ";
-  std::string checks = pad + "if (" + b + " == 0) { RISEC_ARITHMETIC_FAILED(" + fn +
-                       ", \"integer " + what + " by zero (" + rise::scalar_name(k) + ")\"); " +
-                       fail + " }\n";
-  if (rise::is_signed_int(k)) {
-    // the least value written out (OpenCL C has no INT64_MIN): -(2^(bits-1) - 1) - 1
-    const int bits = rise::scalar_bits(k);
-    std::string least = std::string("((") + scalar_c(k) + ")(-" +
-                        std::to_string((uint64_t{1} << (bits - 1)) - 1) + ") - 1)";
-    checks += pad + "if (" + b + " == -1 && " + a + " == " + least +
-              ") { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer overflow: the least " +
-              rise::scalar_name(k) + " " + (div ? "divided by" : "modulo") + " -1\"); " + fail +
-              " }\n";
-  }
-  helper_text_ += "static inline " + ty + " " + name + "(" + ty + " a, " + ty + " b) {\n";
   const std::string o = div ? "/" : "%";
+  // The checks on one scalar pair and its result: of lane `l` of vectors, each lane
+  // written as the target accesses a constant lane (a[3], a.w, a.s3: CUDA's vector
+  // structs and OpenCL C have no subscript with a variable lane).
+  std::string fail = vec ? "return a;" : "return 0;";
+  auto lane_checks = [&](const std::string& a, const std::string& b, const std::string& pad) {
+    std::string checks = pad + "if (" + b + " == 0) { RISEC_ARITHMETIC_FAILED(" + fn +
+                         ", \"integer " + what + " by zero (" + rise::scalar_name(k) + ")\"); " +
+                         fail + " }\n";
+    if (rise::is_signed_int(k)) {
+      // the least value written out (OpenCL C has no INT64_MIN): -(2^(bits-1) - 1) - 1
+      const int bits = rise::scalar_bits(k);
+      std::string least = std::string("((") + scalar_c(k) + ")(-" +
+                          std::to_string((uint64_t{1} << (bits - 1)) - 1) + ") - 1)";
+      checks += pad + "if (" + b + " == -1 && " + a + " == " + least +
+                ") { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer overflow: the least " +
+                rise::scalar_name(k) + " " + (div ? "divided by" : "modulo") + " -1\"); " + fail +
+                " }\n";
+    }
+    return checks;
+  };
+  helper_text_ += "static inline " + ty + " " + name + "(" + ty + " a, " + ty + " b) {\n";
   if (vec) {
     // Lane by lane: a vector of 5 or 3 lanes is stored in one of 8 or 4, whose
     // padding lanes hold anything (zeros: a whole-vector a / b would trap on them).
-    helper_text_ += "  " + ty + " r = a;\n  for (int l = 0; l < " +
-                    std::to_string(*t->size.as_const()) + "; ++l) {\n" + checks +
-                    "    r[l] = a[l] " + o + " b[l];\n  }\n  return r;\n}\n";
+    helper_text_ += "  " + ty + " r = a;\n";
+    for (int64_t l = 0; l < *t->size.as_const(); ++l) {
+      auto lane = [&](const char* v) { return vector_lane(c_atom(v), Nat(l)).text; };
+      helper_text_ += lane_checks(lane("a"), lane("b"), "  ") + "  " + lane("r") + " = " +
+                      lane("a") + " " + o + " " + lane("b") + ";\n";
+    }
+    helper_text_ += "  return r;\n}\n";
   } else {
-    helper_text_ += checks + "  return a " + o + " b;\n}\n";
+    helper_text_ += lane_checks("a", "b", "  ") + "  return a " + o + " b;\n}\n";
   }
   return name;
 }

@@ -220,8 +220,12 @@ std::string CudaPrinter::vector_type(const Type& t) {
   v += " }\n";
   v += fn + name + " " + name + "_broadcast(" + e + " x) { return " +
        make([](int64_t) { return std::string("x"); }) + "; }\n";
-  // CUDA's vector types have no arithmetic: lane-wise operators.
-  for (const char* op : {"+", "-", "*", "/"})
+  // CUDA's vector types have no arithmetic: lane-wise operators (% of integers: the
+  // C backend prints a division or modulo by a constant other than 0 and -1 as the
+  // operator, any other through a checked helper).
+  std::vector<const char*> ops = {"+", "-", "*", "/"};
+  if (rise::is_integer(sk)) ops.push_back("%");
+  for (const char* op : ops)
     v += fn + name + " operator" + op + "(" + name + " a, " + name + " b) { return " +
          make([&](int64_t l) {
            return "(" + e + ")(a." + kLanes[l] + " " + op + " b." + kLanes[l] + ")";
