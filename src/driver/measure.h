@@ -31,6 +31,15 @@ class Measurer {
     (void)stop_above_ms;
     return measure(c, point);
   }
+  // As measure_unless_slower, for a candidate already called once (the call whose
+  // result was checked against the interpreter took `first_ms`): that call counts as
+  // the first of `repeat`, so a slow candidate costs one call, not two (a 2048^3 mm
+  // in plain loops takes 20 s a call). The default ignores it.
+  virtual double measure_after_first_call(const Compiled& c, const TunePoint& point,
+                                          double first_ms, double stop_above_ms) {
+    (void)first_ms;
+    return measure_unless_slower(c, point, stop_above_ms);
+  }
 };
 
 // The factor over the best time so far above which tune and autoschedule stop timing

@@ -359,6 +359,37 @@ TEST(Autoschedule, SlowCandidatesAreCalledOnceAndNeverChosen) {
   EXPECT_FALSE(r.space.candidates[r.best].is_default);
 }
 
+// The call that checks a candidate against the interpreter is also its first timed
+// call: a candidate is handed to the measurer with that call's time (a real time,
+// here of the tiny test size), and a slow one costs that call alone. Without the
+// check, the measurer makes the first call itself.
+class FirstCallTimer : public StoppingTimer {
+ public:
+  double measure_after_first_call(const Compiled&, const TunePoint& p, double first_ms,
+                                  double stop) override {
+    firsts.push_back(first_ms);
+    stops.push_back(stop);
+    return p.at(0) % 2 ? stop * 2 : 5.0;
+  }
+  std::vector<double> firsts;
+};
+
+TEST(Autoschedule, TheCheckedCallIsTheFirstTimedCall) {
+  rise::Program p = load_program("bench/autoschedule/morph5.rise");
+  for (bool check : {true, false}) {
+    SCOPED_TRACE(check);
+    FirstCallTimer t;
+    AutoscheduleConfig c = config(p, 5);
+    c.check = check;
+    AutoscheduleResult r = autoschedule(c, t);
+    ASSERT_EQ(r.measured.size(), 5u);
+    EXPECT_EQ(t.full, std::vector<int64_t>{0});
+    EXPECT_EQ(t.stops.size(), 4u);
+    EXPECT_EQ(t.firsts.size(), check ? 4u : 0u);
+    for (double f : t.firsts) EXPECT_GE(f, 0.0);
+  }
+}
+
 TEST(Autoschedule, ModelCountsParallelAndVectorWork) {
   rise::Program p = load_program("examples/scal/scal.rise");
   CostMachine m;
