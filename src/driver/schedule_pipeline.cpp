@@ -1,6 +1,7 @@
 // The stages decision of the autoscheduler's space (see schedule_pipeline.h).
 #include "driver/schedule_pipeline.h"
 
+#include "elevate/rule_util.h"
 #include "rise/primitives.h"
 
 namespace risec::driver {
@@ -16,6 +17,17 @@ bool has_primitive(const rise::Expr& e, std::initializer_list<rise::PrimId> ids)
   });
 }
 
+// Whether the program joins the rows that a computing map produces (an upsampling
+// writing the pixels it interpolates: join(map(fun(w => [a, b]))(..))), not only views
+// (the join of a window or of a constant table, as a 2-D dot product reads).
+bool joins_computed_rows(const rise::Expr& e) {
+  return rise::any_subexpr(e, [](const rise::Expr& s) {
+    auto j = elevate::util::match_prim(s, rise::PrimId::Join, 1);
+    auto m = j ? elevate::util::match_map(j->args[0]) : std::nullopt;
+    return m && elevate::util::computes(m->first);
+  });
+}
+
 }  // namespace
 
 std::vector<StageChoice> stage_choices(const rise::Checked& high) {
@@ -27,8 +39,7 @@ std::vector<StageChoice> stage_choices(const rise::Checked& high) {
        "every stage a let stores computed where it is read instead, fused with its "
        "consumer through zips and maps (no intermediate array; a stage read through a "
        "window is recomputed for each tap)"}};
-  if (!has_primitive(high.expr, {PrimId::Join}) || !has_primitive(high.expr, {PrimId::Zip}))
-    return {inlined};
+  if (!has_primitive(high.expr, {PrimId::Zip}) || !joins_computed_rows(high.expr)) return {inlined};
   // First, so that a space truncated at its size limit (schedule_space.h) keeps it; it
   // fails (and is not a candidate) where no zip of a joined array is left to open.
   return {{"inlined through joins",
