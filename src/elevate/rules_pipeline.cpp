@@ -1,5 +1,7 @@
 // Rules for pipelines of stages: zipMapFusion (family "algorithmic"), which computes
-// a producer's element where a consumer reads it through a zip, and parallelStages
+// a producer's element where a consumer reads it through a zip, zipJoin (the same
+// family), which opens the zip of a joined array into the join of its rows' zips so
+// that zipMapFusion reaches a producer of rows (an upsampling), and parallelStages
 // (family "lowering", after lowerToC), which makes the outer loop of every stage an
 // OpenMP loop, including the stages lowerToC stores itself (an array read through a
 // transpose or by a window, wrapped in toMem), which parallelOutput, applied before
