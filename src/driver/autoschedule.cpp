@@ -78,8 +78,8 @@ Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidat
 // The candidates to measure, in order: the default lowering, then the model's best,
 // at most a third of the budget from one structure while others remain (the model
 // cannot tell structures apart well: measuring decides), or an equal share when
-// there are more than three structures, a structure with its stages inlined counting
-// as one of its own. The register-blocked
+// there are more than three structures, a structure with each option of its stages
+// decision counting as one of its own. The register-blocked
 // candidates (packed or not) count as one structure with two thirds: they are the
 // program's contraction scheduled as the mm template does, ranked by their own model.
 // The budget counts the candidates measured, not the ones whose code an earlier one has.
@@ -92,7 +92,7 @@ std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   auto group = [&](size_t i) {
     const ScheduleCandidate& c = r.space.candidates[i];
     if (!c.block.empty()) return std::string("register blocks");
-    return c.structure + (c.inlined ? ", stages inlined" : "");
+    return c.structure + (c.inlined ? ", stages " + c.stages : "");
   };
   std::set<std::string> groups;
   for (size_t i = 1; i < r.space.candidates.size(); ++i)
@@ -177,7 +177,9 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
     o << "  reductions: add, mul, fmax and fmin into vector accumulators ("
       << (b.reduction == "lanes" ? "one" : "two") << " of lanes = " << machine_lanes()
       << "), then their lanes reduced\n";
-  if (b.inlined) o << "  stages:     computed where they are read (the lets inlined)\n";
+  if (b.inlined)
+    o << "  stages:     computed where they are read ("
+      << (b.stages == "inlined" ? std::string("the lets inlined") : b.stages) << ")\n";
   o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";
   o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
     << " bytes (structure: " << b.structure << ")\n";

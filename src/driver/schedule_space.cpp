@@ -113,7 +113,7 @@ std::string ScheduleCandidate::strategy_text() const {
 std::string ScheduleCandidate::label() const {
   if (is_default) return "the default lowering";
   std::string out = "structure " + structure;
-  if (inlined) out += ", stages inlined";
+  if (inlined) out += ", stages " + stages;
   if (unrolled) out += ", taps unrolled";
   if (reordered) out += ", reordered";
   if (!block.empty()) out += ", " + block;
@@ -257,8 +257,11 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
 
   auto none = [] { return Option{{}, [](ScheduleCandidate&) {}}; };
   std::vector<Option> stages = {none()};
-  for (const ScheduleStep& st : stage_choices(high))
-    stages.push_back({st, [](ScheduleCandidate& c) { c.inlined = true; }});
+  for (const StageChoice& st : stage_choices(high))
+    stages.push_back({st.step, [label = st.label](ScheduleCandidate& c) {
+                        c.inlined = true;
+                        c.stages = label;
+                      }});
   decisions.push_back(std::move(stages));
   std::vector<Option> unroll = {none()};
   const int64_t taps = longest_reduction(high.expr);

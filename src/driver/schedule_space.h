@@ -7,7 +7,8 @@
 //              (RNF and its fusion, store and hoist sites, ranked by MemoryCost);
 //   stages     (programs with a let or a zip) each stored stage computed where it
 //              is read instead: the lets inlined, then fused with their consumers
-//              through zips and maps (schedule_pipeline.h);
+//              through zips and maps; with zips of joined arrays (an upsampling),
+//              also the last stage alone, through the joins (schedule_pipeline.h);
 //   unroll     reductions of at most 25 elements expanded (expandReduce: the taps of
 //              a window become one expression with constant offsets);
 //   order      the loops of the first nest reordered (reorder([1, 3, 2]): a
@@ -66,6 +67,7 @@ struct ScheduleCandidate {
   std::string vector;     // "lanes" or "lanes * 2"
   std::string reduction;  // vectorised reductions: "lanes" or "2 x lanes"
   bool inlined = false;   // the lets' stages computed where they are read (schedule_pipeline.h)
+  std::string stages;     // inlined: how, in a few words (StageChoice::label)
   bool unrolled = false;
   bool reordered = false;
   std::string block;         // a register-blocked candidate's point (schedule_blocked.h)

@@ -1,5 +1,7 @@
 // Rules for pipelines of stages: zipMapFusion (family "algorithmic"), which computes
-// a producer's element where a consumer reads it through a zip, and parallelStages
+// a producer's element where a consumer reads it through a zip, zipJoin (the same
+// family), which opens the zip of a joined array into the join of its rows' zips so
+// that zipMapFusion reaches a producer of rows (an upsampling), and parallelStages
 // (family "lowering", after lowerToC), which makes the outer loop of every stage an
 // OpenMP loop, including the stages lowerToC stores itself (an array read through a
 // transpose or by a window, wrapped in toMem), which parallelOutput, applied before
@@ -13,6 +15,7 @@ namespace risec::elevate {
 
 using rise::ExprKind;
 using rise::PrimId;
+using util::call;
 
 namespace {
 
@@ -140,6 +143,46 @@ Strategy zip_map_fusion() {
   });
 }
 
+// The length of the rows of `b`, an array of arrays (nullopt otherwise).
+std::optional<rise::Nat> row_length(const Expr& b) {
+  return util::array_size(util::array_elem(b->type));
+}
+
+// zip(a)(join(b)) -> join(map(fun(p => zip(p._1)(p._2)))(zip(split(k)(a))(b))), b's rows
+// of k elements, and the mirror form; zip(join(a))(join(b)) with rows of the same
+// length -> join(map(..)(zip(a)(b))). The zip of a joined array becomes a join of zips
+// of rows, so a consumer mapping over the pairs can be moved inside the join
+// (joinBeforeMapF) and fused with the map that computed b's rows (zipMapFusion): an
+// upsampling written as the join of the pairs it computes is then computed where the
+// consumer reads it, with no stored array.
+Strategy zip_join() {
+  return rule("zipJoin", [](const Expr& e, const Context&) -> Result {
+    const char* form = "expected zip(a)(join(b)) or zip(join(b))(a), b an array of rows";
+    auto z = util::match_prim(e, PrimId::Zip, 2);
+    if (!z) return fail_at("zipJoin", e, form);
+    auto ja = util::match_prim(z->args[0], PrimId::Join, 1);
+    auto jb = util::match_prim(z->args[1], PrimId::Join, 1);
+    std::optional<rise::Nat> ka = ja ? row_length(ja->args[0]) : std::nullopt;
+    std::optional<rise::Nat> kb = jb ? row_length(jb->args[0]) : std::nullopt;
+    if (!ka && !kb) return fail_at("zipJoin", e, form);
+    Expr left, right;
+    if (ka && kb && *ka == *kb) {
+      left = ja->args[0];
+      right = jb->args[0];
+    } else if (kb) {
+      left = call(PrimId::Split, {*kb}, {z->args[0]});
+      right = jb->args[0];
+    } else {
+      left = ja->args[0];
+      right = call(PrimId::Split, {*ka}, {z->args[1]});
+    }
+    Expr rows = util::fun("p", [](const Expr& p) {
+      return call(PrimId::Zip, {call(PrimId::Fst, {p}), call(PrimId::Snd, {p})});
+    });
+    return call(PrimId::Join, {util::mk_map(rows, call(PrimId::Zip, {left, right}))});
+  });
+}
+
 }  // namespace
 
 void register_pipeline(Registry& r) {
@@ -150,6 +193,14 @@ void register_pipeline(Registry& r) {
           "pair, instead of reading a stored array; f's projections of the pair are resolved",
           {},
           fixed(zip_map_fusion())});
+  r.rule({"zipJoin",
+          RuleFamily::Algorithmic,
+          "zip(a)(join(b)) -> join(map(fun(p => zip(p._1)(p._2)))(zip(split(k)(a))(b))) for b's "
+          "rows of k elements (likewise zip(join(b))(a); zip(join(a))(join(b)) with rows of "
+          "the same length -> join of the rows' zips, no split): a map over the pairs can then "
+          "move inside the join and fuse with the map computing b's rows",
+          {},
+          fixed(zip_join())});
   r.rule({"parallelStages",
           RuleFamily::Lowering,
           "after lowerToC: the outermost mapSeq of every stage (the result, each let, each array "

@@ -2,7 +2,13 @@
 // zip with a map on either side or both (the result is well typed and computes the
 // same on random inputs) and fails on a zip of two plain arrays (zip2D's two levels:
 // tests/e2e/pipeline_stages_test.cpp, on sharpen and random pipelines); parallelStages after
-// lowerToC makes every stage parallel and nothing inside a loop, and fails before lowering.
+// lowerToC makes every stage parallel and nothing inside a loop, and fails before lowering;
+// zipJoin on generated zips of joined arrays (either side, both, rows of any length,
+// plain or computed rows: an upsampling's pairs) computes the same, and with
+// joinBeforeMapF, mapFusion and zipMapFusion leaves one loop nest where the joined rows
+// were computed by a map.
+#include <random>
+
 #include "elevate/library.h"
 #include "rewrite_test_util.h"
 
@@ -58,6 +64,84 @@ def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v * 2.0f))))
 )",
                                                     n8));
   check_fails(lib("parallelStages"), small);
+}
+
+// A generated program zipping a joined array of n rows of k elements with a plain
+// array of k * n elements (or with another joined array), then subtracting pairwise.
+// The rows are an input, a map over an input's rows, or computed from windows of two
+// elements of x (k values interpolated between them: an upsampling by k, clamped).
+struct ZipJoinCase {
+  std::string text;
+  bool computed;  // the joined rows are computed by a map
+  bool both;      // both sides joined (rows of the same length: no split)
+};
+
+ZipJoinCase zip_join_case(std::mt19937& rng, int k) {
+  const int rows = static_cast<int>(rng() % 3);
+  std::string b;
+  if (rows == 0) b = "y";
+  if (rows == 1) b = "y |> map(fun(r => r |> map(fun(v => v * 3.0f))))";
+  if (rows == 2) {
+    b = "x |> padClamp(0)(1) |> slide(2)(1) |> map(fun(w => [";
+    for (int i = 0; i < k; ++i) {
+      const std::string t = std::to_string(static_cast<double>(i) / k) + "f";
+      b += (i ? ", " : "") + std::string("w[0] + (w[1] - w[0]) * ") + t;
+    }
+    b += "]))";
+  }
+  const std::string joined = "join(" + b + ")";
+  std::string zip;
+  const int form = static_cast<int>(rng() % 3);
+  if (form == 0) zip = "zip(a)(" + joined + ")";
+  if (form == 1) zip = "zip(" + joined + ")(a)";
+  if (form == 2) zip = "zip(" + joined + ")(join(y))";
+  const std::string K = std::to_string(k);
+  return {"def f = depFun(n: Nat => fun(a: (" + K + "*n).f32 => fun(x: n.f32 => fun(y: n." + K +
+              ".f32 =>\n  " + zip + " |> map(fun(p => p._1 - p._2 * 0.5f))))))\n",
+          rows != 0, form == 2};
+}
+
+TEST(ZipJoin, GeneratedZipsOfJoinedRowsComputeTheSame) {
+  std::mt19937 rng(34);
+  // The stages decision's fusion (driver/schedule_pipeline.cpp): the zips of joins
+  // opened, the consumer moved inside the join, then fused.
+  const Strategy fuse = seq(normalize(lchoice(lib("zipJoin"), lib("joinBeforeMapF"))),
+                            normalize(lchoice(lib("zipMapFusion"), lib("mapFusion"))));
+  for (int trial = 0; trial < 40; ++trial) {
+    const int k = 1 + static_cast<int>(rng() % 4);
+    const int n = 1 + static_cast<int>(rng() % 5);
+    ZipJoinCase c = zip_join_case(rng, k);
+    SCOPED_TRACE(c.text + " n=" + std::to_string(n));
+    rise::Expr p = prog(c.text, {{"n", n}});
+    rise::Expr r = check_rewrite(top_down(lib("zipJoin")), p);
+    EXPECT_EQ(count(r, "split("), c.both ? 0 : 1) << rise::print_expr(r);
+    // The consumer moved inside the join and fused with the rows' map: one loop nest.
+    rise::Expr fused = apply_ok(fuse, p);
+    EXPECT_TRUE(well_typed(fused));
+    EXPECT_TRUE(same_semantics(p, fused));
+    if (c.computed) {
+      const std::string nests = loops(fused);
+      EXPECT_FALSE(nests.empty());
+      EXPECT_EQ(nests.find(' '), std::string::npos) << nests;
+    }
+  }
+}
+
+TEST(ZipJoin, RowsOfDifferentLengthsAndPlainZipsRefused) {
+  // Rows of 2 against rows of 4: the first form, the other side split.
+  rise::Expr p = prog(R"(
+def f = depFun(n: Nat => fun(u: (2*n).2.f32 => fun(v: n.4.f32 =>
+  zip(join(u))(join(v)) |> map(fun(p => p._1 - p._2)))))
+)",
+                      {{"n", 3}});
+  rise::Expr r = check_rewrite(top_down(lib("zipJoin")), p);
+  EXPECT_EQ(count(r, "split("), 1) << rise::print_expr(r);
+  rise::Expr plain = prog(R"(
+def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
+  zip(x)(y) |> map(fun(p => p._1 - p._2)))))
+)",
+                          n8);
+  check_fails(top_down(lib("zipJoin")), plain);
 }
 
 }  // namespace
