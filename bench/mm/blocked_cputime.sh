@@ -12,7 +12,8 @@
 # register-block order (k.i outside the rows), B packed, vectorize(lanes); a TI that
 # does not divide N has its last N % TI rows peeled off (peelRemainder) and blocked as
 # (N % TI) x TJ, as the autoscheduler does (6x16x2xcols at 1024: 170 blocks of 6 rows,
-# then one of 4).
+# then one of 4). A fifth field PANEL (6x16x4xcolsx256) first splits the rows into
+# panels of PANEL rows (splitJoin), each blocked as above (A's panel kept in L2).
 # Environment: REPS (10), THREADS (1), ARCH (-march=native), OUT (build/mm_blocked).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +26,7 @@ i=0
 objs=()
 names=()
 for point in "$@"; do
-  IFS=x read -r ti tj kk order <<< "$point"
+  IFS=x read -r ti tj kk order panel <<< "$point"
   o12="1, 2"
   [ "$order" = cols ] && o12="2, 1"
   block() {  # the blocking of a product (or a part of it) in blocks of $1 rows
@@ -34,7 +35,8 @@ for point in "$@"; do
       "; (vectorize(lanes) @ innermost(isFullyApplied(isMap))) ; (parallel @ outermost(isApplied(isMap)))" \
       "; (unroll @ innermost(isFullyApplied(isReduceSeq)))"
   }
-  rest=$((N % ti))
+  rows=${panel:-$N}
+  rest=$((rows % ti))
   if [ "$rest" = 0 ]; then
     per=$(block "$ti")
   else
@@ -44,6 +46,7 @@ for point in "$@"; do
 let main =
     (blockTranspose($tj) @ outermost(isApplied(isTranspose))) ; storeInMemory(isApplied(isTranspose), idAfter ; normalize(liftId) ; (vectorize(lanes) @ innermost(isFullyApplied(isMap))) ; (parallel @ outermost(isApplied(isMap))) ; lowerToC)
   ; DFNF ; normalize(fuseReduceMap)
+  ${panel:+; (splitJoin($panel) @ outermost(isProductNest))}
   ; everywhere(isProductNest ; $per)
   ; lowerToC;
 E
