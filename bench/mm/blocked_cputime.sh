@@ -9,7 +9,11 @@
 #   RISEC_LANES=8 ARCH=-march=x86-64-v3 OPENBLAS_CORETYPE=Haswell CPUTIME=1 \
 #     bench/mm/blocked_cputime.sh 1024 4x16x2xcols
 # A point is TIxTJxKKxORDER, ORDER rows or cols (the outermost block loop), the
-# register-block order (k.i outside the rows), B packed, vectorize(lanes).
+# register-block order (k.i outside the rows), B packed, vectorize(lanes); a TI that
+# does not divide N has its last N % TI rows peeled off (peelRemainder) and blocked as
+# (N % TI) x TJ, as the autoscheduler does (6x16x2xcols at 1024: 170 blocks of 6 rows,
+# then one of 4). A fifth field PANEL (6x16x4xcolsx256) first splits the rows into
+# panels of PANEL rows (splitJoin), each blocked as above (A's panel kept in L2).
 # Environment: REPS (10), THREADS (1), ARCH (-march=native), OUT (build/mm_blocked).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,19 +26,28 @@ i=0
 objs=()
 names=()
 for point in "$@"; do
-  IFS=x read -r ti tj kk order <<< "$point"
+  IFS=x read -r ti tj kk order panel <<< "$point"
   o12="1, 2"
   [ "$order" = cols ] && o12="2, 1"
+  block() {  # the blocking of a product (or a part of it) in blocks of $1 rows
+    echo "tile($1, $tj) ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq))))" \
+      "; (splitStrategy($kk) @ innermost(isFullyApplied(isReduce))) ; reorder([$o12, 5, 6, 3, 4])" \
+      "; (vectorize(lanes) @ innermost(isFullyApplied(isMap))) ; (parallel @ outermost(isApplied(isMap)))" \
+      "; (unroll @ innermost(isFullyApplied(isReduceSeq)))"
+  }
+  rows=${panel:-$N}
+  rest=$((rows % ti))
+  if [ "$rest" = 0 ]; then
+    per=$(block "$ti")
+  else
+    per="peelRemainder($ti) ; function(argument($(block "$ti"))) ; argument($(block "$rest"))"
+  fi
   cat > "$OUT/p$i.elv" <<E
 let main =
     (blockTranspose($tj) @ outermost(isApplied(isTranspose))) ; storeInMemory(isApplied(isTranspose), idAfter ; normalize(liftId) ; (vectorize(lanes) @ innermost(isFullyApplied(isMap))) ; (parallel @ outermost(isApplied(isMap))) ; lowerToC)
-  ; DFNF ; (fuseReduceMap @ topDown)
-  ; tile($ti, $tj) @ outermost(mapNest(2))
-  ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; (splitStrategy($kk) @ innermost(isFullyApplied(isReduce)))
-  ; reorder([$o12, 5, 6, 3, 4])
-  ; vectorize(lanes) @ innermost(isFullyApplied(isMap))
-  ; parallel @ outermost(isApplied(isMap))
-  ; unroll @ innermost(isFullyApplied(isReduceSeq))
+  ; DFNF ; normalize(fuseReduceMap)
+  ${panel:+; (splitJoin($panel) @ outermost(isProductNest))}
+  ; everywhere(isProductNest ; $per)
   ; lowerToC;
 E
   build/risec compile examples/mm/mm.rise --strategy "$OUT/p$i.elv" --size "n=$N,m=$N,k=$N" \

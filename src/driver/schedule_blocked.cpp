@@ -213,8 +213,12 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
                                           size_t keep) {
   std::vector<BlockPoint> points;
   const int64_t L = std::max<int64_t>(1, m.lanes);
-  for (int64_t ti : {2, 4, 8, 16, 32, 64, 128}) {
-    if (ti > c.rows || c.rows % ti) continue;
+  // Rows in powers of two, and 6 and 12: 12 accumulators of 2 vectors (6 x 2 lanes
+  // columns, in 15 of AVX2's 16 registers with a row of B and a broadcast) or 24 (12 x
+  // 2, or 6 x 4 of AVX-512's 32), which no power of two gives. A block that does not
+  // divide the rows has its last rows % ti peeled off and blocked on their own.
+  for (int64_t ti : {2, 4, 6, 8, 12, 16, 32, 64, 128}) {
+    if (ti > c.rows) continue;
     for (int64_t tj : {L, 2 * L, 4 * L, 8 * L}) {
       if (tj > c.cols || c.cols % tj) continue;
       for (int64_t kk : {2, 4, 8, 16}) {
@@ -225,8 +229,19 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
             for (bool reg : {true, false})
               for (bool pack : {true, false}) {
                 if (pack && !c.transposed_operand) continue;
-                BlockPoint p{ti, tj, kk, width, rows_outer, reg, pack, 0, {}};
+                BlockPoint p{ti, tj, kk, width, rows_outer, reg, pack, 0, {}, c.rows % ti};
                 estimate(p, c, m);
+                if (p.rest) {
+                  // The peeled rows run as a block of `rest` rows, in proportion.
+                  BlockPoint r = p;
+                  r.ti = p.rest;
+                  r.rest = 0;
+                  estimate(r, c, m);
+                  const double share = static_cast<double>(p.rest) / static_cast<double>(c.rows);
+                  p.score = (1 - share) * p.score + share * r.score;
+                  p.reason += "; the last " + std::to_string(p.rest) + " rows a block of " +
+                              std::to_string(p.rest) + " x " + std::to_string(p.tj);
+                }
                 points.push_back(p);
               }
         }
@@ -279,33 +294,51 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
          "the transposed operand stored once in blocks of " + tj +
              " columns (TVM's packed B: the vector loop reads consecutive floats)"});
   // The blocking of one product, applied at each product of the program
-  // (everywhere(isProductNest ; ..)): its steps aim at the product's own loops.
+  // (everywhere(isProductNest ; ..)): its steps aim at the product's own loops. With a
+  // remainder, the product is first split into the rows ti divides and the rest
+  // (concat(a)(b): function(argument(..)) reaches a, argument(..) b), each blocked.
   const std::string o12 = p.rows_outer ? "1, 2" : "2, 1", o45 = p.register_block ? "6, 3" : "3, 6";
-  std::vector<BlockStep> per = {
-      {"block", "tile(" + ti + ", " + tj + ")",
-       "the two maps around the reduction in " + ti + " x " + tj + " blocks"},
-      {"split",  // a decision's name, not a primitive
-       "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; (splitStrategy(" + kk +
-           ") @ innermost(isFullyApplied(isReduce)))",
-       "the reduction split into k.o and k.i = " + kk},
-      {"order", "reorder([" + o12 + ", 5, " + o45 + ", 4])",
-       std::string(p.rows_outer ? "row blocks outermost" : "column blocks outermost") +
-           (p.register_block ? "; k.i outside the rows: the " + ti + " x " + tj +
-                                   " accumulator is a register block"
-                             : "; k.i inside each row (TVM's order)")},
-      {"vectorize", "(vectorize(" + v + ") @ innermost(isFullyApplied(isMap)))",
-       "the j.i loop on vectors of " + v + " floats"}};
-  if (par)
-    per.push_back({"parallel",
-                   "(parallel @ outermost(isApplied(isMap))) ; (toMemAfter @ "
-                   "outermost(isFullyApplied(isPrimitive(mapPar))))",
-                   "the outermost block loop an OpenMP parallel loop, its blocks stored (an "
-                   "epilogue reads them)"});
-  per.push_back({"unroll", "(unroll @ innermost(isFullyApplied(isReduceSeq)))", "k.i unrolled"});
-  BlockStep each{"block", "everywhere(isProductNest", "at each product: "};
-  for (size_t i = 0; i < per.size(); ++i) {
-    each.strategy += " ; " + per[i].strategy;
-    each.comment += (i ? "; " : "") + per[i].comment;
+  auto blocking = [&](const std::string& rows) {
+    std::vector<BlockStep> per = {
+        {"block", "tile(" + rows + ", " + tj + ")",
+         "the two maps around the reduction in " + rows + " x " + tj + " blocks"},
+        {"split",  // a decision's name, not a primitive
+         "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; (splitStrategy(" +
+             kk + ") @ innermost(isFullyApplied(isReduce)))",
+         "the reduction split into k.o and k.i = " + kk},
+        {"order", "reorder([" + o12 + ", 5, " + o45 + ", 4])",
+         std::string(p.rows_outer ? "row blocks outermost" : "column blocks outermost") +
+             (p.register_block ? "; k.i outside the rows: the " + rows + " x " + tj +
+                                     " accumulator is a register block"
+                               : "; k.i inside each row (TVM's order)")},
+        {"vectorize", "(vectorize(" + v + ") @ innermost(isFullyApplied(isMap)))",
+         "the j.i loop on vectors of " + v + " floats"}};
+    if (par)
+      per.push_back({"parallel",
+                     "(parallel @ outermost(isApplied(isMap))) ; (toMemAfter @ "
+                     "outermost(isFullyApplied(isPrimitive(mapPar))))",
+                     "the outermost block loop an OpenMP parallel loop, its blocks stored (an "
+                     "epilogue reads them)"});
+    per.push_back({"unroll", "(unroll @ innermost(isFullyApplied(isReduceSeq)))", "k.i unrolled"});
+    BlockStep b;
+    for (size_t i = 0; i < per.size(); ++i) {
+      b.strategy += (i ? " ; " : "") + per[i].strategy;
+      b.comment += (i ? "; " : "") + per[i].comment;
+    }
+    return b;
+  };
+  const BlockStep main = blocking(ti);
+  BlockStep each{"block", "everywhere(isProductNest ; ", "at each product: "};
+  if (p.rest) {
+    const BlockStep rest = blocking(std::to_string(p.rest));
+    each.strategy += "peelRemainder(" + ti + ") ; function(argument(" + main.strategy +
+                     ")) ; argument(" + rest.strategy + ")";
+    each.comment += "the last " + std::to_string(p.rest) +
+                    " rows peeled off; the first rows: " + main.comment +
+                    "; the last: " + rest.comment;
+  } else {
+    each.strategy += main.strategy;
+    each.comment += main.comment;
   }
   each.strategy += ")";
   s.push_back(each);

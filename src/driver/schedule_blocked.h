@@ -3,7 +3,10 @@
 // matrix product and its batched or transposed forms): the decisions of the mm
 // ladder's template (examples/mm/tune.elv) made from the program's sizes and the
 // host's vector registers instead of written by hand:
-//   block      the two maps tiled into ti x tj blocks (tile(ti, tj));
+//   block      the two maps tiled into ti x tj blocks (tile(ti, tj)); a ti that does
+//              not divide the rows (6 or 12 rows: 12 or 24 accumulators, which no
+//              power of two gives) has the last rows % ti rows peeled off
+//              (peelRemainder(ti)) and blocked on their own;
 //   split      the reduction split by kk (reduceMapFission, splitStrategy(kk));
 //   order      reorder([o1, o2, 5, o4, o5, 4]): which block loop is outermost, and
 //              (o4, o5) = (6, 3), the ti x tj accumulator a register block updated
@@ -48,6 +51,9 @@ struct BlockPoint {
   bool pack = false;
   double score = 0;    // the model's estimate, lower is better
   std::string reason;  // the model's reason, in words
+  // Rows left when ti does not divide them (rows % ti): peeled off the product
+  // (peelRemainder(ti)) and blocked on their own as rest x tj; 0 when ti divides.
+  int64_t rest = 0;
 };
 
 struct BlockMachine {

@@ -207,7 +207,8 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
       c.block = "block " + std::to_string(pt.ti) + "x" + std::to_string(pt.tj) + ", k split " +
                 std::to_string(pt.kk) +
                 (pt.register_block ? ", register block" : ", rows outside k.i") +
-                (pt.rows_outer ? "" : ", column blocks outer") + (pt.pack ? ", packed" : "");
+                (pt.rows_outer ? "" : ", column blocks outer") + (pt.pack ? ", packed" : "") +
+                (pt.rest ? ", last " + std::to_string(pt.rest) + " rows peeled" : "");
       c.vector = pt.width == 1 ? "lanes" : "lanes * 2";
       if (opt.target == "openmp") c.parallel = "outermost map";
       c.block_reason = pt.reason;

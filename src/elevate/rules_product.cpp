@@ -1,15 +1,19 @@
 // Matrix products inside larger programs (family "tiling"): isProductNest, the
 // location of a product (a map over rows of a map over columns of a reduction of
-// a row zipped with a column), and productEpilogueFission, which moves what a
+// a row zipped with a column), productEpilogueFission, which moves what a
 // layer computes after the reduction (a bias, an activation) out of the product
 // into an elementwise map over its result, so that the product alone can be tiled
-// and reordered (the autoscheduler's register blocks, src/driver/schedule_blocked.cpp).
+// and reordered (the autoscheduler's register blocks, src/driver/schedule_blocked.cpp),
+// and peelRemainder, which splits the last L % n elements of a map off into a map of
+// their own, so that a block of n rows that does not divide L can still be tiled
+// (the remainder rows are blocked separately).
 #include "elevate/library.h"
 #include "elevate/rule_util.h"
 
 namespace risec::elevate {
 
 using rise::ExprKind;
+using rise::Nat;
 using rise::PrimId;
 using util::call;
 
@@ -113,6 +117,34 @@ Strategy product_epilogue_fission_rule() {
   });
 }
 
+// map(f)(x) of length L, n not dividing L ->
+//   concat(map(f)(take(q)(x)))(map(f)(drop(q)(x))),  q = L - L % n
+// (the first q elements a map that n divides, the last L % n a map of their own;
+// symbolic L as well). Refused: n < 1, an array shorter than n (nothing would be
+// left for the first map), and a length n provably divides (nothing to peel).
+Strategy peel_remainder_rule(int64_t n) {
+  const std::string name = "peelRemainder(" + std::to_string(n) + ")";
+  return rule(name, [n, name](const Expr& e, const Context&) -> Result {
+    auto m = util::match_map(e);
+    if (!m) return fail_at(name, e, "expected a map applied to data, map(f)(x)");
+    if (n < 1) return fail_at(name, e, "the block must have at least one element");
+    auto len = util::array_size(m->second->type);
+    if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
+    if (arith::provably_divides(Nat(n), *len))
+      return fail_at(name, e,
+                     std::to_string(n) + " divides the length (" + len->to_string() +
+                         "): there is no remainder to peel");
+    const Nat q = *len - arith::mod(*len, Nat(n));
+    if (q.is_const(0))
+      return fail_at(name, e,
+                     "the array (" + len->to_string() + " elements) is shorter than " +
+                         std::to_string(n) + ": there is no block to keep");
+    const Expr& x = m->second;
+    return call(PrimId::Concat, {call(PrimId::Map, {m->first, call(PrimId::Take, {q}, {x})}),
+                                 call(PrimId::Map, {m->first, call(PrimId::Drop, {q}, {x})})});
+  });
+}
+
 }  // namespace
 
 void register_product(Registry& r) {
@@ -131,6 +163,13 @@ void register_product(Registry& r) {
           "over the product",
           {},
           [](const Args&) { return product_epilogue_fission_rule(); }});
+  r.rule({"peelRemainder",
+          RuleFamily::Tiling,
+          "map(f)(x) of length L, n not dividing L -> concat(map(f)(take(q)(x)))(map(f)(drop(q)"
+          "(x))), q = L - L%n: the remainder split off, so that the first map can be tiled by n "
+          "and the remainder on its own (function(argument(..)) and argument(..) reach them)",
+          {ParamKind::Nat},
+          [](const Args& a) { return peel_remainder_rule(arg_nat(a, 0)); }});
 }
 
 }  // namespace risec::elevate

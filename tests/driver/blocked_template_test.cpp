@@ -85,7 +85,7 @@ TEST(BlockedTemplate, PackedCandidatesAreTuneElvPoints) {
         for (bool rows_outer : {true, false})
           for (bool reg : {true, false}) {
             const int64_t kk = ti == 4 ? 2 : 4;
-            BlockPoint p{ti, tj, kk, width, rows_outer, reg, true, 0, {}};
+            BlockPoint p{ti, tj, kk, width, rows_outer, reg, true, 0, {}, 0};
             SCOPED_TRACE(std::to_string(ti) + "x" + std::to_string(tj) + " kk " +
                          std::to_string(kk) + " width " + std::to_string(width) +
                          (rows_outer ? " rows outer" : " columns outer") +
@@ -102,7 +102,7 @@ TEST(BlockedTemplate, PackedCandidatesAreTuneElvPoints) {
 // parallel.elv vectorises by 32: with 16 lanes, the candidate of width 2 at the
 // ladder's sizes and order is its program; with 8 lanes it is another (16-wide).
 TEST(BlockedTemplate, TheLaddersPointIsParallelElv) {
-  BlockPoint p{32, 32, 4, 2, true, false, true, 0, {}};
+  BlockPoint p{32, 32, 4, 2, true, false, true, 0, {}, 0};
   rise::Expr ladder = apply(elevate::parse_strategy_file(source("examples/mm/parallel.elv")));
   rise::Expr at16 = from_candidate(p, 16), at8 = from_candidate(p, 8);
   ASSERT_TRUE(ladder && at16 && at8);
