@@ -230,9 +230,12 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   }
 
   // Strips of output rows with their producers computed per strip
-  // (schedule_strips.h), before the general decisions (which may truncate).
+  // (schedule_strips.h), before the general decisions (which may truncate); they do
+  // not count in max_candidates, so the general space is the same with or without.
+  const size_t before_strips = space.candidates.size();
   if (!space.reduced)
     for (ScheduleCandidate& c : strip_candidates(high, opt, space)) add(std::move(c));
+  const size_t strips = space.candidates.size() - before_strips;
 
   // The decisions, each a list of options (the first: not taken, except structure).
   std::vector<std::vector<Option>> decisions;
@@ -352,7 +355,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   };
   std::function<void(size_t, const rise::Checked&, const ScheduleCandidate&)> grow =
       [&](size_t d, const rise::Checked& at, const ScheduleCandidate& c) {
-        if (space.candidates.size() >= opt.max_candidates) {
+        if (space.candidates.size() - strips >= opt.max_candidates) {
           space.truncated = true;
           return;
         }

@@ -88,7 +88,8 @@ struct ScheduleCandidate {
 struct SpaceOptions {
   std::string target = "c";     // openmp adds the parallel decision
   size_t explore_variants = 2;  // explore's best variants used as structures
-  size_t max_candidates = 600;  // the enumeration stops there (counted as truncated)
+  size_t max_candidates = 600;  // the enumeration stops there (counted as truncated;
+                                // the strip candidates not counted)
   std::vector<int64_t> tiles = {8, 16, 32, 64, 128};
   // Strip heights (output rows) tried when they divide the rows (schedule_strips.h:
   // else the largest divisors); empty: no strips.
