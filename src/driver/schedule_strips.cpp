@@ -54,12 +54,13 @@ const std::vector<Push>& pushes() {
        true,
        {{Move::Argument}}},
       {"splitBeforeMap",
-       "the stage computed per strip, for the strip's rows only",
+       "the map below (a stage, or a view of its rows) applied per strip, to the strip's "
+       "rows only",
        false,
        {{Move::Argument}}},
       {"slideBeforeMap",
-       "the stage computed per strip, for the block of rows the strip reads (its halo "
-       "rows computed by both strips that read them)",
+       "the map below (a stage, or a view of its rows) applied per strip, to the block of "
+       "rows the strip reads (a stage's halo rows computed by both strips that read them)",
        false,
        {{Move::Argument}}},
       {"splitBeforeZip",
