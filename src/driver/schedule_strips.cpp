@@ -6,7 +6,6 @@
 #include <string>
 
 #include "elevate/rule_util.h"
-#include "rise/primitives.h"
 #include "support/diagnostics.h"
 
 namespace risec::driver {
