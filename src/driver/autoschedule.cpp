@@ -2,6 +2,7 @@
 #include "driver/autoschedule.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <iomanip>
 #include <iostream>
@@ -160,6 +161,8 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
             ? std::string("the loop writing the result (parallelOutput)")
         : b.parallel == "every stage"
             ? std::string("the outer loop of every stage, after lowering (parallelStages)")
+        : b.parallel == "strips"
+            ? std::string("the strips of output rows (each computes its producers' rows)")
             : std::string("the outermost computing map"))
     << "\n";
   o << "  tiled:      "
@@ -167,6 +170,10 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                      " tiles of the outermost nest of two maps"
                : std::string("no"))
     << "\n";
+  if (b.strip)
+    o << "  strips:     the output rows in strips of " << b.strip
+      << " rows, each computing the rows of its producer stages it reads (halos "
+         "recomputed) into buffers of its own\n";
   if (!b.block.empty()) o << "  blocked:    " << b.block << " (" << b.block_reason << ")\n";
   o << "  vectorised: "
     << (b.vector.empty() ? std::string("no vectorize step (the C compiler may still vectorise)")
@@ -199,6 +206,20 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
 
 }  // namespace
 
+std::vector<size_t> rank_and_order(AutoscheduleResult& r, int budget) {
+  r.ranking.clear();
+  for (size_t i = 0; i < r.space.candidates.size(); ++i) r.ranking.push_back(i);
+  // Register-blocked candidates first, in the order their own model (register block
+  // and cache footprint, schedule_blocked.h) gave them: the loop-count model cannot
+  // see a register block.
+  std::stable_sort(r.ranking.begin(), r.ranking.end(), [&](size_t a, size_t b) {
+    const bool ba = !r.space.candidates[a].block.empty(), bb = !r.space.candidates[b].block.empty();
+    if (ba != bb) return ba;
+    return !ba && r.costs[a].score < r.costs[b].score;
+  });
+  return measurement_order(r, budget);
+}
+
 AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measurer) {
   if (cfg.budget < 1) throw Error(ErrorKind::Usage, "--budget must be at least 1");
   AutoscheduleResult r;
@@ -218,15 +239,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
     for (const ScheduleCandidate& c : r.space.candidates)
       r.costs.push_back(estimate_cost(c.lowered, cfg.machine, c.tile, inputs));
   }
-  for (size_t i = 0; i < r.space.candidates.size(); ++i) r.ranking.push_back(i);
-  // Register-blocked candidates first, in the order their own model (register block
-  // and cache footprint, schedule_blocked.h) gave them: the loop-count model cannot
-  // see a register block.
-  std::stable_sort(r.ranking.begin(), r.ranking.end(), [&](size_t a, size_t b) {
-    const bool ba = !r.space.candidates[a].block.empty(), bb = !r.space.candidates[b].block.empty();
-    if (ba != bb) return ba;
-    return !ba && r.costs[a].score < r.costs[b].score;
-  });
+  const std::vector<size_t> order = rank_and_order(r, cfg.budget);
   if (cfg.progress)
     *cfg.progress << "autoschedule: " << r.space.candidates.size() << " candidate(s) ("
                   << r.space.dropped << " refused by a rule, " << r.space.duplicates
@@ -246,7 +259,6 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   std::optional<size_t> best;
   double best_ms = 0;
   int n = 0;
-  const std::vector<size_t> order = measurement_order(r, cfg.budget);
   const size_t budget = static_cast<size_t>(cfg.budget);
   // Candidates whose generated code an earlier one has are skipped (not measured, not
   // counted in the budget), each with a progress line naming the earlier one, so that
@@ -413,6 +425,10 @@ int cmd_autoschedule(const TuneArgs& o) {
   cfg.shift_tails = !o.no_shift_tails;
   cfg.bounds_checks = !o.no_bounds_checks;
   cfg.machine = host_cost_machine(o.target);
+  // RISEC_TUNE_NO_STRIPS=1: the space without its strips (for A/B measurements,
+  // bench/autoschedule/strips.sh).
+  if (const char* off = std::getenv("RISEC_TUNE_NO_STRIPS"); off && *off && std::string(off) != "0")
+    cfg.space.strips.clear();
   // Before the search: the target, the sizes' memory, -o and the GPU device.
   if (std::optional<GpuDevice> d =
           check_before_search("tune", p, o.entry, cfg.sizes, o.target, o.output)) {

@@ -60,6 +60,12 @@ struct AutoscheduleResult {
   std::string explanation;    // --explain's text
 };
 
+// Ranks r.space's candidates by r.costs (r.ranking: the register-blocked ones first,
+// in their own model's order, then by score) and returns the order they are measured
+// in: the default first, then the ranking with at most a share of `budget` from one
+// structure while others remain (docs/tuning.md, "Measuring").
+std::vector<size_t> rank_and_order(AutoscheduleResult& r, int budget);
+
 // Runs the autoscheduler. Throws risec::Error (User) when nothing can be measured.
 AutoscheduleResult autoschedule(const AutoscheduleConfig& config, Measurer& measurer);
 

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "driver/memory_check.h"
 #include "elevate/rule_util.h"
 #include "rise/primitives.h"
@@ -23,11 +25,21 @@ using rise::ExprKind;
 constexpr double kIteration = 0.5;
 constexpr double kByte = 0.125;
 constexpr double kParallelRegion = 5000;
+// A stored array that fits a core's L2 cache (a strip's buffer of producer rows,
+// schedule_strips.h) is read back from the cache: its bytes cost this fraction.
+constexpr double kInCache = 0.25;
 
 struct Walk {
   const CostMachine& m;
   CostFeatures& f;
   double traffic = 0;  // bytes, divided by the threads that share them
+
+  // An array of type t written and read back, `trips` times on `div` threads: in the
+  // cache when one fits a core's L2 (kInCache).
+  void stored(const rise::Type& t, double trips, double div) {
+    const double bytes = static_cast<double>(data_bytes(t).value_or(0));
+    traffic += 2.0 * bytes * trips / div * (bytes <= static_cast<double>(m.l2) ? kInCache : 1.0);
+  }
 
   // `trips`: how often e runs; `div`: the threads it runs on (1 outside a parallel
   // loop).
@@ -38,14 +50,14 @@ struct Walk {
       const std::vector<Expr> args = call ? call->args : std::vector<Expr>{};
       if (p && p->family == rise::Family::Memory && !p->is(rise::PrimId::Let) && args.size() == 1 &&
           args[0]->type) {
-        traffic += 2.0 * static_cast<double>(data_bytes(args[0]->type).value_or(0)) * trips / div;
+        stored(args[0]->type, trips, div);
         visit(args[0], trips, div);
         return;
       }
       // A let's array value is a stage stored whole and read back, as toMem's.
       if (p && p->is(rise::PrimId::Let) && args.size() == 2 && args[0]->type &&
           args[0]->type->kind == rise::TypeKind::Array)
-        traffic += 2.0 * static_cast<double>(data_bytes(args[0]->type).value_or(0)) * trips / div;
+        stored(args[0]->type, trips, div);
       const bool loop = p && (p->family == rise::Family::Map || p->family == rise::Family::Reduce ||
                               p->family == rise::Family::Scan);
       if (loop && args.size() >= 2 && args.back()->type &&
@@ -91,6 +103,10 @@ CostMachine host_cost_machine(const std::string& target) {
   CostMachine m;
   m.lanes = machine_lanes();
   m.threads = 1;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+  if (long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE); l1 > 0) m.l1 = l1;
+  if (long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0) m.l2 = l2;
+#endif
   if (target == "openmp") {
     m.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (const char* t = std::getenv("OMP_NUM_THREADS")) {

@@ -3,7 +3,8 @@
 // the counts become one number, lower is better, that ranks candidates before any is
 // measured. It is a start (the issue asks for a model learned from the tuning
 // database's measurements later): it knows loops, arithmetic, stores, vectors and
-// parallel loops, and nothing of caches beyond a tile's footprint.
+// parallel loops, and of caches only a tile's footprint and whether a stored array
+// fits a core's L2 cache (then its traffic costs a quarter: a strip's buffers).
 #pragma once
 
 #include <cstdint>

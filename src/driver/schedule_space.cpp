@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "driver/schedule_blocked.h"
 #include "driver/schedule_pipeline.h"
 #include "driver/schedule_reduce.h"
+#include "driver/schedule_strips.h"
 #include "elevate/default_lowering.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"
@@ -118,6 +120,7 @@ std::string ScheduleCandidate::label() const {
   if (reordered) out += ", reordered";
   if (!block.empty()) out += ", " + block;
   if (!gpu.empty()) out += ", " + gpu;
+  if (strip) out += ", strips of " + std::to_string(strip) + " rows";
   if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
   if (!parallel.empty()) out += ", parallel " + parallel;
   if (!reduction.empty()) out += ", reductions on vectors (" + reduction + ")";
@@ -145,6 +148,14 @@ int64_t longest_reduction(const Expr& e) {
     for (const Expr& k : rise::children(t)) todo.push_back(k);
   }
   return best;
+}
+
+std::optional<ScheduleStep> unroll_step(const rise::Checked& high) {
+  const int64_t taps = longest_reduction(high.expr);
+  if (taps < 2 || taps > 25) return std::nullopt;
+  return ScheduleStep{"unroll", "normalize(expandReduce) ; partialEval",
+                      "every reduction of at most " + std::to_string(taps) +
+                          " elements expanded into one expression (constant offsets, no loop)"};
 }
 
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count) {
@@ -219,6 +230,14 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     }
   }
 
+  // Strips of output rows with their producers computed per strip
+  // (schedule_strips.h), before the general decisions (which may truncate); they do
+  // not count in max_candidates, so the general space is the same with or without.
+  const size_t before_strips = space.candidates.size();
+  if (!space.reduced)
+    for (ScheduleCandidate& c : strip_candidates(high, opt, space)) add(std::move(c));
+  const size_t strips = space.candidates.size() - before_strips;
+
   // The decisions, each a list of options (the first: not taken, except structure).
   std::vector<std::vector<Option>> decisions;
   std::vector<Option> structures;
@@ -265,12 +284,8 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
                       }});
   decisions.push_back(std::move(stages));
   std::vector<Option> unroll = {none()};
-  const int64_t taps = longest_reduction(high.expr);
-  if (taps >= 2 && taps <= 25)
-    unroll.push_back({{"unroll", "normalize(expandReduce) ; partialEval",
-                       "every reduction of at most " + std::to_string(taps) +
-                           " elements expanded into one expression (constant offsets, no loop)"},
-                      [](ScheduleCandidate& c) { c.unrolled = true; }});
+  if (std::optional<ScheduleStep> st = unroll_step(high))
+    unroll.push_back({*st, [](ScheduleCandidate& c) { c.unrolled = true; }});
   decisions.push_back(std::move(unroll));
 
   decisions.push_back(
@@ -344,7 +359,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   };
   std::function<void(size_t, const rise::Checked&, const ScheduleCandidate&)> grow =
       [&](size_t d, const rise::Checked& at, const ScheduleCandidate& c) {
-        if (space.candidates.size() >= opt.max_candidates) {
+        if (space.candidates.size() - strips >= opt.max_candidates) {
           space.truncated = true;
           return;
         }

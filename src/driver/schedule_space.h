@@ -5,6 +5,12 @@
 //              (the default lowering's start), DFNF, DFNF with every reduction fused
 //              with the map it reads, or one of the best variants of `risec explore`
 //              (RNF and its fusion, store and hoist sites, ranked by MemoryCost);
+//   strips     (image pipelines) the output rows in strips of v rows, each strip
+//              computing the rows of its producer stages it needs, halos included,
+//              in buffers of its own (schedule_strips.h; Halide's compute_at at a
+//              strip), then its output rows; under openmp the strips are the
+//              parallel loop; each with and without unroll and vectorize (these
+//              candidates come before the product of the other decisions);
 //   stages     (programs with a let or a zip) each stored stage computed where it
 //              is read instead: the lets inlined, then fused with their consumers
 //              through zips and maps; with zips of joined arrays (an upsampling),
@@ -38,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,8 +69,9 @@ struct ScheduleCandidate {
   rise::Checked lowered;            // after the steps and lowerToC
   // The decisions, for reports: "" when not taken.
   std::string structure;  // its short name
-  std::string parallel;   // "parallelOutput", "outermost map" or "every stage"
+  std::string parallel;   // "parallelOutput", "outermost map", "every stage" or "strips"
   int64_t tile = 0;
+  int64_t strip = 0;      // strips of this many output rows (schedule_strips.h)
   std::string vector;     // "lanes" or "lanes * 2"
   std::string reduction;  // vectorised reductions: "lanes" or "2 x lanes"
   bool inlined = false;   // the lets' stages computed where they are read (schedule_pipeline.h)
@@ -82,8 +90,12 @@ struct ScheduleCandidate {
 struct SpaceOptions {
   std::string target = "c";     // openmp adds the parallel decision
   size_t explore_variants = 2;  // explore's best variants used as structures
-  size_t max_candidates = 600;  // the enumeration stops there (counted as truncated)
+  size_t max_candidates = 600;  // the enumeration stops there (counted as truncated;
+                                // the strip candidates not counted)
   std::vector<int64_t> tiles = {8, 16, 32, 64, 128};
+  // Strip heights (output rows) tried when they divide the rows (schedule_strips.h:
+  // else the largest divisors); empty: no strips.
+  std::vector<int64_t> strips = {8, 16, 32, 64};
   size_t register_blocks = 32;  // register-blocked candidates kept (schedule_blocked.h)
   int threads = 1;              // the threads the blocked candidates' model assumes
 };
@@ -104,6 +116,8 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& options
 // Shared by the CPU and GPU spaces (schedule_gpu.h):
 // the length of the longest constant-length reduction of `e` (0 when none);
 int64_t longest_reduction(const rise::Expr& e);
+// the unroll decision's step, when the longest reduction has 2 to 25 elements;
+std::optional<ScheduleStep> unroll_step(const rise::Checked& high);
 // `text`, a strategy expression, applied to `c`, counted in `*count` (the space's
 // rewrites).
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count);

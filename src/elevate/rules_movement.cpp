@@ -290,6 +290,46 @@ void register_movement(Registry& r) {
              Nat step = *s * *j;
              return mk_map(as_fn(*inner), call(PrimId::Slide, {size, step}, {inner->args[0]}));
            }))});
+  // split(n) >> slide(k)(j) -> slide((n-1)*j+k)(n*j) >> *slide(k)(j): a block of n
+  // consecutive windows is the windows of one larger window of the input (the
+  // overlapped blocks of rows the autoscheduler's strips compute, schedule_strips.h).
+  r.rule({"splitOfSlide",
+          RuleFamily::Movement,
+          "split(n)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((n-1)*j+k)(n*j)(x)) "
+          "(blocks of n windows read as the windows of overlapping blocks of x)",
+          {},
+          fixed(movement(
+              "splitOfSlide", "split(n)(slide(k)(j)(x))", [](const Expr& e) -> std::optional<Expr> {
+                auto outer = util::match_prim(e, PrimId::Split, 1);
+                auto inner =
+                    outer ? util::match_prim(outer->args[0], PrimId::Slide, 1) : std::nullopt;
+                if (!inner) return std::nullopt;
+                auto n = outer->dep_nat(0);
+                auto k = inner->dep_nat(0), j = inner->dep_nat(1);
+                if (!n || !k || !j) return std::nullopt;
+                Nat size = (*n - Nat(1)) * *j + *k;
+                Nat step = *n * *j;
+                return mk_map(as_fn(*inner), call(PrimId::Slide, {size, step}, {inner->args[0]}));
+              }))});
+  // zip >> S -> (S, S) >> zip >> *zip: the blocks (or windows) of a zip are the zips
+  // of the two arrays' blocks.
+  r.rule({"splitBeforeZip",
+          RuleFamily::Movement,
+          "S(zip(a)(b)) -> map(fun(p => zip(p._1)(p._2)))(zip(S(a))(S(b))) for S = "
+          "split(n) or slide(sz)(sp)  (zip >> S -> S on each array >> *zip)",
+          {},
+          fixed(movement(
+              "splitBeforeZip", "split(n)(zip(a)(b)) or slide(sz)(sp)(zip(a)(b))",
+              [](const Expr& e) -> std::optional<Expr> {
+                auto s = match_split_or_slide(e);
+                auto z = s ? util::match_prim(s->args[0], PrimId::Zip, 2) : std::nullopt;
+                if (!z) return std::nullopt;
+                Expr rezip = fun("p", [](const Expr& p) {
+                  return call(PrimId::Zip, {call(PrimId::Fst, {p}), call(PrimId::Snd, {p})});
+                });
+                return call(PrimId::Map, {rezip, call(PrimId::Zip, {with_arg(*s, z->args[0]),
+                                                                    with_arg(*s, z->args[1])})});
+              }))});
 }
 
 }  // namespace risec::elevate

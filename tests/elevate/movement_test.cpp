@@ -234,5 +234,35 @@ TEST(SlideOfSlide, FailsWithoutTwoSlides) {
               one_d("(n+2).f32", "x |> slide(3)(1) |> map(fun(w => w[0]))"));
 }
 
+// ---------------------------------------------------------------- split of slide, split of zip
+
+TEST(SplitOfSlide, ReadsBlocksOfWindowsFromOverlappingBlocks) {
+  // Blocks of 4 consecutive 3-windows: 6-windows of x with step 4.
+  rise::Expr p = one_d("(4*n+2).f32", "x |> slide(3)(1) |> split(4)");
+  check_rewrite(top_down(lib("splitOfSlide")), p);
+  check_rewrite(in_dfnf("splitOfSlide"), p);
+  // Windows with step 2 (a downsampling stencil): blocks of 2 are 7-windows, step 4.
+  check_rewrite(top_down(lib("splitOfSlide")),
+                one_d("(4*n+3).f32", "x |> slide(5)(2) |> split(2)"));
+}
+
+TEST(SplitOfSlide, FailsWithoutASplitOfASlide) {
+  check_fails(top_down(lib("splitOfSlide")), one_d("(4*n).f32", "x |> split(4)"));
+  check_fails(top_down(lib("splitOfSlide")), one_d("(n+2).f32", "x |> slide(3)(1) |> slide(2)(2)"));
+}
+
+TEST(SplitBeforeZip, SplitsBothArrays) {
+  check_rewrite(top_down(lib("splitBeforeZip")),
+                one_d("(4*n).f32", "zip(x)(x |> map(fun(a => a * 2.0f))) |> split(4)"));
+  check_rewrite(in_dfnf("splitBeforeZip"),
+                one_d("(4*n).f32", "zip(x)(x |> map(fun(a => a * 2.0f))) |> split(4)"));
+  // Windows of a zip are zips of windows.
+  check_rewrite(top_down(lib("splitBeforeZip")), one_d("(n+2).f32", "zip(x)(x) |> slide(3)(1)"));
+}
+
+TEST(SplitBeforeZip, FailsWithoutAZip) {
+  check_fails(top_down(lib("splitBeforeZip")), one_d("(4*n).f32", "x |> split(4)"));
+}
+
 }  // namespace
 }  // namespace risec::elevate::testing

@@ -1,0 +1,228 @@
+// The strips decision of the autoscheduler's space (see schedule_strips.h).
+#include "driver/schedule_strips.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "elevate/rule_util.h"
+#include "support/diagnostics.h"
+
+namespace risec::driver {
+
+namespace {
+
+// A place in the term, as the traversals that reach it: body, function, argument.
+enum class Move { Body, Function, Argument };
+using Path = std::vector<Move>;
+
+// `s` applied at `path` (body(argument(s)) ...).
+std::string at(const Path& path, const std::string& s) {
+  std::string open, close;
+  for (Move m : path) {
+    open += m == Move::Body ? "body(" : m == Move::Function ? "function(" : "argument(";
+    close += ")";
+  }
+  return open + s + close;
+}
+
+Path then(Path p, std::initializer_list<Move> more) {
+  p.insert(p.end(), more);
+  return p;
+}
+
+// The rules that move the strips one stage towards the inputs, what each means, and
+// where it leaves the strips (relative to where it applied).
+struct Push {
+  const char* rule;
+  const char* comment;
+  bool halo;                          // a slide passed: overlapping blocks of rows
+  std::vector<std::vector<Move>> to;  // the paths the strips continue at
+};
+
+const std::vector<Push>& pushes() {
+  static const std::vector<Push> p = {
+      {"splitOfSlide",
+       "the strips' windows read from overlapping blocks of rows of the array they slide "
+       "over (each block: a strip's rows and the halo the next strip reads too)",
+       true,
+       {{Move::Argument}}},
+      {"slideOfSlide",
+       "the blocks' windows read from larger overlapping blocks of the array below (the "
+       "halos of both stages)",
+       true,
+       {{Move::Argument}}},
+      {"splitBeforeMap",
+       "the map below (a stage, or a view of its rows) applied per strip, to the strip's "
+       "rows only",
+       false,
+       {{Move::Argument}}},
+      {"slideBeforeMap",
+       "the map below (a stage, or a view of its rows) applied per strip, to the block of "
+       "rows the strip reads (a stage's halo rows computed by both strips that read them)",
+       false,
+       {{Move::Argument}}},
+      {"splitBeforeZip",
+       "both zipped arrays cut into the same strips",
+       false,
+       {{Move::Argument, Move::Argument}, {Move::Argument, Move::Function, Move::Argument}}},
+  };
+  return p;
+}
+
+}  // namespace
+
+std::vector<int64_t> strip_heights(int64_t rows, const std::vector<int64_t>& preferred) {
+  std::vector<int64_t> out;
+  if (preferred.empty()) return out;
+  for (int64_t v : preferred)
+    if (v >= 2 && rows % v == 0 && rows / v >= 2 &&
+        std::find(out.begin(), out.end(), v) == out.end())
+      out.push_back(v);
+  if (!out.empty()) return out;
+  for (int64_t v = rows / 2; v >= 2 && out.size() < 2; --v)
+    if (rows % v == 0) out.push_back(v);
+  return out;
+}
+
+std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<int64_t>& preferred,
+                                   int* rewrites) {
+  auto attempt = [&](const std::string& text,
+                     const rise::Checked& c) -> std::optional<rise::Checked> {
+    try {
+      return rewrite_with(text, c, rewrites);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::User) throw;
+      return std::nullopt;
+    }
+  };
+  std::optional<rise::Checked> dfnf = attempt("DFNF", high);
+  if (!dfnf) return {};
+  // The entry's lambdas (their bodies: the output).
+  Path base;
+  for (rise::Expr e = dfnf->expr;
+       e->kind == rise::ExprKind::Lambda || e->kind == rise::ExprKind::DepLambda;
+       e = rise::children(e)[0])
+    base.push_back(Move::Body);
+  const std::string stages =
+      "normalize(inlineLet) ; normalize(padClampBeforeMap <+ padCstBeforeMap)";
+  const ScheduleStep dfnf_step{"strips", "DFNF", "data-flow normal form"};
+  const ScheduleStep stages_step{
+      "strips", stages,
+      "the lets' stages inlined (each computed per strip below), paddings of rows moved "
+      "below the maps to the inputs"};
+  // The output a map over rows: directly, or after the column pass of a separable
+  // filter written with transposes, transpose(map(pad >> slide >> map(g))(transpose(
+  // rows))), is read as a pass over windows of rows (examples/blur5/chunks_parallel.elv).
+  const ScheduleStep cols_step{
+      "strips",
+      at(base,
+         "argument(mapFission ; argument(mapFission)) ; mapMapFBeforeTranspose ; "
+         "argument(mapSlideBeforeTranspose) ; argument(argument(argument(mapPadBeforeTranspose "
+         "; argument(removeTransposePair)))) ; mapFusion"),
+      "the column pass, written as transpose(map(pass)(transpose(rows))), read as a pass "
+      "over windows of rows: its maps, slide and padding moved across the transposes, "
+      "which cancel"};
+  rise::Checked start;
+  std::vector<ScheduleStep> prep;
+  std::optional<std::pair<rise::Expr, rise::Expr>> out;
+  for (const std::vector<ScheduleStep>& steps :
+       {std::vector<ScheduleStep>{stages_step},
+        std::vector<ScheduleStep>{cols_step, stages_step}}) {
+    std::optional<rise::Checked> c = dfnf;
+    for (const ScheduleStep& st : steps)
+      if (c) c = attempt(st.strategy, *c);
+    if (!c) continue;
+    rise::Expr e = c->expr;
+    for (size_t i = 0; i < base.size(); ++i) e = rise::children(e)[0];
+    out = elevate::util::match_map(e);
+    if (!out) continue;
+    start = *c;
+    prep = {dfnf_step};
+    prep.insert(prep.end(), steps.begin(), steps.end());
+    break;
+  }
+  if (!out || !out->second->type) return {};
+  const std::optional<rise::Nat> len = elevate::util::array_size(out->second->type);
+  const rise::Type row = elevate::util::array_elem(out->second->type);
+  if (!len || !len->as_const() || !row || row->kind != rise::TypeKind::Array) return {};
+  const int64_t rows = *len->as_const();
+
+  std::vector<StripPlan> plans;
+  for (int64_t v : strip_heights(rows, preferred)) {
+    StripPlan plan;
+    plan.rows = v;
+    plan.strips = rows / v;
+    plan.steps = prep;
+    const std::string split = at(base, "splitJoin(" + std::to_string(v) + ")");
+    std::optional<rise::Checked> cur = attempt(split, start);
+    if (!cur) continue;
+    plan.steps.push_back({"strips", split,
+                          "the output rows in " + std::to_string(plan.strips) + " strips of " +
+                              std::to_string(v) + " rows (splitJoin on the map writing them)"});
+    // The strips pushed towards the inputs, one place at a time (each push changes
+    // only the term below its place, so the other places stay valid).
+    std::vector<Path> places = {then(base, {Move::Argument, Move::Argument})};
+    for (int guard = 0; !places.empty() && guard < 64; ++guard) {
+      const Path place = places.back();
+      places.pop_back();
+      for (const Push& p : pushes()) {
+        const std::string text = at(place, p.rule);
+        std::optional<rise::Checked> pushed = attempt(text, *cur);
+        if (!pushed) continue;
+        cur = std::move(pushed);
+        plan.steps.push_back({"strips", text, p.comment});
+        plan.halos += p.halo;
+        for (const std::vector<Move>& to : p.to) {
+          Path next = place;
+          next.insert(next.end(), to.begin(), to.end());
+          places.push_back(next);
+        }
+        break;
+      }
+    }
+    if (plan.halos == 0) continue;  // no window: nothing computed per strip
+    // The maps over the strips fused into one (only there: inside a strip, a
+    // producer's rows stay apart from the views that read them, so lowerToC stores
+    // the rows, not their windows).
+    plan.steps.push_back(
+        {"strips", "repeat(" + at(then(base, {Move::Argument}), "mapFusion <+ zipMapFusion") + ")",
+         "each strip one iteration of the outer map: its producers' rows (stored in a "
+         "buffer of the strip where a window reads them), then its output rows"});
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+
+std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const SpaceOptions& opt,
+                                                ScheduleSpace& space) {
+  std::vector<ScheduleCandidate> out;
+  const std::optional<ScheduleStep> unroll = unroll_step(high);
+  for (const StripPlan& plan : strip_plans(high, opt.strips, &space.rewrites))
+    for (bool unrolled : {false, true})
+      for (bool vector : {false, true}) {
+        if (unrolled && !unroll) continue;
+        ScheduleCandidate c;
+        c.structure = "strips";
+        c.strip = plan.rows;
+        c.steps = plan.steps;
+        if (unrolled) c.steps.push_back(*unroll);
+        c.unrolled = unrolled;
+        if (opt.target == "openmp") {
+          c.steps.push_back({"parallel", "mapPar @ outermost(isFullyApplied(isMap))",
+                             "the strips an OpenMP parallel loop (each strip computes its own "
+                             "producers' rows in buffers of its own)"});
+          c.parallel = "strips";
+        }
+        if (vector) {
+          c.steps.push_back({"vectorize", "vectorize(lanes) @ innermost(isFullyApplied(isMap))",
+                             "the innermost map over scalars on vectors of `lanes` floats (this "
+                             "machine's registers)"});
+          c.vector = "lanes";
+        }
+        if (lower_candidate(c, high, space)) out.push_back(std::move(c));
+      }
+  return out;
+}
+
+}  // namespace risec::driver
