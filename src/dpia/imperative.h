@@ -136,6 +136,10 @@ struct Command {
   ExpressionP exp;             // Assign
   std::string var;             // For/New variable
   arith::Nat n;                // For: trip count
+  // NewDoubleBuffer: the number of steps of the loop in its body (iterate's k), which
+  // decides where the first step writes (the output when it is the only one) even
+  // after a pass unrolled a loop of one step.
+  arith::Nat iterations;
   LoopKind loop = LoopKind::Seq;
   // For: the body may leave the loop early (a Break in it, not inside a nested For), so
   // the loop is never unrolled, split or interchanged: it runs as written.

@@ -854,6 +854,8 @@ class Translator {
     Nat probe = Nat::var(step->name);
     Nat in_len = size_of(step->body()->type->a);
     Nat n = arith::exact_div(in_len, probe);
+    // iterate(0): no step; the result is the input.
+    if (k.is_const(0)) return acc(input, A);
     if (A->kind != Acceptor::Var) {
       // The output pointer must be memory of its own: iterate into a temporary.
       std::string t = fresh("tmp");
@@ -882,6 +884,7 @@ class Translator {
         c.var = db;
         c.dt = elem;
         c.n = arith::exact_div(len, n);  // the first (largest) output
+        c.iterations = k;
         c.exp = x;
         c.acc = A;
         c.body = {loop};

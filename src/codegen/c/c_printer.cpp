@@ -169,9 +169,13 @@ void CPrinter::gen_command(const CommandP& c, std::vector<CStmtP>& out) {
         internal_error("C backend: double buffer over views");
       std::string in = dpia::double_buffer_in(c->var), outp = dpia::double_buffer_out(c->var);
       std::string output = cname(c->acc->name);
-      // The loop has k iterations; with one, the first write goes to the output.
-      const Command& loop = *c->body[0];
-      std::string first_out = loop.kind == Command::For && loop.n.is_const(1) ? output : b1;
+      // The loop has k iterations; with one, the first write goes to the output (a
+      // k known only at run time decides there).
+      std::string first_out =
+          c->iterations.is_const(1) ? output
+          : c->iterations.as_const()
+              ? b1
+              : "(" + nat_expr(c->iterations).text + " == 1 ? " + output + " : " + b1 + ")";
       out.push_back(c_decl(ty + "* " + cname(in) + " = (" + ty + "*)" + cname(c->exp->name)));
       out.push_back(c_decl(ty + "* " + cname(outp) + " = " + first_out));
       out.push_back(c_decl("unsigned char " + flag + " = 1"));
@@ -234,6 +238,17 @@ CStmtP CPrinter::declare_buffer(const std::string& name, const std::string& elem
   return c_decl(elem + "*" + (restrict_ptr ? " restrict " : " ") + name + " = (" + elem +
                 "*)risec_alloc(&risec_site_" + std::to_string(site) + ", sizeof(" + elem +
                 ") * (size_t)(" + nat_expr(count).text + "))");
+}
+
+std::string CPrinter::header_declarations(const std::string& fn) {
+  if (!uses_alloc_) return "";
+  return "/* The heap buffers of " + fn +
+         "'s intermediates are kept between calls (one block per\n"
+         " * allocation site, reused by the next call); " +
+         fn +
+         "__risec_release() frees them (the next call\n"
+         " * allocates again; calling it twice is harmless). */\nvoid " +
+         fn + "__risec_release(void);\n";
 }
 
 CStmtP CPrinter::free_buffer(const std::string& name) {
@@ -319,8 +334,10 @@ std::string CPrinter::cname(const std::string& var) {
 // faults, 3.5 ms, per call of a 1.6 ms pipeline, or nothing, as the C library's state
 // had it). A block is taken and given back with an atomic exchange: concurrent calls
 // (and allocations inside parallel loops) each get their own block. The block's
-// capacity is in a 64-byte header. A destructor frees the kept blocks when the
-// library is unloaded or the program exits.
+// capacity is in a 64-byte header. NAME__risec_release() frees the kept blocks (the
+// runtime calls it when it drops the compiled function: risec::Kernel, the Python
+// module's kernels), and so does a destructor when the library is unloaded or the
+// program exits.
 namespace {
 std::string heap_buffer_helpers(int sites) {
   std::string s;
@@ -626,6 +643,8 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
       << function_prologue(u.name, sizes) << input_checks << unused_sizes(body_text, sizes)
       << interface_parts(body_text) << body_text << "}\n\n";
   src << call_wrapper(u.name, sig, out_dt, inputs, sizes);
+  if (g.uses_alloc_)
+    src << "void " << u.name << "__risec_release(void) {\n  risec_free_sites();\n}\n";
   u.source = src.str();
   u.uses_openmp = g.uses_openmp_;
   u.profile_stages = g.profile_stages_;

@@ -114,8 +114,9 @@ class CPrinter {
   virtual CStmtP declare_variable(const std::string& decl, dpia::Space space);
   // Text between the typedefs and the function (outlined functions, declarations).
   virtual std::string before_function() { return ""; }
-  // Declarations the header adds after the function's (the GPU targets' release).
-  virtual std::string header_declarations(const std::string& /*fn*/) { return ""; }
+  // Declarations the header adds after the function's: the release of the kept heap
+  // buffers (C, OpenMP) or of the device objects (the GPU targets).
+  virtual std::string header_declarations(const std::string& fn);
   // The declaration, before the function, of a table of constants (Command::table)
   // named `name` of `count` elements of C type `elem` with initialiser `values`
   // ("1.0f, 2.0f, ..."): C `static const`.
