@@ -14,7 +14,9 @@
 # machine with the same CUDA toolkit, e.g. when the GPU machine has no compiler for the
 # host's dependencies); shared libraries the GPU machine lacks (libclblast.so.1, the
 # OpenCL ICD loader libOpenCL.so.1) can be carried in build/lib/, which is searched
-# first. bench_opencl is skipped, with a message, where it was not built (no OpenCL).
+# first: on the development machine, `mkdir -p build/lib && cp -L
+# /usr/lib/x86_64-linux-gnu/{libclblast.so.1,libOpenCL.so.1} build/lib/`.
+# bench_opencl is skipped, with a message, where it was not built (no OpenCL).
 #
 # Exits 1 when a check fails, 4 when there is no GPU or no nvcc.
 set -uo pipefail

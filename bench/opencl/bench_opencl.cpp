@@ -32,7 +32,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <memory>
 #include <regex>
 #include <set>
@@ -156,13 +155,11 @@ struct PeerTime {
   std::string name;
   double min_s = -1, median_s = -1;
   std::string failure, note;
-  bool timed() const { return min_s > 0; }
 };
 using Times = std::vector<PeerTime>;
 
-// The largest relative error of a peer's outputs against the references; the
-// tolerance is the one risec --check uses by default (relative 1e-4 where the values
-// are above 1), loosened to 1e-3 for the summation orders of tiled libraries.
+// The largest relative error of a peer's outputs against the references (time_peers
+// accepts below 1e-3: float sums in another order, e.g. a library's tiles).
 double max_error(const Cl& cl, const std::vector<Output>& outs) {
   double worst = 0;
   for (const auto& [dev, want] : outs) {
