@@ -72,7 +72,7 @@ if [ "${#missing[@]}" -gt 0 ] || [ "${#missing_optional[@]}" -gt 0 ]; then
   $SUDO apt-get update -q
   for p in "${missing_optional[@]}"; do
     # A package the archive knows has a candidate version (apt-cache policy).
-    if apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [^(]'; then
+    if apt-cache policy "$p" 2>/dev/null | grep 'Candidate: [^(]' >/dev/null; then
       missing+=("$p")
     else
       echo "setup: $p is not in the package archive; its benchmark rows are left out"
