@@ -10,8 +10,10 @@ row, keyed by the table's header, all values strings. Two layouts are understood
 - a "variant" column and a time column (the first whose name contains "median"):
   one panel per group (the columns left of "variant", e.g. the kernel or the blur),
   one bar per variant (with its thread count when there is a "threads" column);
-- no "variant" column (bench_opencl): one panel per row (the first column), one bar
-  per numeric column that is not a ratio (e.g. "hand-written" and "risec").
+- no "variant" column (bench_opencl): one panel per row (the first column) of the
+  first table (bench_opencl's second table summarises it), one bar per numeric
+  column that is not a ratio (e.g. "hand-written", "CLBlast" and "risec"; a cell
+  "min / median" is drawn at its minimum).
 
 Each bar is labelled with its time divided by risec's in the same panel (the first
 variant whose name starts with "risec"): above 1 the peer is slower than risec.
@@ -61,7 +63,10 @@ def panels(rows):
                 label += f" ({r['threads']} thr)"
             out.setdefault(group, []).append((label, t))
     else:
+        first = rows[0].get("table") if rows else None
         for r in rows:
+            if r.get("table") != first:
+                continue
             keys = [k for k in r if k != "table"]
             group = r[keys[0]]
             for k in keys[1:]:

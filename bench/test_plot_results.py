@@ -44,9 +44,12 @@ check([g for g, _ in ps] == ["blur5", "harris"], f"panels {ps}")
 check(len(ps[0][1]) == 3 and len(ps[1][1]) == 1, f"bars {ps}")
 check(plot_results.reference(ps[0][1]) == 20.0, "risec is the reference")
 
-# The wide layout (bench_opencl): the ratio column is not a bar.
+# The wide layout (bench_opencl): the ratio column is not a bar, a "min / median" cell
+# is drawn at its minimum, "-" and "n/a" are no bars, and the second (summary) table
+# adds no bars to the first's panels.
 ps = plot_results.panels(load("opencl_sample.jsonl"))
-check(ps == [("nbody", [("hand-written", 2.0), ("risec", 3.0)]), ("mm", [("risec", 4.0)])],
+check(ps == [("nbody", [("hand-written", 2.0), ("risec", 3.0)]),
+             ("mm", [("CLBlast", 5.0), ("risec", 4.0)])],
       f"opencl panels {ps}")
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -1,34 +1,37 @@
-// The Lift CGO'17 benchmark suite on the available OpenCL device (issue 12): for each
-// benchmark, the kernel time of a straightforward hand-written OpenCL kernel next to
-// the one risec generates from examples/NAME/NAME.rise with its OpenCL strategy.
+// The Lift CGO'17 benchmark suite on the available OpenCL device (issues 12 and 36):
+// for each benchmark, the kernel time of a straightforward hand-written OpenCL kernel
+// and, for the BLAS programs (gemv, atax, gesummv, mm), of CLBlast's routines, next to
+// the one risec generates from examples/NAME/NAME.rise with each of its OpenCL
+// strategies.
 //
 // Hand-written kernels: one work item per output element, the obvious loop inside,
-// global memory only (what one writes first). Each is checked against a plain C++
-// reference on the same inputs before it is timed; a kernel that disagrees is
-// reported, not timed.
+// global memory only (what one writes first). CLBlast (clblast_peer.h): gemv is one
+// Sgemv, atax two (A x, then Aᵀ of that), gesummv two (alpha A x, then beta B x added),
+// mm one Sgemm; on the same device, queue and input buffers. Each peer is checked
+// against a plain C++ reference on the same inputs before it is timed; one that
+// disagrees is reported, not timed. The peers of a program are timed interleaved: one
+// warm-up run each (the checked one), then --repeat rounds that run each once.
 //
 // risec: `risec run FILE --strategy S --target opencl --size .. --repeat N` in a child
-// process (risec makes its own seeded inputs); the kernel time it prints (profiling
-// events, the median of N) is parsed. A failure (no OpenCL target, a strategy the
+// process (risec makes its own seeded inputs); the minimum and median kernel times it
+// prints (profiling events) are parsed. A failure (no OpenCL target, a strategy the
 // target refuses, a crash) is shown as n/a with the first line of its message; it
 // never stops the benchmark. --check also asks risec to compare with the interpreter
 // (slow at the default sizes: use it with --small).
 //
-// Kernel times are the median over --repeat runs of the profiling events' START..END
-// (both kernels for atax); transfers are not counted, on either side.
+// Kernel times are the profiling events' START..END summed over a run's kernels (both
+// of atax's, each of CLBlast's); transfers are not counted, on either side. Each time
+// is shown as "min / median" of the --repeat runs. The second table takes, per program,
+// the best (by minimum) of the hand-written kernel and the library, and risec's best
+// strategy, and their ratio: the target of issue 36 is a ratio of at most 1 everywhere.
 //
 //   build/bench/bench_opencl [--small] [--repeat N] [--check] [--only NAME,..]
-#define CL_TARGET_OPENCL_VERSION 120
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#include <CL/cl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <memory>
 #include <regex>
 #include <set>
@@ -37,6 +40,8 @@
 #include <vector>
 
 #include "bench/common/bench_util.h"
+#include "bench/opencl/cl_util.h"
+#include "bench/opencl/clblast_peer.h"
 #include "runtime/process.h"
 
 namespace {
@@ -44,96 +49,9 @@ namespace {
 using risec::bench::Buffer;
 using risec::bench::fill_random;
 using risec::bench::Table;
+using namespace risec::bench::opencl;
 
-// ------------------------------------------------------------------- OpenCL
-
-std::string cl_error(cl_int e) {
-  return "OpenCL error " + std::to_string(e);
-}
-
-struct Failure {
-  std::string what;
-};
-
-void ok(cl_int e, const char* what) {
-  if (e != CL_SUCCESS) throw Failure{std::string(what) + ": " + cl_error(e)};
-}
-
-// A string property of a device or platform (clGetDeviceInfo, clGetPlatformInfo).
-template <typename Get, typename Obj, typename Info>
-std::string info_string(Get get, Obj obj, Info what) {
-  size_t n = 0;
-  get(obj, what, 0, nullptr, &n);
-  std::string s(n, '\0');
-  get(obj, what, n, s.data(), nullptr);
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
-
-// The first device of the first platform that has one (GPUs preferred).
-struct Cl {
-  cl_platform_id platform = nullptr;
-  cl_device_id device = nullptr;
-  cl_context context = nullptr;
-  cl_command_queue queue = nullptr;
-
-  Cl() {
-    cl_uint np = 0;
-    ok(clGetPlatformIDs(0, nullptr, &np), "clGetPlatformIDs");
-    if (np == 0) throw Failure{"no OpenCL platform"};
-    std::vector<cl_platform_id> ps(np);
-    ok(clGetPlatformIDs(np, ps.data(), nullptr), "clGetPlatformIDs");
-    for (cl_device_type type :
-         {cl_device_type{CL_DEVICE_TYPE_GPU}, cl_device_type{CL_DEVICE_TYPE_ALL}}) {
-      for (cl_platform_id p : ps) {
-        cl_device_id d = nullptr;
-        cl_uint nd = 0;
-        if (clGetDeviceIDs(p, type, 1, &d, &nd) == CL_SUCCESS && nd > 0) {
-          platform = p;
-          device = d;
-          break;
-        }
-      }
-      if (device) break;
-    }
-    if (!device) throw Failure{"no OpenCL device"};
-    cl_int e = CL_SUCCESS;
-    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &e);
-    ok(e, "clCreateContext");
-    queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &e);
-    ok(e, "clCreateCommandQueue");
-  }
-  ~Cl() {
-    if (queue) clReleaseCommandQueue(queue);
-    if (context) clReleaseContext(context);
-  }
-  Cl(const Cl&) = delete;
-  Cl& operator=(const Cl&) = delete;
-
-  std::string describe() const {
-    return info_string(clGetDeviceInfo, device, CL_DEVICE_NAME) + " (" +
-           info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME) + ", " +
-           info_string(clGetDeviceInfo, device, CL_DEVICE_VERSION) + ")";
-  }
-};
-
-// A device buffer holding a copy of host data (or room for n floats).
-class DeviceBuffer {
- public:
-  DeviceBuffer(const Cl& cl, size_t bytes, const void* host) {
-    cl_int e = CL_SUCCESS;
-    mem_ = clCreateBuffer(cl.context, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                          const_cast<void*>(host), &e);
-    ok(e, "clCreateBuffer");
-  }
-  ~DeviceBuffer() { clReleaseMemObject(mem_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  cl_mem mem() const { return mem_; }
-
- private:
-  cl_mem mem_ = nullptr;
-};
+// ------------------------------------------------------------------- peers
 
 // One kernel argument: a buffer, or a scalar passed by value.
 struct Arg {
@@ -155,111 +73,206 @@ struct Launch {
   std::vector<size_t> global;
 };
 
-// Builds `source`, runs the launches in order `repeat` times and returns the median
-// of the summed kernel times (seconds). The launches' outputs stay on the device.
-double run_kernels(const Cl& cl, const std::string& source, const std::vector<Launch>& launches,
-                   int repeat) {
-  cl_int e = CL_SUCCESS;
-  const char* text = source.c_str();
-  cl_program prog = clCreateProgramWithSource(cl.context, 1, &text, nullptr, &e);
-  ok(e, "clCreateProgramWithSource");
-  if (clBuildProgram(prog, 1, &cl.device, "", nullptr, nullptr) != CL_SUCCESS) {
-    size_t n = 0;
-    clGetProgramBuildInfo(prog, cl.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-    std::string log(n, '\0');
-    clGetProgramBuildInfo(prog, cl.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-    clReleaseProgram(prog);
-    throw Failure{"build failed: " + log};
-  }
-  std::vector<cl_kernel> kernels;
-  for (const Launch& l : launches) {
-    cl_kernel k = clCreateKernel(prog, l.kernel.c_str(), &e);
-    ok(e, "clCreateKernel");
-    for (size_t i = 0; i < l.args.size(); ++i) {
-      const Arg& a = l.args[i];
-      if (a.buffer) {
-        cl_mem m = a.buffer->mem();
-        ok(clSetKernelArg(k, static_cast<cl_uint>(i), sizeof m, &m), "clSetKernelArg");
-      } else {
-        ok(clSetKernelArg(k, static_cast<cl_uint>(i), a.bytes.size(), a.bytes.data()),
-           "clSetKernelArg");
+// A hand-written program: `source` built once, its launches run in order by run().
+class Kernels {
+ public:
+  Kernels(const Cl& cl, const std::string& source, std::vector<Launch> launches)
+      : cl_(cl), launches_(std::move(launches)) {
+    cl_int e = CL_SUCCESS;
+    const char* text = source.c_str();
+    prog_ = clCreateProgramWithSource(cl.context, 1, &text, nullptr, &e);
+    ok(e, "clCreateProgramWithSource");
+    if (clBuildProgram(prog_, 1, &cl.device, "", nullptr, nullptr) != CL_SUCCESS) {
+      size_t n = 0;
+      clGetProgramBuildInfo(prog_, cl.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+      std::string log(n, '\0');
+      clGetProgramBuildInfo(prog_, cl.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      throw Failure{"build failed: " + log};
+    }
+    for (const Launch& l : launches_) {
+      cl_kernel k = clCreateKernel(prog_, l.kernel.c_str(), &e);
+      ok(e, "clCreateKernel");
+      kernels_.push_back(k);
+      for (size_t i = 0; i < l.args.size(); ++i) {
+        const Arg& a = l.args[i];
+        if (a.buffer) {
+          cl_mem m = a.buffer->mem();
+          ok(clSetKernelArg(k, static_cast<cl_uint>(i), sizeof m, &m), "clSetKernelArg");
+        } else {
+          ok(clSetKernelArg(k, static_cast<cl_uint>(i), a.bytes.size(), a.bytes.data()),
+             "clSetKernelArg");
+        }
       }
     }
-    kernels.push_back(k);
   }
-  std::vector<double> times;
-  for (int r = 0; r < repeat + 1; ++r) {  // the first run warms up
+  ~Kernels() {
+    for (cl_kernel k : kernels_) clReleaseKernel(k);
+    if (prog_) clReleaseProgram(prog_);
+  }
+  Kernels(const Kernels&) = delete;
+  Kernels& operator=(const Kernels&) = delete;
+
+  // One run of every launch; the summed kernel time (s).
+  double run() {
     double t = 0;
-    for (size_t i = 0; i < launches.size(); ++i) {
+    for (size_t i = 0; i < launches_.size(); ++i) {
       cl_event ev = nullptr;
-      const std::vector<size_t>& g = launches[i].global;
-      ok(clEnqueueNDRangeKernel(cl.queue, kernels[i], static_cast<cl_uint>(g.size()), nullptr,
+      const std::vector<size_t>& g = launches_[i].global;
+      ok(clEnqueueNDRangeKernel(cl_.queue, kernels_[i], static_cast<cl_uint>(g.size()), nullptr,
                                 g.data(), nullptr, 0, nullptr, &ev),
          "clEnqueueNDRangeKernel");
-      ok(clWaitForEvents(1, &ev), "clWaitForEvents");
-      cl_ulong start = 0, end = 0;
-      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      cl_int e = clWaitForEvents(1, &ev);
+      double s = e == CL_SUCCESS ? event_seconds(ev) : 0;
       clReleaseEvent(ev);
-      t += static_cast<double>(end - start) * 1e-9;
+      ok(e, "clWaitForEvents");
+      t += s;
     }
-    if (r > 0) times.push_back(t);
+    return t;
   }
-  for (cl_kernel k : kernels) clReleaseKernel(k);
-  clReleaseProgram(prog);
-  if (times.empty()) return 0;  // repeat 0: the warm-up run only (to check the result)
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+
+ private:
+  const Cl& cl_;
+  std::vector<Launch> launches_;
+  cl_program prog_ = nullptr;
+  std::vector<cl_kernel> kernels_;
+};
+
+// An output a peer writes on the device, and the reference it must match.
+using Output = std::pair<const DeviceBuffer*, const Buffer*>;
+
+// One implementation to time next to risec's: the hand-written kernels or a library.
+struct Peer {
+  std::string name;
+  std::function<double()> run;   // one run: its kernel time (s)
+  std::function<void()> before;  // untimed, before each run (e.g. resets an in-place output)
+  std::vector<Output> outs;      // checked after the first run
+  std::string failure;           // why it could not be set up (run is then empty)
+  std::shared_ptr<const std::string> note;  // what run() found out (CLBlast's kernel count)
+};
+
+// A peer's times over the runs (seconds; -1 when there are none), or why it has none.
+struct PeerTime {
+  std::string name;
+  double min_s = -1, median_s = -1;
+  std::string failure, note;
+};
+using Times = std::vector<PeerTime>;
+
+// The largest relative error of a peer's outputs against the references (time_peers
+// accepts below 1e-3: float sums in another order, e.g. a library's tiles).
+double max_error(const Cl& cl, const std::vector<Output>& outs) {
+  double worst = 0;
+  for (const auto& [dev, want] : outs) {
+    Buffer got(want->size());
+    read_back(cl, *dev, got.data(), got.size() * sizeof(float));
+    worst = std::max(worst, risec::bench::max_rel_error(got, *want));
+  }
+  return worst;
 }
 
-void read_back(const Cl& cl, const DeviceBuffer& b, void* host, size_t bytes) {
-  ok(clEnqueueReadBuffer(cl.queue, b.mem(), CL_TRUE, 0, bytes, host, 0, nullptr, nullptr),
-     "clEnqueueReadBuffer");
+// Checks each peer once (the warm-up run), then times those that passed: `repeat`
+// rounds, each running every peer once in turn, so that a change of load on a shared
+// machine affects them alike.
+Times time_peers(const Cl& cl, int repeat, std::vector<Peer> peers) {
+  Times out(peers.size());
+  std::vector<std::vector<double>> times(peers.size());
+  std::vector<size_t> live;
+  for (size_t i = 0; i < peers.size(); ++i) {
+    Peer& p = peers[i];
+    out[i].name = p.name;
+    out[i].failure = p.failure;
+    if (!p.failure.empty()) continue;
+    try {
+      if (p.before) p.before();
+      p.run();
+      double e = max_error(cl, p.outs);
+      if (!(e < 1e-3))
+        out[i].failure = "wrong result (max rel error " + risec::bench::fmt("%.3g", e) + ")";
+      else
+        live.push_back(i);
+    } catch (const Failure& f) {
+      out[i].failure = f.what;
+    }
+  }
+  for (int r = 0; r < repeat; ++r) {
+    for (size_t i : live) {
+      if (!out[i].failure.empty()) continue;
+      try {
+        if (peers[i].before) peers[i].before();
+        times[i].push_back(peers[i].run());
+      } catch (const Failure& f) {
+        out[i].failure = f.what;
+      }
+    }
+  }
+  for (size_t i = 0; i < peers.size(); ++i)
+    if (peers[i].note) out[i].note = *peers[i].note;
+  for (size_t i : live) {
+    if (!out[i].failure.empty()) continue;
+    risec::bench::Timing t = risec::bench::summarize(times[i]);
+    out[i].min_s = t.min_s;
+    out[i].median_s = t.median_s;
+  }
+  return out;
+}
+
+Peer hand(const Cl& cl, const std::string& source, std::vector<Launch> launches,
+          std::vector<Output> outs) {
+  Peer p;
+  p.name = "hand-written";
+  p.outs = std::move(outs);
+  try {
+    auto k = std::make_shared<Kernels>(cl, source, std::move(launches));
+    p.run = [k] { return k->run(); };
+  } catch (const Failure& f) {
+    p.failure = f.what;
+  }
+  return p;
+}
+
+// The hand-written kernels alone (the programs CLBlast has no routine for).
+Times time_hand(const Cl& cl, const std::string& source, std::vector<Launch> launches, int repeat,
+                std::vector<Output> outs) {
+  return time_peers(cl, repeat, {hand(cl, source, std::move(launches), std::move(outs))});
+}
+
+// CLBlast's routines `calls` (the note: how many kernels a run launches).
+Peer library(const Cl& cl, std::vector<BlasCall> calls, std::vector<Output> outs,
+             std::function<void()> before = {}) {
+  Peer p;
+  p.name = "CLBlast";
+  p.outs = std::move(outs);
+  p.before = std::move(before);
+  auto note = std::make_shared<std::string>();
+  p.note = note;
+  p.run = [&cl, calls = std::move(calls), note] {
+    LibraryRun r = clblast_run(cl, calls);
+    *note = std::to_string(r.kernels) + (r.kernels == 1 ? " kernel" : " kernels");
+    return r.seconds;
+  };
+  return p;
+}
+
+// The hand-written kernels and, where bench_opencl was built with it, CLBlast.
+Times time_blas(const Cl& cl, int repeat, Peer hand_written, const std::function<Peer()>& lib) {
+  std::vector<Peer> peers{std::move(hand_written)};
+  if (!clblast_missing()) peers.push_back(lib());
+  return time_peers(cl, repeat, std::move(peers));
+}
+
+// A copy on the device (untimed: resets an output CLBlast updates in place).
+void copy_buffer(const Cl& cl, const DeviceBuffer& from, const DeviceBuffer& to, size_t bytes) {
+  ok(clEnqueueCopyBuffer(cl.queue, from.mem(), to.mem(), 0, 0, bytes, 0, nullptr, nullptr),
+     "clEnqueueCopyBuffer");
+  ok(clFinish(cl.queue), "clFinish");
 }
 
 // ------------------------------------------------------------------- benchmarks
-
-// The result of the hand-written kernel: its median time, or why there is none.
-struct Hand {
-  double seconds = -1;
-  double max_rel_error = 0;
-  std::string failure;
-};
-
-struct Bench {
-  std::string name;
-  std::string strategy;  // examples/NAME/<strategy>.elv
-  std::string sizes;     // risec --size
-  std::function<Hand(const Cl&, int)> hand;
-};
 
 Buffer random_buffer(size_t n, uint32_t seed) {
   Buffer b(n);
   fill_random(b, seed);
   return b;
-}
-
-// Checks `got` against `want` and times the launches; the check's tolerance is the
-// one risec --check uses by default (relative 1e-4 where the values are above 1).
-Hand checked(const Cl& cl, const std::string& source, const std::vector<Launch>& launches,
-             int repeat, const std::vector<std::pair<const DeviceBuffer*, const Buffer*>>& outs) {
-  Hand h;
-  try {
-    run_kernels(cl, source, launches, 0);
-    for (const auto& [dev, want] : outs) {
-      Buffer got(want->size());
-      read_back(cl, *dev, got.data(), got.size() * sizeof(float));
-      h.max_rel_error = std::max(h.max_rel_error, risec::bench::max_rel_error(got, *want));
-    }
-    if (!(h.max_rel_error < 1e-3)) {
-      h.failure = "wrong result (max rel error " + std::to_string(h.max_rel_error) + ")";
-      return h;
-    }
-    h.seconds = run_kernels(cl, source, launches, repeat);
-  } catch (const Failure& f) {
-    h.failure = f.what;
-  }
-  return h;
 }
 
 size_t bytes(const Buffer& b) {
@@ -268,7 +281,7 @@ size_t bytes(const Buffer& b) {
 
 // ---- matrix-vector kernels
 
-Hand hand_gemv(const Cl& cl, int repeat, int n, int m) {
+Times peers_gemv(const Cl& cl, int repeat, int n, int m) {
   Buffer A = random_buffer(size_t(n) * m, 1), x = random_buffer(m, 2), y = random_buffer(n, 3);
   float alpha = 1.5f, beta = 0.5f;
   Buffer want(n);
@@ -286,16 +299,24 @@ kernel void gemv(global float* out, const global float* A, const global float* x
   out[i] = alpha * acc + beta * y[i];
 })";
   DeviceBuffer dA(cl, bytes(A), A.data()), dx(cl, bytes(x), x.data()), dy(cl, bytes(y), y.data()),
-      dout(cl, bytes(want), nullptr);
-  return checked(cl, src,
-                 {{"gemv",
-                   {Arg::buf(dout), Arg::buf(dA), Arg::buf(dx), Arg::buf(dy), Arg::val(alpha),
-                    Arg::val(beta), Arg::val(m)},
-                   {size_t(n)}}},
-                 repeat, {{&dout, &want}});
+      dout(cl, bytes(want), nullptr), dlib(cl, bytes(want), nullptr);
+  return time_blas(
+      cl, repeat,
+      hand(cl, src,
+           {{"gemv",
+             {Arg::buf(dout), Arg::buf(dA), Arg::buf(dx), Arg::buf(dy), Arg::val(alpha),
+              Arg::val(beta), Arg::val(m)},
+             {size_t(n)}}},
+           {{&dout, &want}}),
+      [&] {
+        // Sgemv updates y in place: each run starts from a copy of y.
+        return library(
+            cl, {Gemv{false, size_t(n), size_t(m), alpha, dA.mem(), dx.mem(), beta, dlib.mem()}},
+            {{&dlib, &want}}, [&] { copy_buffer(cl, dy, dlib, bytes(y)); });
+      });
 }
 
-Hand hand_gesummv(const Cl& cl, int repeat, int n) {
+Times peers_gesummv(const Cl& cl, int repeat, int n) {
   Buffer A = random_buffer(size_t(n) * n, 1), B = random_buffer(size_t(n) * n, 2),
          x = random_buffer(n, 3);
   float alpha = 1.5f, beta = 0.5f;
@@ -319,17 +340,28 @@ kernel void gesummv(global float* out, const global float* A, const global float
   }
   out[i] = alpha * a + beta * b;
 })";
+  // CLBlast's output starts at zero: its first Sgemv (beta 0) may still read it.
+  Buffer zero(n);
   DeviceBuffer dA(cl, bytes(A), A.data()), dB(cl, bytes(B), B.data()), dx(cl, bytes(x), x.data()),
-      dout(cl, bytes(want), nullptr);
-  return checked(cl, src,
-                 {{"gesummv",
-                   {Arg::buf(dout), Arg::buf(dA), Arg::buf(dB), Arg::buf(dx), Arg::val(alpha),
-                    Arg::val(beta), Arg::val(n)},
-                   {size_t(n)}}},
-                 repeat, {{&dout, &want}});
+      dout(cl, bytes(want), nullptr), dlib(cl, bytes(zero), zero.data());
+  const size_t N = size_t(n);
+  return time_blas(cl, repeat,
+                   hand(cl, src,
+                        {{"gesummv",
+                          {Arg::buf(dout), Arg::buf(dA), Arg::buf(dB), Arg::buf(dx),
+                           Arg::val(alpha), Arg::val(beta), Arg::val(n)},
+                          {N}}},
+                        {{&dout, &want}}),
+                   [&] {
+                     // alpha A x, then beta B x added to it.
+                     return library(cl,
+                                    {Gemv{false, N, N, alpha, dA.mem(), dx.mem(), 0.0f, dlib.mem()},
+                                     Gemv{false, N, N, beta, dB.mem(), dx.mem(), 1.0f, dlib.mem()}},
+                                    {{&dlib, &want}});
+                   });
 }
 
-Hand hand_atax(const Cl& cl, int repeat, int m, int n) {
+Times peers_atax(const Cl& cl, int repeat, int m, int n) {
   Buffer A = random_buffer(size_t(m) * n, 1), x = random_buffer(n, 2);
   std::vector<float> tmp(m, 0.0f);
   Buffer want(n);
@@ -354,17 +386,30 @@ kernel void atmp(global float* out, const global float* A, const global float* t
   for (int i = 0; i < m; ++i) acc += A[i * n + j] * tmp[i];
   out[j] = acc;
 })";
+  // CLBlast's intermediate and output start at zero: an Sgemv with beta 0 may still
+  // read them.
+  Buffer zero_m(m), zero_n(n);
   DeviceBuffer dA(cl, bytes(A), A.data()), dx(cl, bytes(x), x.data()),
-      dtmp(cl, m * sizeof(float), nullptr), dout(cl, bytes(want), nullptr);
-  return checked(cl, src,
-                 {{"ax", {Arg::buf(dtmp), Arg::buf(dA), Arg::buf(dx), Arg::val(n)}, {size_t(m)}},
-                  {"atmp",
-                   {Arg::buf(dout), Arg::buf(dA), Arg::buf(dtmp), Arg::val(m), Arg::val(n)},
-                   {size_t(n)}}},
-                 repeat, {{&dout, &want}});
+      dtmp(cl, m * sizeof(float), nullptr), dout(cl, bytes(want), nullptr),
+      ltmp(cl, bytes(zero_m), zero_m.data()), lout(cl, bytes(zero_n), zero_n.data());
+  const size_t M = size_t(m), N = size_t(n);
+  return time_blas(
+      cl, repeat,
+      hand(
+          cl, src,
+          {{"ax", {Arg::buf(dtmp), Arg::buf(dA), Arg::buf(dx), Arg::val(n)}, {M}},
+           {"atmp", {Arg::buf(dout), Arg::buf(dA), Arg::buf(dtmp), Arg::val(m), Arg::val(n)}, {N}}},
+          {{&dout, &want}}),
+      [&] {
+        // A x, then Aᵀ times that.
+        return library(cl,
+                       {Gemv{false, M, N, 1.0f, dA.mem(), dx.mem(), 0.0f, ltmp.mem()},
+                        Gemv{true, M, N, 1.0f, dA.mem(), ltmp.mem(), 0.0f, lout.mem()}},
+                       {{&lout, &want}});
+      });
 }
 
-Hand hand_mm(const Cl& cl, int repeat, int n, int m, int k) {
+Times peers_mm(const Cl& cl, int repeat, int n, int m, int k) {
   Buffer A = random_buffer(size_t(n) * k, 1), B = random_buffer(size_t(k) * m, 2);
   Buffer want(size_t(n) * m);
   for (int i = 0; i < n; ++i)
@@ -380,17 +425,25 @@ kernel void mm(global float* C, const global float* A, const global float* B, in
   for (int l = 0; l < k; ++l) acc += A[i * k + l] * B[l * m + j];
   C[i * m + j] = acc;
 })";
-  DeviceBuffer dA(cl, bytes(A), A.data()), dB(cl, bytes(B), B.data()), dC(cl, bytes(want), nullptr);
-  return checked(cl, src,
-                 {{"mm",
-                   {Arg::buf(dC), Arg::buf(dA), Arg::buf(dB), Arg::val(m), Arg::val(k)},
-                   {size_t(m), size_t(n)}}},
-                 repeat, {{&dC, &want}});
+  Buffer zero(want.size());
+  DeviceBuffer dA(cl, bytes(A), A.data()), dB(cl, bytes(B), B.data()), dC(cl, bytes(want), nullptr),
+      lC(cl, bytes(zero), zero.data());
+  return time_blas(cl, repeat,
+                   hand(cl, src,
+                        {{"mm",
+                          {Arg::buf(dC), Arg::buf(dA), Arg::buf(dB), Arg::val(m), Arg::val(k)},
+                          {size_t(m), size_t(n)}}},
+                        {{&dC, &want}}),
+                   [&] {
+                     return library(
+                         cl, {Gemm{size_t(n), size_t(m), size_t(k), dA.mem(), dB.mem(), lC.mem()}},
+                         {{&lC, &want}});
+                   });
 }
 
 // ---- stencil
 
-Hand hand_conv2d(const Cl& cl, int repeat, int n, int m) {
+Times hand_conv2d(const Cl& cl, int repeat, int n, int m) {
   Buffer img = random_buffer(size_t(n) * m, 1), w = random_buffer(25, 2);
   Buffer want(size_t(n) * m);
   for (int i = 0; i < n; ++i)
@@ -419,16 +472,16 @@ kernel void conv2d(global float* out, const global float* img, const global floa
 })";
   DeviceBuffer dimg(cl, bytes(img), img.data()), dw(cl, bytes(w), w.data()),
       dout(cl, bytes(want), nullptr);
-  return checked(cl, src,
-                 {{"conv2d",
-                   {Arg::buf(dout), Arg::buf(dimg), Arg::buf(dw), Arg::val(n), Arg::val(m)},
-                   {size_t(m), size_t(n)}}},
-                 repeat, {{&dout, &want}});
+  return time_hand(cl, src,
+                   {{"conv2d",
+                     {Arg::buf(dout), Arg::buf(dimg), Arg::buf(dw), Arg::val(n), Arg::val(m)},
+                     {size_t(m), size_t(n)}}},
+                   repeat, {{&dout, &want}});
 }
 
 // ---- particles
 
-Hand hand_nbody(const Cl& cl, int repeat, int n) {
+Times hand_nbody(const Cl& cl, int repeat, int n) {
   Buffer pos = random_buffer(size_t(n) * 4, 1), vel = random_buffer(size_t(n) * 4, 2);
   float eps2 = 0.01f, dt = 0.005f;
   Buffer want_p(size_t(n) * 4), want_v(size_t(n) * 4);
@@ -464,15 +517,15 @@ kernel void nbody(global float4* newPos, global float4* newVel, const global flo
 })";
   DeviceBuffer dpos(cl, bytes(pos), pos.data()), dvel(cl, bytes(vel), vel.data()),
       dp(cl, bytes(want_p), nullptr), dv(cl, bytes(want_v), nullptr);
-  return checked(cl, src,
-                 {{"nbody",
-                   {Arg::buf(dp), Arg::buf(dv), Arg::buf(dpos), Arg::buf(dvel), Arg::val(eps2),
-                    Arg::val(dt), Arg::val(n)},
-                   {size_t(n)}}},
-                 repeat, {{&dp, &want_p}, {&dv, &want_v}});
+  return time_hand(cl, src,
+                   {{"nbody",
+                     {Arg::buf(dp), Arg::buf(dv), Arg::buf(dpos), Arg::buf(dvel), Arg::val(eps2),
+                      Arg::val(dt), Arg::val(n)},
+                     {size_t(n)}}},
+                   repeat, {{&dp, &want_p}, {&dv, &want_v}});
 }
 
-Hand hand_md(const Cl& cl, int repeat, int n, int k) {
+Times hand_md(const Cl& cl, int repeat, int n, int k) {
   Buffer pos(size_t(n) * 4);
   fill_random(pos, 1);
   for (size_t i = 0; i < pos.size(); ++i) pos[i] *= 10.0f;  // spread the atoms out
@@ -520,17 +573,17 @@ kernel void md(global float4* force, const global float4* pos, const global int*
 })";
   DeviceBuffer dpos(cl, bytes(pos), pos.data()),
       dneigh(cl, neigh.size() * sizeof(int), neigh.data()), dout(cl, bytes(want), nullptr);
-  return checked(cl, src,
-                 {{"md",
-                   {Arg::buf(dout), Arg::buf(dpos), Arg::buf(dneigh), Arg::val(cutsq),
-                    Arg::val(lj1), Arg::val(lj2), Arg::val(k)},
-                   {size_t(n)}}},
-                 repeat, {{&dout, &want}});
+  return time_hand(cl, src,
+                   {{"md",
+                     {Arg::buf(dout), Arg::buf(dpos), Arg::buf(dneigh), Arg::val(cutsq),
+                      Arg::val(lj1), Arg::val(lj2), Arg::val(k)},
+                     {size_t(n)}}},
+                   repeat, {{&dout, &want}});
 }
 
 // ---- data mining, search, imaging
 
-Hand hand_kmeans(const Cl& cl, int repeat, int n, int k, int f) {
+Times hand_kmeans(const Cl& cl, int repeat, int n, int k, int f) {
   Buffer features = random_buffer(size_t(f) * n, 1), clusters = random_buffer(size_t(k) * f, 2);
   Buffer want(n);  // the index, as a float (exact for the small counts used)
   for (int p = 0; p < n; ++p) {
@@ -567,7 +620,7 @@ kernel void kmeans(global float* membership, const global float* features,
 })";
   DeviceBuffer dfe(cl, bytes(features), features.data()), dcl(cl, bytes(clusters), clusters.data()),
       dout(cl, bytes(want), nullptr);
-  return checked(
+  return time_hand(
       cl, src,
       {{"kmeans",
         {Arg::buf(dout), Arg::buf(dfe), Arg::buf(dcl), Arg::val(n), Arg::val(k), Arg::val(f)},
@@ -575,7 +628,7 @@ kernel void kmeans(global float* membership, const global float* features,
       repeat, {{&dout, &want}});
 }
 
-Hand hand_nn(const Cl& cl, int repeat, int n) {
+Times hand_nn(const Cl& cl, int repeat, int n) {
   Buffer lat = random_buffer(n, 1), lng = random_buffer(n, 2);
   float tlat = 0.3f, tlng = 0.6f;
   Buffer want(n);
@@ -589,14 +642,15 @@ kernel void nn(global float* out, const global float* lat, const global float* l
 })";
   DeviceBuffer dlat(cl, bytes(lat), lat.data()), dlng(cl, bytes(lng), lng.data()),
       dout(cl, bytes(want), nullptr);
-  return checked(cl, src,
-                 {{"nn",
-                   {Arg::buf(dout), Arg::buf(dlat), Arg::buf(dlng), Arg::val(tlat), Arg::val(tlng)},
-                   {size_t(n)}}},
-                 repeat, {{&dout, &want}});
+  return time_hand(
+      cl, src,
+      {{"nn",
+        {Arg::buf(dout), Arg::buf(dlat), Arg::buf(dlng), Arg::val(tlat), Arg::val(tlng)},
+        {size_t(n)}}},
+      repeat, {{&dout, &want}});
 }
 
-Hand hand_mriq(const Cl& cl, int repeat, int n, int k) {
+Times hand_mriq(const Cl& cl, int repeat, int n, int k) {
   Buffer x = random_buffer(n, 1), y = random_buffer(n, 2), z = random_buffer(n, 3),
          kx = random_buffer(k, 4), ky = random_buffer(k, 5), kz = random_buffer(k, 6),
          phi = random_buffer(k, 7);
@@ -630,18 +684,18 @@ kernel void mriq(global float* Qr, global float* Qi, const global float* x,
       dkx(cl, bytes(kx), kx.data()), dky(cl, bytes(ky), ky.data()), dkz(cl, bytes(kz), kz.data()),
       dphi(cl, bytes(phi), phi.data()), dr(cl, bytes(want_r), nullptr),
       di(cl, bytes(want_i), nullptr);
-  return checked(cl, src,
-                 {{"mriq",
-                   {Arg::buf(dr), Arg::buf(di), Arg::buf(dx), Arg::buf(dy), Arg::buf(dz),
-                    Arg::buf(dkx), Arg::buf(dky), Arg::buf(dkz), Arg::buf(dphi), Arg::val(k)},
-                   {size_t(n)}}},
-                 repeat, {{&dr, &want_r}, {&di, &want_i}});
+  return time_hand(cl, src,
+                   {{"mriq",
+                     {Arg::buf(dr), Arg::buf(di), Arg::buf(dx), Arg::buf(dy), Arg::buf(dz),
+                      Arg::buf(dkx), Arg::buf(dky), Arg::buf(dkz), Arg::buf(dphi), Arg::val(k)},
+                     {size_t(n)}}},
+                   repeat, {{&dr, &want_r}, {&di, &want_i}});
 }
 
 // ------------------------------------------------------------------- risec
 
 struct RisecResult {
-  double seconds = -1;
+  double min_s = -1, median_s = -1;
   std::string failure;
 };
 
@@ -651,20 +705,26 @@ std::string first_line(const std::string& s) {
   return s.substr(start, s.find('\n', start) - start);
 }
 
-// `risec run` with the OpenCL target; the kernel time is the median it prints.
-RisecResult run_risec(const Bench& b, int repeat, bool check) {
+double seconds_in(const std::string& value, const std::string& unit) {
+  return std::stod(value) * (unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : 1.0);
+}
+
+// `risec run` with the OpenCL target; the kernel times are the minimum and median it
+// prints.
+RisecResult run_risec(const std::string& name, const std::string& strategy,
+                      const std::string& sizes, int repeat, bool check) {
   const char* env = std::getenv("RISEC");
   std::string risec = env ? env : RISEC_BINARY;
-  std::string dir = risec::bench::source_path("examples/" + b.name + "/");
+  std::string dir = risec::bench::source_path("examples/" + name + "/");
   std::vector<std::string> argv{risec,
                                 "run",
-                                dir + b.name + ".rise",
+                                dir + name + ".rise",
                                 "--strategy",
-                                dir + b.strategy + ".elv",
+                                dir + strategy + ".elv",
                                 "--target",
                                 "opencl",
                                 "--size",
-                                b.sizes,
+                                sizes,
                                 "--repeat",
                                 std::to_string(repeat)};
   if (check) argv.push_back("--check");
@@ -683,25 +743,23 @@ RisecResult run_risec(const Bench& b, int repeat, bool check) {
     return r;
   }
   // "time: min X ms, median Y ms (N runs, kernel time)" with --repeat; "time: X ms"
-  static const std::regex median(R"(median\s+([0-9.eE+-]+)\s*(ms|us|s)\b)");
+  static const std::regex both(
+      R"(time:\s*min\s+([0-9.eE+-]+)\s*(ms|us|s)\b,\s*median\s+([0-9.eE+-]+)\s*(ms|us|s)\b)");
   static const std::regex single(R"(time:\s*([0-9.eE+-]+)\s*(ms|us|s)\b)");
   std::string all = p.out + "\n" + p.err;
-  double value = -1;
-  std::string unit;
-  for (const std::regex* re : {&median, &single}) {
-    std::smatch mt;
-    if (value < 0 && std::regex_search(all, mt, *re)) {
-      value = std::stod(mt[1].str());
-      unit = mt[2].str();
-    }
-  }
-  if (value < 0) {
+  std::smatch mt;
+  if (std::regex_search(all, mt, both)) {
+    r.min_s = seconds_in(mt[1].str(), mt[2].str());
+    r.median_s = seconds_in(mt[3].str(), mt[4].str());
+  } else if (std::regex_search(all, mt, single)) {
+    r.min_s = r.median_s = seconds_in(mt[1].str(), mt[2].str());
+  } else {
     r.failure = "no kernel time in risec's output";
-    return r;
   }
-  r.seconds = value * (unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : 1.0);
   return r;
 }
+
+// ------------------------------------------------------------------- tables
 
 std::string ms(double s) {
   char buf[32];
@@ -709,10 +767,41 @@ std::string ms(double s) {
   return buf;
 }
 
+// A time cell: "min / median" in ms, or n/a.
+std::string cell(double min_s, double median_s) {
+  return min_s > 0 ? ms(min_s) + " / " + ms(median_s) : "n/a";
+}
+
+std::string ratio(double a, double b) {
+  return a > 0 && b > 0 ? risec::bench::fmt("%.2f", a / b) : "n/a";
+}
+
 std::string shorten(std::string s) {
   for (char& c : s)
     if (c == '|' || c == '\n') c = ' ';
   return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+void add_note(std::string& note, const std::string& text) {
+  if (!text.empty()) note += (note.empty() ? "" : "; ") + text;
+}
+
+// A benchmark program: its OpenCL strategies, sizes and peers (hand-written first).
+struct Program {
+  std::string name;
+  std::vector<std::string> strategies;  // examples/NAME/<strategy>.elv
+  std::string sizes;                    // risec --size
+  std::function<Times(const Cl&, int)> peers;
+  bool blas = false;  // CLBlast has routines for it
+};
+
+// The fastest (by minimum) of the timed entries, or nullptr.
+template <typename T, typename Min>
+const T* fastest(const std::vector<T>& xs, Min min_of) {
+  const T* best = nullptr;
+  for (const T& x : xs)
+    if (min_of(x) > 0 && (!best || min_of(x) < min_of(*best))) best = &x;
+  return best;
 }
 
 }  // namespace
@@ -746,36 +835,39 @@ int main(int argc, char** argv) {
   const int points = pick(4096, 1 << 20), records = pick(4096, 1 << 22);
   const int voxels = pick(1024, 32768), samples = pick(256, 3072);
   auto S = [](int v) { return std::to_string(v); };
-  std::vector<Bench> benches = {
-      {"atax", "opencl", "m=" + S(mv) + ",n=" + S(mv),
-       [&](const Cl& cl, int r) { return hand_atax(cl, r, mv, mv); }},
-      {"gemv", "opencl", "n=" + S(mv) + ",m=" + S(mv),
-       [&](const Cl& cl, int r) { return hand_gemv(cl, r, mv, mv); }},
-      {"gesummv", "opencl", "n=" + S(mv),
-       [&](const Cl& cl, int r) { return hand_gesummv(cl, r, mv); }},
-      {"mm", "global2d", "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
-       [&](const Cl& cl, int r) { return hand_mm(cl, r, mmn, mmn, mmn); }},
-      {"mm", "opencl_tiled", "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
-       [&](const Cl& cl, int r) { return hand_mm(cl, r, mmn, mmn, mmn); }},
-      {"mm", "gpu_tiled", "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
-       [&](const Cl& cl, int r) { return hand_mm(cl, r, mmn, mmn, mmn); }},
-      {"conv2d", "opencl", "n=" + S(img) + ",m=" + S(img),
+  const std::vector<std::string> opencl{"opencl"};
+  std::vector<Program> programs = {
+      {"atax", opencl, "m=" + S(mv) + ",n=" + S(mv),
+       [&](const Cl& cl, int r) { return peers_atax(cl, r, mv, mv); }, true},
+      {"gemv", opencl, "n=" + S(mv) + ",m=" + S(mv),
+       [&](const Cl& cl, int r) { return peers_gemv(cl, r, mv, mv); }, true},
+      {"gesummv", opencl, "n=" + S(mv),
+       [&](const Cl& cl, int r) { return peers_gesummv(cl, r, mv); }, true},
+      {"mm",
+       {"global2d", "opencl_tiled", "gpu_tiled"},
+       "n=" + S(mmn) + ",m=" + S(mmn) + ",k=" + S(mmn),
+       [&](const Cl& cl, int r) { return peers_mm(cl, r, mmn, mmn, mmn); },
+       true},
+      {"conv2d", opencl, "n=" + S(img) + ",m=" + S(img),
        [&](const Cl& cl, int r) { return hand_conv2d(cl, r, img, img); }},
-      {"nbody", "opencl", "n=" + S(bodies),
+      {"nbody", opencl, "n=" + S(bodies),
        [&](const Cl& cl, int r) { return hand_nbody(cl, r, bodies); }},
-      {"md", "opencl", "n=" + S(atoms) + ",k=" + S(nbr),
+      {"md", opencl, "n=" + S(atoms) + ",k=" + S(nbr),
        [&](const Cl& cl, int r) { return hand_md(cl, r, atoms, nbr); }},
-      {"kmeans", "opencl", "n=" + S(points) + ",k=5,f=34",
+      {"kmeans", opencl, "n=" + S(points) + ",k=5,f=34",
        [&](const Cl& cl, int r) { return hand_kmeans(cl, r, points, 5, 34); }},
-      {"nn", "opencl", "n=" + S(records),
+      {"nn", opencl, "n=" + S(records),
        [&](const Cl& cl, int r) { return hand_nn(cl, r, records); }},
-      {"mriq", "opencl", "n=" + S(voxels) + ",k=" + S(samples),
+      {"mriq", opencl, "n=" + S(voxels) + ",k=" + S(samples),
        [&](const Cl& cl, int r) { return hand_mriq(cl, r, voxels, samples); }},
   };
 
-  std::printf("# OpenCL suite (issue 12)\n");
+  risec::bench::LoadMonitor load;
+  load.start();
+  std::printf("# OpenCL suite (issues 12, 36)\n");
   std::printf("CPU: %s\n", risec::bench::machine_description().c_str());
-  std::printf("source: %s\n", risec::bench::source_revision().c_str());
+  std::printf("source: %s; load average at start: %s\n", risec::bench::source_revision().c_str(),
+              risec::bench::load_average().c_str());
   std::unique_ptr<Cl> cl;
   try {
     cl = std::make_unique<Cl>();
@@ -783,28 +875,75 @@ int main(int argc, char** argv) {
   } catch (const Failure& f) {
     std::printf("device: none (%s): hand-written kernels not run\n", f.what.c_str());
   }
-  std::printf("kernel times: median of %d runs (profiling events), ms%s\n\n", repeat,
-              small ? "; --small sizes (a smoke test)" : "");
+  const char* no_clblast = clblast_missing();
+  std::printf("library: %s\n", no_clblast
+                                   ? (std::string(no_clblast) + ": its column is left out").c_str()
+                                   : "CLBlast (gemv, atax, gesummv, mm)");
+  std::printf(
+      "kernel times, ms: min / median of %d runs (profiling events; the peers of a program "
+      "interleaved, risec in a child process)%s\n\n",
+      repeat, small ? "; --small sizes (a smoke test)" : "");
   std::fflush(stdout);
 
-  Table t({"benchmark", "sizes", "hand-written", "risec", "risec / hand", "note"});
-  for (const Bench& b : benches) {
-    if (!only.empty() && !only.count(b.name)) continue;
-    Hand h;
-    if (cl)
-      h = b.hand(*cl, repeat);
-    else
-      h.failure = "no device";
-    RisecResult r = run_risec(b, repeat, check);
-    std::string note;
-    if (!h.failure.empty()) note = "hand: " + shorten(h.failure);
-    if (!r.failure.empty()) note += (note.empty() ? "" : "; ") + ("risec: " + shorten(r.failure));
-    std::string ratio =
-        h.seconds > 0 && r.seconds > 0 ? risec::bench::fmt("%.2f", r.seconds / h.seconds) : "n/a";
-    std::string label = b.strategy == "opencl" ? b.name : b.name + " (" + b.strategy + ")";
-    t.add({label, b.sizes, h.seconds > 0 ? ms(h.seconds) : "n/a",
-           r.seconds > 0 ? ms(r.seconds) : "n/a", ratio, note});
+  std::vector<std::string> header{"benchmark", "sizes", "hand-written"};
+  if (!no_clblast) header.push_back("CLBlast");
+  for (const char* h : {"risec", "risec / best", "note"}) header.push_back(h);
+  Table t(header);
+  Table summary({"program", "best peer", "best peer ms", "risec's best", "risec ms",
+                 "risec / best, min", "risec / best, median"});
+  int met = 0, compared = 0;
+  for (const Program& p : programs) {
+    if (!only.empty() && !only.count(p.name)) continue;
+    Times peers;
+    if (cl) {
+      peers = p.peers(*cl, repeat);
+    } else {
+      peers.push_back({"hand-written", -1, -1, "no device", ""});
+    }
+    const PeerTime* best = fastest(peers, [](const PeerTime& x) { return x.min_s; });
+    std::vector<std::pair<std::string, RisecResult>> runs;
+    for (const std::string& s : p.strategies) {
+      runs.emplace_back(s, run_risec(p.name, s, p.sizes, repeat, check));
+      const RisecResult& r = runs.back().second;
+      std::string note;
+      for (const PeerTime& x : peers) {
+        add_note(note, x.failure.empty() ? "" : x.name + ": " + shorten(x.failure));
+        add_note(note, x.note.empty() ? "" : x.name + ": " + x.note);
+      }
+      add_note(note, r.failure.empty() ? "" : "risec: " + shorten(r.failure));
+      std::vector<std::string> row{
+          p.strategies.size() == 1 && s == "opencl" ? p.name : p.name + " (" + s + ")", p.sizes,
+          cell(peers[0].min_s, peers[0].median_s)};
+      if (!no_clblast) {
+        const PeerTime* lib = peers.size() > 1 ? &peers[1] : nullptr;
+        row.push_back(lib ? cell(lib->min_s, lib->median_s) : "-");
+      }
+      row.push_back(cell(r.min_s, r.median_s));
+      row.push_back(best ? ratio(r.min_s, best->min_s) : "n/a");
+      row.push_back(note);
+      t.add(row);
+    }
+    const auto* top =
+        fastest(runs, [](const std::pair<std::string, RisecResult>& x) { return x.second.min_s; });
+    if (best && top) {
+      ++compared;
+      if (top->second.min_s <= best->min_s) ++met;
+    }
+    summary.add({p.name, best ? best->name : "n/a",
+                 best ? cell(best->min_s, best->median_s) : "n/a", top ? top->first : "n/a",
+                 top ? cell(top->second.min_s, top->second.median_s) : "n/a",
+                 best && top ? ratio(top->second.min_s, best->min_s) : "n/a",
+                 best && top ? ratio(top->second.median_s, best->median_s) : "n/a"});
   }
   t.print();
+  std::printf(
+      "\nPer program: the best (by minimum) of the hand-written kernel%s, against risec's best "
+      "strategy; risec / best below 1: risec faster.\n\n",
+      no_clblast ? "" : " and CLBlast");
+  summary.print();
+  std::printf("\nrisec at least as fast as the best peer (minimum): %d of %d programs\n", met,
+              compared);
+  std::printf("load average at end: %s; CPU used by other processes during the run: %s\n",
+              risec::bench::load_average().c_str(), load.describe().c_str());
   return 0;
 }
