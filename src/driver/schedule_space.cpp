@@ -11,6 +11,7 @@
 #include "driver/compile.h"
 #include "driver/explore.h"
 #include "driver/schedule_blocked.h"
+#include "driver/schedule_omp.h"
 #include "driver/schedule_pipeline.h"
 #include "driver/schedule_reduce.h"
 #include "elevate/default_lowering.h"
@@ -120,6 +121,7 @@ std::string ScheduleCandidate::label() const {
   if (!gpu.empty()) out += ", " + gpu;
   if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
   if (!parallel.empty()) out += ", parallel " + parallel;
+  if (!schedule.empty()) out += " schedule(" + schedule + ")";
   if (!reduction.empty()) out += ", reductions on vectors (" + reduction + ")";
   if (!vector.empty()) out += ", vectorize(" + vector + ")";
   return out;
@@ -156,9 +158,13 @@ rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int*
 
 bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSpace& space) {
   std::string text;
-  for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
+  for (const ScheduleStep& st : c.steps)
+    if (!st.after_lowering) text += st.strategy + " ; ";
+  text += "lowerToC";
+  for (const ScheduleStep& st : c.steps)
+    if (st.after_lowering) text += " ; " + st.strategy;
   try {
-    c.lowered = rewrite_with(text + " ; lowerToC", high, &space.rewrites);
+    c.lowered = rewrite_with(text, high, &space.rewrites);
     return true;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::User) throw;
@@ -381,6 +387,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
         }
       };
   grow(0, high, ScheduleCandidate{});
+  if (opt.target == "openmp") add_schedule_choices(space, high, opt);
   return space;
 }
 
