@@ -464,6 +464,7 @@ class Converter {
     n.prim = info;
     n.head_span = head->span;
     n.step = head->step;
+    n.schedule = head->schedule;
     n.count = head->count;
     n.targs = targs;
     for (size_t i = 0; i < vargs.size(); ++i) {

@@ -73,8 +73,9 @@ struct PhraseNode {
   int count = 0;  // makeArray
   rise::Literal lit;
   std::shared_ptr<const rise::ForeignFun> foreign;
-  Span head_span;  // Prim: the primitive's name (where errors about it point)
-  Span step;       // Prim: the strategy step that introduced it (rise::ExprNode::step)
+  Span head_span;              // Prim: the primitive's name (where errors about it point)
+  Span step;                   // Prim: the strategy step that introduced it (rise::ExprNode::step)
+  rise::ParSchedule schedule;  // Prim mapPar/reducePar: its OpenMP schedule
 
   Access access() const {
     return ptype && ptype->kind == PhraseType::Exp ? ptype->access : Access::Rd;

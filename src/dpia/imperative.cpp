@@ -336,6 +336,7 @@ static void print_into(std::string& out, const CommandP& c, int indent, bool loc
     case Command::For:
       out += std::string(loop_kind_name(c->loop));
       if (is_gpu_loop(c->loop)) out += "(" + std::to_string(c->dim) + ")";
+      if (!c->schedule.is_default()) out += " schedule(" + rise::schedule_text(c->schedule) + ")";
       out += " " + c->var + " < " + arith::print(c->n);
       if (c->exits) out += " (exits)";
       if (located && c->span.known()) {

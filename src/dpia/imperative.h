@@ -171,6 +171,9 @@ struct Command {
   const rise::PrimitiveInfo* origin = nullptr;
   Span span;
   Span step;  // the strategy step that introduced the primitive, when known
+  // For over LoopKind::Par: the OpenMP schedule of its mapPar/reducePar (printed as
+  // the pragma's schedule clause; the default for every other loop).
+  rise::ParSchedule schedule;
 };
 
 using rise::is_gpu_loop;  // the loop kinds of the GPU's thread hierarchy

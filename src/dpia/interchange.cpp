@@ -76,8 +76,11 @@ std::optional<CommandP> interchange_for_contiguity(const Command& loop,
     // variable's range fits between two values of the inner one.
     if (parallel && !arith::provably_le(loop.n, Nat(*in < 0 ? -*in : *in))) return std::nullopt;
   }
-  return cm_for(inner->var, inner->n, loop.loop,
-                cm_for(loop.var, loop.n, LoopKind::Seq, inner->body[0]));
+  // the parallel loop, now over the inner variable, keeps its schedule
+  Command swapped = *cm_for(inner->var, inner->n, loop.loop,
+                            cm_for(loop.var, loop.n, LoopKind::Seq, inner->body[0]));
+  swapped.schedule = loop.schedule;
+  return std::make_shared<const Command>(std::move(swapped));
 }
 
 }  // namespace risec::dpia

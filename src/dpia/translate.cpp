@@ -59,6 +59,7 @@ class Translator {
     c.origin = e->prim;
     c.span = e->head_span.known() ? e->head_span : e->span;
     c.step = e->step;
+    if (c.kind == Command::For) c.schedule = e->schedule;
     return std::make_shared<const Command>(std::move(c));
   }
 

@@ -165,6 +165,13 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
             ? std::string("the strips of output rows (each computes its producers' rows)")
             : std::string("the outermost computing map"))
     << "\n";
+  if (!b.parallel.empty())
+    o << "  schedule:   "
+      << (b.schedule.empty()
+              ? std::string("OpenMP's default (static: one block of iterations "
+                            "per thread)")
+              : "schedule(" + b.schedule + "): chunks handed to whichever thread is free")
+      << "\n";
   o << "  tiled:      "
     << (b.tile ? std::to_string(b.tile) + " x " + std::to_string(b.tile) +
                      " tiles of the outermost nest of two maps"

@@ -2,6 +2,7 @@
 #include "driver/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
@@ -28,6 +29,18 @@ constexpr double kParallelRegion = 5000;
 // A stored array that fits a core's L2 cache (a strip's buffer of producer rows,
 // schedule_strips.h) is read back from the cache: its bytes cost this fraction.
 constexpr double kInCache = 0.25;
+
+// A chunk of iterations a dynamic or guided schedule hands out (an atomic counter and
+// a call), and the share of a statically scheduled loop's uneven work its slowest
+// thread does on top of an even share.
+constexpr double kChunk = 20;
+constexpr double kImbalance = 0.5;
+
+// Whether the iterations of a loop running `fn` may cost unequal time: fn contains a
+// data-dependent loop (iterateWhile), or a select on one bool whose branches (only one
+// of which runs) differ by at least half the larger one's work and 16 operations: a
+// triangular mask around a reduction, a cheap border beside an expensive inside.
+bool uneven_work(const Expr& fn, const CostMachine& m);
 
 struct Walk {
   const CostMachine& m;
@@ -64,13 +77,16 @@ struct Walk {
           args.back()->type->kind == rise::TypeKind::Array) {
         const double n = static_cast<double>(args.back()->type->size.as_const().value_or(1));
         const bool unrolled = p->loop == rise::LoopKind::SeqUnroll;
+        const bool parallel = p->loop == rise::LoopKind::Par && div == 1;
         double inner_div = div;
-        if (p->loop == rise::LoopKind::Par && div == 1) {
+        if (parallel) {
           inner_div = std::min<double>(m.threads, n);
           f.parallel_regions += trips;
         }
         f.iterations += trips * n / inner_div * (unrolled ? 0.25 : 1.0);
+        const double before = f.parallel_ops;
         visit(args[0], trips * n, inner_div);
+        if (parallel && inner_div > 1) schedule(*call, n, trips, f.parallel_ops - before, args[0]);
         for (size_t i = 1; i < args.size(); ++i) visit(args[i], trips, div);
         return;
       }
@@ -89,7 +105,50 @@ struct Walk {
     }
     for (const Expr& k : rise::children(e)) visit(k, trips, div);
   }
+
+  // What the schedule of a parallel loop (n iterations, run `trips` times, whose body
+  // did `inside` operations per thread) costs: a dynamic or guided one its chunks, the
+  // default static one (contiguous blocks) the imbalance of uneven iterations; static
+  // with a chunk deals small blocks round-robin, which evens them out.
+  void schedule(const elevate::util::PrimCall& loop, double n, double trips, double inside,
+                const Expr& fn) {
+    const rise::ParSchedule& s = loop.head->schedule;
+    using K = rise::ParSchedule::Kind;
+    if (s.kind == K::Dynamic) {
+      f.chunks += trips * std::ceil(n / static_cast<double>(std::max<int64_t>(1, s.chunk)));
+    } else if (s.kind == K::Guided) {
+      f.chunks += trips * std::min(n, m.threads * std::log2(n + 1));
+    } else if (s.chunk == 0 && uneven_work(fn, m)) {
+      f.imbalance += inside;
+    }
+  }
 };
+
+bool uneven_work(const Expr& fn, const CostMachine& m) {
+  auto work = [&](const Expr& e) {
+    CostFeatures g;
+    CostMachine one = m;
+    one.threads = 1;
+    Walk w{one, g};
+    w.visit(e, 1, 1);
+    return g.ops + g.iterations;
+  };
+  std::vector<Expr> todo = {fn};
+  while (!todo.empty()) {
+    Expr e = todo.back();
+    todo.pop_back();
+    if (e->kind == ExprKind::Primitive && e->prim && e->prim->is(rise::PrimId::IterateWhile))
+      return true;
+    if (auto c = elevate::util::as_prim_call(e); c && c->is(rise::PrimId::Select) &&
+                                                 c->args.size() == 3 && c->args[0]->type &&
+                                                 c->args[0]->type->kind == rise::TypeKind::Scalar) {
+      const double a = work(c->args[1]), b = work(c->args[2]);
+      if (std::abs(a - b) >= 16 && std::abs(a - b) * 2 >= std::max(a, b)) return true;
+    }
+    for (const Expr& k : rise::children(e)) todo.push_back(k);
+  }
+  return false;
+}
 
 std::string percent(double x) {
   std::ostringstream s;
@@ -130,7 +189,7 @@ CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, i
   f.parallel_ops = whole_parallel;
   f.ops = serial + whole_parallel;
   f.score = (serial + whole_parallel / m.threads) + kIteration * f.iterations + kByte * w.traffic +
-            kParallelRegion * f.parallel_regions;
+            kParallelRegion * f.parallel_regions + kChunk * f.chunks + kImbalance * f.imbalance;
   if (tile > 0) {
     f.tile_footprint = tile * tile * 4 * (inputs + 1);
     // A tile whose data leave the L2 cache gains nothing from tiling.
@@ -147,6 +206,13 @@ CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, i
                          : f.tile_footprint <= m.l2 ? "fits the L2 cache"
                                                     : "larger than the L2 cache: penalised") +
                         ")");
+  if (f.imbalance > 0)
+    f.reasons.push_back(
+        "a parallel loop's iterations cost unequal time (a select between unequal branches "
+        "or a data-dependent loop): its static schedule leaves threads waiting");
+  if (f.chunks > 0)
+    f.reasons.push_back(std::to_string(static_cast<int64_t>(f.chunks)) +
+                        " chunk(s) handed out by a dynamic or guided schedule");
   if (f.parallel_regions > 1)
     f.reasons.push_back(std::to_string(static_cast<int64_t>(f.parallel_regions)) +
                         " parallel loops started (each a fork and join)");

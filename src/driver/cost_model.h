@@ -2,9 +2,11 @@
 // a candidate's lowered program is walked once, counting what its loops execute, and
 // the counts become one number, lower is better, that ranks candidates before any is
 // measured. It is a start (the issue asks for a model learned from the tuning
-// database's measurements later): it knows loops, arithmetic, stores, vectors and
-// parallel loops, and of caches only a tile's footprint and whether a stored array
-// fits a core's L2 cache (then its traffic costs a quarter: a strip's buffers).
+// database's measurements later): it knows loops, arithmetic, stores, vectors,
+// parallel loops and their OpenMP schedules (a dynamic schedule's chunks cost; a static
+// one loses where iterations are uneven), and of caches only a tile's footprint and
+// whether a stored array fits a core's L2 cache (then its traffic costs a quarter: a
+// strip's buffers).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,8 @@ struct CostFeatures {
   double iterations = 0;        // loop iterations (an unrolled loop's count a quarter)
   double parallel_ops = 0;      // ops executed inside a parallel loop
   double parallel_regions = 0;  // parallel loops started (each costs a fork/join)
+  double chunks = 0;            // chunks handed out by dynamic or guided schedules
+  double imbalance = 0;         // ops (a thread's share) of statically scheduled uneven loops
   MemoryCost memory;            // explore's stores: traffic and allocation
   int64_t tile_footprint = 0;   // bytes a tile reads and writes (0: no tile)
   double score = 0;             // the estimated time, in operation units

@@ -12,6 +12,7 @@
 #include "driver/compile.h"
 #include "driver/explore.h"
 #include "driver/schedule_blocked.h"
+#include "driver/schedule_omp.h"
 #include "driver/schedule_pipeline.h"
 #include "driver/schedule_reduce.h"
 #include "driver/schedule_strips.h"
@@ -123,6 +124,7 @@ std::string ScheduleCandidate::label() const {
   if (strip) out += ", strips of " + std::to_string(strip) + " rows";
   if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
   if (!parallel.empty()) out += ", parallel " + parallel;
+  if (!schedule.empty()) out += " schedule(" + schedule + ")";
   if (!reduction.empty()) out += ", reductions on vectors (" + reduction + ")";
   if (!vector.empty()) out += ", vectorize(" + vector + ")";
   return out;
@@ -167,9 +169,13 @@ rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int*
 
 bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSpace& space) {
   std::string text;
-  for (const ScheduleStep& st : c.steps) text += (text.empty() ? "" : " ; ") + st.strategy;
+  for (const ScheduleStep& st : c.steps)
+    if (!st.after_lowering) text += st.strategy + " ; ";
+  text += "lowerToC";
+  for (const ScheduleStep& st : c.steps)
+    if (st.after_lowering) text += " ; " + st.strategy;
   try {
-    c.lowered = rewrite_with(text + " ; lowerToC", high, &space.rewrites);
+    c.lowered = rewrite_with(text, high, &space.rewrites);
     return true;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::User) throw;
@@ -400,6 +406,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
         }
       };
   grow(0, high, ScheduleCandidate{});
+  if (opt.target == "openmp") add_schedule_choices(space, high, opt);
   return space;
 }
 

@@ -23,6 +23,9 @@
 //   parallel   (openmp) the loop writing the result parallel (parallelOutput), the
 //              outermost map (parallel), or, after lowerToC, the outer loop of every
 //              stage, those lowerToC stores included (parallelStages);
+//   schedule   (openmp, only for the best parallel candidates by the cost model, not
+//              a decision of every candidate) their parallel loops scheduled
+//              dynamically in chunks (schedule_omp.h);
 //   reductions reductions of add, mul, fmax or fmin kept in one or two vector
 //              accumulators (schedule_reduce.h: vectorizeReductionRemainder(lanes),
 //              vectorizeReduction2Remainder(lanes));
@@ -56,7 +59,7 @@ namespace risec::driver {
 // (the comment written above it in the .elv file).
 struct ScheduleStep {
   std::string decision;  // structure, stages, unroll, order, tile, parallel, reductions,
-                         // vectorize
+                         // vectorize, schedule
   std::string strategy;
   std::string comment;
   bool after_lowering = false;  // applied after lowerToC (parallelStages), not before
@@ -70,6 +73,7 @@ struct ScheduleCandidate {
   // The decisions, for reports: "" when not taken.
   std::string structure;  // its short name
   std::string parallel;   // "parallelOutput", "outermost map", "every stage" or "strips"
+  std::string schedule;   // its parallel loops' OpenMP schedule ("dynamic, 4"); "": default
   int64_t tile = 0;
   int64_t strip = 0;      // strips of this many output rows (schedule_strips.h)
   std::string vector;     // "lanes" or "lanes * 2"
@@ -98,6 +102,7 @@ struct SpaceOptions {
   std::vector<int64_t> strips = {8, 16, 32, 64};
   size_t register_blocks = 32;  // register-blocked candidates kept (schedule_blocked.h)
   int threads = 1;              // the threads the blocked candidates' model assumes
+  size_t schedule_choices = 2;  // openmp: parallel candidates given a dynamic schedule too
 };
 
 struct ScheduleSpace {
@@ -121,7 +126,8 @@ std::optional<ScheduleStep> unroll_step(const rise::Checked& high);
 // `text`, a strategy expression, applied to `c`, counted in `*count` (the space's
 // rewrites).
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count);
-// Sets c.lowered to `high` rewritten by c's steps and lowerToC; a rule's or the
+// Sets c.lowered to `high` rewritten by c's steps and lowerToC (the steps marked
+// after_lowering after it); a rule's or the
 // checker's refusal counts in space.dropped (the first one's reason kept) and gives
 // false.
 bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSpace& space);

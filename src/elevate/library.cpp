@@ -2,6 +2,7 @@
 // predicates); rule families register themselves from rules_*.cpp.
 #include "elevate/library.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -159,6 +160,7 @@ void Registry::add(RuleDecl d, EntryClass cls) {
   e.name = std::move(d.name);
   e.aliases = std::move(d.aliases);
   e.params = std::move(d.params);
+  e.optional = d.optional;
   e.description = std::move(d.rewrite);
   e.cls = cls;
   e.family = d.family;
@@ -178,10 +180,15 @@ const LibraryEntry* find_entry(const std::string& name) {
 Strategy make_strategy(const std::string& name, const std::vector<Arg>& args) {
   const LibraryEntry* e = find_entry(name);
   if (!e) user_error("unknown strategy '" + name + "'");
-  if (args.size() != e->params.size())
-    user_error("'" + name + "' takes " + std::to_string(e->params.size()) + " argument(s), got " +
-               std::to_string(args.size()));
+  if (!e->takes(args.size()))
+    user_error("'" + name + "' takes " + e->arity() + ", got " + std::to_string(args.size()));
   return e->make(args);
+}
+
+std::string LibraryEntry::arity() const {
+  const size_t least = params.size() - std::min(optional, params.size());
+  return (least == params.size() ? "" : std::to_string(least) + " or ") +
+         std::to_string(params.size()) + " argument(s)";
 }
 
 namespace {
@@ -191,7 +198,9 @@ std::string signature(const LibraryEntry& e) {
   std::string sig = e.name;
   if (!e.params.empty()) {
     sig += "(";
+    const size_t least = e.params.size() - std::min(e.optional, e.params.size());
     for (size_t i = 0; i < e.params.size(); ++i) {
+      if (i == least && i) sig += "[";
       if (i) sig += ", ";
       switch (e.params[i]) {
         case ParamKind::Strategy:
@@ -211,7 +220,7 @@ std::string signature(const LibraryEntry& e) {
           break;
       }
     }
-    sig += ")";
+    sig += least < e.params.size() && least ? "])" : ")";
   }
   for (const auto& a : e.aliases) sig += " (alias " + a + ")";
   return sig;

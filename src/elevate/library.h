@@ -39,10 +39,14 @@ struct LibraryEntry {
   std::string name;
   std::vector<std::string> aliases;
   std::vector<ParamKind> params;  // in call order: tile(32, 32) has {Nat, Nat}
+  size_t optional = 0;            // how many of the last params a call may leave out
   std::string description;
   EntryClass cls = EntryClass::Rule;
   RuleFamily family = RuleFamily::Algorithmic;  // rules and normal forms only
   MakeStrategy make;
+  // Whether a call with `n` arguments fits; "2 argument(s)" or "1 or 2 argument(s)".
+  bool takes(size_t n) const { return n <= params.size() && n + optional >= params.size(); }
+  std::string arity() const;
 };
 
 // ------------------------------------------------------------------ declaring a rule
@@ -62,6 +66,8 @@ struct LibraryEntry {
 //   params   the kinds of its arguments, in call order ({} for none)
 //   make     builds the strategy from the arguments; fixed(s) for a rule without any
 //   aliases  other names it answers to (optional)
+//   optional how many of the last params a call may leave out (`make` gets fewer
+//            arguments then; optional, 0 by default)
 struct RuleDecl {
   std::string name;
   RuleFamily family;
@@ -69,6 +75,7 @@ struct RuleDecl {
   std::vector<ParamKind> params;
   MakeStrategy make;
   std::vector<std::string> aliases = {};
+  size_t optional = 0;
 };
 
 // `make` of a rule without arguments that always builds the strategy `s`.

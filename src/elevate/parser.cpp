@@ -687,9 +687,9 @@ class Evaluator {
       if (!near.empty()) msg += "; did you mean '" + near + "'?";
       user_error(msg, n.span);
     }
-    if (args.size() != e->params.size()) {
-      std::string msg = "'" + n.name + "' takes " + std::to_string(e->params.size()) +
-                        " argument(s), got " + std::to_string(args.size());
+    if (!e->takes(args.size())) {
+      std::string msg =
+          "'" + n.name + "' takes " + e->arity() + ", got " + std::to_string(args.size());
       if (extra && args.size() == e->params.size() + 1)
         msg += " (with the strategy on the left of '@')";
       user_error(msg, n.span);

@@ -40,6 +40,7 @@
 // idempotent and succeeds on every well-typed program.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "elevate/library.h"
@@ -160,6 +161,36 @@ Strategy parallel() {
                      "the map's function does not compute (it only rearranges data): nothing "
                      "to parallelise");
     return util::rebuild_call(*c, util::prim(PrimId::MapPar));
+  });
+}
+
+// mapPar or reducePar (bare or applied) with the OpenMP schedule `s`; the arguments
+// are checked when the strategy is built (a located error in a .elv file).
+Strategy omp_schedule(const Args& a) {
+  const std::string* kind = a.empty() ? nullptr : std::get_if<std::string>(&a[0]);
+  const std::optional<rise::ParSchedule::Kind> k = kind ? rise::schedule_kind(*kind) : std::nullopt;
+  if (!k)
+    user_error("ompSchedule: the schedule must be static, dynamic or guided" +
+               (kind ? ", not '" + *kind + "'" : std::string()));
+  rise::ParSchedule s{*k, 0};
+  if (a.size() > 1) {
+    const int64_t* chunk = std::get_if<int64_t>(&a[1]);
+    if (!chunk) user_error("ompSchedule: the chunk must be a number");
+    if (*chunk < 1 || *chunk > INT32_MAX)
+      user_error("ompSchedule: the chunk must be a number of iterations from 1 to " +
+                 std::to_string(INT32_MAX) + ", not " + std::to_string(*chunk));
+    s.chunk = *chunk;
+  }
+  const std::string name = "ompSchedule(" + rise::schedule_text(s) + ")";
+  return rule(name, [s, name](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || (!c->is(PrimId::MapPar) && !c->is(PrimId::ReducePar)))
+      return fail_at(name, e,
+                     "expected a parallel loop, mapPar or reducePar (bare or applied): make the "
+                     "loop parallel first (parallel, mapPar, reducePar, parallelOutput)");
+    if (c->head->schedule == s)
+      return fail_at(name, e, "the parallel loop already has this schedule");
+    return util::rebuild_call(*c, rise::with_schedule(c->head, s));
   });
 }
 
@@ -711,6 +742,16 @@ void register_lowering(Registry& r) {
           "openmp",
           {},
           fixed(parallel_output())});
+  r.rule({"ompSchedule",
+          RuleFamily::Lowering,
+          "mapPar -> mapPar with schedule(kind, chunk), likewise reducePar (bare or applied): "
+          "how OpenMP hands the loop's iterations to the threads; kind static, dynamic or "
+          "guided, the chunk (iterations, at least 1) optional; fails where the loop has that "
+          "schedule already. Only --target openmp has parallel loops",
+          {P::Name, P::Nat},
+          omp_schedule,
+          {},
+          1});
   r.rule({"toMemAfter",
           RuleFamily::Memory,
           "x -> toMem(x): store the data x in memory",

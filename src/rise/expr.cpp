@@ -168,6 +168,12 @@ Expr with_step(const Expr& e, Span step) {
   return make(std::move(n));
 }
 
+Expr with_schedule(const Expr& e, ParSchedule schedule) {
+  ExprNode n = *e;
+  n.schedule = schedule;
+  return make(std::move(n));
+}
+
 Expr with_children(const Expr& e, Expr fn, Expr arg) {
   ExprNode n = *e;
   n.fn = std::move(fn);
@@ -413,7 +419,7 @@ struct AlphaEq {
       case ExprKind::Literal:
         return lits(a->lit, b->lit);
       case ExprKind::Primitive:
-        return a->name == b->name && a->count == b->count;
+        return a->name == b->name && a->count == b->count && a->schedule == b->schedule;
       case ExprKind::Foreign:
         return a->name == b->name;
       case ExprKind::Annotation:

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "rise/par_schedule.h"
 #include "rise/type.h"
 #include "support/diagnostics.h"
 
@@ -86,6 +87,9 @@ struct ExprNode {
   // program spells. Errors about what the primitive does (a parallel loop's writes,
   // dpia/disjoint_check.h) name this step besides the primitive's place.
   Span step;
+  // Primitive mapPar or reducePar: its OpenMP schedule (ompSchedule); the default for
+  // every other node.
+  ParSchedule schedule;
 };
 
 // ---- constructors (span optional, type null) ----
@@ -115,6 +119,8 @@ Expr with_type(const Expr& e, Type t);
 Expr with_children(const Expr& e, Expr fn, Expr arg);
 // A copy of e (a primitive) with ExprNode::step set.
 Expr with_step(const Expr& e, Span step);
+// A copy of e (a primitive) with ExprNode::schedule set.
+Expr with_schedule(const Expr& e, ParSchedule schedule);
 
 // Application of a function to several arguments: f(a)(b)(c).
 Expr apps(Expr fn, const std::vector<Expr>& args);

@@ -137,4 +137,21 @@ Type make_array_type(int count) {
   return dep_fun(Kind::Data, "t", result, true);
 }
 
+std::string schedule_text(const ParSchedule& s) {
+  const char* kind = s.kind == ParSchedule::Kind::Static    ? "static"
+                     : s.kind == ParSchedule::Kind::Dynamic ? "dynamic"
+                     : s.kind == ParSchedule::Kind::Guided  ? "guided"
+                                                            : "";
+  std::string out = kind;
+  if (!out.empty() && s.chunk > 0) out += ", " + std::to_string(s.chunk);
+  return out;
+}
+
+std::optional<ParSchedule::Kind> schedule_kind(const std::string& name) {
+  if (name == "static") return ParSchedule::Kind::Static;
+  if (name == "dynamic") return ParSchedule::Kind::Dynamic;
+  if (name == "guided") return ParSchedule::Kind::Guided;
+  return std::nullopt;
+}
+
 }  // namespace risec::rise

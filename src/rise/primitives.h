@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arith/nat.h"
+#include "rise/par_schedule.h"
 #include "rise/type.h"
 
 namespace risec::rise {

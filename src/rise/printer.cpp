@@ -386,6 +386,10 @@ class Printer {
       case ExprKind::Ident:
         return {text(display(e->name)), kPostfix};
       case ExprKind::Primitive:
+        // A parallel loop's schedule is no part of the language: shown as a comment
+        if (!e->schedule.is_default())
+          return {text(e->name + " /* schedule(" + schedule_text(e->schedule) + ") */"), kPostfix};
+        return {text(e->name), kPostfix};
       case ExprKind::Foreign:
         return {text(e->name), kPostfix};
       case ExprKind::Literal: {

@@ -54,6 +54,11 @@ bool collapsible(const dpia::Command& outer) {
          !inner->reduction && !inner->n.is_const(1);
 }
 
+std::string schedule_clause(const rise::ParSchedule& s) {
+  if (s.is_default()) return "";
+  return " schedule(" + rise::schedule_text(s) + ")";
+}
+
 std::string parallel_for(const std::string& clause) {
   return "omp parallel for" + clause;
 }

@@ -2,7 +2,8 @@
 // The OpenMP printer (openmp_printer.h, which extends the C printer) calls these to
 // turn a `mapPar` loop into `#pragma omp parallel for` (with `collapse(2)`
 // over a perfect nest of two parallel loops) and a `reducePar` loop into one with a
-// `reduction` clause. Loop bodies are outlined into functions with `restrict`
+// `reduction` clause, either with a `schedule` clause where a strategy chose one
+// (ompSchedule). Loop bodies are outlined into functions with `restrict`
 // parameters by that printer; nested parallel loops run sequentially there.
 #pragma once
 
@@ -33,8 +34,12 @@ Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, con
 // loops without reductions, which `collapse(2)` runs as one iteration space.
 bool collapsible(const dpia::Command& outer);
 
+// " schedule(dynamic, 4)" for a loop ompSchedule gave a schedule; "" for the default
+// (no clause: the OpenMP runtime's own, static in GCC's).
+std::string schedule_clause(const rise::ParSchedule& s);
+
 // The pragma text (without `#pragma `) of a parallel loop with `clause` ("" or
-// " reduction(...)" / " collapse(2)").
+// " reduction(...)" / " collapse(2)", followed by the schedule clause if any).
 std::string parallel_for(const std::string& clause);
 
 }  // namespace risec::codegen::openmp

@@ -25,30 +25,44 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
         if (p.len.is_const(1))
           gen_copy(p.body, out);
         else
-          emit_loop(*dpia::cm_for(p.var, p.len, dpia::LoopKind::Par, p.body), out);
+          emit_loop(
+              with_schedule(*dpia::cm_for(p.var, p.len, dpia::LoopKind::Par, p.body), c.schedule),
+              out);
       }
       return;
     }
   std::string v = cname(c.var);
   std::string clause;
   if (c.reduction) clause = " " + reduction_clause(*c.reduction, c.reduction_var);
-  // A perfect nest of parallel loops is collapsed.
-  if (clause.empty() && collapsible(c)) clause = " collapse(2)";
+  // A perfect nest of parallel loops is collapsed; the nest's schedule is the outer
+  // loop's, else the inner one's.
+  rise::ParSchedule schedule = c.schedule;
+  if (clause.empty() && collapsible(c)) {
+    clause = " collapse(2)";
+    if (schedule.is_default()) schedule = c.body[0]->schedule;
+  }
+  const std::string sched = schedule_clause(schedule);
   if (clause.empty()) {
     if (CStmtP call = outline_parallel_body(c, v)) {
-      out.push_back(c_pragma(parallel_for("")));
+      out.push_back(c_pragma(parallel_for(sched)));
       uses_openmp_ = true;
       out.push_back(c_for(v, nat_expr(c.n), {call}, idx_type_));
       return;
     }
   }
-  out.push_back(c_pragma(parallel_for(clause)));
+  out.push_back(c_pragma(parallel_for(clause + sched)));
   uses_openmp_ = true;
   in_parallel_ = true;
   std::vector<CStmtP> body;
   gen(c.body[0], body);
   in_parallel_ = false;
   out.push_back(c_for(v, nat_expr(c.n), std::move(body), idx_type_));
+}
+
+// `c` (a loop command) with the schedule `s`.
+Command OpenMPPrinter::with_schedule(Command c, const rise::ParSchedule& s) {
+  c.schedule = s;
+  return c;
 }
 
 std::string OpenMPPrinter::before_function() {
