@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <optional>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
