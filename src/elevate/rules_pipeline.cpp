@@ -26,6 +26,7 @@ namespace {
 // of their own and are searched too.
 struct StageParalleliser {
   int changed = 0;
+  int small_stages = 0;  // maps left sequential: fewer than 1024 elements written
 
   // A stage of fewer than 1024 elements (a constant table of weights) costs more to
   // fork and join than it computes: left sequential. Symbolic sizes count as large.
@@ -61,10 +62,14 @@ struct StageParalleliser {
       same = same && b == a;
       copy.args[i] = b;
     }
-    if (p->is(PrimId::MapSeq) && c->args.size() == 2 && !small(e) &&
+    if (p->is(PrimId::MapSeq) && c->args.size() == 2 &&
         (util::computes(c->args[0]) || util::is_identity_fn(c->args[0]))) {
-      ++changed;
-      return util::rebuild_call(copy, util::prim(PrimId::MapPar));
+      if (small(e)) {
+        ++small_stages;
+      } else {
+        ++changed;
+        return util::rebuild_call(copy, util::prim(PrimId::MapPar));
+      }
     }
     return same ? e : util::rebuild_call(copy, c->head);
   }
@@ -85,6 +90,12 @@ Strategy parallel_stages() {
   return util::whole_term("parallelStages", [](const Expr& e, const Env&) -> Result {
     StageParalleliser s;
     Expr out = s.go(e);
+    if (!s.changed && s.small_stages > 0)
+      return fail_at("parallelStages", e,
+                     "every stage writes fewer than 1024 elements (" +
+                         std::to_string(s.small_stages) +
+                         " stage(s)), which stay sequential: a parallel loop over so little "
+                         "costs more than it saves; at these sizes leave parallelStages out");
     if (!s.changed)
       return fail_at("parallelStages", e,
                      "no sequential map outside every loop (lower with lowerToC first; a "
@@ -204,8 +215,8 @@ void register_pipeline(Registry& r) {
   r.rule({"parallelStages",
           RuleFamily::Lowering,
           "after lowerToC: the outermost mapSeq of every stage (the result, each let, each array "
-          "lowerToC stores, anything not inside another loop's function) -> mapPar; fails when "
-          "there is none",
+          "lowerToC stores, anything not inside another loop's function) -> mapPar, except stages "
+          "writing fewer than 1024 elements; fails when there is none",
           {},
           fixed(parallel_stages())});
 }

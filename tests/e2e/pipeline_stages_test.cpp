@@ -108,6 +108,14 @@ TEST(PipelineStages, ParallelStagesRefusesWhatItCannotParallelise) {
        at = after.out.find("omp parallel for", at + 1))
     ++pragmas;
   EXPECT_GE(pragmas, 2u) << after.out;
+  // At sizes where every stage writes fewer than 1024 elements (kept sequential), the
+  // refusal says so rather than that there is no map.
+  CliResult small =
+      run_risec({"compile", "bench/autoschedule/programs/pyrdown.rise", "--size", "n=8,m=8",
+                 "--target", "openmp", "--strategy", "simplify ; lowerToC ; parallelStages"});
+  EXPECT_EQ(small.exit_code, 1) << show(small);
+  EXPECT_NE(small.err.find("every stage writes fewer than 1024 elements"), std::string::npos)
+      << show(small);
 }
 
 // The sharpen (a clamped 3 x 3 blur, then in + 0.75 * (in - blurred)): with
