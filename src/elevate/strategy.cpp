@@ -466,8 +466,10 @@ Strategy all_top_down(Strategy s) {
 // Visits at most `budget` locations: a rewrite that creates a new redex below itself
 // (eta-expanding a partial application, wrapping in id) would otherwise be applied
 // again and again to what it just produced.
-static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any,
-                         long& budget) {
+// `failure` (when given) keeps the root's failure, replaced by the first one that
+// happened after a match (the rule's own refusal, which names its reason).
+static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any, long& budget,
+                         std::optional<Failure>* failure = nullptr) {
   check_stack_depth(e->span);
   if (budget-- <= 0) return e;
   Result r = s(e, env);
@@ -475,10 +477,12 @@ static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool&
   if (r.ok()) {
     any = true;
     x = r.expr();
+  } else if (failure && (!*failure || (!(*failure)->after_match && r.failure().after_match))) {
+    *failure = r.failure();
   }
   std::vector<Expr> kids = children(x);
   for (size_t i = 0; i < kids.size(); ++i)
-    kids[i] = try_all_impl(s, kids[i], child_env(x, i, env), any, budget);
+    kids[i] = try_all_impl(s, kids[i], child_env(x, i, env), any, budget, failure);
   return rebuild(x, kids);
 }
 
@@ -504,8 +508,9 @@ Strategy everywhere(Strategy s) {
   return Strategy("everywhere(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     bool any = false;
     long budget = visit_budget(e);
-    Expr r = try_all_impl(s, e, env, any, budget);
-    if (!any) return traversal_failure("everywhere", s, e, std::nullopt);
+    std::optional<Failure> failure;
+    Expr r = try_all_impl(s, e, env, any, budget, &failure);
+    if (!any) return traversal_failure("everywhere", s, e, failure);
     return r;
   });
 }

@@ -187,5 +187,20 @@ TEST(StrategyFiles, FailuresAreLocatedAtTheCall) {
   EXPECT_NE(r.failure().reason.find("divisible"), std::string::npos) << r.failure().reason;
 }
 
+// everywhere, like topDown, reports the refusal of a rule whose predicate matched
+// (why the wanted location did not work), not only that no location was found; with
+// no such refusal, the root's failure in parentheses.
+TEST(StrategyFiles, EverywhereReportsTheRefusalAfterAMatch) {
+  rise::Expr e = two_maps().expr;
+  Strategy s = parse_strategy("let main = everywhere(isApplied(isMap) ; splitJoin(3));\n", "s.elv");
+  Result r = s(e);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.failure().reason.find("divisible"), std::string::npos) << r.failure().reason;
+  EXPECT_EQ(r.failure().reason.find("found no location"), std::string::npos) << r.failure().reason;
+  Result root = everywhere(fail())(e);
+  ASSERT_FALSE(root.ok());
+  EXPECT_NE(root.failure().reason.find("found no location"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace risec::elevate::testing
