@@ -65,6 +65,18 @@ Strategy movement(const std::string& name, const std::string& form,
   });
 }
 
+// `count` consecutive windows (step `stride` between the first of each group) of
+// slide(k)(j)(x) are the windows of one slide((count-1)*j+k)(stride*j) window of x:
+// slideOfSlide (a group is slide(a)(s)) and splitOfSlide (split(n): slide(n)(n)).
+std::optional<Expr> windows_of_windows(const PrimCall& outer, const Nat& count, const Nat& stride) {
+  auto inner = util::match_prim(outer.args[0], PrimId::Slide, 1);
+  if (!inner) return std::nullopt;
+  auto k = inner->dep_nat(0), j = inner->dep_nat(1);
+  if (!k || !j) return std::nullopt;
+  return mk_map(as_fn(*inner),
+                call(PrimId::Slide, {(count - Nat(1)) * *j + *k, stride * *j}, {inner->args[0]}));
+}
+
 }  // namespace
 
 void register_movement(Registry& r) {
@@ -272,24 +284,19 @@ void register_movement(Registry& r) {
                          }))});
   // slide(a)(s) >> slide(k)(j) -> slide((a-1)*j+k)(s*j) >> *slide(k)(j): windows of
   // a consecutive windows are the windows of one larger window of the input.
-  r.rule(
-      {"slideOfSlide",
-       RuleFamily::Movement,
-       "slide(a)(s)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((a-1)*j+k)(s*j)(x)) "
-       "(windows of windows read as windows of larger windows of x)",
-       {},
-       fixed(movement(
-           "slideOfSlide", "slide(a)(s)(slide(k)(j)(x))", [](const Expr& e) -> std::optional<Expr> {
-             auto outer = util::match_prim(e, PrimId::Slide, 1);
-             auto inner = outer ? util::match_prim(outer->args[0], PrimId::Slide, 1) : std::nullopt;
-             if (!inner) return std::nullopt;
-             auto a = outer->dep_nat(0), s = outer->dep_nat(1);
-             auto k = inner->dep_nat(0), j = inner->dep_nat(1);
-             if (!a || !s || !k || !j) return std::nullopt;
-             Nat size = (*a - Nat(1)) * *j + *k;
-             Nat step = *s * *j;
-             return mk_map(as_fn(*inner), call(PrimId::Slide, {size, step}, {inner->args[0]}));
-           }))});
+  r.rule({"slideOfSlide",
+          RuleFamily::Movement,
+          "slide(a)(s)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((a-1)*j+k)(s*j)(x)) "
+          "(windows of windows read as windows of larger windows of x)",
+          {},
+          fixed(movement("slideOfSlide", "slide(a)(s)(slide(k)(j)(x))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto outer = util::match_prim(e, PrimId::Slide, 1);
+                           if (!outer) return std::nullopt;
+                           auto a = outer->dep_nat(0), s = outer->dep_nat(1);
+                           if (!a || !s) return std::nullopt;
+                           return windows_of_windows(*outer, *a, *s);
+                         }))});
   // split(n) >> slide(k)(j) -> slide((n-1)*j+k)(n*j) >> *slide(k)(j): a block of n
   // consecutive windows is the windows of one larger window of the input (the
   // overlapped blocks of rows the autoscheduler's strips compute, schedule_strips.h).
@@ -298,19 +305,14 @@ void register_movement(Registry& r) {
           "split(n)(slide(k)(j)(x)) -> map(slide(k)(j))(slide((n-1)*j+k)(n*j)(x)) "
           "(blocks of n windows read as the windows of overlapping blocks of x)",
           {},
-          fixed(movement(
-              "splitOfSlide", "split(n)(slide(k)(j)(x))", [](const Expr& e) -> std::optional<Expr> {
-                auto outer = util::match_prim(e, PrimId::Split, 1);
-                auto inner =
-                    outer ? util::match_prim(outer->args[0], PrimId::Slide, 1) : std::nullopt;
-                if (!inner) return std::nullopt;
-                auto n = outer->dep_nat(0);
-                auto k = inner->dep_nat(0), j = inner->dep_nat(1);
-                if (!n || !k || !j) return std::nullopt;
-                Nat size = (*n - Nat(1)) * *j + *k;
-                Nat step = *n * *j;
-                return mk_map(as_fn(*inner), call(PrimId::Slide, {size, step}, {inner->args[0]}));
-              }))});
+          fixed(movement("splitOfSlide", "split(n)(slide(k)(j)(x))",
+                         [](const Expr& e) -> std::optional<Expr> {
+                           auto outer = util::match_prim(e, PrimId::Split, 1);
+                           if (!outer) return std::nullopt;
+                           auto n = outer->dep_nat(0);
+                           if (!n) return std::nullopt;
+                           return windows_of_windows(*outer, *n, *n);
+                         }))});
   // zip >> S -> (S, S) >> zip >> *zip: the blocks (or windows) of a zip are the zips
   // of the two arrays' blocks.
   r.rule({"splitBeforeZip",
