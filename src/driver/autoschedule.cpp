@@ -93,7 +93,7 @@ std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   auto group = [&](size_t i) {
     const ScheduleCandidate& c = r.space.candidates[i];
     if (!c.block.empty()) return std::string("register blocks");
-    return c.structure + (c.inlined ? ", stages " + c.stages : "");
+    return c.structure + (c.inlined() ? ", stages " + c.stages : "");
   };
   std::set<std::string> groups;
   for (size_t i = 1; i < r.space.candidates.size(); ++i)
@@ -191,7 +191,7 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
     o << "  reductions: add, mul, fmax and fmin into vector accumulators ("
       << (b.reduction == "lanes" ? "one" : "two") << " of lanes = " << machine_lanes()
       << "), then their lanes reduced\n";
-  if (b.inlined)
+  if (b.inlined())
     o << "  stages:     computed where they are read ("
       << (b.stages == "inlined" ? std::string("the lets inlined") : b.stages) << ")\n";
   o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";

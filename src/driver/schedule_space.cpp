@@ -116,7 +116,7 @@ std::string ScheduleCandidate::strategy_text() const {
 std::string ScheduleCandidate::label() const {
   if (is_default) return "the default lowering";
   std::string out = "structure " + structure;
-  if (inlined) out += ", stages " + stages;
+  if (inlined()) out += ", stages " + stages;
   if (unrolled) out += ", taps unrolled";
   if (reordered) out += ", reordered";
   if (!block.empty()) out += ", " + block;
@@ -158,6 +158,12 @@ std::optional<ScheduleStep> unroll_step(const rise::Checked& high) {
   return ScheduleStep{"unroll", "normalize(expandReduce) ; partialEval",
                       "every reduction of at most " + std::to_string(taps) +
                           " elements expanded into one expression (constant offsets, no loop)"};
+}
+
+ScheduleStep vectorize_lanes_step() {
+  return {"vectorize", "vectorize(lanes) @ innermost(isFullyApplied(isMap))",
+          "the innermost map over scalars on vectors of `lanes` floats (this machine's "
+          "registers)"};
 }
 
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count) {
@@ -284,10 +290,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   auto none = [] { return Option{{}, [](ScheduleCandidate&) {}}; };
   std::vector<Option> stages = {none()};
   for (const StageChoice& st : stage_choices(high))
-    stages.push_back({st.step, [label = st.label](ScheduleCandidate& c) {
-                        c.inlined = true;
-                        c.stages = label;
-                      }});
+    stages.push_back({st.step, [label = st.label](ScheduleCandidate& c) { c.stages = label; }});
   decisions.push_back(std::move(stages));
   std::vector<Option> unroll = {none()};
   if (std::optional<ScheduleStep> st = unroll_step(high))
@@ -340,11 +343,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   }
 
   std::vector<Option> vectors = {
-      none(),
-      {{"vectorize", "vectorize(lanes) @ innermost(isFullyApplied(isMap))",
-        "the innermost map over scalars on vectors of `lanes` floats (this machine's "
-        "registers)"},
-       [](ScheduleCandidate& c) { c.vector = "lanes"; }}};
+      none(), {vectorize_lanes_step(), [](ScheduleCandidate& c) { c.vector = "lanes"; }}};
   if (!space.reduced)
     vectors.push_back(
         {{"vectorize", "vectorize(lanes * 2) @ innermost(isFullyApplied(isMap))",

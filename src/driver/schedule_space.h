@@ -78,8 +78,10 @@ struct ScheduleCandidate {
   int64_t strip = 0;      // strips of this many output rows (schedule_strips.h)
   std::string vector;     // "lanes" or "lanes * 2"
   std::string reduction;  // vectorised reductions: "lanes" or "2 x lanes"
-  bool inlined = false;   // the lets' stages computed where they are read (schedule_pipeline.h)
-  std::string stages;     // inlined: how, in a few words (StageChoice::label)
+  // The lets' stages computed where they are read (schedule_pipeline.h): how, in a few
+  // words (StageChoice::label); "" when not.
+  std::string stages;
+  bool inlined() const { return !stages.empty(); }
   bool unrolled = false;
   bool reordered = false;
   std::string block;         // a register-blocked candidate's point (schedule_blocked.h)
@@ -123,6 +125,9 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& options
 int64_t longest_reduction(const rise::Expr& e);
 // the unroll decision's step, when the longest reduction has 2 to 25 elements;
 std::optional<ScheduleStep> unroll_step(const rise::Checked& high);
+// the vectorize decision's step on vectors of `lanes` floats (the general space and the
+// strips, schedule_strips.h);
+ScheduleStep vectorize_lanes_step();
 // `text`, a strategy expression, applied to `c`, counted in `*count` (the space's
 // rewrites).
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count);

@@ -132,7 +132,7 @@ TEST(Autoschedule, SpaceHasEveryKindOfDecision) {
     parallel = parallel || (!c.is_default && !c.parallel.empty());
     unrolled = unrolled || c.unrolled;
     explored = explored || c.structure.rfind("explore", 0) == 0;
-    inlined = inlined || c.inlined;
+    inlined = inlined || c.inlined();
   }
   EXPECT_TRUE(tiled && parallel && unrolled && explored && inlined);
   // A pyramid level's row pass is an array lowerToC stores (it is read through a

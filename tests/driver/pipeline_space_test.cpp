@@ -79,7 +79,7 @@ size_t check_joins_candidates(const rise::Program& p, const rise::SizeMap& sizes
   ScheduleSpace space = build_space(high, small_space(target));
   std::vector<const ScheduleCandidate*> joins;
   for (const ScheduleCandidate& c : space.candidates)
-    if (c.inlined && c.stages == kJoins) joins.push_back(&c);
+    if (c.inlined() && c.stages == kJoins) joins.push_back(&c);
   const size_t n = joins.size(), keep = std::min(n, count);
   for (size_t i = 0; i < keep; ++i) {
     const ScheduleCandidate& c = *joins[i * n / keep];
