@@ -215,9 +215,7 @@ std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const
           c.parallel = "strips";
         }
         if (vector) {
-          c.steps.push_back({"vectorize", "vectorize(lanes) @ innermost(isFullyApplied(isMap))",
-                             "the innermost map over scalars on vectors of `lanes` floats (this "
-                             "machine's registers)"});
+          c.steps.push_back(vectorize_lanes_step());
           c.vector = "lanes";
         }
         if (lower_candidate(c, high, space)) out.push_back(std::move(c));
