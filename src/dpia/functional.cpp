@@ -389,12 +389,17 @@ class Converter {
     if (!info) internal_error("primitive " + name + " without a table row", head->span);
     int arity = info->is(rise::PrimId::MakeArray) ? head->count : info->arity;
     // Parallel and OpenCL primitives must suit the target.
+    // A scheduled one shows its schedule, an OpenMP clause as well.
     if (info->has(rise::kOpenMP) && !target_.runs(LoopKind::Par))
-      user_error(name + " needs the OpenMP target (--target openmp); the " + target_.name +
-                     (target_.runs(LoopKind::Global)
-                          ? " target runs parallel maps as mapGlobal/mapWorkGroup/mapLocal"
-                          : " target runs sequentially (use mapSeq/reduceSeq)"),
-                 head->span);
+      user_error(
+          name +
+              (head->schedule.is_default() ? std::string()
+                                           : "(" + rise::schedule_text(head->schedule) + ")") +
+              " needs the OpenMP target (--target openmp); the " + target_.name +
+              (target_.runs(LoopKind::Global)
+                   ? " target runs parallel maps as mapGlobal/mapWorkGroup/mapLocal"
+                   : " target runs sequentially (use mapSeq/reduceSeq)"),
+          head->span);
     if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global))
       user_error(
           name + " needs an OpenCL or CUDA target; the " + target_.name + " target cannot run it",

@@ -451,8 +451,10 @@ class Parser {
   }
 
   SPtr arg() {
-    // A number computed from numbers and parameters, such as `tw + 2`.
-    if ((peek().kind == T::Int || peek().kind == T::Name) && is_arithmetic(peek(1))) {
+    // A number computed from numbers and parameters, such as `tw + 2`, or negative,
+    // `-4` (refused where a count is expected, by the callee's checks).
+    const bool negative = peek().kind == T::Op && peek().text == "-";
+    if (negative || ((peek().kind == T::Int || peek().kind == T::Name) && is_arithmetic(peek(1)))) {
       expr_context_ = "argument";
       CPtr e = c_binary(kArithmeticLevel, declared_);
       expr_context_ = "constraint";
@@ -552,6 +554,17 @@ class Evaluator {
   void set_visible(size_t n) { visible_ = n; }
 
  private:
+  bool visible_let(const std::string& name) const {
+    for (size_t i = 0; i < visible_; ++i)
+      if (lets_[i].name == name) return true;
+    return false;
+  }
+  // A plain name (what a bare call's strategy is named after).
+  static bool is_name(const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(),
+                                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+  }
+
   std::vector<std::string> known_names() const {
     std::vector<std::string> out;
     for (size_t i = 0; i < visible_; ++i) out.push_back(lets_[i].name);
@@ -562,9 +575,23 @@ class Evaluator {
     return out;
   }
 
+  // An argument's value, checked against the kind the callee declares (none for a
+  // let's argument): a count is never negative.
   Arg eval_arg(const SPtr& a, std::optional<ParamKind> kind,
                const std::map<std::string, Arg>& params, int depth, const std::string& callee,
                size_t index) {
+    Arg v = eval_arg_value(a, kind, params, depth, callee, index);
+    const int64_t* n = std::get_if<int64_t>(&v);
+    if (kind == ParamKind::Nat && n && *n < 0)
+      user_error("argument " + std::to_string(index + 1) + " of '" + callee +
+                     "' must be a count or a size, never negative, not " + std::to_string(*n),
+                 a->span);
+    return v;
+  }
+
+  Arg eval_arg_value(const SPtr& a, std::optional<ParamKind> kind,
+                     const std::map<std::string, Arg>& params, int depth, const std::string& callee,
+                     size_t index) {
     auto where = [&] { return "argument " + std::to_string(index + 1) + " of '" + callee + "'"; };
     if (a->kind == SNode::Arith) {
       if (kind && *kind != ParamKind::Nat)
@@ -585,8 +612,36 @@ class Evaluator {
     // A bare name may be a let parameter, a strategy parameter, lanes or an address
     // space.
     if (a->kind == SNode::Call && a->args.empty()) {
-      if (auto it = params.find(a->name); it != params.end()) return it->second;
+      if (auto it = params.find(a->name); it != params.end()) {
+        const std::string* bound = std::get_if<std::string>(&it->second);
+        if (bound && kind == ParamKind::Strategy) return eval(a, params, depth);  // refused
+        if (bound && kind && kind != ParamKind::Name)
+          user_error(where() + " must be " +
+                         (kind == ParamKind::Nat       ? "a number"
+                          : kind == ParamKind::IntList ? "a list of numbers"
+                                                       : "an address space") +
+                         "; the let's parameter '" + a->name + "' is the name '" + *bound +
+                         "' here",
+                     a->span);
+        if (kind != ParamKind::Name) return it->second;
+        if (const std::string* name = std::get_if<std::string>(&it->second)) return *name;
+        // A bare strategy name given to the let (`f(mapPar)` for `isPrimitive(p)`).
+        if (const Strategy* st = std::get_if<Strategy>(&it->second); st && is_name(st->name()))
+          return st->name();
+        user_error(where() + " must be a name; the let's parameter '" + a->name + "' is " +
+                       (std::holds_alternative<int64_t>(it->second)    ? "a number"
+                        : std::holds_alternative<Strategy>(it->second) ? "a strategy"
+                                                                       : "no name") +
+                       " here",
+                   a->span);
+      }
       if (auto it = numbers_.find(a->name); it != numbers_.end()) {
+        if (kind == ParamKind::Name)
+          user_error(where() + " must be a name, but '" + a->name + "' is " +
+                         (a->name == kLanes ? std::string("the built-in number lanes")
+                                            : "a parameter of the strategy, a number") +
+                         " here: name the parameter differently",
+                     a->span);
         if (kind && *kind != ParamKind::Nat)
           user_error(where() + " must be " +
                          (*kind == ParamKind::IntList ? "a list of numbers" : "no number"),
@@ -596,6 +651,9 @@ class Evaluator {
       if (auto sp = rise::addr_from_name(a->name)) {
         if (!kind || *kind == ParamKind::Addr) return *sp;
       }
+      // A let's argument that names no strategy is a name, for a name parameter of
+      // what the let calls (`sched(dynamic)` for `ompSchedule(k, 4)`).
+      if (!kind && !find_entry(a->name) && !visible_let(a->name)) return a->name;
     }
     if (kind) {
       switch (*kind) {
@@ -660,6 +718,12 @@ class Evaluator {
       if (!args.empty())
         user_error("'" + n.name + "' is a parameter and takes no arguments", n.span);
       if (auto s = std::get_if<Strategy>(&it->second)) return *s;
+      if (auto name = std::get_if<std::string>(&it->second)) {
+        std::string msg = "'" + n.name + "' is the name '" + *name + "' here, which is no strategy";
+        std::string near = nearest_name(*name, known_names());
+        if (!near.empty()) msg += "; did you mean '" + near + "'?";
+        user_error(msg, n.span);
+      }
       user_error("'" + n.name + "' is a number or list here, not a strategy", n.span);
     }
     if (numbers_.count(n.name)) user_error("'" + n.name + "' is a number, not a strategy", n.span);

@@ -141,6 +141,11 @@ Expr rebuild_call(const PrimCall& c, const Expr& new_head) {
     located->span = c.head->span;
     e = located;
   }
+  // A parallel loop replacing a scheduled one keeps its OpenMP schedule (only
+  // ompSchedule sets or changes one; docs/architecture.md).
+  if (!c.head->schedule.is_default() && e->schedule.is_default() && e->prim &&
+      e->prim->loop == rise::LoopKind::Par)
+    e = rise::with_schedule(e, c.head->schedule);
   for (const TypeArg& d : c.deps) e = rise::dep_app(e, d);
   return rise::apps(e, c.args);
 }

@@ -176,9 +176,9 @@ Strategy omp_schedule(const Args& a) {
   if (a.size() > 1) {
     const int64_t* chunk = std::get_if<int64_t>(&a[1]);
     if (!chunk) user_error("ompSchedule: the chunk must be a number");
-    if (*chunk < 1 || *chunk > INT32_MAX)
+    if (*chunk < 1 || *chunk > rise::kMaxScheduleChunk)
       user_error("ompSchedule: the chunk must be a number of iterations from 1 to " +
-                 std::to_string(INT32_MAX) + ", not " + std::to_string(*chunk));
+                 std::to_string(rise::kMaxScheduleChunk) + ", not " + std::to_string(*chunk));
     s.chunk = *chunk;
   }
   const std::string name = "ompSchedule(" + rise::schedule_text(s) + ")";

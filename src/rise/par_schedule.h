@@ -3,6 +3,7 @@
 // printed by the OpenMP backend as the loop's `schedule` clause (docs/codegen.md).
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@ struct ParSchedule {
   bool operator==(const ParSchedule&) const = default;
   bool is_default() const { return kind == Kind::Default; }
 };
+// The largest chunk (OpenMP's chunk is an int).
+inline constexpr int64_t kMaxScheduleChunk = INT32_MAX;
 // The clause's arguments: "dynamic, 4", "static"; "" for the default.
 std::string schedule_text(const ParSchedule& s);
 // The kind called `name` (static, dynamic, guided), or none.

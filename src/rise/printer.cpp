@@ -327,6 +327,7 @@ class Printer {
   void collect_names(const Expr& root) {
     for_each_subexpr(root, [&](const Expr& n) {
       if (!n->name.empty()) used_.insert(n->name);
+      schedules_ = schedules_ || !n->schedule.is_default();
       return true;
     });
   }
@@ -345,6 +346,9 @@ class Printer {
  private:
   PrintOptions opts_;
   std::unordered_set<std::string> used_;
+  // A parallel loop has a schedule: a binder named like its kind (`dynamic`) is shown
+  // renamed, since `mapPar(dynamic)` in its scope would call the binder.
+  bool schedules_ = false;
   std::vector<std::pair<std::string, std::string>> scope_;  // binder -> display name
 
   std::string display(const std::string& name) const {
@@ -356,7 +360,7 @@ class Printer {
   // Binds a lambda parameter; returns the name to print.
   std::string bind(const std::string& name) {
     std::string shown = name;
-    if (!is_identifier(name)) {
+    if (!is_identifier(name) || (schedules_ && schedule_kind(name))) {
       std::string base;
       size_t pos = name.rfind("__");
       std::string stem = is_reserved_name(name) ? name.substr(0, pos) : name;
@@ -386,9 +390,10 @@ class Printer {
       case ExprKind::Ident:
         return {text(display(e->name)), kPostfix};
       case ExprKind::Primitive:
-        // A parallel loop's schedule is no part of the language: shown as a comment
+        // A parallel loop's schedule: its first arguments, `mapPar(dynamic, 4)`, which
+        // name resolution reads back (docs/language.md).
         if (!e->schedule.is_default())
-          return {text(e->name + " /* schedule(" + schedule_text(e->schedule) + ") */"), kPostfix};
+          return {text(e->name + "(" + schedule_text(e->schedule) + ")"), kPostfix};
         return {text(e->name), kPostfix};
       case ExprKind::Foreign:
         return {text(e->name), kPostfix};

@@ -2,6 +2,7 @@
 #include "rise/resolve.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -149,6 +150,73 @@ struct Resolver : ExprMutator {
     std::string near = nearest_name(n, known_names());
     if (!near.empty()) msg += "; did you mean '" + near + "'?";
     user_error(msg, e->span);
+  }
+
+  // Whether `n` names a visible definition (the user's or the prelude's).
+  bool defined(const std::string& n) const {
+    for (size_t i = 0; i < limit; ++i)
+      if (program.defs[i].name == n) return true;
+    if (prelude)
+      for (const auto& d : prelude->defs)
+        if (d.name == n) return true;
+    return false;
+  }
+  // `n` names what the program does not bind: a primitive, a builtin.
+  bool unbound(const std::string& n) const { return !in_scope(n) && !defined(n); }
+
+  // An application's whole spine at once (`f(a)(b)(c)`, iteratively: a long array
+  // literal is one), so that a scheduled parallel loop is seen with its arguments.
+  Expr visit_app(const Expr& e) override {
+    std::vector<Expr> chain;  // the applications, outermost first
+    Expr head = e;
+    while (head->kind == ExprKind::App || head->kind == ExprKind::DepApp) {
+      chain.push_back(head);
+      head = head->fn;
+    }
+    size_t used = 0;
+    Expr out = scheduled_loop(head, chain, used);
+    if (!out) out = mutate(head);
+    for (size_t i = chain.size() - used; i-- > 0;) {
+      const Expr& a = chain[i];
+      out = rebuild(a, out, a->kind == ExprKind::App ? mutate(a->arg) : nullptr);
+    }
+    return out;
+  }
+
+  // `mapPar(dynamic, 4)(f)`, `reducePar(guided)(op)(init)`: a parallel loop's OpenMP
+  // schedule, written as the primitive's first arguments (docs/language.md, "Parallel
+  // loops' schedules"): the kind, a name the program does not bind, then the chunk, an
+  // integer literal, if any. The primitive node carries it (ExprNode::schedule), as
+  // after the rule ompSchedule; the printer writes it back this way. Returns the
+  // primitive and sets `used` to the number of applications it takes, or null.
+  Expr scheduled_loop(const Expr& head, const std::vector<Expr>& chain, size_t& used) {
+    if (head->kind != ExprKind::Ident || (head->name != "mapPar" && head->name != "reducePar") ||
+        !unbound(head->name))
+      return nullptr;
+    auto arg = [&](size_t i) -> const Expr* {  // the i-th argument, if applied (not dependent)
+      if (i >= chain.size() || chain[chain.size() - 1 - i]->kind != ExprKind::App) return nullptr;
+      return &chain[chain.size() - 1 - i]->arg;
+    };
+    const Expr* k = arg(0);
+    if (!k || (*k)->kind != ExprKind::Ident || !unbound((*k)->name)) return nullptr;
+    std::optional<ParSchedule::Kind> kind = schedule_kind((*k)->name);
+    if (!kind) return nullptr;
+    ParSchedule s{*kind, 0};
+    used = 1;
+    const Expr* c = arg(1);
+    if (c && (*c)->kind == ExprKind::Literal && (*c)->lit.kind == LitKind::Int) {
+      const int64_t chunk = (*c)->lit.i;
+      if (chunk < 1 || chunk > kMaxScheduleChunk)
+        user_error(head->name + "(" + (*k)->name + ", ...): the schedule's chunk must be a " +
+                       "number of iterations from 1 to " + std::to_string(kMaxScheduleChunk) +
+                       ", not " + std::to_string(chunk),
+                   (*c)->span);
+      s.chunk = chunk;
+      used = 2;
+    }
+    // The primitive spans `mapPar(dynamic, 4)`, so that errors about the loop show it.
+    const Span& whole = chain[chain.size() - used]->span;
+    return with_schedule(prim_expr(find_primitive(head->name)->id, whole), s);
   }
 
   Expr visit_lambda(const Expr& e) override { return in_binder_scope(e); }

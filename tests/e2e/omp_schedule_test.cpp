@@ -161,15 +161,22 @@ TEST(OmpSchedule, LoopSplitAtClampedBordersKeepsItsSchedule) {
     EXPECT_NE(p.find("schedule(guided, 2)"), std::string::npos) << r.compiled.unit.source;
 }
 
-// The schedule shows in the printed program (as a comment: it is no part of the
-// language) and in the imperative DPIA.
+// The schedule shows in the printed program, as the loop's first arguments
+// (`mapPar(dynamic, 4)`, docs/language.md), which read back: the rewritten program
+// compiled as it is has the same pragma and computes the interpreter's values; and it
+// shows in the imperative DPIA.
 TEST(OmpSchedule, ShownInTheRewrittenProgramAndTheDpia) {
   const std::string file = write_scratch("shown.rise", kRows);
   const std::string s =
       "parallel @ outermost(isApplied(isMap)) ; lowerToC ; everywhere(ompSchedule(dynamic, 4))";
   CliResult rw = run_risec({"rewrite", file, "--strategy", s});
   ASSERT_EQ(rw.exit_code, 0) << show(rw);
-  EXPECT_NE(rw.out.find("mapPar /* schedule(dynamic, 4) */"), std::string::npos) << show(rw);
+  EXPECT_NE(rw.out.find("mapPar(dynamic, 4)"), std::string::npos) << show(rw);
+  CheckReport back = run("shown_back", rw.out, "n=9,m=5", "id");
+  std::vector<std::string> pragmas = parallel_pragmas(back.compiled.unit.source);
+  ASSERT_FALSE(pragmas.empty()) << back.compiled.unit.source;
+  for (const std::string& p : pragmas)
+    EXPECT_NE(p.find("schedule(dynamic, 4)"), std::string::npos) << back.compiled.unit.source;
   CliResult c = run_risec(
       {"compile", file, "--target", "openmp", "--strategy", s, "--dump-dpia", "--size", "n=8,m=4"});
   ASSERT_EQ(c.exit_code, 0) << show(c);
@@ -185,6 +192,10 @@ TEST(OmpSchedule, BadArgumentsAreLocatedErrors) {
   const Bad bad[] = {
       {"ompSchedule(dynamic, 0)", "the chunk must be a number of iterations from 1 to"},
       {"ompSchedule(dynamic, 0 - 3)", "not -3"},
+      {"ompSchedule(dynamic, -4)",
+       "argument 2 of 'ompSchedule' must be a count or a size, never "
+       "negative, not -4"},
+      {"ompSchedule(guided, -lanes)", "never negative"},
       {"ompSchedule(static, 4294967296)", "not 4294967296"},
       {"ompSchedule(fastest, 4)", "must be static, dynamic or guided, not 'fastest'"},
       {"ompSchedule(4)", "must be a name"},
@@ -214,6 +225,59 @@ TEST(OmpSchedule, BadArgumentsAreLocatedErrors) {
   EXPECT_NE(r.err.find("chunk"), std::string::npos) << show(r);
 }
 
+// The kind through the names of a strategy file: a let passes it on (and refuses it as
+// a strategy), a strategy parameter or a let's number named like a kind is an error at
+// the argument; the command line says where (exit 1).
+TEST(OmpSchedule, KindsThroughLetsAndParameters) {
+  const std::string file = write_scratch("let_kind.rise", kRows);
+  CheckReport r =
+      run("let_kind", kRows, "n=11,m=4",
+          "let sched(k, c) = ompSchedule(k, c) @ outermost(isApplied(isPrimitive(mapPar)));\n"
+          "let main = parallelOutput ; sched(guided, 3) ; lowerToC;");
+  std::vector<std::string> pragmas = parallel_pragmas(r.compiled.unit.source);
+  ASSERT_EQ(pragmas.size(), 1u) << r.compiled.unit.source;
+  EXPECT_NE(pragmas[0].find("schedule(guided, 3)"), std::string::npos) << pragmas[0];
+  struct Bad {
+    const char* text;
+    const char* at;  // the text the error points at (its first occurrence)
+    const char* says;
+  };
+  const Bad bad[] = {
+      {"param dynamic in [2, 4];\nlet main = parallelOutput ; ompSchedule(dynamic, 4) ; lowerToC;",
+       "dynamic, 4)",
+       "argument 1 of 'ompSchedule' must be a name, but 'dynamic' is a parameter of the "
+       "strategy, a number here: name the parameter differently"},
+      {"let s(k) = ompSchedule(k);\nlet main = parallelOutput ; s(4) ; lowerToC;", "k);",
+       "argument 1 of 'ompSchedule' must be a name; the let's parameter 'k' is a number here"},
+      {"let s(k) = ompSchedule(dynamic, k);\nlet main = parallelOutput ; s(guided) ; lowerToC;",
+       "k);",
+       "argument 2 of 'ompSchedule' must be a number; the let's parameter 'k' is the name "
+       "'guided' here"},
+      {"let s(k) = ompSchedule(dynamic, k);\nlet main = parallelOutput ; s(0 - 2) ; lowerToC;",
+       "k);", "never negative, not -2"},
+      {"let s(k) = k ; ompSchedule(dynamic);\nlet main = parallelOutput ; s(dynamc) ; lowerToC;",
+       "k ;", "'k' is the name 'dynamc' here, which is no strategy"},
+  };
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.text);
+    try {
+      elevate::parse_strategy(b.text);
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::User);
+      EXPECT_NE(e.message().find(b.says), std::string::npos) << e.message();
+      ASSERT_TRUE(e.span().known()) << e.message();
+      const std::string text = b.text;
+      EXPECT_EQ(e.span().begin, text.find(b.at)) << e.message();
+    }
+  }
+  CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", "n=8,m=4", "--strategy",
+                           "parallelOutput ; ompSchedule(dynamic, -4) ; lowerToC"});
+  EXPECT_EQ(c.exit_code, 1) << show(c);
+  EXPECT_NE(c.err.find("<--strategy>:1:39: error: argument 2 of 'ompSchedule'"), std::string::npos)
+      << show(c);
+}
+
 // A loop that is not parallel has no schedule: the rule fails where it is applied.
 TEST(OmpSchedule, RefusedOnALoopThatIsNotParallel) {
   const std::string file = write_scratch("not_par.rise", kRows);
@@ -241,7 +305,8 @@ TEST(OmpSchedule, OtherTargetsRefuseTheParallelLoop) {
     CliResult r = run_risec({"compile", file, "--target", target, "--size", "n=8,m=4", "--strategy",
                              s, "-o", scratch_path(std::string("other_") + target)});
     EXPECT_EQ(r.exit_code, 1) << show(r);
-    EXPECT_NE(r.err.find("mapPar needs the OpenMP target (--target openmp)"), std::string::npos)
+    EXPECT_NE(r.err.find("mapPar(dynamic, 2) needs the OpenMP target (--target openmp)"),
+              std::string::npos)
         << show(r);
   }
 }

@@ -1,7 +1,8 @@
 // Tests of the RISE printer: parse(print(parse(x))) is alpha-equivalent to parse(x)
 // for every .rise file of the repository, printing is idempotent, the layout uses
 // pipes, infix operators and the sugar of the spec, literals re-read exactly, and a
-// random property test over generated expressions checks the parenthesization.
+// random property test over generated expressions checks the parenthesization, and
+// another one parallel loops with schedules read back through name resolution.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "rise/parser.h"
 #include "rise/primitives.h"
 #include "rise/printer.h"
+#include "rise/resolve.h"
 
 namespace risec::rise {
 namespace {
@@ -404,10 +406,13 @@ TEST(Printer, TypesOption) {
 
 class Gen {
  public:
-  explicit Gen(uint64_t seed) : rng_(seed) {}
+  // `schedules`: also parallel loops with OpenMP schedules, and binders named like
+  // their kinds.
+  explicit Gen(uint64_t seed, bool schedules = false) : rng_(seed), schedules_(schedules) {}
 
   Expr expr(int depth) {
     if (depth <= 0) return leaf();
+    if (schedules_ && pick(5) == 0) return scheduled_loop(depth);
     switch (pick(20)) {
       case 0:
       case 1:
@@ -464,12 +469,33 @@ class Gen {
     }
   }
 
+  // The names the generated expressions use free.
+  std::vector<std::string> free_names() const {
+    std::vector<std::string> out = {"a", "b", "x", "y", "x1", "in_", "_1", "f", "g"};
+    if (schedules_) out.insert(out.end(), {"static", "dynamic", "guided"});
+    return out;
+  }
+
  private:
   std::mt19937_64 rng_;
+  bool schedules_ = false;
   int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
   std::string name() {
-    static const char* names[] = {"a", "b", "x", "y", "x1", "in_", "_1"};
-    return names[pick(7)];
+    static const char* names[] = {"a",   "b",  "x",      "y",       "x1",
+                                  "in_", "_1", "static", "dynamic", "guided"};
+    return names[pick(schedules_ ? 10 : 7)];
+  }
+  // mapPar(kind, chunk)(f)(xs) or reducePar(kind, chunk)(op)(init)(xs).
+  Expr scheduled_loop(int depth) {
+    static const ParSchedule::Kind kinds[] = {ParSchedule::Kind::Static, ParSchedule::Kind::Dynamic,
+                                              ParSchedule::Kind::Guided};
+    static const int64_t chunks[] = {0, 1, 4, 64, kMaxScheduleChunk};
+    const ParSchedule s{kinds[pick(3)], chunks[pick(5)]};
+    if (pick(2))
+      return apps(with_schedule(prim(PrimId::MapPar), s),
+                  {lambda(name(), expr(depth - 1), type()), expr(depth - 1)});
+    Expr op = pick(2) ? id("add") : lambda(name(), lambda(name(), expr(depth - 1)));
+    return apps(with_schedule(prim(PrimId::ReducePar), s), {op, expr(depth - 1), expr(depth - 1)});
   }
   std::string pattern() {
     static const char* names[] = {"map", "zip", "split", "g", "padCst", "add"};
@@ -522,6 +548,36 @@ TEST(Printer, RandomExpressionsRoundTrip) {
         << "case " << i << ":\n  printed:    " << text << "\n  re-printed: " << print_expr(back);
     ASSERT_EQ(print_expr(back), text) << "case " << i;
   }
+}
+
+// A scheduled parallel loop prints as `mapPar(dynamic, 4)(f)` (docs/language.md), which
+// name resolution reads back as the same loop; a binder named like a kind is shown
+// renamed where a loop has a schedule. Random expressions, their free names bound (the
+// kinds' names among them), printed as `risec rewrite` prints a resolved program.
+TEST(Printer, RandomScheduledLoopsRoundTripThroughResolution) {
+  Gen gen(4321, true);
+  int scheduled = 0, renamed = 0;
+  for (int i = 0; i < 2000; ++i) {
+    Expr e = gen.expr(5);
+    for (const std::string& n : gen.free_names()) e = lambda(n, e);
+    const Expr want = resolve_expr(e);
+    const std::string text = print_expr(want);
+    Expr back;
+    try {
+      back = resolve_expr(pe(text));
+    } catch (const Error& err) {
+      FAIL() << "case " << i << ": printed text does not read back:\n"
+             << text << "\n"
+             << format_error(err);
+    }
+    ASSERT_TRUE(alpha_equal(back, want))
+        << "case " << i << ":\n  printed:    " << text << "\n  re-printed: " << print_expr(back);
+    ASSERT_EQ(print_expr(back), text) << "case " << i;
+    scheduled += text.find("Par(") != std::string::npos;
+    renamed += text.find("dynamic1") != std::string::npos;
+  }
+  EXPECT_GT(scheduled, 500);
+  EXPECT_GT(renamed, 100);
 }
 
 TEST(Printer, DeepTreesPrint) {
