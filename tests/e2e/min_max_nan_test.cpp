@@ -92,6 +92,10 @@ Case random_case(std::mt19937& rng) {
       c.form = "all";
       c.m = 1 + pick(40);
       c.strategy = c.target == "openmp" ? "(reducePar @ outermost(isFullyApplied(isReduce)))" : "";
+      if (c.target == "openmp") {  // reducePar's initial value is the neutral element
+        c.init = std::string(c.op == "fmax" ? "-inf" : "inf") + sfx;
+        c.init_nan = false;
+      }
       break;
     case 1:
     case 2:
