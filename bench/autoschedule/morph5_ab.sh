@@ -3,6 +3,8 @@
 # 2 threads): the default lowering and the tuned strategy (issue 34), interleaved so that
 # load on a shared machine hits both alike:
 #   bench/autoschedule/morph5_ab.sh OLD_RISEC NEW_RISEC [ROUNDS]
+# (HALIDE=build/bench/bench_autoschedule_halide adds Halide's Mullapudi2016 schedule to each
+# round: its morph5 line, 20 runs.)
 # checks each binary's output against the interpreter once (at 256 x 256), then prints
 # for each round (default 4), variant and binary the time line of 20 runs (report the
 # least minimum of each), with the load average before and after. docs/codegen.md,
@@ -30,5 +32,9 @@ for r in $(seq "$rounds"); do
       fi
     done
   done
+  if [ -n "${HALIDE:-}" ]; then
+    printf 'halide '
+    "$HALIDE" 2048 20 2>&1 | grep '^morph5' || true
+  fi
 done
 uptime
