@@ -626,12 +626,7 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
                                    : c_call(op.name, dargs);
     return c_call(int_from_double(t->scalar), {d});
   }
-  // fmax and fmin of floats on the CPU: comparisons GCC vectorises (the C library's
-  // functions are calls it cannot), with the library's results (float_min_max).
-  if ((op.is(PrimId::Fmax) || op.is(PrimId::Fmin)) && t->kind == TypeKind::Scalar &&
-      (opts_.target.backend == dpia::Target::Backend::C ||
-       opts_.target.backend == dpia::Target::Backend::OpenMP))
-    return c_call(float_min_max(op.is(PrimId::Fmax), t->scalar), args);
+  // (fmax and fmin of floats on the CPU targets: cpu_min_max, before any of this)
   if (op.is(PrimId::Rsqrt))
     return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call(c_sqrt + sfx, args), kPrecMul);
   if (op.is(PrimId::Abs)) {
