@@ -774,22 +774,11 @@ Strategy vectorize_reduction_rule(int64_t n, int accumulators, bool remainder) {
         Expr start =
             rise::annotation(call(PrimId::VectorFromScalar, {first}), rise::vector_of(res, Nat(n)));
         auto value = [&](const Expr& v) { return fv ? rise::app(fv, v) : v; };
-        // op of the vector accumulator and a vector of values. fmax and fmin as the scalar
-        // helper computes them (risec_fmax_*: y != y ? acc : (acc > y ? acc : y)), with
-        // comparisons and blends of whole vectors, which every target has (a lane loop of
-        // the helper is not vectorised by the C compiler)
-        auto combine = [&](const Expr& a, const Expr& y) {
-          if (!exact) return call(opp->id, {a, y});
-          auto blend = [&](const Expr& yv) {
-            const PrimId cmp = opp->is(PrimId::Fmax) ? PrimId::Gt : PrimId::Lt;
-            Expr pick = call(PrimId::Select, {call(cmp, {a, yv}), a, yv});
-            Expr nan = call(PrimId::Not, {call(PrimId::Equal, {yv, yv})});
-            return call(PrimId::Select, {nan, a, pick});
-          };
-          // read or computed once (a let), a variable as it is
-          if (y->kind == ExprKind::Ident) return blend(y);
-          return call(PrimId::Let, {y, util::fun("y", blend)});
-        };
+        // op of the vector accumulator and a vector of values, lane-wise (fmax and fmin
+        // too: each target prints them on vectors with the scalar function's results, the
+        // CPU targets as one max instruction when the accumulator is provably never NaN,
+        // dpia/not_nan.h)
+        auto combine = [&](const Expr& a, const Expr& y) { return call(opp->id, {a, y}); };
         Expr body = whole ? data : call(PrimId::Take, {q}, {data});
         Expr vectors = vec_data(body, elem, n);
         Expr acc;

@@ -414,6 +414,7 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       return c_binary(args[0], c_op, args[1], c_precedence(e->prim->c_prec));
     case Expression::Call:
       if (e->foreign) return c_call(foreign_function(*e->foreign), args);
+      if (std::optional<CExpr> m = cpu_min_max(*e, vector ? e->dt : elem_t, args)) return *m;
       if (vector) return vector_math(*e->prim, e->dt, args);
       return math_call(*e->prim, elem_t, args);
     case Expression::Select:
@@ -516,6 +517,58 @@ std::string CPrinter::float_min_max(bool max, rise::ScalarKind k) {
   return name;
 }
 
+// fmax and fmin of floats on the CPU targets. fmax(x, y) with x never NaN is (y > x ? y
+// : x): a NaN y fails the comparison and gives x, as the library's fmax; GCC compiles it
+// to one maxss/maxps (x86's max returns its second operand when the comparison fails).
+// Of equal zeros it returns x, the library helper y: only a zero's sign may differ,
+// which C leaves unspecified (docs/codegen.md). On vectors: a lane loop of that; without
+// an operand known not to be NaN, the library helper's rule in compares and blends of
+// whole vectors (GCC does not vectorise a lane loop of risec_fmax_f32).
+std::optional<CExpr> CPrinter::cpu_min_max(const Expression& e, const Type& t,
+                                           const std::vector<CExpr>& args) {
+  if (opts_.target.backend != dpia::Target::Backend::C &&
+      opts_.target.backend != dpia::Target::Backend::OpenMP)
+    return std::nullopt;
+  if (e.foreign || !e.prim || args.size() != 2 ||
+      !(e.prim->is(PrimId::Fmax) || e.prim->is(PrimId::Fmin)))
+    return std::nullopt;
+  const Type elem = t->kind == TypeKind::Vector ? t->a : t;
+  if (elem->kind != TypeKind::Scalar || !rise::is_float(elem->scalar)) return std::nullopt;
+  const bool max = e.prim->is(PrimId::Fmax);
+  const std::string op = max ? "fmax" : "fmin", gt = max ? ">" : "<";
+  const int nn = not_nan_.operand(e);
+  if (nn < 0) {
+    if (t->kind != TypeKind::Vector) return c_call(float_min_max(max, elem->scalar), args);
+    std::string vt = vector_type(t);
+    std::string fn = vt + "_" + op + "_blend";
+    if (typedefs_.insert(fn).second) {
+      Type mask_t = rise::vector_of(rise::scalar(rise::ScalarKind::Bool), t->size);
+      CExpr x = c_atom("x"), y = c_atom("y");
+      CExpr nan = vector_compare(c_binary(y, "!=", y, kPrecEq), t, mask_t);
+      CExpr pick = vector_compare(c_binary(x, gt, y, kPrecRel), t, mask_t);
+      CExpr r = vector_blend(t, {nan, x, vector_blend(t, {pick, x, y})});
+      helper_text_ += "static inline " + vt + " " + fn + "(" + vt + " x, " + vt +
+                      " y) {\n  return " + r.text + ";\n}\n";
+    }
+    return c_call(fn, args);
+  }
+  std::string name = "risec_" + op + "_not_nan_" + rise::scalar_name(elem->scalar);
+  if (arith_helpers_.insert(name).second) {
+    std::string s = scalar_c(elem->scalar);
+    helper_text_ += "static inline " + s + " " + name + "(" + s + " x, " + s + " y) { return y " +
+                    gt + " x ? y : x; }\n";
+  }
+  std::vector<CExpr> ordered = {args[static_cast<size_t>(nn)], args[static_cast<size_t>(1 - nn)]};
+  if (t->kind != TypeKind::Vector) return c_call(name, ordered);
+  std::string vt = vector_type(t);
+  std::string fn = vt + "_" + op + "_not_nan";
+  if (typedefs_.insert(fn).second)
+    helper_text_ += "static inline " + vt + " " + fn + "(" + vt + " x, " + vt + " y) {\n  " + vt +
+                    " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + t->size.to_string() +
+                    "; ++l) r[l] = " + name + "(x[l], y[l]);\n  return r;\n}\n";
+  return c_call(fn, ordered);
+}
+
 // The helper that converts a double to the integer type k as the interpreter does
 // (rise/value.h, Value::from_double): truncated, saturated, NaN as 0.
 std::string CPrinter::int_from_double(rise::ScalarKind k) {
@@ -573,12 +626,7 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
                                    : c_call(op.name, dargs);
     return c_call(int_from_double(t->scalar), {d});
   }
-  // fmax and fmin of floats on the CPU: comparisons GCC vectorises (the C library's
-  // functions are calls it cannot), with the library's results (float_min_max).
-  if ((op.is(PrimId::Fmax) || op.is(PrimId::Fmin)) && t->kind == TypeKind::Scalar &&
-      (opts_.target.backend == dpia::Target::Backend::C ||
-       opts_.target.backend == dpia::Target::Backend::OpenMP))
-    return c_call(float_min_max(op.is(PrimId::Fmax), t->scalar), args);
+  // (fmax and fmin of floats on the CPU targets: cpu_min_max, before any of this)
   if (op.is(PrimId::Rsqrt))
     return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call(c_sqrt + sfx, args), kPrecMul);
   if (op.is(PrimId::Abs)) {

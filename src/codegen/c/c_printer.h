@@ -21,6 +21,7 @@
 #include "dpia/distribute.h"
 #include "dpia/imperative.h"
 #include "dpia/name_supply.h"
+#include "dpia/not_nan.h"
 #include "dpia/split_loop.h"
 #include "dpia/view_resolution.h"
 
@@ -205,6 +206,12 @@ class CPrinter {
   std::string checked_division(const rise::PrimitiveInfo& op, const Type& t);
   std::string int_from_double(rise::ScalarKind k);
   std::string float_min_max(bool max, rise::ScalarKind k);
+  // fmax or fmin of floats (scalars or vectors) on the CPU targets: with an operand
+  // provably never NaN (dpia/not_nan.h) one comparison and select, which the C compiler
+  // turns into a single max/min instruction; else the library's rule (float_min_max, on
+  // vectors in compares and blends). None for other calls and targets.
+  std::optional<CExpr> cpu_min_max(const Expression& e, const Type& t,
+                                   const std::vector<CExpr>& args);
 
   // ---- bounds checks of data-dependent indices (bounds_checks.cpp)
   // The checked form of an index made from data (a Cast to idx[n], index arithmetic),
@@ -292,6 +299,8 @@ class CPrinter {
   std::set<std::string> foreigns_;
   std::string foreign_text_;  // definitions of the foreign functions called
   std::set<std::string> arith_helpers_;
+  // The values of the program being printed that are provably never NaN.
+  dpia::NotNan not_nan_;
   // The functions the generated code calls (checked division, fmin/fmax, int_from_double,
   // vector lane math, blends, mask tests), printed after the types in the order
   // appended. A helper is appended once its text is complete, and the helpers its body
