@@ -1,8 +1,9 @@
 // Helper functions of the generated code come before their users (CPrinter's
 // helper_text_): a vector lane helper that calls a scalar helper (risec_f32x8_fmin
-// calls risec_fmin_f32) is printed after it, so vectorised maps of fmin, fmax and the
-// other math builtins compile (no implicit declaration) and match the interpreter on
-// every CPU target and OpenCL, at every width.
+// calls risec_fmin_f32, or risec_fmin_not_nan_f32 when an operand cannot be NaN) is
+// printed after it, so vectorised maps of fmin, fmax and the other math builtins
+// compile (no implicit declaration) and match the interpreter on every CPU target and
+// OpenCL, at every width.
 #include <gtest/gtest.h>
 
 #include <string>
