@@ -33,6 +33,7 @@ for f in examples/*/*.rise; do
   case $ex in
     treesum) sizes="m=1,k=14" ;;
     pde1) sizes="n=32,m=32,k=32" ;;
+    multigrid) sizes="n=64,m=64" ;;  # (quadratic without hoisting)
     *)  # every size parameter 128
       sizes=""
       for _ in 1 2 3 4 5 6; do
