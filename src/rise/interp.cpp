@@ -13,8 +13,10 @@
 #include <deque>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "rise/interp_fast.h"
+#include "rise/interp_hoist.h"
 #include "rise/interp_prims.h"
 #include "support/diagnostics.h"
 #include "support/words.h"
@@ -34,7 +36,9 @@ struct CNode {
     SymLit,
     Prim,
     Foreign,
-    Beta,  // a lambda literal applied to arguments: no closure is made
+    Beta,   // a lambda literal applied to arguments: no closure is made
+    Force,  // an invariant subterm hoisted out of a lambda: its memo cell's value
+    Thunk,  // the code of an invariant subterm (Lambda::hoisted)
   };
   // Saturated primitives evaluated inline.
   enum class Fast : uint8_t { None, Scalar, Select, Fst, Snd, Idx, Id, Let, ReduceMap };
@@ -42,15 +46,18 @@ struct CNode {
   Op op = Op::Lit;
   const ExprNode* src = nullptr;
   Span span;
-  int slot = 0;                 // Var
-  std::vector<int> captures;    // Lambda/DepLambda: slots of the enclosing frame to copy
-  int frame_size = 0;           // Lambda: 1 + captures; DepLambda: captures
-  const CNode* body = nullptr;  // Lambda/DepLambda
-  const CNode* fn = nullptr;    // App/DepApp
-  const CNode* arg = nullptr;   // App
-  TypeArg targ;                 // DepApp
-  bool sym = false;             // types/arguments mention type-level variables in scope
-  Value lit;                    // Lit
+  int slot = 0;  // Var, Force
+  // Lambda/DepLambda/Thunk: slots of the enclosing frame to copy; in a Lambda, -1 - i
+  // stands for a fresh memo cell of hoisted[i]
+  std::vector<int> captures;
+  int frame_size = 0;                 // Lambda: 1 + captures; DepLambda/Thunk: captures
+  const CNode* body = nullptr;        // Lambda/DepLambda/Thunk
+  std::vector<const CNode*> hoisted;  // Lambda: Thunks of its body's invariant subterms
+  const CNode* fn = nullptr;          // App/DepApp
+  const CNode* arg = nullptr;         // App
+  TypeArg targ;                       // DepApp
+  bool sym = false;                   // types/arguments mention type-level variables in scope
+  Value lit;                          // Lit
   // Prim: the head and the arguments applied to it in the source.
   const PrimitiveInfo* prim = nullptr;
   int count = 0, arity = 0, dep_arity = 0;
@@ -111,6 +118,19 @@ struct ForeignObj final : Obj {
   std::shared_ptr<const ForeignFun> f;
   size_t given = 0;
   Span span;
+};
+
+// The memo cell of an invariant subterm (CNode::Thunk) for one closure: the values it
+// uses, copied when the closure is made, until it is first evaluated; then its value.
+// A failed evaluation leaves it unevaluated (the next use fails the same way).
+struct ThunkObj final : Obj {
+  ThunkObj() : Obj(Tag::Thunk) {}
+  CodeRef code;
+  const CNode* node = nullptr;
+  TEnv tenv;
+  mutable std::vector<Value> caps;
+  mutable Value value;
+  mutable bool done = false;
 };
 
 // A frame of slots, on the stack when small.
@@ -355,11 +375,19 @@ bool is_map(const PrimitiveInfo* p) {
 
 class Compiler {
  public:
-  explicit Compiler(InterpCode& code) : code_(code) {}
+  Compiler(InterpCode& code, bool hoist) : code_(code), hoist_(hoist) {}
 
   // Not on ExprVisitor: it translates into the interpreter's own nodes, with a scope
   // per binder and whole application spines compiled at once.
   const CNode* compile(const Expr& e, Scope* s) {
+    if (!hoisted_.empty()) {
+      auto it = hoisted_.find(e.get());
+      if (it != hoisted_.end()) {
+        CNode& n = make(Op::Force, *e);
+        n.slot = resolve(s, it->second, e->span);
+        return &n;
+      }
+    }
     switch (e->kind) {
       case ExprKind::Ident: {
         CNode& n = make(Op::Var, *e);
@@ -369,14 +397,31 @@ class Compiler {
       case ExprKind::Lambda:
       case ExprKind::DepLambda: {
         const bool dep = e->kind == ExprKind::DepLambda;
+        // The body's invariant subterms (interp_hoist.h) become captured memo cells,
+        // their code translated in the enclosing scope; not for a lambda applied once
+        // where it is written (let), which would gain nothing.
+        std::vector<const ExprNode*> inv;
+        if (hoist_ && !dep && !applied_once_)
+          inv = finder_.find(*e, [&](const ExprNode* x) { return hoisted_.count(x) > 0; });
+        applied_once_ = false;
+        std::vector<const CNode*> thunks;
+        for (const ExprNode* x : inv) thunks.push_back(compile_thunk(*x, s));
         Scope inner;
         inner.parent = s;
         inner.has_param = !dep;
         inner.param = e->name;
+        for (size_t i = 0; i < inv.size(); ++i) {
+          std::string name = "\x01invariant" + std::to_string(next_name_++);
+          hoisted_.emplace(inv[i], name);
+          inner.cap_names.push_back(std::move(name));
+          inner.cap_from.push_back(-1 - static_cast<int>(i));
+        }
         const CNode* body = compile(e->fn, &inner);
+        for (const ExprNode* x : inv) hoisted_.erase(x);
         CNode& n = make(dep ? Op::DepLambda : Op::Lambda, *e);
         n.body = body;
         n.captures = inner.cap_from;
+        n.hoisted = std::move(thunks);
         n.frame_size = static_cast<int>(inner.cap_from.size()) + (dep ? 0 : 1);
         return &n;
       }
@@ -412,6 +457,18 @@ class Compiler {
 
   static int base(const Scope* s) { return s->has_param ? 1 : 0; }
 
+  // An invariant subterm as code of its own, its free variables captured from `s`.
+  const CNode* compile_thunk(const ExprNode& x, Scope* s) {
+    Scope th;
+    th.parent = s;
+    const CNode* body = compile_app(Expr(Expr(), &x), &th);  // (code_.root keeps x alive)
+    CNode& n = make(Op::Thunk, x);
+    n.body = body;
+    n.captures = th.cap_from;
+    n.frame_size = static_cast<int>(th.cap_from.size());
+    return &n;
+  }
+
   int resolve(Scope* s, const std::string& name, const Span& span) {
     if (s->has_param && s->param == name) return 0;
     for (size_t i = 0; i < s->cap_names.size(); ++i)
@@ -439,6 +496,7 @@ class Compiler {
       std::tie(node, used) = compile_prim(*h, chain, s);
     } else if (h->kind == ExprKind::Lambda && chain[0]->kind == ExprKind::App) {
       // (fun(x => fun(y => body)))(a)(b): bind the arguments in stack frames.
+      applied_once_ = true;
       const CNode* lam = compile(chain[0]->fn, s);
       CNode& b = make(Op::Beta, *chain[0]);
       b.fn = lam;
@@ -490,7 +548,11 @@ class Compiler {
         if (static_cast<int>(p.vargs.size()) >= p.arity ||
             static_cast<int>(p.deps.size()) < p.dep_arity)
           break;
+        // let's function is applied once, where it is written
+        applied_once_ =
+            head.prim->is(PrimId::Let) && p.vargs.size() == 1 && a->arg->kind == ExprKind::Lambda;
         p.vargs.push_back(compile(a->arg, s));
+        applied_once_ = false;
       }
       if (a->span.known()) p.span = a->span;
     }
@@ -524,6 +586,11 @@ class Compiler {
   }
 
   InterpCode& code_;
+  const bool hoist_;
+  bool applied_once_ = false;  // the next lambda translated is let's body
+  InvariantFinder finder_;
+  std::unordered_map<const ExprNode*, std::string> hoisted_;  // in scope: node -> its name
+  int next_name_ = 0;
 };
 
 // ---------------------------------------------------------------------------------
@@ -565,13 +632,43 @@ Value call_prim(Interpreter& I, const PrimitiveInfo* prim, int count, Fast fast,
   return prim->eval(call);
 }
 
+// What a frame of the lambda `lam` made in `env` (whose slots are `outer`) holds for
+// its capture `from`: a slot of `outer`, or (from < 0) a fresh memo cell of one of
+// its invariant subterms.
+Value capture(const CNode* lam, int from, const Value* outer, const Env& env) {
+  if (from >= 0) return outer[from];
+  const CNode* th = lam->hoisted[static_cast<size_t>(-1 - from)];
+  auto t = std::make_shared<ThunkObj>();
+  t->code = env.code;
+  t->node = th;
+  t->tenv = env.tenv;
+  t->caps.reserve(th->captures.size());
+  for (int slot : th->captures) t->caps.push_back(outer[slot]);
+  return Value::make_object(ValueKind::Function, std::move(t));
+}
+
+// The value of an invariant subterm: evaluated on first use, then remembered.
+Value force(Interpreter& I, const Value& cell) {
+  const auto& t = static_cast<const ThunkObj&>(*cell.obj());
+  if (!t.done) {
+    Frame fr(t.node->frame_size);
+    Value* slots = fr.data();
+    for (size_t i = 0; i < t.caps.size(); ++i) slots[i] = t.caps[i];
+    t.value = eval(I, t.node->body, Env{slots, t.tenv, t.code});
+    t.done = true;
+    t.caps.clear();  // (no longer needed: let them go)
+    ++I.invariant_evaluations;
+  }
+  return t.value;
+}
+
 Value make_closure(const CNode* n, const Env& env) {
   if (n->op == Op::Lambda) {
     auto c = std::make_shared<ClosureObj>();
     c->code = env.code;
     c->lam = n;
     c->caps.reserve(n->captures.size());
-    for (int slot : n->captures) c->caps.push_back(env.frame[slot]);
+    for (int from : n->captures) c->caps.push_back(capture(n, from, env.frame, env));
     c->tenv = env.tenv;
     return Value::make_object(ValueKind::Function, std::move(c));
   }
@@ -637,7 +734,8 @@ Value eval_prim(Interpreter& I, const CNode* n, const Env& env) {
           Frame fr(f->frame_size);
           Value* slots = fr.data();
           slots[0] = std::move(x);
-          for (size_t i = 0; i < f->captures.size(); ++i) slots[i + 1] = env.frame[f->captures[i]];
+          for (size_t i = 0; i < f->captures.size(); ++i)
+            slots[i + 1] = capture(f, f->captures[i], env.frame, env);
           return eval(I, f->body, Env{slots, env.tenv, env.code});
         }
         return apply_value(I, eval(I, f, env), x);
@@ -679,7 +777,8 @@ Value beta(Interpreter& I, const CNode* lam, const Value* args, size_t k, const 
   Frame fr(lam->frame_size);
   Value* slots = fr.data();
   slots[0] = args[0];
-  for (size_t i = 0; i < lam->captures.size(); ++i) slots[i + 1] = outer[lam->captures[i]];
+  for (size_t i = 0; i < lam->captures.size(); ++i)
+    slots[i + 1] = capture(lam, lam->captures[i], outer, env);
   if (k == 1) return eval(I, lam->body, Env{slots, env.tenv, env.code});
   return beta(I, lam->body, args + 1, k - 1, slots, env);
 }
@@ -718,6 +817,10 @@ Value eval(Interpreter& I, const CNode* n, const Env& env) {
       Value f = eval(I, n->fn, env);
       return apply_dep_value(I, f, n->sym ? resolve_arg(n->targ, env.tenv, n->span) : n->targ);
     }
+    case Op::Force:
+      return force(I, env.frame[n->slot]);
+    case Op::Thunk:
+      internal_error("interpreter: a hoisted subterm's code evaluated in place", n->span);
     case Op::Foreign: {
       auto o = std::make_shared<ForeignObj>();
       o->f = n->src->foreign;
@@ -837,7 +940,7 @@ Value Interpreter::eval(const Expr& e) {
   auto code = std::make_shared<InterpCode>();
   code->root = e;
   Scope top;
-  const CNode* root = Compiler(*code).compile(e, &top);
+  const CNode* root = Compiler(*code, hoist_invariants).compile(e, &top);
   CodeRef ref = code;
   TEnv none;
   return rise::eval(*this, root, Env{nullptr, none, ref});
@@ -858,6 +961,11 @@ Value Interpreter::apply_dep(const Value& f, const TypeArg& arg) {
 bool Interpreter::default_fast_path() {
   const char* v = std::getenv("RISEC_INTERP");
   return !(v && std::string(v) == "boxed");
+}
+
+bool Interpreter::default_hoist_invariants() {
+  const char* v = std::getenv("RISEC_INTERP_HOIST");
+  return !(v && std::string(v) == "off");
 }
 
 int Interpreter::default_threads() {
@@ -969,8 +1077,9 @@ Value Applier::operator()(const Value& x, const Value& y) {
     const auto& c = static_cast<const ClosureObj&>(*f_.obj());
     frame_[0] = x;
     frame2_[0] = y;
+    const Env env{frame_.data(), c.tenv, c.code};
     for (size_t i = 0; i < inner_->captures.size(); ++i)
-      frame2_[i + 1] = frame_[static_cast<size_t>(inner_->captures[i])];
+      frame2_[i + 1] = capture(inner_, inner_->captures[i], frame_.data(), env);
     return eval(interp_, inner_->body, Env{frame2_.data(), c.tenv, c.code});
   }
   return apply_value(interp_, (*this)(x), y);

@@ -49,12 +49,21 @@ class Interpreter {
   // Whether run may use the fast path (tests turn it off to compare the two; the
   // environment variable RISEC_INTERP=boxed turns it off for measurements).
   bool fast_path = default_fast_path();
+  // Whether a lambda's invariant subterms (those that use neither its parameter nor
+  // anything bound inside it) are evaluated at most once per closure, on first use,
+  // rather than once per application (docs/architecture.md); tests turn it off to
+  // compare; the environment variable RISEC_INTERP_HOIST=off turns it off for
+  // measurements. The result and the faults do not depend on it.
+  bool hoist_invariants = default_hoist_invariants();
+  // How many invariant subterms have been evaluated (each at most once per closure).
+  uint64_t invariant_evaluations = 0;
   // Threads for the fast path's outermost map (0: one per hardware thread, or
   // RISEC_INTERP_THREADS). The result does not depend on it.
   int threads = default_threads();
 
   static bool default_fast_path();
   static int default_threads();
+  static bool default_hoist_invariants();
 };
 
 // The value of a literal whose type and sizes are known (nullopt otherwise); errors

@@ -177,6 +177,7 @@ struct Obj {
     PrimPartial,  // partially applied primitive (interp.cpp)
     Foreign,      // foreign function (interp.cpp)
     Native,       // host function
+    Thunk,        // memo cell of an invariant subterm, only in frames (interp.cpp)
   };
   explicit Obj(Tag t) : tag(t) {}
   virtual ~Obj() = default;
