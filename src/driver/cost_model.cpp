@@ -64,7 +64,7 @@ struct Walk {
   CostFeatures& f;
   double traffic = 0;  // bytes, divided by the threads that share them
   // The C compiler's vector width for the scalar arithmetic being visited: above 1
-  // inside an innermost sequential map (kAutoVector).
+  // inside an innermost map (kAutoVector).
   double autovec = 1;
 
   // An array of type t written and read back, `trips` times on `div` threads: in the
@@ -113,12 +113,13 @@ struct Walk {
           inner_div = std::min<double>(m.threads, n);
           f.parallel_regions += trips;
         }
-        // An innermost sequential map (its function runs no loop: a window's taps
-        // unrolled) is a plain loop the C compiler vectorises, once the borders of
-        // the windows it reads are split off (taps_step): its arithmetic and
-        // iterations on vectors of kAutoVector of the host's lanes.
+        // An innermost map, sequential or parallel (its function runs no loop: a
+        // window's taps unrolled), is a plain loop the C compiler vectorises, once the
+        // borders of the windows it reads are split off (taps_step): its arithmetic
+        // and iterations on vectors of kAutoVector of the host's lanes.
         const double saved = autovec;
-        if (p->family == rise::Family::Map && p->loop == rise::LoopKind::Seq &&
+        if (p->family == rise::Family::Map &&
+            (p->loop == rise::LoopKind::Seq || p->loop == rise::LoopKind::Par) &&
             !runs_a_loop(args[0]))
           autovec = std::max(1.0, std::floor(static_cast<double>(m.lanes) * kAutoVector));
         f.iterations += trips * n / inner_div * (unrolled ? 0.25 : 1.0) / autovec;
