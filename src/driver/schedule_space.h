@@ -30,7 +30,9 @@
 //              accumulators (schedule_reduce.h: vectorizeReductionRemainder(lanes),
 //              vectorizeReduction2Remainder(lanes));
 //   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
-//              vectorize(lanes * 2)).
+//              vectorize(lanes * 2));
+//   taps       (c, openmp; one option, always taken) after lowerToC, the default
+//              lowering's try(unrollReductions(25)) (taps_step).
 // Programs with a reduction of products nested in two maps (matrix products) also
 // get register-blocked candidates (schedule_blocked.h: the mm template's decisions,
 // ranked by a register and cache model).
