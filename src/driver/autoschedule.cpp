@@ -364,10 +364,10 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
           }
           // The default is timed in full; another candidate whose first call (the
           // checked one, when there was one) is more than kStopAboveBest times the
-          // best so far is not called again.
+          // best so far, plus the overhead of a first call, is not called again.
           const TunePoint point{static_cast<int64_t>(i)};
           if (best && !c.is_default) {
-            const double stop = kStopAboveBest * best_ms;
+            const double stop = stop_threshold_ms(measurer, best_ms);
             m.time_ms = checked_call_ms ? measurer.measure_after_first_call(*j.compiled, point,
                                                                             *checked_call_ms, stop)
                                         : measurer.measure_unless_slower(*j.compiled, point, stop);
@@ -390,7 +390,9 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
         *cfg.progress << "autoschedule: [" << n << "/" << std::min(order.size(), budget) << "] "
                       << c.label() << ": "
                       << (m.time_ms ? format_time(*m.time_ms) : "failed: " + m.error)
-                      << (m.stopped ? " (one call: slower than 3x the best, not repeated)" : "")
+                      << (m.stopped ? " (one call: slower than 3x the best plus a first call's "
+                                      "overhead, not repeated)"
+                                    : "")
                       << (best ? " (best " + format_time(best_ms) + ")" : std::string()) << "\n";
       r.measured.push_back(std::move(m));
     }

@@ -35,6 +35,10 @@ constexpr double kInCache = 0.25;
 // thread does on top of an even share.
 constexpr double kChunk = 20;
 constexpr double kImbalance = 0.5;
+// The share of the host's vector lanes the C compiler's own vectorisation of a plain
+// innermost loop is credited with (GCC prefers 256-bit vectors on AVX-512 hosts; a
+// loop's remainder and unaligned ends run on scalars).
+constexpr double kAutoVector = 0.5;
 
 // Whether the iterations of a loop running `fn` may cost unequal time: fn contains a
 // data-dependent loop (iterateWhile), or a select on one bool whose branches (only one
@@ -42,10 +46,26 @@ constexpr double kImbalance = 0.5;
 // triangular mask around a reduction, a cheap border beside an expensive inside.
 bool uneven_work(const Expr& fn, const CostMachine& m);
 
+// Whether `fn` runs a loop of its own (a map, reduction or scan that is not unrolled, or
+// an iterateWhile): the loop around it is then not the innermost.
+bool runs_a_loop(const Expr& fn) {
+  return rise::any_subexpr(fn, [](const Expr& s) {
+    if (s->kind != ExprKind::Primitive || !s->prim) return false;
+    const rise::PrimitiveInfo& p = *s->prim;
+    if (p.is(rise::PrimId::IterateWhile)) return true;
+    return (p.family == rise::Family::Map || p.family == rise::Family::Reduce ||
+            p.family == rise::Family::Scan) &&
+           p.loop != rise::LoopKind::SeqUnroll;
+  });
+}
+
 struct Walk {
   const CostMachine& m;
   CostFeatures& f;
   double traffic = 0;  // bytes, divided by the threads that share them
+  // The C compiler's vector width for the scalar arithmetic being visited: above 1
+  // inside an innermost map (kAutoVector).
+  double autovec = 1;
 
   // An array of type t written and read back, `trips` times on `div` threads: in the
   // cache when one fits a core's L2 (kInCache).
@@ -73,9 +93,19 @@ struct Walk {
         stored(args[0]->type, trips, div);
       const bool loop = p && (p->family == rise::Family::Map || p->family == rise::Family::Reduce ||
                               p->family == rise::Family::Scan);
-      if (loop && args.size() >= 2 && args.back()->type &&
-          args.back()->type->kind == rise::TypeKind::Array) {
-        const double n = static_cast<double>(args.back()->type->size.as_const().value_or(1));
+      // The array a loop runs over: its data argument, or, for a loop not yet given it
+      // (the inner map of mapPar(mapSeq(f)), a point-free nest), its function type's
+      // parameter: each call of the function runs the loop.
+      rise::Type over;
+      if (loop && static_cast<int>(args.size()) == p->arity && args.back()->type &&
+          args.back()->type->kind == rise::TypeKind::Array)
+        over = args.back()->type;
+      else if (loop && !args.empty() && static_cast<int>(args.size()) == p->arity - 1 && e->type &&
+               e->type->kind == rise::TypeKind::Fun && e->type->a &&
+               e->type->a->kind == rise::TypeKind::Array)
+        over = e->type->a;
+      if (over) {
+        const double n = static_cast<double>(over->size.as_const().value_or(1));
         const bool unrolled = p->loop == rise::LoopKind::SeqUnroll;
         const bool parallel = p->loop == rise::LoopKind::Par && div == 1;
         double inner_div = div;
@@ -83,9 +113,19 @@ struct Walk {
           inner_div = std::min<double>(m.threads, n);
           f.parallel_regions += trips;
         }
-        f.iterations += trips * n / inner_div * (unrolled ? 0.25 : 1.0);
+        // An innermost map, sequential or parallel (its function runs no loop: a
+        // window's taps unrolled), is a plain loop the C compiler vectorises, once the
+        // borders of the windows it reads are split off (taps_step): its arithmetic
+        // and iterations on vectors of kAutoVector of the host's lanes.
+        const double saved = autovec;
+        if (p->family == rise::Family::Map &&
+            (p->loop == rise::LoopKind::Seq || p->loop == rise::LoopKind::Par) &&
+            !runs_a_loop(args[0]))
+          autovec = std::max(1.0, std::floor(static_cast<double>(m.lanes) * kAutoVector));
+        f.iterations += trips * n / inner_div * (unrolled ? 0.25 : 1.0) / autovec;
         const double before = f.parallel_ops;
         visit(args[0], trips * n, inner_div);
+        autovec = saved;
         if (parallel && inner_div > 1) schedule(*call, n, trips, f.parallel_ops - before, args[0]);
         for (size_t i = 1; i < args.size(); ++i) visit(args[i], trips, div);
         return;
@@ -95,10 +135,16 @@ struct Walk {
         const double lanes = e->type->kind == rise::TypeKind::Vector
                                  ? static_cast<double>(e->type->size.as_const().value_or(1))
                                  : 1.0;
-        f.ops += trips / div;
+        // A vector operation costs one per register it spans (vectorize(lanes * 2):
+        // two); a scalar one in a loop the C compiler vectorises a share of one.
+        const double cost = lanes > 1
+                                ? std::max(1.0, std::ceil(lanes / static_cast<double>(m.lanes)))
+                                : 1.0 / autovec;
+        f.ops += trips / div * cost;
         f.elements += trips * lanes / div;
-        if (lanes == 1) f.ops_scalar += trips / div;
-        if (div > 1) f.parallel_ops += trips / div;
+        if (lanes == 1 && autovec == 1) f.ops_scalar += trips / div;
+        if (lanes == 1 && autovec > 1) f.autovec_elements += trips / div;
+        if (div > 1) f.parallel_ops += trips / div * cost;
         for (const Expr& a : args) visit(a, trips, div);
         return;
       }
@@ -197,7 +243,11 @@ CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, i
   }
   f.reasons.push_back(percent(f.parallel_fraction()) + " of the arithmetic in parallel loops on " +
                       std::to_string(m.threads) + " thread(s)");
-  f.reasons.push_back(percent(f.vector_fraction()) + " of the computed values on vectors");
+  f.reasons.push_back(percent(f.vector_fraction()) + " of the computed values on vectors" +
+                      (f.autovec_elements > 0
+                           ? " (" + percent(f.autovec_elements / f.elements) +
+                                 " in plain inner loops the C compiler vectorises)"
+                           : std::string()));
   f.reasons.push_back(std::to_string(f.memory.stores) + " array(s) stored, " +
                       std::to_string(f.memory.traffic) + " bytes of memory traffic");
   if (tile > 0)

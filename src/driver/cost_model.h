@@ -42,6 +42,7 @@ struct CostFeatures {
   double vector_fraction() const { return elements > 0 ? 1.0 - ops_scalar / elements : 0; }
   double parallel_fraction() const { return ops > 0 ? parallel_ops / ops : 0; }
   double ops_scalar = 0;             // ops on scalars (elements - ops_scalar: lanes of vector ops)
+  double autovec_elements = 0;       // scalar ops in plain inner loops the C compiler vectorises
   std::vector<std::string> reasons;  // the model's reasons, in words
 };
 

@@ -40,10 +40,24 @@ class Measurer {
     (void)first_ms;
     return measure_unless_slower(c, point, stop_above_ms);
   }
+  // How much slower a first call is than the calls after it, on this program and
+  // machine: the largest (first call - fastest call) of the candidates timed in full so
+  // far (0 before any). A first call runs in a fresh process: its OpenMP threads are
+  // started, its result's pages and its intermediates' buffers faulted in, its caches
+  // cold. A 1.3 ms sharpen at 2048^2 took 7 ms on its first call, so "first call
+  // above 3x the best" stopped every candidate of a millisecond kernel (issue 34). The
+  // callers add this to their stop threshold (stop_threshold_ms), comparing a cold call
+  // with a warm best plus the cold start.
+  virtual double first_call_overhead_ms() const { return 0; }
 };
 
+// The time above which a candidate's first call stops its timing: kStopAboveBest
+// times the best so far, plus the measurer's first-call overhead.
+double stop_threshold_ms(const Measurer& m, double best_ms);
+
 // The factor over the best time so far above which tune and autoschedule stop timing
-// a candidate after its first call (measure_unless_slower).
+// a candidate after its first call (measure_unless_slower; the first call's own
+// overhead added: stop_threshold_ms).
 inline constexpr double kStopAboveBest = 3.0;
 
 // Builds with $CC (runtime/jit.h) and times `repeat` calls on seeded inputs,

@@ -166,6 +166,18 @@ ScheduleStep vectorize_lanes_step() {
           "registers)"};
 }
 
+std::optional<ScheduleStep> taps_step(const rise::Checked& high, const std::string& target) {
+  const int64_t taps = default_lowering_for(high.expr, target).unroll_taps;
+  if (taps <= 0) return std::nullopt;
+  const std::string n = std::to_string(taps);
+  return ScheduleStep{"taps", "try(unrollReductions(" + n + "))",
+                      "after lowering, as the default lowering: reductions of at most " + n +
+                          " copies unrolled (a window's taps at constant offsets, so that its "
+                          "clamped or padded borders are split off and the interior's vector "
+                          "reads are contiguous)",
+                      true};
+}
+
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count) {
   ++*count;
   elevate::Strategy s = elevate::parse_strategy_file(
@@ -350,6 +362,9 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           "the innermost map over scalars on vectors of two registers (2 * lanes floats)"},
          [](ScheduleCandidate& c) { c.vector = "lanes * 2"; }});
   decisions.push_back(std::move(vectors));
+  // Every candidate's lowering ends as the default's (taps_step): one option, taken.
+  if (std::optional<ScheduleStep> taps = taps_step(high, opt.target))
+    decisions.push_back({{*taps, [](ScheduleCandidate&) {}}});
 
   // How many leaves are under one option of decision d (for counting drops).
   auto leaves_below = [&](size_t d) {

@@ -30,7 +30,9 @@
 //              accumulators (schedule_reduce.h: vectorizeReductionRemainder(lanes),
 //              vectorizeReduction2Remainder(lanes));
 //   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
-//              vectorize(lanes * 2)).
+//              vectorize(lanes * 2));
+//   taps       (c, openmp; one option, always taken) after lowerToC, the default
+//              lowering's try(unrollReductions(25)) (taps_step).
 // Programs with a reduction of products nested in two maps (matrix products) also
 // get register-blocked candidates (schedule_blocked.h: the mm template's decisions,
 // ranked by a register and cache model).
@@ -128,6 +130,12 @@ std::optional<ScheduleStep> unroll_step(const rise::Checked& high);
 // the vectorize decision's step on vectors of `lanes` floats (the general space and the
 // strips, schedule_strips.h);
 ScheduleStep vectorize_lanes_step();
+// the step every CPU candidate ends with after lowerToC, as the default lowering does:
+// try(unrollReductions(N)) with the default's N, so that a window's taps read at
+// constant offsets and code generation splits its clamped or padded borders off (the
+// interior's vector reads contiguous, not gathered lane by lane); none where the
+// default does not unroll (GPU targets, programs above the simplify limit);
+std::optional<ScheduleStep> taps_step(const rise::Checked& high, const std::string& target);
 // `text`, a strategy expression, applied to `c`, counted in `*count` (the space's
 // rewrites).
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count);

@@ -198,6 +198,7 @@ std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const
                                                 ScheduleSpace& space) {
   std::vector<ScheduleCandidate> out;
   const std::optional<ScheduleStep> unroll = unroll_step(high);
+  const std::optional<ScheduleStep> taps = taps_step(high, opt.target);
   for (const StripPlan& plan : strip_plans(high, opt.strips, &space.rewrites))
     for (bool unrolled : {false, true})
       for (bool vector : {false, true}) {
@@ -218,6 +219,7 @@ std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const
           c.steps.push_back(vectorize_lanes_step());
           c.vector = "lanes";
         }
+        if (taps) c.steps.push_back(*taps);
         if (lower_candidate(c, high, space)) out.push_back(std::move(c));
       }
   return out;

@@ -392,11 +392,13 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
       t.point = c.point;
       if (c.error.empty()) {
         try {
-          // A point more than kStopAboveBest times slower than the best so far is
-          // called once, not `--repeat` times.
-          t.time_ms = r.best ? measurer.measure_unless_slower(*c.compiled, c.point,
-                                                              kStopAboveBest * r.best->time_ms)
-                             : measurer.measure(*c.compiled, c.point);
+          // A point more than kStopAboveBest times slower than the best so far (its
+          // first call's overhead allowed for: stop_threshold_ms) is called once, not
+          // `--repeat` times.
+          t.time_ms = r.best
+                          ? measurer.measure_unless_slower(
+                                *c.compiled, c.point, stop_threshold_ms(measurer, r.best->time_ms))
+                          : measurer.measure(*c.compiled, c.point);
         } catch (const Error& e) {
           c.error = e.what();
           failures.note(e, /*is_default=*/false);
