@@ -44,10 +44,22 @@ bool reads_pairs(const Expr& e, const std::string& outer, const std::string& inn
   return (ao && !ai && bi && !bo) || (ai && !ao && bo && !bi);
 }
 
+// Whether e applies transpose anywhere.
+bool has_transpose(const Expr& e) {
+  bool any = false;
+  rise::for_each_subexpr(e, [&](const Expr& x) {
+    if (x->kind == ExprKind::Primitive && x->prim && x->prim->is(rise::PrimId::Transpose))
+      any = true;
+    return !any;
+  });
+  return any;
+}
+
 struct Finder {
   std::optional<Contraction> found;
   bool transposed = false;
-  std::vector<std::string> params;  // the enclosing maps' element names ("" not a lambda)
+  std::vector<std::string> params;    // the enclosing maps' element names ("" not a lambda)
+  std::vector<bool> data_transposed;  // whether each enclosing map's data applies transpose
   // `maps`: the sizes of the maps whose function encloses e, outermost first.
   void visit(const Expr& e, std::vector<int64_t>& maps) {
     if (found) return;
@@ -66,7 +78,11 @@ struct Finder {
           reads_pairs(args[2], params[params.size() - 2], params.back())) {
         const int64_t depth = size_of(args[2]);
         if (depth > 0 && maps[maps.size() - 2] > 0 && maps.back() > 0) {
-          found = Contraction{maps[maps.size() - 2], maps.back(), depth, false};
+          // The packable operand is the columns' (B read through transpose); A given
+          // transposed (the rows' data) is read as ti consecutive floats per k already.
+          const bool cols = data_transposed.back(), rows = data_transposed[maps.size() - 2];
+          found =
+              Contraction{maps[maps.size() - 2], maps.back(), depth, cols || (!rows && transposed)};
           return;
         }
       }
@@ -74,9 +90,11 @@ struct Finder {
         for (size_t i = 1; i < args.size(); ++i) visit(args[i], maps);
         maps.push_back(size_of(args[1]));
         params.push_back(args[0]->kind == ExprKind::Lambda ? args[0]->name : std::string());
+        data_transposed.push_back(has_transpose(args[1]));
         visit(args[0], maps);
         maps.pop_back();
         params.pop_back();
+        data_transposed.pop_back();
         return;
       }
     }
@@ -230,7 +248,6 @@ std::optional<Contraction> find_contraction(const rise::Checked& high) {
   Finder f;
   std::vector<int64_t> maps;
   f.visit(e, maps);
-  if (f.found) f.found->transposed_operand = f.transposed;
   return f.found;
 }
 

@@ -50,7 +50,9 @@ namespace risec::driver {
 // structure, not its name; nullopt when it has none or a size is not constant.
 struct Contraction {
   int64_t rows = 0, cols = 0, depth = 0;
-  bool transposed_operand = false;  // an operand read through transpose (packable)
+  // B (the columns' operand) read through transpose: packable. A read through
+  // transpose alone is not (its ti rows are ti consecutive floats per k already).
+  bool transposed_operand = false;
 };
 std::optional<Contraction> find_contraction(const rise::Checked& high);
 

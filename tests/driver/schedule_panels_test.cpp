@@ -12,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/run.h"
 #include "driver/schedule_blocked.h"
 #include "elevate/parser.h"
+#include "rise/parser.h"
 #include "support/files.h"
 
 namespace risec::driver {
@@ -156,6 +158,61 @@ TEST(SchedulePanels, ModelChargesAReReadFromBeyondL2) {
       }
     }
     EXPECT_GT(pairs, 0u) << lanes;
+  }
+}
+
+// A product whose A is given transposed (k x n, read through transpose), alone or with
+// B transposed too, gets the register-blocked candidates (whole and in panels), and
+// every one computes what the interpreter computes, at rows no block divides.
+TEST(SchedulePanels, ProductsWithATransposedAreBlocked) {
+  const std::string dot =
+      "zip(rowA)(colB) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f))))))))\n";
+  const std::vector<std::pair<std::string, std::string>> programs = {
+      {"a transposed",
+       "def mmat = depFun((n: Nat, m: Nat, k: Nat) =>\n"
+       "  fun(At: k.n.f32 => fun(Bt: m.k.f32 =>\n"
+       "    transpose(At) |> map(fun(rowA => Bt |> map(fun(colB =>\n" +
+           dot},
+      {"both transposed",
+       "def mmat = depFun((n: Nat, m: Nat, k: Nat) =>\n"
+       "  fun(At: k.n.f32 => fun(B: k.m.f32 =>\n"
+       "    transpose(At) |> map(fun(rowA => transpose(B) |> map(fun(colB =>\n" +
+           dot}};
+  for (const auto& [name, text] : programs) {
+    SCOPED_TRACE(name + ":\n" + text);
+    const rise::Program prog =
+        rise::parse_program(std::make_shared<SourceFile>(SourceFile{"mmat.rise", text}));
+    const rise::SizeMap sizes{{"n", 70}, {"m", 32}, {"k", 128}};
+    const rise::Checked high = rise::check_program(prog, "", &sizes);
+    ASSERT_TRUE(find_contraction(high));
+    const std::vector<rise::Value> inputs = make_inputs(high, {}, 21);
+    const rise::Value expected = interpret(high, inputs);
+    const rise::Type type = entry_result_type(high);
+    SpaceOptions o;
+    o.target = "c";
+    o.tiles = {};
+    o.explore_variants = 0;
+    o.register_blocks = 6;
+    const ScheduleSpace space = build_space(high, o);
+    size_t blocked = 0, panels = 0;
+    for (const ScheduleCandidate& c : space.candidates) {
+      if (c.block.empty()) continue;
+      ++blocked;
+      panels += c.block.find("panels of") != std::string::npos;
+      SCOPED_TRACE(c.label() + "\n" + c.strategy_text());
+      CompileRequest req;
+      req.program = &prog;
+      req.sizes = &sizes;
+      req.target = "c";
+      const elevate::Strategy s = elevate::parse_strategy_file(
+          std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
+      req.strategy = &s;
+      const Execution ex = execute(compile(req), sizes, inputs);
+      const Comparison cmp = compare_values(ex.output, expected, type);
+      EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
+    }
+    EXPECT_GE(blocked, 4u) << space.drop_reason;
+    EXPECT_GT(panels, 0u);
   }
 }
 
