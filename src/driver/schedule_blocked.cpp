@@ -196,6 +196,9 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
               stream(sliver, 4.0 / static_cast<double>(p.ti)) +
               (p.kc ? stream(acc, 8.0 / static_cast<double>(p.kc)) : 0.0);
     score += traffic;
+    // Each chunk loads and stores the register block's accumulators again: short
+    // chunks cost their restarts (kc 64 against 512: measured no better, loaded).
+    if (p.kc) score += 2 * fma / kLoadsPerCycle / (static_cast<double>(p.kc) * fma * L);
     why << "; panels of " << p.panel << " rows: the " << static_cast<int64_t>(pa) / 1024
         << " KiB panel of A read again for each column block, B ("
         << static_cast<int64_t>(whole_b) / 1024 << " KiB) once per panel, its "

@@ -129,8 +129,9 @@ TEST(SchedulePanels, PanelsAndChunksDivideTheirSizes) {
   }
 }
 
-// A product whose A exceeds L2 (2048^3): a panel of A that fits L2, with a kc x tj
-// sliver of B and the panel's P x tj accumulators that fit L1, is estimated cheaper than the same
+// A product whose A exceeds L2 (2048^3): a panel of A that fits L2, taller than the
+// block is wide, with a kc x tj sliver of B and the panel's P x tj accumulators that
+// fit L1, is estimated cheaper than the same
 // block re-reading all of A from beyond L2, and its reason says what it re-reads.
 TEST(SchedulePanels, ModelChargesAReReadFromBeyondL2) {
   for (int64_t lanes : {8, 16}) {
@@ -152,7 +153,11 @@ TEST(SchedulePanels, ModelChargesAReReadFromBeyondL2) {
         EXPECT_NE(p.reason.find("panels of " + std::to_string(p.panel) + " rows"),
                   std::string::npos)
             << p.reason;
-        if (p.panel * n * 4 > m.l2 || p.kc * p.tj * 4 > m.l1 || p.panel * p.tj * 4 > m.l1) continue;
+        // (B from beyond L2 once per panel, 4 / P bytes a multiply-add, against A once
+        // per column block, 4 / tj: compared where the panel is the taller)
+        if (p.panel * n * 4 > m.l2 || p.kc * p.tj * 4 > m.l1 || p.panel * p.tj * 4 > m.l1 ||
+            p.panel <= p.tj)
+          continue;
         ++pairs;
         EXPECT_LT(p.score, w.score) << lanes << " " << p.reason << " / " << w.reason;
       }
