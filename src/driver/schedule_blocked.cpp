@@ -112,8 +112,12 @@ constexpr double kFarBandwidth = 10;
 // of B for every multiply-add, the accumulator row loaded and stored every kk) ran
 // at 0.76-0.79x of the register blocks on mm 1024^3 (AVX-512), which this rate gives.
 constexpr double kLoadsPerCycle = 1.5;
-// Cycles from one multiply-add to the next on the same accumulator.
-constexpr double kLatency = 4;
+// Cycles from one multiply-add to the next on the same accumulator: 4, plus the
+// slack a loop needs. With 4, blocks of 8 accumulators (2 x 32 and 4 x 16 with AVX2,
+// 4 x 32 with AVX-512) were exactly at the two FMA ports' rate, but measured 0.54-0.85x
+// of OpenBLAS against 0.86-0.9x for 6 x 16's 12 (mm 1024^3 and 2048^3, loaded CPU
+// time: bench/results/journal/2026-11-28-mmavx2.md, 2026-11-28-mmkc.md).
+constexpr double kLatency = 5;
 
 // The model's estimate for one point, in cycles per multiply-add on one float, and
 // its reason. An inner step (one k of the register block, or one k.o step of a row)
@@ -258,9 +262,9 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
                                           size_t keep) {
   std::vector<BlockPoint> points;
   const int64_t L = std::max<int64_t>(1, m.lanes);
-  // The model's estimate of p, with its peeled rows (p.rest: the last rows of the
-  // product, or of each panel) run as a block of `rest` rows, in proportion.
-  // The rows outside the panels are blocked as the same point without panels.
+  // The model's estimate of p with its peeled rows (p.rest) in proportion: the last
+  // rows % ti of a product blocked whole run as a block of that height, the rows
+  // outside the panels as the same point without panels.
   auto score = [&](BlockPoint& p) {
     estimate(p, c, m);
     if (!p.rest) return;
@@ -328,8 +332,8 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
   // shapes, the measurements decide among the variants it cannot tell apart. The
   // points blocked whole and those in panels are ordered so each on its own and then
   // taken in turn, so that both forms of the best shapes are measured first (the
-  // model's traffic terms favour panels where A exceeds L2, which one loaded machine
-  // did not confirm: docs/tuning.md).
+  // model's traffic terms favour panels where A exceeds L2 by more than loaded
+  // measurements showed: docs/tuning.md).
   auto diverse = [&](bool panels) {
     std::vector<BlockPoint> out;
     std::vector<bool> taken(points.size(), false);
