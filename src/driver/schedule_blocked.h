@@ -86,7 +86,8 @@ struct BlockMachine {
 
 // The points of the space for `c` (every ti, tj, kk, width, order, pack, and for
 // register blocks with the column blocks outermost every panel and kc, that fits
-// the sizes), ranked by the model, best first; at most `keep`.
+// the sizes), in the measuring order: ranked by the model, the best of each shape
+// first, the points blocked whole and those in panels taken in turn; at most `keep`.
 std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachine& m, size_t keep);
 
 // A point's strategy steps (before lowerToC), one string each with its comment:
