@@ -12,8 +12,15 @@
 # register-block order (k.i outside the rows), B packed, vectorize(lanes); a TI that
 # does not divide N has its last N % TI rows peeled off (peelRemainder) and blocked as
 # (N % TI) x TJ, as the autoscheduler does (6x16x2xcols at 1024: 170 blocks of 6 rows,
-# then one of 4). A fifth field PANEL (6x16x4xcolsx256) first splits the rows into
-# panels of PANEL rows (splitJoin), each blocked as above (A's panel kept in L2).
+# then one of 4). A fifth field PANEL (6x16x4xcolsx126, a multiple of TI) first splits
+# the rows into panels of PANEL rows (splitJoin), each blocked as above, the panel
+# loop parallel, the last N % PANEL rows peeled off and blocked without panels; a
+# sixth, KC (6x16x4xcolsx126x256), also splits
+# the reduction into chunks of KC, the chunk loop between the column and the row
+# blocks: the autoscheduler's panel points. An argument ending in .elv is compiled as
+# it is (a tuned file), e.g.
+#   RISEC_LANES=8 ARCH=-march=x86-64-v3 OPENBLAS_CORETYPE=Haswell CPUTIME=1 REPS=15 \
+#     bench/mm/blocked_cputime.sh 2048 6x16x4xcols 6x16x4xcolsx126 6x16x4xcolsx126x256
 # Environment: REPS (10), THREADS (1), ARCH (-march=native), OUT (build/mm_blocked).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,33 +33,55 @@ i=0
 objs=()
 names=()
 for point in "$@"; do
-  IFS=x read -r ti tj kk order panel <<< "$point"
-  o12="1, 2"
-  [ "$order" = cols ] && o12="2, 1"
-  block() {  # the blocking of a product (or a part of it) in blocks of $1 rows
-    echo "tile($1, $tj) ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq))))" \
-      "; (splitStrategy($kk) @ innermost(isFullyApplied(isReduce))) ; reorder([$o12, 5, 6, 3, 4])" \
-      "; (vectorize(lanes) @ innermost(isFullyApplied(isMap))) ; (parallel @ outermost(isApplied(isMap)))" \
-      "; (unroll @ innermost(isFullyApplied(isReduceSeq)))"
-  }
-  rows=${panel:-$N}
-  rest=$((rows % ti))
-  if [ "$rest" = 0 ]; then
-    per=$(block "$ti")
+  if [[ "$point" == *.elv ]]; then  # a strategy file as it is (e.g. risec tune's -o)
+    cp "$point" "$OUT/p$i.elv"
   else
-    per="peelRemainder($ti) ; function(argument($(block "$ti"))) ; argument($(block "$rest"))"
-  fi
-  cat > "$OUT/p$i.elv" <<E
+    IFS=x read -r ti tj kk order panel kc <<< "$point"
+    o12="1, 2"
+    [ "$order" = cols ] && o12="2, 1"
+    par="; (parallel @ outermost(isApplied(isMap)))"
+    [ -n "$panel" ] && par=""  # the panel loop is the parallel one
+    block() {  # the blocking of a product (or a part of it) in blocks of $1 rows
+      local split="(splitStrategy($kk) @ innermost(isFullyApplied(isReduce)))" ord="$o12, 5, 6, 3, 4"
+      if [ -n "$kc" ] && [ "$kc" != 0 ]; then
+        split="(splitStrategy($kc) @ innermost(isFullyApplied(isReduce))) ; $split"
+        ord="2, 5, 1, 6, 7, 3, 4"
+      fi
+      echo "tile($1, $tj) ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq))))" \
+        "; $split ; reorder([$ord]) ; (vectorize(lanes) @ innermost(isFullyApplied(isMap))) $par" \
+        "; (unroll @ innermost(isFullyApplied(isReduceSeq)))"
+    }
+    peeled() {  # $1 rows in blocks of ti, the last $1 % ti rows a block of their own
+      local rest=$(($1 % ti))
+      if [ "$1" -lt "$ti" ]; then
+        block "$1"
+      elif [ "$rest" = 0 ]; then
+        block "$ti"
+      else
+        echo "peelRemainder($ti) ; function(argument($(block "$ti"))) ; argument($(block "$rest"))"
+      fi
+    }
+    if [ -n "$panel" ]; then  # as the autoscheduler's panel points (schedule_blocked.cpp)
+      per="splitJoin($panel) ; (($(block "$ti")) @ outermost(isProductNest)) ; (parallel @ outermost(isApplied(isMap)))"
+      rest=$((N % panel))
+      if [ "$rest" != 0 ]; then
+        par="; (parallel @ outermost(isApplied(isMap)))"
+        per="peelRemainder($panel) ; function(argument($per)) ; argument($(peeled "$rest"))"
+      fi
+    else
+      per=$(peeled "$N")
+    fi
+    cat > "$OUT/p$i.elv" <<E
 let main =
     (blockTranspose($tj) @ outermost(isApplied(isTranspose))) ; storeInMemory(isApplied(isTranspose), idAfter ; normalize(liftId) ; (vectorize(lanes) @ innermost(isFullyApplied(isMap))) ; (parallel @ outermost(isApplied(isMap))) ; lowerToC)
   ; DFNF ; normalize(fuseReduceMap)
-  ${panel:+; (splitJoin($panel) @ outermost(isProductNest))}
   ; everywhere(isProductNest ; $per)
   ; lowerToC;
 E
+  fi
   build/risec compile examples/mm/mm.rise --strategy "$OUT/p$i.elv" --size "n=$N,m=$N,k=$N" \
     --target openmp -o "$OUT/p$i.c"
-  sed -i "s/\bmm\b/mm_v$i/g; s/\bmm__risec_call\b/mm_v${i}__call/; s/risec_local_entry/risec_local_entry$i/g" "$OUT/p$i.c"
+  sed -i "s/\bmm\b/mm_v$i/g; s/\bmm__/mm_v${i}__/g; s/risec_local_entry/risec_local_entry$i/g" "$OUT/p$i.c"
   gcc -O3 ${ARCH:--march=native} -ffp-contract=fast -fno-math-errno -fno-trapping-math \
     -std=gnu99 -fopenmp -DRISEC_OMP_SIMD -c "$OUT/p$i.c" -o "$OUT/p$i.o"
   objs+=("$OUT/p$i.o")

@@ -44,10 +44,22 @@ bool reads_pairs(const Expr& e, const std::string& outer, const std::string& inn
   return (ao && !ai && bi && !bo) || (ai && !ao && bo && !bi);
 }
 
+// Whether e applies transpose anywhere.
+bool has_transpose(const Expr& e) {
+  bool any = false;
+  rise::for_each_subexpr(e, [&](const Expr& x) {
+    if (x->kind == ExprKind::Primitive && x->prim && x->prim->is(rise::PrimId::Transpose))
+      any = true;
+    return !any;
+  });
+  return any;
+}
+
 struct Finder {
   std::optional<Contraction> found;
   bool transposed = false;
-  std::vector<std::string> params;  // the enclosing maps' element names ("" not a lambda)
+  std::vector<std::string> params;    // the enclosing maps' element names ("" not a lambda)
+  std::vector<bool> data_transposed;  // whether each enclosing map's data applies transpose
   // `maps`: the sizes of the maps whose function encloses e, outermost first.
   void visit(const Expr& e, std::vector<int64_t>& maps) {
     if (found) return;
@@ -66,7 +78,11 @@ struct Finder {
           reads_pairs(args[2], params[params.size() - 2], params.back())) {
         const int64_t depth = size_of(args[2]);
         if (depth > 0 && maps[maps.size() - 2] > 0 && maps.back() > 0) {
-          found = Contraction{maps[maps.size() - 2], maps.back(), depth, false};
+          // The packable operand is the columns' (B read through transpose); A given
+          // transposed (the rows' data) is read as ti consecutive floats per k already.
+          const bool cols = data_transposed.back(), rows = data_transposed[maps.size() - 2];
+          found =
+              Contraction{maps[maps.size() - 2], maps.back(), depth, cols || (!rows && transposed)};
           return;
         }
       }
@@ -74,9 +90,11 @@ struct Finder {
         for (size_t i = 1; i < args.size(); ++i) visit(args[i], maps);
         maps.push_back(size_of(args[1]));
         params.push_back(args[0]->kind == ExprKind::Lambda ? args[0]->name : std::string());
+        data_transposed.push_back(has_transpose(args[1]));
         visit(args[0], maps);
         maps.pop_back();
         params.pop_back();
+        data_transposed.pop_back();
         return;
       }
     }
@@ -94,8 +112,12 @@ constexpr double kFarBandwidth = 10;
 // of B for every multiply-add, the accumulator row loaded and stored every kk) ran
 // at 0.76-0.79x of the register blocks on mm 1024^3 (AVX-512), which this rate gives.
 constexpr double kLoadsPerCycle = 1.5;
-// Cycles from one multiply-add to the next on the same accumulator.
-constexpr double kLatency = 4;
+// Cycles from one multiply-add to the next on the same accumulator: 4, plus the
+// slack a loop needs. With 4, blocks of 8 accumulators (2 x 32 and 4 x 16 with AVX2,
+// 4 x 32 with AVX-512) were exactly at the two FMA ports' rate, but measured 0.54-0.85x
+// of OpenBLAS against 0.86-0.9x for 6 x 16's 12 (mm 1024^3 and 2048^3, loaded CPU
+// time: bench/results/journal/2026-11-28-mmavx2.md, 2026-11-28-mmkc.md).
+constexpr double kLatency = 5;
 
 // The model's estimate for one point, in cycles per multiply-add on one float, and
 // its reason. An inner step (one k of the register block, or one k.o step of a row)
@@ -163,13 +185,39 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
     if (bytes <= static_cast<double>(m.l1)) return 0.0;
     return per_fma / (bytes <= static_cast<double>(m.l2) ? kL2Bandwidth : kFarBandwidth);
   };
-  const double traffic = stream(far, far_bytes) + stream(near, near_bytes);
-  score += traffic;
-  why << "; " << (p.rows_outer ? "B" : "A") << " (" << static_cast<int64_t>(far) / 1024
-      << " KiB) read again for each " << (p.rows_outer ? "row" : "column") << " block, the "
-      << static_cast<int64_t>(near) / 1024 << " KiB panel of " << (p.rows_outer ? "A" : "B")
-      << " for each " << (p.rows_outer ? "column" : "row") << " block ("
-      << static_cast<int>(100 * traffic / score + 0.5) << "% of the estimate)";
+  double traffic = 0;
+  if (p.panel) {
+    // Panels of P rows, the column blocks outermost in each: the P x k panel of A is
+    // read again for each column block (4 / tj bytes), all of B once per panel
+    // (4 / P), and B's k x tj column panel, or with kc its kc x tj sliver, for each
+    // row block (4 / ti); with kc, the panel's P x tj accumulators are loaded and
+    // stored once per chunk (8 / kc).
+    const double pa = static_cast<double>(p.panel * c.depth * 4);
+    const double sliver = static_cast<double>((p.kc ? p.kc : c.depth) * p.tj * 4);
+    const double acc = static_cast<double>(p.panel * p.tj * 4);
+    traffic = stream(pa, 4.0 / static_cast<double>(p.tj)) +
+              stream(whole_b, 4.0 / static_cast<double>(p.panel)) +
+              stream(sliver, 4.0 / static_cast<double>(p.ti)) +
+              (p.kc ? stream(acc, 8.0 / static_cast<double>(p.kc)) : 0.0);
+    score += traffic;
+    // Each chunk loads and stores the register block's accumulators again: short
+    // chunks cost their restarts (kc 64 against 512: measured no better, loaded).
+    if (p.kc) score += 2 * fma / kLoadsPerCycle / (static_cast<double>(p.kc) * fma * L);
+    why << "; panels of " << p.panel << " rows: the " << static_cast<int64_t>(pa) / 1024
+        << " KiB panel of A read again for each column block, B ("
+        << static_cast<int64_t>(whole_b) / 1024 << " KiB) once per panel, its "
+        << static_cast<int64_t>(sliver) / 1024 << " KiB "
+        << (p.kc ? "kc x tj sliver" : "k x tj panel") << " for each row block ("
+        << static_cast<int>(100 * traffic / score + 0.5) << "% of the estimate)";
+  } else {
+    traffic = stream(far, far_bytes) + stream(near, near_bytes);
+    score += traffic;
+    why << "; " << (p.rows_outer ? "B" : "A") << " (" << static_cast<int64_t>(far) / 1024
+        << " KiB) read again for each " << (p.rows_outer ? "row" : "column") << " block, the "
+        << static_cast<int64_t>(near) / 1024 << " KiB panel of " << (p.rows_outer ? "A" : "B")
+        << " for each " << (p.rows_outer ? "column" : "row") << " block ("
+        << static_cast<int>(100 * traffic / score + 0.5) << "% of the estimate)";
+  }
   // A vector of two registers gains no throughput and doubles the live registers of
   // each step (measured far slower with a register block on AVX-512).
   if (p.width == 2) score *= 1.1;
@@ -179,7 +227,9 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
   // whatever the block, where the counts above give about 0.9x.
   if (!p.register_block) score *= 1.3;
   if (m.threads > 1) {
-    const double blocks = static_cast<double>(p.rows_outer ? c.rows / p.ti : c.cols / p.tj);
+    const double blocks = static_cast<double>(p.panel ? std::max<int64_t>(1, c.rows / p.panel)
+                                              : p.rows_outer ? c.rows / p.ti
+                                                             : c.cols / p.tj);
     const double rounds = std::ceil(blocks / m.threads);
     score *= rounds * m.threads / std::max(1.0, blocks);
     if (blocks < m.threads) why << "; only " << blocks << " blocks for " << m.threads << " threads";
@@ -205,7 +255,6 @@ std::optional<Contraction> find_contraction(const rise::Checked& high) {
   Finder f;
   std::vector<int64_t> maps;
   f.visit(e, maps);
-  if (f.found) f.found->transposed_operand = f.transposed;
   return f.found;
 }
 
@@ -213,6 +262,27 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
                                           size_t keep) {
   std::vector<BlockPoint> points;
   const int64_t L = std::max<int64_t>(1, m.lanes);
+  // The model's estimate of p with its peeled rows (p.rest) in proportion: the last
+  // rows % ti of a product blocked whole run as a block of that height, the rows
+  // outside the panels as the same point without panels.
+  auto score = [&](BlockPoint& p) {
+    estimate(p, c, m);
+    if (!p.rest) return;
+    BlockPoint r = p;
+    if (p.panel) {
+      r.panel = 0;
+    } else {
+      r.ti = p.rest;
+    }
+    r.rest = 0;
+    estimate(r, c, m);
+    const double share = static_cast<double>(p.rest) / static_cast<double>(c.rows);
+    p.score = (1 - share) * p.score + share * r.score;
+    p.reason += "; the last " + std::to_string(p.rest) + " rows " +
+                (p.panel ? "outside the panels blocked " + std::to_string(p.ti) + " x " +
+                               std::to_string(p.tj) + " without panels"
+                         : "a block of " + std::to_string(p.rest) + " x " + std::to_string(p.tj));
+  };
   // Rows in powers of two, and 6 and 12: 12 accumulators of 2 vectors (6 x 2 lanes
   // columns, in 15 of AVX2's 16 registers with a row of B and a broadcast) or 24 (12 x
   // 2, or 6 x 4 of AVX-512's 32), which no power of two gives. A block that does not
@@ -230,19 +300,25 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
               for (bool pack : {true, false}) {
                 if (pack && !c.transposed_operand) continue;
                 BlockPoint p{ti, tj, kk, width, rows_outer, reg, pack, 0, {}, c.rows % ti};
-                estimate(p, c, m);
-                if (p.rest) {
-                  // The peeled rows run as a block of `rest` rows, in proportion.
-                  BlockPoint r = p;
-                  r.ti = p.rest;
-                  r.rest = 0;
-                  estimate(r, c, m);
-                  const double share = static_cast<double>(p.rest) / static_cast<double>(c.rows);
-                  p.score = (1 - share) * p.score + share * r.score;
-                  p.reason += "; the last " + std::to_string(p.rest) + " rows a block of " +
-                              std::to_string(p.rest) + " x " + std::to_string(p.tj);
-                }
+                score(p);
                 points.push_back(p);
+                if (!reg || rows_outer) continue;
+                // Panels of rows (a multiple of ti near 32 .. 256 rows; the rows
+                // outside the last whole panel peeled off and blocked as above), the
+                // reduction split in chunks of kc or not.
+                for (int64_t near : {32, 64, 128, 256}) {
+                  const int64_t panel = ti * std::max<int64_t>(1, (near + ti / 2) / ti);
+                  if (panel < 4 * ti || 2 * panel > c.rows) continue;
+                  for (int64_t kc : {0, 64, 128, 256, 512}) {
+                    if (kc && (kc >= c.depth || c.depth % kc || kc % kk)) continue;
+                    BlockPoint q = p;
+                    q.panel = panel;
+                    q.kc = kc;
+                    q.rest = c.rows % panel;
+                    score(q);
+                    points.push_back(q);
+                  }
+                }
               }
         }
       }
@@ -252,27 +328,43 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
                    [](const BlockPoint& a, const BlockPoint& b) { return a.score < b.score; });
   // Diverse first: the best point of each block shape, loop order and outer block
   // loop, in the model's order, then the best of each shape's remaining variants (k
-  // split, vector width, packing) round by round: the model ranks shapes, the
-  // measurements decide among the variants it cannot tell apart.
-  std::vector<BlockPoint> out;
-  std::vector<bool> taken(points.size(), false);
-  while (out.size() < std::min(keep, points.size())) {
-    std::vector<std::tuple<int64_t, int64_t, bool, bool>> seen;
-    for (size_t i = 0; i < points.size() && out.size() < keep; ++i) {
-      if (taken[i]) continue;
-      const auto shape = std::make_tuple(points[i].ti, points[i].tj, points[i].register_block,
-                                         points[i].rows_outer);
-      if (std::find(seen.begin(), seen.end(), shape) != seen.end()) continue;
-      seen.push_back(shape);
-      taken[i] = true;
-      out.push_back(points[i]);
+  // split, vector width, packing, panel and kc) round by round: the model ranks
+  // shapes, the measurements decide among the variants it cannot tell apart. The
+  // points blocked whole and those in panels are ordered so each on its own and then
+  // taken in turn, so that both forms of the best shapes are measured first (the
+  // model's traffic terms favour panels where A exceeds L2 by more than loaded
+  // measurements showed: docs/tuning.md).
+  auto diverse = [&](bool panels) {
+    std::vector<BlockPoint> out;
+    std::vector<bool> taken(points.size(), false);
+    for (bool more = true; more && out.size() < keep;) {
+      more = false;
+      std::vector<std::tuple<int64_t, int64_t, bool, bool>> seen;
+      for (size_t i = 0; i < points.size() && out.size() < keep; ++i) {
+        if (taken[i] || (points[i].panel > 0) != panels) continue;
+        const auto shape = std::make_tuple(points[i].ti, points[i].tj, points[i].register_block,
+                                           points[i].rows_outer);
+        if (std::find(seen.begin(), seen.end(), shape) != seen.end()) continue;
+        seen.push_back(shape);
+        taken[i] = true;
+        more = true;
+        out.push_back(points[i]);
+      }
     }
+    return out;
+  };
+  const std::vector<BlockPoint> whole = diverse(false), panelled = diverse(true);
+  std::vector<BlockPoint> out;
+  for (size_t i = 0; out.size() < keep && (i < whole.size() || i < panelled.size()); ++i) {
+    if (i < whole.size()) out.push_back(whole[i]);
+    if (i < panelled.size() && out.size() < keep) out.push_back(panelled[i]);
   }
   return out;
 }
 
 std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& target) {
-  const std::string ti = std::to_string(p.ti), tj = std::to_string(p.tj), kk = std::to_string(p.kk);
+  const std::string ti = std::to_string(p.ti), tj = std::to_string(p.tj), kk = std::to_string(p.kk),
+                    kc = std::to_string(p.kc);
   const std::string v = p.width == 1 ? "lanes" : "lanes * 2";
   const bool par = target == "openmp";
   std::vector<BlockStep> s;
@@ -298,22 +390,30 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
   // remainder, the product is first split into the rows ti divides and the rest
   // (concat(a)(b): function(argument(..)) reaches a, argument(..) b), each blocked.
   const std::string o12 = p.rows_outer ? "1, 2" : "2, 1", o45 = p.register_block ? "6, 3" : "3, 6";
-  auto blocking = [&](const std::string& rows) {
+  auto blocking = [&](const std::string& rows, bool in_panel) {
     std::vector<BlockStep> per = {
         {"block", "tile(" + rows + ", " + tj + ")",
          "the two maps around the reduction in " + rows + " x " + tj + " blocks"},
         {"split",  // a decision's name, not a primitive
-         "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; (splitStrategy(" +
-             kk + ") @ innermost(isFullyApplied(isReduce)))",
-         "the reduction split into k.o and k.i = " + kk},
-        {"order", "reorder([" + o12 + ", 5, " + o45 + ", 4])",
-         std::string(p.rows_outer ? "row blocks outermost" : "column blocks outermost") +
-             (p.register_block ? "; k.i outside the rows: the " + rows + " x " + tj +
-                                     " accumulator is a register block"
-                               : "; k.i inside each row (TVM's order)")},
+         "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; " +
+             (p.kc ? "(splitStrategy(" + kc + ") @ innermost(isFullyApplied(isReduce))) ; " : "") +
+             "(splitStrategy(" + kk + ") @ innermost(isFullyApplied(isReduce)))",
+         p.kc ? "the reduction split into chunks of kc = " + kc + ", each into k.o and k.i = " + kk
+              : "the reduction split into k.o and k.i = " + kk},
+        p.kc ? BlockStep{"order", "reorder([2, 5, 1, 6, 7, 3, 4])",
+                         "column blocks outermost, then the chunks of k, then the row blocks: a " +
+                             kc + " x " + tj + " sliver of B is used by all the row blocks; k.i " +
+                             "outside the rows: the " + rows + " x " + tj +
+                             " accumulator is a register block"}
+             : BlockStep{"order", "reorder([" + o12 + ", 5, " + o45 + ", 4])",
+                         std::string(p.rows_outer ? "row blocks outermost"
+                                                  : "column blocks outermost") +
+                             (p.register_block ? "; k.i outside the rows: the " + rows + " x " +
+                                                     tj + " accumulator is a register block"
+                                               : "; k.i inside each row (TVM's order)")},
         {"vectorize", "(vectorize(" + v + ") @ innermost(isFullyApplied(isMap)))",
          "the j.i loop on vectors of " + v + " floats"}};
-    if (par)
+    if (par && !in_panel)
       per.push_back({"parallel",
                      "(parallel @ outermost(isApplied(isMap))) ; (toMemAfter @ "
                      "outermost(isFullyApplied(isPrimitive(mapPar))))",
@@ -327,18 +427,51 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
     }
     return b;
   };
-  const BlockStep main = blocking(ti);
+  // The blocking of `rows` rows in blocks of ti, the last rows % ti peeled off and
+  // blocked on their own height.
+  auto peeled = [&](int64_t rows) {
+    const int64_t rest = rows % p.ti;
+    if (rows < p.ti) return blocking(std::to_string(rows), false);
+    const BlockStep main = blocking(ti, false);
+    if (!rest) return main;
+    const BlockStep last = blocking(std::to_string(rest), false);
+    return BlockStep{"block",
+                     "peelRemainder(" + ti + ") ; function(argument(" + main.strategy +
+                         ")) ; argument(" + last.strategy + ")",
+                     "the last " + std::to_string(rest) + " rows peeled off; the first rows: " +
+                         main.comment + "; the last: " + last.comment};
+  };
   BlockStep each{"block", "everywhere(isProductNest ; ", "at each product: "};
-  if (p.rest) {
-    const BlockStep rest = blocking(std::to_string(p.rest));
-    each.strategy += "peelRemainder(" + ti + ") ; function(argument(" + main.strategy +
-                     ")) ; argument(" + rest.strategy + ")";
-    each.comment += "the last " + std::to_string(p.rest) +
-                    " rows peeled off; the first rows: " + main.comment +
-                    "; the last: " + rest.comment;
+  if (p.panel) {
+    // The rows in panels of P (a multiple of ti), each panel's product blocked; the
+    // panel loop parallel. Rows outside the last whole panel are peeled off first
+    // and blocked without panels.
+    const std::string P = std::to_string(p.panel);
+    const BlockStep in = blocking(ti, true);
+    std::string panels =
+        "splitJoin(" + P + ") ; ((" + in.strategy + ") @ outermost(isProductNest))";
+    std::string comment = "the rows in panels of " + P + " (splitJoin), each panel: " + in.comment;
+    if (par) {
+      panels +=
+          " ; (parallel @ outermost(isApplied(isMap))) ; (toMemAfter @ "
+          "outermost(isFullyApplied(isPrimitive(mapPar))))";
+      comment += "; the panel loop an OpenMP parallel loop, its panels stored";
+    }
+    if (p.rest) {
+      const BlockStep last = peeled(p.rest);
+      each.strategy += "peelRemainder(" + P + ") ; function(argument(" + panels + ")) ; argument(" +
+                       last.strategy + ")";
+      each.comment += "the last " + std::to_string(p.rest) +
+                      " rows peeled off; the first: " + comment + "; the last: " + last.comment;
+    } else {
+      each.strategy += panels;
+      each.comment += comment;
+    }
   } else {
-    each.strategy += main.strategy;
-    each.comment += main.comment;
+    // (rows: any count with the point's remainder, at least ti)
+    const BlockStep whole = peeled(p.ti + p.rest);
+    each.strategy += whole.strategy;
+    each.comment += whole.comment;
   }
   each.strategy += ")";
   s.push_back(each);

@@ -15,7 +15,18 @@
 //   vectorize  the j.i loop on vectors of lanes or 2 * lanes floats;
 //   pack       the transposed operand stored once in blocks of tj (blockTranspose:
 //              TVM's packed B), when the program reads one through transpose;
-//   parallel   (openmp) the outermost block loop, and the packing loop.
+//   parallel   (openmp) the outermost block loop, and the packing loop;
+//   panel      (register blocks with the column blocks outermost) the rows first
+//              split into panels of P rows (splitJoin(P), P a multiple of ti; the
+//              rows outside the last whole panel peeled off, peelRemainder(P), and
+//              blocked without panels), each blocked on its own, the panel loop the
+//              parallel one: the P x k panel of A is re-read from L2 by the column
+//              blocks instead of all of A from beyond it;
+//   kc         (with a panel) the reduction also split into chunks of kc
+//              (splitStrategy(kc) before splitStrategy(kk)) and the chunk loop put
+//              between the column and the row blocks, reorder([2, 5, 1, 6, 7, 3, 4]):
+//              a kc x tj sliver of B stays in L1 while the panel's row blocks use
+//              it, each block's accumulator added to the panel's per chunk (BLIS's kc).
 // The steps run after DFNF with every product's epilogue (a layer's bias and
 // activation) moved out of it (productEpilogueFission), and block every product of
 // the program (everywhere(isProductNest ; ..)): both layers of an MLP.
@@ -39,7 +50,9 @@ namespace risec::driver {
 // structure, not its name; nullopt when it has none or a size is not constant.
 struct Contraction {
   int64_t rows = 0, cols = 0, depth = 0;
-  bool transposed_operand = false;  // an operand read through transpose (packable)
+  // B (the columns' operand) read through transpose: packable. A read through
+  // transpose alone is not (its ti rows are ti consecutive floats per k already).
+  bool transposed_operand = false;
 };
 std::optional<Contraction> find_contraction(const rise::Checked& high);
 
@@ -54,6 +67,14 @@ struct BlockPoint {
   // Rows left when ti does not divide them (rows % ti): peeled off the product
   // (peelRemainder(ti)) and blocked on their own as rest x tj; 0 when ti divides.
   int64_t rest = 0;
+  // Rows per panel (splitJoin(panel), a multiple of ti), each panel blocked on its own
+  // with the column blocks outermost; `rest` is then rows % panel, the rows outside
+  // the panels (peelRemainder(panel)), blocked without panels. 0: the product is
+  // blocked whole. Only with register_block and !rows_outer.
+  int64_t panel = 0;
+  // With a panel: the reduction split into chunks of kc, the chunk loop between the
+  // column and the row blocks of the panel; 0: not split.
+  int64_t kc = 0;
 };
 
 struct BlockMachine {
@@ -63,8 +84,10 @@ struct BlockMachine {
   int threads = 1;
 };
 
-// The points of the space for `c` (every ti, tj, kk, width, order, pack that fits
-// the sizes), ranked by the model, best first; at most `keep`.
+// The points of the space for `c` (every ti, tj, kk, width, order, pack, and for
+// register blocks with the column blocks outermost every panel and kc, that fits
+// the sizes), in the measuring order: ranked by the model, the best of each shape
+// first, the points blocked whole and those in panels taken in turn; at most `keep`.
 std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachine& m, size_t keep);
 
 // A point's strategy steps (before lowerToC), one string each with its comment:

@@ -243,6 +243,8 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
                 std::to_string(pt.kk) +
                 (pt.register_block ? ", register block" : ", rows outside k.i") +
                 (pt.rows_outer ? "" : ", column blocks outer") + (pt.pack ? ", packed" : "") +
+                (pt.panel ? ", panels of " + std::to_string(pt.panel) + " rows" : "") +
+                (pt.kc ? ", kc " + std::to_string(pt.kc) : "") +
                 (pt.rest ? ", last " + std::to_string(pt.rest) + " rows peeled" : "");
       c.vector = pt.width == 1 ? "lanes" : "lanes * 2";
       if (opt.target == "openmp") c.parallel = "outermost map";

@@ -102,7 +102,8 @@ TEST(ScheduleBlocked, ModelPrefersTheOrderThatReReadsLess) {
       for (const BlockPoint& a : all)
         for (const BlockPoint& b : all) {
           if (!a.rows_outer || b.rows_outer || a.ti != b.ti || a.tj != b.tj || a.kk != b.kk ||
-              a.width != b.width || a.register_block != b.register_block || a.pack != b.pack)
+              a.width != b.width || a.register_block != b.register_block || a.pack != b.pack ||
+              a.panel || b.panel)
             continue;
           ++pairs;
           if (a.tj > a.ti) {
@@ -134,7 +135,8 @@ TEST(ScheduleBlocked, SmallOperandsAreNotPenalisedAndTheReasonNamesTheStream) {
   for (const BlockPoint& a : all)
     for (const BlockPoint& b : all)
       if (a.rows_outer && !b.rows_outer && a.ti == b.ti && a.tj == b.tj && a.kk == b.kk &&
-          a.width == b.width && a.register_block == b.register_block && a.pack == b.pack) {
+          a.width == b.width && a.register_block == b.register_block && a.pack == b.pack &&
+          !a.panel && !b.panel) {
         EXPECT_DOUBLE_EQ(a.score, b.score) << a.ti << "x" << a.tj;
       }
   ASSERT_FALSE(all.empty());
@@ -344,7 +346,7 @@ TEST(ScheduleBlocked, PeeledBlocksOfRandomShapesMatchTheInterpreter) {
       // the block loops (the model's order).
       std::vector<BlockPoint> picked;
       for (const BlockPoint& p : rank_block_points(*con, m, 100000)) {
-        if (!p.rest) continue;
+        if (!p.rest || p.panel) continue;  // (panels: schedule_panels_test.cpp)
         EXPECT_EQ(p.rest, con->rows % p.ti);
         EXPECT_NE(p.reason.find("rows a block of"), std::string::npos) << p.reason;
         const bool seen = std::any_of(picked.begin(), picked.end(), [&](const BlockPoint& q) {
