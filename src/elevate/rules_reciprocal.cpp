@@ -2,11 +2,11 @@
 // function whose divisor does not change from one element to the next (a variable
 // bound outside the function, or a literal) become multiplications by the divisor's
 // reciprocal. A division costs several multiplications (a vector division issues one
-// every 4 to 16 cycles, a multiplication two a cycle), and the reciprocal of a loop
-// invariant is computed once before the loop (the C compiler hoists it; a literal's is
-// folded here; a variable's computed once in a let around the map). The rounding changes (x * (1/b)
-// may differ from x / b in the last bit), as reassociating a sum does: the autoscheduler checks
-// such candidates against the interpreter within its tolerance (docs/tuning.md).
+// every 4 to 16 cycles, a multiplication two a cycle); the reciprocal of a variable is
+// computed once, in a let around the map, and a literal's is folded here. The rounding
+// changes (x * (1/b) may differ from x / b in the last bit), as reassociating a sum
+// does: the autoscheduler checks such candidates against the interpreter within its
+// tolerance (docs/tuning.md).
 #include <set>
 
 #include "elevate/library.h"
