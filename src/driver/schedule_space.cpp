@@ -361,8 +361,8 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   if (scalar_maps(high) >= 2)
     vectors.push_back(
         {{"vectorize", "normalize(vectorizeRemainder(lanes) @ innermost(isFullyApplied(isMap)))",
-          "every map over scalars (whose length `lanes` divides) on vectors of "
-          "`lanes` floats, not only the innermost first one"},
+          "every map over scalars on vectors of `lanes` floats (a remainder by a scalar "
+          "loop), not only the innermost first one"},
          [](ScheduleCandidate& c) { c.vector = "lanes, every map"; }});
   decisions.push_back(std::move(vectors));
 
