@@ -29,6 +29,9 @@ constexpr double kParallelRegion = 5000;
 // A stored array that fits a core's L2 cache (a strip's buffer of producer rows,
 // schedule_strips.h) is read back from the cache: its bytes cost this fraction.
 constexpr double kInCache = 0.25;
+// A floating-point division, in operations: a vector division issues one every 4 to 16
+// cycles where a multiplication issues two a cycle (reciprocalDivision's gain).
+constexpr double kDivision = 8;
 
 // A chunk of iterations a dynamic or guided schedule hands out (an atomic counter and
 // a call), and the share of a statically scheduled loop's uneven work its slowest
@@ -62,7 +65,8 @@ bool runs_a_loop(const Expr& fn) {
 struct Walk {
   const CostMachine& m;
   CostFeatures& f;
-  double traffic = 0;  // bytes, divided by the threads that share them
+  double traffic = 0;    // bytes, divided by the threads that share them
+  double divisions = 0;  // floating-point divisions, in operations beyond the one counted
   // The C compiler's vector width for the scalar arithmetic being visited: above 1
   // inside an innermost map (kAutoVector).
   double autovec = 1;
@@ -145,6 +149,10 @@ struct Walk {
         if (lanes == 1 && autovec == 1) f.ops_scalar += trips / div;
         if (lanes == 1 && autovec > 1) f.autovec_elements += trips / div;
         if (div > 1) f.parallel_ops += trips / div * cost;
+        if (p->is(rise::PrimId::Div) &&
+            (e->type->kind == rise::TypeKind::Scalar || e->type->kind == rise::TypeKind::Vector) &&
+            rise::is_float(e->type->scalar))
+          divisions += (kDivision - 1) * trips / div * cost;
         for (const Expr& a : args) visit(a, trips, div);
         return;
       }
@@ -235,7 +243,8 @@ CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, i
   f.parallel_ops = whole_parallel;
   f.ops = serial + whole_parallel;
   f.score = (serial + whole_parallel / m.threads) + kIteration * f.iterations + kByte * w.traffic +
-            kParallelRegion * f.parallel_regions + kChunk * f.chunks + kImbalance * f.imbalance;
+            kParallelRegion * f.parallel_regions + kChunk * f.chunks + kImbalance * f.imbalance +
+            w.divisions;
   if (tile > 0) {
     f.tile_footprint = tile * tile * 4 * (inputs + 1);
     // A tile whose data leave the L2 cache gains nothing from tiling.

@@ -54,4 +54,36 @@ std::vector<ReductionOption> reduction_options(const rise::Checked& high) {
   };
 }
 
+std::optional<ReductionOption> division_option(const rise::Checked& high) {
+  const bool any = rise::any_subexpr(high.expr, [](const Expr& e) {
+    auto d = elevate::util::match_prim(e, PrimId::Div, 2);
+    if (!d || !e->type || e->type->kind != rise::TypeKind::Scalar ||
+        !rise::is_float(e->type->scalar))
+      return false;
+    const Expr& b = d->args[1];
+    return b->kind == rise::ExprKind::Ident || elevate::util::literal_value(b).has_value();
+  });
+  if (!any) return std::nullopt;
+  return ReductionOption{"normalize(reciprocalDivision)",
+                         "every division of floats by a literal or a variable bound outside its "
+                         "map a multiplication by the reciprocal (computed once; the last bit of "
+                         "rounding changes: checked within the tolerance)",
+                         "reciprocal"};
+}
+
+int scalar_maps(const rise::Checked& high) {
+  int n = 0;
+  std::vector<Expr> todo = {high.expr};
+  while (!todo.empty()) {
+    Expr t = todo.back();
+    todo.pop_back();
+    if (auto m = elevate::util::match_map(t)) {
+      const rise::Type elem = elevate::util::array_elem(m->second->type);
+      n += elem && elem->kind != rise::TypeKind::Array;
+    }
+    for (const Expr& k : rise::children(t)) todo.push_back(k);
+  }
+  return n;
+}
+
 }  // namespace risec::driver

@@ -8,6 +8,7 @@
 // against the interpreter within the tolerance, as every candidate's is.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,16 @@ struct ReductionOption {
 // The options of the reductions decision for `high` (not taken is not among them); empty
 // when `high` has no reduction the rules could vectorise.
 std::vector<ReductionOption> reduction_options(const rise::Checked& high);
+
+// The division decision (reciprocalDivision, rules_reciprocal.cpp): offered when `high`
+// divides floats by a literal or a variable (a divisor that may be invariant in the
+// loop around it: softmax's `v / s`, a filter's `/ 0.1f`); every map's such divisions
+// become multiplications by the reciprocal. Empty when there is none.
+std::optional<ReductionOption> division_option(const rise::Checked& high);
+
+// How many maps of `high` run over elements that are not arrays (the maps a vectorize
+// step can take); the vectorize decision offers `every map` when there are two or more
+// (softmax's exponentials and its division: innermost(..) takes only the first).
+int scalar_maps(const rise::Checked& high);
 
 }  // namespace risec::driver

@@ -125,6 +125,7 @@ std::string ScheduleCandidate::label() const {
   if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
   if (!parallel.empty()) out += ", parallel " + parallel;
   if (!schedule.empty()) out += " schedule(" + schedule + ")";
+  if (reciprocal) out += ", divisions by reciprocals";
   if (!reduction.empty()) out += ", reductions on vectors (" + reduction + ")";
   if (!vector.empty()) out += ", vectorize(" + vector + ")";
   return out;
@@ -347,6 +348,13 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
            true},
           [](ScheduleCandidate& c) { c.parallel = "every stage"; }}});
 
+  // Divisions by a loop invariant as multiplications (schedule_reduce.h), when the
+  // program divides floats by a literal or a variable.
+  if (std::optional<ReductionOption> o = division_option(high))
+    decisions.push_back({none(), {{"division", o->strategy, o->comment}, [](ScheduleCandidate& c) {
+                                    c.reciprocal = true;
+                                  }}});
+
   // Vectorised reductions (schedule_reduce.h), when the program has one.
   if (std::vector<ReductionOption> reds = reduction_options(high); !reds.empty()) {
     std::vector<Option> reduce = {none()};
@@ -363,6 +371,13 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
         {{"vectorize", "vectorize(lanes * 2) @ innermost(isFullyApplied(isMap))",
           "the innermost map over scalars on vectors of two registers (2 * lanes floats)"},
          [](ScheduleCandidate& c) { c.vector = "lanes * 2"; }});
+  // Every map over scalars, when there are several (innermost(..) takes the first).
+  if (scalar_maps(high) >= 2)
+    vectors.push_back(
+        {{"vectorize", "normalize(vectorizeRemainder(lanes) @ innermost(isFullyApplied(isMap)))",
+          "every map over scalars on vectors of `lanes` floats (a remainder by a scalar "
+          "loop), not only the innermost first one"},
+         [](ScheduleCandidate& c) { c.vector = "lanes, every map"; }});
   decisions.push_back(std::move(vectors));
   // Every candidate's lowering ends as the default's (taps_step): one option, taken.
   if (std::optional<ScheduleStep> taps = taps_step(high, opt.target))

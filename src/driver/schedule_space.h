@@ -29,8 +29,12 @@
 //   reductions reductions of add, mul, fmax or fmin kept in one or two vector
 //              accumulators (schedule_reduce.h: vectorizeReductionRemainder(lanes),
 //              vectorizeReduction2Remainder(lanes));
+//   division   (programs dividing floats by a literal or a variable) each such division
+//              in a map whose divisor the map's elements do not change a multiplication
+//              by its reciprocal (reciprocalDivision: softmax's `v / s`);
 //   vectorize  the innermost map over scalars vectorised (vectorize(lanes) or
-//              vectorize(lanes * 2));
+//              vectorize(lanes * 2)), or, when the program has several maps over
+//              scalars, every one of them (normalize(vectorizeRemainder(lanes) @ ..));
 //   taps       (c, openmp; one option, always taken) after lowerToC, the default
 //              lowering's try(unrollReductions(25)) (taps_step).
 // Programs with a reduction of products nested in two maps (matrix products) also
@@ -77,9 +81,10 @@ struct ScheduleCandidate {
   std::string parallel;   // "parallelOutput", "outermost map", "every stage" or "strips"
   std::string schedule;   // its parallel loops' OpenMP schedule ("dynamic, 4"); "": default
   int64_t tile = 0;
-  int64_t strip = 0;      // strips of this many output rows (schedule_strips.h)
-  std::string vector;     // "lanes" or "lanes * 2"
-  std::string reduction;  // vectorised reductions: "lanes" or "2 x lanes"
+  int64_t strip = 0;        // strips of this many output rows (schedule_strips.h)
+  std::string vector;       // "lanes" or "lanes * 2"
+  std::string reduction;    // vectorised reductions: "lanes" or "2 x lanes"
+  bool reciprocal = false;  // divisions by invariants made multiplications (reciprocalDivision)
   // The lets' stages computed where they are read (schedule_pipeline.h): how, in a few
   // words (StageChoice::label); "" when not.
   std::string stages;

@@ -124,6 +124,7 @@ const std::vector<LibraryEntry>& library() {
     register_simplify(r);
     register_default_lowering(r);
     register_pipeline(r);
+    register_reciprocal(r);
     return std::move(r.entries());
   }();
   return all;

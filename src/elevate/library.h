@@ -117,6 +117,7 @@ void register_vector(Registry& r);    // rules_vector.cpp
 void register_simplify(Registry& r);  // simplify.cpp (partialEval, dce, cse, simplify)
 void register_default_lowering(Registry& r);  // default_lowering.cpp (unrollReductions)
 void register_pipeline(Registry& r);          // rules_pipeline.cpp (zipMapFusion, parallelStages)
+void register_reciprocal(Registry& r);        // rules_reciprocal.cpp (reciprocalDivision)
 
 // Argument accessors for `make` functions.
 Strategy arg_strategy(const std::vector<Arg>& a, size_t i);
