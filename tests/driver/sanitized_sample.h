@@ -1,6 +1,6 @@
 // The driver's property tests (every candidate of a space computes what the
 // interpreter computes) build spaces by rewriting a program many times, which
-// AddressSanitizer makes 8 to 10 times slower, and compile the candidates' C, which
+// AddressSanitizer makes about 8 times slower, and compile the candidates' C, which
 // GCC compiles uninstrumented in both builds. Under the sanitizers they check a
 // smaller sample of the same property: fewer random programs, and each program's
 // space on one CPU target (c and openmp in turn) rather than both. Every space still
