@@ -18,6 +18,7 @@
 #include "driver/schedule_blocked.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
+#include "sanitized_sample.h"
 #include "support/files.h"
 
 namespace risec::driver {
@@ -69,29 +70,44 @@ Compiled compile_text(const rise::Program& p, const rise::SizeMap& sizes, const 
   return compile(req);
 }
 
+// Every candidate's text is laid out the same way: two spaces before each comment
+// and step, none deeper.
+void expect_indented_alike(const ScheduleSpace& space) {
+  for (const ScheduleCandidate& c : space.candidates) {
+    std::istringstream in(c.strategy_text());
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "let main =");
+    while (std::getline(in, line)) {
+      EXPECT_EQ(line.rfind("  ", 0), 0u) << c.strategy_text();
+      EXPECT_NE(line[2], ' ') << c.strategy_text();
+    }
+  }
+}
+
 // Every candidate of the C target's space, and a seeded sample of the OpenMP one's
 // (whose space is three times larger: the C compiler dominates the test's time),
-// compiled from its text and checked against the interpreter. Under the sanitizers
-// a smaller spread: the whole space is still built there (the rewriting the
-// sanitizers watch), and the Release run checks the full spread; rewriting 40
-// candidate texts per program again under AddressSanitizer took five minutes of CI.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr size_t kCSpread = 10, kOpenMPSample = 4;
-#else
-constexpr size_t kCSpread = 40, kOpenMPSample = 12;
-#endif
+// compiled from its text and checked against the interpreter; and every candidate's
+// text indented alike. Under the sanitizers a smaller sample (sanitized_sample.h):
+// each program's space on one of the two targets, and a smaller spread of it; each
+// space built there is built whole (the rewriting the sanitizers watch), and the
+// Release run checks the full spread; rewriting 40 candidate texts per program again
+// under AddressSanitizer took five minutes of CI.
+constexpr size_t kCSpread = per_build(40, 10), kOpenMPSample = per_build(12, 4);
 
 TEST(Autoschedule, EveryCandidateComputesWhatTheInterpreterComputes) {
-  for (const Case& k : cases()) {
+  for (size_t ki = 0; ki < cases().size(); ++ki) {
+    const Case& k = cases()[ki];
     rise::Program p = load_program(k.file);
     rise::Checked high = rise::check_program(p, "", &k.sizes);
     std::vector<rise::Value> inputs = make_inputs(high, {}, 3);
     rise::Value expected = interpret(high, inputs);
     const rise::Type type = entry_result_type(high);
-    for (const std::string target : {"c", "openmp"}) {
+    for (const std::string& target : cpu_targets(ki)) {
       ScheduleSpace space = build_space(high, small_space(target));
       ASSERT_GT(space.candidates.size(), 1u) << k.file << " " << target;
       EXPECT_TRUE(space.candidates.front().is_default);
+      expect_indented_alike(space);
       std::vector<size_t> chosen(space.candidates.size());
       for (size_t i = 0; i < chosen.size(); ++i) chosen[i] = i;
       if (target == std::string("openmp")) {
@@ -166,8 +182,9 @@ TEST(Autoschedule, SpaceHasEveryKindOfDecision) {
 
 // Matrix products (found from the program's structure: a reduction of products in
 // two maps, whatever the file) get register-blocked candidates, the mm template's
-// decisions; a seeded sample of them computes what the interpreter computes. A
-// stencil's reduction over a window is not a product: no blocked candidate.
+// decisions; a seeded sample of them computes what the interpreter computes (on both
+// CPU targets; under the sanitizers on one, in turn). A stencil's reduction over a
+// window is not a product: no blocked candidate.
 rise::Program parse_text(const std::string& name, const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{name, text}));
 }
@@ -212,7 +229,7 @@ TEST(Autoschedule, MatrixProductsGetRegisterBlockedCandidates) {
     std::vector<rise::Value> inputs = make_inputs(high, {}, 5);
     rise::Value expected = interpret(high, inputs);
     const rise::Type type = entry_result_type(high);
-    for (const std::string target : {"c", "openmp"}) {
+    for (const std::string& target : cpu_targets(pi)) {
       SpaceOptions o = small_space(target);
       o.threads = 2;
       ScheduleSpace space = build_space(high, o);
@@ -542,24 +559,6 @@ TEST(Autoschedule, SameCodeIsMeasuredOnce) {
     };
     EXPECT_EQ(count(": same code as "), static_cast<size_t>(r.same_code)) << file << "\n" << text;
     EXPECT_EQ(count("autoschedule: ["), r.measured.size()) << file << "\n" << text;
-  }
-}
-
-// Every candidate's text is laid out the same way: two spaces before each comment
-// and step, none deeper.
-TEST(Autoschedule, StrategyTextsAreIndentedAlike) {
-  rise::Program p = load_program("bench/autoschedule/sharpen.rise");
-  rise::SizeMap sizes{{"n", 8}, {"m", 16}};
-  ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), small_space("openmp"));
-  for (const ScheduleCandidate& c : space.candidates) {
-    std::istringstream in(c.strategy_text());
-    std::string line;
-    std::getline(in, line);
-    EXPECT_EQ(line, "let main =");
-    while (std::getline(in, line)) {
-      EXPECT_EQ(line.rfind("  ", 0), 0u) << c.strategy_text();
-      EXPECT_NE(line[2], ' ') << c.strategy_text();
-    }
   }
 }
 

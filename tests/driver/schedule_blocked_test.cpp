@@ -18,6 +18,7 @@
 #include "elevate/parser.h"
 #include "rise/parser.h"
 #include "rise/printer.h"
+#include "sanitized_sample.h"
 #include "support/files.h"
 
 namespace risec::driver {
@@ -37,12 +38,13 @@ Compiled compile_candidate_text(const rise::Program& p, const rise::SizeMap& siz
 
 // Every register-blocked candidate of mm at two seeded random shapes (rows a power
 // of two from 2 to 16, columns 64 or 128, depth 4 to 32) compiles and equals the
-// interpreter, on the c target and (one shape) openmp on two threads.
+// interpreter, on the c target and (one shape) openmp on two threads. Under the
+// sanitizers the first shape only, on both targets (sanitized_sample.h).
 TEST(ScheduleBlocked, EveryCandidateOfRandomShapesMatchesTheInterpreter) {
   const rise::Program mm = load_program("examples/mm/mm.rise");
   std::mt19937_64 rng(2026);
   std::vector<rise::SizeMap> shapes;
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < per_build(2, 1); ++i) {
     const int64_t rows = int64_t(2) << (rng() % 4);
     const int64_t cols = 64 << (rng() % 2);
     const int64_t depth = int64_t(4) << (rng() % 4);
@@ -238,7 +240,8 @@ size_t count(const std::string& s, const std::string& word) {
 // with or without a bias, added first or last, with or without a relu, other names,
 // through a definition or not): every product of the program gets register-blocked
 // candidates, none is refused, each blocks every layer (its k.i loop unrolled), and
-// each computes what the interpreter computes, on the c and openmp targets.
+// each computes what the interpreter computes, on the c and openmp targets (under the
+// sanitizers on one of them, in turn: sanitized_sample.h).
 TEST(ScheduleBlocked, EveryLayerOfDenseNetworksIsBlockedAndMatchesTheInterpreter) {
   struct Case {
     std::string name, text;
@@ -279,7 +282,7 @@ TEST(ScheduleBlocked, EveryLayerOfDenseNetworksIsBlockedAndMatchesTheInterpreter
     const std::vector<rise::Value> inputs = make_inputs(high, {}, 5 + ci);
     const rise::Value expected = interpret(high, inputs);
     const rise::Type type = entry_result_type(high);
-    for (const std::string target : {"c", "openmp"}) {
+    for (const std::string& target : cpu_targets(ci)) {
       SpaceOptions o;
       o.target = target;
       o.threads = 2;
