@@ -134,6 +134,16 @@ struct Walk {
         for (size_t i = 1; i < args.size(); ++i) visit(args[i], trips, div);
         return;
       }
+      // select(ok, a * r, a / b) with a scalar condition (reciprocalDivision's guard,
+      // decided once outside the loop): C evaluates one branch, and the guard holds
+      // for every ordinary divisor, so the multiplication is what runs.
+      if (p && p->is(rise::PrimId::Select) && args.size() == 3 &&
+          args[0]->kind == rise::ExprKind::Ident && args[0]->type &&
+          args[0]->type->kind == rise::TypeKind::Scalar &&
+          elevate::util::match_prim(args[2], rise::PrimId::Div, 2)) {
+        visit(args[1], trips, div);
+        return;
+      }
       if (p && (p->family == rise::Family::Arith || p->family == rise::Family::Math) &&
           static_cast<int>(args.size()) == p->arity && e->type) {
         const double lanes = e->type->kind == rise::TypeKind::Vector

@@ -8,12 +8,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
 
 #include "driver/autoschedule.h"
 #include "driver/commands.h"
+#include "driver/compile.h"
 #include "driver/cost_model.h"
 #include "driver/run.h"
 #include "elevate/parser.h"
@@ -188,6 +191,65 @@ TEST(ReciprocalSpace, TheRuleKeepsTheResultAndRefusesVaryingDivisors) {
     rise::Checked high = rise::check_program(*p, "", &sizes);
     EXPECT_THROW(apply_strategy(strategy("DFNF ; topDown(reciprocalDivision)"), high, false),
                  Error);
+  }
+}
+
+// Divisors whose reciprocal is not a normal number: a literal one is left a division;
+// a variable one is tested where its reciprocal is computed, and the elements divide
+// as written when the test fails. For zero, subnormal, huge, infinite and NaN divisors
+// the rewritten program, interpreted and compiled (c, openmp), gives exactly the
+// original's values (those elements never multiply); for an ordinary one, the values
+// within the tolerance. (x * (1/b) unguarded gives inf for b = 1e-39, x = 1e-30.)
+TEST(ReciprocalSpace, DivisorsWithoutANormalReciprocalStayDivisions) {
+  auto strategy = [](const std::string& text) {
+    return elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"s.elv", "let main = " + text + ";"}));
+  };
+  rise::Program variable = parse(
+      "def f = depFun(n: Nat => fun(x: n.f32 => fun(s: f32 => x |> map(fun(v => v / s)))))\n");
+  const std::vector<float> xs = {1e-30f, 1.0f, -2.5f, 0.0f, 3e38f, -1e-38f, 7.0f};
+  rise::SizeMap sizes{{"n", static_cast<int64_t>(xs.size())}};
+  rise::Checked high = rise::check_program(variable, "", &sizes);
+  std::vector<rise::Value> x_values;
+  for (float x : xs) x_values.push_back(rise::Value::f32(x));
+  const rise::Value x = rise::array_of(rise::scalar(rise::ScalarKind::F32), x_values);
+  const elevate::Strategy rewrite = strategy("DFNF ; normalize(reciprocalDivision)");
+  rise::Checked low = apply_strategy(rewrite, high, false);
+  EXPECT_NE(rise::print_expr(low.expr).find("select"), std::string::npos)
+      << rise::print_expr(low.expr);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float s : {0.0f, -0.0f, 1e-39f, -1e-45f, 1e-38f, 1e38f, 3e38f, inf, -inf,
+                  std::numeric_limits<float>::quiet_NaN(), 1.5f, -0.1f}) {
+    SCOPED_TRACE("s = " + std::to_string(s));
+    const std::vector<rise::Value> inputs = {x, rise::Value::f32(s)};
+    const rise::Value expected = interpret(high, inputs);
+    const bool normal = std::fabs(s) >= 0x1p-126f && std::fabs(s) <= 0x1p126f;
+    // Outside the range: bit for bit (NaN and infinities compared as such).
+    const double rtol = normal ? kDefaultRtol : 0, atol = normal ? kDefaultAtol : 0;
+    Comparison cmp =
+        compare_values(interpret(low, inputs), expected, entry_result_type(high), rtol, atol);
+    EXPECT_TRUE(cmp.ok) << "interpreted: " << cmp.first_mismatch;
+    for (const char* target : {"c", "openmp"}) {
+      CompileRequest req;
+      req.program = &variable;
+      req.sizes = &sizes;
+      req.strategy = &rewrite;
+      req.target = target;
+      Compiled compiled = compile(req);
+      cmp = compare_values(execute(compiled, sizes, inputs).output, expected,
+                           entry_result_type(high), rtol, atol);
+      EXPECT_TRUE(cmp.ok) << target << ": " << cmp.first_mismatch;
+    }
+  }
+  // A literal divisor: folded when its reciprocal is normal, else left alone (the
+  // rule then has nothing to do).
+  for (const char* lit : {"1e-39f", "3e38f"}) {
+    rise::Program p = parse(std::string("def f = depFun(n: Nat => fun(x: n.f32 => x |> "
+                                        "map(fun(v => v / ") +
+                            lit + "))))\n");
+    rise::Checked h = rise::check_program(p, "", &sizes);
+    EXPECT_THROW(apply_strategy(strategy("DFNF ; topDown(reciprocalDivision)"), h, false), Error)
+        << lit;
   }
 }
 
