@@ -190,9 +190,9 @@ struct Resolver : ExprMutator {
   // after the rule ompSchedule; the printer writes it back this way. Returns the
   // primitive and sets `used` to the number of applications it takes, or null.
   Expr scheduled_loop(const Expr& head, const std::vector<Expr>& chain, size_t& used) {
-    if (head->kind != ExprKind::Ident || (head->name != "mapPar" && head->name != "reducePar") ||
-        !unbound(head->name))
-      return nullptr;
+    if (head->kind != ExprKind::Ident || !unbound(head->name)) return nullptr;
+    const PrimitiveInfo* info = find_primitive(head->name);
+    if (!info || !(info->id == PrimId::MapPar || info->id == PrimId::ReducePar)) return nullptr;
     auto arg = [&](size_t i) -> const Expr* {  // the i-th argument, if applied (not dependent)
       if (i >= chain.size() || chain[chain.size() - 1 - i]->kind != ExprKind::App) return nullptr;
       return &chain[chain.size() - 1 - i]->arg;

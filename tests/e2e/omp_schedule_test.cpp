@@ -134,6 +134,40 @@ TEST(OmpSchedule, CollapsedNestTakesTheOuterScheduleElseTheInner) {
       << inner.compiled.unit.source;
 }
 
+// A static chunk larger than the loop is printed as the loop's count (the same
+// schedule): GCC computes a static chunk's start as (round * threads + thread) * chunk
+// in int, and a chunk of 2^27 on 16 threads crashed a 5-iteration loop (held-out
+// tester). Run on 16 threads, constant and run-time counts, a collapsed nest and a
+// reduction; dynamic and guided chunks are printed as written.
+TEST(OmpSchedule, HugeStaticChunksRunOnManyThreads) {
+  const std::string nest =
+      write_scratch("huge_chunk_nest.rise",
+                    "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                    "  x |> mapPar(mapPar(static, 1073741824)(fun(a => a * 2.0f + 1.0f)))))\n");
+  const std::string rows =
+      write_scratch("huge_chunk_rows.rise",
+                    "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                    "  x |> mapPar(static, 134217728)(fun(r => r |> reduce(add)(0.0f)))))\n");
+  for (const std::string& file : {nest, rows}) {
+    for (const char* size : {"n=5,m=5", "n=3,m=1"}) {
+      CliResult r = run_risec({"run", file, "--target", "openmp", "--size", size, "--check"},
+                              {"OMP_NUM_THREADS=16"});
+      EXPECT_EQ(r.exit_code, 0) << file << " " << size << "\n" << show(r);
+      EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
+    }
+    CliResult generic = run_risec({"compile", file, "--target", "openmp"});
+    ASSERT_EQ(generic.exit_code, 0) << show(generic);
+    EXPECT_NE(generic.out.find(" > 0 ? "), std::string::npos) << generic.out;
+  }
+  CliResult fixed = run_risec({"compile", nest, "--target", "openmp", "--size", "n=5,m=5"});
+  ASSERT_EQ(fixed.exit_code, 0) << show(fixed);
+  EXPECT_NE(fixed.out.find("collapse(2) schedule(static, 25)"), std::string::npos) << fixed.out;
+  CliResult dynamic =
+      run_risec({"compile", nest, "--target", "openmp", "--size", "n=5,m=5", "--strategy",
+                 "everywhere(ompSchedule(dynamic, 1073741824)) ; lowerToC"});
+  EXPECT_NE(dynamic.out.find("schedule(dynamic, 1073741824)"), std::string::npos) << show(dynamic);
+}
+
 TEST(OmpSchedule, ParallelReductionGetsTheClause) {
   CheckReport r =
       run("reduce", "def f = depFun(n: Nat => fun(x: n.f32 =>\n  x |> reduce(add)(0.0f)))", "n=41",

@@ -535,7 +535,7 @@ std::optional<CExpr> CPrinter::cpu_min_max(const Expression& e, const Type& t,
   const Type elem = t->kind == TypeKind::Vector ? t->a : t;
   if (elem->kind != TypeKind::Scalar || !rise::is_float(elem->scalar)) return std::nullopt;
   const bool max = e.prim->is(PrimId::Fmax);
-  const std::string op = max ? "fmax" : "fmin", gt = max ? ">" : "<";
+  const std::string op = max ? "fmax" : "fmin", gt = max ? ">" : "<";  // not a primitive
   const int nn = not_nan_.operand(e);
   if (nn < 0) {
     if (t->kind != TypeKind::Vector) return c_call(float_min_max(max, elem->scalar), args);
@@ -657,6 +657,25 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
 // ---- masks: comparisons of vectors give vec[bool, n], 32-bit lanes of 0 or -1
 
 namespace {
+// Whether glibc's libmvec (2.35 and later, every x86-64 ISA variant) has vector
+// variants of the C math function `fn` (float or double: `expf` or `exp`). fabs, sqrt,
+// floor, ceil, round, trunc, fmin and fmax have none.
+bool libmvec_has(const std::string& fn) {
+  // prim-names: off (C library functions, some named like RISE's math primitives)
+  static const char* const kNames[] = {"acos", "acosh", "asin",  "asinh", "atan",  "atan2", "atanh",
+                                       "cbrt", "cos",   "cosh",  "erf",   "erfc",  "exp",   "exp10",
+                                       "exp2", "expm1", "hypot", "log",   "log10", "log1p", "log2",
+                                       "pow",  "sin",   "sinh",  "tan",   "tanh"};
+  // prim-names: on
+  const std::string base =
+      !fn.empty() && fn.back() == 'f' && fn != "erf" /* not a primitive */ ? fn.substr(
+                                                                                 0, fn.size() - 1)
+                                                                           : fn;
+  for (const char* n : kNames)
+    if (base == n) return true;
+  return false;
+}
+
 // The signed integer type as wide as a lane of `k` (a mask lane is 32 bits).
 std::string lane_int(rise::ScalarKind k) {
   int bits = k == rise::ScalarKind::Bool ? 32 : rise::scalar_bits(k);
@@ -802,11 +821,10 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
     }
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));
-    // (libmvec has none for fmin and fmax: declaring them would make GCC call variants
-    // that do not exist; nor for risec's own helpers, which are inlined)
-    const bool has_variants = !op.is(PrimId::Fmin) && !op.is(PrimId::Fmax) &&
-                              c_fn.rfind("risec_", 0) == std::string::npos;
-    if (has_variants && !simd_decls_.count(c_fn) && c_fn.find(' ') == std::string::npos) {
+    // Only for the functions libmvec has: a declared variant that does not exist is an
+    // undefined symbol at load time wherever GCC cannot inline the function instead
+    // (floorf at -march=x86-64, without SSE4.1's roundps: `_ZGVbN4v_floorf`).
+    if (libmvec_has(c_fn) && !simd_decls_.count(c_fn)) {
       simd_decls_.insert(c_fn);
       std::string proto =
           elem + " " + c_fn + "(" + elem + (args.size() == 2 ? ", " + elem : "") + ")";

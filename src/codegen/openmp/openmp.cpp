@@ -1,6 +1,9 @@
 // OpenMP clauses for parallel loops (see openmp.h).
 #include "codegen/openmp/openmp.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "codegen/c/c_printer.h"
 
 #include "rise/printer.h"
@@ -54,9 +57,18 @@ bool collapsible(const dpia::Command& outer) {
          !inner->reduction && !inner->n.is_const(1);
 }
 
-std::string schedule_clause(const rise::ParSchedule& s) {
+std::string schedule_clause(const rise::ParSchedule& s, const std::string& trips) {
   if (s.is_default()) return "";
-  return " schedule(" + rise::schedule_text(s) + ")";
+  if (s.kind != rise::ParSchedule::Kind::Static || s.chunk <= 0)
+    return " schedule(" + rise::schedule_text(s) + ")";
+  const std::string chunk = std::to_string(s.chunk);
+  char* end = nullptr;
+  const long long n = std::strtoll(trips.c_str(), &end, 10);
+  if (!trips.empty() && end && *end == '\0')  // a constant count
+    return " schedule(static, " +
+           std::to_string(std::max<long long>(1, std::min<long long>(n, s.chunk))) + ")";
+  return " schedule(static, (" + trips + ") < " + chunk + " ? ((" + trips + ") > 0 ? (" + trips +
+         ") : 1) : " + chunk + ")";
 }
 
 std::string parallel_for(const std::string& clause) {

@@ -37,11 +37,13 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   // A perfect nest of parallel loops is collapsed; the nest's schedule is the outer
   // loop's, else the inner one's.
   rise::ParSchedule schedule = c.schedule;
+  arith::Nat trips = c.n;
   if (clause.empty() && collapsible(c)) {
     clause = " collapse(2)";
     if (schedule.is_default()) schedule = c.body[0]->schedule;
+    trips = c.n * c.body[0]->n;
   }
-  const std::string sched = schedule_clause(schedule);
+  const std::string sched = schedule_clause(schedule, nat_expr(trips).text);
   if (clause.empty()) {
     if (CStmtP call = outline_parallel_body(c, v)) {
       out.push_back(c_pragma(parallel_for(sched)));
