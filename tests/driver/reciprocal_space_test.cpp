@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/compile.h"
@@ -58,21 +59,6 @@ SpaceOptions small_space(const std::string& target) {
   o.explore_variants = 1;
   o.strips = {};
   return o;
-}
-
-Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& sizes,
-                           const std::string& target, const ScheduleCandidate& c) {
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.target = target;
-  std::optional<elevate::Strategy> s;
-  if (!c.is_default) {
-    s = elevate::parse_strategy_file(
-        std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-    req.strategy = &*s;
-  }
-  return compile(req);
 }
 
 // Every generated program's space holds a candidate with the division decision and

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/run.h"
@@ -205,14 +206,7 @@ TEST(SchedulePanels, ProductsWithATransposedAreBlocked) {
       ++blocked;
       panels += c.block.find("panels of") != std::string::npos;
       SCOPED_TRACE(c.label() + "\n" + c.strategy_text());
-      CompileRequest req;
-      req.program = &prog;
-      req.sizes = &sizes;
-      req.target = "c";
-      const elevate::Strategy s = elevate::parse_strategy_file(
-          std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-      req.strategy = &s;
-      const Execution ex = execute(compile(req), sizes, inputs);
+      const Execution ex = execute(compile_candidate(prog, sizes, "c", c), sizes, inputs);
       const Comparison cmp = compare_values(ex.output, expected, type);
       EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
     }

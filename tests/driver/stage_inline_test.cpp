@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/run.h"
 #include "elevate/parser.h"
@@ -82,18 +83,6 @@ bool calls(const std::string& source, const std::string& fn) {
   return false;
 }
 
-Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& sizes,
-                           const ScheduleCandidate& c) {
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.target = "openmp";
-  elevate::Strategy s = elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-  req.strategy = &s;
-  return compile(req);
-}
-
 // Over generated pipelines at odd sizes: the candidate exists, its lowering ends as the
 // default's, its clamped borders are split off (no clamp left in the code: every read
 // of the interior is a plain index) and it computes what the interpreter computes.
@@ -114,7 +103,7 @@ TEST(StageInline, InlinedCandidateSplitsBordersAndMatchesTheInterpreter) {
     const std::string strategy = c->strategy_text();
     EXPECT_NE(strategy.find("lowerToC\n  // taps:"), std::string::npos) << strategy;
     EXPECT_NE(strategy.find("try(unrollReductions(25))"), std::string::npos) << strategy;
-    Compiled compiled = compile_candidate(p, sizes, *c);
+    Compiled compiled = compile_candidate(p, sizes, "openmp", *c);
     if (clamped) {
       EXPECT_FALSE(calls(compiled.unit.source, "risec_min")) << compiled.unit.source;
       EXPECT_FALSE(calls(compiled.unit.source, "risec_max")) << compiled.unit.source;

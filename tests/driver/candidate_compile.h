@@ -1,0 +1,32 @@
+// Compiling one autoscheduler candidate as `risec compile --strategy` would: its
+// strategy text parsed back (the default candidate: the default lowering), for the
+// driver's property tests that compare candidates with the interpreter.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "driver/autoschedule.h"
+#include "driver/compile.h"
+#include "elevate/parser.h"
+#include "support/files.h"
+
+namespace risec::driver {
+
+inline Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& sizes,
+                                  const std::string& target, const ScheduleCandidate& c) {
+  CompileRequest req;
+  req.program = &p;
+  req.sizes = &sizes;
+  req.target = target;
+  std::optional<elevate::Strategy> s;
+  if (!c.is_default) {
+    s = elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
+    req.strategy = &*s;
+  }
+  return compile(req);
+}
+
+}  // namespace risec::driver
