@@ -2,7 +2,7 @@
 #include "codegen/openmp/openmp.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <optional>
 
 #include "codegen/c/c_printer.h"
 
@@ -57,16 +57,14 @@ bool collapsible(const dpia::Command& outer) {
          !inner->reduction && !inner->n.is_const(1);
 }
 
-std::string schedule_clause(const rise::ParSchedule& s, const std::string& trips) {
+std::string schedule_clause(const rise::ParSchedule& s, const arith::Nat& count,
+                            const std::string& trips) {
   if (s.is_default()) return "";
   if (s.kind != rise::ParSchedule::Kind::Static || s.chunk <= 0)
     return " schedule(" + rise::schedule_text(s) + ")";
   const std::string chunk = std::to_string(s.chunk);
-  char* end = nullptr;
-  const long long n = std::strtoll(trips.c_str(), &end, 10);
-  if (!trips.empty() && end && *end == '\0')  // a constant count
-    return " schedule(static, " +
-           std::to_string(std::max<long long>(1, std::min<long long>(n, s.chunk))) + ")";
+  if (std::optional<int64_t> n = count.as_const())
+    return " schedule(static, " + std::to_string(std::max<int64_t>(1, std::min(*n, s.chunk))) + ")";
   return " schedule(static, (" + trips + ") < " + chunk + " ? ((" + trips + ") > 0 ? (" + trips +
          ") : 1) : " + chunk + ")";
 }

@@ -35,13 +35,14 @@ Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, con
 bool collapsible(const dpia::Command& outer);
 
 // " schedule(dynamic, 4)" for a loop ompSchedule gave a schedule; "" for the default
-// (no clause: the OpenMP runtime's own, static in GCC's). `trips` is the C expression
-// of the loop's (or collapsed nest's) iteration count: a static chunk above it is
+// (no clause: the OpenMP runtime's own, static in GCC's). `count` is the loop's (or
+// collapsed nest's) iteration count and `trips` its C expression: a static chunk above it is
 // printed as the count (the same schedule: the first thread runs every iteration),
 // because GCC computes a static chunk's start as (round * threads + thread) * chunk in
 // the loop's int type, which overflows for chunks near 2^31 / threads (a chunk of 2^27
 // on 16 threads crashed a 5-iteration loop).
-std::string schedule_clause(const rise::ParSchedule& s, const std::string& trips);
+std::string schedule_clause(const rise::ParSchedule& s, const arith::Nat& count,
+                            const std::string& trips);
 
 // The pragma text (without `#pragma `) of a parallel loop with `clause` ("" or
 // " reduction(...)" / " collapse(2)", followed by the schedule clause if any).

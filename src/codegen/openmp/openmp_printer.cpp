@@ -43,7 +43,7 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
     if (schedule.is_default()) schedule = c.body[0]->schedule;
     trips = c.n * c.body[0]->n;
   }
-  const std::string sched = schedule_clause(schedule, nat_expr(trips).text);
+  const std::string sched = schedule_clause(schedule, trips, nat_expr(trips).text);
   if (clause.empty()) {
     if (CStmtP call = outline_parallel_body(c, v)) {
       out.push_back(c_pragma(parallel_for(sched)));
