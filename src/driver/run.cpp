@@ -409,6 +409,8 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
     ex.kernel_times = info.kernel_times;
     ex.device = info.device;
     ex.profile_ms = info.profile_ms;
+    ex.faults_first_call = info.faults_first_call;
+    ex.faults_later_calls = info.faults_later_calls;
     ex.output = runtime::from_c_bytes(out_buf.data(), out_type);
     return ex;
   }

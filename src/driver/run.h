@@ -95,6 +95,10 @@ struct Execution {
   // A unit compiled with profiling (SharedObject mode): each stage's milliseconds,
   // summed over the calls (the stages are the unit's CUnit::profile_stages).
   std::vector<double> profile_ms;
+  // SharedObject mode: the program's minor page faults during its first call and
+  // during the calls after it, together (runtime::CallInfo).
+  long faults_first_call = 0;
+  long faults_later_calls = 0;
 };
 
 // The C compiler's options execute() uses for the unit (so that building it ahead,

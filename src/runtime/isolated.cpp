@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +48,10 @@ struct Report {
   // without it was ended by the program (exit() or _Exit() in a foreign function),
   // whose output is then incomplete.
   int finished = 0;
+  // The child's minor page faults (all its threads) during the first call and during
+  // the calls after it, together (CallInfo).
+  long faults_first_call = 0;
+  long faults_later_calls = 0;
 };
 constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
 
@@ -56,6 +61,13 @@ constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
 // them, which changes the status) nor a flush of its stdio buffers.
 void end_with_programs_status(int status, void*) {
   ::_exit(status);
+}
+
+// The minor page faults of this process so far (every thread's).
+long minor_faults() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
 }
 
 // In the child: load, call, time; never returns.
@@ -75,9 +87,12 @@ void end_with_programs_status(int status, void*) {
     using Clock = std::chrono::steady_clock;
     const auto* kernel_ms = static_cast<const double*>(m.symbol(entry + "__risec_kernel_ms"));
     for (int k = 0; k < repeat; ++k) {
+      const long faults_before = minor_faults();
       auto t0 = Clock::now();
       m.call(buffers, sizes);
       auto t1 = Clock::now();
+      (k == 0 ? report->faults_first_call : report->faults_later_calls) +=
+          minor_faults() - faults_before;
       times_ms[k] =
           kernel_ms ? *kernel_ms : std::chrono::duration<double, std::milli>(t1 - t0).count();
     }
@@ -249,6 +264,8 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
     info->kernel_times = report->kernel_times != 0;
     info->device = report->device;
     info->profiled = report->profile_stages >= 0;
+    info->faults_first_call = report->faults_first_call;
+    info->faults_later_calls = report->faults_later_calls;
     info->profile_ms.assign(report->profile_ms,
                             report->profile_ms + std::max(report->profile_stages, 0));
   }

@@ -54,6 +54,11 @@ struct CallInfo {
   std::string device;
   bool profiled = false;
   std::vector<double> profile_ms;
+  // Minor page faults of the child (every thread) during the first call, and during
+  // the other calls together: a program whose heap buffers are kept between calls
+  // faults them in once (tests/e2e/heap_buffers_test.cpp).
+  long faults_first_call = 0;
+  long faults_later_calls = 0;
 };
 
 // Calls `entry`__risec_call of the shared object at `path` `repeat` times in a
