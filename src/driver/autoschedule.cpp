@@ -333,6 +333,11 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
       if (m.error.empty()) {
         try {
           std::optional<double> checked_call_ms;  // the checked call's time
+          // A candidate other than the first timed one is killed when its checked
+          // call runs past kill_limit_ms: it can be neither chosen nor checked.
+          const bool limited = best && !c.is_default;
+          const double stop = limited ? stop_threshold_ms(measurer, best_ms) : 0;
+          bool killed = false;
           if (cfg.check) {
             if (!inputs_v) inputs_v = make_inputs(j.compiled->high, {}, cfg.seed);
             if (!foreign && !expected && no_reference.empty()) {
@@ -343,9 +348,16 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
                 no_reference = "the interpreter cannot run the program: " + first_line(e.what());
               }
             }
-            Execution ex = execute(*j.compiled, cfg.sizes, *inputs_v);
+            ExecOptions eo;
+            if (limited) {
+              eo.timeout_s = kill_limit_ms(stop) / 1000;
+              eo.timeout_returns = true;
+            }
+            Execution ex = execute(*j.compiled, cfg.sizes, *inputs_v, eo);
             if (!ex.times_ms.empty()) checked_call_ms = ex.times_ms.front();
-            if (foreign && c.is_default) {
+            if (ex.timed_out) {
+              killed = true;
+            } else if (foreign && c.is_default) {
               expected = ex.output;
             } else if (!expected) {
               throw Error(ErrorKind::User,
@@ -364,16 +376,21 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
           }
           // The default is timed in full; another candidate whose first call (the
           // checked one, when there was one) is more than kStopAboveBest times the
-          // best so far, plus the overhead of a first call, is not called again.
+          // best so far, plus the overhead of a first call, is not called again, and
+          // one whose process runs past kill_limit_ms is killed.
           const TunePoint point{static_cast<int64_t>(i)};
-          if (best && !c.is_default) {
-            const double stop = stop_threshold_ms(measurer, best_ms);
+          if (killed) {
+            m.time_ms = kill_limit_ms(stop);
+          } else if (limited) {
             m.time_ms = checked_call_ms ? measurer.measure_after_first_call(*j.compiled, point,
                                                                             *checked_call_ms, stop)
                                         : measurer.measure_unless_slower(*j.compiled, point, stop);
-            m.stopped = *m.time_ms > stop;
           } else {
             m.time_ms = measurer.measure(*j.compiled, point);
+          }
+          if (limited) {
+            m.stopped = *m.time_ms > stop;
+            m.killed = *m.time_ms >= kill_limit_ms(stop);
           }
         } catch (const Error& e) {
           m.error = first_line(e.what());
@@ -390,9 +407,11 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
         *cfg.progress << "autoschedule: [" << n << "/" << std::min(order.size(), budget) << "] "
                       << c.label() << ": "
                       << (m.time_ms ? format_time(*m.time_ms) : "failed: " + m.error)
-                      << (m.stopped ? " (one call: slower than 3x the best plus a first call's "
-                                      "overhead, not repeated)"
-                                    : "")
+                      << (m.killed ? " (killed at this time limit, far slower than the best; its "
+                                     "result not checked)"
+                          : m.stopped ? " (one call: slower than 3x the best plus a first call's "
+                                        "overhead, not repeated)"
+                                      : "")
                       << (best ? " (best " + format_time(best_ms) + ")" : std::string()) << "\n";
       r.measured.push_back(std::move(m));
     }

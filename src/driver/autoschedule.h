@@ -44,6 +44,9 @@ struct ScheduleMeasurement {
   std::optional<double> time_ms;
   std::string error;     // the compilation's, the run's or the check's failure
   bool stopped = false;  // timed by one call only (measure_unless_slower)
+  // Its process ran past kill_limit_ms (measure.h) and was killed before its first
+  // call ended: time_ms is that limit (a lower bound), and the result was not checked.
+  bool killed = false;
 };
 
 struct AutoscheduleResult {

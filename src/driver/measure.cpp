@@ -23,7 +23,7 @@ class RealMeasurer : public Measurer {
   double measure(const Compiled& c, const TunePoint&) override { return fastest(c, repeat_); }
 
   double measure_unless_slower(const Compiled& c, const TunePoint&, double stop_above_ms) override {
-    const double first = fastest(c, 1);
+    const double first = fastest(c, 1, kill_limit_ms(stop_above_ms));
     if (first > stop_above_ms || repeat_ == 1) return first;
     return std::min(first, fastest(c, repeat_ - 1));
   }
@@ -39,12 +39,17 @@ class RealMeasurer : public Measurer {
  private:
   // The fastest of `calls` runs: other load on the machine only ever adds time, so
   // the minimum varies less between trials than the median does.
-  double fastest(const Compiled& c, int calls) {
+  // `limit_ms` > 0: a process still running after that long is killed, and the
+  // limit is the answer.
+  double fastest(const Compiled& c, int calls, double limit_ms = 0) {
     // Every candidate computes the same entry: the inputs are made once.
     if (!inputs_) inputs_ = make_inputs(c.high, {}, seed_);
     ExecOptions eo;
     eo.repeat = calls;
+    eo.timeout_s = limit_ms / 1000;
+    eo.timeout_returns = true;
     Execution ex = execute(c, sizes_, *inputs_, eo);
+    if (ex.timed_out) return limit_ms;
     const double best = *std::min_element(ex.times_ms.begin(), ex.times_ms.end());
     // Each execute is a fresh process: its first call is the cold one.
     if (ex.times_ms.size() >= 2) overhead_ms_ = std::max(overhead_ms_, ex.times_ms.front() - best);
@@ -59,6 +64,10 @@ class RealMeasurer : public Measurer {
 };
 
 }  // namespace
+
+double kill_limit_ms(double stop_above_ms) {
+  return 2 * stop_above_ms + 1000;
+}
 
 double stop_threshold_ms(const Measurer& m, double best_ms) {
   return kStopAboveBest * best_ms + m.first_call_overhead_ms();

@@ -25,7 +25,8 @@ class Measurer {
   // is not called again: it cannot be the fastest, and its time is that one call's
   // (so a result above `stop_above_ms` says the candidate was stopped). A slow
   // candidate then costs one call instead of `repeat` (an mm of 1024^3 in plain
-  // loops takes seconds a call). The default measures in full.
+  // loops takes seconds a call); one whose process runs past kill_limit_ms(stop) is
+  // killed, and its time is that limit. The default measures in full.
   virtual double measure_unless_slower(const Compiled& c, const TunePoint& point,
                                        double stop_above_ms) {
     (void)stop_above_ms;
@@ -54,6 +55,13 @@ class Measurer {
 // The time above which a candidate's first call stops its timing: kStopAboveBest
 // times the best so far, plus the measurer's first-call overhead.
 double stop_threshold_ms(const Measurer& m, double best_ms);
+
+// The time after which a candidate's process is killed, when its first call is to
+// be stopped above `stop_above_ms`: twice that, plus a second for starting the
+// process and loading the object (measured from the fork). Such a candidate cannot
+// be chosen; without the limit, each of the ten vectorised-reduction candidates of a
+// 2048^3 mm took 30 s of a 360-s search.
+double kill_limit_ms(double stop_above_ms);
 
 // The factor over the best time so far above which tune and autoschedule stop timing
 // a candidate after its first call (measure_unless_slower; the first call's own

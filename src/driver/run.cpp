@@ -397,14 +397,24 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
     runtime::CallInfo info;
     try {
       ex.times_ms = runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args,
-                                           options.repeat, &load_failed, &info);
+                                           options.repeat, &load_failed, &info, options.timeout_s);
     } catch (const Error&) {
       if (!load_failed || !a.cache_hit) throw;
       // A damaged cache entry (e.g. copied between machines): build it again.
       std::remove(a.path.c_str());
       a = runtime::build_shared_object(c.unit.source, co);
       ex.times_ms = runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args,
-                                           options.repeat, nullptr, &info);
+                                           options.repeat, nullptr, &info, options.timeout_s);
+    }
+    if (info.timed_out) {
+      if (!options.timeout_returns) {
+        char limit[64];
+        std::snprintf(limit, sizeof limit, "%g s", options.timeout_s);
+        throw Error(ErrorKind::External, std::string("the program ran past its time limit (") +
+                                             limit + ") and was stopped");
+      }
+      ex.timed_out = true;
+      return ex;
     }
     ex.kernel_times = info.kernel_times;
     ex.device = info.device;

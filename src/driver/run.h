@@ -78,7 +78,12 @@ struct ExecOptions {
   ExecMode mode = ExecMode::SharedObject;
   std::vector<std::string> extra_cflags;  // appended to the compiler flags
   int repeat = 1;                         // number of timed calls (at least 1)
-  double timeout_s = 0;                   // Standalone: kill the program after this long
+  // Kill the program after this long (0: no limit): Standalone, each process run;
+  // SharedObject, the forked child from its start (loading included). A program
+  // stopped so is an Error (External), or with `timeout_returns` an Execution with
+  // `timed_out` set (a search's measurement: "slower than the limit" is its answer).
+  double timeout_s = 0;
+  bool timeout_returns = false;
   // OpenCL: the launch sizes instead of the program's ("N" or "N,M,..." per
   // dimension; $RISEC_OPENCL_GLOBAL / $RISEC_OPENCL_LOCAL of the host function).
   std::string global, local;
@@ -99,6 +104,9 @@ struct Execution {
   // during the calls after it, together (runtime::CallInfo).
   long faults_first_call = 0;
   long faults_later_calls = 0;
+  // SharedObject mode with ExecOptions::timeout_returns: the program ran past
+  // timeout_s and was killed; `output` and `times_ms` are empty.
+  bool timed_out = false;
 };
 
 // The C compiler's options execute() uses for the unit (so that building it ahead,

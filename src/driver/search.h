@@ -136,7 +136,5 @@ Trial run_trial(const TuneConfig& config, const std::vector<elevate::StrategyPar
 
 // "1.234 ms" (progress and reports).
 std::string format_time(double ms);
-// "1.234 ms" (progress and reports).
-std::string format_time(double ms);
 
 }  // namespace risec::driver

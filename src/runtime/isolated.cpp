@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -204,7 +206,7 @@ std::string describe_program_signal(int sig) {
 std::vector<double> call_isolated(const std::string& path, const std::string& entry,
                                   bool keep_loaded, const std::vector<void*>& buffers,
                                   const std::vector<int>& sizes, int repeat, bool* load_failed,
-                                  CallInfo* info) {
+                                  CallInfo* info, double time_limit_s) {
   if (load_failed) *load_failed = false;
   if (repeat < 1) internal_error("call_isolated: repeat must be at least 1");
   SharedBuffer shared(kTimesOffset + sizeof(double) * static_cast<size_t>(repeat));
@@ -226,10 +228,29 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
     child_main(report, times_ms, fds[1], path, entry, keep_loaded, buffers, sizes, repeat);
   }
   ::close(fds[1]);
-  // What the program writes on stderr, to report with a failure (and to pass on).
+  // What the program writes on stderr, to report with a failure (and to pass on),
+  // until it closes the pipe by ending (or the time limit passes).
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(time_limit_s));
+  bool timed_out = false;
   std::string err;
   char buf[4096];
   for (;;) {
+    if (time_limit_s > 0) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      pollfd pfd{fds[0], POLLIN, 0};
+      const int ready =
+          left > 0 ? ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left + 1, 1000000))) : 0;
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        // The whole child (its OpenMP threads with it) ends at once.
+        ::kill(pid, SIGKILL);
+        timed_out = true;
+        break;
+      }
+    }
     ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n > 0) {
       err.append(buf, static_cast<size_t>(n));
@@ -242,6 +263,13 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) external(std::string("waiting for the program: ") + std::strerror(errno));
+  if (timed_out) {
+    if (!info)
+      external("the program ran past its time limit of " + std::to_string(time_limit_s) +
+               " s and was stopped");
+    info->timed_out = true;
+    return {};
+  }
   while (!err.empty() && err.back() == '\n') err.pop_back();
   std::string what;
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && !err.empty())

@@ -59,17 +59,22 @@ struct CallInfo {
   // faults them in once (tests/e2e/heap_buffers_test.cpp).
   long faults_first_call = 0;
   long faults_later_calls = 0;
+  // The child ran past call_isolated's time limit and was killed: no times, no output.
+  bool timed_out = false;
 };
 
 // Calls `entry`__risec_call of the shared object at `path` `repeat` times in a
 // forked child (buffers[0] the output, in a SharedBuffer; then the inputs), and
 // returns the wall time of each call in milliseconds. `keep_loaded`: see Module.
 // When the object cannot be loaded (a damaged cache entry), *load_failed is set
-// before the Error is thrown.
+// before the Error is thrown. `time_limit_s` > 0: a child still running that long
+// after the fork (loading included) is killed; then info->timed_out is set and no
+// times are returned (without `info`, an Error says so).
 std::vector<double> call_isolated(const std::string& path, const std::string& entry,
                                   bool keep_loaded, const std::vector<void*>& buffers,
                                   const std::vector<int>& sizes, int repeat,
-                                  bool* load_failed = nullptr, CallInfo* info = nullptr);
+                                  bool* load_failed = nullptr, CallInfo* info = nullptr,
+                                  double time_limit_s = 0);
 
 // Whether this process has loaded an OpenCL or CUDA driver (libOpenCL.so.1,
 // libcuda.so.1), e.g. through an in-process call of generated code (the C++ API's

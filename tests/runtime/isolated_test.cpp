@@ -219,5 +219,58 @@ void quit__risec_call(void* const* buffers, const int* sizes) {
   g_marker.clear();
 }
 
+// A child still running at the time limit is killed, OpenMP threads and all: the
+// caller learns it from CallInfo (or an Error without one) after about the limit, not
+// after the program would have ended. A program that ends in time is unaffected.
+TEST_F(IsolatedTest, AChildPastItsTimeLimitIsKilled) {
+  const char* source = R"(
+#include <unistd.h>
+void slow__risec_call(void* const* buffers, const int* sizes) {
+  float* out = (float*)buffers[0];
+  #pragma omp parallel for num_threads(2)
+  for (int i = 0; i < sizes[0]; ++i) { if (i == 0) sleep(60); out[i] = 1.0f; }
+}
+)";
+  for (bool openmp : {false, true}) {
+    SCOPED_TRACE(openmp ? "openmp" : "c");
+    CompileOptions co;
+    co.openmp = openmp;
+    const std::string path = build_shared_object(source, co).path;
+    std::vector<float> x(64, 1.0f);
+    SharedBuffer result(x.size() * sizeof(float));
+    Watchdog watchdog("slow");
+    const auto t0 = std::chrono::steady_clock::now();
+    CallInfo info;
+    std::vector<double> times = call_isolated(path, "slow", openmp, {result.data(), x.data()}, {64},
+                                              3, nullptr, &info, 0.3);
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_TRUE(info.timed_out);
+    EXPECT_TRUE(times.empty());
+    EXPECT_GE(waited, 0.3);
+    EXPECT_LT(waited, 30.0);
+    try {
+      call_isolated(path, "slow", openmp, {result.data(), x.data()}, {64}, 1, nullptr, nullptr,
+                    0.2);
+      ADD_FAILURE() << "no error without CallInfo";
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("time limit"), std::string::npos) << e.message();
+    }
+  }
+  // In time: the times of every call, the output written.
+  CompileOptions co;
+  co.openmp = true;
+  const std::string path = build_shared_object(kOpenMPDouble, co).path;
+  std::vector<float> x(64, 3.0f);
+  SharedBuffer result(x.size() * sizeof(float));
+  Watchdog watchdog("twice");
+  CallInfo info;
+  std::vector<double> times =
+      call_isolated(path, "twice", true, {result.data(), x.data()}, {64}, 3, nullptr, &info, 60);
+  EXPECT_FALSE(info.timed_out);
+  EXPECT_EQ(times.size(), 3u);
+  EXPECT_EQ(reinterpret_cast<const float*>(result.data())[63], 6.0f);
+}
+
 }  // namespace
 }  // namespace risec::runtime
