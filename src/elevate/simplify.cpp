@@ -190,9 +190,10 @@ bool literal_is(const Expr& e, double v) {
 // are unrolled into op(..op(op(init, xs[0]), xs[1]).., xs[N-1]), indexing pushed
 // through zip and maps; lets of element views are inlined; maps of a closed
 // function over a constant array become array literals; and x * 0 and 0 * x become
-// 0, x + 0, 0 + x, x - 0, x * 1 and 1 * x become x. The last identities hold for
-// finite x (x * 0 is NaN for an infinite or NaN x) up to the sign of a zero (-0 + 0 is
-// +0): a documented assumption.
+// 0 where the zero is a bound value (a literal with no place in the source: a zero
+// weight), x + 0, 0 + x, x - 0, x * 1 and 1 * x become x. The last identities hold
+// for finite x (x * 0 is NaN for an infinite or NaN x) up to the sign of a zero (-0 +
+// 0 is +0): a documented assumption.
 class Specialiser : public Folder {
  protected:
   Expr visit_lambda(const Expr& e) override {
@@ -293,8 +294,10 @@ class Specialiser : public Folder {
     }
     if ((n == PrimId::Add || n == PrimId::Sub || n == PrimId::Mul) && c->args.size() == 2) {
       const Expr &a = c->args[0], &b = c->args[1];
-      if (n == PrimId::Mul && literal_is(a, 0)) return a;
-      if (n == PrimId::Mul && literal_is(b, 0)) return b;
+      // x * 0 only for a zero that is a bound value (no place in the source): a
+      // `* 0.0f` the program itself writes keeps its NaN for an infinite or NaN x.
+      if (n == PrimId::Mul && literal_is(a, 0) && !a->span.known()) return a;
+      if (n == PrimId::Mul && literal_is(b, 0) && !b->span.known()) return b;
       if (n == PrimId::Mul && literal_is(a, 1)) return b;
       if ((n == PrimId::Mul && literal_is(b, 1)) || (n != PrimId::Mul && literal_is(b, 0)))
         return a;

@@ -20,7 +20,9 @@ std::string kernel_prelude() {
       "typedef ushort uint16_t;\ntypedef int int32_t;\ntypedef uint uint32_t;\n"
       "typedef long int64_t;\ntypedef ulong uint64_t;\n"
       "#define INT8_MIN CHAR_MIN\n#define INT16_MIN SHRT_MIN\n#define INT32_MIN INT_MIN\n"
-      "#define INT64_MIN LONG_MIN\n#define INT64_MAX LONG_MAX\n"
+      "#define INT64_MIN LONG_MIN\n#define INT8_MAX CHAR_MAX\n#define INT16_MAX SHRT_MAX\n"
+      "#define INT32_MAX INT_MAX\n#define INT64_MAX LONG_MAX\n#define UINT8_MAX UCHAR_MAX\n"
+      "#define UINT16_MAX USHRT_MAX\n#define UINT32_MAX UINT_MAX\n#define UINT64_MAX ULONG_MAX\n"
       "#define RISEC_ARITHMETIC_FAILED(fn, what) ((void)0)\n#define RISEC_SIMD_LOOP\n"
       "#define llabs abs\n#define fabsf fabs\n#define fmodf fmod\n";
   for (const rise::PrimitiveInfo& p : rise::primitives())
