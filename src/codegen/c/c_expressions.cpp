@@ -13,6 +13,20 @@
 
 namespace risec::codegen {
 
+namespace {
+// The pragma line above a lane loop over the `lanes` lanes of a vector:
+// RISEC_SIMD_LANES(n) (omp simd simdlen(n)) for a constant width, so that GCC
+// vectorises the loop at the vector's own width. Without simdlen GCC picks its preferred
+// width (256 bits on AVX-512 hosts) and a 16-float vector's loop became two 8-float
+// halves put back together through the stack: a store-forwarding stall in every
+// iteration of softmax's vectorised maximum, 30% of the kernel (docs/codegen.md).
+std::string simd_lanes(const Nat& lanes) {
+  if (std::optional<int64_t> n = lanes.as_const(); n && *n > 0)
+    return "RISEC_SIMD_LANES(" + std::to_string(*n) + ")";
+  return "RISEC_SIMD_LOOP";
+}
+}  // namespace
+
 const char* scalar_c(rise::ScalarKind k) {
   switch (k) {
     case rise::ScalarKind::Bool:
@@ -564,8 +578,9 @@ std::optional<CExpr> CPrinter::cpu_min_max(const Expression& e, const Type& t,
   std::string fn = vt + "_" + op + "_not_nan";
   if (typedefs_.insert(fn).second)
     helper_text_ += "static inline " + vt + " " + fn + "(" + vt + " x, " + vt + " y) {\n  " + vt +
-                    " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + t->size.to_string() +
-                    "; ++l) r[l] = " + name + "(x[l], y[l]);\n  return r;\n}\n";
+                    " r;\n  " + simd_lanes(t->size) + "\n  for (int l = 0; l < " +
+                    t->size.to_string() + "; ++l) r[l] = " + name +
+                    "(x[l], y[l]);\n  return r;\n}\n";
   return c_call(fn, ordered);
 }
 
@@ -713,7 +728,8 @@ CExpr CPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
     // merge-masked add instead of two xors after it, a shorter dependency chain).
     helper_text_ += "static inline " + name + " " + fn + "(" + mt + " m, " + name + " a, " + name +
                     " b) {\n#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n  " + name +
-                    " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + std::to_string(padded) +
+                    " r;\n  " + simd_lanes(rise::Nat(padded)) + "\n  for (int l = 0; l < " +
+                    std::to_string(padded) +
                     "; ++l) r[l] = m[l] ? a[l] : b[l];\n  return r;\n#else\n  typedef " + li +
                     " I __attribute__((vector_size(" + bytes + ")));\n  I k = " + m +
                     ";\n  return (" + name + ")(((I)a & k) | ((I)b & ~k));\n#endif\n}\n";
@@ -784,7 +800,7 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
   std::string fn = name + "_" + (op.is(PrimId::Mod) ? std::string("fmod") : op.name);
   if (!typedefs_.count(fn)) {
     typedefs_.insert(fn);
-    std::string lanes = vt->size.to_string();
+    std::string lanes = vt->size.to_string(), simd = simd_lanes(vt->size);
     std::string elem = scalar_c(vt->a->scalar);
     std::string params, call_args;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -806,17 +822,16 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
       std::string lim = "700.0", clamp = "1400.0", half = "0.5",
                   big = "(a0[l] > " + lim + " || a0[l] < -" + lim + ")";
       helper_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
-                      " y, r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                      "; ++l) {\n    " + elem + " x = a0[l] < -" + clamp + " ? -" + clamp +
-                      " : a0[l];\n    x = x > " + clamp + " ? " + clamp +
-                      " : x;\n    y[l] = " + big + " ? x * " + half +
-                      " : x;\n  }\n  RISEC_SIMD_LOOP\n" + "  for (int l = 0; l < " + lanes +
-                      "; ++l) r[l] = " + math_call(op, vt->a, {c_atom("y[l]")}).text +
-                      ";\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                      "; ++l) r[l] = " + big + " ? r[l] * r[l] : r[l];\n  return r;\n}\n";
+                      " y, r;\n  " + simd + "\n  for (int l = 0; l < " + lanes + "; ++l) {\n    " +
+                      elem + " x = a0[l] < -" + clamp + " ? -" + clamp + " : a0[l];\n    x = x > " +
+                      clamp + " ? " + clamp + " : x;\n    y[l] = " + big + " ? x * " + half +
+                      " : x;\n  }\n  " + simd + "\n  for (int l = 0; l < " + lanes +
+                      "; ++l) r[l] = " + math_call(op, vt->a, {c_atom("y[l]")}).text + ";\n  " +
+                      simd + "\n  for (int l = 0; l < " + lanes + "; ++l) r[l] = " + big +
+                      " ? r[l] * r[l] : r[l];\n  return r;\n}\n";
     } else {
       helper_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
-                      " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                      " r;\n  " + simd + "\n  for (int l = 0; l < " + lanes +
                       "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
     }
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.

@@ -21,7 +21,8 @@ std::string kernel_prelude() {
       "typedef long int64_t;\ntypedef ulong uint64_t;\n"
       "#define INT8_MIN CHAR_MIN\n#define INT16_MIN SHRT_MIN\n#define INT32_MIN INT_MIN\n"
       "#define INT64_MIN LONG_MIN\n#define INT64_MAX LONG_MAX\n"
-      "#define RISEC_ARITHMETIC_FAILED(fn, what) ((void)0)\n#define RISEC_SIMD_LOOP\n"
+      "#define RISEC_ARITHMETIC_FAILED(fn, what) ((void)0)\n#define RISEC_SIMD_LOOP\n#define "
+      "RISEC_SIMD_LANES(n)\n"
       "#define llabs abs\n#define fabsf fabs\n#define fmodf fmod\n";
   for (const rise::PrimitiveInfo& p : rise::primitives())
     if (p.family == rise::Family::Math) s += "#define " + p.name + "f " + p.name + "\n";
