@@ -192,8 +192,31 @@ std::string CPrinter::vector_type(const Type& t) {
       } else {
         def += plain_load;
       }
-      def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name +
-             "_u*)p = v; }\n";
+      const std::string plain_store = "static inline void " + name + "_store(" + elem + "* p, " +
+                                      name + " v) { *(" + name + "_u*)p = v; }\n";
+      // A vector wider than the target's registers (lanes * 2: 128 bytes on AVX-512, 64
+      // on AVX2) has no machine mode: GCC stores it by writing its registers to the
+      // stack and copying them out in smaller pieces, 20 cycles a store (layer norm's
+      // vectorize(lanes * 2) output loop: a third slower than vectorize(lanes)). Stored
+      // as its two halves (__builtin_shufflevector, GCC 12 and Clang), each is a register
+      // store (or split again).
+      if (!mask && vbytes >= 32) {
+        const std::string half = vector_type(rise::vector_of(t->a, Nat(padded / 2)));
+        std::string lo, hi;
+        for (int64_t k = 0; k < padded; ++k) (k < padded / 2 ? lo : hi) += ", " + std::to_string(k);
+        const std::string flag = name + "_SPLIT_STORE";
+        def += std::string("#if defined(__x86_64__) && defined(__has_builtin)") +
+               (vbytes == 64   ? " && !defined(__AVX512F__)"
+                : vbytes == 32 ? " && !defined(__AVX__)"
+                               : "") +
+               "\n#if __has_builtin(__builtin_shufflevector)\n#define " + flag +
+               "\n#endif\n#endif\n#ifdef " + flag + "\nstatic inline void " + name + "_store(" +
+               elem + "* p, " + name + " v) { " + half + "_store(p, __builtin_shufflevector(v, v" +
+               lo + ")); " + half + "_store(p + " + std::to_string(padded / 2) +
+               ", __builtin_shufflevector(v, v" + hi + ")); }\n#else\n" + plain_store + "#endif\n";
+      } else {
+        def += plain_store;
+      }
     }
     // A broadcast is a vector operation with a scalar operand, except for the vector
     // size x86 has a machine mode for but the target does not enable (32 bytes without
