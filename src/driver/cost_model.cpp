@@ -32,6 +32,16 @@ constexpr double kInCache = 0.25;
 // A floating-point division, in operations: a vector division issues one every 4 to 16
 // cycles where a multiplication issues two a cycle (reciprocalDivision's gain).
 constexpr double kDivision = 8;
+// An elementary function (exp, log, tanh, sin, cos, tan, erf, pow), in operations: a
+// range reduction and a polynomial, 15 to 30 instructions a value (risec_exp_f32:
+// docs/codegen.md), so that a candidate computing one twice (softmax's exponentials
+// recomputed where the sum and the output read them) costs what it does.
+constexpr double kElementary = 16;
+bool elementary(const rise::PrimitiveInfo& p) {
+  using rise::PrimId;
+  return p.is(PrimId::Exp) || p.is(PrimId::Log) || p.is(PrimId::Tanh) || p.is(PrimId::Sin) ||
+         p.is(PrimId::Cos) || p.is(PrimId::Tan) || p.is(PrimId::Erf) || p.is(PrimId::Pow);
+}
 
 // A chunk of iterations a dynamic or guided schedule hands out (an atomic counter and
 // a call), and the share of a statically scheduled loop's uneven work its slowest
@@ -151,9 +161,10 @@ struct Walk {
                                  : 1.0;
         // A vector operation costs one per register it spans (vectorize(lanes * 2):
         // two); a scalar one in a loop the C compiler vectorises a share of one.
-        const double cost = lanes > 1
-                                ? std::max(1.0, std::ceil(lanes / static_cast<double>(m.lanes)))
-                                : 1.0 / autovec;
+        const double cost =
+            (lanes > 1 ? std::max(1.0, std::ceil(lanes / static_cast<double>(m.lanes)))
+                       : 1.0 / autovec) *
+            (elementary(*p) ? kElementary : 1.0);
         f.ops += trips / div * cost;
         f.elements += trips * lanes / div;
         if (lanes == 1 && autovec == 1) f.ops_scalar += trips / div;

@@ -35,16 +35,17 @@ std::vector<StageChoice> stage_choices(const rise::Checked& high) {
   if (!has_primitive(high.expr, {PrimId::Let, PrimId::Zip})) return {};
   const StageChoice inlined = {
       "inlined",
-      {"stages", "normalize(inlineLet) ; normalize(zipMapFusion <+ mapFusion)",
+      {"stages", "normalize(inlineStage) ; normalize(zipMapFusion <+ mapFusion)",
        "every stage a let stores computed where it is read instead, fused with its "
        "consumer through zips and maps (no intermediate array; a stage read through a "
-       "window is recomputed for each tap)"}};
+       "window is recomputed for each tap), except a reduction read inside a map, which "
+       "stays stored (inlined, it would run again for each element)"}};
   if (!has_primitive(high.expr, {PrimId::Zip}) || !joins_computed_rows(high.expr)) return {inlined};
   // First, so that a space truncated at its size limit (schedule_space.h) keeps it; it
   // fails (and is not a candidate) where no zip of a joined array is left to open.
   return {{"inlined through joins",
            {"stages",
-            "try(bottomUp(inlineLet)) ; RNF ; normalize(mapJoinBeforeTranspose <+ "
+            "try(bottomUp(inlineStage)) ; RNF ; normalize(mapJoinBeforeTranspose <+ "
             "mapMapFBeforeTranspose <+ mapSlideBeforeTranspose <+ mapPadBeforeTranspose <+ "
             "removeTransposePair) ; topDown(zipJoin) ; normalize(zipJoin <+ joinBeforeMapF) ; "
             "normalize(padClampBeforeMap <+ padCstBeforeMap <+ slideBeforeMap) ; "

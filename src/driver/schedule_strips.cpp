@@ -105,7 +105,7 @@ std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<
        e = rise::children(e)[0])
     base.push_back(Move::Body);
   const std::string stages =
-      "normalize(inlineLet) ; normalize(padClampBeforeMap <+ padCstBeforeMap)";
+      "normalize(inlineStage) ; normalize(padClampBeforeMap <+ padCstBeforeMap)";
   const ScheduleStep dfnf_step{"strips", "DFNF", "data-flow normal form"};
   const ScheduleStep stages_step{
       "strips", stages,

@@ -7,7 +7,7 @@
 //
 // The plan is found from the program's structure, not its names, and written as
 // ordinary strategy steps (each with its comment in the .elv file):
-//   1. DFNF, the lets' stages inlined (inlineLet; each is computed per strip below),
+//   1. DFNF, the lets' stages inlined (inlineStage; each is computed per strip below),
 //      and the paddings of rows moved below the maps to the inputs (padClampBeforeMap,
 //      padCstBeforeMap, which checks that the map keeps a padded row padded); when
 //      the entry's body is then not a map (a separable filter whose column pass is

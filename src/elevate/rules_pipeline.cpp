@@ -5,7 +5,8 @@
 // (family "lowering", after lowerToC), which makes the outer loop of every stage an
 // OpenMP loop, including the stages lowerToC stores itself (an array read through a
 // transpose or by a window, wrapped in toMem), which parallelOutput, applied before
-// lowering, cannot see.
+// lowering, cannot see; and inlineStage (family "algorithmic"), inlineLet refused
+// where it would run a reduction again for every element that reads its value.
 #include "elevate/library.h"
 #include "elevate/rule_util.h"
 #include "rise/primitives.h"
@@ -194,6 +195,72 @@ Strategy zip_join() {
   });
 }
 
+// Whether `e` runs a reduction (a reduce, a scan or an iterateWhile): a loop whose
+// value is not read element by element as a view, so that each read of it runs the
+// whole loop.
+bool runs_reduction(const Expr& e) {
+  return rise::any_subexpr(e, [](const Expr& s) {
+    if (s->kind != ExprKind::Primitive || !s->prim) return false;
+    const rise::PrimitiveInfo& p = *s->prim;
+    return p.family == rise::Family::Reduce || p.family == rise::Family::Scan ||
+           p.is(PrimId::IterateWhile);
+  });
+}
+
+// Whether `x` occurs free in `e` inside a function that may run more than once: any
+// lambda (a map's, a reduction's or a generate's function: run once per element),
+// except the body of a let and of a lambda applied where it is written, which run once
+// each time `e` does. `under`: e itself is inside such a function.
+bool read_per_element(const Expr& e, const std::string& x, bool under) {
+  check_stack_depth(e->span);
+  switch (e->kind) {
+    case ExprKind::Ident:
+      return under && e->name == x;
+    case ExprKind::Lambda:
+      return e->name != x && read_per_element(e->fn, x, true);
+    case ExprKind::DepLambda:
+      return read_per_element(e->fn, x, true);
+    case ExprKind::App: {
+      // let(v)(fun(y => b)) and fun(y => b)(v): v and b run as often as e does.
+      Expr value = e->arg, f = e->fn;
+      if (auto let = util::match_prim(e, PrimId::Let, 2)) {
+        value = let->args[0];
+        f = let->args[1];
+      }
+      if (f->kind == ExprKind::Lambda)
+        return read_per_element(value, x, under) ||
+               (f->name != x && read_per_element(f->fn, x, under));
+      break;
+    }
+    default:
+      break;
+  }
+  for (const Expr& k : rise::children(e))
+    if (read_per_element(k, x, under)) return true;
+  return false;
+}
+
+// let(v)(fun(x => b)) -> b with v for x, as inlineLet, unless v runs a reduction and b
+// reads x inside a function a loop calls: inlined there, the reduction would run again
+// for every element (softmax's row maximum recomputed for each element of the row: a
+// quadratic recomputation), where stored it runs once. A stage that is an array
+// computed by maps is always inlined: each read computes the one element it reads.
+Strategy inline_stage() {
+  return rule("inlineStage", [](const Expr& e, const Context&) -> Result {
+    auto c = util::match_prim(e, PrimId::Let, 2);
+    if (!c || c->args[1]->kind != ExprKind::Lambda)
+      return fail_at("inlineStage", e, "expected let(v)(fun(x => b))");
+    const Expr& f = c->args[1];
+    if (runs_reduction(c->args[0]) && read_per_element(f->fn, f->name, false))
+      return fail_at("inlineStage", e,
+                     "the value of `" + f->name +
+                         "` runs a reduction and is read inside a function a loop calls: "
+                         "inlined, the reduction would run again for every element it reads "
+                         "(a quadratic recomputation); inlineLet inlines it anyway");
+    return util::substitute(f->fn, f->name, c->args[0]);
+  });
+}
+
 }  // namespace
 
 void register_pipeline(Registry& r) {
@@ -204,6 +271,13 @@ void register_pipeline(Registry& r) {
           "pair, instead of reading a stored array; f's projections of the pair are resolved",
           {},
           fixed(zip_map_fusion())});
+  r.rule({"inlineStage",
+          RuleFamily::Algorithmic,
+          "let(v)(fun(x => b)) -> b with v for x, as inlineLet, except where v runs a reduction "
+          "(reduce, scan, iterateWhile) and b reads x inside a function a loop calls (each "
+          "element would run the reduction again: quadratic); such a let is left stored",
+          {},
+          fixed(inline_stage())});
   r.rule({"zipJoin",
           RuleFamily::Algorithmic,
           "zip(a)(join(b)) -> join(map(fun(p => zip(p._1)(p._2)))(zip(split(k)(a))(b))) for b's "

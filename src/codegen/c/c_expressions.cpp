@@ -13,6 +13,20 @@
 
 namespace risec::codegen {
 
+namespace {
+// The pragma line above a lane loop over the `lanes` lanes of a vector:
+// RISEC_SIMD_LANES(n) (omp simd simdlen(n)) for a constant width, so that GCC
+// vectorises the loop at the vector's own width. Without simdlen GCC picks its preferred
+// width (256 bits on AVX-512 hosts) and a 16-float vector's loop became two 8-float
+// halves put back together through the stack: a store-forwarding stall in every
+// iteration of softmax's vectorised maximum, 30% of the kernel (docs/codegen.md).
+std::string simd_lanes(const Nat& lanes) {
+  if (std::optional<int64_t> n = lanes.as_const(); n && *n > 0)
+    return "RISEC_SIMD_LANES(" + std::to_string(*n) + ")";
+  return "RISEC_SIMD_LOOP";
+}
+}  // namespace
+
 const char* scalar_c(rise::ScalarKind k) {
   switch (k) {
     case rise::ScalarKind::Bool:
@@ -178,8 +192,31 @@ std::string CPrinter::vector_type(const Type& t) {
       } else {
         def += plain_load;
       }
-      def += "static inline void " + name + "_store(" + elem + "* p, " + name + " v) { *(" + name +
-             "_u*)p = v; }\n";
+      const std::string plain_store = "static inline void " + name + "_store(" + elem + "* p, " +
+                                      name + " v) { *(" + name + "_u*)p = v; }\n";
+      // A vector wider than the target's registers (lanes * 2: 128 bytes on AVX-512, 64
+      // on AVX2) has no machine mode: GCC stores it by writing its registers to the
+      // stack and copying them out in smaller pieces, 20 cycles a store (layer norm's
+      // vectorize(lanes * 2) output loop: a third slower than vectorize(lanes)). Stored
+      // as its two halves (__builtin_shufflevector, GCC 12 and Clang), each is a register
+      // store (or split again).
+      if (!mask && vbytes >= 32) {
+        const std::string half = vector_type(rise::vector_of(t->a, Nat(padded / 2)));
+        std::string lo, hi;
+        for (int64_t k = 0; k < padded; ++k) (k < padded / 2 ? lo : hi) += ", " + std::to_string(k);
+        const std::string flag = name + "_SPLIT_STORE";
+        def += std::string("#if defined(__x86_64__) && defined(__has_builtin)") +
+               (vbytes == 64   ? " && !defined(__AVX512F__)"
+                : vbytes == 32 ? " && !defined(__AVX__)"
+                               : "") +
+               "\n#if __has_builtin(__builtin_shufflevector)\n#define " + flag +
+               "\n#endif\n#endif\n#ifdef " + flag + "\nstatic inline void " + name + "_store(" +
+               elem + "* p, " + name + " v) { " + half + "_store(p, __builtin_shufflevector(v, v" +
+               lo + ")); " + half + "_store(p + " + std::to_string(padded / 2) +
+               ", __builtin_shufflevector(v, v" + hi + ")); }\n#else\n" + plain_store + "#endif\n";
+      } else {
+        def += plain_store;
+      }
     }
     // A broadcast is a vector operation with a scalar operand, except for the vector
     // size x86 has a machine mode for but the target does not enable (32 bytes without
@@ -564,8 +601,9 @@ std::optional<CExpr> CPrinter::cpu_min_max(const Expression& e, const Type& t,
   std::string fn = vt + "_" + op + "_not_nan";
   if (typedefs_.insert(fn).second)
     helper_text_ += "static inline " + vt + " " + fn + "(" + vt + " x, " + vt + " y) {\n  " + vt +
-                    " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + t->size.to_string() +
-                    "; ++l) r[l] = " + name + "(x[l], y[l]);\n  return r;\n}\n";
+                    " r;\n  " + simd_lanes(t->size) + "\n  for (int l = 0; l < " +
+                    t->size.to_string() + "; ++l) r[l] = " + name +
+                    "(x[l], y[l]);\n  return r;\n}\n";
   return c_call(fn, ordered);
 }
 
@@ -713,7 +751,8 @@ CExpr CPrinter::vector_blend(const Type& vt, const std::vector<CExpr>& args) {
     // merge-masked add instead of two xors after it, a shorter dependency chain).
     helper_text_ += "static inline " + name + " " + fn + "(" + mt + " m, " + name + " a, " + name +
                     " b) {\n#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n  " + name +
-                    " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + std::to_string(padded) +
+                    " r;\n  " + simd_lanes(rise::Nat(padded)) + "\n  for (int l = 0; l < " +
+                    std::to_string(padded) +
                     "; ++l) r[l] = m[l] ? a[l] : b[l];\n  return r;\n#else\n  typedef " + li +
                     " I __attribute__((vector_size(" + bytes + ")));\n  I k = " + m +
                     ";\n  return (" + name + ")(((I)a & k) | ((I)b & ~k));\n#endif\n}\n";
@@ -784,7 +823,7 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
   std::string fn = name + "_" + (op.is(PrimId::Mod) ? std::string("fmod") : op.name);
   if (!typedefs_.count(fn)) {
     typedefs_.insert(fn);
-    std::string lanes = vt->size.to_string();
+    std::string lanes = vt->size.to_string(), simd = simd_lanes(vt->size);
     std::string elem = scalar_c(vt->a->scalar);
     std::string params, call_args;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -806,17 +845,16 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
       std::string lim = "700.0", clamp = "1400.0", half = "0.5",
                   big = "(a0[l] > " + lim + " || a0[l] < -" + lim + ")";
       helper_text_ += "static inline " + name + " " + fn + "(" + name + " a0) {\n  " + name +
-                      " y, r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                      "; ++l) {\n    " + elem + " x = a0[l] < -" + clamp + " ? -" + clamp +
-                      " : a0[l];\n    x = x > " + clamp + " ? " + clamp +
-                      " : x;\n    y[l] = " + big + " ? x * " + half +
-                      " : x;\n  }\n  RISEC_SIMD_LOOP\n" + "  for (int l = 0; l < " + lanes +
-                      "; ++l) r[l] = " + math_call(op, vt->a, {c_atom("y[l]")}).text +
-                      ";\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
-                      "; ++l) r[l] = " + big + " ? r[l] * r[l] : r[l];\n  return r;\n}\n";
+                      " y, r;\n  " + simd + "\n  for (int l = 0; l < " + lanes + "; ++l) {\n    " +
+                      elem + " x = a0[l] < -" + clamp + " ? -" + clamp + " : a0[l];\n    x = x > " +
+                      clamp + " ? " + clamp + " : x;\n    y[l] = " + big + " ? x * " + half +
+                      " : x;\n  }\n  " + simd + "\n  for (int l = 0; l < " + lanes +
+                      "; ++l) r[l] = " + math_call(op, vt->a, {c_atom("y[l]")}).text + ";\n  " +
+                      simd + "\n  for (int l = 0; l < " + lanes + "; ++l) r[l] = " + big +
+                      " ? r[l] * r[l] : r[l];\n  return r;\n}\n";
     } else {
       helper_text_ += "static inline " + name + " " + fn + "(" + params + ") {\n  " + name +
-                      " r;\n  RISEC_SIMD_LOOP\n  for (int l = 0; l < " + lanes +
+                      " r;\n  " + simd + "\n  for (int l = 0; l < " + lanes +
                       "; ++l) r[l] = " + body.text + ";\n  return r;\n}\n";
     }
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.

@@ -39,6 +39,7 @@ const char* const kPrelude = R"(#include <cuda_runtime.h>
 
 #define restrict __restrict__
 #define RISEC_SIMD_LOOP
+#define RISEC_SIMD_LANES(n)
 #ifdef __CUDA_ARCH__
 #define RISEC_ARITHMETIC_FAILED(fn, what) (printf("%s: %s\n", (fn), (what)), __trap())
 #endif

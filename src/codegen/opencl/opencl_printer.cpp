@@ -24,6 +24,7 @@ std::string kernel_prelude() {
       "#define INT32_MAX INT_MAX\n#define INT64_MAX LONG_MAX\n#define UINT8_MAX UCHAR_MAX\n"
       "#define UINT16_MAX USHRT_MAX\n#define UINT32_MAX UINT_MAX\n#define UINT64_MAX ULONG_MAX\n"
       "#define RISEC_ARITHMETIC_FAILED(fn, what) ((void)0)\n#define RISEC_SIMD_LOOP\n"
+      "#define RISEC_SIMD_LANES(n)\n"
       "#define llabs abs\n#define fabsf fabs\n#define fmodf fmod\n";
   for (const rise::PrimitiveInfo& p : rise::primitives())
     if (p.family == rise::Family::Math) s += "#define " + p.name + "f " + p.name + "\n";
