@@ -469,11 +469,12 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
   // so that the block loops, the column blocks outermost included, read them instead
   // of computing them again for each block of columns (a row panel's first layer was
   // computed once per column block of the second).
-  BlockStep each{"block",
-                 "try(everywhere(isProductNest ; hoist(isFullyApplied(isMap), id))) ; "
-                 "everywhere(isProductNest ; ",
-                 "each product's rows stored first where an earlier layer computes them; at "
-                 "each product: "};
+  BlockStep each{
+      "block",
+      "try(everywhere(isProductNest ; hoist(isFullyApplied(isMap) ; containsComputation, id))) ; "
+      "everywhere(isProductNest ; ",
+      "each product's rows stored first where an earlier layer computes them; at "
+      "each product: "};
   if (p.panel) {
     // The rows in panels of P (a multiple of ti), each panel's product blocked; the
     // panel loop parallel. Rows outside the last whole panel are peeled off first
