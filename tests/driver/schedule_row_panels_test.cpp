@@ -46,12 +46,10 @@ size_t count(const std::string& s, const std::string& word) {
 // read through transpose (torch.addmm's layout), a bias or not, a relu or not.
 struct Net {
   std::string text;
-  int layers = 0;
 };
 
 Net random_net(std::mt19937_64& rng, int layers) {
   Net n;
-  n.layers = layers;
   std::string nats = "b: Nat", params, close, lets;
   for (int i = 0; i <= layers; ++i) nats += ", d" + std::to_string(i) + ": Nat";
   params = "fun(x: b.d0.f32 => ";
