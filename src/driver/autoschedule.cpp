@@ -163,6 +163,9 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
             ? std::string("the outer loop of every stage, after lowering (parallelStages)")
         : b.parallel == "strips"
             ? std::string("the strips of output rows (each computes its producers' rows)")
+        : b.parallel == "row panels"
+            ? std::string("the panels of output rows, the only parallel loop (each computes "
+                          "its rows of every layer)")
             : std::string("the outermost computing map"))
     << "\n";
   if (!b.parallel.empty())
@@ -241,6 +244,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
     SpaceOptions so = cfg.space;
     so.target = cfg.target;
     so.threads = cfg.machine.threads;
+    so.fork_join_cycles = cfg.machine.fork_join_cycles;
     r.space = build_space(high, so);
     const int inputs = array_inputs(high);
     for (const ScheduleCandidate& c : r.space.candidates)
@@ -376,8 +380,9 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
           }
           // The default is timed in full; another candidate whose first call (the
           // checked one, when there was one) is more than kStopAboveBest times the
-          // best so far, plus the overhead of a first call, is not called again, and
-          // one whose process runs past kill_limit_ms is killed.
+          // best so far, plus the overhead of a first call, is not called again
+          // (unless that call was cheap to repeat: stop_after_first_call), and one
+          // whose process runs past kill_limit_ms is killed.
           const TunePoint point{static_cast<int64_t>(i)};
           if (killed) {
             m.time_ms = kill_limit_ms(stop);
@@ -389,7 +394,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
             m.time_ms = measurer.measure(*j.compiled, point);
           }
           if (limited) {
-            m.stopped = *m.time_ms > stop;
+            m.stopped = stop_after_first_call(*m.time_ms, stop);
             m.killed = *m.time_ms >= kill_limit_ms(stop);
           }
         } catch (const Error& e) {

@@ -2,6 +2,7 @@
 #include "driver/cost_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -22,10 +23,19 @@ using rise::Expr;
 using rise::ExprKind;
 
 // Weights of the score, in operation units: a loop iteration's overhead (counter,
-// branch, index arithmetic), a byte stored and read back, starting a parallel loop.
+// branch, index arithmetic), a byte stored and read back. Starting a parallel loop
+// costs CostMachine::fork_join_cycles (an operation unit taken as a cycle).
 constexpr double kIteration = 0.5;
 constexpr double kByte = 0.125;
-constexpr double kParallelRegion = 5000;
+// A parallel loop's fork and join on 2 threads, in cycles (2.6 a ns), measured by
+// bench/autoschedule/forkjoin.sh on the 2-core Xeon (KVM, 2026-11-29): with libgomp's
+// default wait policy 0.9 us back to back (the other thread spins; on an overloaded
+// machine that spinning thread competes with the one working, and a loop after 300 us
+// of sequential work cost milliseconds); under OMP_WAIT_POLICY=passive 3 to 10 us back
+// to back and 5 us after sequential work at load 3.6 (62 us at load 12): the sleeping
+// thread is woken by the kernel.
+constexpr double kForkJoinSpin = 2600;
+constexpr double kForkJoinPassive = 13000;
 // A stored array that fits a core's L2 cache (a strip's buffer of producer rows,
 // schedule_strips.h) is read back from the cache: its bytes cost this fraction.
 constexpr double kInCache = 0.25;
@@ -247,6 +257,10 @@ CostMachine host_cost_machine(const std::string& target) {
       const int v = std::atoi(t);
       if (v > 0) m.threads = v;
     }
+    // OMP_WAIT_POLICY=passive (any case): idle threads sleep, and each fork wakes them.
+    std::string policy = std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : "";
+    for (char& ch : policy) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    m.fork_join_cycles = policy == "passive" ? kForkJoinPassive : kForkJoinSpin;
   }
   return m;
 }
@@ -264,7 +278,7 @@ CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, i
   f.parallel_ops = whole_parallel;
   f.ops = serial + whole_parallel;
   f.score = (serial + whole_parallel / m.threads) + kIteration * f.iterations + kByte * w.traffic +
-            kParallelRegion * f.parallel_regions + kChunk * f.chunks + kImbalance * f.imbalance +
+            m.fork_join_cycles * f.parallel_regions + kChunk * f.chunks + kImbalance * f.imbalance +
             w.divisions;
   if (tile > 0) {
     f.tile_footprint = tile * tile * 4 * (inputs + 1);

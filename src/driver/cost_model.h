@@ -23,6 +23,11 @@ struct CostMachine {
   int64_t lanes = 8;   // floats per vector register (support/cpu.h)
   int64_t l1 = 32768;  // data cache per core, bytes
   int64_t l2 = 524288;
+  // What starting and ending a parallel loop (a fork and a join) costs, in cycles
+  // (the score's operation units): measured by bench/autoschedule/forkjoin.sh, more
+  // under OMP_WAIT_POLICY=passive, whose idle threads sleep and are woken by the
+  // kernel, than with libgomp's default, which spins a while first.
+  double fork_join_cycles = 2600;
 };
 
 // The machine the model assumes for `target` (threads 1 for c).

@@ -24,13 +24,13 @@ class RealMeasurer : public Measurer {
 
   double measure_unless_slower(const Compiled& c, const TunePoint&, double stop_above_ms) override {
     const double first = fastest(c, 1, kill_limit_ms(stop_above_ms));
-    if (first > stop_above_ms || repeat_ == 1) return first;
+    if (stop_after_first_call(first, stop_above_ms) || repeat_ == 1) return first;
     return std::min(first, fastest(c, repeat_ - 1));
   }
 
   double measure_after_first_call(const Compiled& c, const TunePoint&, double first_ms,
                                   double stop_above_ms) override {
-    if (first_ms > stop_above_ms || repeat_ == 1) return first_ms;
+    if (stop_after_first_call(first_ms, stop_above_ms) || repeat_ == 1) return first_ms;
     return std::min(first_ms, fastest(c, repeat_ - 1));
   }
 
@@ -67,6 +67,10 @@ class RealMeasurer : public Measurer {
 
 double kill_limit_ms(double stop_above_ms) {
   return 2 * stop_above_ms + 1000;
+}
+
+bool stop_after_first_call(double first_ms, double stop_above_ms) {
+  return first_ms > stop_above_ms && first_ms >= kAlwaysRepeatBelowMs;
 }
 
 double stop_threshold_ms(const Measurer& m, double best_ms) {

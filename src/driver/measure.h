@@ -68,6 +68,18 @@ double kill_limit_ms(double stop_above_ms);
 // overhead added: stop_threshold_ms).
 inline constexpr double kStopAboveBest = 3.0;
 
+// A first call shorter than this never stops a candidate's timing: repeating it costs
+// less than the C compiler spent building it (hundreds of milliseconds), and a cold
+// first call of a sub-millisecond kernel is dominated by what the later calls do not
+// pay (a fresh process's OpenMP threads, page faults of a packed operand's buffer):
+// the MLP's 0.13 ms register blocks took 1.5 ms on their first call and were stopped
+// against a 0.38 ms best, so tune kept a schedule 2.4x slower (issue 34).
+inline constexpr double kAlwaysRepeatBelowMs = 25.0;
+
+// Whether a candidate whose first call took `first_ms` is stopped there
+// (measure_unless_slower): slower than `stop_above_ms`, and not cheap to repeat.
+bool stop_after_first_call(double first_ms, double stop_above_ms);
+
 // Builds with $CC (runtime/jit.h) and times `repeat` calls on seeded inputs,
 // returning the fastest.
 std::unique_ptr<Measurer> make_measurer(const rise::SizeMap& sizes, uint64_t seed, int repeat);

@@ -234,6 +234,29 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
     score *= rounds * m.threads / std::max(1.0, blocks);
     if (blocks < m.threads) why << "; only " << blocks << " blocks for " << m.threads << " threads";
   }
+  // What a call pays besides the product, per multiply-add of a thread's share: the
+  // packed operand's copy (its bytes read and written once per call: 8 / rows bytes
+  // per multiply-add, from where B lives), and the fork and join of the product's
+  // parallel loop and of the packing loop. Both vanish on a large product (mm 1024^3)
+  // and decide a small one (the MLP's 64-row layers: the copy is an eighth of a
+  // byte per multiply-add, a fork and join under OMP_WAIT_POLICY=passive tens of
+  // microseconds, the time of a quarter of a layer).
+  const double fmas =
+      static_cast<double>(c.rows) * static_cast<double>(c.cols) * static_cast<double>(c.depth);
+  if (p.pack) {
+    const double copy = 8.0 / static_cast<double>(c.rows) /
+                        (whole_b <= static_cast<double>(m.l2) ? kL2Bandwidth : kFarBandwidth);
+    score += copy;
+    why << "; B packed every call (" << static_cast<int>(100 * copy / score + 0.5)
+        << "% of the estimate)";
+  }
+  if (m.threads > 1 && m.fork_join_cycles > 0 && fmas > 0) {
+    const double regions = p.pack ? 2 : 1;
+    const double fj = regions * m.fork_join_cycles * m.threads / fmas;
+    score += fj;
+    why << "; " << regions << " parallel loop(s) started per product ("
+        << static_cast<int>(100 * fj / score + 0.5) << "% of the estimate)";
+  }
   p.score = score;
   p.reason = why.str();
 }
@@ -441,7 +464,17 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
                      "the last " + std::to_string(rest) + " rows peeled off; the first rows: " +
                          main.comment + "; the last: " + last.comment};
   };
-  BlockStep each{"block", "everywhere(isProductNest ; ", "at each product: "};
+  // Each product's rows, when a map computes them (an earlier layer and its
+  // epilogue), computed once into memory before the product (hoist: a let around it),
+  // so that the block loops, the column blocks outermost included, read them instead
+  // of computing them again for each block of columns (a row panel's first layer was
+  // computed once per column block of the second).
+  BlockStep each{
+      "block",
+      "try(everywhere(isProductNest ; hoist(isFullyApplied(isMap) ; containsComputation, id))) ; "
+      "everywhere(isProductNest ; ",
+      "each product's rows stored first where an earlier layer computes them; at "
+      "each product: "};
   if (p.panel) {
     // The rows in panels of P (a multiple of ti), each panel's product blocked; the
     // panel loop parallel. Rows outside the last whole panel are peeled off first

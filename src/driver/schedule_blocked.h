@@ -82,6 +82,9 @@ struct BlockMachine {
   int64_t registers = 16;  // vector registers (32 with AVX-512)
   int64_t l1 = 32768, l2 = 524288;
   int threads = 1;
+  // Cycles a parallel loop's fork and join cost (cost_model.h, fork_join_cycles): each
+  // blocked product's parallel loop, and its packing loop, pays it once per call.
+  double fork_join_cycles = 0;
 };
 
 // The points of the space for `c` (every ti, tj, kk, width, order, pack, and for

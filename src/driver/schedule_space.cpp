@@ -15,6 +15,7 @@
 #include "driver/schedule_omp.h"
 #include "driver/schedule_pipeline.h"
 #include "driver/schedule_reduce.h"
+#include "driver/schedule_row_panels.h"
 #include "driver/schedule_strips.h"
 #include "elevate/default_lowering.h"
 #include "elevate/parser.h"
@@ -237,6 +238,8 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     if (long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE); l1 > 0) bm.l1 = l1;
     if (long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0) bm.l2 = l2;
 #endif
+    bm.fork_join_cycles = opt.fork_join_cycles;
+    std::vector<ScheduleCandidate> whole;
     for (const BlockPoint& pt : rank_block_points(*con, bm, opt.register_blocks)) {
       ScheduleCandidate c;
       c.structure = pt.pack ? "register blocks, packed" : "register blocks";
@@ -250,10 +253,23 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
       c.vector = pt.width == 1 ? "lanes" : "lanes * 2";
       if (opt.target == "openmp") c.parallel = "outermost map";
       c.block_reason = pt.reason;
+      c.block_score = pt.score;
       for (const BlockStep& b : block_steps(pt, opt.target))
         c.steps.push_back({b.decision, b.strategy, b.comment});
       if (!lower_candidate(c, high, space)) continue;
-      add(std::move(c));
+      whole.push_back(std::move(c));
+    }
+    // The row panels (schedule_row_panels.h) interleaved by the model's estimate, each
+    // list keeping its own order (the whole products' is diverse, not sorted).
+    std::vector<ScheduleCandidate> panels =
+        space.reduced ? std::vector<ScheduleCandidate>{}
+                      : row_panel_candidates(high, *con, bm, opt.target, opt.row_panels, space);
+    size_t w = 0, q = 0;
+    while (w < whole.size() || q < panels.size()) {
+      if (q < panels.size() && (w == whole.size() || panels[q].block_score < whole[w].block_score))
+        add(std::move(panels[q++]));
+      else
+        add(std::move(whole[w++]));
     }
   }
 

@@ -39,7 +39,10 @@
 //              lowering's try(unrollReductions(25)) (taps_step).
 // Programs with a reduction of products nested in two maps (matrix products) also
 // get register-blocked candidates (schedule_blocked.h: the mm template's decisions,
-// ranked by a register and cache model).
+// ranked by a register and cache model), and, when the output is a map over rows,
+// row-panel candidates (schedule_row_panels.h: every layer of a panel of rows
+// computed in one parallel loop, its products blocked), the two kinds interleaved by
+// that model's estimate.
 // Each candidate's steps are rewritten and checked one decision at a time (the
 // candidates share their prefixes' rewrites); a step a rule refuses drops every
 // candidate under it (counted), and candidates whose lowered programs are the same
@@ -93,6 +96,7 @@ struct ScheduleCandidate {
   bool reordered = false;
   std::string block;         // a register-blocked candidate's point (schedule_blocked.h)
   std::string block_reason;  // and the register and cache model's reason, in words
+  double block_score = 0;    // and that model's estimate (cycles per multiply-add)
   std::string gpu;           // opencl and cuda: the mapping, in words (schedule_gpu.h)
   // The strategy text (steps, then lowerToC), one step a line with its comment.
   std::string strategy_text() const;
@@ -110,7 +114,9 @@ struct SpaceOptions {
   // else the largest divisors); empty: no strips.
   std::vector<int64_t> strips = {8, 16, 32, 64};
   size_t register_blocks = 32;  // register-blocked candidates kept (schedule_blocked.h)
+  size_t row_panels = 8;        // row-panel candidates kept (schedule_row_panels.h)
   int threads = 1;              // the threads the blocked candidates' model assumes
+  double fork_join_cycles = 0;  // and what it charges a parallel loop (cost_model.h)
   size_t schedule_choices = 2;  // openmp: parallel candidates given a dynamic schedule too
 };
 

@@ -86,7 +86,7 @@ std::vector<int64_t> strip_heights(int64_t rows, const std::vector<int64_t>& pre
 }
 
 std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<int64_t>& preferred,
-                                   int* rewrites) {
+                                   int* rewrites, const StripPlanOptions& options) {
   auto attempt = [&](const std::string& text,
                      const rise::Checked& c) -> std::optional<rise::Checked> {
     try {
@@ -126,9 +126,9 @@ std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<
   rise::Checked start;
   std::vector<ScheduleStep> prep;
   std::optional<std::pair<rise::Expr, rise::Expr>> out;
-  for (const std::vector<ScheduleStep>& steps :
-       {std::vector<ScheduleStep>{stages_step},
-        std::vector<ScheduleStep>{cols_step, stages_step}}) {
+  for (std::vector<ScheduleStep> steps : {std::vector<ScheduleStep>{stages_step},
+                                          std::vector<ScheduleStep>{cols_step, stages_step}}) {
+    steps.insert(steps.end(), options.structure.begin(), options.structure.end());
     std::optional<rise::Checked> c = dfnf;
     for (const ScheduleStep& st : steps)
       if (c) c = attempt(st.strategy, *c);
@@ -181,7 +181,7 @@ std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<
         break;
       }
     }
-    if (plan.halos == 0) continue;  // no window: nothing computed per strip
+    if (plan.halos == 0 && options.need_halo) continue;  // no window: nothing computed per strip
     // The maps over the strips fused into one (only there: inside a strip, a
     // producer's rows stay apart from the views that read them, so lowerToC stores
     // the rows, not their windows).

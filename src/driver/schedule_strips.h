@@ -54,10 +54,20 @@ struct StripPlan {
 // preferred is empty).
 std::vector<int64_t> strip_heights(int64_t rows, const std::vector<int64_t>& preferred);
 
+// What a plan is made for. The strips of an image pipeline (the default) need a
+// window: a pointwise pipeline gains nothing from strips. The row panels of a network
+// of products (schedule_row_panels.h) pass no window: each panel's rows are computed
+// through every stage, its products register-blocked; their structure steps (a
+// product's epilogue moved out of it) come after the stages are inlined.
+struct StripPlanOptions {
+  bool need_halo = true;
+  std::vector<ScheduleStep> structure;  // applied after the lets are inlined
+};
+
 // The plans of `high` (one per strip height; empty when the program is not a
 // pipeline of row stages); `*rewrites` counts the rewrites tried.
 std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<int64_t>& preferred,
-                                   int* rewrites);
+                                   int* rewrites, const StripPlanOptions& options = {});
 
 // The space's strip candidates of `high` (structure "strips"), lowered; a rule's or
 // the checker's refusal counts in space.dropped.

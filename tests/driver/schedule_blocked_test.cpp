@@ -289,6 +289,7 @@ TEST(ScheduleBlocked, EveryLayerOfDenseNetworksIsBlockedAndMatchesTheInterpreter
       o.tiles = {};
       o.explore_variants = 0;
       o.register_blocks = 2;
+      o.row_panels = 0;  // (schedule_row_panels_test.cpp checks those)
       const ScheduleSpace space = build_space(high, o);
       size_t blocked = 0;
       for (const ScheduleCandidate& c : space.candidates) {
