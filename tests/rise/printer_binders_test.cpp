@@ -138,9 +138,9 @@ TEST(PrinterBinders, ExamplesWithBindersNamedLikePrimitivesReadBack) {
 // checked entry has `map`, `reduce` and `add` inside binders with those names.
 TEST(PrinterBinders, InlinedDefinitionUnderSameNamedParameters) {
   const char* text =
-      "def g = fun(ys => ys |> map(fun(y => y + 1.0f)))\n"
+      "def g = fun(ys => ys |> map(fun(y => y + 1.0f)) |> reduce(add)(0.0f))\n"
       "def f = depFun((n: Nat) => fun(xs: n.f32 => fun(map: f32 => fun(add: f32 =>\n"
-      "  fun(reduce: f32 => g(xs) |> reduce(fun(a => fun(b => a + b + map * add)))(reduce))))))\n";
+      "  fun(reduce: f32 => g(xs) + map * add + reduce)))))\n";
   Checked c = check_program(parse_program(src(text)), "", nullptr);
   const std::string printed = print_expr(c.expr);
   EXPECT_EQ(printed.find("fun(map"), std::string::npos) << printed;
