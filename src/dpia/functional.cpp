@@ -360,6 +360,14 @@ class Converter {
         for (const Expr& a : vargs) args.push_back(conv(a));
         return apply(b->value, args, e->span);
       }
+      // A function parameter of a lambda that is not applied where it stands (a
+      // let-bound `fun(k => ... k(x) ...)`): its argument is unknown here.
+      if (b && b->value->kind == PhraseNode::Var)
+        user_error("cannot compile this application: '" + head->name +
+                       "' is a parameter whose function is not known where the lambda is "
+                       "compiled (a let-bound function that applies a function parameter "
+                       "does not compile: bind it with def, whose uses are inlined)",
+                   e->span);
     }
     user_error(
         "cannot compile this application: the function is not a primitive or a known "

@@ -397,6 +397,9 @@ class Printer {
   Printed doc(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Ident:
+        // a with-loop's desugared primitive is no binder's, whatever is in scope
+        if (written_by_with_loop(e->span) && find_primitive(e->name))
+          return {text(e->name), kPostfix};
         return {text(display(e->name)), kPostfix};
       case ExprKind::Primitive:
         // A parallel loop's schedule: its first arguments, `mapPar(dynamic, 4)`, which
