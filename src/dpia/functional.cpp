@@ -3,6 +3,7 @@
 // inference and checking of read/write annotations.
 #include "dpia/functional.h"
 
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -296,6 +297,20 @@ class Converter {
         vargs.push_back(a.value);
       }
     }
+    if (head->kind == ExprKind::Primitive && head->prim && head->prim->is(rise::PrimId::Let) &&
+        vargs.size() >= 2 && vargs[1]->kind == ExprKind::Lambda && vargs[0]->type &&
+        vargs[0]->type->kind == TypeKind::Fun) {
+      // let(v)(fun(g => b)) of a function v (`let g = fun(x => x * 2.0f) in ...`):
+      // nothing is stored; g stands for v's lambda in b, as in the redex
+      // (fun(g => b))(v), so that g(x) applies a known lambda.
+      env_.push_back({vargs[1]->name, Binding{as_function(vargs[0])}});
+      Phrase result = conv(vargs[1]->fn);
+      env_.pop_back();
+      if (vargs.size() == 2) return result;
+      std::vector<Phrase> more;
+      for (size_t i = 2; i < vargs.size(); ++i) more.push_back(conv(vargs[i]));
+      return apply(result, more, e->span);
+    }
     if (head->kind == ExprKind::Primitive) return primitive(e, head, targs, vargs);
     if (head->kind == ExprKind::Foreign) {
       const auto& f = *head->foreign;
@@ -345,6 +360,14 @@ class Converter {
         for (const Expr& a : vargs) args.push_back(conv(a));
         return apply(b->value, args, e->span);
       }
+      // A function parameter of a lambda that is not applied where it stands (a
+      // let-bound `fun(k => ... k(x) ...)`): its argument is unknown here.
+      if (b && b->value->kind == PhraseNode::Var)
+        user_error("cannot compile this application: '" + head->name +
+                       "' is a parameter whose function is not known where the lambda is "
+                       "compiled (a let-bound function that applies a function parameter "
+                       "does not compile: bind it with def, whose uses are inlined)",
+                   e->span);
     }
     user_error(
         "cannot compile this application: the function is not a primitive or a known "
@@ -382,6 +405,17 @@ class Converter {
     }
   }
 
+  // The name written at the start of `s` ("map" for a mapPar a rule made from the
+  // map written there), or "" when `s` is unknown or starts with no name.
+  static std::string word_at(const Span& s) {
+    if (!s.known()) return "";
+    const std::string& t = s.file->text;
+    size_t end = s.begin;
+    while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) || t[end] == '_'))
+      ++end;
+    return t.substr(s.begin, end - s.begin);
+  }
+
   Phrase primitive(const Expr& e, const Expr& head, const std::vector<rise::TypeArg>& targs,
                    const std::vector<Expr>& vargs) {
     const std::string& name = head->name;
@@ -390,16 +424,24 @@ class Converter {
     int arity = info->is(rise::PrimId::MakeArray) ? head->count : info->arity;
     // Parallel and OpenCL primitives must suit the target.
     // A scheduled one shows its schedule, an OpenMP clause as well.
-    if (info->has(rise::kOpenMP) && !target_.runs(LoopKind::Par))
-      user_error(
+    if (info->has(rise::kOpenMP) && !target_.runs(LoopKind::Par)) {
+      std::string msg =
           name +
-              (head->schedule.is_default() ? std::string()
-                                           : "(" + rise::schedule_text(head->schedule) + ")") +
-              " needs the OpenMP target (--target openmp); the " + target_.name +
-              (target_.runs(LoopKind::Global)
-                   ? " target runs parallel maps as mapGlobal/mapWorkGroup/mapLocal"
-                   : " target runs sequentially (use mapSeq/reduceSeq)"),
-          head->span);
+          (head->schedule.is_default() ? std::string()
+                                       : "(" + rise::schedule_text(head->schedule) + ")") +
+          " needs the OpenMP target (--target openmp); the " + target_.name +
+          (target_.runs(LoopKind::Global)
+               ? " target runs parallel maps as mapGlobal/mapWorkGroup/mapLocal"
+               : " target runs sequentially (use mapSeq/reduceSeq)");
+      // A loop a rule made from the `map` (or `reduce`) written here: the program is
+      // fine, the strategy is one for OpenMP (one tuned with --target openmp, say).
+      if (std::string word = word_at(head->span); !word.empty() && word != name)
+        msg += ". The strategy made this " + word + " a parallel loop and the " + target_.name +
+               " target has no OpenMP parallel loops: compile with --target " +
+               "openmp, or use a strategy for the " + target_.name +
+               " target (without parallel, mapPar or reducePar)";
+      user_error(msg, head->span);
+    }
     if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global))
       user_error(
           name + " needs an OpenCL or CUDA target; the " + target_.name + " target cannot run it",

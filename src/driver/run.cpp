@@ -457,6 +457,29 @@ static std::string share(const Comparison& cmp) {
   return format_g(pct, pct < 1 ? 2 : 3) + "%";
 }
 
+// "[2][5]": the position of the i-th element (row-major) of an array of `shape`.
+static std::string flat_position(const std::vector<int64_t>& shape, int64_t i) {
+  std::vector<int64_t> at(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    at[d] = shape[d] ? i % shape[d] : 0;
+    i = shape[d] ? i / shape[d] : 0;
+  }
+  std::string s;
+  for (int64_t k : at) s += "[" + std::to_string(k) + "]";
+  return s.empty() ? "[]" : s;
+}
+
+std::string error_summary(const Comparison& cmp) {
+  const int64_t odd = cmp.nonfinite_mismatches;
+  if (odd == 0) return "max abs error " + format_g(cmp.max_abs_error);
+  const std::string what = " NaN or infinite against a different value";
+  if (odd == cmp.mismatches)  // the first mismatch shown is one of them
+    return (odd == 1 ? "it is" : "all " + std::to_string(odd) + " are") + what +
+           ", which no finite error measures";
+  return std::to_string(odd) + " of them" + what + " (first: " + cmp.first_nonfinite +
+         "); max abs error of the others " + format_g(cmp.max_abs_error);
+}
+
 Comparison compare_values(const rise::Value& got, const rise::Value& expected,
                           const rise::Type& type, double rtol, double atol) {
   Comparison r;
@@ -470,21 +493,27 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
       internal_error("compare_values: different leaf shapes");
     const int64_t n = x.count();
     r.elements += n;
-    auto close = [&](double p, double q) {
-      if (std::isnan(p) || std::isnan(q)) return std::isnan(p) && std::isnan(q);
-      if (std::isinf(p) || std::isinf(q)) return p == q;
-      double d = std::fabs(p - q);
-      r.max_abs_error = std::max(r.max_abs_error, d);
-      return d <= atol + rtol * std::max(std::fabs(p), std::fabs(q));
+    auto close = [&](double p, double q, int64_t i) {
+      if (std::isfinite(p) && std::isfinite(q)) {
+        double d = std::fabs(p - q);
+        r.max_abs_error = std::max(r.max_abs_error, d);
+        return d <= atol + rtol * std::max(std::fabs(p), std::fabs(q));
+      }
+      if (std::isnan(p) ? std::isnan(q) : p == q) return true;  // the same NaN or infinity
+      if (r.nonfinite_mismatches++ == 0)
+        r.first_nonfinite = "element " + flat_position(x.shape, i) +
+                            (a.size() > 1 ? " of part " + std::to_string(l + 1) : "") + ": " +
+                            format_g(p) + " vs " + format_g(q);
+      return false;
     };
     if (x.dtype == runtime::DType::F32) {
       const float* p = x.as<float>();
       const float* q = y.as<float>();
-      for (int64_t i = 0; i < n; ++i) r.mismatches += !close(p[i], q[i]);
+      for (int64_t i = 0; i < n; ++i) r.mismatches += !close(p[i], q[i], i);
     } else if (x.dtype == runtime::DType::F64) {
       const double* p = x.as<double>();
       const double* q = y.as<double>();
-      for (int64_t i = 0; i < n; ++i) r.mismatches += !close(p[i], q[i]);
+      for (int64_t i = 0; i < n; ++i) r.mismatches += !close(p[i], q[i], i);
     } else {
       const size_t es = runtime::dtype_size(x.dtype);
       for (int64_t i = 0; i < n; ++i)
@@ -662,12 +691,12 @@ int cmd_run(const RunArgs& o) {
     rise::Value expected = interpret(c.high, inputs);
     Comparison cmp = compare_values(ex.output, expected, out_type, rtol, atol);
     if (!cmp.ok)
-      throw Error(ErrorKind::Mismatch,
-                  "check failed: " + std::to_string(cmp.mismatches) + " of " +
-                      std::to_string(cmp.elements) + " elements (" + share(cmp) +
-                      ") differ from the interpreter (rtol " + format_g(rtol) + ", atol " +
-                      format_g(atol) + "); first: " + cmp.first_mismatch +
-                      " (compiled vs interpreter); max abs error " + format_g(cmp.max_abs_error));
+      throw Error(ErrorKind::Mismatch, "check failed: " + std::to_string(cmp.mismatches) + " of " +
+                                           std::to_string(cmp.elements) + " elements (" +
+                                           share(cmp) + ") differ from the interpreter (rtol " +
+                                           format_g(rtol) + ", atol " + format_g(atol) +
+                                           "); first: " + cmp.first_mismatch +
+                                           " (compiled vs interpreter); " + error_summary(cmp));
     std::cout << "check: passed (" << cmp.elements << " elements, max abs error "
               << format_g(cmp.max_abs_error) << ")\n";
   }

@@ -131,11 +131,22 @@ struct Comparison {
   int64_t mismatches = 0;      // leaves outside the tolerance
   double max_abs_error = 0;    // over floating-point leaves (NaN/inf pairs excluded)
   std::string first_mismatch;  // "element [3][7]: 1.5 vs 1.25" (got vs expected)
+  // Mismatches where either side is NaN or infinite (NaN vs a number or infinity, an
+  // infinity vs a number or the other infinity): no finite error measures them, so
+  // max_abs_error leaves them out and the summary counts them instead.
+  int64_t nonfinite_mismatches = 0;
+  std::string first_nonfinite;  // "element [2]: nan vs 1", as first_mismatch
 };
 // Compare a result with the interpreter's (rise::values_close semantics).
 Comparison compare_values(const rise::Value& got, const rise::Value& expected,
                           const rise::Type& type, double rtol = kDefaultRtol,
                           double atol = kDefaultAtol);
+
+// What `run --check` says after "check failed: ..." and "check: passed (N elements":
+// the maximum absolute error over the finite mismatches, and the NaN/inf mismatches
+// counted with the first of them ("2 of them NaN or infinite against a different
+// value, first element [2]: nan vs 1; max abs error of the others 0.25").
+std::string error_summary(const Comparison& cmp);
 
 // Evaluates an arithmetic expression over size names and numbers (+ - * / ^,
 // parentheses, unary minus), e.g. "2*n*m*k" (--flops). Throws risec::Error (Usage)

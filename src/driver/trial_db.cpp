@@ -186,6 +186,25 @@ bool TrialDb::record_best(const TunedKey& key, const TunedRecord& record) {
   return sqlite3_changes(impl_->db) > 0;
 }
 
+std::vector<std::string> TrialDb::recorded_sizes(const TunedKey& key) {
+  std::vector<std::string> out;
+  if (impl_->read_only) {
+    Impl::Stmt t;
+    impl_->prepare(t, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'best'");
+    if (sqlite3_step(t.s) != SQLITE_ROW) return out;
+  }
+  Impl::Stmt st;
+  impl_->prepare(st,
+                 "SELECT DISTINCT sizes FROM best WHERE program = ? AND entry = ? AND sizes != ? "
+                 "AND target = ? AND cpu = ? AND version = ? ORDER BY sizes");
+  impl_->key(st, key);
+  int rc;
+  while ((rc = sqlite3_step(st.s)) == SQLITE_ROW)
+    out.push_back(reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0)));
+  if (rc != SQLITE_DONE) impl_->fail("reading the recorded sizes");
+  return out;
+}
+
 std::optional<TunedRecord> TrialDb::lookup_best(const TunedKey& key) {
   Impl::Stmt st;
   if (impl_->read_only) {

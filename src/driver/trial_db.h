@@ -74,6 +74,9 @@ class TrialDb {
   // says whether this one was stored.
   bool record_best(const TunedKey& key, const TunedRecord& record);
   std::optional<TunedRecord> lookup_best(const TunedKey& key);
+  // The sizes of the records that differ from `key` only in them ("n=32", ...), in
+  // text order: what a lookup at other sizes would find.
+  std::vector<std::string> recorded_sizes(const TunedKey& key);
 
  private:
   struct Impl;

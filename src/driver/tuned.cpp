@@ -68,18 +68,27 @@ std::optional<TunedRecord> lookup_best(TrialDb& db, const TunedKey& key) {
 std::optional<elevate::Strategy> tuned_strategy(const TunedKey& key, const std::string& db_path) {
   const std::string path = db_path.empty() ? default_db_path() : db_path;
   std::optional<TunedRecord> r;
+  std::vector<std::string> other_sizes;
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   if (exists) {
     note_input(path, "the tuning database");
     TrialDb db(path, /*read_only=*/true);  // a lookup changes nothing
     r = lookup_best(db, key);
+    if (!r) other_sizes = db.recorded_sizes(key);
   }
   if (!r) {
     // A database that does not exist holds no record (docs/tuning.md); the note says
-    // so, since a mistyped --db is the likely cause.
-    std::cerr << "note: no tuning record for this program on " << key.cpu
+    // so, since a mistyped --db is the likely cause. It names what the key holds
+    // (sizes, entry, target), and the sizes that do have a record, since a record is
+    // never used at other sizes.
+    std::string at = key.sizes.empty() ? "without sizes (generic code)" : "at sizes " + key.sizes;
+    std::string others;
+    for (const std::string& s : other_sizes) others += (others.empty() ? "" : "; ") + s;
+    std::cerr << "note: no tuning record for this program on " << key.cpu << " " << at << " (entry "
+              << key.entry << ", target " << key.target << ")"
               << (exists ? "" : " (the tuning database " + path + " does not exist)")
+              << (others.empty() ? "" : " (records at other sizes: " + others + ")")
               << "; using the default lowering\n";
     return std::nullopt;
   }

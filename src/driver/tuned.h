@@ -41,8 +41,9 @@ std::optional<TunedRecord> lookup_best(TrialDb& db, const TunedKey& key);
 
 // What `--tuned` compiles with: the strategy of the record for `key` in the database
 // at `db_path` (empty: default_db_path(); a file that does not exist holds no
-// record), or nullopt after the note "no tuning record for this program on <CPU>;
-// using the default lowering" on stderr.
+// record), or nullopt after the note "no tuning record for this program on <CPU> at
+// sizes n=64 (entry f, target c); using the default lowering" on stderr, which lists
+// the sizes that have a record when some do.
 std::optional<elevate::Strategy> tuned_strategy(const TunedKey& key, const std::string& db_path);
 
 // The Usage error for --tuned given with --strategy, in the words of the interface

@@ -652,6 +652,52 @@ std::optional<Nat> Inferer::symbolic_nat(const Expr& e, std::map<std::string, Na
   return *a * *b;
 }
 
+// `t` with every modulo by a positive divisor, `x % d`, replaced by a variable over
+// [0, d) (the same one for each occurrence, in variables' ranges too); the names made
+// are added to `fresh`. A sound relaxation that forgets how the modulo follows its
+// dividend: the first index of a stepped generator's tail, `n - 1 - n % 2` for
+// `[1] <= [i] < [n - 1] step [2]`, which the range analysis bounds through
+// `n % 2 <= n` as -1 for every n, is then at least n - 2, a condition on the size that
+// the generator's own bounds (1 <= n - 1) already impose.
+static Nat moduli_as_variables(const Nat& t, std::map<Nat, Nat, arith::NatLess>& made,
+                               std::set<std::string>& fresh) {
+  auto go = [&](const Nat& x) { return moduli_as_variables(x, made, fresh); };
+  const arith::Node& n = t.node();
+  switch (n.kind) {
+    case arith::Kind::Var: {
+      if (!n.lo && !n.hi) return t;
+      std::optional<Nat> lo, hi;
+      if (n.lo) lo = go(*n.lo);
+      if (n.hi) hi = go(*n.hi);
+      if (lo == n.lo && hi == n.hi) return t;
+      return Nat::var(n.name, lo, hi);
+    }
+    case arith::Kind::Sum: {
+      arith::SumForm f = arith::sum_form(t);
+      Nat r = arith::scale(f.constant, Nat(1));
+      for (const auto& [c, m] : f.terms) r = r + arith::scale(c, go(m));
+      return r;
+    }
+    case arith::Kind::Prod: {
+      Nat r(1);
+      for (const Nat& a : n.args) r = r * go(a);
+      return r;
+    }
+    case arith::Kind::Mod: {
+      if (!arith::provably_pos(n.args[1])) return t;
+      auto it = made.find(t);
+      if (it == made.end()) {
+        std::string name = "modulo#" + std::to_string(made.size() + 1);  // no size's name
+        fresh.insert(name);
+        it = made.emplace(t, Nat::var(name, Nat(0), go(n.args[1]))).first;
+      }
+      return it->second;
+    }
+    default:
+      return t;
+  }
+}
+
 void Inferer::check_index_arithmetic() {
   for (const IndexCheck& c : index_checks_) {
     std::map<std::string, Nat> vars;
@@ -677,6 +723,13 @@ void Inferer::check_index_arithmetic() {
     std::set<std::string> index_vars;
     for (const auto& [x, iv] : vars)
       for (const auto& [name, range] : arith::free_vars(iv)) index_vars.insert(name);
+    // The index as it is, then with its moduli as variables (moduli_as_variables)
+    // where that is another term: each side is judged on the first that proves it,
+    // else the first whose bound depends on sizes alone.
+    std::map<Nat, Nat, arith::NatLess> made;
+    std::vector<Nat> forms{*v};
+    if (Nat relaxed = moduli_as_variables(*v, made, index_vars); relaxed != *v)
+      forms.push_back(relaxed);
     auto of_sizes = [&](const std::optional<Nat>& b) {
       if (!b) return false;
       for (const auto& [name, range] : arith::free_vars(*b))
@@ -685,20 +738,24 @@ void Inferer::check_index_arithmetic() {
     };
     const std::string what =
         "index '" + text + "' (needs 0 <= " + text + " < " + n.to_string() + ")";
-    if (!arith::provably_nonneg(*v)) {
-      auto lo = arith::lower_bound(*v);
-      if (!of_sizes(lo) || arith::provably_lt(*lo, Nat(0)))
-        user_error("the index '" + text + "' may be negative" + show_range(), c.span);
-      nonneg_.push_back({*lo, what, c.span});
-    }
-    if (!arith::provably_lt(*v, n)) {
-      auto hi = arith::upper_bound(*v);
-      if (!of_sizes(hi) || arith::provably_le(n, *hi))
+    // The condition on the sizes that makes one side hold: nullopt when it is proven,
+    // the Nat that must be >= 0 otherwise; refused when no form gives one.
+    auto side = [&](bool upper) -> std::optional<Nat> {
+      for (const Nat& f : forms)
+        if (upper ? arith::provably_lt(f, n) : arith::provably_nonneg(f)) return std::nullopt;
+      for (const Nat& f : forms) {
+        auto b = upper ? arith::upper_bound(f) : arith::lower_bound(f);
+        if (of_sizes(b) && !(upper ? arith::provably_le(n, *b) : arith::provably_lt(*b, Nat(0))))
+          return upper ? n - Nat(1) - *b : *b;
+      }
+      if (upper)
         user_error("the index '" + text + "' may be out of bounds of idx[" + n.to_string() + "]" +
                        show_range(),
                    c.span);
-      nonneg_.push_back({n - Nat(1) - *hi, what, c.span});
-    }
+      user_error("the index '" + text + "' may be negative" + show_range(), c.span);
+    };
+    if (std::optional<Nat> need = side(false)) nonneg_.push_back({*need, what, c.span});
+    if (std::optional<Nat> need = side(true)) nonneg_.push_back({*need, what, c.span});
   }
 }
 

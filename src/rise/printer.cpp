@@ -12,6 +12,7 @@
 
 #include "rise/lexer.h"
 #include "rise/primitives.h"
+#include "rise/withloop.h"
 
 namespace risec::rise {
 
@@ -327,6 +328,10 @@ class Printer {
   void collect_names(const Expr& root) {
     for_each_subexpr(root, [&](const Expr& n) {
       if (!n->name.empty()) used_.insert(n->name);
+      // (a with-loop's desugaring names its primitives as the parser reads them)
+      if (n->kind == ExprKind::Primitive || n->kind == ExprKind::Foreign ||
+          (n->kind == ExprKind::Ident && written_by_with_loop(n->span) && find_primitive(n->name)))
+        globals_.insert(n->name);
       schedules_ = schedules_ || !n->schedule.is_default();
       return true;
     });
@@ -346,8 +351,12 @@ class Printer {
  private:
   PrintOptions opts_;
   std::unordered_set<std::string> used_;
-  // A parallel loop has a schedule: a binder named like its kind (`dynamic`) is shown
-  // renamed, since `mapPar(dynamic)` in its scope would call the binder.
+  // A binder named like a primitive or foreign function of the program (`fun(map =>
+  // ...)` around a `map` a rewrite wrote, or a definition inlined there) is shown
+  // renamed (`map1`), since the primitive's name in its scope would read back as the
+  // binder; likewise, when a parallel loop has a schedule, a binder named like its kind
+  // (`dynamic`), since `mapPar(dynamic)` in its scope would call the binder.
+  std::unordered_set<std::string> globals_;
   bool schedules_ = false;
   std::vector<std::pair<std::string, std::string>> scope_;  // binder -> display name
 
@@ -360,7 +369,7 @@ class Printer {
   // Binds a lambda parameter; returns the name to print.
   std::string bind(const std::string& name) {
     std::string shown = name;
-    if (!is_identifier(name) || (schedules_ && schedule_kind(name))) {
+    if (!is_identifier(name) || globals_.count(name) || (schedules_ && schedule_kind(name))) {
       std::string base;
       size_t pos = name.rfind("__");
       std::string stem = is_reserved_name(name) ? name.substr(0, pos) : name;
@@ -388,6 +397,9 @@ class Printer {
   Printed doc(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Ident:
+        // a with-loop's desugared primitive is no binder's, whatever is in scope
+        if (written_by_with_loop(e->span) && find_primitive(e->name))
+          return {text(e->name), kPostfix};
         return {text(display(e->name)), kPostfix};
       case ExprKind::Primitive:
         // A parallel loop's schedule: its first arguments, `mapPar(dynamic, 4)`, which

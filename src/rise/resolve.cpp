@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "rise/primitives.h"
+#include "rise/withloop.h"
 #include "support/stack.h"
 
 namespace risec::rise {
@@ -142,6 +143,11 @@ struct Resolver : ExprMutator {
 
   Expr visit_ident(const Expr& e) override {
     const std::string& n = e->name;
+    // The primitives a with-loop's desugaring names (take, drop, generate, ...; spanned
+    // by the with-loop) are those primitives, even inside a parameter of that name
+    // (`fun(take: n.f32 => with { ... })`).
+    if (written_by_with_loop(e->span))
+      if (const PrimitiveInfo* p = find_primitive(n)) return prim_expr(p->id, e->span);
     if (in_scope(n)) return e;
     if (auto d = lookup_definition(n, e->span)) return *d;
     if (const PrimitiveInfo* p = find_primitive(n)) return prim_expr(p->id, e->span);
@@ -200,6 +206,18 @@ struct Resolver : ExprMutator {
     const Expr* k = arg(0);
     if (!k || (*k)->kind != ExprKind::Ident || !unbound((*k)->name)) return nullptr;
     std::optional<ParSchedule::Kind> kind = schedule_kind((*k)->name);
+    // A name that is nothing else (`mapPar(auto)`) may have been meant as a schedule:
+    // the error says which there are, and the nearest name as for any unknown name.
+    if (!kind && !find_primitive((*k)->name) && !is_type_level_builtin((*k)->name)) {
+      const std::string& n = (*k)->name;
+      std::string msg = "unknown name '" + n + "': " + head->name +
+                        "'s schedules are static, dynamic and guided, each with an optional "
+                        "chunk (" +
+                        head->name + "(dynamic, 4)); OpenMP's auto and runtime are not offered";
+      std::string near = nearest_name(n, known_names());
+      if (!near.empty()) msg += "; did you mean '" + near + "'?";
+      user_error(msg, (*k)->span);
+    }
     if (!kind) return nullptr;
     ParSchedule s{*kind, 0};
     used = 1;

@@ -256,10 +256,18 @@ class Desugar {
   // A lower bound that is not provably >= 0 (n - 3) is a natType literal of that size,
   // which the checker requires to be a natural number (n - 3 >= 0), instead of a
   // run-time subtraction.
+  // So is the first index of a stepped generator's tail (`n - (n - 2) % 2`): a run-time
+  // % of a dividend not provably >= 0 is no index arithmetic the checker can prove.
   Expr index_value(const Bound& lo, Expr off) const {
     if (lo.nat.is_const(0)) return off;
-    if (arith::provably_nonneg(lo.nat)) return A2(PrimId::Add, std::move(off), lo.expr);
+    if (arith::provably_nonneg(lo.nat) && !has_modulo(lo.expr))
+      return A2(PrimId::Add, std::move(off), lo.expr);
     return A2(PrimId::Add, std::move(off), nat_literal(lo.nat, lo.expr->span));
+  }
+  static bool has_modulo(const Expr& e) {
+    if (e->kind == ExprKind::Primitive) return is_prim(e, PrimId::Mod);
+    if (e->kind != ExprKind::App) return false;
+    return has_modulo(e->fn) || has_modulo(e->arg);
   }
   static Expr nat_literal(const Nat& n, const Span& span) {
     Literal l;

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "driver/commands.h"
 #include "driver/run.h"
@@ -91,6 +94,82 @@ TEST(Compare, NaNsInfinitiesIntegersPairs) {
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.elements, 2);
   EXPECT_NE(c.first_mismatch.find("._2"), std::string::npos) << c.first_mismatch;
+}
+
+// NaN and infinities against other values (the held-out tester's `--check` said "max
+// abs error 0" for them): random arrays with some non-finite elements, on either side,
+// against a count made here; the summary names them, never a finite error of 0 alone.
+TEST(Compare, NonFiniteMismatchesAreCountedAndNamed) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {nan, inf, -inf};
+  std::mt19937 rng(20261129);
+  for (int k = 0; k < 200; ++k) {
+    const int n = 1 + static_cast<int>(rng() % 12);
+    std::vector<float> a, b;
+    int64_t mismatches = 0, odd = 0, finite_off = 0;
+    int64_t first_odd = -1;
+    for (int i = 0; i < n; ++i) {
+      float x = static_cast<float>(rng() % 5), y = x;
+      switch (rng() % 6) {
+        case 0:
+          x = specials[rng() % 3];
+          break;
+        case 1:
+          y = specials[rng() % 3];
+          break;
+        case 2:
+          x = y = specials[rng() % 3];  // the same NaN or infinity matches
+          break;
+        case 3:
+          y = x + 1.0f;  // a finite mismatch of 1
+          break;
+        default:
+          break;
+      }
+      const bool same = std::isnan(x) ? std::isnan(y) : x == y;
+      const bool nonfinite = !std::isfinite(x) || !std::isfinite(y);
+      if (!same) {
+        ++mismatches;
+        if (nonfinite) {
+          if (odd++ == 0) first_odd = i;
+        } else {
+          ++finite_off;
+        }
+      }
+      a.push_back(x);
+      b.push_back(y);
+    }
+    Comparison c = compare_values(f32_array(a), f32_array(b), arr(n, f32()), 0, 0);
+    SCOPED_TRACE(k);
+    EXPECT_EQ(c.mismatches, mismatches);
+    EXPECT_EQ(c.nonfinite_mismatches, odd);
+    EXPECT_EQ(c.ok, mismatches == 0);
+    const std::string summary = error_summary(c);
+    if (odd == 0) {
+      EXPECT_EQ(summary.find("NaN"), std::string::npos) << summary;
+      continue;
+    }
+    EXPECT_NE(c.first_nonfinite.find("element [" + std::to_string(first_odd) + "]: "),
+              std::string::npos)
+        << c.first_nonfinite;
+    EXPECT_NE(summary.find("NaN or infinite against a different value"), std::string::npos)
+        << summary;
+    if (finite_off == 0) {
+      EXPECT_EQ(summary.find("max abs error"), std::string::npos) << summary;
+    } else {
+      EXPECT_NE(summary.find(std::to_string(odd) + " of them"), std::string::npos) << summary;
+      EXPECT_NE(summary.find("(first: " + c.first_nonfinite + ")"), std::string::npos) << summary;
+      EXPECT_NE(summary.find("max abs error of the others 1"), std::string::npos) << summary;
+    }
+  }
+  // The tester's case: a single NaN against 1.
+  Comparison one = compare_values(f32_array({1, nan, 3}), f32_array({1, 1, 3}), arr(3, f32()));
+  EXPECT_EQ(one.mismatches, 1);
+  EXPECT_EQ(error_summary(one),
+            "it is NaN or infinite against a different value, which no "
+            "finite error measures");
+  EXPECT_NE(one.first_mismatch.find("element [1]"), std::string::npos) << one.first_mismatch;
 }
 
 rise::Program parse(const std::string& text) {

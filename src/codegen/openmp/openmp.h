@@ -31,7 +31,10 @@ Reduction reduction(const rise::PrimitiveInfo& op, const std::string& c_var, con
                     const std::string& vector_c_type, const std::string& min_max_helper = "");
 
 // Whether the parallel loop `outer` and its body form a perfect nest of two parallel
-// loops without reductions, which `collapse(2)` runs as one iteration space.
+// loops without reductions, which `collapse(2)` runs as one iteration space, and the
+// outer loop has no schedule: a schedule's chunk counts the loop's own iterations, which
+// for the outer loop are rows, not the collapsed space's elements. The inner loop's
+// schedule is the collapsed nest's (its iterations are the inner loop's, row after row).
 bool collapsible(const dpia::Command& outer);
 
 // " schedule(dynamic, 4)" for a loop ompSchedule gave a schedule; "" for the default

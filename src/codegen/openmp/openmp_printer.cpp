@@ -34,13 +34,13 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   std::string v = cname(c.var);
   std::string clause;
   if (c.reduction) clause = " " + reduction_clause(*c.reduction, c.reduction_var);
-  // A perfect nest of parallel loops is collapsed; the nest's schedule is the outer
-  // loop's, else the inner one's.
+  // A perfect nest of parallel loops without an outer schedule is collapsed; the
+  // nest's schedule is the inner loop's.
   rise::ParSchedule schedule = c.schedule;
   arith::Nat trips = c.n;
   if (clause.empty() && collapsible(c)) {
     clause = " collapse(2)";
-    if (schedule.is_default()) schedule = c.body[0]->schedule;
+    schedule = c.body[0]->schedule;
     trips = c.n * c.body[0]->n;
   }
   const std::string sched = schedule_clause(schedule, trips, nat_expr(trips).text);

@@ -1,0 +1,70 @@
+// Messages a held-out tester found unhelpful: a schedule that does not exist
+// (`mapPar(auto)`), and a parallel strategy (one tuned for openmp, say) compiled for
+// the c target. Each must say what is wrong where, and what to do (exit 1).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "e2e_util.h"
+
+namespace risec::e2e {
+namespace {
+
+TEST(HeldOutMessages, UnknownScheduleNamesTheSchedules) {
+  for (const std::string loop : {"mapPar(auto)(fun(x => x * 2.0f))",
+                                 "mapPar(runtime, 4)(fun(x => x))", "reducePar(auto)(add)(0.0f)"}) {
+    const std::string file =
+        write_scratch("auto_schedule.rise",
+                      "def f = depFun((n: Nat) => fun(xs: n.f32 =>\n  xs |> " + loop + "))\n");
+    CliResult r = run_risec({"check", file});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_NE(r.err.find("auto_schedule.rise:2:"), std::string::npos) << show(r);
+    EXPECT_NE(
+        r.err.find(loop.substr(0, loop.find('(')) + "'s schedules are static, dynamic and guided"),
+        std::string::npos)
+        << show(r);
+  }
+  // A misspelt function is still named as such.
+  const std::string typo =
+      write_scratch("typo_schedule.rise",
+                    "def square = fun(x => x * x)\n"
+                    "def f = depFun((n: Nat) => fun(xs: n.f32 =>\n  xs |> mapPar(sqaure)))\n");
+  CliResult t = run_risec({"check", typo});
+  EXPECT_EQ(t.exit_code, 1) << show(t);
+  EXPECT_NE(t.err.find("did you mean 'square'?"), std::string::npos) << show(t);
+  // A name the program binds is that name, as before (here a function, so no schedule).
+  const std::string bound =
+      write_scratch("bound_schedule.rise",
+                    "def f = depFun((n: Nat) => fun(xs: n.f32 => fun(auto: f32 =>\n"
+                    "  xs |> mapPar(fun(x => x * auto)))))\n");
+  CliResult ok = run_risec({"check", bound});
+  EXPECT_EQ(ok.exit_code, 0) << show(ok);
+}
+
+TEST(HeldOutMessages, ParallelStrategyOnTheCTargetSaysWhatToDo) {
+  const std::string strategy = "parallel @ outermost(isApplied(isMap)) ; lowerToC";
+  CliResult c =
+      run_risec({"compile", "examples/scal/scal.rise", "--strategy", strategy, "--target", "c"});
+  EXPECT_EQ(c.exit_code, 1) << show(c);
+  EXPECT_NE(c.err.find("The strategy made this map a parallel loop and the c target has no "
+                       "OpenMP parallel loops: compile with --target openmp, or use a strategy "
+                       "for the c target"),
+            std::string::npos)
+      << show(c);
+  EXPECT_NE(c.err.find("scal.rise:4:"), std::string::npos) << show(c);  // at the map
+  CliResult omp = run_risec(
+      {"compile", "examples/scal/scal.rise", "--strategy", strategy, "--target", "openmp"});
+  EXPECT_EQ(omp.exit_code, 0) << show(omp);
+  // A mapPar the program wrote keeps the message about the program.
+  const std::string written =
+      write_scratch("written_par.rise",
+                    "def f = depFun((n: Nat) => fun(xs: n.f32 => xs |> mapPar(fun(x => x))))\n");
+  CliResult w = run_risec({"compile", written, "--target", "c"});
+  EXPECT_EQ(w.exit_code, 1) << show(w);
+  EXPECT_NE(w.err.find("mapPar needs the OpenMP target (--target openmp)"), std::string::npos)
+      << show(w);
+  EXPECT_EQ(w.err.find("The strategy made"), std::string::npos) << show(w);
+}
+
+}  // namespace
+}  // namespace risec::e2e
