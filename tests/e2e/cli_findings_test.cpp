@@ -35,7 +35,7 @@ TEST(CliFindings, AnEmptySizeItemIsRefused) {
     EXPECT_EQ(r.exit_code, 2) << text << "\n" << show(r);
     EXPECT_TRUE(has(r.err, "--size '" + text + "': an empty item")) << text << "\n" << show(r);
   }
-  for (const std::string& text : {"n=10,", ",n=10", "n=10,,", ","}) {
+  for (const std::string& text : std::vector<std::string>{"n=10,", ",n=10", "n=10,,", ","}) {
     CliResult r = run_risec({"check", "examples/scal/scal.rise", "--size", text});
     EXPECT_EQ(r.exit_code, 2) << text << "\n" << show(r);
     EXPECT_TRUE(has(r.err, "an empty item")) << text << "\n" << show(r);
@@ -69,7 +69,8 @@ TEST(CliFindings, ASizeBeyond64BitsSaysSo) {
 }
 
 TEST(CliFindings, ANonFiniteFlopCountIsRefused) {
-  for (const std::string& flops : {"2**n**n**n", "0/0", "1/0", "n^n^n^n"}) {
+  for (const std::string& flops : std::vector<std::string>{"2**n**n**n", "n^n^n^n", "10^400",
+                                                           "-(10^400)", "10^400 - 10^400"}) {
     CliResult r = run_risec({"run", "examples/scal/scal.rise", "--size", "n=64", "--flops", flops});
     EXPECT_EQ(r.exit_code, 2) << flops << "\n" << show(r);
     EXPECT_TRUE(has(r.err, "not a finite number")) << flops << "\n" << show(r);
@@ -93,7 +94,7 @@ TEST(CliFindings, ADirectoryAsTheTuningDatabaseSaysSo) {
 
 // docs/guarantees.md: an exit-1 error is located.
 TEST(CliFindings, IterateRefusedByTheGpuTargetsIsLocated) {
-  for (const std::string& target : {"opencl", "cuda"}) {
+  for (const std::string& target : std::vector<std::string>{"opencl", "cuda"}) {
     CliResult r = run_risec({"compile", "examples/treesum/treesum.rise", "--target", target,
                              "--size", "m=4,k=2", "-o", scratch_path("it0_" + target)});
     EXPECT_EQ(r.exit_code, 1) << show(r);
@@ -105,7 +106,7 @@ TEST(CliFindings, IterateRefusedByTheGpuTargetsIsLocated) {
 }
 
 TEST(CliFindings, AScheduleChunkMustBeALiteral) {
-  for (const std::string& chunk : {"n", "m", "4.0f", "true"}) {
+  for (const std::string& chunk : std::vector<std::string>{"n", "m", "4.0f", "true"}) {
     const std::string file = write_scratch(
         "chunk.rise",
         "def c = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n  x |> mapPar(dynamic, " + chunk +
@@ -166,7 +167,7 @@ TEST(CliFindings, InnermostReportsTheInnermostRefusal) {
 // computes the same values.
 TEST(CliFindings, PrintWritesSchedulesAsRewriteDoes) {
   std::mt19937 rng(3);
-  for (const std::string& kind : {"static", "dynamic", "guided"}) {
+  for (const std::string& kind : std::vector<std::string>{"static", "dynamic", "guided"}) {
     for (int trial = 0; trial < 3; ++trial) {
       const std::string c = std::to_string(1 + rng() % 64);
       const bool split = rng() % 2;
