@@ -224,7 +224,7 @@ struct Resolver : ExprMutator {
       user_error(head->name + "(" + (*k)->name + ", ...): the schedule's chunk must be a " +
                      "positive integer literal (a number of iterations from 1 to " +
                      std::to_string(kMaxScheduleChunk) + "), not " +
-                     ((*c)->kind == ExprKind::Ident ? "the size '" + (*c)->name + "'"
+                     ((*c)->kind == ExprKind::Ident ? "'" + (*c)->name + "', which depFun binds"
                                                     : std::string("this literal")),
                  (*c)->span);
     }
