@@ -883,6 +883,7 @@ class Translator {
                                  std::make_shared<const Command>(dn))}));
         Command c{Command::NewDoubleBuffer};
         c.var = db;
+        c.span = e->span;  // the iterate, for the targets that refuse it
         c.dt = elem;
         c.n = arith::exact_div(len, n);  // the first (largest) output
         c.iterations = k;

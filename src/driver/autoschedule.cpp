@@ -141,6 +141,24 @@ std::string explain_gpu(const AutoscheduleConfig& cfg, const AutoscheduleResult&
   return o.str();
 }
 
+// The parallel loops (mapPar, reducePar) of a lowered candidate, each with the
+// schedule clause its pragma gets: "mapPar schedule(dynamic, 4)", "reducePar (OpenMP's
+// default schedule)". Those the program writes itself count, not only the ones a
+// candidate's steps add.
+std::vector<std::string> parallel_loops(const rise::Expr& e) {
+  std::vector<std::string> out;
+  rise::for_each_subexpr(e, [&](const rise::Expr& x) {
+    if (x->kind == rise::ExprKind::Primitive && x->prim && x->prim->loop == rise::LoopKind::Par) {
+      std::string t = x->prim->name + (x->schedule.is_default()
+                                           ? std::string(" (OpenMP's default schedule)")
+                                           : " schedule(" + rise::schedule_text(x->schedule) + ")");
+      if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    }
+    return true;
+  });
+  return out;
+}
+
 std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) {
   const ScheduleCandidate& b = r.space.candidates[r.best];
   const CostFeatures& f = r.costs[r.best];
@@ -152,11 +170,15 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
   if (b.is_default) {
     o << "  no candidate measured faster than the default lowering, which is kept\n";
   }
+  const std::vector<std::string> loops = cfg.target == "openmp" && b.lowered.expr
+                                             ? parallel_loops(b.lowered.expr)
+                                             : std::vector<std::string>{};
   o << "  parallel:   "
     << (b.parallel.empty()
-            ? std::string(cfg.target == "openmp"
+            ? std::string(cfg.target != "openmp" ? "no parallel loop (--target c is sequential)"
+                          : loops.empty()
                               ? "no parallel loop (none in the fastest measured candidate)"
-                              : "no parallel loop (--target c is sequential)")
+                              : "the program's own parallel loops (below), no step added")
         : b.parallel == "parallelOutput"
             ? std::string("the loop writing the result (parallelOutput)")
         : b.parallel == "every stage"
@@ -168,7 +190,14 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                           "its rows of every layer)")
             : std::string("the outermost computing map"))
     << "\n";
-  if (!b.parallel.empty())
+  if (!loops.empty()) {
+    o << "  loops:      ";
+    for (size_t i = 0; i < loops.size(); ++i) o << (i ? ", " : "") << loops[i];
+    o << "\n";
+  }
+  // The loops line names each loop's own schedule; without it (a candidate whose
+  // lowered tree is not kept), the candidate's decision.
+  if (!b.parallel.empty() && loops.empty())
     o << "  schedule:   "
       << (b.schedule.empty()
               ? std::string("OpenMP's default (static: one block of iterations "

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -16,9 +17,11 @@
 #include "driver/sizes_from_inputs.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
+#include "rise/check.h"
 #include "rise/interp.h"
 #include "rise/parser.h"
 #include "rise/printer.h"
+#include "rise/resolve.h"
 #include "runtime/npy.h"
 #include "support/files.h"
 #include "support/random.h"
@@ -34,6 +37,10 @@ namespace {
 int64_t parse_int(const std::string& s, const std::string& what) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range && p == s.data() + s.size())
+    usage(what + ": '" + s + "' does not fit in 64 bits (the values allowed are " +
+          std::to_string(std::numeric_limits<int64_t>::min()) + " to " +
+          std::to_string(std::numeric_limits<int64_t>::max()) + ")");
   if (ec != std::errc() || p != s.data() + s.size() || s.empty())
     usage(what + ": '" + s + "' is not an integer");
   return v;
@@ -131,8 +138,13 @@ rise::SizeMap parse_sizes(const std::vector<std::string>& texts) {
   for (const std::string& text : texts) {
     std::stringstream ss(text);
     std::string item;
+    // An empty item (",n=1", "n=1,", "n=1,,m=2") is refused, not skipped: it is most
+    // often a value lost in a script's variable expansion.
+    if (text.empty() || text.back() == ',')
+      usage("--size '" + text + "': an empty item (expected NAME=VALUE[,NAME=VALUE...])");
     while (std::getline(ss, item, ',')) {
-      if (item.empty()) continue;
+      if (item.empty())
+        usage("--size '" + text + "': an empty item (expected NAME=VALUE[,NAME=VALUE...])");
       size_t eq = item.find('=');
       if (eq == std::string::npos || eq == 0)
         usage("--size expects NAME=VALUE[,NAME=VALUE...], got '" + item + "'");
@@ -166,7 +178,7 @@ int cmd_print(const PrintArgs& o) {
   rise::PrintOptions opts;
   opts.types = o.types;
   if (o.entry.empty() && !o.types) {
-    std::cout << rise::print_program(p, opts);
+    std::cout << rise::print_program(rise::with_schedules_read(p, &rise::prelude()), opts);
     return 0;
   }
   rise::Checked c = rise::check_program(p, o.entry);

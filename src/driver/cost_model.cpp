@@ -148,6 +148,11 @@ struct Walk {
           autovec = std::max(1.0, std::floor(static_cast<double>(m.lanes) * kAutoVector));
         f.iterations += trips * n / inner_div * (unrolled ? 0.25 : 1.0) / autovec;
         const double before = f.parallel_ops;
+        if (p->family == rise::Family::Reduce && args[0]->kind == ExprKind::Primitive &&
+            args[0]->prim &&
+            (args[0]->prim->family == rise::Family::Arith ||
+             args[0]->prim->family == rise::Family::Math))
+          operator_value(trips * n, inner_div);
         visit(args[0], trips * n, inner_div);
         autovec = saved;
         if (parallel && inner_div > 1) schedule(*call, n, trips, f.parallel_ops - before, args[0]);
@@ -189,6 +194,15 @@ struct Walk {
       }
     }
     for (const Expr& k : rise::children(e)) visit(k, trips, div);
+  }
+
+  // A reduction's operator given as a bare primitive (`reducePar(static, 8)(add)`):
+  // one operation per element, in parallel where the loop is. Counted apart from
+  // `ops` (which the score reads, and which has never counted them), for the share of
+  // the arithmetic in parallel loops that --explain shows.
+  void operator_value(double trips, double div) {
+    f.operator_ops += trips / div;
+    if (div > 1) f.parallel_operator_ops += trips / div;
   }
 
   // What the schedule of a parallel loop (n iterations, run `trips` times, whose body
@@ -285,8 +299,11 @@ CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, i
     // A tile whose data leave the L2 cache gains nothing from tiling.
     if (f.tile_footprint > m.l2) f.score *= 1.2;
   }
-  f.reasons.push_back(percent(f.parallel_fraction()) + " of the arithmetic in parallel loops on " +
-                      std::to_string(m.threads) + " thread(s)");
+  f.parallel_operator_ops *= m.threads;
+  f.operator_ops = f.operator_ops - f.parallel_operator_ops / m.threads + f.parallel_operator_ops;
+  f.reasons.push_back(percent(f.arithmetic_parallel_fraction()) +
+                      " of the arithmetic in parallel loops on " + std::to_string(m.threads) +
+                      " thread(s)");
   f.reasons.push_back(percent(f.vector_fraction()) + " of the computed values on vectors" +
                       (f.autovec_elements > 0
                            ? " (" + percent(f.autovec_elements / f.elements) +

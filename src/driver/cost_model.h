@@ -46,6 +46,14 @@ struct CostFeatures {
   double score = 0;             // the estimated time, in operation units
   double vector_fraction() const { return elements > 0 ? 1.0 - ops_scalar / elements : 0; }
   double parallel_fraction() const { return ops > 0 ? parallel_ops / ops : 0; }
+  // Reductions' operators passed as bare primitives (reduce(add)): not in `ops`.
+  double operator_ops = 0;
+  double parallel_operator_ops = 0;
+  // The share of all arithmetic, those operators included, run in parallel loops.
+  double arithmetic_parallel_fraction() const {
+    const double all = ops + operator_ops;
+    return all > 0 ? (parallel_ops + parallel_operator_ops) / all : 0;
+  }
   double ops_scalar = 0;             // ops on scalars (elements - ops_scalar: lanes of vector ops)
   double autovec_elements = 0;       // scalar ops in plain inner loops the C compiler vectorises
   std::vector<std::string> reasons;  // the model's reasons, in words

@@ -80,6 +80,12 @@ class SizeExprParser {
     double v = expr();
     skip();
     if (pos_ != s_.size()) fail("unexpected '" + s_.substr(pos_, 1) + "'");
+    // A flop count that overflows a double (2**n**n), or 0/0, would print "inf GFLOP/s"
+    // or "nan GFLOP/s" as if measured: refused instead.
+    if (!std::isfinite(v))
+      usage("--flops '" + s_ + "': the flop count is not a finite number (" +
+            (std::isnan(v) ? std::string("not a number") : std::string("it overflows a double")) +
+            ") at these sizes");
     return v;
   }
 

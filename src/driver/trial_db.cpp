@@ -1,6 +1,8 @@
 // The trial database (see trial_db.h and docs/tuning.md).
 #include "driver/trial_db.h"
 
+#include <filesystem>
+
 #include <sqlite3.h>
 
 #include "support/diagnostics.h"
@@ -72,6 +74,11 @@ struct TrialDb::Impl {
 
 TrialDb::TrialDb(const std::string& path, bool read_only) : impl_(std::make_unique<Impl>()) {
   impl_->path = path.empty() ? ":memory:" : path;
+  // SQLite says only "disk I/O error" (or "unable to open") for a directory.
+  std::error_code ec;
+  if (!path.empty() && std::filesystem::is_directory(path, ec))
+    throw Error(ErrorKind::Usage,
+                "cannot open the tuning database '" + path + "': it is a directory; name a file");
   const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(impl_->path.c_str(), &impl_->db, flags, nullptr) != SQLITE_OK) {
     std::string msg = impl_->db ? sqlite3_errmsg(impl_->db) : "cannot open";

@@ -181,6 +181,16 @@ class Parser {
       not_a_number_name(name);
       d.name = name.text;
       d.span = span(name);
+      // One file defines a name once, as a .rise file does (the later let would hide
+      // the earlier from the lets below it, silently). A built-in or an imported name
+      // may be redefined: the file's lets come first in the lookup.
+      for (const LetDef& before : lets)
+        if (before.name == d.name) {
+          LineCol lc = before.span.start();
+          user_error("duplicate definition of '" + d.name + "' (first defined at line " +
+                         std::to_string(lc.line) + ", column " + std::to_string(lc.col) + ")",
+                     d.span);
+        }
       if (accept(T::LParen)) {
         do {
           Tok pn = expect(T::Name, "a parameter name");

@@ -431,7 +431,11 @@ static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, i
     }
   }
   Result r = s(e, env);
-  if (r.ok() || r.failure().after_match || !best) return r;
+  // A refusal below (after its predicate matched) is the innermost location's: it
+  // says why innermost(p)(s) did not apply, even where this location matched too
+  // (innermost(isMap)(vectorize(16)) on map(map(f)) is about the inner map's length,
+  // not the outer map's elements).
+  if (r.ok() || !best) return r;
   return *best;
 }
 

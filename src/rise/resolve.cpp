@@ -80,6 +80,10 @@ struct Resolver : ExprMutator {
   Resolver(const Program& p, size_t visible, const Program* pre, int d, ResolvedDefs* m)
       : program(p), limit(visible), prelude(pre), depth(d), memo(m) {}
 
+  // Only the parallel loops' schedules are read (for the printer: names stay as
+  // written, nothing is inlined).
+  bool schedules_only = false;
+
   const Program& program;
   size_t limit;  // definitions [0, limit) of `program` are visible
   const Program* prelude;
@@ -88,6 +92,7 @@ struct Resolver : ExprMutator {
 
   // Lambda-bound and depFun-bound names in scope.
   std::vector<std::string> scope;
+  std::vector<bool> dep_bound;  // per scope entry: bound by depFun (a size or a type)
 
   bool in_scope(const std::string& n) const {
     for (auto it = scope.rbegin(); it != scope.rend(); ++it)
@@ -148,7 +153,7 @@ struct Resolver : ExprMutator {
     // (`fun(take: n.f32 => with { ... })`).
     if (written_by_with_loop(e->span))
       if (const PrimitiveInfo* p = find_primitive(n)) return prim_expr(p->id, e->span);
-    if (in_scope(n)) return e;
+    if (in_scope(n) || schedules_only) return e;
     if (auto d = lookup_definition(n, e->span)) return *d;
     if (const PrimitiveInfo* p = find_primitive(n)) return prim_expr(p->id, e->span);
     if (is_type_level_builtin(n)) return e;
@@ -231,10 +236,29 @@ struct Resolver : ExprMutator {
                    (*c)->span);
       s.chunk = chunk;
       used = 2;
+    } else if (c && not_a_chunk(**c)) {
+      // `mapPar(dynamic, n)`, `mapPar(dynamic, 4.0f)`: the chunk is part of the loop's
+      // pragma, a constant; without this the size would be taken as the function.
+      user_error(head->name + "(" + (*k)->name + ", ...): the schedule's chunk must be a " +
+                     "positive integer literal (a number of iterations from 1 to " +
+                     std::to_string(kMaxScheduleChunk) + "), not " +
+                     ((*c)->kind == ExprKind::Ident ? "'" + (*c)->name + "', which depFun binds"
+                                                    : std::string("this literal")),
+                 (*c)->span);
     }
     // The primitive spans `mapPar(dynamic, 4)`, so that errors about the loop show it.
     const Span& whole = chain[chain.size() - used]->span;
     return with_schedule(prim_expr(find_primitive(head->name)->id, whole), s);
+  }
+
+  // A loop's second argument that cannot be its function: a non-integer literal, or a
+  // name bound by depFun (a size), where a chunk was meant.
+  bool not_a_chunk(const ExprNode& c) const {
+    if (c.kind == ExprKind::Literal) return true;
+    if (c.kind != ExprKind::Ident) return false;
+    for (size_t i = scope.size(); i-- > 0;)
+      if (scope[i] == c.name) return dep_bound[i];
+    return false;
   }
 
   Expr visit_lambda(const Expr& e) override { return in_binder_scope(e); }
@@ -243,8 +267,10 @@ struct Resolver : ExprMutator {
   // The body of a Lambda or DepLambda, with its binder in scope.
   Expr in_binder_scope(const Expr& e) {
     scope.push_back(e->name);
+    dep_bound.push_back(e->kind == ExprKind::DepLambda);
     Expr r = mutate_children(e);
     scope.pop_back();
+    dep_bound.pop_back();
     return r;
   }
 };
@@ -273,6 +299,19 @@ Expr resolve_definition(const Program& program, size_t index, const Program* pre
             "several times multiplies its size; apply it once to an array with map instead",
         d.span);
   return body;
+}
+
+Program with_schedules_read(const Program& program, const Program* prelude) {
+  Program out = program;
+  ResolvedDefs memo;
+  for (size_t i = 0; i < out.defs.size(); ++i) {
+    Definition& d = out.defs[i];
+    if (d.foreign || !d.body) continue;
+    Resolver r(program, i, prelude, 0, &memo);
+    r.schedules_only = true;
+    d.body = r.mutate(d.body);
+  }
+  return out;
 }
 
 Expr resolve_expr(const Expr& e) {

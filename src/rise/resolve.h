@@ -24,6 +24,12 @@ inline constexpr uint64_t kMaxInlinedNodes = 16000;
 // falling back on `prelude` (which may be null) and then on primitives.
 Expr resolve_definition(const Program& program, size_t index, const Program* prelude);
 
+// `program` with its parallel loops' schedules read (`mapPar(dynamic, 4)` as one
+// primitive node carrying the schedule, as resolve_definition reads them) and every
+// name left as written: what `risec print` prints, so that it writes the schedules
+// in the same form as the printed result of a rewrite (docs/language.md).
+Program with_schedules_read(const Program& program, const Program* prelude);
+
 // Resolve a free-standing expression against primitives only (used for tests and
 // for expressions built through the C++ API).
 Expr resolve_expr(const Expr& e);

@@ -367,7 +367,8 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
         user_error(
             "iterate (double buffering between two buffers swapped by pointer) is not "
             "supported by the " +
-            target + " target yet: compile it for the C or OpenMP target");
+                target + " target yet: compile it for the C or OpenMP target",
+            c.span);
       dpia::Visitor::visit_command(c);
     }
   } locals(local_vars_, gpu_name());

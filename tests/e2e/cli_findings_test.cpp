@@ -1,0 +1,210 @@
+// A held-out tester's command-line findings (no source read): each refusal names what is
+// wrong (an empty --size item, a value beyond 64 bits, a non-finite --flops count, a
+// directory as --db, a size as a schedule's chunk, a strategy file's second `let` of one
+// name), located where docs/guarantees.md says; innermost(p)(s) reports the rule's
+// refusal at the innermost location; print writes schedules as rewrite does; and
+// tune --explain describes the parallel loops the program writes itself.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "e2e_util.h"
+
+namespace risec::e2e {
+namespace {
+
+bool has(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+// Random --size texts with an empty item at a random place (first, last or between):
+// each is a usage error naming the text, never skipped.
+TEST(CliFindings, AnEmptySizeItemIsRefused) {
+  std::mt19937 rng(20261129);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::string> items = {"n=16"};  // scal's one size
+    const int empties = 1 + static_cast<int>(rng() % 3);
+    for (int k = 0; k < empties; ++k)
+      items.insert(items.begin() + static_cast<long>(rng() % (items.size() + 1)), "");
+    std::string text;
+    for (size_t i = 0; i < items.size(); ++i) text += (i ? "," : "") + items[i];
+    CliResult r = run_risec({"check", "examples/scal/scal.rise", "--size", text});
+    EXPECT_EQ(r.exit_code, 2) << text << "\n" << show(r);
+    EXPECT_TRUE(has(r.err, "--size '" + text + "': an empty item")) << text << "\n" << show(r);
+  }
+  for (const std::string& text : std::vector<std::string>{"n=10,", ",n=10", "n=10,,", ","}) {
+    CliResult r = run_risec({"check", "examples/scal/scal.rise", "--size", text});
+    EXPECT_EQ(r.exit_code, 2) << text << "\n" << show(r);
+    EXPECT_TRUE(has(r.err, "an empty item")) << text << "\n" << show(r);
+  }
+}
+
+// Values past the 64-bit range, of random lengths and digits, say so (with the range);
+// those just inside are read as numbers (and refused for another reason or accepted).
+TEST(CliFindings, ASizeBeyond64BitsSaysSo) {
+  std::mt19937 rng(7);
+  std::vector<std::string> big = {"9223372036854775808", "18446744073709551616",
+                                  "-9223372036854775809"};
+  for (int i = 0; i < 20; ++i) {
+    std::string d = std::to_string(1 + rng() % 9);
+    const int len = 20 + static_cast<int>(rng() % 15);
+    while (static_cast<int>(d.size()) < len) d += std::to_string(rng() % 10);
+    big.push_back(d);
+  }
+  for (const std::string& v : big) {
+    CliResult r = run_risec({"check", "examples/scal/scal.rise", "--size", "n=" + v});
+    EXPECT_EQ(r.exit_code, 2) << v << "\n" << show(r);
+    EXPECT_TRUE(has(r.err, "does not fit in 64 bits")) << v << "\n" << show(r);
+    EXPECT_TRUE(has(r.err, "9223372036854775807")) << v << "\n" << show(r);
+  }
+  CliResult edge =
+      run_risec({"check", "examples/scal/scal.rise", "--size", "n=9223372036854775807"});
+  EXPECT_FALSE(has(edge.err, "does not fit")) << show(edge);
+  CliResult word = run_risec({"check", "examples/scal/scal.rise", "--size", "n=12x"});
+  EXPECT_EQ(word.exit_code, 2) << show(word);
+  EXPECT_TRUE(has(word.err, "is not an integer")) << show(word);
+}
+
+TEST(CliFindings, ANonFiniteFlopCountIsRefused) {
+  for (const std::string& flops : std::vector<std::string>{"2**n**n**n", "n^n^n^n", "10^400",
+                                                           "-(10^400)", "10^400 - 10^400"}) {
+    CliResult r = run_risec({"run", "examples/scal/scal.rise", "--size", "n=64", "--flops", flops});
+    EXPECT_EQ(r.exit_code, 2) << flops << "\n" << show(r);
+    EXPECT_TRUE(has(r.err, "not a finite number")) << flops << "\n" << show(r);
+    EXPECT_FALSE(has(r.out + r.err, "GFLOP/s")) << flops << "\n" << show(r);
+  }
+}
+
+TEST(CliFindings, ADirectoryAsTheTuningDatabaseSaysSo) {
+  const std::string dir = scratch_path("a_db_directory");
+  ASSERT_EQ(std::system(("mkdir -p '" + dir + "'").c_str()), 0);
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"run", "examples/scal/scal.rise", "--size", "n=64", "--tuned", "--db", dir + "/"},
+           {"compile", "examples/scal/scal.rise", "--size", "n=64", "--tuned", "--db", dir, "-o",
+            scratch_path("db_dir_out")}}) {
+    CliResult r = run_risec(args);
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_TRUE(has(r.err, "it is a directory")) << show(r);
+    EXPECT_FALSE(has(r.err, "disk I/O")) << show(r);
+  }
+}
+
+// docs/guarantees.md: an exit-1 error is located.
+TEST(CliFindings, IterateRefusedByTheGpuTargetsIsLocated) {
+  for (const std::string& target : std::vector<std::string>{"opencl", "cuda"}) {
+    CliResult r = run_risec({"compile", "examples/treesum/treesum.rise", "--target", target,
+                             "--size", "m=4,k=2", "-o", scratch_path("it0_" + target)});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    // At the iterate: FILE:LINE:COL, then the line with `iterate(` in it.
+    EXPECT_TRUE(has(r.err, "examples/treesum/treesum.rise:")) << show(r);
+    EXPECT_TRUE(has(r.err, ": error: iterate (double buffering")) << show(r);
+    EXPECT_TRUE(has(r.err, "\n    x |> iterate(k)")) << show(r);
+  }
+}
+
+TEST(CliFindings, AScheduleChunkMustBeALiteral) {
+  for (const std::string& chunk : std::vector<std::string>{"n", "m", "4.0f", "true"}) {
+    const std::string file = write_scratch(
+        "chunk.rise",
+        "def c = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n  x |> mapPar(dynamic, " + chunk +
+            ")(fun(row => row |> reduceSeq(add)(0.0f)))))\n");
+    CliResult r = run_risec({"check", file});
+    EXPECT_EQ(r.exit_code, 1) << chunk << "\n" << show(r);
+    EXPECT_TRUE(has(r.err, file + ":2:")) << chunk << "\n" << show(r);
+    EXPECT_TRUE(has(r.err, "positive integer literal")) << chunk << "\n" << show(r);
+  }
+}
+
+TEST(CliFindings, AStrategyFileDefinesANameOnce) {
+  const std::string dup =
+      write_scratch("dup.elv", "let a = id;\nlet b = a;\nlet a = lowerToC;\na\n");
+  CliResult r =
+      run_risec({"rewrite", "examples/scal/scal.rise", "--strategy", dup, "--size", "n=64"});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_TRUE(has(r.err, dup + ":3:5: error: duplicate definition of 'a' (first defined at line 1"))
+      << show(r);
+  // A built-in may be redefined (the file's lets come first in the lookup).
+  const std::string builtin =
+      write_scratch("builtin.elv", "let lowerToC = id;\nlet main = lowerToC;\n");
+  CliResult b =
+      run_risec({"rewrite", "examples/scal/scal.rise", "--strategy", builtin, "--size", "n=64"});
+  EXPECT_EQ(b.exit_code, 0) << show(b);
+}
+
+// innermost(p)(s) that applies nowhere reports s's refusal at the innermost location
+// where p matched: for map(map(f)) over n.m.f32 and vectorize(v), the inner map's
+// length m and v when v does not divide m (the outer map's elements are arrays, which
+// is no reason at the innermost location). Sizes and lane counts are drawn at random;
+// where v divides m the rewrite applies.
+TEST(CliFindings, InnermostReportsTheInnermostRefusal) {
+  const std::string file = write_scratch(
+      "mm2d.rise",
+      "def mm2d = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> map(fun(row => row |> "
+      "map(fun(v => v * 2.0f))))))\n");
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t v = int64_t{1} << (1 + rng() % 5);  // 2 .. 32
+    const int64_t m = 1 + static_cast<int64_t>(rng() % 64);
+    const std::string sizes = "n=" + std::to_string(1 + rng() % 8) + ",m=" + std::to_string(m);
+    CliResult r =
+        run_risec({"rewrite", file, "--size", sizes, "--strategy",
+                   "vectorize(" + std::to_string(v) + ") @ innermost(isFullyApplied(isMap))"});
+    if (m % v == 0) {
+      EXPECT_EQ(r.exit_code, 0) << sizes << " v=" << v << "\n" << show(r);
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 1) << sizes << " v=" << v << "\n" << show(r);
+    EXPECT_FALSE(has(r.err, "not scalars")) << sizes << " v=" << v << "\n" << show(r);
+    EXPECT_TRUE(has(r.err, std::to_string(m))) << sizes << " v=" << v << "\n" << show(r);
+  }
+}
+
+// print writes a scheduled loop as rewrite does, `mapPar(kind, chunk)(f)`, for every
+// kind and chunk, written either way; what it prints reads back to the same text and
+// computes the same values.
+TEST(CliFindings, PrintWritesSchedulesAsRewriteDoes) {
+  std::mt19937 rng(3);
+  for (const std::string& kind : std::vector<std::string>{"static", "dynamic", "guided"}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const std::string c = std::to_string(1 + rng() % 64);
+      const bool split = rng() % 2;
+      const std::string map_sched = split ? kind + ")(" + c : kind + ", " + c;
+      const std::string file = write_scratch(
+          "sched.rise", "def s = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> mapPar(" +
+                            map_sched + ")(fun(row => row |> reducePar(" + kind + ", " + c +
+                            ")(add)(0.0f)))))\n");
+      CliResult p = run_risec({"print", file});
+      ASSERT_EQ(p.exit_code, 0) << show(p);
+      EXPECT_TRUE(has(p.out, "mapPar(" + kind + ", " + c + ")(")) << show(p);
+      EXPECT_TRUE(has(p.out, "reducePar(" + kind + ", " + c + ")(add)(0.0f)")) << show(p);
+      EXPECT_FALSE(has(p.out, "|> (")) << show(p);
+      const std::string again = write_scratch("sched_again.rise", p.out);
+      CliResult q = run_risec({"print", again});
+      EXPECT_EQ(q.out, p.out) << show(q);
+      CliResult a = run_risec({"eval", file, "--size", "n=3,m=5", "--seed", "4"});
+      CliResult b = run_risec({"eval", again, "--size", "n=3,m=5", "--seed", "4"});
+      EXPECT_EQ(a.exit_code, 0) << show(a);
+      EXPECT_EQ(a.out, b.out);
+    }
+  }
+}
+
+TEST(CliFindings, ExplainDescribesTheProgramsOwnParallelLoops) {
+  const std::string file = write_scratch(
+      "sched1.rise",
+      "def sched1 = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> mapPar(dynamic, 4)(fun(row "
+      "=> row |> reducePar(static, 8)(add)(0.0f)))))\n");
+  CliResult r = run_risec({"tune", file, "--size", "n=257,m=63", "--target", "openmp", "--budget",
+                           "2", "--repeat", "1", "--explain", "--db", scratch_path("explain.db"),
+                           "-o", scratch_path("explain.elv")});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_TRUE(has(r.err, "mapPar schedule(dynamic, 4)")) << show(r);
+  EXPECT_FALSE(has(r.err, "schedule:   OpenMP's default")) << show(r);
+  EXPECT_FALSE(has(r.err, " 0% of the arithmetic in parallel loops")) << show(r);
+}
+
+}  // namespace
+}  // namespace risec::e2e
