@@ -623,9 +623,13 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   src << index_helpers(g.idx_type_);
   // Lane loops of vector math run under `omp simd` when OpenMP (or -fopenmp-simd with
   // -DRISEC_OMP_SIMD, as risec run compiles) is on, calling glibc's vector variants.
+  // RISEC_SIMD_LANES(n): a lane loop of a vector of n lanes, vectorised n lanes wide
+  // (simdlen): without it GCC splits a 16-lane loop into two 8-lane halves on AVX-512
+  // hosts (it prefers 256-bit vectors), where the vector's own operations are 512-bit.
   src << "#if defined(_OPENMP) || defined(RISEC_OMP_SIMD)\n#define RISEC_SIMD_LOOP _Pragma(\"omp "
-         "simd\")\n"
-      << g.simd_text_ << "#else\n#define RISEC_SIMD_LOOP\n#endif\n";
+         "simd\")\n#define RISEC_PRAGMA(x) _Pragma(#x)\n#define RISEC_SIMD_LANES(n) "
+         "RISEC_PRAGMA(omp simd simdlen(n))\n"
+      << g.simd_text_ << "#else\n#define RISEC_SIMD_LOOP\n#define RISEC_SIMD_LANES(n)\n#endif\n";
   // The loop over a block of a loop with a shifted tail (CPrinter::shifted_tail).
   if (g.uses_block_loops_)
     src << "#if defined(__GNUC__)\n#define RISEC_BLOCK_LOOP _Pragma(\"GCC unroll 1\")\n#else\n"
