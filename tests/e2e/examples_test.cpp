@@ -152,8 +152,9 @@ TEST_P(Examples, CompilesWithoutWarnings) {
   }
 }
 
-// Every lane loop the C printer marks for the C compiler (`RISEC_SIMD_LOOP`, an `omp
-// simd` loop over the lanes of a vector: arithmetic, math functions, blends) is
+// Every lane loop the C printer marks for the C compiler (`RISEC_SIMD_LOOP` or
+// `RISEC_SIMD_LANES(n)`, an `omp simd` loop over the lanes of a vector: arithmetic,
+// math functions, blends) is
 // vectorised by it with risec's own flags: a lane loop left scalar runs its lanes one
 // by one (a vector exp calling the scalar expf per lane made binomial 9x slower with
 // every other test passing). GCC's -fopt-info-vec reports each vectorised loop at its
@@ -170,7 +171,8 @@ TEST_P(Examples, LaneLoopsAreVectorised) {
   req.target = c.target;
   driver::Compiled out = driver::compile(req);
   const std::string& src = out.unit.source;
-  // the lines of the lane loops: a line holding only RISEC_SIMD_LOOP (not its #define)
+  // the lines of the lane loops: a line holding only RISEC_SIMD_LOOP or
+  // RISEC_SIMD_LANES(n) (not their #define)
   std::vector<int> pragmas;
   int line = 1;
   for (size_t pos = 0; pos < src.size();) {
@@ -179,7 +181,8 @@ TEST_P(Examples, LaneLoopsAreVectorised) {
     std::string text = src.substr(pos, end - pos);
     size_t first = text.find_first_not_of(' ');
     if (first != std::string::npos &&
-        text.compare(first, std::string::npos, "RISEC_SIMD_LOOP") == 0)
+        (text.compare(first, std::string::npos, "RISEC_SIMD_LOOP") == 0 ||
+         text.compare(first, 17, "RISEC_SIMD_LANES(") == 0))
       pragmas.push_back(line);
     pos = end + 1;
     ++line;
