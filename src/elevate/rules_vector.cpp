@@ -188,7 +188,21 @@ class Lifter {
     const bool over_lanes = sp.args.size() == 3 && uses_lanes(sp.args[2].value);
     if (sp.args.size() != 3 || (over_lanes && !arrays_))
       return fail("it uses a reduction over the lanes");
-    const Expr& op = sp.args[0].value;
+    Expr op = sp.args[0].value;
+    // an operator given as a function (reduce(add)): eta-expanded, fun(acc, x => add(acc)(x))
+    if (op->kind != ExprKind::Lambda && op->type && op->type->kind == TypeKind::Fun &&
+        op->type->b && op->type->b->kind == TypeKind::Fun) {
+      const Expr f = op;
+      op = util::fun2("acc", "x",
+                      [&](const Expr& a, const Expr& x) { return rise::app(rise::app(f, a), x); });
+      // the parameters typed as the operator's (the lifter reads them)
+      op = rise::with_type(
+          rise::lambda(op->name,
+                       rise::with_type(rise::lambda(op->fn->name, op->fn->fn, nullptr),
+                                       rise::fun(f->type->b->a, f->type->b->b)),
+                       nullptr),
+          f->type);
+    }
     if (op->kind != ExprKind::Lambda || op->fn->kind != ExprKind::Lambda)
       return fail("it uses a reduction whose operator is not written fun(acc, x => ...)");
     lanes_.insert(op->name);

