@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "driver/lane_stride.h"
 #include "driver/memory_check.h"
 #include "elevate/rule_util.h"
 #include "rise/primitives.h"
@@ -62,6 +63,9 @@ constexpr double kImbalance = 0.5;
 // innermost loop is credited with (GCC prefers 256-bit vectors on AVX-512 hosts; a
 // loop's remainder and unaligned ends run on scalars).
 constexpr double kAutoVector = 0.5;
+// A vector read whose lanes are not consecutive in memory is gathered lane by lane (a
+// load and an insert per lane, lane_stride.h): this many operations per lane.
+constexpr double kGatherLane = 1;
 
 // Whether the iterations of a loop running `fn` may cost unequal time: fn contains a
 // data-dependent loop (iterateWhile), or a select on one bool whose branches (only one
@@ -87,6 +91,8 @@ struct Walk {
   CostFeatures& f;
   double traffic = 0;    // bytes, divided by the threads that share them
   double divisions = 0;  // floating-point divisions, in operations beyond the one counted
+  double gather = 0;     // operations gathering vectors lane by lane (kGatherLane)
+  LaneEnv env;           // each enclosing map's parameter: the element it runs over
   // The C compiler's vector width for the scalar arithmetic being visited: above 1
   // inside an innermost map (kAutoVector).
   double autovec = 1;
@@ -153,7 +159,22 @@ struct Walk {
             (args[0]->prim->family == rise::Family::Arith ||
              args[0]->prim->family == rise::Family::Math))
           operator_value(trips * n, inner_div);
+        if (p->family == rise::Family::Map && args.size() == 2)
+          gathered(args[1], trips * n, inner_div);
+        const bool binds =
+            p->family == rise::Family::Map && args.size() == 2 && args[0]->kind == ExprKind::Lambda;
+        std::optional<std::pair<Expr, std::vector<int64_t>>> shadowed;
+        if (binds) {
+          if (auto b = env.find(args[0]->name); b != env.end()) shadowed = b->second;
+          env[args[0]->name] = {args[1], {static_cast<int64_t>(n) / 2}};
+        }
         visit(args[0], trips * n, inner_div);
+        if (binds) {
+          if (shadowed)
+            env[args[0]->name] = *shadowed;
+          else
+            env.erase(args[0]->name);
+        }
         autovec = saved;
         if (parallel && inner_div > 1) schedule(*call, n, trips, f.parallel_ops - before, args[0]);
         for (size_t i = 1; i < args.size(); ++i) visit(args[i], trips, div);
@@ -203,6 +224,21 @@ struct Walk {
   void operator_value(double trips, double div) {
     f.operator_ops += trips / div;
     if (div > 1) f.parallel_operator_ops += trips / div;
+  }
+
+  // A map over xs whose elements hold vectors, run `runs` times on `div` threads: each
+  // of an element's vectors whose lanes are not consecutive (lane_stride) is gathered.
+  void gathered(const Expr& xs, double runs, double div) {
+    rise::Type t = xs->type ? xs->type->a : nullptr;
+    double vectors = 1;
+    for (; t && t->kind == rise::TypeKind::Array; t = t->a)
+      vectors *= static_cast<double>(t->size.as_const().value_or(1));
+    if (!t || t->kind != rise::TypeKind::Vector) return;
+    const std::optional<int64_t> stride = lane_stride(xs, env);
+    if (!stride || *stride == 1) return;
+    f.gathers += runs * vectors / div;
+    gather +=
+        runs * vectors / div * static_cast<double>(t->size.as_const().value_or(1)) * kGatherLane;
   }
 
   // What the schedule of a parallel loop (n iterations, run `trips` times, whose body
@@ -293,7 +329,7 @@ CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, i
   f.ops = serial + whole_parallel;
   f.score = (serial + whole_parallel / m.threads) + kIteration * f.iterations + kByte * w.traffic +
             m.fork_join_cycles * f.parallel_regions + kChunk * f.chunks + kImbalance * f.imbalance +
-            w.divisions;
+            w.divisions + w.gather;
   if (tile > 0) {
     f.tile_footprint = tile * tile * 4 * (inputs + 1);
     // A tile whose data leave the L2 cache gains nothing from tiling.
@@ -309,6 +345,9 @@ CostFeatures estimate_cost(const rise::Checked& lowered, const CostMachine& m, i
                            ? " (" + percent(f.autovec_elements / f.elements) +
                                  " in plain inner loops the C compiler vectorises)"
                            : std::string()));
+  if (f.gathers > 0)
+    f.reasons.push_back(std::to_string(static_cast<int64_t>(f.gathers)) +
+                        " vector read(s) gathered lane by lane (lanes not consecutive in memory)");
   f.reasons.push_back(std::to_string(f.memory.stores) + " array(s) stored, " +
                       std::to_string(f.memory.traffic) + " bytes of memory traffic");
   if (tile > 0)

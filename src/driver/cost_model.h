@@ -57,6 +57,8 @@ struct CostFeatures {
   double ops_scalar = 0;             // ops on scalars (elements - ops_scalar: lanes of vector ops)
   double autovec_elements = 0;       // scalar ops in plain inner loops the C compiler vectorises
   std::vector<std::string> reasons;  // the model's reasons, in words
+  // Vector reads whose lanes are not consecutive in memory (gathered lane by lane).
+  double gathers = 0;
 };
 
 // The features and the score of a lowered program; `tile` is the candidate's tile

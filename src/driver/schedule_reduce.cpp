@@ -86,4 +86,10 @@ int scalar_maps(const rise::Checked& high) {
   return n;
 }
 
+bool reads_windows(const rise::Checked& high) {
+  return rise::any_subexpr(high.expr, [](const Expr& e) {
+    return e->kind == rise::ExprKind::Primitive && e->prim && e->prim->is(PrimId::Slide);
+  });
+}
+
 }  // namespace risec::driver

@@ -37,4 +37,8 @@ std::optional<ReductionOption> division_option(const rise::Checked& high);
 // (softmax's exponentials and its division: innermost(..) takes only the first).
 int scalar_maps(const rise::Checked& high);
 
+// Whether `high` reads windows (a `slide`: a stencil); the vectorize decision then
+// offers vectorizeWindows(lanes), the map over windows on vectors of windows.
+bool reads_windows(const rise::Checked& high);
+
 }  // namespace risec::driver

@@ -394,6 +394,13 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           "every map over scalars on vectors of `lanes` floats (a remainder by a scalar "
           "loop), not only the innermost first one"},
          [](ScheduleCandidate& c) { c.vector = "lanes, every map"; }});
+  // A stencil's map over windows, vectorised across windows (shifted vector loads).
+  if (reads_windows(high))
+    vectors.push_back(
+        {{"vectorize", "vectorizeWindows(lanes) @ innermost(isApplied(isMap))",
+          "the innermost map over windows on vectors of `lanes` windows: each tap one vector "
+          "of `lanes` neighbouring windows' entries, a shifted load along the row"},
+         [](ScheduleCandidate& c) { c.vector = "lanes, windows"; }});
   decisions.push_back(std::move(vectors));
   // Every candidate's lowering ends as the default's (taps_step): one option, taken.
   if (std::optional<ScheduleStep> taps = taps_step(high, opt.target))

@@ -15,6 +15,7 @@
 // lifted (it indexes arrays, reduces, compares, casts or calls a foreign function on
 // the lanes) or when n does not divide the length. Lane order and values are
 // unchanged, so the rewrite preserves the semantics exactly.
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -101,7 +102,11 @@ Expr guard_divisions(const Expr& branch, const Expr& c, bool when) {
 // and every later rule re-infers them (annotations of lambdas are kept by inference).
 class Lifter {
  public:
-  explicit Lifter(int64_t n) : n_(n) {}
+  // `arrays`: a lane may also be an array (of arrays) of scalars, each entry a vector
+  // of n lanes (vectorizeWindows: a stencil's window, entry k of the window of lane l
+  // being entry k of the l-th window); indexing it, views of it, maps and reductions
+  // over it are then lifted entry-wise.
+  explicit Lifter(int64_t n, bool arrays = false) : n_(n), arrays_(arrays) {}
   std::string why;
 
   Expr lift_fn(const Expr& f) {
@@ -118,7 +123,18 @@ class Lifter {
 
  private:
   int64_t n_;  // the lanes
+  bool arrays_;
   std::set<std::string> lanes_;
+
+  // The type of a lane holding a value of type t: scalars (and pairs of them) as
+  // vectors, and with arrays_ arrays of those entry-wise (nullptr for other types).
+  Type lane_of(const Type& t) const {
+    if (arrays_ && t && t->kind == TypeKind::Array) {
+      Type e = lane_of(t->a);
+      return e ? rise::array(t->size, e) : nullptr;
+    }
+    return lane_type(t, n_);
+  }
 
   bool uses_lanes(const Expr& e) const {
     for (const std::string& v : rise::free_vars(e))
@@ -128,7 +144,7 @@ class Lifter {
 
   // fun(x => body) where x holds lanes: annotated with the lanes of its scalar type.
   Expr lane_lambda(const std::string& x, const Type& scalar_param, const Expr& body) const {
-    return rise::lambda(x, body, lane_type(scalar_param, n_));
+    return rise::lambda(x, body, lane_of(scalar_param));
   }
 
   Expr fail(const std::string& reason) {
@@ -166,23 +182,113 @@ class Lifter {
   // with an accumulator that does: a loop whose accumulator is a vector (a loop that
   // runs as often in every lane, made to do a lane-dependent amount of work by selects
   // on masks in op). op's accumulator is a lane, its element is not.
+  // With arrays_, the array may hold lanes too (a window's entries): its elements are
+  // then lanes of op as well (entry-wise: one vector accumulator for n windows).
   Expr lift_reduction(const rise::Spine& sp) {
-    if (sp.args.size() != 3 || uses_lanes(sp.args[2].value))
+    const bool over_lanes = sp.args.size() == 3 && uses_lanes(sp.args[2].value);
+    if (sp.args.size() != 3 || (over_lanes && !arrays_))
       return fail("it uses a reduction over the lanes");
-    const Expr& op = sp.args[0].value;
+    Expr op = sp.args[0].value;
+    // an operator given as a function (reduce(add)): eta-expanded, fun(acc, x => add(acc)(x))
+    if (op->kind != ExprKind::Lambda && op->type && op->type->kind == TypeKind::Fun &&
+        op->type->b && op->type->b->kind == TypeKind::Fun) {
+      const Expr f = op;
+      op = util::fun2("acc", "x",
+                      [&](const Expr& a, const Expr& x) { return rise::app(rise::app(f, a), x); });
+      // the parameters typed as the operator's (the lifter reads them)
+      op = rise::with_type(
+          rise::lambda(op->name,
+                       rise::with_type(rise::lambda(op->fn->name, op->fn->fn, nullptr),
+                                       rise::fun(f->type->b->a, f->type->b->b)),
+                       nullptr),
+          f->type);
+    }
     if (op->kind != ExprKind::Lambda || op->fn->kind != ExprKind::Lambda)
       return fail("it uses a reduction whose operator is not written fun(acc, x => ...)");
     lanes_.insert(op->name);
     bool elem_lane = lanes_.count(op->fn->name) > 0;
-    lanes_.erase(op->fn->name);
+    if (over_lanes)
+      lanes_.insert(op->fn->name);
+    else
+      lanes_.erase(op->fn->name);
     Expr body = lift(op->fn->fn);
-    if (elem_lane) lanes_.insert(op->fn->name);
+    if (elem_lane)
+      lanes_.insert(op->fn->name);
+    else
+      lanes_.erase(op->fn->name);
     if (!body) return nullptr;
     Expr init = lift(sp.args[1].value);
     if (!init) return nullptr;
-    Expr fv =
-        lane_lambda(op->name, param_type(op), rise::lambda(op->fn->name, body, op->fn->annot));
-    return call(PrimId::ReduceSeq, {fv, init, sp.args[2].value});
+    Expr xs = sp.args[2].value;
+    if (over_lanes && !(xs = lift(xs))) return nullptr;
+    Expr fv = lane_lambda(op->name, param_type(op),
+                          over_lanes ? lane_lambda(op->fn->name, param_type(op->fn), body)
+                                     : rise::lambda(op->fn->name, body, op->fn->annot));
+    // over lanes, the reduction's kind is left as it was (lowerToC fuses a reduce with
+    // the map it reads)
+    return over_lanes ? rise::apps(sp.head, {fv, init, xs})
+                      : call(PrimId::ReduceSeq, {fv, init, xs});
+  }
+
+  // With arrays_: an operation on arrays that hold lanes, lifted entry-wise, or nothing
+  // when `sp` is not one (lift then refuses it as before). Indexing (by an index the
+  // same in every lane), views that only rearrange entries, and maps over such arrays
+  // (their function's parameter a lane) or whose function uses lanes.
+  std::optional<Expr> lift_array_op(const rise::Spine& sp) {
+    const Expr& h = sp.head;
+    auto is = [&](PrimId id) { return h->prim && h->prim->is(id); };
+    std::vector<Expr> vals;
+    for (const auto& a : sp.args)
+      if (!a.dep) vals.push_back(a.value);
+    auto rebuild = [&](const std::vector<Expr>& lifted) {
+      Expr out = h;
+      size_t k = 0;
+      for (const auto& a : sp.args)
+        out = a.dep ? rise::dep_app(out, a.type_arg) : rise::app(out, lifted[k++]);
+      return out;
+    };
+    const bool view = is(PrimId::Idx) || is(PrimId::Join) || is(PrimId::Transpose) ||
+                      is(PrimId::Split) || is(PrimId::Slide) || is(PrimId::Take) ||
+                      is(PrimId::Drop) || is(PrimId::Zip);
+    const bool map = is(PrimId::Map) || is(PrimId::MapSeq) || is(PrimId::MapSeqUnroll);
+    if (!view && !map) return std::nullopt;
+    if (vals.size() != static_cast<size_t>(h->prim->arity))
+      return fail("it uses '" + h->name + "' on the lanes without all its arguments");
+    if (view) {
+      // idx(i)(xs): i the same in every lane; the other views' arguments all arrays
+      // holding lanes (a zip of lanes with an array without would mix entry types)
+      std::vector<Expr> lifted;
+      for (size_t i = 0; i < vals.size(); ++i) {
+        const bool index = is(PrimId::Idx) && i == 0;
+        if (index != !uses_lanes(vals[i]))
+          return fail(index ? "it indexes arrays with the lanes"
+                            : "it combines an array of lanes with one without");
+        Expr l = index ? vals[i] : lift(vals[i]);
+        if (!l) return nullptr;
+        lifted.push_back(l);
+      }
+      return rebuild(lifted);
+    }
+    const Expr& f = vals[0];
+    if (f->kind != ExprKind::Lambda)
+      return fail("it maps a function that is not written fun(x => ...) over the lanes");
+    const bool over_lanes = uses_lanes(vals[1]);
+    const bool was = lanes_.count(f->name) > 0;
+    if (over_lanes)
+      lanes_.insert(f->name);
+    else
+      lanes_.erase(f->name);
+    Expr body = lift(f->fn);
+    if (was)
+      lanes_.insert(f->name);
+    else
+      lanes_.erase(f->name);
+    if (!body) return nullptr;
+    Expr xs = over_lanes ? lift(vals[1]) : vals[1];
+    if (!xs) return nullptr;
+    return rebuild({over_lanes ? lane_lambda(f->name, param_type(f), body)
+                               : rise::lambda(f->name, body, f->annot),
+                    xs});
   }
 
   // iterateWhile(k)(cond)(step)(init) whose state depends on the lanes (Sierra's varying
@@ -298,6 +404,8 @@ class Lifter {
     }
     if (!ok) {
       if (is(PrimId::Reduce) || is(PrimId::ReduceSeq)) return lift_reduction(sp);
+      if (arrays_)
+        if (std::optional<Expr> r = lift_array_op(sp)) return *r;
       if (is(PrimId::IterateWhile)) return lift_while(sp);
       if (h->prim && h->prim->family == rise::Family::Reduce) return fail("it uses a reduction");
       if (is(PrimId::Idx) || is(PrimId::Generate) || is(PrimId::Take) || is(PrimId::Drop))
@@ -519,6 +627,85 @@ Strategy vectorize_remainder_rule(int64_t n) {
       if (auto len = util::array_size(m->second->type))
         if (arith::provably_divides(Nat(n), *len)) return vec(e, env);
     return split_then_vectorize(e, env);
+  });
+}
+
+// The depth of a nest of arrays of scalars (a window: 5.5.f32 is 2), or 0 when t is
+// not one.
+int window_depth(const Type& t) {
+  if (!t || t->kind != TypeKind::Array) return 0;
+  if (lane_scalar(t->a)) return 1;
+  const int d = window_depth(t->a);
+  return d ? d + 1 : 0;
+}
+
+// The windows x (L.k1...kr.s) in groups of n, each group as one window of vectors
+// ((L/n).k1...kr.vec[s, n]): entry [k1..kr] of group j holds entry [k1..kr] of windows
+// jn .. jn + n - 1. Only views: the group's index moved innermost by transposes, then
+// each run of n scalars read as one vector (asVector of n entries, joined), so a read
+// of a vector is a read of n consecutive windows' entries, one load where those are
+// consecutive in memory (a slide by one: the window shifted along its row).
+Expr window_vectors(const Expr& x, int depth, int64_t n) {
+  // ch: n.k1...kd.s -> k1...kd.n.s (d >= 1)
+  std::function<Expr(const Expr&, int)> inner = [&](const Expr& ch, int d) -> Expr {
+    Expr t = call(PrimId::Transpose, {ch});
+    if (d == 1) return t;
+    return call(PrimId::Map, {util::fun("w", [&](const Expr& w) { return inner(w, d - 1); }), t});
+  };
+  // y: k1...kd.n.s -> k1...kd.vec[s, n]
+  std::function<Expr(const Expr&, int)> vectors = [&](const Expr& y, int d) -> Expr {
+    if (d == 1)
+      return call(
+          PrimId::Join,
+          {call(
+              PrimId::Map,
+              {util::fun("a", [&](const Expr& a) { return call(PrimId::AsVector, {Nat(n)}, {a}); }),
+               y})});
+    return call(PrimId::Map, {util::fun("w", [&](const Expr& w) { return vectors(w, d - 1); }), y});
+  };
+  return call(PrimId::Map,
+              {util::fun("g", [&](const Expr& g) { return vectors(inner(g, depth), depth); }),
+               call(PrimId::Split, {Nat(n)}, {x})});
+}
+
+// map(f)(xs), xs's elements arrays (of arrays) of scalars -> asScalar(map(f')(groups))
+// with the groups of window_vectors and f lifted to windows of vectors. Lane order and
+// values are unchanged (exact).
+Strategy vectorize_windows_rule(int64_t n) {
+  std::string name = "vectorizeWindows(" + std::to_string(n) + ")";
+  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || !c->is(PrimId::Map) || !c->deps.empty() || c->args.empty() || c->args.size() > 2)
+      return fail_at(name, e, "expected map(f), applied to data or not");
+    if (auto why = width_refusal(n)) return fail_at(name, e, *why);
+    bool applied = c->args.size() == 2;
+    Type in = applied ? c->args[1]->type : util::fun_param(e->type);
+    Type out =
+        applied ? e->type : (e->type && e->type->kind == TypeKind::Fun ? e->type->b : nullptr);
+    auto len = util::array_size(in);
+    Type elem = util::array_elem(in);
+    Type res = util::array_elem(out);
+    if (!len || !elem || !res) return fail_at(name, e, "the type of the map is unknown");
+    const int depth = window_depth(elem);
+    if (depth == 0)
+      return fail_at(name, e,
+                     "the mapped array's elements are " + rise::print(elem) +
+                         ", not arrays (of arrays) of scalars: windows");
+    if (!scalar_tree(res))
+      return fail_at(
+          name, e,
+          "the function's result is " + rise::print(res) + ", not a scalar (or a pair of scalars)");
+    if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
+      return fail_at(name, e, *why + " (the mapped array)");
+    Lifter lifter(n, true);
+    Expr fv = lifter.lift_fn(c->args[0]);
+    if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
+    fv = with_known_result(fv, lane_type(res, n), ctx);
+    auto build = [&](const Expr& x) {
+      return scalar_data(call(PrimId::Map, {fv, window_vectors(x, depth, n)}), res, n);
+    };
+    if (applied) return build(c->args[1]);
+    return util::fun("x", build);
   });
 }
 
@@ -858,6 +1045,15 @@ void register_vector(Registry& r) {
           "needs no precondition); vectorize(n) when n divides L",
           {ParamKind::Nat},
           [](const Args& a) { return vectorize_remainder_rule(arg_nat(a, 0)); }});
+  r.rule({"vectorizeWindows",
+          RuleFamily::Vector,
+          "map(f) over windows (arrays of arrays of scalars: a stencil's) -> the windows in groups "
+          "of n, each group one window of vec[t, n] (entry k of lane l is entry k of the group's "
+          "l-th window: n consecutive windows' entries, one shifted vector load where they are "
+          "consecutive in memory), f lifted entry-wise (indexing, views, maps and reductions over "
+          "the window), asScalar of the results; n must divide the length; exact",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_windows_rule(arg_nat(a, 0)); }});
   r.rule({"vectorize",
           RuleFamily::Vector,
           "map(f) over scalars (or zips of scalars) -> asVector(n) >> map(f on vec[t, n]) >> "

@@ -153,11 +153,12 @@ TEST_P(Examples, CompilesWithoutWarnings) {
 }
 
 // Every lane loop the C printer marks for the C compiler (`RISEC_SIMD_LOOP` or
-// `RISEC_SIMD_LANES(n)`, an `omp simd` loop over the lanes of a vector: arithmetic, math functions,
-// blends) is vectorised by it with risec's own flags: a lane loop left scalar runs its lanes one by
-// one (a vector exp calling the scalar expf per lane made binomial 9x slower with every other test
-// passing). GCC's -fopt-info-vec reports each vectorised loop at its `for` line or the first line
-// of its body.
+// `RISEC_SIMD_LANES(n)`, an `omp simd` loop over the lanes of a vector: arithmetic,
+// math functions, blends) is
+// vectorised by it with risec's own flags: a lane loop left scalar runs its lanes one
+// by one (a vector exp calling the scalar expf per lane made binomial 9x slower with
+// every other test passing). GCC's -fopt-info-vec reports each vectorised loop at its
+// `for` line or the first line of its body.
 TEST_P(Examples, LaneLoopsAreVectorised) {
   const Case& c = GetParam();
   if (c.target == "opencl") GTEST_SKIP() << "OpenCL kernels are compiled by the OpenCL driver";
@@ -170,8 +171,8 @@ TEST_P(Examples, LaneLoopsAreVectorised) {
   req.target = c.target;
   driver::Compiled out = driver::compile(req);
   const std::string& src = out.unit.source;
-  // the lines of the lane loops: a line holding only RISEC_SIMD_LOOP or RISEC_SIMD_LANES(n)
-  // (not their #defines)
+  // the lines of the lane loops: a line holding only RISEC_SIMD_LOOP or
+  // RISEC_SIMD_LANES(n) (not their #define)
   std::vector<int> pragmas;
   int line = 1;
   for (size_t pos = 0; pos < src.size();) {
