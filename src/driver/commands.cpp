@@ -289,7 +289,7 @@ elevate::Strategy load_strategy(const std::string& path, const std::vector<std::
 }
 
 rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace,
-                             const elevate::Tracer* caller_tracer) {
+                             const elevate::Tracer* caller_tracer, bool with_note) {
   elevate::Tracer tracer;
   tracer.on_rule = [](const std::string& rule, const rise::Expr& before, const rise::Expr&) {
     std::string where = rise::print_expr(before);
@@ -307,7 +307,7 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
     std::string msg =
         "strategy failed: " + (f.rule.empty() ? std::string("") : f.rule + ": ") + f.reason;
     std::string note;
-    if (f.subterm) {
+    if (f.subterm && with_note) {
       std::string t = rise::print_expr(f.subterm);
       if (t.size() > 2000) t = t.substr(0, 2000) + " ...";
       note = "note: tried on:\n" + t;

@@ -52,7 +52,10 @@ void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& o
 // naming the rule and showing the subterm. With `trace`, each rule applied is
 // reported on stderr.
 // `trace` reports each rule applied on stderr; `tracer`, when given, is called instead.
+// Without `note`, the failure's error has no note showing the subterm: for callers that
+// try rewrites and keep at most the message (the autoscheduler's space, explore's
+// sites), since printing the subterm is a tenth of building a space.
 rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace,
-                             const elevate::Tracer* tracer = nullptr);
+                             const elevate::Tracer* tracer = nullptr, bool note = true);
 
 }  // namespace risec::driver

@@ -210,18 +210,25 @@ void cost_of(const Expr& e, int64_t trips, MemoryCost& c) {
 
 }  // namespace
 
-std::vector<Site> find_sites(const rise::Checked& c) {
-  std::vector<Site> found, sites;
+std::vector<AppliedSite> applied_sites(const rise::Checked& c) {
+  std::vector<Site> found;
+  std::vector<AppliedSite> sites;
   std::vector<std::string> path;
   collect(c.expr, path, found);
   for (Site& s : found) {
     try {
-      apply_strategy(parse_main(site_strategy(s)), c, false);
-      sites.push_back(std::move(s));
+      rise::Checked after = apply_strategy(parse_main(site_strategy(s)), c, false, nullptr, false);
+      sites.push_back({std::move(s), std::move(after)});
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::User) throw;
     }
   }
+  return sites;
+}
+
+std::vector<Site> find_sites(const rise::Checked& c) {
+  std::vector<Site> sites;
+  for (AppliedSite& a : applied_sites(c)) sites.push_back(std::move(a.site));
   return sites;
 }
 
@@ -253,15 +260,21 @@ class Explorer {
   // The variant `from` followed by a fusion at `step`: its index and whether it is
   // new (nullopt when the step or the lowering fails).
   std::optional<std::pair<size_t, bool>> add(const Variant& from, const Site& step) {
-    Variant v;
-    v.steps = from.steps;
-    v.steps.push_back(step);
     try {
-      v.program = apply_strategy(parse_main(site_strategy(step)), from.program, false);
+      return add(from, {step, apply_strategy(parse_main(site_strategy(step)), from.program, false,
+                                             nullptr, false)});
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::User) throw;
       return std::nullopt;
     }
+  }
+
+  // The same with the step applied already (applied_sites).
+  std::optional<std::pair<size_t, bool>> add(const Variant& from, AppliedSite step) {
+    Variant v;
+    v.steps = from.steps;
+    v.steps.push_back(std::move(step.site));
+    v.program = std::move(step.program);
     return insert(std::move(v));
   }
 
@@ -270,7 +283,8 @@ class Explorer {
     auto it = index_.find(v.key);
     if (it != index_.end()) return std::pair{it->second, false};
     try {
-      v.cost = memory_cost(apply_strategy(elevate::make_strategy("lowerToC"), v.program, false));
+      v.cost = memory_cost(
+          apply_strategy(elevate::make_strategy("lowerToC"), v.program, false, nullptr, false));
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::User) throw;
       return std::nullopt;
@@ -283,8 +297,8 @@ class Explorer {
   std::vector<size_t> children(size_t i) {
     std::vector<size_t> out;
     const Variant from = variants[i];
-    for (const Site& s : find_sites(from.program))
-      if (auto k = add(from, s); k && k->second) out.push_back(k->first);
+    for (AppliedSite& s : applied_sites(from.program))
+      if (auto k = add(from, std::move(s)); k && k->second) out.push_back(k->first);
     return out;
   }
 

@@ -63,6 +63,15 @@ std::string site_strategy(const Site& s);
 // pre-order.
 std::vector<Site> find_sites(const rise::Checked& c);
 
+// The same with the program after each site's step: trying a step is applying it, so
+// a search that goes on from the sites (explore's, the autoscheduler's explore
+// structures) takes the results instead of applying every step a second time.
+struct AppliedSite {
+  Site site;
+  rise::Checked program;
+};
+std::vector<AppliedSite> applied_sites(const rise::Checked& c);
+
 // The cost model (docs/tuning.md): over the arrays the lowered program stores in
 // memory (toMem, oclToMem), `allocated` sums their sizes in bytes and `traffic` the
 // bytes written and read again: twice the size times the number of times the store

@@ -52,12 +52,13 @@ std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, siz
   for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
     std::vector<Node> next;
     for (const Node& n : level)
-      for (const Site& s : find_sites(n.program)) {
+      for (AppliedSite& s : applied_sites(n.program)) {  // each step applied once
+        ++*rewrites;
         try {
-          Node k{n.steps, rewrite_with(site_strategy(s), n.program, rewrites), {}};
-          k.steps.push_back(s);
+          Node k{n.steps, std::move(s.program), {}};
+          k.steps.push_back(std::move(s.site));
           if (!seen.insert(rise::print_expr(k.program.expr)).second) continue;
-          k.cost = memory_cost(rewrite_with("lowerToC", k.program, rewrites));
+          k.cost = memory_cost(rewrite_with("lowerToC", k.program, rewrites, false));
           next.push_back(std::move(k));
         } catch (const Error& e) {
           if (e.kind() != ErrorKind::User) throw;
@@ -180,11 +181,11 @@ std::optional<ScheduleStep> taps_step(const rise::Checked& high, const std::stri
                       true};
 }
 
-rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count) {
+rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count, bool note) {
   ++*count;
   elevate::Strategy s = elevate::parse_strategy_file(
       std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", "let main = " + text + ";\n"}));
-  return apply_strategy(s, c, false);
+  return apply_strategy(s, c, false, nullptr, note);
 }
 
 bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSpace& space) {
@@ -195,7 +196,7 @@ bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSp
   for (const ScheduleStep& st : c.steps)
     if (st.after_lowering) text += " ; " + st.strategy;
   try {
-    c.lowered = rewrite_with(text, high, &space.rewrites);
+    c.lowered = rewrite_with(text, high, &space.rewrites, false);
     return true;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::User) throw;
@@ -429,7 +430,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           for (const ScheduleStep& st : c.steps)
             if (st.after_lowering) lower += " ; " + st.strategy;
           try {
-            done.lowered = rewrite_with(lower, at, &space.rewrites);
+            done.lowered = rewrite_with(lower, at, &space.rewrites, false);
           } catch (const Error& e) {
             refuse(e, 1);
             return;
@@ -451,7 +452,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
           }
           rise::Checked after;
           try {
-            after = rewrite_with(o.step.strategy, at, &space.rewrites);
+            after = rewrite_with(o.step.strategy, at, &space.rewrites, false);
           } catch (const Error& e) {
             refuse(e, leaves_below(d));
             continue;

@@ -148,8 +148,10 @@ ScheduleStep vectorize_lanes_step();
 // default does not unroll (GPU targets, programs above the simplify limit);
 std::optional<ScheduleStep> taps_step(const rise::Checked& high, const std::string& target);
 // `text`, a strategy expression, applied to `c`, counted in `*count` (the space's
-// rewrites).
-rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count);
+// rewrites). Without `note`, a failure's error has the message only (apply_strategy):
+// for the rewrites whose refusal is caught and kept as one line.
+rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count,
+                           bool note = true);
 // Sets c.lowered to `high` rewritten by c's steps and lowerToC (the steps marked
 // after_lowering after it); a rule's or the
 // checker's refusal counts in space.dropped (the first one's reason kept) and gives

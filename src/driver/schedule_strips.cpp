@@ -90,7 +90,7 @@ std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<
   auto attempt = [&](const std::string& text,
                      const rise::Checked& c) -> std::optional<rise::Checked> {
     try {
-      return rewrite_with(text, c, rewrites);
+      return rewrite_with(text, c, rewrites, false);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::User) throw;
       return std::nullopt;

@@ -593,20 +593,24 @@ Strategy is_applied(Strategy p) {
 
 Strategy is_fully_applied(Strategy p) {
   return Strategy("isFullyApplied(" + p.name() + ")", [p](const Expr& e, const Env& env) -> Result {
-    rise::Spine sp = rise::spine(e);
+    // The head and the count of value arguments, walked down the applications (no
+    // copy of the spine: this runs at every node a traversal visits).
     int value_args = 0;
-    for (const auto& a : sp.args) value_args += a.dep ? 0 : 1;
-    Expr head = sp.head;
-    // The predicate sees the head with its dependent arguments.
     const rise::ExprNode* x = e.get();
-    while (x->kind == ExprKind::App) x = x->fn.get();
-    Result r = p(sp.head, env);
+    Expr head = e;
+    while (x->kind == ExprKind::App || x->kind == ExprKind::DepApp) {
+      value_args += x->kind == ExprKind::App;
+      head = x->fn;
+      x = x->fn.get();
+    }
     int arity = -1;
     if (head->kind == ExprKind::Primitive) {
       arity = head->prim ? head->prim->arity : 0;
       if (head->prim && head->prim->is(rise::PrimId::MakeArray)) arity = head->count;
     }
-    if (r.ok() && arity >= 0 && value_args == arity) return e;
+    // The predicate sees the head (a predicate: only whether it holds matters, so it
+    // is asked only where the arity would let the whole hold).
+    if (arity >= 0 && value_args == arity && p(head, env).ok()) return e;
     return fail_at("isFullyApplied", e, "isFullyApplied(" + p.name() + ") does not hold here");
   });
 }

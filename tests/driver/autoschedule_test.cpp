@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/run.h"
 #include "driver/schedule_blocked.h"
@@ -53,21 +54,6 @@ SpaceOptions small_space(const std::string& target) {
   o.tiles = {4, 8};
   o.explore_variants = 1;
   return o;
-}
-
-Compiled compile_text(const rise::Program& p, const rise::SizeMap& sizes, const std::string& target,
-                      const ScheduleCandidate& c) {
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.target = target;
-  std::optional<elevate::Strategy> s;
-  if (!c.is_default) {
-    s = elevate::parse_strategy_file(
-        std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-    req.strategy = &*s;
-  }
-  return compile(req);
 }
 
 // Every candidate's text is laid out the same way: two spaces before each comment
@@ -126,7 +112,7 @@ TEST(Autoschedule, EveryCandidateComputesWhatTheInterpreterComputes) {
         const ScheduleCandidate& c = space.candidates[i];
         SCOPED_TRACE(std::string(k.file) + " " + target + ": " + c.label() + "\n" +
                      c.strategy_text());
-        Compiled compiled = compile_text(p, k.sizes, target, c);
+        Compiled compiled = compile_candidate(p, k.sizes, target, c);
         Execution ex = execute(compiled, k.sizes, inputs);
         Comparison cmp = compare_values(ex.output, expected, type);
         EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
@@ -166,7 +152,7 @@ TEST(Autoschedule, SpaceHasEveryKindOfDecision) {
   const std::string text = every->strategy_text();
   EXPECT_LT(text.find("lowerToC"), text.find("parallelStages")) << text;
   std::vector<rise::Value> inputs = make_inputs(high, {}, 5);
-  Compiled compiled = compile_text(pyr, big, "openmp", *every);
+  Compiled compiled = compile_candidate(pyr, big, "openmp", *every);
   EXPECT_NE(compiled.unit.source.find("omp parallel"), std::string::npos);
   Comparison cmp = compare_values(execute(compiled, big, inputs).output, interpret(high, inputs),
                                   entry_result_type(high));
@@ -254,7 +240,7 @@ TEST(Autoschedule, MatrixProductsGetRegisterBlockedCandidates) {
         const ScheduleCandidate& c = space.candidates[i];
         SCOPED_TRACE(std::to_string(pi) + " " + target + ": " + c.label() + "\n" +
                      c.strategy_text());
-        Compiled compiled = compile_text(k.program, k.sizes, target, c);
+        Compiled compiled = compile_candidate(k.program, k.sizes, target, c);
         Execution ex = execute(compiled, k.sizes, inputs);
         Comparison cmp = compare_values(ex.output, expected, type);
         EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;

@@ -1,6 +1,7 @@
 // Compiling one autoscheduler candidate as `risec compile --strategy` would: its
 // strategy text parsed back (the default candidate: the default lowering), for the
-// driver's property tests that compare candidates with the interpreter.
+// driver's property tests that compare candidates with the interpreter. `entry`: the
+// definition compiled (empty: the last one).
 #pragma once
 
 #include <memory>
@@ -15,9 +16,11 @@
 namespace risec::driver {
 
 inline Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& sizes,
-                                  const std::string& target, const ScheduleCandidate& c) {
+                                  const std::string& target, const ScheduleCandidate& c,
+                                  const std::string& entry = "") {
   CompileRequest req;
   req.program = &p;
+  req.entry = entry;
   req.sizes = &sizes;
   req.target = target;
   std::optional<elevate::Strategy> s;

@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/run.h"
@@ -56,18 +57,6 @@ std::string random_band(std::mt19937& rng) {
          "    let down = img |> downRows |> transpose |> downRows |> transpose in\n"
          "    let up = down |> upRows |> transpose |> upRows |> transpose in\n"
          "    zip2D(img)(up) |> map2D(fun(p => p._1 - p._2))))\n";
-}
-
-Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& sizes,
-                           const std::string& target, const ScheduleCandidate& c) {
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.target = target;
-  std::optional<elevate::Strategy> s = elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-  req.strategy = &*s;
-  return compile(req);
 }
 
 // `count` of the space's candidates with the option (spread over them), each compiled

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/run.h"
@@ -23,18 +24,6 @@
 
 namespace risec::driver {
 namespace {
-
-Compiled compile_candidate_text(const rise::Program& p, const rise::SizeMap& sizes,
-                                const std::string& target, const ScheduleCandidate& c) {
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.target = target;
-  elevate::Strategy s = elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-  req.strategy = &s;
-  return compile(req);
-}
 
 // Every register-blocked candidate of mm at two seeded random shapes (rows a power
 // of two from 2 to 16, columns 64 or 128, depth 4 to 32) compiles and equals the
@@ -73,7 +62,7 @@ TEST(ScheduleBlocked, EveryCandidateOfRandomShapesMatchesTheInterpreter) {
         SCOPED_TRACE(target + " n=" + std::to_string(sizes.at("n")) +
                      " m=" + std::to_string(sizes.at("m")) + " k=" + std::to_string(sizes.at("k")) +
                      ": " + c.label() + "\n" + c.strategy_text());
-        const Compiled compiled = compile_candidate_text(mm, sizes, target, c);
+        const Compiled compiled = compile_candidate(mm, sizes, target, c);
         const Execution ex = execute(compiled, sizes, inputs);
         const Comparison cmp = compare_values(ex.output, expected, type);
         EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
@@ -299,15 +288,8 @@ TEST(ScheduleBlocked, EveryLayerOfDenseNetworksIsBlockedAndMatchesTheInterpreter
         // (twice per layer where the last rows are peeled off and blocked on their own)
         const size_t parts = c.block.find("rows peeled") == std::string::npos ? 1 : 2;
         EXPECT_EQ(count(rise::print_expr(c.lowered.expr), "reduceSeqUnroll"), cs.layers * parts);
-        CompileRequest req;
-        req.program = &prog;
-        req.sizes = &sizes;
-        req.target = target;
-        req.entry = entry;
-        elevate::Strategy s = elevate::parse_strategy_file(
-            std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-        req.strategy = &s;
-        const Execution ex = execute(compile(req), sizes, inputs);
+        const Execution ex =
+            execute(compile_candidate(prog, sizes, target, c, entry), sizes, inputs);
         const Comparison cmp = compare_values(ex.output, expected, type);
         EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
       }

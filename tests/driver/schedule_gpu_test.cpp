@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/gpu_device.h"
 #include "driver/run.h"
@@ -117,21 +118,6 @@ Generated generate(std::mt19937& rng, int kind) {
   return g;
 }
 
-Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& sizes,
-                           const ScheduleCandidate& c) {
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.target = "opencl";
-  std::optional<elevate::Strategy> s;
-  if (!c.is_default) {
-    s = elevate::parse_strategy_file(
-        std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-    req.strategy = &*s;
-  }
-  return compile(req);
-}
-
 // A GPU for the model's tests (none needs to be present).
 GpuDevice fake_gpu() {
   GpuDevice d;
@@ -174,7 +160,7 @@ TEST(ScheduleGpu, RandomProgramsCandidatesMatchTheInterpreterOnOpenCL) {
       for (size_t i = 1; i < compiled.size(); ++i) {
         const ScheduleCandidate& c = space.space.candidates[i];
         try {
-          compiled[i] = compile_candidate(p, g.sizes, c);
+          compiled[i] = compile_candidate(p, g.sizes, "opencl", c);
         } catch (const Error& e) {
           ASSERT_EQ(e.kind(), ErrorKind::User) << c.label() << "\n" << e.what();
           ++refused;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/cost_model.h"
@@ -29,18 +30,6 @@ SpaceOptions small_space(const std::string& target) {
   o.explore_variants = 0;
   o.threads = 2;
   return o;
-}
-
-Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& sizes,
-                           const ScheduleCandidate& c) {
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.target = "openmp";
-  elevate::Strategy s = elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-  req.strategy = &s;
-  return compile(req);
 }
 
 // The candidate `c` copies (the same steps but the schedule's).
@@ -99,7 +88,7 @@ TEST(ScheduleChoice, UnevenProgramsGetADynamicCandidateRankedAboveItsOriginal) {
       EXPECT_EQ(c->schedule.rfind("dynamic, ", 0), 0u);
       EXPECT_NE(c->strategy_text().find("ompSchedule(dynamic, "), std::string::npos);
       EXPECT_NE(c->label().find("schedule(dynamic, "), std::string::npos) << c->label();
-      Compiled compiled = compile_candidate(u.program, u.sizes, *c);
+      Compiled compiled = compile_candidate(u.program, u.sizes, "openmp", *c);
       EXPECT_NE(compiled.unit.source.find("schedule(" + c->schedule + ")"), std::string::npos)
           << compiled.unit.source;
       Execution ex = execute(compiled, u.sizes, inputs);

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "candidate_compile.h"
 #include "driver/autoschedule.h"
 #include "driver/cost_model.h"
 #include "driver/run.h"
@@ -47,14 +48,7 @@ void check_candidate(const rise::Program& p, const rise::SizeMap& sizes, const s
                      const ScheduleCandidate& c, const std::vector<rise::Value>& inputs,
                      const rise::Value& expected, const rise::Type& type) {
   SCOPED_TRACE(target + ": " + c.label() + "\n" + c.strategy_text());
-  const elevate::Strategy s = elevate::parse_strategy_file(
-      std::make_shared<SourceFile>(SourceFile{"strips.elv", c.strategy_text()}));
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.target = target;
-  req.strategy = &s;
-  Compiled compiled = compile(req);
+  Compiled compiled = compile_candidate(p, sizes, target, c);
   if (target == "openmp") {
     EXPECT_NE(compiled.unit.source.find("omp parallel"), std::string::npos);
   }
