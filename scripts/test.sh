@@ -33,6 +33,18 @@ if grep -qw avx512f /proc/cpuinfo && grep -qw avx2 /proc/cpuinfo; then
     ctest --test-dir build --output-on-failure -j "$jobs" -L '^vector_width$'
 fi
 
+# The tests labelled isa_baseline (tests/CMakeLists.txt: lane loops, libm and libmvec
+# calls, min/max, floor/ceil, masks, OpenMP vector reductions, a few vector examples)
+# again at the x86-64 baseline, SSE2 only (4 float lanes), on every
+# x86-64 machine: no SSE4.1 rounding, blends or ptest, no FMA, no AVX, so a change
+# that generates code only a newer level compiles, links or vectorises (a declared
+# vector variant libmvec lacks) fails where it is made. About a minute on the loaded
+# 2-core machine.
+if [ "$(uname -m)" = x86_64 ]; then
+  RISEC_CACHE_DIR="$jit_cache" RISEC_LANES=4 RISEC_CFLAGS=-march=x86-64 \
+    ctest --test-dir build --output-on-failure -j "$jobs" -L '^isa_baseline$'
+fi
+
 # The Python package (docs/python.md): built in a venv against the build above
 # (RISEC_PREBUILT: only the module is compiled, into a kept build directory), then
 # its pytest suite; pytest's "no tests collected" (exit 5) fails like any failure.
