@@ -425,6 +425,9 @@ class Converter {
     // Parallel and OpenCL primitives must suit the target.
     // A scheduled one shows its schedule, an OpenMP clause as well.
     if (info->has(rise::kOpenMP) && !target_.runs(LoopKind::Par)) {
+      // A loop a rule made from the `map` (or `reduce`) written here: the program is
+      // fine, the strategy is one for OpenMP (one tuned with --target openmp, say).
+      const std::string word = word_at(head->span);
       std::string msg =
           name +
           (head->schedule.is_default() ? std::string()
@@ -432,14 +435,11 @@ class Converter {
           " needs the OpenMP target (--target openmp); the " + target_.name +
           (target_.runs(LoopKind::Global)
                ? " target runs parallel maps as mapGlobal/mapWorkGroup/mapLocal"
+           : !word.empty() && word != name
+               ? " target has no parallel loops, and the strategy made this " + word +
+                     " one: compile with --target openmp, or use a strategy for the " +
+                     target_.name + " target (without parallel, mapPar or reducePar)"
                : " target runs sequentially (use mapSeq/reduceSeq)");
-      // A loop a rule made from the `map` (or `reduce`) written here: the program is
-      // fine, the strategy is one for OpenMP (one tuned with --target openmp, say).
-      if (std::string word = word_at(head->span); !word.empty() && word != name)
-        msg += ". The strategy made this " + word + " a parallel loop and the " + target_.name +
-               " target has no OpenMP parallel loops: compile with --target " +
-               "openmp, or use a strategy for the " + target_.name +
-               " target (without parallel, mapPar or reducePar)";
       user_error(msg, head->span);
     }
     if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global))

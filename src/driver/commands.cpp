@@ -139,8 +139,10 @@ rise::SizeMap parse_sizes(const std::vector<std::string>& texts) {
     std::stringstream ss(text);
     std::string item;
     // An empty item (",n=1", "n=1,", "n=1,,m=2") is refused, not skipped: it is most
-    // often a value lost in a script's variable expansion.
-    if (text.empty() || text.back() == ',')
+    // often a value lost in a script's variable expansion. An empty text is no sizes
+    // (the API's and the tests' callers; the command line refuses an empty --size).
+    if (text.empty()) continue;
+    if (text.back() == ',')
       usage("--size '" + text + "': an empty item (expected NAME=VALUE[,NAME=VALUE...])");
     while (std::getline(ss, item, ',')) {
       if (item.empty())

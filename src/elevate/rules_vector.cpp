@@ -558,9 +558,15 @@ std::optional<std::string> width_refusal(int64_t n) {
   return std::nullopt;
 }
 
-Strategy vectorize_rule(int64_t n) {
-  std::string name = "vectorize(" + std::to_string(n) + ")";
-  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
+// vectorize(n) and vectorizeWindows(n): map(f), applied to data or not, whose elements
+// `refuse_elem` accepts (its refusal otherwise) and whose function returns scalars
+// (or pairs); the mapped array grouped into vectors by `group` (its elements' type
+// given), f lifted to lanes (entry by entry of windows when `windows`), the result
+// taken back to scalars.
+Strategy lane_map_rule(const std::string& name, int64_t n, bool windows,
+                       std::function<std::optional<std::string>(const Type&)> refuse_elem,
+                       std::function<Expr(const Expr&, const Type&)> group) {
+  return rule(name, [=](const Expr& e, const Context& ctx) -> Result {
     auto c = util::as_prim_call(e);
     if (!c || !c->is(PrimId::Map) || !c->deps.empty() || c->args.empty() || c->args.size() > 2)
       return fail_at(name, e, "expected map(f), applied to data or not");
@@ -573,27 +579,36 @@ Strategy vectorize_rule(int64_t n) {
     Type elem = util::array_elem(in);
     Type res = util::array_elem(out);
     if (!len || !elem || !res) return fail_at(name, e, "the type of the map is unknown");
-    if (elem->kind == TypeKind::Vector) return fail_at(name, e, "the map is over vectors already");
-    if (!scalar_tree(elem))
-      return fail_at(name, e,
-                     "the mapped array's elements are " + rise::print(elem) +
-                         ", not scalars (or pairs of scalars)");
+    if (auto why = refuse_elem(elem)) return fail_at(name, e, *why);
     if (!scalar_tree(res))
       return fail_at(
           name, e,
           "the function's result is " + rise::print(res) + ", not a scalar (or a pair of scalars)");
     if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
       return fail_at(name, e, *why + " (the mapped array)");
-    Lifter lifter(n);
+    Lifter lifter(n, windows);
     Expr fv = lifter.lift_fn(c->args[0]);
     if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
     fv = with_known_result(fv, lane_type(res, n), ctx);
     auto build = [&](const Expr& x) {
-      return scalar_data(call(PrimId::Map, {fv, vec_data(x, elem, n)}), res, n);
+      return scalar_data(call(PrimId::Map, {fv, group(x, elem)}), res, n);
     };
     if (applied) return build(c->args[1]);
     return util::fun("x", build);
   });
+}
+
+Strategy vectorize_rule(int64_t n) {
+  return lane_map_rule(
+      "vectorize(" + std::to_string(n) + ")", n, false,
+      [](const Type& elem) -> std::optional<std::string> {
+        if (elem->kind == TypeKind::Vector) return "the map is over vectors already";
+        if (!scalar_tree(elem))
+          return "the mapped array's elements are " + rise::print(elem) +
+                 ", not scalars (or pairs of scalars)";
+        return std::nullopt;
+      },
+      [n](const Expr& x, const Type& elem) { return vec_data(x, elem, n); });
 }
 
 // map(f)(x) of any length L -> concat(map(f)(take(q)(x)))(map(f)(drop(q)(x))) with
@@ -672,41 +687,15 @@ Expr window_vectors(const Expr& x, int depth, int64_t n) {
 // with the groups of window_vectors and f lifted to windows of vectors. Lane order and
 // values are unchanged (exact).
 Strategy vectorize_windows_rule(int64_t n) {
-  std::string name = "vectorizeWindows(" + std::to_string(n) + ")";
-  return rule(name, [n, name](const Expr& e, const Context& ctx) -> Result {
-    auto c = util::as_prim_call(e);
-    if (!c || !c->is(PrimId::Map) || !c->deps.empty() || c->args.empty() || c->args.size() > 2)
-      return fail_at(name, e, "expected map(f), applied to data or not");
-    if (auto why = width_refusal(n)) return fail_at(name, e, *why);
-    bool applied = c->args.size() == 2;
-    Type in = applied ? c->args[1]->type : util::fun_param(e->type);
-    Type out =
-        applied ? e->type : (e->type && e->type->kind == TypeKind::Fun ? e->type->b : nullptr);
-    auto len = util::array_size(in);
-    Type elem = util::array_elem(in);
-    Type res = util::array_elem(out);
-    if (!len || !elem || !res) return fail_at(name, e, "the type of the map is unknown");
-    const int depth = window_depth(elem);
-    if (depth == 0)
-      return fail_at(name, e,
-                     "the mapped array's elements are " + rise::print(elem) +
-                         ", not arrays (of arrays) of scalars: windows");
-    if (!scalar_tree(res))
-      return fail_at(
-          name, e,
-          "the function's result is " + rise::print(res) + ", not a scalar (or a pair of scalars)");
-    if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
-      return fail_at(name, e, *why + " (the mapped array)");
-    Lifter lifter(n, true);
-    Expr fv = lifter.lift_fn(c->args[0]);
-    if (!fv) return fail_at(name, e, "the function cannot be vectorised: " + lifter.why);
-    fv = with_known_result(fv, lane_type(res, n), ctx);
-    auto build = [&](const Expr& x) {
-      return scalar_data(call(PrimId::Map, {fv, window_vectors(x, depth, n)}), res, n);
-    };
-    if (applied) return build(c->args[1]);
-    return util::fun("x", build);
-  });
+  return lane_map_rule(
+      "vectorizeWindows(" + std::to_string(n) + ")", n, true,
+      [](const Type& elem) -> std::optional<std::string> {
+        if (window_depth(elem) == 0)
+          return "the mapped array's elements are " + rise::print(elem) +
+                 ", not arrays (of arrays) of scalars: windows";
+        return std::nullopt;
+      },
+      [n](const Expr& x, const Type& elem) { return window_vectors(x, window_depth(elem), n); });
 }
 
 // ---------------------------------------------------------------- unrollJam2

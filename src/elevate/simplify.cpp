@@ -183,6 +183,13 @@ bool literal_is(const Expr& e, double v) {
   return l && l->kind() == rise::ValueKind::Scalar && l->to_double() == v;
 }
 
+// Whether the literal `lit` is written inside the source text of `e` (an operand of
+// it as the program spells it), rather than brought there from a constant array.
+bool written_in(const Expr& lit, const Expr& e) {
+  return lit->span.known() && e->span.known() && lit->span.file == e->span.file &&
+         lit->span.begin >= e->span.begin && lit->span.end <= e->span.end;
+}
+
 // partialEval, plus what specialising on known values needs (`--bind`): lets of
 // constant arrays are tracked and indexing them with a literal index resolved;
 // reductions (any of the reduce family) with a scalar or vector accumulator over an
@@ -190,10 +197,10 @@ bool literal_is(const Expr& e, double v) {
 // are unrolled into op(..op(op(init, xs[0]), xs[1]).., xs[N-1]), indexing pushed
 // through zip and maps; lets of element views are inlined; maps of a closed
 // function over a constant array become array literals; and x * 0 and 0 * x become
-// 0 where the zero is a bound value (a literal with no place in the source: a zero
-// weight), x + 0, 0 + x, x - 0, x * 1 and 1 * x become x. The last identities hold
-// for finite x (x * 0 is NaN for an infinite or NaN x) up to the sign of a zero (-0 +
-// 0 is +0): a documented assumption.
+// 0 where the zero comes from a constant array (a zero weight; not a zero written in
+// the multiplication itself), x + 0, 0 + x, x - 0, x * 1 and 1 * x become x. The last identities
+// hold for finite x (x * 0 is NaN for an infinite or NaN x) up to the sign of a zero (-0 + 0 is
+// +0): a documented assumption.
 class Specialiser : public Folder {
  protected:
   Expr visit_lambda(const Expr& e) override {
@@ -294,10 +301,11 @@ class Specialiser : public Folder {
     }
     if ((n == PrimId::Add || n == PrimId::Sub || n == PrimId::Mul) && c->args.size() == 2) {
       const Expr &a = c->args[0], &b = c->args[1];
-      // x * 0 only for a zero that is a bound value (no place in the source): a
-      // `* 0.0f` the program itself writes keeps its NaN for an infinite or NaN x.
-      if (n == PrimId::Mul && literal_is(a, 0) && !a->span.known()) return a;
-      if (n == PrimId::Mul && literal_is(b, 0) && !b->span.known()) return b;
+      // x * 0 only for a zero from a constant array (a weight, bound or written as an
+      // array): a `* 0.0f` written in the multiplication itself keeps its NaN for an
+      // infinite or NaN x.
+      if (n == PrimId::Mul && literal_is(a, 0) && !written_in(a, e)) return a;
+      if (n == PrimId::Mul && literal_is(b, 0) && !written_in(b, e)) return b;
       if (n == PrimId::Mul && literal_is(a, 1)) return b;
       if ((n == PrimId::Mul && literal_is(b, 1)) || (n != PrimId::Mul && literal_is(b, 0)))
         return a;

@@ -359,6 +359,7 @@ class Printer {
   std::unordered_set<std::string> globals_;
   bool schedules_ = false;
   std::vector<std::pair<std::string, std::string>> scope_;  // binder -> display name
+  std::vector<bool> with_loop_bound_;  // per scope_ entry: a with-loop's desugaring wrote it
 
   std::string display(const std::string& name) const {
     for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
@@ -367,7 +368,7 @@ class Printer {
   }
 
   // Binds a lambda parameter; returns the name to print.
-  std::string bind(const std::string& name) {
+  std::string bind(const std::string& name, bool by_with_loop = false) {
     std::string shown = name;
     if (!is_identifier(name) || globals_.count(name) || (schedules_ && schedule_kind(name))) {
       std::string base;
@@ -385,9 +386,19 @@ class Printer {
       used_.insert(shown);
     }
     scope_.emplace_back(name, shown);
+    with_loop_bound_.push_back(by_with_loop);
     return shown;
   }
-  void unbind(size_t n) { scope_.resize(scope_.size() - n); }
+  void unbind(size_t n) {
+    scope_.resize(scope_.size() - n);
+    with_loop_bound_.resize(scope_.size());
+  }
+  // Whether the innermost binder of `name` is one a with-loop's desugaring wrote.
+  bool bound_by_with_loop(const std::string& name) const {
+    for (size_t i = scope_.size(); i-- > 0;)
+      if (scope_[i].first == name) return with_loop_bound_[i];
+    return false;
+  }
 
   Type param_type(const Expr& lam) const {
     if (opts_.types && lam->type && lam->type->kind == TypeKind::Fun) return lam->type->a;
@@ -397,8 +408,10 @@ class Printer {
   Printed doc(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Ident:
-        // a with-loop's desugared primitive is no binder's, whatever is in scope
-        if (written_by_with_loop(e->span) && find_primitive(e->name))
+        // a with-loop's desugared primitive is no binder's, whatever is in scope, but
+        // for a binder the desugaring wrote itself (the generator's index)
+        if (written_by_with_loop(e->span) && find_primitive(e->name) &&
+            !bound_by_with_loop(e->name))
           return {text(e->name), kPostfix};
         return {text(display(e->name)), kPostfix};
       case ExprKind::Primitive:
@@ -455,7 +468,7 @@ class Printer {
     Expr cur = e;
     for (;;) {
       if (bound > 0) parts.push_back(text(", "));
-      std::string shown = bind(cur->name);
+      std::string shown = bind(cur->name, written_by_with_loop(cur->span));
       ++bound;
       Type t = param_type(cur);
       parts.push_back(text(t ? shown + ": " + type_text(t) : shown));

@@ -92,7 +92,15 @@ struct Resolver : ExprMutator {
 
   // Lambda-bound and depFun-bound names in scope.
   std::vector<std::string> scope;
-  std::vector<bool> dep_bound;  // per scope entry: bound by depFun (a size or a type)
+  std::vector<bool> dep_bound;        // per scope entry: bound by depFun (a size or a type)
+  std::vector<bool> with_loop_bound;  // per scope entry: bound by a with-loop's desugaring
+
+  // Whether the innermost binder of `n` is one a with-loop's desugaring wrote.
+  bool bound_by_with_loop(const std::string& n) const {
+    for (size_t i = scope.size(); i-- > 0;)
+      if (scope[i] == n) return with_loop_bound[i];
+    return false;
+  }
 
   bool in_scope(const std::string& n) const {
     for (auto it = scope.rbegin(); it != scope.rend(); ++it)
@@ -151,7 +159,9 @@ struct Resolver : ExprMutator {
     // The primitives a with-loop's desugaring names (take, drop, generate, ...; spanned
     // by the with-loop) are those primitives, even inside a parameter of that name
     // (`fun(take: n.f32 => with { ... })`).
-    if (written_by_with_loop(e->span))
+    // A name the desugaring binds itself (the generator's index, named as the program
+    // names it, say `select`) stays that binder.
+    if (written_by_with_loop(e->span) && !bound_by_with_loop(n))
       if (const PrimitiveInfo* p = find_primitive(n)) return prim_expr(p->id, e->span);
     if (in_scope(n) || schedules_only) return e;
     if (auto d = lookup_definition(n, e->span)) return *d;
@@ -268,9 +278,11 @@ struct Resolver : ExprMutator {
   Expr in_binder_scope(const Expr& e) {
     scope.push_back(e->name);
     dep_bound.push_back(e->kind == ExprKind::DepLambda);
+    with_loop_bound.push_back(written_by_with_loop(e->span));
     Expr r = mutate_children(e);
     scope.pop_back();
     dep_bound.pop_back();
+    with_loop_bound.pop_back();
     return r;
   }
 };

@@ -10,6 +10,7 @@
 
 #include "driver/autoschedule.h"
 #include "driver/compile.h"
+#include "driver/schedule_space.h"
 #include "elevate/parser.h"
 #include "support/files.h"
 
@@ -30,6 +31,17 @@ inline Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& s
     req.strategy = &*s;
   }
   return compile(req);
+}
+
+// A small space for the property tests of one decision (tiles of 4, one explore
+// variant, no strips): the decision's candidates without the space's breadth.
+inline SpaceOptions small_row_space(const std::string& target) {
+  SpaceOptions o;
+  o.target = target;
+  o.tiles = {4};
+  o.explore_variants = 1;
+  o.strips = {};
+  return o;
 }
 
 }  // namespace risec::driver

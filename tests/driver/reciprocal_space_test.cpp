@@ -52,15 +52,6 @@ std::string row_program(std::mt19937& rng) {
          body + "))))\n";
 }
 
-SpaceOptions small_space(const std::string& target) {
-  SpaceOptions o;
-  o.target = target;
-  o.tiles = {4};
-  o.explore_variants = 1;
-  o.strips = {};
-  return o;
-}
-
 // Every generated program's space holds a candidate with the division decision and
 // one vectorising every map; a seeded sample of those candidates (both targets) is
 // checked against the interpreter at an odd row length and one of 32 elements.
@@ -80,7 +71,7 @@ TEST(ReciprocalSpace, RowProgramsGetTheDecisionsAndComputeWhatTheInterpreterComp
       rise::Value expected = interpret(high, inputs);
       const rise::Type type = entry_result_type(high);
       const std::string target = k % 2 ? "openmp" : "c";
-      ScheduleSpace space = build_space(high, small_space(target));
+      ScheduleSpace space = build_space(high, small_row_space(target));
       std::vector<size_t> reciprocal, every;
       for (size_t i = 0; i < space.candidates.size(); ++i) {
         const ScheduleCandidate& c = space.candidates[i];
@@ -122,7 +113,7 @@ TEST(ReciprocalSpace, SoftmaxAndBilateralGetTheDivisionDecision) {
     rise::Program p = load_program(file);
     rise::SizeMap sizes =
         softmax ? rise::SizeMap{{"n", 8}, {"d", 1024}} : rise::SizeMap{{"n", 16}, {"m", 32}};
-    ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), small_space("c"));
+    ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), small_row_space("c"));
     std::map<std::string, double> without;
     std::vector<std::pair<std::string, double>> with;
     bool every = false;

@@ -118,15 +118,6 @@ TEST(RowStages, InlineStageKeepsTheWorkLinear) {
   }
 }
 
-SpaceOptions small_space(const std::string& target) {
-  SpaceOptions o;
-  o.target = target;
-  o.tiles = {4};
-  o.explore_variants = 1;
-  o.strips = {};
-  return o;
-}
-
 // The space of softmax, layer norm and generated row programs: no candidate does more
 // than 16 times the default lowering's operations at d = 256 (a reduction inlined into
 // the map over its own row runs d = 256 times per row, 50 times the default's work or
@@ -150,7 +141,7 @@ TEST(RowStages, SpacesHaveNoQuadraticCandidateAndMatchTheInterpreter) {
     for (const std::string target : {k % 2 ? "openmp" : "c"}) {
       rise::SizeMap sizes{{"n", 3}, {"d", 256}};
       const rise::Checked high = rise::check_program(p, "", &sizes);
-      ScheduleSpace space = build_space(high, small_space(target));
+      ScheduleSpace space = build_space(high, small_row_space(target));
       ASSERT_TRUE(space.candidates.front().is_default);
       const double base = estimate_cost(space.candidates.front().lowered, CostMachine{}).ops;
       bool staged = false;
@@ -184,7 +175,7 @@ TEST(RowStages, SpacesHaveNoQuadraticCandidateAndMatchTheInterpreter) {
       const rise::Checked odd = rise::check_program(p, "", &sizes);
       std::vector<rise::Value> inputs = make_inputs(odd, {}, 11 + k);
       const rise::Value expected = interpret(odd, inputs);
-      ScheduleSpace odd_space = build_space(odd, small_space(target));
+      ScheduleSpace odd_space = build_space(odd, small_row_space(target));
       std::vector<size_t> sample;
       for (size_t i = 1; i < odd_space.candidates.size(); ++i)
         if (odd_space.candidates[i].inlined()) sample.push_back(i);

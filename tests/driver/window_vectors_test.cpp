@@ -162,15 +162,6 @@ TEST(WindowVectors, RefusesMapsOverScalarsAndWidthsThatDoNotDivide) {
   }
 }
 
-SpaceOptions small_space(const std::string& target) {
-  SpaceOptions o;
-  o.target = target;
-  o.tiles = {4};
-  o.explore_variants = 1;
-  o.strips = {};
-  return o;
-}
-
 // The bilateral: its space has candidates vectorised across windows, a sample of
 // them computes what the interpreter computes, and the interior of the one with the taps
 // unrolled reads whole vectors (at 8 lanes, whatever the host's width).
@@ -182,7 +173,7 @@ TEST(WindowVectors, BilateralGetsTheDecisionAndItsInteriorReadsWholeVectors) {
   rise::Value expected = interpret(high, inputs);
   const rise::Type type = entry_result_type(high);
   for (const std::string target : {"openmp"}) {
-    ScheduleSpace space = build_space(high, small_space(target));
+    ScheduleSpace space = build_space(high, small_row_space(target));
     std::vector<const ScheduleCandidate*> windows;
     for (const ScheduleCandidate& c : space.candidates)
       if (c.vector == "lanes, windows") windows.push_back(&c);
