@@ -1,6 +1,6 @@
 #!/bin/sh
 # The fork and join of an OpenMP parallel loop on this machine under each wait policy
-# (forkjoin.c; kParallelRegion in src/driver/cost_model.cpp, docs/tuning.md), with
+# (forkjoin.c; kForkJoinSpin and kForkJoinPassive in src/driver/cost_model.cpp, docs/tuning.md), with
 # the load average. Never fails on time.
 #   bench/autoschedule/forkjoin.sh [REGIONS] [ROUNDS]
 set -eu
