@@ -59,23 +59,6 @@ bool uses_foreign(const rise::Expr& e) {
   return false;
 }
 
-Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidate& c) {
-  CompileRequest req;
-  req.program = cfg.program;
-  req.entry = cfg.entry;
-  req.sizes = &cfg.sizes;
-  req.target = cfg.target;
-  req.shift_tails = cfg.shift_tails;
-  req.bounds_checks = cfg.bounds_checks;
-  std::optional<elevate::Strategy> s;
-  if (!c.is_default) {
-    s = elevate::parse_strategy_file(
-        std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", c.strategy_text()}));
-    req.strategy = &*s;
-  }
-  return compile(req);
-}
-
 // The candidates to measure, in order: the default lowering, then the model's best,
 // at most a third of the budget from one structure while others remain (the model
 // cannot tell structures apart well: measuring decides), or an equal share when
@@ -244,6 +227,23 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
 }
 
 }  // namespace
+
+Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidate& c) {
+  CompileRequest req;
+  req.program = cfg.program;
+  req.entry = cfg.entry;
+  req.sizes = &cfg.sizes;
+  req.target = cfg.target;
+  req.shift_tails = cfg.shift_tails;
+  req.bounds_checks = cfg.bounds_checks;
+  std::optional<elevate::Strategy> s;
+  if (!c.is_default) {
+    s = elevate::parse_strategy_file(
+        std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", c.strategy_text()}));
+    req.strategy = &*s;
+  }
+  return compile(req);
+}
 
 std::vector<size_t> rank_and_order(AutoscheduleResult& r, int budget) {
   r.ranking.clear();

@@ -49,6 +49,11 @@ struct ScheduleMeasurement {
   bool killed = false;
 };
 
+// A candidate compiled as `risec compile --strategy` would compile its strategy text
+// (the default candidate: the default lowering), with the config's program, entry,
+// sizes, target and code-generation switches.
+Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidate& c);
+
 struct AutoscheduleResult {
   ScheduleSpace space;
   std::vector<CostFeatures> costs;            // per candidate

@@ -4,33 +4,23 @@
 // definition compiled (empty: the last one).
 #pragma once
 
-#include <memory>
-#include <optional>
 #include <string>
 
 #include "driver/autoschedule.h"
 #include "driver/compile.h"
 #include "driver/schedule_space.h"
-#include "elevate/parser.h"
-#include "support/files.h"
 
 namespace risec::driver {
 
 inline Compiled compile_candidate(const rise::Program& p, const rise::SizeMap& sizes,
                                   const std::string& target, const ScheduleCandidate& c,
                                   const std::string& entry = "") {
-  CompileRequest req;
-  req.program = &p;
-  req.entry = entry;
-  req.sizes = &sizes;
-  req.target = target;
-  std::optional<elevate::Strategy> s;
-  if (!c.is_default) {
-    s = elevate::parse_strategy_file(
-        std::make_shared<SourceFile>(SourceFile{"candidate.elv", c.strategy_text()}));
-    req.strategy = &*s;
-  }
-  return compile(req);
+  AutoscheduleConfig cfg;
+  cfg.program = &p;
+  cfg.entry = entry;
+  cfg.sizes = sizes;
+  cfg.target = target;
+  return compile_candidate(cfg, c);
 }
 
 // A small space for the property tests of one decision (tiles of 4, one explore
