@@ -143,6 +143,11 @@ Cat category(const rise::PrimitiveInfo& p) {
 
 struct Binding {
   Phrase value;  // the term the name stands for (a Var, or a substituted readable term)
+  // A let-bound lambda that takes a function (`let twice = fun(k => fun(x => k(k(x))))`)
+  // is kept as written and converted anew at each application, with its arguments
+  // bound, in the scope of the let: `depth` is how many bindings that scope had.
+  Expr deferred;
+  size_t depth = 0;
 };
 
 class Converter {
@@ -232,6 +237,7 @@ class Converter {
       case ExprKind::Ident: {
         const Binding* b = lookup(e->name);
         if (!b) internal_error("unbound variable '" + e->name + "' in DPIA translation", e->span);
+        if (Expr d = b->deferred) return in_scope_of(b->depth, [&] { return as_function(d); });
         return b->value;
       }
       case ExprKind::Literal: {
@@ -269,6 +275,68 @@ class Converter {
     return make(std::move(n));
   }
 
+  // Whether a function of type t takes a function among its (curried) parameters.
+  static bool takes_function(const Type& t) {
+    for (Type f = t; f && f->kind == TypeKind::Fun; f = f->b)
+      if (f->a && (f->a->kind == TypeKind::Fun || f->a->kind == TypeKind::DepFun)) return true;
+    return false;
+  }
+
+  // The binding of e when e names a deferred let-bound lambda, else null.
+  const Binding* deferred_binding(const Expr& e) {
+    if (e->kind != ExprKind::Ident) return nullptr;
+    const Binding* b = lookup(e->name);
+    return b && b->deferred ? b : nullptr;
+  }
+
+  // Runs `convert` with the first `depth` bindings only (those of a let's scope; the
+  // ones made inside it hidden), as lexical scope wants, and restores them after.
+  template <class F>
+  Phrase in_scope_of(size_t depth, const F& convert) {
+    std::vector<std::pair<std::string, Binding>> inner(
+        env_.begin() + static_cast<std::ptrdiff_t>(depth), env_.end());
+    env_.resize(depth);
+    struct Back {
+      std::vector<std::pair<std::string, Binding>>& env;
+      std::vector<std::pair<std::string, Binding>>& inner;
+      size_t depth;
+      ~Back() {
+        env.resize(depth);
+        env.insert(env.end(), inner.begin(), inner.end());
+      }
+    } back{env_, inner, depth};
+    return convert();
+  }
+
+  // A deferred let-bound lambda applied to `vargs`: the arguments are converted where
+  // they stand, then the lambda's body with its parameters bound to them, in the scope
+  // of the let (as (fun(k => ...))(a) is: a phrase substituted for its parameter).
+  Phrase apply_deferred(Binding b, const std::vector<Expr>& vargs, const Span& span) {
+    std::vector<Phrase> args;
+    for (const Expr& a : vargs) {
+      bool is_fn = a->type && (a->type->kind == TypeKind::Fun || a->type->kind == TypeKind::DepFun);
+      args.push_back(is_fn ? as_function(a) : conv(a));
+    }
+    size_t used = 0;
+    Phrase result = in_scope_of(b.depth, [&] {
+      Expr lam = b.deferred;
+      size_t pushed = 0;
+      while (used < args.size() && lam->kind == ExprKind::Lambda) {
+        env_.push_back({lam->name, Binding{args[used]}});
+        lam = lam->fn;
+        ++used;
+        ++pushed;
+      }
+      Phrase body = lam->kind == ExprKind::Lambda ? lambda(lam) : conv(lam);
+      env_.resize(env_.size() - pushed);
+      return body;
+    });
+    if (used == args.size()) return result;
+    return apply(result,
+                 std::vector<Phrase>(args.begin() + static_cast<std::ptrdiff_t>(used), args.end()),
+                 span);
+  }
+
   // A function argument as a Lambda phrase (eta-expanding partial applications).
   Phrase as_function(const Expr& e) {
     if (e->kind == ExprKind::Lambda) return lambda(e);
@@ -302,8 +370,15 @@ class Converter {
         vargs[0]->type->kind == TypeKind::Fun) {
       // let(v)(fun(g => b)) of a function v (`let g = fun(x => x * 2.0f) in ...`):
       // nothing is stored; g stands for v's lambda in b, as in the redex
-      // (fun(g => b))(v), so that g(x) applies a known lambda.
-      env_.push_back({vargs[1]->name, Binding{as_function(vargs[0])}});
+      // (fun(g => b))(v), so that g(x) applies a known lambda. A lambda taking a
+      // function is converted where it is applied (its function parameters are known
+      // there only), as a definition is inlined.
+      if (const Binding* d = deferred_binding(vargs[0]))
+        env_.push_back({vargs[1]->name, *d});  // another name for a deferred lambda
+      else if (vargs[0]->kind == ExprKind::Lambda && takes_function(vargs[0]->type))
+        env_.push_back({vargs[1]->name, Binding{nullptr, vargs[0], env_.size()}});
+      else
+        env_.push_back({vargs[1]->name, Binding{as_function(vargs[0])}});
       Phrase result = conv(vargs[1]->fn);
       env_.pop_back();
       if (vargs.size() == 2) return result;
@@ -328,10 +403,15 @@ class Converter {
       // (fun(x => b))(a) ...: a readable argument is substituted; a value that must
       // be written is stored first (let).
       if (vargs.empty()) internal_error("lambda head without arguments", e->span);
-      Phrase arg = conv(vargs[0]);
       Expr rest = head->fn;
       Phrase result;
-      if (arg->access() == Access::Rd || arg->kind == PhraseNode::Lambda) {
+      if (const Binding* d = deferred_binding(vargs[0])) {
+        // a deferred lambda passed on: the parameter is another name for it
+        env_.push_back({head->name, *d});
+        result = conv(rest);
+        env_.pop_back();
+      } else if (Phrase arg = conv(vargs[0]);
+                 arg->access() == Access::Rd || arg->kind == PhraseNode::Lambda) {
         env_.push_back({head->name, Binding{arg}});
         result = conv(rest);
         env_.pop_back();
@@ -355,6 +435,7 @@ class Converter {
     }
     if (head->kind == ExprKind::Ident) {
       const Binding* b = lookup(head->name);
+      if (b && b->deferred) return apply_deferred(*b, vargs, e->span);  // a copy: env_ changes
       if (b && b->value->kind == PhraseNode::Lambda) {
         std::vector<Phrase> args;
         for (const Expr& a : vargs) args.push_back(conv(a));
@@ -366,7 +447,8 @@ class Converter {
         user_error("cannot compile this application: '" + head->name +
                        "' is a parameter whose function is not known where the lambda is "
                        "compiled (a let-bound function that applies a function parameter "
-                       "does not compile: bind it with def, whose uses are inlined)",
+                       "compiles where it is applied to its arguments, not when it is passed "
+                       "on unapplied: bind it with def, whose uses are inlined)",
                    e->span);
     }
     user_error(
