@@ -29,7 +29,8 @@ std::string float_math_definitions(rise::PrimId id, rise::ScalarKind k);
 // A helper computing primitive `id` on a whole vector of `lanes` lanes of kind `k` (C
 // type `type`, function `fn`) with x86 intrinsics, to be compiled where `guard` (a
 // preprocessor condition) holds, in place of the lane loop calling the scalar helper;
-// it returns the scalar helper's results, bit for bit. Today f32 exp on 16 lanes
+// it returns the scalar helper's results, bit for bit (as compiled with risec's
+// -ffp-contract=fast, which makes FMAs of the helper's products). Today f32 exp on 16 lanes
 // (AVX-512F), 8 and 4 (AVX-512VL); nullopt for everything else.
 struct FloatMathVector {
   std::string guard;  // `defined(__AVX512F__) && ...`
