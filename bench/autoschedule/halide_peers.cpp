@@ -11,6 +11,8 @@
 //     ROWS COLS the input image's size (row-major f32, as the RISE programs read it)
 //   prints "min_ms MIN median_ms MEDIAN" (REPEAT timed calls after one warm-up call).
 //   Threads: HL_NUM_THREADS (the autoschedulers are told the same parallelism).
+//   HALIDE_PEERS_CPUTIME=1 times the process's CPU time instead of the wall clock.
+//   HALIDE_PEERS_SCHEDULE=1 prints an autoscheduler's chosen schedule to stderr.
 //
 // The expert schedule: strips of 32 output rows, parallel, every stage vectorised by
 // the host's natural float width, producers computed per strip (Halide's compute_at).
@@ -22,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -31,6 +34,18 @@ namespace {
 using Halide::Expr;
 using Halide::Func;
 using Halide::Var;
+
+// Milliseconds on the wall clock, or of the process's CPU time.
+double now_ms(bool cpu_time) {
+  if (cpu_time) {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+  }
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 const float kW5[5] = {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f};
 
@@ -113,8 +128,11 @@ void schedule(Pipeline& p, const std::string& how, int rows, int cols, int threa
   Halide::load_plugin(plugin);
   p.in.set_estimates({{0, cols}, {0, rows}});
   p.out.set_estimates({{0, p.out_cols}, {0, p.out_rows}});
-  Halide::Pipeline(p.out).auto_schedule(how, Halide::get_host_target(),
-                                        Halide::MachineParams(threads, 32 * 1024 * 1024, 40));
+  Halide::AutoSchedulerResults r = Halide::Pipeline(p.out).auto_schedule(
+      how, Halide::get_host_target(), Halide::MachineParams(threads, 32 * 1024 * 1024, 40));
+  // HALIDE_PEERS_SCHEDULE=1: the schedule the autoscheduler chose, as Halide prints it.
+  if (const char* show = std::getenv("HALIDE_PEERS_SCHEDULE"); show && *show == '1')
+    std::fprintf(stderr, "%s\n", r.schedule_source.c_str());
 }
 
 }  // namespace
@@ -152,12 +170,15 @@ int main(int argc, char** argv) {
     Halide::Buffer<float> ob(o.data(), p.out_cols, p.out_rows);
     p.in.set(ib);
     p.out.realize(ob);  // warm-up
+    // HALIDE_PEERS_CPUTIME=1: the process's CPU time (all threads), which other load on
+    // a shared machine disturbs less than the wall clock (bilateral_ab.sh, 1 thread).
+    const char* cpu_env = std::getenv("HALIDE_PEERS_CPUTIME");
+    const bool cpu_time = cpu_env && *cpu_env == '1';
     std::vector<double> ms;
     for (int r = 0; r < repeat; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
+      const double t0 = now_ms(cpu_time);
       p.out.realize(ob);
-      ms.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(now_ms(cpu_time) - t0);
     }
     std::sort(ms.begin(), ms.end());
     std::printf("min_ms %.4f median_ms %.4f\n", ms.front(), ms[ms.size() / 2]);

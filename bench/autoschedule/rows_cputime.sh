@@ -6,7 +6,8 @@
 # clock). Minima of REPEAT calls, ROUNDS rounds interleaved; prints the load average.
 # Wall-clock numbers on 2 threads still need a quiet machine (tune60.sh).
 #   bench/autoschedule/rows_cputime.sh softmax A.elv B.elv ...   (or layernorm)
-# A strategy named `default` is the default lowering. Environment: RISEC (build/risec),
+# A strategy named `default` is the default lowering; RISEC=STRATEGY takes that risec
+# binary's code for it (two builds compared on one strategy). Environment: RISEC (build/risec),
 # ROUNDS (5), REPEAT (30). Needs gcc, g++ and libdnnl-dev (oneDNN skipped without).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,16 +49,18 @@ int main(void) {
 EOF
 CF="-O3 -march=native -ffp-contract=fast -fno-math-errno -fno-trapping-math -std=gnu99 -fopenmp -DRISEC_OMP_SIMD"
 names=()
-for s in "$@"; do
+for v in "$@"; do
   i=${#names[@]}
+  bin=$R s=$v
+  case $v in *=*) bin=${v%%=*} s=${v#*=} ;; esac
   if [ "$s" = default ]; then
-    $R compile bench/autoschedule/programs/$prog.rise --size n=4096,d=1024 --target openmp > "$work/k$i.c"
+    "$bin" compile bench/autoschedule/programs/$prog.rise --size n=4096,d=1024 --target openmp > "$work/k$i.c"
   else
-    $R compile bench/autoschedule/programs/$prog.rise --size n=4096,d=1024 --target openmp \
+    "$bin" compile bench/autoschedule/programs/$prog.rise --size n=4096,d=1024 --target openmp \
       --strategy "$s" > "$work/k$i.c"
   fi
   gcc $CF -w "$work/k$i.c" "$work/harness.c" -o "$work/k$i"
-  names+=("$s")
+  names+=("$v")
 done
 dnnl=""
 if sed 's/std::chrono::steady_clock::now()/cpu_now()/g' bench/autoschedule/dnnl_peers.cpp |

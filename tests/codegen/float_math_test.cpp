@@ -67,7 +67,9 @@ int main(int argc, char** argv) {
   static const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1.0f, -1.0f,
       0x1p-149f, -0x1p-149f, 0x1p-126f, 0x1.fffffep-127f, 0x1.fffffep127f, -0x1.fffffep127f,
       88.72283f, 88.72284f, 89.0f, 89.5f, -87.33654f, -87.33655f, -103.27893f, -103.97208f,
-      -104.0f, -104.5f, 2.0f, 0.5f, 0x1.555556p-1f, 0x1.555554p-1f, 0x1.555556p+0f};
+      -104.0f, -104.5f, 2.0f, 0.5f, 0x1.555556p-1f, 0x1.555554p-1f, 0x1.555556p+0f,
+      /* exp's sum x log2 e + 1.5 * 2^23 leaves the integers near here, and is inf above */
+      2907270.0f, 2907272.0f, 0x1p24f, 1e30f, -1e30f, 1e38f, -0x1p24f};
   int ns = sizeof specials / sizeof specials[0];
   apply(out, specials, ns);
   check(specials, out, ns);
@@ -158,6 +160,110 @@ TEST(FloatMath, OnlyF32ExpLogAndTanh) {
   // tanh calls exp, whose definition comes first
   std::string tanh = codegen::float_math_definitions(rise::PrimId::Tanh, rise::ScalarKind::F32);
   EXPECT_LT(tanh.find("risec_exp_f32(float x)"), tanh.find("risec_tanh_f32(float x)"));
+}
+
+// The whole-vector exp (x86 intrinsics, codegen::float_math_vector) returns the scalar
+// helper's bits for every input swept (every 97th bit pattern, all 2^32 with
+// RISEC_FULL_ULP_SWEEP=1) and the special values, at 16, 8 and 4 lanes, compiled with
+// risec's flags; skipped where the compiler's target lacks the instructions (the
+// generated code then uses the lane loop of the scalar helper, which is that helper).
+const char* kVectorSweep = R"(
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char** argv) {
+#if !RISEC_VECTOR_ON
+  printf("OFF\n");
+  return 0;
+#else
+  unsigned long long step = strtoull(argv[1], 0, 10), diffs = 0, n = 0;
+  static const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 89.0f, 89.5f,
+      88.72283f, 88.72284f, -87.33654f, -103.97208f, -104.0f, -104.5f, 2907272.0f, 1e30f, -1e30f};
+  int ns = sizeof specials / sizeof specials[0];
+  for (unsigned long long b = 0; b < (1ull << 32) + ns * step; b += step * LANES) {
+    vt v;
+    for (int l = 0; l < LANES; ++l) {
+      unsigned long long i = b / step + l;
+      unsigned u = (unsigned)((b + l * step) & 0xFFFFFFFFu);
+      float x;
+      memcpy(&x, &u, sizeof x);
+      v[l] = i < (unsigned long long)ns ? specials[i] : x;
+    }
+    vt r = vexp(v);
+    for (int l = 0; l < LANES; ++l) {
+      float want = risec_exp_f32(v[l]), got = r[l];
+      unsigned a, c;
+      memcpy(&a, &want, 4);
+      memcpy(&c, &got, 4);
+      ++n;
+      if (a != c && !(want != want && got != got) && diffs++ < 5)
+        printf("DIFF %a %a %a\n", v[l], got, want);
+    }
+  }
+  printf("COMPARED %llu DIFFS %llu\n", n, diffs);
+  return 0;
+#endif
+}
+)";
+
+TEST(FloatMath, WholeVectorExpIsTheScalarHelperBitForBit) {
+  for (int lanes : {16, 8, 4}) {
+    SCOPED_TRACE("lanes " + std::to_string(lanes));
+    std::optional<codegen::FloatMathVector> v =
+        codegen::float_math_vector(rise::PrimId::Exp, rise::ScalarKind::F32, lanes, "vt", "vexp");
+    ASSERT_TRUE(v.has_value());
+    std::string dir = ::testing::TempDir() + "/risec_float_vec_" + std::to_string(::getpid());
+    std::string src = dir + std::to_string(lanes) + ".c",
+                exe = dir + std::to_string(lanes) + ".exe";
+    std::ofstream(src) << "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n"
+                       << "typedef float vt __attribute__((vector_size(" << 4 * lanes
+                       << ")));\n#define LANES " << lanes << "\n"
+                       << codegen::float_math_definitions(rise::PrimId::Exp, rise::ScalarKind::F32)
+                       << "#if " << v->guard << "\n#include <immintrin.h>\n"
+                       << v->text
+                       << "#define RISEC_VECTOR_ON 1\n#else\n#define RISEC_VECTOR_ON 0\n#endif\n"
+                       << kVectorSweep;
+    std::vector<std::string> argv = runtime::c_compiler();
+    for (const std::string& f : runtime::compile_flags({}, false)) argv.push_back(f);
+    for (const std::string& f : {std::string("-o"), exe, src, std::string("-lm")})
+      argv.push_back(f);
+    runtime::ProcessResult c = runtime::run_process(argv);
+    ASSERT_TRUE(c.ok()) << c.err;
+    runtime::ProcessResult r = runtime::run_process({exe, std::to_string(sweep_step())});
+    std::remove(src.c_str());
+    std::remove(exe.c_str());
+    ASSERT_TRUE(r.ok()) << r.describe() << r.err;
+    if (r.out.rfind("OFF", 0) == 0) {
+      std::printf("lanes %d: the compiler's target has no %s\n", lanes, v->guard.c_str());
+      continue;
+    }
+    unsigned long long n = 0, diffs = 1;
+    ASSERT_EQ(std::sscanf(r.out.substr(r.out.find("COMPARED")).c_str(), "COMPARED %llu DIFFS %llu",
+                          &n, &diffs),
+              2)
+        << r.out;
+    EXPECT_GT(n, (1ull << 32) / sweep_step() / 2);
+    EXPECT_EQ(diffs, 0u) << r.out;
+  }
+}
+
+// Only f32 exp has a whole-vector form, at 16, 8 and 4 lanes, and each is guarded by
+// the instruction sets it uses.
+TEST(FloatMath, WholeVectorFormsOnlyWhereDefined) {
+  using rise::PrimId;
+  using rise::ScalarKind;
+  for (int lanes : {16, 8, 4}) {
+    auto v = codegen::float_math_vector(PrimId::Exp, ScalarKind::F32, lanes, "T", "f");
+    ASSERT_TRUE(v.has_value());
+    EXPECT_NE(v->guard.find("__AVX512F__"), std::string::npos);
+    EXPECT_EQ(v->guard.find("__AVX512VL__") != std::string::npos, lanes != 16) << v->guard;
+    EXPECT_NE(v->text.find("_scalef_ps(p, n)"), std::string::npos) << v->text;
+    EXPECT_NE(v->text.find("static inline T f(T a0)"), std::string::npos) << v->text;
+  }
+  EXPECT_FALSE(codegen::float_math_vector(PrimId::Exp, ScalarKind::F32, 2, "T", "f"));
+  EXPECT_FALSE(codegen::float_math_vector(PrimId::Exp, ScalarKind::F32, 32, "T", "f"));
+  EXPECT_FALSE(codegen::float_math_vector(PrimId::Exp, ScalarKind::F64, 8, "T", "f"));
+  EXPECT_FALSE(codegen::float_math_vector(PrimId::Log, ScalarKind::F32, 16, "T", "f"));
+  EXPECT_FALSE(codegen::float_math_vector(PrimId::Tanh, ScalarKind::F32, 16, "T", "f"));
 }
 
 }  // namespace

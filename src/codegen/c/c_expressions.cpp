@@ -860,10 +860,21 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
       // vectorised across its windows took 21.7 ms of CPU with calls and 256-bit
       // halves, 11.9 ms so.
       const bool own = body.text.rfind("risec_", 0) == 0;
-      helper_text_ += "static inline " + std::string(own ? "__attribute__((flatten)) " : "") +
-                      name + " " + fn + "(" + params + ") {\n  " + name + " r;\n  " + simd +
-                      "\n  for (int l = 0; l < " + lanes + "; ++l) r[l] = " + body.text +
-                      ";\n  return r;\n}\n";
+      std::string loop = "static inline " + std::string(own ? "__attribute__((flatten)) " : "") +
+                         name + " " + fn + "(" + params + ") {\n  " + name + " r;\n  " + simd +
+                         "\n  for (int l = 0; l < " + lanes + "; ++l) r[l] = " + body.text +
+                         ";\n  return r;\n}\n";
+      // Where the machine has the instructions, the whole vector by intrinsics (f32 exp:
+      // one vscalefps for 2^n, float_math.h), the same results as risec's own scalar
+      // helper; the lane loop otherwise (and wherever the scalar function is not ours:
+      // the GPU targets keep their builtins).
+      std::optional<FloatMathVector> whole;
+      if (auto n = vt->size.as_const(); n && own) whole = float_math_vector(op.id, k, *n, name, fn);
+      if (whole)
+        helper_text_ += "#if " + whole->guard + "\n#include <immintrin.h>\n" + whole->text +
+                        "#else\n" + loop + "#endif\n";
+      else
+        helper_text_ += loop;
     }
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));

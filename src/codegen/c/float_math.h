@@ -5,6 +5,7 @@
 // "Elementary functions".
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,19 @@ struct FloatMathHelper {
 std::optional<FloatMathHelper> float_math_helper(rise::PrimId id, rise::ScalarKind k);
 // The definitions of that helper and of those it uses, in order ("" when there is none).
 std::string float_math_definitions(rise::PrimId id, rise::ScalarKind k);
+
+// A helper computing primitive `id` on a whole vector of `lanes` lanes of kind `k` (C
+// type `type`, function `fn`) with x86 intrinsics, to be compiled where `guard` (a
+// preprocessor condition) holds, in place of the lane loop calling the scalar helper;
+// it returns the scalar helper's results, bit for bit (as compiled with risec's
+// -ffp-contract=fast, which makes FMAs of the helper's products). Today f32 exp on 16 lanes
+// (AVX-512F), 8 and 4 (AVX-512VL); nullopt for everything else.
+struct FloatMathVector {
+  std::string guard;  // `defined(__AVX512F__) && ...`
+  std::string text;   // the definition (needs <immintrin.h>)
+};
+std::optional<FloatMathVector> float_math_vector(rise::PrimId id, rise::ScalarKind k, int64_t lanes,
+                                                 const std::string& type, const std::string& fn);
 
 // The accuracy the helpers promise: the largest distance, in units in the last place
 // of the correctly rounded result, over every finite f32 argument (measured over all
