@@ -1,6 +1,7 @@
 // accT and conT (see translate.h).
 #include "dpia/translate.h"
 #include "dpia/name_supply.h"
+#include "dpia/register_block.h"
 #include "support/stack.h"
 
 #include <functional>
@@ -42,7 +43,8 @@ class Translator {
 
  private:
   std::map<std::string, ExpressionP> env_;
-  NameSupply names_;  // dpia/name_supply.h
+  NameSupply names_;   // dpia/name_supply.h
+  int gpu_loops_ = 0;  // the GPU loops (mapGlobal, mapLocal, ..) around the phrase
 
   std::string fresh(const std::string& base, const std::vector<std::string>& suffixes = {}) {
     return names_.fresh(base, suffixes);
@@ -415,20 +417,20 @@ class Translator {
         Nat n = size_of(x->dt);
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
-        return made_by(cm_for(i, n, kind,
-                              with_param(a[0], ex_idx(x, iv),
-                                         [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); }),
-                              dim),
-                       e);
+        gpu_loops_ += is_gpu_loop(kind);
+        CommandP body =
+            with_param(a[0], ex_idx(x, iv), [&](const Phrase& b) { return acc(b, ac_idx(A, iv)); });
+        gpu_loops_ -= is_gpu_loop(kind);
+        return made_by(cm_for(i, n, kind, body, dim), e);
       });
     }
     if (pr.family == Family::Reduce) {
-      // An array accumulator is kept in the destination itself when the destination
-      // is plain memory: no temporary, no copies per step.
-      // An accumulator the program places in private or local memory (register
-      // blocking: oclReduceSeq(Private)) keeps that place.
+      // An array accumulator is kept in the destination when that is plain memory (no
+      // temporary, no copies per step), unless the program places it in private or local
+      // memory (oclReduceSeq(Private)) or it is a CPU's register block (register_block.h).
       Space chosen = addr_space(e, Space::Default);
-      bool placed = chosen == Space::Private || chosen == Space::Local;
+      bool placed = chosen == Space::Private || chosen == Space::Local ||
+                    (!gpu_loops_ && A->kind != Acceptor::Var && register_block(pr.loop, e->type));
       if (e->type->kind == TypeKind::Array && !placed)
         if (ExpressionP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
       return reduce(e, [&](const ExpressionP& r) { return copy(A, r); });

@@ -391,13 +391,23 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
   const std::string v = p.width == 1 ? "lanes" : "lanes * 2";
   const bool par = target == "openmp";
   std::vector<BlockStep> s;
+  // The epilogue (a layer's bias and activation) is applied at each register block's
+  // store, where the block's accumulator is written out, unless the reduction is cut
+  // into chunks of kc (a block's accumulator is then a partial sum of the panel's).
+  const bool fused = p.kc == 0;
   // Definitions inlined and every reduction fused first: a layer's operand read
   // through transpose is then no longer under the layer's lambda (storeInMemory
-  // refuses it there), and an epilogue (bias, activation) inside the column map is
-  // moved out of each product into a map over its result.
-  s.push_back({"structure", "DFNF ; normalize(fuseReduceMap) ; tryAll(productEpilogueFission)",
-               "data-flow normal form, each reduction fused with the map of products it reads, "
-               "each product's epilogue an elementwise map over its result"});
+  // refuses it there). Fused: an elementwise map over a product (an activation
+  // written after the layer) joins the product's epilogue; else each product's
+  // epilogue is moved out of it into a map over its result.
+  if (fused)
+    s.push_back({"structure", "DFNF ; normalize(fuseReduceMap) ; normalize(productEpilogueFusion)",
+                 "data-flow normal form, each reduction fused with the map of products it reads, "
+                 "each activation after a product fused into its epilogue"});
+  else
+    s.push_back({"structure", "DFNF ; normalize(fuseReduceMap) ; tryAll(productEpilogueFission)",
+                 "data-flow normal form, each reduction fused with the map of products it reads, "
+                 "each product's epilogue an elementwise map over its result"});
   if (p.pack)
     s.push_back(
         {"pack",
@@ -409,46 +419,81 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
          "the transposed operand stored once in blocks of " + tj +
              " columns (TVM's packed B: the vector loop reads consecutive floats)"});
   // The blocking of one product, applied at each product of the program
-  // (everywhere(isProductNest ; ..)): its steps aim at the product's own loops. With a
+  // (everywhere(isLayerNest ; ..)): its steps aim at the product's own loops. With a
   // remainder, the product is first split into the rows ti divides and the rest
   // (concat(a)(b): function(argument(..)) reaches a, argument(..) b), each blocked.
   const std::string o12 = p.rows_outer ? "1, 2" : "2, 1", o45 = p.register_block ? "6, 3" : "3, 6";
   auto blocking = [&](const std::string& rows, bool in_panel) {
-    std::vector<BlockStep> per = {
+    const std::string split =
+        "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; " +
+        (p.kc ? "(splitStrategy(" + kc + ") @ innermost(isFullyApplied(isReduce))) ; " : "") +
+        "(splitStrategy(" + kk + ") @ innermost(isFullyApplied(isReduce)))";
+    const std::string split_comment =
+        p.kc ? "the reduction split into chunks of kc = " + kc + ", each into k.o and k.i = " + kk
+             : "the reduction split into k.o and k.i = " + kk;
+    const std::string order_comment =
+        std::string(p.rows_outer ? "row blocks outermost" : "column blocks outermost") +
+        (p.register_block ? "; k.i outside the rows: the " + rows + " x " + tj +
+                                " accumulator is a register block"
+                          : "; k.i inside each row (TVM's order)");
+    const BlockStep vectorize{"vectorize",
+                              "(vectorize(" + v + ") @ innermost(isFullyApplied(isMap)))",
+                              "the j.i loop on vectors of " + v + " floats"};
+    const BlockStep unroll{"unroll", "(unroll @ innermost(isFullyApplied(isReduceSeq)))",
+                           "k.i unrolled"};
+    auto joined = [](const std::vector<BlockStep>& per) {
+      BlockStep b;
+      for (size_t i = 0; i < per.size(); ++i) {
+        b.strategy += (i ? " ; " : "") + per[i].strategy;
+        b.comment += (i ? "; " : "") + per[i].comment;
+      }
+      return b;
+    };
+    // A bare product (no epilogue): its six loops reordered at once, as examples/mm's
+    // template does.
+    std::vector<BlockStep> bare = {
         {"block", "tile(" + rows + ", " + tj + ")",
          "the two maps around the reduction in " + rows + " x " + tj + " blocks"},
-        {"split",  // a decision's name, not a primitive
-         "(reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq)))) ; " +
-             (p.kc ? "(splitStrategy(" + kc + ") @ innermost(isFullyApplied(isReduce))) ; " : "") +
-             "(splitStrategy(" + kk + ") @ innermost(isFullyApplied(isReduce)))",
-         p.kc ? "the reduction split into chunks of kc = " + kc + ", each into k.o and k.i = " + kk
-              : "the reduction split into k.o and k.i = " + kk},
+        {"split", split, split_comment},  // a decision's name, not a primitive
         p.kc ? BlockStep{"order", "reorder([2, 5, 1, 6, 7, 3, 4])",
                          "column blocks outermost, then the chunks of k, then the row blocks: a " +
-                             kc + " x " + tj + " sliver of B is used by all the row blocks; k.i " +
-                             "outside the rows: the " + rows + " x " + tj +
-                             " accumulator is a register block"}
-             : BlockStep{"order", "reorder([" + o12 + ", 5, " + o45 + ", 4])",
-                         std::string(p.rows_outer ? "row blocks outermost"
-                                                  : "column blocks outermost") +
-                             (p.register_block ? "; k.i outside the rows: the " + rows + " x " +
-                                                     tj + " accumulator is a register block"
-                                               : "; k.i inside each row (TVM's order)")},
-        {"vectorize", "(vectorize(" + v + ") @ innermost(isFullyApplied(isMap)))",
-         "the j.i loop on vectors of " + v + " floats"}};
+                             kc + " x " + tj +
+                             " sliver of B is used by all the row blocks; k.i outside the rows: "
+                             "the " +
+                             rows + " x " + tj + " accumulator is a register block"}
+             : BlockStep{"order", "reorder([" + o12 + ", 5, " + o45 + ", 4])", order_comment},
+        vectorize};
     if (par && !in_panel)
-      per.push_back({"parallel",
-                     "(parallel @ outermost(isApplied(isMap))) ; (toMemAfter @ "
-                     "outermost(isFullyApplied(isPrimitive(mapPar))))",
-                     "the outermost block loop an OpenMP parallel loop, its blocks stored (an "
-                     "epilogue reads them)"});
-    per.push_back({"unroll", "(unroll @ innermost(isFullyApplied(isReduceSeq)))", "k.i unrolled"});
-    BlockStep b;
-    for (size_t i = 0; i < per.size(); ++i) {
-      b.strategy += (i ? " ; " : "") + per[i].strategy;
-      b.comment += (i ? "; " : "") + per[i].comment;
-    }
-    return b;
+      bare.push_back({"parallel",
+                      "(parallel @ outermost(isApplied(isMap))) ; (toMemAfter @ "
+                      "outermost(isFullyApplied(isPrimitive(mapPar))))",
+                      "the outermost block loop an OpenMP parallel loop, its blocks stored"});
+    bare.push_back(unroll);
+    if (!fused) return joined(bare);
+    // A layer with an epilogue: the block loops first (the column blocks outermost or
+    // not), then each ti x tj block's epilogue split off its product, which is split,
+    // reordered, vectorised and unrolled on its own (at the block:
+    // outermost(isProductNest)); the block's accumulator is written out through the
+    // epilogue, and nothing is stored for it.
+    std::vector<BlockStep> layer = {
+        {"block",
+         "tile(" + rows + ", " + tj + ")" + (p.rows_outer ? "" : " ; reorder([2, 1])") +
+             " ; tryAll(productEpilogueFission)",
+         "the two maps around the reduction in " + rows + " x " + tj + " blocks" +
+             (p.rows_outer ? "" : ", the column blocks outermost") +
+             ", each block's epilogue split off its product"},
+        {"split",
+         "(" + split + " ; reorder([" + (p.register_block ? "3, 4, 1, 2" : "3, 1, 4, 2") + "]) ; " +
+             vectorize.strategy + " ; " + unroll.strategy + ") @ outermost(isProductNest)",
+         "at each block's product: " + split_comment + "; " + order_comment + "; " +
+             vectorize.comment + "; " + unroll.comment +
+             "; the epilogue applied where the block's accumulator is stored"}};
+    if (par && !in_panel)
+      layer.push_back({"parallel", "(parallel @ outermost(isApplied(isMap)))",
+                       "the outermost block loop an OpenMP parallel loop"});
+    const BlockStep b = joined(bare), l = joined(layer);
+    return BlockStep{"block", "(isProductNest ; " + b.strategy + ") <+ (" + l.strategy + ")",
+                     "a bare product: " + b.comment + "; a layer with an epilogue: " + l.comment};
   };
   // The blocking of `rows` rows in blocks of ti, the last rows % ti peeled off and
   // blocked on their own height.
@@ -471,8 +516,8 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
   // computed once per column block of the second).
   BlockStep each{
       "block",
-      "try(everywhere(isProductNest ; hoist(isFullyApplied(isMap) ; containsComputation, id))) ; "
-      "everywhere(isProductNest ; ",
+      "try(everywhere(isLayerNest ; hoist(isFullyApplied(isMap) ; containsComputation, id))) ; "
+      "everywhere(isLayerNest ; ",
       "each product's rows stored first where an earlier layer computes them; at "
       "each product: "};
   if (p.panel) {
@@ -481,8 +526,7 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
     // and blocked without panels.
     const std::string P = std::to_string(p.panel);
     const BlockStep in = blocking(ti, true);
-    std::string panels =
-        "splitJoin(" + P + ") ; ((" + in.strategy + ") @ outermost(isProductNest))";
+    std::string panels = "splitJoin(" + P + ") ; ((" + in.strategy + ") @ outermost(isLayerNest))";
     std::string comment = "the rows in panels of " + P + " (splitJoin), each panel: " + in.comment;
     if (par) {
       panels +=

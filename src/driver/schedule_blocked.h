@@ -27,9 +27,17 @@
 //              between the column and the row blocks, reorder([2, 5, 1, 6, 7, 3, 4]):
 //              a kc x tj sliver of B stays in L1 while the panel's row blocks use
 //              it, each block's accumulator added to the panel's per chunk (BLIS's kc).
-// The steps run after DFNF with every product's epilogue (a layer's bias and
-// activation) moved out of it (productEpilogueFission), and block every product of
-// the program (everywhere(isProductNest ; ..)): both layers of an MLP.
+// The steps run after DFNF and block every product of the program, with or without
+// an epilogue (everywhere(isLayerNest ; ..)): both layers of an MLP. A layer's
+// epilogue (its bias, and an activation written inside the layer or as a map after
+// it, productEpilogueFusion) is applied where each register block's accumulator is
+// stored: after tile, each block's epilogue is split off its product
+// (productEpilogueFission at the block) and the block's product alone is split,
+// reordered and vectorised; DPIA keeps such an accumulator in a temporary of its own
+// (dpia/register_block.h), which the C compiler keeps in registers, and
+// writes it out once through the epilogue. With chunks of kc (a block's accumulator a
+// partial sum) the epilogue is moved out of the whole product instead, a map over its
+// stored result.
 // Every point is ranked by a small analytical model (the accumulator's vector
 // registers against the host's, loads per multiply-add, the accumulators' latency
 // chains, the operands' re-reading by the block loops from L2 or beyond, blocks per

@@ -23,13 +23,14 @@ std::vector<ScheduleCandidate> row_panel_candidates(const rise::Checked& high,
                                                     ScheduleSpace& space) {
   std::vector<ScheduleCandidate> out;
   if (keep == 0) return out;
-  // The products' epilogues moved out of them (as the whole-product blocked
-  // candidates do) once the lets are inlined, then the panels.
+  // Each activation after a product fused into the product's epilogue (as the
+  // whole-product blocked candidates do) once the lets are inlined, then the panels;
+  // each block of a panel applies its epilogue where its accumulator is stored.
   StripPlanOptions po;
   po.need_halo = false;
-  po.structure = {{"panels", "normalize(fuseReduceMap) ; tryAll(productEpilogueFission)",
-                   "each reduction fused with the map of products it reads, each product's "
-                   "epilogue (bias, activation) an elementwise map over its result"}};
+  po.structure = {{"panels", "normalize(fuseReduceMap) ; normalize(productEpilogueFusion)",
+                   "each reduction fused with the map of products it reads, each activation "
+                   "after a product fused into its epilogue (bias, activation)"}};
   struct Ranked {
     double score;
     const StripPlan* plan;

@@ -1,6 +1,8 @@
 // Matrix products inside larger programs (family "tiling"): isProductNest, the
 // location of a product (a map over rows of a map over columns of a reduction of
-// a row zipped with a column), productEpilogueFission, which moves what a
+// a row zipped with a column), isLayerNest (a product with or without an epilogue),
+// productEpilogueFusion, which fuses an elementwise map over a product (an
+// activation) into the product's epilogue, productEpilogueFission, which moves what a
 // layer computes after the reduction (a bias, an activation) out of the product
 // into an elementwise map over its result, so that the product alone can be tiled
 // and reordered (the autoscheduler's register blocks, src/driver/schedule_blocked.cpp),
@@ -83,6 +85,52 @@ Strategy is_product_nest_rule() {
   });
 }
 
+// A product with or without an epilogue: map(fun(r => map(fun(c => E[d]))(cols)))(rows),
+// d a product's element outside lambdas (E may be d itself).
+bool is_layer_nest(const Expr& e) {
+  auto n = match_nest(e);
+  if (!n) return false;
+  Expr found;
+  cut_dot(n->body, *n, n->body, found);
+  return found != nullptr;
+}
+
+Strategy is_layer_nest_rule() {
+  const char* name = "isLayerNest";
+  return rule(name, [name](const Expr& e, const Context&) -> Result {
+    if (!is_layer_nest(e))
+      return fail_at(name, e,
+                     "expected a product map(fun(r => map(fun(c => E[d]))(cols)))(rows), d a "
+                     "reduction of zip(row)(col) outside lambdas, with or without an epilogue E");
+    return e;
+  });
+}
+
+// map(g')(N), g' = map(g) or fun(p => map(g)(p)), N = map(fun(r => map(fun(c =>
+// B))(cols)))(rows) a product with or without an epilogue ->
+//   map(fun(r => map(fun(c => g(B)))(cols)))(rows)
+// (an elementwise map over a product's result, an activation, becomes part of the
+// product's epilogue: computed where the product's element is, never stored first).
+Strategy product_epilogue_fusion_rule() {
+  const char* name = "productEpilogueFusion";
+  return rule(name, [name](const Expr& e, const Context&) -> Result {
+    auto outer = util::match_map(e);
+    std::optional<Expr> g = outer ? util::match_map_fn(outer->first) : std::nullopt;
+    if (!g)
+      return fail_at(name, e,
+                     "expected an elementwise map over a product's result, map(map(g))(P)");
+    if (!is_layer_nest(outer->second))
+      return fail_at(name, e, "the mapped data is not a product (with or without an epilogue)");
+    auto n = match_nest(outer->second);
+    if (util::occurs_free(n->r, *g) || util::occurs_free(n->c, *g))
+      return fail_at(name, e, "the function reads a variable named like the product's elements");
+    const Expr body = util::apply_fn(*g, n->body);
+    return call(
+        PrimId::Map,
+        {rise::lambda(n->r, call(PrimId::Map, {rise::lambda(n->c, body), n->cols})), n->rows});
+  });
+}
+
 // map(fun(r => map(fun(c => E[d]))(cols)))(rows), d the product's element ->
 // map(fun(p => map(fun(q => E[q._1][c := q._2][r := p._2]))(zip(p._1)(cols))))
 //   (zip(map(fun(r => map(fun(c => d))(cols)))(rows))(rows))
@@ -154,6 +202,20 @@ void register_product(Registry& r) {
           "zip(row)(col)))(cols)))(rows), row reading r and col c (a location predicate)",
           {},
           [](const Args&) { return is_product_nest_rule(); }});
+  r.rule({"isLayerNest",
+          RuleFamily::Tiling,
+          "succeeds, unchanged, on a product with or without an epilogue: map(fun(r => "
+          "map(fun(c => E[d]))(cols)))(rows), d a reduction of zip(row)(col) outside lambdas "
+          "(a dense layer with its bias and activation; a location predicate)",
+          {},
+          [](const Args&) { return is_layer_nest_rule(); }});
+  r.rule({"productEpilogueFusion",
+          RuleFamily::Tiling,
+          "map(map(g))(map(fun(r => map(fun(c => B))(cols)))(rows)) -> map(fun(r => map(fun(c "
+          "=> g(B)))(cols)))(rows), B containing a product's element: an elementwise map over a "
+          "product (an activation) fused into its epilogue",
+          {},
+          [](const Args&) { return product_epilogue_fusion_rule(); }});
   r.rule({"productEpilogueFission",
           RuleFamily::Tiling,
           "map(fun(r => map(fun(c => E[d]))(cols)))(rows) -> map(fun(p => map(fun(q => "

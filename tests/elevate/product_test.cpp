@@ -1,9 +1,12 @@
-// Tests of isProductNest and productEpilogueFission (rules_product.cpp): for seeded
-// random dense layers (a bias added before or after the product or none, a relu or
-// none, the column map over the weights or over a zip with the bias), the fission
-// leaves a product (isProductNest holds on it, not on the layer) and an elementwise
-// map, well typed and computing what the layer computes; it refuses a bare product
-// and a nest that is not a product.
+// Tests of isProductNest, isLayerNest, productEpilogueFission and
+// productEpilogueFusion (rules_product.cpp): for seeded random dense layers (a bias
+// added before or after the product or none, a relu or none, the column map over the
+// weights or over a zip with the bias), the fission leaves a product (isProductNest
+// holds on it, not on the layer) and an elementwise map, well typed and computing what
+// the layer computes; it refuses a bare product and a nest that is not a product. An
+// elementwise map written after such a layer (an activation, an affine map) fuses into
+// it: one layer nest (isLayerNest), well typed, computing the same; a map over
+// anything but a product is refused.
 #include <random>
 
 #include "rewrite_test_util.h"
@@ -61,6 +64,45 @@ TEST(Product, EpilogueFissionLeavesAProductAndComputesTheSame) {
     ++fissioned;
   }
   EXPECT_GT(fissioned, 4);
+}
+
+TEST(Product, EpilogueFusionMakesOneLayerAndComputesTheSame) {
+  const Strategy fusion = make_strategy("productEpilogueFusion", {});
+  const Strategy is_layer = make_strategy("isLayerNest", {});
+  const Strategy prep = make_strategy("DFNF", {});
+  const Strategy fuse_at = make_strategy("normalize", {fusion});
+  const Strategy layer_at = make_strategy("topDown", {is_layer});
+  const std::vector<std::string> after = {"fmax(v)(0.0f)", "v * 2.0f + 1.0f", "fmin(v)(6.0f)"};
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 12; ++i) {
+    const bool bias = i % 3 != 0, relu = i % 2 == 0, bias_first = rng() % 2;
+    const int64_t n = 1 + rng() % 4, k = 1 + rng() % 5, m = 1 + rng() % 6;
+    // The layer's text with a map over its result appended to its body.
+    std::string text = layer_text(bias, bias_first, relu);
+    const size_t end = text.rfind("))))))))");
+    ASSERT_NE(end, std::string::npos);
+    const std::string g = after[static_cast<size_t>(i) % after.size()];
+    text = text.substr(0, end + 4) + " |> map(map(fun(v => " + g + ")))" + text.substr(end + 4);
+    SCOPED_TRACE(text);
+    const Expr e = apply_ok(prep, typed(text, {{"n", n}, {"k", k}, {"m", m}}).expr);
+    const Expr out = apply_ok(fuse_at, e);
+    EXPECT_TRUE(well_typed(out));
+    EXPECT_TRUE(same_semantics(e, out));
+    EXPECT_TRUE(layer_at(out).ok()) << rise::print_expr(out);
+    // One map nest over the rows is left: the map after the layer is gone.
+    const Strategy again = make_strategy("topDown", {fusion});
+    EXPECT_FALSE(again(out).ok()) << rise::print_expr(out);
+    // The layer with its map fused is a product with an epilogue, not a bare one.
+    EXPECT_FALSE(make_strategy("topDown", {make_strategy("isProductNest", {})})(out).ok());
+  }
+  // A map over data that is not a product is refused.
+  const Expr plain = typed(
+                         "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> map(fun(r => "
+                         "r |> map(fun(c => c + 1.0f)))) |> map(map(fun(v => v * 2.0f)))))\n",
+                         {{"n", 3}, {"m", 4}})
+                         .expr;
+  EXPECT_FALSE(make_strategy("topDown", {fusion})(plain).ok());
+  EXPECT_FALSE(layer_at(plain).ok());
 }
 
 TEST(Product, NotAProductIsRefused) {
