@@ -65,8 +65,8 @@ class Measurer {
 // kFinalistMargin of the fastest, at most kFinalists of them, are timed again in
 // kFinalistRounds interleaved rounds (measure_again, the order reversed every other
 // round) and the fastest by those rounds' minima is chosen: the first measurements
-// were taken minutes apart, and on a 2048^3 mm two register blocks 1% apart by them
-// differed by 5% by one thread's CPU time (issue 34).
+// were taken minutes apart, under whatever else ran then (a 2048^3 mm's two near
+// register-block forms, 1% apart by them, issue 34).
 inline constexpr size_t kFinalists = 3;
 inline constexpr double kFinalistMargin = 0.1;
 inline constexpr int kFinalistRounds = 3;
