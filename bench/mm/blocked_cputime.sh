@@ -18,9 +18,11 @@
 # sixth, KC (6x16x4xcolsx126x256), also splits
 # the reduction into chunks of KC, the chunk loop between the column and the row
 # blocks: the autoscheduler's panel points. An argument ending in .elv is compiled as
-# it is (a tuned file), e.g.
+# it is (a tuned file), one ending in .c is taken as generated C (its entry `mm`), e.g.
 #   RISEC_LANES=8 ARCH=-march=x86-64-v3 OPENBLAS_CORETYPE=Haswell CPUTIME=1 REPS=15 \
 #     bench/mm/blocked_cputime.sh 2048 6x16x4xcols 6x16x4xcolsx126 6x16x4xcolsx126x256
+# A point or file followed by +pf (6x16x2xcols+pf) is compiled with GCC's software
+# prefetching (-fprefetch-loop-arrays, a `#pragma GCC optimize` line at the top of its C).
 # Environment: REPS (10), THREADS (1), ARCH (-march=native), OUT (build/mm_blocked).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,8 +34,11 @@ mkdir -p "$OUT"
 i=0
 objs=()
 names=()
-for point in "$@"; do
-  if [[ "$point" == *.elv ]]; then  # a strategy file as it is (e.g. risec tune's -o)
+for arg in "$@"; do
+  point=${arg%+pf}
+  if [[ "$point" == *.c ]]; then  # generated C as it is (e.g. hand-edited), entry `mm`
+    cp "$point" "$OUT/p$i.c"
+  elif [[ "$point" == *.elv ]]; then  # a strategy file as it is (e.g. risec tune's -o)
     cp "$point" "$OUT/p$i.elv"
   else
     IFS=x read -r ti tj kk order panel kc <<< "$point"
@@ -79,13 +84,18 @@ let main =
   ; lowerToC;
 E
   fi
-  build/risec compile examples/mm/mm.rise --strategy "$OUT/p$i.elv" --size "n=$N,m=$N,k=$N" \
-    --target openmp -o "$OUT/p$i.c"
+  if [[ "$point" != *.c ]]; then
+    build/risec compile examples/mm/mm.rise --strategy "$OUT/p$i.elv" --size "n=$N,m=$N,k=$N" \
+      --target openmp -o "$OUT/p$i.c"
+  fi
+  if [ "$arg" != "$point" ]; then  # +pf: GCC's software prefetching in this variant only
+    sed -i '1i #pragma GCC optimize("prefetch-loop-arrays")' "$OUT/p$i.c"
+  fi
   sed -i "s/\bmm\b/mm_v$i/g; s/\bmm__/mm_v${i}__/g; s/risec_local_entry/risec_local_entry$i/g" "$OUT/p$i.c"
   gcc -O3 ${ARCH:--march=native} -ffp-contract=fast -fno-math-errno -fno-trapping-math \
     -std=gnu99 -fopenmp -DRISEC_OMP_SIMD -c "$OUT/p$i.c" -o "$OUT/p$i.o"
   objs+=("$OUT/p$i.o")
-  names+=("$point")
+  names+=("$arg")
   i=$((i + 1))
 done
 {

@@ -259,6 +259,64 @@ std::vector<size_t> rank_and_order(AutoscheduleResult& r, int budget) {
   return measurement_order(r, budget);
 }
 
+namespace {
+
+// The finalists (measure.h, kFinalists) timed again in interleaved rounds; returns the
+// fastest of them by those rounds, each finalist's measured time replaced by its
+// rounds' minimum. `best` when there is no second finalist or the measurer does not
+// time again.
+size_t refine_finalists(const AutoscheduleConfig& cfg, AutoscheduleResult& r, Measurer& measurer,
+                        size_t best, double best_ms) {
+  std::vector<ScheduleMeasurement*> finalists;
+  for (ScheduleMeasurement& m : r.measured)
+    if (m.time_ms && m.error.empty() && !m.stopped && !m.killed &&
+        *m.time_ms <= best_ms * (1 + kFinalistMargin))
+      finalists.push_back(&m);
+  std::stable_sort(finalists.begin(), finalists.end(),
+                   [](const ScheduleMeasurement* a, const ScheduleMeasurement* b) {
+                     return *a->time_ms < *b->time_ms;
+                   });
+  if (finalists.size() > kFinalists) finalists.resize(kFinalists);
+  if (finalists.size() < 2) return best;
+  std::vector<Compiled> compiled;
+  try {
+    for (const ScheduleMeasurement* m : finalists) {
+      compiled.push_back(compile_candidate(cfg, r.space.candidates[m->candidate]));
+      measurer.prepare(compiled.back());  // (the C compiler's cache has it)
+    }
+  } catch (const Error&) {
+    return best;  // (each compiled and ran before: keep the first measurements)
+  }
+  std::vector<std::vector<double>> times(finalists.size());
+  for (int round = 0; round < kFinalistRounds; ++round)
+    for (size_t k = 0; k < finalists.size(); ++k) {
+      const size_t f = round % 2 ? finalists.size() - 1 - k : k;
+      std::optional<double> t;
+      try {
+        t = measurer.measure_again(compiled[f],
+                                   TunePoint{static_cast<int64_t>(finalists[f]->candidate)});
+      } catch (const Error&) {
+        return best;
+      }
+      if (!t) return best;
+      times[f].push_back(*t);
+    }
+  size_t chosen = 0;
+  for (size_t f = 0; f < finalists.size(); ++f) {
+    const double t = *std::min_element(times[f].begin(), times[f].end());
+    if (cfg.progress)
+      *cfg.progress << "autoschedule: finalist "
+                    << r.space.candidates[finalists[f]->candidate].label() << ": "
+                    << format_time(*finalists[f]->time_ms) << " first, " << format_time(t) << " by "
+                    << kFinalistRounds << " interleaved rounds\n";
+    finalists[f]->time_ms = t;
+    if (t < *finalists[chosen]->time_ms) chosen = f;
+  }
+  return finalists[chosen]->candidate;
+}
+
+}  // namespace
+
 AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measurer) {
   if (cfg.budget < 1) throw Error(ErrorKind::Usage, "--budget must be at least 1");
   AutoscheduleResult r;
@@ -453,7 +511,9 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   if (!best)
     failures.fail("no schedule of the program could be measured",
                   r.measured.empty() ? "" : "the default: " + r.measured.front().error);
-  r.best = *best;
+  r.best = refine_finalists(cfg, r, measurer, *best, best_ms);
+  for (const ScheduleMeasurement& m : r.measured)
+    if (m.candidate == r.best && m.time_ms) best_ms = *m.time_ms;
   const ScheduleCandidate& b = r.space.candidates[r.best];
   std::ostringstream head;
   head << "// risec tune (autoschedule, " << cfg.target << "): " << b.label() << "\n"

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "driver/compile.h"
 #include "driver/trial_db.h"
@@ -50,7 +51,25 @@ class Measurer {
   // callers add this to their stop threshold (stop_threshold_ms), comparing a cold call
   // with a warm best plus the cold start.
   virtual double first_call_overhead_ms() const { return 0; }
+  // The candidate timed again as measure() times it, for the search's finalists
+  // (kFinalists): nullopt from a measurer that does not time again (the default), and
+  // the search then keeps its first measurements.
+  virtual std::optional<double> measure_again(const Compiled& c, const TunePoint& point) {
+    (void)c;
+    (void)point;
+    return std::nullopt;
+  }
 };
+
+// The search's finalists: the measured candidates (not stopped, not killed) within
+// kFinalistMargin of the fastest, at most kFinalists of them, are timed again in
+// kFinalistRounds interleaved rounds (measure_again, the order reversed every other
+// round) and the fastest by those rounds' minima is chosen: the first measurements
+// were taken minutes apart, under whatever else ran then (a 2048^3 mm's two near
+// register-block forms, 1% apart by them, issue 34).
+inline constexpr size_t kFinalists = 3;
+inline constexpr double kFinalistMargin = 0.1;
+inline constexpr int kFinalistRounds = 3;
 
 // The time above which a candidate's first call stops its timing: kStopAboveBest
 // times the best so far, plus the measurer's first-call overhead.
