@@ -50,7 +50,26 @@ class Measurer {
   // callers add this to their stop threshold (stop_threshold_ms), comparing a cold call
   // with a warm best plus the cold start.
   virtual double first_call_overhead_ms() const { return 0; }
+  // A finalist timed again (autoschedule's last round, kFinalistRounds): a new time
+  // of `repeat` calls, measured as `measure` does. The default returns `earlier_ms`,
+  // the candidate's time so far, unchanged: a fake timer's table is exact.
+  virtual double remeasure(const Compiled& c, const TunePoint& point, double earlier_ms) {
+    (void)c;
+    (void)point;
+    return earlier_ms;
+  }
 };
+
+// Autoschedule's last round: the candidates timed within kFinalistWindow times the
+// best, at most kFinalists of them (the fastest first), are timed again, interleaved,
+// kFinalistRounds rounds (Measurer::remeasure), and each one's time becomes the least
+// of all its timings. One timing of `repeat` calls in a row can be disturbed for its
+// whole length by other load on the machine; softmax's schedule with both reductions
+// on two accumulators and the division by a reciprocal (13% faster in interleaved
+// minima) was timed once at 1.25x the chosen one and lost (issue 34).
+inline constexpr double kFinalistWindow = 1.5;
+inline constexpr size_t kFinalists = 4;
+inline constexpr int kFinalistRounds = 3;
 
 // The time above which a candidate's first call stops its timing: kStopAboveBest
 // times the best so far, plus the measurer's first-call overhead.
