@@ -230,9 +230,11 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
 // The last round (kFinalists, measure.h): the measured candidates within
 // kFinalistWindow of the best, fastest first, timed again in turn, kFinalistRounds
 // rounds; each one's time the least of its timings. Returns the finalists (none when
-// fewer than two qualify). A finalist that no longer compiles or runs keeps its time.
+// fewer than two qualify, or the best took more than kFinalistMaxMs). A finalist that no longer
+// compiles or runs keeps its time.
 std::vector<size_t> time_finalists(const AutoscheduleConfig& cfg, Measurer& measurer,
                                    AutoscheduleResult& r, double best_ms) {
+  if (best_ms > kFinalistMaxMs) return {};
   std::vector<size_t> at;  // indices into r.measured
   for (size_t k = 0; k < r.measured.size(); ++k) {
     const ScheduleMeasurement& m = r.measured[k];

@@ -67,9 +67,12 @@ class Measurer {
 // whole length by other load on the machine; softmax's schedule with both reductions
 // on two accumulators and the division by a reciprocal (13% faster in interleaved
 // minima) was timed once at 1.25x the chosen one and lost (issue 34).
+// A best above kFinalistMaxMs a call skips the round: a disturbance is a small share
+// of such a time, and 12 more timings of `repeat` calls would take minutes.
 inline constexpr double kFinalistWindow = 1.5;
 inline constexpr size_t kFinalists = 4;
 inline constexpr int kFinalistRounds = 3;
+inline constexpr double kFinalistMaxMs = 1000;
 
 // The time above which a candidate's first call stops its timing: kStopAboveBest
 // times the best so far, plus the measurer's first-call overhead.
