@@ -31,7 +31,7 @@ for p in ${PROGRAMS:-softmax layernorm}; do
       OMP_NUM_THREADS=2 $bin tune bench/autoschedule/programs/$p.rise --size n=4096,d=1024 \
         --target openmp --budget "$BUDGET" --db "$OUT/$side.db" -o "$f" > /dev/null \
         2> "$OUT/$p.$side.$k.log" || true
-      echo "$p $side tune $k: $(sed -n 's/.*the chosen schedule: //p' "$OUT/$p.$side.$k.log" | head -1)" \
+      echo "$p $side tune $k: $([ -f "$f" ] && sed -n '1s|^// risec tune ([a-z]*, [a-z]*): ||p' "$f")" \
         "(load $(cut -d' ' -f1-3 /proc/loadavg))"
       [ -f "$f" ] && files+=("$f")
     done
