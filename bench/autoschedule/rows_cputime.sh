@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Softmax and layer norm (bench/autoschedule/programs, n=4096, d=1024) on ONE thread,
-# timed as the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), which other load
-# on a shared machine disturbs much less than wall-clock time: risec's code for each
-# strategy given, against oneDNN (dnnl_peers.cpp, its timer switched to the same
-# clock). Minima of REPEAT calls, ROUNDS rounds interleaved; prints the load average.
-# Wall-clock numbers on 2 threads still need a quiet machine (tune60.sh).
+# Softmax and layer norm (bench/autoschedule/programs, n=4096, d=1024), by default on
+# one thread timed as the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), which
+# other load on a shared machine disturbs much less than wall-clock time: risec's code
+# for each strategy given, against oneDNN (dnnl_peers.cpp, its timer switched to the
+# same clock). Minima of REPEAT calls, ROUNDS rounds interleaved; prints the load
+# average. Wall-clock numbers on 2 threads (THREADS=2) need a quiet machine.
 #   bench/autoschedule/rows_cputime.sh softmax A.elv B.elv ...   (or layernorm)
 # A strategy named `default` is the default lowering; a file ending in `.c` is a kernel
 # compiled as it is (risec's C, edited by hand to try a change before making it); a
