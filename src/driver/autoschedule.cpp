@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -226,6 +227,61 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
   return o.str();
 }
 
+// The last round (kFinalists, measure.h): the measured candidates within
+// kFinalistWindow of the best, fastest first, timed again in turn, kFinalistRounds
+// rounds, every other one in reverse; each one's time the least of its rounds' timings
+// (its first time when none succeeded). Returns the finalists (none when
+// fewer than two qualify, or the best took more than kFinalistMaxMs). A finalist that no longer
+// compiles or runs keeps its time.
+std::vector<size_t> time_finalists(const AutoscheduleConfig& cfg, Measurer& measurer,
+                                   AutoscheduleResult& r, double best_ms) {
+  if (best_ms > kFinalistMaxMs) return {};
+  std::vector<size_t> at;  // indices into r.measured
+  for (size_t k = 0; k < r.measured.size(); ++k) {
+    const ScheduleMeasurement& m = r.measured[k];
+    if (m.time_ms && !m.stopped && !m.killed && *m.time_ms <= kFinalistWindow * best_ms)
+      at.push_back(k);
+  }
+  if (at.size() < 2) return {};
+  std::stable_sort(at.begin(), at.end(), [&](size_t a, size_t b) {
+    return *r.measured[a].time_ms < *r.measured[b].time_ms;
+  });
+  if (at.size() > kFinalists) at.resize(kFinalists);
+  std::vector<std::optional<Compiled>> compiled(at.size());
+  for (size_t k = 0; k < at.size(); ++k) {
+    try {
+      compiled[k] = compile_candidate(cfg, r.space.candidates[r.measured[at[k]].candidate]);
+      measurer.prepare(*compiled[k]);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Internal) throw;
+      compiled[k].reset();
+    }
+  }
+  // The rounds' own minimum replaces the first time: the first times were taken
+  // minutes apart, under whatever else ran then, and a quiet moment favours one as a
+  // disturbance penalises another (mm's two near register-block forms, softmax's
+  // reciprocal form). Every other round runs in reverse order.
+  std::vector<std::optional<double>> least(at.size());
+  for (int round = 0; round < kFinalistRounds; ++round)
+    for (size_t step = 0; step < at.size(); ++step) {
+      const size_t k = round % 2 ? at.size() - 1 - step : step;
+      if (!compiled[k]) continue;
+      const ScheduleMeasurement& m = r.measured[at[k]];
+      try {
+        const double t = measurer.remeasure(
+            *compiled[k], TunePoint{static_cast<int64_t>(m.candidate)}, *m.time_ms);
+        least[k] = least[k] ? std::min(*least[k], t) : t;
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Internal) throw;
+      }
+    }
+  for (size_t k = 0; k < at.size(); ++k)
+    if (least[k]) r.measured[at[k]].time_ms = *least[k];
+  std::vector<size_t> out;
+  for (size_t k : at) out.push_back(r.measured[k].candidate);
+  return out;
+}
+
 }  // namespace
 
 Compiled compile_candidate(const AutoscheduleConfig& cfg, const ScheduleCandidate& c) {
@@ -258,64 +314,6 @@ std::vector<size_t> rank_and_order(AutoscheduleResult& r, int budget) {
   });
   return measurement_order(r, budget);
 }
-
-namespace {
-
-// The finalists (measure.h, kFinalists) timed again in interleaved rounds; returns the
-// fastest of them by those rounds, each finalist's measured time replaced by its
-// rounds' minimum. `best` when there is no second finalist or the measurer does not
-// time again.
-size_t refine_finalists(const AutoscheduleConfig& cfg, AutoscheduleResult& r, Measurer& measurer,
-                        size_t best, double best_ms) {
-  std::vector<ScheduleMeasurement*> finalists;
-  for (ScheduleMeasurement& m : r.measured)
-    if (m.time_ms && m.error.empty() && !m.stopped && !m.killed &&
-        *m.time_ms <= best_ms * (1 + kFinalistMargin))
-      finalists.push_back(&m);
-  std::stable_sort(finalists.begin(), finalists.end(),
-                   [](const ScheduleMeasurement* a, const ScheduleMeasurement* b) {
-                     return *a->time_ms < *b->time_ms;
-                   });
-  if (finalists.size() > kFinalists) finalists.resize(kFinalists);
-  if (finalists.size() < 2) return best;
-  std::vector<Compiled> compiled;
-  try {
-    for (const ScheduleMeasurement* m : finalists) {
-      compiled.push_back(compile_candidate(cfg, r.space.candidates[m->candidate]));
-      measurer.prepare(compiled.back());  // (the C compiler's cache has it)
-    }
-  } catch (const Error&) {
-    return best;  // (each compiled and ran before: keep the first measurements)
-  }
-  std::vector<std::vector<double>> times(finalists.size());
-  for (int round = 0; round < kFinalistRounds; ++round)
-    for (size_t k = 0; k < finalists.size(); ++k) {
-      const size_t f = round % 2 ? finalists.size() - 1 - k : k;
-      std::optional<double> t;
-      try {
-        t = measurer.measure_again(compiled[f],
-                                   TunePoint{static_cast<int64_t>(finalists[f]->candidate)});
-      } catch (const Error&) {
-        return best;
-      }
-      if (!t) return best;
-      times[f].push_back(*t);
-    }
-  size_t chosen = 0;
-  for (size_t f = 0; f < finalists.size(); ++f) {
-    const double t = *std::min_element(times[f].begin(), times[f].end());
-    if (cfg.progress)
-      *cfg.progress << "autoschedule: finalist "
-                    << r.space.candidates[finalists[f]->candidate].label() << ": "
-                    << format_time(*finalists[f]->time_ms) << " first, " << format_time(t) << " by "
-                    << kFinalistRounds << " interleaved rounds\n";
-    finalists[f]->time_ms = t;
-    if (t < *finalists[chosen]->time_ms) chosen = f;
-  }
-  return finalists[chosen]->candidate;
-}
-
-}  // namespace
 
 AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measurer) {
   if (cfg.budget < 1) throw Error(ErrorKind::Usage, "--budget must be at least 1");
@@ -511,9 +509,32 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   if (!best)
     failures.fail("no schedule of the program could be measured",
                   r.measured.empty() ? "" : "the default: " + r.measured.front().error);
-  r.best = refine_finalists(cfg, r, measurer, *best, best_ms);
-  for (const ScheduleMeasurement& m : r.measured)
-    if (m.candidate == r.best && m.time_ms) best_ms = *m.time_ms;
+  if (std::vector<size_t> fin = time_finalists(cfg, measurer, r, best_ms); !fin.empty()) {
+    // The fastest by the least of each one's rounds (the first measured on a tie).
+    size_t chosen = *best;
+    double chosen_ms = std::numeric_limits<double>::infinity();
+    for (const ScheduleMeasurement& m : r.measured) {
+      if (!m.time_ms) continue;
+      if (m.candidate == 0) r.default_ms = *m.time_ms;
+      if (*m.time_ms < chosen_ms) {
+        chosen = m.candidate;
+        chosen_ms = *m.time_ms;
+      }
+    }
+    best = chosen;
+    best_ms = chosen_ms;
+    if (cfg.progress) {
+      *cfg.progress << "autoschedule: the " << fin.size() << " fastest timed again, interleaved, "
+                    << kFinalistRounds << " rounds (the least of each one's rounds):";
+      for (size_t i : fin)
+        for (const ScheduleMeasurement& m : r.measured)
+          if (m.candidate == i)
+            *cfg.progress << "\n  " << r.space.candidates[i].label() << ": "
+                          << format_time(*m.time_ms);
+      *cfg.progress << "\n";
+    }
+  }
+  r.best = *best;
   const ScheduleCandidate& b = r.space.candidates[r.best];
   std::ostringstream head;
   head << "// risec tune (autoschedule, " << cfg.target << "): " << b.label() << "\n"

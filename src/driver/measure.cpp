@@ -36,7 +36,7 @@ class RealMeasurer : public Measurer {
 
   double first_call_overhead_ms() const override { return overhead_ms_; }
 
-  std::optional<double> measure_again(const Compiled& c, const TunePoint&) override {
+  double remeasure(const Compiled& c, const TunePoint&, double) override {
     return fastest(c, repeat_);
   }
 

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 
 #include "driver/compile.h"
 #include "driver/trial_db.h"
@@ -51,25 +50,29 @@ class Measurer {
   // callers add this to their stop threshold (stop_threshold_ms), comparing a cold call
   // with a warm best plus the cold start.
   virtual double first_call_overhead_ms() const { return 0; }
-  // The candidate timed again as measure() times it, for the search's finalists
-  // (kFinalists): nullopt from a measurer that does not time again (the default), and
-  // the search then keeps its first measurements.
-  virtual std::optional<double> measure_again(const Compiled& c, const TunePoint& point) {
+  // A finalist timed again (autoschedule's last round, kFinalistRounds): a new time
+  // of `repeat` calls, measured as `measure` does. The default returns `earlier_ms`,
+  // the candidate's time so far, unchanged: a fake timer's table is exact.
+  virtual double remeasure(const Compiled& c, const TunePoint& point, double earlier_ms) {
     (void)c;
     (void)point;
-    return std::nullopt;
+    return earlier_ms;
   }
 };
 
-// The search's finalists: the measured candidates (not stopped, not killed) within
-// kFinalistMargin of the fastest, at most kFinalists of them, are timed again in
-// kFinalistRounds interleaved rounds (measure_again, the order reversed every other
-// round) and the fastest by those rounds' minima is chosen: the first measurements
-// were taken minutes apart, under whatever else ran then (a 2048^3 mm's two near
-// register-block forms, 1% apart by them, issue 34).
-inline constexpr size_t kFinalists = 3;
-inline constexpr double kFinalistMargin = 0.1;
+// Autoschedule's last round: the candidates timed within kFinalistWindow times the
+// best, at most kFinalists of them (the fastest first), are timed again, interleaved,
+// kFinalistRounds rounds (Measurer::remeasure), and each one's time becomes the least
+// of all its timings. One timing of `repeat` calls in a row can be disturbed for its
+// whole length by other load on the machine; softmax's schedule with both reductions
+// on two accumulators and the division by a reciprocal (13% faster in interleaved
+// minima) was timed once at 1.25x the chosen one and lost (issue 34).
+// A best above kFinalistMaxMs a call skips the round: a disturbance is a small share
+// of such a time, and 12 more timings of `repeat` calls would take minutes.
+inline constexpr double kFinalistWindow = 1.5;
+inline constexpr size_t kFinalists = 4;
 inline constexpr int kFinalistRounds = 3;
+inline constexpr double kFinalistMaxMs = 1000;
 
 // The time above which a candidate's first call stops its timing: kStopAboveBest
 // times the best so far, plus the measurer's first-call overhead.

@@ -148,14 +148,17 @@ bool gpu_runtime_loaded() {
   return false;
 }
 
-SharedBuffer::SharedBuffer(size_t size) : size_(size), mapped_(page_rounded(size ? size : 1)) {
+SharedBuffer::SharedBuffer(size_t size, size_t page_offset)
+    : size_(size),
+      offset_(page_offset % page_rounded(1) / 64 * 64),
+      mapped_(page_rounded(offset_ + (size ? size : 1))) {
   void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
     mapped_ = 0;
     external("cannot allocate " + std::to_string(size) +
              " bytes of shared memory for the result: " + std::strerror(errno));
   }
-  data_ = static_cast<std::byte*>(p);
+  data_ = static_cast<std::byte*>(p) + offset_;
   // Touch every page now (it reads zero), as the parent's buffer was touched before:
   // the first timed call must not pay for the page faults.
   std::memset(data_, 0, size_);
@@ -164,20 +167,22 @@ SharedBuffer::SharedBuffer(size_t size) : size_(size), mapped_(page_rounded(size
 SharedBuffer::SharedBuffer(SharedBuffer&& o) noexcept
     : data_(std::exchange(o.data_, nullptr)),
       size_(std::exchange(o.size_, 0)),
+      offset_(std::exchange(o.offset_, 0)),
       mapped_(std::exchange(o.mapped_, 0)) {}
 
 SharedBuffer& SharedBuffer::operator=(SharedBuffer&& o) noexcept {
   if (this != &o) {
-    if (data_) ::munmap(data_, mapped_);
+    if (data_) ::munmap(data_ - offset_, mapped_);
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
+    offset_ = std::exchange(o.offset_, 0);
     mapped_ = std::exchange(o.mapped_, 0);
   }
   return *this;
 }
 
 SharedBuffer::~SharedBuffer() {
-  if (data_) ::munmap(data_, mapped_);
+  if (data_) ::munmap(data_ - offset_, mapped_);
 }
 
 std::string describe_program_signal(int sig) {

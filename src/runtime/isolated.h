@@ -21,11 +21,15 @@
 
 namespace risec::runtime {
 
-// Zeroed memory shared with forked children (anonymous, MAP_SHARED), page aligned.
+// Zeroed memory shared with forked children (anonymous, MAP_SHARED). data() lies
+// `page_offset` bytes (rounded down to a multiple of 64) into its first page: risec run
+// places the output at the page offset of its largest input, as the in-process path's
+// allocations and two large arrays of a C program or NumPy lie (docs/performance.md,
+// "Softmax and layer norm, where the time goes").
 class SharedBuffer {
  public:
   SharedBuffer() = default;
-  explicit SharedBuffer(size_t size);
+  explicit SharedBuffer(size_t size, size_t page_offset = 0);
   SharedBuffer(const SharedBuffer&) = delete;
   SharedBuffer& operator=(const SharedBuffer&) = delete;
   SharedBuffer(SharedBuffer&& other) noexcept;
@@ -39,6 +43,7 @@ class SharedBuffer {
  private:
   std::byte* data_ = nullptr;
   size_t size_ = 0;
+  size_t offset_ = 0;  // data_ - the start of the mapping
   size_t mapped_ = 0;
 };
 

@@ -396,78 +396,9 @@ TEST(Autoschedule, TheCheckedCallIsTheFirstTimedCall) {
   }
 }
 
-// The finalists: candidates whose first time (here made lucky by up to 15%) is within
-// kFinalistMargin of the fastest are timed again in interleaved rounds, and the
-// fastest by those rounds is chosen, whatever the first times said.
-class LuckyFirstTimer : public Measurer {
- public:
-  explicit LuckyFirstTimer(unsigned seed) : rng_(seed) {}
-  void prepare(const Compiled&) override {}
-  // The candidate's own time (distinct for every index, the default slowest).
-  static double truth(int64_t i) { return i == 0 ? 100.0 : 10.0 + 0.01 * static_cast<double>(i); }
-  double measure(const Compiled&, const TunePoint& p) override {
-    const double t = truth(p.at(0)) * std::uniform_real_distribution<double>(0.85, 1.0)(rng_);
-    first[p.at(0)] = t;
-    return t;
-  }
-  std::optional<double> measure_again(const Compiled&, const TunePoint& p) override {
-    again.push_back(p.at(0));
-    return truth(p.at(0)) * std::uniform_real_distribution<double>(1.0, 1.0001)(rng_);
-  }
-  std::map<int64_t, double> first;
-  std::vector<int64_t> again;
-
- private:
-  std::mt19937 rng_;
-};
-
-TEST(Autoschedule, FinalistsAreTimedAgainInterleaved) {
-  rise::Program p = load_program("bench/autoschedule/morph5.rise");
-  int decided = 0;  // searches with at least two finalists
-  for (unsigned seed = 0; seed < 5; ++seed) {
-    SCOPED_TRACE(seed);
-    LuckyFirstTimer t(seed);
-    AutoscheduleConfig c = config(p, 6);
-    c.check = false;  // (not the subject: the checked call would run the program)
-    AutoscheduleResult r = autoschedule(c, t);
-    // The finalists as the first times rank them.
-    std::vector<std::pair<double, int64_t>> by_first;
-    for (const auto& [i, ms] : t.first) by_first.push_back({ms, i});
-    std::sort(by_first.begin(), by_first.end());
-    ASSERT_FALSE(by_first.empty());
-    std::vector<int64_t> finalists;
-    for (const auto& [ms, i] : by_first)
-      if (ms <= by_first.front().first * (1 + kFinalistMargin) && finalists.size() < kFinalists)
-        finalists.push_back(i);
-    if (finalists.size() < 2) {
-      EXPECT_TRUE(t.again.empty());
-      EXPECT_EQ(static_cast<int64_t>(r.best), by_first.front().second);
-      continue;
-    }
-    ++decided;
-    // Every round times each finalist once, in order, then in reverse.
-    ASSERT_EQ(t.again.size(), finalists.size() * kFinalistRounds);
-    for (int round = 0; round < kFinalistRounds; ++round)
-      for (size_t k = 0; k < finalists.size(); ++k)
-        EXPECT_EQ(t.again[round * finalists.size() + k],
-                  finalists[round % 2 ? finalists.size() - 1 - k : k]);
-    // The fastest finalist by its own time is chosen, and its recorded time is its
-    // rounds' minimum (within their noise of its own time).
-    const int64_t fastest = *std::min_element(
-        finalists.begin(), finalists.end(),
-        [](int64_t a, int64_t b) { return LuckyFirstTimer::truth(a) < LuckyFirstTimer::truth(b); });
-    EXPECT_EQ(static_cast<int64_t>(r.best), fastest);
-    for (const ScheduleMeasurement& m : r.measured)
-      if (m.candidate == r.best) {
-        ASSERT_TRUE(m.time_ms);
-        EXPECT_GE(*m.time_ms, LuckyFirstTimer::truth(fastest));
-        EXPECT_LE(*m.time_ms, LuckyFirstTimer::truth(fastest) * 1.0001);
-      }
-  }
-  EXPECT_GT(decided, 0);
-}
-
-// The case: the first times put candidate a 1% ahead of b, b is 5% faster.
+// The case: the first times put candidate a 1% ahead of b, b is 5% faster by
+// the interleaved rounds, whose times alone decide (tests/driver/finalists_test.cpp has
+// the property test of the last round).
 class TwoNearTimer : public Measurer {
  public:
   void prepare(const Compiled&) override {}
@@ -480,7 +411,7 @@ class TwoNearTimer : public Measurer {
       b = i;
     return i == *a ? 80.0 : i == *b ? 81.0 : 200.0;
   }
-  std::optional<double> measure_again(const Compiled&, const TunePoint& p) override {
+  double remeasure(const Compiled&, const TunePoint& p, double) override {
     return p.at(0) == *a ? 84.0 : 80.0;
   }
   std::optional<int64_t> a, b;
@@ -496,7 +427,8 @@ TEST(Autoschedule, FinalistsNearInFirstTimesAreDecidedByTheRounds) {
   AutoscheduleResult r = autoschedule(c, t);
   ASSERT_TRUE(t.a && t.b);
   EXPECT_EQ(static_cast<int64_t>(r.best), *t.b);
-  EXPECT_NE(progress.str().find("by " + std::to_string(kFinalistRounds) + " interleaved rounds"),
+  EXPECT_NE(progress.str().find("timed again, interleaved, " + std::to_string(kFinalistRounds) +
+                                " rounds"),
             std::string::npos)
       << progress.str();
   EXPECT_NE(r.best_strategy.find("measured 80"), std::string::npos) << r.best_strategy;

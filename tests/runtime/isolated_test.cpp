@@ -272,5 +272,31 @@ void slow__risec_call(void* const* buffers, const int* sizes) {
   EXPECT_EQ(reinterpret_cast<const float*>(result.data())[63], 6.0f);
 }
 
+// A SharedBuffer placed `page_offset` bytes into its first page (risec run puts the
+// output at its largest input's page offset): over offsets and sizes, data() lies at
+// the offset rounded down to 64 bytes, is zeroed, survives a move, and a forked child's
+// writes through it (every element, the last page included) come back.
+TEST(Isolated, SharedBufferAtAPageOffset) {
+  CompileOptions co;
+  co.openmp = true;
+  const std::string path = build_shared_object(kOpenMPDouble, co).path;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  for (size_t offset : {size_t{0}, size_t{64}, size_t{100}, size_t{2048}, page - 64, page + 128}) {
+    for (size_t n : {size_t{1}, size_t{64}, page / 4, page / 4 + 17}) {
+      SCOPED_TRACE("offset " + std::to_string(offset) + ", " + std::to_string(n) + " floats");
+      SharedBuffer moved(n * sizeof(float), offset);
+      SharedBuffer result = std::move(moved);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(result.data()) % page, offset % page / 64 * 64);
+      auto* f = reinterpret_cast<float*>(result.data());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(f[i], 0.0f) << i;
+      std::vector<float> x(n);
+      for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i);
+      Watchdog watchdog("twice");
+      call_isolated(path, "twice", true, {result.data(), x.data()}, {static_cast<int>(n)}, 1);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(f[i], 2.0f * x[i]) << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace risec::runtime
