@@ -412,7 +412,8 @@ class TwoNearTimer : public Measurer {
     return i == *a ? 80.0 : i == *b ? 81.0 : 200.0;
   }
   double remeasure(const Compiled&, const TunePoint& p, double) override {
-    return p.at(0) == *a ? 84.0 : 80.0;
+    const int64_t i = p.at(0);
+    return i == 0 ? 100.0 : i == *a ? 84.0 : i == *b ? 80.0 : 200.0;
   }
   std::optional<int64_t> a, b;
 };
