@@ -16,6 +16,7 @@
 
 #include "codegen/c/c_names.h"
 #include "driver/commands.h"
+#include "driver/gpu_device.h"
 #include "e2e_util.h"
 #include "elevate/parser.h"
 #include "rise/interp.h"
@@ -321,7 +322,14 @@ void expect_program_fault(const std::string& text, const std::string& sizes,
   }
   std::optional<elevate::Strategy> s;
   if (!strategy.empty()) s = elevate::parse_strategy(strategy);
-  for (const char* target : {"c", "openmp"}) {
+  // OpenCL's kernels record the fault for the host to report (its default lowering:
+  // the strategies here are the CPU targets').
+  std::vector<std::string> targets = {"c", "openmp"};
+  std::string no_device;
+  if (strategy.empty() && driver::probe_gpu_device("opencl", &no_device))
+    targets.push_back("opencl");
+  std::string c_message;
+  for (const std::string& target : targets) {
     driver::CompileRequest req;
     req.program = &p;
     req.sizes = &sm;
@@ -338,6 +346,11 @@ void expect_program_fault(const std::string& text, const std::string& sizes,
       EXPECT_NE(e.message().find(what), std::string::npos) << e.message();
       // Reported by the generated checks, not by the signal they prevent.
       EXPECT_EQ(e.message().find("SIGFPE"), std::string::npos) << e.message();
+      // Every target says the same (the first fault: one kind per program here; two
+      // OpenMP threads may both say it before the abort).
+      const std::string first = e.message().substr(0, e.message().find('\n'));
+      if (target == "c") c_message = first;
+      EXPECT_EQ(first, c_message) << target;
     }
   }
 }
@@ -390,6 +403,34 @@ TEST(ProgramFaults, LeastSignedValueDividedByMinusOne) {
                                ")))))",
                            "n=8", "overflow");
     }
+}
+
+// A kernel name holds its entry's name: PoCL's cache names files after it, and its
+// "final linking" failed on names of 251 characters or more. Entries of every length
+// run on OpenCL; the kernels' names stay short, distinct for entries sharing a prefix.
+TEST(GeneratedNames, LongEntryNamesRunOnOpenCL) {
+  std::string why;
+  const bool opencl = driver::probe_gpu_device("opencl", &why).has_value();
+  std::set<std::string> kernels;
+  for (size_t len : {1, 56, 57, 63, 64, 65, 120, 250, 251, 260, 301, 400}) {
+    const std::string name = "f" + std::string(len - 1, 'y');
+    SCOPED_TRACE(len);
+    const std::string text = "def " + name +
+                             " = depFun(n: Nat => fun(a: n.f32 => a |> map(fun(b => b * 2.0f))))\n"
+                             "def " +
+                             name +
+                             "z = depFun(n: Nat => fun(a: n.f32 => a |> map(fun(b "
+                             "=> b + 1.0f))))\n";
+    for (const std::string& entry : {name, name + "z"}) {
+      const std::string k = codegen::bounded_identifier(entry, codegen::kMaxKernelNameLength - 8);
+      EXPECT_LE(k.size(), codegen::kMaxKernelNameLength - 8);
+      EXPECT_TRUE(kernels.insert(k).second) << k;  // distinct
+      if (opencl) {
+        EXPECT_EQ(run_check(text, entry, "n=3", "opencl"), "");
+      }
+    }
+  }
+  if (!opencl) GTEST_SKIP() << "no OpenCL device: " << why;
 }
 
 // The reproducer through the command line: exit 4, no signal, and what happened.
