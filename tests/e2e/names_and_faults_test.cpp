@@ -306,7 +306,8 @@ const char* const kIntTypes[] = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", 
 // `strategy` when given); each must fail with exit code 4 and a message containing
 // `what` (compiled code: from its checks, not a signal).
 void expect_program_fault(const std::string& text, const std::string& sizes,
-                          const std::string& what, const std::string& strategy = "") {
+                          const std::string& what, const std::string& strategy = "",
+                          const std::string& opencl_strategy = "") {
   auto src = std::make_shared<SourceFile>(SourceFile{"div.rise", text});
   rise::Program p = rise::parse_program(src);
   rise::SizeMap sm = driver::parse_sizes({sizes});
@@ -326,14 +327,17 @@ void expect_program_fault(const std::string& text, const std::string& sizes,
   // the strategies here are the CPU targets').
   std::vector<std::string> targets = {"c", "openmp"};
   std::string no_device;
-  if (strategy.empty() && driver::probe_gpu_device("opencl", &no_device))
+  if ((strategy.empty() || !opencl_strategy.empty()) &&
+      driver::probe_gpu_device("opencl", &no_device))
     targets.push_back("opencl");
+  std::optional<elevate::Strategy> cl;
+  if (!opencl_strategy.empty()) cl = elevate::parse_strategy(opencl_strategy);
   std::string c_message;
   for (const std::string& target : targets) {
     driver::CompileRequest req;
     req.program = &p;
     req.sizes = &sm;
-    req.strategy = s ? &*s : nullptr;
+    req.strategy = target == "opencl" ? (cl ? &*cl : nullptr) : s ? &*s : nullptr;
     req.target = target;
     driver::Compiled c = driver::compile(req);
     driver::ExecOptions eo;
@@ -386,7 +390,11 @@ TEST(ProgramFaults, IntegerVectorDivisionByZeroInData) {
             "def f = depFun(n: Nat => fun(x: n." + std::string(t) + ", y: n." + t +
                 " => zip(x)(y) |> map(fun(p => p._1 " + op + " p._2))))",
             "n=2000", "by zero",
-            "vectorize(" + std::to_string(w) + ") @ innermost(isFullyApplied(isMap)) ; lowerToC");
+            "vectorize(" + std::to_string(w) + ") @ innermost(isFullyApplied(isMap)) ; lowerToC",
+            w != 4 ? ""  // OpenCL: vectors in a kernel, one width (each run builds kernels)
+                   : "vectorize(" + std::to_string(w) +
+                         ") @ innermost(isFullyApplied(isMap)) ; (mapGlobal(0) @ "
+                         "outermost(isApplied(isMap))) ; lowerToC");
 }
 
 TEST(ProgramFaults, LeastSignedValueDividedByMinusOne) {
