@@ -60,6 +60,7 @@ constexpr size_t kTimesOffset = (sizeof(Report) + 63) / 64 * 64;
 // How much longer than its time limit a time-limited child may take to load its
 // object and set up (call a device-code unit once, building its kernels) before the
 // limit starts: a set-up that hangs, or a first call far too slow, still ends.
+// (A device-code unit called once is limited by this alone.)
 constexpr double kSetUpAllowanceS = 60;
 
 // In the child, registered last so that it runs first when the program calls exit():
@@ -78,15 +79,16 @@ long minor_faults() {
 }
 
 // In the child: load, call, time; never returns.
-// `ready_fd`: written one byte, then closed, once the object is loaded and, with a time
-// limit (`warm_up`), a device-code unit (one exporting `entry`__risec_kernel_ms: OpenCL,
-// CUDA) called once untimed: its first call builds the kernels (PoCL's program build
-// and its per-launch work-group compile take seconds, CUDA loads its modules), which is
-// no part of the program's time. The time limit starts at that byte.
+// `ready_fd`: written one byte, then closed, once the object is loaded and, for a
+// device-code unit (one exporting `entry`__risec_kernel_ms: OpenCL, CUDA), called once:
+// its first call builds the kernels (PoCL's program build and its per-launch
+// work-group compile take seconds, CUDA loads its modules), which is no part of the
+// program's time. The time limit starts at that byte. (That call's time is the unit's
+// own kernels' time, without the build, so it is the first of the `repeat`.)
 [[noreturn]] void child_main(Report* report, double* times_ms, int err_fd, int ready_fd,
                              const std::string& path, const std::string& entry, bool keep_loaded,
                              const std::vector<void*>& buffers, const std::vector<int>& sizes,
-                             int repeat, bool warm_up) {
+                             int repeat) {
   ::dup2(err_fd, STDERR_FILENO);
   ::close(err_fd);
   // A fault of the program ends the child with its signal, for the parent to report,
@@ -97,13 +99,16 @@ long minor_faults() {
   try {
     Module m(path, entry, keep_loaded);
     const auto* kernel_ms = static_cast<const double*>(m.symbol(entry + "__risec_kernel_ms"));
-    if (warm_up && kernel_ms) m.call(buffers, sizes);
-    const char ready = 1;
-    while (::write(ready_fd, &ready, 1) < 0 && errno == EINTR) {
-    }
-    ::close(ready_fd);
+    auto set_up = [&] {
+      const char ready = 1;
+      while (::write(ready_fd, &ready, 1) < 0 && errno == EINTR) {
+      }
+      ::close(ready_fd);
+    };
+    if (!kernel_ms) set_up();
     using Clock = std::chrono::steady_clock;
     for (int k = 0; k < repeat; ++k) {
+      if (k == 1 && kernel_ms) set_up();
       const long faults_before = minor_faults();
       auto t0 = Clock::now();
       m.call(buffers, sizes);
@@ -246,7 +251,7 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
     ::close(fds[0]);
     ::close(ready_fds[0]);
     child_main(report, times_ms, fds[1], ready_fds[1], path, entry, keep_loaded, buffers, sizes,
-               repeat, time_limit_s > 0);
+               repeat);
   }
   ::close(fds[1]);
   ::close(ready_fds[1]);
