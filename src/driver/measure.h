@@ -79,10 +79,10 @@ inline constexpr double kFinalistMaxMs = 1000;
 double stop_threshold_ms(const Measurer& m, double best_ms);
 
 // The time after which a candidate's process is killed, when its first call is to
-// be stopped above `stop_above_ms`: twice that, plus a second for starting the
-// process and loading the object (measured from the fork). Such a candidate cannot
-// be chosen; without the limit, each of the ten vectorised-reduction candidates of a
-// 2048^3 mm took 30 s of a 360-s search.
+// be stopped above `stop_above_ms`: twice that, plus a second, counted once the
+// process has set up (loaded the object and, on OpenCL and CUDA, built the kernels:
+// runtime/isolated.h). Such a candidate cannot be chosen; without the limit, each of
+// the ten vectorised-reduction candidates of a 2048^3 mm took 30 s of a 360-s search.
 double kill_limit_ms(double stop_above_ms);
 
 // The factor over the best time so far above which tune and autoschedule stop timing

@@ -18,8 +18,12 @@
 namespace risec::driver {
 
 std::string format_time(double ms) {
+  // Below a millisecond, three significant digits (a kernel of a microsecond is
+  // "0.00123 ms", not "0.000 ms"), in decimal notation like the others.
+  int decimals = ms >= 10 ? 1 : 3;
+  if (ms > 0 && ms < 1) decimals = std::min(12, 2 - static_cast<int>(std::floor(std::log10(ms))));
   std::ostringstream out;
-  out << std::fixed << std::setprecision(ms < 10 ? 3 : 1) << ms << " ms";
+  out << std::fixed << std::setprecision(decimals) << ms << " ms";
   return out.str();
 }
 

@@ -134,7 +134,9 @@ Compiled compile_point(const TuneConfig& config, const std::vector<elevate::Stra
 Trial run_trial(const TuneConfig& config, const std::vector<elevate::StrategyParam>& params,
                 const TunePoint& point, Measurer& measurer);
 
-// "1.234 ms" (progress and reports).
+// "1.234 ms", "12.3 ms", "0.00123 ms": three decimals from 1 ms, one from 10 ms, three
+// significant digits below 1 ms (progress lines, reports, the comments of written
+// strategies).
 std::string format_time(double ms);
 
 }  // namespace risec::driver

@@ -73,8 +73,12 @@ struct CallInfo {
 // returns the wall time of each call in milliseconds. `keep_loaded`: see Module.
 // When the object cannot be loaded (a damaged cache entry), *load_failed is set
 // before the Error is thrown. `time_limit_s` > 0: a child still running that long
-// after the fork (loading included) is killed; then info->timed_out is set and no
-// times are returned (without `info`, an Error says so).
+// after it has set up is killed; then info->timed_out is set and no times are
+// returned (without `info`, an Error says so). Setting up is loading the object and,
+// for a unit with device code (exporting `entry`__risec_kernel_ms: OpenCL, CUDA), its
+// first call, which builds its kernels (seconds on PoCL, where a kernel may take
+// microseconds; the call's time, the unit's own, leaves the build out); setting up may
+// take the limit plus a minute.
 std::vector<double> call_isolated(const std::string& path, const std::string& entry,
                                   bool keep_loaded, const std::vector<void*>& buffers,
                                   const std::vector<int>& sizes, int repeat,

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
 
+#include "driver/search.h"
 #include "driver/tune.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
@@ -404,6 +406,23 @@ TEST(Tune, PermutationParameterProposesOnlyOrders) {
   TuneResult again = tune(c, db, timer);
   EXPECT_EQ(timer.measured, 48);
   EXPECT_EQ(again.trials.size(), 72u);
+}
+
+// Every time tune shows (progress, summary, the written strategy's comment) keeps three
+// significant digits however small: a microsecond kernel is not "0.000 ms".
+TEST(FormatTime, KeepsThreeSignificantDigitsAtEveryScale) {
+  for (double ms = 1e-7; ms < 1e6; ms *= 1.37) {
+    const std::string text = format_time(ms);
+    SCOPED_TRACE(text);
+    ASSERT_GE(text.size(), 4u);
+    EXPECT_EQ(text.substr(text.size() - 3), " ms");
+    EXPECT_EQ(text.find('e'), std::string::npos);  // decimal notation
+    const double back = std::strtod(text.c_str(), nullptr);
+    EXPECT_LE(std::fabs(back - ms), ms * 0.005 + 1e-12);
+  }
+  EXPECT_EQ(format_time(0.00123), "0.00123 ms");
+  EXPECT_EQ(format_time(1.5), "1.500 ms");
+  EXPECT_EQ(format_time(1000), "1000.0 ms");
 }
 
 }  // namespace

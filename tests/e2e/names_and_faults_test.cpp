@@ -16,6 +16,7 @@
 
 #include "codegen/c/c_names.h"
 #include "driver/commands.h"
+#include "driver/gpu_device.h"
 #include "e2e_util.h"
 #include "elevate/parser.h"
 #include "rise/interp.h"
@@ -305,7 +306,8 @@ const char* const kIntTypes[] = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", 
 // `strategy` when given); each must fail with exit code 4 and a message containing
 // `what` (compiled code: from its checks, not a signal).
 void expect_program_fault(const std::string& text, const std::string& sizes,
-                          const std::string& what, const std::string& strategy = "") {
+                          const std::string& what, const std::string& strategy = "",
+                          const std::string& opencl_strategy = "") {
   auto src = std::make_shared<SourceFile>(SourceFile{"div.rise", text});
   rise::Program p = rise::parse_program(src);
   rise::SizeMap sm = driver::parse_sizes({sizes});
@@ -321,11 +323,21 @@ void expect_program_fault(const std::string& text, const std::string& sizes,
   }
   std::optional<elevate::Strategy> s;
   if (!strategy.empty()) s = elevate::parse_strategy(strategy);
-  for (const char* target : {"c", "openmp"}) {
+  // OpenCL's kernels record the fault for the host to report (its default lowering:
+  // the strategies here are the CPU targets').
+  std::vector<std::string> targets = {"c", "openmp"};
+  std::string no_device;
+  if ((strategy.empty() || !opencl_strategy.empty()) &&
+      driver::probe_gpu_device("opencl", &no_device))
+    targets.push_back("opencl");
+  std::optional<elevate::Strategy> cl;
+  if (!opencl_strategy.empty()) cl = elevate::parse_strategy(opencl_strategy);
+  std::string c_message;
+  for (const std::string& target : targets) {
     driver::CompileRequest req;
     req.program = &p;
     req.sizes = &sm;
-    req.strategy = s ? &*s : nullptr;
+    req.strategy = target == "opencl" ? (cl ? &*cl : nullptr) : s ? &*s : nullptr;
     req.target = target;
     driver::Compiled c = driver::compile(req);
     driver::ExecOptions eo;
@@ -338,6 +350,11 @@ void expect_program_fault(const std::string& text, const std::string& sizes,
       EXPECT_NE(e.message().find(what), std::string::npos) << e.message();
       // Reported by the generated checks, not by the signal they prevent.
       EXPECT_EQ(e.message().find("SIGFPE"), std::string::npos) << e.message();
+      // Every target says the same (the first fault: one kind per program here; two
+      // OpenMP threads may both say it before the abort).
+      const std::string first = e.message().substr(0, e.message().find('\n'));
+      if (target == "c") c_message = first;
+      EXPECT_EQ(first, c_message) << target;
     }
   }
 }
@@ -373,7 +390,11 @@ TEST(ProgramFaults, IntegerVectorDivisionByZeroInData) {
             "def f = depFun(n: Nat => fun(x: n." + std::string(t) + ", y: n." + t +
                 " => zip(x)(y) |> map(fun(p => p._1 " + op + " p._2))))",
             "n=2000", "by zero",
-            "vectorize(" + std::to_string(w) + ") @ innermost(isFullyApplied(isMap)) ; lowerToC");
+            "vectorize(" + std::to_string(w) + ") @ innermost(isFullyApplied(isMap)) ; lowerToC",
+            w != 4 ? ""  // OpenCL: vectors in a kernel, one width (each run builds kernels)
+                   : "vectorize(" + std::to_string(w) +
+                         ") @ innermost(isFullyApplied(isMap)) ; (mapGlobal(0) @ "
+                         "outermost(isApplied(isMap))) ; lowerToC");
 }
 
 TEST(ProgramFaults, LeastSignedValueDividedByMinusOne) {
@@ -390,6 +411,34 @@ TEST(ProgramFaults, LeastSignedValueDividedByMinusOne) {
                                ")))))",
                            "n=8", "overflow");
     }
+}
+
+// A kernel name holds its entry's name: PoCL's cache names files after it, and its
+// "final linking" failed on names of 251 characters or more. Entries of every length
+// run on OpenCL; the kernels' names stay short, distinct for entries sharing a prefix.
+TEST(GeneratedNames, LongEntryNamesRunOnOpenCL) {
+  std::string why;
+  const bool opencl = driver::probe_gpu_device("opencl", &why).has_value();
+  std::set<std::string> kernels;
+  for (size_t len : {1, 56, 57, 63, 64, 65, 120, 250, 251, 260, 301, 400}) {
+    const std::string name = "f" + std::string(len - 1, 'y');
+    SCOPED_TRACE(len);
+    const std::string text = "def " + name +
+                             " = depFun(n: Nat => fun(a: n.f32 => a |> map(fun(b => b * 2.0f))))\n"
+                             "def " +
+                             name +
+                             "z = depFun(n: Nat => fun(a: n.f32 => a |> map(fun(b "
+                             "=> b + 1.0f))))\n";
+    for (const std::string& entry : {name, name + "z"}) {
+      const std::string k = codegen::bounded_identifier(entry, codegen::kMaxKernelNameLength - 8);
+      EXPECT_LE(k.size(), codegen::kMaxKernelNameLength - 8);
+      EXPECT_TRUE(kernels.insert(k).second) << k;  // distinct
+      if (opencl) {
+        EXPECT_EQ(run_check(text, entry, "n=3", "opencl"), "");
+      }
+    }
+  }
+  if (!opencl) GTEST_SKIP() << "no OpenCL device: " << why;
 }
 
 // The reproducer through the command line: exit 4, no signal, and what happened.

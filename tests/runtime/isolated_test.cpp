@@ -298,5 +298,45 @@ TEST(Isolated, SharedBufferAtAPageOffset) {
   }
 }
 
+// A device-code unit (one exporting NAME__risec_kernel_ms, as OpenCL and CUDA units do)
+// builds its kernels on its first call in a process: PoCL takes seconds, longer than
+// tune's limit for a fast candidate. That set-up is no part of the limit, which starts
+// once the child has called the unit once; a unit slow after its set-up is still killed.
+TEST_F(IsolatedTest, ADeviceUnitsFirstCallBuildIsNotCountedInItsTimeLimit) {
+  const char* source = R"(
+#include <unistd.h>
+double dev__risec_kernel_ms;
+static int built;
+void dev__risec_call(void* const* buffers, const int* sizes) {
+  float* out = (float*)buffers[0];
+  const float* x = (const float*)buffers[1];
+  if (!built) { sleep(2); built = 1; } /* the kernels' build */
+  else if (sizes[0] == 32) sleep(60);   /* slow after the build */
+  for (int i = 0; i < sizes[0]; ++i) out[i] = 2 * x[i];
+  dev__risec_kernel_ms = 0.25;
+}
+)";
+  const std::string path = build_shared_object(source, CompileOptions{}).path;
+  std::vector<float> x(64, 3.0f);
+  for (int n : {64, 32}) {
+    SCOPED_TRACE(n);
+    SharedBuffer result(x.size() * sizeof(float));
+    Watchdog watchdog("dev");
+    CallInfo info;
+    std::vector<double> times =
+        call_isolated(path, "dev", false, {result.data(), x.data()}, {n}, 3, nullptr, &info, 0.5);
+    if (n == 64) {
+      EXPECT_FALSE(info.timed_out);
+      ASSERT_EQ(times.size(), 3u);
+      EXPECT_EQ(times[0], 0.25);  // the unit's own time of each timed call
+      EXPECT_TRUE(info.kernel_times);
+      EXPECT_EQ(reinterpret_cast<const float*>(result.data())[63], 6.0f);
+    } else {
+      EXPECT_TRUE(info.timed_out);
+      EXPECT_TRUE(times.empty());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace risec::runtime

@@ -33,10 +33,14 @@ const char* const kBoundsCodes = R"(#define RISEC_IDX_NAT_AS_INDEX 1
 #define RISEC_IDX_NAT_CAST 10
 #define RISEC_IDX_NAT_AS_INDEX_OF_CAST 11
 #define RISEC_IDX_CAST_OF_CAST 12
+#define RISEC_ARITH_DIV_ZERO 13
+#define RISEC_ARITH_MOD_ZERO 14
+#define RISEC_ARITH_DIV_OVERFLOW 15
+#define RISEC_ARITH_MOD_OVERFLOW 16
 )";
 
 // The host's report of a failure with the interpreter's text.
-const char* const kBoundsHostHelper = R"(#include <stdio.h>
+const char* const kBoundsHostHelper = R"RISEC(#include <stdio.h>
 #ifndef RISEC_BOUNDS_FAILED
 #define RISEC_BOUNDS_FAILED(fn, what) (fprintf(stderr, "%s: %s\n", fn, what), abort())
 #endif
@@ -45,6 +49,22 @@ __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, in
   static const char* const ops[] = {"add", "sub", "mul", "div", "mod"};
   char what[160];
   (void)fn; /* a RISEC_BOUNDS_FAILED of the user's may not use it */
+  /* an integer division or modulo in a kernel (OpenCL): v the bits, n 1 when signed,
+     reported as the C target's checked division does */
+  if (kind >= RISEC_ARITH_DIV_ZERO && kind <= RISEC_ARITH_MOD_OVERFLOW) {
+    const int div = kind == RISEC_ARITH_DIV_ZERO || kind == RISEC_ARITH_DIV_OVERFLOW;
+    if (kind <= RISEC_ARITH_MOD_ZERO)
+      snprintf(what, sizeof what, "integer %s by zero (%c%lld)", div ? "division" : "modulo",
+               n ? 'i' : 'u', v);
+    else
+      snprintf(what, sizeof what, "integer overflow: the least i%lld %s -1", v,
+               div ? "divided by" : "modulo");
+#ifndef RISEC_ARITHMETIC_FAILED
+#define RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, "%s: %s\n", fn, what), abort())
+#endif
+    RISEC_ARITHMETIC_FAILED(fn, what);
+    return;
+  }
   /* natAsIndex(n)(cast(v)) of a signed v, checked at once: the cast fails first */
   if ((kind == RISEC_IDX_NAT_AS_INDEX_OF_CAST || kind == RISEC_IDX_CAST_OF_CAST) && v < 0)
     kind = RISEC_IDX_NAT_CAST;
@@ -67,7 +87,7 @@ __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, in
              ops[(kind - RISEC_IDX_ADD) % 5], v, n);
   RISEC_BOUNDS_FAILED(fn, what);
 }
-)";
+)RISEC";
 
 std::string CPrinter::index_check_helper() {
   return "static inline int risec_index(int64_t v, int64_t n, int kind) {\n"

@@ -508,23 +508,45 @@ std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type
   // written as the target accesses a constant lane (a[3], a.w, a.s3: CUDA's vector
   // structs and OpenCL C have no subscript with a variable lane).
   std::string fail = vec ? "return a;" : "return 0;";
+  // A kernel that cannot stop (OpenCL) records the failure in the fault buffer of the
+  // index checks instead, for the host to report with the same text (kBoundsHostHelper):
+  // the helper takes the buffer, a macro of the helper's name passing the kernel's.
+  const std::string fault = division_fault_param();
+  const int bits = rise::scalar_bits(k);
+  const std::string sgn = rise::is_signed_int(k) ? "1" : "0";
+  auto failed = [&](bool overflow, const std::string& text) {
+    if (fault.empty()) return "RISEC_ARITHMETIC_FAILED(" + fn + ", \"" + text + "\"); ";
+    const int code = (overflow ? 15 : 13) + (div ? 0 : 1);  // RISEC_ARITH_* (kBoundsCodes)
+    return "risec_arith_fault(risec_fault, " + std::to_string(code) + ", " + std::to_string(bits) +
+           ", " + sgn + "); ";
+  };
+  if (!fault.empty() && arith_helpers_.insert("risec_arith_fault").second)
+    helper_text_ += "void risec_arith_fault(" + fault +
+                    ", int kind, long bits, long sgn) {\n"
+                    "  if (atomic_cmpxchg((volatile __global int*)risec_fault, 0, kind) == 0) {\n"
+                    "    risec_fault[1] = bits;\n    risec_fault[2] = sgn;\n  }\n}\n";
   auto lane_checks = [&](const std::string& a, const std::string& b, const std::string& pad) {
-    std::string checks = pad + "if (" + b + " == 0) { RISEC_ARITHMETIC_FAILED(" + fn +
-                         ", \"integer " + what + " by zero (" + rise::scalar_name(k) + ")\"); " +
-                         fail + " }\n";
+    std::string checks =
+        pad + "if (" + b + " == 0) { " +
+        failed(false, "integer " + what + " by zero (" + rise::scalar_name(k) + ")") + fail +
+        " }\n";
     if (rise::is_signed_int(k)) {
       // the least value written out (OpenCL C has no INT64_MIN): -(2^(bits-1) - 1) - 1
-      const int bits = rise::scalar_bits(k);
       std::string least = std::string("((") + scalar_c(k) + ")(-" +
                           std::to_string((uint64_t{1} << (bits - 1)) - 1) + ") - 1)";
-      checks += pad + "if (" + b + " == -1 && " + a + " == " + least +
-                ") { RISEC_ARITHMETIC_FAILED(" + fn + ", \"integer overflow: the least " +
-                rise::scalar_name(k) + " " + (div ? "divided by" : "modulo") + " -1\"); " + fail +
-                " }\n";
+      checks += pad + "if (" + b + " == -1 && " + a + " == " + least + ") { " +
+                failed(true, std::string("integer overflow: the least ") + rise::scalar_name(k) +
+                                 " " + (div ? "divided by" : "modulo") + " -1") +
+                fail + " }\n";
     }
     return checks;
   };
-  helper_text_ += "static inline " + ty + " " + name + "(" + ty + " a, " + ty + " b) {\n";
+  if (!fault.empty()) {
+    fault_helpers_.push_back(name);
+    helper_text_ += "#define " + name + "(a, b) " + name + "_f((a), (b), risec_fault)\n";
+  }
+  helper_text_ += "static inline " + ty + " " + name + (fault.empty() ? "" : "_f") + "(" + ty +
+                  " a, " + ty + " b" + (fault.empty() ? "" : ", " + fault) + ") {\n";
   if (vec) {
     // Lane by lane: a vector of 5 or 3 lanes is stored in one of 8 or 4, whose
     // padding lanes hold anything (zeros: a whole-vector a / b would trap on them).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <iterator>
 #include <map>
 #include <string_view>
@@ -145,6 +146,16 @@ std::string c_entry_name(const std::string& name) {
   std::string plain;
   for (char c : name) plain += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   return "risec_entry_" + plain;
+}
+
+std::string bounded_identifier(const std::string& name, size_t max) {
+  if (name.size() <= max) return name;
+  uint64_t h = 14695981039346656037ull;  // 64-bit FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  static const char* const kHex = "0123456789abcdef";
+  std::string tail = "_";
+  for (int i = 15; i >= 0; --i) tail += kHex[(h >> (4 * i)) & 15];
+  return name.substr(0, max - tail.size()) + tail;
 }
 
 std::string c_foreign_name(const std::string& name) {

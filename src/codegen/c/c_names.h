@@ -29,6 +29,15 @@ bool c_name_reserved(const std::string& name);
 // The C name of the exported entry function for the RISE entry `name`.
 std::string c_entry_name(const std::string& name);
 
+// The longest a kernel's name (OpenCL, CUDA) may be: PoCL names files and folders of
+// its cache after a kernel (a name of 251 characters failed its "final linking").
+inline constexpr size_t kMaxKernelNameLength = 64;
+
+// `name` when at most `max` characters long; else its first characters, `_` and 16 hex
+// digits of a hash of the whole name, `max` characters in all (the same name gives the
+// same answer; two long names sharing a prefix differ in the hash).
+std::string bounded_identifier(const std::string& name, size_t max = kMaxKernelNameLength);
+
 // The C name of a foreign function.
 std::string c_foreign_name(const std::string& name);
 

@@ -204,6 +204,10 @@ class CPrinter {
   std::string foreign_function(const rise::ForeignFun& f);
   static bool safe_divisor(const ExpressionP& d, rise::ScalarKind k);
   std::string checked_division(const rise::PrimitiveInfo& op, const Type& t);
+  // The parameter through which checked_division's helpers record a failure in a
+  // kernel that cannot stop (OpenCL: the index checks' fault buffer); empty: they call
+  // RISEC_ARITHMETIC_FAILED.
+  virtual std::string division_fault_param() const { return ""; }
   std::string int_from_double(rise::ScalarKind k);
   std::string float_min_max(bool max, rise::ScalarKind k);
   // fmax or fmin of floats (scalars or vectors) on the CPU targets: with an operand
@@ -323,7 +327,9 @@ class CPrinter {
   std::map<std::string, int> buffer_sites_;
   int sites_ = 0;
   bool uses_index_checks_ = false;  // a checked_index was printed (risec_index)
-  bool uses_block_loops_ = false;   // a loop with a shifted tail (RISEC_BLOCK_LOOP)
+  // The helpers whose callers pass the fault buffer (division_fault_param).
+  std::vector<std::string> fault_helpers_;
+  bool uses_block_loops_ = false;  // a loop with a shifted tail (RISEC_BLOCK_LOOP)
   // Arrays of pairs of scalars as one array per component (Storage::soa): the CPU
   // printers; the GPU printers keep arrays of structs of scalars (pairs holding arrays are
   // stored per component on every target).

@@ -408,6 +408,8 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
   // A kernel that checks indices records a failure in the fault buffer (if the target
   // passes one: fault_param).
   l.fault = !fault_param().empty() && body_text.find("risec_index(") != std::string::npos;
+  for (const std::string& h : fault_helpers_)
+    l.fault = l.fault || (!fault_param().empty() && body_text.find(h + "(") != std::string::npos);
   if (l.fault) param(fault_param());
   std::string text = kernel_prefix() + name + "(" + params + ") {\n";
   text += print(c_block(local_decls_), 1) + unused_sizes(body_text, sizes) + body_text + "}\n\n";
@@ -436,8 +438,9 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   std::string text;
   for (size_t k = 0; k < launches_.size(); ++k) {
     // Derived names (CPrinter::derived_name): a parameter must not hide a kernel from
-    // the host (CUDA's is in the same unit).
-    launches_[k].kernel = derived_name(u.name + "_k" + std::to_string(k));
+    // the host (CUDA's is in the same unit). Bounded in length (a long entry name).
+    launches_[k].kernel = derived_name(bounded_identifier(u.name, kMaxKernelNameLength - 8) + "_k" +
+                                       std::to_string(k));
     launches_[k].kernel_wide = derived_name(launches_[k].kernel + "_i64");
     if (!dual_width_) {
       text += kernel_text(launches_[k], launches_[k].kernel, sizes);

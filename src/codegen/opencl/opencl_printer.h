@@ -36,6 +36,7 @@ class OpenCLPrinter : public gpu::GpuPrinter {
   std::string kernel_head() const override { return "__kernel void "; }
   std::string fault_param() const override { return "__global long* risec_fault"; }
   std::string index_check_helper() override;
+  std::string division_fault_param() const override { return fault_param(); }
   std::string table_declaration(const std::string& elem, const std::string& name, size_t count,
                                 const std::string& values) override {
     return "__constant " + elem + " " + name + "[" + std::to_string(count) + "] = {" + values +
