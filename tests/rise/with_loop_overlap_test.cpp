@@ -77,7 +77,10 @@ struct Case {
       t += ") : " + read + " + " + std::to_string(1000 * (p + 1)) + ".0f";
       for (int d = 0; d < rank; ++d)
         t += std::string(" + natAsScalar(") + kIndex[d] + ") * " +
-             std::to_string(d == 0 ? 100 : d == 1 ? 10 : 1) + ".0f";
+             std::to_string(d == 0   ? 100
+                            : d == 1 ? 10
+                                     : 1) +
+             ".0f";
       t += ";\n";
     }
     t += "  } : ";
