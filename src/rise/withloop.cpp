@@ -89,6 +89,7 @@ class Desugar {
                            to_nat(w_.shape[d]).to_string() + " in dimension " + std::to_string(d) +
                            "): a generator lies within the shape",
                        p.ub[d].expr->span);
+    constant_overlaps();
     gidx_.assign(parts_.size(), std::vector<Expr>(rank_));
     std::vector<size_t> all;
     for (size_t p = 0; p < parts_.size(); ++p) all.push_back(p);
@@ -346,6 +347,46 @@ class Desugar {
       for (auto [q, u] : pts[i].of)
         if (q == p && u == upper) return i;
     return 0;
+  }
+
+  // Parts whose bounds, steps and widths are all numbers overlap exactly when, in every
+  // dimension, some index is in both (a generator covers a product of ranges): found
+  // here by enumeration, so that such parts are refused as overlapping, with an index
+  // both cover, before a limitation of the slabs (a stepped part's range holding
+  // another part's bounds) could refuse them otherwise.
+  void constant_overlaps() {
+    auto num = [](const std::optional<Bound>& b, int64_t dflt) -> std::optional<int64_t> {
+      return b ? b->nat.as_const() : std::optional<int64_t>(dflt);
+    };
+    for (size_t q = 1; q < parts_.size(); ++q)
+      for (size_t p = 0; p < q; ++p) {
+        if (parts_[p].src == parts_[q].src) continue;  // split from one generator
+        std::vector<Nat> common;
+        for (size_t d = 0; d < rank_; ++d) {
+          std::optional<int64_t> x;
+          std::optional<int64_t> lo[2], hi[2], st[2], wd[2];
+          bool known = true;
+          for (int k = 0; k < 2; ++k) {
+            const Part& pt = parts_[k ? q : p];
+            lo[k] = pt.lb[d].nat.as_const();
+            hi[k] = pt.ub[d].nat.as_const();
+            st[k] = num(pt.step[d], 1);
+            wd[k] = num(pt.width[d], 1);
+            known = known && lo[k] && hi[k] && st[k] && wd[k];
+          }
+          if (!known) break;
+          const int64_t from = std::max(*lo[0], *lo[1]), to = std::min(*hi[0], *hi[1]);
+          if (to - from > (int64_t{1} << 16)) break;
+          for (int64_t v = from; v < to && !x; ++v)
+            if ((v - *lo[0]) % *st[0] < *wd[0] && (v - *lo[1]) % *st[1] < *wd[1]) x = v;
+          if (!x) break;
+          common.push_back(Nat(*x));
+        }
+        if (common.size() != rank_) continue;
+        at_ = common;
+        overlap(p, q);
+      }
+    at_.clear();
   }
 
   // Parts p and q both cover the slabs at_ (dimensions 0 .. d): refused at the later
