@@ -138,6 +138,7 @@ class Desugar {
   Span sp_;
   size_t rank_ = 0;
   std::vector<Part> parts_;
+  std::vector<Part> written_;            // the generators as written, before add_part splits them
   std::vector<Bound> extent_;            // genarray: the shape
   std::vector<std::vector<Expr>> gidx_;  // [part][dim]: the index value (natType)
   std::vector<Nat> at_;                  // region: the first index of the slabs being built
@@ -194,6 +195,7 @@ class Desugar {
       p.step.push_back(s);
       p.width.push_back(wd);
     }
+    written_.push_back(p);
     add_part(std::move(p), 0);
   }
 
@@ -349,42 +351,52 @@ class Desugar {
     return 0;
   }
 
-  // Parts whose bounds, steps and widths are all numbers overlap exactly when, in every
-  // dimension, some index is in both (a generator covers a product of ranges): found
-  // here by enumeration, so that such parts are refused as overlapping, with an index
-  // both cover, before a limitation of the slabs (a stepped part's range holding
-  // another part's bounds) could refuse them otherwise.
+  // Whether x < ub at every size the with-loop is valid at: provably, or, in a genarray,
+  // ub is the shape's extent and some part's upper bound, at most the extent, is a
+  // number above x.
+  bool provably_below(int64_t x, const Nat& ub, size_t d) const {
+    if (arith::provably_lt(Nat(x), ub)) return true;
+    if (w_.op != WithLoop::Op::Genarray) return false;
+    const Nat extent = to_nat(w_.shape[d]);
+    if (!(ub == extent) && !arith::provably_eq(ub, extent)) return false;
+    for (const Part& r : written_)
+      if (auto c = r.ub[d].nat.as_const(); c && *c > x) return true;
+    return false;
+  }
+
+  // Parts whose lower bounds, steps and widths are numbers overlap when, in every
+  // dimension, some index is in both (a generator covers a product of ranges): the
+  // first such index, found by enumeration from the larger lower bound over lcm(steps)
+  // rows, below both upper bounds (provably_below). Such parts are refused here as overlapping,
+  // naming that index, before a limitation of the slabs (a stepped part's range holding another
+  // part's bounds) could refuse them otherwise.
   void constant_overlaps() {
-    auto num = [](const std::optional<Bound>& b, int64_t dflt) -> std::optional<int64_t> {
-      return b ? b->nat.as_const() : std::optional<int64_t>(dflt);
+    auto num = [](const std::optional<Bound>& b) -> std::optional<int64_t> {
+      return b ? b->nat.as_const() : std::optional<int64_t>(1);
     };
-    for (size_t q = 1; q < parts_.size(); ++q)
+    for (size_t q = 1; q < written_.size(); ++q)
       for (size_t p = 0; p < q; ++p) {
-        if (parts_[p].src == parts_[q].src) continue;  // split from one generator
+        const Part &a = written_[p], &b = written_[q];
         std::vector<Nat> common;
         for (size_t d = 0; d < rank_; ++d) {
+          auto lo_a = a.lb[d].nat.as_const(), lo_b = b.lb[d].nat.as_const();
+          auto st_a = num(a.step[d]), st_b = num(b.step[d]);
+          auto wd_a = num(a.width[d]), wd_b = num(b.width[d]);
+          if (!lo_a || !lo_b || !st_a || !st_b || !wd_a || !wd_b) break;
+          const int64_t from = std::max(*lo_a, *lo_b);
+          int64_t to = from + std::lcm(*st_a, *st_b);
+          for (const Part* pt : {&a, &b})
+            if (auto hi = pt->ub[d].nat.as_const()) to = std::min(to, *hi);
           std::optional<int64_t> x;
-          std::optional<int64_t> lo[2], hi[2], st[2], wd[2];
-          bool known = true;
-          for (int k = 0; k < 2; ++k) {
-            const Part& pt = parts_[k ? q : p];
-            lo[k] = pt.lb[d].nat.as_const();
-            hi[k] = pt.ub[d].nat.as_const();
-            st[k] = num(pt.step[d], 1);
-            wd[k] = num(pt.width[d], 1);
-            known = known && lo[k] && hi[k] && st[k] && wd[k];
-          }
-          if (!known) break;
-          const int64_t from = std::max(*lo[0], *lo[1]), to = std::min(*hi[0], *hi[1]);
-          if (to - from > (int64_t{1} << 16)) break;
           for (int64_t v = from; v < to && !x; ++v)
-            if ((v - *lo[0]) % *st[0] < *wd[0] && (v - *lo[1]) % *st[1] < *wd[1]) x = v;
-          if (!x) break;
+            if ((v - *lo_a) % *st_a < *wd_a && (v - *lo_b) % *st_b < *wd_b) x = v;
+          auto below = [&](const Nat& ub) { return provably_below(*x, ub, d); };
+          if (!x || !below(a.ub[d].nat) || !below(b.ub[d].nat)) break;
           common.push_back(Nat(*x));
         }
         if (common.size() != rank_) continue;
         at_ = common;
-        overlap(p, q);
+        overlap(a, b);
       }
     at_.clear();
   }
@@ -392,18 +404,20 @@ class Desugar {
   // Parts p and q both cover the slabs at_ (dimensions 0 .. d): refused at the later
   // one, naming the other and a common index (the slabs' first index; in the
   // dimensions after d, the larger of the two lower bounds).
-  [[noreturn]] void overlap(size_t p, size_t q) const {
-    if (parts_[q].src->span.begin < parts_[p].src->span.begin) std::swap(p, q);
+  [[noreturn]] void overlap(size_t p, size_t q) const { overlap(parts_[p], parts_[q]); }
+  [[noreturn]] void overlap(const Part& a, const Part& b) const {
+    const Part *p = &a, *q = &b;
+    if (q->src->span.begin < p->src->span.begin) std::swap(p, q);
     std::string index;
     for (size_t d = 0; d < rank_; ++d) {
-      Nat x = d < at_.size() ? at_[d] : arith::max(parts_[p].lb[d].nat, parts_[q].lb[d].nat);
+      Nat x = d < at_.size() ? at_[d] : arith::max(p->lb[d].nat, q->lb[d].nat);
       index += (d ? ", " : "") + x.to_string();
     }
-    LineCol lc = parts_[p].src->span.start();
+    LineCol lc = p->src->span.start();
     user_error("with-loop parts overlap: this part and the part at line " +
                    std::to_string(lc.line) + ", column " + std::to_string(lc.col) +
                    " both cover the index [" + index + "] (parts must be disjoint)",
-               parts_[q].src->span);
+               q->src->span);
   }
 
   // The region of dimensions d.. for the parts `active` (all covering the enclosing
