@@ -579,7 +579,11 @@ Strategy lane_map_rule(const std::string& name, int64_t n, bool windows,
     Type elem = util::array_elem(in);
     Type res = util::array_elem(out);
     if (!len || !elem || !res) return fail_at(name, e, "the type of the map is unknown");
-    if (auto why = refuse_elem(elem)) return fail_at(name, e, *why);
+    if (auto why = refuse_elem(elem)) {
+      Failure f = fail_at(name, e, *why);
+      f.not_its_kind = true;
+      return f;
+    }
     if (!scalar_tree(res))
       return fail_at(
           name, e,

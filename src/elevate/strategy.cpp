@@ -416,6 +416,11 @@ Strategy top_down(Strategy s) {
   });
 }
 
+// Whether refusal a says more than b: a is about a location of the rule's kind, b not.
+static bool outranks(const Failure& a, const Failure& b) {
+  return b.not_its_kind && !a.not_its_kind;
+}
+
 static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
   check_stack_depth(e->span);
   std::vector<Expr> kids = children(e);
@@ -427,15 +432,19 @@ static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, i
         kids[i] = c.expr();
         return rebuild(e, kids);
       }
-      if (!best && c.failure().after_match) best = c;
+      if (c.failure().after_match && (!best || outranks(c.failure(), best->failure()))) best = c;
     }
   }
   Result r = s(e, env);
   // A refusal below (after its predicate matched) is the innermost location's: it
   // says why innermost(p)(s) did not apply, even where this location matched too
   // (innermost(isMap)(vectorize(16)) on map(map(f)) is about the inner map's length,
-  // not the outer map's elements).
+  // not the outer map's elements). Unless the one below only says that location is
+  // not of the rule's kind and this one is: vectorizeWindows(8) on a map over 12
+  // windows whose function maps over scalars is refused for the 12, not for the
+  // scalars.
   if (r.ok() || !best) return r;
+  if (r.failure().after_match && outranks(r.failure(), best->failure())) return r;
   return *best;
 }
 

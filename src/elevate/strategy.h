@@ -44,6 +44,11 @@ struct Failure {
   // rule failing where its predicate matched): traversals report such a failure
   // rather than the root's, because it says why the wanted location did not work.
   bool after_match = false;
+  // Set when the rule refused the location as not of the kind it transforms (a map
+  // whose elements are not windows), rather than for a condition of that kind (a length
+  // the width does not divide): a bottom-up traversal reports a location's refusal of
+  // the second sort over a deeper one of this sort (strategy.cpp, bottom_up_impl).
+  bool not_its_kind = false;
 };
 
 class Result {

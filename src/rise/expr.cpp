@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -477,6 +478,23 @@ std::string fresh_name(const std::string& base) {
     b.resize(pos);
   if (b.empty()) b = "x";
   return b + "__" + std::to_string(++g_fresh_counter);
+}
+
+std::string written_name(const Expr& e) {
+  const Span& s = e->span;
+  if (s.known() && s.file && s.end > s.begin && s.end <= s.file->text.size()) {
+    std::string t = s.file->text.substr(s.begin, s.end - s.begin);
+    if (std::all_of(t.begin(), t.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+      return t;
+  }
+  std::string n = e->name;
+  size_t pos = n.rfind("__");
+  if (pos != std::string::npos && pos > 0 && pos + 2 < n.size() &&
+      std::all_of(n.begin() + static_cast<std::ptrdiff_t>(pos) + 2, n.end(),
+                  [](char c) { return c >= '0' && c <= '9'; }))
+    n.resize(pos);
+  return n;
 }
 
 // ---- programs ----

@@ -150,6 +150,11 @@ std::vector<std::string> free_vars(const Expr& e);
 // A fresh name based on `base` that does not occur in `avoid`.
 std::string fresh_name(const std::string& base);
 
+// The name of the identifier e as the user wrote it, for messages: the source text at
+// its span when that is a name (a with-loop's index `i` renamed `i__3` keeps the
+// span of the `i` written), else e->name without a fresh_name suffix.
+std::string written_name(const Expr& e);
+
 // ---- traversal ----
 //
 // The one structural traversal of RISE expressions. A node's children are its

@@ -198,6 +198,15 @@ std::string Inferer::unique_binder(const std::string& name) {
   return n;
 }
 
+// For a run-time value of type natType (a with-loop's index, docs/language.md) used
+// where a size is expected: what takes such a number instead.
+static std::string natval_hint(const Type* t, const std::string& name) {
+  if (!t || !*t || (*t)->kind != TypeKind::NatData) return "";
+  return " (a number of type natType, such as a with-loop's index: natAsScalar(" + name +
+         ") and natAsScalar(" + name + " / 2) in a with-loop's body, and " + name +
+         " in index arithmetic, a[" + name + " / 2], take it)";
+}
+
 Nat Inferer::expr_to_nat(const Expr& e, const std::string& who) {
   switch (e->kind) {
     case ExprKind::Literal:
@@ -209,15 +218,17 @@ Nat Inferer::expr_to_nat(const Expr& e, const std::string& who) {
     case ExprKind::Ident: {
       if (auto t = find_tl(e->name)) {
         if (std::get<1>(*t) == Kind::Nat) return std::get<Nat>(std::get<2>(*t));
-        user_error(
-            who + " expects a size here, but '" + e->name + "' is a " + kind_name(std::get<1>(*t)),
-            e->span);
+        user_error(who + " expects a size here, but '" + written_name(e) + "' is a " +
+                       kind_name(std::get<1>(*t)),
+                   e->span);
       }
       if (find_value(e->name))
-        user_error(who + " expects a size here, but '" + e->name +
-                       "' is a run-time value; sizes are numbers or size names bound by depFun",
+        user_error(who + " expects a size here, but '" + written_name(e) + "' is a run-time value" +
+                       natval_hint(find_value(e->name), written_name(e)) +
+                       "; sizes are numbers or size names bound by depFun",
                    e->span);
-      user_error(who + " expects a size here, but '" + e->name + "' is not a size name", e->span);
+      user_error(who + " expects a size here, but '" + written_name(e) + "' is not a size name",
+                 e->span);
     }
     case ExprKind::App: {
       Spine sp = spine(e);

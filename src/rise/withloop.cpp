@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -88,6 +89,7 @@ class Desugar {
                            to_nat(w_.shape[d]).to_string() + " in dimension " + std::to_string(d) +
                            "): a generator lies within the shape",
                        p.ub[d].expr->span);
+    constant_overlaps();
     gidx_.assign(parts_.size(), std::vector<Expr>(rank_));
     std::vector<size_t> all;
     for (size_t p = 0; p < parts_.size(); ++p) all.push_back(p);
@@ -136,6 +138,7 @@ class Desugar {
   Span sp_;
   size_t rank_ = 0;
   std::vector<Part> parts_;
+  std::vector<Part> written_;            // the generators as written, before add_part splits them
   std::vector<Bound> extent_;            // genarray: the shape
   std::vector<std::vector<Expr>> gidx_;  // [part][dim]: the index value (natType)
   std::vector<Nat> at_;                  // region: the first index of the slabs being built
@@ -192,6 +195,7 @@ class Desugar {
       p.step.push_back(s);
       p.width.push_back(wd);
     }
+    written_.push_back(p);
     add_part(std::move(p), 0);
   }
 
@@ -347,21 +351,73 @@ class Desugar {
     return 0;
   }
 
+  // Whether x < ub at every size the with-loop is valid at: provably, or, in a genarray,
+  // ub is the shape's extent and some part's upper bound, at most the extent, is a
+  // number above x.
+  bool provably_below(int64_t x, const Nat& ub, size_t d) const {
+    if (arith::provably_lt(Nat(x), ub)) return true;
+    if (w_.op != WithLoop::Op::Genarray) return false;
+    const Nat extent = to_nat(w_.shape[d]);
+    if (!(ub == extent) && !arith::provably_eq(ub, extent)) return false;
+    for (const Part& r : written_)
+      if (auto c = r.ub[d].nat.as_const(); c && *c > x) return true;
+    return false;
+  }
+
+  // Parts whose lower bounds, steps and widths are numbers overlap when, in every
+  // dimension, some index is in both (a generator covers a product of ranges): the
+  // first such index, found by enumeration from the larger lower bound over lcm(steps)
+  // rows, below both upper bounds (provably_below). Such parts are refused here as overlapping,
+  // naming that index, before a limitation of the slabs (a stepped part's range holding another
+  // part's bounds) could refuse them otherwise.
+  void constant_overlaps() {
+    auto num = [](const std::optional<Bound>& b) -> std::optional<int64_t> {
+      return b ? b->nat.as_const() : std::optional<int64_t>(1);
+    };
+    for (size_t q = 1; q < written_.size(); ++q)
+      for (size_t p = 0; p < q; ++p) {
+        const Part &a = written_[p], &b = written_[q];
+        std::vector<Nat> common;
+        for (size_t d = 0; d < rank_; ++d) {
+          auto lo_a = a.lb[d].nat.as_const(), lo_b = b.lb[d].nat.as_const();
+          auto st_a = num(a.step[d]), st_b = num(b.step[d]);
+          auto wd_a = num(a.width[d]), wd_b = num(b.width[d]);
+          if (!lo_a || !lo_b || !st_a || !st_b || !wd_a || !wd_b) break;
+          const int64_t from = std::max(*lo_a, *lo_b);
+          int64_t to = from + std::lcm(*st_a, *st_b);
+          for (const Part* pt : {&a, &b})
+            if (auto hi = pt->ub[d].nat.as_const()) to = std::min(to, *hi);
+          std::optional<int64_t> x;
+          for (int64_t v = from; v < to && !x; ++v)
+            if ((v - *lo_a) % *st_a < *wd_a && (v - *lo_b) % *st_b < *wd_b) x = v;
+          auto below = [&](const Nat& ub) { return provably_below(*x, ub, d); };
+          if (!x || !below(a.ub[d].nat) || !below(b.ub[d].nat)) break;
+          common.push_back(Nat(*x));
+        }
+        if (common.size() != rank_) continue;
+        at_ = common;
+        overlap(a, b);
+      }
+    at_.clear();
+  }
+
   // Parts p and q both cover the slabs at_ (dimensions 0 .. d): refused at the later
   // one, naming the other and a common index (the slabs' first index; in the
   // dimensions after d, the larger of the two lower bounds).
-  [[noreturn]] void overlap(size_t p, size_t q) const {
-    if (parts_[q].src->span.begin < parts_[p].src->span.begin) std::swap(p, q);
+  [[noreturn]] void overlap(size_t p, size_t q) const { overlap(parts_[p], parts_[q]); }
+  [[noreturn]] void overlap(const Part& a, const Part& b) const {
+    const Part *p = &a, *q = &b;
+    if (q->src->span.begin < p->src->span.begin) std::swap(p, q);
     std::string index;
     for (size_t d = 0; d < rank_; ++d) {
-      Nat x = d < at_.size() ? at_[d] : arith::max(parts_[p].lb[d].nat, parts_[q].lb[d].nat);
+      Nat x = d < at_.size() ? at_[d] : arith::max(p->lb[d].nat, q->lb[d].nat);
       index += (d ? ", " : "") + x.to_string();
     }
-    LineCol lc = parts_[p].src->span.start();
+    LineCol lc = p->src->span.start();
     user_error("with-loop parts overlap: this part and the part at line " +
                    std::to_string(lc.line) + ", column " + std::to_string(lc.col) +
                    " both cover the index [" + index + "] (parts must be disjoint)",
-               parts_[q].src->span);
+               q->src->span);
   }
 
   // The region of dimensions d.. for the parts `active` (all covering the enclosing
@@ -384,26 +440,22 @@ class Desugar {
         if (build) slabs.push_back(slab_src);
         continue;
       }
-      if (d + 1 == rank_ && here.size() > 1) overlap(here[0], here[1]);
-      std::optional<size_t> stepped;
-      for (size_t p : here)
-        if (parts_[p].step[d]) stepped = p;
-      if (stepped) {
-        // Parts split from one generator (an inner dimension's tail, add_part) share
-        // this dimension's steps; any other part here overlaps.
-        const Part& sp = parts_[*stepped];
-        for (size_t p : here)
-          if (!same_stepping(parts_[p], sp, d)) overlap(*stepped, p);
-        if (!(sp.lb[d].nat == pts[i].b.nat) || !(sp.ub[d].nat == pts[i + 1].b.nat))
-          user_error("a stepped generator's range may not contain another part's bounds",
-                     sp.src->span);
-      }
+      std::optional<Rows> rows = stepped_rows(d, here, pts[i].b, pts[i + 1].b);
+      if (!rows && d + 1 == rank_ && here.size() > 1) overlap(here[0], here[1]);
       if (!build) {
-        if (d + 1 < rank_) region(d + 1, here, nullptr, false);
+        if (!rows) {
+          if (d + 1 < rank_) region(d + 1, here, nullptr, false);
+          continue;
+        }
+        for (const Run& run : rows->runs) {
+          at_.resize(d);
+          at_.push_back(pts[i].b.nat + run.first.nat);
+          if (d + 1 < rank_ && !run.parts.empty()) region(d + 1, run.parts, nullptr, false);
+        }
         continue;
       }
-      slabs.push_back(stepped ? stepped_slab(d, here, pts[i].b, len, slab_src)
-                              : plain_slab(d, here, pts[i].b, len, slab_src));
+      slabs.push_back(rows ? stepped_slab(d, *rows, pts[i].b, slab_src)
+                           : plain_slab(d, here, pts[i].b, len, slab_src));
     }
     if (!build) return nullptr;
     // What follows the last bound (empty when it is the extent).
@@ -427,28 +479,125 @@ class Desugar {
     return generate(k, len.nat, inner);
   }
 
-  static bool same_stepping(const Part& a, const Part& b, size_t d) {
-    return a.src == b.src && a.step[d] && b.step[d] && a.lb[d].nat == b.lb[d].nat &&
-           a.ub[d].nat == b.ub[d].nat;
-  }
+  // A slab of dimension d where some of the parts `here` are stepped: blocks of `step`
+  // rows, each cut into runs of rows covered by the same parts. The stepped parts span
+  // the slab (their bounds are its bounds). When they all step alike (the same step
+  // and width, sizes or numbers), a block is the `width` rows every part covers and
+  // the rest, which only the unstepped parts cover; otherwise (numbers only) a block
+  // is lcm(steps) rows, and row r of it is covered by the unstepped parts and by each
+  // stepped part with r % step < width. Parts overlap in this dimension only where a
+  // run has several: `[0, 0] <= [i, j] < [n, 1] step [2, 1]` beside
+  // `[0, 1] <= [i, j] < [n, n]` shares rows 0, 2, .. with it, but no column.
+  struct Run {
+    Bound first, len;           // rows first .. first + len of each block
+    std::vector<size_t> parts;  // the parts covering them
+  };
+  struct Rows {
+    Bound step;  // the block's length
+    Nat blocks;
+    std::vector<Run> runs;
+  };
 
-  // Rows of a stepped part (or of the parts split from it, which differ only in
-  // later dimensions): blocks of `step` rows whose first `width` are the part's.
-  Expr stepped_slab(size_t d, const std::vector<size_t>& parts, const Bound& lo, const Bound& len,
-                    const Expr& slab_src) {
-    size_t p = parts[0];
-    const Bound& s = *parts_[p].step[d];
-    const Bound& wd = *parts_[p].width[d];
-    std::string b = fresh_name("b"), w = fresh_name("w");
-    Nat blocks = arith::exact_div(len.nat, s.nat);
-    Expr blk = A(A(P(PrimId::Idx), ident(b, sp_)), A(A(P(PrimId::Split), s.expr), slab_src));
-    for (size_t q : parts) gidx_[q][d] = index_value(lo, stepped_offset(b, s, w));
-    Expr inner = d + 1 == rank_ ? body(p)
-                                : region(d + 1, parts,
-                                         A(A(P(PrimId::Idx), ident(w, sp_)), take(wd, blk)), true);
-    Expr covered = generate(w, wd.nat, inner);
-    Expr block = wd.nat == s.nat ? covered : A2(PrimId::Concat, covered, drop(wd, blk));
-    return A(P(PrimId::Join), generate(b, blocks, block));
+  std::optional<Rows> stepped_rows(size_t d, const std::vector<size_t>& here, const Bound& lo,
+                                   const Bound& hi) {
+    std::vector<size_t> stepped, plain;
+    for (size_t p : here) (parts_[p].step[d] ? stepped : plain).push_back(p);
+    if (stepped.empty()) return std::nullopt;
+    auto same = [](const Nat& a, const Nat& b) { return a == b || arith::provably_eq(a, b); };
+    for (size_t p : stepped)
+      if (!same(parts_[p].lb[d].nat, lo.nat) || !same(parts_[p].ub[d].nat, hi.nat))
+        user_error("a stepped generator's range may not contain another part's bounds",
+                   parts_[p].src->span);
+    const Part& first = parts_[stepped[0]];
+    bool alike = true;
+    for (size_t p : stepped)
+      alike = alike && parts_[p].step[d]->nat == first.step[d]->nat &&
+              parts_[p].width[d]->nat == first.width[d]->nat;
+    Span at = first.src->step[d]->span;
+    Rows rows;
+    if (alike) {
+      const Bound& wd = *first.width[d];
+      rows.step = *first.step[d];
+      rows.runs.push_back(Run{Bound{Nat(0), int_lit(0, at)}, wd, here});
+      if (!(wd.nat == rows.step.nat)) rows.runs.push_back(Run{wd, diff(rows.step, wd), plain});
+    } else {
+      int64_t lcm = 1;
+      for (size_t p : stepped) {
+        auto st = parts_[p].step[d]->nat.as_const(), wd = parts_[p].width[d]->nat.as_const();
+        if (!st || !wd)
+          user_error(
+              "stepped parts that share rows must step alike (the same step and width) unless "
+              "their steps and widths are numbers",
+              parts_[p].src->span);
+        lcm = std::lcm(lcm, *st);
+        if (lcm > kMaxBlock)
+          user_error(
+              "stepped parts that share rows have steps whose least common multiple is "
+              "over " +
+                  std::to_string(kMaxBlock),
+              parts_[p].src->span);
+      }
+      rows.step = Bound{Nat(lcm), int_lit(lcm, at)};
+      for (int64_t r = 0; r < lcm; ++r) {
+        std::vector<size_t> cover;
+        for (size_t p : here)
+          if (!parts_[p].step[d] ||
+              r % *parts_[p].step[d]->nat.as_const() < *parts_[p].width[d]->nat.as_const())
+            cover.push_back(p);
+        if (!rows.runs.empty() && rows.runs.back().parts == cover) {
+          Run& last = rows.runs.back();
+          last.len = Bound{last.len.nat + Nat(1), int_lit(r + 1 - *last.first.nat.as_const(), at)};
+          continue;
+        }
+        rows.runs.push_back(
+            Run{Bound{Nat(r), int_lit(r, at)}, Bound{Nat(1), int_lit(1, at)}, std::move(cover)});
+      }
+    }
+    const Nat len = hi.nat - lo.nat;
+    if (!arith::provably_divides(rows.step.nat, len))
+      user_error("stepped parts that share rows need a range whose length " + len.to_string() +
+                     " is a multiple of " + rows.step.nat.to_string(),
+                 first.src->span);
+    rows.blocks = arith::exact_div(len, rows.step.nat);
+    for (const Run& run : rows.runs)
+      if (d + 1 == rank_ && run.parts.size() > 1) {
+        at_.resize(d);
+        at_.push_back(lo.nat + run.first.nat);
+        overlap(run.parts[0], run.parts[1]);
+      }
+    return rows;
+  }
+  static constexpr int64_t kMaxBlock = 64;
+
+  // The rows of a slab cut into blocks (stepped_rows): each block its runs, a run
+  // covered by no part read from `slab_src`.
+  Expr stepped_slab(size_t d, const Rows& rows, const Bound& lo, const Expr& slab_src) {
+    std::string b = fresh_name("b");
+    Expr blk =
+        A(A(P(PrimId::Idx), ident(b, sp_)), A(A(P(PrimId::Split), rows.step.expr), slab_src));
+    std::vector<Expr> pieces;
+    for (const Run& run : rows.runs) {
+      Expr run_src = run.first.nat + run.len.nat == rows.step.nat
+                         ? drop(run.first, blk)
+                         : take(run.len, drop(run.first, blk));
+      if (run.parts.empty()) {
+        pieces.push_back(run_src);
+        continue;
+      }
+      std::string w = fresh_name("w");
+      Expr off = stepped_offset(b, rows.step, w);
+      if (!run.first.nat.is_const(0)) off = A2(PrimId::Add, off, run.first.expr);
+      for (size_t q : run.parts) gidx_[q][d] = index_value(lo, off);
+      at_.resize(d);
+      at_.push_back(lo.nat + run.first.nat);
+      Expr inner = d + 1 == rank_ ? body(run.parts[0])
+                                  : region(d + 1, run.parts,
+                                           A(A(P(PrimId::Idx), ident(w, sp_)), run_src), true);
+      pieces.push_back(generate(w, run.len.nat, inner));
+    }
+    Expr block = pieces.back();
+    for (size_t i = pieces.size() - 1; i-- > 0;) block = A2(PrimId::Concat, pieces[i], block);
+    return A(P(PrimId::Join), generate(b, rows.blocks, block));
   }
 
   // A fold's part: its values in row-major order, reduced onto `acc`.
@@ -512,11 +661,13 @@ class Desugar {
       values_[e->name] = v;
       return r;
     }
+    // natAsScalar(x), x an index name or an expression that uses one (`i / 2`, as
+    // `a[i / 2]` may): a cast of the index value (natType arithmetic), not the size
+    // natAsScalar expects.
     Expr visit_app(const Expr& e) override {
       if (e->fn->kind == ExprKind::Ident && e->fn->name == "natAsScalar" &&
-          !values_.count("natAsScalar") && e->arg->kind == ExprKind::Ident &&
-          values_.count(e->arg->name)) {
-        Expr v = values_[e->arg->name];
+          !values_.count("natAsScalar") && uses_index(e->arg)) {
+        Expr v = mutate(e->arg);
         Expr as_i64 = annotation(app(ident(prim_name(PrimId::Cast), e->span), v, e->span),
                                  scalar(ScalarKind::I64), e->span);
         return app(ident(prim_name(PrimId::Cast), e->span), as_i64, e->span);
@@ -526,6 +677,21 @@ class Desugar {
 
    private:
     std::map<std::string, Expr> values_;
+
+    // Whether e reads an index name (not one a lambda inside e rebinds).
+    bool uses_index(const Expr& e) const {
+      if (!e) return false;
+      switch (e->kind) {
+        case ExprKind::Ident:
+          return values_.count(e->name) > 0;
+        case ExprKind::App:
+          return uses_index(e->fn) || uses_index(e->arg);
+        case ExprKind::Annotation:
+          return uses_index(e->fn);
+        default:
+          return false;
+      }
+    }
   };
 };
 

@@ -244,3 +244,37 @@ TEST(VectorizeRemainder, ShorterThanOneVectorIsRefused) {
 
 }  // namespace
 }  // namespace risec::elevate
+
+namespace risec::elevate {
+namespace {
+
+// vectorizeWindows(v) @ innermost(isApplied(isMap)) on a map over m windows whose
+// function maps over scalars (a held-out tester's bilateral): where v does not divide
+// m, the refusal names the windows' count, not the inner map's "f32, not ... windows"
+// (a location refused as not of the rule's kind ranks below one refused for a
+// condition; strategy.cpp, bottom_up_impl). Counts and widths drawn at random; where
+// v divides m the rewrite applies.
+TEST(VectorizeWindows, InnermostNamesTheWindowsCountOverAnInnerMapsKind) {
+  runtime::Rng rng(612);
+  for (int trial = 0; trial < 16; ++trial) {
+    const int64_t v = int64_t{2} << rng.below(3);  // 2, 4, 8
+    const int64_t m = 4 + rng.below(40);
+    Strategy s = S("innermost", {S("isApplied", {S("isMap")}), S("vectorizeWindows", {v})});
+    auto p = typed("def f = fun(a: " + std::to_string(m + 2) +
+                   ".f32 => a |> slide(3)(1) |> map(fun(w => let c = w[1] in\n"
+                   "  w |> map(fun(x => exp(-(x - c) * (x - c)))) |> reduce(add)(0.0f))))");
+    SCOPED_TRACE("m=" + std::to_string(m) + " v=" + std::to_string(v));
+    Result r = s(p.expr);
+    if (m % v == 0) {
+      EXPECT_TRUE(r.ok()) << r.failure().reason;
+      continue;
+    }
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.failure().reason.find("not divisible by " + std::to_string(v)), std::string::npos)
+        << r.failure().reason;
+    EXPECT_EQ(r.failure().reason.find("not arrays"), std::string::npos) << r.failure().reason;
+  }
+}
+
+}  // namespace
+}  // namespace risec::elevate
