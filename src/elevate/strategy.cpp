@@ -45,7 +45,8 @@ static const Env& child_env(const Expr& e, size_t i, const Env& env, std::option
   const bool binder = e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda;
   if (!binder && env.ctx.below_root) return env;
   if (e->kind == ExprKind::DepLambda && !env.ctx.below_root) return env;
-  scratch.emplace(Env{child_context(e, i, env.ctx), env.tracer, env.step});
+  scratch.emplace(env);
+  scratch->ctx = child_context(e, i, env.ctx);
   return *scratch;
 }
 
