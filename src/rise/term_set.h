@@ -1,5 +1,5 @@
-// Sets of RISE terms up to alpha equivalence: how the autoscheduler tells its
-// candidates apart (driver/schedule_space.cpp, schedule_gpu.cpp).
+// Sets of RISE terms that print alike: how the autoscheduler tells its candidates
+// apart (driver/schedule_space.cpp, schedule_gpu.cpp).
 #pragma once
 
 #include <cstddef>
@@ -9,18 +9,20 @@
 
 namespace risec::rise {
 
-// A hash that agrees with alpha_equal (bound names and types do not change it), and
-// a set of terms told apart up to alpha equivalence: how the autoscheduler keys its
-// candidates, rather than by the printed program (the printer also names bound
-// variables afresh, so terms that print alike are alpha-equivalent), whose text is
-// many allocations per candidate.
-size_t alpha_hash(const Expr& e);
-struct AlphaHash {
-  size_t operator()(const Expr& e) const { return alpha_hash(e); }
+// Terms that print alike: alpha-equivalent (alpha_equal), with the same base name at
+// each binder (the name without the `__N` of a generated one). The printer names a
+// generated binder afresh from its base and prints a user's as written, so these are
+// the terms whose printed text is the same, told apart without printing them: how
+// the autoscheduler keys its candidates (printing each was a tenth of building a
+// space). `print_key_hash` agrees with it (bound names and types do not change it).
+bool print_alike(const Expr& a, const Expr& b);
+size_t print_key_hash(const Expr& e);
+struct PrintKeyHash {
+  size_t operator()(const Expr& e) const { return print_key_hash(e); }
 };
-struct AlphaEqual {
-  bool operator()(const Expr& a, const Expr& b) const { return alpha_equal(a, b); }
+struct PrintAlike {
+  bool operator()(const Expr& a, const Expr& b) const { return print_alike(a, b); }
 };
-using TermSet = std::unordered_set<Expr, AlphaHash, AlphaEqual>;
+using TermSet = std::unordered_set<Expr, PrintKeyHash, PrintAlike>;
 
 }  // namespace risec::rise
