@@ -10,6 +10,11 @@
 #
 #   bench/driver_test_times.sh [ROUNDS] [GTEST_FILTER...]
 #     (default: 1 round of the tests below; each round runs Release then sanitizers)
+#   BUILDS="DIR..." bench/driver_test_times.sh ...
+#     the builds to compare, each test run in each in turn (default: build build-asan):
+#     e.g. BUILDS="../base/build build ../base/build-asan build-asan" for before and
+#     after a change. The first round fills the cache of compiled code (the first build
+#     of it pays GCC); compare the later rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-1}
@@ -37,12 +42,12 @@ one() {  # one BUILD TEST
     "$1/tests/risec_driver_tests" --gtest_filter="$2" >/dev/null 2>&1 || rc=$?
   read -r wall user sys < <(tail -1 "$times")
   rm -f "$times"
-  printf '%-10s %-66s wall %7.1f s  cpu %7.1f s  exit %d  load %s\n' "$1" "$2" "$wall" \
+  printf '%-12s %-66s wall %7.1f s  cpu %7.1f s  exit %d  load %s\n' "$1" "$2" "$wall" \
     "$(echo "$user + $sys" | bc)" "$rc" "$(cut -d' ' -f1 /proc/loadavg)"
 }
+read -r -a builds <<<"${BUILDS:-build build-asan}"
 for ((r = 0; r < rounds; ++r)); do
   for t in "${tests[@]}"; do
-    one build "$t"
-    one build-asan "$t"
+    for b in "${builds[@]}"; do one "$b" "$t"; done
   done
 done

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <variant>
 
 #include "driver/api_impl.h"
 #include "driver/bind.h"
@@ -44,6 +45,15 @@ int64_t parse_int(const std::string& s, const std::string& what) {
   if (ec != std::errc() || p != s.data() + s.size() || s.empty())
     usage(what + ": '" + s + "' is not an integer");
   return v;
+}
+
+// Whether e binds a size (a depFun, or a dependent argument that is a function of
+// sizes), the only way a size in it can be symbolic.
+bool binds_sizes(const rise::Expr& e) {
+  return rise::any_subexpr(e, [](const rise::Expr& x) {
+    return x->kind == rise::ExprKind::DepLambda ||
+           (x->kind == rise::ExprKind::DepApp && std::holds_alternative<rise::NatFun>(x->type_arg));
+  });
 }
 
 // numpy-like text for an array: shape, dtype and values (elided when long, unless
@@ -320,8 +330,12 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
   out.expr = r.expr();
   out.type = r.expr()->type;
   // Rewrites on symbolic sizes may need new side conditions (splitJoin(4) on an
-  // n-array needs 4 | n): the result's own, beside the program's.
-  if (!r.expr()->type || r.expr() != c.expr) {
+  // n-array needs 4 | n): the result's own, beside the program's. Only a size that a
+  // depFun binds (one of the entry's left generic, or one bound inside the program)
+  // can be symbolic: a result without depFun has none, and inferring it again (a
+  // sixth of building an autoscheduler space) would find no condition. Each rule's
+  // result was type-checked in place already (elevate/strategy.h).
+  if (!r.expr()->type || (r.expr() != c.expr && binds_sizes(r.expr()))) {
     rise::Checked again = rise::infer_expr(r.expr());
     for (const rise::SideCondition& sc : again.conditions) {
       bool seen = false;

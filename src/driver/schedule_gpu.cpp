@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <sstream>
 
 #include "driver/commands.h"
@@ -15,7 +14,7 @@
 #include "elevate/parser.h"
 #include "elevate/rule_util.h"
 #include "rise/primitives.h"
-#include "rise/printer.h"
+#include "rise/term_set.h"
 #include "support/diagnostics.h"
 
 namespace risec::driver {
@@ -364,7 +363,7 @@ GpuSpace build_gpu_space(const rise::Checked& high, const std::string& target,
                          const GpuDevice& device, const GpuSpaceOptions& opt) {
   GpuSpace out;
   ScheduleSpace& space = out.space;
-  std::set<std::string> keys;
+  rise::TermSet keys;
   {
     ScheduleCandidate d;
     d.is_default = true;
@@ -372,7 +371,7 @@ GpuSpace build_gpu_space(const rise::Checked& high, const std::string& target,
     d.gpu = "one work item (the default lowering: no parallel map)";
     d.default_text = elevate::default_lowering_text(default_lowering_for(high.expr, target));
     d.lowered = rewrite_with(d.default_text, high, &space.rewrites);
-    keys.insert(rise::print_expr(d.lowered.expr));
+    keys.insert(d.lowered.expr);
     GpuPoint one;
     out.costs.push_back(gpu_cost(one, d.lowered, device));
     space.candidates.push_back(std::move(d));
@@ -387,7 +386,7 @@ GpuSpace build_gpu_space(const rise::Checked& high, const std::string& target,
     c.gpu = g.words;
     c.steps = g.steps;
     if (!lower_candidate(c, high, space)) continue;
-    if (!keys.insert(rise::print_expr(c.lowered.expr)).second) {
+    if (!keys.insert(c.lowered.expr).second) {
       ++space.duplicates;
       continue;
     }

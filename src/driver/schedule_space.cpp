@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
-#include <set>
 
 #include <unistd.h>
 
@@ -20,7 +19,7 @@
 #include "elevate/default_lowering.h"
 #include "elevate/parser.h"
 #include "rise/primitives.h"
-#include "rise/printer.h"
+#include "rise/term_set.h"
 #include "support/cpu.h"
 #include "support/diagnostics.h"
 
@@ -48,7 +47,7 @@ std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, siz
   };
   const rise::Checked start = rewrite_with("RNF", high, rewrites);
   std::vector<Node> level = {{{}, start, {}}}, all;
-  std::set<std::string> seen = {rise::print_expr(start.expr)};
+  rise::TermSet seen = {start.expr};
   for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
     std::vector<Node> next;
     for (const Node& n : level)
@@ -57,7 +56,7 @@ std::vector<std::vector<Site>> explore_structures(const rise::Checked& high, siz
         try {
           Node k{n.steps, std::move(s.program), {}};
           k.steps.push_back(std::move(s.site));
-          if (!seen.insert(rise::print_expr(k.program.expr)).second) continue;
+          if (!seen.insert(k.program.expr).second) continue;
           k.cost = memory_cost(rewrite_with("lowerToC", k.program, rewrites, false));
           next.push_back(std::move(k));
         } catch (const Error& e) {
@@ -208,9 +207,9 @@ bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSp
 
 ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   ScheduleSpace space;
-  std::set<std::string> keys;
+  rise::TermSet keys;
   auto add = [&](ScheduleCandidate c) {
-    if (!keys.insert(rise::print_expr(c.lowered.expr)).second) {
+    if (!keys.insert(c.lowered.expr).second) {
       ++space.duplicates;
       return;
     }

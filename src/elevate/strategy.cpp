@@ -37,10 +37,17 @@ Context child_context(const Expr& e, size_t, const Context& ctx) {
   return c;
 }
 
-static Env child_env(const Expr& e, size_t i, const Env& env) {
-  Env c = env;
-  c.ctx = child_context(e, i, env.ctx);
-  return c;
+// The environment of the i-th child of e: `env` itself where the context does not
+// change (every node below the root but a binder's), else one made in `scratch`.
+// Traversals ask for it at every node they visit; copying the context's variables
+// there each time was a large part of their allocations (docs/testing.md).
+static const Env& child_env(const Expr& e, size_t i, const Env& env, std::optional<Env>& scratch) {
+  const bool binder = e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda;
+  if (!binder && env.ctx.below_root) return env;
+  if (e->kind == ExprKind::DepLambda && !env.ctx.below_root) return env;
+  scratch.emplace(env);
+  scratch->ctx = child_context(e, i, env.ctx);
+  return *scratch;
 }
 
 // ---------------------------------------------------------------- rules
@@ -304,9 +311,10 @@ static Strategy on_child(const char* name, Strategy s, ExprKind k1, ExprKind k2,
                     if (e->kind != k1 && e->kind != k2)
                       return fail_at(name, e, std::string(name) + ": not applicable here");
                     std::vector<Expr> kids = children(e);
+                    std::optional<Env> scratch;
                     if (index >= kids.size())
                       return fail_at(name, e, std::string(name) + ": not applicable here");
-                    Result r = s(kids[index], child_env(e, index, env));
+                    Result r = s(kids[index], child_env(e, index, env, scratch));
                     if (!r.ok()) return r;
                     kids[index] = r.expr();
                     return rebuild(e, kids);
@@ -326,8 +334,9 @@ Strategy argument(Strategy s) {
 Strategy all(Strategy s) {
   return Strategy("all(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     std::vector<Expr> kids = children(e);
+    std::optional<Env> scratch;
     for (size_t i = 0; i < kids.size(); ++i) {
-      Result r = s(kids[i], child_env(e, i, env));
+      Result r = s(kids[i], child_env(e, i, env, scratch));
       if (!r.ok()) return r;
       kids[i] = r.expr();
     }
@@ -338,9 +347,10 @@ Strategy all(Strategy s) {
 Strategy one(Strategy s) {
   return Strategy("one(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     std::vector<Expr> kids = children(e);
+    std::optional<Env> scratch;
     std::optional<Failure> last;
     for (size_t i = 0; i < kids.size(); ++i) {
-      Result r = s(kids[i], child_env(e, i, env));
+      Result r = s(kids[i], child_env(e, i, env, scratch));
       if (r.ok()) {
         kids[i] = r.expr();
         return rebuild(e, kids);
@@ -355,10 +365,11 @@ Strategy one(Strategy s) {
 Strategy some(Strategy s) {
   return Strategy("some(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     std::vector<Expr> kids = children(e);
+    std::optional<Env> scratch;
     bool any = false;
     std::optional<Failure> last;
     for (size_t i = 0; i < kids.size(); ++i) {
-      Result r = s(kids[i], child_env(e, i, env));
+      Result r = s(kids[i], child_env(e, i, env, scratch));
       if (r.ok()) {
         kids[i] = r.expr();
         any = true;
@@ -372,6 +383,30 @@ Strategy some(Strategy s) {
     }
     return rebuild(e, kids);
   });
+}
+
+// The children of e as rise::children lists them (the function or body, then an
+// application's argument), one at a time: topDown and bottomUp visit every node
+// until their strategy applies, and need the list only where it did.
+static size_t child_count(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::App:
+      return 2;
+    case ExprKind::Lambda:
+    case ExprKind::DepLambda:
+    case ExprKind::DepApp:
+    case ExprKind::Annotation:
+      return 1;
+    default:
+      return 0;
+  }
+}
+static const Expr& child(const Expr& e, size_t i) {
+  return i == 0 ? e->fn : e->arg;
+}
+// e with its i-th child replaced by k.
+static Expr with_child(const Expr& e, size_t i, Expr k) {
+  return i == 0 ? rebuild(e, std::move(k), e->arg) : rebuild(e, e->fn, std::move(k));
 }
 
 // The deepest failure reported by a traversal is the most useful: it names the
@@ -396,13 +431,10 @@ static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, in
   if (depth > 10000) return r;
   std::optional<Result> best;
   if (r.failure().after_match) best = r;
-  std::vector<Expr> kids = children(e);
-  for (size_t i = 0; i < kids.size(); ++i) {
-    Result c = top_down_impl(s, kids[i], child_env(e, i, env), depth + 1);
-    if (c.ok()) {
-      kids[i] = c.expr();
-      return rebuild(e, kids);
-    }
+  std::optional<Env> scratch;
+  for (size_t i = 0; i < child_count(e); ++i) {
+    Result c = top_down_impl(s, child(e, i), child_env(e, i, env, scratch), depth + 1);
+    if (c.ok()) return with_child(e, i, c.expr());
     if (!best && c.failure().after_match) best = c;
   }
   return best ? *best : r;
@@ -423,15 +455,12 @@ static bool outranks(const Failure& a, const Failure& b) {
 
 static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
   check_stack_depth(e->span);
-  std::vector<Expr> kids = children(e);
+  std::optional<Env> scratch;
   std::optional<Result> best;
   if (depth < 10000) {
-    for (size_t i = 0; i < kids.size(); ++i) {
-      Result c = bottom_up_impl(s, kids[i], child_env(e, i, env), depth + 1);
-      if (c.ok()) {
-        kids[i] = c.expr();
-        return rebuild(e, kids);
-      }
+    for (size_t i = 0; i < child_count(e); ++i) {
+      Result c = bottom_up_impl(s, child(e, i), child_env(e, i, env, scratch), depth + 1);
+      if (c.ok()) return with_child(e, i, c.expr());
       if (c.failure().after_match && (!best || outranks(c.failure(), best->failure()))) best = c;
     }
   }
@@ -462,8 +491,9 @@ static Result all_top_down_impl(const Strategy& s, const Expr& e, const Env& env
   if (!r.ok()) return r;
   Expr x = r.expr();
   std::vector<Expr> kids = children(x);
+  std::optional<Env> scratch;
   for (size_t i = 0; i < kids.size(); ++i) {
-    Result c = all_top_down_impl(s, kids[i], child_env(x, i, env));
+    Result c = all_top_down_impl(s, kids[i], child_env(x, i, env, scratch));
     if (!c.ok()) return c;
     kids[i] = c.expr();
   }
@@ -494,8 +524,9 @@ static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool&
     *failure = r.failure();
   }
   std::vector<Expr> kids = children(x);
+  std::optional<Env> scratch;
   for (size_t i = 0; i < kids.size(); ++i)
-    kids[i] = try_all_impl(s, kids[i], child_env(x, i, env), any, budget, failure);
+    kids[i] = try_all_impl(s, kids[i], child_env(x, i, env, scratch), any, budget, failure);
   return rebuild(x, kids);
 }
 
@@ -542,11 +573,15 @@ Strategy innermost(Strategy pred, Strategy s) {
 
 // ---------------------------------------------------------------- predicates
 
+// A predicate's failure is made at nearly every location a traversal visits: its
+// reason is put together once, when the strategy is.
 static Strategy predicate(const std::string& name, std::function<bool(const Expr&)> p) {
-  return Strategy(name, [name, p](const Expr& e, const Env&) -> Result {
+  auto holds = [name, p, reason = name + " does not hold here"](const Expr& e,
+                                                                const Env&) -> Result {
     if (p(e)) return e;
-    return fail_at(name, e, name + " does not hold here");
-  });
+    return fail_at(name, e, reason);
+  };
+  return Strategy(name, holds);
 }
 
 // The primitive at the head of a chain of dependent applications (mapGlobal(0)).
@@ -592,16 +627,19 @@ Strategy is_lambda() {
 }
 
 Strategy is_applied(Strategy p) {
-  return Strategy("isApplied(" + p.name() + ")", [p](const Expr& e, const Env& env) -> Result {
+  auto holds = [p, reason = "isApplied(" + p.name() + ") does not hold here"](
+                   const Expr& e, const Env& env) -> Result {
     if (e->kind != ExprKind::App) return fail_at("isApplied", e, "not an application");
     Result r = p(e->fn, env);
-    if (!r.ok()) return fail_at("isApplied", e, "isApplied(" + p.name() + ") does not hold here");
+    if (!r.ok()) return fail_at("isApplied", e, reason);
     return e;
-  });
+  };
+  return Strategy("isApplied(" + p.name() + ")", holds);
 }
 
 Strategy is_fully_applied(Strategy p) {
-  return Strategy("isFullyApplied(" + p.name() + ")", [p](const Expr& e, const Env& env) -> Result {
+  auto holds = [p, reason = "isFullyApplied(" + p.name() + ") does not hold here"](
+                   const Expr& e, const Env& env) -> Result {
     // The head and the count of value arguments, walked down the applications (no
     // copy of the spine: this runs at every node a traversal visits).
     int value_args = 0;
@@ -620,8 +658,9 @@ Strategy is_fully_applied(Strategy p) {
     // The predicate sees the head (a predicate: only whether it holds matters, so it
     // is asked only where the arity would let the whole hold).
     if (arity >= 0 && value_args == arity && p(head, env).ok()) return e;
-    return fail_at("isFullyApplied", e, "isFullyApplied(" + p.name() + ") does not hold here");
-  });
+    return fail_at("isFullyApplied", e, reason);
+  };
+  return Strategy("isFullyApplied(" + p.name() + ")", holds);
 }
 
 // map(f) with f a (possibly partial) nest of depth d-1, or map(fun(x => e)) with e a
