@@ -482,7 +482,7 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
          "the two maps around the reduction in " + rows + " x " + tj + " blocks" +
              (p.rows_outer ? "" : ", the column blocks outermost") +
              ", each block's epilogue split off its product"},
-        {"split",
+        {"split",  // a decision's name, not a primitive
          "(" + split + " ; reorder([" + (p.register_block ? "3, 4, 1, 2" : "3, 1, 4, 2") + "]) ; " +
              vectorize.strategy + " ; " + unroll.strategy + ") @ outermost(isProductNest)",
          "at each block's product: " + split_comment + "; " + order_comment + "; " +
