@@ -205,6 +205,18 @@ std::string scratch_path(const std::string& name) {
   return environment()->scratch() + "/" + name;
 }
 
+bool guard_holds(const std::string& guard) {
+  std::string path = scratch_path("float_math_guard.c");
+  std::ofstream(path) << "#if " << guard << "\nRISEC_GUARD_HOLDS\n#endif\n";
+  std::vector<std::string> argv = runtime::c_compiler();
+  for (const std::string& f : runtime::compile_flags({}, false)) argv.push_back(f);
+  for (const char* f : {"-E", "-P"}) argv.push_back(f);
+  argv.push_back(path);
+  runtime::ProcessResult r = runtime::run_process(argv);
+  EXPECT_TRUE(r.ok()) << r.err;
+  return r.out.find("RISEC_GUARD_HOLDS") != std::string::npos;
+}
+
 std::string write_scratch(const std::string& name, const std::string& text) {
   std::string p = scratch_path(name);
   runtime::write_file(p, text);

@@ -129,6 +129,9 @@ std::vector<GpuStrategy> gpu_strategies();
 
 // A file in a per-process scratch directory (created on first use, removed at exit).
 std::string scratch_path(const std::string& name);
+// Whether the preprocessor condition `guard` holds for the C compiler with risec's
+// flags (the guard of a whole-vector helper, `#if ... #else` lane loop `#endif`).
+bool guard_holds(const std::string& guard);
 // Writes `text` to scratch_path(name) and returns the path.
 std::string write_scratch(const std::string& name, const std::string& text);
 

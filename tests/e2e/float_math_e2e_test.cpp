@@ -120,19 +120,6 @@ TEST(FloatMathE2E, RandomInputsMatchTheInterpreterWithinTheUlpBound) {
   }
 }
 
-// Whether the preprocessor condition `guard` holds for the C compiler with risec's flags.
-bool guard_holds(const std::string& guard) {
-  std::string path = scratch_path("float_math_guard.c");
-  std::ofstream(path) << "#if " << guard << "\nRISEC_GUARD_HOLDS\n#endif\n";
-  std::vector<std::string> argv = runtime::c_compiler();
-  for (const std::string& f : runtime::compile_flags({}, false)) argv.push_back(f);
-  for (const char* f : {"-E", "-P"}) argv.push_back(f);
-  argv.push_back(path);
-  runtime::ProcessResult r = runtime::run_process(argv);
-  EXPECT_TRUE(r.ok()) << r.err;
-  return r.out.find("RISEC_GUARD_HOLDS") != std::string::npos;
-}
-
 // The loop of `map(exp)` (log, tanh; default lowering) and the lane loops of
 // vectorize(w) at widths 4, 8 and 16 are vectorised by GCC with risec's flags:
 // -fopt-info-vec names the line of each vectorised loop. Checked for the loop holding the call in
