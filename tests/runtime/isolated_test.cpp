@@ -54,13 +54,21 @@ class Watchdog {
   explicit Watchdog(const std::string& what)
       : thread_([this, what] {
           std::unique_lock<std::mutex> lock(mutex_);
+          started_ = true;
+          done_cv_.notify_all();
           if (!done_cv_.wait_for(lock, std::chrono::minutes(2), [this] { return done_; })) {
             std::fprintf(stderr, "%s: the child has not finished after two minutes\n",
                          what.c_str());
             kill_children();
             std::_Exit(1);
           }
-        }) {}
+        }) {
+    // Return only once the thread waits (holding no lock): a thread still starting
+    // when the test forks can leave a lock of the thread library (or the sanitizer's)
+    // taken in the child, which then hangs creating its own threads.
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, [this] { return started_; });
+  }
   ~Watchdog() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -74,6 +82,7 @@ class Watchdog {
   std::mutex mutex_;
   std::condition_variable done_cv_;
   bool done_ = false;
+  bool started_ = false;
   std::thread thread_;
 };
 
