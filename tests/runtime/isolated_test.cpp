@@ -290,6 +290,7 @@ TEST(Isolated, SharedBufferAtAPageOffset) {
   co.openmp = true;
   const std::string path = build_shared_object(kOpenMPDouble, co).path;
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  Watchdog watchdog("twice");  // one for the 24 calls
   for (size_t offset : {size_t{0}, size_t{64}, size_t{100}, size_t{2048}, page - 64, page + 128}) {
     for (size_t n : {size_t{1}, size_t{64}, page / 4, page / 4 + 17}) {
       SCOPED_TRACE("offset " + std::to_string(offset) + ", " + std::to_string(n) + " floats");
@@ -300,7 +301,6 @@ TEST(Isolated, SharedBufferAtAPageOffset) {
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(f[i], 0.0f) << i;
       std::vector<float> x(n);
       for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i);
-      Watchdog watchdog("twice");
       call_isolated(path, "twice", true, {result.data(), x.data()}, {static_cast<int>(n)}, 1);
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(f[i], 2.0f * x[i]) << i;
     }
