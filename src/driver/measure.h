@@ -62,8 +62,9 @@ class Measurer {
 
 // Autoschedule's last round: the candidates timed within kFinalistWindow times the
 // best, at most kFinalists of them (the fastest first), are timed again, interleaved,
-// kFinalistRounds rounds (Measurer::remeasure), and each one's time becomes the least
-// of all its timings. One timing of `repeat` calls in a row can be disturbed for its
+// kFinalistRounds rounds (Measurer::remeasure; every other round in reverse), and each
+// one's time becomes the least of its rounds' timings (not its first time, taken
+// minutes earlier under other load). One timing of `repeat` calls in a row can be disturbed for its
 // whole length by other load on the machine; softmax's schedule with both reductions
 // on two accumulators and the division by a reciprocal (13% faster in interleaved
 // minima) was timed once at 1.25x the chosen one and lost (issue 34).
