@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "candidate_compile.h"
+#include "dense_nets.h"
 #include "driver/commands.h"
 #include "driver/cost_model.h"
 #include "driver/run.h"
@@ -28,66 +29,10 @@
 #include "rise/parser.h"
 #include "rise/printer.h"
 #include "sanitized_sample.h"
-#include "support/cpu.h"
 #include "support/files.h"
 
 namespace risec::driver {
 namespace {
-
-struct Net {
-  std::string text;
-  int layers = 0;
-  int bare = 0;  // layers without an epilogue (no bias, no relu)
-};
-
-// A network of `layers` dense layers on x: b.d0, layer i with weights d_i x d_{i+1}
-// read through transpose (torch.addmm's layout), a bias or not (added first or last),
-// a relu inside the layer, as a map over its result, or none.
-Net random_net(std::mt19937_64& rng, int layers) {
-  Net n;
-  n.layers = layers;
-  std::string nats = "b: Nat", params = "fun(x: b.d0.f32 => ", close = ")", lets, body = "x";
-  for (int i = 0; i <= layers; ++i) nats += ", d" + std::to_string(i) + ": Nat";
-  for (int i = 0; i < layers; ++i) {
-    const std::string w = "w" + std::to_string(i), bias = "c" + std::to_string(i);
-    const std::string din = "d" + std::to_string(i), dout = "d" + std::to_string(i + 1);
-    const bool has_bias = rng() % 3 != 0;
-    const int relu = static_cast<int>(rng() % 3);  // 0 none, 1 inside, 2 a map after
-    if (!has_bias && relu == 0) ++n.bare;
-    params += "fun(" + w + ": " + din + "." + dout + ".f32 => ";
-    close += ")";
-    if (has_bias) {
-      params += "fun(" + bias + ": " + dout + ".f32 => ";
-      close += ")";
-    }
-    const std::string col = has_bias ? "cb._1" : "cb";
-    std::string e = "(zip(r)(" + col + ") |> map(fun(t => t._1 * t._2)) |> reduce(add)(0.0f))";
-    if (has_bias) e = rng() % 2 ? "(cb._2 + " + e + ")" : "(" + e + " + cb._2)";
-    if (relu == 1) e = "fmax(" + e + ")(0.0f)";
-    const std::string cols =
-        has_bias ? "zip(transpose(" + w + "))(" + bias + ")" : "transpose(" + w + ")";
-    std::string layer = "map(fun(r => " + cols + " |> map(fun(cb => " + e + "))))(" + body + ")";
-    if (relu == 2) layer = "(" + layer + " |> map(map(fun(v => fmax(v)(0.0f)))))";
-    if (i + 1 < layers) {
-      const std::string h = "h" + std::to_string(i);
-      body = h;
-      lets += "let " + h + " = " + layer + " in ";
-    } else {
-      body = layer;
-    }
-  }
-  n.text = "def net = depFun((" + nats + ") =>\n  " + params + lets + body + close + ")\n";
-  return n;
-}
-
-BlockMachine host_machine() {
-  BlockMachine m;
-  m.lanes = machine_lanes();
-  m.registers = m.lanes >= 16 ? 32 : 16;
-  m.threads = 2;
-  m.fork_join_cycles = 2600;
-  return m;
-}
 
 // The blocked candidate of point p, as the space builds it; nullopt (with the reason
 // in space.drop_reason) when a rule refuses a step.
@@ -120,7 +65,7 @@ std::vector<Case> networks(size_t randoms, uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < randoms; ++i) {
     const int layers = 1 + static_cast<int>(i % 3);
-    const Net n = random_net(rng, layers);
+    const DenseNet n = random_dense_net(rng, layers, true);
     // 12 rows: the blocks of 8 peel 4 rows off.
     const int64_t rows[] = {8, 12, 16};
     rise::SizeMap sizes{{"b", rows[rng() % 3]}, {"d0", int64_t(8) << (rng() % 2)}};
@@ -163,7 +108,8 @@ TEST(LayerEpilogue, BlockedPointsOfRandomNetworksFuseTheEpilogueAndMatchTheInter
     const rise::Value expected = interpret(high, inputs);
     const rise::Type type = entry_result_type(high);
     for (const std::string& target : cpu_targets(ci)) {
-      for (const BlockPoint& p : rank_block_points(*con, host_machine(), per_build(6, 3))) {
+      for (const BlockPoint& p :
+           rank_block_points(*con, host_block_machine(2, 2600), per_build(6, 3))) {
         ScheduleSpace space;
         const std::optional<ScheduleCandidate> c = blocked(p, high, target, space);
         SCOPED_TRACE(target + ": block " + std::to_string(p.ti) + "x" + std::to_string(p.tj) +
@@ -201,8 +147,8 @@ TEST(LayerEpilogue, RowPanelBlocksAccumulateInATemporaryOfTheirOwn) {
   const rise::Value expected = interpret(high, inputs);
   for (const std::string& target : cpu_targets(0)) {
     ScheduleSpace space;
-    const std::vector<ScheduleCandidate> panels =
-        row_panel_candidates(high, *con, host_machine(), target, per_build(4, 2), space);
+    const std::vector<ScheduleCandidate> panels = row_panel_candidates(
+        high, *con, host_block_machine(2, 2600), target, per_build(4, 2), space);
     ASSERT_FALSE(panels.empty()) << space.drop_reason;
     for (const ScheduleCandidate& c : panels) {
       SCOPED_TRACE(target + ": " + c.label() + "\n" + c.strategy_text());
@@ -270,9 +216,9 @@ TEST(LayerEpilogue, RowsAnEarlierLayerComputesAreComputedOnce) {
           std::min(later_cols, cs.sizes.at(cs.entry == "mlp" ? "o" : "d" + std::to_string(l)));
     ScheduleSpace space;
     std::vector<ScheduleCandidate> all =
-        row_panel_candidates(high, *con, host_machine(), "c", 8, space);
+        row_panel_candidates(high, *con, host_block_machine(2, 2600), "c", 8, space);
     ASSERT_FALSE(all.empty()) << space.drop_reason;
-    for (const BlockPoint& p : rank_block_points(*con, host_machine(), 6))
+    for (const BlockPoint& p : rank_block_points(*con, host_block_machine(2, 2600), 6))
       if (std::optional<ScheduleCandidate> c = blocked(p, high, "c", space)) all.push_back(*c);
     for (const ScheduleCandidate& with : all) {
       SCOPED_TRACE(with.structure + ", " + with.block);

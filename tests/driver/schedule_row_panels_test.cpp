@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "dense_nets.h"
 #include "driver/commands.h"
 #include "driver/compile.h"
 #include "driver/cost_model.h"
@@ -30,7 +31,6 @@
 #include "rise/parser.h"
 #include "rise/printer.h"
 #include "sanitized_sample.h"
-#include "support/cpu.h"
 #include "support/files.h"
 
 namespace risec::driver {
@@ -40,58 +40,6 @@ size_t count(const std::string& s, const std::string& word) {
   size_t n = 0;
   for (size_t at = s.find(word); at != std::string::npos; at = s.find(word, at + word.size())) ++n;
   return n;
-}
-
-// A network of `layers` dense layers on x: b.d0, layer i with weights d_i x d_{i+1}
-// read through transpose (torch.addmm's layout), a bias or not, a relu or not.
-struct Net {
-  std::string text;
-};
-
-Net random_net(std::mt19937_64& rng, int layers) {
-  Net n;
-  std::string nats = "b: Nat", params, close, lets;
-  for (int i = 0; i <= layers; ++i) nats += ", d" + std::to_string(i) + ": Nat";
-  params = "fun(x: b.d0.f32 => ";
-  close = ")";
-  std::string body = "x";
-  for (int i = 0; i < layers; ++i) {
-    const std::string w = "w" + std::to_string(i), bias = "c" + std::to_string(i);
-    const std::string din = "d" + std::to_string(i), dout = "d" + std::to_string(i + 1);
-    const bool has_bias = rng() % 3 != 0, relu = rng() % 2 == 0;
-    params += "fun(" + w + ": " + din + "." + dout + ".f32 => ";
-    close += ")";
-    if (has_bias) {
-      params += "fun(" + bias + ": " + dout + ".f32 => ";
-      close += ")";
-    }
-    const std::string col = has_bias ? "cb._1" : "cb";
-    std::string e = "(zip(r)(" + col + ") |> map(fun(t => t._1 * t._2)) |> reduce(add)(0.0f))";
-    if (has_bias) e = rng() % 2 ? "(cb._2 + " + e + ")" : "(" + e + " + cb._2)";
-    if (relu) e = "fmax(" + e + ")(0.0f)";
-    const std::string cols =
-        has_bias ? "zip(transpose(" + w + "))(" + bias + ")" : "transpose(" + w + ")";
-    const std::string layer =
-        "map(fun(r => " + cols + " |> map(fun(cb => " + e + "))))(" + body + ")";
-    if (i + 1 < layers) {
-      const std::string h = "h" + std::to_string(i);
-      body = h;
-      lets += "let " + h + " = " + layer + " in ";
-    } else {
-      body = layer;
-    }
-  }
-  n.text = "def net = depFun((" + nats + ") =>\n  " + params + lets + body + close + ")\n";
-  return n;
-}
-
-BlockMachine host_block_machine(int threads, double fork_join) {
-  BlockMachine m;
-  m.lanes = machine_lanes();
-  m.registers = m.lanes >= 16 ? 32 : 16;
-  m.threads = threads;
-  m.fork_join_cycles = fork_join;
-  return m;
 }
 
 // Every row-panel candidate of the bench MLP and of random networks of one to three
@@ -114,7 +62,7 @@ TEST(RowPanels, EveryCandidateOfRandomNetworksMatchesTheInterpreter) {
   const size_t randoms = per_build(6, 2);
   for (size_t i = 0; i < randoms; ++i) {
     const int layers = 1 + static_cast<int>(i % 3);
-    const Net n = random_net(rng, layers);
+    const DenseNet n = random_dense_net(rng, layers, false);
     rise::SizeMap sizes{{"b", int64_t(16) << (rng() % 2)}, {"d0", int64_t(8) << (rng() % 2)}};
     for (int l = 1; l <= layers; ++l) sizes["d" + std::to_string(l)] = 64;
     cases.push_back(
