@@ -627,9 +627,9 @@ class Desugar {
   }
 
   // The rows of a slab cut into blocks (stepped_rows): split(step) of its whole blocks,
-  // each block its runs, then what is left after them, (len % step rows, a number or a
+  // each block its runs, then the r = len % step rows left after them (a number or a
   // size), cut where the runs are (run [f, f + l) takes rows min(f, r) .. min(f + l, r)
-  // of the r left).
+  // of them).
   Expr stepped_slab(size_t d, const Rows& rows, const Bound& lo, const Bound& len,
                     const Expr& slab_src) {
     const Nat& step = rows.step.nat;
@@ -658,10 +658,16 @@ class Desugar {
     if (!zero(rest)) {
       Expr tail = drop(whole, slab_src);
       for (const Run& run : rows.runs) {
-        const Bound from = sized(arith::min(run.first.nat, rest));
-        const Bound n = sized(arith::min(run.first.nat + run.len.nat, rest) - from.nat);
+        // The rows of the tail from the run's first on, and from the row after it on
+        // (none after the last run: r < step), written with max so that the run's last
+        // index, lo + len - after - 1, is provably below the slab's end, and the runs'
+        // lengths add up to r.
+        const Nat end = run.first.nat + run.len.nat;
+        const Nat rows_from = arith::max(Nat(0), rest - run.first.nat);
+        const Nat after = end == step ? Nat(0) : arith::max(Nat(0), rest - end);
+        const Bound from = sized(rest - rows_from), n = sized(rows_from - after);
         if (zero(n.nat)) continue;
-        const Bound start = sized(lo.nat + whole.nat + from.nat);
+        const Bound start = sized(lo.nat + len.nat - rows_from);
         pieces.push_back(
             run_rows(d, run, n.nat, take(n, drop(from, tail)), start,
                      [&](const std::string& w) { return index_value(start, as_nat(w)); }));
