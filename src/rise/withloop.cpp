@@ -311,19 +311,19 @@ class Desugar {
   // part's lower bound at most its upper bound, the same way. A fold builds no slabs:
   // there the lengths are natType values bound around it (unproven_), and the
   // index values and loop ranges check 0 <= lb <= ub.
-  bool known_le(const Point& x, const Point& y, size_t) const {
+  bool known_le(const Point& x, const Point& y, size_t d) const {
     if (x.b.nat == y.b.nat || arith::provably_le(x.b.nat, y.b.nat)) return true;
     if (arith::provably_lt(y.b.nat, x.b.nat)) return false;
     if (x.b.nat.is_const(0)) return true;
     if (y.b.nat.is_const(0)) return false;
+    // A part's lower bound is at most its upper bound, also where that upper bound
+    // is not yet among the points but equals one (`[k + 1] <= [i] < [n]` beside
+    // `[k] <= [i] < [n]`: k + 1 before n, though k = n makes k + 1 the larger).
+    auto same = [](const Nat& a, const Nat& b) { return a == b || arith::provably_eq(a, b); };
     for (auto [p, upper] : x.of)
-      if (!upper)
-        for (auto [q, up2] : y.of)
-          if (q == p && up2) return true;
+      if (!upper && same(parts_[p].ub[d].nat, y.b.nat)) return true;
     for (auto [p, upper] : y.of)
-      if (!upper)
-        for (auto [q, up2] : x.of)
-          if (q == p && up2) return false;
+      if (!upper && same(parts_[p].ub[d].nat, x.b.nat)) return false;
     return le_for_large_sizes(x.b.nat, y.b.nat).value_or(false);
   }
 

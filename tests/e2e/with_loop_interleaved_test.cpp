@@ -43,6 +43,8 @@ std::vector<Family> families() {
       {"thirds", 1, {{num(2)}, {num(0)}, {num(1)}}, {size("n")}, {3}, {}},
       {"interior_red_black", 1, {{num(1)}, {num(2)}}, {size("n", -1)}, {2}, {}},
       {"even_odd_pairs", 1, {{num(0)}, {num(2)}}, {size("n")}, {4}, {2}},
+      // Lower bounds that are sizes: m + 1 before n, though m = n would make it larger.
+      {"red_black_from_m", 1, {{size("m")}, {size("m", 1)}}, {size("n")}, {2}, {}},
       {"checkerboard", 2, {{num(0), num(0)}, {num(1), num(1)}}, {size("n"), size("m")}, {2, 2}, {}},
       {"checkerboard_other",
        2,
