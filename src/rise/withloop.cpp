@@ -380,9 +380,10 @@ class Desugar {
   // Parts whose lower bounds, steps and widths are numbers overlap when, in every
   // dimension, some index is in both (a generator covers a product of ranges): the
   // first such index, found by enumeration from the larger lower bound over lcm(steps)
-  // rows, below both upper bounds (provably_below). Such parts are refused here as overlapping,
-  // naming that index, before a limitation of the slabs (a stepped part's range holding another
-  // part's bounds) could refuse them otherwise.
+  // rows, below both upper bounds (provably_below). Such parts are refused here as
+  // overlapping, naming that index, before a limitation of the slabs (a stepped part's
+  // range holding another part's bound at a distance with no known remainder by the
+  // step, or steps that are sizes and differ) could refuse them otherwise.
   void constant_overlaps() {
     auto num = [](const std::optional<Bound>& b) -> std::optional<int64_t> {
       return b ? b->nat.as_const() : std::optional<int64_t>(1);
@@ -477,9 +478,7 @@ class Desugar {
     bool at_end = d < extent_.size() &&
                   (last.nat == extent_[d].nat || arith::provably_eq(last.nat, extent_[d].nat));
     if (!at_end) slabs.push_back(read(drop(last, src)));
-    Expr r = slabs.back();
-    for (size_t i = slabs.size() - 1; i-- > 0;) r = A2(PrimId::Concat, slabs[i], r);
-    return r;
+    return concat(slabs);
   }
 
   // A slab of the default or modified array, read where no part covers it.
@@ -611,8 +610,9 @@ class Desugar {
   }
   static bool zero(const Nat& n) { return n.is_const(0) || arith::provably_eq(n, Nat(0)); }
 
-  // The run's rows read from `run_src`, or, covered by parts, a generate of their bodies,
-  // the rows' first index `first` (natType) plus the generate's index.
+  // The run's `len` rows read from `run_src`, or, covered by parts, a generate of their
+  // bodies, each part's index in dimension d `index(w)` (natType) for the generate's
+  // index w; `at` is the first row, for overlap messages.
   Expr run_rows(size_t d, const Run& run, const Nat& len, const Expr& run_src, const Bound& at,
                 const std::function<Expr(const std::string&)>& index) {
     if (run.parts.empty()) return read(run_src);
