@@ -393,20 +393,21 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   if (options.mode == ExecMode::SharedObject && !fresh_process) {
     // In a forked child, so that a fault of the program is reported as its own
     // (runtime/isolated.h); the result is written straight into shared memory.
-    // The output at the offset in its page of the largest input (the runtime's 64-byte
-    // aligned allocations lie at one offset, as two large arrays of a C program or of
-    // NumPy do): 64 bytes off it, softmax's and layer norm's calls (4096 x 1024) took
-    // 19% and 28% longer on the AVX-512 Xeon (docs/performance.md): the timing measured
-    // where the output lay, not the code.
-    size_t largest = 0, page_offset = 0;
-    for (const auto& b : in_bufs)
-      if (b.size() > largest) {
-        largest = b.size();
-        page_offset = static_cast<size_t>(reinterpret_cast<uintptr_t>(b.data()) % 4096);
-      }
-    runtime::SharedBuffer out_buf(out_layout.size, page_offset);
+    // Every buffer at one offset in its page, runtime::kPlacementOffset, the inputs
+    // copied there: with the output 64 bytes off the input's offset, softmax's and layer
+    // norm's calls (4096 x 1024) took 19% and 28% longer on the AVX-512 Xeon, and the
+    // inputs' own offset depended on how they were made (seeded, or read from .npy
+    // files, which left them in glibc's heap): the timing measured where the buffers
+    // lay, not the code (docs/performance.md).
+    std::vector<runtime::PlacedBuffer> placed;
+    for (auto& b : in_bufs) {
+      placed.emplace_back(b.size(), runtime::kPlacementOffset);
+      if (b.size()) std::memcpy(placed.back().data(), b.data(), b.size());
+      b = runtime::AlignedBuffer();
+    }
+    runtime::SharedBuffer out_buf(out_layout.size, runtime::kPlacementOffset);
     std::vector<void*> buffers = {out_buf.data()};
-    for (auto& b : in_bufs) buffers.push_back(b.data());
+    for (auto& b : placed) buffers.push_back(b.data());
     const bool keep = runtime::uses_openmp_runtime(co);
     runtime::Artifact a = runtime::build_shared_object(c.unit.source, co);
     ex.cache_hit = a.cache_hit;
