@@ -620,6 +620,15 @@ int cmd_run(const RunArgs& o) {
   const double atol = o.atol_text.empty() ? kDefaultAtol : parse_double(o.atol_text, "--atol");
   if (rtol < 0 || atol < 0) usage("--rtol and --atol must not be negative");
   const int repeat = o.repeat_text.empty() ? 1 : parse_repeat(o.repeat_text);
+  int warmup = 0;
+  if (!o.warmup_text.empty()) {
+    const char* s = o.warmup_text.c_str();
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (end != s + o.warmup_text.size() || v < 0 || v > 1000000)
+      usage("--warmup: '" + o.warmup_text + "' is not a number of runs (0 or more)");
+    warmup = static_cast<int>(v);
+  }
   const uint64_t seed = parse_seed(o.seed_text);
   const std::map<std::string, std::string> files = parse_input_options(o.inputs);
   const std::map<std::string, std::string> binds = parse_input_options(o.binds, "--bind");
@@ -659,7 +668,9 @@ int cmd_run(const RunArgs& o) {
   // interpreter's program).
   std::vector<rise::Value> inputs = unbound_inputs(unbound, files, binds, seed);
   ExecOptions eo;
-  eo.repeat = repeat;
+  // The warm-up calls run first in the same child (its OpenMP threads started, its
+  // pages and caches warm), and their times are dropped below.
+  eo.repeat = warmup + repeat;
   for (const auto& [flag, text] :
        {std::pair{"--global", &o.global}, std::pair{"--local", &o.local}}) {
     if (text->empty()) continue;
@@ -686,7 +697,9 @@ int cmd_run(const RunArgs& o) {
   if (!ex.device.empty())
     std::cout << (c.unit.uses_cuda ? "cuda: " : "opencl: ") << ex.device << "\n";
 
-  std::vector<double> sorted = ex.times_ms;
+  const size_t skip = std::min(static_cast<size_t>(warmup), ex.times_ms.size() - 1);
+  std::vector<double> sorted(ex.times_ms.begin() + static_cast<std::ptrdiff_t>(skip),
+                             ex.times_ms.end());
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted.size() % 2
                             ? sorted[sorted.size() / 2]
