@@ -52,9 +52,9 @@ class SharedBuffer {
 // many bytes into a page, where glibc's posix_memalign(64) and aligned operator new put
 // a large array (a mapping of its own, its 16-byte header rounded up to 64). One fixed
 // offset for the inputs and the output, whatever allocated the inputs' values before:
-// inputs read from .npy files came from glibc's heap at another offset each run
-// (reading them freed large buffers, which raises malloc's mmap threshold), and the
-// same code then took another time than on the seeded inputs (issue 34).
+// inputs read from .npy files came from glibc's heap (reading them freed large
+// buffers, which raises malloc's mmap threshold), seeded ones from mappings of their
+// own, so the same program's arrays lay differently in the two (issue 34).
 inline constexpr size_t kPlacementOffset = 64;
 
 // Zeroed private memory (anonymous, MAP_PRIVATE; a forked child reads the parent's
