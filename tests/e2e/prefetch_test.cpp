@@ -153,12 +153,16 @@ TEST(Prefetch, Refusals) {
   }
   // A GPU target has no prefetch instruction: refused where the loop is.
   for (const char* target : {"opencl", "cuda"}) {
-    CliResult r = run_risec({"compile", "examples/mm/mm.rise", "--size", "n=4,m=8,k=8", "--target",
+    CliResult r = run_risec({"compile", "examples/mm/mm.rise", "--size", "n=4,m=8,k=64", "--target",
                              target, "--strategy",
-                             "(mapGlobal(0) @ outermost(isApplied(isMap))) ; lowerToC ; "
-                             "(prefetch(256) @ outermost(isFullyApplied(isReduceSeq)))"});
+                             "(reduceSeq @ outermost(isFullyApplied(isReduce))) ; "
+                             "(prefetch(256) @ outermost(isFullyApplied(isReduceSeq))) ; "
+                             "(mapGlobal(0) @ outermost(isApplied(isMap))) ; lowerToC"});
     EXPECT_EQ(r.exit_code, 1) << target << "\n" << show(r);
-    EXPECT_NE(r.err.find("software prefetching"), std::string::npos) << show(r);
+    EXPECT_NE(r.err.find("software prefetching (the strategy rule prefetch(256)) is for the CPU"),
+              std::string::npos)
+        << show(r);
+    EXPECT_NE(r.err.find("mm.rise:8:"), std::string::npos) << show(r);
   }
 }
 

@@ -4,7 +4,8 @@
 // of each stream its body reads, that many bytes ahead of where the iteration reads.
 // A stream is a buffer read at flat indices that advance with the loop's variable by
 // a constant stride of at least a cache line; the reads of one stream in an iteration
-// differ by constants (an unrolled k.i, the vectors of a block's row). A stream that
+// differ by constants (an unrolled k.i) or by the loops inside the body (the rows and
+// the vectors of a register block, taken at their first and last iterations). A stream that
 // moves less than a line an iteration (A's rows in a register block, 8 bytes a k) is
 // left to the hardware prefetcher: a prefetch each iteration would ask for the same
 // line again and again.
