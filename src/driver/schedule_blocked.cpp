@@ -121,7 +121,7 @@ constexpr double kLatency = 5;
 // Software prefetching of the packed operand (BlockPoint::prefetch): the cycles ahead
 // it asks for a line (L2's latency and more: about 1 KiB of packed B ahead for AVX2's
 // 6 x 16 block, the distance measured best by hand), the share of the operand's
-// stream cost from L2 or beyond that remains (prefetched 2048^3 ran 3-5% faster with
+// stream cost from L2 that remains (prefetched 2048^3 ran 3-5% faster with
 // AVX2 code, about a third of that term: bench/results/journal/2026-11-29-mmavx2.md),
 // and the cycles each prefetch instruction takes from the loop's issue.
 constexpr double kPrefetchCycles = 100;
@@ -206,8 +206,12 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
     return per_fma / (bytes <= static_cast<double>(m.l2) ? kL2Bandwidth : kFarBandwidth);
   };
   // The packed operand's stream re-read for each row block (B's panel or sliver),
-  // prefetched or not.
-  const double prefetched = pf_lines > 0 ? kPrefetchedShare : 1.0;
+  // prefetched or not: prefetching hides L2's latency; a stream from beyond L2 is
+  // bound by bandwidth, which it does not add.
+  auto b_stream = [&](double bytes, double per_fma) {
+    const bool hidden = pf_lines > 0 && bytes <= static_cast<double>(m.l2);
+    return (hidden ? kPrefetchedShare : 1.0) * stream(bytes, per_fma);
+  };
   double traffic = 0;
   if (p.panel) {
     // Panels of P rows, the column blocks outermost in each: the P x k panel of A is
@@ -220,7 +224,7 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
     const double acc = static_cast<double>(p.panel * p.tj * 4);
     traffic = stream(pa, 4.0 / static_cast<double>(p.tj)) +
               stream(whole_b, 4.0 / static_cast<double>(p.panel)) +
-              prefetched * stream(sliver, 4.0 / static_cast<double>(p.ti)) +
+              b_stream(sliver, 4.0 / static_cast<double>(p.ti)) +
               (p.kc ? stream(acc, 8.0 / static_cast<double>(p.kc)) : 0.0);
     score += traffic;
     // Each chunk loads and stores the register block's accumulators again: short
@@ -233,8 +237,8 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
         << (p.kc ? "kc x tj sliver" : "k x tj panel") << " for each row block ("
         << static_cast<int>(100 * traffic / score + 0.5) << "% of the estimate)";
   } else {
-    traffic = (p.rows_outer ? prefetched : 1.0) * stream(far, far_bytes) +
-              (p.rows_outer ? 1.0 : prefetched) * stream(near, near_bytes);
+    traffic = (p.rows_outer ? b_stream(far, far_bytes) : stream(far, far_bytes)) +
+              (p.rows_outer ? stream(near, near_bytes) : b_stream(near, near_bytes));
     score += traffic;
     why << "; " << (p.rows_outer ? "B" : "A") << " (" << static_cast<int64_t>(far) / 1024
         << " KiB) read again for each " << (p.rows_outer ? "row" : "column") << " block, the "
@@ -244,8 +248,8 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
   }
   if (pf_lines > 0)
     why << "; the packed operand prefetched " << p.prefetch << " bytes ahead ("
-        << static_cast<int64_t>(pf_lines) << " prefetch(es) a k; its stream from L2 or "
-        << "beyond costs " << static_cast<int>(100 * kPrefetchedShare + 0.5) << "%)";
+        << static_cast<int64_t>(pf_lines) << " prefetch(es) a k; its stream from L2 costs "
+        << static_cast<int>(100 * kPrefetchedShare + 0.5) << "%)";
   // A vector of two registers gains no throughput and doubles the live registers of
   // each step (measured far slower with a register block on AVX-512).
   if (p.width == 2) score *= 1.1;
