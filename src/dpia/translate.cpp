@@ -61,10 +61,8 @@ class Translator {
     c.origin = e->prim;
     c.span = e->head_span.known() ? e->head_span : e->span;
     c.step = e->step;
-    if (c.kind == Command::For) {
-      c.schedule = e->schedule;
-      c.prefetch = e->prefetch;
-    }
+    if (c.kind == Command::For) c.schedule = e->schedule;
+    if (c.kind == Command::For) c.prefetch = e->prefetch;  // (the rule prefetch's distance)
     return std::make_shared<const Command>(std::move(c));
   }
 
