@@ -94,7 +94,7 @@ TEST(ScheduleBlocked, ModelPrefersTheOrderThatReReadsLess) {
         for (const BlockPoint& b : all) {
           if (!a.rows_outer || b.rows_outer || a.ti != b.ti || a.tj != b.tj || a.kk != b.kk ||
               a.width != b.width || a.register_block != b.register_block || a.pack != b.pack ||
-              a.panel || b.panel)
+              a.panel || b.panel || a.prefetch != b.prefetch)
             continue;
           ++pairs;
           if (a.tj > a.ti) {
@@ -127,7 +127,7 @@ TEST(ScheduleBlocked, SmallOperandsAreNotPenalisedAndTheReasonNamesTheStream) {
     for (const BlockPoint& b : all)
       if (a.rows_outer && !b.rows_outer && a.ti == b.ti && a.tj == b.tj && a.kk == b.kk &&
           a.width == b.width && a.register_block == b.register_block && a.pack == b.pack &&
-          !a.panel && !b.panel) {
+          !a.panel && !b.panel && a.prefetch == b.prefetch) {
         EXPECT_DOUBLE_EQ(a.score, b.score) << a.ti << "x" << a.tj;
       }
   ASSERT_FALSE(all.empty());
