@@ -36,7 +36,7 @@
 namespace risec::driver {
 namespace {
 
-size_t count(const std::string& s, const std::string& word) {
+size_t panels_count(const std::string& s, const std::string& word) {
   size_t n = 0;
   for (size_t at = s.find(word); at != std::string::npos; at = s.find(word, at + word.size())) ++n;
   return n;
@@ -44,12 +44,12 @@ size_t count(const std::string& s, const std::string& word) {
 
 // A network of `layers` dense layers on x: b.d0, layer i with weights d_i x d_{i+1}
 // read through transpose (torch.addmm's layout), a bias or not, a relu or not.
-struct Net {
+struct PanelsNet {
   std::string text;
 };
 
-Net random_net(std::mt19937_64& rng, int layers) {
-  Net n;
+PanelsNet panels_random_net(std::mt19937_64& rng, int layers) {
+  PanelsNet n;
   std::string nats = "b: Nat", params, close, lets;
   for (int i = 0; i <= layers; ++i) nats += ", d" + std::to_string(i) + ": Nat";
   params = "fun(x: b.d0.f32 => ";
@@ -114,7 +114,7 @@ TEST(RowPanels, EveryCandidateOfRandomNetworksMatchesTheInterpreter) {
   const size_t randoms = per_build(6, 2);
   for (size_t i = 0; i < randoms; ++i) {
     const int layers = 1 + static_cast<int>(i % 3);
-    const Net n = random_net(rng, layers);
+    const PanelsNet n = panels_random_net(rng, layers);
     rise::SizeMap sizes{{"b", int64_t(16) << (rng() % 2)}, {"d0", int64_t(8) << (rng() % 2)}};
     for (int l = 1; l <= layers; ++l) sizes["d" + std::to_string(l)] = 64;
     cases.push_back(
@@ -141,8 +141,8 @@ TEST(RowPanels, EveryCandidateOfRandomNetworksMatchesTheInterpreter) {
         EXPECT_EQ(c.structure, "row panels");
         EXPECT_GT(c.block_score, 0);
         const std::string lowered = rise::print_expr(c.lowered.expr);
-        EXPECT_EQ(count(lowered, "reduceSeqUnroll"), static_cast<size_t>(cs.layers));
-        EXPECT_EQ(count(lowered, "mapPar"), target == "openmp" ? 1u : 0u);
+        EXPECT_EQ(panels_count(lowered, "reduceSeqUnroll"), static_cast<size_t>(cs.layers));
+        EXPECT_EQ(panels_count(lowered, "mapPar"), target == "openmp" ? 1u : 0u);
         if (target == "openmp") {
           // Every layer is inside the parallel loop over the panels.
           std::string par;
@@ -154,7 +154,7 @@ TEST(RowPanels, EveryCandidateOfRandomNetworksMatchesTheInterpreter) {
               par = rise::print_expr(e);
             return par.empty();
           });
-          EXPECT_EQ(count(par, "reduceSeqUnroll"), static_cast<size_t>(cs.layers));
+          EXPECT_EQ(panels_count(par, "reduceSeqUnroll"), static_cast<size_t>(cs.layers));
         }
         const Execution ex = execute(
             [&] {
