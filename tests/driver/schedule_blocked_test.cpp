@@ -219,7 +219,7 @@ std::string mlp_text(const std::vector<LayerText>& layers, bool through_def) {
 }
 
 // Occurrences of `word` in s.
-size_t count(const std::string& s, const std::string& word) {
+size_t blocked_count(const std::string& s, const std::string& word) {
   size_t n = 0;
   for (size_t at = s.find(word); at != std::string::npos; at = s.find(word, at + word.size())) ++n;
   return n;
@@ -287,7 +287,8 @@ TEST(ScheduleBlocked, EveryLayerOfDenseNetworksIsBlockedAndMatchesTheInterpreter
         SCOPED_TRACE(target + ": " + c.label() + "\n" + c.strategy_text());
         // (twice per layer where the last rows are peeled off and blocked on their own)
         const size_t parts = c.block.find("rows peeled") == std::string::npos ? 1 : 2;
-        EXPECT_EQ(count(rise::print_expr(c.lowered.expr), "reduceSeqUnroll"), cs.layers * parts);
+        EXPECT_EQ(blocked_count(rise::print_expr(c.lowered.expr), "reduceSeqUnroll"),
+                  cs.layers * parts);
         const Execution ex =
             execute(compile_candidate(prog, sizes, target, c, entry), sizes, inputs);
         const Comparison cmp = compare_values(ex.output, expected, type);

@@ -44,7 +44,7 @@ namespace {
 const char* const kIndex[] = {"i", "j", "l"};
 const char* const kSize[] = {"n", "m", "k"};
 
-struct Gen {
+struct OverlapGen {
   std::vector<int64_t> lb, ub, step, width;  // step/width empty: none
   std::vector<bool> ub_is_size;              // ub written as the dimension's size
 };
@@ -53,7 +53,7 @@ struct Case {
   int rank = 1;
   bool fold = false;
   std::vector<int64_t> shape;
-  std::vector<Gen> parts;
+  std::vector<OverlapGen> parts;
 
   std::string program() const {
     auto list = [](const std::vector<std::string>& v) {
@@ -77,7 +77,7 @@ struct Case {
     std::string t = "def f = depFun((n: Nat, m: Nat, k: Nat) => fun(a: " + type + "f32 =>\n";
     t += "  with {\n";
     for (size_t p = 0; p < parts.size(); ++p) {
-      const Gen& g = parts[p];
+      const OverlapGen& g = parts[p];
       std::vector<std::string> ub;
       for (int d = 0; d < rank; ++d)
         ub.push_back(g.ub_is_size[d] ? kSize[d] : std::to_string(g.ub[d]));
@@ -100,7 +100,7 @@ struct Case {
 
   // The indices part p covers.
   std::set<std::vector<int64_t>> covered(size_t p) const {
-    const Gen& g = parts[p];
+    const OverlapGen& g = parts[p];
     std::vector<std::vector<int64_t>> per_dim(rank);
     for (int d = 0; d < rank; ++d) {
       int64_t s = g.step.empty() ? 1 : g.step[d], w = g.width.empty() ? 1 : g.width[d];
@@ -124,13 +124,13 @@ struct Case {
   // The with-loop's meaning, `a` the input (row-major).
   std::vector<double> meaning(const std::vector<std::set<std::vector<int64_t>>>& sets,
                               const std::vector<double>& a) const {
-    auto flat = [&](const std::vector<int64_t>& x) {
+    auto overlap_flat = [&](const std::vector<int64_t>& x) {
       int64_t f = 0;
       for (int d = 0; d < rank; ++d) f = f * shape[d] + x[d];
       return f;
     };
     auto value = [&](size_t p, const std::vector<int64_t>& x) {
-      double v = a[flat(x)] + 1000.0 * (p + 1);
+      double v = a[overlap_flat(x)] + 1000.0 * (p + 1);
       for (int d = 0; d < rank; ++d) v += x[d] * (d == 0 ? 100.0 : d == 1 ? 10.0 : 1.0);
       return v;
     };
@@ -144,16 +144,16 @@ struct Case {
     for (int d = 0; d < rank; ++d) total *= shape[d];
     std::vector<double> r(total, -1.0);
     for (size_t p = 0; p < sets.size(); ++p)
-      for (const auto& x : sets[p]) r[flat(x)] = value(p, x);
+      for (const auto& x : sets[p]) r[overlap_flat(x)] = value(p, x);
     return r;
   }
 };
 
-std::vector<double> flat(const Value& v) {
+std::vector<double> overlap_flat(const Value& v) {
   if (v.kind() != ValueKind::Array) return {v.to_double()};
   std::vector<double> out;
   for (int64_t i = 0; i < v.size(); ++i) {
-    std::vector<double> x = flat(v.at(i));
+    std::vector<double> x = overlap_flat(v.at(i));
     out.insert(out.end(), x.begin(), x.end());
   }
   return out;
@@ -202,8 +202,8 @@ Verdict check_case(const Case& c, const std::string& name) {
     EntrySignature sig = entry_signature(checked.type);
     std::vector<Value> inputs{random_input(sig.params.at(0), 7)};
     Interpreter interp;
-    std::vector<double> got = flat(interp.run(checked.expr, inputs));
-    std::vector<double> want = c.meaning(sets, flat(inputs[0]));
+    std::vector<double> got = overlap_flat(interp.run(checked.expr, inputs));
+    std::vector<double> want = c.meaning(sets, overlap_flat(inputs[0]));
     EXPECT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size() && i < want.size(); ++i)
       EXPECT_NEAR(got[i], want[i], 1e-3 + 1e-6 * std::abs(want[i])) << "element " << i;
@@ -214,7 +214,7 @@ Verdict check_case(const Case& c, const std::string& name) {
     std::vector<int64_t> index;
     int other_line = 0;
     bool numbers_only = true;
-    for (const Gen& g : c.parts)
+    for (const OverlapGen& g : c.parts)
       for (bool b : g.ub_is_size) numbers_only = numbers_only && !b;
     if (e.message().find("parts overlap") != std::string::npos) {
       // Bounds that are sizes are compared for every size (docs/language.md): parts
@@ -222,7 +222,7 @@ Verdict check_case(const Case& c, const std::string& name) {
       // an index both cover there; parts written with numbers only, never.
       Case big = c;
       for (int d = 0; d < c.rank; ++d) big.shape[d] += 16;
-      for (Gen& g : big.parts)
+      for (OverlapGen& g : big.parts)
         for (int d = 0; d < c.rank; ++d)
           if (g.ub_is_size[d]) g.ub[d] = big.shape[d];
       std::vector<std::set<std::vector<int64_t>>> cover = sets;
@@ -254,8 +254,8 @@ Verdict check_case(const Case& c, const std::string& name) {
 // A random part within the shape; with probability 1/3 it takes another part's bounds
 // in one dimension and steps only there, or everywhere but there, so that parts that
 // share rows but no columns (or differ only by their steps) are frequent.
-Gen random_gen(runtime::Rng& rng, const Case& c) {
-  Gen g;
+OverlapGen random_gen(runtime::Rng& rng, const Case& c) {
+  OverlapGen g;
   const bool stepped = rng.below(3) != 0;
   const bool widths = stepped && rng.below(2) == 0;
   for (int d = 0; d < c.rank; ++d) {
@@ -271,7 +271,7 @@ Gen random_gen(runtime::Rng& rng, const Case& c) {
     g.width.push_back(1 + rng.below(s));
   }
   if (!c.parts.empty() && rng.below(3) == 0) {
-    const Gen& o = c.parts[rng.below(static_cast<int64_t>(c.parts.size()))];
+    const OverlapGen& o = c.parts[rng.below(static_cast<int64_t>(c.parts.size()))];
     int d = static_cast<int>(rng.below(c.rank));
     g.lb[d] = o.lb[d];
     g.ub[d] = o.ub[d];
@@ -306,7 +306,7 @@ Case random_interleaved(runtime::Rng& rng, int rank, bool fold) {
   const int parts = static_cast<int>(std::min<int64_t>(colours, 2 + rng.below(3)));
   std::set<std::vector<int64_t>> used;
   for (int p = 0; p < parts; ++p) {
-    Gen g;
+    OverlapGen g;
     std::vector<int64_t> off;
     for (int attempt = 0; attempt < 8; ++attempt) {
       off.clear();
@@ -384,7 +384,7 @@ TEST(WithLoopOverlap, RedBlackAndCheckerboards) {
         if (nc.rank == 2) c.shape[1] = 7 - n;
         bool fits = true;
         for (const auto& lb : nc.lbs) {
-          Gen g;
+          OverlapGen g;
           g.lb = lb;
           for (int d = 0; d < nc.rank; ++d) fits = fits && lb[d] < c.shape[d];
           g.ub = c.shape;
@@ -442,8 +442,8 @@ TEST(WithLoopOverlap, SteppedRowsBesideOtherColumnsAreDisjoint) {
       c.rank = 2;
       c.fold = fold;
       c.shape = {4 + static_cast<int64_t>(s), 5};
-      Gen left{{0, 0}, {c.shape[0], 1}, steps[s], widths[s], {true, false}};
-      Gen right{{0, 1}, {c.shape[0], 5}, {}, {}, {true, true}};
+      OverlapGen left{{0, 0}, {c.shape[0], 1}, steps[s], widths[s], {true, false}};
+      OverlapGen right{{0, 1}, {c.shape[0], 5}, {}, {}, {true, true}};
       c.parts = {left, right};
       EXPECT_EQ(check_case(c, "wl_t6_" + std::to_string(k++) + ".rise"), Verdict::Accepted);
       // The same rows, with the other part's columns reaching into the first's.
