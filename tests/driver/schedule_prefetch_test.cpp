@@ -13,14 +13,14 @@
 namespace risec::driver {
 namespace {
 
-std::string steps_text(const BlockPoint& p, const std::string& target) {
+std::string prefetch_steps_text(const BlockPoint& p, const std::string& target) {
   std::string text;
   for (const BlockStep& b : block_steps(p, target))
     text += (text.empty() ? "" : " ; ") + b.strategy;
   return text;
 }
 
-BlockMachine machine(int64_t lanes) {
+BlockMachine prefetch_machine(int64_t lanes) {
   BlockMachine m;
   m.lanes = lanes;
   m.registers = lanes >= 16 ? 32 : 16;
@@ -30,7 +30,8 @@ BlockMachine machine(int64_t lanes) {
 }
 
 // The point like `p` but for its prefetching, among `points`.
-const BlockPoint* twin(const std::vector<BlockPoint>& points, const BlockPoint& p, bool prefetch) {
+const BlockPoint* prefetch_twin(const std::vector<BlockPoint>& points, const BlockPoint& p,
+                                bool prefetch) {
   for (const BlockPoint& q : points)
     if (q.ti == p.ti && q.tj == p.tj && q.kk == p.kk && q.width == p.width &&
         q.rows_outer == p.rows_outer && q.register_block == p.register_block && q.pack == p.pack &&
@@ -43,13 +44,13 @@ TEST(SchedulePrefetch, OnlyPackedRegisterBlocksWithoutChunksPrefetch) {
   for (int64_t lanes : {4, 8, 16}) {
     for (int64_t n : {64, 510, 2048}) {
       const Contraction c{n, 2048, 2048, true};
-      const std::vector<BlockPoint> points = rank_block_points(c, machine(lanes), 1000000);
+      const std::vector<BlockPoint> points = rank_block_points(c, prefetch_machine(lanes), 1000000);
       size_t prefetching = 0;
       for (const BlockPoint& p : points) {
         if (!p.prefetch) {
           // Each packed register block without chunks has its prefetching twin.
           if (p.pack && p.register_block && !p.kc) {
-            EXPECT_NE(twin(points, p, true), nullptr) << p.reason;
+            EXPECT_NE(prefetch_twin(points, p, true), nullptr) << p.reason;
           }
           continue;
         }
@@ -62,23 +63,23 @@ TEST(SchedulePrefetch, OnlyPackedRegisterBlocksWithoutChunksPrefetch) {
         EXPECT_NE(p.reason.find("prefetched " + std::to_string(p.prefetch) + " bytes ahead"),
                   std::string::npos)
             << p.reason;
-        const std::string text = steps_text(p, "openmp");
+        const std::string text = prefetch_steps_text(p, "openmp");
         EXPECT_NE(text.find("(prefetch(" + std::to_string(p.prefetch) +
                             ") @ outermost(isFullyApplied(isReduceSeq)))"),
                   std::string::npos)
             << text;
         // After the unroll (k.i), so that the outermost reduceSeq is k.o.
         EXPECT_LT(text.find("unroll @"), text.find("prefetch(")) << text;
-        const BlockPoint* plain = twin(points, p, false);
+        const BlockPoint* plain = prefetch_twin(points, p, false);
         ASSERT_NE(plain, nullptr);
-        EXPECT_EQ(steps_text(*plain, "openmp").find("prefetch"), std::string::npos);
+        EXPECT_EQ(prefetch_steps_text(*plain, "openmp").find("prefetch"), std::string::npos);
       }
       EXPECT_GT(prefetching, 0u);
     }
   }
   // An operand that is not packed gets no prefetching points.
   const Contraction unpacked{256, 256, 256, false};
-  for (const BlockPoint& p : rank_block_points(unpacked, machine(8), 1000000))
+  for (const BlockPoint& p : rank_block_points(unpacked, prefetch_machine(8), 1000000))
     EXPECT_EQ(p.prefetch, 0) << p.reason;
 }
 
@@ -88,20 +89,20 @@ TEST(SchedulePrefetch, OnlyPackedRegisterBlocksWithoutChunksPrefetch) {
 // and the first whole-product 6 x 16 point measured is the prefetching one.
 TEST(SchedulePrefetch, ModelPrefersPrefetchingAPanelFromL2) {
   const Contraction c{2048, 2048, 2048, true};
-  const std::vector<BlockPoint> all = rank_block_points(c, machine(8), 1000000);
+  const std::vector<BlockPoint> all = rank_block_points(c, prefetch_machine(8), 1000000);
   const BlockPoint* pf = nullptr;
   for (const BlockPoint& p : all)
     if (p.ti == 6 && p.tj == 16 && p.kk == 2 && p.width == 1 && !p.rows_outer && p.register_block &&
         p.pack && !p.panel && p.prefetch)
       pf = &p;
   ASSERT_NE(pf, nullptr);
-  const BlockPoint* plain = twin(all, *pf, false);
+  const BlockPoint* plain = prefetch_twin(all, *pf, false);
   ASSERT_NE(plain, nullptr);
   EXPECT_LT(pf->score, plain->score) << pf->reason << "\n" << plain->reason;
   EXPECT_GT(pf->score, 0.9 * plain->score) << "a few percent, not more";
   EXPECT_GE(pf->prefetch, 768) << pf->reason;
   EXPECT_LE(pf->prefetch, 1280) << pf->reason;
-  for (const BlockPoint& p : rank_block_points(c, machine(8), 64)) {
+  for (const BlockPoint& p : rank_block_points(c, prefetch_machine(8), 64)) {
     if (p.ti == 6 && p.tj == 16 && !p.panel && !p.rows_outer && p.register_block) {
       EXPECT_GT(p.prefetch, 0) << p.reason;
       break;
@@ -113,11 +114,11 @@ TEST(SchedulePrefetch, ModelPrefersPrefetchingAPanelFromL2) {
 // twin costs its issue slots, so it ranks behind.
 TEST(SchedulePrefetch, NothingToGainInL1) {
   const Contraction c{48, 64, 64, true};
-  const std::vector<BlockPoint> all = rank_block_points(c, machine(8), 1000000);
+  const std::vector<BlockPoint> all = rank_block_points(c, prefetch_machine(8), 1000000);
   size_t compared = 0;
   for (const BlockPoint& p : all) {
     if (!p.prefetch) continue;
-    const BlockPoint* plain = twin(all, p, false);
+    const BlockPoint* plain = prefetch_twin(all, p, false);
     ASSERT_NE(plain, nullptr);
     EXPECT_GT(p.score, plain->score) << p.reason;
     ++compared;
