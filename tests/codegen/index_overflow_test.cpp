@@ -76,7 +76,7 @@ class IndexExprs {
         return {"(" + a.text + ") % n", [a](int64_t n) { return std::min(a.max(n), n - 1); },
                 a.peak};
       }
-      default: {  // a small power
+      default: {  // a small power, written as a product (`^` is for types)
         Expr a = gen(depth - 1);
         int e = 2 + pick(2);
         auto p = [a, e](int64_t n) {
@@ -84,8 +84,9 @@ class IndexExprs {
           for (int k = 0; k < e; ++k) r = sat_mul(r, a.max(n));
           return r;
         };
-        return {"(" + a.text + ")^" + std::to_string(e), p,
-                [a, p](int64_t n) { return std::max(a.peak(n), p(n)); }};
+        std::string text = "(" + a.text + ")";
+        for (int k = 1; k < e; ++k) text += " * (" + a.text + ")";
+        return {text, p, [a, p](int64_t n) { return std::max(a.peak(n), p(n)); }};
       }
     }
   }
@@ -202,6 +203,7 @@ TEST(IndexOverflow, RandomIndexExpressionsAroundTheir2To31Boundary) {
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     IndexExprs gen(seed * 0x9E3779B97F4A7C15u);
     Expr e = gen.gen(3);
+    while (e.text.find('i') == std::string::npos) e = gen.gen(3);  // an index, not a literal
     const int64_t b = boundary(e, 150000);
     // both sides of the boundary where there is one, else a size that is merely large
     std::vector<int64_t> ns =

@@ -190,7 +190,7 @@ class WideFinder : public dpia::Visitor {
   bool wide = false;
   void visit_nat(const arith::Nat& n) override {
     if (wide || !seen_.insert(n).second) return;
-    wide = nat_is_wide(n) || intermediates_may_be_wide(n, symbolic_, nullptr);
+    wide = intermediates_may_be_wide(n, symbolic_, nullptr);  // n itself included
   }
   void visit_type(const Type& t) override { wide = wide || type_is_wide(t); }
 
