@@ -457,7 +457,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
             } else {
               Comparison cmp = compare_values(ex.output, *expected, result_type);
               if (!cmp.ok)
-                throw Error(ErrorKind::Internal,
+                throw Error(ErrorKind::Mismatch,
                             std::string("the result differs from the ") +
                                 (foreign ? "default lowering's" : "interpreter's") + ": " +
                                 cmp.first_mismatch);

@@ -487,7 +487,8 @@ static std::string flat_position(const std::vector<int64_t>& shape, int64_t i) {
   return s.empty() ? "[]" : s;
 }
 
-std::string error_summary(const Comparison& cmp) {
+// The floating-point leaves' part of error_summary.
+static std::string float_error_summary(const Comparison& cmp) {
   const int64_t odd = cmp.nonfinite_mismatches;
   if (odd == 0) return "max abs error " + format_g(cmp.max_abs_error);
   const std::string what = " NaN or infinite against a different value";
@@ -496,6 +497,51 @@ std::string error_summary(const Comparison& cmp) {
            ", which no finite error measures";
   return std::to_string(odd) + " of them" + what + " (first: " + cmp.first_nonfinite +
          "); max abs error of the others " + format_g(cmp.max_abs_error);
+}
+
+std::string error_summary(const Comparison& cmp) {
+  const bool has_floats = cmp.elements > cmp.integer_elements;
+  const std::string ints = "max integer difference " + std::to_string(cmp.max_integer_difference);
+  if (!has_floats) return ints;
+  if (cmp.max_integer_difference == 0) return float_error_summary(cmp);
+  return float_error_summary(cmp) + "; " + ints;
+}
+
+// |a - b| of two integer leaves of type T, exact in 64 bits.
+template <typename T>
+static uint64_t integer_difference(const unsigned char* a, const unsigned char* b) {
+  T x, y;
+  std::memcpy(&x, a, sizeof x);
+  std::memcpy(&y, b, sizeof y);
+  if (x < y) std::swap(x, y);
+  return static_cast<uint64_t>(x) - static_cast<uint64_t>(y);
+}
+
+static uint64_t integer_difference(runtime::DType t, const unsigned char* a,
+                                   const unsigned char* b) {
+  switch (t) {
+    case runtime::DType::Bool:
+    case runtime::DType::U8:
+      return integer_difference<uint8_t>(a, b);
+    case runtime::DType::I8:
+      return integer_difference<int8_t>(a, b);
+    case runtime::DType::I16:
+      return integer_difference<int16_t>(a, b);
+    case runtime::DType::U16:
+      return integer_difference<uint16_t>(a, b);
+    case runtime::DType::I32:
+      return integer_difference<int32_t>(a, b);
+    case runtime::DType::U32:
+      return integer_difference<uint32_t>(a, b);
+    case runtime::DType::I64:
+      return integer_difference<int64_t>(a, b);
+    case runtime::DType::U64:
+      return integer_difference<uint64_t>(a, b);
+    case runtime::DType::F32:
+    case runtime::DType::F64:
+      break;
+  }
+  internal_error("integer_difference: a floating-point leaf");
 }
 
 Comparison compare_values(const rise::Value& got, const rise::Value& expected,
@@ -534,8 +580,15 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
       for (int64_t i = 0; i < n; ++i) r.mismatches += !close(p[i], q[i], i);
     } else {
       const size_t es = runtime::dtype_size(x.dtype);
-      for (int64_t i = 0; i < n; ++i)
-        r.mismatches += std::memcmp(x.data.data() + i * es, y.data.data() + i * es, es) != 0;
+      r.integer_elements += n;
+      for (int64_t i = 0; i < n; ++i) {
+        const auto* p = reinterpret_cast<const unsigned char*>(x.data.data()) + i * es;
+        const auto* q = reinterpret_cast<const unsigned char*>(y.data.data()) + i * es;
+        if (std::memcmp(p, q, es) == 0) continue;
+        ++r.mismatches;
+        r.max_integer_difference =
+            std::max(r.max_integer_difference, integer_difference(x.dtype, p, q));
+      }
     }
   }
   r.ok = r.mismatches == 0;

@@ -136,6 +136,11 @@ struct Comparison {
   // max_abs_error leaves them out and the summary counts them instead.
   int64_t nonfinite_mismatches = 0;
   std::string first_nonfinite;  // "element [2]: nan vs 1", as first_mismatch
+  // Integer, boolean and index leaves, compared exactly: how many there are, and the
+  // largest difference |got - expected| among them (exact: two 64-bit values differ by
+  // less than 2^64).
+  int64_t integer_elements = 0;
+  uint64_t max_integer_difference = 0;
 };
 // Compare a result with the interpreter's (rise::values_close semantics).
 Comparison compare_values(const rise::Value& got, const rise::Value& expected,
@@ -145,7 +150,9 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
 // What `run --check` says after "check failed: ..." and "check: passed (N elements":
 // the maximum absolute error over the finite mismatches, and the NaN/inf mismatches
 // counted with the first of them ("2 of them NaN or infinite against a different
-// value, first element [2]: nan vs 1; max abs error of the others 0.25").
+// value, first element [2]: nan vs 1; max abs error of the others 0.25"). A result
+// without floating-point leaves says "max integer difference N" instead, and one with
+// both kinds says both when integers differ.
 std::string error_summary(const Comparison& cmp);
 
 // Evaluates an arithmetic expression over size names and numbers (+ - * / ^,

@@ -34,7 +34,7 @@ std::optional<GpuDevice> check_before_search(const std::string& command, const r
 }
 
 void SearchFailures::note(const Error& e, bool is_default) {
-  if (e.kind() != ErrorKind::External) return;
+  if (e.kind() != ErrorKind::External && e.kind() != ErrorKind::Mismatch) return;
   if (external_ && (from_default_ || !is_default)) return;
   external_ = e;
   from_default_ = is_default;
@@ -45,9 +45,10 @@ void SearchFailures::fail(const std::string& what, const std::string& last_reaso
   if (external_) {
     std::string msg = external_->what();
     msg = msg.substr(0, msg.find('\n'));
-    throw Error(ErrorKind::External,
+    const bool wrong = external_->kind() == ErrorKind::Mismatch;
+    throw Error(external_->kind(),
                 what + "; " + (from_default_ ? "the default" : "the first that ran") +
-                    " failed when it ran: " + msg,
+                    (wrong ? ": " : " failed when it ran: ") + msg,
                 external_->span());
   }
   throw Error(ErrorKind::User, what + (last_reason.empty() ? "" : "; " + last_reason), span);

@@ -9,8 +9,9 @@
 //  - an output (-o) that is a directory or an input (exit 2), or whose directory cannot
 //    be written (exit 4): check_output_file, check_outputs.
 // And after it: when no candidate could be measured, the error carries the run-time
-// failure of the default (or the first candidate that ran) with its exit code (4), as
-// `run` reports the same failure; see SearchFailures.
+// failure of the default (or the first candidate that ran) with its exit code (4, or 3
+// for a result that differs from the interpreter's), as `run` reports the same
+// failure; see SearchFailures.
 #pragma once
 
 #include <optional>
@@ -29,9 +30,11 @@ std::optional<GpuDevice> check_before_search(const std::string& command, const r
                                              const std::string& target, const std::string& output);
 
 // The failures of a search's candidates: the first that is not the candidate's own fault
-// (the program failed when it ran, or an external tool did: exit 4), preferring the
-// default's. `fail` throws the search's final error, "no ... could be measured", with
-// that failure's kind and message; otherwise User (exit 1) with `last_reason`.
+// (the program failed when it ran, or an external tool did: exit 4; or its result
+// differs from the interpreter's, a wrong answer as `run --check` reports it: exit 3),
+// preferring the default's. `fail` throws the search's final error, "no ... could be
+// measured", with that failure's kind and message; otherwise User (exit 1) with
+// `last_reason`.
 class SearchFailures {
  public:
   void note(const Error& e, bool is_default);

@@ -63,12 +63,14 @@ T lane_of(const Value& v) {
     return static_cast<T>(v.raw_int());
 }
 
-// The error of an operation without a result (integer division, rise/scalar_ops.h).
-void raise_fault(OpFault f, ScalarKind k, const Span& span) {
-  if (f == OpFault::DivByZero) arith_fault("integer division by zero", span);
+// The error of an operation without a result (integer division or modulo,
+// rise/scalar_ops.h), in the words generated code uses: `%` is a modulo.
+void raise_fault(OpFault f, ScalarKind k, bool modulo, const Span& span) {
+  if (f == OpFault::DivByZero)
+    arith_fault(std::string("integer ") + (modulo ? "modulo" : "division") + " by zero", span);
   if (f == OpFault::DivOverflow)
     arith_fault("integer overflow: the least " + std::string(scalar_name(k)) +
-                    " divided by -1 has no result",
+                    (modulo ? " modulo" : " divided by") + " -1 has no result",
                 span);
 }
 
@@ -79,7 +81,7 @@ std::optional<Value> functor_op(ScalarOp op, ScalarKind k, T x, T y, const Span&
   std::optional<Value> r;
   with_op(ScalarOperators{}, op->id, [&]<PrimId Op>() {
     if constexpr (op_defined<Op, T>()) {
-      raise_fault(op_fault<Op>(x, y), k, span);
+      raise_fault(op_fault<Op>(x, y), k, Op == PrimId::Mod, span);
       r = make_lane(k, apply_op<Op>(x, y));
     }
   });
@@ -116,7 +118,8 @@ Value index_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
   bool comparison = false;
   with_op(ScalarOperators{}, op->id, [&]<PrimId Op>() {
     if constexpr (op_defined<Op, int64_t>()) {
-      raise_fault(op_fault<Op>(x, y), ScalarKind::I64, span);  // (only by zero: x, y >= 0)
+      raise_fault(op_fault<Op>(x, y), ScalarKind::I64, Op == PrimId::Mod,
+                  span);  // (only by zero: x, y >= 0)
       comparison = std::is_same_v<OpResult<Op, int64_t>, bool>;
       result = static_cast<int64_t>(apply_op<Op>(x, y));
     }

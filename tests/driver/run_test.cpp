@@ -2,7 +2,9 @@
 // comparison behind --check, the inputs (identical to eval's), --input parsing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <random>
@@ -94,6 +96,60 @@ TEST(Compare, NaNsInfinitiesIntegersPairs) {
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.elements, 2);
   EXPECT_NE(c.first_mismatch.find("._2"), std::string::npos) << c.first_mismatch;
+}
+
+// Integer mismatches have an exact difference, not a float error (the held-out tester's
+// `--check` said "max abs error 0" for -2147479015i64 vs 2147488281i64): random integer
+// arrays of every width, some elements changed, the summary names the largest change.
+TEST(Compare, IntegerMismatchesGiveTheLargestExactDifference) {
+  std::mt19937_64 rng(11);
+  struct Kind {
+    rise::ScalarKind kind;
+    int64_t lo, hi;
+  };
+  const Kind kinds[] = {{rise::ScalarKind::I8, -128, 127},
+                        {rise::ScalarKind::U8, 0, 255},
+                        {rise::ScalarKind::I16, -32768, 32767},
+                        {rise::ScalarKind::U16, 0, 65535},
+                        {rise::ScalarKind::I32, -2147483648LL, 2147483647LL},
+                        {rise::ScalarKind::U32, 0, 4294967295LL},
+                        {rise::ScalarKind::I64, std::numeric_limits<int64_t>::min() / 2,
+                         std::numeric_limits<int64_t>::max() / 2}};
+  for (int k = 0; k < 60; ++k) {
+    const auto [kind, lo, hi] = kinds[static_cast<size_t>(k) % std::size(kinds)];
+    std::uniform_int_distribution<int64_t> value(lo, hi);
+    const int64_t n = 1 + static_cast<int64_t>(rng() % 20);
+    std::vector<Value> a, b;
+    uint64_t largest = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t x = value(rng);
+      const int64_t y = rng() % 3 == 0 ? value(rng) : x;
+      largest = std::max(largest, x > y ? uint64_t(x) - uint64_t(y) : uint64_t(y) - uint64_t(x));
+      a.push_back(Value::integer(kind, x));
+      b.push_back(Value::integer(kind, y));
+    }
+    const rise::Type t = rise::scalar(kind);
+    Comparison c = compare_values(rise::array_of(t, a), rise::array_of(t, b), arr(n, t), 0.5, 0.5);
+    SCOPED_TRACE(k);
+    EXPECT_EQ(c.ok, largest == 0);
+    EXPECT_EQ(c.max_integer_difference, largest);
+    if (!c.ok) {
+      const std::string summary = error_summary(c);
+      EXPECT_EQ(summary, "max integer difference " + std::to_string(largest));
+      EXPECT_EQ(summary.find("abs error"), std::string::npos) << summary;
+    }
+  }
+  // The tester's case, and a pair of a float and an integer: both parts.
+  rise::Type i64 = rise::scalar(rise::ScalarKind::I64);
+  Comparison one = compare_values(
+      rise::array_of(i64, {Value::integer(rise::ScalarKind::I64, -2147479015)}),
+      rise::array_of(i64, {Value::integer(rise::ScalarKind::I64, 2147488281)}), arr(1, i64));
+  EXPECT_EQ(error_summary(one), "max integer difference 4294967296");
+  Value p = Value::pair(Value::f32(1), Value::integer(rise::ScalarKind::I32, 5));
+  Value q = Value::pair(Value::f32(1.5f), Value::integer(rise::ScalarKind::I32, 8));
+  EXPECT_EQ(
+      error_summary(compare_values(p, q, rise::pair(f32(), rise::scalar(rise::ScalarKind::I32)))),
+      "max abs error 0.5; max integer difference 3");
 }
 
 // NaN and infinities against other values (the held-out tester's `--check` said "max

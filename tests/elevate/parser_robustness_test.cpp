@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "elevate/parser.h"
 #include "rewrite_test_util.h"
@@ -107,6 +108,44 @@ TEST(StrategyFileRobustness, EveryPrefixOfEveryFile) {
       }
     }
   }
+}
+
+// A `;` after a file's final strategy is accepted and ignored (docs/strategies.md: our
+// extension; the spec's grammar has none there): every example file whose strategy is
+// not a `let` means the same with one, applied to its program; a second is an error
+// at it.
+TEST(StrategyFileRobustness, OneTrailingSemicolonIsIgnored) {
+  const char* const kStrategies[] = {
+      "lowerToC", "DFNF ; lowerToC", "simplify ; lowerToC",
+      "DFNF ; try(topDown(mapPar)) ; normalize(mapSeq <+ reduceSeq)"};
+  int checked = 0;
+  std::set<std::string> examples;
+  for (const ElvFile& f : elv_files())
+    if (!sizes_of(f.example).empty()) examples.insert(f.example);
+  for (const std::string& example : examples) {
+    for (const std::string text : kStrategies) {
+      SCOPED_TRACE(example + ": " + text);
+      try {
+        Result plain = parse_strategy(text, "plain.elv")(program_of(example));
+        Result semi = parse_strategy(text + " ;\n", "semi.elv")(program_of(example));
+        ASSERT_EQ(plain.ok(), semi.ok());
+        if (plain.ok()) {
+          EXPECT_TRUE(rise::alpha_equal(plain.expr(), semi.expr()));
+        }
+        ++checked;
+      } catch (const Error& e) {
+        ADD_FAILURE() << format_error(e);
+      }
+      try {
+        parse_strategy(text + " ; ;\n", "twice.elv");
+        ADD_FAILURE() << "a second ';' was accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::User);
+        EXPECT_NE(e.message().find("found ';'"), std::string::npos) << e.message();
+      }
+    }
+  }
+  EXPECT_GE(checked, 20);
 }
 
 TEST(StrategyFileRobustness, RandomMutationsParseOrFailCleanlyAndApply) {

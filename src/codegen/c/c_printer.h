@@ -353,14 +353,22 @@ class CPrinter {
 };
 
 // Whether the program's loops and indices need 64 bits: a symbolic size (it may be
-// 2^31 or more), or a known trip count, index bound or array length of 2^31 or more.
+// 2^31 or more), or a known trip count, index bound, array length or intermediate
+// value of an index expression (`i*i` in `i*i % n`) that may reach 2^31.
 bool needs_wide_indices(const dpia::CommandP& program, const rise::Type& out_dt,
                         const std::vector<dpia::Input>& inputs,
                         const std::vector<std::string>& sizes);
 
+// Whether 32-bit indices can be right for some values of the symbolic `sizes`: no
+// array, trip count or intermediate of an index expression is known to reach 2^31, and
+// every intermediate has a bound over the sizes (which narrow_index_bounds lists).
+bool narrow_possible(const dpia::CommandP& program, const rise::Type& out_dt,
+                     const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes);
+
 // What must stay below 2^31 in magnitude for a program with symbolic sizes to index
 // with 32-bit ints: every quantity over the sizes only in its commands and types (trip
-// counts, array lengths, element counts). Flat indices into an array are below its
+// counts, array lengths, element counts) and the bounds over the sizes of every
+// intermediate value of its index expressions. Flat indices into an array are below its
 // element count, so a host that checks these may run kernels printed with `int`.
 std::vector<arith::Nat> narrow_index_bounds(const dpia::CommandP& program, const rise::Type& out_dt,
                                             const std::vector<dpia::Input>& inputs,

@@ -427,7 +427,7 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
   // Wide only because the sizes are symbolic: 32-bit kernels too, for the sizes that fit.
   dual_width_ = dual_width_kernels() && idx_type_ == "int64_t" &&
-                !needs_wide_indices(program, out_dt, inputs, {});
+                narrow_possible(program, out_dt, inputs, sizes);
   if (dual_width_) narrow_bounds_ = narrow_index_bounds(program, out_dt, inputs, sizes);
   size_names_.insert(sizes.begin(), sizes.end());
   host_order_.push_back(output);
