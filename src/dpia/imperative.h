@@ -170,7 +170,8 @@ struct Command {
   // builds itself.
   const rise::PrimitiveInfo* origin = nullptr;
   Span span;
-  Span step;  // the strategy step that introduced the primitive, when known
+  std::string source;  // New of a let: the name the let binds in the source
+  Span step;           // the strategy step that introduced the primitive, when known
   // For over LoopKind::Par: the OpenMP schedule of its mapPar/reducePar (printed as
   // the pragma's schedule clause; the default for every other loop).
   rise::ParSchedule schedule;

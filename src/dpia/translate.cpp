@@ -647,7 +647,11 @@ class Translator {
     Space space = dt->kind == TypeKind::Array ? Space::Default : Space::Private;
     if (v->kind == PhraseNode::Prim && v->prim->family == Family::Memory)
       space = addr_space(v, space);
-    return cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
+    Command c =
+        *cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
+    c.span = e->span;  // errors about the variable name the let, where it is written
+    c.source = f->display;
+    return std::make_shared<const Command>(std::move(c));
   }
 
   // reduceSeq(f)(init)(x): an accumulator in memory, updated in a loop.
