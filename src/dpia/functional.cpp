@@ -522,9 +522,10 @@ class Converter {
       const Binding* b = lookup(head->name);
       if (b && b->deferred) return apply_deferred(*b, vargs, e->span);  // a copy: env_ changes
       if (b && b->value->kind == PhraseNode::Lambda) {
+        Phrase fn = use(*b);  // before converting the arguments, which may grow env_
         std::vector<Phrase> args;
         for (const Expr& a : vargs) args.push_back(conv(a));
-        return apply(use(*b), args, e->span);
+        return apply(fn, args, e->span);
       }
       // A function parameter of a lambda that is not applied where it stands (a
       // let-bound `fun(k => ... k(x) ...)`): its argument is unknown here.

@@ -649,7 +649,9 @@ class Translator {
       space = addr_space(v, space);
     Command c =
         *cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
-    c.span = e->span;  // errors about the variable name the let, where it is written
+    // errors about the variable point at its name in `let NAME = ...` (the span of the
+    // let's lambda starts there)
+    c.span = f->span.known() ? f->span : e->span;
     c.source = f->display;
     return std::make_shared<const Command>(std::move(c));
   }
