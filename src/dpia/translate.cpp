@@ -647,13 +647,8 @@ class Translator {
     Space space = dt->kind == TypeKind::Array ? Space::Default : Space::Private;
     if (v->kind == PhraseNode::Prim && v->prim->family == Family::Memory)
       space = addr_space(v, space);
-    Command c =
-        *cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
-    // errors about the variable point at its name in `let NAME = ...` (the span of the
-    // let's lambda starts there)
-    c.span = f->span.known() ? f->span : e->span;
-    c.source = f->display;
-    return std::make_shared<const Command>(std::move(c));
+    return cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}),
+                  f->display, f->span);
   }
 
   // reduceSeq(f)(init)(x): an accumulator in memory, updated in a loop.
