@@ -148,6 +148,7 @@ struct Binding {
   // bound, in the scope of the let: `depth` is how many bindings that scope had.
   Expr deferred;
   size_t depth = 0;
+  mutable bool used = false;  // whether `value` was used once already (see `use`)
 };
 
 class Converter {
@@ -174,6 +175,11 @@ class Converter {
     return names_.fresh(b + "_");
   }
 
+  // A name as the source writes it (without the suffix rise::fresh_name adds).
+  static std::string source_name(const std::string& name) {
+    return name.substr(0, name.find("__"));
+  }
+
   const Binding* lookup(const std::string& name) {
     for (auto it = env_.rbegin(); it != env_.rend(); ++it)
       if (it->first == name) return &it->second;
@@ -189,14 +195,82 @@ class Converter {
   }
 
   // ------------------------------------------------------------ substitution
-  // Replace variable `name` by `value` in f (binders are unique, so no capture).
+  static bool has_binder(const Phrase& f) {
+    if (f->kind == PhraseNode::Lambda) return true;
+    for (const Phrase& a : f->args)
+      if (has_binder(a)) return true;
+    return false;
+  }
+
+  // f with every lambda binder in it renamed to a fresh name. Every copy of a phrase
+  // that binds names gets one (a let-bound function applied twice, an argument
+  // substituted for a parameter used twice), so that binders stay unique in the
+  // whole program: later passes key loop counters and views by binder name (issue:
+  // `sm(sm(a))` with a with-loop in `sm` left `i_4` unbound).
+  Phrase freshen(const Phrase& f) {
+    if (!has_binder(f)) return f;
+    std::map<std::string, std::string> renamed;
+    return freshen(f, renamed);
+  }
+  Phrase freshen(const Phrase& f, std::map<std::string, std::string>& renamed) {
+    if (f->kind == PhraseNode::Var) {
+      auto it = renamed.find(f->name);
+      if (it == renamed.end()) return f;
+      PhraseNode n = *f;
+      n.name = it->second;
+      return make(std::move(n));
+    }
+    if (f->args.empty()) return f;
+    PhraseNode n = *f;
+    std::optional<std::pair<std::string, std::optional<std::string>>> saved;
+    if (f->kind == PhraseNode::Lambda) {
+      auto it = renamed.find(f->name);
+      saved.emplace(f->name,
+                    it == renamed.end() ? std::nullopt : std::optional<std::string>(it->second));
+      n.name = fresh(f->display.empty() ? f->name : f->display);
+      renamed[f->name] = n.name;
+    }
+    for (Phrase& a : n.args) a = freshen(a, renamed);
+    if (saved) {
+      if (saved->second)
+        renamed[saved->first] = *saved->second;
+      else
+        renamed.erase(saved->first);
+    }
+    return make(std::move(n));
+  }
+
+  // The phrase a name stands for, at one of its uses: the second and later uses get
+  // fresh binders.
+  Phrase use(const Binding& b) {
+    if (!b.used) {
+      b.used = true;
+      return b.value;
+    }
+    return freshen(b.value);
+  }
+
+  // Replace variable `name` by `value` in f (binders are unique, so no capture; each
+  // copy of `value` after the first gets fresh binders).
   Phrase subst(const Phrase& f, const std::string& name, const Phrase& value) {
-    if (f->kind == PhraseNode::Var) return f->name == name ? value : f;
+    bool first = true;
+    return subst(f, name, value, has_binder(value), first);
+  }
+  Phrase subst(const Phrase& f, const std::string& name, const Phrase& value, bool binds,
+               bool& first) {
+    if (f->kind == PhraseNode::Var) {
+      if (f->name != name) return f;
+      if (!binds || first) {
+        first = false;
+        return value;
+      }
+      return freshen(value);
+    }
     if (f->args.empty()) return f;
     bool changed = false;
     std::vector<Phrase> args;
     for (const Phrase& a : f->args) {
-      Phrase s = subst(a, name, value);
+      Phrase s = subst(a, name, value, binds, first);
       changed |= s != a;
       args.push_back(s);
     }
@@ -238,7 +312,7 @@ class Converter {
         const Binding* b = lookup(e->name);
         if (!b) internal_error("unbound variable '" + e->name + "' in DPIA translation", e->span);
         if (Expr d = b->deferred) return in_scope_of(b->depth, [&] { return as_function(d); });
-        return b->value;
+        return use(*b);
       }
       case ExprKind::Literal: {
         PhraseNode n{PhraseNode::Literal, e->span, e->type, exp_t(e->type, Access::Rd)};
@@ -312,17 +386,23 @@ class Converter {
   // they stand, then the lambda's body with its parameters bound to them, in the scope
   // of the let (as (fun(k => ...))(a) is: a phrase substituted for its parameter).
   Phrase apply_deferred(Binding b, const std::vector<Expr>& vargs, const Span& span) {
-    std::vector<Phrase> args;
+    // Each argument as what its parameter is bound to: another deferred lambda passed
+    // on (`app(twice)`) stays one, so that the body applies it to known functions.
+    std::vector<Binding> args;
     for (const Expr& a : vargs) {
+      if (const Binding* d = deferred_binding(a)) {
+        args.push_back(*d);
+        continue;
+      }
       bool is_fn = a->type && (a->type->kind == TypeKind::Fun || a->type->kind == TypeKind::DepFun);
-      args.push_back(is_fn ? as_function(a) : conv(a));
+      args.push_back(Binding{is_fn ? as_function(a) : conv(a)});
     }
     size_t used = 0;
     Phrase result = in_scope_of(b.depth, [&] {
       Expr lam = b.deferred;
       size_t pushed = 0;
       while (used < args.size() && lam->kind == ExprKind::Lambda) {
-        env_.push_back({lam->name, Binding{args[used]}});
+        env_.push_back({lam->name, args[used]});
         lam = lam->fn;
         ++used;
         ++pushed;
@@ -332,9 +412,13 @@ class Converter {
       return body;
     });
     if (used == args.size()) return result;
-    return apply(result,
-                 std::vector<Phrase>(args.begin() + static_cast<std::ptrdiff_t>(used), args.end()),
-                 span);
+    std::vector<Phrase> more;
+    for (size_t i = used; i < args.size(); ++i) {
+      const Binding& a = args[i];
+      more.push_back(a.deferred ? in_scope_of(a.depth, [&] { return as_function(a.deferred); })
+                                : use(a));
+    }
+    return apply(result, more, span);
   }
 
   // A function argument as a Lambda phrase (eta-expanding partial applications).
@@ -344,7 +428,8 @@ class Converter {
     // Eta-expand: fun(x => e(x)) with as many parameters as e's type has arrows
     // (one is enough: a curried body is expanded recursively).
     if (!e->type || e->type->kind != TypeKind::Fun) user_error("expected a function here", e->span);
-    std::string x = rise::fresh_name("eta");
+    // named after the function it stands for, which errors name
+    std::string x = rise::fresh_name(e->kind == ExprKind::Ident ? e->name : "eta");
     Expr body = rise::with_type(
         rise::app(e, rise::with_type(rise::ident(x, e->span), e->type->a), e->span), e->type->b);
     Expr lam = rise::with_type(rise::lambda(x, body, nullptr, e->span), e->type);
@@ -437,14 +522,15 @@ class Converter {
       const Binding* b = lookup(head->name);
       if (b && b->deferred) return apply_deferred(*b, vargs, e->span);  // a copy: env_ changes
       if (b && b->value->kind == PhraseNode::Lambda) {
+        Phrase fn = use(*b);  // before converting the arguments, which may grow env_
         std::vector<Phrase> args;
         for (const Expr& a : vargs) args.push_back(conv(a));
-        return apply(b->value, args, e->span);
+        return apply(fn, args, e->span);
       }
       // A function parameter of a lambda that is not applied where it stands (a
       // let-bound `fun(k => ... k(x) ...)`): its argument is unknown here.
       if (b && b->value->kind == PhraseNode::Var)
-        user_error("cannot compile this application: '" + head->name +
+        user_error("cannot compile this application: '" + source_name(head->name) +
                        "' is a parameter whose function is not known where the lambda is "
                        "compiled (a let-bound function that applies a function parameter "
                        "compiles where it is applied to its arguments, not when it is passed "
@@ -571,7 +657,8 @@ class Converter {
       std::vector<Type> types;
       for (int i = static_cast<int>(vargs.size()); i < arity; ++i) {
         if (!t || t->kind != TypeKind::Fun) internal_error("primitive type too short", e->span);
-        std::string x = rise::fresh_name("eta");
+        // named after the function it stands for, which errors name
+        std::string x = rise::fresh_name(e->kind == ExprKind::Ident ? e->name : "eta");
         names.push_back(x);
         types.push_back(t->a);
         full =

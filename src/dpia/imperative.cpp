@@ -66,9 +66,12 @@ CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP bo
   return std::make_shared<const Command>(std::move(c));
 }
 
-CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body) {
+CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body, std::string source,
+                Span span) {
   Command c{Command::New};
   c.var = var;
+  c.source = std::move(source);
+  c.span = span;
   c.dt = std::move(dt);
   c.space = space;
   c.body = {std::move(body)};

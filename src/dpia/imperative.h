@@ -170,7 +170,8 @@ struct Command {
   // builds itself.
   const rise::PrimitiveInfo* origin = nullptr;
   Span span;
-  Span step;  // the strategy step that introduced the primitive, when known
+  std::string source;  // New of a let: the name the let binds in the source (at `span`)
+  Span step;           // the strategy step that introduced the primitive, when known
   // For over LoopKind::Par: the OpenMP schedule of its mapPar/reducePar (printed as
   // the pragma's schedule clause; the default for every other loop).
   rise::ParSchedule schedule;
@@ -194,7 +195,9 @@ AcceptorP ac_scatter(const AcceptorP& inner, ExpressionP indices, Type x_type);
 CommandP cm_seq(std::vector<CommandP> items);
 CommandP cm_assign(AcceptorP a, ExpressionP e);
 CommandP cm_for(const std::string& var, arith::Nat n, LoopKind kind, CommandP body, int dim = 0);
-CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body);
+// `source` and `span`: a let's variable as written and where (errors about it name it)
+CommandP cm_new(const std::string& var, Type dt, Space space, CommandP body,
+                std::string source = {}, Span span = {});
 // new var: dt holding the constants `table` (Command::table); body reads it
 CommandP cm_new_table(const std::string& var, Type dt,
                       std::shared_ptr<const std::vector<rise::Literal>> table, CommandP body);

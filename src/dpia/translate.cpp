@@ -648,7 +648,8 @@ class Translator {
     Space space = dt->kind == TypeKind::Array ? Space::Default : Space::Private;
     if (v->kind == PhraseNode::Prim && v->prim->family == Family::Memory)
       space = addr_space(v, space);
-    return cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}));
+    return cm_new(t, dt, space, cm_seq({acc(v, ac_var(t, dt)), with_param(f, ex_var(t, dt), k)}),
+                  f->display, f->span);
   }
 
   // reduceSeq(f)(init)(x): an accumulator in memory, updated in a loop.

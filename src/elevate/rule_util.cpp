@@ -492,6 +492,20 @@ class Normalizer : public rise::ExprMutator {
   Expr visit_app(const Expr& e) override {
     Expr f = mutate(e->fn);
     Expr a = mutate(e->arg);
+    const bool let = a->kind == ExprKind::Lambda && f->kind == ExprKind::App && f->fn &&
+                     f->fn->kind == ExprKind::Primitive && f->fn->prim &&
+                     f->fn->prim->is(PrimId::Let);
+    // let(v)(fun(g => b)) of a function v is the redex (fun(g => b))(v): a function is
+    // not data, nothing is stored for it, and inlining it at each use lets what
+    // follows see the primitives its applications compute (lowerToC stores one that
+    // another primitive reads). A let is monomorphic, so v's types fit every use.
+    if (let && f->arg->type && !rise::is_data(f->arg->type))
+      return mutate(substitute(a->fn, a->name, f->arg));
+    // A let of a literal or a variable stores nothing worth storing: its uses read the
+    // value itself (a scalar let outside a GPU kernel would otherwise have to live
+    // across kernel launches).
+    if (let && !a->annot && (f->arg->kind == ExprKind::Literal || f->arg->kind == ExprKind::Ident))
+      return substitute(a->fn, a->name, f->arg);
     if (f->kind == ExprKind::Lambda) {
       if ((mode_ == BetaMode::Sharing && shareable(f, a)) || keeps_annotation(f, a))
         return call(PrimId::Let, {a, f});

@@ -282,10 +282,13 @@ void GpuPrinter::split(const CommandP& c) {
         return single();
       if (c->dt->kind != TypeKind::Array || c->space == Space::Local || c->space == Space::Private)
         user_error("the " + gpu_name() + " target keeps " + rise::print(c->dt) + " in " +
-                   dpia::space_name(c->space) +
-                   " memory between kernel launches, which it cannot: only arrays in global "
-                   "memory live across launches (" +
-                   c->var + ")");
+                       dpia::space_name(c->space) +
+                       " memory between kernel launches, which it cannot: only arrays in global "
+                       "memory live across launches (" +
+                       (c->source.empty() ? c->var : "'" + c->source + "'") +
+                       "; compute it inside the parallel map that reads it, or store it as an "
+                       "array)",
+                   c->span);
       host_buffers_.push_back({c->var});
       storage_[c->var] = Storage{c->dt, true};
       // An array of pairs holding arrays: one buffer per component, as on the CPU.
