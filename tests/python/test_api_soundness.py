@@ -225,3 +225,39 @@ def test_result_takes_the_first_array_arguments_kind():
         assert isinstance(got, torch.Tensor), type(a)
         np.testing.assert_array_equal(got.numpy(), risec.eval(SAXPY, a, x.numpy(), y.numpy()))
     assert isinstance(k(2.0, np.ones(3, np.float32), y), np.ndarray)
+
+
+# --- OpenCL kernels called first from several threads ---------------------------------
+
+THREADS_SCRIPT = r"""
+import sys, threading
+import numpy as np
+import risec
+kernels = [risec.compile("def f%d = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v * %d.0f))))"
+                         % (i, i + 2), target="opencl") for i in range(12)]
+barrier = threading.Barrier(4)
+failures = []
+def work(t):
+    x = np.arange(100 + t, dtype=np.float32)
+    barrier.wait()
+    for i in range(t, 12, 4):  # each thread the first call of 3 kernels, all at once
+        got = kernels[i](x)
+        if not np.array_equal(got, x * (i + 2)):
+            failures.append(i)
+threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print("failures", failures)
+sys.exit(1 if failures else 0)
+"""
+
+
+def test_opencl_kernels_first_called_from_threads():
+    """PoCL's set-up is not thread-safe: risec serialises its kernels' calls. Each run
+    is a process of its own (its first calls set up), so a crash fails the test."""
+    import subprocess
+    import sys
+    for _ in range(4):
+        r = subprocess.run([sys.executable, "-c", THREADS_SCRIPT], capture_output=True,
+                           text=True, timeout=600)
+        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr[-2000:])
