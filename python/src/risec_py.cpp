@@ -14,7 +14,6 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -23,7 +22,6 @@
 #include <sstream>
 #include <string>
 #include <tuple>
-#include <utility>
 #include <vector>
 
 #include "risec/risec.h"
@@ -197,25 +195,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + ")";
 }
 
-// Whether two different indices of an array with this shape and these strides (in
-// elements) may share an element: a sufficient test for their absence is that, the
-// dimensions of extent > 1 sorted by |stride|, each |stride| is at least the span of
-// the dimensions before it (so a zero stride on such a dimension is an overlap).
-bool may_self_overlap(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, extent)
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) return false;  // no element at all
-    if (shape[d] > 1) dims.emplace_back(strides[d] < 0 ? -strides[d] : strides[d], shape[d]);
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t span = 1;  // elements covered by the dimensions so far, at unit stride
-  for (const auto& [stride, extent] : dims) {
-    if (stride < span) return true;
-    span += stride * (extent - 1);
-  }
-  return false;
-}
-
 class PyKernel {
  public:
   PyKernel(const std::string& program, bool program_is_path,
@@ -327,11 +306,6 @@ class PyKernel {
     if (res.shape != shape)
       usage("out=: the array has shape " + shape_text(res.shape) + ", the result of " +
             source().name() + " (" + result.type + ") has shape " + shape_text(shape));
-    if (may_self_overlap(res.shape, res.ref().strides))
-      usage(
-          "out=: the array's elements overlap (a broadcast, expand or as_strided view whose "
-          "strides make two indices share memory): risec cannot write it; pass an array of "
-          "its own (numpy.empty, torch.empty)");
 
     bool device = res.on_cuda();
     for (const Imported& a : ins) device |= a.on_cuda();
