@@ -476,11 +476,10 @@ void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
     buffers.push_back(inputs[i].data);
   }
   // The host code of a GPU target sets up the device on its first call (OpenCL:
-  // platform, device, context, program build; CUDA: the device's context), which is not
-  // thread-safe across kernels (PoCL's platform set-up crashes when two kernels do it at
-  // once). First calls of GPU kernels are therefore serialised process-wide, here where
-  // every call of the API (C++ and Python) passes; later calls run concurrently (the
-  // generated code locks its own buffers).
+  // platform, device, context, program build), which is not thread-safe across kernels (PoCL's
+  // platform set-up crashes when two kernels do it at once). First calls of GPU kernels are
+  // therefore serialised process-wide, here where every call of the API (C++ and Python) passes;
+  // later calls run concurrently (the generated code locks its own buffers).
   const bool gpu = s.target == "opencl" || s.target == "cuda";
   if (gpu && !impl_->set_up.load(std::memory_order_acquire)) {
     static std::mutex set_up;
