@@ -63,22 +63,66 @@ def _argument(i: int, name: str) -> str:
 def _python_scalar(where: str, element: Optional[str], value: object) -> Optional[np.ndarray]:
     """A Python bool, int or float given for a scalar parameter, as a 0-d array of the
     parameter's element type; None for anything else (a NumPy array or scalar, whose
-    dtype must be the parameter's). A value the type cannot hold exactly is refused:
-    a float for an integer type, an int out of the type's range, a bool for a number."""
+    dtype must be the parameter's). A value the type cannot hold is refused: a float
+    for an integer type, an int out of the type's range, a bool for a number, and for a
+    float type what _float_fits refuses."""
     if element is None or not isinstance(value, (bool, int, float)) or \
             isinstance(value, np.generic):  # numpy.float64 is a float: its dtype counts
         return None
     want = _DTYPES[element]
     ok = (want == np.bool_) == isinstance(value, bool)
     if ok and isinstance(value, float):
-        ok = want.kind == "f"
+        ok = want.kind == "f" and _float_fits(want, value)
     elif ok and isinstance(value, int) and not isinstance(value, bool) and want.kind in "iu":
         info = np.iinfo(want)
         ok = info.min <= value <= info.max
+    elif ok and isinstance(value, int) and not isinstance(value, bool) and want.kind == "f":
+        ok = _float_fits(want, value)
     if not ok:
+        hint = f"pass numpy.array(..., dtype=numpy.{want})"
+        if want.kind == "f" and not isinstance(value, bool):
+            hint = ("it would be rounded to an infinity, to zero or to another integer; "
+                    f"pass numpy.{want}(...) to round it on purpose")
         raise Error(f"{where}: the Python {type(value).__name__} {value!r} is not a value of "
-                    f"{element}; pass numpy.array(..., dtype=numpy.{want})", exit_code=2)
+                    f"{element}; {hint}", exit_code=2)
     return np.array(value, dtype=want)
+
+
+def _float_fits(want: np.dtype, value: Union[int, float]) -> bool:
+    """Whether a Python number is a value of the float type `want`: an int must be held
+    exactly (2**24 + 1 is no f32); a float is rounded to the nearest value of the type,
+    as a literal `0.1f` is, but must not overflow to an infinity nor a non-zero round to
+    zero (1e40 and 1e-50 are no f32); inf and nan are themselves."""
+    try:
+        with np.errstate(over="ignore", under="ignore"):
+            f = want.type(value)
+    except OverflowError:  # an int beyond float64's range
+        return False
+    if isinstance(value, int):
+        return bool(np.isfinite(f)) and int(f) == value
+    if not np.isfinite(value):
+        return True
+    return bool(np.isfinite(f)) and (f != 0 or value == 0)
+
+
+def _taken(where: str, x: object, out: bool = False) -> object:
+    """`x` as the native module reads it. A PyTorch tensor with its negative or conjugate
+    bit set (`z.conj().imag`, `x._neg_view()`) is a view whose memory holds the values
+    without their sign or conjugation, which DLPack does not say: an input is resolved
+    into a temporary, an `out=` is refused (what the code wrote there would read back
+    negated)."""
+    if not (type(x).__module__ or "").startswith("torch"):
+        return x
+    neg = getattr(x, "is_neg", None)
+    conj = getattr(x, "is_conj", None)
+    flagged = bool(neg and neg()) or bool(conj and conj())
+    if not flagged:
+        return x
+    if out:
+        raise Error(f"{where}: the tensor is a negated or conjugated view (its negative or "
+                    "conjugate bit is set), which risec cannot write; pass a tensor of its "
+                    "own (torch.empty_like(t)) and copy", exit_code=2)
+    return x.resolve_neg().resolve_conj()
 
 
 def _array_like(x: object) -> bool:
@@ -97,7 +141,7 @@ def _argument_value(i: int, name: str, rtype: str, element: Optional[str], a: ob
     if element is None:
         raise Error(f"{_argument(i, name)}: the parameter's type {rtype} holds pairs, which "
                     "the Python package does not exchange", exit_code=2)
-    return a if _array_like(a) else np.asarray(a)
+    return _taken(_argument(i, name), a) if _array_like(a) else np.asarray(a)
 
 
 def _framework(x: object) -> str:
@@ -199,7 +243,13 @@ class Kernel:
         if out is not None and not _array_like(out):
             raise Error(f"out=: a {type(out).__name__} is not an array (a NumPy array, a "
                         "PyTorch tensor or an object with __dlpack__)", exit_code=2)
-        return self._k.call(values, dict(sizes or {}), out, _allocate)
+        if out is not None:
+            out = _taken("out=", out, out=True)
+        # A new result takes the kind of the first *array* argument (a Python number
+        # before it does not make the result a NumPy array).
+        like = next((a for a in arrays if _array_like(a)), None)
+        return self._k.call(values, dict(sizes or {}), out,
+                            lambda shape, element, _: _allocate(shape, element, like))
 
 
 def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
@@ -241,7 +291,8 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             a = _python_scalar(f"bind['{name}']", element, value) if rtype == element else None
             arrays[name] = np.asarray(value) if a is None else a
         else:
-            arrays[name] = value if _array_like(value) else np.asarray(value)
+            arrays[name] = _taken(f"bind['{name}']", value) if _array_like(value) \
+                else np.asarray(value)
     return _compile(text, is_path, strategy, target, params, entry, sizes, files, shift_tails,
                     bounds_checks, arrays, load, tuned,
                     os.fspath(tuning_db) if tuning_db else "", profile)
@@ -280,7 +331,7 @@ def eval(program: PathOrText, *arrays: object, entry: str = "",
         if i < len(params) and params[i][1] == params[i][2]:
             scalar = _python_scalar(_argument(i, params[i][0]), params[i][2], a)
             a = scalar if scalar is not None else a
-        data.append(a if _array_like(a) else np.asarray(a))
+        data.append(_taken(f"argument {i + 1}", a) if _array_like(a) else np.asarray(a))
     outs = _risec.eval(text, is_path, entry, data, dict(sizes or {}))
     return outs[0] if len(outs) == 1 else tuple(outs)
 

@@ -2,9 +2,12 @@
 // pipeline, which the command line uses too, so both give the same results and the
 // same errors.
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include "driver/api_impl.h"
 #include "driver/bind.h"
@@ -322,8 +325,11 @@ std::string Source::dpia() const {
 // ---- running ----
 
 struct Kernel::Impl {
+  Impl(Source s, runtime::Module m) : source(std::move(s)), module(std::move(m)) {}
   Source source;
   runtime::Module module;
+  // Whether a call of a GPU target's module has set it up (see operator()).
+  mutable std::atomic<bool> set_up{false};
 };
 
 Kernel::Kernel(const Source& source) {
@@ -333,7 +339,7 @@ Kernel::Kernel(const Source& source) {
   // threads wait crashes the process).
   runtime::Artifact a = runtime::build_shared_object(s.compiled.unit.source, co);
   runtime::Module m(a.path, s.compiled.unit.name, runtime::uses_openmp_runtime(co));
-  impl_ = std::make_shared<const Impl>(Impl{source, std::move(m)});
+  impl_ = std::make_shared<const Impl>(source, std::move(m));
 }
 
 std::vector<Kernel::Stage> Kernel::profile() const {
@@ -468,6 +474,19 @@ void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
   for (size_t i = 0; i < inputs.size(); ++i) {
     check(inputs[i], s.inputs[i], s.input_types[i]);
     buffers.push_back(inputs[i].data);
+  }
+  // The host code of a GPU target sets up the device on its first call (OpenCL:
+  // platform, device, context, program build), which is not thread-safe across kernels (PoCL's
+  // platform set-up crashes when two kernels do it at once). First calls of GPU kernels are
+  // therefore serialised process-wide, here where every call of the API (C++ and Python) passes;
+  // later calls run concurrently (the generated code locks its own buffers).
+  const bool gpu = s.target == "opencl" || s.target == "cuda";
+  if (gpu && !impl_->set_up.load(std::memory_order_acquire)) {
+    static std::mutex set_up;
+    std::lock_guard<std::mutex> lock(set_up);
+    impl_->module.call(buffers, size_args);
+    impl_->set_up.store(true, std::memory_order_release);
+    return;
   }
   impl_->module.call(buffers, size_args);
 }

@@ -4,6 +4,7 @@
 // package, python/src/risec_py.cpp), so that it includes only the public headers.
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "driver/api_impl.h"
 #include "driver/run.h"
@@ -113,6 +114,29 @@ std::pair<uintptr_t, uintptr_t> byte_range(const ArrayRef& a) {
     (reach < 0 ? lo : hi) += reach;
   }
   return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>(hi * es + es)};
+}
+
+// Whether two different indices of `a` (its strides in elements) may share an
+// element: a sufficient test for their absence is that, the
+// dimensions of extent > 1 sorted by |stride|, each |stride| is at least the span of
+// the dimensions before it (so a zero stride on such a dimension is an overlap).
+bool may_self_overlap(const ArrayRef& a) {
+  const std::vector<int64_t>& shape = a.shape;
+  const std::vector<int64_t>& strides = a.strides;
+  // Row-major, or no strides given (row_major() refuses strides not matching the shape).
+  if (a.row_major()) return false;
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, extent)
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return false;  // no element at all
+    if (shape[d] > 1) dims.emplace_back(strides[d] < 0 ? -strides[d] : strides[d], shape[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 1;  // elements covered by the dimensions so far, at unit stride
+  for (const auto& [stride, extent] : dims) {
+    if (stride < span) return true;
+    span += stride * (extent - 1);
+  }
+  return false;
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -293,6 +317,11 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
     return Buffer(temporaries.back().data(), a.bytes());
   };
   check(output, s.output, s.output_type, "the output");
+  // Generated code writes each element once, assuming each has its own memory.
+  if (may_self_overlap(output))
+    bad_argument(
+        "the output's elements overlap (a broadcast, expand or as_strided view whose strides "
+        "make two indices share memory); the kernel's output must be an array of its own");
   const auto [out_first, out_last] = byte_range(output);
   std::vector<Buffer> buffers;
   for (size_t i = 0; i < inputs.size(); ++i) {

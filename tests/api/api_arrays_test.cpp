@@ -163,6 +163,19 @@ TEST(ApiArrays, CallErrorsNameTheArray) {
               k.call(x, {alpha, x, y}, s);
             }).find("shares memory with inputs[1] (x)"),
             std::string::npos);
+  // An output whose elements overlap each other: a zero stride (a broadcast row), and
+  // strides that interleave (rows 2 apart of 4 elements).
+  for (const std::vector<int64_t>& strides :
+       {std::vector<int64_t>{0, 1}, std::vector<int64_t>{2, 1}, std::vector<int64_t>{1, 1}}) {
+    risec::ArrayRef overlapping = view(os, 0, {3, 4}, strides);
+    EXPECT_NE(message([&] {
+                k.call(overlapping, {alpha, x, y}, s);
+              }).find("the output's elements overlap"),
+              std::string::npos);
+  }
+  std::vector<float> wide(24);
+  risec::ArrayRef disjoint = view(wide, 0, {3, 4}, {1, 6});  // interleaved yet disjoint
+  EXPECT_EQ(message([&] { k.call(disjoint, {alpha, x, y}, s); }), "no error");
   EXPECT_NE(message([&] {
               k.sizes({{}, x.shape, y.shape}, {{"nn", 3}});
             }).find("did you mean 'n'"),
