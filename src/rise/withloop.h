@@ -11,13 +11,15 @@
 // runs of rows each covered by the same parts (stepped_rows); a step that does not divide the range
 // leaves a tail, a second (unstepped) part. No region tests a condition. A fold is
 // a chain of reduces, one per part in source order, each over the part's indices in
-// row-major order: ((neutral op v0) op v1) ... (docs/language.md, "Fold order").
+// row-major order: ((neutral op v0) op v1) ... (docs/language.md, "Fold order"); there
+// a stepped dimension's tail is concatenated after its whole blocks within each row.
 //
 // Index names are values of type natType inside the bodies; indexing with them
 // (`a[i - 1]`) is index arithmetic, converted by type inference to natAsIndex and
 // proven in bounds there (infer.cpp, check_index_arithmetic).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,11 @@ struct WithLoop {
 // taken for large sizes) is left to the checker as side conditions: each slab's length
 // is a written idx[len] or a take(len), which must not be negative.
 Expr desugar_with_loop(const WithLoop& w);
+
+// Whether `f`, applied to an element of the with-loop's default (genarray) or
+// modified array (modarray), is a part's body that must have that element's type
+// (withloop.cpp, checked_body), and which of the two the element is from.
+std::optional<WithLoop::Op> element_check(const Expr& f);
 
 // Whether `s` is the span the desugaring gives the primitives it writes: the
 // with-loop's own, whose text starts with the keyword `with`. The checker's messages
