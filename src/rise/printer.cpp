@@ -434,10 +434,6 @@ class Printer {
       case ExprKind::DepLambda:
         return dep_lambda_doc(e);
       case ExprKind::App:
-        // A with-loop part's body beside the element whose type it must have: only
-        // the body, as written (the check is type inference's).
-        if (element_check(e->fn)) return doc(e->fn->fn);
-        return app_doc(e);
       case ExprKind::DepApp:
         return app_doc(e);
     }
