@@ -40,9 +40,9 @@ bool same(const PTyRef& x, const PTyRef& y) {
   return same(x->a, y->a) && same(x->b, y->b);
 }
 
-std::string type_text(const PTyRef& t) {
+std::string pair_type_text(const PTyRef& t) {
   if (t->scalar()) return t->integer ? "i32" : "f32";
-  return "(" + type_text(t->a) + ", " + type_text(t->b) + ")";
+  return "(" + pair_type_text(t->a) + ", " + pair_type_text(t->b) + ")";
 }
 
 class PairGenerator {

@@ -7,8 +7,8 @@ docs/performance.md "Autoscheduler targets: peers").
       [--bench-dir build/bench] [--risec-strategy DIR] [--repeat K] [--only P,Q]
       [--quick] [--markdown FILE]
 
-risec: `risec run --repeat K` with the default lowering (--target c on one thread,
---target openmp on 1 and 2 threads, OMP_NUM_THREADS) and, with --risec-strategy DIR,
+risec: `risec run --warmup 1 --repeat K` with the default lowering (--target c on one
+thread, --target openmp on 1 and 2 threads, OMP_NUM_THREADS) and, with --risec-strategy DIR,
 DIR/PROGRAM.elv on --target openmp (1 and 2 threads; a program without its .elv is
 skipped): the place where `risec tune`'s best.elv plugs in.
 Peers: the image programs in Halide 14 (build/bench/halide_peers: an expert schedule
@@ -18,10 +18,12 @@ OMP_NUM_THREADS). A peer that is not built, not importable or fails is reported 
 such and skipped. Every output is compared with risec's default lowering
 (max |x - ref| / max(1, |ref|)).
 
-Times: min and median of K calls after a warm-up call, in ms. The script never fails
-on time: it exits 1 when risec cannot run a program, 3 when an output differs from
-risec's by more than 1e-3 (relative; a peer written wrong, or a risec bug), 77 without
-numpy, else 0.
+Times: min and median of K calls after a warm-up call, in ms, for risec as for the
+peers (`risec run --warmup 1`, whose inputs and output lie at one offset in their pages,
+as oneDNN's std::vector buffers do; PyTorch's output is its own allocation). The script
+never fails on time: it exits 1 when risec cannot run a program, 3 when an output
+differs from risec's by more than 1e-3 (relative; a peer written wrong, or a risec bug),
+77 without numpy, else 0.
 """
 import argparse
 import os
@@ -133,8 +135,8 @@ def risec_row(args, name, sizes, work, target, threads, strategy=None):
     prog = os.path.join(ROOT, "bench/autoschedule/programs", name + ".rise")
     out = os.path.join(work, "risec_%s_%d_%s.npy" % (target, threads, "s" if strategy else "d"))
     cmd = [args.risec, "run", prog, "--target", target, "--size",
-           ",".join("%s=%d" % kv for kv in sizes.items()), "--repeat", str(args.repeat),
-           "--output", out]
+           ",".join("%s=%d" % kv for kv in sizes.items()), "--warmup", "1", "--repeat",
+           str(args.repeat), "--output", out]
     for pname, _ in PROGRAMS[name][2]:
         cmd += ["--input", "%s=%s" % (pname, os.path.join(work, pname + ".npy"))]
     if strategy:

@@ -5,8 +5,8 @@
 # layer norm and softmax (bench/autoschedule/programs/; PROGRAMS picks some). For each program tune writes
 # $OUT/NAME.elv (--target openmp, OMP_NUM_THREADS=2; skipped when the file exists and
 # REUSE=1); then the default lowering and the tuned strategy are timed interleaved,
-# ROUNDS rounds of `risec run --repeat 5`, and the minimum of each is printed with the
-# load average; then the peers: bench_peers.py for the programs of programs/ (Halide's
+# ROUNDS rounds of `risec run --warmup 1 --repeat 5` (one warm-up call, as bench_peers.py
+# and the peers), and the minimum of each is printed with the load average; then the peers: bench_peers.py for the programs of programs/ (Halide's
 # expert schedule and three autoschedulers, PyTorch, oneDNN; the tuned files as rows
 # of their own),
 # bench_autoschedule_halide for sharpen and morph5 (Mullapudi2016). Run from the
@@ -44,8 +44,9 @@ min_of() { sed -n 's/^time: min \([0-9.]*\) ms.*/\1/p'; }
 for p in $PROGRAMS; do
   best_d="" best_t=""
   for _ in $(seq "$ROUNDS"); do
-    d=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --repeat 5 | min_of)
-    t=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --repeat 5 \
+    d=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --warmup 1 --repeat 5 |
+      min_of)
+    t=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --warmup 1 --repeat 5 \
       --strategy "$OUT/$p.elv" | min_of)
     best_d=$(printf '%s\n%s\n' "$best_d" "$d" | sed '/^$/d' | sort -g | head -1)
     best_t=$(printf '%s\n%s\n' "$best_t" "$t" | sed '/^$/d' | sort -g | head -1)

@@ -23,6 +23,9 @@
 #     bench/mm/blocked_cputime.sh 2048 6x16x4xcols 6x16x4xcolsx126 6x16x4xcolsx126x256
 # A point or file followed by +pf (6x16x2xcols+pf) is compiled with GCC's software
 # prefetching (-fprefetch-loop-arrays, a `#pragma GCC optimize` line at the top of its C).
+# A point ending in @D (6x16x2xcols@1024; not with KC) asks for risec's own prefetching
+# instead: the rule prefetch(D) on each block's k loop, as the autoscheduler writes it
+# (the packed B's lines D bytes ahead, docs/strategies.md).
 # Environment: REPS (10), THREADS (1), ARCH (-march=native), OUT (build/mm_blocked).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,7 +44,11 @@ for arg in "$@"; do
   elif [[ "$point" == *.elv ]]; then  # a strategy file as it is (e.g. risec tune's -o)
     cp "$point" "$OUT/p$i.elv"
   else
-    IFS=x read -r ti tj kk order panel kc <<< "$point"
+    pf=""
+    if [[ "$point" == *@* ]]; then  # risec's prefetch(D) on the k loop
+      pf="; (prefetch(${point#*@}) @ outermost(isFullyApplied(isReduceSeq)))"
+    fi
+    IFS=x read -r ti tj kk order panel kc <<< "${point%@*}"
     o12="1, 2"
     [ "$order" = cols ] && o12="2, 1"
     par="; (parallel @ outermost(isApplied(isMap)))"
@@ -54,7 +61,7 @@ for arg in "$@"; do
       fi
       echo "tile($1, $tj) ; (reduceMapFission @ outermost(isApplied(isApplied(isReduceSeq))))" \
         "; $split ; reorder([$ord]) ; (vectorize(lanes) @ innermost(isFullyApplied(isMap))) $par" \
-        "; (unroll @ innermost(isFullyApplied(isReduceSeq)))"
+        "; (unroll @ innermost(isFullyApplied(isReduceSeq))) $pf"
     }
     peeled() {  # $1 rows in blocks of ti, the last $1 % ti rows a block of their own
       local rest=$(($1 % ti))

@@ -524,6 +524,13 @@ class Converter {
                : " target runs sequentially (use mapSeq/reduceSeq)");
       user_error(msg, head->span);
     }
+    // Software prefetching (the rule prefetch) is an instruction of the CPU targets.
+    if (head->prefetch && target_.runs(LoopKind::Global))
+      user_error(name + ": software prefetching (the strategy rule prefetch(" +
+                     std::to_string(head->prefetch) + ")) is for the CPU targets (c, openmp); " +
+                     "the " + target_.name + " target has no prefetch instruction: leave the " +
+                     "step out of a strategy for it",
+                 head->span.known() ? head->span : e->span);
     if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global))
       user_error(
           name + " needs an OpenCL or CUDA target; the " + target_.name + " target cannot run it",
@@ -594,6 +601,7 @@ class Converter {
     n.head_span = head->span;
     n.step = head->step;
     n.schedule = head->schedule;
+    n.prefetch = head->prefetch;
     n.count = head->count;
     n.targs = targs;
     for (size_t i = 0; i < vargs.size(); ++i) {

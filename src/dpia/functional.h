@@ -76,6 +76,7 @@ struct PhraseNode {
   Span head_span;              // Prim: the primitive's name (where errors about it point)
   Span step;                   // Prim: the strategy step that introduced it (rise::ExprNode::step)
   rise::ParSchedule schedule;  // Prim mapPar/reducePar: its OpenMP schedule
+  int64_t prefetch = 0;        // Prim reduceSeq: its loop's prefetch distance in bytes
 
   Access access() const {
     return ptype && ptype->kind == PhraseType::Exp ? ptype->access : Access::Rd;

@@ -337,6 +337,7 @@ static void print_into(std::string& out, const CommandP& c, int indent, bool loc
       out += std::string(loop_kind_name(c->loop));
       if (is_gpu_loop(c->loop)) out += "(" + std::to_string(c->dim) + ")";
       if (!c->schedule.is_default()) out += " schedule(" + rise::schedule_text(c->schedule) + ")";
+      if (c->prefetch) out += " prefetch(" + std::to_string(c->prefetch) + ")";
       out += " " + c->var + " < " + arith::print(c->n);
       if (c->exits) out += " (exits)";
       if (located && c->span.known()) {

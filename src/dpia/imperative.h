@@ -174,6 +174,10 @@ struct Command {
   // For over LoopKind::Par: the OpenMP schedule of its mapPar/reducePar (printed as
   // the pragma's schedule clause; the default for every other loop).
   rise::ParSchedule schedule;
+  // For over a sequential loop (a reduceSeq the rule prefetch marked): each iteration
+  // prefetches the streams its body reads, this many bytes ahead (printed by the CPU
+  // printers, codegen/c/prefetch.cpp); 0 for every other loop.
+  int64_t prefetch = 0;
 };
 
 using rise::is_gpu_loop;  // the loop kinds of the GPU's thread hierarchy

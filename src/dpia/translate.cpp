@@ -62,6 +62,7 @@ class Translator {
     c.span = e->head_span.known() ? e->head_span : e->span;
     c.step = e->step;
     if (c.kind == Command::For) c.schedule = e->schedule;
+    if (c.kind == Command::For) c.prefetch = e->prefetch;  // (the rule prefetch's distance)
     return std::make_shared<const Command>(std::move(c));
   }
 

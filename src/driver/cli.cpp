@@ -450,6 +450,10 @@ std::vector<Command> make_commands() {
        text<RunArgs>("--atol", "A", "the absolute tolerance of --check (default 1e-5)",
                      &RunArgs::atol_text),
        repeat<RunArgs>("run K times and print the minimum and the median time"),
+       text<RunArgs>("--warmup", "W",
+                     "call the program W times more before the timed calls, in the same "
+                     "process, untimed (as a benchmark's warm-up; default 0)",
+                     &RunArgs::warmup_text),
        text<RunArgs>("--flops", "EXPR",
                      "the work done, an expression of the sizes (2*n*m): print GFLOP/s from the "
                      "median time",

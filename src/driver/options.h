@@ -84,10 +84,11 @@ struct RunArgs {
   std::string rtol_text;
   std::string atol_text;
   std::string repeat_text;
-  std::string flops;     // --flops EXPR
-  std::string global;    // --global N[,M,..] (GPU launch size)
-  std::string local;     // --local N[,M,..] (GPU work-group size)
-  bool profile = false;  // --profile: each top-level loop nest timed (c, openmp)
+  std::string warmup_text;  // --warmup W: untimed calls before the timed ones
+  std::string flops;        // --flops EXPR
+  std::string global;       // --global N[,M,..] (GPU launch size)
+  std::string local;        // --local N[,M,..] (GPU work-group size)
+  bool profile = false;     // --profile: each top-level loop nest timed (c, openmp)
   bool trace = false;
   bool dump_dpia = false;
   bool tuned = false;

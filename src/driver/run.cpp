@@ -393,20 +393,21 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
   if (options.mode == ExecMode::SharedObject && !fresh_process) {
     // In a forked child, so that a fault of the program is reported as its own
     // (runtime/isolated.h); the result is written straight into shared memory.
-    // The output at the offset in its page of the largest input (the runtime's 64-byte
-    // aligned allocations lie at one offset, as two large arrays of a C program or of
-    // NumPy do): 64 bytes off it, softmax's and layer norm's calls (4096 x 1024) took
-    // 19% and 28% longer on the AVX-512 Xeon (docs/performance.md): the timing measured
-    // where the output lay, not the code.
-    size_t largest = 0, page_offset = 0;
-    for (const auto& b : in_bufs)
-      if (b.size() > largest) {
-        largest = b.size();
-        page_offset = static_cast<size_t>(reinterpret_cast<uintptr_t>(b.data()) % 4096);
-      }
-    runtime::SharedBuffer out_buf(out_layout.size, page_offset);
+    // Every buffer at one offset in its page, runtime::kPlacementOffset, the inputs
+    // copied there: with the output 64 bytes off the input's offset, softmax's and layer
+    // norm's calls (4096 x 1024) took 19% and 28% longer on the AVX-512 Xeon, and the
+    // inputs' own offset depended on how they were made (seeded, or read from .npy
+    // files, which left them in glibc's heap): the timing measured where the buffers
+    // lay, not the code (docs/performance.md).
+    std::vector<runtime::PlacedBuffer> placed;
+    for (auto& b : in_bufs) {
+      placed.emplace_back(b.size(), runtime::kPlacementOffset);
+      if (b.size()) std::memcpy(placed.back().data(), b.data(), b.size());
+      b = runtime::AlignedBuffer();
+    }
+    runtime::SharedBuffer out_buf(out_layout.size, runtime::kPlacementOffset);
     std::vector<void*> buffers = {out_buf.data()};
-    for (auto& b : in_bufs) buffers.push_back(b.data());
+    for (auto& b : placed) buffers.push_back(b.data());
     const bool keep = runtime::uses_openmp_runtime(co);
     runtime::Artifact a = runtime::build_shared_object(c.unit.source, co);
     ex.cache_hit = a.cache_hit;
@@ -619,6 +620,15 @@ int cmd_run(const RunArgs& o) {
   const double atol = o.atol_text.empty() ? kDefaultAtol : parse_double(o.atol_text, "--atol");
   if (rtol < 0 || atol < 0) usage("--rtol and --atol must not be negative");
   const int repeat = o.repeat_text.empty() ? 1 : parse_repeat(o.repeat_text);
+  int warmup = 0;
+  if (!o.warmup_text.empty()) {
+    const char* s = o.warmup_text.c_str();
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (end != s + o.warmup_text.size() || v < 0 || v > 1000000)
+      usage("--warmup: '" + o.warmup_text + "' is not a number of runs (0 or more)");
+    warmup = static_cast<int>(v);
+  }
   const uint64_t seed = parse_seed(o.seed_text);
   const std::map<std::string, std::string> files = parse_input_options(o.inputs);
   const std::map<std::string, std::string> binds = parse_input_options(o.binds, "--bind");
@@ -658,7 +668,9 @@ int cmd_run(const RunArgs& o) {
   // interpreter's program).
   std::vector<rise::Value> inputs = unbound_inputs(unbound, files, binds, seed);
   ExecOptions eo;
-  eo.repeat = repeat;
+  // The warm-up calls run first in the same child (its OpenMP threads started, its
+  // pages and caches warm), and their times are dropped below.
+  eo.repeat = warmup + repeat;
   for (const auto& [flag, text] :
        {std::pair{"--global", &o.global}, std::pair{"--local", &o.local}}) {
     if (text->empty()) continue;
@@ -685,7 +697,9 @@ int cmd_run(const RunArgs& o) {
   if (!ex.device.empty())
     std::cout << (c.unit.uses_cuda ? "cuda: " : "opencl: ") << ex.device << "\n";
 
-  std::vector<double> sorted = ex.times_ms;
+  const size_t skip = std::min(static_cast<size_t>(warmup), ex.times_ms.size() - 1);
+  std::vector<double> sorted(ex.times_ms.begin() + static_cast<std::ptrdiff_t>(skip),
+                             ex.times_ms.end());
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted.size() % 2
                             ? sorted[sorted.size() / 2]

@@ -118,6 +118,15 @@ constexpr double kLoadsPerCycle = 1.5;
 // of OpenBLAS against 0.86-0.9x for 6 x 16's 12 (mm 1024^3 and 2048^3, loaded CPU
 // time: bench/results/journal/2026-11-28-mmavx2.md, 2026-11-28-mmkc.md).
 constexpr double kLatency = 5;
+// Software prefetching of the packed operand (BlockPoint::prefetch): the cycles ahead
+// it asks for a line (L2's latency and more: about 1 KiB of packed B ahead for AVX2's
+// 6 x 16 block, the distance measured best by hand), the share of the operand's
+// stream cost from L2 that remains (prefetched 2048^3 ran 3-5% faster with
+// AVX2 code, about a third of that term: bench/results/journal/2026-11-29-mmavx2.md),
+// and the cycles each prefetch instruction takes from the loop's issue.
+constexpr double kPrefetchCycles = 100;
+constexpr double kPrefetchedShare = 0.65;
+constexpr double kPrefetchIssue = 0.25;
 
 // The model's estimate for one point, in cycles per multiply-add on one float, and
 // its reason. An inner step (one k of the register block, or one k.o step of a row)
@@ -157,9 +166,20 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
   // only the tj / lanes vectors of one row, kk times each).
   const double chains = p.register_block ? fma : vec_j;
   const double latency = fma * kLatency / std::max(1.0, chains);
-  double cycles =
-      std::max({fma / 2, loads / kLoadsPerCycle, stores, latency}) + 0.5;  // + the loop's overhead
+  // A prefetching k loop (register blocks only) issues a prefetch per line of the
+  // packed operand's row of the block, each k.
+  const double pf_lines =
+      p.prefetch && p.register_block ? std::ceil(static_cast<double>(p.tj) * 4 / 64) : 0;
+  double cycles = std::max({fma / 2, (loads + pf_lines) / kLoadsPerCycle, stores, latency}) + 0.5 +
+                  kPrefetchIssue * pf_lines;  // + the loop's overhead
   double score = cycles / (fma * L);
+  if (pf_lines > 0) {
+    // The distance: the packed operand's bytes of the k steps that take kPrefetchCycles,
+    // in whole lines.
+    const double steps = std::ceil(kPrefetchCycles / cycles);
+    p.prefetch = std::max<int64_t>(
+        64, static_cast<int64_t>(std::ceil(steps * static_cast<double>(p.tj) * 4 / 64)) * 64);
+  }
   // The operands' traffic from beyond the core, in cycles per multiply-add on one
   // float (the measure of `score`). The outer block loop walks one operand's blocks
   // and, inside it, the other loop walks all of the other operand: with the row
@@ -185,6 +205,13 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
     if (bytes <= static_cast<double>(m.l1)) return 0.0;
     return per_fma / (bytes <= static_cast<double>(m.l2) ? kL2Bandwidth : kFarBandwidth);
   };
+  // The packed operand's stream re-read for each row block (B's panel or sliver),
+  // prefetched or not: prefetching hides L2's latency; a stream from beyond L2 is
+  // bound by bandwidth, which it does not add.
+  auto b_stream = [&](double bytes, double per_fma) {
+    const bool hidden = pf_lines > 0 && bytes <= static_cast<double>(m.l2);
+    return (hidden ? kPrefetchedShare : 1.0) * stream(bytes, per_fma);
+  };
   double traffic = 0;
   if (p.panel) {
     // Panels of P rows, the column blocks outermost in each: the P x k panel of A is
@@ -197,7 +224,7 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
     const double acc = static_cast<double>(p.panel * p.tj * 4);
     traffic = stream(pa, 4.0 / static_cast<double>(p.tj)) +
               stream(whole_b, 4.0 / static_cast<double>(p.panel)) +
-              stream(sliver, 4.0 / static_cast<double>(p.ti)) +
+              b_stream(sliver, 4.0 / static_cast<double>(p.ti)) +
               (p.kc ? stream(acc, 8.0 / static_cast<double>(p.kc)) : 0.0);
     score += traffic;
     // Each chunk loads and stores the register block's accumulators again: short
@@ -210,7 +237,8 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
         << (p.kc ? "kc x tj sliver" : "k x tj panel") << " for each row block ("
         << static_cast<int>(100 * traffic / score + 0.5) << "% of the estimate)";
   } else {
-    traffic = stream(far, far_bytes) + stream(near, near_bytes);
+    traffic = (p.rows_outer ? b_stream(far, far_bytes) : stream(far, far_bytes)) +
+              (p.rows_outer ? stream(near, near_bytes) : b_stream(near, near_bytes));
     score += traffic;
     why << "; " << (p.rows_outer ? "B" : "A") << " (" << static_cast<int64_t>(far) / 1024
         << " KiB) read again for each " << (p.rows_outer ? "row" : "column") << " block, the "
@@ -218,6 +246,10 @@ void estimate(BlockPoint& p, const Contraction& c, const BlockMachine& m) {
         << " for each " << (p.rows_outer ? "column" : "row") << " block ("
         << static_cast<int>(100 * traffic / score + 0.5) << "% of the estimate)";
   }
+  if (pf_lines > 0)
+    why << "; the packed operand prefetched " << p.prefetch << " bytes ahead ("
+        << static_cast<int64_t>(pf_lines) << " prefetch(es) a k; its stream from L2 costs "
+        << static_cast<int>(100 * kPrefetchedShare + 0.5) << "%)";
   // A vector of two registers gains no throughput and doubles the live registers of
   // each step (measured far slower with a register block on AVX-512).
   if (p.width == 2) score *= 1.1;
@@ -325,6 +357,15 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
                 BlockPoint p{ti, tj, kk, width, rows_outer, reg, pack, 0, {}, c.rows % ti};
                 score(p);
                 points.push_back(p);
+                // The same with the packed operand prefetched in the k loop (estimate
+                // sets the distance).
+                auto prefetching = [&](BlockPoint q) {
+                  if (!reg || !pack || q.kc) return;
+                  q.prefetch = 1;
+                  score(q);
+                  points.push_back(q);
+                };
+                prefetching(p);
                 if (!reg || rows_outer) continue;
                 // Panels of rows (a multiple of ti near 32 .. 256 rows; the rows
                 // outside the last whole panel peeled off and blocked as above), the
@@ -340,6 +381,7 @@ std::vector<BlockPoint> rank_block_points(const Contraction& c, const BlockMachi
                     q.rest = c.rows % panel;
                     score(q);
                     points.push_back(q);
+                    prefetching(q);
                   }
                 }
               }
@@ -439,8 +481,15 @@ std::vector<BlockStep> block_steps(const BlockPoint& p, const std::string& targe
     const BlockStep vectorize{"vectorize",
                               "(vectorize(" + v + ") @ innermost(isFullyApplied(isMap)))",
                               "the j.i loop on vectors of " + v + " floats"};
-    const BlockStep unroll{"unroll", "(unroll @ innermost(isFullyApplied(isReduceSeq)))",
-                           "k.i unrolled"};
+    BlockStep unroll{"unroll", "(unroll @ innermost(isFullyApplied(isReduceSeq)))", "k.i unrolled"};
+    // The k.o loop (the one reduceSeq left once k.i is unrolled) prefetching the
+    // packed operand.
+    if (p.prefetch) {
+      unroll.strategy += " ; (prefetch(" + std::to_string(p.prefetch) +
+                         ") @ outermost(isFullyApplied(isReduceSeq)))";
+      unroll.comment += "; the k.o loop prefetches the packed operand " +
+                        std::to_string(p.prefetch) + " bytes ahead";
+    }
     auto joined = [](const std::vector<BlockStep>& per) {
       BlockStep b;
       for (size_t i = 0; i < per.size(); ++i) {

@@ -249,6 +249,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
                 (pt.rows_outer ? "" : ", column blocks outer") + (pt.pack ? ", packed" : "") +
                 (pt.panel ? ", panels of " + std::to_string(pt.panel) + " rows" : "") +
                 (pt.kc ? ", kc " + std::to_string(pt.kc) : "") +
+                (pt.prefetch ? ", prefetch " + std::to_string(pt.prefetch) + " bytes ahead" : "") +
                 (pt.rest ? ", last " + std::to_string(pt.rest) + " rows peeled" : "");
       c.vector = pt.width == 1 ? "lanes" : "lanes * 2";
       if (opt.target == "openmp") c.parallel = "outermost map";

@@ -59,6 +59,9 @@ using util::PrimCall;
 
 namespace {
 
+// The farthest a loop may prefetch ahead (the rule prefetch): 1 MiB, beyond any L2.
+constexpr int64_t kMaxPrefetchBytes = int64_t{1} << 20;
+
 // ---------------------------------------------------------------- maps and reductions
 
 // A primitive given its address space: oclToMem(Private), oclReduceSeq(Local).
@@ -191,6 +194,30 @@ Strategy omp_schedule(const Args& a) {
     if (c->head->schedule == s)
       return fail_at(name, e, "the parallel loop already has this schedule");
     return util::rebuild_call(*c, rise::with_schedule(c->head, s));
+  });
+}
+
+// reduceSeq (bare or applied) whose loop prefetches, `bytes` ahead, the streams it reads
+// (ExprNode::prefetch; printed by the CPU printers, codegen/c/prefetch.cpp). The
+// distance is checked when the strategy is built (a located error in a .elv file).
+Strategy prefetch(const Args& a) {
+  const int64_t* bytes = a.empty() ? nullptr : std::get_if<int64_t>(&a[0]);
+  if (!bytes || *bytes < 1 || *bytes > kMaxPrefetchBytes)
+    user_error("prefetch: the distance must be a number of bytes from 1 to " +
+               std::to_string(kMaxPrefetchBytes) +
+               (bytes ? ", not " + std::to_string(*bytes) : std::string()));
+  const int64_t d = *bytes;
+  const std::string name = "prefetch(" + std::to_string(d) + ")";
+  return rule(name, [d, name](const Expr& e, const Context&) -> Result {
+    auto c = util::as_prim_call(e);
+    if (!c || !c->is(PrimId::ReduceSeq))
+      return fail_at(name, e,
+                     "expected a sequential reduction, reduceSeq (bare or applied): the k loop "
+                     "of a register-blocked product (lower the reduction first, lowerToC or "
+                     "splitStrategy)");
+    if (c->head->prefetch == d)
+      return fail_at(name, e, "the loop prefetches at this distance already");
+    return util::rebuild_call(*c, rise::with_prefetch(c->head, d));
   });
 }
 
@@ -752,6 +779,15 @@ void register_lowering(Registry& r) {
           omp_schedule,
           {},
           1});
+  r.rule({"prefetch",
+          RuleFamily::Lowering,
+          "reduceSeq -> reduceSeq whose loop prefetches, `bytes` ahead, the streams it reads "
+          "(bare or applied): each iteration starts with one software prefetch per cache line "
+          "of each buffer whose reads advance by at least a line an iteration (a packed "
+          "operand in a register-blocked product's k loop); streams that advance less are "
+          "left to the hardware. C and OpenMP targets only (__builtin_prefetch)",
+          {P::Nat},
+          prefetch});
   r.rule({"toMemAfter",
           RuleFamily::Memory,
           "x -> toMem(x): store the data x in memory",

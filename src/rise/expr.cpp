@@ -175,6 +175,12 @@ Expr with_schedule(const Expr& e, ParSchedule schedule) {
   return make(std::move(n));
 }
 
+Expr with_prefetch(const Expr& e, int64_t bytes) {
+  ExprNode n = *e;
+  n.prefetch = bytes;
+  return make(std::move(n));
+}
+
 Expr with_children(const Expr& e, Expr fn, Expr arg) {
   ExprNode n = *e;
   n.fn = std::move(fn);
@@ -420,7 +426,8 @@ struct AlphaEq {
       case ExprKind::Literal:
         return lits(a->lit, b->lit);
       case ExprKind::Primitive:
-        return a->name == b->name && a->count == b->count && a->schedule == b->schedule;
+        return a->name == b->name && a->count == b->count && a->schedule == b->schedule &&
+               a->prefetch == b->prefetch;
       case ExprKind::Foreign:
         return a->name == b->name;
       case ExprKind::Annotation:

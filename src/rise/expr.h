@@ -93,6 +93,10 @@ struct ExprNode {
   // Primitive mapPar or reducePar: its OpenMP schedule (ompSchedule); the default for
   // every other node.
   ParSchedule schedule;
+  // Primitive reduceSeq: bytes ahead at which each iteration of its loop prefetches
+  // the streams it reads (the strategy rule prefetch; docs/codegen.md, "Software
+  // prefetching"); 0, none, on every other node.
+  int64_t prefetch = 0;
 };
 
 // ---- constructors (span optional, type null) ----
@@ -124,6 +128,8 @@ Expr with_children(const Expr& e, Expr fn, Expr arg);
 Expr with_step(const Expr& e, Span step);
 // A copy of e (a primitive) with ExprNode::schedule set.
 Expr with_schedule(const Expr& e, ParSchedule schedule);
+// A copy of e (a primitive) with ExprNode::prefetch set.
+Expr with_prefetch(const Expr& e, int64_t bytes);
 
 // Application of a function to several arguments: f(a)(b)(c).
 Expr apps(Expr fn, const std::vector<Expr>& args);

@@ -213,7 +213,9 @@ Nat Inferer::expr_to_nat(const Expr& e, const std::string& who) {
       if (e->lit.kind == LitKind::Int ||
           (e->lit.kind == LitKind::Scalar && is_integer(e->lit.scalar)))
         return Nat(e->lit.i);
-      if (e->lit.kind == LitKind::NatVal) return e->lit.nat;
+      // A size the desugaring computed (`take(natType(n - n%2))`, as `risec print`
+      // writes it): its names are the sizes in scope, bound by a specialised depFun.
+      if (e->lit.kind == LitKind::NatVal) return arith::substitute(e->lit.nat, tl_subst().nats);
       break;
     case ExprKind::Ident: {
       if (auto t = find_tl(e->name)) {

@@ -72,8 +72,9 @@ struct PrintKeyHasher {
         return mix(h, std::bit_cast<uint64_t>(e->lit.f));
       case ExprKind::Primitive:
         h = mix(mix(h, std::hash<std::string>()(e->name)), static_cast<size_t>(e->count));
-        return mix(mix(h, static_cast<size_t>(e->schedule.kind)),
-                   static_cast<size_t>(e->schedule.chunk));
+        h = mix(mix(h, static_cast<size_t>(e->schedule.kind)),
+                static_cast<size_t>(e->schedule.chunk));
+        return mix(h, static_cast<size_t>(e->prefetch));
       case ExprKind::Foreign:
         return mix(h, std::hash<std::string>()(e->name));
       case ExprKind::Annotation:

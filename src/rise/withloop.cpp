@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -107,7 +108,7 @@ class Desugar {
     if (w_.op == WithLoop::Op::Fold) {
       region(0, all, nullptr, false);  // only the checks: order and overlap
       Expr acc = w_.neutral;
-      for (const Part& p : written_) acc = fold_part(p, acc);
+      for (const Part& p : parts_) acc = fold_part(p, acc);
       return with_lengths(acc);
     }
     Expr src = w_.array;
@@ -118,7 +119,14 @@ class Desugar {
         src = generate(fresh_name("_"), extent_.front().nat, src);
       }
     }
-    return with_lengths(region(0, all, src, true));
+    Expr r = region(0, all, src, true);
+    // Parts that cover the whole shape read nothing of the default array (or the
+    // modified one): where a body's type may be open (natAsScalar(i), a cast to the
+    // type its context asks for), an empty slab of it, concatenated, gives the elements
+    // its type (SaC: the default's).
+    if (!src_read_ && cast_index_)
+      r = A2(PrimId::Concat, r, take(Bound{Nat(0), int_lit(0, sp_)}, src));
+    return with_lengths(r);
   }
 
  private:
@@ -140,13 +148,14 @@ class Desugar {
   const WithLoop& w_;
   Span sp_;
   size_t rank_ = 0;
-  std::vector<Part> parts_;
-  std::vector<Part> written_;            // the generators as written, before add_part splits them
+  std::vector<Part> parts_;              // the generators as written
   std::vector<Bound> extent_;            // genarray: the shape
   std::vector<std::vector<Expr>> gidx_;  // [part][dim]: the index value (natType)
   std::vector<Nat> at_;                  // region: the first index of the slabs being built
   std::vector<Nat> unproven_;            // lengths between bounds not provably >= 0
   std::vector<std::pair<std::string, Span>> why_;  // [unproven_]: the parts needing it
+  bool src_read_ = false;    // whether a slab reads the default or modified array
+  bool cast_index_ = false;  // whether a body casts an index (natAsScalar(i))
 
   static Bound bound(const Expr& e) { return Bound{to_nat(e), e}; }
 
@@ -198,40 +207,6 @@ class Desugar {
                    wp.ub[d]->span);
       p.step.push_back(s);
       p.width.push_back(wd);
-    }
-    written_.push_back(p);
-    add_part(std::move(p), 0);
-  }
-
-  // A stepped dimension whose step does not divide ub - lb (SaC: the indices
-  // lb + k*step + w < ub) becomes two parts: the whole blocks, [lb, ub - r) with
-  // r = (ub - lb) % step, and the tail's first min(width, r) indices, unstepped.
-  void add_part(Part p, size_t from) {
-    for (size_t d = from; d < rank_; ++d) {
-      if (!p.step[d]) continue;
-      const Bound &s = *p.step[d], &wd = *p.width[d];
-      Bound len = diff(p.ub[d], p.lb[d]);
-      Nat r = arith::mod(len.nat, s.nat);
-      if (r.is_const(0) || arith::provably_divides(s.nat, len.nat)) continue;
-      Span at = p.src->step[d]->span;
-      Expr r_expr = r.as_const() ? int_lit(*r.as_const(), at) : A2(PrimId::Mod, len.expr, s.expr);
-      Part whole = p, tail = p;
-      whole.ub[d] = Bound{p.ub[d].nat - r, A2(PrimId::Sub, p.ub[d].expr, r_expr)};
-      tail.lb[d] = whole.ub[d];
-      // ub - max(0, r - width): the tail's covered rows, written so that it is
-      // provably at most ub.
-      Nat gap = arith::max(Nat(0), r - wd.nat);
-      Expr gap_expr =
-          gap.as_const() ? int_lit(*gap.as_const(), at)
-                         : A(A(ident("max", at), int_lit(0, at)), A2(PrimId::Sub, r_expr, wd.expr));
-      tail.ub[d] = gap.is_const(0)
-                       ? p.ub[d]
-                       : Bound{p.ub[d].nat - gap, A2(PrimId::Sub, p.ub[d].expr, gap_expr)};
-      tail.step[d].reset();
-      tail.width[d].reset();
-      add_part(std::move(whole), d + 1);
-      add_part(std::move(tail), d + 1);
-      return;
     }
     parts_.push_back(std::move(p));
   }
@@ -339,19 +314,19 @@ class Desugar {
   // part's lower bound at most its upper bound, the same way. A fold builds no slabs:
   // there the lengths are natType values bound around it (unproven_), and the
   // index values and loop ranges check 0 <= lb <= ub.
-  bool known_le(const Point& x, const Point& y, size_t) const {
+  bool known_le(const Point& x, const Point& y, size_t d) const {
     if (x.b.nat == y.b.nat || arith::provably_le(x.b.nat, y.b.nat)) return true;
     if (arith::provably_lt(y.b.nat, x.b.nat)) return false;
     if (x.b.nat.is_const(0)) return true;
     if (y.b.nat.is_const(0)) return false;
+    // A part's lower bound is at most its upper bound, also where that upper bound
+    // is not yet among the points but equals one (`[k + 1] <= [i] < [n]` beside
+    // `[k] <= [i] < [n]`: k + 1 before n, though k = n makes k + 1 the larger).
+    auto same = [](const Nat& a, const Nat& b) { return a == b || arith::provably_eq(a, b); };
     for (auto [p, upper] : x.of)
-      if (!upper)
-        for (auto [q, up2] : y.of)
-          if (q == p && up2) return true;
+      if (!upper && same(parts_[p].ub[d].nat, y.b.nat)) return true;
     for (auto [p, upper] : y.of)
-      if (!upper)
-        for (auto [q, up2] : x.of)
-          if (q == p && up2) return false;
+      if (!upper && same(parts_[p].ub[d].nat, x.b.nat)) return false;
     return le_for_large_sizes(x.b.nat, y.b.nat).value_or(false);
   }
 
@@ -400,7 +375,7 @@ class Desugar {
     if (w_.op != WithLoop::Op::Genarray) return false;
     const Nat extent = to_nat(w_.shape[d]);
     if (!(ub == extent) && !arith::provably_eq(ub, extent)) return false;
-    for (const Part& r : written_)
+    for (const Part& r : parts_)
       if (auto c = r.ub[d].nat.as_const(); c && *c > x) return true;
     return false;
   }
@@ -408,16 +383,17 @@ class Desugar {
   // Parts whose lower bounds, steps and widths are numbers overlap when, in every
   // dimension, some index is in both (a generator covers a product of ranges): the
   // first such index, found by enumeration from the larger lower bound over lcm(steps)
-  // rows, below both upper bounds (provably_below). Such parts are refused here as overlapping,
-  // naming that index, before a limitation of the slabs (a stepped part's range holding another
-  // part's bounds) could refuse them otherwise.
+  // rows, below both upper bounds (provably_below). Such parts are refused here as
+  // overlapping, naming that index, before a limitation of the slabs (a stepped part's
+  // range holding another part's bound at a distance with no known remainder by the
+  // step, or steps that are sizes and differ) could refuse them otherwise.
   void constant_overlaps() {
     auto num = [](const std::optional<Bound>& b) -> std::optional<int64_t> {
       return b ? b->nat.as_const() : std::optional<int64_t>(1);
     };
-    for (size_t q = 1; q < written_.size(); ++q)
+    for (size_t q = 1; q < parts_.size(); ++q)
       for (size_t p = 0; p < q; ++p) {
-        const Part &a = written_[p], &b = written_[q];
+        const Part &a = parts_[p], &b = parts_[q];
         std::vector<Nat> common;
         for (size_t d = 0; d < rank_; ++d) {
           auto lo_a = a.lb[d].nat.as_const(), lo_b = b.lb[d].nat.as_const();
@@ -476,7 +452,7 @@ class Desugar {
       Expr slab_src = build ? take(len, drop(pts[i].b, src)) : nullptr;
       assume_ordered(pts[i], pts[i + 1], d);
       if (here.empty()) {
-        if (build) slabs.push_back(slab_src);
+        if (build) slabs.push_back(read(slab_src));
         continue;
       }
       std::optional<Rows> rows = stepped_rows(d, here, pts[i].b, pts[i + 1].b);
@@ -487,13 +463,14 @@ class Desugar {
           continue;
         }
         for (const Run& run : rows->runs) {
+          if (run.parts.empty() || !rows->has(run)) continue;
           at_.resize(d);
           at_.push_back(pts[i].b.nat + run.first.nat);
-          if (d + 1 < rank_ && !run.parts.empty()) region(d + 1, run.parts, nullptr, false);
+          if (d + 1 < rank_) region(d + 1, run.parts, nullptr, false);
         }
         continue;
       }
-      slabs.push_back(rows ? stepped_slab(d, *rows, pts[i].b, slab_src)
+      slabs.push_back(rows ? stepped_slab(d, *rows, pts[i].b, len, slab_src)
                            : plain_slab(d, here, pts[i].b, len, slab_src));
     }
     if (!build) return nullptr;
@@ -503,11 +480,15 @@ class Desugar {
                   (last.nat == extent_[d].nat || arith::provably_eq(last.nat, extent_[d].nat));
     if (!at_end) {
       if (d < extent_.size()) assume_ordered(pts.back(), Point{extent_[d], {}}, d);
-      slabs.push_back(drop(last, src));
+      slabs.push_back(read(drop(last, src)));
     }
-    Expr r = slabs.back();
-    for (size_t i = slabs.size() - 1; i-- > 0;) r = A2(PrimId::Concat, slabs[i], r);
-    return r;
+    return concat(slabs);
+  }
+
+  // A slab of the default or modified array, read where no part covers it.
+  Expr read(Expr slab) {
+    src_read_ = true;
+    return slab;
   }
 
   // Rows lo .. lo+len of dimension d, every one covered by the parts `here`.
@@ -521,23 +502,31 @@ class Desugar {
     return generate(k, len.nat, inner);
   }
 
-  // A slab of dimension d where some of the parts `here` are stepped: blocks of `step`
-  // rows, each cut into runs of rows covered by the same parts. The stepped parts span
-  // the slab (their bounds are its bounds). When they all step alike (the same step
-  // and width, sizes or numbers), a block is the `width` rows every part covers and
-  // the rest, which only the unstepped parts cover; otherwise (numbers only) a block
-  // is lcm(steps) rows, and row r of it is covered by the unstepped parts and by each
-  // stepped part with r % step < width. Parts overlap in this dimension only where a
-  // run has several: `[0, 0] <= [i, j] < [n, 1] step [2, 1]` beside
-  // `[0, 1] <= [i, j] < [n, n]` shares rows 0, 2, .. with it, but no column.
+  // A slab of dimension d, rows lo .. hi, where some of the parts `here` are stepped:
+  // blocks of rows, each cut into runs of rows covered by the same parts, and what is
+  // left after the last whole block (the first rows of a block). A stepped part need
+  // not start at the slab: it covers the slab's row r when (r + phase) % step < width,
+  // its phase (lo - lb) % step, so parts whose index sets interleave from different
+  // first rows (red/black: [0] <= [i] < [n] step [2] and [1] <= [i] < [n] step [2])
+  // share the slab [1, n) with phases 1 and 0. When the steps and widths are numbers
+  // (the phases must be), a block is lcm(steps) rows (at most kMaxBlock), and row r of
+  // it is covered by the unstepped parts and each stepped part whose pattern takes it;
+  // when they are sizes, the stepped parts must step alike (the same step and width)
+  // and start a block at the slab (phase 0), and a block is the `width` rows every part
+  // covers and the rest, which only the unstepped parts cover. Parts overlap in this
+  // dimension only where a run that has rows has several: `[0, 0] <= [i, j] < [n, 1]
+  // step [2, 1]` beside `[0, 1] <= [i, j] < [n, n]` shares rows 0, 2, .. with it, but
+  // no column.
   struct Run {
     Bound first, len;           // rows first .. first + len of each block
     std::vector<size_t> parts;  // the parts covering them
   };
   struct Rows {
     Bound step;  // the block's length
-    Nat blocks;
+    Nat len;     // the slab's length
     std::vector<Run> runs;
+    // Whether the slab has the run's first row (not provably past its end).
+    bool has(const Run& run) const { return !arith::provably_le(len, run.first.nat); }
   };
 
   std::optional<Rows> stepped_rows(size_t d, const std::vector<size_t>& here, const Bound& lo,
@@ -545,19 +534,38 @@ class Desugar {
     std::vector<size_t> stepped, plain;
     for (size_t p : here) (parts_[p].step[d] ? stepped : plain).push_back(p);
     if (stepped.empty()) return std::nullopt;
-    auto same = [](const Nat& a, const Nat& b) { return a == b || arith::provably_eq(a, b); };
-    for (size_t p : stepped)
-      if (!same(parts_[p].lb[d].nat, lo.nat) || !same(parts_[p].ub[d].nat, hi.nat))
-        user_error("a stepped generator's range may not contain another part's bounds",
-                   parts_[p].src->span);
     const Part& first = parts_[stepped[0]];
-    bool alike = true;
-    for (size_t p : stepped)
-      alike = alike && parts_[p].step[d]->nat == first.step[d]->nat &&
-              parts_[p].width[d]->nat == first.width[d]->nat;
+    bool numbers = true, alike = true;
+    for (size_t p : stepped) {
+      const Part& pt = parts_[p];
+      numbers = numbers && pt.step[d]->nat.as_const() && pt.width[d]->nat.as_const();
+      alike =
+          alike && pt.step[d]->nat == first.step[d]->nat && pt.width[d]->nat == first.width[d]->nat;
+    }
+    if (!numbers && !alike)
+      user_error(
+          "stepped parts that share rows must step alike (the same step and width) unless "
+          "their steps and widths are numbers",
+          first.src->span);
+    // The row of each stepped part's pattern that the slab starts at.
+    std::map<size_t, int64_t> phase;
+    for (size_t p : stepped) {
+      const Nat off = lo.nat - parts_[p].lb[d].nat;
+      const Nat ph = arith::mod(off, parts_[p].step[d]->nat);
+      if (!ph.as_const() || (!numbers && !ph.is_const(0)))
+        user_error(
+            "a stepped generator's range may not contain another part's bounds where the "
+            "distance from its lower bound (" +
+                off.to_string() + ", to the bound " + lo.nat.to_string() + ") " +
+                (numbers ? "has no known remainder by the step"
+                         : "is not a multiple of the step (a size)"),
+            parts_[p].src->span);
+      phase[p] = *ph.as_const();
+    }
     Span at = first.src->step[d]->span;
     Rows rows;
-    if (alike) {
+    rows.len = hi.nat - lo.nat;
+    if (!numbers) {
       const Bound& wd = *first.width[d];
       rows.step = *first.step[d];
       rows.runs.push_back(Run{Bound{Nat(0), int_lit(0, at)}, wd, here});
@@ -565,13 +573,7 @@ class Desugar {
     } else {
       int64_t lcm = 1;
       for (size_t p : stepped) {
-        auto st = parts_[p].step[d]->nat.as_const(), wd = parts_[p].width[d]->nat.as_const();
-        if (!st || !wd)
-          user_error(
-              "stepped parts that share rows must step alike (the same step and width) unless "
-              "their steps and widths are numbers",
-              parts_[p].src->span);
-        lcm = std::lcm(lcm, *st);
+        lcm = std::lcm(lcm, *parts_[p].step[d]->nat.as_const());
         if (lcm > kMaxBlock)
           user_error(
               "stepped parts that share rows have steps whose least common multiple is "
@@ -583,8 +585,8 @@ class Desugar {
       for (int64_t r = 0; r < lcm; ++r) {
         std::vector<size_t> cover;
         for (size_t p : here)
-          if (!parts_[p].step[d] ||
-              r % *parts_[p].step[d]->nat.as_const() < *parts_[p].width[d]->nat.as_const())
+          if (!parts_[p].step[d] || (r + phase[p]) % *parts_[p].step[d]->nat.as_const() <
+                                        *parts_[p].width[d]->nat.as_const())
             cover.push_back(p);
         if (!rows.runs.empty() && rows.runs.back().parts == cover) {
           Run& last = rows.runs.back();
@@ -595,14 +597,8 @@ class Desugar {
             Run{Bound{Nat(r), int_lit(r, at)}, Bound{Nat(1), int_lit(1, at)}, std::move(cover)});
       }
     }
-    const Nat len = hi.nat - lo.nat;
-    if (!arith::provably_divides(rows.step.nat, len))
-      user_error("stepped parts that share rows need a range whose length " + len.to_string() +
-                     " is a multiple of " + rows.step.nat.to_string(),
-                 first.src->span);
-    rows.blocks = arith::exact_div(len, rows.step.nat);
     for (const Run& run : rows.runs)
-      if (d + 1 == rank_ && run.parts.size() > 1) {
+      if (d + 1 == rank_ && run.parts.size() > 1 && rows.has(run)) {
         at_.resize(d);
         at_.push_back(lo.nat + run.first.nat);
         overlap(run.parts[0], run.parts[1]);
@@ -611,36 +607,84 @@ class Desugar {
   }
   static constexpr int64_t kMaxBlock = 64;
 
-  // The rows of a slab cut into blocks (stepped_rows): each block its runs, a run
-  // covered by no part read from `slab_src`.
-  Expr stepped_slab(size_t d, const Rows& rows, const Bound& lo, const Expr& slab_src) {
-    std::string b = fresh_name("b");
-    Expr blk =
-        A(A(P(PrimId::Idx), ident(b, sp_)), A(A(P(PrimId::Split), rows.step.expr), slab_src));
+  // A size the desugaring computed: a number, or a natType literal (`natType(n - n % 2)`).
+  Bound sized(const Nat& n) const {
+    if (auto c = n.as_const()) return Bound{n, int_lit(*c, sp_)};
+    return Bound{n, nat_literal(n, sp_)};
+  }
+  static bool zero(const Nat& n) { return n.is_const(0) || arith::provably_eq(n, Nat(0)); }
+
+  // The run's `len` rows read from `run_src`, or, covered by parts, a generate of their
+  // bodies, each part's index in dimension d `index(w)` (natType) for the generate's
+  // index w; `at` is the first row, for overlap messages.
+  Expr run_rows(size_t d, const Run& run, const Nat& len, const Expr& run_src, const Bound& at,
+                const std::function<Expr(const std::string&)>& index) {
+    if (run.parts.empty()) return read(run_src);
+    std::string w = fresh_name("w");
+    for (size_t q : run.parts) gidx_[q][d] = index(w);
+    at_.resize(d);
+    at_.push_back(at.nat);
+    Expr inner = d + 1 == rank_
+                     ? checked_body(run.parts[0], A(A(P(PrimId::Idx), ident(w, sp_)), run_src))
+                     : region(d + 1, run.parts, A(A(P(PrimId::Idx), ident(w, sp_)), run_src), true);
+    return generate(w, len, inner);
+  }
+
+  // The rows of a slab cut into blocks (stepped_rows): split(step) of its whole blocks,
+  // each block its runs, then the r = len % step rows left after them (a number or a
+  // size), cut where the runs are (run [f, f + l) takes rows min(f, r) .. min(f + l, r)
+  // of them).
+  Expr stepped_slab(size_t d, const Rows& rows, const Bound& lo, const Bound& len,
+                    const Expr& slab_src) {
+    const Nat& step = rows.step.nat;
+    const Nat rest = arith::mod(len.nat, step);
+    const Bound whole = zero(rest) ? len : sized(len.nat - rest);
+    const Nat blocks = arith::exact_div(whole.nat, step);
     std::vector<Expr> pieces;
-    for (const Run& run : rows.runs) {
-      Expr run_src = run.first.nat + run.len.nat == rows.step.nat
-                         ? drop(run.first, blk)
-                         : take(run.len, drop(run.first, blk));
-      if (run.parts.empty()) {
-        pieces.push_back(run_src);
-        continue;
+    if (!zero(blocks)) {
+      Expr src = zero(rest) ? slab_src : take(whole, slab_src);
+      std::string b = fresh_name("b");
+      Expr blk = A(A(P(PrimId::Idx), ident(b, sp_)), A(A(P(PrimId::Split), rows.step.expr), src));
+      std::vector<Expr> runs;
+      for (const Run& run : rows.runs) {
+        Expr run_src = run.first.nat + run.len.nat == step ? drop(run.first, blk)
+                                                           : take(run.len, drop(run.first, blk));
+        runs.push_back(run_rows(d, run, run.len.nat, run_src, Bound{lo.nat + run.first.nat, {}},
+                                [&](const std::string& w) {
+                                  Expr off = stepped_offset(b, rows.step, w);
+                                  if (!run.first.nat.is_const(0))
+                                    off = A2(PrimId::Add, off, run.first.expr);
+                                  return index_value(lo, off);
+                                }));
       }
-      std::string w = fresh_name("w");
-      Expr off = stepped_offset(b, rows.step, w);
-      if (!run.first.nat.is_const(0)) off = A2(PrimId::Add, off, run.first.expr);
-      for (size_t q : run.parts) gidx_[q][d] = index_value(lo, off);
-      at_.resize(d);
-      at_.push_back(lo.nat + run.first.nat);
-      Expr inner =
-          d + 1 == rank_
-              ? checked_body(run.parts[0], A(A(P(PrimId::Idx), ident(w, sp_)), run_src))
-              : region(d + 1, run.parts, A(A(P(PrimId::Idx), ident(w, sp_)), run_src), true);
-      pieces.push_back(generate(w, run.len.nat, inner));
+      pieces.push_back(A(P(PrimId::Join), generate(b, blocks, concat(runs))));
     }
-    Expr block = pieces.back();
-    for (size_t i = pieces.size() - 1; i-- > 0;) block = A2(PrimId::Concat, pieces[i], block);
-    return A(P(PrimId::Join), generate(b, rows.blocks, block));
+    if (!zero(rest)) {
+      Expr tail = drop(whole, slab_src);
+      for (const Run& run : rows.runs) {
+        // The rows of the tail from the run's first on, and from the row after it on
+        // (none after the last run: r < step), written with max so that the run's last
+        // index, lo + len - after - 1, is provably below the slab's end, and the runs'
+        // lengths add up to r.
+        const Nat end = run.first.nat + run.len.nat;
+        const Nat rows_from = arith::max(Nat(0), rest - run.first.nat);
+        const Nat after = end == step ? Nat(0) : arith::max(Nat(0), rest - end);
+        const Bound from = sized(rest - rows_from), n = sized(rows_from - after);
+        if (zero(n.nat)) continue;
+        const Bound start = sized(lo.nat + len.nat - rows_from);
+        pieces.push_back(
+            run_rows(d, run, n.nat, take(n, drop(from, tail)), start,
+                     [&](const std::string& w) { return index_value(start, as_nat(w)); }));
+      }
+    }
+    if (pieces.empty()) return read(slab_src);
+    return concat(pieces);
+  }
+
+  Expr concat(const std::vector<Expr>& pieces) const {
+    Expr r = pieces.back();
+    for (size_t i = pieces.size() - 1; i-- > 0;) r = A2(PrimId::Concat, pieces[i], r);
+    return r;
   }
 
   // A fold's part as written: its values in row-major order (docs/language.md, "Fold
@@ -655,8 +699,9 @@ class Desugar {
   // The part's values over dimensions d.., an array of rank rank_ - d, each index's
   // value in gidx. A stepped dimension is its whole blocks' rows (join of a generate of
   // blocks of `width` rows) and, where the step may not divide the range, then the
-  // tail's rows, cut as add_part cuts them: concatenated here, inside the loops of the
-  // dimensions before d, so that the tail of each row comes before the next row.
+  // tail's (its first min(width, r) rows, r = (ub - lb) % step), concatenated here,
+  // inside the loops of the dimensions before d: each row's tail comes before the next
+  // row.
   Expr fold_rows(const Part& pt, size_t d, std::vector<Expr>& gidx) {
     if (d == rank_) return body(pt, gidx);
     const Bound len = diff(pt.ub[d], pt.lb[d]);
@@ -709,7 +754,9 @@ class Desugar {
       fresh.push_back(fresh_name(pt.src->names[d]));
       renamed[pt.src->names[d]] = ident(fresh.back(), sp_);
     }
-    Expr r = IndexNames(renamed).mutate(pt.src->body);
+    IndexNames names(renamed);
+    Expr r = names.mutate(pt.src->body);
+    cast_index_ = cast_index_ || names.cast;
     for (size_t d = rank_; d-- > 0;) r = A(lambda(fresh[d], r, nullptr, sp_), gidx[d]);
     return r;
   }
@@ -719,6 +766,7 @@ class Desugar {
   class IndexNames : public ExprMutator {
    public:
     explicit IndexNames(std::map<std::string, Expr> values) : values_(std::move(values)) {}
+    bool cast = false;  // whether natAsScalar of an index was met
 
    protected:
     Expr visit_ident(const Expr& e) override {
@@ -744,6 +792,7 @@ class Desugar {
       if (e->fn->kind == ExprKind::Ident && e->fn->name == "natAsScalar" &&
           !values_.count("natAsScalar") && uses_index(e->arg)) {
         Expr v = mutate(e->arg);
+        cast = true;
         Expr as_i64 = annotation(app(ident(prim_name(PrimId::Cast), e->span), v, e->span),
                                  scalar(ScalarKind::I64), e->span);
         return app(ident(prim_name(PrimId::Cast), e->span), as_i64, e->span);

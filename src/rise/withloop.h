@@ -7,12 +7,13 @@
 // default array: a generate of the default value, or the modified array), a slab
 // covered by a part is a generate whose body is the part's expression, and a
 // stepped part is split(step) into blocks whose first `width` rows are the part and
-// the rest the default (concat, then join), or, with other parts over the same rows,
-// runs of rows each covered by the same parts (stepped_rows); a step that does not divide the range
-// leaves a tail, a second (unstepped) part. No region tests a condition. A fold is
-// a chain of reduces, one per part in source order, each over the part's indices in
-// row-major order: ((neutral op v0) op v1) ... (docs/language.md, "Fold order"); there
-// a stepped dimension's tail is concatenated after its whole blocks within each row.
+// the rest the default (concat, then join), or, with other parts over the same rows
+// (stepped ones maybe starting at other rows: red/black), runs of rows each covered by
+// the same parts (stepped_rows); a step that does not divide the slab leaves the first
+// rows of one more block (in a fold, a tail concatenated after the whole blocks
+// within each row). No region tests a condition. A fold is a chain of reduces, one per
+// part in source order, each over the part's indices in row-major order: ((neutral op
+// v0) op v1) ... (docs/language.md, "Fold order").
 //
 // Index names are values of type natType inside the bodies; indexing with them
 // (`a[i - 1]`) is index arithmetic, converted by type inference to natAsIndex and

@@ -23,9 +23,10 @@ namespace risec::runtime {
 
 // Zeroed memory shared with forked children (anonymous, MAP_SHARED). data() lies
 // `page_offset` bytes (rounded down to a multiple of 64) into its first page: risec run
-// places the output at the page offset of its largest input, as the in-process path's
-// allocations and two large arrays of a C program or NumPy lie (docs/performance.md,
-// "Softmax and layer norm, where the time goes").
+// places the output at kPlacementOffset, as it places every input (PlacedBuffer), so
+// that the output and the inputs lie at one offset in their pages, as two large arrays
+// of a C program or NumPy do (docs/performance.md, "Softmax and layer norm, where the
+// time goes").
 class SharedBuffer {
  public:
   SharedBuffer() = default;
@@ -38,6 +39,38 @@ class SharedBuffer {
 
   std::byte* data() { return data_; }
   const std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  size_t size_ = 0;
+  size_t offset_ = 0;  // data_ - the start of the mapping
+  size_t mapped_ = 0;
+};
+
+// Where `risec run` (driver::execute) places every buffer it passes to the program: this
+// many bytes into a page, where glibc's posix_memalign(64) and aligned operator new put
+// a large array (a mapping of its own, its 16-byte header rounded up to 64). One fixed
+// offset for the inputs and the output, whatever allocated the inputs' values before:
+// inputs read from .npy files came from glibc's heap (reading them freed large
+// buffers, which raises malloc's mmap threshold), seeded ones from mappings of their
+// own, so the same program's arrays lay differently in the two (issue 34).
+inline constexpr size_t kPlacementOffset = 64;
+
+// Zeroed private memory (anonymous, MAP_PRIVATE; a forked child reads the parent's
+// pages) whose data() lies `page_offset` bytes (rounded down to a multiple of 64) into
+// its first page: the inputs of `risec run`, at kPlacementOffset.
+class PlacedBuffer {
+ public:
+  PlacedBuffer() = default;
+  PlacedBuffer(size_t size, size_t page_offset);
+  PlacedBuffer(const PlacedBuffer&) = delete;
+  PlacedBuffer& operator=(const PlacedBuffer&) = delete;
+  PlacedBuffer(PlacedBuffer&& other) noexcept;
+  PlacedBuffer& operator=(PlacedBuffer&& other) noexcept;
+  ~PlacedBuffer();
+
+  std::byte* data() { return data_; }
   size_t size() const { return size_; }
 
  private:

@@ -22,7 +22,7 @@
 namespace {
 
 // A private cache of compiled code, removed at exit (unless one is already set).
-const bool kPrivateCache = [] {
+const bool kGpuBuffersPrivateCache = [] {
   if (std::getenv("RISEC_CACHE_DIR")) return false;
   static std::string dir =
       (std::filesystem::temp_directory_path() / "risec-gpubuf-XXXXXX").string();
@@ -32,7 +32,7 @@ const bool kPrivateCache = [] {
   return true;
 }();
 
-std::string path(const std::string& rel) {
+std::string gpu_buffers_path(const std::string& rel) {
   return std::string(RISEC_SOURCE_DIR) + "/" + rel;
 }
 
@@ -83,10 +83,10 @@ void in_child(const std::function<void()>& body) {
 }
 
 TEST(ApiGpuBuffers, KeptWhileTheSizesDoNotChange) {
-  risec::Program p = risec::Program::load(path("examples/dot/dot.rise"));
+  risec::Program p = risec::Program::load(gpu_buffers_path("examples/dot/dot.rise"));
   risec::CompileOptions o;
   o.target = "opencl";
-  o.strategy = risec::Strategy::load(path("examples/dot/global_chunks.elv"));
+  o.strategy = risec::Strategy::load(gpu_buffers_path("examples/dot/global_chunks.elv"));
   risec::Source source = risec::compile(p, o);
   const std::string fn = source.name();
   ASSERT_NE(source.header().find(fn + "__risec_release(void);"), std::string::npos);

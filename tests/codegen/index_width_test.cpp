@@ -55,7 +55,7 @@ const Shape kShapes[] = {
      {"n", "m"}},
 };
 
-const char* kSeq = "DFNF ; normalize(mapSeq <+ reduceSeq)";
+const char* kIndexWidthSeq = "DFNF ; normalize(mapSeq <+ reduceSeq)";
 const char* kPar = "DFNF ; try(topDown(mapPar)) ; normalize(mapSeq <+ reduceSeq)";
 
 }  // namespace
@@ -71,8 +71,8 @@ TEST(IndexWidth, SizesAround2To31) {
         if (sh.sizes.size() > 1) sizes["m"] = m;
         int64_t total = sh.sizes.size() > 1 ? n * m : n;
         for (const char* target : {"c", "openmp"}) {
-          driver::Compiled c =
-              compile_text(sh.text, sizes, std::string(target) == "c" ? kSeq : kPar, target);
+          driver::Compiled c = compile_text(
+              sh.text, sizes, std::string(target) == "c" ? kIndexWidthSeq : kPar, target);
           const std::string& src = c.unit.source;
           bool wide = total >= two31;
           EXPECT_EQ(src.find("for (int ") != std::string::npos, !wide)
@@ -94,7 +94,7 @@ TEST(IndexWidth, ProductsOfSmallSizesThatReach2To31) {
   // 46340^2 < 2^31 <= 46341^2: each dimension fits an int, the flat index does not.
   for (int64_t n : {46339, 46340, 46341, 46342, 65536}) {
     rise::SizeMap sizes{{"n", n}, {"m", n}};
-    driver::Compiled c = compile_text(kShapes[3].text, sizes, kSeq, "c");
+    driver::Compiled c = compile_text(kShapes[3].text, sizes, kIndexWidthSeq, "c");
     bool wide = n * n >= (int64_t{1} << 31);
     EXPECT_EQ(c.unit.source.find("for (int64_t ") != std::string::npos, wide) << n;
   }
@@ -102,14 +102,14 @@ TEST(IndexWidth, ProductsOfSmallSizesThatReach2To31) {
 
 TEST(IndexWidth, GenericCodeIs64BitAndSmallKnownSizesStay32Bit) {
   for (const Shape& sh : kShapes) {
-    driver::Compiled g = compile_text(sh.text, {}, kSeq, "c");
+    driver::Compiled g = compile_text(sh.text, {}, kIndexWidthSeq, "c");
     EXPECT_NE(g.unit.source.find("int64_t n"), std::string::npos) << g.unit.source;
     EXPECT_EQ(g.unit.source.find("for (int "), std::string::npos) << g.unit.source;
     EXPECT_EQ(c_diagnostics(g.unit.source, false), "") << g.unit.source;
     for (int64_t n : {1, 5, 1024, 1 << 20}) {
       rise::SizeMap sizes{{"n", n}};
       if (sh.sizes.size() > 1) sizes["m"] = 3;
-      driver::Compiled c = compile_text(sh.text, sizes, kSeq, "c");
+      driver::Compiled c = compile_text(sh.text, sizes, kIndexWidthSeq, "c");
       EXPECT_EQ(c.unit.source.find("int64_t i"), std::string::npos) << c.unit.source;
     }
   }

@@ -16,14 +16,14 @@ using arith::Nat;
 
 namespace {
 
-Type f32() {
+Type passes_f32() {
   return rise::scalar(rise::ScalarKind::F32);
 }
 
 // y[i] := x[i]
 CommandP copy_elem(const Nat& i, const Nat& n) {
-  return cm_assign(ac_idx(ac_var("y", rise::array(n, f32())), i),
-                   ex_idx(ex_var("x", rise::array(n, f32())), i));
+  return cm_assign(ac_idx(ac_var("y", rise::array(n, passes_f32())), i),
+                   ex_idx(ex_var("x", rise::array(n, passes_f32())), i));
 }
 
 TEST(Unroll, ConstantSeqUnrollLoopBecomesBlocks) {
@@ -67,9 +67,9 @@ TEST(SplitLoop, SplitsWhereAClampChangesSide) {
   Nat n(16);
   Nat i = Nat::var("i", Nat(0), n);
   // y[i] := x[min(i + 1, n - 1)]
-  CommandP body =
-      cm_assign(ac_idx(ac_var("y", rise::array(n, f32())), i),
-                ex_idx(ex_var("x", rise::array(n, f32())), arith::min(i + Nat(1), n - Nat(1))));
+  CommandP body = cm_assign(
+      ac_idx(ac_var("y", rise::array(n, passes_f32())), i),
+      ex_idx(ex_var("x", rise::array(n, passes_f32())), arith::min(i + Nat(1), n - Nat(1))));
   Command loop = *cm_for("i", n, LoopKind::Seq, body);
   auto parts = split_at_clamps(loop, [](const CommandP&) { return BodyAccesses{}; });
   ASSERT_TRUE(parts);
@@ -170,10 +170,10 @@ TEST(SplitLoop, StridedIndicesSplitAtTheFirstIntegerPastTheBound) {
 
 TEST(MemoryPlacement, StackUpToTheNamedLimit) {
   int64_t fits = kStackLimitBytes / 8;
-  EXPECT_EQ(place(rise::array(Nat(fits), f32())), Placement::Stack);
-  EXPECT_EQ(place(rise::array(Nat(fits + 1), f32())), Placement::Heap);
-  EXPECT_EQ(place(rise::array(Nat::size_var("n"), f32())), Placement::Heap);
-  CommandP prog = cm_new("t", rise::array(Nat(4), f32()), Space::Default, cm_seq({}));
+  EXPECT_EQ(place(rise::array(Nat(fits), passes_f32())), Placement::Stack);
+  EXPECT_EQ(place(rise::array(Nat(fits + 1), passes_f32())), Placement::Heap);
+  EXPECT_EQ(place(rise::array(Nat::size_var("n"), passes_f32())), Placement::Heap);
+  CommandP prog = cm_new("t", rise::array(Nat(4), passes_f32()), Space::Default, cm_seq({}));
   EXPECT_EQ(place_memory(prog)->placement, Placement::Stack);
 }
 
@@ -183,7 +183,7 @@ TEST(MemoryPlacement, StackUpToTheNamedLimit) {
 TEST(MemoryPlacement, HeapArraysLeaveSequentialLoops) {
   Nat n = Nat::size_var("n");
   Nat i = Nat::var("i", Nat(0), n);
-  Type big = rise::array(Nat(kStackLimitBytes), f32());
+  Type big = rise::array(Nat(kStackLimitBytes), passes_f32());
   auto loop = [&](LoopKind kind, const Type& dt, bool seq_body) {
     CommandP alloc = cm_new("t", dt, Space::Default, copy_elem(i, n));
     CommandP body = seq_body ? cm_seq({copy_elem(i, n), alloc}) : alloc;
@@ -207,9 +207,9 @@ TEST(MemoryPlacement, HeapArraysLeaveSequentialLoops) {
   }
   EXPECT_EQ(hoist_allocations(loop(LoopKind::Par, big, false))->kind, Command::For);
   // a size that depends on the loop variable, and a stack array, stay
-  Type per_i = rise::array(Nat::size_var("i") + Nat(kStackLimitBytes), f32());
+  Type per_i = rise::array(Nat::size_var("i") + Nat(kStackLimitBytes), passes_f32());
   EXPECT_EQ(hoist_allocations(loop(LoopKind::Seq, per_i, false))->kind, Command::For);
-  EXPECT_EQ(hoist_allocations(loop(LoopKind::Seq, rise::array(Nat(4), f32()), false))->kind,
+  EXPECT_EQ(hoist_allocations(loop(LoopKind::Seq, rise::array(Nat(4), passes_f32()), false))->kind,
             Command::For);
   // a loop that may leave early (iterateWhile) runs as written
   CommandP exiting =
@@ -228,7 +228,7 @@ TEST(MemoryPlacement, HeapArraysLeaveSequentialLoops) {
 TEST(Outline, CapturesWhatTheBodyUsesFromOutside) {
   Nat n = Nat::size_var("n");
   Nat i = Nat::var("i", Nat(0), n);
-  CommandP inner = cm_new("t", f32(), Space::Default, copy_elem(i, n));
+  CommandP inner = cm_new("t", passes_f32(), Space::Default, copy_elem(i, n));
   Command loop = *cm_for("i", n, LoopKind::Par, inner);
   Captures c = captures(loop);
   EXPECT_EQ(c.read, std::set<std::string>{"x"});
@@ -284,21 +284,21 @@ BodyIndices accesses_of(std::vector<BodyAccesses::Access> named) {
 TEST(ShiftTail, MapLoopsOfNonMultipleLengthQualify) {
   BodyIndices map = accesses_of({{"x", Nat(0), false}, {"y", Nat(0), true}});
   // 64 bytes of the widest scalar stored: 16 f32, 8 f64.
-  EXPECT_EQ(shifted_tail_width(copy_loop(126, f32()), map), 16);
+  EXPECT_EQ(shifted_tail_width(copy_loop(126, passes_f32()), map), 16);
   EXPECT_EQ(shifted_tail_width(copy_loop(126, rise::scalar(rise::ScalarKind::F64)), map), 8);
   // A multiple of the width has no tail; a loop of at most one block has no interior.
-  EXPECT_FALSE(shifted_tail_width(copy_loop(128, f32()), map));
-  EXPECT_FALSE(shifted_tail_width(copy_loop(16, f32()), map));
-  EXPECT_FALSE(shifted_tail_width(copy_loop(12, f32()), map));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(128, passes_f32()), map));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(16, passes_f32()), map));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(12, passes_f32()), map));
   // Short loops only: at most kShiftTailMaxBlocks blocks.
-  EXPECT_EQ(shifted_tail_width(copy_loop(16 * kShiftTailMaxBlocks - 2, f32()), map), 16);
-  EXPECT_FALSE(shifted_tail_width(copy_loop(16 * kShiftTailMaxBlocks + 2, f32()), map));
-  EXPECT_FALSE(shifted_tail_width(copy_loop(4094, f32()), map));
+  EXPECT_EQ(shifted_tail_width(copy_loop(16 * kShiftTailMaxBlocks - 2, passes_f32()), map), 16);
+  EXPECT_FALSE(shifted_tail_width(copy_loop(16 * kShiftTailMaxBlocks + 2, passes_f32()), map));
+  EXPECT_FALSE(shifted_tail_width(copy_loop(4094, passes_f32()), map));
   // Only sequential loops of a constant count without an early exit.
-  Command par = copy_loop(126, f32());
+  Command par = copy_loop(126, passes_f32());
   par.loop = LoopKind::Par;
   EXPECT_FALSE(shifted_tail_width(par, map));
-  Command exits = copy_loop(126, f32());
+  Command exits = copy_loop(126, passes_f32());
   exits.exits = true;
   EXPECT_FALSE(shifted_tail_width(exits, map));
   Nat n = Nat::var("n");
@@ -309,18 +309,19 @@ TEST(ShiftTail, MapLoopsOfNonMultipleLengthQualify) {
 TEST(ShiftTail, BodiesThatAreNotIdempotentDoNotQualify) {
   // An accumulator: acc := acc + x[i] reads what it writes.
   EXPECT_FALSE(shifted_tail_width(
-      copy_loop(126, f32()),
+      copy_loop(126, passes_f32()),
       accesses_of({{"acc", Nat(0), false}, {"x", Nat(0), false}, {"acc", Nat(0), true}})));
   // An in-place update x[i] := f(x[i]); also a read of another part of the output.
-  EXPECT_FALSE(shifted_tail_width(copy_loop(126, f32(), "x", "x"),
+  EXPECT_FALSE(shifted_tail_width(copy_loop(126, passes_f32(), "x", "x"),
                                   accesses_of({{"x", Nat(0), false}, {"x", Nat(0), true}})));
   // A temporary the body declares is private to the iteration.
   Nat i = Nat::var("i", Nat(0), Nat(126));
-  CommandP with_tmp = cm_new(
-      "t", f32(), Space::Default,
-      cm_seq(
-          {cm_assign(ac_var("t", f32()), ex_idx(ex_var("x", rise::array(Nat(126), f32())), i)),
-           cm_assign(ac_idx(ac_var("y", rise::array(Nat(126), f32())), i), ex_var("t", f32()))}));
+  CommandP with_tmp =
+      cm_new("t", passes_f32(), Space::Default,
+             cm_seq({cm_assign(ac_var("t", passes_f32()),
+                               ex_idx(ex_var("x", rise::array(Nat(126), passes_f32())), i)),
+                     cm_assign(ac_idx(ac_var("y", rise::array(Nat(126), passes_f32())), i),
+                               ex_var("t", passes_f32()))}));
   BodyIndices tmp = accesses_of(
       {{"x", Nat(0), false}, {"t", Nat(0), true}, {"t", Nat(0), false}, {"y", Nat(0), true}});
   EXPECT_EQ(shifted_tail_width(*cm_for("i", Nat(126), LoopKind::Seq, with_tmp), tmp), 16);
@@ -333,13 +334,14 @@ TEST(ShiftTail, BodiesThatAreNotIdempotentDoNotQualify) {
   // A foreign function may have effects.
   auto ff = std::make_shared<rise::ForeignFun>();
   ff->name = "effect";
-  ff->result = f32();
+  ff->result = passes_f32();
   Expression call;
   call.kind = Expression::Call;
-  call.dt = f32();
+  call.dt = passes_f32();
   call.name = "effect";
   call.foreign = ff;
-  CommandP calls = cm_assign(ac_idx(ac_var("y", rise::array(Nat(126), f32())), i), ex_make(call));
+  CommandP calls =
+      cm_assign(ac_idx(ac_var("y", rise::array(Nat(126), passes_f32())), i), ex_make(call));
   EXPECT_FALSE(shifted_tail_width(*cm_for("i", Nat(126), LoopKind::Seq, calls),
                                   accesses_of({{"y", Nat(0), true}})));
 }

@@ -15,7 +15,7 @@ using arith::Nat;
 
 namespace {
 
-Type f32() {
+Type traverse_f32() {
   return rise::scalar(rise::ScalarKind::F32);
 }
 
@@ -41,12 +41,12 @@ TEST(Traverse, SubstitutionReachesEveryField) {
   Nat i = Nat::var("i", Nat(0), Nat(8));
   Nat n = Nat::size_var("n");
   // a Reorder whose index function mentions i, read into an acceptor whose type does
-  Expression r{Expression::View, rise::array(n, f32())};
+  Expression r{Expression::View, rise::array(n, traverse_f32())};
   r.prim = &rise::primitive(rise::PrimId::Reorder);
   r.funs = {rise::NatFun{"k", Nat::var("k") + i}};
-  r.args = {ex_var("x", rise::array(n, f32()))};
+  r.args = {ex_var("x", rise::array(n, traverse_f32()))};
   ExpressionP read = ex_idx(ex_make(r), i);
-  AcceptorP out = ac_idx(ac_var("y", rise::array(n + i, f32())), i);
+  AcceptorP out = ac_idx(ac_var("y", rise::array(n + i, traverse_f32())), i);
   CommandP body = cm_if(arith::lt(i + Nat(2), Nat(8)), cm_assign(out, read), cm_seq({}));
   ASSERT_TRUE(mentions(body, "i"));
   CommandP s = substitute_nat(body, "i", Nat(3));
@@ -57,8 +57,8 @@ TEST(Traverse, SubstitutionReachesEveryField) {
 
 TEST(Traverse, MutatorSharesUnchangedNodes) {
   Nat n = Nat::size_var("n");
-  CommandP a = cm_assign(ac_idx(ac_var("y", rise::array(n, f32())), Nat(0)),
-                         ex_idx(ex_var("x", rise::array(n, f32())), Nat(0)));
+  CommandP a = cm_assign(ac_idx(ac_var("y", rise::array(n, traverse_f32())), Nat(0)),
+                         ex_idx(ex_var("x", rise::array(n, traverse_f32())), Nat(0)));
   CommandP c = cm_seq({a, cm_comment("hi")});
   EXPECT_EQ(substitute_nat(c, "unused", Nat(1)), c);
   CommandP d = substitute_nat(c, "n", Nat(4));
@@ -69,13 +69,13 @@ TEST(Traverse, MutatorSharesUnchangedNodes) {
 TEST(Traverse, VisitorReachesMapViewTemplate) {
   // A map view's element acceptor (tmpl) is a child: a walk collecting sizes sees it.
   Nat m = Nat::size_var("m");
-  Acceptor hole{Acceptor::Hole, rise::array(m, f32())};
-  Acceptor t{Acceptor::View, rise::array(m, f32())};
+  Acceptor hole{Acceptor::Hole, rise::array(m, traverse_f32())};
+  Acceptor t{Acceptor::View, rise::array(m, traverse_f32())};
   t.prim = &rise::primitive(rise::PrimId::Transpose);
   t.nats = {m};
   t.inner = ac_make(hole);
-  Acceptor mv{Acceptor::MapView, rise::array(Nat(4), rise::array(m, f32()))};
-  mv.inner = ac_var("y", rise::array(Nat(4), rise::array(m, f32())));
+  Acceptor mv{Acceptor::MapView, rise::array(Nat(4), rise::array(m, traverse_f32()))};
+  mv.inner = ac_var("y", rise::array(Nat(4), rise::array(m, traverse_f32())));
   mv.tmpl = ac_make(t);
   struct Count : Visitor {
     int acceptors = 0;
@@ -90,8 +90,8 @@ TEST(Traverse, VisitorReachesMapViewTemplate) {
 
 TEST(Traverse, SubstituteVarReplacesReads) {
   Nat n = Nat::size_var("n");
-  ExpressionP e = ex_idx(ex_var("x", rise::array(n, f32())), Nat(1));
-  ExpressionP y = ex_var("y", rise::array(n, f32()));
+  ExpressionP e = ex_idx(ex_var("x", rise::array(n, traverse_f32())), Nat(1));
+  ExpressionP y = ex_var("y", rise::array(n, traverse_f32()));
   ExpressionP r = substitute_var(e, "x", y);
   EXPECT_EQ(r->args[0], y);
   EXPECT_EQ(substitute_var(e, "z", y), e);
@@ -100,9 +100,9 @@ TEST(Traverse, SubstituteVarReplacesReads) {
 TEST(Passes, ATemporaryReadOnlyInAConditionIsKept) {
   // The dead-temporary pass now sees reads in an If's condition.
   Nat n = Nat::size_var("n");
-  CommandP write = cm_assign(ac_var("t", f32()), ex_var("x", f32()));
+  CommandP write = cm_assign(ac_var("t", traverse_f32()), ex_var("x", traverse_f32()));
   CommandP use = cm_if(arith::lt(Nat::var("t"), n), cm_comment("a"), cm_comment("b"));
-  CommandP prog = cm_new("t", f32(), Space::Default, cm_seq({write, use}));
+  CommandP prog = cm_new("t", traverse_f32(), Space::Default, cm_seq({write, use}));
   CommandP r = remove_dead_temporaries(prog);
   EXPECT_EQ(r->kind, Command::New);
 }
@@ -113,14 +113,15 @@ TEST(Passes, ADeadTemporaryLosesEveryWriteWhereverItIs) {
   // writes to an undeclared name); containers left empty disappear.
   Nat n = Nat::size_var("n");
   Nat i = Nat::var("i", Nat(0), n);
-  CommandP write = cm_assign(ac_var("t", f32()), ex_var("x", f32()));
-  CommandP keep = cm_assign(ac_idx(ac_var("y", rise::array(n, f32())), i), ex_var("x", f32()));
+  CommandP write = cm_assign(ac_var("t", traverse_f32()), ex_var("x", traverse_f32()));
+  CommandP keep = cm_assign(ac_idx(ac_var("y", rise::array(n, traverse_f32())), i),
+                            ex_var("x", traverse_f32()));
   Command block{Command::Block};
   block.body = {write};
   CommandP body = cm_seq({cm_if(arith::lt(i, Nat(1)), write, keep),
                           std::make_shared<const Command>(std::move(block)),
                           cm_if(arith::lt(i, Nat(2)), write, cm_seq({}))});
-  CommandP prog = cm_new("t", f32(), Space::Default, cm_for("i", n, LoopKind::Seq, body));
+  CommandP prog = cm_new("t", traverse_f32(), Space::Default, cm_for("i", n, LoopKind::Seq, body));
   CommandP r = remove_dead_temporaries(prog);
   std::string text = print(r);
   EXPECT_EQ(text.find("t :="), std::string::npos) << text;
@@ -128,7 +129,7 @@ TEST(Passes, ADeadTemporaryLosesEveryWriteWhereverItIs) {
   ASSERT_EQ(r->kind, Command::For) << text;
   EXPECT_EQ(r->body[0]->kind, Command::If) << text;  // the one with a live branch
   // Nothing but dead writes: nothing left.
-  CommandP dead = cm_new("t", f32(), Space::Default, cm_for("i", n, LoopKind::Seq, write));
+  CommandP dead = cm_new("t", traverse_f32(), Space::Default, cm_for("i", n, LoopKind::Seq, write));
   EXPECT_EQ(remove_dead_temporaries(dead)->kind, Command::Seq);
   EXPECT_TRUE(remove_dead_temporaries(dead)->body.empty());
 }

@@ -15,7 +15,7 @@ const rise::PrimitiveInfo& prim(PrimId id) {
   return rise::primitive(id);
 }
 
-Type f32() {
+Type view_f32() {
   return rise::scalar(rise::ScalarKind::F32);
 }
 
@@ -28,7 +28,7 @@ std::string show(const Path& p) {
 }
 
 TEST(ViewResolution, ReverseReadsFromTheEnd) {
-  ExpressionP x = ex_var("x", rise::array(Nat(8), f32()));
+  ExpressionP x = ex_var("x", rise::array(Nat(8), view_f32()));
   ExpressionP r = ex_view(prim(PrimId::Reverse), x->dt, {}, {}, {x});
   ResolvedReadP a = resolve_read(ex_idx(r, Nat(2)), {});
   ASSERT_TRUE(a->is_leaf());
@@ -38,11 +38,11 @@ TEST(ViewResolution, ReverseReadsFromTheEnd) {
 
 TEST(ViewResolution, SplitThenTransposeComposeTheirMaps) {
   Nat n = Nat::var("n");
-  ExpressionP x = ex_var("x", rise::array(Nat(4) * n, f32()));
-  ExpressionP s =
-      ex_view(prim(PrimId::Split), rise::array(n, rise::array(Nat(4), f32())), {Nat(4)}, {}, {x});
-  ExpressionP t =
-      ex_view(prim(PrimId::Transpose), rise::array(Nat(4), rise::array(n, f32())), {}, {}, {s});
+  ExpressionP x = ex_var("x", rise::array(Nat(4) * n, view_f32()));
+  ExpressionP s = ex_view(prim(PrimId::Split), rise::array(n, rise::array(Nat(4), view_f32())),
+                          {Nat(4)}, {}, {x});
+  ExpressionP t = ex_view(prim(PrimId::Transpose), rise::array(Nat(4), rise::array(n, view_f32())),
+                          {}, {}, {s});
   Nat i = Nat::var("i", Nat(0), Nat(4)), j = Nat::var("j", Nat(0), n);
   ResolvedReadP a = resolve_read(ex_idx(ex_idx(t, i), j), {});
   ASSERT_TRUE(a->is_leaf());
@@ -51,9 +51,9 @@ TEST(ViewResolution, SplitThenTransposeComposeTheirMaps) {
 }
 
 TEST(ViewResolution, ConcatChoosesOnlyWhenTheIndexIsUnknown) {
-  ExpressionP a = ex_var("a", rise::array(Nat(3), f32()));
-  ExpressionP b = ex_var("b", rise::array(Nat(5), f32()));
-  ExpressionP c = ex_view(prim(PrimId::Concat), rise::array(Nat(8), f32()), {}, {}, {a, b});
+  ExpressionP a = ex_var("a", rise::array(Nat(3), view_f32()));
+  ExpressionP b = ex_var("b", rise::array(Nat(5), view_f32()));
+  ExpressionP c = ex_view(prim(PrimId::Concat), rise::array(Nat(8), view_f32()), {}, {}, {a, b});
   ResolvedReadP known = resolve_read(ex_idx(c, Nat(4)), {});
   ASSERT_TRUE(known->is_leaf());
   EXPECT_EQ(known->source->name, "b");
@@ -65,9 +65,9 @@ TEST(ViewResolution, ConcatChoosesOnlyWhenTheIndexIsUnknown) {
 }
 
 TEST(ViewResolution, WritesThroughZipAndReverseLandInTheDestination) {
-  Type pairs = rise::array(Nat(6), rise::pair(f32(), f32()));
+  Type pairs = rise::array(Nat(6), rise::pair(view_f32(), view_f32()));
   AcceptorP out = ac_var("out", pairs);
-  Type half = rise::array(Nat(6), f32());
+  Type half = rise::array(Nat(6), view_f32());
   AcceptorP second = ac_view(prim(PrimId::Zip), 1, {half, half}, {}, {}, out);
   AcceptorP rev = ac_view(prim(PrimId::Reverse), 0, {half}, {}, {}, second);
   ResolvedWrite w = resolve_write(ac_idx(rev, Nat(1)), {});

@@ -27,7 +27,7 @@ rise::Program program() {
 
 // Times from the generated code (its length): deterministic, and unrelated to the
 // model, so the measurement decides.
-class FakeTimer : public Measurer {
+class ExploreFakeTimer : public Measurer {
  public:
   void prepare(const Compiled& c) override { EXPECT_FALSE(c.unit.source.empty()); }
   double measure(const Compiled& c, const TunePoint&) override {
@@ -55,7 +55,7 @@ void expect_matches_interpreter(const rise::Program& p, const rise::SizeMap& siz
   EXPECT_TRUE(cmp.ok) << strategy << cmp.first_mismatch;
 }
 
-ExploreConfig config(const rise::Program& p) {
+ExploreConfig explore_config(const rise::Program& p) {
   ExploreConfig c;
   c.program = &p;
   c.sizes = {{"n", 4}, {"m", 3}};
@@ -80,9 +80,9 @@ TEST(Explore, SitesOfTheStartProgramAreExact) {
 
 TEST(Explore, EnumeratesEveryVariantAndEachMatchesTheInterpreter) {
   rise::Program p = program();
-  ExploreConfig c = config(p);
+  ExploreConfig c = explore_config(p);
   c.budget = 100;  // measure them all
-  FakeTimer timer;
+  ExploreFakeTimer timer;
   ExploreResult r = explore(c, timer);
   // The start, either fusion, both (in either order: one program), then the
   // reduction fused with the products once they share a row function: after the
@@ -109,9 +109,9 @@ TEST(Explore, EnumeratesEveryVariantAndEachMatchesTheInterpreter) {
 
 TEST(Explore, CostModelOrdersObviousCases) {
   rise::Program p = program();
-  ExploreConfig c = config(p);
+  ExploreConfig c = explore_config(p);
   c.budget = 1;
-  FakeTimer timer;
+  ExploreFakeTimer timer;
   ExploreResult r = explore(c, timer);
   auto find = [&](size_t steps, int stores, int64_t allocated) -> const Variant* {
     for (const Variant& v : r.variants)
@@ -133,7 +133,7 @@ TEST(Explore, CostModelOrdersObviousCases) {
   // The n.m products are written once and read back once.
   EXPECT_EQ(start->cost.traffic, 2 * 4 * 3 * 4);
   // Sizes enter the model: twice as many rows, twice the traffic.
-  ExploreConfig big = config(p);
+  ExploreConfig big = explore_config(p);
   big.sizes["n"] = 8;
   big.budget = 1;
   ExploreResult rb = explore(big, timer);
@@ -143,12 +143,12 @@ TEST(Explore, CostModelOrdersObviousCases) {
 TEST(Explore, RandomSearchIsDeterministicGivenTheSeed) {
   rise::Program p = program();
   auto run = [&](uint64_t seed) {
-    ExploreConfig c = config(p);
+    ExploreConfig c = explore_config(p);
     c.search = ExploreSearch::Random;
     c.seed = seed;
     c.walks = 6;
     c.budget = 3;
-    FakeTimer timer;
+    ExploreFakeTimer timer;
     ExploreResult r = explore(c, timer);
     std::vector<std::string> seq;
     for (size_t i : r.measured) seq.push_back(variant_strategy(r.variants[i]));
@@ -162,9 +162,9 @@ TEST(Explore, RandomSearchIsDeterministicGivenTheSeed) {
 
 TEST(Explore, ModelSearchMeasuresTheBestByTheModelFirst) {
   rise::Program p = program();
-  ExploreConfig c = config(p);
+  ExploreConfig c = explore_config(p);
   c.budget = 2;
-  FakeTimer timer;
+  ExploreFakeTimer timer;
   ExploreResult r = explore(c, timer);
   ASSERT_EQ(r.measured.size(), 2u);
   EXPECT_EQ(r.measured[0], 0u);
@@ -182,7 +182,7 @@ const char* kHoist =
 
 TEST(Explore, StoresViewsAndHoistsInvariantsAndEachMatchesTheInterpreter) {
   rise::Program p = rise::parse_program(std::make_shared<SourceFile>(SourceFile{"h.rise", kHoist}));
-  ExploreConfig c = config(p);
+  ExploreConfig c = explore_config(p);
   rise::Checked start =
       apply_strategy(elevate::make_strategy("RNF"), rise::check_program(p, "", &c.sizes), false);
   std::vector<Site> sites = find_sites(start);
@@ -193,7 +193,7 @@ TEST(Explore, StoresViewsAndHoistsInvariantsAndEachMatchesTheInterpreter) {
   EXPECT_TRUE(has(sites, Site::Kind::Store, kStoreRule));
   EXPECT_TRUE(has(sites, Site::Kind::Hoist, "hoist(isFullyApplied(isMap), id)"));
   c.budget = 1;
-  FakeTimer timer;
+  ExploreFakeTimer timer;
   ExploreResult r = explore(c, timer);
   // The model's best hoists the doubling (n iterations instead of n per column).
   ASSERT_FALSE(r.variants.empty());
@@ -230,7 +230,7 @@ TEST(Explore, ATemplateEndsEachVariantAndItsParametersAreTuned) {
       SourceFile{"t.elv",
                  "param v in [4, 3, 8];\nlet main = (vectorize(v) @ outermost(isApplied(isMap))) ; "
                  "lowerToC;\n"});
-  FakeTimer timer;
+  ExploreFakeTimer timer;
   ExploreResult r = explore(c, timer);
   ASSERT_EQ(r.measured.size(), 2u);
   ASSERT_TRUE(r.best);

@@ -69,7 +69,7 @@ rise::Program rows() {
                  "    row |> map(fun(v => v * s))))))\n"}));
 }
 
-AutoscheduleConfig config(const rise::Program& p, int budget) {
+AutoscheduleConfig finalists_config(const rise::Program& p, int budget) {
   AutoscheduleConfig c;
   c.program = &p;
   c.sizes = {{"n", 8}, {"m", 16}};
@@ -104,7 +104,7 @@ TEST(Finalists, TheFastestOfTheFinalistsIsChosenOverManyDisturbances) {
   for (uint64_t seed = 0; seed < per_build(20, 6); ++seed) {
     SCOPED_TRACE(seed);
     NoisyTimer t(seed, seed % 2 ? 0.45 : 0.2);
-    AutoscheduleResult r = autoschedule(config(p, 10), t);
+    AutoscheduleResult r = autoschedule(finalists_config(p, 10), t);
     ASSERT_EQ(r.measured.size(), t.first.size());
     const std::vector<int64_t> fin = expected_finalists(t, r);
     ASSERT_FALSE(fin.empty());
@@ -138,7 +138,7 @@ TEST(Finalists, TheFastestOfTheFinalistsIsChosenOverManyDisturbances) {
 TEST(Finalists, AFastCandidateTimedOnceSlowIsChosen) {
   rise::Program p = rows();
   NoisyTimer probe(3, 0.0);
-  AutoscheduleResult plain = autoschedule(config(p, 10), probe);
+  AutoscheduleResult plain = autoschedule(finalists_config(p, 10), probe);
   int64_t fastest = -1;
   for (const auto& [i, ms] : probe.first)
     if (fastest < 0 || probe.exact(i) < probe.exact(fastest)) fastest = i;
@@ -150,14 +150,14 @@ TEST(Finalists, AFastCandidateTimedOnceSlowIsChosen) {
   EXPECT_EQ(static_cast<int64_t>(plain.best), fastest);
   NoisyTimer t(3, 0.25);
   t.only = fastest;
-  AutoscheduleResult r = autoschedule(config(p, 10), t);
+  AutoscheduleResult r = autoschedule(finalists_config(p, 10), t);
   EXPECT_EQ(static_cast<int64_t>(r.best), fastest);
   EXPECT_EQ(t.again[fastest], kFinalistRounds);
   // Candidates of seconds a call (the same table times 200): no last round.
   NoisyTimer slow(3, 0.25);
   slow.only = fastest;
   slow.scale = 200;
-  AutoscheduleResult s = autoschedule(config(p, 10), slow);
+  AutoscheduleResult s = autoschedule(finalists_config(p, 10), slow);
   EXPECT_TRUE(slow.again.empty());
   EXPECT_NE(static_cast<int64_t>(s.best), fastest);
 }

@@ -47,15 +47,15 @@ std::optional<ScheduleCandidate> blocked(const BlockPoint& p, const rise::Checke
   return c;
 }
 
-struct Case {
+struct EpilogueCase {
   std::string name, entry;
   rise::Program program;
   rise::SizeMap sizes;
   int layers, bare;
 };
 
-std::vector<Case> networks(size_t randoms, uint64_t seed) {
-  std::vector<Case> cases;
+std::vector<EpilogueCase> networks(size_t randoms, uint64_t seed) {
+  std::vector<EpilogueCase> cases;
   cases.push_back({"bench mlp",
                    "mlp",
                    load_program("bench/autoschedule/programs/mlp.rise"),
@@ -96,10 +96,10 @@ size_t temporaries(const std::string& src) {
 // and the packed operand: no product's result is stored for its bias or its
 // activation to read.
 TEST(LayerEpilogue, BlockedPointsOfRandomNetworksFuseTheEpilogueAndMatchTheInterpreter) {
-  const std::vector<Case> cases = networks(per_build(8, 3), 3401);
+  const std::vector<EpilogueCase> cases = networks(per_build(8, 3), 3401);
   size_t fused = 0;
   for (size_t ci = 0; ci < cases.size(); ++ci) {
-    const Case& cs = cases[ci];
+    const EpilogueCase& cs = cases[ci];
     SCOPED_TRACE(cs.name);
     const rise::Checked high = rise::check_program(cs.program, cs.entry, &cs.sizes);
     const std::optional<Contraction> con = find_contraction(high);
@@ -183,13 +183,13 @@ TEST(LayerEpilogue, RowPanelBlocksAccumulateInATemporaryOfTheirOwn) {
 // candidate without the hoist (the earlier layer is at least a sixteenth of the later
 // one here, computed at least once more).
 TEST(LayerEpilogue, RowsAnEarlierLayerComputesAreComputedOnce) {
-  std::vector<Case> cases = networks(per_build(9, 3), 77);
+  std::vector<EpilogueCase> cases = networks(per_build(9, 3), 77);
   size_t compared = 0;
   const std::string hoist =
       "try(everywhere(isLayerNest ; hoist(isFullyApplied(isMap) ; containsComputation, id))) ; ";
   const CostMachine cm = host_cost_machine("c");
   for (size_t ci = 0; ci < cases.size(); ++ci) {
-    Case& cs = cases[ci];
+    EpilogueCase& cs = cases[ci];
     if (cs.layers < 2) continue;
     cs.sizes["b"] = 32;  // panels of 8 and 16 rows
     SCOPED_TRACE(cs.name);

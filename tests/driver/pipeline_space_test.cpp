@@ -26,7 +26,7 @@ namespace {
 
 const char* kJoins = "inlined through joins";
 
-SpaceOptions small_space(const std::string& target) {
+SpaceOptions pipeline_small_space(const std::string& target) {
   SpaceOptions o;
   o.target = target;
   o.tiles = {4};
@@ -66,7 +66,7 @@ size_t check_joins_candidates(const rise::Program& p, const rise::SizeMap& sizes
   rise::Checked high = rise::check_program(p, "", &sizes);
   std::vector<rise::Value> inputs = make_inputs(high, {}, 7);
   const rise::Value expected = interpret(high, inputs);
-  ScheduleSpace space = build_space(high, small_space(target));
+  ScheduleSpace space = build_space(high, pipeline_small_space(target));
   std::vector<const ScheduleCandidate*> joins;
   for (const ScheduleCandidate& c : space.candidates)
     if (c.inlined() && c.stages == kJoins) joins.push_back(&c);

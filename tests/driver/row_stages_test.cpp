@@ -33,7 +33,7 @@
 namespace risec::driver {
 namespace {
 
-rise::Program parse(const std::string& text) {
+rise::Program row_stages_parse(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"rows.rise", text}));
 }
 
@@ -43,7 +43,7 @@ rise::Program parse(const std::string& text) {
 // the row or of the row zipped with the last array stage. The scalars are
 // non-negative (sums of non-negative terms, maxima of exponentials), so the divisions
 // by `s + 1.0f` and the rsqrt are finite.
-std::string row_program(std::mt19937& rng) {
+std::string row_stages_program(std::mt19937& rng) {
   std::vector<std::string> scalars, arrays;
   std::string lets;
   auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
@@ -97,9 +97,9 @@ double operations(const rise::Checked& c, const std::string& before_lowering) {
 TEST(RowStages, InlineStageKeepsTheWorkLinear) {
   std::mt19937 rng(34);
   for (size_t k = 0; k < per_build(24, 6); ++k) {
-    const std::string text = row_program(rng);
+    const std::string text = row_stages_program(rng);
     SCOPED_TRACE(text);
-    rise::Program p = parse(text);
+    rise::Program p = row_stages_parse(text);
     rise::SizeMap sizes{{"n", 3}, {"d", 64}};
     const rise::Checked high = rise::check_program(p, "", &sizes);
     int rewrites = 0;
@@ -131,12 +131,12 @@ TEST(RowStages, SpacesHaveNoQuadraticCandidateAndMatchTheInterpreter) {
   // A file name, or the text of a generated program.
   std::vector<std::string> programs = {"bench/autoschedule/programs/softmax.rise",
                                        "bench/autoschedule/programs/layernorm.rise"};
-  for (size_t k = 0; k < per_build(6, 2); ++k) programs.push_back(row_program(rng));
+  for (size_t k = 0; k < per_build(6, 2); ++k) programs.push_back(row_stages_program(rng));
   size_t checked = 0;
   for (size_t k = 0; k < programs.size(); ++k) {
     const bool file = k < 2;
     SCOPED_TRACE(programs[k]);
-    rise::Program p = file ? load_program(programs[k]) : parse(programs[k]);
+    rise::Program p = file ? load_program(programs[k]) : row_stages_parse(programs[k]);
     // One CPU target a program, in turn (the candidates' C compiled is most of the time).
     for (const std::string target : {k % 2 ? "openmp" : "c"}) {
       rise::SizeMap sizes{{"n", 3}, {"d", 256}};

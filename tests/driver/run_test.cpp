@@ -172,12 +172,12 @@ TEST(Compare, NonFiniteMismatchesAreCountedAndNamed) {
   EXPECT_NE(one.first_mismatch.find("element [1]"), std::string::npos) << one.first_mismatch;
 }
 
-rise::Program parse(const std::string& text) {
+rise::Program run_parse(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"<test>", text}));
 }
 
 TEST(Inputs, SameAsEval) {
-  rise::Program p = parse(
+  rise::Program p = run_parse(
       "def f = depFun((n: Nat) => fun(a: Array[n, f32] => fun(s: f32 => fun(b: Array[n, idx[5]] =>"
       " a |> map(fun(x => x * s))))))");
   rise::SizeMap sizes = {{"n", 6}};
@@ -209,7 +209,7 @@ TEST(Inputs, SameAsEval) {
 }
 
 TEST(Inputs, MissingSizes) {
-  rise::Program p = parse("def f = depFun((n: Nat) => fun(a: Array[n, f32] => a))");
+  rise::Program p = run_parse("def f = depFun((n: Nat) => fun(a: Array[n, f32] => a))");
   rise::Checked c = rise::check_program(p);
   try {
     entry_parameters(c);

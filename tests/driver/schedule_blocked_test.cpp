@@ -94,7 +94,7 @@ TEST(ScheduleBlocked, ModelPrefersTheOrderThatReReadsLess) {
         for (const BlockPoint& b : all) {
           if (!a.rows_outer || b.rows_outer || a.ti != b.ti || a.tj != b.tj || a.kk != b.kk ||
               a.width != b.width || a.register_block != b.register_block || a.pack != b.pack ||
-              a.panel || b.panel)
+              a.panel || b.panel || a.prefetch != b.prefetch)
             continue;
           ++pairs;
           if (a.tj > a.ti) {
@@ -127,7 +127,7 @@ TEST(ScheduleBlocked, SmallOperandsAreNotPenalisedAndTheReasonNamesTheStream) {
     for (const BlockPoint& b : all)
       if (a.rows_outer && !b.rows_outer && a.ti == b.ti && a.tj == b.tj && a.kk == b.kk &&
           a.width == b.width && a.register_block == b.register_block && a.pack == b.pack &&
-          !a.panel && !b.panel) {
+          !a.panel && !b.panel && a.prefetch == b.prefetch) {
         EXPECT_DOUBLE_EQ(a.score, b.score) << a.ti << "x" << a.tj;
       }
   ASSERT_FALSE(all.empty());
@@ -219,7 +219,7 @@ std::string mlp_text(const std::vector<LayerText>& layers, bool through_def) {
 }
 
 // Occurrences of `word` in s.
-size_t count(const std::string& s, const std::string& word) {
+size_t blocked_count(const std::string& s, const std::string& word) {
   size_t n = 0;
   for (size_t at = s.find(word); at != std::string::npos; at = s.find(word, at + word.size())) ++n;
   return n;
@@ -287,7 +287,8 @@ TEST(ScheduleBlocked, EveryLayerOfDenseNetworksIsBlockedAndMatchesTheInterpreter
         SCOPED_TRACE(target + ": " + c.label() + "\n" + c.strategy_text());
         // (twice per layer where the last rows are peeled off and blocked on their own)
         const size_t parts = c.block.find("rows peeled") == std::string::npos ? 1 : 2;
-        EXPECT_EQ(count(rise::print_expr(c.lowered.expr), "reduceSeqUnroll"), cs.layers * parts);
+        EXPECT_EQ(blocked_count(rise::print_expr(c.lowered.expr), "reduceSeqUnroll"),
+                  cs.layers * parts);
         const Execution ex =
             execute(compile_candidate(prog, sizes, target, c, entry), sizes, inputs);
         const Comparison cmp = compare_values(ex.output, expected, type);

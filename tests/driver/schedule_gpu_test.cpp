@@ -29,7 +29,7 @@
 namespace risec::driver {
 namespace {
 
-rise::Program parse(const std::string& text) {
+rise::Program gpu_parse(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"gen.rise", text}));
 }
 
@@ -145,7 +145,7 @@ TEST(ScheduleGpu, RandomProgramsCandidatesMatchTheInterpreterOnOpenCL) {
   for (int round = 0; round < 2; ++round)
     for (int kind = 0; kind < 7; ++kind) {
       Generated g = generate(rng, kind);
-      rise::Program p = parse(g.text);
+      rise::Program p = gpu_parse(g.text);
       rise::Checked high = rise::check_program(p, "", &g.sizes);
       GpuSpace space = build_gpu_space(high, "opencl", *dev);
       SCOPED_TRACE(g.kind + ":\n" + g.text);
@@ -240,7 +240,7 @@ TEST(ScheduleGpu, SpaceAndModel) {
     EXPECT_NE(c.structure, "local tiles") << c.gpu;
 }
 
-class FakeTimer : public Measurer {
+class GpuFakeTimer : public Measurer {
  public:
   void prepare(const Compiled&) override {}
   double measure(const Compiled&, const TunePoint& p) override {
@@ -262,7 +262,7 @@ TEST(ScheduleGpu, AutoscheduleMeasuresTheDefaultFirst) {
   cfg.budget = 7;
   cfg.check = false;
   cfg.device = fake_gpu();
-  FakeTimer timer;
+  GpuFakeTimer timer;
   AutoscheduleResult r = autoschedule(cfg, timer);
   ASSERT_FALSE(timer.order.empty());
   EXPECT_EQ(timer.order.front(), 0);

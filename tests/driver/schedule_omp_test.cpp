@@ -23,7 +23,7 @@
 namespace risec::driver {
 namespace {
 
-SpaceOptions small_space(const std::string& target) {
+SpaceOptions omp_small_space(const std::string& target) {
   SpaceOptions o;
   o.target = target;
   o.tiles = {4};
@@ -74,12 +74,12 @@ TEST(ScheduleChoice, UnevenProgramsGetADynamicCandidateRankedAboveItsOriginal) {
   for (const Uneven& u : uneven_programs()) {
     SCOPED_TRACE(u.name);
     rise::Checked high = rise::check_program(u.program, "", &u.sizes);
-    ScheduleSpace space = build_space(high, small_space("openmp"));
+    ScheduleSpace space = build_space(high, omp_small_space("openmp"));
     std::vector<const ScheduleCandidate*> scheduled;
     for (const ScheduleCandidate& c : space.candidates)
       if (!c.schedule.empty()) scheduled.push_back(&c);
     ASSERT_FALSE(scheduled.empty()) << space.drop_reason;
-    EXPECT_LE(scheduled.size(), small_space("openmp").schedule_choices);
+    EXPECT_LE(scheduled.size(), omp_small_space("openmp").schedule_choices);
     std::vector<rise::Value> inputs = make_inputs(high, {}, 5);
     int above = 0;  // copies ranked above their original, whose loop the model sees uneven
     rise::Value expected = interpret(high, inputs);
@@ -119,7 +119,7 @@ TEST(ScheduleChoice, EvenWorkRanksTheDynamicCopyBelow) {
   m.threads = 2;
   rise::Program p = load_program("examples/mv/mv.rise");
   rise::SizeMap sizes{{"n", 64}, {"m", 16}};
-  ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), small_space("openmp"));
+  ScheduleSpace space = build_space(rise::check_program(p, "", &sizes), omp_small_space("openmp"));
   int copies = 0;
   for (const ScheduleCandidate& c : space.candidates) {
     if (c.schedule.empty()) continue;
@@ -134,7 +134,7 @@ TEST(ScheduleChoice, EvenWorkRanksTheDynamicCopyBelow) {
   EXPECT_GT(copies, 0);
   EXPECT_LE(copies, 2);
   // The C target has no parallel loops, so no schedules.
-  ScheduleSpace c = build_space(rise::check_program(p, "", &sizes), small_space("c"));
+  ScheduleSpace c = build_space(rise::check_program(p, "", &sizes), omp_small_space("c"));
   for (const ScheduleCandidate& k : c.candidates) EXPECT_TRUE(k.schedule.empty());
 }
 

@@ -146,7 +146,7 @@ TEST(SchedulePanels, ModelChargesAReReadFromBeyondL2) {
     const std::vector<BlockPoint> all = rank_block_points(c, m, 1000000);
     size_t pairs = 0;
     for (const BlockPoint& w : all) {
-      if (w.panel || !w.register_block || w.rows_outer) continue;
+      if (w.panel || !w.register_block || w.rows_outer || w.prefetch) continue;
       for (const BlockPoint& p : all) {
         if (!p.panel || !p.kc || p.ti != w.ti || p.tj != w.tj || p.kk != w.kk ||
             p.width != w.width || p.pack != w.pack || p.panel % p.ti)

@@ -36,7 +36,7 @@
 namespace risec::driver {
 namespace {
 
-size_t count(const std::string& s, const std::string& word) {
+size_t panels_count(const std::string& s, const std::string& word) {
   size_t n = 0;
   for (size_t at = s.find(word); at != std::string::npos; at = s.find(word, at + word.size())) ++n;
   return n;
@@ -89,8 +89,8 @@ TEST(RowPanels, EveryCandidateOfRandomNetworksMatchesTheInterpreter) {
         EXPECT_EQ(c.structure, "row panels");
         EXPECT_GT(c.block_score, 0);
         const std::string lowered = rise::print_expr(c.lowered.expr);
-        EXPECT_EQ(count(lowered, "reduceSeqUnroll"), static_cast<size_t>(cs.layers));
-        EXPECT_EQ(count(lowered, "mapPar"), target == "openmp" ? 1u : 0u);
+        EXPECT_EQ(panels_count(lowered, "reduceSeqUnroll"), static_cast<size_t>(cs.layers));
+        EXPECT_EQ(panels_count(lowered, "mapPar"), target == "openmp" ? 1u : 0u);
         if (target == "openmp") {
           // Every layer is inside the parallel loop over the panels.
           std::string par;
@@ -102,7 +102,7 @@ TEST(RowPanels, EveryCandidateOfRandomNetworksMatchesTheInterpreter) {
               par = rise::print_expr(e);
             return par.empty();
           });
-          EXPECT_EQ(count(par, "reduceSeqUnroll"), static_cast<size_t>(cs.layers));
+          EXPECT_EQ(panels_count(par, "reduceSeqUnroll"), static_cast<size_t>(cs.layers));
         }
         const Execution ex = execute(
             [&] {

@@ -19,7 +19,7 @@
 namespace risec::driver {
 namespace {
 
-rise::Program parse(const std::string& text) {
+rise::Program sizes_parse(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"s.rise", text}));
 }
 
@@ -50,7 +50,7 @@ const char* kMM =
 
 TEST(SizesFromInputs, EverySizeFromTheShapes) {
   runtime::TempDir dir("risec-sizes-");
-  rise::Program p = parse(kMM);
+  rise::Program p = sizes_parse(kMM);
   std::mt19937 rng(7);
   for (int trial = 0; trial < 50; ++trial) {
     int64_t n = 1 + rng() % 40, m = 1 + rng() % 40, k = 1 + rng() % 40;
@@ -94,7 +94,7 @@ TEST(SizesFromInputs, EverySizeFromTheShapes) {
 
 TEST(SizesFromInputs, ExtentsThatAreExpressionsOfASize) {
   runtime::TempDir dir("risec-sizes-");
-  rise::Program p = parse(
+  rise::Program p = sizes_parse(
       "def f = depFun((n: Nat, m: Nat, q: Nat) => fun(x: (n + 2).f32 => fun(y: (2 * m).f32 => "
       "fun(z: (q / 4).vec[f32, 4] => fun(w: (n * m).f32 => y)))))\n");
   for (int64_t n = 1; n < 30; n += 7)

@@ -53,7 +53,7 @@ std::string random_pipeline(std::mt19937& rng, bool* clamped) {
          combine[rng() % 3] + "))))\n";
 }
 
-rise::Program parse_text(const std::string& text) {
+rise::Program inline_parse_text(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"pipeline.rise", text}));
 }
 
@@ -93,7 +93,7 @@ TEST(StageInline, InlinedCandidateSplitsBordersAndMatchesTheInterpreter) {
     bool clamped = false;
     const std::string text = random_pipeline(rng, &clamped);
     SCOPED_TRACE(text);
-    rise::Program p = parse_text(text);
+    rise::Program p = inline_parse_text(text);
     const rise::SizeMap sizes = {{"n", 5 + 2 * static_cast<int64_t>(rng() % 8)},
                                  {"m", 7 + 2 * static_cast<int64_t>(rng() % 12)}};
     const rise::Checked high = rise::check_program(p, "", &sizes);
@@ -123,7 +123,7 @@ TEST(StageInline, ModelRanksTheInlinedCandidateAboveStoredStages) {
   std::mt19937 rng(7);
   for (int threads : {1, 2, 4}) {
     bool clamped = false;
-    rise::Program p = parse_text(random_pipeline(rng, &clamped));
+    rise::Program p = inline_parse_text(random_pipeline(rng, &clamped));
     const rise::SizeMap sizes = {{"n", 1024}, {"m", 1024}};
     const rise::Checked high = rise::check_program(p, "", &sizes);
     ScheduleSpace space = build_space(high, space_options());
@@ -176,7 +176,7 @@ class ColdTimer : public Measurer {
 };
 
 TEST(StageInline, FirstCallOverheadRaisesTheStopThreshold) {
-  rise::Program p = parse_text(
+  rise::Program p = inline_parse_text(
       "def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>\n"
       "  let b = img |> padClamp2D(1)(1) |> slide2D(3)(1)\n"
       "              |> map2D(fun(w => w |> join |> reduce(add)(0.0f))) in\n"

@@ -35,7 +35,7 @@ const char* kTemplate =
 
 // Time as a function of the point (v, u): best at v = 8, u = 4. Counts what it is
 // asked to do.
-class FakeTimer : public Measurer {
+class TuneFakeTimer : public Measurer {
  public:
   void prepare(const Compiled& c) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -73,7 +73,7 @@ TEST(Tune, FindsTheKnownBestAndPrunesInvalidPoints) {
   TuneConfig c = f.config();
   c.budget = 20;  // of the 4 x 5 valid points
   TrialDb db("");
-  FakeTimer timer;
+  TuneFakeTimer timer;
   TuneResult r = tune(c, db, timer);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.best->point, (TunePoint{8, 4}));
@@ -102,7 +102,7 @@ TEST(Tune, DeterministicGivenTheSeed) {
     c.budget = 8;
     c.seed = seed;
     TrialDb db("");
-    FakeTimer timer;
+    TuneFakeTimer timer;
     tune(c, db, timer);
     return timer.points;
   };
@@ -122,7 +122,7 @@ TEST(Tune, DatabaseRoundTripsAndResumes) {
   {
     TrialDb db(path.string());
     db.add_study(c.study_key, "scal");
-    FakeTimer timer;
+    TuneFakeTimer timer;
     first = tune(c, db, timer).trials;
     EXPECT_EQ(timer.measured, 6);
   }
@@ -145,14 +145,14 @@ TEST(Tune, DatabaseRoundTripsAndResumes) {
     // A second run with a larger budget measures only the new points.
     TrialDb db(path.string());
     c.budget = 10;
-    FakeTimer timer;
+    TuneFakeTimer timer;
     TuneResult r = tune(c, db, timer);
     EXPECT_EQ(timer.measured, 4);
     EXPECT_EQ(r.new_trials, 4);
     for (const TunePoint& p : timer.points)
       for (const Trial& t : first) EXPECT_NE(p, t.point);
     // The same budget again: nothing new, the same best.
-    FakeTimer again;
+    TuneFakeTimer again;
     TuneResult r2 = tune(c, db, again);
     EXPECT_EQ(again.measured, 0);
     EXPECT_EQ(r2.best->point, r.best->point);
@@ -164,7 +164,7 @@ TEST(Tune, NoParametersOrNoValidPointIsAnError) {
   Fixture f;
   TuneConfig c = f.config();
   TrialDb db("");
-  FakeTimer timer;
+  TuneFakeTimer timer;
   c.strategy = std::make_shared<SourceFile>(SourceFile{"t.elv", "let main = lowerToC;"});
   EXPECT_THROW(tune(c, db, timer), Error);
   c.strategy = std::make_shared<SourceFile>(SourceFile{
@@ -197,7 +197,7 @@ TEST(Tune, ConstraintsExcludePointsBeforeTheSearchProposesThem) {
   std::ostringstream progress;
   c.progress = &progress;
   TrialDb db("");
-  FakeTimer timer;
+  TuneFakeTimer timer;
   TuneResult r = tune(c, db, timer);
   EXPECT_EQ(timer.measured, 16);
   EXPECT_EQ(r.trials.size(), 16u);

@@ -19,7 +19,7 @@
 namespace risec::driver {
 namespace {
 
-rise::Program parse(const std::string& text) {
+rise::Program tuned_parse(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"test.rise", text}));
 }
 
@@ -67,19 +67,19 @@ TEST(Tuned, KeyIgnoresLayoutAndFollowsTheText) {
   const rise::SizeMap sizes = {{"n", 64}};
   int programs = 0;
   for (const std::string& text : example_programs()) {
-    const rise::Program p = parse(text);
+    const rise::Program p = tuned_parse(text);
     const std::string entry = p.defs.back().name;
     const TunedKey k = tuned_key(p, "", sizes, "c");
     EXPECT_EQ(k.entry, entry);
     EXPECT_EQ(k.program.size(), 16u);
     EXPECT_EQ(k.cpu, cpu_model());
-    EXPECT_EQ(tuned_key(parse(text), entry, sizes, "c").program, k.program) << text;
+    EXPECT_EQ(tuned_key(tuned_parse(text), entry, sizes, "c").program, k.program) << text;
     for (int variant = 0; variant < 4; ++variant) {
       const std::string r = reformatted(text, rng);
-      EXPECT_EQ(tuned_key(parse(r), entry, sizes, "c").program, k.program) << r;
+      EXPECT_EQ(tuned_key(tuned_parse(r), entry, sizes, "c").program, k.program) << r;
     }
     // Another definition is another program, for the same entry.
-    const rise::Program more = parse(text + "\ndef risecTunedExtra = 1.0f\n");
+    const rise::Program more = tuned_parse(text + "\ndef risecTunedExtra = 1.0f\n");
     EXPECT_NE(tuned_key(more, entry, sizes, "c").program, k.program) << text;
     ++programs;
   }

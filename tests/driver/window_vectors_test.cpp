@@ -34,7 +34,7 @@
 namespace risec::driver {
 namespace {
 
-rise::Program parse(const std::string& text) {
+rise::Program windows_parse(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"gen.rise", text}));
 }
 
@@ -109,7 +109,7 @@ TEST(WindowVectors, StencilsVectorisedAcrossWindowsComputeWhatTheInterpreterComp
     const int taps = 2 + static_cast<int>(rng() % 4);
     const std::string text = stencil(rng, two_d, taps);
     SCOPED_TRACE(text);
-    rise::Program p = parse(text);
+    rise::Program p = windows_parse(text);
     const int64_t width = int64_t{2} << (rng() % 3);
     // the windows' count a multiple of the width (the rule's precondition)
     const int64_t len = width * (3 + static_cast<int64_t>(rng() % 3)) +
@@ -142,7 +142,7 @@ TEST(WindowVectors, StencilsVectorisedAcrossWindowsComputeWhatTheInterpreterComp
 // What the rule refuses, with its reason: a map over scalars, a width that does not
 // divide the windows.
 TEST(WindowVectors, RefusesMapsOverScalarsAndWidthsThatDoNotDivide) {
-  rise::Program p = parse(
+  rise::Program p = windows_parse(
       "def f = depFun((n: Nat) => fun(x: n.f32 => x |> padClamp(1)(1) |> slide(3)(1) |> "
       "map(fun(w => w |> reduce(add)(0.0f)))))\n");
   rise::SizeMap sizes{{"n", 12}};
@@ -153,7 +153,7 @@ TEST(WindowVectors, RefusesMapsOverScalarsAndWidthsThatDoNotDivide) {
     EXPECT_NE(std::string(e.what()).find("vectorizeWindows(5)"), std::string::npos) << e.what();
   }
   rise::Program q =
-      parse("def g = depFun((n: Nat) => fun(x: n.f32 => x |> map(fun(v => v * 2.0f))))\n");
+      windows_parse("def g = depFun((n: Nat) => fun(x: n.f32 => x |> map(fun(v => v * 2.0f))))\n");
   try {
     compile_with(q, sizes, "c", "vectorizeWindows(4) @ innermost(isApplied(isMap)) ; lowerToC");
     FAIL() << "a map over scalars has no windows";
@@ -206,7 +206,7 @@ TEST(WindowVectors, BilateralGetsTheDecisionAndItsInteriorReadsWholeVectors) {
 // neighbours along the columns of the input) gathers them and scores worse; a map over
 // a transposed matrix's columns vectorised gathers, over its rows not.
 TEST(WindowVectors, TheCostModelSeesGatheredVectorReads) {
-  rise::Program p = parse(
+  rise::Program p = windows_parse(
       "def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 => img |> padClamp2D(1)(1) |> "
       "slide2D(3)(1) |> map2D(fun(w => join(w) |> reduce(add)(0.0f)))))\n"
       "def t = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 => img |> transpose |> "
@@ -224,7 +224,7 @@ TEST(WindowVectors, TheCostModelSeesGatheredVectorReads) {
   EXPECT_GT(across.gathers, 0);
   EXPECT_LT(along.score, across.score);
 
-  rise::Program q = parse(
+  rise::Program q = windows_parse(
       "def g = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> transpose |> "
       "map(fun(col => col |> map(fun(v => v * 2.0f))))))\n"
       "def h = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> "

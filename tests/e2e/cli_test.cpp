@@ -143,6 +143,30 @@ TEST(RunCli, RepeatAndFlops) {
   EXPECT_NE(r.out.find("GFLOP/s (4096 flop"), std::string::npos) << show(r);
 }
 
+// --warmup W: W more calls in the same child before the K timed ones, untimed: the
+// time line counts K runs, the profile (which averages every call of the child) K + W,
+// and the result (of the last call) still passes the check. A negative or non-numeric
+// count is a usage error naming the flag.
+TEST(RunCli, WarmupCallsAreNotTimed) {
+  for (int warmup : {0, 1, 3}) {
+    SCOPED_TRACE(warmup);
+    CliResult r = run_risec({"run", "examples/mv/mv.rise", "--strategy", mv_strategy_file(),
+                             "--size", "n=64,m=32", "--repeat", "2", "--warmup",
+                             std::to_string(warmup), "--profile", "--check"});
+    ASSERT_EQ(r.exit_code, 0) << show(r);
+    EXPECT_NE(r.out.find("(2 runs)"), std::string::npos) << show(r);
+    EXPECT_NE(r.out.find("mean of " + std::to_string(2 + warmup) + " calls"), std::string::npos)
+        << show(r);
+    EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
+  }
+  for (const char* bad : {"-1", "abc", "2x"}) {
+    CliResult r = run_risec(
+        {"run", "examples/mv/mv.rise", "--size", "n=4,m=3", "--repeat", "2", "--warmup", bad});
+    EXPECT_EQ(r.exit_code, 2) << show(r);
+    EXPECT_NE(r.err.find("--warmup"), std::string::npos) << show(r);
+  }
+}
+
 TEST(RunCli, UsageErrors) {
   auto run = [](std::vector<std::string> extra) {
     std::vector<std::string> args = {"run", "examples/mv/mv.rise", "--size", "n=4,m=3"};

@@ -37,9 +37,9 @@ std::string no_gpu_reason() {
       void* h = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
       if (!h) ::_exit(2);
       auto init = reinterpret_cast<int (*)(unsigned)>(::dlsym(h, "cuInit"));
-      auto count = reinterpret_cast<int (*)(int*)>(::dlsym(h, "cuDeviceGetCount"));
+      auto cuda_count = reinterpret_cast<int (*)(int*)>(::dlsym(h, "cuDeviceGetCount"));
       int n = 0;
-      ::_exit(init && count && init(0) == 0 && count(&n) == 0 && n > 0 ? 0 : 3);
+      ::_exit(init && cuda_count && init(0) == 0 && cuda_count(&n) == 0 && n > 0 ? 0 : 3);
     }
     int status = 0;
     if (pid < 0 || ::waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
@@ -87,7 +87,7 @@ std::string kernels(const driver::Compiled& c) {
   return first == std::string::npos ? "" : s.substr(first, end - first);
 }
 
-size_t count(const std::string& text, const std::string& what) {
+size_t cuda_count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -203,12 +203,15 @@ TEST(Cuda, KernelsHaveTheOpenCLTargetsLaunchesSharedMemoryAndBarriers) {
     std::string file = "examples/" + g.example + "/" + g.example + ".rise";
     std::string cu = kernels(compile(file, g.strategy, g.sizes));
     std::string cl = kernels(compile(file, g.strategy, g.sizes, "opencl"));
-    EXPECT_EQ(count(cu, "__global__ void "), count(cl, "__kernel void ")) << cu;
-    EXPECT_EQ(count(cu, "__shared__ "), count(cl, "__local ")) << cu;
-    EXPECT_EQ(count(cu, "__syncthreads();"), count(cl, "barrier(CLK_LOCAL_MEM_FENCE);")) << cu;
-    EXPECT_EQ(count(cu, "threadIdx."), count(cl, "get_global_id(") + count(cl, "get_local_id("))
+    EXPECT_EQ(cuda_count(cu, "__global__ void "), cuda_count(cl, "__kernel void ")) << cu;
+    EXPECT_EQ(cuda_count(cu, "__shared__ "), cuda_count(cl, "__local ")) << cu;
+    EXPECT_EQ(cuda_count(cu, "__syncthreads();"), cuda_count(cl, "barrier(CLK_LOCAL_MEM_FENCE);"))
         << cu;
-    EXPECT_EQ(count(cu, "blockIdx."), count(cl, "get_global_id(") + count(cl, "get_group_id("))
+    EXPECT_EQ(cuda_count(cu, "threadIdx."),
+              cuda_count(cl, "get_global_id(") + cuda_count(cl, "get_local_id("))
+        << cu;
+    EXPECT_EQ(cuda_count(cu, "blockIdx."),
+              cuda_count(cl, "get_global_id(") + cuda_count(cl, "get_group_id("))
         << cu;
   }
 }
@@ -219,8 +222,8 @@ TEST(Cuda, KernelsHaveTheOpenCLTargetsLaunchesSharedMemoryAndBarriers) {
 TEST(Cuda, TiledMMStagesRowsInSharedMemoryBetweenTwoSyncs) {
   std::string k =
       kernels(compile("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv", "n=64,m=64,k=64"));
-  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 1u) << k;
-  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  EXPECT_EQ(cuda_count(k, "__shared__ __align__(16) float "), 1u) << k;
+  EXPECT_EQ(cuda_count(k, "__syncthreads();"), 2u) << k;
   size_t shared = k.find("__shared__");
   size_t groups = k.find("for (int i1 = (int)blockIdx.x; i1 < 8; i1 += (int)gridDim.x) {");
   size_t first_sync = k.find("__syncthreads();");
@@ -248,8 +251,8 @@ TEST(Cuda, GpuTiledMMKeepsAPrivateAccumulatorSplitOverTheBlock) {
   EXPECT_EQ(k.find("[1024];"), std::string::npos) << k;
   EXPECT_EQ(k.find("[16];", acc) + 4, k.find(';', acc)) << k;
   EXPECT_LT(acc, k.find("threadIdx.y")) << "declared at block level";
-  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 2u) << k;
-  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  EXPECT_EQ(cuda_count(k, "__shared__ __align__(16) float "), 2u) << k;
+  EXPECT_EQ(cuda_count(k, "__syncthreads();"), 2u) << k;
   size_t step = k.find("for (int", k.find("] = 0.0f;"));
   ASSERT_NE(step, std::string::npos) << k;
   size_t first = k.find("__syncthreads();", step);
@@ -283,10 +286,10 @@ TEST(Cuda, KernelsIndexWithIntWhereTheHostFindsTheSizesFit) {
       std::regex(
           R"(for \(int (i\d+) = \(int\)blockIdx\.y; \1 < n/32; \1 \+= \(int\)gridDim\.y\))")))
       << narrow;
-  EXPECT_GE(count(narrow, "for (int "), 10u) << narrow;
+  EXPECT_GE(cuda_count(narrow, "for (int "), 10u) << narrow;
   std::string wide_text = k.substr(wide);
-  EXPECT_EQ(count(wide_text, "for (int "), 0u) << wide_text;
-  EXPECT_EQ(count(wide_text, "for (int64_t "), count(narrow, "for (int ")) << wide_text;
+  EXPECT_EQ(cuda_count(wide_text, "for (int "), 0u) << wide_text;
+  EXPECT_EQ(cuda_count(wide_text, "for (int64_t "), cuda_count(narrow, "for (int ")) << wide_text;
   // The host: the sizes and the arrays' element counts checked, then the choice.
   const std::string& host = c.unit.source;
   for (const char* bound :
@@ -320,10 +323,10 @@ TEST(Cuda, CudaTiledMMKeepsBothTilesAsRowsOfK) {
   driver::Compiled c =
       compile("examples/mm/mm.rise", "examples/mm/cuda_tiled.elv", "n=256,m=128,k=64");
   std::string k = kernels(c);
-  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 2u) << k;
-  EXPECT_EQ(count(k, "[2048];"), 2u) << k;
+  EXPECT_EQ(cuda_count(k, "__shared__ __align__(16) float "), 2u) << k;
+  EXPECT_EQ(cuda_count(k, "[2048];"), 2u) << k;
   EXPECT_TRUE(std::regex_search(k, std::regex(R"(float acc\d+\[64\];)"))) << k;
-  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  EXPECT_EQ(cuda_count(k, "__syncthreads();"), 2u) << k;
   // The copies: B's rows and A's columns of the tile as rows of 128 floats in shared memory.
   std::regex copy_b(R"(mem__\w+\[128\*i\d+ \+ i\d+\] = B\[)");
   std::regex copy_a(R"(mem__\w+\[128\*i\d+ \+ i\d+\] = A\[)");
@@ -405,8 +408,8 @@ TEST(Cuda, SharedMemoryBeyond48KiBIsDynamic) {
 TEST(Cuda, SequentialLoopsOverSharedMemoryEndWithASync) {
   std::string file = e2e::write_scratch("seqlocal.rise", kPrograms[0].second);
   std::string k = kernels(compile(file, "", "n=5"));
-  EXPECT_EQ(count(k, "__shared__ __align__(16) float "), 1u) << k;
-  EXPECT_EQ(count(k, "__syncthreads();"), 2u) << k;
+  EXPECT_EQ(cuda_count(k, "__shared__ __align__(16) float "), 1u) << k;
+  EXPECT_EQ(cuda_count(k, "__syncthreads();"), 2u) << k;
   size_t seq = k.find("i2 < 4; i2 += 1) {");
   ASSERT_NE(seq, std::string::npos) << k;
   size_t write = k.find("threadIdx.x", seq);
@@ -426,9 +429,9 @@ TEST(Cuda, GlobalMapsStrideOverTheGridInEachDimension) {
   EXPECT_NE(k.find("(int)(blockIdx.x * blockDim.x + threadIdx.x); "), std::string::npos) << k;
   // Row blocks: blocks over rows, threads over the rows of a block; nothing shared.
   k = kernels(compile("examples/gemv/gemv.rise", "examples/gemv/opencl.elv", "n=128,m=32"));
-  EXPECT_EQ(count(k, "(int)blockIdx.x;"), 1u) << k;
-  EXPECT_EQ(count(k, "(int)risec_thread<RISEC_BX>(threadIdx.x);"), 1u) << k;
-  EXPECT_EQ(count(k, "__syncthreads"), 0u) << k;
+  EXPECT_EQ(cuda_count(k, "(int)blockIdx.x;"), 1u) << k;
+  EXPECT_EQ(cuda_count(k, "(int)risec_thread<RISEC_BX>(threadIdx.x);"), 1u) << k;
+  EXPECT_EQ(cuda_count(k, "__syncthreads"), 0u) << k;
   // atax: two launches in sequence.
   k = kernels(compile("examples/atax/atax.rise", "examples/atax/opencl.elv", "m=128,n=64"));
   EXPECT_NE(k.find("__global__ void atax_k0("), std::string::npos) << k;
@@ -490,7 +493,7 @@ TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
   // after the CUDA runtime has shut down, so it ignores cudaFree's status.
   const size_t release = host.find("void atax__risec_release(void) {");
   ASSERT_NE(release, std::string::npos) << host;
-  EXPECT_EQ(count(host.substr(release), "(void)cudaFree(risec_b_"), 4u);  // A, x, tmp1, output
+  EXPECT_EQ(cuda_count(host.substr(release), "(void)cudaFree(risec_b_"), 4u);  // A, x, tmp1, output
   host = host.substr(0, release);
   std::regex call(R"(\bcuda[A-Z]\w*\()");
   size_t calls = 0;
@@ -503,9 +506,9 @@ TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
   EXPECT_GE(calls, 10u);
   // Two launches, each of a 32-bit kernel or its int64_t twin (symbolic sizes), the
   // first (work groups of 64) also of the instance for its fixed block size or any.
-  EXPECT_EQ(count(host, "<<<risec_grid["), 6u);
-  EXPECT_EQ(count(host, "if (risec_narrow)"), 2u);
-  EXPECT_EQ(count(host, "RISEC_CUDA(cudaGetLastError());"), 2u);
+  EXPECT_EQ(cuda_count(host, "<<<risec_grid["), 6u);
+  EXPECT_EQ(cuda_count(host, "if (risec_narrow)"), 2u);
+  EXPECT_EQ(cuda_count(host, "RISEC_CUDA(cudaGetLastError());"), 2u);
   EXPECT_NE(host.find("cudaEventElapsedTime"), std::string::npos);
   // compile -o writes OUT.cu and OUT.h.
   std::string out = e2e::scratch_path("atax_cli");

@@ -25,7 +25,7 @@
 namespace risec::e2e {
 namespace {
 
-const std::vector<std::string> kPrograms = {"morph5", "box3", "box5", "sharpen"};
+const std::vector<std::string> kDefaultPrograms = {"morph5", "box3", "box5", "sharpen"};
 
 std::string program_path(const std::string& name) {
   return "bench/default_lowering/" + name + ".rise";
@@ -35,7 +35,7 @@ TEST(DefaultLowering, NamedProgramsMatchTheInterpreter) {
   // odd sizes, and sizes where the left and right (top and bottom) borders meet
   const std::vector<std::string> sizes = {"n=37,m=53", "n=1,m=1", "n=2,m=3", "n=4,m=5",
                                           "n=5,m=4",   "n=6,m=9", "n=3,m=40"};
-  for (const std::string& p : kPrograms)
+  for (const std::string& p : kDefaultPrograms)
     for (size_t i = 0; i < sizes.size(); ++i) {
       EXPECT_TRUE(compile_and_check(program_path(p), "", sizes[i], "c")) << p << " " << sizes[i];
       if (i % 2 == 0) {  // the openmp target (parallel rows) on every other size
@@ -164,8 +164,8 @@ TEST(DefaultLowering, GeneratedWindowsMatchTheInterpreter) {
 }
 
 // A .npy file of f32 values with the shape, in the scratch directory.
-std::string npy(const std::string& name, const std::vector<int64_t>& shape,
-                const std::vector<float>& values) {
+std::string default_npy(const std::string& name, const std::vector<int64_t>& shape,
+                        const std::vector<float>& values) {
   runtime::NdArray a = runtime::make_array(runtime::DType::F32, shape);
   for (size_t i = 0; i < values.size(); ++i) a.as<float>()[i] = values[i];
   std::string path = scratch_path(name + ".npy");
@@ -191,7 +191,7 @@ TEST(DefaultLowering, FmaxAndFminKeepTheLibrarysResultsOnSpecialValues) {
                        "  zip(x)(y) |> map(fun(p => " + op + "(p._1)(p._2))))))\n";
     std::string file = write_scratch(std::string("default_lowering_") + op + ".rise", text);
     CheckOptions o;
-    o.inputs = {{"x", npy("dl_x", {n}, a)}, {"y", npy("dl_y", {n}, b)}};
+    o.inputs = {{"x", default_npy("dl_x", {n}, a)}, {"y", default_npy("dl_y", {n}, b)}};
     o.atol = 0;
     o.rtol = 0;
     EXPECT_TRUE(compile_and_check(file, "", "n=" + std::to_string(n), o)) << op;
@@ -203,7 +203,7 @@ TEST(DefaultLowering, FmaxAndFminKeepTheLibrarysResultsOnSpecialValues) {
       CheckOptions r;
       std::vector<float> vals;
       for (int i = 0; i < len; ++i) vals.push_back(specials[(i * 5 + len) % specials.size()]);
-      r.inputs = {{"x", npy("dl_r" + std::to_string(len), {len}, vals)}};
+      r.inputs = {{"x", default_npy("dl_r" + std::to_string(len), {len}, vals)}};
       r.atol = 0;
       r.rtol = 0;
       EXPECT_TRUE(compile_and_check(rfile, "", "n=" + std::to_string(len), r)) << op << len;

@@ -11,7 +11,7 @@
 namespace risec::e2e {
 namespace {
 
-size_t count(const std::string& text, const std::string& what) {
+size_t omp_default_count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
   return n;
@@ -25,7 +25,7 @@ TEST(DefaultOpenMP, EveryExampleMatchesTheInterpreter) {
     EXPECT_EQ(r.exit_code, 0) << name << "\n" << show(r);
     CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", sizes});
     ASSERT_EQ(c.exit_code, 0) << name << "\n" << show(c);
-    parallel += count(c.out, "#pragma omp parallel for") > 0;
+    parallel += omp_default_count(c.out, "#pragma omp parallel for") > 0;
   }
   // most examples compute their result with a map
   EXPECT_GE(parallel, example_sizes().size() / 2);
@@ -53,7 +53,7 @@ TEST(DefaultOpenMP, TheResultsMapIsParallelNotAReductionsArgument) {
   CliResult h = run_risec(
       {"compile", "examples/harris/harris.rise", "--target", "openmp", "--size", "n=64,m=64"});
   ASSERT_EQ(h.exit_code, 0) << show(h);
-  EXPECT_GE(count(h.out, "#pragma omp parallel for"), 4u) << h.out;
+  EXPECT_GE(omp_default_count(h.out, "#pragma omp parallel for"), 4u) << h.out;
   // The C target and an explicit strategy are unchanged: no parallel loop.
   CliResult c = run_risec({"compile", "examples/mm/mm.rise", "--size", "n=64,m=64,k=64"});
   EXPECT_EQ(c.out.find("#pragma omp"), std::string::npos) << c.out;
@@ -75,7 +75,7 @@ TEST(DefaultOpenMP, ThroughViewsAndLets) {
   CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", "n=37"});
   ASSERT_EQ(c.exit_code, 0) << show(c);
   // the stage the let stores, and the result's map under the transpose and join
-  EXPECT_EQ(count(c.out, "#pragma omp parallel for"), 2u) << c.out;
+  EXPECT_EQ(omp_default_count(c.out, "#pragma omp parallel for"), 2u) << c.out;
 }
 
 }  // namespace

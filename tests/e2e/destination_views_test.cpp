@@ -14,18 +14,18 @@
 namespace risec::e2e {
 namespace {
 
-struct Case {
+struct ViewsCase {
   const char* name;
   const char* program;
   const char* sizes;
 };
 // How ctest and gtest name a case's parameter (else: "N-byte object <...>").
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const ViewsCase& c, std::ostream* os) {
   *os << c.name;
 }
 
 // Each program computes a 3-D array with mapSeq and returns a view of it.
-const Case kCases[] = {
+const ViewsCase kViewsCases[] = {
     {"mapTranspose",
      "def f = depFun((n: Nat, m: Nat, k: Nat) => fun(x: n.m.k.f32 =>\n"
      "  x |> mapSeq(mapSeq(mapSeq(fun(a => a * 2.0f)))) |> map(transpose)))",
@@ -105,10 +105,10 @@ const Case kCases[] = {
      "n=6,k=4"},
 };
 
-class DestinationViews : public ::testing::TestWithParam<Case> {};
+class DestinationViews : public ::testing::TestWithParam<ViewsCase> {};
 
 TEST_P(DestinationViews, MatchTheInterpreterWithoutACopy) {
-  const Case& c = GetParam();
+  const ViewsCase& c = GetParam();
   std::string file = write_scratch(std::string(c.name) + ".rise", c.program);
   CheckReport r = run_and_compare(file, "", c.sizes);
   EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch << "\n" << r.compiled.unit.source;
@@ -119,8 +119,8 @@ TEST_P(DestinationViews, MatchTheInterpreterWithoutACopy) {
   EXPECT_TRUE(compile_and_check(file, "", c.sizes, "c", /*sanitize=*/true));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, DestinationViews, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+INSTANTIATE_TEST_SUITE_P(All, DestinationViews, ::testing::ValuesIn(kViewsCases),
+                         [](const ::testing::TestParamInfo<ViewsCase>& i) { return i.param.name; });
 
 // The body of the generated function `f`.
 std::string function_body(const std::string& src) {
@@ -132,7 +132,7 @@ std::string function_body(const std::string& src) {
 // written by loops of their own.
 TEST(DestinationViews, PaddedStencilsHaveNoConditional) {
   for (const char* name : {"padCst2DOfAStencil", "padClamp2DOfAStencil"})
-    for (const Case& c : kCases)
+    for (const ViewsCase& c : kViewsCases)
       if (std::string(c.name) == name) {
         std::string file = write_scratch(std::string(c.name) + ".rise", c.program);
         CheckReport r = run_and_compare(file, "", c.sizes);
@@ -148,7 +148,7 @@ TEST(DestinationViews, PaddedStencilsHaveNoConditional) {
 // loop (each is at most at the function's first loop level, 4 spaces), and the
 // copies read the output.
 TEST(DestinationViews, RepeatedElementIsComputedOnce) {
-  for (const Case& c : kCases) {
+  for (const ViewsCase& c : kViewsCases) {
     if (std::string(c.name).rfind("repeat", 0) != 0) continue;
     std::string file = write_scratch(std::string(c.name) + ".rise", c.program);
     CheckReport r = run_and_compare(file, "", c.sizes);
@@ -169,7 +169,7 @@ TEST(DestinationViews, RepeatedElementIsComputedOnce) {
 // On the OpenCL target (PoCL), where the interior is written by a GPU map and the
 // borders by the loops after it, or inside each work item.
 TEST(DestinationViews, PaddingAndPointUpdatesOnOpenCL) {
-  const Case gpu[] = {
+  const ViewsCase gpu[] = {
       {"gpuPadClamp2D",
        "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
        "  x |> mapGlobal(0)(mapSeq(fun(a => a * 2.0f))) |> padClamp2D(1)(1)))",
@@ -187,7 +187,7 @@ TEST(DestinationViews, PaddingAndPointUpdatesOnOpenCL) {
        "  x |> mapGlobal(0)(fun(a => a * 2.0f)) |> update(i)(7.0f))))",
        "n=16"},
   };
-  for (const Case& c : gpu)
+  for (const ViewsCase& c : gpu)
     EXPECT_TRUE(compile_and_check(write_scratch(std::string(c.name) + ".rise", c.program), "",
                                   c.sizes, "opencl"))
         << c.name;
@@ -196,7 +196,7 @@ TEST(DestinationViews, PaddingAndPointUpdatesOnOpenCL) {
 // Where the destination cannot be read back (a transposed output), padClamp and a
 // repeated element fall back to a temporary; still the interpreter's values.
 TEST(DestinationViews, FallbacksMatchTheInterpreter) {
-  const Case fallbacks[] = {
+  const ViewsCase fallbacks[] = {
       {"padClampIntoATranspose",
        "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
        "  x |> mapSeq(mapSeq(fun(a => a * 2.0f))) |> padClamp(1)(2) |> transpose))",
@@ -210,7 +210,7 @@ TEST(DestinationViews, FallbacksMatchTheInterpreter) {
        "  generate(fun(i: idx[k] => x |> map(fun(v => v * 2.0f)))) |> transpose))",
        "n=6,k=4"},
   };
-  for (const Case& c : fallbacks) {
+  for (const ViewsCase& c : fallbacks) {
     std::string file = write_scratch(std::string(c.name) + ".rise", c.program);
     CheckReport r = run_and_compare(file, "", c.sizes);
     EXPECT_TRUE(r.comparison.ok) << c.name << ": " << r.comparison.first_mismatch << "\n"

@@ -29,7 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Case {
+struct ExampleCase {
   std::string example;   // folder name
   std::string file;      // examples/NAME/NAME.rise
   std::string strategy;  // "" for the default lowering, else the .elv path
@@ -37,28 +37,28 @@ struct Case {
 };
 
 // How ctest and gtest name a case's parameter (else: "128-byte object <...>").
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const ExampleCase& c, std::ostream* os) {
   *os << c.example << " with "
       << (c.strategy.empty() ? std::string("the default lowering")
                              : fs::path(c.strategy).filename().string())
       << " on " << c.target;
 }
 
-std::vector<Case> all_cases() {
-  std::vector<Case> out;
+std::vector<ExampleCase> all_cases() {
+  std::vector<ExampleCase> out;
   for (const ExampleStrategy& e : example_strategies())
     out.push_back({e.example, e.file, e.strategy, e.target});
   return out;
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+std::string case_name(const ::testing::TestParamInfo<ExampleCase>& info) {
   return example_case_name(info.param.example, info.param.strategy);
 }
 
-class Examples : public ::testing::TestWithParam<Case> {};
+class Examples : public ::testing::TestWithParam<ExampleCase> {};
 
 TEST_P(Examples, MatchesTheInterpreter) {
-  const Case& c = GetParam();
+  const ExampleCase& c = GetParam();
   auto it = example_sizes().find(c.example);
   ASSERT_NE(it, example_sizes().end())
       << "add sizes for the new example " << c.example << " to example_sizes() (e2e_util.cpp)";
@@ -66,7 +66,7 @@ TEST_P(Examples, MatchesTheInterpreter) {
 }
 
 TEST_P(Examples, MatchesTheInterpreterUnderSanitizers) {
-  const Case& c = GetParam();
+  const ExampleCase& c = GetParam();
   auto it = example_sizes().find(c.example);
   ASSERT_NE(it, example_sizes().end());
   // The OpenCL runtime (PoCL) is not built with the sanitizers: its own threads and
@@ -95,7 +95,7 @@ struct Loaded {
   rise::SizeMap sizes;
 };
 
-std::unique_ptr<Loaded> load_case(const Case& c) {
+std::unique_ptr<Loaded> load_case(const ExampleCase& c) {
   auto it = example_sizes().find(c.example);
   if (it == example_sizes().end()) return nullptr;
   auto l = std::make_unique<Loaded>();
@@ -107,7 +107,7 @@ std::unique_ptr<Loaded> load_case(const Case& c) {
 }
 
 TEST_P(Examples, CompilesWithoutWarnings) {
-  const Case& c = GetParam();
+  const ExampleCase& c = GetParam();
   std::unique_ptr<Loaded> l = load_case(c);
   ASSERT_NE(l, nullptr);
   const rise::Program& p = l->program;
@@ -160,7 +160,7 @@ TEST_P(Examples, CompilesWithoutWarnings) {
 // every other test passing). GCC's -fopt-info-vec reports each vectorised loop at its
 // `for` line or the first line of its body.
 TEST_P(Examples, LaneLoopsAreVectorised) {
-  const Case& c = GetParam();
+  const ExampleCase& c = GetParam();
   if (c.target == "opencl") GTEST_SKIP() << "OpenCL kernels are compiled by the OpenCL driver";
   std::unique_ptr<Loaded> l = load_case(c);
   ASSERT_NE(l, nullptr);
@@ -228,7 +228,8 @@ TEST_P(Examples, LaneLoopsAreVectorised) {
 INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::ValuesIn(all_cases()), case_name);
 
 TEST(ExamplesList, EveryExampleHasSizes) {
-  for (const Case& c : all_cases()) EXPECT_TRUE(example_sizes().count(c.example)) << c.example;
+  for (const ExampleCase& c : all_cases())
+    EXPECT_TRUE(example_sizes().count(c.example)) << c.example;
 }
 
 // ---------------------------------------------------------------- mm at 1024

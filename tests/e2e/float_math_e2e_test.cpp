@@ -31,7 +31,7 @@
 namespace risec::e2e {
 namespace {
 
-std::string program(const char* fn) {
+std::string math_program(const char* fn) {
   return std::string("def f = depFun((n: Nat) => fun(x: n.f32 => x |> map(fun(v => ") + fn +
          "(v)))))\n";
 }
@@ -89,7 +89,7 @@ std::string strategy(int w, const std::string& target) {
 TEST(FloatMathE2E, RandomInputsMatchTheInterpreterWithinTheUlpBound) {
   const int n = 4096;
   for (const char* fn : {"exp", "log", "tanh"}) {
-    std::string file = write_scratch(std::string("float_math_") + fn + ".rise", program(fn));
+    std::string file = write_scratch(std::string("float_math_") + fn + ".rise", math_program(fn));
     for (uint64_t seed : {1u, 2u, 3u}) {
       std::vector<float> xs = inputs(n, seed * 7919 + std::string(fn).size());
       runtime::NdArray a = runtime::make_array(runtime::DType::F32, {n});
@@ -127,7 +127,8 @@ TEST(FloatMathE2E, RandomInputsMatchTheInterpreterWithinTheUlpBound) {
 // size GCC picks is not.
 TEST(FloatMathE2E, CompiledMathLoopsAreVectorised) {
   for (const char* fn : {"exp", "log", "tanh"}) {
-    std::string file = write_scratch(std::string("float_math_vec_") + fn + ".rise", program(fn));
+    std::string file =
+        write_scratch(std::string("float_math_vec_") + fn + ".rise", math_program(fn));
     for (int w : {0, 4, 8, 16}) {
       SCOPED_TRACE(std::string(fn) + " width " + std::to_string(w));
       rise::Program p = driver::load_program(file);

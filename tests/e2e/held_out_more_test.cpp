@@ -18,7 +18,7 @@
 namespace risec::e2e {
 namespace {
 
-bool has(const std::string& s, const std::string& what) {
+bool held_out_has(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
@@ -156,7 +156,7 @@ TEST(HeldOutMore, ZeroExtentResultsOnEveryTarget) {
     for (const char* target : {"c", "openmp", "opencl"}) {
       CliResult r = run_risec({"run", file, "--size", "n=4", "--target", target, "--check"});
       EXPECT_EQ(r.exit_code, 0) << p << " on " << target << "\n" << show(r);
-      EXPECT_TRUE(has(r.out, "check: passed")) << show(r);
+      EXPECT_TRUE(held_out_has(r.out, "check: passed")) << show(r);
     }
     CliResult g = run_risec({"run", file, "--size", "n=4", "--target", "opencl", "--strategy",
                              "mapGlobal(0) @ outermost(isApplied(isMap)) ; lowerToC", "--check"});
@@ -190,7 +190,7 @@ TEST(HeldOutMore, IndexFailuresExitFourInEvalAndRun) {
     for (const char* cmd : {"eval", "run"}) {
       CliResult r = run_risec({cmd, file, "--size", "n=4", "--input", "k=" + ks});
       EXPECT_EQ(r.exit_code, 4) << cmd << " " << x.body << "\n" << show(r);
-      EXPECT_TRUE(has(r.err, x.message)) << cmd << " " << x.body << "\n" << show(r);
+      EXPECT_TRUE(held_out_has(r.err, x.message)) << cmd << " " << x.body << "\n" << show(r);
     }
   }
 }
@@ -204,8 +204,8 @@ TEST(HeldOutMore, WithLoopMessagesAndPreconditions) {
       "a[i] * 2.0f;\n  } : modarray(a)))\n");
   CliResult r = run_risec({"check", mod});
   EXPECT_EQ(r.exit_code, 0) << show(r);
-  EXPECT_TRUE(has(r.out, "requires: n - k >= 0 (in the with-loop)")) << show(r);
-  EXPECT_FALSE(has(r.out + r.err, "drop")) << show(r);
+  EXPECT_TRUE(held_out_has(r.out, "requires: n - k >= 0 (in the with-loop)")) << show(r);
+  EXPECT_FALSE(held_out_has(r.out + r.err, "drop")) << show(r);
   std::string ty = write_scratch(
       "wl_type.rise",
       "def f = depFun(n: Nat => fun(a: n.f32 =>\n  with {\n    ([0] <= [i] < [n - 2]) : 1;\n  "
@@ -213,9 +213,9 @@ TEST(HeldOutMore, WithLoopMessagesAndPreconditions) {
   r = run_risec({"check", ty});
   EXPECT_EQ(r.exit_code, 1) << show(r);
   // at the body, not at `with {` (tests/e2e/with_loop_errors_test.cpp)
-  EXPECT_TRUE(has(r.err, "wl_type.rise:3:30: error: in the with-loop, this part's elements"))
+  EXPECT_TRUE(held_out_has(r.err, "wl_type.rise:3:30: error: in the with-loop, this part's elements"))
       << show(r);
-  EXPECT_FALSE(has(r.err, "concat")) << show(r);
+  EXPECT_FALSE(held_out_has(r.err, "concat")) << show(r);
   // stepped generators whose indices are in bounds only from some size on
   for (const char* gen : {"([2] <= [i] < [n - 1] step [4]) : a[i + 1] - a[i - 2]",
                           "([1] <= [i] < [n] step [3] width [2]) : a[i - 1] + a[i]",
@@ -245,16 +245,16 @@ TEST(HeldOutMore, OpenclErrorsAreLocated) {
   CliResult r = run_risec({"compile", file, "--size", "n=4,m=8", "--target", "opencl", "--strategy",
                            "mapGlobal(0) @ outermost(isApplied(isMap)) ; lowerToC"});
   EXPECT_EQ(r.exit_code, 1) << show(r);
-  EXPECT_TRUE(has(r.err, "ocl_loc.rise:2:")) << show(r);
-  EXPECT_TRUE(has(r.err, "launches a kernel per top-level parallel map")) << show(r);
+  EXPECT_TRUE(held_out_has(r.err, "ocl_loc.rise:2:")) << show(r);
+  EXPECT_TRUE(held_out_has(r.err, "launches a kernel per top-level parallel map")) << show(r);
   // an input of vectors of 5 lanes: the loop lowerToC writes has no place of its own
   std::string vec = write_scratch(
       "ocl_vec5.rise",
       "def f = depFun(n: Nat => fun(a: n.vec[f32, 5] =>\n  a |> map(fun(x => x + x))))\n");
   r = run_risec({"compile", vec, "--size", "n=4", "--target", "opencl"});
   EXPECT_EQ(r.exit_code, 1) << show(r);
-  EXPECT_TRUE(has(r.err, "ocl_vec5.rise:2:")) << show(r);
-  EXPECT_TRUE(has(r.err, "a vector of 5 lanes")) << show(r);
+  EXPECT_TRUE(held_out_has(r.err, "ocl_vec5.rise:2:")) << show(r);
+  EXPECT_TRUE(held_out_has(r.err, "a vector of 5 lanes")) << show(r);
 }
 
 // compile -o naming a device or a directory is refused (exit 2), never taken as the
@@ -267,7 +267,7 @@ TEST(HeldOutMore, OutputsThatAreNotRegularFilesAreRefused) {
   for (const std::string& out : {dir, fifo}) {
     CliResult r = run_risec({"compile", "examples/scal/scal.rise", "--size", "n=8", "-o", out});
     EXPECT_EQ(r.exit_code, 2) << out << "\n" << show(r);
-    EXPECT_TRUE(has(r.err, "-o " + out)) << show(r);
+    EXPECT_TRUE(held_out_has(r.err, "-o " + out)) << show(r);
     EXPECT_FALSE(std::filesystem::exists(out + ".c")) << out;
     EXPECT_FALSE(std::filesystem::exists(out + ".h")) << out;
   }

@@ -22,7 +22,7 @@ rise::Program parse(const std::string& text) {
 }
 
 // The index literal in several positions: on the input, on a row, in a map body.
-std::vector<std::string> programs(int i) {
+std::vector<std::string> bounds_programs(int i) {
   std::string k = std::to_string(i);
   return {
       "def f = depFun(n: Nat => fun(x: n.f32 => x[" + k + "]))",
@@ -34,7 +34,7 @@ std::vector<std::string> programs(int i) {
 
 TEST(IndexLiteralBounds, SizesThatViolateTheIndexAreRefusedAtCheckTime) {
   for (int i = 0; i < 12; ++i) {
-    for (const std::string& text : programs(i)) {
+    for (const std::string& text : bounds_programs(i)) {
       rise::Program p = parse(text);
       for (int64_t n = 1; n <= 12; ++n) {
         rise::SizeMap sizes{{"n", n}};
@@ -73,7 +73,7 @@ TEST(IndexLiteralBounds, NegativeAndTooLargeLiteralsAreRefused) {
 
 TEST(IndexLiteralBounds, GenericCodeChecksTheIndexOnEntry) {
   for (int i : {1, 5, 7}) {
-    auto keep = std::make_unique<rise::Program>(parse(programs(i)[0]));
+    auto keep = std::make_unique<rise::Program>(parse(bounds_programs(i)[0]));
     driver::CompileRequest req;
     req.program = keep.get();
     driver::Compiled c = driver::compile(req);

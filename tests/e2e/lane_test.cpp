@@ -16,7 +16,7 @@
 namespace risec::e2e {
 namespace {
 
-rise::Program parse(const std::string& text) {
+rise::Program lane_parse(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"lane.rise", text}));
 }
 
@@ -34,7 +34,7 @@ TEST(Lane, AnIndexAtOrBeyondTheWidthIsRefusedLocated) {
       std::string text = lanes_program("map", w, 0, i, 1);
       std::string err;
       try {
-        rise::check_program(parse(text), "");
+        rise::check_program(lane_parse(text), "");
       } catch (const Error& e) {
         err = e.message();
         EXPECT_EQ(e.kind(), ErrorKind::User);
@@ -65,20 +65,20 @@ TEST(Lane, ASymbolicWidthBecomesASideCondition) {
   const std::string text =
       "def f = depFun((n: Nat, m: Nat) => fun(x: n.vec[f32, m] => x |> map(fun(v => "
       "lane(2)(v)))))";
-  rise::Checked c = rise::check_program(parse(text), "");
+  rise::Checked c = rise::check_program(lane_parse(text), "");
   bool found = false;
   for (const rise::SideCondition& sc : c.conditions) found = found || sc.describe() == "m - 3 >= 0";
   EXPECT_TRUE(found);
   rise::SizeMap ok{{"n", 2}, {"m", 4}}, bad{{"n", 2}, {"m", 2}};
-  EXPECT_NO_THROW(rise::check_program(parse(text), "", &ok));
-  EXPECT_THROW(rise::check_program(parse(text), "", &bad), Error);
+  EXPECT_NO_THROW(rise::check_program(lane_parse(text), "", &ok));
+  EXPECT_THROW(rise::check_program(lane_parse(text), "", &bad), Error);
 }
 
 TEST(Lane, TheIndexMustBeAConstant) {
   const std::string text =
       "def f = depFun((n: Nat) => fun(x: 4.vec[f32, 4] => x |> map(fun(v => lane(n)(v)))))";
   try {
-    rise::check_program(parse(text), "");
+    rise::check_program(lane_parse(text), "");
     ADD_FAILURE() << "accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::User);

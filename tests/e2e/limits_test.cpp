@@ -207,7 +207,7 @@ std::string definition_chain(int n) {
   return s + entry("m" + std::to_string(n) + "(x)");
 }
 
-size_t count(const std::string& text, const std::string& what) {
+size_t limits_count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -233,7 +233,7 @@ TEST(LongChains, MapsLetsAndDefinitionsCompile) {
       CliResult r = run_risec({"compile", path, "--size", "n=64", "--no-simplify"});
       ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 2000);
       // One loop per map (a let's result is copied into the output by one more).
-      size_t loops = count(r.out, "for (");
+      size_t loops = limits_count(r.out, "for (");
       EXPECT_TRUE(loops == static_cast<size_t>(n) || loops == static_cast<size_t>(n) + 1) << loops;
     }
   }
@@ -273,7 +273,7 @@ TEST(LongChains, ChainsBeyondTheLimitsAreRefusedLocated) {
 
 // def d0 = fun(x: f32 => x + 1.0f); def d<i> = fun(x: f32 => d<i-1>(d<i-1>(x))): the
 // inlined entry has 2^depth copies of d0.
-std::string doubling(int depth) {
+std::string limits_doubling(int depth) {
   std::string s = "def d0 = fun(x: f32 => x + 1.0f)\n";
   for (int i = 1; i <= depth; ++i) {
     std::string prev = "d" + std::to_string(i - 1);
@@ -285,7 +285,7 @@ std::string doubling(int depth) {
 TEST(SizeLimits, DoublingDefinitionsCheckOrAreRefusedAtOnce) {
   for (int depth = 0; depth <= 40; ++depth) {
     SCOPED_TRACE("depth " + std::to_string(depth));
-    std::string path = write_scratch("doubling.rise", doubling(depth));
+    std::string path = write_scratch("doubling.rise", limits_doubling(depth));
     CliResult r = run_risec({"check", path});
     if (depth <= 8) {
       EXPECT_EQ(r.exit_code, 0) << r.err;

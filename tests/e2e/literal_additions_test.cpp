@@ -32,18 +32,18 @@ std::string write_program(const std::string& name, const std::string& text) {
   return path;
 }
 
-rise::Program parse(const std::string& text) {
+rise::Program additions_parse(const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"a.rise", text}));
 }
 
 // print(parse(text)) is a fixed point, and so is the printed checked entry.
 void expect_round_trip(const std::string& text) {
-  std::string once = rise::print_program(parse(text));
-  EXPECT_EQ(rise::print_program(parse(once)), once) << text;
-  rise::Program p = parse(text);
+  std::string once = rise::print_program(additions_parse(text));
+  EXPECT_EQ(rise::print_program(additions_parse(once)), once) << text;
+  rise::Program p = additions_parse(text);
   rise::Checked c = rise::check_program(p, "");
   std::string checked = "def main = " + rise::print_expr(c.expr) + "\n";
-  rise::Checked again = rise::check_program(parse(checked), "");
+  rise::Checked again = rise::check_program(additions_parse(checked), "");
   EXPECT_EQ(rise::print(again.type), rise::print(c.type)) << checked;
   EXPECT_EQ("def main = " + rise::print_expr(again.expr) + "\n", checked);
 }
@@ -72,7 +72,7 @@ TEST(LiteralAdditions, InfinityLiteralsMakeMaxAndMinReductions) {
         std::string text = "def main = depFun(n: Nat => fun(x: n." + std::string(t) +
                            " => x |> reduce(" + op + ")(" + init + ")))";
         expect_round_trip(text);
-        EXPECT_EQ(rise::print(rise::check_program(parse(text), "").type),
+        EXPECT_EQ(rise::print(rise::check_program(additions_parse(text), "").type),
                   "(n: Nat) -> n." + std::string(t) + " -> " + t);
         expect_runs("inf" + std::to_string(k++), text, "n=37");
         // the neutral element lets reducePar apply (OpenMP reduction clause)
@@ -85,15 +85,16 @@ TEST(LiteralAdditions, InfinityLiteralsMakeMaxAndMinReductions) {
 
 TEST(LiteralAdditions, InfAndNanTakeTheirTypeFromContext) {
   // f64 unless the context says f32; nan compares unequal to itself
-  EXPECT_EQ(rise::print(rise::check_program(parse("def f = inf"), "").type), "f64");
-  EXPECT_EQ(rise::print(rise::check_program(parse("def f = nan"), "").type), "f64");
-  EXPECT_EQ(rise::print(rise::check_program(parse("def f = inff"), "").type), "f32");
-  EXPECT_EQ(rise::print(rise::check_program(parse("def f = fun(x: f32 => x + inf)"), "").type),
-            "f32 -> f32");
+  EXPECT_EQ(rise::print(rise::check_program(additions_parse("def f = inf"), "").type), "f64");
+  EXPECT_EQ(rise::print(rise::check_program(additions_parse("def f = nan"), "").type), "f64");
+  EXPECT_EQ(rise::print(rise::check_program(additions_parse("def f = inff"), "").type), "f32");
+  EXPECT_EQ(
+      rise::print(rise::check_program(additions_parse("def f = fun(x: f32 => x + inf)"), "").type),
+      "f32 -> f32");
   for (const char* bad : {"def f = fun(x: i32 => x + inf)", "def f = fun(x: f64 => x + inff)",
                           "def f = fun(x: bool => select(x)(nan)(true))"}) {
     try {
-      rise::check_program(parse(bad), "");
+      rise::check_program(additions_parse(bad), "");
       ADD_FAILURE() << bad;
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::User);

@@ -21,7 +21,7 @@
 namespace risec::e2e {
 namespace {
 
-struct Case {
+struct MinMaxCase {
   std::string op;  // fmax | fmin
   bool f64 = false;
   std::string init;  // a literal
@@ -38,7 +38,7 @@ struct Case {
   }
 };
 
-std::string program(const Case& c) {
+std::string min_max_program(const MinMaxCase& c) {
   const std::string t = c.f64 ? "f64" : "f32";
   const std::string op = c.swapped ? "fun(a, b => " + c.op + "(b, a))" : c.op;
   const std::string red = "reduce(" + op + ")(" + c.init + ")";
@@ -52,7 +52,7 @@ std::string program(const Case& c) {
 }
 
 // "" (the default lowering, parallel under OpenMP) or the case's strategy.
-std::string strategy(const Case& c) {
+std::string min_max_strategy(const MinMaxCase& c) {
   if (c.strategy.empty()) return "";
   std::string s = c.strategy + " ; ";
   if (c.target == "openmp" && c.form == "rows")
@@ -61,9 +61,9 @@ std::string strategy(const Case& c) {
   return s + "lowerToC";
 }
 
-Case random_case(std::mt19937& rng) {
+MinMaxCase random_case(std::mt19937& rng) {
   auto pick = [&](int k) { return static_cast<int>(rng() % static_cast<unsigned>(k)); };
-  Case c;
+  MinMaxCase c;
   c.op = pick(2) ? "fmax" : "fmin";
   c.f64 = pick(3) == 0;
   const std::string sfx = c.f64 ? "" : "f";
@@ -150,15 +150,16 @@ std::string write_input(const std::string& name, bool f64, int64_t n, int64_t m,
 }
 
 // Compiles and runs the case against the interpreter; returns the C source.
-std::string check(const Case& c, std::mt19937& rng, int i) {
+std::string min_max_check(const MinMaxCase& c, std::mt19937& rng, int i) {
   SCOPED_TRACE(c.describe());
-  const std::string file = write_scratch("minmax_nan" + std::to_string(i) + ".rise", program(c));
+  const std::string file =
+      write_scratch("minmax_nan" + std::to_string(i) + ".rise", min_max_program(c));
   CheckOptions o;
   o.target = c.target;
   o.rtol = o.atol = 0;
   o.inputs = {{"x", write_input("minmax_nan" + std::to_string(i) + ".npy", c.f64, c.n, c.m,
                                 values(rng, c.n, c.m))}};
-  CheckReport r = run_and_compare(file, strategy(c),
+  CheckReport r = run_and_compare(file, min_max_strategy(c),
                                   "n=" + std::to_string(c.n) + ",m=" + std::to_string(c.m), o);
   EXPECT_TRUE(r.comparison.ok) << r.comparison.mismatches << " mismatches\n"
                                << r.compiled.unit.source;
@@ -178,7 +179,7 @@ std::string check(const Case& c, std::mt19937& rng, int i) {
 
 TEST(MinMaxNaN, RandomReductionsWithNaNsInfinitiesAndZerosMatchTheInterpreter) {
   std::mt19937 rng(34);
-  for (int i = 0; i < 48; ++i) check(random_case(rng), rng, i);
+  for (int i = 0; i < 48; ++i) min_max_check(random_case(rng), rng, i);
 }
 
 // The case: morph5's window (here 3 x 3) reduced from a non-NaN literal, unrolled
@@ -186,7 +187,7 @@ TEST(MinMaxNaN, RandomReductionsWithNaNsInfinitiesAndZerosMatchTheInterpreter) {
 TEST(MinMaxNaN, UnrolledWindowUsesOnlyTheCheapForm) {
   std::mt19937 rng(5);
   for (const char* target : {"c", "openmp"}) {
-    Case c;
+    MinMaxCase c;
     c.op = "fmax";
     c.init = "-3.0e38f";
     c.form = "window";
@@ -196,7 +197,7 @@ TEST(MinMaxNaN, UnrolledWindowUsesOnlyTheCheapForm) {
     c.target = target;
     c.n = 9;
     c.m = 13;
-    std::string src = check(c, rng, 100);
+    std::string src = min_max_check(c, rng, 100);
     EXPECT_EQ(src.find("risec_fmax_f32("), std::string::npos) << src;
   }
 }

@@ -12,46 +12,46 @@ namespace risec::e2e {
 namespace {
 
 const char* kMv = "examples/mv/mv.rise";
-const char* kMvStrategy = "DFNF ; topDown(fuseReduceMap) ; normalize(mapSeq <+ reduceSeq)";
+const char* kMvTestStrategy = "DFNF ; topDown(fuseReduceMap) ; normalize(mapSeq <+ reduceSeq)";
 
 TEST(MvE2e, SharedObjectMatchesInterpreter) {
-  EXPECT_TRUE(compile_and_check(kMv, kMvStrategy, "n=64,m=32"));
-  EXPECT_TRUE(compile_and_check(kMv, kMvStrategy, "n=7,m=13"));
-  EXPECT_TRUE(compile_and_check(kMv, kMvStrategy, "n=1,m=1"));
+  EXPECT_TRUE(compile_and_check(kMv, kMvTestStrategy, "n=64,m=32"));
+  EXPECT_TRUE(compile_and_check(kMv, kMvTestStrategy, "n=7,m=13"));
+  EXPECT_TRUE(compile_and_check(kMv, kMvTestStrategy, "n=1,m=1"));
 }
 
 TEST(MvE2e, SanitizedStandaloneMatchesInterpreter) {
-  EXPECT_TRUE(compile_and_check(kMv, kMvStrategy, "n=64,m=32", "c", /*sanitize=*/true));
-  EXPECT_TRUE(compile_and_check(kMv, kMvStrategy, "n=7,m=13", "c", /*sanitize=*/true));
+  EXPECT_TRUE(compile_and_check(kMv, kMvTestStrategy, "n=64,m=32", "c", /*sanitize=*/true));
+  EXPECT_TRUE(compile_and_check(kMv, kMvTestStrategy, "n=7,m=13", "c", /*sanitize=*/true));
 }
 
 TEST(MvE2e, StrategyFromAFile) {
-  std::string path = write_scratch("mv.elv", std::string(kMvStrategy) + "\n");
+  std::string path = write_scratch("mv.elv", std::string(kMvTestStrategy) + "\n");
   EXPECT_TRUE(compile_and_check(kMv, path, "n=16,m=8"));
 }
 
 TEST(MvE2e, OtherSeedsAndTheDefaultLowering) {
   CheckOptions o;
   o.seed = 12345;
-  EXPECT_TRUE(compile_and_check(kMv, kMvStrategy, "n=33,m=17", o));
+  EXPECT_TRUE(compile_and_check(kMv, kMvTestStrategy, "n=33,m=17", o));
   EXPECT_TRUE(compile_and_check(kMv, "", "n=33,m=17"));
   EXPECT_TRUE(compile_and_check(kMv, "", "n=33,m=17", "openmp"));
 }
 
 TEST(MvE2e, ReportHoldsTheRun) {
-  CheckReport r = run_and_compare(kMv, kMvStrategy, "n=64,m=32");
+  CheckReport r = run_and_compare(kMv, kMvTestStrategy, "n=64,m=32");
   EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch;
   EXPECT_EQ(r.comparison.elements, 64);
   EXPECT_EQ(r.inputs.size(), 2u);
   EXPECT_EQ(r.execution.times_ms.size(), 1u);
   EXPECT_EQ(r.execution.output.size(), 64);
   // Compiled again: the shared object comes from the cache.
-  CheckReport again = run_and_compare(kMv, kMvStrategy, "n=64,m=32");
+  CheckReport again = run_and_compare(kMv, kMvTestStrategy, "n=64,m=32");
   EXPECT_TRUE(again.execution.cache_hit);
 }
 
 TEST(MvE2e, SanitizedRunCatchesAnOutOfBoundsLoop) {
-  CheckReport r = run_and_compare(kMv, kMvStrategy, "n=8,m=4");
+  CheckReport r = run_and_compare(kMv, kMvTestStrategy, "n=8,m=4");
   ASSERT_TRUE(r.comparison.ok);
   // Let the inner loop run one iteration too far: it then reads M and x past their
   // ends, which the shared object may silently get away with.

@@ -29,7 +29,7 @@
 namespace risec::e2e {
 namespace {
 
-struct Program {
+struct RulesProgram {
   const char* name;
   const char* text;
   const char* sizes;
@@ -37,8 +37,8 @@ struct Program {
   std::vector<std::string> clauses;  // the schedules it writes, as pragma clauses
 };
 
-const std::vector<Program>& programs() {
-  static const std::vector<Program> p = {
+const std::vector<RulesProgram>& rules_programs() {
+  static const std::vector<RulesProgram> p = {
       {"rows",
        "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
        "  x |> mapPar(dynamic, 3)(fun(row => row |> map(fun(a => a * a)) |> "
@@ -140,7 +140,7 @@ TEST(OmpScheduleRules, EveryRuleKeepsTheSchedulesOfTheLoopsItRewrites) {
   const elevate::Strategy lower = elevate::make_strategy("lowerToC", {});
   int rewrites = 0, compiled = 0, refused = 0;
   std::set<std::string> applied_rules;
-  for (const Program& p : programs()) {
+  for (const RulesProgram& p : rules_programs()) {
     SCOPED_TRACE(p.name);
     const std::string file = write_scratch(std::string("rules_") + p.name + ".rise", p.text);
     rise::Checked c = rise::check_program(
@@ -228,7 +228,7 @@ TEST(OmpScheduleRules, EveryRuleKeepsTheSchedulesOfTheLoopsItRewrites) {
 // The one place a rule puts a new primitive where another was, util::rebuild_call,
 // gives a parallel loop replacing a scheduled one that schedule (and no other loop one).
 TEST(OmpScheduleRules, APrimitiveReplacingAScheduledLoopKeepsItsSchedule) {
-  const Program& p = programs()[0];
+  const RulesProgram& p = rules_programs()[0];
   rise::Checked c = rise::check_program(
       rise::parse_program(std::make_shared<SourceFile>(SourceFile{"rows.rise", p.text})), "",
       &p.size_map);

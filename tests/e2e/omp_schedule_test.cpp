@@ -22,7 +22,7 @@ namespace risec::e2e {
 namespace {
 
 // The `#pragma omp parallel for` lines of generated code.
-std::vector<std::string> parallel_pragmas(const std::string& src) {
+std::vector<std::string> schedule_parallel_pragmas(const std::string& src) {
   std::vector<std::string> out;
   std::istringstream in(src);
   for (std::string line; std::getline(in, line);)
@@ -83,7 +83,7 @@ TEST(OmpSchedule, RandomSchedulesAtRandomParallelMapsMatchTheInterpreter) {
         CheckReport r = run_and_compare(file, strategy, ex.sizes, o);
         ++compiled;
         EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch;
-        const std::vector<std::string> pragmas = parallel_pragmas(r.compiled.unit.source);
+        const std::vector<std::string> pragmas = schedule_parallel_pragmas(r.compiled.unit.source);
         int with = 0;
         for (const std::string& p : pragmas) with += p.find(clause) != std::string::npos;
         scheduled += with > 0;
@@ -129,7 +129,7 @@ TEST(OmpSchedule, ScheduledOuterLoopIsNotCollapsedAnInnerScheduleIsTheNests) {
   const std::string& b = both.compiled.unit.source;
   EXPECT_NE(b.find("#pragma omp parallel for schedule(dynamic, 3)\n"), std::string::npos) << b;
   EXPECT_EQ(b.find("collapse"), std::string::npos) << b;
-  EXPECT_EQ(parallel_pragmas(b).size(), 1u) << b;
+  EXPECT_EQ(schedule_parallel_pragmas(b).size(), 1u) << b;
   CheckReport inner = run("collapse_inner", program, "n=7,m=5",
                           "ompSchedule(guided) @ innermost(isApplied(isPrimitive(mapPar))) ; "
                           "lowerToC");
@@ -211,7 +211,7 @@ TEST(OmpSchedule, LoopSplitAtClampedBordersKeepsItsSchedule) {
                       "n=40",
                       "parallel @ outermost(isApplied(isMap)) ; lowerToC ; "
                       "everywhere(ompSchedule(guided, 2))");
-  const std::vector<std::string> pragmas = parallel_pragmas(r.compiled.unit.source);
+  const std::vector<std::string> pragmas = schedule_parallel_pragmas(r.compiled.unit.source);
   ASSERT_FALSE(pragmas.empty()) << r.compiled.unit.source;
   for (const std::string& p : pragmas)
     EXPECT_NE(p.find("schedule(guided, 2)"), std::string::npos) << r.compiled.unit.source;
@@ -229,7 +229,7 @@ TEST(OmpSchedule, ShownInTheRewrittenProgramAndTheDpia) {
   ASSERT_EQ(rw.exit_code, 0) << show(rw);
   EXPECT_NE(rw.out.find("mapPar(dynamic, 4)"), std::string::npos) << show(rw);
   CheckReport back = run("shown_back", rw.out, "n=9,m=5", "id");
-  std::vector<std::string> pragmas = parallel_pragmas(back.compiled.unit.source);
+  std::vector<std::string> pragmas = schedule_parallel_pragmas(back.compiled.unit.source);
   ASSERT_FALSE(pragmas.empty()) << back.compiled.unit.source;
   for (const std::string& p : pragmas)
     EXPECT_NE(p.find("schedule(dynamic, 4)"), std::string::npos) << back.compiled.unit.source;
@@ -290,7 +290,7 @@ TEST(OmpSchedule, KindsThroughLetsAndParameters) {
       run("let_kind", kRows, "n=11,m=4",
           "let sched(k, c) = ompSchedule(k, c) @ outermost(isApplied(isPrimitive(mapPar)));\n"
           "let main = parallelOutput ; sched(guided, 3) ; lowerToC;");
-  std::vector<std::string> pragmas = parallel_pragmas(r.compiled.unit.source);
+  std::vector<std::string> pragmas = schedule_parallel_pragmas(r.compiled.unit.source);
   ASSERT_EQ(pragmas.size(), 1u) << r.compiled.unit.source;
   EXPECT_NE(pragmas[0].find("schedule(guided, 3)"), std::string::npos) << pragmas[0];
   struct Bad {

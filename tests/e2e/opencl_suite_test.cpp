@@ -31,8 +31,8 @@ driver::Compiled compile_opencl(const std::string& program, const std::string& s
 }
 
 // The kernels of an example compiled with one of its strategies for OpenCL.
-std::string kernels(const std::string& example, const std::string& strategy,
-                    const std::string& sizes) {
+std::string suite_kernels(const std::string& example, const std::string& strategy,
+                          const std::string& sizes) {
   std::string source = compile_opencl("examples/" + example + "/" + example + ".rise",
                                       "examples/" + example + "/" + strategy + ".elv", sizes)
                            .unit.kernel_source;
@@ -46,7 +46,7 @@ std::string gpu_tiled_text() {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-size_t occurrences(const std::string& text, const std::string& what) {
+size_t suite_occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -57,7 +57,7 @@ TEST(OpenCLSuite, NBodyAndMDPassParticlesAsFloat4) {
   for (const auto& [example, sizes] :
        {std::pair<std::string, std::string>{"nbody", "n=64"}, {"md", "n=64,k=8"}}) {
     SCOPED_TRACE(example);
-    std::string k = kernels(example, "opencl", sizes);
+    std::string k = suite_kernels(example, "opencl", sizes);
     EXPECT_NE(k.find("__global const float4* restrict pos"), std::string::npos) << k;
     EXPECT_EQ(k.find("vload4"), std::string::npos) << k;
     EXPECT_NE(k.find("get_global_id(0)"), std::string::npos) << k;
@@ -70,9 +70,9 @@ TEST(OpenCLSuite, RowBlockedKernelsUseWorkGroupsAndLocalIdsWithoutBarriers) {
   for (const auto& [example, sizes] :
        {std::pair<std::string, std::string>{"gemv", "n=128,m=32"}, {"gesummv", "n=128"}}) {
     SCOPED_TRACE(example);
-    std::string k = kernels(example, "opencl", sizes);
-    EXPECT_EQ(occurrences(k, "get_group_id(0)"), 1u) << k;
-    EXPECT_EQ(occurrences(k, "get_local_id(0)"), 1u) << k;
+    std::string k = suite_kernels(example, "opencl", sizes);
+    EXPECT_EQ(suite_occurrences(k, "get_group_id(0)"), 1u) << k;
+    EXPECT_EQ(suite_occurrences(k, "get_local_id(0)"), 1u) << k;
     EXPECT_EQ(k.find("barrier("), std::string::npos) << k;
     EXPECT_EQ(k.find("__local"), std::string::npos) << k;
   }
@@ -80,15 +80,15 @@ TEST(OpenCLSuite, RowBlockedKernelsUseWorkGroupsAndLocalIdsWithoutBarriers) {
 
 // atax is two launches in sequence: A * x, then A^T * tmp.
 TEST(OpenCLSuite, AtaxIsTwoKernels) {
-  std::string k = kernels("atax", "opencl", "m=128,n=64");
-  EXPECT_EQ(occurrences(k, "__kernel void "), 2u) << k;
+  std::string k = suite_kernels("atax", "opencl", "m=128,n=64");
+  EXPECT_EQ(suite_occurrences(k, "__kernel void "), 2u) << k;
   EXPECT_NE(k.find("__kernel void atax_k0("), std::string::npos) << k;
   EXPECT_NE(k.find("__kernel void atax_k1("), std::string::npos) << k;
 }
 
 // conv2d is a 2-D launch: rows in dimension 1, columns in dimension 0.
 TEST(OpenCLSuite, Conv2dIsATwoDimensionalLaunch) {
-  std::string k = kernels("conv2d", "opencl", "n=32,m=32");
+  std::string k = suite_kernels("conv2d", "opencl", "n=32,m=32");
   EXPECT_NE(k.find("get_global_id(1)"), std::string::npos) << k;
   EXPECT_NE(k.find("get_global_id(0)"), std::string::npos) << k;
 }
@@ -97,9 +97,9 @@ TEST(OpenCLSuite, Conv2dIsATwoDimensionalLaunch) {
 // a barrier after the copy (the work items then read rows others copied) and one
 // before the next block overwrites it, no other; 4 private accumulators per work item.
 TEST(OpenCLSuite, TiledMMStagesRowsInLocalMemoryBetweenTwoBarriers) {
-  std::string k = kernels("mm", "opencl_tiled", "n=64,m=64,k=64");
-  EXPECT_EQ(occurrences(k, "__local float "), 1u) << k;
-  EXPECT_EQ(occurrences(k, "barrier(CLK_LOCAL_MEM_FENCE)"), 2u) << k;
+  std::string k = suite_kernels("mm", "opencl_tiled", "n=64,m=64,k=64");
+  EXPECT_EQ(suite_occurrences(k, "__local float "), 1u) << k;
+  EXPECT_EQ(suite_occurrences(k, "barrier(CLK_LOCAL_MEM_FENCE)"), 2u) << k;
   size_t local = k.find("__local float ");
   size_t first_barrier = k.find("barrier(");
   size_t compute = k.find("get_local_id(0)");
@@ -112,7 +112,7 @@ TEST(OpenCLSuite, TiledMMStagesRowsInLocalMemoryBetweenTwoBarriers) {
 // still a __local array: nothing to free (the C printer used to free it as a heap
 // buffer, and the kernel did not build).
 TEST(OpenCLSuite, LargeLocalTilesAreNotFreed) {
-  std::string k = kernels("mm", "opencl_tiled", "n=16,m=32,k=1024");
+  std::string k = suite_kernels("mm", "opencl_tiled", "n=16,m=32,k=1024");
   EXPECT_NE(k.find("__local float "), std::string::npos) << k;
   EXPECT_EQ(k.find("free("), std::string::npos) << k;
   EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", "examples/mm/opencl_tiled.elv",
@@ -125,7 +125,7 @@ TEST(OpenCLSuite, LargeLocalTilesAreNotFreed) {
 // by mapLocals, from tiles of A and B the group copies into local
 // memory in each step; checked against the interpreter at several sizes.
 TEST(OpenCLSuite, GpuTiledMMKeepsAPrivateAccumulatorAcrossKTiles) {
-  std::string k = kernels("mm", "gpu_tiled", "n=64,m=64,k=64");
+  std::string k = suite_kernels("mm", "gpu_tiled", "n=64,m=64,k=64");
   size_t acc = k.find("float acc");
   ASSERT_NE(acc, std::string::npos) << k;
   // each work item holds only its 4 x 4 block of the 32 x 32 accumulator
@@ -133,11 +133,11 @@ TEST(OpenCLSuite, GpuTiledMMKeepsAPrivateAccumulatorAcrossKTiles) {
   EXPECT_EQ(k.find("[16];", acc) + 4, k.find(';', acc)) << k;
   EXPECT_LT(acc, k.find("get_local_id(1)")) << "declared at work-group level";
   // the zeroing, the tile copies, the k-tile step and the copy-out
-  EXPECT_EQ(occurrences(k, "get_local_id(1)"), 5u) << k;
+  EXPECT_EQ(suite_occurrences(k, "get_local_id(1)"), 5u) << k;
   // A's and B's k-tiles in local memory, both copies before one barrier, and one at the
   // end of the step: two per k-tile, none elsewhere
-  EXPECT_EQ(occurrences(k, "__local float "), 2u) << k;
-  EXPECT_EQ(occurrences(k, "barrier(CLK_LOCAL_MEM_FENCE)"), 2u) << k;
+  EXPECT_EQ(suite_occurrences(k, "__local float "), 2u) << k;
+  EXPECT_EQ(suite_occurrences(k, "barrier(CLK_LOCAL_MEM_FENCE)"), 2u) << k;
   size_t step = k.find("for (int", k.find("] = 0.0f;"));
   size_t first = k.find("barrier(", step);
   EXPECT_LT(k.find("= B[", step), first) << k;

@@ -60,7 +60,7 @@ driver::Compiled compile_text(const std::string& name, const std::string& text) 
   return compile_file(e2e::write_scratch(name + ".rise", text));
 }
 
-size_t count(const std::string& text, const std::string& what) {
+size_t opencl_count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -80,7 +80,7 @@ TEST(OpenCL, LocalMemoryIsDeclaredPerGroupWithABarrierAfterTheWritingMapLocal) {
   std::string k = kernel(c, "revblocks_k0");
   ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
   // Declared once, at kernel scope, before the work-group loop.
-  EXPECT_EQ(count(k, "__local float"), 1u) << k;
+  EXPECT_EQ(opencl_count(k, "__local float"), 1u) << k;
   EXPECT_LT(k.find("__local float"), k.find("get_group_id(0)")) << k;
   // The writing mapLocal is followed by a barrier before the reading one; the
   // work-group body ends with one (its next iteration overwrites the local array).
@@ -90,7 +90,7 @@ TEST(OpenCL, LocalMemoryIsDeclaredPerGroupWithABarrierAfterTheWritingMapLocal) {
   ASSERT_NE(second, std::string::npos) << k;
   size_t barrier = k.find("barrier(CLK_LOCAL_MEM_FENCE)", first);
   EXPECT_LT(barrier, second) << k;
-  EXPECT_EQ(count(k, "barrier("), 2u) << k;
+  EXPECT_EQ(opencl_count(k, "barrier("), 2u) << k;
   EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("revblocks.rise", kReverseLocal), "", "n=5",
                                      "opencl"));
   // More work groups than the launch has, and groups smaller than the block: the
@@ -116,8 +116,8 @@ TEST(OpenCL, BarriersGuardLocalMemoryAcrossSequentialIterations) {
   driver::Compiled c = compile_text("seqlocal", kSequentialLocal);
   std::string k = kernel(c, "seqlocal_k0");
   ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
-  EXPECT_EQ(count(k, "__local float"), 1u) << k;
-  EXPECT_EQ(count(k, "barrier("), 2u) << k;
+  EXPECT_EQ(opencl_count(k, "__local float"), 1u) << k;
+  EXPECT_EQ(opencl_count(k, "barrier("), 2u) << k;
   // Both inside the sequential loop: after the writing mapLocal, and at its end.
   size_t seq = k.find("i2 < 4; i2 += 1) {");
   ASSERT_NE(seq, std::string::npos) << k;
@@ -134,8 +134,8 @@ TEST(OpenCL, BarriersGuardLocalMemoryAcrossSequentialIterations) {
   std::string unrolled = kSequentialLocal;
   unrolled.replace(unrolled.find("mapSeq"), 6, "mapSeqUnroll");
   driver::Compiled u = compile_text("seqlocal_unrolled", unrolled);
-  EXPECT_EQ(count(kernel(u, "seqlocal_k0"), "barrier("), 8u) << u.unit.kernel_source;
-  EXPECT_EQ(count(kernel(u, "seqlocal_k0"), "__local float"), 1u) << u.unit.kernel_source;
+  EXPECT_EQ(opencl_count(kernel(u, "seqlocal_k0"), "barrier("), 8u) << u.unit.kernel_source;
+  EXPECT_EQ(opencl_count(kernel(u, "seqlocal_k0"), "__local float"), 1u) << u.unit.kernel_source;
   EXPECT_TRUE(e2e::compile_and_check(e2e::write_scratch("seqlocal_unrolled.rise", unrolled), "",
                                      "n=5", "opencl"));
 }
@@ -146,15 +146,15 @@ TEST(OpenCL, Listing4HasWorkGroupAndLocalLoopsAndNoBarrier) {
   driver::Compiled c = compile_file("examples/mv/mv.rise", "examples/mv/listing4.elv");
   std::string k = kernel(c, "mv_k0");
   ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
-  EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 1u);
+  EXPECT_EQ(opencl_count(c.unit.kernel_source, "__kernel void"), 1u);
   EXPECT_NE(k.find("= (int64_t)get_group_id(0); i1 < n/64; i1 += (int64_t)get_num_groups(0))"),
             std::string::npos)
       << k;
   EXPECT_NE(k.find("= (int64_t)get_local_id(0); i2 < 64; i2 += (int64_t)get_local_size(0))"),
             std::string::npos)
       << k;
-  EXPECT_EQ(count(k, "barrier("), 0u) << k;
-  EXPECT_EQ(count(k, "__local"), 0u) << k;
+  EXPECT_EQ(opencl_count(k, "barrier("), 0u) << k;
+  EXPECT_EQ(opencl_count(k, "__local"), 0u) << k;
   // The issue's acceptance run.
   e2e::CliResult r =
       e2e::run_risec({"run", "examples/mv/mv.rise", "--strategy", "examples/mv/listing4.elv",
@@ -169,15 +169,15 @@ TEST(OpenCL, Listing4HasWorkGroupAndLocalLoopsAndNoBarrier) {
 // buffer between them; the sequential rest is a kernel of one work item.
 TEST(OpenCL, SeveralLaunchesInSequence) {
   driver::Compiled c = compile_file("examples/dot/dot.rise", "examples/dot/global_chunks.elv");
-  EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
+  EXPECT_EQ(opencl_count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
   EXPECT_NE(kernel(c, "dot_k0").find("get_global_id(0)"), std::string::npos);
   std::string k1 = kernel(c, "dot_k1");
-  EXPECT_EQ(count(k1, "get_global_id"), 0u) << k1;
+  EXPECT_EQ(opencl_count(k1, "get_global_id"), 0u) << k1;
   // The host creates the buffer between the launches and launches both.
-  EXPECT_EQ(count(c.unit.source, "risec_launch(risec_kernels["), 2u);
+  EXPECT_EQ(opencl_count(c.unit.source, "risec_launch(risec_kernels["), 2u);
   // Output, x, y, the chunk sums: each kept between calls (risec_buffer allocates, 0 bytes too).
-  EXPECT_EQ(count(c.unit.source, "risec_buffer(&risec_b_"), 4u);
-  EXPECT_EQ(count(c.unit.source, "clReleaseMemObject(risec_b_"), 4u);  // the release
+  EXPECT_EQ(opencl_count(c.unit.source, "risec_buffer(&risec_b_"), 4u);
+  EXPECT_EQ(opencl_count(c.unit.source, "clReleaseMemObject(risec_b_"), 4u);  // the release
   EXPECT_TRUE(e2e::compile_and_check("examples/dot/dot.rise", "examples/dot/global_chunks.elv",
                                      "n=4096", "opencl"));
   // Generic in n, linked into a standalone program that gets n on its command line.
@@ -195,7 +195,7 @@ TEST(OpenCL, LargeSequentialTemporariesAreGlobalBuffers) {
   toMem(x |> mapSeq(fun(v => v * 2.0f))) |> reverse |> mapSeq(fun(v => v + 1.0f))))
 )";
   driver::Compiled c = compile_text("seqbig", text);
-  EXPECT_EQ(count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
+  EXPECT_EQ(opencl_count(c.unit.kernel_source, "__kernel void"), 2u) << c.unit.kernel_source;
   EXPECT_NE(kernel(c, "seqbig_k0").find("__global float* restrict tmp"), std::string::npos)
       << c.unit.kernel_source;
   EXPECT_TRUE(
@@ -272,8 +272,8 @@ TEST(OpenCL, PrivateArraysAreDeclaredPerWorkItem) {
   driver::Compiled c = compile_text("revpriv", kReversePrivate);
   std::string k = kernel(c, "revpriv_k0");
   ASSERT_FALSE(k.empty()) << c.unit.kernel_source;
-  EXPECT_EQ(count(k, "__local"), 0u) << k;
-  EXPECT_EQ(count(k, "barrier("), 0u) << k;
+  EXPECT_EQ(opencl_count(k, "__local"), 0u) << k;
+  EXPECT_EQ(opencl_count(k, "barrier("), 0u) << k;
   // Inside the work item's loop.
   size_t loop = k.find("get_global_id(0)");
   size_t decl = k.find("float tmp");
@@ -289,8 +289,8 @@ TEST(OpenCL, VectorsAreFloat4) {
   std::string k = kernel(typed, "vscale_k0");
   EXPECT_NE(k.find("__global const float4* restrict x"), std::string::npos) << k;
   EXPECT_NE(k.find("__global float4* restrict output"), std::string::npos) << k;
-  EXPECT_EQ(count(k, "vload"), 0u) << k;
-  EXPECT_EQ(count(typed.unit.kernel_source, "vload4"), 2u);  // only the helper macros
+  EXPECT_EQ(opencl_count(k, "vload"), 0u) << k;
+  EXPECT_EQ(opencl_count(typed.unit.kernel_source, "vload4"), 2u);  // only the helper macros
   driver::Compiled scalar = compile_text("vscale2", kVectorScalar);
   std::string k2 = kernel(scalar, "vscale2_k0");
   EXPECT_NE(k2.find("__global const float* restrict x"), std::string::npos) << k2;

@@ -13,8 +13,8 @@
 namespace risec::e2e {
 namespace {
 
-CheckReport run(const std::string& name, const std::string& program, const std::string& sizes,
-                const std::string& strategy = "") {
+CheckReport clauses_run(const std::string& name, const std::string& program,
+                        const std::string& sizes, const std::string& strategy = "") {
   CheckOptions o;
   o.target = "openmp";
   std::string file = write_scratch(name + ".rise", program);
@@ -25,20 +25,20 @@ CheckReport run(const std::string& name, const std::string& program, const std::
   return r;
 }
 
-size_t count(const std::string& s, const std::string& what) {
+size_t clauses_count(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
   return n;
 }
 
 TEST(OpenMPClauses, PerfectNestOfParallelMapsIsCollapsed) {
-  CheckReport r = run("collapse",
-                      "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
-                      "  x |> mapPar(mapPar(fun(a => a * 2.0f + 1.0f)))))",
-                      "n=7,m=5");
+  CheckReport r = clauses_run("collapse",
+                              "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                              "  x |> mapPar(mapPar(fun(a => a * 2.0f + 1.0f)))))",
+                              "n=7,m=5");
   const std::string& src = r.compiled.unit.source;
   EXPECT_NE(src.find("#pragma omp parallel for collapse(2)"), std::string::npos) << src;
-  EXPECT_EQ(count(src, "#pragma omp parallel"), 1u) << src;
+  EXPECT_EQ(clauses_count(src, "#pragma omp parallel"), 1u) << src;
 }
 
 TEST(OpenMPClauses, ScalarReductions) {
@@ -48,11 +48,11 @@ TEST(OpenMPClauses, ScalarReductions) {
                        : std::string(op) == "fmin" ? "1000.0f"
                        : std::string(op) == "fmax" ? "-1000.0f"
                                                    : "0.0f";
-    CheckReport r = run(std::string("reduce_") + op,
-                        "def f = depFun(n: Nat => fun(x: n.f32 =>\n"
-                        "  x |> reducePar(" +
-                            std::string(op) + ")(" + init + ")))",
-                        "n=40");
+    CheckReport r = clauses_run(std::string("reduce_") + op,
+                                "def f = depFun(n: Nat => fun(x: n.f32 =>\n"
+                                "  x |> reducePar(" +
+                                    std::string(op) + ")(" + init + ")))",
+                                "n=40");
     // add and mul: OpenMP's operators; fmin and fmax of floats: a declared reduction
     // combining with the helper that ignores NaN as the interpreter does
     const std::string sym = std::string(op) == "add" ? "+"
@@ -75,20 +75,20 @@ TEST(OpenMPClauses, MinMaxReductionsIgnoreNaNAsTheInterpreter) {
       for (const char* data : {"x |> padCst(n)(0)(nan)", "x |> padCst(0)(n)(nan)",
                                "x |> map(fun(a => a * nan)) |> padCst(n)(0)(nan)"}) {
         SCOPED_TRACE(std::string(op) + " " + init + " " + data);
-        run(std::string("nan_") + op,
-            "def f = depFun(n: Nat => fun(x: n.f32 =>\n  " + std::string(data) + " |> reducePar(" +
-                op + ")(" + init + ")))",
-            "n=37");
+        clauses_run(std::string("nan_") + op,
+                    "def f = depFun(n: Nat => fun(x: n.f32 =>\n  " + std::string(data) +
+                        " |> reducePar(" + op + ")(" + init + ")))",
+                    "n=37");
       }
     }
   }
 }
 
 TEST(OpenMPClauses, VectorAccumulatorUsesADeclaredReduction) {
-  CheckReport r = run("reduce_vec",
-                      "def f = depFun(n: Nat => fun(x: (16*n).f32 =>\n"
-                      "  x |> asVector(16) |> reducePar(add)(vectorFromScalar(0.0f))))",
-                      "n=6");
+  CheckReport r = clauses_run("reduce_vec",
+                              "def f = depFun(n: Nat => fun(x: (16*n).f32 =>\n"
+                              "  x |> asVector(16) |> reducePar(add)(vectorFromScalar(0.0f))))",
+                              "n=6");
   const std::string& src = r.compiled.unit.source;
   EXPECT_NE(src.find("#pragma omp declare reduction(risec_add_risec_f32x16"), std::string::npos)
       << src;
@@ -98,13 +98,14 @@ TEST(OpenMPClauses, VectorAccumulatorUsesADeclaredReduction) {
 TEST(OpenMPClauses, InnerParallelMapRunsSequentially) {
   // the reduction between the two maps makes the nest imperfect: only the outer loop
   // is parallel
-  CheckReport r = run("nested",
-                      "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
-                      "  x |> mapPar(fun(row => row |> mapPar(fun(a => a * a)) |> toMem |>\n"
-                      "    reduceSeq(add)(0.0f)))))",
-                      "n=6,m=9");
+  CheckReport r =
+      clauses_run("nested",
+                  "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
+                  "  x |> mapPar(fun(row => row |> mapPar(fun(a => a * a)) |> toMem |>\n"
+                  "    reduceSeq(add)(0.0f)))))",
+                  "n=6,m=9");
   const std::string& src = r.compiled.unit.source;
-  EXPECT_EQ(count(src, "#pragma omp parallel"), 1u) << src;
+  EXPECT_EQ(clauses_count(src, "#pragma omp parallel"), 1u) << src;
 }
 
 // An array stored one array per component (pairs of scalars, pairs of rows) declared
@@ -120,13 +121,13 @@ TEST(OpenMPClauses, ComponentArraysReachTheOutlinedBodyAsRestrictPointers) {
   };
   int k = 0;
   for (const std::string& p : programs) {
-    CheckReport r = run("soa" + std::to_string(k++), p, "n=9,m=6", "lowerToC");
+    CheckReport r = clauses_run("soa" + std::to_string(k++), p, "n=9,m=6", "lowerToC");
     const std::string& src = r.compiled.unit.source;
     EXPECT_TRUE(std::regex_search(
         src, std::regex(R"(static void f__par1\([^)]*const float\* restrict (\w+)_1, )"
                         R"(const float\* restrict \1_2\))")))
         << src;
-    EXPECT_EQ(count(src, "#pragma omp parallel for\n"), 1u) << src;
+    EXPECT_EQ(clauses_count(src, "#pragma omp parallel for\n"), 1u) << src;
   }
 }
 

@@ -20,7 +20,7 @@
 namespace risec::e2e {
 namespace {
 
-std::string write_program(const std::string& name, const std::string& text) {
+std::string pair_write_program(const std::string& name, const std::string& text) {
   std::string path =
       ::testing::TempDir() + "/risec_pairs_" + std::to_string(::getpid()) + "_" + name + ".rise";
   FILE* f = std::fopen(path.c_str(), "w");
@@ -42,7 +42,7 @@ const Elem kElems[] = {
 };
 
 // Programs over x: n.A and y: n.B, using pairs as values.
-std::vector<std::string> programs(const Elem& a, const Elem& b, const std::string& cmp) {
+std::vector<std::string> pair_programs(const Elem& a, const Elem& b, const std::string& cmp) {
   std::string sig = "def main = depFun(n: Nat => fun(x: n." + std::string(a.type) +
                     " => fun(y: n." + b.type + " => ";
   std::string end = ")))";
@@ -73,9 +73,9 @@ TEST(PairValues, SelectReduceAndOutputsMatchTheInterpreter) {
   for (const Elem& a : kElems) {
     for (const Elem& b : {kElems[0], kElems[2]}) {
       const char* cmp = count % 4 < 2 ? ">" : "<";
-      std::vector<std::string> ps = programs(a, b, cmp);
+      std::vector<std::string> ps = pair_programs(a, b, cmp);
       for (size_t k = 0; k < ps.size(); ++k) {
-        std::string path = write_program(std::to_string(count++), ps[k]);
+        std::string path = pair_write_program(std::to_string(count++), ps[k]);
         ASSERT_FALSE(path.empty());
         const char* target = count % 2 ? "c" : "openmp";
         const char* size = count % 3 == 0 ? "n=1" : count % 3 == 1 ? "n=7" : "n=64";
@@ -105,7 +105,7 @@ TEST(PairValues, ArraysOfPairsOfArraysMatchTheInterpreter) {
   int count = 0;
   for (const std::string& p : ps) {
     for (const char* target : {"c", "openmp"}) {
-      std::string path = write_program("ring" + std::to_string(count++), p);
+      std::string path = pair_write_program("ring" + std::to_string(count++), p);
       ASSERT_FALSE(path.empty());
       CheckOptions o;
       o.target = target;
@@ -123,9 +123,9 @@ std::string no_opencl_reason() {
     try {
       CheckOptions o;
       o.target = "opencl";
-      run_and_compare(write_program("opencl_probe",
-                                    "def main = depFun(n: Nat => fun(x: n.f32 => x |> "
-                                    "mapGlobal(0)(fun(v => v + 1.0f))))"),
+      run_and_compare(pair_write_program("opencl_probe",
+                                         "def main = depFun(n: Nat => fun(x: n.f32 => x |> "
+                                         "mapGlobal(0)(fun(v => v + 1.0f))))"),
                       "", "n=2", o);
     } catch (const Error& e) {
       if (e.message().find("no OpenCL platform") != std::string::npos ||
@@ -201,7 +201,7 @@ TEST(PairValues, PairsHoldingArraysOnTheGpuTargetsAndInTheInterface) {
     for (const std::string target : {"opencl", "c", "openmp"}) {
       if (target == "opencl" && !no_opencl.empty()) continue;
       std::string text = target == "opencl" ? p : cpu(p, target == "c" ? "mapSeq" : "mapPar");
-      std::string path = write_program("gpupairs" + std::to_string(count) + target, text);
+      std::string path = pair_write_program("gpupairs" + std::to_string(count) + target, text);
       ASSERT_FALSE(path.empty());
       CheckOptions o;
       o.target = target;

@@ -12,17 +12,17 @@
 namespace risec::e2e {
 namespace {
 
-struct Case {
+struct UpdateCase {
   const char* name;
   const char* program;
   const char* sizes;
 };
 // How ctest and gtest name a case's parameter (else: "N-byte object <...>").
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const UpdateCase& c, std::ostream* os) {
   *os << c.name;
 }
 
-const Case kCases[] = {
+const UpdateCase kUpdateCases[] = {
     {"anInput",
      "def f = depFun((n: Nat) => fun(i: idx[n] => fun(v: f32 => fun(x: n.f32 =>\n"
      "  update(i)(v)(x)))))",
@@ -45,10 +45,10 @@ const Case kCases[] = {
      "n=4,m=6"},
 };
 
-class PointUpdate : public ::testing::TestWithParam<Case> {};
+class PointUpdate : public ::testing::TestWithParam<UpdateCase> {};
 
 TEST_P(PointUpdate, MatchesTheInterpreterWithoutAConditional) {
-  const Case& c = GetParam();
+  const UpdateCase& c = GetParam();
   std::string file = write_scratch(std::string(c.name) + ".rise", c.program);
   for (uint64_t seed : {1u, 2u, 3u}) {
     CheckOptions o;
@@ -85,8 +85,10 @@ TEST_P(PointUpdate, MatchesTheInterpreterWithoutAConditional) {
   EXPECT_TRUE(compile_and_check(file, "", c.sizes, "c", /*sanitize=*/true));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, PointUpdate, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+INSTANTIATE_TEST_SUITE_P(All, PointUpdate, ::testing::ValuesIn(kUpdateCases),
+                         [](const ::testing::TestParamInfo<UpdateCase>& i) {
+                           return i.param.name;
+                         });
 
 }  // namespace
 }  // namespace risec::e2e

@@ -194,7 +194,7 @@ std::string rename_sizes(const std::string& sizes, const std::map<std::string, s
   return out;
 }
 
-struct Case {
+struct RenameCase {
   std::string example;
   std::string strategy;  // "" or examples/NAME/S.elv
   std::string target;
@@ -208,13 +208,13 @@ constexpr bool kSanitized = false;
 #endif
 
 // For gtest's listing (not "128-byte object").
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const RenameCase& c, std::ostream* os) {
   *os << c.example << " [" << (c.strategy.empty() ? "default lowering" : c.strategy) << "] "
       << c.target;
 }
 
-std::vector<Case> cases() {
-  std::vector<Case> out;
+std::vector<RenameCase> cases() {
+  std::vector<RenameCase> out;
   for (const ExampleStrategy& e : example_strategies()) {
     // The sanitizer build runs the default lowering only (docs/testing.md): the
     // strategies' code is printed by the same instrumented printers.
@@ -224,7 +224,7 @@ std::vector<Case> cases() {
   return out;
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+std::string rename_case_name(const ::testing::TestParamInfo<RenameCase>& info) {
   return example_case_name(info.param.example, info.param.strategy);
 }
 
@@ -250,10 +250,10 @@ std::set<std::string> strategy_words(const std::string& strategy) {
   return out;
 }
 
-class RenamedExamples : public ::testing::TestWithParam<Case> {};
+class RenamedExamples : public ::testing::TestWithParam<RenameCase> {};
 
 TEST_P(RenamedExamples, ComputeWhatTheOriginalComputes) {
-  const Case& c = GetParam();
+  const RenameCase& c = GetParam();
   auto sizes = example_sizes().find(c.example);
   ASSERT_NE(sizes, example_sizes().end()) << c.example;
   std::string file = "examples/" + c.example + "/" + c.example + ".rise";
@@ -309,7 +309,7 @@ TEST_P(RenamedExamples, ComputeWhatTheOriginalComputes) {
                        << renamed.compiled.unit.source;
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, RenamedExamples, ::testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Examples, RenamedExamples, ::testing::ValuesIn(cases()), rename_case_name);
 
 // The reproducers, specialised and generic (the code Python and the C++
 // Kernel compile): an input named like a temporary, sizes named like a loop counter

@@ -47,7 +47,7 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-struct Case {
+struct PreflightCase {
   std::string what;
   std::vector<std::string> extra;  // --size, --target, -o
   std::vector<std::string> env;
@@ -59,7 +59,7 @@ TEST(SearchPreflightCli, EverySearchRefusesUpFrontWithRunsExitCode) {
   const std::string mm = "examples/mm/mm.rise";
   const std::string dir = scratch_path("pf_dir");
   ::mkdir(dir.c_str(), 0755);
-  const std::vector<Case> cases = {
+  const std::vector<PreflightCase> cases = {
       {"over the memory limit", {"--size", "n=100000,m=100000,k=1"}, {}, 2, "memory limit"},
       {"RISEC_MAX_MEMORY",
        {"--size", "n=1000,m=1000,k=1"},
@@ -91,7 +91,7 @@ TEST(SearchPreflightCli, EverySearchRefusesUpFrontWithRunsExitCode) {
   };
   int n = 0;
   for (const Search& s : searches())
-    for (const Case& c : cases) {
+    for (const PreflightCase& c : cases) {
       const std::string db = scratch_path("pf_" + std::to_string(n++) + ".db");
       CliResult r = run_risec(command(s, mm, db, c.extra), c.env);
       SCOPED_TRACE(s.name + ": " + c.what);
@@ -108,7 +108,7 @@ TEST(SearchPreflightCli, EverySearchRefusesUpFrontWithRunsExitCode) {
 TEST(SearchPreflightCli, RunAgrees) {
   const std::string dir = scratch_path("pf_run_dir");
   ::mkdir(dir.c_str(), 0755);
-  const std::vector<Case> cases = {
+  const std::vector<PreflightCase> cases = {
       {"memory", {"--size", "n=100000,m=100000,k=1"}, {}, 2, "memory limit"},
       {"target", {"--size", "n=4,m=4,k=4", "--target", "foo"}, {}, 2, "unknown target 'foo'"},
       {"missing directory",
@@ -118,7 +118,7 @@ TEST(SearchPreflightCli, RunAgrees) {
        "the directory /nonexistent-pf does not exist"},
       {"a directory", {"--size", "n=4,m=4,k=4", "-o", dir}, {}, 2, "it is a directory"},
   };
-  for (const Case& c : cases) {
+  for (const PreflightCase& c : cases) {
     std::vector<std::string> a = {"run", "examples/mm/mm.rise"};
     a.insert(a.end(), c.extra.begin(), c.extra.end());
     CliResult r = run_risec(a, c.env);

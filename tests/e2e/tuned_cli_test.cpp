@@ -18,12 +18,12 @@ namespace {
 
 const char* kNote = "note: no tuning record for this program on ";
 
-const char* kTemplate =
+const char* kTunedTemplate =
     "param v in [4, 8];\n"
     "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;\n";
 
 TEST(TunedCli, TuneRecordIsUsedByRunAndCompile) {
-  const std::string tmpl = write_scratch("tuned_scal.elv", kTemplate);
+  const std::string tmpl = write_scratch("tuned_scal.elv", kTunedTemplate);
   const std::string db = scratch_path("tuned_scal.db");
   const std::string best = scratch_path("tuned_scal_best.elv");
   CliResult t = run_risec({"tune", "examples/scal/scal.rise", "--strategy", tmpl, "--size", "n=64",

@@ -52,7 +52,7 @@ std::vector<std::string> lessons() {
   return out;
 }
 
-std::string read_text(const fs::path& p) {
+std::string tutorial_read_text(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -174,7 +174,7 @@ class Tutorial : public ::testing::TestWithParam<std::string> {};
 TEST(TutorialIndex, HasLessonsAndListsThem) {
   const std::vector<std::string> all = lessons();
   EXPECT_GE(all.size(), 5u);
-  const std::string index = read_text(tutorial_dir() / "README.md");
+  const std::string index = tutorial_read_text(tutorial_dir() / "README.md");
   for (const std::string& l : all)
     EXPECT_NE(index.find("(" + l + ".md)"), std::string::npos)
         << "docs/tutorial/README.md does not link " << l << ".md";
@@ -189,7 +189,8 @@ bool is_cuda_run(const Command& c) {
 std::vector<std::string> run_lesson(const std::string& lesson,
                                     const std::function<bool(const Command&)>& select) {
   const fs::path folder = tutorial_dir() / lesson;
-  const std::vector<Command> cmds = parse_commands(read_text(tutorial_dir() / (lesson + ".md")));
+  const std::vector<Command> cmds =
+      parse_commands(tutorial_read_text(tutorial_dir() / (lesson + ".md")));
   // A fresh copy per run: outputs (-o, --db) land there, never in the source tree.
   const fs::path work = fs::path(scratch_path("tutorial-" + lesson));
   fs::remove_all(work);
@@ -228,7 +229,8 @@ TEST_P(Tutorial, EveryCommandRunsAsShown) {
   const std::string lesson = GetParam();
   const fs::path folder = tutorial_dir() / lesson;
   ASSERT_TRUE(fs::is_directory(folder)) << "the lesson's folder " << folder << " is missing";
-  const std::vector<Command> cmds = parse_commands(read_text(tutorial_dir() / (lesson + ".md")));
+  const std::vector<Command> cmds =
+      parse_commands(tutorial_read_text(tutorial_dir() / (lesson + ".md")));
   ASSERT_FALSE(cmds.empty()) << lesson << ".md shows no ```sh block with a risec command";
 
   std::set<std::string> used, checked;
@@ -261,7 +263,7 @@ TEST(TutorialCuda, RunsAsShownWhereThereIsAGpu) {
   std::vector<std::string> skipped;
   int runs = 0;
   for (const std::string& lesson : lessons()) {
-    for (const Command& c : parse_commands(read_text(tutorial_dir() / (lesson + ".md"))))
+    for (const Command& c : parse_commands(tutorial_read_text(tutorial_dir() / (lesson + ".md"))))
       runs += is_cuda_run(c);
     for (const std::string& s : run_lesson(lesson, is_cuda_run))
       skipped.push_back(lesson + ": " + s);

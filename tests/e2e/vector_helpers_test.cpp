@@ -13,14 +13,14 @@
 namespace risec::e2e {
 namespace {
 
-std::string vectorize(int w) {
+std::string helpers_vectorize(int w) {
   return "vectorize(" + std::to_string(w) + ") @ outermost(isApplied(isMap)) ; lowerToC";
 }
 
-void expect_checked(const std::string& file, int w, const std::string& target,
-                    const std::string& what) {
-  CliResult r = run_risec(
-      {"run", file, "--size", "n=48", "--target", target, "--strategy", vectorize(w), "--check"});
+void helpers_expect_checked(const std::string& file, int w, const std::string& target,
+                            const std::string& what) {
+  CliResult r = run_risec({"run", file, "--size", "n=48", "--target", target, "--strategy",
+                           helpers_vectorize(w), "--check"});
   EXPECT_EQ(r.exit_code, 0) << what << " width " << w << " on " << target << "\n" << show(r);
   EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
 }
@@ -35,7 +35,7 @@ TEST(LaneHelpers, VectorisedFminAndFmaxAlone) {
       std::string file = write_scratch(
           name + ".rise", "def f = depFun(n: Nat => fun(x: n." + std::string(t) +
                               " => x |> map(fun(v => " + op + "(v, " + one + ")))))\n");
-      for (int w : {4, 8, 16}) expect_checked(file, w, "c", name);
+      for (int w : {4, 8, 16}) helpers_expect_checked(file, w, "c", name);
     }
   }
 }
@@ -51,7 +51,8 @@ TEST(LaneHelpers, VectorisedMathMixes) {
                        ")))))\n";
     std::string file = write_scratch(std::string("mix_") + t + ".rise", text);
     for (int w : {4, 8, 16})
-      for (const char* target : {"c", "openmp", "opencl"}) expect_checked(file, w, target, text);
+      for (const char* target : {"c", "openmp", "opencl"})
+        helpers_expect_checked(file, w, target, text);
   }
 }
 
@@ -70,7 +71,8 @@ TEST(LaneHelpers, DeclaredVectorVariantsExistAtEveryLevel) {
                        f + ") + tanh(v) + floor(v * 3.0" + f +
                        ") + ceil(v) + erf(v) + pow(abs(v), 1.5" + f + ")))))\n";
     std::string file = write_scratch(std::string("allmath_") + t + ".rise", text);
-    CliResult c = run_risec({"compile", file, "--size", "n=48", "--strategy", vectorize(4)});
+    CliResult c =
+        run_risec({"compile", file, "--size", "n=48", "--strategy", helpers_vectorize(4)});
     ASSERT_EQ(c.exit_code, 0) << show(c);
     for (const char* unvectorised : {"floor", "ceil", "sqrt", "fabs", "fmin", "fmax"})
       for (const std::string& fn : {std::string(unvectorised), std::string(unvectorised) + "f"}) {
@@ -81,7 +83,7 @@ TEST(LaneHelpers, DeclaredVectorVariantsExistAtEveryLevel) {
       }
     for (const char* target : {"c", "openmp"}) {
       CliResult r = run_risec({"run", file, "--size", "n=48", "--target", target, "--strategy",
-                               vectorize(4), "--check"},
+                               helpers_vectorize(4), "--check"},
                               {"RISEC_LANES=4", "RISEC_CFLAGS=-march=x86-64"});
       EXPECT_EQ(r.exit_code, 0) << t << " on " << target << "\n" << show(r);
       EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);

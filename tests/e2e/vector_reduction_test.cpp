@@ -15,7 +15,7 @@
 namespace risec::e2e {
 namespace {
 
-std::string strategy(const std::string& rule, const std::string& target) {
+std::string reduction_strategy(const std::string& rule, const std::string& target) {
   std::string s = "normalize(" + rule + ") ; ";
   if (target == "openmp") s += "(parallel @ outermost(isFullyApplied(isMap))) ; ";
   if (target == "opencl") s += "(mapGlobal(0) @ outermost(isApplied(isMap))) ; ";
@@ -41,7 +41,7 @@ TEST(VectorReduction, RandomReductionsCompiledForC) {
   for (int i = 0; i < 40; ++i) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_c" + std::to_string(i) + ".rise", c.program);
-    EXPECT_TRUE(compile_and_check(path, strategy(any_length(c), "c"), "")) << c.describe;
+    EXPECT_TRUE(compile_and_check(path, reduction_strategy(any_length(c), "c"), "")) << c.describe;
   }
 }
 
@@ -50,7 +50,7 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenMP) {
   for (int i = 0; i < 8; ++i) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_omp" + std::to_string(i) + ".rise", c.program);
-    EXPECT_TRUE(compile_and_check(path, strategy(any_length(c), "openmp"), "", "openmp"))
+    EXPECT_TRUE(compile_and_check(path, reduction_strategy(any_length(c), "openmp"), "", "openmp"))
         << c.describe;
   }
 }
@@ -61,7 +61,7 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenCL) {
     reduction_gen::ReductionCase c = next_case(rng);
     const std::string path = write_scratch("vred_ocl" + std::to_string(i) + ".rise", c.program);
     CliResult r = run_risec({"run", path, "--target", "opencl", "--strategy",
-                             strategy(any_length(c), "opencl"), "--check"});
+                             reduction_strategy(any_length(c), "opencl"), "--check"});
     EXPECT_EQ(r.exit_code, 0) << c.describe << show(r);
     EXPECT_NE(r.out.find("check: passed"), std::string::npos) << c.describe << show(r);
   }
@@ -75,8 +75,9 @@ TEST(VectorReduction, SoftmaxAndLayernorm) {
       for (const char* rule :
            {"vectorizeReductionRemainder(lanes)", "vectorizeReduction2Remainder(4)"}) {
         const std::string file = std::string("bench/autoschedule/programs/") + p + ".rise";
-        EXPECT_TRUE(compile_and_check(file, strategy(rule, "c"), sizes)) << p << " " << rule;
-        EXPECT_TRUE(compile_and_check(file, strategy(rule, "openmp"), sizes, "openmp"))
+        EXPECT_TRUE(compile_and_check(file, reduction_strategy(rule, "c"), sizes))
+            << p << " " << rule;
+        EXPECT_TRUE(compile_and_check(file, reduction_strategy(rule, "openmp"), sizes, "openmp"))
             << p << " " << rule;
       }
 }

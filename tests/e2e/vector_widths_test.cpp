@@ -21,7 +21,7 @@ namespace {
 
 // The strategy with `w` lanes at the outermost map, for the target: sequential, or
 // parallel chunks of the vector loop.
-std::string strategy(const std::string& rule, int w, const std::string& target) {
+std::string widths_strategy(const std::string& rule, int w, const std::string& target) {
   std::string v = rule + "(" + std::to_string(w) + ")";
   if (target == "openmp")
     return "(" + v +
@@ -35,18 +35,19 @@ TEST(VectorWidths, EveryWidthMatchesTheInterpreter) {
     SCOPED_TRACE(w);
     // Lengths the width divides: several vectors (and one, for some widths).
     for (int len : {3 * w, w % 3 == 0 ? w : 3 * w})
-      EXPECT_TRUE(compile_and_check("examples/scal/scal.rise", strategy("vectorize", w, "c"),
+      EXPECT_TRUE(compile_and_check("examples/scal/scal.rise", widths_strategy("vectorize", w, "c"),
                                     "n=" + std::to_string(len)));
   }
   // Lengths the width does not divide: a vector loop and a scalar one.
   for (int w : {3, 5, 6, 7, 12})
     for (int len : {w + 1, 10 * w + w - 1})
       EXPECT_TRUE(compile_and_check("examples/scal/scal.rise",
-                                    strategy("vectorizeRemainder", w, "c"),
+                                    widths_strategy("vectorizeRemainder", w, "c"),
                                     "n=" + std::to_string(len)))
           << "width " << w << ", length " << len;
   for (int w : {3, 6, 12})
-    EXPECT_TRUE(compile_and_check("examples/scal/scal.rise", strategy("vectorize", w, "openmp"),
+    EXPECT_TRUE(compile_and_check("examples/scal/scal.rise",
+                                  widths_strategy("vectorize", w, "openmp"),
                                   "n=" + std::to_string(40 * w), "openmp"))
         << "width " << w;
 }
@@ -84,7 +85,7 @@ TEST(VectorWidths, ExpOutsideTheVectorRangeMatchesTheInterpreter) {
         std::string("def f = depFun(n: Nat => fun(x: n.") + t + " => x |> map(fun(a => exp(" +
             (f32 ? "400.0f * a - 200.0f" : "3000.0 * a - 1500.0") + ")))))\n");
     for (int w : {6, 8, 16})
-      EXPECT_TRUE(compile_and_check(path, strategy("vectorizeRemainder", w, "c"),
+      EXPECT_TRUE(compile_and_check(path, widths_strategy("vectorizeRemainder", w, "c"),
                                     "n=" + std::to_string(20 * w + 3)))
           << t << ", width " << w;
   }

@@ -29,7 +29,7 @@
 namespace risec::e2e {
 namespace {
 
-rise::Program parse(const std::string& name, const std::string& text) {
+rise::Program steps_parse(const std::string& name, const std::string& text) {
   return rise::parse_program(std::make_shared<SourceFile>(SourceFile{name, text}));
 }
 
@@ -83,7 +83,7 @@ TEST(WithLoopSteps, GeneratorsWithinTheShapeAreAcceptedAlikeAndComputeTheirMeani
     ASSERT_TRUE(c.index_sets(sets)) << text << c.sizes();
     SCOPED_TRACE(text + "\nsizes " + c.sizes());
     const std::string file = write_scratch(name, text);
-    rise::Program p = parse(name, text);
+    rise::Program p = steps_parse(name, text);
     // Without sizes: what `risec check` and a generic `risec compile` check.
     EXPECT_NO_THROW(rise::check_program(p, "", nullptr));
     // With the sizes read from the input's shape, as eval/run --input do.

@@ -19,7 +19,7 @@ namespace {
 
 using Reference = std::function<std::vector<double>(const std::vector<double>& a)>;
 
-struct Case {
+struct WithLoopCase {
   const char* name;
   const char* program;
   const char* sizes;
@@ -27,13 +27,13 @@ struct Case {
   bool no_conditionals;  // the genarray tiles its shape: no `?` and no `if` in the loops
 };
 // How ctest and gtest name a case's parameter (else: "N-byte object <...>").
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const WithLoopCase& c, std::ostream* os) {
   *os << c.name;
 }
 
 constexpr int N = 10, M = 12;
 
-const Case kCases[] = {
+const WithLoopCase kWithLoopCases[] = {
     {"genarrayBoundsAndDefault",
      "def f = depFun((n: Nat, m: Nat) => fun(a: n.m.f32 =>\n"
      "  with { ([1, 2] <= [i, j] < [n - 1, m - 3]) : a[i - 1][j + 3] * 2.0f; }\n"
@@ -154,10 +154,10 @@ const Case kCases[] = {
      false},
 };
 
-class WithLoops : public ::testing::TestWithParam<Case> {};
+class WithLoops : public ::testing::TestWithParam<WithLoopCase> {};
 
 TEST_P(WithLoops, MatchTheReferenceAndTheInterpreter) {
-  const Case& c = GetParam();
+  const WithLoopCase& c = GetParam();
   std::string file = write_scratch(std::string(c.name) + ".rise", c.program);
   CheckReport r = run_and_compare(file, "", c.sizes);
   EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch << "\n" << r.compiled.unit.source;
@@ -176,8 +176,10 @@ TEST_P(WithLoops, MatchTheReferenceAndTheInterpreter) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, WithLoops, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+INSTANTIATE_TEST_SUITE_P(All, WithLoops, ::testing::ValuesIn(kWithLoopCases),
+                         [](const ::testing::TestParamInfo<WithLoopCase>& i) {
+                           return i.param.name;
+                         });
 
 struct Bad {
   const char* name;
@@ -268,7 +270,7 @@ INSTANTIATE_TEST_SUITE_P(All, BadWithLoops, ::testing::ValuesIn(kBad),
 // inputs do not determine is an error naming it, located at the entry's size
 // parameters (exit 1).
 TEST(WithLoopCli, SizesFromTheInputShape) {
-  std::string file = write_scratch("life_sizes.rise", kCases[0].program);
+  std::string file = write_scratch("life_sizes.rise", kWithLoopCases[0].program);
   std::string a = scratch_path("a_7x9.npy");
   runtime::write_npy(a, runtime::make_array(runtime::DType::F32, {7, 9}));
   CliResult r = run_risec({"run", file, "--input", "a=" + a, "--check"});

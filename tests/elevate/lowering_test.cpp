@@ -9,7 +9,7 @@
 namespace risec::elevate::testing {
 namespace {
 
-int count(const rise::Expr& e, const std::string& text) {
+int lowering_count(const rise::Expr& e, const std::string& text) {
   std::string s = rise::print_expr(e);
   int n = 0;
   for (size_t i = s.find(text); i != std::string::npos; i = s.find(text, i + 1)) ++n;
@@ -42,7 +42,7 @@ TEST(MapLowering, MapSeqMapSeqUnrollMapPar) {
   for (const char* name : {"mapSeq", "mapSeqUnroll", "mapPar"}) {
     SCOPED_TRACE(name);
     rise::Expr r = check_rewrite(at_outer_map(lib(name)), two_d(kNest));
-    EXPECT_EQ(count(r, std::string(name) + "("), 1) << rise::print_expr(r);
+    EXPECT_EQ(lowering_count(r, std::string(name) + "("), 1) << rise::print_expr(r);
     // the bare primitive as well
     check_rewrite(outermost(is_map(), lib(name)), two_d(kNest));
   }
@@ -59,10 +59,10 @@ TEST(MapLowering, GpuMapsTakeADimension) {
   rise::Expr r = check_rewrite(seq(at_outer_map(lib("mapWorkGroup", {int64_t{1}})),
                                    innermost(is_applied(is_map()), lib("mapLocal", {int64_t{0}}))),
                                two_d(kNest));
-  EXPECT_EQ(count(r, "mapWorkGroup(1)"), 1) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "mapLocal(0)"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapWorkGroup(1)"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapLocal(0)"), 1) << rise::print_expr(r);
   rise::Expr g = check_rewrite(at_outer_map(lib("mapGlobal", {int64_t{2}})), two_d(kNest));
-  EXPECT_EQ(count(g, "mapGlobal(2)"), 1) << rise::print_expr(g);
+  EXPECT_EQ(lowering_count(g, "mapGlobal(2)"), 1) << rise::print_expr(g);
 }
 
 TEST(MapLowering, GpuMapsCheckTheDimension) {
@@ -78,9 +78,9 @@ TEST(MapLowering, GpuMapsCheckTheDimension) {
 TEST(ReduceLowering, ReduceSeqAndReduceSeqUnroll) {
   rise::Expr p = one_d("x |> map(fun(a => a * a)) |> reduce(add)(0.0f)");
   rise::Expr r = check_rewrite(top_down(lib("reduceSeq")), p);
-  EXPECT_EQ(count(r, "reduceSeq"), 1);
+  EXPECT_EQ(lowering_count(r, "reduceSeq"), 1);
   rise::Expr u = check_rewrite(top_down(lib("reduceSeqUnroll")), p);
-  EXPECT_EQ(count(u, "reduceSeqUnroll"), 1);
+  EXPECT_EQ(lowering_count(u, "reduceSeqUnroll"), 1);
   check_rewrite(top_down(lib("reduceSeqUnroll")), r);
 }
 
@@ -97,11 +97,11 @@ TEST(ReducePar, AcceptsAssociativeOperatorsWithTheirNeutralElement) {
         "x |> sum", "x |> reduce(fun(a => fun(b => a * b)))(1.0f)"}) {
     SCOPED_TRACE(body_text);
     rise::Expr r = check_rewrite(top_down(lib("reducePar")), one_d(body_text));
-    EXPECT_EQ(count(r, "reducePar"), 1);
+    EXPECT_EQ(lowering_count(r, "reducePar"), 1);
   }
   rise::Expr i =
       check_rewrite(top_down(lib("reducePar")), one_d("x |> reduce(add)(0)", 8, "n.i32"));
-  EXPECT_EQ(count(i, "reducePar"), 1);
+  EXPECT_EQ(lowering_count(i, "reducePar"), 1);
 }
 
 TEST(ReducePar, RejectsANonAssociativeOperator) {
@@ -121,9 +121,9 @@ TEST(ReducePar, RejectsAnInitialValueThatIsNotNeutral) {
 TEST(Unroll, UnrollsSequentialPatterns) {
   rise::Expr r =
       check_rewrite(innermost(is_reduce_seq(), lib("unroll")), one_d("x |> reduceSeq(add)(0.0f)"));
-  EXPECT_EQ(count(r, "reduceSeqUnroll"), 1);
+  EXPECT_EQ(lowering_count(r, "reduceSeqUnroll"), 1);
   rise::Expr m = check_rewrite(top_down(lib("unroll")), one_d("x |> mapSeq(fun(a => a * 2.0f))"));
-  EXPECT_EQ(count(m, "mapSeqUnroll"), 1);
+  EXPECT_EQ(lowering_count(m, "mapSeqUnroll"), 1);
 }
 
 TEST(Unroll, FailsOnHighLevelPatterns) {
@@ -133,14 +133,14 @@ TEST(Unroll, FailsOnHighLevelPatterns) {
 
 TEST(Parallel, ParallelisesTheOutermostMapThatComputes) {
   rise::Expr r = check_rewrite(at_outer_map(lib("parallel")), two_d(kNest));
-  EXPECT_EQ(count(r, "mapPar(fun(r"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapPar(fun(r"), 1) << rise::print_expr(r);
   // the outermost map only rearranges: the one below it is chosen
   rise::Expr p = three_d(
       "x |> map(fun(r => r |> map(fun(c => c |> map(fun(a => a * 2.0f)))))) "
       "|> map(fun(t => transpose(t)))");
   rise::Expr q = check_rewrite(at_outer_map(lib("parallel")), p);
-  EXPECT_EQ(count(q, "mapPar"), 1) << rise::print_expr(q);
-  EXPECT_EQ(count(q, "map(fun(t => transpose"), 1) << rise::print_expr(q);
+  EXPECT_EQ(lowering_count(q, "mapPar"), 1) << rise::print_expr(q);
+  EXPECT_EQ(lowering_count(q, "map(fun(t => transpose"), 1) << rise::print_expr(q);
 }
 
 TEST(Parallel, FailsOnAMapThatOnlyRearranges) {
@@ -153,7 +153,7 @@ TEST(Parallel, FailsOnAMapThatOnlyRearranges) {
 
 TEST(ToMemAfter, StoresDataInMemory) {
   rise::Expr r = check_rewrite(body(lib("toMemAfter")), one_d("x |> map(fun(a => a * 2.0f))"));
-  EXPECT_EQ(count(r, "toMem"), 1);
+  EXPECT_EQ(lowering_count(r, "toMem"), 1);
 }
 
 TEST(ToMemAfter, FailsOnFunctionsAndStoredData) {
@@ -173,12 +173,12 @@ const rise::SizeMap kMMSizes = {{"n", 4}, {"m", 3}, {"k", 5}};
 TEST(StoreInMemory, StoresATransposedMatrixOnce) {
   rise::Expr p = prog(kMM, kMMSizes);
   rise::Expr r = check_rewrite(lib("storeInMemory", {is_applied(is_transpose()), id()}), p);
-  EXPECT_EQ(count(r, "toMem"), 1) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "transpose"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "toMem"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "transpose"), 1) << rise::print_expr(r);
   // a copy made in parallel, as in the array packing of the ELEVATE paper
   Strategy copy = seq(seq(lib("idAfter"), lib("idToCopy")), at_outer_map(lib("parallel")));
   rise::Expr q = check_rewrite(lib("storeInMemory", {is_applied(is_transpose()), copy}), p);
-  EXPECT_EQ(count(q, "mapPar"), 1) << rise::print_expr(q);
+  EXPECT_EQ(lowering_count(q, "mapPar"), 1) << rise::print_expr(q);
   // lowerToC afterwards keeps the stored copy and lowers the rest
   check_rewrite(seq(lib("storeInMemory", {is_applied(is_transpose()), copy}), lib("lowerToC")), p);
 }
@@ -197,12 +197,12 @@ TEST(CircularBuffer, LowersASlideWithStepOne) {
       one_d("x |> map(fun(a => a * 2.0f)) |> slide(3)(1) |> map(fun(w => w[0] + w[1] + w[2]))", 8,
             "(n+2).f32");
   rise::Expr r = check_rewrite(top_down(lib("circularBuffer")), p);
-  EXPECT_EQ(count(r, "circularBuffer(3)(3)(fun(a"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "circularBuffer(3)(3)(fun(a"), 1) << rise::print_expr(r);
   rise::Expr q = one_d("x |> slide(3)(1) |> map(fun(w => w[0] + w[1] + w[2]))", 8, "(n+2).f32");
   check_rewrite(top_down(lib("circularBuffer")), q);
   // lowerToC keeps the buffer as the stream it is
   rise::Expr l = apply_ok(seq(top_down(lib("circularBuffer")), lib("lowerToC")), p);
-  EXPECT_EQ(count(l, "toMem"), 0) << rise::print_expr(l);
+  EXPECT_EQ(lowering_count(l, "toMem"), 0) << rise::print_expr(l);
   EXPECT_TRUE(same_semantics(p, l));
 }
 
@@ -218,13 +218,13 @@ TEST(RotateValues, LowersASlideWithStepOne) {
       one_d("x |> map(fun(a => a * 2.0f)) |> slide(3)(1) |> map(fun(w => w[0] + w[1] + w[2]))", 8,
             "(n+2).f32");
   rise::Expr r = check_rewrite(top_down(lib("rotateValues")), p);
-  EXPECT_EQ(count(r, "rotateValues(3)(fun(a"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "rotateValues(3)(fun(a"), 1) << rise::print_expr(r);
   // a map that changes the element type is not fused (rotateValues needs t -> t)
   rise::Expr q = one_d(
       "x |> map(fun(a => a > 0.5f)) |> slide(2)(1) |> map(fun(w => select(w[0])(1.0f)(0.0f)))", 8,
       "(n+1).f32");
   rise::Expr s = check_rewrite(top_down(lib("rotateValues")), q);
-  EXPECT_EQ(count(s, "rotateValues(2)(fun(y"), 1) << rise::print_expr(s);
+  EXPECT_EQ(lowering_count(s, "rotateValues(2)(fun(y"), 1) << rise::print_expr(s);
 }
 
 TEST(RotateValues, FailsWithoutASlide) {
@@ -242,14 +242,14 @@ rise::Expr lowered(const rise::Expr& p) {
   if (again.ok()) {
     EXPECT_EQ(again.expr(), r) << "lowerToC is not idempotent:\n" << rise::print_expr(r);
   }
-  EXPECT_EQ(count(r, "reduce("), 0) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "reduce("), 0) << rise::print_expr(r);
   return r;
 }
 
 TEST(LowerToC, StoresAMapThatAnotherMapReads) {
   rise::Expr r = lowered(one_d("x |> map(fun(a => a * 2.0f)) |> map(fun(b => b + 1.0f))"));
-  EXPECT_EQ(count(r, "mapSeq"), 2) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "toMem"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapSeq"), 2) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "toMem"), 1) << rise::print_expr(r);
 }
 
 // A reduction of a computing map is fused (no array of the map's results); a short
@@ -261,17 +261,17 @@ def mv = depFun((n: Nat, m: Nat) => fun(M: n.m.f32 => fun(x: m.f32 =>
   M |> map(fun(row => zip(row)(x) |> map(fun(ax => ax._1 * ax._2)) |> reduce(add)(0.0f))))))
 )",
                               {{"n", 4}, {"m", 6}}));
-  EXPECT_EQ(count(r, "mapSeq"), 1) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "reduceSeqUnroll"), 1) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "toMem"), 0) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapSeq"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "reduceSeqUnroll"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "toMem"), 0) << rise::print_expr(r);
   rise::Expr big = lowered(prog(R"(
 def mv = depFun((n: Nat, m: Nat) => fun(M: n.m.f32 => fun(x: m.f32 =>
   M |> map(fun(row => zip(row)(x) |> map(fun(ax => ax._1 * ax._2)) |> reduce(add)(0.0f))))))
 )",
                                 {{"n", 4}, {"m", 64}}));
-  EXPECT_EQ(count(big, "reduceSeqUnroll"), 0) << rise::print_expr(big);
-  EXPECT_EQ(count(big, "reduceSeq"), 1) << rise::print_expr(big);
-  EXPECT_EQ(count(big, "toMem"), 0) << rise::print_expr(big);
+  EXPECT_EQ(lowering_count(big, "reduceSeqUnroll"), 0) << rise::print_expr(big);
+  EXPECT_EQ(lowering_count(big, "reduceSeq"), 1) << rise::print_expr(big);
+  EXPECT_EQ(lowering_count(big, "toMem"), 0) << rise::print_expr(big);
 }
 
 TEST(LowerToC, StoresAMapThatAReductionReadsInsideAMap) {
@@ -280,49 +280,49 @@ def mv = depFun((n: Nat, m: Nat) => fun(M: n.m.f32 => fun(x: m.f32 =>
   M |> map(fun(row => zip(row)(x) |> map(fun(ax => ax._1 * ax._2)) |> reverse |> reduce(add)(0.0f))))))
 )",
                               {{"n", 4}, {"m", 6}}));
-  EXPECT_EQ(count(r, "mapSeq"), 2) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "reduceSeq"), 1) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "toMem"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapSeq"), 2) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "reduceSeq"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "toMem"), 1) << rise::print_expr(r);
 }
 
 TEST(LowerToC, StoresAMapReadThroughAView) {
   rise::Expr r =
       lowered(one_d("x |> map(fun(a => a * 2.0f)) |> split(2) |> map(fun(p => p[0] + p[1]))"));
-  EXPECT_EQ(count(r, "toMem"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "toMem"), 1) << rise::print_expr(r);
 }
 
 TEST(LowerToC, WritesThroughViewsWithoutCopies) {
   rise::Expr r =
       lowered(one_d("x |> split(2) |> map(fun(r => r |> map(fun(a => a * 2.0f)))) |> join"));
-  EXPECT_EQ(count(r, "toMem"), 0) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "mapSeq"), 2) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "toMem"), 0) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapSeq"), 2) << rise::print_expr(r);
   rise::Expr t = lowered(two_d(
       "concat(x |> map(fun(r => r |> map(fun(a => a * 2.0f)))) |> transpose |> join)(join(x))"));
-  EXPECT_EQ(count(t, "toMem"), 0) << rise::print_expr(t);
+  EXPECT_EQ(lowering_count(t, "toMem"), 0) << rise::print_expr(t);
   // the input of a map is read, even of a map of views
   rise::Expr m = lowered(two_d(
       "x |> map(fun(r => r |> map(fun(a => a * 2.0f)))) |> map(fun(c => join(split(2)(c))))"));
-  EXPECT_EQ(count(m, "toMem"), 1) << rise::print_expr(m);
+  EXPECT_EQ(lowering_count(m, "toMem"), 1) << rise::print_expr(m);
 }
 
 TEST(LowerToC, KeepsMapsOfViewsAsViews) {
   rise::Expr r =
       lowered(three_d("x |> map(fun(r => transpose(r))) |> map(fun(t => t |> map(fun(c => c |> "
                       "reduce(add)(0.0f)))))"));
-  EXPECT_EQ(count(r, "map(fun(r => transpose(r)))"), 1) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "mapSeq"), 2) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "toMem"), 0) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "map(fun(r => transpose(r)))"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapSeq"), 2) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "toMem"), 0) << rise::print_expr(r);
 }
 
 TEST(LowerToC, CopiesAnIdentityMap) {
   rise::Expr r = lowered(one_d("x |> map(fun(a => a))"));
-  EXPECT_EQ(count(r, "mapSeq"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "mapSeq"), 1) << rise::print_expr(r);
 }
 
 TEST(LowerToC, SharesWorkOfRedexesWithALet) {
   rise::Expr r = lowered(one_d("x |> map(fun(a => (fun(b => b * b))(exp(a))))"));
-  EXPECT_EQ(count(r, "let"), 1) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "exp("), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "let"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "exp("), 1) << rise::print_expr(r);
 }
 
 TEST(LowerToC, LeavesALoweredProgramUnchanged) {
@@ -342,7 +342,7 @@ TEST(LowerToC, LeavesALoweredProgramUnchanged) {
 
 // Occurrences of toMem without an address space ("oclToMem" is spelled with "ToMem").
 int plain_to_mem(const rise::Expr& e) {
-  return count(e, "toMem");
+  return lowering_count(e, "toMem");
 }
 
 // Data computed in different shapes, each checked on random inputs by check_rewrite.
@@ -363,14 +363,14 @@ TEST(GpuMemory, ToGlobalToLocalToPrivateStoreInTheirSpace) {
       SCOPED_TRACE(std::string(rule) + ": " + text);
       rise::Expr p = one_d(text);
       rise::Expr r = check_rewrite(body(lib(rule)), p);
-      EXPECT_EQ(count(r, "oclToMem(" + space + ")"), 1) << rise::print_expr(r);
+      EXPECT_EQ(lowering_count(r, "oclToMem(" + space + ")"), 1) << rise::print_expr(r);
       EXPECT_EQ(plain_to_mem(r), 0) << rise::print_expr(r);
     }
     // inside a map, on each row
     rise::Expr q = check_rewrite(
         innermost(is_fully_applied(is_map()), lib(rule)),
         two_d("x |> map(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
-    EXPECT_EQ(count(q, "oclToMem(" + space + ")"), 1) << rise::print_expr(q);
+    EXPECT_EQ(lowering_count(q, "oclToMem(" + space + ")"), 1) << rise::print_expr(q);
   }
 }
 
@@ -396,14 +396,14 @@ TEST(GpuMemory, OclReduceSeqKeepsTheAccumulatorInItsSpace) {
           "x |> split(2) |> map(fun(r => r |> reduceSeq(mul)(1.0f))) |> reduce(add)(0.0f)"}) {
       SCOPED_TRACE(name + ": " + text);
       rise::Expr r = check_rewrite(top_down(lib("oclReduceSeq", {space})), one_d(text));
-      EXPECT_EQ(count(r, "oclReduceSeq(" + name + ")"), 1) << rise::print_expr(r);
+      EXPECT_EQ(lowering_count(r, "oclReduceSeq(" + name + ")"), 1) << rise::print_expr(r);
       // unroll keeps the address space
       rise::Expr u = check_rewrite(top_down(lib("unroll")), r);
-      EXPECT_EQ(count(u, "oclReduceSeqUnroll(" + name + ")"), 1) << rise::print_expr(u);
+      EXPECT_EQ(lowering_count(u, "oclReduceSeqUnroll(" + name + ")"), 1) << rise::print_expr(u);
     }
     rise::Expr i = check_rewrite(top_down(lib("oclReduceSeq", {space})),
                                  one_d("x |> reduce(add)(0)", 8, "n.i32"));
-    EXPECT_EQ(count(i, "oclReduceSeq(" + name + ")"), 1) << rise::print_expr(i);
+    EXPECT_EQ(lowering_count(i, "oclReduceSeq(" + name + ")"), 1) << rise::print_expr(i);
   }
   check_fails(body(lib("oclReduceSeq", {rise::AddrSpace::Private})),
               one_d("x |> map(fun(a => a * a))"), "reduce");
@@ -416,35 +416,35 @@ TEST(GpuMemory, LowerToCMakesKernelChoicesPrivate) {
   // a global thread per row: its reduction and the array it reads are private
   rise::Expr g = lowered(two_d(
       "x |> mapGlobal(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> reverse |> reduce(add)(0.0f)))"));
-  EXPECT_EQ(count(g, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(g);
-  EXPECT_EQ(count(g, "oclToMem(Private)"), 1) << rise::print_expr(g);
+  EXPECT_EQ(lowering_count(g, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(g);
+  EXPECT_EQ(lowering_count(g, "oclToMem(Private)"), 1) << rise::print_expr(g);
   EXPECT_EQ(plain_to_mem(g), 0) << rise::print_expr(g);
   // local threads of a work group: the same per work item
   rise::Expr l = lowered(
       three_d("x |> mapWorkGroup(0)(fun(m => m |> mapLocal(0)(fun(r => r |> map(fun(a => a + "
               "1.0f)) |> reverse |> reduce(fmax)(0.0f)))))"));
-  EXPECT_EQ(count(l, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(l);
-  EXPECT_EQ(count(l, "oclToMem(Private)"), 1) << rise::print_expr(l);
+  EXPECT_EQ(lowering_count(l, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(l);
+  EXPECT_EQ(lowering_count(l, "oclToMem(Private)"), 1) << rise::print_expr(l);
   // sequential code of a work group (every work item runs it): private
   rise::Expr s =
       lowered(two_d("x |> mapWorkGroup(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> "
                     "reverse |> reduce(add)(0.0f)))"));
-  EXPECT_EQ(count(s, "oclToMem(Private)"), 1) << rise::print_expr(s);
-  EXPECT_EQ(count(s, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(s);
+  EXPECT_EQ(lowering_count(s, "oclToMem(Private)"), 1) << rise::print_expr(s);
+  EXPECT_EQ(lowering_count(s, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(s);
   // nothing is local unless the strategy said so: an array the local threads
   // compute together is stored without a choice (DPIA then asks for toLocal)
   rise::Expr w = lowered(two_d(
       "x |> mapWorkGroup(0)(fun(r => r |> mapLocal(0)(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
-  EXPECT_EQ(count(w, "Local)"), 0) << rise::print_expr(w);
+  EXPECT_EQ(lowering_count(w, "Local)"), 0) << rise::print_expr(w);
   EXPECT_EQ(plain_to_mem(w), 1) << rise::print_expr(w);
-  EXPECT_EQ(count(w, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(w);
+  EXPECT_EQ(lowering_count(w, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(w);
   // outside kernels lowerToC is the C lowering
   rise::Expr h = lowered(
       two_d("x |> mapGlobal(0)(fun(r => r |> map(fun(a => a * 2.0f)) |> reverse |> "
             "reduce(add)(0.0f))) |> map(fun(b => b + 1.0f)) |> reverse |> reduce(add)(0.0f)"));
-  EXPECT_EQ(count(h, "reduceSeqUnroll(add)"), 1) << rise::print_expr(h);
+  EXPECT_EQ(lowering_count(h, "reduceSeqUnroll(add)"), 1) << rise::print_expr(h);
   EXPECT_EQ(plain_to_mem(h), 2) << rise::print_expr(h);
-  EXPECT_EQ(count(h, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(h);
+  EXPECT_EQ(lowering_count(h, "oclReduceSeqUnroll(Private)"), 1) << rise::print_expr(h);
 }
 
 TEST(GpuMemory, LowerToCKeepsTheStrategysChoices) {
@@ -473,8 +473,8 @@ TEST(GpuMemory, AStrategyWithTheGpuRules) {
                    lib("lowerToC"));
   rise::Expr r = check_rewrite(
       s, two_d("x |> map(fun(r => r |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))"));
-  EXPECT_EQ(count(r, "oclToMem(Local)"), 1) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "oclReduceSeq(Private)"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "oclToMem(Local)"), 1) << rise::print_expr(r);
+  EXPECT_EQ(lowering_count(r, "oclReduceSeq(Private)"), 1) << rise::print_expr(r);
   EXPECT_EQ(plain_to_mem(r), 0) << rise::print_expr(r);
 }
 

@@ -47,9 +47,9 @@ const rise::Checked& mm(int64_t size) {
   return it->second;
 }
 
-int count(const Expr& e, const std::string& prim) {
+int mm_count(const Expr& e, const std::string& prim) {
   int n = e->kind == rise::ExprKind::Primitive && e->name == prim ? 1 : 0;
-  for (const Expr& k : children(e)) n += count(k, prim);
+  for (const Expr& k : children(e)) n += mm_count(k, prim);
   return n;
 }
 
@@ -94,7 +94,7 @@ Strategy load(const std::string& file, const std::string& extra = "") {
   return parse_strategy_file(std::make_shared<SourceFile>(SourceFile{path, text + extra}));
 }
 // The file's strategy (with lowerToC).
-Strategy lowered(const Step& s) {
+Strategy mm_lowered(const Step& s) {
   return load(s.file);
 }
 // The step before lowerToC: the file's `let` of it, as the file's last definition.
@@ -147,22 +147,22 @@ TEST_P(MMStrategy, HighLevelResultIsCorrect) {
 TEST_P(MMStrategy, LoweredProgramIsCorrectAndHasThePapersStructure) {
   ASSERT_STREQ(step().name, expected().step);
   const rise::Checked& p = mm(64);
-  Expr out = apply_ok(lowered(step()), p.expr);
+  Expr out = apply_ok(mm_lowered(step()), p.expr);
   EXPECT_TRUE(well_typed(out));
   EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5, 2));
   EXPECT_EQ(loops(out), expected().loops) << rise::print_expr(out);
   // every loop is chosen: no high-level map (that computes) or reduce is left
-  EXPECT_EQ(count(out, "reduce"), 0);
+  EXPECT_EQ(mm_count(out, "reduce"), 0);
   if (expected().vectorised) {
-    EXPECT_GE(count(out, "asVector"), 2);
+    EXPECT_GE(mm_count(out, "asVector"), 2);
     EXPECT_GE(vector_loops(out, 32), 1);
-    EXPECT_GE(count(out, "vectorFromScalar"), 1);  // A[i][k], broadcast
+    EXPECT_GE(mm_count(out, "vectorFromScalar"), 1);  // A[i][k], broadcast
   } else {
-    EXPECT_EQ(count(out, "asVector"), 0);
+    EXPECT_EQ(mm_count(out, "asVector"), 0);
   }
   if (expected().packed) {
-    EXPECT_GE(count(out, "toMem"), 1);
-    EXPECT_EQ(count(out, "let"), 1);
+    EXPECT_GE(mm_count(out, "toMem"), 1);
+    EXPECT_EQ(mm_count(out, "let"), 1);
     // B is read only by the packing copy
     auto b = rise::free_vars(out);
     EXPECT_TRUE(b.empty());
@@ -173,7 +173,7 @@ TEST_P(MMStrategy, LoweredProgramIsCorrectAndHasThePapersStructure) {
 // followed by lowerToC.
 TEST_P(MMStrategy, FileIsItsStepThenLowerToC) {
   const rise::Checked& p = mm(64);
-  Expr whole = apply_ok(lowered(step()), p.expr);
+  Expr whole = apply_ok(mm_lowered(step()), p.expr);
   Expr two = apply_ok(seq(high_level(step()), make_strategy("lowerToC")), p.expr);
   EXPECT_TRUE(rise::alpha_equal(whole, two)) << step().file;
 }
@@ -185,7 +185,7 @@ INSTANTIATE_TEST_SUITE_P(Steps, MMStrategy, ::testing::Range<size_t>(0, 7),
 
 TEST(MMStrategies, ParallelOuterLoopIsTheProductsOuterLoop) {
   const rise::Checked& p = mm(64);
-  Expr out = apply_ok(lowered(kSteps[6]), p.expr);
+  Expr out = apply_ok(mm_lowered(kSteps[6]), p.expr);
   // let mem = toMem(packing copy) in ...: the product's outermost loop is mapPar
   Expr body = out;
   while (body->kind == rise::ExprKind::Lambda) body = body->fn;
@@ -201,7 +201,7 @@ TEST(MMStrategies, ParallelOuterLoopIsTheProductsOuterLoop) {
 TEST(MMStrategies, TuneTemplateAtItsDefaultsIsParallel) {
   const rise::Checked& p = mm(64);
   Expr tuned = apply_ok(load("tune.elv"), p.expr);
-  Expr par = apply_ok(lowered(kSteps[6]), p.expr);
+  Expr par = apply_ok(mm_lowered(kSteps[6]), p.expr);
   EXPECT_TRUE(rise::alpha_equal(tuned, par)) << rise::print_expr(tuned) << "\n"
                                              << rise::print_expr(par);
 }
@@ -261,7 +261,7 @@ TEST(MMStrategies, TimeAt1024) {
   std::cout << "[ timing   ] typing mm at 1024: "
             << std::chrono::duration<double, std::milli>(t1 - t0).count() << " ms\n";
   for (const Step& st : kSteps) {
-    Strategy s = lowered(st);
+    Strategy s = mm_lowered(st);
     auto a = std::chrono::steady_clock::now();
     Expr out = apply_ok(s, p.expr);
     auto b = std::chrono::steady_clock::now();
@@ -269,7 +269,7 @@ TEST(MMStrategies, TimeAt1024) {
               << std::chrono::duration<double, std::milli>(b - a).count() << " ms\n";
     EXPECT_TRUE(well_typed(out));
   }
-  Expr out = apply_ok(lowered(kSteps[6]), p.expr);
+  Expr out = apply_ok(mm_lowered(kSteps[6]), p.expr);
   EXPECT_EQ(loops(out),
             "mapPar[32](mapSeq[1024](mapSeq[1])) "
             "mapPar[32](mapSeq[32](reduceSeq[256](mapSeq[32](reduceSeqUnroll[4](mapSeq[1])))))");

@@ -270,13 +270,13 @@ std::string read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
-struct Example {
+struct NfExample {
   const char* name;
   rise::SizeMap sizes;
 };
 
-const std::vector<Example>& examples() {
-  static const std::vector<Example> all = {
+const std::vector<NfExample>& nf_examples() {
+  static const std::vector<NfExample> all = {
       {"asum", {{"n", 8}}},
       {"atax", {{"m", 4}, {"n", 3}}},
       {"blackscholes", {{"n", 8}}},
@@ -316,7 +316,7 @@ const std::vector<Example>& examples() {
   return all;
 }
 
-rise::Expr load_example(const Example& ex) {
+rise::Expr load_example(const NfExample& ex) {
   std::filesystem::path path = std::filesystem::path(RISEC_SOURCE_DIR) / "examples" / ex.name /
                                (std::string(ex.name) + ".rise");
   return prog(read_file(path), ex.sizes);
@@ -324,7 +324,7 @@ rise::Expr load_example(const Example& ex) {
 
 TEST(NormalFormsOnExamples, EveryExampleIsCovered) {
   std::set<std::string> listed;
-  for (const Example& ex : examples()) listed.insert(ex.name);
+  for (const NfExample& ex : nf_examples()) listed.insert(ex.name);
   for (const auto& d :
        std::filesystem::directory_iterator(std::filesystem::path(RISEC_SOURCE_DIR) / "examples"))
     for (const auto& f : std::filesystem::directory_iterator(d.path()))
@@ -335,7 +335,7 @@ TEST(NormalFormsOnExamples, EveryExampleIsCovered) {
 }
 
 TEST(NormalFormsOnExamples, PreserveSemanticsAndAreIdempotent) {
-  for (const Example& ex : examples()) {
+  for (const NfExample& ex : nf_examples()) {
     SCOPED_TRACE(ex.name);
     rise::Expr p = load_example(ex);
     rise::Expr benf = check_nf(lib("betaEtaNF"), p);
@@ -348,7 +348,7 @@ TEST(NormalFormsOnExamples, PreserveSemanticsAndAreIdempotent) {
 }
 
 TEST(NormalFormsOnExamples, WorkWithSymbolicSizes) {
-  for (const Example& ex : examples()) {
+  for (const NfExample& ex : nf_examples()) {
     SCOPED_TRACE(ex.name);
     rise::Expr p = load_example({ex.name, {}});
     for (const char* nf : {"betaEtaNF", "DFNF", "RNF", "lowerToC"}) {
@@ -363,7 +363,7 @@ TEST(NormalFormsOnExamples, WorkWithSymbolicSizes) {
 }
 
 TEST(NormalFormsOnExamples, LowerToCPreservesSemantics) {
-  for (const Example& ex : examples()) {
+  for (const NfExample& ex : nf_examples()) {
     SCOPED_TRACE(ex.name);
     rise::Expr p = load_example(ex);
     check_nf(lib("lowerToC"), p);

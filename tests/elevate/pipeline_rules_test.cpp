@@ -15,14 +15,14 @@
 namespace risec::elevate::testing {
 namespace {
 
-int count(const rise::Expr& e, const std::string& text) {
+int pipeline_count(const rise::Expr& e, const std::string& text) {
   const std::string s = rise::print_expr(e);
   int n = 0;
   for (size_t i = s.find(text); i != std::string::npos; i = s.find(text, i + 1)) ++n;
   return n;
 }
 
-const rise::SizeMap n8 = {{"n", 8}};
+const rise::SizeMap pipeline_n8 = {{"n", 8}};
 
 TEST(ZipMapFusion, FusesAMapOnEitherSideOrBoth) {
   for (const char* zip :
@@ -32,16 +32,16 @@ TEST(ZipMapFusion, FusesAMapOnEitherSideOrBoth) {
     rise::Expr p =
         prog(std::string("def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>\n  ") + zip +
                  " |> map(fun(p => p._1 - p._2)))))\n",
-             n8);
+             pipeline_n8);
     rise::Expr r = check_rewrite(top_down(lib("zipMapFusion")), p);
-    EXPECT_EQ(count(r, "zip(x)(y)"), 1) << rise::print_expr(r);
-    EXPECT_EQ(count(r, "map("), 1) << rise::print_expr(r);  // one loop left
+    EXPECT_EQ(pipeline_count(r, "zip(x)(y)"), 1) << rise::print_expr(r);
+    EXPECT_EQ(pipeline_count(r, "map("), 1) << rise::print_expr(r);  // one loop left
   }
   rise::Expr plain = prog(R"(
 def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
   zip(x)(y) |> map(fun(p => p._1 - p._2)))))
 )",
-                          n8);
+                          pipeline_n8);
   check_fails(top_down(lib("zipMapFusion")), plain);
 }
 
@@ -56,13 +56,13 @@ def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
   check_fails(lib("parallelStages"), p, "lowerToC");
   rise::Expr lowered = apply_ok(lib("lowerToC"), p);
   rise::Expr r = check_rewrite(lib("parallelStages"), lowered);
-  EXPECT_EQ(count(r, "mapPar"), 2) << rise::print_expr(r);
-  EXPECT_EQ(count(r, "mapSeq"), 2) << rise::print_expr(r);
+  EXPECT_EQ(pipeline_count(r, "mapPar"), 2) << rise::print_expr(r);
+  EXPECT_EQ(pipeline_count(r, "mapSeq"), 2) << rise::print_expr(r);
   // A stage under 1024 elements stays sequential: nothing to do.
   rise::Expr small = apply_ok(lib("lowerToC"), prog(R"(
 def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v * 2.0f))))
 )",
-                                                    n8));
+                                                    pipeline_n8));
   check_fails(lib("parallelStages"), small);
 }
 
@@ -114,7 +114,7 @@ TEST(ZipJoin, GeneratedZipsOfJoinedRowsComputeTheSame) {
     SCOPED_TRACE(c.text + " n=" + std::to_string(n));
     rise::Expr p = prog(c.text, {{"n", n}});
     rise::Expr r = check_rewrite(top_down(lib("zipJoin")), p);
-    EXPECT_EQ(count(r, "split("), c.both ? 0 : 1) << rise::print_expr(r);
+    EXPECT_EQ(pipeline_count(r, "split("), c.both ? 0 : 1) << rise::print_expr(r);
     // The consumer moved inside the join and fused with the rows' map: one loop nest.
     rise::Expr fused = apply_ok(fuse, p);
     EXPECT_TRUE(well_typed(fused));
@@ -135,12 +135,12 @@ def f = depFun(n: Nat => fun(u: (2*n).2.f32 => fun(v: n.4.f32 =>
 )",
                       {{"n", 3}});
   rise::Expr r = check_rewrite(top_down(lib("zipJoin")), p);
-  EXPECT_EQ(count(r, "split("), 1) << rise::print_expr(r);
+  EXPECT_EQ(pipeline_count(r, "split("), 1) << rise::print_expr(r);
   rise::Expr plain = prog(R"(
 def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
   zip(x)(y) |> map(fun(p => p._1 - p._2)))))
 )",
-                          n8);
+                          pipeline_n8);
   check_fails(top_down(lib("zipJoin")), plain);
 }
 

@@ -14,10 +14,11 @@
 namespace risec::elevate::testing {
 namespace {
 
-const rise::SizeMap n8 = {{"n", 8}};
+const rise::SizeMap simplify_n8 = {{"n", 8}};
 
 // The printed body of a one-parameter program after `s`.
-std::string after(const std::string& s, const std::string& text, const rise::SizeMap& sizes = n8) {
+std::string after(const std::string& s, const std::string& text,
+                  const rise::SizeMap& sizes = simplify_n8) {
   rise::Expr p = prog(text, sizes);
   rise::Expr r = apply_ok(lib(s), p);
   EXPECT_TRUE(well_typed(r));
@@ -29,14 +30,14 @@ std::string after(const std::string& s, const std::string& text, const rise::Siz
 std::string after_all(const std::vector<const char*>& passes, const std::string& text) {
   std::vector<Strategy> parts;
   for (const char* p : passes) parts.push_back(lib(p));
-  rise::Expr p = prog(text, n8);
+  rise::Expr p = prog(text, simplify_n8);
   rise::Expr r = apply_ok(seq_all(parts), p);
   EXPECT_TRUE(well_typed(r));
   EXPECT_TRUE(same_semantics(p, r));
   return rise::print_expr(r);
 }
 
-int count(const std::string& s, const std::string& what) {
+int simplify_count(const std::string& s, const std::string& what) {
   int n = 0;
   for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
   return n;
@@ -73,14 +74,14 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
   x |> map(fun(a => fun(k => a * k)((1.0f + 1.0f) * 4.0f)))))
 )");
   EXPECT_TRUE(has(r, "8.0f")) << r;
-  EXPECT_EQ(count(r, "fun("), 2) << r;  // x's lambda and the map's
+  EXPECT_EQ(simplify_count(r, "fun("), 2) << r;  // x's lambda and the map's
 }
 
 TEST(PartialEval, IntegerWrapsLikeTheInterpreter) {
   rise::Expr p = prog(R"(
 def f = depFun(n: Nat => fun(x: n.i32 => x |> map(fun(a => a + (2147483647 + 1)))))
 )",
-                      n8);
+                      simplify_n8);
   rise::Expr r = apply_ok(lib("partialEval"), p);
   std::string s = rise::print_expr(r);
   EXPECT_TRUE(has(s, "-2147483648")) << s;
@@ -91,7 +92,7 @@ TEST(PartialEval, DivisionByZeroIsLeftUnfolded) {
   rise::Expr p = prog(R"(
 def f = depFun(n: Nat => fun(x: n.i32 => x |> map(fun(a => a + 1 / 0))))
 )",
-                      n8);
+                      simplify_n8);
   rise::Expr r = apply_ok(lib("partialEval"), p);
   EXPECT_TRUE(rise::alpha_equal(p, r)) << rise::print_expr(r);
 }
@@ -142,7 +143,7 @@ def f = depFun(n: Nat => fun(x: n.3.3.f32 => x |> map(fun(win =>
     zip(rows._1)(rows._2) |> map(fun(q => q._1 * q._2)) |> reduce(add)(0.0f)))
     |> reduce(add)(0.0f)))))
 )",
-                      n8);
+                      simplify_n8);
   rise::Expr low = apply_ok(lib("lowerToC"), p);
   rise::Expr r = apply_ok(lib("specialise"), low);
   EXPECT_TRUE(well_typed(r));
@@ -150,7 +151,7 @@ def f = depFun(n: Nat => fun(x: n.3.3.f32 => x |> map(fun(win =>
   std::string s = rise::print_expr(r);
   EXPECT_FALSE(has(s, "reduce")) << s;
   EXPECT_FALSE(has(s, "let")) << s;
-  EXPECT_EQ(count(s, "win["), 5) << s;  // the five non-zero taps
+  EXPECT_EQ(simplify_count(s, "win["), 5) << s;  // the five non-zero taps
 }
 
 // Without a literal there is nothing to specialise: the program is unchanged.
@@ -159,7 +160,7 @@ TEST(Specialise, LeavesReductionsOverInputsAlone) {
 def f = depFun(n: Nat => fun(x: n.5.f32 => fun(w: 5.f32 => x |> map(fun(win =>
   zip(win)(w) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f))))))
 )",
-                      n8);
+                      simplify_n8);
   rise::Expr r = apply_ok(lib("specialise"), p);
   EXPECT_TRUE(rise::alpha_equal(r, p)) << rise::print_expr(r);
 }
@@ -180,7 +181,7 @@ TEST(Dce, KeepsOnlyTheUsedComponentOfAMapOfPairs) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   let y = x |> map(fun(a => makePair(exp(a))(log(a)))) in y |> map(fst)))
 )");
-  EXPECT_EQ(count(r, "exp"), 1) << r;
+  EXPECT_EQ(simplify_count(r, "exp"), 1) << r;
   EXPECT_FALSE(has(r, "log")) << r;
   EXPECT_FALSE(has(r, "makePair")) << r;
   EXPECT_FALSE(has(r, "fst")) << r;
@@ -193,7 +194,7 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
   y |> map(fun(p => snd(p) * snd(p) + 1.0f))))
 )");
   EXPECT_FALSE(has(r, "exp")) << r;
-  EXPECT_EQ(count(r, "log"), 1) << r;
+  EXPECT_EQ(simplify_count(r, "log"), 1) << r;
   EXPECT_FALSE(has(r, "snd")) << r;
 }
 
@@ -203,7 +204,7 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
   let y = x |> map(fun(a => makePair(exp(a))(log(a)))) in
   y |> map(fun(p => fst(p) * snd(p)))))
 )",
-                      n8);
+                      simplify_n8);
   rise::Expr r = apply_ok(lib("dce"), p);
   EXPECT_TRUE(rise::alpha_equal(p, r)) << rise::print_expr(r);
 }
@@ -214,7 +215,7 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
   x |> map(fun(a => let p = makePair(exp(a))(log(a)) in snd(p) * snd(p)))))
 )");
   EXPECT_FALSE(has(r, "exp")) << r;
-  EXPECT_EQ(count(r, "log"), 1) << r;
+  EXPECT_EQ(simplify_count(r, "log"), 1) << r;
 }
 
 TEST(Dce, KeepsPairsUsedWhole) {
@@ -222,7 +223,7 @@ TEST(Dce, KeepsPairsUsedWhole) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   let y = x |> map(fun(a => makePair(exp(a))(log(a)))) in y))
 )",
-                      n8);
+                      simplify_n8);
   rise::Expr r = apply_ok(lib("dce"), p);
   EXPECT_TRUE(rise::alpha_equal(p, r)) << rise::print_expr(r);
 }
@@ -234,7 +235,7 @@ TEST(Cse, SharesRepeatedScalarComputation) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   x |> map(fun(a => exp(a * 2.0f) + exp(a * 2.0f)))))
 )");
-  EXPECT_EQ(count(r, "exp("), 1) << r;
+  EXPECT_EQ(simplify_count(r, "exp("), 1) << r;
   EXPECT_TRUE(has(r, "let")) << r;
 }
 
@@ -244,7 +245,7 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
   zip(x |> map(fun(a => exp(a))))(x |> map(fun(b => exp(b))))
     |> map(fun(p => fst(p) + snd(p)))))
 )");
-  EXPECT_EQ(count(r, "exp("), 1) << r;
+  EXPECT_EQ(simplify_count(r, "exp("), 1) << r;
 }
 
 TEST(Cse, DoesNotHoistTermsOfAnInnerVariable) {
@@ -254,7 +255,7 @@ def f = depFun(n: Nat => fun(x: n.f32 => fun(y: n.f32 =>
   zip(x |> map(fun(a => exp(a) + 1.0f)))(y |> map(fun(a => exp(a) * 2.0f)))
     |> map(fun(p => fst(p) + snd(p))))))
 )");
-  EXPECT_EQ(count(r, "exp("), 2) << r;
+  EXPECT_EQ(simplify_count(r, "exp("), 2) << r;
   EXPECT_FALSE(has(r, "let")) << r;
 }
 
@@ -265,7 +266,7 @@ TEST(Cse, SharesInsideAReductionOperator) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   x |> reduce(fun(acc => fun(y => exp(acc * 0.5f) + y * exp(acc * 0.5f))))(0.0f)))
 )");
-  EXPECT_EQ(count(r, "exp("), 1) << r;
+  EXPECT_EQ(simplify_count(r, "exp("), 1) << r;
 }
 
 // ---------------------------------------------------------------- AiNF
@@ -276,7 +277,7 @@ TEST(AiNF, FissionsEachLetOfAMapBody) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   x |> map(fun(a => let b = exp(a) in let c = log(b + a) in b * c))))
 )");
-  EXPECT_EQ(count(r, "map("), 3) << r;  // exp, log, product: one loop each
+  EXPECT_EQ(simplify_count(r, "map("), 3) << r;  // exp, log, product: one loop each
   EXPECT_TRUE(has(r, "let ys = x |> map(fun(a => (a, exp(a))))")) << r;
 }
 
@@ -285,7 +286,7 @@ TEST(AiNF, FissionsAMapOfPairs) {
   std::string r = after("AiNF", R"(
 def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(a => makePair(exp(a))(log(a))))))
 )");
-  EXPECT_EQ(count(r, "map("), 2) << r;
+  EXPECT_EQ(simplify_count(r, "map("), 2) << r;
   EXPECT_TRUE(has(r, "zip(")) << r;
   EXPECT_FALSE(has(r, "makePair")) << r;
 }
@@ -306,10 +307,10 @@ def f = depFun(n: Nat => fun(x: n.f32 =>
   let u = x |> map(fun(a => let e = exp(a) in e + 1.0f)) in
   let w = x |> map(fun(a => let e = exp(a) in e * 2.0f)) in zip(u)(w)))
 )",
-                      n8);
+                      simplify_n8);
   rise::Expr r = apply_ok(seq_all({lib("AiNF"), lib("cse"), lib("partialEval")}), p);
   std::string s = rise::print_expr(r);
-  EXPECT_EQ(count(s, "exp("), 1) << s;
+  EXPECT_EQ(simplify_count(s, "exp("), 1) << s;
   EXPECT_TRUE(same_semantics(p, r));
 }
 
@@ -341,7 +342,7 @@ TEST(Refuse, FusesMapsOverTheSameArray) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   let u = x |> map(fun(a => exp(a))) in let w = x |> map(fun(a => log(a))) in zip(u)(w)))
 )");
-  EXPECT_EQ(count(r, "map("), 1) << r;
+  EXPECT_EQ(simplify_count(r, "map("), 1) << r;
   EXPECT_FALSE(has(r, "zip(")) << r;
 }
 
@@ -351,7 +352,7 @@ TEST(Refuse, UndoesFission) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   x |> map(fun(a => let b = exp(a) in let c = log(b + a) in b * c))))
 )";
-  rise::Expr p = prog(text, n8);
+  rise::Expr p = prog(text, simplify_n8);
   rise::Expr r = apply_ok(seq_all({lib("AiNF"), lib("refuse"), lib("partialEval")}), p);
   EXPECT_TRUE(rise::alpha_equal(r, p)) << rise::print_expr(r);
 }
@@ -364,7 +365,7 @@ TEST(Simplify, IssueExampleKeepsOneExp) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   let y = x |> map(fun(a => makePair(exp(a))(exp(a)))) in y |> map(fst)))
 )");
-  EXPECT_EQ(count(r, "exp("), 1) << r;
+  EXPECT_EQ(simplify_count(r, "exp("), 1) << r;
   EXPECT_FALSE(has(r, "makePair")) << r;
   EXPECT_FALSE(has(r, "let")) << r;  // let y = map(exp)(x) in y is map(exp)(x)
 }
@@ -374,7 +375,7 @@ TEST(Simplify, ConstantsFoldedThenShared) {
 def f = depFun(n: Nat => fun(x: n.f32 =>
   x |> map(fun(a => exp(a * (1.0f + 1.0f)) + exp(a * 2.0f)))))
 )");
-  EXPECT_EQ(count(r, "exp("), 1) << r;
+  EXPECT_EQ(simplify_count(r, "exp("), 1) << r;
 }
 
 std::vector<std::pair<std::string, rise::SizeMap>> example_files() {

@@ -20,19 +20,19 @@ using testing::same_semantics;
 using testing::typed;
 using testing::well_typed;
 
-Strategy S(const std::string& name, const std::vector<Arg>& args = {}) {
+Strategy reduction_S(const std::string& name, const std::vector<Arg>& args = {}) {
   return make_strategy(name, args);
 }
 Strategy at_reduce(const Strategy& s) {
-  return S("outermost", {S("isFullyApplied", {S("isReduce")}), s});
+  return reduction_S("outermost", {reduction_S("isFullyApplied", {reduction_S("isReduce")}), s});
 }
 Strategy rule_of(const std::string& name, int64_t width) {
-  return S(name, {Arg(width)});
+  return reduction_S(name, {Arg(width)});
 }
 
-int count(const Expr& e, PrimId id) {
+int reduction_count(const Expr& e, PrimId id) {
   int n = e->kind == rise::ExprKind::Primitive && e->prim && e->prim->is(id) ? 1 : 0;
-  for (const Expr& k : children(e)) n += count(k, id);
+  for (const Expr& k : children(e)) n += reduction_count(k, id);
   return n;
 }
 
@@ -65,11 +65,11 @@ TEST(VectorizeReduction, ManyRandomReductionsComputeWhatTheyDid) {
       EXPECT_TRUE(same_semantics(p.expr, out, 0, 0));
     else
       EXPECT_TRUE(same_semantics(p.expr, out, 1e-4, 1e-5));
-    EXPECT_GE(count(out, PrimId::AsVector), 1) << rise::print_expr(out);
-    EXPECT_EQ(count(out, PrimId::Drop), divides ? 0 : 1) << rise::print_expr(out);
+    EXPECT_GE(reduction_count(out, PrimId::AsVector), 1) << rise::print_expr(out);
+    EXPECT_EQ(reduction_count(out, PrimId::Drop), divides ? 0 : 1) << rise::print_expr(out);
     remainders += !divides;
     // normalize ends: the lanes' reduction (over asScalar) is not vectorised again
-    Result again = S("normalize", {Arg(rule_of(rule, c.width))})(p.expr);
+    Result again = reduction_S("normalize", {Arg(rule_of(rule, c.width))})(p.expr);
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(rise::alpha_equal(again.expr(), out)) << rise::print_expr(again.expr());
     ++rewritten;
@@ -88,11 +88,12 @@ TEST(VectorizeReduction, SoftmaxBothReductions) {
       "  let e = row |> map(fun(v => exp(v - mx))) in\n"
       "  let s = e |> reduce(add)(0.0f) in\n"
       "  e |> map(fun(v => v / s)))))");
-  Expr out = apply_ok(S("normalize", {S("vectorizeReduction", {Arg(int64_t{16})})}), p.expr);
+  Expr out = apply_ok(
+      reduction_S("normalize", {reduction_S("vectorizeReduction", {Arg(int64_t{16})})}), p.expr);
   EXPECT_TRUE(well_typed(out));
   EXPECT_TRUE(same_semantics(p.expr, out));
-  EXPECT_EQ(count(out, PrimId::AsVector), 2) << rise::print_expr(out);
-  EXPECT_EQ(count(out, PrimId::AsScalar), 2) << rise::print_expr(out);
+  EXPECT_EQ(reduction_count(out, PrimId::AsVector), 2) << rise::print_expr(out);
+  EXPECT_EQ(reduction_count(out, PrimId::AsScalar), 2) << rise::print_expr(out);
 }
 
 // fmax and fmin ignore NaN operands: the vector lanes give exactly the sequential
@@ -104,7 +105,7 @@ TEST(VectorizeReduction, MaxAndMinAreExactWithNaNs) {
       rise::Checked p = typed(std::string("def f = fun(xs: 8.45.f32 => xs |> map(fun(r => r |> "
                                           "map(fun(v => sqrt(v - 0.5f))) |> reduce(") +
                               op + ")(" + (std::string(op) == "fmax" ? "-inff" : "inff") + "))))");
-      Expr out = apply_ok(at_reduce(S(rule, {Arg(int64_t{4})})), p.expr);
+      Expr out = apply_ok(at_reduce(reduction_S(rule, {Arg(int64_t{4})})), p.expr);
       EXPECT_TRUE(same_semantics(p.expr, out, 0, 0, 5));
     }
 }
@@ -114,33 +115,35 @@ TEST(VectorizeReduction, MaxAndMinAreExactWithNaNs) {
 // is a precondition, or with them none.
 TEST(VectorizeReduction, RemainderForAnyLength) {
   rise::Checked p = typed("def f = fun(xs: 30.f32 => xs |> reduce(fmax)(-inff))");
-  EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReduction2", {Arg(int64_t{4})})), p.expr,
+  EXPECT_TRUE(fails_with(at_reduce(reduction_S("vectorizeReduction2", {Arg(int64_t{4})})), p.expr,
                          "the length 30 is not divisible by 8"));
-  Expr out = apply_ok(at_reduce(S("vectorizeReduction2Remainder", {Arg(int64_t{4})})), p.expr);
+  Expr out =
+      apply_ok(at_reduce(reduction_S("vectorizeReduction2Remainder", {Arg(int64_t{4})})), p.expr);
   std::string text = rise::print_expr(out);
   EXPECT_NE(text.find("take(24)"), std::string::npos) << text;
   EXPECT_NE(text.find("drop(24)"), std::string::npos) << text;
   EXPECT_TRUE(same_semantics(p.expr, out, 0, 0));
   rise::Checked q = typed("def f = depFun(n: Nat => fun(xs: n.f32 => xs |> reduce(add)(0.0f)))");
-  Expr sym = apply_ok(at_reduce(S("vectorizeReductionRemainder", {Arg(int64_t{8})})), q.expr);
+  Expr sym =
+      apply_ok(at_reduce(reduction_S("vectorizeReductionRemainder", {Arg(int64_t{8})})), q.expr);
   rise::Checked again = rise::infer_expr(sym);
   EXPECT_TRUE(again.conditions.empty()) << again.conditions[0].describe();
   // the plain rule: a precondition, 8 divides n
-  Expr pre = apply_ok(at_reduce(S("vectorizeReduction", {Arg(int64_t{8})})), q.expr);
+  Expr pre = apply_ok(at_reduce(reduction_S("vectorizeReduction", {Arg(int64_t{8})})), q.expr);
   EXPECT_FALSE(rise::infer_expr(pre).conditions.empty());
   EXPECT_NE(rise::print_expr(sym).find("take(n - n%8)"), std::string::npos)
       << rise::print_expr(sym);
 }
 
 TEST(VectorizeReduction, RefusalsNameTheReason) {
-  Strategy v8 = at_reduce(S("vectorizeReduction", {Arg(int64_t{8})}));
+  Strategy v8 = at_reduce(reduction_S("vectorizeReduction", {Arg(int64_t{8})}));
   EXPECT_TRUE(fails_with(
       v8, typed("def f = fun(xs: 32.f32 => xs |> reduce(fun(a, b => a - b))(0.0f))").expr,
       "the operator must be add, mul, fmax or fmin"));
-  EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReductionRemainder", {Arg(int64_t{8})})),
+  EXPECT_TRUE(fails_with(at_reduce(reduction_S("vectorizeReductionRemainder", {Arg(int64_t{8})})),
                          typed("def f = fun(xs: 5.f32 => xs |> reduce(add)(0.0f))").expr,
                          "shorter than 8 lanes"));
-  EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReduction2Remainder", {Arg(int64_t{8})})),
+  EXPECT_TRUE(fails_with(at_reduce(reduction_S("vectorizeReduction2Remainder", {Arg(int64_t{8})})),
                          typed("def f = fun(xs: 12.f32 => xs |> reduce(add)(0.0f))").expr,
                          "shorter than 2 x 8 lanes"));
   EXPECT_TRUE(fails_with(v8,
@@ -152,8 +155,9 @@ TEST(VectorizeReduction, RefusalsNameTheReason) {
   // the lanes' reduction of an earlier rewrite
   Expr once = apply_ok(v8, typed("def f = fun(xs: 64.f32 => xs |> reduce(add)(0.0f))").expr);
   ASSERT_EQ(once->kind, rise::ExprKind::Lambda);
-  EXPECT_TRUE(fails_with(S("vectorizeReduction", {Arg(int64_t{8})}), once->fn, "asScalar"));
-  EXPECT_TRUE(fails_with(at_reduce(S("vectorizeReduction", {Arg(int64_t{0})})),
+  EXPECT_TRUE(
+      fails_with(reduction_S("vectorizeReduction", {Arg(int64_t{8})}), once->fn, "asScalar"));
+  EXPECT_TRUE(fails_with(at_reduce(reduction_S("vectorizeReduction", {Arg(int64_t{0})})),
                          typed("def f = fun(xs: 64.f32 => xs |> reduce(add)(0.0f))").expr,
                          "positive"));
 }

@@ -17,28 +17,28 @@ using testing::same_semantics;
 using testing::typed;
 using testing::well_typed;
 
-Strategy S(const std::string& name, const std::vector<Arg>& args = {}) {
+Strategy vector_S(const std::string& name, const std::vector<Arg>& args = {}) {
   return make_strategy(name, args);
 }
 Strategy vec(int64_t n) {
-  return S("vectorize", {n});
+  return vector_S("vectorize", {n});
 }
 Strategy innermost_map(const Strategy& s) {
-  return S("innermost", {S("isFullyApplied", {S("isMap")}), s});
+  return vector_S("innermost", {vector_S("isFullyApplied", {vector_S("isMap")}), s});
 }
 Strategy outermost_map_f(const Strategy& s) {
-  return S("outermost", {S("isApplied", {S("isMap")}), s});
+  return vector_S("outermost", {vector_S("isApplied", {vector_S("isMap")}), s});
 }
 
-int count(const Expr& e, const std::string& prim) {
+int vector_count(const Expr& e, const std::string& prim) {
   int n = e->kind == rise::ExprKind::Primitive && e->name == prim ? 1 : 0;
-  for (const Expr& k : children(e)) n += count(k, prim);
+  for (const Expr& k : children(e)) n += vector_count(k, prim);
   return n;
 }
 
 // s succeeds, the result is well typed and computes exactly the same (lane-wise
 // evaluation does not reorder anything).
-Expr check(const Strategy& s, const Expr& e) {
+Expr vector_check(const Strategy& s, const Expr& e) {
   Expr out = apply_ok(s, e);
   EXPECT_TRUE(well_typed(out));
   EXPECT_TRUE(same_semantics(e, out, 0, 0));
@@ -54,10 +54,10 @@ Expr body_of(const Expr& e) {
 
 TEST(Vectorize, MapOverScalarsAppliedToData) {
   auto p = typed("def f = fun(xs: 64.f32 => xs |> map(fun(x => x * 2.0f + 1.0f)))");
-  Expr out = check(innermost_map(vec(8)), p.expr);
-  EXPECT_EQ(count(out, "asVector"), 1);
-  EXPECT_EQ(count(out, "asScalar"), 1);
-  EXPECT_EQ(count(out, "vectorFromScalar"), 2);  // the literals, broadcast
+  Expr out = vector_check(innermost_map(vec(8)), p.expr);
+  EXPECT_EQ(vector_count(out, "asVector"), 1);
+  EXPECT_EQ(vector_count(out, "asScalar"), 1);
+  EXPECT_EQ(vector_count(out, "vectorFromScalar"), 2);  // the literals, broadcast
   // the map is now over vectors of 8 lanes
   auto m = util::match_prim(util::match_prim(body_of(out), PrimId::AsScalar, 1)->args[0],
                             PrimId::Map, 2);
@@ -67,16 +67,16 @@ TEST(Vectorize, MapOverScalarsAppliedToData) {
 
 TEST(Vectorize, TheFunctionMapF) {
   auto p = typed("def f = fun(xs: 32.f32 => xs |> map(fun(x => sqrt(x) + fmax(x, 0.5f))))");
-  Expr out = check(outermost_map_f(vec(4)), p.expr);
-  EXPECT_EQ(count(out, "asVector"), 1);
+  Expr out = vector_check(outermost_map_f(vec(4)), p.expr);
+  EXPECT_EQ(vector_count(out, "asVector"), 1);
 }
 
 TEST(Vectorize, NonLambdaFunctionsAndIntegers) {
   auto p = typed("def f = fun(xs: 32.i32 => xs |> map(neg))");
-  check(innermost_map(vec(8)), p.expr);
+  vector_check(innermost_map(vec(8)), p.expr);
   auto q = typed("def f = fun(xs: 32.i32 => xs |> map(add(3)))");
-  Expr out = check(innermost_map(vec(8)), q.expr);
-  EXPECT_EQ(count(out, "vectorFromScalar"), 1);
+  Expr out = vector_check(innermost_map(vec(8)), q.expr);
+  EXPECT_EQ(vector_count(out, "vectorFromScalar"), 1);
 }
 
 TEST(Vectorize, ZipsAreVectorisedComponentWise) {
@@ -84,46 +84,46 @@ TEST(Vectorize, ZipsAreVectorisedComponentWise) {
   auto p = typed(
       "def f = fun(a: 64.f32 => fun(b: 64.f32 => fun(s: f32 => zip(a)(b) |> map(fun(p => p._1 * "
       "p._2 + s * 2.0f)))))");
-  Expr out = check(innermost_map(vec(16)), p.expr);
-  EXPECT_EQ(count(out, "asVector"), 2);
-  EXPECT_EQ(count(out, "unzip"), 0);
-  EXPECT_EQ(count(out, "vectorFromScalar"), 1);  // vectorFromScalar(s * 2.0f)
+  Expr out = vector_check(innermost_map(vec(16)), p.expr);
+  EXPECT_EQ(vector_count(out, "asVector"), 2);
+  EXPECT_EQ(vector_count(out, "unzip"), 0);
+  EXPECT_EQ(vector_count(out, "vectorFromScalar"), 1);  // vectorFromScalar(s * 2.0f)
 }
 
 TEST(Vectorize, ArraysOfPairsGoThroughUnzip) {
   auto p = typed(
       "def f = fun(ps: 32.(f32, (f32, f32)) => ps |> map(fun(p => p._1 - p._2._1 * p._2._2)))");
-  Expr out = check(innermost_map(vec(8)), p.expr);
-  EXPECT_EQ(count(out, "asVector"), 3);
-  EXPECT_GE(count(out, "unzip"), 2);
+  Expr out = vector_check(innermost_map(vec(8)), p.expr);
+  EXPECT_EQ(vector_count(out, "asVector"), 3);
+  EXPECT_GE(vector_count(out, "unzip"), 2);
 }
 
 TEST(Vectorize, PairResultsAreVectorisedComponentWise) {
   auto p = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => (x * 2.0f, x + 1.0f))))");
-  check(innermost_map(vec(4)), p.expr);
+  vector_check(innermost_map(vec(4)), p.expr);
 }
 
 TEST(Vectorize, LetAndSelectWithAUniformCondition) {
   auto p = typed(
       "def f = fun(xs: 16.f32 => fun(c: bool => xs |> map(fun(x => let y = x * x in "
       "select(c)(y)(x)))))");
-  check(innermost_map(vec(4)), p.expr);
+  vector_check(innermost_map(vec(4)), p.expr);
 }
 
 // Conditions that depend on the lanes are masks (vec[bool, n]): selects on them
 // blend, &&, || and ! combine them, and both branches are computed.
 TEST(Vectorize, LaneDependentConditionsBecomeMasks) {
   auto cmp = typed("def f = fun(xs: 16.f32 => xs |> map(fun(x => select(x > 0.5f)(x)(0.0f))))");
-  Expr out = check(innermost_map(vec(4)), cmp.expr);
-  EXPECT_EQ(count(out, "gt"), 1);
+  Expr out = vector_check(innermost_map(vec(4)), cmp.expr);
+  EXPECT_EQ(vector_count(out, "gt"), 1);
   auto logic = typed(
       "def f = fun(xs: 16.f32 => fun(c: bool => xs |> map(fun(x => "
       "select((x > 0.25f && !(x > 0.75f)) || (c && x == 0.5f))(x * x)(-x)))))");
-  check(innermost_map(vec(4)), logic.expr);
+  vector_check(innermost_map(vec(4)), logic.expr);
   // a pair chosen lane-wise
   auto pairs = typed(
       "def f = fun(xs: 16.f32 => xs |> map(fun(x => select(x < 0.5f)((x, 1.0f))((0.0f, x)))))");
-  check(innermost_map(vec(4)), pairs.expr);
+  vector_check(innermost_map(vec(4)), pairs.expr);
 }
 
 // A loop over a lane-independent array (a fixed number of steps) with an accumulator
@@ -134,15 +134,15 @@ TEST(Vectorize, LoopsWithALaneDependentAccumulator) {
       "def f = fun(xs: 16.f32 => xs |> map(fun(x => generate(fun(i: idx[8] => 0.0f)) |> "
       "reduceSeq(fun(acc, s => select(acc._1 < 4.0f)((acc._1 * acc._1 + x + 1.0f, acc._2 + "
       "1.0f))(acc)))((x, 0.0f)) |> fun(r => r._2))))");
-  Expr out = check(innermost_map(vec(4)), p.expr);
-  EXPECT_EQ(count(out, "reduceSeq"), 1);
-  EXPECT_EQ(count(out, "any"), 0);
+  Expr out = vector_check(innermost_map(vec(4)), p.expr);
+  EXPECT_EQ(vector_count(out, "reduceSeq"), 1);
+  EXPECT_EQ(vector_count(out, "any"), 0);
   // a loop under a lane-dependent condition runs only when some lane needs it
   auto blocks = typed(
       "def f = fun(xs: 16.f32 => xs |> map(fun(x => select(x > 0.5f)(generate(fun(i: idx[4] => "
       "1.0f)) |> reduceSeq(fun(a, s => a * x + s))(x))(x))))");
-  Expr skipped = check(innermost_map(vec(4)), blocks.expr);
-  EXPECT_EQ(count(skipped, "any"), 1);
+  Expr skipped = vector_check(innermost_map(vec(4)), blocks.expr);
+  EXPECT_EQ(vector_count(skipped, "any"), 1);
 }
 
 TEST(Vectorize, NamesTheConditionThatDoesNotHold) {
@@ -187,8 +187,8 @@ TEST(Vectorize, NamesTheConditionThatDoesNotHold) {
 TEST(Vectorize, LaneIndependentArrayAccessesAreBroadcast) {
   // ys[0] does not depend on the lanes: computed once, broadcast
   auto p = typed("def f = fun(xs: 16.f32 => fun(ys: 4.f32 => xs |> map(fun(x => x * ys[0]))))");
-  Expr out = check(innermost_map(vec(4)), p.expr);
-  EXPECT_EQ(count(out, "vectorFromScalar"), 1);
+  Expr out = vector_check(innermost_map(vec(4)), p.expr);
+  EXPECT_EQ(vector_count(out, "vectorFromScalar"), 1);
 }
 
 }  // namespace
@@ -259,7 +259,8 @@ TEST(VectorizeWindows, InnermostNamesTheWindowsCountOverAnInnerMapsKind) {
   for (int trial = 0; trial < 16; ++trial) {
     const int64_t v = int64_t{2} << rng.below(3);  // 2, 4, 8
     const int64_t m = 4 + rng.below(40);
-    Strategy s = S("innermost", {S("isApplied", {S("isMap")}), S("vectorizeWindows", {v})});
+    Strategy s = vector_S("innermost", {vector_S("isApplied", {vector_S("isMap")}),
+                                        vector_S("vectorizeWindows", {v})});
     auto p = typed("def f = fun(a: " + std::to_string(m + 2) +
                    ".f32 => a |> slide(3)(1) |> map(fun(w => let c = w[1] in\n"
                    "  w |> map(fun(x => exp(-(x - c) * (x - c)))) |> reduce(add)(0.0f))))");

@@ -17,7 +17,7 @@ using namespace risec::rise;
 namespace {
 
 // "" when the program checks, else the message of its located user error.
-std::string error_of(const std::string& text) {
+std::string range_error_of(const std::string& text) {
   try {
     auto src = std::make_shared<SourceFile>(SourceFile{"t.rise", text});
     check_program(parse_program(src), "", nullptr);
@@ -52,14 +52,14 @@ TEST(IntLiteralRange, EveryIntegerTypeAtBothEnds) {
         body.replace(body.find("LIT"), 3, std::to_string(v));
         return std::string("def f = depFun(n: Nat => fun(a: n.") + r.type + " => " + body + "))\n";
       };
-      EXPECT_EQ(error_of(program(r.lo)), "") << r.type << " " << pos;
-      EXPECT_EQ(error_of(program(r.hi)), "") << r.type << " " << pos;
+      EXPECT_EQ(range_error_of(program(r.lo)), "") << r.type << " " << pos;
+      EXPECT_EQ(range_error_of(program(r.hi)), "") << r.type << " " << pos;
       if (r.hi < INT64_MAX) {
-        std::string m = error_of(program(r.hi + 1));
+        std::string m = range_error_of(program(r.hi + 1));
         EXPECT_NE(m.find("does not fit in " + std::string(r.type)), std::string::npos)
             << r.type << " " << pos << ": " << m;
       }
-      std::string m = error_of(program(r.lo - 1));
+      std::string m = range_error_of(program(r.lo - 1));
       EXPECT_NE(m.find("does not fit in " + std::string(r.type)), std::string::npos)
           << r.type << " " << pos << ": " << m;
     }

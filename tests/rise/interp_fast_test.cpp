@@ -21,7 +21,7 @@
 namespace risec::rise {
 namespace {
 
-std::string read_file(const std::string& path) {
+std::string fast_read_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -108,7 +108,7 @@ TEST(InterpFast, ExamplesAgreeWithTheBoxedEvaluator) {
   for (const Ex& ex : examples) {
     const std::string path =
         std::string(RISEC_SOURCE_DIR) + "/examples/" + ex.name + "/" + ex.name + ".rise";
-    const std::string text = read_file(path);
+    const std::string text = fast_read_file(path);
     for (int round = 0; round < 6; ++round) {
       SizeMap sizes;
       for (const std::string& s : ex.sizes)

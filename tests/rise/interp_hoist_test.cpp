@@ -17,7 +17,7 @@
 namespace risec::rise {
 namespace {
 
-Checked check_text(const std::string& text, const SizeMap& sizes = {}) {
+Checked hoist_check_text(const std::string& text, const SizeMap& sizes = {}) {
   auto src = std::make_shared<SourceFile>(SourceFile{"hoist.rise", text});
   return check_program(parse_program(src), "", &sizes);
 }
@@ -41,9 +41,9 @@ std::string outcome(const Expr& e, const std::vector<Value>& inputs, bool hoist,
 // sum(map(g)(xs)) does not depend on x: g runs n times, not n * n.
 TEST(InterpHoist, InvariantSubtermRunsOncePerClosure) {
   const int n = 16;
-  Checked c = check_text("def main = fun(g => fun(xs: " + std::to_string(n) +
-                         ".f32 => xs |> map(fun(x => x + (xs |> map(g) |> "
-                         "reduce(add)(0.0f))))))");
+  Checked c = hoist_check_text("def main = fun(g => fun(xs: " + std::to_string(n) +
+                               ".f32 => xs |> map(fun(x => x + (xs |> map(g) |> "
+                               "reduce(add)(0.0f))))))");
   for (bool hoist : {true, false}) {
     Interpreter interp;
     interp.fast_path = false;
@@ -73,7 +73,7 @@ TEST(InterpHoist, MultigridDefaultArrayIsBuiltOnce) {
   uint64_t evals[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
     const int64_t n = k == 0 ? 4 : 8;
-    Checked c = check_text(text.str(), {{"n", n}, {"m", n}});
+    Checked c = hoist_check_text(text.str(), {{"n", n}, {"m", n}});
     Value in0 = random_input(entry_signature(c.type).params[0], 7);
     std::string hoisted = outcome(c.expr, {in0}, true, &evals[k]);
     EXPECT_EQ(hoisted, outcome(c.expr, {in0}, false));
@@ -134,7 +134,7 @@ TEST(InterpHoist, HoistingChangesNoResultNorFault) {
                              ".i32 => fun(ys: " + std::to_string(ny) + ".i32 => " + body + "))";
     Checked c;
     try {
-      c = check_text(text);
+      c = hoist_check_text(text);
     } catch (const Error& e) {
       FAIL() << text << "\n" << e.what();
     }

@@ -26,11 +26,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SourceRef src(const std::string& text, const std::string& name = "test.rise") {
+SourceRef binders_src(const std::string& text, const std::string& name = "test.rise") {
   return std::make_shared<const SourceFile>(SourceFile{name, text});
 }
 
-std::string read_file(const fs::path& p) {
+std::string binders_read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -92,7 +92,7 @@ void expect_reads_back(const Expr& e, const std::string& what) {
   const std::string printed = print_expr(e);
   Checked back;
   try {
-    back = check_program(parse_program(src("def f = " + printed, what)), "", nullptr);
+    back = check_program(parse_program(binders_src("def f = " + printed, what)), "", nullptr);
   } catch (const Error& err) {
     ADD_FAILURE() << what << ": the printed program does not check:\n"
                   << printed << "\n"
@@ -118,7 +118,7 @@ TEST(PrinterBinders, ExamplesWithBindersNamedLikePrimitivesReadBack) {
   for (const fs::path& f : files) {
     Checked c;
     try {
-      c = check_program(parse_program(src(read_file(f), f.string())), "", nullptr);
+      c = check_program(parse_program(binders_src(binders_read_file(f), f.string())), "", nullptr);
     } catch (const Error&) {
       continue;  // an entry that needs its sizes
     }
@@ -141,7 +141,7 @@ TEST(PrinterBinders, InlinedDefinitionUnderSameNamedParameters) {
       "def g = fun(ys => ys |> map(fun(y => y + 1.0f)) |> reduce(add)(0.0f))\n"
       "def f = depFun((n: Nat) => fun(xs: n.f32 => fun(map: f32 => fun(add: f32 =>\n"
       "  fun(reduce: f32 => g(xs) + map * add + reduce)))))\n";
-  Checked c = check_program(parse_program(src(text)), "", nullptr);
+  Checked c = check_program(parse_program(binders_src(text)), "", nullptr);
   const std::string printed = print_expr(c.expr);
   EXPECT_EQ(printed.find("fun(map"), std::string::npos) << printed;
   expect_reads_back(c.expr, "inlined g");
@@ -152,7 +152,7 @@ TEST(PrinterBinders, ParameterNamedLikeTheParallelLoopAroundIt) {
   const char* text =
       "def f = depFun((n: Nat) => fun(xs: n.f32 => fun(mapPar: f32 =>\n"
       "  xs |> map(fun(x => x * mapPar)))))\n";
-  Checked c = check_program(parse_program(src(text)), "", nullptr);
+  Checked c = check_program(parse_program(binders_src(text)), "", nullptr);
   struct ToMapPar : ExprMutator {
     Expr visit_primitive(const Expr& e) override {
       return e->prim->is(PrimId::Map) ? prim_expr(PrimId::MapPar, e->span) : e;

@@ -24,24 +24,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SourceRef src(const std::string& text, const std::string& name = "test.rise") {
+SourceRef printer_src(const std::string& text, const std::string& name = "test.rise") {
   return std::make_shared<const SourceFile>(SourceFile{name, text});
 }
-Expr pe(const std::string& text) {
-  return parse_expr(src(text));
+Expr printer_pe(const std::string& text) {
+  return parse_expr(printer_src(text));
 }
-Program pp(const std::string& text) {
-  return parse_program(src(text));
+Program printer_pp(const std::string& text) {
+  return parse_program(printer_src(text));
 }
 
-std::string read_file(const fs::path& p) {
+std::string printer_read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-std::vector<fs::path> rise_files() {
+std::vector<fs::path> printer_rise_files() {
   std::vector<fs::path> out;
   fs::path root(RISEC_SOURCE_DIR);
   for (const auto& dir : fs::directory_iterator(root / "examples")) {
@@ -58,17 +58,17 @@ std::vector<fs::path> rise_files() {
   return out;
 }
 
-Expr id(const std::string& n) {
+Expr printer_id(const std::string& n) {
   return ident(n);
 }
-Expr prim(PrimId id) {
-  return prim_expr(id);
+Expr printer_prim(PrimId prim_id) {
+  return prim_expr(prim_id);
 }
-Expr prim(const std::string& n) {
+Expr printer_prim(const std::string& n) {
   return prim_expr(find_primitive(n)->id);
 }
-Expr bin(const std::string& op, Expr a, Expr b) {
-  return apps(prim(op), {a, b});
+Expr printer_bin(const std::string& op, Expr a, Expr b) {
+  return apps(printer_prim(op), {a, b});
 }
 
 // print, parse back, compare; returns the printed text.
@@ -76,7 +76,7 @@ std::string round_trip(const Expr& e) {
   std::string text = print_expr(e);
   Expr back;
   try {
-    back = pe(text);
+    back = printer_pe(text);
   } catch (const Error& err) {
     ADD_FAILURE() << "printed text does not parse: " << text << "\n" << format_error(err);
     return text;
@@ -111,14 +111,14 @@ void check_program_round_trip(const std::string& text, const std::string& name,
   SCOPED_TRACE(name);
   Program p;
   try {
-    p = parse_program(src(text, name));
+    p = parse_program(printer_src(text, name));
   } catch (const Error& e) {
     FAIL() << format_error(e);
   }
   std::string printed = print_program(p);
   Program q;
   try {
-    q = parse_program(src(printed, "printed " + name));
+    q = parse_program(printer_src(printed, "printed " + name));
   } catch (const Error& e) {
     FAIL() << "printed program does not parse:\n" << printed << "\n" << format_error(e);
   }
@@ -142,13 +142,14 @@ void check_program_round_trip(const std::string& text, const std::string& name,
 }
 
 TEST(Printer, RoundTripEveryRepositoryFile) {
-  for (const fs::path& f : rise_files()) check_program_round_trip(read_file(f), f.string());
+  for (const fs::path& f : printer_rise_files())
+    check_program_round_trip(printer_read_file(f), f.string());
   // The fuzzers' seeds, which rise_check_fuzzer round-trips the same way (with-loops,
   // whose bounds desugar to natType(n - 2) values; long generated lines allowed).
   for (const auto& f :
        fs::directory_iterator(fs::path(RISEC_SOURCE_DIR) / "fuzz" / "seeds" / "rise"))
     if (f.path().extension() == ".rise")
-      check_program_round_trip(read_file(f.path()), f.path().string(), false);
+      check_program_round_trip(printer_read_file(f.path()), f.path().string(), false);
 }
 
 TEST(Printer, RoundTripSpecExamples) {
@@ -161,23 +162,23 @@ TEST(Printer, RoundTripSpecExamples) {
 TEST(Printer, LogicOperatorsAppliedFurtherRoundTrip) {
   check_program_round_trip("def f = fun(a, b, x => x |> a || b)", "or applied");
   check_program_round_trip("def g = fun(a, b, x => x |> a && b)", "and applied");
-  EXPECT_NE(print_program(pp("def f = fun(a, b, x => x |> a || b)")).find("(a || b)(x)"),
+  EXPECT_NE(print_program(printer_pp("def f = fun(a, b, x => x |> a || b)")).find("(a || b)(x)"),
             std::string::npos);
 }
 
 TEST(Printer, SpecExamplesLayout) {
-  std::string mv = print_program(pp(kSpecPrograms[0]));
+  std::string mv = print_program(printer_pp(kSpecPrograms[0]));
   EXPECT_EQ(mv,
             "def mv = depFun((n: Nat, m: Nat) =>\n"
             "  fun(M: n.m.f32, x: m.f32 =>\n"
             "    M |> map(fun(row => zip(row)(x) |> map(fun(ax => fst(ax) * snd(ax))) |> "
             "reduce(add)(0.0f)))))\n");
-  std::string mm = print_program(pp(kSpecPrograms[1]));
+  std::string mm = print_program(printer_pp(kSpecPrograms[1]));
   EXPECT_NE(mm.find("zip(rowA)(colB) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f)"),
             std::string::npos)
       << mm;
   EXPECT_NE(mm.find("transpose(B) |> map(fun(colB =>"), std::string::npos) << mm;
-  std::string blur = print_program(pp(kSpecPrograms[2]));
+  std::string blur = print_program(printer_pp(kSpecPrograms[2]));
   EXPECT_EQ(blur,
             "def blur3 = depFun(n: Nat =>\n"
             "  fun(x: n.f32 => x |> padClamp(1)(1) |> slide(3)(1) |> map(fun(w => (w[0] + w[1] + "
@@ -188,7 +189,7 @@ TEST(Printer, LongChainsBreakBeforePipes) {
   std::string text =
       "def f = fun(input => input |> map(fun(element => element * 2.0f + 1.0f)) |> "
       "padClamp(1)(1) |> slide(3)(1) |> map(fun(window => window[0] + window[1])))";
-  std::string printed = print_program(pp(text));
+  std::string printed = print_program(printer_pp(text));
   EXPECT_EQ(printed,
             "def f = fun(input =>\n"
             "  input |> map(fun(element => element * 2.0f + 1.0f))\n"
@@ -198,95 +199,105 @@ TEST(Printer, LongChainsBreakBeforePipes) {
 }
 
 TEST(Printer, Operators) {
-  Expr a = id("a"), b = id("b"), c = id("c");
-  EXPECT_EQ(round_trip(bin("add", a, bin("mul", b, c))), "a + b * c");
-  EXPECT_EQ(round_trip(bin("mul", bin("add", a, b), c)), "(a + b) * c");
-  EXPECT_EQ(round_trip(bin("sub", bin("sub", a, b), c)), "a - b - c");
-  EXPECT_EQ(round_trip(bin("sub", a, bin("sub", b, c))), "a - (b - c)");
-  EXPECT_EQ(round_trip(bin("div", a, bin("mul", b, c))), "a / (b * c)");
-  EXPECT_EQ(round_trip(bin("mod", bin("div", a, b), c)), "a / b % c");
-  EXPECT_EQ(round_trip(bin("lt", bin("add", a, b), c)), "a + b < c");
-  EXPECT_EQ(round_trip(bin("equal", bin("lt", a, b), c)), "(a < b) == c");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Not), bin("gt", a, b))), "a <= b");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Not), bin("lt", a, b))), "a >= b");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Not), bin("equal", a, b))), "a != b");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Not), a)), "!a");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Not), bin("add", a, b))), "!(a + b)");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), a)), "-a");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), app(prim(PrimId::Neg), a))), "--a");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), int_lit(5))), "-(5)");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), int_lit(-5))), "-(-5)");
-  EXPECT_EQ(round_trip(bin("mul", app(prim(PrimId::Neg), a), b)), "-a * b");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Neg), bin("mul", a, b))), "-(a * b)");
-  EXPECT_EQ(round_trip(bin("sub", a, int_lit(-1))), "a - -1");
-  EXPECT_EQ(round_trip(bin("add", int_lit(-1), a)), "-1 + a");
+  Expr a = printer_id("a"), b = printer_id("b"), c = printer_id("c");
+  EXPECT_EQ(round_trip(printer_bin("add", a, printer_bin("mul", b, c))), "a + b * c");
+  EXPECT_EQ(round_trip(printer_bin("mul", printer_bin("add", a, b), c)), "(a + b) * c");
+  EXPECT_EQ(round_trip(printer_bin("sub", printer_bin("sub", a, b), c)), "a - b - c");
+  EXPECT_EQ(round_trip(printer_bin("sub", a, printer_bin("sub", b, c))), "a - (b - c)");
+  EXPECT_EQ(round_trip(printer_bin("div", a, printer_bin("mul", b, c))), "a / (b * c)");
+  EXPECT_EQ(round_trip(printer_bin("mod", printer_bin("div", a, b), c)), "a / b % c");
+  EXPECT_EQ(round_trip(printer_bin("lt", printer_bin("add", a, b), c)), "a + b < c");
+  EXPECT_EQ(round_trip(printer_bin("equal", printer_bin("lt", a, b), c)), "(a < b) == c");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Not), printer_bin("gt", a, b))), "a <= b");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Not), printer_bin("lt", a, b))), "a >= b");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Not), printer_bin("equal", a, b))), "a != b");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Not), a)), "!a");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Not), printer_bin("add", a, b))), "!(a + b)");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Neg), a)), "-a");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Neg), app(printer_prim(PrimId::Neg), a))), "--a");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Neg), int_lit(5))), "-(5)");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Neg), int_lit(-5))), "-(-5)");
+  EXPECT_EQ(round_trip(printer_bin("mul", app(printer_prim(PrimId::Neg), a), b)), "-a * b");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Neg), printer_bin("mul", a, b))), "-(a * b)");
+  EXPECT_EQ(round_trip(printer_bin("sub", a, int_lit(-1))), "a - -1");
+  EXPECT_EQ(round_trip(printer_bin("add", int_lit(-1), a)), "-1 + a");
   // Names of primitives written by the user stay calls.
-  EXPECT_EQ(round_trip(apps(id("add"), {a, b})), "add(a)(b)");
+  EXPECT_EQ(round_trip(apps(printer_id("add"), {a, b})), "add(a)(b)");
 }
 
 TEST(Printer, PostfixAndSugar) {
-  Expr x = id("x"), i = id("i"), p = id("p");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Fst), p)), "p._1");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Snd), app(prim(PrimId::Fst), p))), "p._1._2");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Fst), int_lit(-1))), "(-1)._1");
-  EXPECT_EQ(round_trip(app(prim(PrimId::Fst), int_lit(1))), "1._1");
-  EXPECT_EQ(round_trip(apps(prim(PrimId::Idx), {i, x})), "x[i]");
-  EXPECT_EQ(
-      round_trip(apps(prim(PrimId::Idx), {int_lit(1), apps(prim(PrimId::Idx), {int_lit(0), x})})),
-      "x[0][1]");
-  EXPECT_EQ(round_trip(apps(prim(PrimId::Idx), {i, bin("add", x, x)})), "(x + x)[i]");
-  EXPECT_EQ(round_trip(apps(prim(PrimId::MakePair), {x, bin("add", x, x)})), "(x, x + x)");
+  Expr x = printer_id("x"), i = printer_id("i"), p = printer_id("p");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Fst), p)), "p._1");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Snd), app(printer_prim(PrimId::Fst), p))),
+            "p._1._2");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Fst), int_lit(-1))), "(-1)._1");
+  EXPECT_EQ(round_trip(app(printer_prim(PrimId::Fst), int_lit(1))), "1._1");
+  EXPECT_EQ(round_trip(apps(printer_prim(PrimId::Idx), {i, x})), "x[i]");
+  EXPECT_EQ(round_trip(apps(printer_prim(PrimId::Idx),
+                            {int_lit(1), apps(printer_prim(PrimId::Idx), {int_lit(0), x})})),
+            "x[0][1]");
+  EXPECT_EQ(round_trip(apps(printer_prim(PrimId::Idx), {i, printer_bin("add", x, x)})),
+            "(x + x)[i]");
+  EXPECT_EQ(round_trip(apps(printer_prim(PrimId::MakePair), {x, printer_bin("add", x, x)})),
+            "(x, x + x)");
   EXPECT_EQ(round_trip(apps(make_array_prim(3), {int_lit(1), int_lit(2), int_lit(3)})),
             "[1, 2, 3]");
-  EXPECT_EQ(round_trip(apps(prim(PrimId::Let), {int_lit(1), lambda("y", bin("add", id("y"), x))})),
+  EXPECT_EQ(round_trip(apps(printer_prim(PrimId::Let),
+                            {int_lit(1), lambda("y", printer_bin("add", printer_id("y"), x))})),
             "let y = 1 in y + x");
-  EXPECT_EQ(round_trip(bin("add", x, apps(prim(PrimId::Let), {int_lit(1), lambda("y", id("y"))}))),
-            "x + (let y = 1 in y)");
-  EXPECT_EQ(round_trip(annotation(x, scalar(ScalarKind::F32))), "(x : f32)");
   EXPECT_EQ(
-      round_trip(annotation(bin("add", x, x), array(Nat::size_var("n"), scalar(ScalarKind::F32)))),
-      "((x + x) : n.f32)");
-  EXPECT_EQ(round_trip(app(app(id("f"), x), i)), "f(x)(i)");
+      round_trip(printer_bin(
+          "add", x, apps(printer_prim(PrimId::Let), {int_lit(1), lambda("y", printer_id("y"))}))),
+      "x + (let y = 1 in y)");
+  EXPECT_EQ(round_trip(annotation(x, scalar(ScalarKind::F32))), "(x : f32)");
+  EXPECT_EQ(round_trip(annotation(printer_bin("add", x, x),
+                                  array(Nat::size_var("n"), scalar(ScalarKind::F32)))),
+            "((x + x) : n.f32)");
+  EXPECT_EQ(round_trip(app(app(printer_id("f"), x), i)), "f(x)(i)");
   // a redex prints its value first (with-loop bodies are redexes)
-  EXPECT_EQ(round_trip(app(lambda("y", id("y")), x)), "x |> (fun(y => y))");
-  EXPECT_EQ(round_trip(app(bin("add", x, x), i)), "(x + x)(i)");
+  EXPECT_EQ(round_trip(app(lambda("y", printer_id("y")), x)), "x |> (fun(y => y))");
+  EXPECT_EQ(round_trip(app(printer_bin("add", x, x), i)), "(x + x)(i)");
   // Over-applied sugar keeps its form and applies the rest.
-  EXPECT_EQ(round_trip(app(app(prim(PrimId::Fst), p), x)), "p._1(x)");
+  EXPECT_EQ(round_trip(app(app(printer_prim(PrimId::Fst), p), x)), "p._1(x)");
 }
 
 TEST(Printer, PipesForPatterns) {
-  Expr x = id("x"), f = id("f");
-  EXPECT_EQ(round_trip(apps(id("map"), {f, x})), "x |> map(f)");
-  EXPECT_EQ(round_trip(app(apps(id("reduce"), {id("add"), f32_lit(0)}), app(app(id("map"), f), x))),
+  Expr x = printer_id("x"), f = printer_id("f");
+  EXPECT_EQ(round_trip(apps(printer_id("map"), {f, x})), "x |> map(f)");
+  EXPECT_EQ(round_trip(app(apps(printer_id("reduce"), {printer_id("add"), f32_lit(0)}),
+                           app(app(printer_id("map"), f), x))),
             "x |> map(f) |> reduce(add)(0.0f)");
-  EXPECT_EQ(round_trip(apps(id("split"), {int_lit(32), x})), "x |> split(32)");
-  EXPECT_EQ(round_trip(apps(id("zip"), {x, id("y")})), "zip(x)(y)");
-  EXPECT_EQ(round_trip(app(id("transpose"), x)), "transpose(x)");
-  EXPECT_EQ(round_trip(app(apps(id("map"), {f}), bin("add", x, x))), "x + x |> map(f)");
-  EXPECT_EQ(round_trip(app(app(id("map"), f), lambda("y", id("y")))), "(fun(y => y)) |> map(f)");
+  EXPECT_EQ(round_trip(apps(printer_id("split"), {int_lit(32), x})), "x |> split(32)");
+  EXPECT_EQ(round_trip(apps(printer_id("zip"), {x, printer_id("y")})), "zip(x)(y)");
+  EXPECT_EQ(round_trip(app(printer_id("transpose"), x)), "transpose(x)");
+  EXPECT_EQ(round_trip(app(apps(printer_id("map"), {f}), printer_bin("add", x, x))),
+            "x + x |> map(f)");
+  EXPECT_EQ(round_trip(app(app(printer_id("map"), f), lambda("y", printer_id("y")))),
+            "(fun(y => y)) |> map(f)");
   // A user function applied to sizes, then to data.
-  EXPECT_EQ(round_trip(apps(id("slide2D"), {int_lit(3), int_lit(1), x})), "x |> slide2D(3)(1)");
-  EXPECT_EQ(round_trip(apps(id("dot"), {x, id("y")})), "dot(x)(y)");
+  EXPECT_EQ(round_trip(apps(printer_id("slide2D"), {int_lit(3), int_lit(1), x})),
+            "x |> slide2D(3)(1)");
+  EXPECT_EQ(round_trip(apps(printer_id("dot"), {x, printer_id("y")})), "dot(x)(y)");
 }
 
 TEST(Printer, DependentApplicationsAndLambdas) {
   Nat n = Nat::size_var("n");
-  Expr x = id("x");
-  Expr split32 = dep_app(prim(PrimId::Split), Nat(32));
+  Expr x = printer_id("x");
+  Expr split32 = dep_app(printer_prim(PrimId::Split), Nat(32));
   EXPECT_EQ(print_expr(app(split32, x)), "x |> split(32)");
-  EXPECT_EQ(print_expr(app(dep_app(prim(PrimId::Take), n - 2), x)), "x |> take(n - 2)");
-  EXPECT_EQ(print_expr(dep_app(prim(PrimId::Take), n - 2)), "take(n - 2)");
-  EXPECT_EQ(print_expr(app(dep_app(prim(PrimId::OclToMem), Addr{AddrSpace::Local, ""}), x)),
+  EXPECT_EQ(print_expr(app(dep_app(printer_prim(PrimId::Take), n - 2), x)), "x |> take(n - 2)");
+  EXPECT_EQ(print_expr(dep_app(printer_prim(PrimId::Take), n - 2)), "take(n - 2)");
+  EXPECT_EQ(print_expr(app(dep_app(printer_prim(PrimId::OclToMem), Addr{AddrSpace::Local, ""}), x)),
             "x |> oclToMem(Local)");
   // Dependent arguments fill the explicit parameters (the checker never applies
   // implicit ones), as in the checked treesum example.
-  Expr iterate_k = dep_app(prim(PrimId::Iterate), Nat::size_var("k"));
-  EXPECT_EQ(print_expr(apps(iterate_k, {id("f"), x})), "x |> iterate(k)(f)");
-  Expr map0 = dep_app(prim(PrimId::MapGlobal), Nat(0));
-  EXPECT_EQ(print_expr(apps(map0, {id("f"), x})), "x |> mapGlobal(0)(f)");
-  Expr slide31 = dep_app(dep_app(prim(PrimId::Slide), Nat(3)), Nat(1));
+  Expr iterate_k = dep_app(printer_prim(PrimId::Iterate), Nat::size_var("k"));
+  EXPECT_EQ(print_expr(apps(iterate_k, {printer_id("f"), x})), "x |> iterate(k)(f)");
+  Expr map0 = dep_app(printer_prim(PrimId::MapGlobal), Nat(0));
+  EXPECT_EQ(print_expr(apps(map0, {printer_id("f"), x})), "x |> mapGlobal(0)(f)");
+  Expr slide31 = dep_app(dep_app(printer_prim(PrimId::Slide), Nat(3)), Nat(1));
   EXPECT_EQ(print_expr(app(slide31, x)), "x |> slide(3)(1)");
-  EXPECT_EQ(print_expr(dep_app(id("g"), scalar(ScalarKind::F32))), "g(f32)");
+  EXPECT_EQ(print_expr(dep_app(printer_id("g"), scalar(ScalarKind::F32))), "g(f32)");
   Expr dl = dep_lambda(Kind::Nat, "n", dep_lambda(Kind::Data, "t", lambda("x", x)));
   EXPECT_EQ(round_trip(dl), "depFun((n: Nat, t: Data) => fun(x => x))");
   EXPECT_EQ(round_trip(dep_lambda(Kind::Addr, "a", x)), "depFun(a: Addr => x)");
@@ -294,23 +305,24 @@ TEST(Printer, DependentApplicationsAndLambdas) {
   EXPECT_EQ(round_trip(lambda("x", lambda("y", x), scalar(ScalarKind::F32))),
             "fun(x: f32, y => x)");
   Type f2f = fun(scalar(ScalarKind::F32), scalar(ScalarKind::F32));
-  EXPECT_EQ(round_trip(lambda("f", id("f"), f2f)), "fun(f: f32 -> f32 => f)");
+  EXPECT_EQ(round_trip(lambda("f", printer_id("f"), f2f)), "fun(f: f32 -> f32 => f)");
 }
 
 TEST(Printer, GeneratedNames) {
   // The parser's `>>` prints back as `>>`.
-  EXPECT_EQ(round_trip(pe("map(f) >> reduce(add)(0.0f) >> g")), "map(f) >> reduce(add)(0.0f) >> g");
+  EXPECT_EQ(round_trip(printer_pe("map(f) >> reduce(add)(0.0f) >> g")),
+            "map(f) >> reduce(add)(0.0f) >> g");
   // A generated binder that is not a composition prints as a readable fresh name.
   std::string v = fresh_name("x");
-  Expr e = lambda(v, bin("add", id(v), id("x")));
+  Expr e = lambda(v, printer_bin("add", printer_id(v), printer_id("x")));
   std::string text = round_trip(e);
   EXPECT_EQ(text.find("__"), std::string::npos) << text;
   EXPECT_EQ(text, "fun(x1 => x1 + x)");
   // A user lambda of the shape g(f(x)) stays a lambda.
-  EXPECT_EQ(round_trip(pe("fun(f => map(map(f)))")), "fun(f => map(map(f)))");
+  EXPECT_EQ(round_trip(printer_pe("fun(f => map(map(f)))")), "fun(f => map(map(f)))");
   // Names that are not identifiers are replaced too.
-  EXPECT_EQ(round_trip(lambda("$t0", id("$t0"))), "fun(t0 => t0)");
-  EXPECT_EQ(round_trip(lambda("in", id("in"))), "fun(in1 => in1)");
+  EXPECT_EQ(round_trip(lambda("$t0", printer_id("$t0"))), "fun(t0 => t0)");
+  EXPECT_EQ(round_trip(lambda("in", printer_id("in"))), "fun(in1 => in1)");
 }
 
 TEST(Printer, Literals) {
@@ -354,7 +366,7 @@ TEST(Printer, FloatLiteralsReadBackBitExact) {
     if (!std::isfinite(f)) continue;
     Expr e = f32_lit(static_cast<double>(f));
     std::string text = print_expr(e);
-    Expr back = pe(text);
+    Expr back = printer_pe(text);
     ASSERT_EQ(back->kind, ExprKind::Literal) << text;
     ASSERT_EQ(back->lit.scalar, ScalarKind::F32) << text;
     ASSERT_EQ(std::bit_cast<uint64_t>(back->lit.f), std::bit_cast<uint64_t>(e->lit.f)) << text;
@@ -362,7 +374,7 @@ TEST(Printer, FloatLiteralsReadBackBitExact) {
     if (!std::isfinite(d)) continue;
     Expr e2 = f64_lit(d);
     std::string t2 = print_expr(e2);
-    Expr back2 = pe(t2);
+    Expr back2 = printer_pe(t2);
     ASSERT_EQ(back2->lit.scalar, ScalarKind::F64) << t2;
     ASSERT_EQ(std::bit_cast<uint64_t>(back2->lit.f), std::bit_cast<uint64_t>(d)) << t2;
   }
@@ -374,15 +386,16 @@ TEST(Printer, ProgramsWithForeignAndAnnotations) {
       ": x); }\"\n"
       "\n"
       "def g : f32 -> f32 = fun(x => clamp(x)(0.0f)(1.0f))\n";
-  Program p = pp(text);
+  Program p = printer_pp(text);
   EXPECT_EQ(print_program(p), text);
   std::string esc = "foreign def f(): f32 = \"a\\tb\\\"c\\\\d\\x01\n  e\"\n";
-  EXPECT_EQ(print_program(pp(esc)), esc);
+  EXPECT_EQ(print_program(printer_pp(esc)), esc);
 }
 
 TEST(Printer, TypesOption) {
   Type f32 = scalar(ScalarKind::F32);
-  Expr lam = with_type(lambda("x", bin("add", id("x"), id("x"))), fun(f32, f32));
+  Expr lam =
+      with_type(lambda("x", printer_bin("add", printer_id("x"), printer_id("x"))), fun(f32, f32));
   PrintOptions with_types;
   with_types.types = true;
   EXPECT_EQ(print_expr(lam, with_types), "fun(x: f32 => x + x)");
@@ -393,22 +406,23 @@ TEST(Printer, TypesOption) {
             "// double : f32 -> f32\ndef double = fun(x: f32 => x + x)\n");
   EXPECT_EQ(print_program(p), "def double = fun(x => x + x)\n");
   // A let binder with its type.
-  Expr let_e =
-      apps(prim(PrimId::Let), {f32_lit(1), with_type(lambda("y", id("y")), fun(f32, f32))});
+  Expr let_e = apps(printer_prim(PrimId::Let),
+                    {f32_lit(1), with_type(lambda("y", printer_id("y")), fun(f32, f32))});
   EXPECT_EQ(print_expr(let_e, with_types), "let y: f32 = 1.0f in y");
-  EXPECT_TRUE(alpha_equal(pe(print_expr(let_e, with_types)),
-                          apps(prim(PrimId::Let), {f32_lit(1), lambda("y", id("y"), f32)})));
+  EXPECT_TRUE(alpha_equal(
+      printer_pe(print_expr(let_e, with_types)),
+      apps(printer_prim(PrimId::Let), {f32_lit(1), lambda("y", printer_id("y"), f32)})));
 }
 
 // ---------------------------------------------------------------------------------
 // Property test: random expressions of every construct the parser produces
 // ---------------------------------------------------------------------------------
 
-class Gen {
+class PrinterGen {
  public:
   // `schedules`: also parallel loops with OpenMP schedules, and binders named like
   // their kinds.
-  explicit Gen(uint64_t seed, bool schedules = false) : rng_(seed), schedules_(schedules) {}
+  explicit PrinterGen(uint64_t seed, bool schedules = false) : rng_(seed), schedules_(schedules) {}
 
   Expr expr(int depth) {
     if (depth <= 0) return leaf();
@@ -419,20 +433,21 @@ class Gen {
         return leaf();
       case 2: {
         static const char* ops[] = {"add", "sub", "mul", "div", "mod", "lt", "gt", "equal"};
-        return bin(ops[pick(8)], expr(depth - 1), expr(depth - 1));
+        return printer_bin(ops[pick(8)], expr(depth - 1), expr(depth - 1));
       }
       case 3: {
         static const char* ops[] = {"gt", "lt", "equal"};
-        return app(prim(PrimId::Not), bin(ops[pick(3)], expr(depth - 1), expr(depth - 1)));
+        return app(printer_prim(PrimId::Not),
+                   printer_bin(ops[pick(3)], expr(depth - 1), expr(depth - 1)));
       }
       case 4:
-        return app(prim(pick(2) ? "neg" : "not"), expr(depth - 1));
+        return app(printer_prim(pick(2) ? "neg" : "not"), expr(depth - 1));
       case 5:
-        return app(prim(pick(2) ? "fst" : "snd"), expr(depth - 1));
+        return app(printer_prim(pick(2) ? "fst" : "snd"), expr(depth - 1));
       case 6:
-        return apps(prim(PrimId::Idx), {expr(depth - 1), expr(depth - 1)});
+        return apps(printer_prim(PrimId::Idx), {expr(depth - 1), expr(depth - 1)});
       case 7:
-        return apps(prim(PrimId::MakePair), {expr(depth - 1), expr(depth - 1)});
+        return apps(printer_prim(PrimId::MakePair), {expr(depth - 1), expr(depth - 1)});
       case 8: {
         int n = 1 + pick(3);
         std::vector<Expr> xs;
@@ -440,13 +455,14 @@ class Gen {
         return apps(make_array_prim(n), xs);
       }
       case 9:
-        return apps(prim(PrimId::Let), {expr(depth - 1), lambda(name(), expr(depth - 1), type())});
+        return apps(printer_prim(PrimId::Let),
+                    {expr(depth - 1), lambda(name(), expr(depth - 1), type())});
       case 10:
         return lambda(name(), expr(depth - 1), type());
       case 11:
         return app(expr(depth - 1), expr(depth - 1));
       case 12:
-        return apps(id(pattern()), {expr(depth - 1), expr(depth - 1)});
+        return apps(printer_id(pattern()), {expr(depth - 1), expr(depth - 1)});
       case 13:
         return annotation(expr(depth - 1), scalar(ScalarKind::F32));
       case 14:
@@ -454,18 +470,18 @@ class Gen {
       case 15: {
         // f >> g as the parser builds it.
         std::string v = fresh_name("x");
-        return lambda(v, app(expr(depth - 1), app(expr(depth - 1), id(v))));
+        return lambda(v, app(expr(depth - 1), app(expr(depth - 1), printer_id(v))));
       }
       case 16: {
         std::string v = fresh_name("y");
-        return lambda(v, bin("add", id(v), expr(depth - 1)));
+        return lambda(v, printer_bin("add", printer_id(v), expr(depth - 1)));
       }
       case 17:
-        return apps(id("reduce"), {id("add"), expr(depth - 1), expr(depth - 1)});
+        return apps(printer_id("reduce"), {printer_id("add"), expr(depth - 1), expr(depth - 1)});
       case 18:
-        return apps(id("slide"), {int_lit(pick(5)), int_lit(1), expr(depth - 1)});
+        return apps(printer_id("slide"), {int_lit(pick(5)), int_lit(1), expr(depth - 1)});
       default:
-        return app(id("f"), expr(depth - 1));
+        return app(printer_id("f"), expr(depth - 1));
     }
   }
 
@@ -492,10 +508,11 @@ class Gen {
     static const int64_t chunks[] = {0, 1, 4, 64, kMaxScheduleChunk};
     const ParSchedule s{kinds[pick(3)], chunks[pick(5)]};
     if (pick(2))
-      return apps(with_schedule(prim(PrimId::MapPar), s),
+      return apps(with_schedule(printer_prim(PrimId::MapPar), s),
                   {lambda(name(), expr(depth - 1), type()), expr(depth - 1)});
-    Expr op = pick(2) ? id("add") : lambda(name(), lambda(name(), expr(depth - 1)));
-    return apps(with_schedule(prim(PrimId::ReducePar), s), {op, expr(depth - 1), expr(depth - 1)});
+    Expr op = pick(2) ? printer_id("add") : lambda(name(), lambda(name(), expr(depth - 1)));
+    return apps(with_schedule(printer_prim(PrimId::ReducePar), s),
+                {op, expr(depth - 1), expr(depth - 1)});
   }
   std::string pattern() {
     static const char* names[] = {"map", "zip", "split", "g", "padCst", "add"};
@@ -524,21 +541,21 @@ class Gen {
       case 4:
         return scalar_lit(ScalarKind::I64, static_cast<int64_t>(rng_() % 200) - 100, 0);
       case 5:
-        return id("map");
+        return printer_id("map");
       default:
-        return id(name());
+        return printer_id(name());
     }
   }
 };
 
 TEST(Printer, RandomExpressionsRoundTrip) {
-  Gen gen(1234);
+  PrinterGen gen(1234);
   for (int i = 0; i < 3000; ++i) {
     Expr e = gen.expr(5);
     std::string text = print_expr(e);
     Expr back;
     try {
-      back = pe(text);
+      back = printer_pe(text);
     } catch (const Error& err) {
       FAIL() << "case " << i << ": printed text does not parse:\n"
              << text << "\n"
@@ -555,7 +572,7 @@ TEST(Printer, RandomExpressionsRoundTrip) {
 // renamed where a loop has a schedule. Random expressions, their free names bound (the
 // kinds' names among them), printed as `risec rewrite` prints a resolved program.
 TEST(Printer, RandomScheduledLoopsRoundTripThroughResolution) {
-  Gen gen(4321, true);
+  PrinterGen gen(4321, true);
   int scheduled = 0, renamed = 0;
   for (int i = 0; i < 2000; ++i) {
     Expr e = gen.expr(5);
@@ -564,7 +581,7 @@ TEST(Printer, RandomScheduledLoopsRoundTripThroughResolution) {
     const std::string text = print_expr(want);
     Expr back;
     try {
-      back = resolve_expr(pe(text));
+      back = resolve_expr(printer_pe(text));
     } catch (const Error& err) {
       FAIL() << "case " << i << ": printed text does not read back:\n"
              << text << "\n"
@@ -584,22 +601,22 @@ TEST(Printer, DeepTreesPrint) {
   // The deepest trees the parser accepts print (chains are printed iteratively).
   std::string sums = "x";
   for (int i = 0; i < 1000; ++i) sums += " + x";
-  Expr e = pe(sums);
+  Expr e = printer_pe(sums);
   EXPECT_EQ(print_expr(e), sums);
   std::string pipes = "x";
   for (int i = 0; i < 2000; ++i) pipes += " |> map(f)";
-  EXPECT_TRUE(alpha_equal(pe(print_expr(pe(pipes))), pe(pipes)));
+  EXPECT_TRUE(alpha_equal(printer_pe(print_expr(printer_pe(pipes))), printer_pe(pipes)));
   // Chains printed recursively, close to the parser's depth limit.
   std::string calls = "x";
   for (int i = 0; i < 1900; ++i) calls += " |> f + x";
-  Expr c = pe(calls);
-  EXPECT_TRUE(alpha_equal(pe(print_expr(c)), c));
+  Expr c = printer_pe(calls);
+  EXPECT_TRUE(alpha_equal(printer_pe(print_expr(c)), c));
   std::string nested = "x";
   for (int i = 0; i < 1900; ++i) nested += " |> f(x < y)";
-  Expr n = pe(nested);
-  EXPECT_TRUE(alpha_equal(pe(print_expr(n)), n));
+  Expr n = printer_pe(nested);
+  EXPECT_TRUE(alpha_equal(printer_pe(print_expr(n)), n));
   // Shallow nesting stays calls.
-  EXPECT_EQ(print_expr(pe("f(g(h(x)))")), "f(g(h(x)))");
+  EXPECT_EQ(print_expr(printer_pe("f(g(h(x)))")), "f(g(h(x)))");
 }
 
 }  // namespace

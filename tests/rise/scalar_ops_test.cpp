@@ -76,7 +76,7 @@ Value array_of(ScalarKind k, const std::vector<Value>& xs) {
 }
 
 // Bit-exact equality of scalar results (NaN payloads included).
-bool same_bits(const Value& a, const Value& b) {
+bool ops_same_bits(const Value& a, const Value& b) {
   if (a.kind() != b.kind() || a.kind() != ValueKind::Scalar) return false;
   if (a.scalar_kind() != b.scalar_kind()) return false;
   if (a.scalar_kind() == ScalarKind::F32) {
@@ -90,14 +90,14 @@ bool same_bits(const Value& a, const Value& b) {
   return a.raw_int() == b.raw_int();
 }
 
-struct Outcome {
+struct ScalarOutcome {
   bool failed = false;
   std::string error;
   Value result;
 };
 
-Outcome run(const Checked& c, const std::vector<Value>& inputs, bool fast) {
-  Outcome r;
+ScalarOutcome run(const Checked& c, const std::vector<Value>& inputs, bool fast) {
+  ScalarOutcome r;
   Interpreter interp;
   interp.fast_path = fast;
   try {
@@ -153,11 +153,11 @@ TEST(ScalarOps, TheInterpretersAgreeOnEveryOperatorOverEdgeValues) {
       ++checked;
       if (fast_compile(c.expr)) ++fast_covered;
       std::vector<Value> inputs{array_of(k, xs), array_of(k, ys)};
-      Outcome boxed = run(c, inputs, false), fast = run(c, inputs, true);
+      ScalarOutcome boxed = run(c, inputs, false), fast = run(c, inputs, true);
       ASSERT_FALSE(boxed.failed) << what << ": " << boxed.error;
       ASSERT_FALSE(fast.failed) << what << ": " << fast.error;
       for (int64_t i = 0; i < n; ++i)
-        EXPECT_TRUE(same_bits(boxed.result.at(i), fast.result.at(i)))
+        EXPECT_TRUE(ops_same_bits(boxed.result.at(i), fast.result.at(i)))
             << what << " of " << xs[i].to_string() << ", " << ys[i].to_string() << ": "
             << boxed.result.at(i).to_string() << " vs " << fast.result.at(i).to_string();
       // each pair without a result alone: the same error from both
@@ -167,7 +167,7 @@ TEST(ScalarOps, TheInterpretersAgreeOnEveryOperatorOverEdgeValues) {
       for (const auto& [a, b] : faulting) {
         ++faults;
         std::vector<Value> in{array_of(k, {a}), array_of(k, {b})};
-        Outcome rb = run(c1, in, false), rf = run(c1, in, true);
+        ScalarOutcome rb = run(c1, in, false), rf = run(c1, in, true);
         EXPECT_TRUE(rb.failed && rf.failed)
             << what << " of " << a.to_string() << ", " << b.to_string();
         EXPECT_EQ(rb.error, rf.error) << what;

@@ -18,11 +18,11 @@
 namespace risec::rise {
 namespace {
 
-SourceRef src(const std::string& text) {
+SourceRef syntax_src(const std::string& text) {
   return std::make_shared<const SourceFile>(SourceFile{"sched.rise", text});
 }
 Expr resolved(const std::string& text) {
-  return resolve_expr(parse_expr(src(text)));
+  return resolve_expr(parse_expr(syntax_src(text)));
 }
 // The primitive at the head of the first application of e's body (under lambdas).
 Expr loop_head(Expr e) {
@@ -58,9 +58,9 @@ TEST(ScheduleSyntax, KindAndChunkAreTheLoopsFirstArguments) {
 TEST(ScheduleSyntax, ABoundNameIsNoKind) {
   Expr h = loop_head(resolved("fun(dynamic => fun(xs => xs |> mapPar(dynamic)))"));
   EXPECT_TRUE(h->schedule.is_default());
-  Program p =
-      parse_program(src("def dynamic = fun(a: f32 => a * 2.0f)\n"
-                        "def f = depFun(n: Nat => fun(xs: n.f32 => xs |> mapPar(dynamic)))"));
+  Program p = parse_program(
+      syntax_src("def dynamic = fun(a: f32 => a * 2.0f)\n"
+                 "def f = depFun(n: Nat => fun(xs: n.f32 => xs |> mapPar(dynamic)))"));
   Checked c = check_program(p, "", nullptr);
   bool any = false;
   for_each_subexpr(c.expr, [&](const Expr& s) {
@@ -112,14 +112,14 @@ TEST(ScheduleSyntax, TypedProgramsReadBack) {
       "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => fun(dynamic: f32 =>\n"
       "  x |> mapPar(fun(row => row |> map(fun(a => a * dynamic)) |>\n"
       "    reducePar(add)(0.0f))))))";
-  Checked c = check_program(parse_program(src(text)), "", nullptr);
+  Checked c = check_program(parse_program(syntax_src(text)), "", nullptr);
   Schedule schedule;
   const Expr e = schedule.mutate(c.expr);
   const std::string printed = print_expr(e);
   EXPECT_NE(printed.find("mapPar(static, 2)"), std::string::npos) << printed;
   EXPECT_NE(printed.find("reducePar(dynamic, 16)"), std::string::npos) << printed;
   EXPECT_EQ(printed.find("fun(dynamic"), std::string::npos) << printed;  // renamed
-  Checked back = check_program(parse_program(src("def f = " + printed)), "", nullptr);
+  Checked back = check_program(parse_program(syntax_src("def f = " + printed)), "", nullptr);
   EXPECT_TRUE(alpha_equal(back.expr, e)) << printed << "\nread back as\n" << print_expr(back.expr);
 }
 

@@ -65,7 +65,7 @@ IndexExpr random_index(runtime::Rng& rng, int depth) {
   }
 }
 
-Checked check_text(const std::string& name, const std::string& text, const SizeMap& sizes) {
+Checked index_check_text(const std::string& name, const std::string& text, const SizeMap& sizes) {
   auto src = std::make_shared<SourceFile>(SourceFile{name, text});
   return check_program(parse_program(src), "", &sizes);
 }
@@ -82,7 +82,8 @@ TEST(WithLoopIndex, NatAsScalarOfIndexArithmeticIsItsValue) {
         e.text + ") * 1.0f;\n  } : " + (fold ? "fold(add, 0.0f)" : "genarray([n, m], -1.0f)") +
         "))\n";
     SCOPED_TRACE(text);
-    Checked c = check_text("wl_index_" + std::to_string(k) + ".rise", text, {{"n", n}, {"m", m}});
+    Checked c =
+        index_check_text("wl_index_" + std::to_string(k) + ".rise", text, {{"n", n}, {"m", m}});
     EntrySignature sig = entry_signature(c.type);
     Interpreter interp;
     Value v = interp.run(c.expr, {random_input(sig.params.at(0), 1)});
@@ -103,11 +104,11 @@ TEST(WithLoopIndex, NatAsScalarOfIndexArithmeticIsItsValue) {
 
 // The tester's body, and indices where a size is expected: the message names `i`.
 TEST(WithLoopIndex, ErrorsNameTheIndexAsWritten) {
-  Checked c = check_text("wl_idx.rise",
-                         "def wli = depFun(n: Nat => fun(a: (3*n).f32 =>\n  with {\n"
-                         "    ([0] <= [i] < [n]) : a[3*i] + a[(3*i + 2) % (3*n)] * "
-                         "natAsScalar(i / 2);\n  } : genarray([n], 0.0f)))\n",
-                         {{"n", 4}});
+  Checked c = index_check_text("wl_idx.rise",
+                               "def wli = depFun(n: Nat => fun(a: (3*n).f32 =>\n  with {\n"
+                               "    ([0] <= [i] < [n]) : a[3*i] + a[(3*i + 2) % (3*n)] * "
+                               "natAsScalar(i / 2);\n  } : genarray([n], 0.0f)))\n",
+                               {{"n", 4}});
   EXPECT_TRUE(c.expr);
   for (const std::string body :
        {"a |> take(i) |> reduce(add)(0.0f)", "a |> split(i + 1) |> join |> reduce(add)(0.0f)"}) {
@@ -116,7 +117,7 @@ TEST(WithLoopIndex, ErrorsNameTheIndexAsWritten) {
         ";\n  } : genarray([n], 0.0f)))\n";
     SCOPED_TRACE(text);
     try {
-      check_text("wl_size.rise", text, {{"n", 4}});
+      index_check_text("wl_size.rise", text, {{"n", 4}});
       ADD_FAILURE() << "an index accepted as a size";
     } catch (const Error& e) {
       EXPECT_NE(e.message().find("'i'"), std::string::npos) << e.message();

@@ -19,15 +19,15 @@ using namespace risec::rise;
 
 namespace {
 
-Checked check_text(const std::string& text, const SizeMap* sizes = nullptr) {
+Checked sizes_check_text(const std::string& text, const SizeMap* sizes = nullptr) {
   auto src = std::make_shared<SourceFile>(SourceFile{"t.rise", text});
   return check_program(parse_program(src), "", sizes);
 }
 
 // "" when the program checks, else the message; every error is a located user error.
-std::string error_of(const std::string& text, const SizeMap* sizes = nullptr) {
+std::string sizes_error_of(const std::string& text, const SizeMap* sizes = nullptr) {
   try {
-    check_text(text, sizes);
+    sizes_check_text(text, sizes);
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::User) << text;
     EXPECT_GT(e.span().start().line, 0) << text << ": " << e.message();
@@ -38,19 +38,19 @@ std::string error_of(const std::string& text, const SizeMap* sizes = nullptr) {
 
 TEST(WrittenSizes, IssueCases) {
   // A size bound nowhere.
-  EXPECT_NE(error_of("def f = depFun(n: Nat => fun(y: n.f32 => fun(x: k.f32 => x)))")
+  EXPECT_NE(sizes_error_of("def f = depFun(n: Nat => fun(y: n.f32 => fun(x: k.f32 => x)))")
                 .find("the size 'k' is bound nowhere"),
             std::string::npos);
-  EXPECT_NE(error_of("def f = depFun(n: Nat => fun(x: n.f32 => indexAsNat(lidx(2, k))))")
+  EXPECT_NE(sizes_error_of("def f = depFun(n: Nat => fun(x: n.f32 => indexAsNat(lidx(2, k))))")
                 .find("the size 'k' is bound nowhere"),
             std::string::npos);
   // ... but a binder of the type itself binds it.
-  EXPECT_EQ(error_of("def f = depFun(n: Nat => fun(h: (k: Nat) -> k.f32 => h(n)))"), "");
+  EXPECT_EQ(sizes_error_of("def f = depFun(n: Nat => fun(h: (k: Nat) -> k.f32 => h(n)))"), "");
   // A vector of 0 lanes.
-  EXPECT_NE(error_of("def f = fun(x: vec[f32, 0] => x)").find("at least 1 lane"),
+  EXPECT_NE(sizes_error_of("def f = fun(x: vec[f32, 0] => x)").find("at least 1 lane"),
             std::string::npos);
   // Empty arrays and index types are types (a program may build them).
-  EXPECT_EQ(error_of("def f = fun(x: 4.f32 => x |> take(0))"), "");
+  EXPECT_EQ(sizes_error_of("def f = fun(x: 4.f32 => x |> take(0))"), "");
 }
 
 // x: T over one size n, T one of the written forms, with n - c for a random c; and a
@@ -75,13 +75,13 @@ TEST(WrittenSizes, NegativeSizesAreRefusedOrConditions) {
     SCOPED_TRACE(text + " n=" + std::to_string(n));
     int64_t least = vec ? 1 : 0;
     SizeMap sizes{{"n", n}};
-    std::string err = error_of(text, &sizes);
+    std::string err = sizes_error_of(text, &sizes);
     if (n - c >= least)
       EXPECT_EQ(err, "");
     else
       EXPECT_NE(err, "");
     // Generic: a side condition n - c - least >= 0 unless it always holds (n >= 1).
-    Checked g = check_text(text);
+    Checked g = sizes_check_text(text);
     bool has = false;
     for (const SideCondition& sc : g.conditions)
       has = has || sc.describe().find(">= 0") != std::string::npos;
@@ -115,7 +115,7 @@ TEST(WrittenSizes, UnboundNamesAreRefused) {
     std::string binders = bind_k ? "(n: Nat, k: Nat)" : "n: Nat";
     std::string text = "def f = depFun(" + binders + " => fun(x: " + ty + " => x))";
     SCOPED_TRACE(text);
-    std::string err = error_of(text);
+    std::string err = sizes_error_of(text);
     if (use_k && !bind_k)
       EXPECT_NE(err.find("the size 'k' is bound nowhere"), std::string::npos) << err;
     else
@@ -129,10 +129,10 @@ TEST(WrittenSizes, IndexLiteralValuesAreSizesInScope) {
   for (int64_t n = 1; n <= 6; ++n)
     for (int64_t k = 1; k <= 6; ++k) {
       SizeMap sizes{{"n", n}, {"k", k}};
-      std::string err = error_of(text, &sizes);
+      std::string err = sizes_error_of(text, &sizes);
       EXPECT_EQ(err.empty(), k < n) << "n=" << n << " k=" << k << ": " << err;
     }
-  Checked g = check_text(text);
+  Checked g = sizes_check_text(text);
   ASSERT_EQ(g.conditions.size(), 1u);
   EXPECT_EQ(g.conditions[0].describe(), "n - k - 1 >= 0");
 }

@@ -307,6 +307,36 @@ TEST(Isolated, SharedBufferAtAPageOffset) {
   }
 }
 
+// A PlacedBuffer (risec run's inputs, at kPlacementOffset like the output): over
+// offsets and sizes, data() lies at the offset rounded down to 64 bytes, is zeroed,
+// keeps what was written through a move, and a forked child reads it (every element,
+// the last page included) as the parent wrote it.
+TEST(Isolated, PlacedBufferAtAPageOffset) {
+  CompileOptions co;
+  co.openmp = true;
+  const std::string path = build_shared_object(kOpenMPDouble, co).path;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(kPlacementOffset % 64, 0u);
+  Watchdog watchdog("twice");  // one for the calls
+  for (size_t offset : {size_t{0}, kPlacementOffset, size_t{100}, page - 64, page + 128}) {
+    for (size_t n : {size_t{1}, size_t{64}, page / 4 + 17, 3 * page}) {
+      SCOPED_TRACE("offset " + std::to_string(offset) + ", " + std::to_string(n) + " floats");
+      PlacedBuffer moved(n * sizeof(float), offset);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(moved.data()) % page, offset % page / 64 * 64);
+      EXPECT_EQ(moved.size(), n * sizeof(float));
+      auto* in = reinterpret_cast<float*>(moved.data());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(in[i], 0.0f) << i;
+      for (size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i) + 0.5f;
+      PlacedBuffer x = std::move(moved);
+      EXPECT_EQ(moved.data(), nullptr);
+      SharedBuffer result(n * sizeof(float), offset);
+      call_isolated(path, "twice", true, {result.data(), x.data()}, {static_cast<int>(n)}, 1);
+      const auto* out = reinterpret_cast<const float*>(result.data());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0f * (static_cast<float>(i) + 0.5f)) << i;
+    }
+  }
+}
+
 // A device-code unit (one exporting NAME__risec_kernel_ms, as OpenCL and CUDA units do)
 // builds its kernels on its first call in a process: PoCL takes seconds, longer than
 // tune's limit for a fast candidate. That set-up is no part of the limit, which starts

@@ -11,7 +11,7 @@
 namespace risec::runtime {
 namespace {
 
-std::string bytes_of(const NdArray& a) {
+std::string random_bytes_of(const NdArray& a) {
   return std::string(reinterpret_cast<const char*>(a.data.data()), a.nbytes());
 }
 
@@ -80,9 +80,9 @@ TEST(Rng, BelowCoversAllValues) {
 TEST(Random, SameSeedSameBytes) {
   for (DType t : {DType::Bool, DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16,
                   DType::U32, DType::U64, DType::F32, DType::F64}) {
-    EXPECT_EQ(bytes_of(random_array(t, 1000, 5)), bytes_of(random_array(t, 1000, 5)))
+    EXPECT_EQ(random_bytes_of(random_array(t, 1000, 5)), random_bytes_of(random_array(t, 1000, 5)))
         << dtype_name(t);
-    EXPECT_NE(bytes_of(random_array(t, 1000, 5)), bytes_of(random_array(t, 1000, 6)))
+    EXPECT_NE(random_bytes_of(random_array(t, 1000, 5)), random_bytes_of(random_array(t, 1000, 6)))
         << dtype_name(t);
   }
 }
@@ -94,8 +94,8 @@ TEST(Random, DerivedSeedsDiffer) {
   }
   EXPECT_EQ(seeds.size(), 100u);
   EXPECT_EQ(derive_seed(1, 2), derive_seed(1, 2));
-  EXPECT_NE(bytes_of(random_array(DType::F32, 100, derive_seed(0, 0))),
-            bytes_of(random_array(DType::F32, 100, derive_seed(0, 1))));
+  EXPECT_NE(random_bytes_of(random_array(DType::F32, 100, derive_seed(0, 0))),
+            random_bytes_of(random_array(DType::F32, 100, derive_seed(0, 1))));
 }
 
 // Integers are in [0, 100), and every value in that range occurs.

@@ -50,7 +50,6 @@ CExpr CPrinter::var_access(const std::string& name, const Path& element) {
   return r;
 }
 
-namespace {
 // The bytes of a part's element, which is also its alignment (runtime/layout.h).
 size_t element_bytes(const Type& t) {
   switch (t->kind) {
@@ -66,6 +65,8 @@ size_t element_bytes(const Type& t) {
       return sizeof(int);
   }
 }
+
+namespace {
 bool scalar_pair(const Type& t) {
   auto part = [](const Type& p) { return p->kind == TypeKind::Scalar || scalar_pair(p); };
   return t->kind == TypeKind::Pair && part(t->a) && part(t->b);
@@ -166,11 +167,11 @@ CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat&
 // Whether reading/writing element `lane` (a variable in [0, lanes)) through `access`
 // touches consecutive scalars of one array: flat(lane) == flat(0) + lane.
 bool CPrinter::consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes) {
-  Nat lane = Nat::var("risec_lane", Nat(0), lanes);
+  Nat lane = Nat::var(kLaneProbe, Nat(0), lanes);
   last_loc_.reset();
   CExpr e = access(lane);
   if (!last_loc_ || last_loc_->projected || last_loc_->text != e.text) return false;
-  Nat base = arith::substitute(last_loc_->flat, {{"risec_lane", Nat(0)}});
+  Nat base = arith::substitute(last_loc_->flat, {{kLaneProbe, Nat(0)}});
   return (last_loc_->flat - base) == lane;
 }
 

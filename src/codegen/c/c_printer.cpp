@@ -211,6 +211,14 @@ void CPrinter::gen_command(const CommandP& c, std::vector<CStmtP>& out) {
 }
 
 void CPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
+  // A loop marked for prefetching runs as written (not interchanged nor split), each
+  // iteration starting with its prefetches.
+  if (c.prefetch > 0) {
+    std::vector<CStmtP> body = prefetches(c);
+    gen(c.body[0], body);
+    out.push_back(c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_));
+    return;
+  }
   if (c.loop == dpia::LoopKind::Seq && c.body[0]->kind == Command::For) {
     if (auto swapped = dpia::interchange_for_contiguity(c, accesses(c.body[0]->body[0]))) {
       emit_loop(**swapped, out);

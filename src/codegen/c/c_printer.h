@@ -66,6 +66,14 @@ static_assert(c_precedence(rise::OpPrec::Eq) == kPrecEq &&
               c_precedence(rise::OpPrec::Mul) == kPrecMul &&
               c_precedence(rise::OpPrec::Unary) == kPrecUnary);
 
+// The variable through which CPrinter::consecutive probes a vector's lanes (an access
+// recorded with it is no read of the program's).
+inline constexpr const char* kLaneProbe = "risec_lane";
+
+// The bytes of an element of type t (a scalar, a vector padded to a power of two
+// lanes, an index), which is also its alignment (runtime/layout.h).
+size_t element_bytes(const Type& t);
+
 struct Storage {
   rise::Type dt;
   bool pointer;  // accessed as name[flat index] (buffers and arrays); else a plain variable
@@ -171,6 +179,9 @@ class CPrinter {
   // A sequential loop with its last block of iterations shifted inwards
   // (dpia/shift_tail.h), when the options ask for it and the loop qualifies.
   bool shifted_tail(const Command& c, std::vector<CStmtP>& out);
+  // The software prefetches that start each iteration of a loop the rule prefetch
+  // marked (Command::prefetch; prefetch.cpp); none for other loops.
+  std::vector<CStmtP> prefetches(const Command& loop);
   dpia::BodyAccesses accesses(const CommandP& body);
   std::string cname(const std::string& var);
 
