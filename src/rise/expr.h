@@ -56,6 +56,9 @@ struct Literal {
   bool mask_from_context = false;
   // NatVal: the size as a number of a scalar type (natAsScalar), not natType.
   bool scalar_value = false;
+  // NatVal: what its being a natural number means, in the words of the with-loop
+  // that wrote it (withloop.cpp); empty: "this natType value".
+  std::string why;
 };
 
 struct ForeignFun {

@@ -415,7 +415,8 @@ Expr Inferer::infer(const Expr& e) {
           auto n = std::make_shared<ExprNode>(*e);
           n->lit.nat = arith::substitute(e->lit.nat, tl_subst().nats);
           n->type = nat_data();
-          require_size(n->lit.nat, 0, "this natType value", e->span);
+          require_size(n->lit.nat, 0, e->lit.why.empty() ? "this natType value" : e->lit.why,
+                       e->span);
           return n;
         }
       }
@@ -572,6 +573,20 @@ Expr Inferer::infer_app(const Expr& e) {
                            (sp.head->name == "min" || sp.head->name == "max") &&
                            !find_value(sp.head->name))
     return size_value(e, expr_to_nat(e, "'" + sp.head->name + "'"));
+  // A with-loop part's body beside an element of its default or modified array
+  // (withloop.h, element_check): one type; only the body is kept.
+  if (auto from = element_check(e->fn)) {
+    Expr elem = infer(e->arg);
+    Expr body = infer(e->fn->fn);
+    solve_masks(false);  // a comparison's result type (bool, or a mask) first
+    const bool deflt = *from == WithLoop::Op::Genarray;
+    unify(elem->type, body->type,
+          Ctx{e->span, elem->type, body->type,
+              std::string("in the with-loop, this part's elements have the type of ") +
+                  (deflt ? "the default's (genarray's second argument)"
+                         : "the modified array's elements")});
+    return body;
+  }
   // A redex (fun(x => b))(v): v first, so that index arithmetic in b sees x's value.
   Expr pre_arg;
   if (e->fn->kind == ExprKind::Lambda) {

@@ -17,6 +17,7 @@
 #include "rise/parser.h"
 
 #include <locale.h>  // newlocale (POSIX), for strtof_l/strtod_l
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -522,7 +523,13 @@ class Parser {
     expect(Tok::Le, "after the lower bound");
     Token names_open = expect(Tok::LBracket, "before the index names");
     for (;;) {
-      p.names.push_back(expect_name("as an index name").text);
+      Token name = expect_name("as an index name");
+      // One name per dimension: with [i, i] the second would hide the first in the body.
+      if (std::find(p.names.begin(), p.names.end(), name.text) != p.names.end())
+        user_error("the index name '" + name.text +
+                       "' is given twice in this generator; each dimension needs its own name",
+                   span(name));
+      p.names.push_back(name.text);
       if (!accept(Tok::Comma)) break;
     }
     expect_close(Tok::RBracket, names_open, "the index names");

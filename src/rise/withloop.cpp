@@ -16,6 +16,10 @@ namespace risec::rise {
 
 namespace {
 
+// The binders of checked_body's redexes (element_check).
+constexpr const char* kDefaultCheck = "with_default";
+constexpr const char* kModifiedCheck = "with_modified";
+
 // A size of the generator or shape: its term (for ordering and types) and the
 // expression the user wrote (for take/drop and index values, so that inference
 // resolves its names like any size expression).
@@ -97,18 +101,14 @@ class Desugar {
     // Each part's extent ub - lb where it is not provably >= 0 ([n] <= [i] < [1]): an
     // order of the part's bounds assumed, checked like the others below, so that a
     // generator the sizes invert is refused, never read as empty.
-    for (const std::vector<Part>* ps : {&parts_, &fold_parts_})
-      for (const Part& p : *ps)
-        for (size_t d = 0; d < rank_; ++d) {
-          Nat len = p.ub[d].nat - p.lb[d].nat;
-          if (!arith::provably_nonneg(len) &&
-              std::find(unproven_.begin(), unproven_.end(), len) == unproven_.end())
-            unproven_.push_back(len);
-        }
+    for (size_t p = 0; p < parts_.size(); ++p)
+      for (size_t d = 0; d < rank_; ++d)
+        assume_ordered(Point{parts_[p].lb[d], {{p, false}}}, Point{parts_[p].ub[d], {{p, true}}},
+                       d);
     if (w_.op == WithLoop::Op::Fold) {
       region(0, all, nullptr, false);  // only the checks: order and overlap
       Expr acc = w_.neutral;
-      for (const Part& p : fold_parts_) acc = fold_part(p, acc);
+      for (const Part& p : parts_) acc = fold_part(p, acc);
       return with_lengths(acc);
     }
     Expr src = w_.array;
@@ -133,8 +133,10 @@ class Desugar {
   // The lengths between bounds whose order was taken for large sizes (unproven_), as
   // natType values bound around `e` (unused): the checker requires them >= 0.
   Expr with_lengths(Expr e) const {
-    for (const Nat& len : unproven_)
-      e = A(lambda(fresh_name("_"), e, nullptr, sp_), nat_literal(len, sp_));
+    for (size_t i = 0; i < unproven_.size(); ++i) {
+      e = A(lambda(fresh_name("_"), e, nullptr, sp_),
+            nat_literal(unproven_[i], why_[i].second, why_[i].first));
+    }
     return e;
   }
 
@@ -147,13 +149,13 @@ class Desugar {
   Span sp_;
   size_t rank_ = 0;
   std::vector<Part> parts_;              // the generators as written
-  std::vector<Part> fold_parts_;         // fold: the generators cut into whole blocks and tails
   std::vector<Bound> extent_;            // genarray: the shape
   std::vector<std::vector<Expr>> gidx_;  // [part][dim]: the index value (natType)
   std::vector<Nat> at_;                  // region: the first index of the slabs being built
-  std::vector<Nat> unproven_;            // fold: lengths between bounds not provably >= 0
-  bool src_read_ = false;                // whether a slab reads the default or modified array
-  bool cast_index_ = false;              // whether a body casts an index (natAsScalar(i))
+  std::vector<Nat> unproven_;            // lengths between bounds not provably >= 0
+  std::vector<std::pair<std::string, Span>> why_;  // [unproven_]: the parts needing it
+  bool src_read_ = false;    // whether a slab reads the default or modified array
+  bool cast_index_ = false;  // whether a body casts an index (natAsScalar(i))
 
   static Bound bound(const Expr& e) { return Bound{to_nat(e), e}; }
 
@@ -206,43 +208,7 @@ class Desugar {
       p.step.push_back(s);
       p.width.push_back(wd);
     }
-    if (w_.op == WithLoop::Op::Fold) add_part(p, 0);
     parts_.push_back(std::move(p));
-  }
-
-  // A fold's part (fold_part): a stepped dimension whose step does not divide ub - lb
-  // (SaC: the indices lb + k*step + w < ub) becomes two parts: the whole blocks,
-  // [lb, ub - r) with r = (ub - lb) % step, and the tail's first min(width, r) indices,
-  // unstepped, reduced after the whole blocks. (A genarray or modarray cuts its slabs
-  // into blocks and a last partial block instead: stepped_slab.)
-  void add_part(Part p, size_t from) {
-    for (size_t d = from; d < rank_; ++d) {
-      if (!p.step[d]) continue;
-      const Bound &s = *p.step[d], &wd = *p.width[d];
-      Bound len = diff(p.ub[d], p.lb[d]);
-      Nat r = arith::mod(len.nat, s.nat);
-      if (r.is_const(0) || arith::provably_divides(s.nat, len.nat)) continue;
-      Span at = p.src->step[d]->span;
-      Expr r_expr = r.as_const() ? int_lit(*r.as_const(), at) : A2(PrimId::Mod, len.expr, s.expr);
-      Part whole = p, tail = p;
-      whole.ub[d] = Bound{p.ub[d].nat - r, A2(PrimId::Sub, p.ub[d].expr, r_expr)};
-      tail.lb[d] = whole.ub[d];
-      // ub - max(0, r - width): the tail's covered rows, written so that it is
-      // provably at most ub.
-      Nat gap = arith::max(Nat(0), r - wd.nat);
-      Expr gap_expr =
-          gap.as_const() ? int_lit(*gap.as_const(), at)
-                         : A(A(ident("max", at), int_lit(0, at)), A2(PrimId::Sub, r_expr, wd.expr));
-      tail.ub[d] = gap.is_const(0)
-                       ? p.ub[d]
-                       : Bound{p.ub[d].nat - gap, A2(PrimId::Sub, p.ub[d].expr, gap_expr)};
-      tail.step[d].reset();
-      tail.width[d].reset();
-      add_part(std::move(whole), d + 1);
-      add_part(std::move(tail), d + 1);
-      return;
-    }
-    fold_parts_.push_back(std::move(p));
   }
 
   // ---- expression builders ----
@@ -286,10 +252,11 @@ class Desugar {
     if (e->kind != ExprKind::App) return false;
     return has_modulo(e->fn) || has_modulo(e->arg);
   }
-  static Expr nat_literal(const Nat& n, const Span& span) {
+  static Expr nat_literal(const Nat& n, const Span& span, std::string why = {}) {
     Literal l;
     l.kind = LitKind::NatVal;
     l.nat = n;
+    l.why = std::move(why);
     return literal(l, span);
   }
   Expr stepped_offset(const std::string& b, const Bound& s, const std::string& w) const {
@@ -301,6 +268,42 @@ class Desugar {
     Bound b;
     std::vector<std::pair<size_t, bool>> of;  // (part, is upper bound)
   };
+
+  // The generator of the part as written, `([1] <= [i] < [n - 1])`.
+  std::string written(size_t p) const {
+    const Span& s = parts_[p].src->span;
+    return s.file->text.substr(s.begin, s.end - s.begin);
+  }
+
+  // x <= y (dimension d) where that is not provable: assumed (unproven_), so that the
+  // checker requires y - x >= 0, saying which parts' bounds need it (why_), at the
+  // later part.
+  void assume_ordered(const Point& x, const Point& y, size_t d) {
+    const Nat len = y.b.nat - x.b.nat;
+    if (arith::provably_nonneg(len) ||
+        std::find(unproven_.begin(), unproven_.end(), len) != unproven_.end())
+      return;
+    std::vector<size_t> owners;
+    for (const Point* pt : {&x, &y})
+      for (auto [p, upper] : pt->of)
+        if (std::find(owners.begin(), owners.end(), p) == owners.end()) owners.push_back(p);
+    std::sort(owners.begin(), owners.end(), [&](size_t a, size_t b) {
+      return parts_[a].src->span.begin < parts_[b].src->span.begin;
+    });
+    owners.erase(std::unique(owners.begin(), owners.end(),
+                             [&](size_t a, size_t b) { return parts_[a].src == parts_[b].src; }),
+                 owners.end());
+    std::string why = owners.size() == 1 ? "the part " : "the parts ";
+    for (size_t i = 0; i < owners.size(); ++i) {
+      if (i > 0) why += i + 1 == owners.size() ? " and " : ", ";
+      why += written(owners[i]);
+    }
+    why = "in the with-loop, " + why + (owners.size() == 1 ? " needs " : " need ") +
+          x.b.nat.to_string() + " <= " + y.b.nat.to_string() +
+          (rank_ > 1 ? " in dimension " + std::to_string(d) : "");
+    unproven_.push_back(len);
+    why_.push_back({why, owners.empty() ? sp_ : parts_[owners.back()].src->span});
+  }
 
   // Whether x comes before y. When that is not provable, the order that holds for
   // large sizes is taken (the border rows [0, 1), [n - 1, n), [1, n - 1) of an
@@ -447,9 +450,7 @@ class Desugar {
         if (position(pts, p, false) <= i && position(pts, p, true) >= i + 1) here.push_back(p);
       Bound len = diff(pts[i + 1].b, pts[i].b);
       Expr slab_src = build ? take(len, drop(pts[i].b, src)) : nullptr;
-      if (!build && !arith::provably_nonneg(len.nat) &&
-          std::find(unproven_.begin(), unproven_.end(), len.nat) == unproven_.end())
-        unproven_.push_back(len.nat);
+      assume_ordered(pts[i], pts[i + 1], d);
       if (here.empty()) {
         if (build) slabs.push_back(read(slab_src));
         continue;
@@ -477,7 +478,10 @@ class Desugar {
     const Bound& last = pts.back().b;
     bool at_end = d < extent_.size() &&
                   (last.nat == extent_[d].nat || arith::provably_eq(last.nat, extent_[d].nat));
-    if (!at_end) slabs.push_back(read(drop(last, src)));
+    if (!at_end) {
+      if (d < extent_.size()) assume_ordered(pts.back(), Point{extent_[d], {}}, d);
+      slabs.push_back(read(drop(last, src)));
+    }
     return concat(slabs);
   }
 
@@ -493,7 +497,7 @@ class Desugar {
     std::string k = fresh_name("i");
     for (size_t p : here) gidx_[p][d] = index_value(lo, as_nat(k));
     Expr inner = d + 1 == rank_
-                     ? body(here[0])
+                     ? checked_body(here[0], A(A(P(PrimId::Idx), ident(k, sp_)), slab_src))
                      : region(d + 1, here, A(A(P(PrimId::Idx), ident(k, sp_)), slab_src), true);
     return generate(k, len.nat, inner);
   }
@@ -621,7 +625,7 @@ class Desugar {
     at_.resize(d);
     at_.push_back(at.nat);
     Expr inner = d + 1 == rank_
-                     ? body(run.parts[0])
+                     ? checked_body(run.parts[0], A(A(P(PrimId::Idx), ident(w, sp_)), run_src))
                      : region(d + 1, run.parts, A(A(P(PrimId::Idx), ident(w, sp_)), run_src), true);
     return generate(w, len, inner);
   }
@@ -683,27 +687,60 @@ class Desugar {
     return r;
   }
 
-  // A fold's part: its values in row-major order, reduced onto `acc`.
+  // A fold's part as written: its values in row-major order (docs/language.md, "Fold
+  // order"), reduced onto `acc`.
   Expr fold_part(const Part& pt, Expr acc) {
     std::vector<Expr> gidx(rank_);
-    std::vector<std::pair<std::string, Nat>> loops;  // outermost first
-    for (size_t d = 0; d < rank_; ++d) {
-      Bound len = diff(pt.ub[d], pt.lb[d]);
-      if (pt.step[d]) {
-        std::string b = fresh_name("b"), w = fresh_name("w");
-        loops.push_back({b, arith::exact_div(len.nat, pt.step[d]->nat)});
-        loops.push_back({w, pt.width[d]->nat});
-        gidx[d] = index_value(pt.lb[d], stepped_offset(b, *pt.step[d], w));
-      } else {
-        std::string k = fresh_name("i");
-        loops.push_back({k, len.nat});
-        gidx[d] = index_value(pt.lb[d], as_nat(k));
-      }
-    }
-    Expr x = body(pt, gidx);
-    for (size_t l = loops.size(); l-- > 0;) x = generate(loops[l].first, loops[l].second, x);
-    for (size_t l = 1; l < loops.size(); ++l) x = A(P(PrimId::Join), x);
+    Expr x = fold_rows(pt, 0, gidx);
+    for (size_t d = 1; d < rank_; ++d) x = A(P(PrimId::Join), x);
     return A(A(A(P(PrimId::Reduce), w_.fold_op), acc), x);
+  }
+
+  // The part's values over dimensions d.., an array of rank rank_ - d, each index's
+  // value in gidx. A stepped dimension is its whole blocks' rows (join of a generate of
+  // blocks of `width` rows) and, where the step may not divide the range, then the
+  // tail's (its first min(width, r) rows, r = (ub - lb) % step), concatenated here,
+  // inside the loops of the dimensions before d: each row's tail comes before the next
+  // row.
+  Expr fold_rows(const Part& pt, size_t d, std::vector<Expr>& gidx) {
+    if (d == rank_) return body(pt, gidx);
+    const Bound len = diff(pt.ub[d], pt.lb[d]);
+    if (!pt.step[d]) {
+      std::string k = fresh_name("i");
+      gidx[d] = index_value(pt.lb[d], as_nat(k));
+      return generate(k, len.nat, fold_rows(pt, d + 1, gidx));
+    }
+    const Bound &s = *pt.step[d], &wd = *pt.width[d];
+    const Nat r = arith::mod(len.nat, s.nat);
+    const bool divides = r.is_const(0) || arith::provably_divides(s.nat, len.nat);
+    const Span at = pt.src->step[d]->span;
+    const Expr r_expr =
+        r.as_const() ? int_lit(*r.as_const(), at) : A2(PrimId::Mod, len.expr, s.expr);
+    const Bound whole_ub =
+        divides ? pt.ub[d] : Bound{pt.ub[d].nat - r, A2(PrimId::Sub, pt.ub[d].expr, r_expr)};
+    std::string b = fresh_name("b"), w = fresh_name("w");
+    gidx[d] = index_value(pt.lb[d], stepped_offset(b, s, w));
+    Expr rows = generate(w, wd.nat, fold_rows(pt, d + 1, gidx));
+    rows = A(P(PrimId::Join),
+             generate(b, arith::exact_div(diff(whole_ub, pt.lb[d]).nat, s.nat), rows));
+    if (divides) return rows;
+    // The tail: rows ub - r .. ub - max(0, r - width).
+    const Nat tail_len = r - arith::max(Nat(0), r - wd.nat);
+    std::string k = fresh_name("i");
+    gidx[d] = index_value(whole_ub, as_nat(k));
+    return A2(PrimId::Concat, rows, generate(k, tail_len, fold_rows(pt, d + 1, gidx)));
+  }
+
+  // The part's body beside `elem`, the element of the default array (genarray) or the
+  // modified one (modarray) at the same index, as (fun(x => body))(elem) with a binder
+  // that element_check recognises: type inference unifies the two types, reports a
+  // mismatch at the body, and keeps only the body (infer.cpp, infer_app). So a body
+  // whose type the parts alone leave open (natAsScalar(i)) takes the default's, and one
+  // that differs from it is refused even where the parts cover the whole shape.
+  Expr checked_body(size_t p, Expr elem) {
+    const Span& at = parts_[p].src->body->span;
+    std::string x = fresh_name(w_.op == WithLoop::Op::Genarray ? kDefaultCheck : kModifiedCheck);
+    return app(lambda(x, body(p), nullptr, sp_), std::move(elem), at);
   }
 
   // The part's body applied to its index values: (fun(i => body))(value), so that the
@@ -787,6 +824,14 @@ class Desugar {
 
 Expr desugar_with_loop(const WithLoop& w) {
   return Desugar(w).run();
+}
+
+std::optional<WithLoop::Op> element_check(const Expr& f) {
+  if (f->kind != ExprKind::Lambda || !written_by_with_loop(f->span)) return std::nullopt;
+  const std::string base = f->name.substr(0, f->name.rfind("__"));
+  if (base == kDefaultCheck) return WithLoop::Op::Genarray;
+  if (base == kModifiedCheck) return WithLoop::Op::Modarray;
+  return std::nullopt;
 }
 
 bool written_by_with_loop(const Span& s) {

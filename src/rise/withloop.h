@@ -10,16 +10,17 @@
 // the rest the default (concat, then join), or, with other parts over the same rows
 // (stepped ones maybe starting at other rows: red/black), runs of rows each covered by
 // the same parts (stepped_rows); a step that does not divide the slab leaves the first
-// rows of one more block (in a fold, a second, unstepped part). No region tests a
-// condition. A fold is a chain of reduces, one per part in source order, each over the
-// part's indices in row-major order: ((neutral op v0) op v1) ... (docs/language.md,
-// "Fold order").
+// rows of one more block (in a fold, a tail concatenated after the whole blocks
+// within each row). No region tests a condition. A fold is a chain of reduces, one per
+// part in source order, each over the part's indices in row-major order: ((neutral op
+// v0) op v1) ... (docs/language.md, "Fold order").
 //
 // Index names are values of type natType inside the bodies; indexing with them
 // (`a[i - 1]`) is index arithmetic, converted by type inference to natAsIndex and
 // proven in bounds there (infer.cpp, check_index_arithmetic).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ struct WithLoop {
 // taken for large sizes) is left to the checker as side conditions: each slab's length
 // is a written idx[len] or a take(len), which must not be negative.
 Expr desugar_with_loop(const WithLoop& w);
+
+// Whether `f`, applied to an element of the with-loop's default (genarray) or
+// modified array (modarray), is a part's body that must have that element's type
+// (withloop.cpp, checked_body), and which of the two the element is from.
+std::optional<WithLoop::Op> element_check(const Expr& f);
 
 // Whether `s` is the span the desugaring gives the primitives it writes: the
 // with-loop's own, whose text starts with the keyword `with`. The checker's messages

@@ -237,7 +237,8 @@ const Bad kBad[] = {
      "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
      "  with { ([0] <= [i] < [1]) : 1.0f; ([n - 1] <= [i] < [n]) : 2.0f;\n"
      "         ([1] <= [i] < [n - 1]) : a[i]; } : genarray([n], 0.0f)))",
-     "a size would be", ":2:3:"},
+     // located at the part whose bounds need the order, which it names
+     "the part ([1] <= [i] < [n - 1]) needs 1 <= n - 1: a size would be", ":3:10:"},
     {"overlapNamesAnIndex",
      "def f = depFun(n: Nat => fun(a: n.f32 =>\n"
      "  with { ([0] <= [i] < [5]) : a[i]; ([2] <= [i] < [n] step [2]) : a[i]; }\n"
@@ -322,7 +323,11 @@ TEST(WithLoopCli, PartInvertedByTheSizesIsRefused) {
       for (const char* cmd : {"eval", "run"}) {
         r = run_risec({cmd, file, "--size", "n=6"});
         EXPECT_EQ(r.exit_code, 1) << cmd << show(r);
-        EXPECT_NE(r.err.find("inverted.rise:2:3"), std::string::npos) << cmd << show(r);
+        // at the inverted part, naming it and the order it needs
+        EXPECT_NE(r.err.find("inverted.rise:2:10: error: in the with-loop, the part ([n] <= [i] "
+                             "< [1]) needs n <= 1"),
+                  std::string::npos)
+            << cmd << show(r);
         EXPECT_NE(r.err.find("a size would be -5; sizes cannot be negative"), std::string::npos)
             << cmd << show(r);
       }
