@@ -167,8 +167,7 @@ class Translator {
   static AcceptorP view_input_acceptor(const Phrase& e, int input, const AcceptorP& B) {
     return dpia::ac_view(*e->prim, input, arg_types(e), view_nats(e), view_funs(e), B);
   }
-  // A view written into a destination by its write map, each value argument through
-  // its own acceptor (padCst also writes its borders; see acc).
+  // A view written by its write map, each value argument through its own acceptor.
   static bool writes_through_map(const Phrase& e) {
     return e->prim && e->prim->family == rise::Family::View && e->prim->write &&
            static_cast<int>(e->args.size()) == e->prim->arity;

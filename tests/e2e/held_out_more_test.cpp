@@ -213,7 +213,8 @@ TEST(HeldOutMore, WithLoopMessagesAndPreconditions) {
   r = run_risec({"check", ty});
   EXPECT_EQ(r.exit_code, 1) << show(r);
   // at the body, not at `with {` (tests/e2e/with_loop_errors_test.cpp)
-  EXPECT_TRUE(held_out_has(r.err, "wl_type.rise:3:30: error: in the with-loop, this part's elements"))
+  EXPECT_TRUE(
+      held_out_has(r.err, "wl_type.rise:3:30: error: in the with-loop, this part's elements"))
       << show(r);
   EXPECT_FALSE(held_out_has(r.err, "concat")) << show(r);
   // stepped generators whose indices are in bounds only from some size on

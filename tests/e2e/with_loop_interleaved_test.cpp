@@ -67,7 +67,7 @@ std::vector<Family> families() {
   };
 }
 
-bool located(const Error& e, const std::string& file) {
+bool interleaved_located(const Error& e, const std::string& file) {
   return e.kind() == ErrorKind::User && e.span().known() && e.span().file &&
          e.span().file->name.find(file) != std::string::npos;
 }
@@ -110,7 +110,7 @@ TEST(WithLoopInterleaved, RedBlackAndCheckerboardsOnCAndOpenMP) {
             ++accepted;
           } catch (const Error& e) {
             EXPECT_FALSE(valid) << "refused: " << e.message();
-            EXPECT_TRUE(located(e, name)) << e.message();
+            EXPECT_TRUE(interleaved_located(e, name)) << e.message();
           }
         }
         if (!odd) continue;
