@@ -168,43 +168,30 @@ bool gpu_runtime_loaded() {
   return false;
 }
 
-SharedBuffer::SharedBuffer(size_t size, size_t page_offset)
+MappedBuffer::MappedBuffer(size_t size, size_t page_offset, Sharing sharing, const char* what)
     : size_(size),
       offset_(page_offset % page_rounded(1) / 64 * 64),
       mapped_(page_rounded(offset_ + (size ? size : 1))) {
-  void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  const int flags = (sharing == Sharing::WithChildren ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
+  void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED) {
     mapped_ = 0;
-    external("cannot allocate " + std::to_string(size) +
-             " bytes of shared memory for the result: " + std::strerror(errno));
+    external("cannot allocate " + std::to_string(size) + " bytes " + what + ": " +
+             std::strerror(errno));
   }
   data_ = static_cast<std::byte*>(p) + offset_;
-  // Touch every page now (it reads zero), as the parent's buffer was touched before:
+  // Touch every page now (it reads zero), as the parent's buffers were touched before:
   // the first timed call must not pay for the page faults.
   std::memset(data_, 0, size_);
 }
 
-PlacedBuffer::PlacedBuffer(size_t size, size_t page_offset)
-    : size_(size),
-      offset_(page_offset % page_rounded(1) / 64 * 64),
-      mapped_(page_rounded(offset_ + (size ? size : 1))) {
-  void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) {
-    mapped_ = 0;
-    external("cannot allocate " + std::to_string(size) +
-             " bytes for an input: " + std::strerror(errno));
-  }
-  data_ = static_cast<std::byte*>(p) + offset_;
-  std::memset(data_, 0, size_);  // touched: the child's first call pays no page fault
-}
-
-PlacedBuffer::PlacedBuffer(PlacedBuffer&& o) noexcept
+MappedBuffer::MappedBuffer(MappedBuffer&& o) noexcept
     : data_(std::exchange(o.data_, nullptr)),
       size_(std::exchange(o.size_, 0)),
       offset_(std::exchange(o.offset_, 0)),
       mapped_(std::exchange(o.mapped_, 0)) {}
 
-PlacedBuffer& PlacedBuffer::operator=(PlacedBuffer&& o) noexcept {
+MappedBuffer& MappedBuffer::operator=(MappedBuffer&& o) noexcept {
   if (this != &o) {
     if (data_) ::munmap(data_ - offset_, mapped_);
     data_ = std::exchange(o.data_, nullptr);
@@ -215,28 +202,7 @@ PlacedBuffer& PlacedBuffer::operator=(PlacedBuffer&& o) noexcept {
   return *this;
 }
 
-PlacedBuffer::~PlacedBuffer() {
-  if (data_) ::munmap(data_ - offset_, mapped_);
-}
-
-SharedBuffer::SharedBuffer(SharedBuffer&& o) noexcept
-    : data_(std::exchange(o.data_, nullptr)),
-      size_(std::exchange(o.size_, 0)),
-      offset_(std::exchange(o.offset_, 0)),
-      mapped_(std::exchange(o.mapped_, 0)) {}
-
-SharedBuffer& SharedBuffer::operator=(SharedBuffer&& o) noexcept {
-  if (this != &o) {
-    if (data_) ::munmap(data_ - offset_, mapped_);
-    data_ = std::exchange(o.data_, nullptr);
-    size_ = std::exchange(o.size_, 0);
-    offset_ = std::exchange(o.offset_, 0);
-    mapped_ = std::exchange(o.mapped_, 0);
-  }
-  return *this;
-}
-
-SharedBuffer::~SharedBuffer() {
+MappedBuffer::~MappedBuffer() {
   if (data_) ::munmap(data_ - offset_, mapped_);
 }
 

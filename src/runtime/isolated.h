@@ -21,21 +21,21 @@
 
 namespace risec::runtime {
 
-// Zeroed memory shared with forked children (anonymous, MAP_SHARED). data() lies
-// `page_offset` bytes (rounded down to a multiple of 64) into its first page: risec run
-// places the output at kPlacementOffset, as it places every input (PlacedBuffer), so
-// that the output and the inputs lie at one offset in their pages, as two large arrays
-// of a C program or NumPy do (docs/performance.md, "Softmax and layer norm, where the
-// time goes").
-class SharedBuffer {
+// Zeroed anonymous memory whose data() lies `page_offset` bytes (rounded down to a
+// multiple of 64) into its first page, every page touched (a forked child's first
+// call pays no page fault). Shared with forked children (MAP_SHARED: the result they
+// write) or private (MAP_PRIVATE: a child reads the parent's pages, copy-on-write).
+class MappedBuffer {
  public:
-  SharedBuffer() = default;
-  explicit SharedBuffer(size_t size, size_t page_offset = 0);
-  SharedBuffer(const SharedBuffer&) = delete;
-  SharedBuffer& operator=(const SharedBuffer&) = delete;
-  SharedBuffer(SharedBuffer&& other) noexcept;
-  SharedBuffer& operator=(SharedBuffer&& other) noexcept;
-  ~SharedBuffer();
+  enum class Sharing { WithChildren, Private };
+  MappedBuffer() = default;
+  // `what` names the buffer in the error when it cannot be allocated.
+  MappedBuffer(size_t size, size_t page_offset, Sharing sharing, const char* what);
+  MappedBuffer(const MappedBuffer&) = delete;
+  MappedBuffer& operator=(const MappedBuffer&) = delete;
+  MappedBuffer(MappedBuffer&& other) noexcept;
+  MappedBuffer& operator=(MappedBuffer&& other) noexcept;
+  ~MappedBuffer();
 
   std::byte* data() { return data_; }
   const std::byte* data() const { return data_; }
@@ -57,27 +57,24 @@ class SharedBuffer {
 // own, so the same program's arrays lay differently in the two (issue 34).
 inline constexpr size_t kPlacementOffset = 64;
 
-// Zeroed private memory (anonymous, MAP_PRIVATE; a forked child reads the parent's
-// pages) whose data() lies `page_offset` bytes (rounded down to a multiple of 64) into
-// its first page: the inputs of `risec run`, at kPlacementOffset.
-class PlacedBuffer {
+// The result of an isolated call, shared with the child that writes it: risec run
+// places it at kPlacementOffset, as it places every input (PlacedBuffer), so that the
+// output and the inputs lie at one offset in their pages, as two large arrays of a C
+// program or NumPy do (docs/performance.md, "Softmax and layer norm, where the time
+// goes").
+class SharedBuffer : public MappedBuffer {
+ public:
+  SharedBuffer() = default;
+  explicit SharedBuffer(size_t size, size_t page_offset = 0)
+      : MappedBuffer(size, page_offset, Sharing::WithChildren, "of shared memory for the result") {}
+};
+
+// Private memory for the inputs of `risec run`, at kPlacementOffset.
+class PlacedBuffer : public MappedBuffer {
  public:
   PlacedBuffer() = default;
-  PlacedBuffer(size_t size, size_t page_offset);
-  PlacedBuffer(const PlacedBuffer&) = delete;
-  PlacedBuffer& operator=(const PlacedBuffer&) = delete;
-  PlacedBuffer(PlacedBuffer&& other) noexcept;
-  PlacedBuffer& operator=(PlacedBuffer&& other) noexcept;
-  ~PlacedBuffer();
-
-  std::byte* data() { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  std::byte* data_ = nullptr;
-  size_t size_ = 0;
-  size_t offset_ = 0;  // data_ - the start of the mapping
-  size_t mapped_ = 0;
+  PlacedBuffer(size_t size, size_t page_offset)
+      : MappedBuffer(size, page_offset, Sharing::Private, "for an input") {}
 };
 
 // What generated code reports beside its output, when it exports it: an OpenCL
