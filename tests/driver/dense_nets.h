@@ -1,6 +1,7 @@
 // Seeded random networks of dense layers (RISE text) and the host's block machine, for
 // the tests of the autoscheduler's blocked and row-panel candidates
-// (layer_epilogue_test.cpp, schedule_row_panels_test.cpp).
+// (layer_epilogue_test.cpp, schedule_row_panels_test.cpp, schedule_panels_test.cpp,
+// schedule_prefetch_test.cpp).
 #pragma once
 
 #include <random>
@@ -66,6 +67,14 @@ inline BlockMachine host_block_machine(int threads, double fork_join_cycles) {
   m.threads = threads;
   m.fork_join_cycles = fork_join_cycles;
   return m;
+}
+
+// The strategy steps of a blocked point on `target`, joined by ` ; ` as a candidate's text.
+inline std::string block_steps_text(const BlockPoint& p, const std::string& target) {
+  std::string text;
+  for (const BlockStep& b : block_steps(p, target))
+    text += (text.empty() ? "" : " ; ") + b.strategy;
+  return text;
 }
 
 }  // namespace risec::driver

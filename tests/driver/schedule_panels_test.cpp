@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "candidate_compile.h"
+#include "dense_nets.h"
 #include "driver/autoschedule.h"
 #include "driver/commands.h"
 #include "driver/run.h"
@@ -23,13 +24,6 @@
 
 namespace risec::driver {
 namespace {
-
-std::string steps_text(const BlockPoint& p, const std::string& target) {
-  std::string text;
-  for (const BlockStep& b : block_steps(p, target))
-    text += (text.empty() ? "" : " ; ") + b.strategy;
-  return text;
-}
 
 TEST(SchedulePanels, PanelPointsOfRandomShapesMatchTheInterpreter) {
   const rise::Program mm = load_program("examples/mm/mm.rise");
@@ -70,7 +64,7 @@ TEST(SchedulePanels, PanelPointsOfRandomShapesMatchTheInterpreter) {
       ASSERT_FALSE(picked.empty());
       for (const BlockPoint& p : picked)
         for (const std::string target : {"c", "openmp"}) {
-          const std::string text = steps_text(p, target);
+          const std::string text = block_steps_text(p, target);
           SCOPED_TRACE(target + " lanes " + std::to_string(lanes) + " n=" + std::to_string(rows) +
                        " m=" + std::to_string(cols) + " k=" + std::to_string(depth) + ": " + text);
           EXPECT_NE(text.find("splitJoin(" + std::to_string(p.panel) + ")"), std::string::npos);

@@ -8,17 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "dense_nets.h"
 #include "driver/schedule_blocked.h"
 
 namespace risec::driver {
 namespace {
-
-std::string prefetch_steps_text(const BlockPoint& p, const std::string& target) {
-  std::string text;
-  for (const BlockStep& b : block_steps(p, target))
-    text += (text.empty() ? "" : " ; ") + b.strategy;
-  return text;
-}
 
 BlockMachine prefetch_machine(int64_t lanes) {
   BlockMachine m;
@@ -63,7 +57,7 @@ TEST(SchedulePrefetch, OnlyPackedRegisterBlocksWithoutChunksPrefetch) {
         EXPECT_NE(p.reason.find("prefetched " + std::to_string(p.prefetch) + " bytes ahead"),
                   std::string::npos)
             << p.reason;
-        const std::string text = prefetch_steps_text(p, "openmp");
+        const std::string text = block_steps_text(p, "openmp");
         EXPECT_NE(text.find("(prefetch(" + std::to_string(p.prefetch) +
                             ") @ outermost(isFullyApplied(isReduceSeq)))"),
                   std::string::npos)
@@ -72,7 +66,7 @@ TEST(SchedulePrefetch, OnlyPackedRegisterBlocksWithoutChunksPrefetch) {
         EXPECT_LT(text.find("unroll @"), text.find("prefetch(")) << text;
         const BlockPoint* plain = prefetch_twin(points, p, false);
         ASSERT_NE(plain, nullptr);
-        EXPECT_EQ(prefetch_steps_text(*plain, "openmp").find("prefetch"), std::string::npos);
+        EXPECT_EQ(block_steps_text(*plain, "openmp").find("prefetch"), std::string::npos);
       }
       EXPECT_GT(prefetching, 0u);
     }
