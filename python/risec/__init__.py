@@ -248,7 +248,7 @@ def _taken(where: str, x: object, out: bool = False) -> object:
     if flagged:
         x = x.resolve_neg().resolve_conj()
     import torch
-    if x.dtype == torch.bool and device == "cpu":
+    if getattr(x, "dtype", None) == torch.bool and device == "cpu":
         return x.detach().numpy()  # shares the tensor's memory
     return x
 

@@ -366,6 +366,11 @@ class PyKernel {
       if (nb::try_cast<InArray>(out, read_only, /*convert=*/false))
         usage("out=: the array is read-only");
       PyErr_Clear();
+      nb::object cause = type_of(out).rfind("numpy.", 0) == 0 ? nb::object() : dlpack_failure(out);
+      if (cause.is_valid())
+        throw CausedError("out=: a " + type_of(out) + " could not be written: its __dlpack__() " +
+                              "raised " + type_of(cause) + ": " + text_of(cause),
+                          cause);
       usage("out=: a " + type_of(out) +
             " is not an array risec can write (a NumPy array, a PyTorch tensor or an object "
             "with __dlpack__)");

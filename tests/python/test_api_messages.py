@@ -233,6 +233,11 @@ def test_an_exception_of_dlpack_is_shown_and_chained():
         assert "this object cannot be exported today" in m, m
         assert isinstance(e.value.__cause__, ValueError)
         msg_uniform(e.value)
+    with pytest.raises(risec.Error) as e:
+        k(np.ones(3, np.float32), out=MsgBrokenDlpack())
+    assert e.value.message.startswith("out=: a ") and "could not be written" in e.value.message
+    assert "this object cannot be exported today" in e.value.message, e.value.message
+    assert isinstance(e.value.__cause__, ValueError)
 
 
 # ---- 6. a huge broadcast ----
