@@ -346,7 +346,9 @@ class Kernel {
   // The call on arrays: each one's element type and shape are checked against its
   // parameter at `sizes` (Error (Usage) naming it). Row-major arrays are passed as
   // they are, without a copy; others are copied into a row-major temporary (an input)
-  // or written through one (the output). The memory must be the host's.
+  // or written through one (the output). The memory must be the host's. An output
+  // sharing a byte with an input is refused (exactly: interleaved or tiled views of one
+  // buffer that share none are called).
   void call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
             const Sizes& sizes = {}) const;
 

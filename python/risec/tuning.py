@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
-from . import Error, PathOrText, _risec, _text_or_path
+from . import Error, PathOrText, _program, _risec, _sizes_arg, _str_arg, _strategy
 
 __all__ = ["TuneResult", "tune", "study_name", "main"]
 
@@ -52,9 +52,26 @@ class TuneResult:
 
 def _tuner(program: PathOrText, strategy: PathOrText, sizes: Mapping[str, int], target: str,
            entry: str, repeat: int, seed: int) -> "_risec.Tuner":
-    text, is_path = _text_or_path(program)
-    stext, sis_path = _text_or_path(strategy)
-    return _risec.Tuner(text, is_path, stext, sis_path, target, entry, dict(sizes), repeat, seed)
+    text, is_path = _program(program)
+    if strategy is None:
+        raise Error("strategy=: tune needs a strategy template (a .elv path or text with "
+                    "param declarations)", exit_code=2)
+    stext, sis_path = _strategy(strategy)
+    target = _str_arg("target=", target, 'a str ("c", "openmp", "opencl" or "cuda")')
+    entry = _str_arg("entry=", entry, "a str (the name of a definition; \"\" for the last)")
+    return _risec.Tuner(text, is_path, stext, sis_path, target, entry,
+                        _sizes_arg("sizes=", sizes), repeat, seed)
+
+
+def _import_optuna() -> "object":
+    """Optuna, the optional dependency of risec.tuning, or an Error saying how to get it."""
+    try:
+        import optuna
+    except ImportError as e:
+        raise Error("risec.tuning needs Optuna, which is not installed here "
+                    f"({type(e).__name__}: {e}); install it with `pip install optuna` (or "
+                    "`pip install 'risec[tune]'`)", exit_code=2) from e
+    return optuna
 
 
 def _open_study(optuna, name: str, storage: Optional[str], sampler) -> "object":
@@ -102,7 +119,7 @@ def tune(program: PathOrText, strategy: PathOrText, *, sizes: Mapping[str, int],
     with the trial's values), `worker` (host:pid) and, when not measured, `error` as
     user attributes. The template's own values (each parameter's first) are queued
     as the study's first trial."""
-    import optuna  # the package's optional dependency (pip install optuna)
+    optuna = _import_optuna()
 
     if budget < 1:
         raise Error("budget must be at least 1", exit_code=2)
@@ -174,8 +191,9 @@ def _inputs(program: PathOrText, strategy: PathOrText,
     """(path, role) of the files `tune` reads: the program, the template and a SQLite
     storage."""
     out = []
-    for x, role in ((program, "the program"), (strategy, "the strategy")):
-        text, is_path = _text_or_path(x)
+    for x, role, read in ((program, "the program", _program),
+                          (strategy, "the strategy", _strategy)):
+        text, is_path = read(x)
         if is_path:
             out.append((text, role))
     if storage and storage.startswith("sqlite:///"):

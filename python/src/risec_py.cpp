@@ -14,10 +14,13 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -49,6 +52,14 @@ ParamInfo info(const risec::Parameter& p) {
 [[noreturn]] void usage(const std::string& msg) {
   throw risec::Error(risec::ErrorKind::Usage, msg);
 }
+
+// A usage error caused by a Python exception (an object's __dlpack__ raised), which
+// becomes the risec.Error's __cause__ (the translator below sets it).
+struct CausedError : risec::Error {
+  CausedError(const std::string& msg, nb::object c)
+      : risec::Error(risec::ErrorKind::Usage, msg), cause(std::move(c)) {}
+  nb::object cause;
+};
 
 risec::Program load_program(const std::string& text, bool is_path) {
   return is_path ? risec::Program::load(text) : risec::Program::parse(text);
@@ -158,6 +169,18 @@ struct Imported {
   }
 };
 
+// The exception `obj.__dlpack__()` raises, if it has one and it raises (called again
+// only on the failure path, to say why the import failed); else an empty object.
+nb::object dlpack_failure(nb::handle obj) {
+  if (!nb::hasattr(obj, "__dlpack__")) return {};
+  try {
+    obj.attr("__dlpack__")();
+  } catch (nb::python_error& e) {
+    return nb::borrow(e.value());
+  }
+  return {};
+}
+
 // `obj` as an array, or a risec.Error saying why it is none (`where` names it).
 Imported import(const std::string& where, nb::handle obj) {
   Imported a;
@@ -166,6 +189,12 @@ Imported import(const std::string& where, nb::handle obj) {
     PyErr_Clear();  // what the import tried (the buffer protocol) may have raised
     std::string what = type_of(obj);
     if (nb::hasattr(obj, "dtype")) what += " of dtype " + text_of(obj.attr("dtype"));
+    // A NumPy array's own __dlpack__ error only repeats its dtype: not for those.
+    nb::object cause = type_of(obj).rfind("numpy.", 0) == 0 ? nb::object() : dlpack_failure(obj);
+    if (cause.is_valid())
+      throw CausedError(where + ": a " + what + " could not be read: its __dlpack__() raised " +
+                            type_of(cause) + ": " + text_of(cause),
+                        cause);
     usage(where + ": a " + what +
           " is not an array of numbers risec can read (a NumPy array, a PyTorch tensor or an "
           "object with __dlpack__, of bool, int8..int64, uint8..uint64, float32 or float64)");
@@ -193,6 +222,44 @@ std::string shape_text(const std::vector<int64_t>& shape) {
     s += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? "," : "") +
          (i + 1 < shape.size() ? " " : "");
   return s + ")";
+}
+
+// "4398046511104 bytes (4.0 TiB)".
+std::string bytes_text(long double n) {
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(0);
+  s << n << " bytes";
+  if (n < 1024) return s.str();
+  int u = -1;
+  while (n >= 1024 && u < 6) {
+    n /= 1024;
+    ++u;
+  }
+  s.precision(1);
+  s << " (" << n << " " << units[u] << ")";
+  return s.str();
+}
+
+// The bytes of the host's memory (0 when unknown).
+long double physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<long double>(pages) * page : 0;
+}
+
+// Refuses, before anything is allocated, `what` (an array of `shape` and `element`
+// that risec would allocate) when it needs more bytes than the host has: a clear
+// risec.Error instead of a MemoryError or a process the system kills.
+void check_allocation(const std::string& what, const std::vector<int64_t>& shape,
+                      risec::ScalarType element) {
+  long double bytes = static_cast<long double>(risec::scalar_type_size(element));
+  for (int64_t e : shape) bytes *= static_cast<long double>(e);
+  const long double memory = physical_memory();
+  if (memory > 0 && bytes > memory)
+    usage(what + ", of shape " + shape_text(shape) + " and dtype " + numpy_name(element) +
+          ", needs " + bytes_text(bytes) + ", more than this machine's memory (" +
+          bytes_text(memory) + ")");
 }
 
 class PyKernel {
@@ -281,7 +348,14 @@ class PyKernel {
     const risec::Sizes sizes = kernel_->sizes(shapes, given);
     const std::vector<int64_t> shape = kernel_->shape("output", sizes);
     const risec::Parameter result = source().output();
+    // The row-major copies of strided inputs (the code reads row-major memory).
+    for (size_t i = 0; i < ins.size(); ++i)
+      if (!ins[i].on_cuda() && !ins[i].ref().row_major())
+        check_allocation(argument_name(i, params[i].name) +
+                             ": the row-major copy the kernel reads of this strided array",
+                         ins[i].shape, *ins[i].element);
     if (out.is_none()) {
+      if (result.element) check_allocation("the result", shape, *result.element);
       nb::object like = arrays.empty() ? nb::none() : arrays[0];
       out = allocate(shape, risec::scalar_type_name(*result.element), like);
     }
@@ -292,6 +366,11 @@ class PyKernel {
       if (nb::try_cast<InArray>(out, read_only, /*convert=*/false))
         usage("out=: the array is read-only");
       PyErr_Clear();
+      nb::object cause = type_of(out).rfind("numpy.", 0) == 0 ? nb::object() : dlpack_failure(out);
+      if (cause.is_valid())
+        throw CausedError("out=: a " + type_of(out) + " could not be written: its __dlpack__() " +
+                              "raised " + type_of(cause) + ": " + text_of(cause),
+                          cause);
       usage("out=: a " + type_of(out) +
             " is not an array risec can write (a NumPy array, a PyTorch tensor or an object "
             "with __dlpack__)");
@@ -303,6 +382,9 @@ class PyKernel {
     for (size_t d = 0; d < o.ndim(); ++d) res.shape.push_back(static_cast<int64_t>(o.shape(d)));
     check_element("out=", result, res);
     check_device("out=", res, cuda_kernel);
+    if (!res.on_cuda() && res.shape == shape && !res.ref().row_major())
+      check_allocation("out=: the row-major temporary the kernel writes for this strided array",
+                       res.shape, *res.element);
     if (res.shape != shape)
       usage("out=: the array has shape " + shape_text(res.shape) + ", the result of " +
             source().name() + " (" + result.type + ") has shape " + shape_text(shape));
@@ -423,7 +505,8 @@ std::vector<nb::object> eval(const std::string& program, bool is_path, const std
     const std::string where = argument_name(i, "input");
     ins.push_back(import(where, arrays[i]));
     if (ins.back().on_cuda()) usage(where + ": the interpreter reads host (CPU) memory");
-    scalar_of(where, ins.back());
+    check_allocation(where + ": the interpreter's copy of the array", ins.back().shape,
+                     scalar_of(where, ins.back()));
     refs.push_back(ins.back().ref());
   }
   std::vector<risec::Array> results;
@@ -509,8 +592,20 @@ NB_MODULE(_risec, m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const CausedError& e) {
+      nb::object exc = error(risec::format_error(e), e.message(), risec::exit_code(e.kind()));
+      PyException_SetCause(exc.ptr(), e.cause.inc_ref().ptr());  // steals the reference
+      PyErr_SetObject(error.ptr(), exc.ptr());
     } catch (const risec::Error& e) {
       nb::object exc = error(risec::format_error(e), e.message(), risec::exit_code(e.kind()));
+      PyErr_SetObject(error.ptr(), exc.ptr());
+    } catch (const std::bad_alloc&) {
+      // Memory of risec's own (a row-major copy, checked against the machine's memory
+      // before, so what is free now fell short; the interpreter's values; the
+      // compiler's data): a risec.Error (exit code 1, as the command line's).
+      nb::object exc = error(
+          "out of memory: an allocation of risec's failed (a row-major copy of an array, the "
+          "interpreter's values or the compiler's own data)");
       PyErr_SetObject(error.ptr(), exc.ptr());
     }
   });

@@ -336,9 +336,9 @@ Kernel::Kernel(const Source& source) {
   const Source::Impl& s = source.impl();
   const runtime::CompileOptions co = driver::c_compile_options(s.compiled);
   // Code using OpenMP stays loaded (runtime/jit.h: unloading libgomp while its
-  // threads wait crashes the process).
-  runtime::Artifact a = runtime::build_shared_object(s.compiled.unit.source, co);
-  runtime::Module m(a.path, s.compiled.unit.name, runtime::uses_openmp_runtime(co));
+  // threads wait crashes the process); a cached object that fails to load (damaged,
+  // truncated) is removed and built once more before the failure is reported.
+  runtime::Module m = runtime::jit_compile(s.compiled.unit.source, s.compiled.unit.name, co);
   impl_ = std::make_shared<const Impl>(source, std::move(m));
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "driver/api_impl.h"
+#include "driver/array_overlap.h"
 #include "driver/run.h"
 #include "driver/sizes_from_inputs.h"
 #include "rise/interp.h"
@@ -102,18 +103,20 @@ Sizes infer(const rise::Program& program, const std::string& entry,
   return sizes;
 }
 
-// The bytes [first, last) an array's elements occupy (any strides, negative too).
-std::pair<uintptr_t, uintptr_t> byte_range(const ArrayRef& a) {
-  const auto base = reinterpret_cast<uintptr_t>(a.data);
-  const auto es = static_cast<int64_t>(scalar_type_size(a.element));
-  if (a.count() == 0) return {base, base};
-  if (a.row_major()) return {base, base + a.bytes()};
-  int64_t lo = 0, hi = 0;
-  for (size_t d = 0; d < a.shape.size(); ++d) {
-    const int64_t reach = (a.shape[d] - 1) * a.strides[d];
-    (reach < 0 ? lo : hi) += reach;
+// `a` as the overlap test takes it (strides in bytes; row-major when none are given,
+// or a wrong number, which row_major() refuses).
+driver::StridedView strided_view(const ArrayRef& a) {
+  driver::StridedView v;
+  v.base = reinterpret_cast<uintptr_t>(a.data);
+  v.element_bytes = static_cast<int64_t>(scalar_type_size(a.element));
+  v.extents = a.shape;
+  int64_t step = v.element_bytes;
+  v.strides.resize(a.shape.size());
+  for (size_t d = a.shape.size(); d-- > 0;) {
+    v.strides[d] = a.strides.size() != a.shape.size() ? step : a.strides[d] * v.element_bytes;
+    step *= a.shape[d];
   }
-  return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>(hi * es + es)};
+  return v;
 }
 
 // Whether two different indices of `a` (its strides in elements) may share an
@@ -322,16 +325,22 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
     bad_argument(
         "the output's elements overlap (a broadcast, expand or as_strided view whose strides "
         "make two indices share memory); the kernel's output must be an array of its own");
-  const auto [out_first, out_last] = byte_range(output);
+  const driver::StridedView out_view = strided_view(output);
   std::vector<Buffer> buffers;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string who = argument_given(i, s.inputs[i].name);
     check(inputs[i], s.inputs[i], s.input_types[i], who);
-    // The generated code assumes its output is no input (docs/guarantees.md).
-    const auto [first, last] = byte_range(inputs[i]);
-    if (first < out_last && out_first < last)
-      bad_argument("the output shares memory with " + who +
-                   "; the kernel's output must be an array of its own");
+    // The generated code assumes its output is no input (docs/guarantees.md): no
+    // element of one may be a byte of the other (views interleaving in one buffer
+    // are fine).
+    const driver::Sharing sharing = driver::shared_bytes(out_view, strided_view(inputs[i]));
+    if (sharing != driver::Sharing::None)
+      bad_argument("the output " +
+                   std::string(sharing == driver::Sharing::Shared ? "shares" : "may share") +
+                   " memory with " + who + "; the kernel's output must be an array of its own" +
+                   (sharing == driver::Sharing::Unknown
+                        ? " (their strides interleave too intricately to tell)"
+                        : ""));
     buffers.push_back(buffer(inputs[i]));
   }
   if (output.row_major()) {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,6 +88,32 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// Whether a cached ELF object is whole: its header, program and section header tables
+// and every loaded segment lie within the file. A copy cut short fails this; loading
+// it would not fail cleanly (dlopen maps pages past the end: SIGBUS on first touch).
+bool whole_elf_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  ElfW(Ehdr) h;
+  if (!in.read(reinterpret_cast<char*>(&h), sizeof h)) return false;
+  if (std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0 || h.e_phentsize != sizeof(ElfW(Phdr)))
+    return false;
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<uint64_t>(in.tellg());
+  auto within = [&](uint64_t offset, uint64_t bytes) {
+    return offset <= size && bytes <= size - offset;
+  };
+  if (!within(h.e_phoff, uint64_t{h.e_phnum} * h.e_phentsize) ||
+      !within(h.e_shoff, uint64_t{h.e_shnum} * h.e_shentsize))
+    return false;
+  for (unsigned i = 0; i < h.e_phnum; ++i) {
+    ElfW(Phdr) ph;
+    in.seekg(static_cast<std::streamoff>(h.e_phoff + uint64_t{i} * h.e_phentsize));
+    if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) return false;
+    if (ph.p_type == PT_LOAD && !within(ph.p_offset, ph.p_filesz)) return false;
+  }
+  return true;
+}
+
 // mkdir -p with mode 0700 for the directories it creates; false when it cannot.
 bool make_dirs(const std::string& path) {
   std::filesystem::path p(path);
@@ -144,8 +171,11 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   Artifact art;
   art.path = final_path;
   if (is_regular_file(final_path)) {
-    art.cache_hit = true;
-    return art;
+    if (whole_elf_file(final_path)) {
+      art.cache_hit = true;
+      return art;
+    }
+    std::remove(final_path.c_str());  // cut short (a copy, a full disk): built again below
   }
   // The sources are placed in the cache first (HASH.c, HASH.NAME.c for the others),
   // so that the compiler's messages name files that stay there for inspection; the

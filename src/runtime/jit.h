@@ -121,7 +121,9 @@ class Module {
 // $RISEC_CFLAGS): such a Module must be kept loaded.
 bool uses_openmp_runtime(const CompileOptions& options);
 
-// build_shared_object, then load it.
+// build_shared_object, then load it. An object found in the cache that fails to load
+// (damaged, cut short, another machine's) is removed and built once more; only a
+// failure of that one is an error. The C++ API's Kernel (and so Python) loads this way.
 Module jit_compile(const std::string& source, const std::string& entry,
                    const CompileOptions& options = {}, bool* cache_hit = nullptr);
 
