@@ -18,7 +18,8 @@ class Error(Exception):
     """An error of risec: `str(e)` is the located message as the command line prints
     it (file:line:col, the source line and a caret); `message` is the bare message and
     `exit_code` the code `risec` would exit with (1 program/strategy, 2 usage, 4 an
-    external tool such as the C compiler)."""
+    external tool such as the C compiler, or a fault of the data in a kernel call:
+    "the program stopped: f: natAsIndex(4): 7 is out of range")."""
 
     def __init__(self, text: str, message: str = "", exit_code: int = 1) -> None:
         super().__init__(text)
@@ -271,7 +272,8 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     `bounds_checks=False` leaves indices made from data unchecked, as
     --no-bounds-checks (by default an index out of range raises risec.Error).
     `load=False` only generates the code (`source`, `header`, `kernels`): neither the
-    C compiler nor nvcc runs, so a CUDA kernel's code is made where there is no GPU.
+    C compiler nor nvcc runs, so a CUDA kernel's code is made where there is no GPU
+    (with loading, target="cuda" without a GPU raises risec.Error).
     `tuned=True` compiles with the best strategy `risec tune` recorded for this
     program, entry, sizes, target and CPU in `tuning_db` (default: tuning.db in the
     cache directory), as --tuned: without a record, the default lowering after a note
