@@ -42,6 +42,9 @@ enum class ErrorKind {
   Usage,     // 2: bad command-line usage (API: a bad argument, e.g. an unknown target)
   Mismatch,  // 3: --check found a mismatch
   External,  // 4: an external tool failed (C compiler, OpenCL driver)
+  Fault,     // 4: generated code called in this process faulted on its data (an index
+             //    out of range, an integer division by zero): risec run's "the program
+             //    stopped"
   Internal,  // 70: a bug in risec
 };
 

@@ -207,7 +207,8 @@ struct CompileOptions {
   bool shift_tails = true;
   // Data-dependent indices (natAsIndex, casts to idx[n], index arithmetic, inputs of
   // indices) are checked in the generated code: a failure stops the program with the
-  // interpreter's message (docs/guarantees.md; --no-bounds-checks turns it off)
+  // interpreter's message, an Error (Fault) of a Kernel's call (docs/guarantees.md;
+  // --no-bounds-checks turns it off)
   bool bounds_checks = true;
   // Inputs known at compile time (--bind): parameter name -> .npy file. Each one's
   // values become constants folded into the code and the parameter leaves the
@@ -316,7 +317,8 @@ struct Buffer {
 class Kernel {
  public:
   // Compile and load `source`. Throws Error (External) with the compiler's output
-  // when the C compiler fails.
+  // when the C compiler fails, and for the CUDA target when there is no CUDA GPU
+  // (compile() alone still gives the code).
   explicit Kernel(const Source& source);
 
   const Source& source() const;
@@ -326,8 +328,12 @@ class Kernel {
   // buffer's byte size (and element type, when known) must match its parameter at
   // these sizes: a mismatch, a missing size, sizes that break a condition the
   // program needs (4 divides n) or a wrong number of inputs is an Error (Usage)
-  // naming the parameter or condition. The code runs in this process: a fault in it
-  // (an integer division by zero in your data) is yours.
+  // naming the parameter or condition. The code runs in this process. A fault of the
+  // data that the generated code checks (an index out of range, an integer division
+  // by zero or overflow) is an Error (Fault) with risec run's words ("the program
+  // stopped: f: natAsIndex(4): 7 is out of range") once the call has returned; the
+  // output may then be partly written. Any other fault of the code (a crash in a
+  // foreign function, an OpenCL or CUDA runtime failure) is this process's.
   void operator()(const Buffer& output, const std::vector<Buffer>& inputs,
                   const Sizes& sizes = {}) const;
 

@@ -429,7 +429,8 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
     `bounds_checks=False` leaves indices made from data unchecked, as
     --no-bounds-checks (by default an index out of range raises risec.Error).
     `load=False` only generates the code (`source`, `header`, `kernels`): neither the
-    C compiler nor nvcc runs, so a CUDA kernel's code is made where there is no GPU.
+    C compiler nor nvcc runs, so a CUDA kernel's code is made where there is no GPU
+    (with loading, target="cuda" without a GPU raises risec.Error).
     `tuned=True` compiles with the best strategy `risec tune` recorded for this
     program, entry, sizes, target and CPU in `tuning_db` (default: tuning.db in the
     cache directory), as --tuned: without a record, the default lowering after a note

@@ -12,6 +12,7 @@
 #include "driver/api_impl.h"
 #include "driver/bind.h"
 #include "driver/commands.h"
+#include "driver/gpu_device.h"
 #include "driver/run.h"
 #include "driver/tuned.h"
 #include "elevate/library.h"
@@ -335,10 +336,22 @@ struct Kernel::Impl {
 Kernel::Kernel(const Source& source) {
   const Source::Impl& s = source.impl();
   const runtime::CompileOptions co = driver::c_compile_options(s.compiled);
+  const std::string& name = s.compiled.unit.name;
+  // CUDA code needs a GPU: without one its first call would end the process (the host
+  // code stops with a message), so loading it is the error (the code itself is made
+  // without loading: Source, Python's load=False). The probe runs in a child process.
+  std::string why;
+  if (s.target == "cuda" && !driver::probe_gpu_device("cuda", &why))
+    throw Error(ErrorKind::External,
+                "cannot load the CUDA kernel " + name + ": " + why +
+                    "; the CUDA target runs on an NVIDIA GPU (its code is made without one: "
+                    "compile() without loading, load=False in Python)");
   // Code using OpenMP stays loaded (runtime/jit.h: unloading libgomp while its
   // threads wait crashes the process); a cached object that fails to load (damaged,
-  // truncated) is removed and built once more before the failure is reported.
-  runtime::Module m = runtime::jit_compile(s.compiled.unit.source, s.compiled.unit.name, co);
+  // truncated) is removed and built once more before the failure is reported. A fault
+  // of the data in a call is an Error, not the end of the caller's process
+  // (runtime::with_fault_recording, which jit_compile applies).
+  runtime::Module m = runtime::jit_compile(s.compiled.unit.source, name, co);
   impl_ = std::make_shared<const Impl>(source, std::move(m));
 }
 
@@ -484,7 +497,13 @@ void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
   if (gpu && !impl_->set_up.load(std::memory_order_acquire)) {
     static std::mutex set_up;
     std::lock_guard<std::mutex> lock(set_up);
-    impl_->module.call(buffers, size_args);
+    try {
+      impl_->module.call(buffers, size_args);
+    } catch (const Error& e) {
+      // A fault of the data: the device was set up all the same.
+      if (e.kind() == ErrorKind::Fault) impl_->set_up.store(true, std::memory_order_release);
+      throw;
+    }
     impl_->set_up.store(true, std::memory_order_release);
     return;
   }

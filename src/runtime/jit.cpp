@@ -331,6 +331,100 @@ Artifact build_executable(const std::string& source, const std::string& entry,
 }
 
 // ---------------------------------------------------------------------------------
+// Faults recorded for in-process calls
+// ---------------------------------------------------------------------------------
+
+namespace {
+
+// Before the unit: the macros (not in CUDA's device pass, whose kernels print and
+// trap) and the record, with no header included (the unit's feature macros come
+// first). Valid C and C++ (a CUDA unit is C++).
+const char* const kFaultPrelude =
+    R"(/* risec: this unit is loaded into its caller's process, which a fault of the data must
+   not end: RISEC_BOUNDS_FAILED and RISEC_ARITHMETIC_FAILED record the first fault of
+   a call for ENTRY__risec_call_faults (at the end) instead of abort() (runtime/jit.h). */
+#ifndef __CUDA_ARCH__
+#ifndef RISEC_BOUNDS_FAILED
+#define RISEC_BOUNDS_FAILED(fn, what) risec_record_fault((fn), (what))
+#endif
+#ifndef RISEC_ARITHMETIC_FAILED
+#define RISEC_ARITHMETIC_FAILED(fn, what) risec_record_fault((fn), (what))
+#endif
+#endif
+struct risec_fault_record {
+  int state; /* 0: none, 1: being written, 2: text holds "fn: what" */
+  char text[512];
+};
+#ifdef _OPENMP
+/* worker threads fault: one record, calls serialised (ENTRY__risec_call_faults) */
+static struct risec_fault_record risec_fault_now;
+#else
+/* the caller's thread faults: a record per thread, calls concurrent */
+static __thread struct risec_fault_record risec_fault_now;
+#endif
+static __attribute__((cold, noinline, unused)) void risec_record_fault(const char* fn,
+                                                                        const char* what) {
+  struct risec_fault_record* r = &risec_fault_now;
+  int none = 0;
+  unsigned n = 0;
+  if (!__atomic_compare_exchange_n(&r->state, &none, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return; /* the first fault wins */
+  for (; fn && *fn && n + 1 < sizeof r->text; ++fn) r->text[n++] = *fn;
+  for (const char* sep = ": "; *sep && n + 1 < sizeof r->text; ++sep) r->text[n++] = *sep;
+  for (; what && *what && n + 1 < sizeof r->text; ++what) r->text[n++] = *what;
+  r->text[n] = 0;
+  __atomic_store_n(&r->state, 2, __ATOMIC_RELEASE);
+}
+)";
+
+}  // namespace
+
+std::string with_fault_recording(const std::string& source, const std::string& entry) {
+  if (source.find("RISEC_BOUNDS_FAILED") == std::string::npos &&
+      source.find("RISEC_ARITHMETIC_FAILED") == std::string::npos)
+    return source;
+  if (!valid_c_identifier(entry))
+    internal_error("fault recording: '" + entry + "' is not a C identifier");
+  const std::string fn = entry + "__risec_call";
+  // After the unit: the entry that clears the record, calls and reads it. Under
+  // OpenMP the record is the unit's, so a lock keeps calls apart; the parallel regions
+  // have joined when the entry returns, so the text is complete.
+  return std::string(kFaultPrelude) + source + R"(
+/* risec: the in-process entry recording the call's fault (runtime/jit.h). */
+#ifdef _OPENMP
+#include <pthread.h>
+static pthread_mutex_t risec_fault_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+int )" + fn +
+         R"(_faults(void* const* buffers, const int* sizes, char* message, int capacity) {
+  struct risec_fault_record* r = &risec_fault_now;
+  int faulted, n = 0;
+#ifdef _OPENMP
+  pthread_mutex_lock(&risec_fault_lock);
+#endif
+  __atomic_store_n(&r->state, 0, __ATOMIC_RELEASE);
+  )" + fn +
+         R"((buffers, sizes);
+  faulted = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 0;
+  if (faulted)
+    for (; r->text[n] && n + 1 < capacity; ++n) message[n] = r->text[n];
+  if (capacity > 0) message[n] = 0;
+  __atomic_store_n(&r->state, 0, __ATOMIC_RELEASE);
+#ifdef _OPENMP
+  pthread_mutex_unlock(&risec_fault_lock);
+#endif
+  return faulted;
+}
+#ifdef __cplusplus
+}
+#endif
+)";
+}
+
+// ---------------------------------------------------------------------------------
 // Module
 // ---------------------------------------------------------------------------------
 
@@ -353,12 +447,15 @@ Module::Module(const std::string& path, const std::string& entry, bool keep_load
   }
   fn_ = reinterpret_cast<void (*)(void* const*, const int*)>(f);
   release_ = reinterpret_cast<void (*)()>(::dlsym(handle_, (entry + "__risec_release").c_str()));
+  faults_ = reinterpret_cast<int (*)(void* const*, const int*, char*, int)>(
+      ::dlsym(handle_, (entry + "__risec_call_faults").c_str()));
 }
 
 Module::Module(Module&& o) noexcept
     : handle_(std::exchange(o.handle_, nullptr)),
       fn_(std::exchange(o.fn_, nullptr)),
       release_(std::exchange(o.release_, nullptr)),
+      faults_(std::exchange(o.faults_, nullptr)),
       path_(std::move(o.path_)) {}
 
 Module& Module::operator=(Module&& o) noexcept {
@@ -367,6 +464,7 @@ Module& Module::operator=(Module&& o) noexcept {
     handle_ = std::exchange(o.handle_, nullptr);
     fn_ = std::exchange(o.fn_, nullptr);
     release_ = std::exchange(o.release_, nullptr);
+    faults_ = std::exchange(o.faults_, nullptr);
     path_ = std::move(o.path_);
   }
   return *this;
@@ -392,7 +490,14 @@ void Module::call(const std::vector<void*>& buffers, const std::vector<int>& siz
   // The entry reads sizes[i] only for its size parameters; an empty list still
   // needs a valid pointer.
   static const int kNoSizes[1] = {0};
-  fn_(buffers.data(), sizes.empty() ? kNoSizes : sizes.data());
+  const int* size_args = sizes.empty() ? kNoSizes : sizes.data();
+  if (!faults_) {
+    fn_(buffers.data(), size_args);
+    return;
+  }
+  char message[512];
+  if (faults_(buffers.data(), size_args, message, sizeof message))
+    throw Error(ErrorKind::Fault, std::string("the program stopped: ") + message);
 }
 
 bool uses_openmp_runtime(const CompileOptions& options) {
@@ -405,7 +510,8 @@ Module jit_compile(const std::string& source, const std::string& entry,
                    const CompileOptions& options, bool* cache_hit) {
   // OpenMP code (asked for, or through $RISEC_CFLAGS) must never be unloaded.
   bool openmp = uses_openmp_runtime(options);
-  Artifact a = build_shared_object(source, options);
+  const std::string recording = with_fault_recording(source, entry);
+  Artifact a = build_shared_object(recording, options);
   if (cache_hit) *cache_hit = a.cache_hit;
   if (!a.cache_hit) return Module(a.path, entry, openmp);
   try {
@@ -413,7 +519,7 @@ Module jit_compile(const std::string& source, const std::string& entry,
   } catch (const Error&) {
     // A damaged cache entry (e.g. copied between machines): build it again.
     std::remove(a.path.c_str());
-    a = build_shared_object(source, options);
+    a = build_shared_object(recording, options);
     if (cache_hit) *cache_hit = a.cache_hit;
     return Module(a.path, entry, openmp);
   }

@@ -84,6 +84,30 @@ Artifact build_shared_object(const std::string& source, const CompileOptions& op
 Artifact build_executable(const std::string& source, const std::string& entry,
                           const CompileOptions& options = {});
 
+// In-process calls and the generated code's faults. Generated code reports a fault of
+// the data (an idx[n] input or a natAsIndex out of range, an integer division by zero)
+// through the macros RISEC_BOUNDS_FAILED / RISEC_ARITHMETIC_FAILED, by default a message
+// and abort(): right for a standalone program and for risec run's child process, fatal
+// for a caller that loaded the code into its own process. with_fault_recording(source,
+// entry) is `source` (a unit defining `entry`__risec_call) with those macros defined
+// first to record the fault instead, and one more entry,
+//     int ENTRY__risec_call_faults(void* const* buffers, const int* sizes,
+//                                  char* message, int capacity)
+// which calls ENTRY__risec_call and returns 1 with "f: what" (the text risec run
+// prints) in `message` when the call faulted, else 0. Every check site returns a safe
+// value after its report (an index 0, a quotient 0, the input check returns before any
+// loop), so the call goes on without touching memory outside its buffers; its output
+// may then be partly written. The first fault of a call wins (a compare-and-swap:
+// OpenMP threads may fault at once), and a call starts with none recorded. The record
+// is per calling thread (thread-local) where the unit runs on the caller's thread (c,
+// opencl and cuda hosts), so concurrent calls of one kernel never see each other's
+// faults; code compiled with OpenMP (_OPENMP) faults on its worker threads, so its record
+// is the unit's own and its calls are serialised by a lock of the unit (each call already
+// uses every core). A source that mentions neither macro (compiled without bounds
+// checks, no integer division) is returned as it is. A definition of either macro in
+// $RISEC_CFLAGS still wins (the fault is then that definition's business).
+std::string with_fault_recording(const std::string& source, const std::string& entry);
+
 // A loaded shared object and its uniform entry point; dlclose on destruction.
 class Module {
  public:
@@ -102,7 +126,9 @@ class Module {
   ~Module();
 
   // buffers[0]: the output; buffers[1..]: the inputs in order; sizes: the values of
-  // the unit's size parameters in order.
+  // the unit's size parameters in order. A unit built from with_fault_recording's
+  // source throws risec::Error (Fault) when the call faulted: "the program stopped: f:
+  // natAsIndex(4): 7 is out of range", the words risec run uses.
   void call(const std::vector<void*>& buffers, const std::vector<int>& sizes) const;
   const std::string& path() const { return path_; }
   // The address of the object's symbol `name`, or null.
@@ -114,6 +140,8 @@ class Module {
   void* handle_ = nullptr;
   void (*fn_)(void* const*, const int*) = nullptr;
   void (*release_)() = nullptr;  // `entry`__risec_release, when the unit has one
+  // `entry`__risec_call_faults, when the unit records its faults (with_fault_recording)
+  int (*faults_)(void* const*, const int*, char*, int) = nullptr;
   std::string path_;
 };
 
@@ -121,9 +149,11 @@ class Module {
 // $RISEC_CFLAGS): such a Module must be kept loaded.
 bool uses_openmp_runtime(const CompileOptions& options);
 
-// build_shared_object, then load it. An object found in the cache that fails to load
-// (damaged, cut short, another machine's) is removed and built once more; only a
-// failure of that one is an error. The C++ API's Kernel (and so Python) loads this way.
+// build_shared_object of with_fault_recording(source, entry), then load it: a fault of
+// the code is an Error of Module::call, never the end of this process. An object found
+// in the cache that fails to load (damaged, cut short, another machine's) is removed
+// and built once more; only a failure of that one is an error. The C++ API's Kernel
+// (and so Python) loads this way.
 Module jit_compile(const std::string& source, const std::string& entry,
                    const CompileOptions& options = {}, bool* cache_hit = nullptr);
 

@@ -37,6 +37,7 @@ int exit_code(ErrorKind kind) {
     case ErrorKind::Mismatch:
       return 3;
     case ErrorKind::External:
+    case ErrorKind::Fault:
       return 4;
     case ErrorKind::Internal:
       return 70;

@@ -3,7 +3,8 @@
 // (a second compile is a hit on the same file, no compiler run); compiler errors
 // as External errors with the compiler's message; $CC and $RISEC_CFLAGS honoured;
 // standalone executables, with the sanitizers catching out-of-bounds accesses and
-// undefined behaviour in the code they run.
+// undefined behaviour in the code they run; faults recorded for in-process calls
+// (with_fault_recording).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -428,6 +429,61 @@ TEST(Process, Helpers) {
   }
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_THROW(read_file("/nonexistent/risec"), Error);
+}
+
+// with_fault_recording (docs/api.md, "Errors"): code that reports no fault is left as
+// it is; a unit whose check calls RISEC_ARITHMETIC_FAILED raises it from Module::call
+// (c and OpenMP), each call afresh, while the same unit built without it has no such
+// entry (risec run's child process, standalone programs: abort() as before).
+const char* kFaultingQuotients = R"C(#include <stdio.h>
+#include <stdlib.h>
+#ifndef RISEC_ARITHMETIC_FAILED
+#define RISEC_ARITHMETIC_FAILED(fn, what) (fprintf(stderr, "%s: %s\n", fn, what), abort())
+#endif
+static int q_div(int a, int b) {
+  if (b == 0) {
+    RISEC_ARITHMETIC_FAILED("q", "integer division by zero (i32)");
+    return 0;
+  }
+  return a / b;
+}
+void q__risec_call(void* const* buffers, const int* sizes) {
+  int* out = (int*)buffers[0];
+  const int* a = (const int*)buffers[1];
+  const int* b = (const int*)buffers[2];
+#ifdef _OPENMP
+#pragma omp parallel for
+#endif
+  for (int i = 0; i < sizes[0]; ++i) out[i] = q_div(a[i], b[i]);
+}
+)C";
+
+TEST_F(JitTest, FaultsAreRecordedForInProcessCalls) {
+  EXPECT_EQ(with_fault_recording(kAddSource, "add_k"), kAddSource);
+  EXPECT_NE(with_fault_recording(kFaultingQuotients, "q").find("q__risec_call_faults"),
+            std::string::npos);
+  for (bool openmp : {false, true}) {
+    CompileOptions o;
+    o.openmp = openmp;
+    Module m = jit_compile(kFaultingQuotients, "q", o);
+    std::vector<int> a(1000, 12), b(1000, 4), out(1000, -1);
+    b[613] = 0;
+    try {
+      m.call({out.data(), a.data(), b.data()}, {1000});
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Fault);
+      EXPECT_EQ(e.message(), "the program stopped: q: integer division by zero (i32)");
+    }
+    EXPECT_EQ(out[613], 0);  // the safe value
+    EXPECT_EQ(out[612], 3);
+    b[613] = 3;
+    m.call({out.data(), a.data(), b.data()}, {1000});
+    EXPECT_EQ(out[613], 4) << "openmp " << openmp;
+    Module plain(build_shared_object(kFaultingQuotients, o).path, "q", openmp);
+    EXPECT_EQ(plain.symbol("q__risec_call_faults"), nullptr);
+    EXPECT_NE(m.symbol("q__risec_call_faults"), nullptr);
+  }
 }
 
 }  // namespace

@@ -11,7 +11,10 @@
 // own n, so every access through them is in bounds once these hold. A failure reports
 // the interpreter's text through RISEC_BOUNDS_FAILED(function, what), by default a
 // message on stderr and abort(), which risec run reports as the program's error
-// ("the program stopped: f: natAsIndex(4): 7 is out of range", exit 4). The GPU
+// ("the program stopped: f: natAsIndex(4): 7 is out of range", exit 4); code loaded
+// in-process (the C++ Kernel, Python) is compiled with the macro recording the fault
+// for an Error after the call (runtime::with_fault_recording), which is why every
+// check site goes on with a safe value after its report. The GPU
 // printers override the kernel-side helper: a kernel records the first failure in a
 // fault buffer that the host reads back (OpenCL), or prints and traps (CUDA).
 // CGenOptions::bounds_checks = false (--no-bounds-checks) prints none of them.

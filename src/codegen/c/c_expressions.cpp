@@ -484,7 +484,8 @@ bool CPrinter::safe_divisor(const ExpressionP& d, rise::ScalarKind k) {
 // scalars or lane-wise of vectors (a C vector division by a zero lane is SIGFPE too):
 // a helper that reports the fault through RISEC_ARITHMETIC_FAILED(function, what) (by
 // default a message on stderr and abort(); risec run reports it as the program's
-// error) instead of C's undefined behaviour, which the C compiler may turn into
+// error; in-process it is recorded and the helper returns 0: runtime/jit.h,
+// with_fault_recording) instead of C's undefined behaviour, which the C compiler may turn into
 // anything. The interpreter raises the same errors (rise/value.h).
 std::string CPrinter::checked_division(const rise::PrimitiveInfo& op, const Type& t) {
   const bool vec = t->kind == TypeKind::Vector;
