@@ -427,9 +427,10 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   reserve_names(program, inputs, sizes);
   bind_parameters(output, out_dt, inputs, sizes);
   function_name_ = u.name;
-  idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
+  idx_type_ =
+      opts_.wide_indices || needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
   // Wide only because the sizes are symbolic: 32-bit kernels too, for the sizes that fit.
-  dual_width_ = dual_width_kernels() && idx_type_ == "int64_t" &&
+  dual_width_ = dual_width_kernels() && !opts_.wide_indices && idx_type_ == "int64_t" &&
                 narrow_possible(program, out_dt, inputs, sizes);
   if (dual_width_) narrow_bounds_ = narrow_index_bounds(program, out_dt, inputs, sizes);
   size_names_.insert(sizes.begin(), sizes.end());
@@ -450,7 +451,13 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
       continue;
     }
     idx_type_ = "int";
-    text += kernel_text(launches_[k], launches_[k].kernel, sizes);
+    {
+      // The 32-bit kernel's index terms, views' included, bounded over the sizes: the
+      // host checks those bounds too, or the unit is printed again 64-bit only.
+      PrintedNats printed;
+      text += kernel_text(launches_[k], launches_[k].kernel, sizes);
+      if (!printed_terms_narrow(printed.nats(), sizes, &narrow_bounds_)) narrow_unproven_ = true;
+    }
     idx_type_ = "int64_t";
     text += kernel_text(launches_[k], launches_[k].kernel_wide, sizes);
   }
