@@ -498,7 +498,7 @@ TEST(ViewIndexOverflow, CudaNarrowKernelsCheckTheTermsOfViews) {
   // n*m + j - m - i*m: `n*m + j` reaches n*m + m - 1, past the element count n*m.
   const std::string text =
       "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
-      "  x |> reverse |> join |> mapGlobal(0)(fun(v => v + 1.0f))))\n";
+      "  x |> reverse |> mapGlobal(0)(fun(r => r |> mapSeq(fun(v => v + 1.0f))))))\n";
   driver::Compiled c = compile_view_chain(text, "cuda");
   const std::string& src = c.unit.source;
   ASSERT_NE(src.find("risec_narrow"), std::string::npos) << src;  // 32-bit kernels there
@@ -525,6 +525,30 @@ TEST(ViewIndexOverflow, CudaNarrowKernelsCheckTheTermsOfViews) {
   ASSERT_NE(k.unit.source.find("risec_narrow"), std::string::npos) << k.unit.source;
   EXPECT_TRUE(host_picks_narrow(k.unit.source, {{"n", 100000}})) << k.unit.source;
   EXPECT_FALSE(host_picks_narrow(k.unit.source, {{"n", kLimit}})) << k.unit.source;
+}
+
+// A GPU parallel loop strides: `for (int i = id; i < n; i += step)` computes i + step
+// once more after the last iteration, with step the launch's work items (mapGlobal),
+// groups (mapWorkGroup) or group size. The host keeps every step at most 2^30, and the
+// 32-bit kernels are printed for trip counts of at most 2^30: a mapGlobal over 1.5e9
+// elements, launched with 1.5e9 work items, took i + step past 2^31.
+TEST(ViewIndexOverflow, GpuStridedLoopsLeaveRoomForTheirStep) {
+  const int64_t two30 = int64_t{1} << 30;
+  for (int64_t n : {two30, two30 + 1, int64_t{1500000000}}) {
+    const std::string text =
+        "def f = fun(x: " + std::to_string(n) + ".f32 => x |> mapGlobal(0)(fun(v => v + 1.0f)))\n";
+    for (const char* target : {"opencl", "cuda"}) {
+      driver::Compiled c = compile_view_chain(text, target);
+      EXPECT_EQ(keeps_int(c.unit.source), n <= two30) << target << " n=" << n << "\n"
+                                                      << c.unit.source;
+      EXPECT_NE(c.unit.source.find("if (global[d] > RISEC_MAX_STRIDE)"), std::string::npos);
+    }
+  }
+  const std::string generic =
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> mapGlobal(0)(fun(v => v + 1.0f))))\n";
+  driver::Compiled g = compile_view_chain(generic, "cuda");
+  EXPECT_TRUE(host_picks_narrow(g.unit.source, {{"n", two30}})) << g.unit.source;
+  EXPECT_FALSE(host_picks_narrow(g.unit.source, {{"n", two30 + 1}})) << g.unit.source;
 }
 
 }  // namespace
