@@ -374,7 +374,7 @@ Expr Inferer::infer(const Expr& e) {
       switch (e->lit.kind) {
         case LitKind::Int: {
           Type m = fresh_data();
-          int_metas_.insert(m->name);
+          int_metas_.emplace(m->name, e->span);
           int_lits_.push_back({m->name, e->lit.i, e->span});
           return typed(e, m);
         }
