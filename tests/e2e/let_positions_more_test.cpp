@@ -5,8 +5,9 @@
 // computed outside every kernel and read inside one. Each runs on c, openmp and opencl
 // (the default lowering and strategies that make the outermost maps parallel, so that
 // a scalar let is read across kernel launches) and agrees with the interpreter (`run
-// --check`); the CUDA code of the scalar cases compiles with nvcc. What is refused
-// (iterate on the GPU targets) is refused at the user's code.
+// --check`); their CUDA code (under the parallel strategy) compiles with nvcc. What is
+// refused (iterate on the GPU targets, an integer literal a let makes a float) is
+// refused at the user's code.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -186,6 +187,26 @@ TEST(LetPositionsMore, IterateWithALetBoundStep) {
               std::string::npos)
         << show(res);
   }
+}
+
+// An integer literal in a let whose type a later use decides (a float) is an error at
+// the literal, saying where the type came from, not at the use.
+TEST(LetPositionsMore, IntegerLiteralInALetIsLocatedAtTheLiteral) {
+  const std::string file =
+      write_scratch("lpm_intlit.rise", std::string(kLpmHead) +
+                                           "  let c = 2.0f in\n"
+                                           "  let d = c + 1 in\n"
+                                           "  xs |> map(fun(x => x * c + d))))\n");
+  CliResult res = run_risec({"check", file});
+  EXPECT_EQ(res.exit_code, 1) << show(res);
+  EXPECT_NE(res.err.find("lpm_intlit.rise:3:15: error: an integer literal cannot be a f32 (the "
+                         "type it gets in the argument of map at "),
+            std::string::npos)
+      << show(res);
+  EXPECT_NE(res.err.find("of map at 4:3: expected _._ but found n.f32); write it with a decimal "
+                         "point"),
+            std::string::npos)
+      << show(res);
 }
 
 }  // namespace
