@@ -464,9 +464,17 @@ enum class BetaMode { BetaEta, Beta, Sharing };
 
 // A redex fun(x => b)(a) that is kept as let(a)(fun(x => b)): substituting would
 // duplicate the work of a, and both a and b are data (let binds data to data).
+// The types come from the lambda's where a node lost its own: an argument that was a
+// redex itself and became a let (built untyped) is as much data as the parameter it
+// replaces, and substituting it would compute it again at every use (a let-bound
+// function applied to its own result, `sm(sm(xs))`, recomputing the inner result per
+// element of the outer one).
 bool shareable(const Expr& lam, const Expr& arg) {
   if (is_trivial(arg) || occurs_linearly(lam->name, lam->fn)) return false;
-  return arg->type && rise::is_data(arg->type) && lam->fn->type && rise::is_data(lam->fn->type);
+  const bool fun = lam->type && lam->type->kind == TypeKind::Fun;
+  Type param = arg->type ? arg->type : fun ? lam->type->a : nullptr;
+  Type body = lam->fn->type ? lam->fn->type : fun ? lam->type->b : nullptr;
+  return param && rise::is_data(param) && body && rise::is_data(body);
 }
 
 // A redex fun(x: T => b)(a) whose parameter says its type is kept as let(a)(fun(x: T =>

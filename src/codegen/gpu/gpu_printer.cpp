@@ -291,14 +291,20 @@ void GpuPrinter::split(const CommandP& c) {
           !(c->placement == dpia::Placement::Heap &&
             (c->space == Space::Default || c->space == Space::Global)))
         return single();
-      if (c->dt->kind != TypeKind::Array || c->space == Space::Local || c->space == Space::Private)
+      // A value that is not an array (a scalar `let`, a reduction's result read by a
+      // later kernel) is private only because nothing chose its memory (an explicit
+      // private store outside a kernel is refused by the address-space check): it lives
+      // in a global buffer of one element, which the kernel computing it writes and the
+      // kernels reading it read, on the device.
+      if (c->space == Space::Local ||
+          (c->space == Space::Private && c->dt->kind == TypeKind::Array))
         user_error("the " + gpu_name() + " target keeps " + rise::print(c->dt) + " in " +
                        dpia::space_name(c->space) +
-                       " memory between kernel launches, which it cannot: only arrays in global "
-                       "memory live across launches (" +
+                       " memory between kernel launches, which it cannot: only global memory "
+                       "lives across launches (" +
                        (c->source.empty() ? c->var : "'" + c->source + "'") +
-                       "; compute it inside the parallel map that reads it, or store it as an "
-                       "array)",
+                       "; compute it inside the parallel map that reads it, or store it in "
+                       "global memory)",
                    c->span);
       host_buffers_.push_back({c->var});
       storage_[c->var] = Storage{c->dt, true};
