@@ -485,75 +485,138 @@ Strategy bottom_up(Strategy s) {
   });
 }
 
-static Result all_top_down_impl(const Strategy& s, const Expr& e, const Env& env) {
-  check_stack_depth(e->span);
-  Result r = s(e, env);
-  if (!r.ok()) return r;
-  Expr x = r.expr();
-  std::vector<Expr> kids = children(x);
-  std::optional<Env> scratch;
-  for (size_t i = 0; i < kids.size(); ++i) {
-    Result c = all_top_down_impl(s, kids[i], child_env(x, i, env, scratch));
-    if (!c.ok()) return c;
-    kids[i] = c.expr();
+// The one-pass traversals (allTopDown, tryAll, everywhere) apply s at a location and
+// then go on below in what s made of it: a rewrite that moves a layer's producer into a
+// let leaves the next layer below, where s applies in turn. Two guards keep this one
+// pass (spec/strategies.md):
+// - a copy of a term that s rewrote above (hoist at toMem(t) makes let(toMem(t))(...),
+//   idAfter makes id(x)) is not rewritten again: it is the location s was tried at, now
+//   moved, and rewriting it again would repeat forever; the traversal goes on below it;
+// - the rewrites of one pass are bounded (kRewritesPerNode per node of the term, plus a
+//   margin; kNestedRewrites nested in each other): a rule that keeps making new locations where it
+//   applies stops the pass with an error that names the rule and the location, instead of running
+//   without end.
+namespace {
+
+constexpr long kRewritesPerNode = 4;
+constexpr long kRewritesMargin = 256;
+// Rewrites inside the results of rewrites inside the results of ... (a hoist per layer
+// of a network nests one level per layer).
+constexpr size_t kNestedRewrites = 64;
+
+struct OnePass {
+  const char* name;
+  const Strategy& s;
+  long rewrites_left;
+  std::vector<Expr> rewritten;  // the terms rewritten on the path from the root
+  std::optional<Failure> runaway;
+
+  bool is_copy_of_rewritten(const Expr& e) const {
+    for (const Expr& t : rewritten)
+      if (t == e || rise::alpha_equal(t, e)) return true;
+    return false;
   }
-  return rebuild(x, kids);
-}
 
-Strategy all_top_down(Strategy s) {
-  return Strategy("allTopDown(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
-    return all_top_down_impl(s, e, env);
-  });
-}
-
-// Visits at most `budget` locations: a rewrite that creates a new redex below itself
-// (eta-expanding a partial application, wrapping in id) would otherwise be applied
-// again and again to what it just produced.
-// `failure` (when given) keeps the root's failure, replaced by the first one that
-// happened after a match (the rule's own refusal, which names its reason).
-static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any, long& budget,
-                         std::optional<Failure>* failure = nullptr) {
-  check_stack_depth(e->span);
-  if (budget-- <= 0) return e;
-  Result r = s(e, env);
-  Expr x = e;
-  if (r.ok()) {
-    any = true;
-    x = r.expr();
-  } else if (failure && (!*failure || (!(*failure)->after_match && r.failure().after_match))) {
-    *failure = r.failure();
+  // s at e, unless e is such a copy (then nothing).
+  std::optional<Result> apply(const Expr& e, const Env& env) {
+    if (!rewritten.empty() && is_copy_of_rewritten(e)) return std::nullopt;
+    Result r = s(e, env);
+    if (r.ok() && r.expr() != e && (--rewrites_left < 0 || rewritten.size() >= kNestedRewrites) &&
+        !runaway)
+      runaway = fail_at(name, e,
+                        std::string(name) + "(" + s.name() + ") does not terminate: " + s.name() +
+                            " keeps applying to terms its own rewrites made (stopped after " +
+                            "too many rewrites in one pass, here)");
+    return r;
   }
-  std::vector<Expr> kids = children(x);
-  std::optional<Env> scratch;
-  for (size_t i = 0; i < kids.size(); ++i)
-    kids[i] = try_all_impl(s, kids[i], child_env(x, i, env, scratch), any, budget, failure);
-  return rebuild(x, kids);
-}
+};
 
-static long term_size(const Expr& e) {
+long term_size(const Expr& e) {
   long n = 0;
   rise::for_each_subexpr(e, [&](const Expr&) { return ++n, true; });
   return n;
 }
 
-static long visit_budget(const Expr& e) {
-  return 4 * term_size(e) + 64;
+OnePass one_pass(const char* name, const Strategy& s, const Expr& e) {
+  return OnePass{name, s, kRewritesPerNode * term_size(e) + kRewritesMargin, {}, {}};
+}
+
+}  // namespace
+
+static Result all_top_down_impl(OnePass& pass, const Expr& e, const Env& env) {
+  check_stack_depth(e->span);
+  if (pass.runaway) return *pass.runaway;
+  std::optional<Result> r = pass.apply(e, env);
+  if (r && !r->ok()) return *r;
+  if (pass.runaway) return *pass.runaway;
+  Expr x = r ? r->expr() : e;
+  const bool pushed = x != e;
+  if (pushed) pass.rewritten.push_back(e);
+  std::vector<Expr> kids = children(x);
+  std::optional<Env> scratch;
+  std::optional<Result> out;
+  for (size_t i = 0; i < kids.size() && !out; ++i) {
+    Result c = all_top_down_impl(pass, kids[i], child_env(x, i, env, scratch));
+    if (!c.ok())
+      out = c;
+    else
+      kids[i] = c.expr();
+  }
+  if (pushed) pass.rewritten.pop_back();
+  if (out) return *out;
+  return rebuild(x, kids);
+}
+
+Strategy all_top_down(Strategy s) {
+  return Strategy("allTopDown(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    OnePass pass = one_pass("allTopDown", s, e);
+    return all_top_down_impl(pass, e, env);
+  });
+}
+
+// `failure` (when given) keeps the root's failure, replaced by the first one that
+// happened after a match (the rule's own refusal, which names its reason).
+static Expr try_all_impl(OnePass& pass, const Expr& e, const Env& env, bool& any,
+                         std::optional<Failure>* failure = nullptr) {
+  check_stack_depth(e->span);
+  if (pass.runaway) return e;
+  std::optional<Result> r = pass.apply(e, env);
+  if (pass.runaway) return e;
+  Expr x = e;
+  if (r && r->ok()) {
+    any = true;
+    x = r->expr();
+  } else if (r && failure &&
+             (!*failure || (!(*failure)->after_match && r->failure().after_match))) {
+    *failure = r->failure();
+  }
+  const bool pushed = x != e;
+  if (pushed) pass.rewritten.push_back(e);
+  std::vector<Expr> kids = children(x);
+  std::optional<Env> scratch;
+  for (size_t i = 0; i < kids.size() && !pass.runaway; ++i)
+    kids[i] = try_all_impl(pass, kids[i], child_env(x, i, env, scratch), any, failure);
+  if (pushed) pass.rewritten.pop_back();
+  return rebuild(x, kids);
 }
 
 Strategy try_all(Strategy s) {
   return Strategy("tryAll(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     bool any = false;
-    long budget = visit_budget(e);
-    return try_all_impl(s, e, env, any, budget);
+    OnePass pass = one_pass("tryAll", s, e);
+    Expr r = try_all_impl(pass, e, env, any);
+    if (pass.runaway) return *pass.runaway;
+    return r;
   });
 }
 
 Strategy everywhere(Strategy s) {
   return Strategy("everywhere(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     bool any = false;
-    long budget = visit_budget(e);
+    OnePass pass = one_pass("everywhere", s, e);
     std::optional<Failure> failure;
-    Expr r = try_all_impl(s, e, env, any, budget, &failure);
+    Expr r = try_all_impl(pass, e, env, any, &failure);
+    if (pass.runaway) return *pass.runaway;
     if (!any) return traversal_failure("everywhere", s, e, failure);
     return r;
   });
