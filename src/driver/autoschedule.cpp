@@ -315,6 +315,29 @@ std::vector<size_t> rank_and_order(AutoscheduleResult& r, int budget) {
   return measurement_order(r, budget);
 }
 
+// The strategy's text with a first step `tunedAt(n, 64, ...)`: its paths (body(...))
+// and block sizes assume the sizes it was tuned at, so at other sizes, or generic,
+// it stops with an error naming them (docs/tuning.md) rather than failing at a rule.
+static std::string with_tuned_sizes(const std::string& text, const rise::SizeMap& sizes) {
+  const std::string head = "let main =\n";
+  if (sizes.empty() || text.rfind(head, 0) != 0) return text;
+  std::string check;
+  size_t in_call = 0;
+  for (const auto& [name, value] : sizes) {
+    if (in_call == 8) {
+      check += ") ; ";
+      in_call = 0;
+    }
+    check += in_call == 0 ? "tunedAt(" : ", ";
+    check += name + ", " + std::to_string(value);
+    ++in_call;
+  }
+  check += ")";
+  return head +
+         "  // the sizes it was tuned at: other sizes, or none (generic code), are refused\n  " +
+         check + " ;\n" + text.substr(head.size());
+}
+
 AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measurer) {
   if (cfg.budget < 1) throw Error(ErrorKind::Usage, "--budget must be at least 1");
   AutoscheduleResult r;
@@ -546,7 +569,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
        << r.measured.size() << " of " << r.space.candidates.size() << " candidate(s) measured, on "
        << (gpu ? cfg.device.name : cpu_name() + " (lanes " + std::to_string(machine_lanes()) + ")")
        << "\n";
-  r.best_strategy = head.str() + b.strategy_text();
+  r.best_strategy = head.str() + with_tuned_sizes(b.strategy_text(), cfg.sizes);
   r.explanation = gpu ? explain_gpu(cfg, r) : explain(cfg, r);
   return r;
 }

@@ -311,6 +311,7 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
     std::cerr << "\n    " << where << "\n";
   };
   elevate::Env env;
+  env.sizes = &c.sizes;
   if (trace) env.tracer = &tracer;
   if (caller_tracer) env.tracer = caller_tracer;
   elevate::Result r = s(c.expr, env);

@@ -52,7 +52,12 @@ TunedKey tuned_key(const rise::Program& program, const std::string& entry,
   // A GPU target's time is the device's: its records are keyed by the device's name
   // (gpu_device.h), not the CPU's.
   const std::string target = target_code.substr(0, target_code.find(' '));
-  k.cpu = is_gpu_target(target) ? gpu_device_key(target) : cpu_model();
+  // A CPU record's strategy keeps `lanes` symbolic (the autoscheduler's vectorize(lanes))
+  // and is valid only at the width it was tuned at ($RISEC_LANES may name another): the
+  // width is part of the machine's key, so another width falls back to the default
+  // lowering with the usual note rather than applying a strategy that fails there.
+  k.cpu = is_gpu_target(target) ? gpu_device_key(target)
+                                : cpu_model() + " (lanes " + std::to_string(machine_lanes()) + ")";
   k.version = RISEC_VERSION;
   return k;
 }

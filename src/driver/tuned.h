@@ -28,8 +28,9 @@ std::string target_code(const std::string& target, bool shift_tails, bool bounds
 
 // The key of a program's record on this machine: a hash of the program as the RISE
 // printer prints it (so whitespace and comments do not matter), the entry's name
-// (empty: the last definition), the sizes, target_code, cpu_model() (for opencl and
-// cuda the device's name, gpu_device_key) and RISEC_VERSION.
+// (empty: the last definition), the sizes, target_code, cpu_model() with the vector
+// width machine_lanes() ("AMD EPYC 7B13 (lanes 16)"; for opencl and cuda the device's
+// name, gpu_device_key) and RISEC_VERSION.
 TunedKey tuned_key(const rise::Program& program, const std::string& entry,
                    const rise::SizeMap& sizes, const std::string& target_code);
 

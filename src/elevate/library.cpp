@@ -108,6 +108,23 @@ void register_core(Registry& r) {
   r.add(core("containsComputation", {},
              "the term contains arithmetic, a reduction or a foreign function", C::Predicate,
              [](auto&) { return contains_computation(); }));
+  {
+    // tunedAt(n, 64, m, 128, ...): up to 8 (name, value) pairs.
+    std::vector<ParamKind> pairs;
+    for (int i = 0; i < 8; ++i) pairs.insert(pairs.end(), {P::Name, P::Nat});
+    LibraryEntry e =
+        core("tunedAt", pairs,
+             "the program's sizes are these (n = 64, ...), substituted (--size): a strategy tuned "
+             "at them (risec tune writes it first) is refused at other or symbolic sizes",
+             C::Predicate, [](auto& a) {
+               std::vector<std::pair<std::string, int64_t>> sizes;
+               for (size_t i = 0; i + 1 < a.size(); i += 2)
+                 sizes.emplace_back(arg_name(a, i), arg_nat(a, i + 1));
+               return tuned_at(std::move(sizes));
+             });
+    e.optional = pairs.size() - 2;
+    r.add(e);
+  }
 }
 
 const std::vector<LibraryEntry>& library() {

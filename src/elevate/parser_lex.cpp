@@ -1,10 +1,50 @@
 // The `.elv` parser's tokens (see parser_internal.h).
 #include <cctype>
+#include <cstdio>
 
 #include "elevate/parser_internal.h"
 #include "support/diagnostics.h"
 
 namespace risec::elevate::elv {
+
+// The length of the UTF-8 sequence at s[i] when it is a whole, well-formed one of two to
+// four bytes; else 1 (a stray byte).
+static size_t lex_bad_char_length(const std::string& s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b = byte(i);
+  size_t n = 1;
+  if (b >= 0xc2 && b < 0xe0)
+    n = 2;
+  else if (b >= 0xe0 && b < 0xf0)
+    n = 3;
+  else if (b >= 0xf0 && b < 0xf5)
+    n = 4;
+  if (n == 1 || i + n > s.size()) return 1;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xc0) != 0x80) return 1;
+  return n;
+}
+
+// What the lexer says of a character it does not know: a printable ASCII one as
+// itself, any other byte (a control character, NUL, half a UTF-8 sequence) in hex, and
+// a whole non-ASCII character as itself with its code point, never a raw byte.
+static std::string lex_bad_char_message(const std::string& s, size_t i, size_t n) {
+  const unsigned char b = static_cast<unsigned char>(s[i]);
+  char buf[96];
+  if (n == 1 && b >= 0x20 && b < 0x7f) {
+    std::snprintf(buf, sizeof buf, "unexpected character '%c'", static_cast<char>(b));
+    return buf;
+  }
+  if (n == 1) {
+    std::snprintf(buf, sizeof buf, "unexpected byte 0x%02x", b);
+    return std::string(buf) + " (only ASCII is allowed outside strings and comments)";
+  }
+  unsigned cp = b & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  std::snprintf(buf, sizeof buf, "U+%04X", cp);
+  return "unexpected character '" + s.substr(i, n) + "' (" + buf +
+         "; only ASCII is allowed outside strings and comments)";
+}
 
 std::vector<Tok> lex(const SourceRef& src) {
   const std::string& s = src->text;
@@ -104,7 +144,8 @@ std::vector<Tok> lex(const SourceRef& src) {
       default:
         break;
     }
-    err(std::string("unexpected character '") + c + "'", i, i + 1);
+    const size_t n = lex_bad_char_length(s, i);
+    err(lex_bad_char_message(s, i, n), i, i + n);
   }
   out.push_back({T::End, static_cast<unsigned>(s.size()), static_cast<unsigned>(s.size()), ""});
   return out;

@@ -307,6 +307,10 @@ Strategy reorder_strategy(std::vector<int64_t> perm) {
   std::string name = "reorder(" + ints(perm) + ")";
   Strategy r = rule(name, [name, perm](const Expr& e, const Context& ctx) -> Result {
     const int k = static_cast<int>(perm.size());
+    if (k == 0)
+      return fail_at(name, e,
+                     "the permutation is empty: it names no loop to move (reorder([1, 2]) swaps "
+                     "the two outer loops of a nest)");
     std::vector<int64_t> sorted = perm;
     std::sort(sorted.begin(), sorted.end());
     for (int i = 0; i < k; ++i)
@@ -322,10 +326,12 @@ Strategy reorder_strategy(std::vector<int64_t> perm) {
       typed = t.expr();
     }
     auto m = analyze(typed, k);
-    if (!m || m->depth() < k)
+    if (!m || m->depth() < k) {
+      const int have = m ? m->depth() : 0;
       return fail_at(name, e,
-                     "the nest here has " + std::to_string(m ? m->depth() : 0) +
-                         " directly nested loops, the permutation needs " + std::to_string(k));
+                     "the nest here has " + std::to_string(have) + " directly nested loop" +
+                         (have == 1 ? "" : "s") + ", the permutation needs " + std::to_string(k));
+    }
     // bubble the levels into place: position i receives original level perm[i]
     std::vector<int64_t> cur(static_cast<size_t>(k));
     std::iota(cur.begin(), cur.end(), 1);

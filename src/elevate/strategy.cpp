@@ -127,6 +127,13 @@ static Span head_span(const Expr& e) {
   return h->kind == rise::ExprKind::Primitive && h->span.known() ? h->span : e->span;
 }
 
+// Whether a rule's reason says the location is not of the form the rule rewrites
+// (rather than a condition of that form failing): rules say so with "expected ...".
+static bool is_kind_mismatch(const std::string& reason) {
+  return reason.rfind("expected ", 0) == 0 || reason.find("not applicable") != std::string::npos ||
+         reason.find("applies to data, not to a function") != std::string::npos;
+}
+
 Strategy rule(const std::string& name, RewriteFn rewrite) {
   return Strategy(name, [name, rewrite](const Expr& e, const Env& env) -> Result {
     Result r = rewrite(e, env.ctx);
@@ -134,6 +141,7 @@ Strategy rule(const std::string& name, RewriteFn rewrite) {
       Failure f = r.failure();
       if (f.rule.empty()) f.rule = name;
       if (!f.subterm) f.subterm = e;
+      f.refused = !f.not_its_kind && !is_kind_mismatch(f.reason);
       return f;
     }
     Expr rewritten = env.step.known() ? mark_step(r.expr(), env.step) : r.expr();
@@ -411,29 +419,47 @@ static Expr with_child(const Expr& e, size_t i, Expr k) {
 
 // The deepest failure reported by a traversal is the most useful: it names the
 // rule and the subterm where the rule itself failed. For traversals that fail
-// everywhere we report the root.
+// everywhere we report, in this order: a failure after a match (the rule refused where
+// its predicate held), the first location where a bare rule refused for a condition of
+// its own (Failure::refused), that the predicate held nowhere, else the root's failure.
 static Result traversal_failure(const char* name, const Strategy& s, const Expr& e,
-                                const std::optional<Failure>& first) {
+                                const std::optional<Failure>& first,
+                                const std::optional<Failure>& refusal = std::nullopt) {
   if (first && first->after_match) return *first;
   Failure f{
       std::string(name) + "(" + s.name() + ") found no location where " + s.name() + " applies",
       s.name(), e};
+  if (refusal) {
+    f.reason += "; where it was of the form " + refusal->rule + " rewrites (" +
+                (std::string(name) == "bottomUp" ? "innermost" : "outermost") +
+                " such place), it refused: " + refusal->reason;
+    f.subterm = refusal->subterm;
+    f.where = refusal->where;
+    return f;
+  }
+  if (first && !first->predicate.empty()) {
+    f.reason += ": " + first->predicate + " holds nowhere in the term";
+    return f;
+  }
   if (first) f.reason += " (at the root: " + first->reason + ")";
   return f;
 }
 
 // The result at the first location where s succeeds; otherwise the first failure
 // that happened after a match (see Failure::after_match), else the root's failure.
-static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
+// `refusal` keeps the first (pre-order) Failure::refused.
+static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, int depth,
+                            std::optional<Failure>& refusal) {
   check_stack_depth(e->span);
   Result r = s(e, env);
   if (r.ok()) return r;
+  if (!refusal && r.failure().refused) refusal = r.failure();
   if (depth > 10000) return r;
   std::optional<Result> best;
   if (r.failure().after_match) best = r;
   std::optional<Env> scratch;
   for (size_t i = 0; i < child_count(e); ++i) {
-    Result c = top_down_impl(s, child(e, i), child_env(e, i, env, scratch), depth + 1);
+    Result c = top_down_impl(s, child(e, i), child_env(e, i, env, scratch), depth + 1, refusal);
     if (c.ok()) return with_child(e, i, c.expr());
     if (!best && c.failure().after_match) best = c;
   }
@@ -442,9 +468,10 @@ static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, in
 
 Strategy top_down(Strategy s) {
   return Strategy("topDown(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
-    Result r = top_down_impl(s, e, env, 0);
+    std::optional<Failure> refusal;
+    Result r = top_down_impl(s, e, env, 0, refusal);
     if (r.ok()) return r;
-    return traversal_failure("topDown", s, e, r.failure());
+    return traversal_failure("topDown", s, e, r.failure(), refusal);
   });
 }
 
@@ -453,18 +480,20 @@ static bool outranks(const Failure& a, const Failure& b) {
   return b.not_its_kind && !a.not_its_kind;
 }
 
-static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, int depth) {
+static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, int depth,
+                             std::optional<Failure>& refusal) {
   check_stack_depth(e->span);
   std::optional<Env> scratch;
   std::optional<Result> best;
   if (depth < 10000) {
     for (size_t i = 0; i < child_count(e); ++i) {
-      Result c = bottom_up_impl(s, child(e, i), child_env(e, i, env, scratch), depth + 1);
+      Result c = bottom_up_impl(s, child(e, i), child_env(e, i, env, scratch), depth + 1, refusal);
       if (c.ok()) return with_child(e, i, c.expr());
       if (c.failure().after_match && (!best || outranks(c.failure(), best->failure()))) best = c;
     }
   }
   Result r = s(e, env);
+  if (!r.ok() && !refusal && r.failure().refused) refusal = r.failure();
   // A refusal below (after its predicate matched) is the innermost location's: it
   // says why innermost(p)(s) did not apply, even where this location matched too
   // (innermost(isMap)(vectorize(16)) on map(map(f)) is about the inner map's length,
@@ -479,82 +508,148 @@ static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, i
 
 Strategy bottom_up(Strategy s) {
   return Strategy("bottomUp(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
-    Result r = bottom_up_impl(s, e, env, 0);
+    std::optional<Failure> refusal;
+    Result r = bottom_up_impl(s, e, env, 0, refusal);
     if (r.ok()) return r;
-    return traversal_failure("bottomUp", s, e, r.failure());
+    return traversal_failure("bottomUp", s, e, r.failure(), refusal);
   });
 }
 
-static Result all_top_down_impl(const Strategy& s, const Expr& e, const Env& env) {
-  check_stack_depth(e->span);
-  Result r = s(e, env);
-  if (!r.ok()) return r;
-  Expr x = r.expr();
-  std::vector<Expr> kids = children(x);
-  std::optional<Env> scratch;
-  for (size_t i = 0; i < kids.size(); ++i) {
-    Result c = all_top_down_impl(s, kids[i], child_env(x, i, env, scratch));
-    if (!c.ok()) return c;
-    kids[i] = c.expr();
+// The one-pass traversals (allTopDown, tryAll, everywhere) apply s at a location and
+// then go on below in what s made of it: a rewrite that moves a layer's producer into a
+// let leaves the next layer below, where s applies in turn. Two guards keep this one
+// pass (spec/strategies.md):
+// - a copy of a term that s rewrote above (hoist at toMem(t) makes let(toMem(t))(...),
+//   idAfter makes id(x)) is not rewritten again: it is the location s was tried at, now
+//   moved, and rewriting it again would repeat forever; the traversal goes on below it;
+// - the rewrites of one pass are bounded (kRewritesPerNode per node of the term, plus a
+//   margin; kNestedRewrites nested in each other): a rule that keeps making new locations where it
+//   applies stops the pass with an error that names the rule and the location, instead of running
+//   without end.
+namespace {
+
+constexpr long kRewritesPerNode = 4;
+constexpr long kRewritesMargin = 256;
+// Rewrites inside the results of rewrites inside the results of ... (a hoist per layer
+// of a network nests one level per layer).
+constexpr size_t kNestedRewrites = 64;
+
+struct OnePass {
+  const char* name;
+  const Strategy& s;
+  long rewrites_left;
+  std::vector<Expr> rewritten;  // the terms rewritten on the path from the root
+  std::optional<Failure> runaway;
+  std::optional<Failure> refusal;  // the first Failure::refused
+
+  bool is_copy_of_rewritten(const Expr& e) const {
+    for (const Expr& t : rewritten)
+      if (t == e || rise::alpha_equal(t, e)) return true;
+    return false;
   }
-  return rebuild(x, kids);
-}
 
-Strategy all_top_down(Strategy s) {
-  return Strategy("allTopDown(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
-    return all_top_down_impl(s, e, env);
-  });
-}
-
-// Visits at most `budget` locations: a rewrite that creates a new redex below itself
-// (eta-expanding a partial application, wrapping in id) would otherwise be applied
-// again and again to what it just produced.
-// `failure` (when given) keeps the root's failure, replaced by the first one that
-// happened after a match (the rule's own refusal, which names its reason).
-static Expr try_all_impl(const Strategy& s, const Expr& e, const Env& env, bool& any, long& budget,
-                         std::optional<Failure>* failure = nullptr) {
-  check_stack_depth(e->span);
-  if (budget-- <= 0) return e;
-  Result r = s(e, env);
-  Expr x = e;
-  if (r.ok()) {
-    any = true;
-    x = r.expr();
-  } else if (failure && (!*failure || (!(*failure)->after_match && r.failure().after_match))) {
-    *failure = r.failure();
+  // s at e, unless e is such a copy (then nothing).
+  std::optional<Result> apply(const Expr& e, const Env& env) {
+    if (!rewritten.empty() && is_copy_of_rewritten(e)) return std::nullopt;
+    Result r = s(e, env);
+    if (!r.ok() && !refusal && r.failure().refused) refusal = r.failure();
+    if (r.ok() && r.expr() != e && (--rewrites_left < 0 || rewritten.size() >= kNestedRewrites) &&
+        !runaway)
+      runaway = fail_at(name, e,
+                        std::string(name) + "(" + s.name() + ") does not terminate: " + s.name() +
+                            " keeps applying to terms its own rewrites made (stopped after " +
+                            "too many rewrites in one pass, here)");
+    return r;
   }
-  std::vector<Expr> kids = children(x);
-  std::optional<Env> scratch;
-  for (size_t i = 0; i < kids.size(); ++i)
-    kids[i] = try_all_impl(s, kids[i], child_env(x, i, env, scratch), any, budget, failure);
-  return rebuild(x, kids);
-}
+};
 
-static long term_size(const Expr& e) {
+long term_size(const Expr& e) {
   long n = 0;
   rise::for_each_subexpr(e, [&](const Expr&) { return ++n, true; });
   return n;
 }
 
-static long visit_budget(const Expr& e) {
-  return 4 * term_size(e) + 64;
+OnePass one_pass(const char* name, const Strategy& s, const Expr& e) {
+  return OnePass{name, s, kRewritesPerNode * term_size(e) + kRewritesMargin, {}, {}};
+}
+
+}  // namespace
+
+static Result all_top_down_impl(OnePass& pass, const Expr& e, const Env& env) {
+  check_stack_depth(e->span);
+  if (pass.runaway) return *pass.runaway;
+  std::optional<Result> r = pass.apply(e, env);
+  if (r && !r->ok()) return *r;
+  if (pass.runaway) return *pass.runaway;
+  Expr x = r ? r->expr() : e;
+  const bool pushed = x != e;
+  if (pushed) pass.rewritten.push_back(e);
+  std::vector<Expr> kids = children(x);
+  std::optional<Env> scratch;
+  std::optional<Result> out;
+  for (size_t i = 0; i < kids.size() && !out; ++i) {
+    Result c = all_top_down_impl(pass, kids[i], child_env(x, i, env, scratch));
+    if (!c.ok())
+      out = c;
+    else
+      kids[i] = c.expr();
+  }
+  if (pushed) pass.rewritten.pop_back();
+  if (out) return *out;
+  return rebuild(x, kids);
+}
+
+Strategy all_top_down(Strategy s) {
+  return Strategy("allTopDown(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
+    OnePass pass = one_pass("allTopDown", s, e);
+    return all_top_down_impl(pass, e, env);
+  });
+}
+
+// `failure` (when given) keeps the root's failure, replaced by the first one that
+// happened after a match (the rule's own refusal, which names its reason).
+static Expr try_all_impl(OnePass& pass, const Expr& e, const Env& env, bool& any,
+                         std::optional<Failure>* failure = nullptr) {
+  check_stack_depth(e->span);
+  if (pass.runaway) return e;
+  std::optional<Result> r = pass.apply(e, env);
+  if (pass.runaway) return e;
+  Expr x = e;
+  if (r && r->ok()) {
+    any = true;
+    x = r->expr();
+  } else if (r && failure &&
+             (!*failure || (!(*failure)->after_match && r->failure().after_match))) {
+    *failure = r->failure();
+  }
+  const bool pushed = x != e;
+  if (pushed) pass.rewritten.push_back(e);
+  std::vector<Expr> kids = children(x);
+  std::optional<Env> scratch;
+  for (size_t i = 0; i < kids.size() && !pass.runaway; ++i)
+    kids[i] = try_all_impl(pass, kids[i], child_env(x, i, env, scratch), any, failure);
+  if (pushed) pass.rewritten.pop_back();
+  return rebuild(x, kids);
 }
 
 Strategy try_all(Strategy s) {
   return Strategy("tryAll(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     bool any = false;
-    long budget = visit_budget(e);
-    return try_all_impl(s, e, env, any, budget);
+    OnePass pass = one_pass("tryAll", s, e);
+    Expr r = try_all_impl(pass, e, env, any);
+    if (pass.runaway) return *pass.runaway;
+    return r;
   });
 }
 
 Strategy everywhere(Strategy s) {
   return Strategy("everywhere(" + s.name() + ")", [s](const Expr& e, const Env& env) -> Result {
     bool any = false;
-    long budget = visit_budget(e);
+    OnePass pass = one_pass("everywhere", s, e);
     std::optional<Failure> failure;
-    Expr r = try_all_impl(s, e, env, any, budget, &failure);
-    if (!any) return traversal_failure("everywhere", s, e, failure);
+    Expr r = try_all_impl(pass, e, env, any, &failure);
+    if (pass.runaway) return *pass.runaway;
+    if (!any) return traversal_failure("everywhere", s, e, failure, pass.refusal);
     return r;
   });
 }
@@ -579,7 +674,9 @@ static Strategy predicate(const std::string& name, std::function<bool(const Expr
   auto holds = [name, p, reason = name + " does not hold here"](const Expr& e,
                                                                 const Env&) -> Result {
     if (p(e)) return e;
-    return fail_at(name, e, reason);
+    Failure f = fail_at(name, e, reason);
+    f.predicate = name;
+    return f;
   };
   return Strategy(name, holds);
 }
@@ -626,20 +723,26 @@ Strategy is_lambda() {
   return predicate("isLambda", [](const Expr& e) { return e->kind == ExprKind::Lambda; });
 }
 
+static bool r_ok_applied(const Strategy& p, const Expr& e, const Env& env) {
+  return e->kind == ExprKind::App && p(e->fn, env).ok();
+}
+
 Strategy is_applied(Strategy p) {
-  auto holds = [p, reason = "isApplied(" + p.name() + ") does not hold here"](
-                   const Expr& e, const Env& env) -> Result {
-    if (e->kind != ExprKind::App) return fail_at("isApplied", e, "not an application");
-    Result r = p(e->fn, env);
-    if (!r.ok()) return fail_at("isApplied", e, reason);
-    return e;
+  auto holds = [p, reason = "isApplied(" + p.name() + ") does not hold here",
+                pname = "isApplied(" + p.name() + ")"](const Expr& e, const Env& env) -> Result {
+    if (r_ok_applied(p, e, env)) return e;
+    Failure f = fail_at("isApplied", e,
+                        e->kind != ExprKind::App ? std::string("not an application") : reason);
+    f.predicate = pname;
+    return f;
   };
   return Strategy("isApplied(" + p.name() + ")", holds);
 }
 
 Strategy is_fully_applied(Strategy p) {
-  auto holds = [p, reason = "isFullyApplied(" + p.name() + ") does not hold here"](
-                   const Expr& e, const Env& env) -> Result {
+  auto holds = [p, reason = "isFullyApplied(" + p.name() + ") does not hold here",
+                pname = "isFullyApplied(" + p.name() + ")"](const Expr& e,
+                                                            const Env& env) -> Result {
     // The head and the count of value arguments, walked down the applications (no
     // copy of the spine: this runs at every node a traversal visits).
     int value_args = 0;
@@ -658,7 +761,9 @@ Strategy is_fully_applied(Strategy p) {
     // The predicate sees the head (a predicate: only whether it holds matters, so it
     // is asked only where the arity would let the whole hold).
     if (arity >= 0 && value_args == arity && p(head, env).ok()) return e;
-    return fail_at("isFullyApplied", e, reason);
+    Failure f = fail_at("isFullyApplied", e, reason);
+    f.predicate = pname;
+    return f;
   };
   return Strategy("isFullyApplied(" + p.name() + ")", holds);
 }
@@ -696,6 +801,31 @@ Strategy map_nest(int depth) {
 Strategy contains_computation() {
   // one meaning of "computes" for rules and strategies (rule_util.h)
   return predicate("containsComputation", util::computes);
+}
+
+Strategy tuned_at(std::vector<std::pair<std::string, int64_t>> sizes) {
+  std::string tuned;
+  for (const auto& [n, v] : sizes)
+    tuned += (tuned.empty() ? "" : ",") + n + "=" + std::to_string(v);
+  return Strategy(
+      "tunedAt(" + tuned + ")", [sizes, tuned](const Expr& e, const Env& env) -> Result {
+        std::string here;
+        bool same = true;
+        for (const auto& [n, v] : sizes) {
+          const bool given = env.sizes && env.sizes->count(n);
+          same = same && given && env.sizes->at(n) == v;
+          here += (here.empty() ? "" : ",") + n +
+                  (given ? "=" + std::to_string(env.sizes->at(n)) : " symbolic");
+        }
+        if (same) return e;
+        return fail_at(
+            "tunedAt", e,
+            "this strategy was tuned at sizes " + tuned +
+                " (risec tune wrote it for them: the places it names and the sizes of its "
+                "blocks assume them), but here " +
+                here + (env.sizes && !env.sizes->empty() ? "" : " (no --size: generic code)") +
+                "; compile with --size " + tuned + ", or tune again at the sizes wanted");
+      });
 }
 
 }  // namespace risec::elevate

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,14 @@ struct Failure {
   // the width does not divide): a bottom-up traversal reports a location's refusal of
   // the second sort over a deeper one of this sort (strategy.cpp, bottom_up_impl).
   bool not_its_kind = false;
+  // Set by the rule wrapper when a rule refused a location for a condition of it (a
+  // length 18 that 4 does not divide) rather than as not of the form it rewrites
+  // ("expected reduce(op)(init)(xs)"): a traversal of a bare rule that applies nowhere
+  // reports the first such refusal, not the root's mismatch.
+  bool refused = false;
+  // The predicate's name (isApplied(isMap)) when a predicate failed: a traversal whose
+  // root failure is a predicate's, with no match anywhere, says it held nowhere.
+  std::string predicate;
 };
 
 class Result {
@@ -78,6 +87,9 @@ struct Env {
   // with it (rise::ExprNode::step), so that an error about such a primitive can name
   // the strategy step that introduced it.
   Span step;
+  // The sizes substituted into the program (rise::Checked::sizes; null or empty: none,
+  // generic code): `tunedAt` checks them.
+  const std::map<std::string, int64_t>* sizes = nullptr;
 };
 
 // `env` with `step` as the current strategy step.
@@ -154,6 +166,10 @@ Strategy is_applied(Strategy p);
 Strategy is_fully_applied(Strategy p);
 Strategy map_nest(int depth);
 Strategy contains_computation();
+// Holds when each (name, value) is a size substituted into the program (Env::sizes)
+// with that value; else fails naming the sizes the strategy was tuned at and the
+// program's (symbolic: no --size).
+Strategy tuned_at(std::vector<std::pair<std::string, int64_t>> sizes);
 
 // The children of a node and a rebuild function (used by traversals and rules): the
 // RISE traversal of rise/expr.h.

@@ -71,7 +71,9 @@ Checked check_program(const Program& program, const std::string& entry, const Si
                     size_given(name) + " = " + std::to_string(value) + ": sizes must be positive");
     }
   }
-  return infer_entry(resolved, sizes, true);
+  Checked c = infer_entry(resolved, sizes, true);
+  if (sizes) c.sizes = *sizes;
+  return c;
 }
 
 Checked infer_expr(const Expr& e) {

@@ -30,13 +30,16 @@ struct SideCondition {
   }
 };
 
+using SizeMap = std::map<std::string, int64_t>;
+
 struct Checked {
   Expr expr;  // fully typed; no Annotation nodes; dependent applications explicit
   Type type;
   std::vector<SideCondition> conditions;
+  // The sizes substituted by check_program (none: every size symbolic); strategies see
+  // them (elevate::Env::sizes, `tunedAt`).
+  SizeMap sizes;
 };
-
-using SizeMap = std::map<std::string, int64_t>;
 
 // Resolve names and infer the type of the definition `entry` (the last definition
 // when empty). With `sizes`, the entry's leading dependent size parameters named in

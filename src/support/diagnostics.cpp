@@ -3,6 +3,7 @@
 #include "support/diagnostics.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace risec {
@@ -123,6 +124,15 @@ static size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string nearest_name(const std::string& name, const std::vector<std::string>& candidates) {
+  // A name that differs only in case is the one meant (`N` for `n`), whatever is nearer
+  // by edits.
+  auto lower = [](std::string x) {
+    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return x;
+  };
+  const std::string lname = lower(name);
+  for (const auto& c : candidates)
+    if (c != name && lower(c) == lname) return c;
   std::string best;
   size_t best_d = std::string::npos;
   for (const auto& c : candidates) {

@@ -529,6 +529,26 @@ TEST(Autoschedule, TheDefaultsTextIsCompilesDefault) {
     const std::string plain = compile(req).unit.source;
     req.strategy = &s;
     EXPECT_EQ(compile(req).unit.source, plain) << target << "\n" << r.best_strategy;
+    // The written strategy holds at the sizes it was tuned at only (its first step,
+    // tunedAt, checks them): without sizes, or at others, the error names them.
+    EXPECT_NE(r.best_strategy.find("tunedAt("), std::string::npos) << r.best_strategy;
+    const rise::SizeMap other = [&] {
+      rise::SizeMap o = cfg.sizes;
+      o.begin()->second += 1;
+      return o;
+    }();
+    for (const rise::SizeMap* sizes : {static_cast<const rise::SizeMap*>(nullptr), &other}) {
+      req.sizes = sizes;
+      try {
+        compile(req);
+        ADD_FAILURE() << "compiled at sizes it was not tuned at:\n" << r.best_strategy;
+      } catch (const Error& e) {
+        EXPECT_NE(e.message().find("this strategy was tuned at sizes " + cfg.sizes.begin()->first +
+                                   "=" + std::to_string(cfg.sizes.begin()->second)),
+                  std::string::npos)
+            << e.message();
+      }
+    }
   }
 }
 

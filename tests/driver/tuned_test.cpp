@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -72,7 +73,7 @@ TEST(Tuned, KeyIgnoresLayoutAndFollowsTheText) {
     const TunedKey k = tuned_key(p, "", sizes, "c");
     EXPECT_EQ(k.entry, entry);
     EXPECT_EQ(k.program.size(), 16u);
-    EXPECT_EQ(k.cpu, cpu_model());
+    EXPECT_EQ(k.cpu, cpu_model() + " (lanes " + std::to_string(machine_lanes()) + ")");
     EXPECT_EQ(tuned_key(tuned_parse(text), entry, sizes, "c").program, k.program) << text;
     for (int variant = 0; variant < 4; ++variant) {
       const std::string r = reformatted(text, rng);
@@ -117,6 +118,29 @@ TEST(Tuned, RecordFoundByItsKeyOnlyAndTheFasterKept) {
       EXPECT_FALSE(lookup_best(db, other));
     }
   }
+}
+
+// The vector width is part of the key: a strategy tuned with `lanes` = 16 is not looked
+// up when compiling for 6 lanes ($RISEC_LANES).
+TEST(Tuned, KeyFollowsTheVectorWidth) {
+  const rise::Program p = tuned_parse(example_programs().front());
+  const rise::SizeMap sizes = {{"n", 64}};
+  const char* old = std::getenv("RISEC_LANES");
+  const std::string saved = old ? old : "";
+  std::vector<std::string> cpus;
+  for (const char* width : {"16", "6", "32"}) {
+    setenv("RISEC_LANES", width, 1);
+    cpus.push_back(tuned_key(p, "", sizes, "c").cpu);
+    EXPECT_NE(cpus.back().find(std::string("(lanes ") + width + ")"), std::string::npos)
+        << cpus.back();
+  }
+  if (old)
+    setenv("RISEC_LANES", saved.c_str(), 1);
+  else
+    unsetenv("RISEC_LANES");
+  EXPECT_NE(cpus[0], cpus[1]);
+  EXPECT_NE(cpus[0], cpus[2]);
+  EXPECT_NE(cpus[1], cpus[2]);
 }
 
 }  // namespace

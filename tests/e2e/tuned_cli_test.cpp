@@ -12,6 +12,7 @@
 #include "driver/tuned.h"
 #include "e2e_util.h"
 #include "runtime/process.h"
+#include "support/cpu.h"
 
 namespace risec::e2e {
 namespace {
@@ -53,6 +54,21 @@ TEST(TunedCli, TuneRecordIsUsedByRunAndCompile) {
       {"run", "examples/scal/scal.rise", "--tuned", "--db", db, "--size", "n=64", "--check"});
   EXPECT_EQ(run.exit_code, 0) << show(run);
   EXPECT_EQ(run.err.find(kNote), std::string::npos) << show(run);
+
+  // Another vector width ($RISEC_LANES, compiling for another machine) has no record
+  // either: the record's strategy may hold only at the width it was tuned at.
+  const std::string lanes = std::to_string(machine_lanes());
+  for (const char* width : {"6", "32"}) {
+    if (lanes == width) continue;
+    const std::vector<std::string> env = {std::string("RISEC_LANES=") + width};
+    CliResult r = run_risec(
+        {"run", "examples/scal/scal.rise", "--tuned", "--db", db, "--size", "n=64", "--check"},
+        env);
+    EXPECT_EQ(r.exit_code, 0) << show(r);
+    EXPECT_NE(r.err.find(kNote), std::string::npos) << show(r);
+    EXPECT_EQ(r.err.find(kNote), r.err.rfind(kNote)) << show(r);  // one note
+    EXPECT_NE(r.err.find(std::string("(lanes ") + width + ")"), std::string::npos) << show(r);
+  }
 
   // Other sizes, another target or other code generator flags have no record: the
   // default lowering, after the note.
