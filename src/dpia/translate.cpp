@@ -886,7 +886,7 @@ class Translator {
                                  std::make_shared<const Command>(dn))}));
         Command c{Command::NewDoubleBuffer};
         c.var = db;
-        c.span = e->span;  // the iterate, for the targets that refuse it
+        c.span = e->head_span.known() ? e->head_span : e->span;  // `iterate`, for refusals
         c.dt = elem;
         c.n = arith::exact_div(len, n);  // the first (largest) output
         c.iterations = k;

@@ -464,9 +464,17 @@ enum class BetaMode { BetaEta, Beta, Sharing };
 
 // A redex fun(x => b)(a) that is kept as let(a)(fun(x => b)): substituting would
 // duplicate the work of a, and both a and b are data (let binds data to data).
+// The types come from the lambda's where a node lost its own: an argument that was a
+// redex itself and became a let (built untyped) is as much data as the parameter it
+// replaces, and substituting it would compute it again at every use (a let-bound
+// function applied to its own result, `sm(sm(xs))`, recomputing the inner result per
+// element of the outer one).
 bool shareable(const Expr& lam, const Expr& arg) {
   if (is_trivial(arg) || occurs_linearly(lam->name, lam->fn)) return false;
-  return arg->type && rise::is_data(arg->type) && lam->fn->type && rise::is_data(lam->fn->type);
+  const bool fun = lam->type && lam->type->kind == TypeKind::Fun;
+  Type param = arg->type ? arg->type : fun ? lam->type->a : nullptr;
+  Type body = lam->fn->type ? lam->fn->type : fun ? lam->type->b : nullptr;
+  return param && rise::is_data(param) && body && rise::is_data(body);
 }
 
 // A redex fun(x: T => b)(a) whose parameter says its type is kept as let(a)(fun(x: T =>
@@ -634,6 +642,52 @@ bool computes(const Expr& e) {
     default:
       return false;
   }
+}
+
+bool may_fail(const Expr& e) {
+  return rise::any_subexpr(e, [](const Expr& s) {
+    if (s->kind == ExprKind::Foreign) return true;
+    auto c = as_prim_call(s);
+    if (!c || !c->head->prim) return false;
+    const rise::PrimitiveInfo& p = *c->head->prim;
+    if (p.is(PrimId::NatAsIndex)) return true;
+    if (!p.is(PrimId::Div) && !p.is(PrimId::Mod) && !p.is(PrimId::Cast)) return false;
+    // the type of the operation's result once applied to all its arguments (a
+    // partial application `div(a)` is judged by its result too: it is a float
+    // division or an integer one)
+    rise::Type t = s->type;
+    while (t && t->kind == rise::TypeKind::Fun) t = t->b;
+    if (!t || t->kind == rise::TypeKind::DepFun || t->kind == rise::TypeKind::Var)
+      return true;  // not known here: assume it can
+    rise::Type elem = t->kind == rise::TypeKind::Vector ? t->a : t;
+    if (!elem || elem->kind != rise::TypeKind::Scalar)
+      return true;                         // a cast to idx[n] or natType, or an unknown type
+    if (p.is(PrimId::Cast)) return false;  // scalar targets saturate
+    return rise::is_integer(elem->scalar);
+  });
+}
+
+std::vector<Expr> conditional_args(const Expr& e) {
+  std::vector<Expr> out;
+  if (e->kind != ExprKind::App && e->kind != ExprKind::DepApp) return out;
+  auto c = as_prim_call(e);
+  if (c && c->head->prim) {
+    const rise::PrimitiveInfo& p = *c->head->prim;
+    for (size_t i = 0; i < c->args.size(); ++i) {
+      const Expr& a = c->args[i];
+      const bool fn = a->kind == ExprKind::Lambda || (a->type && !rise::is_data(a->type));
+      if ((p.is(PrimId::Select) && c->args.size() == 3 && i > 0) ||
+          (p.is(PrimId::IterateWhile) && i == 1) || (p.is(PrimId::Let) && i == 0 && fn))
+        out.push_back(a);
+    }
+    return out;
+  }
+  for (Expr s = e; s->kind == ExprKind::App || s->kind == ExprKind::DepApp; s = s->fn) {
+    if (s->kind != ExprKind::App) continue;
+    const Expr& a = s->arg;
+    if (a->kind == ExprKind::Lambda || (a->type && !rise::is_data(a->type))) out.push_back(a);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- strategies

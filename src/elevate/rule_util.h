@@ -165,6 +165,24 @@ std::string assoc_comm_names();
 // function, or an identity map (an explicit copy).
 bool computes(const Expr& e);
 
+// Whether evaluating `e` can stop the program (a *partial* computation): integer
+// division or modulo (by zero, or the least value by -1), an index made from data
+// (natAsIndex, a cast to idx[n] or natType: out of range), a foreign function (any C
+// code), or anything containing one (a map or reduction whose function divides).
+// Total computations (float arithmetic, scalar casts, reads at indices of type idx[n])
+// are not.
+bool may_fail(const Expr& e);
+
+// The value arguments of the application `e` (the whole spine) that run only under a
+// condition, maybe never, each time `e` runs: a select's branches (so also `&&`,
+// `||`), iterateWhile's step, a let's value when it is a function (it runs where it is
+// called), and the function arguments of an application whose head is not a primitive
+// (a let-bound function may call them or not). Every motion rule (cse, licm, hoist,
+// storeInMemory) keeps a term that may_fail inside such a position: moved out, it
+// would run where the program never runs it (docs/guarantees.md, "Partial operations").
+// Loop functions are not conditional: sizes are positive, so a loop runs at least once.
+std::vector<Expr> conditional_args(const Expr& e);
+
 // Whether a rule that splits an array of length `len` into blocks of `n` must refuse:
 // the reason when n provably cannot divide len (constants that do not divide, or a
 // symbolic length with a constant non-zero remainder, such as 4*m + 2 by 4), nullopt

@@ -333,21 +333,33 @@ Expr replace_all(const Expr& e, const Expr& t, const std::set<std::string>& fv_t
 }
 
 // The first subterm (pre-order) of e that satisfies p, is data, and uses no
-// variable bound inside e; e itself is a candidate only when `self`.
+// variable bound inside e; e itself is a candidate only when `self`. A subterm that
+// can stop the program (util::may_fail: an integer division, an index made from data)
+// in a conditional position (util::conditional_args: a select's branch) is not taken,
+// nor anything of it that can: computed before, it would run where the program never
+// runs it (`guarded` then says one was passed over).
 std::optional<Expr> find_hoistable(const Expr& e, const Env& env, const Strategy& p,
-                                   std::vector<std::string>& bound, bool self = true) {
+                                   std::vector<std::string>& bound, bool& guarded,
+                                   std::set<const rise::ExprNode*>& conds, bool self = true,
+                                   bool conditional = false) {
   if (self && e->type && rise::is_data(e->type) && p(e, env).ok()) {
     bool local = false;
     for (const std::string& v : rise::free_vars(e))
       if (std::find(bound.begin(), bound.end(), v) != bound.end()) local = true;
-    if (!local) return e;
+    if (!local && conditional && util::may_fail(e))
+      guarded = true;
+    else if (!local)
+      return e;
   }
   std::vector<Expr> kids = children(e);
+  // a spine's conditional arguments, marked at its top, so that those below are found too
+  for (const Expr& a : util::conditional_args(e)) conds.insert(a.get());
   for (size_t i = 0; i < kids.size(); ++i) {
     Env ce = env;
     ce.ctx = child_context(e, i, env.ctx);
     if (e->kind == ExprKind::Lambda) bound.push_back(e->name);
-    auto r = find_hoistable(kids[i], ce, p, bound);
+    auto r = find_hoistable(kids[i], ce, p, bound, guarded, conds, true,
+                            conditional || conds.count(kids[i].get()) > 0);
     if (e->kind == ExprKind::Lambda) bound.pop_back();
     if (r) return r;
   }
@@ -374,8 +386,23 @@ Strategy store_in_memory(Strategy p, Strategy s, bool hoist) {
       benv.ctx = child_context(body, 0, benv.ctx);
       body = body->fn;
     }
+    // a let must stand where data is computed: not around a partial application
+    // (select(c)(a), reduce(op)) that a traversal reaches
+    if (body->type && !rise::is_data(body->type))
+      return fail_at(rule, e,
+                     "the location is a function, not data below its lambdas: a let cannot "
+                     "stand here");
     std::vector<std::string> bound;
-    auto t = find_hoistable(body, benv, p, bound, !hoist);
+    bool guarded = false;
+    std::set<const rise::ExprNode*> conds;
+    auto t = find_hoistable(body, benv, p, bound, guarded, conds, !hoist);
+    if (!t && guarded)
+      return fail_at(rule, e,
+                     "the subterms satisfying " + p.name() +
+                         " can stop the program (an integer division or modulo, an index "
+                         "made from data) and run only under a condition (a select's "
+                         "branch): computed before, they would run where the program does "
+                         "not run them");
     if (!t)
       return fail_at(rule, e,
                      "no subterm satisfies " + p.name() +
@@ -812,7 +839,8 @@ void register_lowering(Registry& r) {
           RuleFamily::Memory,
           "storeInMemory(p, s): the first subterm t satisfying p (not depending on variables "
           "bound in the term) -> let(toMem(s(t)))(fun(m => ...m...)) inside the leading "
-          "lambdas; every occurrence of t is replaced",
+          "lambdas; every occurrence of t is replaced; a t that can stop the program (integer "
+          "division, an index made from data) under a select's branch is not taken",
           {P::Strategy, P::Strategy},
           [](const std::vector<Arg>& a) {
             return store_in_memory(arg_strategy(a, 0), arg_strategy(a, 1), false);

@@ -17,6 +17,7 @@
 //
 // Each is a whole-term pass (util::whole_term): it always succeeds, re-types its result
 // once and returns the program unchanged when there is nothing to do.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -501,23 +502,35 @@ bool candidate(const Expr& e) {
 struct Occ {
   Expr e;
   std::set<std::string> bound_above;  // binders between the scope and the occurrence
+  bool conditional = false;           // under a condition (util::conditional_args)
 };
 
 // Data subterms of a scope's body, grouped by hash; dependent lambdas are not
 // entered (their sizes cannot move out).
-void collect(const Expr& e, std::set<std::string>& bound, std::map<size_t, std::vector<Occ>>& out) {
+void collect(const Expr& e, std::set<std::string>& bound, std::map<size_t, std::vector<Occ>>& out,
+             bool conditional = false) {
   if (e->kind == ExprKind::DepLambda) return;
   if (candidate(e)) {
     std::vector<std::string> b;
-    out[hash_expr(e, b)].push_back({e, bound});
+    out[hash_expr(e, b)].push_back({e, bound, conditional});
   }
   if (e->kind == ExprKind::Lambda) {
     bool fresh = bound.insert(e->name).second;
-    collect(e->fn, bound, out);
+    collect(e->fn, bound, out, conditional);
     if (fresh) bound.erase(e->name);
     return;
   }
-  for (const Expr& k : children(e)) collect(k, bound, out);
+  const std::vector<Expr> cond = util::conditional_args(e);
+  auto is_cond = [&](const Expr& k) {
+    return conditional || std::find(cond.begin(), cond.end(), k) != cond.end();
+  };
+  // a primitive's arguments directly (the partial applications between are functions,
+  // never candidates), so that each knows whether it is conditional
+  if (auto c = util::as_prim_call(e); c && c->head->prim) {
+    for (const Expr& a : c->args) collect(a, bound, out, is_cond(a));
+    return;
+  }
+  for (const Expr& k : children(e)) collect(k, bound, out, is_cond(k));
 }
 
 // Alpha-equal with the same type (literals take their type from context).
@@ -554,10 +567,17 @@ std::optional<Expr> share_once(const Expr& body) {
     for (size_t i = 0; i < occs.size(); ++i) {
       if (escapes(occs[i])) continue;
       size_t same = 0;
+      bool unconditional = false;
       for (size_t j = 0; j < occs.size(); ++j)
-        if (!escapes(occs[j]) && same_term(occs[i].e, occs[j].e)) ++same;
+        if (!escapes(occs[j]) && same_term(occs[i].e, occs[j].e)) {
+          ++same;
+          unconditional = unconditional || !occs[j].conditional;
+        }
       size_t sz = expr_size(occs[i].e);
-      if (same >= 2 && sz > best_size) {
+      // A term that can stop the program (division, an index made from data) is
+      // shared only where one of its occurrences runs whenever the scope does: the
+      // let computes it at the scope's start, also where every guard is false.
+      if (same >= 2 && sz > best_size && (unconditional || !util::may_fail(occs[i].e))) {
         best = occs[i].e;
         best_size = sz;
       }
@@ -636,32 +656,6 @@ bool flat_elements(const Expr& arr) {
 // floats out of the application (its variable renamed fresh, so nothing in the rest
 // of the application is captured). RISE is pure and the argument is evaluated once
 // either way, so this is always safe.
-// Whether evaluating `e` can stop the program: integer division or modulo (by zero,
-// or the least value by -1), an index made from data (natAsIndex, a cast to idx[n] or
-// natType: out of range), a foreign function (any C code).
-bool may_fail(const Expr& e) {
-  return rise::any_subexpr(e, [](const Expr& s) {
-    if (s->kind == ExprKind::Foreign) return true;
-    auto c = util::as_prim_call(s);
-    if (!c || !c->head->prim) return false;
-    const rise::PrimitiveInfo& p = *c->head->prim;
-    if (p.is(PrimId::NatAsIndex)) return true;
-    if (p.is(PrimId::Div) || p.is(PrimId::Mod) || p.is(PrimId::Cast)) {
-      // the type of the operation's result (once applied to all its arguments)
-      const rise::Type& t = s->type;
-      if (!t || t->kind == rise::TypeKind::Fun || t->kind == rise::TypeKind::DepFun ||
-          t->kind == rise::TypeKind::Var)
-        return true;  // not known here: assume it can
-      rise::Type elem = t->kind == rise::TypeKind::Vector ? t->a : t;
-      if (!elem || elem->kind != rise::TypeKind::Scalar) return true;
-      if (p.is(PrimId::Cast)) return false;  // scalar targets saturate
-      return rise::is_integer(elem->scalar);
-    }
-    if (p.is(PrimId::Cast)) return true;  // to idx[n] or natType
-    return false;
-  });
-}
-
 class FloatLets : public rise::ExprMutator {
  protected:
   Expr visit_app(const Expr& e) override {
@@ -676,13 +670,14 @@ class FloatLets : public rise::ExprMutator {
   static Expr floated(const Expr& m) {
     auto c = util::as_prim_call(m);
     if (!c) return m;
-    const bool select = c->head->prim && c->head->prim->is(PrimId::Select);
+    const std::vector<Expr> cond = util::conditional_args(m);
     for (size_t i = 0; i < c->args.size(); ++i) {
       auto l = as_let(c->args[i]);
       if (!l) continue;
-      // out of a select's branch only what cannot stop the program (may_fail): the
-      // branch may not run
-      if (select && i > 0 && may_fail(l->value)) continue;
+      // out of a select's branch (a conditional argument) only what cannot stop the
+      // program (may_fail): the branch may not run
+      if (std::find(cond.begin(), cond.end(), c->args[i]) != cond.end() && util::may_fail(l->value))
+        continue;
       std::string y = rise::fresh_name(l->name);
       std::vector<Expr> args = c->args;
       args[i] = util::substitute(l->body, l->name, rise::ident(y));
@@ -764,9 +759,10 @@ bool loop_primitive(const util::PrimCall& c) {
 
 // The largest computing data subterms of `e` that mention none of `inner` (the
 // variables bound inside the loop function); dependent lambdas are not entered. Under
-// a condition (a select's branches, so also `&&` and `||`; an iterateWhile's step,
-// which may run no time) a term that can stop the program (may_fail) is not taken:
-// before the loop it would run where the program never runs it.
+// a condition (util::conditional_args: a select's branches, so also `&&` and `||`; an
+// iterateWhile's step, which may run no time) a term that can stop the program
+// (util::may_fail) is not taken: before the loop it would run where the program never
+// runs it.
 void invariant_terms(const Expr& e, std::set<std::string>& inner, std::vector<Expr>& out,
                      bool conditional = false) {
   if (e->kind == ExprKind::DepLambda) return;
@@ -774,7 +770,7 @@ void invariant_terms(const Expr& e, std::set<std::string>& inner, std::vector<Ex
     bool inv = true;
     for (const std::string& v : rise::free_vars(e))
       if (inner.count(v)) inv = false;
-    if (inv && !(conditional && may_fail(e))) {
+    if (inv && !(conditional && util::may_fail(e))) {
       out.push_back(e);
       return;
     }
@@ -785,17 +781,18 @@ void invariant_terms(const Expr& e, std::set<std::string>& inner, std::vector<Ex
     if (fresh) inner.erase(e->name);
     return;
   }
-  if (auto c = util::as_prim_call(e); c && c->head->prim) {
-    const bool select = c->head->prim->is(PrimId::Select) && c->args.size() == 3;
-    const bool loop = c->head->prim->is(PrimId::IterateWhile);
-    if (select || loop) {
-      for (size_t i = 0; i < c->args.size(); ++i)
-        invariant_terms(c->args[i], inner, out,
-                        conditional || (select && i > 0) || (loop && i == 1));
+  const std::vector<Expr> cond = util::conditional_args(e);
+  if (!cond.empty()) {
+    if (auto c = util::as_prim_call(e); c && c->head->prim) {
+      for (const Expr& a : c->args)
+        invariant_terms(a, inner, out,
+                        conditional || std::find(cond.begin(), cond.end(), a) != cond.end());
       return;
     }
   }
-  for (const Expr& k : children(e)) invariant_terms(k, inner, out, conditional);
+  for (const Expr& k : children(e))
+    invariant_terms(k, inner, out,
+                    conditional || std::find(cond.begin(), cond.end(), k) != cond.end());
 }
 
 class Hoisting : public rise::ExprMutator {
@@ -994,12 +991,14 @@ void register_simplify(Registry& r) {
   r.rule({"cse",
           RuleFamily::Simplify,
           "identical computing subterms of a lambda body shared by one let (hashing, "
-          "largest first), across loops after AiNF",
+          "largest first), across loops after AiNF; one that can stop the program (integer "
+          "division, an index made from data) only where an occurrence runs unconditionally",
           {},
           fixed(cs)});
   r.rule({"licm",
           RuleFamily::Simplify,
-          "loop-invariant computations of a map or reduce function computed once, outside",
+          "loop-invariant computations of a map or reduce function computed once, outside; "
+          "one that can stop the program not out of a select's branch",
           {},
           fixed(li)});
   r.rule({"refuse",

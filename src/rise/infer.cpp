@@ -15,6 +15,7 @@
 // unknown are postponed until more is known. Side conditions (divisibility) are
 // recorded with the primitive and span that needed them.
 #include "rise/infer_internal.h"
+#include "rise/let_types.h"
 
 namespace risec::rise {
 
@@ -373,7 +374,7 @@ Expr Inferer::infer(const Expr& e) {
       switch (e->lit.kind) {
         case LitKind::Int: {
           Type m = fresh_data();
-          int_metas_.insert(m->name);
+          int_metas_.emplace(m->name, e->span);
           int_lits_.push_back({m->name, e->lit.i, e->span});
           return typed(e, m);
         }
@@ -802,12 +803,22 @@ Checked infer_in_context(const Expr& e, const std::vector<std::pair<std::string,
 }
 
 Checked infer_entry(const Expr& resolved, const SizeMap* sizes, bool closed) {
-  Inferer inf(sizes);
-  inf.closed = closed;
+  auto run = [&](const Expr& e) {
+    Inferer inf(sizes);
+    inf.closed = closed;
+    try {
+      return inf.run(e);
+    } catch (const arith::ArithError& err) {
+      user_error(std::string("size arithmetic: ") + err.what(), e->span);
+    }
+  };
   try {
-    return inf.run(resolved);
-  } catch (const arith::ArithError& e) {
-    user_error(std::string("size arithmetic: ") + e.what(), resolved->span);
+    return run(resolved);
+  } catch (const Error& err) {
+    // A let-bound name used at two types: say so rather than where they met.
+    if (err.kind() != ErrorKind::User) throw;
+    if (std::optional<Error> why = explain_monomorphic_let(resolved, run)) throw *why;
+    throw;
   }
 }
 

@@ -122,7 +122,8 @@ class Inferer {
   std::vector<MaskUse> masks_;
   std::vector<IntLit> float_lits_;  // inf and nan: f32 or f64 from context
   std::vector<IntLit> nat_values_;  // sizes used as values: a number type or natType
-  std::set<std::string> int_metas_;
+  // The metas of integer literals, each with the span of a literal it types.
+  std::map<std::string, Span> int_metas_;
   std::set<std::string> used_binders_;
   // Type-level names in scope: source name -> (kind, argument).
   std::vector<std::tuple<std::string, Kind, TypeArg>> tl_env_;

@@ -155,15 +155,34 @@ std::string Inferer::show(const Type& t) {
 
 void Inferer::bind_data(const std::string& name, const Type& value, const Ctx& ctx) {
   if (mentions_data_var(value, name)) mismatch(ctx, "infinite type");
-  if (int_metas_.count(name)) {
+  if (auto lit = int_metas_.find(name); lit != int_metas_.end()) {
+    // Where the literal's type is decided far from the literal (`let d = c + 1 in ...
+    // x * d`, decided at the map that reads d), the error is at the literal and says
+    // where its type came from.
+    const Span& at = lit->second;
+    const bool far =
+        at.known() && ctx.span.known() &&
+        (at.file != ctx.span.file || at.begin < ctx.span.begin || at.end > ctx.span.end);
+    auto refuse = [&](const std::string& what, const std::string& advice) {
+      if (!far) mismatch(ctx, what + advice);
+      // the place as LINE:COL in the literal's own file
+      std::string place = location(ctx.span);
+      if (ctx.span.file == at.file)
+        place = std::to_string(ctx.span.start().line) + ":" + std::to_string(ctx.span.start().col);
+      std::string from =
+          "the type it gets " + (ctx.what.empty() ? "" : ctx.what + " ") + "at " + place;
+      if (ctx.expected && ctx.found)
+        from += ": expected " + show(ctx.expected) + " but found " + show(ctx.found);
+      user_error(what + " (" + from + ")" + advice, at);
+    };
     if (value->kind == TypeKind::Var && is_meta_name(value->name)) {
-      int_metas_.insert(value->name);
+      int_metas_.emplace(value->name, at);
     } else if (value->kind == TypeKind::Scalar && is_float(value->scalar)) {
-      mismatch(ctx, "an integer literal cannot be a " + std::string(scalar_name(value->scalar)) +
-                        "; write it with a decimal point, e.g. 2.0f");
+      refuse("an integer literal cannot be a " + std::string(scalar_name(value->scalar)),
+             "; write it with a decimal point, e.g. 2.0f");
     } else if (!((value->kind == TypeKind::Scalar && value->scalar != ScalarKind::Bool) ||
                  value->kind == TypeKind::Index || value->kind == TypeKind::NatData)) {
-      mismatch(ctx, "an integer literal cannot have type " + show(value));
+      refuse("an integer literal cannot have type " + show(value), "");
     }
   }
   datas_.emplace(name, value);

@@ -65,6 +65,7 @@ struct CNode {
   std::vector<TypeArg> deps;
   std::vector<const CNode*> vargs;  // Prim: value arguments; Beta: the arguments
   bool saturated = false;
+  bool unused_param = false;  // Lambda applied once (let's body): its parameter is never read
   Fast fast = Fast::None;
   ScalarOp sop = nullptr;
 };
@@ -401,6 +402,7 @@ class Compiler {
         // their code translated in the enclosing scope; not for a lambda applied once
         // where it is written (let), which would gain nothing.
         std::vector<const ExprNode*> inv;
+        const bool once = applied_once_;
         if (hoist_ && !dep && !applied_once_)
           inv = finder_.find(*e, [&](const ExprNode* x) { return hoisted_.count(x) > 0; });
         applied_once_ = false;
@@ -423,6 +425,12 @@ class Compiler {
         n.captures = inner.cap_from;
         n.hoisted = std::move(thunks);
         n.frame_size = static_cast<int>(inner.cap_from.size()) + (dep ? 0 : 1);
+        // A let whose variable is never read does not evaluate its value (as compiled
+        // code, which drops it; docs/language.md, "let"). A name shadowed below counts
+        // as read: then the value is evaluated, as before.
+        n.unused_param = once && !dep && !any_subexpr(e->fn, [&](const Expr& x) {
+                           return x->kind == ExprKind::Ident && x->name == e->name;
+                         });
         return &n;
       }
       case ExprKind::App:
@@ -728,8 +736,9 @@ Value eval_prim(Interpreter& I, const CNode* n, const Env& env) {
       case Fast::Id:
         return eval(I, n->vargs[0], env);
       case Fast::Let: {
-        Value x = eval(I, n->vargs[0], env);
         const CNode* f = n->vargs[1];
+        // an unused binding's value is not needed: not evaluated (it may stop the program)
+        Value x = f->op == Op::Lambda && f->unused_param ? Value() : eval(I, n->vargs[0], env);
         if (f->op == Op::Lambda) {  // let x = e in body: no closure needed
           Frame fr(f->frame_size);
           Value* slots = fr.data();

@@ -325,7 +325,13 @@ class Translator {
         return n;
       }
       case PrimId::Let: {
-        // let(value)(fun(x => body))
+        // let(value)(fun(x => body)); a value whose variable the body never reads is
+        // not needed: not evaluated (as interp.cpp's let, and compiled code)
+        if (const Expr& l = vals[1].e;
+            l->kind == ExprKind::Lambda && is_data(rt) && !any_subexpr(l->fn, [&](const Expr& x) {
+              return x->kind == ExprKind::Ident && x->name == l->name;
+            }))
+          return data(l->fn, vals[1].env);
         StaticFn f = fn_of(vals[1].e, vals[1].env);
         std::vector<CArg> one{vals[0]};
         return call(f, std::move(one), rt);

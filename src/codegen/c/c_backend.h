@@ -83,6 +83,10 @@ struct CGenOptions {
   // `risec view`: a comment `/* at FILE:LINE:COL (PRIMITIVE) */` before each loop that
   // a primitive of the source made, for the viewer to link the loop to its source.
   bool annotate_sources = false;
+  // Loops, sizes and indices in int64_t whatever the sizes (and no 32-bit GPU kernels):
+  // what generate_c asks for when the index terms printed with `int` were not all
+  // proven to fit it (index_width.cpp).
+  bool wide_indices = false;
 };
 
 // Generate C for an imperative program writing `output` (data type `out_dt`) from

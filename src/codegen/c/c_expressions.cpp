@@ -59,6 +59,7 @@ const char* scalar_c(rise::ScalarKind k) {
 // Precedence of a Nat printed as C.
 CExpr nat_expr(const Nat& n_in) {
   const Nat n = c_named(n_in);
+  PrintedNats::note(n);
   std::string s = arith::print(n, arith::Syntax::C);
   int prec = kPrecAtom;
   switch (n.kind()) {
@@ -267,7 +268,9 @@ std::string CPrinter::pair_type(const Type& t) {
 }
 
 CExpr CPrinter::cond_expr(const arith::Cond& c) {
-  std::string s = arith::print(c_named(c), arith::Syntax::C);
+  const arith::Cond named = c_named(c);
+  PrintedNats::note(named);
+  std::string s = arith::print(named, arith::Syntax::C);
   return CExpr{s, kPrecOr};
 }
 

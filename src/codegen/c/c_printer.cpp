@@ -614,7 +614,8 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   g.reserve_names(program, inputs, sizes);
   g.bind_parameters(output, out_dt, inputs, sizes);
   g.function_name_ = u.name;
-  g.idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
+  g.idx_type_ =
+      opts_.wide_indices || needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
   g.not_nan_ = dpia::NotNan(program);
   std::vector<CStmtP> body;
   g.gen(program, body);

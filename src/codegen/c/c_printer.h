@@ -55,6 +55,27 @@ extern const char* const kBoundsHostHelper;
 std::string c_string(const std::string& text);
 // A Nat printed as C, with its precedence.
 CExpr nat_expr(const arith::Nat& n);
+
+// The Nats that nat_expr and CPrinter::cond_expr print while a PrintedNats is in scope
+// on this thread are appended to the innermost one (and passed on to the one around it
+// when it ends). Views produce index terms only as they are printed (a join's `k / m`,
+// a reorder's function applied to a loop index), so the index width is checked against
+// these too, after printing (index_width.cpp, printed_terms_narrow).
+class PrintedNats {
+ public:
+  PrintedNats();
+  ~PrintedNats();
+  PrintedNats(const PrintedNats&) = delete;
+  PrintedNats& operator=(const PrintedNats&) = delete;
+  const std::vector<arith::Nat>& nats() const { return nats_; }
+  // Appends `n` to the innermost PrintedNats, if there is one.
+  static void note(const arith::Nat& n);
+  static void note(const arith::Cond& c);
+
+ private:
+  std::vector<arith::Nat> nats_;
+  PrintedNats* outer_;
+};
 // The precedence of a scalar operator of the primitive table (its c_prec column,
 // which numbers C's levels as Prec does).
 constexpr Prec c_precedence(rise::OpPrec p) {
@@ -97,6 +118,14 @@ class CPrinter {
   CUnit print_unit(const std::string& entry_name, const dpia::CommandP& program,
                    const std::string& output, const rise::Type& out_dt,
                    const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes);
+
+  // The index type of the unit printed last (after print_unit and the GPU printers'
+  // units: the host's and, but for 32-bit kernels beside 64-bit ones, the kernels').
+  const std::string& index_type() const { return idx_type_; }
+  // Whether 32-bit kernels printed beside 64-bit ones (GpuPrinter::dual_width_) have an
+  // index term with no bound over the sizes: generate_c prints the unit again with
+  // CGenOptions::wide_indices.
+  bool narrow_unproven() const { return narrow_unproven_; }
 
  protected:
   // ---- hooks for backends that extend C
@@ -350,6 +379,7 @@ class CPrinter {
   // every size, index and array length is known and below 2^31, else int64_t
   // (index_width.cpp).
   std::string idx_type_ = "int";
+  bool narrow_unproven_ = false;  // narrow_unproven()
 };
 
 // Whether the program's loops and indices need 64 bits: a symbolic size (it may be
@@ -364,6 +394,15 @@ bool needs_wide_indices(const dpia::CommandP& program, const rise::Type& out_dt,
 // every intermediate has a bound over the sizes (which narrow_index_bounds lists).
 bool narrow_possible(const dpia::CommandP& program, const rise::Type& out_dt,
                      const std::vector<dpia::Input>& inputs, const std::vector<std::string>& sizes);
+
+// Whether C computes every intermediate value of each of `printed` (arith::print's
+// C text, partial sums and products included) within 32-bit `int`: provably in
+// [-2^31, 2^31). A lone constant needs no check (a C literal takes a type it fits).
+// With symbolic `sizes`, the bounds over the sizes that must then stay below 2^31 in
+// magnitude are appended to `bounds` (a host checks them before it runs 32-bit code);
+// a term with no bound over the sizes makes the answer false.
+bool printed_terms_narrow(const std::vector<arith::Nat>& printed,
+                          const std::vector<std::string>& sizes, std::vector<arith::Nat>* bounds);
 
 // What must stay below 2^31 in magnitude for a program with symbolic sizes to index
 // with 32-bit ints: every quantity over the sizes only in its commands and types (trip

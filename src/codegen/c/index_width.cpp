@@ -122,8 +122,10 @@ bool usable_bound(const arith::Nat& b, const std::set<std::string>& symbolic) {
 
 // Inclusive bounds [lo, hi] of `t` over `symbolic` (constants when it is empty), or
 // nullopt. arith's range analysis first; where it cannot eliminate a loop index (it
-// leaves `i*i` as it is), interval arithmetic over the factors of a product of
-// non-negative factors and over the terms of a sum.
+// leaves `i*i` as it is, and a clamp `max(0, i - 1)` with symbolic sizes), interval
+// arithmetic over the factors of a product of non-negative factors, over the terms of
+// a sum, over the operands of a min, max or choice, and over a floor division or
+// modulo of a non-negative term by a positive one.
 std::optional<std::pair<arith::Nat, arith::Nat>> index_bounds(
     const arith::Nat& t, const std::set<std::string>& symbolic) {
   std::optional<arith::Nat> lo = arith::lower_bound(t), hi = arith::upper_bound(t);
@@ -139,6 +141,26 @@ std::optional<std::pair<arith::Nat, arith::Nat>> index_bounds(
       h = h * b->second;
     }
     return std::pair{l, h};
+  }
+  if (node.kind == arith::Kind::Min || node.kind == arith::Kind::Max ||
+      node.kind == arith::Kind::Select) {
+    // a clamp (padClamp's min(max(i - l, 0), n - 1)) or a choice: within its operands'
+    // bounds
+    auto a = index_bounds(node.args[0], symbolic), b = index_bounds(node.args[1], symbolic);
+    if (!a || !b) return std::nullopt;
+    if (node.kind == arith::Kind::Min)
+      return std::pair{arith::min(a->first, b->first), arith::min(a->second, b->second)};
+    if (node.kind == arith::Kind::Max)
+      return std::pair{arith::max(a->first, b->first), arith::max(a->second, b->second)};
+    return std::pair{arith::min(a->first, b->first), arith::max(a->second, b->second)};
+  }
+  if ((node.kind == arith::Kind::Div || node.kind == arith::Kind::Mod) &&
+      arith::provably_pos(node.args[1])) {
+    auto a = index_bounds(node.args[0], symbolic), b = index_bounds(node.args[1], symbolic);
+    if (!a || !b || !arith::provably_nonneg(a->first) || !arith::provably_pos(b->first))
+      return std::nullopt;
+    if (node.kind == arith::Kind::Mod) return std::pair{arith::Nat(0), b->second - arith::Nat(1)};
+    return std::pair{arith::floordiv(a->first, b->second), arith::floordiv(a->second, b->first)};
   }
   if (node.kind == arith::Kind::Sum) {
     arith::Nat l = arith::scale(node.value, 1), h = l;
@@ -243,7 +265,66 @@ class BoundCollector : public dpia::Visitor {
   std::unordered_set<arith::Nat> visited_;
 };
 
+thread_local PrintedNats* innermost_printed = nullptr;
+
 }  // namespace
+
+PrintedNats::PrintedNats() : outer_(innermost_printed) {
+  innermost_printed = this;
+}
+PrintedNats::~PrintedNats() {
+  innermost_printed = outer_;
+  if (outer_) outer_->nats_.insert(outer_->nats_.end(), nats_.begin(), nats_.end());
+}
+
+void PrintedNats::note(const arith::Nat& n) {
+  if (innermost_printed && !n.as_const()) innermost_printed->nats_.push_back(n);
+}
+
+void PrintedNats::note(const arith::Cond& c) {
+  if (!innermost_printed) return;
+  const arith::CondNode& n = c.node();
+  if (n.kind == arith::CondKind::Lt || n.kind == arith::CondKind::Le ||
+      n.kind == arith::CondKind::Eq) {
+    note(n.a);
+    note(n.b);
+  }
+  for (const arith::Cond& a : n.args) note(a);
+}
+
+bool printed_terms_narrow(const std::vector<arith::Nat>& printed,
+                          const std::vector<std::string>& sizes, std::vector<arith::Nat>* bounds) {
+  const std::set<std::string> symbolic(sizes.begin(), sizes.end());
+  std::unordered_set<arith::Nat> seen;
+  std::set<std::string> listed;
+  if (bounds)
+    for (const arith::Nat& b : *bounds) listed.insert(b.to_string());
+  // Whether the checks of `bounds` already imply |b| < 2^31: b is at most one of them
+  // (or a constant below 2^31), and at least one of them or the negation of one (or a
+  // constant above -2^31).
+  auto implied = [&](const arith::Nat& b) {
+    auto lo = arith::lower_bound(b), hi = arith::upper_bound(b);
+    auto lo_c = lo ? lo->as_const() : std::nullopt, hi_c = hi ? hi->as_const() : std::nullopt;
+    bool below = hi_c && *hi_c < kIntLimit;
+    bool above = lo_c && *lo_c > -kIntLimit;
+    for (const arith::Nat& x : *bounds) {
+      if (below && above) break;
+      below = below || arith::provably_le(b, x);
+      above = above || arith::provably_le(x, b) || arith::provably_le(-b, x);
+    }
+    return below && above;
+  };
+  std::function<void(const arith::Nat&)> add;
+  if (!sizes.empty())
+    add = [&](const arith::Nat& b) {
+      if (bounds && listed.insert(b.to_string()).second && !implied(b)) bounds->push_back(b);
+    };
+  for (const arith::Nat& n : printed) {
+    if (!seen.insert(n).second) continue;
+    if (intermediates_may_be_wide(n, symbolic, add)) return false;
+  }
+  return true;
+}
 
 std::vector<arith::Nat> narrow_index_bounds(const dpia::CommandP& program, const rise::Type& out_dt,
                                             const std::vector<dpia::Input>& inputs,

@@ -30,8 +30,11 @@ static size_t risec_env_size(const char* var, int d) {
 /* The launch: global[d] work items (from the program, or $global_var), in groups of
    local[d] (when grouped: from the program or $local_var, at most what the device
    allows); a global size is rounded up to whole groups (the loops are strided, so
-   every size is correct). Stops with a message when a group has fewer than need[d]
+   every size is correct) and kept at most 2^30, so that a strided loop's `i += step`
+   stays within a 32-bit int when its trip count is at most 2^30 (which the 32-bit
+   kernels are printed for). Stops with a message when a group has fewer than need[d]
    work items. Returns whether the launch has a group size. */
+#define RISEC_MAX_STRIDE ((size_t)1 << 30)
 static int risec_launch_size(const char* global_var, const char* local_var, unsigned dims,
                              size_t* global, size_t* local, const size_t* need, int grouped,
                              size_t max_group, const size_t* max_items) {
@@ -41,6 +44,7 @@ static int risec_launch_size(const char* global_var, const char* local_var, unsi
     if (g) global[d] = g;
     if (l) { local[d] = l; given_local = 1; }
     if (global[d] == 0) global[d] = 1;
+    if (global[d] > RISEC_MAX_STRIDE) global[d] = RISEC_MAX_STRIDE;
     if (local[d] == 0) local[d] = 1;
     if (local[d] > max_items[d]) local[d] = max_items[d];
   }
@@ -55,7 +59,10 @@ static int risec_launch_size(const char* global_var, const char* local_var, unsi
     if (total <= max_group) break;
     local[widest] = (local[widest] + 1) / 2;
   }
-  for (unsigned d = 0; d < dims; ++d) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+  for (unsigned d = 0; d < dims; ++d) {
+    global[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+    if (global[d] > RISEC_MAX_STRIDE) global[d] = RISEC_MAX_STRIDE / local[d] * local[d];
+  }
   /* A private array distributed over the work items needs each of its parts' work items. */
   for (unsigned d = 0; d < dims; ++d)
     if (local[d] < need[d]) {
@@ -244,6 +251,10 @@ void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   if (c.loop == LoopKind::WorkGroup) end_of_group_loop(c, body);
   gpu_loops_.pop_back();
   CStmtP loop = c_for(cname(c.var), nat_expr(c.n), std::move(body), idx_type_);
+  // The last `i += step` computes i + step, step at most kMaxStride (the host's
+  // risec_launch_size keeps launches that small): a term like any printed one, so that
+  // 32-bit kernels are printed only for trip counts that leave room for it.
+  PrintedNats::note(arith::Nat::var(cname(c.var), arith::Nat(0), c.n) + arith::Nat(kMaxStride));
   loop->init = c_cast(idx_type_, loop_start(c.loop, c.dim));
   loop->step = c_cast(idx_type_, loop_step(c.loop, c.dim));
   before_parallel_loop(c, out);
@@ -280,14 +291,20 @@ void GpuPrinter::split(const CommandP& c) {
           !(c->placement == dpia::Placement::Heap &&
             (c->space == Space::Default || c->space == Space::Global)))
         return single();
-      if (c->dt->kind != TypeKind::Array || c->space == Space::Local || c->space == Space::Private)
+      // A value that is not an array (a scalar `let`, a reduction's result read by a
+      // later kernel) is private only because nothing chose its memory (an explicit
+      // private store outside a kernel is refused by the address-space check): it lives
+      // in a global buffer of one element, which the kernel computing it writes and the
+      // kernels reading it read, on the device.
+      if (c->space == Space::Local ||
+          (c->space == Space::Private && c->dt->kind == TypeKind::Array))
         user_error("the " + gpu_name() + " target keeps " + rise::print(c->dt) + " in " +
                        dpia::space_name(c->space) +
-                       " memory between kernel launches, which it cannot: only arrays in global "
-                       "memory live across launches (" +
+                       " memory between kernel launches, which it cannot: only global memory "
+                       "lives across launches (" +
                        (c->source.empty() ? c->var : "'" + c->source + "'") +
-                       "; compute it inside the parallel map that reads it, or store it as an "
-                       "array)",
+                       "; compute it inside the parallel map that reads it, or store it in "
+                       "global memory)",
                    c->span);
       host_buffers_.push_back({c->var});
       storage_[c->var] = Storage{c->dt, true};
@@ -427,9 +444,10 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
   reserve_names(program, inputs, sizes);
   bind_parameters(output, out_dt, inputs, sizes);
   function_name_ = u.name;
-  idx_type_ = needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
+  idx_type_ =
+      opts_.wide_indices || needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
   // Wide only because the sizes are symbolic: 32-bit kernels too, for the sizes that fit.
-  dual_width_ = dual_width_kernels() && idx_type_ == "int64_t" &&
+  dual_width_ = dual_width_kernels() && !opts_.wide_indices && idx_type_ == "int64_t" &&
                 narrow_possible(program, out_dt, inputs, sizes);
   if (dual_width_) narrow_bounds_ = narrow_index_bounds(program, out_dt, inputs, sizes);
   size_names_.insert(sizes.begin(), sizes.end());
@@ -450,7 +468,13 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
       continue;
     }
     idx_type_ = "int";
-    text += kernel_text(launches_[k], launches_[k].kernel, sizes);
+    {
+      // The 32-bit kernel's index terms, views' included, bounded over the sizes: the
+      // host checks those bounds too, or the unit is printed again 64-bit only.
+      PrintedNats printed;
+      text += kernel_text(launches_[k], launches_[k].kernel, sizes);
+      if (!printed_terms_narrow(printed.nats(), sizes, &narrow_bounds_)) narrow_unproven_ = true;
+    }
     idx_type_ = "int64_t";
     text += kernel_text(launches_[k], launches_[k].kernel_wide, sizes);
   }

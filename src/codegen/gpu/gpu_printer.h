@@ -40,6 +40,9 @@ namespace risec::codegen::gpu {
 // has fewer than need[d] work items (a distributed private array's), and returns
 // whether there is a group size (grouped, or one given in $local_var).
 extern const char* const kLaunchSizeHelpers;
+// The most work items (or work groups) risec_launch_size launches in a dimension: the
+// largest step of a strided parallel loop.
+inline constexpr int64_t kMaxStride = int64_t{1} << 30;
 
 // OpenCL's name of a number type in its vector types (float for float4, long for
 // long2, ...), or null for other types; CUDA's are the same but for 64-bit integers.
