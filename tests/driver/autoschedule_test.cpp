@@ -79,7 +79,7 @@ void expect_indented_alike(const ScheduleSpace& space) {
 // space built there is built whole (the rewriting the sanitizers watch), and the
 // Release run checks the full spread; rewriting 40 candidate texts per program again
 // under AddressSanitizer took five minutes of CI.
-constexpr size_t kCSpread = per_build(40, 10), kOpenMPSample = per_build(12, 4);
+constexpr size_t kCSpread = per_build(40, 5), kOpenMPSample = per_build(12, 2);
 
 TEST(Autoschedule, EveryCandidateComputesWhatTheInterpreterComputes) {
   for (size_t ki = 0; ki < cases().size(); ++ki) {

@@ -101,7 +101,7 @@ std::vector<int64_t> expected_finalists(const NoisyTimer& t, const AutoscheduleR
 
 TEST(Finalists, TheFastestOfTheFinalistsIsChosenOverManyDisturbances) {
   rise::Program p = rows();
-  for (uint64_t seed = 0; seed < per_build(20, 6); ++seed) {
+  for (uint64_t seed = 0; seed < per_build(20, 3); ++seed) {
     SCOPED_TRACE(seed);
     NoisyTimer t(seed, seed % 2 ? 0.45 : 0.2);
     AutoscheduleResult r = autoschedule(finalists_config(p, 10), t);

@@ -96,7 +96,7 @@ size_t temporaries(const std::string& src) {
 // and the packed operand: no product's result is stored for its bias or its
 // activation to read.
 TEST(LayerEpilogue, BlockedPointsOfRandomNetworksFuseTheEpilogueAndMatchTheInterpreter) {
-  const std::vector<EpilogueCase> cases = networks(per_build(8, 3), 3401);
+  const std::vector<EpilogueCase> cases = networks(per_build(8, 2), 3401);
   size_t fused = 0;
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const EpilogueCase& cs = cases[ci];
@@ -109,7 +109,7 @@ TEST(LayerEpilogue, BlockedPointsOfRandomNetworksFuseTheEpilogueAndMatchTheInter
     const rise::Type type = entry_result_type(high);
     for (const std::string& target : cpu_targets(ci)) {
       for (const BlockPoint& p :
-           rank_block_points(*con, host_block_machine(2, 2600), per_build(6, 3))) {
+           rank_block_points(*con, host_block_machine(2, 2600), per_build(6, 2))) {
         ScheduleSpace space;
         const std::optional<ScheduleCandidate> c = blocked(p, high, target, space);
         SCOPED_TRACE(target + ": block " + std::to_string(p.ti) + "x" + std::to_string(p.tj) +
@@ -183,7 +183,7 @@ TEST(LayerEpilogue, RowPanelBlocksAccumulateInATemporaryOfTheirOwn) {
 // candidate without the hoist (the earlier layer is at least a sixteenth of the later
 // one here, computed at least once more).
 TEST(LayerEpilogue, RowsAnEarlierLayerComputesAreComputedOnce) {
-  std::vector<EpilogueCase> cases = networks(per_build(9, 3), 77);
+  std::vector<EpilogueCase> cases = networks(per_build(9, 2), 77);
   size_t compared = 0;
   const std::string hoist =
       "try(everywhere(isLayerNest ; hoist(isFullyApplied(isMap) ; containsComputation, id))) ; ";

@@ -96,7 +96,7 @@ double operations(const rise::Checked& c, const std::string& before_lowering) {
 // inlines the reductions the output's map reads into it, does at least 8 times as much.
 TEST(RowStages, InlineStageKeepsTheWorkLinear) {
   std::mt19937 rng(34);
-  for (size_t k = 0; k < per_build(24, 6); ++k) {
+  for (size_t k = 0; k < per_build(24, 3); ++k) {
     const std::string text = row_stages_program(rng);
     SCOPED_TRACE(text);
     rise::Program p = row_stages_parse(text);
@@ -131,7 +131,7 @@ TEST(RowStages, SpacesHaveNoQuadraticCandidateAndMatchTheInterpreter) {
   // A file name, or the text of a generated program.
   std::vector<std::string> programs = {"bench/autoschedule/programs/softmax.rise",
                                        "bench/autoschedule/programs/layernorm.rise"};
-  for (size_t k = 0; k < per_build(6, 2); ++k) programs.push_back(row_stages_program(rng));
+  for (size_t k = 0; k < per_build(6, 1); ++k) programs.push_back(row_stages_program(rng));
   size_t checked = 0;
   for (size_t k = 0; k < programs.size(); ++k) {
     const bool file = k < 2;

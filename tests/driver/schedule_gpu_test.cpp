@@ -23,6 +23,7 @@
 #include "driver/tuned.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
+#include "sanitized_sample.h"
 #include "support/cpu.h"
 #include "support/files.h"
 
@@ -142,7 +143,8 @@ TEST(ScheduleGpu, RandomProgramsCandidatesMatchTheInterpreterOnOpenCL) {
   const auto start = std::chrono::steady_clock::now();
   int checked = 0, refused = 0;
   std::set<std::string> structures;
-  for (int round = 0; round < 2; ++round)
+  // Under the sanitizers one round of the seven kinds (sanitized_sample.h).
+  for (size_t round = 0; round < per_build(2, 1); ++round)
     for (int kind = 0; kind < 7; ++kind) {
       Generated g = generate(rng, kind);
       rise::Program p = gpu_parse(g.text);
@@ -185,7 +187,7 @@ TEST(ScheduleGpu, RandomProgramsCandidatesMatchTheInterpreterOnOpenCL) {
         structures.insert(c.structure);
       }
     }
-  EXPECT_EQ(checked, 14);
+  EXPECT_EQ(checked, static_cast<int>(7 * per_build(2, 1)));
   RecordProperty("refused", refused);
   // Every mapping family ran on some program.
   for (const char* s : {"global 1-D", "global 2-D", "work groups 1-D", "work groups 2-D",

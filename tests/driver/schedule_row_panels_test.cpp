@@ -59,7 +59,7 @@ TEST(RowPanels, EveryCandidateOfRandomNetworksMatchesTheInterpreter) {
                    {{"b", 16}, {"k", 16}, {"h", 64}, {"o", 64}},
                    2});
   std::mt19937_64 rng(3434);
-  const size_t randoms = per_build(6, 2);
+  const size_t randoms = per_build(6, 1);
   for (size_t i = 0; i < randoms; ++i) {
     const int layers = 1 + static_cast<int>(i % 3);
     const DenseNet n = random_dense_net(rng, layers, false);

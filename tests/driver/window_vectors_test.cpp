@@ -102,7 +102,7 @@ std::string stencil(std::mt19937& rng, bool two_d, int k) {
 // result on c and openmp.
 TEST(WindowVectors, StencilsVectorisedAcrossWindowsComputeWhatTheInterpreterComputes) {
   std::mt19937 rng(3434);
-  const int programs = static_cast<int>(per_build(24, 4));
+  const int programs = static_cast<int>(per_build(24, 2));
   int checked = 0;
   for (int k = 0; k < programs; ++k) {
     const bool two_d = k % 2 == 0;

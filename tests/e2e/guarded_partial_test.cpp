@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../driver/sanitized_sample.h"
 #include "e2e_util.h"
 #include "runtime/npy.h"
 
@@ -110,8 +111,9 @@ std::vector<std::string> gp_strategies(GpKind k) {
 // Element-wise programs: map over zip(x)(d), the guarded term of x and d.
 TEST(GuardedPartial, RandomElementwiseProgramsNeverFaultAfterRewriting) {
   std::mt19937 rng(20261129);
-  const int kCases = 10;
-  for (int c = 0; c < kCases; ++c) {
+  // Under the sanitizers 3 of the 10 programs (driver/sanitized_sample.h).
+  const size_t kCases = driver::per_build(10, 3);
+  for (size_t c = 0; c < kCases; ++c) {
     const GpKind kind = static_cast<GpKind>(c % 3);
     const int form = static_cast<int>(rng() % 4), reps = 2 + static_cast<int>(rng() % 2);
     const bool reduce = rng() % 3 == 0;
@@ -152,7 +154,8 @@ TEST(GuardedPartial, RandomElementwiseProgramsNeverFaultAfterRewriting) {
 // whole reduction dividing by it.
 TEST(GuardedPartial, RandomInvariantTermsStayUnderTheirGuards) {
   std::mt19937 rng(7);
-  for (int c = 0; c < 9; ++c) {
+  // Under the sanitizers 3 of the 9 programs (driver/sanitized_sample.h).
+  for (size_t c = 0; c < driver::per_build(9, 3); ++c) {
     const GpKind kind = static_cast<GpKind>(c % 3);
     const int form = static_cast<int>(rng() % 4), reps = 2 + static_cast<int>(rng() % 2);
     GpTerm t = gp_term(kind, "77", "d");
