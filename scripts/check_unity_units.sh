@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Compiles every folder of src/ as one unity unit, syntax only (about 1.5 minutes of
-# CPU): fails when two sources of a folder define the same name at namespace scope
-# (anonymous namespaces and `static` included) in a way the compiler rejects, so that
-# any batching of RISEC_UNITY_BATCH builds (CMakeLists.txt; docs/architecture.md,
-# "Building"). Overloads that differ in their parameters are not rejected by the
-# compiler: scripts/check_unity_units.sh --names lists, with Universal Ctags, every
-# name that two sources of one folder define at namespace scope, to read through.
+# Compiles every folder of src/ as one unity unit, syntax only (about 1.5 minutes on
+# the loaded 2-core machine): fails when two sources of a folder define the same name
+# at namespace scope (anonymous namespaces and `static` included) in a way the
+# compiler rejects, so that any batching of RISEC_UNITY_BATCH builds (CMakeLists.txt;
+# docs/architecture.md, "Modules and dependencies"). Overloads that differ in their
+# parameters are not rejected by the compiler: scripts/check_unity_units.sh --names
+# lists, with Universal Ctags, every name that two sources of one folder define at
+# namespace scope, to read through.
 #
 #   scripts/check_unity_units.sh [--names] [BUILD_DIR]   (default /tmp/risec-unity-check)
 set -euo pipefail
