@@ -148,7 +148,7 @@ struct Enclosing {
   std::string name;
 };
 
-class Checker {
+class AddressSpaceChecker {
  public:
   void visit(const Phrase& p) {
     switch (p->kind) {
@@ -407,7 +407,7 @@ class Checker {
 }  // namespace
 
 void check_address_spaces(const Phrase& program) {
-  Checker c;
+  AddressSpaceChecker c;
   c.visit(program);
 }
 

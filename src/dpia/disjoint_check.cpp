@@ -39,7 +39,7 @@ struct Place {
   bool unknown = false;  // a destination the check cannot resolve: it meets everything
 };
 
-struct Write {
+struct LoopWrite {
   std::string memory;
   Place place;
   std::vector<const Command*> loops;                // the loops around it, outermost first
@@ -60,7 +60,7 @@ struct Alloc {
 // A write to shared memory that several work items of a launch run alike (it is
 // outside the loop over one of the launch's dimensions).
 struct Redundant {
-  Write write;
+  LoopWrite write;
   std::string missing;          // the loop it is outside of, "mapGlobal(0)"
   const Command* innermost;     // the GPU loop it is inside of
   std::set<std::string> reads;  // the memory its value reads
@@ -112,7 +112,7 @@ std::string level_word(LoopKind k) {
   return loop_kind_name(k);
 }
 
-class Checker {
+class DisjointChecker {
  public:
   void walk(const CommandP& c) {
     if (!c) return;
@@ -180,7 +180,7 @@ class Checker {
   std::vector<const Command*> order_;  // parallel loops in pre-order
   std::map<std::string, Alloc> allocs_;
   std::map<std::string, std::string> alias_;
-  std::map<const Command*, std::vector<Write>> writes_;
+  std::map<const Command*, std::vector<LoopWrite>> writes_;
   std::optional<Launch> launch_;
   int opaque_ = 0;
 
@@ -286,7 +286,7 @@ class Checker {
   }
 
   void record(const Command& c) {
-    Write w;
+    LoopWrite w;
     auto [memory, place] = place_of(c.acc, w.opaque);
     if (auto a = alias_.find(memory); a != alias_.end()) memory = a->second;
     w.memory = memory;
@@ -324,7 +324,7 @@ class Checker {
   // Rule 2 of disjoint_check.h: a write to shared memory inside a kernel is inside a
   // loop over every dimension of the launch that shares the memory. Checked when the
   // launch ends (end_launch), since one kind of such write is accepted there.
-  void every_work_item(const Command& c, const Write& w, const Alloc& alloc) {
+  void every_work_item(const Command& c, const LoopWrite& w, const Alloc& alloc) {
     std::set<std::pair<LoopKind, int>> bound;
     const Command* innermost = nullptr;
     for (const Command* l : loops_)
@@ -371,7 +371,7 @@ class Checker {
 
   // Whether the writes a (iteration i) and b (iteration i' != i) of loop l provably
   // write different places.
-  static bool apart(const Command& l, const Write& a, const Write& b) {
+  static bool apart(const Command& l, const LoopWrite& a, const LoopWrite& b) {
     if (a.place.unknown || b.place.unknown) return false;
     if (a.place.segs.size() != b.place.segs.size()) return true;  // different components
     for (size_t k = 0; k < a.place.segs.size(); ++k)
@@ -408,12 +408,12 @@ class Checker {
     return false;
   }
 
-  static void check_loop(const Command& l, const std::vector<Write>& writes) {
+  static void check_loop(const Command& l, const std::vector<LoopWrite>& writes) {
     if (arith::provably_le(l.n, Nat(1))) return;  // one iteration
     for (size_t x = 0; x < writes.size(); ++x)
       for (size_t y = x; y < writes.size(); ++y) {
-        const Write& a = writes[x];
-        const Write& b = writes[y];
+        const LoopWrite& a = writes[x];
+        const LoopWrite& b = writes[y];
         if (a.memory != b.memory || apart(l, a, b)) continue;
         std::string what = a.place.unknown ? "a destination it cannot follow" : a.memory;
         throw refusal(
@@ -430,7 +430,7 @@ class Checker {
 }  // namespace
 
 void check_disjoint_writes(const CommandP& program) {
-  Checker c;
+  DisjointChecker c;
   // Private arrays distributed over the work items are known by the pass that
   // distributes them (the printers run it again).
   CommandP distributed = distribute_private(program);

@@ -19,7 +19,7 @@ struct LocalLoop {
   Nat n;
 };
 
-struct Write {
+struct DistributedWrite {
   Path path;
   std::vector<LocalLoop> locals;  // the mapLocals around it, outermost first
 };
@@ -27,7 +27,7 @@ struct Write {
 // The writes into `v` inside c, with the mapLocals around each; `other` is set when v
 // is written some other way (a whole-vector store, a double buffer's output).
 void collect_writes(const CommandP& c, const std::string& v, std::vector<LocalLoop>& locals,
-                    std::vector<Write>& out, bool& other) {
+                    std::vector<DistributedWrite>& out, bool& other) {
   if (!c) return;
   if (c->kind == Command::Assign) {
     if (acceptor_root(c->acc) != v) return;
@@ -74,14 +74,14 @@ std::optional<Distribution> distribution_of(const Command& n) {
   std::vector<Nat> extents;
   for (Type t = n.dt; t->kind == rise::TypeKind::Array; t = t->a) extents.push_back(t->size);
   std::vector<LocalLoop> locals;
-  std::vector<Write> writes;
+  std::vector<DistributedWrite> writes;
   bool other = false;
   collect_writes(n.body[0], n.var, locals, writes, other);
   if (other || writes.empty()) return std::nullopt;
   Distribution d;
   d.dims.resize(extents.size());
   std::vector<bool> seen(extents.size(), false);
-  for (const Write& w : writes) {
+  for (const DistributedWrite& w : writes) {
     if (w.locals.empty() || w.path.size() < extents.size()) return std::nullopt;
     for (size_t k = 0; k < extents.size(); ++k) {
       if (w.path[k].kind != rise::PathElem::Index) return std::nullopt;

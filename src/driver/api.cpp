@@ -29,7 +29,7 @@ namespace risec {
 
 namespace {
 
-[[noreturn]] void bad_argument(const std::string& msg) {
+[[noreturn]] void bad_api_argument(const std::string& msg) {
   throw Error(ErrorKind::Usage, msg);
 }
 
@@ -376,19 +376,19 @@ namespace {
 
 // The sizes of the unit's parameters, checked: every one given, each fitting a C
 // int; a size that was fixed at compile time may be repeated with the same value.
-std::vector<int> size_arguments(const Source::Impl& s, const Sizes& sizes) {
+std::vector<int> source_size_arguments(const Source::Impl& s, const Sizes& sizes) {
   const std::vector<std::string>& names = s.compiled.size_names;
   for (const auto& [name, value] : sizes) {
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     auto fixed = s.fixed_sizes.find(name);
     if (fixed != s.fixed_sizes.end() && fixed->second == value) continue;
     if (fixed != s.fixed_sizes.end())
-      bad_argument("size " + name + " was fixed to " + std::to_string(fixed->second) +
-                   " at compile time, " + std::to_string(value) + " given");
+      bad_api_argument("size " + name + " was fixed to " + std::to_string(fixed->second) +
+                       " at compile time, " + std::to_string(value) + " given");
     std::vector<std::string> known = names;
     for (const auto& [n, v] : s.fixed_sizes) known.push_back(n);
     const std::string near = nearest_name(name, known);
-    bad_argument(
+    bad_api_argument(
         "the kernel " + s.compiled.unit.name + " has no size parameter '" + name + "'" +
         (near.empty() ? std::string() : "; did you mean '" + near + "'?") +
         (names.empty() ? std::string(" (it takes none)") : " (its sizes: " + join(names) + ")"));
@@ -397,11 +397,11 @@ std::vector<int> size_arguments(const Source::Impl& s, const Sizes& sizes) {
   for (const std::string& name : names) {
     auto it = sizes.find(name);
     if (it == sizes.end())
-      bad_argument("size " + name + " has no value; the kernel " + s.compiled.unit.name +
-                   " takes the sizes " + join(names));
+      bad_api_argument("size " + name + " has no value; the kernel " + s.compiled.unit.name +
+                       " takes the sizes " + join(names));
     if (it->second < 1 || it->second > INT32_MAX)
-      bad_argument("size " + name + " = " + std::to_string(it->second) +
-                   " must be positive and fit in a C int");
+      bad_api_argument("size " + name + " = " + std::to_string(it->second) +
+                       " must be positive and fit in a C int");
     out.push_back(static_cast<int>(it->second));
   }
   return out;
@@ -430,8 +430,8 @@ void check_conditions(const Source::Impl& s, const Sizes& sizes) {
       std::string given;
       for (const auto& [name, value] : sizes)
         given += (given.empty() ? "" : ", ") + name + " = " + std::to_string(value);
-      bad_argument("the sizes (" + given + ") break a condition of " + s.compiled.unit.name + ": " +
-                   sc.describe() + " (" + sc.primitive + at + ")");
+      bad_api_argument("the sizes (" + given + ") break a condition of " + s.compiled.unit.name +
+                       ": " + sc.describe() + " (" + sc.primitive + at + ")");
     }
 }
 
@@ -446,20 +446,20 @@ size_t bytes_at(const rise::Type& t, const Source::Impl& s, const Sizes& sizes) 
 
 size_t Kernel::bytes(const std::string& parameter, const Sizes& sizes) const {
   const Source::Impl& s = impl_->source.impl();
-  size_arguments(s, sizes);
+  source_size_arguments(s, sizes);
   // An input's own name first: "output" is the result only when no input has it.
   for (size_t i = 0; i < s.inputs.size(); ++i)
     if (s.inputs[i].name == parameter) return bytes_at(s.input_types[i], s, sizes);
   if (parameter == "output") return bytes_at(s.output_type, s, sizes);
   std::vector<std::string> names = {"output"};
   for (const auto& p : s.inputs) names.push_back(p.name);
-  bad_argument("the kernel " + s.compiled.unit.name + " has no parameter '" + parameter +
-               "' (its parameters: " + join(names) + ")");
+  bad_api_argument("the kernel " + s.compiled.unit.name + " has no parameter '" + parameter +
+                   "' (its parameters: " + join(names) + ")");
 }
 
 size_t Kernel::output_bytes(const Sizes& sizes) const {
   const Source::Impl& s = impl_->source.impl();
-  size_arguments(s, sizes);
+  source_size_arguments(s, sizes);
   return bytes_at(s.output_type, s, sizes);
 }
 
@@ -468,19 +468,20 @@ void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
   const Source::Impl& s = impl_->source.impl();
   const std::string& fn = s.compiled.unit.name;
   if (inputs.size() != s.inputs.size())
-    bad_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) + " input(s), " +
-                 std::to_string(inputs.size()) + " given");
-  std::vector<int> size_args = size_arguments(s, sizes);
+    bad_api_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) +
+                     " input(s), " + std::to_string(inputs.size()) + " given");
+  std::vector<int> size_args = source_size_arguments(s, sizes);
   check_conditions(s, sizes);
   auto check = [&](const Buffer& b, const Parameter& p, const rise::Type& t) {
-    if (!b.data) bad_argument("the buffer for " + p.name + " of " + fn + " is null");
+    if (!b.data) bad_api_argument("the buffer for " + p.name + " of " + fn + " is null");
     if (b.element && p.element && *b.element != *p.element)
-      bad_argument("the buffer for " + p.name + " of " + fn + " holds " +
-                   scalar_type_name(*b.element) + ", the parameter has type " + p.type);
+      bad_api_argument("the buffer for " + p.name + " of " + fn + " holds " +
+                       scalar_type_name(*b.element) + ", the parameter has type " + p.type);
     size_t want = bytes_at(t, s, sizes);
     if (b.bytes != want)
-      bad_argument("the buffer for " + p.name + " of " + fn + " has " + std::to_string(b.bytes) +
-                   " bytes, the parameter (" + p.type + ") needs " + std::to_string(want));
+      bad_api_argument("the buffer for " + p.name + " of " + fn + " has " +
+                       std::to_string(b.bytes) + " bytes, the parameter (" + p.type + ") needs " +
+                       std::to_string(want));
   };
   check(output, s.output, s.output_type);
   std::vector<void*> buffers = {output.data};

@@ -26,7 +26,7 @@ using api::on_large_stack;
 
 namespace {
 
-[[noreturn]] void bad_argument(const std::string& msg) {
+[[noreturn]] void bad_array_argument(const std::string& msg) {
   throw Error(ErrorKind::Usage, msg);
 }
 
@@ -75,8 +75,8 @@ std::vector<int64_t> shape_at(const rise::Type& type, const Sizes& sizes) {
   auto extent = [&](const arith::Nat& n) {
     auto v = arith::substitute(n, known).as_const();
     if (!v)
-      bad_argument("the extent " + n.to_string() + " has no value at these sizes (" + sizes_word() +
-                   ")");
+      bad_array_argument("the extent " + n.to_string() + " has no value at these sizes (" +
+                         sizes_word() + ")");
     out.push_back(*v);
   };
   while (t->kind == rise::TypeKind::Array) {
@@ -167,8 +167,8 @@ size_t ArrayRef::bytes() const {
 bool ArrayRef::row_major() const {
   if (strides.empty() || count() == 0) return true;
   if (strides.size() != shape.size())
-    bad_argument("an array of rank " + std::to_string(shape.size()) + " has " +
-                 std::to_string(strides.size()) + " strides");
+    bad_array_argument("an array of rank " + std::to_string(shape.size()) + " has " +
+                       std::to_string(strides.size()) + " strides");
   int64_t expected = 1;
   for (size_t d = shape.size(); d-- > 0;) {
     if (shape[d] != 1 && strides[d] != expected) return false;
@@ -213,8 +213,8 @@ std::vector<Array> interpret(const Program& program, const std::vector<ArrayRef>
     for (const auto& p : driver::value_parameters(rise::check_program(rp, entry)))
       names.push_back(p.name);
     if (names.size() != inputs.size())
-      bad_argument("the entry takes " + std::to_string(names.size()) + " array(s), " +
-                   std::to_string(inputs.size()) + " given");
+      bad_array_argument("the entry takes " + std::to_string(names.size()) + " array(s), " +
+                         std::to_string(inputs.size()) + " given");
     std::vector<std::vector<int64_t>> shapes;
     for (const ArrayRef& a : inputs) shapes.push_back(a.shape);
     rise::SizeMap s = infer(rp, entry, names, shapes, sizes);
@@ -255,7 +255,8 @@ std::vector<int64_t> Kernel::shape(const std::string& parameter, const Sizes& si
   if (parameter == "output") return shape_at(s.output_type, all);
   for (size_t i = 0; i < s.inputs.size(); ++i)
     if (s.inputs[i].name == parameter) return shape_at(s.input_types[i], all);
-  bad_argument("the kernel " + s.compiled.unit.name + " has no parameter '" + parameter + "'");
+  bad_array_argument("the kernel " + s.compiled.unit.name + " has no parameter '" + parameter +
+                     "'");
 }
 
 Sizes Kernel::sizes(const std::vector<std::vector<int64_t>>& shapes, const Sizes& given) const {
@@ -269,13 +270,14 @@ Sizes Kernel::sizes(const std::vector<std::vector<int64_t>>& shapes, const Sizes
   for (const auto& [k, v] : given) {
     if (std::find(known.begin(), known.end(), k) == known.end()) {
       const std::string near = nearest_name(k, known);
-      bad_argument(size_given(k) + ": the kernel " + fn + " has no size named '" + k + "'" +
-                   (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
+      bad_array_argument(size_given(k) + ": the kernel " + fn + " has no size named '" + k + "'" +
+                         (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
     }
-    if (v < 1) bad_argument(size_given(k) + " = " + std::to_string(v) + ": sizes must be positive");
+    if (v < 1)
+      bad_array_argument(size_given(k) + " = " + std::to_string(v) + ": sizes must be positive");
     if (auto f = s.fixed_sizes.find(k); f != s.fixed_sizes.end() && f->second != v)
-      bad_argument(size_given(k) + " = " + std::to_string(v) + ", but " + k + " was fixed to " +
-                   std::to_string(f->second) + " at compile time");
+      bad_array_argument(size_given(k) + " = " + std::to_string(v) + ", but " + k +
+                         " was fixed to " + std::to_string(f->second) + " at compile time");
     out[k] = v;
   }
   return on_large_stack([&] {
@@ -291,26 +293,27 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
   const Source::Impl& s = source().impl();
   const std::string& fn = s.compiled.unit.name;
   if (inputs.size() != s.inputs.size())
-    bad_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) + " input(s), " +
-                 std::to_string(inputs.size()) + " given");
+    bad_array_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) +
+                       " input(s), " + std::to_string(inputs.size()) + " given");
   // Each array's element type and shape; its row-major bytes must be the parameter's
   // C layout (vectors of 3 lanes take 4 in C: such a parameter needs a Buffer).
   auto check = [&](const ArrayRef& a, const Parameter& p, const rise::Type& t,
                    const std::string& who) {
-    if (!a.data && a.count() > 0) bad_argument(who + ": the array has no data");
+    if (!a.data && a.count() > 0) bad_array_argument(who + ": the array has no data");
     if (!p.element)
-      bad_argument(who + ": the parameter " + p.name + ": " + p.type +
-                   " holds pairs, which are passed as raw bytes (a Buffer)");
+      bad_array_argument(who + ": the parameter " + p.name + ": " + p.type +
+                         " holds pairs, which are passed as raw bytes (a Buffer)");
     if (a.element != *p.element)
-      bad_argument(who + ": the parameter " + p.name + ": " + p.type + " holds " +
-                   scalar_type_name(*p.element) + ", the array holds " +
-                   scalar_type_name(a.element));
+      bad_array_argument(who + ": the parameter " + p.name + ": " + p.type + " holds " +
+                         scalar_type_name(*p.element) + ", the array holds " +
+                         scalar_type_name(a.element));
     Sizes all = s.fixed_sizes;
     for (const auto& [k, v] : sizes) all[k] = v;
     const std::vector<int64_t> want = shape_at(t, all);
     if (a.shape != want)
-      bad_argument(who + ": the array's shape is " + shape_text(a.shape) + ", the parameter " +
-                   p.name + ": " + p.type + " has shape " + shape_text(want) + " at these sizes");
+      bad_array_argument(who + ": the array's shape is " + shape_text(a.shape) +
+                         ", the parameter " + p.name + ": " + p.type + " has shape " +
+                         shape_text(want) + " at these sizes");
   };
   std::vector<runtime::AlignedBuffer> temporaries;
   auto buffer = [&](const ArrayRef& a) {
@@ -322,7 +325,7 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
   check(output, s.output, s.output_type, "the output");
   // Generated code writes each element once, assuming each has its own memory.
   if (may_self_overlap(output))
-    bad_argument(
+    bad_array_argument(
         "the output's elements overlap (a broadcast, expand or as_strided view whose strides "
         "make two indices share memory); the kernel's output must be an array of its own");
   const driver::StridedView out_view = strided_view(output);
@@ -335,12 +338,12 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
     // are fine).
     const driver::Sharing sharing = driver::shared_bytes(out_view, strided_view(inputs[i]));
     if (sharing != driver::Sharing::None)
-      bad_argument("the output " +
-                   std::string(sharing == driver::Sharing::Shared ? "shares" : "may share") +
-                   " memory with " + who + "; the kernel's output must be an array of its own" +
-                   (sharing == driver::Sharing::Unknown
-                        ? " (their strides interleave too intricately to tell)"
-                        : ""));
+      bad_array_argument(
+          "the output " + std::string(sharing == driver::Sharing::Shared ? "shares" : "may share") +
+          " memory with " + who + "; the kernel's output must be an array of its own" +
+          (sharing == driver::Sharing::Unknown
+               ? " (their strides interleave too intricately to tell)"
+               : ""));
     buffers.push_back(buffer(inputs[i]));
   }
   if (output.row_major()) {

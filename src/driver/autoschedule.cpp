@@ -27,13 +27,13 @@ namespace risec::driver {
 
 namespace {
 
-std::string first_line(const std::string& s) {
+std::string leading_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
 }
 
 // The CPU's model name ("model name : X" in /proc/cpuinfo), for the file's header.
 std::string cpu_name() {
-  std::string line = first_line(runtime::host_cpu());
+  std::string line = leading_line(runtime::host_cpu());
   const size_t colon = line.find(':');
   if (colon != std::string::npos) line = line.substr(colon + 1);
   const size_t start = line.find_first_not_of(" \t");
@@ -416,10 +416,10 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
           ++r.refused;
           if (cfg.progress)
             *cfg.progress << "autoschedule: skipped " << r.space.candidates[j.i].label() << ": "
-                          << first_line(e.what()) << "\n";
+                          << leading_line(e.what()) << "\n";
           continue;
         }
-        j.error = first_line(e.what());
+        j.error = leading_line(e.what());
       }
       batch.push_back(std::move(j));
     }
@@ -431,7 +431,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
             try {
               measurer.prepare(*j.compiled);
             } catch (const std::exception& e) {
-              j.error = first_line(e.what());
+              j.error = leading_line(e.what());
             }
           });
       for (std::thread& t : threads) t.join();
@@ -457,7 +457,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
                 expected = interpret(j.compiled->high, *inputs_v);
               } catch (const Error& e) {
                 if (e.kind() != ErrorKind::User) throw;
-                no_reference = "the interpreter cannot run the program: " + first_line(e.what());
+                no_reference = "the interpreter cannot run the program: " + leading_line(e.what());
               }
             }
             ExecOptions eo;
@@ -509,7 +509,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
             m.killed = killed || (!checked_call_ms && *m.time_ms == kill_limit_ms(stop));
           }
         } catch (const Error& e) {
-          m.error = first_line(e.what());
+          m.error = leading_line(e.what());
           failures.note(e, c.is_default);
         }
       }

@@ -16,7 +16,7 @@ namespace risec::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& msg) {
+[[noreturn]] void cli_usage(const std::string& msg) {
   throw Error(ErrorKind::Usage, msg);
 }
 
@@ -75,7 +75,8 @@ Opt<A> strategy(const std::string& help, bool required = false) {
   o.required = required;
   o.set = [](A& a, const std::string& v) {
     if (v.find_first_not_of(" \t\n;") == std::string::npos)
-      usage("--strategy needs an .elv file, a library strategy or strategy text, got '" + v + "'");
+      cli_usage("--strategy needs an .elv file, a library strategy or strategy text, got '" + v +
+                "'");
     a.strategy = v;
   };
   return o;
@@ -284,7 +285,7 @@ A parse(const Spec<A>& s, const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
     if (arg.size() < 2 || arg[0] != '-') {
-      if (!s.takes_file || !file.empty()) usage("unexpected argument '" + arg + "'" + see);
+      if (!s.takes_file || !file.empty()) cli_usage("unexpected argument '" + arg + "'" + see);
       file = arg;
       continue;
     }
@@ -301,23 +302,23 @@ A parse(const Spec<A>& s, const std::vector<std::string>& args) {
     auto o = std::find_if(s.options.begin(), s.options.end(),
                           [&](const Opt<A>& x) { return x.flag == arg || x.alias == arg; });
     if (o == s.options.end()) {
-      if (another_command_takes(arg)) usage("risec " + s.name + " does not take " + arg + see);
-      usage("unknown option '" + arg + "' for risec " + s.name + see);
+      if (another_command_takes(arg)) cli_usage("risec " + s.name + " does not take " + arg + see);
+      cli_usage("unknown option '" + arg + "' for risec " + s.name + see);
     }
     if (o->value.empty()) {
-      if (has_inline) usage(arg + " takes no value" + see);
+      if (has_inline) cli_usage(arg + " takes no value" + see);
       o->set(a, "");
       continue;
     }
-    if (!has_inline && i + 1 >= args.size()) usage(arg + " needs a value" + see);
+    if (!has_inline && i + 1 >= args.size()) cli_usage(arg + " needs a value" + see);
     const std::string value = has_inline ? inline_value : args[++i];
     // An empty value (`--db ""`, `-o ""`) names nothing: refused for every option, never
     // taken as the option left out (which would silently use its default).
-    if (value.empty()) usage(arg + " needs a value, got an empty one" + see);
+    if (value.empty()) cli_usage(arg + " needs a value, got an empty one" + see);
     o->set(a, value);
   }
   if constexpr (requires { a.file; }) {
-    if (file.empty()) usage("risec " + s.name + " needs a FILE.rise argument");
+    if (file.empty()) cli_usage("risec " + s.name + " needs a FILE.rise argument");
     a.file = file;
   }
   return a;

@@ -31,7 +31,7 @@ namespace risec::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& msg) {
+[[noreturn]] void command_usage(const std::string& msg) {
   throw Error(ErrorKind::Usage, msg);
 }
 
@@ -39,11 +39,11 @@ int64_t parse_int(const std::string& s, const std::string& what) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec == std::errc::result_out_of_range && p == s.data() + s.size())
-    usage(what + ": '" + s + "' does not fit in 64 bits (the values allowed are " +
-          std::to_string(std::numeric_limits<int64_t>::min()) + " to " +
-          std::to_string(std::numeric_limits<int64_t>::max()) + ")");
+    command_usage(what + ": '" + s + "' does not fit in 64 bits (the values allowed are " +
+                  std::to_string(std::numeric_limits<int64_t>::min()) + " to " +
+                  std::to_string(std::numeric_limits<int64_t>::max()) + ")");
   if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    usage(what + ": '" + s + "' is not an integer");
+    command_usage(what + ": '" + s + "' is not an integer");
   return v;
 }
 
@@ -153,17 +153,17 @@ rise::SizeMap parse_sizes(const std::vector<std::string>& texts) {
     // (the API's and the tests' callers; the command line refuses an empty --size).
     if (text.empty()) continue;
     if (text.back() == ',')
-      usage("--size '" + text + "': an empty item (expected NAME=VALUE[,NAME=VALUE...])");
+      command_usage("--size '" + text + "': an empty item (expected NAME=VALUE[,NAME=VALUE...])");
     while (std::getline(ss, item, ',')) {
       if (item.empty())
-        usage("--size '" + text + "': an empty item (expected NAME=VALUE[,NAME=VALUE...])");
+        command_usage("--size '" + text + "': an empty item (expected NAME=VALUE[,NAME=VALUE...])");
       size_t eq = item.find('=');
       if (eq == std::string::npos || eq == 0)
-        usage("--size expects NAME=VALUE[,NAME=VALUE...], got '" + item + "'");
+        command_usage("--size expects NAME=VALUE[,NAME=VALUE...], got '" + item + "'");
       std::string name = item.substr(0, eq);
       // A size given twice (in one --size or in two) is refused, as --input given twice is:
       // silently keeping the last value hides a typo.
-      if (out.count(name)) usage("--size " + name + " is given twice");
+      if (out.count(name)) command_usage("--size " + name + " is given twice");
       out[name] = parse_int(item.substr(eq + 1), "--size " + name);
     }
   }
@@ -173,7 +173,7 @@ rise::SizeMap parse_sizes(const std::vector<std::string>& texts) {
 uint64_t parse_seed(const std::string& text) {
   if (text.empty()) return 0;
   int64_t v = parse_int(text, "--seed");
-  if (v < 0) usage("--seed must be non-negative");
+  if (v < 0) command_usage("--seed must be non-negative");
   return static_cast<uint64_t>(v);
 }
 
@@ -293,7 +293,7 @@ SourceRef strategy_source(const std::string& arg) {
 void require_strategy_for_params(const std::vector<std::string>& params,
                                  const std::string& strategy) {
   if (!params.empty() && strategy.empty())
-    usage("--param gives values to a strategy's parameters: add --strategy");
+    command_usage("--param gives values to a strategy's parameters: add --strategy");
 }
 
 elevate::Strategy load_strategy(const std::string& path, const std::vector<std::string>& params) {
@@ -348,7 +348,7 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
 }
 
 int cmd_rewrite(const RewriteArgs& o) {
-  if (o.strategy.empty()) usage("risec rewrite needs --strategy S.elv");
+  if (o.strategy.empty()) command_usage("risec rewrite needs --strategy S.elv");
   rise::Program p = load_program(o.file);
   rise::SizeMap sizes = parse_sizes(o.sizes_text);
   elevate::Strategy s = load_strategy(o.strategy, o.params);
@@ -384,7 +384,8 @@ int cmd_compile(const CompileArgs& o) {
   co.shift_tails = !o.no_shift_tails;
   co.bounds_checks = !o.no_bounds_checks;
   co.bind = parse_input_options(o.binds, "--bind");
-  if (!o.db.empty() && !o.tuned) usage("--db names the tuning database of --tuned; add --tuned");
+  if (!o.db.empty() && !o.tuned)
+    command_usage("--db names the tuning database of --tuned; add --tuned");
   co.tuned = o.tuned;
   co.tuning_db = o.db;
   risec::Source c = risec::compile(api::wrap(load_program(o.file)), co);

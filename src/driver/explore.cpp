@@ -165,7 +165,7 @@ void collect(const Expr& e, std::vector<std::string>& path, std::vector<Site>& o
 }
 
 // Bytes of a data type with constant sizes (0 when a size is not constant).
-int64_t data_bytes(const rise::Type& t) {
+int64_t model_data_bytes(const rise::Type& t) {
   switch (t->kind) {
     case rise::TypeKind::Scalar:
       return std::max(1, rise::scalar_bits(t->scalar) / 8);
@@ -175,10 +175,10 @@ int64_t data_bytes(const rise::Type& t) {
     case rise::TypeKind::Array:
     case rise::TypeKind::Vector: {
       std::optional<int64_t> n = t->size.as_const();
-      return n ? *n * data_bytes(t->a) : 0;
+      return n ? *n * model_data_bytes(t->a) : 0;
     }
     case rise::TypeKind::Pair:
-      return data_bytes(t->a) + data_bytes(t->b);
+      return model_data_bytes(t->a) + model_data_bytes(t->b);
     default:
       return 0;
   }
@@ -188,7 +188,7 @@ void cost_of(const Expr& e, int64_t trips, MemoryCost& c) {
   std::vector<Expr> args;
   const rise::PrimitiveInfo* p = e->kind == ExprKind::App ? head_prim(e, &args) : nullptr;
   if (p && p->family == rise::Family::Memory && !p->is(rise::PrimId::Let) && args.size() == 1) {
-    const int64_t bytes = data_bytes(args[0]->type);
+    const int64_t bytes = model_data_bytes(args[0]->type);
     c.allocated += bytes;
     c.traffic += 2 * bytes * trips;
     ++c.stores;

@@ -30,7 +30,7 @@ namespace risec::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& msg) {
+[[noreturn]] void run_usage(const std::string& msg) {
   throw Error(ErrorKind::Usage, msg);
 }
 
@@ -39,7 +39,7 @@ double parse_double(const std::string& text, const std::string& what) {
   char* end = nullptr;
   double v = std::strtod(s, &end);
   if (text.empty() || end != s + text.size() || !std::isfinite(v))
-    usage(what + ": '" + text + "' is not a number");
+    run_usage(what + ": '" + text + "' is not a number");
   return v;
 }
 
@@ -48,7 +48,7 @@ int parse_repeat(const std::string& text) {
   char* end = nullptr;
   long v = std::strtol(s, &end, 10);
   if (text.empty() || end != s + text.size() || v < 1 || v > 1000000)
-    usage("--repeat: '" + text + "' is not a positive number of runs");
+    run_usage("--repeat: '" + text + "' is not a positive number of runs");
   return static_cast<int>(v);
 }
 
@@ -83,15 +83,16 @@ class SizeExprParser {
     // A flop count that overflows a double (2**n**n), or 0/0, would print "inf GFLOP/s"
     // or "nan GFLOP/s" as if measured: refused instead.
     if (!std::isfinite(v))
-      usage("--flops '" + s_ + "': the flop count is not a finite number (" +
-            (std::isnan(v) ? std::string("not a number") : std::string("it overflows a double")) +
-            ") at these sizes");
+      run_usage(
+          "--flops '" + s_ + "': the flop count is not a finite number (" +
+          (std::isnan(v) ? std::string("not a number") : std::string("it overflows a double")) +
+          ") at these sizes");
     return v;
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) {
-    usage("--flops '" + s_ + "': " + what + " at column " + std::to_string(pos_ + 1));
+    run_usage("--flops '" + s_ + "': " + what + " at column " + std::to_string(pos_ + 1));
   }
   void skip() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -205,7 +206,7 @@ class EnvOverride {
 };
 
 // The sizes the unit still takes as parameters, in order.
-std::vector<int> size_arguments(const Compiled& c, const rise::SizeMap& sizes) {
+std::vector<int> compiled_size_arguments(const Compiled& c, const rise::SizeMap& sizes) {
   std::vector<int> out;
   for (const std::string& name : c.size_names) {
     auto it = sizes.find(name);
@@ -259,9 +260,10 @@ std::map<std::string, std::string> parse_input_options(const std::vector<std::st
   for (const std::string& in : texts) {
     size_t eq = in.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == in.size())
-      usage(flag + " expects NAME=FILE.npy, got '" + in + "'");
+      run_usage(flag + " expects NAME=FILE.npy, got '" + in + "'");
     std::string name = in.substr(0, eq);
-    if (!out.emplace(name, in.substr(eq + 1)).second) usage(flag + " " + name + " is given twice");
+    if (!out.emplace(name, in.substr(eq + 1)).second)
+      run_usage(flag + " " + name + " is given twice");
   }
   return out;
 }
@@ -276,8 +278,8 @@ void check_input_names(const std::vector<std::string>& params,
     const std::string given = flag.rfind("--", 0) == 0 ? flag + " " + name
                               : flag == bind_word()    ? bind_given(name, file)
                                                        : flag;
-    usage(given + ": the entry has no parameter named '" + name + "'" +
-          (near.empty() ? std::string("") : " (did you mean '" + near + "'?)"));
+    run_usage(given + ": the entry has no parameter named '" + name + "'" +
+              (near.empty() ? std::string("") : " (did you mean '" + near + "'?)"));
   }
 }
 
@@ -368,7 +370,7 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
                      rise::print(data_params[i + 1]->dt) + ", the entry's " +
                      rise::print(in_types[i]));
 
-  std::vector<int> size_args = size_arguments(c, sizes);
+  std::vector<int> size_args = compiled_size_arguments(c, sizes);
   std::vector<runtime::AlignedBuffer> in_bufs;
   for (size_t i = 0; i < inputs.size(); ++i)
     in_bufs.push_back(runtime::to_c_buffer(inputs[i], in_types[i]));
@@ -613,8 +615,8 @@ void check_bound_not_input(const std::map<std::string, std::string>& files,
                            const std::map<std::string, std::string>& binds) {
   for (const auto& [name, file] : binds)
     if (files.count(name))
-      usage("--bind " + name + ": the parameter " + name + " is also given with --input; " +
-            "give it once");
+      run_usage("--bind " + name + ": the parameter " + name + " is also given with --input; " +
+                "give it once");
 }
 
 std::vector<rise::Value> unbound_inputs(const rise::Checked& unbound,
@@ -668,10 +670,10 @@ static void print_profile(const Compiled& c, const Execution& ex, std::ostream& 
 int cmd_run(const RunArgs& o) {
   require_strategy_for_params(o.params, o.strategy);
   if (!o.check && (!o.rtol_text.empty() || !o.atol_text.empty()))
-    usage("--rtol and --atol set the tolerance of --check; add --check");
+    run_usage("--rtol and --atol set the tolerance of --check; add --check");
   const double rtol = o.rtol_text.empty() ? kDefaultRtol : parse_double(o.rtol_text, "--rtol");
   const double atol = o.atol_text.empty() ? kDefaultAtol : parse_double(o.atol_text, "--atol");
-  if (rtol < 0 || atol < 0) usage("--rtol and --atol must not be negative");
+  if (rtol < 0 || atol < 0) run_usage("--rtol and --atol must not be negative");
   const int repeat = o.repeat_text.empty() ? 1 : parse_repeat(o.repeat_text);
   int warmup = 0;
   if (!o.warmup_text.empty()) {
@@ -679,7 +681,7 @@ int cmd_run(const RunArgs& o) {
     char* end = nullptr;
     const long v = std::strtol(s, &end, 10);
     if (end != s + o.warmup_text.size() || v < 0 || v > 1000000)
-      usage("--warmup: '" + o.warmup_text + "' is not a number of runs (0 or more)");
+      run_usage("--warmup: '" + o.warmup_text + "' is not a number of runs (0 or more)");
     warmup = static_cast<int>(v);
   }
   const uint64_t seed = parse_seed(o.seed_text);
@@ -710,7 +712,8 @@ int cmd_run(const RunArgs& o) {
   co.bounds_checks = !o.no_bounds_checks;
   co.profile = o.profile;
   co.bind = binds;
-  if (!o.db.empty() && !o.tuned) usage("--db names the tuning database of --tuned; add --tuned");
+  if (!o.db.empty() && !o.tuned)
+    run_usage("--db names the tuning database of --tuned; add --tuned");
   co.tuned = o.tuned;
   co.tuning_db = o.db;
   const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
@@ -728,7 +731,8 @@ int cmd_run(const RunArgs& o) {
        {std::pair{"--global", &o.global}, std::pair{"--local", &o.local}}) {
     if (text->empty()) continue;
     if (!c.unit.uses_opencl && !c.unit.uses_cuda)
-      usage(std::string(flag) + " sets a GPU launch size: add --target opencl or --target cuda");
+      run_usage(std::string(flag) +
+                " sets a GPU launch size: add --target opencl or --target cuda");
     // Up to three comma-separated positive numbers (no empty part, no leading 0).
     std::istringstream parts(*text + ",");
     int count = 0;
@@ -737,8 +741,8 @@ int cmd_run(const RunArgs& o) {
       ok = ok && ++count <= 3 && !part.empty() && part.size() <= 9 && part[0] != '0' &&
            part.find_first_not_of("0123456789") == std::string::npos;
     if (!ok)
-      usage(std::string(flag) + " expects up to three positive sizes N[,M[,K]], got '" + *text +
-            "'");
+      run_usage(std::string(flag) + " expects up to three positive sizes N[,M[,K]], got '" + *text +
+                "'");
   }
   eo.global = o.global;
   eo.local = o.local;

@@ -30,7 +30,7 @@ namespace {
 using rise::Expr;
 using rise::ExprKind;
 
-std::string first_line(const std::string& s) {
+std::string first_line_of(const std::string& s) {
   return s.substr(0, s.find('\n'));
 }
 
@@ -200,7 +200,7 @@ bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSp
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::User) throw;
     ++space.dropped;
-    if (space.drop_reason.empty()) space.drop_reason = first_line(e.what());
+    if (space.drop_reason.empty()) space.drop_reason = first_line_of(e.what());
     return false;
   }
 }
@@ -416,7 +416,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   auto refuse = [&](const Error& e, int leaves) {
     if (e.kind() != ErrorKind::User) throw e;
     space.dropped += leaves;
-    if (space.drop_reason.empty()) space.drop_reason = first_line(e.what());
+    if (space.drop_reason.empty()) space.drop_reason = first_line_of(e.what());
   };
   std::function<void(size_t, const rise::Checked&, const ScheduleCandidate&)> grow =
       [&](size_t d, const rise::Checked& at, const ScheduleCandidate& c) {

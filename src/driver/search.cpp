@@ -29,11 +29,11 @@ std::string format_time(double ms) {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& msg) {
+[[noreturn]] void search_usage(const std::string& msg) {
   throw Error(ErrorKind::Usage, msg);
 }
 
-std::string first_line(const std::string& s) {
+std::string clipped_first_line(const std::string& s) {
   std::string line = s.substr(0, s.find('\n'));
   return line.size() > 200 ? line.substr(0, 200) + " ..." : line;
 }
@@ -83,8 +83,9 @@ class Progress {
   void trial(int done, const std::string& point, const Trial& t, const std::string& best) {
     if (!out_) return;
     std::string what = t.status == Trial::Status::Measured ? format_time(t.time_ms)
-                       : t.status == Trial::Status::Failed ? "failed: " + first_line(t.error)
-                                                           : "pruned: " + first_line(t.error);
+                       : t.status == Trial::Status::Failed
+                           ? "failed: " + clipped_first_line(t.error)
+                           : "pruned: " + clipped_first_line(t.error);
     if (!tty_) {
       *out_ << "tune: " << (t.status == Trial::Status::Invalid ? "      " : "") << "[" << done
             << "/" << budget_ << "] " << point << ": " << what;
@@ -297,7 +298,7 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
                 "the strategy declares no parameters to tune (add e.g. `param ti in [16, 32];` "
                 "before its lets)",
                 Span{cfg.strategy, 0, 0});
-  if (cfg.budget < 1) usage("--budget must be at least 1");
+  if (cfg.budget < 1) search_usage("--budget must be at least 1");
   Searcher search(params, cfg.search, cfg.seed, decls.constraints);
   if (search.space() == 0)
     throw Error(ErrorKind::User,
@@ -423,7 +424,7 @@ TuneResult tune(const TuneConfig& cfg, TrialDb& db, Measurer& measurer) {
   if (!r.best) {
     std::string why;
     for (const Trial& t : r.trials)
-      if (!t.error.empty()) why = first_line(t.error);
+      if (!t.error.empty()) why = clipped_first_line(t.error);
     if (r.trials.empty() && !decls.constraints.empty())
       why = "no point that satisfies the constraints was found among random draws";
     failures.fail("no point of the template could be measured (" + std::to_string(r.trials.size()) +

@@ -22,7 +22,7 @@ namespace risec::driver {
 
 namespace {
 
-[[noreturn]] void usage(const std::string& msg) {
+[[noreturn]] void tune_usage(const std::string& msg) {
   throw Error(ErrorKind::Usage, msg);
 }
 
@@ -33,7 +33,7 @@ int positive_option(const std::string& text, const std::string& flag, int fallba
   int v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size() || v < 1)
-    usage(flag + ": '" + text + "' is not a positive number");
+    tune_usage(flag + ": '" + text + "' is not a positive number");
   return v;
 }
 
@@ -50,7 +50,7 @@ rise::SizeMap search_sizes(const rise::Program& p, const std::string& entry, ris
 int cmd_tune(const TuneArgs& o) {
   // Without a template, the autoscheduler builds the space itself (autoschedule.h).
   if (o.strategy.empty()) return cmd_autoschedule(o);
-  if (o.explain) usage("--explain is for risec tune without --strategy (the autoscheduler)");
+  if (o.explain) tune_usage("--explain is for risec tune without --strategy (the autoscheduler)");
   TuneConfig cfg;
   cfg.budget = positive_option(o.budget_text, "--budget", 50);
   cfg.workers =
@@ -62,7 +62,7 @@ int cmd_tune(const TuneArgs& o) {
   else if (o.search == "random")
     cfg.search = SearchKind::Random;
   else
-    usage("--search must be evolutionary or random, got '" + o.search + "'");
+    tune_usage("--search must be evolutionary or random, got '" + o.search + "'");
   cfg.seed = parse_seed(o.seed_text);
   const std::string program_text = read_text_file(o.file, "the program");
   rise::Program p = load_program(o.file);

@@ -398,9 +398,9 @@ std::optional<PrimId> core_op(const Model& m) {
 
 // ---------------------------------------------------------------- analysis
 
-class Parser {
+class LoopNestParser {
  public:
-  Parser(int max_depth, bool acc_in, bool allow_b)
+  LoopNestParser(int max_depth, bool acc_in, bool allow_b)
       : max_depth_(max_depth), acc_in_(acc_in), allow_b_(allow_b) {}
 
   std::optional<Model> run(const Expr& e) {
@@ -703,7 +703,7 @@ std::optional<Model> analyze(const Expr& e, int max_depth, bool allow_acc_in) {
   std::optional<Model> best;
   for (int acc_in = 0; acc_in < (allow_acc_in ? 2 : 1); ++acc_in) {
     for (int allow_b = 1; allow_b >= 0; --allow_b) {
-      Parser p(max_depth, acc_in != 0, allow_b != 0);
+      LoopNestParser p(max_depth, acc_in != 0, allow_b != 0);
       auto m = p.run(e);
       if (!m) continue;
       if (!best || m->depth() > best->depth()) best = m;

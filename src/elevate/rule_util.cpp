@@ -17,7 +17,7 @@ using rise::TypeKind;
 
 namespace {
 
-bool is_ident(const Expr& e, const std::string& x) {
+bool is_ident_named(const Expr& e, const std::string& x) {
   return e->kind == ExprKind::Ident && e->name == x;
 }
 
@@ -106,13 +106,13 @@ std::optional<BinaryOp> match_binary_op(const Expr& op) {
   if (head->kind != ExprKind::Primitive) return std::nullopt;
   const Expr& x = body->fn->arg;
   const Expr& y = body->arg;
-  if (is_ident(x, a) && is_ident(y, b)) return BinaryOp{head->prim, false};
-  if (is_ident(x, b) && is_ident(y, a)) return BinaryOp{head->prim, true};
+  if (is_ident_named(x, a) && is_ident_named(y, b)) return BinaryOp{head->prim, false};
+  if (is_ident_named(x, b) && is_ident_named(y, a)) return BinaryOp{head->prim, true};
   return std::nullopt;
 }
 
 bool is_identity_fn(const Expr& f) {
-  return f->kind == ExprKind::Lambda && is_ident(f->fn, f->name);
+  return f->kind == ExprKind::Lambda && is_ident_named(f->fn, f->name);
 }
 
 // ---------------------------------------------------------------- building
@@ -453,7 +453,7 @@ std::optional<Expr> beta_step(const Expr& e) {
 std::optional<Expr> eta_step(const Expr& e) {
   if (e->kind != ExprKind::Lambda) return std::nullopt;
   const Expr& b = e->fn;
-  if (b->kind != ExprKind::App || !is_ident(b->arg, e->name)) return std::nullopt;
+  if (b->kind != ExprKind::App || !is_ident_named(b->arg, e->name)) return std::nullopt;
   if (occurs_free(e->name, b->fn)) return std::nullopt;
   return b->fn;
 }

@@ -202,7 +202,7 @@ Expr first_element_loop(const Expr& e, const std::string& x, std::vector<std::st
 }
 
 // e with the node `target` (by identity) replaced by `by`.
-Expr replace_node(const Expr& e, const Expr& target, const Expr& by) {
+Expr replace_subexpr(const Expr& e, const Expr& target, const Expr& by) {
   struct Replacer : rise::ExprMutator {
     const Expr& target;
     const Expr& by;
@@ -232,7 +232,7 @@ Strategy map_fission_zip() {
                      "the map's body contains no map or reduction of the parameter (other than "
                      "the whole body) that could run as a map of its own");
     std::string h = rise::fresh_name("g");
-    Expr rest = replace_node(lam->fn, g, rise::ident(h));
+    Expr rest = replace_subexpr(lam->fn, g, rise::ident(h));
     Expr first = rise::lambda(x, g, lam->annot);
     bool keeps_x = util::occurs_free(x, rest);
     auto build = [&](const Expr& xs) {

@@ -619,7 +619,7 @@ class Lowerer {
 // literals) are computed once per call instead of once per use.
 constexpr int64_t kMaxHoisted = 4096;
 
-bool is_make_array(const Expr& e) {
+bool is_make_array_expr(const Expr& e) {
   return e->kind == ExprKind::Primitive && e->prim && e->prim->is(PrimId::MakeArray);
 }
 
@@ -641,7 +641,7 @@ std::optional<int64_t> constant_elements(const rise::Type& t) {
 // The closed array expressions built from array literals (the weights of a stencil)
 // under a lambda of `body`, one per class of alpha-equal ones.
 void collect_constant_arrays(const Expr& e, bool under_lambda, std::vector<Expr>& out) {
-  if (under_lambda && constant_elements(e->type) && rise::any_subexpr(e, is_make_array) &&
+  if (under_lambda && constant_elements(e->type) && rise::any_subexpr(e, is_make_array_expr) &&
       rise::free_vars(e).empty()) {
     for (const Expr& o : out)
       if (rise::alpha_equal(o, e)) return;
@@ -687,7 +687,7 @@ Expr hoist_constant_arrays(const Expr& e) {
     if (b == f->fn) return e;
     return call(PrimId::Let, {let->args[0], rise::with_children(f, b, nullptr)});
   }
-  if (!rise::any_subexpr(e, is_make_array)) return e;
+  if (!rise::any_subexpr(e, is_make_array_expr)) return e;
   std::vector<Expr> consts;
   collect_constant_arrays(e, false, consts);
   if (consts.empty()) return e;

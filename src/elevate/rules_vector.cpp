@@ -726,18 +726,18 @@ Expr first_loop(const Expr& e) {
 }
 
 // e with the node `target` replaced by `by`.
-Expr replace_node(const Expr& e, const rise::ExprNode* target, const Expr& by) {
+Expr replace_node_at(const Expr& e, const rise::ExprNode* target, const Expr& by) {
   if (!e) return e;
   if (e.get() == target) return by;
   switch (e->kind) {
     case ExprKind::App:
-      return rise::with_children(e, replace_node(e->fn, target, by),
-                                 replace_node(e->arg, target, by));
+      return rise::with_children(e, replace_node_at(e->fn, target, by),
+                                 replace_node_at(e->arg, target, by));
     case ExprKind::Lambda:
     case ExprKind::DepLambda:
     case ExprKind::DepApp:
     case ExprKind::Annotation:
-      return rise::with_children(e, replace_node(e->fn, target, by), e->arg);
+      return rise::with_children(e, replace_node_at(e->fn, target, by), e->arg);
     default:
       return e;
   }
@@ -852,8 +852,8 @@ Strategy unroll_jam2_rule() {
       }
       return call(PrimId::Let,
                   {both, util::fun("r", [&](const Expr& r) {
-                     Expr b0 = at0(replace_node(body, l_expr.get(), call(PrimId::Fst, {r})));
-                     Expr b1 = at1(replace_node(body, l_expr.get(), call(PrimId::Snd, {r})));
+                     Expr b0 = at0(replace_node_at(body, l_expr.get(), call(PrimId::Fst, {r})));
+                     Expr b1 = at1(replace_node_at(body, l_expr.get(), call(PrimId::Snd, {r})));
                      return rise::apps(rise::make_array_prim(2), {b0, b1});
                    })});
     });

@@ -148,7 +148,7 @@ Result partial_eval(const Expr& e, const Env& env) {
 // limit of the code generator's own unrolling, dpia::kMaxUnroll).
 constexpr int64_t kMaxSpecialiseUnroll = 64;
 
-bool is_make_array(const util::PrimCall& c) {
+bool is_make_array_call(const util::PrimCall& c) {
   return c.head->prim && c.head->prim->is(rise::PrimId::MakeArray) &&
          static_cast<int>(c.args.size()) == c.head->count;
 }
@@ -156,7 +156,7 @@ bool is_make_array(const util::PrimCall& c) {
 // An array literal whose elements are literals or such arrays (a bound input).
 bool constant_array(const Expr& e) {
   auto c = util::as_prim_call(e);
-  if (!c || !is_make_array(*c)) return false;
+  if (!c || !is_make_array_call(*c)) return false;
   for (const Expr& a : c->args)
     if (a->kind != ExprKind::Literal && !constant_array(a)) return false;
   return true;

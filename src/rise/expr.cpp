@@ -17,7 +17,7 @@ namespace risec::rise {
 
 namespace {
 
-Expr make(ExprNode n) {
+Expr make_expr_node(ExprNode n) {
   return std::make_shared<const ExprNode>(std::move(n));
 }
 
@@ -36,7 +36,7 @@ std::atomic<uint64_t> g_fresh_counter{0};
 Expr ident(const std::string& name, Span span) {
   ExprNode n = base(ExprKind::Ident, std::move(span));
   n.name = name;
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr lambda(const std::string& param, Expr body, Type param_annot, Span span) {
@@ -44,7 +44,7 @@ Expr lambda(const std::string& param, Expr body, Type param_annot, Span span) {
   n.name = param;
   n.fn = std::move(body);
   n.annot = std::move(param_annot);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr app(Expr fn, Expr arg, Span span) {
@@ -57,7 +57,7 @@ Expr app(Expr fn, Expr arg, Span span) {
   ExprNode n = base(ExprKind::App, std::move(span));
   n.fn = std::move(fn);
   n.arg = std::move(arg);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr dep_lambda(Kind kind, const std::string& binder, Expr body, Span span) {
@@ -65,7 +65,7 @@ Expr dep_lambda(Kind kind, const std::string& binder, Expr body, Span span) {
   n.binder_kind = kind;
   n.name = binder;
   n.fn = std::move(body);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr dep_app(Expr fn, TypeArg arg, Span span) {
@@ -73,13 +73,13 @@ Expr dep_app(Expr fn, TypeArg arg, Span span) {
   ExprNode n = base(ExprKind::DepApp, std::move(span));
   n.fn = std::move(fn);
   n.type_arg = std::move(arg);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr literal(const Literal& lit, Span span) {
   ExprNode n = base(ExprKind::Literal, std::move(span));
   n.lit = lit;
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr prim_expr(PrimId id, Span span) {
@@ -88,7 +88,7 @@ Expr prim_expr(PrimId id, Span span) {
   ExprNode n = base(ExprKind::Primitive, std::move(span));
   n.name = p.name;
   n.prim = &p;
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr make_array_prim(int count, Span span) {
@@ -97,7 +97,7 @@ Expr make_array_prim(int count, Span span) {
   n.prim = &primitive(PrimId::MakeArray);  // its type comes from `count`
   n.name = n.prim->name;
   n.count = count;
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr foreign(std::shared_ptr<const ForeignFun> f, Span span) {
@@ -105,7 +105,7 @@ Expr foreign(std::shared_ptr<const ForeignFun> f, Span span) {
   ExprNode n = base(ExprKind::Foreign, std::move(span));
   n.name = f->name;
   n.foreign = std::move(f);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr annotation(Expr e, Type t, Span span) {
@@ -113,7 +113,7 @@ Expr annotation(Expr e, Type t, Span span) {
   ExprNode n = base(ExprKind::Annotation, std::move(span));
   n.fn = std::move(e);
   n.annot = std::move(t);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr int_lit(int64_t v, Span span) {
@@ -160,32 +160,32 @@ Expr bool_lit(bool b, Span span) {
 Expr with_type(const Expr& e, Type t) {
   ExprNode n = *e;
   n.type = std::move(t);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr with_step(const Expr& e, Span step) {
   ExprNode n = *e;
   n.step = std::move(step);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr with_schedule(const Expr& e, ParSchedule schedule) {
   ExprNode n = *e;
   n.schedule = schedule;
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr with_prefetch(const Expr& e, int64_t bytes) {
   ExprNode n = *e;
   n.prefetch = bytes;
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr with_children(const Expr& e, Expr fn, Expr arg) {
   ExprNode n = *e;
   n.fn = std::move(fn);
   n.arg = std::move(arg);
-  return make(std::move(n));
+  return make_expr_node(std::move(n));
 }
 
 Expr apps(Expr fn, const std::vector<Expr>& args) {

@@ -17,7 +17,7 @@ namespace risec::rise {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& msg, const Span& span) {
+[[noreturn]] void prim_fail(const std::string& msg, const Span& span) {
   throw Error(ErrorKind::User, msg, span);
 }
 
@@ -100,11 +100,11 @@ Value lane_op(ScalarOp op, ScalarKind k, const Value& a, const Value& b, bool un
     if constexpr (std::is_floating_point_v<T>) {
       if (op->math1) return make_lane(k, static_cast<T>(op->math1(fp)));
       if (op->math2) return make_lane(k, static_cast<T>(op->math2(fp, fq)));
-      fail(op->name + " is not defined on floating-point values", span);
+      prim_fail(op->name + " is not defined on floating-point values", span);
     } else {
       if (op->math1) return Value::from_double(k, op->math1(fp));
       if (op->math2) return Value::from_double(k, op->math2(fp, fq));
-      fail(op->name + " is not defined on " + scalar_name(k), span);
+      prim_fail(op->name + " is not defined on " + scalar_name(k), span);
     }
   });
 }
@@ -125,7 +125,7 @@ Value index_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
     }
   });
   if (!result)
-    fail(op->name + " is not defined on " + (is_index ? "indices" : "natType values"), span);
+    prim_fail(op->name + " is not defined on " + (is_index ? "indices" : "natType values"), span);
   const int64_t r = *result;
   if (comparison) return Value::boolean(r != 0);
   if (is_index) {
@@ -137,8 +137,8 @@ Value index_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
     return Value::index(r, n);
   }
   if (r < 0)
-    fail("natType arithmetic: " + op->name + " gives the negative value " + std::to_string(r),
-         span);
+    prim_fail("natType arithmetic: " + op->name + " gives the negative value " + std::to_string(r),
+              span);
   return Value::nat(r);
 }
 
@@ -167,7 +167,7 @@ int64_t last_dep_nat(const PrimCall& call) {
   internal_error("interpreter: '" + call.name() + "' has no size argument");
 }
 
-Type elem_of(const Type& array_type) {
+Type prim_elem_of(const Type& array_type) {
   if (!array_type || array_type->kind != TypeKind::Array)
     internal_error("interpreter: expected an array type, got " +
                    (array_type ? print(array_type) : std::string("null")));
@@ -208,7 +208,7 @@ Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
   }
   if ((a.kind() == ValueKind::Index || a.kind() == ValueKind::Nat) &&
       (unary || b.kind() == a.kind())) {
-    if (op->is(PrimId::Neg)) fail("neg is not defined on indices and natType values", span);
+    if (op->is(PrimId::Neg)) prim_fail("neg is not defined on indices and natType values", span);
     return index_op(op, a, unary ? a : b, span);
   }
   if (a.kind() == ValueKind::Vector) {
@@ -222,13 +222,13 @@ Value scalar_op(ScalarOp op, const Value& a, const Value& b, const Span& span) {
     ScalarKind k = lanes.empty() ? a.scalar_kind() : lanes[0].scalar_kind();
     return Value::vector(k, std::move(lanes));
   }
-  fail(op->name + " is not defined on " + kind_word(a.kind()), span);
+  prim_fail(op->name + " is not defined on " + kind_word(a.kind()), span);
 }
 
 Value cast_value(const Value& v, const Type& to, const Span& span) {
   switch (to->kind) {
     case TypeKind::Vector: {
-      if (v.kind() != ValueKind::Vector) fail("cast of a non-vector to " + print(to), span);
+      if (v.kind() != ValueKind::Vector) prim_fail("cast of a non-vector to " + print(to), span);
       Type lane = scalar(to->scalar);
       std::vector<Value> lanes;
       for (int64_t i = 0; i < v.lane_count(); ++i)
@@ -240,7 +240,7 @@ Value cast_value(const Value& v, const Type& to, const Span& span) {
       if (v.kind() == ValueKind::Index || v.kind() == ValueKind::Nat)
         return Value::integer(k, v.raw_int());
       if (v.kind() != ValueKind::Scalar)
-        fail("cast of " + v.to_string() + " to " + print(to), span);
+        prim_fail("cast of " + v.to_string() + " to " + print(to), span);
       const ScalarKind s = v.scalar_kind();
       if (s == k) return v;
       if (s == ScalarKind::F32) return Value::from_double(k, static_cast<double>(v.raw_f32()));
@@ -257,9 +257,9 @@ Value cast_value(const Value& v, const Type& to, const Span& span) {
       } else if (v.kind() == ValueKind::Scalar && !is_float(v.scalar_kind())) {
         x = v.raw_int();
         if (v.scalar_kind() == ScalarKind::U64 && x < 0)
-          fail("cast: " + v.to_string() + " does not fit in " + print(to), span);
+          prim_fail("cast: " + v.to_string() + " does not fit in " + print(to), span);
       } else {
-        fail("cast of " + v.to_string() + " to " + print(to), span);
+        prim_fail("cast of " + v.to_string() + " to " + print(to), span);
       }
       if (to->kind == TypeKind::NatData) {
         if (x < 0)
@@ -274,7 +274,7 @@ Value cast_value(const Value& v, const Type& to, const Span& span) {
       return Value::index(x, n);
     }
     default:
-      fail("cast to " + print(to) + " is not supported", span);
+      prim_fail("cast to " + print(to) + " is not supported", span);
   }
 }
 
@@ -388,7 +388,7 @@ Value eval_let(const PrimCall& call) {
 
 // [a, b, c]
 Value eval_makeArray(const PrimCall& call) {
-  Type elem = elem_of(call.result_type());
+  Type elem = prim_elem_of(call.result_type());
   return array_of(elem, call.args);
 }
 
@@ -413,7 +413,7 @@ Value eval_gather(const PrimCall& call) {
   const Value& indices = call.args.at(0);
   const Value& x = call.args.at(1);
   const int64_t m = indices.size();
-  ArrayBuilder b(elem_of(call.result_type()), m);
+  ArrayBuilder b(prim_elem_of(call.result_type()), m);
   for (int64_t i = 0; i < m; ++i) b.push(index_array(x, indices.at(i), call.span));
   return b.finish();
 }
@@ -463,7 +463,7 @@ Value eval_update(const PrimCall& call) {
 Value eval_padEmpty(const PrimCall& call) {
   const int64_t r = call.dep_nat(0);
   const Value& x = call.args.at(0);
-  Type elem = elem_of(call.result_type());
+  Type elem = prim_elem_of(call.result_type());
   ArrayBuilder b(elem, x.size() + r);
   b.push_all(x);
   if (r > 0) {
@@ -482,7 +482,7 @@ Value eval_unzip(const PrimCall& call) {
   }
   Type rt = call.result_type();  // (n.s, n.t)
   const int64_t n = x.size();
-  ArrayBuilder a(elem_of(rt->a), n), b(elem_of(rt->b), n);
+  ArrayBuilder a(prim_elem_of(rt->a), n), b(prim_elem_of(rt->b), n);
   for (int64_t i = 0; i < n; ++i) {
     Value p = x.at(i);
     a.push(p.first());
@@ -538,10 +538,11 @@ Value eval_asVector(const PrimCall& call) {
   Value x = call.args.at(0);
   const int64_t len = x.size();
   if (n <= 0 || len % n != 0)
-    fail("asVector(" + std::to_string(n) + ") of an array of " + std::to_string(len) + " elements",
-         call.span);
+    prim_fail(
+        "asVector(" + std::to_string(n) + ") of an array of " + std::to_string(len) + " elements",
+        call.span);
   if (x.obj()->tag != Obj::Tag::Dense || static_cast<const DenseArray&>(*x.obj()).rank != 1)
-    x = array_of(elem_of(call.arg_type(0)), [&] {
+    x = array_of(prim_elem_of(call.arg_type(0)), [&] {
       std::vector<Value> v;
       for (int64_t i = 0; i < len; ++i) v.push_back(x.at(i));
       return v;
@@ -562,7 +563,7 @@ Value eval_asVector(const PrimCall& call) {
 Value eval_map(const PrimCall& call) {
   Interpreter local;
   return map_array(interp_ref(call, local), call.args.at(0), call.args.at(1),
-                   elem_of(call.result_type()));
+                   prim_elem_of(call.result_type()));
 }
 
 // reduce(op)(init)(x) = (...((init op x[0]) op x[1]) ... op x[n-1]): a left fold, for
@@ -604,7 +605,7 @@ Value eval_scanSeq(const PrimCall& call) {
   Value acc = call.args.at(1);
   const Value& x = call.args.at(2);
   const int64_t n = x.size();
-  ArrayBuilder b(elem_of(call.result_type()), n);
+  ArrayBuilder b(prim_elem_of(call.result_type()), n);
   for (int64_t i = 0; i < n; ++i) {
     acc = ap(x.at(i), acc);
     b.push(acc);
@@ -626,15 +627,15 @@ Value eval_iterate(const PrimCall& call) {
   if (step->kind != TypeKind::Fun || step->a->kind != TypeKind::Array)
     internal_error("interpreter: iterate's function has type " + print(ft));
   const int64_t n = const_size(step->a->size, call.span);
-  if (n <= 0) fail("iterate: the step function divides by " + std::to_string(n), call.span);
+  if (n <= 0) prim_fail("iterate: the step function divides by " + std::to_string(n), call.span);
   const Value& f = call.args.at(0);
   Value x = call.args.at(1);
   for (int64_t j = 0; j < k; ++j) {
     const int64_t len = x.size();
     if (len % n != 0)
-      fail("iterate: step " + std::to_string(j) + " on " + std::to_string(len) +
-               " elements, not a multiple of " + std::to_string(n),
-           call.span);
+      prim_fail("iterate: step " + std::to_string(j) + " on " + std::to_string(len) +
+                    " elements, not a multiple of " + std::to_string(n),
+                call.span);
     Value g = interp.apply_dep(f, Nat(len / n));
     x = interp.apply(g, x);
   }
@@ -647,8 +648,8 @@ Value eval_circularBuffer(const PrimCall& call) {
   Interpreter local;
   const int64_t sz = last_dep_nat(call);
   Type rt = call.result_type();  // n.sz.t
-  Value mapped =
-      map_array(interp_ref(call, local), call.args.at(0), call.args.at(1), elem_of(elem_of(rt)));
+  Value mapped = map_array(interp_ref(call, local), call.args.at(0), call.args.at(1),
+                           prim_elem_of(prim_elem_of(rt)));
   return slide_array(mapped, sz, 1, const_size(rt->size, call.span), call.span);
 }
 

@@ -23,7 +23,7 @@ struct Keyword {
   const char* text;
   Tok kind;
 };
-const Keyword kKeywords[] = {
+const Keyword kLexerKeywords[] = {
     {"def", Tok::KwDef},       {"foreign", Tok::KwForeign}, {"fun", Tok::KwFun},
     {"depFun", Tok::KwDepFun}, {"let", Tok::KwLet},         {"in", Tok::KwIn},
     {"true", Tok::KwTrue},     {"false", Tok::KwFalse},     {"lidx", Tok::KwLidx},
@@ -148,7 +148,7 @@ class Lexer {
   Token name(size_t start) {
     while (is_alnum(at(pos_))) ++pos_;
     Token t = make(Tok::Ident, start, pos_);
-    for (const Keyword& k : kKeywords)
+    for (const Keyword& k : kLexerKeywords)
       if (t.text == k.text) t.kind = k.kind;
     if (t.kind == Tok::Ident && is_reserved_name(t.text))
       return error(start, pos_,
@@ -290,7 +290,7 @@ std::string tok_spelling(Tok kind) {
     default:
       break;
   }
-  for (const Keyword& k : kKeywords)
+  for (const Keyword& k : kLexerKeywords)
     if (k.kind == kind) return std::string("keyword '") + k.text + "'";
   for (const Punct& p : kPuncts)
     if (p.kind == kind) return std::string("'") + p.text + "'";

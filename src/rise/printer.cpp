@@ -190,8 +190,8 @@ struct Printed {
 };
 
 // prim-names: off (let is a keyword too)
-const char* const kKeywords[] = {"def", "foreign", "fun",   "depFun", "let",
-                                 "in",  "true",    "false", "lidx"};
+const char* const kReservedWords[] = {"def", "foreign", "fun",   "depFun", "let",
+                                      "in",  "true",    "false", "lidx"};
 // prim-names: on
 
 bool is_identifier(const std::string& s) {
@@ -200,7 +200,7 @@ bool is_identifier(const std::string& s) {
   if (!alpha(s[0])) return false;
   for (char c : s)
     if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
-  for (const char* k : kKeywords)
+  for (const char* k : kReservedWords)
     if (s == k) return false;
   return !is_reserved_name(s);
 }

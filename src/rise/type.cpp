@@ -10,7 +10,7 @@ namespace {
 const char* kScalarNames[] = {"bool", "i8",  "i16", "i32", "i64", "u8",
                               "u16",  "u32", "u64", "f32", "f64"};
 
-Type make(TypeNode n) {
+Type make_type_node(TypeNode n) {
   return std::make_shared<const TypeNode>(std::move(n));
 }
 
@@ -108,24 +108,28 @@ const TypeNode& node(const Type& t) {
 }
 
 Type scalar(ScalarKind k) {
-  static const Type cache[11] = {
-      make({TypeKind::Scalar, ScalarKind::Bool}), make({TypeKind::Scalar, ScalarKind::I8}),
-      make({TypeKind::Scalar, ScalarKind::I16}),  make({TypeKind::Scalar, ScalarKind::I32}),
-      make({TypeKind::Scalar, ScalarKind::I64}),  make({TypeKind::Scalar, ScalarKind::U8}),
-      make({TypeKind::Scalar, ScalarKind::U16}),  make({TypeKind::Scalar, ScalarKind::U32}),
-      make({TypeKind::Scalar, ScalarKind::U64}),  make({TypeKind::Scalar, ScalarKind::F32}),
-      make({TypeKind::Scalar, ScalarKind::F64})};
+  static const Type cache[11] = {make_type_node({TypeKind::Scalar, ScalarKind::Bool}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::I8}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::I16}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::I32}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::I64}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::U8}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::U16}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::U32}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::U64}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::F32}),
+                                 make_type_node({TypeKind::Scalar, ScalarKind::F64})};
   return cache[static_cast<int>(k)];
 }
 
 Type index_type(Nat n) {
   TypeNode t{TypeKind::Index};
   t.size = std::move(n);
-  return make(std::move(t));
+  return make_type_node(std::move(t));
 }
 
 Type nat_data() {
-  static const Type t = make({TypeKind::NatData});
+  static const Type t = make_type_node({TypeKind::NatData});
   return t;
 }
 
@@ -133,14 +137,14 @@ Type array(Nat n, Type elem) {
   TypeNode t{TypeKind::Array};
   t.size = std::move(n);
   t.a = std::move(elem);
-  return make(std::move(t));
+  return make_type_node(std::move(t));
 }
 
 Type pair(Type a, Type b) {
   TypeNode t{TypeKind::Pair};
   t.a = std::move(a);
   t.b = std::move(b);
-  return make(std::move(t));
+  return make_type_node(std::move(t));
 }
 
 Type vector(ScalarKind k, Nat n) {
@@ -152,20 +156,20 @@ Type vector_of(Type elem, Nat n) {
   if (elem->kind == TypeKind::Scalar) t.scalar = elem->scalar;
   t.size = std::move(n);
   t.a = std::move(elem);
-  return make(std::move(t));
+  return make_type_node(std::move(t));
 }
 
 Type data_var(const std::string& name) {
   TypeNode t{TypeKind::Var};
   t.name = name;
-  return make(std::move(t));
+  return make_type_node(std::move(t));
 }
 
 Type fun(Type param, Type result) {
   TypeNode t{TypeKind::Fun};
   t.a = std::move(param);
   t.b = std::move(result);
-  return make(std::move(t));
+  return make_type_node(std::move(t));
 }
 
 Type dep_fun(Kind kind, const std::string& binder, Type body, bool implicit) {
@@ -174,7 +178,7 @@ Type dep_fun(Kind kind, const std::string& binder, Type body, bool implicit) {
   t.name = binder;
   t.b = std::move(body);
   t.implicit = implicit;
-  return make(std::move(t));
+  return make_type_node(std::move(t));
 }
 
 bool is_data(const Type& t) {

@@ -46,11 +46,11 @@ Path shift(const Path& p, const Nat& by, PrimId what) {
   return prepend(at(need(p, 0, what) + by), rest(p, 1));
 }
 
-[[noreturn]] void fail(const std::string& msg, const Span& span) {
+[[noreturn]] void view_fail(const std::string& msg, const Span& span) {
   throw Error(ErrorKind::User, msg, span);
 }
 
-Type elem_of(const Type& array_type) {
+Type view_elem_of(const Type& array_type) {
   if (!array_type || array_type->kind != TypeKind::Array)
     internal_error("interpreter: expected an array type, got " +
                    (array_type ? print(array_type) : std::string("null")));
@@ -63,9 +63,10 @@ Type elem_of(const Type& array_type) {
 Value slide_array(const Value& x, int64_t sz, int64_t sp, int64_t count, const Span& span) {
   int64_t len = x.size();
   if (count < 0 || sz < 0 || sp < 0 || (count > 0 && (count - 1) * sp + sz > len))
-    fail("slide(" + std::to_string(sz) + ")(" + std::to_string(sp) + ") of an array of " +
-             std::to_string(len) + " elements cannot give " + std::to_string(count) + " windows",
-         span);
+    view_fail("slide(" + std::to_string(sz) + ")(" + std::to_string(sp) + ") of an array of " +
+                  std::to_string(len) + " elements cannot give " + std::to_string(count) +
+                  " windows",
+              span);
   if (x.obj()->tag == Obj::Tag::Dense &&
       static_cast<const DenseArray&>(*x.obj()).rank < kMaxDenseRank) {
     StridedArray a = static_cast<const DenseArray&>(*x.obj());
@@ -85,8 +86,9 @@ Value view_eval_Take(const PrimCall& call) {
   int64_t n = call.dep_nat(0);
   const Value& x = call.args.at(0);
   if (n < 0 || n > x.size())
-    fail("take(" + std::to_string(n) + ") of an array of " + std::to_string(x.size()) + " elements",
-         call.span);
+    view_fail(
+        "take(" + std::to_string(n) + ") of an array of " + std::to_string(x.size()) + " elements",
+        call.span);
   return array_slice(x, 0, n);
 }
 
@@ -95,8 +97,9 @@ Value view_eval_Drop(const PrimCall& call) {
   int64_t n = call.dep_nat(0);
   const Value& x = call.args.at(0);
   if (n < 0 || n > x.size())
-    fail("drop(" + std::to_string(n) + ") of an array of " + std::to_string(x.size()) + " elements",
-         call.span);
+    view_fail(
+        "drop(" + std::to_string(n) + ") of an array of " + std::to_string(x.size()) + " elements",
+        call.span);
   return array_slice(x, n, x.size() - n);
 }
 
@@ -104,7 +107,7 @@ Value view_eval_Drop(const PrimCall& call) {
 Value view_eval_Concat(const PrimCall& call) {
   const Value& a = call.args.at(0);
   const Value& b = call.args.at(1);
-  ArrayBuilder out(elem_of(call.result_type()), a.size() + b.size());
+  ArrayBuilder out(view_elem_of(call.result_type()), a.size() + b.size());
   out.push_all(a);
   out.push_all(b);
   return out.finish();
@@ -116,8 +119,9 @@ Value view_eval_Split(const PrimCall& call) {
   const Value& x = call.args.at(0);
   int64_t len = x.size();
   if (n <= 0 || len % n != 0)
-    fail("split(" + std::to_string(n) + ") of an array of " + std::to_string(len) + " elements",
-         call.span);
+    view_fail(
+        "split(" + std::to_string(n) + ") of an array of " + std::to_string(len) + " elements",
+        call.span);
   // Rows of n elements every n elements: the windows of slide(n)(n).
   return slide_array(x, n, n, len / n, call.span);
 }
@@ -182,7 +186,7 @@ Value view_eval_Reorder(const PrimCall& call) {
   const NatFun* f = call.dep_args.size() > 1 ? std::get_if<NatFun>(&call.dep_args[1]) : nullptr;
   if (!f) internal_error("interpreter: reorder without its index function");
   const Value& x = call.args.at(0);
-  ArrayBuilder b(elem_of(call.result_type()), n);
+  ArrayBuilder b(view_elem_of(call.result_type()), n);
   arith::Assignment env;
   for (int64_t i = 0; i < n; ++i) {
     env[f->param] = i;
@@ -190,14 +194,14 @@ Value view_eval_Reorder(const PrimCall& call) {
     try {
       j = arith::evaluate(f->body, env);
     } catch (const arith::ArithError& e) {
-      fail(std::string("reorder: the index function fails at ") + std::to_string(i) + ": " +
-               e.what(),
-           call.span);
+      view_fail(std::string("reorder: the index function fails at ") + std::to_string(i) + ": " +
+                    e.what(),
+                call.span);
     }
     if (j < 0 || j >= n)
-      fail("reorder: the index function maps " + std::to_string(i) + " to " + std::to_string(j) +
-               ", out of range for " + std::to_string(n) + " elements",
-           call.span);
+      view_fail("reorder: the index function maps " + std::to_string(i) + " to " +
+                    std::to_string(j) + ", out of range for " + std::to_string(n) + " elements",
+                call.span);
     b.push(x.at(j));
   }
   return b.finish();
@@ -208,7 +212,7 @@ Value view_eval_PadCst(const PrimCall& call) {
   const int64_t l = call.dep_nat(0), r = call.dep_nat(1);
   const Value& c = call.args.at(0);
   const Value& x = call.args.at(1);
-  ArrayBuilder b(elem_of(call.result_type()), l + x.size() + r);
+  ArrayBuilder b(view_elem_of(call.result_type()), l + x.size() + r);
   for (int64_t i = 0; i < l; ++i) b.push(c);
   b.push_all(x);
   for (int64_t i = 0; i < r; ++i) b.push(c);
@@ -220,8 +224,8 @@ Value view_eval_PadClamp(const PrimCall& call) {
   const int64_t l = call.dep_nat(0), r = call.dep_nat(1);
   const Value& x = call.args.at(0);
   const int64_t n = x.size();
-  if (n == 0 && l + r > 0) fail("padClamp of an empty array", call.span);
-  ArrayBuilder b(elem_of(call.result_type()), l + n + r);
+  if (n == 0 && l + r > 0) view_fail("padClamp of an empty array", call.span);
+  ArrayBuilder b(view_elem_of(call.result_type()), l + n + r);
   if (l > 0) {
     Value first = x.at(0);
     for (int64_t i = 0; i < l; ++i) b.push(first);
@@ -239,9 +243,9 @@ Value view_eval_Zip(const PrimCall& call) {
   const Value& a = call.args.at(0);
   const Value& b = call.args.at(1);
   if (a.size() != b.size())
-    fail("zip of arrays of " + std::to_string(a.size()) + " and " + std::to_string(b.size()) +
-             " elements",
-         call.span);
+    view_fail("zip of arrays of " + std::to_string(a.size()) + " and " + std::to_string(b.size()) +
+                  " elements",
+              call.span);
   return zip_arrays(a, b);
 }
 
@@ -269,9 +273,9 @@ Value view_eval_Lane(const PrimCall& call) {
   const int64_t i = call.dep_nat(0);
   const Value& v = call.args.at(0);
   if (i < 0 || i >= v.lane_count())
-    fail("lane(" + std::to_string(i) + ") of a vector of " + std::to_string(v.lane_count()) +
-             " lanes",
-         call.span);
+    view_fail("lane(" + std::to_string(i) + ") of a vector of " + std::to_string(v.lane_count()) +
+                  " lanes",
+              call.span);
   return v.lane(i);
 }
 

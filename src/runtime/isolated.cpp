@@ -26,7 +26,7 @@ namespace risec::runtime {
 
 namespace {
 
-[[noreturn]] void external(const std::string& msg) {
+[[noreturn]] void isolation_error(const std::string& msg) {
   throw Error(ErrorKind::External, msg);
 }
 
@@ -176,8 +176,8 @@ MappedBuffer::MappedBuffer(size_t size, size_t page_offset, Sharing sharing, con
   void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED) {
     mapped_ = 0;
-    external("cannot allocate " + std::to_string(size) + " bytes " + what + ": " +
-             std::strerror(errno));
+    isolation_error("cannot allocate " + std::to_string(size) + " bytes " + what + ": " +
+                    std::strerror(errno));
   }
   data_ = static_cast<std::byte*>(p) + offset_;
   // Touch every page now (it reads zero), as the parent's buffers were touched before:
@@ -240,18 +240,19 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
   report->device[0] = 0;
   auto* times_ms = reinterpret_cast<double*>(shared.data() + kTimesOffset);
   int fds[2], ready_fds[2];
-  if (::pipe(fds) != 0) external(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (::pipe(fds) != 0)
+    isolation_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   if (::pipe(ready_fds) != 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    external(std::string("cannot create a pipe: ") + std::strerror(errno));
+    isolation_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   }
   std::fflush(nullptr);
   release_openmp_threads();
   pid_t pid = ::fork();
   if (pid < 0) {
     for (int fd : {fds[0], fds[1], ready_fds[0], ready_fds[1]}) ::close(fd);
-    external(std::string("cannot fork to run the program: ") + std::strerror(errno));
+    isolation_error(std::string("cannot fork to run the program: ") + std::strerror(errno));
   }
   if (pid == 0) {
     ::close(fds[0]);
@@ -311,11 +312,12 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
   if (ready_fds[0] >= 0) ::close(ready_fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) external(std::string("waiting for the program: ") + std::strerror(errno));
+    if (errno != EINTR)
+      isolation_error(std::string("waiting for the program: ") + std::strerror(errno));
   if (timed_out) {
     if (!info)
-      external("the program ran past its time limit of " + std::to_string(time_limit_s) +
-               " s and was stopped");
+      isolation_error("the program ran past its time limit of " + std::to_string(time_limit_s) +
+                      " s and was stopped");
     info->timed_out = true;
     return {};
   }
@@ -323,17 +325,17 @@ std::vector<double> call_isolated(const std::string& path, const std::string& en
   std::string what;
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && !err.empty())
     // It said why (a failed check of generated code: a division by zero, a size).
-    external("the program stopped: " + err);
+    isolation_error("the program stopped: " + err);
   if (WIFSIGNALED(status))
     what = "the program was killed by " + describe_program_signal(WTERMSIG(status));
   else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
     what = "the program exited with status " + std::to_string(WEXITSTATUS(status));
   else if (!report->finished)
     what = "the program exited (status 0) before its call returned, so its output is incomplete";
-  if (!what.empty()) external(what + (err.empty() ? "" : "; it wrote:\n" + err));
+  if (!what.empty()) isolation_error(what + (err.empty() ? "" : "; it wrote:\n" + err));
   if (report->status != 0) {
     if (load_failed) *load_failed = true;
-    external(report->message);
+    isolation_error(report->message);
   }
   // A successful program's messages (none, usually) are passed on.
   if (!err.empty()) std::fprintf(stderr, "%s\n", err.c_str());

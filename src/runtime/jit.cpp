@@ -23,7 +23,7 @@ namespace risec::runtime {
 
 namespace {
 
-[[noreturn]] void external(const std::string& msg) {
+[[noreturn]] void jit_error(const std::string& msg) {
   throw Error(ErrorKind::External, msg);
 }
 
@@ -194,7 +194,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
     std::string kept = dir + "/" + key + (i == 0 ? name.substr(name.rfind('.')) : "." + name);
     write_file(staged, *sources[i].text);
     if (std::rename(staged.c_str(), kept.c_str()) != 0)
-      external("cannot write '" + kept + "': " + std::strerror(errno));
+      jit_error("cannot write '" + kept + "': " + std::strerror(errno));
     if (i == 0) main_source = kept;
     argv.push_back(kept);
   }
@@ -208,10 +208,10 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
     std::string output = r.err + r.out;
     if (!output.empty()) msg += "\n" + output;
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    external(msg);
+    jit_error(msg);
   }
   if (std::rename(out.c_str(), final_path.c_str()) != 0)
-    external("cannot write '" + final_path + "': " + std::strerror(errno));
+    jit_error("cannot write '" + final_path + "': " + std::strerror(errno));
   art.compiler_output = r.err + r.out;
   return art;
 }
@@ -245,14 +245,14 @@ std::vector<std::string> nvcc_compiler() {
   std::vector<std::string> words = split_words(env_or_empty("NVCC"));
   if (!words.empty()) {
     if (find_program(words[0]).empty())
-      external("$NVCC names '" + words[0] +
-               "', which is not an executable: the CUDA target compiles with nvcc (the CUDA "
-               "toolkit's compiler)");
+      jit_error("$NVCC names '" + words[0] +
+                "', which is not an executable: the CUDA target compiles with nvcc (the CUDA "
+                "toolkit's compiler)");
     return words;
   }
   if (!find_program("nvcc").empty()) return {"nvcc"};
   if (!find_program("/usr/local/cuda/bin/nvcc").empty()) return {"/usr/local/cuda/bin/nvcc"};
-  external(
+  jit_error(
       "nvcc, the CUDA compiler, was not found (not in PATH nor /usr/local/cuda/bin): install the "
       "CUDA toolkit, or set $NVCC");
 }
@@ -305,8 +305,8 @@ std::string cache_dir() {
   std::string explicit_dir = env_or_empty("RISEC_CACHE_DIR");
   if (!explicit_dir.empty()) {
     if (!make_dirs(explicit_dir))
-      external("cannot use RISEC_CACHE_DIR '" + explicit_dir +
-               "' as the cache of compiled code: " + std::strerror(errno));
+      jit_error("cannot use RISEC_CACHE_DIR '" + explicit_dir +
+                "' as the cache of compiled code: " + std::strerror(errno));
     return explicit_dir;
   }
   std::string xdg = env_or_empty("XDG_CACHE_HOME");
@@ -317,7 +317,7 @@ std::string cache_dir() {
   if (tmp.empty()) tmp = "/tmp";
   std::string fallback = tmp + "/risec-cache-" + std::to_string(::getuid());
   if (private_dir(fallback)) return fallback;
-  external("no usable directory for the cache of compiled code (set RISEC_CACHE_DIR)");
+  jit_error("no usable directory for the cache of compiled code (set RISEC_CACHE_DIR)");
 }
 
 Artifact build_shared_object(const std::string& source, const CompileOptions& options) {
@@ -433,7 +433,7 @@ Module::Module(const std::string& path, const std::string& entry, bool keep_load
   handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | (keep_loaded ? RTLD_NODELETE : 0));
   if (!handle_) {
     const char* e = ::dlerror();
-    external("cannot load '" + path + "': " + (e ? e : "unknown error"));
+    jit_error("cannot load '" + path + "': " + (e ? e : "unknown error"));
   }
   std::string sym = entry + "__risec_call";
   void* f = ::dlsym(handle_, sym.c_str());
@@ -443,7 +443,7 @@ Module::Module(const std::string& path, const std::string& entry, bool keep_load
         "'" + path + "' has no function '" + sym + "'" + (e ? std::string(": ") + e : "");
     ::dlclose(handle_);
     handle_ = nullptr;
-    external(msg);
+    jit_error(msg);
   }
   fn_ = reinterpret_cast<void (*)(void* const*, const int*)>(f);
   release_ = reinterpret_cast<void (*)()>(::dlsym(handle_, (entry + "__risec_release").c_str()));

@@ -27,7 +27,7 @@ namespace risec::runtime {
 
 namespace {
 
-[[noreturn]] void external(const std::string& msg) {
+[[noreturn]] void process_error(const std::string& msg) {
   throw Error(ErrorKind::External, msg);
 }
 
@@ -48,7 +48,7 @@ struct Fd {
 void make_pipe(Fd& read_end, Fd& write_end) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0)
-    external(std::string("cannot create a pipe: ") + std::strerror(errno));
+    process_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   read_end.fd = p[0];
   write_end.fd = p[1];
 }
@@ -112,7 +112,7 @@ std::string format_command(const std::vector<std::string>& argv) {
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  if (argv.empty() || argv[0].empty()) external("run_process: no program to run");
+  if (argv.empty() || argv[0].empty()) process_error("run_process: no program to run");
   // Everything the child needs is prepared before fork: between fork and exec only
   // async-signal-safe calls are made.
   std::vector<std::string> args = argv;
@@ -127,11 +127,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   make_pipe(err_r, err_w);
   make_pipe(exec_r, exec_w);  // reports a failed exec (closed on a successful one)
   Fd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (devnull.fd < 0) external(std::string("cannot open /dev/null: ") + std::strerror(errno));
+  if (devnull.fd < 0) process_error(std::string("cannot open /dev/null: ") + std::strerror(errno));
 
   pid_t pid = ::fork();
   if (pid < 0)
-    external(std::string("cannot start '") + argv[0] + "': fork: " + std::strerror(errno));
+    process_error(std::string("cannot start '") + argv[0] + "': fork: " + std::strerror(errno));
   if (pid == 0) {
     if (own_group) ::setpgid(0, 0);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
@@ -164,9 +164,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     int status;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    external("cannot run '" + argv[0] + "'" +
-             (cwd.empty() ? std::string("") : " in '" + cwd + "'") + ": " +
-             std::strerror(exec_errno));
+    process_error("cannot run '" + argv[0] + "'" +
+                  (cwd.empty() ? std::string("") : " in '" + cwd + "'") + ": " +
+                  std::strerror(exec_errno));
   }
 
   using Clock = std::chrono::steady_clock;
@@ -206,7 +206,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) external(std::string("waitpid: ") + std::strerror(errno));
+    if (errno != EINTR) process_error(std::string("waitpid: ") + std::strerror(errno));
   }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
@@ -224,7 +224,7 @@ std::string make_temp_dir(const std::string& prefix, const std::string& parent) 
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (!::mkdtemp(buf.data()))
-    external("cannot create a temporary directory in '" + base + "': " + std::strerror(errno));
+    process_error("cannot create a temporary directory in '" + base + "': " + std::strerror(errno));
   return std::string(buf.data());
 }
 
@@ -235,19 +235,19 @@ TempDir::~TempDir() {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) external("cannot read '" + path + "'");
+  if (!in) process_error("cannot read '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) external("cannot read '" + path + "'");
+  if (in.bad()) process_error("cannot read '" + path + "'");
   return ss.str();
 }
 
 void write_file(const std::string& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) external("cannot write '" + path + "': " + std::strerror(errno));
+  if (!out) process_error("cannot write '" + path + "': " + std::strerror(errno));
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
-  if (!out) external("cannot write '" + path + "'");
+  if (!out) process_error("cannot write '" + path + "'");
 }
 
 std::vector<std::string> split_words(std::string_view text) {

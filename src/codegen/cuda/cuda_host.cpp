@@ -23,7 +23,7 @@ using dpia::LoopKind;
 
 namespace {
 
-const char* const kHostRuntime = R"C(static int risec_ready;
+const char* const kCudaHostRuntime = R"C(static int risec_ready;
 static struct cudaDeviceProp risec_prop;
 static size_t risec_at_least_1(size_t bytes) { return bytes ? bytes : 1; }
 
@@ -110,7 +110,7 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   src << "/* The kernels' time in the last call (CUDA events), and where they ran. */\n";
   src << "extern \"C\" {\ndouble " << fn << "__risec_kernel_ms;\nchar " << fn
       << "__risec_device[512];\n}\n\n";
-  src << "#include <pthread.h>\n" << gpu::kLaunchSizeHelpers << kHostRuntime << "\n";
+  src << "#include <pthread.h>\n" << gpu::kLaunchSizeHelpers << kCudaHostRuntime << "\n";
   // The device buffers kept between calls, with their sizes.
   const std::vector<DeviceBuffer> kept = all_device_buffers();
   for (const DeviceBuffer& b : kept)

@@ -143,7 +143,7 @@ namespace {
 // The bytes of an element of a local array, by its C type, to decide between static
 // and dynamic shared memory; 16 (the widest vector) for a type not listed, which can
 // only make a kernel use dynamic shared memory where static would do.
-int64_t element_bytes(const std::string& elem) {
+int64_t cuda_element_bytes(const std::string& elem) {
   static const std::pair<const char*, int64_t> known[] = {
       {"float", 4},   {"int", 4},     {"int32_t", 4},  {"uint32_t", 4}, {"unsigned", 4},
       {"double", 8},  {"int64_t", 8}, {"uint64_t", 8}, {"float2", 8},   {"int2", 8},
@@ -167,7 +167,7 @@ constexpr int64_t kStaticSharedLimit = 48 * 1024;
 std::vector<std::string> CudaPrinter::local_memory(const std::vector<LocalArray>& arrays,
                                                    Launch& l) {
   int64_t total = 0;
-  for (const LocalArray& a : arrays) total += (a.n * element_bytes(a.elem) + 15) / 16 * 16;
+  for (const LocalArray& a : arrays) total += (a.n * cuda_element_bytes(a.elem) + 15) / 16 * 16;
   if (total <= kStaticSharedLimit) return GpuPrinter::local_memory(arrays, l);
   std::vector<std::string> out = {"extern __shared__ __align__(16) unsigned char risec_shared[]"};
   std::string offset = "0";

@@ -18,7 +18,7 @@ namespace risec::codegen::opencl {
 namespace {
 
 // The host's OpenCL set-up and launch helpers, shared by every kernel.
-const char* const kHostRuntime = R"(static cl_context risec_ctx;
+const char* const kOpenclHostRuntime = R"(static cl_context risec_ctx;
 static cl_command_queue risec_queue;
 static cl_program risec_prog;
 static cl_device_id risec_dev;
@@ -138,7 +138,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   src << "  ;\n\n";
   src << "/* The kernels' time in the last call (profiling events), and where they ran. */\n";
   src << "double " << fn << "__risec_kernel_ms;\nchar " << fn << "__risec_device[512];\n\n";
-  src << gpu::kLaunchSizeHelpers << kHostRuntime << "\n";
+  src << gpu::kLaunchSizeHelpers << kOpenclHostRuntime << "\n";
   src << "static cl_kernel risec_kernels[" << launches_.size() << "];\n";
   // The device buffers kept between calls, with their sizes; the fault buffer of
   // kernels that check indices (code, value, bound of the first failure:
