@@ -2,11 +2,15 @@
 // helper, so every test compiles programs the way the driver does.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "driver/compile.h"
+#include "driver/run.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
 
@@ -33,6 +37,21 @@ inline driver::Compiled compile_rise(const std::string& text, const std::string&
   req.strategy = &s;
   req.target = target;
   return driver::compile(req);
+}
+
+// Runs `compiled` at `sizes` on inputs drawn from `seed` and expects exactly the
+// interpreter's result (no tolerance).
+inline void expect_exactly_as_interpreter(const driver::Compiled& compiled,
+                                          const rise::SizeMap& sizes, uint64_t seed,
+                                          const driver::ExecOptions& options = {}) {
+  std::vector<rise::Value> inputs = driver::make_inputs(compiled.high, {}, seed);
+  driver::Execution run = driver::execute(compiled, sizes, inputs, options);
+  rise::Value expected = driver::interpret(compiled.high, inputs);
+  driver::Comparison cmp = driver::compare_values(
+      run.output, expected, driver::entry_result_type(compiled.high), 0.0, 0.0);
+  EXPECT_TRUE(cmp.ok) << cmp.first_mismatch << " (compiled vs interpreter); "
+                      << driver::error_summary(cmp) << "\n"
+                      << compiled.unit.source.substr(0, 6000);
 }
 
 }  // namespace risec::test

@@ -163,15 +163,7 @@ void expect_as_interpreter(const std::string& text, int64_t n, const std::string
     req.program = &prog;
     req.sizes = &sizes;
     req.target = target;
-    driver::Compiled compiled = driver::compile(req);
-    std::vector<rise::Value> inputs = driver::make_inputs(compiled.high, {}, 7);
-    driver::Execution run = driver::execute(compiled, sizes, inputs, driver::ExecOptions{});
-    rise::Value expected = driver::interpret(compiled.high, inputs);
-    driver::Comparison cmp = driver::compare_values(
-        run.output, expected, driver::entry_result_type(compiled.high), 0.0, 0.0);
-    EXPECT_TRUE(cmp.ok) << cmp.first_mismatch << " (compiled vs interpreter); "
-                        << driver::error_summary(cmp) << "\n"
-                        << compiled.unit.source.substr(0, 4000);
+    test::expect_exactly_as_interpreter(driver::compile(req), sizes, 7);
   } catch (const Error& e) {
     ADD_FAILURE() << format_error(e);
   }

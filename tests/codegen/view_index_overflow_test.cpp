@@ -237,19 +237,12 @@ driver::Compiled run_against_interpreter(const std::string& text, const std::str
   driver::Compiled compiled;
   try {
     compiled = compile_view_chain(text, target);
-    std::vector<rise::Value> inputs = driver::make_inputs(compiled.high, {}, 11);
     driver::ExecOptions opts;
     if (target == "c") {
       opts.mode = driver::ExecMode::Standalone;
       opts.extra_cflags = {"-fsanitize=signed-integer-overflow", "-fno-sanitize-recover=all"};
     }
-    driver::Execution run = driver::execute(compiled, {}, inputs, opts);
-    rise::Value expected = driver::interpret(compiled.high, inputs);
-    driver::Comparison cmp = driver::compare_values(
-        run.output, expected, driver::entry_result_type(compiled.high), 0.0, 0.0);
-    EXPECT_TRUE(cmp.ok) << cmp.first_mismatch << " (compiled vs interpreter); "
-                        << driver::error_summary(cmp) << "\n"
-                        << compiled.unit.source.substr(0, 6000);
+    test::expect_exactly_as_interpreter(compiled, {}, 11, opts);
   } catch (const Error& e) {
     ADD_FAILURE() << format_error(e) << "\n" << compiled.unit.source.substr(0, 6000);
   }
