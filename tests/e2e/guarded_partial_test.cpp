@@ -218,31 +218,34 @@ TEST(GuardedPartial, HoistRefusesAGuardedDivisionAndSaysWhy) {
   const std::string prog =
       "def hz = depFun(n: Nat => fun(x: n.i32 => fun(d: i32 =>\n"
       "  x |> map(fun(v => select(d != 0)(v + 100 / d)(v))))))\n";
-  CliResult r = run_risec({"rewrite", write_scratch("gp_hz.rise", prog), "--strategy",
-                           "DFNF ; hoist(isApplied(isApplied(isPrimitive(div))), id)"});
+  const std::string hoist_div = "DFNF ; hoist(isApplied(isApplied(isPrimitive(div))), id)";
+  // `risec rewrite` of `text` (written to `file`) with `strategy`
+  auto rewrite = [](const std::string& file, const std::string& text, const std::string& strategy) {
+    return run_risec({"rewrite", write_scratch(file, text), "--strategy", strategy});
+  };
+  CliResult r = rewrite("gp_hz.rise", prog, hoist_div);
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_NE(r.err.find("run only under a condition"), std::string::npos) << show(r);
   // a float division is total: still hoisted (and shared by cse)
   const std::string fl =
       "def hf = depFun(n: Nat => fun(x: n.f32 => fun(d: f32 =>\n"
       "  x |> map(fun(v => select(d != 0.0f)(v + 100.0f / d + 100.0f / d)(v))))))\n";
-  CliResult f = run_risec({"rewrite", write_scratch("gp_hf.rise", fl), "--strategy",
-                           "DFNF ; hoist(isApplied(isApplied(isPrimitive(div))), id)"});
+  CliResult f = rewrite("gp_hf.rise", fl, hoist_div);
   EXPECT_EQ(f.exit_code, 0) << show(f);
   EXPECT_NE(f.out.find("let mem = toMem(100.0f / d)"), std::string::npos) << show(f);
-  CliResult s = run_risec({"rewrite", scratch_path("gp_hf.rise"), "--strategy", "simplify"});
+  CliResult s = rewrite("gp_hf.rise", fl, "simplify");
   EXPECT_EQ(s.exit_code, 0) << show(s);
   EXPECT_EQ(occurrences(s.out, "100.0f / d"), 1) << show(s);
   // an integer division that also runs unconditionally is shared (computed once)
   const std::string un =
       "def hu = fun(a: i32 => fun(b: i32 => a / b + select(b != 0)(a / b)(0)))\n";
-  CliResult u = run_risec({"rewrite", write_scratch("gp_hu.rise", un), "--strategy", "simplify"});
+  CliResult u = rewrite("gp_hu.rise", un, "simplify");
   EXPECT_EQ(u.exit_code, 0) << show(u);
   EXPECT_EQ(occurrences(u.out, "a / b"), 1) << show(u);
   // only guarded ones are not
   const std::string gu =
       "def hg = fun(a: i32 => fun(b: i32 => select(b != 0)(a / b + a / b)(0)))\n";
-  CliResult g = run_risec({"rewrite", write_scratch("gp_hg.rise", gu), "--strategy", "simplify"});
+  CliResult g = rewrite("gp_hg.rise", gu, "simplify");
   EXPECT_EQ(g.exit_code, 0) << show(g);
   EXPECT_EQ(occurrences(g.out, "a / b"), 2) << show(g);
 }
