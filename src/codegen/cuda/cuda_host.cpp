@@ -266,8 +266,10 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
          << ", cudaMemcpyDefault));\n";
   if (uses_index_checks_)
     body << "  RISEC_CUDA(cudaMemcpyFromSymbol(risec_f, risec_fault, sizeof risec_f));\n";
-  body << "  RISEC_CUDA(cudaEventDestroy(risec_start));\n  risec_start = NULL;\n"
-       << "  RISEC_CUDA(cudaEventDestroy(risec_stop));\n  risec_stop = NULL;\n";
+  // (each forgotten first: the clean-up after a failure does not destroy it again)
+  for (const char* e : {"risec_start", "risec_stop"})
+    body << "  {\n    cudaEvent_t risec_event = " << e << ";\n    " << e
+         << " = NULL;\n    RISEC_CUDA(cudaEventDestroy(risec_event));\n  }\n";
   // Unlocked before a failure is reported: RISEC_BOUNDS_FAILED may return to the caller.
   body << "  pthread_mutex_unlock(&risec_lock);\n";
   if (uses_index_checks_)
