@@ -337,9 +337,10 @@ Kernel::Kernel(const Source& source) {
   const Source::Impl& s = source.impl();
   const runtime::CompileOptions co = driver::c_compile_options(s.compiled);
   const std::string& name = s.compiled.unit.name;
-  // CUDA code needs a GPU: without one its first call would end the process (the host
-  // code stops with a message), so loading it is the error (the code itself is made
-  // without loading: Source, Python's load=False). The probe runs in a child process.
+  // CUDA code needs a GPU: without one every call would raise "no CUDA GPU" (the host
+  // code's RISEC_DEVICE_FAILED), so loading it is the error, before nvcc runs (the code
+  // itself is made without loading: Source, Python's load=False). The probe runs in a
+  // child process.
   std::string why;
   if (s.target == "cuda" && !driver::probe_gpu_device("cuda", &why))
     throw Error(ErrorKind::External,
@@ -501,7 +502,8 @@ void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
     try {
       impl_->module.call(buffers, size_args);
     } catch (const Error& e) {
-      // A fault of the data: the device was set up all the same.
+      // A fault of the data: the device was set up all the same. A failure of the device
+      // (External) may have undone the set-up, which the next call then does again.
       if (e.kind() == ErrorKind::Fault) impl_->set_up.store(true, std::memory_order_release);
       throw;
     }

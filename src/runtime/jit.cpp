@@ -340,20 +340,26 @@ namespace {
 // trap) and the record, with no header included (the unit's feature macros come
 // first). Valid C and C++ (a CUDA unit is C++).
 const char* const kFaultPrelude =
-    R"(/* risec: this unit is loaded into its caller's process, which a fault of the data must
-   not end: RISEC_BOUNDS_FAILED and RISEC_ARITHMETIC_FAILED record the first fault of
-   a call for ENTRY__risec_call_faults (at the end) instead of abort() (runtime/jit.h). */
+    R"(/* risec: this unit is loaded into its caller's process, which a fault of the data or a
+   failure of the device must not end: RISEC_BOUNDS_FAILED and RISEC_ARITHMETIC_FAILED
+   record the first fault of a call, RISEC_DEVICE_FAILED a failure of the device's
+   runtime (the host function then returns), for ENTRY__risec_call_faults (at the end)
+   instead of abort() (runtime/jit.h). */
 #ifndef __CUDA_ARCH__
 #ifndef RISEC_BOUNDS_FAILED
-#define RISEC_BOUNDS_FAILED(fn, what) risec_record_fault((fn), (what))
+#define RISEC_BOUNDS_FAILED(fn, what) risec_record_fault(1, (fn), (what))
 #endif
 #ifndef RISEC_ARITHMETIC_FAILED
-#define RISEC_ARITHMETIC_FAILED(fn, what) risec_record_fault((fn), (what))
+#define RISEC_ARITHMETIC_FAILED(fn, what) risec_record_fault(1, (fn), (what))
+#endif
+#ifndef RISEC_DEVICE_FAILED
+#define RISEC_DEVICE_FAILED(what) risec_record_fault(2, 0, (what))
 #endif
 #endif
 struct risec_fault_record {
   int state; /* 0: none, 1: being written, 2: text holds "fn: what" */
-  char text[512];
+  int kind;  /* 1: a fault of the data, 2: a failure of the device (text: "what") */
+  char text[4096];
 };
 #ifdef _OPENMP
 /* worker threads fault: one record, calls serialised (ENTRY__risec_call_faults) */
@@ -362,15 +368,16 @@ static struct risec_fault_record risec_fault_now;
 /* the caller's thread faults: a record per thread, calls concurrent */
 static __thread struct risec_fault_record risec_fault_now;
 #endif
-static __attribute__((cold, noinline, unused)) void risec_record_fault(const char* fn,
+static __attribute__((cold, noinline, unused)) void risec_record_fault(int kind, const char* fn,
                                                                         const char* what) {
   struct risec_fault_record* r = &risec_fault_now;
   int none = 0;
   unsigned n = 0;
   if (!__atomic_compare_exchange_n(&r->state, &none, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return; /* the first fault wins */
+  r->kind = kind;
   for (; fn && *fn && n + 1 < sizeof r->text; ++fn) r->text[n++] = *fn;
-  for (const char* sep = ": "; *sep && n + 1 < sizeof r->text; ++sep) r->text[n++] = *sep;
+  for (const char* sep = ": "; fn && *sep && n + 1 < sizeof r->text; ++sep) r->text[n++] = *sep;
   for (; what && *what && n + 1 < sizeof r->text; ++what) r->text[n++] = *what;
   r->text[n] = 0;
   __atomic_store_n(&r->state, 2, __ATOMIC_RELEASE);
@@ -381,7 +388,8 @@ static __attribute__((cold, noinline, unused)) void risec_record_fault(const cha
 
 std::string with_fault_recording(const std::string& source, const std::string& entry) {
   if (source.find("RISEC_BOUNDS_FAILED") == std::string::npos &&
-      source.find("RISEC_ARITHMETIC_FAILED") == std::string::npos)
+      source.find("RISEC_ARITHMETIC_FAILED") == std::string::npos &&
+      source.find("RISEC_DEVICE_FAILED") == std::string::npos)
     return source;
   if (!valid_c_identifier(entry))
     internal_error("fault recording: '" + entry + "' is not a C identifier");
@@ -408,7 +416,7 @@ int )" + fn +
   __atomic_store_n(&r->state, 0, __ATOMIC_RELEASE);
   )" + fn +
          R"((buffers, sizes);
-  faulted = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 0;
+  faulted = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 0 ? r->kind : 0;
   if (faulted)
     for (; r->text[n] && n + 1 < capacity; ++n) message[n] = r->text[n];
   if (capacity > 0) message[n] = 0;
@@ -495,9 +503,15 @@ void Module::call(const std::vector<void*>& buffers, const std::vector<int>& siz
     fn_(buffers.data(), size_args);
     return;
   }
-  char message[512];
-  if (faults_(buffers.data(), size_args, message, sizeof message))
-    throw Error(ErrorKind::Fault, std::string("the program stopped: ") + message);
+  char message[4096];
+  const int failed = faults_(buffers.data(), size_args, message, sizeof message);
+  if (failed == 1) throw Error(ErrorKind::Fault, std::string("the program stopped: ") + message);
+  if (failed) {
+    // A failure of the device's runtime (runtime/jit.h): its own words.
+    std::string text = message;
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    throw Error(ErrorKind::External, text);
+  }
 }
 
 bool uses_openmp_runtime(const CompileOptions& options) {

@@ -103,9 +103,15 @@ Artifact build_executable(const std::string& source, const std::string& entry,
 // opencl and cuda hosts), so concurrent calls of one kernel never see each other's
 // faults; code compiled with OpenMP (_OPENMP) faults on its worker threads, so its record
 // is the unit's own and its calls are serialised by a lock of the unit (each call already
-// uses every core). A source that mentions neither macro (compiled without bounds
-// checks, no integer division) is returned as it is. A definition of either macro in
-// $RISEC_CFLAGS still wins (the fault is then that definition's business).
+// uses every core). The host code of the GPU targets reports a failure of the device or
+// its runtime (no OpenCL platform, no CUDA GPU, an API call's error, kernels that do not
+// build) through RISEC_DEVICE_FAILED(what), by default the message and abort(); it is
+// recorded here too, and the host function then releases what it made, unlocks and
+// returns (a set-up that failed is undone: the next call sets up again), and the entry
+// returns 2 with `what` in `message`. A source that mentions none of the three macros
+// (compiled without bounds checks, no integer division, no device) is returned as it
+// is. A definition of a macro in $RISEC_CFLAGS still wins (the fault is then that
+// definition's business).
 std::string with_fault_recording(const std::string& source, const std::string& entry);
 
 // A loaded shared object and its uniform entry point; dlclose on destruction.
@@ -128,7 +134,10 @@ class Module {
   // buffers[0]: the output; buffers[1..]: the inputs in order; sizes: the values of
   // the unit's size parameters in order. A unit built from with_fault_recording's
   // source throws risec::Error (Fault) when the call faulted: "the program stopped: f:
-  // natAsIndex(4): 7 is out of range", the words risec run uses.
+  // natAsIndex(4): 7 is out of range", the words risec run uses; and risec::Error
+  // (External) with the device's message when its device failed ("no OpenCL platform
+  // with a device matches RISEC_OPENCL_PLATFORM=x", "OpenCL error -61 in clCreateBuffer
+  // of N bytes"; trailing newlines dropped), its output not written.
   void call(const std::vector<void*>& buffers, const std::vector<int>& sizes) const;
   const std::string& path() const { return path_; }
   // The address of the object's symbol `name`, or null.

@@ -479,7 +479,8 @@ TEST(Cuda, VectorsAreFloat4) {
 }
 
 // The host function: the C target's signature, extern "C"; every CUDA runtime call's
-// status checked; kernels launched with <<<grid, block>>> and their errors read.
+// status checked (but in the release and the clean-up after a reported failure);
+// kernels launched with <<<grid, block>>> and their errors read.
 TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
   driver::Compiled cu = compile("examples/atax/atax.rise", "examples/atax/opencl.elv", "");
   driver::Compiled c = compile("examples/atax/atax.rise", "", "", "c");
@@ -495,6 +496,13 @@ TEST(Cuda, HostFunctionHasTheCSignatureAndChecksEveryCall) {
   ASSERT_NE(release, std::string::npos) << host;
   EXPECT_EQ(cuda_count(host.substr(release), "(void)cudaFree(risec_b_"), 4u);  // A, x, tmp1, output
   host = host.substr(0, release);
+  // So is the clean-up after a failure the host has reported (in-process code returns
+  // from there): its calls may fail again.
+  const size_t failed = host.find("\nrisec_failed:\n");
+  ASSERT_NE(failed, std::string::npos) << host;
+  EXPECT_EQ(cuda_count(host.substr(failed), "(void)cudaEventDestroy(risec_"), 2u);
+  EXPECT_EQ(cuda_count(host.substr(failed), "(void)cudaDeviceSynchronize()"), 1u);
+  host = host.substr(0, failed);
   std::regex call(R"(\bcuda[A-Z]\w*\()");
   size_t calls = 0;
   std::istringstream lines(host);

@@ -3,8 +3,8 @@
 // (a second compile is a hit on the same file, no compiler run); compiler errors
 // as External errors with the compiler's message; $CC and $RISEC_CFLAGS honoured;
 // standalone executables, with the sanitizers catching out-of-bounds accesses and
-// undefined behaviour in the code they run; faults recorded for in-process calls
-// (with_fault_recording).
+// undefined behaviour in the code they run; faults and failures of the device recorded
+// for in-process calls (with_fault_recording).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -484,6 +484,64 @@ TEST_F(JitTest, FaultsAreRecordedForInProcessCalls) {
     EXPECT_EQ(plain.symbol("q__risec_call_faults"), nullptr);
     EXPECT_NE(m.symbol("q__risec_call_faults"), nullptr);
   }
+}
+
+// A failure of the device (RISEC_DEVICE_FAILED, the GPU targets' host code): recorded
+// for in-process calls and raised as External with the device's own words (no "the
+// program stopped", no trailing newline), the next call runs; a long message (a build
+// log) keeps its first 4 KiB. Built without the recording, the unit aborts with the
+// message on stderr (risec run's child, standalone programs).
+const char* kFailingDevice = R"C(#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef RISEC_DEVICE_FAILED
+#define RISEC_DEVICE_FAILED(what) (fprintf(stderr, "%s\n", (what)), abort())
+#endif
+static char dev_log[10000];
+void dev__risec_call(void* const* buffers, const int* sizes) {
+  int* out = (int*)buffers[0];
+  if (sizes[0] == 0) {
+    RISEC_DEVICE_FAILED("no device with a name matches X=y\n");
+    return;
+  }
+  if (sizes[0] < 0) {
+    memset(dev_log, 'L', sizeof dev_log - 1);
+    RISEC_DEVICE_FAILED(dev_log);
+    return;
+  }
+  out[0] = sizes[0] * 2;
+}
+)C";
+
+TEST_F(JitTest, DeviceFailuresAreRecordedForInProcessCalls) {
+  EXPECT_NE(with_fault_recording(kFailingDevice, "dev").find("dev__risec_call_faults"),
+            std::string::npos);
+  Module m = jit_compile(kFailingDevice, "dev");
+  int out = -1;
+  for (int round = 0; round < 2; ++round) {
+    try {
+      m.call({&out}, {0});
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::External);
+      EXPECT_EQ(e.message(), "no device with a name matches X=y");
+    }
+    EXPECT_EQ(out, -1);
+    m.call({&out}, {21});
+    EXPECT_EQ(out, 42);
+    out = -1;
+  }
+  try {
+    m.call({&out}, {-1});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_EQ(e.message(), std::string(4095, 'L'));
+  }
+  ProcessResult r =
+      run_process({build_executable(kFailingDevice, "dev").path, "/dev/null", "4", "1", "0"});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.err.find("no device with a name matches X=y"), std::string::npos) << r.err;
 }
 
 }  // namespace

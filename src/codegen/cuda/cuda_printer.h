@@ -2,7 +2,8 @@
 // source, OUT.cu) holding the kernels and an extern "C" host function with the C
 // target's signature that allocates device buffers, copies the inputs, launches the
 // kernels in order, times them with CUDA events and copies the output back; every
-// CUDA call's error is checked and reported (a message and abort()). Launches,
+// CUDA call's error is checked and reported (RISEC_DEVICE_FAILED: by default a message
+// and abort(); in-process code returns with the message recorded). Launches,
 // parallel loops, local memory and barriers are the GPU printer's
 // (codegen/gpu/gpu_printer.h), the same as OpenCL's; what is CUDA's:
 // threadIdx/blockIdx/blockDim/gridDim loops, `__shared__` memory, __syncthreads(),

@@ -14,7 +14,28 @@ namespace risec::codegen::gpu {
 using dpia::LoopKind;
 using dpia::Space;
 
-const char* const kLaunchSizeHelpers = R"(/* Entry d of the comma-separated list in $var, or 0. */
+const char* const kLaunchSizeHelpers = R"RISEC(#include <stdarg.h>
+/* A failure of the device or its runtime (no platform or GPU, an API call's error, kernels
+   that do not build, a launch the device cannot make) is reported through
+   RISEC_DEVICE_FAILED(what), by default the message on stderr and abort(). Code loaded
+   into its caller's process defines it to record the message (runtime::with_fault_recording):
+   the failing function then returns 1, and the host function releases what it made,
+   unlocks and returns, the output not written. */
+#ifndef RISEC_DEVICE_FAILED
+#define RISEC_DEVICE_FAILED(what) (fprintf(stderr, "%s\n", (what)), abort())
+#endif
+/* The message, formatted (every caller holds the host's lock); returns 1. */
+static char risec_device_text[65536 + 1024];
+static __attribute__((cold, noinline, format(printf, 1, 2))) int risec_device_failf(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(risec_device_text, sizeof risec_device_text, format, args);
+  va_end(args);
+  RISEC_DEVICE_FAILED(risec_device_text);
+  return 1;
+}
+
+/* Entry d of the comma-separated list in $var, or 0. */
 static size_t risec_env_size(const char* var, int d) {
   const char* s = getenv(var);
   for (int i = 0; s && *s; ++i) {
@@ -32,8 +53,8 @@ static size_t risec_env_size(const char* var, int d) {
    allows); a global size is rounded up to whole groups (the loops are strided, so
    every size is correct) and kept at most 2^30, so that a strided loop's `i += step`
    stays within a 32-bit int when its trip count is at most 2^30 (which the 32-bit
-   kernels are printed for). Stops with a message when a group has fewer than need[d]
-   work items. Returns whether the launch has a group size. */
+   kernels are printed for). Fails (risec_device_failf, then -1) when a group has fewer
+   than need[d] work items. Returns whether the launch has a group size. */
 #define RISEC_MAX_STRIDE ((size_t)1 << 30)
 static int risec_launch_size(const char* global_var, const char* local_var, unsigned dims,
                              size_t* global, size_t* local, const size_t* need, int grouped,
@@ -66,13 +87,13 @@ static int risec_launch_size(const char* global_var, const char* local_var, unsi
   /* A private array distributed over the work items needs each of its parts' work items. */
   for (unsigned d = 0; d < dims; ++d)
     if (local[d] < need[d]) {
-      fprintf(stderr, "risec: the kernel needs at least %lu work items in dimension %u of a work group (a private array is distributed over them), but the launch has %lu ($%s or the device's limit)\n",
-              (unsigned long)need[d], d, (unsigned long)local[d], local_var);
-      abort();
+      risec_device_failf("risec: the kernel needs at least %lu work items in dimension %u of a work group (a private array is distributed over them), but the launch has %lu ($%s or the device's limit)",
+                         (unsigned long)need[d], d, (unsigned long)local[d], local_var);
+      return -1;
     }
   return 1;
 }
-)";
+)RISEC";
 
 const char* vector_scalar(rise::ScalarKind k) {
   switch (k) {

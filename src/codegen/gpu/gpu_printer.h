@@ -32,13 +32,16 @@
 
 namespace risec::codegen::gpu {
 
-// The host's launch-size helpers (C, also valid C++): risec_env_size(var, d) reads
+// The host's failure report and launch-size helpers (C, also valid C++):
+// risec_device_failf(format, ...) reports a failure of the device or its runtime through
+// RISEC_DEVICE_FAILED(what) (by default the message and abort(); in-process code records
+// it, runtime::with_fault_recording) and returns 1; risec_env_size(var, d) reads
 // entry d of "N,M,..." in $var; risec_launch_size(global_var, local_var, dims, global,
 // local, need, grouped, max_group, max_items) applies those overrides to the program's
 // sizes, clamps the group to what the device allows (halving its widest dimension)
-// and rounds the global size up to whole groups; it stops with a message when a group
-// has fewer than need[d] work items (a distributed private array's), and returns
-// whether there is a group size (grouped, or one given in $local_var).
+// and rounds the global size up to whole groups; it fails (-1) when a group has fewer
+// than need[d] work items (a distributed private array's), and returns whether there
+// is a group size (grouped, or one given in $local_var).
 extern const char* const kLaunchSizeHelpers;
 // The most work items (or work groups) risec_launch_size launches in a dimension: the
 // largest step of a strided parallel loop.

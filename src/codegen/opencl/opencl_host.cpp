@@ -7,7 +7,11 @@
 // serialises calls. Launch sizes come from the program's parallel loops unless
 // $RISEC_OPENCL_GLOBAL / $RISEC_OPENCL_LOCAL ("N" or "N,M,...") say otherwise. It
 // exports the kernels' time of the last call (profiling events) as
-// NAME__risec_kernel_ms and the platform and device as NAME__risec_device.
+// NAME__risec_kernel_ms and the platform and device as NAME__risec_device. A failure
+// of OpenCL (no platform, an API call's error, kernels that do not build) is reported
+// through RISEC_DEVICE_FAILED (gpu_printer.h): by default the message and abort(); code
+// loaded in-process records it, and the host function then releases what it made
+// (a failed set-up entirely, so that the next call sets up again), unlocks and returns.
 #include <sstream>
 
 #include "codegen/c/c_names.h"
@@ -24,22 +28,28 @@ static cl_program risec_prog;
 static cl_device_id risec_dev;
 static int risec_ready;
 
-static void risec_cl_fail(cl_int err, const char* what) {
-  fprintf(stderr, "OpenCL error %d in %s\n", (int)err, what);
-  abort();
+/* An OpenCL call's error: reported (risec_device_failf), then the function goes to its
+   label risec_failed, which releases what it made and returns the failure. */
+static int risec_cl_fail(cl_int err, const char* what) {
+  return risec_device_failf("OpenCL error %d in %s", (int)err, what);
 }
-#define RISEC_CL(call) do { cl_int risec_e = (call); if (risec_e != CL_SUCCESS) risec_cl_fail(risec_e, #call); } while (0)
+#define RISEC_CL_ERR(err, what) do { cl_int risec_e = (err); if (risec_e != CL_SUCCESS) { risec_cl_fail(risec_e, what); goto risec_failed; } } while (0)
+#define RISEC_CL(call) RISEC_CL_ERR(call, #call)
 
 /* Reads a result back; an empty one (an array with a zero extent: OpenCL refuses
-   transfers of 0 bytes) is not read, but the kernels are waited for. */
-static void risec_cl_read(cl_mem b, size_t bytes, void* host) {
+   transfers of 0 bytes) is not read, but the kernels are waited for. 1 on failure. */
+static int risec_cl_read(cl_mem b, size_t bytes, void* host) {
   if (bytes) RISEC_CL(clEnqueueReadBuffer(risec_queue, b, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
   else RISEC_CL(clFinish(risec_queue)); /* the kernels ran, as a blocking read waits for them */
+  return 0;
+risec_failed:
+  return 1;
 }
 
 /* The platform: $RISEC_OPENCL_PLATFORM as an index or a part of its name, else the
-   first one with a device. */
-static void risec_cl_init(const char* source, char* device_text, size_t device_len) {
+   first one with a device; then the context, queue and program. 1 on failure, with
+   what it made left for risec_cl_unmake. */
+static int risec_cl_init(const char* source, char* device_text, size_t device_len) {
   cl_platform_id platforms[16];
   cl_uint np = 0;
   RISEC_CL(clGetPlatformIDs(16, platforms, &np));
@@ -60,55 +70,65 @@ static void risec_cl_init(const char* source, char* device_text, size_t device_l
     chosen = platforms[i];
     memcpy(pname, name, sizeof pname);
   }
-  if (!chosen) {
-    fprintf(stderr, "no OpenCL platform with a device%s%s\n", want ? " matches RISEC_OPENCL_PLATFORM=" : "", want ? want : "");
-    abort();
-  }
+  if (!chosen)
+    return risec_device_failf("no OpenCL platform with a device%s%s", want ? " matches RISEC_OPENCL_PLATFORM=" : "", want ? want : "");
   char dname[256] = "";
   clGetDeviceInfo(risec_dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
   snprintf(device_text, device_len, "platform %s, device %s", pname, dname);
   cl_int err;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)chosen, 0};
   risec_ctx = clCreateContext(props, 1, &risec_dev, NULL, NULL, &err);
-  RISEC_CL(err);
+  RISEC_CL_ERR(err, "clCreateContext");
   risec_queue = clCreateCommandQueue(risec_ctx, risec_dev, CL_QUEUE_PROFILING_ENABLE, &err);
-  RISEC_CL(err);
+  RISEC_CL_ERR(err, "clCreateCommandQueue");
   risec_prog = clCreateProgramWithSource(risec_ctx, 1, &source, NULL, &err);
-  RISEC_CL(err);
+  RISEC_CL_ERR(err, "clCreateProgramWithSource");
   if (clBuildProgram(risec_prog, 1, &risec_dev, "", NULL, NULL) != CL_SUCCESS) {
     static char log[65536];
+    log[0] = 0;
     clGetProgramBuildInfo(risec_prog, risec_dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-    fprintf(stderr, "the OpenCL kernels do not build:\n%s\n", log);
-    abort();
+    log[sizeof log - 1] = 0;
+    return risec_device_failf("the OpenCL kernels do not build:\n%s", log);
   }
-  risec_ready = 1;
+  return 0;
+risec_failed:
+  return 1;
 }
 
 /* Makes *b a buffer of `bytes` bytes: the one of the last call when it has that size,
    else a new one (counted in *created). An empty one (an array with a zero extent:
-   OpenCL refuses buffers of 0 bytes) has one byte nothing reads or writes. */
-static void risec_buffer(cl_mem* b, size_t* have, size_t bytes, cl_mem_flags flags,
-                         unsigned long* created) {
-  if (*b && *have == bytes) return;
+   OpenCL refuses buffers of 0 bytes) has one byte nothing reads or writes. 1 on failure
+   (*b then NULL). */
+static int risec_buffer(cl_mem* b, size_t* have, size_t bytes, cl_mem_flags flags,
+                        unsigned long* created) {
+  if (*b && *have == bytes) return 0;
   if (*b) clReleaseMemObject(*b);
   *b = NULL;
+  *have = 0;
   cl_int err;
   cl_mem m = clCreateBuffer(risec_ctx, flags, bytes ? bytes : 1, NULL, &err);
-  RISEC_CL(err);
+  if (err != CL_SUCCESS)
+    return risec_device_failf("OpenCL error %d in clCreateBuffer of %lu bytes", (int)err, (unsigned long)bytes);
   *b = m;
   *have = bytes;
   ++*created;
+  return 0;
 }
 
 /* Launch kernel k with the sizes risec_launch_size decides; no group size (the
-   platform chooses) when neither the program nor $RISEC_OPENCL_LOCAL gives one. */
-static void risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local,
-                         const size_t* need, int grouped, cl_event* ev) {
+   platform chooses) when neither the program nor $RISEC_OPENCL_LOCAL gives one.
+   1 on failure. */
+static int risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local,
+                        const size_t* need, int grouped, cl_event* ev) {
   size_t max_group = 1, max_items[16] = {1, 1, 1};
   RISEC_CL(clGetKernelWorkGroupInfo(k, risec_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL));
   RISEC_CL(clGetDeviceInfo(risec_dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof max_items, max_items, NULL));
   int sized = risec_launch_size("RISEC_OPENCL_GLOBAL", "RISEC_OPENCL_LOCAL", dims, global, local, need, grouped, max_group, max_items);
+  if (sized < 0) return 1;
   RISEC_CL(clEnqueueNDRangeKernel(risec_queue, k, dims, NULL, global, sized ? local : NULL, 0, NULL, ev));
+  return 0;
+risec_failed:
+  return 1;
 }
 )";
 
@@ -140,6 +160,17 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   src << "double " << fn << "__risec_kernel_ms;\nchar " << fn << "__risec_device[512];\n\n";
   src << gpu::kLaunchSizeHelpers << kOpenclHostRuntime << "\n";
   src << "static cl_kernel risec_kernels[" << launches_.size() << "];\n";
+  // What the set-up made, released when it fails (the next call sets up again) and by
+  // NAME__risec_release.
+  src << "static void risec_cl_unmake(void) {\n  for (int risec_k = 0; risec_k < "
+      << launches_.size()
+      << "; ++risec_k)\n    if (risec_kernels[risec_k]) clReleaseKernel(risec_kernels[risec_k]);\n"
+         "  memset(risec_kernels, 0, sizeof risec_kernels);\n"
+         "  if (risec_prog) clReleaseProgram(risec_prog);\n"
+         "  if (risec_queue) clReleaseCommandQueue(risec_queue);\n"
+         "  if (risec_ctx) clReleaseContext(risec_ctx);\n"
+         "  risec_prog = NULL;\n  risec_queue = NULL;\n  risec_ctx = NULL;\n  risec_ready = 0;\n"
+         "}\n";
   // The device buffers kept between calls, with their sizes; the fault buffer of
   // kernels that check indices (code, value, bound of the first failure:
   // OpenCLPrinter::index_check_helper).
@@ -151,21 +182,27 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   const std::string created = fn + "__risec_buffers_created";
   src << "unsigned long " << created << ";\n\n";
 
+  // The body: every failure goes to risec_failed (RISEC_CL, a helper's 1), whose
+  // variables are declared before the first.
   std::ostringstream body;
+  if (fault) body << "  cl_long risec_fault[3] = {0, 0, 0};\n";
+  body << "  cl_event risec_ev[" << launches_.size() << "];\n"
+       << "  memset(risec_ev, 0, sizeof risec_ev);\n";
   body << "  pthread_mutex_lock(&risec_lock);\n";
-  body << "  if (!risec_ready) {\n    risec_cl_init(risec_kernels_source, " << fn
-       << "__risec_device, sizeof " << fn << "__risec_device);\n";
+  body << "  if (!risec_ready) {\n    if (risec_cl_init(risec_kernels_source, " << fn
+       << "__risec_device, sizeof " << fn << "__risec_device))\n      goto risec_failed;\n";
   body << "    cl_int risec_err;\n";
   for (size_t k = 0; k < launches_.size(); ++k)
     body << "    risec_kernels[" << k << "] = clCreateKernel(risec_prog, \"" << launches_[k].kernel
-         << "\", &risec_err);\n    RISEC_CL(risec_err);\n";
-  body << "  }\n";
+         << "\", &risec_err);\n    RISEC_CL_ERR(risec_err, \"clCreateKernel(" << launches_[k].kernel
+         << ")\");\n";
+  body << "    risec_ready = 1;\n  }\n";
   // Buffers: the output, the inputs (copied in on every call: the caller's memory may
   // have changed), the temporaries between launches.
   auto buffer = [&](const std::string& m, const std::string& flags, bool copy) {
     for (const DeviceBuffer& b : device_buffers(m)) {
-      body << "  risec_buffer(&" << b.name << ", &" << kept_size(b) << ", " << b.bytes << ", "
-           << flags << ", &" << created << ");\n";
+      body << "  if (risec_buffer(&" << b.name << ", &" << kept_size(b) << ", " << b.bytes << ", "
+           << flags << ", &" << created << ")) goto risec_failed;\n";
       if (copy)  // nothing into an empty buffer (OpenCL refuses transfers of 0 bytes)
         body << "  if ((" << b.bytes << ") != 0) RISEC_CL(clEnqueueWriteBuffer(risec_queue, "
              << b.name << ", CL_FALSE, 0, " << b.bytes << ", " << b.host << ", 0, NULL, NULL));\n";
@@ -175,12 +212,11 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   for (const auto& in : inputs) buffer(in.name, "CL_MEM_READ_ONLY", true);
   for (const HostBuffer& b : host_buffers_) buffer(b.name, "CL_MEM_READ_WRITE", false);
   if (fault)
-    body << "  cl_long risec_fault[3] = {0, 0, 0};\n  risec_buffer(&risec_b_fault, "
-            "&risec_size_fault, sizeof risec_fault, CL_MEM_READ_WRITE, &"
+    body << "  if (risec_buffer(&risec_b_fault, &risec_size_fault, sizeof risec_fault, "
+            "CL_MEM_READ_WRITE, &"
          << created
-         << ");\n  RISEC_CL(clEnqueueWriteBuffer(risec_queue, risec_b_fault, CL_FALSE, 0, sizeof "
-            "risec_fault, risec_fault, 0, NULL, NULL));\n";
-  body << "  cl_event risec_ev[" << launches_.size() << "];\n";
+         << ")) goto risec_failed;\n  RISEC_CL(clEnqueueWriteBuffer(risec_queue, risec_b_fault, "
+            "CL_FALSE, 0, sizeof risec_fault, risec_fault, 0, NULL, NULL));\n";
   for (size_t k = 0; k < launches_.size(); ++k) {
     const Launch& l = launches_[k];
     std::string kern = "risec_kernels[" + std::to_string(k) + "]";
@@ -200,31 +236,41 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
          << sh.global[2] << "}, risec_local[3] = {" << sh.local[0] << ", " << sh.local[1] << ", "
          << sh.local[2] << "}, risec_need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
          << sh.need[2] << "};\n";
-    body << "    risec_launch(" << kern << ", " << sh.dims
+    body << "    if (risec_launch(" << kern << ", " << sh.dims
          << ", risec_global, risec_local, risec_need, " << (sh.grouped ? 1 : 0) << ", &risec_ev["
-         << k << "]);\n  }\n";
+         << k << "]))\n      goto risec_failed;\n  }\n";
   }
   // The reads block: the in-order queue has run the writes and kernels before them.
   for (const DeviceBuffer& b : device_buffers(output))
-    body << "  risec_cl_read(" << b.name << ", " << b.bytes << ", " << b.host << ");\n";
+    body << "  if (risec_cl_read(" << b.name << ", " << b.bytes << ", " << b.host
+         << ")) goto risec_failed;\n";
   if (fault)
     body << "  RISEC_CL(clEnqueueReadBuffer(risec_queue, risec_b_fault, CL_TRUE, 0, sizeof "
             "risec_fault, risec_fault, 0, NULL, NULL));\n";
-  body << "  double risec_ms = 0;\n  for (int risec_k = 0; risec_k < " << launches_.size()
+  body << "  {\n    double risec_ms = 0;\n    for (int risec_k = 0; risec_k < " << launches_.size()
        << "; ++risec_k) {\n"
-       << "    cl_ulong risec_t0 = 0, risec_t1 = 0;\n"
-       << "    RISEC_CL(clGetEventProfilingInfo(risec_ev[risec_k], CL_PROFILING_COMMAND_START, "
+       << "      cl_ulong risec_t0 = 0, risec_t1 = 0;\n"
+       << "      RISEC_CL(clGetEventProfilingInfo(risec_ev[risec_k], CL_PROFILING_COMMAND_START, "
           "sizeof risec_t0, &risec_t0, NULL));\n"
-       << "    RISEC_CL(clGetEventProfilingInfo(risec_ev[risec_k], CL_PROFILING_COMMAND_END, "
+       << "      RISEC_CL(clGetEventProfilingInfo(risec_ev[risec_k], CL_PROFILING_COMMAND_END, "
           "sizeof risec_t1, &risec_t1, NULL));\n"
-       << "    risec_ms += (double)(risec_t1 - risec_t0) * 1e-6;\n    "
-          "clReleaseEvent(risec_ev[risec_k]);\n  }\n";
-  body << "  " << fn << "__risec_kernel_ms = risec_ms;\n";
+       << "      risec_ms += (double)(risec_t1 - risec_t0) * 1e-6;\n      "
+          "clReleaseEvent(risec_ev[risec_k]);\n      risec_ev[risec_k] = NULL;\n    }\n";
+  body << "    " << fn << "__risec_kernel_ms = risec_ms;\n  }\n";
   // Unlocked before a failure is reported: RISEC_BOUNDS_FAILED may return to the caller.
   body << "  pthread_mutex_unlock(&risec_lock);\n";
   if (fault)
     body << "  if ((int)risec_fault[0] != 0) risec_bounds_fail(" << c_string(fn)
          << ", (int)risec_fault[0], (long long)risec_fault[1], (long long)risec_fault[2]);\n";
+  // A failure reported through a RISEC_DEVICE_FAILED that returns (in-process code):
+  // nothing is left running on the caller's memory (the writes from it are not
+  // blocking), the events are released, a set-up that failed is undone (the next call
+  // tries again); the buffers made stay for the next call or the release.
+  body << "  return;\nrisec_failed:\n"
+       << "  for (int risec_k = 0; risec_k < " << launches_.size() << "; ++risec_k)\n"
+       << "    if (risec_ev[risec_k]) clReleaseEvent(risec_ev[risec_k]);\n"
+       << "  if (risec_ready) clFinish(risec_queue);\n  else risec_cl_unmake();\n"
+       << "  pthread_mutex_unlock(&risec_lock);\n";
 
   // The release: every buffer, then the kernels, program, queue and context.
   std::ostringstream release;
@@ -235,13 +281,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   };
   for (const DeviceBuffer& b : kept) free_buffer(b.name, kept_size(b));
   if (fault) free_buffer("risec_b_fault", "risec_size_fault");
-  release << "  if (risec_ready) {\n    for (int risec_k = 0; risec_k < " << launches_.size()
-          << "; ++risec_k)\n      if (risec_kernels[risec_k]) "
-             "clReleaseKernel(risec_kernels[risec_k]);\n"
-          << "    memset(risec_kernels, 0, sizeof risec_kernels);\n"
-          << "    clReleaseProgram(risec_prog);\n    clReleaseCommandQueue(risec_queue);\n"
-          << "    clReleaseContext(risec_ctx);\n    risec_ready = 0;\n  }\n"
-          << "  pthread_mutex_unlock(&risec_lock);\n}\n\n";
+  release << "  risec_cl_unmake();\n  pthread_mutex_unlock(&risec_lock);\n}\n\n";
 
   src << sig << " {\n" << function_prologue(fn, sizes) << input_checks << body.str() << "}\n\n";
   src << release.str();
