@@ -301,6 +301,7 @@ struct Buffer {
 
   Buffer() = default;
   // Raw bytes (pairs, or any layout you build yourself): only the size is checked.
+  // `data` may be null only when there are no bytes (an empty array).
   Buffer(void* p, size_t nbytes) : data(p), bytes(nbytes) {}
   Buffer(const void* p, size_t nbytes) : data(const_cast<void*>(p)), bytes(nbytes) {}
   // `count` elements of a scalar type (float, double, int8_t ... uint64_t, bool).
@@ -347,12 +348,15 @@ class Kernel {
   // Every size of a call: `given` (each a size of the kernel, positive, and equal to
   // its value when fixed at compile time, else an Error (Usage) naming the nearest
   // name), the fixed ones, and those the inputs' shapes determine (Program::infer_sizes).
+  // At most one shape per input, in order (more is an Error (Usage)).
   Sizes sizes(const std::vector<std::vector<int64_t>>& shapes, const Sizes& given = {}) const;
 
   // The call on arrays: each one's element type and shape are checked against its
   // parameter at `sizes` (Error (Usage) naming it). Row-major arrays are passed as
   // they are, without a copy; others are copied into a row-major temporary (an input)
-  // or written through one (the output). The memory must be the host's. An output
+  // or written through one (the output). Vectors of a width that is no power of two
+  // (vec[f32, 3]) are (n, 3) arrays here and padded (4 lanes each) in a temporary, the
+  // layout bytes() and a Buffer call take. The memory must be the host's. An output
   // sharing a byte with an input is refused (exactly: interleaved or tiled views of one
   // buffer that share none are called).
   void call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,

@@ -422,8 +422,11 @@ class PyKernel {
         usage(where + ": the array has shape " + shape_text(ins[i].shape) + ", the parameter " +
               params[i].name + ": " + params[i].type + " needs " + shape_text(want));
       bufs.push_back(buffer(where, ins[i]));
+      if (bufs.back().bytes != kernel_->bytes(params[i].name, sizes))
+        padded_lanes(where, params[i]);
     }
     const risec::Buffer ob = buffer("out=", res);
+    if (ob.bytes != kernel_->output_bytes(sizes)) padded_lanes("out=", result);
     const auto o0 = reinterpret_cast<uintptr_t>(ob.data);
     for (size_t i = 0; i < bufs.size(); ++i) {  // row-major: [data, data + bytes)
       const auto b0 = reinterpret_cast<uintptr_t>(bufs[i].data);
@@ -447,6 +450,14 @@ class PyKernel {
       usage(where + ": the parameter " + p.name + ": " + p.type + " needs dtype " +
             numpy_name(*p.element) + " (" + risec::scalar_type_name(*p.element) +
             "), the array has dtype " + dtype_name(a.array.dtype()));
+  }
+
+  // Vectors of 3 lanes (5, 6, 7) take 4 (8) in the generated code's memory: Kernel::call
+  // converts host arrays, CUDA memory is passed as it is.
+  [[noreturn]] void padded_lanes(const std::string& where, const risec::Parameter& p) const {
+    usage(where + ": the parameter " + p.name + ": " + p.type +
+          " holds vectors whose lanes the generated code pads to a power of two in memory; "
+          "with CUDA arrays they are passed as they are: pass host arrays (converted) instead");
   }
 
   void check_device(const std::string& where, const Imported& a, bool cuda_kernel) const {

@@ -266,6 +266,12 @@ Source compile(const Program& program, const CompileOptions& options) {
     // Arrays bound from memory: copied row-major into the compiler's own arrays.
     driver::BoundArrays arrays;
     for (const auto& [name, a] : options.bind_arrays) {
+      // Refused as a call refuses them (the array is read right here).
+      for (int64_t e : a.shape)
+        if (e < 0)
+          bad_api_argument(bind_given(name, "") + ": the array's shape " +
+                           runtime::shape_string(a.shape) + " has a negative extent");
+      if (!a.data && a.count() > 0) bad_api_argument(bind_given(name, "") + ": the array is null");
       runtime::NdArray nd;
       nd.dtype = static_cast<runtime::DType>(a.element);
       nd.shape = a.shape;
@@ -474,21 +480,27 @@ void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
   std::vector<int> size_args = source_size_arguments(s, sizes);
   check_conditions(s, sizes);
   auto check = [&](const Buffer& b, const Parameter& p, const rise::Type& t) {
-    if (!b.data) bad_api_argument("the buffer for " + p.name + " of " + fn + " is null");
+    size_t want = bytes_at(t, s, sizes);
+    // An empty array's memory may be null (PyTorch's, for one): not read or written.
+    if (!b.data && (want != 0 || b.bytes != 0))
+      bad_api_argument("the buffer for " + p.name + " of " + fn + " is null");
     if (b.element && p.element && *b.element != *p.element)
       bad_api_argument("the buffer for " + p.name + " of " + fn + " holds " +
-                       scalar_type_name(*b.element) + ", the parameter has type " + p.type);
-    size_t want = bytes_at(t, s, sizes);
+                       scalar_type_name(*b.element) + ", the parameter (" + p.type + ") needs " +
+                       scalar_type_name(*p.element));
     if (b.bytes != want)
       bad_api_argument("the buffer for " + p.name + " of " + fn + " has " +
                        std::to_string(b.bytes) + " bytes, the parameter (" + p.type + ") needs " +
                        std::to_string(want));
   };
+  // The generated code is given a valid pointer for an empty array all the same.
+  alignas(64) static unsigned char no_elements[64];
+  auto pointer = [](const Buffer& b) { return b.data ? b.data : static_cast<void*>(no_elements); };
   check(output, s.output, s.output_type);
-  std::vector<void*> buffers = {output.data};
+  std::vector<void*> buffers = {pointer(output)};
   for (size_t i = 0; i < inputs.size(); ++i) {
     check(inputs[i], s.inputs[i], s.input_types[i]);
-    buffers.push_back(inputs[i].data);
+    buffers.push_back(pointer(inputs[i]));
   }
   // The host code of a GPU target sets up the device on its first call (OpenCL:
   // platform, device, context, program build), which is not thread-safe across kernels (PoCL's

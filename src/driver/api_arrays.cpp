@@ -3,6 +3,7 @@
 // the words of messages. Everything a binding to another language needs (the Python
 // package, python/src/risec_py.cpp), so that it includes only the public headers.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -146,6 +147,46 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return runtime::shape_string(shape);
 }
 
+// Every size the kernel still takes has a value in `all` (the sizes given and the fixed
+// ones), else the words of Kernel::operator() for the first one missing.
+void require_kernel_sizes(const Source::Impl& s, const Sizes& all) {
+  const std::vector<std::string>& names = s.compiled.size_names;
+  for (const std::string& name : names) {
+    if (all.count(name)) continue;
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    bad_array_argument("size " + name + " has no value; the kernel " + s.compiled.unit.name +
+                       " takes the sizes " + list);
+  }
+}
+
+// Vectors whose width is not a power of two take the next one in C (a vec[f32, 3]
+// takes 16 bytes, runtime/layout.h): an array of parameter type `t` whose elements
+// are such vectors, as (lanes, padded lanes); {0, 0} for any other type.
+std::pair<int64_t, int64_t> padded_lanes(const rise::Type& type) {
+  rise::Type t = type;
+  while (t->kind == rise::TypeKind::Array) t = t->a;
+  if (t->kind != rise::TypeKind::Vector) return {0, 0};
+  const auto lanes = static_cast<uint64_t>(rise::const_size(t->size));
+  if (lanes == 0 || std::has_single_bit(lanes)) return {0, 0};
+  return {static_cast<int64_t>(lanes), static_cast<int64_t>(std::bit_ceil(lanes))};
+}
+
+// Copies `groups` vectors of `lanes` elements of `es` bytes between a dense layout
+// and the padded one (`padded` lanes each; the padding is left as it is).
+void repack_lanes(const unsigned char* from, unsigned char* to, int64_t groups, int64_t lanes,
+                  int64_t padded, size_t es, bool to_padded) {
+  const size_t dense_step = static_cast<size_t>(lanes) * es;
+  const size_t padded_step = static_cast<size_t>(padded) * es;
+  for (int64_t g = 0; g < groups; ++g) {
+    const size_t i = static_cast<size_t>(g);
+    if (to_padded)
+      std::memcpy(to + i * padded_step, from + i * dense_step, dense_step);
+    else
+      std::memcpy(to + i * dense_step, from + i * padded_step, dense_step);
+  }
+}
+
 }  // namespace
 
 // ---- arrays ----
@@ -252,6 +293,7 @@ std::vector<int64_t> Kernel::shape(const std::string& parameter, const Sizes& si
   const Source::Impl& s = source().impl();
   Sizes all = s.fixed_sizes;
   for (const auto& [k, v] : sizes) all[k] = v;
+  require_kernel_sizes(s, all);
   if (parameter == "output") return shape_at(s.output_type, all);
   for (size_t i = 0; i < s.inputs.size(); ++i)
     if (s.inputs[i].name == parameter) return shape_at(s.input_types[i], all);
@@ -263,6 +305,10 @@ Sizes Kernel::sizes(const std::vector<std::vector<int64_t>>& shapes, const Sizes
   InterfaceScope words(Interface::Cpp, /*unless_set=*/true);
   const Source::Impl& s = source().impl();
   const std::string& fn = s.compiled.unit.name;
+  // A shape for each input at most (fewer leave sizes to `given`).
+  if (shapes.size() > s.inputs.size())
+    bad_array_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) +
+                       " input(s), " + std::to_string(shapes.size()) + " shapes given");
   Sizes out = s.fixed_sizes;
   // Every size given is one of the entry's, and one fixed at compile time keeps its value.
   std::vector<std::string> known = s.compiled.size_names;
@@ -295,8 +341,12 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
   if (inputs.size() != s.inputs.size())
     bad_array_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) +
                        " input(s), " + std::to_string(inputs.size()) + " given");
-  // Each array's element type and shape; its row-major bytes must be the parameter's
-  // C layout (vectors of 3 lanes take 4 in C: such a parameter needs a Buffer).
+  Sizes all = s.fixed_sizes;
+  for (const auto& [k, v] : sizes) all[k] = v;
+  require_kernel_sizes(s, all);
+  // Each array's element type and shape; its row-major elements are the parameter's
+  // C layout, except for vectors of 3 lanes (or 5, 6, 7, ...), which C pads to 4 (8):
+  // those arrays are copied to or from a padded temporary.
   auto check = [&](const ArrayRef& a, const Parameter& p, const rise::Type& t,
                    const std::string& who) {
     if (!a.data && a.count() > 0) bad_array_argument(who + ": the array has no data");
@@ -307,8 +357,6 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
       bad_array_argument(who + ": the parameter " + p.name + ": " + p.type + " holds " +
                          scalar_type_name(*p.element) + ", the array holds " +
                          scalar_type_name(a.element));
-    Sizes all = s.fixed_sizes;
-    for (const auto& [k, v] : sizes) all[k] = v;
     const std::vector<int64_t> want = shape_at(t, all);
     if (a.shape != want)
       bad_array_argument(who + ": the array's shape is " + shape_text(a.shape) +
@@ -316,7 +364,22 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
                          shape_text(want) + " at these sizes");
   };
   std::vector<runtime::AlignedBuffer> temporaries;
-  auto buffer = [&](const ArrayRef& a) {
+  auto buffer = [&](const ArrayRef& a, const rise::Type& t) {
+    const auto [lanes, padded] = padded_lanes(t);
+    if (lanes) {
+      const unsigned char* dense = static_cast<const unsigned char*>(a.data);
+      if (!a.row_major()) {
+        temporaries.emplace_back(a.bytes());
+        a.copy_to(temporaries.back().data());
+        dense = reinterpret_cast<const unsigned char*>(temporaries.back().data());
+      }
+      const int64_t groups = a.count() / lanes;
+      const size_t bytes = static_cast<size_t>(groups * padded) * scalar_type_size(a.element);
+      temporaries.emplace_back(bytes);
+      auto* out = reinterpret_cast<unsigned char*>(temporaries.back().data());  // zeroed
+      repack_lanes(dense, out, groups, lanes, padded, scalar_type_size(a.element), true);
+      return Buffer(static_cast<void*>(out), bytes);
+    }
     if (a.row_major()) return Buffer(a.data, a.bytes());
     temporaries.emplace_back(a.bytes());
     a.copy_to(temporaries.back().data());
@@ -344,7 +407,24 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
           (sharing == driver::Sharing::Unknown
                ? " (their strides interleave too intricately to tell)"
                : ""));
-    buffers.push_back(buffer(inputs[i]));
+    buffers.push_back(buffer(inputs[i], s.input_types[i]));
+  }
+  if (const auto [lanes, padded] = padded_lanes(s.output_type); lanes) {
+    const size_t es = scalar_type_size(output.element);
+    const int64_t groups = output.count() / lanes;
+    runtime::AlignedBuffer out(static_cast<size_t>(groups * padded) * es);
+    (*this)(Buffer(out.data(), out.size()), buffers, sizes);
+    const auto* from = reinterpret_cast<const unsigned char*>(out.data());
+    if (output.row_major()) {
+      repack_lanes(from, static_cast<unsigned char*>(output.data), groups, lanes, padded, es,
+                   false);
+      return;
+    }
+    runtime::AlignedBuffer dense(output.bytes());
+    repack_lanes(from, reinterpret_cast<unsigned char*>(dense.data()), groups, lanes, padded, es,
+                 false);
+    output.copy_from(dense.data());
+    return;
   }
   if (output.row_major()) {
     (*this)(Buffer(output.data, output.bytes()), buffers, sizes);

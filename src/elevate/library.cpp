@@ -200,7 +200,60 @@ Strategy make_strategy(const std::string& name, const std::vector<Arg>& args) {
   if (!e) user_error("unknown strategy '" + name + "'");
   if (!e->takes(args.size()))
     user_error("'" + name + "' takes " + e->arity() + ", got " + std::to_string(args.size()));
+  check_argument_kinds(*e, args);
   return e->make(args);
+}
+
+namespace {
+
+// "a strategy", "a number", ...: what a parameter of kind `k` takes.
+const char* kind_words(ParamKind k) {
+  switch (k) {
+    case ParamKind::Strategy:
+      return "a strategy";
+    case ParamKind::Nat:
+      return "a number";
+    case ParamKind::IntList:
+      return "a list of numbers";
+    case ParamKind::Addr:
+      return "an address space (global, local, private, constant)";
+    case ParamKind::Name:
+      return "a name";
+  }
+  return "?";
+}
+
+// The same for the argument given (the alternatives of Arg, in order).
+const char* arg_words(const Arg& a) {
+  static const char* const words[] = {"a strategy", "a number", "a list of numbers",
+                                      "an address space", "a name"};
+  return words[a.index()];
+}
+
+// The alternative of Arg that a parameter of kind `k` takes.
+size_t arg_index(ParamKind k) {
+  switch (k) {
+    case ParamKind::Strategy:
+      return 0;
+    case ParamKind::Nat:
+      return 1;
+    case ParamKind::IntList:
+      return 2;
+    case ParamKind::Addr:
+      return 3;
+    case ParamKind::Name:
+      return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void check_argument_kinds(const LibraryEntry& e, const std::vector<Arg>& args) {
+  for (size_t i = 0; i < args.size() && i < e.params.size(); ++i)
+    if (args[i].index() != arg_index(e.params[i]))
+      user_error("argument " + std::to_string(i + 1) + " of '" + e.name + "' must be " +
+                 kind_words(e.params[i]) + ", not " + arg_words(args[i]));
 }
 
 std::string LibraryEntry::arity() const {

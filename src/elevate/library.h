@@ -92,6 +92,10 @@ std::string library_listing();
 // Build a library strategy by name with arguments; throws risec::Error (User) when
 // the name is unknown or the arguments do not fit.
 Strategy make_strategy(const std::string& name, const std::vector<Arg>& args = {});
+// Throws risec::Error (User) unless each argument is of the kind its parameter takes
+// ("argument 1 of 'isApplied' must be a strategy, not a number"); make_strategy and the
+// .elv parser call it before an entry's `make`, which assumes the kinds.
+void check_argument_kinds(const LibraryEntry& e, const std::vector<Arg>& args);
 
 // Registration, called once per family while the library is built.
 class Registry {

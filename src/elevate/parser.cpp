@@ -772,6 +772,7 @@ class Evaluator {
     for (size_t k = 0; k < args.size(); ++k)
       values.push_back(eval_arg(args[k], e->params[k], params, depth, n.name, k));
     try {
+      check_argument_kinds(*e, values);
       return located_strategy(e->make(values), n.span);
     } catch (const Error& err) {
       if (err.span().known()) throw;

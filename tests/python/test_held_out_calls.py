@@ -1,0 +1,69 @@
+"""Calls a held-out tester found refused although valid (docs/python.md): kernels whose
+inputs or results are vectors of 3 lanes (n.vec[f32, 3], which C pads to 4 lanes in
+memory; the package takes and gives (n, 3) arrays), and zero-element PyTorch tensors,
+whose data pointer is null (an empty result, out=torch.empty(0), an empty input)."""
+
+import numpy as np
+import pytest
+
+import risec
+
+try:
+    import torch
+except ImportError:  # scripts/setup.sh installs Debian's python3-torch
+    torch = None
+needs_torch_here = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
+VEC3_RESULT = "def f = depFun(n: Nat => fun(a: (3*n).f32 => a |> asVector(3) |> map(fun(v => v * v))))"
+VEC3_INPUT = ("def g = depFun(n: Nat => fun(a: n.vec[f32, 3] => a |> "
+              "map(fun(v => lane(0)(v) + lane(2)(v)))))")
+EMPTY_RESULT = "def z = depFun(n: Nat => fun(a: n.f32 => a |> drop(n)))"
+EMPTY_INPUT = ("def f = depFun(n: Nat => fun(a: n.f32 => fun(b: (n - 1).f32 => "
+               "(a |> reduce(add)(0.0f)) + (b |> reduce(add)(0.0f)))))")
+TARGETS = ["c", "openmp", "opencl"]
+held_out_rng = np.random.default_rng(2911)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_vectors_of_three_lanes_in_and_out(target):
+    x = held_out_rng.standard_normal(3 * 7).astype(np.float32)
+    k = risec.compile(VEC3_RESULT, target=target)
+    want = risec.eval(VEC3_RESULT, x)
+    assert want.shape == (7, 3)
+    got = k(x)
+    assert got.shape == (7, 3) and np.array_equal(got, want)
+    out = np.full((3, 7), np.nan, np.float32).T  # a strided (7, 3) view
+    assert k(x, out=out) is out and np.array_equal(out, want)
+    v = held_out_rng.standard_normal((6, 3)).astype(np.float32)
+    ki = risec.compile(VEC3_INPUT, target=target)
+    want_i = risec.eval(VEC3_INPUT, v)
+    assert np.array_equal(ki(v), want_i)
+    assert np.array_equal(ki(np.asfortranarray(v)), want_i)
+    # The padded shape is not the parameter's.
+    with pytest.raises(risec.Error) as e:
+        k(x, out=np.empty((7, 4), np.float32))
+    assert "has shape (7, 3)" in e.value.message
+
+
+@needs_torch_here
+@pytest.mark.parametrize("target", TARGETS)
+def test_vectors_of_three_lanes_as_tensors(target):
+    x = torch.randn(3 * 4)
+    got = risec.compile(VEC3_RESULT, target=target)(x)
+    assert isinstance(got, torch.Tensor) and tuple(got.shape) == (4, 3)
+    assert np.array_equal(got.numpy(), risec.eval(VEC3_RESULT, x.numpy()))
+
+
+@needs_torch_here
+@pytest.mark.parametrize("target", TARGETS)
+def test_empty_tensors_are_called(target):
+    k = risec.compile(EMPTY_RESULT, target=target)
+    r = k(torch.ones(3))
+    assert isinstance(r, torch.Tensor) and tuple(r.shape) == (0,)
+    out = torch.empty(0)
+    assert k(torch.ones(3), out=out) is out
+    assert k(np.ones(3, np.float32)).shape == (0,)
+    ke = risec.compile(EMPTY_INPUT, target=target)
+    a = torch.tensor([2.5])
+    assert float(ke(a, torch.ones(0))) == 2.5
+    assert float(ke(a.numpy(), np.ones(0, np.float32))) == 2.5
