@@ -109,10 +109,12 @@ MinMaxCase random_case(std::mt19937& rng) {
       c.form = "rows";
       c.m = 1 + pick(60);
       const char* s[] = {"", "normalize(expandReduce)", "normalize(vectorizeReductionRemainder(4))",
-                         "normalize(vectorizeReduction2Remainder(4))"};
-      c.strategy = s[pick(4)];
+                         "normalize(vectorizeReduction2Remainder(4))",
+                         "normalize(vectorizeReduction4Remainder(4))"};
+      c.strategy = s[pick(5)];
       if (c.strategy.find("expand") != std::string::npos) c.m = std::min<int64_t>(c.m, 30);
       if (c.strategy.find("Reduction2") != std::string::npos) c.m = std::max<int64_t>(c.m, 8);
+      if (c.strategy.find("Reduction4") != std::string::npos) c.m = std::max<int64_t>(c.m, 16);
       if (c.strategy.find("Reduction") != std::string::npos) c.m = std::max<int64_t>(c.m, 4);
     }
   }
