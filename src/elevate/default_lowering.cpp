@@ -50,7 +50,7 @@ struct Unroller {
   // copy of the step's operation; 1 otherwise. Such a loop is a pass over a row, not a
   // window's taps: fully unrolled (16 steps of 4 accumulators over a row of 1024), the
   // loads of two passes over the same row became common subexpressions GCC kept in 64
-  // registers, spilled (layer norm 181 against 155 ns a row, docs/performance.md).
+  // registers, spilled (layer norm 181 against 159 ns a row, docs/performance.md).
   static int64_t vectors_per_step(const Expr& data) {
     std::optional<util::PrimCall> s = util::as_prim_call(data);
     if (!s || !s->is(PrimId::Split) || s->args.size() != 1 || !s->args[0]->type) return 1;
