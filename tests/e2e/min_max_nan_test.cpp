@@ -204,5 +204,25 @@ TEST(MinMaxNaN, UnrolledWindowUsesOnlyTheCheapForm) {
   }
 }
 
+// A vectorised maximum from a non-NaN literal: its vector accumulator is never NaN, and
+// so are its lanes, which the lanes' tree combines with the one-instruction form too
+// (NaN elements among the inputs: the comparison with the interpreter is exact).
+TEST(MinMaxNaN, VectorisedMaxLanesUseOnlyTheCheapForm) {
+  std::mt19937 rng(6);
+  for (const char* strategy : {"normalize(vectorizeReductionRemainder(4))",
+                               "normalize(vectorizeReduction4Remainder(4))"}) {
+    MinMaxCase c;
+    c.op = "fmax";
+    c.init = "-3.0e38f";
+    c.form = "rows";
+    c.strategy = strategy;
+    c.target = "c";
+    c.n = 3;
+    c.m = 64;
+    std::string src = min_max_check(c, rng, 101);
+    EXPECT_EQ(src.find("risec_fmax_f32("), std::string::npos) << src;
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e
