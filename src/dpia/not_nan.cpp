@@ -125,6 +125,8 @@ bool NotNan::provable(const Expression& e) const {
       return e.args.size() == 1 && provable(*e.args[0]);
     case Expression::Select:
       return e.args.size() == 3 && provable(*e.args[1]) && provable(*e.args[2]);
+    case Expression::View:  // one lane of a vector never NaN (a vectorised max's lanes)
+      return e.prim && e.prim->is(rise::PrimId::Lane) && e.args.size() == 1 && provable(*e.args[0]);
     default:
       return false;
   }

@@ -205,8 +205,10 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
     << "\n";
   if (!b.reduction.empty())
     o << "  reductions: add, mul, fmax and fmin into vector accumulators ("
-      << (b.reduction == "lanes" ? "one" : "two") << " of lanes = " << machine_lanes()
-      << "), then their lanes reduced\n";
+      << (b.reduction == "lanes"       ? "one"
+          : b.reduction == "2 x lanes" ? "two"
+                                       : "four")
+      << " of lanes = " << machine_lanes() << "), then their lanes reduced\n";
   if (b.inlined())
     o << "  stages:     computed where they are read ("
       << (b.stages == "inlined" ? std::string("the lets inlined") : b.stages) << ")\n";

@@ -51,6 +51,11 @@ std::vector<ReductionOption> reduction_options(const rise::Checked& high) {
        "every reduction of add, mul, fmax or fmin over scalars into two vector accumulators "
        "of `lanes` lanes (two dependency chains overlapped), then their lanes reduced",
        "2 x lanes"},
+      {"normalize(vectorizeReduction4Remainder(lanes))",
+       "every reduction of add, mul, fmax or fmin over scalars into four vector accumulators "
+       "of `lanes` lanes (four dependency chains: an addition's latency, 3 or 4 cycles, hidden "
+       "on two vector adders), then their lanes reduced",
+       "4 x lanes"},
   };
 }
 

@@ -2,10 +2,11 @@
 // template"): the `reductions` decision, offered when the program has a reduction of
 // add, mul, fmax or fmin over scalars (found by PrimId), whose options are every such
 // reduction kept in one vector accumulator of `lanes` lanes
-// (normalize(vectorizeReductionRemainder(lanes))) or in two
-// (vectorizeReduction2Remainder: two dependency chains), any length (a scalar loop for
-// the remainder). add and mul are reassociated: the candidate's result is checked
-// against the interpreter within the tolerance, as every candidate's is.
+// (normalize(vectorizeReductionRemainder(lanes))), in two
+// (vectorizeReduction2Remainder: two dependency chains) or in four
+// (vectorizeReduction4Remainder), any length (a scalar loop for the remainder). add and mul are
+// reassociated: the candidate's result is checked against the interpreter within the tolerance, as
+// every candidate's is.
 #pragma once
 
 #include <optional>

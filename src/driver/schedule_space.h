@@ -26,9 +26,9 @@
 //   schedule   (openmp, only for the best parallel candidates by the cost model, not
 //              a decision of every candidate) their parallel loops scheduled
 //              dynamically in chunks (schedule_omp.h);
-//   reductions reductions of add, mul, fmax or fmin kept in one or two vector
+//   reductions reductions of add, mul, fmax or fmin kept in one, two or four vector
 //              accumulators (schedule_reduce.h: vectorizeReductionRemainder(lanes),
-//              vectorizeReduction2Remainder(lanes));
+//              vectorizeReduction2Remainder(lanes), vectorizeReduction4Remainder(lanes));
 //   division   (programs dividing floats by a literal or a variable) each such division
 //              in a map whose divisor the map's elements do not change a multiplication
 //              by its reciprocal (reciprocalDivision: softmax's `v / s`);
@@ -86,7 +86,7 @@ struct ScheduleCandidate {
   int64_t tile = 0;
   int64_t strip = 0;        // strips of this many output rows (schedule_strips.h)
   std::string vector;       // "lanes" or "lanes * 2"
-  std::string reduction;    // vectorised reductions: "lanes" or "2 x lanes"
+  std::string reduction;    // vectorised reductions: "lanes", "2 x lanes" or "4 x lanes"
   bool reciprocal = false;  // divisions by invariants made multiplications (reciprocalDivision)
   // The lets' stages computed where they are read (schedule_pipeline.h): how, in a few
   // words (StageChoice::label); "" when not.

@@ -45,6 +45,22 @@ struct Unroller {
     return len ? len->as_const() : std::nullopt;
   }
 
+  // The vectors one step of a reduction over groups of k vectors (split(k) of
+  // asVector: vectorizeReduction2 and 4's interleaved accumulators) reads: k, each a
+  // copy of the step's operation; 1 otherwise. Such a loop is a pass over a row, not a
+  // window's taps: fully unrolled (16 steps of 4 accumulators over a row of 1024), the
+  // loads of two passes over the same row became common subexpressions GCC kept in 64
+  // registers, spilled (layer norm 181 against 159 ns a row, docs/performance.md).
+  static int64_t vectors_per_step(const Expr& data) {
+    std::optional<util::PrimCall> s = util::as_prim_call(data);
+    if (!s || !s->is(PrimId::Split) || s->args.size() != 1 || !s->args[0]->type) return 1;
+    const rise::Type elem = util::array_elem(s->args[0]->type);
+    if (!elem || elem->kind != rise::TypeKind::Vector) return 1;
+    std::optional<rise::Nat> k = util::array_size(util::array_elem(data->type));
+    std::optional<int64_t> kc = k ? k->as_const() : std::nullopt;
+    return kc && *kc >= 1 ? *kc : 1;
+  }
+
   // `e` with its short reductions unrolled, and the copies its unrolled loops make.
   std::pair<Expr, int64_t> go(const Expr& e) {
     check_stack_depth(e->span);
@@ -65,6 +81,7 @@ struct Unroller {
       }
       std::optional<int64_t> n = trip_count(*c, data);
       Expr head = c->head;
+      if (reduce) body = times(body, vectors_per_step(c->args[data]));
       int64_t copies = body;
       if (n && *n >= 1 && (map_unrolled || p->is(PrimId::ReduceSeqUnroll))) {
         copies = times(*n, body);

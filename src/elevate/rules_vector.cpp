@@ -766,13 +766,18 @@ Expr inline_value_lets(const Expr& e) {
   }
 }
 
-// p[k] for a pair of elements p : 2.t
-Expr element_of_two(const Expr& p, int64_t k) {
+// p[k] for an array of `size` elements p : size.t
+Expr element_of(const Expr& p, int64_t k, int64_t size) {
   rise::Literal l;
   l.kind = rise::LitKind::Index;
   l.nat = Nat(k);
-  l.size = Nat(2);
+  l.size = Nat(size);
   return call(PrimId::Idx, {rise::literal(l), p});
+}
+
+// p[k] for a pair of elements p : 2.t
+Expr element_of_two(const Expr& p, int64_t k) {
+  return element_of(p, k, 2);
 }
 
 // Unroll and jam by 2: map(fun(c => B[L_c]))(ys), L_c the first loop of the mapped
@@ -866,32 +871,51 @@ Strategy unroll_jam2_rule() {
   });
 }
 
-// vectorizeReduction(n), vectorizeReduction2(n) and their Remainder forms:
-// reduce(op)(init)(map(f)(x)) (or reduce(op)(init)(x)) over scalars, op add, mul, fmax
-// or fmin (found by PrimId), becomes
+// The lanes first, first + stride, ... (count of them) of the vector r combined by op
+// as a balanced tree: the lanes l and l + count/2 (rounded up) first, as a vector's
+// halves are added; lane(i)(r) reads one lane.
+Expr lane_tree(PrimId op, const Expr& r, int64_t first, int64_t stride, int64_t count) {
+  if (count == 1) return call(PrimId::Lane, {Nat(first)}, {r});
+  const int64_t half = (count + 1) / 2;
+  // a power of two: interleaved halves (l with l + count/2, the halves of the vector);
+  // otherwise the first half of the lanes with the rest
+  if ((count & (count - 1)) == 0)
+    return call(op, {lane_tree(op, r, first, stride * 2, count / 2),
+                     lane_tree(op, r, first + stride, stride * 2, count / 2)});
+  return call(op, {lane_tree(op, r, first, stride, half),
+                   lane_tree(op, r, first + half * stride, stride, count - half)});
+}
+
+// vectorizeReduction(n), vectorizeReduction2(n), vectorizeReduction4(n) and their
+// Remainder forms: reduce(op)(init)(map(f)(x)) (or reduce(op)(init)(x)) over scalars,
+// op add, mul, fmax or fmin (found by PrimId), becomes
 // partial results kept in one vector accumulator of n lanes (lane l accumulates the
 // elements l, l+n, l+2n, ...), or in two (vectorizeReduction2: the even and the odd
-// vectors, two independent dependency chains the processor overlaps), then a reduction
-// of the n lanes:
-//   reduceSeq(op)(init)(asScalar([reduceSeq(fun(acc, v => op(acc)(f'(v))))
-//     (start)(asVector(n)(x))]))
-// with f' f lifted lane-wise. For add and mul the vector accumulator starts at the
-// neutral element (init joins in the lanes' reduction): the order of the operations
-// changes, so the result's rounding does (as for blockedReduce and reducePar). fmax and
-// fmin are idempotent and ignore NaN (a NaN operand gives the other one, as the
-// interpreter's std::fmax and the C helper risec_fmax_*): the accumulator starts at
-// init, and the result is the sequential one exactly (of equal zeros, the sign may be
-// another's). The vectors must divide the length (a constant one; a symbolic one is a
-// precondition), as for vectorize(n). vectorizeReductionRemainder(n) and
-// vectorizeReduction2Remainder(n) take any length: the last L % (k n) elements in a
-// scalar loop that continues from the vector part's result (q = L - L % (k n),
-// symbolic as well: no precondition, as vectorizeRemainder):
+// vectors, two independent dependency chains the processor overlaps) or four
+// (vectorizeReduction4: a pair of pairs), the accumulators combined pairwise, then the
+// n lanes combined as a tree and with init:
+//   let r = reduceSeq(fun(acc, v => op(acc)(f'(v))))(start)(asVector(n)(x)) in
+//   op(init)(op(op(lane(0)(r))(lane(n/2)(r)))(...) ...)
+// with f' f lifted lane-wise. The tree (lane l with lane l + n/2, those with the pairs
+// n/4 further, ...) is log2(n) operations deep: the sequential reduction of the lanes
+// it replaces was a chain of n, which on 16 lanes cost more cycles per row than a
+// loop over 1024 elements (layer norm, docs/performance.md). For add and mul the
+// vector accumulators start at the neutral element (init joins at the end): the order
+// of the operations changes, so the result's rounding does (as for blockedReduce and
+// reducePar). fmax and fmin are idempotent and ignore NaN (a NaN operand gives the
+// other one, as the interpreter's std::fmax and the C helper risec_fmax_*): the
+// accumulators start at init, and the result is the sequential one exactly (of equal
+// zeros, the sign may be another's). The vectors must divide the length (a constant
+// one; a symbolic one is a precondition), as for vectorize(n). The Remainder forms
+// take any length: the last L % (k n) elements in a scalar loop that continues from
+// the vector part's result (q = L - L % (k n), symbolic as well: no precondition, as
+// vectorizeRemainder):
 //   reduceSeq(fun(acc, y => op(acc)(f(y))))(vector part of take(q)(x))(drop(q)(x)).
 // Refused: an array shorter than the vectors, and one viewed from vectors already
-// (asScalar: the lanes' reduction of an earlier rewrite, so that
-// normalize(vectorizeReduction(n)) ends).
+// (asScalar).
 Strategy vectorize_reduction_rule(int64_t n, int accumulators, bool remainder) {
-  std::string name = std::string(accumulators == 2 ? "vectorizeReduction2" : "vectorizeReduction") +
+  std::string name = "vectorizeReduction" +
+                     (accumulators == 1 ? std::string() : std::to_string(accumulators)) +
                      (remainder ? "Remainder(" : "(") + std::to_string(n) + ")";
   return rule(
       name, [n, accumulators, remainder, name](const Expr& e, const Context& ctx) -> Result {
@@ -967,19 +991,41 @@ Strategy vectorize_reduction_rule(int64_t n, int accumulators, bool remainder) {
               "acc", "v", [&](const Expr& a, const Expr& v) { return combine(a, value(v)); });
           acc = call(PrimId::ReduceSeq, {step, start, vectors});
         } else {
+          // the k accumulators a pair (k = 2) or a pair of pairs (k = 4): accumulator j
+          // takes the vectors j, j+k, j+2k, ...
+          const int64_t k = accumulators;
+          auto part = [k](const Expr& t, int64_t j) {
+            if (k == 2) return call(j == 0 ? PrimId::Fst : PrimId::Snd, {t});
+            return call(j % 2 == 0 ? PrimId::Fst : PrimId::Snd,
+                        {call(j < 2 ? PrimId::Fst : PrimId::Snd, {t})});
+          };
+          auto tuple = [k](const std::vector<Expr>& xs) {
+            if (k == 2) return call(PrimId::MakePair, {xs[0], xs[1]});
+            return call(PrimId::MakePair, {call(PrimId::MakePair, {xs[0], xs[1]}),
+                                           call(PrimId::MakePair, {xs[2], xs[3]})});
+          };
           Expr step = util::fun2("acc", "p", [&](const Expr& a, const Expr& p) {
-            return call(PrimId::MakePair,
-                        {combine(call(PrimId::Fst, {a}), value(element_of_two(p, 0))),
-                         combine(call(PrimId::Snd, {a}), value(element_of_two(p, 1)))});
+            std::vector<Expr> next;
+            for (int64_t j = 0; j < k; ++j)
+              next.push_back(combine(part(a, j), value(element_of(p, j, k))));
+            return tuple(next);
           });
-          Expr both = call(PrimId::ReduceSeq, {step, call(PrimId::MakePair, {start, start}),
-                                               call(PrimId::Split, {Nat(2)}, {vectors})});
-          acc = call(PrimId::Let, {both, util::fun("r", [&](const Expr& r) {
-                                     return combine(call(PrimId::Fst, {r}), call(PrimId::Snd, {r}));
+          Expr all = call(PrimId::ReduceSeq, {step, tuple(std::vector<Expr>(size_t(k), start)),
+                                              call(PrimId::Split, {Nat(k)}, {vectors})});
+          // combined pairwise: (a0 op a2) op (a1 op a3) for four
+          acc = call(PrimId::Let, {all, util::fun("r", [&](const Expr& r) {
+                                     if (k == 2) return combine(part(r, 0), part(r, 1));
+                                     return combine(combine(part(r, 0), part(r, 2)),
+                                                    combine(part(r, 1), part(r, 3)));
                                    })});
         }
-        Expr lanes = call(PrimId::AsScalar, {rise::apps(rise::make_array_prim(1), {acc})});
-        Expr out = call(PrimId::ReduceSeq, {c->args[0], c->args[1], lanes});
+        // the n lanes combined as a tree (lane l with lane l + n/2, then l + n/4, ...:
+        // depth log2(n), where a sequential reduction of the lanes was a chain of n
+        // dependent operations), then with init
+        Expr out =
+            call(PrimId::Let, {acc, util::fun("r", [&](const Expr& r) {
+                                 return call(opp->id, {c->args[1], lane_tree(opp->id, r, 0, 1, n)});
+                               })});
         if (whole) return out;
         // the last elements, continuing from the vectors' result (f applied in the loop)
         Expr rest = call(PrimId::Drop, {q}, {data});
@@ -1018,6 +1064,19 @@ void register_vector(Registry& r) {
           "lanes; 2n must divide the length",
           {ParamKind::Nat},
           [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0), 2, false); }});
+  r.rule({"vectorizeReduction4",
+          RuleFamily::Vector,
+          "vectorizeReduction(n) with four vec[t, n] accumulators (the vectors 4i, 4i+1, 4i+2, "
+          "4i+3: four dependency chains, enough to keep a processor's two vector adders busy "
+          "where an addition takes 3 or 4 cycles), combined pairwise; 4n must divide the length",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0), 4, false); }});
+  r.rule({"vectorizeReduction4Remainder",
+          RuleFamily::Vector,
+          "vectorizeReduction4(n) of any length L: the last L%4n elements by a scalar loop "
+          "continuing from the vectors' result",
+          {ParamKind::Nat},
+          [](const Args& a) { return vectorize_reduction_rule(arg_nat(a, 0), 4, true); }});
   r.rule({"vectorizeReductionRemainder",
           RuleFamily::Vector,
           "vectorizeReduction(n) of any length L: the last L%n elements (symbolic L too) by a "

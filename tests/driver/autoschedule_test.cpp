@@ -488,7 +488,7 @@ TEST(Autoschedule, RowReductionsGetVectorAccumulators) {
       plain.reduction.clear();
       vectorised.push_back({plain.label(), score});
     }
-    EXPECT_EQ(kinds, (std::set<std::string>{"lanes", "2 x lanes"}));
+    EXPECT_EQ(kinds, (std::set<std::string>{"lanes", "2 x lanes", "4 x lanes"}));
     int compared = 0;
     for (const auto& [label, score] : vectorised)
       if (scalar.count(label)) {

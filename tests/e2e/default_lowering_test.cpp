@@ -16,6 +16,7 @@
 #include "e2e_util.h"
 #include "elevate/default_lowering.h"
 #include "elevate/library.h"
+#include "elevate/parser.h"
 #include "rise/check.h"
 #include "rise/parser.h"
 #include "rise/printer.h"
@@ -114,6 +115,37 @@ TEST(DefaultLowering, UnrollingStopsAt25Copies) {
   auto u = elevate::unroll_reductions(25)(m);
   ASSERT_TRUE(u.ok()) << u.failure().reason;
   EXPECT_EQ(occurrences(rise::print_expr(u.expr()), "reduceSeqUnroll("), 1);
+}
+
+// A reduction over groups of k vectors (vectorizeReduction2 and 4's interleaved
+// accumulators) counts k copies a step: a pass over a row, which unrolled in full let
+// GCC keep a row's loads of two passes in registers (docs/performance.md, layer norm).
+TEST(DefaultLowering, UnrollingCountsEachAccumulatorOfAVectorReduction) {
+  const std::string row = "def f = depFun((n: Nat) => fun(x: n.f32 => x |> reduce(add)(0.0f)))\n";
+  rise::Program p =
+      rise::parse_program(std::make_shared<SourceFile>(SourceFile{"vec_unroll.rise", row}));
+  auto low = [&](const std::string& rule) {
+    rise::SizeMap sizes{{"n", 128}};
+    rise::Checked c = rise::check_program(p, "", &sizes);
+    return driver::apply_strategy(elevate::parse_strategy("normalize(" + rule + ") ; lowerToC"), c,
+                                  false)
+        .expr;
+  };
+  // one accumulator of 4 lanes: 32 steps of one vector, more than 25 copies; 8 lanes: 16
+  EXPECT_FALSE(elevate::unroll_reductions(25)(low("vectorizeReduction(4)")).ok());
+  EXPECT_TRUE(elevate::unroll_reductions(25)(low("vectorizeReduction(8)")).ok());
+  // four accumulators of 4 lanes: 8 steps of 4 vectors, 32 copies, not unrolled by 25
+  rise::Expr four = low("vectorizeReduction4(4)");
+  EXPECT_FALSE(elevate::unroll_reductions(25)(four).ok()) << rise::print_expr(four);
+  auto all = elevate::unroll_reductions(32)(four);
+  ASSERT_TRUE(all.ok()) << all.failure().reason;
+  EXPECT_EQ(occurrences(rise::print_expr(all.expr()), "reduceSeqUnroll("), 1);
+  // two accumulators of 4 lanes: 16 steps of 2 vectors, 32 copies
+  EXPECT_FALSE(elevate::unroll_reductions(25)(low("vectorizeReduction2(4)")).ok());
+  EXPECT_TRUE(compile_and_check(write_scratch("vec_unroll.rise", row),
+                                "normalize(vectorizeReduction4(4)) ; lowerToC ; "
+                                "try(unrollReductions(25))",
+                                "n=128"));
 }
 
 // A generated window program: an h x w window over an n x m image, padded by

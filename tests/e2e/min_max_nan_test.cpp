@@ -109,10 +109,12 @@ MinMaxCase random_case(std::mt19937& rng) {
       c.form = "rows";
       c.m = 1 + pick(60);
       const char* s[] = {"", "normalize(expandReduce)", "normalize(vectorizeReductionRemainder(4))",
-                         "normalize(vectorizeReduction2Remainder(4))"};
-      c.strategy = s[pick(4)];
+                         "normalize(vectorizeReduction2Remainder(4))",
+                         "normalize(vectorizeReduction4Remainder(4))"};
+      c.strategy = s[pick(5)];
       if (c.strategy.find("expand") != std::string::npos) c.m = std::min<int64_t>(c.m, 30);
       if (c.strategy.find("Reduction2") != std::string::npos) c.m = std::max<int64_t>(c.m, 8);
+      if (c.strategy.find("Reduction4") != std::string::npos) c.m = std::max<int64_t>(c.m, 16);
       if (c.strategy.find("Reduction") != std::string::npos) c.m = std::max<int64_t>(c.m, 4);
     }
   }
@@ -198,6 +200,26 @@ TEST(MinMaxNaN, UnrolledWindowUsesOnlyTheCheapForm) {
     c.n = 9;
     c.m = 13;
     std::string src = min_max_check(c, rng, 100);
+    EXPECT_EQ(src.find("risec_fmax_f32("), std::string::npos) << src;
+  }
+}
+
+// A vectorised maximum from a non-NaN literal: its vector accumulator is never NaN, and
+// so are its lanes, which the lanes' tree combines with the one-instruction form too
+// (NaN elements among the inputs: the comparison with the interpreter is exact).
+TEST(MinMaxNaN, VectorisedMaxLanesUseOnlyTheCheapForm) {
+  std::mt19937 rng(6);
+  for (const char* strategy : {"normalize(vectorizeReductionRemainder(4))",
+                               "normalize(vectorizeReduction4Remainder(4))"}) {
+    MinMaxCase c;
+    c.op = "fmax";
+    c.init = "-3.0e38f";
+    c.form = "rows";
+    c.strategy = strategy;
+    c.target = "c";
+    c.n = 3;
+    c.m = 64;
+    std::string src = min_max_check(c, rng, 101);
     EXPECT_EQ(src.find("risec_fmax_f32("), std::string::npos) << src;
   }
 }

@@ -1,5 +1,6 @@
 // Vectorised reductions compiled (vectorizeReductionRemainder(n),
-// vectorizeReduction2Remainder(n): any length; docs/strategies.md): random reductions of add, mul,
+// vectorizeReduction2Remainder(n), vectorizeReduction4Remainder(n): any length;
+// docs/strategies.md): random reductions of add, mul,
 // fmax and fmin over rows (tests/elevate/vector_reduction_gen.h: functions of the elements, pairs,
 // NaN elements for max and min, lengths the vectors do not divide) compiled for C, OpenMP and
 // OpenCL (PoCL) and compared with the interpreter; and the programs of the issue (softmax,
@@ -68,12 +69,13 @@ TEST(VectorReduction, RandomReductionsCompiledForOpenCL) {
 }
 
 // The issue's programs at lengths the widths divide and do not, every reduction on
-// vectors (one accumulator and two), on each target.
+// vectors (one accumulator, two and four), on each target.
 TEST(VectorReduction, SoftmaxAndLayernorm) {
   for (const char* p : {"softmax", "layernorm"})
-    for (const char* sizes : {"n=5,d=64", "n=3,d=37"})
+    for (const char* sizes : {"n=5,d=64", "n=3,d=37", "n=2,d=200"})
       for (const char* rule :
-           {"vectorizeReductionRemainder(lanes)", "vectorizeReduction2Remainder(4)"}) {
+           {"vectorizeReductionRemainder(lanes)", "vectorizeReduction2Remainder(4)",
+            "vectorizeReduction4Remainder(lanes)"}) {
         const std::string file = std::string("bench/autoschedule/programs/") + p + ".rise";
         EXPECT_TRUE(compile_and_check(file, reduction_strategy(rule, "c"), sizes))
             << p << " " << rule;

@@ -1,4 +1,5 @@
-// Random reductions for the tests of vectorizeReduction(n) and vectorizeReduction2(n)
+// Random reductions for the tests of vectorizeReduction(n), vectorizeReduction2(n) and
+// vectorizeReduction4(n)
 // (tests/elevate/vector_reduction_test.cpp rewrites them and compares in the
 // interpreter; tests/e2e/vector_reduction_test.cpp compiles them for each target):
 // a reduction of add, mul, fmax or fmin (the primitive or a lambda, its operands
@@ -17,10 +18,10 @@ namespace risec::reduction_gen {
 
 struct ReductionCase {
   std::string program;   // one definition, f, over two arrays rows.len.type
-  std::string rule;      // vectorizeReduction or vectorizeReduction2
+  std::string rule;      // vectorizeReduction, vectorizeReduction2 or vectorizeReduction4
   int64_t width = 0;     // its lanes, w
   int64_t len = 0;       // the reduced length
-  int64_t vectors = 0;   // the elements one step of the vector loop reduces (w or 2w)
+  int64_t vectors = 0;   // the elements one step of the vector loop reduces (w, 2w or 4w)
   bool exact = false;    // fmax or fmin: the rewrite computes the same values
   std::string describe;  // for failure messages
 };
@@ -72,11 +73,13 @@ inline ReductionCase random_reduction(std::mt19937& rng, int64_t max_len = 70) {
   }
   ReductionCase c;
   const int64_t w = std::vector<int64_t>{2, 3, 4, 8, 16}[static_cast<size_t>(pick(5))];
-  const bool two = pick(3) == 0;
+  // one accumulator, two or four (a pair of pairs)
+  const int accumulators = std::vector<int>{1, 1, 2, 4}[static_cast<size_t>(pick(4))];
   c.len = 1 + static_cast<int64_t>(rng() % static_cast<unsigned>(max_len));
-  c.vectors = two ? 2 * w : w;
+  c.vectors = accumulators * w;
   c.exact = minmax;
-  c.rule = two ? "vectorizeReduction2" : "vectorizeReduction";
+  c.rule = accumulators == 1 ? std::string("vectorizeReduction")
+                             : "vectorizeReduction" + std::to_string(accumulators);
   c.width = w;
   const std::string arr = std::to_string(1 + pick(3)) + "." + std::to_string(c.len) + "." + type;
   c.program = "def f = fun(xs: " + arr + " => fun(ys: " + arr +

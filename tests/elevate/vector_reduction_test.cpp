@@ -1,5 +1,6 @@
-// Tests of vectorizeReduction(n) and vectorizeReduction2(n): reductions of add, mul,
-// fmax and fmin into one or two vector accumulators, on many random reductions
+// Tests of vectorizeReduction(n), vectorizeReduction2(n) and vectorizeReduction4(n):
+// reductions of add, mul, fmax and fmin into one, two or four vector accumulators (their
+// lanes combined as a tree), on many random reductions
 // (vector_reduction_gen.h) compared with the original in the interpreter (exactly for
 // fmax and fmin, NaN elements included; within a tolerance for add and mul, which are
 // reassociated), with a scalar remainder where the vectors do not divide the length,
@@ -68,7 +69,7 @@ TEST(VectorizeReduction, ManyRandomReductionsComputeWhatTheyDid) {
     EXPECT_GE(reduction_count(out, PrimId::AsVector), 1) << rise::print_expr(out);
     EXPECT_EQ(reduction_count(out, PrimId::Drop), divides ? 0 : 1) << rise::print_expr(out);
     remainders += !divides;
-    // normalize ends: the lanes' reduction (over asScalar) is not vectorised again
+    // normalize ends: nothing the rule applies to is left (the lanes combined as a tree)
     Result again = reduction_S("normalize", {Arg(rule_of(rule, c.width))})(p.expr);
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(rise::alpha_equal(again.expr(), out)) << rise::print_expr(again.expr());
@@ -93,14 +94,17 @@ TEST(VectorizeReduction, SoftmaxBothReductions) {
   EXPECT_TRUE(well_typed(out));
   EXPECT_TRUE(same_semantics(p.expr, out));
   EXPECT_EQ(reduction_count(out, PrimId::AsVector), 2) << rise::print_expr(out);
-  EXPECT_EQ(reduction_count(out, PrimId::AsScalar), 2) << rise::print_expr(out);
+  // each reduction's 16 lanes read once, combined as a tree: no asScalar array of lanes
+  EXPECT_EQ(reduction_count(out, PrimId::Lane), 32) << rise::print_expr(out);
+  EXPECT_EQ(reduction_count(out, PrimId::AsScalar), 0) << rise::print_expr(out);
 }
 
 // fmax and fmin ignore NaN operands: the vector lanes give exactly the sequential
 // result, with NaN elements (sqrt of negative numbers) in every lane.
 TEST(VectorizeReduction, MaxAndMinAreExactWithNaNs) {
   for (const char* op : {"fmax", "fmin"})
-    for (const char* rule : {"vectorizeReductionRemainder", "vectorizeReduction2Remainder"}) {
+    for (const char* rule : {"vectorizeReductionRemainder", "vectorizeReduction2Remainder",
+                             "vectorizeReduction4Remainder"}) {
       SCOPED_TRACE(std::string(op) + " " + rule);
       rise::Checked p = typed(std::string("def f = fun(xs: 8.45.f32 => xs |> map(fun(r => r |> "
                                           "map(fun(v => sqrt(v - 0.5f))) |> reduce(") +
@@ -152,11 +156,15 @@ TEST(VectorizeReduction, RefusalsNameTheReason) {
                                "=> 0.0f))))")
                              .expr,
                          "must be add, mul, fmax or fmin"));
-  // the lanes' reduction of an earlier rewrite
-  Expr once = apply_ok(v8, typed("def f = fun(xs: 64.f32 => xs |> reduce(add)(0.0f))").expr);
-  ASSERT_EQ(once->kind, rise::ExprKind::Lambda);
-  EXPECT_TRUE(
-      fails_with(reduction_S("vectorizeReduction", {Arg(int64_t{8})}), once->fn, "asScalar"));
+  // an array viewed from vectors already
+  EXPECT_TRUE(fails_with(v8,
+                         typed("def f = fun(xs: 8.vec[f32, 8] => xs |> asScalar |> "
+                               "reduce(add)(0.0f))")
+                             .expr,
+                         "asScalar"));
+  EXPECT_TRUE(fails_with(at_reduce(reduction_S("vectorizeReduction4Remainder", {Arg(int64_t{8})})),
+                         typed("def f = fun(xs: 31.f32 => xs |> reduce(add)(0.0f))").expr,
+                         "shorter than 4 x 8 lanes"));
   EXPECT_TRUE(fails_with(at_reduce(reduction_S("vectorizeReduction", {Arg(int64_t{0})})),
                          typed("def f = fun(xs: 64.f32 => xs |> reduce(add)(0.0f))").expr,
                          "positive"));
