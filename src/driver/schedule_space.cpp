@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
+#include <unordered_map>
 
 #include <unistd.h>
 
@@ -418,48 +420,76 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     space.dropped += leaves;
     if (space.drop_reason.empty()) space.drop_reason = first_line_of(e.what());
   };
-  std::function<void(size_t, const rise::Checked&, const ScheduleCandidate&)> grow =
-      [&](size_t d, const rise::Checked& at, const ScheduleCandidate& c) {
-        if (space.candidates.size() - strips >= opt.max_candidates) {
-          space.truncated = true;
-          return;
-        }
-        if (d == decisions.size()) {
-          ScheduleCandidate done = c;
-          std::string lower = "lowerToC";
-          for (const ScheduleStep& st : c.steps)
-            if (st.after_lowering) lower += " ; " + st.strategy;
-          try {
-            done.lowered = rewrite_with(lower, at, &space.rewrites, false);
-          } catch (const Error& e) {
-            refuse(e, 1);
-            return;
-          }
-          add(std::move(done));
-          return;
-        }
-        for (const Option& o : decisions[d]) {
-          if (o.step.strategy.empty()) {
-            grow(d + 1, at, c);
-            continue;
-          }
-          ScheduleCandidate next = c;
-          next.steps.push_back(o.step);
-          o.mark(next);
-          if (o.step.after_lowering) {  // applied with lowerToC, at the leaves
-            grow(d + 1, at, next);
-            continue;
-          }
-          rise::Checked after;
-          try {
-            after = rewrite_with(o.step.strategy, at, &space.rewrites, false);
-          } catch (const Error& e) {
-            refuse(e, leaves_below(d));
-            continue;
-          }
-          grow(d + 1, after, next);
-        }
-      };
+  // A subtree grown before from a program that prints alike at the same decision, with
+  // the same steps left for after lowering, lowers to the same programs: its leaves
+  // are all duplicates or refusals. It is counted as such (what growing it again
+  // would count) without rewriting it again: sharpen's OpenMP space reaches most of
+  // its programs by several paths (a tile or an order that changes nothing).
+  struct Grown {
+    int dropped = 0, leaves = 0;
+  };
+  using GrownAt = std::unordered_map<Expr, Grown, rise::PrintKeyHash, rise::PrintAlike>;
+  std::vector<std::map<std::string, GrownAt>> grown(decisions.size() + 1);
+  std::function<void(size_t, const rise::Checked&, const ScheduleCandidate&)> grow_new;
+  auto grow = [&](size_t d, const rise::Checked& at, const ScheduleCandidate& c) {
+    if (space.candidates.size() - strips >= opt.max_candidates) {
+      space.truncated = true;
+      return;
+    }
+    std::string pending;
+    for (const ScheduleStep& st : c.steps)
+      if (st.after_lowering) pending += st.strategy + " ; ";
+    GrownAt& seen = grown[d][pending];
+    if (auto it = seen.find(at.expr); it != seen.end()) {
+      space.dropped += it->second.dropped;
+      space.duplicates += it->second.leaves;
+      return;
+    }
+    const int dropped = space.dropped;
+    const size_t leaves = space.candidates.size() + space.duplicates;
+    grow_new(d, at, c);
+    if (space.truncated) return;  // nothing is grown after this
+    seen.emplace(at.expr,
+                 Grown{space.dropped - dropped,
+                       static_cast<int>(space.candidates.size() + space.duplicates - leaves)});
+  };
+  grow_new = [&](size_t d, const rise::Checked& at, const ScheduleCandidate& c) {
+    if (d == decisions.size()) {
+      ScheduleCandidate done = c;
+      std::string lower = "lowerToC";
+      for (const ScheduleStep& st : c.steps)
+        if (st.after_lowering) lower += " ; " + st.strategy;
+      try {
+        done.lowered = rewrite_with(lower, at, &space.rewrites, false);
+      } catch (const Error& e) {
+        refuse(e, 1);
+        return;
+      }
+      add(std::move(done));
+      return;
+    }
+    for (const Option& o : decisions[d]) {
+      if (o.step.strategy.empty()) {
+        grow(d + 1, at, c);
+        continue;
+      }
+      ScheduleCandidate next = c;
+      next.steps.push_back(o.step);
+      o.mark(next);
+      if (o.step.after_lowering) {  // applied with lowerToC, at the leaves
+        grow(d + 1, at, next);
+        continue;
+      }
+      rise::Checked after;
+      try {
+        after = rewrite_with(o.step.strategy, at, &space.rewrites, false);
+      } catch (const Error& e) {
+        refuse(e, leaves_below(d));
+        continue;
+      }
+      grow(d + 1, after, next);
+    }
+  };
   grow(0, high, ScheduleCandidate{});
   if (opt.target == "openmp") add_schedule_choices(space, high, opt);
   return space;

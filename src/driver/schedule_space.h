@@ -46,8 +46,11 @@
 // Each candidate's steps are rewritten and checked one decision at a time (the
 // candidates share their prefixes' rewrites); a step a rule refuses drops every
 // candidate under it (counted), and candidates whose lowered programs are the same
-// are kept once. The default lowering is always the first candidate, with the text of
-// the strategy compile applies without one (default_lowering_for).
+// are kept once; a decision reached again with a program that prints alike (and the
+// same steps left for after lowering) is not grown again, its leaves counted as the
+// duplicates and refusals they would be. The default lowering is always the first
+// candidate, with the text of the strategy compile applies without one
+// (default_lowering_for).
 // Programs above the default lowering's simplify limit (the default does not simplify
 // them either) get a reduced space: no simplify structure and no explore variants,
 // whose rewrites grow faster than the program, and one tile size and one vector
