@@ -98,7 +98,14 @@ std::string CPrinter::index_check_helper() {
          "    risec_bounds_fail(" +
          c_string(function_name_) +
          ", kind, v, n);\n"
-         "    return 0;\n  }\n  return (int)v;\n}\n";
+         "    return 0;\n  }\n  return (int)v;\n}\n"
+         // A signed integer cast to natType: not negative, and 64-bit as natType values are.
+         "static inline int64_t risec_nat(int64_t v) {\n"
+         "  if (__builtin_expect(v < 0, 0)) {\n"
+         "    risec_bounds_fail(" +
+         c_string(function_name_) +
+         ", RISEC_IDX_NAT_CAST, v, INT64_MAX);\n"
+         "    return 0;\n  }\n  return v;\n}\n";
 }
 
 namespace {
@@ -126,8 +133,7 @@ std::optional<CExpr> CPrinter::checked_index(const ExpressionP& e, const std::ve
     const Type& from = e->args[0]->dt;
     if (from->kind != TypeKind::Scalar || !rise::is_signed_int(from->scalar)) return std::nullopt;
     uses_index_checks_ = true;
-    return c_call("risec_index",
-                  {c_cast("int64_t", args[0]), c_atom("INT64_MAX"), c_atom("RISEC_IDX_NAT_CAST")});
+    return c_call("risec_nat", {c_cast("int64_t", args[0])});
   }
   if (e->dt->kind != TypeKind::Index) return std::nullopt;
   const Nat& n = e->dt->size;
@@ -173,8 +179,8 @@ std::string CPrinter::input_index_checks(const std::vector<dpia::Input>& inputs)
       const std::string n = index ? nat_expr(p.leaf->size).text : "INT64_MAX";
       const std::string code = index ? "RISEC_IDX_INPUT" : "RISEC_IDX_NAT_INPUT";
       out += "  for (int64_t risec_i = 0; risec_i < (int64_t)(" + nat_expr(p.count).text +
-             "); ++risec_i) {\n    int64_t risec_v = ((const int*)" +
-             part_address(in.name, p, false) +
+             "); ++risec_i) {\n    int64_t risec_v = ((const " +
+             std::string(index ? "int" : "int64_t") + "*)" + part_address(in.name, p, false) +
              ")[risec_i];\n    if (risec_v < 0 || risec_v >= " + n + ") { risec_bounds_fail(" +
              c_string(function_name_) + ", " + code + ", risec_v, " + n + "); return; }\n  }\n";
     }

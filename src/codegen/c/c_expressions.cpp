@@ -95,8 +95,9 @@ std::string CPrinter::c_type(const Type& t) {
     case TypeKind::Scalar:
       return scalar_c(t->scalar);
     case TypeKind::Index:
-    case TypeKind::NatData:
       return "int";
+    case TypeKind::NatData:  // as the interpreter's, 64-bit (docs/codegen.md)
+      return "int64_t";
     case TypeKind::Vector:
       return vector_type(t);
     case TypeKind::Pair:
@@ -398,6 +399,11 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   for (const ExpressionP& a : e->args) {
     bool vec_arg = a->dt->kind == TypeKind::Vector;
     args.push_back(read(a, vec_arg ? p : Path{}));
+    // natType values are 64-bit (the interpreter's int64_t), but a Nat term is printed
+    // in the unit's index type: an operation on one computes in int64_t, so that
+    // `indexAsNat(i) * 1000000000` does not wrap at 2^31.
+    if (a->kind == Expression::Nat && a->dt->kind == TypeKind::NatData)
+      args.back() = c_cast("int64_t", args.back());
   }
   bool vector = e->dt->kind == TypeKind::Vector && p.empty();
   Type elem_t = e->dt->kind == TypeKind::Vector && !p.empty() ? e->dt->a : e->dt;
