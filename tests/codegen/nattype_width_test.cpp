@@ -160,6 +160,29 @@ TEST(NatTypeWidth, NegativeCastsFailAlike) {
   }
 }
 
+// A u64 of 2^63 or more does not fit in natType (a negative int64_t): the interpreter's
+// error on every target, not a negative natType value.
+TEST(NatTypeWidth, LargeU64CastsFailAlike) {
+  const std::string text =
+      "def f = depFun(n: Nat => fun(a: n.u64 => a |> map(fun(x => cast(x) : natType))))\n";
+  rise::SizeMap sizes;
+  sizes["n"] = 2;
+  std::vector<rise::Value> xs = {rise::Value::from_u64(rise::ScalarKind::U64, 5),
+                                 rise::Value::from_u64(rise::ScalarKind::U64, uint64_t{1} << 63)};
+  for (const char* target : kNatTargets) {
+    SCOPED_TRACE(target);
+    driver::Compiled compiled = compile_nat_program(text, sizes, target);
+    try {
+      driver::execute(compiled, sizes, {rise::array_of(rise::scalar(rise::ScalarKind::U64), xs)});
+      ADD_FAILURE() << "no failure";
+    } catch (const Error& e) {
+      EXPECT_NE(format_error(e).find("cast: 9223372036854775808 does not fit in natType"),
+                std::string::npos)
+          << format_error(e);
+    }
+  }
+}
+
 // Random natType arithmetic (+, *, / and % by positive constants) over a value cast from
 // the seeded inputs (below 100), with constants chosen so that results lie around 2^31
 // and 2^32 (and stay far below 2^63).

@@ -320,10 +320,10 @@ std::string CudaPrinter::index_check_helper() {
          "long)kind) == 0ull) {\n"
          "      risec_fault[1] = v;\n      risec_fault[2] = n;\n    }\n"
          "    return 0;\n  }\n  return (int)v;\n}\n"
-         "__device__ inline int64_t risec_nat(int64_t v) {\n"
+         "__device__ inline int64_t risec_nat(int64_t v, int kind) {\n"
          "  if (v < 0) {\n"
          "    if (atomicCAS((unsigned long long*)&risec_fault[0], 0ull, (unsigned long "
-         "long)RISEC_IDX_NAT_CAST) == 0ull) {\n"
+         "long)kind) == 0ull) {\n"
          "      risec_fault[1] = v;\n      risec_fault[2] = INT64_MAX;\n    }\n"
          "    return 0;\n  }\n  return v;\n}\n";
 }

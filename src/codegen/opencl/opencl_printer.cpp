@@ -162,10 +162,10 @@ std::string OpenCLPrinter::index_check_helper() {
          "    if (atomic_cmpxchg((volatile __global int*)f, 0, kind) == 0) { f[1] = v; f[2] = n; "
          "}\n"
          "    return 0;\n  }\n  return (int)v;\n}\n"
-         "#define risec_nat(v) risec_nat_cl((v), risec_fault)\n"
-         "long risec_nat_cl(long v, __global long* f) {\n"
+         "#define risec_nat(v, kind) risec_nat_cl((v), (kind), risec_fault)\n"
+         "long risec_nat_cl(long v, int kind, __global long* f) {\n"
          "  if (v < 0) {\n"
-         "    if (atomic_cmpxchg((volatile __global int*)f, 0, RISEC_IDX_NAT_CAST) == 0) { f[1] = "
+         "    if (atomic_cmpxchg((volatile __global int*)f, 0, kind) == 0) { f[1] = "
          "v; f[2] = LONG_MAX; }\n"
          "    return 0;\n  }\n  return v;\n}\n";
 }
