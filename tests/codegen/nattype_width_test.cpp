@@ -183,6 +183,40 @@ TEST(NatTypeWidth, LargeU64CastsFailAlike) {
   }
 }
 
+// natType arithmetic that fails in the interpreter fails alike on every target: a
+// subtraction below 0, a division or modulo by 0 (the i64 words: natType values are
+// int64_t), instead of a negative natType value or SIGFPE.
+TEST(NatTypeWidth, SubtractionBelowZeroAndDivisionByZeroFailAlike) {
+  struct Case {
+    const char* body;
+    const char* words;
+  };
+  const Case cases[] = {
+      {"(cast(x) : natType) - natType(3000000000)",
+       "natType arithmetic: sub gives the negative value -3000000000"},
+      {"natType(7000000000) / (cast(x) : natType)", "integer division by zero (i64)"},
+      {"natType(7000000000) % (cast(x) : natType)", "integer modulo by zero (i64)"},
+  };
+  rise::SizeMap sizes;
+  sizes["n"] = 2;
+  // both elements fail alike (openmp may report either first)
+  const std::vector<rise::Value> xs = {rise::Value::integer(rise::ScalarKind::I64, 0),
+                                       rise::Value::integer(rise::ScalarKind::I64, 0)};
+  for (const Case& c : cases)
+    for (const char* target : kNatTargets) {
+      const std::string text = "def f = depFun(n: Nat => fun(a: n.i64 => a |> map(fun(x => " +
+                               std::string(c.body) + "))))\n";
+      SCOPED_TRACE(std::string(target) + " " + text);
+      driver::Compiled compiled = compile_nat_program(text, sizes, target);
+      try {
+        driver::execute(compiled, sizes, {rise::array_of(rise::scalar(rise::ScalarKind::I64), xs)});
+        ADD_FAILURE() << "no failure";
+      } catch (const Error& e) {
+        EXPECT_NE(format_error(e).find(c.words), std::string::npos) << format_error(e);
+      }
+    }
+}
+
 // Random natType arithmetic (+, *, / and % by positive constants) over a value cast from
 // the seeded inputs (below 100), with constants chosen so that results lie around 2^31
 // and 2^32 (and stay far below 2^63).

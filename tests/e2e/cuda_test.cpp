@@ -149,7 +149,8 @@ const std::pair<const char*, const char*> kPrograms[] = {
     // integer cast to natType (checked in the kernel, risec_nat), a natType input
     // (checked by the host), natType arithmetic past 2^31.
     {"natwide", R"(def natwide = depFun(n: Nat => fun(a: n.i64 => fun(b: n.natType =>
-  zip(a)(b) |> mapGlobal(0)(fun(p => (cast(p._1 * 100000000i64) : natType) * natType(3) + p._2)))))
+  zip(a)(b) |> mapGlobal(0)(fun(p => (cast(p._1 * 100000000i64) : natType) * natType(3) + p._2
+    - p._2 / (p._2 + natType(1)) % natType(9))))))
 )"},
 };
 

@@ -41,6 +41,7 @@ const char* const kBoundsCodes = R"(#define RISEC_IDX_NAT_AS_INDEX 1
 #define RISEC_ARITH_DIV_OVERFLOW 15
 #define RISEC_ARITH_MOD_OVERFLOW 16
 #define RISEC_IDX_NAT_CAST_U64 17
+#define RISEC_IDX_NAT_SUB 18
 )";
 
 // The host's report of a failure with the interpreter's text.
@@ -86,6 +87,8 @@ __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, in
     snprintf(what, sizeof what, "cast: the negative value %lld to natType", v);
   else if (kind == RISEC_IDX_NAT_CAST_U64)
     snprintf(what, sizeof what, "cast: %llu does not fit in natType", (unsigned long long)v);
+  else if (kind == RISEC_IDX_NAT_SUB)
+    snprintf(what, sizeof what, "natType arithmetic: sub gives the negative value %lld", v);
   else if (kind == RISEC_IDX_NAT_INPUT)
     snprintf(what, sizeof what, "natType input value %lld is negative", v);
   else
@@ -140,6 +143,14 @@ std::optional<CExpr> CPrinter::checked_index(const ExpressionP& e, const std::ve
     uses_index_checks_ = true;
     return c_call("risec_nat", {c_cast("int64_t", args[0]),
                                 c_atom(u64 ? "RISEC_IDX_NAT_CAST_U64" : "RISEC_IDX_NAT_CAST")});
+  }
+  // natType subtraction must not go below 0 (the other operations of natType values
+  // cannot).
+  if (e->dt->kind == TypeKind::NatData && e->kind == Expression::Binary && e->prim &&
+      e->prim->is(PrimId::Sub) && args.size() == 2) {
+    uses_index_checks_ = true;
+    return c_call("risec_nat", {c_binary(c_cast("int64_t", args[0]), "-", args[1], kPrecAdd),
+                                c_atom("RISEC_IDX_NAT_SUB")});
   }
   if (e->dt->kind != TypeKind::Index) return std::nullopt;
   const Nat& n = e->dt->size;

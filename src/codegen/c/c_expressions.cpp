@@ -447,6 +447,12 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
           !safe_divisor(e->args[1],
                         arg_t->kind == TypeKind::Vector ? arg_t->a->scalar : arg_t->scalar))
         return c_call(checked_division(*e->prim, arg_t), args);
+      // natType division and modulo by a value that may be 0: the i64 helper (natType
+      // values are int64_t), as the interpreter fails alike.
+      if ((e->prim->is(PrimId::Div) || e->prim->is(PrimId::Mod)) &&
+          arg_t->kind == TypeKind::NatData &&
+          !(e->args[1]->kind == Expression::Nat && arith::provably_pos(e->args[1]->idx)))
+        return c_call(checked_division(*e->prim, rise::scalar(rise::ScalarKind::I64)), args);
       // C's % is for integers: fmod (a math function) for floats.
       if (e->prim->is(PrimId::Mod) && is_float_type(arg_t)) {
         if (vector) return vector_math(*e->prim, e->dt, args);
