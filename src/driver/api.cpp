@@ -51,8 +51,9 @@ std::optional<ScalarType> api::element_of(const rise::Type& t) {
     case rise::TypeKind::Array:
       return element_of(t->a);
     case rise::TypeKind::Index:
-    case rise::TypeKind::NatData:
       return ScalarType::I32;  // a C int
+    case rise::TypeKind::NatData:
+      return ScalarType::I64;  // an int64_t, as the interpreter's natType values
     default:
       return std::nullopt;
   }

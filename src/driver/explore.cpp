@@ -170,8 +170,9 @@ int64_t model_data_bytes(const rise::Type& t) {
     case rise::TypeKind::Scalar:
       return std::max(1, rise::scalar_bits(t->scalar) / 8);
     case rise::TypeKind::Index:
-    case rise::TypeKind::NatData:
       return 4;
+    case rise::TypeKind::NatData:
+      return 8;
     case rise::TypeKind::Array:
     case rise::TypeKind::Vector: {
       std::optional<int64_t> n = t->size.as_const();

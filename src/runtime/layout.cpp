@@ -139,8 +139,9 @@ CLayout c_layout(const Type& t) {
       return {s, s};
     }
     case TypeKind::Index:
-    case TypeKind::NatData:
       return {sizeof(int), alignof(int)};
+    case TypeKind::NatData:  // int64_t, the interpreter's natType values
+      return {sizeof(int64_t), alignof(int64_t)};
     case TypeKind::Vector: {
       size_t lanes = static_cast<size_t>(rise::const_size(t->size));
       // A width that is not a power of two is padded to the next one, as the C
@@ -191,10 +192,7 @@ void write_c(const Value& v, const Type& t, std::byte* dst) {
     }
     case TypeKind::NatData: {
       int64_t x = v.nat_value();
-      if (x > INT_MAX)
-        user_error("natType value " + std::to_string(x) + " does not fit in a C int");
-      int i = static_cast<int>(x);
-      std::memcpy(dst, &i, sizeof i);
+      std::memcpy(dst, &x, sizeof x);
       return;
     }
     case TypeKind::Vector: {
@@ -258,9 +256,9 @@ Value from_c_bytes(const std::byte* src, const Type& t) {
       return Value::index(i, rise::const_size(t->size));
     }
     case TypeKind::NatData: {
-      int i;
-      std::memcpy(&i, src, sizeof i);
-      return Value::nat(i);
+      int64_t x;
+      std::memcpy(&x, src, sizeof x);
+      return Value::nat(x);
     }
     case TypeKind::Vector: {
       rise::ScalarKind k = vector_lane_kind(t);

@@ -145,6 +145,13 @@ const std::pair<const char*, const char*> kPrograms[] = {
   zip(x)(y) |> mapGlobal(0)(fun(p => makePair(p._1 % vectorFromScalar(5i64) - p._1 / p._1)
     (p._2 % p._2 + p._2 / vectorFromScalar(9u16)))))))
 )"},
+    // natType values are 64-bit (int64_t) in kernels, inputs and outputs: a signed
+    // integer cast to natType (checked in the kernel, risec_nat), a natType input
+    // (checked by the host), natType arithmetic past 2^31.
+    {"natwide", R"(def natwide = depFun(n: Nat => fun(a: n.i64 => fun(b: n.natType =>
+  zip(a)(b) |> mapGlobal(0)(fun(p => (cast(p._1 * 100000000i64) : natType) * natType(3) + p._2
+    - p._2 / (p._2 + natType(1)) % natType(9))))))
+)"},
 };
 
 // Every GPU example (generic in the sizes, or at its test sizes where the strategy

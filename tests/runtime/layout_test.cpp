@@ -46,7 +46,7 @@ TEST(Layout, Scalars) {
   EXPECT_EQ(c_layout(sc(ScalarKind::I64)).size, 8u);
   EXPECT_EQ(c_layout(sc(ScalarKind::U16)).align, 2u);
   EXPECT_EQ(c_layout(rise::index_type(arith::Nat(7))).size, sizeof(int));
-  EXPECT_EQ(c_layout(rise::nat_data()).size, sizeof(int));
+  EXPECT_EQ(c_layout(rise::nat_data()).size, sizeof(int64_t));
 }
 
 TEST(Layout, VectorsArraysPairs) {
@@ -117,7 +117,7 @@ typedef struct { int _1; float _2; } P6;
 typedef struct { uint8_t _1; uint8_t _2; } P7;
 typedef struct { bool _1; bool _2; } P8i;
 typedef struct { double _1; P8i _2; } P8;
-typedef struct { int _1; int8_t _2; } P9;
+typedef struct { int64_t _1; int8_t _2; } P9;
 typedef struct { uint16_t _1; risec_i32x4 _2; } P10i;
 typedef struct { risec_f64x4 _1; P10i _2; } P10;
 #define ROW(T) do { typedef struct { char c; T t; } A_##T; \
@@ -251,8 +251,12 @@ TEST(Layout, IndicesAreCheckedOnTheWayBack) {
   bytes[1] = 2;
   Value v = from_c_bytes(reinterpret_cast<const std::byte*>(bytes), t);
   EXPECT_EQ(v.at(1).index_value(), 2);
-  int neg = -1;
+  int64_t neg = -1;
   EXPECT_THROW(from_c_bytes(reinterpret_cast<const std::byte*>(&neg), rise::nat_data()), Error);
+  // natType values are 64-bit, as the interpreter's: 2^33 + 5 comes back whole.
+  const int64_t big = (int64_t{1} << 33) + 5;
+  EXPECT_EQ(from_c_bytes(reinterpret_cast<const std::byte*>(&big), rise::nat_data()).nat_value(),
+            big);
 }
 
 }  // namespace

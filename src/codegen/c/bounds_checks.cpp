@@ -40,6 +40,8 @@ const char* const kBoundsCodes = R"(#define RISEC_IDX_NAT_AS_INDEX 1
 #define RISEC_ARITH_MOD_ZERO 14
 #define RISEC_ARITH_DIV_OVERFLOW 15
 #define RISEC_ARITH_MOD_OVERFLOW 16
+#define RISEC_IDX_NAT_CAST_U64 17
+#define RISEC_IDX_NAT_SUB 18
 )";
 
 // The host's report of a failure with the interpreter's text.
@@ -83,6 +85,10 @@ __attribute__((cold, noinline)) static void risec_bounds_fail(const char* fn, in
     snprintf(what, sizeof what, "input value %lld is out of range for idx[%lld]", v, n);
   else if (kind == RISEC_IDX_NAT_CAST)
     snprintf(what, sizeof what, "cast: the negative value %lld to natType", v);
+  else if (kind == RISEC_IDX_NAT_CAST_U64)
+    snprintf(what, sizeof what, "cast: %llu does not fit in natType", (unsigned long long)v);
+  else if (kind == RISEC_IDX_NAT_SUB)
+    snprintf(what, sizeof what, "natType arithmetic: sub gives the negative value %lld", v);
   else if (kind == RISEC_IDX_NAT_INPUT)
     snprintf(what, sizeof what, "natType input value %lld is negative", v);
   else
@@ -98,7 +104,14 @@ std::string CPrinter::index_check_helper() {
          "    risec_bounds_fail(" +
          c_string(function_name_) +
          ", kind, v, n);\n"
-         "    return 0;\n  }\n  return (int)v;\n}\n";
+         "    return 0;\n  }\n  return (int)v;\n}\n"
+         // A signed integer cast to natType: not negative, and 64-bit as natType values are.
+         "static inline int64_t risec_nat(int64_t v, int kind) {\n"
+         "  if (__builtin_expect(v < 0, 0)) {\n"
+         "    risec_bounds_fail(" +
+         c_string(function_name_) +
+         ", kind, v, INT64_MAX);\n"
+         "    return 0;\n  }\n  return v;\n}\n";
 }
 
 namespace {
@@ -120,14 +133,24 @@ const char* index_op_code(PrimId op) {
 
 std::optional<CExpr> CPrinter::checked_index(const ExpressionP& e, const std::vector<CExpr>& args) {
   if (!opts_.bounds_checks) return std::nullopt;
-  // A signed integer cast to natType must not be negative (natAsIndex of it checks
-  // the rest).
+  // A signed integer cast to natType must not be negative, nor a u64 2^63 or more (a
+  // negative int64_t: natType values are int64_t); natAsIndex of it checks the rest.
   if (e->dt->kind == TypeKind::NatData && e->kind == Expression::Cast) {
     const Type& from = e->args[0]->dt;
-    if (from->kind != TypeKind::Scalar || !rise::is_signed_int(from->scalar)) return std::nullopt;
+    if (from->kind != TypeKind::Scalar) return std::nullopt;
+    const bool u64 = from->scalar == rise::ScalarKind::U64;
+    if (!u64 && !rise::is_signed_int(from->scalar)) return std::nullopt;
     uses_index_checks_ = true;
-    return c_call("risec_index",
-                  {c_cast("int64_t", args[0]), c_atom("INT64_MAX"), c_atom("RISEC_IDX_NAT_CAST")});
+    return c_call("risec_nat", {c_cast("int64_t", args[0]),
+                                c_atom(u64 ? "RISEC_IDX_NAT_CAST_U64" : "RISEC_IDX_NAT_CAST")});
+  }
+  // natType subtraction must not go below 0 (the other operations of natType values
+  // cannot).
+  if (e->dt->kind == TypeKind::NatData && e->kind == Expression::Binary && e->prim &&
+      e->prim->is(PrimId::Sub) && args.size() == 2) {
+    uses_index_checks_ = true;
+    return c_call("risec_nat", {c_binary(c_cast("int64_t", args[0]), "-", args[1], kPrecAdd),
+                                c_atom("RISEC_IDX_NAT_SUB")});
   }
   if (e->dt->kind != TypeKind::Index) return std::nullopt;
   const Nat& n = e->dt->size;
@@ -173,8 +196,8 @@ std::string CPrinter::input_index_checks(const std::vector<dpia::Input>& inputs)
       const std::string n = index ? nat_expr(p.leaf->size).text : "INT64_MAX";
       const std::string code = index ? "RISEC_IDX_INPUT" : "RISEC_IDX_NAT_INPUT";
       out += "  for (int64_t risec_i = 0; risec_i < (int64_t)(" + nat_expr(p.count).text +
-             "); ++risec_i) {\n    int64_t risec_v = ((const int*)" +
-             part_address(in.name, p, false) +
+             "); ++risec_i) {\n    int64_t risec_v = ((const " +
+             std::string(index ? "int" : "int64_t") + "*)" + part_address(in.name, p, false) +
              ")[risec_i];\n    if (risec_v < 0 || risec_v >= " + n + ") { risec_bounds_fail(" +
              c_string(function_name_) + ", " + code + ", risec_v, " + n + "); return; }\n  }\n";
     }

@@ -61,7 +61,9 @@ size_t element_bytes(const Type& t) {
         internal_error("C backend: the bytes of " + rise::print(t));
       return std::bit_ceil(static_cast<uint64_t>(*lanes)) * rise::scalar_size(t->a->scalar);
     }
-    default:  // idx[n], natType: int
+    case TypeKind::NatData:  // int64_t
+      return sizeof(int64_t);
+    default:  // idx[n]: int
       return sizeof(int);
   }
 }

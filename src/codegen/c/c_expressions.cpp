@@ -95,8 +95,9 @@ std::string CPrinter::c_type(const Type& t) {
     case TypeKind::Scalar:
       return scalar_c(t->scalar);
     case TypeKind::Index:
-    case TypeKind::NatData:
       return "int";
+    case TypeKind::NatData:  // as the interpreter's, 64-bit (docs/codegen.md)
+      return "int64_t";
     case TypeKind::Vector:
       return vector_type(t);
     case TypeKind::Pair:
@@ -398,6 +399,11 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   for (const ExpressionP& a : e->args) {
     bool vec_arg = a->dt->kind == TypeKind::Vector;
     args.push_back(read(a, vec_arg ? p : Path{}));
+    // natType values are 64-bit (the interpreter's int64_t), but a Nat term is printed
+    // in the unit's index type: an operation on one computes in int64_t, so that
+    // `indexAsNat(i) * 1000000000` does not wrap at 2^31.
+    if (a->kind == Expression::Nat && a->dt->kind == TypeKind::NatData)
+      args.back() = c_cast("int64_t", args.back());
   }
   bool vector = e->dt->kind == TypeKind::Vector && p.empty();
   Type elem_t = e->dt->kind == TypeKind::Vector && !p.empty() ? e->dt->a : e->dt;
@@ -441,6 +447,12 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
           !safe_divisor(e->args[1],
                         arg_t->kind == TypeKind::Vector ? arg_t->a->scalar : arg_t->scalar))
         return c_call(checked_division(*e->prim, arg_t), args);
+      // natType division and modulo by a value that may be 0: the i64 helper (natType
+      // values are int64_t), as the interpreter fails alike.
+      if ((e->prim->is(PrimId::Div) || e->prim->is(PrimId::Mod)) &&
+          arg_t->kind == TypeKind::NatData &&
+          !(e->args[1]->kind == Expression::Nat && arith::provably_pos(e->args[1]->idx)))
+        return c_call(checked_division(*e->prim, rise::scalar(rise::ScalarKind::I64)), args);
       // C's % is for integers: fmod (a math function) for floats.
       if (e->prim->is(PrimId::Mod) && is_float_type(arg_t)) {
         if (vector) return vector_math(*e->prim, e->dt, args);

@@ -261,8 +261,9 @@ class CPrinter {
   // The checked form of an index made from data (a Cast to idx[n], index arithmetic),
   // or none when the options turn checks off or the value is in range by its type.
   std::optional<CExpr> checked_index(const ExpressionP& e, const std::vector<CExpr>& args);
-  // The definition of risec_index(v, n, kind), which the checked forms call: in C, a
-  // call of risec_bounds_fail when v is outside [0, n).
+  // The definitions of risec_index(v, n, kind) and risec_nat(v) (a signed integer cast
+  // to natType, int64_t), which the checked forms call: in C, a call of
+  // risec_bounds_fail when v is outside [0, n) (negative).
   virtual std::string index_check_helper();
   // The host's checks, on entry, of inputs with idx[n] (or natType) elements.
   std::string input_index_checks(const std::vector<dpia::Input>& inputs);

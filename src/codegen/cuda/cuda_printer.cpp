@@ -319,7 +319,13 @@ std::string CudaPrinter::index_check_helper() {
          "    if (atomicCAS((unsigned long long*)&risec_fault[0], 0ull, (unsigned long "
          "long)kind) == 0ull) {\n"
          "      risec_fault[1] = v;\n      risec_fault[2] = n;\n    }\n"
-         "    return 0;\n  }\n  return (int)v;\n}\n";
+         "    return 0;\n  }\n  return (int)v;\n}\n"
+         "__device__ inline int64_t risec_nat(int64_t v, int kind) {\n"
+         "  if (v < 0) {\n"
+         "    if (atomicCAS((unsigned long long*)&risec_fault[0], 0ull, (unsigned long "
+         "long)kind) == 0ull) {\n"
+         "      risec_fault[1] = v;\n      risec_fault[2] = INT64_MAX;\n    }\n"
+         "    return 0;\n  }\n  return v;\n}\n";
 }
 
 CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP& program,

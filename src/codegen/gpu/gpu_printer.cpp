@@ -448,7 +448,8 @@ std::string GpuPrinter::kernel_text(Launch& l, const std::string& name,
   std::string body_text = print(c_block(body), 1);
   // A kernel that checks indices records a failure in the fault buffer (if the target
   // passes one: fault_param).
-  l.fault = !fault_param().empty() && body_text.find("risec_index(") != std::string::npos;
+  l.fault = !fault_param().empty() && (body_text.find("risec_index(") != std::string::npos ||
+                                       body_text.find("risec_nat(") != std::string::npos);
   for (const std::string& h : fault_helpers_)
     l.fault = l.fault || (!fault_param().empty() && body_text.find(h + "(") != std::string::npos);
   if (l.fault) param(fault_param());

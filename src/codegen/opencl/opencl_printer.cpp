@@ -161,7 +161,13 @@ std::string OpenCLPrinter::index_check_helper() {
          "  if ((ulong)v >= (ulong)n) {\n"
          "    if (atomic_cmpxchg((volatile __global int*)f, 0, kind) == 0) { f[1] = v; f[2] = n; "
          "}\n"
-         "    return 0;\n  }\n  return (int)v;\n}\n";
+         "    return 0;\n  }\n  return (int)v;\n}\n"
+         "#define risec_nat(v, kind) risec_nat_cl((v), (kind), risec_fault)\n"
+         "long risec_nat_cl(long v, int kind, __global long* f) {\n"
+         "  if (v < 0) {\n"
+         "    if (atomic_cmpxchg((volatile __global int*)f, 0, kind) == 0) { f[1] = "
+         "v; f[2] = LONG_MAX; }\n"
+         "    return 0;\n  }\n  return v;\n}\n";
 }
 
 CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const CommandP& program,
