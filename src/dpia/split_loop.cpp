@@ -2,6 +2,7 @@
 #include "dpia/split_loop.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -115,11 +116,90 @@ bool mentions_any(const Nat& p, const std::set<std::string>& names) {
   return false;
 }
 
+using InnerRanges = std::map<std::string, std::pair<int64_t, int64_t>>;
+
+// The constant ranges [lo, hi) of the body's own loops (a tile's inner loops).
+InnerRanges inner_loop_ranges(const CommandP& body) {
+  struct Loops : Visitor {
+    InnerRanges ranges;
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::For)
+        if (std::optional<int64_t> n = c.n.as_const(); n && *n > 0) ranges[c.var] = {0, *n};
+      Visitor::visit_command(c);
+    }
+  } loops;
+  loops.visit(body);
+  return loops.ranges;
+}
+
+// The ends of the inner loops' ranges that `d` depends on: one substitution per corner
+// (each inner variable at its first or its last value), when d is linear in each with
+// a constant coefficient, so that d's extremes over the tile are at those corners;
+// none when d has no inner variable, or more than two.
+std::vector<arith::Substitution> tile_corners(const Nat& d, const InnerRanges& inner) {
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> us;
+  for (const auto& [name, v] : arith::free_vars(d)) {
+    auto it = inner.find(name);
+    if (it == inner.end()) continue;
+    const Nat d0 = arith::substitute(d, {{name, Nat(0)}});
+    std::optional<int64_t> c = (arith::substitute(d, {{name, Nat(1)}}) - d0).as_const();
+    if (!c || d != d0 + Nat(*c) * v) return {};
+    us.emplace_back(name, it->second);
+  }
+  std::vector<arith::Substitution> out;
+  if (us.empty() || us.size() > 2) return out;
+  for (size_t mask = 0; mask < (size_t{1} << us.size()); ++mask) {
+    arith::Substitution ends;
+    for (size_t k = 0; k < us.size(); ++k)
+      ends[us[k].first] = Nat((mask >> k) & 1 ? us[k].second.second - 1 : us[k].second.first);
+    out.push_back(std::move(ends));
+  }
+  return out;
+}
+
+// The points of `var` (a loop over tiles) where a clamp that also depends on the
+// tile's inner loop variables stops changing side inside the tile: the clamp's two
+// sides taken at each corner of the inner ranges (tile_corners); each corner's
+// crossing is a point. Between two points the clamp keeps its side for every inner
+// iteration, so a middle part of the tile loop has plain indices and its inner loop
+// vectorises (a tiled stencil with clamped borders: tiles 1 .. T-2 never clamp).
+void collect_tile_breakpoints(const Nat& t, const Nat& var, const InnerRanges& inner,
+                              std::vector<Nat>& out) {
+  const arith::Node& n = t.node();
+  if ((n.kind == arith::Kind::Min || n.kind == arith::Kind::Max) &&
+      arith::occurs(var.var_name(), t))
+    for (const arith::Substitution& ends : tile_corners(n.args[0] - n.args[1], inner))
+      collect_breakpoints(
+          arith::max(arith::substitute(n.args[0], ends), arith::substitute(n.args[1], ends)), var,
+          out);
+  for (const auto& [c, m] : n.terms) collect_tile_breakpoints(m, var, inner, out);
+  for (const Nat& a : n.args) collect_tile_breakpoints(a, var, inner, out);
+}
+
+// The same for a guard of a padded read (padCst, concat): where its comparison stops
+// changing value inside the tile.
+void collect_tile_breakpoints(const arith::Cond& c, const Nat& var, const InnerRanges& inner,
+                              std::vector<Nat>& out) {
+  const arith::CondNode& n = c.node();
+  for (const arith::Cond& a : n.args) collect_tile_breakpoints(a, var, inner, out);
+  if (n.kind != arith::CondKind::Lt && n.kind != arith::CondKind::Le &&
+      n.kind != arith::CondKind::Eq)
+    return;
+  if (!arith::occurs(var.var_name(), n.a - n.b)) return;
+  for (const arith::Substitution& ends : tile_corners(n.a - n.b, inner)) {
+    const Nat a = arith::substitute(n.a, ends), b = arith::substitute(n.b, ends);
+    collect_breakpoints(n.kind == arith::CondKind::Lt   ? arith::lt(a, b)
+                        : n.kind == arith::CondKind::Le ? arith::le(a, b)
+                                                        : arith::eq(a, b),
+                        var, out);
+  }
+}
+
 }  // namespace
 
 std::optional<std::vector<LoopPart>> split_at_clamps(
     const Command& c, const BodyIndices& body_indices,
-    const std::function<std::string(const std::string&)>& part_name) {
+    const std::function<std::string(const std::string&)>& part_name, bool tiles) {
   if (c.exits || has_parallel_loop(c.body[0])) return std::nullopt;
   Nat var = Nat::var(c.var, Nat(0), c.n);
   std::vector<Nat> raw;
@@ -135,23 +215,50 @@ std::optional<std::vector<LoopPart>> split_at_clamps(
   for (const Nat& f : accesses.indices) collect_breakpoints(f, var, raw);
   // Guards of padCst and concat reads.
   for (const arith::Cond& g : accesses.guards) collect_breakpoints(g, var, raw);
-  if (raw.empty()) return std::nullopt;
   // Keep points provably inside (0, n), distinct and totally ordered, that mention only
-  // sizes and variables bound outside the loop.
+  // sizes and variables bound outside the loop; none when there are more than 6.
   const std::set<std::string> inner = bound_inside(c.body[0]);
-  std::vector<Nat> points;
-  for (const Nat& p : raw) {
-    if (mentions_any(p, inner)) continue;
-    if (!arith::provably_lt(Nat(0), p) || !arith::provably_lt(p, c.n)) continue;
-    bool dup = false;
-    for (const Nat& q : points) dup |= (q == p);
-    if (!dup) points.push_back(p);
+  auto usable = [&](const std::vector<Nat>& found) -> std::optional<std::vector<Nat>> {
+    std::vector<Nat> kept;
+    for (const Nat& p : found) {
+      if (mentions_any(p, inner)) continue;
+      if (!arith::provably_lt(Nat(0), p) || !arith::provably_lt(p, c.n)) continue;
+      bool dup = false;
+      for (const Nat& q : kept) dup |= (q == p);
+      if (!dup) kept.push_back(p);
+    }
+    if (kept.empty() || kept.size() > 6) return std::nullopt;
+    for (size_t i = 0; i < kept.size(); ++i)
+      for (size_t j = i + 1; j < kept.size(); ++j)
+        if (!arith::provably_lt(kept[i], kept[j]) && !arith::provably_lt(kept[j], kept[i]))
+          return std::nullopt;
+    return kept;
+  };
+  // A loop over tiles: also where its inner loops' clamps stop changing side (the
+  // plain points alone where the two together are not usable).
+  std::optional<std::vector<Nat>> chosen;
+  if (tiles) {
+    const auto ranges = inner_loop_ranges(c.body[0]);
+    if (!ranges.empty()) {
+      std::vector<Nat> with_tiles = raw;
+      struct CollectTiles : Visitor {
+        const Nat& var;
+        const InnerRanges& ranges;
+        std::vector<Nat>& out;
+        CollectTiles(const Nat& v, const InnerRanges& r, std::vector<Nat>& o)
+            : var(v), ranges(r), out(o) {}
+        void visit_nat(const Nat& n) override { collect_tile_breakpoints(n, var, ranges, out); }
+      } tile_points(var, ranges, with_tiles);
+      tile_points.visit(c.body[0]);
+      for (const Nat& f : accesses.indices) collect_tile_breakpoints(f, var, ranges, with_tiles);
+      for (const arith::Cond& g : accesses.guards)
+        collect_tile_breakpoints(g, var, ranges, with_tiles);
+      if (with_tiles.size() > raw.size()) chosen = usable(with_tiles);
+    }
   }
-  if (points.empty() || points.size() > 6) return std::nullopt;
-  for (size_t i = 0; i < points.size(); ++i)
-    for (size_t j = i + 1; j < points.size(); ++j)
-      if (!arith::provably_lt(points[i], points[j]) && !arith::provably_lt(points[j], points[i]))
-        return std::nullopt;
+  if (!chosen) chosen = usable(raw);
+  if (!chosen) return std::nullopt;
+  std::vector<Nat> points = std::move(*chosen);
   std::sort(points.begin(), points.end(),
             [](const Nat& a, const Nat& b) { return arith::provably_lt(a, b); });
   std::vector<Nat> bounds{Nat(0)};

@@ -46,9 +46,12 @@ using BodyIndices = std::function<BodyAccesses(const CommandP& body)>;
 // `part_name` gives each part's variable its name from the name the part would have
 // (`i1_0` for the first part of the loop over i1): the caller's name supply
 // (dpia/name_supply.h), so that it does not shadow a name in scope.
+// `tiles`: also split a loop over tiles where the clamps of its inner loops stop
+// changing side (the tiles in the middle then clamp nowhere); the OpenMP printer's
+// parallel loops leave it off (their one-iteration parts would run in one thread).
 std::optional<std::vector<LoopPart>> split_at_clamps(
     const Command& loop, const BodyIndices& body_indices,
-    const std::function<std::string(const std::string&)>& part_name = nullptr);
+    const std::function<std::string(const std::string&)>& part_name = nullptr, bool tiles = true);
 
 // The points (values of `var`) where a min/max in `t` changes side, appended to out.
 void collect_breakpoints(const arith::Nat& t, const arith::Nat& var, std::vector<arith::Nat>& out);

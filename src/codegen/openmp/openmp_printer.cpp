@@ -20,7 +20,7 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
   if (!c.reduction)
     if (auto parts = dpia::split_at_clamps(
             c, [&](const CommandP& b) { return accesses(b); },
-            [&](const std::string& part) { return derived_name(part); })) {
+            [&](const std::string& part) { return derived_name(part); }, false)) {
       for (const dpia::LoopPart& p : *parts) {
         if (p.len.is_const(1))
           gen_copy(p.body, out);
