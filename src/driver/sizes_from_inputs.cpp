@@ -52,6 +52,17 @@ Span binder_span(const rise::Program& program, const std::string& entry, const s
   return Span{};
 }
 
+// Why the extent `value` is no value of `d`, linear in `v` (c + k*v, k > 1):
+// " (10 is not a multiple of 4)"; "" for other forms.
+std::string not_a_multiple(const arith::Nat& d, const std::string& v, int64_t value) {
+  auto at = [&](int64_t x) { return arith::substitute(d, {{v, arith::Nat(x)}}).as_const(); };
+  auto d0 = at(0), d1 = at(1), d2 = at(2);
+  if (!d0 || !d1 || !d2 || *d1 - *d0 != *d2 - *d1) return "";
+  const int64_t k = *d1 - *d0, rest = value - *d0;
+  if (k < 2 || rest % k == 0) return "";
+  return " (" + std::to_string(rest) + " is not a multiple of " + std::to_string(k) + ")";
+}
+
 }  // namespace
 
 void sizes_from_inputs(const rise::Program& program, const std::string& entry,
@@ -123,6 +134,9 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
     known.emplace(v, arith::Nat(value));
     source[v] = sizes_word();
   }
+  // An extent that only a fractional size would give ((4*n).f32 with 10 elements):
+  // the first one per size, the error when nothing else determines that size.
+  std::map<std::string, std::string> not_multiple;
   for (bool progress = true; progress;) {
     progress = false;
     for (const Extent& e : extents) {
@@ -131,15 +145,32 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
       if (vars.size() != 1) continue;
       const std::string& v = vars.begin()->first;
       arith::Solution s = arith::solve(d, arith::Nat(e.value), v);
+      if (s.status == arith::Solution::Status::Unsatisfiable) {
+        not_multiple.emplace(v, e.where + ": the extent is " + std::to_string(e.value) +
+                                    ", but the parameter's type needs " + e.dim.to_string() +
+                                    ", and no size " + v + " gives it" +
+                                    not_a_multiple(d, v, e.value));
+        continue;
+      }
       auto value = s.value.as_const();
       if (s.status != arith::Solution::Status::Solved || !value) continue;
       bool exact = true;
+      std::string why;
       for (const arith::Divisibility& dv : s.conditions) {
         auto a = arith::substitute(dv.dividend, {{v, s.value}}).as_const();
         auto b = arith::substitute(dv.divisor, {{v, s.value}}).as_const();
-        exact &= a && b && *b != 0 && *a % *b == 0;
+        const bool ok = a && b && *b != 0 && *a % *b == 0;
+        if (!ok && why.empty() && a && b && *b != 0)
+          why = " (" + std::to_string(*a) + " is not a multiple of " + std::to_string(*b) + ")";
+        exact &= ok;
       }
-      if (!exact) continue;
+      if (!exact) {
+        if (!why.empty())
+          not_multiple.emplace(v, e.where + ": the extent is " + std::to_string(e.value) +
+                                      ", but the parameter's type needs " + e.dim.to_string() +
+                                      ", and no size " + v + " gives it" + why);
+        continue;
+      }
       // An empty array would make the size 0 (or less): sizes are positive.
       if (*value < 1)
         fail(e.where + ": the extent is " + std::to_string(e.value) + ", which makes " + v + " = " +
@@ -166,6 +197,9 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
     fail(e.where + ": the extent is " + std::to_string(e.value) + ", but the parameter's type " +
          "needs " + needs);
   }
+  for (const std::string& v : unknown)
+    if (auto it = not_multiple.find(v); it != not_multiple.end() && !sizes->count(v))
+      fail(it->second);
   for (const std::string& v : unknown)
     if (!hint.empty() && !sizes->count(v))
       user_error("size " + v + " has no value: it is not given with " + sizes_word() + " and " +

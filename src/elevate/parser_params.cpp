@@ -5,6 +5,7 @@
 #include <set>
 
 #include "elevate/parser_internal.h"
+#include "support/cpu.h"
 #include "support/words.h"
 
 namespace risec::elevate {
@@ -112,7 +113,10 @@ ParamValues complete_param_values(const std::vector<StrategyParam>& params,
   for (const StrategyParam& p : params) names.push_back(p.name);
   for (const auto& [name, value] : values) {
     if (name == kLanes) {
-      if (value < 1) throw Error(ErrorKind::Usage, params_word() + " lanes must be positive");
+      if (value < 1 || value > kMaxLanes)
+        throw Error(ErrorKind::Usage, params_word() + " lanes must be from 1 to " +
+                                          std::to_string(kMaxLanes) + " (vector lanes), not " +
+                                          std::to_string(value));
       out[name] = value;
       continue;
     }

@@ -252,6 +252,11 @@ std::optional<Expr> parallelise_output(const Expr& e) {
   const rise::PrimitiveInfo* info = c->head->prim;
   if (!info) return std::nullopt;
   if (info->is(PrimId::Map) && c->args.size() == 2) {
+    // The windows of circularBuffer and rotateValues are filled as a sequential loop
+    // steps through them: their map stays sequential (lowerToC makes it mapSeq).
+    if (auto src = util::as_prim_call(c->args[1]);
+        src && (src->is(PrimId::CircularBuffer) || src->is(PrimId::RotateValues)))
+      return std::nullopt;
     if (map_fn_computes(c->args[0])) return util::rebuild_call(*c, util::prim(PrimId::MapPar));
     return into(1);  // map(transpose)(y): the writes are y's
   }
@@ -792,8 +797,8 @@ void register_lowering(Registry& r) {
           "the map whose iterations write the program's result, and each stage a let stores "
           "-> mapPar, found through lambdas, lets, toMem, views of one array and maps that "
           "only rearrange (not "
-          "inside a reduction's argument); what the default lowering does for --target "
-          "openmp",
+          "inside a reduction's argument, nor a map over circularBuffer's or rotateValues' "
+          "windows); what the default lowering does for --target openmp",
           {},
           fixed(parallel_output())});
   r.rule({"ompSchedule",

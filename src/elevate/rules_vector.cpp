@@ -24,6 +24,7 @@
 #include "rise/infer.h"
 #include "rise/primitives.h"
 #include "rise/printer.h"
+#include "support/cpu.h"
 
 namespace risec::elevate {
 
@@ -37,6 +38,13 @@ namespace {
 
 bool lane_scalar(const Type& t) {
   return t && t->kind == TypeKind::Scalar && t->scalar != rise::ScalarKind::Bool;
+}
+
+// Whether a bool is among the scalars of t (vectors of bool are not supported).
+bool has_bool(const Type& t) {
+  if (!t) return false;
+  if (t->kind == TypeKind::Scalar) return t->scalar == rise::ScalarKind::Bool;
+  return t->kind == TypeKind::Pair && (has_bool(t->a) || has_bool(t->b));
 }
 
 // A scalar or a (nested) pair of scalars.
@@ -555,6 +563,9 @@ Expr with_known_result(const Expr& fv, const Type& result, const Context& ctx) {
 // primitive, when the program is compiled.
 std::optional<std::string> width_refusal(int64_t n) {
   if (n <= 0) return "the vector width must be positive";
+  if (n > kMaxLanes)
+    return "the vector width " + std::to_string(n) + " is over risec's limit of " +
+           std::to_string(kMaxLanes) + " lanes";
   return std::nullopt;
 }
 
@@ -585,9 +596,11 @@ Strategy lane_map_rule(const std::string& name, int64_t n, bool windows,
       return f;
     }
     if (!scalar_tree(res))
-      return fail_at(
-          name, e,
-          "the function's result is " + rise::print(res) + ", not a scalar (or a pair of scalars)");
+      return fail_at(name, e,
+                     "the function's result is " + rise::print(res) +
+                         (has_bool(res) ? ": vectors of bool are not supported (the function "
+                                          "must return numbers, or pairs of numbers)"
+                                        : ", not a scalar (or a pair of scalars)"));
     if (auto why = util::divisibility_refusal(Nat(n), *len, ctx))
       return fail_at(name, e, *why + " (the mapped array)");
     Lifter lifter(n, windows);
@@ -640,13 +653,22 @@ Strategy vectorize_remainder_rule(int64_t n) {
   Strategy vec = vectorize_rule(n);
   // concat(a)(b): the vector part is the argument of the function concat(a)
   Strategy split_then_vectorize = seq(split, function(argument(vec)));
-  return Strategy(name, [n, vec, split_then_vectorize](const Expr& e, const Env& env) -> Result {
-    auto m = util::match_map(e);
-    if (m)
-      if (auto len = util::array_size(m->second->type))
-        if (arith::provably_divides(Nat(n), *len)) return vec(e, env);
-    return split_then_vectorize(e, env);
-  });
+  return Strategy(name,
+                  [n, name, vec, split_then_vectorize](const Expr& e, const Env& env) -> Result {
+                    auto m = util::match_map(e);
+                    bool whole = false;
+                    if (m)
+                      if (auto len = util::array_size(m->second->type))
+                        whole = arith::provably_divides(Nat(n), *len);
+                    Result r = whole ? vec(e, env) : split_then_vectorize(e, env);
+                    // Refused by the vectorize(n) it is built on: named as the rule the user wrote.
+                    if (!r.ok() && r.failure().rule.rfind("vectorize(", 0) == 0) {
+                      Failure f = r.failure();
+                      f.rule = name;
+                      return f;
+                    }
+                    return r;
+                  });
 }
 
 // The depth of a nest of arrays of scalars (a window: 5.5.f32 is 2), or 0 when t is

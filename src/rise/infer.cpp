@@ -23,9 +23,15 @@ namespace infer_impl {
 
 Checked Inferer::run(const Expr& e, const std::vector<std::pair<std::string, Type>>* vars,
                      const Type& expected) {
-  if (vars) env_ = *vars;
+  if (vars) {
+    env_ = *vars;
+    for (const auto& [name, t] : *vars)
+      if (t)
+        for (const auto& [size, v] : free_nat_vars(t)) stable_sizes_.insert(size);
+  }
   Expr typed = infer_top(e);
   if (expected) unify(expected, typed->type, Ctx{e->span, expected, typed->type, "rewritten term"});
+  use_earlier_types();
   solve_postponed(true);
   solve_masks(false);
   default_int_literals();
@@ -315,6 +321,12 @@ std::string Inferer::head_name(const Expr& e) {
   return "";
 }
 
+void Inferer::note_origins(int before, const Expr& head) {
+  if (head->kind != ExprKind::Primitive || !head->span.known()) return;
+  for (int k = before + 1; k <= counter_; ++k)
+    meta_origin_.emplace("?n" + std::to_string(k), std::pair{head->name, head->span});
+}
+
 Expr Inferer::typed(const Expr& e, Type t, Expr fn, Expr arg) {
   auto n = std::make_shared<ExprNode>(*e);
   n->type = std::move(t);
@@ -333,6 +345,7 @@ Expr Inferer::infer_top(const Expr& e) {
       return body;
     }
     std::string b = unique_binder(e->name);
+    if (b == e->name) stable_sizes_.insert(b);
     tl_env_.emplace_back(e->name, Kind::Nat, Nat::size_var(b));
     Expr body = infer_top(e->fn);
     tl_env_.pop_back();
@@ -428,7 +441,9 @@ Expr Inferer::infer(const Expr& e) {
                : e->prim->is(PrimId::MakeArray) ? make_array_type(e->count)
                                                 : e->prim->type;
       if (!t) internal_error("primitive '" + e->name + "' without a type", e->span);
+      const int before = counter_;
       Type inst = instantiate_implicits(t);
+      note_origins(before, e);
       if (e->prim) inst = mask_polymorphic(*e->prim, inst, e->span);
       // A cast's target type is decided only by context, often an annotation that
       // checking removed: when a rewrite re-infers a checked cast, it keeps its
@@ -470,6 +485,7 @@ Expr Inferer::infer(const Expr& e) {
       TypeArg arg;
       switch (e->binder_kind) {
         case Kind::Nat:
+          if (b == e->name) stable_sizes_.insert(b);
           arg = Nat::size_var(b);
           break;
         case Kind::Data:
@@ -491,8 +507,11 @@ Expr Inferer::infer(const Expr& e) {
       n->type = dep_fun(e->binder_kind, b, body->type, false);
       return n;
     }
-    case ExprKind::App:
-      return infer_app(e);
+    case ExprKind::App: {
+      Expr r = infer_app(e);
+      if (e->type) record_earlier_type(e, r);
+      return r;
+    }
     case ExprKind::DepApp: {
       Expr f = infer(e->fn);
       Type tf = zonk(f->type);
@@ -551,7 +570,9 @@ Expr Inferer::dep_apply(const Expr& e, const Expr& f, const Type& tf, const Type
   n->fn = f;
   n->arg = nullptr;
   n->type_arg = arg;
+  const int before = counter_;
   n->type = instantiate_implicits(instantiate(tf, arg));
+  note_origins(before, spine(e).head);
   return n;
 }
 

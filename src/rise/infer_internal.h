@@ -129,6 +129,20 @@ class Inferer {
   std::vector<std::tuple<std::string, Kind, TypeArg>> tl_env_;
   // Value names in scope.
   std::vector<std::pair<std::string, Type>> env_;
+  // Re-inferring a checked term (after a rewrite): each application's type from the
+  // earlier check, a fallback for what the term alone leaves open once written
+  // annotations are gone (cast(cast(x) : natType), (generate(f) : n.f32)).
+  std::vector<std::pair<Type, Type>> earlier_types_;
+  // Size names that mean the same in the earlier check and in this one: the term's
+  // size binders that kept their names, and the sizes in the context's types.
+  std::set<std::string> stable_sizes_;
+  void record_earlier_type(const Expr& before, const Expr& after);
+  // The primitive whose implicit size each size meta instantiates, and where it is:
+  // a divisibility found while solving for that size is that primitive's (asVector's
+  // 8 | m), wherever the equation is met (the argument of the map around it).
+  std::unordered_map<std::string, std::pair<std::string, Span>> meta_origin_;
+  void note_origins(int before, const Expr& head);
+  void use_earlier_types();
 
   // ---------------------------------------------------------------- metas
   std::string fresh(const char* prefix);

@@ -305,6 +305,10 @@ void Inferer::unify_nat(const Nat& a0, const Nat& b0, const Ctx& ctx) {
           if (*c.dividend.as_const() % *c.divisor.as_const() != 0)
             mismatch(ctx,
                      c.dividend.to_string() + " is not a multiple of " + c.divisor.to_string());
+        } else if (auto o = meta_origin_.find(name);
+                   o != meta_origin_.end() && o->second.second.known() &&
+                   ctx.what != "in the argument of " + o->second.first) {
+          conditions_.push_back({c, "in the argument of " + o->second.first, o->second.second});
         } else {
           conditions_.push_back({c, ctx.what, ctx.span});
         }
@@ -699,6 +703,54 @@ void Inferer::check_conditions(Checked& c) {
     sc.primitive = open[i].second->prim;
     sc.span = open[i].second->span;
     c.conditions.push_back(sc);
+  }
+}
+
+}  // namespace risec::rise::infer_impl
+
+namespace risec::rise::infer_impl {
+
+// Whether a type from the earlier check can stand for the same thing now: plain data
+// and functions over it, whose sizes are constants or names stable across both checks.
+static bool earlier_type_usable(const Type& t, const std::set<std::string>& stable) {
+  for (const auto& [name, v] : free_nat_vars(t))
+    if (!stable.count(name)) return false;
+  std::function<bool(const Type&)> plain = [&](const Type& x) -> bool {
+    if (!x) return false;
+    switch (x->kind) {
+      case TypeKind::Var:
+      case TypeKind::DepFun:
+        return false;
+      case TypeKind::Array:
+      case TypeKind::Vector:
+        return plain(x->a);
+      case TypeKind::Pair:
+      case TypeKind::Fun:
+        return plain(x->a) && plain(x->b);
+      default:
+        return true;
+    }
+  };
+  return plain(t);
+}
+
+void Inferer::record_earlier_type(const Expr& before, const Expr& after) {
+  if (after->type) earlier_types_.emplace_back(after->type, before->type);
+}
+
+// What the term alone leaves open takes the type the earlier check found there,
+// where that fits (it does unless the rewrite changed the term's sizes or types,
+// and then nothing is assumed from it).
+void Inferer::use_earlier_types() {
+  if (earlier_types_.empty()) return;
+  solve_postponed(false);
+  for (const auto& [now, before] : earlier_types_) {
+    if (!has_meta(zonk(now)) || !earlier_type_usable(before, stable_sizes_)) continue;
+    try {
+      unify(now, before, Ctx{Span{}, before, now, "the type found before the rewrite"});
+    } catch (const Error&) {
+    } catch (const arith::ArithError&) {
+    }
   }
 }
 

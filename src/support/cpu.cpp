@@ -12,10 +12,10 @@ namespace risec {
 int64_t machine_lanes() {
   if (const char* env = std::getenv("RISEC_LANES"); env && *env) {
     std::string s = env;
-    if (s.size() > 4 || s.find_first_not_of("0123456789") != std::string::npos || s[0] == '0')
-      throw Error(
-          ErrorKind::Usage,
-          "$RISEC_LANES must be a positive number of float lanes (e.g. 8), got '" + s + "'");
+    if (s.size() > 4 || s.find_first_not_of("0123456789") != std::string::npos || s[0] == '0' ||
+        std::stoll(s) > kMaxLanes)
+      throw Error(ErrorKind::Usage, "$RISEC_LANES must be a number of float lanes from 1 to " +
+                                        std::to_string(kMaxLanes) + " (e.g. 8), got '" + s + "'");
     return std::stoll(s);
   }
 #if defined(__x86_64__) || defined(__i386__)

@@ -157,7 +157,9 @@ TEST(StrategyParams, ValueErrorsAreUsageErrors) {
   };
   usage_error(kTemplate, {{"tj", 8}}, "declares no parameter 'tj'; did you mean 'ti'?");
   usage_error(kTemplate, {{"ti", 12}}, "not one of the parameter's values [8, 16, 32]");
-  usage_error(kTemplate, {{"lanes", 0}}, "must be positive");
+  usage_error(kTemplate, {{"lanes", 0}}, "lanes must be from 1 to 256");
+  // one bound with $RISEC_LANES (held-out finding: 10000 lanes had no limit here)
+  usage_error(kTemplate, {{"lanes", 257}}, "lanes must be from 1 to 256 (vector lanes), not 257");
   // A permutation's names: every value once (a name not given keeps its default).
   usage_error(kPermTemplate, {{"o1", 1}, {"o2", 1}},
               "--param o1=1,o2=1: (o1, o2) must be a permutation of [1, 2]");

@@ -100,6 +100,7 @@ void CPrinter::gen_command(const CommandP& c, std::vector<CStmtP>& out) {
       // an array: one buffer per component (Storage::soa).
       bool array = dt->kind == TypeKind::Array || rise::stored_per_component(dt);
       storage_[c->var] = Storage{dt, array, c->distribution};
+      declaring_source_ = c->source;
       std::string ty = c_type(dt);
       std::vector<CStmtP> body;
       if (!array) {

@@ -334,6 +334,9 @@ class CPrinter {
   // ---- state
   const CGenOptions& opts_;
   std::map<std::string, Storage> storage_;
+  // The name a let binds in the source for the New whose buffer declare_buffer
+  // declares ("" for the compiler's own temporaries), for messages.
+  std::string declaring_source_;
   std::map<std::string, std::string> cnames_;
   dpia::NameSupply names_;                      // every name in scope (reserve_names)
   std::map<std::string, std::string> derived_;  // derived_name's answers

@@ -176,10 +176,18 @@ CStmtP GpuPrinter::declare_buffer(const std::string& name, const std::string& el
     if (local_cnames_.insert(name).second) local_arrays_.push_back({elem, name, *n});
     return c_block({});
   }
-  if (placement != dpia::Placement::Stack || !n)
-    user_error("the temporary " + name + " of " + count.to_string() +
-               " elements is too large for private memory inside a kernel: store it in global "
-               "memory (toGlobal) outside the parallel maps");
+  if (placement != dpia::Placement::Stack || !n) {
+    // The user's name for it (`let u = ...`), never the generated C name ("u8" reads
+    // as a type).
+    const std::string what =
+        declaring_source_.empty()
+            ? std::string("an intermediate array the kernel stores")
+            : "the array '" + declaring_source_ + "' (let " + declaring_source_ + " = ...)";
+    user_error(what + " has " + count.to_string() +
+               " elements: too large for private memory inside a kernel; store it in global "
+               "memory (toGlobal) outside the parallel maps, or give the sizes (--size) so "
+               "that it is small enough");
+  }
   return c_decl(kernel_array(space, elem, name, *n));
 }
 
