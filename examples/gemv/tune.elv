@@ -11,10 +11,9 @@
 param r in [4, 2, 8, 16];     // rows per block, sharing each load of x
 param v in [16, 8, 32, 64];   // floats per vector of each row's dot product
 let rowDot = (vectorizeReduction(v) <+ vectorizeReduction(8)) @ innermost(isFullyApplied(isReduce));
-let fission = (mapFission @ innermost(isFullyApplied(isMap))) ; DFNF;
 let blockRows =
   (splitJoin(r) @ outermost(isFullyApplied(isMap))) ; DFNF ;
-  (mapFissionZip @ innermost(isFullyApplied(isMap))) ; DFNF ; repeatN(3, fission) ;
+  (mapFissionZip @ innermost(isFullyApplied(isMap))) ; DFNF ;
   (mapReduceInterchange @ innermost(isFullyApplied(isMap))) ; DFNF ; normalize(mapFusion) ; DFNF;
 let lower = (parallel @ outermost(isApplied(isMap))) ; lowerToC;
 let main = DFNF ; body(rowDot) ;
