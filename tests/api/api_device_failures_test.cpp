@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "in_child.h"
 #include "risec/risec.h"
 
 namespace {
@@ -76,30 +77,6 @@ struct DeviceEnvVar {
   ~DeviceEnvVar() { ::unsetenv(name); }
 };
 
-// Runs `body` in a child process and returns its exit status: 0 passed, 1 a failed
-// expectation, 2 an error, 3 skipped (no OpenCL device). OpenCL runs only there (see
-// api_faults_test.cpp: a process that loaded PoCL cannot run OpenCL in a child it forks).
-int device_test_in_child(const std::function<int()>& body) {
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) return 2;
-  if (pid == 0) {
-    int status = 0;
-    try {
-      status = body();
-      if (status == 0 && ::testing::Test::HasFailure()) status = 1;
-    } catch (const risec::Error& e) {
-      std::fprintf(stderr, "%s\n", risec::format_error(e).c_str());
-      status = 2;
-    }
-    std::fflush(nullptr);
-    ::_exit(status);
-  }
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 2;
-  return WEXITSTATUS(status);
-}
-
 // Whether OpenCL runs here: the kernel loads and gives the right result.
 bool device_opencl_runs() {
   try {
@@ -119,7 +96,7 @@ void expect_device_child_passed(int status) {
 
 TEST(ApiDeviceFailures, AnUnknownOpenCLPlatformIsAnErrorAndTheNextCallSetsUp) {
   ASSERT_EQ(std::getenv("RISEC_OPENCL_PLATFORM"), nullptr);
-  expect_device_child_passed(device_test_in_child([] {
+  expect_device_child_passed(risec::test::run_in_child([] {
     if (!device_opencl_runs()) return 3;
     risec::Kernel k = device_outer_kernel();
     {
@@ -140,7 +117,7 @@ TEST(ApiDeviceFailures, AnUnknownOpenCLPlatformIsAnErrorAndTheNextCallSetsUp) {
 
 TEST(ApiDeviceFailures, KernelsTheOpenCLCompilerRefusesAreAnErrorWithItsLog) {
   ASSERT_EQ(std::getenv("POCL_EXTRA_BUILD_FLAGS"), nullptr);
-  expect_device_child_passed(device_test_in_child([] {
+  expect_device_child_passed(risec::test::run_in_child([] {
     if (!device_opencl_runs()) return 3;
     risec::Kernel k = device_outer_kernel();
     // PoCL compiles the kernels with these flags too: `__kernel` becomes a syntax error.
@@ -156,7 +133,7 @@ TEST(ApiDeviceFailures, KernelsTheOpenCLCompilerRefusesAreAnErrorWithItsLog) {
 }
 
 TEST(ApiDeviceFailures, ABufferTooLargeForTheDeviceIsAnErrorAndTheKernelStaysUsable) {
-  expect_device_child_passed(device_test_in_child([] {
+  expect_device_child_passed(risec::test::run_in_child([] {
     if (!device_opencl_runs()) return 3;
     risec::Kernel k = device_outer_kernel();
     EXPECT_EQ(device_outer_call(k, 100), "") << "a first call";

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "in_child.h"
 #include "risec/risec.h"
 
 namespace {
@@ -222,33 +223,8 @@ TEST(ApiFaults, EachFaultKindIsAnErrorOnEveryCpuTarget) {
     }
 }
 
-// Runs `body` in a child process and returns its exit status: 0 passed, 1 a failed
-// expectation, 2 an error, 3 skipped. OpenCL runs only there: a process that loaded
-// PoCL cannot run OpenCL in a child it forks later (its threads are not in the child),
-// which other tests of this binary do (api_gpu_buffers_test.cpp).
-int fault_in_child(const std::function<int()>& body) {
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) return 2;
-  if (pid == 0) {
-    int status = 0;
-    try {
-      status = body();
-      if (status == 0 && ::testing::Test::HasFailure()) status = 1;
-    } catch (const risec::Error& e) {
-      std::fprintf(stderr, "%s\n", risec::format_error(e).c_str());
-      status = 2;
-    }
-    std::fflush(nullptr);
-    ::_exit(status);
-  }
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 2;
-  return WEXITSTATUS(status);
-}
-
 TEST(ApiFaults, OpenCLKernelsFaultsAreErrors) {
-  const int status = fault_in_child([] {
+  const int status = risec::test::run_in_child([] {
     std::string why;
     if (!fault_opencl_runs(&why)) {
       std::fprintf(stderr, "no OpenCL device: %s\n", why.c_str());
