@@ -3,7 +3,6 @@
 // the words of messages. Everything a binding to another language needs (the Python
 // package, python/src/risec_py.cpp), so that it includes only the public headers.
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -161,15 +160,17 @@ void require_kernel_sizes(const Source::Impl& s, const Sizes& all) {
 }
 
 // Vectors whose width is not a power of two take the next one in C (a vec[f32, 3]
-// takes 16 bytes, runtime/layout.h): an array of parameter type `t` whose elements
+// takes 16 bytes: runtime::c_layout): an array of parameter type `t` whose elements
 // are such vectors, as (lanes, padded lanes); {0, 0} for any other type.
 std::pair<int64_t, int64_t> padded_lanes(const rise::Type& type) {
   rise::Type t = type;
   while (t->kind == rise::TypeKind::Array) t = t->a;
   if (t->kind != rise::TypeKind::Vector) return {0, 0};
-  const auto lanes = static_cast<uint64_t>(rise::const_size(t->size));
-  if (lanes == 0 || std::has_single_bit(lanes)) return {0, 0};
-  return {static_cast<int64_t>(lanes), static_cast<int64_t>(std::bit_ceil(lanes))};
+  const int64_t lanes = rise::const_size(t->size);
+  const auto padded =
+      static_cast<int64_t>(runtime::c_layout(t).size / runtime::c_layout(t->a).size);
+  if (lanes == 0 || padded == lanes) return {0, 0};
+  return {lanes, padded};
 }
 
 // Copies `groups` vectors of `lanes` elements of `es` bytes between a dense layout

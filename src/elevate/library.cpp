@@ -3,6 +3,7 @@
 #include "elevate/library.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -206,54 +207,21 @@ Strategy make_strategy(const std::string& name, const std::vector<Arg>& args) {
 
 namespace {
 
-// "a strategy", "a number", ...: what a parameter of kind `k` takes.
-const char* kind_words(ParamKind k) {
-  switch (k) {
-    case ParamKind::Strategy:
-      return "a strategy";
-    case ParamKind::Nat:
-      return "a number";
-    case ParamKind::IntList:
-      return "a list of numbers";
-    case ParamKind::Addr:
-      return "an address space (global, local, private, constant)";
-    case ParamKind::Name:
-      return "a name";
-  }
-  return "?";
-}
-
-// The same for the argument given (the alternatives of Arg, in order).
-const char* arg_words(const Arg& a) {
-  static const char* const words[] = {"a strategy", "a number", "a list of numbers",
-                                      "an address space", "a name"};
-  return words[a.index()];
-}
-
-// The alternative of Arg that a parameter of kind `k` takes.
-size_t arg_index(ParamKind k) {
-  switch (k) {
-    case ParamKind::Strategy:
-      return 0;
-    case ParamKind::Nat:
-      return 1;
-    case ParamKind::IntList:
-      return 2;
-    case ParamKind::Addr:
-      return 3;
-    case ParamKind::Name:
-      return 4;
-  }
-  return 0;
-}
+// What each alternative of Arg is, in words; ParamKind lists the kinds in Arg's order.
+constexpr const char* kArgWords[] = {"a strategy", "a number", "a list of numbers",
+                                     "an address space", "a name"};
+static_assert(std::variant_size_v<Arg> == std::size(kArgWords) &&
+              static_cast<size_t>(ParamKind::Name) + 1 == std::size(kArgWords));
 
 }  // namespace
 
 void check_argument_kinds(const LibraryEntry& e, const std::vector<Arg>& args) {
   for (size_t i = 0; i < args.size() && i < e.params.size(); ++i)
-    if (args[i].index() != arg_index(e.params[i]))
+    if (const auto want = static_cast<size_t>(e.params[i]); args[i].index() != want)
       user_error("argument " + std::to_string(i + 1) + " of '" + e.name + "' must be " +
-                 kind_words(e.params[i]) + ", not " + arg_words(args[i]));
+                 kArgWords[want] +
+                 (e.params[i] == ParamKind::Addr ? " (global, local, private, constant)" : "") +
+                 ", not " + kArgWords[args[i].index()]);
 }
 
 std::string LibraryEntry::arity() const {
