@@ -706,32 +706,30 @@ void Inferer::check_conditions(Checked& c) {
   }
 }
 
-}  // namespace risec::rise::infer_impl
+// Plain data and functions over it: no type variable, no dependent function.
+static bool plain_type(const Type& x) {
+  if (!x) return false;
+  switch (x->kind) {
+    case TypeKind::Var:
+    case TypeKind::DepFun:
+      return false;
+    case TypeKind::Array:
+    case TypeKind::Vector:
+      return plain_type(x->a);
+    case TypeKind::Pair:
+    case TypeKind::Fun:
+      return plain_type(x->a) && plain_type(x->b);
+    default:
+      return true;
+  }
+}
 
-namespace risec::rise::infer_impl {
-
-// Whether a type from the earlier check can stand for the same thing now: plain data
-// and functions over it, whose sizes are constants or names stable across both checks.
+// Whether a type from the earlier check can stand for the same thing now: plain, with
+// sizes that are constants or names stable across both checks.
 static bool earlier_type_usable(const Type& t, const std::set<std::string>& stable) {
   for (const auto& [name, v] : free_nat_vars(t))
     if (!stable.count(name)) return false;
-  std::function<bool(const Type&)> plain = [&](const Type& x) -> bool {
-    if (!x) return false;
-    switch (x->kind) {
-      case TypeKind::Var:
-      case TypeKind::DepFun:
-        return false;
-      case TypeKind::Array:
-      case TypeKind::Vector:
-        return plain(x->a);
-      case TypeKind::Pair:
-      case TypeKind::Fun:
-        return plain(x->a) && plain(x->b);
-      default:
-        return true;
-    }
-  };
-  return plain(t);
+  return plain_type(t);
 }
 
 void Inferer::record_earlier_type(const Expr& before, const Expr& after) {
