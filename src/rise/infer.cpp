@@ -322,9 +322,18 @@ std::string Inferer::head_name(const Expr& e) {
 }
 
 void Inferer::note_origins(int before, const Expr& head) {
-  if (head->kind != ExprKind::Primitive || !head->span.known()) return;
-  for (int k = before + 1; k <= counter_; ++k)
-    meta_origin_.emplace("?n" + std::to_string(k), std::pair{head->name, head->span});
+  if (head->kind != ExprKind::Primitive || !head->span.known() || before == counter_) return;
+  meta_origins_.push_back({before + 1, counter_, head});
+}
+
+const ExprNode* Inferer::meta_origin(const std::string& meta) const {
+  // a meta's name is a prefix and its number (fresh)
+  const size_t digits = meta.find_first_of("0123456789");
+  if (digits == std::string::npos) return nullptr;
+  const int k = std::stoi(meta.substr(digits));
+  auto it = std::lower_bound(meta_origins_.begin(), meta_origins_.end(), k,
+                             [](const MetaOrigin& o, int n) { return o.last < n; });
+  return it != meta_origins_.end() && it->first <= k ? it->head.get() : nullptr;
 }
 
 Expr Inferer::typed(const Expr& e, Type t, Expr fn, Expr arg) {

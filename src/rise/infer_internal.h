@@ -137,11 +137,18 @@ class Inferer {
   // size binders that kept their names, and the sizes in the context's types.
   std::set<std::string> stable_sizes_;
   void record_earlier_type(const Expr& before, const Expr& after);
-  // The primitive whose implicit size each size meta instantiates, and where it is:
-  // a divisibility found while solving for that size is that primitive's (asVector's
-  // 8 | m), wherever the equation is met (the argument of the map around it).
-  std::unordered_map<std::string, std::pair<std::string, Span>> meta_origin_;
+  // The primitive whose implicit sizes the metas numbered first..last instantiate (in
+  // increasing, disjoint ranges, as they are made): a divisibility found while solving
+  // for such a size is that primitive's (asVector's 8 | m), wherever the equation is
+  // met (the argument of the map around it). Kept as ranges, looked up only when a
+  // divisibility is found: inference runs on every rewrite.
+  struct MetaOrigin {
+    int first, last;
+    Expr head;
+  };
+  std::vector<MetaOrigin> meta_origins_;
   void note_origins(int before, const Expr& head);
+  const ExprNode* meta_origin(const std::string& meta) const;
   void use_earlier_types();
 
   // ---------------------------------------------------------------- metas

@@ -305,10 +305,9 @@ void Inferer::unify_nat(const Nat& a0, const Nat& b0, const Ctx& ctx) {
           if (*c.dividend.as_const() % *c.divisor.as_const() != 0)
             mismatch(ctx,
                      c.dividend.to_string() + " is not a multiple of " + c.divisor.to_string());
-        } else if (auto o = meta_origin_.find(name);
-                   o != meta_origin_.end() && o->second.second.known() &&
-                   ctx.what != "in the argument of " + o->second.first) {
-          conditions_.push_back({c, "in the argument of " + o->second.first, o->second.second});
+        } else if (const ExprNode* o = meta_origin(name);
+                   o && ctx.what != "in the argument of " + o->name) {
+          conditions_.push_back({c, "in the argument of " + o->name, o->span});
         } else {
           conditions_.push_back({c, ctx.what, ctx.span});
         }
