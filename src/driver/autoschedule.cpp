@@ -527,8 +527,8 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
                       << (m.time_ms ? format_time(*m.time_ms) : "failed: " + m.error)
                       << (m.killed ? " (killed at this time limit, far slower than the best; its "
                                      "result not checked)"
-                          : m.stopped ? " (one call: slower than 3x the best plus a first call's "
-                                        "overhead, not repeated)"
+                          : m.stopped ? " (slower than 3x the best plus a first call's overhead: "
+                                        "not timed in full)"
                                       : "")
                       << (best ? " (best " + format_time(best_ms) + ")" : std::string()) << "\n";
       r.measured.push_back(std::move(m));

@@ -2,6 +2,7 @@
 #include "driver/measure.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "driver/run.h"
@@ -24,14 +25,12 @@ class RealMeasurer : public Measurer {
 
   double measure_unless_slower(const Compiled& c, const TunePoint&, double stop_above_ms) override {
     const double first = fastest(c, 1, kill_limit_ms(stop_above_ms));
-    if (stop_after_first_call(first, stop_above_ms) || repeat_ == 1) return first;
-    return std::min(first, fastest(c, repeat_ - 1));
+    return time_after_first_call(first, stop_above_ms, repeat_, timer(c));
   }
 
   double measure_after_first_call(const Compiled& c, const TunePoint&, double first_ms,
                                   double stop_above_ms) override {
-    if (stop_after_first_call(first_ms, stop_above_ms) || repeat_ == 1) return first_ms;
-    return std::min(first_ms, fastest(c, repeat_ - 1));
+    return time_after_first_call(first_ms, stop_above_ms, repeat_, timer(c));
   }
 
   double first_call_overhead_ms() const override { return overhead_ms_; }
@@ -41,6 +40,10 @@ class RealMeasurer : public Measurer {
   }
 
  private:
+  std::function<double(int, double)> timer(const Compiled& c) {
+    return [this, &c](int calls, double limit_ms) { return fastest(c, calls, limit_ms); };
+  }
+
   // The fastest of `calls` runs: other load on the machine only ever adds time, so
   // the minimum varies less between trials than the median does.
   // `limit_ms` > 0: a process still running after that long is killed, and the
@@ -75,6 +78,21 @@ double kill_limit_ms(double stop_above_ms) {
 
 bool stop_after_first_call(double first_ms, double stop_above_ms) {
   return first_ms > stop_above_ms && first_ms >= kAlwaysRepeatBelowMs;
+}
+
+double time_after_first_call(double first_ms, double stop_above_ms, int repeat,
+                             const std::function<double(int, double)>& time_calls) {
+  if (repeat <= 1) return first_ms;
+  int left = repeat - 1;
+  double best = first_ms;
+  if (stop_after_first_call(first_ms, stop_above_ms)) {
+    if (first_ms > kWarmRecheckFactor * stop_above_ms) return first_ms;
+    best = std::min(best, time_calls(2, kill_limit_ms(stop_above_ms)));
+    if (stop_after_first_call(best, stop_above_ms)) return best;
+    left -= 2;
+  }
+  if (left > 0) best = std::min(best, time_calls(left, 0));
+  return best;
 }
 
 double stop_threshold_ms(const Measurer& m, double best_ms) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "driver/compile.h"
@@ -102,6 +103,26 @@ inline constexpr double kAlwaysRepeatBelowMs = 25.0;
 // Whether a candidate whose first call took `first_ms` is stopped there
 // (measure_unless_slower): slower than `stop_above_ms`, and not cheap to repeat.
 bool stop_after_first_call(double first_ms, double stop_above_ms);
+
+// A first call above the stop threshold but at most this many times it is called
+// again, warm, before the candidate is stopped: a first call runs in a fresh process
+// (its OpenMP threads started, its output's and intermediates' pages faulted in), and
+// on a quiet Zen 4 sharpen's vectorised candidates took 30 to 56 ms on their first
+// call against 1.6 ms for the best, while such candidates run in 3 to 5 ms warm: one
+// cold call is no measure of a millisecond kernel. Far slower ones (a 2048^3 mm in
+// plain loops, 20 s a call) still cost one call.
+inline constexpr double kWarmRecheckFactor = 10.0;
+
+// The time of a candidate whose first call took `first_ms` (already made, in a process
+// of its own), given `time_calls(k, limit_ms)`, which times k calls in a new process and
+// returns the fastest (the limit when the process ran past `limit_ms`, 0 for none):
+// stopped at the first call when stop_after_first_call says so and that call is more
+// than kWarmRecheckFactor times `stop_above_ms`; otherwise such a candidate is called
+// twice more (cold, then warm, under kill_limit_ms) and stopped only when the faster of
+// those is still above the threshold; one that is not stopped is timed `repeat` calls
+// in all. The least time seen is the result.
+double time_after_first_call(double first_ms, double stop_above_ms, int repeat,
+                             const std::function<double(int calls, double limit_ms)>& time_calls);
 
 // Builds with $CC (runtime/jit.h) and times `repeat` calls on seeded inputs,
 // returning the fastest.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -222,6 +223,40 @@ TEST(RowPanels, CheapFirstCallsNeverStopTheTiming) {
   EXPECT_FALSE(stop_after_first_call(kAlwaysRepeatBelowMs / 2, 1.0));
   EXPECT_TRUE(stop_after_first_call(kAlwaysRepeatBelowMs * 2, kAlwaysRepeatBelowMs));
   EXPECT_FALSE(stop_after_first_call(kAlwaysRepeatBelowMs * 2, kAlwaysRepeatBelowMs * 3));
+}
+
+// A cold first call within kWarmRecheckFactor of the stop threshold is checked by a
+// warm call before the candidate is stopped; a far slower one costs that one call.
+TEST(RowPanels, ColdFirstCallsAreCheckedWarmBeforeStopping) {
+  struct Calls {
+    std::vector<int> made;  // calls per new process
+    double cold, warm;
+    double operator()(int k, double) {
+      made.push_back(k);
+      return k == 1 ? cold : warm;
+    }
+  };
+  const double stop = 10;
+  // Sharpen's vectorised candidates: 40 ms cold, 4 ms warm: timed in full (5 calls).
+  Calls sharp{{}, 40, 4};
+  EXPECT_EQ(time_after_first_call(40, stop, 5, std::ref(sharp)), 4);
+  EXPECT_EQ(sharp.made, (std::vector<int>{2, 2}));
+  // Slow when warm too: stopped after the warm check.
+  Calls slow{{}, 60, 55};
+  EXPECT_EQ(time_after_first_call(60, stop, 5, std::ref(slow)), 55);
+  EXPECT_EQ(slow.made, (std::vector<int>{2}));
+  // Far slower than the threshold: that one call.
+  Calls hopeless{{}, 20000, 20000};
+  EXPECT_EQ(time_after_first_call(20000, stop, 5, std::ref(hopeless)), 20000);
+  EXPECT_TRUE(hopeless.made.empty());
+  // Below the threshold: the rest of the calls, the first one counted.
+  Calls fast{{}, 3, 2};
+  EXPECT_EQ(time_after_first_call(3, stop, 5, std::ref(fast)), 2);
+  EXPECT_EQ(fast.made, (std::vector<int>{4}));
+  // One call asked for: nothing more.
+  Calls once{{}, 40, 4};
+  EXPECT_EQ(time_after_first_call(40, stop, 1, std::ref(once)), 40);
+  EXPECT_TRUE(once.made.empty());
 }
 
 // The cost model's fork and join: dearer under OMP_WAIT_POLICY=passive than without
