@@ -5,14 +5,15 @@
 # layer norm and softmax (bench/autoschedule/programs/; PROGRAMS picks some). For each program tune writes
 # $OUT/NAME.elv (--target openmp, OMP_NUM_THREADS=2; skipped when the file exists and
 # REUSE=1); then the default lowering and the tuned strategy are timed interleaved,
-# ROUNDS rounds of `risec run --warmup 1 --repeat 5` (one warm-up call, as bench_peers.py
+# ROUNDS rounds of `risec run --warmup 1 --repeat REPEAT` (one warm-up call, as bench_peers.py
 # and the peers), and the minimum of each is printed with the load average; then the peers: bench_peers.py for the programs of programs/ (Halide's
 # expert schedule and three autoschedulers, PyTorch, oneDNN; the tuned files as rows
 # of their own),
-# bench_autoschedule_halide for sharpen and morph5 (Mullapudi2016). Run from the
+# bench_autoschedule_halide for sharpen and morph5 (Mullapudi2016; ROUNDS x REPEAT calls
+# after its warm-up, as many as risec's timed calls of each schedule). Run from the
 # repository root after building risec and the bench targets (-DRISEC_BUILD_BENCH=ON).
 # Never fails on time. Environment: RISEC (default build/risec), BENCH_DIR (default
-# build/bench), OUT, BUDGET (60), ROUNDS (10), REUSE, OMP_WAIT_POLICY (passed through:
+# build/bench), OUT, BUDGET (60), ROUNDS (10), REPEAT (5), REUSE, OMP_WAIT_POLICY (passed through:
 # on a loaded machine `passive` keeps an OpenMP barrier from spinning against the
 # other load).
 set -euo pipefail
@@ -22,6 +23,7 @@ BENCH=${BENCH_DIR:-build/bench}
 OUT=${OUT:-build/tune60}
 BUDGET=${BUDGET:-60}
 ROUNDS=${ROUNDS:-10}
+REPEAT=${REPEAT:-5}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 mkdir -p "$OUT"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), OMP_NUM_THREADS=$OMP_NUM_THREADS," \
@@ -44,18 +46,18 @@ min_of() { sed -n 's/^time: min \([0-9.]*\) ms.*/\1/p'; }
 for p in $PROGRAMS; do
   best_d="" best_t=""
   for _ in $(seq "$ROUNDS"); do
-    d=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --warmup 1 --repeat 5 |
+    d=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --warmup 1 --repeat "$REPEAT" |
       min_of)
-    t=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --warmup 1 --repeat 5 \
+    t=$($R run "$(file_of $p)" --target openmp --size "$(size_of $p)" --warmup 1 --repeat "$REPEAT" \
       --strategy "$OUT/$p.elv" | min_of)
     best_d=$(printf '%s\n%s\n' "$best_d" "$d" | sed '/^$/d' | sort -g | head -1)
     best_t=$(printf '%s\n%s\n' "$best_t" "$t" | sed '/^$/d' | sort -g | head -1)
   done
   echo "$p: default lowering min $best_d ms, tune --budget $BUDGET min $best_t ms" \
-    "($ROUNDS x 5 runs each, interleaved; load $(cut -d' ' -f1-3 /proc/loadavg))"
+    "($ROUNDS x $REPEAT runs each, interleaved; load $(cut -d' ' -f1-3 /proc/loadavg))"
 done
 if [ -x "$BENCH/bench_autoschedule_halide" ]; then
-  HL_NUM_THREADS=$OMP_NUM_THREADS "$BENCH/bench_autoschedule_halide" 2048 20
+  HL_NUM_THREADS=$OMP_NUM_THREADS "$BENCH/bench_autoschedule_halide" 2048 $((ROUNDS * REPEAT))
   echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
 else
   echo "$BENCH/bench_autoschedule_halide not built: no Halide numbers for sharpen and morph5"
