@@ -561,7 +561,6 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
     if (mag.size() != a.size() || cnt.size() != a.size())
       internal_error("compare_values: the rounding bound has different leaves");
   }
-  std::string first_finite;  // with a bound: the first mismatch, located here
   for (size_t l = 0; l < a.size(); ++l) {
     const runtime::NdArray& x = a[l];
     const runtime::NdArray& y = b[l];
@@ -596,12 +595,10 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
           r.max_allowance_used = std::max(r.max_allowance_used, allowance);
           return true;
         }
-        if (first_finite.empty()) first_finite = where(p, q, i);
         return false;
       }
       if (std::isnan(p) ? std::isnan(q) : p == q) return true;  // the same NaN or infinity
       if (r.nonfinite_mismatches++ == 0) r.first_nonfinite = where(p, q, i);
-      if (first_finite.empty()) first_finite = r.first_nonfinite;
       return false;
     };
     if (x.dtype == runtime::DType::F32) {
@@ -628,9 +625,7 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
   r.ok = r.mismatches == 0;
   if (!r.ok) {
     std::string where;
-    if (bound && !first_finite.empty())
-      where = first_finite;
-    else if (rise::values_close(got, expected, rtol, atol, &where))
+    if (rise::values_close(got, expected, rtol, atol, &where, bound))
       where = "(no single element located)";
     r.first_mismatch = where;
   }
