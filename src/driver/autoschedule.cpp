@@ -375,6 +375,10 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   const bool foreign = uses_foreign(high.expr);
   std::optional<std::vector<rise::Value>> inputs_v;
   std::optional<rise::Value> expected;
+  // The rounding allowance of the reference (run --check's): a candidate that
+  // reassociates a long sum differs from the interpreter's sequential one by more than
+  // the relative tolerance, and is still right.
+  std::optional<rise::RoundingBound> expected_bound;
   std::string no_reference;  // why there is no reference, once that is known
   const rise::Type result_type = entry_result_type(high);
   std::optional<size_t> best;
@@ -457,6 +461,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
             if (!foreign && !expected && no_reference.empty()) {
               try {
                 expected = interpret(j.compiled->high, *inputs_v);
+                expected_bound = rounding_bound(j.compiled->high, *inputs_v);
               } catch (const Error& e) {
                 if (e.kind() != ErrorKind::User) throw;
                 no_reference = "the interpreter cannot run the program: " + leading_line(e.what());
@@ -480,7 +485,9 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
                                                     : no_reference) +
                               ")");
             } else {
-              Comparison cmp = compare_values(ex.output, *expected, result_type);
+              Comparison cmp =
+                  compare_values(ex.output, *expected, result_type, kDefaultRtol, kDefaultAtol,
+                                 expected_bound ? &*expected_bound : nullptr);
               if (!cmp.ok)
                 throw Error(ErrorKind::Mismatch,
                             std::string("the result differs from the ") +

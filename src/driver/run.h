@@ -11,13 +11,17 @@
 #include "driver/commands.h"
 #include "driver/compile.h"
 #include "rise/check.h"
+#include "rise/rounding_bound.h"
 #include "rise/value.h"
 #include "runtime/jit.h"
 
 namespace risec::driver {
 
 // --check tolerances when --rtol/--atol are not given: float results must satisfy
-// |got - expected| <= atol + rtol * max(|got|, |expected|) element by element.
+// |got - expected| <= atol + rtol * max(|got|, |expected|) + allowance element by
+// element, the allowance the rounding bound of any evaluation order of the same
+// expression (rise/rounding_bound.h) where compare_values is given one, and 0 when
+// rtol and atol are both 0 (bit-identical results).
 inline constexpr double kDefaultRtol = 1e-4;
 inline constexpr double kDefaultAtol = 1e-5;
 
@@ -141,11 +145,22 @@ struct Comparison {
   // less than 2^64).
   int64_t integer_elements = 0;
   uint64_t max_integer_difference = 0;
+  // Float leaves outside atol + rtol * max(|got|, |expected|) but within the rounding
+  // allowance (a reassociated sum, a contracted multiply-add), and the largest
+  // allowance among them.
+  int64_t within_rounding_bound = 0;
+  double max_allowance_used = 0;
 };
-// Compare a result with the interpreter's (rise::values_close semantics).
+// Compare a result with the interpreter's (rise::values_close semantics), with the
+// rounding allowance of `bound` (of `expected`'s program and inputs) when given.
 Comparison compare_values(const rise::Value& got, const rise::Value& expected,
                           const rise::Type& type, double rtol = kDefaultRtol,
-                          double atol = kDefaultAtol);
+                          double atol = kDefaultAtol, const rise::RoundingBound* bound = nullptr);
+
+// The rounding bound of the checked program on `inputs` (rise::rounding_bound):
+// nullopt when the program has none.
+std::optional<rise::RoundingBound> rounding_bound(const rise::Checked& checked,
+                                                  const std::vector<rise::Value>& inputs);
 
 // What `run --check` says after "check failed: ..." and "check: passed (N elements":
 // the maximum absolute error over the finite mismatches, and the NaN/inf mismatches

@@ -27,6 +27,8 @@ namespace risec::rise {
 
 struct CNode;  // an instruction (interp.cpp)
 
+struct RoundingBound;
+
 class Interpreter {
  public:
   Interpreter() = default;
@@ -124,8 +126,10 @@ Value run_on_random_inputs(const Expr& entry, uint64_t seed);
 // Compare two data values as --check does: integers, bools, indices exactly; floats
 // with |a - b| <= atol + rtol * max(|a|, |b|) (NaNs equal to NaNs, infinities to
 // infinities of the same sign). On a mismatch, `where` (if given) receives e.g.
-// "element [3][7]: 1.5 vs 1.25" (pairs: "._1", vector lanes: "<2>").
+// "element [3][7]: 1.5 vs 1.25" (pairs: "._1", vector lanes: "<2>"). With `bound` (of
+// b's program and inputs), floats may differ by its rounding allowance too, unless
+// rtol and atol are both 0 (rise/rounding_bound.h).
 bool values_close(const Value& a, const Value& b, double rtol, double atol,
-                  std::string* where = nullptr);
+                  std::string* where = nullptr, const RoundingBound* bound = nullptr);
 
 }  // namespace risec::rise

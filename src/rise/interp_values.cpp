@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "rise/interp.h"
+#include "rise/rounding_bound.h"
 #include "support/diagnostics.h"
 #include "support/random.h"
 
@@ -131,8 +132,11 @@ std::string format_number(const Value& v) {
   return v.to_string();
 }
 
-bool close_rec(const Value& a, const Value& b, double rtol, double atol, std::string& path,
-               std::string* where) {
+// m, k: the rounding bound's magnitude and count at the same place (None: no bound).
+bool close_rec(const Value& a, const Value& b, const Value& m, const Value& k, double rtol,
+               double atol, std::string& path, std::string* where) {
+  const bool bounded = !m.is_none() && !k.is_none();
+  auto part = [&](const Value& v, auto get) { return bounded ? get(v) : Value(); };
   auto mismatch = [&](const std::string& what) {
     if (where) *where = (path.empty() ? std::string("value") : "element " + path) + ": " + what;
     return false;
@@ -153,7 +157,11 @@ bool close_rec(const Value& a, const Value& b, double rtol, double atol, std::st
         else if (std::isinf(x) || std::isinf(y))
           ok = x == y;
         else
-          ok = std::fabs(x - y) <= atol + rtol * std::max(std::fabs(x), std::fabs(y));
+          ok = std::fabs(x - y) <= atol + rtol * std::max(std::fabs(x), std::fabs(y)) +
+                                       (bounded
+                                            ? rounding_allowance(a.scalar_kind() == ScalarKind::F64,
+                                                                 m.to_double(), k.to_double())
+                                            : 0.0);
         return ok ? true : mismatch(format_number(a) + " vs " + format_number(b));
       }
       return a.raw_int() == b.raw_int() ? true : mismatch(a.to_string() + " vs " + b.to_string());
@@ -168,7 +176,9 @@ bool close_rec(const Value& a, const Value& b, double rtol, double atol, std::st
       for (int64_t i = 0; i < a.lane_count(); ++i) {
         size_t len = path.size();
         path += "<" + std::to_string(i) + ">";
-        if (!close_rec(a.lane(i), b.lane(i), rtol, atol, path, where)) return false;
+        auto lane = [i](const Value& v) { return v.lane(i); };
+        if (!close_rec(a.lane(i), b.lane(i), part(m, lane), part(k, lane), rtol, atol, path, where))
+          return false;
         path.resize(len);
       }
       return true;
@@ -176,10 +186,15 @@ bool close_rec(const Value& a, const Value& b, double rtol, double atol, std::st
     case ValueKind::Pair: {
       size_t len = path.size();
       path += "._1";
-      if (!close_rec(a.first(), b.first(), rtol, atol, path, where)) return false;
+      auto first = [](const Value& v) { return v.first(); };
+      auto second = [](const Value& v) { return v.second(); };
+      if (!close_rec(a.first(), b.first(), part(m, first), part(k, first), rtol, atol, path, where))
+        return false;
       path.resize(len);
       path += "._2";
-      if (!close_rec(a.second(), b.second(), rtol, atol, path, where)) return false;
+      if (!close_rec(a.second(), b.second(), part(m, second), part(k, second), rtol, atol, path,
+                     where))
+        return false;
       path.resize(len);
       return true;
     }
@@ -189,7 +204,9 @@ bool close_rec(const Value& a, const Value& b, double rtol, double atol, std::st
       for (int64_t i = 0; i < a.size(); ++i) {
         size_t len = path.size();
         path += "[" + std::to_string(i) + "]";
-        if (!close_rec(a.at(i), b.at(i), rtol, atol, path, where)) return false;
+        auto at = [i](const Value& v) { return v.at(i); };
+        if (!close_rec(a.at(i), b.at(i), part(m, at), part(k, at), rtol, atol, path, where))
+          return false;
         path.resize(len);
       }
       return true;
@@ -317,9 +334,12 @@ Value random_input(const Type& t, uint64_t seed) {
   return from_ndarray(a, t);
 }
 
-bool values_close(const Value& a, const Value& b, double rtol, double atol, std::string* where) {
+bool values_close(const Value& a, const Value& b, double rtol, double atol, std::string* where,
+                  const RoundingBound* bound) {
   std::string path;
-  return close_rec(a, b, rtol, atol, path, where);
+  if (rtol == 0 && atol == 0) bound = nullptr;  // bit-identical results demanded
+  return close_rec(a, b, bound ? bound->magnitude : Value(), bound ? bound->count : Value(), rtol,
+                   atol, path, where);
 }
 
 }  // namespace risec::rise

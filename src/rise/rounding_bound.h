@@ -1,0 +1,51 @@
+// How far a correct compiled float result may be from the interpreter's: a bound on
+// the rounding error of any evaluation order of the same expression (`run --check`,
+// the autoscheduler's candidate checks; docs/cli.md, "--check").
+//
+// For an expression of +, -, * over inputs and constants, evaluated in any order
+// (sums reassociated, products fused into multiply-adds), the computed value differs
+// from the exact one by at most gamma(k) * M, where M is the same expression over the
+// absolute values (|a| + |b| for a - b: the magnitude) and k counts the roundings on
+// a path (gamma(k) = k u / (1 - k u), u the unit roundoff). Both the interpreter's
+// and the compiled result obey it, so they differ by at most 2 gamma(k) M.
+//
+// The interpreter itself is not changed: two more runs of it compute M and an
+// order-independent count K >= k per float leaf of the result, on copies of the
+// program whose float primitives are replaced (shadow runs):
+//   magnitude  inputs and constants by their absolute values; sub -> add,
+//              neg -> abs; log, sin, cos, tan, tanh, erf and int-to-float casts
+//              followed by abs; add, mul, div, sqrt, exp, ... as they are.
+//   count      inputs and constants by 1, int-to-float casts by 1; every binary
+//              float operator (add, sub, mul, div, mod, fmin, fmax) -> add, every
+//              unary one (neg and the math functions) -> abs: K is the number of
+//              leaves of the expression tree, more than the operations on any path of
+//              any tree with those leaves (a reassociated sum of n terms has n - 1).
+// Comparisons and selects run on the shadow values (a max by select picks the larger
+// magnitude). Programs whose control or indices can follow float values have no
+// bound: iterateWhile, float-to-integer or -bool casts, pow (its exponent would be a
+// magnitude) and foreign functions; nor has a run whose shadow run fails.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "rise/expr.h"
+#include "rise/value.h"
+
+namespace risec::rise {
+
+struct RoundingBound {
+  Value magnitude;  // M, of the entry's result type (non-float leaves unchanged)
+  Value count;      // K, likewise
+};
+
+// The shadow runs of the closed typed entry `entry` on `inputs` (the values the
+// interpreter ran it on); nullopt when the program has no bound (above).
+std::optional<RoundingBound> rounding_bound(const Expr& entry, const std::vector<Value>& inputs);
+
+// The allowance of one float leaf: 2 gamma(K) M = eps K M / (1 - K u), with eps
+// = 2u the type's machine epsilon (2^-23 for f32, 2^-52 for f64); infinite when K u
+// >= 1; 0 when M or K is not a finite non-negative number.
+double rounding_allowance(bool is_f64, double magnitude, double count);
+
+}  // namespace risec::rise
