@@ -2,6 +2,7 @@
 // (rise/rounding_bound.h).
 #include "rise/rounding_bound.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -259,8 +260,9 @@ double rounding_allowance(bool is_f64, double magnitude, double count) {
   if (!(magnitude >= 0) || !(count >= 0) || !std::isfinite(magnitude) || !std::isfinite(count))
     return 0;
   const double u = is_f64 ? 0x1p-53 : 0x1p-24;
-  if (count * u >= 1) return std::numeric_limits<double>::infinity();
-  return 2 * u * count * magnitude / (1 - count * u);
+  const double cap = kMaxRoundingAllowance * magnitude;
+  if (count * u >= 1) return cap;
+  return std::min(cap, 2 * u * count * magnitude / (1 - count * u));
 }
 
 }  // namespace risec::rise

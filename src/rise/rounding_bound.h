@@ -43,9 +43,17 @@ struct RoundingBound {
 // interpreter ran it on); nullopt when the program has no bound (above).
 std::optional<RoundingBound> rounding_bound(const Expr& entry, const std::vector<Value>& inputs);
 
+// The largest allowance, as a share of M: the sound bound 2 gamma(K) M passes 1% of M
+// past about 84,000 leaves in f32 and is infinite past 2^24, where it would accept
+// almost any value (a 4194304-term dot product: 2.09e6 for a sum of 1.05e6); a correct
+// reassociated sum of that dot product differs by 0.19% of M. Past the cap a
+// difference fails the check: a dropped block of terms, a wrong stride of a long sum
+// are caught at any length.
+inline constexpr double kMaxRoundingAllowance = 0.01;
+
 // The allowance of one float leaf: 2 gamma(K) M = eps K M / (1 - K u), with eps
-// = 2u the type's machine epsilon (2^-23 for f32, 2^-52 for f64); infinite when K u
-// >= 1; 0 when M or K is not a finite non-negative number.
+// = 2u the type's machine epsilon (2^-23 for f32, 2^-52 for f64), at most
+// kMaxRoundingAllowance M; 0 when M or K is not a finite non-negative number.
 double rounding_allowance(bool is_f64, double magnitude, double count);
 
 }  // namespace risec::rise
