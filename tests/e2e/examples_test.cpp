@@ -237,8 +237,8 @@ TEST(ExamplesList, EveryExampleHasSizes) {
 // The reference loop nest in i, k, j order: each C[i][j] is still the sum of A[i][k] *
 // B[k][j] for k = 0, 1, .., 1023 in that order, but the inner loop runs along rows of
 // B and C, which GCC vectorises, where the i, j, k order reads B down a column
-// (4 KiB apart: every load a cache miss, in the same few cache sets). About 2 s of the
-// test's 5 s of CPU time was that loop; this one takes about 0.1 s.
+// (4 KiB apart: every load a cache miss, in the same few cache sets): the test took
+// 5.3 s of CPU time with that order, 1.8 s with this one.
 const char* kNaiveMM =
     "void naive__risec_call(void* const* b, const int* sizes) {\n"
     "  (void)sizes;\n"
