@@ -234,17 +234,23 @@ TEST(ExamplesList, EveryExampleHasSizes) {
 
 // ---------------------------------------------------------------- mm at 1024
 
+// The reference loop nest in i, k, j order: each C[i][j] is still the sum of A[i][k] *
+// B[k][j] for k = 0, 1, .., 1023 in that order, but the inner loop runs along rows of
+// B and C, which GCC vectorises, where the i, j, k order reads B down a column
+// (4 KiB apart: every load a cache miss, in the same few cache sets): the test took
+// 5.3 s of CPU time with that order, 1.8 s with this one.
 const char* kNaiveMM =
     "void naive__risec_call(void* const* b, const int* sizes) {\n"
     "  (void)sizes;\n"
-    "  float* C = (float*)b[0]; const float* A = (const float*)b[1]; const float* B = (const "
-    "float*)b[2];\n"
-    "  for (int i = 0; i < 1024; ++i)\n"
-    "    for (int j = 0; j < 1024; ++j) {\n"
-    "      float acc = 0.0f;\n"
-    "      for (int k = 0; k < 1024; ++k) acc += A[i * 1024 + k] * B[k * 1024 + j];\n"
-    "      C[i * 1024 + j] = acc;\n"
+    "  float* restrict C = (float*)b[0]; const float* restrict A = (const float*)b[1];\n"
+    "  const float* restrict B = (const float*)b[2];\n"
+    "  for (int i = 0; i < 1024; ++i) {\n"
+    "    for (int j = 0; j < 1024; ++j) C[i * 1024 + j] = 0.0f;\n"
+    "    for (int k = 0; k < 1024; ++k) {\n"
+    "      const float a = A[i * 1024 + k];\n"
+    "      for (int j = 0; j < 1024; ++j) C[i * 1024 + j] += a * B[k * 1024 + j];\n"
     "    }\n"
+    "  }\n"
     "}\n";
 
 TEST(MMLadder, EveryStepAgreesWithACLoopNestAt1024) {

@@ -133,8 +133,11 @@ TEST(HeldOut, GpuApiNamesAsInputs) {
 
 // Integer division and modulo of vectors of any width (3, 5 and 6 lanes are stored
 // in vectors of 4 and 8 whose padding lanes must not be divided), on the C and OpenCL
-// targets (OpenCL names its vectors int4: the helper's name is risec's own).
-TEST(HeldOut, VectorIntegerDivisionAtAnyWidth) {
+// targets (OpenCL names its vectors int4: the helper's name is risec's own). Two
+// tests, one per target, so that the OpenCL one (whose kernels PoCL compiles, not GCC
+// with RISEC_CFLAGS) is left out of the AVX2 pass of scripts/test.sh by its name, as
+// the other OpenCL tests are (tests/CMakeLists.txt, RISEC_NOT_WIDTH_TESTS).
+void held_out_vector_division(const std::string& target) {
   for (const char* op : {"/", "%"}) {
     for (const char* type : {"i32", "u32", "i64", "i16"}) {
       std::string t = type;
@@ -143,19 +146,25 @@ TEST(HeldOut, VectorIntegerDivisionAtAnyWidth) {
                         "def f = depFun(n: Nat => fun(a: n." + t + " => fun(b: n." + t +
                             " => zip(a)(b) |> map(fun(p => p._1 " + op + " (p._2 + 1))))))\n");
       for (int w : {3, 4, 5, 6}) {
+        // OpenCL's vectors have 2, 3, 4, 8 or 16 lanes (a located error otherwise)
+        if (target == "opencl" && (w == 5 || w == 6)) continue;
         std::string s = "vectorizeRemainder(" + std::to_string(w) +
                         ") @ outermost(isFullyApplied(isMap)) ; lowerToC";
-        for (const char* target : {"c", "opencl"}) {
-          // OpenCL's vectors have 2, 3, 4, 8 or 16 lanes (a located error otherwise)
-          if (std::string(target) == "opencl" && (w == 5 || w == 6)) continue;
-          CliResult r = run_risec(
-              {"run", file, "--size", "n=13", "--target", target, "--strategy", s, "--check"});
-          EXPECT_EQ(r.exit_code, 0) << t << " " << op << " width " << w << " on " << target << "\n"
-                                    << show(r);
-        }
+        CliResult r = run_risec(
+            {"run", file, "--size", "n=13", "--target", target, "--strategy", s, "--check"});
+        EXPECT_EQ(r.exit_code, 0) << t << " " << op << " width " << w << " on " << target << "\n"
+                                  << show(r);
       }
     }
   }
+}
+
+TEST(HeldOut, VectorIntegerDivisionAtAnyWidth) {
+  held_out_vector_division("c");
+}
+
+TEST(HeldOut, VectorIntegerDivisionAtAnyWidthOnOpenCL) {
+  held_out_vector_division("opencl");
 }
 
 }  // namespace
