@@ -219,18 +219,31 @@ TEST(ScheduleGpu, SpaceAndModel) {
   const size_t tiles = find(mm, "local tiles", "32 x 32 block");
   const size_t groups = find(mm, "work groups 2-D", "");
   ASSERT_TRUE(coalesced && rows && tiles && groups);
-  // Coalesced beats strided; local tiles beat a dot product per work item; any
-  // mapping beats one work item.
+  // Coalesced beats strided; local tiles beat a dot product per work item, and so the
+  // default lowering, which is the 2-D mapping (docs/targets.md, "The default
+  // lowering").
   EXPECT_LT(mm.costs[coalesced].score, mm.costs[rows].score);
   EXPECT_LT(mm.costs[tiles].score, mm.costs[coalesced].score);
-  EXPECT_LT(mm.costs[coalesced].score, mm.costs[0].score);
+  EXPECT_NE(mm.space.candidates[0].gpu.find("mapGlobal(1) x mapGlobal(0)"), std::string::npos)
+      << mm.space.candidates[0].gpu;
+  EXPECT_NE(mm.space.candidates[0].default_text.find("globalOutput(2)"), std::string::npos)
+      << mm.space.candidates[0].default_text;
+  EXPECT_LT(mm.costs[tiles].score, mm.costs[0].score);
+  EXPECT_LT(mm.costs[0].score, mm.costs[rows].score);
   EXPECT_NE(mm.space.candidates[tiles].strategy_text().find("toLocal"), std::string::npos);
   // Work groups smaller than a warp leave lanes idle.
   GpuSpace scal = space_of("examples/scal/scal.rise", {{"n", 1 << 16}});
   EXPECT_FALSE(find(scal, "global 2-D", ""));
   EXPECT_TRUE(find(scal, "work groups 1-D", "groups of 256"));
   GpuSpace dot = space_of("examples/dot/dot.rise", {{"n", 4096}});
-  EXPECT_TRUE(find(dot, "chunked reduction", "chunks of 64"));
+  const size_t chunks = find(dot, "chunked reduction", "chunks of 64");
+  EXPECT_TRUE(chunks);
+  // A scalar result's default is one work item, which any chunked mapping beats.
+  EXPECT_NE(dot.space.candidates[0].gpu.find("one work item"), std::string::npos)
+      << dot.space.candidates[0].gpu;
+  if (chunks) {
+    EXPECT_LT(dot.costs[chunks].score, dot.costs[0].score);
+  }
   EXPECT_FALSE(find(dot, "global 1-D", ""));
   // A local tile larger than the device's local memory is not proposed.
   GpuDevice small = gpu;

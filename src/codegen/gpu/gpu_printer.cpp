@@ -128,6 +128,19 @@ std::string map_name(LoopKind k) {
   return dpia::loop_kind_name(k);
 }
 
+// The elements of a private array of type t (arrays of arrays count all elements; a
+// pair holding arrays, stored one array per component, both components').
+arith::Nat private_elements(const rise::Type& t) {
+  if (t->kind == TypeKind::Array) return t->size * private_elements(t->a);
+  if (t->kind == TypeKind::Pair) return private_elements(t->a) + private_elements(t->b);
+  return arith::Nat(1);
+}
+
+// Above these bytes of private arrays a work item (a mapGlobal launch), the launch's
+// work groups have at most kPrivateGroupBytes of them, and at most 256 work items.
+constexpr int64_t kPrivateSizedBytes = 1024;
+constexpr int64_t kPrivateGroupBytes = 256 * 1024;
+
 }  // namespace
 
 // ------------------------------------------------------------ hooks
@@ -350,6 +363,9 @@ void GpuPrinter::launch_sizes(const CommandP& c, Launch& l) {
           l.local[dim] = nat_expr(n).text;
           l.need_local[dim] = l.local[dim];
         }
+      if (c.kind == Command::New && c.placement == dpia::Placement::Stack && !c.table &&
+          (c.space == Space::Private || c.space == Space::Default))
+        if (std::optional<int64_t> n = private_elements(c.dt).as_const()) l.private_bytes += 8 * *n;
       if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
         l.dims = std::max(l.dims, c.dim + 1);
         l.has_local[c.dim] = l.has_local[c.dim] || c.loop == LoopKind::Local;
@@ -483,7 +499,8 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
 
 GpuPrinter::Shape GpuPrinter::shape(const Launch& l) {
   Shape s;
-  s.grouped = l.level == LoopKind::WorkGroup;
+  s.grouped = l.level == LoopKind::WorkGroup ||
+              (l.level == LoopKind::Global && l.private_bytes > kPrivateSizedBytes);
   s.dims = l.level == LoopKind::None ? 1 : l.dims;
   for (int d = 0; d < 3; ++d) {
     std::string groups = l.groups[d].empty() ? "1" : "(size_t)(" + l.groups[d] + ")";
@@ -497,6 +514,15 @@ GpuPrinter::Shape GpuPrinter::shape(const Launch& l) {
       s.global[d] = groups + " * " + s.local[d];
     else
       s.global[d] = "1";
+  }
+  // Many private bytes a work item: groups of at most kPrivateGroupBytes of them, in
+  // dimension 0, so that no platform's choice multiplies them past a CPU device's stack
+  // (PoCL ran softmax's 1024-float rows into SIGSEGV with 4096 work items a group); the
+  // global size is rounded up to whole groups, and the loops are strided.
+  if (l.level == LoopKind::Global && l.private_bytes > kPrivateSizedBytes) {
+    int64_t items = 1;
+    while (items < 256 && (items * 2) * l.private_bytes <= kPrivateGroupBytes) items *= 2;
+    s.local[0] = std::to_string(items);
   }
   return s;
 }
