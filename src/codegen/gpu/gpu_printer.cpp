@@ -278,7 +278,16 @@ void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
 
 // ------------------------------------------------------------ launches
 void GpuPrinter::split(const CommandP& c) {
+  // A command of one work item. Consecutive ones share one kernel, their commands in
+  // order in its body: the same as launching them one after another on the in-order
+  // queue (the buffers between them are all allocated before the first launch), with a
+  // launch each instead of one per top-level statement (a bound table's leftover
+  // stores were dozens of kernels).
   auto single = [&] {
+    if (!launches_.empty() && launches_.back().level == LoopKind::None) {
+      launches_.back().body = dpia::cm_seq({launches_.back().body, c});
+      return;
+    }
     Launch l;
     l.body = c;
     launches_.push_back(std::move(l));
