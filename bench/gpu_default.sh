@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The default lowering of --target opencl before and after it mapped each stage on
 # global threads (docs/performance.md, "The GPU default on PoCL"): "before" is the
-# former default's exact text, `simplify ; lowerToC` (one work item), "after" no
-# strategy (`simplify ; try(globalOutput(2)) ; lowerToC`). ROUNDS (3) interleaved
+# former default's exact text, `simplify ; lowerToC` (one work item), "2-d" the 2-D
+# mapping (`simplify ; try(globalOutput(2)) ; lowerToC`, CUDA's default), "after" no
+# strategy (OpenCL's default, `simplify ; try(globalOutput(1)) ; lowerToC`). ROUNDS (3) interleaved
 # rounds of risec run --repeat 5 each; the minimum and median of each run are printed.
 # Run from the repository root after building (build/risec), on the OpenCL platform
 # found first ($RISEC_OPENCL_PLATFORM). Never fails on time.
@@ -18,8 +19,10 @@ for round in $(seq "$ROUNDS"); do
     set -- $spec
     name=$(basename "$1" .rise)
     before=$($R run "$1" --target opencl --size "$2" --repeat 5 --strategy "simplify ; lowerToC" | grep '^time')
+    twod=$($R run "$1" --target opencl --size "$2" --repeat 5 --strategy "simplify ; try(globalOutput(2)) ; lowerToC" | grep '^time')
     after=$($R run "$1" --target opencl --size "$2" --repeat 5 | grep '^time')
     echo "round $round $name $2 before: $before"
+    echo "round $round $name $2 2-d:    $twod"
     echo "round $round $name $2 after:  $after"
   done
 done

@@ -398,8 +398,9 @@ std::vector<Command> make_commands() {
       "cuda; for --target opencl the OpenCL kernels and the C host function that embeds and "
       "launches them). Without --strategy the default lowering is applied: simplify ; "
       "lowerToC (with --target openmp, simplify ; try(parallelOutput) ; lowerToC; with "
-      "opencl and cuda, simplify ; try(globalOutput(2)) ; lowerToC, or globalOutput(1), or "
-      "no mapping, the first compile's checks accept; docs/targets.md).",
+      "cuda, simplify ; try(globalOutput(2)) ; lowerToC, or globalOutput(1), or no mapping, "
+      "the first compile's checks accept; with opencl, globalOutput(1) or no mapping; "
+      "docs/targets.md).",
       {strategy<CompileArgs>("the strategy instead of the default lowering"), param<CompileArgs>(),
        target<CompileArgs>("c (default), openmp, opencl or cuda (docs/targets.md)"),
        entry<CompileArgs>(),

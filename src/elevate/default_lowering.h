@@ -17,8 +17,8 @@ inline constexpr int64_t kDefaultUnrollTaps = 25;
 struct DefaultLowering {
   bool simplify = true;   // simplify first (small programs; --no-simplify)
   bool parallel = false;  // try(parallelOutput): --target openmp
-  // try(globalOutput(n)), n = 1 or 2: --target opencl and cuda (0 leaves it out: the
-  // program is one work item's)
+  // try(globalOutput(n)), n = 1 or 2: --target opencl (1) and cuda (2) (0 leaves it
+  // out: the program is one work item's)
   int64_t global_dims = 0;
   // try(unrollReductions(n)) after lowerToC (the CPU targets); 0 leaves it out
   int64_t unroll_taps = kDefaultUnrollTaps;

@@ -887,8 +887,8 @@ void register_lowering(Registry& r) {
           "-> mapGlobal(0); with dims 2, one whose elements are each "
           "written by a computing map (its function map(g), or a body that is such a map "
           "through views of one array) -> mapGlobal(1) over that map's mapGlobal(0). What "
-          "the default lowering does for --target opencl and cuda (dims 2, then 1 where "
-          "compile's checks refuse the 2-D mapping)",
+          "the default lowering does for --target cuda (dims 2, then 1 where compile's "
+          "checks refuse the 2-D mapping) and opencl (dims 1: its device may be a CPU)",
           {P::Nat},
           [](const std::vector<Arg>& a) { return global_output(arg_nat(a, 0)); }});
   r.rule({"ompSchedule",

@@ -1,8 +1,9 @@
 // The default lowering on the GPU targets (docs/targets.md, "The default lowering"):
 // without a strategy, `--target opencl` and `cuda` map each stage's map over global
-// threads (globalOutput: a nest of two maps in two dimensions, columns in dimension 0,
-// else one), falling back to one dimension, then to one work item, where compile's
-// checks refuse the mapping. Every example (but treesum, whose iterate the GPU targets
+// threads (globalOutput; CUDA: a nest of two maps in two dimensions, columns in
+// dimension 0, else one; OpenCL, whose device may be a CPU: one dimension), falling
+// back to one dimension, then to one work item, where compile's checks refuse the
+// mapping. Every example (but treesum, whose iterate the GPU targets
 // refuse) and every autoscheduler program runs so on PoCL and matches the interpreter;
 // random programs (fuzz/program_gen) that the former default (one work item) compiled
 // compile and match too; the CUDA code of the same programs compiles with nvcc; the
@@ -96,21 +97,32 @@ INSTANTIATE_TEST_SUITE_P(All, GpuDefault, ::testing::ValuesIn(gpu_default_cases(
                            return info.param.name;
                          });
 
-// A matrix product is one 2-D launch, rows in dimension 1 and columns in dimension 0
-// (adjacent work items write adjacent elements); a map is a 1-D launch; a row-wise
-// program whose rows are a let (softmax) a work item per row; both stages of a
-// two-stage program (the tutorial's layer: dot products, then a ReLU of them) are
-// parallel launches; a reduction to a scalar stays one work item. The same on CUDA.
+// On OpenCL a matrix product is one 1-D launch, a work item per row (its device may
+// be a CPU, where a work item per element made stencils ~50x slower); on CUDA one 2-D
+// launch, rows in dimension 1 and columns in dimension 0 (adjacent work items write
+// adjacent elements), the mapping globalOutput(2) gives OpenCL too (checked on PoCL);
+// a map is a 1-D launch; a row-wise program whose rows are a let (softmax) a work item
+// per row; both stages of a two-stage program (the tutorial's layer: dot products,
+// then a ReLU of them) are parallel launches; a reduction to a scalar stays one work
+// item.
 TEST(GpuDefaultLaunch, StagesAreParallelLaunches) {
   driver::Compiled mm = gd_compile("examples/mm/mm.rise", "n=64,m=32,k=16", "opencl");
   std::vector<std::string> k = gd_kernels(mm);
   ASSERT_EQ(k.size(), 1u) << mm.unit.kernel_source;
-  const size_t rows = k[0].find("= (int)get_global_id(1); i1 < 64;");
-  const size_t cols = k[0].find("= (int)get_global_id(0); i2 < 32;");
-  EXPECT_NE(rows, std::string::npos) << k[0];
-  EXPECT_LT(rows, cols) << k[0];
-  EXPECT_NE(k[0].find("output[32*i1 + i2] ="), std::string::npos) << k[0];
+  EXPECT_NE(k[0].find("= (int)get_global_id(0); i1 < 64;"), std::string::npos) << k[0];
+  EXPECT_EQ(gd_count(k[0], "get_global_id(1)"), 0u) << k[0];
+  EXPECT_NE(k[0].find("for (int i2 = 0; i2 < 32; i2 += 1)"), std::string::npos) << k[0];
   EXPECT_TRUE(compile_and_check("examples/mm/mm.rise", "", "n=64,m=32,k=16", "opencl"));
+  const std::string two_d = "simplify ; try(globalOutput(2)) ; lowerToC";
+  CliResult mm2 = run_risec({"compile", "examples/mm/mm.rise", "--target", "opencl", "--size",
+                             "n=64,m=32,k=16", "--strategy", write_scratch("gd_2d.elv", two_d)});
+  ASSERT_EQ(mm2.exit_code, 0) << show(mm2);
+  const size_t rows = mm2.out.find("= (int)get_global_id(1); i1 < 64;");
+  const size_t cols = mm2.out.find("= (int)get_global_id(0); i2 < 32;");
+  EXPECT_NE(rows, std::string::npos) << mm2.out;
+  EXPECT_LT(rows, cols) << mm2.out;
+  EXPECT_NE(mm2.out.find("output[32*i1 + i2] ="), std::string::npos) << mm2.out;
+  EXPECT_TRUE(compile_and_check("examples/mm/mm.rise", two_d, "n=64,m=32,k=16", "opencl"));
 
   driver::Compiled scal = gd_compile("examples/scal/scal.rise", "n=64", "opencl");
   EXPECT_EQ(gd_count(scal.unit.kernel_source, "get_global_id(0)"), 1u) << scal.unit.kernel_source;
@@ -142,8 +154,9 @@ TEST(GpuDefaultLaunch, StagesAreParallelLaunches) {
 // A 2-D mapping that compile's nesting check refuses (the program's own mapGlobal(1)
 // inside the inner map) falls back to the 1-D one, which compiles and computes the
 // result (the former default, one work item, refused this program: its mapGlobal would
-// be inside a sequential loop at the top). The autoscheduler's default is the same
-// fallback, written as text that compiles as it.
+// be inside a sequential loop at the top): CUDA's default falls back so, and OpenCL's
+// (1-D) has it. The autoscheduler's default is the same fallback, written as text that
+// compiles as it.
 TEST(GpuDefaultLaunch, TwoDimensionsFallBackToOneWhereTheChecksRefuse) {
   const std::string file = write_scratch("gd_fallback.rise", R"(
 def fb = depFun((n: Nat, m: Nat) => fun(x: n.m.4.f32 =>
@@ -160,16 +173,24 @@ def fb = depFun((n: Nat, m: Nat) => fun(x: n.m.4.f32 =>
   EXPECT_TRUE(compile_and_check(file, "", "n=3,m=5", "opencl"));
   rise::Program p = driver::load_program(file);
   rise::SizeMap sizes{{"n", 3}, {"m", 5}};
-  const std::string text = elevate::default_lowering_text(
-      driver::default_lowering_checked(rise::check_program(p, "", &sizes), "opencl"));
-  EXPECT_EQ(text, "simplify ; try(globalOutput(1)) ; lowerToC");
-  EXPECT_TRUE(compile_and_check(file, text, "n=3,m=5", "opencl"));
-  // a program the 2-D mapping suits keeps it
+  for (const char* target : {"cuda", "opencl"}) {
+    const std::string text = elevate::default_lowering_text(
+        driver::default_lowering_checked(rise::check_program(p, "", &sizes), target));
+    EXPECT_EQ(text, "simplify ; try(globalOutput(1)) ; lowerToC") << target;
+    EXPECT_TRUE(compile_and_check(file, text, "n=3,m=5", "opencl"));
+  }
+  driver::Compiled cu = gd_compile(file, "n=3,m=5", "cuda");
+  EXPECT_NE(cu.unit.source.find("blockIdx.x * blockDim.x + threadIdx.x"), std::string::npos)
+      << cu.unit.source;
+  // a program the 2-D mapping suits keeps it on CUDA; OpenCL's default is 1-D
   rise::Program mm = driver::load_program(source_path("examples/mm/mm.rise"));
   rise::SizeMap mm_sizes{{"n", 8}, {"m", 8}, {"k", 8}};
   EXPECT_EQ(elevate::default_lowering_text(
                 driver::default_lowering_checked(rise::check_program(mm, "", &mm_sizes), "cuda")),
             "simplify ; try(globalOutput(2)) ; lowerToC");
+  EXPECT_EQ(elevate::default_lowering_text(
+                driver::default_lowering_checked(rise::check_program(mm, "", &mm_sizes), "opencl")),
+            "simplify ; try(globalOutput(1)) ; lowerToC");
 }
 
 // Extents smaller than any work group, and launches of fewer work items than elements
