@@ -10,7 +10,8 @@
 // kernels of a matrix product, a map and two stages are parallel launches (a regression
 // to one work item fails), a scalar reduction stays one work item; a 2-D mapping the
 // nesting check refuses falls back to 1-D, in compile and in the autoscheduler's
-// default alike; extents smaller than any group still compute every element.
+// default alike; extents smaller than any group still compute every element; maps over
+// sliding windows (circularBuffer, rotateValues) stay sequential loops.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -191,6 +192,36 @@ def fb = depFun((n: Nat, m: Nat) => fun(x: n.m.4.f32 =>
   EXPECT_EQ(elevate::default_lowering_text(
                 driver::default_lowering_checked(rise::check_program(mm, "", &mm_sizes), "opencl")),
             "simplify ; try(globalOutput(1)) ; lowerToC");
+}
+
+// The windows of circularBuffer and rotateValues are filled as a sequential loop steps
+// through them: the map over them stays a loop, at the top (one work item) or inside
+// a row's work item, never a mapGlobal, which the translation refuses ("must be
+// consumed by a sequential map"). globalOutput(2) on rows of windows is therefore the
+// 1-D launch over the rows, not a refusal; the defaults compute the interpreter's
+// result.
+TEST(GpuDefaultLaunch, SlidingWindowMapsStaySequential) {
+  const std::string flat = write_scratch("gd_windows_flat.rise", R"(
+def f = depFun((n: Nat) => fun(a: (n+2).i32 => a |> circularBuffer(3)(3)(fun(x => x * 2 - 1)) |>
+  map(fun(w => w[0] * w[2] - w[1]))))
+)");
+  const std::string rows = write_scratch("gd_windows_rows.rise", R"(
+def g = depFun((m: Nat) => depFun((n: Nat) => fun(a: m.(n+2).f32 => a |> map(fun(row => row |>
+  rotateValues(3)(fun(x => x * 2.0f)) |> map(fun(w => w[0] - w[2] + w[1])))))))
+)");
+  EXPECT_TRUE(compile_and_check(flat, "", "n=11", "opencl"));
+  EXPECT_TRUE(compile_and_check(rows, "", "m=5,n=11", "opencl"));
+  const std::string two_d = "simplify ; globalOutput(2) ; lowerToC";
+  CliResult r = run_risec({"compile", rows, "--target", "opencl", "--size", "m=5,n=11",
+                           "--strategy", write_scratch("gd_windows_2d.elv", two_d)});
+  ASSERT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("= (int)get_global_id(0); i1 < 5;"), std::string::npos) << r.out;
+  EXPECT_EQ(gd_count(r.out, "get_global_id(1)"), 0u) << r.out;
+  EXPECT_TRUE(compile_and_check(rows, two_d, "m=5,n=11", "opencl"));
+  driver::Compiled cu = gd_compile(rows, "m=5,n=11", "cuda");
+  EXPECT_NE(cu.unit.source.find("blockIdx.x * blockDim.x + threadIdx.x"), std::string::npos)
+      << cu.unit.source;
+  EXPECT_EQ(gd_count(cu.unit.source, "blockIdx.y"), 0u) << cu.unit.source;
 }
 
 // Extents smaller than any work group, and launches of fewer work items than elements
