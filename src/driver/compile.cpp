@@ -57,48 +57,25 @@ elevate::DefaultLowering default_lowering_for(const rise::Expr& high, const std:
   elevate::DefaultLowering d;
   d.simplify = simplify && small;
   d.parallel = target->backend == dpia::Target::Backend::OpenMP;
+  // For OpenCL and CUDA, the same maps over global threads (compile_default falls back
+  // to fewer dimensions, then to none, where compile's checks refuse the mapping). CUDA
+  // runs on a GPU: a nest of two parallel maps in two dimensions. An OpenCL device is
+  // not known here and is often a CPU (PoCL), where a work item per pixel made stencils
+  // ~50x slower than one per row (gaussian 2048^2: 120 ms vs 2.2 ms): one dimension.
+  if (target->backend == dpia::Target::Backend::Cuda) d.global_dims = 2;
+  if (target->backend == dpia::Target::Backend::OpenCL) d.global_dims = 1;
   const bool cpu = target->backend == dpia::Target::Backend::C ||
                    target->backend == dpia::Target::Backend::OpenMP;
   if (!cpu || !small) d.unroll_taps = 0;
   return d;
 }
 
-Compiled compile(const CompileRequest& req) {
-  std::optional<dpia::Target> target = dpia::Target::named(req.target);
-  if (!target)
-    throw Error(ErrorKind::Usage,
-                "unknown target '" + req.target + "' (available: c, openmp, opencl, cuda)");
-  if (req.profile && target->backend != dpia::Target::Backend::C &&
-      target->backend != dpia::Target::Backend::OpenMP)
-    throw Error(ErrorKind::Usage, "--profile times the stages of the c and openmp targets; on " +
-                                      req.target + " `run` reports the kernels' time");
-  Compiled out;
-  const rise::Program& p = *req.program;
-  rise::require_definitions(p);
-  out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
-  // Bound inputs fix the sizes their shapes determine, replace their parameters by
-  // their values before the strategy, and are folded into the code after it.
-  static const std::map<std::string, std::string> no_files;
-  static const BoundArrays no_arrays;
-  const auto& files = req.bind ? *req.bind : no_files;
-  const auto& arrays = req.bind_arrays ? *req.bind_arrays : no_arrays;
-  const bool binding = !files.empty() || !arrays.empty();
-  if (req.sizes) out.sizes = *req.sizes;
-  if (!files.empty()) sizes_from_inputs(p, req.entry, {}, &out.sizes, files, false);
-  if (!arrays.empty()) {
-    std::map<std::string, std::string> where;
-    for (const auto& [name, a] : arrays) where.emplace(name, bind_given(name, ""));
-    sizes_from_shapes(
-        p, req.entry, where, [&](const std::string& n) { return arrays.at(n).shape; }, &out.sizes,
-        "");
-  }
-  out.high = rise::check_program(p, req.entry, req.sizes || binding ? &out.sizes : nullptr);
-  check_addressable(out.high);
-  if (binding) out.high = bind_inputs(out.high, files, arrays);
-  elevate::Strategy lower = req.strategy ? *req.strategy
-                                         : elevate::default_lowering(default_lowering_for(
-                                               out.high.expr, req.target, req.simplify));
-  out.low = apply_strategy(lower, out.high, req.trace, req.tracer);
+namespace {
+
+// compile's second half: `out.low`, the entry after the strategy, specialised to the
+// bound inputs, translated to DPIA, checked and printed for `target`.
+void translate_and_print(const CompileRequest& req, const dpia::Target* target, bool binding,
+                         Compiled& out) {
   if (binding) out.low = apply_strategy(elevate::make_strategy("specialise"), out.low, req.trace);
   check_addressable(out.low);
 
@@ -155,6 +132,87 @@ Compiled compile(const CompileRequest& req) {
     }
   out.unit =
       codegen::generate_c(out.entry_name, prog, "output", out_dt, inputs, out.size_names, opts);
+}
+
+// The default lowering of `base.high` (everything else of `base` done): on the GPU
+// targets its mapping over global threads in two dimensions first (CUDA), then in one
+// (OpenCL starts here), then none (one work item), the first that compile's checks (disjoint
+// writes, address spaces, the nesting the hardware runs) accept; `chosen` gets the one compiled.
+Compiled compile_default(const CompileRequest& req, const dpia::Target* target, bool binding,
+                         const Compiled& base, elevate::DefaultLowering* chosen) {
+  elevate::DefaultLowering d = default_lowering_for(base.high.expr, req.target, req.simplify);
+  // A trace shows the mapping compiled, not the ones refused: found first without it.
+  if ((req.trace || req.tracer) && d.global_dims > 0) {
+    CompileRequest quiet = req;
+    quiet.trace = false;
+    quiet.tracer = nullptr;
+    compile_default(quiet, target, binding, base, &d);
+  }
+  for (;;) {
+    Compiled out = base;
+    try {
+      out.low = apply_strategy(elevate::default_lowering(d), out.high, req.trace, req.tracer);
+      translate_and_print(req, target, binding, out);
+      if (chosen) *chosen = d;
+      return out;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::User || d.global_dims == 0) throw;
+      --d.global_dims;
+    }
+  }
+}
+
+}  // namespace
+
+elevate::DefaultLowering default_lowering_checked(const rise::Checked& high,
+                                                  const std::string& name) {
+  elevate::DefaultLowering d = default_lowering_for(high.expr, name);
+  if (d.global_dims == 0) return d;
+  std::optional<dpia::Target> target = dpia::Target::named(name);
+  CompileRequest req;
+  req.target = name;
+  Compiled base;
+  base.entry_name = "entry";
+  base.high = high;
+  compile_default(req, &*target, false, base, &d);
+  return d;
+}
+
+Compiled compile(const CompileRequest& req) {
+  std::optional<dpia::Target> target = dpia::Target::named(req.target);
+  if (!target)
+    throw Error(ErrorKind::Usage,
+                "unknown target '" + req.target + "' (available: c, openmp, opencl, cuda)");
+  if (req.profile && target->backend != dpia::Target::Backend::C &&
+      target->backend != dpia::Target::Backend::OpenMP)
+    throw Error(ErrorKind::Usage, "--profile times the stages of the c and openmp targets; on " +
+                                      req.target + " `run` reports the kernels' time");
+  Compiled out;
+  const rise::Program& p = *req.program;
+  rise::require_definitions(p);
+  out.entry_name = req.entry.empty() ? p.defs.back().name : req.entry;
+  // Bound inputs fix the sizes their shapes determine, replace their parameters by
+  // their values before the strategy, and are folded into the code after it.
+  static const std::map<std::string, std::string> no_files;
+  static const BoundArrays no_arrays;
+  const auto& files = req.bind ? *req.bind : no_files;
+  const auto& arrays = req.bind_arrays ? *req.bind_arrays : no_arrays;
+  const bool binding = !files.empty() || !arrays.empty();
+  if (req.sizes) out.sizes = *req.sizes;
+  if (!files.empty()) sizes_from_inputs(p, req.entry, {}, &out.sizes, files, false);
+  if (!arrays.empty()) {
+    std::map<std::string, std::string> where;
+    for (const auto& [name, a] : arrays) where.emplace(name, bind_given(name, ""));
+    sizes_from_shapes(
+        p, req.entry, where, [&](const std::string& n) { return arrays.at(n).shape; }, &out.sizes,
+        "");
+  }
+  out.high = rise::check_program(p, req.entry, req.sizes || binding ? &out.sizes : nullptr);
+  check_addressable(out.high);
+  if (binding) out.high = bind_inputs(out.high, files, arrays);
+  if (!req.strategy) return compile_default(req, &*target, binding, out, nullptr);
+  out.low = apply_strategy(*req.strategy, out.high, req.trace, req.tracer);
+  translate_and_print(req, &*target, binding, out);
   return out;
 }
 

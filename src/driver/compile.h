@@ -57,6 +57,12 @@ struct Compiled {
 elevate::DefaultLowering default_lowering_for(const rise::Expr& high, const std::string& target,
                                               bool simplify = true);
 
+// The same with its mapping over global threads decided as compile decides it (on the
+// GPU targets: two dimensions, one or none, the first compile's checks accept): what
+// the autoscheduler measures as its default candidate and writes when it wins.
+elevate::DefaultLowering default_lowering_checked(const rise::Checked& high,
+                                                  const std::string& target);
+
 // Throws risec::Error: User for program/strategy/memory errors, Usage for a bad
 // target name.
 Compiled compile(const CompileRequest& req);

@@ -299,6 +299,46 @@ std::vector<GpuPoint> points_of(const rise::Checked& high, const GpuDevice& dev,
   return out;
 }
 
+// The widest mapping over global threads in `e`: 2 with a mapGlobal(1), 1 with
+// mapGlobal(0) only, 0 without (one work item).
+int global_dims_of(const Expr& e) {
+  int dims = 0;
+  std::vector<Expr> todo = {e};
+  while (!todo.empty()) {
+    Expr t = todo.back();
+    todo.pop_back();
+    if (std::optional<elevate::util::PrimCall> c = elevate::util::as_prim_call(t);
+        c && c->is(rise::PrimId::MapGlobal))
+      if (std::optional<rise::Nat> d = c->dep_nat(0))
+        dims = std::max<int>(dims, static_cast<int>(d->as_const().value_or(0)) + 1);
+    for (const Expr& k : rise::children(t)) todo.push_back(k);
+  }
+  return dims;
+}
+
+// The default lowering as a point of the model, its mapping read from the lowered
+// program (compile decides it: docs/targets.md, "The default lowering").
+GpuPoint default_point(const rise::Checked& high, const rise::Checked& lowered) {
+  const std::vector<int64_t> dims = result_dims(high);
+  const int used = global_dims_of(lowered.expr);
+  GpuPoint g;
+  g.structure = "default";
+  if (used >= 2 && dims.size() >= 2) {
+    g.words = "the default lowering: mapGlobal(1) x mapGlobal(0) over the two outer maps (" +
+              num(dims[0]) + " x " + num(dims[1]) + " work items)";
+    g.items = product(dims, 0) / product(dims, 2);
+    g.stride = product(dims, 2);
+  } else if (used >= 1 && !dims.empty()) {
+    g.words =
+        "the default lowering: mapGlobal(0) over the outer map (" + num(dims[0]) + " work items)";
+    g.items = static_cast<double>(std::max<int64_t>(1, dims[0]));
+    g.stride = product(dims, 1);
+  } else {
+    g.words = "one work item (the default lowering: no parallel map writes the result)";
+  }
+  return g;
+}
+
 std::string fixed(double v, int digits) {
   std::ostringstream o;
   o.setf(std::ios::fixed);
@@ -368,12 +408,12 @@ GpuSpace build_gpu_space(const rise::Checked& high, const std::string& target,
     ScheduleCandidate d;
     d.is_default = true;
     d.structure = "default";
-    d.gpu = "one work item (the default lowering: no parallel map)";
-    d.default_text = elevate::default_lowering_text(default_lowering_for(high.expr, target));
+    d.default_text = elevate::default_lowering_text(default_lowering_checked(high, target));
     d.lowered = rewrite_with(d.default_text, high, &space.rewrites);
     keys.insert(d.lowered.expr);
-    GpuPoint one;
-    out.costs.push_back(gpu_cost(one, d.lowered, device));
+    const GpuPoint g = default_point(high, d.lowered);
+    d.gpu = g.words;
+    out.costs.push_back(gpu_cost(g, d.lowered, device));
     space.candidates.push_back(std::move(d));
   }
   for (const GpuPoint& g : points_of(high, device, opt)) {

@@ -128,6 +128,10 @@ std::vector<std::pair<std::string, Strategy>> default_steps(const DefaultLowerin
   std::vector<std::pair<std::string, Strategy>> steps;
   if (d.simplify) steps.emplace_back("simplify", make_strategy("simplify"));
   if (d.parallel) steps.emplace_back("try(parallelOutput)", try_(make_strategy("parallelOutput")));
+  if (d.global_dims > 0) {
+    const std::string g = "globalOutput(" + std::to_string(d.global_dims) + ")";
+    steps.emplace_back("try(" + g + ")", try_(make_strategy("globalOutput", {Arg{d.global_dims}})));
+  }
   steps.emplace_back("lowerToC", make_strategy("lowerToC"));
   if (d.unroll_taps > 0)
     steps.emplace_back("try(unrollReductions(" + std::to_string(d.unroll_taps) + "))",

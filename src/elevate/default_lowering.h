@@ -17,12 +17,15 @@ inline constexpr int64_t kDefaultUnrollTaps = 25;
 struct DefaultLowering {
   bool simplify = true;   // simplify first (small programs; --no-simplify)
   bool parallel = false;  // try(parallelOutput): --target openmp
+  // try(globalOutput(n)), n = 1 or 2: --target opencl (1) and cuda (2) (0 leaves it
+  // out: the program is one work item's)
+  int64_t global_dims = 0;
   // try(unrollReductions(n)) after lowerToC (the CPU targets); 0 leaves it out
   int64_t unroll_taps = kDefaultUnrollTaps;
 };
 
-// simplify ; try(parallelOutput) ; lowerToC ; try(unrollReductions(n)), each step as
-// `d` asks.
+// simplify ; try(parallelOutput) ; try(globalOutput(n)) ; lowerToC ;
+// try(unrollReductions(n)), each step as `d` asks.
 Strategy default_lowering(const DefaultLowering& d);
 
 // The same strategy as text ("simplify ; lowerToC ; try(unrollReductions(25))"), built

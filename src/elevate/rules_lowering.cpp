@@ -221,19 +221,40 @@ Strategy prefetch(const Args& a) {
   });
 }
 
-// The map whose iterations write the program's result, made mapPar, and likewise the
-// map of each stage a let stores before it: found from the entry's body through its
-// lambdas, a let's value and body, a store (toMem) and views of the result (join,
-// split, transpose, ...), and through maps that only rearrange;
+// How the map writing a stage is made parallel: the writing map (a map whose function
+// computes, applied to its function and data) to its parallel form.
+using WritingMap = std::function<Expr(const PrimCall&)>;
+
+struct OutputMaps {
+  WritingMap make;
+  // Also the stages the writing maps read, found likewise in their data arguments: a
+  // computed array a map reads is stored before it (lowerToC's toMem), a stage of its
+  // own at the top of the program.
+  bool read_stages = false;
+};
+
+// Whether `data` is circularBuffer's or rotateValues' windows: they are filled as a
+// sequential loop steps through them, so a map over them stays sequential (lowerToC
+// makes it mapSeq), on threads (parallelOutput) as on work items (globalOutput).
+bool over_sliding_windows(const Expr& data) {
+  auto src = util::as_prim_call(data);
+  return src && (src->is(PrimId::CircularBuffer) || src->is(PrimId::RotateValues));
+}
+
+// The map whose iterations write the program's result, made parallel by `make`, and
+// likewise the map of each stage a let stores before it: found from the entry's body
+// through its lambdas, a let's value and body, a store (toMem) and views of the result
+// (join, split, transpose, ...), and through maps that only rearrange;
 // not into a reduction's, scan's or iteration's argument, whose elements are
 // consumed, not stored (a parallel map there would store what the sequential loop
-// reads without storing). nullopt when there is no such map.
-std::optional<Expr> parallelise_output(const Expr& e) {
+// reads without storing). With `read_stages`, the stages the writing maps read too.
+// nullopt when there is no such map.
+std::optional<Expr> parallelise_output(const Expr& e, const OutputMaps& make) {
   using rise::ExprKind;
   if (e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda) {
     std::vector<Expr> kids = rise::children(e);
     if (kids.empty()) return std::nullopt;
-    std::optional<Expr> body = parallelise_output(kids.back());
+    std::optional<Expr> body = parallelise_output(kids.back(), make);
     if (!body) return std::nullopt;
     kids.back() = *body;
     return rise::rebuild(e, kids);
@@ -243,7 +264,7 @@ std::optional<Expr> parallelise_output(const Expr& e) {
   // Descend into argument `i` of the call, rebuilding the call around the result.
   auto into = [&](size_t i) -> std::optional<Expr> {
     if (i >= c->args.size()) return std::nullopt;
-    std::optional<Expr> a = parallelise_output(c->args[i]);
+    std::optional<Expr> a = parallelise_output(c->args[i], make);
     if (!a) return std::nullopt;
     util::PrimCall copy = *c;
     copy.args[i] = *a;
@@ -252,19 +273,18 @@ std::optional<Expr> parallelise_output(const Expr& e) {
   const rise::PrimitiveInfo* info = c->head->prim;
   if (!info) return std::nullopt;
   if (info->is(PrimId::Map) && c->args.size() == 2) {
-    // The windows of circularBuffer and rotateValues are filled as a sequential loop
-    // steps through them: their map stays sequential (lowerToC makes it mapSeq).
-    if (auto src = util::as_prim_call(c->args[1]);
-        src && (src->is(PrimId::CircularBuffer) || src->is(PrimId::RotateValues)))
-      return std::nullopt;
-    if (map_fn_computes(c->args[0])) return util::rebuild_call(*c, util::prim(PrimId::MapPar));
-    return into(1);  // map(transpose)(y): the writes are y's
+    if (over_sliding_windows(c->args[1])) return std::nullopt;
+    if (!map_fn_computes(c->args[0])) return into(1);  // map(transpose)(y): the writes are y's
+    util::PrimCall copy = *c;
+    if (make.read_stages)
+      if (std::optional<Expr> read = parallelise_output(c->args[1], make)) copy.args[1] = *read;
+    return make.make(copy);
   }
   if (info->is(PrimId::Let) && c->args.size() == 2) {
     // let(v)(fun(x => body)): the result is the body's, and v is a stage computed
     // (and stored) once before it: both get their writing map parallel
-    std::optional<Expr> v = parallelise_output(c->args[0]);
-    std::optional<Expr> f = parallelise_output(c->args[1]);
+    std::optional<Expr> v = parallelise_output(c->args[0], make);
+    std::optional<Expr> f = parallelise_output(c->args[1], make);
     if (!v && !f) return std::nullopt;
     util::PrimCall copy = *c;
     if (v) copy.args[0] = *v;
@@ -279,8 +299,76 @@ std::optional<Expr> parallelise_output(const Expr& e) {
 
 Strategy parallel_output() {
   return rule("parallelOutput", [](const Expr& e, const Context&) -> Result {
-    if (std::optional<Expr> r = parallelise_output(e)) return *r;
+    const OutputMaps par{
+        [](const PrimCall& c) { return util::rebuild_call(c, util::prim(PrimId::MapPar)); }, false};
+    if (std::optional<Expr> r = parallelise_output(e, par)) return *r;
     return fail_at("parallelOutput", e,
+                   "no map writes the result (it is a reduction, an iteration, a scalar, or "
+                   "its maps only rearrange data)");
+  });
+}
+
+Expr map_global(int64_t dim) {
+  return rise::dep_app(util::prim(PrimId::MapGlobal), Nat(dim));
+}
+
+// The computing map that writes each element of a map's output, found in the map's
+// function `f`: f itself a map partially applied to a computing function (map(g)), or
+// f's body, through views of one array (join, split, transpose, ...), a computing map
+// applied to its data. That map made mapGlobal(0); nullopt when there is none (the
+// body is a let, a store, a reduction, a scalar, ...).
+std::optional<Expr> inner_global(const Expr& f) {
+  if (auto c = util::as_prim_call(f); c && c->is(PrimId::Map) && c->args.size() == 1)
+    return map_fn_computes(c->args[0]) ? std::optional<Expr>(util::rebuild_call(*c, map_global(0)))
+                                       : std::nullopt;
+  if (f->kind != ExprKind::Lambda) return std::nullopt;
+  // The body, through views of one array: the path of calls down to the map.
+  std::vector<PrimCall> views;
+  Expr at = rise::children(f).back();
+  for (;;) {
+    auto c = util::as_prim_call(at);
+    if (!c || !c->head->prim) return std::nullopt;
+    if (c->is(PrimId::Map) && c->args.size() == 2) {
+      if (!map_fn_computes(c->args[0]) || over_sliding_windows(c->args[1])) return std::nullopt;
+      Expr r = util::rebuild_call(*c, map_global(0));
+      for (auto v = views.rbegin(); v != views.rend(); ++v) {
+        v->args[0] = r;
+        r = util::rebuild_call(*v, v->head);
+      }
+      std::vector<Expr> kids = rise::children(f);
+      kids.back() = r;
+      return rise::rebuild(f, kids);
+    }
+    if (!c->head->prim->has(rise::kView) || c->head->prim->arity != 1 || c->args.size() != 1)
+      return std::nullopt;
+    views.push_back(*c);
+    at = c->args[0];
+  }
+}
+
+// globalOutput(dims): parallelOutput's maps over global threads, mapGlobal(0); with
+// dims 2, a writing map whose elements are each written by a computing map (a nest of
+// two parallel maps) becomes mapGlobal(1) over mapGlobal(0) (the inner map's elements,
+// adjacent in memory, on adjacent work items).
+Strategy global_output(int64_t dims) {
+  const std::string name = "globalOutput(" + std::to_string(dims) + ")";
+  if (dims != 1 && dims != 2)
+    return rule(name, [name](const Expr& e, const Context&) -> Result {
+      return fail_at(name, e, "the dimensions must be 1 or 2");
+    });
+  return rule(name, [dims, name](const Expr& e, const Context&) -> Result {
+    const OutputMaps global{[dims](const PrimCall& c) {
+                              if (dims == 2)
+                                if (std::optional<Expr> inner = inner_global(c.args[0])) {
+                                  PrimCall copy = c;
+                                  copy.args[0] = *inner;
+                                  return util::rebuild_call(copy, map_global(1));
+                                }
+                              return util::rebuild_call(c, map_global(0));
+                            },
+                            true};
+    if (std::optional<Expr> r = parallelise_output(e, global)) return *r;
+    return fail_at(name, e,
                    "no map writes the result (it is a reduction, an iteration, a scalar, or "
                    "its maps only rearrange data)");
   });
@@ -801,6 +889,18 @@ void register_lowering(Registry& r) {
           "windows); what the default lowering does for --target openmp",
           {},
           fixed(parallel_output())});
+  r.rule({"globalOutput",
+          RuleFamily::Lowering,
+          "globalOutput(dims): parallelOutput's maps (the map writing the result and each "
+          "stage a let stores), and likewise the stages those maps read (stored before them), "
+          "-> mapGlobal(0); with dims 2, one whose elements are each "
+          "written by a computing map (its function map(g), or a body that is such a map "
+          "through views of one array) -> mapGlobal(1) over that map's mapGlobal(0); maps over "
+          "circularBuffer's or rotateValues' windows stay sequential. What "
+          "the default lowering does for --target cuda (dims 2, then 1 where compile's "
+          "checks refuse the 2-D mapping) and opencl (dims 1: its device may be a CPU)",
+          {P::Nat},
+          [](const std::vector<Arg>& a) { return global_output(arg_nat(a, 0)); }});
   r.rule({"ompSchedule",
           RuleFamily::Lowering,
           "mapPar -> mapPar with schedule(kind, chunk), likewise reducePar (bare or applied): "

@@ -201,9 +201,10 @@ TEST(ScheduleGpu, RandomProgramsCandidatesMatchTheInterpreterOnOpenCL) {
 // The space has the mappings that apply, and the model ranks them as documented.
 TEST(ScheduleGpu, SpaceAndModel) {
   const GpuDevice gpu = fake_gpu();
-  auto space_of = [&](const std::string& file, const rise::SizeMap& sizes) {
+  auto space_of = [&](const std::string& file, const rise::SizeMap& sizes,
+                      const std::string& target = "opencl") {
     rise::Program p = load_program(file);
-    return build_gpu_space(rise::check_program(p, "", &sizes), "opencl", gpu);
+    return build_gpu_space(rise::check_program(p, "", &sizes), target, gpu);
   };
   auto find = [](const GpuSpace& s, const std::string& structure, const std::string& words) {
     for (size_t i = 0; i < s.space.candidates.size(); ++i)
@@ -219,18 +220,41 @@ TEST(ScheduleGpu, SpaceAndModel) {
   const size_t tiles = find(mm, "local tiles", "32 x 32 block");
   const size_t groups = find(mm, "work groups 2-D", "");
   ASSERT_TRUE(coalesced && rows && tiles && groups);
-  // Coalesced beats strided; local tiles beat a dot product per work item; any
-  // mapping beats one work item.
+  // Coalesced beats strided; local tiles beat a dot product per work item, and so
+  // OpenCL's default lowering, a work item per row (docs/targets.md, "The default
+  // lowering"), which the coalesced 2-D mapping beats on a GPU.
   EXPECT_LT(mm.costs[coalesced].score, mm.costs[rows].score);
   EXPECT_LT(mm.costs[tiles].score, mm.costs[coalesced].score);
+  EXPECT_NE(mm.space.candidates[0].gpu.find("mapGlobal(0) over the outer map"), std::string::npos)
+      << mm.space.candidates[0].gpu;
+  EXPECT_NE(mm.space.candidates[0].default_text.find("globalOutput(1)"), std::string::npos)
+      << mm.space.candidates[0].default_text;
   EXPECT_LT(mm.costs[coalesced].score, mm.costs[0].score);
+  // CUDA's default is the 2-D mapping: between the tiles and the strided mapping.
+  GpuSpace cu = space_of("examples/mm/mm.rise", {{"n", 256}, {"m", 256}, {"k", 256}}, "cuda");
+  const size_t cu_tiles = find(cu, "local tiles", "32 x 32 block");
+  const size_t cu_rows = find(cu, "global 2-D", "dimension 0 on the rows");
+  ASSERT_TRUE(cu_tiles && cu_rows);
+  EXPECT_NE(cu.space.candidates[0].gpu.find("mapGlobal(1) x mapGlobal(0)"), std::string::npos)
+      << cu.space.candidates[0].gpu;
+  EXPECT_NE(cu.space.candidates[0].default_text.find("globalOutput(2)"), std::string::npos)
+      << cu.space.candidates[0].default_text;
+  EXPECT_LT(cu.costs[cu_tiles].score, cu.costs[0].score);
+  EXPECT_LT(cu.costs[0].score, cu.costs[cu_rows].score);
   EXPECT_NE(mm.space.candidates[tiles].strategy_text().find("toLocal"), std::string::npos);
   // Work groups smaller than a warp leave lanes idle.
   GpuSpace scal = space_of("examples/scal/scal.rise", {{"n", 1 << 16}});
   EXPECT_FALSE(find(scal, "global 2-D", ""));
   EXPECT_TRUE(find(scal, "work groups 1-D", "groups of 256"));
   GpuSpace dot = space_of("examples/dot/dot.rise", {{"n", 4096}});
-  EXPECT_TRUE(find(dot, "chunked reduction", "chunks of 64"));
+  const size_t chunks = find(dot, "chunked reduction", "chunks of 64");
+  EXPECT_TRUE(chunks);
+  // A scalar result's default is one work item, which any chunked mapping beats.
+  EXPECT_NE(dot.space.candidates[0].gpu.find("one work item"), std::string::npos)
+      << dot.space.candidates[0].gpu;
+  if (chunks) {
+    EXPECT_LT(dot.costs[chunks].score, dot.costs[0].score);
+  }
   EXPECT_FALSE(find(dot, "global 1-D", ""));
   // A local tile larger than the device's local memory is not proposed.
   GpuDevice small = gpu;

@@ -237,7 +237,10 @@ TEST(BoundData, ThousandsOfValuesAreOneStaticTable) {
       // Statements: lines ending in ';' (the table's values end in ',').
       EXPECT_LT(occurrences(c.out, ";\n"), 400) << target << " " << n;
       if (cl) {
-        EXPECT_LE(occurrences(c.out, "__kernel"), 2) << n;
+        // Each kernel is printed twice (the kernels' listing and the host's copy): at
+        // most two, the parallel map and one work item storing the values left over
+        // (one kernel for all of them, not one a value).
+        EXPECT_LE(occurrences(c.out, "__kernel void"), 4) << n;
       }
       CliResult r = run_risec(
           {"run", path, "--size", sizes, "--bind", "w=" + w, "--target", target, "--check"});

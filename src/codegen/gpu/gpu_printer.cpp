@@ -149,6 +149,19 @@ std::string map_name(LoopKind k) {
   return dpia::loop_kind_name(k);
 }
 
+// The elements of a private array of type t (arrays of arrays count all elements; a
+// pair holding arrays, stored one array per component, both components').
+arith::Nat private_elements(const rise::Type& t) {
+  if (t->kind == TypeKind::Array) return t->size * private_elements(t->a);
+  if (t->kind == TypeKind::Pair) return private_elements(t->a) + private_elements(t->b);
+  return arith::Nat(1);
+}
+
+// Above these bytes of private arrays a work item (a mapGlobal launch), the launch's
+// work groups have at most kPrivateGroupBytes of them, and at most 256 work items.
+constexpr int64_t kPrivateSizedBytes = 1024;
+constexpr int64_t kPrivateGroupBytes = 256 * 1024;
+
 }  // namespace
 
 // ------------------------------------------------------------ hooks
@@ -294,7 +307,16 @@ void GpuPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
 
 // ------------------------------------------------------------ launches
 void GpuPrinter::split(const CommandP& c) {
+  // A command of one work item. Consecutive ones share one kernel, their commands in
+  // order in its body: the same as launching them one after another on the in-order
+  // queue (the buffers between them are all allocated before the first launch), with a
+  // launch each instead of one per top-level statement (a bound table's leftover
+  // stores were dozens of kernels).
   auto single = [&] {
+    if (!launches_.empty() && launches_.back().level == LoopKind::None) {
+      launches_.back().body = dpia::cm_seq({launches_.back().body, c});
+      return;
+    }
     Launch l;
     l.body = c;
     launches_.push_back(std::move(l));
@@ -379,6 +401,9 @@ void GpuPrinter::launch_sizes(const CommandP& c, Launch& l) {
           l.local[dim] = nat_expr(n).text;
           l.need_local[dim] = l.local[dim];
         }
+      if (c.kind == Command::New && c.placement == dpia::Placement::Stack && !c.table &&
+          (c.space == Space::Private || c.space == Space::Default))
+        if (std::optional<int64_t> n = private_elements(c.dt).as_const()) l.private_bytes += 8 * *n;
       if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) {
         l.dims = std::max(l.dims, c.dim + 1);
         l.has_local[c.dim] = l.has_local[c.dim] || c.loop == LoopKind::Local;
@@ -513,7 +538,8 @@ std::string GpuPrinter::kernels(CUnit& u, const std::string& entry_name, const C
 
 GpuPrinter::Shape GpuPrinter::shape(const Launch& l) {
   Shape s;
-  s.grouped = l.level == LoopKind::WorkGroup;
+  s.grouped = l.level == LoopKind::WorkGroup ||
+              (l.level == LoopKind::Global && l.private_bytes > kPrivateSizedBytes);
   s.dims = l.level == LoopKind::None ? 1 : l.dims;
   for (int d = 0; d < 3; ++d) {
     std::string groups = l.groups[d].empty() ? "1" : "(size_t)(" + l.groups[d] + ")";
@@ -527,6 +553,15 @@ GpuPrinter::Shape GpuPrinter::shape(const Launch& l) {
       s.global[d] = groups + " * " + s.local[d];
     else
       s.global[d] = "1";
+  }
+  // Many private bytes a work item: groups of at most kPrivateGroupBytes of them, in
+  // dimension 0, so that no platform's choice multiplies them past a CPU device's stack
+  // (PoCL ran softmax's 1024-float rows into SIGSEGV with 4096 work items a group); the
+  // global size is rounded up to whole groups, and the loops are strided.
+  if (l.level == LoopKind::Global && l.private_bytes > kPrivateSizedBytes) {
+    int64_t items = 1;
+    while (items < 256 && (items * 2) * l.private_bytes <= kPrivateGroupBytes) items *= 2;
+    s.local[0] = std::to_string(items);
   }
   return s;
 }

@@ -124,6 +124,11 @@ class GpuPrinter : public CPrinter {
     // when its local arrays are static.
     std::string dynamic_local;
     std::string dynamic_local_names;  // those arrays, for messages
+    // Bytes of the private arrays a work item declares (8 an element, as memory
+    // placement counts them): a mapGlobal launch with many gets a group size of its own
+    // (shape), as a platform choosing thousands of work items a group could give their
+    // copies more memory than a CPU device's stack has.
+    int64_t private_bytes = 0;
     LaunchInfo info;
     bool fault = false;  // it checks indices: its last parameter is fault_param()
   };
