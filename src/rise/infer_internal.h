@@ -150,6 +150,21 @@ class Inferer {
   void note_origins(int before, const Expr& head);
   const ExprNode* meta_origin(const std::string& meta) const;
   void use_earlier_types();
+  // What a unification may change (bindings, postponed equations, conditions): an
+  // attempt that fails halfway (use_earlier_types) is undone by restoring it.
+  struct Solution {
+    std::unordered_map<std::string, Type> datas;
+    std::unordered_map<std::string, Nat> nats;
+    std::vector<std::pair<std::string, Addr>> addrs;
+    std::vector<Postponed> postponed;
+    std::vector<PendingCondition> conditions;
+    std::vector<PendingNonNegative> nonneg;
+    std::vector<MaskUse> masks;
+  };
+  Solution save_solution() const;
+  void restore_solution(Solution saved);
+  // Unit tests of what inference keeps (tests/rise/infer_rollback_test.cpp).
+  friend struct InferTestAccess;
 
   // ---------------------------------------------------------------- metas
   std::string fresh(const char* prefix);

@@ -735,18 +735,38 @@ void Inferer::record_earlier_type(const Expr& before, const Expr& after) {
   if (after->type) earlier_types_.emplace_back(after->type, before->type);
 }
 
+Inferer::Solution Inferer::save_solution() const {
+  return {datas_, nats_, addrs_, postponed_, conditions_, nonneg_, masks_};
+}
+
+void Inferer::restore_solution(Solution saved) {
+  datas_ = std::move(saved.datas);
+  nats_ = std::move(saved.nats);
+  addrs_ = std::move(saved.addrs);
+  postponed_ = std::move(saved.postponed);
+  conditions_ = std::move(saved.conditions);
+  nonneg_ = std::move(saved.nonneg);
+  masks_ = std::move(saved.masks);
+  resolving_.clear();
+}
+
 // What the term alone leaves open takes the type the earlier check found there,
 // where that fits (it does unless the rewrite changed the term's sizes or types,
-// and then nothing is assumed from it).
+// and then nothing is assumed from it). An attempt that fails halfway (the pair's
+// first component unified, its second not) is undone entirely: a meta bound before
+// the failure would otherwise stay bound to a type that was refused.
 void Inferer::use_earlier_types() {
   if (earlier_types_.empty()) return;
   solve_postponed(false);
   for (const auto& [now, before] : earlier_types_) {
     if (!has_meta(zonk(now)) || !earlier_type_usable(before, stable_sizes_)) continue;
+    Solution saved = save_solution();
     try {
       unify(now, before, Ctx{Span{}, before, now, "the type found before the rewrite"});
     } catch (const Error&) {
+      restore_solution(std::move(saved));
     } catch (const arith::ArithError&) {
+      restore_solution(std::move(saved));
     }
   }
 }

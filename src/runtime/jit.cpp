@@ -355,10 +355,16 @@ const char* const kFaultPrelude =
 #ifndef RISEC_DEVICE_FAILED
 #define RISEC_DEVICE_FAILED(what) risec_record_fault(2, 0, (what))
 #endif
+#ifndef RISEC_ALLOC_FAILED
+#define RISEC_ALLOC_FAILED(fn, what) \
+  (__atomic_store_n(&risec_fault_now.stopped, 1, __ATOMIC_RELEASE), risec_record_fault(2, (fn), (what)))
+#define RISEC_STOPPED() __atomic_load_n(&risec_fault_now.stopped, __ATOMIC_ACQUIRE)
+#endif
 #endif
 struct risec_fault_record {
-  int state; /* 0: none, 1: being written, 2: text holds "fn: what" */
-  int kind;  /* 1: a fault of the data, 2: a failure of the device (text: "what") */
+  int state;   /* 0: none, 1: being written, 2: text holds "fn: what" */
+  int kind;    /* 1: a fault of the data, 2: a failure of the device or of memory */
+  int stopped; /* an allocation failed: the function returns (RISEC_STOPPED) */
   char text[4096];
 };
 #ifdef _OPENMP
@@ -389,7 +395,8 @@ static __attribute__((cold, noinline, unused)) void risec_record_fault(int kind,
 std::string with_fault_recording(const std::string& source, const std::string& entry) {
   if (source.find("RISEC_BOUNDS_FAILED") == std::string::npos &&
       source.find("RISEC_ARITHMETIC_FAILED") == std::string::npos &&
-      source.find("RISEC_DEVICE_FAILED") == std::string::npos)
+      source.find("RISEC_DEVICE_FAILED") == std::string::npos &&
+      source.find("RISEC_ALLOC_FAILED") == std::string::npos)
     return source;
   if (!valid_c_identifier(entry))
     internal_error("fault recording: '" + entry + "' is not a C identifier");
@@ -414,6 +421,7 @@ int )" + fn +
   pthread_mutex_lock(&risec_fault_lock);
 #endif
   __atomic_store_n(&r->state, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&r->stopped, 0, __ATOMIC_RELEASE);
   )" + fn +
          R"((buffers, sizes);
   faulted = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 0 ? r->kind : 0;

@@ -108,10 +108,14 @@ Artifact build_executable(const std::string& source, const std::string& entry,
 // build) through RISEC_DEVICE_FAILED(what), by default the message and abort(); it is
 // recorded here too, and the host function then releases what it made, unlocks and
 // returns (a set-up that failed is undone: the next call sets up again), and the entry
-// returns 2 with `what` in `message`. A source that mentions none of the three macros
-// (compiled without bounds checks, no integer division, no device) is returned as it
-// is. A definition of a macro in $RISEC_CFLAGS still wins (the fault is then that
-// definition's business).
+// returns 2 with `what` in `message`. The C and OpenMP code reports a failed allocation
+// of an intermediate array through RISEC_ALLOC_FAILED(fn, what) ("f: cannot allocate N
+// bytes for an intermediate array", by default the message and abort()): recorded as a
+// failure of kind 2 too, and RISEC_STOPPED() becomes 1, on which the function releases
+// the buffers it holds and returns (a buffer inside a loop skips its scope first). A
+// source that mentions none of the four macros (compiled without bounds checks, no
+// integer division, no device, no heap buffer) is returned as it is. A definition of a macro in
+// $RISEC_CFLAGS still wins (the fault is then that definition's business).
 std::string with_fault_recording(const std::string& source, const std::string& entry);
 
 // A loaded shared object and its uniform entry point; dlclose on destruction.

@@ -50,7 +50,14 @@ void CPrinter::gen_command(const CommandP& c, std::vector<CStmtP>& out) {
       out.push_back(c_expr_stmt("break"));
       return;
     case Command::Seq:
-      for (const CommandP& x : c->body) gen(x, out);
+      for (const CommandP& x : c->body) {
+        const int guarded = guarded_allocations_;
+        gen(x, out);
+        // A heap buffer inside a loop (or an outlined parallel body) whose allocation
+        // failed skipped its part of the work: the function stops here.
+        if (&out == top_level_ && guarded_allocations_ > guarded)
+          out.push_back(c_if(c_atom("RISEC_STOPPED()"), stop_statements()));
+      }
       return;
     case Command::Block:
       gen_copy(c->body[0], out);
@@ -115,23 +122,39 @@ void CPrinter::gen_command(const CommandP& c, std::vector<CStmtP>& out) {
       if (!c->distribution && !soa_parts(leaf(dt)).empty()) {
         storage_[c->var].soa = true;
         std::vector<BufferPart> parts = buffer_parts(c->var);
-        for (const BufferPart& p : parts)
-          out.push_back(declare_buffer(part_name(c->var, p.suffix), c_type(p.leaf), p.count,
-                                       c->space, c->placement, true));
+        const int before = sites_;
+        std::vector<std::string> names;
+        for (const BufferPart& p : parts) {
+          names.push_back(part_name(c->var, p.suffix));
+          out.push_back(
+              declare_buffer(names.back(), c_type(p.leaf), p.count, c->space, c->placement, true));
+        }
+        if (sites_ > before) {
+          checked_allocation(names, out, [&](std::vector<CStmtP>& rest) {
+            gen(c->body[0], rest);
+            for (const std::string& n : names) rest.push_back(free_buffer(n));
+          });
+          return;
+        }
         gen(c->body[0], out);
         if (c->placement != dpia::Placement::Stack)
-          for (const BufferPart& p : parts) out.push_back(free_buffer(part_name(c->var, p.suffix)));
+          for (const std::string& n : names) out.push_back(free_buffer(n));
         return;
       }
+      const int before = sites_;
       out.push_back(declare_buffer(name, ty, count(dt), c->space, c->placement, true));
+      if (sites_ > before) {
+        checked_allocation({name}, out, [&](std::vector<CStmtP>& rest) {
+          gen(c->body[0], rest);
+          rest.push_back(free_buffer(name));
+        });
+        return;
+      }
       // Local memory (OpenCL) is declared once per kernel, never on the heap, whatever
       // its size.
-      if (c->placement == dpia::Placement::Stack || c->space == dpia::Space::Local) {
-        gen(c->body[0], out);
-        return;
-      }
       gen(c->body[0], out);
-      out.push_back(free_buffer(name));
+      if (c->placement != dpia::Placement::Stack && c->space != dpia::Space::Local)
+        out.push_back(free_buffer(name));
       return;
     }
     case Command::If: {
@@ -164,8 +187,11 @@ void CPrinter::gen_command(const CommandP& c, std::vector<CStmtP>& out) {
       bool heap = c->placement == dpia::Placement::Heap;
       if (c->placement == dpia::Placement::Unplaced)
         internal_error("C backend: a double buffer without a placement");
+      const int before = sites_;
       for (const std::string& b : {b1, b2})
         out.push_back(declare_buffer(b, ty, total, c->space, c->placement, false));
+      std::vector<CStmtP> rest;
+      std::vector<CStmtP>& to = sites_ > before ? rest : out;
       if (c->exp->kind != Expression::Var || c->acc->kind != Acceptor::Var)
         internal_error("C backend: double buffer over views");
       std::string in = dpia::double_buffer_in(c->var), outp = dpia::double_buffer_out(c->var);
@@ -177,12 +203,21 @@ void CPrinter::gen_command(const CommandP& c, std::vector<CStmtP>& out) {
           : c->iterations.as_const()
               ? b1
               : "(" + nat_expr(c->iterations).text + " == 1 ? " + output + " : " + b1 + ")";
-      out.push_back(c_decl(ty + "* " + cname(in) + " = (" + ty + "*)" + cname(c->exp->name)));
-      out.push_back(c_decl(ty + "* " + cname(outp) + " = " + first_out));
-      out.push_back(c_decl("unsigned char " + flag + " = 1"));
+      to.push_back(c_decl(ty + "* " + cname(in) + " = (" + ty + "*)" + cname(c->exp->name)));
+      to.push_back(c_decl(ty + "* " + cname(outp) + " = " + first_out));
+      to.push_back(c_decl("unsigned char " + flag + " = 1"));
       storage_[in] = Storage{rise::array(c->n, c->dt), true};
       storage_[outp] = Storage{rise::array(c->n, c->dt), true};
       double_buffers_[c->var] = output;
+      if (sites_ > before) {
+        checked_allocation({b1, b2}, out, [&](std::vector<CStmtP>& body) {
+          body.insert(body.end(), rest.begin(), rest.end());
+          gen(c->body[0], body);
+          body.push_back(free_buffer(b1));
+          body.push_back(free_buffer(b2));
+        });
+        return;
+      }
       gen(c->body[0], out);
       if (heap) {
         out.push_back(free_buffer(b1));
@@ -264,6 +299,42 @@ CStmtP CPrinter::free_buffer(const std::string& name) {
   auto it = buffer_sites_.find(name);
   if (it == buffer_sites_.end()) return c_expr_stmt("free(" + name + ")");
   return c_expr_stmt("risec_release(&risec_site_" + std::to_string(it->second) + ", " + name + ")");
+}
+
+// A heap buffer whose allocation fails (docs/codegen.md, "Memory placement"):
+// risec_alloc has reported it (RISEC_ALLOC_FAILED: by default a message and abort();
+// recorded in-process) and returned null. In the function's own sequence of
+// statements the function then returns, releasing the buffers it holds; elsewhere
+// (inside a loop, an outlined parallel body) the buffer's scope is skipped, and the
+// function stops after the statement holding it (the Seq case's RISEC_STOPPED()).
+void CPrinter::checked_allocation(const std::vector<std::string>& names, std::vector<CStmtP>& out,
+                                  const std::function<void(std::vector<CStmtP>&)>& rest) {
+  std::string all;
+  for (const std::string& n : names) all += (all.empty() ? "" : " && ") + n;
+  if (&out == top_level_) {
+    // One buffer that failed is null; of several, the others may have been allocated.
+    out.push_back(c_if(c_atom("!(" + all + ")"),
+                       stop_statements(names.size() > 1 ? names : std::vector<std::string>{})));
+    live_buffers_.insert(live_buffers_.end(), names.begin(), names.end());
+    rest(out);
+    live_buffers_.resize(live_buffers_.size() - names.size());
+    return;
+  }
+  ++guarded_allocations_;
+  std::vector<CStmtP> body;
+  rest(body);
+  out.push_back(c_if(c_atom(all), std::move(body)));
+}
+
+// The function's early return after a failed allocation: the heap buffers it holds
+// (and `also`, which may be null) released, innermost first.
+std::vector<CStmtP> CPrinter::stop_statements(const std::vector<std::string>& also) {
+  std::vector<CStmtP> stop;
+  for (auto it = also.rbegin(); it != also.rend(); ++it) stop.push_back(free_buffer(*it));
+  for (auto it = live_buffers_.rbegin(); it != live_buffers_.rend(); ++it)
+    stop.push_back(free_buffer(*it));
+  stop.push_back(c_expr_stmt("return"));
+  return stop;
 }
 
 // ------------------------------------------------------------ index-set splitting
@@ -348,22 +419,40 @@ std::string CPrinter::cname(const std::string& var) {
 // module's kernels), and so does a destructor when the library is unloaded or the
 // program exits.
 namespace {
-std::string heap_buffer_helpers(int sites) {
+std::string heap_buffer_helpers(int sites, const std::string& fn) {
   std::string s;
   for (int k = 0; k < sites; ++k) s += "static void* risec_site_" + std::to_string(k) + ";\n";
-  s += R"(static inline void* risec_alloc(void** site, size_t bytes) {
+  s += R"(#include <stdio.h>
+#ifndef RISEC_ALLOC_FAILED
+#define RISEC_ALLOC_FAILED(fn, what) (fprintf(stderr, "%s: %s\n", fn, what), abort())
+#endif
+#ifndef RISEC_STOPPED
+#define RISEC_STOPPED() 0
+#endif
+__attribute__((cold, noinline)) static void risec_alloc_failed(size_t bytes) {
+  char what[96];
+  snprintf(what, sizeof what, "cannot allocate %llu bytes for an intermediate array",
+           (unsigned long long)bytes);
+  RISEC_ALLOC_FAILED()" +
+       c_string(fn) + R"(, what);
+}
+/* null when the memory is not there (reported first) */
+static inline void* risec_alloc(void** site, size_t bytes) {
   char* b = (char*)__atomic_exchange_n(site, (void*)0, __ATOMIC_ACQ_REL);
   if (b && *(size_t*)b < bytes) { free(b); b = 0; }
   if (!b) {
     void* p = 0;
-    if (posix_memalign(&p, 64, bytes + 64) != 0) abort();
+    if (bytes > (size_t)-1 - 64 || posix_memalign(&p, 64, bytes + 64) != 0) {
+      risec_alloc_failed(bytes);
+      return 0;
+    }
     b = (char*)p;
     *(size_t*)b = bytes;
   }
   return b + 64;
 }
 static inline void risec_release(void** site, void* p) {
-  free(__atomic_exchange_n(site, (void*)((char*)p - 64), __ATOMIC_ACQ_REL));
+  if (p) free(__atomic_exchange_n(site, (void*)((char*)p - 64), __ATOMIC_ACQ_REL));
 }
 __attribute__((destructor)) static void risec_free_sites(void) {
 )";
@@ -619,7 +708,9 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
       opts_.wide_indices || needs_wide_indices(program, out_dt, inputs, sizes) ? "int64_t" : "int";
   g.not_nan_ = dpia::NotNan(program);
   std::vector<CStmtP> body;
+  g.top_level_ = &body;
   g.gen(program, body);
+  g.top_level_ = nullptr;
   std::string sig = g.signature(u, output, out_dt, inputs, sizes);
 
   std::ostringstream src;
@@ -644,7 +735,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
     src << "#if defined(__GNUC__)\n#define RISEC_BLOCK_LOOP _Pragma(\"GCC unroll 1\")\n#else\n"
            "#define RISEC_BLOCK_LOOP\n#endif\n";
   if (!sizes.empty()) src << kPreconditionHelper;
-  if (g.uses_alloc_) src << heap_buffer_helpers(g.sites_);
+  if (g.uses_alloc_) src << heap_buffer_helpers(g.sites_, u.name);
   src << g.typedef_text_ << "\n";
   if (!g.helper_text_.empty()) src << g.helper_text_ << "\n";
   const std::string input_checks = input_index_checks(inputs);

@@ -147,6 +147,12 @@ class CPrinter {
   // allocation site keeps the block for the next call (risec_release), or, for a
   // buffer declared otherwise, free().
   CStmtP free_buffer(const std::string& name);
+  // The heap buffers `names` just declared into `out` (risec_alloc: null when the
+  // memory is not there), then `rest` (their scope and release) run only when they
+  // were allocated (c_printer.cpp).
+  void checked_allocation(const std::vector<std::string>& names, std::vector<CStmtP>& out,
+                          const std::function<void(std::vector<CStmtP>&)>& rest);
+  std::vector<CStmtP> stop_statements(const std::vector<std::string>& also = {});
   // The declaration `decl` ("float acc") of a scalar or vector variable in `space`:
   // in C a plain local variable.
   virtual CStmtP declare_variable(const std::string& decl, dpia::Space space);
@@ -370,6 +376,12 @@ class CPrinter {
   // The heap buffers' allocation sites (risec_site_K), by buffer name.
   std::map<std::string, int> buffer_sites_;
   int sites_ = 0;
+  // The function's own sequence of statements (print_unit), the heap buffers held
+  // there, innermost last, and how many allocations elsewhere were guarded
+  // (checked_allocation).
+  const std::vector<CStmtP>* top_level_ = nullptr;
+  std::vector<std::string> live_buffers_;
+  int guarded_allocations_ = 0;
   bool uses_index_checks_ = false;  // a checked_index was printed (risec_index)
   // The helpers whose callers pass the fault buffer (division_fault_param).
   std::vector<std::string> fault_helpers_;
