@@ -46,6 +46,12 @@ CExpr c_cast(const std::string& type, const CExpr& a) {
   return CExpr{"(" + type + ")" + a.at(kPrecUnary), kPrecUnary};
 }
 
+CExpr c_compound(const std::string& type, const std::vector<CExpr>& elems) {
+  std::string s = "((" + type + "){";
+  for (size_t i = 0; i < elems.size(); ++i) s += (i ? ", " : "") + elems[i].at(kPrecAssign);
+  return CExpr{s + "})", kPrecAtom};
+}
+
 static CStmtP make(CStmt s) {
   return std::make_shared<CStmt>(std::move(s));
 }

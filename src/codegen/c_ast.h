@@ -46,6 +46,11 @@ CExpr c_index(const CExpr& base, const CExpr& index);
 CExpr c_member(const CExpr& base, const std::string& member);
 CExpr c_cond(const CExpr& c, const CExpr& a, const CExpr& b);
 CExpr c_cast(const std::string& type, const CExpr& a);
+// The compound literal (type){elems...}, in parentheses: its commas are inside braces,
+// which do not protect them from a function-like macro's argument split (OpenCL's
+// vector helpers, risec_index, the checked divisions are macros there), so every
+// expression text has its commas inside parentheses and may be any macro's argument.
+CExpr c_compound(const std::string& type, const std::vector<CExpr>& elems);
 
 struct CStmt;
 using CStmtP = std::shared_ptr<CStmt>;

@@ -241,22 +241,13 @@ Function Function::rewrite(const Strategy& s) const {
 Source compile(const Program& program, const CompileOptions& options) {
   return on_large_stack([&] {
     rise::require_definitions(program.impl().program);
+    if (options.tuned && options.strategy) driver::tuned_with_strategy();
     auto impl = std::make_shared<Source::Impl>();
     driver::CompileRequest req;
     req.program = &program.impl().program;
     req.entry = options.entry;
     req.sizes = options.sizes.empty() ? nullptr : &options.sizes;
     req.strategy = options.strategy ? &options.strategy->impl().strategy : nullptr;
-    std::optional<elevate::Strategy> tuned;
-    if (options.tuned) {
-      if (options.strategy) driver::tuned_with_strategy();
-      tuned = driver::tuned_strategy(
-          driver::tuned_key(
-              program.impl().program, options.entry, options.sizes,
-              driver::target_code(options.target, options.shift_tails, options.bounds_checks)),
-          options.tuning_db);
-      if (tuned) req.strategy = &*tuned;
-    }
     req.target = options.target;
     req.trace = options.trace;
     req.simplify = options.simplify;
@@ -281,6 +272,17 @@ Source compile(const Program& program, const CompileOptions& options) {
       arrays.emplace(name, std::move(nd));
     }
     req.bind_arrays = &arrays;
+    // The record of the sizes the program is specialised to: --size and the shapes of
+    // the bound inputs (its `tunedAt` sees the same).
+    std::optional<elevate::Strategy> tuned;
+    if (options.tuned) {
+      tuned = driver::tuned_strategy(
+          driver::tuned_key(
+              program.impl().program, options.entry, driver::fixed_sizes(req),
+              driver::target_code(options.target, options.shift_tails, options.bounds_checks)),
+          options.tuning_db);
+      if (tuned) req.strategy = &*tuned;
+    }
     impl->program = program.impl().program;
     impl->entry = options.entry;
     impl->compiled = driver::compile(req);

@@ -141,6 +141,9 @@ rise::Checked bind_inputs(const rise::Checked& checked,
     body = rise::dep_lambda((*it)->binder_kind, (*it)->name, body, (*it)->span);
   rise::Checked out = rise::infer_expr(body);
   for (const rise::SideCondition& sc : checked.conditions) out.conditions.push_back(sc);
+  // The program is still specialised to the same sizes (the strategy's `tunedAt`
+  // checks them): binding replaces parameters by values, not sizes.
+  out.sizes = checked.sizes;
   return out;
 }
 

@@ -70,6 +70,22 @@ elevate::DefaultLowering default_lowering_for(const rise::Expr& high, const std:
   return d;
 }
 
+rise::SizeMap fixed_sizes(const CompileRequest& req) {
+  rise::SizeMap sizes;
+  if (req.sizes) sizes = *req.sizes;
+  if (req.bind && !req.bind->empty())
+    sizes_from_inputs(*req.program, req.entry, {}, &sizes, *req.bind, false);
+  if (req.bind_arrays && !req.bind_arrays->empty()) {
+    const auto& arrays = *req.bind_arrays;
+    std::map<std::string, std::string> where;
+    for (const auto& [name, a] : arrays) where.emplace(name, bind_given(name, ""));
+    sizes_from_shapes(
+        *req.program, req.entry, where, [&](const std::string& n) { return arrays.at(n).shape; },
+        &sizes, "");
+  }
+  return sizes;
+}
+
 namespace {
 
 // compile's second half: `out.low`, the entry after the strategy, specialised to the
@@ -198,15 +214,7 @@ Compiled compile(const CompileRequest& req) {
   const auto& files = req.bind ? *req.bind : no_files;
   const auto& arrays = req.bind_arrays ? *req.bind_arrays : no_arrays;
   const bool binding = !files.empty() || !arrays.empty();
-  if (req.sizes) out.sizes = *req.sizes;
-  if (!files.empty()) sizes_from_inputs(p, req.entry, {}, &out.sizes, files, false);
-  if (!arrays.empty()) {
-    std::map<std::string, std::string> where;
-    for (const auto& [name, a] : arrays) where.emplace(name, bind_given(name, ""));
-    sizes_from_shapes(
-        p, req.entry, where, [&](const std::string& n) { return arrays.at(n).shape; }, &out.sizes,
-        "");
-  }
+  out.sizes = fixed_sizes(req);
   out.high = rise::check_program(p, req.entry, req.sizes || binding ? &out.sizes : nullptr);
   check_addressable(out.high);
   if (binding) out.high = bind_inputs(out.high, files, arrays);

@@ -67,4 +67,11 @@ elevate::DefaultLowering default_lowering_checked(const rise::Checked& high,
 // target name.
 Compiled compile(const CompileRequest& req);
 
+// The sizes `compile` fixes for `req` (Compiled::sizes): req.sizes and those the
+// shapes of the bound inputs (req.bind, req.bind_arrays) determine. `--tuned` looks
+// its record up at these sizes, the program is specialised to them, and the
+// strategy's `tunedAt` sees them. Errors as compile's (a shape disagreeing with a
+// size).
+rise::SizeMap fixed_sizes(const CompileRequest& req);
+
 }  // namespace risec::driver

@@ -818,13 +818,17 @@ Strategy tuned_at(std::vector<std::pair<std::string, int64_t>> sizes) {
                   (given ? "=" + std::to_string(env.sizes->at(n)) : " symbolic");
         }
         if (same) return e;
-        return fail_at(
-            "tunedAt", e,
-            "this strategy was tuned at sizes " + tuned +
-                " (risec tune wrote it for them: the places it names and the sizes of its "
-                "blocks assume them), but here " +
-                here + (env.sizes && !env.sizes->empty() ? "" : " (no --size: generic code)") +
-                "; compile with --size " + tuned + ", or tune again at the sizes wanted");
+        // Without any size the code is generic; with some (given, or fixed by the
+        // shapes of bound inputs) the program's are named as they are.
+        const bool generic = !env.sizes || env.sizes->empty();
+        return fail_at("tunedAt", e,
+                       "this strategy was tuned at sizes " + tuned +
+                           " (risec tune wrote it for them: the places it names and the sizes of "
+                           "its blocks assume them), but here " +
+                           here +
+                           (generic ? " (no --size: generic code); compile with --size " + tuned
+                                    : "; compile at sizes " + tuned) +
+                           ", or tune again at the sizes wanted");
       });
 }
 

@@ -132,6 +132,16 @@ const std::pair<const char*, const char*> kPrograms[] = {
     makePair(p._1._1 |> mapSeq(fun(b => (cast(b): f64) + p._1._2._1 + (cast(p._2._1): f64))))
             (makePair(p._2._2 * 2.0f)(p._1._2._2)))))))
 )"},
+    // Lanes gathered from a transposed or padded array: a compound literal of the lanes
+    // (held-out finding F1: a macro argument on OpenCL; here an inline function's).
+    {"vgather", R"(def vgather = depFun(n: Nat => fun(x: 4.n.f32 =>
+  x |> transpose |> join |> asVector(4) |> mapGlobal(0)(fun(v => v * vectorFromScalar(2.0f)))
+    |> asScalar))
+)"},
+    {"vpad", R"(def vpad = depFun(n: Nat => fun(x: (4*n).f32 =>
+  x |> padClamp(2)(2) |> asVector(4) |> mapGlobal(0)(fun(v => v - vectorFromScalar(1.0f)))
+    |> asScalar))
+)"},
     {"vexp", R"(def vexp = depFun(n: Nat => fun(x: n.vec[f32, 4] =>
   x |> mapGlobal(0)(fun(v => exp(v) + sqrt(v) - v / vectorFromScalar(3.0f)))))
 )"},

@@ -147,16 +147,15 @@ CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat&
   CExpr r;
   if (t->kind == TypeKind::Pair) {
     // A compound literal of the components (nested for nested pairs).
-    std::function<std::string(const Type&, const std::string&)> whole =
-        [&](const Type& x, const std::string& sfx) {
-          if (x->kind == TypeKind::Pair)
-            return "((" + c_type(x) + "){" + whole(x->a, sfx + "_1") + ", " +
-                   whole(x->b, sfx + "_2") + "})";
-          if (x->kind == TypeKind::Array)
-            internal_error("C backend: a whole " + rise::print(t) + " read");
-          return c_index(c_atom(part_name(name, sfx)), nat_expr(index)).text;
-        };
-    r = c_atom(whole(t, suffix));
+    std::function<CExpr(const Type&, const std::string&)> whole = [&](const Type& x,
+                                                                      const std::string& sfx) {
+      if (x->kind == TypeKind::Pair)
+        return c_compound(c_type(x), {whole(x->a, sfx + "_1"), whole(x->b, sfx + "_2")});
+      if (x->kind == TypeKind::Array)
+        internal_error("C backend: a whole " + rise::print(t) + " read");
+      return c_index(c_atom(part_name(name, sfx)), nat_expr(index));
+    };
+    r = whole(t, suffix);
   } else if (t->kind == TypeKind::Array) {
     internal_error("C backend: a whole " + rise::print(t) + " read");
   } else {
@@ -239,10 +238,9 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
       // a strided view): gather them one by one.
       auto n = lanes.as_const();
       if (!n) internal_error("C backend: symbolic vector width");
-      std::string lits = "(" + vt + "){";
-      for (int64_t l = 0; l < *n; ++l)
-        lits += (l ? ", " : "") + read(x, {at(i * lanes + Nat(l))}).at(kPrecAssign);
-      return c_atom(lits + "}");
+      std::vector<CExpr> lits;
+      for (int64_t l = 0; l < *n; ++l) lits.push_back(read(x, {at(i * lanes + Nat(l))}));
+      return c_compound(vt, lits);
     }
     case Expression::Broadcast:
       // a mask's lanes are 0 or -1

@@ -48,11 +48,14 @@ std::string OpenCLPrinter::vector_type(const Type& t) {
   std::string name = elem + n;
   if (typedefs_.insert(name).second) {
     // Where the memory is a scalar array (asVector), vloadN/vstoreN; an array of
-    // vectors is a typed pointer (float4*) and needs neither.
-    vector_text_ += "#define " + name + "_load(p) vload" + n + "(0, (p))\n";
-    vector_text_ += "#define " + name + "_load_aligned(p) vload" + n + "(0, (p))\n";
-    vector_text_ += "#define " + name + "_store(p, v) vstore" + n + "((v), 0, (p))\n";
-    vector_text_ += "#define " + name + "_broadcast(x) ((" + name + ")(x))\n";
+    // vectors is a typed pointer (float4*) and needs neither. Macros, as vloadN and
+    // vstoreN take a pointer into any address space; the expressions they are given
+    // have their commas in parentheses (c_compound), and the last argument takes
+    // the rest of the list (__VA_ARGS__), commas and all.
+    vector_text_ += "#define " + name + "_load(...) vload" + n + "(0, (__VA_ARGS__))\n";
+    vector_text_ += "#define " + name + "_load_aligned(...) vload" + n + "(0, (__VA_ARGS__))\n";
+    vector_text_ += "#define " + name + "_store(p, ...) vstore" + n + "((__VA_ARGS__), 0, (p))\n";
+    vector_text_ += "#define " + name + "_broadcast(...) ((" + name + ")(__VA_ARGS__))\n";
     host_vector_text_ += "typedef cl_" + name + " " + name + ";\n";
   }
   return name;
