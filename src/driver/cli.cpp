@@ -397,7 +397,8 @@ std::vector<Command> make_commands() {
       "Generate code for the entry: one self-contained C99 translation unit (CUDA for --target "
       "cuda; for --target opencl the OpenCL kernels and the C host function that embeds and "
       "launches them). Without --strategy the default lowering is applied: simplify ; "
-      "lowerToC (with --target openmp, simplify ; try(parallelOutput) ; lowerToC).",
+      "lowerToC (with --target openmp, simplify ; try(parallelOutput) ; lowerToC ; "
+      "try(parallelStages)).",
       {strategy<CompileArgs>("the strategy instead of the default lowering"), param<CompileArgs>(),
        target<CompileArgs>("c (default), openmp, opencl or cuda (docs/targets.md)"),
        entry<CompileArgs>(),

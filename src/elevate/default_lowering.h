@@ -15,14 +15,15 @@ namespace risec::elevate {
 inline constexpr int64_t kDefaultUnrollTaps = 25;
 
 struct DefaultLowering {
-  bool simplify = true;   // simplify first (small programs; --no-simplify)
-  bool parallel = false;  // try(parallelOutput): --target openmp
+  bool simplify = true;  // simplify first (small programs; --no-simplify)
+  // try(parallelOutput) before lowerToC and try(parallelStages) after it: --target openmp
+  bool parallel = false;
   // try(unrollReductions(n)) after lowerToC (the CPU targets); 0 leaves it out
   int64_t unroll_taps = kDefaultUnrollTaps;
 };
 
-// simplify ; try(parallelOutput) ; lowerToC ; try(unrollReductions(n)), each step as
-// `d` asks.
+// simplify ; try(parallelOutput) ; lowerToC ; try(parallelStages) ;
+// try(unrollReductions(n)), each step as `d` asks.
 Strategy default_lowering(const DefaultLowering& d);
 
 // The same strategy as text ("simplify ; lowerToC ; try(unrollReductions(25))"), built
