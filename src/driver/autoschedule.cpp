@@ -69,7 +69,12 @@ bool uses_foreign(const rise::Expr& e) {
 // program's contraction scheduled as the mm template does, ranked by their own model.
 // The budget counts the candidates measured, not the ones whose code an earlier one has.
 std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
+  // The default first, then under openmp its sequential twin (schedule_space.h): the
+  // model ranks every parallel loop above it, but cannot see a loaded machine's fork
+  // and join.
   std::vector<size_t> order = {0}, later;
+  for (size_t i = 1; i < r.space.candidates.size() && order.size() < 2; ++i)
+    if (r.space.candidates[i].sequential) order.push_back(i);
   std::map<std::string, int> per_structure;
   // A structure with its stages inlined is a group of its own (the model cannot tell
   // a stored stage from a recomputed one well either); with more than three groups
@@ -85,7 +90,7 @@ std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   const int shares = std::max<int>(3, static_cast<int>(groups.size()));
   const int cap = std::max(2, (budget - 1) / shares), block_cap = std::max(2, 2 * (budget - 1) / 3);
   for (size_t i : r.ranking) {
-    if (i == 0) continue;
+    if (i == 0 || r.space.candidates[i].sequential) continue;
     const bool blocked = !r.space.candidates[i].block.empty();
     const std::string s = group(i);
     if (per_structure[s] >= (blocked ? block_cap : cap)) {

@@ -127,6 +127,7 @@ std::string ScheduleCandidate::label() const {
   if (strip) out += ", strips of " + std::to_string(strip) + " rows";
   if (tile) out += ", tile " + std::to_string(tile) + "x" + std::to_string(tile);
   if (!parallel.empty()) out += ", parallel " + parallel;
+  if (sequential) out += ", parallel none (sequential)";
   if (!schedule.empty()) out += " schedule(" + schedule + ")";
   if (reciprocal) out += ", divisions by reciprocals";
   if (!reduction.empty()) out += ", reductions on vectors (" + reduction + ")";
@@ -228,6 +229,22 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     d.default_text = elevate::default_lowering_text(default_lowering_for(high.expr, opt.target));
     d.lowered = rewrite_with(d.default_text, high, &space.rewrites);
     add(std::move(d));
+  }
+  // openmp: the default without a parallel loop (the c target's default lowering):
+  // every other openmp candidate the model ranks high has one, and a fork and join
+  // costs tens of microseconds (far more on a loaded machine), more than a small
+  // program computes. The model cannot see the load: measuring decides.
+  if (opt.target == "openmp") {
+    ScheduleCandidate s;
+    s.structure = space.reduced ? "none" : "simplify";
+    s.sequential = true;
+    if (!space.reduced)
+      s.steps.push_back({"structure", "simplify",
+                         "simplify (as the default lowering): inline, common subexpressions, "
+                         "invariant code moved out of loops; no parallel loop (every loop "
+                         "sequential: no fork and join, the c target's default lowering)"});
+    if (std::optional<ScheduleStep> taps = taps_step(high, opt.target)) s.steps.push_back(*taps);
+    if (lower_candidate(s, high, space)) add(std::move(s));
   }
 
   // Register-blocked candidates, before the general decisions (which may truncate).

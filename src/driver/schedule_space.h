@@ -50,7 +50,8 @@
 // same steps left for after lowering) is not grown again, its leaves counted as the
 // duplicates and refusals they would be. The default lowering is always the first
 // candidate, with the text of the strategy compile applies without one
-// (default_lowering_for).
+// (default_lowering_for); under openmp the second is the same lowering with no
+// parallel loop (ScheduleCandidate::sequential).
 // Programs above the default lowering's simplify limit (the default does not simplify
 // them either) get a reduced space: no simplify structure and no explore variants,
 // whose rewrites grow faster than the program, and one tile size and one vector
@@ -85,7 +86,11 @@ struct ScheduleCandidate {
   // The decisions, for reports: "" when not taken.
   std::string structure;  // its short name
   std::string parallel;   // "parallelOutput", "outermost map", "every stage" or "strips"
-  std::string schedule;   // its parallel loops' OpenMP schedule ("dynamic, 4"); "": default
+  // openmp: the default lowering without its parallel steps (the c target's default),
+  // measured right after the default: on a small program, or a loaded machine, a
+  // fork and join costs more than the loop it shares out (docs/tuning.md).
+  bool sequential = false;
+  std::string schedule;  // its parallel loops' OpenMP schedule ("dynamic, 4"); "": default
   int64_t tile = 0;
   int64_t strip = 0;        // strips of this many output rows (schedule_strips.h)
   std::string vector;       // "lanes" or "lanes * 2"

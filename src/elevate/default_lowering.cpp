@@ -133,6 +133,10 @@ std::vector<std::pair<std::string, Strategy>> default_steps(const DefaultLowerin
     steps.emplace_back("try(" + g + ")", try_(make_strategy("globalOutput", {Arg{d.global_dims}})));
   }
   steps.emplace_back("lowerToC", make_strategy("lowerToC"));
+  // The stages lowerToC stores itself (simplify inlines a let read through a window or a
+  // pad into the chain, and lowering stores it again): parallelOutput, before lowering,
+  // cannot see them (held-out finding F5: a stencil pipeline's stages ran on one thread).
+  if (d.parallel) steps.emplace_back("try(parallelStages)", try_(make_strategy("parallelStages")));
   if (d.unroll_taps > 0)
     steps.emplace_back("try(unrollReductions(" + std::to_string(d.unroll_taps) + "))",
                        try_(unroll_reductions(d.unroll_taps)));

@@ -63,7 +63,13 @@ struct StageParalleliser {
       same = same && b == a;
       copy.args[i] = b;
     }
-    if (p->is(PrimId::MapSeq) && c->args.size() == 2 &&
+    // The windows of circularBuffer and rotateValues are filled as the sequential loop
+    // steps through them: their map stays sequential (as parallelOutput leaves it).
+    std::optional<util::PrimCall> src =
+        c->args.size() == 2 ? util::as_prim_call(c->args[1]) : std::nullopt;
+    const bool sliding_buffer =
+        src && (src->is(PrimId::CircularBuffer) || src->is(PrimId::RotateValues));
+    if (p->is(PrimId::MapSeq) && c->args.size() == 2 && !sliding_buffer &&
         (util::computes(c->args[0]) || util::is_identity_fn(c->args[0]))) {
       if (small(e)) {
         ++small_stages;
@@ -290,7 +296,8 @@ void register_pipeline(Registry& r) {
           RuleFamily::Lowering,
           "after lowerToC: the outermost mapSeq of every stage (the result, each let, each array "
           "lowerToC stores, anything not inside another loop's function) -> mapPar, except stages "
-          "writing fewer than 1024 elements; fails when there is none",
+          "writing fewer than 1024 elements and maps over the windows of circularBuffer or "
+          "rotateValues (filled as a sequential loop steps); fails when there is none",
           {},
           fixed(parallel_stages())});
 }

@@ -327,6 +327,81 @@ TEST(Autoschedule, DefaultIsMeasuredFirstAndTheResultIsNeverSlower) {
   }
 }
 
+// Held-out observation: every openmp candidate the model ranks high has a parallel
+// loop, so on a small program (or a loaded machine: a fork and join of tens of
+// microseconds) the tuned result was slower than the c target's. The openmp space has
+// the default lowering without a parallel loop as its second candidate, measured right
+// after the default, and chosen when it is the fastest.
+class SequentialFastTimer : public Measurer {
+ public:
+  SequentialFastTimer(const ScheduleSpace* space, bool fast) : space_(space), fast_(fast) {}
+  void prepare(const Compiled&) override {}
+  double measure(const Compiled& c, const TunePoint& p) override {
+    const size_t i = static_cast<size_t>(p.at(0));
+    order.push_back(i);
+    if (i < space_->candidates.size() && space_->candidates[i].sequential) {
+      sequential_code = c.unit.source;
+      return fast_ ? 0.5 : 50.0;
+    }
+    return 5.0 + static_cast<double>(i % 3);
+  }
+  const ScheduleSpace* space_;
+  bool fast_;
+  std::vector<size_t> order;
+  std::string sequential_code;
+};
+
+TEST(Autoschedule, OpenMPSpaceHasASequentialCandidateChosenWhenFastest) {
+  rise::Program p = load_program("examples/mm/mm.rise");
+  AutoscheduleConfig c;
+  c.program = &p;
+  c.sizes = {{"n", 16}, {"m", 16}, {"k", 8}};
+  c.target = "openmp";
+  c.budget = 5;
+  c.space = small_space("openmp");
+  c.machine.threads = 2;
+  // The space alone: candidate 0 the default (parallel), candidate 1 its sequential twin.
+  const rise::Checked high = rise::check_program(p, "", &c.sizes);
+  SpaceOptions so = c.space;
+  so.target = "openmp";
+  so.threads = c.machine.threads;
+  so.fork_join_cycles = c.machine.fork_join_cycles;
+  const ScheduleSpace space = build_space(high, so);
+  ASSERT_GE(space.candidates.size(), 3u);
+  EXPECT_TRUE(space.candidates[0].is_default);
+  ASSERT_TRUE(space.candidates[1].sequential) << space.candidates[1].label();
+  EXPECT_EQ(std::count_if(space.candidates.begin(), space.candidates.end(),
+                          [](const ScheduleCandidate& k) { return k.sequential; }),
+            1);
+  EXPECT_NE(space.candidates[1].label().find("parallel none"), std::string::npos);
+  // the c target has no such candidate (every candidate is sequential there)
+  so.target = "c";
+  for (const ScheduleCandidate& k : build_space(high, so).candidates) EXPECT_FALSE(k.sequential);
+
+  for (bool fast : {true, false}) {
+    SequentialFastTimer t(&space, fast);
+    AutoscheduleResult r = autoschedule(c, t);
+    ASSERT_GE(t.order.size(), 2u);
+    EXPECT_EQ(t.order[0], 0u);
+    EXPECT_EQ(t.order[1], 1u) << "the sequential candidate is measured second";
+    ASSERT_FALSE(t.sequential_code.empty());
+    EXPECT_EQ(t.sequential_code.find("#pragma omp parallel"), std::string::npos)
+        << t.sequential_code;
+    ASSERT_EQ(r.space.candidates.size(), space.candidates.size());
+    if (fast) {
+      EXPECT_EQ(r.best, 1u);
+      EXPECT_TRUE(r.space.candidates[r.best].sequential);
+      for (const char* rule : {"parallelOutput", "parallelStages", "parallel @", "mapPar"})
+        EXPECT_EQ(r.best_strategy.find(rule), std::string::npos) << rule << r.best_strategy;
+      EXPECT_NO_THROW(elevate::parse_strategy_file(
+          std::make_shared<SourceFile>(SourceFile{"best.elv", r.best_strategy})));
+    } else {
+      EXPECT_NE(r.best, 1u);
+      EXPECT_FALSE(r.space.candidates[r.best].sequential);
+    }
+  }
+}
+
 // The stop threshold: the default is timed in full; every later candidate may stop
 // after one call once it is kStopAboveBest times slower than the best so far, and a
 // stopped candidate is never the best.

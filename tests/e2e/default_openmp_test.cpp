@@ -78,5 +78,40 @@ TEST(DefaultOpenMP, ThroughViewsAndLets) {
   EXPECT_EQ(omp_default_count(c.out, "#pragma omp parallel for"), 2u) << c.out;
 }
 
+TEST(DefaultOpenMP, StencilStagesSimplifyInlinesAreParallel) {
+  // Held-out finding F5: simplify inlines lets read through a pad and a window into one
+  // chain, and lowerToC stores them again; parallelOutput (before lowering) saw only the
+  // last map. try(parallelStages) after lowerToC makes each stored stage's outer loop
+  // parallel: a clamp blur, a padCst max and a 2x2 downsample, three stages.
+  const std::string program =
+      "def pipe3 = depFun((n: Nat, m: Nat) =>\n"
+      "  fun(img: (2*n).(2*m).f32 =>\n"
+      "    let a = img |> padClamp2D(1)(1) |> slide2D(3)(1) |> map2D(fun(w => (w |> join |> "
+      "map(fun(v => v * 2.0f + 1.0f)) |> reduce(add)(0.0f)) / 9.0f)) in\n"
+      "    let b = a |> padCst2D(1)(1)(0.0f) |> slide2D(3)(1) |> map2D(fun(w => w |> join |> "
+      "reduce(fmax)(-inff))) in\n"
+      "    b |> slide2D(2)(2) |> map2D(fun(w => (w[0][0] + w[0][1] + w[1][0] + w[1][1]) * "
+      "0.25f))))\n";
+  std::string file = write_scratch("default_openmp_pipe3.rise", program);
+  for (const char* sizes : {"n=32,m=40", "n=17,m=33"}) {
+    CliResult r = run_risec({"run", file, "--target", "openmp", "--size", sizes, "--check"});
+    EXPECT_EQ(r.exit_code, 0) << sizes << "\n" << show(r);
+    CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", sizes});
+    ASSERT_EQ(c.exit_code, 0) << show(c);
+    // the two stencil stages (each split into border and interior loops: the interior
+    // parallel) and the downsample; before the fix, only the downsample's
+    EXPECT_GE(omp_default_count(c.out, "#pragma omp parallel for"), 3u) << sizes << c.out;
+  }
+  // A padCst2D result (seidelpad's form): its interior is a stage parallelOutput did not
+  // reach through the pad.
+  CliResult s = run_risec({"compile", "examples/seidelpad/seidelpad.rise", "--target", "openmp",
+                           "--size", "n=64,m=64"});
+  ASSERT_EQ(s.exit_code, 0) << show(s);
+  EXPECT_EQ(omp_default_count(s.out, "#pragma omp parallel for"), 1u) << s.out;
+  CliResult sr = run_risec({"run", "examples/seidelpad/seidelpad.rise", "--target", "openmp",
+                            "--size", "n=64,m=64", "--check"});
+  EXPECT_EQ(sr.exit_code, 0) << show(sr);
+}
+
 }  // namespace
 }  // namespace risec::e2e
