@@ -350,6 +350,8 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   AutoscheduleResult r;
   const rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
   const bool gpu = is_gpu_target(cfg.target);
+  // Building the space can take a while on a long program: say so before it starts.
+  if (cfg.progress) *cfg.progress << "autoschedule: building the space of schedules ...\n";
   if (gpu) {
     // The GPU space comes with its own model's costs (schedule_gpu.h).
     GpuSpace g = build_gpu_space(high, cfg.target, cfg.device);
@@ -369,7 +371,10 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   if (cfg.progress)
     *cfg.progress << "autoschedule: " << r.space.candidates.size() << " candidate(s) ("
                   << r.space.dropped << " refused by a rule, " << r.space.duplicates
-                  << " duplicate(s)" << (r.space.truncated ? ", the space truncated" : "")
+                  << " duplicate(s)"
+                  << (r.space.work_limited ? ", the space truncated at its work limit"
+                      : r.space.truncated  ? ", the space truncated"
+                                           : "")
                   << (r.space.reduced ? ", a long program: reduced space" : "") << "); measuring "
                   << std::min<size_t>(r.space.candidates.size(), static_cast<size_t>(cfg.budget))
                   << ", the default lowering first\n";
@@ -629,6 +634,9 @@ int cmd_autoschedule(const TuneArgs& o) {
   // program, entry, sizes, target and CPU (tuned.h), unless a faster one is there.
   const std::string db_path = o.db.empty() ? default_db_path() : o.db;
   TrialDb db(db_path);
+  // The best is recorded after the search: a database that cannot be written is
+  // refused before it, not after (the search's result lost).
+  db.check_writable();
   note_input(db_path, o.db.empty() ? "the tuning database" : "--db");
   if (!o.output.empty()) check_outputs({o.output});  // -o is not the database
   auto measurer = make_measurer(cfg.sizes, cfg.seed, repeat);

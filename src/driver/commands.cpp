@@ -301,7 +301,8 @@ elevate::Strategy load_strategy(const std::string& path, const std::vector<std::
 }
 
 rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace,
-                             const elevate::Tracer* caller_tracer, bool with_note) {
+                             const elevate::Tracer* caller_tracer, bool with_note,
+                             elevate::WorkMeter* work) {
   elevate::Tracer tracer;
   tracer.on_rule = [](const std::string& rule, const rise::Expr& before, const rise::Expr&) {
     std::string where = rise::print_expr(before);
@@ -312,6 +313,7 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
   };
   elevate::Env env;
   env.sizes = &c.sizes;
+  env.work = work;
   if (trace) env.tracer = &tracer;
   if (caller_tracer) env.tracer = caller_tracer;
   elevate::Result r = s(c.expr, env);

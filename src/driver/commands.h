@@ -55,7 +55,9 @@ void emit_result(const std::vector<runtime::NdArray>& outs, const std::string& o
 // Without `note`, the failure's error has no note showing the subterm: for callers that
 // try rewrites and keep at most the message (the autoscheduler's space, explore's
 // sites), since printing the subterm is a tenth of building a space.
+// `work`, when given, bounds the rewrite's work (elevate::WorkMeter).
 rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c, bool trace,
-                             const elevate::Tracer* tracer = nullptr, bool note = true);
+                             const elevate::Tracer* tracer = nullptr, bool note = true,
+                             elevate::WorkMeter* work = nullptr);
 
 }  // namespace risec::driver

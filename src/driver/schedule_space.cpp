@@ -86,6 +86,13 @@ struct Option {
 
 }  // namespace
 
+int64_t space_work_limit(const rise::Expr& program, const SpaceOptions& opt) {
+  if (opt.max_work > 0) return opt.max_work;
+  int64_t nodes = 0;
+  rise::for_each_subexpr(program, [&](const Expr&) { return ++nodes, true; });
+  return kSpaceWorkBase + kSpaceWorkPerNode * nodes;
+}
+
 std::string ScheduleCandidate::strategy_text() const {
   std::string out = "let main =\n";
   if (is_default) {
@@ -183,11 +190,17 @@ std::optional<ScheduleStep> taps_step(const rise::Checked& high, const std::stri
                       true};
 }
 
+namespace {
+// The work meter of the space being built (build_space sets it): every rewrite of the
+// space is charged to it.
+thread_local elevate::WorkMeter* space_work = nullptr;
+}  // namespace
+
 rise::Checked rewrite_with(const std::string& text, const rise::Checked& c, int* count, bool note) {
   ++*count;
   elevate::Strategy s = elevate::parse_strategy_file(
       std::make_shared<SourceFile>(SourceFile{"autoschedule.elv", "let main = " + text + ";\n"}));
-  return apply_strategy(s, c, false, nullptr, note);
+  return apply_strategy(s, c, false, nullptr, note, space_work);
 }
 
 bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSpace& space) {
@@ -210,6 +223,22 @@ bool lower_candidate(ScheduleCandidate& c, const rise::Checked& high, ScheduleSp
 
 ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   ScheduleSpace space;
+  // Every rewrite after the default lowering is charged to one meter
+  // (schedule_space.h): once it runs out, the rewrite in flight stops (a refusal) and
+  // nothing more is grown.
+  elevate::WorkMeter meter;
+  meter.left = space_work_limit(high.expr, opt);
+  struct Metered {
+    elevate::WorkMeter* outer;
+    explicit Metered(elevate::WorkMeter* m) : outer(space_work) { space_work = m; }
+    ~Metered() { space_work = outer; }
+  };
+  auto out_of_work = [&] {
+    if (!meter.exhausted()) return false;
+    space.truncated = true;
+    space.work_limited = true;
+    return true;
+  };
   rise::TermSet keys;
   auto add = [&](ScheduleCandidate c) {
     if (!keys.insert(c.lowered.expr).second) {
@@ -246,6 +275,9 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     if (std::optional<ScheduleStep> taps = taps_step(high, opt.target)) s.steps.push_back(*taps);
     if (lower_candidate(s, high, space)) add(std::move(s));
   }
+  // The default lowering and its sequential twin are not charged (they are always
+  // candidates); all else is.
+  Metered metered(&meter);
 
   // Register-blocked candidates, before the general decisions (which may truncate).
   if (std::optional<Contraction> con = find_contraction(high)) {
@@ -407,8 +439,10 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
         {{"vectorize", "vectorize(lanes * 2) @ innermost(isFullyApplied(isMap))",
           "the innermost map over scalars on vectors of two registers (2 * lanes floats)"},
          [](ScheduleCandidate& c) { c.vector = "lanes * 2"; }});
-  // Every map over scalars, when there are several (innermost(..) takes the first).
-  if (scalar_maps(high) >= 2)
+  // Every map over scalars, when there are several (innermost(..) takes the first);
+  // not in a reduced space: normalize rewrites each map in turn, each rewrite retyping
+  // what the map reads (a chain of K maps: K^2 work).
+  if (!space.reduced && scalar_maps(high) >= 2)
     vectors.push_back(
         {{"vectorize", "normalize(vectorizeRemainder(lanes) @ innermost(isFullyApplied(isMap)))",
           "every map over scalars on vectors of `lanes` floats (a remainder by a scalar "
@@ -449,7 +483,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
   std::vector<std::map<std::string, GrownAt>> grown(decisions.size() + 1);
   std::function<void(size_t, const rise::Checked&, const ScheduleCandidate&)> grow_new;
   auto grow = [&](size_t d, const rise::Checked& at, const ScheduleCandidate& c) {
-    if (space.candidates.size() - strips >= opt.max_candidates) {
+    if (space.candidates.size() - strips >= opt.max_candidates || out_of_work()) {
       space.truncated = true;
       return;
     }
@@ -508,7 +542,9 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     }
   };
   grow(0, high, ScheduleCandidate{});
-  if (opt.target == "openmp") add_schedule_choices(space, high, opt);
+  if (opt.target == "openmp" && !out_of_work()) add_schedule_choices(space, high, opt);
+  out_of_work();
+  space.work = meter.spent;
   return space;
 }
 

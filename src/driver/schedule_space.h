@@ -54,8 +54,9 @@
 // parallel loop (ScheduleCandidate::sequential).
 // Programs above the default lowering's simplify limit (the default does not simplify
 // them either) get a reduced space: no simplify structure and no explore variants,
-// whose rewrites grow faster than the program, and one tile size and one vector
-// width; every other decision costs a fixed number of rewrites, so the space of any
+// whose rewrites grow faster than the program, one tile size and one vector
+// width, and not every map vectorised (normalize: each map's rewrite retypes what it
+// reads); every other decision costs a fixed number of rewrites, so the space of any
 // program is built in a bounded number of rewrites (ScheduleSpace::rewrites, ::reduced).
 #pragma once
 
@@ -64,6 +65,7 @@
 #include <string>
 #include <vector>
 
+#include "elevate/strategy.h"
 #include "rise/check.h"
 
 namespace risec::driver {
@@ -126,16 +128,31 @@ struct SpaceOptions {
   int threads = 1;              // the threads the blocked candidates' model assumes
   double fork_join_cycles = 0;  // and what it charges a parallel loop (cost_model.h)
   size_t schedule_choices = 2;  // openmp: parallel candidates given a dynamic schedule too
+  // The work of all the space's rewrites, in term nodes visited or built
+  // (elevate::WorkMeter); 0: space_work_limit's default for the program.
+  int64_t max_work = 0;
 };
+
+// The default work limit: kSpaceWorkBase plus kSpaceWorkPerNode per node of the
+// program, above what the spaces of the examples and benchmarks use (at most 4.7
+// million: harris's and sharpen's OpenMP spaces); a program whose rewrites grow
+// faster than its size stops there with the space truncated, instead of running
+// without end (a chain of maps whose rewrites doubled it at every map did).
+inline constexpr int64_t kSpaceWorkBase = 20'000'000;
+inline constexpr int64_t kSpaceWorkPerNode = 2'000;
+int64_t space_work_limit(const rise::Expr& program, const SpaceOptions& opt);
 
 struct ScheduleSpace {
   std::vector<ScheduleCandidate> candidates;  // the default first
-  int dropped = 0;          // candidates whose rewrite a rule or the checker refused
-  int duplicates = 0;       // candidates whose lowered program another one has
-  bool truncated = false;   // max_candidates reached
-  std::string drop_reason;  // the first refusal's reason (its first line)
-  int rewrites = 0;         // strategies applied to build it (each at most one program's size)
-  bool reduced = false;     // a large program: no simplify structure, no explore variants
+  int dropped = 0;            // candidates whose rewrite a rule or the checker refused
+  int duplicates = 0;         // candidates whose lowered program another one has
+  bool truncated = false;     // max_candidates reached
+  std::string drop_reason;    // the first refusal's reason (its first line)
+  int rewrites = 0;           // strategies applied to build it (each at most one program's size)
+  bool reduced = false;       // a large program: no simplify structure, no explore variants
+  bool work_limited = false;  // truncated by SpaceOptions::max_work (the rewrite in
+                              // flight refused, nothing grown after it)
+  int64_t work = 0;           // the work spent (elevate::WorkMeter's units)
 };
 
 // The space of `high` (the checked program at the tuning sizes).

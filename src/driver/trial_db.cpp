@@ -115,6 +115,25 @@ TrialDb::~TrialDb() {
   sqlite3_close(impl_->db);
 }
 
+void TrialDb::check_writable() {
+  const char* const what = "checking that it can be written";
+  // A file SQLite could open only for reading (mode 0444, an immutable file): it
+  // falls back to read-only without an error.
+  if (sqlite3_db_readonly(impl_->db, "main") == 1)
+    throw Error(ErrorKind::User, "tuning database '" + impl_->path + "': " + what +
+                                     ": attempt to write a readonly database");
+  // Else a write rolled back (a directory where the journal cannot be created).
+  if (sqlite3_exec(impl_->db,
+                   "SAVEPOINT risec_probe;"
+                   "INSERT OR IGNORE INTO studies(study, description) VALUES('', '');"
+                   "ROLLBACK TO risec_probe; RELEASE risec_probe;",
+                   nullptr, nullptr, nullptr) != SQLITE_OK) {
+    const std::string msg = sqlite3_errmsg(impl_->db);
+    sqlite3_exec(impl_->db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw Error(ErrorKind::User, "tuning database '" + impl_->path + "': " + what + ": " + msg);
+  }
+}
+
 void TrialDb::add_study(const std::string& key, const std::string& description) {
   Impl::Stmt st;
   impl_->prepare(st, "INSERT OR IGNORE INTO studies(study, description) VALUES(?, ?)");

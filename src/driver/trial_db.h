@@ -62,6 +62,12 @@ class TrialDb {
   TrialDb(const TrialDb&) = delete;
   TrialDb& operator=(const TrialDb&) = delete;
 
+  // Throws risec::Error (User) unless a write to the database would succeed (a write
+  // probed and rolled back): for searches that record only at the end (the
+  // autoscheduler), so that an unwritable --db stops them before they start, as the
+  // template search's first record (its study) does.
+  void check_writable();
+
   void add_study(const std::string& key, const std::string& description);
   // The study's trials in the order they were made.
   std::vector<Trial> load(const std::string& key,

@@ -131,6 +131,13 @@ Expr call(rise::PrimId id, const std::vector<TypeArg>& deps, const std::vector<E
   return rise::apps(e, args);
 }
 
+std::pair<Expr, Expr> split_at(const Nat& q, const Expr& x) {
+  if (auto c = match_prim(x, rise::PrimId::Concat, 2))
+    if (auto len = array_size(c->args[0]->type); len && arith::provably_eq(*len, q))
+      return {c->args[0], c->args[1]};
+  return {call(rise::PrimId::Take, {q}, {x}), call(rise::PrimId::Drop, {q}, {x})};
+}
+
 Expr rebuild_call(const PrimCall& c, const Expr& new_head) {
   Expr e = new_head;
   // A primitive replacing another (map -> mapPar, reduce -> reduceSeq) stands where the

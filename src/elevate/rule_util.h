@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "elevate/strategy.h"
@@ -82,6 +83,12 @@ Expr prim(rise::PrimId id);
 Expr call(rise::PrimId id, const std::vector<Expr>& args);
 // id(d1)(d2)...(a)(b)... with explicit dependent arguments first.
 Expr call(rise::PrimId id, const std::vector<TypeArg>& deps, const std::vector<Expr>& args);
+// x cut at q: {take(q)(x), drop(q)(x)}; when x is concat(a)(b) with a of exactly q
+// elements, {a, b}, without a second copy of x. The rules that split a map at q
+// (vectorizeRemainder, peelRemainder) use it, so that splitting the maps of a chain
+// one after the other keeps one copy of each producer instead of doubling the chain
+// at every map (a chain of K maps made 2^K of them).
+std::pair<Expr, Expr> split_at(const Nat& q, const Expr& x);
 // The call's dependent and value arguments applied to a different head, e.g. the
 // arguments of map(f)(x) to `mapSeq` or to `mapGlobal(0)`.
 Expr rebuild_call(const PrimCall& c, const Expr& new_head);

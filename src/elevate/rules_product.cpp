@@ -187,9 +187,9 @@ Strategy peel_remainder_rule(int64_t n) {
       return fail_at(name, e,
                      "the array (" + len->to_string() + " elements) is shorter than " +
                          std::to_string(n) + ": there is no block to keep");
-    const Expr& x = m->second;
-    return call(PrimId::Concat, {call(PrimId::Map, {m->first, call(PrimId::Take, {q}, {x})}),
-                                 call(PrimId::Map, {m->first, call(PrimId::Drop, {q}, {x})})});
+    auto [first, last] = util::split_at(q, m->second);
+    return call(PrimId::Concat,
+                {call(PrimId::Map, {m->first, first}), call(PrimId::Map, {m->first, last})});
   });
 }
 

@@ -615,17 +615,18 @@ Strategy lane_map_rule(const std::string& name, int64_t n, bool windows,
   });
 }
 
+// Why vectorize(n) does not apply to a map over elements of type `elem`, or nothing.
+std::optional<std::string> scalar_elem_refusal(const Type& elem) {
+  if (elem->kind == TypeKind::Vector) return "the map is over vectors already";
+  if (!scalar_tree(elem))
+    return "the mapped array's elements are " + rise::print(elem) +
+           ", not scalars (or pairs of scalars)";
+  return std::nullopt;
+}
+
 Strategy vectorize_rule(int64_t n) {
-  return lane_map_rule(
-      "vectorize(" + std::to_string(n) + ")", n, false,
-      [](const Type& elem) -> std::optional<std::string> {
-        if (elem->kind == TypeKind::Vector) return "the map is over vectors already";
-        if (!scalar_tree(elem))
-          return "the mapped array's elements are " + rise::print(elem) +
-                 ", not scalars (or pairs of scalars)";
-        return std::nullopt;
-      },
-      [n](const Expr& x, const Type& elem) { return vec_data(x, elem, n); });
+  return lane_map_rule("vectorize(" + std::to_string(n) + ")", n, false, scalar_elem_refusal,
+                       [n](const Expr& x, const Type& elem) { return vec_data(x, elem, n); });
 }
 
 // map(f)(x) of any length L -> concat(map(f)(take(q)(x)))(map(f)(drop(q)(x))) with
@@ -640,14 +641,23 @@ Strategy vectorize_remainder_rule(int64_t n) {
     if (auto why = width_refusal(n)) return fail_at(name, e, *why);
     auto len = util::array_size(m->second->type);
     if (!len) return fail_at(name, e, "the length of the mapped array is unknown");
+    // Refused before the split, as vectorize(n) would refuse its first part: the split
+    // is retyped with everything the map reads (in a chain of maps normalized, every
+    // map already vectorised would be, at every step).
+    if (Type elem = util::array_elem(m->second->type))
+      if (auto why = scalar_elem_refusal(elem)) {
+        Failure f = fail_at(name, e, *why);
+        f.not_its_kind = true;
+        return f;
+      }
     Nat q = *len - arith::mod(*len, Nat(n));
     if (q.is_const(0))
       return fail_at(name, e,
                      "the array (" + len->to_string() + " elements) is shorter than " +
                          std::to_string(n) + " lanes: there is nothing to vectorise");
-    const Expr& x = m->second;
-    Expr body = call(PrimId::Map, {m->first, call(PrimId::Take, {q}, {x})});
-    Expr rest = call(PrimId::Map, {m->first, call(PrimId::Drop, {q}, {x})});
+    auto [first, last] = util::split_at(q, m->second);
+    Expr body = call(PrimId::Map, {m->first, first});
+    Expr rest = call(PrimId::Map, {m->first, last});
     return call(PrimId::Concat, {body, rest});
   });
   Strategy vec = vectorize_rule(n);

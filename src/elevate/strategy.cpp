@@ -134,6 +134,29 @@ static bool is_kind_mismatch(const std::string& reason) {
          reason.find("applies to data, not to a function") != std::string::npos;
 }
 
+void spend_work(const Env& env, int64_t n) {
+  if (!env.work) return;
+  env.work->spent += n;
+  env.work->left -= n;
+  if (env.work->left < 0)
+    throw Error(ErrorKind::User, std::string(kWorkLimitMessage) + " (" +
+                                     std::to_string(env.work->spent) + " term nodes)");
+}
+
+// The nodes of e counted as a tree, at most `cap` (a shared subterm counts at each use).
+static int64_t nodes_up_to(const Expr& e, int64_t cap) {
+  int64_t n = 0;
+  std::vector<const rise::ExprNode*> todo = {e.get()};
+  while (!todo.empty() && n <= cap) {
+    const rise::ExprNode* x = todo.back();
+    todo.pop_back();
+    ++n;
+    if (x->fn) todo.push_back(x->fn.get());
+    if (x->arg) todo.push_back(x->arg.get());
+  }
+  return n;
+}
+
 Strategy rule(const std::string& name, RewriteFn rewrite) {
   return Strategy(name, [name, rewrite](const Expr& e, const Env& env) -> Result {
     Result r = rewrite(e, env.ctx);
@@ -144,6 +167,7 @@ Strategy rule(const std::string& name, RewriteFn rewrite) {
       f.refused = !f.not_its_kind && !is_kind_mismatch(f.reason);
       return f;
     }
+    if (env.work) spend_work(env, nodes_up_to(r.expr(), env.work->left + 1));
     Expr rewritten = env.step.known() ? mark_step(r.expr(), env.step) : r.expr();
     if (const Span at = head_span(e); at.known()) rewritten = place_new(rewritten, at);
     Result typed = retype(name, rewritten, env.ctx, e->type, e);
@@ -451,6 +475,7 @@ static Result traversal_failure(const char* name, const Strategy& s, const Expr&
 static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, int depth,
                             std::optional<Failure>& refusal) {
   check_stack_depth(e->span);
+  spend_work(env, 1);
   Result r = s(e, env);
   if (r.ok()) return r;
   if (!refusal && r.failure().refused) refusal = r.failure();
@@ -483,6 +508,7 @@ static bool outranks(const Failure& a, const Failure& b) {
 static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, int depth,
                              std::optional<Failure>& refusal) {
   check_stack_depth(e->span);
+  spend_work(env, 1);
   std::optional<Env> scratch;
   std::optional<Result> best;
   if (depth < 10000) {
@@ -577,6 +603,7 @@ OnePass one_pass(const char* name, const Strategy& s, const Expr& e) {
 
 static Result all_top_down_impl(OnePass& pass, const Expr& e, const Env& env) {
   check_stack_depth(e->span);
+  spend_work(env, 1);
   if (pass.runaway) return *pass.runaway;
   std::optional<Result> r = pass.apply(e, env);
   if (r && !r->ok()) return *r;
@@ -611,6 +638,7 @@ Strategy all_top_down(Strategy s) {
 static Expr try_all_impl(OnePass& pass, const Expr& e, const Env& env, bool& any,
                          std::optional<Failure>* failure = nullptr) {
   check_stack_depth(e->span);
+  spend_work(env, 1);
   if (pass.runaway) return e;
   std::optional<Result> r = pass.apply(e, env);
   if (pass.runaway) return e;

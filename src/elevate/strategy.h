@@ -79,8 +79,23 @@ struct Tracer {
   std::function<void(const std::string& rule, const Expr& before, const Expr& after)> on_rule;
 };
 
+// A bound on the work of strategy applications (Env::work): the term nodes the
+// traversals visit and the nodes of each rule's result (retyped whole). When it runs
+// out, the application stops by throwing a risec::Error (User) whose message starts
+// with kWorkLimitMessage: not a Failure, which try or <+ would take for a failed
+// attempt and go on. The autoscheduler's space is built under one
+// (driver/schedule_space.h), so that a rewrite whose work grows faster than the
+// program stops before it is spent.
+struct WorkMeter {
+  int64_t left = 0;
+  int64_t spent = 0;
+  bool exhausted() const { return left <= 0; }
+};
+inline constexpr const char* kWorkLimitMessage = "the rewrite reached its work limit";
+
 struct Env {
   Context ctx;
+  WorkMeter* work = nullptr;  // null: no bound
   const Tracer* tracer = nullptr;
   // The innermost call of a strategy file being evaluated (set by the parser's
   // evaluation, elevate/parser.h): each rule marks the primitives its rewrite creates
@@ -91,6 +106,9 @@ struct Env {
   // generic code): `tunedAt` checks them.
   const std::map<std::string, int64_t>* sizes = nullptr;
 };
+
+// Charges n units to env's meter (none: nothing); throws when it runs out.
+void spend_work(const Env& env, int64_t n);
 
 // `env` with `step` as the current strategy step.
 Env step_env(const Env& env, const Span& step);

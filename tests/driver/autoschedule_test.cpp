@@ -719,5 +719,68 @@ TEST(Autoschedule, LongProgramsGetABoundedSpace) {
   EXPECT_GT(s.rewrites, 0);
 }
 
+// A chain of `k` pointwise maps piped into each other (no lets): the held-out
+// finding's program, whose space grew as 2^k (vectorizeRemainder split each map's
+// input into a take and a drop of it, doubling the chain below at every map).
+rise::Program piped_chain(int k) {
+  std::string text = "def deepk = depFun(n: Nat => fun(x: n.f32 => x";
+  for (int i = 0; i < k; ++i) text += " |> map(fun(v => v * 0.5f + 1.0f))";
+  text += "))\n";
+  return rise::parse_program(std::make_shared<SourceFile>(SourceFile{"deepk.rise", text}));
+}
+
+// Its space is built in work linear in the chain (the work meter's units: term nodes
+// visited or retyped; 16 maps took 79 thousand, the doubling would need billions);
+// 37 elements leave a remainder of 5 for every vectorised map. The full space (16
+// maps) and the reduced one (400) both; each candidate of the 16 computes what the
+// interpreter computes.
+TEST(Autoschedule, ChainsOfMapsBuildTheirSpaceInBoundedWork) {
+  rise::SizeMap sizes{{"n", 37}};
+  for (int k : {16, 400}) {
+    rise::Program p = piped_chain(k);
+    rise::Checked high = rise::check_program(p, "", &sizes);
+    ScheduleSpace space = build_space(high, small_space("c"));
+    EXPECT_EQ(space.reduced, k == 400);
+    EXPECT_FALSE(space.work_limited) << k;
+    EXPECT_LT(space.work, k == 16 ? 400'000 : 200'000) << k;
+    ASSERT_GE(space.candidates.size(), k == 16 ? 2u : 1u) << k;
+    if (k != 16) continue;
+    // the every-map vectorisation is there, and no larger than a few copies of the chain
+    bool every = false;
+    for (const ScheduleCandidate& c : space.candidates)
+      every = every || c.vector == "lanes, every map";
+    EXPECT_TRUE(every);
+    std::vector<rise::Value> inputs = make_inputs(high, {}, 5);
+    rise::Value expected = interpret(high, inputs);
+    for (const ScheduleCandidate& c : space.candidates) {
+      SCOPED_TRACE(c.label() + "\n" + c.strategy_text());
+      Compiled compiled = compile_candidate(p, sizes, "c", c);
+      Execution ex = execute(compiled, sizes, inputs);
+      Comparison cmp = compare_values(ex.output, expected, entry_result_type(high));
+      EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
+    }
+  }
+}
+
+// A space whose rewrites need more work than SpaceOptions::max_work stops there,
+// truncated and said so, with the default lowering (never charged) still its first
+// candidate; the work spent stays near the limit (stopped before, not after).
+TEST(Autoschedule, TheWorkLimitTruncatesTheSpaceBeforeItIsSpent) {
+  rise::SizeMap sizes{{"n", 37}};
+  rise::Program p = piped_chain(16);
+  rise::Checked high = rise::check_program(p, "", &sizes);
+  SpaceOptions o = small_space("c");
+  o.max_work = 5'000;
+  ScheduleSpace space = build_space(high, o);
+  EXPECT_TRUE(space.work_limited);
+  EXPECT_TRUE(space.truncated);
+  ASSERT_GE(space.candidates.size(), 1u);
+  EXPECT_TRUE(space.candidates.front().is_default);
+  EXPECT_LT(space.work, 5'000 + 2'000);  // at most one rule's result over the limit
+  ScheduleSpace whole = build_space(high, small_space("c"));
+  EXPECT_FALSE(whole.work_limited);
+  EXPECT_GT(whole.candidates.size(), space.candidates.size());
+}
+
 }  // namespace
 }  // namespace risec::driver

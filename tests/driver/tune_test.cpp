@@ -160,6 +160,38 @@ TEST(Tune, DatabaseRoundTripsAndResumes) {
   fs::remove(path);
 }
 
+// A database that cannot be written is found out before a search that records only
+// at its end (the autoscheduler's, F4 of the held-out findings): opened read-only
+// (what SQLite falls back to for a file mode 0444 or an immutable file) and, when not
+// root, a file of mode 0444; a writable one and an in-memory one pass.
+TEST(Tune, UnwritableDatabaseIsRefusedBeforeTheSearch) {
+  namespace fs = std::filesystem;
+  fs::path path =
+      fs::temp_directory_path() / ("risec_tune_ro_test_" + std::to_string(getpid()) + ".db");
+  fs::remove(path);
+  { TrialDb(path.string()).check_writable(); }  // created: writable
+  TrialDb("").check_writable();
+  auto refused = [](TrialDb& db) {
+    try {
+      db.check_writable();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::User);
+      return std::string(e.what()).find("readonly database") != std::string::npos;
+    }
+    return false;
+  };
+  {
+    TrialDb ro(path.string(), /*read_only=*/true);
+    EXPECT_TRUE(refused(ro));
+  }
+  if (geteuid() != 0) {  // root writes a file of mode 0444 all the same
+    fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    TrialDb mode0444(path.string());
+    EXPECT_TRUE(refused(mode0444));
+  }
+  fs::remove(path);
+}
+
 TEST(Tune, NoParametersOrNoValidPointIsAnError) {
   Fixture f;
   TuneConfig c = f.config();
