@@ -164,8 +164,8 @@ struct ExploreResult {
 // sharpen's 0.3 million); a program whose variants grow faster than its size (a chain
 // of K maps has O(K^2) variants of size O(K), and a beam search over them K^3 work)
 // stops there with the variants found so far, the unchanged program always among
-// them (it is lowered before the meter starts). A chain of 50 maps (2.6 million) is
-// searched whole; one of 100 stops at its 3.3 million.
+// them (it is lowered before the meter starts). A chain of 50 maps ends its beam
+// search within its limit; one of 100 stops at its 3.3 million.
 inline constexpr int64_t kExploreWorkBase = 2'000'000;
 inline constexpr int64_t kExploreWorkPerNode = 1'000;
 int64_t explore_work_limit(const rise::Expr& program, const ExploreConfig& cfg);
