@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "driver/commands.h"
 #include "driver/run.h"
@@ -211,14 +212,16 @@ void cost_of(const Expr& e, int64_t trips, MemoryCost& c) {
 
 }  // namespace
 
-std::vector<AppliedSite> applied_sites(const rise::Checked& c) {
+std::vector<AppliedSite> applied_sites(const rise::Checked& c, elevate::WorkMeter* work) {
   std::vector<Site> found;
   std::vector<AppliedSite> sites;
   std::vector<std::string> path;
   collect(c.expr, path, found);
   for (Site& s : found) {
+    if (work && work->exhausted()) break;  // the search stops; the rest is not tried
     try {
-      rise::Checked after = apply_strategy(parse_main(site_strategy(s)), c, false, nullptr, false);
+      rise::Checked after =
+          apply_strategy(parse_main(site_strategy(s)), c, false, nullptr, false, work);
       sites.push_back({std::move(s), std::move(after)});
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::User) throw;
@@ -258,12 +261,15 @@ namespace {
 
 class Explorer {
  public:
+  // From now on, every rewrite is charged to `work`.
+  void charge(elevate::WorkMeter* work) { work_ = work; }
+
   // The variant `from` followed by a fusion at `step`: its index and whether it is
   // new (nullopt when the step or the lowering fails).
   std::optional<std::pair<size_t, bool>> add(const Variant& from, const Site& step) {
     try {
       return add(from, {step, apply_strategy(parse_main(site_strategy(step)), from.program, false,
-                                             nullptr, false)});
+                                             nullptr, false, work_)});
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::User) throw;
       return std::nullopt;
@@ -280,17 +286,25 @@ class Explorer {
   }
 
   std::optional<std::pair<size_t, bool>> insert(Variant v) {
+    if (work_ && work_->exhausted()) return std::nullopt;  // the search is over
     v.key = rise::print_expr(v.program.expr);
-    auto it = index_.find(v.key);
-    if (it != index_.end()) return std::pair{it->second, false};
+    // Printing the key visits the program: a unit a character's worth of nodes.
+    if (work_) {
+      const int64_t n = static_cast<int64_t>(v.key.size() / 16) + 1;
+      work_->spent += n;
+      work_->left -= n;
+    }
+    const size_t hash = std::hash<std::string>{}(v.key);
+    for (auto [it, end] = index_.equal_range(hash); it != end; ++it)
+      if (variants[it->second].key == v.key) return std::pair{it->second, false};
     try {
-      v.cost = memory_cost(
-          apply_strategy(elevate::make_strategy("lowerToC"), v.program, false, nullptr, false));
+      v.cost = memory_cost(apply_strategy(elevate::make_strategy("lowerToC"), v.program, false,
+                                          nullptr, false, work_));
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::User) throw;
       return std::nullopt;
     }
-    index_[v.key] = variants.size();
+    index_.emplace(hash, variants.size());
     variants.push_back(std::move(v));
     return std::pair{variants.size() - 1, true};
   }
@@ -298,10 +312,13 @@ class Explorer {
   std::vector<size_t> children(size_t i) {
     std::vector<size_t> out;
     const Variant from = variants[i];
-    for (AppliedSite& s : applied_sites(from.program))
+    for (AppliedSite& s : applied_sites(from.program, work_))
       if (auto k = add(from, std::move(s)); k && k->second) out.push_back(k->first);
     return out;
   }
+
+  // The variant's program is no longer needed (its strategy is its steps).
+  void drop_program(size_t i) { variants[i].program = rise::Checked{}; }
 
   bool better(size_t a, size_t b) const {
     const Variant &x = variants[a], &y = variants[b];
@@ -312,7 +329,9 @@ class Explorer {
   std::vector<Variant> variants;
 
  private:
-  std::map<std::string, size_t> index_;
+  elevate::WorkMeter* work_ = nullptr;
+  // The variants by their key's hash (the keys, each a printed program, held once).
+  std::unordered_multimap<size_t, size_t> index_;
 };
 
 }  // namespace
@@ -358,27 +377,64 @@ void measure(const ExploreConfig& cfg, Variant& v, int64_t id, Measurer& measure
 
 }  // namespace
 
+int64_t explore_work_limit(const rise::Expr& program, const ExploreConfig& cfg) {
+  if (cfg.max_work > 0) return cfg.max_work;
+  int64_t nodes = 0;
+  rise::for_each_subexpr(program, [&](const Expr&) { return ++nodes, true; });
+  return kExploreWorkBase + kExploreWorkPerNode * nodes;
+}
+
 ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
   ExploreResult r;
+  elevate::WorkMeter meter;
   Explorer ex;
   SearchFailures failures;  // the run-time failure the final error reports
   rise::Checked high = rise::check_program(*cfg.program, cfg.entry, &cfg.sizes);
   Variant start;
   start.program = apply_strategy(elevate::make_strategy("RNF"), high, false);
   r.start_sites = find_sites(start.program);
+  // The start (the unchanged program, lowered) is not charged: it is always a
+  // candidate. All the search's rewrites after it are.
   if (!ex.insert(start)) throw Error(ErrorKind::User, "the program cannot be lowered after RNF");
+  meter.left = explore_work_limit(high.expr, cfg);
+  ex.charge(&meter);
   std::vector<size_t> order;  // candidates for measurement, best first
   if (cfg.search == ExploreSearch::Model) {
     // Breadth first over every variant while there are few; past `exhaustive`, only
-    // the `beam` best of each level by the model are expanded.
+    // the `beam` best of each level by the model are expanded. A round keeps at most
+    // `max_round` new variants; the search stops when the work runs out.
     std::vector<size_t> level{0};
-    while (!level.empty()) {
+    while (!level.empty() && !meter.exhausted()) {
       std::vector<size_t> next;
-      for (size_t i : level)
+      for (size_t i : level) {
+        if (meter.exhausted()) break;
+        if (next.size() >= cfg.max_round) {
+          r.round_capped = true;
+          break;
+        }
         for (size_t k : ex.children(i)) next.push_back(k);
+        ex.drop_program(i);  // expanded: only its steps and cost are needed now
+        if (ex.variants.size() > cfg.exhaustive && next.size() > cfg.beam) {
+          // A beam round: only the `beam` best so far can be expanded next (the
+          // order is total), the others' programs are not needed.
+          std::vector<size_t> ranked = next;
+          std::nth_element(ranked.begin(), ranked.begin() + static_cast<long>(cfg.beam),
+                           ranked.end(), [&](size_t a, size_t b) { return ex.better(a, b); });
+          for (size_t j = cfg.beam; j < ranked.size(); ++j) ex.drop_program(ranked[j]);
+        }
+      }
+      if (next.size() > cfg.max_round) {
+        r.round_capped = true;
+        std::sort(next.begin(), next.end(), [&](size_t a, size_t b) { return ex.better(a, b); });
+        for (size_t j = cfg.max_round; j < next.size(); ++j) ex.drop_program(next[j]);
+        next.resize(cfg.max_round);
+      }
       if (ex.variants.size() > cfg.exhaustive) {
         std::sort(next.begin(), next.end(), [&](size_t a, size_t b) { return ex.better(a, b); });
-        if (next.size() > cfg.beam) next.resize(cfg.beam);
+        if (next.size() > cfg.beam) {
+          for (size_t j = cfg.beam; j < next.size(); ++j) ex.drop_program(next[j]);
+          next.resize(cfg.beam);
+        }
       }
       level = std::move(next);
     }
@@ -386,23 +442,35 @@ ExploreResult explore(const ExploreConfig& cfg, Measurer& measurer) {
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ex.better(a, b); });
   } else {
     // Random walks: from the start, stop with probability 1/(sites+1), else fuse at a
-    // site drawn uniformly. Each walk's end is a candidate, in the order drawn.
+    // site drawn uniformly. Each walk's end is a candidate, in the order drawn. A
+    // walk stops where the work runs out, and no more are drawn.
     std::mt19937_64 rng(cfg.seed);
     std::set<size_t> seen;
-    for (size_t w = 0; w < cfg.walks; ++w) {
+    for (size_t w = 0; w < cfg.walks && !meter.exhausted(); ++w) {
       size_t at = 0;
-      for (;;) {
-        std::vector<Site> sites = find_sites(ex.variants[at].program);
+      while (!meter.exhausted()) {
+        std::vector<AppliedSite> sites = applied_sites(ex.variants[at].program, &meter);
+        if (meter.exhausted()) break;
         std::uniform_int_distribution<size_t> pick(0, sites.size());
         size_t k = pick(rng);
         if (k == sites.size()) break;
-        auto next = ex.add(ex.variants[at], sites[k]);
+        auto next = ex.add(ex.variants[at], std::move(sites[k]));
         if (!next) break;
         at = next->first;
       }
       if (seen.insert(at).second) order.push_back(at);
     }
   }
+  // Measuring needs the variants' steps only.
+  for (size_t i = 0; i < ex.variants.size(); ++i) ex.drop_program(i);
+  r.work_limited = meter.exhausted();
+  r.work = meter.spent;
+  if (cfg.progress && r.work_limited)
+    *cfg.progress << "explore: the search truncated at its work limit (" << meter.spent
+                  << " units): " << ex.variants.size() << " variant(s) kept\n";
+  if (cfg.progress && r.round_capped)
+    *cfg.progress << "explore: a round of the search capped at " << cfg.max_round
+                  << " new variant(s), the rest dropped\n";
   // Measure the first `budget` candidates that compile.
   for (size_t i : order) {
     if (static_cast<int>(r.measured.size()) >= cfg.budget) break;

@@ -38,6 +38,7 @@
 #include "driver/measure.h"
 #include "driver/search.h"
 #include "driver/trial_db.h"
+#include "elevate/strategy.h"
 
 namespace risec::driver {
 
@@ -70,7 +71,9 @@ struct AppliedSite {
   Site site;
   rise::Checked program;
 };
-std::vector<AppliedSite> applied_sites(const rise::Checked& c);
+// With `work`, each step is charged to it, and once it runs out the sites after are
+// not tried (the search stops there).
+std::vector<AppliedSite> applied_sites(const rise::Checked& c, elevate::WorkMeter* work = nullptr);
 
 // The cost model (docs/tuning.md): over the arrays the lowered program stores in
 // memory (toMem, oclToMem), `allocated` sums their sizes in bytes and `traffic` the
@@ -95,7 +98,8 @@ MemoryCost memory_cost(const rise::Checked& lowered);
 
 struct Variant {
   std::vector<Site> steps;        // in order
-  rise::Checked program;          // after the steps, before lowering
+  rise::Checked program;          // after the steps, before lowering (explore's result:
+                                  // empty, dropped once the search no longer needs it)
   MemoryCost cost;                // of the program after lowerToC
   std::string key;                // the printed program (variants are told apart by it)
   std::optional<double> time_ms;  // when measured (with a template: its best point's)
@@ -124,7 +128,14 @@ struct ExploreConfig {
   ExploreSearch search = ExploreSearch::Model;
   size_t exhaustive = 256;  // Model: enumerate every variant up to this many
   size_t beam = 4;          // Model: variants kept per step of the beam search
-  size_t walks = 32;        // Random: random walks drawn
+  // Model: new variants kept per round (the best by the model); once a round has
+  // found this many, its other variants are not expanded. The examples' largest
+  // round has about 500; a chain of K maps' second has K^2/2.
+  size_t max_round = 1024;
+  // The work of the search's rewrites (elevate::WorkMeter's units: term nodes visited
+  // or built); 0: explore_work_limit's default for the program.
+  int64_t max_work = 0;
+  size_t walks = 32;  // Random: random walks drawn
   uint64_t seed = 0;
   // A template applied after each variant's steps instead of lowerToC; its
   // parameters are searched by `risec tune` (evolutionary, `trials` points measured)
@@ -142,7 +153,22 @@ struct ExploreResult {
   std::vector<size_t> measured;   // indices into variants, in measurement order
   std::optional<size_t> best;     // the fastest measured
   std::string best_strategy;
+  int64_t work = 0;           // the search's work (elevate::WorkMeter's units)
+  bool work_limited = false;  // the search stopped at its work limit
+  bool round_capped = false;  // a round's new variants were cut to max_round
 };
+
+// The default work limit of the search: kExploreWorkBase plus kExploreWorkPerNode per
+// node of the checked program, above what the examples' and benchmarks' searches use
+// (harris's, the largest: 0.83 million units of its 2.5 million limit; blur5's and
+// sharpen's 0.3 million); a program whose variants grow faster than its size (a chain
+// of K maps has O(K^2) variants of size O(K), and a beam search over them K^3 work)
+// stops there with the variants found so far, the unchanged program always among
+// them (it is lowered before the meter starts). A chain of 50 maps ends its beam
+// search within its limit; one of 100 stops at its 3.3 million.
+inline constexpr int64_t kExploreWorkBase = 2'000'000;
+inline constexpr int64_t kExploreWorkPerNode = 1'000;
+int64_t explore_work_limit(const rise::Expr& program, const ExploreConfig& cfg);
 
 // Runs the exploration. Throws risec::Error (User) when no variant can be measured.
 ExploreResult explore(const ExploreConfig& config, Measurer& measurer);
