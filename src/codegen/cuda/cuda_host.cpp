@@ -92,15 +92,18 @@ risec_failed:
    $RISEC_CUDA_GLOBAL) in blocks of local[d] (the program's work items per group, or
    $RISEC_CUDA_LOCAL; 256 threads, or 32 x 8, for a mapGlobal launch), at most what
    the kernel and the device allow, but at least need[d] (else it fails: 1); the grid is
-   clamped to the device's limits (the loops are strided, so every size is correct). */
+   clamped to the device's limits (the loops are strided, so every size is correct). A
+   kernel run by one thread (one) ignores $RISEC_CUDA_GLOBAL/LOCAL: it has no strided
+   loop, so more threads would each run all of it on the same buffers. */
 static int risec_shape(const void* kernel, unsigned dims, size_t* global, size_t* local,
-                       const size_t* need, dim3* grid, dim3* block) {
+                       const size_t* need, int one, dim3* grid, dim3* block) {
   struct cudaFuncAttributes attr;
   size_t max_items[3] = {(size_t)risec_prop.maxThreadsDim[0], (size_t)risec_prop.maxThreadsDim[1],
                          (size_t)risec_prop.maxThreadsDim[2]};
   unsigned g[3] = {1, 1, 1}, b[3] = {1, 1, 1};
   RISEC_CUDA(cudaFuncGetAttributes(&attr, kernel));
-  if (risec_launch_size("RISEC_CUDA_GLOBAL", "RISEC_CUDA_LOCAL", dims, global, local, need, 1,
+  if (risec_launch_size(one ? NULL : "RISEC_CUDA_GLOBAL", one ? NULL : "RISEC_CUDA_LOCAL", dims,
+                        global, local, need, 1,
                         (size_t)attr.maxThreadsPerBlock, max_items) < 0)
     return 1;
   for (unsigned d = 0; d < dims; ++d) {
@@ -220,7 +223,8 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
              << ")));\n";
     }
     body << "    if (risec_shape(" << kernel(l) << ", " << sh.dims
-         << ", risec_global, risec_local, risec_need, &risec_grid[" << k << "], &risec_block[" << k
+         << ", risec_global, risec_local, risec_need, " << (l.level == LoopKind::None ? 1 : 0)
+         << ", &risec_grid[" << k << "], &risec_block[" << k
          << "]))\n      goto risec_failed;\n  }\n";
   }
   // The kernels' index checks start with no failure (CudaPrinter::index_check_helper).

@@ -35,9 +35,9 @@ static __attribute__((cold, noinline, format(printf, 1, 2))) int risec_device_fa
   return 1;
 }
 
-/* Entry d of the comma-separated list in $var, or 0. */
+/* Entry d of the comma-separated list in $var, or 0 (also without a var). */
 static size_t risec_env_size(const char* var, int d) {
-  const char* s = getenv(var);
+  const char* s = var ? getenv(var) : NULL;
   for (int i = 0; s && *s; ++i) {
     char* end = NULL;
     unsigned long long v = strtoull(s, &end, 10);
@@ -50,7 +50,9 @@ static size_t risec_env_size(const char* var, int d) {
 
 /* The launch: global[d] work items (from the program, or $global_var), in groups of
    local[d] (when grouped: from the program or $local_var, at most what the device
-   allows); a global size is rounded up to whole groups (the loops are strided, so
+   allows); global_var and local_var are NULL for a kernel run by one work item (it
+   has no strided loop: more work items would each run it all, racing), which keeps
+   its one work item whatever the environment says; a global size is rounded up to whole groups (the loops are strided, so
    every size is correct) and kept at most 2^30, so that a strided loop's `i += step`
    stays within a 32-bit int when its trip count is at most 2^30 (which the 32-bit
    kernels are printed for). Fails (risec_device_failf, then -1) when a group has fewer
@@ -88,7 +90,7 @@ static int risec_launch_size(const char* global_var, const char* local_var, unsi
   for (unsigned d = 0; d < dims; ++d)
     if (local[d] < need[d]) {
       risec_device_failf("risec: the kernel needs at least %lu work items in dimension %u of a work group (a private array is distributed over them), but the launch has %lu ($%s or the device's limit)",
-                         (unsigned long)need[d], d, (unsigned long)local[d], local_var);
+                         (unsigned long)need[d], d, (unsigned long)local[d], local_var ? local_var : "no variable");
       return -1;
     }
   return 1;

@@ -41,7 +41,8 @@ namespace risec::codegen::gpu {
 // sizes, clamps the group to what the device allows (halving its widest dimension)
 // and rounds the global size up to whole groups; it fails (-1) when a group has fewer
 // than need[d] work items (a distributed private array's), and returns whether there
-// is a group size (grouped, or one given in $local_var).
+// is a group size (grouped, or one given in $local_var). With NULL variables (a kernel
+// run by one work item, which has no strided loop) nothing overrides the sizes.
 extern const char* const kLaunchSizeHelpers;
 // The most work items (or work groups) risec_launch_size launches in a dimension: the
 // largest step of a strided parallel loop.

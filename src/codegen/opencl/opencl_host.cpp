@@ -116,14 +116,16 @@ static int risec_buffer(cl_mem* b, size_t* have, size_t bytes, cl_mem_flags flag
 }
 
 /* Launch kernel k with the sizes risec_launch_size decides; no group size (the
-   platform chooses) when neither the program nor $RISEC_OPENCL_LOCAL gives one.
+   platform chooses) when neither the program nor $RISEC_OPENCL_LOCAL gives one. A
+   kernel run by one work item (one) ignores $RISEC_OPENCL_GLOBAL/LOCAL: it has no
+   strided loop, so more work items would each run all of it on the same buffers.
    1 on failure. */
 static int risec_launch(cl_kernel k, cl_uint dims, size_t* global, size_t* local,
-                        const size_t* need, int grouped, cl_event* ev) {
+                        const size_t* need, int grouped, int one, cl_event* ev) {
   size_t max_group = 1, max_items[16] = {1, 1, 1};
   RISEC_CL(clGetKernelWorkGroupInfo(k, risec_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL));
   RISEC_CL(clGetDeviceInfo(risec_dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof max_items, max_items, NULL));
-  int sized = risec_launch_size("RISEC_OPENCL_GLOBAL", "RISEC_OPENCL_LOCAL", dims, global, local, need, grouped, max_group, max_items);
+  int sized = risec_launch_size(one ? NULL : "RISEC_OPENCL_GLOBAL", one ? NULL : "RISEC_OPENCL_LOCAL", dims, global, local, need, grouped, max_group, max_items);
   if (sized < 0) return 1;
   RISEC_CL(clEnqueueNDRangeKernel(risec_queue, k, dims, NULL, global, sized ? local : NULL, 0, NULL, ev));
   return 0;
@@ -237,8 +239,9 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
          << sh.local[2] << "}, risec_need[3] = {" << sh.need[0] << ", " << sh.need[1] << ", "
          << sh.need[2] << "};\n";
     body << "    if (risec_launch(" << kern << ", " << sh.dims
-         << ", risec_global, risec_local, risec_need, " << (sh.grouped ? 1 : 0) << ", &risec_ev["
-         << k << "]))\n      goto risec_failed;\n  }\n";
+         << ", risec_global, risec_local, risec_need, " << (sh.grouped ? 1 : 0) << ", "
+         << (l.level == dpia::LoopKind::None ? 1 : 0) << ", &risec_ev[" << k
+         << "]))\n      goto risec_failed;\n  }\n";
   }
   // The reads block: the in-order queue has run the writes and kernels before them.
   for (const DeviceBuffer& b : device_buffers(output))
