@@ -302,6 +302,7 @@ static bool has_no_values(const rise::Type& t) {
 std::vector<rise::Value> make_inputs(const rise::Checked& checked,
                                      const std::map<std::string, std::string>& files,
                                      uint64_t seed) {
+  ActivityScope activity("making the inputs");
   std::vector<EntryParam> params = entry_parameters(checked);
   std::vector<std::string> names;
   for (const auto& p : params) names.push_back(p.name);
@@ -345,6 +346,7 @@ runtime::CompileOptions c_compile_options(const Compiled& c, const ExecOptions& 
 Execution execute(const Compiled& c, const rise::SizeMap& sizes,
                   const std::vector<rise::Value>& inputs, const ExecOptions& options) {
   if (options.repeat < 1) internal_error("execute: repeat must be at least 1");
+  ActivityScope activity("running the compiled program");
   // The unit's value parameters: the output, then the inputs (sizes are separate).
   std::vector<const codegen::CParam*> data_params;
   for (const auto& p : c.unit.params)
@@ -463,6 +465,7 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
 }
 
 rise::Value interpret(const rise::Checked& checked, const std::vector<rise::Value>& inputs) {
+  ActivityScope activity("interpreting the program");
   rise::Interpreter interp;
   return interp.run(checked.expr, inputs);
 }
@@ -575,8 +578,10 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
       const runtime::NdArray& k = cnt[l];
       if (m.dtype != x.dtype || k.dtype != x.dtype || m.count() != n || k.count() != n)
         internal_error("compare_values: the rounding bound has different leaf shapes");
-      return f64 ? rise::rounding_allowance(true, m.as<double>()[i], k.as<double>()[i])
-                 : rise::rounding_allowance(false, m.as<float>()[i], k.as<float>()[i]);
+      return f64 ? rise::rounding_allowance(bound->unit_roundoff, m.as<double>()[i],
+                                            k.as<double>()[i])
+                 : rise::rounding_allowance(bound->unit_roundoff, m.as<float>()[i],
+                                            k.as<float>()[i]);
     };
     auto where = [&](double p, double q, int64_t i) {
       return "element " + flat_position(x.shape, i) +
@@ -634,6 +639,7 @@ Comparison compare_values(const rise::Value& got, const rise::Value& expected,
 
 std::optional<rise::RoundingBound> rounding_bound(const rise::Checked& checked,
                                                   const std::vector<rise::Value>& inputs) {
+  ActivityScope activity("computing the rounding bound of --check");
   return rise::rounding_bound(checked.expr, inputs);
 }
 
@@ -750,7 +756,10 @@ int cmd_run(const RunArgs& o) {
     run_usage("--db names the tuning database of --tuned; add --tuned");
   co.tuned = o.tuned;
   co.tuning_db = o.db;
-  const risec::Source source = risec::compile(api::wrap(std::move(p)), co);
+  const risec::Source source = [&] {
+    ActivityScope activity("compiling the program");
+    return risec::compile(api::wrap(std::move(p)), co);
+  }();
   const Compiled& c = source.impl().compiled;
   if (o.dump_dpia) std::cerr << dpia::print(c.dpia);
 

@@ -133,8 +133,8 @@ std::string format_number(const Value& v) {
 }
 
 // m, k: the rounding bound's magnitude and count at the same place (None: no bound).
-bool close_rec(const Value& a, const Value& b, const Value& m, const Value& k, double rtol,
-               double atol, std::string& path, std::string* where) {
+bool close_rec(const Value& a, const Value& b, const Value& m, const Value& k, double u,
+               double rtol, double atol, std::string& path, std::string* where) {
   const bool bounded = !m.is_none() && !k.is_none();
   auto part = [&](const Value& v, auto get) { return bounded ? get(v) : Value(); };
   auto mismatch = [&](const std::string& what) {
@@ -157,11 +157,9 @@ bool close_rec(const Value& a, const Value& b, const Value& m, const Value& k, d
         else if (std::isinf(x) || std::isinf(y))
           ok = x == y;
         else
-          ok = std::fabs(x - y) <= atol + rtol * std::max(std::fabs(x), std::fabs(y)) +
-                                       (bounded
-                                            ? rounding_allowance(a.scalar_kind() == ScalarKind::F64,
-                                                                 m.to_double(), k.to_double())
-                                            : 0.0);
+          ok = std::fabs(x - y) <=
+               atol + rtol * std::max(std::fabs(x), std::fabs(y)) +
+                   (bounded ? rounding_allowance(u, m.to_double(), k.to_double()) : 0.0);
         return ok ? true : mismatch(format_number(a) + " vs " + format_number(b));
       }
       return a.raw_int() == b.raw_int() ? true : mismatch(a.to_string() + " vs " + b.to_string());
@@ -177,7 +175,8 @@ bool close_rec(const Value& a, const Value& b, const Value& m, const Value& k, d
         size_t len = path.size();
         path += "<" + std::to_string(i) + ">";
         auto lane = [i](const Value& v) { return v.lane(i); };
-        if (!close_rec(a.lane(i), b.lane(i), part(m, lane), part(k, lane), rtol, atol, path, where))
+        if (!close_rec(a.lane(i), b.lane(i), part(m, lane), part(k, lane), u, rtol, atol, path,
+                       where))
           return false;
         path.resize(len);
       }
@@ -188,11 +187,12 @@ bool close_rec(const Value& a, const Value& b, const Value& m, const Value& k, d
       path += "._1";
       auto first = [](const Value& v) { return v.first(); };
       auto second = [](const Value& v) { return v.second(); };
-      if (!close_rec(a.first(), b.first(), part(m, first), part(k, first), rtol, atol, path, where))
+      if (!close_rec(a.first(), b.first(), part(m, first), part(k, first), u, rtol, atol, path,
+                     where))
         return false;
       path.resize(len);
       path += "._2";
-      if (!close_rec(a.second(), b.second(), part(m, second), part(k, second), rtol, atol, path,
+      if (!close_rec(a.second(), b.second(), part(m, second), part(k, second), u, rtol, atol, path,
                      where))
         return false;
       path.resize(len);
@@ -205,7 +205,7 @@ bool close_rec(const Value& a, const Value& b, const Value& m, const Value& k, d
         size_t len = path.size();
         path += "[" + std::to_string(i) + "]";
         auto at = [i](const Value& v) { return v.at(i); };
-        if (!close_rec(a.at(i), b.at(i), part(m, at), part(k, at), rtol, atol, path, where))
+        if (!close_rec(a.at(i), b.at(i), part(m, at), part(k, at), u, rtol, atol, path, where))
           return false;
         path.resize(len);
       }
@@ -338,8 +338,8 @@ bool values_close(const Value& a, const Value& b, double rtol, double atol, std:
                   const RoundingBound* bound) {
   std::string path;
   if (rtol == 0 && atol == 0) bound = nullptr;  // bit-identical results demanded
-  return close_rec(a, b, bound ? bound->magnitude : Value(), bound ? bound->count : Value(), rtol,
-                   atol, path, where);
+  return close_rec(a, b, bound ? bound->magnitude : Value(), bound ? bound->count : Value(),
+                   bound ? bound->unit_roundoff : 0.0, rtol, atol, path, where);
 }
 
 }  // namespace risec::rise

@@ -149,8 +149,28 @@ class ShadowProgram final : public ExprMutator {
       case PrimId::IterateWhile:
         supported = false;
         return e;
+      case PrimId::Select:
+        return shadow_select(e);
+      case PrimId::Gt:
+      case PrimId::Lt:
+      case PrimId::Equal:
+        if (rb_has_float(param)) float_condition_ = true;
+        note_use();
+        return e;
       case PrimId::Cast: {
         const Type& to = t->b;
+        if (rb_float_lanes(to) && to->scalar == ScalarKind::F32) computes_in_f32 = true;
+        const bool from_bool =
+            param && (param->kind == TypeKind::Scalar || param->kind == TypeKind::Vector) &&
+            param->scalar == ScalarKind::Bool;
+        if (from_bool && rb_float_lanes(to) && to->kind == TypeKind::Scalar)
+          return constant_one(t);  // a condition's shadow is not the condition; |cast(b)| <= 1
+        if (from_bool) {
+          bool_used_ = true;  // to an integer (indices, control) or to a vector of floats
+          note_use();
+          if (rb_has_float(to)) supported = false;
+          return e;
+        }
         if (!rb_has_float(param) && !rb_has_float(to)) return e;
         if (!rb_float_lanes(to)) {  // float to integer or bool: indices, control
           supported = false;
@@ -168,6 +188,7 @@ class ShadowProgram final : public ExprMutator {
         break;
     }
     if (!rb_float_lanes(param)) return e;
+    if (param->scalar == ScalarKind::F32) computes_in_f32 = true;
     switch (id) {
       case PrimId::Pow:
         supported = false;
@@ -176,10 +197,11 @@ class ShadowProgram final : public ExprMutator {
         return rb_replace_head(e, PrimId::Abs);
       case PrimId::Sub:
         return rb_replace_head(e, PrimId::Add);
+      case PrimId::Fmin:  // fmin(-100, 1) is -100: the larger magnitude, as for select
+        return rb_replace_head(e, mode_ == ShadowMode::Count ? PrimId::Add : PrimId::Fmax);
       case PrimId::Mul:
       case PrimId::Div:
       case PrimId::Mod:
-      case PrimId::Fmin:
       case PrimId::Fmax:
         return mode_ == ShadowMode::Count ? rb_replace_head(e, PrimId::Add) : e;
       case PrimId::Log:
@@ -192,12 +214,47 @@ class ShadowProgram final : public ExprMutator {
       case PrimId::Sqrt:
       case PrimId::Rsqrt:
       case PrimId::Exp:
-      case PrimId::Floor:
       case PrimId::Ceil:
         return mode_ == ShadowMode::Count ? rb_replace_head(e, PrimId::Abs) : e;
+      case PrimId::Floor:  // |floor(-0.5)| = 1 = ceil(0.5)
+        return rb_replace_head(e, mode_ == ShadowMode::Count ? PrimId::Abs : PrimId::Ceil);
       default:
         return e;
     }
+  }
+
+  // A select's shadow is the larger of its branches' shadows, whatever its condition:
+  // the condition on shadow values (|s| > |t|, 1 > 1) is not the program's, and the
+  // magnitude and count of the branch the program takes are at most that maximum.
+  // A select of non-float values keeps its condition; if that can follow float values
+  // (a float comparison), the shadow's indices or control could differ: no bound.
+  Expr shadow_select(const Expr& e) {
+    const Type& t = e->type;  // bool -> v -> v -> v
+    const Type& v = t->b->a;
+    if (!rb_has_float(v)) {
+      bool_used_ = true;
+      note_use();
+      return e;
+    }
+    if (!rb_float_lanes(v)) {  // a pair or array of floats: no lane-wise maximum
+      supported = false;
+      return e;
+    }
+    const std::string c = fresh_name("rb");
+    const std::string a = fresh_name("rb");
+    const std::string b = fresh_name("rb");
+    Expr fmax_fn = with_type(prim_expr(PrimId::Fmax, e->span), fun(v, fun(v, v)));
+    Expr lhs = with_type(app(fmax_fn, with_type(ident(a, e->span), v), e->span), fun(v, v));
+    Expr body = with_type(app(lhs, with_type(ident(b, e->span), v), e->span), v);
+    Expr fb = with_type(lambda(b, body, nullptr, e->span), fun(v, v));
+    Expr fa = with_type(lambda(a, fb, nullptr, e->span), fun(v, fun(v, v)));
+    return with_type(lambda(c, fa, nullptr, e->span), t);
+  }
+
+  // No bound once a float comparison's result can reach a non-float select or an
+  // integer cast (indices and control that follow float values).
+  void note_use() {
+    if (float_condition_ && bool_used_) supported = false;
   }
 
   // fun(x => abs(f(x))) for f = e, a one-argument primitive instantiated at a function
@@ -221,13 +278,34 @@ class ShadowProgram final : public ExprMutator {
   }
 
   ShadowMode mode_;
+  bool float_condition_ = false;  // a comparison of floats
+  bool bool_used_ = false;        // a bool cast to a number or selecting non-floats
+
+ public:
+  bool computes_in_f32 = false;  // an f32 operation or a cast to f32
 };
 
+bool rb_has_f32(const Type& t) {
+  if (!t) return false;
+  switch (t->kind) {
+    case TypeKind::Scalar:
+    case TypeKind::Vector:
+      return t->scalar == ScalarKind::F32;
+    case TypeKind::Array:
+      return rb_has_f32(t->a);
+    case TypeKind::Pair:
+      return rb_has_f32(t->a) || rb_has_f32(t->b);
+    default:
+      return false;
+  }
+}
+
 std::optional<Value> rb_shadow_run(ShadowMode mode, const Expr& entry,
-                                   const std::vector<Value>& inputs) {
+                                   const std::vector<Value>& inputs, bool* computes_in_f32) {
   ShadowProgram sp(mode);
   Expr program = sp.mutate(entry);
   if (!sp.supported) return std::nullopt;
+  if (computes_in_f32) *computes_in_f32 = sp.computes_in_f32;
   std::vector<Value> shadow_inputs;
   Type t = entry->type;
   for (const Value& v : inputs) {
@@ -249,17 +327,23 @@ std::optional<RoundingBound> rounding_bound(const Expr& entry, const std::vector
   Type result = entry ? entry->type : nullptr;  // the type after the parameters
   while (result && result->kind == TypeKind::Fun) result = result->b;
   if (!rb_has_float(result)) return std::nullopt;
-  std::optional<Value> m = rb_shadow_run(ShadowMode::Magnitude, entry, inputs);
+  bool computes_in_f32 = false;
+  std::optional<Value> m = rb_shadow_run(ShadowMode::Magnitude, entry, inputs, &computes_in_f32);
   if (!m) return std::nullopt;
-  std::optional<Value> k = rb_shadow_run(ShadowMode::Count, entry, inputs);
+  std::optional<Value> k = rb_shadow_run(ShadowMode::Count, entry, inputs, nullptr);
   if (!k) return std::nullopt;
-  return RoundingBound{std::move(*m), std::move(*k)};
+  const bool f32 = computes_in_f32 || rb_has_f32(result);
+  return RoundingBound{std::move(*m), std::move(*k), f32 ? 0x1p-24 : 0x1p-53};
 }
 
 double rounding_allowance(bool is_f64, double magnitude, double count) {
+  return rounding_allowance(is_f64 ? 0x1p-53 : 0x1p-24, magnitude, count);
+}
+
+double rounding_allowance(double unit_roundoff, double magnitude, double count) {
   if (!(magnitude >= 0) || !(count >= 0) || !std::isfinite(magnitude) || !std::isfinite(count))
     return 0;
-  const double u = is_f64 ? 0x1p-53 : 0x1p-24;
+  const double u = unit_roundoff;
   const double cap = kMaxRoundingAllowance * magnitude;
   if (count * u >= 1) return cap;
   return std::min(cap, 2 * u * count * magnitude / (1 - count * u));

@@ -20,10 +20,14 @@
 //              unary one (neg and the math functions) -> abs: K is the number of
 //              leaves of the expression tree, more than the operations on any path of
 //              any tree with those leaves (a reassociated sum of n terms has n - 1).
-// Comparisons and selects run on the shadow values (a max by select picks the larger
-// magnitude). Programs whose control or indices can follow float values have no
-// bound: iterateWhile, float-to-integer or -bool casts, pow (its exponent would be a
-// magnitude) and foreign functions; nor has a run whose shadow run fails.
+// A select of floats is the larger of its branches' shadows whatever its condition
+// (the condition on shadow values is not the program's: |-1| > |-2| is false); fmin
+// is fmax in the magnitude run, floor is ceil. Programs whose control or indices can
+// follow float values have no bound: iterateWhile, float-to-integer or -bool casts,
+// a float comparison whose result selects non-floats or is cast to an integer, pow
+// (its exponent would be a magnitude) and foreign functions; nor has a run whose
+// shadow run fails. The unit roundoff u is that of the widest-error float type the
+// program computes in (f32 anywhere: 2^-24), not the result leaf's.
 #pragma once
 
 #include <optional>
@@ -37,6 +41,10 @@ namespace risec::rise {
 struct RoundingBound {
   Value magnitude;  // M, of the entry's result type (non-float leaves unchanged)
   Value count;      // K, likewise
+  // u: the largest unit roundoff of the float types the program computes in, 2^-24
+  // when any operation is in f32 (or a cast to f32, or an f32 result leaf), else
+  // 2^-53: an f32 a*b - c*d cast to an f64 result rounds in f32.
+  double unit_roundoff = 0x1p-24;
 };
 
 // The shadow runs of the closed typed entry `entry` on `inputs` (the values the
@@ -55,5 +63,8 @@ inline constexpr double kMaxRoundingAllowance = 0.01;
 // = 2u the type's machine epsilon (2^-23 for f32, 2^-52 for f64), at most
 // kMaxRoundingAllowance M; 0 when M or K is not a finite non-negative number.
 double rounding_allowance(bool is_f64, double magnitude, double count);
+// The same with the unit roundoff u given (RoundingBound::unit_roundoff): 2 u K M /
+// (1 - K u), capped likewise.
+double rounding_allowance(double unit_roundoff, double magnitude, double count);
 
 }  // namespace risec::rise

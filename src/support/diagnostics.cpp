@@ -3,7 +3,9 @@
 #include "support/diagnostics.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
 #include <sstream>
 
 namespace risec {
@@ -27,6 +29,21 @@ Span Span::merge(const Span& a, const Span& b) {
   if (!a.known()) return b;
   if (!b.known()) return a;
   return Span{a.file, std::min(a.begin, b.begin), std::max(a.end, b.end)};
+}
+
+namespace {
+std::atomic<const char*> g_activity{nullptr};  // set on the large-stack thread, read in main
+}  // namespace
+
+ActivityScope::ActivityScope(const char* activity)
+    : previous_(g_activity.exchange(activity)), exceptions_(std::uncaught_exceptions()) {}
+
+ActivityScope::~ActivityScope() {
+  if (std::uncaught_exceptions() == exceptions_) g_activity.store(previous_);
+}
+
+const char* current_activity() {
+  return g_activity.load();
 }
 
 int exit_code(ErrorKind kind) {

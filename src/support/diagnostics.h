@@ -16,6 +16,24 @@ namespace risec {
 [[noreturn]] void user_error(const std::string& message, const Span& span = {});
 [[noreturn]] void internal_error(const std::string& message, const Span& span = {});
 
+// What risec is doing ("making the inputs", "interpreting the program"), for the
+// message of its own out-of-memory (tools/risec/main.cpp): set for the scope's
+// lifetime and kept when an exception leaves it, so the handler still sees it.
+class ActivityScope {
+ public:
+  explicit ActivityScope(const char* activity);
+  ~ActivityScope();
+  ActivityScope(const ActivityScope&) = delete;
+  ActivityScope& operator=(const ActivityScope&) = delete;
+
+ private:
+  const char* previous_;
+  int exceptions_;
+};
+// The innermost activity that was running when an exception left it, else the
+// innermost running one; null: none.
+const char* current_activity();
+
 // The closest candidate by edit distance, or "" when nothing is close enough to be
 // a plausible typo of `name`.
 std::string nearest_name(const std::string& name, const std::vector<std::string>& candidates);

@@ -294,5 +294,68 @@ TEST(RoundingBound, NoBoundWhereControlFollowsFloats) {
   }
 }
 
+// select(s > t)(a*b - c*d)(0): the shadow runs must not decide the condition on
+// magnitudes (|-1| > |-2| is false) and take the 0 branch's allowance.
+const char* const kSelCancel =
+    "def sc = depFun(n: Nat =>\n"
+    "  fun(a: n.f32 => fun(b: n.f32 => fun(c: n.f32 => fun(d: n.f32 =>\n"
+    "  fun(s: n.f32 => fun(t: n.f32 =>\n"
+    "    zip(zip(zip(a)(b))(zip(c)(d)))(zip(s)(t)) |> map(fun(q =>\n"
+    "      select(q._2._1 > q._2._2)(q._1._1._1 * q._1._1._2 - q._1._2._1 * q._1._2._2)(0.0f)"
+    ")))))))))";
+
+// a*b - c*d in f32, cast to an f64 result.
+const char* const kCastF64 =
+    "def cf = depFun(n: Nat =>\n"
+    "  fun(a: n.f32 => fun(b: n.f32 => fun(c: n.f32 => fun(d: n.f32 =>\n"
+    "    zip(zip(a)(b))(zip(c)(d)) |> map(fun(q =>\n"
+    "      cast(q._1._1 * q._1._2 - q._2._1 * q._2._2) : f64)))))))";
+
+TEST(RoundingBound, SelectOnNegativeOperandsTakesTheLargerBranchAllowance) {
+  std::vector<float> a, b;
+  std::vector<Value> in = rb_cancel_inputs(64, &a, &b);
+  in.push_back(rb_f32_array(std::vector<float>(64, -1.0f)));  // s > t holds
+  in.push_back(rb_f32_array(std::vector<float>(64, -2.0f)));
+  RbCase c = rb_case(kSelCancel, {{"n", 64}}, in);
+  ASSERT_TRUE(c.bound.has_value());
+  const rise::Type t = entry_result_type(c.checked);
+  std::vector<float> fused;
+  for (size_t i = 0; i < a.size(); ++i) fused.push_back(std::fma(a[i], b[i], -(a[i] * b[i])));
+  EXPECT_FALSE(compare_values(rb_f32_array(fused), c.expected, t).ok);
+  Comparison with =
+      compare_values(rb_f32_array(fused), c.expected, t, kDefaultRtol, kDefaultAtol, &*c.bound);
+  EXPECT_TRUE(with.ok) << with.first_mismatch;
+  EXPECT_GT(with.within_rounding_bound, 0);
+  // A value far outside the branches' rounding bound still fails (|a*b| < 1600: the
+  // allowance is below 1e-3).
+  std::vector<float> far(64, 1.0f);
+  Comparison wrong =
+      compare_values(rb_f32_array(far), c.expected, t, kDefaultRtol, kDefaultAtol, &*c.bound);
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_EQ(wrong.mismatches, 64);
+}
+
+TEST(RoundingBound, F32ArithmeticCastToF64UsesF32Roundoff) {
+  std::vector<float> a, b;
+  RbCase c = rb_case(kCastF64, {{"n", 64}}, rb_cancel_inputs(64, &a, &b));
+  ASSERT_TRUE(c.bound.has_value());
+  EXPECT_EQ(c.bound->unit_roundoff, 0x1p-24);
+  const rise::Type t = entry_result_type(c.checked);
+  std::vector<Value> fused, far;
+  for (size_t i = 0; i < a.size(); ++i) {
+    fused.push_back(Value::f64(static_cast<double>(std::fma(a[i], b[i], -(a[i] * b[i])))));
+    far.push_back(Value::f64(1.0));
+  }
+  const rise::Type f64 = rise::scalar(rise::ScalarKind::F64);
+  Value got = rise::array_of(f64, fused);
+  EXPECT_FALSE(compare_values(got, c.expected, t).ok);
+  Comparison with = compare_values(got, c.expected, t, kDefaultRtol, kDefaultAtol, &*c.bound);
+  EXPECT_TRUE(with.ok) << with.first_mismatch;
+  EXPECT_GT(with.within_rounding_bound, 0);
+  EXPECT_FALSE(
+      compare_values(rise::array_of(f64, far), c.expected, t, kDefaultRtol, kDefaultAtol, &*c.bound)
+          .ok);
+}
+
 }  // namespace
 }  // namespace risec::driver

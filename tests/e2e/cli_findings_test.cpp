@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "e2e_util.h"
+#include "runtime/process.h"
 
 namespace risec::e2e {
 namespace {
@@ -204,6 +205,28 @@ TEST(CliFindings, ExplainDescribesTheProgramsOwnParallelLoops) {
   EXPECT_TRUE(has(r.err, "mapPar schedule(dynamic, 4)")) << show(r);
   EXPECT_FALSE(has(r.err, "schedule:   OpenMP's default")) << show(r);
   EXPECT_FALSE(has(r.err, " 0% of the arithmetic in parallel loops")) << show(r);
+}
+
+// risec's own out-of-memory (here making a 1.2 GB input under a 3 GB address space)
+// is a resource error, exit 4, saying what risec was doing; never "internal error" 70.
+TEST(CliFindings, RisecsOwnOutOfMemoryIsExit4AndSaysWhatItWasDoing) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the sanitizers' shadow memory does not fit an address-space limit";
+#else
+  const std::string prog = write_scratch(
+      "findings_inner_oom.rise",
+      "def inner = depFun((n: Nat, m: Nat) =>\n"
+      "  fun(x: n.f32 => fun(y: m.f32 =>\n"
+      "    x |> map(fun(xi => y |> map(fun(yj => yj * xi + 1.0f)) |> reduce(add)(0.0f))))))\n");
+  for (const char* command : {"eval", "run"}) {
+    const std::string line = "ulimit -v 3000000 && exec " + std::string(RISEC_BINARY_DIR) +
+                             "/risec " + command + " " + prog + " --size n=2,m=300000000";
+    runtime::ProcessResult p = runtime::run_process({"/bin/sh", "-c", line});
+    EXPECT_EQ(p.exit_code, 4) << line << "\n" << p.err;
+    EXPECT_TRUE(has(p.err, "risec ran out of memory while making the inputs")) << p.err;
+    EXPECT_FALSE(has(p.err, "internal")) << p.err;
+  }
+#endif
 }
 
 }  // namespace

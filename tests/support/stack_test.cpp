@@ -3,6 +3,9 @@
 // large or small its stack, instead of a crash.
 #include <gtest/gtest.h>
 
+#include <new>
+
+#include "support/diagnostics.h"
 #include "support/stack.h"
 
 namespace risec {
@@ -55,3 +58,19 @@ TEST(StackGuard, LargeStackThreadsPassResultsAndErrors) {
 
 }  // namespace
 }  // namespace risec
+
+// What risec was doing when its memory ran out (tools/risec/main.cpp): the activity an
+// exception left is kept for the handler; a scope left normally restores the outer one.
+TEST(ActivityScope, KeepsTheActivityAnExceptionLeft) {
+  {
+    risec::ActivityScope outer("making the inputs");
+    { risec::ActivityScope inner("interpreting the program"); }
+    EXPECT_STREQ(risec::current_activity(), "making the inputs");
+    try {
+      risec::ActivityScope inner("interpreting the program");
+      throw std::bad_alloc();
+    } catch (const std::bad_alloc&) {
+      EXPECT_STREQ(risec::current_activity(), "interpreting the program");
+    }
+  }
+}

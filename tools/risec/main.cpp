@@ -27,7 +27,7 @@ void print_help() {
   std::printf(
       "\nrisec <command> --help describes a command. Exit codes: 0 success, 1 the program or\n"
       "strategy is wrong, 2 bad usage, 3 --check found a mismatch, 4 an external tool\n"
-      "failed, 70 internal error.\n");
+      "failed or memory ran out, 70 internal error.\n");
 }
 
 }  // namespace
@@ -69,8 +69,13 @@ int main(int argc, char** argv) {
     std::cerr << risec::format_error(e);
     return risec::exit_code(e.kind());
   } catch (const std::bad_alloc&) {
-    std::cerr << "risec: error: out of memory\n";
-    return 70;
+    // risec's own memory (not the generated program's, which reports its allocation
+    // failures itself): a resource limit, exit 4 as the program's own (spec/cli.md).
+    const char* doing = risec::current_activity();
+    std::cerr << "risec: error: risec ran out of memory"
+              << (doing ? std::string(" while ") + doing : std::string())
+              << " (try smaller sizes, or raise the memory limit)\n";
+    return risec::exit_code(risec::ErrorKind::Fault);
   } catch (const std::exception& e) {
     std::cerr << "risec: internal error: " << e.what() << "\n";
     return 70;
