@@ -12,6 +12,7 @@
 #include "driver/run.h"
 #include "elevate/library.h"
 #include "rise/parser.h"
+#include "strategy_matches.h"
 
 namespace risec::driver {
 namespace {
@@ -31,22 +32,6 @@ class ChainLengthTimer : public Measurer {
     return static_cast<double>(c.unit.source.size());
   }
 };
-
-void expect_chain_matches_interpreter(const rise::Program& p, const rise::SizeMap& sizes,
-                                      const std::string& strategy) {
-  rise::Checked high = rise::check_program(p, "", &sizes);
-  std::vector<rise::Value> inputs = make_inputs(high, {}, 11);
-  rise::Value expected = interpret(high, inputs);
-  elevate::Strategy s =
-      elevate::parse_strategy_file(std::make_shared<SourceFile>(SourceFile{"b.elv", strategy}));
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.strategy = &s;
-  Execution ex = execute(compile(req), sizes, inputs);
-  Comparison cmp = compare_values(ex.output, expected, entry_result_type(high));
-  EXPECT_TRUE(cmp.ok) << strategy << cmp.first_mismatch;
-}
 
 bool has_unchanged_program(const ExploreResult& r) {
   return std::any_of(r.variants.begin(), r.variants.end(),
@@ -73,8 +58,8 @@ TEST(ExploreBounds, AChainOf16MapsIsSearchedWholeWithinItsWork) {
   EXPECT_EQ(r.variants[0].cost.stores, 0);
   // The programs are dropped once the search is done: only the steps are measured.
   EXPECT_FALSE(r.variants[0].program.expr);
-  expect_chain_matches_interpreter(p, c.sizes, variant_strategy(r.variants[0]));
-  expect_chain_matches_interpreter(p, c.sizes, r.best_strategy);
+  expect_strategy_matches_interpreter(p, c.sizes, variant_strategy(r.variants[0]), 11);
+  expect_strategy_matches_interpreter(p, c.sizes, r.best_strategy, 11);
 }
 
 TEST(ExploreBounds, AChainOf100MapsStopsAtItsWorkLimitAndItsRoundCap) {
@@ -101,7 +86,7 @@ TEST(ExploreBounds, AChainOf100MapsStopsAtItsWorkLimitAndItsRoundCap) {
   EXPECT_LE(r.variants.size(), 1u + 99u + 64u + 4u * 99u);
   EXPECT_TRUE(has_unchanged_program(r));
   ASSERT_EQ(r.measured.size(), 2u);
-  expect_chain_matches_interpreter(p, c.sizes, r.best_strategy);
+  expect_strategy_matches_interpreter(p, c.sizes, r.best_strategy, 11);
 }
 
 TEST(ExploreBounds, RandomWalksOnAChainOf100MapsStopAtTheWorkLimit) {
@@ -118,7 +103,7 @@ TEST(ExploreBounds, RandomWalksOnAChainOf100MapsStopAtTheWorkLimit) {
   EXPECT_LT(r.work, c.max_work + 10'000);
   EXPECT_LT(r.variants.size(), 10u);  // a step applies every site: ~90000 units each
   ASSERT_TRUE(r.best);
-  expect_chain_matches_interpreter(p, c.sizes, r.best_strategy);
+  expect_strategy_matches_interpreter(p, c.sizes, r.best_strategy, 11);
 }
 
 }  // namespace

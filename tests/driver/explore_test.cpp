@@ -10,6 +10,7 @@
 #include "driver/run.h"
 #include "elevate/library.h"
 #include "rise/parser.h"
+#include "strategy_matches.h"
 
 namespace risec::driver {
 namespace {
@@ -36,24 +37,6 @@ class ExploreFakeTimer : public Measurer {
   }
   int measured = 0;
 };
-
-// The strategy text, compiled and run, computes what the interpreter computes.
-void expect_matches_interpreter(const rise::Program& p, const rise::SizeMap& sizes,
-                                const std::string& strategy) {
-  rise::Checked high = rise::check_program(p, "", &sizes);
-  std::vector<rise::Value> inputs = make_inputs(high, {}, 7);
-  rise::Value expected = interpret(high, inputs);
-  elevate::Strategy s =
-      elevate::parse_strategy_file(std::make_shared<SourceFile>(SourceFile{"v.elv", strategy}));
-  CompileRequest req;
-  req.program = &p;
-  req.sizes = &sizes;
-  req.strategy = &s;
-  Compiled compiled = compile(req);
-  Execution ex = execute(compiled, sizes, inputs);
-  Comparison cmp = compare_values(ex.output, expected, entry_result_type(high));
-  EXPECT_TRUE(cmp.ok) << strategy << cmp.first_mismatch;
-}
 
 ExploreConfig explore_config(const rise::Program& p) {
   ExploreConfig c;
@@ -104,7 +87,8 @@ TEST(Explore, EnumeratesEveryVariantAndEachMatchesTheInterpreter) {
   EXPECT_EQ(r.variants[0].cost.traffic, 0);
   // Each variant's strategy, compiled from the source, computes what the
   // interpreter computes.
-  for (const Variant& v : r.variants) expect_matches_interpreter(p, c.sizes, variant_strategy(v));
+  for (const Variant& v : r.variants)
+    expect_strategy_matches_interpreter(p, c.sizes, variant_strategy(v), 7);
 }
 
 TEST(Explore, CostModelOrdersObviousCases) {
@@ -210,7 +194,7 @@ TEST(Explore, StoresViewsAndHoistsInvariantsAndEachMatchesTheInterpreter) {
   bool stored = false;
   for (const Variant& v : r.variants) {
     stored = stored || has(v.steps, Site::Kind::Store, kStoreRule);
-    expect_matches_interpreter(p, c.sizes, variant_strategy(v));
+    expect_strategy_matches_interpreter(p, c.sizes, variant_strategy(v), 7);
   }
   EXPECT_TRUE(stored);
 }
@@ -241,7 +225,7 @@ TEST(Explore, ATemplateEndsEachVariantAndItsParametersAreTuned) {
   EXPECT_NE(r.best_strategy.find("let finish ="), std::string::npos) << r.best_strategy;
   EXPECT_NE(r.best_strategy.find("; finish;"), std::string::npos) << r.best_strategy;
   EXPECT_EQ(r.best_strategy.find("param "), std::string::npos) << r.best_strategy;
-  expect_matches_interpreter(p, c.sizes, r.best_strategy);
+  expect_strategy_matches_interpreter(p, c.sizes, r.best_strategy, 7);
 }
 
 }  // namespace
