@@ -16,19 +16,25 @@ namespace {
 
 enum class ShadowMode { Magnitude, Count };
 
-bool rb_has_float(const Type& t) {
+// Whether a scalar leaf of t (vector lanes included) satisfies `leaf`.
+template <class Leaf>
+bool rb_any_scalar(const Type& t, Leaf leaf) {
   if (!t) return false;
   switch (t->kind) {
     case TypeKind::Scalar:
     case TypeKind::Vector:
-      return is_float(t->scalar);
+      return leaf(t->scalar);
     case TypeKind::Array:
-      return rb_has_float(t->a);
+      return rb_any_scalar(t->a, leaf);
     case TypeKind::Pair:
-      return rb_has_float(t->a) || rb_has_float(t->b);
+      return rb_any_scalar(t->a, leaf) || rb_any_scalar(t->b, leaf);
     default:
       return false;
   }
+}
+
+bool rb_has_float(const Type& t) {
+  return rb_any_scalar(t, [](ScalarKind k) { return is_float(k); });
 }
 
 // A scalar or vector type of floats (what a lane-wise operator on floats takes).
@@ -286,18 +292,7 @@ class ShadowProgram final : public ExprMutator {
 };
 
 bool rb_has_f32(const Type& t) {
-  if (!t) return false;
-  switch (t->kind) {
-    case TypeKind::Scalar:
-    case TypeKind::Vector:
-      return t->scalar == ScalarKind::F32;
-    case TypeKind::Array:
-      return rb_has_f32(t->a);
-    case TypeKind::Pair:
-      return rb_has_f32(t->a) || rb_has_f32(t->b);
-    default:
-      return false;
-  }
+  return rb_any_scalar(t, [](ScalarKind k) { return k == ScalarKind::F32; });
 }
 
 std::optional<Value> rb_shadow_run(ShadowMode mode, const Expr& entry,
