@@ -291,8 +291,7 @@ class Explorer {
     // Printing the key visits the program: a unit a character's worth of nodes.
     if (work_) {
       const int64_t n = static_cast<int64_t>(v.key.size() / 16) + 1;
-      work_->spent += n;
-      work_->left -= n;
+      work_->charge(n);
     }
     const size_t hash = std::hash<std::string>{}(v.key);
     for (auto [it, end] = index_.equal_range(hash); it != end; ++it)

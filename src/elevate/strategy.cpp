@@ -136,8 +136,7 @@ static bool is_kind_mismatch(const std::string& reason) {
 
 void spend_work(const Env& env, int64_t n) {
   if (!env.work) return;
-  env.work->spent += n;
-  env.work->left -= n;
+  env.work->charge(n);
   if (env.work->left < 0)
     throw Error(ErrorKind::User, std::string(kWorkLimitMessage) + " (" +
                                      std::to_string(env.work->spent) + " term nodes)");

@@ -90,6 +90,10 @@ struct WorkMeter {
   int64_t left = 0;
   int64_t spent = 0;
   bool exhausted() const { return left <= 0; }
+  void charge(int64_t n) {
+    spent += n;
+    left -= n;
+  }
 };
 inline constexpr const char* kWorkLimitMessage = "the rewrite reached its work limit";
 
