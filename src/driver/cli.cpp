@@ -397,7 +397,7 @@ std::vector<Command> make_commands() {
       "Generate code for the entry: one self-contained C99 translation unit (CUDA for --target "
       "cuda; for --target opencl the OpenCL kernels and the C host function that embeds and "
       "launches them). Without --strategy the default lowering is applied: simplify ; "
-      "lowerToC (with --target openmp, simplify ; try(parallelOutput) ; lowerToC ; "
+      "lowerToC (with --target openmp, simplify ; try(parallelOutput(32768)) ; lowerToC ; "
       "try(parallelStages); with cuda, simplify ; try(globalOutput(2)) ; lowerToC, or "
       "globalOutput(1), or no mapping, the first compile's checks accept; with opencl, "
       "globalOutput(1) or no mapping; docs/targets.md).",

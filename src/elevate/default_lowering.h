@@ -16,7 +16,7 @@ inline constexpr int64_t kDefaultUnrollTaps = 25;
 
 struct DefaultLowering {
   bool simplify = true;  // simplify first (small programs; --no-simplify)
-  // try(parallelOutput) before lowerToC and try(parallelStages) after it: --target openmp
+  // try(parallelOutput(32768)) before lowerToC and try(parallelStages) after it: --target openmp
   bool parallel = false;
   // try(globalOutput(n)), n = 1 or 2: --target opencl (1) and cuda (2) (0 leaves it
   // out: the program is one work item's)
@@ -25,7 +25,7 @@ struct DefaultLowering {
   int64_t unroll_taps = kDefaultUnrollTaps;
 };
 
-// simplify ; try(parallelOutput) ; try(globalOutput(n)) ; lowerToC ; try(parallelStages) ;
+// simplify ; try(parallelOutput(32768)) ; try(globalOutput(n)) ; lowerToC ; try(parallelStages) ;
 // try(unrollReductions(n)), each step as `d` asks.
 Strategy default_lowering(const DefaultLowering& d);
 

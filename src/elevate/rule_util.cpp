@@ -5,6 +5,7 @@
 #include <set>
 
 #include "rise/primitives.h"
+#include "support/stack.h"
 
 namespace risec::elevate::util {
 
@@ -649,6 +650,38 @@ bool computes(const Expr& e) {
     default:
       return false;
   }
+}
+
+double loop_work(const PrimCall& c, const rise::Type& call_type) {
+  rise::Type data = c.args.back()->type;
+  if (call_type && call_type->kind == rise::TypeKind::Fun) data = call_type->a;
+  std::optional<int64_t> n;
+  if (data && data->kind == rise::TypeKind::Array) n = data->size.as_const();
+  if (!n) return kLargeWork;
+  return std::min(static_cast<double>(*n) * std::max(1.0, stage_work(c.args[0])), kLargeWork);
+}
+
+double stage_work(const Expr& e) {
+  check_stack_depth(e->span);
+  if (e->kind == ExprKind::Primitive && e->prim) {
+    if (e->prim->family == rise::Family::Arith) return 1;
+    if (e->prim->family == rise::Family::Math) return 8;
+    if (e->prim->family == rise::Family::Iterate || e->prim->family == rise::Family::Loop)
+      return kLargeWork;
+    return 0;
+  }
+  std::optional<PrimCall> c = as_prim_call(e);
+  const rise::PrimitiveInfo* p = c ? c->head->prim : nullptr;
+  double w = 0;
+  if (p && !c->args.empty() &&
+      (p->family == rise::Family::Map || p->family == rise::Family::Reduce ||
+       p->family == rise::Family::Scan)) {
+    w = loop_work(*c, e->type);
+    for (size_t i = 1; i < c->args.size(); ++i) w += stage_work(c->args[i]);
+  } else {
+    for (const Expr& k : rise::children(e)) w += stage_work(k);
+  }
+  return std::min(w, kLargeWork);
 }
 
 bool may_fail(const Expr& e) {

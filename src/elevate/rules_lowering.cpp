@@ -297,11 +297,29 @@ std::optional<Expr> parallelise_output(const Expr& e, const OutputMaps& make) {
   return std::nullopt;
 }
 
-Strategy parallel_output() {
-  return rule("parallelOutput", [](const Expr& e, const Context&) -> Result {
-    const OutputMaps par{
-        [](const PrimCall& c) { return util::rebuild_call(c, util::prim(PrimId::MapPar)); }, false};
-    if (std::optional<Expr> r = parallelise_output(e, par)) return *r;
+// parallelOutput(w): the maps stay sequential where they do fewer than w operations
+// (util::stage_work; the default lowering's w is util::kParallelWork).
+Strategy parallel_output(int64_t min_work) {
+  return rule("parallelOutput", [min_work](const Expr& e, const Context&) -> Result {
+    int small = 0;
+    int made = 0;
+    const OutputMaps par{[&](const PrimCall& c) {
+                           if (util::loop_work(c, nullptr) < static_cast<double>(min_work)) {
+                             ++small;
+                             return util::rebuild_call(c, c.head);
+                           }
+                           ++made;
+                           return util::rebuild_call(c, util::prim(PrimId::MapPar));
+                         },
+                         false};
+    std::optional<Expr> r = parallelise_output(e, par);
+    if (r && made == 0 && small > 0)
+      return fail_at("parallelOutput", e,
+                     "every map writing the result or a stored stage does fewer than " +
+                         std::to_string(min_work) + " operations (" + std::to_string(small) +
+                         " map(s)), which stay sequential: a parallel loop over so little work "
+                         "costs more than it saves");
+    if (r) return *r;
     return fail_at("parallelOutput", e,
                    "no map writes the result (it is a reduction, an iteration, a scalar, or "
                    "its maps only rearrange data)");
@@ -886,9 +904,13 @@ void register_lowering(Registry& r) {
           "-> mapPar, found through lambdas, lets, toMem, views of one array and maps that "
           "only rearrange (not "
           "inside a reduction's argument, nor a map over circularBuffer's or rotateValues' "
-          "windows); what the default lowering does for --target openmp",
+          "windows); with w, the maps doing fewer than w operations stay sequential (as "
+          "parallelStages(w) counts them; bare parallelOutput makes every one parallel); the "
+          "default lowering for --target openmp applies parallelOutput(32768)",
+          {P::Nat},
+          [](const std::vector<Arg>& a) { return parallel_output(a.empty() ? 0 : arg_nat(a, 0)); },
           {},
-          fixed(parallel_output())});
+          1});
   r.rule({"globalOutput",
           RuleFamily::Lowering,
           "globalOutput(dims): parallelOutput's maps (the map writing the result and each "

@@ -20,25 +20,18 @@ using util::call;
 
 namespace {
 
-// `e` (lowered) with the outermost mapSeq of every stage made mapPar: every mapSeq
-// that is not inside the function of another loop (a map's, reduction's, scan's or
-// iteration's function runs once per iteration; a let's runs once and is searched).
-// Data arguments are evaluated before the loop that reads them, so they are stages
-// of their own and are searched too.
+// `e` (lowered) with the outermost mapSeq of every stage that does enough work made
+// mapPar: every mapSeq that is not inside the function of another loop (a map's, reduction's,
+// scan's or iteration's function runs once per iteration; a let's runs once and is searched). Data
+// arguments are evaluated before the loop that reads them, so they are stages of their own and are
+// searched too.
 struct StageParalleliser {
+  double min_work = util::kParallelWork;  // parallelStages(w): stages doing less stay sequential
   int changed = 0;
-  int small_stages = 0;  // maps left sequential: fewer than 1024 elements written
+  int small_stages = 0;  // maps left sequential: less work than min_work
 
-  // A stage of fewer than 1024 elements (a constant table of weights) costs more to
-  // fork and join than it computes: left sequential. Symbolic sizes count as large.
-  static bool small(const Expr& e) {
-    double elements = 1;
-    for (rise::Type t = e->type; t && t->kind == rise::TypeKind::Array; t = t->a) {
-      std::optional<int64_t> n = t->size.as_const();
-      if (!n) return false;
-      elements *= static_cast<double>(*n);
-    }
-    return elements < 1024;
+  bool small(const Expr& e, const util::PrimCall& map) const {
+    return util::loop_work(map, e->type) < min_work;
   }
 
   Expr go(const Expr& e) {
@@ -71,7 +64,7 @@ struct StageParalleliser {
         src && (src->is(PrimId::CircularBuffer) || src->is(PrimId::RotateValues));
     if (p->is(PrimId::MapSeq) && c->args.size() == 2 && !sliding_buffer &&
         (util::computes(c->args[0]) || util::is_identity_fn(c->args[0]))) {
-      if (small(e)) {
+      if (small(e, *c)) {
         ++small_stages;
       } else {
         ++changed;
@@ -93,16 +86,18 @@ struct StageParalleliser {
   }
 };
 
-Strategy parallel_stages() {
-  return util::whole_term("parallelStages", [](const Expr& e, const Env&) -> Result {
+Strategy parallel_stages(int64_t min_work) {
+  return util::whole_term("parallelStages", [min_work](const Expr& e, const Env&) -> Result {
     StageParalleliser s;
+    s.min_work = static_cast<double>(min_work);
     Expr out = s.go(e);
     if (!s.changed && s.small_stages > 0)
       return fail_at("parallelStages", e,
-                     "every stage writes fewer than 1024 elements (" +
+                     "every stage does fewer than " + std::to_string(min_work) + " operations (" +
                          std::to_string(s.small_stages) +
                          " stage(s)), which stay sequential: a parallel loop over so little "
-                         "costs more than it saves; at these sizes leave parallelStages out");
+                         "work costs more than it saves; at these sizes leave parallelStages "
+                         "out");
     if (!s.changed)
       return fail_at("parallelStages", e,
                      "no sequential map outside every loop (lower with lowerToC first; a "
@@ -294,12 +289,19 @@ void register_pipeline(Registry& r) {
           fixed(zip_join())});
   r.rule({"parallelStages",
           RuleFamily::Lowering,
-          "after lowerToC: the outermost mapSeq of every stage (the result, each let, each array "
-          "lowerToC stores, anything not inside another loop's function) -> mapPar, except stages "
-          "writing fewer than 1024 elements and maps over the windows of circularBuffer or "
-          "rotateValues (filled as a sequential loop steps); fails when there is none",
+          "after lowerToC: the outermost mapSeq of every stage (the result, "
+          "each let, each array lowerToC stores, anything not inside another loop's function) -> "
+          "mapPar, except stages doing fewer than w operations (bare parallelStages: 32768; its "
+          "length times its function's arithmetic, nested loops included), whose outer mapSeq "
+          "stays sequential, and maps over the windows of circularBuffer or rotateValues (filled "
+          "as a sequential loop steps); w = 0 makes every stage parallel; fails when there is "
+          "none",
+          {ParamKind::Nat},
+          [](const std::vector<Arg>& a) {
+            return parallel_stages(a.empty() ? util::kParallelWork : arg_nat(a, 0));
+          },
           {},
-          fixed(parallel_stages())});
+          1});
 }
 
 }  // namespace risec::elevate

@@ -355,7 +355,7 @@ TEST(Autoschedule, OpenMPSpaceHasASequentialCandidateChosenWhenFastest) {
   rise::Program p = load_program("examples/mm/mm.rise");
   AutoscheduleConfig c;
   c.program = &p;
-  c.sizes = {{"n", 16}, {"m", 16}, {"k", 8}};
+  c.sizes = {{"n", 64}, {"m", 64}, {"k", 16}};
   c.target = "openmp";
   c.budget = 5;
   c.space = small_space("openmp");

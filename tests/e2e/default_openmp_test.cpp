@@ -17,15 +17,26 @@ size_t omp_default_count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The default lowering at the examples' test sizes, where most stages do too little
+// work for a parallel loop (parallelStages' threshold), and the same steps with every
+// stage parallel (parallelStages(0)), so that the parallel code the default writes at
+// larger sizes is checked at these sizes too.
 TEST(DefaultOpenMP, EveryExampleMatchesTheInterpreter) {
+  const std::string every_stage =
+      "simplify ; try(parallelOutput) ; lowerToC ; try(parallelStages(0)) ; "
+      "try(unrollReductions(25))";
   size_t parallel = 0;
   for (const auto& [name, sizes] : example_sizes()) {
     std::string file = "examples/" + name + "/" + name + ".rise";
     CliResult r = run_risec({"run", file, "--target", "openmp", "--size", sizes, "--check"});
     EXPECT_EQ(r.exit_code, 0) << name << "\n" << show(r);
-    CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", sizes});
-    ASSERT_EQ(c.exit_code, 0) << name << "\n" << show(c);
-    parallel += omp_default_count(c.out, "#pragma omp parallel for") > 0;
+    CliResult p = run_risec(
+        {"run", file, "--target", "openmp", "--size", sizes, "--strategy", every_stage, "--check"});
+    EXPECT_EQ(p.exit_code, 0) << name << "\n" << show(p);
+    CliResult pc = run_risec(
+        {"compile", file, "--target", "openmp", "--size", sizes, "--strategy", every_stage});
+    ASSERT_EQ(pc.exit_code, 0) << name << "\n" << show(pc);
+    parallel += omp_default_count(pc.out, "#pragma omp parallel for") > 0;
   }
   // most examples compute their result with a map
   EXPECT_GE(parallel, example_sizes().size() / 2);
@@ -72,9 +83,15 @@ TEST(DefaultOpenMP, ThroughViewsAndLets) {
   std::string file = write_scratch("default_openmp_views.rise", program);
   CliResult r = run_risec({"run", file, "--target", "openmp", "--size", "n=37", "--check"});
   EXPECT_EQ(r.exit_code, 0) << show(r);
+  // At n = 37 each stage does 148 operations: both stay sequential (parallelStages'
+  // threshold, 32768).
   CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", "n=37"});
   ASSERT_EQ(c.exit_code, 0) << show(c);
-  // the stage the let stores, and the result's map under the transpose and join
+  EXPECT_EQ(omp_default_count(c.out, "#pragma omp parallel for"), 0u) << c.out;
+  // At n = 8193, 32772: the stage the let stores, and the result's map under the
+  // transpose and join
+  c = run_risec({"compile", file, "--target", "openmp", "--size", "n=8193"});
+  ASSERT_EQ(c.exit_code, 0) << show(c);
   EXPECT_EQ(omp_default_count(c.out, "#pragma omp parallel for"), 2u) << c.out;
 }
 
@@ -103,13 +120,13 @@ TEST(DefaultOpenMP, StencilStagesSimplifyInlinesAreParallel) {
     EXPECT_GE(omp_default_count(c.out, "#pragma omp parallel for"), 3u) << sizes << c.out;
   }
   // A padCst2D result (seidelpad's form): its interior is a stage parallelOutput did not
-  // reach through the pad.
+  // reach through the pad (at 128 x 128: 5 operations an element, 81920 in all).
   CliResult s = run_risec({"compile", "examples/seidelpad/seidelpad.rise", "--target", "openmp",
-                           "--size", "n=64,m=64"});
+                           "--size", "n=128,m=128"});
   ASSERT_EQ(s.exit_code, 0) << show(s);
   EXPECT_EQ(omp_default_count(s.out, "#pragma omp parallel for"), 1u) << s.out;
   CliResult sr = run_risec({"run", "examples/seidelpad/seidelpad.rise", "--target", "openmp",
-                            "--size", "n=64,m=64", "--check"});
+                            "--size", "n=128,m=128", "--check"});
   EXPECT_EQ(sr.exit_code, 0) << show(sr);
 }
 

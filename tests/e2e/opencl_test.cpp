@@ -251,6 +251,38 @@ TEST(OpenCL, GpuPrimitiveForTheCTargetIsRefused) {
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--local expects up to three positive sizes"), std::string::npos) << r.err;
   }
+  // A size past 9 digits is too large, not "not positive".
+  r = e2e::run_risec({"run", "examples/scal/scal.rise", "--strategy", "examples/scal/global.elv",
+                      "--target", "opencl", "--size", "n=8", "--global", "8,99999999999"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--global 99999999999 is too large: a launch size is at most 999999999"),
+            std::string::npos)
+      << r.err;
+}
+
+// A --local of many work items whose private arrays overflow a CPU device's stack (PoCL
+// runs a work group on one) ends in SIGSEGV, which alone reads as an index out of
+// bounds: the message says what --local did (held-out finding F7). Where the device
+// copes, the result is right.
+TEST(OpenCL, LocalSizeOverflowingPrivateArraysIsNamed) {
+  const std::string file = e2e::write_scratch("local_private.rise", R"(
+def soft = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> map(fun(row =>
+    let e = row |> map(fun(v => exp(v))) |> toMem in
+    let s = e |> reduce(add)(0.0f) in
+    e |> map(fun(v => v / s))))))
+)");
+  e2e::CliResult r = e2e::run_risec(
+      {"run", file, "--target", "opencl", "--size", "n=512,m=4096", "--local", "512", "--check"});
+  if (r.exit_code == 0) {
+    EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
+  } else {
+    EXPECT_NE(r.err.find("SIGSEGV"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("with --local 512: on a CPU OpenCL device a work group's work items "
+                         "share one stack"),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 TEST(OpenCL, IterateIsRefused) {

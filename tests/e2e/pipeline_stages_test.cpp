@@ -68,11 +68,12 @@ TEST(PipelineStages, RandomPipelinesMatchTheInterpreterUnderEveryStageDecision) 
     const std::string file = dir + "/stages" + std::to_string(i) + ".rise";
     std::ofstream(file) << p.text;
     // h = 1 reads only the clamped border of the column stage; the others odd. The
-    // strategies with parallelStages get stages of at least 1024 elements (smaller
-    // ones it leaves sequential, and fails when all are).
+    // strategies with parallelStages get a column stage of at least 32768 operations
+    // (3 taps of 105 x 105 or more: smaller stages it leaves sequential, and fails when
+    // all are).
     const int h = i == 0 ? 1 : 2 * std::uniform_int_distribution<int>(1, 6)(rng) + 1;
     const int m = 2 * std::uniform_int_distribution<int>(0, 6)(rng) + 1;
-    const int big = 33 + 2 * std::uniform_int_distribution<int>(0, 5)(rng);
+    const int big = 105 + 2 * std::uniform_int_distribution<int>(0, 5)(rng);
     for (size_t k = 0; k < strategies.size(); ++k) {
       const bool parallel = strategies[k].find("parallelStages") != std::string::npos;
       const std::string sizes = "h=" + std::to_string(parallel ? big : h) +
@@ -108,13 +109,13 @@ TEST(PipelineStages, ParallelStagesRefusesWhatItCannotParallelise) {
        at = after.out.find("omp parallel for", at + 1))
     ++pragmas;
   EXPECT_GE(pragmas, 2u) << after.out;
-  // At sizes where every stage writes fewer than 1024 elements (kept sequential), the
+  // At sizes where every stage does fewer than 32768 operations (kept sequential), the
   // refusal says so rather than that there is no map.
   CliResult small =
       run_risec({"compile", "bench/autoschedule/programs/pyrdown.rise", "--size", "n=8,m=8",
                  "--target", "openmp", "--strategy", "simplify ; lowerToC ; parallelStages"});
   EXPECT_EQ(small.exit_code, 1) << show(small);
-  EXPECT_NE(small.err.find("every stage writes fewer than 1024 elements"), std::string::npos)
+  EXPECT_NE(small.err.find("every stage does fewer than 32768 operations"), std::string::npos)
       << show(small);
 }
 

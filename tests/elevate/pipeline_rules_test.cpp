@@ -52,18 +52,64 @@ TEST(ParallelStages, EveryStageAndNothingInsideALoop) {
 def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
   img |> map(map(fun(v => v * 2.0f))) |> transpose |> map(map(fun(v => v + 1.0f)))))
 )",
-                      {{"n", 64}, {"m", 32}});
+                      {{"n", 256}, {"m", 128}});
   check_fails(lib("parallelStages"), p, "lowerToC");
   rise::Expr lowered = apply_ok(lib("lowerToC"), p);
   rise::Expr r = check_rewrite(lib("parallelStages"), lowered);
   EXPECT_EQ(pipeline_count(r, "mapPar"), 2) << rise::print_expr(r);
   EXPECT_EQ(pipeline_count(r, "mapSeq"), 2) << rise::print_expr(r);
-  // A stage under 1024 elements stays sequential: nothing to do.
+  // A stage doing fewer than 32768 operations stays sequential: nothing to do.
   rise::Expr small = apply_ok(lib("lowerToC"), prog(R"(
 def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v * 2.0f))))
 )",
                                                     pipeline_n8));
-  check_fails(lib("parallelStages"), small);
+  check_fails(lib("parallelStages"), small, "fewer than 32768 operations");
+}
+
+// The threshold counts work, not elements (held-out E, F8: a chain of 200 cheap
+// stages of 2048 elements, each made parallel, ran several times slower than
+// sequential code): the two one-operation stages above at 64 x 32 (2048 operations
+// each) stay sequential, while a stage of 1024 elements that each sum 16 products
+// (32 operations an element) is parallel, and one summing 4 products is not; likewise
+// parallelOutput(w) before lowering.
+TEST(ParallelStages, TheThresholdCountsOperationsNotElements) {
+  rise::Expr cheap = apply_ok(lib("lowerToC"), prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
+  img |> map(map(fun(v => v * 2.0f))) |> transpose |> map(map(fun(v => v + 1.0f)))))
+)",
+                                                    {{"n", 64}, {"m", 32}}));
+  check_fails(lib("parallelStages"), cheap, "every stage does fewer than 32768 operations (2");
+  rise::Expr costly = apply_ok(lib("lowerToC"), prog(R"(
+def f = depFun((n: Nat, k: Nat) => fun(a: n.k.f32 => fun(w: k.f32 =>
+  a |> map(fun(row => zip(row)(w) |> map(fun(p => p._1 * p._2))
+                     |> reduce(fun(x, y => x + y))(0.0f))))))
+)",
+                                                     {{"n", 1024}, {"k", 16}}));
+  rise::Expr r = check_rewrite(lib("parallelStages"), costly);
+  EXPECT_EQ(pipeline_count(r, "mapPar"), 1) << rise::print_expr(r);
+  rise::Expr fewer = apply_ok(lib("lowerToC"), prog(R"(
+def f = depFun((n: Nat, k: Nat) => fun(a: n.k.f32 => fun(w: k.f32 =>
+  a |> map(fun(row => zip(row)(w) |> map(fun(p => p._1 * p._2))
+                     |> reduce(fun(x, y => x + y))(0.0f))))))
+)",
+                                                    {{"n", 1024}, {"k", 4}}));
+  check_fails(lib("parallelStages"), fewer, "fewer than 32768 operations");
+  // parallelStages(w) sets the threshold: 0 makes every stage parallel.
+  EXPECT_EQ(pipeline_count(check_rewrite(lib("parallelStages", {int64_t{0}}), fewer), "mapPar"), 1);
+  // parallelOutput(w), before lowering, counts the same way; bare, it makes every map
+  // writing the result or a stored stage parallel.
+  const char* lets = R"(
+def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
+  let a = img |> map(map(fun(v => v * 2.0f))) in a |> map(map(fun(v => v + 1.0f)))))
+)";
+  rise::Expr small_lets = prog(lets, {{"n", 64}, {"m", 32}});
+  check_fails(lib("parallelOutput", {int64_t{32768}}), small_lets,
+              "does fewer than 32768 operations (2 map(s))");
+  EXPECT_EQ(pipeline_count(check_rewrite(lib("parallelOutput"), small_lets), "mapPar"), 2);
+  rise::Expr big_lets = prog(lets, {{"n", 256}, {"m", 128}});
+  EXPECT_EQ(
+      pipeline_count(check_rewrite(lib("parallelOutput", {int64_t{32768}}), big_lets), "mapPar"),
+      2);
 }
 
 // A generated program zipping a joined array of n rows of k elements with a plain
