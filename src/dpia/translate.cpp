@@ -2,10 +2,12 @@
 #include "dpia/translate.h"
 #include "dpia/name_supply.h"
 #include "dpia/register_block.h"
+#include "dpia/step_in_place.h"
 #include "support/stack.h"
 
 #include <functional>
 #include <map>
+#include <set>
 
 namespace risec::dpia {
 
@@ -431,7 +433,7 @@ class Translator {
       Space chosen = addr_space(e, Space::Default);
       bool placed = chosen == Space::Private || chosen == Space::Local ||
                     (!gpu_loops_ && A->kind != Acceptor::Var && register_block(pr.loop, e->type));
-      if (e->type->kind == TypeKind::Array && !placed)
+      if (e->type->kind == TypeKind::Array && !placed && step_in_place(e->args[0], true))
         if (ExpressionP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
       return reduce(e, [&](const ExpressionP& r) { return copy(A, r); });
     }
@@ -444,8 +446,14 @@ class Translator {
         std::string v = fresh("acc");
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
-        CommandP step = with_params(a[0], ex_idx(x, iv), ex_var(v, t),
-                                    [&](const Phrase& b) { return acc(b, ac_var(v, t)); });
+        // an array accumulator the step does not write in step: through a temporary
+        const bool through = step_has_array(t) && !step_in_place(a[0], false);
+        CommandP step = with_params(a[0], ex_idx(x, iv), ex_var(v, t), [&](const Phrase& b) {
+          if (!through) return acc(b, ac_var(v, t));
+          std::string next = fresh("next");
+          return cm_new(next, t, Space::Default,
+                        cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
+        });
         return cm_new(v, t, Space::Private,
                       cm_seq({acc(a[1], ac_var(v, t)),
                               cm_for(i, n, LoopKind::Seq,
@@ -665,9 +673,11 @@ class Translator {
         // A pair accumulator is written one component at a time: the step's result
         // goes to a temporary first, or the second component would read the first's
         // new value (an argmax's select(b._1 > a._1) would compare against itself).
-        if (t->kind == TypeKind::Pair) {
+        if (t->kind == TypeKind::Pair ||
+            (t->kind == TypeKind::Array && !step_in_place(a[0], true))) {
           std::string next = fresh("next");
-          return cm_new(next, t, Space::Private,
+          return cm_new(next, t,
+                        t->kind == TypeKind::Array ? addr_space(e, Space::Default) : Space::Private,
                         cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
         }
         return acc(b, ac_var(v, t));
@@ -795,33 +805,6 @@ class Translator {
       return dpia::ex_view(rise::primitive(PrimId::Take), a->dt, {n}, {}, {dropped});
     }
     return acceptor_as_exp(a);
-  }
-
-  // A memory location with projections through zips and pairs taken out:
-  // fst(zip(a, b)[i]) is a[i].
-  static ExpressionP location(const ExpressionP& e) {
-    if (e->kind == Expression::Fst || e->kind == Expression::Snd) {
-      ExpressionP x = location(e->args[0]);
-      bool first = e->kind == Expression::Fst;
-      if (x->kind == Expression::MkPair) return location(x->args[first ? 0 : 1]);
-      if (x->kind == Expression::Idx && x->args[0]->kind == Expression::View &&
-          x->args[0]->prim->is(rise::PrimId::Zip))
-        return location(ex_idx(x->args[0]->args[first ? 0 : 1], x->idx));
-      return first ? ex_fst(x) : ex_snd(x);
-    }
-    if (e->kind == Expression::Idx) {
-      ExpressionP x = location(e->args[0]);
-      return x == e->args[0] ? e : ex_idx(x, e->idx);
-    }
-    return e;
-  }
-
-  static bool same_memory(const ExpressionP& a, const ExpressionP& b) {
-    ExpressionP x = location(a), y = location(b);
-    if (x->kind != y->kind) return false;
-    if (x->kind == Expression::Var) return x->name == y->name;
-    if (x->kind == Expression::Idx) return x->idx == y->idx && same_memory(x->args[0], y->args[0]);
-    return false;
   }
 
   CommandP reduce_in_place(const Phrase& e, const AcceptorP& A, const ExpressionP& readback) {

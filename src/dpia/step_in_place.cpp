@@ -1,0 +1,115 @@
+// Whether a reduction's or scan's step may write its array accumulator in place
+// (dpia/step_in_place.h).
+#include "dpia/step_in_place.h"
+
+#include <set>
+#include <string>
+
+#include "support/stack.h"
+
+namespace risec::dpia {
+
+using rise::Family;
+using rise::PrimId;
+using rise::TypeKind;
+
+namespace {
+
+// Whether type t holds an array.
+bool step_has_array(const rise::Type& t) {
+  if (!t) return true;
+  if (t->kind == TypeKind::Array) return true;
+  if (t->kind == TypeKind::Pair) return step_has_array(t->a) || step_has_array(t->b);
+  return false;
+}
+
+bool step_mentions(const Phrase& e, const std::set<std::string>& vars) {
+  if (e->kind == PhraseNode::Var) return vars.count(e->name) > 0;
+  for (const Phrase& a : e->args)
+    if (step_mentions(a, vars)) return true;
+  return false;
+}
+
+// `e` is the accumulator (or an element of it a map reads in step), a projection of
+// one, or a zip of such with data that does not mention them.
+bool step_aligned(const Phrase& e, const std::set<std::string>& vars) {
+  if (e->kind == PhraseNode::Var) return vars.count(e->name) > 0;
+  if (e->kind != PhraseNode::Prim || !e->prim) return false;
+  if ((e->prim->is(PrimId::Fst) || e->prim->is(PrimId::Snd)) && e->args.size() == 1)
+    return step_aligned(e->args[0], vars);
+  if (e->prim->is(PrimId::Zip) && e->args.size() == 2) {
+    bool any = false;
+    for (const Phrase& a : e->args) {
+      if (step_aligned(a, vars))
+        any = true;
+      else if (step_mentions(a, vars))
+        return false;
+    }
+    return any;
+  }
+  return false;
+}
+
+// Every read of `vars` in `e` is of a value holding no array (an element read in step).
+bool step_reads_in_step(const Phrase& e, const std::set<std::string>& vars) {
+  check_stack_depth(e->span);
+  if (step_aligned(e, vars)) return !step_has_array(e->type);
+  if (e->kind == PhraseNode::Var) return true;
+  for (const Phrase& a : e->args)
+    if (!step_reads_in_step(a, vars)) return false;
+  return true;
+}
+
+// The value `e` a step writes into the accumulator writes each element from the same
+// element of `vars`.
+bool step_writes_in_step(const Phrase& e, std::set<std::string> vars) {
+  check_stack_depth(e->span);
+  if (!step_mentions(e, vars)) return true;
+  if (e->kind != PhraseNode::Prim || !e->prim || e->prim->family != Family::Map ||
+      e->args.size() != 2 || !step_aligned(e->args[1], vars))
+    return false;
+  const Phrase& f = e->args[0];
+  if (f->kind != PhraseNode::Lambda) return false;
+  vars.insert(f->name);
+  const Phrase& body = f->body();
+  return step_has_array(body->type) ? step_writes_in_step(body, vars)
+                                    : step_reads_in_step(body, vars);
+}
+
+// A memory location with projections through zips and pairs taken out:
+// fst(zip(a, b)[i]) is a[i].
+ExpressionP step_location(const ExpressionP& e) {
+  if (e->kind == Expression::Fst || e->kind == Expression::Snd) {
+    ExpressionP x = step_location(e->args[0]);
+    bool first = e->kind == Expression::Fst;
+    if (x->kind == Expression::MkPair) return step_location(x->args[first ? 0 : 1]);
+    if (x->kind == Expression::Idx && x->args[0]->kind == Expression::View &&
+        x->args[0]->prim->is(rise::PrimId::Zip))
+      return step_location(ex_idx(x->args[0]->args[first ? 0 : 1], x->idx));
+    return first ? ex_fst(x) : ex_snd(x);
+  }
+  if (e->kind == Expression::Idx) {
+    ExpressionP x = step_location(e->args[0]);
+    return x == e->args[0] ? e : ex_idx(x, e->idx);
+  }
+  return e;
+}
+
+}  // namespace
+
+bool step_in_place(const Phrase& op, bool acc_first) {
+  if (op->kind != PhraseNode::Lambda || op->body()->kind != PhraseNode::Lambda) return false;
+  const Phrase& inner = op->body();
+  const std::string& acc = acc_first ? op->name : inner->name;
+  return step_writes_in_step(inner->body(), {acc});
+}
+
+bool same_memory(const ExpressionP& a, const ExpressionP& b) {
+  ExpressionP x = step_location(a), y = step_location(b);
+  if (x->kind != y->kind) return false;
+  if (x->kind == Expression::Var) return x->name == y->name;
+  if (x->kind == Expression::Idx) return x->idx == y->idx && same_memory(x->args[0], y->args[0]);
+  return false;
+}
+
+}  // namespace risec::dpia

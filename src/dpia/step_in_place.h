@@ -1,0 +1,24 @@
+// An array accumulator updated in place (reduceSeq, scanSeq: the step writes the
+// accumulator's memory while reading it) is right only where the step writes each
+// element from the same element of the old accumulator (zip(acc)(x) |> map(f), nested
+// alike for arrays of arrays), never where it reads another one (acc[0], a stencil of
+// acc, reverse(acc), a sum of acc: held-out finding F1, a step reading acc[0] after
+// writing it). Decided on the step's phrase, conservatively: dpia/translate.cpp gives
+// any other step a temporary, copied back after each step.
+#pragma once
+
+#include "dpia/functional.h"
+#include "dpia/imperative.h"
+
+namespace risec::dpia {
+
+// Whether the step function `op` of a reduction (its accumulator the first parameter,
+// `acc_first`) or a scan (the second) may write its array accumulator in place.
+bool step_in_place(const Phrase& op, bool acc_first);
+
+// Whether expressions a and b name the same memory location, projections through
+// zips and pairs taken out (fst(zip(a, b)[i]) is a[i]): a nested reduction whose
+// initial value is its destination continues its parent's accumulator.
+bool same_memory(const ExpressionP& a, const ExpressionP& b);
+
+}  // namespace risec::dpia
