@@ -153,12 +153,15 @@ void translate_and_print(const CompileRequest& req, const dpia::Target* target, 
 // The default lowering of `base.high` (everything else of `base` done): on the GPU
 // targets its mapping over global threads in two dimensions first (CUDA), then in one
 // (OpenCL starts here), then none (one work item), the first that compile's checks (disjoint
-// writes, address spaces, the nesting the hardware runs) accept; `chosen` gets the one compiled.
+// writes, address spaces, the nesting the hardware runs) accept; on OpenMP its parallel
+// loops, then none where those checks refuse them (held-out finding F2: a result
+// written through reverse or split/transpose, whose parallel writes the disjointness
+// check cannot prove apart); `chosen` gets the one compiled.
 Compiled compile_default(const CompileRequest& req, const dpia::Target* target, bool binding,
                          const Compiled& base, elevate::DefaultLowering* chosen) {
   elevate::DefaultLowering d = default_lowering_for(base.high.expr, req.target, req.simplify);
   // A trace shows the mapping compiled, not the ones refused: found first without it.
-  if ((req.trace || req.tracer) && d.global_dims > 0) {
+  if ((req.trace || req.tracer) && (d.global_dims > 0 || d.parallel)) {
     CompileRequest quiet = req;
     quiet.trace = false;
     quiet.tracer = nullptr;
@@ -172,8 +175,11 @@ Compiled compile_default(const CompileRequest& req, const dpia::Target* target, 
       if (chosen) *chosen = d;
       return out;
     } catch (const Error& e) {
-      if (e.kind() != ErrorKind::User || d.global_dims == 0) throw;
-      --d.global_dims;
+      if (e.kind() != ErrorKind::User || (d.global_dims == 0 && !d.parallel)) throw;
+      if (d.global_dims > 0)
+        --d.global_dims;
+      else
+        d.parallel = false;
     }
   }
 }
@@ -183,7 +189,7 @@ Compiled compile_default(const CompileRequest& req, const dpia::Target* target, 
 elevate::DefaultLowering default_lowering_checked(const rise::Checked& high,
                                                   const std::string& name) {
   elevate::DefaultLowering d = default_lowering_for(high.expr, name);
-  if (d.global_dims == 0) return d;
+  if (d.global_dims == 0 && !d.parallel) return d;
   std::optional<dpia::Target> target = dpia::Target::named(name);
   CompileRequest req;
   req.target = name;

@@ -58,8 +58,9 @@ elevate::DefaultLowering default_lowering_for(const rise::Expr& high, const std:
                                               bool simplify = true);
 
 // The same with its mapping over global threads decided as compile decides it (on the
-// GPU targets: two dimensions, one or none, the first compile's checks accept): what
-// the autoscheduler measures as its default candidate and writes when it wins.
+// GPU targets: two dimensions, one or none, the first compile's checks accept; on
+// openmp: its parallel loops or none): what the autoscheduler measures as its default
+// candidate and writes when it wins.
 elevate::DefaultLowering default_lowering_checked(const rise::Checked& high,
                                                   const std::string& target);
 

@@ -100,25 +100,23 @@ std::string ScheduleCandidate::strategy_text() const {
         "  // the default lowering (risec compile without --strategy)\n  " + default_text + ";\n";
     return out;
   }
-  // Each step under its comment, `;` before all but the first; lowerToC before the
-  // first step applied after lowering (or last).
-  bool first = true, lowered = false;
+  // Each step under its comment, `;` before all but the first: the steps applied
+  // before lowering in their order, lowerToC, then the steps applied after it in
+  // theirs, as lower_candidate and the space's leaves apply them (a parallel decision
+  // taken after lowering, parallelStages(0), may come before a vector step in `steps`).
+  bool first = true;
   auto emit = [&](const std::string& comment, const std::string& strategy) {
     out += "  // " + comment + "\n" + (first ? "  " : "  ; ") + strategy + "\n";
     first = false;
   };
-  auto lower = [&] {
-    emit(
-        "lower: the remaining maps sequential loops, reductions fused with the maps they "
-        "read, intermediates stored",
-        "lowerToC");
-    lowered = true;
-  };
-  for (const ScheduleStep& st : steps) {
-    if (st.after_lowering && !lowered) lower();
-    emit(st.decision + ": " + st.comment, st.strategy);
-  }
-  if (!lowered) lower();
+  for (const ScheduleStep& st : steps)
+    if (!st.after_lowering) emit(st.decision + ": " + st.comment, st.strategy);
+  emit(
+      "lower: the remaining maps sequential loops, reductions fused with the maps they "
+      "read, intermediates stored",
+      "lowerToC");
+  for (const ScheduleStep& st : steps)
+    if (st.after_lowering) emit(st.decision + ": " + st.comment, st.strategy);
   out.insert(out.size() - 1, ";");
   return out;
 }
@@ -255,7 +253,11 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     if (opt.target == "openmp") d.parallel = "parallelOutput";
     // Above the default's simplify limit the space is reduced (schedule_space.h).
     space.reduced = !default_lowering_for(high.expr, opt.target).simplify;
-    d.default_text = elevate::default_lowering_text(default_lowering_for(high.expr, opt.target));
+    // On openmp, as compile decides it: without its parallel loops where compile's
+    // checks refuse them.
+    d.default_text = elevate::default_lowering_text(
+        opt.target == "openmp" ? default_lowering_checked(high, opt.target)
+                               : default_lowering_for(high.expr, opt.target));
     d.lowered = rewrite_with(d.default_text, high, &space.rewrites);
     add(std::move(d));
   }
@@ -409,7 +411,9 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
          {{"parallel", "parallel @ outermost(isApplied(isMap))",
            "the outermost computing map an OpenMP parallel loop"},
           [](ScheduleCandidate& c) { c.parallel = "outermost map"; }},
-         {{"parallel", "parallelStages",
+         // parallelStages(0): every stage, however little it does (the default lowering's
+         // threshold is the model's and the measurements' business here)
+         {{"parallel", "parallelStages(0)",
            "after lowering, the outer loop of every stage an OpenMP parallel loop (the "
            "result, each stored stage, and the arrays lowerToC stores: a transposed or "
            "windowed intermediate)",

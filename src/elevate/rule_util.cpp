@@ -663,9 +663,17 @@ double loop_work(const PrimCall& c, const rise::Type& call_type) {
 
 double stage_work(const Expr& e) {
   check_stack_depth(e->span);
+  // A foreign function's cost is unknown: as large as a loop of unknown length.
+  if (e->kind == ExprKind::Foreign) return kLargeWork;
   if (e->kind == ExprKind::Primitive && e->prim) {
-    if (e->prim->family == rise::Family::Arith) return 1;
-    if (e->prim->family == rise::Family::Math) return 8;
+    // On vectors, an operation per lane.
+    double lanes = 1;
+    rise::Type r = e->type;
+    while (r && r->kind == rise::TypeKind::Fun) r = r->b;
+    if (r && r->kind == rise::TypeKind::Vector)
+      if (std::optional<int64_t> n = r->size.as_const()) lanes = static_cast<double>(*n);
+    if (e->prim->family == rise::Family::Arith) return lanes;
+    if (e->prim->family == rise::Family::Math) return 8 * lanes;
     if (e->prim->family == rise::Family::Iterate || e->prim->family == rise::Family::Loop)
       return kLargeWork;
     return 0;

@@ -173,10 +173,11 @@ std::string assoc_comm_names();
 bool computes(const Expr& e);
 
 // Roughly the operations one run of `e` executes (the default lowering's threshold for
-// a parallel loop): each arithmetic primitive applied counts 1, a math function (exp,
-// sqrt, ...) 8, and a loop (a map, reduction or scan over an array of known length n)
-// n times what its function does, at least 1 an iteration (the element it stores). A
-// loop of unknown length, an iteration or a data-dependent loop counts as kLargeWork.
+// a parallel loop): each arithmetic primitive applied counts 1 (on vectors, 1 a lane), a
+// math function (exp, sqrt, ...) 8, and a loop (a map, reduction or scan over an array
+// of known length n) n times what its function does, at least 1 an iteration (the
+// element it stores). A loop of unknown length, an iteration, a data-dependent loop or
+// a foreign function (of unknown cost) counts as kLargeWork.
 inline constexpr double kLargeWork = 1e18;
 double stage_work(const Expr& e);
 // What a loop primitive's call `c` (map, reduction or scan: its function first) of type

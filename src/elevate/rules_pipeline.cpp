@@ -21,10 +21,10 @@ using util::call;
 namespace {
 
 // `e` (lowered) with the outermost mapSeq of every stage that does enough work made
-// mapPar: every mapSeq that is not inside the function of another loop (a map's, reduction's,
-// scan's or iteration's function runs once per iteration; a let's runs once and is searched). Data
-// arguments are evaluated before the loop that reads them, so they are stages of their own and are
-// searched too.
+// mapPar: every mapSeq that is not inside the function of another loop (a map's,
+// reduction's, scan's or iteration's function runs once per iteration; a let's runs
+// once and is searched). Data arguments are evaluated before the loop that reads
+// them, so they are stages of their own and are searched too.
 struct StageParalleliser {
   double min_work = util::kParallelWork;  // parallelStages(w): stages doing less stay sequential
   int changed = 0;
@@ -96,8 +96,8 @@ Strategy parallel_stages(int64_t min_work) {
                      "every stage does fewer than " + std::to_string(min_work) + " operations (" +
                          std::to_string(s.small_stages) +
                          " stage(s)), which stay sequential: a parallel loop over so little "
-                         "work costs more than it saves; at these sizes leave parallelStages "
-                         "out");
+                         "work costs more than it saves (parallelStages(0) makes them parallel "
+                         "anyway)");
     if (!s.changed)
       return fail_at("parallelStages", e,
                      "no sequential map outside every loop (lower with lowerToC first; a "

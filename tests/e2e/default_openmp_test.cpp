@@ -130,5 +130,25 @@ TEST(DefaultOpenMP, StencilStagesSimplifyInlinesAreParallel) {
   EXPECT_EQ(sr.exit_code, 0) << show(sr);
 }
 
+// Held-out finding F2: a result written through reverse, or through split and
+// transpose, made parallel by parallelOutput, was refused by compile's own check of
+// disjoint writes (exit 1) once past the threshold or without sizes; the default now
+// falls back to its sequential form there, as the GPU targets fall back to fewer
+// dimensions, and the result is right.
+TEST(DefaultOpenMP, ParallelLoopsTheChecksRefuseFallBackToSequential) {
+  for (const char* body : {"x |> map(fun(v => exp(v))) |> reverse",
+                           "x |> map(fun(v => v * 2.0f)) |> split(4) |> transpose |> join"}) {
+    SCOPED_TRACE(body);
+    const std::string file = write_scratch(
+        "default_openmp_fallback.rise",
+        std::string("def f = depFun(n: Nat => fun(x: (4*n).f32 =>\n  ") + body + "))\n");
+    CliResult r = run_risec({"run", file, "--target", "openmp", "--size", "n=5000", "--check"});
+    EXPECT_EQ(r.exit_code, 0) << show(r);
+    EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
+    CliResult generic = run_risec({"compile", file, "--target", "openmp"});
+    EXPECT_EQ(generic.exit_code, 0) << show(generic);
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e
