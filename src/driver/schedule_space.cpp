@@ -411,9 +411,7 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
          {{"parallel", "parallel @ outermost(isApplied(isMap))",
            "the outermost computing map an OpenMP parallel loop"},
           [](ScheduleCandidate& c) { c.parallel = "outermost map"; }},
-         // parallelStages(0): every stage, however little it does (the default lowering's
-         // threshold is the model's and the measurements' business here)
-         {{"parallel", "parallelStages(0)",
+         {{"parallel", "parallelStages",
            "after lowering, the outer loop of every stage an OpenMP parallel loop (the "
            "result, each stored stage, and the arrays lowerToC stores: a transposed or "
            "windowed intermediate)",

@@ -138,8 +138,9 @@ TEST(Autoschedule, SpaceHasEveryKindOfDecision) {
   }
   EXPECT_TRUE(tiled && parallel && unrolled && explored && inlined);
   // A pyramid level's row pass is an array lowerToC stores (it is read through a
-  // transpose), which parallelOutput cannot reach: some candidate makes every stage
-  // parallel after lowering, however small (parallelStages(0)); its text applies
+  // transpose), which parallelOutput cannot reach: at sizes whose stages are worth a
+  // parallel loop (parallelStages leaves stages under 32768 operations sequential), some
+  // candidate makes every stage parallel after lowering; its text applies
   // parallelStages after lowerToC, and it computes what the interpreter computes.
   rise::Program pyr = load_program("bench/autoschedule/programs/pyrdown.rise");
   rise::SizeMap big{{"n", 32}, {"m", 48}};
