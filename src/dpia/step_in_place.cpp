@@ -65,6 +65,12 @@ bool step_reads_in_step(const Phrase& e, const std::set<std::string>& vars) {
 bool step_writes_in_step(const Phrase& e, std::set<std::string> vars) {
   check_stack_depth(e->span);
   if (!step_mentions(e, vars)) return true;
+  // A reduction continuing the accumulator (its initial value, the data not reading
+  // it: a split reduction's k.o step) writes in step where its own step does.
+  if (e->kind == PhraseNode::Prim && e->prim && e->prim->family == Family::Reduce &&
+      e->args.size() == 3 && step_aligned(e->args[1], vars) && !step_mentions(e->args[2], vars) &&
+      !step_mentions(e->args[0], vars))
+    return step_in_place(e->args[0], true);
   if (e->kind != PhraseNode::Prim || !e->prim || e->prim->family != Family::Map ||
       e->args.size() != 2 || !step_aligned(e->args[1], vars))
     return false;
@@ -74,6 +80,46 @@ bool step_writes_in_step(const Phrase& e, std::set<std::string> vars) {
   const Phrase& body = f->body();
   return step_has_array(body->type) ? step_writes_in_step(body, vars)
                                     : step_reads_in_step(body, vars);
+}
+
+// A view that reads the elements of its argument in their order (so that, mapped
+// over, element j still comes from element j), up to reshaping.
+bool step_in_order_view(const rise::PrimitiveInfo& p) {
+  return p.is(PrimId::Fst) || p.is(PrimId::Snd) || p.is(PrimId::Zip) || p.is(PrimId::Unzip) ||
+         p.is(PrimId::Split) || p.is(PrimId::Join) || p.is(PrimId::Transpose) ||
+         p.is(PrimId::AsVector) || p.is(PrimId::AsVectorAligned) || p.is(PrimId::AsScalar);
+}
+
+// `e` is the accumulator (or an element of it a map reads), through in-order views.
+bool step_loosely_aligned(const Phrase& e, const std::set<std::string>& vars) {
+  if (e->kind == PhraseNode::Var) return vars.count(e->name) > 0;
+  if (e->kind != PhraseNode::Prim || !e->prim || !step_in_order_view(*e->prim)) return false;
+  for (const Phrase& a : e->args)
+    if (step_loosely_aligned(a, vars)) return true;
+  return false;
+}
+
+// Whether `e` reads the accumulator out of order: an index into it, a reordering or
+// shifting view of it (reverse, slide, a pad, take, drop, gather...), or a reduction
+// over it.
+bool step_out_of_order(const Phrase& e, std::set<std::string>& vars) {
+  check_stack_depth(e->span);
+  if (e->kind == PhraseNode::Prim && e->prim) {
+    const rise::PrimitiveInfo& p = *e->prim;
+    const bool reorders = (p.family == Family::View && !step_in_order_view(p)) ||
+                          p.family == Family::Reduce || p.family == Family::Scan;
+    // (a reduction's initial value, its second argument, continues the accumulator)
+    for (size_t i = 0; i < e->args.size(); ++i)
+      if (reorders && !(p.family == Family::Reduce && i == 1) &&
+          step_loosely_aligned(e->args[i], vars))
+        return true;
+    if (p.family == Family::Map && e->args.size() == 2 && step_loosely_aligned(e->args[1], vars) &&
+        e->args[0]->kind == PhraseNode::Lambda)
+      vars.insert(e->args[0]->name);
+  }
+  for (const Phrase& a : e->args)
+    if (step_out_of_order(a, vars)) return true;
+  return false;
 }
 
 // A memory location with projections through zips and pairs taken out:
@@ -102,6 +148,13 @@ bool step_in_place(const Phrase& op, bool acc_first) {
   const Phrase& inner = op->body();
   const std::string& acc = acc_first ? op->name : inner->name;
   return step_writes_in_step(inner->body(), {acc});
+}
+
+bool step_reads_out_of_order(const Phrase& op, bool acc_first) {
+  if (op->kind != PhraseNode::Lambda || op->body()->kind != PhraseNode::Lambda) return true;
+  const Phrase& inner = op->body();
+  std::set<std::string> vars{acc_first ? op->name : inner->name};
+  return step_out_of_order(inner->body(), vars);
 }
 
 bool same_memory(const ExpressionP& a, const ExpressionP& b) {

@@ -16,6 +16,12 @@ namespace risec::dpia {
 // `acc_first`) or a scan (the second) may write its array accumulator in place.
 bool step_in_place(const Phrase& op, bool acc_first);
 
+// A looser test, for a CPU register block's accumulator (register_block.h, whose steps
+// are the strategies' block products, read through splits, transposes and vectors):
+// whether the step reads it out of order for certain (an index into it, a reversed,
+// shifted or padded view of it, a reduction over it).
+bool step_reads_out_of_order(const Phrase& op, bool acc_first);
+
 // Whether expressions a and b name the same memory location, projections through
 // zips and pairs taken out (fst(zip(a, b)[i]) is a[i]): a nested reduction whose
 // initial value is its destination continues its parent's accumulator.

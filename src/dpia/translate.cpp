@@ -673,8 +673,7 @@ class Translator {
         // A pair accumulator is written one component at a time: the step's result
         // goes to a temporary first, or the second component would read the first's
         // new value (an argmax's select(b._1 > a._1) would compare against itself).
-        if (t->kind == TypeKind::Pair ||
-            (t->kind == TypeKind::Array && !step_in_place(a[0], true))) {
+        if (t->kind == TypeKind::Pair || (t->kind == TypeKind::Array && needs_next(e))) {
           std::string next = fresh("next");
           return cm_new(next, t,
                         t->kind == TypeKind::Array ? addr_space(e, Space::Default) : Space::Private,
@@ -805,6 +804,19 @@ class Translator {
       return dpia::ex_view(rise::primitive(PrimId::Take), a->dt, {n}, {}, {dropped});
     }
     return acceptor_as_exp(a);
+  }
+
+  // Whether the array accumulator of reduction `e` gets a temporary for each step's
+  // result (dpia/step_in_place.h). One a strategy placed in private or local memory
+  // (oclReduceSeq(Private), (Local)) keeps its in-place step: a distributed private
+  // accumulator cannot get a temporary (docs/targets.md, "Distributed accumulators");
+  // a CPU register block gets one only where its step reads it out of order for certain.
+  bool needs_next(const Phrase& e) {
+    Space chosen = addr_space(e, Space::Default);
+    if (chosen == Space::Private || chosen == Space::Local) return false;
+    if (!gpu_loops_ && register_block(e->prim->loop, e->type))
+      return step_reads_out_of_order(e->args[0], true);
+    return !step_in_place(e->args[0], true);
   }
 
   CommandP reduce_in_place(const Phrase& e, const AcceptorP& A, const ExpressionP& readback) {

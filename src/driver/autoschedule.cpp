@@ -168,6 +168,12 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                           : loops.empty()
                               ? "no parallel loop (none in the fastest measured candidate)"
                               : "the program's own parallel loops (below), no step added")
+        : b.parallel == "parallelOutput" && b.is_default && loops.empty()
+            ? std::string("no parallel loop (the default lowering leaves stages doing fewer "
+                          "than 32768 operations sequential)")
+        : b.parallel == "parallelOutput" && b.is_default
+            ? std::string("the loops writing the result and each stored stage that do at "
+                          "least 32768 operations (parallelOutput(32768), parallelStages)")
         : b.parallel == "parallelOutput"
             ? std::string("the loop writing the result (parallelOutput)")
         : b.parallel == "every stage"

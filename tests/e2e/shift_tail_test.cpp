@@ -101,6 +101,14 @@ TEST(ShiftTail, LoopsThatReadWhatTheyWriteKeepThePlainForm) {
       o.seed = seed;
       CheckReport r = run_and_compare(file, "", "n=7", o);
       EXPECT_TRUE(r.comparison.ok) << r.comparison.first_mismatch;
+      if (program == kReadsAhead) {
+        // Its step reads the element after the one it writes: the accumulator is not
+        // updated in place but through a temporary (dpia/step_in_place.h, which does not
+        // tell a read ahead from a read behind), whose loops read nothing they write.
+        EXPECT_NE(r.compiled.unit.source.find("next"), std::string::npos)
+            << r.compiled.unit.source;
+        continue;
+      }
       // Only the loop that zeroes the accumulator (it writes and reads nothing else).
       EXPECT_EQ(shifted_loops(r), 1) << r.compiled.unit.source;
     }
