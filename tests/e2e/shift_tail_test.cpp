@@ -105,8 +105,7 @@ TEST(ShiftTail, LoopsThatReadWhatTheyWriteKeepThePlainForm) {
         // Its step reads the element after the one it writes: the accumulator is not
         // updated in place but through a temporary (dpia/step_in_place.h, which does not
         // tell a read ahead from a read behind), whose loops read nothing they write.
-        EXPECT_NE(r.compiled.unit.source.find("next"), std::string::npos)
-            << r.compiled.unit.source;
+        EXPECT_NE(r.compiled.unit.source.find("next"), std::string::npos) << r.compiled.unit.source;
         continue;
       }
       // Only the loop that zeroes the accumulator (it writes and reads nothing else).
