@@ -79,20 +79,15 @@ def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
 )",
                                                     {{"n", 64}, {"m", 32}}));
   check_fails(lib("parallelStages"), cheap, "every stage does fewer than 32768 operations (2");
-  rise::Expr costly = apply_ok(lib("lowerToC"), prog(R"(
+  const char* dots = R"(
 def f = depFun((n: Nat, k: Nat) => fun(a: n.k.f32 => fun(w: k.f32 =>
   a |> map(fun(row => zip(row)(w) |> map(fun(p => p._1 * p._2))
                      |> reduce(fun(x, y => x + y))(0.0f))))))
-)",
-                                                     {{"n", 1024}, {"k", 16}}));
+)";
+  rise::Expr costly = apply_ok(lib("lowerToC"), prog(dots, {{"n", 1024}, {"k", 16}}));
   rise::Expr r = check_rewrite(lib("parallelStages"), costly);
   EXPECT_EQ(pipeline_count(r, "mapPar"), 1) << rise::print_expr(r);
-  rise::Expr fewer = apply_ok(lib("lowerToC"), prog(R"(
-def f = depFun((n: Nat, k: Nat) => fun(a: n.k.f32 => fun(w: k.f32 =>
-  a |> map(fun(row => zip(row)(w) |> map(fun(p => p._1 * p._2))
-                     |> reduce(fun(x, y => x + y))(0.0f))))))
-)",
-                                                    {{"n", 1024}, {"k", 4}}));
+  rise::Expr fewer = apply_ok(lib("lowerToC"), prog(dots, {{"n", 1024}, {"k", 4}}));
   check_fails(lib("parallelStages"), fewer, "fewer than 32768 operations");
   // parallelStages(w) sets the threshold: 0 makes every stage parallel.
   EXPECT_EQ(pipeline_count(check_rewrite(lib("parallelStages", {int64_t{0}}), fewer), "mapPar"), 1);
