@@ -803,13 +803,17 @@ int cmd_run(const RunArgs& o) {
       // A CPU OpenCL device (PoCL) runs a work group's work items on one stack: a
       // --local of many work items, each with private arrays, can overflow it, which
       // ends in SIGSEGV as an index out of bounds would (held-out finding F7).
-      if (o.local.empty() || !c.unit.uses_opencl ||
+      const char* env = std::getenv("RISEC_OPENCL_LOCAL");
+      const std::string given = !o.local.empty() ? "--local " + o.local
+                                : env && *env    ? std::string("RISEC_OPENCL_LOCAL=") + env
+                                                 : "";
+      if (given.empty() || !c.unit.uses_opencl ||
           e.message().find("SIGSEGV") == std::string::npos || !e.note().empty())
         throw;
-      throw e.with_note("with --local " + o.local +
+      throw e.with_note("with " + given +
                         ": on a CPU OpenCL device a work group's work items share one stack, "
                         "which private arrays of that many work items can overflow; try a "
-                        "smaller --local");
+                        "smaller work group");
     }
   }();
   const rise::Type out_type = entry_result_type(c.high);

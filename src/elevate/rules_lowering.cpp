@@ -320,6 +320,14 @@ Strategy parallel_output(int64_t min_work) {
                          " map(s)), which stay sequential: a parallel loop over so little work "
                          "costs more than it saves");
     if (r) return *r;
+    const bool lowered = rise::any_subexpr(e, [](const Expr& x) {
+      return x->kind == ExprKind::Primitive && x->prim &&
+             (x->prim->is(PrimId::MapSeq) || x->prim->is(PrimId::MapPar));
+    });
+    if (lowered)
+      return fail_at("parallelOutput", e,
+                     "no map writes the result: the program is lowered already (parallelOutput "
+                     "makes maps parallel before lowerToC; after it, parallelStages does)");
     return fail_at("parallelOutput", e,
                    "no map writes the result (it is a reduction, an iteration, a scalar, or "
                    "its maps only rearrange data)");

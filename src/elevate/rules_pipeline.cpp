@@ -98,10 +98,23 @@ Strategy parallel_stages(int64_t min_work) {
                          " stage(s)), which stay sequential: a parallel loop over so little "
                          "work costs more than it saves (parallelStages(0) makes them parallel "
                          "anyway)");
+    auto has = [&](PrimId id) {
+      return rise::any_subexpr(e, [id](const Expr& x) {
+        return x->kind == ExprKind::Primitive && x->prim && x->prim->is(id);
+      });
+    };
+    if (!s.changed && has(PrimId::Map))
+      return fail_at("parallelStages", e,
+                     "no sequential map outside every loop: the program is not lowered (apply "
+                     "lowerToC first)");
+    if (!s.changed && has(PrimId::MapPar))
+      return fail_at("parallelStages", e,
+                     "no sequential map outside every loop: the outer loops are parallel "
+                     "already (mapPar)");
     if (!s.changed)
       return fail_at("parallelStages", e,
-                     "no sequential map outside every loop (lower with lowerToC first; a "
-                     "program whose stages are reductions has none)");
+                     "no sequential map outside every loop (a program whose stages are "
+                     "reductions has none)");
     return out;
   });
 }

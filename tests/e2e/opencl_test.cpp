@@ -283,6 +283,13 @@ def soft = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
               std::string::npos)
         << r.err;
   }
+  // The same work groups asked for through the environment (held-out F10).
+  r = e2e::run_risec({"run", file, "--target", "opencl", "--size", "n=512,m=4096", "--check"},
+                     {"RISEC_OPENCL_LOCAL=512"});
+  if (r.exit_code != 0) {
+    EXPECT_NE(r.err.find("with RISEC_OPENCL_LOCAL=512: on a CPU OpenCL device"), std::string::npos)
+        << r.err;
+  }
 }
 
 TEST(OpenCL, IterateIsRefused) {

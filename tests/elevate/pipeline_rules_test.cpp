@@ -53,11 +53,15 @@ def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
   img |> map(map(fun(v => v * 2.0f))) |> transpose |> map(map(fun(v => v + 1.0f)))))
 )",
                       {{"n", 256}, {"m", 128}});
-  check_fails(lib("parallelStages"), p, "lowerToC");
+  check_fails(lib("parallelStages"), p, "the program is not lowered (apply lowerToC first)");
   rise::Expr lowered = apply_ok(lib("lowerToC"), p);
   rise::Expr r = check_rewrite(lib("parallelStages"), lowered);
   EXPECT_EQ(pipeline_count(r, "mapPar"), 2) << rise::print_expr(r);
   EXPECT_EQ(pipeline_count(r, "mapSeq"), 2) << rise::print_expr(r);
+  // Twice: nothing left to do, and the message says why (held-out F8); parallelOutput
+  // after lowering says the program is lowered.
+  check_fails(lib("parallelStages"), r, "the outer loops are parallel already");
+  check_fails(lib("parallelOutput"), lowered, "the program is lowered already");
   // A stage doing fewer than 32768 operations stays sequential: nothing to do.
   rise::Expr small = apply_ok(lib("lowerToC"), prog(R"(
 def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v * 2.0f))))
