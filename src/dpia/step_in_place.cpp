@@ -13,15 +13,14 @@ using rise::Family;
 using rise::PrimId;
 using rise::TypeKind;
 
-namespace {
-
-// Whether type t holds an array.
-bool step_has_array(const rise::Type& t) {
+bool type_holds_array(const rise::Type& t) {
   if (!t) return true;
   if (t->kind == TypeKind::Array) return true;
-  if (t->kind == TypeKind::Pair) return step_has_array(t->a) || step_has_array(t->b);
+  if (t->kind == TypeKind::Pair) return type_holds_array(t->a) || type_holds_array(t->b);
   return false;
 }
+
+namespace {
 
 bool step_mentions(const Phrase& e, const std::set<std::string>& vars) {
   if (e->kind == PhraseNode::Var) return vars.count(e->name) > 0;
@@ -53,7 +52,7 @@ bool step_aligned(const Phrase& e, const std::set<std::string>& vars) {
 // Every read of `vars` in `e` is of a value holding no array (an element read in step).
 bool step_reads_in_step(const Phrase& e, const std::set<std::string>& vars) {
   check_stack_depth(e->span);
-  if (step_aligned(e, vars)) return !step_has_array(e->type);
+  if (step_aligned(e, vars)) return !type_holds_array(e->type);
   if (e->kind == PhraseNode::Var) return true;
   for (const Phrase& a : e->args)
     if (!step_reads_in_step(a, vars)) return false;
@@ -78,8 +77,8 @@ bool step_writes_in_step(const Phrase& e, std::set<std::string> vars) {
   if (f->kind != PhraseNode::Lambda) return false;
   vars.insert(f->name);
   const Phrase& body = f->body();
-  return step_has_array(body->type) ? step_writes_in_step(body, vars)
-                                    : step_reads_in_step(body, vars);
+  return type_holds_array(body->type) ? step_writes_in_step(body, vars)
+                                      : step_reads_in_step(body, vars);
 }
 
 // A view that reads the elements of its argument in their order (so that, mapped
@@ -141,20 +140,29 @@ ExpressionP step_location(const ExpressionP& e) {
   return e;
 }
 
+// The accumulator's name and the step's body, from a step function of two parameters;
+// nullptr when `op` is not one.
+const Phrase* step_parts(const Phrase& op, bool acc_first, std::string* acc) {
+  if (op->kind != PhraseNode::Lambda || op->body()->kind != PhraseNode::Lambda) return nullptr;
+  const Phrase& inner = op->body();
+  *acc = acc_first ? op->name : inner->name;
+  return &inner->body();
+}
+
 }  // namespace
 
 bool step_in_place(const Phrase& op, bool acc_first) {
-  if (op->kind != PhraseNode::Lambda || op->body()->kind != PhraseNode::Lambda) return false;
-  const Phrase& inner = op->body();
-  const std::string& acc = acc_first ? op->name : inner->name;
-  return step_writes_in_step(inner->body(), {acc});
+  std::string acc;
+  const Phrase* body = step_parts(op, acc_first, &acc);
+  return body && step_writes_in_step(*body, {acc});
 }
 
 bool step_reads_out_of_order(const Phrase& op, bool acc_first) {
-  if (op->kind != PhraseNode::Lambda || op->body()->kind != PhraseNode::Lambda) return true;
-  const Phrase& inner = op->body();
-  std::set<std::string> vars{acc_first ? op->name : inner->name};
-  return step_out_of_order(inner->body(), vars);
+  std::string acc;
+  const Phrase* body = step_parts(op, acc_first, &acc);
+  if (!body) return true;
+  std::set<std::string> vars{acc};
+  return step_out_of_order(*body, vars);
 }
 
 bool same_memory(const ExpressionP& a, const ExpressionP& b) {

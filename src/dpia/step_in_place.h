@@ -12,6 +12,9 @@
 
 namespace risec::dpia {
 
+// Whether type t holds an array (a pair holding one included).
+bool type_holds_array(const rise::Type& t);
+
 // Whether the step function `op` of a reduction (its accumulator the first parameter,
 // `acc_first`) or a scan (the second) may write its array accumulator in place.
 bool step_in_place(const Phrase& op, bool acc_first);

@@ -7,7 +7,6 @@
 
 #include <functional>
 #include <map>
-#include <set>
 
 namespace risec::dpia {
 
@@ -433,7 +432,7 @@ class Translator {
       Space chosen = addr_space(e, Space::Default);
       bool placed = chosen == Space::Private || chosen == Space::Local ||
                     (!gpu_loops_ && A->kind != Acceptor::Var && register_block(pr.loop, e->type));
-      if (e->type->kind == TypeKind::Array && !placed && step_in_place(e->args[0], true))
+      if (e->type->kind == TypeKind::Array && !placed && !needs_next(e))
         if (ExpressionP readback = acceptor_as_exp(A)) return reduce_in_place(e, A, readback);
       return reduce(e, [&](const ExpressionP& r) { return copy(A, r); });
     }
@@ -447,12 +446,9 @@ class Translator {
         std::string i = fresh("i");
         Nat iv = loop_var(i, n);
         // an array accumulator the step does not write in step: through a temporary
-        const bool through = step_has_array(t) && !step_in_place(a[0], false);
+        const bool through = type_holds_array(t) && !step_in_place(a[0], false);
         CommandP step = with_params(a[0], ex_idx(x, iv), ex_var(v, t), [&](const Phrase& b) {
-          if (!through) return acc(b, ac_var(v, t));
-          std::string next = fresh("next");
-          return cm_new(next, t, Space::Default,
-                        cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
+          return through ? through_next(b, v, t, Space::Default) : acc(b, ac_var(v, t));
         });
         return cm_new(v, t, Space::Private,
                       cm_seq({acc(a[1], ac_var(v, t)),
@@ -673,12 +669,9 @@ class Translator {
         // A pair accumulator is written one component at a time: the step's result
         // goes to a temporary first, or the second component would read the first's
         // new value (an argmax's select(b._1 > a._1) would compare against itself).
-        if (t->kind == TypeKind::Pair || (t->kind == TypeKind::Array && needs_next(e))) {
-          std::string next = fresh("next");
-          return cm_new(next, t,
-                        t->kind == TypeKind::Array ? addr_space(e, Space::Default) : Space::Private,
-                        cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
-        }
+        if (t->kind == TypeKind::Pair) return through_next(b, v, t, Space::Private);
+        if (t->kind == TypeKind::Array && needs_next(e))
+          return through_next(b, v, t, addr_space(e, Space::Default));
         return acc(b, ac_var(v, t));
       });
       Space space = addr_space(e, t->kind == TypeKind::Array ? Space::Default : Space::Private);
@@ -804,6 +797,14 @@ class Translator {
       return dpia::ex_view(rise::primitive(PrimId::Take), a->dt, {n}, {}, {dropped});
     }
     return acceptor_as_exp(a);
+  }
+
+  // The step `b` of an accumulator `v` of type t written to a temporary in `space`, then
+  // copied to v: the step reads v while it is written.
+  CommandP through_next(const Phrase& b, const std::string& v, const Type& t, Space space) {
+    std::string next = fresh("next");
+    return cm_new(next, t, space,
+                  cm_seq({acc(b, ac_var(next, t)), copy(ac_var(v, t), ex_var(next, t))}));
   }
 
   // Whether the array accumulator of reduction `e` gets a temporary for each step's
