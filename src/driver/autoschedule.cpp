@@ -18,6 +18,7 @@
 #include "driver/search_preflight.h"
 #include "driver/tuned.h"
 #include "elevate/parser.h"
+#include "elevate/rule_util.h"
 #include "runtime/jit.h"
 #include "support/cpu.h"
 #include "support/diagnostics.h"
@@ -162,6 +163,7 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
   const std::vector<std::string> loops = cfg.target == "openmp" && b.lowered.expr
                                              ? parallel_loops(b.lowered.expr)
                                              : std::vector<std::string>{};
+  const std::string threshold = std::to_string(elevate::util::kParallelWork);
   o << "  parallel:   "
     << (b.parallel.empty()
             ? std::string(cfg.target != "openmp" ? "no parallel loop (--target c is sequential)"
@@ -169,11 +171,11 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
                               ? "no parallel loop (none in the fastest measured candidate)"
                               : "the program's own parallel loops (below), no step added")
         : b.parallel == "parallelOutput" && b.is_default && loops.empty()
-            ? std::string("no parallel loop (the default lowering leaves stages doing fewer "
-                          "than 32768 operations sequential)")
+            ? "no parallel loop (the default lowering leaves stages doing fewer than " + threshold +
+                  " operations sequential)"
         : b.parallel == "parallelOutput" && b.is_default
-            ? std::string("the loops writing the result and each stored stage that do at "
-                          "least 32768 operations (parallelOutput(32768), parallelStages)")
+            ? "the loops writing the result and each stored stage that do at least " + threshold +
+                  " operations (parallelOutput(" + threshold + "), parallelStages)"
         : b.parallel == "parallelOutput"
             ? std::string("the loop writing the result (parallelOutput)")
         : b.parallel == "every stage"

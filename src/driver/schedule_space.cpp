@@ -103,7 +103,7 @@ std::string ScheduleCandidate::strategy_text() const {
   // Each step under its comment, `;` before all but the first: the steps applied
   // before lowering in their order, lowerToC, then the steps applied after it in
   // theirs, as lower_candidate and the space's leaves apply them (a parallel decision
-  // taken after lowering, parallelStages(0), may come before a vector step in `steps`).
+  // taken after lowering, parallelStages, may come before a vector step in `steps`).
   bool first = true;
   auto emit = [&](const std::string& comment, const std::string& strategy) {
     out += "  // " + comment + "\n" + (first ? "  " : "  ; ") + strategy + "\n";

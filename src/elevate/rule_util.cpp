@@ -652,6 +652,14 @@ bool computes(const Expr& e) {
   }
 }
 
+namespace {
+
+// loop_work's measure of any term (rule_util.h).
+constexpr double kLargeWork = 1e18;
+double stage_work(const Expr& e);
+
+}  // namespace
+
 double loop_work(const PrimCall& c, const rise::Type& call_type) {
   rise::Type data = c.args.back()->type;
   if (call_type && call_type->kind == rise::TypeKind::Fun) data = call_type->a;
@@ -660,6 +668,8 @@ double loop_work(const PrimCall& c, const rise::Type& call_type) {
   if (!n) return kLargeWork;
   return std::min(static_cast<double>(*n) * std::max(1.0, stage_work(c.args[0])), kLargeWork);
 }
+
+namespace {
 
 double stage_work(const Expr& e) {
   check_stack_depth(e->span);
@@ -691,6 +701,8 @@ double stage_work(const Expr& e) {
   }
   return std::min(w, kLargeWork);
 }
+
+}  // namespace
 
 bool may_fail(const Expr& e) {
   return rise::any_subexpr(e, [](const Expr& s) {

@@ -172,17 +172,15 @@ std::string assoc_comm_names();
 // function, or an identity map (an explicit copy).
 bool computes(const Expr& e);
 
-// Roughly the operations one run of `e` executes (the default lowering's threshold for
-// a parallel loop): each arithmetic primitive applied counts 1 (on vectors, 1 a lane), a
-// math function (exp, sqrt, ...) 8, and a loop (a map, reduction or scan over an array
-// of known length n) n times what its function does, at least 1 an iteration (the
-// element it stores). A loop of unknown length, an iteration, a data-dependent loop or
-// a foreign function (of unknown cost) counts as kLargeWork.
-inline constexpr double kLargeWork = 1e18;
-double stage_work(const Expr& e);
-// What a loop primitive's call `c` (map, reduction or scan: its function first) of type
-// `call_type` does itself, its other arguments left out. A call still waiting for its
-// array (mapSeq(f), the function of an outer map) loops over the array its type takes.
+// Roughly the operations a loop primitive's call `c` (map, reduction or scan: its
+// function first) of type `call_type` executes itself, its other arguments left out
+// (the default lowering's threshold for a parallel loop): its length times what its
+// function does, at least 1 an iteration (the element it stores), where each
+// arithmetic primitive applied counts 1 (on vectors, 1 a lane), a math function (exp,
+// sqrt, ...) 8, and a nested loop likewise. A loop of unknown length, an iteration, a
+// data-dependent loop or a foreign function (of unknown cost) counts as very large. A
+// call still waiting for its array (mapSeq(f), the function of an outer map) loops over
+// the array its type takes.
 double loop_work(const PrimCall& c, const rise::Type& call_type);
 
 // parallelOutput's and parallelStages' threshold in the default lowering: a stage

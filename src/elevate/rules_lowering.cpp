@@ -321,8 +321,7 @@ Strategy parallel_output(int64_t min_work) {
                          "costs more than it saves");
     if (r) return *r;
     const bool lowered = rise::any_subexpr(e, [](const Expr& x) {
-      return x->kind == ExprKind::Primitive && x->prim &&
-             (x->prim->is(PrimId::MapSeq) || x->prim->is(PrimId::MapPar));
+      return rise::is_prim(x, PrimId::MapSeq) || rise::is_prim(x, PrimId::MapPar);
     });
     if (lowered)
       return fail_at("parallelOutput", e,
@@ -914,7 +913,8 @@ void register_lowering(Registry& r) {
           "inside a reduction's argument, nor a map over circularBuffer's or rotateValues' "
           "windows); with w, the maps doing fewer than w operations stay sequential (as "
           "parallelStages(w) counts them; bare parallelOutput makes every one parallel); the "
-          "default lowering for --target openmp applies parallelOutput(32768)",
+          "default lowering for --target openmp applies parallelOutput(" +
+              std::to_string(util::kParallelWork) + ")",
           {P::Nat},
           [](const std::vector<Arg>& a) { return parallel_output(a.empty() ? 0 : arg_nat(a, 0)); },
           {},

@@ -99,9 +99,7 @@ Strategy parallel_stages(int64_t min_work) {
                          "work costs more than it saves (parallelStages(0) makes them parallel "
                          "anyway)");
     auto has = [&](PrimId id) {
-      return rise::any_subexpr(e, [id](const Expr& x) {
-        return x->kind == ExprKind::Primitive && x->prim && x->prim->is(id);
-      });
+      return rise::any_subexpr(e, [id](const Expr& x) { return rise::is_prim(x, id); });
     };
     if (!s.changed && has(PrimId::Map))
       return fail_at("parallelStages", e,
@@ -300,21 +298,24 @@ void register_pipeline(Registry& r) {
           "move inside the join and fuse with the map computing b's rows",
           {},
           fixed(zip_join())});
-  r.rule({"parallelStages",
-          RuleFamily::Lowering,
-          "after lowerToC: the outermost mapSeq of every stage (the result, "
-          "each let, each array lowerToC stores, anything not inside another loop's function) -> "
-          "mapPar, except stages doing fewer than w operations (bare parallelStages: 32768; its "
-          "length times its function's arithmetic, nested loops included), whose outer mapSeq "
-          "stays sequential, and maps over the windows of circularBuffer or rotateValues (filled "
-          "as a sequential loop steps); w = 0 makes every stage parallel; fails when there is "
-          "none",
-          {ParamKind::Nat},
-          [](const std::vector<Arg>& a) {
-            return parallel_stages(a.empty() ? util::kParallelWork : arg_nat(a, 0));
-          },
-          {},
-          1});
+  r.rule(
+      {"parallelStages",
+       RuleFamily::Lowering,
+       "after lowerToC: the outermost mapSeq of every stage (the result, "
+       "each let, each array lowerToC stores, anything not inside another loop's function) -> "
+       "mapPar, except stages doing fewer than w operations (bare parallelStages: " +
+           std::to_string(util::kParallelWork) +
+           "; its "
+           "length times its function's arithmetic, nested loops included), whose outer mapSeq "
+           "stays sequential, and maps over the windows of circularBuffer or rotateValues (filled "
+           "as a sequential loop steps); w = 0 makes every stage parallel; fails when there is "
+           "none",
+       {ParamKind::Nat},
+       [](const std::vector<Arg>& a) {
+         return parallel_stages(a.empty() ? util::kParallelWork : arg_nat(a, 0));
+       },
+       {},
+       1});
 }
 
 }  // namespace risec::elevate
