@@ -331,10 +331,6 @@ std::optional<RoundingBound> rounding_bound(const Expr& entry, const std::vector
   return RoundingBound{std::move(*m), std::move(*k), f32 ? 0x1p-24 : 0x1p-53};
 }
 
-double rounding_allowance(bool is_f64, double magnitude, double count) {
-  return rounding_allowance(is_f64 ? 0x1p-53 : 0x1p-24, magnitude, count);
-}
-
 double rounding_allowance(double unit_roundoff, double magnitude, double count) {
   if (!(magnitude >= 0) || !(count >= 0) || !std::isfinite(magnitude) || !std::isfinite(count))
     return 0;

@@ -59,12 +59,9 @@ std::optional<RoundingBound> rounding_bound(const Expr& entry, const std::vector
 // are caught at any length.
 inline constexpr double kMaxRoundingAllowance = 0.01;
 
-// The allowance of one float leaf: 2 gamma(K) M = eps K M / (1 - K u), with eps
-// = 2u the type's machine epsilon (2^-23 for f32, 2^-52 for f64), at most
+// The allowance of one float leaf: 2 gamma(K) M = 2 u K M / (1 - K u), u the unit
+// roundoff (RoundingBound::unit_roundoff: 2^-24 for f32, 2^-53 for f64), at most
 // kMaxRoundingAllowance M; 0 when M or K is not a finite non-negative number.
-double rounding_allowance(bool is_f64, double magnitude, double count);
-// The same with the unit roundoff u given (RoundingBound::unit_roundoff): 2 u K M /
-// (1 - K u), capped likewise.
 double rounding_allowance(double unit_roundoff, double magnitude, double count);
 
 }  // namespace risec::rise

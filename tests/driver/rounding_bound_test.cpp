@@ -155,13 +155,15 @@ TEST(RoundingBound, DotBoundIsTheSumOfMagnitudesAndTheLeafCount) {
   ASSERT_TRUE(b.has_value());
   EXPECT_NEAR(b->magnitude.as_f32(), m, 1e-3 * m);
   EXPECT_EQ(b->count.as_f32(), 2001.0f);  // two leaves per product and the 0.0f
-  EXPECT_NEAR(rise::rounding_allowance(false, m, 2001), 2 * 0x1p-24 * 2001 * m, 1e-3 * m);
+  EXPECT_EQ(b->unit_roundoff, 0x1p-24);
+  EXPECT_NEAR(rise::rounding_allowance(b->unit_roundoff, m, 2001), 2 * 0x1p-24 * 2001 * m,
+              1e-3 * m);
   // Capped at kMaxRoundingAllowance of M where the sound bound grows past it (about
   // 84,000 leaves in f32) or is infinite (2^24 leaves and more).
-  EXPECT_EQ(rise::rounding_allowance(false, 1, 0x1p24), rise::kMaxRoundingAllowance);
-  EXPECT_EQ(rise::rounding_allowance(false, 1000, 200000), rise::kMaxRoundingAllowance * 1000);
-  EXPECT_LT(rise::rounding_allowance(false, 1000, 50000), rise::kMaxRoundingAllowance * 1000);
-  EXPECT_EQ(rise::rounding_allowance(false, std::nan(""), 3), 0);
+  EXPECT_EQ(rise::rounding_allowance(0x1p-24, 1, 0x1p24), rise::kMaxRoundingAllowance);
+  EXPECT_EQ(rise::rounding_allowance(0x1p-24, 1000, 200000), rise::kMaxRoundingAllowance * 1000);
+  EXPECT_LT(rise::rounding_allowance(0x1p-24, 1000, 50000), rise::kMaxRoundingAllowance * 1000);
+  EXPECT_EQ(rise::rounding_allowance(0x1p-24, std::nan(""), 3), 0);
 }
 
 TEST(RoundingBound, CancellationContractedToAFusedMultiplyAddPasses) {
