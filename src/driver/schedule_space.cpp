@@ -251,14 +251,22 @@ ScheduleSpace build_space(const rise::Checked& high, const SpaceOptions& opt) {
     d.is_default = true;
     d.structure = "default";
     if (opt.target == "openmp") d.parallel = "parallelOutput";
+    const elevate::DefaultLowering dl = default_lowering_for(high.expr, opt.target);
     // Above the default's simplify limit the space is reduced (schedule_space.h).
-    space.reduced = !default_lowering_for(high.expr, opt.target).simplify;
-    // On openmp, as compile decides it: without its parallel loops where compile's
-    // checks refuse them.
-    d.default_text = elevate::default_lowering_text(
-        opt.target == "openmp" ? default_lowering_checked(high, opt.target)
-                               : default_lowering_for(high.expr, opt.target));
+    space.reduced = !dl.simplify;
+    d.default_text = elevate::default_lowering_text(dl);
     d.lowered = rewrite_with(d.default_text, high, &space.rewrites);
+    // On openmp, as compile decides it: without its parallel loops where compile's
+    // checks refuse them (compiled only when it has one).
+    if (dl.parallel && rise::any_subexpr(d.lowered.expr, [](const Expr& x) {
+          return rise::is_prim(x, rise::PrimId::MapPar);
+        })) {
+      const elevate::DefaultLowering checked = default_lowering_checked(high, opt.target);
+      if (!checked.parallel) {
+        d.default_text = elevate::default_lowering_text(checked);
+        d.lowered = rewrite_with(d.default_text, high, &space.rewrites);
+      }
+    }
     add(std::move(d));
   }
   // openmp: the default without a parallel loop (the c target's default lowering):

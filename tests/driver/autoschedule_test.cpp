@@ -351,6 +351,28 @@ class SequentialFastTimer : public Measurer {
   std::string sequential_code;
 };
 
+// The openmp space's default candidate is the default compile uses: where compile's
+// checks refuse its parallel loops (a result written through reverse, which the
+// disjointness check cannot prove apart), without them, and it compiles from its text
+// and computes what the interpreter computes.
+TEST(Autoschedule, OpenMPDefaultCandidateIsTheOneCompileAccepts) {
+  rise::Program p = parse_text(
+      "reversed.rise",
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => exp(v))) |> reverse))\n");
+  rise::SizeMap sizes{{"n", 8192}};
+  rise::Checked high = rise::check_program(p, "", &sizes);
+  ScheduleSpace space = build_space(high, small_space("openmp"));
+  ASSERT_FALSE(space.candidates.empty());
+  const ScheduleCandidate& d = space.candidates.front();
+  ASSERT_TRUE(d.is_default);
+  EXPECT_EQ(d.default_text.find("parallelOutput"), std::string::npos) << d.default_text;
+  std::vector<rise::Value> inputs = make_inputs(high, {}, 7);
+  Compiled compiled = compile_candidate(p, sizes, "openmp", d);
+  Comparison cmp = compare_values(execute(compiled, sizes, inputs).output, interpret(high, inputs),
+                                  entry_result_type(high));
+  EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
+}
+
 TEST(Autoschedule, OpenMPSpaceHasASequentialCandidateChosenWhenFastest) {
   rise::Program p = load_program("examples/mm/mm.rise");
   AutoscheduleConfig c;
