@@ -130,6 +130,46 @@ TEST(ApiAllocFailure, HugeTemporaryIsAnErrorAndTheKernelStaysUsable) {
   }
 }
 
+// A temporary of m^3 elements per element of xs: at m = 2^22 that is 2^66, which the
+// index type's n*m*k wrapped around to 0, so the code wrote past a 64-byte block. The
+// size is computed with saturating operations (codegen size_bytes): the allocation
+// fails and says the size does not fit.
+TEST(ApiAllocFailure, ASizeProductPast64BitsIsAnErrorNotAWrappedBuffer) {
+  const char* const cube =
+      R"(def cube = depFun((n: Nat, m: Nat) => fun(xs: n.i32 => fun(ys: m.i32 =>
+  xs |> map(fun(a => ys |> map(fun(b => ys |> map(fun(c => ys |> map(fun(d => a * b * c * d))))))
+     |> toMem |> map(fun(p => p |> map(fun(r => r |> reduce(fun(u, v => u + v))(0)))
+     |> reduce(fun(u, v => u + v))(0))) |> reduce(fun(u, v => u + v))(0))))))
+)";
+  for (const char* target : {"c", "openmp"}) {
+    risec::CompileOptions o;
+    o.target = target;
+    risec::Kernel k = risec::jit(risec::Program::parse(cube), o);
+    ASSERT_NE(k.source().code().find("risec_size_mul("), std::string::npos) << k.source().code();
+    const int status = risec::test::run_in_child([&] {
+      std::vector<int32_t> xs{2, -1};
+      std::vector<int32_t> out(2, -7);
+      const int64_t m = int64_t{1} << 22;
+      std::vector<int32_t> ys(static_cast<size_t>(m), 1);
+      try {
+        k(out, {xs, ys}, {{"n", 2}, {"m", m}});
+        std::fprintf(stderr, "%s: no error\n", target);
+        return 1;
+      } catch (const risec::Error& e) {
+        if (e.message() != "cube: cannot allocate 2^64 bytes or more for an intermediate array") {
+          std::fprintf(stderr, "%s: %s\n", target, e.message().c_str());
+          return 1;
+        }
+      }
+      // a small call afterwards computes xs[i] * (the sum of ys)^3
+      std::vector<int32_t> small{1, 2, -1};
+      k(out, {xs, small}, {{"n", 2}, {"m", 3}});
+      return out == std::vector<int32_t>{16, -8} ? 0 : 1;
+    });
+    EXPECT_EQ(status, 0) << target << ": 1: a wrong result or message (on stderr)";
+  }
+}
+
 TEST(ApiAllocFailure, FailureInAParallelLoopStopsBeforeTheNextStage) {
   risec::CompileOptions o;
   o.target = "openmp";

@@ -1,6 +1,7 @@
 // The C printer's types, literals and scalar operations (see c_printer.h): GCC/Clang
 // vector-extension types for SIMD vectors, structs for pairs, math builtins with
 // their float/double names and lane loops for vector math.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -88,6 +89,64 @@ CExpr nat_expr(const Nat& n_in) {
   }
   if (!s.empty() && s[0] == '(' && s.back() == ')') prec = kPrecAtom;
   return CExpr{s, prec};
+}
+
+const char* const kSizeHelpers =
+    "static inline __attribute__((unused)) size_t risec_size_mul(size_t a, size_t b) {\n"
+    "  size_t r;\n"
+    "  return __builtin_mul_overflow(a, b, &r) ? (size_t)-1 : r;\n"
+    "}\n"
+    "static inline __attribute__((unused)) size_t risec_size_add(size_t a, size_t b) {\n"
+    "  size_t r;\n"
+    "  return __builtin_add_overflow(a, b, &r) ? (size_t)-1 : r;\n"
+    "}\n"
+    "/* a - b where a >= b, unless a saturated */\n"
+    "static inline __attribute__((unused)) size_t risec_size_sub(size_t a, size_t b) {\n"
+    "  return a == (size_t)-1 ? a : a - b;\n"
+    "}\n";
+
+namespace {
+
+// `n` (a number of elements, so >= 0) as a saturating size_t expression: products
+// and sums with integer coefficients through the helpers, any other term (a division,
+// a minimum...) in the index type, whose operands are single sizes.
+std::string saturating_count(const Nat& n) {
+  using arith::Kind;
+  if (std::optional<int64_t> c = n.as_const(); c && *c >= 0) return "(size_t)" + std::to_string(*c);
+  const arith::Node& node = n.node();
+  if (n.kind() == Kind::Prod) {
+    std::string out = saturating_count(node.args[0]);
+    for (size_t i = 1; i < node.args.size(); ++i)
+      out = "risec_size_mul(" + out + ", " + saturating_count(node.args[i]) + ")";
+    return out;
+  }
+  if (n.kind() == Kind::Sum && node.value.is_int() && node.value.num() >= 0 &&
+      std::all_of(node.terms.begin(), node.terms.end(),
+                  [](const auto& t) { return t.first.is_int(); })) {
+    std::string plus = "(size_t)" + std::to_string(node.value.num());
+    std::vector<std::string> minus;
+    for (const auto& [coef, mono] : node.terms) {
+      std::string term = saturating_count(mono);
+      const int64_t c = coef.num();
+      if (c != 1 && c != -1)
+        term = "risec_size_mul((size_t)" + std::to_string(c < 0 ? -c : c) + ", " + term + ")";
+      if (c > 0)
+        plus = "risec_size_add(" + plus + ", " + term + ")";
+      else
+        minus.push_back(term);
+    }
+    for (const std::string& m : minus) plus = "risec_size_sub(" + plus + ", " + m + ")";
+    return plus;
+  }
+  return "(size_t)(" + nat_expr(n).text + ")";
+}
+
+}  // namespace
+
+std::string size_bytes(const std::string& elem, const Nat& count) {
+  if (std::optional<int64_t> c = count.as_const())
+    return "sizeof(" + elem + ") * (size_t)" + std::to_string(*c);
+  return "risec_size_mul(sizeof(" + elem + "), " + saturating_count(count) + ")";
 }
 
 std::string CPrinter::c_type(const Type& t) {

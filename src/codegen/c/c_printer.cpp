@@ -280,8 +280,8 @@ CStmtP CPrinter::declare_buffer(const std::string& name, const std::string& elem
   const int site = sites_++;
   buffer_sites_[name] = site;
   return c_decl(elem + "*" + (restrict_ptr ? " restrict " : " ") + name + " = (" + elem +
-                "*)risec_alloc(&risec_site_" + std::to_string(site) + ", sizeof(" + elem +
-                ") * (size_t)(" + nat_expr(count).text + "))");
+                "*)risec_alloc(&risec_site_" + std::to_string(site) + ", " +
+                size_bytes(elem, count) + ")");
 }
 
 std::string CPrinter::header_declarations(const std::string& fn) {
@@ -422,6 +422,7 @@ namespace {
 std::string heap_buffer_helpers(int sites, const std::string& fn) {
   std::string s;
   for (int k = 0; k < sites; ++k) s += "static void* risec_site_" + std::to_string(k) + ";\n";
+  s += kSizeHelpers;
   s += R"(#include <stdio.h>
 #ifndef RISEC_ALLOC_FAILED
 #define RISEC_ALLOC_FAILED(fn, what) (fprintf(stderr, "%s: %s\n", fn, what), abort())
@@ -431,8 +432,11 @@ std::string heap_buffer_helpers(int sites, const std::string& fn) {
 #endif
 __attribute__((cold, noinline)) static void risec_alloc_failed(size_t bytes) {
   char what[96];
-  snprintf(what, sizeof what, "cannot allocate %llu bytes for an intermediate array",
-           (unsigned long long)bytes);
+  if (bytes == (size_t)-1) /* risec_size_mul/add saturated: the size does not fit */
+    snprintf(what, sizeof what, "cannot allocate 2^64 bytes or more for an intermediate array");
+  else
+    snprintf(what, sizeof what, "cannot allocate %llu bytes for an intermediate array",
+             (unsigned long long)bytes);
   RISEC_ALLOC_FAILED()" +
        c_string(fn) + R"(, what);
 }

@@ -55,6 +55,14 @@ extern const char* const kBoundsHostHelper;
 std::string c_string(const std::string& text);
 // A Nat printed as C, with its precedence.
 CExpr nat_expr(const arith::Nat& n);
+// The bytes of `count` elements of C type `elem`, as a size_t expression that is
+// SIZE_MAX where the true number does not fit (so the allocation fails and says so):
+// sums and products of the sizes are computed with kSizeHelpers' saturating
+// operations, not in the index type, where n*m*k of three large sizes wrapped around
+// to a small buffer the code then wrote past.
+std::string size_bytes(const std::string& elem, const arith::Nat& count);
+// risec_size_mul/add/sub: the saturating size_t operations size_bytes prints.
+extern const char* const kSizeHelpers;
 
 // The Nats that nat_expr and CPrinter::cond_expr print while a PrintedNats is in scope
 // on this thread are appended to the innermost one (and passed on to the one around it

@@ -130,7 +130,8 @@ std::string CudaPrinter::host_text(const std::string& sig, const std::string& ou
   src << "/* The kernels' time in the last call (CUDA events), and where they ran. */\n";
   src << "extern \"C\" {\ndouble " << fn << "__risec_kernel_ms;\nchar " << fn
       << "__risec_device[512];\n}\n\n";
-  src << "#include <pthread.h>\n" << gpu::kLaunchSizeHelpers << kCudaHostRuntime << "\n";
+  src << "#include <pthread.h>\n"
+      << gpu::kLaunchSizeHelpers << kSizeHelpers << kCudaHostRuntime << "\n";
   // The device buffers kept between calls, with their sizes.
   const std::vector<DeviceBuffer> kept = all_device_buffers();
   for (const DeviceBuffer& b : kept)

@@ -575,7 +575,7 @@ std::vector<GpuPrinter::DeviceBuffer> GpuPrinter::device_buffers(const std::stri
     DeviceBuffer b;
     b.name = "risec_b_" + part_name(m, p.suffix);
     b.elem = c_type(p.leaf);
-    b.bytes = "sizeof(" + b.elem + ") * (size_t)(" + nat_expr(p.count).text + ")";
+    b.bytes = size_bytes(b.elem, p.count);
     b.host = part_address(m, p, output);
     out.push_back(std::move(b));
   }

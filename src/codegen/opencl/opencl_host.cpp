@@ -160,7 +160,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   src << "  ;\n\n";
   src << "/* The kernels' time in the last call (profiling events), and where they ran. */\n";
   src << "double " << fn << "__risec_kernel_ms;\nchar " << fn << "__risec_device[512];\n\n";
-  src << gpu::kLaunchSizeHelpers << kOpenclHostRuntime << "\n";
+  src << gpu::kLaunchSizeHelpers << kSizeHelpers << kOpenclHostRuntime << "\n";
   src << "static cl_kernel risec_kernels[" << launches_.size() << "];\n";
   // What the set-up made, released when it fails (the next call sets up again) and by
   // NAME__risec_release.
