@@ -37,6 +37,9 @@ static Cond substitute_cond_fn(const Cond& c,
   return c;
 }
 
+// A term whose operands the substitution leaves as they are is returned itself, not
+// rebuilt: inference substitutes into every size of every type it zonks, and most
+// have nothing to replace.
 Nat substitute_fn(const Nat& t, const std::function<std::optional<Nat>(const Nat&)>& f) {
   const Node& n = t.node();
   switch (n.kind) {
@@ -53,33 +56,59 @@ Nat substitute_fn(const Nat& t, const std::function<std::optional<Nat>(const Nat
       return Nat::var(n.name, lo, hi);
     }
     case Kind::Sum: {
-      Nat r(0);
-      r = make_const(n.value);
-      for (const auto& [c, m] : n.terms) r = r + scale(c, substitute_fn(m, f));
+      std::vector<Nat> monos;
+      monos.reserve(n.terms.size());
+      bool same = true;
+      for (const auto& term : n.terms) {
+        monos.push_back(substitute_fn(term.second, f));
+        same = same && monos.back().ptr() == term.second.ptr();
+      }
+      if (same) return t;
+      Nat r = make_const(n.value);
+      for (size_t i = 0; i < monos.size(); ++i) r = r + scale(n.terms[i].first, monos[i]);
       return r;
     }
     case Kind::Prod: {
+      std::vector<Nat> fs;
+      fs.reserve(n.args.size());
+      bool same = true;
+      for (const Nat& a : n.args) {
+        fs.push_back(substitute_fn(a, f));
+        same = same && fs.back().ptr() == a.ptr();
+      }
+      if (same) return t;
       Nat r(1);
-      for (const Nat& a : n.args) r = r * substitute_fn(a, f);
+      for (const Nat& a : fs) r = r * a;
       return r;
     }
-    case Kind::Div:
-      return floordiv(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Mod:
-      return mod(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::ExactDiv:
-      return exact_div(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Pow:
-      return pow(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Min:
-      return min(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Max:
-      return max(substitute_fn(n.args[0], f), substitute_fn(n.args[1], f));
-    case Kind::Select:
-      return select(substitute_cond_fn(Cond(n.cond), f), substitute_fn(n.args[0], f),
-                    substitute_fn(n.args[1], f));
+    case Kind::Select: {
+      Cond c = substitute_cond_fn(Cond(n.cond), f);
+      Nat a = substitute_fn(n.args[0], f), b = substitute_fn(n.args[1], f);
+      if (c.ptr() == n.cond && a.ptr() == n.args[0].ptr() && b.ptr() == n.args[1].ptr()) return t;
+      return select(c, a, b);
+    }
+    default:
+      break;
   }
-  return t;
+  // The binary atoms.
+  Nat a = substitute_fn(n.args[0], f), b = substitute_fn(n.args[1], f);
+  if (a.ptr() == n.args[0].ptr() && b.ptr() == n.args[1].ptr()) return t;
+  switch (n.kind) {
+    case Kind::Div:
+      return floordiv(a, b);
+    case Kind::Mod:
+      return mod(a, b);
+    case Kind::ExactDiv:
+      return exact_div(a, b);
+    case Kind::Pow:
+      return pow(a, b);
+    case Kind::Min:
+      return min(a, b);
+    case Kind::Max:
+      return max(a, b);
+    default:
+      return t;
+  }
 }
 
 Nat substitute(const Nat& t, const Substitution& s) {

@@ -19,12 +19,30 @@ size_t hash_rational(const Rational& r) {
   return hash_combine(std::hash<int64_t>()(r.num()), std::hash<int64_t>()(r.den()));
 }
 
-Nat make_const(const Rational& v) {
+static Nat new_const(const Rational& v) {
   auto n = std::make_shared<Node>();
   n->kind = Kind::Const;
   n->value = v;
   n->hash = hash_combine(1, hash_rational(v));
   return Nat(std::shared_ptr<const Node>(std::move(n)));
+}
+
+// The small integers are made once and shared: constants are the terms the compiler
+// makes most (every `Nat(0)`, every index offset), and a search that rewrites and
+// re-infers thousands of programs spent a tenth of its time allocating them.
+Nat make_const(const Rational& v) {
+  constexpr int64_t kLo = -64;
+  constexpr int64_t kHi = 1024;
+  if (v.is_int() && v.num() >= kLo && v.num() <= kHi) {
+    static const std::vector<Nat> small = [] {
+      std::vector<Nat> t;
+      t.reserve(kHi - kLo + 1);
+      for (int64_t i = kLo; i <= kHi; ++i) t.push_back(new_const(Rational(i)));
+      return t;
+    }();
+    return small[static_cast<size_t>(v.num() - kLo)];
+  }
+  return new_const(v);
 }
 
 Nat make_node(Kind kind, std::vector<Nat> args, std::shared_ptr<const CondNode> cond) {

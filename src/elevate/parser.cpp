@@ -510,11 +510,7 @@ class Parser {
 Strategy located_strategy(Strategy s, const Span& where) {
   std::string name = s.name();
   return Strategy(name, [s, where](const Expr& e, const Env& env) -> Result {
-    Result r = s(e, step_env(env, where));
-    if (r.ok() || r.failure().where.known()) return r;
-    Failure f = r.failure();
-    f.where = where;
-    return f;
+    return s(e, step_env(env, where)).located(where);
   });
 }
 

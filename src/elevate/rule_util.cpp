@@ -772,10 +772,10 @@ Strategy whole_term(const std::string& name,
   return Strategy(name, [name, transform](const Expr& e, const Env& env) -> Result {
     Result r = transform(e, env);
     if (!r.ok()) {
-      Failure f = r.failure();
+      Failure& f = r.change_failure();
       if (f.rule.empty()) f.rule = name;
       if (!f.subterm) f.subterm = e;
-      return f;
+      return r;
     }
     const Expr& out = r.expr();
     if (out == e || rise::alpha_equal(out, e)) return e;

@@ -672,11 +672,8 @@ Strategy vectorize_remainder_rule(int64_t n) {
                         whole = arith::provably_divides(Nat(n), *len);
                     Result r = whole ? vec(e, env) : split_then_vectorize(e, env);
                     // Refused by the vectorize(n) it is built on: named as the rule the user wrote.
-                    if (!r.ok() && r.failure().rule.rfind("vectorize(", 0) == 0) {
-                      Failure f = r.failure();
-                      f.rule = name;
-                      return f;
-                    }
+                    if (!r.ok() && r.failure().rule.rfind("vectorize(", 0) == 0)
+                      r.change_failure().rule = name;
                     return r;
                   });
 }

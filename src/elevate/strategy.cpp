@@ -43,8 +43,8 @@ Context child_context(const Expr& e, size_t, const Context& ctx) {
 // there each time was a large part of their allocations (docs/testing.md).
 static const Env& child_env(const Expr& e, size_t i, const Env& env, std::optional<Env>& scratch) {
   const bool binder = e->kind == ExprKind::Lambda || e->kind == ExprKind::DepLambda;
-  if (!binder && env.ctx.below_root) return env;
-  if (e->kind == ExprKind::DepLambda && !env.ctx.below_root) return env;
+  if (!binder && env.ctx->below_root) return env;
+  if (e->kind == ExprKind::DepLambda && !env.ctx->below_root) return env;
   scratch.emplace(env);
   scratch->ctx = child_context(e, i, env.ctx);
   return *scratch;
@@ -88,6 +88,26 @@ Expr with_span(const Expr& e, const Span& span) {
 }
 
 }  // namespace
+
+const std::string& Strategy::no_name() {
+  static const std::string none;
+  return none;
+}
+
+const Context& SharedContext::empty() {
+  static const Context none;
+  return none;
+}
+
+Failure& Result::change_failure() {
+  if (failure_.use_count() != 1) failure_ = std::make_shared<Failure>(*failure_);
+  return *failure_;
+}
+
+Result Result::located(const Span& where) && {
+  if (!ok() && !failure_->where.known()) change_failure().where = where;
+  return std::move(*this);
+}
 
 Env step_env(const Env& env, const Span& step) {
   Env inner = env;
@@ -160,11 +180,11 @@ Strategy rule(const std::string& name, RewriteFn rewrite) {
   return Strategy(name, [name, rewrite](const Expr& e, const Env& env) -> Result {
     Result r = rewrite(e, env.ctx);
     if (!r.ok()) {
-      Failure f = r.failure();
+      Failure& f = r.change_failure();
       if (f.rule.empty()) f.rule = name;
       if (!f.subterm) f.subterm = e;
       f.refused = !f.not_its_kind && !is_kind_mismatch(f.reason);
-      return f;
+      return r;
     }
     if (env.work) spend_work(env, nodes_up_to(r.expr(), env.work->left + 1));
     Expr rewritten = env.step.known() ? mark_step(r.expr(), env.step) : r.expr();
@@ -194,10 +214,8 @@ Strategy seq(Strategy a, Strategy b) {
     Result r = a(e, env);
     if (!r.ok()) return r;
     Result r2 = b(r.expr(), env);
-    if (r2.ok() || r2.failure().after_match) return r2;
-    Failure f = r2.failure();
-    f.after_match = true;
-    return f;
+    if (!r2.ok() && !r2.failure().after_match) r2.change_failure().after_match = true;
+    return r2;
   });
 }
 
@@ -234,10 +252,8 @@ Strategy seq_all(std::vector<Strategy> parts) {
       Result r = (*shared)[i](cur, env);
       if (!r.ok()) {
         // As in seq: a failure after the first part succeeded is marked.
-        if (i == 0 || r.failure().after_match) return r;
-        Failure f = r.failure();
-        f.after_match = true;
-        return f;
+        if (i > 0 && !r.failure().after_match) r.change_failure().after_match = true;
+        return r;
       }
       cur = r.expr();
     }

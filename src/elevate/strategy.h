@@ -36,6 +36,21 @@ struct Context {
   bool below_root = false;  // a node other than the leading depFuns is above
 };
 
+// An Env's context, shared by the Envs that have the same one: an Env is copied at
+// every step of a strategy file a traversal calls (step_env), and copying the
+// variables' names there was a large part of a search's allocations.
+class SharedContext {
+ public:
+  SharedContext() = default;
+  SharedContext(Context c) : p_(std::make_shared<const Context>(std::move(c))) {}  // NOLINT
+  operator const Context&() const { return p_ ? *p_ : empty(); }  // NOLINT: reads as one
+  const Context* operator->() const { return p_ ? p_.get() : &empty(); }
+
+ private:
+  static const Context& empty();
+  std::shared_ptr<const Context> p_;
+};
+
 struct Failure {
   std::string reason;
   std::string rule;  // the rule (or combinator) that failed
@@ -68,10 +83,16 @@ class Result {
   explicit operator bool() const { return ok(); }
   const Expr& expr() const { return expr_; }
   const Failure& failure() const { return *failure_; }
+  // The failure, to change before passing the result on: copied first only where
+  // another Result shares it (a failed rule's reason is otherwise copied at every
+  // combinator it passes through).
+  Failure& change_failure();
+  // This result, its failure located at `where` if it has no place yet.
+  Result located(const Span& where) &&;
 
  private:
   Expr expr_;
-  std::shared_ptr<const Failure> failure_;
+  std::shared_ptr<Failure> failure_;  // never changed once shared (see located)
 };
 
 // Observes each successful rule application (for --trace).
@@ -98,7 +119,7 @@ struct WorkMeter {
 inline constexpr const char* kWorkLimitMessage = "the rewrite reached its work limit";
 
 struct Env {
-  Context ctx;
+  SharedContext ctx;
   WorkMeter* work = nullptr;  // null: no bound
   const Tracer* tracer = nullptr;
   // The innermost call of a strategy file being evaluated (set by the parser's
@@ -119,18 +140,26 @@ Env step_env(const Env& env, const Span& step);
 
 using StrategyFn = std::function<Result(const Expr&, const Env&)>;
 
+// A strategy is shared, not copied: combinators capture the strategies they are made
+// of, and copying one copied its whole tree of captured functions and names, at every
+// application that passed a strategy on by value.
 class Strategy {
  public:
   Strategy() = default;
-  Strategy(std::string name, StrategyFn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
-  Result operator()(const Expr& e, const Env& env) const { return fn_(e, env); }
-  Result operator()(const Expr& e) const { return fn_(e, Env{}); }
-  const std::string& name() const { return name_; }
-  bool valid() const { return static_cast<bool>(fn_); }
+  Strategy(std::string name, StrategyFn fn)
+      : impl_(std::make_shared<const Impl>(Impl{std::move(name), std::move(fn)})) {}
+  Result operator()(const Expr& e, const Env& env) const { return impl_->fn(e, env); }
+  Result operator()(const Expr& e) const { return impl_->fn(e, Env{}); }
+  const std::string& name() const { return impl_ ? impl_->name : no_name(); }
+  bool valid() const { return impl_ && static_cast<bool>(impl_->fn); }
 
  private:
-  std::string name_;
-  StrategyFn fn_;
+  struct Impl {
+    std::string name;
+    StrategyFn fn;
+  };
+  static const std::string& no_name();
+  std::shared_ptr<const Impl> impl_;
 };
 
 Failure fail_at(const std::string& rule, const Expr& e, const std::string& reason);

@@ -195,6 +195,11 @@ Expr apps(Expr fn, const std::vector<Expr>& args) {
 
 Spine spine(const Expr& e) {
   Spine s;
+  size_t n = 0;  // the arguments, counted first: one allocation of the vector
+  for (const ExprNode* c = e.get(); c->kind == ExprKind::App || c->kind == ExprKind::DepApp;
+       c = c->fn.get())
+    ++n;
+  s.args.reserve(n);
   Expr cur = e;
   while (cur->kind == ExprKind::App || cur->kind == ExprKind::DepApp) {
     Spine::Arg a;
