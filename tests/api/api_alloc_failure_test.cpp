@@ -130,10 +130,46 @@ TEST(ApiAllocFailure, HugeTemporaryIsAnErrorAndTheKernelStaysUsable) {
   }
 }
 
-// A temporary of m^3 elements per element of xs: at m = 2^22 that is 2^66, which the
-// index type's n*m*k wrapped around to 0, so the code wrote past a 64-byte block. The
-// size is computed with saturating operations (codegen size_bytes): the allocation
-// fails and says the size does not fit.
+// Compiles `program` (entry `fn`, sizes n and m, inputs xs: n.i32 and ys: m.i32) for c
+// and openmp; a call at sizes whose temporary does not fit 64 bits (xs and ys all ones)
+// must fail saying so, and a small call after it give `want`. Before, the index type's
+// product of the sizes wrapped around to a small number, risec_alloc gave a small
+// block and the code wrote past it; the sizes are now computed with saturating
+// operations (codegen size_bytes).
+void expect_size_overflow_then_small(const char* program, const std::string& fn, int64_t n,
+                                     int64_t m, size_t outputs,
+                                     const std::vector<int32_t>& small_xs,
+                                     const std::vector<int32_t>& small_ys,
+                                     const std::vector<int32_t>& want) {
+  for (const char* target : {"c", "openmp"}) {
+    risec::CompileOptions o;
+    o.target = target;
+    risec::Kernel k = risec::jit(risec::Program::parse(program), o);
+    ASSERT_NE(k.source().code().find("risec_size_mul("), std::string::npos) << k.source().code();
+    const int status = risec::test::run_in_child([&] {
+      std::vector<int32_t> xs(static_cast<size_t>(n), 1), ys(static_cast<size_t>(m), 1);
+      std::vector<int32_t> out(outputs, -7);
+      try {
+        k(out, {xs, ys}, {{"n", n}, {"m", m}});
+        std::fprintf(stderr, "%s: no error\n", target);
+        return 1;
+      } catch (const risec::Error& e) {
+        if (e.message() != fn + ": cannot allocate 2^64 bytes or more for an intermediate array") {
+          std::fprintf(stderr, "%s: %s\n", target, e.message().c_str());
+          return 1;
+        }
+      }
+      out.assign(want.size(), -7);
+      k(out, {small_xs, small_ys},
+        {{"n", static_cast<int64_t>(small_xs.size())},
+         {"m", static_cast<int64_t>(small_ys.size())}});
+      return out == want ? 0 : 1;
+    });
+    EXPECT_EQ(status, 0) << fn << " on " << target << ": 1: a wrong result or message (on stderr)";
+  }
+}
+
+// A temporary of m^3 elements per element of xs: 2^66 at m = 2^22.
 TEST(ApiAllocFailure, ASizeProductPast64BitsIsAnErrorNotAWrappedBuffer) {
   const char* const cube =
       R"(def cube = depFun((n: Nat, m: Nat) => fun(xs: n.i32 => fun(ys: m.i32 =>
@@ -141,33 +177,25 @@ TEST(ApiAllocFailure, ASizeProductPast64BitsIsAnErrorNotAWrappedBuffer) {
      |> toMem |> map(fun(p => p |> map(fun(r => r |> reduce(fun(u, v => u + v))(0)))
      |> reduce(fun(u, v => u + v))(0))) |> reduce(fun(u, v => u + v))(0))))))
 )";
-  for (const char* target : {"c", "openmp"}) {
-    risec::CompileOptions o;
-    o.target = target;
-    risec::Kernel k = risec::jit(risec::Program::parse(cube), o);
-    ASSERT_NE(k.source().code().find("risec_size_mul("), std::string::npos) << k.source().code();
-    const int status = risec::test::run_in_child([&] {
-      std::vector<int32_t> xs{2, -1};
-      std::vector<int32_t> out(2, -7);
-      const int64_t m = int64_t{1} << 22;
-      std::vector<int32_t> ys(static_cast<size_t>(m), 1);
-      try {
-        k(out, {xs, ys}, {{"n", 2}, {"m", m}});
-        std::fprintf(stderr, "%s: no error\n", target);
-        return 1;
-      } catch (const risec::Error& e) {
-        if (e.message() != "cube: cannot allocate 2^64 bytes or more for an intermediate array") {
-          std::fprintf(stderr, "%s: %s\n", target, e.message().c_str());
-          return 1;
-        }
-      }
-      // a small call afterwards computes xs[i] * (the sum of ys)^3
-      std::vector<int32_t> small{1, 2, -1};
-      k(out, {xs, small}, {{"n", 2}, {"m", 3}});
-      return out == std::vector<int32_t>{16, -8} ? 0 : 1;
-    });
-    EXPECT_EQ(status, 0) << target << ": 1: a wrong result or message (on stderr)";
-  }
+  // xs[i] * (the sum of ys)^3
+  expect_size_overflow_then_small(cube, "cube", 2, int64_t{1} << 22, 2, {2, -1}, {1, 2, -1},
+                                  {16, -8});
+}
+
+// A temporary of (n/4) * m^2 elements, a division in its size: 2^64 at n = m = 2^22
+// (held-out G: the division was printed in the index type, the product wrapping to 0).
+TEST(ApiAllocFailure, ASizeWithADivisionPast64BitsIsAnErrorNotAWrappedBuffer) {
+  const char* const quarter =
+      R"(def quarter = depFun((n: Nat, m: Nat) => fun(xs: n.i32 => fun(ys: m.i32 =>
+  xs |> split(4) |> map(fun(w => ys |> map(fun(b => ys |> map(fun(c =>
+      (w |> reduce(fun(u, v => u + v))(0)) * b * c))))))
+     |> toMem |> map(fun(p => p |> map(fun(r => r |> reduce(fun(u, v => u + v))(0)))
+     |> reduce(fun(u, v => u + v))(0))))))
+)";
+  // the sum of each 4 xs * (the sum of ys)^2
+  const int64_t big = int64_t{1} << 22;
+  expect_size_overflow_then_small(quarter, "quarter", big, big, big / 4, {1, 2, 3, 4, 5, 6, 7, 8},
+                                  {1, 2, -1}, {40, 104});
 }
 
 TEST(ApiAllocFailure, FailureInAParallelLoopStopsBeforeTheNextStage) {

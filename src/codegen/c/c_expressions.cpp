@@ -103,42 +103,96 @@ const char* const kSizeHelpers =
     "/* a - b where a >= b, unless a saturated */\n"
     "static inline __attribute__((unused)) size_t risec_size_sub(size_t a, size_t b) {\n"
     "  return a == (size_t)-1 ? a : a - b;\n"
+    "}\n"
+    "/* a / b (b >= 1), unless a saturated */\n"
+    "static inline __attribute__((unused)) size_t risec_size_div(size_t a, size_t b) {\n"
+    "  return a == (size_t)-1 ? a : a / b;\n"
     "}\n";
 
 namespace {
 
-// `n` (a number of elements, so >= 0) as a saturating size_t expression: products
-// and sums with integer coefficients through the helpers, any other term (a division,
-// a minimum...) in the index type, whose operands are single sizes.
+std::string saturating_sum(const arith::Node& node);
+
+// `n` as itself, in the index type, for its value (non-negative) as a size_t.
+std::string unsigned_count(const Nat& n) {
+  return "(size_t)(" + nat_expr(n).text + ")";
+}
+
+// `n`, provably non-negative, as a size_t expression that saturates at SIZE_MAX:
+// products, sums, divisions, minima and maxima whose operands are provably
+// non-negative too go through the helpers; any other term (one whose operands may be
+// negative: the floor of (m - 3) / 3, a modulo, a power) is computed in the index type
+// as before (a negative operand cast to size_t would read as huge).
 std::string saturating_count(const Nat& n) {
   using arith::Kind;
   if (std::optional<int64_t> c = n.as_const(); c && *c >= 0) return "(size_t)" + std::to_string(*c);
   const arith::Node& node = n.node();
-  if (n.kind() == Kind::Prod) {
-    std::string out = saturating_count(node.args[0]);
-    for (size_t i = 1; i < node.args.size(); ++i)
-      out = "risec_size_mul(" + out + ", " + saturating_count(node.args[i]) + ")";
-    return out;
-  }
-  if (n.kind() == Kind::Sum && node.value.is_int() && node.value.num() >= 0 &&
-      std::all_of(node.terms.begin(), node.terms.end(),
-                  [](const auto& t) { return t.first.is_int(); })) {
-    std::string plus = "(size_t)" + std::to_string(node.value.num());
-    std::vector<std::string> minus;
-    for (const auto& [coef, mono] : node.terms) {
-      std::string term = saturating_count(mono);
-      const int64_t c = coef.num();
-      if (c != 1 && c != -1)
-        term = "risec_size_mul((size_t)" + std::to_string(c < 0 ? -c : c) + ", " + term + ")";
-      if (c > 0)
-        plus = "risec_size_add(" + plus + ", " + term + ")";
-      else
-        minus.push_back(term);
+  const auto all_nonneg = [](const std::vector<Nat>& ts) {
+    return std::all_of(ts.begin(), ts.end(),
+                       [](const Nat& t) { return arith::provably_nonneg(t); });
+  };
+  switch (n.kind()) {
+    case Kind::Prod: {
+      if (!all_nonneg(node.args)) return unsigned_count(n);
+      std::string out = saturating_count(node.args[0]);
+      for (size_t i = 1; i < node.args.size(); ++i)
+        out = "risec_size_mul(" + out + ", " + saturating_count(node.args[i]) + ")";
+      return out;
     }
-    for (const std::string& m : minus) plus = "risec_size_sub(" + plus + ", " + m + ")";
-    return plus;
+    case Kind::Div:
+    case Kind::ExactDiv:
+      if (!arith::provably_nonneg(node.args[0]) || !arith::provably_pos(node.args[1]))
+        return unsigned_count(n);
+      return "risec_size_div(" + saturating_count(node.args[0]) + ", " +
+             saturating_count(node.args[1]) + ")";
+    case Kind::Min:
+    case Kind::Max: {
+      if (!all_nonneg(node.args)) return unsigned_count(n);
+      // a saturated operand stands for a number past every other, as it should here
+      const std::string a = saturating_count(node.args[0]), b = saturating_count(node.args[1]);
+      return "(" + a + (n.kind() == Kind::Min ? " < " : " > ") + b + " ? " + a + " : " + b + ")";
+    }
+    case Kind::Sum: {
+      std::vector<Nat> monos;
+      for (const auto& term : node.terms) monos.push_back(term.second);
+      if (!all_nonneg(monos)) return unsigned_count(n);
+      try {
+        return saturating_sum(node);
+      } catch (const arith::ArithError&) {  // coefficients past 64 bits: as it is
+        return unsigned_count(n);
+      }
+    }
+    default:
+      return unsigned_count(n);
   }
-  return "(size_t)(" + nat_expr(n).text + ")";
+}
+
+// A sum of non-negative monomials over the common denominator d of its coefficients
+// (k*m*n/4 is the sum (1/4)*kmn): the terms' numerators added and subtracted (the
+// sum is non-negative, so after adding every positive term each subtraction is too),
+// then divided by d once. Throws ArithError where d or a numerator does not fit 64
+// bits.
+std::string saturating_sum(const arith::Node& node) {
+  int64_t d = node.value.den();
+  for (const auto& term : node.terms) d = arith::lcm64(d, term.first.den());
+  const int64_t constant = arith::checked_mul(node.value.num(), d / node.value.den());
+  std::string plus = constant > 0 ? "(size_t)" + std::to_string(constant) : "";
+  std::vector<std::string> minus;
+  if (constant < 0) minus.push_back("(size_t)" + std::to_string(arith::checked_sub(0, constant)));
+  for (const auto& [coef, mono] : node.terms) {
+    std::string term = saturating_count(mono);
+    const int64_t c = arith::checked_mul(coef.num(), d / coef.den());
+    const int64_t magnitude = c < 0 ? arith::checked_sub(0, c) : c;
+    if (magnitude != 1)
+      term = "risec_size_mul((size_t)" + std::to_string(magnitude) + ", " + term + ")";
+    if (c > 0)
+      plus = plus.empty() ? term : "risec_size_add(" + plus + ", " + term + ")";
+    else
+      minus.push_back(term);
+  }
+  if (plus.empty()) plus = "(size_t)0";
+  for (const std::string& m : minus) plus = "risec_size_sub(" + plus + ", " + m + ")";
+  return d == 1 ? plus : "risec_size_div(" + plus + ", (size_t)" + std::to_string(d) + ")";
 }
 
 }  // namespace

@@ -78,6 +78,9 @@ static int risec_buffer(void** b, size_t* have, size_t bytes, unsigned long* cre
   if (e != cudaSuccess) {
     (void)cudaGetLastError(); /* an allocation's error is not sticky: cleared */
     *b = NULL;
+    if (bytes == (size_t)-1) /* risec_size_*: the size does not fit */
+      return risec_device_failf("CUDA error in cudaMalloc of 2^64 bytes or more: %s (%s)",
+                                cudaGetErrorName(e), cudaGetErrorString(e));
     return risec_device_failf("CUDA error in cudaMalloc of %lu bytes: %s (%s)", (unsigned long)bytes,
                               cudaGetErrorName(e), cudaGetErrorString(e));
   }

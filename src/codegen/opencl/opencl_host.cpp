@@ -107,6 +107,8 @@ static int risec_buffer(cl_mem* b, size_t* have, size_t bytes, cl_mem_flags flag
   *have = 0;
   cl_int err;
   cl_mem m = clCreateBuffer(risec_ctx, flags, bytes ? bytes : 1, NULL, &err);
+  if (err != CL_SUCCESS && bytes == (size_t)-1) /* risec_size_*: the size does not fit */
+    return risec_device_failf("OpenCL error %d in clCreateBuffer of 2^64 bytes or more", (int)err);
   if (err != CL_SUCCESS)
     return risec_device_failf("OpenCL error %d in clCreateBuffer of %lu bytes", (int)err, (unsigned long)bytes);
   *b = m;
