@@ -115,9 +115,10 @@ TEST(DefaultOpenMP, StencilStagesSimplifyInlinesAreParallel) {
     EXPECT_EQ(r.exit_code, 0) << sizes << "\n" << show(r);
     CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", sizes});
     ASSERT_EQ(c.exit_code, 0) << show(c);
-    // the two stencil stages (each split into border and interior loops: the interior
-    // parallel) and the downsample; before the fix, only the downsample's
-    EXPECT_GE(omp_default_count(c.out, "#pragma omp parallel for"), 3u) << sizes << c.out;
+    // the two stencil stages, each a parallel region (split into border and interior
+    // loops; the downsample does too little work at these sizes for the threshold);
+    // before the fix, only the downsample's loop was parallel
+    EXPECT_GE(omp_default_count(c.out, "#pragma omp parallel"), 2u) << sizes << c.out;
   }
   // A padCst2D result (seidelpad's form): its interior is a stage parallelOutput did not
   // reach through the pad (at 128 x 128: 5 operations an element, 81920 in all).
@@ -128,6 +129,29 @@ TEST(DefaultOpenMP, StencilStagesSimplifyInlinesAreParallel) {
   CliResult sr = run_risec({"run", "examples/seidelpad/seidelpad.rise", "--target", "openmp",
                             "--size", "n=128,m=128", "--check"});
   EXPECT_EQ(sr.exit_code, 0) << show(sr);
+}
+
+// Held-out finding F4: a stencil stage split at its clamped borders had a parallel
+// region per part (the interior rows, and a border of two rows); the parts now share
+// one region, each an `omp for nowait`, and the results stay right on 1 to 3 threads.
+TEST(DefaultOpenMP, SplitStencilStagesForkOncePerStage) {
+  std::string file = write_scratch("default_openmp_two_stencils.rise", R"(
+def st = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> padClamp2D(1)(1) |> slide2D(3)(1) |> map(map(fun(w => w |> join |> reduce(add)(0.0f))))
+    |> padClamp2D(1)(1) |> slide2D(3)(1)
+    |> map(map(fun(w => w |> join |> reduce(fun(a, b => fmax(a, b)))(0.0f))))))
+)");
+  CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", "n=1024,m=1024"});
+  ASSERT_EQ(c.exit_code, 0) << show(c);
+  // two stages, each one region holding its interior and its border of two rows
+  EXPECT_EQ(omp_default_count(c.out, "#pragma omp parallel\n"), 2u) << c.out;
+  EXPECT_EQ(omp_default_count(c.out, "#pragma omp for nowait"), 4u) << c.out;
+  EXPECT_EQ(omp_default_count(c.out, "#pragma omp parallel for"), 0u) << c.out;
+  for (const char* threads : {"1", "2", "3"}) {
+    CliResult r = run_risec({"run", file, "--target", "openmp", "--size", "n=300,m=200", "--check"},
+                            {std::string("OMP_NUM_THREADS=") + threads});
+    EXPECT_EQ(r.exit_code, 0) << threads << " threads\n" << show(r);
+  }
 }
 
 // Held-out finding F2: a result written through reverse, or through split and

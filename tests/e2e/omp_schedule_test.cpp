@@ -26,7 +26,10 @@ std::vector<std::string> schedule_parallel_pragmas(const std::string& src) {
   std::vector<std::string> out;
   std::istringstream in(src);
   for (std::string line; std::getline(in, line);)
-    if (line.find("#pragma omp parallel for") != std::string::npos) out.push_back(line);
+    // a parallel loop, or a worksharing loop in a region of a split loop's parts
+    if (line.find("#pragma omp parallel for") != std::string::npos ||
+        line.find("#pragma omp for") != std::string::npos)
+      out.push_back(line);
   return out;
 }
 

@@ -88,7 +88,8 @@ TEST(ShiftTail, StencilRowsOfNonMultipleWidth) {
         run_and_compare(file, "(parallel @ outermost(isApplied(isMap))) ; lowerToC", sizes, omp);
     EXPECT_TRUE(p.comparison.ok) << p.comparison.first_mismatch;
     EXPECT_GE(shifted_loops(p), 1) << p.compiled.unit.source;
-    EXPECT_NE(p.compiled.unit.source.find("#pragma omp parallel for"), std::string::npos);
+    // a parallel loop (its parts, split at the clamps, in one region)
+    EXPECT_NE(p.compiled.unit.source.find("#pragma omp parallel"), std::string::npos);
   }
 }
 

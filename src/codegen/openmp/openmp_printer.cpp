@@ -1,6 +1,8 @@
 // The OpenMP printer (see openmp_printer.h).
 #include "codegen/openmp/openmp_printer.h"
 
+#include <algorithm>
+
 #include "codegen/openmp/openmp.h"
 #include "dpia/interchange.h"
 #include "dpia/outline.h"
@@ -17,18 +19,30 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
       return emit_loop(**swapped, out);
   // Split at the borders of padCst/padClamp reads like a sequential loop: a part of
   // one iteration runs in the calling thread, every longer part is a parallel loop.
-  if (!c.reduction)
+  // Several longer parts (the interior and a border of two rows) share one parallel
+  // region, each an `omp for nowait` (their iterations are disjoint parts of one
+  // parallel loop): one fork and one barrier per stage, not one per part.
+  if (!c.reduction && !in_region_)
     if (auto parts = dpia::split_at_clamps(
             c, [&](const CommandP& b) { return accesses(b); },
             [&](const std::string& part) { return derived_name(part); }, false)) {
+      const auto longer = std::count_if(parts->begin(), parts->end(),
+                                        [](const dpia::LoopPart& p) { return !p.len.is_const(1); });
+      std::vector<CStmtP> region;
+      in_region_ = longer > 1;
       for (const dpia::LoopPart& p : *parts) {
         if (p.len.is_const(1))
           gen_copy(p.body, out);
         else
           emit_loop(
               with_schedule(*dpia::cm_for(p.var, p.len, dpia::LoopKind::Par, p.body), c.schedule),
-              out);
+              in_region_ ? region : out);
       }
+      if (in_region_) {
+        out.push_back(c_pragma("omp parallel"));
+        out.push_back(c_scope(std::move(region)));
+      }
+      in_region_ = false;
       return;
     }
   std::string v = cname(c.var);
@@ -44,15 +58,19 @@ void OpenMPPrinter::emit_loop(const Command& c, std::vector<CStmtP>& out) {
     trips = c.n * c.body[0]->n;
   }
   const std::string sched = schedule_clause(schedule, trips, nat_expr(trips).text);
+  // Inside a region of several parts: a worksharing loop that does not wait.
+  const auto pragma = [&](const std::string& clauses) {
+    return in_region_ ? "omp for" + clauses + " nowait" : parallel_for(clauses);
+  };
   if (clause.empty()) {
     if (CStmtP call = outline_parallel_body(c, v)) {
-      out.push_back(c_pragma(parallel_for(sched)));
+      out.push_back(c_pragma(pragma(sched)));
       uses_openmp_ = true;
       out.push_back(c_for(v, nat_expr(c.n), {call}, idx_type_));
       return;
     }
   }
-  out.push_back(c_pragma(parallel_for(clause + sched)));
+  out.push_back(c_pragma(pragma(clause + sched)));
   uses_openmp_ = true;
   in_parallel_ = true;
   std::vector<CStmtP> body;

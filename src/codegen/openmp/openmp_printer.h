@@ -29,6 +29,7 @@ class OpenMPPrinter : public CPrinter {
   std::string outlined_text_;
   int outlined_counter_ = 0;
   bool in_parallel_ = false;
+  bool in_region_ = false;  // printing the parts of a split loop in one parallel region
 };
 
 }  // namespace risec::codegen::openmp
