@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "elevate/library.h"
 #include "elevate/rule_util.h"
@@ -954,6 +955,49 @@ Result refuse(const Expr& e, const Env&) {
   return Refusion().mutate(e);
 }
 
+// ---------------------------------------------------------------- stores left empty
+
+// AiNF floats a stored computation out into lets (a map making pairs becomes two
+// lets and a zip of them), and the program's toMem is then left around a view of
+// stored values, which the lowering refuses as storing nothing. The toMems whose value
+// is computed before simplifying are known by their place in the source; after it,
+// those whose value no longer computes are dropped (the lets store it). A toMem of an
+// input or of a stored value, so written, stays for the lowering to refuse.
+using StoreKey = std::tuple<const void*, unsigned, unsigned>;
+
+std::optional<StoreKey> store_key(const Expr& e, bool computed) {
+  auto c = util::match_prim(e, PrimId::ToMem, 1);
+  if (!c || util::computes(c->args[0]) != computed) return std::nullopt;
+  const Span& at = c->head->span.known() ? c->head->span : e->span;
+  if (!at.known()) return std::nullopt;
+  return StoreKey{at.file.get(), at.begin, at.end};
+}
+
+std::set<StoreKey> computed_stores(const Expr& e) {
+  std::set<StoreKey> out;
+  rise::for_each_subexpr(e, [&](const Expr& s) {
+    if (auto k = store_key(s, true)) out.insert(*k);
+    return true;
+  });
+  return out;
+}
+
+class DropEmptyStores : public rise::ExprMutator {
+ public:
+  explicit DropEmptyStores(const std::set<StoreKey>& stores) : stores_(stores) {}
+
+ protected:
+  Expr visit_app(const Expr& e) override {
+    Expr m = mutate_children(e);
+    if (auto k = store_key(m, false); k && stores_.count(*k))
+      return util::match_prim(m, PrimId::ToMem, 1)->args[0];
+    return m;
+  }
+
+ private:
+  const std::set<StoreKey>& stores_;
+};
+
 }  // namespace
 
 void register_simplify(Registry& r) {
@@ -1016,6 +1060,7 @@ void register_simplify(Registry& r) {
           "nothing changes",
           {},
           fixed(Strategy("simplify", [round](const Expr& e, const Env& env) -> Result {
+            const std::set<StoreKey> stores = computed_stores(e);
             Expr cur = e;
             for (int i = 0; i < 8; ++i) {
               Result next = round(cur, env);
@@ -1023,7 +1068,10 @@ void register_simplify(Registry& r) {
               if (next.expr() == cur || rise::alpha_equal(next.expr(), cur)) break;
               cur = next.expr();
             }
-            return cur;
+            if (stores.empty()) return cur;
+            Expr dropped = DropEmptyStores(stores).mutate(cur);
+            if (dropped == cur) return cur;
+            return retype("simplify", dropped, env.ctx, e->type, e);
           }))});
 }
 
