@@ -50,7 +50,8 @@ void register_core(Registry& r) {
   r.add(core("try", {P::Strategy}, "s <+ id", C::Combinator, [=](auto& a) { return try_(s0(a)); }));
   r.add(core("repeat", {P::Strategy}, "apply s until it fails; always succeeds", C::Combinator,
              [=](auto& a) { return repeat(s0(a)); }));
-  r.add(core("repeatN", {P::Nat, P::Strategy}, "s k times (fewer once a step changes nothing)",
+  r.add(core("repeatN", {P::Nat, P::Strategy},
+             "s k times, failing where a step fails (fewer once a step changes nothing)",
              C::Combinator, [](auto& a) { return repeat_n(arg_nat(a, 0), arg_strategy(a, 1)); }));
   r.add(core("body", {P::Strategy}, "s on the body of a lambda or dependent lambda", C::Traversal,
              [=](auto& a) { return body(s0(a)); }));

@@ -171,10 +171,12 @@ class Parser {
     };
     std::vector<LetDef>& lets = f.lets;
     SPtr& main = f.main;
-    while (peek().kind == T::Let || is_import()) {
+    while (peek().kind == T::Let || is_import() || (!lets.empty() && is_declaration())) {
       if (is_import())
         user_error("an import comes first in the file, before the parameters and the lets",
                    span(peek()));
+      if (is_declaration())
+        user_error("the parameters and constraints come before the lets", span(peek()));
       next();
       LetDef d;
       Tok name = expect(T::Name, "a name after 'let'");
@@ -366,6 +368,14 @@ class Parser {
   bool is_import(size_t k = 0) const {
     return peek(k).kind == T::Name && peek(k).text == "import" && peek(k + 1).kind == T::Str;
   }
+  // A declaration (param or constraint) at token k.
+  bool is_declaration(size_t k = 0) const {
+    if (peek(k).kind != T::Name) return false;
+    if (peek(k).text == "param")
+      return peek(k + 1).kind == T::Name || peek(k + 1).kind == T::LParen;
+    return peek(k).text == "constraint" &&
+           (peek(k + 1).kind == T::Name || peek(k + 1).kind == T::Int);
+  }
   std::string describe(const Tok& t) const {
     if (t.kind == T::Str) return "\"" + t.text + "\"";
     return t.kind == T::End ? "end of file" : "'" + t.text + "'";
@@ -379,8 +389,8 @@ class Parser {
   // In a let body, a ';' followed by 'let' or the end of the file ends the body.
   bool seq_continues(bool in_let) const {
     if (peek().kind != T::Semi) return false;
-    // A misplaced import ends the let, to be refused as such.
-    if (is_import(1)) return false;
+    // A misplaced import or declaration ends the let, to be refused as such.
+    if (is_import(1) || is_declaration(1)) return false;
     if (!in_let) return peek(1).kind != T::End;
     return peek(1).kind != T::Let && peek(1).kind != T::End;
   }

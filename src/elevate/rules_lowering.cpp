@@ -297,6 +297,21 @@ std::optional<Expr> parallelise_output(const Expr& e, const OutputMaps& make) {
   return std::nullopt;
 }
 
+// The failure of parallelOutput or globalOutput where no map writes the result: the
+// program is lowered already (its maps are mapSeq/mapPar: `before` says when the rule
+// applies), or its result is not written by a map.
+Failure no_output_map(const std::string& rule, const Expr& e, const std::string& before) {
+  const bool lowered = rise::any_subexpr(e, [](const Expr& x) {
+    return rise::is_prim(x, PrimId::MapSeq) || rise::is_prim(x, PrimId::MapPar);
+  });
+  if (lowered)
+    return fail_at(rule, e,
+                   "no map writes the result: the program is lowered already (" + before + ")");
+  return fail_at(rule, e,
+                 "no map writes the result (it is a reduction, an iteration, a scalar, or its "
+                 "maps only rearrange data)");
+}
+
 // parallelOutput(w): the maps stay sequential where they do fewer than w operations
 // (util::stage_work; the default lowering's w is util::kParallelWork).
 Strategy parallel_output(int64_t min_work) {
@@ -320,16 +335,9 @@ Strategy parallel_output(int64_t min_work) {
                          " map(s)), which stay sequential: a parallel loop over so little work "
                          "costs more than it saves");
     if (r) return *r;
-    const bool lowered = rise::any_subexpr(e, [](const Expr& x) {
-      return rise::is_prim(x, PrimId::MapSeq) || rise::is_prim(x, PrimId::MapPar);
-    });
-    if (lowered)
-      return fail_at("parallelOutput", e,
-                     "no map writes the result: the program is lowered already (parallelOutput "
-                     "makes maps parallel before lowerToC; after it, parallelStages does)");
-    return fail_at("parallelOutput", e,
-                   "no map writes the result (it is a reduction, an iteration, a scalar, or "
-                   "its maps only rearrange data)");
+    return no_output_map("parallelOutput", e,
+                         "parallelOutput makes maps parallel before lowerToC; after it, "
+                         "parallelStages does");
   });
 }
 
@@ -393,9 +401,7 @@ Strategy global_output(int64_t dims) {
                             },
                             true};
     if (std::optional<Expr> r = parallelise_output(e, global)) return *r;
-    return fail_at(name, e,
-                   "no map writes the result (it is a reduction, an iteration, a scalar, or "
-                   "its maps only rearrange data)");
+    return no_output_map(name, e, name + " maps the result before lowerToC");
   });
 }
 

@@ -342,6 +342,13 @@ Strategy repeat_n(int64_t n, Strategy s) {
                     Expr cur = e;
                     for (int64_t i = 0; i < n; ++i) {
                       Result r = s(cur, env);
+                      // k times, as the spec says: a step after the first that fails
+                      // fails the whole, saying which step it was
+                      if (!r.ok() && i > 0) {
+                        Failure& f = r.change_failure();
+                        f.reason = "step " + std::to_string(i + 1) + " of repeatN(" +
+                                   std::to_string(n) + ", ...) failed: " + f.reason;
+                      }
                       if (!r.ok()) return r;
                       if (r.expr() == cur) return cur;
                       cur = r.expr();

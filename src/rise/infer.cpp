@@ -822,13 +822,23 @@ void Inferer::check_index_arithmetic() {
 
 using infer_impl::Inferer;
 
+namespace {
+
+// An overflow of the size arithmetic: the arithmetic's message says so itself.
+std::string size_arith_message(const arith::ArithError& err) {
+  const std::string what = err.what();
+  return what.find("size arithmetic") != std::string::npos ? what : "size arithmetic: " + what;
+}
+
+}  // namespace
+
 Checked infer_in_context(const Expr& e, const std::vector<std::pair<std::string, Type>>& vars,
                          const Type& expected) {
   Inferer inf(nullptr);
   try {
     return inf.run(e, &vars, expected);
   } catch (const arith::ArithError& err) {
-    user_error(std::string("size arithmetic: ") + err.what(), e->span);
+    user_error(size_arith_message(err), e->span);
   }
 }
 
@@ -839,7 +849,27 @@ Checked infer_entry(const Expr& resolved, const SizeMap* sizes, bool closed) {
     try {
       return inf.run(e);
     } catch (const arith::ArithError& err) {
-      user_error(std::string("size arithmetic: ") + err.what(), e->span);
+      // With sizes given, where the program's arithmetic does not overflow without
+      // them, the sizes are too large for it: a usage error, as sizes past the memory
+      // limit are.
+      auto overflows_without_sizes = [&] {
+        try {
+          Inferer generic(nullptr);
+          generic.closed = closed;
+          generic.run(e);
+        } catch (const arith::ArithError&) {
+          return true;
+        } catch (const Error&) {
+        }
+        return false;
+      };
+      const bool sizes_overflow = sizes && !sizes->empty() && !overflows_without_sizes();
+      if (sizes_overflow)
+        throw Error(ErrorKind::Usage,
+                    "at these sizes the program's size arithmetic overflows 64 bits (" +
+                        size_arith_message(err) + "); use smaller --size values",
+                    e->span);
+      user_error(size_arith_message(err), e->span);
     }
   };
   try {

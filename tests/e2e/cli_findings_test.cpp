@@ -229,5 +229,53 @@ TEST(CliFindings, RisecsOwnOutOfMemoryIsExit4AndSaysWhatItWasDoing) {
 #endif
 }
 
+// Held-out G's findings about messages: sizes whose arithmetic overflows are a usage
+// error (exit 2) said once; a param after a let says where parameters go;
+// globalOutput after lowerToC says the program is lowered; repeatN names its failing
+// step.
+TEST(CliFindings, SizesWhoseArithmeticOverflowsAreAUsageError) {
+  std::string prog = write_scratch("padded_overflow.rise", R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> padClamp2D(1)(1) |> map(map(fun(v => v * 2.0f)))))
+)");
+  CliResult r = run_risec({"compile", prog, "--size", "n=9223372036854775807,m=1"});
+  EXPECT_EQ(r.exit_code, 2) << show(r);
+  EXPECT_TRUE(has(r.err, "at these sizes the program's size arithmetic overflows 64 bits"))
+      << show(r);
+  EXPECT_FALSE(has(r.err, "size arithmetic: integer overflow in size arithmetic")) << show(r);
+  // the program's own overflow, without sizes, stays the program's error (exit 1)
+  std::string own = write_scratch("own_overflow.rise", R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  x |> padCst(4611686018427387904)(4611686018427387904)(0.0f)))
+)");
+  CliResult o = run_risec({"check", own});
+  EXPECT_EQ(o.exit_code, 1) << show(o);
+  EXPECT_TRUE(has(o.err, "integer overflow in size arithmetic")) << show(o);
+}
+
+TEST(CliFindings, StrategyMessagesOfHeldOutG) {
+  const std::string prog = "examples/scal/scal.rise";
+  std::string late =
+      write_scratch("late_param.elv", "let main = DFNF ; lowerToC;\nparam k in [1];\n");
+  CliResult p = run_risec({"compile", prog, "--strategy", late});
+  EXPECT_EQ(p.exit_code, 1) << show(p);
+  EXPECT_TRUE(has(p.err, "the parameters and constraints come before the lets")) << show(p);
+  EXPECT_TRUE(has(p.err, "late_param.elv:2:1")) << show(p);
+
+  std::string global = write_scratch("global_late.elv", "lowerToC ; globalOutput(1)\n");
+  CliResult g = run_risec({"compile", prog, "--strategy", global, "--target", "opencl"});
+  EXPECT_EQ(g.exit_code, 1) << show(g);
+  EXPECT_TRUE(has(g.err, "the program is lowered already")) << show(g);
+
+  std::string two = write_scratch("two_maps.rise", R"(
+def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v + 1.0f)) |> map(fun(v => v * 2.0f))))
+)");
+  std::string twice =
+      write_scratch("repeat_fails.elv", "repeatN(3, mapFusion @ topDown) ; lowerToC\n");
+  CliResult t = run_risec({"compile", two, "--strategy", twice, "--size", "n=8"});
+  EXPECT_EQ(t.exit_code, 1) << show(t);
+  EXPECT_TRUE(has(t.err, "step 2 of repeatN(3, ...) failed")) << show(t);
+}
+
 }  // namespace
 }  // namespace risec::e2e
