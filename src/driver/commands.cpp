@@ -322,11 +322,14 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
     std::string msg =
         "strategy failed: " + (f.rule.empty() ? std::string("") : f.rule + ": ") + f.reason;
     std::string note;
+    for (const auto& [let, call] : f.calls)
+      note += "note: in '" + let + "', called at " + location(call) + "\n";
     if (f.subterm && with_note) {
       std::string t = rise::print_expr(f.subterm);
       if (t.size() > 2000) t = t.substr(0, 2000) + " ...";
-      note = "note: tried on:\n" + t;
+      note += "note: tried on:\n" + t;
     }
+    if (!note.empty() && note.back() == '\n') note.pop_back();
     throw Error(ErrorKind::User, msg, f.where, note);
   }
   rise::Checked out = c;

@@ -524,6 +524,18 @@ Strategy located_strategy(Strategy s, const Span& where) {
   });
 }
 
+// A call of a let the file defines: as located_strategy, and a failure inside the let's
+// body (located there) notes this call, so the message says which call failed.
+Strategy let_call(const std::string& let, Strategy s, const Span& where) {
+  return Strategy(let, [let, s, where](const Expr& e, const Env& env) -> Result {
+    Result r = s(e, step_env(env, where));
+    if (r.ok()) return r;
+    if (!r.failure().where.known()) return std::move(r).located(where);
+    r.change_failure().calls.emplace_back(let, where);
+    return r;
+  });
+}
+
 class Evaluator {
  public:
   Evaluator(std::vector<LetDef> lets, std::map<std::string, int64_t> numbers)
@@ -756,9 +768,23 @@ class Evaluator {
         inner[d.params[k]] = eval_arg(args[k], std::nullopt, params, depth, d.name, k);
       size_t saved = visible_;
       visible_ = i;  // a let sees only the lets above it
-      Strategy s = eval(d.body, inner, depth + 1);
+      // The file's entry (main) is called where it is defined: no call to note.
+      const bool implicit = n.span.file == d.span.file && n.span.begin == d.span.begin;
+      Strategy s;
+      try {
+        s = eval(d.body, inner, depth + 1);
+      } catch (const Error& err) {
+        // an error in the let's body (an argument of the wrong kind used there) also
+        // names the call that gave the arguments, innermost first
+        const Span& at = err.span();
+        if (implicit || !n.span.known() ||
+            (at.file == n.span.file && at.begin == n.span.begin && at.end == n.span.end))
+          throw;
+        std::string note = "note: in '" + d.name + "', called at " + location(n.span);
+        throw err.with_note(err.note().empty() ? note : err.note() + "\n" + note);
+      }
       visible_ = saved;
-      return Strategy(d.name, located_strategy(s, n.span));
+      return implicit ? Strategy(d.name, located_strategy(s, n.span)) : let_call(d.name, s, n.span);
     }
     const LibraryEntry* e = find_entry(n.name);
     if (!e) {

@@ -297,13 +297,19 @@ std::optional<Expr> parallelise_output(const Expr& e, const OutputMaps& make) {
   return std::nullopt;
 }
 
-// The failure of parallelOutput or globalOutput where no map writes the result: the
-// program is lowered already (its maps are mapSeq/mapPar: `before` says when the rule
-// applies), or its result is not written by a map.
+// The failure of parallelOutput or globalOutput where no map writes the result: its
+// maps are parallel already (an earlier parallelOutput), the program is lowered
+// already (a mapSeq: `before` says when the rule applies), or its result is not
+// written by a map.
 Failure no_output_map(const std::string& rule, const Expr& e, const std::string& before) {
-  const bool lowered = rise::any_subexpr(e, [](const Expr& x) {
-    return rise::is_prim(x, PrimId::MapSeq) || rise::is_prim(x, PrimId::MapPar);
-  });
+  auto has = [&](PrimId id) {
+    return rise::any_subexpr(e, [id](const Expr& x) { return rise::is_prim(x, id); });
+  };
+  const bool lowered = has(PrimId::MapSeq);
+  if (!lowered && (has(PrimId::MapPar) || has(PrimId::MapGlobal)))
+    return fail_at(rule, e,
+                   "no sequential map writes the result: its maps are parallel already "
+                   "(mapPar or mapGlobal)");
   if (lowered)
     return fail_at(rule, e,
                    "no map writes the result: the program is lowered already (" + before + ")");

@@ -101,7 +101,8 @@ Strategy parallel_stages(int64_t min_work) {
     auto has = [&](PrimId id) {
       return rise::any_subexpr(e, [id](const Expr& x) { return rise::is_prim(x, id); });
     };
-    if (!s.changed && has(PrimId::Map))
+    // lowerToC leaves a map over views a map: lowered is a mapSeq there, or no map
+    if (!s.changed && has(PrimId::Map) && !has(PrimId::MapSeq))
       return fail_at("parallelStages", e,
                      "no sequential map outside every loop: the program is not lowered (apply "
                      "lowerToC first)");

@@ -73,6 +73,10 @@ struct Failure {
   // The predicate's name (isApplied(isMap)) when a predicate failed: a traversal whose
   // root failure is a predicate's, with no match anywhere, says it held nowhere.
   std::string predicate;
+  // The strategies a file's lets define that the failure happened in, innermost
+  // first, each with the call that ran it: `where` is in a let's body, and these say
+  // which call of it failed (a let called twice, failing the second time).
+  std::vector<std::pair<std::string, Span>> calls;
 };
 
 class Result {

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "driver/compile.h"
 #include "elevate/parser.h"
 #include "rise/parser.h"
 #include "runtime/jit.h"
+#include "runtime/process.h"
 #include "support/diagnostics.h"
 
 namespace risec::e2e {
@@ -73,6 +75,50 @@ TEST(SizeChecks, GenericCodeChecksThatArraysAreLongEnough) {
     m = e.message();
   }
   EXPECT_NE(m.find("size precondition violated: n - 4 >= 0"), std::string::npos) << m;
+}
+
+// Held-out H: the conditions were computed in plain 64-bit C arithmetic, so take(k*m)
+// of 10 elements passed its check n - k*m >= 0 where k*m wrapped around to 2 (and the
+// code returned a sum of 2 elements) or to a negative number (and it crashed). The
+// check's sums and products now fail where they overflow. Called from a C main of its
+// own: the runtime passes sizes as C ints, whose products cannot overflow.
+TEST(SizeChecks, ConditionsWhoseTermsOverflowFail) {
+  driver::Compiled c = compile_generic(
+      "def f = depFun((n: Nat, k: Nat, m: Nat) => fun(x: n.f32 =>\n"
+      "  x |> take(k*m) |> map(fun(a => a * 2.0f)) |> reduce(add)(0.0f)))");
+  ASSERT_NE(c.unit.source.find("risec_ck_mul("), std::string::npos) << c.unit.source;
+  const std::string dir = runtime::make_temp_dir("risec-size-checks-");
+  runtime::write_file(dir + "/f.c", c.unit.source);
+  runtime::write_file(dir + "/main.c", R"(#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+void f(float* output, int64_t n, int64_t k, int64_t m, const float* x);
+int main(int argc, char** argv) {
+  float x[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, out = -1;
+  f(&out, 10, strtoll(argv[1], 0, 10), strtoll(argv[2], 0, 10), x);
+  printf("%g\n", out);
+  return 0;
+}
+)");
+  std::vector<std::string> cc = runtime::c_compiler();
+  std::vector<std::string> build = cc;
+  for (const std::string& w : {std::string("-O2"), dir + "/f.c", dir + "/main.c", std::string("-o"),
+                               dir + "/main", std::string("-lm")})
+    build.push_back(w);
+  runtime::ProcessResult b = runtime::run_process(build);
+  ASSERT_TRUE(b.ok()) << b.describe() << b.err;
+  // within the array: computed
+  runtime::ProcessResult fits = runtime::run_process({dir + "/main", "3", "3"});
+  EXPECT_TRUE(fits.ok()) << fits.describe() << fits.err;
+  EXPECT_EQ(fits.out, "18\n");
+  // past it, and products past 2^63 (wrapping to 2, to 0, to a negative number)
+  for (const char* k : {"4", "6148914691236517206", "4294967296", "3074457345618258603"}) {
+    runtime::ProcessResult r = runtime::run_process({dir + "/main", k, "3"});
+    EXPECT_FALSE(r.ok()) << k << ": " << r.out;
+    EXPECT_NE(r.err.find("size precondition violated: n - k*m >= 0"), std::string::npos)
+        << k << ": " << r.describe() << "\n"
+        << r.err;
+  }
 }
 
 TEST(SizeChecks, SpecialisedCodeHasNoChecksAndUsersCanTurnThemOff) {

@@ -500,6 +500,24 @@ const char* const kPreconditionHelper =
     "#include <stdio.h>\n"
     "#define RISEC_PRECONDITION_FAILED(fn, what) \\\n"
     "  (fprintf(stderr, \"%s: size precondition violated: %s\\n\", fn, what), abort())\n"
+    "#endif\n"
+    "#ifndef RISEC_NO_CHECKS\n"
+    "/* the size checks' arithmetic: *o set where it overflows 64 bits */\n"
+    "static inline __attribute__((unused)) int64_t risec_ck_add(int64_t a, int64_t b, int* o) {\n"
+    "  int64_t r;\n"
+    "  if (__builtin_add_overflow(a, b, &r)) *o = 1;\n"
+    "  return r;\n"
+    "}\n"
+    "static inline __attribute__((unused)) int64_t risec_ck_sub(int64_t a, int64_t b, int* o) {\n"
+    "  int64_t r;\n"
+    "  if (__builtin_sub_overflow(a, b, &r)) *o = 1;\n"
+    "  return r;\n"
+    "}\n"
+    "static inline __attribute__((unused)) int64_t risec_ck_mul(int64_t a, int64_t b, int* o) {\n"
+    "  int64_t r;\n"
+    "  if (__builtin_mul_overflow(a, b, &r)) *o = 1;\n"
+    "  return r;\n"
+    "}\n"
     "#endif\n";
 
 // A C string literal for plain text.
@@ -518,8 +536,58 @@ std::string c_string(const std::string& text) {
 
 namespace {
 
+// `n` as an int64_t expression whose sums and products go through risec_ck_add/mul
+// (kPreconditionHelper), which set risec_ovf where they overflow; a sum with fractional
+// coefficients over their common denominator (exact), divisions and the other atoms as
+// nat_expr prints them, of checked operands where they are sums or products.
+std::string checked_size(const Nat& n) {
+  using arith::Kind;
+  const arith::Node& node = n.node();
+  switch (n.kind()) {
+    case Kind::Prod: {
+      std::string out = checked_size(node.args[0]);
+      for (size_t i = 1; i < node.args.size(); ++i)
+        out = "risec_ck_mul(" + out + ", " + checked_size(node.args[i]) + ", &risec_ovf)";
+      return out;
+    }
+    case Kind::Sum:
+      try {
+        int64_t d = node.value.den();
+        for (const auto& term : node.terms) d = arith::lcm64(d, term.first.den());
+        const int64_t constant = arith::checked_mul(node.value.num(), d / node.value.den());
+        std::string out = constant ? "(int64_t)" + std::to_string(constant) : "";
+        for (const auto& [coef, mono] : node.terms) {
+          const int64_t c = arith::checked_mul(coef.num(), d / coef.den());
+          const int64_t magnitude = c < 0 ? arith::checked_sub(0, c) : c;
+          std::string t = checked_size(mono);
+          if (magnitude != 1)
+            t = "risec_ck_mul((int64_t)" + std::to_string(magnitude) + ", " + t + ", &risec_ovf)";
+          if (out.empty() && c > 0)
+            out = t;
+          else
+            out = std::string(c > 0 ? "risec_ck_add(" : "risec_ck_sub(") +
+                  (out.empty() ? "(int64_t)0" : out) + ", " + t + ", &risec_ovf)";
+        }
+        return d == 1 ? out : "risec_floordiv(" + out + ", " + std::to_string(d) + ")";
+      } catch (const arith::ArithError&) {
+        return nat_expr(n).at(kPrecUnary);
+      }
+    case Kind::Div:
+      return "risec_floordiv(" + checked_size(node.args[0]) + ", " + checked_size(node.args[1]) +
+             ")";
+    case Kind::Mod:
+      return "risec_floormod(" + checked_size(node.args[0]) + ", " + checked_size(node.args[1]) +
+             ")";
+    default:
+      return nat_expr(n).at(kPrecUnary);
+  }
+}
+
 // The checks at the entry of a function with symbolic sizes: each size at least 1,
-// then each divisibility the program needs.
+// then each divisibility and bound the program needs, its arithmetic checked: sizes at
+// which a condition's terms overflow 64 bits fail it, with its message (in plain C
+// arithmetic they wrapped around, so n - k*m >= 0 held at k*m past 2^63 and the code
+// ran on).
 std::string size_checks(const std::string& fn, const std::vector<std::string>& sizes,
                         const std::vector<SizeCondition>& conditions) {
   if (sizes.empty()) return "";
@@ -528,15 +596,20 @@ std::string size_checks(const std::string& fn, const std::vector<std::string>& s
     out += "  if (!(" + cond + ")) { RISEC_PRECONDITION_FAILED(" + c_string(fn) + ", " +
            c_string(what) + "); return; }\n";
   };
+  auto checked = [&](const std::string& cond, const std::string& what) {
+    out += "  {\n    int risec_ovf = 0;\n    if (!(" + cond +
+           ") || risec_ovf) { RISEC_PRECONDITION_FAILED(" + c_string(fn) + ", " + c_string(what) +
+           "); return; }\n  }\n";
+  };
   for (const std::string& s : sizes)
     check(c_identifier(s) + " >= 1", s + " >= 1 (sizes are positive)");
   for (const SizeCondition& c : conditions) {
     if (c.condition.kind == rise::SideCondition::Kind::Divides)
-      check(nat_expr(c.condition.divides.dividend).at(kPrecMul) + " % " +
-                nat_expr(c.condition.divides.divisor).at(kPrecUnary) + " == 0",
-            c.description);
+      checked("(" + checked_size(c.condition.divides.dividend) + ") % (" +
+                  checked_size(c.condition.divides.divisor) + ") == 0",
+              c.description);
     else
-      check(nat_expr(c.condition.value).at(kPrecRel) + " >= 0", c.description);
+      checked(checked_size(c.condition.value) + " >= 0", c.description);
   }
   return out + "#endif\n";
 }
