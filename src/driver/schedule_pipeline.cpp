@@ -8,15 +8,6 @@ namespace risec::driver {
 
 namespace {
 
-bool has_primitive(const rise::Expr& e, std::initializer_list<rise::PrimId> ids) {
-  return rise::any_subexpr(e, [&](const rise::Expr& s) {
-    if (s->kind != rise::ExprKind::Primitive || !s->prim) return false;
-    for (rise::PrimId id : ids)
-      if (s->prim->is(id)) return true;
-    return false;
-  });
-}
-
 // Whether the program joins the rows that a computing map produces (an upsampling
 // writing the pixels it interpolates: join(map(fun(w => [a, b]))(..))), not only views
 // (the join of a window or of a constant table, as a 2-D dot product reads).
@@ -32,7 +23,7 @@ bool joins_computed_rows(const rise::Expr& e) {
 
 std::vector<StageChoice> stage_choices(const rise::Checked& high) {
   using rise::PrimId;
-  if (!has_primitive(high.expr, {PrimId::Let, PrimId::Zip})) return {};
+  if (!rise::has_prim(high.expr, {PrimId::Let, PrimId::Zip})) return {};
   const StageChoice inlined = {
       "inlined",
       {"stages", "normalize(inlineStage) ; normalize(zipMapFusion <+ mapFusion)",
@@ -40,7 +31,8 @@ std::vector<StageChoice> stage_choices(const rise::Checked& high) {
        "consumer through zips and maps (no intermediate array; a stage read through a "
        "window is recomputed for each tap), except a reduction read inside a map, which "
        "stays stored (inlined, it would run again for each element)"}};
-  if (!has_primitive(high.expr, {PrimId::Zip}) || !joins_computed_rows(high.expr)) return {inlined};
+  if (!rise::has_prim(high.expr, {PrimId::Zip}) || !joins_computed_rows(high.expr))
+    return {inlined};
   // First, so that a space truncated at its size limit (schedule_space.h) keeps it; it
   // fails (and is not a candidate) where no zip of a joined array is left to open.
   return {{"inlined through joins",

@@ -524,6 +524,10 @@ Strategy located_strategy(Strategy s, const Span& where) {
   });
 }
 
+bool same_place(const Span& a, const Span& b) {
+  return a.file == b.file && a.begin == b.begin && a.end == b.end;
+}
+
 // A call of a let the file defines: as located_strategy, and a failure inside the let's
 // body (located there) notes this call, so the message says which call failed.
 Strategy let_call(const std::string& let, Strategy s, const Span& where) {
@@ -769,17 +773,14 @@ class Evaluator {
       size_t saved = visible_;
       visible_ = i;  // a let sees only the lets above it
       // The file's entry (main) is called where it is defined: no call to note.
-      const bool implicit = n.span.file == d.span.file && n.span.begin == d.span.begin;
+      const bool implicit = same_place(n.span, d.span);
       Strategy s;
       try {
         s = eval(d.body, inner, depth + 1);
       } catch (const Error& err) {
         // an error in the let's body (an argument of the wrong kind used there) also
         // names the call that gave the arguments, innermost first
-        const Span& at = err.span();
-        if (implicit || !n.span.known() ||
-            (at.file == n.span.file && at.begin == n.span.begin && at.end == n.span.end))
-          throw;
+        if (implicit || !n.span.known() || same_place(err.span(), n.span)) throw;
         std::string note = "note: in '" + d.name + "', called at " + location(n.span);
         throw err.with_note(err.note().empty() ? note : err.note() + "\n" + note);
       }

@@ -302,11 +302,8 @@ std::optional<Expr> parallelise_output(const Expr& e, const OutputMaps& make) {
 // already (a mapSeq: `before` says when the rule applies), or its result is not
 // written by a map.
 Failure no_output_map(const std::string& rule, const Expr& e, const std::string& before) {
-  auto has = [&](PrimId id) {
-    return rise::any_subexpr(e, [id](const Expr& x) { return rise::is_prim(x, id); });
-  };
-  const bool lowered = has(PrimId::MapSeq);
-  if (!lowered && (has(PrimId::MapPar) || has(PrimId::MapGlobal)))
+  const bool lowered = rise::has_prim(e, {PrimId::MapSeq});
+  if (!lowered && rise::has_prim(e, {PrimId::MapPar, PrimId::MapGlobal}))
     return fail_at(rule, e,
                    "no sequential map writes the result: its maps are parallel already "
                    "(mapPar or mapGlobal)");

@@ -98,15 +98,12 @@ Strategy parallel_stages(int64_t min_work) {
                          " stage(s)), which stay sequential: a parallel loop over so little "
                          "work costs more than it saves (parallelStages(0) makes them parallel "
                          "anyway)");
-    auto has = [&](PrimId id) {
-      return rise::any_subexpr(e, [id](const Expr& x) { return rise::is_prim(x, id); });
-    };
     // lowerToC leaves a map over views a map: lowered is a mapSeq there, or no map
-    if (!s.changed && has(PrimId::Map) && !has(PrimId::MapSeq))
+    if (!s.changed && rise::has_prim(e, {PrimId::Map}) && !rise::has_prim(e, {PrimId::MapSeq}))
       return fail_at("parallelStages", e,
                      "no sequential map outside every loop: the program is not lowered (apply "
                      "lowerToC first)");
-    if (!s.changed && has(PrimId::MapPar))
+    if (!s.changed && rise::has_prim(e, {PrimId::MapPar}))
       return fail_at("parallelStages", e,
                      "no sequential map outside every loop: the outer loops are parallel "
                      "already (mapPar)");

@@ -96,7 +96,7 @@ class Result {
 
  private:
   Expr expr_;
-  std::shared_ptr<Failure> failure_;  // never changed once shared (see located)
+  std::shared_ptr<Failure> failure_;  // changed only while unshared (change_failure)
 };
 
 // Observes each successful rule application (for --trace).

@@ -219,6 +219,14 @@ bool is_prim(const Expr& e, PrimId id) {
   return e && e->kind == ExprKind::Primitive && e->prim && e->prim->is(id);
 }
 
+bool has_prim(const Expr& e, std::initializer_list<PrimId> ids) {
+  return any_subexpr(e, [&](const Expr& s) {
+    for (PrimId id : ids)
+      if (is_prim(s, id)) return true;
+    return false;
+  });
+}
+
 // ---- traversal ----
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -148,6 +149,8 @@ Spine spine(const Expr& e);
 
 // e is the primitive `id` (a Primitive node of that row).
 bool is_prim(const Expr& e, PrimId id);
+// Whether e has one of the primitives `ids` anywhere (itself or below).
+bool has_prim(const Expr& e, std::initializer_list<PrimId> ids);
 
 // Structural equality up to renaming of bound variables (alpha equivalence);
 // types are ignored.

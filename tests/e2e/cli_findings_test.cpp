@@ -270,32 +270,31 @@ TEST(CliFindings, StrategyMessagesOfHeldOutG) {
   std::string two = write_scratch("two_maps.rise", R"(
 def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v + 1.0f)) |> map(fun(v => v * 2.0f))))
 )");
-  std::string twice =
-      write_scratch("repeat_fails.elv", "repeatN(3, mapFusion @ topDown) ; lowerToC\n");
-  CliResult t = run_risec({"compile", two, "--strategy", twice, "--size", "n=8"});
-  EXPECT_EQ(t.exit_code, 1) << show(t);
-  EXPECT_TRUE(has(t.err, "step 2 of repeatN(3, ...) failed")) << show(t);
-
+  // The strategy file `text` (as `file`) on two_maps.rise fails (exit 1) saying each of
+  // `says`; its result, for more checks.
+  auto fails = [&](const std::string& file, const std::string& text,
+                   const std::vector<std::string>& says) {
+    CliResult r =
+        run_risec({"compile", two, "--strategy", write_scratch(file, text), "--size", "n=8"});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    for (const std::string& what : says) EXPECT_TRUE(has(r.err, what)) << what << "\n" << show(r);
+    return r;
+  };
+  fails("repeat_fails.elv", "repeatN(3, mapFusion @ topDown) ; lowerToC\n",
+        {"step 2 of repeatN(3, ...) failed"});
   // a let called twice, failing the second time: located in its body, and the call
   // that failed is noted (main, the entry, is not)
-  std::string fuse = write_scratch("fuse_twice.elv",
-                                   "let fuse = mapFusion @ topDown;\n"
-                                   "let main = fuse ; fuse ; lowerToC;\n");
-  CliResult f = run_risec({"compile", two, "--strategy", fuse, "--size", "n=8"});
-  EXPECT_EQ(f.exit_code, 1) << show(f);
-  EXPECT_TRUE(has(f.err, "fuse_twice.elv:1:24: error")) << show(f);
-  EXPECT_TRUE(has(f.err, "note: in 'fuse', called at ")) << show(f);
-  EXPECT_TRUE(has(f.err, "fuse_twice.elv:2:19")) << show(f);
+  CliResult f =
+      fails("fuse_twice.elv",
+            "let fuse = mapFusion @ topDown;\n"
+            "let main = fuse ; fuse ; lowerToC;\n",
+            {"fuse_twice.elv:1:24: error", "note: in 'fuse', called at ", "fuse_twice.elv:2:19"});
   EXPECT_FALSE(has(f.err, "in 'main'")) << show(f);
   // an argument of the wrong kind, used in the let's body: the call is noted
-  std::string kinds = write_scratch("wrong_kind.elv",
-                                    "let f(k) = splitJoin(k) @ topDown;\n"
-                                    "let main = f(mapFusion) ; lowerToC;\n");
-  CliResult w = run_risec({"compile", two, "--strategy", kinds, "--size", "n=8"});
-  EXPECT_EQ(w.exit_code, 1) << show(w);
-  EXPECT_TRUE(has(w.err, "must be a number, not a strategy")) << show(w);
-  EXPECT_TRUE(has(w.err, "note: in 'f', called at ")) << show(w);
-  EXPECT_TRUE(has(w.err, "wrong_kind.elv:2:12")) << show(w);
+  fails("wrong_kind.elv",
+        "let f(k) = splitJoin(k) @ topDown;\n"
+        "let main = f(mapFusion) ; lowerToC;\n",
+        {"must be a number, not a strategy", "note: in 'f', called at ", "wrong_kind.elv:2:12"});
 }
 
 }  // namespace

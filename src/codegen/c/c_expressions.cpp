@@ -167,21 +167,18 @@ std::string saturating_count(const Nat& n) {
   }
 }
 
-// A sum of non-negative monomials over the common denominator d of its coefficients
-// (k*m*n/4 is the sum (1/4)*kmn): the terms' numerators added and subtracted (the
-// sum is non-negative, so after adding every positive term each subtraction is too),
-// then divided by d once. Throws ArithError where d or a numerator does not fit 64
-// bits.
+// A sum of non-negative monomials (integer_sum): the terms' numerators added and
+// subtracted (the sum is non-negative, so after adding every positive term each
+// subtraction is too), then divided by the denominator once. Throws ArithError where
+// integer_sum does.
 std::string saturating_sum(const arith::Node& node) {
-  int64_t d = node.value.den();
-  for (const auto& term : node.terms) d = arith::lcm64(d, term.first.den());
-  const int64_t constant = arith::checked_mul(node.value.num(), d / node.value.den());
-  std::string plus = constant > 0 ? "(size_t)" + std::to_string(constant) : "";
+  const IntegerSum sum = integer_sum(node);
+  std::string plus = sum.constant > 0 ? "(size_t)" + std::to_string(sum.constant) : "";
   std::vector<std::string> minus;
-  if (constant < 0) minus.push_back("(size_t)" + std::to_string(arith::checked_sub(0, constant)));
-  for (const auto& [coef, mono] : node.terms) {
+  if (sum.constant < 0)
+    minus.push_back("(size_t)" + std::to_string(arith::checked_sub(0, sum.constant)));
+  for (const auto& [c, mono] : sum.terms) {
     std::string term = saturating_count(mono);
-    const int64_t c = arith::checked_mul(coef.num(), d / coef.den());
     const int64_t magnitude = c < 0 ? arith::checked_sub(0, c) : c;
     if (magnitude != 1)
       term = "risec_size_mul((size_t)" + std::to_string(magnitude) + ", " + term + ")";
@@ -192,10 +189,23 @@ std::string saturating_sum(const arith::Node& node) {
   }
   if (plus.empty()) plus = "(size_t)0";
   for (const std::string& m : minus) plus = "risec_size_sub(" + plus + ", " + m + ")";
-  return d == 1 ? plus : "risec_size_div(" + plus + ", (size_t)" + std::to_string(d) + ")";
+  return sum.denominator == 1
+             ? plus
+             : "risec_size_div(" + plus + ", (size_t)" + std::to_string(sum.denominator) + ")";
 }
 
 }  // namespace
+
+IntegerSum integer_sum(const arith::Node& sum) {
+  IntegerSum out;
+  int64_t d = sum.value.den();
+  for (const auto& term : sum.terms) d = arith::lcm64(d, term.first.den());
+  out.denominator = d;
+  out.constant = arith::checked_mul(sum.value.num(), d / sum.value.den());
+  for (const auto& [coef, mono] : sum.terms)
+    out.terms.emplace_back(arith::checked_mul(coef.num(), d / coef.den()), mono);
+  return out;
+}
 
 std::string size_bytes(const std::string& elem, const Nat& count) {
   if (std::optional<int64_t> c = count.as_const())

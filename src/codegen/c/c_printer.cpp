@@ -552,12 +552,9 @@ std::string checked_size(const Nat& n) {
     }
     case Kind::Sum:
       try {
-        int64_t d = node.value.den();
-        for (const auto& term : node.terms) d = arith::lcm64(d, term.first.den());
-        const int64_t constant = arith::checked_mul(node.value.num(), d / node.value.den());
-        std::string out = constant ? "(int64_t)" + std::to_string(constant) : "";
-        for (const auto& [coef, mono] : node.terms) {
-          const int64_t c = arith::checked_mul(coef.num(), d / coef.den());
+        const IntegerSum sum = integer_sum(node);
+        std::string out = sum.constant ? "(int64_t)" + std::to_string(sum.constant) : "";
+        for (const auto& [c, mono] : sum.terms) {
           const int64_t magnitude = c < 0 ? arith::checked_sub(0, c) : c;
           std::string t = checked_size(mono);
           if (magnitude != 1)
@@ -568,7 +565,9 @@ std::string checked_size(const Nat& n) {
             out = std::string(c > 0 ? "risec_ck_add(" : "risec_ck_sub(") +
                   (out.empty() ? "(int64_t)0" : out) + ", " + t + ", &risec_ovf)";
         }
-        return d == 1 ? out : "risec_floordiv(" + out + ", " + std::to_string(d) + ")";
+        return sum.denominator == 1
+                   ? out
+                   : "risec_floordiv(" + out + ", " + std::to_string(sum.denominator) + ")";
       } catch (const arith::ArithError&) {
         return nat_expr(n).at(kPrecUnary);
       }

@@ -61,8 +61,17 @@ CExpr nat_expr(const arith::Nat& n);
 // operations, not in the index type, where n*m*k of three large sizes wrapped around
 // to a small buffer the code then wrote past.
 std::string size_bytes(const std::string& elem, const arith::Nat& count);
-// risec_size_mul/add/sub: the saturating size_t operations size_bytes prints.
+// risec_size_mul/add/sub/div: the saturating size_t operations size_bytes prints.
 extern const char* const kSizeHelpers;
+// A sum over the common denominator of its coefficients: (constant + the sum of
+// coefficient * monomial) / denominator, all integers (k*m*n/4 is (1/4)*kmn:
+// denominator 4, coefficient 1). Throws arith::ArithError where one does not fit 64 bits.
+struct IntegerSum {
+  int64_t denominator = 1;
+  int64_t constant = 0;
+  std::vector<std::pair<int64_t, arith::Nat>> terms;
+};
+IntegerSum integer_sum(const arith::Node& sum);
 
 // The Nats that nat_expr and CPrinter::cond_expr print while a PrintedNats is in scope
 // on this thread are appended to the innermost one (and passed on to the one around it
