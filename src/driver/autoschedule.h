@@ -64,8 +64,9 @@ struct AutoscheduleResult {
   int refused = 0;    // candidates skipped: compile's checks refused them (disjoint writes,
                       // address spaces)
   double default_ms = 0;
-  std::string best_strategy;  // the .elv text written by -o
-  std::string explanation;    // --explain's text
+  std::vector<size_t> retimed;  // the candidates the last round timed again (measure.h)
+  std::string best_strategy;    // the .elv text written by -o
+  std::string explanation;      // --explain's text
 };
 
 // Ranks r.space's candidates by r.costs (r.ranking: the register-blocked ones first,
