@@ -74,6 +74,16 @@ bool already_in_memory(const Phrase& p) {
   });
 }
 
+// Whether p is itself a store (toMem, oclToMem): storing it again directly, `e |>
+// toMem |> toMem`, copies nothing computed, as storing a let's stored value would
+// (held-out H). Only directly: a view of a stored value stored again is how the
+// strips and row panels of the autoscheduler copy a producer's rows into a buffer
+// of their own.
+bool stored_directly(const Phrase& p) {
+  return p->kind == PhraseNode::Prim && p->prim->family == Family::Memory &&
+         !p->prim->is(PrimId::Let);
+}
+
 // The GPU maps whose results are written into the destination of p (p's value
 // where it must be written): the maps in p's write positions, found through the
 // writable views, let bodies and function bodies of p.
@@ -317,7 +327,8 @@ class AddressSpaceChecker {
     std::optional<Space> chosen = explicit_space(*p);
     if (!memory && !reduction && !info.is(PrimId::Let) && !chosen) return;
     if (operator_results_.count(p.get())) return;
-    if (memory && !p->args.empty() && already_in_memory(p->args.back()))
+    if (memory && !p->args.empty() &&
+        (already_in_memory(p->args.back()) || stored_directly(p->args.back())))
       throw Error(ErrorKind::User,
                   info.name +
                       " of a value that is already in memory (an input, a stored value or a view "
