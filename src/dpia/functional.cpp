@@ -573,17 +573,6 @@ class Converter {
     }
   }
 
-  // The name written at the start of `s` ("map" for a mapPar a rule made from the
-  // map written there), or "" when `s` is unknown or starts with no name.
-  static std::string word_at(const Span& s) {
-    if (!s.known()) return "";
-    const std::string& t = s.file->text;
-    size_t end = s.begin;
-    while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) || t[end] == '_'))
-      ++end;
-    return t.substr(s.begin, end - s.begin);
-  }
-
   Phrase primitive(const Expr& e, const Expr& head, const std::vector<rise::TypeArg>& targs,
                    const std::vector<Expr>& vargs) {
     const std::string& name = head->name;
@@ -617,10 +606,21 @@ class Converter {
                      "the " + target_.name + " target has no prefetch instruction: leave the " +
                      "step out of a strategy for it",
                  head->span.known() ? head->span : e->span);
-    if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global))
-      user_error(
-          name + " needs an OpenCL or CUDA target; the " + target_.name + " target cannot run it",
-          head->span);
+    if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global)) {
+      // A GPU map a rule made (globalOutput, say) has the place of the map it came
+      // from, or of the nearest application around it (held-out H).
+      const Span& at = head->span.known() ? head->span : e->span.known() ? e->span : near_;
+      const std::string word = word_at(head->span);
+      user_error(name + " needs an OpenCL or CUDA target; the " + target_.name +
+                     " target cannot run it" +
+                     (!word.empty() && word != name
+                          ? ", and the strategy made this " + word +
+                                " one: compile with --target opencl or cuda, or use a strategy "
+                                "for the " +
+                                target_.name + " target"
+                          : std::string()),
+                 at);
+    }
     // Vector types of any width exist on the C targets (padded to a power of two
     // lanes); OpenCL's have 2, 3, 4, 8 or 16 lanes, CUDA's 2 or 4.
     if (int most = target_.max_vector_lanes) {

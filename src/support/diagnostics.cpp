@@ -63,6 +63,15 @@ int exit_code(ErrorKind kind) {
   return 70;
 }
 
+std::string word_at(const Span& s) {
+  if (!s.known()) return "";
+  const std::string& t = s.file->text;
+  size_t end = s.begin;
+  while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) || t[end] == '_'))
+    ++end;
+  return s.begin < end ? t.substr(s.begin, end - s.begin) : std::string();
+}
+
 void user_error(const std::string& message, const Span& span) {
   throw Error(ErrorKind::User, message, span);
 }

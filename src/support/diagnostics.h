@@ -16,6 +16,12 @@ namespace risec {
 [[noreturn]] void user_error(const std::string& message, const Span& span = {});
 [[noreturn]] void internal_error(const std::string& message, const Span& span = {});
 
+// The identifier (letters, digits, '_') the span's text begins with; "" for an unknown
+// span or one beginning with anything else. Names what a node placed at a use
+// stands for (`slide2D` for the prelude's inlined lambda, `map` for a strategy's
+// mapGlobal).
+std::string word_at(const Span& span);
+
 // What risec is doing ("making the inputs", "interpreting the program"), for the
 // message of its own out-of-memory (tools/risec/main.cpp): set for the scope's
 // lifetime and kept when an exception leaves it, so the handler still sees it.

@@ -297,5 +297,41 @@ def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v + 1.0f)) |> map(fun
         {"must be a number, not a strategy", "note: in 'f', called at ", "wrong_kind.elv:2:12"});
 }
 
+// Held-out H: slide2D's size conditions said "in this argument" (the prelude's lambda
+// has no head name), and a mapGlobal a strategy made, compiled for c or openmp, was
+// reported at the entry's `fun` without saying the strategy made it.
+TEST(CliFindings, MessagesOfHeldOutH) {
+  std::string two = write_scratch("two_stencils.rise", R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> padClamp2D(1)(1) |> slide2D(3)(1) |> map(map(fun(w => w[1][1])))
+    |> toMem
+    |> slide2D(3)(1)
+    |> map(map(fun(w => w[0][0] + w[2][2])))))
+)");
+  CliResult c = run_risec({"check", two});
+  EXPECT_EQ(c.exit_code, 0) << show(c);
+  EXPECT_TRUE(has(c.out + c.err, "(in the argument of slide2D)")) << show(c);
+  EXPECT_FALSE(has(c.out + c.err, "in this argument")) << show(c);
+  CliResult small = run_risec({"run", two, "--size", "n=1,m=5"});
+  EXPECT_NE(small.exit_code, 0) << show(small);
+  EXPECT_TRUE(has(small.err, "in the argument of slide2D")) << show(small);
+
+  std::string stencil = write_scratch("one_stencil.rise", R"(
+def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
+  x |> padClamp2D(1)(1) |> slide2D(3)(1)
+    |> map(map(fun(w => w[0][0] + w[2][2])))))
+)");
+  std::string global = write_scratch("global_cpu.elv", "globalOutput(1) ; lowerToC\n");
+  for (const char* target : {"c", "openmp"}) {
+    CliResult g = run_risec(
+        {"compile", stencil, "--target", target, "--strategy", global, "--size", "n=16,m=16"});
+    EXPECT_EQ(g.exit_code, 1) << target << "\n" << show(g);
+    EXPECT_TRUE(has(g.err, "one_stencil.rise:4:8: error: mapGlobal needs an OpenCL or CUDA"))
+        << target << "\n"
+        << show(g);
+    EXPECT_TRUE(has(g.err, "the strategy made this map one")) << target << "\n" << show(g);
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e
