@@ -297,6 +297,17 @@ std::optional<Expr> parallelise_output(const Expr& e, const OutputMaps& make) {
   return std::nullopt;
 }
 
+// parallelise_output of e, or, where that finds no map, of e with its redexes reduced
+// (without duplicating work): a prelude definition is inlined as a lambda applied to
+// its argument (map2D(f) is fun(x => map(map(f))(x))), and the map writing the
+// result is inside it (held-out F: the tutorial's blur needed simplify or DFNF first).
+std::optional<Expr> output_maps_made(const Expr& e, const OutputMaps& make) {
+  if (std::optional<Expr> r = parallelise_output(e, make)) return r;
+  const Expr reduced = util::beta_normalize_sharing(e);
+  if (reduced == e) return std::nullopt;
+  return parallelise_output(reduced, make);
+}
+
 // The failure of parallelOutput or globalOutput where no map writes the result: its
 // maps are parallel already (an earlier parallelOutput), the program is lowered
 // already (a mapSeq: `before` says when the rule applies), or its result is not
@@ -330,7 +341,7 @@ Strategy parallel_output(int64_t min_work) {
                            return util::rebuild_call(c, util::prim(PrimId::MapPar));
                          },
                          false};
-    std::optional<Expr> r = parallelise_output(e, par);
+    std::optional<Expr> r = output_maps_made(e, par);
     if (r && made == 0 && small > 0)
       return fail_at("parallelOutput", e,
                      "every map writing the result or a stored stage does fewer than " +
@@ -403,7 +414,7 @@ Strategy global_output(int64_t dims) {
                               return util::rebuild_call(c, map_global(0));
                             },
                             true};
-    if (std::optional<Expr> r = parallelise_output(e, global)) return *r;
+    if (std::optional<Expr> r = output_maps_made(e, global)) return *r;
     return no_output_map(name, e, name + " maps the result before lowerToC");
   });
 }

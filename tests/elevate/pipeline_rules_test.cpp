@@ -3,6 +3,9 @@
 // same on random inputs) and fails on a zip of two plain arrays (zip2D's two levels:
 // tests/e2e/pipeline_stages_test.cpp, on sharpen and random pipelines); parallelStages after
 // lowerToC makes every stage parallel and nothing inside a loop, and fails before lowering;
+// its threshold counts operations (iterateWhile's bounded steps, gathered elements as
+// memory reads); parallelOutput and globalOutput find the map writing the result inside
+// the prelude's definitions;
 // zipJoin on generated zips of joined arrays (either side, both, rows of any length,
 // plain or computed rows: an upsampling's pairs) computes the same, and with
 // joinBeforeMapF, mapFusion and zipMapFusion leaves one loop nest where the joined rows
@@ -109,6 +112,61 @@ def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
   EXPECT_EQ(
       pipeline_count(check_rewrite(lib("parallelOutput", {int64_t{32768}}), big_lets), "mapPar"),
       2);
+}
+
+// Held-out F: iterateWhile(k) counted as large whatever k, so a map of two elements
+// was parallel. It counts k steps of its condition and its step function (here 1 + 2
+// operations): 2 elements x 4 steps stay sequential, 4096 x 4 x 3 = 49152 do not.
+TEST(ParallelStages, IterateWhileCountsItsBoundedSteps) {
+  const char* whiles = R"(
+def f = depFun(n: Nat => fun(x: n.f32 =>
+  x |> map(fun(c => c |> iterateWhile(4)(fun(z => z < 100.0f))(fun(z => z * 2.0f + 1.0f))))))
+)";
+  check_fails(lib("parallelStages"), apply_ok(lib("lowerToC"), prog(whiles, {{"n", 2}})),
+              "fewer than 32768 operations");
+  rise::Expr big =
+      check_rewrite(lib("parallelStages"), apply_ok(lib("lowerToC"), prog(whiles, {{"n", 4096}})));
+  EXPECT_EQ(pipeline_count(big, "mapPar"), 1) << rise::print_expr(big);
+}
+
+// Held-out F: a map over gathered elements was counted by its arithmetic alone (two
+// operations an element), so 16000 reads at data-dependent places, cache misses in a
+// large array, stayed sequential. A gathered element counts 8: 16000 x (8 + 2) is
+// parallel, 1000 x 10 is not.
+TEST(ParallelStages, GatheredElementsCountAsMemoryReads) {
+  const char* gathers = R"(
+def g = depFun((n: Nat, k: Nat) => fun(x: k.f32 => fun(is: n.idx[k] =>
+  x |> gather(is) |> map(fun(v => v * 2.0f + 1.0f)))))
+)";
+  check_fails(lib("parallelStages"),
+              apply_ok(lib("lowerToC"), prog(gathers, {{"n", 1000}, {"k", 64}})),
+              "fewer than 32768 operations");
+  rise::Expr big = check_rewrite(
+      lib("parallelStages"), apply_ok(lib("lowerToC"), prog(gathers, {{"n", 16000}, {"k", 64}})));
+  EXPECT_EQ(pipeline_count(big, "mapPar"), 1) << rise::print_expr(big);
+}
+
+// Held-out F: parallelOutput and globalOutput found no map in the tutorial's blur,
+// written with the prelude's map2D and slide2D (inlined as lambdas applied to their
+// arguments), unless simplify or DFNF ran first. They now find the pixel map (and,
+// with dims 2, its rows and columns); the result computes the same.
+TEST(ParallelStages, OutputMapsAreFoundThroughThePreludesDefinitions) {
+  const char* blur = R"(
+def blur = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
+  img |> padClamp2D(1)(1) |> slide2D(3)(1)
+    |> map2D(fun(nbh => (nbh |> join |> reduce(add)(0.0f)) / 9.0f))))
+)";
+  const rise::Expr p = prog(blur, {{"n", 6}, {"m", 5}});
+  EXPECT_EQ(pipeline_count(check_rewrite(lib("parallelOutput"), p), "mapPar"), 1);
+  EXPECT_EQ(pipeline_count(check_rewrite(lib("globalOutput", {int64_t{1}}), p), "mapGlobal"), 1);
+  EXPECT_EQ(pipeline_count(check_rewrite(lib("globalOutput", {int64_t{2}}), p), "mapGlobal"), 2);
+  // a let's stage written with map2D too
+  const rise::Expr two = prog(R"(
+def f = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>
+  let a = img |> map2D(fun(v => v * 2.0f)) |> toMem in a |> map2D(fun(v => v + 1.0f))))
+)",
+                              {{"n", 4}, {"m", 3}});
+  EXPECT_EQ(pipeline_count(check_rewrite(lib("parallelOutput"), two), "mapPar"), 2);
 }
 
 // A generated program zipping a joined array of n rows of k elements with a plain
