@@ -82,11 +82,14 @@ bool step_writes_in_step(const Phrase& e, std::set<std::string> vars) {
 }
 
 // A view that reads the elements of its argument in their order (so that, mapped
-// over, element j still comes from element j), up to reshaping.
+// over, element j still comes from element j), up to reshaping: the flat order of the
+// scalars is kept. Not transpose: a step reading `transpose(acc)` and writing its
+// result into acc reads acc[j][i] where it writes acc[i][j] (a 4 x 4 accumulator
+// transposed at each step was wrong on every target).
 bool step_in_order_view(const rise::PrimitiveInfo& p) {
   return p.is(PrimId::Fst) || p.is(PrimId::Snd) || p.is(PrimId::Zip) || p.is(PrimId::Unzip) ||
-         p.is(PrimId::Split) || p.is(PrimId::Join) || p.is(PrimId::Transpose) ||
-         p.is(PrimId::AsVector) || p.is(PrimId::AsVectorAligned) || p.is(PrimId::AsScalar);
+         p.is(PrimId::Split) || p.is(PrimId::Join) || p.is(PrimId::AsVector) ||
+         p.is(PrimId::AsVectorAligned) || p.is(PrimId::AsScalar);
 }
 
 // `e` is the accumulator (or an element of it a map reads), through in-order views.

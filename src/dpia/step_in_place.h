@@ -20,8 +20,8 @@ bool type_holds_array(const rise::Type& t);
 bool step_in_place(const Phrase& op, bool acc_first);
 
 // A looser test, for a CPU register block's accumulator (register_block.h, whose steps
-// are the strategies' block products, read through splits, transposes and vectors):
-// whether the step reads it out of order for certain (an index into it, a reversed,
+// are the strategies' block products, read through splits, zips and vectors): whether
+// the step may read it out of order (an index into it, a transposed, reversed,
 // shifted or padded view of it, a reduction over it).
 bool step_reads_out_of_order(const Phrase& op, bool acc_first);
 

@@ -4,7 +4,9 @@
 // each step: updated in place, the step read elements it had already overwritten
 // (held-out finding F1: 4 of 5 elements wrong on every target). A step reading the
 // accumulator only in step (zip(acc)(row) |> map(f)) still writes it in place, with
-// no temporary. Each program against the interpreter on c, openmp and opencl.
+// no temporary. A register block's shape (a 4 x 4 accumulator) read through transpose
+// gets one too (it read acc[j][i] where it wrote acc[i][j]). Each program against the
+// interpreter on c, openmp and opencl.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -44,14 +46,28 @@ const std::vector<AccAliasCase>& acc_alias_cases() {
        "reduceSeq(fun(acc, row => zip(acc)(row) |> map(fun(p => zip(p._1)(p._2 |> "
        "reverse) |> map(fun(q => q._1 + q._2 * p._1[0]))))))(generate(fun(i => "
        "generate(fun(j => 1.0f)))))"},
+      // a 4 x 4 accumulator, a register block's shape, read transposed
+      {"transposed",
+       "reduceSeq(fun(acc, blk => zip(acc |> transpose)(blk) |> map(fun(p => zip(p._1)(p._2) "
+       "|> map(fun(q => q._1 * 0.5f + q._2))))))(generate(fun(i => generate(fun(j => "
+       "1.0f)))))"},
+      // the same inside a map: in a kernel on opencl, a private accumulator
+      {"transposed_map",
+       "map(fun(blks => blks |> reduceSeq(fun(acc, blk => zip(acc |> transpose)(blk) |> "
+       "map(fun(p => zip(p._1)(p._2) |> map(fun(q => q._1 * 0.5f + q._2))))))(generate(fun(i "
+       "=> generate(fun(j => 1.0f)))))))"},
   };
   return cases;
 }
 
 std::string acc_alias_program(const AccAliasCase& c) {
-  const bool rows = std::string(c.name) == "rows";
+  const std::string name = c.name;
   return std::string("def f = depFun((n: Nat, m: Nat) => fun(M: n.") +
-         (rows ? "m.4.f32" : "m.f32") + " =>\n  M |> " + c.step + "))\n";
+         (name == "rows"             ? "m.4.f32"
+          : name == "transposed"     ? "4.4.f32"
+          : name == "transposed_map" ? "m.4.4.f32"
+                                     : "m.f32") +
+         " =>\n  M |> " + c.step + "))\n";
 }
 
 TEST(AccumulatorAlias, StepsReadingOtherElementsMatchTheInterpreterOnEveryTarget) {
@@ -78,6 +94,20 @@ TEST(AccumulatorAlias, AStepReadingInStepWritesInPlace) {
   EXPECT_NE(c.out.find("output[i2] = output[i2] * 0.5f + M[i2]"), std::string::npos) << c.out;
   CliResult r = run_risec({"run", file, "--size", "n=9,m=11", "--check"});
   EXPECT_EQ(r.exit_code, 0) << show(r);
+}
+
+// An accumulator a strategy placed in private memory (oclReduceSeq(Private)), read
+// transposed by its step: it was updated in place (wrong); it now gets a temporary in
+// private memory.
+TEST(AccumulatorAlias, APlacedAccumulatorReadOutOfOrderGetsATemporaryInItsMemory) {
+  const std::string file = write_scratch(
+      "acc_alias_private.rise",
+      "def f = depFun(n: Nat => fun(x: n.f32 => fun(a0: 4.4.f32 =>\n  x |> reduceSeq(fun(acc, y "
+      "=> acc |> transpose |> map(map(fun(v => v * 0.5f + y)))))(a0))))\n");
+  CliResult r = run_risec({"run", file, "--target", "opencl", "--size", "n=5", "--check",
+                           "--strategy", "lowerToC ; oclReduceSeq(Private) @ topDown"});
+  EXPECT_EQ(r.exit_code, 0) << show(r);
+  EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
 }
 
 }  // namespace
