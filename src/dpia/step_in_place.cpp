@@ -101,19 +101,21 @@ bool step_loosely_aligned(const Phrase& e, const std::set<std::string>& vars) {
   return false;
 }
 
-// Whether `e` reads the accumulator out of order: an index into it, a reordering or
-// shifting view of it (reverse, slide, a pad, take, drop, gather...), or a reduction
-// over it.
+// Whether `e` may read or write the accumulator out of order: an index into it, a
+// reordering or shifting view (transpose, reverse, slide, a pad, take, drop, gather...)
+// of it or of anything computed from it (a step writing `transpose(zip(acc)(x) |>
+// map(f))` writes element [i][j] from acc[j][i]), or a reduction over it.
 bool step_out_of_order(const Phrase& e, std::set<std::string>& vars) {
   check_stack_depth(e->span);
   if (e->kind == PhraseNode::Prim && e->prim) {
     const rise::PrimitiveInfo& p = *e->prim;
-    const bool reorders = (p.family == Family::View && !step_in_order_view(p)) ||
-                          p.family == Family::Reduce || p.family == Family::Scan;
+    const bool view = p.family == Family::View && !step_in_order_view(p);
+    const bool reduces = p.family == Family::Reduce || p.family == Family::Scan;
     // (a reduction's initial value, its second argument, continues the accumulator)
     for (size_t i = 0; i < e->args.size(); ++i)
-      if (reorders && !(p.family == Family::Reduce && i == 1) &&
-          step_loosely_aligned(e->args[i], vars))
+      if ((view && step_mentions(e->args[i], vars)) ||
+          (reduces && !(p.family == Family::Reduce && i == 1) &&
+           step_loosely_aligned(e->args[i], vars)))
         return true;
     if (p.family == Family::Map && e->args.size() == 2 && step_loosely_aligned(e->args[1], vars) &&
         e->args[0]->kind == PhraseNode::Lambda)

@@ -5,8 +5,8 @@
 // (held-out finding F1: 4 of 5 elements wrong on every target). A step reading the
 // accumulator only in step (zip(acc)(row) |> map(f)) still writes it in place, with
 // no temporary. A register block's shape (a 4 x 4 accumulator) read through transpose
-// gets one too (it read acc[j][i] where it wrote acc[i][j]). Each program against the
-// interpreter on c, openmp and opencl.
+// or written through transpose gets one too (it read acc[j][i] where it wrote
+// acc[i][j]). Each program against the interpreter on c, openmp and opencl.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -51,6 +51,11 @@ const std::vector<AccAliasCase>& acc_alias_cases() {
        "reduceSeq(fun(acc, blk => zip(acc |> transpose)(blk) |> map(fun(p => zip(p._1)(p._2) "
        "|> map(fun(q => q._1 * 0.5f + q._2))))))(generate(fun(i => generate(fun(j => "
        "1.0f)))))"},
+      // read in order, written transposed
+      {"written_transposed",
+       "reduceSeq(fun(acc, blk => zip(acc)(blk) |> map(fun(p => zip(p._1)(p._2) |> map(fun(q "
+       "=> q._1 * 0.5f + q._2)))) |> transpose))(generate(fun(i => generate(fun(j => "
+       "1.0f)))))"},
       // the same inside a map: in a kernel on opencl, a private accumulator
       {"transposed_map",
        "map(fun(blks => blks |> reduceSeq(fun(acc, blk => zip(acc |> transpose)(blk) |> "
@@ -63,10 +68,10 @@ const std::vector<AccAliasCase>& acc_alias_cases() {
 std::string acc_alias_program(const AccAliasCase& c) {
   const std::string name = c.name;
   return std::string("def f = depFun((n: Nat, m: Nat) => fun(M: n.") +
-         (name == "rows"             ? "m.4.f32"
-          : name == "transposed"     ? "4.4.f32"
-          : name == "transposed_map" ? "m.4.4.f32"
-                                     : "m.f32") +
+         (name == "rows"                                         ? "m.4.f32"
+          : name == "transposed" || name == "written_transposed" ? "4.4.f32"
+          : name == "transposed_map"                             ? "m.4.4.f32"
+                                                                 : "m.f32") +
          " =>\n  M |> " + c.step + "))\n";
 }
 
