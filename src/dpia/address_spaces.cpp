@@ -338,6 +338,15 @@ class AddressSpaceChecker {
     Space space = chosen ? *chosen : (in_kernel() ? Space::Private : Space::Global);
     std::string what = reduction ? "the accumulator of this " + info.name : "this " + info.name;
     std::string in_kernel_text = stack_.empty() ? "" : " (inside " + at(stack_.back()) + ")";
+    // An accumulator is written at every step; constant memory is read-only in a
+    // kernel (held-out I: oclReduceSeq(Constant) was compiled as private memory).
+    if (reduction && space == Space::Constant)
+      throw Error(ErrorKind::User,
+                  what +
+                      " in constant memory, which a kernel can only read: an accumulator "
+                      "is written at every step; leave its memory to the default, or "
+                      "choose Private, Local or Global",
+                  where(*p));
     switch (space) {
       case Space::Global:
       case Space::Constant:

@@ -144,6 +144,20 @@ bool has_gpu_loops(const CommandP& c) {
   return first_gpu_loop(c) != nullptr;
 }
 
+// The first global-memory variable a command declares (outside GPU loops, which the
+// address-space check looks after), or null.
+const Command* first_global_new(const CommandP& c) {
+  struct Finder : dpia::Visitor {
+    const Command* found = nullptr;
+    void visit_command(const Command& c) override {
+      if (c.kind == Command::New && c.space == Space::Global && !c.table) found = &c;
+      if (!found) dpia::Visitor::visit_command(c);
+    }
+  } f;
+  f.visit(c);
+  return f.found;
+}
+
 // The map primitive of a GPU level (mapGlobal, mapWorkGroup, mapLocal), for messages.
 std::string map_name(LoopKind k) {
   for (const rise::PrimitiveInfo& p : rise::primitives())
@@ -315,6 +329,20 @@ void GpuPrinter::split(const CommandP& c) {
   // launch each instead of one per top-level statement (a bound table's leftover
   // stores were dozens of kernels).
   auto single = [&] {
+    // One work item's code runs in a kernel: a global-memory variable in it (a scalar
+    // accumulator a strategy or the program placed there, a store inside a sequential
+    // loop) would be allocated by the host once, before the launch, which only the
+    // top-level ones are (held-out I: an internal error before).
+    if (const Command* g = first_global_new(c))
+      user_error("global memory (" +
+                     (g->source.empty() ? "a " + rise::print(g->dt)
+                                        : "'" + g->source + "', " + rise::print(g->dt)) +
+                     ") allocated in code the " + gpu_name() +
+                     " target runs in one work item, inside a sequential loop or reduction: "
+                     "the host allocates global memory once, before a launch, only for the "
+                     "program's top-level stores; leave its memory to the default (private "
+                     "in a work item), or store it outside the loop",
+                 g->span);
     if (!launches_.empty() && launches_.back().level == LoopKind::None) {
       launches_.back().body = dpia::cm_seq({launches_.back().body, c});
       return;
@@ -340,9 +368,10 @@ void GpuPrinter::split(const CommandP& c) {
       }
       // Kept inside one kernel unless launches share it or it is too large for a
       // work item's private memory (then a global buffer, like the ones shared).
-      if (!has_gpu_loops(c->body[0]) &&
-          !(c->placement == dpia::Placement::Heap &&
-            (c->space == Space::Default || c->space == Space::Global)))
+      // A top-level store the program or a strategy put in global memory
+      // (oclToMem(Global), toGlobal) is a buffer of the host's too, whatever its size.
+      if (!has_gpu_loops(c->body[0]) && c->space != Space::Global &&
+          !(c->placement == dpia::Placement::Heap && c->space == Space::Default))
         return single();
       // A value that is not an array (a scalar `let`, a reduction's result read by a
       // later kernel) is private only because nothing chose its memory (an explicit
