@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""bench_peers: the autoscheduler's test programs (bench/autoschedule/programs) timed
-with risec against their peers, on the same inputs, on 1 and 2 threads (issue 34,
-docs/performance.md "Autoscheduler targets: peers").
+"""bench_peers: the autoscheduler's test programs (bench/autoschedule/programs; sharpen
+and morph5 of bench/autoschedule/; box3, box5 and the 3-D stencil7 of
+bench/default_lowering/) timed with risec against their peers, on the same inputs, on 1
+and 2 threads (issue 34, docs/performance.md "Autoscheduler targets: peers").
 
   /usr/bin/python3 bench/autoschedule/bench_peers.py [--risec build/risec]
       [--bench-dir build/bench] [--risec-strategy DIR] [--repeat K] [--only P,Q]
@@ -60,7 +61,22 @@ PROGRAMS = {
                    ("beta", lambda s: (s["d"],))], "ml"),
     "softmax": ({"n": 4096, "d": 1024}, {"n": 9, "d": 13},
                 [("x", lambda s: (s["n"], s["d"]))], "ml"),
+    "sharpen": ({"n": 2048, "m": 2048}, {"n": 19, "m": 29},
+                [("img", lambda s: (s["n"], s["m"]))], "image"),
+    "morph5": ({"n": 2048, "m": 2048}, {"n": 19, "m": 29},
+               [("img", lambda s: (s["n"], s["m"]))], "image"),
+    "box3": ({"n": 2048, "m": 2048}, {"n": 19, "m": 29},
+             [("img", lambda s: (s["n"], s["m"]))], "image"),
+    "box5": ({"n": 2048, "m": 2048}, {"n": 19, "m": 29},
+             [("img", lambda s: (s["n"], s["m"]))], "image"),
+    # 3-D: the input n.m.o, o innermost (Halide: planes n, rows m, columns o)
+    "stencil7": ({"n": 128, "m": 256, "o": 256}, {"n": 6, "m": 7, "o": 21},
+                 [("A", lambda s: (s["n"], s["m"], s["o"]))], "image"),
 }
+# where a program's .rise file is, when not in bench/autoschedule/programs/
+FILES = {"sharpen": "bench/autoschedule/sharpen.rise", "morph5": "bench/autoschedule/morph5.rise",
+         "box3": "bench/default_lowering/box3.rise", "box5": "bench/default_lowering/box5.rise",
+         "stencil7": "bench/default_lowering/stencil7.rise"}
 HALIDE_SCHEDULES = ["expert", "Mullapudi2016", "Adams2019", "Li2018"]
 TIME_RE = re.compile(r"time: min ([0-9.e+-]+) (ms|s|us) *, median ([0-9.e+-]+) (ms|s|us)")
 UNIT = {"s": 1e3, "ms": 1.0, "us": 1e-3}
@@ -132,7 +148,7 @@ def make_inputs(name, sizes, inputs, work):
 
 
 def risec_row(args, name, sizes, work, target, threads, strategy=None):
-    prog = os.path.join(ROOT, "bench/autoschedule/programs", name + ".rise")
+    prog = os.path.join(ROOT, FILES.get(name, "bench/autoschedule/programs/%s.rise" % name))
     out = os.path.join(work, "risec_%s_%d_%s.npy" % (target, threads, "s" if strategy else "d"))
     cmd = [args.risec, "run", prog, "--target", target, "--size",
            ",".join("%s=%d" % kv for kv in sizes.items()), "--warmup", "1", "--repeat",
@@ -219,8 +235,8 @@ def main():
                     for sched in HALIDE_SCHEDULES:
                         for threads in (1, 2):
                             o = os.path.join(work, "halide.f32")
-                            cmd = [halide, name, sched, str(shape[0]), str(shape[1]),
-                                   str(args.repeat), os.path.join(work, "img.f32"), o]
+                            cmd = [halide, name, sched] + [str(d) for d in shape] + [
+                                str(args.repeat), os.path.join(work, inputs[0][0] + ".f32"), o]
                             out, err = run(cmd, {"HL_NUM_THREADS": str(threads)})
                             label = "Halide 14 " + ("expert schedule" if sched == "expert" else
                                                     sched)

@@ -2,13 +2,15 @@
 # `risec tune --budget 60` (no template) on the programs of issue 34 against their
 # peers (docs/performance.md, "The autoscheduler"): sharpen and morph5 (2048²), the
 # pyramid programs pyrdown and lapband and the bilateral stage (n=m=1024), the MLP,
-# layer norm and softmax (bench/autoschedule/programs/; PROGRAMS picks some). For each program tune writes
+# layer norm and softmax (bench/autoschedule/programs/), and on request (PROGRAMS picks
+# some) the box blurs box3 and box5 (2048²) and the 3-D stencil7 (128 x 256 x 256) of
+# bench/default_lowering/. For each program tune writes
 # $OUT/NAME.elv (--target openmp, OMP_NUM_THREADS=2; skipped when the file exists and
 # REUSE=1); then the default lowering and the tuned strategy are timed interleaved,
 # ROUNDS rounds of `risec run --warmup 1 --repeat REPEAT` (one warm-up call, as bench_peers.py
-# and the peers), and the minimum of each is printed with the load average; then the peers: bench_peers.py for the programs of programs/ (Halide's
-# expert schedule and three autoschedulers, PyTorch, oneDNN; the tuned files as rows
-# of their own),
+# and the peers), and the minimum of each is printed with the load average; then the
+# peers: bench_peers.py for every program (Halide's expert schedule and three
+# autoschedulers, PyTorch, oneDNN; the tuned files as rows of their own),
 # bench_autoschedule_halide for sharpen and morph5 (Mullapudi2016; ROUNDS x REPEAT calls
 # after its warm-up, as many as risec's timed calls of each schedule). Run from the
 # repository root after building risec and the bench targets (-DRISEC_BUILD_BENCH=ON).
@@ -29,8 +31,10 @@ mkdir -p "$OUT"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), OMP_NUM_THREADS=$OMP_NUM_THREADS," \
   "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}, source $(git rev-parse --short HEAD), $(date -u)"
 file_of() { case $1 in sharpen | morph5) echo bench/autoschedule/$1.rise ;;
+  box3 | box5 | stencil7) echo bench/default_lowering/$1.rise ;;
   *) echo bench/autoschedule/programs/$1.rise ;; esac; }
-size_of() { case $1 in sharpen | morph5) echo n=2048,m=2048 ;;
+size_of() { case $1 in sharpen | morph5 | box3 | box5) echo n=2048,m=2048 ;;
+  stencil7) echo n=128,m=256,o=256 ;;
   mlp) echo b=64,k=256,h=512,o=128 ;; layernorm | softmax) echo n=4096,d=1024 ;;
   *) echo n=1024,m=1024 ;; esac; }
 PROGRAMS=${PROGRAMS:-"sharpen morph5 pyrdown lapband bilateral mlp layernorm softmax"}
@@ -62,7 +66,7 @@ if [ -x "$BENCH/bench_autoschedule_halide" ]; then
 else
   echo "$BENCH/bench_autoschedule_halide not built: no Halide numbers for sharpen and morph5"
 fi
-peers=$(for p in $PROGRAMS; do [ -f bench/autoschedule/programs/$p.rise ] && echo -n "$p,"; done)
-/usr/bin/python3 bench/autoschedule/bench_peers.py --only "${peers%,}" --risec "$R" \
+peers=$(echo $PROGRAMS | tr ' ' ,)  # bench_peers.py knows every program above
+/usr/bin/python3 bench/autoschedule/bench_peers.py --only "$peers" --risec "$R" \
   --bench-dir "$BENCH" --risec-strategy "$OUT" --repeat 15 || true
 echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
