@@ -76,6 +76,13 @@ inline constexpr size_t kFinalists = 4;
 inline constexpr int kFinalistRounds = 3;
 inline constexpr double kFinalistMaxMs = 1000;
 
+// The default lowering is kept unless a candidate is faster by more than 3% of its
+// time and by more than 50 ns (a timer step or two on a kernel of tens of
+// nanoseconds): a smaller difference is the timings' noise, and a candidate may round
+// differently (vectorised reductions) for nothing.
+inline constexpr double kKeepDefaultMargin = 0.03;
+inline constexpr double kKeepDefaultMinMs = 50e-6;
+
 // The time above which a candidate's first call stops its timing: kStopAboveBest
 // times the best so far, plus the measurer's first-call overhead.
 double stop_threshold_ms(const Measurer& m, double best_ms);
