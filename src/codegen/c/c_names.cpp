@@ -135,6 +135,11 @@ bool host_name_reserved(const std::string& name) {
 
 }  // namespace
 
+bool c_keyword(const std::string& name) {
+  return name != "main" &&
+         std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
+}
+
 bool c_name_reserved(const std::string& name) {
   return host_name_reserved(name) ||
          sorted_member(std::begin(kOpenCLNames), std::end(kOpenCLNames), name);

@@ -26,6 +26,9 @@ namespace risec::codegen {
 // Whether generated code must not use `name` as is (see above).
 bool c_name_reserved(const std::string& name);
 
+// Whether `name` is a keyword of C (C89 to C23, GNU C): no identifier can be named so.
+bool c_keyword(const std::string& name);
+
 // The C name of the exported entry function for the RISE entry `name`.
 std::string c_entry_name(const std::string& name);
 
