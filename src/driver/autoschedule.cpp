@@ -444,6 +444,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   // at a time.
   const size_t workers = static_cast<size_t>(std::max(1, cfg.workers));
   SearchFailures failures;  // the run-time failure the final error reports
+  Span default_error_at;    // where the default lowering's error is (the final one's place)
   for (size_t at = 0; at < order.size() && r.measured.size() < budget;) {
     struct Job {
       size_t i;
@@ -476,6 +477,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
           continue;
         }
         j.error = leading_line(e.what());
+        if (r.space.candidates[j.i].is_default) default_error_at = e.span();
       }
       batch.push_back(std::move(j));
     }
@@ -574,6 +576,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
         } catch (const Error& e) {
           m.error = leading_line(e.what());
           failures.note(e, c.is_default);
+          if (c.is_default) default_error_at = e.span();
         }
       }
       ++n;
@@ -597,7 +600,8 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
   }
   if (!best)
     failures.fail("no schedule of the program could be measured",
-                  r.measured.empty() ? "" : "the default: " + r.measured.front().error);
+                  r.measured.empty() ? "" : "the default: " + r.measured.front().error,
+                  default_error_at);
   r.retimed = time_finalists(cfg, measurer, r, best_ms);
   if (const std::vector<size_t>& fin = r.retimed; !fin.empty()) {
     // The fastest by the least of each one's rounds (the first measured on a tie).

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "driver/autoschedule.h"
@@ -32,6 +33,9 @@ int positive_option(const std::string& text, const std::string& flag, int fallba
   if (text.empty()) return fallback;
   int v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range && p == text.data() + text.size() && text[0] != '-')
+    tune_usage(flag + ": '" + text + "' is too large (at most " +
+               std::to_string(std::numeric_limits<int>::max()) + ")");
   if (ec != std::errc() || p != text.data() + text.size() || v < 1)
     tune_usage(flag + ": '" + text + "' is not a positive number");
   return v;

@@ -333,5 +333,23 @@ def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>
   }
 }
 
+// Held-out I: tune's final error when even the default fails had no place (run gives
+// the program's line and caret), and a --budget past an int said "not a positive
+// number".
+TEST(CliFindings, MessagesOfHeldOutI) {
+  std::string par = write_scratch("par_on_c.rise", R"(def f = depFun((n: Nat, m: Nat) =>
+  fun(x: n.m.f32 => x |> mapPar(fun(r => r |> map(fun(v => v * 2.0f))))))
+)");
+  CliResult t = run_risec({"tune", par, "--size", "n=16,m=8", "--target", "c", "--budget", "2",
+                           "-o", scratch_path("par_on_c.elv")});
+  EXPECT_EQ(t.exit_code, 1) << show(t);
+  EXPECT_TRUE(has(t.err, "par_on_c.rise:2:26: error: no schedule of the program could be measured"))
+      << show(t);
+  CliResult b = run_risec(
+      {"tune", "examples/scal/scal.rise", "--size", "n=64", "--budget", "100000000000000000000"});
+  EXPECT_EQ(b.exit_code, 2) << show(b);
+  EXPECT_TRUE(has(b.err, "is too large (at most 2147483647)")) << show(b);
+}
+
 }  // namespace
 }  // namespace risec::e2e
