@@ -238,7 +238,11 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
       << " of lanes = " << machine_lanes() << "), then their lanes reduced\n";
   if (b.inlined())
     o << "  stages:     computed where they are read ("
-      << (b.stages == "inlined" ? std::string("the lets inlined") : b.stages) << ")\n";
+      << (b.stages == "inlined" ? std::string("the lets inlined") : b.stages) << ")"
+      << (f.memory.stores > 0 ? "; lowering stores again a stage read through a pad or a "
+                                "window (stored, below)"
+                              : "")
+      << "\n";
   o << "  unrolled:   " << (b.unrolled ? "short reductions expanded (expandReduce)" : "no") << "\n";
   o << "  stored:     " << f.memory.stores << " intermediate array(s), " << f.memory.allocated
     << " bytes (structure: " << b.structure << ")\n";
