@@ -591,7 +591,11 @@ class Converter {
                                        : "(" + rise::schedule_text(head->schedule) + ")") +
           " needs the OpenMP target (--target openmp); the " + target_.name +
           (target_.runs(LoopKind::Global)
-               ? " target runs parallel maps as mapGlobal/mapWorkGroup/mapLocal"
+               ? (info->family == rise::Family::Reduce
+                      ? " target has no parallel reduction: split it (splitStrategy) and run "
+                        "its parts' reductions in a mapGlobal, or keep it sequential "
+                        "(reduceSeq)"
+                      : " target runs parallel maps as mapGlobal/mapWorkGroup/mapLocal")
            : !word.empty() && word != name
                ? " target has no parallel loops, and the strategy made this " + word +
                      " one: compile with --target openmp, or use a strategy for the " +

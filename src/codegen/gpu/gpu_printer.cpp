@@ -89,7 +89,7 @@ static int risec_launch_size(const char* global_var, const char* local_var, unsi
   /* A private array distributed over the work items needs each of its parts' work items. */
   for (unsigned d = 0; d < dims; ++d)
     if (local[d] < need[d]) {
-      risec_device_failf("risec: the kernel needs at least %lu work items in dimension %u of a work group (a private array is distributed over them), but the launch has %lu ($%s or the device's limit)",
+      risec_device_failf("risec: the kernel needs at least %lu work items in dimension %u of a work group (a private array is distributed over them), but the launch has %lu ($%s, which risec run's --local sets, or the device's limit)",
                          (unsigned long)need[d], d, (unsigned long)local[d], local_var ? local_var : "no variable");
       return -1;
     }
