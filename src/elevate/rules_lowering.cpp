@@ -322,8 +322,12 @@ Failure no_output_map(const std::string& rule, const Expr& e, const std::string&
     return fail_at(rule, e,
                    "no map writes the result: the program is lowered already (" + before + ")");
   return fail_at(rule, e,
-                 "no map writes the result (it is a reduction, an iteration, a scalar, or its "
-                 "maps only rearrange data)");
+                 rise::has_prim(e, {PrimId::Generate})
+                     ? "no map writes the result (it is a reduction, an iteration, a scalar, a "
+                       "generated array (generate, which a with-loop becomes), or its maps only "
+                       "rearrange data)"
+                     : "no map writes the result (it is a reduction, an iteration, a scalar, "
+                       "or its maps only rearrange data)");
 }
 
 // parallelOutput(w): the maps stay sequential where they do fewer than w operations

@@ -109,8 +109,12 @@ Strategy parallel_stages(int64_t min_work) {
                      "already (mapPar)");
     if (!s.changed)
       return fail_at("parallelStages", e,
-                     "no sequential map outside every loop (a program whose stages are "
-                     "reductions has none)");
+                     rise::has_prim(e, {PrimId::Generate})
+                         ? "no sequential map outside every loop: its stages are reductions "
+                           "or generated arrays (generate, which a with-loop becomes), which "
+                           "are not made parallel"
+                         : "no sequential map outside every loop (a program whose stages are "
+                           "reductions has none)");
     return out;
   });
 }
