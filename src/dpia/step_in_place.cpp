@@ -2,6 +2,8 @@
 // (dpia/step_in_place.h).
 #include "dpia/step_in_place.h"
 
+#include <algorithm>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -168,6 +170,25 @@ bool step_reads_out_of_order(const Phrase& op, bool acc_first) {
   if (!body) return true;
   std::set<std::string> vars{acc};
   return step_out_of_order(*body, vars);
+}
+
+bool placed_step_needs_next(const Phrase& e, const std::string& space) {
+  const Phrase& op = e->args[0];
+  if (step_in_place(op, true) || !step_reads_out_of_order(op, true)) return false;
+  std::function<bool(const Phrase&)> distributed = [&](const Phrase& p) {
+    if (p->kind == PhraseNode::Prim && p->prim && rise::is_gpu_loop(p->prim->loop)) return true;
+    return std::any_of(p->args.begin(), p->args.end(), distributed);
+  };
+  if (distributed(op))
+    user_error("the accumulator of this " + e->prim->name + ", placed in " + space +
+                   " memory and distributed over the group's work items, is updated in place, "
+                   "and its step may read other elements of it than the one it writes (through "
+                   "an index, a transposed, reversed or shifted view, or a reduction): it "
+                   "would read elements it has already written; leave the accumulator's "
+                   "memory to the default, or read it only element by element (zip(acc)(x) "
+                   "|> map(f))",
+               e->span);
+  return true;
 }
 
 bool same_memory(const ExpressionP& a, const ExpressionP& b) {

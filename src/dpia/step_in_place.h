@@ -25,6 +25,13 @@ bool step_in_place(const Phrase& op, bool acc_first);
 // shifted or padded view of it, a reduction over it).
 bool step_reads_out_of_order(const Phrase& op, bool acc_first);
 
+// For a reduction `e` whose accumulator a strategy placed in private or local memory
+// (`space`, for the message): whether it gets a temporary (in that memory) for each
+// step's result: where its step may read it out of order. One distributed over a
+// group's work items (its step writes through GPU loops; docs/targets.md,
+// "Distributed accumulators") cannot get one: then a User error, located at e.
+bool placed_step_needs_next(const Phrase& e, const std::string& space);
+
 // Whether expressions a and b name the same memory location, projections through
 // zips and pairs taken out (fst(zip(a, b)[i]) is a[i]): a nested reduction whose
 // initial value is its destination continues its parent's accumulator.

@@ -808,36 +808,13 @@ class Translator {
   }
 
   // Whether the array accumulator of reduction `e` gets a temporary for each step's
-  // result (dpia/step_in_place.h). One a strategy placed in private or local memory
-  // (oclReduceSeq(Private), (Local)) gets one in that memory where its step may read it
-  // out of order, and is refused there when distributed over a group's work items
-  // (docs/targets.md, "Distributed accumulators"): such a one cannot get a temporary;
-  // a CPU register block gets one only where its step may read it out of order.
+  // result (dpia/step_in_place.h): one a strategy placed in private or local memory as
+  // placed_step_needs_next says; a CPU register block only where its step may read it
+  // out of order.
   bool needs_next(const Phrase& e) {
     Space chosen = addr_space(e, Space::Default);
-    if (chosen == Space::Private || chosen == Space::Local) {
-      if (step_in_place(e->args[0], true) || !step_reads_out_of_order(e->args[0], true))
-        return false;
-      // A step that may read another element than the one it writes: a temporary in
-      // the same memory, one per work item; refused where the accumulator is
-      // distributed over a group's work items (its step writes through GPU loops),
-      // which cannot get one.
-      std::function<bool(const Phrase&)> distributed = [&](const Phrase& p) {
-        if (p->kind == PhraseNode::Prim && p->prim && rise::is_gpu_loop(p->prim->loop)) return true;
-        return std::any_of(p->args.begin(), p->args.end(), distributed);
-      };
-      if (distributed(e->args[0]))
-        user_error(std::string("the accumulator of this ") + e->prim->name + ", placed in " +
-                       (chosen == Space::Private ? "private" : "local") +
-                       " memory and distributed over the group's work items, is updated in place, "
-                       "and its step may read other elements "
-                       "of it than the one it writes (through an index, a transposed, "
-                       "reversed or shifted view, or a reduction): it would read elements "
-                       "it has already written; leave the accumulator's memory to the "
-                       "default, or read it only element by element (zip(acc)(x) |> map(f))",
-                   e->span);
-      return true;
-    }
+    if (chosen == Space::Private || chosen == Space::Local)
+      return placed_step_needs_next(e, chosen == Space::Private ? "private" : "local");
     if (!gpu_loops_ && register_block(e->prim->loop, e->type))
       return step_reads_out_of_order(e->args[0], true);
     return !step_in_place(e->args[0], true);
