@@ -295,8 +295,8 @@ TEST(GeneratedNames, ForeignFunctionsAreEmitted) {
 }
 
 // Held-out I: a foreign function's parameter named like a C keyword failed in the C
-// compiler (exit 4); it is refused, located at the definition, on every target. The
-// program's own names that are keywords (binders, inputs) are renamed and run.
+// compiler (exit 4); it is refused, located at the definition, on every target (the
+// program's own binders named `float` and `int` are not what is refused).
 TEST(GeneratedNames, AForeignParameterNamedLikeACKeywordIsRefused) {
   for (const char* word : {"int", "restrict", "_Bool", "while"}) {
     const std::string text = std::string("foreign def g(a: f32, ") + word +
