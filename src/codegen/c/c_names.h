@@ -26,7 +26,9 @@ namespace risec::codegen {
 // Whether generated code must not use `name` as is (see above).
 bool c_name_reserved(const std::string& name);
 
-// Whether `name` is a keyword of C (C89 to C23, GNU C): no identifier can be named so.
+// Whether `name` is a keyword of C (C89 to C23, GNU C), an OpenCL C qualifier or type
+// name, a C++ keyword (CUDA) or a macro of math.h and stddef.h (NAN, NULL): a parameter
+// of that name, kept as the user wrote it (a foreign function's), fails on some target.
 bool c_keyword(const std::string& name);
 
 // The C name of the exported entry function for the RISE entry `name`.
