@@ -671,7 +671,7 @@ class Translator {
         // new value (an argmax's select(b._1 > a._1) would compare against itself).
         if (t->kind == TypeKind::Pair) return through_next(b, v, t, Space::Private);
         if (t->kind == TypeKind::Array && needs_next(e))
-          return through_next(b, v, t, addr_space(e, Space::Default));
+          return made_by(through_next(b, v, t, addr_space(e, Space::Default)), e);
         return acc(b, ac_var(v, t));
       });
       Space space = addr_space(e, t->kind == TypeKind::Array ? Space::Default : Space::Private);

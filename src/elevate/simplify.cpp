@@ -809,6 +809,17 @@ class Hoisting : public rise::ExprMutator {
       std::set<std::string> inner;
       invariant_terms(a, inner, terms);
     }
+    // Out of a GPU map (a kernel, a work group), a term using the GPU's own memory or
+    // loops (oclToMem(Private), mapLocal, oclReduceSeq(Local), ...) would leave the
+    // place they exist in (held-out J: valid programs then refused as "private memory
+    // allocated outside a kernel", "mapLocal outside a work group").
+    if (rise::is_gpu_loop(c->head->prim->loop))
+      std::erase_if(terms, [](const Expr& t) {
+        return rise::any_subexpr(t, [](const Expr& x) {
+          return x->kind == ExprKind::Primitive && x->prim &&
+                 (x->prim->has(rise::kOpenCL) || rise::is_gpu_loop(x->prim->loop));
+        });
+      });
     if (terms.empty()) return m;
     // Each distinct term once, replaced in the whole call (it is invariant there).
     Expr out = m;

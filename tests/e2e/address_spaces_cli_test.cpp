@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "e2e_util.h"
 
@@ -194,6 +196,37 @@ TEST(AddressSpacesCli, GlobalStoresInOneWorkItemsCodeRunOrAreRefused) {
   EXPECT_EQ(c.exit_code, 1) << show(c);
   EXPECT_NE(c.err.find("constant memory, which a kernel can only read"), std::string::npos)
       << show(c);
+}
+
+// Held-out J: simplify's loop-invariant hoisting moved a work item's private store out
+// of its mapGlobal, a group's local store or distributed initial value out of its
+// mapWorkGroup: valid programs refused ("private memory allocated outside a kernel",
+// "mapLocal outside a work group"). Terms using the GPU's memory or loops stay in the
+// GPU map; the programs run and match the interpreter.
+TEST(AddressSpacesCli, GpuStoresStayInTheirKernelThroughSimplify) {
+  const std::vector<std::pair<std::string, std::string>> programs = {
+      {"n=4",
+       "def f = depFun((n: Nat) => fun(x: n.8.f32 => fun(w: 8.f32 =>\n  x |> "
+       "mapGlobal(0)(fun(row => w |> mapSeq(fun(v => v * 2.0f)) |> oclToMem(Private) |> "
+       "fun(t => zip(row)(t |> reverse) |> mapSeq(fun(p => p._1 + p._2))))))))\n"},
+      {"n=4",
+       "def f = depFun((n: Nat) => fun(x: n.8.f32 => fun(w: 8.f32 =>\n  x |> "
+       "mapWorkGroup(0)(fun(blk => w |> mapLocal(0)(fun(v => v * 2.0f)) |> oclToMem(Local) |> "
+       "fun(t => zip(blk)(t |> reverse) |> mapLocal(0)(fun(p => p._1 + p._2))))))))\n"},
+      {"n=4,k=3",
+       "def f = depFun((n: Nat, k: Nat) => fun(x: n.k.8.f32 =>\n  x |> "
+       "mapWorkGroup(0)(fun(blk => blk |> oclReduceSeq(Private)(fun(acc => fun(row => "
+       "zip(acc)(row) |> mapLocal(0)(fun(p => p._1 * 0.5f + p._2)))))(generate(fun(i => 0.0f)) "
+       "|> mapLocal(0)(fun(v => v))) |> mapLocal(0)(fun(v => v))))))\n"},
+  };
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const std::string file =
+        write_scratch("kernel_stores_" + std::to_string(i) + ".rise", programs[i].second);
+    CliResult r =
+        run_risec({"run", file, "--target", "opencl", "--size", programs[i].first, "--check"});
+    EXPECT_EQ(r.exit_code, 0) << show(r);
+    EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
+  }
 }
 
 }  // namespace
