@@ -133,7 +133,9 @@ void refuse_partly_distributed(const Command& n) {
   bool in_local = false, outside = false;
   for (const DistributedWrite& w : writes) (w.locals.empty() ? outside : in_local) = true;
   if (!in_local || !outside) return;
-  user_error("the private array " + (n.source.empty() ? n.var : "'" + n.source + "'") +
+  user_error("the private array " +
+                 (n.source.empty() ? "(" + rise::print(n.dt) + ", the accumulator here)"
+                                   : "'" + n.source + "'") +
                  " is written in part by the work items of a mapLocal (each its own "
                  "elements) and in part by the work group's sequential code (its initial "
                  "value): every work item keeps a whole copy of which it updates only its own "
