@@ -392,14 +392,18 @@ class DisjointChecker {
       if (sa.kind != Seg::Flat || !sa.usable || !sb.usable) continue;
       Nat fa = sa.index, fb = arith::substitute(sb.index, inner);
       Nat wa = sa.width, wb = arith::substitute(sb.width, inner);
-      // Strided: fa = s*i + ra, fb = s*i' + rb, the offsets within s of each other.
+      // Strided: fa = s*i + ra, fb = s*i' + rb, the offsets within |s| of each other (s
+      // negative too: a write through reverse, n - 1 - i; |s(i - i')| >= |s| either way).
       Nat ra = arith::substitute(fa, {{l.var, Nat(0)}});
       Nat rb = arith::substitute(fb, {{l.var, Nat(0)}});
       Nat stride = arith::substitute(fa, {{l.var, Nat(1)}}) - ra;
       Nat stride_b = arith::substitute(fb, {{l.var, Nat(1)}}) - rb;
-      if (arith::provably_pos(stride) && arith::provably_eq(stride, stride_b) &&
-          arith::provably_eq(fa, ra + i * stride) && arith::provably_eq(fb, rb + i * stride) &&
-          arith::provably_le(ra + wa - rb, stride) && arith::provably_le(rb + wb - ra, stride))
+      const std::optional<Nat> size = arith::provably_pos(stride)            ? stride
+                                      : arith::provably_pos(Nat(0) - stride) ? Nat(0) - stride
+                                                                             : std::optional<Nat>();
+      if (size && arith::provably_eq(stride, stride_b) && arith::provably_eq(fa, ra + i * stride) &&
+          arith::provably_eq(fb, rb + i * stride) && arith::provably_le(ra + wa - rb, *size) &&
+          arith::provably_le(rb + wb - ra, *size))
         return true;
       // Ranges that do not meet, whatever the iterations.
       Nat fb2 = arith::substitute(fb, {{l.var, Nat::var(l.var + "'", Nat(0), l.n)}});

@@ -1,6 +1,6 @@
 // The disjoint-writes check (dpia/disjoint_check.h) on small imperative programs:
 // parallel loops whose iterations provably write apart places are accepted (strided,
-// transposed, private to the iteration, a parallel reduction's accumulator, a copy
+// reversed, transposed, private to the iteration, a parallel reduction's accumulator, a copy
 // every GPU work item makes alike); the others are refused, located at the loop's
 // primitive and naming it.
 #include <gtest/gtest.h>
@@ -87,6 +87,26 @@ TEST(DisjointWrites, RowsColumnsAndStridesAreAccepted) {
                         cm_seq({cm_assign(y_at(i, Nat(2) * n), x_at(i, n)),
                                 cm_assign(y_at(n + i, Nat(2) * n), x_at(i, n))}));
   EXPECT_EQ(refusal(halves), "");
+}
+
+// Held-out J: a map written through reverse (element n - 1 - i per iteration) was
+// refused as possibly racing: a negative stride is as apart as a positive one. Two
+// elements per iteration from the end, interleaved, too; reversed neighbours that
+// overlap are still refused.
+TEST(DisjointWrites, ReversedWritesAreAccepted) {
+  Nat n = Nat::size_var("n");
+  Nat i = var("i", n);
+  EXPECT_EQ(refusal(par("i", n, LoopKind::Par, cm_assign(y_at(n - Nat(1) - i, n), x_at(i, n)))),
+            "");
+  Nat m = Nat(2) * n;
+  EXPECT_EQ(refusal(par("i", n, LoopKind::Par,
+                        cm_seq({cm_assign(y_at(m - Nat(1) - Nat(2) * i, m), x_at(i, n)),
+                                cm_assign(y_at(m - Nat(2) - Nat(2) * i, m), x_at(i, n))}))),
+            "");
+  EXPECT_NE(refusal(par("i", n, LoopKind::Par,
+                        cm_seq({cm_assign(y_at(n - i, n + Nat(1)), x_at(i, n)),
+                                cm_assign(y_at(n - Nat(1) - i, n + Nat(1)), x_at(i, n))}))),
+            "");
 }
 
 TEST(DisjointWrites, IterationMemoryAndReductionsAreAccepted) {
