@@ -66,7 +66,31 @@ std::optional<std::pair<Nat, Nat>> split_index(const Nat& i, const std::string& 
   return std::make_pair(stride, rest);
 }
 
-// The distribution of the private array allocated by `n`, if it has one: every write
+// A private array at work-group level written in part inside mapLocals (each work item
+// its own elements) and in part by the group's sequential code (its initial value) is
+// not distributed: every work item would keep a whole copy of which it updates only its
+// elements, so a read of any other element (the result read reversed, or in other
+// blocks) was wrong (held-out J: 100% of the elements). Refused, as the whole-copy
+// form cannot be checked here; distributing the initial value over the same mapLocals
+// makes it a distributed array, whose accesses are checked.
+void refuse_partly_distributed(const Command& n, const std::vector<DistributedWrite>& writes) {
+  bool in_local = false, outside = false;
+  for (const DistributedWrite& w : writes) (w.locals.empty() ? outside : in_local) = true;
+  if (!in_local || !outside) return;
+  user_error("the private array " +
+                 (n.source.empty() ? "(" + rise::print(n.dt) + ", the accumulator here)"
+                                   : "'" + n.source + "'") +
+                 " is written in part by the work items of a mapLocal (each its own "
+                 "elements) and in part by the work group's sequential code (its initial "
+                 "value): every work item keeps a whole copy of which it updates only its own "
+                 "elements, so reading the others would be wrong; compute its initial value in "
+                 "the same mapLocals (as examples/mm/gpu_tiled.elv does), or keep the "
+                 "reduction in one work item",
+             n.span);
+}
+
+// The distribution of the private array allocated by `n`, if it has one (refused, as
+// above, where its writes are partly the group's and partly the work items'): every write
 // is inside mapLocals, and in each dimension either no write's index has a local id
 // or every write's index is stride * id + rest (one mapLocal dimension, one stride)
 // with the rest in [0, extent / (the mapLocal's iterations)).
@@ -77,6 +101,7 @@ std::optional<Distribution> distribution_of(const Command& n) {
   std::vector<DistributedWrite> writes;
   bool other = false;
   collect_writes(n.body[0], n.var, locals, writes, other);
+  refuse_partly_distributed(n, writes);
   if (other || writes.empty()) return std::nullopt;
   Distribution d;
   d.dims.resize(extents.size());
@@ -118,33 +143,6 @@ std::optional<Distribution> distribution_of(const Command& n) {
   return d;
 }
 
-// A private array at work-group level written in part inside mapLocals (each work item
-// its own elements) and in part by the group's sequential code (its initial value) is
-// not distributed: every work item keeps a whole copy of which it updates only its
-// elements, so a read of any other element (the result read reversed, or in other
-// blocks) was wrong (held-out J: 100% of the elements). Refused, as the whole-copy
-// form cannot be checked here; distributing the initial value over the same mapLocals
-// makes it a distributed array, whose accesses are checked.
-void refuse_partly_distributed(const Command& n) {
-  std::vector<LocalLoop> locals;
-  std::vector<DistributedWrite> writes;
-  bool other = false;
-  collect_writes(n.body[0], n.var, locals, writes, other);
-  bool in_local = false, outside = false;
-  for (const DistributedWrite& w : writes) (w.locals.empty() ? outside : in_local) = true;
-  if (!in_local || !outside) return;
-  user_error("the private array " +
-                 (n.source.empty() ? "(" + rise::print(n.dt) + ", the accumulator here)"
-                                   : "'" + n.source + "'") +
-                 " is written in part by the work items of a mapLocal (each its own "
-                 "elements) and in part by the work group's sequential code (its initial "
-                 "value): every work item keeps a whole copy of which it updates only its own "
-                 "elements, so reading the others would be wrong; compute its initial value in "
-                 "the same mapLocals (as examples/mm/gpu_tiled.elv does), or keep the "
-                 "reduction in one work item",
-             n.span);
-}
-
 CommandP distribute(const CommandP& c, bool group, bool local) {
   if (!c) return c;
   bool for_loop = c->kind == Command::For;
@@ -159,9 +157,7 @@ CommandP distribute(const CommandP& c, bool group, bool local) {
   }
   if (c->kind == Command::New && group && !local && c->space == Space::Private &&
       c->dt->kind == rise::TypeKind::Array) {
-    auto d = distribution_of(n);
-    if (!d) refuse_partly_distributed(n);
-    if (d) {
+    if (auto d = distribution_of(n)) {
       Type elem = c->dt;
       for (size_t k = 0; k < d->dims.size(); ++k) elem = elem->a;
       for (size_t k = d->dims.size(); k-- > 0;) elem = rise::array(d->dims[k].extent, elem);

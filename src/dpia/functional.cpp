@@ -579,6 +579,10 @@ class Converter {
     const rise::PrimitiveInfo* info = head->prim;
     if (!info) internal_error("primitive " + name + " without a table row", head->span);
     int arity = info->is(rise::PrimId::MakeArray) ? head->count : info->arity;
+    // Where an error about it points: a primitive a strategy wrote (lowerToC's mapSeq,
+    // globalOutput's mapGlobal) may have no place of its own; the application's, or the
+    // nearest one around it, says where.
+    const Span& at = head->span.known() ? head->span : e->span.known() ? e->span : near_;
     // Parallel and OpenCL primitives must suit the target.
     // A scheduled one shows its schedule, an OpenMP clause as well.
     if (info->has(rise::kOpenMP) && !target_.runs(LoopKind::Par)) {
@@ -611,9 +615,8 @@ class Converter {
                      "step out of a strategy for it",
                  head->span.known() ? head->span : e->span);
     if (info->has(rise::kOpenCL) && !target_.runs(LoopKind::Global)) {
-      // A GPU map a rule made (globalOutput, say) has the place of the map it came
-      // from, or of the nearest application around it (held-out H).
-      const Span& at = head->span.known() ? head->span : e->span.known() ? e->span : near_;
+      // A GPU map a rule made (globalOutput, say) stands at the map it came from
+      // (held-out H).
       const std::string word = word_at(head->span);
       user_error(name + " needs an OpenCL or CUDA target; the " + target_.name +
                      " target cannot run it" +
@@ -633,9 +636,6 @@ class Converter {
         const bool pow2 = n > 1 && (n & (n - 1)) == 0;
         return n > most || !(pow2 || (n == 3 && !cuda));
       };
-      // a primitive a strategy wrote (lowerToC's mapSeq) has no place of its own: the
-      // application's, or the nearest one around it, says where
-      const Span& at = head->span.known() ? head->span : e->span.known() ? e->span : near_;
       for (const Type& t : {e->type, head->type})
         if (auto lanes = vector_lanes_where(t, no_type))
           user_error(name + ": a vector of " + std::to_string(*lanes) +

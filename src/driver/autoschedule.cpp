@@ -105,6 +105,13 @@ std::vector<size_t> measurement_order(const AutoscheduleResult& r, int budget) {
   return order;
 }
 
+// --explain's line for a kept default lowering.
+std::string kept_default_line() {
+  return "  no candidate measured faster than the default lowering (by more than the "
+         "timings' noise, " +
+         std::to_string(static_cast<int>(kKeepDefaultMargin * 100 + 0.5)) + "%), which is kept\n";
+}
+
 // --explain's "measured:" line: the default lowering's time and the chosen one's, and
 // how many candidates were measured. "(timed once)" where the last round timed the
 // chosen one again and not the default (the default above kFinalistMaxMs a call).
@@ -134,9 +141,7 @@ std::string explain_gpu(const AutoscheduleConfig& cfg, const AutoscheduleResult&
     if (m.candidate == r.best && m.time_ms) best_ms = *m.time_ms;
   std::ostringstream o;
   o << "autoschedule: the chosen schedule: " << b.label() << "\n";
-  if (b.is_default)
-    o << "  no candidate measured faster than the default lowering (by more than the "
-         "timings' noise, 3%), which is kept\n";
+  if (b.is_default) o << kept_default_line();
   o << "  mapped:     " << b.gpu << "\n  device:     " << cfg.device.name << "\n";
   o << "  model:      rank " << rank << " of " << r.ranking.size() << "; ";
   for (size_t i = 0; i < f.reasons.size(); ++i) o << (i ? "; " : "") << f.reasons[i];
@@ -170,10 +175,7 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
   for (size_t i = 0; i < r.ranking.size(); ++i)
     if (r.ranking[i] == r.best) rank = i + 1;
   o << "autoschedule: the chosen schedule: " << b.label() << "\n";
-  if (b.is_default) {
-    o << "  no candidate measured faster than the default lowering (by more than the "
-         "timings' noise, 3%), which is kept\n";
-  }
+  if (b.is_default) o << kept_default_line();
   const std::vector<std::string> loops = cfg.target == "openmp" && b.lowered.expr
                                              ? parallel_loops(b.lowered.expr)
                                              : std::vector<std::string>{};

@@ -150,12 +150,6 @@ TEST(AddressSpacesCli, TheDocumentedGpuStrategyRuns) {
   EXPECT_NE(n.err.find("(toLocal)"), std::string::npos) << show(n);
 }
 
-}  // namespace
-}  // namespace risec::e2e
-
-namespace risec::e2e {
-namespace {
-
 // Held-out I: global memory the program placed in one work item's code (a scalar
 // accumulator in Global at the top, a host-level map stored in Global and reduced, at
 // fixed sizes) was an internal error (exit 70) on the GPU targets. A top-level store
@@ -184,18 +178,18 @@ TEST(AddressSpacesCli, GlobalStoresInOneWorkItemsCodeRunOrAreRefused) {
       "global_nested.rise",
       "def f = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 =>\n"
       "  x |> map(fun(r => r |> oclReduceSeq(Global)(fun(acc => fun(v => acc + v)))(0.0f)))))\n");
-  CliResult n = run_risec({"compile", nested, "--target", "opencl", "--size", "n=7,m=5"});
-  EXPECT_EQ(n.exit_code, 1) << show(n);
-  EXPECT_NE(n.err.find("global_nested.rise:2:26: error: global memory (a f32)"), std::string::npos)
-      << show(n);
+  // `file` at `sizes` is refused for opencl (exit 1) saying `what`.
+  const auto refused = [](const std::string& file, const char* sizes, const std::string& what) {
+    CliResult r = run_risec({"compile", file, "--target", "opencl", "--size", sizes});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_NE(r.err.find(what), std::string::npos) << show(r);
+  };
+  refused(nested, "n=7,m=5", "global_nested.rise:2:26: error: global memory (a f32)");
   const std::string constant =
       write_scratch("constant_acc.rise",
                     "def f = depFun(n: Nat => fun(x: n.f32 =>\n"
                     "  x |> oclReduceSeq(Constant)(fun(a => fun(b => a + b)))(0.0f)))\n");
-  CliResult c = run_risec({"compile", constant, "--target", "opencl", "--size", "n=7"});
-  EXPECT_EQ(c.exit_code, 1) << show(c);
-  EXPECT_NE(c.err.find("constant memory, which a kernel can only read"), std::string::npos)
-      << show(c);
+  refused(constant, "n=7", "constant memory, which a kernel can only read");
 }
 
 // Held-out J: simplify's loop-invariant hoisting moved a work item's private store out
@@ -222,10 +216,7 @@ TEST(AddressSpacesCli, GpuStoresStayInTheirKernelThroughSimplify) {
   for (size_t i = 0; i < programs.size(); ++i) {
     const std::string file =
         write_scratch("kernel_stores_" + std::to_string(i) + ".rise", programs[i].second);
-    CliResult r =
-        run_risec({"run", file, "--target", "opencl", "--size", programs[i].first, "--check"});
-    EXPECT_EQ(r.exit_code, 0) << show(r);
-    EXPECT_NE(r.out.find("check: passed"), std::string::npos) << show(r);
+    EXPECT_TRUE(compile_and_check(file, "", programs[i].first, "opencl")) << file;
   }
 }
 

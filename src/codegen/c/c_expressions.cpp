@@ -800,10 +800,11 @@ std::string CPrinter::foreign_function(const rise::ForeignFun& f) {
     // Its body names the parameters as declared: a C keyword cannot be one (held-out
     // I: the C compiler's error, exit 4, instead of this one).
     if (c_keyword(f.params[i]))
-      user_error("the parameter '" + f.params[i] + "' of the foreign function '" + f.name +
-                     "' is a keyword (or a macro) of C, OpenCL C or CUDA C++: its body is C "
-                     "code that names its parameters, so rename it (in the body too)",
-                 f.span);
+      user_error(
+          "the parameter '" + f.params[i] + "' of the foreign function '" + f.name +
+              "' is a keyword, built-in name or macro of C, OpenCL C or CUDA C++: its body is C "
+              "code that names its parameters, so rename it (in the body too)",
+          f.span);
     params += (i ? ", " : "") + c_type(f.param_types[i]) + " " + f.params[i];
   }
   if (f.params.empty()) params = "void";

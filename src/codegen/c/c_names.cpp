@@ -136,83 +136,14 @@ bool host_name_reserved(const std::string& name) {
 }  // namespace
 
 bool c_keyword(const std::string& name) {
-  // OpenCL C's qualifiers and type names, C++'s keywords (CUDA's .cu files), and the
-  // macros math.h and stddef.h define: none can name a parameter on some target.
-  // prim-names: off (C, OpenCL C and C++ words)
-  static const char* const kOthers[] = {"global",
-                                        "local",
-                                        "constant",
-                                        "private",
-                                        "kernel",
-                                        "half",
-                                        "read_only",
-                                        "write_only",
-                                        "read_write",
-                                        "uchar",
-                                        "ushort",
-                                        "uint",
-                                        "ulong",
-                                        "sampler_t",
-                                        "event_t",
-                                        "class",
-                                        "new",
-                                        "delete",
-                                        "this",
-                                        "template",
-                                        "typename",
-                                        "namespace",
-                                        "using",
-                                        "virtual",
-                                        "public",
-                                        "protected",
-                                        "friend",
-                                        "operator",
-                                        "try",
-                                        "catch",
-                                        "throw",
-                                        "explicit",
-                                        "mutable",
-                                        "export",
-                                        "and",
-                                        "or",
-                                        "not",
-                                        "xor",
-                                        "bitand",
-                                        "bitor",
-                                        "compl",
-                                        "and_eq",
-                                        "or_eq",
-                                        "xor_eq",
-                                        "not_eq",
-                                        "concept",
-                                        "requires",
-                                        "consteval",
-                                        "constinit",
-                                        "co_await",
-                                        "co_return",
-                                        "co_yield",
-                                        "char8_t",
-                                        "char16_t",
-                                        "char32_t",
-                                        "wchar_t",
-                                        "decltype",
-                                        "noexcept",
-                                        "dynamic_cast",
-                                        "static_cast",
-                                        "reinterpret_cast",
-                                        "const_cast",
-                                        "typeid",
-                                        "NAN",
-                                        "INFINITY",
-                                        "HUGE_VAL",
-                                        "HUGE_VALF",
-                                        "NULL",
-                                        "errno"};
-  // prim-names: on
+  // The macros math.h and stddef.h define, besides the keywords and built-in names of
+  // C, OpenCL C and CUDA C++ (the lists above).
+  static const char* const kMacros[] = {"NAN",       "INFINITY", "HUGE_VAL",
+                                        "HUGE_VALF", "NULL",     "errno"};
   const auto in = [&](const auto& list) {
     return std::find(std::begin(list), std::end(list), name) != std::end(list);
   };
-  return name != "main" && (in(kKeywords) || in(kOthers));
+  return name != "main" && (in(kKeywords) || in(kOpenCLWords) || in(kCudaWords) || in(kMacros));
 }
 
 bool c_name_reserved(const std::string& name) {

@@ -26,9 +26,10 @@ namespace risec::codegen {
 // Whether generated code must not use `name` as is (see above).
 bool c_name_reserved(const std::string& name);
 
-// Whether `name` is a keyword of C (C89 to C23, GNU C), an OpenCL C qualifier or type
-// name, a C++ keyword (CUDA) or a macro of math.h and stddef.h (NAN, NULL): a parameter
-// of that name, kept as the user wrote it (a foreign function's), fails on some target.
+// Whether `name` is a keyword of C (C89 to C23, GNU C), a keyword, type or built-in of
+// OpenCL C or CUDA C++ that generated code prints, or a macro of math.h and stddef.h
+// (NAN, NULL): a parameter of that name, kept as the user wrote it (a foreign
+// function's), fails or is shadowed on some target.
 bool c_keyword(const std::string& name);
 
 // The C name of the exported entry function for the RISE entry `name`.

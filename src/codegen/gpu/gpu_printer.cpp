@@ -3,6 +3,7 @@
 #include "codegen/gpu/gpu_printer.h"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "codegen/c/c_names.h"
@@ -126,17 +127,25 @@ const char* vector_scalar(rise::ScalarKind k) {
 
 namespace {
 
-// The first GPU-level loop (mapGlobal, mapWorkGroup, mapLocal) a command runs, or null.
-const Command* first_gpu_loop(const CommandP& c) {
+// The first command inside c (c included) that `is` holds for, or null.
+const Command* first_command(const CommandP& c, const std::function<bool(const Command&)>& is) {
   struct Finder : dpia::Visitor {
+    const std::function<bool(const Command&)>& is;
     const Command* found = nullptr;
+    explicit Finder(const std::function<bool(const Command&)>& is) : is(is) {}
     void visit_command(const Command& c) override {
-      if (c.kind == Command::For && dpia::is_gpu_loop(c.loop)) found = &c;
+      if (is(c)) found = &c;
       if (!found) dpia::Visitor::visit_command(c);
     }
-  } f;
+  } f(is);
   f.visit(c);
   return f.found;
+}
+
+// The first GPU-level loop (mapGlobal, mapWorkGroup, mapLocal) a command runs, or null.
+const Command* first_gpu_loop(const CommandP& c) {
+  return first_command(
+      c, [](const Command& x) { return x.kind == Command::For && dpia::is_gpu_loop(x.loop); });
 }
 
 // Whether a command runs GPU-level loops.
@@ -144,18 +153,11 @@ bool has_gpu_loops(const CommandP& c) {
   return first_gpu_loop(c) != nullptr;
 }
 
-// The first global-memory variable a command declares (outside GPU loops, which the
-// address-space check looks after), or null.
+// The first global-memory variable a command declares, or null.
 const Command* first_global_new(const CommandP& c) {
-  struct Finder : dpia::Visitor {
-    const Command* found = nullptr;
-    void visit_command(const Command& c) override {
-      if (c.kind == Command::New && c.space == Space::Global && !c.table) found = &c;
-      if (!found) dpia::Visitor::visit_command(c);
-    }
-  } f;
-  f.visit(c);
-  return f.found;
+  return first_command(c, [](const Command& x) {
+    return x.kind == Command::New && x.space == Space::Global && !x.table;
+  });
 }
 
 // The map primitive of a GPU level (mapGlobal, mapWorkGroup, mapLocal), for messages.
