@@ -4,6 +4,8 @@
 // write; each loop's writes are then compared pairwise with arith's range reasoning.
 #include "dpia/disjoint_check.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -32,6 +34,11 @@ struct Seg {
   enum Kind { Flat, Fst, Snd } kind = Flat;
   Nat index, width;
   bool usable = true;  // false: not a place to compare (a dimension under a vector store)
+};
+
+// A usable Flat segment of a place, to compare: [index, index + width).
+struct Run {
+  Nat index, width;
 };
 
 struct Place {
@@ -385,19 +392,86 @@ class DisjointChecker {
       inner[x.var] = Nat::var(x.var + "'", Nat(0), arith::substitute(x.n, inner));
     }
     for (const auto& [name, n] : b.opaque) inner[name] = Nat::var(name + "'", Nat(0), n);
-    Nat i = Nat::var(l.var, Nat(0), l.n);
+    std::vector<Run> sa, sb;
     for (size_t k = 0; k < a.place.segs.size(); ++k) {
-      const Seg& sa = a.place.segs[k];
-      const Seg& sb = b.place.segs[k];
-      if (sa.kind != Seg::Flat || !sa.usable || !sb.usable) continue;
-      Nat fa = sa.index, fb = arith::substitute(sb.index, inner);
-      Nat wa = sa.width, wb = arith::substitute(sb.width, inner);
+      const Seg& x = a.place.segs[k];
+      const Seg& y = b.place.segs[k];
+      if (x.kind != Seg::Flat || !x.usable || !y.usable) continue;
+      sa.push_back({x.index, x.width});
+      sb.push_back({arith::substitute(y.index, inner), arith::substitute(y.width, inner)});
+    }
+    return apart_in(sa, sb, l.var, l.n, 2);
+  }
+
+  // Whether the places a (at v) and b (at v' != v) differ. Besides spans_apart, a
+  // permutation through div and mod (a write through split, map(reverse), join, or
+  // split, transpose, join: 4*(i/4) + 3 - i%4, (n/4)*(i%4) + i/4): v written as
+  // d*q + r, two iterations differ in q (whatever their r) or have equal q and differ
+  // in r, or the other way round; each case proven the same way, `depth` more times
+  // (nested splits divide q or r again).
+  static bool apart_in(const std::vector<Run>& a, const std::vector<Run>& b, const std::string& v,
+                       const Nat& n, int depth) {
+    if (spans_apart(a, b, v, n)) return true;
+    if (depth == 0) return false;
+    for (const Nat& d : divisors_of(a, b, v)) {
+      // (named after d: a variable's name is its identity, and its range depends on d)
+      const std::string qn = v + "/" + arith::print(d), rn = v + "%" + arith::print(d);
+      Nat nq = arith::floordiv(n + d - Nat(1), d);
+      Nat q = Nat::var(qn, Nat(0), nq), r = Nat::var(rn, Nat(0), d);
+      arith::Substitution split{{v, d * q + r}};
+      std::vector<Run> qa = substituted(a, split), qb = substituted(b, split);
+      std::vector<Run> qb_r = substituted(qb, {{rn, Nat::var(rn + "'", Nat(0), d)}});
+      std::vector<Run> qb_q = substituted(qb, {{qn, Nat::var(qn + "'", Nat(0), nq)}});
+      if ((apart_in(qa, qb_r, qn, nq, depth - 1) && apart_in(qa, qb, rn, d, depth - 1)) ||
+          (apart_in(qa, qb_q, rn, d, depth - 1) && apart_in(qa, qb, qn, nq, depth - 1)))
+        return true;
+    }
+    return false;
+  }
+
+  static std::vector<Run> substituted(const std::vector<Run>& s, const arith::Substitution& sub) {
+    std::vector<Run> out;
+    for (const Run& x : s)
+      out.push_back({arith::substitute(x.index, sub), arith::substitute(x.width, sub)});
+    return out;
+  }
+
+  // The divisors d of the divisions and moduli `v / d`, `v % d` (d positive, v in the
+  // dividend) in the places' indices.
+  static std::vector<Nat> divisors_of(const std::vector<Run>& a, const std::vector<Run>& b,
+                                      const std::string& v) {
+    std::vector<Nat> out;
+    std::function<void(const Nat&)> walk = [&](const Nat& t) {
+      const arith::Node& node = t.node();
+      if ((node.kind == arith::Kind::Div || node.kind == arith::Kind::Mod) &&
+          arith::occurs(v, node.args[0]) && !arith::occurs(v, node.args[1]) &&
+          arith::provably_pos(node.args[1]) &&
+          std::find(out.begin(), out.end(), node.args[1]) == out.end())
+        out.push_back(node.args[1]);
+      for (const auto& term : node.terms) walk(term.second);
+      for (const Nat& x : node.args) walk(x);
+    };
+    for (const std::vector<Run>* s : {&a, &b})
+      for (const Run& x : *s) walk(x.index);
+    return out;
+  }
+
+  // Whether the places a (at v) and b (at v' != v; b's other variables are its own)
+  // differ in some run of dimensions: strided in v, or ranges that do not meet.
+  static bool spans_apart(const std::vector<Run>& a, const std::vector<Run>& b,
+                          const std::string& v, const Nat& n) {
+    Nat i = Nat::var(v, Nat(0), n);
+    for (size_t k = 0; k < a.size(); ++k) {
+      const Nat& fa = a[k].index;
+      const Nat& fb = b[k].index;
+      const Nat& wa = a[k].width;
+      const Nat& wb = b[k].width;
       // Strided: fa = s*i + ra, fb = s*i' + rb, the offsets within |s| of each other (s
       // negative too: a write through reverse, n - 1 - i; |s(i - i')| >= |s| either way).
-      Nat ra = arith::substitute(fa, {{l.var, Nat(0)}});
-      Nat rb = arith::substitute(fb, {{l.var, Nat(0)}});
-      Nat stride = arith::substitute(fa, {{l.var, Nat(1)}}) - ra;
-      Nat stride_b = arith::substitute(fb, {{l.var, Nat(1)}}) - rb;
+      Nat ra = arith::substitute(fa, {{v, Nat(0)}});
+      Nat rb = arith::substitute(fb, {{v, Nat(0)}});
+      Nat stride = arith::substitute(fa, {{v, Nat(1)}}) - ra;
+      Nat stride_b = arith::substitute(fb, {{v, Nat(1)}}) - rb;
       const std::optional<Nat> size = arith::provably_pos(stride)            ? stride
                                       : arith::provably_pos(Nat(0) - stride) ? Nat(0) - stride
                                                                              : std::optional<Nat>();
@@ -406,7 +480,7 @@ class DisjointChecker {
           arith::provably_le(rb + wb - ra, *size))
         return true;
       // Ranges that do not meet, whatever the iterations.
-      Nat fb2 = arith::substitute(fb, {{l.var, Nat::var(l.var + "'", Nat(0), l.n)}});
+      Nat fb2 = arith::substitute(fb, {{v, Nat::var(v + "'", Nat(0), n)}});
       if (arith::provably_le(fa + wa, fb2) || arith::provably_le(fb2 + wb, fa)) return true;
     }
     return false;

@@ -352,13 +352,15 @@ class SequentialFastTimer : public Measurer {
 };
 
 // The openmp space's default candidate is the default compile uses: where compile's
-// checks refuse its parallel loops (a result written through reverse, which the
-// disjointness check cannot prove apart), without them, and it compiles from its text
-// and computes what the interpreter computes.
+// checks refuse its parallel loops (a result written through three nested splits,
+// reversed and transposed: a permutation through div and mod by 8, 4 and 2, deeper than
+// the disjointness check decomposes an index), without them, and it compiles from its
+// text and computes what the interpreter computes.
 TEST(Autoschedule, OpenMPDefaultCandidateIsTheOneCompileAccepts) {
   rise::Program p = parse_text(
-      "reversed.rise",
-      "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => exp(v))) |> reverse))\n");
+      "permuted.rise",
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => exp(v))) |> split(8) |> "
+      "map(split(4) >> map(split(2) >> map(reverse) >> join) >> join) |> transpose |> join))\n");
   rise::SizeMap sizes{{"n", 8192}};
   rise::Checked high = rise::check_program(p, "", &sizes);
   ScheduleSpace space = build_space(high, small_space("openmp"));
