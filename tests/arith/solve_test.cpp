@@ -53,12 +53,32 @@ TEST_F(Solve, SlideCount) {
   ASSERT_EQ(t.status, Status::Solved);
   EXPECT_EQ(t.value, N - 3);
   EXPECT_TRUE(t.conditions.empty());
-  // 2*k + 3 = N: k = (N - 3)/2 under 2 | N - 3.
+  // 2*k + 3 = N: k = (N - 3)/2 under 2 | N - 3, written plainly 2 | N + 1.
   Solution v = solve(2 * u + 3, N, "u");
   ASSERT_EQ(v.status, Status::Solved);
   EXPECT_EQ(v.value * 2 + 3, N);
   ASSERT_EQ(v.conditions.size(), 1u);
-  EXPECT_EQ(v.conditions[0], (Divisibility{Nat(2), N - 3}));
+  EXPECT_EQ(v.conditions[0], (Divisibility{Nat(2), N + 1}));
+}
+
+// A divisibility condition with a constant divisor reads plainly: coefficients and the
+// constant nearest 0 modulo the divisor, the first term positive (held-out I F2 saw
+// `3 divides -m - 3`).
+TEST_F(Solve, ConstantDivisorConditionsArePlain) {
+  Nat m = Nat::size_var("m"), n = Nat::size_var("n");
+  Solution s = solve(3 * u, Nat(0) - m - 3, "u");
+  ASSERT_EQ(s.conditions.size(), 1u);
+  EXPECT_EQ(s.conditions[0], (Divisibility{Nat(3), m}));
+  Solution t = solve(4 * u, 7 * n - 5 * m + 6, "u");  // 4 | -n - m + 2, so 4 | n + m - 2
+  ASSERT_EQ(t.conditions.size(), 1u);
+  EXPECT_EQ(t.conditions[0].divisor, Nat(4));
+  for (int64_t nv = 1; nv < 9; ++nv)
+    for (int64_t mv = 1; mv < 9; ++mv) {
+      const int64_t orig = 7 * nv - 5 * mv + 6;
+      const int64_t plain = evaluate(t.conditions[0].dividend, {{"n", nv}, {"m", mv}});
+      EXPECT_EQ(orig % 4 == 0, plain % 4 == 0) << nv << " " << mv;
+    }
+  EXPECT_EQ(t.conditions[0].dividend, m + n - 2) << print(t.conditions[0].dividend);
 }
 
 TEST_F(Solve, ConstantEquations) {
