@@ -104,6 +104,13 @@ void translate_and_print(const CompileRequest& req, const dpia::Target* target, 
     out.size_names.push_back(e->name);
     e = e->fn;
   }
+  // A bare primitive (`def f = split`) keeps implicit parameters ({m: Nat} -> {t: Data}
+  // -> ...) that only a use determines (held-out K: an internal error).
+  if (e->type && e->type->kind == rise::TypeKind::DepFun)
+    user_error("the entry's type has parameters that nothing determines (" + rise::print(e->type) +
+                   "): compile a function whose parameters are written with their types, "
+                   "e.g. fun(x: (4*n).f32 => x |> split(4))",
+               e->span);
   dpia::Phrase f = dpia::from_rise(e, *target);
   dpia::check(f);
   std::vector<dpia::Input> inputs;

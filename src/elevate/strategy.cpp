@@ -578,6 +578,8 @@ namespace {
 
 constexpr long kRewritesPerNode = 4;
 constexpr long kRewritesMargin = 256;
+constexpr long kVisitsPerNode = 64;
+constexpr long kVisitsMargin = 100000;
 // Rewrites inside the results of rewrites inside the results of ... (a hoist per layer
 // of a network nests one level per layer).
 constexpr size_t kNestedRewrites = 64;
@@ -586,9 +588,30 @@ struct OnePass {
   const char* name;
   const Strategy& s;
   long rewrites_left;
+  // Locations the pass may visit: a rewrite that copies what it rewrites (reorder's
+  // interchange duplicates an operand) can grow the term exponentially within the
+  // bound on rewrites (held-out K: everywhere(reorder([2,1])) after RNF ran without
+  // end, its memory growing 100 MB/s).
+  long visits_left;
   std::vector<Expr> rewritten;  // the terms rewritten on the path from the root
   std::optional<Failure> runaway;
   std::optional<Failure> refusal;  // the first Failure::refused
+
+  // The nodes of e, counted up to about `cap` (a shared node once per use).
+  static long bounded_size(const Expr& e, long cap) {
+    long n = 0;
+    rise::for_each_subexpr(e, [&](const Expr&) { return ++n < cap; });
+    return n;
+  }
+
+  // One more location visited; past the bound, the pass stops with an error here.
+  void visit(const Expr& e) {
+    if (--visits_left >= 0 || runaway) return;
+    runaway = fail_at(name, e,
+                      std::string(name) + "(" + s.name() + ") does not terminate: " + s.name() +
+                          " keeps making the term larger, so that the pass has ever more "
+                          "places to visit (stopped here)");
+  }
 
   bool is_copy_of_rewritten(const Expr& e) const {
     for (const Expr& t : rewritten)
@@ -601,6 +624,13 @@ struct OnePass {
     if (!rewritten.empty() && is_copy_of_rewritten(e)) return std::nullopt;
     Result r = s(e, env);
     if (!r.ok() && !refusal && r.failure().refused) refusal = r.failure();
+    // What a rewrite makes counts as visited too: a rewrite doubling its location,
+    // nested in the previous one's result, grows the term exponentially within few
+    // visits.
+    if (r.ok() && r.expr() != e && !runaway) {
+      visits_left -= bounded_size(r.expr(), std::max(visits_left, 0L) + 1);
+      if (visits_left < 0) visit(e);
+    }
     if (r.ok() && r.expr() != e && (--rewrites_left < 0 || rewritten.size() >= kNestedRewrites) &&
         !runaway)
       runaway = fail_at(name, e,
@@ -618,7 +648,10 @@ long term_size(const Expr& e) {
 }
 
 OnePass one_pass(const char* name, const Strategy& s, const Expr& e) {
-  return OnePass{name, s, kRewritesPerNode * term_size(e) + kRewritesMargin, {}, {}};
+  const long size = term_size(e);
+  return OnePass{
+      name, s, kRewritesPerNode * size + kRewritesMargin, kVisitsPerNode * size + kVisitsMargin, {},
+      {},   {}};
 }
 
 }  // namespace
@@ -626,6 +659,7 @@ OnePass one_pass(const char* name, const Strategy& s, const Expr& e) {
 static Result all_top_down_impl(OnePass& pass, const Expr& e, const Env& env) {
   check_stack_depth(e->span);
   spend_work(env, 1);
+  pass.visit(e);
   if (pass.runaway) return *pass.runaway;
   std::optional<Result> r = pass.apply(e, env);
   if (r && !r->ok()) return *r;
@@ -661,6 +695,7 @@ static Expr try_all_impl(OnePass& pass, const Expr& e, const Env& env, bool& any
                          std::optional<Failure>* failure = nullptr) {
   check_stack_depth(e->span);
   spend_work(env, 1);
+  pass.visit(e);
   if (pass.runaway) return e;
   std::optional<Result> r = pass.apply(e, env);
   if (pass.runaway) return e;

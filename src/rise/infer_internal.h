@@ -339,6 +339,9 @@ class Inferer {
 
   // lane(i) applied to a vec[t, n]: i is a constant below n.
   void check_lane(const Expr& e, const Nat& i0, const Type& fn_type);
+  // Arithmetic and math (typed {t: Data} -> t -> ...) take scalars, vectors (lane-wise),
+  // indices and natType values, not arrays or pairs.
+  void check_operands(const Expr& e, const Type& type);
 
   bool has_meta(const Type& t);
 

@@ -538,6 +538,28 @@ void Inferer::require_below(int64_t value, const Nat& size0, const std::string& 
       {need, what + " (needs " + std::to_string(value) + " < " + size.to_string() + ")", span});
 }
 
+// Held-out K: `v + v` with v a row (or a pair) type-checked, then compile exited 70 (or
+// emitted C adding two structs) while the interpreter refused it.
+void Inferer::check_operands(const Expr& e, const Type& type) {
+  const PrimitiveInfo* p = e->prim;
+  if (!p || (p->family != Family::Arith && p->family != Family::Math) || p->is(PrimId::Id) ||
+      p->is(PrimId::Select))
+    return;
+  std::vector<std::pair<Type, const char*>> operands;  // a type, and what it is
+  for (Type t = type; t && t->kind == TypeKind::Fun; t = t->b) {
+    operands.emplace_back(t->a, "operand");
+    if (p->is(PrimId::Cast)) operands.emplace_back(t->b, "result");
+  }
+  for (const auto& [t, what] : operands)
+    if (t->kind == TypeKind::Array || t->kind == TypeKind::Pair)
+      user_error(e->name + " is defined on scalars and vectors (lane-wise), not on " +
+                     (t->kind == TypeKind::Array ? "arrays" : "pairs") + ": here its " + what +
+                     " has type " + show(t) +
+                     (t->kind == TypeKind::Array ? "; map it over the elements"
+                                                 : "; apply it to the components (p._1, p._2)"),
+                 e->span);
+}
+
 void Inferer::check_lane(const Expr& e, const Nat& i0, const Type& fn_type) {
   Nat i = zonk(i0);
   auto v = i.as_const();
@@ -633,6 +655,7 @@ Expr Inferer::finalize(const Expr& e) {
     default:
       break;
   }
+  if (e->kind == ExprKind::Primitive && !has_meta(n->type)) check_operands(e, n->type);
   if (has_meta(n->type)) {
     std::string what = e->kind == ExprKind::Primitive ? "'" + e->name + "'" : "this expression";
     user_error("cannot infer the type of " + what + " (found " + show(n->type) +

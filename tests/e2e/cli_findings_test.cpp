@@ -23,6 +23,28 @@ bool has(const std::string& text, const std::string& what) {
 
 // Random --size texts with an empty item at a random place (first, last or between):
 // each is a usage error naming the text, never skipped.
+// Held-out K: an entry that is a bare primitive keeps implicit parameters only a use
+// determines; compile exited 70 ("primitive type too short").
+TEST(CliFindings, ABarePrimitiveEntryIsRefusedLocated) {
+  const std::string file = write_scratch("bare.rise", "def f = split\n");
+  CliResult r = run_risec({"compile", file, "-o", scratch_path("bare_out")});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_TRUE(has(r.err,
+                  "bare.rise:1:9: error: the entry's type has parameters that nothing "
+                  "determines"))
+      << show(r);
+}
+
+// Held-out K: a rewrite that duplicates what it rewrites (reorder's interchange), nested
+// in its own results, grew the term without end inside one pass (2.6 GB in 25 s).
+TEST(CliFindings, APassWhoseRewritesGrowTheTermStops) {
+  CliResult r = run_risec({"rewrite", "docs/tutorial/03-strategies/layer.rise", "--strategy",
+                           "RNF ; everywhere(reorder([2,1]))"});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_TRUE(has(r.err, "everywhere(reorder([2, 1])) does not terminate")) << show(r);
+  EXPECT_TRUE(has(r.err, "keeps making the term larger")) << show(r);
+}
+
 TEST(CliFindings, AnEmptySizeItemIsRefused) {
   std::mt19937 rng(20261129);
   for (int trial = 0; trial < 40; ++trial) {

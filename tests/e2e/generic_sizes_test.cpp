@@ -88,5 +88,48 @@ TEST(GenericVectorizeRemainder, AnyLengthWithoutPreconditions) {
   }
 }
 
+// The generic code of `file` (one input x: n.f32) run as a standalone process at `n`:
+// its refusal, "" when it ran. The specialised program may not type-check at such an
+// n, so the input is drawn from an identity of the same type.
+std::string generic_refusal(const std::string& file, int64_t n) {
+  rise::Program program = driver::load_program(file);
+  driver::CompileRequest req;
+  req.program = &program;
+  req.target = "c";
+  driver::Compiled c = driver::compile(req);
+  rise::SizeMap sizes{{"n", n}};
+  rise::Program like = driver::load_program(write_scratch(
+      "like.rise", "def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => v))))\n"));
+  c.high = rise::check_program(like, "", &sizes);
+  driver::ExecOptions eo;
+  eo.mode = driver::ExecMode::Standalone;
+  try {
+    driver::execute(c, sizes, driver::make_inputs(c.high, {}, 1), eo);
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "";
+}
+
+// Held-out K: a size argument divided exactly (split(n/2)) recorded no condition, and
+// the generic code wrote past its output at odd n; a symbolic divisor that is 0
+// (split(n - 4) at n = 4) made the precondition check itself divide by zero (SIGFPE).
+TEST(GenericSizeArguments, ExactDivisionsAndZeroDivisorsAreRefusedOnEntry) {
+  const std::string half = write_scratch(
+      "half.rise",
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> split(n/2) |> map(reverse) |> join))\n");
+  EXPECT_EQ(run_at(half, "", "n=6", generic("c")), "");
+  EXPECT_EQ(generic_refusal(half, 6), "");
+  std::string m = generic_refusal(half, 5);
+  EXPECT_NE(m.find("size precondition violated: 2 divides n"), std::string::npos) << m;
+  const std::string less = write_scratch(
+      "less.rise",
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> split(n - 4) |> map(reverse) |> join))\n");
+  EXPECT_EQ(run_at(less, "", "n=5", generic("c")), "");
+  EXPECT_EQ(run_at(less, "", "n=8", generic("c")), "");
+  m = generic_refusal(less, 4);
+  EXPECT_NE(m.find("size precondition violated: n - 4 divides n"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace risec::e2e

@@ -232,6 +232,52 @@ TEST(InferErrors, UnsatisfiableSplitOfConstantLength) {
   EXPECT_NE(err.find("30 is not a multiple of 4"), std::string::npos) << err;
 }
 
+// Held-out K: arithmetic on a row or a pair type-checked, then compile exited 70 (or
+// emitted C adding two structs); select and id take any data.
+TEST(InferErrors, ArithmeticOnArraysAndPairsIsRefused) {
+  const std::string rows = "def f = depFun(n: Nat => fun(x: n.2.f32 => x |> map(fun(v => ";
+  for (const char* body : {"v + v", "sqrt(v)", "v == v", "-v", "cast(v) : i32"}) {
+    std::string err = error_of(rows + body + "))))");
+    EXPECT_NE(err.find("not on arrays: here its operand has type 2.f32"), std::string::npos)
+        << body << ": " << err;
+    EXPECT_EQ(err.rfind("1:", 0), 0u) << err;
+  }
+  std::string pairs =
+      error_of("def f = depFun(n: Nat => fun(x: n.(f32, f32) => x |> map(fun(v => v * v))))");
+  EXPECT_NE(pairs.find("mul is defined on scalars and vectors (lane-wise), not on pairs"),
+            std::string::npos)
+      << pairs;
+  std::string result =
+      error_of("def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => cast(v) : 2.i32))))");
+  EXPECT_NE(result.find("here its result has type 2.i32"), std::string::npos) << result;
+  EXPECT_EQ(type_of(rows + "select(true)(v)(v)))))"), "(n: Nat) -> n.2.f32 -> n.2.f32");
+  EXPECT_EQ(type_of(rows + "id(v)))))"), "(n: Nat) -> n.2.f32 -> n.2.f32");
+}
+
+// Held-out K: a misspelt scalar type (n.f23) or an unbound name became a type variable
+// and the entry compiled to an internal error.
+TEST(InferErrors, UnknownDataTypeNamesAreRefused) {
+  std::string err = error_of("def f = depFun(n: Nat => fun(x: n.f23 => x))");
+  EXPECT_NE(err.find("unknown type 'f23'"), std::string::npos) << err;
+  EXPECT_NE(err.find("did you mean 'f32'?"), std::string::npos) << err;
+  err = error_of("def f = fun(x: t => x)");
+  EXPECT_NE(err.find("unknown type 't'"), std::string::npos) << err;
+  EXPECT_EQ(type_of("def f = depFun(n: Nat => depFun(t: Data => fun(x: n.t => x)))"),
+            "(n: Nat) -> (t: Data) -> n.t -> n.t");
+}
+
+// `/` on sizes is exact also in a primitive's size argument (held-out K: split(n/2)
+// recorded no condition, and generic code wrote past the output at odd n).
+TEST(InferErrors, ExactDivisionInASizeArgumentIsACondition) {
+  const std::string f =
+      "def f = depFun(n: Nat => fun(x: n.f32 => x |> split(n/2) |> map(reverse) |> join))";
+  Checked c = check_text(f);
+  ASSERT_EQ(c.conditions.size(), 1u);
+  EXPECT_EQ(c.conditions[0].describe(), "2 divides n");
+  std::string err = error_of(f, {{"n", 5}});
+  EXPECT_NE(err.find("2 does not divide 5"), std::string::npos) << err;
+}
+
 TEST(InferErrors, UnknownSizeName) {
   std::string mv = read(std::filesystem::path(RISEC_SOURCE_DIR) / "examples/mv/mv.rise");
   try {

@@ -603,12 +603,18 @@ std::string size_checks(const std::string& fn, const std::vector<std::string>& s
   for (const std::string& s : sizes)
     check(c_identifier(s) + " >= 1", s + " >= 1 (sizes are positive)");
   for (const SizeCondition& c : conditions) {
-    if (c.condition.kind == rise::SideCondition::Kind::Divides)
-      checked("(" + checked_size(c.condition.divides.dividend) + ") % (" +
-                  checked_size(c.condition.divides.divisor) + ") == 0",
+    if (c.condition.kind == rise::SideCondition::Kind::Divides) {
+      // A symbolic divisor may be 0 (split(n - 4) at n = 4) or -1: the check must not
+      // divide by zero or overflow (held-out K: SIGFPE in the precondition itself).
+      const rise::Nat& d = c.condition.divides.divisor;
+      const std::string e = "(" + checked_size(c.condition.divides.dividend) + ")";
+      const std::string ds = "(" + checked_size(d) + ")";
+      checked(d.as_const() > 0 ? e + " % " + ds + " == 0"
+                               : ds + " != 0 && (" + ds + " == -1 || " + e + " % " + ds + " == 0)",
               c.description);
-    else
+    } else {
       checked(checked_size(c.condition.value) + " >= 0", c.description);
+    }
   }
   return out + "#endif\n";
 }
