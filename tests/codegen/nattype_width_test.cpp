@@ -224,6 +224,29 @@ TEST(NatTypeWidth, SubtractionBelowZeroAndDivisionByZeroFailAlike) {
     }
 }
 
+// The same subtraction of an index's natType value (held-out K: indexAsNat(i) - 2 stayed
+// symbolic index arithmetic, unchecked: compiled code returned -2 and -1, exit 0).
+TEST(NatTypeWidth, SubtractionOfAnIndexBelowZeroFailsAlike) {
+  rise::SizeMap sizes;
+  sizes["n"] = 4;
+  const std::string text =
+      "def f = depFun(n: Nat => fun(a: n.i64 => generate(fun(i => cast(indexAsNat(i) - 2) : "
+      "i64)) : n.i64))\n";
+  const std::vector<rise::Value> xs(4, rise::Value::integer(rise::ScalarKind::I64, 0));
+  for (const char* target : kNatTargets) {
+    SCOPED_TRACE(target);
+    driver::Compiled compiled = compile_nat_program(text, sizes, target);
+    try {
+      driver::execute(compiled, sizes, {rise::array_of(rise::scalar(rise::ScalarKind::I64), xs)});
+      ADD_FAILURE() << "no failure";
+    } catch (const Error& e) {
+      EXPECT_NE(format_error(e).find("natType arithmetic: sub gives the negative value -"),
+                std::string::npos)
+          << format_error(e);
+    }
+  }
+}
+
 // Random natType arithmetic (+, *, / and % by positive constants) over a value cast from
 // the seeded inputs (below 100), with constants chosen so that results lie around 2^31
 // and 2^32 (and stay far below 2^63).
