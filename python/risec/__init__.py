@@ -378,6 +378,7 @@ class Kernel:
         is not row-major is copied once, since the code reads row-major memory).
         `out`: an array of the result's shape and dtype to write into (returned);
         without it a new one is made."""
+        _check_not_forked(self._k.target)
         params = self._k.inputs
         given_sizes = _sizes_arg("sizes=", sizes)
         if len(arrays) != len(params):
@@ -408,6 +409,27 @@ class Kernel:
         result = self._k.call(values, given_sizes, out, allocate)
         # The caller's out= or the array made (not a NumPy view of a bool tensor).
         return given_out if given_out is not None else made[0] if made else result
+
+
+# The process that first ran each multi-threaded runtime (GCC's OpenMP, the OpenCL
+# platform, CUDA): none survives a fork, and a kernel called in a child forked after
+# the parent ran it hung (OpenCL) or crashed (OpenMP) without a message (held-out L).
+_RUNTIMES = {"openmp": "OpenMP", "opencl": "OpenCL", "cuda": "CUDA"}
+_runtime_pid: dict[str, int] = {}
+
+
+def _check_not_forked(target: str) -> None:
+    if target not in _RUNTIMES:
+        return
+    pid = os.getpid()
+    first = _runtime_pid.setdefault(target, pid)
+    if first != pid:
+        raise Error(f"this process was forked from process {first} after that process ran "
+                    f"{_RUNTIMES[target]} code (a {target} kernel); the {_RUNTIMES[target]} "
+                    "runtime does not survive a fork, so the call would hang or crash: start "
+                    "the worker processes with the 'spawn' or 'forkserver' method "
+                    "(multiprocessing.get_context('spawn')), or call such kernels only in the "
+                    "children", exit_code=4)
 
 
 def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,

@@ -67,3 +67,37 @@ def test_empty_tensors_are_called(target):
     a = torch.tensor([2.5])
     assert float(ke(a, torch.ones(0))) == 2.5
     assert float(ke(a.numpy(), np.ones(0, np.float32))) == 2.5
+
+
+SCALE = "def s = depFun(n: Nat => fun(a: n.f32 => a |> map(fun(v => v * 2.0f))))"
+
+
+@pytest.mark.parametrize("target", ["openmp", "opencl"])
+def test_a_call_in_a_child_forked_after_the_runtime_ran_raises(target):
+    """Held-out L: after the parent called an openmp (opencl) kernel, a call in a forked
+    child crashed (hung); it raises risec.Error there, and a `c` kernel still runs."""
+    import multiprocessing as mp
+
+    x = np.arange(1000, dtype=np.float32)
+    k = risec.compile(SCALE, target=target)
+    c = risec.compile(SCALE, target="c")
+    assert np.array_equal(k(x), 2 * x)
+
+    def child(q):
+        try:
+            k(x)
+            q.put("ran")
+        except risec.Error as e:
+            q.put(("error", e.exit_code, str(e), float(c(x)[3])))
+
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=child, args=(q,))
+    p.start()
+    got = q.get(timeout=60)
+    p.join(60)
+    assert p.exitcode == 0
+    kind, code, text, c_value = got
+    assert kind == "error" and code == 4
+    assert "was forked from process" in text and "'spawn'" in text
+    assert c_value == 6.0
