@@ -253,6 +253,16 @@ def _taken(where: str, x: object, out: bool = False) -> object:
     return x
 
 
+def _as_array(where: str, a: object) -> np.ndarray:
+    """numpy.asarray(a), its exceptions as risec.Error naming the argument (held-out L:
+    an `__array__` that raised escaped as itself)."""
+    try:
+        return np.asarray(a)
+    except Exception as e:  # anything the object's __array__ or sequence protocol raises
+        raise Error(f"{where}: a {type(a).__name__} could not be read: numpy.asarray raised "
+                    f"{type(e).__name__}: {e}", exit_code=2) from e
+
+
 def _array_like(x: object) -> bool:
     """Whether the native module takes `x` as it is (no conversion, no copy)."""
     return isinstance(x, np.ndarray) or hasattr(x, "__dlpack__")
@@ -272,7 +282,8 @@ def _argument_value(i: int, name: str, rtype: str, element: Optional[str], a: ob
     if element is None:
         raise Error(f"{_argument(i, name)}: the parameter's type {rtype} holds pairs, which "
                     "the Python package does not exchange", exit_code=2)
-    return _taken(_argument(i, name), a) if _array_like(a) else np.asarray(a)
+    where = _argument(i, name)
+    return _taken(where, a) if _array_like(a) else _as_array(where, a)
 
 
 def _framework(x: object) -> str:
@@ -466,6 +477,9 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
                                             ("bounds_checks", bounds_checks), ("load", load),
                                             ("tuned", tuned), ("profile", profile))]
     db = _optional_path("tuning_db=", tuning_db)
+    if tuning_db is not None and tuned is False:
+        raise Error("tuning_db= names the tuning database of tuned=True; add tuned=True",
+                    exit_code=2)
     plist = _params_arg(params)
     fixed = _sizes_arg("sizes=", sizes)
     if bind is not None and not isinstance(bind, Mapping):
@@ -492,7 +506,7 @@ def compile(program: PathOrText, strategy: Optional[PathOrText] = None, *,
             a = _python_scalar(where, element, value) if rtype == element else None
             arrays[name] = np.asarray(value) if a is None else a
         else:
-            arrays[name] = _taken(where, value) if _array_like(value) else np.asarray(value)
+            arrays[name] = _taken(where, value) if _array_like(value) else _as_array(where, value)
     shift, checks, load_, tuned_, profile_ = flags
     return Kernel(_risec.Kernel(text, is_path, stext, sis_path, plist, target, entry, fixed,
                                 files, arrays, shift, checks, load_, tuned_, db, profile_))
@@ -541,7 +555,8 @@ def eval(program: PathOrText, *arrays: object, entry: str = "",
         if i < len(params) and params[i][1] == params[i][2]:
             scalar = _python_scalar(_argument(i, params[i][0]), params[i][2], a)
             a = scalar if scalar is not None else a
-        data.append(_taken(f"argument {i + 1}", a) if _array_like(a) else np.asarray(a))
+        data.append(_taken(f"argument {i + 1}", a) if _array_like(a)
+                    else _as_array(f"argument {i + 1}", a))
     outs = _risec.eval(text, is_path, entry, data, given_sizes)
     return outs[0] if len(outs) == 1 else tuple(outs)
 

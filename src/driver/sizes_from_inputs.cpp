@@ -174,8 +174,11 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
       // An empty array would make the size 0 (or less): sizes are positive.
       if (*value < 1)
         fail(e.where + ": the extent is " + std::to_string(e.value) + ", which makes " + v + " = " +
-             std::to_string(*value) + ", but sizes are positive (an array with no elements " +
-             "cannot be given)");
+             std::to_string(*value) + ", but sizes are positive" +
+             (e.value == 0 ? " (an array with no elements cannot be given)"
+                           : " (the parameter's type needs an extent of at least " +
+                                 arith::substitute(e.dim, {{v, arith::Nat(1)}}).to_string() +
+                                 ")"));
       known.emplace(v, arith::Nat(*value));
       (*sizes)[v] = *value;
       source[v] = e.where;

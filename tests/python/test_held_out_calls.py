@@ -101,3 +101,27 @@ def test_a_call_in_a_child_forked_after_the_runtime_ran_raises(target):
     assert kind == "error" and code == 4
     assert "was forked from process" in text and "'spawn'" in text
     assert c_value == 6.0
+
+
+def test_an_array_protocol_that_raises_is_a_risec_error_naming_the_argument():
+    """Held-out L: an object whose __array__ raised escaped as that exception."""
+
+    class Broken:
+        def __array__(self, dtype=None):
+            raise RuntimeError("boom")
+
+    k = risec.compile(SCALE)
+    for call in (lambda: k(Broken()), lambda: risec.eval(SCALE, Broken())):
+        with pytest.raises(risec.Error) as e:
+            call()
+        assert e.value.exit_code == 2
+        assert "argument 1" in e.value.message and "RuntimeError: boom" in e.value.message
+        assert isinstance(e.value.__cause__, RuntimeError)
+
+
+def test_a_tuning_database_without_tuned_is_refused(tmp_path):
+    """Held-out L: tuning_db= without tuned=True was ignored (the CLI refuses --db
+    without --tuned)."""
+    with pytest.raises(risec.Error) as e:
+        risec.compile(SCALE, tuning_db=str(tmp_path / "t.db"))
+    assert e.value.exit_code == 2 and "add tuned=True" in e.value.message
