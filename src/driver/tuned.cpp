@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "driver/gpu_device.h"
 #include "elevate/parser.h"
@@ -62,8 +65,69 @@ TunedKey tuned_key(const rise::Program& program, const std::string& entry,
   return k;
 }
 
+namespace {
+
+// A record's strategy carries the texts its imports had when it was measured, as
+// comment lines after it (`// risec: imported PATH` then `//|` and each line), so that
+// --tuned applies what was measured after the files move, change or disappear
+// (held-out L: the record named them by absolute path and broke, or silently used an
+// edited helper).
+constexpr const char* kImportedMark = "// risec: imported ";
+
+std::string with_import_texts(const std::string& strategy) {
+  auto src = std::make_shared<SourceFile>(SourceFile{"<tuning record>", strategy});
+  std::vector<SourceRef> imports;
+  try {
+    imports = elevate::strategy_imports(src);
+  } catch (const Error&) {
+    return strategy;  // not a strategy file (a test's record): kept as it is
+  }
+  std::string out = strategy;
+  for (const SourceRef& f : imports) {
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    out += kImportedMark + f->name + "\n";
+    size_t at = 0;
+    while (true) {
+      const size_t end = f->text.find('\n', at);
+      out += "//|" + f->text.substr(at, end == std::string::npos ? std::string::npos : end - at) +
+             "\n";
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+  }
+  return out;
+}
+
+// The imported texts a record carries (path -> text).
+std::map<std::string, std::string> import_texts_of(const std::string& record) {
+  std::map<std::string, std::string> texts;
+  std::string* current = nullptr;
+  bool first = true;
+  size_t at = 0;
+  while (at < record.size()) {
+    size_t end = record.find('\n', at);
+    if (end == std::string::npos) end = record.size();
+    const std::string line = record.substr(at, end - at);
+    at = end + 1;
+    if (line.rfind(kImportedMark, 0) == 0) {
+      current = &texts[line.substr(std::string(kImportedMark).size())];
+      first = true;
+    } else if (current && line.rfind("//|", 0) == 0) {
+      *current += (first ? "" : "\n") + line.substr(3);
+      first = false;
+    } else {
+      current = nullptr;
+    }
+  }
+  return texts;
+}
+
+}  // namespace
+
 bool record_best(TrialDb& db, const TunedKey& key, const TunedRecord& record) {
-  return db.record_best(key, record);
+  TunedRecord r = record;
+  r.strategy = with_import_texts(record.strategy);
+  return db.record_best(key, r);
 }
 
 std::optional<TunedRecord> lookup_best(TrialDb& db, const TunedKey& key) {
@@ -97,9 +161,11 @@ std::optional<elevate::Strategy> tuned_strategy(const TunedKey& key, const std::
               << "; using the default lowering\n";
     return std::nullopt;
   }
-  // The record's text is a strategy file of its own (its imports absolute).
+  // The record's text is a strategy file of its own (its imports absolute, their texts
+  // as measured carried with it; a record made before they were is read from disk).
   auto src =
       std::make_shared<SourceFile>(SourceFile{"<tuning record in " + path + ">", r->strategy});
+  elevate::ImportTexts measured(import_texts_of(r->strategy));
   return elevate::parse_strategy_file(src);
 }
 

@@ -831,6 +831,25 @@ std::string absolute_import(const SourceRef& from, const std::string& path) {
   return fs::absolute(resolve_import(from, path)).lexically_normal().string();
 }
 
+thread_local const std::map<std::string, std::string>* import_texts = nullptr;
+
+// An imported file's text: a regular file of bounded size (not a device such as
+// /dev/zero, which never ends).
+std::string read_import(const std::string& path, const Span& at) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    user_error("cannot read the imported strategy file '" + path + "'" +
+                   (fs::exists(path, ec) ? " (not a regular file)" : ""),
+               at);
+  if (fs::file_size(path, ec) > kMaxImportBytes)
+    user_error("the imported strategy file '" + path + "' is larger than " +
+                   std::to_string(kMaxImportBytes >> 20) + " MiB",
+               at);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) user_error("cannot read the imported strategy file '" + path + "'", at);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 // A file's identity for cycles and repeated imports.
 std::string file_key(const std::string& path) {
   std::error_code ec;
@@ -856,20 +875,13 @@ void visit_imports(const Parser& p, const SourceRef& src, std::vector<std::strin
     if (stack.size() > kMaxImportDepth)
       user_error("imports nested too deep (limit " + std::to_string(kMaxImportDepth) + ")",
                  imp.span);
-    // A regular file of bounded size (not a device such as /dev/zero, which never ends).
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
-      user_error("cannot read the imported strategy file '" + path + "'" +
-                     (fs::exists(path, ec) ? " (not a regular file)" : ""),
-                 imp.span);
-    if (fs::file_size(path, ec) > kMaxImportBytes)
-      user_error("the imported strategy file '" + path + "' is larger than " +
-                     std::to_string(kMaxImportBytes >> 20) + " MiB",
-                 imp.span);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) user_error("cannot read the imported strategy file '" + path + "'", imp.span);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    note_input(path, "imported by " + src->name);
+    std::string text;
+    if (import_texts && import_texts->count(path)) {
+      text = import_texts->at(path);
+    } else {
+      text = read_import(path, imp.span);
+      note_input(path, "imported by " + src->name);
+    }
     auto file = std::make_shared<SourceFile>(SourceFile{path, std::move(text)});
     Parser sub(file);
     ParsedFile f = sub.file();
@@ -896,6 +908,15 @@ std::vector<SourceRef> strategy_imports(const SourceRef& src) {
   std::vector<SourceRef> out;
   visit_imports(p, src, [&](const SourceRef& file, ParsedFile&) { out.push_back(file); });
   return out;
+}
+
+ImportTexts::ImportTexts(std::map<std::string, std::string> texts)
+    : texts_(std::move(texts)), previous_(import_texts) {
+  import_texts = &texts_;
+}
+
+ImportTexts::~ImportTexts() {
+  import_texts = previous_;
 }
 
 std::string with_absolute_imports(const SourceRef& src) {

@@ -86,6 +86,21 @@ std::vector<SourceRef> strategy_imports(const SourceRef& src);
 // The file's text with its imports' paths made absolute (unchanged without imports).
 std::string with_absolute_imports(const SourceRef& src);
 
+// Imported files read from the given texts rather than from disk while the object
+// lives (absolute paths as the import resolves them): a tuning record carries the texts
+// its imports had when it was measured (driver/tuned.cpp). One per thread at a time.
+class ImportTexts {
+ public:
+  explicit ImportTexts(std::map<std::string, std::string> texts);
+  ~ImportTexts();
+  ImportTexts(const ImportTexts&) = delete;
+  ImportTexts& operator=(const ImportTexts&) = delete;
+
+ private:
+  std::map<std::string, std::string> texts_;
+  const std::map<std::string, std::string>* previous_;
+};
+
 // The parameters a strategy file declares, in order (syntax errors are located User
 // errors: a repeated parameter, an empty or repeated value list, a reserved name).
 std::vector<StrategyParam> strategy_params(const SourceRef& src);

@@ -4,6 +4,7 @@
 // which candidate was faster: the record is compared with tune's own output.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,35 @@ const char* kNote = "note: no tuning record for this program on ";
 const char* kTunedTemplate =
     "param v in [4, 8];\n"
     "let main = (vectorize(v) @ outermost(isApplied(isMap))) ; lowerToC;\n";
+
+// Held-out L: a record of a template that imports a file named it by absolute path, so
+// --tuned failed once the file moved and silently used an edited one. The record carries
+// the imported texts as measured.
+TEST(TunedCli, ARecordCarriesTheTextsItsTemplateImported) {
+  const std::string lib = write_scratch(
+      "tuned_imp_lib.elv", "let vec = (vectorize(v) @ outermost(isApplied(isMap)));\n");
+  const std::string tmpl = write_scratch(
+      "tuned_imp.elv",
+      "import \"tuned_imp_lib.elv\";\nparam v in [4, 8];\nlet main = vec ; lowerToC;\n");
+  const std::string db = scratch_path("tuned_imp.db");
+  std::remove(db.c_str());
+  CliResult t = run_risec({"tune", "examples/scal/scal.rise", "--strategy", tmpl, "--size", "n=64",
+                           "--budget", "2", "--repeat", "1", "--db", db});
+  ASSERT_EQ(t.exit_code, 0) << show(t);
+  const std::vector<std::string> compile = {
+      "compile", "examples/scal/scal.rise", "--tuned", "--db", db, "--size", "n=64"};
+  CliResult measured = run_risec(compile);
+  ASSERT_EQ(measured.exit_code, 0) << show(measured);
+  EXPECT_EQ(measured.err.find(kNote), std::string::npos) << show(measured);
+  runtime::write_file(lib, "let vec = id;\n");  // edited: would not vectorise
+  CliResult edited = run_risec(compile);
+  EXPECT_EQ(edited.exit_code, 0) << show(edited);
+  EXPECT_EQ(edited.out, measured.out);
+  std::remove(lib.c_str());  // gone
+  CliResult gone = run_risec(compile);
+  EXPECT_EQ(gone.exit_code, 0) << show(gone);
+  EXPECT_EQ(gone.out, measured.out);
+}
 
 TEST(TunedCli, TuneRecordIsUsedByRunAndCompile) {
   const std::string tmpl = write_scratch("tuned_scal.elv", kTunedTemplate);
