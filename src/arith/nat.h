@@ -226,6 +226,10 @@ struct Solution {
   Nat value;
   std::vector<Divisibility> conditions;
 };
+// The dividend of `d divides t` (d a positive constant) written plainly, equivalent for
+// every value of t's variables: `3 divides m` for `3 divides -m - 3`.
+Nat plain_dividend(int64_t d, const Nat& t);
+
 // Solve lhs == rhs for the variable named `unknown`.
 Solution solve(const Nat& lhs, const Nat& rhs, const std::string& unknown);
 

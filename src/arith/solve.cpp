@@ -6,8 +6,6 @@ namespace risec::arith {
 
 using namespace detail;
 
-namespace {
-
 // The dividend of `d divides t` (d a positive constant) written plainly: each integer
 // coefficient and the constant taken to its representative nearest 0 modulo d, and the
 // whole negated when its first term's coefficient is negative, so that a condition
@@ -33,8 +31,6 @@ Nat plain_dividend(int64_t d, const Nat& t) {
     if (const int64_t k = sign * nearest(c.num()); k != 0) out = out + scale(Rational(k), m);
   return out;
 }
-
-}  // namespace
 
 Solution solve(const Nat& lhs, const Nat& rhs, const std::string& unknown) {
   Solution s;

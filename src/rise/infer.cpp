@@ -202,7 +202,9 @@ void Inferer::require_whole(const Nat& n, const std::string& what, const Span& s
   arith::SumForm f = arith::sum_form(n);
   int64_t d = f.constant.den();
   for (const auto& [c, m] : f.terms) d = arith::lcm64(d, c.den());
-  if (d != 1) conditions_.push_back({{Nat(d), arith::scale(arith::Rational(d), n)}, what, span});
+  if (d != 1)
+    conditions_.push_back(
+        {{Nat(d), arith::plain_dividend(d, arith::scale(arith::Rational(d), n))}, what, span});
 }
 
 Type Inferer::separate_binders(const Type& t) {

@@ -550,6 +550,21 @@ void Inferer::check_operands(const Expr& e, const Type& type) {
     operands.emplace_back(t->a, "operand");
     if (p->is(PrimId::Cast)) operands.emplace_back(t->b, "result");
   }
+  // A cast converts scalars, or vectors lane by lane (held-out K: a scalar cast to a
+  // vector compiled on opencl, failed in C and was refused by the interpreter).
+  if (p->is(PrimId::Cast) && operands.size() == 2) {
+    const Type& from = operands[0].first;
+    const Type& to = operands[1].first;
+    const bool vf = from->kind == TypeKind::Vector, vt = to->kind == TypeKind::Vector;
+    if ((vf != vt || (vf && !arith::provably_eq(from->size, to->size))) &&
+        from->kind != TypeKind::Var && to->kind != TypeKind::Var)
+      user_error(
+          "cast converts a scalar to a scalar, or a vector to a vector of as many lanes: "
+          "here " +
+              show(from) + " to " + show(to) +
+              (vt && !vf ? "; cast the scalar, then make the vector (vectorFromScalar)" : ""),
+          e->span);
+  }
   for (const auto& [t, what] : operands)
     if (t->kind == TypeKind::Array || t->kind == TypeKind::Pair)
       user_error(e->name + " is defined on scalars and vectors (lane-wise), not on " +

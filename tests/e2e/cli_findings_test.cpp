@@ -43,6 +43,12 @@ TEST(CliFindings, APassWhoseRewritesGrowTheTermStops) {
   EXPECT_EQ(r.exit_code, 1) << show(r);
   EXPECT_TRUE(has(r.err, "everywhere(reorder([2, 1])) does not terminate")) << show(r);
   EXPECT_TRUE(has(r.err, "keeps making the term larger")) << show(r);
+  // repeat (normalize) too: splitJoin(2) splits the maps of length 2 it made into 1 x 2
+  // at every step (held-out L: it ran for hours at n = 8)
+  CliResult n = run_risec({"rewrite", "examples/scal/scal.rise", "--size", "n=8", "--strategy",
+                           "normalize(splitJoin(2))"});
+  EXPECT_EQ(n.exit_code, 1) << show(n);
+  EXPECT_TRUE(has(n.err, "does not terminate: its steps keep making the term larger")) << show(n);
 }
 
 TEST(CliFindings, AnEmptySizeItemIsRefused) {

@@ -250,6 +250,15 @@ TEST(InferErrors, ArithmeticOnArraysAndPairsIsRefused) {
   std::string result =
       error_of("def f = depFun(n: Nat => fun(x: n.f32 => x |> map(fun(v => cast(v) : 2.i32))))");
   EXPECT_NE(result.find("here its result has type 2.i32"), std::string::npos) << result;
+  std::string vec = error_of(
+      "def f = depFun(n: Nat => fun(x: n.i32 => x |> map(fun(v => cast(v) : vec[f32, 4]))))");
+  EXPECT_NE(vec.find("cast converts a scalar to a scalar, or a vector to a vector of as many "
+                     "lanes: here i32 to vec[f32, 4]"),
+            std::string::npos)
+      << vec;
+  EXPECT_EQ(type_of("def f = depFun(n: Nat => fun(x: n.vec[i32, 4] => x |> map(fun(v => cast(v) "
+                    ": vec[f32, 4]))))"),
+            "(n: Nat) -> n.vec[i32, 4] -> n.vec[f32, 4]");
   EXPECT_EQ(type_of(rows + "select(true)(v)(v)))))"), "(n: Nat) -> n.2.f32 -> n.2.f32");
   EXPECT_EQ(type_of(rows + "id(v)))))"), "(n: Nat) -> n.2.f32 -> n.2.f32");
 }
@@ -276,6 +285,10 @@ TEST(InferErrors, ExactDivisionInASizeArgumentIsACondition) {
   EXPECT_EQ(c.conditions[0].describe(), "2 divides n");
   std::string err = error_of(f, {{"n", 5}});
   EXPECT_NE(err.find("2 does not divide 5"), std::string::npos) << err;
+  // written plainly (2 divides k, not 2 divides 2*n - k)
+  Checked k = check_text("def f = depFun((n: Nat, k: Nat) => fun(x: n.f32 => x |> take(n - k/2)))");
+  ASSERT_FALSE(k.conditions.empty());
+  EXPECT_EQ(k.conditions[0].describe(), "2 divides k");
 }
 
 TEST(InferErrors, UnknownSizeName) {

@@ -45,6 +45,8 @@ using rise::TypeKind;
 const char* scalar_c(rise::ScalarKind k);
 // Index helpers (risec_min, risec_floordiv, ...) over the index type `t` (int or int64_t).
 std::string index_helpers(const std::string& t);
+// The pragmas before them that keep a unit warning-free under GCC and Clang.
+std::string helper_warning_pragmas();
 // The default RISEC_PRECONDITION_FAILED (a message and abort()), unless defined.
 extern const char* const kPreconditionHelper;
 // The codes of bounds failures and risec_bounds_fail, the host's report of one

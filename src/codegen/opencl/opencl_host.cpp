@@ -149,7 +149,7 @@ std::string OpenCLPrinter::host_text(const std::string& entry_name, const std::s
   src << "#define _POSIX_C_SOURCE 200112L\n#define CL_TARGET_OPENCL_VERSION 120\n";
   src << "#include <CL/cl.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdio.h>\n"
          "#include <pthread.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
-  src << index_helpers(idx_type_);
+  src << helper_warning_pragmas() << index_helpers(idx_type_);
   if (!sizes.empty()) src << kPreconditionHelper;
   const std::string input_checks = input_index_checks(inputs);
   bool fault = false;
