@@ -193,12 +193,10 @@ class Translator {
     return std::get<Nat>(p->targs[i]);
   }
 
-  // Whether the Nat value v fits its type: a natType value always (it stays
-  // symbolic), an idx[n] value when it is provably in [0, n). Index arithmetic and
-  // natAsIndex whose result is not proven so stay run-time operations, which the
-  // backends check (docs/architecture.md, "Bounds checks").
-  // Whether v is a value of t: an index in [0, n), a natType value >= 0 (else an operation
-  // the backends check: indexAsNat(i) - 2 returned -2 unchecked, held-out K).
+  // Whether the Nat value v fits its type: a natType value when provably >= 0, an
+  // idx[n] value when provably in [0, n). Index and natType arithmetic and natAsIndex
+  // whose result is not proven so stay run-time operations, which the backends check
+  // (docs/architecture.md, "Bounds checks"; held-out K: indexAsNat(i) - 2 gave -2).
   static bool in_bounds(const Nat& v, const Type& t) {
     if (t->kind == TypeKind::NatData) return arith::provably_nonneg(v);
     return t->kind != TypeKind::Index ||

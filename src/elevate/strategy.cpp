@@ -322,7 +322,7 @@ Strategy repeat(Strategy s) {
     // it made into 1 x 2) makes each step slower than the last, without end (held-out
     // L: normalize(splitJoin(2)) ran for hours at n = 8): stopped at 16 times the
     // term's first size, plus a margin.
-    const int64_t limit = 16 * nodes_up_to(e, int64_t{1} << 40) + 2000;
+    const int64_t limit = 16 * nodes_up_to(e, int64_t{1} << 24) + 2000;
     for (int i = 0; i < 100000; ++i) {
       Result r = s(cur, env);
       if (!r.ok()) return cur;

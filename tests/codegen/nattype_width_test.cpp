@@ -36,6 +36,23 @@ driver::Compiled compile_nat_program(const std::string& text, const rise::SizeMa
   return driver::compile(req);
 }
 
+// `text` compiled for every target stops on the array `xs` of `elem`s with `words` in
+// its error (the interpreter's words).
+void expect_fault_on_every_target(const std::string& text, const rise::SizeMap& sizes,
+                                  rise::ScalarKind elem, const std::vector<rise::Value>& xs,
+                                  const std::string& words) {
+  for (const char* target : kNatTargets) {
+    SCOPED_TRACE(std::string(target) + " " + text);
+    driver::Compiled compiled = compile_nat_program(text, sizes, target);
+    try {
+      driver::execute(compiled, sizes, {rise::array_of(rise::scalar(elem), xs)});
+      ADD_FAILURE() << "no failure";
+    } catch (const Error& e) {
+      EXPECT_NE(format_error(e).find(words), std::string::npos) << format_error(e);
+    }
+  }
+}
+
 // The largest integer in a value (natType, index or integer scalars, in arrays).
 int64_t nat_test_largest(const rise::Value& v) {
   switch (v.kind()) {
@@ -153,18 +170,8 @@ TEST(NatTypeWidth, NegativeCastsFailAlike) {
   std::vector<rise::Value> xs = {rise::Value::integer(rise::ScalarKind::I64, 7000000000),
                                  rise::Value::integer(rise::ScalarKind::I64, 5),
                                  rise::Value::integer(rise::ScalarKind::I64, 3000000000)};
-  for (const char* target : kNatTargets) {
-    SCOPED_TRACE(target);
-    driver::Compiled compiled = compile_nat_program(text, sizes, target);
-    try {
-      driver::execute(compiled, sizes, {rise::array_of(rise::scalar(rise::ScalarKind::I64), xs)});
-      ADD_FAILURE() << "no failure";
-    } catch (const Error& e) {
-      EXPECT_NE(format_error(e).find("cast: the negative value -2999999995 to natType"),
-                std::string::npos)
-          << format_error(e);
-    }
-  }
+  expect_fault_on_every_target(text, sizes, rise::ScalarKind::I64, xs,
+                               "cast: the negative value -2999999995 to natType");
 }
 
 // A u64 of 2^63 or more does not fit in natType (a negative int64_t): the interpreter's
@@ -176,18 +183,8 @@ TEST(NatTypeWidth, LargeU64CastsFailAlike) {
   sizes["n"] = 2;
   std::vector<rise::Value> xs = {rise::Value::from_u64(rise::ScalarKind::U64, 5),
                                  rise::Value::from_u64(rise::ScalarKind::U64, uint64_t{1} << 63)};
-  for (const char* target : kNatTargets) {
-    SCOPED_TRACE(target);
-    driver::Compiled compiled = compile_nat_program(text, sizes, target);
-    try {
-      driver::execute(compiled, sizes, {rise::array_of(rise::scalar(rise::ScalarKind::U64), xs)});
-      ADD_FAILURE() << "no failure";
-    } catch (const Error& e) {
-      EXPECT_NE(format_error(e).find("cast: 9223372036854775808 does not fit in natType"),
-                std::string::npos)
-          << format_error(e);
-    }
-  }
+  expect_fault_on_every_target(text, sizes, rise::ScalarKind::U64, xs,
+                               "cast: 9223372036854775808 does not fit in natType");
 }
 
 // natType arithmetic that fails in the interpreter fails alike on every target: a
@@ -210,18 +207,9 @@ TEST(NatTypeWidth, SubtractionBelowZeroAndDivisionByZeroFailAlike) {
   const std::vector<rise::Value> xs = {rise::Value::integer(rise::ScalarKind::I64, 0),
                                        rise::Value::integer(rise::ScalarKind::I64, 0)};
   for (const Case& c : cases)
-    for (const char* target : kNatTargets) {
-      const std::string text = "def f = depFun(n: Nat => fun(a: n.i64 => a |> map(fun(x => " +
-                               std::string(c.body) + "))))\n";
-      SCOPED_TRACE(std::string(target) + " " + text);
-      driver::Compiled compiled = compile_nat_program(text, sizes, target);
-      try {
-        driver::execute(compiled, sizes, {rise::array_of(rise::scalar(rise::ScalarKind::I64), xs)});
-        ADD_FAILURE() << "no failure";
-      } catch (const Error& e) {
-        EXPECT_NE(format_error(e).find(c.words), std::string::npos) << format_error(e);
-      }
-    }
+    expect_fault_on_every_target("def f = depFun(n: Nat => fun(a: n.i64 => a |> map(fun(x => " +
+                                     std::string(c.body) + "))))\n",
+                                 sizes, rise::ScalarKind::I64, xs, c.words);
 }
 
 // The same subtraction of an index's natType value (held-out K: indexAsNat(i) - 2 stayed
@@ -233,18 +221,8 @@ TEST(NatTypeWidth, SubtractionOfAnIndexBelowZeroFailsAlike) {
       "def f = depFun(n: Nat => fun(a: n.i64 => generate(fun(i => cast(indexAsNat(i) - 2) : "
       "i64)) : n.i64))\n";
   const std::vector<rise::Value> xs(4, rise::Value::integer(rise::ScalarKind::I64, 0));
-  for (const char* target : kNatTargets) {
-    SCOPED_TRACE(target);
-    driver::Compiled compiled = compile_nat_program(text, sizes, target);
-    try {
-      driver::execute(compiled, sizes, {rise::array_of(rise::scalar(rise::ScalarKind::I64), xs)});
-      ADD_FAILURE() << "no failure";
-    } catch (const Error& e) {
-      EXPECT_NE(format_error(e).find("natType arithmetic: sub gives the negative value -"),
-                std::string::npos)
-          << format_error(e);
-    }
-  }
+  expect_fault_on_every_target(text, sizes, rise::ScalarKind::I64, xs,
+                               "natType arithmetic: sub gives the negative value -");
 }
 
 // Random natType arithmetic (+, *, / and % by positive constants) over a value cast from
