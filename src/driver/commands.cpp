@@ -316,7 +316,22 @@ rise::Checked apply_strategy(const elevate::Strategy& s, const rise::Checked& c,
   env.work = work;
   if (trace) env.tracer = &tracer;
   if (caller_tracer) env.tracer = caller_tracer;
-  elevate::Result r = s(c.expr, env);
+  // A rewrite that keeps splitting a symbolic size (normalize(splitJoin(2)) on an
+  // n-array: n/2/2/...) overflows the size arithmetic before any bound on the term's
+  // growth stops it (held-out M: exit 70).
+  elevate::Result r = [&] {
+    try {
+      return s(c.expr, env);
+    } catch (const arith::ArithError& e) {
+      throw Error(ErrorKind::User,
+                  std::string("strategy failed: a rewrite made the program's sizes overflow "
+                              "64 bits (") +
+                      e.what() +
+                      "; a rule splitting or multiplying a size without end?): bound the "
+                      "rewrite with repeatN(k, s) or apply it at fewer places",
+                  c.expr->span);
+    }
+  }();
   if (!r.ok()) {
     const elevate::Failure& f = r.failure();
     std::string msg =

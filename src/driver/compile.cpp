@@ -88,6 +88,47 @@ rise::SizeMap fixed_sizes(const CompileRequest& req) {
 
 namespace {
 
+// What a type holds that no entry can take or give: functions (held-out M: `xs |>
+// map(add)` gave an array of functions, then exit 70) and masks (vec[bool, n], which live
+// in registers: inputs and results of them were read and written wrong).
+std::string not_exchangeable(const rise::Type& t) {
+  if (!t) return "";
+  switch (t->kind) {
+    case rise::TypeKind::Fun:
+    case rise::TypeKind::DepFun:
+      return "a function";
+    case rise::TypeKind::Vector:
+      return t->a && t->a->kind == rise::TypeKind::Scalar && t->a->scalar == rise::ScalarKind::Bool
+                 ? "masks (vec[bool, n], which live in registers, not in memory)"
+                 : "";
+    case rise::TypeKind::Array:
+      return not_exchangeable(t->a);
+    case rise::TypeKind::Pair: {
+      std::string a = not_exchangeable(t->a);
+      return a.empty() ? not_exchangeable(t->b) : a;
+    }
+    default:
+      return "";
+  }
+}
+
+// The entry's parameters and result are data an entry exchanges.
+void require_exchangeable(rise::Type t, const Span& span) {
+  while (t && t->kind == rise::TypeKind::DepFun) t = t->b;
+  int k = 0;
+  for (; t && t->kind == rise::TypeKind::Fun; t = t->b, ++k)
+    if (std::string what = not_exchangeable(t->a); !what.empty())
+      user_error("the entry's parameter " + std::to_string(k + 1) + " (of type " +
+                     rise::print(t->a) + ") holds " + what +
+                     ": an entry takes and gives arrays, pairs and scalars",
+                 span);
+  if (std::string what = not_exchangeable(t);
+      !what.empty() && t && t->kind != rise::TypeKind::DepFun)
+    user_error("the entry's result (of type " + rise::print(t) + ") holds " + what +
+                   ": an entry takes and gives arrays, pairs and scalars",
+               span);
+}
+
 // compile's second half: `out.low`, the entry after the strategy, specialised to the
 // bound inputs, translated to DPIA, checked and printed for `target`.
 void translate_and_print(const CompileRequest& req, const dpia::Target* target, bool binding,
@@ -104,6 +145,7 @@ void translate_and_print(const CompileRequest& req, const dpia::Target* target, 
     out.size_names.push_back(e->name);
     e = e->fn;
   }
+  require_exchangeable(out.high.type, e->span);
   // A bare primitive (`def f = split`) keeps implicit parameters ({m: Nat} -> {t: Data}
   // -> ...) that only a use determines (held-out K: an internal error).
   if (e->type && e->type->kind == rise::TypeKind::DepFun)

@@ -342,6 +342,8 @@ class Inferer {
   // Arithmetic and math (typed {t: Data} -> t -> ...) take scalars, vectors (lane-wise),
   // indices and natType values, not arrays or pairs.
   void check_operands(const Expr& e, const Type& type);
+  // asVector/asScalar of masks (vec[bool, n]), which live in registers only.
+  void check_mask_memory(const Expr& e, const Type& type);
 
   bool has_meta(const Type& t);
 

@@ -538,6 +538,11 @@ void Inferer::require_below(int64_t value, const Nat& size0, const std::string& 
       {need, what + " (needs " + std::to_string(value) + " < " + size.to_string() + ")", span});
 }
 
+static bool is_mask(const Type& t) {
+  return t->kind == TypeKind::Vector && t->a && t->a->kind == TypeKind::Scalar &&
+         t->a->scalar == ScalarKind::Bool;
+}
+
 // Held-out K: `v + v` with v a row (or a pair) type-checked, then compile exited 70 (or
 // emitted C adding two structs) while the interpreter refused it.
 void Inferer::check_operands(const Expr& e, const Type& type) {
@@ -550,21 +555,28 @@ void Inferer::check_operands(const Expr& e, const Type& type) {
     operands.emplace_back(t->a, "operand");
     if (p->is(PrimId::Cast)) operands.emplace_back(t->b, "result");
   }
-  // A cast converts scalars, or vectors lane by lane (held-out K: a scalar cast to a
-  // vector compiled on opencl, failed in C and was refused by the interpreter).
+  // A cast converts scalars (held-out K: a scalar cast to a vector compiled on opencl,
+  // failed in C; held-out M: a vector cast reinterpreted the bits in C, a mask's true
+  // lane became -1).
   if (p->is(PrimId::Cast) && operands.size() == 2) {
     const Type& from = operands[0].first;
     const Type& to = operands[1].first;
-    const bool vf = from->kind == TypeKind::Vector, vt = to->kind == TypeKind::Vector;
-    if ((vf != vt || (vf && !arith::provably_eq(from->size, to->size))) &&
-        from->kind != TypeKind::Var && to->kind != TypeKind::Var)
-      user_error(
-          "cast converts a scalar to a scalar, or a vector to a vector of as many lanes: "
-          "here " +
-              show(from) + " to " + show(to) +
-              (vt && !vf ? "; cast the scalar, then make the vector (vectorFromScalar)" : ""),
-          e->span);
+    if (from->kind == TypeKind::Vector || to->kind == TypeKind::Vector)
+      user_error("cast converts scalars, not vectors (here " + show(from) + " to " + show(to) +
+                     "): cast the elements before asVector, or each lane (lane(i)) and "
+                     "select on a mask",
+                 e->span);
   }
+  // Masks (vec[bool, n], what comparing vectors gives) combine with &&, || and ! and
+  // choose with select; arithmetic and comparisons of them computed wrong bits
+  // (held-out M).
+  if (!p->is(PrimId::Not) && !p->is(PrimId::Any) && !p->is(PrimId::All))
+    for (const auto& [t, what] : operands)
+      if (is_mask(t))
+        user_error(e->name + " is not defined on masks (" + show(t) +
+                       "): masks combine with &&, || and ! and choose with select",
+                   e->span);
+
   for (const auto& [t, what] : operands)
     if (t->kind == TypeKind::Array || t->kind == TypeKind::Pair)
       user_error(e->name + " is defined on scalars and vectors (lane-wise), not on " +
@@ -572,6 +584,24 @@ void Inferer::check_operands(const Expr& e, const Type& type) {
                      " has type " + show(t) +
                      (t->kind == TypeKind::Array ? "; map it over the elements"
                                                  : "; apply it to the components (p._1, p._2)"),
+                 e->span);
+}
+
+// asVector of bools and asScalar of masks: masks live in registers; in memory (a bool
+// per byte) they were read wrong (held-out M).
+void Inferer::check_mask_memory(const Expr& e, const Type& type) {
+  const PrimitiveInfo* p = e->prim;
+  if (!p || !(p->is(PrimId::AsVector) || p->is(PrimId::AsVectorAligned) || p->is(PrimId::AsScalar)))
+    return;
+  Type t = type;
+  while (t && t->kind == TypeKind::DepFun) t = t->b;
+  if (!t || t->kind != TypeKind::Fun) return;
+  for (const Type& side : {t->a, t->b})
+    if (side->kind == TypeKind::Array && is_mask(side->a))
+      user_error(e->name +
+                     " of masks: masks (vec[bool, n], what comparing vectors gives) live in "
+                     "registers, not in memory; select numbers with them, or compare vectors "
+                     "of numbers read with asVector",
                  e->span);
 }
 
@@ -628,6 +658,9 @@ Expr Inferer::finalize(const Expr& e) {
       Spine sp = spine(e);
       if (e->fn->kind == ExprKind::Primitive && e->fn->prim && e->fn->prim->is(PrimId::Lane))
         check_lane(e, std::get<Nat>(n->type_arg), n->type);
+      if (sp.head->kind == ExprKind::Primitive && n->type->kind != TypeKind::DepFun &&
+          !has_meta(n->type))
+        check_mask_memory(sp.head, n->type);  // asVector(4): its explicit size applied
       if (sp.head->kind == ExprKind::Primitive && n->type->kind != TypeKind::DepFun) {
         std::function<Expr(const Expr&)> retype = [&](const Expr& x) -> Expr {
           auto c = std::make_shared<ExprNode>(*x);
@@ -670,7 +703,10 @@ Expr Inferer::finalize(const Expr& e) {
     default:
       break;
   }
-  if (e->kind == ExprKind::Primitive && !has_meta(n->type)) check_operands(e, n->type);
+  if (e->kind == ExprKind::Primitive && !has_meta(n->type)) {
+    check_operands(e, n->type);
+    check_mask_memory(e, n->type);
+  }
   if (has_meta(n->type)) {
     std::string what = e->kind == ExprKind::Primitive ? "'" + e->name + "'" : "this expression";
     user_error("cannot infer the type of " + what + " (found " + show(n->type) +

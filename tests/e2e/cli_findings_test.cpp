@@ -35,6 +35,30 @@ TEST(CliFindings, ABarePrimitiveEntryIsRefusedLocated) {
       << show(r);
 }
 
+// Held-out M: an entry giving an array of functions (`xs |> map(add)`) exited 70, one
+// giving or taking masks computed wrong booleans; both are refused where compiled, and
+// a rewrite splitting a symbolic size without end overflowed (exit 70).
+TEST(CliFindings, EntriesExchangeDataAndSizeOverflowsInRewritesAreLocated) {
+  const std::string fns =
+      write_scratch("fns.rise", "def f = depFun((n: Nat) => fun(xs: n.f32 => xs |> map(add)))\n");
+  CliResult r = run_risec({"run", fns, "--size", "n=4"});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_TRUE(has(r.err, "the entry's result (of type 4.(f32 -> f32)) holds a function"))
+      << show(r);
+  const std::string masks = write_scratch(
+      "masks.rise",
+      "def f = depFun(n: Nat => fun(xs: n.vec[bool, 4] => xs |> map(fun(v => any(v)))))\n");
+  r = run_risec({"run", masks, "--size", "n=4"});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_TRUE(has(r.err, "the entry's parameter 1 (of type 4.vec[bool, 4]) holds masks"))
+      << show(r);
+  const std::string gen = write_scratch(
+      "gen.rise", "def f = depFun((n: Nat) => fun(xs: n.f32 => xs |> map(fun(x => x * 2.0f))))\n");
+  r = run_risec({"rewrite", gen, "--strategy", "everywhere(splitJoin(2))"});
+  EXPECT_EQ(r.exit_code, 1) << show(r);
+  EXPECT_TRUE(has(r.err, "a rewrite made the program's sizes overflow 64 bits")) << show(r);
+}
+
 // Held-out K: a rewrite that duplicates what it rewrites (reorder's interchange), nested
 // in its own results, grew the term without end inside one pass (2.6 GB in 25 s).
 TEST(CliFindings, APassWhoseRewritesGrowTheTermStops) {
