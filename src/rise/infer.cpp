@@ -205,6 +205,17 @@ void Inferer::require_whole(const Nat& n, const std::string& what, const Span& s
   if (d != 1)
     conditions_.push_back(
         {{Nat(d), arith::plain_dividend(d, arith::scale(arith::Rational(d), n))}, what, span});
+  // A division by a symbolic size is exact too (held-out M: take(n / m) recorded no
+  // `m divides n`, and generic code divided with floor).
+  std::function<void(const Nat&)> exact = [&](const Nat& t) {
+    const arith::Node& node = t.node();
+    if (node.kind == arith::Kind::ExactDiv && node.args.size() == 2 &&
+        !arith::provably_divides(node.args[1], node.args[0]))
+      conditions_.push_back({{node.args[1], node.args[0]}, what, span});
+    for (const auto& term : node.terms) exact(term.second);
+    for (const Nat& x : node.args) exact(x);
+  };
+  exact(n);
 }
 
 Type Inferer::separate_binders(const Type& t) {

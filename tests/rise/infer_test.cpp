@@ -312,6 +312,10 @@ TEST(InferErrors, ExactDivisionInASizeArgumentIsACondition) {
   Checked k = check_text("def f = depFun((n: Nat, k: Nat) => fun(x: n.f32 => x |> take(n - k/2)))");
   ASSERT_FALSE(k.conditions.empty());
   EXPECT_EQ(k.conditions[0].describe(), "2 divides k");
+  // by a size too (held-out M: take(n / m) recorded nothing)
+  Checked m = check_text("def f = depFun((n: Nat, m: Nat) => fun(xs: n.f32 => xs |> take(n / m)))");
+  ASSERT_EQ(m.conditions.size(), 1u);
+  EXPECT_EQ(m.conditions[0].describe(), "m divides n");
 }
 
 TEST(InferErrors, UnknownSizeName) {
