@@ -15,6 +15,12 @@ Failure fail_at(const std::string& rule, const Expr& e, const std::string& reaso
   return Failure{reason, rule, e};
 }
 
+Failure runaway_at(const std::string& rule, const Expr& e, const std::string& reason) {
+  Failure f = fail_at(rule, e, reason);
+  f.runaway = true;
+  return f;
+}
+
 // ---------------------------------------------------------------- structure
 
 Context child_context(const Expr& e, size_t, const Context& ctx) {
@@ -223,7 +229,7 @@ Strategy lchoice(Strategy a, Strategy b) {
   std::string name = a.name() + " <+ " + b.name();
   return Strategy(name, [a, b](const Expr& e, const Env& env) -> Result {
     Result r = a(e, env);
-    if (r.ok()) return r;
+    if (r.ok() || r.failure().runaway) return r;
     return b(e, env);
   });
 }
@@ -268,7 +274,8 @@ Strategy lchoice_all(std::vector<Strategy> parts) {
   auto shared = std::make_shared<const std::vector<Strategy>>(std::move(parts));
   return Strategy(name, [shared](const Expr& e, const Env& env) -> Result {
     Result r = (*shared)[0](e, env);
-    for (size_t i = 1; i < shared->size() && !r.ok(); ++i) r = (*shared)[i](e, env);
+    for (size_t i = 1; i < shared->size() && !r.ok() && !r.failure().runaway; ++i)
+      r = (*shared)[i](e, env);
     return r;
   });
 }
@@ -325,24 +332,25 @@ Strategy repeat(Strategy s) {
     const int64_t limit = 16 * nodes_up_to(e, int64_t{1} << 24) + 2000;
     for (int i = 0; i < 100000; ++i) {
       Result r = s(cur, env);
-      if (!r.ok()) return cur;
+      if (!r.ok()) return r.failure().runaway ? r : Result(cur);
       if (r.expr() == cur) return cur;  // no progress: stop rather than loop forever
       if (wraps_what_it_rewrote(cur, r.expr()))
-        return fail_at("repeat", e,
-                       "repeat(" + s.name() +
-                           ") does not terminate: a step rewrote a term into one that contains "
-                           "it, where the next step applies again (bound it with repeatN(k, s))");
+        return runaway_at(
+            "repeat", e,
+            "repeat(" + s.name() +
+                ") does not terminate: a step rewrote a term into one that contains "
+                "it, where the next step applies again (bound it with repeatN(k, s))");
       if (nodes_up_to(r.expr(), limit) > limit)
-        return fail_at("repeat", e,
-                       "repeat(" + s.name() +
-                           ") does not terminate: its steps keep making the "
-                           "term larger (more than 16 times its size after " +
-                           std::to_string(i + 1) +
-                           " steps); bound it with repeatN(k, s) or apply the rule at fewer "
-                           "places");
+        return runaway_at("repeat", e,
+                          "repeat(" + s.name() +
+                              ") does not terminate: its steps keep making the "
+                              "term larger (more than 16 times its size after " +
+                              std::to_string(i + 1) +
+                              " steps); bound it with repeatN(k, s) or apply the rule at fewer "
+                              "places");
       cur = r.expr();
     }
-    return fail_at("repeat", e, "repeat(" + s.name() + ") did not terminate after 100000 steps");
+    return runaway_at("repeat", e, "repeat(" + s.name() + ") did not terminate after 100000 steps");
   });
 }
 
@@ -512,7 +520,7 @@ static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, in
   check_stack_depth(e->span);
   spend_work(env, 1);
   Result r = s(e, env);
-  if (r.ok()) return r;
+  if (r.ok() || r.failure().runaway) return r;
   if (!refusal && r.failure().refused) refusal = r.failure();
   if (depth > 10000) return r;
   std::optional<Result> best;
@@ -521,6 +529,7 @@ static Result top_down_impl(const Strategy& s, const Expr& e, const Env& env, in
   for (size_t i = 0; i < child_count(e); ++i) {
     Result c = top_down_impl(s, child(e, i), child_env(e, i, env, scratch), depth + 1, refusal);
     if (c.ok()) return with_child(e, i, c.expr());
+    if (c.failure().runaway) return c;
     if (!best && c.failure().after_match) best = c;
   }
   return best ? *best : r;
@@ -550,6 +559,7 @@ static Result bottom_up_impl(const Strategy& s, const Expr& e, const Env& env, i
     for (size_t i = 0; i < child_count(e); ++i) {
       Result c = bottom_up_impl(s, child(e, i), child_env(e, i, env, scratch), depth + 1, refusal);
       if (c.ok()) return with_child(e, i, c.expr());
+      if (c.failure().runaway) return c;
       if (c.failure().after_match && (!best || outranks(c.failure(), best->failure()))) best = c;
     }
   }
@@ -613,10 +623,10 @@ struct OnePass {
   // One more location visited; past the bound, the pass stops with an error here.
   void visit(const Expr& e) {
     if (--visits_left >= 0 || runaway) return;
-    runaway = fail_at(name, e,
-                      std::string(name) + "(" + s.name() + ") does not terminate: " + s.name() +
-                          " keeps making the term larger, so that the pass has ever more "
-                          "places to visit (stopped here)");
+    runaway = runaway_at(name, e,
+                         std::string(name) + "(" + s.name() + ") does not terminate: " + s.name() +
+                             " keeps making the term larger, so that the pass has ever more "
+                             "places to visit (stopped here)");
   }
 
   bool is_copy_of_rewritten(const Expr& e) const {
@@ -629,6 +639,7 @@ struct OnePass {
   std::optional<Result> apply(const Expr& e, const Env& env) {
     if (!rewritten.empty() && is_copy_of_rewritten(e)) return std::nullopt;
     Result r = s(e, env);
+    if (!r.ok() && r.failure().runaway && !runaway) runaway = r.failure();
     if (!r.ok() && !refusal && r.failure().refused) refusal = r.failure();
     // What a rewrite makes counts as visited too: a rewrite doubling its location,
     // nested in the previous one's result, grows the term exponentially within few
@@ -639,10 +650,11 @@ struct OnePass {
     }
     if (r.ok() && r.expr() != e && (--rewrites_left < 0 || rewritten.size() >= kNestedRewrites) &&
         !runaway)
-      runaway = fail_at(name, e,
-                        std::string(name) + "(" + s.name() + ") does not terminate: " + s.name() +
-                            " keeps applying to terms its own rewrites made (stopped after " +
-                            "too many rewrites in one pass, here)");
+      runaway =
+          runaway_at(name, e,
+                     std::string(name) + "(" + s.name() + ") does not terminate: " + s.name() +
+                         " keeps applying to terms its own rewrites made (stopped after " +
+                         "too many rewrites in one pass, here)");
     return r;
   }
 };

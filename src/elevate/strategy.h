@@ -70,6 +70,11 @@ struct Failure {
   // ("expected reduce(op)(init)(xs)"): a traversal of a bare rule that applies nowhere
   // reports the first such refusal, not the root's mismatch.
   bool refused = false;
+  // Set when a strategy does not terminate (a traversal or repeat stopped by its
+  // bounds): the combinators that try another way on a failure (<+, try, repeat, the
+  // traversals) pass it on instead, so that `try` cannot turn a runaway into success
+  // (held-out M: repeat(tryAll(idAfter)) exited 0 with chains of id).
+  bool runaway = false;
   // The predicate's name (isApplied(isMap)) when a predicate failed: a traversal whose
   // root failure is a predicate's, with no match anywhere, says it held nowhere.
   std::string predicate;
@@ -167,6 +172,8 @@ class Strategy {
 };
 
 Failure fail_at(const std::string& rule, const Expr& e, const std::string& reason);
+// fail_at of a strategy that does not terminate (Failure::runaway).
+Failure runaway_at(const std::string& rule, const Expr& e, const std::string& reason);
 
 // ---- rules ----
 // A rule: a partial rewrite of one location. `rewrite` returns the new (untyped or

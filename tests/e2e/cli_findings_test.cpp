@@ -73,6 +73,15 @@ TEST(CliFindings, APassWhoseRewritesGrowTheTermStops) {
                            "normalize(splitJoin(2))"});
   EXPECT_EQ(n.exit_code, 1) << show(n);
   EXPECT_TRUE(has(n.err, "does not terminate: its steps keep making the term larger")) << show(n);
+  // and a combinator that tries another way on a failure passes a runaway on (held-out
+  // M: repeat(tryAll(idAfter)) exited 0 with chains of id; try(...) and <+ id too)
+  for (const char* s : {"repeat(tryAll(idAfter))", "try(normalize(idAfter))",
+                        "normalize(idAfter) <+ id", "try(everywhere(splitJoin(2)))"}) {
+    CliResult t =
+        run_risec({"rewrite", "examples/scal/scal.rise", "--size", "n=8", "--strategy", s});
+    EXPECT_EQ(t.exit_code, 1) << s << "\n" << show(t);
+    EXPECT_TRUE(has(t.err, "does not terminate")) << s << "\n" << show(t);
+  }
 }
 
 TEST(CliFindings, AnEmptySizeItemIsRefused) {
