@@ -442,4 +442,11 @@ bool occurs(const std::string& var, const Nat& t) {
   return free_vars(t).count(var) > 0;
 }
 
+void for_each_subterm(const Nat& t, const std::function<void(const Nat&)>& f) {
+  f(t);
+  const Node& n = t.node();
+  for (const auto& [c, m] : n.terms) for_each_subterm(m, f);
+  for (const Nat& a : n.args) for_each_subterm(a, f);
+}
+
 }  // namespace risec::arith

@@ -159,6 +159,9 @@ class ArithError : public std::runtime_error {
 // Free variables (by name) with their Var terms.
 std::map<std::string, Nat> free_vars(const Nat& t);
 bool occurs(const std::string& var, const Nat& t);
+// f at t and at each of its subterms (a sum's monomials, the operands of the others;
+// not the Nats inside a select's condition or a variable's range), outermost first.
+void for_each_subterm(const Nat& t, const std::function<void(const Nat&)>& f);
 // Decompose into constant + sum of (coefficient, monomial).
 struct SumForm {
   Rational constant;

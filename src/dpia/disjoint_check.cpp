@@ -5,7 +5,6 @@
 #include "dpia/disjoint_check.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -441,18 +440,16 @@ class DisjointChecker {
   static std::vector<Nat> divisors_of(const std::vector<Run>& a, const std::vector<Run>& b,
                                       const std::string& v) {
     std::vector<Nat> out;
-    std::function<void(const Nat&)> walk = [&](const Nat& t) {
+    auto divisor = [&](const Nat& t) {
       const arith::Node& node = t.node();
       if ((node.kind == arith::Kind::Div || node.kind == arith::Kind::Mod) &&
           arith::occurs(v, node.args[0]) && !arith::occurs(v, node.args[1]) &&
           arith::provably_pos(node.args[1]) &&
           std::find(out.begin(), out.end(), node.args[1]) == out.end())
         out.push_back(node.args[1]);
-      for (const auto& term : node.terms) walk(term.second);
-      for (const Nat& x : node.args) walk(x);
     };
     for (const std::vector<Run>* s : {&a, &b})
-      for (const Run& x : *s) walk(x.index);
+      for (const Run& x : *s) arith::for_each_subterm(x.index, divisor);
     return out;
   }
 

@@ -98,9 +98,7 @@ std::string not_exchangeable(const rise::Type& t) {
     case rise::TypeKind::DepFun:
       return "a function";
     case rise::TypeKind::Vector:
-      return t->a && t->a->kind == rise::TypeKind::Scalar && t->a->scalar == rise::ScalarKind::Bool
-                 ? "masks (vec[bool, n], which live in registers, not in memory)"
-                 : "";
+      return rise::is_mask(t) ? "masks (vec[bool, n], which live in registers, not in memory)" : "";
     case rise::TypeKind::Array:
       return not_exchangeable(t->a);
     case rise::TypeKind::Pair: {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -103,12 +104,8 @@ std::map<std::string, std::string> import_texts_of(const std::string& record) {
   std::map<std::string, std::string> texts;
   std::string* current = nullptr;
   bool first = true;
-  size_t at = 0;
-  while (at < record.size()) {
-    size_t end = record.find('\n', at);
-    if (end == std::string::npos) end = record.size();
-    const std::string line = record.substr(at, end - at);
-    at = end + 1;
+  std::istringstream in(record);
+  for (std::string line; std::getline(in, line);) {
     if (line.rfind(kImportedMark, 0) == 0) {
       current = &texts[line.substr(std::string(kImportedMark).size())];
       first = true;

@@ -117,10 +117,7 @@ void Inferer::require_bound_names(const Type& t, const Span& span) {
     if (x->kind == TypeKind::Var && !is_meta_name(x->name) &&
         std::find(bound.begin(), bound.end(), x->name) == bound.end()) {
       if (auto tl = find_tl(x->name); tl && std::get<1>(*tl) == Kind::Data) return;
-      std::vector<std::string> scalars;
-      for (int k = 0; k <= static_cast<int>(ScalarKind::F64); ++k)
-        scalars.push_back(scalar_name(static_cast<ScalarKind>(k)));
-      const std::string near = nearest_name(x->name, scalars);
+      const std::string near = nearest_name(x->name, scalar_names());
       user_error("unknown type '" + x->name +
                      "': a data type is a scalar type (f32, i32, bool, ...), an array, a pair, "
                      "a vector or idx[n], or a name a depFun(" +
@@ -207,15 +204,12 @@ void Inferer::require_whole(const Nat& n, const std::string& what, const Span& s
         {{Nat(d), arith::plain_dividend(d, arith::scale(arith::Rational(d), n))}, what, span});
   // A division by a symbolic size is exact too (held-out M: take(n / m) recorded no
   // `m divides n`, and generic code divided with floor).
-  std::function<void(const Nat&)> exact = [&](const Nat& t) {
+  arith::for_each_subterm(n, [&](const Nat& t) {
     const arith::Node& node = t.node();
     if (node.kind == arith::Kind::ExactDiv && node.args.size() == 2 &&
         !arith::provably_divides(node.args[1], node.args[0]))
       conditions_.push_back({{node.args[1], node.args[0]}, what, span});
-    for (const auto& term : node.terms) exact(term.second);
-    for (const Nat& x : node.args) exact(x);
-  };
-  exact(n);
+  });
 }
 
 Type Inferer::separate_binders(const Type& t) {

@@ -538,11 +538,6 @@ void Inferer::require_below(int64_t value, const Nat& size0, const std::string& 
       {need, what + " (needs " + std::to_string(value) + " < " + size.to_string() + ")", span});
 }
 
-static bool is_mask(const Type& t) {
-  return t->kind == TypeKind::Vector && t->a && t->a->kind == TypeKind::Scalar &&
-         t->a->scalar == ScalarKind::Bool;
-}
-
 // Held-out K: `v + v` with v a row (or a pair) type-checked, then compile exited 70 (or
 // emitted C adding two structs) while the interpreter refused it.
 void Inferer::check_operands(const Expr& e, const Type& type) {

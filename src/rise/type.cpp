@@ -22,6 +22,10 @@ const char* scalar_name(ScalarKind k) {
   return kScalarNames[static_cast<int>(k)];
 }
 
+std::vector<std::string> scalar_names() {
+  return std::vector<std::string>(std::begin(kScalarNames), std::end(kScalarNames));
+}
+
 std::optional<ScalarKind> scalar_from_name(const std::string& name) {
   for (int i = 0; i < 11; ++i)
     if (name == kScalarNames[i]) return static_cast<ScalarKind>(i);
@@ -183,6 +187,11 @@ Type dep_fun(Kind kind, const std::string& binder, Type body, bool implicit) {
 
 bool is_data(const Type& t) {
   return t->kind != TypeKind::Fun && t->kind != TypeKind::DepFun;
+}
+
+bool is_mask(const Type& t) {
+  return t->kind == TypeKind::Vector && t->a && t->a->kind == TypeKind::Scalar &&
+         t->a->scalar == ScalarKind::Bool;
 }
 
 bool holds_array(const Type& t) {

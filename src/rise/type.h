@@ -19,6 +19,8 @@ enum class ScalarKind { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64 };
 
 const char* scalar_name(ScalarKind k);
 std::optional<ScalarKind> scalar_from_name(const std::string& name);
+// Every scalar type's name, in ScalarKind's order (for did-you-mean suggestions).
+std::vector<std::string> scalar_names();
 bool is_float(ScalarKind k);
 bool is_signed_int(ScalarKind k);
 bool is_unsigned_int(ScalarKind k);
@@ -91,6 +93,8 @@ Type fun(Type param, Type result);
 Type dep_fun(Kind kind, const std::string& binder, Type body, bool implicit);
 
 bool is_data(const Type& t);  // not a function or dependent function type
+// A mask: vec[bool, n], what comparing vectors gives (it lives in registers only).
+bool is_mask(const Type& t);
 // An array, or a pair with an array somewhere inside.
 bool holds_array(const Type& t);
 // Data whose elements (under its arrays) are pairs holding arrays: the generated code
