@@ -7,6 +7,9 @@
 #include <map>
 #include <mutex>
 
+#include "rise/primitives.h"
+#include "support/diagnostics.h"
+
 namespace risec::elevate {
 
 namespace {
@@ -89,7 +92,16 @@ void register_core(Registry& r) {
              [](auto& a) { return innermost(arg_strategy(a, 0), arg_strategy(a, 1)); }));
   r.add(core("isPrimitive", {P::Name},
              "isPrimitive(name): the primitive of that name (with its dependent arguments)",
-             C::Predicate, [](auto& a) { return is_primitive(arg_name(a, 0)); }));
+             C::Predicate, [](auto& a) {
+               // held-out K: isPrimitive(mapp) matched nothing, silently under try
+               const std::string& name = arg_name(a, 0);
+               if (!rise::find_primitive(name)) {
+                 std::string near = nearest_name(name, rise::primitive_names());
+                 user_error("isPrimitive: no primitive is named '" + name + "'" +
+                            (near.empty() ? "" : "; did you mean '" + near + "'?"));
+               }
+               return is_primitive(name);
+             }));
   r.add(core("isMap", {}, "the primitive map", C::Predicate, [](auto&) { return is_map(); }));
   r.add(core("isReduce", {}, "the primitive reduce", C::Predicate,
              [](auto&) { return is_reduce(); }));

@@ -54,6 +54,8 @@ struct Literal {
   bool float_from_context = false;
   // Scalar bool: the false/true of `a && b` and `a || b`, which is a mask of all-false
   // (all-true) lanes when a is a vector mask (inference makes it a vectorFromScalar).
+  // On the select primitive of `a && b` and `a || b`: a bool operand b is broadcast
+  // when a is a mask.
   bool mask_from_context = false;
   // NatVal: the size as a number of a scalar type (natAsScalar), not natType.
   bool scalar_value = false;

@@ -694,6 +694,7 @@ Expr Inferer::infer_app(const Expr& e) {
     return dep_apply(e, f, tf, arg);
   }
   Expr a = pre_arg ? pre_arg : infer(e->arg);
+  if (tf->kind == TypeKind::Fun) a = broadcast_logic_operand(f, a, e->arg->span);
   if (tf->kind == TypeKind::Fun && f->kind == ExprKind::Primitive && f->prim &&
       f->prim->is(PrimId::Idx)) {
     Type want = zonk(tf->a);
@@ -716,6 +717,26 @@ Expr Inferer::infer_app(const Expr& e) {
   }
   user_error("this is applied to an argument but it is not a function: it has type " + show(tf),
              e->fn->span);
+}
+
+// `m && b`, `m || b`: with m a mask and b a bool, b stands for all lanes (docs/
+// language.md), as the false and true of the operators do (held-out M F15: it was
+// refused, "select on a mask ... not bool"; `b && m` chose between masks already). The
+// operand gets a type of its own, its slot's, solved once the condition's is known
+// (MaskUse::Broadcast); finalize makes it a vectorFromScalar where the two differ.
+Expr Inferer::broadcast_logic_operand(const Expr& f, const Expr& a, const Span& span) {
+  Spine sp = spine(f);
+  if (sp.head->kind != ExprKind::Primitive || !sp.head->prim ||
+      !sp.head->prim->is(PrimId::Select) || !sp.head->lit.mask_from_context || sp.args.empty() ||
+      sp.args[0].dep || (a->kind == ExprKind::Literal && a->lit.mask_from_context))
+    return a;
+  Type slot = fresh_data();
+  masks_.push_back({MaskUse::Broadcast, a->type, sp.args[0].value->type, span,
+                    "this operand of && or ||", slot});
+  auto marker = std::make_shared<ExprNode>(*prim_expr(PrimId::VectorFromScalar, span));
+  marker->lit.mask_from_context = true;
+  marker->type = fun(a->type, slot);
+  return typed(app(marker, a, span), slot);
 }
 
 Expr Inferer::index_from_nat(const Expr& v, const Nat& size, const Span& span) {

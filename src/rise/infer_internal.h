@@ -77,13 +77,17 @@ struct PendingNonNegative {
 //   Compare: t -> t -> mask, mask = bool, or vec[bool, n] when t = vec[s, n];
 //   Mask:    mask is bool or vec[bool, n] (not, and the false/true of && and ||);
 //   Select:  mask -> t -> t -> t, mask = bool (any t), or vec[bool, n] when t is a
-//            vector of n lanes (or pairs of such), chosen lane-wise.
+//            vector of n lanes (or pairs of such), chosen lane-wise;
+//   Broadcast: an operand of && or || (its type `operand`) in its slot (`slot`), with
+//            the operator's condition `mask`: a bool broadcast to vec[bool, n] when the
+//            condition is a mask, the operand's own type otherwise.
 struct MaskUse {
-  enum Kind { Compare, Mask, Select } kind;
-  Type operand;  // Compare: t; Select: t
+  enum Kind { Compare, Mask, Select, Broadcast } kind;
+  Type operand;  // Compare: t; Select: t; Broadcast: the operand's type
   Type mask;
   Span span;
   std::string what;
+  Type slot = nullptr;  // Broadcast
 };
 
 struct IntLit {
@@ -312,6 +316,7 @@ class Inferer {
   std::vector<std::pair<std::string, Expr>> known_values_;
   std::unordered_map<const ExprNode*, Expr> ident_values_;
 
+  Expr broadcast_logic_operand(const Expr& f, const Expr& a, const Span& span);
   Expr index_from_nat(const Expr& v, const Nat& size, const Span& span);
 
   // The value of index arithmetic as a term: numbers, sizes, indexAsNat of an index

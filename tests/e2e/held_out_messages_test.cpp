@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "e2e_util.h"
 
@@ -63,6 +64,57 @@ TEST(HeldOutMessages, ParallelStrategyOnTheCTargetSaysWhatToDo) {
   EXPECT_NE(w.err.find("mapPar needs the OpenMP target (--target openmp)"), std::string::npos)
       << show(w);
   EXPECT_EQ(w.err.find("The strategy made"), std::string::npos) << show(w);
+}
+
+// Programs `check` accepted and a later step refused or ran: refused by check, located
+// (held-out M F2, K F9). select between functions (compile said "select applied to more
+// arguments than it takes"); a divisibility no size meets (2 divides n*n + n + 1); a flat
+// array literal past the depth limit ("too deeply nested"); isPrimitive of a misspelt
+// name (matched nothing, silently under try).
+TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefusedByCheck) {
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* message;
+  };
+  std::string literal = "def f = [";
+  for (int i = 0; i < 10000; ++i) literal += (i ? ", " : "") + std::to_string(i % 7) + ".0f";
+  literal += "]\n";
+  const std::vector<Case> cases = {
+      {"selfn.rise",
+       "def f = depFun(n: Nat => fun(xs: n.f32 => fun(b: bool =>\n  xs |> map(select(b)(fun(x "
+       "=> x + 1.0f))(fun(x => x * 2.0f))))))\n",
+       "select chooses between data (scalars, vectors, arrays, pairs), not functions"},
+      {"odd.rise",
+       "def f = depFun(n: Nat => fun(xs: (n*n + n + 1).f32 =>\n  xs |> split(2) |> map(reduce(add)"
+       "(0.0f))))\n",
+       "n + n*n + 1 is not a multiple of 2 for any size"},
+      {"odd2.rise", "def f = depFun(n: Nat => fun(xs: (4*n).f32 =>\n  xs |> take((4*n - 1)/2)))\n",
+       "the size 1 is not a multiple of 2"},
+      {"literal.rise", literal, "an array literal of 10000 elements is too long"},
+  };
+  for (const Case& c : cases) {
+    CliResult r = run_risec({"check", write_scratch(c.name, c.text)});
+    EXPECT_EQ(r.exit_code, 1) << c.name << show(r);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.name << show(r);
+    EXPECT_NE(r.err.find(std::string(c.name) + (c.text.size() > 20000 ? ":1:" : ":2:")),
+              std::string::npos)
+        << c.name << show(r);
+  }
+  // satisfiable ones keep their condition
+  CliResult ok = run_risec(
+      {"check", write_scratch("even.rise",
+                              "def f = depFun(n: Nat => depFun(m: Nat => fun(xs: (n*m + n + m + "
+                              "2).f32 =>\n  xs |> split(2) |> map(reduce(add)(0.0f)))))\n")});
+  EXPECT_EQ(ok.exit_code, 0) << show(ok);
+  EXPECT_NE(ok.out.find("requires: 2 divides m + n + m*n"), std::string::npos) << show(ok);
+  const std::string prog = write_scratch(
+      "isprim.rise", "def f = depFun(n: Nat => fun(xs: n.f32 => xs |> map(fun(x => x * 2.0f))))\n");
+  CliResult s = run_risec({"run", prog, "--size", "n=8", "--target", "openmp", "--strategy",
+                           "try(mapPar @ outermost(isPrimitive(mapp))) ; lowerToC"});
+  EXPECT_EQ(s.exit_code, 1) << show(s);
+  EXPECT_NE(s.err.find("no primitive is named 'mapp'; did you mean 'map'?"), std::string::npos)
+      << show(s);
 }
 
 }  // namespace

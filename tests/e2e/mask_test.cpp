@@ -84,6 +84,35 @@ TEST(Masks, GeneratedCodeMatchesTheInterpreterOnEveryTarget) {
   }
 }
 
+// A bool operand of && or || beside a mask stands for all its lanes, on either side
+// (held-out M F15: `m || b` and `m && b` were refused, "select on a mask ... not bool");
+// a scalar && keeps its bool type, and select itself still refuses a bool beside a mask.
+TEST(Masks, ABoolOperandOfAndOrBesideAMaskIsBroadcast) {
+  for (const char* op : {"&&", "||"}) {
+    std::string o = op;
+    rise::Checked l = check("def f = fun(x: vec[f32, 4] => fun(b: bool => x < x " + o + " b))");
+    EXPECT_EQ(rise::print(l.type), "vec[f32, 4] -> bool -> vec[bool, 4]");
+    rise::Checked r = check("def f = fun(x: vec[f32, 4] => fun(b: bool => b " + o + " x < x))");
+    EXPECT_EQ(rise::print(r.type), "vec[f32, 4] -> bool -> vec[bool, 4]");
+    rise::Checked s = check("def f = fun(x: f32 => fun(b: bool => x < x " + o + " b))");
+    EXPECT_EQ(rise::print(s.type), "f32 -> bool -> bool");
+    // the condition's type known only from the map the lambda is given to
+    const std::string path = write_scratch(
+        "mask_bool_" + std::string(o == "&&" ? "and" : "or") + ".rise",
+        "def f = depFun(n: Nat => fun(xs: n.f32 => fun(b: bool => xs |> split(4) |> "
+        "map(asVector(4) >> map(fun(v => select(v > v * v " +
+            o + " b " + o + " (v < v + v || !b))(v)(v - v * v))) >> asScalar) |> join)))\n");
+    EXPECT_TRUE(compile_and_check(path, "", "n=16", "c"));
+    EXPECT_TRUE(compile_and_check(path, "", "n=16", "opencl"));
+  }
+  try {
+    check("def f = fun(x: vec[f32, 4] => fun(b: bool => select(x < x)(b)(false)))");
+    ADD_FAILURE() << "select accepted a bool beside a mask";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("vectors of as many lanes"), std::string::npos) << e.message();
+  }
+}
+
 // any/all of masks of one x86 register (8 lanes: AVX's vptest and movemask; 16:
 // AVX-512's vptestmd), where the machine has them (else the loop over 64-bit words);
 // with 24 vectors of random inputs, both answers almost surely occur.

@@ -824,17 +824,9 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
   if (!flt && (op.is(PrimId::Fmax) || op.is(PrimId::Fmin)))
     return c_cond(c_binary(args[0], op.is(PrimId::Fmax) ? ">" : "<", args[1], kPrecRel), args[0],
                   args[1]);
-  if (!flt && !op.is(PrimId::Abs)) {
-    // Other math functions of integers, as the interpreter computes them: in double,
-    // the result truncated and saturated to the type (NaN gives 0).
-    if (op.is(PrimId::Floor) || op.is(PrimId::Ceil)) return args[0];
-    std::vector<CExpr> dargs;
-    for (const CExpr& a : args) dargs.push_back(c_cast("double", a));
-    CExpr d = op.is(PrimId::Rsqrt) ? c_binary(c_atom("1.0"), "/", c_call(c_sqrt, dargs), kPrecMul)
-              : op.is(PrimId::Mod) ? c_call("fmod", dargs)
-                                   : c_call(op.name, dargs);
-    return c_call(int_from_double(t->scalar), {d});
-  }
+  // The type check lets only abs, fmin and fmax take integers (rise::infer).
+  if (!flt && !op.is(PrimId::Abs))
+    internal_error("C backend: " + op.name + " of " + rise::print(t) + " is not C's");
   // (fmax and fmin of floats on the CPU targets: cpu_min_max, before any of this)
   if (op.is(PrimId::Rsqrt))
     return c_binary(c_atom(f32 ? "1.0f" : "1.0"), "/", c_call(c_sqrt + sfx, args), kPrecMul);

@@ -125,7 +125,18 @@ CExpr OpenCLPrinter::mask_reduction(bool all, const Type& mask_t, CExpr m) {
 
 CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                                  const std::vector<CExpr>& args) {
-  vector_type(vt);
+  std::string type = vector_type(vt);
+  // abs, fmin and fmax of integer lanes (held-out M F14: C's scalar forms did not
+  // compile): OpenCL's abs gives unsigned lanes, reinterpreted as the signed type, so the
+  // least value is its own absolute value as in the interpreter; min and max compare.
+  if (vt->a->kind == TypeKind::Scalar && rise::is_integer(vt->a->scalar)) {
+    const char* kAbs = "abs";  // OpenCL's builtin, not a primitive
+    if (op.is(rise::PrimId::Abs))
+      return rise::is_unsigned_int(vt->a->scalar) ? args[0]
+                                                  : c_call("as_" + type, {c_call(kAbs, args)});
+    if (op.is(rise::PrimId::Fmin) || op.is(rise::PrimId::Fmax))
+      return c_call(op.is(rise::PrimId::Fmin) ? "min" : "max", args);  // OpenCL's, not primitives
+  }
   return math_call(op, vt->a, args);  // the builtins take vectors too (the `f` names alias)
 }
 
