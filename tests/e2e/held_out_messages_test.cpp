@@ -70,8 +70,9 @@ TEST(HeldOutMessages, ParallelStrategyOnTheCTargetSaysWhatToDo) {
 // (held-out M F2, K F9). select between functions (compile said "select applied to more
 // arguments than it takes"); a divisibility no size meets (2 divides n*n + n + 1); a flat
 // array literal past the depth limit ("too deeply nested"); isPrimitive of a misspelt
-// name (matched nothing, silently under try).
-TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefusedByCheck) {
+// name (matched nothing, silently under try). And at compile, a reorder written through
+// whose finv does not undo f (held-out L F2: results other than the interpreter's).
+TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
   struct Case {
     const char* name;
     std::string text;
@@ -108,6 +109,26 @@ TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefusedByCheck) {
                               "2).f32 =>\n  xs |> split(2) |> map(reduce(add)(0.0f)))))\n")});
   EXPECT_EQ(ok.exit_code, 0) << show(ok);
   EXPECT_NE(ok.out.find("requires: 2 divides m + n + m*n"), std::string::npos) << show(ok);
+  // a reorder written through (its result is the map's output) whose finv does not undo
+  // f: refused where compile writes through it; read, f alone counts
+  for (const char* target : {"c", "opencl"}) {
+    CliResult w =
+        run_risec({"run",
+                   write_scratch("reorder.rise",
+                                 "def f = fun(xs: 8.f32 => xs |> map(fun(x => x * 2.0f))\n  |> "
+                                 "reorder(8)(fun(i => 7 - i))(fun(i => i)))\n"),
+                   "--target", target});
+    EXPECT_EQ(w.exit_code, 1) << show(w);
+    EXPECT_NE(w.err.find("reorder: finv is not the inverse of f: finv(0) = 0 but f(0) = 7, not 0"),
+              std::string::npos)
+        << show(w);
+  }
+  CliResult rd = run_risec({"run",
+                            write_scratch("reorder_read.rise",
+                                          "def f = fun(xs: 8.f32 => xs |> reorder(8)(fun(i => 7 - "
+                                          "i))(fun(i => i)) |> map(fun(x => x * 2.0f)))\n"),
+                            "--check"});
+  EXPECT_EQ(rd.exit_code, 0) << show(rd);
   const std::string prog = write_scratch(
       "isprim.rise", "def f = depFun(n: Nat => fun(xs: n.f32 => xs |> map(fun(x => x * 2.0f))))\n");
   CliResult s = run_risec({"run", prog, "--size", "n=8", "--target", "openmp", "--strategy",
