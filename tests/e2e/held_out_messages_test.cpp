@@ -70,7 +70,8 @@ TEST(HeldOutMessages, ParallelStrategyOnTheCTargetSaysWhatToDo) {
 // (held-out M F2, K F9). select between functions (compile said "select applied to more
 // arguments than it takes"); a divisibility no size meets (2 divides n*n + n + 1); a flat
 // array literal past the depth limit ("too deeply nested"); isPrimitive of a misspelt
-// name (matched nothing, silently under try). And at compile, a reorder written through
+// name (matched nothing, silently under try); -i of a natType (compiled code computed
+// it, the interpreter refused it). And at compile, a reorder written through
 // whose finv does not undo f (held-out L F2: results other than the interpreter's).
 TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
   struct Case {
@@ -92,6 +93,11 @@ TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
        "n + n*n + 1 is not a multiple of 2 for any size"},
       {"odd2.rise", "def f = depFun(n: Nat => fun(xs: (4*n).f32 =>\n  xs |> take((4*n - 1)/2)))\n",
        "the size 1 is not a multiple of 2"},
+      {"neg.rise",
+       "def f = depFun(n: Nat => fun(xs: n.f32 => generate(fun(i: idx[n] =>\n  "
+       "cast(-indexAsNat(i)) "
+       ": f32))))\n",
+       "neg is not defined on indices and natType values"},
       {"literal.rise", literal, "an array literal of 10000 elements is too long"},
   };
   for (const Case& c : cases) {
