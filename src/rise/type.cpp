@@ -43,6 +43,20 @@ bool is_unsigned_int(ScalarKind k) {
   return k == ScalarKind::U8 || k == ScalarKind::U16 || k == ScalarKind::U32 ||
          k == ScalarKind::U64;
 }
+ScalarKind unsigned_of(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::I8:
+      return ScalarKind::U8;
+    case ScalarKind::I16:
+      return ScalarKind::U16;
+    case ScalarKind::I32:
+      return ScalarKind::U32;
+    case ScalarKind::I64:
+      return ScalarKind::U64;
+    default:
+      return k;
+  }
+}
 int scalar_bits(ScalarKind k) {
   switch (k) {
     case ScalarKind::Bool:

@@ -27,6 +27,8 @@ bool is_unsigned_int(ScalarKind k);
 inline bool is_integer(ScalarKind k) {
   return is_signed_int(k) || is_unsigned_int(k);
 }
+// The unsigned integer type of a signed one's width (other types: themselves).
+ScalarKind unsigned_of(ScalarKind k);
 int scalar_bits(ScalarKind k);
 
 enum class AddrSpace { Global, Local, Private, Constant };

@@ -6,6 +6,7 @@
 // many generated variants.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "rise/check.h"
 #include "rise/parser.h"
 #include "rise/printer.h"
+#include "runtime/npy.h"
 #include "support/diagnostics.h"
 
 namespace risec::e2e {
@@ -389,6 +391,97 @@ TEST(LiteralAdditions, AbsOfTheLeastValue) {
     EXPECT_TRUE(compile_and_check(path, "", "n=64", o)) << text;
     EXPECT_TRUE(compile_and_check(path, "", "n=64", "openmp")) << text;
   }
+}
+
+// Whole vectors of signed integers wrap as scalars do, at the least and largest values
+// of each width (an input file holds them): GCC folded a * 2 / 2 to a on int vectors,
+// and `-a < 0 && a < 0` was false at the least value (held-out N F6, C and OpenMP);
+// OpenCL's abs of an int4 let its compiler take the result as non-negative, and a
+// division of it was wrong at the least value (F5). Lane counts 4 and 16 (vectorize),
+// every CPU target and OpenCL; scalar C under the sanitizers (the product of two
+// uint16_t 65535s, computed in int, overflowed it).
+TEST(LiteralAdditions, VectorIntegerArithmeticWrapsAtTheEdges) {
+  struct Width {
+    const char* name;
+    runtime::DType dtype;
+    int64_t least, largest;
+  };
+  const Width widths[] = {{"i8", runtime::DType::I8, -128, 127},
+                          {"i16", runtime::DType::I16, -32768, 32767},
+                          {"i32", runtime::DType::I32, INT32_MIN, INT32_MAX},
+                          {"i64", runtime::DType::I64, INT64_MIN, INT64_MAX},
+                          {"u16", runtime::DType::U16, 0, 65535}};
+  for (const Width& w : widths) {
+    SCOPED_TRACE(w.name);
+    runtime::NdArray a = runtime::make_array(w.dtype, {32});
+    const int64_t edge[] = {w.least, w.largest, -1, 0, 1, w.least + 1, w.largest - 1, 7};
+    for (int64_t i = 0; i < 32; ++i) {
+      const int64_t v = edge[i % 8];
+      switch (w.dtype) {
+        case runtime::DType::I8:
+          a.as<int8_t>()[i] = static_cast<int8_t>(v);
+          break;
+        case runtime::DType::I16:
+          a.as<int16_t>()[i] = static_cast<int16_t>(v);
+          break;
+        case runtime::DType::I32:
+          a.as<int32_t>()[i] = static_cast<int32_t>(v);
+          break;
+        case runtime::DType::U16:
+          a.as<uint16_t>()[i] = static_cast<uint16_t>(v);
+          break;
+        default:
+          a.as<int64_t>()[i] = v;
+      }
+    }
+    const std::string input = scratch_path(std::string("edges_") + w.name + ".npy");
+    runtime::write_npy(input, a);
+    const std::string t = w.name, one = t == "i32" ? "1" : "1" + t,
+                      two = t == "i32" ? "2" : "2" + t;
+    const std::string path = write_program(
+        "vwrap_" + t, "def main = depFun(n: Nat => fun(x: n." + t + " => x |> map(fun(a =>\n" +
+                          "  a * " + two + " / " + two + " + select(-a < 0" + t + " && a < 0" + t +
+                          ")(" + one + ")(0" + t + ") + ((a + " + one + ") - a) + abs(a) / " + two +
+                          " + abs(a) % " + two + " + a * a))))\n");
+    {  // scalar, under the sanitizers (a * a of two uint16_t 65535s overflowed int)
+      CheckOptions o;
+      o.sanitize = true;
+      o.inputs["x"] = input;
+      EXPECT_TRUE(compile_and_check(path, "", "n=32", o));
+    }
+    for (const char* target : {"c", "openmp", "opencl"})
+      for (int lanes : {4, 16}) {
+        CheckOptions o;
+        o.target = target;
+        o.inputs["x"] = input;
+        EXPECT_TRUE(compile_and_check(
+            path, "vectorize(" + std::to_string(lanes) + ") @ topDown ; lowerToC", "n=32", o))
+            << target << " " << lanes;
+      }
+    // the vector program written out: abs of whole vectors, divided
+    const std::string written = write_program(
+        "vabs_" + t, "def main = depFun(n: Nat => fun(x: (4*n)." + t +
+                         " => asVector(4)(x) |> map(fun(v => abs(v) / vectorFromScalar(" + two +
+                         ") + abs(v) % vectorFromScalar(" + two + "))) |> asScalar))\n");
+    for (const char* target : {"c", "opencl"}) {
+      CheckOptions o;
+      o.target = target;
+      o.inputs["x"] = input;
+      EXPECT_TRUE(compile_and_check(written, "", "n=8", o)) << target;
+    }
+  }
+}
+
+// An f64 infinity beside a double on OpenCL, whose INFINITY is a float: fmax(x,
+// -INFINITY) of a double was ambiguous and the kernels did not build (held-out N F1).
+TEST(LiteralAdditions, F64InfinitiesBuildOnOpenCL) {
+  const std::string path =
+      write_program("inf64",
+                    "def main = depFun(n: Nat => fun(x: n.f64 => x |> map(fun(a => fmax(a)(-inf) + "
+                    "fmin(a)(inf))) |> reduce(fmax)(-inf)))\n");
+  EXPECT_TRUE(compile_and_check(path, "", "n=16", "opencl"));
+  EXPECT_TRUE(
+      compile_and_check(path, "vectorizeReduction(4) @ topDown ; lowerToC", "n=16", "opencl"));
 }
 
 }  // namespace

@@ -398,6 +398,10 @@ CExpr CPrinter::cond_expr(const arith::Cond& c) {
   return CExpr{s, kPrecOr};
 }
 
+CExpr CPrinter::vector_bits(CExpr v, const Type& to) {
+  return c_cast(vector_type(to), std::move(v));  // GCC's vectors of one size convert so
+}
+
 CExpr CPrinter::nonfinite_literal(double v, bool /*f64*/) {
   if (std::isnan(v)) return c_atom("NAN");
   return c_atom(v > 0 ? "INFINITY" : "(-INFINITY)");
@@ -542,8 +546,10 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   const bool narrow = int_scalar && rise::scalar_bits(elem_t->scalar) < 32;
   const bool signed_wide = int_scalar && !narrow && rise::is_signed_int(elem_t->scalar);
   auto wrap = [&](CExpr r) { return narrow ? c_cast(scalar_c(elem_t->scalar), r) : r; };
+  // (8- and 16-bit ones in uint32_t too: promoted to int, the product of two uint16_t
+  // 65535s overflows it)
   auto wrapping = [&](const char* op, int prec) {
-    if (!signed_wide) return wrap(c_binary(args[0], op, args[1], prec));
+    if (!signed_wide && !narrow) return wrap(c_binary(args[0], op, args[1], prec));
     const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
     return c_cast(scalar_c(elem_t->scalar),
                   c_binary(c_cast(u, args[0]), op, c_cast(u, args[1]), prec));
@@ -553,6 +559,20 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   // spelling (casts, selects and foreign calls have no row).
   const char* c_op = !e->prim ? nullptr : vector ? e->prim->c_vector_op : e->prim->c_op;
   const bool wraps = e->prim && e->prim->has(rise::kWraps);
+  // Whole vectors of signed integers likewise, in the unsigned vector type of their
+  // lanes (held-out N F6: GCC folded v * 2 / 2 to v on i32 vectors, which wraps in the
+  // interpreter).
+  if (vector && wraps && c_op && e->dt->a->kind == TypeKind::Scalar &&
+      rise::is_signed_int(e->dt->a->scalar) &&
+      (e->kind == Expression::Unary || e->kind == Expression::Binary)) {
+    Type ut = rise::vector(rise::unsigned_of(e->dt->a->scalar), e->dt->size);
+    std::vector<CExpr> u;
+    for (const CExpr& a : args) u.push_back(vector_bits(a, ut));
+    return vector_bits(e->kind == Expression::Unary
+                           ? c_unary(c_op, u[0])
+                           : c_binary(u[0], c_op, u[1], c_precedence(e->prim->c_prec)),
+                       e->dt);
+  }
   switch (e->kind) {
     case Expression::Unary:
       if (c_op && wraps && signed_wide) {

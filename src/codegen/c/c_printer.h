@@ -253,6 +253,9 @@ class CPrinter {
   // A NaN or an infinity of f32 or f64 (f64 set), in an expression or, while
   // in_table_ is set, in a table's initialiser: C's NAN, INFINITY, -INFINITY.
   virtual CExpr nonfinite_literal(double v, bool f64);
+  // The bits of vector v as the vector type `to` of the same size (signed integer lanes
+  // computed in unsigned ones, which wrap).
+  virtual CExpr vector_bits(CExpr v, const Type& to);
   static bool is_float_type(const Type& t);
   CExpr scalar_op(const ExpressionP& e, const Path& p);
   CExpr math_call(const rise::PrimitiveInfo& op, const Type& t, const std::vector<CExpr>& args);

@@ -224,16 +224,30 @@ std::string CudaPrinter::vector_type(const Type& t) {
   // CUDA's vector types have no arithmetic: lane-wise operators (% of integers: the
   // C backend prints a division or modulo by a constant other than 0 and -1 as the
   // operator, any other through a checked helper).
+  // Integer lanes add, subtract, multiply and negate in an unsigned type, which wraps as
+  // the interpreter does (C++'s signed overflow is undefined).
   std::vector<const char*> ops = {"+", "-", "*", "/"};
   if (rise::is_integer(sk)) ops.push_back("%");
+  // (8- and 16-bit lanes in uint32_t: promoted to int, a product of two uint16_t could
+  // overflow it)
+  const std::string u = "(" +
+                        std::string(scalar_c(rise::scalar_bits(sk) < 32 ? rise::ScalarKind::U32
+                                                                        : rise::unsigned_of(sk))) +
+                        ")";
+  auto operand = [&](const std::string& x, const std::string& op) {
+    return rise::is_integer(sk) && op != "/" && op != "%" ? u + x : x;
+  };
   for (const char* op : ops)
     v += fn + name + " operator" + op + "(" + name + " a, " + name + " b) { return " +
          make([&](int64_t l) {
-           return "(" + e + ")(a." + kLanes[l] + " " + op + " b." + kLanes[l] + ")";
+           return "(" + e + ")(" + operand("a." + std::string(kLanes[l]), op) + " " + op + " " +
+                  operand("b." + std::string(kLanes[l]), op) + ")";
          }) +
          "; }\n";
-  v += fn + name + " operator-(" + name + " a) { return " +
-       make([&](int64_t l) { return "(" + e + ")(-a." + kLanes[l] + ")"; }) + "; }\n";
+  v += fn + name + " operator-(" + name + " a) { return " + make([&](int64_t l) {
+         return "(" + e + ")(-" + operand("a." + std::string(kLanes[l]), "-") + ")";
+       }) +
+       "; }\n";
   // masks: lane-wise comparisons (0 or -1), blends, ~, any/all
   for (const char* op : {"<", ">", "=="})
     v += fn + mt + " operator" + op + "(" + name + " a, " + name + " b) { return make_" + mt + "(" +

@@ -48,6 +48,8 @@ class CudaPrinter : public gpu::GpuPrinter {
   void begin_kernel(const gpu::LaunchInfo& info) override;
   std::string kernel_prefix() const override;
   void before_parallel_loop(const Command& loop, std::vector<CStmtP>& out) override;
+  // Its vectors' operators wrap signed lanes themselves (vector_type).
+  CExpr vector_bits(CExpr v, const Type&) override { return v; }
   std::string vector_type(const Type& t) override;
   CExpr vector_lane(CExpr v, const Nat& i) override;
   CExpr vector_compare(CExpr cmp, const Type& arg_vt, const Type& mask_t) override;

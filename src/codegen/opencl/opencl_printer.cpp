@@ -75,7 +75,11 @@ CExpr OpenCLPrinter::nonfinite_literal(double v, bool f64) {
                               : v > 0       ? one
                                             : "-" + one) +
                   " / " + zero + ")");
-  if (!std::isnan(v)) return c_atom(v > 0 ? "INFINITY" : "(-INFINITY)");
+  // OpenCL's INFINITY is a float: an f64 one is converted, or fmax(x, -INFINITY) of a
+  // double is ambiguous (held-out N F1: the kernels did not build).
+  if (!std::isnan(v))
+    return c_atom(std::string(v > 0 ? "" : "(-") + (f64 ? "(double)INFINITY" : "INFINITY") +
+                  (v > 0 ? "" : ")"));
   const std::string type = f64 ? "double" : "float", fn = "risec_nan_" + type;
   if (nan_helpers_.insert(fn).second)
     helper_text_ += "static inline " + type + " " + fn + "(void) { volatile " + type +
@@ -130,10 +134,19 @@ CExpr OpenCLPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
   // compile): OpenCL's abs gives unsigned lanes, reinterpreted as the signed type, so the
   // least value is its own absolute value as in the interpreter; min and max compare.
   if (vt->a->kind == TypeKind::Scalar && rise::is_integer(vt->a->scalar)) {
-    const char* kAbs = "abs";  // OpenCL's builtin, not a primitive
-    if (op.is(rise::PrimId::Abs))
-      return rise::is_unsigned_int(vt->a->scalar) ? args[0]
-                                                  : c_call("as_" + type, {c_call(kAbs, args)});
+    const char* kSelect = "select";  // OpenCL's builtin, not a primitive
+    // abs in the unsigned lanes of the width: -x where x < 0 (PoCL's abs of an int4 let
+    // the kernel compiler assume the result non-negative, and a division of it was
+    // wrong at the least value: held-out N F5)
+    if (op.is(rise::PrimId::Abs)) {
+      if (rise::is_unsigned_int(vt->a->scalar)) return args[0];
+      std::string ut = vector_type(rise::vector(rise::unsigned_of(vt->a->scalar), vt->size));
+      CExpr u = c_call("as_" + ut, args);
+      CExpr neg = c_binary(c_cast(ut, c_atom("0")), "-", u, kPrecAdd);
+      return c_call(
+          "as_" + type,
+          {c_call(kSelect, {u, neg, c_binary(args[0], "<", c_cast(type, c_atom("0")), kPrecRel)})});
+    }
     if (op.is(rise::PrimId::Fmin) || op.is(rise::PrimId::Fmax))
       return c_call(op.is(rise::PrimId::Fmin) ? "min" : "max", args);  // OpenCL's, not primitives
   }

@@ -42,6 +42,9 @@ class OpenCLPrinter : public gpu::GpuPrinter {
     return "__constant " + elem + " " + name + "[" + std::to_string(count) + "] = {" + values +
            "};\n";
   }
+  CExpr vector_bits(CExpr v, const Type& to) override {
+    return c_call("as_" + vector_type(to), {std::move(v)});
+  }
   CExpr nonfinite_literal(double v, bool f64) override;
   std::string vector_type(const Type& t) override;
   CExpr vector_lane(CExpr v, const Nat& i) override;
