@@ -40,11 +40,6 @@ bool same(const PTyRef& x, const PTyRef& y) {
   return same(x->a, y->a) && same(x->b, y->b);
 }
 
-std::string pair_type_text(const PTyRef& t) {
-  if (t->scalar()) return t->integer ? "i32" : "f32";
-  return "(" + pair_type_text(t->a) + ", " + pair_type_text(t->b) + ")";
-}
-
 class PairGenerator {
  public:
   explicit PairGenerator(FuzzedDataProvider& in) : in_(in) {}

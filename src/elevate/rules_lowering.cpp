@@ -44,6 +44,7 @@
 #include <set>
 
 #include "elevate/library.h"
+#include "elevate/loop_nest.h"
 #include "elevate/rule_util.h"
 #include "rise/primitives.h"
 #include "rise/printer.h"
@@ -113,16 +114,13 @@ Strategy reduce_par() {
       return fail_at("reducePar", e,
                      "reducePar needs an associative operator: the operator is not " +
                          util::assoc_comm_names() + " (or their eta-expansion)");
-    auto init = util::literal_value(c->args[1]);
-    // the neutral element from the table (fmin's is +infinity, fmax's -infinity)
-    bool neutral = init && *init == opp->neutral;
-    std::string want = std::isinf(opp->neutral)
-                           ? (opp->neutral > 0 ? "+infinity" : "-infinity")
-                           : std::to_string(static_cast<int64_t>(opp->neutral));
-    if (!neutral)
+    // the neutral element from the table (fmin's is +infinity, fmax's -infinity; on
+    // integers their largest and least values)
+    if (!loop_nest::is_neutral(opp->id, c->args[1]))
       return fail_at("reducePar", e,
                      "reducePar needs the initial value to be the neutral element of " + opp->name +
-                         " (" + want + "), not " + rise::print_expr(c->args[1]));
+                         ", " + loop_nest::neutral_text(opp->id) + ", not " +
+                         rise::print_expr(c->args[1]));
     return util::rebuild_call(*c, util::prim(PrimId::ReducePar));
   });
 }

@@ -120,6 +120,7 @@ class Inferer {
   // there instead of looping.
   std::unordered_set<std::string> resolving_;
   std::vector<Postponed> postponed_;
+  bool final_solve_ = false;  // solve_postponed(true) running: quotients are bound
   std::vector<PendingCondition> conditions_;
   std::vector<PendingNonNegative> nonneg_;
   std::vector<IntLit> int_lits_;
