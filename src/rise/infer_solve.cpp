@@ -141,15 +141,47 @@ std::string Inferer::show(const Type& t) {
   return clean;
 }
 
+namespace {
+
+// Whether x and y differ where one has vec[t, n] and the other t (under the same arrays
+// and pairs): an operation of a vector and a scalar (held-out N: `v * 2.0f` was only
+// "expected _.f32 but found n.vec[f32, 4]").
+bool vector_beside_scalar(const Type& x, const Type& y) {
+  if (!x || !y) return false;
+  auto lanes_of = [](const Type& v, const Type& t) {
+    return v->kind == TypeKind::Vector && v->a && t->kind == TypeKind::Scalar &&
+           v->a->kind == TypeKind::Scalar && v->a->scalar == t->scalar;
+  };
+  if (lanes_of(x, y) || lanes_of(y, x)) return true;
+  if (x->kind != y->kind) return false;
+  switch (x->kind) {
+    case TypeKind::Array:
+      return vector_beside_scalar(x->a, y->a);
+    case TypeKind::Pair:
+    case TypeKind::Fun:
+      return vector_beside_scalar(x->a, y->a) || vector_beside_scalar(x->b, y->b);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 [[noreturn]] void Inferer::mismatch(const Ctx& ctx, const std::string& extra) {
   std::string msg;
+  std::string note = extra;
   if (ctx.expected && ctx.found) {
     msg = "expected " + show(ctx.expected) + " but found " + show(ctx.found);
+    if (note.empty() && vector_beside_scalar(zonk(ctx.expected), zonk(ctx.found)))
+      note =
+          "a vector where a scalar of its lanes' type is expected, or the other way round: "
+          "an operation of a vector and a scalar needs the scalar broadcast, "
+          "vectorFromScalar(x); an array of scalars is read as vectors with asVector(n)";
   } else {
     msg = "type mismatch";
   }
   if (!ctx.what.empty()) msg = ctx.what + ": " + msg;
-  if (!extra.empty()) msg += " (" + extra + ")";
+  if (!note.empty()) msg += " (" + note + ")";
   user_error(msg, ctx.span);
 }
 
