@@ -71,7 +71,8 @@ TEST(HeldOutMessages, ParallelStrategyOnTheCTargetSaysWhatToDo) {
 // arguments than it takes"); a divisibility no size meets (2 divides n*n + n + 1); a flat
 // array literal past the depth limit ("too deeply nested"); isPrimitive of a misspelt
 // name (matched nothing, silently under try); -i of a natType (compiled code computed
-// it, the interpreter refused it); a vector times a scalar (no hint: held-out N). And at compile, a
+// it, the interpreter refused it); a vector times a scalar (no hint: held-out N); a
+// slide wider than its array ("2 is not a multiple of 5"). And at compile, a
 // reorder written through whose finv does not undo f (held-out L F2: results other than the
 // interpreter's).
 TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
@@ -101,6 +102,8 @@ TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
        "neg is not defined on indices and natType values"},
       {"vecscalar.rise", "def f = fun(v: vec[f32, 4] =>\n  v * 2.0f)\n",
        "an operation of a vector and a scalar needs the scalar broadcast, vectorFromScalar(x)"},
+      {"short.rise", "def f = fun(x: 3.f32 =>\n  x |> slide(5)(5))\n",
+       "a size would be negative: the array is too short"},
       {"literal.rise", literal, "an array literal of 10000 elements is too long"},
   };
   for (const Case& c : cases) {
