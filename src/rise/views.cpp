@@ -5,6 +5,10 @@
 // these maps; adding a view is its row in primitives.def and its functions here.
 #include "rise/views.h"
 
+#include <map>
+#include <optional>
+#include <string>
+
 #include "support/diagnostics.h"
 
 namespace risec::rise {
@@ -374,6 +378,44 @@ Path view_write_Reorder(const ViewSite& s, int, const Path& p) {
   return prepend(at(s.funs[1].apply(need(p, 0, PrimId::Reorder))), rest(p, 1));
 }
 
+namespace {
+
+// The first j < k (every one up to 4096, else 4096 spread over [0, k) and the last 64)
+// at which finv(j) is outside [0, k) or f(finv(j)) != j, with `sizes` giving the size
+// names their values: a message, or nothing (also when a function cannot be evaluated,
+// which the generated checks report).
+std::optional<std::string> reorder_mismatch(int64_t k, const NatFun& f, const NatFun& finv,
+                                            const arith::Assignment& sizes) {
+  std::vector<int64_t> js;
+  const int64_t step = k <= 4096 ? 1 : k / 4096;
+  for (int64_t j = 0; j < k; j += step) js.push_back(j);
+  for (int64_t j = std::max<int64_t>(0, k - 64); step > 1 && j < k; ++j) js.push_back(j);
+  arith::Assignment env = sizes;
+  for (int64_t j : js) {
+    int64_t i = 0, back = 0;
+    try {
+      env[finv.param] = j;
+      i = arith::evaluate(finv.body, env);
+      env.erase(finv.param);
+      env[f.param] = i;
+      if (i >= 0 && i < k) back = arith::evaluate(f.body, env);
+      env.erase(f.param);
+    } catch (const arith::ArithError&) {
+      return std::nullopt;
+    }
+    if (i < 0 || i >= k)
+      return "finv(" + std::to_string(j) + ") = " + std::to_string(i) + " is outside 0.." +
+             std::to_string(k - 1);
+    if (back != j)
+      return "finv is not the inverse of f: finv(" + std::to_string(j) +
+             ") = " + std::to_string(i) + " but f(" + std::to_string(i) +
+             ") = " + std::to_string(back) + ", not " + std::to_string(j);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void require_reorder_inverse(const std::vector<arith::Nat>& nats, const std::vector<NatFun>& funs,
                              const Span& span) {
   if (nats.empty() || funs.size() < 2) return;
@@ -382,41 +424,43 @@ void require_reorder_inverse(const std::vector<arith::Nat>& nats, const std::vec
   const NatFun& finv = funs[1];
   // held-out L F2: a wrong finv gave results other than the interpreter's, silently
   const std::string why = " (writing through the reorder puts element j at finv(j))";
-  std::optional<int64_t> k = n.as_const();
-  if (!k) {  // wrong for every j, provably (f(finv(j)) = j + 1)
-    try {
-      Nat j = Nat::var("reorder_index", Nat(0), n);
-      Nat back = f.apply(finv.apply(j));
-      Nat d = back - j;
-      if (arith::provably_lt(Nat(0), d) || arith::provably_lt(d, Nat(0)))
-        user_error("reorder: finv is not the inverse of f: f(finv(j)) is " + back.to_string() +
-                       ", not j" + why,
-                   span);
-    } catch (const arith::ArithError&) {
-    }
+  if (std::optional<int64_t> k = n.as_const()) {
+    if (std::optional<std::string> m = reorder_mismatch(*k, f, finv, {}))
+      user_error("reorder: " + *m + why, span);
     return;
   }
-  std::vector<int64_t> js;
-  const int64_t step = *k <= 4096 ? 1 : *k / 4096;
-  for (int64_t j = 0; j < *k; j += step) js.push_back(j);
-  for (int64_t j = std::max<int64_t>(0, *k - 64); step > 1 && j < *k; ++j) js.push_back(j);
-  for (int64_t j : js) {
-    int64_t i = 0, back = 0;
-    try {
-      i = arith::evaluate(finv.body, {{finv.param, j}});
-      if (i >= 0 && i < *k) back = arith::evaluate(f.body, {{f.param, i}});
-    } catch (const arith::ArithError&) {
-      return;  // a name without a value here, or a failing function: the generated checks
+  // Symbolic sizes (held-out O: generic code wrote through (i + 1) % n with finv = i):
+  // tried at every assignment of 1..12 to at most two size names, where the length is
+  // at most 256; a mismatch at one of them refuses the program, which the generic code
+  // would compute wrong at those sizes.
+  std::map<std::string, Nat> names = arith::free_vars(n);
+  for (const NatFun* g : {&f, &finv})
+    for (auto& [name, v] : arith::free_vars(g->body))
+      if (name != g->param) names.emplace(name, v);
+  if (names.size() > 2) return;
+  std::vector<std::string> vars;
+  for (const auto& [name, v] : names) vars.push_back(name);
+  const int64_t combos = vars.size() == 2 ? 144 : 12;
+  for (int64_t c = 0; c < combos; ++c) {
+    arith::Assignment sizes;
+    std::string at;
+    int64_t rest = c;
+    for (const std::string& v : vars) {
+      sizes[v] = rest % 12 + 1;
+      rest /= 12;
+      at += (at.empty() ? "" : ", ") + v + " = " + std::to_string(sizes[v]);
     }
-    if (i < 0 || i >= *k)
-      user_error("reorder: finv(" + std::to_string(j) + ") = " + std::to_string(i) +
-                     " is outside 0.." + std::to_string(*k - 1) + why,
-                 span);
-    if (back != j)
-      user_error("reorder: finv is not the inverse of f: finv(" + std::to_string(j) +
-                     ") = " + std::to_string(i) + " but f(" + std::to_string(i) +
-                     ") = " + std::to_string(back) + ", not " + std::to_string(j) + why,
-                 span);
+    int64_t k = 0;
+    try {
+      k = arith::evaluate(n, sizes);
+    } catch (const arith::ArithError&) {
+      continue;
+    }
+    if (k < 1 || k > 256) continue;
+    if (std::optional<std::string> m = reorder_mismatch(k, f, finv, sizes))
+      user_error(
+          "reorder: at " + at + ", " + *m + why + "; compile at the sizes where it holds (--size)",
+          span);
   }
 }
 

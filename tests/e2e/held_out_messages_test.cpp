@@ -135,6 +135,31 @@ TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
               std::string::npos)
         << show(w);
   }
+  // generic code (symbolic sizes): tried at sizes 1..12 (held-out O: (i + 1) % n with
+  // finv = i compiled, and computed wrong at every size); a rotation and its inverse and
+  // a reversal still compile
+  const std::string sym = write_scratch(
+      "reorder_sym.rise",
+      "def wrong = depFun(n: Nat => fun(xs: n.f32 => xs |> map(fun(x => x * 2.0f))\n  |> "
+      "reorder(n)(fun(i => (i + 1) % n))(fun(i => i))))\n"
+      "def rot = depFun(n: Nat => fun(xs: n.f32 => xs |> map(fun(x => x * 2.0f)) |> "
+      "reorder(n)(fun(i => (i + 1) % n))(fun(i => (i + n - 1) % n))))\n"
+      "def rev = depFun(n: Nat => fun(xs: n.f32 => xs |> map(fun(x => x * 2.0f)) |> "
+      "reorder(n)(fun(i => n - 1 - i))(fun(i => n - 1 - i))))\n");
+  CliResult ws = run_risec({"compile", sym, "--entry", "wrong", "-o", scratch_path("wrong.c")});
+  EXPECT_EQ(ws.exit_code, 1) << show(ws);
+  EXPECT_NE(ws.err.find("reorder: at n = 2, finv is not the inverse of f"), std::string::npos)
+      << show(ws);
+  EXPECT_NE(ws.err.find("reorder_sym.rise:1:"), std::string::npos) << show(ws);
+  for (const char* entry : {"rot", "rev"}) {
+    CliResult ok = run_risec(
+        {"compile", sym, "--entry", entry, "-o", scratch_path(std::string(entry) + ".c")});
+    EXPECT_EQ(ok.exit_code, 0) << entry << show(ok);
+    CheckOptions o;
+    o.entry = entry;
+    o.target = "openmp";
+    EXPECT_TRUE(compile_and_check(sym, "", "n=7", o)) << entry;
+  }
   CliResult rd = run_risec({"run",
                             write_scratch("reorder_read.rise",
                                           "def f = fun(xs: 8.f32 => xs |> reorder(8)(fun(i => 7 - "
