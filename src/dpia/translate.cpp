@@ -154,10 +154,12 @@ class Translator {
       if (const Nat* n = std::get_if<Nat>(&t)) out.push_back(*n);
     return out;
   }
-  static std::vector<rise::NatFun> view_funs(const Phrase& e) {
+  // (a reorder's are checked where code reads or writes through them: require_reorder)
+  static std::vector<rise::NatFun> view_funs(const Phrase& e, bool written = false) {
     std::vector<rise::NatFun> out;
     for (const rise::TypeArg& t : e->targs)
       if (const rise::NatFun* f = std::get_if<rise::NatFun>(&t)) out.push_back(*f);
+    if (e->prim->is(PrimId::Reorder)) rise::require_reorder(view_nats(e), out, e->span, written);
     return out;
   }
   static std::vector<Type> arg_types(const Phrase& e) {
@@ -167,9 +169,7 @@ class Translator {
   }
   // Value argument `input` of the view `e` written through its write map into B.
   static AcceptorP view_input_acceptor(const Phrase& e, int input, const AcceptorP& B) {
-    if (e->prim->is(PrimId::Reorder))
-      rise::require_reorder_inverse(view_nats(e), view_funs(e), e->span);
-    return dpia::ac_view(*e->prim, input, arg_types(e), view_nats(e), view_funs(e), B);
+    return dpia::ac_view(*e->prim, input, arg_types(e), view_nats(e), view_funs(e, true), B);
   }
   // A view written by its write map, each value argument through its own acceptor.
   static bool writes_through_map(const Phrase& e) {

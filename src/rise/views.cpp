@@ -380,58 +380,61 @@ Path view_write_Reorder(const ViewSite& s, int, const Path& p) {
 
 namespace {
 
-// The first j < k (every one up to 4096, else 4096 spread over [0, k) and the last 64)
-// at which finv(j) is outside [0, k) or f(finv(j)) != j, with `sizes` giving the size
-// names their values: a message, or nothing (also when a function cannot be evaluated,
-// which the generated checks report).
+// The first index at which f reads outside [0, k) (i < k), or, when `written`, finv(j) is
+// outside [0, k) or f(finv(j)) != j, with `sizes` giving the size names their values
+// (every index up to 4096, else 4096 spread over [0, k) and the last 64): a message, or
+// nothing (also when a function cannot be evaluated, which the interpreter reports).
 std::optional<std::string> reorder_mismatch(int64_t k, const NatFun& f, const NatFun& finv,
-                                            const arith::Assignment& sizes) {
+                                            const arith::Assignment& sizes, bool written) {
   std::vector<int64_t> js;
   const int64_t step = k <= 4096 ? 1 : k / 4096;
   for (int64_t j = 0; j < k; j += step) js.push_back(j);
   for (int64_t j = std::max<int64_t>(0, k - 64); step > 1 && j < k; ++j) js.push_back(j);
-  arith::Assignment env = sizes;
-  for (int64_t j : js) {
-    int64_t i = 0, back = 0;
-    try {
-      env[finv.param] = j;
-      i = arith::evaluate(finv.body, env);
-      env.erase(finv.param);
-      env[f.param] = i;
-      if (i >= 0 && i < k) back = arith::evaluate(f.body, env);
-      env.erase(f.param);
-    } catch (const arith::ArithError&) {
-      return std::nullopt;
+  auto eval = [&](const NatFun& g, int64_t x) {
+    arith::Assignment env = sizes;
+    env[g.param] = x;
+    return arith::evaluate(g.body, env);
+  };
+  const std::string range = " is outside 0.." + std::to_string(k - 1);
+  try {
+    for (int64_t i : js)
+      if (int64_t r = eval(f, i); r < 0 || r >= k)
+        return "f(" + std::to_string(i) + ") = " + std::to_string(r) + range +
+               " (element i is read from f(i))";
+    if (!written) return std::nullopt;
+    for (int64_t j : js) {
+      int64_t i = eval(finv, j);
+      if (i < 0 || i >= k)
+        return "finv(" + std::to_string(j) + ") = " + std::to_string(i) + range +
+               " (writing through the reorder puts element j at finv(j))";
+      if (int64_t back = eval(f, i); back != j)
+        return "finv is not the inverse of f: finv(" + std::to_string(j) +
+               ") = " + std::to_string(i) + " but f(" + std::to_string(i) +
+               ") = " + std::to_string(back) + ", not " + std::to_string(j) +
+               " (writing through the reorder puts element j at finv(j))";
     }
-    if (i < 0 || i >= k)
-      return "finv(" + std::to_string(j) + ") = " + std::to_string(i) + " is outside 0.." +
-             std::to_string(k - 1);
-    if (back != j)
-      return "finv is not the inverse of f: finv(" + std::to_string(j) +
-             ") = " + std::to_string(i) + " but f(" + std::to_string(i) +
-             ") = " + std::to_string(back) + ", not " + std::to_string(j);
+  } catch (const arith::ArithError&) {
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-void require_reorder_inverse(const std::vector<arith::Nat>& nats, const std::vector<NatFun>& funs,
-                             const Span& span) {
+void require_reorder(const std::vector<arith::Nat>& nats, const std::vector<NatFun>& funs,
+                     const Span& span, bool written) {
   if (nats.empty() || funs.size() < 2) return;
   const Nat& n = nats[0];
   const NatFun& f = funs[0];
   const NatFun& finv = funs[1];
-  // held-out L F2: a wrong finv gave results other than the interpreter's, silently
-  const std::string why = " (writing through the reorder puts element j at finv(j))";
+  // held-out L F2, O: a wrong finv gave results other than the interpreter's, silently,
+  // and an f leaving the array read past the input (SIGSEGV at large n)
   if (std::optional<int64_t> k = n.as_const()) {
-    if (std::optional<std::string> m = reorder_mismatch(*k, f, finv, {}))
-      user_error("reorder: " + *m + why, span);
+    if (std::optional<std::string> m = reorder_mismatch(*k, f, finv, {}, written))
+      user_error("reorder: " + *m, span);
     return;
   }
   // Symbolic sizes (held-out O: generic code wrote through (i + 1) % n with finv = i):
-  // tried at every assignment of 1..12 to at most two size names, where the length is
-  // at most 256; a mismatch at one of them refuses the program, which the generic code
+  // a mismatch at one of the sizes tried refuses the program, which the generic code
   // would compute wrong at those sizes.
   std::map<std::string, Nat> names = arith::free_vars(n);
   for (const NatFun* g : {&f, &finv})
@@ -457,10 +460,9 @@ void require_reorder_inverse(const std::vector<arith::Nat>& nats, const std::vec
       continue;
     }
     if (k < 1 || k > 256) continue;
-    if (std::optional<std::string> m = reorder_mismatch(k, f, finv, sizes))
-      user_error(
-          "reorder: at " + at + ", " + *m + why + "; compile at the sizes where it holds (--size)",
-          span);
+    if (std::optional<std::string> m = reorder_mismatch(k, f, finv, sizes, written))
+      user_error("reorder: at " + at + ", " + *m + "; compile at the sizes where it holds (--size)",
+                 span);
   }
 }
 

@@ -24,11 +24,13 @@ namespace risec::rise {
 // dense): the interpreter's split and slide, and circularBuffer's windows.
 Value slide_array(const Value& x, int64_t sz, int64_t sp, int64_t count, const Span& span);
 
-// reorder(n)(f)(finv) written through: element j lands at finv(j), which is right only
-// when f reads it back there (f(finv(j)) = j for every j < n). A located user error
-// when it is not: tried at every j of a known n up to 4096 (else at 4096 spread over
-// it and its last 64); a symbolic n only when wrong for every j. Reading needs f alone.
-void require_reorder_inverse(const std::vector<arith::Nat>& nats, const std::vector<NatFun>& funs,
-                             const Span& span);
+// reorder(n)(f)(finv) read or written by compiled code, which does not check indices:
+// f must map 0..n-1 into 0..n-1 (element i is read from f(i)), and where the result is
+// written through it, element j lands at finv(j), right only when f(finv(j)) = j. A
+// located user error when not: tried at every index of a known n up to 4096 (else at
+// 4096 spread over it and its last 64); for a symbolic n at every value 1..12 of at
+// most two size names (lengths up to 256).
+void require_reorder(const std::vector<arith::Nat>& nats, const std::vector<NatFun>& funs,
+                     const Span& span, bool written);
 
 }  // namespace risec::rise

@@ -160,6 +160,20 @@ TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
     o.target = "openmp";
     EXPECT_TRUE(compile_and_check(sym, "", "n=7", o)) << entry;
   }
+  // read through an f that leaves the array (held-out O: compiled code read past the
+  // input, SIGSEGV at 100000 elements): refused at a size and generic
+  const std::string far =
+      write_scratch("reorder_far.rise",
+                    "def f = depFun(n: Nat => fun(xs: n.f32 =>\n  xs |> reorder(n)(fun(i => "
+                    "i * 1000))(fun(i => i / 1000)) |> map(fun(x => x * 2.0f))))\n");
+  CliResult fr = run_risec({"run", far, "--size", "n=100000"});
+  EXPECT_EQ(fr.exit_code, 1) << show(fr);
+  EXPECT_NE(fr.err.find("is outside 0..99999 (element i is read from f(i))"), std::string::npos)
+      << show(fr);
+  CliResult fg = run_risec({"compile", far, "-o", scratch_path("far.c")});
+  EXPECT_EQ(fg.exit_code, 1) << show(fg);
+  EXPECT_NE(fg.err.find("reorder: at n = 2, f(1) = 1000 is outside 0..1"), std::string::npos)
+      << show(fg);
   CliResult rd = run_risec({"run",
                             write_scratch("reorder_read.rise",
                                           "def f = fun(xs: 8.f32 => xs |> reorder(8)(fun(i => 7 - "
@@ -173,6 +187,31 @@ TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
   EXPECT_EQ(s.exit_code, 1) << show(s);
   EXPECT_NE(s.err.find("no primitive is named 'mapp'; did you mean 'map'?"), std::string::npos)
       << show(s);
+}
+
+// A let-bound value's type is known where the body uses it (held-out O): a clash is
+// reported at the use ("in the argument of zip"), not as "in the argument of let:
+// expected (n - 1).f32 -> _ but found n.f32 -> n.f32" under the whole let, and an integer
+// literal bound by a let is named at the literal with the use that decides its type.
+TEST(HeldOutMessages, LetBoundValuesAreReportedWhereTheyAreUsed) {
+  CliResult z = run_risec(
+      {"check", write_scratch("letzip.rise",
+                              "def f = depFun(n: Nat => fun(x: n.f32 =>\n  let p = x |> drop(1) in "
+                              "zip(x)(p) |> map(fun(q => q._1 + q._2))))\n")});
+  EXPECT_EQ(z.exit_code, 1) << show(z);
+  EXPECT_NE(z.err.find("letzip.rise:2:34: error: in the argument of zip: expected n.f32 but found "
+                       "(n - 1).f32"),
+            std::string::npos)
+      << show(z);
+  CliResult l = run_risec(
+      {"check", write_scratch("letlit.rise",
+                              "def f = depFun(n: Nat => fun(x: n.f32 =>\n  let d = 2 in x |> "
+                              "map(fun(a => a * d))))\n")});
+  EXPECT_EQ(l.exit_code, 1) << show(l);
+  EXPECT_NE(l.err.find("letlit.rise:2:11: error: an integer literal cannot be a f32 (the type it "
+                       "gets in the argument of map at 2:"),
+            std::string::npos)
+      << show(l);
 }
 
 }  // namespace

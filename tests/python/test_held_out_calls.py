@@ -134,3 +134,50 @@ def test_a_parameter_value_out_of_range_is_named_in_pythons_words(value):
         risec.compile(SCALE, "param th in [8, 4];\nlet main = lowerToC;\n", params={"th": value})
     assert e.value.exit_code == 2
     assert e.value.message.startswith(f"params['th'] = {value}: "), e.value.message
+
+
+# Held-out O: vector code loads whole aligned vectors, and NumPy's arrays start at 16
+# bytes: a kernel taking vec[f32, 16] elements (or reading with asVectorAligned) killed
+# the process at the first call. Misaligned inputs and outputs are now copied through
+# aligned memory; the results are right at every offset.
+VEC16 = ("def f = depFun(n: Nat => fun(x: n.vec[f32, 16] => "
+         "x |> map(fun(v => v * vectorFromScalar(2.0f) + v))))")
+ALIGNED = ("def g = depFun(n: Nat => fun(x: (16*n).f32 => x |> asVectorAligned(16) |> "
+           "map(fun(v => v * vectorFromScalar(2.0f))) |> asScalar))")
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_vector_kernels_take_arrays_at_any_alignment(target):
+    k16 = risec.compile(VEC16, target=target)
+    kal = risec.compile(ALIGNED, target=target)
+    base = np.arange(64 * 16 + 16, dtype=np.float32)
+    out = np.zeros(64 * 16 + 16, dtype=np.float32)
+    for off in (0, 1, 4, 8, 12):
+        x = base[off:off + 64 * 16]
+        np.testing.assert_array_equal(k16(x.reshape(64, 16)), 3 * x.reshape(64, 16))
+        np.testing.assert_array_equal(kal(x), 2 * x)
+        o = out[off:off + 64 * 16]
+        kal(x, out=o)
+        np.testing.assert_array_equal(o, 2 * x)
+
+
+# Held-out O: bools whose bytes are not 0 or 1 (a view of other bytes) are true, as
+# NumPy, PyTorch and the interpreter read them; `!` computed ~byte in the kernel.
+@pytest.mark.parametrize("target", TARGETS)
+def test_bools_of_any_nonzero_byte_are_true(target):
+    k = risec.compile("def f = depFun(n: Nat => fun(x: n.bool => x |> map(fun(a => !a))))",
+                      target=target)
+    x = np.array([0, 1, 2, 255, 4, 1, 0, 8], np.uint8).view(np.bool_)
+    np.testing.assert_array_equal(k(x), ~x)
+
+
+# Held-out O: sizes breaking a condition (k divides n - k) raised RuntimeError, and a
+# negative extent NumPy's ValueError; both are a risec.Error naming the condition.
+def test_sizes_breaking_a_condition_are_a_risec_error():
+    k = risec.compile("def f = depFun((n: Nat, k: Nat) => fun(x: n.f32 => x |> slide(k)(k) "
+                      "|> map(fun(w => w |> reduce(add)(0.0f)))))")
+    with pytest.raises(risec.Error, match=r"break a condition of f: k divides n - k"):
+        k(np.arange(8, dtype=np.float32), sizes={"k": 3})
+    t = risec.compile("def t = depFun((n: Nat, m: Nat) => fun(x: n.f32 => x |> take(n - m)))")
+    with pytest.raises(risec.Error, match=r"n - m >= 0"):
+        t(np.arange(10, dtype=np.float32), sizes={"m": 11})
