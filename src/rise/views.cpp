@@ -413,7 +413,16 @@ std::optional<std::string> reorder_mismatch(int64_t k, const NatFun& f, const Na
                ") = " + std::to_string(back) + ", not " + std::to_string(j) +
                " (writing through the reorder puts element j at finv(j))";
     }
-  } catch (const arith::ArithError&) {
+  } catch (const arith::ArithError& e) {
+    // At a known size with nothing else unknown, a function without a value is what the
+    // interpreter refuses too ("/" on sizes is exact), while C would divide with floor.
+    bool closed = true;
+    for (const NatFun* g : {&f, &finv})
+      for (const auto& [name, v] : arith::free_vars(g->body))
+        closed = closed && (name == g->param || sizes.count(name));
+    if (closed && sizes.empty())
+      return std::string("an index function has no value (") + e.what() +
+             "): / on sizes is exact; floor(i / a) is (i - i % a) / a";
   }
   return std::nullopt;
 }

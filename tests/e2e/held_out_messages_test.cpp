@@ -174,6 +174,25 @@ TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
   EXPECT_EQ(fg.exit_code, 1) << show(fg);
   EXPECT_NE(fg.err.find("reorder: at n = 2, f(1) = 1000 is outside 0..1"), std::string::npos)
       << show(fg);
+  // an index function that divides inexactly (/ on sizes is exact): the interpreter
+  // refuses it, and C would have divided with floor; (i - i % a) / a is the floor
+  const std::string tr = write_scratch(
+      "reorder_tr.rise",
+      "def t = depFun(a: Nat => depFun(b: Nat => fun(x: (a*b).f32 => x |> map(fun(v => v * "
+      "2.0f))\n  |> reorder(a*b)(fun(i => (i % a) * b + i / a))(fun(i => (i % b) * a + i / "
+      "b)))))\n"
+      "def u = depFun(a: Nat => depFun(b: Nat => fun(x: (a*b).f32 => x |> map(fun(v => v * "
+      "2.0f)) |> reorder(a*b)(fun(i => (i % a) * b + (i - i % a) / a))(fun(i => (i % b) * a + "
+      "(i - i % b) / b)))))\n");
+  CliResult inexact = run_risec({"run", tr, "--entry", "t", "--size", "a=3,b=5"});
+  EXPECT_EQ(inexact.exit_code, 1) << show(inexact);
+  EXPECT_NE(inexact.err.find("reorder: an index function has no value"), std::string::npos)
+      << show(inexact);
+  CheckOptions floor_form;
+  floor_form.entry = "u";
+  EXPECT_TRUE(compile_and_check(tr, "", "a=3,b=5", floor_form));
+  CliResult generic = run_risec({"compile", tr, "--entry", "u", "-o", scratch_path("u.c")});
+  EXPECT_EQ(generic.exit_code, 0) << show(generic);
   CliResult rd = run_risec({"run",
                             write_scratch("reorder_read.rise",
                                           "def f = fun(xs: 8.f32 => xs |> reorder(8)(fun(i => 7 - "
