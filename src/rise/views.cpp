@@ -383,7 +383,9 @@ namespace {
 // The first index at which f reads outside [0, k) (i < k), or, when `written`, finv(j) is
 // outside [0, k) or f(finv(j)) != j, with `sizes` giving the size names their values
 // (every index up to 4096, else 4096 spread over [0, k) and the last 64): a message, or
-// nothing (also when a function cannot be evaluated, which the interpreter reports).
+// nothing. A function without a value at a known size (an inexact division) is a
+// message too; at sampled symbolic sizes it is not (the program's conditions may rule
+// those sizes out).
 std::optional<std::string> reorder_mismatch(int64_t k, const NatFun& f, const NatFun& finv,
                                             const arith::Assignment& sizes, bool written) {
   std::vector<int64_t> js;
@@ -416,11 +418,10 @@ std::optional<std::string> reorder_mismatch(int64_t k, const NatFun& f, const Na
   } catch (const arith::ArithError& e) {
     // At a known size with nothing else unknown, a function without a value is what the
     // interpreter refuses too ("/" on sizes is exact), while C would divide with floor.
-    bool closed = true;
+    bool closed = sizes.empty();  // a known size, and no other name in the functions
     for (const NatFun* g : {&f, &finv})
-      for (const auto& [name, v] : arith::free_vars(g->body))
-        closed = closed && (name == g->param || sizes.count(name));
-    if (closed && sizes.empty())
+      for (const auto& [name, v] : arith::free_vars(g->body)) closed = closed && name == g->param;
+    if (closed)
       return std::string("an index function has no value (") + e.what() +
              "): / on sizes is exact; floor(i / a) is (i - i % a) / a";
   }
