@@ -292,6 +292,9 @@ std::optional<Expr> parallelise_output(const Expr& e, const OutputMaps& make) {
   if (info->is(PrimId::ToMem) && c->args.size() == 1) return into(0);
   // A view of one array (its last argument; zip and concat combine several)
   if (info->has(rise::kView) && info->arity == 1 && c->args.size() == 1) return into(0);
+  // padCst(l)(r)(c)(x): x's elements are the result's middle (held-out O: parallelOutput
+  // said no map writes a result padded with a constant, which the default parallelises)
+  if (info->is(PrimId::PadCst) && c->args.size() == 2) return into(1);
   return std::nullopt;
 }
 

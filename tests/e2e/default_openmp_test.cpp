@@ -95,6 +95,26 @@ TEST(DefaultOpenMP, ThroughViewsAndLets) {
   EXPECT_EQ(omp_default_count(c.out, "#pragma omp parallel for"), 2u) << c.out;
 }
 
+// A result padded with a constant: parallelOutput makes the map under padCst parallel
+// (held-out O: it said "no map writes the result ... its maps only rearrange data"),
+// at 1 and 3 threads, with padding on both sides.
+TEST(DefaultOpenMP, ParallelOutputThroughPadCst) {
+  const std::string file = write_scratch(
+      "default_openmp_padcst.rise",
+      "def f = depFun(n: Nat => fun(x: n.f32 =>\n  x |> map(fun(a => a * 2.0f + 1.0f)) |> "
+      "padCst(2)(3)(7.0f)))\n");
+  for (const char* threads : {"OMP_NUM_THREADS=1", "OMP_NUM_THREADS=3"}) {
+    CliResult r = run_risec({"run", file, "--target", "openmp", "--size", "n=1001", "--check",
+                             "--strategy", "parallelOutput(64) ; lowerToC"},
+                            {threads});
+    EXPECT_EQ(r.exit_code, 0) << threads << show(r);
+  }
+  CliResult c = run_risec({"compile", file, "--target", "openmp", "--size", "n=1001", "--strategy",
+                           "parallelOutput(64) ; lowerToC"});
+  ASSERT_EQ(c.exit_code, 0) << show(c);
+  EXPECT_EQ(omp_default_count(c.out, "#pragma omp parallel for"), 1u) << c.out;
+}
+
 TEST(DefaultOpenMP, StencilStagesSimplifyInlinesAreParallel) {
   // Held-out finding F5: simplify inlines lets read through a pad and a window into one
   // chain, and lowerToC stores them again; parallelOutput (before lowering) saw only the
