@@ -302,6 +302,8 @@ Source compile(const Program& program, const CompileOptions& options) {
     }
     impl->output_type = t;
     impl->output = {"output", rise::print(t), api::element_of(t)};
+    impl->aligned_vectors = (options.target == "c" || options.target == "openmp") &&
+                            impl->compiled.unit.source.find("vector_size(") != std::string::npos;
     return Source(std::move(impl));
   });
 }

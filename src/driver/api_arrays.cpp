@@ -382,11 +382,9 @@ void Kernel::call(const ArrayRef& output, const std::vector<ArrayRef>& inputs,
   // vectors of an array (entry types of vectors, asVectorAligned): an array that does not
   // start at the 64 bytes risec's own buffers do is copied like a strided one (held-out
   // O: NumPy's 16-byte-aligned arrays crashed the Python process).
-  const bool vector_code = (s.target == "c" || s.target == "openmp") &&
-                           s.compiled.unit.source.find("vector_size(") != std::string::npos;
   auto direct = [&](const ArrayRef& a) {
     return a.row_major() &&
-           (!vector_code ||
+           (!s.aligned_vectors ||
             reinterpret_cast<uintptr_t>(a.data) % runtime::AlignedBuffer::kAlignment == 0);
   };
   std::vector<runtime::AlignedBuffer> temporaries;

@@ -41,6 +41,9 @@ struct Source::Impl {
   rise::Type output_type;
   std::vector<Parameter> inputs;
   Parameter output;
+  // C or OpenMP code with vector types, whose aligned loads and stores need arrays at 64
+  // bytes (Kernel::call copies others)
+  bool aligned_vectors = false;
 };
 
 namespace api {

@@ -395,10 +395,7 @@ std::optional<std::string> Inferer::arith_linear(const Nat& d, const Nat& var) {
 }
 
 void Inferer::solve_postponed(bool final) {
-  if (final) {  // what still waits is solved as it comes (a quotient with its condition)
-    final_solve_ = true;
-    solve_postponed(false);
-  }
+  if (final) final_solve_ = true;  // what still waits is bound (a quotient with its condition)
   for (bool progress = true; progress && !postponed_.empty();) {
     progress = false;
     std::vector<Postponed> todo;

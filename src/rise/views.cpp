@@ -392,8 +392,10 @@ std::optional<std::string> reorder_mismatch(int64_t k, const NatFun& f, const Na
   const int64_t step = k <= 4096 ? 1 : k / 4096;
   for (int64_t j = 0; j < k; j += step) js.push_back(j);
   for (int64_t j = std::max<int64_t>(0, k - 64); step > 1 && j < k; ++j) js.push_back(j);
+  arith::Assignment env = sizes;
   auto eval = [&](const NatFun& g, int64_t x) {
-    arith::Assignment env = sizes;
+    env.erase(f.param);
+    env.erase(finv.param);
     env[g.param] = x;
     return arith::evaluate(g.body, env);
   };

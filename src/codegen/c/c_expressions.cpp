@@ -546,11 +546,11 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
   const bool narrow = int_scalar && rise::scalar_bits(elem_t->scalar) < 32;
   const bool signed_wide = int_scalar && !narrow && rise::is_signed_int(elem_t->scalar);
   auto wrap = [&](CExpr r) { return narrow ? c_cast(scalar_c(elem_t->scalar), r) : r; };
-  // (8- and 16-bit ones in uint32_t too: promoted to int, the product of two uint16_t
-  // 65535s overflows it)
+  // The unsigned type they compute in (8- and 16-bit ones in uint32_t too: promoted to
+  // int, the product of two uint16_t 65535s overflows it).
+  const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
   auto wrapping = [&](const char* op, int prec) {
     if (!signed_wide && !narrow) return wrap(c_binary(args[0], op, args[1], prec));
-    const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
     return c_cast(scalar_c(elem_t->scalar),
                   c_binary(c_cast(u, args[0]), op, c_cast(u, args[1]), prec));
   };
@@ -566,19 +566,17 @@ CExpr CPrinter::scalar_op(const ExpressionP& e, const Path& p) {
       rise::is_signed_int(e->dt->a->scalar) &&
       (e->kind == Expression::Unary || e->kind == Expression::Binary)) {
     Type ut = rise::vector(rise::unsigned_of(e->dt->a->scalar), e->dt->size);
-    std::vector<CExpr> u;
-    for (const CExpr& a : args) u.push_back(vector_bits(a, ut));
+    std::vector<CExpr> bits;
+    for (const CExpr& a : args) bits.push_back(vector_bits(a, ut));
     return vector_bits(e->kind == Expression::Unary
-                           ? c_unary(c_op, u[0])
-                           : c_binary(u[0], c_op, u[1], c_precedence(e->prim->c_prec)),
+                           ? c_unary(c_op, bits[0])
+                           : c_binary(bits[0], c_op, bits[1], c_precedence(e->prim->c_prec)),
                        e->dt);
   }
   switch (e->kind) {
     case Expression::Unary:
-      if (c_op && wraps && signed_wide) {
-        const std::string u = elem_t->scalar == rise::ScalarKind::I64 ? "uint64_t" : "uint32_t";
+      if (c_op && wraps && signed_wide)
         return c_cast(scalar_c(elem_t->scalar), c_unary(c_op, c_cast(u, args[0])));
-      }
       if (c_op) return wraps ? wrap(c_unary(c_op, args[0])) : c_unary(c_op, args[0]);
       if (e->prim->is(PrimId::Any) || e->prim->is(PrimId::All))
         return mask_reduction(e->prim->is(PrimId::All), e->args[0]->dt, args[0]);
@@ -855,7 +853,7 @@ CExpr CPrinter::math_call(const rise::PrimitiveInfo& op, const Type& t,
     if (rise::is_unsigned_int(t->scalar)) return args[0];
     // In the unsigned type of the width, converted back: the least value is its own
     // absolute value, as in the interpreter (C's abs of it is undefined).
-    std::string u = "uint" + std::to_string(rise::scalar_bits(t->scalar)) + "_t";
+    std::string u = scalar_c(rise::unsigned_of(t->scalar));
     return c_cast(scalar_c(t->scalar),
                   c_cond(c_binary(args[0], "<", c_atom("0"), kPrecRel),
                          c_unary("-", c_cast(u, args[0])), c_cast(u, args[0])));
