@@ -218,6 +218,21 @@ class DisjointChecker {
     return d.l;
   }
 
+  // The flat index of a resolved write into a variable's scalars (its leading run of
+  // array dimensions), when it has one.
+  static std::optional<Nat> flat_of(const ResolvedWrite& w) {
+    if (w.target->kind != Acceptor::Var) return std::nullopt;
+    Type t = w.target->dt;
+    Nat flat(0);
+    size_t k = 0;
+    while (t && t->kind == rise::TypeKind::Array) {
+      if (k >= w.path.size() || w.path[k].kind != rise::PathElem::Index) return std::nullopt;
+      flat = flat * t->size + w.path[k++].i;
+      t = t->a;
+    }
+    return flat;
+  }
+
   // The place an acceptor writes: its memory and its index in each run of dimensions.
   std::pair<std::string, Place> place_of(const AcceptorP& acc,
                                          std::vector<std::pair<std::string, Nat>>& opaque) {
@@ -232,11 +247,26 @@ class DisjointChecker {
     Nat width(1);
     if (w.target->kind == Acceptor::AsVector && !w.path.empty() &&
         w.path[0].kind == rise::PathElem::Index) {
-      // A whole vector: n consecutive elements of the scalar array under it.
-      width = w.target->n;
-      rise::Path p = rise::path_prepend(rise::path_index(w.path[0].i * w.target->n),
-                                        rise::path_rest(w.path, 1));
-      w = resolve_write(w.target->inner, p, dynamic);
+      // A whole vector: n elements of the scalar array under it, lane l at i*n + l.
+      const Nat n = w.target->n;
+      auto lane = [&, vec = w](const Nat& l) {
+        rise::Path p = rise::path_prepend(rise::path_index(vec.path[0].i * n + l),
+                                          rise::path_rest(vec.path, 1));
+        return resolve_write(vec.target->inner, p, dynamic);
+      };
+      ResolvedWrite first = lane(Nat(0));
+      auto a = flat_of(first), b = flat_of(lane(Nat(1)));
+      if (n.is_const(1) || (a && b && *b - *a == Nat(1))) {
+        // consecutive in memory: one run of n elements
+        width = n;
+        w = first;
+      } else {
+        // lanes apart in memory (a vector stored through a transpose, lane by lane):
+        // each lane its own place, any lane of the vector in an iteration
+        std::string name = "risec_lane" + std::to_string(++opaque_);
+        opaque.push_back({name, n});
+        w = lane(Nat::var(name, Nat(0), n));
+      }
     }
     Place place;
     if (w.target->kind != Acceptor::Var) {

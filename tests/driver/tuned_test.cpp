@@ -15,6 +15,7 @@
 #include "driver/trial_db.h"
 #include "driver/tuned.h"
 #include "rise/parser.h"
+#include "scoped_lanes.h"
 #include "support/cpu.h"
 
 namespace risec::driver {
@@ -125,19 +126,16 @@ TEST(Tuned, RecordFoundByItsKeyOnlyAndTheFasterKept) {
 TEST(Tuned, KeyFollowsTheVectorWidth) {
   const rise::Program p = tuned_parse(example_programs().front());
   const rise::SizeMap sizes = {{"n", 64}};
-  const char* old = std::getenv("RISEC_LANES");
-  const std::string saved = old ? old : "";
   std::vector<std::string> cpus;
-  for (const char* width : {"16", "6", "32"}) {
-    setenv("RISEC_LANES", width, 1);
-    cpus.push_back(tuned_key(p, "", sizes, "c").cpu);
-    EXPECT_NE(cpus.back().find(std::string("(lanes ") + width + ")"), std::string::npos)
-        << cpus.back();
+  {
+    ScopedLanes lanes("16");
+    for (const char* width : {"16", "6", "32"}) {
+      lanes.set(width);
+      cpus.push_back(tuned_key(p, "", sizes, "c").cpu);
+      EXPECT_NE(cpus.back().find(std::string("(lanes ") + width + ")"), std::string::npos)
+          << cpus.back();
+    }
   }
-  if (old)
-    setenv("RISEC_LANES", saved.c_str(), 1);
-  else
-    unsetenv("RISEC_LANES");
   EXPECT_NE(cpus[0], cpus[1]);
   EXPECT_NE(cpus[0], cpus[2]);
   EXPECT_NE(cpus[1], cpus[2]);

@@ -179,5 +179,32 @@ TEST(DisjointWrites, RandomParallelMappingsAreRefusedOrMatchTheInterpreter) {
   }
 }
 
+// A vector stored through a transpose in a parallel loop (the autoscheduler's
+// parallelOutput ; vectorizeWindows on blur5's column pass at 8 lanes): its lanes are
+// apart in memory, and the check took them for a run of consecutive elements at lane
+// 0's place, which it could not prove apart, and refused the candidate. Each lane is a
+// place of its own now: accepted, and equal to the interpreter, at several widths and
+// sizes; the consecutive form (no transpose) as before. (A suite of its own: unlike
+// DisjointWrites, it has vectors, so the AVX2 pass runs it; docs/testing.md.)
+TEST(DisjointVectorWrites, VectorsStoredThroughATransposeAreApart) {
+  for (const std::string lanes : {"4", "8", "16"}) {
+    for (const std::string tail : {" |> transpose", ""}) {
+      const std::string file =
+          write_scratch("vector_transpose" + lanes + (tail.empty() ? "" : "t") + ".rise",
+                        "def f = depFun((n: Nat, m: Nat) => fun(x: n.(" + lanes +
+                            "*m).f32 =>\n  x |> "
+                            "mapPar(fun(r => r |> asVector(" +
+                            lanes +
+                            ") |> mapSeq(fun(v => v * "
+                            "vectorFromScalar(2.0f))) |> asScalar))" +
+                            tail + "))\n");
+      for (const std::string sizes : {"n=5,m=3", "n=16,m=1"}) {
+        CliResult r = run_risec({"run", file, "--target", "openmp", "--size", sizes, "--check"});
+        EXPECT_EQ(r.exit_code, 0) << lanes << tail << " " << sizes << "\n" << show(r);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e
