@@ -48,6 +48,7 @@ struct Expression {
   arith::Nat idx;                                   // Idx index, Nat value
   arith::Nat n;                                     // AsVector lanes
   bool aligned = false;                             // AsVector
+  Span span;                                        // AsVector: the primitive written
   rise::Literal lit;                                // Lit
   std::shared_ptr<const rise::ForeignFun> foreign;  // Call of a foreign function
   const rise::PrimitiveInfo* prim = nullptr;        // View, Unary, Binary, builtin Call

@@ -1007,13 +1007,10 @@ class Translator {
     }
     if (pr.is(PrimId::AsVector) || pr.is(PrimId::AsVectorAligned)) {
       return con(a[0], [&](const ExpressionP& x) {
-        ExpressionP v = ex_view(Expression::AsVector, e->type, {x}, targ_nat(e, 0));
-        if (pr.is(PrimId::AsVectorAligned)) {
-          Expression copy = *v;
-          copy.aligned = true;
-          v = ex_make(std::move(copy));
-        }
-        return k(v);
+        Expression v = *ex_view(Expression::AsVector, e->type, {x}, targ_nat(e, 0));
+        v.aligned = pr.is(PrimId::AsVectorAligned);
+        v.span = e->head_span;
+        return k(ex_make(std::move(v)));
       });
     }
     if (pr.is(PrimId::VectorFromScalar))

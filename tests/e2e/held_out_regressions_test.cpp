@@ -193,5 +193,62 @@ TEST(HeldOut, LetBoundPairsOfSplitsJoinedAndZipped) {
   }
 }
 
+// asVectorAligned promises aligned vector loads (held-out O3, P): vectors that start a
+// known number of elements into their buffer that the lanes do not divide (drop(1)),
+// or whose starts move by such a step from one iteration to the next (rows of 4m + 2
+// elements, windows 2 apart), faulted at run time (SIGSEGV); refused at compile, where
+// the primitive is written, on every target that prints C. Offsets and steps the lanes
+// divide still compile and compute the interpreter's values; generic code, whose
+// offsets involve size names, loads without the alignment promise (it faulted at
+// drop(k) with k = 1, called from C).
+TEST(HeldOut, MisalignedAsVectorAlignedIsRefused) {
+  const std::string vec = " |> asVectorAligned(4) |> map(fun(v => v * vectorFromScalar(2.0f)))";
+  struct Misaligned {
+    std::string name, type, body, message;
+  };
+  const std::vector<Misaligned> bad = {
+      {"drop", "(n*4+1)", "x |> drop(1)" + vec + " |> asScalar",
+       "reads vectors that start 1 element into their buffer"},
+      {"rows", "n.(4*8+2)", "x |> map(fun(row => row |> take(4*8)" + vec + " |> asScalar))",
+       "reads vectors whose starts are 34 elements apart"},
+      {"windows", "(4*n+2)", "x |> slide(4)(2) |> map(fun(w => w" + vec + " |> asScalar))",
+       "reads vectors whose starts are 2 elements apart"}};
+  for (const Misaligned& m : bad) {
+    const std::string file = write_scratch(
+        "misaligned_" + m.name + ".rise",
+        "def f = depFun(n: Nat => fun(x: " + m.type + ".f32 =>\n  " + m.body + "))\n");
+    for (const char* target : {"c", "openmp", "opencl"}) {
+      CliResult r = run_risec({"compile", file, "--size", "n=8", "--target", target});
+      EXPECT_EQ(r.exit_code, 1) << show(r);
+      EXPECT_NE(r.err.find("misaligned_" + m.name + ".rise:2:"), std::string::npos) << show(r);
+      EXPECT_NE(r.err.find("asVectorAligned(4) " + m.message), std::string::npos) << show(r);
+    }
+  }
+  const std::vector<std::pair<std::string, std::string>> good = {
+      {"(n*4+8)", "x |> drop(8)" + vec + " |> asScalar"},
+      {"n.(4*8)", "x |> map(fun(row => row" + vec + " |> asScalar))"},
+      {"(4*n+4)", "x |> slide(8)(4) |> map(fun(w => w" + vec + " |> asScalar))"}};
+  int k = 0;
+  for (const auto& [type, body] : good) {
+    const std::string file =
+        write_scratch("aligned" + std::to_string(k++) + ".rise",
+                      "def f = depFun(n: Nat => fun(x: " + type + ".f32 =>\n  " + body + "))\n");
+    for (const char* target : kCpuTargets)
+      EXPECT_TRUE(compile_and_check(file, "", "n=8", target)) << body;
+  }
+  const std::string generic =
+      write_scratch("generic_drop.rise",
+                    "def f = depFun((n: Nat, k: Nat) => fun(x: (n*4+k).f32 =>\n  x |> drop(k)" +
+                        vec + " |> asScalar))\n");
+  CliResult g = run_risec({"compile", generic});
+  EXPECT_EQ(g.exit_code, 0) << show(g);
+  EXPECT_EQ(g.out.find("_load_aligned(&x"), std::string::npos) << g.out;
+  for (const std::string sizes : {"n=8,k=1", "n=8,k=4"}) {
+    CheckOptions o;
+    o.generic = true;
+    EXPECT_TRUE(compile_and_check(generic, "", sizes, o)) << sizes;
+  }
+}
+
 }  // namespace
 }  // namespace risec::e2e

@@ -176,6 +176,52 @@ bool CPrinter::consecutive(const std::function<CExpr(const Nat&)>& access, const
   return (last_loc_->flat - base) == lane;
 }
 
+// asVectorAligned promises that its vectors start at aligned addresses. Buffers start
+// at 64 bytes, so a vector whose first element sits a known number of elements into its
+// buffer that the lanes do not divide (`drop(1)` of an array, rows of 10 elements read
+// in vectors of 4, windows 2 apart) would fault at run time: refused, where the promise
+// is written. Called after `consecutive` found the lanes (last_loc_, the lane probe in
+// its index): the offset with every loop variable at 0, and the step of each loop
+// variable that takes more than one value, must be multiples of the lanes. An offset
+// that involves a size name (generic code) cannot be checked here: false, an unaligned
+// load, which is as fast where the address is aligned and right where it is not.
+bool CPrinter::aligned_start(const Nat& lanes, const Span& span) {
+  auto n = lanes.as_const();
+  if (!n || !last_loc_) return false;
+  const Nat& flat = last_loc_->flat;
+  arith::Assignment zero;
+  std::vector<std::string> loops;
+  for (const auto& [name, var] : arith::free_vars(flat)) {
+    if (size_names_.count(name)) return false;
+    zero[name] = 0;
+    if (name != kLaneProbe && !arith::provably_le(var, Nat(0))) loops.push_back(name);
+  }
+  const auto refuse = [&](const std::string& what) {
+    user_error("asVectorAligned(" + std::to_string(*n) + ") reads vectors " + what +
+                   ", which is not a multiple of " + std::to_string(*n) +
+                   ": aligned vector loads there would fault; use asVector, which loads at "
+                   "any address",
+               span);
+  };
+  try {
+    const int64_t offset = arith::evaluate(flat, zero);
+    if (offset % *n != 0)
+      refuse("that start " + std::to_string(offset) + (offset == 1 ? " element" : " elements") +
+             " into their buffer");
+    for (const std::string& v : loops) {
+      arith::Assignment one = zero;
+      one[v] = 1;
+      const int64_t step = arith::evaluate(flat, one) - offset;
+      if (step % *n != 0)
+        refuse("whose starts are " + std::to_string(step) + (step == 1 ? " element" : " elements") +
+               " apart from one iteration to the next");
+    }
+  } catch (const arith::ArithError&) {
+    return false;
+  }
+  return true;
+}
+
 CExpr CPrinter::leaf_access(CExpr base, Type t, const Path& path, size_t from) {
   for (size_t k = from; k < path.size(); ++k) {
     const PathElem& e = path[k];
@@ -231,8 +277,9 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
       std::string vt = vector_type(e->dt->a);
       const ExpressionP& x = e->args[0];
       if (consecutive([&](const Nat& l) { return read(x, {at(i * lanes + l)}); }, lanes)) {
+        const bool aligned = e->aligned && aligned_start(lanes, e->span);
         CExpr addr = c_unary("&", read(x, {at(i * lanes)}));
-        return c_call(vt + (e->aligned ? "_load_aligned" : "_load"), {addr});
+        return c_call(vt + (aligned ? "_load_aligned" : "_load"), {addr});
       }
       // Lanes that are not consecutive in memory (a component of an array of pairs,
       // a strided view): gather them one by one.

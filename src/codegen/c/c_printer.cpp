@@ -315,9 +315,12 @@ void CPrinter::checked_allocation(const std::vector<std::string>& names, std::ve
     // One buffer that failed is null; of several, the others may have been allocated.
     out.push_back(c_if(c_atom("!(" + all + ")"),
                        stop_statements(names.size() > 1 ? names : std::vector<std::string>{})));
-    live_buffers_.insert(live_buffers_.end(), names.begin(), names.end());
+    for (const std::string& n : names) {
+      stop_nodes_.push_back({n, live_stops_.empty() ? 0 : live_stops_.back()});
+      live_stops_.push_back(static_cast<int>(stop_nodes_.size()));
+    }
     rest(out);
-    live_buffers_.resize(live_buffers_.size() - names.size());
+    live_stops_.resize(live_stops_.size() - names.size());
     return;
   }
   ++guarded_allocations_;
@@ -327,14 +330,55 @@ void CPrinter::checked_allocation(const std::vector<std::string>& names, std::ve
 }
 
 // The function's early return after a failed allocation: the heap buffers it holds
-// (and `also`, which may be null) released, innermost first.
+// (and `also`, which may be null) released, innermost first: `also` here, the others
+// by a jump to their releases at the function's end (stop_labels).
 std::vector<CStmtP> CPrinter::stop_statements(const std::vector<std::string>& also) {
   std::vector<CStmtP> stop;
   for (auto it = also.rbegin(); it != also.rend(); ++it) stop.push_back(free_buffer(*it));
-  for (auto it = live_buffers_.rbegin(); it != live_buffers_.rend(); ++it)
-    stop.push_back(free_buffer(*it));
-  stop.push_back(c_expr_stmt("return"));
+  if (live_stops_.empty()) {
+    stop.push_back(c_expr_stmt("return"));
+  } else {
+    stop_nodes_[live_stops_.back() - 1].target = true;
+    stop.push_back(c_expr_stmt("goto risec_stop_" + std::to_string(live_stops_.back())));
+  }
   return stop;
+}
+
+// After the function's statements: the releases that failures jump to, each node's
+// buffer then its parent's (by falling through where the parent is printed next, by a
+// jump otherwise), the last one returning; only the nodes some failure reaches, and a
+// label only where a jump lands (GCC and clang warn of unused labels).
+void CPrinter::stop_labels(std::vector<CStmtP>& body) {
+  const int n = static_cast<int>(stop_nodes_.size());
+  std::vector<bool> needed(n + 1, false), landed(n + 1, false);
+  for (int k = n; k >= 1; --k) {
+    needed[k] = needed[k] || stop_nodes_[k - 1].target;
+    if (needed[k]) needed[stop_nodes_[k - 1].parent] = true;
+    landed[k] = stop_nodes_[k - 1].target;
+  }
+  std::vector<int> order;  // innermost (latest) first
+  for (int k = n; k >= 1; --k)
+    if (needed[k]) order.push_back(k);
+  const std::vector<StopNode> nodes = std::move(stop_nodes_);
+  stop_nodes_.clear();  // the next function's
+  if (order.empty()) return;
+  for (size_t j = 0; j < order.size(); ++j) {
+    const int parent = nodes[order[j] - 1].parent;
+    const int next = j + 1 < order.size() ? order[j + 1] : 0;
+    if (parent != next && parent != 0) landed[parent] = true;
+  }
+  body.push_back(c_expr_stmt("return"));
+  for (size_t j = 0; j < order.size(); ++j) {
+    const int k = order[j];
+    const StopNode& node = nodes[k - 1];
+    if (landed[k]) body.push_back(c_raw("risec_stop_" + std::to_string(k) + ":"));
+    body.push_back(free_buffer(node.buffer));
+    const int next = j + 1 < order.size() ? order[j + 1] : 0;
+    if (node.parent == 0 && next != 0)
+      body.push_back(c_expr_stmt("return"));
+    else if (node.parent != next)
+      body.push_back(c_expr_stmt("goto risec_stop_" + std::to_string(node.parent)));
+  }
 }
 
 // ------------------------------------------------------------ index-set splitting
@@ -670,6 +714,7 @@ void CPrinter::bind_parameters(const std::string& output, const Type& out_dt,
   // (a size, or an input it shadows) gets a fresh name, as does the output.
   std::set<std::string> params;
   for (const auto& s : sizes) params.insert(c_identifier(s));
+  size_names_.insert(sizes.begin(), sizes.end());
   for (const auto& in : inputs) {
     storage_[in.name] = Storage{in.dt, true};
     storage_[in.name].soa = rise::stored_per_component(in.dt);
@@ -802,6 +847,7 @@ CUnit CPrinter::print_unit(const std::string& entry_name, const CommandP& progra
   std::vector<CStmtP> body;
   g.top_level_ = &body;
   g.gen(program, body);
+  g.stop_labels(body);
   g.top_level_ = nullptr;
   std::string sig = g.signature(u, output, out_dt, inputs, sizes);
 

@@ -172,6 +172,7 @@ class CPrinter {
   void checked_allocation(const std::vector<std::string>& names, std::vector<CStmtP>& out,
                           const std::function<void(std::vector<CStmtP>&)>& rest);
   std::vector<CStmtP> stop_statements(const std::vector<std::string>& also = {});
+  void stop_labels(std::vector<CStmtP>& body);
   // The declaration `decl` ("float acc") of a scalar or vector variable in `space`:
   // in C a plain local variable.
   virtual CStmtP declare_variable(const std::string& decl, dpia::Space space);
@@ -309,6 +310,8 @@ class CPrinter {
   std::optional<Loc> last_loc_;
   dpia::BodyAccesses* record_ = nullptr;  // collects the indices and guards generated (split_loop)
   bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes);
+  bool aligned_start(const Nat& lanes, const Span& span);
+  std::set<std::string> size_names_;  // the entry's size parameters
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
   // A component of an array element stored apart (Storage::soa): the C name suffix
   // (_1, _2_1, ...), the extents of the arrays inside the element above it, and its
@@ -399,10 +402,20 @@ class CPrinter {
   std::map<std::string, int> buffer_sites_;
   int sites_ = 0;
   // The function's own sequence of statements (print_unit), the heap buffers held
-  // there, innermost last, and how many allocations elsewhere were guarded
-  // (checked_allocation).
+  // there, and how many allocations elsewhere were guarded (checked_allocation). A
+  // failure there jumps to the release of the innermost buffer held (stop_statements),
+  // which goes on to the buffer held before it, so that each release is printed once
+  // (not once per failure: quadratic for long chains of stages): stop node k (from 1)
+  // is stop_nodes_[k - 1], printed at the function's end by stop_labels; live_stops_
+  // are the nodes of the buffers held, innermost last.
+  struct StopNode {
+    std::string buffer;
+    int parent;           // the node of the buffer held before it; 0: return
+    bool target = false;  // a failure jumps here
+  };
   const std::vector<CStmtP>* top_level_ = nullptr;
-  std::vector<std::string> live_buffers_;
+  std::vector<StopNode> stop_nodes_;
+  std::vector<int> live_stops_;
   int guarded_allocations_ = 0;
   bool uses_index_checks_ = false;  // a checked_index was printed (risec_index)
   // The helpers whose callers pass the fault buffer (division_fault_param).
