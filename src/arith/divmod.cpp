@@ -151,6 +151,24 @@ Nat mod(const Nat& a, const Nat& b) {
   return make_node(Kind::Mod, {a, b});
 }
 
+// a / b where b divides a as a polynomial with rational coefficients (a = q b): q.
+// Exact division's quotient need not have integer coefficients ((1/2)n / n is 1/2,
+// (1/2)nm / m is (1/2)n), which split_divisible, made for floor division too, keeps
+// apart; left as an ExactDiv node, the quotient printed as C's integer division
+// truncated (slide(n/2)(n/2) had 2*((n/2)/n) + 1 windows, one in generic code).
+static std::optional<Nat> polynomial_quotient(const Nat& a, const Nat& b) {
+  SumForm fa = sum_form(a);
+  SumForm fb = sum_form(b);
+  if (fb.terms.empty() || !fa.constant.is_zero()) return std::nullopt;
+  const auto& [kb, mb] = fb.terms.front();
+  Poly q;
+  for (const auto& [c, m] : fa.terms)
+    if (auto qm = mono_quotient(m, mb)) q.add(*qm, c / kb);
+  Nat qn = q.finish();
+  if (qn.is_const(0) || !(a - b * qn).is_const(0)) return std::nullopt;
+  return qn;
+}
+
 Nat exact_div(const Nat& a, const Nat& b) {
   if (b.is_const(0)) throw ArithError("division by zero");
   if (auto k = b.as_const()) {
@@ -168,6 +186,7 @@ Nat exact_div(const Nat& a, const Nat& b) {
   }
   if (a == b) return Nat(1);
   if (a.is_const(0)) return Nat(0);
+  if (auto q = polynomial_quotient(a, b)) return *q;
   DivSplit s = split_divisible(a, b);
   if (!s.q.is_const(0)) {
     if (s.r.is_const(0)) return s.q;

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rise/par_schedule.h"
@@ -100,6 +101,11 @@ struct ExprNode {
   // the streams it reads (the strategy rule prefetch; docs/codegen.md, "Software
   // prefetching"); 0, none, on every other node.
   int64_t prefetch = 0;
+  // The quotients of the size expressions the parser read just before this node (a
+  // type written on a binder, before its body's first node), each at its `/`: `/` on
+  // sizes is exact, and the quotient must be whole even where the expression simplifies
+  // it away (n/2*2 is n, and needs 2 to divide n). Inference makes each a side condition.
+  std::vector<std::pair<Nat, Span>> size_quotients;
 };
 
 // ---- constructors (span optional, type null) ----

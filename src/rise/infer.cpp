@@ -296,7 +296,12 @@ Nat Inferer::expr_to_nat(const Expr& e, const std::string& who) {
             if (op == PrimId::Add) return a + b;
             if (op == PrimId::Sub) return a - b;
             if (op == PrimId::Mul) return a * b;
-            if (op == PrimId::Div) return arith::exact_div(a, b);
+            if (op == PrimId::Div) {
+              // exact, even where the expression cancels it (n/2*2)
+              Nat q = arith::exact_div(a, b);
+              require_whole(q, "in the size expression", e->span);
+              return q;
+            }
             return arith::mod(a, b);
           }
         } catch (const arith::ArithError& err) {
@@ -422,6 +427,8 @@ Expr Inferer::infer_top(const Expr& e) {
 
 Expr Inferer::infer(const Expr& e) {
   check_stack_depth(e->span);
+  for (const auto& [q, at] : e->size_quotients)
+    require_whole(arith::substitute(q, tl_subst().nats), "in the size expression", at);
   switch (e->kind) {
     case ExprKind::Ident: {
       if (const Type* t = find_value(e->name)) {

@@ -55,6 +55,7 @@ class Parser {
         d = definition();
       } else if (at(Tok::KwForeign)) {
         d = foreign_definition();
+        quotients_.clear();
       } else {
         fail("expected 'def' or 'foreign def' at the start of a definition, found " +
              describe(peek()));
@@ -173,6 +174,8 @@ class Parser {
   // trees without deep parser recursion, and the passes after parsing (and the
   // destructors) recurse over trees, so the depth is limited as the tree grows.
   std::unordered_map<const ExprNode*, std::pair<Expr, int>> tree_depth_;
+  // The quotients of the size expressions read since the last node (ExprNode::size_quotients).
+  std::vector<std::pair<Nat, Span>> quotients_;
 
   int depth_of(const Expr& e) const {
     auto it = tree_depth_.find(e.get());
@@ -180,6 +183,12 @@ class Parser {
   }
 
   Expr reg(Expr e) {
+    if (!quotients_.empty()) {  // the node after a size expression carries its quotients
+      auto withq = std::make_shared<ExprNode>(*e);
+      withq->size_quotients = std::move(quotients_);
+      quotients_.clear();
+      e = withq;
+    }
     int d = 1;
     if (e->fn) d = std::max(d, depth_of(e->fn) + 1);
     if (e->arg) d = std::max(d, depth_of(e->arg) + 1);
@@ -206,6 +215,8 @@ class Parser {
     d.name = name.text;
     d.span = span(name);
     if (accept(Tok::Colon)) d.annot = type();
+    // (a signature's sizes name its own binders, which the body's nodes need not see)
+    quotients_.clear();
     expect(Tok::Eq, "after 'def " + name.text + "'");
     d.body = expr();
     if (!at(Tok::End) && !at(Tok::KwDef) && !at(Tok::KwForeign))
@@ -1103,7 +1114,10 @@ class Parser {
       n = arith_op(begin, [&] {
         if (op == Tok::Star) return n * b;
         if (b.is_const(0)) throw arith::ArithError("division by zero");
-        return op == Tok::Slash ? arith::exact_div(n, b) : arith::mod(n, b);
+        if (op != Tok::Slash) return arith::mod(n, b);
+        Nat q = arith::exact_div(n, b);
+        if (!q.as_const()) quotients_.push_back({q, from(begin)});
+        return q;
       });
     }
     return n;

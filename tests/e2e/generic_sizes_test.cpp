@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "e2e_util.h"
 #include "support/cpu.h"
@@ -129,6 +130,48 @@ TEST(GenericSizeArguments, ExactDivisionsAndZeroDivisorsAreRefusedOnEntry) {
   EXPECT_EQ(run_at(less, "", "n=8", generic("c")), "");
   m = generic_refusal(less, 4);
   EXPECT_NE(m.find("size precondition violated: n - 4 divides n"), std::string::npos) << m;
+}
+
+// Held-out N7: `/` on sizes is exact even where the expression cancels it: n/2*2 is n
+// and needs 2 to divide n (the interpreter refused n = 3), but the generic code
+// recorded no condition and ran. In a size argument, in a type written on a binder, and
+// n/4*2 (n/2 once simplified, which needs 4 to divide n, not just 2).
+TEST(GenericSizeArguments, CancelledDivisionsStillNeedTheirDivisor) {
+  struct Cancelled {
+    std::string body, condition;
+    int64_t good, bad;
+  };
+  const std::vector<Cancelled> cases = {
+      {"take(n/2*2)(x)", "2 divides n", 6, 3},
+      {"x |> fun(y: (n/2*2).f32 => y) |> map(fun(v => v + 1.0f))", "2 divides n", 4, 5},
+      {"take(n/4*2)(x)", "4 divides n", 8, 6}};
+  int k = 0;
+  for (const Cancelled& c : cases) {
+    const std::string file =
+        write_scratch("cancelled" + std::to_string(k++) + ".rise",
+                      "def f = depFun(n: Nat => fun(x: n.f32 => " + c.body + "))\n");
+    EXPECT_EQ(generic_refusal(file, c.good), "") << c.body;
+    const std::string m = generic_refusal(file, c.bad);
+    EXPECT_NE(m.find("size precondition violated: " + c.condition), std::string::npos)
+        << c.body << ": " << m;
+    CliResult r = run_risec({"run", file, "--size", "n=" + std::to_string(c.bad)});
+    EXPECT_EQ(r.exit_code, 1) << show(r);
+    EXPECT_EQ(run_at(file, "", "n=" + std::to_string(c.good), generic("c")), "") << c.body;
+  }
+  // A quotient whose coefficient is a fraction ((1/2)n / n is 1/2; held-out P):
+  // slide(n/2)(n/2) has 2 windows, which the type said as 2*((n/2)/n) + 1 and generic
+  // code counted as 1 (C's integer division); slide(n/4)(n/4) has 4.
+  for (const auto& [q, windows] : {std::pair{"n/2", 2}, std::pair{"n/4", 4}}) {
+    const std::string file =
+        write_scratch("slide_quotient" + std::to_string(windows) + ".rise",
+                      "def f = depFun(n: Nat => fun(x: n.f32 => x |> slide(" + std::string(q) +
+                          ")(" + q + ") |> map(fun(r => r |> reduce(add)(0.0f)))))\n");
+    CliResult c = run_risec({"check", file});
+    EXPECT_NE(c.out.find("(n: Nat) -> n.f32 -> " + std::to_string(windows) + ".f32"),
+              std::string::npos)
+        << show(c);
+    EXPECT_EQ(run_at(file, "", "n=16", generic("c")), "") << q;
+  }
 }
 
 }  // namespace
