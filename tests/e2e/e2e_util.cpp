@@ -217,6 +217,20 @@ bool guard_holds(const std::string& guard) {
   return r.out.find("RISEC_GUARD_HOLDS") != std::string::npos;
 }
 
+bool FallbackLines::skipped(const std::string& line) {
+  if (line.rfind("#if ", 0) == 0 && line.find("__AVX512F__") != std::string::npos) {
+    guards_ = {line.substr(4)};
+  } else if (line.rfind("#elif ", 0) == 0 && !guards_.empty()) {
+    guards_.push_back(line.substr(6));
+  } else if (line.rfind("#else", 0) == 0 && !guards_.empty()) {
+    skip_ = std::any_of(guards_.begin(), guards_.end(), guard_holds);
+  } else if (line.rfind("#endif", 0) == 0) {
+    guards_.clear();
+    skip_ = false;
+  }
+  return skip_;
+}
+
 std::string write_scratch(const std::string& name, const std::string& text) {
   std::string p = scratch_path(name);
   runtime::write_file(p, text);

@@ -132,6 +132,18 @@ std::string scratch_path(const std::string& name);
 // Whether the preprocessor condition `guard` holds for the C compiler with risec's
 // flags (the guard of a whole-vector helper, `#if ... #else` lane loop `#endif`).
 bool guard_holds(const std::string& guard);
+// Reads generated C line by line and says whether a line is in the lane-loop fallback
+// (`#else`) of a whole-vector helper that this compiler's target does not compile:
+// the helper's forms are `#if` (AVX-512) and `#elif` (AVX2) branches, and the fallback
+// is skipped where any of their guards holds.
+class FallbackLines {
+ public:
+  bool skipped(const std::string& line);
+
+ private:
+  std::vector<std::string> guards_;
+  bool skip_ = false;
+};
 // Writes `text` to scratch_path(name) and returns the path.
 std::string write_scratch(const std::string& name, const std::string& text);
 

@@ -191,16 +191,12 @@ TEST_P(Examples, LaneLoopsAreVectorised) {
   // intrinsics, codegen::float_math_vector) is compiled only where the guard is false.
   std::vector<int> pragmas;
   int line = 1;
-  std::string guard;
-  bool skip_fallback = false;
+  FallbackLines fallback;
   for (size_t pos = 0; pos < src.size();) {
     size_t end = src.find('\n', pos);
     if (end == std::string::npos) end = src.size();
     std::string text = src.substr(pos, end - pos);
-    if (text.rfind("#if ", 0) == 0 && text.find("__AVX512F__") != std::string::npos)
-      guard = text.substr(4);
-    if (text.rfind("#else", 0) == 0 && !guard.empty()) skip_fallback = guard_holds(guard);
-    if (text.rfind("#endif", 0) == 0) guard.clear(), skip_fallback = false;
+    const bool skip_fallback = fallback.skipped(text);
     size_t first = text.find_first_not_of(' ');
     if (!skip_fallback && first != std::string::npos &&
         (text.compare(first, std::string::npos, "RISEC_SIMD_LOOP") == 0 ||

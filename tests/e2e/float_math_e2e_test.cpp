@@ -151,14 +151,11 @@ TEST(FloatMathE2E, CompiledMathLoopsAreVectorised) {
       std::istringstream lines(src);
       int at = 0, last_for = 0;
       bool in_entry = false, next_is_lane_loop = false, skip_fallback = false, skipped = false;
-      std::string guard;
+      FallbackLines fallback;
       for (std::string line; std::getline(lines, line);) {
         ++at;
         if (line.rfind("void f(", 0) == 0) in_entry = true;
-        if (line.rfind("#if ", 0) == 0 && line.find("__AVX512F__") != std::string::npos)
-          guard = line.substr(4);
-        if (line.rfind("#else", 0) == 0 && !guard.empty()) skip_fallback = guard_holds(guard);
-        if (line.rfind("#endif", 0) == 0) guard.clear(), skip_fallback = false;
+        skip_fallback = fallback.skipped(line);
         if (line.find("for (") != std::string::npos) {
           last_for = at;
           if (next_is_lane_loop && !skip_fallback) loops.push_back(at);

@@ -1045,16 +1045,16 @@ CExpr CPrinter::vector_math(const rise::PrimitiveInfo& op, const Type& vt,
                          "\n  for (int l = 0; l < " + lanes + "; ++l) r[l] = " + body.text +
                          ";\n  return r;\n}\n";
       // Where the machine has the instructions, the whole vector by intrinsics (f32 exp:
-      // one vscalefps for 2^n, float_math.h), the same results as risec's own scalar
-      // helper; the lane loop otherwise (and wherever the scalar function is not ours:
+      // one vscalefps for 2^n with AVX-512, integer instructions with AVX2;
+      // float_math.h), the same results as risec's own scalar helper; the lane loop
+      // otherwise (and wherever the scalar function is not ours:
       // the GPU targets keep their builtins).
-      std::optional<FloatMathVector> whole;
+      std::vector<FloatMathVector> whole;
       if (auto n = vt->size.as_const(); n && own) whole = float_math_vector(op.id, k, *n, name, fn);
-      if (whole)
-        helper_text_ += "#if " + whole->guard + "\n#include <immintrin.h>\n" + whole->text +
-                        "#else\n" + loop + "#endif\n";
-      else
-        helper_text_ += loop;
+      for (size_t w = 0; w < whole.size(); ++w)
+        helper_text_ += std::string(w == 0 ? "#if " : "#elif ") + whole[w].guard +
+                        "\n#include <immintrin.h>\n" + whole[w].text;
+      helper_text_ += whole.empty() ? loop : "#else\n" + loop + "#endif\n";
     }
     // The scalar function's vector variants (glibc's libmvec) for the lane loop.
     std::string c_fn = body.text.substr(0, body.text.find('('));

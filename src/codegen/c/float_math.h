@@ -30,14 +30,15 @@ std::string float_math_definitions(rise::PrimId id, rise::ScalarKind k);
 // type `type`, function `fn`) with x86 intrinsics, to be compiled where `guard` (a
 // preprocessor condition) holds, in place of the lane loop calling the scalar helper;
 // it returns the scalar helper's results, bit for bit (as compiled with risec's
-// -ffp-contract=fast, which makes FMAs of the helper's products). Today f32 exp on 16 lanes
-// (AVX-512F), 8 and 4 (AVX-512VL); nullopt for everything else.
+// -ffp-contract=fast, which makes FMAs of the helper's products). Several, each with its
+// guard, the first that holds taken (`#if`, `#elif`). Today f32 exp on 16 lanes
+// (AVX-512F), 8 and 4 (AVX-512VL, then AVX2 with FMA); none for everything else.
 struct FloatMathVector {
   std::string guard;  // `defined(__AVX512F__) && ...`
   std::string text;   // the definition (needs <immintrin.h>)
 };
-std::optional<FloatMathVector> float_math_vector(rise::PrimId id, rise::ScalarKind k, int64_t lanes,
-                                                 const std::string& type, const std::string& fn);
+std::vector<FloatMathVector> float_math_vector(rise::PrimId id, rise::ScalarKind k, int64_t lanes,
+                                               const std::string& type, const std::string& fn);
 
 // The accuracy the helpers promise: the largest distance, in units in the last place
 // of the correctly rounded result, over every finite f32 argument (measured over all
