@@ -80,6 +80,12 @@ cmake --build build-asan -j "$jobs"
 # allocation and free (30 by default), which halves the CPU time of the tests that
 # rewrite (docs/testing.md). It finds the same errors; the access that fails is still
 # shown whole, only the "allocated by"/"freed by" stacks of a report are cut.
+# ctest starts the tests it knows to be long first (its cost data, kept per build
+# directory); a fresh sanitizer build has none, and a long test started last would run
+# alone on one core at the end: the Release run's times order this run too.
+mkdir -p build-asan/Testing/Temporary
+[ -f build-asan/Testing/Temporary/CTestCostData.txt ] ||
+  cp build/Testing/Temporary/CTestCostData.txt build-asan/Testing/Temporary/ 2>/dev/null || true
 (
   ulimit -s 61440 || echo "test.sh: could not raise the stack limit; deep tests may fail" >&2
   RISEC_CACHE_DIR="$jit_cache" ASAN_OPTIONS=detect_leaks=1:malloc_context_size=10 \

@@ -8,10 +8,11 @@
 # OpenBLAS forced to its Haswell kernel. Run from the repository root after
 # `cmake -DRISEC_BUILD_BENCH=ON` and building risec and bench_mm. Never fails on time.
 #   SIZES="1024 2048" ISAS="avx512 avx2" BUDGET=40 REPS=10 bench/mm/autoschedule_vs_openblas.sh
+# RISEC and BENCH_DIR (default build/risec, build/bench) name other binaries (a snapshot).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-R=build/risec
-B=build/bench/bench_mm
+R=${RISEC:-build/risec}
+B=${BENCH_DIR:-build/bench}/bench_mm
 SIZES=${SIZES:-1024 2048}
 ISAS=${ISAS:-avx512 avx2}
 BUDGET=${BUDGET:-40}

@@ -30,6 +30,11 @@ config.substitutions.append(("%examples", os.path.join(root, "examples")))
 config.substitutions.append(
     ("%exit", "python3 " + os.path.join(config.test_source_root, "tools", "expect_exit.py")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# `%python`: a Python with numpy, for RUN lines that write .npy inputs: Debian's
+# (python3-numpy, scripts/setup.sh), not whichever python3 comes first on the PATH (a
+# pyenv one without numpy failed these tests on a fresh machine).
+config.substitutions.append(
+    ("%python", "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"))
 # FileCheck, not and count from LLVM's folder before anything else on the PATH.
 config.environment["PATH"] = tools + os.pathsep + os.environ.get("PATH", "")
 # The cache of compiled code (docs/cli.md) and the home folder of `run` are passed
