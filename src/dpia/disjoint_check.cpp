@@ -219,18 +219,16 @@ class DisjointChecker {
   }
 
   // The flat index of a resolved write into a variable's scalars (its leading run of
-  // array dimensions), when it has one.
+  // array dimensions), when it indexes every one of them.
   static std::optional<Nat> flat_of(const ResolvedWrite& w) {
     if (w.target->kind != Acceptor::Var) return std::nullopt;
-    Type t = w.target->dt;
-    Nat flat(0);
-    size_t k = 0;
-    while (t && t->kind == rise::TypeKind::Array) {
-      if (k >= w.path.size() || w.path[k].kind != rise::PathElem::Index) return std::nullopt;
-      flat = flat * t->size + w.path[k++].i;
-      t = t->a;
-    }
-    return flat;
+    std::vector<Nat> dims;
+    for (Type t = w.target->dt; t && t->kind == rise::TypeKind::Array; t = t->a)
+      dims.push_back(t->size);
+    if (w.path.size() < dims.size()) return std::nullopt;
+    for (size_t k = 0; k < dims.size(); ++k)
+      if (w.path[k].kind != rise::PathElem::Index) return std::nullopt;
+    return flat_index(dims, w.path, w.target->name);
   }
 
   // The place an acceptor writes: its memory and its index in each run of dimensions.
