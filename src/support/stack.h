@@ -19,7 +19,7 @@ namespace risec {
 // Under AddressSanitizer it stays below 64 MiB: ASan does not clean up the shadow of
 // larger stacks when an exception is thrown (__asan_handle_no_return warns and then
 // reports false stack-use-after-scope errors).
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
 inline constexpr size_t kLargeStackBytes = size_t{60} << 20;
 #else
 inline constexpr size_t kLargeStackBytes = size_t{1} << 30;  // 1 GiB, reserved lazily
@@ -27,7 +27,7 @@ inline constexpr size_t kLargeStackBytes = size_t{1} << 30;  // 1 GiB, reserved 
 
 // How much of a thread's stack must stay free below a checked frame: room for the
 // frames between two checks and for raising the error.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
 inline constexpr size_t kStackReserveBytes = size_t{4} << 20;
 #else
 inline constexpr size_t kStackReserveBytes = size_t{1} << 20;

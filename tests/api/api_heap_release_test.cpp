@@ -34,7 +34,7 @@ TEST(ApiHeapRelease, TheHeaderDeclaresTheRelease) {
 }
 
 TEST(ApiHeapRelease, DroppingAKernelFreesItsKeptBuffers) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
   GTEST_SKIP() << "AddressSanitizer's allocator keeps freed memory in quarantine: the "
                   "resident size says nothing there (the Release suite checks it)";
 #endif

@@ -16,7 +16,7 @@ namespace risec::driver {
 
 // RISEC_TEST_SANITIZED_SAMPLE (a -D of the test build) picks the sanitizers' samples in
 // any build: how a change to them is checked without a sanitizer build.
-#if defined(__SANITIZE_ADDRESS__) || defined(RISEC_TEST_SANITIZED_SAMPLE)
+#if defined(RISEC_SANITIZED_BUILD) || defined(RISEC_TEST_SANITIZED_SAMPLE)
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;

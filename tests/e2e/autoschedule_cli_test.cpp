@@ -57,7 +57,7 @@ void tune_and_check(const std::string& file, const std::string& sizes, const std
 // Autoschedule.SpaceHasEveryKindOfDecision, as `tune --target openmp` is run by the
 // other tests of this suite.
 TEST(AutoscheduleCli, WritesAStrategyThatRunChecks) {
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(RISEC_SANITIZED_BUILD)
   tune_and_check("bench/autoschedule/sharpen.rise", "n=16,m=32", "openmp", "sharpen_best.elv");
 #endif
   tune_and_check("examples/mm/mm.rise", "n=16,m=16,k=16", "c", "mm_best.elv");

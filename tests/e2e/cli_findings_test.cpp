@@ -271,7 +271,7 @@ TEST(CliFindings, ExplainDescribesTheProgramsOwnParallelLoops) {
 // risec's own out-of-memory (here making a 1.2 GB input under a 3 GB address space)
 // is a resource error, exit 4, saying what risec was doing; never "internal error" 70.
 TEST(CliFindings, RisecsOwnOutOfMemoryIsExit4AndSaysWhatItWasDoing) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
   GTEST_SKIP() << "the sanitizers' shadow memory does not fit an address-space limit";
 #else
   const std::string prog = write_scratch(

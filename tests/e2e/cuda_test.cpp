@@ -168,7 +168,7 @@ const std::pair<const char*, const char*> kPrograms[] = {
 // needs them) and the programs above as .cu files, compiled by nvcc -arch=sm_90 with every warning
 // an error, in two batches at once.
 TEST(Cuda, EveryGpuProgramCompilesWithNvccWithoutWarnings) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
   // The generated text is the same in both builds; nvcc's time is spent once.
   GTEST_SKIP() << "the sanitizer build does not compile the CUDA output again: the Release "
                   "suite does";

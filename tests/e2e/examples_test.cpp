@@ -81,7 +81,7 @@ TEST_P(Examples, MatchesTheInterpreterUnderSanitizers) {
 // In the sanitizer build only risec's part runs (every compile below, which is
 // instrumented): the C it writes is the same as the Release build's, whose run of
 // this test gives it to GCC (docs/testing.md).
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
 constexpr bool kCheckWarnings = false;
 #else
 constexpr bool kCheckWarnings = true;

@@ -306,7 +306,7 @@ TEST(GpuDefaultRandom, GeneratedProgramsMatchTheInterpreterOnOpenCL) {
 // The CUDA code of every program above, without a strategy (generic in the sizes
 // where the program allows), compiles with nvcc -arch=sm_90, every warning an error.
 TEST(GpuDefaultCuda, EveryProgramCompilesWithNvccWithoutWarnings) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
   GTEST_SKIP() << "the sanitizer build does not compile the CUDA output again: the Release "
                   "suite does";
 #endif

@@ -22,7 +22,7 @@ namespace {
 // Under AddressSanitizer every frame is several times larger and slower to unwind;
 // the deepest cases are scaled down there (docs/cli.md, "Limits", says the limits
 // are the same: the scaled cases are refused by the same checks).
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
 constexpr int kDeepest = 10000;
 #else
 constexpr int kDeepest = 100000;
@@ -226,7 +226,7 @@ TEST(LongChains, MapsLetsAndDefinitionsCompile) {
     // The longest of each kind the limits allow (docs/cli.md, "Limits"); under
     // AddressSanitizer, whose frames are several times larger, what its 60 MiB stack
     // holds.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
     int longest = std::string(name) == "maps" ? 1500 : std::string(name) == "lets" ? 1000 : 1000;
 #else
     int longest = std::string(name) == "maps" ? 9990 : std::string(name) == "lets" ? 4000 : 2040;

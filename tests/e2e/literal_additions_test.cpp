@@ -223,7 +223,7 @@ TEST(LiteralAdditions, ShortCircuitWhenTheRightOperandNeedsCommands) {
 // Selects nested in branches that need commands (an if / else-if chain) translate each
 // branch once: 200 levels compile in linear time and agree with the interpreter.
 TEST(LiteralAdditions, NestedSelectsWithCommandsStayLinear) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
   const int deepest = 50;  // AddressSanitizer's frames are several times larger
 #else
   const int deepest = 200;

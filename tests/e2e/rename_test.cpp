@@ -201,7 +201,7 @@ struct RenameCase {
   size_t offset = 0;  // where in kAdversarial this case starts
 };
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;

@@ -191,7 +191,7 @@ TEST(StrategyFileRobustness, RandomMutationsParseOrFailCleanlyAndApply) {
   // Under AddressSanitizer applying a strategy is 20-30 times slower: a third of the
   // mutations there (the Release build runs all of them). Each kind of edit still
   // comes up over a hundred times, and the thresholds below scale with the count.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RISEC_SANITIZED_BUILD)
   constexpr int kMutations = 500;
 #else
   constexpr int kMutations = 1500;
