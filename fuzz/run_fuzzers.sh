@@ -7,12 +7,54 @@
 #
 # Defaults: 10 s per target, 1 job, all five targets, as many targets at a time as
 # there are cores. The corpora grow across runs in build-fuzz/corpus/TARGET/ (the
-# seeds are copied in on every run); with RISEC_FUZZ_FRESH=1 (scripts/test.sh) each
-# run starts from the seeds alone in a temporary corpus, so that a short run stays
-# short however long earlier runs were.
+# seeds are copied in on every run); with RISEC_FUZZ_FRESH=1 each run starts from the
+# seeds alone in a temporary corpus, so that a short run stays short however long
+# earlier runs were.
+#
+#   fuzz/run_fuzzers.sh --replay BIN_DIR TARGET MUTANTS
+#
+# runs the replay build of TARGET (fuzz/replay_main.cpp, in BIN_DIR) on the same seeds
+# and MUTANTS seeded mutants of them, with the target's dictionary: the suite's test
+# fuzz.TARGET (fuzz/CMakeLists.txt). The input that ends a failed run is left in
+# BIN_DIR/TARGET.last-input.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+seed() {  # seed TARGET DIR: copy the target's seeds into DIR (named by their folder too)
+  shopt -s nullglob
+  local files=()
+  case "$1" in
+    rise_check_fuzzer) files=(examples/*/*.rise src/rise/prelude.rise fuzz/seeds/rise/*.rise) ;;
+    elv_strategy_fuzzer) files=(examples/*/*.elv) ;;
+    npy_fuzzer) files=(fuzz/seeds/npy/*.npy) ;;
+    pipeline_fuzzer) files=(examples/*/*.rise) ;;  # any bytes drive the generator
+    differential_fuzzer) files=(examples/*/*.rise fuzz/seeds/differential/*) ;;
+  esac
+  for f in "${files[@]}"; do cp "$f" "$2/$(basename "$(dirname "$f")")_$(basename "$f")"; done
+}
+
+dictionary() {  # dictionary TARGET: the libFuzzer dictionary of its language, if any
+  case "$1" in
+    rise_check_fuzzer) echo fuzz/rise.dict ;;
+    elv_strategy_fuzzer) echo fuzz/elv.dict ;;
+  esac
+}
+
+if [ "${1:-}" = --replay ]; then
+  [ "$#" -eq 4 ] || { echo "usage: $0 --replay BIN_DIR TARGET MUTANTS" >&2; exit 2; }
+  bin_dir="$2" t="$3" mutants="$4"
+  seeds="$(mktemp -d)"
+  trap 'rm -rf "$seeds"' EXIT
+  seed "$t" "$seeds"
+  dict=()
+  if [ -n "$(dictionary "$t")" ]; then dict=(--dict "$(dictionary "$t")"); fi
+  status=0
+  "$bin_dir/$t" --mutants "$mutants" "${dict[@]}" --save "$bin_dir/$t.last-input" "$seeds" ||
+    status=$?
+  [ "$status" -eq 0 ] || echo "fuzz: $t failed; the input is $bin_dir/$t.last-input" >&2
+  exit "$status"
+fi
+
 seconds="${1:-10}"
 jobs="${2:-1}"
 shift $(( $# > 2 ? 2 : $# ))
@@ -32,19 +74,6 @@ CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWith
   -DRISEC_BUILD_FUZZ=ON -DRISEC_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
 
-seed() {  # seed TARGET DIR: copy the target's seeds into DIR (named by their folder too)
-  shopt -s nullglob
-  local files=()
-  case "$1" in
-    rise_check_fuzzer) files=(examples/*/*.rise src/rise/prelude.rise fuzz/seeds/rise/*.rise) ;;
-    elv_strategy_fuzzer) files=(examples/*/*.elv) ;;
-    npy_fuzzer) files=(fuzz/seeds/npy/*.npy) ;;
-    pipeline_fuzzer) files=(examples/*/*.rise) ;;  # any bytes drive the generator
-    differential_fuzzer) files=(examples/*/*.rise fuzz/seeds/differential/*) ;;
-  esac
-  for f in "${files[@]}"; do cp "$f" "$2/$(basename "$(dirname "$f")")_$(basename "$f")"; done
-}
-
 # One target: its corpus, then libFuzzer; fails when it found a crash.
 run_target() {
   local t="$1" corpus crashes
@@ -61,10 +90,7 @@ run_target() {
   if [ "$jobs" -gt 1 ]; then parallel=(-fork="$jobs"); fi
   # The text targets get their language's tokens (with-loops, masks, strategy names).
   local dict=()
-  case "$t" in
-    rise_check_fuzzer) dict=(-dict=fuzz/rise.dict) ;;
-    elv_strategy_fuzzer) dict=(-dict=fuzz/elv.dict) ;;
-  esac
+  if [ -n "$(dictionary "$t")" ]; then dict=(-dict="$(dictionary "$t")"); fi
   if ! ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
        "build-fuzz/fuzz/$t" -max_total_time="$seconds" -max_len=4096 -timeout=20 \
          -rss_limit_mb=4096 "${parallel[@]}" "${dict[@]}" -print_final_stats=1 \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test twice: a normal optimised build, then a
-# build with AddressSanitizer + UndefinedBehaviorSanitizer; then builds the libFuzzer
-# targets with clang and runs each briefly (a crash fails). Installs what it needs.
+# build with AddressSanitizer + UndefinedBehaviorSanitizer, whose tests include a
+# replay of each fuzz target's seeds and seeded mutants of them (docs/fuzzing.md).
+# Installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -91,6 +92,3 @@ mkdir -p build-asan/Testing/Temporary
   RISEC_CACHE_DIR="$jit_cache" ASAN_OPTIONS=detect_leaks=1:malloc_context_size=10 \
     UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 )
-
-# A short run of each fuzz target (docs/fuzzing.md has the command for long runs).
-RISEC_FUZZ_FRESH=1 ./fuzz/run_fuzzers.sh "${RISEC_FUZZ_SECONDS:-10}"
