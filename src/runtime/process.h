@@ -1,5 +1,5 @@
 // Running external programs (the C compiler, sanitizer-built standalone programs)
-// without a shell: fork/execvp with an argument vector, stdin from /dev/null, stdout
+// without a shell: posix_spawnp with an argument vector, stdin from /dev/null, stdout
 // and stderr captured. Also the few file-system helpers the runtime needs (private
 // temporary directories made with mkdtemp, whole-file reads and writes).
 #pragma once

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -401,6 +403,48 @@ TEST(Process, SignalsAndTimeouts) {
   ProcessResult t = run_process({"sleep", "30"}, o);
   EXPECT_TRUE(t.timed_out);
   EXPECT_FALSE(t.ok());
+}
+
+// A timed-out child leads its own process group, so the whole group dies with it: the
+// shell's background sleep would otherwise keep the output pipe open for 30 s.
+TEST(Process, ATimeoutKillsTheChildsWholeGroup) {
+  ProcessOptions o;
+  o.timeout_s = 0.3;
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult t = run_process({"sh", "-c", "sleep 30 & echo $$; wait"}, o);
+  EXPECT_TRUE(t.timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // The group's id is the shell's pid: it leads the group, as the option promises.
+  const std::string pid = t.out.substr(0, t.out.find('\n'));
+  ASSERT_FALSE(pid.empty()) << t.out << t.err;
+  ProcessResult g = run_process({"ps", "-o", "pgid=", "-p", pid});
+  EXPECT_FALSE(g.ok()) << "the shell outlived its timeout: " << g.out;
+}
+
+// The child runs in `cwd`; a program named by a relative path is found there; a
+// directory that does not exist is an error naming it, not a child that fails.
+TEST(Process, RunsInItsWorkingDirectory) {
+  TempDir d("risec-process-cwd-");
+  {
+    std::ofstream s(d.path() + "/hello.sh");
+    s << "#!/bin/sh\npwd\n";
+  }
+  ASSERT_EQ(::chmod((d.path() + "/hello.sh").c_str(), 0755), 0);
+  ProcessOptions o;
+  o.cwd = d.path();
+  ProcessResult r = run_process({"./hello.sh"}, o);
+  ASSERT_TRUE(r.ok()) << r.describe() << r.err;
+  EXPECT_EQ(std::filesystem::canonical(r.out.substr(0, r.out.find('\n'))),
+            std::filesystem::canonical(d.path()));
+  o.cwd = d.path() + "/no-such-dir";
+  try {
+    run_process({"pwd"}, o);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_NE(e.message().find("cannot run 'pwd' in '" + o.cwd + "'"), std::string::npos)
+        << e.message();
+  }
 }
 
 TEST(Process, UnknownProgramIsExternal) {
