@@ -41,7 +41,7 @@ for stage in "${stages[@]}"; do
     asan)
       ulimit -s 61440
       run_stage asan build-asan env RISEC_CACHE_DIR="$jit_cache" \
-        ASAN_OPTIONS=detect_leaks=1:malloc_context_size=10 UBSAN_OPTIONS=print_stacktrace=1 \
+        ASAN_OPTIONS=detect_leaks=1:malloc_context_size=0 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir build-asan --output-on-failure -j "$jobs" ;;
     *) echo "unknown stage $stage (release, avx2, asan)" >&2; exit 2 ;;
   esac

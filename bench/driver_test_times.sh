@@ -38,7 +38,7 @@ one() {  # one BUILD TEST
   local rc=0 times wall user sys
   times=$(mktemp)
   /usr/bin/time -o "$times" -f "%e %U %S" env RISEC_CACHE_DIR="$jit_cache" \
-    ASAN_OPTIONS=detect_leaks=1:malloc_context_size=10 UBSAN_OPTIONS=print_stacktrace=1 \
+    ASAN_OPTIONS=detect_leaks=1:malloc_context_size=0 UBSAN_OPTIONS=print_stacktrace=1 \
     "$1/tests/risec_driver_tests" --gtest_filter="$2" >/dev/null 2>&1 || rc=$?
   read -r wall user sys < <(tail -1 "$times")
   rm -f "$times"

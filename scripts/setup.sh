@@ -15,8 +15,9 @@ PACKAGES=(
   clang-format
   # the tuning database of `risec tune` (docs/tuning.md)
   libsqlite3-dev sqlite3
-  # the libFuzzer targets (fuzz/, docs/fuzzing.md): clang with its sanitizer and
-  # libFuzzer runtimes
+  # the fuzz targets (fuzz/, docs/fuzzing.md): clang with its sanitizer and libFuzzer
+  # runtimes for long runs, and libFuzzer's FuzzedDataProvider.h, through which the
+  # suite's program generators and the fuzz replays of the sanitizer build read bytes
   clang libclang-rt-14-dev
   # the OpenCL target (docs/targets.md): the ICD loader and headers to build and run
   # against, and PoCL, which runs OpenCL kernels on the CPU when there is no GPU
