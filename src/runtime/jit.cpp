@@ -304,10 +304,20 @@ std::vector<std::string> sanitizer_flags() {
 std::string cache_dir() {
   std::string explicit_dir = env_or_empty("RISEC_CACHE_DIR");
   if (!explicit_dir.empty()) {
-    if (!make_dirs(explicit_dir))
+    // Absolute, so that the paths given to the compiler never start with '-' (a
+    // relative "-dir" would be read as an option) and do not depend on its directory.
+    std::error_code ec;
+    const std::string dir = std::filesystem::absolute(explicit_dir, ec).lexically_normal();
+    if (ec) jit_error("cannot use RISEC_CACHE_DIR '" + explicit_dir + "': " + ec.message());
+    if (!make_dirs(dir)) {
+      const int e = errno;
+      struct stat st;
+      const bool not_dir = ::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
       jit_error("cannot use RISEC_CACHE_DIR '" + explicit_dir +
-                "' as the cache of compiled code: " + std::strerror(errno));
-    return explicit_dir;
+                "' as the cache of compiled code: " +
+                (not_dir ? std::string("it is not a directory") : std::string(std::strerror(e))));
+    }
+    return dir;
   }
   std::string xdg = env_or_empty("XDG_CACHE_HOME");
   if (!xdg.empty() && xdg[0] == '/' && make_dirs(xdg + "/risec")) return xdg + "/risec";

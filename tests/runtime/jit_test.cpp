@@ -238,6 +238,33 @@ TEST_F(JitTest, CacheDirectoryChoice) {
   EXPECT_EQ(st.st_mode & 0777, 0700u);
 }
 
+// A relative RISEC_CACHE_DIR is made absolute: one named "-cache" must not reach the C
+// compiler as an option (held-out Q). A regular file there is said to be one.
+TEST_F(JitTest, RelativeCacheDirectoryIsMadeAbsolute) {
+  const auto old_cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_.path());
+  struct Back {
+    std::filesystem::path p;
+    ~Back() { std::filesystem::current_path(p); }
+  } back{old_cwd};
+  {
+    ScopedEnv rel("RISEC_CACHE_DIR", "-cache");
+    EXPECT_EQ(cache_dir(), dir_.path() + "/-cache");
+    Artifact a = build_shared_object(kAddSource);
+    EXPECT_EQ(a.path.rfind(dir_.path() + "/-cache/", 0), 0u) << a.path;
+  }
+  write_file(dir_.path() + "/plain", "");
+  ScopedEnv file("RISEC_CACHE_DIR", "plain");
+  try {
+    cache_dir();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("'plain' as the cache of compiled code: it is not a directory"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
 TEST_F(JitTest, MissingEntryPointIsExternal) {
   Artifact a = build_shared_object(kAddSource);
   try {
