@@ -5,6 +5,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "support/diagnostics.h"
+
 namespace risec::codegen::opencl {
 
 using dpia::LoopKind;
@@ -221,7 +223,18 @@ CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const Comm
   std::string sig = signature(u, output, out_dt, inputs, sizes);
   u.source = host_text(entry_name, sig, output, out_dt, inputs, sizes);
   u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);
-  if (!host_vector_text_.empty()) u.header = "#include <CL/cl.h>\n" + host_vector_text_ + u.header;
+  // The vector types of the interface are OpenCL's host types (cl_float4...): after
+  // the header's first lines, with the OpenCL version the host unit asks for unless the
+  // including file chose one (cl_version.h prints a note when none is set).
+  if (!host_vector_text_.empty()) {
+    const std::string once = "#pragma once\n";
+    const size_t at = u.header.find(once);
+    if (at == std::string::npos) internal_error("OpenCL header without #pragma once");
+    u.header.insert(at + once.size(),
+                    "#ifndef CL_TARGET_OPENCL_VERSION\n#define CL_TARGET_OPENCL_VERSION 120\n"
+                    "#endif\n#include <CL/cl.h>\n" +
+                        host_vector_text_);
+  }
   return u;
 }
 
