@@ -12,6 +12,8 @@
 // sanitizer report, an abort from fuzz::bug) is left there to reproduce:
 // `TARGET_replay FILE` runs it alone.
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -47,26 +49,37 @@ Bytes read_bytes(const std::filesystem::path& p) {
 }
 
 // libFuzzer's dictionary format: one token per line, `"text"` or `name="text"`, with
-// \\, \" and \xHH escapes; '#' starts a comment line.
+// \\, \" and \xHH escapes; '#' starts a comment line. A line that is none of these is
+// an error naming it.
 std::vector<Bytes> read_dictionary(const std::string& file) {
+  if (!std::filesystem::is_regular_file(file))
+    usage_error("the dictionary '" + file + "' is not a readable file");
   std::ifstream in(file);
   if (!in) usage_error("cannot read the dictionary '" + file + "'");
   std::vector<Bytes> tokens;
   std::string line;
-  while (std::getline(in, line)) {
+  auto bad = [&](size_t number, const std::string& why) {
+    usage_error(file + ":" + std::to_string(number) + ": " + why);
+  };
+  auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+  for (size_t number = 1; std::getline(in, line); ++number) {
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
     size_t open = line.find('"');
-    if (line.empty() || line[0] == '#' || open == std::string::npos) continue;
-    size_t close = line.rfind('"');
-    if (close <= open) continue;
+    size_t close = line.find_last_not_of(" \t\r");
+    if (open == std::string::npos || close <= open || line[close] != '"')
+      bad(number, "a token is written \"text\" or name=\"text\"");
     Bytes token;
     for (size_t i = open + 1; i < close; ++i) {
-      if (line[i] != '\\' || i + 1 >= close) {
+      if (line[i] != '\\') {
         token += line[i];
-      } else if (line[i + 1] == 'x' && i + 3 < close) {
+      } else if (i + 1 < close && (line[i + 1] == '\\' || line[i + 1] == '"')) {
+        token += line[++i];
+      } else if (i + 3 < close && line[i + 1] == 'x' && hex(line[i + 2]) && hex(line[i + 3])) {
         token += static_cast<char>(std::stoi(line.substr(i + 2, 2), nullptr, 16));
         i += 3;
       } else {
-        token += line[++i];
+        bad(number, "a backslash starts \\\\, \\\" or \\xHH (two hexadecimal digits)");
       }
     }
     if (!token.empty()) tokens.push_back(token);
@@ -136,11 +149,15 @@ class Mutator {
   size_t max_len_;
 };
 
-size_t to_count(const std::string& flag, const char* text) {
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (!*text || *end) usage_error(flag + " needs a whole number, not '" + text + "'");
-  return static_cast<size_t>(v);
+// A whole number of decimal digits that fits in 64 bits: no sign, space or base.
+uint64_t to_count(const std::string& flag, const char* text) {
+  const std::string t = text;
+  const bool digits = !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+  errno = 0;
+  const unsigned long long v = digits ? std::strtoull(t.c_str(), nullptr, 10) : 0;
+  if (!digits) usage_error(flag + " needs a whole number, not '" + t + "'");
+  if (errno == ERANGE) usage_error(flag + " " + t + " is out of range (at most 2^64 - 1)");
+  return v;
 }
 
 }  // namespace
@@ -189,6 +206,14 @@ int main(int argc, char** argv) {
     }
   }
   if (files.empty()) usage_error("no inputs");
+  if (max_len == 0) usage_error("--max-len must be at least 1");
+  // The inputs are never written: --save must name another file.
+  if (!save.empty()) {
+    std::error_code ec;
+    for (const auto& f : files)
+      if (std::filesystem::equivalent(f, save, ec))
+        usage_error("--save '" + save + "' is one of the inputs, which are not overwritten");
+  }
 
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
   std::vector<Bytes> seeds;
@@ -204,7 +229,8 @@ int main(int argc, char** argv) {
   for (const Bytes& s : seeds) run(s.size() > max_len ? s.substr(0, max_len) : s);
   Mutator m(seed, dict_file.empty() ? std::vector<Bytes>{} : read_dictionary(dict_file), max_len);
   for (size_t i = 0; i < mutants; ++i) run(m.mutate(seeds));
-  std::printf("replay: %zu inputs and %zu mutants (seed %llu) ran without a finding\n",
-              seeds.size(), mutants, static_cast<unsigned long long>(seed));
+  std::printf("replay: %zu input%s and %zu mutant%s (seed %llu) ran without a finding\n",
+              seeds.size(), seeds.size() == 1 ? "" : "s", mutants, mutants == 1 ? "" : "s",
+              static_cast<unsigned long long>(seed));
   return 0;
 }
