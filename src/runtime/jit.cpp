@@ -114,7 +114,8 @@ bool whole_elf_file(const std::string& path) {
   return true;
 }
 
-// mkdir -p with mode 0700 for the directories it creates; false when it cannot.
+// mkdir -p with mode 0700 for the directories it creates; false when it cannot, with
+// errno saying why (ENOTDIR when the path names something else than a directory).
 bool make_dirs(const std::string& path) {
   std::filesystem::path p(path);
   std::filesystem::path cur;
@@ -124,8 +125,12 @@ bool make_dirs(const std::string& path) {
     if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST) return false;
   }
   struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
-         ::access(path.c_str(), W_OK | X_OK) == 0;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return false;
+  }
+  return ::access(path.c_str(), W_OK | X_OK) == 0;
 }
 
 // The shared /tmp fallback must be ours: a real directory (no symlink), owned by us,
@@ -309,14 +314,9 @@ std::string cache_dir() {
     std::error_code ec;
     const std::string dir = std::filesystem::absolute(explicit_dir, ec).lexically_normal();
     if (ec) jit_error("cannot use RISEC_CACHE_DIR '" + explicit_dir + "': " + ec.message());
-    if (!make_dirs(dir)) {
-      const int e = errno;
-      struct stat st;
-      const bool not_dir = ::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+    if (!make_dirs(dir))
       jit_error("cannot use RISEC_CACHE_DIR '" + explicit_dir +
-                "' as the cache of compiled code: " +
-                (not_dir ? std::string("it is not a directory") : std::string(std::strerror(e))));
-    }
+                "' as the cache of compiled code: " + std::strerror(errno));
     return dir;
   }
   std::string xdg = env_or_empty("XDG_CACHE_HOME");

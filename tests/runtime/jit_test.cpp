@@ -259,7 +259,7 @@ TEST_F(JitTest, RelativeCacheDirectoryIsMadeAbsolute) {
     cache_dir();
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(e.message().find("'plain' as the cache of compiled code: it is not a directory"),
+    EXPECT_NE(e.message().find("'plain' as the cache of compiled code: Not a directory"),
               std::string::npos)
         << e.message();
   }

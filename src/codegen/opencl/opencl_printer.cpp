@@ -5,8 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "support/diagnostics.h"
-
 namespace risec::codegen::opencl {
 
 using dpia::LoopKind;
@@ -222,19 +220,16 @@ CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const Comm
   kernel_source_ = u.kernel_source;
   std::string sig = signature(u, output, out_dt, inputs, sizes);
   u.source = host_text(entry_name, sig, output, out_dt, inputs, sizes);
-  u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);
-  // The vector types of the interface are OpenCL's host types (cl_float4...): after
-  // the header's first lines, with the OpenCL version the host unit asks for unless the
+  // The vector types of the interface are OpenCL's host types (cl_float4...), declared
+  // before the other types, with the OpenCL version the host unit asks for unless the
   // including file chose one (cl_version.h prints a note when none is set).
-  if (!host_vector_text_.empty()) {
-    const std::string once = "#pragma once\n";
-    const size_t at = u.header.find(once);
-    if (at == std::string::npos) internal_error("OpenCL header without #pragma once");
-    u.header.insert(at + once.size(),
-                    "#ifndef CL_TARGET_OPENCL_VERSION\n#define CL_TARGET_OPENCL_VERSION 120\n"
-                    "#endif\n#include <CL/cl.h>\n" +
-                        host_vector_text_);
-  }
+  const std::string host_types =
+      host_vector_text_.empty()
+          ? std::string()
+          : "#ifndef CL_TARGET_OPENCL_VERSION\n#define CL_TARGET_OPENCL_VERSION 120\n#endif\n"
+            "#include <CL/cl.h>\n" +
+                host_vector_text_;
+  u.header = header_text(entry_name, sig, host_types + typedef_text_, out_dt, inputs, sizes);
   return u;
 }
 
