@@ -268,10 +268,6 @@ Expr mk_map_fn(const Expr& f) {
 
 // ---------------------------------------------------------------- variables
 
-bool occurs_free(const std::string& x, const Expr& e) {
-  return count_free(x, e) > 0;
-}
-
 int count_free(const std::string& x, const Expr& e) {
   FreeUses c(x, 1);
   c.visit(e);

@@ -119,7 +119,7 @@ Expr fold_after_map(const Expr& op, const Expr& f);
 
 // ---------------------------------------------------------------- variables
 
-bool occurs_free(const std::string& x, const Expr& e);
+using rise::occurs_free;                              // rise/expr.h: whether x occurs free in e
 int count_free(const std::string& x, const Expr& e);  // number of free occurrences
 // e[x := v], renaming binders of e that would capture free variables of v.
 Expr substitute(const Expr& e, const std::string& x, const Expr& v);

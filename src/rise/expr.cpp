@@ -458,18 +458,18 @@ class FreeVars : public ExprVisitor {
 
  protected:
   void visit_ident(const Expr& e) override {
-    if (std::find(bound_.begin(), bound_.end(), e->name) == bound_.end() &&
-        seen_.insert(e->name).second)
-      out.push_back(e->name);
+    if (!bound_.count(e->name) && seen_.insert(e->name).second) out.push_back(e->name);
   }
   void visit_lambda(const Expr& e) override {
-    bound_.push_back(e->name);
+    ++bound_[e->name];
     visit_children(e);
-    bound_.pop_back();
+    if (--bound_[e->name] == 0) bound_.erase(e->name);
   }
 
  private:
-  std::vector<std::string> bound_;
+  // How many enclosing lambdas bind each name (a search of a list of binders made
+  // free_vars quadratic in the nesting depth).
+  std::unordered_map<std::string, int> bound_;
   std::unordered_set<std::string> seen_;
 };
 
@@ -484,6 +484,25 @@ std::vector<std::string> free_vars(const Expr& e) {
   FreeVars v;
   v.visit(e);
   return v.out;
+}
+
+bool occurs_free(const std::string& name, const Expr& e) {
+  // A loop over a worklist, not a recursion: called on whole chains of compositions.
+  std::vector<const ExprNode*> todo{e.get()};
+  while (!todo.empty()) {
+    const ExprNode* n = todo.back();
+    todo.pop_back();
+    if (!n) continue;
+    if (n->kind == ExprKind::Ident) {
+      if (n->name == name) return true;
+      continue;
+    }
+    if (n->kind == ExprKind::Lambda && n->name == name) continue;  // shadowed inside
+    if (!has_fn_child(n->kind)) continue;
+    todo.push_back(n->fn.get());
+    if (n->kind == ExprKind::App) todo.push_back(n->arg.get());
+  }
+  return false;
 }
 
 // Names of the form `base__N` are reserved: the lexer rejects user identifiers

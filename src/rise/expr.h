@@ -166,6 +166,8 @@ bool alpha_equal(const Expr& a, const Expr& b);
 
 // Free variables (lambda-bound identifiers not bound inside e).
 std::vector<std::string> free_vars(const Expr& e);
+// Whether `name` occurs free in e (stops at the first occurrence).
+bool occurs_free(const std::string& name, const Expr& e);
 
 // A fresh name based on `base` that does not occur in `avoid`.
 std::string fresh_name(const std::string& base);

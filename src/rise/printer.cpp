@@ -453,10 +453,8 @@ class Printer {
     f = inner->fn;
     g = b->fn;
     if (sugar_arity(*spine(f).head) >= 0 || sugar_arity(*spine(g).head) >= 0) return false;
-    for (const Expr* part : {&f, &g})
-      for (const std::string& v : free_vars(*part))
-        if (v == lam->name) return false;
-    return true;
+    // Asked at every `>>` of a chain, about the whole chain on its left.
+    return !occurs_free(lam->name, f) && !occurs_free(lam->name, g);
   }
 
   [[gnu::noinline]] Printed lambda_doc(const Expr& e) {

@@ -4,6 +4,7 @@
 // helpers, and free variables, which are computed on the visitor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "rise/expr.h"
@@ -146,6 +147,26 @@ TEST(ExprTraversal, FreeVariables) {
   EXPECT_EQ(free_vars(pe("fun(x => fun(y => x(y)))")), (std::vector<std::string>{}));
   // A variable free in one branch and bound in another.
   EXPECT_EQ(free_vars(app(lambda("x", ident("x")), ident("x"))), (std::vector<std::string>{"x"}));
+  // Shadowing: bound by the inner lambda, free again after it.
+  EXPECT_EQ(free_vars(pe("fun(y => fun(x => x)(x)(fun(x => fun(x => x))))")),
+            (std::vector<std::string>{"x"}));
+}
+
+TEST(ExprTraversal, OccursFree) {
+  EXPECT_TRUE(occurs_free("y", pe("fun(x => f(x)(y))")));
+  EXPECT_FALSE(occurs_free("x", pe("fun(x => f(x)(y))")));
+  EXPECT_FALSE(occurs_free("z", pe("fun(x => f(x)(y))")));
+  // Free in the argument of an application whose function binds it.
+  EXPECT_TRUE(occurs_free("x", app(lambda("x", ident("x")), ident("x"))));
+  EXPECT_FALSE(occurs_free("x", app(lambda("x", ident("x")), ident("y"))));
+  // The answer agrees with free_vars on every sub-expression of a nested program.
+  const Expr e = pe("fun(a => fun(b => a(fun(a => b(a))(c))(fun(c => c(a)))))");
+  for_each_subexpr(e, [](const Expr& sub) {
+    const std::vector<std::string> fv = free_vars(sub);
+    for (const char* n : {"a", "b", "c", "d"})
+      EXPECT_EQ(occurs_free(n, sub), std::find(fv.begin(), fv.end(), n) != fv.end()) << n;
+    return true;
+  });
 }
 
 }  // namespace
