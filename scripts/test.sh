@@ -71,8 +71,13 @@ build/python-venv/bin/python -m pytest -q tests/python
 # -O1 -g1 rather than RelWithDebInfo's -O2 -g: half the compile time of this, the
 # most expensive stage (docs/testing.md has the measurements); the sanitizers check
 # the same code, and -g1 keeps the file:line of every frame in their reports.
+# The tests' own sources are not instrumented (only the compiler is) and ask at run
+# time which build they are in, so the sanitizer build links its test binaries from
+# the Release build's test objects instead of compiling them again
+# (RISEC_TEST_OBJECTS_FROM; docs/testing.md, "The sanitizer tests").
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRISEC_SANITIZE=ON \
-  -DRISEC_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+  -DRISEC_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DRISEC_TEST_OBJECTS_FROM="$PWD/build"
 cmake --build build-asan -j "$jobs"
 # The test binaries call the compiler on their main thread; give it the 60 MiB stack
 # the command line gives its compiler thread under the sanitizers (src/support/stack.h),

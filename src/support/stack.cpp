@@ -13,6 +13,19 @@ namespace risec {
 
 namespace {
 
+// Under AddressSanitizer the large stack stays below 64 MiB: ASan does not clean up the
+// shadow of larger stacks when an exception is thrown (__asan_handle_no_return warns
+// and then reports false stack-use-after-scope errors). Its frames are several times
+// larger, so the reserve below a checked frame is larger too: room for the frames
+// between two checks and for raising the error.
+#if defined(RISEC_SANITIZED_BUILD)
+constexpr size_t kLargeStackBytes = size_t{60} << 20;
+constexpr size_t kStackReserveBytes = size_t{4} << 20;
+#else
+constexpr size_t kLargeStackBytes = size_t{1} << 30;
+constexpr size_t kStackReserveBytes = size_t{1} << 20;
+#endif
+
 // The lowest usable address of the current thread's stack (0 when unknown).
 uintptr_t stack_low_end() {
   thread_local uintptr_t low = [] {
@@ -48,7 +61,12 @@ void* run_job(void* p) {
 
 }  // namespace
 
+size_t large_stack_bytes() {
+  return kLargeStackBytes;
+}
+
 int run_with_large_stack(const std::function<int()>& work, size_t stack_bytes) {
+  if (stack_bytes == 0) stack_bytes = kLargeStackBytes;
   Job job{&work, current_interface()};
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return work();

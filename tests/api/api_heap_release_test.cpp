@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "build_info.h"
 #include "risec/risec.h"
 
 namespace {
@@ -34,10 +35,9 @@ TEST(ApiHeapRelease, TheHeaderDeclaresTheRelease) {
 }
 
 TEST(ApiHeapRelease, DroppingAKernelFreesItsKeptBuffers) {
-#if defined(RISEC_SANITIZED_BUILD)
-  GTEST_SKIP() << "AddressSanitizer's allocator keeps freed memory in quarantine: the "
-                  "resident size says nothing there (the Release suite checks it)";
-#endif
+  if (risec::test::sanitized_build())
+    GTEST_SKIP() << "AddressSanitizer's allocator keeps freed memory in quarantine: the "
+                    "resident size says nothing there (the Release suite checks it)";
   const int64_t n = int64_t{24} << 20;  // 24 Mi floats: 96 MiB an intermediate
   std::vector<float> x(n, 1.0f), y(n, 2.0f), out(n);
   risec::ArrayRef xr, yr, o;

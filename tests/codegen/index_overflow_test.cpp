@@ -193,8 +193,8 @@ TEST(IndexOverflow, HeldOutCases) {
 TEST(IndexOverflow, RandomIndexExpressionsAroundTheir2To31Boundary) {
   const std::vector<std::string> targets = {"c", "openmp", "opencl"};
   int crossing = 0;
-  // Under the sanitizers the first 12 expressions (driver/sanitized_sample.h).
-  const uint64_t seeds = driver::per_build(24, 12);
+  // Under the sanitizers the first 6 expressions (driver/sanitized_sample.h).
+  const uint64_t seeds = driver::per_build(24, 6);
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     IndexExprs gen(seed * 0x9E3779B97F4A7C15u);
     Expr e = gen.gen(3);

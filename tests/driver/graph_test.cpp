@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "build_info.h"
 #include "driver/commands.h"
 #include "driver/graph.h"
 #include "rise/check.h"
@@ -74,9 +75,9 @@ TEST(Graph, CommandLineBeforeAndAfterParsedByDot) {
   namespace fs = std::filesystem;
   runtime::TempDir dir("risec-graph-test-");
   std::string out = dir.path() + "/mm.dot";
-  runtime::ProcessResult r = runtime::run_process(
-      {std::string(RISEC_BINARY_DIR) + "/risec", "graph", src("examples/mm/mm.rise"), "--strategy",
-       src("examples/mm/baseline.elv"), "-o", out});
+  runtime::ProcessResult r =
+      runtime::run_process({risec::test::risec_binary(), "graph", src("examples/mm/mm.rise"),
+                            "--strategy", src("examples/mm/baseline.elv"), "-o", out});
   ASSERT_TRUE(r.ok()) << r.err;
   std::ifstream in(out);
   std::stringstream ss;
@@ -89,9 +90,9 @@ TEST(Graph, CommandLineBeforeAndAfterParsedByDot) {
   // A strategy that fails is the located error of `risec rewrite` (exit 1).
   std::string bad = dir.path() + "/bad.elv";
   std::ofstream(bad) << "let main = mapFusion;\n";
-  runtime::ProcessResult f = runtime::run_process({std::string(RISEC_BINARY_DIR) + "/risec",
-                                                   "graph", src("examples/scal/scal.rise"),
-                                                   "--strategy", bad, "-o", dir.path() + "/x.dot"});
+  runtime::ProcessResult f =
+      runtime::run_process({risec::test::risec_binary(), "graph", src("examples/scal/scal.rise"),
+                            "--strategy", bad, "-o", dir.path() + "/x.dot"});
   EXPECT_EQ(f.exit_code, 1) << f.err;
   EXPECT_NE(f.err.find("strategy failed: mapFusion"), std::string::npos) << f.err;
 
@@ -100,8 +101,8 @@ TEST(Graph, CommandLineBeforeAndAfterParsedByDot) {
   runtime::ProcessOptions no_dot;
   no_dot.env = {"PATH=/nonexistent"};
   runtime::ProcessResult m =
-      runtime::run_process({std::string(RISEC_BINARY_DIR) + "/risec", "graph",
-                            src("examples/scal/scal.rise"), "-o", dir.path() + "/nodot.png"},
+      runtime::run_process({risec::test::risec_binary(), "graph", src("examples/scal/scal.rise"),
+                            "-o", dir.path() + "/nodot.png"},
                            no_dot);
   EXPECT_EQ(m.exit_code, 4) << m.err;
   EXPECT_NE(m.err.find("cannot run 'dot'"), std::string::npos) << m.err;
@@ -112,9 +113,8 @@ TEST(Graph, CommandLineBeforeAndAfterParsedByDot) {
   EXPECT_TRUE(parsed.ok()) << parsed.err;
   // -o OUT.svg renders through dot and keeps OUT.dot.
   std::string svg = dir.path() + "/scal.svg";
-  runtime::ProcessResult s =
-      runtime::run_process({std::string(RISEC_BINARY_DIR) + "/risec", "graph",
-                            src("examples/scal/scal.rise"), "-o", svg});
+  runtime::ProcessResult s = runtime::run_process(
+      {risec::test::risec_binary(), "graph", src("examples/scal/scal.rise"), "-o", svg});
   ASSERT_TRUE(s.ok()) << s.err;
   EXPECT_TRUE(fs::exists(dir.path() + "/scal.dot"));
   std::ifstream svg_in(svg);

@@ -12,25 +12,24 @@
 #include <string>
 #include <vector>
 
+#include "build_info.h"
+
 namespace risec::driver {
 
-// RISEC_TEST_SANITIZED_SAMPLE (a -D of the test build) picks the sanitizers' samples in
-// any build: how a change to them is checked without a sanitizer build.
-#if defined(RISEC_SANITIZED_BUILD) || defined(RISEC_TEST_SANITIZED_SAMPLE)
-inline constexpr bool kSanitized = true;
-#else
-inline constexpr bool kSanitized = false;
-#endif
+// Whether this run takes the sanitizers' samples (risec::test::sanitized_sample()).
+inline bool sanitized() {
+  return risec::test::sanitized_sample();
+}
 
 // `release` in the Release build, `sanitized` under the sanitizers.
-constexpr size_t per_build(size_t release, size_t sanitized) {
-  return kSanitized ? sanitized : release;
+inline size_t per_build(size_t release, size_t sanitized) {
+  return risec::test::per_build(release, sanitized);
 }
 
 // The CPU targets the `index`-th program of a property test is checked on: both, or
 // under the sanitizers one of them, alternating with the index.
 inline std::vector<std::string> cpu_targets(size_t index) {
-  if (kSanitized) return {index % 2 ? "openmp" : "c"};
+  if (sanitized()) return {index % 2 ? "openmp" : "c"};
   return {"c", "openmp"};
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "build_info.h"
 #include "e2e_util.h"
 #include "runtime/process.h"
 
@@ -57,9 +58,8 @@ void tune_and_check(const std::string& file, const std::string& sizes, const std
 // Autoschedule.SpaceHasEveryKindOfDecision, as `tune --target openmp` is run by the
 // other tests of this suite.
 TEST(AutoscheduleCli, WritesAStrategyThatRunChecks) {
-#if !defined(RISEC_SANITIZED_BUILD)
-  tune_and_check("bench/autoschedule/sharpen.rise", "n=16,m=32", "openmp", "sharpen_best.elv");
-#endif
+  if (!risec::test::sanitized_build())
+    tune_and_check("bench/autoschedule/sharpen.rise", "n=16,m=32", "openmp", "sharpen_best.elv");
   tune_and_check("examples/mm/mm.rise", "n=16,m=16,k=16", "c", "mm_best.elv");
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "build_info.h"
 #include "e2e_util.h"
 #include "runtime/process.h"
 
@@ -271,23 +272,21 @@ TEST(CliFindings, ExplainDescribesTheProgramsOwnParallelLoops) {
 // risec's own out-of-memory (here making a 1.2 GB input under a 3 GB address space)
 // is a resource error, exit 4, saying what risec was doing; never "internal error" 70.
 TEST(CliFindings, RisecsOwnOutOfMemoryIsExit4AndSaysWhatItWasDoing) {
-#if defined(RISEC_SANITIZED_BUILD)
-  GTEST_SKIP() << "the sanitizers' shadow memory does not fit an address-space limit";
-#else
+  if (risec::test::sanitized_build())
+    GTEST_SKIP() << "the sanitizers' shadow memory does not fit an address-space limit";
   const std::string prog = write_scratch(
       "findings_inner_oom.rise",
       "def inner = depFun((n: Nat, m: Nat) =>\n"
       "  fun(x: n.f32 => fun(y: m.f32 =>\n"
       "    x |> map(fun(xi => y |> map(fun(yj => yj * xi + 1.0f)) |> reduce(add)(0.0f))))))\n");
   for (const char* command : {"eval", "run"}) {
-    const std::string line = "ulimit -v 3000000 && exec " + std::string(RISEC_BINARY_DIR) +
-                             "/risec " + command + " " + prog + " --size n=2,m=300000000";
+    const std::string line = "ulimit -v 3000000 && exec " + risec::test::risec_binary() + " " +
+                             command + " " + prog + " --size n=2,m=300000000";
     runtime::ProcessResult p = runtime::run_process({"/bin/sh", "-c", line});
     EXPECT_EQ(p.exit_code, 4) << line << "\n" << p.err;
     EXPECT_TRUE(has(p.err, "risec ran out of memory while making the inputs")) << p.err;
     EXPECT_FALSE(has(p.err, "internal")) << p.err;
   }
-#endif
 }
 
 // Held-out G's findings about messages: sizes whose arithmetic overflows are a usage

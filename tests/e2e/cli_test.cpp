@@ -1,5 +1,5 @@
 // End-to-end tests of `risec run` through the binary itself (fork/execvp of
-// RISEC_BINARY_DIR/risec): --check passes on mv; a wrong --input shape, an unknown
+// risec::test::risec_binary()): --check passes on mv; a wrong --input shape, an unknown
 // input name, bad options, a mismatch and a failing C compiler give the exit codes of
 // spec/cli.md with clear messages; --output agrees with `risec eval`; --repeat and
 // --flops print their lines.

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "build_info.h"
 #include "driver/commands.h"
 #include "e2e_util.h"
 #include "runtime/jit.h"
@@ -168,11 +169,10 @@ const std::pair<const char*, const char*> kPrograms[] = {
 // needs them) and the programs above as .cu files, compiled by nvcc -arch=sm_90 with every warning
 // an error, in two batches at once.
 TEST(Cuda, EveryGpuProgramCompilesWithNvccWithoutWarnings) {
-#if defined(RISEC_SANITIZED_BUILD)
   // The generated text is the same in both builds; nvcc's time is spent once.
-  GTEST_SKIP() << "the sanitizer build does not compile the CUDA output again: the Release "
-                  "suite does";
-#endif
+  if (risec::test::sanitized_build())
+    GTEST_SKIP() << "the sanitizer build does not compile the CUDA output again: the Release "
+                    "suite does";
   auto cc = nvcc();
   if (!cc) GTEST_SKIP() << "nvcc not found (set $NVCC): the CUDA output is not compiled";
   std::vector<std::string> files;

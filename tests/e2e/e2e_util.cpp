@@ -1,5 +1,6 @@
 // Helpers for end-to-end tests (see e2e_util.h).
 #include "e2e_util.h"
+#include "build_info.h"
 
 #include <algorithm>
 #include <cctype>
@@ -314,7 +315,7 @@ CheckReport run_and_compare(const std::string& file, const std::string& strategy
 }
 
 CliResult run_risec(const std::vector<std::string>& args, const std::vector<std::string>& env) {
-  std::vector<std::string> argv = {std::string(RISEC_BINARY_DIR) + "/risec"};
+  std::vector<std::string> argv = {risec::test::risec_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   runtime::ProcessOptions po;
   po.env = env;

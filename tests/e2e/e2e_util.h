@@ -74,7 +74,7 @@ CheckReport run_and_compare(const std::string& file, const std::string& strategy
 ::testing::AssertionResult compile_and_check(const std::string& file, const std::string& strategy,
                                              const std::string& sizes, const CheckOptions& options);
 
-// Runs RISEC_BINARY_DIR/risec with `args` (fork/execvp, in the source tree so that
+// Runs risec::test::risec_binary() with `args` (runtime::run_process, in the source tree so that
 // relative example paths work), with extra environment entries "NAME=VALUE".
 struct CliResult {
   int exit_code = -1;  // -1 when killed by a signal

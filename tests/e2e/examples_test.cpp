@@ -18,6 +18,7 @@
 
 #include <unistd.h>
 
+#include "build_info.h"
 #include "driver/commands.h"
 #include "e2e_util.h"
 #include "runtime/jit.h"
@@ -81,11 +82,9 @@ TEST_P(Examples, MatchesTheInterpreterUnderSanitizers) {
 // In the sanitizer build only risec's part runs (every compile below, which is
 // instrumented): the C it writes is the same as the Release build's, whose run of
 // this test gives it to GCC (docs/testing.md).
-#if defined(RISEC_SANITIZED_BUILD)
-constexpr bool kCheckWarnings = false;
-#else
-constexpr bool kCheckWarnings = true;
-#endif
+bool check_warnings() {
+  return !risec::test::sanitized_build();
+}
 
 // A case's program, strategy and sizes, loaded (the compile requests point into it).
 struct Loaded {
@@ -137,7 +136,7 @@ TEST_P(Examples, CompilesWithoutWarnings) {
         continue;
       }
       EXPECT_FALSE(out.unit.source.empty());
-      if (!kCheckWarnings) continue;
+      if (!check_warnings()) continue;
       // unique per process: ctest runs the cases in parallel
       std::string path = ::testing::TempDir() + "/risec_warnings_" + std::to_string(::getpid()) +
                          "_" + c.example + ".c";

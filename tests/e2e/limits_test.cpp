@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../driver/sanitized_sample.h"
+#include "build_info.h"
 #include "e2e_util.h"
 
 namespace risec::e2e {
@@ -22,13 +23,8 @@ namespace {
 // Under AddressSanitizer every frame is several times larger and slower to unwind;
 // the deepest cases are scaled down there (docs/cli.md, "Limits", says the limits
 // are the same: the scaled cases are refused by the same checks).
-#if defined(RISEC_SANITIZED_BUILD)
-constexpr int kDeepest = 10000;
-#else
-constexpr int kDeepest = 100000;
-#endif
-
 std::vector<int> depths() {
+  const int kDeepest = risec::test::sanitized_build() ? 10000 : 100000;
   std::vector<int> out;
   for (int d = 10; d <= kDeepest; d *= 10) out.push_back(d);
   return out;
@@ -135,7 +131,7 @@ TEST(DepthLimits, DeepProgramsPrintRewriteAndEvaluate) {
   std::string id = write_scratch("id.elv", "id\n");
   size_t index = 0;
   for (const Construct& c : rise_constructs()) {
-    const bool deepest = !driver::kSanitized || index++ % 2 == 0;
+    const bool deepest = !driver::sanitized() || index++ % 2 == 0;
     for (int d : {10, 300, 2500}) {
       if (d == 2500 && !deepest) continue;
       SCOPED_TRACE(std::string(c.name) + " at depth " + std::to_string(d));
@@ -226,11 +222,10 @@ TEST(LongChains, MapsLetsAndDefinitionsCompile) {
     // The longest of each kind the limits allow (docs/cli.md, "Limits"); under
     // AddressSanitizer, whose frames are several times larger, what its 60 MiB stack
     // holds.
-#if defined(RISEC_SANITIZED_BUILD)
-    int longest = std::string(name) == "maps" ? 1500 : std::string(name) == "lets" ? 1000 : 1000;
-#else
-    int longest = std::string(name) == "maps" ? 9990 : std::string(name) == "lets" ? 4000 : 2040;
-#endif
+    int longest = risec::test::sanitized_build() ? (std::string(name) == "maps" ? 1500 : 1000)
+                                                 : (std::string(name) == "maps"   ? 9990
+                                                    : std::string(name) == "lets" ? 4000
+                                                                                  : 2040);
     for (int n : {10, 100, 1000, longest}) {
       SCOPED_TRACE(std::string(name) + ", " + std::to_string(n) + " maps");
       std::string path = write_scratch(std::string("chain_") + name + ".rise", make(n));
@@ -325,7 +320,7 @@ TEST(SizeLimits, HugeSizesAreRefusedBeforeAllocating) {
   // 35 s there.
   std::vector<int64_t> sizes;
   for (int k = 28; k <= 62; ++k) {
-    if (driver::kSanitized && k % 3 != 1 && k < 61) continue;
+    if (driver::sanitized() && k % 3 != 1 && k < 61) continue;
     sizes.push_back(int64_t{1} << k);
     sizes.push_back((int64_t{1} << k) + 1);
   }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "build_info.h"
 #include "e2e_util.h"
 #include "rise/check.h"
 #include "rise/parser.h"
@@ -223,11 +224,8 @@ TEST(LiteralAdditions, ShortCircuitWhenTheRightOperandNeedsCommands) {
 // Selects nested in branches that need commands (an if / else-if chain) translate each
 // branch once: 200 levels compile in linear time and agree with the interpreter.
 TEST(LiteralAdditions, NestedSelectsWithCommandsStayLinear) {
-#if defined(RISEC_SANITIZED_BUILD)
-  const int deepest = 50;  // AddressSanitizer's frames are several times larger
-#else
-  const int deepest = 200;
-#endif
+  // AddressSanitizer's frames are several times larger
+  const int deepest = risec::test::sanitized_build() ? 50 : 200;
   for (int depth : {1, 10, deepest}) {
     std::string body = "0.0f";
     for (int d = depth; d >= 1; --d)

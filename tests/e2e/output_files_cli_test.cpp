@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "build_info.h"
 #include "e2e_util.h"
 #include "runtime/npy.h"
 
@@ -99,7 +100,7 @@ int run_limited(const std::vector<std::string>& args, rlim_t limit) {
     };
     ::setrlimit(RLIMIT_FSIZE, &rl);
     std::vector<char*> argv;
-    std::string bin = std::string(RISEC_BINARY_DIR) + "/risec";
+    std::string bin = risec::test::risec_binary();
     argv.push_back(bin.data());
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);

@@ -22,6 +22,7 @@
 #include <ostream>
 #include <set>
 
+#include "build_info.h"
 #include "driver/commands.h"
 #include "e2e_util.h"
 #include "rise/check.h"
@@ -201,12 +202,6 @@ struct RenameCase {
   size_t offset = 0;  // where in kAdversarial this case starts
 };
 
-#if defined(RISEC_SANITIZED_BUILD)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-
 // For gtest's listing (not "128-byte object").
 void PrintTo(const RenameCase& c, std::ostream* os) {
   *os << c.example << " [" << (c.strategy.empty() ? "default lowering" : c.strategy) << "] "
@@ -218,7 +213,7 @@ std::vector<RenameCase> cases() {
   for (const ExampleStrategy& e : example_strategies()) {
     // The sanitizer build runs the default lowering only (docs/testing.md): the
     // strategies' code is printed by the same instrumented printers.
-    if (kSanitized && !e.strategy.empty()) continue;
+    if (risec::test::sanitized_build() && !e.strategy.empty()) continue;
     out.push_back({e.example, e.strategy, e.target, out.size() * 7});
   }
   return out;

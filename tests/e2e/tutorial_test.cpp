@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "build_info.h"
 #include "e2e_util.h"
 #include "runtime/process.h"
 
@@ -199,7 +200,7 @@ std::vector<std::string> run_lesson(const std::string& lesson,
   for (const Command& c : cmds) {
     if (!select(c)) continue;
     SCOPED_TRACE(lesson + ".md:" + std::to_string(c.line) + ": " + c.text);
-    std::vector<std::string> argv = {std::string(RISEC_BINARY_DIR) + "/risec"};
+    std::vector<std::string> argv = {risec::test::risec_binary()};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     runtime::ProcessOptions po;
     po.cwd = work.string();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "build_info.h"
 #include "e2e_util.h"
 #include "with_loop_gen.h"
 
@@ -80,6 +81,12 @@ TEST(WithLoopInterleaved, RedBlackAndCheckerboardsOnCAndOpenMP) {
       for (auto [n, m] : sizes) {
         const bool odd = n == 7;
         if (op != fuzz::WithLoopOp::Genarray && n == 1) continue;
+        // Under the sanitizers the smallest sizes and the odd ones, which also run on
+        // OpenMP and generic (build_info.h); the cases keep their Release names.
+        if (risec::test::sanitized_sample() && (n == 2 || n == 8)) {
+          ++k;
+          continue;
+        }
         fuzz::WithLoopCase c;
         c.rank = f.rank;
         c.op = op;
@@ -124,7 +131,7 @@ TEST(WithLoopInterleaved, RedBlackAndCheckerboardsOnCAndOpenMP) {
           ADD_FAILURE() << "generic code refused: " << e.message();
         }
       }
-  EXPECT_GE(accepted, 60);
+  EXPECT_GE(accepted, static_cast<int>(risec::test::per_build(60, 20)));
 }
 
 // Interleaved parts that share an index are refused, naming it (exit 1).

@@ -37,7 +37,7 @@ TEST(StackGuard, StopsRecursionOnTheMainThread) {
 
 TEST(StackGuard, StopsRecursionOnLargeStackThreadsOfEverySize) {
   for (size_t mib : {2, 8, 32, 128}) {
-    if ((mib << 20) > kLargeStackBytes) continue;  // ASan: at most 60 MiB (stack.h)
+    if ((mib << 20) > large_stack_bytes()) continue;  // ASan: at most 60 MiB (stack.h)
     SCOPED_TRACE(std::to_string(mib) + " MiB");
     int r = run_with_large_stack(
         [] {
@@ -51,8 +51,9 @@ TEST(StackGuard, StopsRecursionOnLargeStackThreadsOfEverySize) {
 
 TEST(StackGuard, LargeStackThreadsPassResultsAndErrors) {
   EXPECT_EQ(run_with_large_stack([] { return 42; }), 42);
-  EXPECT_GT(run_with_large_stack([] { return static_cast<int>(stack_bytes_left() >> 20); }),
-            static_cast<int>(kLargeStackBytes >> 20) * 9 / 10);  // most of it is free at the start
+  EXPECT_GT(
+      run_with_large_stack([] { return static_cast<int>(stack_bytes_left() >> 20); }),
+      static_cast<int>(large_stack_bytes() >> 20) * 9 / 10);  // most of it is free at the start
   EXPECT_THROW(run_with_large_stack([]() -> int { throw Error(ErrorKind::Usage, "x"); }), Error);
 }
 
