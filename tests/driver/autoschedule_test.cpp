@@ -737,7 +737,7 @@ TEST(Autoschedule, LongProgramsGetABoundedSpace) {
     rise::Program p = chain(k);
     for (const std::string target : {"c", "openmp"}) {
       // its rewrites: as c's (under the sanitizers only c's are built: sanitized_sample.h)
-      if ((k == 140 || sanitized()) && target == std::string("openmp")) continue;
+      if ((k == 140 || test::sanitized_sample()) && target == std::string("openmp")) continue;
       ScheduleSpace s = build_space(rise::check_program(p, "", &sizes), small_space(target));
       EXPECT_TRUE(s.reduced) << k;
       EXPECT_GE(s.candidates.size(), 2u) << k;

@@ -16,20 +16,12 @@
 
 namespace risec::driver {
 
-// Whether this run takes the sanitizers' samples (risec::test::sanitized_sample()).
-inline bool sanitized() {
-  return risec::test::sanitized_sample();
-}
-
-// `release` in the Release build, `sanitized` under the sanitizers.
-inline size_t per_build(size_t release, size_t sanitized) {
-  return risec::test::per_build(release, sanitized);
-}
+using risec::test::per_build;  // `release` in the Release build, `sanitized` under the sanitizers
 
 // The CPU targets the `index`-th program of a property test is checked on: both, or
 // under the sanitizers one of them, alternating with the index.
 inline std::vector<std::string> cpu_targets(size_t index) {
-  if (sanitized()) return {index % 2 ? "openmp" : "c"};
+  if (test::sanitized_sample()) return {index % 2 ? "openmp" : "c"};
   return {"c", "openmp"};
 }
 

@@ -123,7 +123,7 @@ TEST(StageInline, ModelRanksTheInlinedCandidateAboveStoredStages) {
   std::mt19937 rng(7);
   // Under the sanitizers one pipeline, ranked for 2 threads (sanitized_sample.h).
   const std::vector<int> thread_counts =
-      sanitized() ? std::vector<int>{2} : std::vector<int>{1, 2, 4};
+      test::sanitized_sample() ? std::vector<int>{2} : std::vector<int>{1, 2, 4};
   for (int threads : thread_counts) {
     bool clamped = false;
     rise::Program p = inline_parse_text(random_pipeline(rng, &clamped));

@@ -131,7 +131,7 @@ TEST(DepthLimits, DeepProgramsPrintRewriteAndEvaluate) {
   std::string id = write_scratch("id.elv", "id\n");
   size_t index = 0;
   for (const Construct& c : rise_constructs()) {
-    const bool deepest = !driver::sanitized() || index++ % 2 == 0;
+    const bool deepest = !risec::test::sanitized_sample() || index++ % 2 == 0;
     for (int d : {10, 300, 2500}) {
       if (d == 2500 && !deepest) continue;
       SCOPED_TRACE(std::string(c.name) + " at depth " + std::to_string(d));
@@ -320,7 +320,7 @@ TEST(SizeLimits, HugeSizesAreRefusedBeforeAllocating) {
   // 35 s there.
   std::vector<int64_t> sizes;
   for (int k = 28; k <= 62; ++k) {
-    if (driver::sanitized() && k % 3 != 1 && k < 61) continue;
+    if (risec::test::sanitized_sample() && k % 3 != 1 && k < 61) continue;
     sizes.push_back(int64_t{1} << k);
     sizes.push_back((int64_t{1} << k) + 1);
   }

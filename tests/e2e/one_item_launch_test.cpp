@@ -58,8 +58,10 @@ TEST(OneItemLaunch, OpenclOverridesDoNotResizeASequentialKernel) {
       // 10^7 elements (the race showed in 492 of 500 columns); under the sanitizers,
       // whose interpreter runs --check about 8 times slower, 10^6 (sanitized_sample.h).
       std::vector<std::string> args = {
-          "run",      file,     "--size", driver::sanitized() ? "n=2000,m=500" : "n=20000,m=500",
-          "--target", "opencl", "--check"};
+          "run",      file,
+          "--size",   risec::test::sanitized_sample() ? "n=2000,m=500" : "n=20000,m=500",
+          "--target", "opencl",
+          "--check"};
       args.insert(args.end(), launch.begin(), launch.end());
       SCOPED_TRACE(file + " " + launch[1]);
       e2e::CliResult r = e2e::run_risec(args);
