@@ -5,13 +5,19 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-bad=()
-while IFS= read -r -d '' f; do
-  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
-done < <(find src tests bench tools fuzz python/src \( -name '*.cpp' -o -name '*.h' \) -print0 | sort -z)
-if [ "${#bad[@]}" -gt 0 ]; then
-  echo "not formatted with .clang-format (run clang-format -i on them):"
-  printf '  %s\n' "${bad[@]}"
-  exit 1
+files=()
+while IFS= read -r -d '' f; do files+=("$f"); done < <(find src tests bench tools fuzz python/src \
+  \( -name '*.cpp' -o -name '*.h' \) -print0 | sort -z)
+# All files in one clang-format process (a process per file took 20 s instead of 4);
+# only when that fails, each file again to list the ones that differ.
+if clang-format --dry-run --Werror "${files[@]}" >/dev/null 2>&1; then
+  echo "all sources formatted"
+  exit 0
 fi
-echo "all sources formatted"
+bad=()
+for f in "${files[@]}"; do
+  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
+done
+echo "not formatted with .clang-format (run clang-format -i on them):"
+printf '  %s\n' "${bad[@]}"
+exit 1

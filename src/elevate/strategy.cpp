@@ -11,12 +11,12 @@ namespace risec::elevate {
 
 using rise::ExprKind;
 
-Failure fail_at(const std::string& rule, const Expr& e, const std::string& reason) {
-  return Failure{reason, rule, e};
+Failure fail_at(std::string rule, const Expr& e, std::string reason) {
+  return Failure{std::move(reason), std::move(rule), e};
 }
 
-Failure runaway_at(const std::string& rule, const Expr& e, const std::string& reason) {
-  Failure f = fail_at(rule, e, reason);
+Failure runaway_at(std::string rule, const Expr& e, std::string reason) {
+  Failure f = fail_at(std::move(rule), e, std::move(reason));
   f.runaway = true;
   return f;
 }

@@ -171,9 +171,11 @@ class Strategy {
   std::shared_ptr<const Impl> impl_;
 };
 
-Failure fail_at(const std::string& rule, const Expr& e, const std::string& reason);
+// The strings by value, moved into the failure: most callers pass literals, and a rule
+// fails at most of the locations a traversal tries it at.
+Failure fail_at(std::string rule, const Expr& e, std::string reason);
 // fail_at of a strategy that does not terminate (Failure::runaway).
-Failure runaway_at(const std::string& rule, const Expr& e, const std::string& reason);
+Failure runaway_at(std::string rule, const Expr& e, std::string reason);
 
 // ---- rules ----
 // A rule: a partial rewrite of one location. `rewrite` returns the new (untyped or
