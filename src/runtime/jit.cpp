@@ -2,6 +2,7 @@
 // shared objects and running standalone executables (see jit.h).
 #include "runtime/jit.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -88,15 +89,18 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Whether a cached ELF object is whole: its header, program and section header tables
-// and every loaded segment lie within the file. A copy cut short fails this; loading
-// it would not fail cleanly (dlopen maps pages past the end: SIGBUS on first touch).
+// Whether a cached ELF object is whole and linked: its header, program and section
+// header tables and every loaded segment lie within the file, and it is a shared object
+// or an executable (not a relocatable object, which RISEC_CFLAGS=-c makes). A copy cut
+// short fails this; loading it would not fail cleanly (dlopen maps pages past the end:
+// SIGBUS on first touch).
 bool whole_elf_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   ElfW(Ehdr) h;
   if (!in.read(reinterpret_cast<char*>(&h), sizeof h)) return false;
   if (std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0 || h.e_phentsize != sizeof(ElfW(Phdr)))
     return false;
+  if (h.e_type != ET_DYN && h.e_type != ET_EXEC) return false;
   in.seekg(0, std::ios::end);
   const auto size = static_cast<uint64_t>(in.tellg());
   auto within = [&](uint64_t offset, uint64_t bytes) {
@@ -146,6 +150,9 @@ std::string env_or_empty(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
 }
+
+// How many lines of a failing compiler's output an error shows.
+constexpr int kCompilerOutputLines = 60;
 
 struct SourceFileText {
   std::string name;  // file name inside the build directory
@@ -207,14 +214,39 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   if (!options.cuda) argv.push_back("-lmvec");  // glibc's vector math (AVX-512 expf, ...)
   argv.push_back("-lm");
   ProcessResult r = run_process(argv);
-  if (!r.ok() || !is_regular_file(out)) {
+  if (!r.ok()) {
     std::string msg = std::string(options.cuda ? "nvcc" : "the C compiler") + " failed (" +
                       r.describe() + ") on " + main_source + "\ncommand: " + format_command(argv);
     std::string output = r.err + r.out;
+    // The first lines (the first errors are the ones to read): a unit that fails
+    // everywhere (a broken $CC wrapper, a missing header) can print thousands.
+    size_t cut = 0;
+    int lines = 0;
+    while (cut < output.size() && lines < kCompilerOutputLines) {
+      cut = output.find('\n', cut);
+      cut = cut == std::string::npos ? output.size() : cut + 1;
+      ++lines;
+    }
+    if (cut < output.size()) {
+      const long more =
+          std::count(output.begin() + static_cast<std::ptrdiff_t>(cut), output.end(), '\n') +
+          (output.back() == '\n' ? 0 : 1);
+      output = output.substr(0, cut) + "[" + std::to_string(more) +
+               " more lines of the compiler's output: the command above prints them all]\n";
+    }
     if (!output.empty()) msg += "\n" + output;
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     jit_error(msg);
   }
+  // Flags that stop the compiler before it links (-c, -E, -S, -fsyntax-only in
+  // RISEC_CFLAGS) leave something else, or nothing, where the binary should be: an error
+  // now, rather than a cache entry that fails to load later.
+  if (!whole_elf_file(out))
+    jit_error(std::string(options.cuda ? "nvcc" : "the C compiler") + " exited 0 but made no " +
+              (shared ? "shared object" : "executable") + " from " + main_source +
+              " (flags that stop before linking, such as -c, -E, -S or -fsyntax-only, in " +
+              (options.cuda ? "RISEC_NVCCFLAGS" : "RISEC_CFLAGS") +
+              "?)\ncommand: " + format_command(argv));
   if (std::rename(out.c_str(), final_path.c_str()) != 0)
     jit_error("cannot write '" + final_path + "': " + std::strerror(errno));
   art.compiler_output = r.err + r.out;
@@ -241,13 +273,13 @@ std::string host_cpu() {
 }
 
 std::vector<std::string> c_compiler() {
-  std::vector<std::string> words = split_words(env_or_empty("CC"));
+  std::vector<std::string> words = split_words(env_or_empty("CC"), "CC");
   if (words.empty()) words.push_back("cc");
   return words;
 }
 
 std::vector<std::string> nvcc_compiler() {
-  std::vector<std::string> words = split_words(env_or_empty("NVCC"));
+  std::vector<std::string> words = split_words(env_or_empty("NVCC"), "NVCC");
   if (!words.empty()) {
     if (find_program(words[0]).empty())
       jit_error("$NVCC names '" + words[0] +
@@ -267,7 +299,8 @@ std::vector<std::string> compile_flags(const CompileOptions& options, bool share
     std::string arch = env_or_empty("RISEC_CUDA_ARCH");
     std::vector<std::string> f = {"-O3", "-std=c++17", "-arch=" + (arch.empty() ? "native" : arch)};
     if (shared_object) f.insert(f.end(), {"-shared", "-Xcompiler", "-fPIC"});
-    for (auto& w : split_words(env_or_empty("RISEC_NVCCFLAGS"))) f.push_back(std::move(w));
+    for (auto& w : split_words(env_or_empty("RISEC_NVCCFLAGS"), "RISEC_NVCCFLAGS"))
+      f.push_back(std::move(w));
     f.insert(f.end(), options.extra_flags.begin(), options.extra_flags.end());
     return f;
   }
@@ -296,7 +329,8 @@ std::vector<std::string> compile_flags(const CompileOptions& options, bool share
     f.push_back("-fopenmp-simd");
   }
   f.push_back("-DRISEC_OMP_SIMD");
-  for (auto& w : split_words(env_or_empty("RISEC_CFLAGS"))) f.push_back(std::move(w));
+  for (auto& w : split_words(env_or_empty("RISEC_CFLAGS"), "RISEC_CFLAGS"))
+    f.push_back(std::move(w));
   f.insert(f.end(), options.extra_flags.begin(), options.extra_flags.end());
   return f;
 }

@@ -159,9 +159,20 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (rc != 0) process_error("cannot start '" + argv[0] + "': " + std::strerror(rc));
   pid_t pid = 0;
   rc = ::posix_spawnp(&pid, c_args[0], &actions, &attr, c_args.data(), c_env.data());
-  if (rc != 0)
+  if (rc != 0) {
+    // ENOENT for a file that is there: the kernel did not find the interpreter its
+    // first line names (a script whose #! names a program that is not installed).
+    std::string why = std::strerror(rc);
+    struct stat st;
+    const std::string at =
+        argv[0].find('/') == std::string::npos || argv[0][0] == '/' || cwd.empty()
+            ? argv[0]
+            : cwd + "/" + argv[0];
+    if (rc == ENOENT && argv[0].find('/') != std::string::npos && ::stat(at.c_str(), &st) == 0)
+      why += " (the file is there: is the interpreter its #! line names missing?)";
     process_error("cannot run '" + argv[0] + "'" +
-                  (cwd.empty() ? std::string("") : " in '" + cwd + "'") + ": " + std::strerror(rc));
+                  (cwd.empty() ? std::string("") : " in '" + cwd + "'") + ": " + why);
+  }
   out_w.reset();
   err_w.reset();
 
@@ -247,18 +258,47 @@ void write_file(const std::string& path, std::string_view bytes) {
   if (!out) process_error("cannot write '" + path + "'");
 }
 
-std::vector<std::string> split_words(std::string_view text) {
+std::vector<std::string> split_words(std::string_view text, std::string_view what) {
   std::vector<std::string> out;
   std::string cur;
-  for (char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      if (!cur.empty()) out.push_back(std::move(cur));
+  bool in_word = false;  // a word has begun (it may be empty: '')
+  char quote = 0;        // the open quote, if any
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote == '\'') {
+      if (c == '\'')
+        quote = 0;
+      else
+        cur += c;
+    } else if (quote == '"') {
+      if (c == '"') {
+        quote = 0;
+      } else if (c == '\\' && i + 1 < text.size() &&
+                 std::string_view("\"\\$`").find(text[i + 1]) != std::string_view::npos) {
+        cur += text[++i];
+      } else {
+        cur += c;
+      }
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word) out.push_back(std::move(cur));
       cur.clear();
+      in_word = false;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      cur += text[++i];
+      in_word = true;
     } else {
       cur += c;
+      in_word = true;
     }
   }
-  if (!cur.empty()) out.push_back(std::move(cur));
+  if (quote)
+    process_error(std::string("unclosed ") + (quote == '"' ? "double" : "single") + " quote in " +
+                  (what.empty() ? std::string() : std::string(what) + "=") + "'" +
+                  std::string(text) + "'");
+  if (in_word) out.push_back(std::move(cur));
   return out;
 }
 

@@ -61,7 +61,11 @@ class TempDir {
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, std::string_view bytes);
 
-// The whitespace-separated words of `text` (for $CC and $RISEC_CFLAGS).
-std::vector<std::string> split_words(std::string_view text);
+// The words of `text` (for $CC, $NVCC, $RISEC_CFLAGS and $RISEC_NVCCFLAGS), split at
+// whitespace as a POSIX shell splits them, without expansions: '...' keeps everything
+// inside, "..." keeps everything but a backslash before " \ $ or `, and a backslash
+// outside quotes keeps the next character. An unclosed quote is an error (External)
+// that names `what` (the variable, "RISEC_CFLAGS") when given.
+std::vector<std::string> split_words(std::string_view text, std::string_view what = {});
 
 }  // namespace risec::runtime

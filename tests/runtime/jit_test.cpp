@@ -163,6 +163,26 @@ TEST_F(JitTest, CompilerErrorIsExternalWithTheCompilersMessage) {
   }
 }
 
+// A unit with hundreds of errors: the error shows the compiler's first lines and how
+// many were left out.
+TEST_F(JitTest, LongCompilerOutputIsCut) {
+  std::string bad;
+  for (int i = 0; i < 300; ++i) bad += "int broken" + std::to_string(i) + " = ;\n";
+  try {
+    build_shared_object(bad);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_NE(e.message().find("broken0"), std::string::npos) << e.message();
+    EXPECT_EQ(e.message().find("broken299"), std::string::npos);
+    EXPECT_NE(e.message().find(" more lines of the compiler's output: the command above prints "
+                               "them all]"),
+              std::string::npos)
+        << e.message();
+    EXPECT_LT(std::count(e.message().begin(), e.message().end(), '\n'), 70);
+  }
+}
+
 TEST_F(JitTest, MissingCompilerIsExternal) {
   ScopedEnv cc("CC", "/nonexistent/risec-test-cc");
   try {
@@ -198,6 +218,48 @@ TEST_F(JitTest, RisecCflagsAreHonoured) {
   // Flags that break the compilation are reported as compiler failures.
   ScopedEnv flags("RISEC_CFLAGS", "-DRISEC_TEST_VALUE=");
   EXPECT_THROW(jit_compile(kAddSource, "add_k"), Error);
+}
+
+// A word of RISEC_CFLAGS may hold spaces, quoted as in a shell.
+TEST_F(JitTest, RisecCflagsMayQuoteWords) {
+  ScopedEnv flags("RISEC_CFLAGS", "'-DRISEC_TEST_VALUE=(40 + 2)'");
+  Module m = jit_compile(kAddSource, "add_k");
+  EXPECT_EQ(call_add(m, {1}), (std::vector<float>{43}));
+  ScopedEnv open("RISEC_CFLAGS", "-DX='a b");
+  try {
+    jit_compile(kAddSource, "add_k");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_NE(e.message().find("unclosed single quote in RISEC_CFLAGS='-DX='a b'"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
+// Flags that stop the compiler before it links leave no shared object: an error that
+// says so, and nothing in the cache that a later call would fail to load (held-out Q:
+// RISEC_CFLAGS=-c left a relocatable object there, -E the preprocessed text).
+TEST_F(JitTest, FlagsThatStopBeforeLinkingAreAnErrorAndLeaveNoEntry) {
+  for (const char* stop : {"-c", "-E", "-S", "-fsyntax-only"}) {
+    SCOPED_TRACE(stop);
+    ScopedEnv flags("RISEC_CFLAGS", stop);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      try {
+        jit_compile(kAddSource, "add_k");
+        FAIL() << "no error";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::External);
+        EXPECT_NE(e.message().find("exited 0 but made no shared object"), std::string::npos)
+            << e.message();
+        EXPECT_NE(e.message().find("RISEC_CFLAGS"), std::string::npos) << e.message();
+      }
+    }
+  }
+  // A relocatable object put in the cache by an earlier risec is not loaded: it is
+  // built again.
+  Module m = jit_compile(kAddSource, "add_k");
+  EXPECT_EQ(call_add(m, {1}), (std::vector<float>{2}));
 }
 
 TEST_F(JitTest, DefaultFlags) {
@@ -484,9 +546,32 @@ TEST(Process, UnknownProgramIsExternal) {
   }
 }
 
+// A script whose #! interpreter is missing fails to start with ENOENT although the file
+// is there (held-out Q: $CC naming such a script read "No such file or directory").
+TEST(Process, AScriptWithAMissingInterpreterSaysSo) {
+  TempDir d("risec-interp-");
+  const std::string script = d.path() + "/cc.sh";
+  write_file(script, "#!/nonexistent/risec-shell\necho hi\n");
+  ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
+  try {
+    run_process({script});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_NE(e.message().find("the file is there: is the interpreter its #! line names missing?"),
+              std::string::npos)
+        << e.message();
+  }
+}
+
 TEST(Process, Helpers) {
   EXPECT_EQ(split_words("  a\tb \n c  "), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_TRUE(split_words("   ").empty());
+  // Quoting as in a POSIX shell, without expansions.
+  EXPECT_EQ(split_words(R"(-DA='x y' "-DB=\"q\" \\" c\ d '' $HOME)"),
+            (std::vector<std::string>{"-DA=x y", R"(-DB="q" \)", "c d", "", "$HOME"}));
+  EXPECT_EQ(split_words(R"('a"b' "c'd")"), (std::vector<std::string>{"a\"b", "c'd"}));
+  EXPECT_THROW(split_words("\"abc"), Error);
   EXPECT_EQ(format_command({"cc", "-O3", "a b.c", "it's"}), "cc -O3 'a b.c' 'it'\\''s'");
   std::string path;
   {
