@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <utility>
 
 #include <dlfcn.h>
@@ -151,6 +155,40 @@ std::string env_or_empty(const char* name) {
   return v ? v : "";
 }
 
+// $RISEC_COMPILE_TIMEOUT: the seconds the compiler may take (unset or empty: no limit).
+double compile_timeout() {
+  const std::string v = env_or_empty("RISEC_COMPILE_TIMEOUT");
+  if (v.empty()) return 0;
+  char* end = nullptr;
+  const double s = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != 0 || !std::isfinite(s) || s <= 0)
+    jit_error("RISEC_COMPILE_TIMEOUT='" + v + "' is not a positive number of seconds");
+  return s;
+}
+
+// The private build directories (tmp-XXXXXX) that a risec killed while compiling left
+// in the cache are removed once they are a day old: by the first compile of each
+// process in each cache directory (a day, so that another process's build in
+// progress is never touched).
+void remove_stale_build_dirs(const std::string& dir) {
+  static std::mutex mutex;
+  static std::set<std::string> done;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!done.insert(dir).second) return;
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code e2;
+    if (name.rfind("tmp-", 0) == 0 && it->is_directory(e2) &&
+        fs::last_write_time(it->path(), e2) < cutoff && !e2)
+      fs::remove_all(it->path(), e2);
+  }
+}
+
 // How many lines of a failing compiler's output an error shows.
 constexpr int kCompilerOutputLines = 60;
 
@@ -193,6 +231,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   // so that the compiler's messages name files that stay there for inspection; the
   // binary is built in a private directory inside the cache, so that the final
   // rename stays within one file system and is atomic.
+  remove_stale_build_dirs(dir);
   TempDir tmp("tmp-", dir);
   std::vector<std::string> argv = cc;
   argv.insert(argv.end(), flags.begin(), flags.end());
@@ -213,10 +252,15 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   argv.insert(argv.end(), options.libs.begin(), options.libs.end());
   if (!options.cuda) argv.push_back("-lmvec");  // glibc's vector math (AVX-512 expf, ...)
   argv.push_back("-lm");
-  ProcessResult r = run_process(argv);
+  ProcessOptions po;
+  po.timeout_s = compile_timeout();
+  ProcessResult r = run_process(argv, po);
   if (!r.ok()) {
-    std::string msg = std::string(options.cuda ? "nvcc" : "the C compiler") + " failed (" +
-                      r.describe() + ") on " + main_source + "\ncommand: " + format_command(argv);
+    std::string msg =
+        std::string(options.cuda ? "nvcc" : "the C compiler") + " failed (" + r.describe() +
+        (r.timed_out ? ": RISEC_COMPILE_TIMEOUT=" + env_or_empty("RISEC_COMPILE_TIMEOUT") + " s"
+                     : "") +
+        ") on " + main_source + "\ncommand: " + format_command(argv);
     std::string output = r.err + r.out;
     // The first lines (the first errors are the ones to read): a unit that fails
     // everywhere (a broken $CC wrapper, a missing header) can print thousands.

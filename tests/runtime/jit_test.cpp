@@ -183,6 +183,48 @@ TEST_F(JitTest, LongCompilerOutputIsCut) {
   }
 }
 
+// RISEC_COMPILE_TIMEOUT bounds the compiler's time: a compiler that hangs is killed and
+// reported; a value that is not a positive number of seconds is refused.
+TEST_F(JitTest, CompileTimeoutKillsAHangingCompiler) {
+  ScopedEnv cc("CC", "sh -c 'sleep 30' risec-slow-cc");
+  ScopedEnv limit("RISEC_COMPILE_TIMEOUT", "0.5");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    build_shared_object(kAddSource);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    EXPECT_NE(e.message().find("failed (timed out: RISEC_COMPILE_TIMEOUT=0.5 s)"),
+              std::string::npos)
+        << e.message();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  for (const char* bad : {"0", "-1", "soon", "1e999"}) {
+    ScopedEnv b("RISEC_COMPILE_TIMEOUT", bad);
+    try {
+      build_shared_object(kAddSource);
+      FAIL() << "no error for " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("is not a positive number of seconds"), std::string::npos)
+          << e.message();
+    }
+  }
+}
+
+// A build directory that a killed risec left in the cache is removed when a day old;
+// a recent one (another process's build in progress) is kept.
+TEST_F(JitTest, StaleBuildDirectoriesAreRemoved) {
+  namespace fs = std::filesystem;
+  fs::create_directories(cache_path() + "/tmp-old123/sub");
+  fs::create_directories(cache_path() + "/tmp-new456");
+  fs::last_write_time(cache_path() + "/tmp-old123",
+                      fs::file_time_type::clock::now() - std::chrono::hours(48));
+  Module m = jit_compile(kAddSource, "add_k");
+  EXPECT_EQ(call_add(m, {1}), (std::vector<float>{2}));
+  EXPECT_FALSE(fs::exists(cache_path() + "/tmp-old123"));
+  EXPECT_TRUE(fs::exists(cache_path() + "/tmp-new456"));
+}
+
 TEST_F(JitTest, MissingCompilerIsExternal) {
   ScopedEnv cc("CC", "/nonexistent/risec-test-cc");
   try {
