@@ -367,8 +367,13 @@ CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP
   cu << kernels << host_text(sig, output, out_dt, inputs, sizes);
   u.source = cu.str();
   u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);
-  // The vector types (float4, ...) of the interface are CUDA's.
-  if (!vector_text_.empty()) u.header = "#include <vector_types.h>\n" + u.header;
+  // The vector types (float4, ...) of the interface are CUDA's: their header is
+  // included after the header's first comment and `#pragma once`, as the others.
+  if (!vector_text_.empty()) {
+    const std::string once = "#pragma once\n";
+    const size_t at = u.header.find(once);
+    u.header.insert(at == std::string::npos ? 0 : at + once.size(), "#include <vector_types.h>\n");
+  }
   return u;
 }
 

@@ -2,6 +2,7 @@
 // unit in opencl_printer.cpp, the host function in opencl_host.cpp.
 #include "codegen/opencl/opencl_printer.h"
 
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -220,17 +221,37 @@ CUnit OpenCLPrinter::print_opencl_unit(const std::string& entry_name, const Comm
   kernel_source_ = u.kernel_source;
   std::string sig = signature(u, output, out_dt, inputs, sizes);
   u.source = host_text(entry_name, sig, output, out_dt, inputs, sizes);
-  // The vector types of the interface are OpenCL's host types (cl_float4...), declared
-  // before the other types, with the OpenCL version the host unit asks for unless the
-  // including file chose one (cl_version.h prints a note when none is set).
+  // The vector types of the interface are OpenCL's host types, spelled as CL/cl.h
+  // spells them (cl_float4...): the header declares no name `float4` of its own, which
+  // would collide with a user's type of that name (held-out Q) and, before C11, with
+  // the same typedef in another risec header. CL/cl.h comes with the OpenCL version the
+  // host unit asks for unless the including file chose one (cl_version.h prints a
+  // note when none is set).
   const std::string host_types =
       host_vector_text_.empty()
           ? std::string()
           : "#ifndef CL_TARGET_OPENCL_VERSION\n#define CL_TARGET_OPENCL_VERSION 120\n#endif\n"
-            "#include <CL/cl.h>\n" +
-                host_vector_text_;
-  u.header = header_text(entry_name, sig, host_types + typedef_text_, out_dt, inputs, sizes);
+            "#include <CL/cl.h>\n";
+  u.header = header_text(entry_name, host_vector_names(sig),
+                         host_types + host_vector_names(typedef_text_), out_dt, inputs, sizes);
   return u;
+}
+
+std::string OpenCLPrinter::host_vector_names(const std::string& text) const {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (!ident(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && ident(text[end])) ++end;
+    const std::string word = text.substr(i, end - i);
+    out += (typedefs_.count(word) ? "cl_" : "") + word;
+    i = end;
+  }
+  return out;
 }
 
 }  // namespace risec::codegen::opencl

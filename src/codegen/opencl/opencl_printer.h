@@ -59,6 +59,9 @@ class OpenCLPrinter : public gpu::GpuPrinter {
                         const std::string& output, const Type& out_dt,
                         const std::vector<dpia::Input>& inputs,
                         const std::vector<std::string>& sizes);
+  // `text` with each of the unit's vector type names (float4) spelled as the host's
+  // OpenCL header names it (cl_float4): the header's signature and types.
+  std::string host_vector_names(const std::string& text) const;
 
   std::string kernel_source_;
   std::string vector_text_;            // the kernels' vector helpers (float4_load, ...)
