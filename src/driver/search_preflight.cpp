@@ -3,6 +3,7 @@
 
 #include "dpia/target.h"
 #include "driver/memory_check.h"
+#include "runtime/jit.h"
 #include "support/files.h"
 
 namespace risec::driver {
@@ -20,7 +21,16 @@ std::optional<GpuDevice> check_before_search(const std::string& command, const r
     check_output_file(output, "-o");
     check_outputs({output});
   }
-  if (!is_gpu_target(target)) return std::nullopt;
+  if (!is_gpu_target(target)) {
+    // The C compiler as $CC, $RISEC_CFLAGS and $RISEC_COMPILE_TIMEOUT set it up: a unit
+    // of one empty function (found in the cache after the first time). A compiler that
+    // cannot start, flags that stop before linking (-c, -E) or an unclosed quote would
+    // fail every candidate the same way (and fill the tuning database with failures).
+    runtime::CompileOptions o;
+    o.openmp = target == "openmp";
+    runtime::build_shared_object("void risec_compiler_check(void) {}\n", o);
+    return std::nullopt;
+  }
   // Every candidate is measured on the device: without one there is nothing to search.
   std::string why;
   std::optional<GpuDevice> d = probe_gpu_device(target, &why);

@@ -6,6 +6,8 @@
 //  - sizes whose inputs and result need more than the memory limit (Usage, exit 2):
 //    check_memory_needs, the check `run` does;
 //  - a GPU target with no device to measure on (External, exit 4): probe_gpu_device;
+//  - for c and openmp, a C compiler that does not make a shared object of an empty
+//    unit with the flags of the environment (External, exit 4);
 //  - an output (-o) that is a directory or an input (exit 2), or whose directory cannot
 //    be written (exit 4): check_output_file, check_outputs.
 // And after it: when no candidate could be measured, the error carries the run-time

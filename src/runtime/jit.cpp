@@ -160,8 +160,10 @@ double compile_timeout() {
   const std::string v = env_or_empty("RISEC_COMPILE_TIMEOUT");
   if (v.empty()) return 0;
   char* end = nullptr;
+  // Decimal only: no spaces, no hexadecimal (which strtod takes).
+  const bool decimal = v.find_first_not_of("0123456789.eE+-") == std::string::npos;
   const double s = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() || *end != 0 || !std::isfinite(s) || s <= 0)
+  if (!decimal || end == v.c_str() || *end != 0 || !std::isfinite(s) || s <= 0)
     jit_error("RISEC_COMPILE_TIMEOUT='" + v + "' is not a positive number of seconds");
   return s;
 }
@@ -191,6 +193,7 @@ void remove_stale_build_dirs(const std::string& dir) {
 
 // How many lines of a failing compiler's output an error shows.
 constexpr int kCompilerOutputLines = 60;
+constexpr size_t kCompilerLineBytes = 2000;
 
 struct SourceFileText {
   std::string name;  // file name inside the build directory
@@ -201,6 +204,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
                bool shared) {
   std::vector<std::string> cc = options.cuda ? nvcc_compiler() : c_compiler();
   std::vector<std::string> flags = compile_flags(options, shared);
+  const double timeout_s = compile_timeout();  // refused even where the cache has the unit
   Hasher h;
   h.add("risec-jit 1 " RISEC_VERSION);
   h.add(shared ? "shared object" : "executable");
@@ -253,7 +257,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   if (!options.cuda) argv.push_back("-lmvec");  // glibc's vector math (AVX-512 expf, ...)
   argv.push_back("-lm");
   ProcessOptions po;
-  po.timeout_s = compile_timeout();
+  po.timeout_s = timeout_s;
   ProcessResult r = run_process(argv, po);
   if (!r.ok()) {
     std::string msg =
@@ -276,8 +280,22 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
           std::count(output.begin() + static_cast<std::ptrdiff_t>(cut), output.end(), '\n') +
           (output.back() == '\n' ? 0 : 1);
       output = output.substr(0, cut) + "[" + std::to_string(more) +
-               " more lines of the compiler's output: the command above prints them all]\n";
+               (more == 1 ? " more line" : " more lines") +
+               " of the compiler's output: the command above prints them all]\n";
     }
+    // And at most kCompilerLineBytes of each line (one line can be megabytes).
+    std::string shown;
+    for (size_t at = 0; at < output.size();) {
+      size_t end = output.find('\n', at);
+      end = end == std::string::npos ? output.size() : end + 1;
+      if (end - at > kCompilerLineBytes)
+        shown += output.substr(at, kCompilerLineBytes) + "[... " +
+                 std::to_string(end - at - kCompilerLineBytes) + " more bytes of this line]\n";
+      else
+        shown += output.substr(at, end - at);
+      at = end;
+    }
+    output = std::move(shown);
     if (!output.empty()) msg += "\n" + output;
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     jit_error(msg);
@@ -319,12 +337,18 @@ std::string host_cpu() {
 std::vector<std::string> c_compiler() {
   std::vector<std::string> words = split_words(env_or_empty("CC"), "CC");
   if (words.empty()) words.push_back("cc");
+  if (words[0].empty())
+    jit_error("CC=" + format_command({env_or_empty("CC")}) +
+              " names no program: its first word is empty");
   return words;
 }
 
 std::vector<std::string> nvcc_compiler() {
   std::vector<std::string> words = split_words(env_or_empty("NVCC"), "NVCC");
   if (!words.empty()) {
+    if (words[0].empty())
+      jit_error("NVCC=" + format_command({env_or_empty("NVCC")}) +
+                " names no program: its first word is empty");
     if (find_program(words[0]).empty())
       jit_error("$NVCC names '" + words[0] +
                 "', which is not an executable: the CUDA target compiles with nvcc (the CUDA "

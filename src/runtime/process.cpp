@@ -2,6 +2,7 @@
 // process.h).
 #include "runtime/process.h"
 
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <fcntl.h>
@@ -112,6 +114,40 @@ std::string format_command(const std::vector<std::string>& argv) {
   return out;
 }
 
+namespace {
+
+// The process groups of the programs running with a timeout (each leads its own group):
+// kill_running_process_groups kills them from a signal handler, so only atomics.
+std::atomic<pid_t> running_groups[64];
+
+// Registers a group while it runs (none when the table is full).
+struct RunningGroup {
+  std::atomic<pid_t>* slot = nullptr;
+  explicit RunningGroup(pid_t pgid) {
+    for (auto& s : running_groups) {
+      pid_t empty = 0;
+      if (s.compare_exchange_strong(empty, pgid)) {
+        slot = &s;
+        return;
+      }
+    }
+  }
+  RunningGroup(const RunningGroup&) = delete;
+  RunningGroup& operator=(const RunningGroup&) = delete;
+  ~RunningGroup() {
+    if (slot) slot->store(0);
+  }
+};
+
+}  // namespace
+
+void kill_running_process_groups() noexcept {
+  for (auto& s : running_groups) {
+    const pid_t g = s.load();
+    if (g > 0) ::kill(-g, SIGKILL);
+  }
+}
+
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty() || argv[0].empty()) process_error("run_process: no program to run");
   std::vector<std::string> args = argv;
@@ -168,13 +204,20 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
         argv[0].find('/') == std::string::npos || argv[0][0] == '/' || cwd.empty()
             ? argv[0]
             : cwd + "/" + argv[0];
-    if (rc == ENOENT && argv[0].find('/') != std::string::npos && ::stat(at.c_str(), &st) == 0)
+    const bool there = argv[0].find('/') != std::string::npos && ::stat(at.c_str(), &st) == 0;
+    if (rc == ENOENT && there)
       why += " (the file is there: is the interpreter its #! line names missing?)";
+    else if (rc == EACCES && there && S_ISDIR(st.st_mode))
+      why += " (it is a directory)";
+    else if (rc == ENOEXEC)
+      why += " (not a program this system can run: a script needs a #! line)";
     process_error("cannot run '" + argv[0] + "'" +
                   (cwd.empty() ? std::string("") : " in '" + cwd + "'") + ": " + why);
   }
   out_w.reset();
   err_w.reset();
+  std::optional<RunningGroup> running;
+  if (own_group) running.emplace(pid);
 
   ProcessResult r;
   using Clock = std::chrono::steady_clock;
@@ -184,8 +227,23 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   std::string* sinks[2] = {&r.out, &r.err};
   int open_count = 2;
   char buf[65536];
+  auto read_from = [&](int i) {
+    ssize_t k = ::read(fds[i].fd, buf, sizeof buf);
+    if (k > 0) {
+      sinks[i]->append(buf, static_cast<size_t>(k));
+    } else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+      fds[i].fd = -1;
+      --open_count;
+    }
+    return k > 0;
+  };
+  int status = 0;
+  bool reaped = false;
   while (open_count > 0) {
-    int wait_ms = -1;
+    // The child is also looked at every 100 ms: a process it left behind (a compiler
+    // wrapper's background server, `sleep 60 &`) may hold the pipes open after it
+    // exited, and its result is the child's, not that process's.
+    int wait_ms = 100;
     if (own_group) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0) {
@@ -193,7 +251,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
         r.timed_out = true;
         break;
       }
-      wait_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, 1000000));
+      wait_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, wait_ms));
     }
     int n = ::poll(fds, 2, wait_ms);
     if (n < 0) {
@@ -201,19 +259,21 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       ::kill(own_group ? -pid : pid, SIGKILL);
       break;
     }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      ssize_t k = ::read(fds[i].fd, buf, sizeof buf);
-      if (k > 0) {
-        sinks[i]->append(buf, static_cast<size_t>(k));
-      } else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
-        fds[i].fd = -1;
-        --open_count;
+    for (int i = 0; i < 2; ++i)
+      if (fds[i].fd >= 0 && fds[i].revents != 0) read_from(i);
+    if (n == 0 && ::waitpid(pid, &status, WNOHANG) == pid) {
+      // Exited with the pipes still open: what is already in them, then done.
+      reaped = true;
+      for (int i = 0; i < 2; ++i) {
+        if (fds[i].fd < 0) continue;
+        ::fcntl(fds[i].fd, F_SETFL, ::fcntl(fds[i].fd, F_GETFL) | O_NONBLOCK);
+        for (int reads = 0; reads < 64 && fds[i].fd >= 0 && read_from(i); ++reads) {
+        }
       }
+      break;
     }
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
+  while (!reaped && ::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) process_error(std::string("waitpid: ") + std::strerror(errno));
   }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
@@ -296,8 +356,8 @@ std::vector<std::string> split_words(std::string_view text, std::string_view wha
   }
   if (quote)
     process_error(std::string("unclosed ") + (quote == '"' ? "double" : "single") + " quote in " +
-                  (what.empty() ? std::string() : std::string(what) + "=") + "'" +
-                  std::string(text) + "'");
+                  (what.empty() ? std::string() : std::string(what) + "=") +
+                  format_command({std::string(text)}));
   if (in_word) out.push_back(std::move(cur));
   return out;
 }

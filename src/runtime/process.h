@@ -36,6 +36,13 @@ struct ProcessResult {
 // ("cannot run 'cc': No such file or directory"); any exit status is a result.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
+// Kills (SIGKILL) the process groups of the programs run_process is running with a
+// timeout: each leads a group of its own so that a timeout kills what it started, and
+// so a terminal's Ctrl-C, or a signal sent to the caller's group, does not reach it.
+// Async-signal-safe: the command line's handler of SIGINT, SIGTERM and SIGHUP calls it
+// before risec dies of the signal (tools/risec/main.cpp).
+void kill_running_process_groups() noexcept;
+
 // A command line for messages: the words separated by spaces, quoted where needed.
 std::string format_command(const std::vector<std::string>& argv);
 

@@ -5,12 +5,16 @@
 // --flops print their lines.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "build_info.h"
 #include "e2e_util.h"
 #include "runtime/npy.h"
+#include "runtime/process.h"
 
 namespace risec::e2e {
 namespace {
@@ -262,6 +266,30 @@ TEST(RunCli, FailingCompilerIsExitCode4WithItsOutput) {
   EXPECT_EQ(f.exit_code, 4) << show(f);
   EXPECT_NE(f.err.find("the C compiler failed"), std::string::npos) << show(f);
   EXPECT_NE(f.err.find("risec_no_such_header.h"), std::string::npos) << show(f);
+}
+
+// A compiler started under RISEC_COMPILE_TIMEOUT leads a process group of its own (so
+// that the timeout kills what it started), which a signal to risec's group does not
+// reach: risec kills it when it dies of SIGTERM or SIGINT (held-out R: Ctrl-C and
+// `timeout 2 risec ...` left a hanging compiler running, adopted by init).
+TEST(RunCli, ACompilerUnderATimeoutDiesWithRisec) {
+  const std::string pid_file = scratch_path("hang_cc.pid");
+  const std::string hang =
+      write_scratch("hang_cc.sh", "#!/bin/sh\necho $$ > '" + pid_file + "'\nexec sleep 57\n");
+  ASSERT_EQ(::chmod(hang.c_str(), 0755), 0);
+  const std::string script = "CC='" + hang + "' RISEC_COMPILE_TIMEOUT=100 RISEC_CACHE_DIR='" +
+                             scratch_path("hang_cache") + "' '" + risec::test::risec_binary() +
+                             "' run examples/mv/mv.rise --size n=4,m=3 & p=$!\n"
+                             "for i in 1 2 3 4 5 6 7 8 9 10; do [ -s '" +
+                             pid_file +
+                             "' ] && break; sleep 0.5; done\n"
+                             "kill -TERM $p; wait $p; echo rc=$?\nsleep 0.5\n"
+                             "if kill -0 $(cat '" +
+                             pid_file + "') 2>/dev/null; then echo alive; else echo gone; fi\n";
+  runtime::ProcessResult r = runtime::run_process({"sh", "-c", script});
+  EXPECT_NE(r.out.find("rc=143"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("gone"), std::string::npos) << r.out << r.err;
+  runtime::run_process({"pkill", "-x", "-f", "sleep 57"});
 }
 
 }  // namespace

@@ -88,6 +88,19 @@ TEST(SearchPreflightCli, EverySearchRefusesUpFrontWithRunsExitCode) {
        4,
        "the directory /nonexistent-pf/dir does not exist"},
       {"-o a directory", {"--size", "n=4,m=4,k=4", "-o", dir}, {}, 2, "it is a directory"},
+      // The C compiler's environment (held-out R: these filled the database with failed
+      // trials, and a later run with good flags resumed them).
+      {"flags that stop before linking",
+       {"--size", "n=4,m=4,k=4"},
+       {"RISEC_CFLAGS=-c"},
+       4,
+       "made no shared object"},
+      {"an unclosed quote", {"--size", "n=4,m=4,k=4"}, {"RISEC_CFLAGS='-DX"}, 4, "unclosed"},
+      {"a bad compile timeout",
+       {"--size", "n=4,m=4,k=4"},
+       {"RISEC_COMPILE_TIMEOUT=5s"},
+       4,
+       "not a positive number of seconds"},
   };
   int n = 0;
   for (const Search& s : searches())

@@ -163,8 +163,43 @@ TEST_F(JitTest, CompilerErrorIsExternalWithTheCompilersMessage) {
   }
 }
 
+// Programs that cannot be the compiler say why: an empty first word, a directory, a
+// script without a #! line.
+TEST_F(JitTest, CompilersThatCannotRunSayWhy) {
+  const std::string dir = cache_path().substr(0, cache_path().rfind('/'));
+  {
+    ScopedEnv cc("CC", "'' gcc");
+    try {
+      build_shared_object(kAddSource);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("names no program: its first word is empty"), std::string::npos)
+          << e.message();
+    }
+  }
+  {
+    ScopedEnv cc("CC", dir.c_str());
+    try {
+      build_shared_object(kAddSource);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("(it is a directory)"), std::string::npos) << e.message();
+    }
+  }
+  const std::string script = dir + "/noshebang.sh";
+  write_file(script, "exec cc \"$@\"\n");
+  ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
+  ScopedEnv cc("CC", script.c_str());
+  try {
+    build_shared_object(kAddSource);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("a script needs a #! line"), std::string::npos) << e.message();
+  }
+}
+
 // A unit with hundreds of errors: the error shows the compiler's first lines and how
-// many were left out.
+// many were left out; a line of megabytes shows its first 2000 bytes.
 TEST_F(JitTest, LongCompilerOutputIsCut) {
   std::string bad;
   for (int i = 0; i < 300; ++i) bad += "int broken" + std::to_string(i) + " = ;\n";
@@ -180,6 +215,15 @@ TEST_F(JitTest, LongCompilerOutputIsCut) {
               std::string::npos)
         << e.message();
     EXPECT_LT(std::count(e.message().begin(), e.message().end(), '\n'), 70);
+  }
+  ScopedEnv cc("CC", "sh -c 'head -c 3000000 /dev/zero | tr \"\\\\0\" x >&2; exit 1' wide-cc");
+  try {
+    build_shared_object(kAddSource);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_LT(e.message().size(), 4000u);
+    EXPECT_NE(e.message().find("[... 2998000 more bytes of this line]"), std::string::npos)
+        << e.message().substr(0, 400);
   }
 }
 
@@ -199,7 +243,7 @@ TEST_F(JitTest, CompileTimeoutKillsAHangingCompiler) {
         << e.message();
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
-  for (const char* bad : {"0", "-1", "soon", "1e999"}) {
+  for (const char* bad : {"0", "-1", "soon", "1e999", " 5", "5 ", "0x10"}) {
     ScopedEnv b("RISEC_COMPILE_TIMEOUT", bad);
     try {
       build_shared_object(kAddSource);
@@ -273,7 +317,7 @@ TEST_F(JitTest, RisecCflagsMayQuoteWords) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::External);
-    EXPECT_NE(e.message().find("unclosed single quote in RISEC_CFLAGS='-DX='a b'"),
+    EXPECT_NE(e.message().find("unclosed single quote in RISEC_CFLAGS='-DX='\\''a b'"),
               std::string::npos)
         << e.message();
   }
@@ -586,6 +630,23 @@ TEST(Process, UnknownProgramIsExternal) {
     EXPECT_EQ(e.kind(), ErrorKind::External);
     EXPECT_NE(e.message().find("cannot run 'risec-no-such-program-xyz'"), std::string::npos);
   }
+}
+
+// The child's exit ends the wait even when a process it left behind holds its output
+// pipes (a compiler wrapper's background server; held-out R: `sleep 15 &` kept risec
+// waiting 15 s, and under RISEC_COMPILE_TIMEOUT reported a finished compile as timed out).
+TEST(Process, ABackgroundChildHoldingThePipesDoesNotKeepUsWaiting) {
+  for (double timeout : {0.0, 20.0}) {
+    ProcessOptions o;
+    o.timeout_s = timeout;
+    const auto start = std::chrono::steady_clock::now();
+    ProcessResult r = run_process({"sh", "-c", "sleep 29 & echo done; echo oops >&2"}, o);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.out, "done\n");
+    EXPECT_EQ(r.err, "oops\n");
+  }
+  run_process({"pkill", "-x", "-f", "sleep 29"});
 }
 
 // A script whose #! interpreter is missing fails to start with ENOENT although the file

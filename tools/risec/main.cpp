@@ -8,12 +8,22 @@
 #include <vector>
 
 #include "driver/cli.h"
+#include "runtime/process.h"
 #include "support/diagnostics.h"
 #include "support/files.h"
 #include "support/stack.h"
 #include "support/words.h"
 
 namespace {
+
+// SIGINT, SIGTERM, SIGHUP: the programs risec runs with a time limit (the C compiler
+// under RISEC_COMPILE_TIMEOUT) lead process groups of their own, which Ctrl-C does not
+// reach; they are killed, then risec dies of the signal as it would have.
+extern "C" void on_termination_signal(int sig) {
+  risec::runtime::kill_running_process_groups();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
 
 const char* kVersionLine = "risec " RISEC_VERSION;
 
@@ -63,6 +73,8 @@ int main(int argc, char** argv) {
     // Messages name options as the command line spells them (support/words.h).
     risec::InterfaceScope words(risec::Interface::CommandLine);
     std::signal(SIGXFSZ, SIG_IGN);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+      if (std::signal(sig, on_termination_signal) == SIG_IGN) std::signal(sig, SIG_IGN);
     // The compiler's recursive passes run on a large stack (support/stack.h).
     return risec::run_with_large_stack([&] { return c->run(args); });
   } catch (const risec::Error& e) {
