@@ -284,8 +284,10 @@ TEST(RunCli, ACompilerUnderATimeoutDiesWithRisec) {
                              pid_file +
                              "' ] && break; sleep 0.5; done\n"
                              "kill -TERM $p; wait $p; echo rc=$?\nsleep 0.5\n"
-                             "if kill -0 $(cat '" +
-                             pid_file + "') 2>/dev/null; then echo alive; else echo gone; fi\n";
+                             // gone, or a zombie that its new parent has not reaped yet
+                             "case \"$(sed 's/.*) //' /proc/$(cat '" +
+                             pid_file +
+                             "')/stat 2>/dev/null)\" in ''|Z*) echo gone;; *) echo alive;; esac\n";
   runtime::ProcessResult r = runtime::run_process({"sh", "-c", script});
   EXPECT_NE(r.out.find("rc=143"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.out.find("gone"), std::string::npos) << r.out << r.err;
