@@ -357,6 +357,46 @@ TEST(OpenCL, VectorsAreFloat4) {
       << r.err;
 }
 
+// The headers of two programs whose interfaces share pair or vector types can be
+// included in one file (held-out R: a second typedef of the pair struct, and for the C
+// target a second definition of the vector helpers, were errors): each generated type
+// is defined between include guards named after it. C and OpenCL targets, C99 with
+// -pedantic, C11 and C++.
+TEST(OpenCL, HeadersOfTwoProgramsSharingTypesIncludeTogether) {
+  const char* pairs = R"(def NAME = depFun(n: Nat => fun(a: n.vec[f32, 4] => fun(b: n.i32 =>
+  zip(a)(b) |> map(fun(p => (fst(p) * vectorFromScalar(2.0f), snd(p) + 1))))))
+)";
+  const char* scalars = R"(def NAME = depFun(n: Nat => fun(a: n.f32 => fun(b: n.i32 =>
+  zip(a)(b) |> map(fun(p => (fst(p) + 1.0f, snd(p)))))))
+)";
+  for (const std::string target : {"c", "opencl"}) {
+    std::string includes;
+    for (const auto& [name, text] :
+         {std::pair{std::string("hp_one"), pairs}, std::pair{std::string("hp_two"), pairs},
+          std::pair{std::string("hs_one"), scalars}, std::pair{std::string("hs_two"), scalars}}) {
+      std::string src = text;
+      src.replace(src.find("NAME"), 4, name);
+      const std::string stem = e2e::scratch_path(target + "_" + name);
+      e2e::CliResult r = e2e::run_risec(
+          {"compile", e2e::write_scratch(name + ".rise", src), "--target", target, "-o", stem});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      includes += "#include \"" + stem + ".h\"\n";
+    }
+    const std::string user =
+        e2e::write_scratch("hp_user_" + target + ".c", includes + "int main(void) { return 0; }\n");
+    for (const std::vector<std::string>& cc :
+         {std::vector<std::string>{"cc", "-std=c99", "-pedantic"},
+          std::vector<std::string>{"cc", "-std=c11"},
+          std::vector<std::string>{"c++", "-x", "c++"}}) {
+      std::vector<std::string> argv = cc;
+      argv.insert(argv.end(),
+                  {"-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-march=native", user});
+      runtime::ProcessResult r = runtime::run_process(argv);
+      EXPECT_TRUE(r.ok()) << target << " " << runtime::format_command(argv) << "\n" << r.err;
+    }
+  }
+}
+
 // A header whose interface has OpenCL vector types starts as every header does and
 // includes CL/cl.h with an OpenCL version set: a user's file including it compiles
 // without a word from the compiler (cl_version.h printed a note when none was set;

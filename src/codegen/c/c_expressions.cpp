@@ -374,9 +374,18 @@ std::string CPrinter::vector_type(const Type& t) {
     else
       def += head + "0} + x; }\n";
     if (isa) def += "#endif\n";
-    typedef_text_ += def;
+    typedef_text_ += type_guarded(name, def);
   }
   return name;
+}
+
+std::string CPrinter::type_guarded(const std::string& name, const std::string& text) {
+  // A type's definition is the same wherever its name appears (the name spells the
+  // element types and the lane count), so the headers of two programs included in one
+  // file define it once (held-out R: a second typedef of a struct, or a second
+  // definition of a static inline helper, is an error).
+  return "#ifndef RISEC_DEFINED_" + name + "\n#define RISEC_DEFINED_" + name + "\n" + text +
+         "#endif\n";
 }
 
 std::string CPrinter::pair_type(const Type& t) {
@@ -386,7 +395,8 @@ std::string CPrinter::pair_type(const Type& t) {
     if (c == ' ' || c == '*') c = '_';
   if (!typedefs_.count(name)) {
     typedefs_.insert(name);
-    typedef_text_ += "typedef struct { " + a + " _1; " + b + " _2; } " + name + ";\n";
+    typedef_text_ +=
+        type_guarded(name, "typedef struct { " + a + " _1; " + b + " _2; } " + name + ";\n");
   }
   return name;
 }

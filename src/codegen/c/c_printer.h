@@ -249,6 +249,9 @@ class CPrinter {
   // NAME_broadcast): GCC vector-extension types; OpenCL's are its own (float4).
   virtual std::string vector_type(const Type& t);
   std::string pair_type(const Type& t);
+  // `text` (the definition of the type `name` and its helpers) between include guards
+  // named after the type: RISEC_DEFINED_name.
+  static std::string type_guarded(const std::string& name, const std::string& text);
   CExpr cond_expr(const arith::Cond& c);
   CExpr literal(const ExpressionP& e, const Path& p);
   // A NaN or an infinity of f32 or f64 (f64 set), in an expression or, while

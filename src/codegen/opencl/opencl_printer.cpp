@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <regex>
 #include <sstream>
 
 namespace risec::codegen::opencl {
@@ -247,8 +248,12 @@ std::string OpenCLPrinter::host_vector_names(const std::string& text) const {
     }
     size_t end = i;
     while (end < text.size() && ident(text[end])) ++end;
+    // Only OpenCL's vector types (float4, uchar16): the pair types of the same set keep
+    // their names, which the host unit defines too.
     const std::string word = text.substr(i, end - i);
-    out += (typedefs_.count(word) ? "cl_" : "") + word;
+    static const std::regex vector_name(
+        "(u?char|u?short|u?int|u?long|float|double|half)(2|3|4|8|16)");
+    out += (typedefs_.count(word) && std::regex_match(word, vector_name) ? "cl_" : "") + word;
     i = end;
   }
   return out;
