@@ -646,7 +646,6 @@ TEST(Process, ABackgroundChildHoldingThePipesDoesNotKeepUsWaiting) {
     EXPECT_EQ(r.out, "done\n");
     EXPECT_EQ(r.err, "oops\n");
   }
-  run_process({"pkill", "-x", "-f", "sleep 29"});
 }
 
 // A script whose #! interpreter is missing fails to start with ENOENT although the file
