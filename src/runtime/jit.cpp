@@ -191,9 +191,34 @@ void remove_stale_build_dirs(const std::string& dir) {
   }
 }
 
-// How many lines of a failing compiler's output an error shows.
-constexpr int kCompilerOutputLines = 60;
-constexpr size_t kCompilerLineBytes = 2000;
+// What an error shows of a failing compiler's output: its first 60 lines (the first
+// errors are the ones to read; a unit that fails everywhere, a broken $CC wrapper or a
+// missing header, can print thousands), at most 2000 bytes of each (one line can be
+// megabytes), and how much was left out.
+std::string shown_compiler_output(const std::string& output) {
+  constexpr int kLines = 60;
+  constexpr size_t kLineBytes = 2000;
+  std::string shown;
+  size_t at = 0;
+  for (int lines = 0; at < output.size() && lines < kLines; ++lines) {
+    size_t end = output.find('\n', at);
+    end = end == std::string::npos ? output.size() : end + 1;
+    if (end - at > kLineBytes)
+      shown += output.substr(at, kLineBytes) + "[... " + std::to_string(end - at - kLineBytes) +
+               " more bytes of this line]\n";
+    else
+      shown += output.substr(at, end - at);
+    at = end;
+  }
+  if (at < output.size()) {
+    const long more =
+        std::count(output.begin() + static_cast<std::ptrdiff_t>(at), output.end(), '\n') +
+        (output.back() == '\n' ? 0 : 1);
+    shown += "[" + std::to_string(more) + (more == 1 ? " more line" : " more lines") +
+             " of the compiler's output: the command above prints them all]\n";
+  }
+  return shown;
+}
 
 struct SourceFileText {
   std::string name;  // file name inside the build directory
@@ -256,46 +281,17 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   argv.insert(argv.end(), options.libs.begin(), options.libs.end());
   if (!options.cuda) argv.push_back("-lmvec");  // glibc's vector math (AVX-512 expf, ...)
   argv.push_back("-lm");
+  const std::string compiler = options.cuda ? "nvcc" : "the C compiler";  // in messages
   ProcessOptions po;
   po.timeout_s = timeout_s;
   ProcessResult r = run_process(argv, po);
   if (!r.ok()) {
     std::string msg =
-        std::string(options.cuda ? "nvcc" : "the C compiler") + " failed (" + r.describe() +
+        compiler + " failed (" + r.describe() +
         (r.timed_out ? ": RISEC_COMPILE_TIMEOUT=" + env_or_empty("RISEC_COMPILE_TIMEOUT") + " s"
                      : "") +
         ") on " + main_source + "\ncommand: " + format_command(argv);
-    std::string output = r.err + r.out;
-    // The first lines (the first errors are the ones to read): a unit that fails
-    // everywhere (a broken $CC wrapper, a missing header) can print thousands.
-    size_t cut = 0;
-    int lines = 0;
-    while (cut < output.size() && lines < kCompilerOutputLines) {
-      cut = output.find('\n', cut);
-      cut = cut == std::string::npos ? output.size() : cut + 1;
-      ++lines;
-    }
-    if (cut < output.size()) {
-      const long more =
-          std::count(output.begin() + static_cast<std::ptrdiff_t>(cut), output.end(), '\n') +
-          (output.back() == '\n' ? 0 : 1);
-      output = output.substr(0, cut) + "[" + std::to_string(more) +
-               (more == 1 ? " more line" : " more lines") +
-               " of the compiler's output: the command above prints them all]\n";
-    }
-    // And at most kCompilerLineBytes of each line (one line can be megabytes).
-    std::string shown;
-    for (size_t at = 0; at < output.size();) {
-      size_t end = output.find('\n', at);
-      end = end == std::string::npos ? output.size() : end + 1;
-      if (end - at > kCompilerLineBytes)
-        shown += output.substr(at, kCompilerLineBytes) + "[... " +
-                 std::to_string(end - at - kCompilerLineBytes) + " more bytes of this line]\n";
-      else
-        shown += output.substr(at, end - at);
-      at = end;
-    }
-    output = std::move(shown);
+    const std::string output = shown_compiler_output(r.err + r.out);
     if (!output.empty()) msg += "\n" + output;
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     jit_error(msg);
@@ -304,8 +300,8 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   // RISEC_CFLAGS) leave something else, or nothing, where the binary should be: an error
   // now, rather than a cache entry that fails to load later.
   if (!whole_elf_file(out))
-    jit_error(std::string(options.cuda ? "nvcc" : "the C compiler") + " exited 0 but made no " +
-              (shared ? "shared object" : "executable") + " from " + main_source +
+    jit_error(compiler + " exited 0 but made no " + (shared ? "shared object" : "executable") +
+              " from " + main_source +
               " (flags that stop before linking, such as -c, -E, -S or -fsyntax-only, in " +
               (options.cuda ? "RISEC_NVCCFLAGS" : "RISEC_CFLAGS") +
               "?)\ncommand: " + format_command(argv));

@@ -199,12 +199,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     // ENOENT for a file that is there: the kernel did not find the interpreter its
     // first line names (a script whose #! names a program that is not installed).
     std::string why = std::strerror(rc);
+    // (A name without '/' was searched in PATH: not found there.)
     struct stat st;
-    const std::string at =
-        argv[0].find('/') == std::string::npos || argv[0][0] == '/' || cwd.empty()
-            ? argv[0]
-            : cwd + "/" + argv[0];
-    const bool there = argv[0].find('/') != std::string::npos && ::stat(at.c_str(), &st) == 0;
+    const bool relative = argv[0][0] != '/' && !cwd.empty();
+    const bool there = argv[0].find('/') != std::string::npos &&
+                       ::stat((relative ? cwd + "/" + argv[0] : argv[0]).c_str(), &st) == 0;
     if (rc == ENOENT && there)
       why += " (the file is there: is the interpreter its #! line names missing?)";
     else if (rc == EACCES && there && S_ISDIR(st.st_mode))

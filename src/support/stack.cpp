@@ -66,7 +66,6 @@ size_t large_stack_bytes() {
 }
 
 int run_with_large_stack(const std::function<int()>& work, size_t stack_bytes) {
-  if (stack_bytes == 0) stack_bytes = kLargeStackBytes;
   Job job{&work, current_interface()};
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return work();

@@ -21,10 +21,12 @@ namespace risec {
 // Release build's (docs/testing.md), and must get the library's own value.
 size_t large_stack_bytes();
 
-// Runs `work` on a new thread with a `stack_bytes` stack (0: large_stack_bytes()) and
-// returns its result; an exception thrown by `work` is rethrown on the calling thread.
+// Runs `work` on a new thread with a `stack_bytes` stack and returns its result; an
+// exception thrown by `work` is rethrown on the calling thread. (The default argument
+// is a call, made where run_with_large_stack is called: the library's value.)
 // When no such thread can be made, `work` runs on the calling thread.
-int run_with_large_stack(const std::function<int()>& work, size_t stack_bytes = 0);
+int run_with_large_stack(const std::function<int()>& work,
+                         size_t stack_bytes = large_stack_bytes());
 
 // Bytes of stack left below the caller's frame on the current thread (a large number
 // when the thread's stack cannot be determined).

@@ -366,14 +366,11 @@ CUnit CudaPrinter::print_cuda_unit(const std::string& entry_name, const CommandP
   cu << table_text_;
   cu << kernels << host_text(sig, output, out_dt, inputs, sizes);
   u.source = cu.str();
-  u.header = header_text(entry_name, sig, typedef_text_, out_dt, inputs, sizes);
-  // The vector types (float4, ...) of the interface are CUDA's: their header is
-  // included after the header's first comment and `#pragma once`, as the others.
-  if (!vector_text_.empty()) {
-    const std::string once = "#pragma once\n";
-    const size_t at = u.header.find(once);
-    u.header.insert(at == std::string::npos ? 0 : at + once.size(), "#include <vector_types.h>\n");
-  }
+  // The vector types (float4, ...) of the interface are CUDA's: their header comes with
+  // the header's types, after its comment, `#pragma once` and its other includes.
+  const std::string types =
+      (vector_text_.empty() ? std::string() : "#include <vector_types.h>\n") + typedef_text_;
+  u.header = header_text(entry_name, sig, types, out_dt, inputs, sizes);
   return u;
 }
 

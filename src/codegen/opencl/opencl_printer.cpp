@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <regex>
 #include <sstream>
 
 namespace risec::codegen::opencl {
@@ -59,6 +58,7 @@ std::string OpenCLPrinter::vector_type(const Type& t) {
     vector_text_ += "#define " + name + "_store(p, ...) vstore" + n + "((__VA_ARGS__), 0, (p))\n";
     vector_text_ += "#define " + name + "_broadcast(...) ((" + name + ")(__VA_ARGS__))\n";
     host_vector_text_ += "typedef cl_" + name + " " + name + ";\n";
+    host_vectors_.insert(name);
   }
   return name;
 }
@@ -248,12 +248,8 @@ std::string OpenCLPrinter::host_vector_names(const std::string& text) const {
     }
     size_t end = i;
     while (end < text.size() && ident(text[end])) ++end;
-    // Only OpenCL's vector types (float4, uchar16): the pair types of the same set keep
-    // their names, which the host unit defines too.
     const std::string word = text.substr(i, end - i);
-    static const std::regex vector_name(
-        "(u?char|u?short|u?int|u?long|float|double|half)(2|3|4|8|16)");
-    out += (typedefs_.count(word) && std::regex_match(word, vector_name) ? "cl_" : "") + word;
+    out += (host_vectors_.count(word) ? "cl_" : "") + word;
     i = end;
   }
   return out;

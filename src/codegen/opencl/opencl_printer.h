@@ -64,9 +64,10 @@ class OpenCLPrinter : public gpu::GpuPrinter {
   std::string host_vector_names(const std::string& text) const;
 
   std::string kernel_source_;
-  std::string vector_text_;            // the kernels' vector helpers (float4_load, ...)
-  std::string host_vector_text_;       // the host's names for the vector types
-  std::set<std::string> nan_helpers_;  // the NaN helpers declared (nonfinite_literal)
+  std::string vector_text_;             // the kernels' vector helpers (float4_load, ...)
+  std::string host_vector_text_;        // the host's names for the vector types
+  std::set<std::string> host_vectors_;  // those names (float4), which the header spells cl_float4
+  std::set<std::string> nan_helpers_;   // the NaN helpers declared (nonfinite_literal)
 };
 
 }  // namespace risec::codegen::opencl
