@@ -164,20 +164,38 @@ TEST(FloatMath, OnlyF32ExpLogAndTanh) {
 
 // The whole-vector exp (x86 intrinsics, codegen::float_math_vector) returns the scalar
 // helper's bits for every input swept (every 97th bit pattern, all 2^32 with
-// RISEC_FULL_ULP_SWEEP=1) and the special values, at 16, 8 and 4 lanes, compiled with
+// RISEC_FULL_ULP_SWEEP=1), the special values and vectors mixing lanes with and without
+// a subnormal result (the AVX2 form's two paths), at 16, 8 and 4 lanes, compiled with
 // risec's flags; skipped where the compiler's target lacks the instructions (the
 // generated code then uses the lane loop of the scalar helper, which is that helper).
 const char* kVectorSweep = R"(
 #include <stdio.h>
 #include <stdlib.h>
+static unsigned long long diffs = 0, n = 0;
+#if RISEC_VECTOR_ON
+static void compare(vt v) {
+  vt r = vexp(v);
+  for (int l = 0; l < LANES; ++l) {
+    float want = risec_exp_f32(v[l]), got = r[l];
+    unsigned a, c;
+    memcpy(&a, &want, 4);
+    memcpy(&c, &got, 4);
+    ++n;
+    if (a != c && !(want != want && got != got) && diffs++ < 5)
+      printf("DIFF %a %a %a\n", v[l], got, want);
+  }
+}
+#endif
 int main(int argc, char** argv) {
 #if !RISEC_VECTOR_ON
   printf("OFF\n");
   return 0;
 #else
-  unsigned long long step = strtoull(argv[1], 0, 10), diffs = 0, n = 0;
+  unsigned long long step = strtoull(argv[1], 0, 10);
   static const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 89.0f, 89.5f,
-      88.72283f, 88.72284f, -87.33654f, -103.97208f, -104.0f, -104.5f, 2907272.0f, 1e30f, -1e30f};
+      88.72283f, 88.72284f, -87.33654f, -103.97208f, -104.0f, -104.5f, 2907272.0f, 1e30f, -1e30f,
+      /* around n = -125 and -126, where the AVX2 form's two paths meet, and n = 128 */
+      -86.98f, -86.99f, -87.0f, -87.3f, -87.68f, -87.69f, -88.0f, -100.0f, 88.0f, 88.38f};
   int ns = sizeof specials / sizeof specials[0];
   for (unsigned long long b = 0; b < (1ull << 32) + ns * step; b += step * LANES) {
     vt v;
@@ -188,16 +206,15 @@ int main(int argc, char** argv) {
       memcpy(&x, &u, sizeof x);
       v[l] = i < (unsigned long long)ns ? specials[i] : x;
     }
-    vt r = vexp(v);
-    for (int l = 0; l < LANES; ++l) {
-      float want = risec_exp_f32(v[l]), got = r[l];
-      unsigned a, c;
-      memcpy(&a, &want, 4);
-      memcpy(&c, &got, 4);
-      ++n;
-      if (a != c && !(want != want && got != got) && diffs++ < 5)
-        printf("DIFF %a %a %a\n", v[l], got, want);
-    }
+    compare(v);
+  }
+  /* vectors mixing lanes with a subnormal (or zero) result and lanes without, in
+     every pattern of the first 8 lanes */
+  for (int i = 0; i < 4096; ++i) {
+    vt v;
+    for (int l = 0; l < LANES; ++l)
+      v[l] = ((i >> (l % 8)) & 1) ? -86.0f - 0.0047f * (float)i : 1.0f - 0.0213f * (float)i;
+    compare(v);
   }
   printf("COMPARED %llu DIFFS %llu\n", n, diffs);
   return 0;
@@ -253,7 +270,7 @@ TEST(FloatMath, WholeVectorExpIsTheScalarHelperBitForBit) {
 
 // Only f32 exp has whole-vector forms, at 16, 8 and 4 lanes, each guarded by the
 // instruction sets it uses: AVX-512's (vscalefps) first, then, at 8 and 4 lanes, AVX2's
-// with FMA (the two factors of 2^n).
+// with FMA (one factor of 2^n, and the two factors where a lane has a subnormal result).
 TEST(FloatMath, WholeVectorFormsOnlyWhereDefined) {
   using rise::PrimId;
   using rise::ScalarKind;
@@ -272,6 +289,10 @@ TEST(FloatMath, WholeVectorFormsOnlyWhereDefined) {
     EXPECT_EQ(a.guard.find("__AVX512"), std::string::npos) << a.guard;
     EXPECT_EQ(a.text.find("scalef"), std::string::npos) << a.text;
     EXPECT_NE(a.text.find("_mul_ps(p, s1), s2)"), std::string::npos) << a.text;
+    EXPECT_NE(a.text.find("_cmpgt_epi32(" + std::string(lanes == 8 ? "_mm256" : "_mm") +
+                          "_set1_epi32(-125), ni)"),
+              std::string::npos)
+        << a.text;
   }
   EXPECT_TRUE(codegen::float_math_vector(PrimId::Exp, ScalarKind::F32, 2, "T", "f").empty());
   EXPECT_TRUE(codegen::float_math_vector(PrimId::Exp, ScalarKind::F32, 32, "T", "f").empty());

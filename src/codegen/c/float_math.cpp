@@ -16,8 +16,10 @@ namespace {
 // integer, held in the low bits of the sum; n is taken from those bits (not by
 // subtracting the constant again, which reassociation under -ffast-math would fold
 // away). r = x - n ln 2 in two steps (ln 2's first part has 16 significant bits, so
-// n times it is exact for |n| <= 255), |r| <= 0.347; e^r by its Taylor polynomial of
-// degree 7 (truncation below 7e-9 relative). 2^n is applied as two factors 2^h and
+// n times it is exact for |n| <= 255), |r| <= 0.347; e^r = 1 + r + r^2 q(r), q of
+// degree 4 fitted for the least largest relative error on that interval (3.6e-9 with
+// its coefficients rounded to float, where the Taylor polynomial of degree 7 it
+// replaced, one multiply-add more, was at 7e-9). 2^n is applied as two factors 2^h and
 // 2^(n-h) built in the exponent field, so that a result below 2^-126 is rounded once,
 // into a subnormal, as the exact value would be. x is first clamped below at -104
 // (exp rounds to +0 there; a NaN fails the comparison and flows through the arithmetic
@@ -37,12 +39,11 @@ const char* kExpF32 = R"(static inline float risec_exp_f32(float x) {
   float n = (float)ni;
   float r = c - n * 0.693145752f;
   r = r - n * 1.42860677e-06f;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
+  float p = 1.38145406e-3f;
+  p = p * r + 8.36874545e-3f;
+  p = p * r + 4.16683890e-2f;
+  p = p * r + 1.66665211e-1f;
+  p = p * r + 4.99999940e-1f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
   int32_t h = ni >> 1;
@@ -121,12 +122,17 @@ const char* kTanhF32 = R"(static inline float risec_tanh_f32(float x) {
 // GCC makes of kExpF32 with FMA, so the result is the scalar helper's, bit for bit,
 // for all 2^32 inputs (checked exhaustively on the AVX-512 Xeon). `P` is the
 // intrinsics' prefix, `V`/`I` the float and integer vector types. Without AVX-512
-// (`scalef` false: AVX2 with FMA), 2^n is the scalar helper's two factors, built with
-// the integer instructions and multiplied in its order: again its results bit for bit
-// (every 97th input in the tests, all 2^32 with RISEC_FULL_ULP_SWEEP=1, on a Zen 3),
-// in place of the lane loop GCC makes of the scalar helper (bilateral's tuned schedule
-// on that Zen 3, 2 threads, minima of 5 interleaved rounds: 8.4 to 10.8 ms against 8.9
-// to 10.9, a noisy machine: about 5% less).
+// (`scalef` false: AVX2 with FMA), when every lane has n >= -125 (x above about -87.0:
+// no subnormal result) 2^n is one factor built in the exponent field (of 2p and
+// 2^(n-1), below, so that n = 128 is a normal factor too), one multiplication rounded
+// as the scalar helper's second one is; a vector with a lane below takes the scalar
+// helper's two factors, built with the integer instructions and multiplied in its
+// order (the first halved for the doubled p). Either way its results bit for bit
+// (every 97th input in the tests and vectors mixing both kinds of lane, all 2^32 with
+// RISEC_FULL_ULP_SWEEP=1, on a Zen 3). The lane loop GCC makes of the scalar helper
+// took about 5% more time in bilateral's tuned schedule on that Zen 3 than the two
+// factors in intrinsics, and those 17% more than the one factor with its test (one
+// thread, CPU time, minima of 5 interleaved rounds: 16.9 against 14.5 ms).
 std::string exp_f32_vector(const std::string& P, const std::string& V, const std::string& I,
                            const std::string& type, const std::string& fn, bool scalef = true) {
   auto set = [&](const std::string& v) { return P + "_set1_ps(" + v + ")"; };
@@ -139,20 +145,29 @@ std::string exp_f32_vector(const std::string& P, const std::string& V, const std
   t += "  " + V + " n = " + P + "_cvtepi32_ps(ni);\n";
   t += "  " + V + " r = " + P + "_fnmadd_ps(n, " + set("0.693145752f") + ", c);\n";
   t += "  r = " + P + "_fnmadd_ps(n, " + set("1.42860677e-06f") + ", r);\n";
-  t += "  " + V + " p = " + set("1.0f / 5040.0f") + ";\n";
+  // without vscalefps, p is computed doubled (each coefficient times 2: every rounding
+  // scales with it, so the bits are twice the scalar helper's p) and 2^n applied as
+  // 2^(n-1), whose one factor is normal for n in [-125, 128]
+  const std::string twice = scalef ? "" : "2.0f * ";
+  t += "  " + V + " p = " + set(twice + "1.38145406e-3f") + ";\n";
   for (const char* k :
-       {"1.0f / 720.0f", "1.0f / 120.0f", "1.0f / 24.0f", "1.0f / 6.0f", "0.5f", "1.0f", "1.0f"})
-    t += "  p = " + P + "_fmadd_ps(p, r, " + set(k) + ");\n";
+       {"8.36874545e-3f", "4.16683890e-2f", "1.66665211e-1f", "4.99999940e-1f", "1.0f", "1.0f"})
+    t += "  p = " + P + "_fmadd_ps(p, r, " + set(twice + k) + ");\n";
   if (scalef) {
     t += "  return (" + type + ")" + P + "_scalef_ps(p, n);\n}\n";
     return t;
   }
   const std::string bits = V.substr(3, 3), as_float = P + "_castsi" + bits + "_ps(";
+  auto power = [&](const std::string& e, const std::string& bias) {
+    return as_float + P + "_slli_epi32(" + P + "_add_epi32(" + e + ", " + P + "_set1_epi32(" +
+           bias + ")), 23))";
+  };
+  t += "  if (__builtin_expect(" + P + "_movemask_ps(" + as_float + P + "_cmpgt_epi32(" + P +
+       "_set1_epi32(-125), ni))) == 0, 1))\n";
+  t += "    return (" + type + ")" + P + "_mul_ps(p, " + power("ni", "126") + ");\n";
   t += "  " + I + " h = " + P + "_srai_epi32(ni, 1);\n";
-  t += "  " + V + " s1 = " + as_float + P + "_slli_epi32(" + P + "_add_epi32(h, " + P +
-       "_set1_epi32(127)), 23));\n";
-  t += "  " + V + " s2 = " + as_float + P + "_slli_epi32(" + P + "_add_epi32(" + P +
-       "_sub_epi32(ni, h), " + P + "_set1_epi32(127)), 23));\n";
+  t += "  " + V + " s1 = " + power("h", "126") + ";\n";
+  t += "  " + V + " s2 = " + power(P + "_sub_epi32(ni, h)", "127") + ";\n";
   t += "  return (" + type + ")" + P + "_mul_ps(" + P + "_mul_ps(p, s1), s2);\n}\n";
   return t;
 }
