@@ -123,8 +123,9 @@ bool whole_elf_file(const std::string& path) {
 }
 
 // mkdir -p with mode 0700 for the directories it creates; false when it cannot, with
-// errno saying why (ENOTDIR when the path names something else than a directory).
-bool make_dirs(const std::string& path) {
+// errno saying why (ENOTDIR when the path names something else than a directory), or
+// (`writable`) when we cannot create files in it.
+bool make_dirs(const std::string& path, bool writable = true) {
   std::filesystem::path p(path);
   std::filesystem::path cur;
   for (const auto& part : p) {
@@ -138,7 +139,7 @@ bool make_dirs(const std::string& path) {
     errno = ENOTDIR;
     return false;
   }
-  return ::access(path.c_str(), W_OK | X_OK) == 0;
+  return ::access(path.c_str(), writable ? W_OK | X_OK : X_OK) == 0;
 }
 
 // The shared /tmp fallback must be ours: a real directory (no symlink), owned by us,
@@ -260,6 +261,9 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   // so that the compiler's messages name files that stay there for inspection; the
   // binary is built in a private directory inside the cache, so that the final
   // rename stays within one file system and is atomic.
+  if (::access(dir.c_str(), W_OK) != 0)
+    jit_error("cannot build into the cache of compiled code '" + dir +
+              "': " + std::strerror(errno) + " (it holds no build of this unit to use as it is)");
   remove_stale_build_dirs(dir);
   TempDir tmp("tmp-", dir);
   std::vector<std::string> argv = cc;
@@ -412,7 +416,9 @@ std::string cache_dir() {
     std::error_code ec;
     const std::string dir = std::filesystem::absolute(explicit_dir, ec).lexically_normal();
     if (ec) jit_error("cannot use RISEC_CACHE_DIR '" + explicit_dir + "': " + ec.message());
-    if (!make_dirs(dir))
+    // A directory we may only read still serves what it holds (a cache prepared for
+    // read-only use); a unit it lacks fails where the build would write it.
+    if (!make_dirs(dir, false))
       jit_error("cannot use RISEC_CACHE_DIR '" + explicit_dir +
                 "' as the cache of compiled code: " + std::strerror(errno));
     return dir;
@@ -636,6 +642,25 @@ bool uses_openmp_runtime(const CompileOptions& options) {
   return openmp;
 }
 
+namespace {
+
+// A unit just built that does not load leaves the cache (each later run would load it
+// again and fail the same way); an entry the flags hid (RISEC_CFLAGS=-fvisibility=hidden
+// makes every function local to the shared object) is named as the likely cause.
+Module load_built(const std::string& path, const std::string& entry, bool openmp) {
+  try {
+    return Module(path, entry, openmp);
+  } catch (const Error& e) {
+    std::remove(path.c_str());
+    std::string msg = std::string(e.what()) + " (not kept in the cache)";
+    if (msg.find("has no function") != std::string::npos)
+      msg += "; do the compiler's flags hide it (-fvisibility=hidden in RISEC_CFLAGS)?";
+    jit_error(msg);
+  }
+}
+
+}  // namespace
+
 Module jit_compile(const std::string& source, const std::string& entry,
                    const CompileOptions& options, bool* cache_hit) {
   // OpenMP code (asked for, or through $RISEC_CFLAGS) must never be unloaded.
@@ -643,7 +668,7 @@ Module jit_compile(const std::string& source, const std::string& entry,
   const std::string recording = with_fault_recording(source, entry);
   Artifact a = build_shared_object(recording, options);
   if (cache_hit) *cache_hit = a.cache_hit;
-  if (!a.cache_hit) return Module(a.path, entry, openmp);
+  if (!a.cache_hit) return load_built(a.path, entry, openmp);
   try {
     return Module(a.path, entry, openmp);
   } catch (const Error&) {
@@ -651,7 +676,7 @@ Module jit_compile(const std::string& source, const std::string& entry,
     std::remove(a.path.c_str());
     a = build_shared_object(recording, options);
     if (cache_hit) *cache_hit = a.cache_hit;
-    return Module(a.path, entry, openmp);
+    return load_built(a.path, entry, openmp);
   }
 }
 

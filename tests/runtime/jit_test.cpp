@@ -17,6 +17,8 @@
 #include <vector>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "runtime/jit.h"
 #include "runtime/process.h"
@@ -346,6 +348,91 @@ TEST_F(JitTest, FlagsThatStopBeforeLinkingAreAnErrorAndLeaveNoEntry) {
   // built again.
   Module m = jit_compile(kAddSource, "add_k");
   EXPECT_EQ(call_add(m, {1}), (std::vector<float>{2}));
+}
+
+// A unit whose entry the flags hide (-fvisibility=hidden makes every function local to
+// the shared object) is an error that names the likely cause, and it is not kept in the
+// cache, where every later run would load it again (held-out R).
+TEST_F(JitTest, AHiddenEntryIsNamedAndNotCached) {
+  ScopedEnv flags("RISEC_CFLAGS", "-fvisibility=hidden");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      jit_compile(kAddSource, "add_k");
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::External);
+      EXPECT_NE(e.message().find("has no function 'add_k__risec_call'"), std::string::npos)
+          << e.message();
+      EXPECT_NE(e.message().find("-fvisibility=hidden in RISEC_CFLAGS"), std::string::npos)
+          << e.message();
+    }
+    for (const auto& f : std::filesystem::directory_iterator(cache_path()))
+      EXPECT_NE(f.path().extension(), ".so") << f.path();
+  }
+}
+
+// A cache directory we may only read serves the units it holds (held-out R: a read-only
+// cache refused even a hit); a unit it lacks is an error that says why. Root ignores
+// permission bits, so there the checks run in a child process as nobody.
+TEST_F(JitTest, AReadOnlyCacheServesWhatItHolds) {
+  {
+    bool hit = true;
+    jit_compile(kAddSource, "add_k", {}, &hit);
+    ASSERT_FALSE(hit);
+  }
+  auto checks = [&]() -> std::string {
+    std::string failures;
+    try {
+      bool hit = false;
+      Module m = jit_compile(kAddSource, "add_k", {}, &hit);
+      if (!hit) failures += "not a cache hit; ";
+      if (call_add(m, {1}) != std::vector<float>{2}) failures += "wrong result; ";
+    } catch (const Error& e) {
+      failures += "the hit failed: " + e.message() + "; ";
+    }
+    try {
+      jit_compile(std::string(kAddSource) + "/* another unit */\n", "add_k");
+      failures += "a miss built into a read-only cache; ";
+    } catch (const Error& e) {
+      if (e.message().find("cannot build into the cache of compiled code") == std::string::npos)
+        failures += "the miss said: " + e.message() + "; ";
+    }
+    return failures;
+  };
+  if (::geteuid() != 0) {
+    ASSERT_EQ(::chmod(cache_path().c_str(), 0555), 0);
+    const std::string failures = checks();
+    ::chmod(cache_path().c_str(), 0700);
+    EXPECT_EQ(failures, "");
+    return;
+  }
+  const uid_t nobody = 65534;
+  ASSERT_EQ(::chmod(dir_.path().c_str(), 0755), 0);
+  for (const auto& f : std::filesystem::recursive_directory_iterator(dir_.path()))
+    ASSERT_EQ(::chown(f.path().c_str(), nobody, nobody), 0) << f.path();
+  ASSERT_EQ(::chmod(cache_path().c_str(), 0555), 0);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    std::string failures = ::setgid(nobody) != 0 || ::setuid(nobody) != 0
+                               ? std::string("cannot become nobody")
+                               : checks();
+    if (::write(pipe_fds[1], failures.data(), failures.size()) < 0) ::_exit(2);
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string failures;
+  char buf[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) failures.append(buf, n);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ::chmod(cache_path().c_str(), 0700);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(failures, "");
 }
 
 TEST_F(JitTest, DefaultFlags) {
