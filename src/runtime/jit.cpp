@@ -288,6 +288,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   const std::string compiler = options.cuda ? "nvcc" : "the C compiler";  // in messages
   ProcessOptions po;
   po.timeout_s = timeout_s;
+  po.merge_stderr = true;  // its messages in the order it wrote them
   ProcessResult r = run_process(argv, po);
   if (!r.ok()) {
     std::string msg =
@@ -295,7 +296,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
         (r.timed_out ? ": RISEC_COMPILE_TIMEOUT=" + env_or_empty("RISEC_COMPILE_TIMEOUT") + " s"
                      : "") +
         ") on " + main_source + "\ncommand: " + format_command(argv);
-    const std::string output = shown_compiler_output(r.err + r.out);
+    const std::string output = shown_compiler_output(r.out);
     if (!output.empty()) msg += "\n" + output;
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     jit_error(msg);
@@ -311,7 +312,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
               "?)\ncommand: " + format_command(argv));
   if (std::rename(out.c_str(), final_path.c_str()) != 0)
     jit_error("cannot write '" + final_path + "': " + std::strerror(errno));
-  art.compiler_output = r.err + r.out;
+  art.compiler_output = r.out;
   return art;
 }
 

@@ -156,6 +156,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   std::vector<char*> c_env = c_strings(env);
   const bool own_group = options.timeout_s > 0;
   const std::string& cwd = options.cwd;
+  const bool merge_stderr = options.merge_stderr;
 
   Fd out_r, out_w, err_r, err_w;
   make_pipe(out_r, out_w);
@@ -187,7 +188,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (!cwd.empty()) rc = ::posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   if (rc == 0) rc = ::posix_spawn_file_actions_adddup2(&actions, devnull.fd, 0);
   if (rc == 0) rc = ::posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
-  if (rc == 0) rc = ::posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
+  if (rc == 0)
+    rc = ::posix_spawn_file_actions_adddup2(&actions, merge_stderr ? out_w.fd : err_w.fd, 2);
   if (rc == 0 && own_group) {
     rc = ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
     if (rc == 0) rc = ::posix_spawnattr_setpgroup(&attr, 0);

@@ -17,6 +17,9 @@ struct ProcessOptions {
   double timeout_s = 0;
   // Working directory of the program; empty: ours.
   std::string cwd;
+  // Its stderr into the pipe of its stdout: ProcessResult::out holds both, in the order
+  // written (a compiler's messages), and err stays empty.
+  bool merge_stderr = false;
 };
 
 struct ProcessResult {

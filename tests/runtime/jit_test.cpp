@@ -640,6 +640,28 @@ TEST(Process, CapturesOutputAndStatus) {
   EXPECT_TRUE(e.ok());
 }
 
+// merge_stderr: both streams in one, in the order written (a compiler's messages,
+// which held-out R saw reordered: all of stderr, then stdout).
+TEST(Process, MergedStreamsKeepTheirOrder) {
+  ProcessOptions o;
+  o.merge_stderr = true;
+  ProcessResult r = run_process({"sh", "-c", "echo one; echo two >&2; echo three; exit 1"}, o);
+  EXPECT_EQ(r.out, "one\ntwo\nthree\n");
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+// A failing compiler's error shows what it wrote in that order.
+TEST_F(JitTest, CompilerMessagesKeepTheirOrder) {
+  ScopedEnv cc("CC", "sh -c 'echo first; echo second >&2; echo third; exit 1' ordered-cc");
+  try {
+    build_shared_object(kAddSource);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("first\nsecond\nthird"), std::string::npos) << e.message();
+  }
+}
+
 TEST(Process, LargeOutputOnBothStreams) {
   ProcessResult r = run_process(
       {"sh", "-c",
