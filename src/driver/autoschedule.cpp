@@ -198,6 +198,9 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
             ? std::string("the outer loop of every stage, after lowering (parallelStages)")
         : b.parallel == "strips"
             ? std::string("the strips of output rows (each computes its producers' rows)")
+        : b.parallel == "strips and stages"
+            ? std::string("the strips of output rows (each computes its producers' rows), and "
+                          "the outer loop of each stage computed whole before them")
         : b.parallel == "row panels"
             ? std::string("the panels of output rows, the only parallel loop (each computes "
                           "its rows of every layer)")

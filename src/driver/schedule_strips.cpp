@@ -2,6 +2,7 @@
 #include "driver/schedule_strips.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -66,85 +67,26 @@ const std::vector<Push>& pushes() {
        "both zipped arrays cut into the same strips",
        false,
        {{Move::Argument, Move::Argument}, {Move::Argument, Move::Function, Move::Argument}}},
+      {"splitOfJoin",
+       "the rows below come in groups (an upsampling stage's pairs of rows): each strip the "
+       "joined groups of a strip of them",
+       false,
+       {{Move::Argument}}},
   };
   return p;
 }
 
-}  // namespace
+using Attempt =
+    std::function<std::optional<rise::Checked>(const std::string&, const rise::Checked&)>;
 
-std::vector<int64_t> strip_heights(int64_t rows, const std::vector<int64_t>& preferred) {
-  std::vector<int64_t> out;
-  if (preferred.empty()) return out;
-  for (int64_t v : preferred)
-    if (v >= 2 && rows % v == 0 && rows / v >= 2 &&
-        std::find(out.begin(), out.end(), v) == out.end())
-      out.push_back(v);
-  if (!out.empty()) return out;
-  for (int64_t v = rows / 2; v >= 2 && out.size() < 2; --v)
-    if (rows % v == 0) out.push_back(v);
-  return out;
-}
-
-std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<int64_t>& preferred,
-                                   int* rewrites, const StripPlanOptions& options) {
-  auto attempt = [&](const std::string& text,
-                     const rise::Checked& c) -> std::optional<rise::Checked> {
-    try {
-      return rewrite_with(text, c, rewrites, false);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::User) throw;
-      return std::nullopt;
-    }
-  };
-  std::optional<rise::Checked> dfnf = attempt("DFNF", high);
-  if (!dfnf) return {};
-  // The entry's lambdas (their bodies: the output).
-  Path base;
-  for (rise::Expr e = dfnf->expr;
-       e->kind == rise::ExprKind::Lambda || e->kind == rise::ExprKind::DepLambda;
-       e = rise::children(e)[0])
-    base.push_back(Move::Body);
-  const std::string stages =
-      "normalize(inlineStage) ; normalize(padClampBeforeMap <+ padCstBeforeMap)";
-  const ScheduleStep dfnf_step{"strips", "DFNF", "data-flow normal form"};
-  const ScheduleStep stages_step{
-      "strips", stages,
-      "the lets' stages inlined (each computed per strip below), paddings of rows moved "
-      "below the maps to the inputs"};
-  // The output a map over rows: directly, or after the column pass of a separable
-  // filter written with transposes, transpose(map(pad >> slide >> map(g))(transpose(
-  // rows))), is read as a pass over windows of rows (examples/blur5/chunks_parallel.elv).
-  const ScheduleStep cols_step{
-      "strips",
-      at(base,
-         "argument(mapFission ; argument(mapFission)) ; mapMapFBeforeTranspose ; "
-         "argument(mapSlideBeforeTranspose) ; argument(argument(argument(mapPadBeforeTranspose "
-         "; argument(removeTransposePair)))) ; mapFusion"),
-      "the column pass, written as transpose(map(pass)(transpose(rows))), read as a pass "
-      "over windows of rows: its maps, slide and padding moved across the transposes, "
-      "which cancel"};
-  rise::Checked start;
-  std::vector<ScheduleStep> prep;
-  std::optional<std::pair<rise::Expr, rise::Expr>> out;
-  for (std::vector<ScheduleStep> steps : {std::vector<ScheduleStep>{stages_step},
-                                          std::vector<ScheduleStep>{cols_step, stages_step}}) {
-    steps.insert(steps.end(), options.structure.begin(), options.structure.end());
-    std::optional<rise::Checked> c = dfnf;
-    for (const ScheduleStep& st : steps)
-      if (c) c = attempt(st.strategy, *c);
-    if (!c) continue;
-    rise::Expr e = c->expr;
-    for (size_t i = 0; i < base.size(); ++i) e = rise::children(e)[0];
-    out = elevate::util::match_map(e);
-    if (!out) continue;
-    start = *c;
-    prep = {dfnf_step};
-    prep.insert(prep.end(), steps.begin(), steps.end());
-    break;
-  }
-  if (!out || !out->second->type) return {};
-  const std::optional<rise::Nat> len = elevate::util::array_size(out->second->type);
-  const rise::Type row = elevate::util::array_elem(out->second->type);
+// The plans of `start`, whose entry body (at `base`) is the map `out` over the output
+// rows, prepared by `prep`: one per strip height whose strips reach a window.
+std::vector<StripPlan> plans_of(const rise::Checked& start, const std::vector<ScheduleStep>& prep,
+                                const std::pair<rise::Expr, rise::Expr>& out, const Path& base,
+                                const std::vector<int64_t>& preferred, const Attempt& attempt,
+                                const StripPlanOptions& options) {
+  const std::optional<rise::Nat> len = elevate::util::array_size(out.second->type);
+  const rise::Type row = elevate::util::array_elem(out.second->type);
   if (!len || !len->as_const() || !row || row->kind != rise::TypeKind::Array) return {};
   const int64_t rows = *len->as_const();
 
@@ -194,6 +136,103 @@ std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<
   return plans;
 }
 
+}  // namespace
+
+std::vector<int64_t> strip_heights(int64_t rows, const std::vector<int64_t>& preferred) {
+  std::vector<int64_t> out;
+  if (preferred.empty()) return out;
+  for (int64_t v : preferred)
+    if (v >= 2 && rows % v == 0 && rows / v >= 2 &&
+        std::find(out.begin(), out.end(), v) == out.end())
+      out.push_back(v);
+  if (!out.empty()) return out;
+  for (int64_t v = rows / 2; v >= 2 && out.size() < 2; --v)
+    if (rows % v == 0) out.push_back(v);
+  return out;
+}
+
+std::vector<StripPlan> strip_plans(const rise::Checked& high, const std::vector<int64_t>& preferred,
+                                   int* rewrites, const StripPlanOptions& options) {
+  auto attempt = [&](const std::string& text,
+                     const rise::Checked& c) -> std::optional<rise::Checked> {
+    try {
+      return rewrite_with(text, c, rewrites, false);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::User) throw;
+      return std::nullopt;
+    }
+  };
+  std::optional<rise::Checked> dfnf = attempt("DFNF", high);
+  if (!dfnf) return {};
+  // The entry's lambdas (their bodies: the output).
+  Path base;
+  for (rise::Expr e = dfnf->expr;
+       e->kind == rise::ExprKind::Lambda || e->kind == rise::ExprKind::DepLambda;
+       e = rise::children(e)[0])
+    base.push_back(Move::Body);
+  const std::string stages =
+      "normalize(inlineStage) ; normalize(padClampBeforeMap <+ padCstBeforeMap)";
+  const ScheduleStep dfnf_step{"strips", "DFNF", "data-flow normal form"};
+  const ScheduleStep stages_step{
+      "strips", stages,
+      "the lets' stages inlined (each computed per strip below), paddings of rows moved "
+      "below the maps to the inputs"};
+  // The output a map over rows: directly, or after the column pass of a separable
+  // filter written with transposes, transpose(map(pad >> slide >> map(g))(transpose(
+  // rows))), is read as a pass over windows of rows (examples/blur5/chunks_parallel.elv).
+  const std::string down_pass =
+      "argument(mapFission ; argument(mapFission)) ; mapMapFBeforeTranspose ; "
+      "argument(mapSlideBeforeTranspose) ; argument(argument(argument(mapPadBeforeTranspose ; "
+      "argument(removeTransposePair)))) ; mapFusion";
+  const ScheduleStep cols_step{
+      "strips", at(base, down_pass),
+      "the column pass, written as transpose(map(pass)(transpose(rows))), read as a pass "
+      "over windows of rows: its maps, slide and padding moved across the transposes, "
+      "which cancel"};
+  // Failing that, every column pass, wherever it is (a pyramid's passes below its
+  // output: lapband's downsampling and upsampling), read so; an upsampling pass
+  // (pad >> slide >> map(g) >> join, g making a pair of values) becomes the joined
+  // pairs of rows it makes of each window of rows.
+  const std::string up_pass =
+      "argument(mapFission ; argument(mapFission ; argument(mapFission))) ; "
+      "mapJoinBeforeTranspose ; argument(argument(mapMapFBeforeTranspose ; "
+      "argument(mapSlideBeforeTranspose ; argument(argument(mapPadBeforeTranspose ; "
+      "argument(removeTransposePair))))))";
+  const ScheduleStep passes_step{
+      "strips", "normalize((" + down_pass + ") <+ (" + up_pass + "))",
+      "every column pass, written transpose(map(pass)(transpose(rows))), read as a pass "
+      "over windows of rows (an upsampling pass: the joined pairs of rows it makes of "
+      "each window)"};
+  const ScheduleStep pads_step{
+      "strips", "normalize(padClampBeforeMap <+ padCstBeforeMap)",
+      "the paddings of rows the passes brought moved below the maps to the inputs"};
+  std::vector<StripPlan> plans;
+  for (std::vector<ScheduleStep> steps :
+       {std::vector<ScheduleStep>{stages_step}, std::vector<ScheduleStep>{cols_step, stages_step},
+        std::vector<ScheduleStep>{stages_step, passes_step, pads_step}}) {
+    steps.insert(steps.end(), options.structure.begin(), options.structure.end());
+    std::optional<rise::Checked> c = dfnf;
+    for (size_t i = 0; i < steps.size() && c; ++i) {
+      std::optional<rise::Checked> next = attempt(steps[i].strategy, *c);
+      // the passes' step only where it reads one (else the first way, with one more step)
+      if (next && steps[i].strategy == passes_step.strategy &&
+          rise::alpha_equal(next->expr, c->expr))
+        next.reset();
+      c = std::move(next);
+    }
+    if (!c) continue;
+    rise::Expr e = c->expr;
+    for (size_t i = 0; i < base.size(); ++i) e = rise::children(e)[0];
+    std::optional<std::pair<rise::Expr, rise::Expr>> out = elevate::util::match_map(e);
+    if (!out || !out->second->type) continue;
+    std::vector<ScheduleStep> prep = {dfnf_step};
+    prep.insert(prep.end(), steps.begin(), steps.end());
+    plans = plans_of(*c, prep, *out, base, preferred, attempt, options);
+    if (!plans.empty()) break;
+  }
+  return plans;
+}
+
 std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const SpaceOptions& opt,
                                                 ScheduleSpace& space) {
   std::vector<ScheduleCandidate> out;
@@ -220,7 +259,23 @@ std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const
           c.vector = "lanes";
         }
         if (taps) c.steps.push_back(*taps);
-        if (lower_candidate(c, high, space)) out.push_back(std::move(c));
+        if (!lower_candidate(c, high, space)) continue;
+        // What the strips stopped above (lapband's horizontal pass below a padding of
+        // its windows) is computed whole before them: its loops parallel too, where
+        // there are such loops.
+        if (opt.target == "openmp") {
+          ScheduleCandidate whole = c;
+          whole.steps.push_back(
+              {"parallel", "parallelStages",
+               "after lowering, the outer loop of each stage computed whole before the "
+               "strips an OpenMP parallel loop too",
+               true});
+          whole.parallel = "strips and stages";
+          if (lower_candidate(whole, high, space) &&
+              !rise::alpha_equal(whole.lowered.expr, c.lowered.expr))
+            out.push_back(std::move(whole));
+        }
+        out.push_back(std::move(c));
       }
   return out;
 }

@@ -14,7 +14,10 @@
 //      written transpose(map(pad >> slide >> map(g))(transpose(rows)))), first that
 //      column pass read as a pass over windows of rows (mapFission, the movement
 //      rules across transposes, removeTransposePair, as examples/blur5/
-//      chunks_parallel.elv does);
+//      chunks_parallel.elv does); when neither gives strips that reach a window,
+//      every column pass of the program read so (an upsampling pass, ending in a
+//      join, as the joined rows it makes of each window), then the paddings moved
+//      again;
 //   2. splitJoin(v) on the map writing the output rows, when the entry's body is that
 //      map over an array of rows (v divides the rows);
 //   3. the split pushed towards the inputs, each step at the exact place (a path of
@@ -22,8 +25,10 @@
 //      slideBeforeMap: the stage computed per strip), through a slide of rows
 //      (splitOfSlide, slideOfSlide: the strips of windows become windows of
 //      overlapping blocks of rows, a stage's halo), through a zip (splitBeforeZip:
-//      both arrays in the same strips); it stops at an input, a padding or a
-//      transpose;
+//      both arrays in the same strips), through a join of groups of rows
+//      (splitOfJoin: an upsampling stage's strips are strips of its pairs of rows);
+//      it stops at an input, a padding or a transpose (what lies below is computed
+//      whole, before the strips);
 //   4. mapFusion and zipMapFusion at the map over the strips only: each strip one
 //      iteration of the outer map, whose body computes the producers' rows (lowerToC
 //      stores those a window reads, in a buffer of the strip: v plus the halo rows)

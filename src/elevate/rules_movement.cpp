@@ -313,6 +313,32 @@ void register_movement(Registry& r) {
                            if (!n) return std::nullopt;
                            return windows_of_windows(*outer, *n, *n);
                          }))});
+  // J >> split(n) -> split(n/k) >> *J: blocks of n elements of a join of rows of k
+  // elements (k dividing n) are the joins of blocks of n/k rows (the strips of an
+  // upsampling stage, whose rows come in pairs, schedule_strips.h).
+  r.rule({"splitOfJoin",
+          RuleFamily::Movement,
+          "split(n)(join(x)) -> map(join)(split(n/k)(x)) for rows of x of k elements, k a "
+          "constant dividing n  (J >> split(n) -> split(n/k) >> *J)",
+          {},
+          fixed(rule("splitOfJoin", [](const Expr& e, const Context&) -> Result {
+            auto s = util::match_prim(e, PrimId::Split, 1);
+            auto j = s ? util::match_prim(s->args[0], PrimId::Join, 1) : std::nullopt;
+            auto n = s ? s->dep_nat(0) : std::nullopt;
+            if (!j || !n) return fail_at("splitOfJoin", e, "expected split(n)(join(x))");
+            auto row = util::array_size(util::array_elem(j->args[0]->type));
+            int64_t k = 0, block = 0;  // 0: not a constant
+            if (row && row->as_const()) k = *row->as_const();
+            if (n->as_const()) block = *n->as_const();
+            if (k <= 0 || block <= 0 || block % k != 0)
+              return fail_at("splitOfJoin", e,
+                             "split(" + n->to_string() + ") of rows of " +
+                                 (row ? row->to_string() : std::string("unknown length")) +
+                                 " elements: needs constants, the rows' length dividing the "
+                                 "split's");
+            return mk_map(fun("a", [](const Expr& a) { return call(PrimId::Join, {a}); }),
+                          call(PrimId::Split, {Nat(block / k)}, {j->args[0]}));
+          }))});
   // zip >> S -> (S, S) >> zip >> *zip: the blocks (or windows) of a zip are the zips
   // of the two arrays' blocks.
   r.rule({"splitBeforeZip",

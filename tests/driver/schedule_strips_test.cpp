@@ -104,15 +104,43 @@ TEST(Strips, HeightsDivideTheRowsIntoAtLeastTwoStrips) {
 }
 
 // The programs: sharpening (a stencil read beside its input), a 5 x 5
-// dilation, a Gaussian blur, and two separable filters whose column pass is written
-// with transposes (a blur, a pyramid level: windows with a step of 2).
+// dilation, a Gaussian blur, two separable filters whose column pass is written
+// with transposes (a blur, a pyramid level: windows with a step of 2), and a Laplacian
+// band (column passes below the output, one of them upsampling: pairs of rows joined).
 TEST(Strips, NamedPipelinesGetStripsThatComputeWhatTheInterpreterComputes) {
   std::mt19937_64 rng(5);
   const rise::SizeMap sizes{{"n", 16}, {"m", 12}};
-  for (const char* file : {"bench/autoschedule/sharpen.rise", "bench/autoschedule/morph5.rise",
-                           "examples/gaussian/gaussian.rise", "examples/blur5/blur5.rise",
-                           "bench/autoschedule/programs/pyrdown.rise"})
+  for (const char* file :
+       {"bench/autoschedule/sharpen.rise", "bench/autoschedule/morph5.rise",
+        "examples/gaussian/gaussian.rise", "examples/blur5/blur5.rise",
+        "bench/autoschedule/programs/pyrdown.rise", "bench/autoschedule/programs/lapband.rise"})
     check_program(load_program(file), sizes, true, 3, rng, file);
+}
+
+// lapband's strips: its column passes (a downsampling one and an upsampling one, below
+// the zip with the image) read as passes over rows, the strips pushed through the
+// upsampling's join of pairs of rows and through its window of rows (a halo).
+TEST(Strips, ALaplacianBandsColumnPassesAreReadAsRows) {
+  const rise::SizeMap sizes{{"n", 16}, {"m", 12}};
+  const rise::Checked high =
+      rise::check_program(load_program("bench/autoschedule/programs/lapband.rise"), "", &sizes);
+  int rewrites = 0;
+  const std::vector<StripPlan> plans = strip_plans(high, {8, 16}, &rewrites);
+  ASSERT_EQ(plans.size(), 2u);
+  for (const StripPlan& plan : plans) {
+    std::string steps;
+    for (const ScheduleStep& st : plan.steps) steps += st.strategy + "\n";
+    EXPECT_NE(steps.find("mapJoinBeforeTranspose"), std::string::npos) << steps;
+    EXPECT_NE(steps.find("splitOfJoin"), std::string::npos) << steps;
+    EXPECT_GE(plan.halos, 1) << steps;
+  }
+  // pyrdown keeps the first way (its one column pass, at the output): no passes step
+  const rise::SizeMap small{{"n", 8}, {"m", 8}};
+  const rise::Checked pyr =
+      rise::check_program(load_program("bench/autoschedule/programs/pyrdown.rise"), "", &small);
+  for (const StripPlan& plan : strip_plans(pyr, {4}, &rewrites))
+    for (const ScheduleStep& st : plan.steps)
+      EXPECT_EQ(st.strategy.find("mapJoinBeforeTranspose"), std::string::npos) << st.strategy;
 }
 
 TEST(Strips, AProducerReadThroughAWindowIsStoredPerStrip) {

@@ -263,6 +263,25 @@ TEST(SplitOfSlide, FailsWithoutASplitOfASlide) {
               movement_one_d("(n+2).f32", "x |> slide(3)(1) |> slide(2)(2)"));
 }
 
+TEST(SplitOfJoin, ReadsBlocksOfAJoinAsJoinsOfBlocksOfRows) {
+  // Rows of 6 joined, blocks of 12: the joins of pairs of rows.
+  rise::Expr p = movement_two_d("x |> join |> split(12)");
+  check_rewrite(top_down(lib("splitOfJoin")), p);
+  check_rewrite(in_dfnf("splitOfJoin"), p);
+  // Rows of 2 (an upsampling stage's pairs of output rows), blocks of 8.
+  check_rewrite(
+      top_down(lib("splitOfJoin")),
+      movement_one_d("(8*n).f32", "x |> map(fun(a => [a, a * 0.5f])) |> join |> split(8)"));
+  // Blocks as long as the rows: one row per block.
+  check_rewrite(top_down(lib("splitOfJoin")), movement_two_d("x |> join |> split(6)"));
+}
+
+TEST(SplitOfJoin, FailsWhereTheRowsDoNotDivideTheBlocks) {
+  check_fails(top_down(lib("splitOfJoin")), movement_two_d("x |> join |> split(4)"), "dividing");
+  check_fails(top_down(lib("splitOfJoin")), movement_two_d("x |> join"));
+  check_fails(top_down(lib("splitOfJoin")), movement_one_d("(4*n).f32", "x |> split(4)"));
+}
+
 TEST(SplitBeforeZip, SplitsBothArrays) {
   check_rewrite(top_down(lib("splitBeforeZip")),
                 movement_one_d("(4*n).f32", "zip(x)(x |> map(fun(a => a * 2.0f))) |> split(4)"));
