@@ -90,8 +90,18 @@ std::vector<StripPlan> plans_of(const rise::Checked& start, const std::vector<Sc
   if (!len || !len->as_const() || !row || row->kind != rise::TypeKind::Array) return {};
   const int64_t rows = *len->as_const();
 
+  // The preferred heights first; where none of them gives a plan (an upsampling by 3,
+  // whose strips must be multiples of 3; a push refused by a height), up to six other
+  // divisors of the rows, the largest first.
+  std::vector<int64_t> heights = strip_heights(rows, preferred);
+  const size_t first = heights.size();
+  for (int64_t v = rows / 2; !preferred.empty() && v >= 2 && heights.size() < first + 6; --v)
+    if (rows % v == 0 && std::find(heights.begin(), heights.end(), v) == heights.end())
+      heights.push_back(v);
   std::vector<StripPlan> plans;
-  for (int64_t v : strip_heights(rows, preferred)) {
+  for (size_t h = 0; h < heights.size(); ++h) {
+    if (h == first && !plans.empty()) break;
+    const int64_t v = heights[h];
     StripPlan plan;
     plan.rows = v;
     plan.strips = rows / v;

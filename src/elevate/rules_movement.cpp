@@ -318,8 +318,8 @@ void register_movement(Registry& r) {
   // upsampling stage, whose rows come in pairs, schedule_strips.h).
   r.rule({"splitOfJoin",
           RuleFamily::Movement,
-          "split(n)(join(x)) -> map(join)(split(n/k)(x)) for rows of x of k elements, k a "
-          "constant dividing n  (J >> split(n) -> split(n/k) >> *J)",
+          "split(n)(join(x)) -> map(join)(split(n/k)(x)) for rows of x of k elements, n and k "
+          "constants, k dividing n  (J >> split(n) -> split(n/k) >> *J)",
           {},
           fixed(rule("splitOfJoin", [](const Expr& e, const Context&) -> Result {
             auto s = util::match_prim(e, PrimId::Split, 1);

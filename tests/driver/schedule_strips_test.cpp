@@ -262,6 +262,28 @@ TEST(Strips, GeneratedStencilChainsComputeWhatTheInterpreterComputes) {
   }
 }
 
+// Upsampling by 3 (each window of two rows makes three) then a pointwise map: strips
+// must be multiples of 3 rows, which none of the preferred heights is for 48 rows
+// (held-out R2: no strips at all); other divisors of the rows are tried then.
+TEST(Strips, AnUpsamplingByThreeGetsStripsOfMultiplesOfThree) {
+  const rise::Program p = rise::parse_program(std::make_shared<SourceFile>(SourceFile{
+      "up3.rise",
+      "def up3 = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>\n"
+      "  img |> padClamp(0)(1) |> slide(2)(1)\n"
+      "    |> map(fun(w => zip(w[0])(w[1]) |> map(fun(p => [p._1, p._1 * 0.5f + p._2 * 0.25f,\n"
+      "         p._1 * 0.25f + p._2 * 0.5f])) |> transpose))\n"
+      "    |> join |> map(map(fun(x => x * 2.0f)))))\n"}));
+  const rise::SizeMap sizes{{"n", 16}, {"m", 5}};
+  const rise::Checked high = rise::check_program(p, "", &sizes);
+  int rewrites = 0;
+  const std::vector<StripPlan> plans = strip_plans(high, {8, 16}, &rewrites);
+  ASSERT_FALSE(plans.empty());
+  for (const StripPlan& plan : plans) EXPECT_EQ(plan.rows % 3, 0) << plan.rows;
+  EXPECT_TRUE(strip_plans(high, {}, &rewrites).empty());  // RISEC_TUNE_NO_STRIPS: none
+  std::mt19937_64 rng(3);
+  check_program(p, sizes, true, 2, rng, "up3", {8, 16});
+}
+
 // A pointwise program has no window: no strips are offered; nor for rows that are
 // prime (no height divides them).
 TEST(Strips, NoStripsWithoutAWindowOrADivisor) {
