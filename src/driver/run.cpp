@@ -420,13 +420,21 @@ Execution execute(const Compiled& c, const rise::SizeMap& sizes,
     try {
       ex.times_ms = runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args,
                                            options.repeat, &load_failed, &info, options.timeout_s);
-    } catch (const Error&) {
-      if (!load_failed || !a.cache_hit) throw;
+    } catch (const Error& e) {
+      if (load_failed && !a.cache_hit) runtime::discard_unloadable(a.path, e);
+      if (!load_failed) throw;
       // A damaged cache entry (e.g. copied between machines): build it again.
       std::remove(a.path.c_str());
       a = runtime::build_shared_object(c.unit.source, co);
-      ex.times_ms = runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args,
-                                           options.repeat, nullptr, &info, options.timeout_s);
+      load_failed = false;
+      try {
+        ex.times_ms =
+            runtime::call_isolated(a.path, c.unit.name, keep, buffers, size_args, options.repeat,
+                                   &load_failed, &info, options.timeout_s);
+      } catch (const Error& again) {
+        if (load_failed) runtime::discard_unloadable(a.path, again);
+        throw;
+      }
     }
     if (info.timed_out) {
       if (!options.timeout_returns) {

@@ -263,7 +263,7 @@ Artifact build(const std::vector<SourceFileText>& sources, const CompileOptions&
   // rename stays within one file system and is atomic.
   if (::access(dir.c_str(), W_OK) != 0)
     jit_error("cannot build into the cache of compiled code '" + dir +
-              "': " + std::strerror(errno) + " (it holds no build of this unit to use as it is)");
+              "': " + std::strerror(errno) + " (it holds no usable build of this unit)");
   remove_stale_build_dirs(dir);
   TempDir tmp("tmp-", dir);
   std::vector<std::string> argv = cc;
@@ -643,20 +643,21 @@ bool uses_openmp_runtime(const CompileOptions& options) {
   return openmp;
 }
 
+void discard_unloadable(const std::string& path, const Error& e) {
+  std::remove(path.c_str());
+  std::string msg = std::string(e.what()) + " (not kept in the cache)";
+  if (msg.find("has no function") != std::string::npos)
+    msg += "; do the compiler's flags hide it (-fvisibility=hidden in RISEC_CFLAGS)?";
+  jit_error(msg);
+}
+
 namespace {
 
-// A unit just built that does not load leaves the cache (each later run would load it
-// again and fail the same way); an entry the flags hid (RISEC_CFLAGS=-fvisibility=hidden
-// makes every function local to the shared object) is named as the likely cause.
 Module load_built(const std::string& path, const std::string& entry, bool openmp) {
   try {
     return Module(path, entry, openmp);
   } catch (const Error& e) {
-    std::remove(path.c_str());
-    std::string msg = std::string(e.what()) + " (not kept in the cache)";
-    if (msg.find("has no function") != std::string::npos)
-      msg += "; do the compiler's flags hide it (-fvisibility=hidden in RISEC_CFLAGS)?";
-    jit_error(msg);
+    discard_unloadable(path, e);
   }
 }
 

@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "risec/error.h"
+
 namespace risec::runtime {
 
 struct CompileOptions {
@@ -161,6 +163,12 @@ class Module {
 // Whether code compiled with `options` uses the OpenMP runtime (asked for, or through
 // $RISEC_CFLAGS): such a Module must be kept loaded.
 bool uses_openmp_runtime(const CompileOptions& options);
+
+// A shared object just built that does not load (`e`, its loader's error): removed from
+// the cache, where each later run would load it again and fail the same way, and `e`
+// thrown again (External), naming -fvisibility=hidden in RISEC_CFLAGS where the entry
+// is missing.
+[[noreturn]] void discard_unloadable(const std::string& path, const Error& e);
 
 // build_shared_object of with_fault_recording(source, entry), then load it: a fault of
 // the code is an Error of Module::call, never the end of this process. An object found

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -266,6 +267,22 @@ TEST(RunCli, FailingCompilerIsExitCode4WithItsOutput) {
   EXPECT_EQ(f.exit_code, 4) << show(f);
   EXPECT_NE(f.err.find("the C compiler failed"), std::string::npos) << show(f);
   EXPECT_NE(f.err.find("risec_no_such_header.h"), std::string::npos) << show(f);
+}
+
+// A shared object whose entry the flags hid is an error naming the likely cause, and it
+// is not kept in the cache (held-out R2: `risec run` kept it, with a bare "has no
+// function").
+TEST(RunCli, AHiddenEntryIsNamedAndNotCached) {
+  const std::string cache = scratch_path("hidden_cache");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    CliResult r = run_risec({"run", "examples/mv/mv.rise", "--size", "n=4,m=3"},
+                            {"RISEC_CFLAGS=-fvisibility=hidden", "RISEC_CACHE_DIR=" + cache});
+    EXPECT_EQ(r.exit_code, 4) << show(r);
+    EXPECT_NE(r.err.find("has no function"), std::string::npos) << show(r);
+    EXPECT_NE(r.err.find("-fvisibility=hidden in RISEC_CFLAGS"), std::string::npos) << show(r);
+    for (const auto& f : std::filesystem::directory_iterator(cache))
+      EXPECT_NE(f.path().extension(), ".so") << f.path();
+  }
 }
 
 // A compiler started under RISEC_COMPILE_TIMEOUT leads a process group of its own (so
