@@ -325,6 +325,19 @@ TEST_F(JitTest, RisecCflagsMayQuoteWords) {
   }
 }
 
+// The message of the External error that loading kAddSource's add_k throws ("" and a
+// failure when it throws none).
+std::string add_k_error() {
+  try {
+    jit_compile(kAddSource, "add_k");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    return e.message();
+  }
+  return "";
+}
+
 // Flags that stop the compiler before it links leave no shared object: an error that
 // says so, and nothing in the cache that a later call would fail to load (held-out Q:
 // RISEC_CFLAGS=-c left a relocatable object there, -E the preprocessed text).
@@ -333,15 +346,9 @@ TEST_F(JitTest, FlagsThatStopBeforeLinkingAreAnErrorAndLeaveNoEntry) {
     SCOPED_TRACE(stop);
     ScopedEnv flags("RISEC_CFLAGS", stop);
     for (int attempt = 0; attempt < 2; ++attempt) {
-      try {
-        jit_compile(kAddSource, "add_k");
-        FAIL() << "no error";
-      } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::External);
-        EXPECT_NE(e.message().find("exited 0 but made no shared object"), std::string::npos)
-            << e.message();
-        EXPECT_NE(e.message().find("RISEC_CFLAGS"), std::string::npos) << e.message();
-      }
+      const std::string message = add_k_error();
+      EXPECT_NE(message.find("exited 0 but made no shared object"), std::string::npos) << message;
+      EXPECT_NE(message.find("RISEC_CFLAGS"), std::string::npos) << message;
     }
   }
   // A relocatable object put in the cache by an earlier risec is not loaded: it is
@@ -356,16 +363,9 @@ TEST_F(JitTest, FlagsThatStopBeforeLinkingAreAnErrorAndLeaveNoEntry) {
 TEST_F(JitTest, AHiddenEntryIsNamedAndNotCached) {
   ScopedEnv flags("RISEC_CFLAGS", "-fvisibility=hidden");
   for (int attempt = 0; attempt < 2; ++attempt) {
-    try {
-      jit_compile(kAddSource, "add_k");
-      FAIL() << "no error";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::External);
-      EXPECT_NE(e.message().find("has no function 'add_k__risec_call'"), std::string::npos)
-          << e.message();
-      EXPECT_NE(e.message().find("-fvisibility=hidden in RISEC_CFLAGS"), std::string::npos)
-          << e.message();
-    }
+    const std::string message = add_k_error();
+    EXPECT_NE(message.find("has no function 'add_k__risec_call'"), std::string::npos) << message;
+    EXPECT_NE(message.find("-fvisibility=hidden in RISEC_CFLAGS"), std::string::npos) << message;
     for (const auto& f : std::filesystem::directory_iterator(cache_path()))
       EXPECT_NE(f.path().extension(), ".so") << f.path();
   }
