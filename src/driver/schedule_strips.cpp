@@ -248,7 +248,10 @@ std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const
   std::vector<ScheduleCandidate> out;
   const std::optional<ScheduleStep> unroll = unroll_step(high);
   const std::optional<ScheduleStep> taps = taps_step(high, opt.target);
-  for (const StripPlan& plan : strip_plans(high, opt.strips, &space.rewrites))
+  for (const StripPlan& plan : strip_plans(high, opt.strips, &space.rewrites)) {
+    // Whether parallelStages finds a stage computed whole below the strips depends on
+    // the plan only: found out by the plan's first candidate, the others follow it.
+    std::optional<bool> stages_below;
     for (bool unrolled : {false, true})
       for (bool vector : {false, true}) {
         if (unrolled && !unroll) continue;
@@ -273,7 +276,7 @@ std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const
         // What the strips stopped above (lapband's horizontal pass below a padding of
         // its windows) is computed whole before them: its loops parallel too, where
         // there are such loops.
-        if (opt.target == "openmp") {
+        if (opt.target == "openmp" && stages_below.value_or(true)) {
           ScheduleCandidate whole = c;
           whole.steps.push_back(
               {"parallel", "parallelStages",
@@ -281,12 +284,14 @@ std::vector<ScheduleCandidate> strip_candidates(const rise::Checked& high, const
                "strips an OpenMP parallel loop too",
                true});
           whole.parallel = "strips and stages";
-          if (lower_candidate(whole, high, space) &&
-              !rise::alpha_equal(whole.lowered.expr, c.lowered.expr))
-            out.push_back(std::move(whole));
+          if (lower_candidate(whole, high, space)) {
+            stages_below = !rise::alpha_equal(whole.lowered.expr, c.lowered.expr);
+            if (*stages_below) out.push_back(std::move(whole));
+          }
         }
         out.push_back(std::move(c));
       }
+  }
   return out;
 }
 

@@ -135,6 +135,20 @@ TEST(Strips, ALaplacianBandsColumnPassesAreReadAsRows) {
     EXPECT_NE(steps.find("splitOfJoin"), std::string::npos) << steps;
     EXPECT_GE(plan.halos, 1) << steps;
   }
+  // Under openmp its horizontal pass, computed whole below the strips, is parallel in
+  // candidates of their own (at a size where parallelStages finds it worth a loop);
+  // sharpen's strips leave nothing below them, so none there.
+  auto strips_and_stages = [](const std::string& file) {
+    const rise::SizeMap large{{"n", 128}, {"m", 128}};
+    const rise::Checked h = rise::check_program(load_program(file), "", &large);
+    ScheduleSpace space;
+    size_t n = 0;
+    for (const ScheduleCandidate& c : strip_candidates(h, strip_space("openmp"), space))
+      n += c.parallel == "strips and stages";
+    return n;
+  };
+  EXPECT_GT(strips_and_stages("bench/autoschedule/programs/lapband.rise"), 0u);
+  EXPECT_EQ(strips_and_stages("bench/autoschedule/sharpen.rise"), 0u);
   // pyrdown keeps the first way (its one column pass, at the output): no passes step
   const rise::SizeMap small{{"n", 8}, {"m", 8}};
   const rise::Checked pyr =
