@@ -26,6 +26,11 @@
 namespace risec::driver {
 namespace {
 
+// The program written in `text` (file name `name` in messages).
+rise::Program program_text(const std::string& name, const std::string& text) {
+  return rise::parse_program(std::make_shared<SourceFile>(SourceFile{name, text}));
+}
+
 // The space without its explore variants and tiles (the strips come first and do not
 // depend on them): its build stays short.
 SpaceOptions strip_space(const std::string& target) {
@@ -159,13 +164,13 @@ TEST(Strips, ALaplacianBandsColumnPassesAreReadAsRows) {
 }
 
 TEST(Strips, AProducerReadThroughAWindowIsStoredPerStrip) {
-  const rise::Program p = rise::parse_program(std::make_shared<SourceFile>(
-      SourceFile{"two.rise",
-                 "def two = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>\n"
-                 "  let a = img |> padClamp2D(1)(1) |> slide2D(3)(1)\n"
-                 "    |> map2D(fun(w => w |> join |> reduce(add)(0.0f))) in\n"
-                 "  a |> padClamp2D(1)(1) |> slide2D(3)(1)\n"
-                 "    |> map2D(fun(w => w |> join |> reduce(fmax)(-3.0e38f)))))\n"}));
+  const rise::Program p =
+      program_text("two.rise",
+                   "def two = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>\n"
+                   "  let a = img |> padClamp2D(1)(1) |> slide2D(3)(1)\n"
+                   "    |> map2D(fun(w => w |> join |> reduce(add)(0.0f))) in\n"
+                   "  a |> padClamp2D(1)(1) |> slide2D(3)(1)\n"
+                   "    |> map2D(fun(w => w |> join |> reduce(fmax)(-3.0e38f)))))\n");
   const rise::SizeMap sizes{{"n", 32}, {"m", 10}};
   const rise::Checked high = rise::check_program(p, "", &sizes);
   int rewrites = 0;
@@ -267,8 +272,7 @@ TEST(Strips, GeneratedStencilChainsComputeWhatTheInterpreterComputes) {
   for (size_t t = 0; t < per_build(8, 2); ++t) {
     const std::string text = random_chain(rng);
     const rise::SizeMap sizes{{"n", rows[rng() % 6]}, {"m", static_cast<int64_t>(5 + rng() % 12)}};
-    const rise::Program p =
-        rise::parse_program(std::make_shared<SourceFile>(SourceFile{"chain.rise", text}));
+    const rise::Program p = program_text("chain.rise", text);
     // Strips of 4 or 6 rows (whichever divide n): fewer candidates to lower per program.
     check_program(
         p, sizes, true, 1, rng,
@@ -281,13 +285,13 @@ TEST(Strips, GeneratedStencilChainsComputeWhatTheInterpreterComputes) {
 // must be multiples of 3 rows, which none of the preferred heights is for 48 rows
 // (held-out R2: no strips at all); other divisors of the rows are tried then.
 TEST(Strips, AnUpsamplingByThreeGetsStripsOfMultiplesOfThree) {
-  const rise::Program p = rise::parse_program(std::make_shared<SourceFile>(SourceFile{
+  const rise::Program p = program_text(
       "up3.rise",
       "def up3 = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>\n"
       "  img |> padClamp(0)(1) |> slide(2)(1)\n"
       "    |> map(fun(w => zip(w[0])(w[1]) |> map(fun(p => [p._1, p._1 * 0.5f + p._2 * 0.25f,\n"
       "         p._1 * 0.25f + p._2 * 0.5f])) |> transpose))\n"
-      "    |> join |> map(map(fun(x => x * 2.0f)))))\n"}));
+      "    |> join |> map(map(fun(x => x * 2.0f)))))\n");
   const rise::SizeMap sizes{{"n", 16}, {"m", 5}};
   const rise::Checked high = rise::check_program(p, "", &sizes);
   int rewrites = 0;
@@ -302,10 +306,9 @@ TEST(Strips, AnUpsamplingByThreeGetsStripsOfMultiplesOfThree) {
 // A pointwise program has no window: no strips are offered; nor for rows that are
 // prime (no height divides them).
 TEST(Strips, NoStripsWithoutAWindowOrADivisor) {
-  const rise::Program p = rise::parse_program(std::make_shared<SourceFile>(
-      SourceFile{"pw.rise",
-                 "def pw = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>\n"
-                 "  img |> map2D(fun(x => x * 2.0f))))\n"}));
+  const rise::Program p = program_text("pw.rise",
+                                       "def pw = depFun((n: Nat, m: Nat) => fun(img: n.m.f32 =>\n"
+                                       "  img |> map2D(fun(x => x * 2.0f))))\n");
   const rise::SizeMap sizes{{"n", 16}, {"m", 8}};
   int rewrites = 0;
   EXPECT_TRUE(strip_plans(rise::check_program(p, "", &sizes), {8}, &rewrites).empty());

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,26 @@ std::vector<float> call_add(const Module& m, std::vector<float> x) {
   return out;
 }
 
+// The message of the External error `f` throws ("" and a failure when it throws none).
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::External);
+    return e.message();
+  }
+  return "";
+}
+
+// The error of building `source`, and of loading kAddSource's add_k.
+std::string build_error(const std::string& source = kAddSource) {
+  return error_of([&] { build_shared_object(source); });
+}
+std::string add_k_error() {
+  return error_of([] { jit_compile(kAddSource, "add_k"); });
+}
+
 TEST_F(JitTest, CompileLoadAndCall) {
   bool hit = true;
   Module m = jit_compile(kAddSource, "add_k", {}, &hit);
@@ -140,29 +161,24 @@ TEST_F(JitTest, CompilerErrorIsExternalWithTheCompilersMessage) {
   const std::string bad =
       "void f__risec_call(void* const* b, const int* s) { risec_no_such_name(b, s); }\n"
       "int broken( { }\n";
-  try {
-    build_shared_object(bad);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::External);
-    EXPECT_EQ(exit_code(e.kind()), 4);
-    EXPECT_NE(e.message().find("the C compiler failed"), std::string::npos) << e.message();
-    EXPECT_NE(e.message().find("error"), std::string::npos) << e.message();
-    // The compiler's own diagnostic, naming the construct it rejected.
-    EXPECT_NE(e.message().find("broken"), std::string::npos) << e.message();
-    EXPECT_NE(
-        e.message().find(
-            "-O3 -march=native -ffp-contract=fast -fno-math-errno -fno-trapping-math -std=gnu99"),
-        std::string::npos)
-        << e.message();
-    // The compiler's messages name the source kept in the cache.
-    size_t at = e.message().find(cache_path() + "/");
-    ASSERT_NE(at, std::string::npos) << e.message();
-    std::string kept = e.message().substr(at, e.message().find_first_of(" :\n", at) - at);
-    EXPECT_EQ(kept.substr(kept.size() - 2), ".c") << kept;
-    EXPECT_EQ(read_file(kept), bad);
-    EXPECT_NE(e.message().find(kept + ":2:"), std::string::npos) << e.message();
-  }
+  const std::string message = build_error(bad);
+  EXPECT_EQ(exit_code(ErrorKind::External), 4);
+  EXPECT_NE(message.find("the C compiler failed"), std::string::npos) << message;
+  EXPECT_NE(message.find("error"), std::string::npos) << message;
+  // The compiler's own diagnostic, naming the construct it rejected.
+  EXPECT_NE(message.find("broken"), std::string::npos) << message;
+  EXPECT_NE(
+      message.find(
+          "-O3 -march=native -ffp-contract=fast -fno-math-errno -fno-trapping-math -std=gnu99"),
+      std::string::npos)
+      << message;
+  // The compiler's messages name the source kept in the cache.
+  size_t at = message.find(cache_path() + "/");
+  ASSERT_NE(at, std::string::npos) << message;
+  std::string kept = message.substr(at, message.find_first_of(" :\n", at) - at);
+  EXPECT_EQ(kept.substr(kept.size() - 2), ".c") << kept;
+  EXPECT_EQ(read_file(kept), bad);
+  EXPECT_NE(message.find(kept + ":2:"), std::string::npos) << message;
 }
 
 // Programs that cannot be the compiler say why: an empty first word, a directory, a
@@ -171,33 +187,21 @@ TEST_F(JitTest, CompilersThatCannotRunSayWhy) {
   const std::string dir = cache_path().substr(0, cache_path().rfind('/'));
   {
     ScopedEnv cc("CC", "'' gcc");
-    try {
-      build_shared_object(kAddSource);
-      FAIL() << "no error";
-    } catch (const Error& e) {
-      EXPECT_NE(e.message().find("names no program: its first word is empty"), std::string::npos)
-          << e.message();
-    }
+    const std::string message = build_error();
+    EXPECT_NE(message.find("names no program: its first word is empty"), std::string::npos)
+        << message;
   }
   {
     ScopedEnv cc("CC", dir.c_str());
-    try {
-      build_shared_object(kAddSource);
-      FAIL() << "no error";
-    } catch (const Error& e) {
-      EXPECT_NE(e.message().find("(it is a directory)"), std::string::npos) << e.message();
-    }
+    const std::string message = build_error();
+    EXPECT_NE(message.find("(it is a directory)"), std::string::npos) << message;
   }
   const std::string script = dir + "/noshebang.sh";
   write_file(script, "exec cc \"$@\"\n");
   ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
   ScopedEnv cc("CC", script.c_str());
-  try {
-    build_shared_object(kAddSource);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(e.message().find("a script needs a #! line"), std::string::npos) << e.message();
-  }
+  const std::string message = build_error();
+  EXPECT_NE(message.find("a script needs a #! line"), std::string::npos) << message;
 }
 
 // A unit with hundreds of errors: the error shows the compiler's first lines and how
@@ -205,28 +209,21 @@ TEST_F(JitTest, CompilersThatCannotRunSayWhy) {
 TEST_F(JitTest, LongCompilerOutputIsCut) {
   std::string bad;
   for (int i = 0; i < 300; ++i) bad += "int broken" + std::to_string(i) + " = ;\n";
-  try {
-    build_shared_object(bad);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::External);
-    EXPECT_NE(e.message().find("broken0"), std::string::npos) << e.message();
-    EXPECT_EQ(e.message().find("broken299"), std::string::npos);
-    EXPECT_NE(e.message().find(" more lines of the compiler's output: the command above prints "
-                               "them all]"),
+  {
+    const std::string message = build_error(bad);
+    EXPECT_NE(message.find("broken0"), std::string::npos) << message;
+    EXPECT_EQ(message.find("broken299"), std::string::npos);
+    EXPECT_NE(message.find(" more lines of the compiler's output: the command above prints "
+                           "them all]"),
               std::string::npos)
-        << e.message();
-    EXPECT_LT(std::count(e.message().begin(), e.message().end(), '\n'), 70);
+        << message;
+    EXPECT_LT(std::count(message.begin(), message.end(), '\n'), 70);
   }
   ScopedEnv cc("CC", "sh -c 'head -c 3000000 /dev/zero | tr \"\\\\0\" x >&2; exit 1' wide-cc");
-  try {
-    build_shared_object(kAddSource);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_LT(e.message().size(), 4000u);
-    EXPECT_NE(e.message().find("[... 2998000 more bytes of this line]"), std::string::npos)
-        << e.message().substr(0, 400);
-  }
+  const std::string message = build_error();
+  EXPECT_LT(message.size(), 4000u);
+  EXPECT_NE(message.find("[... 2998000 more bytes of this line]"), std::string::npos)
+      << message.substr(0, 400);
 }
 
 // RISEC_COMPILE_TIMEOUT bounds the compiler's time: a compiler that hangs is killed and
@@ -235,14 +232,10 @@ TEST_F(JitTest, CompileTimeoutKillsAHangingCompiler) {
   ScopedEnv cc("CC", "sh -c 'sleep 30' risec-slow-cc");
   ScopedEnv limit("RISEC_COMPILE_TIMEOUT", "0.5");
   const auto start = std::chrono::steady_clock::now();
-  try {
-    build_shared_object(kAddSource);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::External);
-    EXPECT_NE(e.message().find("failed (timed out: RISEC_COMPILE_TIMEOUT=0.5 s)"),
-              std::string::npos)
-        << e.message();
+  {
+    const std::string message = build_error();
+    EXPECT_NE(message.find("failed (timed out: RISEC_COMPILE_TIMEOUT=0.5 s)"), std::string::npos)
+        << message;
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
   for (const char* bad : {"0", "-1", "soon", "1e999", " 5", "5 ", "0x10"}) {
@@ -273,14 +266,8 @@ TEST_F(JitTest, StaleBuildDirectoriesAreRemoved) {
 
 TEST_F(JitTest, MissingCompilerIsExternal) {
   ScopedEnv cc("CC", "/nonexistent/risec-test-cc");
-  try {
-    build_shared_object(kAddSource);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::External);
-    EXPECT_NE(e.message().find("cannot run '/nonexistent/risec-test-cc'"), std::string::npos)
-        << e.message();
-  }
+  const std::string message = build_error();
+  EXPECT_NE(message.find("cannot run '/nonexistent/risec-test-cc'"), std::string::npos) << message;
 }
 
 TEST_F(JitTest, CompilerFromCCMayBeSeveralWords) {
@@ -323,19 +310,6 @@ TEST_F(JitTest, RisecCflagsMayQuoteWords) {
               std::string::npos)
         << e.message();
   }
-}
-
-// The message of the External error that loading kAddSource's add_k throws ("" and a
-// failure when it throws none).
-std::string add_k_error() {
-  try {
-    jit_compile(kAddSource, "add_k");
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::External);
-    return e.message();
-  }
-  return "";
 }
 
 // Flags that stop the compiler before it links leave no shared object: an error that
@@ -654,12 +628,8 @@ TEST(Process, MergedStreamsKeepTheirOrder) {
 // A failing compiler's error shows what it wrote in that order.
 TEST_F(JitTest, CompilerMessagesKeepTheirOrder) {
   ScopedEnv cc("CC", "sh -c 'echo first; echo second >&2; echo third; exit 1' ordered-cc");
-  try {
-    build_shared_object(kAddSource);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(e.message().find("first\nsecond\nthird"), std::string::npos) << e.message();
-  }
+  const std::string message = build_error();
+  EXPECT_NE(message.find("first\nsecond\nthird"), std::string::npos) << message;
 }
 
 TEST(Process, LargeOutputOnBothStreams) {
