@@ -5,8 +5,8 @@ bench/default_lowering/) timed with risec against their peers, on the same input
 and 2 threads (issue 34, docs/performance.md "Autoscheduler targets: peers").
 
   /usr/bin/python3 bench/autoschedule/bench_peers.py [--risec build/risec]
-      [--bench-dir build/bench] [--risec-strategy DIR] [--repeat K] [--only P,Q]
-      [--quick] [--markdown FILE]
+      [--bench-dir build/bench] [--risec-strategy DIR] [--repeat K] [--rounds R]
+      [--only P,Q] [--quick] [--markdown FILE]
 
 risec: `risec run --warmup 1 --repeat K` with the default lowering (--target c on one
 thread, --target openmp on 1 and 2 threads, OMP_NUM_THREADS) and, with --risec-strategy DIR,
@@ -14,14 +14,19 @@ DIR/PROGRAM.elv on --target openmp (1 and 2 threads; a program without its .elv 
 skipped): the place where `risec tune`'s best.elv plugs in.
 Peers: the image programs in Halide 14 (build/bench/halide_peers: an expert schedule
 and the Mullapudi2016, Adams2019 and Li2018 autoschedulers; HL_NUM_THREADS), the ML
-layers in PyTorch (torch.set_num_threads) and oneDNN (build/bench/dnnl_peers;
-OMP_NUM_THREADS). A peer that is not built, not importable or fails is reported as
+layers in PyTorch (torch_peer.py, torch.set_num_threads) and oneDNN
+(build/bench/dnnl_peers; OMP_NUM_THREADS). A peer that is not built, not importable or fails is reported as
 such and skipped. Every output is compared with risec's default lowering
 (max |x - ref| / max(1, |ref|)).
 
-Times: min and median of K calls after a warm-up call, in ms, for risec as for the
-peers (`risec run --warmup 1`, whose inputs and output lie at one offset in their pages,
-as oneDNN's std::vector buffers do; PyTorch's output is its own allocation). The script
+Times: every variant, risec's as the peers', runs in R rounds (default 3), each a fresh
+process timing K calls after a warm-up call (`risec run --warmup 1`, whose inputs and
+output lie at one offset in their pages, as oneDNN's std::vector buffers do; PyTorch's
+output is its own allocation); the variants take turns in each round, every other
+round in reverse order. A row's min is the least of its rounds' minima, its median the
+median of its rounds' medians, in ms: a shared virtual machine runs a process fast or
+slow for seconds at a time (the same program 4.2 or 6.6 ms a call on the Zen 3 of 1
+December 2026), and one process per variant made a ratio a coin toss. The script
 never fails on time: it exits 1 when risec cannot run a program, 3 when an output
 differs from risec's by more than 1e-3 (relative; a peer written wrong, or a risec bug),
 77 without numpy, else 0.
@@ -167,6 +172,77 @@ def risec_row(args, name, sizes, work, target, threads, strategy=None):
     return t, np.load(out), None
 
 
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def peer_run(cmd, env_extra, out_path):
+    """A peer's process: its (min, median) and its output file's floats."""
+    out, err = run(cmd, env_extra)
+    if err:
+        return None, None, err
+    t = peer_times(out)
+    if not t:
+        return None, None, ["no time in the output"]
+    return t, np.fromfile(out_path, dtype=np.float32), None
+
+
+def program_variants(args, name, sizes, inputs, kind, work, halide, dnnl):
+    """The rows of one program, in order: (label, threads, runner or None, reason). A
+    runner times one process and returns ((min, median), output, None) or
+    (None, None, error lines); a row without one is not available (the reason)."""
+    v = []
+    for target, threads in [("c", 1), ("openmp", 1), ("openmp", 2)]:
+        v.append(("risec default (--target %s)" % target, threads,
+                  lambda target=target, threads=threads: risec_row(args, name, sizes, work, target,
+                                                                    threads), None))
+    if args.risec_strategy:
+        elv = os.path.join(args.risec_strategy, name + ".elv")
+        if os.path.exists(elv):
+            for threads in (1, 2):
+                v.append(("risec %s (--target openmp)" % os.path.basename(elv), threads,
+                          lambda threads=threads: risec_row(args, name, sizes, work, "openmp",
+                                                            threads, elv), None))
+    if kind == "image":
+        if not os.path.exists(halide):
+            return v + [("Halide 14", 0, None, "not built (%s)" % halide)]
+        shape = inputs[0][1](sizes)
+        for sched in HALIDE_SCHEDULES:
+            label = "Halide 14 " + ("expert schedule" if sched == "expert" else sched)
+            for threads in (1, 2):
+                o = os.path.join(work, "halide_%s_%d.f32" % (sched, threads))
+                cmd = [halide, name, sched] + [str(d) for d in shape] + [
+                    str(args.repeat), os.path.join(work, inputs[0][0] + ".f32"), o]
+                v.append((label, threads,
+                          lambda cmd=cmd, threads=threads, o=o: peer_run(
+                              cmd, {"HL_NUM_THREADS": str(threads)}, o), None))
+        return v
+    try:
+        import torch
+        torch_label = "PyTorch %s" % torch.__version__
+    except ImportError:
+        torch_label = None
+    for threads in (1, 2) if torch_label else ():
+        o = os.path.join(work, "torch_%d.f32" % threads)
+        cmd = [sys.executable, os.path.join(HERE, "torch_peer.py"), name, str(threads),
+               str(args.repeat), work, o] + ["%s=%d" % kv for kv in sizes.items()]
+        v.append((torch_label, threads, lambda cmd=cmd, o=o: peer_run(cmd, {}, o), None))
+    if not torch_label:
+        v.append(("PyTorch", 0, None, "torch not importable"))
+    if not os.path.exists(dnnl):
+        return v + [("oneDNN", 0, None, "not built (%s)" % dnnl)]
+    for threads in (1, 2):
+        o = os.path.join(work, "dnnl_%d.f32" % threads)
+        cmd = [dnnl, name, str(args.repeat), o] + [str(x) for x in sizes.values()]
+        cmd += [os.path.join(work, p + ".f32") for p, _ in inputs]
+        v.append(("oneDNN", threads,
+                  lambda cmd=cmd, threads=threads, o=o: peer_run(
+                      cmd, {"OMP_NUM_THREADS": str(threads)}, o), None))
+    return v
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--risec", default=os.path.join(ROOT, "build/risec"))
@@ -174,19 +250,19 @@ def main():
                     help="where halide_peers and dnnl_peers are built")
     ap.add_argument("--risec-strategy", metavar="DIR",
                     help="a folder with PROGRAM.elv per program (e.g. risec tune's best.elv)")
-    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=30, help="timed calls per process")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="processes per variant, the variants taking turns")
     ap.add_argument("--only", default="")
     ap.add_argument("--quick", action="store_true", help="tiny sizes: checks the script")
     ap.add_argument("--markdown", help="also write the tables to this file")
     args = ap.parse_args()
+    if args.rounds < 1 or args.repeat < 1:
+        ap.error("--rounds and --repeat take a positive count")
     only = [p for p in args.only.split(",") if p]
     for p in only:
         if p not in PROGRAMS:
             ap.error("unknown program %s (%s)" % (p, ", ".join(PROGRAMS)))
-    try:
-        import torch
-    except ImportError:
-        torch = None
     halide = os.path.join(args.bench_dir, "halide_peers")
     dnnl = os.path.join(args.bench_dir, "dnnl_peers")
     lines = []
@@ -195,9 +271,9 @@ def main():
         print(s, flush=True)
         lines.append(s)
 
-    say("bench_peers: %s, %d logical CPUs; load average at start %s; repeat %d; %s" %
-        (cpu_model(), os.cpu_count(), " ".join("%.2f" % x for x in os.getloadavg()), args.repeat,
-         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    say("bench_peers: %s, %d logical CPUs; load average at start %s; %d rounds of %d calls;"
+        " %s" % (cpu_model(), os.cpu_count(), " ".join("%.2f" % x for x in os.getloadavg()),
+                 args.rounds, args.repeat, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
     say("command: /usr/bin/python3 bench/autoschedule/bench_peers.py " + " ".join(sys.argv[1:]))
     failed = False
     for name, (full, quick, inputs, kind) in PROGRAMS.items():
@@ -205,87 +281,37 @@ def main():
             continue
         sizes = quick if args.quick else full
         with tempfile.TemporaryDirectory() as work:
-            arrays = make_inputs(name, sizes, inputs, work)
+            make_inputs(name, sizes, inputs, work)
+            variants = program_variants(args, name, sizes, inputs, kind, work, halide, dnnl)
+            # per variant: its rounds' (min, median), its first output, its failure
+            times = [[] for _ in variants]
+            outs = [None] * len(variants)
+            errs = [None] * len(variants)
+            for r in range(args.rounds):
+                order = range(len(variants)) if r % 2 == 0 else reversed(range(len(variants)))
+                for i in order:
+                    if errs[i] or variants[i][2] is None:
+                        continue
+                    t, out, err = variants[i][2]()
+                    if err:
+                        errs[i] = err
+                        continue
+                    times[i].append(t)
+                    if outs[i] is None:
+                        outs[i] = out
+            ref = next((outs[i] for i, v in enumerate(variants)
+                        if v[0].startswith("risec default") and outs[i] is not None), None)
             rows = []  # (variant, threads, (min, median) or None, check or reason)
-            ref = None
-            for target, threads in [("c", 1), ("openmp", 1), ("openmp", 2)]:
-                t, out, err = risec_row(args, name, sizes, work, target, threads)
-                if err:
-                    rows.append(("risec default (--target %s)" % target, threads, None,
-                                 "failed: " + " ".join(err)))
-                    failed = True
-                    continue
-                if ref is None:
-                    ref = out
-                rows.append(("risec default (--target %s)" % target, threads, t,
-                             "reference" if out is ref else check(name, target, out, ref)))
-            if args.risec_strategy:
-                elv = os.path.join(args.risec_strategy, name + ".elv")
-                if os.path.exists(elv):
-                    for threads in (1, 2):
-                        t, out, err = risec_row(args, name, sizes, work, "openmp", threads, elv)
-                        rows.append(("risec %s (--target openmp)" % os.path.basename(elv),
-                                     threads, t, "failed: " + " ".join(err) if err else
-                                     check(name, elv, out, ref)))
-            if kind == "image":
-                if not os.path.exists(halide):
-                    rows.append(("Halide 14", 0, None, "not built (%s)" % halide))
+            for i, (label, threads, runner, reason) in enumerate(variants):
+                if runner is None:
+                    rows.append((label, threads, None, reason))
+                elif errs[i]:
+                    rows.append((label, threads, None, "failed: " + " ".join(errs[i])))
+                    failed |= label.startswith("risec default")
                 else:
-                    shape = inputs[0][1](sizes)
-                    for sched in HALIDE_SCHEDULES:
-                        for threads in (1, 2):
-                            o = os.path.join(work, "halide.f32")
-                            cmd = [halide, name, sched] + [str(d) for d in shape] + [
-                                str(args.repeat), os.path.join(work, inputs[0][0] + ".f32"), o]
-                            out, err = run(cmd, {"HL_NUM_THREADS": str(threads)})
-                            label = "Halide 14 " + ("expert schedule" if sched == "expert" else
-                                                    sched)
-                            if err:
-                                rows.append((label, threads, None, "failed: " + " ".join(err)))
-                                continue
-                            got = np.fromfile(o, dtype=np.float32)
-                            rows.append((label, threads, peer_times(out),
-                                         check(name, label, got, ref)))
-            else:
-                for threads in (1, 2):
-                    if torch is None:
-                        rows.append(("PyTorch", threads, None, "torch not importable"))
-                        break
-                    torch.set_num_threads(threads)
-                    t = {k: torch.from_numpy(v) for k, v in arrays.items()}
-                    if name == "mlp":
-                        f = lambda: torch.addmm(t["b2"], torch.relu(  # noqa: E731
-                            torch.addmm(t["b1"], t["x"], t["W1"])), t["W2"])
-                    elif name == "layernorm":
-                        f = lambda: torch.nn.functional.layer_norm(  # noqa: E731
-                            t["x"], (sizes["d"],), t["gamma"], t["beta"], 1e-5)
-                    else:
-                        f = lambda: torch.softmax(t["x"], dim=1)  # noqa: E731
-                    with torch.no_grad():
-                        got = f()
-                        ms = []
-                        for _ in range(args.repeat):
-                            t0 = time.perf_counter()
-                            f()
-                            ms.append((time.perf_counter() - t0) * 1e3)
-                    ms.sort()
-                    rows.append(("PyTorch %s" % torch.__version__, threads,
-                                 (ms[0], ms[len(ms) // 2]),
-                                 check(name, "PyTorch", got.numpy(), ref)))
-                if not os.path.exists(dnnl):
-                    rows.append(("oneDNN", 0, None, "not built (%s)" % dnnl))
-                else:
-                    for threads in (1, 2):
-                        o = os.path.join(work, "dnnl.f32")
-                        cmd = [dnnl, name, str(args.repeat), o] + [str(v) for v in sizes.values()]
-                        cmd += [os.path.join(work, p + ".f32") for p, _ in inputs]
-                        out, err = run(cmd, {"OMP_NUM_THREADS": str(threads)})
-                        if err:
-                            rows.append(("oneDNN", threads, None, "failed: " + " ".join(err)))
-                            continue
-                        got = np.fromfile(o, dtype=np.float32)
-                        rows.append(("oneDNN", threads, peer_times(out),
-                                     check(name, "oneDNN", got, ref)))
+                    t = (min(x[0] for x in times[i]), median([x[1] for x in times[i]]))
+                    rows.append((label, threads, t, "reference" if outs[i] is ref else
+                                 check(name, label, outs[i], ref)))
             report(say, name, sizes, rows)
     if args.markdown:
         with open(args.markdown, "w") as f:

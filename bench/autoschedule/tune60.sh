@@ -10,7 +10,8 @@
 # ROUNDS rounds of `risec run --warmup 1 --repeat REPEAT` (one warm-up call, as bench_peers.py
 # and the peers), and the minimum of each is printed with the load average; then the
 # peers: bench_peers.py for every program (Halide's expert schedule and three
-# autoschedulers, PyTorch, oneDNN; the tuned files as rows of their own),
+# autoschedulers, PyTorch, oneDNN; the tuned files as rows of their own; ROUNDS rounds of
+# one process per variant timing REPEAT calls, the variants taking turns),
 # bench_autoschedule_halide for sharpen and morph5 (Mullapudi2016; ROUNDS x REPEAT calls
 # after its warm-up, as many as risec's timed calls of each schedule). Run from the
 # repository root after building risec and the bench targets (-DRISEC_BUILD_BENCH=ON).
@@ -68,5 +69,5 @@ else
 fi
 peers=$(echo $PROGRAMS | tr ' ' ,)  # bench_peers.py knows every program above
 /usr/bin/python3 bench/autoschedule/bench_peers.py --only "$peers" --risec "$R" \
-  --bench-dir "$BENCH" --risec-strategy "$OUT" --repeat 15 || true
+  --bench-dir "$BENCH" --risec-strategy "$OUT" --repeat "$REPEAT" --rounds "$ROUNDS" || true
 echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -2,6 +2,7 @@
 #include "driver/autoschedule.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
@@ -263,14 +264,13 @@ std::string explain(const AutoscheduleConfig& cfg, const AutoscheduleResult& r) 
 
 // The last round (kFinalists, measure.h): the measured candidates within
 // kFinalistWindow of the best, fastest first, timed again in turn, kFinalistRounds
-// rounds, every other one in reverse; each one's time the least of its rounds' timings
-// (its first time when none succeeded). The default lowering joins the round whenever
-// it was timed in full, under kFinalistMaxMs, and is not among them: the speed-up
-// printed over it (the -o file's header, --explain) compares times taken alike, not
-// one disturbed first timing with the least of several (held-out G). Returns the
-// candidates timed again (none when the best alone would be, or the best took more
-// than kFinalistMaxMs a call). A candidate that no longer compiles or runs keeps its
-// time.
+// rounds or more (measure.h), every other one in reverse; each one's time the least of its rounds'
+// timings (its first time when none succeeded). The default lowering joins the round whenever it
+// was timed in full, under kFinalistMaxMs, and is not among them: the speed-up printed over it (the
+// -o file's header, --explain) compares times taken alike, not one disturbed first timing with the
+// least of several (held-out G). Returns the candidates timed again (none when the best alone would
+// be, or the best took more than kFinalistMaxMs a call). A candidate that no longer compiles or
+// runs keeps its time.
 std::vector<size_t> time_finalists(const AutoscheduleConfig& cfg, Measurer& measurer,
                                    AutoscheduleResult& r, double best_ms) {
   if (best_ms > kFinalistMaxMs) return {};
@@ -307,8 +307,19 @@ std::vector<size_t> time_finalists(const AutoscheduleConfig& cfg, Measurer& meas
   // minutes apart, under whatever else ran then, and a quiet moment favours one as a
   // disturbance penalises another (mm's two near register-block forms, softmax's
   // reciprocal form). Every other round runs in reverse order.
+  // More rounds than kFinalistRounds while time allows: a timing's speed on a shared
+  // virtual machine depends on the moment (the same process ran 4.2 or 6.6 ms a call
+  // on the Zen 3 of 1 December, for seconds at a time), and a finalist whose few
+  // rounds all fell in slow moments looked slower than it is. The rounds stop after
+  // kFinalistMaxRounds, or once they have taken cfg.finalist_seconds (the first
+  // kFinalistRounds always run).
   std::vector<std::optional<double>> least(at.size());
-  for (int round = 0; round < kFinalistRounds; ++round)
+  const auto started = std::chrono::steady_clock::now();
+  r.finalist_rounds = 0;
+  for (int round = 0; round < kFinalistMaxRounds; ++round) {
+    if (round >= kFinalistRounds && std::chrono::steady_clock::now() - started >
+                                        std::chrono::duration<double>(cfg.finalist_seconds))
+      break;
     for (size_t step = 0; step < at.size(); ++step) {
       const size_t k = round % 2 ? at.size() - 1 - step : step;
       if (!compiled[k]) continue;
@@ -321,6 +332,8 @@ std::vector<size_t> time_finalists(const AutoscheduleConfig& cfg, Measurer& meas
         if (e.kind() == ErrorKind::Internal) throw;
       }
     }
+    ++r.finalist_rounds;
+  }
   // The default keeps its first time where that was less: a parallel default's time is
   // bimodal on a loaded machine (microseconds, or milliseconds while its second thread
   // waits for a core), and rounds all caught in the slow mode made a held-out tester's
@@ -632,7 +645,7 @@ AutoscheduleResult autoschedule(const AutoscheduleConfig& cfg, Measurer& measure
       *cfg.progress << "autoschedule: the "
                     << (fastest == 1 ? std::string() : std::to_string(fastest) + " ") << "fastest"
                     << (with_default ? " and the default lowering" : "")
-                    << " timed again, interleaved, " << kFinalistRounds
+                    << " timed again, interleaved, " << r.finalist_rounds
                     << " rounds (the least of each one's rounds):";
       for (size_t i : fin)
         for (const ScheduleMeasurement& m : r.measured)

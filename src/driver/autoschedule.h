@@ -17,6 +17,7 @@
 
 #include "driver/cost_model.h"
 #include "driver/gpu_device.h"
+#include "driver/measure.h"
 #include "driver/schedule_space.h"
 #include "driver/tune.h"
 
@@ -37,6 +38,9 @@ struct AutoscheduleConfig {
   SpaceOptions space;
   CostMachine machine;
   GpuDevice device;  // opencl and cuda: the device measured on (schedule_gpu.h's space)
+  // The last round's rounds beyond kFinalistRounds stop once the rounds have taken this
+  // long (measure.h).
+  double finalist_seconds = kFinalistSeconds;
 };
 
 struct ScheduleMeasurement {
@@ -65,6 +69,7 @@ struct AutoscheduleResult {
                       // address spaces)
   double default_ms = 0;
   std::vector<size_t> retimed;  // the candidates the last round timed again (measure.h)
+  int finalist_rounds = 0;      // the last round's rounds (kFinalistRounds and more)
   std::string best_strategy;    // the .elv text written by -o
   std::string explanation;      // --explain's text
 };

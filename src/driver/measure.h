@@ -63,7 +63,7 @@ class Measurer {
 
 // Autoschedule's last round: the candidates timed within kFinalistWindow times the
 // best, at most kFinalists of them (the fastest first), are timed again, interleaved,
-// kFinalistRounds rounds (Measurer::remeasure; every other round in reverse), and each
+// in rounds (below; Measurer::remeasure; every other round in reverse), and each
 // one's time becomes the least of its rounds' timings (not its first time, taken
 // minutes earlier under other load). One timing of `repeat` calls in a row can be disturbed for its
 // whole length by other load on the machine; softmax's schedule with both reductions
@@ -73,7 +73,13 @@ class Measurer {
 // of such a time, and 12 more timings of `repeat` calls would take minutes.
 inline constexpr double kFinalistWindow = 1.5;
 inline constexpr size_t kFinalists = 4;
+// At least kFinalistRounds rounds; more, up to kFinalistMaxRounds, while all the
+// rounds have taken less than kFinalistSeconds: a timing's speed on a shared virtual
+// machine depends on the moment, for seconds at a time, and the least of few rounds
+// can miss every fast moment of one finalist.
 inline constexpr int kFinalistRounds = 3;
+inline constexpr int kFinalistMaxRounds = 9;
+inline constexpr double kFinalistSeconds = 20;
 inline constexpr double kFinalistMaxMs = 1000;
 
 // The default lowering is kept unless a candidate is faster by more than 3% of its

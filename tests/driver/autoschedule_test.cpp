@@ -540,7 +540,9 @@ TEST(Autoschedule, FinalistsNearInFirstTimesAreDecidedByTheRounds) {
   AutoscheduleResult r = autoschedule(c, t);
   ASSERT_TRUE(t.a && t.b);
   EXPECT_EQ(static_cast<int64_t>(r.best), *t.b);
-  EXPECT_NE(progress.str().find("timed again, interleaved, " + std::to_string(kFinalistRounds) +
+  // An instant timer: every round fits in kFinalistSeconds.
+  EXPECT_EQ(r.finalist_rounds, kFinalistMaxRounds);
+  EXPECT_NE(progress.str().find("timed again, interleaved, " + std::to_string(kFinalistMaxRounds) +
                                 " rounds"),
             std::string::npos)
       << progress.str();
