@@ -235,7 +235,13 @@ struct Walk {
       vectors *= static_cast<double>(t->size.as_const().value_or(1));
     if (!t || t->kind != rise::TypeKind::Vector) return;
     const std::optional<int64_t> stride = lane_stride(xs, env);
+    // lanes two apart: two loads and a shuffle (the C backend's _load_even), about a
+    // load more than consecutive lanes, not a gather
     if (!stride || *stride == 1) return;
+    if (*stride == 2 && t->size.as_const().value_or(0) >= 4) {
+      gather += runs * vectors / div * 2;
+      return;
+    }
     f.gathers += runs * vectors / div;
     gather +=
         runs * vectors / div * static_cast<double>(t->size.as_const().value_or(1)) * kGatherLane;

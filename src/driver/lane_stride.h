@@ -1,6 +1,7 @@
 // Access strides of vector reads, for the autoscheduler's cost model (cost_model.h):
 // whether the lanes of the vectors a loop reads are consecutive elements in memory
-// (one vector load) or not (the C backend gathers them lane by lane: a transposed or
+// (one vector load), two apart (windows slid by two along a row: two loads and a
+// shuffle) or otherwise (the C backend gathers them lane by lane: a transposed or
 // strided view, rows vectorised across, the wrong dimension of a window).
 #pragma once
 

@@ -186,6 +186,23 @@ class Lifter {
     return call(PrimId::Let, {e, rise::lambda(x, parts(rise::with_type(rise::ident(x), e->type)))});
   }
 
+  // An array (of arrays) of scalars, or pairs of them, that does not depend on the
+  // lanes, as the same array of vectors: every entry broadcast to the lanes (nullptr
+  // for other entries).
+  Expr broadcast_entries(const Expr& xs) {
+    const Type& t = xs->type;
+    if (!t || t->kind != TypeKind::Array || !t->a) return nullptr;
+    const std::string s = rise::fresh_name("s");
+    const Expr entry = rise::with_type(rise::ident(s), t->a);
+    Expr body;
+    if (t->a->kind == TypeKind::Array)
+      body = broadcast_entries(entry);
+    else if (t->a->kind == TypeKind::Scalar || scalar_tree(t->a))
+      body = broadcast(entry);
+    if (!body) return nullptr;
+    return call(PrimId::Map, {rise::lambda(s, body, t->a), xs});
+  }
+
   // reduceSeq(op)(init)(xs) (or reduce) over an array that does not depend on the lanes,
   // with an accumulator that does: a loop whose accumulator is a vector (a loop that
   // runs as often in every lane, made to do a lane-dependent amount of work by selects
@@ -268,6 +285,15 @@ class Lifter {
       std::vector<Expr> lifted;
       for (size_t i = 0; i < vals.size(); ++i) {
         const bool index = is(PrimId::Idx) && i == 0;
+        // zip of a window with an array the same for every lane (a stencil's weights,
+        // pyrdown's zip(win)(w5)): that array's entries broadcast, entry k of every
+        // lane paired with its entry k
+        if (is(PrimId::Zip) && !uses_lanes(vals[i]) && uses_lanes(vals[1 - i])) {
+          Expr b = broadcast_entries(vals[i]);
+          if (!b) return fail("it zips an array of lanes with one of other than numbers");
+          lifted.push_back(b);
+          continue;
+        }
         if (index != !uses_lanes(vals[i]))
           return fail(index ? "it indexes arrays with the lanes"
                             : "it combines an array of lanes with one without");
@@ -1131,8 +1157,10 @@ void register_vector(Registry& r) {
           "map(f) over windows (arrays of arrays of scalars: a stencil's) -> the windows in groups "
           "of n, each group one window of vec[t, n] (entry k of lane l is entry k of the group's "
           "l-th window: n consecutive windows' entries, one shifted vector load where they are "
-          "consecutive in memory), f lifted entry-wise (indexing, views, maps and reductions over "
-          "the window), asScalar of the results; n must divide the length; exact",
+          "consecutive in memory, two loads and a shuffle where they are two apart), f lifted "
+          "entry-wise (indexing, views, maps and reductions over the window; a zip with an array "
+          "the same for every window broadcasts its entries), asScalar of the results; n must "
+          "divide the length; exact",
           {ParamKind::Nat},
           [](const Args& a) { return vectorize_windows_rule(arg_nat(a, 0)); }});
   r.rule({"vectorize",

@@ -139,6 +139,62 @@ TEST(WindowVectors, StencilsVectorisedAcrossWindowsComputeWhatTheInterpreterComp
   EXPECT_EQ(checked, 2 * programs);
 }
 
+// Downsampling stencils: windows of slide(k)(2) along each row (pyrdown's horizontal
+// pass), zipped with a literal array of weights (each weight broadcast to the lanes) or
+// reduced plainly, clamped, padded with a constant or not padded; vectorised across
+// windows at widths 4 and 8 with the taps unrolled, each tap's lanes read every second
+// element: one _load_even (two loads and a shuffle, codegen/c), not a gather. The
+// result is the interpreter's on c and openmp, and on opencl (PoCL) for some.
+TEST(WindowVectors, DownsamplingWindowsReadEveryOtherElementAndComputeWhatTheInterpreterComputes) {
+  std::mt19937 rng(2024);
+  const int programs = static_cast<int>(per_build(16, 2));
+  for (int k = 0; k < programs; ++k) {
+    const int taps = 2 + static_cast<int>(rng() % 4);
+    const int l = taps / 2, r = taps - 1 - l;
+    const int border = k % 3;  // clamp, constant, none
+    std::string pad = border == 0 ? "padClamp(" + std::to_string(l) + ")(" + std::to_string(r) + ")"
+                      : border == 1
+                          ? "padCst(" + std::to_string(l) + ")(" + std::to_string(r) + ")(0.5f)"
+                          : "";
+    std::string weights;
+    for (int t = 0; t < taps; ++t)
+      weights += std::string(t ? ", " : "") + std::to_string(0.125 * (t + 1)) + "f";
+    const std::string body =
+        rng() % 2 ? "zip(w)([" + weights + "]) |> map(fun(p => p._1 * p._2)) |> reduce(add)(0.0f)"
+                  : "w |> reduce(fmax)(-inff)";
+    const std::string row = "row |> " + (pad.empty() ? "" : pad + " |> ") + "slide(" +
+                            std::to_string(taps) + ")(2) |> map(fun(w => " + body + "))";
+    const std::string text =
+        "def f = depFun((n: Nat, m: Nat) =>\n  fun(img: n.m.f32 =>\n    "
+        "img |> map(fun(row => " +
+        row + "))))\n";
+    SCOPED_TRACE(text);
+    rise::Program p = windows_parse(text);
+    const int64_t width = k % 2 ? 8 : 4;
+    // windows: (m + padding - taps) / 2 + 1 (slide's type: the difference even), a
+    // multiple of the width
+    const int64_t windows = width * (1 + static_cast<int64_t>(rng() % 3));
+    const int64_t padding = pad.empty() ? 0 : taps - 1;
+    const int64_t m = 2 * (windows - 1) + taps - padding;
+    rise::SizeMap sizes{{"n", 3 + k % 3}, {"m", m}};
+    rise::Checked high = rise::check_program(p, "", &sizes);
+    std::vector<rise::Value> inputs = make_inputs(high, {}, 11 + k);
+    rise::Value expected = interpret(high, inputs);
+    const rise::Type type = entry_result_type(high);
+    const std::string s = "simplify ; vectorizeWindows(" + std::to_string(width) +
+                          ") @ innermost(isApplied(isMap)) ; lowerToC ; try(unrollReductions(25))";
+    std::vector<std::string> targets = {"c", "openmp"};
+    if (k % 4 == 0) targets.push_back("opencl");
+    for (const std::string& target : targets) {
+      SCOPED_TRACE(target + ": " + s);
+      Compiled c = compile_with(p, sizes, target, s);
+      EXPECT_NE(c.unit.source.find("_load_even(&"), std::string::npos) << c.unit.source;
+      Comparison cmp = compare_values(execute(c, sizes, inputs).output, expected, type);
+      EXPECT_TRUE(cmp.ok) << cmp.first_mismatch;
+    }
+  }
+}
+
 // What the rule refuses, with its reason: a map over scalars, a width that does not
 // divide the windows.
 TEST(WindowVectors, RefusesMapsOverScalarsAndWidthsThatDoNotDivide) {
@@ -238,6 +294,24 @@ TEST(WindowVectors, TheCostModelSeesGatheredVectorReads) {
       EXPECT_GT(f.gathers, 0) << entry;
     } else {
       EXPECT_EQ(f.gathers, 0) << entry;
+    }
+  }
+  // Downsampling windows (slide(3)(2)) along the rows read every other element: two
+  // loads and a shuffle, not a gather; across the rows (the transposed image) gathered.
+  rise::Program d = windows_parse(
+      "def r = depFun((n: Nat, m: Nat) => fun(img: n.(2*m+1).f32 => img |> "
+      "map(fun(row => row |> slide(3)(2) |> map(fun(w => w |> reduce(add)(0.0f)))))))\n"
+      "def c = depFun((n: Nat, m: Nat) => fun(img: (2*m+1).n.f32 => img |> transpose |> "
+      "map(fun(row => row |> slide(3)(2) |> map(fun(w => w |> reduce(add)(0.0f)))))))\n");
+  for (const char* entry : {"r", "c"}) {
+    const CostFeatures f = estimate_cost(
+        rewrite_with("simplify ; vectorizeWindows(8) @ innermost(isApplied(isMap)) ; lowerToC",
+                     rise::check_program(d, entry, &sizes), &rewrites),
+        CostMachine{});
+    if (std::string(entry) == "r") {
+      EXPECT_EQ(f.gathers, 0) << entry;
+    } else {
+      EXPECT_GT(f.gathers, 0) << entry;
     }
   }
 }

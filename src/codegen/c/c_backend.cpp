@@ -166,14 +166,16 @@ CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat&
 }
 
 // Whether reading/writing element `lane` (a variable in [0, lanes)) through `access`
-// touches consecutive scalars of one array: flat(lane) == flat(0) + lane.
-bool CPrinter::consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes) {
+// touches scalars of one array `step` apart: flat(lane) == flat(0) + step * lane
+// (consecutive ones: step 1).
+bool CPrinter::consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes,
+                           int64_t step) {
   Nat lane = Nat::var(kLaneProbe, Nat(0), lanes);
   last_loc_.reset();
   CExpr e = access(lane);
   if (!last_loc_ || last_loc_->projected || last_loc_->text != e.text) return false;
   Nat base = arith::substitute(last_loc_->flat, {{kLaneProbe, Nat(0)}});
-  return (last_loc_->flat - base) == lane;
+  return (last_loc_->flat - base) == Nat(step) * lane;
 }
 
 // asVectorAligned promises that its vectors start at aligned addresses. Buffers start
@@ -281,10 +283,16 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
         CExpr addr = c_unary("&", read(x, {at(i * lanes)}));
         return c_call(vt + (aligned ? "_load_aligned" : "_load"), {addr});
       }
-      // Lanes that are not consecutive in memory (a component of an array of pairs,
-      // a strided view): gather them one by one.
       auto n = lanes.as_const();
       if (!n) internal_error("C backend: symbolic vector width");
+      // Lanes two elements apart (the windows of slide(k)(2) vectorised across windows,
+      // a downsampling): two vector loads and a shuffle (vector_type's _load_even).
+      if (*n >= 4 && std::has_single_bit(static_cast<uint64_t>(*n)) &&
+          e->dt->a->a->scalar != rise::ScalarKind::Bool &&
+          consecutive([&](const Nat& l) { return read(x, {at(i * lanes + l)}); }, lanes, 2))
+        return c_call(vt + "_load_even", {c_unary("&", read(x, {at(i * lanes)}))});
+      // Lanes that are neither (a component of an array of pairs, a transposed or
+      // otherwise strided view): gather them one by one.
       std::vector<CExpr> lits;
       for (int64_t l = 0; l < *n; ++l) lits.push_back(read(x, {at(i * lanes + Nat(l))}));
       return c_compound(vt, lits);

@@ -343,6 +343,25 @@ std::string CPrinter::vector_type(const Type& t) {
       } else {
         def += plain_store;
       }
+      // Every second element from p: lane l reads p[2 l] (a window of a slide with step 2
+      // vectorised across windows: a downsampling). Two loads that together cover
+      // p[0 .. 2 lanes - 2], never past the last element read, and one shuffle taking
+      // the even elements of the first and the odd ones of the second (it starts an
+      // element later); lane by lane without __builtin_shufflevector.
+      if (!mask && padded >= 4) {
+        std::string even, lanes_list;
+        for (int64_t k = 0; k < padded; ++k) {
+          even += ", " + std::to_string(k < padded / 2 ? 2 * k : 2 * k + 1);
+          lanes_list += std::string(k ? ", " : "") + "p[" + std::to_string(2 * k) + "]";
+        }
+        const std::string flag = name + "_SHUFFLE";
+        def += "#if defined(__has_builtin)\n#if __has_builtin(__builtin_shufflevector)\n#define " +
+               flag + "\n#endif\n#endif\n#ifdef " + flag + "\nstatic inline " + name + " " + name +
+               "_load_even(const " + elem + "* p) { return __builtin_shufflevector(" + name +
+               "_load(p), " + name + "_load(p + " + std::to_string(padded - 1) + ")" + even +
+               "); }\n#else\nstatic inline " + name + " " + name + "_load_even(const " + elem +
+               "* p) { return (" + name + "){" + lanes_list + "}; }\n#endif\n";
+      }
     }
     // A broadcast is a vector operation with a scalar operand, except for the vector
     // size x86 has a machine mode for but the target does not enable (32 bytes without

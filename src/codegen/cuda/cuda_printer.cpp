@@ -216,6 +216,8 @@ std::string CudaPrinter::vector_type(const Type& t) {
        make([](int64_t l) { return "p[" + std::to_string(l) + "]"; }) + "; }\n";
   v += fn + name + " " + name + "_load_aligned(const " + e + "* p) { return *(const " + name +
        "*)p; }\n";
+  v += fn + name + " " + name + "_load_even(const " + e + "* p) { return " +
+       make([](int64_t l) { return "p[" + std::to_string(2 * l) + "]"; }) + "; }\n";
   v += fn + "void " + name + "_store(" + e + "* p, " + name + " v) {";
   for (int64_t l = 0; l < n; ++l) v += " p[" + std::to_string(l) + "] = v." + kLanes[l] + ";";
   v += " }\n";

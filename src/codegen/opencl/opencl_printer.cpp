@@ -56,6 +56,12 @@ std::string OpenCLPrinter::vector_type(const Type& t) {
     vector_text_ += "#define " + name + "_load(...) vload" + n + "(0, (__VA_ARGS__))\n";
     vector_text_ += "#define " + name + "_load_aligned(...) vload" + n + "(0, (__VA_ARGS__))\n";
     vector_text_ += "#define " + name + "_store(p, ...) vstore" + n + "((__VA_ARGS__), 0, (p))\n";
+    // every second element (CPrinter::read_resolved's lanes two apart): the even lanes of
+    // two loads, the second an element later, which read nothing past the last lane
+    if (*lanes == 4 || *lanes == 8 || *lanes == 16)
+      vector_text_ += "#define " + name + "_load_even(...) ((" + name + ")(vload" + n +
+                      "(0, (__VA_ARGS__)).even, vload" + n + "(0, (__VA_ARGS__) + " +
+                      std::to_string(*lanes - 1) + ").odd))\n";
     vector_text_ += "#define " + name + "_broadcast(...) ((" + name + ")(__VA_ARGS__))\n";
     host_vector_text_ += "typedef cl_" + name + " " + name + ";\n";
     host_vectors_.insert(name);
