@@ -16,7 +16,9 @@ Peers: the image programs in Halide 14 (build/bench/halide_peers: an expert sche
 and the Mullapudi2016, Adams2019 and Li2018 autoschedulers; HL_NUM_THREADS), the ML
 layers in PyTorch (torch_peer.py, torch.set_num_threads) and oneDNN
 (build/bench/dnnl_peers; OMP_NUM_THREADS). A peer that is not built, not importable or fails is reported as
-such and skipped. Every output is compared with risec's default lowering
+such and skipped; so is a program without its .elv in --risec-strategy. A --risec
+that is not an executable, a --risec-strategy that is not a folder and a --markdown
+file in no writable folder are usage errors (exit 2) before anything runs. Every output is compared with risec's default lowering
 (max |x - ref| / max(1, |ref|)).
 
 Times: every variant, risec's as the peers', runs in R rounds (default 3), each a fresh
@@ -205,6 +207,8 @@ def program_variants(args, name, sizes, inputs, kind, work, halide, dnnl):
                 v.append(("risec %s (--target openmp)" % os.path.basename(elv), threads,
                           lambda threads=threads: risec_row(args, name, sizes, work, "openmp",
                                                             threads, elv), None))
+        else:
+            v.append(("risec %s.elv" % name, 0, None, "skipped: no %s" % elv))
     if kind == "image":
         if not os.path.exists(halide):
             return v + [("Halide 14", 0, None, "not built (%s)" % halide)]
@@ -259,7 +263,18 @@ def main():
     args = ap.parse_args()
     if args.rounds < 1 or args.repeat < 1:
         ap.error("--rounds and --repeat take a positive count")
-    only = [p for p in args.only.split(",") if p]
+    only = [p.strip() for p in args.only.split(",") if p.strip()]
+    if args.only and not only:
+        ap.error("--only names no program (%s)" % ", ".join(PROGRAMS))
+    # what the run needs, checked before the first variant runs
+    if not (os.path.isfile(args.risec) and os.access(args.risec, os.X_OK)):
+        ap.error("--risec %s is not an executable file" % args.risec)
+    if args.risec_strategy and not os.path.isdir(args.risec_strategy):
+        ap.error("--risec-strategy %s is not a folder" % args.risec_strategy)
+    if args.markdown:
+        folder = os.path.dirname(os.path.abspath(args.markdown))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            ap.error("--markdown %s: no writable folder %s" % (args.markdown, folder))
     for p in only:
         if p not in PROGRAMS:
             ap.error("unknown program %s (%s)" % (p, ", ".join(PROGRAMS)))
