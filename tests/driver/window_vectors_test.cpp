@@ -269,13 +269,14 @@ TEST(WindowVectors, TheCostModelSeesGatheredVectorReads) {
       "padClamp2D(1)(1) |> slide2D(3)(1) |> map2D(fun(w => join(w) |> reduce(add)(0.0f)))))\n");
   rise::SizeMap sizes{{"n", 32}, {"m", 32}};
   int rewrites = 0;
-  auto cost = [&](const char* entry) {
+  // The model's features of `entry` of `prog` after `strategy`.
+  auto cost = [&](const rise::Program& prog, const char* entry, const std::string& strategy) {
     return estimate_cost(
-        rewrite_with("DFNF ; vectorizeWindows(8) @ innermost(isApplied(isMap)) ; lowerToC",
-                     rise::check_program(p, entry, &sizes), &rewrites),
-        CostMachine{});
+        rewrite_with(strategy, rise::check_program(prog, entry, &sizes), &rewrites), CostMachine{});
   };
-  const CostFeatures along = cost("f"), across = cost("t");
+  const std::string windows = "vectorizeWindows(8) @ innermost(isApplied(isMap)) ; lowerToC";
+  const CostFeatures along = cost(p, "f", "DFNF ; " + windows),
+                     across = cost(p, "t", "DFNF ; " + windows);
   EXPECT_EQ(along.gathers, 0);
   EXPECT_GT(across.gathers, 0);
   EXPECT_LT(along.score, across.score);
@@ -285,17 +286,9 @@ TEST(WindowVectors, TheCostModelSeesGatheredVectorReads) {
       "map(fun(col => col |> map(fun(v => v * 2.0f))))))\n"
       "def h = depFun((n: Nat, m: Nat) => fun(x: n.m.f32 => x |> "
       "map(fun(row => row |> map(fun(v => v * 2.0f))))))\n");
-  for (const char* entry : {"g", "h"}) {
-    rise::Checked e = rise::check_program(q, entry, &sizes);
-    rise::Checked low =
-        rewrite_with("vectorize(8) @ innermost(isFullyApplied(isMap)) ; lowerToC", e, &rewrites);
-    const CostFeatures f = estimate_cost(low, CostMachine{});
-    if (std::string(entry) == "g") {
-      EXPECT_GT(f.gathers, 0) << entry;
-    } else {
-      EXPECT_EQ(f.gathers, 0) << entry;
-    }
-  }
+  const std::string rows = "vectorize(8) @ innermost(isFullyApplied(isMap)) ; lowerToC";
+  EXPECT_GT(cost(q, "g", rows).gathers, 0);
+  EXPECT_EQ(cost(q, "h", rows).gathers, 0);
   // Downsampling windows (slide(3)(2)) along the rows read every other element: two
   // loads and a shuffle, not a gather; across the rows (the transposed image) gathered.
   rise::Program d = windows_parse(
@@ -303,17 +296,8 @@ TEST(WindowVectors, TheCostModelSeesGatheredVectorReads) {
       "map(fun(row => row |> slide(3)(2) |> map(fun(w => w |> reduce(add)(0.0f)))))))\n"
       "def c = depFun((n: Nat, m: Nat) => fun(img: (2*m+1).n.f32 => img |> transpose |> "
       "map(fun(row => row |> slide(3)(2) |> map(fun(w => w |> reduce(add)(0.0f)))))))\n");
-  for (const char* entry : {"r", "c"}) {
-    const CostFeatures f = estimate_cost(
-        rewrite_with("simplify ; vectorizeWindows(8) @ innermost(isApplied(isMap)) ; lowerToC",
-                     rise::check_program(d, entry, &sizes), &rewrites),
-        CostMachine{});
-    if (std::string(entry) == "r") {
-      EXPECT_EQ(f.gathers, 0) << entry;
-    } else {
-      EXPECT_GT(f.gathers, 0) << entry;
-    }
-  }
+  EXPECT_EQ(cost(d, "r", "simplify ; " + windows).gathers, 0);
+  EXPECT_GT(cost(d, "c", "simplify ; " + windows).gathers, 0);
 }
 
 }  // namespace

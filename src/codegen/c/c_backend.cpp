@@ -165,17 +165,24 @@ CExpr CPrinter::soa_access(const std::string& name, const Storage& s, const Nat&
   return r;
 }
 
-// Whether reading/writing element `lane` (a variable in [0, lanes)) through `access`
-// touches scalars of one array `step` apart: flat(lane) == flat(0) + step * lane
-// (consecutive ones: step 1).
-bool CPrinter::consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes,
-                           int64_t step) {
+// The distance, in scalars of one array, between what element `lane` (a variable in
+// [0, lanes)) and element 0 read or write through `access`: flat(lane) - flat(0), a
+// term in the lane (`lane` itself for consecutive scalars); nullopt when the access
+// is not a plain scalar array's.
+std::optional<Nat> CPrinter::lane_offset(const std::function<CExpr(const Nat&)>& access,
+                                         const Nat& lanes) {
   Nat lane = Nat::var(kLaneProbe, Nat(0), lanes);
   last_loc_.reset();
   CExpr e = access(lane);
-  if (!last_loc_ || last_loc_->projected || last_loc_->text != e.text) return false;
-  Nat base = arith::substitute(last_loc_->flat, {{kLaneProbe, Nat(0)}});
-  return (last_loc_->flat - base) == Nat(step) * lane;
+  if (!last_loc_ || last_loc_->projected || last_loc_->text != e.text) return std::nullopt;
+  return last_loc_->flat - arith::substitute(last_loc_->flat, {{kLaneProbe, Nat(0)}});
+}
+
+// Whether element `lane` through `access` touches consecutive scalars of one array:
+// flat(lane) == flat(0) + lane.
+bool CPrinter::consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes) {
+  const std::optional<Nat> d = lane_offset(access, lanes);
+  return d && *d == Nat::var(kLaneProbe, Nat(0), lanes);
 }
 
 // asVectorAligned promises that its vectors start at aligned addresses. Buffers start
@@ -278,7 +285,10 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
       Nat lanes = e->n;
       std::string vt = vector_type(e->dt->a);
       const ExpressionP& x = e->args[0];
-      if (consecutive([&](const Nat& l) { return read(x, {at(i * lanes + l)}); }, lanes)) {
+      const Nat lane = Nat::var(kLaneProbe, Nat(0), lanes);
+      const std::optional<Nat> d =
+          lane_offset([&](const Nat& l) { return read(x, {at(i * lanes + l)}); }, lanes);
+      if (d && *d == lane) {
         const bool aligned = e->aligned && aligned_start(lanes, e->span);
         CExpr addr = c_unary("&", read(x, {at(i * lanes)}));
         return c_call(vt + (aligned ? "_load_aligned" : "_load"), {addr});
@@ -287,9 +297,8 @@ CExpr CPrinter::read_resolved(const dpia::ResolvedRead& r) {
       if (!n) internal_error("C backend: symbolic vector width");
       // Lanes two elements apart (the windows of slide(k)(2) vectorised across windows,
       // a downsampling): two vector loads and a shuffle (vector_type's _load_even).
-      if (*n >= 4 && std::has_single_bit(static_cast<uint64_t>(*n)) &&
-          e->dt->a->a->scalar != rise::ScalarKind::Bool &&
-          consecutive([&](const Nat& l) { return read(x, {at(i * lanes + l)}); }, lanes, 2))
+      if (d && *d == Nat(2) * lane && *n >= 4 && std::has_single_bit(static_cast<uint64_t>(*n)) &&
+          e->dt->a->a->scalar != rise::ScalarKind::Bool)
         return c_call(vt + "_load_even", {c_unary("&", read(x, {at(i * lanes)}))});
       // Lanes that are neither (a component of an array of pairs, a transposed or
       // otherwise strided view): gather them one by one.

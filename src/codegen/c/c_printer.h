@@ -312,8 +312,8 @@ class CPrinter {
   };
   std::optional<Loc> last_loc_;
   dpia::BodyAccesses* record_ = nullptr;  // collects the indices and guards generated (split_loop)
-  bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes,
-                   int64_t step = 1);
+  std::optional<Nat> lane_offset(const std::function<CExpr(const Nat&)>& access, const Nat& lanes);
+  bool consecutive(const std::function<CExpr(const Nat&)>& access, const Nat& lanes);
   bool aligned_start(const Nat& lanes, const Span& span);
   std::set<std::string> size_names_;  // the entry's size parameters
   CExpr leaf_access(CExpr base, Type t, const Path& path, size_t from);
